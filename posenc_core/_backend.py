@@ -1,0 +1,80 @@
+"""The numpy / torch switch.
+
+Tables (sinusoidal rows, ALiBi grids, T5 buckets, 2D sin-cos) are built once with numpy and
+moved to the requested backend, so there is one source of truth for each formula; the work
+that runs per token and per batch (``apply_rope``, attention, the lab's training) runs natively
+in torch on the chosen device. torch is imported lazily: the core works without it.
+"""
+
+from __future__ import annotations
+
+import functools
+import importlib.util
+
+import numpy as np
+
+BACKENDS = ("numpy", "torch")
+
+
+def torch_installed() -> bool:
+    return importlib.util.find_spec("torch") is not None
+
+
+@functools.cache
+def cuda_available() -> bool:
+    if not torch_installed():
+        return False
+    import torch
+
+    return bool(torch.cuda.is_available())
+
+
+def available_backends() -> dict[str, str]:
+    """Map each backend label to why it is (or is not) usable; '' means usable."""
+    return {
+        "numpy": "",
+        "torch": "" if torch_installed() else "torch is not installed",
+        "torch-cuda": "" if cuda_available() else (
+            "no CUDA device found" if torch_installed() else "torch is not installed"),
+    }
+
+
+def default_device() -> str:
+    return "cuda" if cuda_available() else "cpu"
+
+
+def require_torch():
+    if not torch_installed():
+        raise ValueError("The torch backend needs PyTorch; install it with `pip install torch`.")
+    import torch
+
+    return torch
+
+
+def check_backend(backend: str, device: str | None) -> None:
+    if backend not in BACKENDS:
+        raise ValueError(f"backend must be 'numpy' or 'torch', but got {backend!r}.")
+    if backend == "numpy" and device not in (None, "cpu"):
+        raise ValueError("device= only applies to the torch backend; numpy always runs on the CPU.")
+    if backend == "torch":
+        require_torch()
+        if device is not None and str(device).startswith("cuda") and not cuda_available():
+            raise ValueError("device='cuda' was requested but no CUDA device is available here.")
+
+
+def to_backend(array: np.ndarray, backend: str = "numpy", device: str | None = None):
+    """Return ``array`` unchanged for numpy, or as a torch tensor on ``device``."""
+    check_backend(backend, device)
+    if backend == "numpy":
+        return array
+    torch = require_torch()
+    return torch.from_numpy(np.ascontiguousarray(array)).to(device or "cpu")
+
+
+def to_numpy(array) -> np.ndarray:
+    """Bring a numpy array or a torch tensor (any device) back to numpy."""
+    if isinstance(array, np.ndarray):
+        return array
+    if hasattr(array, "detach"):
+        return array.detach().cpu().numpy()
+    return np.asarray(array)

@@ -1,0 +1,75 @@
+"""Absolute encodings added to token embeddings: the sinusoidal table of "Attention Is All You Need"."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ._backend import to_backend
+from ._checks import MAX_POSITIONS, as_base, as_choice, as_even_dim, as_int, check_size
+
+LAYOUTS = ("interleaved", "concat")
+
+
+def sinusoidal_frequencies(dim, base=10000.0) -> np.ndarray:
+    """omega_i = base^(-2i/dim) for i < dim/2, shape (dim/2,), float64."""
+    dim = as_even_dim("dim", dim)
+    return as_base(base) ** (-np.arange(0, dim, 2, dtype=np.float64) / dim)
+
+
+def sinusoidal_at(positions, dim, base=10000.0, layout="interleaved", *, backend="numpy", device=None):
+    """Sinusoidal encodings of arbitrary (possibly fractional or negative) positions.
+
+    Returns an array of shape (len(positions), dim), float32.
+    """
+    layout = as_choice("layout", layout, LAYOUTS)
+    omega = sinusoidal_frequencies(dim, base).astype(np.float32)  # (d/2,)
+    positions = np.asarray(positions, dtype=np.float32).reshape(-1)  # (n,)
+    n, half = positions.shape[0], omega.shape[0]
+    check_size(n * 2 * half, "The sinusoidal table")
+    # Angles in float32, as the PyTorch reference implementations form them.
+    angles = np.multiply.outer(positions, omega)  # (n, d/2)
+    out = np.empty((n, 2 * half), dtype=np.float32)  # (n, d)
+    if layout == "interleaved":  # column 2i = sin, 2i+1 = cos
+        pairs = out.reshape(n, half, 2)
+        pairs[..., 0] = np.sin(angles)
+        pairs[..., 1] = np.cos(angles)
+    else:  # all sines, then all cosines
+        np.sin(angles, out=out[:, :half])
+        np.cos(angles, out=out[:, half:])
+    return to_backend(out, backend, device)
+
+
+def sinusoidal(num_positions, dim, base=10000.0, layout="interleaved", *, backend="numpy", device=None):
+    """The sinusoidal position table for positions 0 .. num_positions-1.
+
+    Args:
+        num_positions: number of rows (positions 0, 1, ...).
+        dim: model dimension (even).
+        base: wavelength base (10000 in the paper).
+        layout: "interleaved" (sin, cos, sin, cos, ...; the paper) or "concat" (sines then cosines).
+
+    Returns:
+        Array of shape (num_positions, dim), float32.
+    """
+    n = as_int("num_positions", num_positions, minimum=1, maximum=MAX_POSITIONS)
+    check_size(n * as_even_dim("dim", dim), "The sinusoidal table")
+    return sinusoidal_at(np.arange(n), dim, base, layout, backend=backend, device=device)
+
+
+def sinusoidal_shift_matrix(dim, offset, base=10000.0, layout="interleaved") -> np.ndarray:
+    """The (dim, dim) matrix M with PE(p + offset) = M @ PE(p) for every position p.
+
+    Each (sin, cos) pair at frequency omega is rotated by offset * omega, because
+    sin(a + b) = sin a cos b + cos a sin b and cos(a + b) = cos a cos b - sin a sin b.
+    M depends on the offset only, never on p: that is what lets attention read relative offsets.
+    """
+    layout = as_choice("layout", layout, LAYOUTS)
+    omega = sinusoidal_frequencies(dim, base)  # (d/2,)
+    half = omega.shape[0]
+    c, s = np.cos(offset * omega), np.sin(offset * omega)
+    sin_idx = np.arange(0, 2 * half, 2) if layout == "interleaved" else np.arange(half)
+    cos_idx = sin_idx + 1 if layout == "interleaved" else sin_idx + half
+    m = np.zeros((2 * half, 2 * half))
+    m[sin_idx, sin_idx], m[sin_idx, cos_idx] = c, s
+    m[cos_idx, sin_idx], m[cos_idx, cos_idx] = -s, c
+    return m

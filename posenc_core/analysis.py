@@ -1,0 +1,36 @@
+"""Measurements on position tables and score grids, shared by several lessons."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ._backend import to_numpy
+from ._checks import as_choice, check_size
+
+
+def similarity_matrix(table, metric="dot") -> np.ndarray:
+    """Pairwise similarity of the rows of a (n, d) table: "dot" or "cosine". Shape (n, n), float32."""
+    metric = as_choice("metric", metric, ("dot", "cosine"))
+    rows = np.asarray(to_numpy(table), dtype=np.float32)
+    if rows.ndim != 2:
+        raise ValueError(f"A position table must be 2D (positions x channels), but has shape {rows.shape}.")
+    check_size(rows.shape[0] ** 2, "The similarity matrix")
+    if metric == "cosine":
+        norms = np.linalg.norm(rows, axis=1, keepdims=True)
+        rows = rows / np.where(norms == 0, 1, norms)
+    return rows @ rows.T
+
+
+def toeplitz_deviation(matrix) -> float:
+    """Largest spread (max - min) along any diagonal: 0 when the matrix depends only on i - j."""
+    m = np.asarray(to_numpy(matrix), dtype=np.float64)
+    if m.ndim != 2:
+        raise ValueError("toeplitz_deviation needs a 2D matrix.")
+    finite = np.where(np.isfinite(m), m, np.nan)
+    worst = 0.0
+    for k in range(-m.shape[0] + 1, m.shape[1]):
+        diag = np.diagonal(finite, offset=k)
+        diag = diag[~np.isnan(diag)]
+        if diag.size > 1:
+            worst = max(worst, float(diag.max() - diag.min()))
+    return worst
