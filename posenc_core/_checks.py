@@ -28,7 +28,8 @@ def as_int(name: str, value, *, minimum: int | None = None, maximum: int | None 
     if minimum is not None and value < minimum:
         raise ValueError(f"{name} must be at least {minimum}, but got {value}.")
     if maximum is not None and value > maximum:
-        raise ValueError(f"{name} must be at most {maximum:,} (a size cap that keeps memory bounded), but got {value:,}.")
+        raise ValueError(f"{name} must be at most {maximum:,} (a size cap that keeps memory bounded), "
+                         f"but got {value:,}.")
     return value
 
 
@@ -57,7 +58,8 @@ def as_base(value) -> float:
 def as_even_dim(name: str, value, *, minimum: int = 2) -> int:
     value = as_int(name, value, minimum=minimum, maximum=MAX_DIM)
     if value % 2:
-        raise ValueError(f"{name} must be even, because dimensions are used in (sin, cos) or rotation pairs; got {value}.")
+        raise ValueError(f"{name} must be even, because dimensions are used in (sin, cos) or rotation pairs; "
+                         f"got {value}.")
     return value
 
 

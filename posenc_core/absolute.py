@@ -73,3 +73,37 @@ def sinusoidal_shift_matrix(dim, offset, base=10000.0, layout="interleaved") -> 
     m[sin_idx, sin_idx], m[sin_idx, cos_idx] = c, s
     m[cos_idx, sin_idx], m[cos_idx, cos_idx] = -s, c
     return m
+
+
+def _sinusoidal64(positions, dim, base, layout) -> np.ndarray:
+    """The same table in float64, for exact checks of identities."""
+    omega = sinusoidal_frequencies(dim, base)
+    angles = np.multiply.outer(np.asarray(positions, dtype=np.float64), omega)  # (n, d/2)
+    sin, cos = np.sin(angles), np.cos(angles)
+    if layout == "interleaved":
+        return np.stack([sin, cos], axis=-1).reshape(angles.shape[0], -1)
+    return np.concatenate([sin, cos], axis=1)
+
+
+def sinusoidal_entry(position, column, dim, base=10000.0, layout="interleaved") -> dict:
+    """Everything that goes into one cell PE(position, column): pair index, frequency, angle, value."""
+    dim = as_even_dim("dim", dim)
+    column = as_int("column", column, minimum=0, maximum=dim - 1)
+    layout = as_choice("layout", layout, LAYOUTS)
+    half = dim // 2
+    pair, is_cos = (column // 2, column % 2 == 1) if layout == "interleaved" else (column % half, column >= half)
+    omega = float(sinusoidal_frequencies(dim, base)[pair])
+    angle = float(position) * omega
+    return {"pair": pair, "function": "cos" if is_cos else "sin", "omega": omega, "angle": angle,
+            "wavelength": 2 * np.pi / omega, "value": float(np.cos(angle) if is_cos else np.sin(angle))}
+
+
+def sinusoidal_shift_error(num_positions, dim, offset, base=10000.0, layout="interleaved") -> float:
+    """max over p < num_positions of |M_offset PE(p) - PE(p + offset)|, computed in float64."""
+    n = as_int("num_positions", num_positions, minimum=1, maximum=MAX_POSITIONS)
+    dim = as_even_dim("dim", dim)
+    check_size(n * dim, "The shift check")
+    layout = as_choice("layout", layout, LAYOUTS)
+    positions = np.arange(n, dtype=np.float64)
+    moved = _sinusoidal64(positions, dim, base, layout) @ sinusoidal_shift_matrix(dim, offset, base, layout).T
+    return float(np.abs(moved - _sinusoidal64(positions + offset, dim, base, layout)).max())

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ._backend import to_backend
-from ._checks import as_base, as_choice, as_float, as_int, MAX_DIM, MAX_POSITIONS
+from ._checks import MAX_DIM, MAX_POSITIONS, as_base, as_choice, as_float, as_int
 
 
 @dataclass(frozen=True)

@@ -89,7 +89,7 @@ def test_decay_bound_known_values():
     assert bound[0] == pytest.approx((d / 2 + 1) / 2)  # all phases 1: mean of 1..d/2
     # brute force the definition for a few distances
     theta = 10000.0 ** (-np.arange(0, d, 2) / d)
-    for r, value in zip([0, 1, 5000], bound):
+    for r, value in zip([0, 1, 5000], bound, strict=True):
         partial = [abs(np.exp(1j * r * theta[:j]).sum()) for j in range(1, d // 2 + 1)]
         assert value == pytest.approx(np.mean(partial), rel=1e-5)
     far = pc.rope_decay_bound(d, np.arange(0, 4096, 64))

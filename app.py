@@ -1,0 +1,20 @@
+"""PosEnc Explorer: entry point. Page config, navigation (from page_kit.registry), global sidebar."""
+
+import streamlit as st
+
+from page_kit import registry, settings
+
+st.set_page_config(page_title="PosEnc Explorer", page_icon=":material/pin_drop:", layout="wide",
+                   initial_sidebar_state="expanded")
+
+
+def _page(info: registry.PageInfo, default: bool = False) -> st.Page:
+    return st.Page(info.path, title=info.title, icon=info.icon, url_path=info.url_path, default=default)
+
+
+navigation = st.navigation(
+    {"": [_page(registry.HOME, default=True)],
+     **{section.title: [_page(p) for p in section.pages] for section in registry.SECTIONS}},
+    position="sidebar", expanded=True)
+settings.sidebar()
+navigation.run()

@@ -1,0 +1,13 @@
+"""The page kit: figure builders, lesson helpers, URL-bound controls and global settings.
+
+Pages import from here; nothing here does the math (that is posenc_core's job).
+"""
+
+from . import controls, figures
+from .figures import Chart
+from .lesson import fmt, formula, guard, header, notice, source
+from .render import show
+from .settings import current_backend, presentation
+
+__all__ = ["Chart", "controls", "current_backend", "figures", "fmt", "formula", "guard", "header", "notice",
+           "presentation", "show", "source"]

@@ -1,0 +1,59 @@
+"""The pieces every lesson page has: notice box, formula with live values, source view, error guard."""
+
+from __future__ import annotations
+
+import contextlib
+import inspect
+import string
+
+import streamlit as st
+
+from ._entrypoint import ensure_app_entrypoint
+
+
+def fmt(value, digits: int = 4) -> str:
+    """A number as it should read in a formula: integers plain, floats to `digits` significant figures."""
+    if isinstance(value, bool):
+        return str(value)
+    if isinstance(value, int) or (isinstance(value, float) and value.is_integer() and abs(value) < 1e15):
+        return f"{int(value):,}".replace(",", r"{,}")
+    text = f"{value:.{digits}g}"
+    if "e" in text:
+        mantissa, exponent = text.split("e")
+        return rf"{mantissa}\times 10^{{{int(exponent)}}}"
+    return text
+
+
+def formula(tex: str, **values) -> None:
+    """Show a LaTeX formula where $name placeholders are replaced by the current values."""
+    st.latex(string.Template(tex).safe_substitute({k: fmt(v) if not isinstance(v, str) else v
+                                                   for k, v in values.items()}))
+
+
+def header(title: str, intro: str) -> None:
+    """Every page starts here: make sure app.py ran (see _entrypoint), then the title and the intuition."""
+    ensure_app_entrypoint()
+    st.title(title)
+    st.markdown(intro)
+
+
+def notice(text: str) -> None:
+    """The 'what to notice' caption under a figure."""
+    with st.container(border=True):
+        st.markdown(f":material/visibility: **What to notice.** {text}")
+
+
+def source(*functions, label: str = "Show the code that computed this") -> None:
+    """A collapsed view of the core functions behind a figure: the code on screen is the code that ran."""
+    with st.expander(label, icon=":material/code:"):
+        for function in functions:
+            st.code(inspect.getsource(function), language="python")
+
+
+@contextlib.contextmanager
+def guard():
+    """Turn the core's ValueError into an error box with its sentence, never a traceback."""
+    try:
+        yield
+    except ValueError as error:
+        st.error(str(error), icon=":material/error:")

@@ -1,0 +1,65 @@
+"""Put a Chart on the page: the plot, its description, and downloads of its numbers."""
+
+from __future__ import annotations
+
+import io
+
+import numpy as np
+import streamlit as st
+
+from .figures import Chart
+from .settings import dark, export_format, presentation
+from .theme import template_name
+
+MAX_CSV_VALUES = 1_000_000  # bigger matrices download as .npy only
+
+
+def _table_csv(table: dict[str, np.ndarray]) -> str:
+    buffer = io.StringIO()
+    columns = list(table)
+    buffer.write(",".join(f'"{c}"' for c in columns) + "\n")
+    data = [np.asarray(table[c]) for c in columns]
+    for row in zip(*data, strict=True):
+        buffer.write(",".join(f"{v:.7g}" if isinstance(v, (float, np.floating)) else str(v) for v in row) + "\n")
+    return buffer.getvalue()
+
+
+def _matrix_csv(matrix: np.ndarray) -> str:
+    m = matrix.reshape(-1, matrix.shape[-1]) if matrix.ndim > 2 else matrix
+    buffer = io.StringIO()
+    np.savetxt(buffer, m, delimiter=",", fmt="%.7g")
+    return buffer.getvalue()
+
+
+def _npy(matrix: np.ndarray) -> bytes:
+    buffer = io.BytesIO()
+    np.save(buffer, np.asarray(matrix), allow_pickle=False)
+    return buffer.getvalue()
+
+
+def plot_config(name: str) -> dict:
+    return {"displaylogo": False, "modeBarButtonsToRemove": ["lasso2d", "select2d"],
+            "toImageButtonOptions": {"format": export_format(), "filename": name, "scale": 2}}
+
+
+def show(chart: Chart) -> None:
+    """Render a Chart with the active template, alt text, and CSV / .npy downloads."""
+    chart.figure.update_layout(template=template_name(dark(), presentation()))
+    st.plotly_chart(chart.figure, theme=None, config=plot_config(chart.name), alt=chart.alt,
+                    key=f"chart_{chart.name}")
+    left, right = st.columns([5, 2], vertical_alignment="top")
+    left.caption(f"{chart.alt} {chart.note}".strip())
+    with right:
+        buttons = st.container(horizontal=True, horizontal_alignment="right")
+        if chart.table:
+            buttons.download_button("CSV", data=lambda: _table_csv(chart.table), file_name=f"{chart.name}.csv",
+                                    mime="text/csv", key=f"csv_{chart.name}", on_click="ignore",
+                                    icon=":material/download:", type="tertiary")
+        elif chart.matrix is not None and chart.matrix.size <= MAX_CSV_VALUES:
+            buttons.download_button("CSV", data=lambda: _matrix_csv(chart.matrix), file_name=f"{chart.name}.csv",
+                                    mime="text/csv", key=f"csv_{chart.name}", on_click="ignore",
+                                    icon=":material/download:", type="tertiary")
+        if chart.matrix is not None:
+            buttons.download_button(".npy", data=lambda: _npy(chart.matrix), file_name=f"{chart.name}.npy",
+                                    mime="application/octet-stream", key=f"npy_{chart.name}",
+                                    on_click="ignore", icon=":material/download:", type="tertiary")

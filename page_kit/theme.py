@@ -1,0 +1,51 @@
+"""Colours and plotly templates: explicit, colour-blind-safe, identical on screen and in exports."""
+
+from __future__ import annotations
+
+import plotly.graph_objects as go
+import plotly.io as pio
+
+# ColorBrewer RdBu (11 classes), blue for negative, red for positive; readable with the common
+# colour-vision deficiencies. Signed maps are always centred at zero (zmid=0).
+DIVERGING = [
+    [0.0, "#053061"], [0.1, "#2166ac"], [0.2, "#4393c3"], [0.3, "#92c5de"], [0.4, "#d1e5f0"],
+    [0.5, "#f7f7f7"], [0.6, "#fddbc7"], [0.7, "#f4a582"], [0.8, "#d6604d"], [0.9, "#b2182b"],
+    [1.0, "#67001f"],
+]
+# viridis: perceptually uniform and colour-blind safe, for magnitudes and counts.
+SEQUENTIAL = [
+    [0.0, "#440154"], [0.125, "#472d7b"], [0.25, "#3b528b"], [0.375, "#2c728e"], [0.5, "#21918c"],
+    [0.625, "#28ae80"], [0.75, "#5ec962"], [0.875, "#addc30"], [1.0, "#fde725"],
+]
+# Okabe & Ito's palette for categorical series (lines, bars).
+CATEGORICAL = ["#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9", "#F0E442", "#000000"]
+
+FONT_FAMILY = "Source Sans, Source Sans Pro, Source Sans 3, DejaVu Sans, Arial, sans-serif"
+
+
+def _template(dark: bool, presentation: bool) -> go.layout.Template:
+    ink = "#e6e6e6" if dark else "#262730"
+    grid = "#3a3d46" if dark else "#e5e7eb"
+    paper = "#0e1117" if dark else "#ffffff"
+    size = 19 if presentation else 13
+    axis = dict(gridcolor=grid, zerolinecolor=grid, linecolor=grid, ticks="outside", tickcolor=grid,
+                title=dict(font=dict(size=size + 1)), automargin=True)
+    return go.layout.Template(layout=dict(
+        font=dict(family=FONT_FAMILY, color=ink, size=size),
+        title=dict(font=dict(size=size + 3), x=0.0, xanchor="left"),
+        paper_bgcolor=paper, plot_bgcolor=paper, colorway=CATEGORICAL,
+        xaxis=axis, yaxis=axis, margin=dict(l=10, r=10, t=48, b=10),
+        hoverlabel=dict(font=dict(family=FONT_FAMILY, size=size)),
+        legend=dict(bgcolor="rgba(0,0,0,0)", orientation="h", yanchor="bottom", y=1.02, x=0),
+        coloraxis=dict(colorbar=dict(thickness=14, outlinewidth=0)),
+    ))
+
+
+for _dark in (False, True):
+    for _present in (False, True):
+        pio.templates[f"posenc_{'dark' if _dark else 'light'}{'_present' if _present else ''}"] = \
+            _template(_dark, _present)
+
+
+def template_name(dark: bool = False, presentation: bool = False) -> str:
+    return f"posenc_{'dark' if dark else 'light'}{'_present' if presentation else ''}"

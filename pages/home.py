@@ -1,0 +1,26 @@
+import streamlit as st
+
+from page_kit import header, registry
+
+header(
+    "PosEnc Explorer",
+    "How does a transformer know *where* a token is? Self-attention compares every token with every "
+    "other token, but the comparison itself ignores order: shuffle the input and each token receives "
+    "exactly the same attention. Everything a model knows about position has to be put there on purpose. "
+    "This explorer follows that story, one encoding at a time, with every figure computed live by the "
+    "same formulas real models run."
+)
+st.markdown("Pick a lesson below or in the sidebar. Every slider is stored in the page's address, so a "
+            "link you copy opens exactly the view you are looking at.")
+
+for number, section in enumerate(registry.SECTIONS, start=1):
+    st.subheader(f"{number}. {section.title}")
+    st.markdown(section.story)
+    for page in section.pages:
+        with st.container(border=True):
+            st.page_link(page.path, label=f"**{page.title}**", icon=page.icon)
+            st.caption(page.summary)
+
+st.divider()
+st.caption("Conventions follow the code models run: Hugging Face `transformers` for RoPE and T5, the ALiBi "
+           "authors' slope code, MAE's 2D sin-cos. Where a paper and its code disagree, the page says so.")

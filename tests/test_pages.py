@@ -1,0 +1,92 @@
+"""AppTest over every page in the navigation: defaults, then each kind of widget changed once."""
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from page_kit import registry
+from tests.conftest import ROOT
+
+PAGES = registry.all_pages()
+TIMEOUT = 120
+
+
+def _assert_clean(at: AppTest, where: str) -> None:
+    assert not at.exception, f"{where}: {[e.value for e in at.exception]}"
+    assert not at.error, f"{where}: {[e.value for e in at.error]}"
+
+
+def _load(info) -> AppTest:
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=TIMEOUT).run()
+    _assert_clean(at, "app.py")
+    if info is not registry.HOME:
+        at.switch_page(info.path).run()
+    _assert_clean(at, info.path)
+    # app.py must have run (navigation + global settings), not the page file on its own
+    assert [w.key for w in at.toggle if w.key == "present"], f"{info.path} ran without app.py's sidebar"
+    return at
+
+
+def _other_value(widget):
+    """A valid value different from the current one, for the widget kinds pages use."""
+    kind = type(widget).__name__
+    if kind == "Slider":
+        lo, hi = widget.min, widget.max
+        if isinstance(widget.value, tuple):
+            return None
+        return hi if widget.value != hi else lo
+    if kind == "SelectSlider":
+        # options are the formatted labels; turn one back into a value of the widget's own type
+        for label in widget.options:
+            try:
+                candidate = type(widget.value)(label.replace(",", ""))
+            except (TypeError, ValueError):
+                return None
+            if candidate != widget.value:
+                return candidate
+        return None
+    if kind in ("Selectbox", "Radio", "SegmentedControl"):
+        others = [o for o in widget.options if o != str(widget.value)]
+        return others[0] if others else None
+    if kind in ("Toggle", "Checkbox"):
+        return not widget.value
+    if kind == "NumberInput":
+        return widget.max if widget.max is not None and widget.value != widget.max else widget.min
+    return None
+
+
+@pytest.mark.parametrize("info", PAGES, ids=lambda p: p.url_path)
+def test_page_runs_at_defaults(info):
+    at = _load(info)
+    assert at.title, f"{info.path} has no title"
+
+
+@pytest.mark.parametrize("info", PAGES, ids=lambda p: p.url_path)
+def test_page_survives_changing_each_widget(info):
+    at = _load(info)
+    main_keys = {w.key for w in at.sidebar.get("radio")} | {w.key for w in at.sidebar.get("toggle")}
+    kinds = ("slider", "select_slider", "selectbox", "radio", "segmented_control", "toggle", "checkbox",
+             "number_input")
+    changed = 0
+    for kind in kinds:
+        for index in range(len(at.get(kind))):
+            widget = at.get(kind)[index]
+            if widget.key in main_keys or widget.disabled:
+                continue
+            value = _other_value(widget)
+            if value is None:
+                continue
+            widget.set_value(value) if hasattr(widget, "set_value") else widget.select(value)
+            at.run()
+            _assert_clean(at, f"{info.path} after {kind} {widget.key!r} -> {value!r}")
+            changed += 1
+    if info is not registry.HOME:
+        assert changed, f"{info.path} has no widget the test could change"
+
+
+def test_torch_backend_and_presentation_mode_on_every_page():
+    pytest.importorskip("torch")
+    for info in PAGES:
+        at = _load(info)
+        at.radio(key="backend").set_value("torch").run()
+        at.toggle(key="present").set_value(True).run()
+        _assert_clean(at, f"{info.path} with torch + presentation")
