@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import inspect
 import string
+from collections.abc import Sequence
 
 import streamlit as st
 
@@ -24,9 +25,9 @@ def fmt(value, digits: int = 4) -> str:
     return text
 
 
-def formula(tex: str, **values) -> None:
+def formula(tex: str, *, digits: int = 4, **values) -> None:
     """Show a LaTeX formula where $name placeholders are replaced by the current values."""
-    st.latex(string.Template(tex).safe_substitute({k: fmt(v) if not isinstance(v, str) else v
+    st.latex(string.Template(tex).safe_substitute({k: fmt(v, digits) if not isinstance(v, str) else v
                                                    for k, v in values.items()}))
 
 
@@ -35,6 +36,16 @@ def header(title: str, intro: str) -> None:
     ensure_app_entrypoint()
     st.title(title)
     st.markdown(intro)
+
+
+def sections(labels: Sequence[str], key: str = "view"):
+    """A lesson's parts as tabs that run only while open, and whose choice lives in the URL.
+
+    Each Plotly figure costs the browser tens of milliseconds to draw, so a page that redraws all of
+    them on every slider move cannot feel instant; with lazy tabs a move redraws one section.
+    Use ``if tab.open:`` around each section's body.
+    """
+    return st.tabs(list(labels), key=key, on_change="rerun", bind="query-params")
 
 
 def notice(text: str) -> None:

@@ -29,7 +29,7 @@ def _template(dark: bool, presentation: bool) -> go.layout.Template:
     paper = "#0e1117" if dark else "#ffffff"
     size = 19 if presentation else 13
     axis = dict(gridcolor=grid, zerolinecolor=grid, linecolor=grid, ticks="outside", tickcolor=grid,
-                title=dict(font=dict(size=size + 1)), automargin=True)
+                title=dict(font=dict(size=size + 1)), automargin=False)
     return go.layout.Template(layout=dict(
         font=dict(family=FONT_FAMILY, color=ink, size=size),
         title=dict(font=dict(size=size + 3), x=0.0, xanchor="left"),

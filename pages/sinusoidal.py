@@ -1,7 +1,7 @@
 import streamlit as st
 
 import posenc_core as pc
-from page_kit import controls, current_backend, figures, formula, guard, header, notice, show, source
+from page_kit import controls, current_backend, figures, formula, guard, header, notice, sections, show, source
 
 BASES = [10, 100, 1000, 10000, 100000, 1000000]
 
@@ -25,90 +25,114 @@ header(
     "and all values stay between -1 and 1."
 )
 
-c1, c2, c3, c4 = st.columns([3, 3, 3, 2.4])
-with c1:
-    n = controls.slider("Positions", "n", 8, 2048, 128, step=8, help="Rows of the table: positions 0 to n-1.")
-with c2:
-    dim = controls.slider("Dimension d", "d", 4, 1024, 64, step=4, help="Columns: d/2 sine/cosine pairs.")
-with c3:
-    base = controls.select_slider("Base", "base", BASES, 10000, format_func=lambda b: f"{b:,}",
-                                  help="Sets the slowest wavelength, 2pi x base.")
-with c4:
-    layout = controls.choice("Column layout", "layout", list(pc.LAYOUTS), "interleaved",
-                             help="interleaved: sin, cos, sin, cos (the paper). concat: all sines, then all cosines.")
-backend, device = current_backend()
+@st.fragment
+def lesson():
+    c1, c2, c3, c4 = st.columns([3, 3, 3, 2.4])
+    with c1:
+        n = controls.slider("Positions", "n", 8, 2048, 128, step=8, help="Rows of the table: positions 0 to n-1.")
+    with c2:
+        dim = controls.slider("Dimension d", "d", 4, 1024, 64, step=4, help="Columns: d/2 sine/cosine pairs.")
+    with c3:
+        base = controls.select_slider("Base", "base", BASES, 10000, format_func=lambda b: f"{b:,}",
+                                      help="Sets the slowest wavelength, 2pi x base.")
+    with c4:
+        layout = controls.choice("Column layout", "layout", list(pc.LAYOUTS), "interleaved",
+                                 help="interleaved: sin, cos, sin, cos (the paper). concat: all sines, then all cosines.")
+    backend, device = current_backend()
 
-with guard():
-    pe = table(n, dim, float(base), layout, backend, device)
-    show(figures.heatmap(
-        pe, title=f"PE table: {n} positions x {dim} dimensions (base {base:,}, {layout})",
-        x_title="dimension (column)", y_title="position", value_name="PE", name="sinusoidal_table",
-        alt=f"Heatmap of the sinusoidal table for {n} positions and {dim} dimensions. Left columns "
-            "oscillate quickly down the positions; right columns change slowly."))
-    notice("Down each column the colour oscillates; the left columns flip every few positions and the right "
-           "ones barely change. Read a row left to right and you get a barcode that no other row repeats. "
-           "Raise the base and the slow columns slow down further.")
+    tab_table, tab_cell, tab_waves, tab_seed, tab_similarity, tab_shift = sections(
+        ["The table", "One cell", "Columns are waves", "A 4 x 4 example", "Similarity", "Shifting is linear"])
 
-    st.subheader("One cell, worked out")
-    i1, i2 = st.columns(2)
-    with i1:
-        p = controls.slider("Position p", "p", 0, n - 1, min(17, n - 1))
-    with i2:
-        col = controls.slider("Column", "col", 0, dim - 1, min(6, dim - 1))
-    cell = pc.sinusoidal_entry(p, col, dim, base, layout)
-    formula(r"PE_{(p,\,\mathrm{col})} = \$fn\!\left(\frac{p}{b^{2i/d}}\right)"
-            r"\quad\Rightarrow\quad PE_{($p,\,$col)} = \$fn\!\left(\frac{$p}{$base^{2\cdot $i/$dim}}\right)"
-            r" = \$fn($angle) = $value",
-            fn=cell["function"], p=p, col=col, base=base, i=cell["pair"], dim=dim, angle=cell["angle"],
-            value=cell["value"])
-    st.caption(f"Column {col} belongs to pair i = {cell['pair']}, frequency ω = {cell['omega']:.4g} rad per "
-               f"position, wavelength 2π/ω = {cell['wavelength']:,.1f} positions.")
+    with guard():
+        if tab_table.open:
+            with tab_table:
+                pe = table(n, dim, float(base), layout, backend, device)
+                show(figures.heatmap(
+                    pe, title=f"PE table: {n} positions x {dim} dimensions (base {base:,}, {layout})",
+                    x_title="dimension (column)", y_title="position", value_name="PE", name="sinusoidal_table",
+                    alt=f"Heatmap of the sinusoidal table for {n} positions and {dim} dimensions. Left columns "
+                        "oscillate quickly down the positions; right columns change slowly."))
+                notice("Down each column the colour oscillates; the left columns flip every few positions and the right "
+                       "ones barely change. Read a row left to right and you get a barcode that no other row repeats. "
+                       "Raise the base and the slow columns slow down further.")
+    
+        if tab_cell.open:
+            with tab_cell:
+                i1, i2 = st.columns(2)
+                with i1:
+                    p = controls.slider("Position p", "p", 0, n - 1, min(17, n - 1))
+                with i2:
+                    col = controls.slider("Column", "col", 0, dim - 1, min(6, dim - 1))
+                cell = pc.sinusoidal_entry(p, col, dim, base, layout)
+                formula(r"PE_{(p,\,\mathrm{col})} = \$fn\!\left(\frac{p}{b^{2i/d}}\right)"
+                        r"\quad\Rightarrow\quad PE_{($p,\,$col)} = \$fn\!\left(\frac{$p}{$base^{2\cdot $i/$dim}}\right)"
+                        r" = \$fn($angle) = $value",
+                        fn=cell["function"], p=p, col=col, base=base, i=cell["pair"], dim=dim, angle=cell["angle"],
+                        value=cell["value"])
+                st.caption(f"Column {col} belongs to pair i = {cell['pair']}, frequency ω = {cell['omega']:.4g} rad per "
+                           f"position, wavelength 2π/ω = {cell['wavelength']:,.1f} positions.")
 
-    st.subheader("The columns are waves")
-    defaults = sorted({c for c in (0, 6, 12, 20) if c < dim})  # sines of four well-spread wavelengths
-    chosen = controls.multiselect("Columns to plot", "cols", list(range(dim)), defaults, max_selections=8)
-    series = {}
-    for c in chosen:
-        info = pc.sinusoidal_entry(0, c, dim, base, layout)
-        series[f"col {c}: {info['function']}, λ={info['wavelength']:,.0f}"] = pe[:, c]
-    if series:
-        show(figures.lines(
-            range(n), series, title="Chosen columns against position", x_title="position", y_title="PE value",
-            name="sinusoidal_waves",
-            alt=f"Line plot of {len(series)} columns of the table; each is a sine or cosine of its own wavelength."))
+        if tab_waves.open:
+            with tab_waves:
+                pe = table(n, dim, float(base), layout, backend, device)
+                defaults = sorted({c for c in (0, 6, 12, 20) if c < dim})  # sines of four well-spread wavelengths
+                chosen = controls.multiselect("Columns to plot", "cols", list(range(dim)), defaults, max_selections=8)
+                series = {}
+                for c in chosen:
+                    info = pc.sinusoidal_entry(0, c, dim, base, layout)
+                    series[f"col {c}: {info['function']}, λ={info['wavelength']:,.0f}"] = pe[:, c]
+                if series:
+                    show(figures.lines(
+                        range(n), series, title="Chosen columns against position", x_title="position",
+                        y_title="PE value", name="sinusoidal_waves",
+                        alt=f"Line plot of {len(series)} columns of the table; each is a sine or cosine of its own "
+                            "wavelength."))
+                notice("Each column is a plain sine or cosine of the position. Its wavelength grows geometrically with "
+                       "the pair index, from 2π for the first pair to almost 2π × base for the last.")
 
-    st.subheader("The seeds' 4 x 4 example")
-    st.markdown("With d = 4 there are two pairs: ω₀ = 1 and ω₁ = 10000^(-2/4) = 0.01. These are the values a "
-                "hand calculation gives (the fourth row is position 3: sin 3 = 0.14112).")
-    seed = pc.sinusoidal(4, 4)
-    headers = [f"col {c} ({'sin' if c % 2 == 0 else 'cos'}, i={c // 2})" for c in range(4)]
-    st.dataframe({"position": range(4), **{h: seed[:, c] for c, h in enumerate(headers)}}, hide_index=True,
-                 width="content", column_config={h: st.column_config.NumberColumn(format="%.8f") for h in headers})
+        if tab_seed.open:
+            with tab_seed:
+                st.markdown("With d = 4 there are two pairs: ω₀ = 1 and ω₁ = 10000^(-2/4) = 0.01. These are the values "
+                            "a hand calculation gives; the fourth row is position 3 (sin 3 = 0.14112), although one of "
+                            "the source notes labels it 'pos 4'.")
+                seed = pc.sinusoidal(4, 4, dtype="float64")
+                headers = [f"col {c} ({'sin' if c % 2 == 0 else 'cos'}, i={c // 2})" for c in range(4)]
+                st.dataframe({"position": range(4), **{h: seed[:, c] for c, h in enumerate(headers)}}, hide_index=True,
+                             width="content",
+                             column_config={h: st.column_config.NumberColumn(format="%.8f") for h in headers})
+                formula(r"PE_{(1,0)} = \sin(1/10000^{0/4}) = \sin 1 = $a,\qquad PE_{(1,2)} = \sin(1/10000^{2/4}) "
+                        r"= \sin 0.01 = $b", a=float(seed[1, 0]), b=float(seed[1, 2]), digits=8)
 
-    st.subheader("Similarity depends only on the offset")
-    sim, deviation = similarity(n, dim, float(base), layout)
-    show(figures.heatmap(sim, title="PE(i) · PE(j)", x_title="position j", y_title="position i",
-                         value_name="dot product", name="sinusoidal_similarity",
-                         alt="Heatmap of dot products between encodings: constant along every diagonal."))
-    formula(r"PE(i)\cdot PE(j) = \sum_{k=0}^{d/2-1}\cos\big((i-j)\,\omega_k\big)"
-            r"\qquad \max_{\text{diagonals}}\,(\max-\min) = $dev", dev=deviation)
-    notice("Every diagonal of the matrix has a single colour: the dot product of two encodings depends on how far "
-           "apart they are, not on where they sit. It peaks at zero offset and falls off, with ripples.")
+        if tab_similarity.open:
+            with tab_similarity:
+                sim, deviation = similarity(n, dim, float(base), layout)
+                show(figures.heatmap(sim, title="PE(i) · PE(j)", x_title="position j", y_title="position i",
+                                     value_name="dot product", name="sinusoidal_similarity",
+                                     alt="Heatmap of dot products between encodings: constant along every diagonal."))
+                formula(r"PE(i)\cdot PE(j) = \sum_{k=0}^{d/2-1}\cos\big((i-j)\,\omega_k\big)"
+                        r"\qquad \max_{\text{diagonals}}\,(\max-\min) = $dev", dev=deviation)
+                notice("Every diagonal has a single colour: the dot product of two encodings depends on how far apart "
+                       "they are, not on where they sit. It peaks at zero offset and falls off, with ripples. (The "
+                       "tiny spread printed above is float32 rounding.)")
 
-    st.subheader("Shifting a position is a linear map")
-    offset = controls.slider("Offset k", "k", -64, 64, 5)
-    shift = pc.sinusoidal_shift_matrix(dim, offset, base, layout)
-    error = pc.sinusoidal_shift_error(n, dim, offset, base, layout)
-    show(figures.heatmap(shift, title=f"M_k for k = {offset}: PE(p + k) = M_k · PE(p)", x_title="input column",
-                         y_title="output column", value_name="M entry", name="sinusoidal_shift_matrix",
-                         alt="Block-diagonal matrix: one 2x2 rotation per sine/cosine pair."))
-    first = pc.sinusoidal_entry(offset, 0, dim, base, layout)
-    formula(r"\begin{pmatrix}\sin(p+k)\omega\\ \cos(p+k)\omega\end{pmatrix} = "
-            r"\begin{pmatrix}\cos k\omega & \sin k\omega\\ -\sin k\omega & \cos k\omega\end{pmatrix}"
-            r"\begin{pmatrix}\sin p\omega\\ \cos p\omega\end{pmatrix},\quad k\omega_0 = $angle",
-            angle=first["angle"])
-    st.metric("Largest |M_k·PE(p) − PE(p+k)| over all shown positions (float64)", f"{error:.1e}")
-    notice("M_k contains k but not p: the same matrix moves every position by k. A linear layer can learn such a "
-           "map, which is the paper's argument that relative offsets are easy to attend to.")
+        if tab_shift.open:
+            with tab_shift:
+                offset = controls.slider("Offset k", "k", -64, 64, 5)
+                shift = pc.sinusoidal_shift_matrix(dim, offset, base, layout)
+                error = pc.sinusoidal_shift_error(n, dim, offset, base, layout)
+                show(figures.heatmap(shift, title=f"M_k for k = {offset}: PE(p + k) = M_k · PE(p)",
+                                     x_title="input column", y_title="output column", value_name="M entry",
+                                     name="sinusoidal_shift_matrix",
+                                     alt="Block-diagonal matrix: one 2x2 rotation per sine/cosine pair."))
+                first = pc.sinusoidal_entry(offset, 0, dim, base, layout)
+                formula(r"\begin{pmatrix}\sin(p+k)\omega\\ \cos(p+k)\omega\end{pmatrix} = "
+                        r"\begin{pmatrix}\cos k\omega & \sin k\omega\\ -\sin k\omega & \cos k\omega\end{pmatrix}"
+                        r"\begin{pmatrix}\sin p\omega\\ \cos p\omega\end{pmatrix},\quad k\omega_0 = $angle",
+                        angle=first["angle"])
+                st.metric("Largest |M_k·PE(p) − PE(p+k)| over all shown positions (float64)", f"{error:.1e}")
+                notice("M_k contains k but not p: the same matrix moves every position by k. A linear layer can learn "
+                       "such a map, which is the paper's argument that relative offsets are easy to attend to.")
 
+
+lesson()
 source(pc.sinusoidal_at, pc.sinusoidal_shift_matrix)

@@ -16,6 +16,9 @@ SEED_TABLE = np.array([
 
 def test_seed_table_at_d4():
     np.testing.assert_allclose(pc.sinusoidal(4, 4), SEED_TABLE, atol=1e-6)
+    exact = pc.sinusoidal(4, 4, dtype="float64")
+    assert exact.dtype == np.float64
+    np.testing.assert_allclose(exact, SEED_TABLE, atol=5e-9)  # the seed's 8-digit values
 
 
 def test_interleaved_columns_follow_the_paper():

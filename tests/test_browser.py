@@ -28,26 +28,41 @@ def browser_page():
         browser.close()
 
 
-@pytest.mark.parametrize("info", registry.all_pages(), ids=lambda p: p.url_path)
-def test_page_renders_without_exceptions(browser_page, info):
-    url, page, errors = browser_page
-    errors.clear()
-    page.goto(f"{url}/{info.url_path}", wait_until="domcontentloaded")
-    wait_until_idle(page)
-    page.wait_for_selector("h1", timeout=30000)
+def _check_clean(page, errors, where: str) -> None:
+    exceptions = page.locator('[data-testid="stException"]')
+    assert exceptions.count() == 0, f"{where}: {exceptions.first.inner_text()}"
+    error_boxes = page.locator('[data-testid="stAlertContentError"]')
+    assert error_boxes.count() == 0, f"{where}: {error_boxes.first.inner_text()}"
+    assert not errors, f"{where}: {errors}"
+
+
+def _screenshot(page, name: str) -> None:
     SHOTS.mkdir(parents=True, exist_ok=True)
     # Streamlit scrolls inside its own container, so grow the viewport to the content for a whole-page shot.
     height = page.evaluate("() => document.querySelector('[data-testid=\"stMain\"]').scrollHeight")
     page.set_viewport_size({"width": 1400, "height": min(max(900, height + 40), 12000)})
     page.wait_for_timeout(400)
-    page.screenshot(path=str(SHOTS / f"{info.url_path}.png"))
+    page.screenshot(path=str(SHOTS / f"{name}.png"))
     page.set_viewport_size({"width": 1400, "height": 900})
+
+
+@pytest.mark.parametrize("info", registry.all_pages(), ids=lambda p: p.url_path)
+def test_page_and_each_section_render_without_exceptions(browser_page, info):
+    url, page, errors = browser_page
+    errors.clear()
+    page.goto(f"{url}/{info.url_path}", wait_until="domcontentloaded")
+    wait_until_idle(page)
+    page.wait_for_selector("h1", timeout=30000)
     assert page.get_by_text("Compute backend").count() == 1, "app.py's sidebar is missing (legacy pages mode?)"
-    exceptions = page.locator('[data-testid="stException"]')
-    assert exceptions.count() == 0, exceptions.first.inner_text()
-    error_boxes = page.locator('[data-testid="stAlertContentError"]')
-    assert error_boxes.count() == 0, error_boxes.first.inner_text()
-    assert not errors, errors
+    _check_clean(page, errors, info.url_path)
+    _screenshot(page, info.url_path)
+    tabs = page.locator('[data-testid="stMain"] [role="tab"]')
+    labels = [tabs.nth(i).inner_text().strip() for i in range(tabs.count())]
+    for index, label in enumerate(labels[1:], start=1):
+        tabs.nth(index).click()
+        wait_until_idle(page)
+        _check_clean(page, errors, f"{info.url_path} / {label}")
+        _screenshot(page, f"{info.url_path}--{index}")
 
 
 def test_hostile_url_parameters_change_only_the_view(browser_page):

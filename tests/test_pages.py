@@ -60,9 +60,39 @@ def test_page_runs_at_defaults(info):
     assert at.title, f"{info.path} has no title"
 
 
-@pytest.mark.parametrize("info", PAGES, ids=lambda p: p.url_path)
-def test_page_survives_changing_each_widget(info):
+def _tab_groups(at: AppTest) -> dict[str, list[str]]:
+    """Lazy lesson sections (page_kit.sections): widget key -> tab labels."""
+    groups: dict[str, list[str]] = {}
+
+    def walk(node):
+        for child in getattr(node, "children", {}).values():
+            if type(child).__name__ == "Block" and child.type == "tab_container":
+                key = child.proto.tab_container.id.split("-", 2)[-1]  # "$$ID-<hash>-<user key>"
+                groups[key] = [tab.label for tab in child.children.values()]
+            walk(child)
+
+    walk(at.main)
+    return groups
+
+
+def _views(info):
+    """Every (tab key, label) of a page, so each lazy section is run by the tests."""
     at = _load(info)
+    views = [(key, label) for key, labels in _tab_groups(at).items() for label in labels]
+    return views or [(None, None)]
+
+
+VIEWS = [(info, key, label) for info in PAGES for key, label in _views(info)]
+
+
+@pytest.mark.parametrize("info, tab_key, tab", VIEWS,
+                         ids=[f"{i.url_path}-{t or 'page'}" for i, _, t in VIEWS])
+def test_page_survives_changing_each_widget(info, tab_key, tab):
+    at = _load(info)
+    if tab_key is not None:
+        at.session_state[tab_key] = tab
+        at.run()
+        _assert_clean(at, f"{info.path} tab {tab!r}")
     main_keys = {w.key for w in at.sidebar.get("radio")} | {w.key for w in at.sidebar.get("toggle")}
     kinds = ("slider", "select_slider", "selectbox", "radio", "segmented_control", "toggle", "checkbox",
              "number_input")

@@ -1,0 +1,181 @@
+"""PosEnc Explorer benchmark. Prints ratios measured in one run; not a test.
+
+    python bench/bench.py            # everything (needs chromium for the browser part)
+    python bench/bench.py --no-browser
+
+1. sinusoidal(8192, 1024) against the same number of bare float32 sin + cos evaluations (aim <= 1.5x);
+2. apply_rope (torch backend) against transformers' rotary embedding + rotate_half on one tensor (aim <= 1.0x);
+3. each page's script time (AppTest, warm caches);
+4. each page's payload (bytes the browser receives over the websocket) and, in the browser, the time
+   for the Sinusoidal page to settle after a slider move.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+import posenc_core as pc  # noqa: E402
+from page_kit import registry  # noqa: E402
+
+
+def best_of(fn, repeat: int = 7, number: int = 1) -> float:
+    """Minimum wall time of `number` calls, over `repeat` trials (seconds per call)."""
+    fn()
+    times = []
+    for _ in range(repeat):
+        start = time.perf_counter()
+        for _ in range(number):
+            fn()
+        times.append((time.perf_counter() - start) / number)
+    return min(times)
+
+
+def bench_sinusoidal() -> dict:
+    n, d = 8192, 1024
+    angles = np.random.default_rng(0).random((n, d // 2), dtype=np.float32) * 100  # same count as the table
+    bare = best_of(lambda: (np.sin(angles), np.cos(angles)))
+    ours = best_of(lambda: pc.sinusoidal(n, d))
+    return {"sinusoidal_s": ours, "bare_sincos_s": bare, "ratio": ours / bare}
+
+
+def bench_rope() -> dict | None:
+    try:
+        import torch
+        from transformers import LlamaConfig
+        from transformers.models.llama import modeling_llama as llama
+    except ImportError:
+        return None
+    torch.set_grad_enabled(False)
+    b, h, s, d = 4, 16, 2048, 128
+    config = LlamaConfig(hidden_size=h * d, num_attention_heads=h, rope_theta=500000.0)
+    rotary = llama.LlamaRotaryEmbedding(config)
+    q = torch.randn(b, h, s, d)
+    position_ids = torch.arange(s)[None]
+
+    def reference():
+        cos, sin = rotary(q, position_ids)
+        return q * cos[:, None] + llama.rotate_half(q) * sin[:, None]
+
+    positions = torch.arange(s)
+    inv_t = rotary.inv_freq  # the same float32 frequencies for both, so the outputs can be compared
+    torch.testing.assert_close(pc.apply_rope(q, positions, inv_t), reference())
+    ref = best_of(reference)
+    ours = best_of(lambda: pc.apply_rope(q, positions, inv_t))
+    return {"shape": [b, h, s, d], "apply_rope_s": ours, "transformers_s": ref, "ratio": ours / ref,
+            "threads": torch.get_num_threads()}
+
+
+def bench_pages() -> list[dict]:
+    from streamlit.testing.v1 import AppTest
+
+    rows = []
+    for info in registry.all_pages():
+        at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=300).run()
+        if info is not registry.HOME:
+            at.switch_page(info.path).run()
+        times = []
+        for _ in range(3):  # warm caches: this is what a slider move costs on the server
+            start = time.perf_counter()
+            at.run()
+            times.append(time.perf_counter() - start)
+        rows.append({"page": info.url_path, "script_s": statistics.median(times)})
+    return rows
+
+
+# Timestamps, in the page's own clock, of the key press and of every script-state change: Playwright's polling
+# can miss a short "running" phase, a MutationObserver cannot.
+STATE_LOGGER = """() => {
+  window.__log = [];
+  new MutationObserver(ms => { for (const m of ms) window.__log.push(
+      [performance.now(), m.target.getAttribute('data-test-script-state')]) })
+    .observe(document.querySelector('[data-testid=stApp]'),
+             {attributes: true, attributeFilter: ['data-test-script-state']});
+  document.addEventListener('keydown', () => window.__log.push([performance.now(), 'keydown']), true);
+}"""
+
+
+def bench_browser(rows: list[dict]) -> dict | None:
+    from tests.streamlit_server import CHROMIUM_FLAGS, chromium_path, streamlit_server, wait_until_idle
+
+    chromium = chromium_path()
+    if chromium is None:
+        print("chromium not found: skipping the browser measurements")
+        return None
+    from playwright.sync_api import sync_playwright
+
+    by_page = {r["page"]: r for r in rows}
+    with streamlit_server() as url, sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=chromium, args=CHROMIUM_FLAGS)
+        page = browser.new_page(viewport={"width": 1400, "height": 900})
+        received = []
+        page.on("websocket", lambda ws: ws.on("framereceived", lambda frame: received.append(len(frame))))
+        page.goto(f"{url}/home")  # first load pays for the app's JavaScript, not a page
+        wait_until_idle(page)
+        for info in registry.all_pages():
+            received.clear()
+            page.goto(f"{url}/{info.url_path}")
+            wait_until_idle(page)
+            by_page[info.url_path]["payload_bytes"] = sum(received)
+
+        page.goto(f"{url}/sinusoidal")
+        wait_until_idle(page)
+        page.evaluate(STATE_LOGGER)
+        thumb = page.locator('[data-testid="stSlider"] input[type="range"]').first
+        settle = []
+        for step in range(10):
+            page.evaluate("() => { window.__log = [] }")
+            thumb.focus()
+            thumb.press("ArrowRight" if step % 2 == 0 else "ArrowLeft")
+            page.wait_for_timeout(1500)
+            log = page.evaluate("() => window.__log")
+            finished = [t for t, event in log if event == "notRunning"]
+            if finished:  # key down -> the browser shows the finished run
+                settle.append((finished[-1] - log[0][0]) / 1000)
+        browser.close()
+    return {"sinusoidal_slider_settle_ms_median": 1000 * statistics.median(settle),
+            "sinusoidal_slider_settle_ms_all": [round(1000 * s, 1) for s in settle]}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--no-browser", action="store_true")
+    parser.add_argument("--json", type=Path, default=ROOT / "bench" / "results" / "latest.json")
+    args = parser.parse_args()
+
+    results = {"sinusoidal": bench_sinusoidal(), "rope": bench_rope()}
+    s = results["sinusoidal"]
+    print(f"sinusoidal(8192, 1024): {1e3 * s['sinusoidal_s']:.1f} ms vs bare float32 sin+cos "
+          f"{1e3 * s['bare_sincos_s']:.1f} ms -> {s['ratio']:.2f}x (aim <= 1.5x)")
+    r = results["rope"]
+    if r:
+        print(f"apply_rope torch {r['shape']}: {1e3 * r['apply_rope_s']:.1f} ms vs transformers "
+              f"{1e3 * r['transformers_s']:.1f} ms -> {r['ratio']:.2f}x (aim <= 1.0x, {r['threads']} threads)")
+    pages = bench_pages()
+    results["pages"] = pages
+    if not args.no_browser:
+        results["browser"] = bench_browser(pages)
+    print(f"\n{'page':<24}{'script (ms)':>12}{'payload (KB)':>14}")
+    for row in pages:
+        payload = row.get("payload_bytes")
+        print(f"{row['page']:<24}{1e3 * row['script_s']:>12.1f}{'' if payload is None else f'{payload / 1024:.1f}':>14}")
+    if results.get("browser"):
+        b = results["browser"]
+        print(f"\nSinusoidal slider move settles in {b['sinusoidal_slider_settle_ms_median']:.0f} ms (median of "
+              f"{len(b['sinusoidal_slider_settle_ms_all'])}; {b['sinusoidal_slider_settle_ms_all']})")
+    args.json.parent.mkdir(parents=True, exist_ok=True)
+    args.json.write_text(json.dumps(results, indent=2))
+    print(f"\nwrote {args.json}")
+
+
+if __name__ == "__main__":
+    main()
