@@ -167,7 +167,8 @@ def main() -> None:
     print(f"\n{'page':<24}{'script (ms)':>12}{'payload (KB)':>14}")
     for row in pages:
         payload = row.get("payload_bytes")
-        print(f"{row['page']:<24}{1e3 * row['script_s']:>12.1f}{'' if payload is None else f'{payload / 1024:.1f}':>14}")
+        kib = "" if payload is None else f"{payload / 1024:.1f}"
+        print(f"{row['page']:<24}{1e3 * row['script_s']:>12.1f}{kib:>14}")
     if results.get("browser"):
         b = results["browser"]
         print(f"\nSinusoidal slider move settles in {b['sinusoidal_slider_settle_ms_median']:.0f} ms (median of "

@@ -37,7 +37,8 @@ def lesson():
                                       help="Sets the slowest wavelength, 2pi x base.")
     with c4:
         layout = controls.choice("Column layout", "layout", list(pc.LAYOUTS), "interleaved",
-                                 help="interleaved: sin, cos, sin, cos (the paper). concat: all sines, then all cosines.")
+                                 help="interleaved: sin, cos, sin, cos (the paper). "
+                                      "concat: all sines, then all cosines.")
     backend, device = current_backend()
 
     tab_table, tab_cell, tab_waves, tab_seed, tab_similarity, tab_shift = sections(
@@ -52,10 +53,10 @@ def lesson():
                     x_title="dimension (column)", y_title="position", value_name="PE", name="sinusoidal_table",
                     alt=f"Heatmap of the sinusoidal table for {n} positions and {dim} dimensions. Left columns "
                         "oscillate quickly down the positions; right columns change slowly."))
-                notice("Down each column the colour oscillates; the left columns flip every few positions and the right "
-                       "ones barely change. Read a row left to right and you get a barcode that no other row repeats. "
-                       "Raise the base and the slow columns slow down further.")
-    
+                notice("Down each column the colour oscillates; the left columns flip every few positions and the "
+                       "right ones barely change. Read a row left to right and you get a barcode that no other row "
+                       "repeats. Raise the base and the slow columns slow down further.")
+
         if tab_cell.open:
             with tab_cell:
                 i1, i2 = st.columns(2)
@@ -69,8 +70,8 @@ def lesson():
                         r" = \$fn($angle) = $value",
                         fn=cell["function"], p=p, col=col, base=base, i=cell["pair"], dim=dim, angle=cell["angle"],
                         value=cell["value"])
-                st.caption(f"Column {col} belongs to pair i = {cell['pair']}, frequency ω = {cell['omega']:.4g} rad per "
-                           f"position, wavelength 2π/ω = {cell['wavelength']:,.1f} positions.")
+                st.caption(f"Column {col} belongs to pair i = {cell['pair']}, frequency ω = {cell['omega']:.4g} "
+                           f"rad per position, wavelength 2π/ω = {cell['wavelength']:,.1f} positions.")
 
         if tab_waves.open:
             with tab_waves:

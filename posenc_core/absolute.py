@@ -7,6 +7,17 @@ import numpy as np
 from ._backend import to_backend
 from ._checks import MAX_POSITIONS, as_base, as_choice, as_even_dim, as_int, check_size
 
+__all__ = [
+    "LAYOUTS",
+    "sinusoidal",
+    "sinusoidal_at",
+    "sinusoidal_entry",
+    "sinusoidal_frequencies",
+    "sinusoidal_shift_error",
+    "sinusoidal_shift_matrix",
+]
+
+
 LAYOUTS = ("interleaved", "concat")
 _BLOCK_VALUES = 1 << 15
 

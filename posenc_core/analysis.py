@@ -7,6 +7,12 @@ import numpy as np
 from ._backend import to_numpy
 from ._checks import as_choice, check_size
 
+__all__ = [
+    "similarity_matrix",
+    "toeplitz_deviation",
+]
+
+
 
 def similarity_matrix(table, metric="dot") -> np.ndarray:
     """Pairwise similarity of the rows of a (n, d) table: "dot" or "cosine". Shape (n, n), float32."""

@@ -9,6 +9,15 @@ import numpy as np
 from ._backend import to_backend
 from ._checks import MAX_HEADS, MAX_POSITIONS, as_int, check_size
 
+__all__ = [
+    "alibi_bias",
+    "alibi_paper_slopes",
+    "alibi_slopes",
+    "t5_bucket_grid",
+    "t5_relative_position_bucket",
+]
+
+
 
 def alibi_slopes(n_heads, *, backend="numpy", device=None):
     """Per-head ALiBi slopes, exactly as the authors' ``get_slopes``.

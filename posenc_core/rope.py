@@ -12,6 +12,15 @@ import numpy as np
 from ._backend import check_backend, require_torch, to_backend, to_numpy
 from ._checks import MAX_ELEMENTS, as_base, as_choice, as_even_dim, check_size
 
+__all__ = [
+    "ROPE_LAYOUTS",
+    "apply_rope",
+    "half_to_interleaved_permutation",
+    "rope_angles",
+    "rope_decay_bound",
+]
+
+
 ROPE_LAYOUTS = ("half", "interleaved")
 
 

@@ -21,6 +21,23 @@ import numpy as np
 from ._backend import to_backend
 from ._checks import MAX_DIM, MAX_POSITIONS, as_base, as_choice, as_float, as_int
 
+__all__ = [
+    "ROPE_SCALING",
+    "RopeConfig",
+    "ScalingContext",
+    "base_inv_freq",
+    "read_rope_config",
+    "rope_from_config",
+    "rope_inv_freq",
+    "rotary_dim",
+    "scaling_type",
+    "yarn_correction_dim",
+    "yarn_mscale",
+    "yarn_ramp",
+    "yarn_ramp_bounds",
+]
+
+
 
 @dataclass(frozen=True)
 class ScalingContext:

@@ -7,6 +7,11 @@ import numpy as np
 from ._backend import to_backend
 from ._checks import as_base, as_int, check_size
 
+__all__ = [
+    "sincos_2d",
+]
+
+
 
 def _sincos_1d(dim: int, coords: np.ndarray, base: float) -> np.ndarray:
     """MAE's 1D helper: sines then cosines, omega_i = base^(-i/(dim/2)). (n,) -> (n, dim)."""
