@@ -4,8 +4,9 @@ import streamlit as st
 
 from page_kit import registry, settings
 
+# A presentation link (?present=true) opens with the sidebar folded away: less chrome on a projector.
 st.set_page_config(page_title="PosEnc Explorer", page_icon=":material/pin_drop:", layout="wide",
-                   initial_sidebar_state="expanded")
+                   initial_sidebar_state="collapsed" if st.query_params.get("present") == "true" else "expanded")
 
 
 def _page(info: registry.PageInfo, default: bool = False) -> st.Page:

@@ -24,12 +24,13 @@ FONT_FAMILY = "Source Sans, Source Sans Pro, Source Sans 3, DejaVu Sans, Arial, 
 
 
 def _template(dark: bool, presentation: bool) -> go.layout.Template:
-    ink = "#e6e6e6" if dark else "#262730"
-    grid = "#3a3d46" if dark else "#e5e7eb"
-    paper = "#0e1117" if dark else "#ffffff"
+    # Streamlit 1.67's own backgrounds, so figures sit flush on the page and exports look the same.
+    ink = "#e8e6e3" if dark else "#262730"
+    grid = "#3a3936" if dark else "#e5e7eb"
+    paper = "#171614" if dark else "#ffffff"
     size = 19 if presentation else 13
     axis = dict(gridcolor=grid, zerolinecolor=grid, linecolor=grid, ticks="outside", tickcolor=grid,
-                title=dict(font=dict(size=size + 1)), automargin=False)
+                title=dict(font=dict(size=size + 1)), automargin=True)
     return go.layout.Template(layout=dict(
         font=dict(family=FONT_FAMILY, color=ink, size=size),
         title=dict(font=dict(size=size + 3), x=0.0, xanchor="left"),

@@ -27,7 +27,7 @@ header(
 
 @st.fragment
 def lesson():
-    c1, c2, c3, c4 = st.columns([3, 3, 3, 2.4])
+    c1, c2, c3, c4 = st.columns([3, 3, 3, 3])
     with c1:
         n = controls.slider("Positions", "n", 8, 2048, 128, step=8, help="Rows of the table: positions 0 to n-1.")
     with c2:

@@ -72,3 +72,15 @@ def test_hostile_url_parameters_change_only_the_view(browser_page):
     wait_until_idle(page)
     assert page.locator('[data-testid="stException"]').count() == 0
     assert page.locator("h1").first.inner_text().startswith("Sinusoidal")
+
+
+@pytest.mark.parametrize("scheme", ["dark", "light"])
+def test_presentation_mode_and_colour_schemes(browser_page, scheme):
+    url, page, errors = browser_page
+    errors.clear()
+    page.emulate_media(color_scheme=scheme)
+    page.goto(f"{url}/sinusoidal?present=true", wait_until="domcontentloaded")
+    wait_until_idle(page)
+    _check_clean(page, errors, f"presentation mode, {scheme}")
+    _screenshot(page, f"sinusoidal-present-{scheme}")
+    page.emulate_media(color_scheme="light")
