@@ -1,0 +1,86 @@
+"""The figure kit's promises: bounded, float32 payloads; honest colour scales; downloadable numbers."""
+
+import io
+
+import numpy as np
+import plotly.io as pio
+import pytest
+
+from page_kit import figures, render, theme
+
+
+def _arrays(fig):
+    """Every numeric array a figure would ship to the browser."""
+    for trace in fig.data:
+        for attr in ("x", "y", "z"):
+            value = getattr(trace, attr, None)
+            if isinstance(value, np.ndarray):
+                yield attr, value
+
+
+def test_heatmap_is_decimated_to_the_screen_and_float32():
+    z = np.random.default_rng(0).standard_normal((5000, 3000))
+    chart = figures.heatmap(z, title="t", x_title="x", y_title="y", alt="a", name="big")
+    shown = chart.figure.data[0].z
+    assert shown.shape[0] <= figures.MAX_HEATMAP_ROWS and shown.shape[1] <= figures.MAX_HEATMAP_COLS
+    assert shown.dtype == np.float32
+    assert chart.matrix.shape == (5000, 3000)  # the download keeps every value
+    assert "every" in chart.note
+    assert len(pio.to_json(chart.figure, validate=False)) < 6 * figures.MAX_HEATMAP_ROWS * figures.MAX_HEATMAP_COLS
+
+
+def test_signed_heatmaps_use_the_diverging_scale_centred_at_zero():
+    chart = figures.heatmap(np.array([[-1.0, 3.0], [0.5, 2.0]]), title="t", x_title="x", y_title="y",
+                            alt="a", name="s")
+    trace = chart.figure.data[0]
+    assert [tuple(c) for c in trace.colorscale] == [tuple(c) for c in theme.DIVERGING]
+    assert trace.zmin == -trace.zmax == -3.0
+    unsigned = figures.heatmap(np.array([[0.0, 1.0]]), title="t", x_title="x", y_title="y", alt="a", name="u")
+    assert [tuple(c) for c in unsigned.figure.data[0].colorscale] == [tuple(c) for c in theme.SEQUENTIAL]
+
+
+def test_lines_are_capped_per_trace_and_keep_full_data_for_download():
+    x = np.arange(100_000)
+    chart = figures.lines(x, {"a": np.sin(x / 50.0), "b": np.cos(x / 50.0)}, title="t", x_title="x",
+                          y_title="y", alt="a", name="l", vlines=[(500, "T")])
+    for _, values in _arrays(chart.figure):
+        assert values.shape[0] <= figures.MAX_LINE_POINTS and values.dtype == np.float32
+    assert chart.table["a"].shape == (100_000,)
+    csv = render._table_csv(chart.table)
+    assert csv.splitlines()[0] == '"x","a","b"' and len(csv.splitlines()) == 100_001
+
+
+def test_every_builder_sets_the_template_titles_and_hover():
+    charts = [
+        figures.heatmap(np.eye(3), title="h", x_title="x", y_title="y", alt="a", name="h"),
+        figures.lines([0, 1], {"s": [0, 1]}, title="l", x_title="x", y_title="y", alt="a", name="l"),
+        figures.bars(["a", "b"], {"s": [1, 2]}, title="b", x_title="x", y_title="y", alt="a", name="b"),
+        figures.vectors2d({"q": (1.0, 0.5)}, title="v", alt="a", name="v", arcs=[(0.5, 0, 1, "angle")]),
+        figures.small_multiples([np.eye(4), -np.eye(4)], ["one", "two"], title="m", alt="a", name="m"),
+    ]
+    for chart in charts:
+        layout = chart.figure.layout
+        assert layout.template.layout.font.family == theme.FONT_FAMILY
+        assert layout.title.text
+        assert chart.alt
+        assert any(getattr(t, "hovertemplate", None) or getattr(t, "hoverinfo", None) for t in chart.figure.data)
+
+
+def test_small_multiples_share_one_colour_scale():
+    chart = figures.small_multiples([np.eye(4) * 3, -np.eye(4)], ["a", "b"], title="m", alt="a", name="m")
+    coloraxis = chart.figure.layout.coloraxis
+    assert coloraxis.cmin == -3 and coloraxis.cmax == 3
+    assert all(trace.coloraxis == "coloraxis" for trace in chart.figure.data)
+
+
+def test_npy_download_round_trips_without_pickle():
+    matrix = np.arange(12, dtype=np.float32).reshape(3, 4)
+    restored = np.load(io.BytesIO(render._npy(matrix)), allow_pickle=False)
+    np.testing.assert_array_equal(restored, matrix)
+    assert render._matrix_csv(matrix).splitlines()[1] == "4,5,6,7"
+
+
+def test_bars_refuse_more_than_the_cap():
+    with pytest.raises(ValueError, match="at most"):
+        figures.bars(np.arange(figures.MAX_BARS + 1), {"s": np.zeros(figures.MAX_BARS + 1)}, title="t",
+                     x_title="x", y_title="y", alt="a", name="b")
