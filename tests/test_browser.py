@@ -67,7 +67,8 @@ def test_page_and_each_section_render_without_exceptions(browser_page, info):
 
 def test_hostile_url_parameters_change_only_the_view(browser_page):
     url, page, errors = browser_page
-    page.goto(f"{url}/sinusoidal?n=99999999&d=abc&base=7&layout=%3Cscript%3E&k=1e309&cols=9999",
+    page.goto(f"{url}/sinusoidal?n=99999999&d=abc&base=7&layout=%3Cscript%3E&k=1e309&cols=9999"
+              "&view=%3Cimg%20src=x%3E&present=maybe&p=-5&col=1.5",
               wait_until="domcontentloaded")
     wait_until_idle(page)
     assert page.locator('[data-testid="stException"]').count() == 0
