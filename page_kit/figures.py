@@ -191,3 +191,36 @@ def small_multiples(grids: Sequence[np.ndarray], titles: Sequence[str], *, title
     fig.update_xaxes(showticklabels=False)
     note = f"Each panel shows every {step}th row and column." if step > 1 else ""
     return Chart(fig, alt, name, matrix=stack, note=note)
+
+
+BAND_COLORS = {"extrapolated": "#0072B2", "blended": "#E69F00", "interpolated": "#009E73"}  # Okabe & Ito
+
+
+def banded_lines(x, series: Mapping[str, np.ndarray], bands: Sequence[str], *, title: str, x_title: str,
+                 y_title: str, alt: str, name: str, band_colors: Mapping[str, str] | None = None,
+                 **line_options) -> Chart:
+    """``lines`` over a categorical x (e.g. rotary pairs) with each run of equal band labels shaded.
+
+    ``bands[i]`` labels x[i]; a run of equal labels becomes one translucent rectangle, labelled once
+    per band in the legend, so "which pairs are kept, blended, divided" reads at a glance.
+    """
+    colors = dict(BAND_COLORS if band_colors is None else band_colors)
+    chart = lines(x, series, title=title, x_title=x_title, y_title=y_title, alt=alt, name=name, **line_options)
+    x = np.asarray(x, dtype=np.float64)
+    labels = [str(b) for b in bands]
+    if len(labels) != x.shape[0]:
+        raise ValueError("banded_lines needs one band label per x value.")
+    half = (x[1] - x[0]) / 2 if x.shape[0] > 1 else 0.5
+    start = 0
+    for i in range(1, len(labels) + 1):
+        if i == len(labels) or labels[i] != labels[start]:
+            chart.figure.add_vrect(x0=x[start] - half, x1=x[i - 1] + half, line_width=0, layer="below",
+                                   fillcolor=colors.get(labels[start], "#999999"), opacity=0.13)
+            start = i
+    for label in dict.fromkeys(labels):  # legend entries for the bands, in order of appearance
+        chart.figure.add_trace(go.Scatter(x=[None], y=[None], mode="markers", name=f"band: {label}",
+                                          marker=dict(symbol="square", size=12, opacity=0.45,
+                                                      color=colors.get(label, "#999999")),
+                                          hoverinfo="skip"))
+    chart.table["band"] = np.asarray(labels)
+    return chart
