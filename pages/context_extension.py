@@ -34,9 +34,7 @@ def analyse(method: str, head_dim: int, base: float, original: int, factor: floa
 
 @st.cache_data(max_entries=8, show_spinner=False)
 def attention_curves(original: int):
-    import numpy as np
-
-    factors = np.geomspace(1, 128, 200)
+    factors = [1.0 + 127.0 * k / 199 for k in range(200)]
     return factors, pc.attention_factor_curve(factors, original)
 
 
@@ -147,7 +145,8 @@ def lesson():
                 extension_views.score(distances, before, after, result, name="ext_score", label=label)
                 factors, curves = attention_curves(original)
                 show(figures.lines(factors, curves, title=f"Default attention factor against s (L = {original:,})",
-                                   x_title="s = L′/L (log)", y_title="a", log_x=True, vlines=[(factor, f"s = {factor:g}")],
+                                   x_title="s = L′/L (log)", y_title="a", log_x=True,
+                                   vlines=[(factor, f"s = {factor:g}")],
                                    name="ext_attention_factor",
                                    alt="YaRN's 0.1 ln s + 1 and LongRoPE's sqrt(1 + ln s / ln L) against s."))
                 formula(r"a_{\text{YaRN}} = 0.1\ln s + 1 = $y,\qquad a_{\text{LongRoPE}} = "
