@@ -75,7 +75,7 @@ def angles(result, *, name: str, label: str) -> None:
 
 def score(distances, before, after, result, *, name: str, label: str) -> None:
     original, target = _contexts(result)
-    show(figures.lines(
+    show(figures.roomy_lines(
         distances, {"before (no scaling)": before, f"after ({label})": after},
         title="Score of a query with an identical key at distance r", x_title="distance r (positions, log)",
         y_title="a² · mean cos(rθ)", log_x=True, dashed=("before (no scaling)",),

@@ -223,4 +223,18 @@ def banded_lines(x, series: Mapping[str, np.ndarray], bands: Sequence[str], *, t
                                                       color=colors.get(label, "#999999")),
                                           hoverinfo="skip"))
     chart.table["band"] = np.asarray(labels)
+    return roomy(chart)
+
+
+def roomy(chart: Chart) -> Chart:
+    """Room for log-axis tick labels and a legend below the plot, so long legends never cover the title."""
+    chart.figure.update_xaxes(automargin=True)
+    chart.figure.update_yaxes(automargin=True)
+    chart.figure.update_layout(legend=dict(orientation="h", yanchor="top", y=-0.2, x=0),
+                               height=max(chart.figure.layout.height or 380, 440), margin=dict(b=20))
     return chart
+
+
+def roomy_lines(*args, **kwargs) -> Chart:
+    """``lines`` with the room of ``roomy`` (log-axis tick labels, legend below)."""
+    return roomy(lines(*args, **kwargs))

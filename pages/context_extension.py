@@ -34,7 +34,7 @@ def analyse(method: str, head_dim: int, base: float, original: int, factor: floa
 
 @st.cache_data(max_entries=8, show_spinner=False)
 def attention_curves(original: int):
-    factors = [1.0 + 127.0 * k / 199 for k in range(200)]
+    factors = [128.0 ** (k / 199) for k in range(200)]  # 1 to 128, evenly on the log axis
     return factors, pc.attention_factor_curve(factors, original)
 
 
@@ -144,7 +144,8 @@ def lesson():
                 c_note.markdown(_attention_text(method, knobs))
                 extension_views.score(distances, before, after, result, name="ext_score", label=label)
                 factors, curves = attention_curves(original)
-                show(figures.lines(factors, curves, title=f"Default attention factor against s (L = {original:,})",
+                show(figures.roomy_lines(factors, curves,
+                                         title=f"Default attention factor against s (L = {original:,})",
                                    x_title="s = L′/L (log)", y_title="a", log_x=True,
                                    vlines=[(factor, f"s = {factor:g}")],
                                    name="ext_attention_factor",

@@ -64,7 +64,7 @@ def lesson():
             return
         if tab_ratio.open:
             with tab_ratio:
-                show(figures.lines(pairs, {k: r[0]["ratio"] for k, r in results.items()},
+                show(figures.roomy_lines(pairs, {k: r[0]["ratio"] for k, r in results.items()},
                                    title=f"θ′/θ per pair, s = {factor:g}", x_title="rotary pair i",
                                    y_title="θ′/θ (log scale)", log_y=True, hover_format=".4g",
                                    hlines=[(1.0, "1: kept"), (1 / factor, "1/s")], name="cmp_ratio",
@@ -77,7 +77,7 @@ def lesson():
             with tab_wave:
                 series = {"no scaling": none["wavelength_before"]}
                 series.update({k: r[0]["wavelength_after"] for k, r in results.items()})
-                show(figures.lines(pairs, series, title="Wavelength of each pair after scaling",
+                show(figures.roomy_lines(pairs, series, title="Wavelength of each pair after scaling",
                                    x_title="rotary pair i", y_title="wavelength (positions, log)", log_y=True,
                                    dashed=("no scaling",), hover_format=",.1f", name="cmp_wavelength",
                                    hlines=[(original, f"L = {original:,}"), (target, f"L′ = {target:,}")],
@@ -88,7 +88,7 @@ def lesson():
             with tab_angle:
                 series = {"training: L·θ": none["angle_train"], "no scaling: L′·θ": none["angle_unscaled"]}
                 series.update({k: r[0]["angle_target"] for k, r in results.items()})
-                show(figures.lines(pairs, series, title="Angle each pair turns across the context",
+                show(figures.roomy_lines(pairs, series, title="Angle each pair turns across the context",
                                    x_title="rotary pair i", y_title="angle (rad, log)", log_y=True,
                                    dashed=("training: L·θ", "no scaling: L′·θ"), hover_format=".4g",
                                    hlines=[(6.283185307179586, "2π")], name="cmp_angles",
@@ -102,7 +102,7 @@ def lesson():
             with tab_score:
                 series = {"no scaling": none_s}
                 series.update({k: r[2] for k, r in results.items()})
-                show(figures.lines(none_d, series, title="Score of a query with an identical key at distance r",
+                show(figures.roomy_lines(none_d, series, title="Score of a query with an identical key at distance r",
                                    x_title="distance r (positions, log)", y_title="a² · mean cos(rθ′)", log_x=True,
                                    dashed=("no scaling",), name="cmp_score",
                                    vlines=[(original, "L"), (target, "L′")],
