@@ -43,7 +43,7 @@ def ratio(result, *, name: str, label: str, overlay: np.ndarray | None = None) -
     series = {"θ′/θ (transformers)": result["ratio"]}
     dashed = ()
     if overlay is not None:
-        series["θ′/θ, YaRN paper: ramp linear in rotations r = L/λ"] = overlay
+        series["YaRN paper (ramp in rotations r = L/λ)"] = overlay
         dashed = (list(series)[-1],)
     s = result["factor"]
     show(figures.banded_lines(

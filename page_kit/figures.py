@@ -205,7 +205,9 @@ def banded_lines(x, series: Mapping[str, np.ndarray], bands: Sequence[str], *, t
     per band in the legend, so "which pairs are kept, blended, divided" reads at a glance.
     """
     colors = dict(BAND_COLORS if band_colors is None else band_colors)
+    refs = dict(hlines=line_options.pop("hlines", ()), vlines=line_options.pop("vlines", ()))
     chart = lines(x, series, title=title, x_title=x_title, y_title=y_title, alt=alt, name=name, **line_options)
+    reference_lines(chart, **refs)
     x = np.asarray(x, dtype=np.float64)
     labels = [str(b) for b in bands]
     if len(labels) != x.shape[0]:
@@ -236,5 +238,27 @@ def roomy(chart: Chart) -> Chart:
 
 
 def roomy_lines(*args, **kwargs) -> Chart:
-    """``lines`` with the room of ``roomy`` (log-axis tick labels, legend below)."""
-    return roomy(lines(*args, **kwargs))
+    """``lines`` with the room of ``roomy`` (log-axis tick labels, legend below) and ``reference_lines``."""
+    refs = dict(hlines=kwargs.pop("hlines", ()), vlines=kwargs.pop("vlines", ()))
+    return roomy(reference_lines(lines(*args, **kwargs), **refs))
+
+
+def reference_lines(chart: Chart, *, hlines: Sequence[tuple[float, str]] = (),
+                    vlines: Sequence[tuple[float, str]] = ()) -> Chart:
+    """Labelled reference lines that also sit right on log axes.
+
+    plotly places a shape's own annotation at the raw value even on a log axis (where annotation
+    coordinates are log10), which puts the label in the wrong place and stretches the range; here the
+    label is a separate annotation in the axis' own units.
+    """
+    layout = chart.figure.layout
+    log_x, log_y = layout.xaxis.type == "log", layout.yaxis.type == "log"
+    for value, label in hlines:
+        chart.figure.add_hline(y=value, line=dict(color="#888888", dash="dot", width=1.2))
+        chart.figure.add_annotation(x=1, xref="paper", xanchor="right", yanchor="bottom", showarrow=False,
+                                    y=float(np.log10(value)) if log_y else value, text=label)
+    for value, label in vlines:
+        chart.figure.add_vline(x=value, line=dict(color="#888888", dash="dot", width=1.5))
+        chart.figure.add_annotation(y=1, yref="paper", yanchor="bottom", xanchor="left", showarrow=False,
+                                    x=float(np.log10(value)) if log_x else value, text=label)
+    return chart
