@@ -191,3 +191,74 @@ def small_multiples(grids: Sequence[np.ndarray], titles: Sequence[str], *, title
     fig.update_xaxes(showticklabels=False)
     note = f"Each panel shows every {step}th row and column." if step > 1 else ""
     return Chart(fig, alt, name, matrix=stack, note=note)
+
+
+BAND_COLORS = {"extrapolated": "#0072B2", "blended": "#E69F00", "interpolated": "#009E73"}  # Okabe & Ito
+
+
+def banded_lines(x, series: Mapping[str, np.ndarray], bands: Sequence[str], *, title: str, x_title: str,
+                 y_title: str, alt: str, name: str, band_colors: Mapping[str, str] | None = None,
+                 **line_options) -> Chart:
+    """``lines`` over a categorical x (e.g. rotary pairs) with each run of equal band labels shaded.
+
+    ``bands[i]`` labels x[i]; a run of equal labels becomes one translucent rectangle, labelled once
+    per band in the legend, so "which pairs are kept, blended, divided" reads at a glance.
+    """
+    colors = dict(BAND_COLORS if band_colors is None else band_colors)
+    refs = dict(hlines=line_options.pop("hlines", ()), vlines=line_options.pop("vlines", ()))
+    chart = lines(x, series, title=title, x_title=x_title, y_title=y_title, alt=alt, name=name, **line_options)
+    reference_lines(chart, **refs)
+    x = np.asarray(x, dtype=np.float64)
+    labels = [str(b) for b in bands]
+    if len(labels) != x.shape[0]:
+        raise ValueError("banded_lines needs one band label per x value.")
+    half = (x[1] - x[0]) / 2 if x.shape[0] > 1 else 0.5
+    start = 0
+    for i in range(1, len(labels) + 1):
+        if i == len(labels) or labels[i] != labels[start]:
+            chart.figure.add_vrect(x0=x[start] - half, x1=x[i - 1] + half, line_width=0, layer="below",
+                                   fillcolor=colors.get(labels[start], "#999999"), opacity=0.13)
+            start = i
+    for label in dict.fromkeys(labels):  # legend entries for the bands, in order of appearance
+        chart.figure.add_trace(go.Scatter(x=[None], y=[None], mode="markers", name=f"band: {label}",
+                                          marker=dict(symbol="square", size=12, opacity=0.45,
+                                                      color=colors.get(label, "#999999")),
+                                          hoverinfo="skip"))
+    chart.table["band"] = np.asarray(labels)
+    return roomy(chart)
+
+
+def roomy(chart: Chart) -> Chart:
+    """Room for log-axis tick labels and a legend below the plot, so long legends never cover the title."""
+    chart.figure.update_xaxes(automargin=True)
+    chart.figure.update_yaxes(automargin=True)
+    chart.figure.update_layout(legend=dict(orientation="h", yanchor="top", y=-0.2, x=0),
+                               height=max(chart.figure.layout.height or 380, 440), margin=dict(b=20))
+    return chart
+
+
+def roomy_lines(*args, **kwargs) -> Chart:
+    """``lines`` with the room of ``roomy`` (log-axis tick labels, legend below) and ``reference_lines``."""
+    refs = dict(hlines=kwargs.pop("hlines", ()), vlines=kwargs.pop("vlines", ()))
+    return roomy(reference_lines(lines(*args, **kwargs), **refs))
+
+
+def reference_lines(chart: Chart, *, hlines: Sequence[tuple[float, str]] = (),
+                    vlines: Sequence[tuple[float, str]] = ()) -> Chart:
+    """Labelled reference lines that also sit right on log axes.
+
+    plotly places a shape's own annotation at the raw value even on a log axis (where annotation
+    coordinates are log10), which puts the label in the wrong place and stretches the range; here the
+    label is a separate annotation in the axis' own units.
+    """
+    layout = chart.figure.layout
+    log_x, log_y = layout.xaxis.type == "log", layout.yaxis.type == "log"
+    for value, label in hlines:
+        chart.figure.add_hline(y=value, line=dict(color="#888888", dash="dot", width=1.2))
+        chart.figure.add_annotation(x=1, xref="paper", xanchor="right", yanchor="bottom", showarrow=False,
+                                    y=float(np.log10(value)) if log_y else value, text=label)
+    for value, label in vlines:
+        chart.figure.add_vline(x=value, line=dict(color="#888888", dash="dot", width=1.5))
+        chart.figure.add_annotation(y=1, yref="paper", yanchor="bottom", xanchor="left", showarrow=False,
+                                    x=float(np.log10(value)) if log_x else value, text=label)
+    return chart

@@ -35,6 +35,23 @@ SECTIONS: tuple[Section, ...] = (
                      "products depend only on the offset, and the linear map that shifts a position."),
         ),
     ),
+    Section(
+        "Long context",
+        "A RoPE model trained on L tokens meets angles it never saw when run on more. Context-extension "
+        "methods decide which rotary pairs to slow down, and by how much.",
+        (
+            PageInfo("pages/context_extension.py", "Extending RoPE's context", "extension", ":material/expand:",
+                     "Position interpolation, NTK-aware, dynamic NTK, YaRN, Llama 3 and LongRoPE, pair by pair: "
+                     "wavelengths, the new/old ratio, angles out of distribution, attention factor."),
+            PageInfo("pages/extension_compare.py", "Compare extension methods", "extension-compare",
+                     ":material/compare_arrows:",
+                     "Several methods overlaid for the same L, L' and head_dim."),
+            PageInfo("pages/model_configs.py", "Model presets and config.json", "model-configs",
+                     ":material/data_object:",
+                     "The RoPE settings of well-known models, cited to their configs, or your own config.json: "
+                     "what was read, and everything drawn for it."),
+        ),
+    ),
 )
 
 

@@ -29,6 +29,7 @@ __all__ = [
     "read_rope_config",
     "rope_from_config",
     "rope_inv_freq",
+    "rope_layer_types",
     "rotary_dim",
     "scaling_type",
     "yarn_correction_dim",
@@ -320,7 +321,11 @@ def read_rope_config(config: Mapping, layer_type: str | None = None) -> RopeConf
     if not isinstance(config, Mapping):
         raise ValueError(f"A model config must be a JSON object (a dict), but got {type(config).__name__}.")
     head_dim = config.get("head_dim")
-    if head_dim is not None:
+    if config.get("qk_rope_head_dim") is not None:
+        # DeepSeek-V2/V3 (multi-head latent attention): only the qk_rope_head_dim slice of each head is
+        # rotated, and their transformers configs set head_dim = qk_rope_head_dim for the RoPE code.
+        head_dim = as_int("config['qk_rope_head_dim']", config["qk_rope_head_dim"], minimum=2, maximum=MAX_DIM)
+    elif head_dim is not None:
         head_dim = as_int("config['head_dim']", head_dim, minimum=2, maximum=MAX_DIM)
     else:
         missing = [k for k in ("hidden_size", "num_attention_heads") if config.get(k) is None]
@@ -335,14 +340,18 @@ def read_rope_config(config: Mapping, layer_type: str | None = None) -> RopeConf
     params = config.get("rope_scaling") or config.get("rope_parameters") or {}
     if not isinstance(params, Mapping):
         raise ValueError("rope_scaling / rope_parameters must be a JSON object.")
-    labels = config.get("layer_types") or []
-    nested = [k for k in params if isinstance(params.get(k), Mapping) and (k in labels or k.endswith("attention"))]
+    nested = rope_layer_types(config)
     if nested:
         chosen = layer_type or ("full_attention" if "full_attention" in nested else nested[0])
         if chosen not in nested:
             raise ValueError(f"layer_type must be one of {', '.join(nested)}, but got {chosen!r}.")
         params, layer_type = params[chosen], chosen
     params = dict(params)
+    legacy = params.get("rope_type", params.get("type"))
+    if legacy == "su" or (legacy == "yarn" and config.get("model_type") == "phi3"):
+        # Phi-3's first configs named LongRoPE "su"; transformers' Phi3Config renames "su" (and, for phi3
+        # models, "yarn") to "longrope".
+        params["rope_type"] = "longrope"
 
     base = params.get("rope_theta", config.get("rope_theta", config.get("rotary_emb_base", 10000.0)))
     partial = params.get("partial_rotary_factor", config.get("partial_rotary_factor", config.get("rotary_pct")))
@@ -357,6 +366,18 @@ def read_rope_config(config: Mapping, layer_type: str | None = None) -> RopeConf
     return RopeConfig(head_dim=head_dim, base=as_base(base), rope_type=rope_type, scaling=scaling,
                       partial_rotary_factor=as_float("partial_rotary_factor", partial, above=0.0, maximum=1.0),
                       max_position_embeddings=max_pos, layer_type=layer_type)
+
+
+def rope_layer_types(config: Mapping) -> list[str]:
+    """The layer types with their own RoPE settings (nested ``rope_parameters``), or [] when there is one."""
+    if not isinstance(config, Mapping):
+        raise ValueError(f"A model config must be a JSON object (a dict), but got {type(config).__name__}.")
+    params = config.get("rope_scaling") or config.get("rope_parameters") or {}
+    if not isinstance(params, Mapping):
+        return []
+    labels = config.get("layer_types")
+    labels = labels if isinstance(labels, (list, tuple)) else []
+    return [k for k in params if isinstance(params.get(k), Mapping) and (k in labels or k.endswith("attention"))]
 
 
 def rope_from_config(config: Mapping, seq_len=None, *, layer_type=None, backend="numpy", device=None):

@@ -1,0 +1,119 @@
+import streamlit as st
+
+import posenc_core as pc
+from page_kit import controls, figures, guard, header, notice, sections, show, source
+
+CONTEXTS = [1024, 2048, 4096, 8192, 32768]
+FACTORS = [1.5, 2.0, 4.0, 8.0, 16.0, 32.0, 64.0]
+BASES = [10000, 500000, 1000000]
+HEAD_DIMS = [32, 64, 96, 128, 256]
+
+
+@st.cache_data(max_entries=128, show_spinner=False)
+def analyse(method: str, head_dim: int, base: float, original: int, factor: float):
+    n_pairs = head_dim // 2
+    scaling, max_pos = pc.extension_scaling(method, factor, original,
+                                            short_factor=pc.resample_factors(pc.PHI35_SHORT_FACTOR, n_pairs),
+                                            long_factor=pc.resample_factors(pc.PHI35_LONG_FACTOR, n_pairs))
+    target = int(round(factor * original))
+    result = pc.extension_analysis(head_dim, base, scaling, original=original, target=target,
+                                   max_position_embeddings=max_pos)
+    distances, scores = pc.score_vs_distance(result["inv_freq_after"], result["attention_factor"], 4 * target)
+    return result, distances, scores
+
+
+@st.cache_data(max_entries=32, show_spinner=False)
+def unscaled(head_dim: int, base: float, original: int, factor: float):
+    target = int(round(factor * original))
+    result = pc.extension_analysis(head_dim, base, None, original=original, target=target)
+    distances, scores = pc.score_vs_distance(result["inv_freq_before"], 1.0, 4 * target)
+    return result, distances, scores
+
+
+header(
+    "Compare extension methods",
+    "Same model, same target length, different recipes. Overlaid, the methods separate into two families: "
+    "those that slow every pair (position interpolation) and those that leave the fast pairs alone and "
+    "concentrate the slowing on pairs that never completed a turn in training (NTK-aware, YaRN, Llama 3, "
+    "LongRoPE). Default knobs throughout: YaRN β = 32/1, Llama 3 low/high = 1/4, dynamic NTK at L′."
+)
+
+
+@st.fragment
+def lesson():
+    c1, c2, c3, c4 = st.columns(4)
+    with c1:
+        original = controls.select_slider("Training context L", "L", CONTEXTS, 4096, format_func=lambda v: f"{v:,}")
+    with c2:
+        factor = controls.select_slider("Extension factor s = L′/L", "s", FACTORS, 8.0, format_func=lambda v: f"{v:g}")
+    with c3:
+        base = controls.select_slider("Base (rope_theta)", "base", BASES, 10000, format_func=lambda v: f"{v:,}")
+    with c4:
+        head_dim = controls.select_slider("head_dim", "d", HEAD_DIMS, 128)
+    chosen = controls.multiselect("Methods", "ms", list(pc.EXTENSION_METHODS), ["linear", "ntk", "yarn", "llama3"],
+                                  format_func=lambda m: pc.EXTENSION_METHODS[m], max_selections=6)
+    target = int(round(factor * original))
+    tab_ratio, tab_wave, tab_angle, tab_score = sections(
+        ["New / old frequency", "Wavelength after", "Angles reached", "Score vs distance"])
+    with guard():
+        results = {pc.EXTENSION_METHODS[m]: analyse(m, head_dim, float(base), original, float(factor)) for m in chosen}
+        none, none_d, none_s = unscaled(head_dim, float(base), original, float(factor))
+        pairs = none["pair"]
+        if not results:
+            st.info("Pick at least one method above.")
+            return
+        if tab_ratio.open:
+            with tab_ratio:
+                show(figures.roomy_lines(pairs, {k: r[0]["ratio"] for k, r in results.items()},
+                                   title=f"θ′/θ per pair, s = {factor:g}", x_title="rotary pair i",
+                                   y_title="θ′/θ (log scale)", log_y=True, hover_format=".4g",
+                                   hlines=[(1.0, "1: kept"), (1 / factor, "1/s")], name="cmp_ratio",
+                                   alt="New over old frequency per rotary pair for each chosen method."))
+                notice("Position interpolation is flat at 1/s: even the fastest pairs, which distinguish neighbouring "
+                       "tokens, are slowed, which blurs local order. The others start at 1 (fast pairs kept) and "
+                       "reach 1/s only for the slowest pairs; YaRN and Llama 3 do it with a plateau at each end, "
+                       "NTK with a smooth geometric slide.")
+        if tab_wave.open:
+            with tab_wave:
+                series = {"no scaling": none["wavelength_before"]}
+                series.update({k: r[0]["wavelength_after"] for k, r in results.items()})
+                show(figures.roomy_lines(pairs, series, title="Wavelength of each pair after scaling",
+                                   x_title="rotary pair i", y_title="wavelength (positions, log)", log_y=True,
+                                   dashed=("no scaling",), hover_format=",.1f", name="cmp_wavelength",
+                                   hlines=[(original, f"L = {original:,}"), (target, f"L′ = {target:,}")],
+                                   alt="Wavelength per pair after each method, with L and L′ marked."))
+                notice("Wavelengths that crossed L in training need to cross L′ now; where each curve crosses the "
+                       "L′ line tells you which pairs the method treats as positional 'slow' pairs.")
+        if tab_angle.open:
+            with tab_angle:
+                series = {"training: L·θ": none["angle_train"], "no scaling: L′·θ": none["angle_unscaled"]}
+                series.update({k: r[0]["angle_target"] for k, r in results.items()})
+                show(figures.roomy_lines(pairs, series, title="Angle each pair turns across the context",
+                                   x_title="rotary pair i", y_title="angle (rad, log)", log_y=True,
+                                   dashed=("training: L·θ", "no scaling: L′·θ"), hover_format=".4g",
+                                   hlines=[(6.283185307179586, "2π")], name="cmp_angles",
+                                   alt="Per pair, the angle turned across L in training, across L′ without scaling, "
+                                       "and across L′ with each method."))
+                counts = ", ".join(f"{k}: {int(r[0]['out_of_distribution'].sum())}" for k, r in results.items())
+                notice("Below 2π a pair has only seen part of the circle, so any curve above the training curve "
+                       f"there is out of distribution. Pairs out of distribution, no scaling: "
+                       f"{int(none['out_of_distribution'].sum())}; {counts}.")
+        if tab_score.open:
+            with tab_score:
+                series = {"no scaling": none_s}
+                series.update({k: r[2] for k, r in results.items()})
+                show(figures.roomy_lines(none_d, series, title="Score of a query with an identical key at distance r",
+                                   x_title="distance r (positions, log)", y_title="a² · mean cos(rθ′)", log_x=True,
+                                   dashed=("no scaling",), name="cmp_score",
+                                   vlines=[(original, "L"), (target, "L′")],
+                                   alt="Score versus distance for each method, including its attention factor."))
+                st.dataframe({"method": list(results), "attention factor a": [r[0]["attention_factor"]
+                                                                             for r in results.values()]},
+                             hide_index=True, width="content")
+                notice("YaRN and LongRoPE start above 1 because their attention factor multiplies every logit by a²; "
+                       "the others start at 1. Further right, the methods that slow more pairs keep the score high "
+                       "for longer.")
+
+
+lesson()
+source(pc.extension_scaling, pc.extension_analysis)
