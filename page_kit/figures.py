@@ -99,12 +99,6 @@ def lines(x, series: Mapping[str, np.ndarray], *, title: str, x_title: str, y_ti
             line=dict(color=CATEGORICAL[i % len(CATEGORICAL)], width=2.2,
                       dash="dash" if label in dashed else "solid"),
             hovertemplate=f"{label}<br>{x_title}: %{{x}}<br>{y_title}: %{{y:{hover_format}}}<extra></extra>"))
-    for xv, label in vlines:
-        fig.add_vline(x=xv, line=dict(color="#888888", dash="dot", width=1.5), annotation_text=label,
-                      annotation_position="top right")
-    for yv, label in hlines:
-        fig.add_hline(y=yv, line=dict(color="#888888", dash="dot", width=1.2), annotation_text=label,
-                      annotation_position="bottom right")
     if shade_x is not None:
         fig.add_vrect(x0=shade_x[0], x1=shade_x[1], fillcolor="#999999", opacity=0.12, line_width=0,
                       annotation_text=shade_x[2], annotation_position="top left")
@@ -113,7 +107,7 @@ def lines(x, series: Mapping[str, np.ndarray], *, title: str, x_title: str, y_ti
     fig.update_yaxes(type="log" if log_y else "linear")
     table = {x_title: x, **{k: np.asarray(v) for k, v in series.items()}}
     note = f"Plotting every {step}th point of {x.shape[0]}; the download has all of them." if step > 1 else ""
-    return Chart(fig, alt, name, table=table, note=note)
+    return reference_lines(Chart(fig, alt, name, table=table, note=note), hlines=hlines, vlines=vlines)
 
 
 def bars(categories, series: Mapping[str, np.ndarray], *, title: str, x_title: str, y_title: str, alt: str,
@@ -205,9 +199,7 @@ def banded_lines(x, series: Mapping[str, np.ndarray], bands: Sequence[str], *, t
     per band in the legend, so "which pairs are kept, blended, divided" reads at a glance.
     """
     colors = dict(BAND_COLORS if band_colors is None else band_colors)
-    refs = dict(hlines=line_options.pop("hlines", ()), vlines=line_options.pop("vlines", ()))
     chart = lines(x, series, title=title, x_title=x_title, y_title=y_title, alt=alt, name=name, **line_options)
-    reference_lines(chart, **refs)
     x = np.asarray(x, dtype=np.float64)
     labels = [str(b) for b in bands]
     if len(labels) != x.shape[0]:
@@ -238,9 +230,8 @@ def roomy(chart: Chart) -> Chart:
 
 
 def roomy_lines(*args, **kwargs) -> Chart:
-    """``lines`` with the room of ``roomy`` (log-axis tick labels, legend below) and ``reference_lines``."""
-    refs = dict(hlines=kwargs.pop("hlines", ()), vlines=kwargs.pop("vlines", ()))
-    return roomy(reference_lines(lines(*args, **kwargs), **refs))
+    """``lines`` with the room of ``roomy`` (log-axis tick labels, legend below)."""
+    return roomy(lines(*args, **kwargs))
 
 
 def reference_lines(chart: Chart, *, hlines: Sequence[tuple[float, str]] = (),
