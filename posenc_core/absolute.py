@@ -19,9 +19,12 @@ __all__ = [
     "NAIVE_KINDS",
     "VARIANTS",
     "binary_codes",
+    "binary_column",
+    "binary_column_curve",
     "binary_waves",
     "MAX_BITS",
     "embedding_norm_balance",
+    "fraction_codes",
     "naive_codes",
     "naive_inputs",
     "naive_norm_ratio",
@@ -211,6 +214,21 @@ def naive_codes(num_positions, kind="integer") -> np.ndarray:
     return positions
 
 
+def fraction_codes(lengths) -> np.ndarray:
+    """p / L for several sequence lengths L at once: row k holds lengths[k]'s codes, NaN past its end.
+
+    Returns float64 array of shape (len(lengths), max(lengths)).
+    """
+    lengths = [as_int("a sequence length", n, minimum=1, maximum=1 << 16) for n in lengths]
+    if not lengths:
+        raise ValueError("fraction_codes needs at least one sequence length.")
+    check_size(len(lengths) * max(lengths), "The code table")
+    out = np.full((len(lengths), max(lengths)), np.nan)
+    for row, n in enumerate(lengths):
+        out[row, :n] = naive_codes(n, "fraction")
+    return out
+
+
 def naive_norm_ratio(num_positions, kind="integer", dim=64) -> np.ndarray:
     """||position code|| / ||token embedding|| at every position, for token entries of size 1.
 
@@ -273,6 +291,31 @@ def binary_waves(positions, bits) -> np.ndarray:
     return np.cos(np.pi * (p[:, None] - (scale - 1) / 2) / scale)
 
 
+def binary_column(positions, bit) -> dict:
+    """Bit `bit` of (possibly fractional) positions, floor(p / 2^k) mod 2, next to its smooth twin.
+
+    Returns a dict of (n,) float64 arrays: "bit" (0 or 1), "signed" (1 - 2 bit, in {-1, 1}, the scale of
+    the wave) and "wave" (column k of binary_waves).
+    """
+    bit = as_int("bit", bit, minimum=0, maximum=MAX_BITS - 1)
+    p = np.asarray(positions, dtype=np.float64).reshape(-1)
+    check_size(p.shape[0], "The column")
+    value = np.mod(np.floor(p / 2.0 ** bit), 2)
+    return {"bit": value, "signed": 1 - 2 * value, "wave": binary_waves(p, bit + 1)[:, bit]}
+
+
+def binary_column_curve(bit, periods=2, samples=801) -> tuple[np.ndarray, dict]:
+    """binary_column on a fine grid of positions covering `periods` periods of bit `bit` (2^(bit+1) each).
+
+    Returns (positions (samples,), the dict of binary_column).
+    """
+    bit = as_int("bit", bit, minimum=0, maximum=MAX_BITS - 1)
+    periods = as_int("periods", periods, minimum=1, maximum=64)
+    samples = as_int("samples", samples, minimum=2, maximum=100_000)
+    positions = np.linspace(0, periods * 2.0 ** (bit + 1), samples)
+    return positions, binary_column(positions, bit)
+
+
 # --- Token + position -------------------------------------------------------------------------------------
 
 # How token embedding entries are initialised, and where each convention comes from.
@@ -320,16 +363,19 @@ def embedding_norm_balance(dims, init="normal(0, 1/sqrt(d))", scale=True, sample
     unscaled 1/sqrt(d) init, and is about 35 for 0.02: then the position code drowns the word.
 
     Returns:
-        dict with "dim" (k,), "measured" (k,) mean ratio over the samples, "expected" (k,) 1/(s sqrt 2).
+        dict with "dim" (k,), "measured" (k,) mean ratio over the samples, "expected" (k,) 1/(s sqrt 2),
+        "std" (k,) the effective entry size s (after the sqrt(d) factor when scale).
     """
     dims = [as_even_dim("dim", d) for d in dims]
     samples = as_int("samples", samples, minimum=1, maximum=4096)
     check_size(samples * sum(dims), "The norm balance")
-    measured, expected = [], []
+    measured, expected, stds = [], [], []
     words = [f"w{i}" for i in range(samples)]
     for d in dims:
         std = _init_std(init, d) * (np.sqrt(d) if scale else 1.0)
         token_norm = np.linalg.norm(token_embeddings(words, d, std), axis=1)  # (samples,)
         measured.append(float(np.mean(np.sqrt(d / 2) / token_norm)))
         expected.append(1 / (std * np.sqrt(2)))
-    return {"dim": np.asarray(dims), "measured": np.asarray(measured), "expected": np.asarray(expected)}
+        stds.append(std)
+    return {"dim": np.asarray(dims), "measured": np.asarray(measured), "expected": np.asarray(expected),
+            "std": np.asarray(stds)}

@@ -173,11 +173,13 @@ def principal_components(table, k=4) -> dict:
 
 
 def table_summary(table) -> dict:
-    """Numbers a page prints about a table: shape, mean row norm, and the range of its row norms."""
+    """Numbers a page prints about a table: shape, row norms, and the 4 channels that vary most with position."""
     table = np.asarray(table, dtype=np.float64)
     norms = np.linalg.norm(table, axis=1)
+    busiest = np.argsort(-table.std(axis=0), kind="stable")[:4]  # channels that vary most along positions
     return {"positions": table.shape[0], "channels": table.shape[1], "mean_norm": float(norms.mean()),
-            "min_norm": float(norms.min()), "max_norm": float(norms.max()), "norms": norms}
+            "min_norm": float(norms.min()), "max_norm": float(norms.max()), "norms": norms,
+            "busiest": [int(c) for c in busiest]}
 
 
 def missing_rows_message(table_rows, sequence_length) -> str:

@@ -210,3 +210,30 @@ def test_unscaled_small_init_grows_with_width():
 def test_new_bad_arguments_raise_clear_value_errors(call, message):
     with pytest.raises(ValueError, match=message):
         call()
+
+
+def test_fraction_codes_by_length():
+    table = pc.fraction_codes([2, 4])
+    np.testing.assert_allclose(table[1], [0, 0.25, 0.5, 0.75])
+    np.testing.assert_allclose(table[0, :2], [0, 0.5])
+    assert np.isnan(table[0, 2:]).all()
+    with pytest.raises(ValueError, match="at least one"):
+        pc.fraction_codes([])
+    with pytest.raises(ValueError, match="at least 1"):
+        pc.fraction_codes([0])
+
+
+def test_binary_column_at_fractional_positions():
+    col = pc.binary_column([0, 1.5, 2, 3.9, 4], 1)
+    np.testing.assert_array_equal(col["bit"], [0, 0, 1, 1, 0])
+    np.testing.assert_array_equal(col["signed"], [1, 1, -1, -1, 1])
+    np.testing.assert_allclose(col["wave"], np.cos(np.pi * (np.array([0, 1.5, 2, 3.9, 4]) - 0.5) / 2))
+    with pytest.raises(ValueError, match="at most 23"):
+        pc.binary_column([0], 24)
+
+
+def test_binary_column_curve_covers_whole_periods():
+    xs, col = pc.binary_column_curve(2, periods=3, samples=49)
+    assert xs[0] == 0 and xs[-1] == 24 and col["wave"].shape == (49,)
+    with pytest.raises(ValueError, match="periods"):
+        pc.binary_column_curve(1, periods=0)
