@@ -121,9 +121,11 @@ def lesson():
                         r"\cos(0, 1) = $a,\ \cos(0, $far) = $b", a=float(info["similarity"][0, 1]),
                         far=shown - 1, b=float(info["similarity"][0, shown - 1]))
                 notice("Nobody told the model that position 41 is close to position 42, but training found it: "
-                       "the band along the diagonal means neighbouring rows point in similar directions, and "
-                       "similarity fades with distance, much like the sinusoidal table's dot products. Look also "
-                       "at the edges: the first few positions and the rarely used last ones often stand apart.")
+                       "the dark band along the diagonal means neighbouring rows point in similar directions. Away "
+                       "from the diagonal the similarity does not simply fade; it ripples in stripes, because the "
+                       "table contains periodic, wave-like directions (the Principal components tab shows them). "
+                       "In all-MiniLM-L6-v2, look for a seam near position 128: its model card says fine-tuning "
+                       "limited sequences to 128 tokens, so the rows after that were shaped by pre-training alone.")
 
         if tab_dims.open:
             with tab_dims:
@@ -136,9 +138,10 @@ def lesson():
                         title="Chosen channels of P against position", x_title="position p", y_title="P[p, c]",
                         name="learned_channels",
                         alt=f"Line plot of {len(chosen)} channels of the learned table against position."))
-                notice("Several channels trace slow, wave-like curves across the positions, rediscovering on their "
-                       "own something like the low frequencies of a sinusoidal table, with noise on top where "
-                       "training saw little data.")
+                notice("Single channels are noisy: each wiggles around zero with some slow drift, and row 0 often "
+                       "sticks out (position 0 holds the [CLS] token in every BERT input). The structure is spread "
+                       "over many channels at once, which is why the principal components show it far more "
+                       "clearly than any one channel does.")
 
         if tab_pca.open:
             with tab_pca:
@@ -157,10 +160,11 @@ def lesson():
                 formula(r"P - \bar P = U\Sigma V^\top,\quad \text{score}_k(p) = U_{pk}\,\sigma_k,\quad "
                         r"\text{PC 1..$k carry } $share \text{ of the variance}", k=k,
                         share=float(pca["explained"].sum()))
-                notice("Project the rows onto their main directions and the positions line up along smooth "
-                       "curves, like low-frequency sines and cosines of the position. That is the structure "
-                       "training discovered: the table is, to a good part, a smooth code of 'how far along'.")
-
+                notice("Project the rows onto their main directions and the positions trace regular curves instead "
+                       "of noise. In all-MiniLM-L6-v2 the first two components oscillate together like a sine and "
+                       "a cosine of the same short period, a rotating pair much like one pair of a sinusoidal "
+                       "table, and the next ones are slower waves. Training rediscovered a multi-frequency code of "
+                       "position; no single component carries much of the variance, so the code is spread out.")
 
 lesson()
 source(pc.learned_lookup, pc.principal_components, pc.load_position_table)

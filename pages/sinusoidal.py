@@ -157,10 +157,10 @@ def lesson():
                     series[f"pair {pair} (sin, λ={info['wavelength']:,.0f})"] = pe[:, col]
                 show(figures.lines(
                     range(n), series, title=f"Sines of four pairs, trained on positions 0 to {train - 1}",
-                    x_title="position", y_title="PE value", vlines=[(train - 1, "training length")],
-                    shade_x=(train - 1, n - 1, "never seen in training"), name="sinusoidal_extrapolation",
-                    alt="Four sine columns continuing smoothly past a dotted training-length marker into a shaded "
-                        "region."))
+                    x_title="position", y_title="PE value",
+                    shade_x=(train - 1, n - 1, f"past the training length L = {train}"),
+                    name="sinusoidal_extrapolation",
+                    alt="Four sine columns continuing smoothly past the training length into a shaded region."))
                 show(figures.bars(
                     list(range(half)), {"fraction of one turn seen": coverage},
                     title="How much of each pair's circle the training positions covered", x_title="pair i",

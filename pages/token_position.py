@@ -36,7 +36,7 @@ def lesson():
         init = controls.select("Token embedding init", "init", list(pc.EMBEDDING_INITS), index=2,
                                help="; ".join(f"{k}: {v}" for k, v in pc.EMBEDDING_INITS.items()))
     with c4:
-        scale = controls.toggle("Multiply by √d", "scale", True,
+        scale = controls.toggle("× √d", "scale", True,
                                 help="The Transformer paper multiplies the token embeddings by √d before adding "
                                      "the sinusoidal table.")
     st.caption(f"{init} is used by {pc.EMBEDDING_INITS[init]}.")

@@ -176,7 +176,9 @@ def table_summary(table) -> dict:
     """Numbers a page prints about a table: shape, row norms, and the 4 channels that vary most with position."""
     table = np.asarray(table, dtype=np.float64)
     norms = np.linalg.norm(table, axis=1)
-    busiest = np.argsort(-table.std(axis=0), kind="stable")[:4]  # channels that vary most along positions
+    # channels that vary most along positions, ignoring row 0 (in BERT-style tables it is often an outlier)
+    body = table[1:] if table.shape[0] > 2 else table
+    busiest = np.argsort(-body.std(axis=0), kind="stable")[:4]
     return {"positions": table.shape[0], "channels": table.shape[1], "mean_norm": float(norms.mean()),
             "min_norm": float(norms.min()), "max_norm": float(norms.max()), "norms": norms,
             "busiest": [int(c) for c in busiest]}

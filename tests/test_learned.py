@@ -80,6 +80,7 @@ def test_lookup_and_its_honest_failure():
 
 def test_table_summary():
     summary = pc.table_summary(np.array([[3.0, 4.0], [0.0, 1.0]]))
+    assert pc.table_summary(np.array([[9.0, 0], [0, 1], [0, -1]]))["busiest"] == [1, 0]  # row 0 ignored
     assert summary["positions"] == 2 and summary["mean_norm"] == 3 and summary["max_norm"] == 5
     assert summary["busiest"] == [0, 1]
 
