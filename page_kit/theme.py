@@ -29,7 +29,7 @@ def _template(dark: bool, presentation: bool) -> go.layout.Template:
     paper = "#0e1117" if dark else "#ffffff"
     size = 19 if presentation else 13
     axis = dict(gridcolor=grid, zerolinecolor=grid, linecolor=grid, ticks="outside", tickcolor=grid,
-                title=dict(font=dict(size=size + 1)), automargin=True)  # tick labels and titles must not clip
+                title=dict(font=dict(size=size + 1)), automargin=True)
     return go.layout.Template(layout=dict(
         font=dict(family=FONT_FAMILY, color=ink, size=size),
         # the title sits at the top of the figure and the legend row below it, above the plot, so they never overlap
