@@ -44,3 +44,8 @@ def multiselect(label, key, options, default, *, help=None, max_selections=None,
 def number(label, key, min_value, max_value, value, step=None, *, help=None, format=None):
     return st.number_input(label, min_value=min_value, max_value=max_value, value=value, step=step, key=key,
                            help=help, format=format, bind="query-params")
+
+
+def text(label, key, value, *, help=None, max_chars=None):
+    """A short free-text field (a sentence, a tensor name); the URL carries the text."""
+    return st.text_input(label, value=value, key=key, help=help, max_chars=max_chars, bind="query-params")

@@ -26,6 +26,22 @@ HOME = PageInfo("pages/home.py", "Home", "home", ":material/home:", "The story o
 
 SECTIONS: tuple[Section, ...] = (
     Section(
+        "Why position matters",
+        "Self-attention compares every token with every other token and never looks at where they sit. "
+        "Before any encoding, see what that means, and why the first ideas for fixing it fall short.",
+        (
+            PageInfo("pages/order.py", "Attention has no sense of order", "order", ":material/shuffle:",
+                     "Shuffle a sentence or an image: outputs move with their tokens and every pooled summary "
+                     "stays the same, until a positional encoding is added."),
+            PageInfo("pages/naive.py", "Naive position codes", "naive", ":material/pin:",
+                     "Add the raw integer and it drowns the word; divide by the length and the same position "
+                     "gets a different code in every sequence length."),
+            PageInfo("pages/binary.py", "The binary analogy", "binary", ":material/looks_one:",
+                     "Bits of the position, each column alternating half as fast as the last, next to their "
+                     "smooth, bounded sine-wave twins."),
+        ),
+    ),
+    Section(
         "Absolute encodings",
         "Attention alone treats its input as a bag of tokens. The first fix gives every position its own "
         "vector and adds it to the token embedding.",
@@ -33,6 +49,12 @@ SECTIONS: tuple[Section, ...] = (
             PageInfo("pages/sinusoidal.py", "Sinusoidal encoding", "sinusoidal", ":material/waves:",
                      "The fixed sine/cosine table of the original Transformer: its wavelengths, why its dot "
                      "products depend only on the offset, and the linear map that shifts a position."),
+            PageInfo("pages/learned.py", "Learned absolute embeddings", "learned", ":material/table_rows:",
+                     "A trainable table with one row per position: why it stops at its last row, and what "
+                     "all-MiniLM-L6-v2's trained table (or your own) looks like."),
+            PageInfo("pages/token_position.py", "Token + position", "token-position", ":material/add_circle:",
+                     "The model's input is token embedding plus position row; how their norms balance as the "
+                     "width and the initialisation change."),
         ),
     ),
     Section(

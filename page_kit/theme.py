@@ -33,9 +33,11 @@ def _template(dark: bool, presentation: bool) -> go.layout.Template:
                 title=dict(font=dict(size=size + 1)), automargin=True)
     return go.layout.Template(layout=dict(
         font=dict(family=FONT_FAMILY, color=ink, size=size),
-        title=dict(font=dict(size=size + 3), x=0.0, xanchor="left"),
+        # the title sits at the top of the figure and the legend row below it, above the plot, so they never overlap
+        title=dict(font=dict(size=size + 3), x=0.0, xanchor="left", y=1.0, yanchor="top", yref="container",
+                   pad=dict(t=8)),
         paper_bgcolor=paper, plot_bgcolor=paper, colorway=CATEGORICAL,
-        xaxis=axis, yaxis=axis, margin=dict(l=10, r=10, t=48, b=10),
+        xaxis=axis, yaxis=axis, margin=dict(l=10, r=10, t=78, b=10),
         hoverlabel=dict(font=dict(family=FONT_FAMILY, size=size)),
         legend=dict(bgcolor="rgba(0,0,0,0)", orientation="h", yanchor="bottom", y=1.02, x=0),
         coloraxis=dict(colorbar=dict(thickness=14, outlinewidth=0)),

@@ -9,8 +9,10 @@ from ._backend import available_backends, cuda_available, default_device, to_num
 from ._checks import MAX_DIM, MAX_ELEMENTS, MAX_HEADS, MAX_POSITIONS  # noqa: F401
 from .absolute import *  # noqa: F403
 from .analysis import *  # noqa: F403
+from .attention import *  # noqa: F403
 from .biases import *  # noqa: F403
 from .extension import *  # noqa: F403
+from .learned import *  # noqa: F403
 from .presets import *  # noqa: F403
 from .rope import *  # noqa: F403
 from .scaling import *  # noqa: F403

@@ -78,3 +78,162 @@ def test_dot_product_depends_only_on_offset(dim, n):
 def test_bad_arguments_raise_clear_value_errors(call, message):
     with pytest.raises(ValueError, match=message):
         call()
+
+
+# --- tensor2tensor / fairseq variant, wavelengths, training-length coverage ---------------------------------
+
+def _fairseq_reference(n, dim, base=10000.0):
+    """fairseq's SinusoidalPositionalEmbedding.get_embedding, re-derived in torch (no padding row)."""
+    torch = pytest.importorskip("torch")
+    half = dim // 2
+    step = np.log(base) / (half - 1)
+    inv = torch.exp(torch.arange(half, dtype=torch.float32) * -step)
+    angles = torch.arange(n, dtype=torch.float32)[:, None] * inv[None, :]
+    return torch.cat([torch.sin(angles), torch.cos(angles)], dim=1).numpy()
+
+
+@pytest.mark.parametrize("n, dim", [(16, 8), (100, 64), (7, 4)])
+def test_tensor2tensor_variant_matches_fairseq(n, dim):
+    ours = pc.sinusoidal(n, dim, layout="concat", variant="tensor2tensor")
+    np.testing.assert_allclose(ours, _fairseq_reference(n, dim), atol=2e-5)
+
+
+def test_variant_frequencies_known_values():
+    np.testing.assert_allclose(pc.sinusoidal_frequencies(8, 10000.0, "tensor2tensor"),
+                               [1.0, 10000 ** (-1 / 3), 10000 ** (-2 / 3), 1e-4])
+    np.testing.assert_allclose(pc.sinusoidal_frequencies(8), [1.0, 0.1, 0.01, 0.001])
+    assert pc.sinusoidal_frequencies(2, 100.0, "tensor2tensor").tolist() == [1.0]  # one pair: divisor 1
+
+
+@settings(max_examples=30, deadline=None)
+@given(dim=st.sampled_from([4, 16, 128]), base=st.floats(2.0, 1e6), variant=st.sampled_from(pc.VARIANTS))
+def test_wavelengths_run_from_two_pi_towards_two_pi_base(dim, base, variant):
+    lam = pc.sinusoidal_wavelengths(dim, base, variant)
+    assert lam[0] == pytest.approx(2 * np.pi)
+    assert np.all(np.diff(lam) > 0)
+    assert lam[-1] <= 2 * np.pi * base * (1 + 1e-9)
+    if variant == "tensor2tensor":
+        assert lam[-1] == pytest.approx(2 * np.pi * base)
+
+
+def test_coverage_is_full_for_fast_pairs_and_partial_for_slow_ones():
+    cov = pc.sinusoidal_coverage(100, 16)
+    omega = pc.sinusoidal_frequencies(16)
+    np.testing.assert_allclose(cov, np.minimum(1, 99 * omega / (2 * np.pi)))
+    assert cov[0] == 1 and cov[-1] < 0.01
+    assert np.all(np.diff(cov) <= 0)
+
+
+# --- naive codes -------------------------------------------------------------------------------------------
+
+def test_naive_codes_known_values():
+    np.testing.assert_array_equal(pc.naive_codes(4, "integer"), [0, 1, 2, 3])
+    np.testing.assert_allclose(pc.naive_codes(4, "fraction"), [0, 0.25, 0.5, 0.75])
+    # the same position, two lengths, two codes; the same code, two positions
+    assert pc.naive_codes(10, "fraction")[5] == pc.naive_codes(20, "fraction")[10] == 0.5
+
+
+@settings(max_examples=20, deadline=None)
+@given(n=st.integers(2, 500), dim=st.sampled_from([2, 8, 64, 512]))
+def test_naive_norm_ratio(n, dim):
+    np.testing.assert_allclose(pc.naive_norm_ratio(n, "integer", dim), np.arange(n))
+    np.testing.assert_allclose(pc.naive_norm_ratio(n, "sinusoidal", dim), np.full(n, 2 ** -0.5), rtol=1e-12)
+    assert pc.naive_norm_ratio(n, "fraction", dim).max() < 1
+
+
+def test_naive_inputs_add_the_code_to_every_channel():
+    parts = pc.naive_inputs(6, 5, "integer")
+    np.testing.assert_allclose(parts["sum"] - parts["token"], np.arange(6)[:, None] * np.ones((1, 5)))
+    assert abs(parts["token"].std() - 1) < 0.5
+
+
+# --- binary analogy ----------------------------------------------------------------------------------------
+
+def test_binary_codes_known_values():
+    np.testing.assert_array_equal(pc.binary_codes(6, 3), [[0, 0, 0], [1, 0, 0], [0, 1, 0], [1, 1, 0], [0, 0, 1],
+                                                          [1, 0, 1]])
+    assert pc.binary_codes(4, 1).tolist() == [[0], [1], [0], [1]]
+
+
+@settings(max_examples=20, deadline=None)
+@given(bits=st.integers(1, 10))
+def test_rounding_the_wave_gives_the_bit_back(bits):
+    n = 2 ** bits + 37
+    waves = pc.binary_waves(np.arange(n), bits)
+    np.testing.assert_array_equal(np.sign(waves), 1 - 2 * pc.binary_codes(n, bits))
+    # column k has period 2^(k+1), and fractional positions are fine
+    for k in range(bits):
+        np.testing.assert_allclose(pc.binary_waves([0.3 + 2 ** (k + 1)], bits)[0, k],
+                                   pc.binary_waves([0.3], bits)[0, k], atol=1e-9)
+
+
+# --- token + position --------------------------------------------------------------------------------------
+
+def test_token_plus_position_adds_rows_and_norms():
+    parts = pc.token_plus_position(["my", "kid", "my"], 16, "normal(0, 1/sqrt(d))", True)
+    np.testing.assert_allclose(parts["input"], parts["token"] + parts["position"])
+    np.testing.assert_allclose(parts["position_norm"], np.sqrt(8))
+    np.testing.assert_array_equal(parts["token"][0], parts["token"][2])  # same word, same token row
+    np.testing.assert_allclose(parts["position"], pc.sinusoidal(3, 16, dtype="float64"))
+
+
+@pytest.mark.parametrize("init, scale, expected", [
+    ("normal(0, 1/sqrt(d))", True, 2 ** -0.5),
+    ("normal(0, 1)", False, 2 ** -0.5),
+    ("normal(0, 0.02)", False, 1 / (0.02 * np.sqrt(2))),
+])
+def test_norm_balance_matches_its_expectation(init, scale, expected):
+    balance = pc.embedding_norm_balance([64, 256, 1024], init, scale)
+    np.testing.assert_allclose(balance["expected"], expected)
+    np.testing.assert_allclose(balance["measured"], expected, rtol=0.05)  # chi distribution, 256 words
+
+
+def test_unscaled_small_init_grows_with_width():
+    balance = pc.embedding_norm_balance([16, 1024], "normal(0, 1/sqrt(d))", False)
+    np.testing.assert_allclose(balance["expected"], np.sqrt([16, 1024]) / np.sqrt(2))
+
+
+@pytest.mark.parametrize("call, message", [
+    (lambda: pc.sinusoidal(10, 4, variant="fairseq"), "variant"),
+    (lambda: pc.sinusoidal_coverage(0, 8), "at least 1"),
+    (lambda: pc.naive_codes(0), "at least 1"),
+    (lambda: pc.naive_codes(4, "log"), "kind"),
+    (lambda: pc.naive_norm_ratio(4, "integer", 3), "even"),
+    (lambda: pc.naive_inputs(5000, 4), "at most"),
+    (lambda: pc.binary_codes(8, 0), "at least 1"),
+    (lambda: pc.binary_codes(8, 99), "at most"),
+    (lambda: pc.binary_codes(1 << 22, 24), "cap"),
+    (lambda: pc.token_plus_position(["a"], 8, "xavier"), "init"),
+    (lambda: pc.token_plus_position([], 8), "non-empty"),
+    (lambda: pc.embedding_norm_balance([7]), "even"),
+])
+def test_new_bad_arguments_raise_clear_value_errors(call, message):
+    with pytest.raises(ValueError, match=message):
+        call()
+
+
+def test_fraction_codes_by_length():
+    table = pc.fraction_codes([2, 4])
+    np.testing.assert_allclose(table[1], [0, 0.25, 0.5, 0.75])
+    np.testing.assert_allclose(table[0, :2], [0, 0.5])
+    assert np.isnan(table[0, 2:]).all()
+    with pytest.raises(ValueError, match="at least one"):
+        pc.fraction_codes([])
+    with pytest.raises(ValueError, match="at least 1"):
+        pc.fraction_codes([0])
+
+
+def test_binary_column_at_fractional_positions():
+    col = pc.binary_column([0, 1.5, 2, 3.9, 4], 1)
+    np.testing.assert_array_equal(col["bit"], [0, 0, 1, 1, 0])
+    np.testing.assert_array_equal(col["signed"], [1, 1, -1, -1, 1])
+    np.testing.assert_allclose(col["wave"], np.cos(np.pi * (np.array([0, 1.5, 2, 3.9, 4]) - 0.5) / 2))
+    with pytest.raises(ValueError, match="at most 23"):
+        pc.binary_column([0], 24)
+
+
+def test_binary_column_curve_covers_whole_periods():
+    xs, col = pc.binary_column_curve(2, periods=3, samples=49)
+    assert xs[0] == 0 and xs[-1] == 24 and col["wave"].shape == (49,)
+    with pytest.raises(ValueError, match="periods"):
+        pc.binary_column_curve(1, periods=0)

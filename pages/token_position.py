@@ -1,0 +1,93 @@
+import streamlit as st
+
+import posenc_core as pc
+from page_kit import controls, figures, formula, guard, header, notice, sections, show, source
+
+DIMS = (8, 16, 32, 64, 128, 256, 512, 1024)
+
+
+@st.cache_data(max_entries=32, show_spinner=False)
+def parts(text: str, dim: int, init: str, scale: bool):
+    return pc.token_plus_position(pc.tokenize(text), dim, init, scale)
+
+
+@st.cache_data(max_entries=32, show_spinner=False)
+def balance(init: str, scale: bool, dim: int):
+    return pc.embedding_norm_balance(sorted(set(DIMS) | {dim}), init, scale)
+
+
+header(
+    "Token + position",
+    "The first layer of an absolute-position Transformer sees one vector per token: the token's embedding "
+    "(a row looked up by word) plus the position's row (looked up, or computed, by slot). Adding is cheap and "
+    "keeps the width, but the two parts share the same channels, so their sizes decide which one the model "
+    "mostly hears. That balance depends on the width and on how the embeddings were initialised."
+)
+
+
+@st.fragment
+def lesson():
+    c1, c2, c3, c4 = st.columns([4, 3, 3, 2])
+    with c1:
+        text = controls.text("Sentence", "s", "my kid likes the movie", max_chars=300)
+    with c2:
+        dim = controls.slider("Width d", "d", 4, 1024, 64, step=4)
+    with c3:
+        init = controls.select("Token embedding init", "init", list(pc.EMBEDDING_INITS), index=2,
+                               help="; ".join(f"{k}: {v}" for k, v in pc.EMBEDDING_INITS.items()))
+    with c4:
+        scale = controls.toggle("× √d", "scale", True,
+                                help="The Transformer paper multiplies the token embeddings by √d before adding "
+                                     "the sinusoidal table.")
+    st.caption(f"{init} is used by {pc.EMBEDDING_INITS[init]}.")
+    tab_form, tab_balance = sections(["Forming the input", "Norm balance"])
+
+    with guard():
+        x = parts(text, dim, init, scale)
+        words = pc.tokenize(text)
+        if tab_form.open:
+            with tab_form:
+                show(figures.small_multiples(
+                    [x["token"], x["position"], x["input"]],
+                    ["token embedding" + (" x √d" if scale else ""), "sinusoidal position row", "input = sum"],
+                    title=f"{len(words)} words x {dim} channels (one colour scale)", cols=3, x_title="channel",
+                    y_title="word", value_name="value", cell_px=300, name="token_position_parts",
+                    alt="Three heatmaps on one colour scale: the token embeddings, the position rows and "
+                        "their sum."))
+                formula(r"x_p = $s E[w_p] + PE(p):\quad \lVert $s E[\text{$w}]\rVert = $tok,\ "
+                        r"\lVert PE(0)\rVert = \sqrt{d/2} = $pos,\ \lVert x_0\rVert = $inp",
+                        s=r"\sqrt{d}\," if scale else "", w=words[0], tok=float(x["token_norm"][0]),
+                        pos=float(x["position_norm"][0]), inp=float(x["input_norm"][0]))
+                notice("Read the middle panel down: every sentence gets the same position rows, whatever the "
+                       "words. The right panel is what the model sees. When the left panel is faint next to the "
+                       "middle one (try the 0.02 init without √d), the input is mostly position and the words "
+                       "barely register; when it is loud, the position is a small nudge on top of the word.")
+
+        if tab_balance.open:
+            with tab_balance:
+                labels = [f"{k}: {w}" for k, w in enumerate(words)]
+                show(figures.bars(
+                    labels, {"token": x["token_norm"], "position": x["position_norm"], "sum": x["input_norm"]},
+                    title="Vector lengths, word by word", x_title="slot: word", y_title="L2 norm",
+                    name="token_position_norms",
+                    alt="Grouped bars of the token, position and input norms for each word."))
+                b = balance(init, scale, dim)
+                show(figures.lines(
+                    b["dim"], {"measured (256 made-up words)": b["measured"], "expected 1 / (s √2)": b["expected"]},
+                    title="||position row|| / ||token embedding|| as the width grows", x_title="width d",
+                    y_title="ratio", log_x=True, log_y=True, markers=True, dashed=["expected 1 / (s √2)"],
+                    vlines=[(dim, f"d = {dim}")], hlines=[(1.0, "equal")], name="token_position_balance",
+                    alt="Log-log line plot of the norm ratio against the width, measured and expected."))
+                formula(r"\frac{\lVert PE(p)\rVert}{\lVert \text{token}\rVert} \approx \frac{\sqrt{d/2}}{s\sqrt{d}}"
+                        r" = \frac{1}{s\sqrt 2},\quad s = $std\ \Rightarrow\ $ratio",
+                        std=float(b["std"][list(b["dim"]).index(dim)]),
+                        ratio=float(b["expected"][list(b["dim"]).index(dim)]))
+                notice("A sinusoidal row always has length √(d/2): each sin/cos pair contributes exactly 1. Its "
+                       "length is the same at every position (the position bars are all equal). A token row with "
+                       "entries of standard deviation s has length about s√d. With entries of size 1 (the 1/√d "
+                       "init times √d, or N(0, 1)) the ratio is 0.71 at every width; without the √d the "
+                       "position's share grows like √d, and with 0.02 it is about 35.")
+
+
+lesson()
+source(pc.token_plus_position, pc.embedding_norm_balance)
