@@ -12,8 +12,7 @@ import math
 import numpy as np
 
 from ._backend import check_backend, require_torch, to_backend, to_numpy, torch_installed
-from ._checks import (MAX_DIM, MAX_ELEMENTS, MAX_POSITIONS, as_base, as_choice, as_even_dim, as_float, as_int,
-                      check_size)
+from ._checks import MAX_DIM, MAX_ELEMENTS, MAX_POSITIONS, as_base, as_choice, as_even_dim, as_float, as_int, check_size
 from .scaling import rope_inv_freq, rotary_dim
 
 __all__ = [
