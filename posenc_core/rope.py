@@ -30,6 +30,7 @@ __all__ = [
     "rope_conversion_scores",
     "rope_cos_table",
     "rope_decay_bound",
+    "rope_decay_curves",
     "rope_first_bad_position",
     "rope_float32_pow_difference",
     "rope_inv_freq_float32_pow",
@@ -211,18 +212,28 @@ def rope_pair(q, k, m, n, theta) -> dict:
         "plain_score": qc.real * kc.real + qc.imag * kc.imag,
         "q_conj_k": (qc * kc.conjugate()).real + 0.0, "q_conj_k_imag": (qc * kc.conjugate()).imag + 0.0,
         "product": (product.real, product.imag),
+        # arcs for a drawing: from each vector's direction, turning by its angle (mod one full turn)
+        "q_arc": (math.atan2(qc.imag, qc.real), math.atan2(qc.imag, qc.real) + math.fmod(m * theta, 2 * math.pi)),
+        "k_arc": (math.atan2(kc.imag, kc.real), math.atan2(kc.imag, kc.real) + math.fmod(n * theta, 2 * math.pi)),
+        "relative_arc": (math.atan2((qc * kc.conjugate()).imag, (qc * kc.conjugate()).real),
+                         math.atan2((qc * kc.conjugate()).imag, (qc * kc.conjugate()).real)
+                         + math.fmod((m - n) * theta, 2 * math.pi)),
     }
 
 
-def rope_pair_shift_scores(q, k, m, n, theta, max_shift) -> dict:
+def rope_pair_shift_scores(q, k, m, n, theta, max_shift=None) -> dict:
     """Scores of one pair as both positions move together (m+s, n+s) and as only the key moves (m, n+s).
+
+    By default the shifts cover about four wavelengths 2 pi / theta (between 24 and 4096 positions).
 
     Returns:
         dict with ``shift`` (s = 0..max_shift), ``together`` and ``key_only``, each shape (max_shift + 1,).
     """
     qc, kc = _as_pair("q", q), _as_pair("k", k)
-    max_shift = as_int("max_shift", max_shift, minimum=1, maximum=MAX_POSITIONS)
     theta = as_float("theta", theta, minimum=-1e3, maximum=1e3)
+    if max_shift is None:
+        max_shift = int(min(4096, max(24, 8 * math.pi / abs(theta)))) if theta else 24
+    max_shift = as_int("max_shift", max_shift, minimum=1, maximum=MAX_POSITIONS)
     m = as_float("m", m, minimum=-MAX_POSITIONS, maximum=MAX_POSITIONS)
     n = as_float("n", n, minimum=-MAX_POSITIONS, maximum=MAX_POSITIONS)
     s = np.arange(max_shift + 1, dtype=np.float64)  # (S,)
@@ -336,6 +347,33 @@ def rope_mean_abs_scores(head_dim, distances, base=10000.0, *, samples=256, seed
         out[name] = np.abs(scores).mean(axis=0)
         out[f"{name}_at_zero"] = float(np.abs(z.real.sum(axis=1)).mean())
     return out
+
+
+def rope_decay_curves(head_dim, max_distance, base=10000.0, *, log_distance=False, samples=512, seed=0) -> dict:
+    """RoFormer's bound and the measured mean |q . k| against distance, each divided by its value at distance 0.
+
+    Args:
+        max_distance: largest relative distance shown.
+        log_distance: log-spaced integer distances from 1 (for a log axis) instead of an even grid from 0.
+
+    Returns:
+        dict with ``distance``, ``bound``, ``random``, ``identical`` (same length, at most about 1,200
+        points, float64, 1.0 means "as large as at distance 0"), and the unnormalised scales at
+        distance 0: ``bound_at_zero``, ``random_at_zero``, ``identical_at_zero``.
+    """
+    d = as_even_dim("head_dim", head_dim)
+    max_distance = as_int("max distance", max_distance, minimum=2, maximum=MAX_POSITIONS)
+    if log_distance:
+        distances = np.unique(np.geomspace(1, max_distance, 1200).round())
+    else:
+        distances = np.arange(0, max_distance + 1, -(-max_distance // 1200), dtype=np.float64)
+    bound = rope_decay_bound(d, np.concatenate([[0.0], distances]), base).astype(np.float64)
+    scores = rope_mean_abs_scores(d, distances, base, samples=samples, seed=seed)
+    return {"distance": distances, "bound": bound[1:] / bound[0],
+            "random": scores["random"] / scores["random_at_zero"],
+            "identical": scores["identical"] / scores["identical_at_zero"],
+            "bound_at_zero": float(bound[0]), "random_at_zero": scores["random_at_zero"],
+            "identical_at_zero": scores["identical_at_zero"]}
 
 
 # ---------------------------------------------------------------------------------------------------------

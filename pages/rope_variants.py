@@ -1,0 +1,2 @@
+from page_kit import header
+header("x", "y")
