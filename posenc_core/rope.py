@@ -18,6 +18,7 @@ from .scaling import rope_inv_freq, rotary_dim
 __all__ = [
     "ANGLE_DTYPES",
     "ROPE_LAYOUTS",
+    "ROPE_MODEL_PRESETS",
     "apply_rope",
     "half_rows_to_interleaved",
     "half_to_interleaved_permutation",
@@ -595,8 +596,9 @@ def rope_angle_error_curve(max_position, head_dim, base=10000.0, dtype="bfloat16
     error is kept, so the curve shows the worst case a model meets around that length.
 
     Returns:
-        dict with ``position`` (right edge of each bin) and ``error`` (radians; inf where float16
-        overflows), shape (bins,), float64.
+        dict with ``position`` (right edge of each bin) and ``error`` (radians), shape (bins,), float64;
+        where the angle overflows (float16 above 65,504) the error is NaN and ``overflow_from`` gives the
+        first such bin's position (None if nothing overflows).
     """
     dtype = as_choice("dtype", dtype, ANGLE_DTYPES)
     d = as_even_dim("head_dim", head_dim)
@@ -612,7 +614,10 @@ def rope_angle_error_curve(max_position, head_dim, base=10000.0, dtype="bfloat16
         sample = np.unique(np.linspace(lo + 1, hi, min(per_bin, hi - lo)).round())
         positions.append(float(hi))
         errors.append(float(_angle_errors(sample, theta_exact, theta_model, dtype).max()))
-    return {"position": np.array(positions), "error": np.array(errors)}
+    errors = np.array(errors)
+    overflow = ~np.isfinite(errors)
+    return {"position": np.array(positions), "error": np.where(overflow, np.nan, errors),
+            "overflow_from": float(np.array(positions)[overflow][0]) if overflow.any() else None}
 
 
 def rope_first_bad_position(head_dim, base=10000.0, dtype="bfloat16", *, threshold=1.0,
@@ -668,4 +673,20 @@ def rope_model_costs(n_layers, n_heads, n_kv_heads, head_dim, seq_len, *, partia
     vectors = n_layers * (n_heads + n_kv_heads)
     return {"parameters": 0, "rotated_vectors_per_token": vectors, "rotations_per_token": vectors * r // 2,
             "table_values": 2 * seq_len * r // 2, "learned_table_parameters": seq_len * d_model,
-            "rotary_dim": r}
+            "rotary_dim": r,
+            # per token and layer: x W_q, x W_k, x W_v as multiply-adds; each 2D rotation is 4 multiplies
+            "projection_macs_per_layer": d_model * (n_heads + 2 * n_kv_heads) * d,
+            "rope_multiplies_per_layer": 4 * (n_heads + n_kv_heads) * r // 2}
+
+
+# Published configs (config.json on the Hugging Face Hub), for the "where it lives" lesson.
+ROPE_MODEL_PRESETS = {
+    "Llama 2 7B": dict(n_layers=32, n_heads=32, n_kv_heads=32, head_dim=128, d_model=4096, base=10000.0,
+                       context=4096, partial_rotary_factor=1.0),
+    "Llama 3 8B": dict(n_layers=32, n_heads=32, n_kv_heads=8, head_dim=128, d_model=4096, base=500000.0,
+                       context=8192, partial_rotary_factor=1.0),
+    "Qwen2 7B": dict(n_layers=28, n_heads=28, n_kv_heads=4, head_dim=128, d_model=3584, base=1000000.0,
+                     context=32768, partial_rotary_factor=1.0),
+    "GPT-NeoX 20B": dict(n_layers=44, n_heads=64, n_kv_heads=64, head_dim=96, d_model=6144, base=10000.0,
+                         context=2048, partial_rotary_factor=0.25),
+}

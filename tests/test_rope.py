@@ -282,7 +282,8 @@ def test_error_curve_grows_and_float16_overflows():
     f16 = pc.rope_angle_error_curve(1 << 17, 64, dtype="float16")
     assert bf["error"][-1] > 50 and f32["error"][-1] < 1e-2
     assert np.all(np.diff(bf["position"]) > 0)
-    assert np.isinf(f16["error"][-1]) and np.isfinite(f16["error"][0])
+    assert np.isnan(f16["error"][-1]) and np.isfinite(f16["error"][0])
+    assert 65504 < f16["overflow_from"] < 70000 and bf["overflow_from"] is None
 
 
 def test_float32_pow_difference_matches_transformers_formula():
@@ -301,6 +302,13 @@ def test_model_costs():
     assert out["rotations_per_token"] == 32 * 40 * 64
     assert out["learned_table_parameters"] == 4096 * 32 * 128
     assert pc.rope_model_costs(2, 4, 4, 64, 10, partial_rotary_factor=0.25)["rotary_dim"] == 16
+    assert out["projection_macs_per_layer"] == 4096 * (32 + 16) * 128
+    assert out["rope_multiplies_per_layer"] == 4 * 40 * 64
+    for preset in pc.ROPE_MODEL_PRESETS.values():  # every preset is a valid configuration
+        costs = pc.rope_model_costs(preset["n_layers"], preset["n_heads"], preset["n_kv_heads"], preset["head_dim"],
+                                    preset["context"], partial_rotary_factor=preset["partial_rotary_factor"],
+                                    d_model=preset["d_model"])
+        assert costs["rope_multiplies_per_layer"] < 0.01 * costs["projection_macs_per_layer"]
 
 
 @pytest.mark.parametrize("call, message", [
