@@ -268,7 +268,8 @@ def flow_diagram(nodes: Mapping[str, FlowNode], edges: Sequence[tuple[str, str] 
             fig.add_annotation(x=(x0 + x1) / 2, y=(y0 + y1) / 2, text=edge[2], showarrow=False, yshift=10,
                                font=dict(size=11, color="#444444"))
     for x, y, text in notes:
-        fig.add_annotation(x=x, y=y, text=text, showarrow=False, align="left", font=dict(size=12, color="#444444"))
+        fig.add_annotation(x=x, y=y, text=text, showarrow=False, align="left", xanchor="left",
+                           font=dict(size=12, color="#444444"))
     for kind in dict.fromkeys(node.kind for node in nodes.values()):  # legend entries, in order of first use
         fig.add_trace(go.Scatter(x=[None], y=[None], mode="markers", name=FLOW_KIND_LABELS.get(kind, kind),
                                  marker=dict(symbol="square", size=14, color=FLOW_COLOURS.get(kind),
@@ -278,7 +279,8 @@ def flow_diagram(nodes: Mapping[str, FlowNode], edges: Sequence[tuple[str, str] 
     _base_layout(fig, title, "", "", height)
     fig.update_xaxes(visible=False, range=[min(xs) - 1.0, max(xs) + 1.0])
     fig.update_yaxes(visible=False, range=[min(ys) - 0.7, max(ys) + 0.7])
-    fig.update_layout(plot_bgcolor="rgba(0,0,0,0)")
+    fig.update_layout(plot_bgcolor="rgba(0,0,0,0)",
+                      legend=dict(orientation="h", x=0.0, y=-0.02, yanchor="top"))
     table = {"box": np.array(list(nodes)), "text": np.array([n.text for n in nodes.values()]),
              "kind": np.array([n.kind for n in nodes.values()])}
     return Chart(fig, alt, name, table=table)

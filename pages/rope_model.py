@@ -32,10 +32,11 @@ def diagram(preset: str, m: int, n: int) -> figures.Chart:
         "wo": FlowNode(11.7, -1.25, "W_o → next layer", "weights", width=1.7),
     }
     edges = [("x", "wq"), ("x", "wk"), ("x", "wv"), ("wq", "q"), ("wk", "k"), ("wv", "v"), ("q", "rq"),
-             ("k", "rk"), ("rq", "score", "q̃"), ("rk", "score", "k̃"), ("score", "soft"), ("soft", "mix"),
+             ("k", "rk"), ("rq", "score"), ("rk", "score"), ("score", "soft"), ("soft", "mix"),
              ("v", "mix"), ("mix", "wo")]
-    notes = [(5.8, 2.25, f"same angles in all {c['n_layers']} layers · no parameters"),
-             (0.0, -2.2, f"{preset}: {c['n_heads']} query heads, {c['n_kv_heads']} key/value heads, head_dim "
+    notes = [(3.0, 2.1, f"q and k are turned by their own positions · the same angles in all {c['n_layers']} "
+                        "layers · no parameters"),
+             (-0.8, -2.2, f"{preset}: {c['n_heads']} query heads, {c['n_kv_heads']} key/value heads, head_dim "
                          f"{c['head_dim']}, rope_theta {c['base']:,.0f}")]
     return figures.flow_diagram(
         nodes, edges, notes=notes, title="One attention layer: where the rotation happens", name="rope_flow",
@@ -94,7 +95,8 @@ def lesson():
                 c[0].metric("Parameters added by RoPE", f"{out['parameters']}")
                 c[1].metric("Vectors rotated per token", f"{out['rotated_vectors_per_token']:,}")
                 c[2].metric("cos/sin table values", f"{out['table_values']:,}")
-                c[3].metric("A learned table would need", f"{out['learned_table_parameters']:,} weights")
+                c[3].metric("A learned table would need", f"{out['learned_table_parameters'] / 1e6:,.1f} M weights",
+                            help="A learned absolute table of sequence length x d_model.")
                 formula(r"\underbrace{L\,(h_q + h_{kv})}_{\text{q and k vectors}}\cdot\frac{r}{2}"
                         r"\text{ rotations} = $rot\ \text{per token},\quad r = $r",
                         rot=out["rotations_per_token"], r=out["rotary_dim"])

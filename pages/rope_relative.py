@@ -16,7 +16,7 @@ def score_grid(n: int, dim: int, base: float, layout: str, seed: int):
 
 @st.cache_data(max_entries=32, show_spinner=False)
 def decay(dim: int, max_distance: int, base: float, log_distance: bool):
-    return pc.rope_decay_curves(dim, max_distance, base, log_distance=log_distance)
+    return pc.rope_decay_curves(dim, max_distance, base, log_distance=log_distance, samples=2048)
 
 
 header(
@@ -58,7 +58,8 @@ def lesson():
                             alt=f"Score matrix of one random query and key placed at every position, {layout} "
                                 "layout: every diagonal has a single colour."))
                         st.metric(f"Largest spread along a diagonal ({layout})", f"{deviations[layout]:.1e}")
-                formula(r"\tilde q_m\cdot\tilde k_n = \sum_{i} \mathrm{Re}\big(q_i\,\bar k_i\,e^{i(m-n)\theta_i}\big)"
+                formula(r"\tilde q_m\cdot\tilde k_n = \sum_{j} \mathrm{Re}\big(q_j\,\bar k_j\,"
+                        r"e^{\mathrm{i}(m-n)\theta_j}\big)"
                         r"\quad\Rightarrow\quad \max_{\text{diagonals}}(\max-\min) = $a\ \text{(half)},\ "
                         r"$b\ \text{(interleaved)}", a=deviations["half"], b=deviations["interleaved"], digits=2)
                 notice("The same q and k sit at every position, so any change across the matrix comes from the "
@@ -86,11 +87,11 @@ def lesson():
                     name="rope_decay", height=430, hover_format=".3f",
                     alt="RoFormer's bound and the score for identical q and k fall with distance; the mean "
                         "|q·k| of independent random vectors stays flat at 1."))
-                formula(r"\Big|\sum_{i=0}^{d/2-1} h_i\,e^{\,i r\theta_i}\Big| \le \big(\max_i |h_{i+1}-h_i|\big)"
-                        r"\sum_{j=1}^{d/2} |S_j|,\quad S_j = \sum_{k<j} e^{\,i r\theta_k},\qquad"
+                formula(r"\Big|\sum_{j=0}^{d/2-1} h_j\,e^{\mathrm{i} r\theta_j}\Big| \le \big(\max_j |h_{j+1}-h_j|\big)"
+                        r"\sum_{j=1}^{d/2} |S_j|,\quad S_j = \sum_{k<j} e^{\mathrm{i} r\theta_k},\qquad"
                         r"\tfrac{1}{d/2}\textstyle\sum_j |S_j| = $b0 \text{ at } r = 0",
                         b0=curves["bound_at_zero"])
-                st.caption(f"Averages over 512 seeded standard-normal vectors; at distance 0 the mean |q·k| is "
+                st.caption(f"Averages over 2,048 seeded standard-normal vectors; at distance 0 the mean |q·k| is "
                            f"{curves['identical_at_zero']:.1f} for q = k (that is |q|² ≈ d) and "
                            f"{curves['random_at_zero']:.1f} for independent q, k.")
                 notice("The bound falls with distance, and so does the score of a query with an identical key: the "

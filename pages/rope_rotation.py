@@ -1,7 +1,7 @@
 import streamlit as st
 
 import posenc_core as pc
-from page_kit import controls, figures, formula, guard, header, notice, sections, show, source
+from page_kit import controls, figures, fmt, formula, guard, header, notice, sections, show, source
 
 BASES = [100, 1000, 10000, 500000, 1000000]
 DIMS = [8, 16, 32, 64, 128, 256]
@@ -35,6 +35,11 @@ header(
     "token's position. A query at position *m* turns by *m*·θ, a key at position *n* by *n*·θ. The score "
     "between them then only sees the difference *m − n*. Start with a single pair, then look at all of them."
 )
+
+
+def complex_tex(re: float, im: float) -> str:
+    """a + bi as LaTeX, with the sign folded in (no '+ -')."""
+    return f"{fmt(re)} {'-' if im < 0 else '+'} {fmt(abs(im))}\\,i"
 
 
 @st.fragment
@@ -75,13 +80,12 @@ def lesson():
 
         if tab_pair.open:
             with tab_pair:
-                left, right = st.columns([1, 1.25])
+                left, right = st.columns([1.15, 1])
                 with left:
                     show(figures.vectors2d(
-                        {"q": (qx, qy), "q̃ = q turned by mθ": out["q_rot"], "k": (kx, ky),
-                         "k̃ = k turned by nθ": out["k_rot"]},
-                        dashed=("q", "k"), colours={"q": 0, "q̃ = q turned by mθ": 0, "k": 3, "k̃ = k turned by nθ": 3},
-                        arcs=[(0.35, *out["q_arc"], "angle mθ"), (0.22, *out["k_arc"], "angle nθ")],
+                        {"q": (qx, qy), "q̃ = R(mθ) q": out["q_rot"], "k": (kx, ky), "k̃ = R(nθ) k": out["k_rot"]},
+                        dashed=("q", "k"), colours={"q": 0, "q̃ = R(mθ) q": 0, "k": 3, "k̃ = R(nθ) k": 3},
+                        arcs=[(0.35, *out["q_arc"], "mθ"), (0.22, *out["k_arc"], "nθ")],
                         arc_colours=(0, 3), legend_right=True,
                         title=f"Pair {i}: θ = {theta:.4g} rad per position", name="rope_pair_vectors",
                         height=440,
@@ -93,7 +97,7 @@ def lesson():
                         s["shift"], {"both move (m+s, n+s)": s["together"],
                                      "key moves (m, n+s)": s["key_only"]},
                         title="The score when positions shift by s", x_title="shift s (positions)",
-                        y_title="score q̃·k̃", name="rope_pair_shift", height=440,
+                        y_title="score q̃·k̃", name="rope_pair_shift", height=440, markers=True,
                         alt="Two curves: the score stays constant when both positions move together, and "
                             "oscillates when only the key moves."))
                 c = st.columns(4)
@@ -114,10 +118,9 @@ def lesson():
             with tab_complex:
                 px, py = out["product"]
                 show(figures.vectors2d(
-                    {"q·conj(k), no rotation": (out["q_conj_k"], out["q_conj_k_imag"]),
-                     "q̃·conj(k̃) = q·conj(k)·e^(i(m−n)θ)": (px, py)},
-                    dashed=("q·conj(k), no rotation",), colours={"q·conj(k), no rotation": 0},
-                    arcs=[(0.3, *out["relative_arc"], "angle (m−n)θ")], arc_colours=(2,), legend_right=True,
+                    {"q·conj(k)": (out["q_conj_k"], out["q_conj_k_imag"]), "q̃·conj(k̃)": (px, py)},
+                    dashed=("q·conj(k)",), colours={"q·conj(k)": 0},
+                    arcs=[(0.3, *out["relative_arc"], "(m−n)θ")], arc_colours=(2,), legend_right=True,
                     guides=[((px, py), (px, 0.0), "real part = score")],
                     x_title="real part", y_title="imaginary part", height=460,
                     title="One number carries the whole score: q·conj(k), turned by (m − n)θ",
@@ -128,15 +131,16 @@ def lesson():
                             "multiplying by e^{iα}, and the dot product of two pairs is the real part of one times "
                             "the conjugate of the other. The derivation, with your numbers:")
                 formula(r"\begin{aligned}"
-                        r"\tilde q &= q\,e^{im\theta} = ($qx + $qy\,i)\,e^{i\cdot $mt},\qquad "
-                        r"\tilde k = k\,e^{in\theta} = ($kx + $ky\,i)\,e^{i\cdot $nt}\\"
+                        r"\tilde q &= q\,e^{im\theta} = ($q)\,e^{i\cdot $mt},\qquad "
+                        r"\tilde k = k\,e^{in\theta} = ($k)\,e^{i\cdot $nt}\\"
                         r"\tilde q\cdot\tilde k &= \mathrm{Re}\big(\tilde q\,\overline{\tilde k}\big)"
                         r"= \mathrm{Re}\big(q\,e^{im\theta}\,\bar k\,e^{-in\theta}\big)"
                         r"= \mathrm{Re}\big(q\bar k\,e^{i(m-n)\theta}\big)\\"
-                        r"&= \mathrm{Re}\big(($zr + $zi\,i)\,e^{i\cdot $rel}\big) = \mathrm{Re}($pr + $pi\,i) = $score"
+                        r"&= \mathrm{Re}\big(($z)\,e^{i\cdot $rel}\big) = \mathrm{Re}($p) = $score"
                         r"\end{aligned}",
-                        qx=qx, qy=qy, kx=kx, ky=ky, mt=out["q_angle"], nt=out["k_angle"], zr=out["q_conj_k"],
-                        zi=out["q_conj_k_imag"], rel=out["relative_angle"], pr=px, pi=py, score=out["score"])
+                        q=complex_tex(qx, qy), k=complex_tex(kx, ky), mt=out["q_angle"], nt=out["k_angle"],
+                        z=complex_tex(out["q_conj_k"], out["q_conj_k_imag"]), rel=out["relative_angle"],
+                        p=complex_tex(px, py), score=out["score"])
                 notice("The positions enter only through e^{i(m−n)θ}: the absolute angles mθ and nθ cancel in the "
                        "product with the conjugate. This is the whole trick of RoPE, and it is exact, not an "
                        "approximation. The dashed arrow depends only on the content of q and k; the position "

@@ -53,8 +53,8 @@ header(
 )
 
 
-def position_text(position):
-    return "never (within the range shown)" if position is None else f"{position:,}"
+def position_text(position, length):
+    return f"> {length:,}" if position is None else f"{position:,}"
 
 
 @st.fragment
@@ -73,7 +73,7 @@ def lesson():
             with tab_layouts:
                 check, pairs = layout_check(dim, float(base))
                 show(figures.heatmap(
-                    [pairs["half"], pairs["interleaved"]], y=["half (rotate_half)", "interleaved"],
+                    [pairs["half"], pairs["interleaved"]], y=["half", "interleaved"],
                     title="Which pair each dimension of a head belongs to", x_title="dimension",
                     y_title="layout", value_name="pair index", name="rope_layout_pairs", height=260,
                     hover_format=".0f",
@@ -187,22 +187,25 @@ def lesson():
                 c = st.columns(3)
                 for column, dtype_name in zip(c, pc.ANGLE_DTYPES, strict=True):
                     column.metric(f"{dtype_name}: first position off by ≥ 1 rad",
-                                  position_text(first_bad[dtype_name]))
+                                  position_text(first_bad[dtype_name], length))
                 overflow = curves["float16"]["overflow_from"]
                 if overflow is not None:
                     st.caption(f"float16 cannot hold numbers above 65,504: from about position {overflow:,.0f} the "
                                "angle is infinite and its sine is NaN (the gap in the float16 curve).")
                 diff_1500, diff_long = pow_difference(dim, float(base), 1500), pow_difference(dim, float(base), length)
-                formula(r"\text{float32 pow } b^{2i/d}\text{ (transformers)}:\ $nd \text{ of } $np\ \theta_i"
-                        r"\text{ one ulp off;}\quad |\Delta(m\theta)| = $a\ \text{at } m = 1{,}500,\ $b\ \text{at }"
-                        r" m = $len", nd=diff_1500["pairs_differing"], np=diff_1500["n_pairs"],
+                formula(r"\theta_i \text{ by float32 pow: } $nd/$np \text{ one ulp off};\ "
+                        r"|\Delta(m\theta)| = $a\ (m{=}1{,}500),\ $b\ (m{=}$len)",
+                        nd=diff_1500["pairs_differing"], np=diff_1500["n_pairs"],
                         a=diff_1500["angle_shift"], b=diff_long["angle_shift"], len=length, digits=2)
                 notice("The angle of pair 0 is the position itself (θ₀ = 1), so low precision first fails there. "
                        "bfloat16 keeps 8 significant bits: above 256 it cannot even write every position, and "
                        "neighbouring tokens get the same rotation (the flat steps on the right). float16 keeps 11 "
                        "bits and overflows past 65,504. float32 stays below a tenth of a radian to a million "
                        "positions. That is why model code forms the angles in float32 even when the rest runs in "
-                       "bfloat16: transformers computes them with autocast switched off and casts only cos and sin. "
+                       "bfloat16: transformers multiplies float32 copies of the position ids and inv_freq and "
+                       "casts only cos and sin to the model's dtype (its earlier versions formed the angles with a "
+                       "matrix product and had to switch autocast off around it, since autocast runs matrix "
+                       "products in bfloat16). "
                        "Even float32 has a visible seam: transformers' float32 pow and a correctly rounded θ differ "
                        "by one unit in the last place for some pairs, a difference that grows linearly with m.")
 
