@@ -177,7 +177,8 @@ def vectors2d(vectors: Mapping[str, tuple[float, float]], *, title: str, alt: st
                                  hovertemplate=f"{label}<br>x: %{{x:.3f}}<br>y: %{{y:.3f}}<extra></extra>"))
     _base_layout(fig, title, x_title, y_title, height)
     if legend_right:
-        fig.update_layout(legend=dict(orientation="v", x=1.02, xanchor="left", y=1.0, yanchor="top"))
+        fig.update_layout(legend=dict(orientation="v", x=1.02, xanchor="left", y=1.0, yanchor="top"),
+                          margin=dict(r=150))  # automargin is off: leave the legend room
     fig.update_xaxes(range=[-extent, extent], zeroline=True)
     fig.update_yaxes(range=[-extent, extent], scaleanchor="x", scaleratio=1, zeroline=True)
     table = {"vector": np.array(list(vectors)), "x": np.array([v[0] for v in vectors.values()]),
@@ -246,12 +247,15 @@ def flow_diagram(nodes: Mapping[str, FlowNode], edges: Sequence[tuple[str, str] 
     ``edges`` are (from, to) or (from, to, label); ``notes`` are free text (x, y, text). Box colours
     say what a box is (learned weights, fixed maps, activations), with a legend.
     """
-    fig = go.Figure()
+    # Shapes and annotations are collected as plain dicts and set once: plotly's add_shape/add_annotation
+    # validate and copy the whole layout on every call, which costs about 30 ms per box here.
+    shapes, annotations = [], []
     for node in nodes.values():
-        fig.add_shape(type="rect", x0=node.x - node.width / 2, x1=node.x + node.width / 2,
-                      y0=node.y - node.height / 2, y1=node.y + node.height / 2, layer="below",
-                      fillcolor=FLOW_COLOURS.get(node.kind, FLOW_COLOURS["op"]), line=dict(color="#555555", width=1.2))
-        fig.add_annotation(x=node.x, y=node.y, text=node.text, showarrow=False, font=dict(color="#1a1a1a"))
+        shapes.append(dict(type="rect", x0=node.x - node.width / 2, x1=node.x + node.width / 2,
+                           y0=node.y - node.height / 2, y1=node.y + node.height / 2, layer="below",
+                           fillcolor=FLOW_COLOURS.get(node.kind, FLOW_COLOURS["op"]),
+                           line=dict(color="#555555", width=1.2)))
+        annotations.append(dict(x=node.x, y=node.y, text=node.text, showarrow=False, font=dict(color="#1a1a1a")))
     for edge in edges:
         start, end = nodes[edge[0]], nodes[edge[1]]
         dx, dy = end.x - start.x, end.y - start.y
@@ -262,14 +266,16 @@ def flow_diagram(nodes: Mapping[str, FlowNode], edges: Sequence[tuple[str, str] 
         else:
             x0, y0 = start.x, start.y + np.sign(dy) * start.height / 2
             x1, y1 = end.x, end.y - np.sign(dy) * end.height / 2
-        fig.add_annotation(x=x1, y=y1, ax=x0, ay=y0, xref="x", yref="y", axref="x", ayref="y", text="",
-                           showarrow=True, arrowhead=2, arrowsize=1.2, arrowwidth=1.6, arrowcolor="#555555")
+        annotations.append(dict(x=float(x1), y=float(y1), ax=float(x0), ay=float(y0), xref="x", yref="y", axref="x",
+                                ayref="y", text="", showarrow=True, arrowhead=2, arrowsize=1.2, arrowwidth=1.6,
+                                arrowcolor="#555555"))
         if len(edge) == 3 and edge[2]:
-            fig.add_annotation(x=(x0 + x1) / 2, y=(y0 + y1) / 2, text=edge[2], showarrow=False, yshift=10,
-                               font=dict(size=11, color="#444444"))
+            annotations.append(dict(x=float(x0 + x1) / 2, y=float(y0 + y1) / 2, text=edge[2], showarrow=False,
+                                    yshift=10, font=dict(size=11, color="#444444")))
     for x, y, text in notes:
-        fig.add_annotation(x=x, y=y, text=text, showarrow=False, align="left", xanchor="left",
-                           font=dict(size=12, color="#444444"))
+        annotations.append(dict(x=x, y=y, text=text, showarrow=False, align="left", xanchor="left",
+                                font=dict(size=12, color="#444444")))
+    fig = go.Figure(layout=dict(shapes=shapes, annotations=annotations))
     for kind in dict.fromkeys(node.kind for node in nodes.values()):  # legend entries, in order of first use
         fig.add_trace(go.Scatter(x=[None], y=[None], mode="markers", name=FLOW_KIND_LABELS.get(kind, kind),
                                  marker=dict(symbol="square", size=14, color=FLOW_COLOURS.get(kind),
@@ -279,7 +285,7 @@ def flow_diagram(nodes: Mapping[str, FlowNode], edges: Sequence[tuple[str, str] 
     _base_layout(fig, title, "", "", height)
     fig.update_xaxes(visible=False, range=[min(xs) - 1.0, max(xs) + 1.0])
     fig.update_yaxes(visible=False, range=[min(ys) - 0.7, max(ys) + 0.7])
-    fig.update_layout(plot_bgcolor="rgba(0,0,0,0)",
+    fig.update_layout(plot_bgcolor="rgba(0,0,0,0)", margin=dict(l=10, r=10, t=56, b=40),  # no axes to label
                       legend=dict(orientation="h", x=0.0, y=-0.02, yanchor="top"))
     table = {"box": np.array(list(nodes)), "text": np.array([n.text for n in nodes.values()]),
              "kind": np.array([n.kind for n in nodes.values()])}
