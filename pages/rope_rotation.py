@@ -121,14 +121,14 @@ def lesson():
                     {"q·conj(k)": (out["q_conj_k"], out["q_conj_k_imag"]), "q̃·conj(k̃)": (px, py)},
                     dashed=("q·conj(k)",), colours={"q·conj(k)": 0},
                     arcs=[(0.3, *out["relative_arc"], "(m−n)θ")], arc_colours=(2,), legend_right=True,
-                    guides=[((px, py), (px, 0.0), "real part = score")],
+                    guides=[((px, py), (px, 0.0), "Re = score")],
                     x_title="real part", y_title="imaginary part", height=460,
                     title="One number carries the whole score: q·conj(k), turned by (m − n)θ",
                     name="rope_complex_plane",
                     alt=f"In the complex plane, q times the conjugate of k is turned by {out['relative_angle']:.3g} "
                         f"rad; its real part, {out['score']:.3g}, is the attention score of the pair."))
                 st.markdown("Write the pair (x, y) as the complex number x + iy. Turning it by an angle α is "
-                            "multiplying by e^{iα}, and the dot product of two pairs is the real part of one times "
+                            "multiplying by e^(iα), and the dot product of two pairs is the real part of one times "
                             "the conjugate of the other. The derivation, with your numbers:")
                 formula(r"\begin{aligned}"
                         r"\tilde q &= q\,e^{im\theta} = ($q)\,e^{i\cdot $mt},\qquad "
@@ -141,7 +141,7 @@ def lesson():
                         q=complex_tex(qx, qy), k=complex_tex(kx, ky), mt=out["q_angle"], nt=out["k_angle"],
                         z=complex_tex(out["q_conj_k"], out["q_conj_k_imag"]), rel=out["relative_angle"],
                         p=complex_tex(px, py), score=out["score"])
-                notice("The positions enter only through e^{i(m−n)θ}: the absolute angles mθ and nθ cancel in the "
+                notice("The positions enter only through e^(i(m−n)θ): the absolute angles mθ and nθ cancel in the "
                        "product with the conjugate. This is the whole trick of RoPE, and it is exact, not an "
                        "approximation. The dashed arrow depends only on the content of q and k; the position "
                        "turns it, and the score is its shadow on the real axis.")
