@@ -16,7 +16,7 @@ import numpy as np
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from .theme import CATEGORICAL, DIVERGING, SEQUENTIAL, template_name
+from .theme import CATEGORICAL, CYCLIC, DIVERGING, SEQUENTIAL, template_name  # noqa: F401 (CYCLIC for pages)
 
 MAX_HEATMAP_ROWS = 480  # about the plot's height in pixels
 MAX_HEATMAP_COLS = 960  # about the plot's width in pixels
@@ -56,8 +56,12 @@ def _base_layout(fig: go.Figure, title: str, x_title: str, y_title: str, height:
 
 def heatmap(z, *, title: str, x_title: str, y_title: str, alt: str, name: str, x=None, y=None,
             value_name: str = "value", signed: bool | None = None, zrange: tuple[float, float] | None = None,
-            hover_format: str = ".4f", height: int = 420, colorscale=None, reverse_y: bool = True) -> Chart:
-    """A matrix as a heatmap; signed data gets the diverging map centred at zero."""
+            hover_format: str = ".4f", height: int = 420, colorscale=None, reverse_y: bool = True,
+            shade_cols: Sequence[tuple[float, float, str]] = ()) -> Chart:
+    """A matrix as a heatmap; signed data gets the diverging map centred at zero.
+
+    ``shade_cols`` marks column ranges (x0, x1, label) in x-axis units, e.g. dimensions a layer leaves alone.
+    """
     full = np.asarray(z)
     rows, cols = full.shape
     sr, sc = stride_for(rows, MAX_HEATMAP_ROWS), stride_for(cols, MAX_HEATMAP_COLS)
@@ -77,6 +81,10 @@ def heatmap(z, *, title: str, x_title: str, y_title: str, alt: str, name: str, x
     fig = _base_layout(go.Figure(go.Heatmap(**trace)), title, x_title, y_title, height)
     if reverse_y:
         fig.update_yaxes(autorange="reversed")
+    for x0, x1, label in shade_cols:
+        fig.add_vrect(x0=x0, x1=x1, fillcolor="#ffffff", opacity=0.55, line=dict(color="#555555", width=1.5,
+                      dash="dash"), annotation_text=label, annotation_position="top left",
+                      annotation=dict(font=dict(color="#222222"), bgcolor="rgba(255,255,255,0.8)"))
     note = ""
     if sr > 1 or sc > 1:
         note = f"Showing every {sr}th row and {sc}th column ({shown.shape[0]}x{shown.shape[1]} of {rows}x{cols}); " \
@@ -127,23 +135,44 @@ def bars(categories, series: Mapping[str, np.ndarray], *, title: str, x_title: s
 
 
 def vectors2d(vectors: Mapping[str, tuple[float, float]], *, title: str, alt: str, name: str,
-              arcs: Sequence[tuple[float, float, float, str]] = (), height: int = 420) -> Chart:
-    """Arrows from the origin in a square, equal-aspect plane; arcs are (radius, from, to angle, label)."""
+              arcs: Sequence[tuple[float, float, float, str]] = (), height: int = 420,
+              dashed: Sequence[str] = (), guides: Sequence[tuple[tuple[float, float], tuple[float, float], str]] = (),
+              x_title: str = "x (first of the pair)", y_title: str = "y (second of the pair)",
+              colours: Mapping[str, int] | None = None, arc_colours: Sequence[int] = (),
+              legend_right: bool = False) -> Chart:
+    """Arrows from the origin in a square, equal-aspect plane; arcs are (radius, from, to angle, label).
+
+    Vectors named in ``dashed`` are drawn dashed (e.g. before a rotation); ``guides`` are dotted
+    segments ((x0, y0), (x1, y1), label), e.g. a projection onto an axis. ``colours`` maps a vector's
+    label to a palette index (so a vector and its rotated copy can share a colour), ``arc_colours``
+    does the same for the arcs, in order; ``legend_right`` stacks the legend beside the plot.
+    """
     fig = go.Figure()
     extent = max([1.0] + [float(np.hypot(*v)) for v in vectors.values()]) * 1.15
     theta = np.linspace(0, 2 * np.pi, 181)
     fig.add_trace(go.Scatter(x=_f32(np.cos(theta)), y=_f32(np.sin(theta)), mode="lines", hoverinfo="skip",
                              line=dict(color="#aaaaaa", width=1, dash="dot"), showlegend=False))
     for i, (label, (vx, vy)) in enumerate(vectors.items()):
-        color = CATEGORICAL[i % len(CATEGORICAL)]
+        color = CATEGORICAL[(colours or {}).get(label, i) % len(CATEGORICAL)]
         fig.add_trace(go.Scatter(x=[0, vx], y=[0, vy], mode="lines+markers", name=label,
-                                 line=dict(color=color, width=3), marker=dict(size=[0, 10], color=color),
+                                 line=dict(color=color, width=2 if label in dashed else 3,
+                                           dash="dash" if label in dashed else "solid"),
+                                 marker=dict(size=[0, 10], color=color),
                                  hovertemplate=f"{label}<br>x: %{{x:.3f}}<br>y: %{{y:.3f}}<extra></extra>"))
-    for radius, start, stop, label in arcs:
+    for j, (radius, start, stop, label) in enumerate(arcs):
         t = np.linspace(start, stop, 60)
+        arc_colour = CATEGORICAL[arc_colours[j] % len(CATEGORICAL)] if j < len(arc_colours) else None
         fig.add_trace(go.Scatter(x=_f32(radius * np.cos(t)), y=_f32(radius * np.sin(t)), mode="lines",
-                                 name=label, line=dict(width=1.5, dash="dash"), hoverinfo="name"))
-    _base_layout(fig, title, "x (first of the pair)", "y (second of the pair)", height)
+                                 name=label, line=dict(width=1.5, dash="dot", color=arc_colour), hoverinfo="name"))
+    for (x0, y0), (x1, y1), label in guides:
+        fig.add_trace(go.Scatter(x=[x0, x1], y=[y0, y1], mode="lines+markers", name=label,
+                                 line=dict(color="#666666", width=1.5, dash="dot"),
+                                 marker=dict(size=[0, 8], symbol="diamond", color="#666666"),
+                                 hovertemplate=f"{label}<br>x: %{{x:.3f}}<br>y: %{{y:.3f}}<extra></extra>"))
+    _base_layout(fig, title, x_title, y_title, height)
+    if legend_right:
+        fig.update_layout(legend=dict(orientation="v", x=1.02, xanchor="left", y=1.0, yanchor="top"),
+                          margin=dict(r=150))  # automargin is off: leave the legend room
     fig.update_xaxes(range=[-extent, extent], zeroline=True)
     fig.update_yaxes(range=[-extent, extent], scaleanchor="x", scaleratio=1, zeroline=True)
     table = {"vector": np.array(list(vectors)), "x": np.array([v[0] for v in vectors.values()]),
@@ -253,3 +282,72 @@ def reference_lines(chart: Chart, *, hlines: Sequence[tuple[float, str]] = (),
         chart.figure.add_annotation(y=1, yref="paper", yanchor="bottom", xanchor="left", showarrow=False,
                                     x=float(np.log10(value)) if log_x else value, text=label)
     return chart
+
+@dataclass(frozen=True)
+class FlowNode:
+    """A box in a flow diagram: centre (x, y) in diagram units, its text, and a kind that picks its colour."""
+
+    x: float
+    y: float
+    text: str
+    kind: str = "data"  # "data", "weights" (learned), "fixed" (no parameters), "op"
+    width: float = 1.5
+    height: float = 0.62
+
+
+FLOW_COLOURS = {"data": "#E8F1FA", "weights": "#FBE3C2", "fixed": "#D4EFE4", "op": "#EEEEEE"}
+FLOW_KIND_LABELS = {"data": "activations", "weights": "learned weights", "fixed": "fixed, no parameters",
+                    "op": "operation"}
+
+
+def flow_diagram(nodes: Mapping[str, FlowNode], edges: Sequence[tuple[str, str] | tuple[str, str, str]], *,
+                 title: str, alt: str, name: str, height: int = 420,
+                 notes: Sequence[tuple[float, float, str]] = ()) -> Chart:
+    """Boxes joined by arrows (a small computation graph), drawn with shapes so it exports like any figure.
+
+    ``edges`` are (from, to) or (from, to, label); ``notes`` are free text (x, y, text). Box colours
+    say what a box is (learned weights, fixed maps, activations), with a legend.
+    """
+    # Shapes and annotations are collected as plain dicts and set once: plotly's add_shape/add_annotation
+    # validate and copy the whole layout on every call, which costs about 30 ms per box here.
+    shapes, annotations = [], []
+    for node in nodes.values():
+        shapes.append(dict(type="rect", x0=node.x - node.width / 2, x1=node.x + node.width / 2,
+                           y0=node.y - node.height / 2, y1=node.y + node.height / 2, layer="below",
+                           fillcolor=FLOW_COLOURS.get(node.kind, FLOW_COLOURS["op"]),
+                           line=dict(color="#555555", width=1.2)))
+        annotations.append(dict(x=node.x, y=node.y, text=node.text, showarrow=False, font=dict(color="#1a1a1a")))
+    for edge in edges:
+        start, end = nodes[edge[0]], nodes[edge[1]]
+        dx, dy = end.x - start.x, end.y - start.y
+        # leave each box through the side facing the other box
+        if abs(dx) * start.height >= abs(dy) * start.width:
+            x0, y0 = start.x + np.sign(dx) * start.width / 2, start.y
+            x1, y1 = end.x - np.sign(dx) * end.width / 2, end.y
+        else:
+            x0, y0 = start.x, start.y + np.sign(dy) * start.height / 2
+            x1, y1 = end.x, end.y - np.sign(dy) * end.height / 2
+        annotations.append(dict(x=float(x1), y=float(y1), ax=float(x0), ay=float(y0), xref="x", yref="y", axref="x",
+                                ayref="y", text="", showarrow=True, arrowhead=2, arrowsize=1.2, arrowwidth=1.6,
+                                arrowcolor="#555555"))
+        if len(edge) == 3 and edge[2]:
+            annotations.append(dict(x=float(x0 + x1) / 2, y=float(y0 + y1) / 2, text=edge[2], showarrow=False,
+                                    yshift=10, font=dict(size=11, color="#444444")))
+    for x, y, text in notes:
+        annotations.append(dict(x=x, y=y, text=text, showarrow=False, align="left", xanchor="left",
+                                font=dict(size=12, color="#444444")))
+    fig = go.Figure(layout=dict(shapes=shapes, annotations=annotations))
+    for kind in dict.fromkeys(node.kind for node in nodes.values()):  # legend entries, in order of first use
+        fig.add_trace(go.Scatter(x=[None], y=[None], mode="markers", name=FLOW_KIND_LABELS.get(kind, kind),
+                                 marker=dict(symbol="square", size=14, color=FLOW_COLOURS.get(kind),
+                                             line=dict(color="#555555", width=1))))
+    xs = [n.x for n in nodes.values()] + [x for x, _, _ in notes]
+    ys = [n.y for n in nodes.values()] + [y for _, y, _ in notes]
+    _base_layout(fig, title, "", "", height)
+    fig.update_xaxes(visible=False, range=[min(xs) - 1.0, max(xs) + 1.0])
+    fig.update_yaxes(visible=False, range=[min(ys) - 0.7, max(ys) + 0.7])
+    fig.update_layout(plot_bgcolor="rgba(0,0,0,0)", margin=dict(l=10, r=10, t=56, b=40),  # no axes to label
+                      legend=dict(orientation="h", x=0.0, y=-0.02, yanchor="top"))
+    table = {"box": np.array(list(nodes)), "text": np.array([n.text for n in nodes.values()]),
+             "kind": np.array([n.kind for n in nodes.values()])}
+    return Chart(fig, alt, name, table=table)

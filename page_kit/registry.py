@@ -74,6 +74,27 @@ SECTIONS: tuple[Section, ...] = (
                      "what was read, and everything drawn for it."),
         ),
     ),
+    Section(
+        "Rotary embeddings (RoPE)",
+        "Instead of adding a vector, rotate the queries and keys by angles that grow with position. The "
+        "score between two tokens then depends only on how far apart they are.",
+        (
+            PageInfo("pages/rope_rotation.py", "RoPE: one rotation", "rope", ":material/rotate_right:",
+                     "One pair of numbers turned by mθ and nθ, the same thing as complex numbers, then every pair "
+                     "at once: the angle table and each pair's wavelength against the context."),
+            PageInfo("pages/rope_relative.py", "RoPE is relative, and decays", "rope-relative",
+                     ":material/stacked_line_chart:",
+                     "The score grid q_m·k_n is constant along its diagonals; RoFormer's decay bound next to the "
+                     "mean |q·k| actually measured for random and for identical vectors."),
+            PageInfo("pages/rope_variants.py", "RoPE layouts, partial rotary and precision", "rope-variants",
+                     ":material/swap_horiz:",
+                     "Half-split versus interleaved pairs, the weight permutation a checkpoint conversion needs, "
+                     "GPT-NeoX's partial rotary, and how far bfloat16 or float16 angles drift at long positions."),
+            PageInfo("pages/rope_model.py", "Where RoPE lives in a model", "rope-model", ":material/account_tree:",
+                     "x → W_q, W_k → rotate q and k (never v) → scores, in every layer, with no parameters; what "
+                     "that costs in a real model's config."),
+        ),
+    ),
 )
 
 

@@ -17,6 +17,11 @@ SEQUENTIAL = [
     [0.0, "#440154"], [0.125, "#472d7b"], [0.25, "#3b528b"], [0.375, "#2c728e"], [0.5, "#21918c"],
     [0.625, "#28ae80"], [0.75, "#5ec962"], [0.875, "#addc30"], [1.0, "#fde725"],
 ]
+# Twilight: a cyclic map whose two ends meet, for angles (0 and 2 pi are the same colour).
+CYCLIC = [
+    [0.0, "#e2d9e2"], [0.111, "#9ebbc9"], [0.222, "#6785be"], [0.333, "#5e43a5"], [0.444, "#421257"],
+    [0.556, "#471340"], [0.667, "#8e2c50"], [0.778, "#ba6657"], [0.889, "#ceac94"], [1.0, "#e2d9e2"],
+]
 # Okabe & Ito's palette for categorical series (lines, bars).
 CATEGORICAL = ["#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9", "#F0E442", "#000000"]
 

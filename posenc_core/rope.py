@@ -7,17 +7,42 @@ same rotation up to a fixed permutation of the dimensions.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
-from ._backend import check_backend, require_torch, to_backend, to_numpy
-from ._checks import MAX_ELEMENTS, as_base, as_choice, as_even_dim, check_size
+from ._backend import check_backend, require_torch, to_backend, to_numpy, torch_installed
+from ._checks import MAX_DIM, MAX_ELEMENTS, MAX_POSITIONS, as_base, as_choice, as_even_dim, as_float, as_int, check_size
+from .scaling import rope_inv_freq, rotary_dim
 
 __all__ = [
+    "ANGLE_DTYPES",
     "ROPE_LAYOUTS",
+    "ROPE_MODEL_PRESETS",
     "apply_rope",
+    "half_rows_to_interleaved",
     "half_to_interleaved_permutation",
+    "interleaved_rows_to_half",
+    "round_to_dtype",
+    "rope_angle_error_curve",
+    "rope_angle_table",
     "rope_angles",
+    "rope_angles_in_dtype",
+    "rope_conversion_scores",
+    "rope_cos_table",
     "rope_decay_bound",
+    "rope_decay_curves",
+    "rope_first_bad_position",
+    "rope_float32_pow_difference",
+    "rope_inv_freq_float32_pow",
+    "rope_layout_check",
+    "rope_mean_abs_scores",
+    "rope_model_costs",
+    "rope_pair",
+    "rope_pair_shift_scores",
+    "rope_pair_theta",
+    "rope_score_matrix",
+    "rope_turns",
 ]
 
 
@@ -137,3 +162,531 @@ def rope_decay_bound(head_dim, distances, base=10000.0, *, backend="numpy", devi
         phases = np.exp(1j * np.multiply.outer(r[start:start + chunk], theta))  # (c, d/2)
         out[start:start + chunk] = np.abs(np.cumsum(phases, axis=1)).mean(axis=1)
     return to_backend(out.astype(np.float32), backend, device)
+
+
+# ---------------------------------------------------------------------------------------------------------
+# One pair: the 2D picture behind every RoPE formula.
+
+def rope_pair_theta(pair, head_dim, base=10000.0) -> float:
+    """theta_i = base^(-2i/d) for pair ``pair`` of a head of size ``head_dim`` (float64, exact formula)."""
+    d = as_even_dim("head_dim", head_dim)
+    i = as_int("pair index", pair, minimum=0, maximum=d // 2 - 1)
+    return float(as_base(base) ** (-2.0 * i / d))
+
+
+def _as_pair(name, value) -> complex:
+    try:
+        x, y = (as_float(f"{name}[{j}]", v) for j, v in enumerate(value))
+    except (TypeError, ValueError) as error:
+        raise ValueError(f"{name} must be two finite numbers (x, y); {error}") from None
+    return complex(x, y)
+
+
+def rope_pair(q, k, m, n, theta) -> dict:
+    """Rotate one query pair by m*theta and one key pair by n*theta, the complex-number way.
+
+    A pair (x, y) is the complex number x + iy; rotating by an angle a multiplies it by e^{ia}.
+    The dot product of two pairs is Re(a * conj(b)), so the score is
+    Re(q conj(k) e^{i(m-n) theta}): only m - n appears.
+
+    Args:
+        q, k: (x, y) pairs.
+        m, n: positions of the query and the key.
+        theta: rotation speed of the pair, radians per position.
+
+    Returns:
+        dict with the rotated pairs ``q_rot``, ``k_rot`` as (x, y), the angles, the rotated ``score``,
+        the unrotated ``plain_score`` = q . k, the complex ``q_conj_k`` = q conj(k) and
+        ``product`` = q_rot conj(k_rot), all float64.
+    """
+    qc, kc = _as_pair("q", q), _as_pair("k", k)
+    m = as_float("m", m, minimum=-MAX_POSITIONS, maximum=MAX_POSITIONS)
+    n = as_float("n", n, minimum=-MAX_POSITIONS, maximum=MAX_POSITIONS)
+    theta = as_float("theta", theta, minimum=-1e3, maximum=1e3)
+    q_rot, k_rot = qc * complex(math.cos(m * theta), math.sin(m * theta)), \
+        kc * complex(math.cos(n * theta), math.sin(n * theta))
+    product = q_rot * k_rot.conjugate()
+    return {
+        "q_rot": (q_rot.real, q_rot.imag), "k_rot": (k_rot.real, k_rot.imag),
+        "q_angle": m * theta, "k_angle": n * theta, "relative_angle": (m - n) * theta,
+        "score": q_rot.real * k_rot.real + q_rot.imag * k_rot.imag,
+        "plain_score": qc.real * kc.real + qc.imag * kc.imag,
+        "q_conj_k": (qc * kc.conjugate()).real + 0.0, "q_conj_k_imag": (qc * kc.conjugate()).imag + 0.0,
+        "product": (product.real, product.imag),
+        # arcs for a drawing: from each vector's direction, turning by its angle (mod one full turn)
+        "q_arc": (math.atan2(qc.imag, qc.real), math.atan2(qc.imag, qc.real) + math.fmod(m * theta, 2 * math.pi)),
+        "k_arc": (math.atan2(kc.imag, kc.real), math.atan2(kc.imag, kc.real) + math.fmod(n * theta, 2 * math.pi)),
+        "relative_arc": (math.atan2((qc * kc.conjugate()).imag, (qc * kc.conjugate()).real),
+                         math.atan2((qc * kc.conjugate()).imag, (qc * kc.conjugate()).real)
+                         + math.fmod((m - n) * theta, 2 * math.pi)),
+    }
+
+
+def rope_pair_shift_scores(q, k, m, n, theta, max_shift=None) -> dict:
+    """Scores of one pair as both positions move together (m+s, n+s) and as only the key moves (m, n+s).
+
+    By default the shifts cover about four wavelengths 2 pi / theta (between 24 and 4096 positions).
+
+    Returns:
+        dict with ``shift`` (s = 0..max_shift), ``together`` and ``key_only``, each shape (max_shift + 1,).
+    """
+    qc, kc = _as_pair("q", q), _as_pair("k", k)
+    theta = as_float("theta", theta, minimum=-1e3, maximum=1e3)
+    if max_shift is None:
+        max_shift = int(min(4096, max(24, 8 * math.pi / abs(theta)))) if theta else 24
+    max_shift = as_int("max_shift", max_shift, minimum=1, maximum=MAX_POSITIONS)
+    m = as_float("m", m, minimum=-MAX_POSITIONS, maximum=MAX_POSITIONS)
+    n = as_float("n", n, minimum=-MAX_POSITIONS, maximum=MAX_POSITIONS)
+    s = np.arange(max_shift + 1, dtype=np.float64)  # (S,)
+    z = qc * kc.conjugate()
+
+    def score(pos_q, pos_k):  # Re(q conj(k) e^{i (m - n) theta}), computed from the two rotations
+        return np.real(z * np.exp(1j * pos_q * theta) * np.exp(-1j * pos_k * theta))
+
+    return {"shift": s, "together": score(m + s, n + s), "key_only": score(m + 0 * s, n + s)}
+
+
+# ---------------------------------------------------------------------------------------------------------
+# All pairs at once.
+
+def rope_angle_table(n, head_dim, base=10000.0, part="angle") -> np.ndarray:
+    """The table every RoPE layer uses: m * theta_i (mod 2 pi), or its cos / sin.
+
+    Args:
+        n: positions 0..n-1.
+        head_dim: rotated dimensions (d/2 pairs).
+        part: "angle" (m theta_i mod 2 pi, in [0, 2 pi)), "cos" or "sin".
+
+    Returns:
+        Array of shape (n, head_dim/2), float32, computed as transformers does (float32 angles).
+    """
+    n = as_int("positions", n, minimum=1, maximum=MAX_POSITIONS)
+    part = as_choice("part", part, ("angle", "cos", "sin"))
+    d = as_even_dim("head_dim", head_dim)
+    check_size(n * d // 2, "The angle table")
+    inv_freq, _ = rope_inv_freq(d, base)
+    angles = rope_angles(np.arange(n), inv_freq)  # (n, d/2) float32
+    if part == "cos":
+        return np.cos(angles)
+    if part == "sin":
+        return np.sin(angles)
+    return np.mod(angles.astype(np.float64), 2 * np.pi).astype(np.float32)
+
+
+def rope_turns(head_dim, base=10000.0, context=4096) -> dict:
+    """How far each pair turns within a context of ``context`` positions.
+
+    Returns:
+        dict with ``pair`` (d/2,), ``theta`` (rad per position), ``wavelength`` (2 pi / theta, positions)
+        and ``turns`` (context * theta / 2 pi, full turns made inside the context), all float64, plus
+        ``full_turn_pairs``: how many pairs complete at least one turn.
+    """
+    d = as_even_dim("head_dim", head_dim)
+    context = as_int("context length", context, minimum=1, maximum=MAX_POSITIONS * 64)
+    theta = as_base(base) ** (-np.arange(0, d, 2, dtype=np.float64) / d)  # (d/2,)
+    turns = context * theta / (2 * np.pi)
+    return {"pair": np.arange(d // 2), "theta": theta, "wavelength": 2 * np.pi / theta, "turns": turns,
+            "full_turn_pairs": int(np.count_nonzero(turns >= 1.0))}
+
+
+# ---------------------------------------------------------------------------------------------------------
+# Relative: the score grid, and long-term decay.
+
+def _gaussian(seed, *shape) -> np.ndarray:
+    seed = as_int("seed", seed, minimum=0, maximum=2**32 - 1)
+    return np.random.default_rng(seed).standard_normal(shape)
+
+
+def rope_score_matrix(n, head_dim, base=10000.0, layout="half", seed=0) -> np.ndarray:
+    """q_m . k_n for one random query vector q and key vector k placed at every position 0..n-1.
+
+    q and k are drawn once (standard normal, seeded) and rotated by apply_rope at every position;
+    entry [m, n] is their score. RoPE makes it depend only on m - n (a Toeplitz matrix), up to the
+    float32 rounding of the angles.
+
+    Returns:
+        Array of shape (n, n), float64.
+    """
+    n = as_int("positions", n, minimum=1, maximum=4096)
+    d = as_even_dim("head_dim", head_dim)
+    check_size(n * n + 2 * n * d, "The score matrix")
+    q, k = _gaussian(seed, 2, d)
+    inv_freq, _ = rope_inv_freq(d, base)
+    positions = np.arange(n)
+    q_rot = apply_rope(np.broadcast_to(q, (n, d)).copy(), positions, inv_freq, layout)  # (n, d)
+    k_rot = apply_rope(np.broadcast_to(k, (n, d)).copy(), positions, inv_freq, layout)  # (n, d)
+    return q_rot @ k_rot.T
+
+
+def rope_mean_abs_scores(head_dim, distances, base=10000.0, *, samples=256, seed=0) -> dict:
+    """Mean |q . R_r k| over random vectors, at each relative distance r.
+
+    Two cases: q and k independent standard-normal vectors, and q = k (a query meeting its own key).
+    Each pair i contributes Re(z_i e^{i r theta_i}) with z_i = q_i conj(k_i) (the pair as a complex
+    number), so the score at every distance costs one matrix product.
+
+    Returns:
+        dict with ``random`` and ``identical``, each shape (len(distances),), float64; and the mean
+        score at distance 0 of each (their natural scale).
+    """
+    d = as_even_dim("head_dim", head_dim)
+    samples = as_int("samples", samples, minimum=1, maximum=8192)
+    r = np.asarray(distances, dtype=np.float64).reshape(-1)  # (N,)
+    if not np.all(np.isfinite(r)):
+        raise ValueError("distances must be finite numbers.")
+    check_size(r.shape[0] * (samples + d // 2), "The decay curves")
+    theta = as_base(base) ** (-np.arange(0, d, 2, dtype=np.float64) / d)  # (d/2,)
+    phase = np.multiply.outer(theta, r)  # (d/2, N)
+    cos, sin = np.cos(phase), np.sin(phase)
+    q, k = _gaussian(seed, 2, samples, d)  # half layout: pair i is (i, i + d/2)
+    out = {}
+    for name, (a, b) in {"random": (q, k), "identical": (q, q)}.items():
+        za = a[:, : d // 2] + 1j * a[:, d // 2:]
+        zb = b[:, : d // 2] + 1j * b[:, d // 2:]
+        z = za * np.conj(zb)  # (S, d/2)
+        scores = z.real @ cos - z.imag @ sin  # Re(z e^{i r theta}), (S, N)
+        out[name] = np.abs(scores).mean(axis=0)
+        out[f"{name}_at_zero"] = float(np.abs(z.real.sum(axis=1)).mean())
+    return out
+
+
+def rope_decay_curves(head_dim, max_distance, base=10000.0, *, log_distance=False, samples=512, seed=0) -> dict:
+    """RoFormer's bound and the measured mean |q . k| against distance, each divided by its value at distance 0.
+
+    Args:
+        max_distance: largest relative distance shown.
+        log_distance: log-spaced integer distances from 1 (for a log axis) instead of an even grid from 0.
+
+    Returns:
+        dict with ``distance``, ``bound``, ``random``, ``identical`` (same length, at most about 1,200
+        points, float64, 1.0 means "as large as at distance 0"), and the unnormalised scales at
+        distance 0: ``bound_at_zero``, ``random_at_zero``, ``identical_at_zero``.
+    """
+    d = as_even_dim("head_dim", head_dim)
+    max_distance = as_int("max distance", max_distance, minimum=2, maximum=MAX_POSITIONS)
+    if log_distance:
+        distances = np.unique(np.geomspace(1, max_distance, 1200).round())
+    else:
+        distances = np.arange(0, max_distance + 1, -(-max_distance // 1200), dtype=np.float64)
+    bound = rope_decay_bound(d, np.concatenate([[0.0], distances]), base).astype(np.float64)
+    scores = rope_mean_abs_scores(d, distances, base, samples=samples, seed=seed)
+    return {"distance": distances, "bound": bound[1:] / bound[0],
+            "random": scores["random"] / scores["random_at_zero"],
+            "identical": scores["identical"] / scores["identical_at_zero"],
+            "bound_at_zero": float(bound[0]), "random_at_zero": scores["random_at_zero"],
+            "identical_at_zero": scores["identical_at_zero"]}
+
+
+# ---------------------------------------------------------------------------------------------------------
+# Layouts, checkpoint conversion, partial rotary.
+
+def rope_layout_check(n, head_dim, base=10000.0, seed=0) -> dict:
+    """Numerical proof that the two layouts are one rotation up to the fixed permutation.
+
+    Returns:
+        dict with ``x`` (n, d) random vectors in half layout, ``half`` = RoPE_half(x) and
+        ``interleaved`` = RoPE_interleaved(x[:, perm]), ``permuted_half`` = RoPE_half(x)[:, perm],
+        ``perm``, and the largest differences: ``with_perm`` (tiny) and ``without_perm`` (the two
+        layouts applied to the same unpermuted vector, large).
+    """
+    n = as_int("positions", n, minimum=1, maximum=4096)
+    d = as_even_dim("head_dim", head_dim)
+    check_size(4 * n * d, "The layout check")
+    x = _gaussian(seed, n, d)
+    inv_freq, _ = rope_inv_freq(d, base)
+    positions = np.arange(n)
+    perm = half_to_interleaved_permutation(d)
+    half = apply_rope(x, positions, inv_freq, "half")
+    inter = apply_rope(x[:, perm], positions, inv_freq, "interleaved")
+    return {"x": x, "perm": perm, "half": half, "interleaved": inter, "permuted_half": half[:, perm],
+            "with_perm": float(np.abs(half[:, perm] - inter).max()),
+            "without_perm": float(np.abs(half - apply_rope(x, positions, inv_freq, "interleaved")).max())}
+
+
+def _rows_per_head(weight, n_heads):
+    w = np.asarray(to_numpy(weight))
+    if w.ndim != 2:
+        raise ValueError(f"A projection weight must be 2D (out_features x in_features), but has shape {w.shape}.")
+    n_heads = as_int("n_heads", n_heads, minimum=1, maximum=4096)
+    if w.shape[0] % n_heads or (w.shape[0] // n_heads) % 2:
+        raise ValueError(f"The weight has {w.shape[0]} rows, which do not split into {n_heads} heads of an even "
+                         "head_dim.")
+    return w.reshape(n_heads, w.shape[0] // n_heads, w.shape[1])  # (heads, head_dim, in)
+
+
+def interleaved_rows_to_half(weight, n_heads) -> np.ndarray:
+    """Reorder the rows of W_q or W_k from interleaved pairs to the half layout, head by head.
+
+    This is what converting Meta's Llama checkpoints for transformers does: in every head, row 2i
+    goes to i and row 2i+1 goes to i + head_dim/2. Shape (n_heads * head_dim, in) in and out.
+    """
+    w = _rows_per_head(weight, n_heads)
+    inverse = np.argsort(half_to_interleaved_permutation(w.shape[1]))
+    return w[:, inverse, :].reshape(-1, w.shape[2])
+
+
+def half_rows_to_interleaved(weight, n_heads) -> np.ndarray:
+    """The inverse of ``interleaved_rows_to_half``: row i goes to 2i and row i + head_dim/2 to 2i+1."""
+    w = _rows_per_head(weight, n_heads)
+    return w[:, half_to_interleaved_permutation(w.shape[1]), :].reshape(-1, w.shape[2])
+
+
+def rope_conversion_scores(n, head_dim, base=10000.0, *, d_model=None, seed=0) -> dict:
+    """Attention scores of one head in half layout, and after converting it to interleaved.
+
+    A model trained with the half layout has weights W_q, W_k (head_dim x d_model). Run with the
+    interleaved layout, it gives the same scores only if the rows of W_q and W_k are permuted.
+
+    Returns:
+        dict with ``half`` (original model), ``converted`` (permuted rows, interleaved rotation),
+        ``naive`` (same weights, interleaved rotation), each (n, n) float64, and the largest
+        differences ``converted_error`` and ``naive_error`` from ``half``.
+    """
+    n = as_int("positions", n, minimum=1, maximum=4096)
+    d = as_even_dim("head_dim", head_dim)
+    d_model = 2 * d if d_model is None else as_int("d_model", d_model, minimum=1, maximum=MAX_DIM)
+    check_size(3 * n * n + 2 * d * d_model + n * d_model, "The conversion check")
+    rng_x, rng_q, rng_k = (_gaussian(seed + j, *shape) for j, shape in
+                           enumerate([(n, d_model), (d, d_model), (d, d_model)]))
+    x, w_q, w_k = rng_x, rng_q / math.sqrt(d_model), rng_k / math.sqrt(d_model)
+    inv_freq, _ = rope_inv_freq(d, base)
+    positions = np.arange(n)
+
+    def scores(wq, wk, layout):
+        q = apply_rope(x @ wq.T, positions, inv_freq, layout)  # (n, d)
+        k = apply_rope(x @ wk.T, positions, inv_freq, layout)  # (n, d)
+        return q @ k.T
+
+    half = scores(w_q, w_k, "half")
+    converted = scores(half_rows_to_interleaved(w_q, 1), half_rows_to_interleaved(w_k, 1), "interleaved")
+    naive = scores(w_q, w_k, "interleaved")
+    return {"half": half, "converted": converted, "naive": naive,
+            "converted_error": float(np.abs(converted - half).max()),
+            "naive_error": float(np.abs(naive - half).max())}
+
+
+def rope_cos_table(n, head_dim, base=10000.0, *, partial_rotary_factor=1.0, layout="half") -> dict:
+    """The cos coefficient each dimension of a head gets at each position, pass-through dimensions included.
+
+    With partial rotary (GPT-NeoX's rotary_pct), only the first rotary_dim = int(head_dim * factor)
+    dimensions rotate; the rest keep cos = 1, sin = 0 (they are copied through unchanged).
+
+    Returns:
+        dict with ``cos`` (n, head_dim) float32, ``pair`` (head_dim,) the pair index of each dimension
+        (-1 for pass-through) and ``rotary_dim``.
+    """
+    n = as_int("positions", n, minimum=1, maximum=MAX_POSITIONS)
+    d = as_even_dim("head_dim", head_dim)
+    layout = as_choice("layout", layout, ROPE_LAYOUTS)
+    check_size(n * d, "The cos table")
+    inv_freq, _ = rope_inv_freq(d, base, partial_rotary_factor=partial_rotary_factor)
+    r = 2 * inv_freq.shape[0]
+    cos_pairs = np.cos(rope_angles(np.arange(n), inv_freq))  # (n, r/2)
+    pair_of_dim = np.full(d, -1)
+    pair_of_dim[:r] = np.tile(np.arange(r // 2), 2) if layout == "half" else np.repeat(np.arange(r // 2), 2)
+    table = np.ones((n, d), dtype=np.float32)
+    table[:, :r] = cos_pairs[:, pair_of_dim[:r]]
+    return {"cos": table, "pair": pair_of_dim, "rotary_dim": r}
+
+
+# ---------------------------------------------------------------------------------------------------------
+# Precision of the angles.
+
+ANGLE_DTYPES = ("bfloat16", "float16", "float32")
+_UNIT_ROUNDOFF = {"bfloat16": 2.0**-8, "float16": 2.0**-11, "float32": 2.0**-24}
+_FLOAT16_MAX = 65504.0
+
+
+def round_to_dtype(x, dtype) -> np.ndarray:
+    """Round float values to bfloat16, float16 or float32 (nearest, ties to even); float64 out.
+
+    bfloat16 keeps the top 16 bits of a float32 (8 significant bits), which is what torch does when
+    it casts float32 to bfloat16. float16 overflows to inf above 65504.
+    """
+    dtype = as_choice("dtype", dtype, ANGLE_DTYPES)
+    x = np.asarray(x, dtype=np.float64)
+    if dtype == "float16":
+        with np.errstate(over="ignore"):
+            return x.astype(np.float16).astype(np.float64)
+    x32 = x.astype(np.float32)
+    if dtype == "float32":
+        return x32.astype(np.float64)
+    bits = x32.view(np.uint32).astype(np.uint64)
+    rounded = (bits + 0x7FFF + ((bits >> 16) & 1)) & 0xFFFF0000  # round to nearest even on the low 16 bits
+    out = rounded.astype(np.uint32).view(np.float32).astype(np.float64)
+    return np.where(np.isfinite(x32), out, x32)  # inf / nan stay as they are
+
+
+def rope_inv_freq_float32_pow(head_dim, base=10000.0) -> np.ndarray:
+    """inv_freq as transformers builds it: 1 / base ** (arange(0, d, 2) / d) with a float32 pow.
+
+    posenc_core's rope_inv_freq computes in float64 and rounds once; the float32 pow can land one
+    unit in the last place away for some pairs. torch is used when installed (it is what the models
+    run); otherwise numpy's float32 pow, which can differ from torch's in the last bit.
+    Shape (head_dim / 2,), float32.
+    """
+    d = as_even_dim("head_dim", head_dim)
+    base = as_base(base)
+    if torch_installed():
+        torch = require_torch()
+        exponents = torch.arange(0, d, 2, dtype=torch.int64).float() / d
+        return (1.0 / (base ** exponents)).numpy().astype(np.float32)
+    exponents = np.arange(0, d, 2).astype(np.float32) / np.float32(d)
+    return (np.float32(1.0) / (np.float32(base) ** exponents)).astype(np.float32)
+
+
+def rope_float32_pow_difference(head_dim, base=10000.0, position=1500) -> dict:
+    """How far transformers' float32-pow inv_freq is from the correctly rounded one, and what it does to angles.
+
+    Returns:
+        dict with ``pairs_differing`` (how many of the d/2 frequencies differ, by one unit in the last
+        place), ``n_pairs`` and ``angle_shift``: the largest |m theta_pow - m theta_rounded| at ``position``
+        (radians, exact arithmetic, so it is the frequency difference alone).
+    """
+    d = as_even_dim("head_dim", head_dim)
+    position = as_int("position", position, minimum=0, maximum=MAX_POSITIONS * 64)
+    pow32 = rope_inv_freq_float32_pow(d, base).astype(np.float64)
+    rounded = rope_inv_freq(d, base)[0].astype(np.float64)
+    return {"pairs_differing": int(np.count_nonzero(pow32 != rounded)), "n_pairs": d // 2,
+            "angle_shift": float(position * np.abs(pow32 - rounded).max())}
+
+
+def _model_inv_freq(head_dim, base, dtype) -> np.ndarray:
+    """The inv_freq a model holds in ``dtype`` (float64 values): float32 as built, then cast."""
+    inv_freq, _ = rope_inv_freq(head_dim, base)  # float32, correctly rounded
+    return round_to_dtype(inv_freq, dtype)
+
+
+def _angle_errors(positions, theta_exact, theta_model, dtype) -> np.ndarray:
+    """|m theta computed in dtype - m theta exact|, shape (len(positions), d/2), inf on overflow."""
+    m = np.asarray(positions, dtype=np.float64)
+    with np.errstate(invalid="ignore"):
+        computed = round_to_dtype(np.multiply.outer(round_to_dtype(m, dtype), theta_model), dtype)
+        return np.abs(computed - np.multiply.outer(m, theta_exact))
+
+
+def rope_angles_in_dtype(start, count, head_dim, base=10000.0, *, pair=0, dtype="bfloat16") -> dict:
+    """m * theta_pair for positions start..start+count-1, exact (float64) and as computed in ``dtype``.
+
+    In dtype, the position is cast, theta is cast, and their product is rounded, as when a model's
+    position ids and inv_freq live in that dtype.
+
+    Returns:
+        dict with ``position``, ``exact`` and ``computed`` (count,), float64 (inf where float16 overflows).
+    """
+    dtype = as_choice("dtype", dtype, ANGLE_DTYPES)
+    d = as_even_dim("head_dim", head_dim)
+    pair = as_int("pair index", pair, minimum=0, maximum=d // 2 - 1)
+    start = as_int("start", start, minimum=0, maximum=MAX_POSITIONS * 64)
+    count = as_int("count", count, minimum=1, maximum=1 << 16)
+    m = np.arange(start, start + count, dtype=np.float64)
+    theta_exact = rope_pair_theta(pair, d, base)
+    theta_model = _model_inv_freq(d, base, dtype)[pair]
+    with np.errstate(invalid="ignore", over="ignore"):
+        computed = round_to_dtype(round_to_dtype(m, dtype) * theta_model, dtype)
+    return {"position": m, "exact": m * theta_exact, "computed": computed}
+
+
+def rope_angle_error_curve(max_position, head_dim, base=10000.0, dtype="bfloat16", *, bins=240,
+                           per_bin=48) -> dict:
+    """The worst angle error (over all pairs) of m * theta_i in ``dtype`` against float64, up to max_position.
+
+    Positions 1..max_position are cut into ``bins`` log-spaced bins; in each bin ``per_bin`` evenly
+    spread integer positions are measured (every position while a bin is small) and the largest
+    error is kept, so the curve shows the worst case a model meets around that length.
+
+    Returns:
+        dict with ``position`` (right edge of each bin) and ``error`` (radians), shape (bins,), float64;
+        where the angle overflows (float16 above 65,504) the error is NaN and ``overflow_from`` gives the
+        first such bin's position (None if nothing overflows).
+    """
+    dtype = as_choice("dtype", dtype, ANGLE_DTYPES)
+    d = as_even_dim("head_dim", head_dim)
+    max_position = as_int("max_position", max_position, minimum=2, maximum=MAX_POSITIONS)
+    bins = as_int("bins", bins, minimum=2, maximum=2000)
+    per_bin = as_int("per_bin", per_bin, minimum=1, maximum=1024)
+    check_size(bins * per_bin * d // 2, "The error curve")
+    theta_exact = as_base(base) ** (-np.arange(0, d, 2, dtype=np.float64) / d)
+    theta_model = _model_inv_freq(d, base, dtype)
+    edges = np.unique(np.geomspace(1, max_position, bins + 1).round().astype(np.int64))
+    positions, errors = [], []
+    for lo, hi in zip(edges[:-1], edges[1:], strict=True):
+        sample = np.unique(np.linspace(lo + 1, hi, min(per_bin, hi - lo)).round())
+        positions.append(float(hi))
+        errors.append(float(_angle_errors(sample, theta_exact, theta_model, dtype).max()))
+    errors = np.array(errors)
+    overflow = ~np.isfinite(errors)
+    return {"position": np.array(positions), "error": np.where(overflow, np.nan, errors),
+            "overflow_from": float(np.array(positions)[overflow][0]) if overflow.any() else None}
+
+
+def rope_first_bad_position(head_dim, base=10000.0, dtype="bfloat16", *, threshold=1.0,
+                            max_position=1 << 20) -> int | None:
+    """The first position whose angle error (any pair) reaches ``threshold`` radians in ``dtype``.
+
+    Scans every position 0..max_position (in chunks, stopping at the first hit). None if none does.
+    A chunk is skipped when a rounding-error bound proves no position in it can reach the threshold
+    (the error is at most hi * |theta_model - theta| + two roundings of at most u * hi * theta each).
+    """
+    dtype = as_choice("dtype", dtype, ANGLE_DTYPES)
+    d = as_even_dim("head_dim", head_dim)
+    threshold = as_float("threshold", threshold, above=0.0)
+    max_position = as_int("max_position", max_position, minimum=1, maximum=MAX_POSITIONS)
+    theta_exact = as_base(base) ** (-np.arange(0, d, 2, dtype=np.float64) / d)
+    theta_model = _model_inv_freq(d, base, dtype)
+    chunk = max(1, (1 << 20) // (d // 2))
+    drift, u = float(np.abs(theta_model - theta_exact).max()), _UNIT_ROUNDOFF[dtype]
+    for start in range(0, max_position + 1, chunk):
+        m = np.arange(start, min(start + chunk, max_position + 1), dtype=np.float64)
+        hi = float(m[-1])
+        if hi * drift + 2.5 * u * hi * float(theta_model.max()) < threshold:
+            continue
+        bad = np.nonzero((_angle_errors(m, theta_exact, theta_model, dtype) >= threshold).any(axis=1))[0]
+        if bad.size:
+            return int(m[bad[0]])
+    return None
+
+
+# ---------------------------------------------------------------------------------------------------------
+# Where RoPE lives in a model.
+
+def rope_model_costs(n_layers, n_heads, n_kv_heads, head_dim, seq_len, *, partial_rotary_factor=1.0,
+                     d_model=None) -> dict:
+    """What RoPE adds to a decoder: no parameters, and a few rotations per token.
+
+    Returns:
+        dict with ``parameters`` (always 0), ``rotated_vectors_per_token`` (queries and keys of every
+        head in every layer; values are not rotated), ``rotations_per_token`` (2D rotations, one per
+        pair), ``table_values`` (the cos and sin tables for seq_len positions, shared by every layer),
+        and ``learned_table_parameters`` (what a learned absolute table of seq_len x d_model would cost).
+    """
+    n_layers = as_int("n_layers", n_layers, minimum=1, maximum=1024)
+    n_heads = as_int("n_heads", n_heads, minimum=1, maximum=4096)
+    n_kv_heads = as_int("n_kv_heads", n_kv_heads, minimum=1, maximum=n_heads)
+    if n_heads % n_kv_heads:
+        raise ValueError(f"n_heads ({n_heads}) must be a multiple of n_kv_heads ({n_kv_heads}): each group of "
+                         "query heads shares one key head.")
+    d = as_even_dim("head_dim", head_dim)
+    seq_len = as_int("seq_len", seq_len, minimum=1, maximum=MAX_POSITIONS * 64)
+    r = rotary_dim(d, partial_rotary_factor)
+    d_model = n_heads * d if d_model is None else as_int("d_model", d_model, minimum=1, maximum=MAX_DIM * 64)
+    vectors = n_layers * (n_heads + n_kv_heads)
+    return {"parameters": 0, "rotated_vectors_per_token": vectors, "rotations_per_token": vectors * r // 2,
+            "table_values": 2 * seq_len * r // 2, "learned_table_parameters": seq_len * d_model,
+            "rotary_dim": r,
+            # per token and layer: x W_q, x W_k, x W_v as multiply-adds; each 2D rotation is 4 multiplies
+            "projection_macs_per_layer": d_model * (n_heads + 2 * n_kv_heads) * d,
+            "rope_multiplies_per_layer": 4 * (n_heads + n_kv_heads) * r // 2}
+
+
+# Published configs (config.json on the Hugging Face Hub), for the "where it lives" lesson.
+ROPE_MODEL_PRESETS = {
+    "Llama 2 7B": dict(n_layers=32, n_heads=32, n_kv_heads=32, head_dim=128, d_model=4096, base=10000.0,
+                       context=4096, partial_rotary_factor=1.0),
+    "Llama 3 8B": dict(n_layers=32, n_heads=32, n_kv_heads=8, head_dim=128, d_model=4096, base=500000.0,
+                       context=8192, partial_rotary_factor=1.0),
+    "Qwen2 7B": dict(n_layers=28, n_heads=28, n_kv_heads=4, head_dim=128, d_model=3584, base=1000000.0,
+                     context=32768, partial_rotary_factor=1.0),
+    "GPT-NeoX 20B": dict(n_layers=44, n_heads=64, n_kv_heads=64, head_dim=96, d_model=6144, base=10000.0,
+                         context=2048, partial_rotary_factor=0.25),
+}

@@ -110,3 +110,230 @@ def test_decay_bound_known_values():
 def test_bad_arguments_raise_clear_value_errors(call, message):
     with pytest.raises(ValueError, match=message):
         call()
+
+
+# --- one pair -------------------------------------------------------------------------------------------
+
+def test_pair_theta_and_pair_rotation_match_the_matrix_form():
+    assert pc.rope_pair_theta(0, 64) == 1.0
+    assert pc.rope_pair_theta(16, 64, 10000) == pytest.approx(10000 ** -0.5)
+    inv = np.array([0.3])
+    q, k = (0.9, -0.4), (0.2, 1.1)
+    out = pc.rope_pair(q, k, 7, 3, 0.3)
+    np.testing.assert_allclose(out["q_rot"], pc.apply_rope(np.array([q]), [7], inv, "half")[0], atol=1e-6)
+    np.testing.assert_allclose(out["k_rot"], pc.apply_rope(np.array([k]), [3], inv, "half")[0], atol=1e-6)
+    assert out["score"] == pytest.approx(np.dot(out["q_rot"], out["k_rot"]))
+    assert out["score"] == pytest.approx(out["product"][0])  # Re(q_rot conj(k_rot))
+    z = complex(*q) * complex(*k).conjugate()
+    assert out["score"] == pytest.approx((z * np.exp(1j * 4 * 0.3)).real)
+    assert out["plain_score"] == pytest.approx(np.dot(q, k))
+
+
+@settings(max_examples=40, deadline=None)
+@given(m=st.integers(0, 1000), n=st.integers(0, 1000), s=st.integers(0, 1000),
+       theta=st.floats(0.0, 1.0), qx=st.floats(-2, 2), ky=st.floats(-2, 2))
+def test_pair_score_is_unchanged_when_both_positions_move_together(m, n, s, theta, qx, ky):
+    a = pc.rope_pair((qx, 0.5), (1.0, ky), m, n, theta)["score"]
+    b = pc.rope_pair((qx, 0.5), (1.0, ky), m + s, n + s, theta)["score"]
+    assert a == pytest.approx(b, abs=1e-9)
+
+
+def test_shift_scores_are_flat_together_and_oscillate_for_the_key_alone():
+    out = pc.rope_pair_shift_scores((1, 0.5), (0.3, -1), 4, 1, 0.2, 100)
+    assert out["together"].shape == (101,)
+    np.testing.assert_allclose(out["together"], out["together"][0], atol=1e-12)
+    assert out["key_only"].std() > 0.1
+    assert out["together"][0] == pytest.approx(pc.rope_pair((1, 0.5), (0.3, -1), 4, 1, 0.2)["score"])
+
+
+# --- all pairs ------------------------------------------------------------------------------------------
+
+def test_angle_table_against_a_brute_force_loop():
+    table = pc.rope_angle_table(50, 16, 500.0)
+    inv = pc.rope_inv_freq(16, 500.0)[0]
+    for m in (0, 1, 49):
+        for i in range(8):
+            assert table[m, i] == pytest.approx(np.mod(np.float32(m) * inv[i], 2 * np.pi), abs=1e-5)
+    assert table.min() >= 0 and table.max() < 2 * np.pi
+    np.testing.assert_allclose(pc.rope_angle_table(50, 16, 500.0, "cos"),
+                               np.cos(pc.rope_angles(np.arange(50), inv)), atol=1e-6)
+    np.testing.assert_allclose(pc.rope_angle_table(50, 16, 500.0, "sin")[3], np.sin(3 * inv), atol=1e-6)
+
+
+def test_turns_known_values():
+    out = pc.rope_turns(128, 10000.0, 4096)
+    assert out["wavelength"][0] == pytest.approx(2 * np.pi)
+    assert out["wavelength"][-1] == pytest.approx(2 * np.pi * 10000 ** (126 / 128))
+    np.testing.assert_allclose(out["turns"], 4096 / out["wavelength"])
+    assert out["full_turn_pairs"] == int(np.sum(out["wavelength"] <= 4096))
+    assert 0 < out["full_turn_pairs"] < 64
+
+
+# --- relative and decay ---------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("layout", pc.ROPE_LAYOUTS)
+def test_score_matrix_is_toeplitz_in_both_layouts(layout):
+    scores = pc.rope_score_matrix(96, 32, 10000.0, layout, seed=3)
+    assert scores.shape == (96, 96)
+    assert pc.toeplitz_deviation(scores) < 1e-3 * np.abs(scores).max()
+    q, k = np.random.default_rng(3).standard_normal((2, 32))
+    inv = pc.rope_inv_freq(32)[0]
+    m, n = 40, 7
+    expected = pc.apply_rope(q[None], [m], inv, layout)[0] @ pc.apply_rope(k[None], [n], inv, layout)[0]
+    assert scores[m, n] == pytest.approx(expected)
+
+
+def test_mean_abs_scores_match_apply_rope_by_brute_force():
+    d, distances = 16, np.array([0, 1, 5, 33])
+    out = pc.rope_mean_abs_scores(d, distances, 10000.0, samples=64, seed=5)
+    q, k = np.random.default_rng(5).standard_normal((2, 64, d))
+    inv = pc.rope_inv_freq(d)[0].astype(np.float64)
+    for which, (a, b) in {"random": (q, k), "identical": (q, q)}.items():
+        brute = []
+        for r in distances:  # query at position r, key at 0
+            qa = pc.apply_rope(a[:, None, :], [r], inv, "half")[:, 0]
+            brute.append(np.abs(np.sum(qa * b, axis=1)).mean())
+        np.testing.assert_allclose(out[which], brute, rtol=1e-4)
+    assert out["identical_at_zero"] == pytest.approx(np.mean(np.sum(q * q, axis=1)))
+
+
+def test_identical_vectors_decay_and_random_ones_do_not():
+    far = np.arange(2000, 4000, 7)
+    out = pc.rope_mean_abs_scores(128, np.concatenate([[0], far]), samples=2048, seed=0)
+    assert out["identical"][1:].mean() < 0.2 * out["identical"][0]
+    assert out["random"][1:].mean() == pytest.approx(out["random"][0], rel=0.1)
+
+
+# --- layouts, conversion, partial ------------------------------------------------------------------------
+
+def test_layout_check_and_conversion():
+    check = pc.rope_layout_check(20, 32, seed=1)
+    assert check["with_perm"] < 1e-12 and check["without_perm"] > 0.1
+    conv = pc.rope_conversion_scores(24, 32, seed=2)
+    assert conv["converted_error"] < 1e-9 * np.abs(conv["half"]).max()
+    assert conv["naive_error"] > 0.1 * np.abs(conv["half"]).max()
+
+
+def test_row_permutation_matches_the_view_transpose_form_of_the_llama_conversion():
+    torch = pytest.importorskip("torch")
+    n_heads, head_dim, d_in = 3, 8, 5
+    w = np.random.default_rng(0).standard_normal((n_heads * head_dim, d_in))
+    # Meta -> HF: within each head, split rows into (pair, member) and put member-major.
+    reference = torch.from_numpy(w).view(n_heads, head_dim // 2, 2, d_in).transpose(1, 2).reshape(-1, d_in)
+    np.testing.assert_array_equal(pc.interleaved_rows_to_half(w, n_heads), reference.numpy())
+    np.testing.assert_array_equal(pc.half_rows_to_interleaved(pc.interleaved_rows_to_half(w, n_heads), n_heads), w)
+
+
+@pytest.mark.parametrize("layout", pc.ROPE_LAYOUTS)
+def test_cos_table_marks_pass_through_dimensions(layout):
+    out = pc.rope_cos_table(10, 64, partial_rotary_factor=0.25, layout=layout)
+    assert out["rotary_dim"] == 16
+    assert (out["pair"][16:] == -1).all() and sorted(out["pair"][:16]) == sorted(list(range(8)) * 2)
+    np.testing.assert_array_equal(out["cos"][:, 16:], 1.0)
+    inv = pc.rope_inv_freq(64, partial_rotary_factor=0.25)[0]
+    # the cos coefficient is what apply_rope multiplies x by when its partner is 0
+    for dim in range(16):
+        e = np.zeros((10, 64))
+        e[:, dim] = 1.0
+        np.testing.assert_allclose(pc.apply_rope(e, np.arange(10), inv, layout)[:, dim], out["cos"][:, dim],
+                                   atol=1e-6)
+
+
+# --- precision --------------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("dtype", pc.ANGLE_DTYPES)
+def test_round_to_dtype_matches_torch(dtype):
+    torch = pytest.importorskip("torch")
+    x = np.concatenate([np.random.default_rng(1).standard_normal(5000) * 10.0 ** np.arange(-3, 7).repeat(500),
+                        [0.0, 65504.0, 65520.0, 1e6, 257.0, 4097.0]])
+    expected = torch.from_numpy(x).to(getattr(torch, dtype)).double().numpy()
+    np.testing.assert_array_equal(pc.round_to_dtype(x, dtype), expected)
+
+
+@pytest.mark.parametrize("dtype", pc.ANGLE_DTYPES)
+def test_angles_in_dtype_match_torch_arithmetic(dtype):
+    torch = pytest.importorskip("torch")
+    out = pc.rope_angles_in_dtype(4000, 200, 64, 10000.0, pair=3, dtype=dtype)
+    tdt = getattr(torch, dtype)
+    inv = torch.from_numpy(pc.rope_inv_freq(64)[0]).to(tdt)[3]
+    pos = torch.arange(4000, 4200, dtype=torch.float64).to(tdt)
+    np.testing.assert_array_equal(out["computed"], (pos * inv).double().numpy())
+    np.testing.assert_allclose(out["exact"], np.arange(4000, 4200) * 10000.0 ** (-6 / 64))
+
+
+def test_first_bad_position_known_values():
+    # pair 0 has theta = 1: the angle is the position itself, so bf16 (8 significant bits) first rounds a
+    # position by a whole radian at 257 (-> 256), float16 (11 bits) at 2049 (-> 2048).
+    assert pc.rope_first_bad_position(64, dtype="bfloat16") == 257
+    assert pc.rope_first_bad_position(64, dtype="float16") == 2049
+    assert pc.rope_first_bad_position(64, dtype="float32", max_position=1 << 20) is None
+    # the skip bound never hides a hit: compare with an unskipped brute-force scan
+    m = np.arange(4097, dtype=np.float64)
+    theta16 = pc.round_to_dtype(pc.rope_inv_freq(64)[0], "float16")
+    computed = pc.round_to_dtype(np.multiply.outer(pc.round_to_dtype(m, "float16"), theta16), "float16")
+    errors = np.abs(computed - np.multiply.outer(m, 10000.0 ** (-np.arange(0, 64, 2) / 64)))
+    brute = int(np.nonzero((errors >= 0.25).any(axis=1))[0][0])
+    assert pc.rope_first_bad_position(64, dtype="float16", threshold=0.25, max_position=4096) == brute
+
+
+def test_error_curve_grows_and_float16_overflows():
+    bf = pc.rope_angle_error_curve(1 << 16, 64, dtype="bfloat16")
+    f32 = pc.rope_angle_error_curve(1 << 16, 64, dtype="float32")
+    f16 = pc.rope_angle_error_curve(1 << 17, 64, dtype="float16")
+    assert bf["error"][-1] > 50 and f32["error"][-1] < 1e-2
+    assert np.all(np.diff(bf["position"]) > 0)
+    assert np.isnan(f16["error"][-1]) and np.isfinite(f16["error"][0])
+    assert 65504 < f16["overflow_from"] < 70000 and bf["overflow_from"] is None
+
+
+def test_float32_pow_difference_matches_transformers_formula():
+    torch = pytest.importorskip("torch")
+    tf = (1.0 / (10000.0 ** (torch.arange(0, 128, 2, dtype=torch.int64).float() / 128))).numpy()
+    np.testing.assert_array_equal(pc.rope_inv_freq_float32_pow(128), tf)
+    out = pc.rope_float32_pow_difference(128, 10000.0, 1500)
+    assert out["pairs_differing"] == int(np.sum(tf != pc.rope_inv_freq(128)[0]))
+    assert 0 < out["angle_shift"] < 1e-3
+
+
+def test_model_costs():
+    out = pc.rope_model_costs(32, 32, 8, 128, 4096)
+    assert out["parameters"] == 0
+    assert out["rotated_vectors_per_token"] == 32 * (32 + 8)
+    assert out["rotations_per_token"] == 32 * 40 * 64
+    assert out["learned_table_parameters"] == 4096 * 32 * 128
+    assert pc.rope_model_costs(2, 4, 4, 64, 10, partial_rotary_factor=0.25)["rotary_dim"] == 16
+    assert out["projection_macs_per_layer"] == 4096 * (32 + 16) * 128
+    assert out["rope_multiplies_per_layer"] == 4 * 40 * 64
+    for preset in pc.ROPE_MODEL_PRESETS.values():  # every preset is a valid configuration
+        costs = pc.rope_model_costs(preset["n_layers"], preset["n_heads"], preset["n_kv_heads"], preset["head_dim"],
+                                    preset["context"], partial_rotary_factor=preset["partial_rotary_factor"],
+                                    d_model=preset["d_model"])
+        assert costs["rope_multiplies_per_layer"] < 0.01 * costs["projection_macs_per_layer"]
+
+
+@pytest.mark.parametrize("call, message", [
+    (lambda: pc.rope_pair_theta(32, 64), "at most 31"),
+    (lambda: pc.rope_pair((1, 2, 3), (0, 1), 0, 0, 1), "two finite numbers"),
+    (lambda: pc.rope_pair((1, float("nan")), (0, 1), 0, 0, 1), "finite"),
+    (lambda: pc.rope_pair_shift_scores((1, 0), (0, 1), 0, 0, 1, 0), "at least 1"),
+    (lambda: pc.rope_angle_table(10, 16, part="tan"), "part"),
+    (lambda: pc.rope_angle_table(1 << 22, 64), "cap"),
+    (lambda: pc.rope_turns(64, 10000, 0), "at least 1"),
+    (lambda: pc.rope_score_matrix(5000, 64), "at most 4,096"),
+    (lambda: pc.rope_score_matrix(16, 16, layout="zigzag"), "layout"),
+    (lambda: pc.rope_score_matrix(16, 16, seed=-1), "seed"),
+    (lambda: pc.rope_mean_abs_scores(64, [0, float("inf")]), "finite"),
+    (lambda: pc.rope_mean_abs_scores(64, np.arange(1 << 20), samples=8192), "cap"),
+    (lambda: pc.interleaved_rows_to_half(np.zeros((12, 3)), 4), "even head_dim"),
+    (lambda: pc.interleaved_rows_to_half(np.zeros(12), 1), "2D"),
+    (lambda: pc.rope_cos_table(4, 64, partial_rotary_factor=0.01), "even number"),
+    (lambda: pc.round_to_dtype([1.0], "int8"), "dtype"),
+    (lambda: pc.rope_angles_in_dtype(0, 0, 64), "count"),
+    (lambda: pc.rope_angle_error_curve(1, 64), "max_position"),
+    (lambda: pc.rope_first_bad_position(64, threshold=0), "greater than 0"),
+    (lambda: pc.rope_model_costs(2, 6, 4, 64, 10), "multiple"),
+    (lambda: pc.rope_conversion_scores(8, 7), "even"),
+])
+def test_new_bad_arguments_raise_clear_value_errors(call, message):
+    with pytest.raises(ValueError, match=message):
+        call()

@@ -1,0 +1,111 @@
+import streamlit as st
+
+import posenc_core as pc
+from page_kit import controls, figures, formula, guard, header, notice, sections, show, source
+from page_kit.figures import FlowNode
+
+PRESETS = list(pc.ROPE_MODEL_PRESETS)
+
+
+@st.cache_data(max_entries=16, show_spinner=False)
+def costs(preset: str, seq_len: int):
+    c = pc.ROPE_MODEL_PRESETS[preset]
+    return pc.rope_model_costs(c["n_layers"], c["n_heads"], c["n_kv_heads"], c["head_dim"], seq_len,
+                               partial_rotary_factor=c["partial_rotary_factor"], d_model=c["d_model"])
+
+
+def diagram(preset: str, m: int, n: int) -> figures.Chart:
+    c = pc.ROPE_MODEL_PRESETS[preset]
+    nodes = {
+        "x": FlowNode(0.0, 0.0, "x (layer input,<br>normalised)", "data", width=1.6),
+        "wq": FlowNode(2.1, 1.25, "W_q", "weights", width=1.0),
+        "wk": FlowNode(2.1, 0.0, "W_k", "weights", width=1.0),
+        "wv": FlowNode(2.1, -1.25, "W_v", "weights", width=1.0),
+        "q": FlowNode(3.8, 1.25, f"q at position {m}", "data", width=1.6),
+        "k": FlowNode(3.8, 0.0, f"k at position {n}", "data", width=1.6),
+        "v": FlowNode(3.8, -1.25, "v (not rotated)", "data", width=1.6),
+        "rq": FlowNode(5.8, 1.25, f"rotate by {m}·θ_i", "fixed", width=1.7),
+        "rk": FlowNode(5.8, 0.0, f"rotate by {n}·θ_i", "fixed", width=1.7),
+        "score": FlowNode(8.0, 0.62, "q̃·k̃ / √d<br>(sees only m − n)", "op", width=2.0, height=0.8),
+        "soft": FlowNode(10.1, 0.62, "softmax<br>over keys", "op", width=1.5, height=0.8),
+        "mix": FlowNode(10.1, -1.25, "weighted sum<br>of v", "op", width=1.5, height=0.8),
+        "wo": FlowNode(12.2, -1.25, "W_o, then<br>next layer", "weights", width=1.5, height=0.8),
+    }
+    edges = [("x", "wq"), ("x", "wk"), ("x", "wv"), ("wq", "q"), ("wk", "k"), ("wv", "v"), ("q", "rq"),
+             ("k", "rk"), ("rq", "score"), ("rk", "score"), ("score", "soft"), ("soft", "mix"),
+             ("v", "mix"), ("mix", "wo")]
+    notes = [(3.0, 2.1, f"q and k are turned by their own positions · the same angles in all {c['n_layers']} "
+                        "layers · no parameters"),
+             (-0.8, -2.2, f"{preset}: {c['n_heads']} query heads, {c['n_kv_heads']} key/value heads, head_dim "
+                         f"{c['head_dim']}, rope_theta {c['base']:,.0f}")]
+    return figures.flow_diagram(
+        nodes, edges, notes=notes, title="One attention layer: where the rotation happens", name="rope_flow",
+        height=440,
+        alt="Flow diagram: the layer input goes through W_q, W_k and W_v; only q and k are rotated, by their "
+            "positions; their dot product gives the scores, softmax weights the unrotated values, W_o projects "
+            "the result.")
+
+
+header(
+    "Where RoPE lives in a model",
+    "RoPE is not a layer with weights and not something added to the input. It is a fixed step inside every "
+    "attention layer: after the query and key projections, before their dot product. Values never see it. "
+    "Pick a model to see the same picture with its real sizes."
+)
+
+
+@st.fragment
+def lesson():
+    c1, c2, c3 = st.columns([2, 1, 1])
+    with c1:
+        preset = controls.select("Model", "model", PRESETS, 1)
+    with c2:
+        m = controls.slider("Query position m", "m", 0, 64, 9)
+    with c3:
+        n = controls.slider("Key position n", "n", 0, 64, 4)
+    tab_flow, tab_cost = sections(["The layer", "What it costs"])
+
+    with guard():
+        if tab_flow.open:
+            with tab_flow:
+                show(diagram(preset, m, n))
+                formula(r"\text{score}_{mn} = \frac{(R_{m}W_q x_m)\cdot(R_{n}W_k x_n)}{\sqrt{d}}"
+                        r" = \frac{x_m^{\top} W_q^{\top} R_{n-m} W_k\, x_n}{\sqrt{d}},\qquad n - m = $off",
+                        off=n - m)
+                notice("Three things to take away. Only q and k are rotated: the values that are mixed into the "
+                       "output carry no position, unlike the original Transformer, whose added position vector "
+                       "flows into everything (one of the source notes says RoPE rotates q, k *and* v; it does "
+                       "not). The rotation has no weights: its angles come from the positions and θ_i alone. And it "
+                       "happens again in every layer, on that layer's own q and k, so position information cannot "
+                       "wash out with depth.")
+
+        if tab_cost.open:
+            with tab_cost:
+                seq_len = controls.select_slider("Sequence length", "seq", [2048, 4096, 8192, 32768, 131072], 8192,
+                                                 format_func=lambda v: f"{v:,}")
+                out = costs(preset, seq_len)
+                show(figures.bars(
+                    ["W_q, W_k, W_v projections", "RoPE rotations"],
+                    {"per token, per layer": [out["projection_macs_per_layer"], out["rope_multiplies_per_layer"]]},
+                    log_y=True, title=f"Work per token and layer in {preset} (log scale)", x_title="step",
+                    y_title="multiplications", name="rope_cost", height=360, hover_format=",.0f",
+                    alt="Bar chart on a log scale: the projections need millions of multiplications per token and "
+                        "layer, the rotations a few tens of thousands."))
+                c = st.columns(4)
+                c[0].metric("Parameters added by RoPE", f"{out['parameters']}")
+                c[1].metric("Vectors rotated per token", f"{out['rotated_vectors_per_token']:,}")
+                c[2].metric("cos/sin table values", f"{out['table_values']:,}")
+                c[3].metric("A learned table would need", f"{out['learned_table_parameters'] / 1e6:,.1f} M weights",
+                            help="A learned absolute table of sequence length x d_model.")
+                formula(r"\underbrace{L\,(h_q + h_{kv})}_{\text{q and k vectors}}\cdot\frac{r}{2}"
+                        r"\text{ rotations} = $rot\ \text{per token},\quad r = $r",
+                        rot=out["rotations_per_token"], r=out["rotary_dim"])
+                notice("The rotation is cheap next to the projections around it (well under 1% of the "
+                       "multiplications), and its cos/sin table is computed once per sequence length and shared "
+                       "by every layer and head. With grouped-query attention fewer key heads means fewer keys to "
+                       "rotate. A learned absolute table for the same context would be millions of weights and "
+                       "would stop at its last row.")
+
+
+lesson()
+source(pc.rope_model_costs)

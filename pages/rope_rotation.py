@@ -1,0 +1,204 @@
+import streamlit as st
+
+import posenc_core as pc
+from page_kit import controls, figures, fmt, formula, guard, header, notice, sections, show, source
+
+BASES = [100, 1000, 10000, 500000, 1000000]
+DIMS = [8, 16, 32, 64, 128, 256]
+CONTEXTS = [512, 2048, 4096, 8192, 32768, 131072, 1048576]
+
+
+@st.cache_data(max_entries=64, show_spinner=False)
+def pair(qx: float, qy: float, kx: float, ky: float, m: int, n: int, theta: float):
+    return pc.rope_pair((qx, qy), (kx, ky), m, n, theta)
+
+
+@st.cache_data(max_entries=64, show_spinner=False)
+def shifts(qx: float, qy: float, kx: float, ky: float, m: int, n: int, theta: float):
+    return pc.rope_pair_shift_scores((qx, qy), (kx, ky), m, n, theta)
+
+
+@st.cache_data(max_entries=32, show_spinner=False)
+def angle_table(n: int, dim: int, base: float, part: str):
+    return pc.rope_angle_table(n, dim, base, part)
+
+
+@st.cache_data(max_entries=32, show_spinner=False)
+def turns(dim: int, base: float, context: int):
+    return pc.rope_turns(dim, base, context)
+
+
+header(
+    "RoPE: one rotation",
+    "Rotary position embedding does not add anything to a token. It takes the query and key vectors, cuts "
+    "them into pairs of numbers, and turns each pair like a clock hand: by an angle proportional to the "
+    "token's position. A query at position *m* turns by *m*·θ, a key at position *n* by *n*·θ. The score "
+    "between them then only sees the difference *m − n*. Start with a single pair, then look at all of them."
+)
+
+
+def complex_tex(re: float, im: float) -> str:
+    """a + bi as LaTeX, with the sign folded in (no '+ -')."""
+    return f"{fmt(re)} {'-' if im < 0 else '+'} {fmt(abs(im))}\\,i"
+
+
+@st.fragment
+def lesson():
+    c1, c2 = st.columns(2)
+    with c1:
+        dim = controls.select_slider("Head dimension d", "d", DIMS, 64,
+                                     help="Size of one attention head: d/2 rotating pairs.")
+    with c2:
+        base = controls.select_slider("Base (rope_theta)", "base", BASES, 10000, format_func=lambda b: f"{b:,}",
+                                      help="θ_i = base^(−2i/d). Llama 2 uses 10,000, Llama 3 uses 500,000.")
+
+    tab_pair, tab_complex, tab_all, tab_wave = sections(
+        ["One pair", "As complex numbers", "All pairs at once", "Wavelengths"])
+
+    with guard():
+        if tab_pair.open or tab_complex.open:
+            with tab_pair if tab_pair.open else tab_complex:
+                p1, p2, p3 = st.columns(3)
+                with p1:
+                    m = controls.slider("Query position m", "m", 0, 200, 5)
+                with p2:
+                    n = controls.slider("Key position n", "n", 0, 200, 2)
+                with p3:
+                    i = controls.slider("Pair index i", "i", 0, dim // 2 - 1, 0,
+                                        help="Pair 0 turns fastest (θ = 1 rad per position).")
+                v1, v2, v3, v4 = st.columns(4)
+                with v1:
+                    qx = controls.slider("q, first number", "qx", -2.0, 2.0, 1.0, 0.1)
+                with v2:
+                    qy = controls.slider("q, second number", "qy", -2.0, 2.0, 0.3, 0.1)
+                with v3:
+                    kx = controls.slider("k, first number", "kx", -2.0, 2.0, 0.6, 0.1)
+                with v4:
+                    ky = controls.slider("k, second number", "ky", -2.0, 2.0, 0.8, 0.1)
+                theta = pc.rope_pair_theta(i, dim, base)
+                out = pair(qx, qy, kx, ky, m, n, theta)
+
+        if tab_pair.open:
+            with tab_pair:
+                left, right = st.columns([1.15, 1])
+                with left:
+                    show(figures.vectors2d(
+                        {"q": (qx, qy), "q̃ = R(mθ) q": out["q_rot"], "k": (kx, ky), "k̃ = R(nθ) k": out["k_rot"]},
+                        dashed=("q", "k"), colours={"q": 0, "q̃ = R(mθ) q": 0, "k": 3, "k̃ = R(nθ) k": 3},
+                        arcs=[(0.35, *out["q_arc"], "mθ"), (0.22, *out["k_arc"], "nθ")],
+                        arc_colours=(0, 3), legend_right=True,
+                        title=f"Pair {i}: θ = {theta:.4g} rad per position", name="rope_pair_vectors",
+                        height=440,
+                        alt=f"A query pair turned by {out['q_angle']:.3g} rad and a key pair turned by "
+                            f"{out['k_angle']:.3g} rad; both keep their length."))
+                with right:
+                    s = shifts(qx, qy, kx, ky, m, n, theta)
+                    show(figures.lines(
+                        s["shift"], {"both move (m+s, n+s)": s["together"],
+                                     "key moves (m, n+s)": s["key_only"]},
+                        title="The score when positions shift by s", x_title="shift s (positions)",
+                        y_title="score q̃·k̃", name="rope_pair_shift", height=440, markers=True,
+                        alt="Two curves: the score stays constant when both positions move together, and "
+                            "oscillates when only the key moves."))
+                c = st.columns(4)
+                c[0].metric("Score after rotation q̃·k̃", f"{out['score']:.4f}")
+                c[1].metric("Score without RoPE q·k", f"{out['plain_score']:.4f}")
+                c[2].metric("Offset m − n", f"{m - n}")
+                c[3].metric("Relative angle (m − n)θ", f"{out['relative_angle']:.4f} rad")
+                formula(r"\tilde q\cdot\tilde k = (R_{m\theta}\,q)\cdot(R_{n\theta}\,k) = q^{\top} R_{(n-m)\theta}\,k"
+                        r" = |q|\,|k|\cos\!\big(\varphi_q-\varphi_k+(m-n)\theta\big) = $score"
+                        r"\quad\text{with}\ (m-n)\theta = $rel",
+                        off=m - n, rel=out["relative_angle"], score=out["score"])
+                notice("Both arrows keep their length: a rotation changes direction only. Move m and n by the same "
+                       "amount and the picture spins as a whole, but the angle between the arrows and therefore "
+                       "the score stay put (the flat blue line). Move only one of them and the score swings like "
+                       "a cosine of the offset, once every 2π/θ positions.")
+
+        if tab_complex.open:
+            with tab_complex:
+                px, py = out["product"]
+                show(figures.vectors2d(
+                    {"q·conj(k)": (out["q_conj_k"], out["q_conj_k_imag"]), "q̃·conj(k̃)": (px, py)},
+                    dashed=("q·conj(k)",), colours={"q·conj(k)": 0},
+                    arcs=[(0.3, *out["relative_arc"], "(m−n)θ")], arc_colours=(2,), legend_right=True,
+                    guides=[((px, py), (px, 0.0), "Re = score")],
+                    x_title="real part", y_title="imaginary part", height=460,
+                    title="One number carries the whole score: q·conj(k), turned by (m − n)θ",
+                    name="rope_complex_plane",
+                    alt=f"In the complex plane, q times the conjugate of k is turned by {out['relative_angle']:.3g} "
+                        f"rad; its real part, {out['score']:.3g}, is the attention score of the pair."))
+                st.markdown("Write the pair (x, y) as the complex number x + iy. Turning it by an angle α is "
+                            "multiplying by e^(iα), and the dot product of two pairs is the real part of one times "
+                            "the conjugate of the other. The derivation, with your numbers:")
+                formula(r"\begin{aligned}"
+                        r"\tilde q &= q\,e^{im\theta} = ($q)\,e^{i\cdot $mt},\qquad "
+                        r"\tilde k = k\,e^{in\theta} = ($k)\,e^{i\cdot $nt}\\"
+                        r"\tilde q\cdot\tilde k &= \mathrm{Re}\big(\tilde q\,\overline{\tilde k}\big)"
+                        r"= \mathrm{Re}\big(q\,e^{im\theta}\,\bar k\,e^{-in\theta}\big)"
+                        r"= \mathrm{Re}\big(q\bar k\,e^{i(m-n)\theta}\big)\\"
+                        r"&= \mathrm{Re}\big(($z)\,e^{i\cdot $rel}\big) = \mathrm{Re}($p) = $score"
+                        r"\end{aligned}",
+                        q=complex_tex(qx, qy), k=complex_tex(kx, ky), mt=out["q_angle"], nt=out["k_angle"],
+                        z=complex_tex(out["q_conj_k"], out["q_conj_k_imag"]), rel=out["relative_angle"],
+                        p=complex_tex(px, py), score=out["score"])
+                notice("The positions enter only through e^(i(m−n)θ): the absolute angles mθ and nθ cancel in the "
+                       "product with the conjugate. This is the whole trick of RoPE, and it is exact, not an "
+                       "approximation. The dashed arrow depends only on the content of q and k; the position "
+                       "turns it, and the score is its shadow on the real axis.")
+
+        if tab_all.open:
+            with tab_all:
+                a1, a2 = st.columns([2, 1])
+                with a1:
+                    npos = controls.slider("Positions", "pos", 16, 4096, 256, step=16)
+                with a2:
+                    part = controls.choice("Show", "part", ["angle", "cos", "sin"], "angle",
+                                           help="angle: mθ_i reduced to one turn [0, 2π). cos and sin: what "
+                                                "multiplies the pair.")
+                table = angle_table(npos, dim, float(base), part)
+                label = {"angle": "mθ_i mod 2π (rad)", "cos": "cos(mθ_i)", "sin": "sin(mθ_i)"}[part]
+                show(figures.heatmap(
+                    table, title=f"{label} for {npos} positions and {dim // 2} pairs (base {base:,})",
+                    x_title="pair index i", y_title="position m", value_name=label, name="rope_angle_table",
+                    colorscale=figures.CYCLIC if part == "angle" else None,
+                    zrange=(0.0, 6.2832) if part == "angle" else None, hover_format=".3f",
+                    alt=f"Heatmap of {label}: the left pairs cycle every few positions, the right pairs barely "
+                        "move."))
+                formula(r"\theta_i = b^{-2i/d},\quad \theta_0 = $t0,\ \theta_{$last} = $tl\ \text{rad per position}",
+                        t0=pc.rope_pair_theta(0, dim, base), last=dim // 2 - 1,
+                        tl=pc.rope_pair_theta(dim // 2 - 1, dim, base))
+                notice("Pair 0 turns a full radian per position, so its colour cycles every 6.3 rows; each pair to "
+                       "the right is slower by the same factor, and the last pairs hardly turn at all within the "
+                       "table. The angle colours wrap around (0 and 2π are the same colour) because they are the "
+                       "same rotation. The cos/sin views are what a model actually multiplies with.")
+
+        if tab_wave.open:
+            with tab_wave:
+                context = controls.select_slider("Context length", "ctx", CONTEXTS, 4096,
+                                                 format_func=lambda c: f"{c:,}")
+                t = turns(dim, float(base), context)
+                show(figures.lines(
+                    t["pair"], {"wavelength 2π/θ_i": t["wavelength"]}, markers=True, log_y=True,
+                    hlines=[(float(context), f"context {context:,}")],
+                    title=f"Wavelength of each pair against the context (d = {dim}, base {base:,})",
+                    x_title="pair index i", y_title="wavelength (positions)", name="rope_wavelengths",
+                    hover_format=",.1f",
+                    alt=f"Wavelengths grow geometrically with the pair index; {t['full_turn_pairs']} of "
+                        f"{dim // 2} pairs lie below the context line and complete a full turn."))
+                c = st.columns(3)
+                c[0].metric("Pairs that complete a turn", f"{t['full_turn_pairs']} of {dim // 2}")
+                c[1].metric("Fastest pair, turns in context", f"{t['turns'][0]:,.0f}")
+                c[2].metric("Slowest pair, fraction of a turn", f"{t['turns'][-1]:.3g}")
+                formula(r"\lambda_i = \frac{2\pi}{\theta_i} = 2\pi\, b^{2i/d},\qquad"
+                        r"\lambda_0 = $w0,\ \lambda_{$last} = $wl",
+                        w0=float(t["wavelength"][0]), last=dim // 2 - 1, wl=float(t["wavelength"][-1]))
+                notice("Pairs below the dotted line go all the way round inside the context: after one wavelength "
+                       "they repeat, so on their own they only tell position modulo λ. Pairs above it never "
+                       "close a turn, so during training the model only sees part of their circle; these slow "
+                       "pairs are what long-context methods (position interpolation, NTK, YaRN) rescale. Careful "
+                       "with tables that list θ_i close to 1 for the *late* pairs: it is the other way round, "
+                       "pair 0 is the fastest.")
+
+
+lesson()
+source(pc.rope_pair, pc.rope_angle_table, pc.rope_turns)

@@ -1,0 +1,215 @@
+import streamlit as st
+
+import posenc_core as pc
+from page_kit import controls, figures, formula, guard, header, notice, sections, show, source
+
+BASES = [100, 1000, 10000, 500000, 1000000]
+DIMS = [8, 16, 32, 64, 96, 128, 256]
+LENGTHS = [32768, 131072, 262144, 1048576]
+AROUND = [300, 1500, 4096, 32768, 131072, 1000000]
+
+
+@st.cache_data(max_entries=16, show_spinner=False)
+def layout_check(dim: int, base: float):
+    check = pc.rope_layout_check(8, dim, base)
+    pairs = {layout: pc.rope_cos_table(1, dim, base, layout=layout)["pair"] for layout in pc.ROPE_LAYOUTS}
+    return check, pairs
+
+
+@st.cache_data(max_entries=16, show_spinner=False)
+def conversion(n: int, dim: int, base: float, seed: int):
+    return pc.rope_conversion_scores(n, dim, base, seed=seed)
+
+
+@st.cache_data(max_entries=16, show_spinner=False)
+def cos_table(n: int, dim: int, base: float, fraction: float, layout: str):
+    return pc.rope_cos_table(n, dim, base, partial_rotary_factor=fraction, layout=layout)
+
+
+@st.cache_data(max_entries=16, show_spinner="Measuring angle errors...")
+def precision(dim: int, base: float, length: int):
+    curves = {dtype: pc.rope_angle_error_curve(length, dim, base, dtype) for dtype in pc.ANGLE_DTYPES}
+    first_bad = {dtype: pc.rope_first_bad_position(dim, base, dtype, max_position=length)
+                 for dtype in pc.ANGLE_DTYPES}
+    return curves, first_bad
+
+
+@st.cache_data(max_entries=32, show_spinner=False)
+def staircase(around: int, dim: int, base: float, dtype: str):
+    return pc.rope_angles_in_dtype(around, 48, dim, base, pair=0, dtype=dtype)
+
+
+@st.cache_data(max_entries=16, show_spinner=False)
+def pow_difference(dim: int, base: float, position: int):
+    return pc.rope_float32_pow_difference(dim, base, position)
+
+
+header(
+    "RoPE layouts, partial rotary and precision",
+    "Every RoPE implementation turns pairs of numbers, but they do not all pick the same pairs, they do not "
+    "all rotate every dimension, and they do not all compute the angles with the same precision. These "
+    "details are invisible in the paper and decide whether a converted checkpoint works and whether "
+    "position 100,000 still means anything."
+)
+
+
+def position_text(position, length):
+    return f"> {length:,}" if position is None else f"{position:,}"
+
+
+@st.fragment
+def lesson():
+    c1, c2 = st.columns(2)
+    with c1:
+        dim = controls.select_slider("Head dimension d", "d", DIMS, 64, help="d/2 rotating pairs per head.")
+    with c2:
+        base = controls.select_slider("Base (rope_theta)", "base", BASES, 10000, format_func=lambda b: f"{b:,}")
+
+    tab_layouts, tab_convert, tab_partial, tab_precision = sections(
+        ["Two layouts", "Converting a checkpoint", "Partial rotary", "Precision"])
+
+    with guard():
+        if tab_layouts.open:
+            with tab_layouts:
+                check, pairs = layout_check(dim, float(base))
+                show(figures.heatmap(
+                    [pairs["half"], pairs["interleaved"]], y=["half", "interleaved"],
+                    title="Which pair each dimension of a head belongs to", x_title="dimension",
+                    y_title="layout", value_name="pair index", name="rope_layout_pairs", height=260,
+                    hover_format=".0f",
+                    alt="Two rows of pair indices: the half layout counts 0 to d/2−1 twice, the interleaved "
+                        "layout repeats each index in two neighbouring dimensions."))
+                c = st.columns(2)
+                c[0].metric("max |RoPE_half(x)[perm] − RoPE_interleaved(x[perm])|", f"{check['with_perm']:.1e}")
+                c[1].metric("Same vector, other layout, no permutation", f"{check['without_perm']:.2f}")
+                perm = ", ".join(str(v) for v in check["perm"][:8])
+                formula(r"x^{\text{interleaved}} = x^{\text{half}}[\pi],\quad \pi = ($perm,\dots),\qquad"
+                        r"\mathrm{RoPE}_{\text{interleaved}}(x[\pi]) = \mathrm{RoPE}_{\text{half}}(x)[\pi]",
+                        perm=perm)
+                notice("The half layout (transformers' `rotate_half`, GPT-NeoX) pairs dimension i with i + d/2; "
+                       "the interleaved layout (Meta's Llama code, GPT-J, RoFormer) pairs 2i with 2i+1. Pair i "
+                       "turns at the same speed θ_i in both. Reorder the dimensions with the fixed permutation π "
+                       "and the two agree exactly (the first number is zero, or rounding); apply the other layout "
+                       "without reordering and the result is simply different.")
+
+        if tab_convert.open:
+            with tab_convert:
+                t1, t2 = st.columns([3, 1])
+                with t1:
+                    n = controls.slider("Positions", "n", 8, 256, 48, step=8)
+                with t2:
+                    seed = controls.number("Random seed", "seed", 0, 9999, 0,
+                                           help="Draws the token vectors and the weights W_q, W_k.")
+                conv = conversion(n, dim, float(base), seed)
+                left, right = st.columns(2)
+                with left:
+                    show(figures.heatmap(
+                        conv["half"], title="Trained in half layout: scores", x_title="key position",
+                        y_title="query position", value_name="score", name="rope_convert_original", height=400,
+                        alt="Attention scores of one head of a model that uses the half layout."))
+                with right:
+                    show(figures.heatmap(
+                        conv["naive"], title="Same weights, interleaved rotation: scores", x_title="key position",
+                        y_title="query position", value_name="score", name="rope_convert_naive", height=400,
+                        alt="The same head run with the interleaved layout without permuting its weights: a "
+                            "different score pattern."))
+                c = st.columns(2)
+                c[0].metric("Rows of W_q, W_k permuted: largest score change", f"{conv['converted_error']:.1e}")
+                c[1].metric("Weights left as they are: largest score change", f"{conv['naive_error']:.2f}")
+                formula(r"W_q' = P\,W_q,\ W_k' = P\,W_k \;\Rightarrow\; "
+                        r"\mathrm{RoPE}_{\text{inter}}(W_q' x_m)\cdot\mathrm{RoPE}_{\text{inter}}(W_k' x_n) = "
+                        r"\mathrm{RoPE}_{\text{half}}(W_q x_m)\cdot\mathrm{RoPE}_{\text{half}}(W_k x_n)")
+                notice("A layout is baked into the trained weights: the rows of W_q and W_k that the model learned "
+                       "to use as partners must be the ones the rotation pairs up. Converting a checkpoint therefore "
+                       "permutes the rows of W_q and W_k inside every head (transformers' script that converts "
+                       "Meta's Llama weights does exactly this, row 2i to i and row 2i+1 to i + d/2). W_v and the "
+                       "output projection are untouched: values are never rotated. Forget the permutation and the "
+                       "model still runs, with scores that mean nothing.")
+
+        if tab_partial.open:
+            with tab_partial:
+                t1, t2, t3 = st.columns([2, 2, 2])
+                with t1:
+                    fraction = controls.choice("Rotated fraction", "pct", [0.25, 0.5, 1.0], 0.25,
+                                               help="GPT-NeoX and Pythia: rotary_pct = 0.25. transformers calls "
+                                                    "it partial_rotary_factor.")
+                with t2:
+                    layout = controls.choice("Layout", "layout", list(pc.ROPE_LAYOUTS), "half")
+                with t3:
+                    npos = controls.slider("Positions", "pos", 16, 1024, 128, step=16)
+                table = cos_table(npos, dim, float(base), float(fraction), layout)
+                r = table["rotary_dim"]
+                shade = [(r - 0.5, dim - 0.5, "pass-through: not rotated")] if r < dim else []
+                show(figures.heatmap(
+                    table["cos"], title=f"cos(mθ) applied to each dimension: {r} of {dim} rotate ({layout})",
+                    x_title="dimension", y_title="position m", value_name="cos", name="rope_partial", height=430,
+                    shade_cols=shade, zrange=(-1.0, 1.0), hover_format=".3f",
+                    alt=f"The first {r} dimensions oscillate with position; the remaining {dim - r} stay at "
+                        "cos = 1, unrotated."))
+                formula(r"r = \lfloor d \cdot \text{fraction} \rfloor = \lfloor $d \cdot $f \rfloor = $r,\qquad"
+                        r"\theta_i = b^{-2i/r}\ (i < r/2)", d=dim, f=float(fraction), r=r)
+                notice("Only the first r dimensions are rotated; the rest of the head passes through unchanged, so "
+                       "those dimensions give a position-free similarity of content. Note that θ_i uses r, not d, "
+                       "in the exponent: with a quarter of the dimensions rotated, the frequencies span the same "
+                       "range with four times fewer pairs. GPT-NeoX-20B rotates 24 of 96 dimensions; GPT-J 64 of "
+                       "256 (interleaved); Phi-2 32 of 80.")
+
+        if tab_precision.open:
+            with tab_precision:
+                t1, t2, t3 = st.columns([2, 2, 2])
+                with t1:
+                    length = controls.select_slider("Longest position", "len", LENGTHS, 1048576,
+                                                    format_func=lambda v: f"{v:,}")
+                with t2:
+                    around = controls.select_slider("Zoom near position", "at", AROUND, 4096,
+                                                    format_func=lambda v: f"{v:,}")
+                with t3:
+                    dtype = controls.choice("Zoom dtype", "dtype", list(pc.ANGLE_DTYPES), "bfloat16")
+                curves, first_bad = precision(dim, float(base), length)
+                left, right = st.columns([1.3, 1])
+                with left:
+                    show(figures.lines(
+                        curves["bfloat16"]["position"],
+                        {dtype_name: curves[dtype_name]["error"] for dtype_name in pc.ANGLE_DTYPES},
+                        log_x=True, log_y=True, hlines=[(1.0, "1 rad: the angle is meaningless")],
+                        title="Worst angle error of m·θ_i against float64", x_title="position m",
+                        y_title="|error| (rad)", name="rope_precision", height=430, hover_format=".3g",
+                        alt="Angle error against position on log axes: bfloat16 passes 1 radian in the hundreds, "
+                            "float16 in the thousands and then overflows, float32 stays far below."))
+                with right:
+                    zoom = staircase(around, dim, float(base), dtype)
+                    show(figures.lines(
+                        zoom["position"], {"exact (float64)": zoom["exact"], dtype: zoom["computed"]},
+                        markers=True, title=f"Pair 0 angle near {around:,}", x_title="position m",
+                        y_title="m·θ₀ (rad)", name="rope_precision_zoom", height=430, hover_format=",.2f",
+                        alt=f"The angle of pair 0 for 48 positions from {around:,}: exact values rise by one per "
+                            f"position; in {dtype} they move in steps."))
+                c = st.columns(3)
+                for column, dtype_name in zip(c, pc.ANGLE_DTYPES, strict=True):
+                    column.metric(f"{dtype_name}: first position off by ≥ 1 rad",
+                                  position_text(first_bad[dtype_name], length))
+                overflow = curves["float16"]["overflow_from"]
+                if overflow is not None:
+                    st.caption(f"float16 cannot hold numbers above 65,504: from about position {overflow:,.0f} the "
+                               "angle is infinite and its sine is NaN (the gap in the float16 curve).")
+                diff_1500, diff_long = pow_difference(dim, float(base), 1500), pow_difference(dim, float(base), length)
+                formula(r"\theta_i \text{ by float32 pow: } $nd/$np \text{ one ulp off};\ "
+                        r"|\Delta(m\theta)| = $a\ (m{=}1{,}500),\ $b\ (m{=}$len)",
+                        nd=diff_1500["pairs_differing"], np=diff_1500["n_pairs"],
+                        a=diff_1500["angle_shift"], b=diff_long["angle_shift"], len=length, digits=2)
+                notice("The angle of pair 0 is the position itself (θ₀ = 1), so low precision first fails there. "
+                       "bfloat16 keeps 8 significant bits: above 256 it cannot even write every position, and "
+                       "neighbouring tokens get the same rotation (the flat steps on the right). float16 keeps 11 "
+                       "bits and overflows past 65,504. float32 stays below a tenth of a radian to a million "
+                       "positions. That is why model code forms the angles in float32 even when the rest runs in "
+                       "bfloat16: transformers multiplies float32 copies of the position ids and inv_freq and "
+                       "casts only cos and sin to the model's dtype (its earlier versions formed the angles with a "
+                       "matrix product and had to switch autocast off around it, since autocast runs matrix "
+                       "products in bfloat16). "
+                       "Even float32 has a visible seam: transformers' float32 pow and a correctly rounded θ differ "
+                       "by one unit in the last place for some pairs, a difference that grows linearly with m.")
+
+
+lesson()
+source(pc.half_to_interleaved_permutation, pc.half_rows_to_interleaved, pc.rope_cos_table, pc.round_to_dtype,
+       pc.rope_angle_error_curve)
