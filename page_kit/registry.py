@@ -10,7 +10,10 @@ from dataclasses import dataclass
 class PageInfo:
     path: str  # relative to the repository root
     title: str
-    url_path: str  # stable: links shared by teachers depend on it
+    # Stable: links shared by teachers depend on it. It must equal the file's stem: until app.py has run once,
+    # Streamlit resolves a deep link by file name (its legacy pages/ mode), so only then does a first-visit
+    # deep link reach the right page (tests/test_registry.py checks this).
+    url_path: str
     icon: str
     summary: str
 
@@ -52,7 +55,7 @@ SECTIONS: tuple[Section, ...] = (
             PageInfo("pages/learned.py", "Learned absolute embeddings", "learned", ":material/table_rows:",
                      "A trainable table with one row per position: why it stops at its last row, and what "
                      "all-MiniLM-L6-v2's trained table (or your own) looks like."),
-            PageInfo("pages/token_position.py", "Token + position", "token-position", ":material/add_circle:",
+            PageInfo("pages/token_position.py", "Token + position", "token_position", ":material/add_circle:",
                      "The model's input is token embedding plus position row; how their norms balance as the "
                      "width and the initialisation change."),
         ),
@@ -62,13 +65,13 @@ SECTIONS: tuple[Section, ...] = (
         "A RoPE model trained on L tokens meets angles it never saw when run on more. Context-extension "
         "methods decide which rotary pairs to slow down, and by how much.",
         (
-            PageInfo("pages/context_extension.py", "Extending RoPE's context", "extension", ":material/expand:",
+            PageInfo("pages/extension.py", "Extending RoPE's context", "extension", ":material/expand:",
                      "Position interpolation, NTK-aware, dynamic NTK, YaRN, Llama 3 and LongRoPE, pair by pair: "
                      "wavelengths, the new/old ratio, angles out of distribution, attention factor."),
-            PageInfo("pages/extension_compare.py", "Compare extension methods", "extension-compare",
+            PageInfo("pages/extension_compare.py", "Compare extension methods", "extension_compare",
                      ":material/compare_arrows:",
                      "Several methods overlaid for the same L, L' and head_dim."),
-            PageInfo("pages/model_configs.py", "Model presets and config.json", "model-configs",
+            PageInfo("pages/model_configs.py", "Model presets and config.json", "model_configs",
                      ":material/data_object:",
                      "The RoPE settings of well-known models, cited to their configs, or your own config.json: "
                      "what was read, and everything drawn for it."),
@@ -79,18 +82,18 @@ SECTIONS: tuple[Section, ...] = (
         "Instead of adding a vector, rotate the queries and keys by angles that grow with position. The "
         "score between two tokens then depends only on how far apart they are.",
         (
-            PageInfo("pages/rope_rotation.py", "RoPE: one rotation", "rope", ":material/rotate_right:",
+            PageInfo("pages/rope.py", "RoPE: one rotation", "rope", ":material/rotate_right:",
                      "One pair of numbers turned by mθ and nθ, the same thing as complex numbers, then every pair "
                      "at once: the angle table and each pair's wavelength against the context."),
-            PageInfo("pages/rope_relative.py", "RoPE is relative, and decays", "rope-relative",
+            PageInfo("pages/rope_relative.py", "RoPE is relative, and decays", "rope_relative",
                      ":material/stacked_line_chart:",
                      "The score grid q_m·k_n is constant along its diagonals; RoFormer's decay bound next to the "
                      "mean |q·k| actually measured for random and for identical vectors."),
-            PageInfo("pages/rope_variants.py", "RoPE layouts, partial rotary and precision", "rope-variants",
+            PageInfo("pages/rope_variants.py", "RoPE layouts, partial rotary and precision", "rope_variants",
                      ":material/swap_horiz:",
                      "Half-split versus interleaved pairs, the weight permutation a checkpoint conversion needs, "
                      "GPT-NeoX's partial rotary, and how far bfloat16 or float16 angles drift at long positions."),
-            PageInfo("pages/rope_model.py", "Where RoPE lives in a model", "rope-model", ":material/account_tree:",
+            PageInfo("pages/rope_model.py", "Where RoPE lives in a model", "rope_model", ":material/account_tree:",
                      "x → W_q, W_k → rotate q and k (never v) → scores, in every layer, with no parameters; what "
                      "that costs in a real model's config."),
         ),

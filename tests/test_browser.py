@@ -17,15 +17,22 @@ pytestmark = [
 
 
 @pytest.fixture(scope="module")
-def browser_page():
+def chromium_browser():
     sync_api = pytest.importorskip("playwright.sync_api")
-    with streamlit_server() as url, sync_api.sync_playwright() as pw:
+    with sync_api.sync_playwright() as pw:
         browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_FLAGS)
-        page = browser.new_page(viewport={"width": 1400, "height": 900})
+        yield browser
+        browser.close()
+
+
+@pytest.fixture(scope="module")
+def browser_page(chromium_browser):
+    with streamlit_server() as url:
+        page = chromium_browser.new_page(viewport={"width": 1400, "height": 900})
         errors = []
         page.on("pageerror", lambda exc: errors.append(str(exc)))
         yield url, page, errors
-        browser.close()
+        page.close()
 
 
 def _check_clean(page, errors, where: str) -> None:
@@ -85,3 +92,17 @@ def test_presentation_mode_and_colour_schemes(browser_page, scheme):
     _check_clean(page, errors, f"presentation mode, {scheme}")
     _screenshot(page, f"sinusoidal-present-{scheme}")
     page.emulate_media(color_scheme="light")
+
+
+def test_first_visit_deep_link_opens_the_page_with_navigation(chromium_browser):
+    """The first request after the server starts goes straight to a lesson (a link shared by a teacher)."""
+    target = registry.all_pages()[-1]
+    with streamlit_server() as url:
+        page = chromium_browser.new_page(viewport={"width": 1400, "height": 900})
+        page.goto(f"{url}/{target.url_path}", wait_until="domcontentloaded")
+        # the page file runs first on its own, switches Streamlit to st.navigation mode and reruns via app.py
+        page.get_by_text("Compute backend").wait_for(timeout=30000)
+        wait_until_idle(page)
+        assert page.locator("h1").first.inner_text().strip() == target.title
+        assert page.get_by_text("Page not found").count() == 0
+        page.close()
