@@ -35,6 +35,28 @@ SECTIONS: tuple[Section, ...] = (
                      "products depend only on the offset, and the linear map that shifts a position."),
         ),
     ),
+    Section(
+        "Position as an attention bias",
+        "Instead of changing the token vectors, position can act inside attention: a penalty or a learned "
+        "number added to each query-key score, or a vector per relative distance. Or nothing at all.",
+        (
+            PageInfo("pages/alibi.py", "ALiBi", "alibi", ":material/trending_down:",
+                     "A fixed linear penalty per head: the slopes (and where the code differs from the paper), "
+                     "the attention a bias alone produces, and what happens past the training length."),
+            PageInfo("pages/t5_buckets.py", "T5 relative buckets", "t5", ":material/view_week:",
+                     "One learned number per distance bucket: exact near zero, logarithmic further out, and one "
+                     "shared bucket for everything past max_distance."),
+            PageInfo("pages/nope.py", "NoPE and the causal mask", "nope", ":material/block:",
+                     "No encoding at all: with a causal mask, uniform attention is a running mean, so the "
+                     "outputs still depend on position."),
+            PageInfo("pages/shaw.py", "Relative positions in keys and values (Shaw)", "shaw", ":material/link:",
+                     "A learned vector per clipped distance added to keys and values: the score splits into a "
+                     "content and a relative term, and the key/value cache gets awkward."),
+            PageInfo("pages/compare.py", "Compare all encodings", "compare", ":material/compare_arrows:",
+                     "Every method in one table, and what each adds to a score as the distance grows, on "
+                     "the same axes."),
+        ),
+    ),
 )
 
 

@@ -12,10 +12,12 @@ from ._checks import MAX_HEADS, MAX_POSITIONS, as_float, as_int, check_size
 __all__ = [
     "alibi_attention",
     "alibi_bias",
+    "alibi_bias_by_distance",
     "alibi_distance_weights",
     "alibi_mass_beyond",
     "alibi_paper_slopes",
     "alibi_receptive_field",
+    "alibi_receptive_field_limit",
     "alibi_slope_table",
     "alibi_slopes",
     "t5_bias_grid",
@@ -201,6 +203,32 @@ def alibi_receptive_field(n_heads, length, mass=0.9) -> np.ndarray:
     weights = alibi_distance_weights(n_heads, length)  # (h, L)
     reached = np.cumsum(weights, axis=1) >= mass - 1e-12  # (h, L)
     return np.argmax(reached, axis=1).astype(np.int64)
+
+
+def alibi_receptive_field_limit(n_heads, mass=0.9) -> np.ndarray:
+    """The receptive field of ``alibi_receptive_field`` for an unlimited context, in closed form.
+
+    The weights are geometric, w_d = (1 - e^-m) e^(-m d), so keys 0..D hold 1 - e^(-m (D + 1)); the
+    smallest D with at least ``mass`` is ceil(ln(1 / (1 - mass)) / m) - 1.
+
+    Returns:
+        int64 array of shape (n_heads,).
+    """
+    mass = as_float("mass", mass, above=0.0, maximum=0.999999)
+    slopes = alibi_slopes(n_heads).astype(np.float64)
+    return (np.ceil(np.log(1.0 / (1.0 - mass)) / slopes) - 1).astype(np.int64)
+
+
+def alibi_bias_by_distance(n_heads, length) -> np.ndarray:
+    """The bias each head adds to a key d = 0..length-1 positions behind the query: -m_h * d.
+
+    Returns:
+        float64 array of shape (n_heads, length).
+    """
+    length = as_int("length", length, minimum=1, maximum=MAX_POSITIONS)
+    slopes = alibi_slopes(n_heads).astype(np.float64)  # (h,)
+    check_size(slopes.shape[0] * length, "The ALiBi bias table")
+    return 0.0 - slopes[:, None] * np.arange(length, dtype=np.float64)[None, :]  # (h, L)
 
 
 def alibi_mass_beyond(n_heads, train_len, eval_len) -> np.ndarray:

@@ -23,14 +23,30 @@ __all__ = [
     "nope_outputs",
     "nope_values",
     "shaw_attention",
+    "shaw_clipped_distance",
     "shaw_effective_keys",
     "shaw_example",
     "shaw_relative_index",
     "shaw_scores",
     "uniform_attention",
+    "uniform_attention_weights",
 ]
 
 MAX_REL = 4096  # clipping distances beyond this never fit on a page
+
+
+def shaw_clipped_distance(q_len, k_len=None, max_rel=4) -> np.ndarray:
+    """clip(j - i, -k, k) for each (query i, key j): the relative distance as the model sees it.
+
+    Returns:
+        int64 array of shape (q_len, k_len), values in -k..k.
+    """
+    q_len = as_int("q_len", q_len, minimum=1, maximum=MAX_POSITIONS)
+    k_len = q_len if k_len is None else as_int("k_len", k_len, minimum=1, maximum=MAX_POSITIONS)
+    max_rel = as_int("max_rel (the clipping distance k)", max_rel, minimum=0, maximum=MAX_REL)
+    check_size(q_len * k_len, "The relative-index grid")
+    rel = np.arange(k_len)[None, :] - np.arange(q_len)[:, None]  # (q, k): key - query
+    return np.clip(rel, -max_rel, max_rel)
 
 
 def shaw_relative_index(q_len, k_len=None, max_rel=4) -> np.ndarray:
@@ -39,12 +55,7 @@ def shaw_relative_index(q_len, k_len=None, max_rel=4) -> np.ndarray:
     Returns:
         int64 array of shape (q_len, k_len), values in 0..2k; row k of the table is distance 0.
     """
-    q_len = as_int("q_len", q_len, minimum=1, maximum=MAX_POSITIONS)
-    k_len = q_len if k_len is None else as_int("k_len", k_len, minimum=1, maximum=MAX_POSITIONS)
-    max_rel = as_int("max_rel (the clipping distance k)", max_rel, minimum=0, maximum=MAX_REL)
-    check_size(q_len * k_len, "The relative-index grid")
-    rel = np.arange(k_len)[None, :] - np.arange(q_len)[:, None]  # (q, k): key - query
-    return np.clip(rel, -max_rel, max_rel) + max_rel
+    return shaw_clipped_distance(q_len, k_len, max_rel) + int(max_rel)
 
 
 def shaw_example(n, dim, max_rel, seed=0) -> dict[str, np.ndarray]:
@@ -165,6 +176,17 @@ def shaw_effective_keys(n, dim, max_rel, key_position, seed=0) -> dict[str, np.n
     return {"queries": queries, "keys": keys, "change": change}
 
 
+def uniform_attention_weights(n, causal=True) -> np.ndarray:
+    """Attention weights when every score is equal: 1/(i+1) on keys 0..i (causal) or 1/n everywhere.
+
+    Returns:
+        float64 array of shape (n, n).
+    """
+    n = as_int("n", n, minimum=1, maximum=MAX_POSITIONS)
+    check_size(n * n, "The attention grid")
+    return masked_softmax(np.zeros((n, n)), causal)
+
+
 def uniform_attention(values, causal=True) -> np.ndarray:
     """Attention with every score equal and no positional encoding at all.
 
@@ -177,9 +199,7 @@ def uniform_attention(values, causal=True) -> np.ndarray:
     values = np.asarray(to_numpy(values), dtype=np.float64)
     if values.ndim != 2:
         raise ValueError(f"values must be (positions, d), but has shape {values.shape}.")
-    check_size(values.shape[0] ** 2, "The attention grid")
-    weights = masked_softmax(np.zeros((values.shape[0], values.shape[0])), causal)  # (n, n)
-    return weights @ values
+    return uniform_attention_weights(values.shape[0], causal) @ values  # (n, n) @ (n, d)
 
 
 def nope_values(n, dim, pattern="start token", seed=0) -> np.ndarray:
@@ -213,17 +233,19 @@ def nope_outputs(n, dim, pattern="start token", seed=0) -> dict[str, np.ndarray]
         ``causal`` and ``bidirectional`` outputs (n, dim); ``causal_spread`` and ``bidirectional_spread``
         (n,): distance of each output from the last position's output, which is 0 everywhere when the
         outputs cannot tell positions apart; ``start_weight_causal`` / ``start_weight_bidirectional`` (n,):
-        the attention each position puts on token 0 (1/(i+1) causal, 1/n bidirectional).
+        the attention each position puts on token 0 (1/(i+1) causal, 1/n bidirectional);
+        ``neighbour_gap`` (n - 1,): |out_{i+1} - out_i| for the causal outputs, how far apart two neighbouring
+        positions' outputs are (it shrinks like 1/i^2 for the start-token pattern).
     """
     values = nope_values(n, dim, pattern, seed)
     causal = uniform_attention(values, causal=True)
     both = uniform_attention(values, causal=False)
-    zeros = np.zeros((values.shape[0], values.shape[0]))
     return {
         "causal": causal,
         "bidirectional": both,
         "causal_spread": np.linalg.norm(causal - causal[-1], axis=1),
         "bidirectional_spread": np.linalg.norm(both - both[-1], axis=1),
-        "start_weight_causal": masked_softmax(zeros, causal=True)[:, 0],
-        "start_weight_bidirectional": masked_softmax(zeros, causal=False)[:, 0],
+        "start_weight_causal": uniform_attention_weights(values.shape[0], causal=True)[:, 0],
+        "start_weight_bidirectional": uniform_attention_weights(values.shape[0], causal=False)[:, 0],
+        "neighbour_gap": np.linalg.norm(np.diff(causal, axis=0), axis=1),
     }

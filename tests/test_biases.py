@@ -124,6 +124,9 @@ def test_receptive_field_matches_the_geometric_tail():
     slopes = pc.alibi_slopes(8).astype(np.float64)
     fields = pc.alibi_receptive_field(8, 20000, 0.9)
     np.testing.assert_array_equal(fields, np.ceil(np.log(10) / slopes) - 1)
+    np.testing.assert_array_equal(fields, pc.alibi_receptive_field_limit(8, 0.9))
+    by_distance = pc.alibi_bias_by_distance(8, 40)
+    np.testing.assert_allclose(by_distance, pc.alibi_bias(8, 1, 40)[:, 0, ::-1])  # last query, read backwards
     # a short sequence cuts the tail: every field fits inside it
     assert np.all(pc.alibi_receptive_field(8, 64) <= 63)
     assert np.all(np.diff(pc.alibi_receptive_field(8, 4096)) > 0)  # gentler heads see further
@@ -179,6 +182,8 @@ def test_t5_bias_grid_looks_up_the_bucket_value():
     (lambda: pc.alibi_receptive_field(8, 100, 0.0), "greater than 0"),
     (lambda: pc.alibi_receptive_field(8, 0), "at least 1"),
     (lambda: pc.alibi_mass_beyond(8, 0, 10), "at least 1"),
+    (lambda: pc.alibi_receptive_field_limit(8, 1.0), "at most"),
+    (lambda: pc.alibi_bias_by_distance(8, 0), "at least 1"),
     (lambda: pc.alibi_distance_weights(1024, 1 << 16), "cap"),
     (lambda: pc.t5_bucket_layout(True, 32, 8), "larger than 8"),
     (lambda: pc.t5_bucket_spans(True, 32, 128, span=0), "at least 1"),

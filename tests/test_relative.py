@@ -29,6 +29,7 @@ def test_relative_index_known_values():
     assert idx[0].tolist() == [2, 3, 4, 4, 4]
     assert idx[4].tolist() == [0, 0, 0, 1, 2]
     assert np.all(np.diag(idx) == 2)
+    np.testing.assert_array_equal(pc.shaw_clipped_distance(5, 7, 2), pc.shaw_relative_index(5, 7, 2) - 2)
 
 
 @settings(max_examples=25, deadline=None)
@@ -99,8 +100,11 @@ def test_nope_outputs_leak_position_only_with_the_mask():
     assert np.all(out["bidirectional_spread"] < 1e-12)
     assert np.all(np.diff(out["causal_spread"]) < 0) and out["causal_spread"][0] > 0
     np.testing.assert_allclose(out["start_weight_causal"], 1 / np.arange(1, 17))
+    np.testing.assert_allclose(pc.uniform_attention_weights(4), np.tril(np.ones((4, 4))) / np.arange(1, 5)[:, None])
     np.testing.assert_allclose(out["start_weight_bidirectional"], 1 / 16)
     values = pc.nope_values(16, 8, "start token", 0)
+    gap = np.linalg.norm(values[0] - values[1]) / (np.arange(1, 16) * np.arange(2, 17))  # |s - t| / (i (i + 1))
+    np.testing.assert_allclose(out["neighbour_gap"], gap, rtol=1e-9)
     assert np.all(values[1:] == values[1]) and not np.allclose(values[0], values[1])
 
 
@@ -117,6 +121,7 @@ def test_nope_outputs_leak_position_only_with_the_mask():
     (lambda: pc.masked_softmax(np.ones(3)), "2D"),
     (lambda: pc.uniform_attention(np.ones(3)), "positions, d"),
     (lambda: pc.uniform_attention(np.ones((10000, 1))), "cap"),
+    (lambda: pc.uniform_attention_weights(0), "at least 1"),
     (lambda: pc.nope_values(4, 4, "sorted"), "start token"),
 ])
 def test_bad_arguments_raise_clear_value_errors(call, message):
