@@ -34,7 +34,7 @@ def _template(dark: bool, presentation: bool) -> go.layout.Template:
         font=dict(family=FONT_FAMILY, color=ink, size=size),
         title=dict(font=dict(size=size + 3), x=0.0, xanchor="left"),
         paper_bgcolor=paper, plot_bgcolor=paper, colorway=CATEGORICAL,
-        xaxis=axis, yaxis=axis, margin=dict(l=10, r=10, t=48, b=10),
+        xaxis=axis, yaxis=axis, margin=dict(l=64, r=16, t=84, b=52),  # room for tick labels and a legend
         hoverlabel=dict(font=dict(family=FONT_FAMILY, size=size)),
         legend=dict(bgcolor="rgba(0,0,0,0)", orientation="h", yanchor="bottom", y=1.02, x=0),
         coloraxis=dict(colorbar=dict(thickness=14, outlinewidth=0)),

@@ -47,9 +47,8 @@ def lesson():
                 with c6:
                     max_rel = controls.slider("Shaw k", "k", 1, 64, 16)
                 data = table(d_model, n_heads, n_layers, max_len, num_buckets, max_rel)
-                st.dataframe(data, hide_index=True, width="stretch", row_height=64,
-                             column_config={"method": st.column_config.TextColumn(pinned=True),
-                                            "count for this model": st.column_config.NumberColumn(format="%d")})
+                counts = [f"{c:,}" for c in data["count for this model"]]  # thousands separators
+                st.table({**data, "count for this model": counts}, hide_index=True, border="horizontal")
                 notice("Only learned tables cost parameters, and only the learned absolute table grows with the "
                        "maximum length. The methods that act on the scores (ALiBi, T5) or on q and k (RoPE) "
                        "are the ones that cope with longer inputs; the ones added once at the input do not.")

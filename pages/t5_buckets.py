@@ -76,9 +76,11 @@ def lesson():
                 span = controls.select_slider("Offsets shown (±)", "span", [32, 64, 128, 256, 512, 1024], 256,
                                               format_func=str)
                 rel, bucket = bucket_curve(bidirectional, buckets, max_distance, span)
-                marks = [(-max_distance, "max_distance"), (-info["last_bucket_from"], "last bucket starts")]
-                if bidirectional:
-                    marks += [(max_distance, ""), (info["last_bucket_from"], "")]
+                if bidirectional:  # one label per side, so the two labels never collide
+                    marks = [(-max_distance, "max_distance"), (-info["last_bucket_from"], ""),
+                             (max_distance, ""), (info["last_bucket_from"], "last bucket starts")]
+                else:
+                    marks = [(-max_distance, "max_distance"), (-info["last_bucket_from"], "")]
                 show(figures.lines(
                     rel, {"bucket": bucket}, title=f"Bucket of each offset ({mode}, {buckets} buckets, "
                                                    f"max_distance {max_distance})",
@@ -87,6 +89,8 @@ def lesson():
                     shade_x=(-(info["exact"] - 1), info["exact"] - 1 if bidirectional else 0, "exact"),
                     alt="Step plot of bucket index against offset: one step per offset near zero, widening "
                         "steps further out, flat beyond the last-bucket mark."))
+                st.caption(f"Dotted lines: ±max_distance = {max_distance} (outer) and the first distance of the "
+                           f"last bucket, {info['last_bucket_from']} (inner). Shaded: the exact region.")
                 notice(f"Near zero every offset has its own bucket: {info['exact']} exact buckets per direction "
                        f"(half of the {info['per_direction']} {'per direction' if bidirectional else 'in total'}). "
                        f"Then the steps widen logarithmically until max_distance = {max_distance}, and the "

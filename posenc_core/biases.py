@@ -308,7 +308,7 @@ def t5_bucket_values(num_buckets=32, bidirectional=True, seed=0, edit_bucket=Non
     per_direction = num_buckets // 2 if bidirectional else num_buckets
     rank = np.arange(num_buckets) % per_direction  # 0 = nearest bucket of its direction
     rng = np.random.default_rng(seed)
-    values = -2.0 * rank / max(per_direction - 1, 1) + 0.35 * rng.standard_normal(num_buckets)
+    values = -2.0 * rank / max(per_direction - 1, 1) + 0.2 * rng.standard_normal(num_buckets)
     if edit_bucket is not None:
         b = as_int("edit_bucket", edit_bucket, minimum=0, maximum=num_buckets - 1)
         values[b] = as_float("edit_value", edit_value, minimum=-100.0, maximum=100.0)
