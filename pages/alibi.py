@@ -146,7 +146,8 @@ def lesson():
                 gentle = int(slope_table(heads)["code"].argmin())
                 formula(r"w_d = \frac{e^{-m d}}{\sum_{d'=0}^{L-1} e^{-m d'}},\qquad D = \left\lceil"
                         r"\frac{\ln\big(1/(1-$mass)\big)}{m}\right\rceil - 1 = $limit\ \text{for } m = $m"
-                        r"\ \text{(head } $h\text{); bar: } $exact", mass=mass, m=float(slope_table(heads)["code"][gentle]),
+                        r"\ \text{(head } $h\text{); bar: } $exact",
+                        mass=mass, m=float(slope_table(heads)["code"][gentle]),
                         limit=int(pc.alibi_receptive_field_limit(heads, mass)[gentle]), h=gentle + 1,
                         exact=int(fields[gentle]))
                 st.caption("The formula is the long-sequence limit (geometric weights); the bars are exact for "

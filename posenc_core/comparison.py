@@ -166,7 +166,7 @@ CURVES: dict[str, Callable[[np.ndarray, CurveSettings], np.ndarray]] = {
     "Sinusoidal: PE(0)·PE(r)": _sinusoidal_curve,
     "RoPE: decay bound": _rope_curve,
     "ALiBi: −m·r": _alibi_curve,
-    "T5: bias of r's bucket": _t5_curve,
+    "T5: bucket bias": _t5_curve,
 }
 
 

@@ -33,7 +33,7 @@ def test_raw_curves_match_their_formulas():
     np.testing.assert_allclose(curves["RoPE: decay bound"], pc.rope_decay_bound(32, r), rtol=1e-6)
     np.testing.assert_allclose(curves["ALiBi: −m·r"], -r / 8)
     values = pc.t5_bucket_values(32, False, 5)
-    t5 = curves["T5: bias of r's bucket"]
+    t5 = curves["T5: bucket bias"]
     assert t5[0] == values[0] and t5[5] == values[5]  # exact region: bucket = distance
     assert np.all(t5[pc.t5_bucket_layout(False, 32, 128)["last_bucket_from"]:] == values[31])  # saturated
 
