@@ -59,18 +59,18 @@ def lesson():
                                help="bidirectional: T5's encoder (keys on both sides). causal: its decoder "
                                     "self-attention (only keys at or before the query).")
     bidirectional = mode == "bidirectional"
-    exact = (buckets // 2 if bidirectional else buckets) // 2
     with c3:
-        max_distance = controls.slider("max_distance", "md", exact + 1, 1024, max(128, exact + 1),
-                                       help="Beyond this distance every pair shares the last bucket. "
-                                            f"Must exceed the {exact} exact buckets. T5 uses 128.")
-    info = layout(bidirectional, buckets, max_distance)
+        max_distance = controls.slider("max_distance", "md", 9, 1024, 128,
+                                       help="Beyond this distance every pair shares the last bucket. It must exceed "
+                                            "the exact buckets (a quarter of num_buckets when bidirectional, half "
+                                            "when causal). T5 uses 128.")
 
     tab_fn, tab_grid, tab_bias, tab_share = sections(
         ["Bucket against distance", "Query x key grid", "Bias from one scalar per bucket",
          "Why far positions share a bias"])
 
     with guard():
+        info = layout(bidirectional, buckets, max_distance)  # raises a clear ValueError if max_distance is too small
         if tab_fn.open:
             with tab_fn:
                 span = controls.select_slider("Offsets shown (±)", "span", [32, 64, 128, 256, 512, 1024], 256,
