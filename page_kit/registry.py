@@ -43,7 +43,7 @@ SECTIONS: tuple[Section, ...] = (
             PageInfo("pages/alibi.py", "ALiBi", "alibi", ":material/trending_down:",
                      "A fixed linear penalty per head: the slopes (and where the code differs from the paper), "
                      "the attention a bias alone produces, and what happens past the training length."),
-            PageInfo("pages/t5_buckets.py", "T5 relative buckets", "t5", ":material/view_week:",
+            PageInfo("pages/t5.py", "T5 relative buckets", "t5", ":material/view_week:",
                      "One learned number per distance bucket: exact near zero, logarithmic further out, and one "
                      "shared bucket for everything past max_distance."),
             PageInfo("pages/nope.py", "NoPE and the causal mask", "nope", ":material/block:",
