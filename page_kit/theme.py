@@ -17,6 +17,11 @@ SEQUENTIAL = [
     [0.0, "#440154"], [0.125, "#472d7b"], [0.25, "#3b528b"], [0.375, "#2c728e"], [0.5, "#21918c"],
     [0.625, "#28ae80"], [0.75, "#5ec962"], [0.875, "#addc30"], [1.0, "#fde725"],
 ]
+# Twilight: a cyclic map whose two ends meet, for angles (0 and 2 pi are the same colour).
+CYCLIC = [
+    [0.0, "#e2d9e2"], [0.111, "#9ebbc9"], [0.222, "#6785be"], [0.333, "#5e43a5"], [0.444, "#421257"],
+    [0.556, "#471340"], [0.667, "#8e2c50"], [0.778, "#ba6657"], [0.889, "#ceac94"], [1.0, "#e2d9e2"],
+]
 # Okabe & Ito's palette for categorical series (lines, bars).
 CATEGORICAL = ["#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9", "#F0E442", "#000000"]
 
@@ -24,17 +29,20 @@ FONT_FAMILY = "Source Sans, Source Sans Pro, Source Sans 3, DejaVu Sans, Arial, 
 
 
 def _template(dark: bool, presentation: bool) -> go.layout.Template:
-    ink = "#e6e6e6" if dark else "#262730"
-    grid = "#3a3d46" if dark else "#e5e7eb"
-    paper = "#0e1117" if dark else "#ffffff"
+    # Streamlit 1.67's own backgrounds, so figures sit flush on the page and exports look the same.
+    ink = "#e8e6e3" if dark else "#262730"
+    grid = "#3a3936" if dark else "#e5e7eb"
+    paper = "#171614" if dark else "#ffffff"
     size = 19 if presentation else 13
     axis = dict(gridcolor=grid, zerolinecolor=grid, linecolor=grid, ticks="outside", tickcolor=grid,
-                title=dict(font=dict(size=size + 1)), automargin=False)
+                title=dict(font=dict(size=size + 1)), automargin=True)
     return go.layout.Template(layout=dict(
         font=dict(family=FONT_FAMILY, color=ink, size=size),
-        title=dict(font=dict(size=size + 3), x=0.0, xanchor="left"),
+        # the title sits at the top of the figure and the legend row below it, above the plot, so they never overlap
+        title=dict(font=dict(size=size + 3), x=0.0, xanchor="left", y=1.0, yanchor="top", yref="container",
+                   pad=dict(t=8)),
         paper_bgcolor=paper, plot_bgcolor=paper, colorway=CATEGORICAL,
-        xaxis=axis, yaxis=axis, margin=dict(l=64, r=16, t=84, b=52),  # room for tick labels and a legend
+        xaxis=axis, yaxis=axis, margin=dict(l=10, r=10, t=78, b=10),
         hoverlabel=dict(font=dict(family=FONT_FAMILY, size=size)),
         legend=dict(bgcolor="rgba(0,0,0,0)", orientation="h", yanchor="bottom", y=1.02, x=0),
         coloraxis=dict(colorbar=dict(thickness=14, outlinewidth=0)),
