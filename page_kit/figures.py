@@ -36,6 +36,17 @@ class Chart:
     note: str = ""  # e.g. "showing every 4th row"
 
 
+def blank_masked(grid) -> np.ndarray:
+    """A copy of ``grid`` with masked entries (-inf from a causal mask, or any non-finite value) as NaN.
+
+    Heatmaps draw NaN as an empty cell, which is what a masked pair is: not a very negative score, but
+    no score at all. Use it on bias and logit grids before handing them to a builder.
+    """
+    grid = np.array(grid, dtype=np.float64)
+    grid[~np.isfinite(grid)] = np.nan
+    return grid
+
+
 def stride_for(n: int, cap: int) -> int:
     return max(1, -(-n // cap))  # ceil(n / cap)
 

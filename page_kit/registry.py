@@ -61,23 +61,6 @@ SECTIONS: tuple[Section, ...] = (
         ),
     ),
     Section(
-        "Long context",
-        "A RoPE model trained on L tokens meets angles it never saw when run on more. Context-extension "
-        "methods decide which rotary pairs to slow down, and by how much.",
-        (
-            PageInfo("pages/extension.py", "Extending RoPE's context", "extension", ":material/expand:",
-                     "Position interpolation, NTK-aware, dynamic NTK, YaRN, Llama 3 and LongRoPE, pair by pair: "
-                     "wavelengths, the new/old ratio, angles out of distribution, attention factor."),
-            PageInfo("pages/extension_compare.py", "Compare extension methods", "extension_compare",
-                     ":material/compare_arrows:",
-                     "Several methods overlaid for the same L, L' and head_dim."),
-            PageInfo("pages/model_configs.py", "Model presets and config.json", "model_configs",
-                     ":material/data_object:",
-                     "The RoPE settings of well-known models, cited to their configs, or your own config.json: "
-                     "what was read, and everything drawn for it."),
-        ),
-    ),
-    Section(
         "Rotary embeddings (RoPE)",
         "Instead of adding a vector, rotate the queries and keys by angles that grow with position. The "
         "score between two tokens then depends only on how far apart they are.",
@@ -96,6 +79,45 @@ SECTIONS: tuple[Section, ...] = (
             PageInfo("pages/rope_model.py", "Where RoPE lives in a model", "rope_model", ":material/account_tree:",
                      "x → W_q, W_k → rotate q and k (never v) → scores, in every layer, with no parameters; what "
                      "that costs in a real model's config."),
+        ),
+    ),
+    Section(
+        "Position as an attention bias",
+        "Instead of changing the token vectors, position can act inside attention: a penalty or a learned "
+        "number added to each query-key score, or a vector per relative distance. Or nothing at all.",
+        (
+            PageInfo("pages/alibi.py", "ALiBi", "alibi", ":material/trending_down:",
+                     "A fixed linear penalty per head: the slopes (and where the code differs from the paper), "
+                     "the attention a bias alone produces, and what happens past the training length."),
+            PageInfo("pages/t5.py", "T5 relative buckets", "t5", ":material/view_week:",
+                     "One learned number per distance bucket: exact near zero, logarithmic further out, and one "
+                     "shared bucket for everything past max_distance."),
+            PageInfo("pages/nope.py", "NoPE and the causal mask", "nope", ":material/block:",
+                     "No encoding at all: with a causal mask, uniform attention is a running mean, so the "
+                     "outputs still depend on position."),
+            PageInfo("pages/shaw.py", "Relative positions in keys and values (Shaw)", "shaw", ":material/link:",
+                     "A learned vector per clipped distance added to keys and values: the score splits into a "
+                     "content and a relative term, and the key/value cache gets awkward."),
+            PageInfo("pages/compare.py", "Compare all encodings", "compare", ":material/compare_arrows:",
+                     "Every method in one table, and what each adds to a score as the distance grows, on "
+                     "the same axes."),
+        ),
+    ),
+    Section(
+        "Long context",
+        "A RoPE model trained on L tokens meets angles it never saw when run on more. Context-extension "
+        "methods decide which rotary pairs to slow down, and by how much.",
+        (
+            PageInfo("pages/extension.py", "Extending RoPE's context", "extension", ":material/expand:",
+                     "Position interpolation, NTK-aware, dynamic NTK, YaRN, Llama 3 and LongRoPE, pair by pair: "
+                     "wavelengths, the new/old ratio, angles out of distribution, attention factor."),
+            PageInfo("pages/extension_compare.py", "Compare extension methods", "extension_compare",
+                     ":material/compare_arrows:",
+                     "Several methods overlaid for the same L, L' and head_dim."),
+            PageInfo("pages/model_configs.py", "Model presets and config.json", "model_configs",
+                     ":material/data_object:",
+                     "The RoPE settings of well-known models, cited to their configs, or your own config.json: "
+                     "what was read, and everything drawn for it."),
         ),
     ),
 )

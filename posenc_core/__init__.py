@@ -11,9 +11,11 @@ from .absolute import *  # noqa: F403
 from .analysis import *  # noqa: F403
 from .attention import *  # noqa: F403
 from .biases import *  # noqa: F403
+from .comparison import *  # noqa: F403
 from .extension import *  # noqa: F403
 from .learned import *  # noqa: F403
 from .presets import *  # noqa: F403
+from .relative import *  # noqa: F403
 from .rope import *  # noqa: F403
 from .scaling import *  # noqa: F403
 from .vision import *  # noqa: F403

@@ -6,17 +6,27 @@ import math
 
 import numpy as np
 
-from ._backend import to_backend
-from ._checks import MAX_HEADS, MAX_POSITIONS, as_int, check_size
+from ._backend import to_backend, to_numpy
+from ._checks import MAX_HEADS, MAX_POSITIONS, as_float, as_int, check_size
 
 __all__ = [
+    "alibi_attention",
     "alibi_bias",
+    "alibi_bias_by_distance",
+    "alibi_distance_weights",
+    "alibi_mass_beyond",
     "alibi_paper_slopes",
+    "alibi_receptive_field",
+    "alibi_receptive_field_limit",
+    "alibi_slope_table",
     "alibi_slopes",
+    "t5_bias_grid",
     "t5_bucket_grid",
+    "t5_bucket_layout",
+    "t5_bucket_spans",
+    "t5_bucket_values",
     "t5_relative_position_bucket",
 ]
-
 
 
 def alibi_slopes(n_heads, *, backend="numpy", device=None):
@@ -120,3 +130,203 @@ def t5_bucket_grid(q_len, k_len=None, bidirectional=True, num_buckets=32, max_di
     rel = np.arange(k_len)[None, :] - np.arange(q_len)[:, None]  # (q, k): key - query
     return t5_relative_position_bucket(rel, bidirectional, num_buckets, max_distance,
                                        backend=backend, device=device)
+
+
+# ---------------------------------------------------------------------------------------------
+# ALiBi as a lesson: where the slopes come from and what attention a bias alone produces.
+# ---------------------------------------------------------------------------------------------
+
+def alibi_slope_table(n_heads) -> dict[str, np.ndarray]:
+    """Each head's slope from the authors' code next to the paper's formula.
+
+    Returns:
+        Columns, each of shape (n_heads,): ``head`` (1-based), ``code`` (``alibi_slopes``), ``paper``
+        (2^(-8h/n)), ``log2_code`` (the exponent of the code's slope) and ``group``: "geometric" for the
+        2^floor(log2 n) heads of the plain sequence, "filled" for the heads taken from the 2n' sequence.
+    """
+    n = as_int("n_heads", n_heads, minimum=1, maximum=MAX_HEADS)
+    p = 2 ** math.floor(math.log2(n))
+    code = alibi_slopes(n).astype(np.float64)
+    return {
+        "head": np.arange(1, n + 1),
+        "code": code,
+        "paper": alibi_paper_slopes(n).astype(np.float64),
+        "log2_code": np.log2(code),
+        "group": np.array(["geometric"] * p + ["filled"] * (n - p)),
+    }
+
+
+def _softmax_rows(scores: np.ndarray) -> np.ndarray:
+    """Softmax over the last axis in float64; rows that are all -inf cannot occur here (the diagonal is kept)."""
+    shifted = scores - np.max(scores, axis=-1, keepdims=True)
+    weights = np.exp(shifted)
+    return weights / weights.sum(axis=-1, keepdims=True)
+
+
+def alibi_attention(n_heads, q_len, causal=True) -> np.ndarray:
+    """The attention a bias alone produces: softmax of each ALiBi row when every content score is equal.
+
+    Equal content scores (all q.k the same) cancel inside the softmax, so what is left is the pattern the
+    bias imposes: exp(-m * distance), normalised over the keys a query may see.
+
+    Returns:
+        Array of shape (n_heads, q_len, q_len), float32; every row sums to 1.
+    """
+    bias = alibi_bias(n_heads, q_len, q_len, causal).astype(np.float64)  # (h, q, k)
+    return _softmax_rows(bias).astype(np.float32)
+
+
+def alibi_distance_weights(n_heads, length) -> np.ndarray:
+    """Attention of the last query of a causal sequence of ``length`` tokens, by distance back 0..length-1.
+
+    Returns:
+        Array of shape (n_heads, length), float64: weight on the key ``d`` positions back, per head.
+    """
+    length = as_int("length", length, minimum=1, maximum=MAX_POSITIONS)
+    slopes = alibi_slopes(n_heads).astype(np.float64)  # (h,)
+    check_size(slopes.shape[0] * length, "The ALiBi weight table")
+    distance = np.arange(length, dtype=np.float64)  # (L,)
+    return _softmax_rows(-slopes[:, None] * distance[None, :])  # (h, L)
+
+
+def alibi_receptive_field(n_heads, length, mass=0.9) -> np.ndarray:
+    """Per head, the smallest distance D such that keys 0..D back hold at least ``mass`` of the attention.
+
+    Measured for the last query of a causal sequence of ``length`` tokens with equal content scores.
+    Without a length limit the weights are geometric, so D is about ln(1/(1-mass)) / m - 1; a finite
+    sequence cuts the tail off, so a gentle head can reach the whole sequence.
+
+    Returns:
+        int64 array of shape (n_heads,).
+    """
+    mass = as_float("mass", mass, above=0.0, maximum=1.0)
+    weights = alibi_distance_weights(n_heads, length)  # (h, L)
+    reached = np.cumsum(weights, axis=1) >= mass - 1e-12  # (h, L)
+    return np.argmax(reached, axis=1).astype(np.int64)
+
+
+def alibi_receptive_field_limit(n_heads, mass=0.9) -> np.ndarray:
+    """The receptive field of ``alibi_receptive_field`` for an unlimited context, in closed form.
+
+    The weights are geometric, w_d = (1 - e^-m) e^(-m d), so keys 0..D hold 1 - e^(-m (D + 1)); the
+    smallest D with at least ``mass`` is ceil(ln(1 / (1 - mass)) / m) - 1.
+
+    Returns:
+        int64 array of shape (n_heads,).
+    """
+    mass = as_float("mass", mass, above=0.0, maximum=0.999999)
+    slopes = alibi_slopes(n_heads).astype(np.float64)
+    return (np.ceil(np.log(1.0 / (1.0 - mass)) / slopes) - 1).astype(np.int64)
+
+
+def alibi_bias_by_distance(n_heads, length) -> np.ndarray:
+    """The bias each head adds to a key d = 0..length-1 positions behind the query: -m_h * d.
+
+    Returns:
+        float64 array of shape (n_heads, length).
+    """
+    length = as_int("length", length, minimum=1, maximum=MAX_POSITIONS)
+    slopes = alibi_slopes(n_heads).astype(np.float64)  # (h,)
+    check_size(slopes.shape[0] * length, "The ALiBi bias table")
+    return 0.0 - slopes[:, None] * np.arange(length, dtype=np.float64)[None, :]  # (h, L)
+
+
+def alibi_mass_beyond(n_heads, train_len, eval_len) -> np.ndarray:
+    """Share of the last query's attention on keys farther back than ``train_len`` - 1, at ``eval_len`` tokens.
+
+    These are distances no query saw in training; with equal content scores this is how much attention
+    a head hands to them. Steep heads hand almost none, so the penalty keeps long inputs local.
+
+    Returns:
+        float64 array of shape (n_heads,).
+    """
+    train_len = as_int("train_len", train_len, minimum=1, maximum=MAX_POSITIONS)
+    eval_len = as_int("eval_len", eval_len, minimum=1, maximum=MAX_POSITIONS)
+    weights = alibi_distance_weights(n_heads, eval_len)  # (h, L)
+    return weights[:, train_len:].sum(axis=1)
+
+
+# ---------------------------------------------------------------------------------------------
+# T5 buckets as a lesson: the layout of the buckets and a bias from one scalar per bucket.
+# ---------------------------------------------------------------------------------------------
+
+def t5_bucket_layout(bidirectional=True, num_buckets=32, max_distance=128) -> dict[str, int]:
+    """The numbers that describe T5's bucketing.
+
+    Returns:
+        ``per_direction`` (buckets for one sign of the offset), ``exact`` (offsets 0..exact-1 get a bucket
+        each), ``max_distance``, and ``last_bucket_from``: the smallest distance that lands in the last bucket
+        of a direction. Because the log buckets are floored, this is below max_distance: with 32 buckets and
+        max_distance 128 (bidirectional) every distance from 91 on already shares one bucket.
+    """
+    num_buckets = as_int("num_buckets", num_buckets, minimum=2, maximum=4096)
+    max_distance = as_int("max_distance", max_distance, minimum=1, maximum=MAX_POSITIONS)
+    per_direction = num_buckets // 2 if bidirectional else num_buckets
+    distances = np.arange(max_distance + 1)
+    buckets = t5_relative_position_bucket(-distances, bidirectional, num_buckets, max_distance)  # keys before
+    return {
+        "per_direction": per_direction,
+        "exact": per_direction // 2,
+        "max_distance": max_distance,
+        "last_bucket_from": int(distances[np.argmax(buckets == per_direction - 1)]),
+    }
+
+
+def t5_bucket_spans(bidirectional=True, num_buckets=32, max_distance=128, span=256) -> dict[str, np.ndarray]:
+    """Which relative positions (key - query) share each bucket, over offsets within +-``span``.
+
+    Returns:
+        Columns of shape (num_buckets,): ``bucket``, ``count`` (offsets in the window that use it; 0 for a
+        bucket the formula never reaches), ``nearest`` and ``farthest`` (smallest and largest |offset| in it,
+        -1 when empty). Causal buckets look only at keys at or before the query (offsets -span..0).
+    """
+    span = as_int("span", span, minimum=1, maximum=1 << 20)
+    rel = np.arange(-span, span + 1) if bidirectional else np.arange(-span, 1)
+    buckets = t5_relative_position_bucket(rel, bidirectional, num_buckets, max_distance)
+    total = int(num_buckets)
+    count = np.bincount(buckets, minlength=total)
+    distance = np.abs(rel)
+    nearest = np.full(total, np.iinfo(np.int64).max)
+    farthest = np.full(total, -1)
+    np.minimum.at(nearest, buckets, distance)
+    np.maximum.at(farthest, buckets, distance)
+    nearest[count == 0] = -1
+    return {"bucket": np.arange(total), "count": count, "nearest": nearest, "farthest": farthest}
+
+
+def t5_bucket_values(num_buckets=32, bidirectional=True, seed=0, edit_bucket=None, edit_value=0.0) -> np.ndarray:
+    """Illustrative 'learned' biases, one scalar per bucket, from a seed (a trained model learns its own).
+
+    The draw falls off with the bucket's rank inside its direction (near buckets favoured, as trained T5
+    heads mostly are) plus seeded noise; ``edit_bucket``/``edit_value`` overwrite one entry.
+
+    Returns:
+        float32 array of shape (num_buckets,).
+    """
+    num_buckets = as_int("num_buckets", num_buckets, minimum=2, maximum=4096)
+    seed = as_int("seed", seed, minimum=0, maximum=2**32 - 1)
+    per_direction = num_buckets // 2 if bidirectional else num_buckets
+    rank = np.arange(num_buckets) % per_direction  # 0 = nearest bucket of its direction
+    rng = np.random.default_rng(seed)
+    values = -2.0 * rank / max(per_direction - 1, 1) + 0.2 * rng.standard_normal(num_buckets)
+    if edit_bucket is not None:
+        b = as_int("edit_bucket", edit_bucket, minimum=0, maximum=num_buckets - 1)
+        values[b] = as_float("edit_value", edit_value, minimum=-100.0, maximum=100.0)
+    return values.astype(np.float32)
+
+
+def t5_bias_grid(values, q_len, bidirectional=True, max_distance=128, *, backend="numpy", device=None):
+    """The bias of every (query, key) pair: the learned scalar of the pair's bucket, values[bucket(j - i)].
+
+    ``values`` holds one scalar per bucket (its length is num_buckets). Causal grids are -inf above the
+    diagonal, where the mask hides future keys.
+
+    Returns:
+        Array of shape (q_len, q_len), float32.
+    """
+    values = np.asarray(to_numpy(values), dtype=np.float32).reshape(-1)  # (num_buckets,)
+    grid = t5_bucket_grid(q_len, None, bidirectional, values.shape[0], max_distance)  # (q, k)
+    bias = values[grid]
+    if not bidirectional:
+        bias[np.triu_indices(bias.shape[0], k=1)] = -np.inf
+    return to_backend(bias, backend, device)

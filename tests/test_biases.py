@@ -84,3 +84,113 @@ def test_t5_known_values():
 def test_bad_arguments_raise_clear_value_errors(call, message):
     with pytest.raises(ValueError, match=message):
         call()
+
+
+# --- lesson helpers: slope table, bias-only attention, receptive fields, T5 layout and bias grids ---
+
+@pytest.mark.parametrize("n", [1, 2, 5, 8, 12, 16, 24, 64])
+def test_slope_table_groups_follow_the_code(n):
+    table = pc.alibi_slope_table(n)
+    p = 2 ** math.floor(math.log2(n))
+    assert (table["group"] == "geometric").sum() == p
+    np.testing.assert_allclose(table["code"], reference_slopes(n), rtol=1e-6)
+    np.testing.assert_allclose(table["paper"], [2 ** (-8 * h / n) for h in range(1, n + 1)], rtol=1e-6)
+    # the filled heads sit halfway (in log2) between neighbouring slopes of the first group
+    np.testing.assert_allclose(table["log2_code"][p:], -8 * (2 * np.arange(n - p) + 1) / (2 * p), atol=1e-5)
+
+
+def test_seed_sixteen_head_slopes_are_wrong_and_ours_are_right():
+    # a seed note lists 1/2^1 .. 1/2^16 for 16 heads; the code (and the paper) give 2^-0.5 .. 2^-8
+    slopes = pc.alibi_slopes(16)
+    assert slopes[-1] == pytest.approx(2 ** -8) and slopes[0] == pytest.approx(2 ** -0.5)
+    assert not np.allclose(slopes, [2.0 ** -k for k in range(1, 17)])
+
+
+@settings(max_examples=25, deadline=None)
+@given(h=st.integers(1, 16), q=st.integers(1, 24), causal=st.booleans())
+def test_alibi_attention_is_softmax_of_the_bias(h, q, causal):
+    weights = pc.alibi_attention(h, q, causal)
+    np.testing.assert_allclose(weights.sum(axis=-1), 1.0, rtol=1e-5)
+    bias = pc.alibi_bias(h, q, q, causal).astype(np.float64)
+    torch = pytest.importorskip("torch")
+    expected = torch.softmax(torch.from_numpy(bias), dim=-1).numpy()
+    np.testing.assert_allclose(weights, expected, rtol=1e-5, atol=1e-7)
+    if causal:
+        assert np.all(np.triu(weights[0], 1) == 0)
+
+
+def test_receptive_field_matches_the_geometric_tail():
+    # for long sequences the weights are geometric: D = ceil(ln(10) / m) - 1 holds 90 %
+    slopes = pc.alibi_slopes(8).astype(np.float64)
+    fields = pc.alibi_receptive_field(8, 20000, 0.9)
+    np.testing.assert_array_equal(fields, np.ceil(np.log(10) / slopes) - 1)
+    np.testing.assert_array_equal(fields, pc.alibi_receptive_field_limit(8, 0.9))
+    by_distance = pc.alibi_bias_by_distance(8, 40)
+    np.testing.assert_allclose(by_distance, pc.alibi_bias(8, 1, 40)[:, 0, ::-1])  # last query, read backwards
+    # a short sequence cuts the tail: every field fits inside it
+    assert np.all(pc.alibi_receptive_field(8, 64) <= 63)
+    assert np.all(np.diff(pc.alibi_receptive_field(8, 4096)) > 0)  # gentler heads see further
+    # a uniform row (slope -> tiny) needs 90 % of the keys for 90 % of the mass
+    assert pc.alibi_receptive_field(1, 10, 1.0)[0] <= 9
+
+
+def test_mass_beyond_training_length():
+    beyond = pc.alibi_mass_beyond(8, 512, 2048)
+    slopes = pc.alibi_slopes(8).astype(np.float64)
+    expected = (np.exp(-slopes * 512) - np.exp(-slopes * 2048)) / (1 - np.exp(-slopes * 2048))
+    np.testing.assert_allclose(beyond, expected, rtol=1e-9)
+    assert np.all(np.diff(beyond) > 0)  # gentler heads reach further
+    assert np.all(pc.alibi_mass_beyond(8, 512, 512) == 0)
+
+
+@pytest.mark.parametrize("bidirectional", [True, False])
+@pytest.mark.parametrize("num_buckets, max_distance", [(32, 128), (16, 64), (8, 20), (64, 1000)])
+def test_t5_layout_agrees_with_the_bucket_function(bidirectional, num_buckets, max_distance):
+    layout = pc.t5_bucket_layout(bidirectional, num_buckets, max_distance)
+    per = num_buckets // 2 if bidirectional else num_buckets
+    assert layout["per_direction"] == per and layout["exact"] == per // 2
+    back = pc.t5_relative_position_bucket(-np.arange(5 * max_distance), bidirectional, num_buckets, max_distance)
+    start = layout["last_bucket_from"]
+    assert np.all(back[start:] == per - 1) and back[start - 1] < per - 1 and start <= max_distance
+    np.testing.assert_array_equal(back[: per // 2], np.arange(per // 2))  # the exact region
+
+
+def test_t5_known_layout_and_spans():
+    assert pc.t5_bucket_layout()["last_bucket_from"] == 91
+    spans = pc.t5_bucket_spans(True, 32, 128, span=256)
+    assert spans["count"].sum() == 513
+    assert spans["count"][16] == 0 and spans["nearest"][16] == -1  # bucket 16 would be offset 0 from the right
+    assert spans["nearest"][15] == 91 and spans["farthest"][15] == 256 and spans["count"][15] == 256 - 91 + 1
+    causal = pc.t5_bucket_spans(False, 32, 128, span=300)
+    assert causal["count"].sum() == 301 and causal["farthest"][31] == 300
+
+
+def test_t5_bias_grid_looks_up_the_bucket_value():
+    values = pc.t5_bucket_values(32, True, seed=3)
+    np.testing.assert_array_equal(values, pc.t5_bucket_values(32, True, seed=3))  # seeded
+    grid = pc.t5_bias_grid(values, 40, True, 128)
+    np.testing.assert_array_equal(grid, values[pc.t5_bucket_grid(40, None, True, 32, 128)])
+    assert pc.toeplitz_deviation(grid) == 0.0
+    causal = pc.t5_bias_grid(pc.t5_bucket_values(16, False, 0), 10, False, 32)
+    assert np.isneginf(causal[0, 1]) and np.isfinite(np.tril(causal)).all()
+    edited = pc.t5_bucket_values(32, True, 0, edit_bucket=5, edit_value=4.5)
+    assert edited[5] == 4.5 and np.array_equal(np.delete(edited, 5), np.delete(pc.t5_bucket_values(32), 5))
+
+
+@pytest.mark.parametrize("call, message", [
+    (lambda: pc.alibi_slope_table(0), "at least 1"),
+    (lambda: pc.alibi_receptive_field(8, 100, 0.0), "greater than 0"),
+    (lambda: pc.alibi_receptive_field(8, 0), "at least 1"),
+    (lambda: pc.alibi_mass_beyond(8, 0, 10), "at least 1"),
+    (lambda: pc.alibi_receptive_field_limit(8, 1.0), "at most"),
+    (lambda: pc.alibi_bias_by_distance(8, 0), "at least 1"),
+    (lambda: pc.alibi_distance_weights(1024, 1 << 16), "cap"),
+    (lambda: pc.t5_bucket_layout(True, 32, 8), "larger than 8"),
+    (lambda: pc.t5_bucket_spans(True, 32, 128, span=0), "at least 1"),
+    (lambda: pc.t5_bucket_values(32, True, seed=-1), "at least 0"),
+    (lambda: pc.t5_bucket_values(32, True, 0, edit_bucket=32), "at most 31"),
+    (lambda: pc.t5_bucket_values(32, True, 0, edit_bucket=1, edit_value=float("nan")), "finite"),
+])
+def test_lesson_helpers_raise_clear_value_errors(call, message):
+    with pytest.raises(ValueError, match=message):
+        call()

@@ -1,0 +1,117 @@
+import streamlit as st
+
+import posenc_core as pc
+from page_kit import controls, figures, formula, guard, header, notice, sections, show, source
+
+
+@st.cache_data(max_entries=32, show_spinner=False)
+def outputs(n: int, dim: int, pattern: str, seed: int):
+    return pc.nope_outputs(n, dim, pattern, seed)
+
+
+@st.cache_data(max_entries=8, show_spinner=False)
+def uniform_weights(n: int):
+    return [pc.uniform_attention_weights(n, causal=True), pc.uniform_attention_weights(n, causal=False)]
+
+
+header(
+    "NoPE: no positional encoding, and the causal mask",
+    "What if a model gets no position information at all? Without a mask, attention treats the input as a "
+    "set: shuffle the tokens and every output is shuffled the same way. A decoder, though, masks the future: "
+    "token *i* can only look at tokens 0 to *i*. That mask alone makes outputs depend on position, so a "
+    "causal model without any encoding can still work out roughly where it is."
+)
+
+
+@st.fragment
+def lesson():
+    c1, c2, c3, c4 = st.columns([3, 3, 3, 2])
+    with c1:
+        n = controls.slider("Tokens", "n", 4, 128, 24, step=4)
+    with c2:
+        dim = controls.slider("Value dimension", "d", 2, 64, 16, step=2)
+    with c3:
+        pattern = controls.choice("Input", "input", ["start token", "random"], "start token",
+                                  help="start token: one distinct first token, then the same token repeated, so "
+                                       "content cannot tell positions apart. random: independent tokens.")
+    with c4:
+        seed = controls.number("Seed", "seed", 0, 9999, 0, step=1)
+
+    tab_mean, tab_leak, tab_cost = sections(["Uniform attention is a running mean", "The mask leaks order",
+                                             "What it costs"])
+
+    with guard():
+        if tab_mean.open:
+            with tab_mean:
+                show(figures.small_multiples(
+                    uniform_weights(n), ["causal mask", "no mask (bidirectional)"], cols=2, cell_px=330,
+                    title="Attention weights when every score is equal", value_name="weight",
+                    x_title="key", y_title="query", name="nope_weights",
+                    alt="Two grids of attention weights: causal rows spread 1/(i+1) over the first i+1 keys; "
+                        "bidirectional rows spread 1/n over all keys."))
+                out = outputs(n, dim, pattern, int(seed))
+                show(figures.small_multiples(
+                    [out["causal"], out["bidirectional"]], ["causal: running mean", "no mask: overall mean"],
+                    cols=2, cell_px=330, title="Outputs: one row per position", value_name="output",
+                    x_title="dimension", y_title="position", name="nope_outputs",
+                    alt="Two heatmaps of outputs: the causal one changes from row to row, the bidirectional one "
+                        "has identical rows."))
+                notice("Without a mask every row of the output is the same vector: the mean of all values. With "
+                       "the causal mask row i is the mean of the first i + 1 values, so rows differ and the "
+                       "difference carries position. With the start-token input the content is identical "
+                       "everywhere after token 0, yet the causal rows still fade from the start token's colours "
+                       "to the repeated token's.")
+                formula(r"\text{causal: } o_i = \frac{1}{i+1}\sum_{j=0}^{i} v_j,\qquad "
+                        r"\text{no mask: } o_i = \frac{1}{n}\sum_{j=0}^{n-1} v_j = \frac{1}{$n}\sum_j v_j", n=n)
+
+        if tab_leak.open:
+            with tab_leak:
+                out = outputs(n, dim, pattern, int(seed))
+                show(figures.lines(
+                    range(n), {"causal": out["causal_spread"], "no mask": out["bidirectional_spread"]},
+                    title="How far each output is from the last position's output", x_title="position i",
+                    y_title="‖o_i − o_last‖", markers=True, name="nope_spread",
+                    alt="Line plot: the causal distance falls with position toward zero; the unmasked one is "
+                        "zero everywhere."))
+                notice("Unmasked, every position produces the same output (distance 0): order is invisible. "
+                       "Masked, early positions stand out and later ones converge, so a later layer can read "
+                       "'early or late' from the output alone.")
+                show(figures.lines(
+                    range(n), {"causal: weight on token 0": out["start_weight_causal"],
+                               "no mask: weight on token 0": out["start_weight_bidirectional"]},
+                    title="Attention that each position pays to the first token", x_title="position i",
+                    y_title="weight", log_y=True, name="nope_start_weight",
+                    alt="Line plot on a log scale: the causal weight on the first token is 1/(i+1), falling; "
+                        "the unmasked weight is 1/n, flat."))
+                formula(r"\alpha_{i,0} = \frac{1}{i+1}:\quad \alpha_{0,0} = 1,\ \alpha_{$last,0} = $w",
+                        last=n - 1, w=float(out["start_weight_causal"][-1]))
+                notice("The share of the first token is an exact position counter: 1/(i + 1). This is the "
+                       "signal a model without encodings learns to use.")
+
+        if tab_cost.open:
+            with tab_cost:
+                out = outputs(n, dim, pattern, int(seed))
+                show(figures.lines(
+                    range(1, n), {"‖o_i − o_(i−1)‖ (causal)": out["neighbour_gap"]},
+                    title="How different two neighbouring positions look", x_title="position i",
+                    y_title="distance (log scale)", log_y=True, markers=True, name="nope_gap",
+                    alt="Line plot on a log scale: the gap between neighbouring outputs falls steeply with "
+                        "position."))
+                notice("The position signal fades fast: with the start-token input, neighbours differ by "
+                       "‖v₀ − v‖ / (i(i+1)), so telling position 100 from 101 is ten thousand times harder than "
+                       "telling 1 from 2. Order is there, but only coarsely and only through averaging.")
+                formula(r"o_i - o_{i-1} = \frac{v_0 - v}{i\,(i+1)},\qquad \|o_{$last} - o_{$prev}\| = $gap",
+                        last=n - 1, prev=n - 2, gap=float(out["neighbour_gap"][-1]) if n > 1 else 0.0)
+                st.markdown(
+                    "**The cost.** Our source notes put it plainly: leaving the encoding out of a causal "
+                    "decoder can work, but training converges much more slowly and the final model is usually "
+                    "worse. The page shows why it can work at all (the mask makes the running mean depend on "
+                    "i) and why it is weak (that signal is blurry and gets blurrier with distance, and the "
+                    "network has to spend layers reconstructing it). Research results on NoPE and longer "
+                    "inputs are mixed; every other page in this section adds position on purpose instead.\n\n"
+                    "Bidirectional encoders get nothing at all: without a mask or an encoding, attention is "
+                    "blind to order, and shuffling the tokens only shuffles the outputs.")
+
+
+lesson()
+source(pc.uniform_attention_weights, pc.masked_softmax, pc.nope_outputs)

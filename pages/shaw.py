@@ -1,0 +1,148 @@
+import streamlit as st
+
+import posenc_core as pc
+from page_kit import controls, figures, formula, guard, header, notice, sections, show, source
+
+
+@st.cache_data(max_entries=32, show_spinner=False)
+def clipped_grid(n: int, k: int):
+    return pc.shaw_clipped_distance(n, None, k)
+
+
+@st.cache_data(max_entries=32, show_spinner=False)
+def example(n: int, dim: int, k: int, seed: int):
+    return pc.shaw_example(n, dim, k, seed)
+
+
+@st.cache_data(max_entries=32, show_spinner=False)
+def scores(n: int, dim: int, k: int, seed: int):
+    e = example(n, dim, k, seed)
+    return pc.shaw_scores(e["q"], e["k"], e["a_k"], k)
+
+
+@st.cache_data(max_entries=32, show_spinner=False)
+def attention(n: int, dim: int, k: int, seed: int, causal: bool):
+    e = example(n, dim, k, seed)
+    return pc.shaw_attention(e["q"], e["k"], e["v"], e["a_k"], e["a_v"], k, causal)
+
+
+@st.cache_data(max_entries=32, show_spinner=False)
+def effective_keys(n: int, dim: int, k: int, j: int, seed: int):
+    return pc.shaw_effective_keys(n, dim, k, j, seed)
+
+
+header(
+    "Relative positions inside keys and values (Shaw et al.)",
+    "The first relative scheme (Shaw, Uszkoreit and Vaswani, 2018) learns one vector for each relative "
+    "distance, clipped at ±k, and adds it inside attention: to the key when scoring, to the value when "
+    "mixing. A pair of tokens three apart always gets the same extra vector, wherever it sits. Distances "
+    "beyond k share the vector of k, so the table has only 2k + 1 rows, and the model works on any length."
+)
+
+
+@st.fragment
+def lesson():
+    c1, c2, c3, c4 = st.columns([3, 3, 3, 2])
+    with c1:
+        n = controls.slider("Tokens", "n", 4, 64, 16, step=2)
+    with c2:
+        k = controls.slider("Clipping distance k", "k", 0, 16, 4,
+                            help="Relative distances beyond ±k use the vector of ±k. The paper found k = 16 "
+                                 "no better than k = 2 for translation.")
+    with c3:
+        dim = controls.slider("Head dimension d", "d", 2, 64, 8, step=2)
+    with c4:
+        seed = controls.number("Seed", "seed", 0, 9999, 0, step=1, help="Draws q, k, v and the two tables.")
+    seed = int(seed)
+
+    tab_index, tab_scores, tab_values, tab_cache = sections(
+        ["Clipped distances", "Score = content + relative", "Values too", "Why a KV cache is awkward"])
+
+    with guard():
+        if tab_index.open:
+            with tab_index:
+                show(figures.heatmap(
+                    clipped_grid(n, k), title=f"Clipped relative distance clip(j − i, ±{k}) for {n} tokens",
+                    x_title="key position j", y_title="query position i", value_name="clipped j − i",
+                    hover_format="d", name="shaw_index",
+                    alt="Heatmap of clipped relative distances: a few distinct diagonals near the main one, and "
+                        "two flat corners where the distance is clipped to ±k."))
+                notice(f"Only {2 * k + 1} distinct colours: distances −{k} … {k}. Every pair further apart than "
+                       f"{k} falls into one of the two flat corners and uses the same vector as distance ±{k}. "
+                       "Unlike T5's logarithmic buckets, the clip is a hard wall: 'far' is one value.")
+                formula(r"a^K_{ij} = w^K_{\mathrm{clip}(j-i,\,k)},\quad \mathrm{clip}(x, k) = \max(-k, \min(k, x))"
+                        r",\qquad 2k + 1 = $rows\ \text{rows of } d = $d", rows=2 * k + 1, d=dim)
+
+        if tab_scores.open:
+            with tab_scores:
+                s = scores(n, dim, k, seed)
+                show(figures.small_multiples(
+                    [s["content"], s["relative"], s["total"]],
+                    ["content: q·k/√d", "relative: q·aᴷ/√d", "total logit"], cols=3, cell_px=300,
+                    title="The attention logit splits into two terms (seeded random q, k and table)",
+                    value_name="logit", name="shaw_scores",
+                    alt="Three heatmaps on one colour scale: a noisy content term, a relative term that is "
+                        "constant along each row beyond the clipping distance, and their sum."))
+                i1, i2 = st.columns(2)
+                with i1:
+                    qi = controls.slider("Query i", "qi", 0, n - 1, min(n - 1, 6))
+                with i2:
+                    kj = controls.slider("Key j", "kj", 0, n - 1, min(n - 1, 2))
+                clipped = int(clipped_grid(n, k)[qi, kj])
+                formula(r"e_{$i,$j} = \underbrace{\frac{q_{$i}\cdot k_{$j}}{\sqrt{$d}}}_{$c}"
+                        r" + \underbrace{\frac{q_{$i}\cdot a^K_{$r}}{\sqrt{$d}}}_{$rel} = $t",
+                        i=qi, j=kj, d=dim, r=clipped, c=float(s["content"][qi, kj]),
+                        rel=float(s["relative"][qi, kj]), t=float(s["total"][qi, kj]))
+                notice("The relative term depends on the query and on the clipped distance only: along each row "
+                       f"it is constant once |j − i| > {k}. The content term knows nothing about position. "
+                       "Implementations compute q·aᴷ for the 2k + 1 table rows once per query and then pick "
+                       "the right one for each key, instead of building an n × n × d tensor of keys.")
+
+        if tab_values.open:
+            with tab_values:
+                causal = controls.toggle("Causal mask", "causal", True)
+                out = attention(n, dim, k, seed, causal)
+                show(figures.small_multiples(
+                    [out["content_out"], out["relative_out"]], ["Σ α·v (content)", "Σ α·aⱽ (relative)"],
+                    cols=2, cell_px=330, title="Output = weighted values + weighted relative vectors",
+                    value_name="output", x_title="dimension", y_title="position", name="shaw_values",
+                    alt="Two heatmaps of the output parts: the usual weighted sum of values and the extra "
+                        "weighted sum of relative value vectors."))
+                notice("The value side adds a second, position-only contribution: each query mixes the table "
+                       "vectors aⱽ with the same weights it uses on the values. Many later models (Music "
+                       "Transformer, Transformer-XL, T5) dropped this half and kept position on the key side "
+                       "or as a bias.")
+                formula(r"z_i = \sum_j \alpha_{ij}\,\big(v_j + a^V_{\mathrm{clip}(j-i,\,$k)}\big),\qquad"
+                        r"\alpha_{ij} = \mathrm{softmax}_j(e_{ij})", k=k)
+
+        if tab_cache.open:
+            with tab_cache:
+                j = controls.slider("Cached key (token j)", "j", 0, n - 1, min(2, n - 1))
+                eff = effective_keys(n, dim, k, j, seed)
+                show(figures.heatmap(
+                    eff["keys"], y=eff["queries"], title=f"The key of token {j} as each later query sees it",
+                    x_title="dimension", y_title="reading query i (decoding step)", value_name="k_j + aᴷ",
+                    name="shaw_cache",
+                    alt="Heatmap: one row per decoding step. The rows change for the first k steps after the "
+                        "token is written, then stay equal."))
+                changing = int((eff["change"] > 0).sum())
+                notice(f"The rows differ for the first {changing} step{'s' if changing != 1 else ''} after token "
+                       f"{j} is written: the positional part of its key depends on who is reading it. A KV "
+                       "cache cannot store a finished key; it stores k_j and every decoding step has to add a "
+                       "different table row for every cached token (and do the same on the value side).")
+                st.markdown(
+                    "| | what the cache holds | extra work per new token |\n|---|---|---|\n"
+                    "| **RoPE** | the rotated key R_j k_j: final when written, its position baked in | rotate "
+                    "the new q and k once |\n"
+                    "| **ALiBi / T5 bias** | plain k_j, v_j | add one number per cached key to the scores "
+                    "(fused into standard attention kernels) |\n"
+                    f"| **Shaw et al.** | plain k_j, v_j | q·aᴷ for {2 * k + 1} rows, a gather by clipped "
+                    "distance for every cached key, and a second weighted sum over aⱽ for the output |")
+                st.caption("One of our source notes says the relative positions 'are updated each time a new "
+                           "token is added'. More exactly: the stored keys do not change, but the distance "
+                           "from the new query to each of them does, so the positional term is recomputed for "
+                           "every cached token at every step, outside the usual fused attention kernels.")
+
+
+lesson()
+source(pc.shaw_clipped_distance, pc.shaw_relative_index, pc.shaw_scores, pc.shaw_attention, pc.shaw_effective_keys)

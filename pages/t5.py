@@ -1,0 +1,186 @@
+import streamlit as st
+
+import posenc_core as pc
+from page_kit import controls, figures, formula, guard, header, notice, sections, show, source
+
+BUCKETS = [8, 16, 32, 64, 128]
+
+
+@st.cache_data(max_entries=32, show_spinner=False)
+def bucket_curve(bidirectional: bool, buckets: int, max_distance: int, span: int):
+    rel = list(range(-span, span + 1))
+    return rel, pc.t5_relative_position_bucket(rel, bidirectional, buckets, max_distance)
+
+
+@st.cache_data(max_entries=32, show_spinner=False)
+def layout(bidirectional: bool, buckets: int, max_distance: int):
+    return pc.t5_bucket_layout(bidirectional, buckets, max_distance)
+
+
+@st.cache_data(max_entries=32, show_spinner=False)
+def grid(n: int, bidirectional: bool, buckets: int, max_distance: int):
+    return pc.t5_bucket_grid(n, None, bidirectional, buckets, max_distance)
+
+
+@st.cache_data(max_entries=32, show_spinner=False)
+def values(buckets: int, bidirectional: bool, seed: int, edit: int | None, value: float):
+    return pc.t5_bucket_values(buckets, bidirectional, seed, edit_bucket=edit, edit_value=value)
+
+
+@st.cache_data(max_entries=32, show_spinner=False)
+def bias(buckets: int, bidirectional: bool, seed: int, edit: int, value: float, n: int, max_distance: int):
+    return figures.blank_masked(pc.t5_bias_grid(values(buckets, bidirectional, seed, edit, value), n,
+                                                bidirectional, max_distance))
+
+
+@st.cache_data(max_entries=32, show_spinner=False)
+def spans(bidirectional: bool, buckets: int, max_distance: int, span: int):
+    return pc.t5_bucket_spans(bidirectional, buckets, max_distance, span)
+
+
+header(
+    "T5 relative buckets",
+    "T5 learns one number per attention head for each *bucket* of relative distance and adds it to the "
+    "score. Small distances get a bucket each, so the model can tell 'next word' from 'two words back'. "
+    "Larger distances share buckets whose width grows logarithmically, and everything past `max_distance` "
+    "lands in one last bucket. The bucket of a pair depends only on key position minus query position."
+)
+
+
+@st.fragment
+def lesson():
+    c1, c2, c3 = st.columns([3, 3, 2.4])
+    with c1:
+        buckets = controls.select_slider("num_buckets", "nb", BUCKETS, 32,
+                                         help="Total buckets; bidirectional models split them between the two "
+                                              "directions. T5 uses 32.")
+    with c2:
+        mode = controls.choice("Direction", "mode", ["bidirectional", "causal"], "bidirectional",
+                               help="bidirectional: T5's encoder (keys on both sides). causal: its decoder "
+                                    "self-attention (only keys at or before the query).")
+    bidirectional = mode == "bidirectional"
+    with c3:
+        max_distance = controls.slider("max_distance", "md", 9, 1024, 128,
+                                       help="Beyond this distance every pair shares the last bucket. It must exceed "
+                                            "the exact buckets (a quarter of num_buckets when bidirectional, half "
+                                            "when causal). T5 uses 128.")
+
+    tab_fn, tab_grid, tab_bias, tab_share = sections(
+        ["Bucket against distance", "Query x key grid", "Bias from one scalar per bucket",
+         "Why far positions share a bias"])
+
+    with guard():
+        info = layout(bidirectional, buckets, max_distance)  # raises a clear ValueError if max_distance is too small
+        if tab_fn.open:
+            with tab_fn:
+                span = controls.select_slider("Offsets shown (±)", "span", [32, 64, 128, 256, 512, 1024], 256,
+                                              format_func=str)
+                rel, bucket = bucket_curve(bidirectional, buckets, max_distance, span)
+                if bidirectional:  # one label per side, so the two labels never collide
+                    marks = [(-max_distance, "max_distance"), (-info["last_bucket_from"], ""),
+                             (max_distance, ""), (info["last_bucket_from"], "last bucket starts")]
+                else:
+                    marks = [(-max_distance, "max_distance"), (-info["last_bucket_from"], "")]
+                show(figures.lines(
+                    rel, {"bucket": bucket}, title=f"Bucket of each offset ({mode}, {buckets} buckets, "
+                                                   f"max_distance {max_distance})",
+                    x_title="relative position (key − query)", y_title="bucket index", hover_format="d",
+                    vlines=[m for m in marks if abs(m[0]) <= span], name="t5_bucket_curve",
+                    shade_x=(-(info["exact"] - 1), info["exact"] - 1 if bidirectional else 0, "exact"),
+                    alt="Step plot of bucket index against offset: one step per offset near zero, widening "
+                        "steps further out, flat beyond the last-bucket mark."))
+                st.caption(f"Dotted lines: ±max_distance = {max_distance} (outer) and the first distance of the "
+                           f"last bucket, {info['last_bucket_from']} (inner). Shaded: the exact region.")
+                notice(f"Near zero every offset has its own bucket: {info['exact']} exact buckets per direction "
+                       f"(half of the {info['per_direction']} {'per direction' if bidirectional else 'in total'}). "
+                       f"Then the steps widen logarithmically until max_distance = {max_distance}, and the "
+                       f"curve goes flat. Because bucket numbers are rounded down, the last bucket already "
+                       f"starts at distance {info['last_bucket_from']}, before max_distance."
+                       + ("" if bidirectional else " Causal mode uses all buckets for keys behind the query; "
+                                                   "keys ahead are masked anyway (they fall in bucket 0)."))
+                formula(r"b(r) = \begin{cases} r & r < $exact \\ \min\!\Big($last,\ $exact + \Big\lfloor "
+                        r"\frac{\ln(r/$exact)}{\ln($md/$exact)}\,($per - $exact)\Big\rfloor\Big) & r \ge $exact "
+                        r"\end{cases}\quad r = |\text{key} - \text{query}|" + (r",\ +$per\text{ if key after query}"
+                                                                                if bidirectional else ""),
+                        exact=info["exact"], md=max_distance, per=info["per_direction"],
+                        last=info["per_direction"] - 1)
+                st.caption("This is Hugging Face transformers' `_relative_position_bucket`, float32 arithmetic "
+                           "included (a test compares them on every offset from -3000 to 3000).")
+
+        if tab_grid.open:
+            with tab_grid:
+                n = controls.slider("Tokens", "n", 8, 256, 64, step=8)
+                g = grid(n, bidirectional, buckets, max_distance)
+                show(figures.heatmap(
+                    g, title=f"Bucket of every query-key pair ({n} tokens, {mode})", x_title="key position j",
+                    y_title="query position i", value_name="bucket", hover_format="d", name="t5_grid",
+                    alt="Heatmap of bucket indices: constant along each diagonal, with bands that widen away "
+                        "from the main diagonal."))
+                notice("Each diagonal has one bucket (the bucket depends only on j − i). Near the main diagonal the "
+                       "bands are one diagonal wide; further out a band covers many diagonals, and in the far "
+                       "corners a single colour fills everything past the last-bucket distance."
+                       + (" Above and below the diagonal are different buckets: direction matters."
+                          if bidirectional else ""))
+
+        if tab_bias.open:
+            with tab_bias:
+                c1, c2, c3, c4 = st.columns(4)
+                with c1:
+                    seed = controls.number("Seed", "seed", 0, 9999, 0, step=1,
+                                           help="Draws the illustrative bucket values.")
+                with c2:
+                    edit = controls.slider("Bucket to edit", "eb", 0, buckets - 1, 0)
+                drawn = values(buckets, bidirectional, int(seed), None, 0.0)
+                with c3:
+                    value = controls.number("Its value", "ev", -10.0, 10.0, 3.0, step=0.5,
+                                            help="Overwrites the chosen bucket's learned scalar.")
+                with c4:
+                    n = controls.slider("Tokens", "bn", 8, 128, 48, step=8)
+                learned = values(buckets, bidirectional, int(seed), edit, float(value))
+                show(figures.bars(
+                    list(range(buckets)), {"learned scalar": learned}, title="One scalar per bucket (one head)",
+                    x_title="bucket", y_title="bias added to the score", name="t5_values",
+                    alt="Bar chart of the per-bucket biases: mostly falling with the bucket's distance, one "
+                        "bucket edited."))
+                show(figures.heatmap(
+                    bias(buckets, bidirectional, int(seed), edit, float(value), n, max_distance),
+                    title=f"Bias grid = scalar of each pair's bucket (bucket {edit} set to {value:g})",
+                    x_title="key position j", y_title="query position i", value_name="bias", name="t5_bias",
+                    alt="Heatmap of the bias grid built from the bucket scalars; the edited bucket shows up as "
+                        "a band of diagonals." + (" Masked future keys are blank." if not bidirectional else "")))
+                notice(f"Edit a bucket and every diagonal that uses it changes at once. Bucket {edit} had "
+                       f"{drawn[edit]:.3f} before your edit. A model learns {buckets} numbers per head here, "
+                       "no matter how long the input is: far pairs can only get the biases of the buckets that "
+                       "exist.")
+                formula(r"\text{score}_{ij} = \frac{q_i\cdot k_j}{\sqrt d}\ (\text{T5 omits the } \sqrt d) + "
+                        r"\beta^{(h)}_{b(j-i)},\qquad \beta_{$b} = $v", b=edit, v=float(value))
+                st.caption("The values are a seeded illustration (falling with distance, plus noise), not "
+                           "weights of a trained T5. T5 applies no 1/√d scaling: it folds it into the "
+                           "initialisation.")
+
+        if tab_share.open:
+            with tab_share:
+                span = 2 * max_distance
+                table = spans(bidirectional, buckets, max_distance, span)
+                show(figures.bars(
+                    table["bucket"], {"offsets in the bucket": table["count"]}, log_y=True,
+                    title=f"How many offsets share each bucket (offsets within ±{span:,})", x_title="bucket",
+                    y_title="offsets (log scale)", name="t5_share",
+                    alt="Bar chart of offsets per bucket: one for each exact bucket, then growing, with the "
+                        "last bucket of each direction holding every far offset."))
+                notice(f"The exact buckets hold one offset each; the log buckets hold more and more; the last "
+                       f"bucket of a direction holds every offset from {info['last_bucket_from']} to the end of "
+                       "the input (here up to the window edge, in a long document thousands). All those pairs "
+                       "get the same bias, so for T5 a token 200 and a token 2,000 positions away look alike; "
+                       "only their content differs. That keeps the table small and lets T5 run on longer "
+                       "inputs than it was trained on, at the price of no fine position far away.")
+                st.dataframe({"bucket": table["bucket"], "offsets": table["count"], "nearest |offset|":
+                              table["nearest"], "farthest |offset|": table["farthest"]}, hide_index=True,
+                             height=300)
+                st.caption("A count of 0 marks a bucket the formula never reaches (in bidirectional mode, "
+                           "offset 0 always uses the first bucket, so the first bucket of the 'key after query' "
+                           "half stays empty).")
+
+
+lesson()
+source(pc.t5_relative_position_bucket, pc.t5_bucket_layout, pc.t5_bias_grid)

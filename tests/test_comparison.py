@@ -1,0 +1,63 @@
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import posenc_core as pc
+
+
+def test_table_has_one_row_per_method_and_every_cell_filled():
+    table = pc.comparison_table()
+    names = table["method"]
+    assert names == [m.name for m in pc.METHODS]
+    assert {"Sinusoidal", "Learned absolute", "RoPE", "ALiBi", "T5 buckets", "Shaw relative", "NoPE"} == set(names)
+    for column, cells in table.items():
+        assert len(cells) == len(names), column
+        assert all(str(c).strip() for c in cells), column
+
+
+def test_parameter_counts_for_a_known_shape():
+    counts = pc.parameter_counts(d_model=768, n_heads=12, n_layers=12, max_len=1024, num_buckets=32, max_rel=16)
+    assert counts["Learned absolute"] == 1024 * 768  # GPT-2 small's wpe
+    assert counts["T5 buckets"] == 32 * 12
+    assert counts["Shaw relative"] == 2 * 33 * 64 * 12
+    assert counts["Sinusoidal"] == counts["RoPE"] == counts["ALiBi"] == counts["NoPE"] == 0
+
+
+def test_raw_curves_match_their_formulas():
+    r, curves = pc.score_curves(max_r=300, dim=32, base=10000.0, alibi_heads=8, alibi_head=3, num_buckets=32,
+                                max_distance=128, seed=5)
+    omega = 10000.0 ** (-np.arange(0, 32, 2) / 32)
+    np.testing.assert_allclose(curves["Sinusoidal: PE(0)·PE(r)"], np.cos(np.outer(r, omega)).sum(axis=1),
+                               atol=1e-9)
+    np.testing.assert_allclose(curves["RoPE: decay bound"], pc.rope_decay_bound(32, r), rtol=1e-6)
+    np.testing.assert_allclose(curves["ALiBi: −m·r"], -r / 8)
+    values = pc.t5_bucket_values(32, False, 5)
+    t5 = curves["T5: bucket bias"]
+    assert t5[0] == values[0] and t5[5] == values[5]  # exact region: bucket = distance
+    assert np.all(t5[pc.t5_bucket_layout(False, 32, 128)["last_bucket_from"]:] == values[31])  # saturated
+
+
+@settings(max_examples=20, deadline=None)
+@given(max_r=st.integers(1, 400), dim=st.sampled_from([2, 8, 64]), head=st.integers(1, 8), seed=st.integers(0, 9))
+def test_relative_scale_starts_at_zero_and_peaks_at_one(max_r, dim, head, seed):
+    _, curves = pc.score_curves(max_r=max_r, dim=dim, alibi_head=head, seed=seed, scale="relative",
+                                num_buckets=16, max_distance=64)
+    for name, values in curves.items():
+        assert values[0] == 0, name
+        assert np.abs(values).max() == pytest.approx(1.0) or np.all(values == 0), name
+
+
+@pytest.mark.parametrize("call, message", [
+    (lambda: pc.comparison_table(d_model=100, n_heads=8), "split evenly"),
+    (lambda: pc.parameter_counts(n_layers=0), "at least 1"),
+    (lambda: pc.score_curves(max_r=0), "at least 1"),
+    (lambda: pc.score_curves(dim=7), "even"),
+    (lambda: pc.score_curves(alibi_heads=4, alibi_head=5), "at most 4"),
+    (lambda: pc.score_curves(scale="log"), "scale"),
+    (lambda: pc.score_curves(base=1.0), "greater than 1"),
+    (lambda: pc.score_curves(max_r=1 << 20, dim=1024), "cap"),
+])
+def test_bad_arguments_raise_clear_value_errors(call, message):
+    with pytest.raises(ValueError, match=message):
+        call()
