@@ -249,6 +249,7 @@ def mosaic(maps, *, title: str, alt: str, name: str, value_name: str = "value", 
         fig.add_shape(type="rect", x0=c * tile_w - 0.5 - gap / 2, x1=c * tile_w + w - 0.5 + gap / 2,
                       y0=r * tile_h - 0.5 - gap / 2, y1=r * tile_h + h - 0.5 + gap / 2,
                       line=dict(color=CATEGORICAL[1], width=2.5))
+    fig.update_layout(margin=dict(l=64, b=56))
     return Chart(fig, alt, name, matrix=stack)
 
 
@@ -260,4 +261,17 @@ def marked_heatmap(z, marks: Sequence[tuple[float, float, str]], **kwargs) -> Ch
             x=[mx], y=[my], mode="markers", name=label, showlegend=False,
             marker=dict(symbol="x-thin", size=14, line=dict(width=3, color=CATEGORICAL[(i + 1) % 8])),
             hovertemplate=f"{label}<extra></extra>"))
+    return padded(chart)
+
+
+def padded(chart: Chart, left: int = 64, bottom: int = 56) -> Chart:
+    """Room for tick labels and axis titles (the template's 10 px margins with automargin off clip them)."""
+    chart.figure.update_layout(margin=dict(l=left, b=bottom))
     return chart
+
+
+def similarity_range(*maps) -> tuple[tuple[float, float], bool]:
+    """A shared colour range for similarity maps that compare honestly: up to 1, down to the lowest value;
+    symmetric (-1, 1) with the diverging map when any value is negative."""
+    low = min(float(np.nanmin(m)) for m in maps)
+    return ((-1.0, 1.0), True) if low < 0 else ((low, 1.0), False)

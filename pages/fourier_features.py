@@ -68,19 +68,19 @@ def scores(result) -> None:
 def curves(result, task: str) -> None:
     left, right = st.columns(2)
     with left:
-        show(figures.lines(
+        show(figures.padded(figures.lines(
             result["raw"]["logged_steps"], {LABELS[e]: result[e]["test_psnr"] for e in pc.ENCODINGS},
             title="Error on held-out points while training", x_title="training step",
             y_title="held-out PSNR (dB, higher is better)", name=f"fourier_{task}_curves", height=340,
-            alt="Held-out PSNR against training step for the three inputs."))
+            alt="Held-out PSNR against training step for the three inputs.")))
     with right:
         spectra = result["spectra"]
-        show(figures.lines(
+        show(figures.padded(figures.lines(
             spectra["frequency"], {"target": spectra["target"], **{LABELS[e]: spectra[e] for e in pc.ENCODINGS}},
             title="Spectrum of the fits" + (" (radially averaged)" if task == "2d" else ""),
             x_title="frequency (cycles per unit)", y_title="amplitude", log_y=True, dashed=["target"],
             name=f"fourier_{task}_spectrum", height=340,
-            alt="Amplitude against frequency: the raw-coordinate fit loses the high frequencies of the target."))
+            alt="Amplitude against frequency: the raw-coordinate fit loses the high frequencies of the target.")))
 
 
 @st.fragment
@@ -99,16 +99,16 @@ def lesson():
                 with c3:
                     features = controls.slider("Fourier features m", "m", 16, 128, 32, step=16)
                 p, nerf, ff, magnitudes = encodings(octaves, float(sigma), features, 0)
-                show(figures.lines(
+                show(figures.padded(figures.lines(
                     p, {f"sin(2^{k} π p)": nerf[:, 2 * k] for k in range(min(octaves, 6))},
                     title="NeRF's encoding: sines of the coordinate at doubling frequencies", x_title="coordinate p",
                     y_title="γ(p)", name="fourier_nerf_columns", height=340,
-                    alt="Sine waves of p with 1, 2, 4, 8 ... half-cycles over [0, 1)."))
-                show(figures.heatmap(
+                    alt="Sine waves of p with 1, 2, 4, 8 ... half-cycles over [0, 1).")))
+                show(figures.padded(figures.heatmap(
                     ff, x=np.arange(ff.shape[1]), y=p, title=f"Gaussian Fourier features of p (m = {features}, "
                     f"σ = {sigma}), columns sorted by |frequency|", x_title="feature (cosines, then sines)",
                     y_title="coordinate p", value_name="feature", name="fourier_gaussian_table", height=360,
-                    alt="Heatmap of random Fourier features: left columns vary slowly in p, right ones quickly."))
+                    alt="Heatmap of random Fourier features: left columns vary slowly in p, right ones quickly.")))
                 notice(f"NeRF uses a fixed ladder: octave k completes 2^k / 2 cycles over [0, 1), up to "
                        f"{2 ** (octaves - 1) / 2:g} cycles at L = {octaves}. Gaussian features draw their frequencies "
                        f"at random instead; here they range from {magnitudes.min():.2f} to {magnitudes.max():.1f} "
@@ -125,13 +125,13 @@ def lesson():
             with tab_1d:
                 settings = fit_controls("1", SIGMAS_1D, 10, 6, [150, 300, 600], 300)
                 result = fitted("1d", *settings)
-                show(figures.lines(
+                show(figures.padded(figures.lines(
                     result["x"], {"target": result["target"], **{LABELS[e]: result[e]["prediction"]
                                                                  for e in pc.ENCODINGS}},
                     title="Fits of the 1D signal (trained on every other sample)", x_title="coordinate x",
                     y_title="value", dashed=["target"], name="fourier_1d_fit", height=360,
                     alt="The target signal and three fits: raw coordinates give a smooth blur, both encodings "
-                        "follow the fast wiggles and the step."))
+                        "follow the fast wiggles and the step.")))
                 scores(result)
                 curves(result, "1d")
                 notice("With raw x the network only captures the slow swell and misses the 20-cycle wave and the "
@@ -147,7 +147,7 @@ def lesson():
             with tab_2d:
                 settings = fit_controls("2", SIGMAS_2D, 2, 4, [100, 200, 300], 200)
                 result = fitted("2d", *settings)
-                show(figures.small_multiples(
+                show(figures.padded(figures.small_multiples(
                     [result["target"]] + [np.clip(result[e]["prediction"], 0, 1) for e in pc.ENCODINGS],
                     ["target (64 x 64)"] + [f"{LABELS[e]}: {result[e]['final_test_psnr']:.1f} dB"
                                             for e in pc.ENCODINGS],
@@ -155,7 +155,7 @@ def lesson():
                     value_name="grey level", x_title="x (pixel)", y_title="y (pixel)", cell_px=300,
                     signed=False, name="fourier_2d_fit",
                     alt="Four images: the target, a blurry fit from raw coordinates, and two sharper fits from "
-                        "the NeRF encoding and Fourier features."))
+                        "the NeRF encoding and Fourier features.")))
                 scores(result)
                 curves(result, "2d")
                 notice("Raw (x, y) gives a blur of the layout. The encodings recover the disc's edge, the "
@@ -175,14 +175,14 @@ def lesson():
                 with c2:
                     p = controls.slider("Coordinate p", "dp", 0.0, 1.0, 0.3, step=0.01)
                 dual = pc.nerf_as_sinusoidal(p, octaves)
-                show(figures.lines(
+                show(figures.padded(figures.lines(
                     np.arange(2 * octaves), {"NeRF γ(p)": dual["nerf"],
                                              "Transformer PE row, pairs reversed": dual["transformer"]},
                     markers=True, dashed=["Transformer PE row, pairs reversed"],
                     title="Two encodings, one family: NeRF's γ(p) and a row of the sinusoidal table",
                     x_title="encoding column (sin, cos per frequency)", y_title="value", name="fourier_duality",
                     alt="Two identical zig-zag curves over the encoding columns: NeRF's encoding of p and the "
-                        "matching Transformer position row."))
+                        "matching Transformer position row.")))
                 notice("The curves coincide: NeRF's encoding is a row of the Transformer's sinusoidal table with "
                        f"d = 2L = {dual['dim']} and base 2^L = {dual['base']:g}, read at a position that grows with "
                        "the coordinate. The only differences are the order of the pairs (the Transformer lists the "

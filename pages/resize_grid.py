@@ -43,23 +43,23 @@ header(
 
 @st.fragment
 def lesson():
-    c1, c2, c3, c4, c5, c6 = st.columns([2.6, 2, 2, 2, 3, 1.8])
+    c1, c5, c6 = st.columns([3, 3, 1.5], vertical_alignment="bottom")
     with c1:
         src = controls.choice("Start from", "src", list(SOURCES), "sincos", format_func=SOURCES.get,
                               help="A 2D sin-cos grid, or smooth seeded random fields standing in for a trained "
                                    "ViT's learned embeddings.")
+    with c5:
+        mode = controls.choice("Interpolation", "mode", list(pc.RESIZE_MODES), "bicubic",
+                               help="timm's default is bicubic.")
+    with c6:
+        antialias = controls.toggle("Antialias", "aa", True, help="timm's default is on. Ignored by nearest.")
+    c2, c3, c4, p1, p2, p3 = st.columns(6)
     with c2:
         old = controls.slider("Old grid", "old", 4, 16, 14, help="Patches per side before resizing.")
     with c3:
         new = controls.slider("New grid", "new", 4, 32, 24, help="Patches per side after resizing.")
     with c4:
         dim = controls.slider("Dimension d", "d", 16, 256, 64, step=16)
-    with c5:
-        mode = controls.choice("Interpolation", "mode", list(pc.RESIZE_MODES), "bicubic",
-                               help="timm's default is bicubic.")
-    with c6:
-        antialias = controls.toggle("Antialias", "aa", True, help="timm's default is on. Ignored by nearest.")
-    p1, p2, p3 = st.columns(3)
     with p1:
         prefix = controls.slider("Prefix tokens", "cls", 0, 4, 1, help="[CLS], distillation or register tokens: "
                                                                      "rows in front of the grid, never resized.")
@@ -76,6 +76,7 @@ def lesson():
         if tab_maps.open:
             with tab_maps:
                 before, after = maps(src, old, new, dim, prefix, mode, antialias)
+                zrange, signed = figures.similarity_range(before[row * old + col], after[new_row * new + new_col])
                 left, right = st.columns(2)
                 for column, grid, size, (r, c), label, stem in (
                         (left, before[row * old + col], old, (row, col), "before", "resize_before"),
@@ -84,8 +85,8 @@ def lesson():
                     with column:
                         show(figures.marked_heatmap(
                             grid, [(c, r, f"patch ({r}, {c})")], title=f"{label}: {size} x {size}, patch ({r}, {c})",
-                            x_title="column", y_title="row", value_name="cosine similarity", zrange=(-1, 1),
-                            signed=True, name=stem, height=430,
+                            x_title="column", y_title="row", value_name="cosine similarity", zrange=zrange,
+                            signed=signed, name=stem, height=430,
                             alt=f"Similarity to patch ({r}, {c}) on the {size} x {size} grid: a bright spot at the "
                                 "patch that fades with distance."))
                 table = resized(src, old, new, dim, prefix, mode, antialias)
@@ -108,14 +109,14 @@ def lesson():
             with tab_modes:
                 panels = [maps(src, old, new, dim, prefix, m, antialias)[1][new_row * new + new_col]
                           for m in pc.RESIZE_MODES]
-                show(figures.small_multiples(
+                show(figures.padded(figures.small_multiples(
                     panels, [f"{m}" + (", antialias" if antialias and m != "nearest" else "")
                              for m in pc.RESIZE_MODES],
                     title=f"Similarity to patch ({new_row}, {new_col}) on the {new} x {new} grid, three ways",
                     cols=3, value_name="cosine similarity", x_title="column", y_title="row", cell_px=300,
-                    signed=True, name="resize_modes",
+                    name="resize_modes",
                     alt="Three similarity maps after bicubic, bilinear and nearest resizing; the nearest one is "
-                        "blocky."))
+                        "blocky.")))
                 notice("Nearest copies each old embedding onto a block of new patches, so neighbours inside a block "
                        "become identical (similarity exactly 1) and the map turns into steps. Bilinear and "
                        "bicubic blend neighbouring embeddings; bicubic follows curved changes more closely, which "
@@ -133,12 +134,12 @@ def lesson():
                 if src == "sincos":
                     exact = pc.sincos_2d_at([coords[new_row]], coords, dim)
                     series["exact sin-cos at these coordinates"] = exact[:, channel]
-                show(figures.lines(
+                show(figures.padded(figures.lines(
                     coords, series, markers=True, title=f"Channel {channel} along new row {new_row}",
                     x_title="position in old-grid units (column)", y_title="embedding value",
                     name="resize_profile", dashed=["exact sin-cos at these coordinates"],
                     alt="Each resized row sampled at fractional old-grid positions: nearest is a staircase, the "
-                        "other two are smooth curves."))
+                        "other two are smooth curves.")))
                 notice("The x axis is in old patches: the new cells sample the old grid at fractional positions. "
                        "The first channels of the column half swing fastest (one radian per patch); that is where "
                        "the methods disagree most. Outside 0 and old − 1 the edge cells are clamped, so the "
@@ -149,13 +150,13 @@ def lesson():
         if tab_exact.open:
             with tab_exact:
                 errors = sincos_errors(old, new, dim, antialias)
-                show(figures.lines(
+                show(figures.padded(figures.lines(
                     np.arange(dim), errors, markers=True, log_y=True,
                     title=f"Largest error per channel: resized {old} x {old} sin-cos vs exact sin-cos, {new} x {new}",
                     x_title="channel (column half, then row half)", y_title="max |resized − exact|",
                     name="resize_exact_error",
                     alt="Error per channel on a log scale: large for the first, fast channels of each half, "
-                        "tiny for the slow ones; nearest is worst."))
+                        "tiny for the slow ones; nearest is worst.")))
                 notice("A sin-cos grid gives the resize a ground truth: sin-cos evaluated at the coordinates the new "
                        "cells sample. Slow channels are smooth and every method gets them nearly right; the fast "
                        "ones, at the start of each half, are where interpolation errs. This tab always uses "

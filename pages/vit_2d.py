@@ -54,11 +54,12 @@ def lesson():
         if tab_one.open:
             with tab_one:
                 sim = maps(h, w, dim, float(base))
+                zrange, signed = figures.similarity_range(sim[patch])
                 show(figures.marked_heatmap(
                     sim[patch], [(col, row, f"patch ({row}, {col})")],
                     title=f"Cosine similarity of patch (row {row}, col {col}) to every patch", x_title="column",
-                    y_title="row", value_name="cosine similarity", name="vit2d_one_patch", zrange=(-1, 1),
-                    signed=True, height=460,
+                    y_title="row", value_name="cosine similarity", name="vit2d_one_patch", zrange=zrange,
+                    signed=signed, height=460,
                     alt=f"Heatmap over the {h} x {w} grid: similarity to patch ({row}, {col}) is 1 there and "
                         "falls off with distance in a plus-shaped pattern along its row and column."))
                 right = sim[patch, row, min(col + 1, w - 1)]
@@ -78,9 +79,10 @@ def lesson():
         if tab_all.open:
             with tab_all:
                 sim = maps(h, w, dim, float(base))
+                zrange, signed = figures.similarity_range(sim)
                 show(figures.mosaic(
                     sim, title=f"Every patch's similarity map, placed at that patch ({h} x {w} grid, d = {dim})",
-                    value_name="cosine similarity", zrange=(-1, 1), signed=True, highlight=patch,
+                    value_name="cosine similarity", zrange=zrange, signed=signed, highlight=patch,
                     outer="patch", inner="compared with", name="vit2d_every_patch", height=700,
                     alt=f"A {h} x {w} mosaic of small similarity maps; the map in grid cell (r, c) has its bright "
                         "spot at (r, c), so the spots sweep across the image."))
@@ -92,14 +94,14 @@ def lesson():
         if tab_flat.open:
             with tab_flat:
                 sim2d, sim1d = maps(h, w, dim, float(base)), maps(h, w, dim, float(base), True)
-                show(figures.small_multiples(
+                show(figures.padded(figures.small_multiples(
                     [sim2d[patch], sim1d[patch]],
                     ["2D sin-cos (column half + row half)", f"1D sin-cos of the raster index r·{w} + c"],
                     title=f"Similarity to patch ({row}, {col}) with the same d = {dim}", cols=2, signed=True,
                     value_name="cosine similarity", x_title="column", y_title="row", cell_px=360,
                     name="vit2d_flat_vs_2d",
                     alt="Two maps. Left: a cross centred on the patch. Right: a horizontal band along the "
-                        "patch's own row that wraps into the ends of the rows above and below."))
+                        "patch's own row that wraps into the ends of the rows above and below.")))
                 notice(f"Flattened, patch ({row}, {col}) gets the number {patch}: its neighbours in the code are the "
                        f"patches left and right of it, and the one directly below is {w} numbers away, as far as a "
                        "patch that is many columns off in the same row. The 1D code sees a long line, not a grid, "
@@ -113,11 +115,11 @@ def lesson():
         if tab_table.open:
             with tab_table:
                 pe = table(h, w, dim, float(base))
-                show(figures.heatmap(
+                show(figures.padded(figures.heatmap(
                     pe, title=f"The 2D sin-cos table: {h * w} patches (raster order) x {dim} channels",
                     x_title="channel", y_title="patch index (r·w + c)", value_name="PE", name="vit2d_table",
                     alt="Heatmap of the table. The left half repeats the same pattern every grid row (it only "
-                        "depends on the column); the right half changes in blocks of one grid row."))
+                        "depends on the column); the right half changes in blocks of one grid row.")))
                 notice(f"MAE's layout: channels 0 to {dim // 2 - 1} encode the column (sines, then cosines), "
                        f"channels {dim // 2} to {dim - 1} the row. In raster order the column half repeats every {w} "
                        "rows of the table and the row half is constant over each block of w rows. One of the course "
