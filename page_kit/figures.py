@@ -264,9 +264,20 @@ def marked_heatmap(z, marks: Sequence[tuple[float, float, str]], **kwargs) -> Ch
     return padded(chart)
 
 
-def padded(chart: Chart, left: int = 64, bottom: int = 56) -> Chart:
-    """Room for tick labels and axis titles (the template's 10 px margins with automargin off clip them)."""
-    chart.figure.update_layout(margin=dict(l=left, b=bottom))
+def padded(chart: Chart, left: int = 64, bottom: int = 56, top: int | None = None) -> Chart:
+    """Room for tick labels and axis titles (the template's 10 px margins with automargin off clip them);
+    a larger `top` leaves room for a legend above a long title."""
+    chart.figure.update_layout(margin=dict(l=left, b=bottom, **({} if top is None else {"t": top})))
+    return chart
+
+
+def square_panels(chart: Chart) -> Chart:
+    """Keep every heatmap panel's cells square (images and grids should not look stretched)."""
+    layout = chart.figure.layout
+    for name in [k for k in layout if k.startswith("yaxis")]:
+        suffix = name[len("yaxis"):]
+        layout[name].update(scaleanchor=f"x{suffix}", scaleratio=1, constrain="domain")
+        layout[f"xaxis{suffix}"].update(constrain="domain")
     return chart
 
 

@@ -94,14 +94,14 @@ def lesson():
         if tab_flat.open:
             with tab_flat:
                 sim2d, sim1d = maps(h, w, dim, float(base)), maps(h, w, dim, float(base), True)
-                show(figures.padded(figures.small_multiples(
+                show(figures.square_panels(figures.padded(figures.small_multiples(
                     [sim2d[patch], sim1d[patch]],
                     ["2D sin-cos (column half + row half)", f"1D sin-cos of the raster index r·{w} + c"],
                     title=f"Similarity to patch ({row}, {col}) with the same d = {dim}", cols=2, signed=True,
                     value_name="cosine similarity", x_title="column", y_title="row", cell_px=360,
                     name="vit2d_flat_vs_2d",
                     alt="Two maps. Left: a cross centred on the patch. Right: a horizontal band along the "
-                        "patch's own row that wraps into the ends of the rows above and below.")))
+                        "patch's own row that wraps into the ends of the rows above and below."))))
                 notice(f"Flattened, patch ({row}, {col}) gets the number {patch}: its neighbours in the code are the "
                        f"patches left and right of it, and the one directly below is {w} numbers away, as far as a "
                        "patch that is many columns off in the same row. The 1D code sees a long line, not a grid, "

@@ -109,14 +109,14 @@ def lesson():
             with tab_modes:
                 panels = [maps(src, old, new, dim, prefix, m, antialias)[1][new_row * new + new_col]
                           for m in pc.RESIZE_MODES]
-                show(figures.padded(figures.small_multiples(
+                show(figures.square_panels(figures.padded(figures.small_multiples(
                     panels, [f"{m}" + (", antialias" if antialias and m != "nearest" else "")
                              for m in pc.RESIZE_MODES],
                     title=f"Similarity to patch ({new_row}, {new_col}) on the {new} x {new} grid, three ways",
                     cols=3, value_name="cosine similarity", x_title="column", y_title="row", cell_px=300,
                     name="resize_modes",
                     alt="Three similarity maps after bicubic, bilinear and nearest resizing; the nearest one is "
-                        "blocky.")))
+                        "blocky."))))
                 notice("Nearest copies each old embedding onto a block of new patches, so neighbours inside a block "
                        "become identical (similarity exactly 1) and the map turns into steps. Bilinear and "
                        "bicubic blend neighbouring embeddings; bicubic follows curved changes more closely, which "

@@ -70,17 +70,18 @@ def curves(result, task: str) -> None:
     with left:
         show(figures.padded(figures.lines(
             result["raw"]["logged_steps"], {LABELS[e]: result[e]["test_psnr"] for e in pc.ENCODINGS},
-            title="Error on held-out points while training", x_title="training step",
-            y_title="held-out PSNR (dB, higher is better)", name=f"fourier_{task}_curves", height=340,
-            alt="Held-out PSNR against training step for the three inputs.")))
+            title="Held-out error while training", x_title="training step",
+            y_title="held-out PSNR (dB, higher is better)", name=f"fourier_{task}_curves", height=380,
+            alt="Held-out PSNR against training step for the three inputs."), top=100))
     with right:
         spectra = result["spectra"]
         show(figures.padded(figures.lines(
             spectra["frequency"], {"target": spectra["target"], **{LABELS[e]: spectra[e] for e in pc.ENCODINGS}},
-            title="Spectrum of the fits" + (" (radially averaged)" if task == "2d" else ""),
+            title="Spectrum" + (" (radial mean)" if task == "2d" else ""),
             x_title="frequency (cycles per unit)", y_title="amplitude", log_y=True, dashed=["target"],
-            name=f"fourier_{task}_spectrum", height=340,
-            alt="Amplitude against frequency: the raw-coordinate fit loses the high frequencies of the target.")))
+            name=f"fourier_{task}_spectrum", height=380,
+            alt="Amplitude against frequency: the raw-coordinate fit loses the high frequencies of the target."),
+            top=100))
 
 
 @st.fragment
@@ -147,7 +148,7 @@ def lesson():
             with tab_2d:
                 settings = fit_controls("2", SIGMAS_2D, 2, 4, [100, 200, 300], 200)
                 result = fitted("2d", *settings)
-                show(figures.padded(figures.small_multiples(
+                show(figures.square_panels(figures.padded(figures.small_multiples(
                     [result["target"]] + [np.clip(result[e]["prediction"], 0, 1) for e in pc.ENCODINGS],
                     ["target (64 x 64)"] + [f"{LABELS[e]}: {result[e]['final_test_psnr']:.1f} dB"
                                             for e in pc.ENCODINGS],
@@ -155,15 +156,15 @@ def lesson():
                     value_name="grey level", x_title="x (pixel)", y_title="y (pixel)", cell_px=300,
                     signed=False, name="fourier_2d_fit",
                     alt="Four images: the target, a blurry fit from raw coordinates, and two sharper fits from "
-                        "the NeRF encoding and Fourier features.")))
+                        "the NeRF encoding and Fourier features."))))
                 scores(result)
                 curves(result, "2d")
                 notice("Raw (x, y) gives a blur of the layout. The encodings recover the disc's edge, the "
                        "checkerboard and the inner rings. Turn σ up to 16 or 32: the training pixels are still "
                        "matched, but the unseen pixels in between fill with speckle, which is the σ trade-off of "
                        "Tancik et al. NeRF's axis-aligned ladder tends to leave streaks along x and y.")
-                formula(r"\text{held-out PSNR}:\ \text{raw } $a,\ \text{NeRF}_{L=$L} $b,\ "
-                        r"\text{Fourier}_{\sigma=$s} $c\ \text{dB}", a=result["raw"]["final_test_psnr"],
+                formula(r"\text{held-out PSNR}:\ \text{raw } $a,\ \text{NeRF}_{L=$L}\ $b,\ "
+                        r"\text{Fourier}_{\sigma=$s}\ $c\ \text{dB}", a=result["raw"]["final_test_psnr"],
                         L=settings[0], b=result["nerf"]["final_test_psnr"], s=settings[1],
                         c=result["gaussian"]["final_test_psnr"], digits=3)
 
