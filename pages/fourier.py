@@ -103,8 +103,8 @@ def lesson():
                 show(figures.padded(figures.lines(
                     p, {f"sin(2^{k} π p)": nerf[:, 2 * k] for k in range(min(octaves, 6))},
                     title="NeRF's encoding: sines of the coordinate at doubling frequencies", x_title="coordinate p",
-                    y_title="γ(p)", name="fourier_nerf_columns", height=340,
-                    alt="Sine waves of p with 1, 2, 4, 8 ... half-cycles over [0, 1).")))
+                    y_title="γ(p)", name="fourier_nerf_columns", height=380,
+                    alt="Sine waves of p with 1, 2, 4, 8 ... half-cycles over [0, 1)."), top=90))
                 show(figures.padded(figures.heatmap(
                     ff, x=np.arange(ff.shape[1]), y=p, title=f"Gaussian Fourier features of p (m = {features}, "
                     f"σ = {sigma}), columns sorted by |frequency|", x_title="feature (cosines, then sines)",
@@ -130,9 +130,9 @@ def lesson():
                     result["x"], {"target": result["target"], **{LABELS[e]: result[e]["prediction"]
                                                                  for e in pc.ENCODINGS}},
                     title="Fits of the 1D signal (trained on every other sample)", x_title="coordinate x",
-                    y_title="value", dashed=["target"], name="fourier_1d_fit", height=360,
+                    y_title="value", dashed=["target"], name="fourier_1d_fit", height=400,
                     alt="The target signal and three fits: raw coordinates give a smooth blur, both encodings "
-                        "follow the fast wiggles and the step.")))
+                        "follow the fast wiggles and the step."), top=90))
                 scores(result)
                 curves(result, "1d")
                 notice("With raw x the network only captures the slow swell and misses the 20-cycle wave and the "
@@ -183,7 +183,7 @@ def lesson():
                     title="Two encodings, one family: NeRF's γ(p) and a row of the sinusoidal table",
                     x_title="encoding column (sin, cos per frequency)", y_title="value", name="fourier_duality",
                     alt="Two identical zig-zag curves over the encoding columns: NeRF's encoding of p and the "
-                        "matching Transformer position row.")))
+                        "matching Transformer position row."), top=90))
                 notice("The curves coincide: NeRF's encoding is a row of the Transformer's sinusoidal table with "
                        f"d = 2L = {dual['dim']} and base 2^L = {dual['base']:g}, read at a position that grows with "
                        "the coordinate. The only differences are the order of the pairs (the Transformer lists the "

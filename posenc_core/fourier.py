@@ -44,6 +44,7 @@ MAX_OCTAVES = 16
 MAX_FEATURES = 1024
 MAX_STEPS = 5000
 SIGNAL_SAMPLES = 256  # 1D task: 256 samples, the network sees every other one
+SPECTRUM_FLOOR = 1e-5  # amplitudes below this are shown as this on log axes
 IMAGE_SIZE = 64  # 2D task: 64 x 64 pixels, the network sees every other row and column
 
 
@@ -158,12 +159,13 @@ def target_image(size=IMAGE_SIZE) -> np.ndarray:
 def spectrum_1d(signal) -> tuple[np.ndarray, np.ndarray]:
     """Amplitude spectrum of a signal sampled at n points of [0, 1): frequency in cycles per unit, |FFT| / n.
 
-    The mean is removed first, so the plot starts with the slowest wave.
+    The mean is removed first, so the plot starts with the slowest wave. Amplitudes are floored at
+    SPECTRUM_FLOOR so that exact zeros (a pure sum of sines has many) stay on a log axis.
     """
     y = np.asarray(signal, dtype=np.float64)
     if y.ndim != 1 or y.size < 4:
         raise ValueError("spectrum_1d needs a 1D signal with at least 4 samples.")
-    amplitude = np.abs(np.fft.rfft(y - y.mean())) / y.size
+    amplitude = np.maximum(np.abs(np.fft.rfft(y - y.mean())) / y.size, SPECTRUM_FLOOR)
     return np.arange(amplitude.size, dtype=np.float64), amplitude
 
 
@@ -171,7 +173,8 @@ def radial_spectrum(image) -> tuple[np.ndarray, np.ndarray]:
     """Radially averaged amplitude spectrum of a square image on [0, 1)^2.
 
     Returns:
-        frequencies 1 .. size/2 (cycles per unit) and the mean |FFT| / size^2 over each ring.
+        frequencies 1 .. size/2 (cycles per unit) and the mean |FFT| / size^2 over each ring (floored at
+        SPECTRUM_FLOOR).
     """
     img = np.asarray(image, dtype=np.float64)
     if img.ndim != 2 or img.shape[0] != img.shape[1] or img.shape[0] < 4:
@@ -183,7 +186,7 @@ def radial_spectrum(image) -> tuple[np.ndarray, np.ndarray]:
     bins = np.arange(1, size // 2 + 1)
     totals = np.bincount(radius.ravel(), weights=amplitude.ravel(), minlength=size)
     counts = np.bincount(radius.ravel(), minlength=size)
-    return bins.astype(np.float64), totals[bins] / np.maximum(counts[bins], 1)
+    return bins.astype(np.float64), np.maximum(totals[bins] / np.maximum(counts[bins], 1), SPECTRUM_FLOOR)
 
 
 def _encode(points: np.ndarray, encoding: str, n_octaves: int, sigma: float, n_features: int,
