@@ -135,8 +135,9 @@ def lesson():
                         "follow the fast wiggles and the step."), top=90))
                 scores(result)
                 curves(result, "1d")
-                notice("With raw x the network only captures the slow swell and misses the 20-cycle wave and the "
-                       "sharp step: its spectrum drops off early. Both encodings follow the detail. Push σ to 50 "
+                notice("With raw x the network bends a few straight pieces through the slow swell: it misses the "
+                       "20-cycle wave entirely (no peak at 20 in its spectrum) and blunts the step. Both encodings "
+                       "follow the detail. Push σ to 50 "
                        "or 100: the train score stays perfect but the held-out score collapses, because "
                        "frequencies far above what 128 samples can pin down let the network wiggle freely "
                        "between them.")
