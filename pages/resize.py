@@ -124,8 +124,9 @@ def lesson():
 
         if tab_profile.open:
             with tab_profile:
-                channel = controls.slider("Channel", "ch", 0, dim - 1, 0, help="Column-half channels (the first "
-                                                                                "d/2) change along a row.")
+                with st.columns([1, 2])[0]:
+                    channel = controls.slider("Channel", "ch", 0, dim - 1, 0,
+                                              help="Column-half channels (the first d/2) change along a row.")
                 coords = pc.resample_source_coords(old, new)
                 series = {}
                 for m in pc.RESIZE_MODES:
@@ -139,7 +140,7 @@ def lesson():
                     x_title="position in old-grid units (column)", y_title="embedding value",
                     name="resize_profile", dashed=["exact sin-cos at these coordinates"],
                     alt="Each resized row sampled at fractional old-grid positions: nearest is a staircase, the "
-                        "other two are smooth curves.")))
+                        "other two are smooth curves."), top=90))
                 notice("The x axis is in old patches: the new cells sample the old grid at fractional positions. "
                        "The first channels of the column half swing fastest (one radian per patch); that is where "
                        "the methods disagree most. Outside 0 and old − 1 the edge cells are clamped, so the "
@@ -156,7 +157,7 @@ def lesson():
                     x_title="channel (column half, then row half)", y_title="max |resized − exact|",
                     name="resize_exact_error",
                     alt="Error per channel on a log scale: large for the first, fast channels of each half, "
-                        "tiny for the slow ones; nearest is worst.")))
+                        "tiny for the slow ones; nearest is worst."), top=90))
                 notice("A sin-cos grid gives the resize a ground truth: sin-cos evaluated at the coordinates the new "
                        "cells sample. Slow channels are smooth and every method gets them nearly right; the fast "
                        "ones, at the start of each half, are where interpolation errs. This tab always uses "
