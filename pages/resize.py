@@ -160,7 +160,8 @@ def lesson():
                         "tiny for the slow ones; nearest is worst."), top=90))
                 notice("A sin-cos grid gives the resize a ground truth: sin-cos evaluated at the coordinates the new "
                        "cells sample. Slow channels are smooth and every method gets them nearly right; the fast "
-                       "ones, at the start of each half, are where interpolation errs. This tab always uses "
+                       "ones, at the start of each of the four blocks (x sines, x cosines, y sines, y cosines), are "
+                       "where interpolation errs. This tab always uses "
                        "2D sin-cos with base 10,000, whatever the source above.")
                 formula(r"\max_{\text{patches}} \big|\,\mathrm{resize}(PE_{$old})_{i} - PE(x_{\text{src}})_{i}\big|"
                         r"\ \text{at channel } 0:\ \text{bicubic } $bc,\ \text{bilinear } $bl,\ \text{nearest } $nn",
