@@ -362,3 +362,97 @@ def flow_diagram(nodes: Mapping[str, FlowNode], edges: Sequence[tuple[str, str] 
     table = {"box": np.array(list(nodes)), "text": np.array([n.text for n in nodes.values()]),
              "kind": np.array([n.kind for n in nodes.values()])}
     return Chart(fig, alt, name, table=table)
+
+def mosaic(maps, *, title: str, alt: str, name: str, value_name: str = "value", signed: bool | None = None,
+           zrange: tuple[float, float] | None = None, gap: int = 1, highlight: int | None = None,
+           height: int = 640, hover_format: str = ".3f", outer: str = "patch", inner: str = "patch") -> Chart:
+    """Small multiples drawn as ONE heatmap: maps (P, h, w) with P = h * w (or any P = R * C laid out
+    on the (h, w) grid) are tiled into one image with NaN gaps between panels, so the browser draws a
+    single trace instead of P subplots (a 14 x 14 grid is 196 panels). Panel q sits at grid cell
+    (q // w, q % w), like the ViT paper's figure of position-embedding similarities. Hover names both
+    the panel (outer) and the cell inside it (inner); `highlight` outlines one panel."""
+    stack = np.asarray(maps, dtype=np.float64)
+    if stack.ndim != 3:
+        raise ValueError("mosaic needs a (panels, rows, cols) stack of maps.")
+    panels, h, w = stack.shape
+    grid_rows, grid_cols = (h, w) if panels == h * w else (-(-panels // max(1, int(np.sqrt(panels)))),
+                                                           max(1, int(np.sqrt(panels))))
+    tile_h, tile_w = h + gap, w + gap
+    canvas = np.full((grid_rows * tile_h - gap, grid_cols * tile_w - gap), np.nan)
+    for q in range(panels):
+        r, c = divmod(q, grid_cols)
+        canvas[r * tile_h:r * tile_h + h, c * tile_w:c * tile_w + w] = stack[q]
+    sr, sc = stride_for(canvas.shape[0], MAX_HEATMAP_ROWS), stride_for(canvas.shape[1], MAX_HEATMAP_COLS)
+    if sr > 1 or sc > 1:
+        raise ValueError(f"A mosaic shows at most {MAX_HEATMAP_ROWS} x {MAX_HEATMAP_COLS} cells; "
+                         "use a smaller grid.")
+    finite = canvas[np.isfinite(canvas)]
+    if signed is None:
+        signed = bool(finite.size and finite.min() < 0 < finite.max())
+    # The hover readout names the panel and the cell inside it. Category labels on the axes carry it
+    # (a few KB), where a per-cell customdata array would triple the payload.
+    def labels(n_panels: int, size: int, tile: int, axis: str) -> list[str]:
+        return [f"{outer} {axis} {i // tile}, {inner} {axis} {i % tile}" if i % tile < size else " " * (i + 1)
+                for i in range(n_panels * tile - gap)]
+
+    xs, ys = labels(grid_cols, w, tile_w, "col"), labels(grid_rows, h, tile_h, "row")
+    trace = dict(z=_f32(canvas), x=xs, y=ys, hoverongaps=False, colorscale=DIVERGING if signed else SEQUENTIAL,
+                 hovertemplate=f"%{{y}}<br>%{{x}}<br>{value_name}: %{{z:{hover_format}}}<extra></extra>",
+                 colorbar=dict(title=dict(text=value_name, side="right")))
+    if zrange is not None:
+        trace.update(zmin=zrange[0], zmax=zrange[1])
+    elif signed and finite.size:
+        bound = float(np.abs(finite).max()) or 1.0
+        trace.update(zmin=-bound, zmax=bound)
+    fig = go.Figure(go.Heatmap(**trace))
+    _base_layout(fig, title, f"{outer} column (inside each panel: {inner} column)",
+                 f"{outer} row (inside each panel: {inner} row)", height)
+    every = max(1, grid_cols // 16)
+    fig.update_xaxes(type="category", tickvals=[xs[c * tile_w + w // 2] for c in range(0, grid_cols, every)],
+                     ticktext=[str(c) for c in range(0, grid_cols, every)], showgrid=False, zeroline=False,
+                     constrain="domain")
+    fig.update_yaxes(type="category", tickvals=[ys[r * tile_h + h // 2] for r in range(0, grid_rows, every)],
+                     ticktext=[str(r) for r in range(0, grid_rows, every)], showgrid=False, zeroline=False,
+                     autorange="reversed", scaleanchor="x", scaleratio=1)
+    if highlight is not None and 0 <= highlight < panels:
+        r, c = divmod(highlight, grid_cols)
+        fig.add_shape(type="rect", x0=c * tile_w - 0.5 - gap / 2, x1=c * tile_w + w - 0.5 + gap / 2,
+                      y0=r * tile_h - 0.5 - gap / 2, y1=r * tile_h + h - 0.5 + gap / 2,
+                      line=dict(color=CATEGORICAL[1], width=2.5))
+    fig.update_layout(margin=dict(l=64, b=56))
+    return Chart(fig, alt, name, matrix=stack)
+
+
+def marked_heatmap(z, marks: Sequence[tuple[float, float, str]], **kwargs) -> Chart:
+    """A heatmap with labelled markers (x, y, label) on top, e.g. the patch a similarity map is about."""
+    chart = heatmap(z, **kwargs)
+    for i, (mx, my, label) in enumerate(marks):
+        chart.figure.add_trace(go.Scatter(
+            x=[mx], y=[my], mode="markers", name=label, showlegend=False,
+            marker=dict(symbol="x-thin", size=14, line=dict(width=3, color=CATEGORICAL[(i + 1) % 8])),
+            hovertemplate=f"{label}<extra></extra>"))
+    return padded(chart)
+
+
+def padded(chart: Chart, left: int = 64, bottom: int = 56, top: int | None = None) -> Chart:
+    """Room for tick labels and axis titles (the template's 10 px margins with automargin off clip them);
+    a larger `top` leaves room for a legend above a long title."""
+    chart.figure.update_layout(margin=dict(l=left, b=bottom, **({} if top is None else {"t": top})))
+    return chart
+
+
+def square_panels(chart: Chart) -> Chart:
+    """Keep every heatmap panel's cells square (images and grids should not look stretched)."""
+    layout = chart.figure.layout
+    for name in [k for k in layout if k.startswith("yaxis")]:
+        suffix = name[len("yaxis"):]
+        layout[name].update(scaleanchor=f"x{suffix}", scaleratio=1, constrain="domain")
+        layout[f"xaxis{suffix}"].update(constrain="domain")
+    return chart
+
+
+def similarity_range(*maps) -> tuple[tuple[float, float], bool]:
+    """A shared colour range for similarity maps that compare honestly: up to 1, down to the lowest value;
+    symmetric (-1, 1) with the diverging map when any value is negative."""
+    low = min(float(np.nanmin(m)) for m in maps)
+    return ((-1.0, 1.0), True) if low < 0 else ((low, 1.0), False)

@@ -120,6 +120,24 @@ SECTIONS: tuple[Section, ...] = (
                      "what was read, and everything drawn for it."),
         ),
     ),
+    Section(
+        "Images and coordinates",
+        "The same sine waves that number tokens can number image patches on a grid, survive a change of "
+        "resolution, and turn raw coordinates into detail a small network can learn.",
+        (
+            PageInfo("pages/patches.py", "2D sin-cos for image patches", "patches", ":material/grid_on:",
+                     "MAE's 2D code for a grid of patches: each patch's similarity map, all of them at once "
+                     "as in the ViT paper, and what flattening the grid to 1D loses."),
+            PageInfo("pages/resize.py", "Resizing a position grid", "resize",
+                     ":material/photo_size_select_large:",
+                     "Fine-tuning a ViT at a higher resolution: timm's bicubic resize of the position grid, "
+                     "with the [CLS] token kept aside, against bilinear and nearest."),
+            PageInfo("pages/fourier.py", "Fourier features and NeRF", "fourier", ":material/blur_on:",
+                     "A small network fits a signal and an image from raw coordinates, NeRF's encoding and "
+                     "random Fourier features: spectral bias, sigma's trade-off, and the duality with "
+                     "the Transformer's table."),
+        ),
+    ),
 )
 
 

@@ -13,6 +13,7 @@ from .attention import *  # noqa: F403
 from .biases import *  # noqa: F403
 from .comparison import *  # noqa: F403
 from .extension import *  # noqa: F403
+from .fourier import *  # noqa: F403
 from .learned import *  # noqa: F403
 from .presets import *  # noqa: F403
 from .relative import *  # noqa: F403
