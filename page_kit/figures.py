@@ -14,7 +14,6 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import plotly.graph_objects as go
-from plotly.subplots import make_subplots
 
 from .theme import CATEGORICAL, CYCLIC, DIVERGING, SEQUENTIAL, template_name  # noqa: F401 (CYCLIC for pages)
 
@@ -211,13 +210,23 @@ def small_multiples(grids: Sequence[np.ndarray], titles: Sequence[str], *, title
         zmin, zmax = -bound, bound
     else:
         zmin, zmax = (float(finite.min()), float(finite.max())) if finite.size else (0.0, 1.0)
-    fig = make_subplots(rows=nrows, cols=cols, subplot_titles=list(titles), horizontal_spacing=0.03,
-                        vertical_spacing=0.08 if nrows > 1 else 0.05)
+    # Axes laid out by hand: plotly's make_subplots plus per-panel add_trace costs ~5x more server time.
+    # gaps shrink with the number of panels so that they never take more than a quarter of the figure
+    h_gap, v_gap = min(0.03, 0.25 / max(cols - 1, 1)), min(0.08, 0.25 / max(nrows - 1, 1))
+    width, height = (1 - h_gap * (cols - 1)) / cols, (1 - v_gap * (nrows - 1)) / nrows
+    axes, annotations, traces = {}, [], []
     for i in range(n):
-        fig.add_trace(go.Heatmap(
-            z=_f32(shown[i]), coloraxis="coloraxis",
-            hovertemplate=f"{titles[i]}<br>{y_title}: %{{y}}<br>{x_title}: %{{x}}<br>{value_name}: "
-                          f"%{{z:{hover_format}}}<extra></extra>"), row=i // cols + 1, col=i % cols + 1)
+        r, c = divmod(i, cols)
+        x0, top = c * (width + h_gap), 1 - r * (height + v_gap)
+        suffix = "" if i == 0 else str(i + 1)
+        axes[f"xaxis{suffix}"] = dict(domain=[max(0.0, x0), min(1.0, x0 + width)], anchor=f"y{suffix}")
+        axes[f"yaxis{suffix}"] = dict(domain=[max(0.0, top - height), min(1.0, top)], anchor=f"x{suffix}")
+        annotations.append(dict(text=titles[i], x=x0 + width / 2, y=top, xref="paper", yref="paper",
+                                xanchor="center", yanchor="bottom", showarrow=False))
+        traces.append(go.Heatmap(z=_f32(shown[i]), coloraxis="coloraxis", xaxis=f"x{suffix}", yaxis=f"y{suffix}",
+                                 hovertemplate=f"{titles[i]}<br>{y_title}: %{{y}}<br>{x_title}: %{{x}}<br>"
+                                               f"{value_name}: %{{z:{hover_format}}}<extra></extra>"))
+    fig = go.Figure(data=traces, layout=dict(**axes, annotations=annotations))
     fig.update_layout(template=template_name(), title=title, height=int(nrows * cell_px + 90),
                       coloraxis=dict(colorscale=DIVERGING if signed else SEQUENTIAL, cmin=zmin, cmax=zmax,
                                      colorbar=dict(title=dict(text=value_name, side="right"))))

@@ -84,3 +84,13 @@ def test_bars_refuse_more_than_the_cap():
     with pytest.raises(ValueError, match="at most"):
         figures.bars(np.arange(figures.MAX_BARS + 1), {"s": np.zeros(figures.MAX_BARS + 1)}, title="t",
                      x_title="x", y_title="y", alt="a", name="b")
+
+
+@pytest.mark.parametrize("panels, cols", [(1, 4), (3, 4), (16, 4), (64, 4), (64, 16)])
+def test_small_multiples_lays_out_any_number_of_panels(panels, cols):
+    grids = [np.full((4, 4), float(i)) for i in range(panels)]
+    chart = figures.small_multiples(grids, [f"p{i}" for i in range(panels)], title="m", alt="a", name="m", cols=cols)
+    assert len(chart.figure.data) == panels
+    assert [a.text for a in chart.figure.layout.annotations] == [f"p{i}" for i in range(panels)]
+    domains = [chart.figure.layout[f"yaxis{'' if i == 0 else i + 1}"].domain for i in range(panels)]
+    assert all(0 <= low < high <= 1 for low, high in domains)
