@@ -182,7 +182,7 @@ def vectors2d(vectors: Mapping[str, tuple[float, float]], *, title: str, alt: st
     _base_layout(fig, title, x_title, y_title, height)
     if legend_right:
         fig.update_layout(legend=dict(orientation="v", x=1.02, xanchor="left", y=1.0, yanchor="top"),
-                          margin=dict(r=150))  # automargin is off: leave the legend room
+                          margin=dict(r=190))  # room for labels such as "q̃ = R(mθ) q"
     fig.update_xaxes(range=[-extent, extent], zeroline=True)
     fig.update_yaxes(range=[-extent, extent], scaleanchor="x", scaleratio=1, zeroline=True)
     table = {"vector": np.array(list(vectors)), "x": np.array([v[0] for v in vectors.values()]),

@@ -30,7 +30,7 @@ header(
 
 @st.fragment
 def lesson():
-    c1, c2, c3 = st.columns([5, 3, 2])
+    c1, c2, c3 = st.columns([4, 4, 2])
     with c1:
         text = controls.text("Sentence", "s", DEFAULT_SENTENCE, max_chars=300,
                              help="Words are split on spaces; each word gets a fixed random embedding seeded "

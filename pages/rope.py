@@ -83,8 +83,8 @@ def lesson():
                 left, right = st.columns([1.15, 1])
                 with left:
                     show(figures.vectors2d(
-                        {"q": (qx, qy), "q̃ = R(mθ) q": out["q_rot"], "k": (kx, ky), "k̃ = R(nθ) k": out["k_rot"]},
-                        dashed=("q", "k"), colours={"q": 0, "q̃ = R(mθ) q": 0, "k": 3, "k̃ = R(nθ) k": 3},
+                        {"q": (qx, qy), "q turned by mθ": out["q_rot"], "k": (kx, ky), "k turned by nθ": out["k_rot"]},
+                        dashed=("q", "k"), colours={"q": 0, "q turned by mθ": 0, "k": 3, "k turned by nθ": 3},
                         arcs=[(0.35, *out["q_arc"], "mθ"), (0.22, *out["k_arc"], "nθ")],
                         arc_colours=(0, 3), legend_right=True,
                         title=f"Pair {i}: θ = {theta:.4g} rad per position", name="rope_pair_vectors",
@@ -94,8 +94,7 @@ def lesson():
                 with right:
                     s = shifts(qx, qy, kx, ky, m, n, theta)
                     show(figures.lines(
-                        s["shift"], {"both move (m+s, n+s)": s["together"],
-                                     "key moves (m, n+s)": s["key_only"]},
+                        s["shift"], {"both move": s["together"], "only the key moves": s["key_only"]},
                         title="The score when positions shift by s", x_title="shift s (positions)",
                         y_title="score q̃·k̃", name="rope_pair_shift", height=440, markers=True,
                         alt="Two curves: the score stays constant when both positions move together, and "
