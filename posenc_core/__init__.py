@@ -10,6 +10,7 @@ from ._checks import MAX_DIM, MAX_ELEMENTS, MAX_HEADS, MAX_POSITIONS  # noqa: F4
 from .absolute import *  # noqa: F403
 from .analysis import *  # noqa: F403
 from .biases import *  # noqa: F403
+from .lab import *  # noqa: F403
 from .rope import *  # noqa: F403
 from .scaling import *  # noqa: F403
 from .vision import *  # noqa: F403
