@@ -87,8 +87,13 @@ def heatmap(z, *, title: str, x_title: str, y_title: str, alt: str, name: str, x
 def lines(x, series: Mapping[str, np.ndarray], *, title: str, x_title: str, y_title: str, alt: str, name: str,
           markers: bool = False, vlines: Sequence[tuple[float, str]] = (), hlines: Sequence[tuple[float, str]] = (),
           log_x: bool = False, log_y: bool = False, height: int = 380, hover_format: str = ".4f",
-          dashed: Sequence[str] = (), shade_x: tuple[float, float, str] | None = None) -> Chart:
-    """One or more curves over a shared x axis; vertical markers for things like a training length."""
+          dashed: Sequence[str] = (), shade_x: tuple[float, float, str] | None = None,
+          x_ticks: Sequence[float] | None = None, y_range: tuple[float, float] | None = None) -> Chart:
+    """One or more curves over a shared x axis; vertical markers for things like a training length.
+
+    ``x_ticks`` puts ticks exactly at those x values (e.g. 64, 128, 256 on a log axis); ``y_range`` fixes
+    the y axis (e.g. 0..1 for an accuracy). NaN values leave a gap in their curve.
+    """
     x = np.asarray(x)
     step = stride_for(x.shape[0], MAX_LINE_POINTS)
     fig = go.Figure()
@@ -111,6 +116,10 @@ def lines(x, series: Mapping[str, np.ndarray], *, title: str, x_title: str, y_ti
     _base_layout(fig, title, x_title, y_title, height)
     fig.update_xaxes(type="log" if log_x else "linear")
     fig.update_yaxes(type="log" if log_y else "linear")
+    if x_ticks is not None:
+        fig.update_xaxes(tickvals=list(x_ticks), ticktext=[f"{v:g}" for v in x_ticks])
+    if y_range is not None:
+        fig.update_yaxes(range=list(y_range))
     table = {x_title: x, **{k: np.asarray(v) for k, v in series.items()}}
     note = f"Plotting every {step}th point of {x.shape[0]}; the download has all of them." if step > 1 else ""
     return Chart(fig, alt, name, table=table, note=note)

@@ -5,8 +5,17 @@ Importing this package needs no torch (``posenc_core`` must import without it); 
 functions import torch when called. Run it headless with ``python -m posenc_core.lab --json PATH``.
 """
 
-from .results import load_lab_results, save_lab_results
 from .methods import LAB_METHODS, TRAINED_METHODS, LabMethod
+from .results import (
+    best_method,
+    lab_attention_panels,
+    lab_live_series,
+    lab_series,
+    lab_train_curves,
+    load_lab_results,
+    save_lab_results,
+    select_methods,
+)
 from .task import IGNORE, TASK_DESCRIPTION, TASK_NAME, retrieval_batch
 from .train import (
     EVAL_FACTORS,
@@ -35,14 +44,20 @@ __all__ = [
     "LabMethod",
     "LabSettings",
     "attention_maps",
+    "best_method",
     "build_model",
     "check_methods",
     "evaluate",
+    "lab_attention_panels",
+    "lab_live_series",
+    "lab_series",
     "lab_settings",
+    "lab_train_curves",
     "load_lab_results",
     "offset_mass",
     "retrieval_batch",
     "run_lab",
     "save_lab_results",
+    "select_methods",
     "train_model",
 ]

@@ -107,6 +107,8 @@ class TinyTransformer(nn.Module):
         if method == "learned" and length > cfg.train_len:
             raise ValueError(f"The learned table has {cfg.train_len} rows (positions 0..{cfg.train_len - 1}); "
                              f"a sequence of {length} tokens needs rows that were never created.")
+        if rope_scaling is not None and method != "rope":
+            raise ValueError("rope_scaling only applies to the RoPE model.")
         added, rope = None, None
         bias = self._table(("mask", length, dev), lambda: causal_mask(length, dev))  # (L, L)
         if method == "sinusoidal":
@@ -125,8 +127,6 @@ class TinyTransformer(nn.Module):
         elif method == "rope":
             inv_freq, factor = rope_inv_freq(cfg.d_model // cfg.n_heads, ROPE_BASE, rope_scaling)
             rope = (torch.arange(length, device=dev), torch.from_numpy(inv_freq).to(dev), factor)
-        elif rope_scaling is not None:
-            raise ValueError("rope_scaling only applies to the RoPE model.")
         return added, bias, rope
 
     def forward(self, tokens, rope_scaling: dict | None = None, return_attention: bool = False):

@@ -61,3 +61,85 @@ def load_lab_results(json_path, npz_path=None) -> dict:
                               for key in ("at_T", "at_4T")}
                 for name, info in meta.items()}
     return result
+
+
+def select_methods(result: dict, names) -> dict:
+    """A copy of ``result`` holding only the named methods (in the given order, unknown names skipped)."""
+    keep = [n for n in names if n in result["methods"]]
+    out = dict(result, methods={n: result["methods"][n] for n in keep})
+    if "attention" in result:
+        out["attention"] = {n: result["attention"][n] for n in keep if n in result["attention"]}
+    return out
+
+
+def lab_series(result: dict, metric: str = "accuracy") -> tuple[np.ndarray, dict[str, np.ndarray]]:
+    """(eval lengths, {method label: values}) for ``metric`` "accuracy" or "loss"; NaN where a method cannot run."""
+    if metric not in ("accuracy", "loss"):
+        raise ValueError(f"metric must be 'accuracy' or 'loss', but got {metric!r}.")
+    lengths = np.asarray(result["eval_lengths"], dtype=np.int64)
+    series = {entry.get("label", name): np.array([np.nan if v is None else v for v in entry[metric]], dtype=np.float64)
+              for name, entry in result["methods"].items()}
+    return lengths, series
+
+
+def lab_train_curves(result: dict, metric: str = "loss") -> tuple[np.ndarray, dict[str, np.ndarray]]:
+    """(steps, {label: training loss or accuracy}) for the trained methods in ``result`` (all share the steps)."""
+    curves = {entry.get("label", name): entry["train_curve"] for name, entry in result["methods"].items()
+              if entry.get("train_curve")}
+    if not curves:
+        return np.zeros(0, dtype=np.int64), {}
+    steps = np.asarray(next(iter(curves.values()))["step"], dtype=np.int64)
+    return steps, {label: np.asarray(c[metric], dtype=np.float64) for label, c in curves.items()}
+
+
+def lab_attention_panels(result: dict, at: str = "T", names=None) -> tuple[list[np.ndarray], list[str]]:
+    """The chosen head's attention of each method at "T" or "4T", with panel titles.
+
+    A method that cannot run at that length gets an all-NaN panel (drawn empty) and says so in its title.
+    """
+    if at not in ("T", "4T"):
+        raise ValueError(f"at must be 'T' or '4T', but got {at!r}.")
+    attention = result.get("attention") or {}
+    names = [n for n in (names or list(attention)) if n in attention]
+    length = result["train_len"] * (4 if at == "4T" else 1)
+    grids, titles = [], []
+    for name in names:
+        item = attention[name]
+        label = result["methods"].get(name, {}).get("label", name)
+        grid = item[f"at_{at}"]
+        if grid is None:
+            grids.append(np.full((length, length), np.nan, dtype=np.float32))
+            titles.append(f"{label}: cannot run at {length}")
+        else:
+            grids.append(np.asarray(grid, dtype=np.float32))
+            mass = item[f"mass_{at}"]
+            titles.append(f"{label} (L{item['layer'] + 1} H{item['head'] + 1}, {mass:.2f} at -k)")
+    return grids, titles
+
+
+def best_method(result: dict) -> tuple[str, float]:
+    """The method with the highest accuracy at the training length, and that accuracy."""
+    scored = [(entry["accuracy"][0], name) for name, entry in result["methods"].items()
+              if entry["accuracy"] and entry["accuracy"][0] is not None]
+    if not scored:
+        raise ValueError("No method has an accuracy at the training length.")
+    accuracy, name = max(scored, key=lambda pair: pair[0])  # the first of equals (a trained model)
+    return name, float(accuracy)
+
+
+def lab_live_series(curves: dict, labels: dict | None = None) -> tuple[np.ndarray, dict[str, np.ndarray]]:
+    """Training curves in progress as one shared x axis: the longest curve's steps, shorter ones NaN-padded.
+
+    Args:
+        curves: {method: {"step": [...], "loss": [...]}} as ``train_model`` reports them.
+        labels: optional {method: legend label}.
+    """
+    if not curves:
+        return np.zeros(0, dtype=np.int64), {}
+    steps = max((c["step"] for c in curves.values()), key=len)
+    series = {}
+    for name, curve in curves.items():
+        values = np.full(len(steps), np.nan)
+        values[:len(curve["loss"])] = curve["loss"]
+        series[(labels or {}).get(name, name)] = values
+    return np.asarray(steps, dtype=np.int64), series
