@@ -88,11 +88,14 @@ def lines(x, series: Mapping[str, np.ndarray], *, title: str, x_title: str, y_ti
           markers: bool = False, vlines: Sequence[tuple[float, str]] = (), hlines: Sequence[tuple[float, str]] = (),
           log_x: bool = False, log_y: bool = False, height: int = 380, hover_format: str = ".4f",
           dashed: Sequence[str] = (), shade_x: tuple[float, float, str] | None = None,
-          x_ticks: Sequence[float] | None = None, y_range: tuple[float, float] | None = None) -> Chart:
+          x_ticks: Sequence[float] | None = None, y_range: tuple[float, float] | None = None,
+          legend_right: bool = False, margin: Mapping[str, int] | None = None) -> Chart:
     """One or more curves over a shared x axis; vertical markers for things like a training length.
 
     ``x_ticks`` puts ticks exactly at those x values (e.g. 64, 128, 256 on a log axis); ``y_range`` fixes
-    the y axis (e.g. 0..1 for an accuracy). NaN values leave a gap in their curve.
+    the y axis (e.g. 0..1 for an accuracy). NaN values leave a gap in their curve. ``legend_right`` stacks
+    the legend to the right of the plot (for many or long labels, which would cover the title on top).
+    ``margin`` (pixels, e.g. ``dict(l=64, b=52)``) makes room for tick labels, since axes do not auto-expand.
     """
     x = np.asarray(x)
     step = stride_for(x.shape[0], MAX_LINE_POINTS)
@@ -105,8 +108,13 @@ def lines(x, series: Mapping[str, np.ndarray], *, title: str, x_title: str, y_ti
                       dash="dash" if label in dashed else "solid"),
             hovertemplate=f"{label}<br>{x_title}: %{{x}}<br>{y_title}: %{{y:{hover_format}}}<extra></extra>"))
     for xv, label in vlines:
-        fig.add_vline(x=xv, line=dict(color="#888888", dash="dot", width=1.5), annotation_text=label,
-                      annotation_position="top right")
+        if log_x:  # annotations on a log axis take log10(x) (shapes take x itself), so place the label by hand
+            fig.add_vline(x=xv, line=dict(color="#888888", dash="dot", width=1.5))
+            fig.add_annotation(x=float(np.log10(xv)), y=1, xref="x", yref="paper", text=label, showarrow=False,
+                               xanchor="left", yanchor="top", xshift=4)
+        else:
+            fig.add_vline(x=xv, line=dict(color="#888888", dash="dot", width=1.5), annotation_text=label,
+                          annotation_position="top right")
     for yv, label in hlines:
         fig.add_hline(y=yv, line=dict(color="#888888", dash="dot", width=1.2), annotation_text=label,
                       annotation_position="bottom right")
@@ -120,6 +128,10 @@ def lines(x, series: Mapping[str, np.ndarray], *, title: str, x_title: str, y_ti
         fig.update_xaxes(tickvals=list(x_ticks), ticktext=[f"{v:g}" for v in x_ticks])
     if y_range is not None:
         fig.update_yaxes(range=list(y_range))
+    if legend_right:
+        fig.update_layout(legend=dict(orientation="v", x=1.02, xanchor="left", y=1, yanchor="top"))
+    if margin is not None:
+        fig.update_layout(margin=dict(margin))
     table = {x_title: x, **{k: np.asarray(v) for k, v in series.items()}}
     note = f"Plotting every {step}th point of {x.shape[0]}; the download has all of them." if step > 1 else ""
     return Chart(fig, alt, name, table=table, note=note)

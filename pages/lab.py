@@ -16,6 +16,7 @@ SHIPPED = {"preset": "full", "T": pc.FULL.train_len, "steps": pc.FULL.steps, "se
 LENGTHS = [16, 32, 64, 128]
 STEPS = [100, 200, 300, 500, 1000, 1500, 2000, 3000]
 MAX_RUNS = 16  # finished runs kept in memory (each is a few MB with its attention maps)
+MARGIN = {"l": 62, "r": 10, "t": 48, "b": 50}  # room for the tick labels
 METHOD_LABELS = {name: m.label for name, m in pc.LAB_METHODS.items()}
 
 
@@ -73,6 +74,7 @@ def train_with_progress(args: tuple) -> dict:
             with live.container():
                 show(figures.lines(steps, series, title="Training loss so far (cross-entropy on the training batch)",
                                    x_title="optimiser step", y_title="loss (nats)", name=f"lab_live_{frame}",
+                                   legend_right=True, margin=MARGIN,
                                    alt="Training loss of each model so far; the curves fill in as training runs."))
         frame, drawn = frame + 1, event
     bar.empty()
@@ -176,6 +178,7 @@ def lesson_body(result: dict):
                 x, series, title=f"Accuracy on 'repeat the symbol {k} back', trained at T = {T}",
                 x_title="test sequence length (tokens, log scale)", y_title="accuracy", name="lab_accuracy",
                 markers=True, log_x=True, x_ticks=lengths, y_range=(0, 1.05), hover_format=".3f",
+                legend_right=True, margin=MARGIN,
                 vlines=[(T, f"trained at T = {T}")], hlines=[(1 / vocab, f"chance 1/{vocab}")],
                 dashed=[METHOD_LABELS[m] for m in ("rope_pi", "rope_ntk", "rope_yarn")],
                 alt=f"Accuracy of each method at lengths {', '.join(map(str, lengths))}; the training length "
@@ -196,7 +199,7 @@ def lesson_body(result: dict):
             show(figures.lines(
                 x, series, title="Test loss against sequence length", x_title="test sequence length (tokens, "
                 "log scale)", y_title="cross-entropy (nats)", name="lab_loss", markers=True, log_x=True,
-                x_ticks=lengths, vlines=[(T, f"trained at T = {T}")], log_y=True,
+                x_ticks=lengths, vlines=[(T, f"trained at T = {T}")], log_y=True, legend_right=True, margin=MARGIN,
                 hlines=[(float(np.log(vocab)), f"guessing: ln {vocab}")], hover_format=".3g",
                 dashed=[METHOD_LABELS[m] for m in ("rope_pi", "rope_ntk", "rope_yarn")],
                 alt="Mean cross-entropy of each method at each test length, log scale; the line marks the "
@@ -214,6 +217,7 @@ def lesson_body(result: dict):
                 show(figures.lines(
                     steps, series, title="Training loss of each model (at length T)", x_title="optimiser step",
                     y_title="loss (nats)", name="lab_training", log_y=True, hover_format=".3g",
+                    legend_right=True, margin=MARGIN,
                     alt="Training loss against step for each trained model."))
             settings = result["task"].get("settings", {})
             notice("All models see the same batches in the same order and start from the same seed; they differ "
@@ -233,10 +237,11 @@ def lesson_body(result: dict):
                     grids, titles, title=f"One head per model at T = {T} (query rows, key columns)",
                     cols=min(3, len(grids)), value_name="attention", name="lab_attention_T", cell_px=260,
                     alt="Attention weights of one head per model on a test sequence of the training length."))
-                grids, titles = pc.lab_attention_panels(result, "4T")
+            grids, titles = pc.lab_attention_panels(result, "4T")
+            if grids:
                 show(figures.small_multiples(
-                    grids, titles, title=f"The same heads at 4T = {4 * T}", cols=min(3, len(grids)),
-                    value_name="attention", name="lab_attention_4T", cell_px=260,
+                    grids, titles, title=f"The same heads at 4T = {4 * T}", cols=min(5, len(grids)),
+                    value_name="attention", name="lab_attention_4T", cell_px=220,
                     alt="The same heads on a sequence four times longer; the learned table's panel is empty "
                         "because it cannot run there."))
             notice(f"Each panel is the head that puts the most weight exactly {k} keys back at length T (its "
@@ -244,6 +249,8 @@ def lesson_body(result: dict):
                    f"offset shows a thin line {k} below the diagonal; at 4T look whether the line continues past "
                    f"row {T} or smears out. The RoPE variants are identical to RoPE at T (no scaling is needed "
                    "there), so only the 4T figure shows them.")
+            formula(r"m_{-k} = \frac{1}{L-k}\sum_{t=k}^{L-1} a_{t,\,t-k},\qquad k = $k,\ L \in \{$T, $T4\}",
+                    k=k, T=T, T4=4 * T)
 
     if tab_read.open:
         with tab_read:

@@ -7,6 +7,8 @@ from pathlib import Path
 
 import numpy as np
 
+from .methods import LAB_METHODS
+
 
 def _rounded(value):
     """Floats to 6 significant digits (float32 training noise is far larger), recursively."""
@@ -105,7 +107,7 @@ def lab_attention_panels(result: dict, at: str = "T", names=None) -> tuple[list[
     grids, titles = [], []
     for name in names:
         item = attention[name]
-        label = result["methods"].get(name, {}).get("label", name)
+        label = LAB_METHODS[name].short if name in LAB_METHODS else name
         grid = item[f"at_{at}"]
         if grid is None:
             grids.append(np.full((length, length), np.nan, dtype=np.float32))
@@ -113,7 +115,7 @@ def lab_attention_panels(result: dict, at: str = "T", names=None) -> tuple[list[
         else:
             grids.append(np.asarray(grid, dtype=np.float32))
             mass = item[f"mass_{at}"]
-            titles.append(f"{label} (L{item['layer'] + 1} H{item['head'] + 1}, {mass:.2f} at -k)")
+            titles.append(f"{label} · L{item['layer'] + 1} H{item['head'] + 1} · {mass:.2f} at -k")
     return grids, titles
 
 
