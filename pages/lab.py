@@ -123,8 +123,7 @@ def lesson():
     b2.button("Use quick settings", key="quick", on_click=_use_quick, type="secondary",
               help=f"Preset quick, T = {pc.QUICK.train_len}, {pc.QUICK.steps} steps: about a minute on 2 CPU cores.")
     b3.caption(f"The quick preset (T = {pc.QUICK.train_len}, {pc.QUICK.steps} steps) takes about a minute on two "
-               "CPU cores; the full preset about half an hour. A run with settings someone ran before appears at "
-               "once.")
+               "CPU cores, the full preset about 20 minutes. A run with settings someone ran before appears at once.")
     if not methods:
         st.info("Choose at least one method.", icon=":material/info:")
         return
@@ -146,7 +145,7 @@ def lesson():
             result = pc.select_methods(shipped(), names)
             if matches_shipped:
                 st.caption(f"Showing the shipped full-preset results, made by `{SHIPPED_COMMAND}` "
-                           f"({shipped()['seconds'] / 60:.0f} min on two shared CPU cores). Press **Run** to "
+                           f"({shipped()['seconds'] / 60:.0f} min on two busy CPU cores). Press **Run** to "
                            "train them again here.")
             else:
                 st.info(f"These settings have not been run yet, so the figures still show the shipped "
@@ -259,29 +258,33 @@ def lesson_body(result: dict):
 
 READING = """
 **What the experiment shows.** The task rewards exactly one thing: knowing *the offset* between two tokens.
-Encodings that put the offset into the attention score (RoPE, ALiBi, T5 buckets) give the model that number
-directly, at any length, so the rule learned at T can still work at 8T. Encodings that add an absolute position
-to the input (sinusoidal, learned) make the model learn *where* things are; beyond T it meets positions it has
-never seen. The learned table cannot even be asked: a sequence longer than T needs rows that were never created,
-and the plot shows no point rather than an invented one.
+Encodings that put the offset into the attention score (RoPE, ALiBi, T5 buckets) hand the model that number
+directly at any length, so a rule learned at T can still apply at 8T. Encodings that add an absolute position to
+the input (sinusoidal, learned) make the model learn *where* things are, and beyond T it meets positions it never
+saw. The learned table cannot even be asked: a sequence longer than T needs rows that were never created, so the
+plot has no point there rather than an invented one. In the shipped full run all of these reach 100% at T, and
+then: sinusoidal falls to about half at 2T, RoPE and T5 hold at 2T and fade by 8T, ALiBi stays flat at 99.8%.
 
-**Why relative methods still degrade.** At 8T every query has eight times as many keys to spread its softmax
-over, and logits that were harmless at T add up (*attention dilution*). The T5 model also meets distance buckets
-it never trained (its buckets grow logarithmically up to 128, and the table starts at zero), and a RoPE model sees
-rotation angles of its slow pairs it never saw.
+**Why relative methods still fade.** At 8T every query spreads its softmax over eight times as many keys, and small
+logits on far keys add up (*attention dilution*). The T5 model also meets distance buckets it never trained (they
+grow logarithmically up to 128 and start at zero), and the RoPE model's slow pairs turn through angles it never
+saw. ALiBi's penalty grows with distance, so far keys fade out on their own: that is why its curve is flat. Its
+heads do not single out the key 2 back, though (see the attention maps): its bias always favours the nearest key,
+so the two layers share the work.
 
-**The RoPE variants are inference-time only.** Position interpolation divides every frequency by L/T, so offsets
-the model learned (2 steps) shrink to fractions of a step, which is why it collapses without fine-tuning (the
-method was designed to be fine-tuned). NTK-aware scaling and YaRN keep the fast pairs, which carry short offsets,
-nearly unchanged and stretch only the slow ones; YaRN also sharpens the softmax by its attention factor, which
-fights dilution. (One of the source notes has this backwards: it says high frequencies are interpolated and low
-ones extrapolated; it is the other way round.)
+**The RoPE variants change nothing but the frequencies, at test time.** Position interpolation divides every
+frequency by L/T, so the 2-step offset the model learned shrinks to a fraction of a step: without fine-tuning (for
+which it was designed) it collapses to chance. NTK-aware scaling and YaRN keep the fast pairs, which carry short
+offsets, almost unchanged and stretch only the slow ones; YaRN also sharpens the softmax by its attention factor,
+which counters dilution, and in the shipped run it keeps 100% at 8T. (One of the source notes has this backwards:
+it says high frequencies are interpolated and low ones extrapolated; it is the other way round.)
 
-**What a tiny model cannot show.** This is one synthetic task, two layers, minutes of training and one seed by
-default: change the seed and the numbers move. A real language model uses position for many things at once (syntax,
-recency, counting), is trained on far more data, and is usually fine-tuned after a context extension; perplexity
-on real text can rank these methods differently. Read the curves as a demonstration of mechanisms (what each
-encoding makes easy or impossible), not as a benchmark.
+**What a tiny model cannot show.** This is one synthetic task, two layers, minutes of training and one seed:
+change the seed or the steps and the numbers move (in the quick preset ALiBi usually has not learned the task at
+all yet, and no encoding reaches about 30%). A language model uses position for many things at once (syntax,
+recency, counting), trains on far more data, and is usually fine-tuned after a context extension; on real text
+these methods can rank differently. Read the curves as a demonstration of mechanisms, what each encoding makes
+easy or impossible, not as a benchmark.
 """
 
 
