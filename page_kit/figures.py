@@ -110,8 +110,8 @@ def lines(x, series: Mapping[str, np.ndarray], *, title: str, x_title: str, y_ti
     for xv, label in vlines:
         if log_x:  # annotations on a log axis take log10(x) (shapes take x itself), so place the label by hand
             fig.add_vline(x=xv, line=dict(color="#888888", dash="dot", width=1.5))
-            fig.add_annotation(x=float(np.log10(xv)), y=1, xref="x", yref="paper", text=label, showarrow=False,
-                               xanchor="left", yanchor="top", xshift=4)
+            fig.add_annotation(x=float(np.log10(xv)), y=0, xref="x", yref="paper", text=label, showarrow=False,
+                               xanchor="left", yanchor="bottom", xshift=4, yshift=4)
         else:
             fig.add_vline(x=xv, line=dict(color="#888888", dash="dot", width=1.5), annotation_text=label,
                           annotation_position="top right")
@@ -181,13 +181,20 @@ def vectors2d(vectors: Mapping[str, tuple[float, float]], *, title: str, alt: st
 def small_multiples(grids: Sequence[np.ndarray], titles: Sequence[str], *, title: str, alt: str, name: str,
                     cols: int = 4, signed: bool | None = None, value_name: str = "value",
                     x_title: str = "key", y_title: str = "query", cell_px: int = 190,
-                    hover_format: str = ".3f") -> Chart:
-    """A grid of small heatmaps sharing one colour scale (so panels compare honestly)."""
+                    hover_format: str = ".3f", max_side: int | None = None,
+                    margin: Mapping[str, int] | None = None) -> Chart:
+    """A grid of small heatmaps sharing one colour scale (so panels compare honestly).
+
+    ``max_side`` lowers the per-panel cap on rows/columns shown (default: the screen width / cols), for many
+    large panels; ``margin`` (pixels) makes room, e.g. a taller top between the title and the panel titles.
+    """
     stack = np.stack([np.asarray(g, dtype=np.float64) for g in grids])  # (panels, rows, cols)
     n = stack.shape[0]
     cols = max(1, min(cols, n))
     nrows = -(-n // cols)
     cap = max(8, MAX_HEATMAP_COLS // cols)
+    if max_side is not None:
+        cap = max(8, min(cap, int(max_side)))
     step = stride_for(max(stack.shape[1:]), cap)
     shown = stack[:, ::step, ::step]
     finite = shown[np.isfinite(shown)]
@@ -210,5 +217,7 @@ def small_multiples(grids: Sequence[np.ndarray], titles: Sequence[str], *, title
                                      colorbar=dict(title=dict(text=value_name, side="right"))))
     fig.update_yaxes(autorange="reversed", showticklabels=False)
     fig.update_xaxes(showticklabels=False)
+    if margin is not None:
+        fig.update_layout(margin=dict(margin))
     note = f"Each panel shows every {step}th row and column." if step > 1 else ""
     return Chart(fig, alt, name, matrix=stack, note=note)

@@ -17,6 +17,7 @@ LENGTHS = [16, 32, 64, 128]
 STEPS = [100, 200, 300, 500, 1000, 1500, 2000, 3000]
 MAX_RUNS = 16  # finished runs kept in memory (each is a few MB with its attention maps)
 MARGIN = {"l": 62, "r": 10, "t": 48, "b": 50}  # room for the tick labels
+PANEL_MARGIN = {"l": 10, "r": 10, "t": 80, "b": 10}  # the figure title above the panel titles
 METHOD_LABELS = {name: m.label for name, m in pc.LAB_METHODS.items()}
 
 
@@ -190,7 +191,7 @@ def lesson_body(result: dict):
             formula(r"\mathrm{acc}(L) = \frac{1}{N\,(L-k)}\sum_{n=1}^{N}\sum_{t=k}^{L-1}"
                     r"\mathbb{1}\!\left[\arg\max \hat p_t = x_{t-k}\right],\qquad "
                     r"\text{best at }T{=}$T:\ \text{$best}\ $acc,\quad \text{chance } 1/$V",
-                    T=T, best=METHOD_LABELS.get(best, best).replace("+", r"{+}"), acc=best_acc, V=vocab)
+                    T=T, best=METHOD_LABELS.get(best, best).replace("+", r"{+}"), acc=f"{best_acc:.3f}", V=vocab)
 
     if tab_loss.open:
         with tab_loss:
@@ -235,12 +236,14 @@ def lesson_body(result: dict):
                 show(figures.small_multiples(
                     grids, titles, title=f"One head per model at T = {T} (query rows, key columns)",
                     cols=min(3, len(grids)), value_name="attention", name="lab_attention_T", cell_px=260,
+                    margin=PANEL_MARGIN,
                     alt="Attention weights of one head per model on a test sequence of the training length."))
             grids, titles = pc.lab_attention_panels(result, "4T")
             if grids:
                 show(figures.small_multiples(
-                    grids, titles, title=f"The same heads at 4T = {4 * T}", cols=min(5, len(grids)),
-                    value_name="attention", name="lab_attention_4T", cell_px=220,
+                    grids, titles, title=f"The same heads at 4T = {4 * T}", cols=min(3, len(grids)),
+                    value_name="attention", name="lab_attention_4T", cell_px=260, max_side=128,
+                    margin=PANEL_MARGIN,
                     alt="The same heads on a sequence four times longer; the learned table's panel is empty "
                         "because it cannot run there."))
             notice(f"Each panel is the head that puts the most weight exactly {k} keys back at length T (its "

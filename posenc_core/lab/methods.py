@@ -20,7 +20,7 @@ class LabMethod:
 
 
 LAB_METHODS: dict[str, LabMethod] = {
-    "none": LabMethod("no encoding (NoPE)", "NoPE", "none", "none",
+    "none": LabMethod("none (NoPE)", "NoPE", "none", "none",
                       summary="Only the causal mask; any sense of position must be inferred from it."),
     "sinusoidal": LabMethod("sinusoidal (added)", "sinusoidal", "embedding", "sinusoidal",
                             summary="The fixed sine/cosine table added to the token embeddings."),
@@ -32,7 +32,7 @@ LAB_METHODS: dict[str, LabMethod] = {
                        summary="A fixed penalty slope x distance on the scores, one slope per head."),
     "t5": LabMethod("T5 buckets", "T5", "attention", "t5",
                     summary="A learned scalar per head for each of 32 causal distance buckets (max distance 128)."),
-    "rope_pi": LabMethod("RoPE + position interpolation", "RoPE+PI", "attention", "rope", "linear",
+    "rope_pi": LabMethod("RoPE + PI (linear)", "RoPE+PI", "attention", "rope", "linear",
                          summary="The RoPE model; at length L > T every frequency is divided by L / T."),
     "rope_ntk": LabMethod("RoPE + NTK-aware", "RoPE+NTK", "attention", "rope", "ntk",
                           summary="The RoPE model; at L > T the base is stretched by (L/T)^(d/(d-2))."),

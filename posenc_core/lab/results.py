@@ -65,6 +65,11 @@ def load_lab_results(json_path, npz_path=None) -> dict:
     return result
 
 
+def _label(name: str, entry: dict) -> str:
+    """The registry's legend label (so files written by older versions read the same), else the stored one."""
+    return LAB_METHODS[name].label if name in LAB_METHODS else entry.get("label", name)
+
+
 def select_methods(result: dict, names) -> dict:
     """A copy of ``result`` holding only the named methods (in the given order, unknown names skipped)."""
     keep = [n for n in names if n in result["methods"]]
@@ -79,14 +84,14 @@ def lab_series(result: dict, metric: str = "accuracy") -> tuple[np.ndarray, dict
     if metric not in ("accuracy", "loss"):
         raise ValueError(f"metric must be 'accuracy' or 'loss', but got {metric!r}.")
     lengths = np.asarray(result["eval_lengths"], dtype=np.int64)
-    series = {entry.get("label", name): np.array([np.nan if v is None else v for v in entry[metric]], dtype=np.float64)
+    series = {_label(name, entry): np.array([np.nan if v is None else v for v in entry[metric]], dtype=np.float64)
               for name, entry in result["methods"].items()}
     return lengths, series
 
 
 def lab_train_curves(result: dict, metric: str = "loss") -> tuple[np.ndarray, dict[str, np.ndarray]]:
     """(steps, {label: training loss or accuracy}) for the trained methods in ``result`` (all share the steps)."""
-    curves = {entry.get("label", name): entry["train_curve"] for name, entry in result["methods"].items()
+    curves = {_label(name, entry): entry["train_curve"] for name, entry in result["methods"].items()
               if entry.get("train_curve")}
     if not curves:
         return np.zeros(0, dtype=np.int64), {}
