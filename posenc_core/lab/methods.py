@@ -32,9 +32,9 @@ LAB_METHODS: dict[str, LabMethod] = {
                        summary="A fixed penalty slope x distance on the scores, one slope per head."),
     "t5": LabMethod("T5 buckets", "T5", "attention", "t5",
                     summary="A learned scalar per head for each of 32 causal distance buckets (max distance 128)."),
-    "rope_pi": LabMethod("RoPE + PI (linear)", "RoPE+PI", "attention", "rope", "linear",
+    "rope_pi": LabMethod("RoPE + PI", "RoPE+PI", "attention", "rope", "linear",
                          summary="The RoPE model; at length L > T every frequency is divided by L / T."),
-    "rope_ntk": LabMethod("RoPE + NTK-aware", "RoPE+NTK", "attention", "rope", "ntk",
+    "rope_ntk": LabMethod("RoPE + NTK", "RoPE+NTK", "attention", "rope", "ntk",
                           summary="The RoPE model; at L > T the base is stretched by (L/T)^(d/(d-2))."),
     "rope_yarn": LabMethod("RoPE + YaRN", "RoPE+YaRN", "attention", "rope", "yarn",
                            summary="The RoPE model; at L > T YaRN's ramp interpolates the slow pairs only and "
