@@ -105,8 +105,16 @@ def heatmap(z, *, title: str, x_title: str, y_title: str, alt: str, name: str, x
 def lines(x, series: Mapping[str, np.ndarray], *, title: str, x_title: str, y_title: str, alt: str, name: str,
           markers: bool = False, vlines: Sequence[tuple[float, str]] = (), hlines: Sequence[tuple[float, str]] = (),
           log_x: bool = False, log_y: bool = False, height: int = 380, hover_format: str = ".4f",
-          dashed: Sequence[str] = (), shade_x: tuple[float, float, str] | None = None) -> Chart:
-    """One or more curves over a shared x axis; vertical markers for things like a training length."""
+          dashed: Sequence[str] = (), shade_x: tuple[float, float, str] | None = None,
+          x_ticks: Sequence[float] | None = None, y_range: tuple[float, float] | None = None,
+          legend_right: bool = False, margin: Mapping[str, int] | None = None) -> Chart:
+    """One or more curves over a shared x axis; vertical markers for things like a training length.
+
+    ``x_ticks`` puts ticks exactly at those x values (e.g. 64, 128, 256 on a log axis); ``y_range`` fixes
+    the y axis (e.g. 0..1 for an accuracy). NaN values leave a gap in their curve. ``legend_right`` stacks
+    the legend to the right of the plot (for many or long labels, which would cover the title on top).
+    ``margin`` (pixels, e.g. ``dict(l=64, b=52)``) makes room for tick labels, since axes do not auto-expand.
+    """
     x = np.asarray(x)
     step = stride_for(x.shape[0], MAX_LINE_POINTS)
     fig = go.Figure()
@@ -123,6 +131,14 @@ def lines(x, series: Mapping[str, np.ndarray], *, title: str, x_title: str, y_ti
     _base_layout(fig, title, x_title, y_title, height)
     fig.update_xaxes(type="log" if log_x else "linear")
     fig.update_yaxes(type="log" if log_y else "linear")
+    if x_ticks is not None:
+        fig.update_xaxes(tickvals=list(x_ticks), ticktext=[f"{v:g}" for v in x_ticks])
+    if y_range is not None:
+        fig.update_yaxes(range=list(y_range))
+    if legend_right:
+        fig.update_layout(legend=dict(orientation="v", x=1.02, xanchor="left", y=1, yanchor="top"))
+    if margin is not None:
+        fig.update_layout(margin=dict(margin))
     table = {x_title: x, **{k: np.asarray(v) for k, v in series.items()}}
     note = f"Plotting every {step}th point of {x.shape[0]}; the download has all of them." if step > 1 else ""
     return reference_lines(Chart(fig, alt, name, table=table, note=note), hlines=hlines, vlines=vlines)
@@ -193,13 +209,20 @@ def vectors2d(vectors: Mapping[str, tuple[float, float]], *, title: str, alt: st
 def small_multiples(grids: Sequence[np.ndarray], titles: Sequence[str], *, title: str, alt: str, name: str,
                     cols: int = 4, signed: bool | None = None, value_name: str = "value",
                     x_title: str = "key", y_title: str = "query", cell_px: int = 190,
-                    hover_format: str = ".3f") -> Chart:
-    """A grid of small heatmaps sharing one colour scale (so panels compare honestly)."""
+                    hover_format: str = ".3f", max_side: int | None = None,
+                    margin: Mapping[str, int] | None = None) -> Chart:
+    """A grid of small heatmaps sharing one colour scale (so panels compare honestly).
+
+    ``max_side`` lowers the per-panel cap on rows/columns shown (default: the screen width / cols), for many
+    large panels; ``margin`` (pixels) makes room, e.g. a taller top between the title and the panel titles.
+    """
     stack = np.stack([np.asarray(g, dtype=np.float64) for g in grids])  # (panels, rows, cols)
     n = stack.shape[0]
     cols = max(1, min(cols, n))
     nrows = -(-n // cols)
     cap = max(8, MAX_HEATMAP_COLS // cols)
+    if max_side is not None:
+        cap = max(8, min(cap, int(max_side)))
     step = stride_for(max(stack.shape[1:]), cap)
     shown = stack[:, ::step, ::step]
     finite = shown[np.isfinite(shown)]
@@ -232,6 +255,8 @@ def small_multiples(grids: Sequence[np.ndarray], titles: Sequence[str], *, title
                                      colorbar=dict(title=dict(text=value_name, side="right"))))
     fig.update_yaxes(autorange="reversed", showticklabels=False)
     fig.update_xaxes(showticklabels=False)
+    if margin is not None:
+        fig.update_layout(margin=dict(margin))
     note = f"Each panel shows every {step}th row and column." if step > 1 else ""
     return Chart(fig, alt, name, matrix=stack, note=note)
 

@@ -138,6 +138,16 @@ SECTIONS: tuple[Section, ...] = (
                      "the Transformer's table."),
         ),
     ),
+    Section(
+        "Lab",
+        "Claims about extrapolation are easy to make and easy to test: train tiny models that differ only in "
+        "their positional encoding and measure them beyond the length they were trained on.",
+        (
+            PageInfo("pages/lab.py", "Extrapolation lab", "lab", ":material/science:",
+                     "One tiny transformer per encoding trained at length T and tested at 2T, 4T and 8T, with "
+                     "RoPE's context-extension rules at test time: accuracy, loss and attention maps."),
+        ),
+    ),
 )
 
 

@@ -1,0 +1,167 @@
+"""A tiny causal transformer whose only difference between runs is how it is told about position.
+
+Imported lazily (it imports torch): ``posenc_core`` itself works without torch. The position
+tables come from the core (``sinusoidal``, ``rope_inv_freq``, ``apply_rope``, ``alibi_bias``,
+``t5_bucket_grid``), so the lab trains with exactly the code the other lessons plot.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+from ..absolute import sinusoidal
+from ..biases import alibi_bias, t5_bucket_grid
+from ..rope import apply_rope
+from ..scaling import rope_inv_freq
+from .methods import LAB_METHODS
+
+ROPE_BASE = 10000.0
+T5_BUCKETS, T5_MAX_DISTANCE = 32, 128  # T5's decoder values (causal, so all 32 buckets look back)
+
+
+@dataclass(frozen=True)
+class ModelConfig:
+    vocab: int = 16
+    train_len: int = 32  # T: the learned table has exactly this many rows
+    d_model: int = 64
+    n_layers: int = 2
+    n_heads: int = 4  # head_dim = 16, so RoPE rotates 8 pairs
+    d_mlp: int = 256  # the usual 4 x width
+
+
+def causal_mask(length: int, device) -> torch.Tensor:
+    """0 on and below the diagonal, -inf above: query i sees keys j <= i. Shape (L, L)."""
+    return torch.full((length, length), float("-inf"), device=device).triu(1)
+
+
+class Attention(nn.Module):
+    def __init__(self, cfg: ModelConfig):
+        super().__init__()
+        self.n_heads, self.head_dim = cfg.n_heads, cfg.d_model // cfg.n_heads
+        self.qkv = nn.Linear(cfg.d_model, 3 * cfg.d_model, bias=False)
+        self.out = nn.Linear(cfg.d_model, cfg.d_model, bias=False)
+
+    def forward(self, x, bias, rope):
+        B, L, D = x.shape
+        q, k, v = self.qkv(x).view(B, L, 3, self.n_heads, self.head_dim).permute(2, 0, 3, 1, 4)  # 3 x (B, h, L, hd)
+        if rope is not None:
+            positions, inv_freq, factor = rope
+            q = apply_rope(q, positions, inv_freq, "half", attention_factor=factor)
+            k = apply_rope(k, positions, inv_freq, "half", attention_factor=factor)
+        scores = q @ k.transpose(-1, -2) / math.sqrt(self.head_dim) + bias  # (B, h, L, L)
+        attn = scores.softmax(dim=-1)
+        y = (attn @ v).transpose(1, 2).reshape(B, L, D)  # (B, L, D)
+        return self.out(y), attn
+
+
+class Block(nn.Module):
+    def __init__(self, cfg: ModelConfig):
+        super().__init__()
+        self.ln1, self.ln2 = nn.LayerNorm(cfg.d_model), nn.LayerNorm(cfg.d_model)
+        self.attn = Attention(cfg)
+        self.mlp = nn.Sequential(nn.Linear(cfg.d_model, cfg.d_mlp), nn.GELU(), nn.Linear(cfg.d_mlp, cfg.d_model))
+
+    def forward(self, x, bias, rope):
+        a, attn = self.attn(self.ln1(x), bias, rope)
+        x = x + a
+        return x + self.mlp(self.ln2(x)), attn
+
+
+class TinyTransformer(nn.Module):
+    """Pre-LN decoder: embed -> (+ absolute position) -> n_layers x [attention, MLP] -> logits.
+
+    ``method`` is one of the trained methods; ``rope_scaling`` (a transformers rope_scaling dict)
+    changes the RoPE frequencies at inference only.
+    """
+
+    def __init__(self, method: str, cfg: ModelConfig):
+        super().__init__()
+        self.method, self.cfg = method, cfg
+        self.embed = nn.Embedding(cfg.vocab, cfg.d_model)
+        if method == "learned":
+            self.pos_table = nn.Embedding(cfg.train_len, cfg.d_model)
+            nn.init.normal_(self.pos_table.weight, std=1.0)  # the same scale as the token embeddings
+        if method == "t5":
+            self.t5_bias = nn.Embedding(T5_BUCKETS, cfg.n_heads)  # one learned scalar per bucket and head
+            nn.init.zeros_(self.t5_bias.weight)
+        self.blocks = nn.ModuleList(Block(cfg) for _ in range(cfg.n_layers))
+        self.ln_f = nn.LayerNorm(cfg.d_model)
+        self.head = nn.Linear(cfg.d_model, cfg.vocab)
+        self._tables: dict = {}  # fixed position tables per (length, device), built once
+
+    def _table(self, key, build):
+        if key not in self._tables:
+            self._tables[key] = build()
+        return self._tables[key]
+
+    def position_inputs(self, length: int, rope_scaling: dict | None = None):
+        """What each method adds: (embedding or None, attention bias (h or 1, L, L), rope args or None)."""
+        dev = self.embed.weight.device
+        cfg, method = self.cfg, self.method
+        if method == "learned" and length > cfg.train_len:
+            raise ValueError(f"The learned table has {cfg.train_len} rows (positions 0..{cfg.train_len - 1}); "
+                             f"a sequence of {length} tokens needs rows that were never created.")
+        if rope_scaling is not None and method != "rope":
+            raise ValueError("rope_scaling only applies to the RoPE model.")
+        added, rope = None, None
+        bias = self._table(("mask", length, dev), lambda: causal_mask(length, dev))  # (L, L)
+        if method == "sinusoidal":
+            added = self._table(("sin", length, dev), lambda: torch.from_numpy(
+                sinusoidal(length, cfg.d_model)).to(dev))  # (L, D)
+        elif method == "learned":
+            added = self.pos_table.weight[:length]  # (L, D)
+        elif method == "alibi":
+            bias = self._table(("alibi", length, dev), lambda: torch.from_numpy(
+                alibi_bias(cfg.n_heads, length)).to(dev))  # (h, L, L), -inf above the diagonal
+        elif method == "t5":
+            buckets = self._table(("t5", length, dev), lambda: torch.from_numpy(
+                t5_bucket_grid(length, bidirectional=False, num_buckets=T5_BUCKETS,
+                               max_distance=T5_MAX_DISTANCE)).to(dev))  # (L, L) bucket of key - query
+            bias = self.t5_bias(buckets).permute(2, 0, 1) + bias  # (h, L, L); shared by all layers, as in T5
+        elif method == "rope":
+            inv_freq, factor = rope_inv_freq(cfg.d_model // cfg.n_heads, ROPE_BASE, rope_scaling)
+            rope = (torch.arange(length, device=dev), torch.from_numpy(inv_freq).to(dev), factor)
+        return added, bias, rope
+
+    def forward(self, tokens, rope_scaling: dict | None = None, return_attention: bool = False):
+        """tokens (B, L) int64 -> logits (B, L, vocab) [, list of n_layers attention maps (B, h, L, L)]."""
+        added, bias, rope = self.position_inputs(tokens.shape[1], rope_scaling)
+        x = self.embed(tokens)  # (B, L, D)
+        if added is not None:
+            x = x + added
+        maps = []
+        for block in self.blocks:
+            x, attn = block(x, bias, rope)
+            maps.append(attn)
+        logits = self.head(self.ln_f(x))
+        return (logits, maps) if return_attention else logits
+
+
+def rope_scaling_for(method: str, length: int, train_len: int) -> dict | None:
+    """The rope_scaling dict an inference-only variant uses at ``length`` (None within the trained length)."""
+    rope_type = LAB_METHODS[method].rope_type
+    if rope_type is None or length <= train_len:
+        return None
+    factor = length / train_len
+    if rope_type == "yarn":
+        return {"rope_type": "yarn", "factor": factor, "original_max_position_embeddings": train_len}
+    return {"rope_type": rope_type, "factor": factor}
+
+
+def loss_and_accuracy(logits, targets, ignore: int) -> tuple[torch.Tensor, torch.Tensor]:
+    """Mean cross-entropy and accuracy over the scored positions."""
+    flat_logits, flat_targets = logits.reshape(-1, logits.shape[-1]), targets.reshape(-1)
+    loss = F.cross_entropy(flat_logits, flat_targets, ignore_index=ignore)
+    scored = flat_targets != ignore
+    accuracy = (flat_logits.argmax(-1)[scored] == flat_targets[scored]).float().mean()
+    return loss, accuracy
+
+
+def as_tensor(array: np.ndarray, device) -> torch.Tensor:
+    return torch.from_numpy(array).to(device)

@@ -1,0 +1,304 @@
+"""Train one tiny transformer per method at length T, evaluate it at T, 2T, 4T and 8T.
+
+torch is imported inside the functions, so importing this module (and ``posenc_core``) needs no torch.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import math
+import os
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass, replace
+
+import numpy as np
+
+from .._backend import check_backend, require_torch
+from .._checks import as_choice, as_int
+from .methods import LAB_METHODS, TRAINED_METHODS
+from .task import IGNORE, TASK_DESCRIPTION, TASK_NAME, retrieval_batch
+
+EVAL_FACTORS = (1, 2, 4, 8)  # evaluation lengths as multiples of T
+MAX_TRAIN_LEN = 128
+MAX_STEPS = 20000
+ATTENTION_FACTOR = 4  # the attention maps are taken at T and at this multiple of T
+_EVAL_CHUNK_VALUES = 1 << 22  # attention values per evaluation chunk (bounds memory at 8T)
+
+
+@dataclass(frozen=True)
+class LabSettings:
+    """One experiment. Every field is a scalar, so a settings object is a cache key."""
+
+    train_len: int = 32  # T
+    steps: int = 300  # optimiser steps per trained method
+    seed: int = 0
+    k: int = 2  # look back k tokens
+    vocab: int = 16  # chance accuracy 1/16
+    batch: int = 16  # training sequences per step
+    lr: float = 3e-3  # AdamW peak learning rate (10% warmup, cosine decay to 10%)
+    eval_sequences: int = 64  # sequences per evaluation length
+    d_model: int = 64
+    n_layers: int = 2
+    n_heads: int = 4
+    device: str = "cpu"
+    mode: str = "quick"
+
+    @property
+    def eval_lengths(self) -> list[int]:
+        return [f * self.train_len for f in EVAL_FACTORS]
+
+
+QUICK = LabSettings()
+FULL = LabSettings(train_len=64, steps=1500, batch=32, lr=2e-3, eval_sequences=128, mode="full")
+
+
+def lab_settings(mode="quick", *, train_len=None, steps=None, seed=0, device="cpu") -> LabSettings:
+    """The quick or full preset with optional overrides, validated.
+
+    Args:
+        mode: "quick" (about a minute on two CPU cores) or "full" (more steps, T = 64, bigger evaluation).
+        train_len: T, the training length (8..128); evaluation runs at T, 2T, 4T and 8T.
+        steps: optimiser steps per trained method (10..20,000).
+        seed: seeds the initialisation, the training data and the evaluation data.
+        device: "cpu" or "cuda".
+    """
+    base = {"quick": QUICK, "full": FULL}[as_choice("mode", mode, ("quick", "full"))]
+    changes = {"seed": as_int("seed", seed, minimum=0, maximum=2**31 - 1),
+               "device": as_choice("device", device, ("cpu", "cuda"))}
+    if train_len is not None:
+        changes["train_len"] = as_int("T (the training length)", train_len, minimum=8, maximum=MAX_TRAIN_LEN)
+    if steps is not None:
+        changes["steps"] = as_int("steps", steps, minimum=10, maximum=MAX_STEPS)
+    settings = replace(base, **changes)
+    if settings.k >= settings.train_len:
+        raise ValueError(f"T must be longer than the look-back offset k = {settings.k}.")
+    return settings
+
+
+def check_methods(methods: Sequence[str] | None) -> list[str]:
+    """The requested method names in registry order (all of them for None); unknown names raise."""
+    if methods is None:
+        return list(LAB_METHODS)
+    if isinstance(methods, str):
+        methods = [m for m in methods.split(",") if m]
+    methods = list(methods)
+    for name in methods:
+        as_choice("method", name, tuple(LAB_METHODS))
+    if not methods:
+        raise ValueError("Choose at least one method to train.")
+    return [name for name in LAB_METHODS if name in methods]
+
+
+@contextlib.contextmanager
+def _deterministic(torch, device: str):
+    """Deterministic kernels for the run, restored afterwards (cheap at this size)."""
+    if device == "cuda":
+        os.environ.setdefault("CUBLAS_WORKSPACE_CONFIG", ":4096:8")  # cuBLAS needs it to be deterministic
+    previous = torch.are_deterministic_algorithms_enabled(), torch.is_deterministic_algorithms_warn_only_enabled()
+    threads = torch.get_num_threads()
+    torch.use_deterministic_algorithms(True, warn_only=True)
+    if device == "cpu":
+        # One thread: these matrices are too small to split, and on a busy machine extra threads spin and
+        # wait for each other (measured 20x slower with 2 threads under load). It also fixes the reduction order.
+        torch.set_num_threads(1)
+    try:
+        yield
+    finally:
+        torch.use_deterministic_algorithms(previous[0], warn_only=previous[1])
+        torch.set_num_threads(threads)
+
+
+def _model_config(settings: LabSettings):
+    from .model import ModelConfig
+
+    return ModelConfig(vocab=settings.vocab, train_len=settings.train_len, d_model=settings.d_model,
+                       n_layers=settings.n_layers, n_heads=settings.n_heads, d_mlp=4 * settings.d_model)
+
+
+def build_model(method: str, settings: LabSettings, seed: int | None = None):
+    """A freshly initialised TinyTransformer for a trained method (seeded: same seed, same weights)."""
+    torch = require_torch()
+    from .model import TinyTransformer
+
+    method = as_choice("method", method, TRAINED_METHODS)
+    torch.manual_seed(settings.seed if seed is None else seed)
+    return TinyTransformer(method, _model_config(settings)).to(settings.device)
+
+
+def _learning_rate(step: int, settings: LabSettings) -> float:
+    warmup = max(1, settings.steps // 10)
+    if step < warmup:
+        return settings.lr * (step + 1) / warmup
+    progress = (step - warmup) / max(1, settings.steps - warmup)
+    return settings.lr * (0.1 + 0.9 * 0.5 * (1 + math.cos(math.pi * progress)))
+
+
+def train_model(method: str, settings: LabSettings, progress: Callable[[dict], None] | None = None):
+    """Train one method at length T. Returns (model, curve) with curve = {"step", "loss", "accuracy"} lists."""
+    torch = require_torch()
+    from .model import as_tensor, loss_and_accuracy
+
+    model = build_model(method, settings)
+    optimiser = torch.optim.AdamW(model.parameters(), lr=settings.lr, betas=(0.9, 0.98), weight_decay=0.01)
+    rng = np.random.default_rng([settings.seed, 0])  # the same training stream for every method
+    log_every = max(1, settings.steps // 50)
+    curve = {"step": [], "loss": [], "accuracy": []}
+    model.train()
+    for step in range(settings.steps):
+        tokens, targets = retrieval_batch(settings.batch, settings.train_len, settings.k, settings.vocab, rng)
+        for group in optimiser.param_groups:
+            group["lr"] = _learning_rate(step, settings)
+        logits = model(as_tensor(tokens, settings.device))
+        loss, accuracy = loss_and_accuracy(logits, as_tensor(targets, settings.device), IGNORE)
+        optimiser.zero_grad(set_to_none=True)
+        loss.backward()
+        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+        optimiser.step()
+        if (step + 1) % log_every == 0 or step == settings.steps - 1:
+            curve["step"].append(step + 1)
+            curve["loss"].append(float(loss.detach()))
+            curve["accuracy"].append(float(accuracy))
+            if progress is not None:
+                progress({"kind": "train", "method": method, "step": step + 1, "steps": settings.steps,
+                          "loss": curve["loss"][-1], "accuracy": curve["accuracy"][-1], "curve": curve})
+    model.eval()
+    return model, curve
+
+
+def eval_batch(length: int, settings: LabSettings) -> tuple[np.ndarray, np.ndarray]:
+    """The fixed evaluation set at one length (the same sequences for every method)."""
+    return retrieval_batch(settings.eval_sequences, length, settings.k, settings.vocab,
+                           np.random.default_rng([settings.seed, 1, length]))
+
+
+def evaluate(model, method: str, length: int, settings: LabSettings) -> tuple[float, float]:
+    """(loss, accuracy) of a trained model at one length; the variants apply their RoPE scaling."""
+    torch = require_torch()
+    from .model import as_tensor, loss_and_accuracy, rope_scaling_for
+
+    scaling = rope_scaling_for(method, length, settings.train_len)
+    tokens, targets = eval_batch(length, settings)
+    chunk = max(1, _EVAL_CHUNK_VALUES // (settings.n_heads * length * length))
+    total_loss = total_correct = total_scored = 0.0
+    with torch.no_grad():
+        for start in range(0, tokens.shape[0], chunk):
+            t = as_tensor(tokens[start:start + chunk], settings.device)
+            y = as_tensor(targets[start:start + chunk], settings.device)
+            loss, accuracy = loss_and_accuracy(model(t, rope_scaling=scaling), y, IGNORE)
+            scored = float((y != IGNORE).sum())
+            total_loss += float(loss) * scored
+            total_correct += float(accuracy) * scored
+            total_scored += scored
+    return total_loss / total_scored, total_correct / total_scored
+
+
+def offset_mass(attn: np.ndarray, k: int) -> float:
+    """Mean attention on the key exactly k steps back, over the queries that have one. attn: (L, L)."""
+    attn = np.asarray(attn)
+    return float(np.diagonal(attn, offset=-k).mean())
+
+
+def attention_maps(model, method: str, settings: LabSettings) -> dict:
+    """One head's attention on the first evaluation sequence at T and at 4T.
+
+    The head is the one (over all layers) that puts the most weight on the key k steps back at
+    length T: the head that does the retrieval, if the model has one. The same head is shown at 4T.
+
+    Returns:
+        {"layer", "head", "at_T": (T, T) float32, "at_4T": (4T, 4T) float32 or None, "mass_T", "mass_4T",
+        "note"}; for the learned table at 4T the map is None and the note says why.
+    """
+    torch = require_torch()
+    from .model import as_tensor, rope_scaling_for
+
+    def maps_at(length):
+        tokens, _ = eval_batch(length, settings)
+        with torch.no_grad():
+            _, maps = model(as_tensor(tokens[:1], settings.device),
+                            rope_scaling=rope_scaling_for(method, length, settings.train_len), return_attention=True)
+        return np.stack([m[0].float().cpu().numpy() for m in maps])  # (layers, h, L, L)
+
+    at_t = maps_at(settings.train_len)
+    masses = np.array([[offset_mass(at_t[i, h], settings.k) for h in range(at_t.shape[1])]
+                       for i in range(at_t.shape[0])])  # (layers, h)
+    layer, head = (int(v) for v in np.unravel_index(int(np.argmax(masses)), masses.shape))
+    out = {"layer": layer, "head": head, "at_T": at_t[layer, head].astype(np.float32),
+           "mass_T": float(masses[layer, head]), "at_4T": None, "mass_4T": None, "note": ""}
+    long = ATTENTION_FACTOR * settings.train_len
+    try:
+        big = maps_at(long)[layer, head]
+    except ValueError as error:
+        out["note"] = str(error)
+        return out
+    out["at_4T"], out["mass_4T"] = big.astype(np.float32), offset_mass(big, settings.k)
+    return out
+
+
+def run_lab(settings: LabSettings | None = None, methods: Sequence[str] | None = None, *,
+            progress: Callable[[dict], None] | None = None, with_attention: bool = True) -> dict:
+    """The whole experiment: train each needed model at T, evaluate every method at T, 2T, 4T, 8T.
+
+    Args:
+        settings: a LabSettings (``lab_settings(...)`` builds a validated one); QUICK by default.
+        methods: names from LAB_METHODS (all by default). A RoPE variant trains the RoPE model.
+        progress: called with small dicts as training and evaluation go (for a progress bar or a log).
+        with_attention: also return one head's attention map per method at T and 4T.
+
+    Returns:
+        The JSON-ready result {"task", "train_len", "eval_lengths", "methods", "seconds"}, where each
+        method has "accuracy" and "loss" lists (None where it cannot run, with the reason in "notes")
+        and trained methods their training curve; plus "attention" (numpy arrays, not for JSON) when asked.
+    """
+    torch = require_torch()
+    settings = settings or QUICK
+    check_backend("torch", settings.device)
+    methods = check_methods(methods)
+    to_train = [name for name in TRAINED_METHODS if any(LAB_METHODS[m].trained_as == name for m in methods)]
+    lengths = settings.eval_lengths
+    started = time.perf_counter()
+    result = {"task": {"name": TASK_NAME, "description": TASK_DESCRIPTION, "k": settings.k,
+                       "vocab": settings.vocab, "chance_accuracy": 1 / settings.vocab,
+                       "settings": asdict(settings) | {"torch": torch.__version__}},
+              "train_len": settings.train_len, "eval_lengths": lengths, "methods": {}, "seconds": None}
+    attention = {}
+    total = len(to_train) * settings.steps + len(methods) * len(lengths)
+    done = 0
+
+    def report(event):
+        if progress is not None:
+            progress(event | {"fraction": min(1.0, done / total), "elapsed": time.perf_counter() - started})
+
+    with _deterministic(torch, settings.device):
+        models, curves = {}, {}
+        for name in to_train:
+            def on_step(event, offset=done):
+                nonlocal done
+                done = offset + event["step"]
+                report(event)
+            models[name], curves[name] = train_model(name, settings, on_step)
+        for name in methods:
+            model = models[LAB_METHODS[name].trained_as]
+            entry = result["methods"][name] = {"accuracy": [], "loss": [], "notes": [],
+                                               "label": LAB_METHODS[name].label}
+            if name in curves:
+                entry["train_curve"] = curves[name]
+            for length in lengths:
+                try:
+                    loss, accuracy = evaluate(model, name, length, settings)
+                    note = None
+                except ValueError as error:  # the learned table beyond T
+                    loss = accuracy = None
+                    note = str(error)
+                entry["accuracy"].append(accuracy)
+                entry["loss"].append(loss)
+                entry["notes"].append(note)
+                done += 1
+                report({"kind": "eval", "method": name, "length": length, "accuracy": accuracy, "loss": loss})
+            if with_attention:
+                attention[name] = attention_maps(model, name, settings)
+    result["seconds"] = round(time.perf_counter() - started, 2)
+    if with_attention:
+        result["attention"] = attention
+    return result
+
