@@ -11,11 +11,31 @@ import math
 import numpy as np
 import streamlit as st
 
-from . import figures
+from . import controls, figures
 from .lesson import formula, notice
 from .render import show
 
 OOD_COLORS = {"in distribution": "#56B4E9", "out of distribution": "#D55E00"}
+
+CONTEXTS = [1024, 2048, 4096, 8192, 32768]
+FACTORS = [1.5, 2.0, 4.0, 8.0, 16.0, 32.0, 64.0]
+BASES = [10000, 500000, 1000000]
+HEAD_DIMS = [32, 64, 96, 128, 256]
+
+
+def context_controls(default_factor: float) -> tuple[int, float, int, int]:
+    """The shared L, s, base and head_dim sliders of the long-context pages (same keys, so links carry over)."""
+    c1, c2, c3, c4 = st.columns(4)
+    with c1:
+        original = controls.select_slider("Training context L", "L", CONTEXTS, 4096, format_func=lambda v: f"{v:,}")
+    with c2:
+        factor = controls.select_slider("Extension factor s = L′/L", "s", FACTORS, default_factor,
+                                        format_func=lambda v: f"{v:g}")
+    with c3:
+        base = controls.select_slider("Base (rope_theta)", "base", BASES, 10000, format_func=lambda v: f"{v:,}")
+    with c4:
+        head_dim = controls.select_slider("head_dim", "d", HEAD_DIMS, 128)
+    return original, factor, base, head_dim
 
 
 def _contexts(result) -> tuple[int, int]:

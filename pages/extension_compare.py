@@ -1,12 +1,7 @@
 import streamlit as st
 
 import posenc_core as pc
-from page_kit import controls, figures, guard, header, notice, sections, show, source
-
-CONTEXTS = [1024, 2048, 4096, 8192, 32768]
-FACTORS = [1.5, 2.0, 4.0, 8.0, 16.0, 32.0, 64.0]
-BASES = [10000, 500000, 1000000]
-HEAD_DIMS = [32, 64, 96, 128, 256]
+from page_kit import controls, extension_views, figures, guard, header, notice, sections, show, source
 
 
 @st.cache_data(max_entries=128, show_spinner=False)
@@ -41,15 +36,7 @@ header(
 
 @st.fragment
 def lesson():
-    c1, c2, c3, c4 = st.columns(4)
-    with c1:
-        original = controls.select_slider("Training context L", "L", CONTEXTS, 4096, format_func=lambda v: f"{v:,}")
-    with c2:
-        factor = controls.select_slider("Extension factor s = L′/L", "s", FACTORS, 8.0, format_func=lambda v: f"{v:g}")
-    with c3:
-        base = controls.select_slider("Base (rope_theta)", "base", BASES, 10000, format_func=lambda v: f"{v:,}")
-    with c4:
-        head_dim = controls.select_slider("head_dim", "d", HEAD_DIMS, 128)
+    original, factor, base, head_dim = extension_views.context_controls(default_factor=8.0)
     chosen = controls.multiselect("Methods", "ms", list(pc.EXTENSION_METHODS), ["linear", "ntk", "yarn", "llama3"],
                                   format_func=lambda m: pc.EXTENSION_METHODS[m], max_selections=6)
     target = int(round(factor * original))
