@@ -107,8 +107,12 @@ def lines(x, series: Mapping[str, np.ndarray], *, title: str, x_title: str, y_ti
           log_x: bool = False, log_y: bool = False, height: int = 380, hover_format: str = ".4f",
           dashed: Sequence[str] = (), shade_x: tuple[float, float, str] | None = None,
           x_ticks: Sequence[float] | None = None, y_range: tuple[float, float] | None = None,
-          legend_right: bool = False, margin: Mapping[str, int] | None = None) -> Chart:
+          legend_right: bool = False, margin: Mapping[str, int] | None = None,
+          colours: Mapping[str, int] | None = None) -> Chart:
     """One or more curves over a shared x axis; vertical markers for things like a training length.
+
+    ``colours`` pins a series to a palette index (label -> index), so the same thing keeps its colour
+    across the figures of a section; other series take their position in ``series``.
 
     ``x_ticks`` puts ticks exactly at those x values (e.g. 64, 128, 256 on a log axis); ``y_range`` fixes
     the y axis (e.g. 0..1 for an accuracy). NaN values leave a gap in their curve. ``legend_right`` stacks
@@ -119,10 +123,11 @@ def lines(x, series: Mapping[str, np.ndarray], *, title: str, x_title: str, y_ti
     step = stride_for(x.shape[0], MAX_LINE_POINTS)
     fig = go.Figure()
     for i, (label, values) in enumerate(series.items()):
+        colour = CATEGORICAL[(colours or {}).get(label, i) % len(CATEGORICAL)]
         fig.add_trace(go.Scatter(
             x=_f32(x[::step]), y=_f32(np.asarray(values)[::step]), name=label,
             mode="lines+markers" if markers else "lines",
-            line=dict(color=CATEGORICAL[i % len(CATEGORICAL)], width=2.2,
+            line=dict(color=colour, width=2.2,
                       dash="dash" if label in dashed else "solid"),
             hovertemplate=f"{label}<br>{x_title}: %{{x}}<br>{y_title}: %{{y:{hover_format}}}<extra></extra>"))
     if shade_x is not None:
