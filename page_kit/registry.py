@@ -46,8 +46,8 @@ SECTIONS: tuple[Section, ...] = (
     ),
     Section(
         "Absolute encodings",
-        "Attention alone treats its input as a bag of tokens. The first fix gives every position its own "
-        "vector and adds it to the token embedding.",
+        "The first real fix gives every position its own vector and adds it to the token embedding: a fixed "
+        "table of waves, or a table the model learns.",
         (
             PageInfo("pages/sinusoidal.py", "Sinusoidal encoding", "sinusoidal", ":material/waves:",
                      "The fixed sine/cosine table of the original Transformer: its wavelengths, why its dot "

@@ -16,10 +16,11 @@ st.markdown("Pick a lesson below or in the sidebar. Every slider is stored in th
 for number, section in enumerate(registry.SECTIONS, start=1):
     st.subheader(f"{number}. {section.title}")
     st.markdown(section.story)
-    for page in section.pages:
-        with st.container(border=True):
-            st.page_link(page.path, label=f"**{page.title}**", icon=page.icon)
-            st.caption(page.summary)
+    for start in range(0, len(section.pages), 2):  # two lesson cards per row, rows aligned
+        for column, page in zip(st.columns(2), section.pages[start:start + 2], strict=False):
+            with column, st.container(border=True, height="stretch"):
+                st.page_link(page.path, label=f"**{page.title}**", icon=page.icon)
+                st.caption(page.summary)
 
 st.divider()
 st.caption("Conventions follow the code models run: Hugging Face `transformers` for RoPE and T5, the ALiBi "
