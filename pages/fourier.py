@@ -23,10 +23,8 @@ def fitted(task: str, octaves: int, sigma: float, features: int, steps: int, see
 
 @st.cache_data(max_entries=16, show_spinner=False)
 def encodings(octaves: int, sigma: float, features: int, seed: int):
-    p = np.linspace(0.0, 1.0, 512, endpoint=False)
-    freqs = pc.gaussian_frequencies(features, 1, sigma, seed)  # (features, 1)
-    order = np.argsort(np.abs(freqs[:, 0]))
-    return p, pc.nerf_encoding(p, octaves), pc.fourier_features(p, freqs[order]), np.abs(freqs[order, 0])
+    tables = pc.encoding_tables(octaves, sigma, features, seed)
+    return tables["p"], tables["nerf"], tables["fourier"], tables["frequency"]
 
 
 header(

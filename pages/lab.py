@@ -2,7 +2,6 @@ import threading
 from collections import OrderedDict
 from pathlib import Path
 
-import numpy as np
 import streamlit as st
 
 import posenc_core as pc
@@ -200,7 +199,7 @@ def lesson_body(result: dict):
                 x, series, title="Test loss against sequence length", x_title="test sequence length (tokens, "
                 "log scale)", y_title="cross-entropy (nats)", name="lab_loss", markers=True, log_x=True,
                 x_ticks=lengths, vlines=[(T, f"trained at T = {T}")], log_y=True, legend_right=True, margin=MARGIN,
-                hlines=[(float(np.log(vocab)), f"guessing: ln {vocab}")], hover_format=".3g",
+                hlines=[(pc.uniform_guess_loss(vocab), f"guessing: ln {vocab}")], hover_format=".3g",
                 dashed=[METHOD_LABELS[m] for m in ("rope_pi", "rope_ntk", "rope_yarn")],
                 alt="Mean cross-entropy of each method at each test length, log scale; the line marks the "
                     "loss of a uniform guess."))
@@ -208,7 +207,7 @@ def lesson_body(result: dict):
                    "less sure of it, or become confidently wrong (a loss far above the guessing line). Wrong "
                    "and confident is what unseen positions usually produce.")
             formula(r"\mathcal{L}(L) = -\frac{1}{N\,(L-k)}\sum_{n,t}\log \hat p_t(x_{t-k}),\qquad "
-                    r"\text{uniform guess: } \ln $V = $g", V=vocab, g=float(np.log(vocab)))
+                    r"\text{uniform guess: } \ln $V = $g", V=vocab, g=pc.uniform_guess_loss(vocab))
 
     if tab_train.open:
         with tab_train:

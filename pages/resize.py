@@ -9,9 +9,7 @@ SOURCES = {"sincos": "2D sin-cos", "learned": "learned-like (seeded)"}
 
 @st.cache_data(max_entries=32, show_spinner=False)
 def original(src: str, old: int, dim: int, prefix: int):
-    grid = pc.sincos_2d(old, old, dim) if src == "sincos" else pc.learned_like_grid(old, old, dim, seed=0)
-    cls = np.random.default_rng(1).standard_normal((prefix, dim)).astype(np.float32)  # stand-ins for [CLS] & co.
-    return np.concatenate([cls, grid], axis=0)
+    return pc.vit_position_table(src, old, dim, prefix, seed=0)
 
 
 @st.cache_data(max_entries=64, show_spinner=False)
@@ -90,8 +88,7 @@ def lesson():
                             alt=f"Similarity to patch ({r}, {c}) on the {size} x {size} grid: a bright spot at the "
                                 "patch that fades with distance."))
                 table = resized(src, old, new, dim, prefix, mode, antialias)
-                cls_change = float(np.abs(table[:prefix] - original(src, old, dim, prefix)[:prefix]).max()) \
-                    if prefix else 0.0
+                cls_change = pc.prefix_change(original(src, old, dim, prefix), table, prefix)
                 st.caption(f"Rows: {prefix} prefix + {old * old} patches = {prefix + old * old} before, "
                            f"{prefix} prefix + {new * new} patches = {prefix + new * new} after. Largest change of a "
                            f"prefix row: {cls_change:g} (they are set aside and put back unchanged).")

@@ -26,6 +26,7 @@ from .absolute import sinusoidal_at
 __all__ = [
     "ENCODINGS",
     "FIT_TASKS",
+    "encoding_tables",
     "fit_coordinates",
     "fourier_features",
     "gaussian_frequencies",
@@ -348,3 +349,18 @@ def nerf_as_sinusoidal(p, n_octaves) -> dict:
     transformer = row.reshape(n_octaves, 2)[::-1].reshape(-1)  # pairs reversed: slowest first -> fastest last
     return {"nerf": nerf, "transformer": transformer, "position": position, "base": base, "dim": dim,
             "max_difference": float(np.abs(nerf - transformer).max())}
+
+
+def encoding_tables(n_octaves, sigma, n_features, seed=0, samples=512) -> dict:
+    """Both encodings of ``samples`` evenly spaced coordinates in [0, 1), for drawing them side by side.
+
+    The Gaussian features are sorted by the magnitude of their frequency so the table reads from slow to fast.
+
+    Returns:
+        dict with ``p`` (samples,), ``nerf`` (samples, 2L), ``fourier`` (samples, 2m) and ``frequency`` (m,).
+    """
+    p = np.linspace(0.0, 1.0, int(samples), endpoint=False)  # (samples,)
+    freqs = gaussian_frequencies(n_features, 1, sigma, seed)  # (m, 1)
+    order = np.argsort(np.abs(freqs[:, 0]))
+    return {"p": p, "nerf": nerf_encoding(p, n_octaves), "fourier": fourier_features(p, freqs[order]),
+            "frequency": np.abs(freqs[order, 0])}

@@ -14,11 +14,13 @@ __all__ = [
     "learned_like_grid",
     "matching_cell",
     "patch_similarity_maps",
+    "prefix_change",
     "resample_pos_embed",
     "resample_sincos_error",
     "resample_source_coords",
     "sincos_2d",
     "sincos_2d_at",
+    "vit_position_table",
 ]
 
 RESIZE_MODES = ("bicubic", "bilinear", "nearest")
@@ -219,3 +221,28 @@ def resample_sincos_error(old_size, new_size, dim, base=10000.0, mode="bicubic",
     coords = resample_source_coords(old, new)
     exact = sincos_2d_at(coords, coords, dim, base)
     return np.abs(resized - exact).max(axis=0)
+
+
+def vit_position_table(source, grid_size, dim, num_prefix_tokens=0, seed=0) -> np.ndarray:
+    """A ViT-style position table: ``num_prefix_tokens`` rows for [CLS]-like tokens, then the grid's rows.
+
+    ``source`` is "sincos" (MAE's 2D sin-cos) or "learned" (a seeded, smooth learned-like grid). The prefix
+    rows are seeded random stand-ins: resizing must set them aside and put them back unchanged.
+
+    Returns:
+        Array of shape (num_prefix_tokens + grid_size**2, dim), float32.
+    """
+    source = as_choice("source", source, ("sincos", "learned"))
+    prefix = as_int("num_prefix_tokens", num_prefix_tokens, minimum=0, maximum=64)
+    grid = sincos_2d(grid_size, grid_size, dim) if source == "sincos" else learned_like_grid(grid_size, grid_size,
+                                                                                              dim, seed=seed)
+    cls = np.random.default_rng(seed + 1).standard_normal((prefix, grid.shape[1])).astype(np.float32)  # (p, dim)
+    return np.concatenate([cls, np.asarray(grid, dtype=np.float32)], axis=0)
+
+
+def prefix_change(before, after, num_prefix_tokens) -> float:
+    """Largest absolute change of the prefix rows between two tables (0 when there are none)."""
+    prefix = as_int("num_prefix_tokens", num_prefix_tokens, minimum=0)
+    if prefix == 0:
+        return 0.0
+    return float(np.abs(np.asarray(after)[:prefix] - np.asarray(before)[:prefix]).max())

@@ -127,3 +127,11 @@ def test_fit_2d_shapes():
 def test_bad_arguments(call, message):
     with pytest.raises(ValueError, match=message):
         call()
+
+
+def test_encoding_tables_are_sorted_by_frequency_and_seeded():
+    tables = pc.encoding_tables(4, 10.0, 16, seed=3, samples=64)
+    assert tables["p"].shape == (64,) and tables["nerf"].shape == (64, 8) and tables["fourier"].shape == (64, 32)
+    assert np.all(np.diff(tables["frequency"]) >= 0)
+    again = pc.encoding_tables(4, 10.0, 16, seed=3, samples=64)
+    np.testing.assert_array_equal(tables["fourier"], again["fourier"])

@@ -317,3 +317,9 @@ def test_page_trains_only_when_run_is_pressed_and_caches_the_run():
     fresh.session_state["seed"], fresh.session_state["methods"] = 7, ["learned"]
     fresh.run()
     assert fresh.success and not fresh.exception
+
+
+def test_uniform_guess_loss():
+    assert pc.uniform_guess_loss(16) == pytest.approx(np.log(16))
+    with pytest.raises(ValueError, match="at least 2"):
+        pc.uniform_guess_loss(1)

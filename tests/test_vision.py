@@ -141,3 +141,16 @@ def test_resample_without_torch_says_so(monkeypatch):
     monkeypatch.setattr(vision, "require_torch", missing)
     with pytest.raises(ValueError, match="install torch"):
         pc.resample_pos_embed(np.zeros((4, 4)), (2, 2), (3, 3))
+
+
+def test_vit_position_table_puts_prefix_rows_first_and_resizing_keeps_them():
+    pytest.importorskip("torch")
+    table = pc.vit_position_table("sincos", 4, 16, num_prefix_tokens=2, seed=0)
+    assert table.shape == (2 + 16, 16) and table.dtype == np.float32
+    np.testing.assert_allclose(table[2:], pc.sincos_2d(4, 4, 16))
+    resized = pc.resample_pos_embed(table, (4, 4), (6, 6), 2, "bicubic", True)
+    assert pc.prefix_change(table, resized, 2) == 0.0
+    assert pc.prefix_change(table, table + 1, 2) == pytest.approx(1.0)
+    assert pc.prefix_change(table, resized, 0) == 0.0
+    with pytest.raises(ValueError, match="source"):
+        pc.vit_position_table("random", 4, 16)

@@ -15,6 +15,7 @@ from .results import (
     load_lab_results,
     save_lab_results,
     select_methods,
+    uniform_guess_loss,
 )
 from .task import IGNORE, TASK_DESCRIPTION, TASK_NAME, retrieval_batch
 from .train import (
@@ -60,4 +61,5 @@ __all__ = [
     "save_lab_results",
     "select_methods",
     "train_model",
+    "uniform_guess_loss",
 ]

@@ -150,3 +150,11 @@ def lab_live_series(curves: dict, labels: dict | None = None) -> tuple[np.ndarra
         values[:len(curve["loss"])] = curve["loss"]
         series[(labels or {}).get(name, name)] = values
     return np.asarray(steps, dtype=np.int64), series
+
+
+def uniform_guess_loss(vocab) -> float:
+    """Cross-entropy of guessing uniformly among ``vocab`` symbols: ln(vocab), the loss a model starts from."""
+    vocab = int(vocab)
+    if vocab < 2:
+        raise ValueError(f"A vocabulary needs at least 2 symbols, but got {vocab}.")
+    return float(np.log(vocab))
