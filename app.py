@@ -3,6 +3,7 @@
 import streamlit as st
 
 from page_kit import registry, settings
+from page_kit._heap import freeze_import_heap
 
 # A presentation link (?present=true) opens with the sidebar folded away: less chrome on a projector.
 st.set_page_config(page_title="PosEnc Explorer", page_icon=":material/pin_drop:", layout="wide",
@@ -17,5 +18,6 @@ navigation = st.navigation(
     {"": [_page(registry.HOME, default=True)],
      **{section.title: [_page(p) for p in section.pages] for section in registry.SECTIONS}},
     position="sidebar", expanded=True)
-settings.sidebar()
+settings.sidebar()  # imports torch, when present, to ask for CUDA
+freeze_import_heap()
 navigation.run()

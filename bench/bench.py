@@ -6,8 +6,9 @@
 1. sinusoidal(8192, 1024) against the same number of bare float32 sin + cos evaluations (aim <= 1.5x);
 2. apply_rope (torch backend) against transformers' rotary embedding + rotate_half on one tensor (aim <= 1.0x);
 3. each page's script time (AppTest, warm caches);
-4. each page's payload (bytes the browser receives over the websocket) and, in the browser, the time
-   for the Sinusoidal page to settle after a slider move.
+4. each page's payload (bytes the browser receives over the websocket) and, in the browser, the time from
+   a slider key press on the Sinusoidal page until the run has finished and until the page has settled
+   (its last DOM change: Plotly redraws the figure after the run).
 """
 
 from __future__ import annotations
@@ -92,16 +93,20 @@ def bench_pages() -> list[dict]:
     return rows
 
 
-# Timestamps, in the page's own clock, of the key press and of every script-state change: Playwright's polling
-# can miss a short "running" phase, a MutationObserver cannot.
+# Timestamps, in the page's own clock, of the key press, of every script-state change, and of every other change
+# to the page (Plotly redraws the figure after the run has finished). Playwright's polling can miss a short
+# "running" phase, a MutationObserver cannot.
 STATE_LOGGER = """() => {
   window.__log = [];
-  new MutationObserver(ms => { for (const m of ms) window.__log.push(
-      [performance.now(), m.target.getAttribute('data-test-script-state')]) })
+  new MutationObserver(ms => { for (const m of ms) window.__log.push([performance.now(),
+      m.attributeName === 'data-test-script-state' ? m.target.getAttribute('data-test-script-state') : 'change']) })
     .observe(document.querySelector('[data-testid=stApp]'),
-             {attributes: true, attributeFilter: ['data-test-script-state']});
+             {attributes: true, childList: true, characterData: true, subtree: true});
   document.addEventListener('keydown', () => window.__log.push([performance.now(), 'keydown']), true);
 }"""
+
+
+MOVES = 30
 
 
 def bench_browser(rows: list[dict]) -> dict | None:
@@ -131,19 +136,23 @@ def bench_browser(rows: list[dict]) -> dict | None:
         wait_until_idle(page)
         page.evaluate(STATE_LOGGER)
         thumb = page.locator('[data-testid="stSlider"] input[type="range"]').first
-        settle = []
-        for step in range(10):
+        finished, settled = [], []
+        for step in range(MOVES):
             page.evaluate("() => { window.__log = [] }")
             thumb.focus()
             thumb.press("ArrowRight" if step % 2 == 0 else "ArrowLeft")
             page.wait_for_timeout(1500)
             log = page.evaluate("() => window.__log")
-            finished = [t for t, event in log if event == "notRunning"]
-            if finished:  # key down -> the browser shows the finished run
-                settle.append((finished[-1] - log[0][0]) / 1000)
+            pressed = next(t for t, event in log if event == "keydown")
+            done = [t for t, event in log if event == "notRunning"]
+            if done:  # key down -> the run has finished and every element is on the page
+                finished.append(done[-1] - pressed)
+                settled.append(max(t for t, _ in log) - pressed)  # ... and the last thing on it stopped changing
         browser.close()
-    return {"sinusoidal_slider_settle_ms_median": 1000 * statistics.median(settle),
-            "sinusoidal_slider_settle_ms_all": [round(1000 * s, 1) for s in settle]}
+    return {"sinusoidal_slider_finished_ms_median": statistics.median(finished),
+            "sinusoidal_slider_settled_ms_median": statistics.median(settled),
+            "sinusoidal_slider_finished_ms_all": [round(t, 1) for t in finished],
+            "sinusoidal_slider_settled_ms_all": [round(t, 1) for t in settled]}
 
 
 def main() -> None:
@@ -171,8 +180,9 @@ def main() -> None:
         print(f"{row['page']:<24}{1e3 * row['script_s']:>12.1f}{kib:>14}")
     if results.get("browser"):
         b = results["browser"]
-        print(f"\nSinusoidal slider move settles in {b['sinusoidal_slider_settle_ms_median']:.0f} ms (median of "
-              f"{len(b['sinusoidal_slider_settle_ms_all'])}; {b['sinusoidal_slider_settle_ms_all']})")
+        print(f"\nSinusoidal slider move, median of {len(b['sinusoidal_slider_finished_ms_all'])} key presses: run "
+              f"finished after {b['sinusoidal_slider_finished_ms_median']:.0f} ms, page settled (figure redrawn) after "
+              f"{b['sinusoidal_slider_settled_ms_median']:.0f} ms (aim < 200 ms)")
     args.json.parent.mkdir(parents=True, exist_ok=True)
     args.json.write_text(json.dumps(results, indent=2))
     print(f"\nwrote {args.json}")

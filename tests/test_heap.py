@@ -1,0 +1,24 @@
+"""page_kit._heap: the import-time heap is frozen once, so Streamlit's full collection after each run is cheap."""
+
+import gc
+
+from page_kit import _heap
+
+
+def test_freeze_runs_once_and_moves_objects_out_of_collection(monkeypatch):
+    calls = []
+    monkeypatch.setattr(_heap, "_frozen", False)
+    monkeypatch.setattr(gc, "freeze", lambda: calls.append("freeze"))
+    _heap.freeze_import_heap()
+    _heap.freeze_import_heap()
+    assert calls == ["freeze"]
+
+
+def test_app_run_leaves_the_heap_frozen():
+    from streamlit.testing.v1 import AppTest
+
+    from tests.conftest import ROOT
+
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120).run()
+    assert not at.exception
+    assert gc.get_freeze_count() > 0
