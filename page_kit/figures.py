@@ -88,9 +88,10 @@ def heatmap(z, *, title: str, x_title: str, y_title: str, alt: str, name: str, x
         trace.update(zmin=-bound, zmax=bound)
     elif zrange is not None:
         trace.update(zmin=zrange[0], zmax=zrange[1])
-    fig = _base_layout(go.Figure(go.Heatmap(**trace)), title, x_title, y_title, height)
-    if reverse_y:
-        fig.update_yaxes(autorange="reversed")
+    # One constructor call: plotly validates (and copies the template) once, not once per update_* call.
+    fig = go.Figure(data=[go.Heatmap(**trace)], layout=dict(
+        template=template_name(), title=dict(text=title), height=height, xaxis=dict(title=dict(text=x_title)),
+        yaxis=dict(title=dict(text=y_title), autorange="reversed" if reverse_y else True)))
     for x0, x1, label in shade_cols:
         fig.add_vrect(x0=x0, x1=x1, fillcolor="#ffffff", opacity=0.55, line=dict(color="#555555", width=1.5,
                       dash="dash"), annotation_text=label, annotation_position="top left",

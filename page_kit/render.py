@@ -44,7 +44,9 @@ def plot_config(name: str) -> dict:
 
 def show(chart: Chart) -> None:
     """Render a Chart with the active template, alt text, and CSV / .npy downloads."""
-    chart.figure.update_layout(template=template_name(dark(), presentation()))
+    active = template_name(dark(), presentation())
+    if active != template_name():  # builders apply the default; re-validating a template costs ~3 ms a figure
+        chart.figure.update_layout(template=active)
     st.plotly_chart(chart.figure, theme=None, config=plot_config(chart.name), alt=chart.alt,
                     key=f"chart_{chart.name}")
     left, right = st.columns([5, 2], vertical_alignment="top")
