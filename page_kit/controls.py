@@ -10,7 +10,30 @@ from __future__ import annotations
 import streamlit as st
 
 
+def _clamped_state(key, low, high) -> bool:
+    """Move a slider's remembered value inside its current range; True if it had to move.
+
+    Many ranges follow other controls (a position slider ends at the sequence length, T5's max_distance
+    starts past the exact buckets). Streamlit keeps a keyed widget's value when its range changes and then
+    refuses a value outside it, so a student who shrinks the sequence would get an exception instead of
+    the nearest valid view.
+    """
+    value = st.session_state.get(key)
+    if isinstance(value, (tuple, list)):
+        moved = tuple(min(max(v, low), high) for v in value)
+    elif isinstance(value, (int, float)) and not isinstance(value, bool):
+        moved = min(max(value, low), high)
+    else:
+        return False
+    if moved == (tuple(value) if isinstance(value, list) else value):
+        return False
+    st.session_state[key] = moved
+    return True
+
+
 def slider(label, key, min_value, max_value, value, step=None, *, help=None, format=None):
+    if _clamped_state(key, min_value, max_value):
+        value = None  # the state holds the value; passing a default too would make Streamlit warn
     return st.slider(label, min_value=min_value, max_value=max_value, value=value, step=step, key=key,
                      help=help, format=format, bind="query-params")
 

@@ -63,7 +63,9 @@ def lesson():
             knobs["beta_fast"] = controls.slider("beta_fast", "bf", 2.0, 64.0, 32.0, step=1.0,
                                                  help="Pairs turning more than beta_fast times in L are kept.")
         with k2:
-            knobs["beta_slow"] = controls.slider("beta_slow", "bs", 0.25, 4.0, 1.0, step=0.25,
+            # YaRN needs beta_slow < beta_fast, so this range ends below the beta_fast chosen beside it
+            knobs["beta_slow"] = controls.slider("beta_slow", "bs", 0.25, min(4.0, knobs["beta_fast"] - 0.25), 1.0,
+                                                 step=0.25,
                                                  help="Pairs turning fewer than beta_slow times in L are divided by s.")
         with k3:
             knobs["mscale"] = controls.select_slider("mscale", "ms", MSCALES, 0.0, format_func=lambda v: f"{v:g}",

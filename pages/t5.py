@@ -60,10 +60,11 @@ def lesson():
                                     "self-attention (only keys at or before the query).")
     bidirectional = mode == "bidirectional"
     with c3:
-        max_distance = controls.slider("max_distance", "md", 9, 1024, 128,
+        smallest = pc.t5_smallest_max_distance(buckets, bidirectional)  # the slider starts where T5 allows
+        max_distance = controls.slider("max_distance", "md", smallest, 1024, max(128, smallest),
                                        help="Beyond this distance every pair shares the last bucket. It must exceed "
                                             "the exact buckets (a quarter of num_buckets when bidirectional, half "
-                                            "when causal). T5 uses 128.")
+                                            "when causal), so the slider starts just past them. T5 uses 128.")
 
     tab_fn, tab_grid, tab_bias, tab_share = sections(
         ["Bucket against distance", "Query x key grid", "Bias from one scalar per bucket",

@@ -26,6 +26,7 @@ __all__ = [
     "t5_bucket_spans",
     "t5_bucket_values",
     "t5_relative_position_bucket",
+    "t5_smallest_max_distance",
 ]
 
 
@@ -249,6 +250,18 @@ def alibi_mass_beyond(n_heads, train_len, eval_len) -> np.ndarray:
 # ---------------------------------------------------------------------------------------------
 # T5 buckets as a lesson: the layout of the buckets and a bias from one scalar per bucket.
 # ---------------------------------------------------------------------------------------------
+
+def t5_smallest_max_distance(num_buckets=32, bidirectional=True) -> int:
+    """The smallest ``max_distance`` T5's bucketing accepts: one more than its exact range.
+
+    Half of a direction's buckets hold one offset each (offsets 0 .. exact-1); the log-spaced buckets
+    after them need ``max_distance > exact``. Bidirectional models give each direction half of
+    ``num_buckets``, so exact = num_buckets // 4 there and num_buckets // 2 when causal.
+    """
+    num_buckets = as_int("num_buckets", num_buckets, minimum=4 if bidirectional else 2, maximum=4096)
+    per_direction = num_buckets // 2 if bidirectional else num_buckets
+    return per_direction // 2 + 1
+
 
 def t5_bucket_layout(bidirectional=True, num_buckets=32, max_distance=128) -> dict[str, int]:
     """The numbers that describe T5's bucketing.

@@ -194,3 +194,13 @@ def test_t5_bias_grid_looks_up_the_bucket_value():
 def test_lesson_helpers_raise_clear_value_errors(call, message):
     with pytest.raises(ValueError, match=message):
         call()
+
+
+@pytest.mark.parametrize("bidirectional", [True, False])
+@pytest.mark.parametrize("num_buckets", [4, 8, 16, 32, 64, 128])
+def test_t5_smallest_max_distance_is_the_exact_boundary(bidirectional, num_buckets):
+    smallest = pc.t5_smallest_max_distance(num_buckets, bidirectional)
+    assert smallest == (num_buckets // 4 if bidirectional else num_buckets // 2) + 1
+    pc.t5_relative_position_bucket(np.arange(-300, 300), bidirectional, num_buckets, smallest)  # accepted
+    with pytest.raises(ValueError, match="max_distance must be larger"):
+        pc.t5_relative_position_bucket(np.arange(-3, 3), bidirectional, num_buckets, smallest - 1)

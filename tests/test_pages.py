@@ -120,3 +120,33 @@ def test_torch_backend_and_presentation_mode_on_every_page():
         at.radio(key="backend").set_value("torch").run()
         at.toggle(key="present").set_value(True).run()
         _assert_clean(at, f"{info.path} with torch + presentation")
+
+
+def _sliders(at: AppTest):
+    return [s for s in at.slider if not s.disabled and not isinstance(s.value, tuple)]
+
+
+@pytest.mark.parametrize("info, tab_key, tab", VIEWS,
+                         ids=[f"{i.url_path}-{t or 'page'}" for i, _, t in VIEWS])
+def test_sliders_whose_range_follows_another_control_stay_valid(info, tab_key, tab):
+    """Push every slider to one end, then each to the other: a range that depends on another control
+    (a position slider ending at the sequence length, T5's max_distance starting past the exact buckets)
+    must move the remembered value inside it, not raise."""
+    for first, then in (("max", "min"), ("min", "max")):
+        at = _load(info)
+        if tab_key is not None:
+            at.session_state[tab_key] = tab
+            at.run()
+        for end in (first, then):
+            for index in range(len(_sliders(at))):
+                sliders = _sliders(at)
+                if index >= len(sliders):
+                    break
+                slider = sliders[index]
+                target = slider.max if end == "max" else slider.min
+                if slider.value == target:
+                    continue
+                slider.set_value(target).run()
+                _assert_clean(at, f"{info.path} {tab!r}: {slider.key!r} -> {end} {target!r}")
+                for s in _sliders(at):
+                    assert s.min <= s.value <= s.max, f"{info.path}: {s.key!r} = {s.value} outside [{s.min}, {s.max}]"
