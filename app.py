@@ -19,5 +19,5 @@ navigation = st.navigation(
      **{section.title: [_page(p) for p in section.pages] for section in registry.SECTIONS}},
     position="sidebar", expanded=True)
 settings.sidebar()  # imports torch, when present, to ask for CUDA
-freeze_import_heap()
 navigation.run()
+freeze_import_heap()  # after the page, so the modules it imported on first use are frozen too

@@ -1,17 +1,21 @@
 """page_kit._heap: the import-time heap is frozen once, so Streamlit's full collection after each run is cheap."""
 
 import gc
+import sys
 
 from page_kit import _heap
 
 
-def test_freeze_runs_once_and_moves_objects_out_of_collection(monkeypatch):
+def test_freezes_again_only_after_new_imports(monkeypatch):
     calls = []
-    monkeypatch.setattr(_heap, "_frozen", False)
+    monkeypatch.setattr(_heap, "_modules_when_frozen", 0)
     monkeypatch.setattr(gc, "freeze", lambda: calls.append("freeze"))
     _heap.freeze_import_heap()
     _heap.freeze_import_heap()
     assert calls == ["freeze"]
+    monkeypatch.setitem(sys.modules, "posenc_fake_module", object())  # a page imported something new
+    _heap.freeze_import_heap()
+    assert calls == ["freeze", "freeze"]
 
 
 def test_app_run_leaves_the_heap_frozen():
