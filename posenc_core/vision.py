@@ -331,7 +331,7 @@ def _axial_setup(grid_h, grid_w, head_dim, vectors, seed):
     if vectors == "ones":
         q, k = np.ones(d), np.ones(d)
     else:
-        q, k = np.random.default_rng(as_int("seed", seed, minimum=0, maximum=2**32 - 1)).standard_normal((2, d))
+        q = k = np.random.default_rng(as_int("seed", seed, minimum=0, maximum=2**32 - 1)).standard_normal(d)
     rows, cols = np.divmod(np.arange(h * w), w)  # raster order, (h*w,) each
     return h, w, d, rows, cols, q, k
 
@@ -348,9 +348,10 @@ def rope_2d_score_maps(grid_h, grid_w, head_dim, query_row, query_col, base=1000
     raster index r * grid_w + c (the grid flattened row by row), with the same head_dim and base.
 
     Every patch holds the same content, so the maps show position alone. ``vectors="ones"`` makes q and k
-    all ones: each pair then adds 2 cos(angle), the map peaks at the query and reads as "how close does
-    RoPE think this patch is". ``"random"`` draws q and k (seeded, independent, standard normal): the
-    map no longer peaks at the query, since content matters too, but it still moves with the query.
+    all ones: each pair then adds 2 cos(angle), so the map reads as "how close does RoPE think this patch
+    is", the same for rows and columns. ``"random"`` uses one seeded standard-normal vector as both q and k
+    (a query meeting its own content): pair i adds |z_i|^2 cos(angle), so the map still peaks at the query,
+    but the content weighs the frequencies, and the row and column halves, unequally.
 
     Returns:
         dict with ``axial`` and ``flat`` (grid_h, grid_w) float64 score maps, ``query_index`` (the raster

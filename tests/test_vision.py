@@ -299,6 +299,9 @@ def test_flattened_rope_treats_the_patch_below_as_far_away():
     assert (below["label"], below["raster_distance"], right["raster_distance"]) == ("below", 14, 1)
     assert below["axial"] == pytest.approx(right["axial"], abs=1e-5)  # same frequencies on both axes
     assert below["flat"] < right["flat"] - 10
+    shaped = pc.rope_2d_score_maps(14, 14, 64, 4, 9, vectors="random", seed=5)  # q = k: still peaks at the query
+    assert np.unravel_index(shaped["axial"].argmax(), (14, 14)) == (4, 9)
+    assert shaped["vertical"]["axial"] != pytest.approx(shaped["horizontal"]["axial"], abs=1e-3)
     edge = pc.rope_2d_score_maps(3, 4, 8, 2, 3)  # last row and column: the neighbours are above and left
     assert (edge["vertical"]["label"], edge["horizontal"]["label"]) == ("above", "left")
     assert pc.rope_2d_score_maps(1, 4, 8, 0, 1)["vertical"] is None
