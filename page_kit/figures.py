@@ -474,6 +474,19 @@ def marked_heatmap(z, marks: Sequence[tuple[float, float, str]], **kwargs) -> Ch
     return padded(chart)
 
 
+def mark_panels(chart: Chart, x: int, y: int, label: str) -> Chart:
+    """The same labelled marker on cell (x = column, y = row) of every panel of a ``small_multiples`` chart,
+    e.g. the query patch on several score maps; it follows the panels' decimation."""
+    panels = [t for t in chart.figure.data if isinstance(t, go.Heatmap)]
+    step = -(-chart.matrix.shape[1] // len(panels[0].z))  # rows kept per panel -> stride used
+    for trace in panels:
+        chart.figure.add_trace(go.Scatter(
+            x=[x // step], y=[y // step], xaxis=trace.xaxis, yaxis=trace.yaxis, mode="markers", showlegend=False,
+            marker=dict(symbol="x-thin", size=14, line=dict(width=3, color=CATEGORICAL[1])),
+            hovertemplate=f"{label}<extra></extra>"))
+    return chart
+
+
 def padded(chart: Chart, left: int = 64, bottom: int = 56, top: int | None = None) -> Chart:
     """Room for tick labels and axis titles (the template's 10 px margins with automargin off clip them);
     a larger `top` leaves room for a legend above a long title."""

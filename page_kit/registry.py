@@ -127,7 +127,7 @@ SECTIONS: tuple[Section, ...] = (
         (
             PageInfo("pages/patches.py", "2D sin-cos for image patches", "patches", ":material/grid_on:",
                      "MAE's 2D code for a grid of patches: each patch's similarity map, all of them at once "
-                     "as in the ViT paper, and what flattening the grid to 1D loses."),
+                     "as in the ViT paper, what flattening the grid to 1D loses, and axial 2D RoPE."),
             PageInfo("pages/resize.py", "Resizing a position grid", "resize",
                      ":material/photo_size_select_large:",
                      "Fine-tuning a ViT at a higher resolution: timm's bicubic resize of the position grid, "

@@ -17,6 +17,16 @@ def maps(h: int, w: int, dim: int, base: float, flattened: bool = False):
     return pc.patch_similarity_maps(codes, h, w, "cosine")
 
 
+@st.cache_data(max_entries=32, show_spinner=False)
+def rope_maps(h: int, w: int, dim: int, base: float, row: int, col: int, vectors: str):
+    return pc.rope_2d_score_maps(h, w, dim, row, col, base, vectors=vectors)
+
+
+@st.cache_data(max_entries=32, show_spinner=False)
+def rope_check(h: int, w: int, dim: int, base: float, vectors: str):
+    return pc.rope_2d_relative_check(h, w, dim, base, vectors=vectors)
+
+
 header(
     "2D sin-cos for image patches",
     "A Vision Transformer cuts an image into a grid of patches and reads them as a sequence. If the "
@@ -37,7 +47,9 @@ def lesson():
         w = controls.slider("Grid columns", "gw", 2, 16, 14)
     with c3:
         dim = controls.slider("Dimension d", "d", 8, 256, 64, step=8,
-                              help="d/2 channels for the column, d/2 for the row; each half is sines then cosines.")
+                              help="Sin-cos: d/2 channels for the column, d/2 for the row, each half sines then "
+                                   "cosines. 2D RoPE: the head size, d/2 dimensions turned by the row, d/2 by the "
+                                   "column.")
     with c4:
         base = controls.select_slider("Base", "base", BASES, 10000, format_func=lambda b: f"{b:,}")
     with c5:
@@ -47,8 +59,8 @@ def lesson():
         col = controls.slider("Patch column", "c", 0, w - 1, min(9, w - 1))
     patch = row * w + col
 
-    tab_one, tab_all, tab_flat, tab_table = sections(
-        ["One patch", "Every patch", "2D versus flattened 1D", "The table"])
+    tab_one, tab_all, tab_flat, tab_table, tab_rope = sections(
+        ["One patch", "Every patch", "2D versus flattened 1D", "The table", "2D RoPE (axial)"])
 
     with guard():
         if tab_one.open:
@@ -128,6 +140,70 @@ def lesson():
                 formula(r"PE(r,c) = \big[\sin(c\,\omega),\ \cos(c\,\omega),\ \sin(r\,\omega),\ \cos(r\,\omega)\big],"
                         r"\quad \omega_i = $base^{-i/$q},\ i < $q", base=base, q=dim // 4)
 
+        if tab_rope.open:
+            with tab_rope:
+                rope_section(h, w, dim, float(base), row, col)
+
+
+def rope_section(h: int, w: int, dim: int, base: float, row: int, col: int):
+    st.markdown("RoPE-based vision models (EVA-02, RoPE-ViT, the vision encoder of Qwen2-VL) put position into "
+                "the attention score instead of into the patch vectors. The axial form cuts each query and key "
+                "in two: the first half is turned by the patch's row, the second half by its column, each half "
+                "an ordinary RoPE of size d/2. Below, the same query content sits at the chosen patch and the "
+                "same key content at every patch, so the colours show what position alone does to the score.")
+    vectors = controls.choice(
+        "Query and key content", "qk", list(pc.AXIAL_QK), "ones",
+        format_func={"ones": "all ones", "random": "random"}.get,
+        help="All ones: every pair adds 2 cos(angle), so the map is RoPE's own sense of closeness. Random: one "
+             "seeded random vector used as both q and k (a patch meeting its own content): the peak stays on the "
+             "query, but the content weighs the frequencies unequally.")
+    ones = vectors == "ones"
+    scores, check = rope_maps(h, w, dim, base, row, col, vectors), rope_check(h, w, dim, base, vectors)
+    show(figures.mark_panels(figures.square_panels(figures.padded(figures.small_multiples(
+        [scores["axial"], scores["flat"]],
+        ["Axial 2D RoPE (row half + column half)", f"1D RoPE of the raster index r·{w} + c"],
+        title=f"Score of the query at patch ({row}, {col}) with a key at every patch, d = {dim}, base {base:,.0f}",
+        cols=2, value_name="score q·k", x_title="column", y_title="row", cell_px=360,
+        name="rope2d_axial_vs_flat",
+        alt="Two score maps on the patch grid, the query patch marked with a cross. Left: highest at the query, "
+            f"falling off along its row and its column{' alike' if ones else ''}. Right: high along the query's "
+            "own row and into the ends of the neighbouring rows; the patches straight above and below score "
+            "far lower."))), col, row, f"query patch ({row}, {col})"))
+    below, right = scores["vertical"], scores["horizontal"]
+    st.markdown(f":material/check_circle: **Checked on all {h * w:,} x {h * w:,} patch pairs:** a score differs "
+                f"from the score of its offset alone by at most {check['axial']:.1e} for axial 2D RoPE and "
+                f"{check['flat']:.1e} for the flattened 1D RoPE (scores reach {check['scale']:.3g}). Both depend "
+                "only on (Δrow, Δcol); what is left is float32 rounding of the angles.")
+    if ones:
+        left_map = (f"Left: the patch {below['label']} and the patch to the {right['label']} score the same "
+                    f"({below['axial']:.3g} and {right['axial']:.3g}). Rows and columns turn at the same "
+                    "frequencies, so one step is one step in either direction.")
+        twin = (" With all-ones vectors the left map is exactly d times the cosine map of the first tab and the "
+                "right map d times the flattened one of the third: the same frequencies, now inside the score.")
+    else:
+        left_map = (f"Left: the peak stays on the query, but the patch {below['label']} and the patch to the "
+                    f"{right['label']} now score differently ({below['axial']:.3g} and {right['axial']:.3g}): "
+                    "the row half and the column half hold different content, which weighs their frequencies "
+                    "differently.")
+        twin = ""
+    notice(f"{left_map} Right: patch ({row}, {col}) is number {scores['query_index']} of the flattened sequence "
+           f"and the patch {below['label']} is {below['raster_distance']} numbers away, so 1D RoPE scores it like "
+           f"a token {below['raster_distance']} positions off ({below['flat']:.3g}, against {right['flat']:.3g} "
+           f"to the {right['label']}), while the last patch of a row and the first of the next count as "
+           "neighbours. Both maps are relative, since the raster offset is fixed by (Δrow, Δcol); they disagree "
+           f"about which offsets are close.{twin}")
+    formula(r"\tilde q_{(r,c)} = \big[\,R(r\,\theta)\,q_{[0,\,d/2)}\ \big\|\ R(c\,\theta)\,q_{[d/2,\,d)}\big]"
+            r" = \big[\,R($r\,\theta)\,q_{[0,\,$half)}\ \big\|\ R($c\,\theta)\,q_{[$half,\,$d)}\big],"
+            r"\quad \theta_i = $base^{-2i/$half},\ i < $quarter",
+            r=row, c=col, half=dim // 2, d=dim, base=base, quarter=dim // 4)
+    formula(r"\tilde q_{(r,c)}\cdot\tilde k_{(r',c')} = q_{\text{row}}^{\top} R(\Delta r\,\theta)\,k_{\text{row}}"
+            r" + q_{\text{col}}^{\top} R(\Delta c\,\theta)\,k_{\text{col}}")
+    formula(r"\text{$vlabel: } $va\ \text{(2D)},\ \ $vf\ \text{(1D, } \Delta p = $vd)"
+            r"\qquad \text{$hlabel: } $ha\ \text{(2D)},\ \ $hf\ \text{(1D, } \Delta p = 1)",
+            vlabel=below["label"], va=below["axial"], vf=below["flat"], vd=below["raster_distance"],
+            hlabel=right["label"], ha=right["axial"], hf=right["flat"], digits=3)
+    source(pc.rope_2d_axial, pc.rope_2d_score_maps, pc.rope_2d_relative_check,
+           label="Show the code of axial 2D RoPE")
 
 lesson()
 source(pc.sincos_2d, pc.flattened_sincos, pc.patch_similarity_maps)

@@ -94,3 +94,13 @@ def test_small_multiples_lays_out_any_number_of_panels(panels, cols):
     assert [a.text for a in chart.figure.layout.annotations] == [f"p{i}" for i in range(panels)]
     domains = [chart.figure.layout[f"yaxis{'' if i == 0 else i + 1}"].domain for i in range(panels)]
     assert all(0 <= low < high <= 1 for low, high in domains)
+
+
+def test_mark_panels_puts_one_marker_on_each_panel_at_the_decimated_cell():
+    chart = figures.small_multiples([np.eye(4), -np.eye(4)], ["a", "b"], title="m", alt="a", name="m")
+    figures.mark_panels(chart, 3, 1, "query")
+    marks = [t for t in chart.figure.data if t.type == "scatter"]
+    assert [(m.xaxis, m.yaxis, m.x, m.y) for m in marks] == [("x", "y", (3,), (1,)), ("x2", "y2", (3,), (1,))]
+    big = figures.small_multiples([np.zeros((1000, 1000))] * 2, ["a", "b"], title="m", alt="a", name="m", cols=2)
+    figures.mark_panels(big, 999, 500, "query")
+    assert big.figure.data[-1].x == (999 // 3,) and big.figure.data[-1].y == (500 // 3,)  # every 3rd cell shown

@@ -1,5 +1,10 @@
+import math
+import types
+
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import posenc_core as pc
 
@@ -154,3 +159,180 @@ def test_vit_position_table_puts_prefix_rows_first_and_resizing_keeps_them():
     assert pc.prefix_change(table, resized, 0) == 0.0
     with pytest.raises(ValueError, match="source"):
         pc.vit_position_table("random", 4, 16)
+
+
+# ---------------------------------------------------------------------------------------------------------
+# Axial 2D RoPE
+
+axial_dims = st.sampled_from([4, 8, 16, 64])
+
+
+def test_axial_rope_by_hand_on_a_2x2_grid():
+    # d = 4: each half is one pair turning at theta_0 = base^0 = 1 rad per row (first half) or column (second)
+    rows, cols = [0, 0, 1, 1], [0, 1, 0, 1]
+    out = pc.rope_2d_axial(np.tile([1.0, 0.0, 1.0, 0.0], (4, 1)), rows, cols, base=100.0)
+    expected = [[np.cos(r), np.sin(r), np.cos(c), np.sin(c)] for r, c in zip(rows, cols, strict=True)]
+    np.testing.assert_allclose(out, expected, atol=1e-7)
+
+    maps = pc.rope_2d_score_maps(2, 2, 4, 0, 0, base=100.0)
+    c1 = math.cos(1.0)
+    # all-ones q, k: every pair adds 2 cos(offset * theta); axial pairs see (drow, dcol), flat ones see
+    # the raster offset with 1D frequencies (1, 100^(-1/2) = 0.1)
+    np.testing.assert_allclose(maps["axial"], [[4, 2 + 2 * c1], [2 + 2 * c1, 4 * c1]], atol=1e-6)
+    flat = [[2 * math.cos(p) + 2 * math.cos(0.1 * p) for p in (0, 1)],
+            [2 * math.cos(p) + 2 * math.cos(0.1 * p) for p in (2, 3)]]
+    np.testing.assert_allclose(maps["flat"], flat, atol=1e-6)
+    assert maps["query_index"] == 0
+    assert maps["vertical"] == pytest.approx({"label": "below", "row": 1, "col": 0, "axial": 2 + 2 * c1,
+                                              "flat": flat[1][0], "raster_distance": 2})
+
+
+@settings(max_examples=40, deadline=None)
+@given(d=axial_dims, layout=st.sampled_from(pc.ROPE_LAYOUTS), seed=st.integers(0, 10**6),
+       positions=st.lists(st.integers(0, 200), min_size=4, max_size=4),
+       shift=st.tuples(st.integers(-100, 100), st.integers(-100, 100)))
+def test_axial_score_depends_only_on_the_offset(d, layout, seed, positions, shift):
+    q, k = np.random.default_rng(seed).standard_normal((2, 1, d))
+    r1, c1, r2, c2 = positions
+
+    def score(rq, cq, rk, ck):
+        return float(pc.rope_2d_axial(q, [rq], [cq], layout=layout)[0] @ pc.rope_2d_axial(k, [rk], [ck],
+                                                                                            layout=layout)[0])
+
+    moved = score(r1 + shift[0], c1 + shift[1], r2 + shift[0], c2 + shift[1])
+    # angles are float32 (as in transformers): about 1e-7 of a 300-position angle, times |q| |k|
+    assert moved == pytest.approx(score(r1, c1, r2, c2), abs=1e-4 * np.linalg.norm(q) * np.linalg.norm(k))
+
+
+@settings(max_examples=30, deadline=None)
+@given(d=axial_dims, layout=st.sampled_from(pc.ROPE_LAYOUTS), seed=st.integers(0, 10**6))
+def test_axial_rope_preserves_norms(d, layout, seed):
+    rng = np.random.default_rng(seed)
+    x = rng.standard_normal((3, 10, d))
+    out = pc.rope_2d_axial(x, rng.integers(0, 64, 10), rng.integers(0, 64, 10), layout=layout)
+    np.testing.assert_allclose(np.linalg.norm(out, axis=-1), np.linalg.norm(x, axis=-1), rtol=1e-6)
+
+
+@pytest.mark.parametrize("layout", pc.ROPE_LAYOUTS)
+def test_axial_rope_with_one_coordinate_at_zero_is_1d_rope(layout):
+    x = np.random.default_rng(0).standard_normal((2, 6, 16))
+    positions = np.array([0, 1, 2, 5, 9, 13])
+    zeros = np.zeros(6)
+    half_size, _ = pc.rope_inv_freq(8, 100.0)  # a RoPE of size d/2 = 8
+    # all rows 0: the row half turns by angle 0 (untouched), the column half is 1D RoPE of size d/2
+    by_col = pc.rope_2d_axial(x, zeros, positions, 100.0, layout=layout)
+    np.testing.assert_array_equal(by_col[..., :8], x[..., :8])
+    np.testing.assert_allclose(by_col[..., 8:], pc.apply_rope(x[..., 8:], positions, half_size, layout), atol=1e-12)
+    # all columns 0: 1D RoPE of the whole head with partial rotary 1/2 (first half turns, the rest passes through)
+    partial, _ = pc.rope_inv_freq(16, 100.0, partial_rotary_factor=0.5)
+    np.testing.assert_array_equal(partial, half_size)
+    by_row = pc.rope_2d_axial(x, positions, zeros, 100.0, layout=layout)
+    np.testing.assert_allclose(by_row, pc.apply_rope(x, positions, partial, layout), atol=1e-12)
+
+
+def test_axial_rope_matches_the_complex_form_with_either_half_first():
+    """Brute force: each interleaved pair as a complex number times e^(i * coordinate * theta_i).
+    RoPE-ViT's code puts the column half first, which is the same function with rows and cols swapped."""
+    d, base = 16, 100.0
+    rng = np.random.default_rng(1)
+    x, rows, cols = rng.standard_normal((5, d)), rng.integers(0, 30, 5), rng.integers(0, 30, 5)
+    theta = base ** (-np.arange(d // 4) * 4.0 / d)  # base^(-2i/(d/2))
+
+    def turn(half, coords):  # (n, d/2) -> (n, d/2)
+        z = (half[:, 0::2] + 1j * half[:, 1::2]) * np.exp(1j * np.outer(coords, theta))
+        return np.stack([z.real, z.imag], axis=-1).reshape(half.shape)
+
+    row_first = np.concatenate([turn(x[:, : d // 2], rows), turn(x[:, d // 2:], cols)], axis=1)
+    np.testing.assert_allclose(pc.rope_2d_axial(x, rows, cols, base, layout="interleaved"), row_first, atol=1e-5)
+    col_first = np.concatenate([turn(x[:, : d // 2], cols), turn(x[:, d // 2:], rows)], axis=1)
+    np.testing.assert_allclose(pc.rope_2d_axial(x, cols, rows, base, layout="interleaved"), col_first, atol=1e-5)
+
+
+def test_axial_rope_matches_transformers_qwen2_vl_vision_rotary_up_to_a_permutation():
+    pytest.importorskip("torch")
+    qwen2_vl = pytest.importorskip("transformers.models.qwen2_vl.modeling_qwen2_vl")
+    if not hasattr(qwen2_vl, "Qwen2VLVisionRotaryEmbedding"):
+        pytest.skip("this transformers version has no Qwen2VLVisionRotaryEmbedding(config)")
+    import torch
+
+    d, base, h, w = 16, 10000.0, 3, 5
+    config = types.SimpleNamespace(rope_parameters={"rope_type": "axial", "rope_theta": base}, head_dim=d)
+    rotary = qwen2_vl.Qwen2VLVisionRotaryEmbedding(config)
+    rows, cols = np.divmod(np.arange(h * w), w)
+    x = np.random.default_rng(2).standard_normal((h * w, 1, d)).astype(np.float32)  # (n, heads, d)
+    cos, sin = rotary(torch.from_numpy(x), torch.from_numpy(np.stack([rows, cols], axis=1)))  # ids (n, 2): h, w
+    theirs, _ = qwen2_vl.apply_rotary_pos_emb_vision(torch.from_numpy(x), torch.from_numpy(x), cos, sin)
+    # transformers pairs j with j + d/2 over the whole head, rows on j < d/4; here each half pairs i with i + d/4
+    q = d // 4
+    perm = np.concatenate([np.arange(0, q), np.arange(2 * q, 3 * q), np.arange(q, 2 * q), np.arange(3 * q, 4 * q)])
+    ours = pc.rope_2d_axial(x[:, 0, perm], rows, cols, base)
+    np.testing.assert_allclose(ours, theirs.numpy()[:, 0, perm], atol=1e-5)
+
+
+def test_axial_rope_numpy_and_torch_agree():
+    torch = pytest.importorskip("torch")
+    x = np.random.default_rng(3).standard_normal((2, 6, 16))
+    rows, cols = [0, 0, 1, 1, 7, 7], [0, 3, 0, 3, 2, 9]
+    ours = pc.rope_2d_axial(x, rows, cols)
+    from_tensor = pc.rope_2d_axial(torch.from_numpy(x), rows, cols)
+    asked = pc.rope_2d_axial(x, rows, cols, backend="torch", device="cpu")
+    for out in (from_tensor, asked):
+        assert isinstance(out, torch.Tensor) and out.dtype == torch.float64 and out.shape == x.shape
+        np.testing.assert_allclose(out.numpy(), ours, atol=1e-6)
+
+
+def test_all_ones_score_maps_are_d_times_the_sincos_similarity_maps():
+    """With q = k = 1 every pair adds 2 cos(angle): the RoPE frequencies base^(-2i/(d/2)) are MAE's
+    per-axis frequencies, so the axial map is d x the 2D sin-cos cosine map, and the flat map d x the
+    flattened 1D one."""
+    h, w, d, base = 5, 7, 32, 1000.0
+    maps = pc.rope_2d_score_maps(h, w, d, 3, 2, base)
+    sincos = pc.patch_similarity_maps(pc.sincos_2d(h, w, d, base), h, w)[3 * w + 2]
+    flat = pc.patch_similarity_maps(pc.flattened_sincos(h, w, d, base), h, w)[3 * w + 2]
+    np.testing.assert_allclose(maps["axial"], d * sincos, atol=1e-4)
+    np.testing.assert_allclose(maps["flat"], d * flat, atol=1e-4)
+
+
+def test_flattened_rope_treats_the_patch_below_as_far_away():
+    maps = pc.rope_2d_score_maps(14, 14, 64, 4, 9)
+    below, right = maps["vertical"], maps["horizontal"]
+    assert (below["label"], below["raster_distance"], right["raster_distance"]) == ("below", 14, 1)
+    assert below["axial"] == pytest.approx(right["axial"], abs=1e-5)  # same frequencies on both axes
+    assert below["flat"] < right["flat"] - 10
+    shaped = pc.rope_2d_score_maps(14, 14, 64, 4, 9, vectors="random", seed=5)  # q = k: still peaks at the query
+    assert np.unravel_index(shaped["axial"].argmax(), (14, 14)) == (4, 9)
+    assert shaped["vertical"]["axial"] != pytest.approx(shaped["horizontal"]["axial"], abs=1e-3)
+    edge = pc.rope_2d_score_maps(3, 4, 8, 2, 3)  # last row and column: the neighbours are above and left
+    assert (edge["vertical"]["label"], edge["horizontal"]["label"]) == ("above", "left")
+    assert pc.rope_2d_score_maps(1, 4, 8, 0, 1)["vertical"] is None
+
+
+@pytest.mark.parametrize("vectors", pc.AXIAL_QK)
+def test_relative_check_over_all_pairs(vectors):
+    check = pc.rope_2d_relative_check(6, 9, 32, 100.0, vectors=vectors, seed=4)
+    assert check["axial"] < 1e-5 * check["scale"] and check["flat"] < 1e-4 * check["scale"]
+    if vectors == "ones":
+        assert check["scale"] == pytest.approx(32, abs=1e-4)
+
+
+@pytest.mark.parametrize("call, message", [
+    (lambda: pc.rope_2d_axial(np.zeros((3, 7)), [0, 1, 2], [0, 1, 2]), "even"),
+    (lambda: pc.rope_2d_axial(np.zeros((3, 2)), [0, 1, 2], [0, 1, 2]), "at least 4"),
+    (lambda: pc.rope_2d_axial(np.zeros((3, 6)), [0, 1, 2], [0, 1, 2]), "multiple of 4"),
+    (lambda: pc.rope_2d_score_maps(4, 4, 16388, 0, 0), "at most 16,384"),
+    (lambda: pc.rope_2d_axial(np.zeros((3, 8)), [0, 1], [0, 1]), "one coordinate per vector"),
+    (lambda: pc.rope_2d_axial(np.zeros((3, 8)), [0, 1, 2], [0, 1]), "one coordinate per vector"),
+    (lambda: pc.rope_2d_axial(np.zeros((2, 8)), [0, np.nan], [0, 1]), "finite"),
+    (lambda: pc.rope_2d_axial(np.zeros((2, 8)), [0, 1], [0, 1], layout="spiral"), "layout must be one of"),
+    (lambda: pc.rope_2d_axial(np.zeros((2, 8)), [0, 1], [0, 1], base=1.0), "greater than 1"),
+    (lambda: pc.rope_2d_score_maps(5000, 4, 8, 0, 0), "at most 4,096"),
+    (lambda: pc.rope_2d_score_maps(4096, 4096, 8, 0, 0), "cap"),
+    (lambda: pc.rope_2d_relative_check(100, 100, 4), "cap"),
+    (lambda: pc.rope_2d_score_maps(4, 5, 8, 4, 0), "outside the 4 x 5 grid"),
+    (lambda: pc.rope_2d_score_maps(4, 5, 8, 0, -1), "outside the 4 x 5 grid"),
+    (lambda: pc.rope_2d_score_maps(4, 5, 8, 0, 0, vectors="zeros"), "vectors must be one of"),
+    (lambda: pc.rope_2d_score_maps(4, 5, 8, 0, 0, vectors="random", seed=-1), "at least 0"),
+])
+def test_axial_rope_bad_arguments(call, message):
+    with pytest.raises(ValueError, match=message):
+        call()
