@@ -125,7 +125,7 @@ SECTIONS: tuple[Section, ...] = (
         "The same sine waves that number tokens can number image patches on a grid, survive a change of "
         "resolution, and turn raw coordinates into detail a small network can learn.",
         (
-            PageInfo("pages/patches.py", "2D sin-cos for image patches", "patches", ":material/grid_on:",
+            PageInfo("pages/patches.py", "2D positions for image patches", "patches", ":material/grid_on:",
                      "MAE's 2D code for a grid of patches: each patch's similarity map, all of them at once "
                      "as in the ViT paper, what flattening the grid to 1D loses, and axial 2D RoPE."),
             PageInfo("pages/resize.py", "Resizing a position grid", "resize",

@@ -28,7 +28,7 @@ def rope_check(h: int, w: int, dim: int, base: float, vectors: str):
 
 
 header(
-    "2D sin-cos for image patches",
+    "2D positions for image patches",
     "A Vision Transformer cuts an image into a grid of patches and reads them as a sequence. If the "
     "positions are numbered 0, 1, 2, ... row by row, the last patch of one row and the first patch of the "
     "next get neighbouring numbers although they sit on opposite edges of the image. MAE and many later "
@@ -204,6 +204,7 @@ def rope_section(h: int, w: int, dim: int, base: float, row: int, col: int):
             hlabel=right["label"], ha=right["axial"], hf=right["flat"], digits=3)
     source(pc.rope_2d_axial, pc.rope_2d_score_maps, pc.rope_2d_relative_check,
            label="Show the code of axial 2D RoPE")
+
 
 lesson()
 source(pc.sincos_2d, pc.flattened_sincos, pc.patch_similarity_maps)
