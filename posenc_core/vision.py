@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from ._backend import require_torch, to_backend, to_numpy
-from ._checks import MAX_DIM, MAX_POSITIONS, as_base, as_choice, as_float, as_int, check_size
+from ._checks import MAX_POSITIONS, as_base, as_choice, as_even_dim, as_float, as_int, check_size
 from .rope import ROPE_LAYOUTS, _is_torch, apply_rope
 from .scaling import rope_inv_freq
 
@@ -260,16 +260,11 @@ AXIAL_QK = ("ones", "random")
 
 
 def _axial_head_dim(head_dim) -> int:
-    d = as_int("head_dim", head_dim)
-    if d < 4:
-        raise ValueError(f"head_dim must be at least 4 for axial 2D RoPE (one rotation pair for the row, one for "
-                         f"the column); got {d}.")
-    if d % 2:
-        raise ValueError(f"head_dim must be even, because RoPE turns dimensions in pairs; got {d}.")
+    d = as_even_dim("head_dim", head_dim, minimum=4)  # at least one rotation pair for the row, one for the column
     if d % 4:
         raise ValueError(f"head_dim must be a multiple of 4 for axial 2D RoPE: it is cut into a row half and a "
                          f"column half, and each half is made of pairs; got {d}.")
-    return as_int("head_dim", d, maximum=MAX_DIM)
+    return d
 
 
 def _coordinates(name, values) -> np.ndarray:
