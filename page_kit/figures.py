@@ -463,14 +463,18 @@ def mosaic(maps, *, title: str, alt: str, name: str, value_name: str = "value", 
     return Chart(fig, alt, name, matrix=stack)
 
 
+def _cross(x, y, label: str, colour: str, **axes) -> go.Scatter:
+    """A labelled cross on one cell, drawn over a heatmap (``axes``: xaxis/yaxis of a small-multiples panel)."""
+    return go.Scatter(x=[x], y=[y], mode="markers", name=label, showlegend=False,
+                      hovertemplate=f"{label}<extra></extra>",
+                      marker=dict(symbol="x-thin", size=14, line=dict(width=3, color=colour)), **axes)
+
+
 def marked_heatmap(z, marks: Sequence[tuple[float, float, str]], **kwargs) -> Chart:
     """A heatmap with labelled markers (x, y, label) on top, e.g. the patch a similarity map is about."""
     chart = heatmap(z, **kwargs)
     for i, (mx, my, label) in enumerate(marks):
-        chart.figure.add_trace(go.Scatter(
-            x=[mx], y=[my], mode="markers", name=label, showlegend=False,
-            marker=dict(symbol="x-thin", size=14, line=dict(width=3, color=CATEGORICAL[(i + 1) % 8])),
-            hovertemplate=f"{label}<extra></extra>"))
+        chart.figure.add_trace(_cross(mx, my, label, CATEGORICAL[(i + 1) % len(CATEGORICAL)]))
     return padded(chart)
 
 
@@ -480,10 +484,8 @@ def mark_panels(chart: Chart, x: int, y: int, label: str) -> Chart:
     panels = [t for t in chart.figure.data if isinstance(t, go.Heatmap)]
     step = -(-chart.matrix.shape[1] // len(panels[0].z))  # rows kept per panel -> stride used
     for trace in panels:
-        chart.figure.add_trace(go.Scatter(
-            x=[x // step], y=[y // step], xaxis=trace.xaxis, yaxis=trace.yaxis, mode="markers", showlegend=False,
-            marker=dict(symbol="x-thin", size=14, line=dict(width=3, color=CATEGORICAL[1])),
-            hovertemplate=f"{label}<extra></extra>"))
+        chart.figure.add_trace(_cross(x // step, y // step, label, CATEGORICAL[1], xaxis=trace.xaxis,
+                                      yaxis=trace.yaxis))
     return chart
 
 
