@@ -19,16 +19,16 @@ def _clamped_state(key, low, high) -> bool:
     the nearest valid view.
     """
     value = st.session_state.get(key)
-    if isinstance(value, (tuple, list)):
+    if isinstance(value, (tuple, list)):  # a range slider
+        value = tuple(value)
         moved = tuple(min(max(v, low), high) for v in value)
     elif isinstance(value, (int, float)) and not isinstance(value, bool):
         moved = min(max(value, low), high)
-    else:
+    else:  # not set yet: the widget's default applies
         return False
-    if moved == (tuple(value) if isinstance(value, list) else value):
-        return False
-    st.session_state[key] = moved
-    return True
+    if moved != value:
+        st.session_state[key] = moved
+    return moved != value
 
 
 def slider(label, key, min_value, max_value, value, step=None, *, help=None, format=None):
