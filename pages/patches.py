@@ -84,9 +84,10 @@ def lesson():
                        "Move the patch: the pattern moves with it and keeps its shape, because the similarity "
                        "depends only on the offset (Δrow, Δcol).")
                 formula(r"\cos\angle\big(PE(r,c),PE(r',c')\big) = \frac{2}{d}\Big[\sum_{i<d/4}\cos(\Delta c\,"
-                        r"\omega_i) + \sum_{i<d/4}\cos(\Delta r\,\omega_i)\Big],\ \omega_i = $base^{-i/(d/4)}"
-                        r"\qquad \text{right: } $right,\ \text{below: } $below,\ \text{diagonal: } $diag",
-                        base=base, right=float(right), below=float(below), diag=float(diagonal), digits=3)
+                        r"\omega_i) + \sum_{i<d/4}\cos(\Delta r\,\omega_i)\Big],\ \omega_i = $base^{-i/(d/4)}",
+                        base=base)
+                formula(r"\text{right: } $right,\quad \text{below: } $below,\quad \text{diagonal: } $diag",
+                        right=float(right), below=float(below), diag=float(diagonal), digits=3)
 
         if tab_all.open:
             with tab_all:
