@@ -9,8 +9,6 @@ from collections.abc import Sequence
 
 import streamlit as st
 
-from ._entrypoint import ensure_app_entrypoint
-
 
 def fmt(value, digits: int = 4) -> str:
     """A number as it should read in a formula: integers plain, floats to `digits` significant figures."""
@@ -32,8 +30,7 @@ def formula(tex: str, *, digits: int = 4, **values) -> None:
 
 
 def header(title: str, intro: str) -> None:
-    """Every page starts here: make sure app.py ran (see _entrypoint), then the title and the intuition."""
-    ensure_app_entrypoint()
+    """Every page starts here: the title and the intuition."""
     st.title(title)
     st.markdown(intro)
 

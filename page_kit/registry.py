@@ -10,9 +10,9 @@ from dataclasses import dataclass
 class PageInfo:
     path: str  # relative to the repository root
     title: str
-    # Stable: links shared by teachers depend on it. It must equal the file's stem: until app.py has run once,
-    # Streamlit resolves a deep link by file name (its legacy pages/ mode), so only then does a first-visit
-    # deep link reach the right page (tests/test_registry.py checks this).
+    # Stable: links shared by teachers depend on it. The lessons live in lessons/<section>/, not in a folder
+    # called pages/: Streamlit treats pages/ beside app.py as a legacy multipage app, which finds only top-level
+    # files and shows 'Page not found' on a first-visit deep link into a subfolder.
     url_path: str
     icon: str
     summary: str
@@ -25,7 +25,7 @@ class Section:
     pages: tuple[PageInfo, ...]
 
 
-HOME = PageInfo("pages/home.py", "Home", "home", ":material/home:", "The story of positional encodings.")
+HOME = PageInfo("lessons/home.py", "Home", "home", ":material/home:", "The story of positional encodings.")
 
 SECTIONS: tuple[Section, ...] = (
     Section(
@@ -33,13 +33,13 @@ SECTIONS: tuple[Section, ...] = (
         "Self-attention compares every token with every other token and never looks at where they sit. "
         "Before any encoding, see what that means, and why the first ideas for fixing it fall short.",
         (
-            PageInfo("pages/order.py", "Attention has no sense of order", "order", ":material/shuffle:",
+            PageInfo("lessons/why_position/order.py", "Attention has no sense of order", "order", ":material/shuffle:",
                      "Shuffle a sentence or an image: outputs move with their tokens and every pooled summary "
                      "stays the same, until a positional encoding is added."),
-            PageInfo("pages/naive.py", "Naive position codes", "naive", ":material/pin:",
+            PageInfo("lessons/why_position/naive.py", "Naive position codes", "naive", ":material/pin:",
                      "Add the raw integer and it drowns the word; divide by the length and the same position "
                      "gets a different code in every sequence length."),
-            PageInfo("pages/binary.py", "The binary analogy", "binary", ":material/looks_one:",
+            PageInfo("lessons/why_position/binary.py", "The binary analogy", "binary", ":material/looks_one:",
                      "Bits of the position, each column alternating half as fast as the last, next to their "
                      "smooth, bounded sine-wave twins."),
         ),
@@ -49,13 +49,14 @@ SECTIONS: tuple[Section, ...] = (
         "The first real fix gives every position its own vector and adds it to the token embedding: a fixed "
         "table of waves, or a table the model learns.",
         (
-            PageInfo("pages/sinusoidal.py", "Sinusoidal encoding", "sinusoidal", ":material/waves:",
+            PageInfo("lessons/absolute/sinusoidal.py", "Sinusoidal encoding", "sinusoidal", ":material/waves:",
                      "The fixed sine/cosine table of the original Transformer: its wavelengths, why its dot "
                      "products depend only on the offset, and the linear map that shifts a position."),
-            PageInfo("pages/learned.py", "Learned absolute embeddings", "learned", ":material/table_rows:",
+            PageInfo("lessons/absolute/learned.py", "Learned absolute embeddings", "learned", ":material/table_rows:",
                      "A trainable table with one row per position: why it stops at its last row, and what "
                      "all-MiniLM-L6-v2's trained table (or your own) looks like."),
-            PageInfo("pages/token_position.py", "Token + position", "token_position", ":material/add_circle:",
+            PageInfo("lessons/absolute/token_position.py", "Token + position", "token_position",
+                     ":material/add_circle:",
                      "The model's input is token embedding plus position row; how their norms balance as the "
                      "width and the initialisation change."),
         ),
@@ -65,18 +66,19 @@ SECTIONS: tuple[Section, ...] = (
         "Instead of adding a vector, rotate the queries and keys by angles that grow with position. The "
         "score between two tokens then depends only on how far apart they are.",
         (
-            PageInfo("pages/rope.py", "RoPE: one rotation", "rope", ":material/rotate_right:",
+            PageInfo("lessons/rope/rope.py", "RoPE: one rotation", "rope", ":material/rotate_right:",
                      "One pair of numbers turned by mθ and nθ, the same thing as complex numbers, then every pair "
                      "at once: the angle table and each pair's wavelength against the context."),
-            PageInfo("pages/rope_relative.py", "RoPE is relative, and decays", "rope_relative",
+            PageInfo("lessons/rope/rope_relative.py", "RoPE is relative, and decays", "rope_relative",
                      ":material/stacked_line_chart:",
                      "The score grid q_m·k_n is constant along its diagonals; RoFormer's decay bound next to the "
                      "mean |q·k| actually measured for random and for identical vectors."),
-            PageInfo("pages/rope_variants.py", "RoPE layouts, partial rotary and precision", "rope_variants",
+            PageInfo("lessons/rope/rope_variants.py", "RoPE layouts, partial rotary and precision", "rope_variants",
                      ":material/swap_horiz:",
                      "Half-split versus interleaved pairs, the weight permutation a checkpoint conversion needs, "
                      "GPT-NeoX's partial rotary, and how far bfloat16 or float16 angles drift at long positions."),
-            PageInfo("pages/rope_model.py", "Where RoPE lives in a model", "rope_model", ":material/account_tree:",
+            PageInfo("lessons/rope/rope_model.py", "Where RoPE lives in a model", "rope_model",
+                     ":material/account_tree:",
                      "x → W_q, W_k → rotate q and k (never v) → scores, in every layer, with no parameters; what "
                      "that costs in a real model's config."),
         ),
@@ -86,19 +88,21 @@ SECTIONS: tuple[Section, ...] = (
         "Instead of changing the token vectors, position can act inside attention: a penalty or a learned "
         "number added to each query-key score, or a vector per relative distance. Or nothing at all.",
         (
-            PageInfo("pages/alibi.py", "ALiBi", "alibi", ":material/trending_down:",
+            PageInfo("lessons/attention_bias/alibi.py", "ALiBi", "alibi", ":material/trending_down:",
                      "A fixed linear penalty per head: the slopes (and where the code differs from the paper), "
                      "the attention a bias alone produces, and what happens past the training length."),
-            PageInfo("pages/t5.py", "T5 relative buckets", "t5", ":material/view_week:",
+            PageInfo("lessons/attention_bias/t5.py", "T5 relative buckets", "t5", ":material/view_week:",
                      "One learned number per distance bucket: exact near zero, logarithmic further out, and one "
                      "shared bucket for everything past max_distance."),
-            PageInfo("pages/nope.py", "NoPE and the causal mask", "nope", ":material/block:",
+            PageInfo("lessons/attention_bias/nope.py", "NoPE and the causal mask", "nope", ":material/block:",
                      "No encoding at all: with a causal mask, uniform attention is a running mean, so the "
                      "outputs still depend on position."),
-            PageInfo("pages/shaw.py", "Relative positions in keys and values (Shaw)", "shaw", ":material/link:",
+            PageInfo("lessons/attention_bias/shaw.py", "Relative positions in keys and values (Shaw)", "shaw",
+                     ":material/link:",
                      "A learned vector per clipped distance added to keys and values: the score splits into a "
                      "content and a relative term, and the key/value cache gets awkward."),
-            PageInfo("pages/compare.py", "Compare all encodings", "compare", ":material/compare_arrows:",
+            PageInfo("lessons/attention_bias/compare.py", "Compare all encodings", "compare",
+                     ":material/compare_arrows:",
                      "Every method in one table, and what each adds to a score as the distance grows, on "
                      "the same axes."),
         ),
@@ -108,13 +112,13 @@ SECTIONS: tuple[Section, ...] = (
         "A RoPE model trained on L tokens meets angles it never saw when run on more. Context-extension "
         "methods decide which rotary pairs to slow down, and by how much.",
         (
-            PageInfo("pages/extension.py", "Extending RoPE's context", "extension", ":material/expand:",
+            PageInfo("lessons/long_context/extension.py", "Extending RoPE's context", "extension", ":material/expand:",
                      "Position interpolation, NTK-aware, dynamic NTK, YaRN, Llama 3 and LongRoPE, pair by pair: "
                      "wavelengths, the new/old ratio, angles out of distribution, attention factor."),
-            PageInfo("pages/extension_compare.py", "Compare extension methods", "extension_compare",
+            PageInfo("lessons/long_context/extension_compare.py", "Compare extension methods", "extension_compare",
                      ":material/compare_arrows:",
                      "Several methods overlaid for the same L, L' and head_dim."),
-            PageInfo("pages/model_configs.py", "Model presets and config.json", "model_configs",
+            PageInfo("lessons/long_context/model_configs.py", "Model presets and config.json", "model_configs",
                      ":material/data_object:",
                      "The RoPE settings of well-known models, cited to their configs, or your own config.json: "
                      "what was read, and everything drawn for it."),
@@ -125,14 +129,14 @@ SECTIONS: tuple[Section, ...] = (
         "The same sine waves that number tokens can number image patches on a grid, survive a change of "
         "resolution, and turn raw coordinates into detail a small network can learn.",
         (
-            PageInfo("pages/patches.py", "2D positions for image patches", "patches", ":material/grid_on:",
+            PageInfo("lessons/images/patches.py", "2D positions for image patches", "patches", ":material/grid_on:",
                      "MAE's 2D code for a grid of patches: each patch's similarity map, all of them at once "
                      "as in the ViT paper, what flattening the grid to 1D loses, and axial 2D RoPE."),
-            PageInfo("pages/resize.py", "Resizing a position grid", "resize",
+            PageInfo("lessons/images/resize.py", "Resizing a position grid", "resize",
                      ":material/photo_size_select_large:",
                      "Fine-tuning a ViT at a higher resolution: timm's bicubic resize of the position grid, "
                      "with the [CLS] token kept aside, against bilinear and nearest."),
-            PageInfo("pages/fourier.py", "Fourier features and NeRF", "fourier", ":material/blur_on:",
+            PageInfo("lessons/images/fourier.py", "Fourier features and NeRF", "fourier", ":material/blur_on:",
                      "A small network fits a signal and an image from raw coordinates, NeRF's encoding and "
                      "random Fourier features: spectral bias, sigma's trade-off, and the duality with "
                      "the Transformer's table."),
@@ -143,7 +147,7 @@ SECTIONS: tuple[Section, ...] = (
         "Claims about extrapolation are easy to make and easy to test: train tiny models that differ only in "
         "their positional encoding and measure them beyond the length they were trained on.",
         (
-            PageInfo("pages/lab.py", "Extrapolation lab", "lab", ":material/science:",
+            PageInfo("lessons/lab/lab.py", "Extrapolation lab", "lab", ":material/science:",
                      "One tiny transformer per encoding trained at length T and tested at 2T, 4T and 8T, with "
                      "RoPE's context-extension rules at test time: accuracy, loss and attention maps."),
         ),

@@ -100,7 +100,6 @@ def test_first_visit_deep_link_opens_the_page_with_navigation(chromium_browser):
     with streamlit_server() as url:
         page = chromium_browser.new_page(viewport={"width": 1400, "height": 900})
         page.goto(f"{url}/{target.url_path}", wait_until="domcontentloaded")
-        # the page file runs first on its own, switches Streamlit to st.navigation mode and reruns via app.py
         page.get_by_text("Compute backend").wait_for(timeout=30000)
         wait_until_idle(page)
         assert page.locator("h1").first.inner_text().strip() == target.title

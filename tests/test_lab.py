@@ -294,7 +294,7 @@ def _lab_page():
     from streamlit.testing.v1 import AppTest
 
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=300).run()
-    at.switch_page("pages/lab.py").run()
+    at.switch_page("lessons/lab/lab.py").run()
     assert not at.exception, [e.value for e in at.exception]
     return at
 

@@ -12,17 +12,18 @@ def test_every_page_file_exists_and_is_listed_once():
     assert len(paths) == len(set(paths))
     for path in paths:
         assert (ROOT / path).is_file(), path
-    listed = {Path(p).name for p in paths}
-    on_disk = {p.name for p in (ROOT / "pages").glob("*.py")}
+    listed = {Path(p).as_posix() for p in paths}
+    on_disk = {p.relative_to(ROOT).as_posix() for p in (ROOT / "lessons").rglob("*.py")}
     assert on_disk == listed, f"pages not in the registry: {on_disk - listed}"
 
 
-def test_url_paths_are_unique_and_equal_the_file_stem():
-    # A first visit that deep-links to a page is resolved by file name before app.py has run.
+def test_url_paths_are_unique_and_pages_sit_in_their_section_folder():
     urls = [p.url_path for p in registry.all_pages()]
     assert len(urls) == len(set(urls))
-    for page in registry.all_pages():
-        assert Path(page.path).stem == page.url_path, page
+    assert not (ROOT / "pages").exists(), "a pages/ folder puts Streamlit in legacy mode (see registry.PageInfo)"
+    for section in registry.SECTIONS:
+        folders = {Path(p.path).parent for p in section.pages}
+        assert len(folders) == 1, f"{section.title}: one folder per section, got {folders}"
 
 
 def test_sections_have_a_story_and_visible_pages():

@@ -7,7 +7,7 @@ import streamlit as st
 import posenc_core as pc
 from page_kit import controls, current_backend, figures, formula, guard, header, notice, sections, show, source
 
-ASSETS = Path(__file__).resolve().parents[1] / "assets"
+ASSETS = Path(__file__).resolve().parents[2] / "assets"
 SHIPPED_JSON, SHIPPED_NPZ = ASSETS / "lab_full_seed0.json", ASSETS / "lab_full_seed0_attention.npz"
 SHIPPED_COMMAND = ("python -m posenc_core.lab --json assets/lab_full_seed0.json --seed 0 --device cpu "
                    "--attention assets/lab_full_seed0_attention.npz")
