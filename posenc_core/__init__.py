@@ -15,6 +15,7 @@ from .comparison import *  # noqa: F403
 from .extension import *  # noqa: F403
 from .fourier import *  # noqa: F403
 from .lab import *  # noqa: F403
+from .latent import *  # noqa: F403
 from .learned import *  # noqa: F403
 from .presets import *  # noqa: F403
 from .relative import *  # noqa: F403

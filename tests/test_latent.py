@@ -1,0 +1,131 @@
+import dataclasses
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import posenc_core as pc
+
+torch = pytest.importorskip("torch")
+deepseek = pytest.importorskip("transformers.models.deepseek_v3.modeling_deepseek_v3")
+from transformers import DeepseekV3Config  # noqa: E402
+
+
+def _tiny(q_lora_rank, interleave, rope):
+    params = {"rope_theta": 10000.0, **rope}
+    ours = pc.LatentConfig(hidden_size=32, num_attention_heads=4, num_hidden_layers=1, q_lora_rank=q_lora_rank,
+                           kv_lora_rank=16, qk_nope_head_dim=8, qk_rope_head_dim=8, v_head_dim=6,
+                           rope_parameters=params, rope_interleave=interleave, max_position_embeddings=256)
+    theirs = DeepseekV3Config(hidden_size=32, num_attention_heads=4, num_key_value_heads=4, q_lora_rank=q_lora_rank,
+                              kv_lora_rank=16, qk_nope_head_dim=8, qk_rope_head_dim=8, v_head_dim=6,
+                              rope_parameters=dict(params), rope_interleave=interleave, max_position_embeddings=256,
+                              num_hidden_layers=1, vocab_size=16, intermediate_size=32, moe_intermediate_size=16)
+    theirs._attn_implementation = "eager"
+    return ours, theirs
+
+
+YARN = {"rope_type": "yarn", "factor": 8.0, "original_max_position_embeddings": 32, "mscale": 1.0,
+        "mscale_all_dim": 1.0, "beta_fast": 32.0, "beta_slow": 1.0}
+UNEVEN_YARN = YARN | {"mscale": 0.707, "mscale_all_dim": 0.5}  # attention_factor != 1: cos/sin get scaled
+
+
+@pytest.mark.parametrize("q_lora_rank", [None, 12])
+@pytest.mark.parametrize("interleave", [True, False])
+@pytest.mark.parametrize("rope", [{"rope_type": "default"}, YARN, UNEVEN_YARN], ids=["default", "yarn", "yarn-af"])
+def test_scores_match_transformers_deepseek_v3_attention(q_lora_rank, interleave, rope):
+    ours, config = _tiny(q_lora_rank, interleave, rope)
+    torch.manual_seed(0)
+    module = deepseek.DeepseekV3Attention(config, layer_idx=0).eval()
+    rotary = deepseek.DeepseekV3RotaryEmbedding(config)
+    with torch.no_grad():
+        for p in module.parameters():  # the RMSNorm weights too, so the norms are really checked
+            p.copy_(torch.randn_like(p) * 0.3 + (1.0 if p.ndim == 1 else 0.0))
+    names = {"kv_a": module.kv_a_proj_with_mqa, "kv_b": module.kv_b_proj, "kv_a_norm": module.kv_a_layernorm}
+    names |= {"q": module.q_proj} if q_lora_rank is None else {
+        "q_a": module.q_a_proj, "q_a_norm": module.q_a_layernorm, "q_b": module.q_b_proj}
+    weights = {k: m.weight.detach().numpy().copy() for k, m in names.items()}
+
+    length, start = 9, 40  # positions past YaRN's original length, so the scaled frequencies matter
+    hidden = np.random.default_rng(1).standard_normal((length, 32)).astype(np.float32)
+    positions = np.arange(start, start + length)
+    mask = torch.full((length, length), float("-inf")).triu(1)[None, None]
+    with torch.no_grad():
+        x = torch.from_numpy(hidden)[None]
+        cos, sin = rotary(x, torch.from_numpy(positions)[None])
+        _, reference = module(x, (cos, sin), mask)  # (1, h, L, L) softmax weights
+    got = pc.mla_scores(hidden, weights, ours, positions)
+    np.testing.assert_allclose(got["probs"], reference[0].numpy(), atol=2e-6)
+    assert got["scale"]["scale"] == pytest.approx(module.scaling, rel=1e-12)
+    assert got["scale"]["attention_factor"] == pytest.approx(rotary.attention_scaling, rel=1e-6)
+
+
+def test_the_rotated_key_is_shared_by_all_heads_and_the_cache_is_latent_plus_key():
+    cfg = pc.mla_tiny_config("DeepSeek V3", heads=3, hidden=64)
+    weights = pc.mla_random_weights(cfg, seed=2)
+    hidden = np.random.default_rng(0).standard_normal((6, 64)).astype(np.float32)
+    out = pc.mla_scores(hidden, weights, cfg)
+    assert out["k_rot"].shape == (6, 64) and out["kv_latent"].shape == (6, 512)
+    # one rotated key per token for all heads; the logits are exactly scale x (content + position) below the mask
+    total = (out["content"] + out["position"]) * np.float32(out["scale"]["scale"])
+    np.testing.assert_allclose(np.tril(total), np.tril(np.nan_to_num(out["logits"], neginf=0.0)), atol=1e-5)
+
+
+def test_deepseek_v3_softmax_scale_has_mscale_squared():
+    scale = pc.mla_softmax_scale(pc.MLA_PRESETS["DeepSeek V3"])
+    mscale = 0.1 * np.log(40.0) + 1.0
+    assert scale["mscale"] == pytest.approx(mscale)
+    assert scale["scale"] == pytest.approx(192 ** -0.5 * mscale**2)
+    assert scale["attention_factor"] == pytest.approx(1.0)  # mscale == mscale_all_dim cancels on cos/sin
+    glm5 = pc.mla_softmax_scale(pc.MLA_PRESETS["GLM-5"])
+    assert glm5["mscale"] == 1.0 and glm5["scale"] == pytest.approx(256 ** -0.5)
+
+
+def test_presets_match_transformers_config_defaults():
+    from transformers import DeepseekV3Config, GlmMoeDsaConfig, Mistral4Config
+
+    for name, cls in [("DeepSeek V3", DeepseekV3Config), ("GLM-5", GlmMoeDsaConfig),
+                      ("Mistral Small 4", Mistral4Config)]:
+        ours, theirs = pc.MLA_PRESETS[name], cls()
+        for key in ("hidden_size", "num_attention_heads", "num_hidden_layers", "q_lora_rank", "kv_lora_rank",
+                    "qk_nope_head_dim", "qk_rope_head_dim", "v_head_dim"):
+            assert getattr(ours, key) == getattr(theirs, key), (name, key)
+    mistral = Mistral4Config().rope_parameters
+    for key in ("factor", "original_max_position_embeddings", "mscale", "mscale_all_dim", "rope_theta"):
+        assert pc.MLA_PRESETS["Mistral Small 4"].rope_parameters[key] == mistral[key]
+
+
+def test_kv_cache_deepseek_v3_known_values():
+    cache = pc.kv_cache_per_token(pc.MLA_PRESETS["DeepSeek V3"], kv_heads=8, dtype="bfloat16")
+    values = cache["values_per_layer"]
+    assert values["MLA"] == 576 and values["MHA"] == 128 * (192 + 128) and values["GQA (8 KV heads)"] == 8 * 320
+    assert cache["bytes_per_token"]["MLA"] == 576 * 2 * 61
+    assert cache["rope_share_of_mla"] == pytest.approx(64 / 576)
+
+
+@settings(max_examples=25, deadline=None)
+@given(heads=st.sampled_from([1, 2, 4]), seed=st.integers(0, 1000), shift=st.integers(0, 5000))
+def test_position_term_depends_only_on_the_offset(heads, seed, shift):
+    # the same tokens at shifted positions: RoPE's position term is unchanged, the content term never moves
+    cfg = dataclasses.replace(pc.mla_tiny_config("GLM-5", heads=heads, hidden=32))
+    weights = pc.mla_random_weights(cfg, seed)
+    hidden = np.random.default_rng(seed).standard_normal((5, 32)).astype(np.float32)
+    a = pc.mla_scores(hidden, weights, cfg)
+    b = pc.mla_scores(hidden, weights, cfg, np.arange(5) + shift)
+    np.testing.assert_array_equal(a["content"], b["content"])
+    np.testing.assert_allclose(a["position"], b["position"], atol=2e-3 + 1e-6 * shift)
+
+
+def test_errors_are_sentences():
+    cfg = pc.mla_tiny_config("DeepSeek V3")
+    weights = pc.mla_random_weights(cfg)
+    with pytest.raises(ValueError, match="shape"):
+        pc.mla_scores(np.zeros((3, 7)), weights, cfg)
+    with pytest.raises(ValueError, match="position ids"):
+        pc.mla_scores(np.zeros((3, cfg.hidden_size)), weights, cfg, [0, 1])
+    with pytest.raises(ValueError, match="divide"):
+        pc.kv_cache_per_token(pc.MLA_PRESETS["DeepSeek V3"], kv_heads=7)
+    with pytest.raises(ValueError, match="dtype"):
+        pc.kv_cache_per_token(pc.MLA_PRESETS["DeepSeek V3"], dtype="int3")
+    with pytest.raises(ValueError, match="preset"):
+        pc.mla_tiny_config("GPT-2")
