@@ -14,6 +14,7 @@ from .biases import *  # noqa: F403
 from .comparison import *  # noqa: F403
 from .extension import *  # noqa: F403
 from .fourier import *  # noqa: F403
+from .frequencies import *  # noqa: F403
 from .lab import *  # noqa: F403
 from .latent import *  # noqa: F403
 from .learned import *  # noqa: F403

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ._backend import to_backend
+from ._backend import require_torch, to_backend
 from ._checks import MAX_DIM, MAX_POSITIONS, as_base, as_choice, as_float, as_int
 
 __all__ = [
@@ -230,6 +230,23 @@ def _longrope(base, dim, params, ctx):
     return base_inv_freq(base, dim) / ext, attention_factor
 
 
+def _proportional(base, dim, params, ctx):
+    # Gemma 4's global layers (transformers' _compute_proportional_rope_parameters, the idea of p-RoPE): the
+    # fastest partial_rotary_factor of the head's pairs turn with exponents over the WHOLE head (dim = head_dim),
+    # the slower rest get frequency 0 and never turn, so inv_freq keeps head_dim/2 entries. Computed in torch
+    # float32 in transformers' op order so that the values are bit-identical with the model's buffer.
+    torch = require_torch()
+    factor = _param_float(params, "factor", "proportional", default=1.0, above=0.0)
+    proportion = _param_float(params, "partial_rotary_factor", "proportional", default=1.0, above=0.0)
+    rope_angles = int(proportion * dim // 2)
+    exponents = torch.arange(0, 2 * rope_angles, 2, dtype=torch.int64).to(dtype=torch.float) / dim
+    inv_freq = 1.0 / (base ** exponents)
+    if dim // 2 > rope_angles:
+        inv_freq = torch.cat((inv_freq, torch.zeros(dim // 2 - rope_angles, dtype=torch.float32)))
+    inv_freq /= factor
+    return inv_freq.numpy().astype(np.float64), 1.0
+
+
 ScalingFn = Callable[[float, int, Mapping, ScalingContext], tuple[np.ndarray, float]]
 
 ROPE_SCALING: dict[str, ScalingFn] = {
@@ -240,6 +257,7 @@ ROPE_SCALING: dict[str, ScalingFn] = {
     "yarn": _yarn,
     "llama3": _llama3,
     "longrope": _longrope,
+    "proportional": _proportional,
 }
 
 
