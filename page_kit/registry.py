@@ -125,6 +125,31 @@ SECTIONS: tuple[Section, ...] = (
         ),
     ),
     Section(
+        "Position in today's models",
+        "The open models of 2025-26 do not use one rotary setting everywhere: layers differ in window, base, rotated "
+        "fraction, or use no positions at all, and some rotate only a slice of each head. Read a model's config layer "
+        "by layer, then see each idea on its own.",
+        (
+            PageInfo("lessons/todays_models/latent_attention.py", "Latent attention's shared rotated key",
+                     "latent_attention", ":material/compress:",
+                     "DeepSeek V3-style multi-head latent attention: a content term plus a position term from one "
+                     "rotated key shared by all heads, YaRN's mscale in the softmax scale, and the KV cache per "
+                     "token for MHA, GQA and MLA."),
+            PageInfo("lessons/todays_models/fewer_frequencies.py", "Fewer frequencies: partial, p-RoPE, proportional",
+                     "fewer_frequencies", ":material/filter_list:",
+                     "Rotating only part of each head: partial rotary keeps the whole wavelength range with fewer "
+                     "pairs, p-RoPE and Gemma 4's proportional type keep only the fastest pairs."),
+            PageInfo("lessons/todays_models/drope.py", "DroPE: dropping positions after training", "drope",
+                     ":material/layers_clear:",
+                     "Train a tiny model with RoPE, remove its rotations, recalibrate briefly without them: measured "
+                     "accuracy at T to 8T and what the retrieval head does."),
+            PageInfo("lessons/todays_models/cope.py", "CoPE: counting what matters", "cope",
+                     ":material/format_list_numbered:",
+                     "Contextual positions: sigmoid gates decide which tokens count, so 'three back' can mean three "
+                     "tokens, three words or three sentences."),
+        ),
+    ),
+    Section(
         "Images and coordinates",
         "The same sine waves that number tokens can number image patches on a grid, survive a change of "
         "resolution, and turn raw coordinates into detail a small network can learn.",

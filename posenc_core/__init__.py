@@ -13,6 +13,7 @@ from .attention import *  # noqa: F403
 from .biases import *  # noqa: F403
 from .comparison import *  # noqa: F403
 from .cope import *  # noqa: F403
+from .drope import *  # noqa: F403
 from .extension import *  # noqa: F403
 from .fourier import *  # noqa: F403
 from .frequencies import *  # noqa: F403

@@ -25,6 +25,7 @@ __all__ = [
     "cope_attention",
     "cope_counting_example",
     "cope_interpolate",
+    "cope_interpolation_curve",
     "cope_positions",
     "cope_tokens",
 ]
@@ -81,6 +82,26 @@ def cope_interpolate(z, positions) -> np.ndarray:
     frac = positions - low
     take = lambda idx: np.take_along_axis(z, idx.astype(np.int64), axis=-1)  # noqa: E731  (..., L, L)
     return frac * take(high) + (1.0 - frac) * take(low)
+
+
+def cope_interpolation_curve(target, strength, p, p_max=8, points=161) -> dict:
+    """The position score q . e[p] of a query whose embedding table picks ``target`` (z[target] = strength).
+
+    Returns {"grid": (points,) p values from 0 to p_max, "curve": (points,) interpolated scores, "p", "value": the
+    score at ``p``, "low"/"high": floor and ceil of p, "w_low"/"w_high": their interpolation weights}.
+    """
+    p_max = as_int("p_max", p_max, minimum=1, maximum=64)
+    target = as_int("target position", target, minimum=0, maximum=p_max)
+    strength = as_float("strength", strength, maximum=100.0)
+    p = as_float("p", p, minimum=0.0, maximum=float(p_max))
+    points = as_int("points", points, minimum=2, maximum=4096)
+    z = np.zeros((1, p_max + 1))
+    z[0, target] = strength  # (1, P): q . e[p] at the integers
+    grid = np.linspace(0.0, p_max, points)  # (points,)
+    low, high = float(np.floor(p)), float(np.ceil(p))
+    return {"grid": grid, "curve": cope_interpolate(z, grid[None, :])[0], "p": p,
+            "value": float(cope_interpolate(z, np.array([[p]]))[0, 0]), "low": int(low), "high": int(high),
+            "w_low": 1.0 - p + low, "w_high": p - low}
 
 
 def cope_attention(content_logits, gate_logits, z, p_max=None) -> dict:

@@ -25,6 +25,7 @@ from .scaling import base_inv_freq, rope_inv_freq
 
 __all__ = [
     "FEWER_FREQUENCY_METHODS",
+    "FEWER_FREQUENCY_MODELS",
     "dimension_frequencies",
     "fewer_frequencies",
     "frequency_score_curves",
@@ -32,6 +33,17 @@ __all__ = [
 ]
 
 FEWER_FREQUENCY_METHODS = ("RoPE", "partial rotary", "p-RoPE", "proportional")
+
+# Who rotates part of each head (head_dim, fraction, method), from transformers' config classes and config.json.
+FEWER_FREQUENCY_MODELS = {
+    "GPT-NeoX 20B": (96, 0.25, "partial rotary", "GPTNeoXConfig: rotary_pct 0.25 (EleutherAI/gpt-neox-20b)"),
+    "GLM-4.5": (128, 0.5, "partial rotary", "Glm4MoeConfig: partial_rotary_factor 0.5; head_dim 128 (zai-org/GLM-4.5)"),
+    "Qwen3.5 (full-attention layers)": (256, 0.25, "partial rotary",
+                                        "Qwen3_5TextConfig: head_dim 256, partial_rotary_factor 0.25"),
+    "Gemma 4 (full-attention layers)": (512, 0.25, "proportional",
+                                        "Gemma4TextConfig: global_head_dim 512, rope_type proportional, "
+                                        "partial_rotary_factor 0.25, rope_theta 1,000,000"),
+}
 
 
 def p_rope_inv_freq(head_dim, base=10000.0, p=1.0) -> np.ndarray:
@@ -98,7 +110,10 @@ def fewer_frequencies(method, head_dim, base=10000.0, fraction=1.0, context=4096
                          "choose a larger fraction.")
     angle_at_context = turning * (context - 1)
     wavelengths = 2 * np.pi / turning
-    return {"inv_freq": inv_freq, "rotated_dims": rotated, "still_dims": d - rotated, "pairs": rotated // 2,
+    with np.errstate(divide="ignore"):
+        per_pair = np.where(inv_freq > 0, 2 * np.pi / inv_freq, np.nan)  # (block/2,), NaN: never turns
+    return {"inv_freq": inv_freq, "wavelengths": per_pair, "rotated_dims": rotated, "still_dims": d - rotated,
+            "pairs": rotated // 2,
             "block": width, "longest_wavelength": float(wavelengths.max()),
             "shortest_wavelength": float(wavelengths.min()),
             "full_turn": int((angle_at_context >= 2 * np.pi).sum()),
@@ -112,7 +127,8 @@ def frequency_score_curves(head_dim, base=10000.0, fraction=0.25, max_distance=4
     That is the mean over dimensions of cos(Delta x omega_dim): each rotating dimension adds a cosine, each
     still dimension adds exactly 1, the part of the score that no distance can change.
 
-    Returns {"distance": (points,), method name: (points,) for every method}.
+    Returns {"distance": (points,), method name: (points,) for every method, "far_mean": {method: the mean
+    score over the far half of the distances, Delta > max_distance / 2}}.
     """
     d = as_even_dim("head_dim", head_dim)
     max_distance = as_int("max_distance", max_distance, minimum=1, maximum=MAX_POSITIONS * 64)
@@ -123,4 +139,6 @@ def frequency_score_curves(head_dim, base=10000.0, fraction=0.25, max_distance=4
     for method in FEWER_FREQUENCY_METHODS:
         omega = dimension_frequencies(method, d, base, fraction)  # (d,)
         curves[method] = np.cos(np.multiply.outer(distance, omega)).mean(axis=1)  # (P,)
+    far = distance > max_distance / 2
+    curves["far_mean"] = {m: float(curves[m][far].mean()) for m in FEWER_FREQUENCY_METHODS}
     return curves

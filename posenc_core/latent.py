@@ -202,8 +202,8 @@ def mla_scores(hidden, weights: Mapping[str, np.ndarray], cfg: LatentConfig, pos
             "k_rot": k_rot, "kv_latent": kv_latent, "scale": scale, "inv_freq": inv_freq}
 
 
-def kv_cache_per_token(cfg: LatentConfig, *, kv_heads: int = 8, dtype: str = "bfloat16") -> dict:
-    """Cached values per token and layer, and bytes per token over all layers, for MHA, GQA and MLA.
+def kv_cache_per_token(cfg: LatentConfig, *, kv_heads: int = 8, dtype: str = "bfloat16", context: int = 131072) -> dict:
+    """Cached values per token and layer, bytes per token over all layers, and GiB for ``context`` tokens.
 
     MHA caches every head's key (qk_head_dim) and value (v_head_dim); GQA the same for ``kv_heads`` groups;
     MLA the latent (kv_lora_rank) plus the one shared rotated key (qk_rope_head_dim). ``coupled`` is what
@@ -215,10 +215,15 @@ def kv_cache_per_token(cfg: LatentConfig, *, kv_heads: int = 8, dtype: str = "bf
         raise ValueError(f"The {cfg.num_attention_heads} query heads must split evenly into groups: "
                          f"kv_heads = {kv_heads} does not divide {cfg.num_attention_heads}.")
     size = KV_CACHE_DTYPES[as_choice("dtype", dtype, tuple(KV_CACHE_DTYPES))]
+    context = as_int("context", context, minimum=1, maximum=MAX_POSITIONS * 64)
     h, per_head = cfg.num_attention_heads, cfg.qk_head_dim + cfg.v_head_dim
     values = {"MHA": h * per_head, f"GQA ({kv_heads} KV heads)": kv_heads * per_head,
               "MLA": cfg.kv_lora_rank + cfg.qk_rope_head_dim,
               "MLA with the rotation on the latent": h * cfg.qk_head_dim + cfg.kv_lora_rank}
-    return {"values_per_layer": values,
-            "bytes_per_token": {k: v * size * cfg.num_hidden_layers for k, v in values.items()},
+    per_token = {k: v * size * cfg.num_hidden_layers for k, v in values.items()}
+    ref = GQA_REFERENCE
+    reference = 2 * ref["num_key_value_heads"] * ref["head_dim"] * size * ref["num_hidden_layers"]
+    return {"values_per_layer": values, "bytes_per_token": per_token,
+            "gib_at_context": {k: v * context / 2**30 for k, v in per_token.items()},
+            "reference_bytes_per_token": reference,  # GLM-4.5's GQA cache, for scale
             "rope_share_of_mla": cfg.qk_rope_head_dim / values["MLA"], "bytes_per_value": size}

@@ -1,0 +1,162 @@
+import numpy as np
+import streamlit as st
+
+import posenc_core as pc
+from page_kit import controls, figures, formula, guard, header, notice, sections, show, source
+
+METHODS = pc.FEWER_FREQUENCY_METHODS
+COLOURS = {m: i for i, m in enumerate(METHODS)}  # one colour per method in every figure
+BASES = [10000, 100000, 500000, 1000000, 10000000]
+CONTEXTS = [2048, 8192, 32768, 131072, 1048576]
+
+
+@st.cache_data(max_entries=32, show_spinner=False)
+def summaries(head_dim: int, base: float, fraction: float, context: int):
+    return {m: pc.fewer_frequencies(m, head_dim, base, 1.0 if m == "RoPE" else fraction, context) for m in METHODS}
+
+
+@st.cache_data(max_entries=16, show_spinner=False)
+def curves(head_dim: int, base: float, fraction: float, context: int):
+    return pc.frequency_score_curves(head_dim, base, fraction, context, 800)
+
+
+header(
+    "Fewer frequencies: partial, p-RoPE, proportional",
+    "Many models rotate only part of each head. GPT-NeoX (`rotary_pct`), GLM-4.5 and Qwen3.5 "
+    "(`partial_rotary_factor`) give the first dimensions a complete RoPE of their own. Barbero et al. (2025, "
+    "\"Round and round we go! What makes Rotary Positional Encodings useful?\") argue that RoPE's slowest pairs "
+    "barely turn within a context and end up carrying meaning, not position, and propose **p-RoPE**: keep the "
+    "fastest fraction p of RoPE's frequencies and set the rest to zero. Gemma 4's full-attention layers do this "
+    "through transformers' `proportional` rope type. Same fraction, different frequencies."
+)
+
+
+@st.fragment
+def lesson():
+    c1, c2, c3, c4 = st.columns(4)
+    with c1:
+        head_dim = controls.select("head_dim", "d", [64, 96, 128, 256, 512], 2)
+    with c2:
+        fraction = controls.select_slider("Fraction rotated", "p", [0.125, 0.25, 0.5, 0.75, 1.0], 0.25,
+                                          help="partial_rotary_factor / rotary_pct / p-RoPE's p.")
+    with c3:
+        base = controls.select_slider("Base (rope_theta)", "base", BASES, 10000, format_func=lambda b: f"{b:,}")
+    with c4:
+        context = controls.select_slider("Context length", "ctx", CONTEXTS, 32768, format_func=lambda v: f"{v:,}")
+    tab_dims, tab_waves, tab_score, tab_gemma, tab_models = sections(
+        ["Which dimensions turn", "Wavelengths and the context", "Where the score stops seeing position",
+         "Gemma 4's proportional", "In real models"])
+
+    with guard():
+        info = summaries(head_dim, float(base), float(fraction), context)
+        if tab_dims.open:
+            with tab_dims:
+                series = {m: np.where(f > 0, f, np.nan) for m in METHODS
+                          for f in [pc.dimension_frequencies(m, head_dim, base, 1.0 if m == "RoPE" else fraction)]}
+                show(figures.roomy_lines(
+                    range(head_dim), series, title=f"Radians per position of each dimension (head_dim {head_dim}, "
+                    f"fraction {fraction:g}); gaps never turn", x_title="dimension of the head",
+                    y_title="ω (rad / position)", log_y=True, markers=head_dim <= 128, colours=COLOURS,
+                    dashed=["p-RoPE"], name="fewer_dims",
+                    alt="Log-scale lines of each dimension's angular speed for RoPE, partial rotary, p-RoPE and "
+                        "proportional; partial rotary turns only the first block, p-RoPE and proportional turn "
+                        "the first dimensions of each half."))
+                partial, prop = info["partial rotary"], info["proportional"]
+                notice(f"All three rotate {partial['rotated_dims']} of {head_dim} dimensions. Partial rotary packs "
+                       f"them into the first {partial['block']} and spreads a whole RoPE spectrum over them (fast "
+                       "to slow within the block); the rest pass through. p-RoPE and proportional keep RoPE's "
+                       f"rotate_half layout over the full head: pair i is dimensions i and i + {head_dim // 2}, so "
+                       "the turning dimensions are the first of each half, with exactly RoPE's fastest frequencies. "
+                       f"p-RoPE (dashed) keeps {info['p-RoPE']['pairs']} pairs (floor of p·d/2), proportional "
+                       f"{prop['pairs']} (transformers' int(p·d // 2)).")
+
+        if tab_waves.open:
+            with tab_waves:
+                pairs = np.arange(head_dim // 2)
+                series = {}
+                for m in METHODS:
+                    w = info[m]["wavelengths"]
+                    series[m] = np.concatenate([w, np.full(head_dim // 2 - w.shape[0], np.nan)])
+                show(figures.roomy_lines(
+                    pairs, series, title="Wavelength of each rotating pair (gaps: pair never turns)",
+                    x_title="pair index", y_title="wavelength (positions)", log_y=True, colours=COLOURS,
+                    dashed=["p-RoPE"], hlines=[(context, f"context {context:,}")], name="fewer_wavelengths",
+                    alt="Log-scale wavelength per pair; the dotted line marks the context length."))
+                st.dataframe({"method": list(METHODS),
+                              "rotating pairs": [info[m]["pairs"] for m in METHODS],
+                              "still dimensions": [info[m]["still_dims"] for m in METHODS],
+                              "shortest λ": [info[m]["shortest_wavelength"] for m in METHODS],
+                              "longest λ": [info[m]["longest_wavelength"] for m in METHODS],
+                              f"pairs with a full turn in {context:,}": [info[m]["full_turn"] for m in METHODS],
+                              "pairs turning < π/2": [info[m]["under_quarter"] for m in METHODS],
+                              "slowest pair unambiguous up to": [info[m]["unambiguous"] for m in METHODS]},
+                             hide_index=True, width="stretch",
+                             column_config={k: st.column_config.NumberColumn(format="%.4g")
+                                            for k in ("shortest λ", "longest λ", "slowest pair unambiguous up to")})
+                partial, p_rope = info["partial rotary"], info["p-RoPE"]
+                notice(f"Partial rotary still reaches a wavelength of {partial['longest_wavelength']:,.0f} "
+                       f"positions, so {partial['under_quarter']} of its pairs turn less than a quarter turn over "
+                       f"{context:,} tokens: slow, nearly position-free channels, now fewer of them. p-RoPE's "
+                       f"longest wavelength is {p_rope['longest_wavelength']:,.4g}: every kept pair turns at least "
+                       f"once within {p_rope['longest_wavelength']:,.0f} positions, and {p_rope['full_turn']} of "
+                       f"{p_rope['pairs']} complete a full turn within the context. Beyond half the longest "
+                       f"wavelength ({p_rope['unambiguous']:,.4g} positions) the slowest kept pair sees distances "
+                       "Δ and λ − Δ as the same, so far-apart tokens are told apart only by the mix of pairs.")
+
+        if tab_score.open:
+            with tab_score:
+                data = curves(head_dim, float(base), float(fraction), context)
+                still = info["p-RoPE"]["still_share"]
+                show(figures.roomy_lines(
+                    data["distance"], {m: data[m] for m in METHODS}, colours=COLOURS, dashed=["p-RoPE"],
+                    title="q · R(Δ) q / |q|² for q with equal coordinates", x_title="distance Δ",
+                    y_title="normalised score", hlines=[(still, f"position-free share {still:.2f}")],
+                    name="fewer_scores",
+                    alt="Score against distance: RoPE decays towards zero, the reduced methods settle around the "
+                        "share of dimensions that never turn."))
+                formula(r"\frac{q\cdot R(\Delta)q}{|q|^2} = \frac{1}{d}\sum_{\text{dims}} \cos(\Delta\,\omega) "
+                        r"= \underbrace{$still}_{\text{still dims}} + \frac{1}{$d}\sum_{\omega>0}\cos(\Delta\omega)",
+                        still=still, d=head_dim)
+                far = data["far_mean"]
+                notice(f"Every dimension that never turns adds exactly 1/{head_dim} to this score at every "
+                       f"distance, so {still:.0%} of it is position-free by construction. Averaged over the far "
+                       f"half of the distances ({context // 2:,} to {context:,}) the score is "
+                       + ", ".join(f"{far[m]:.3f} for {m}" for m in METHODS)
+                       + f": the reduced methods settle near the still share {still:.2f}, their rotating "
+                       "dimensions averaging out, and nothing in that floor says how far apart two tokens are.")
+
+        if tab_gemma.open:
+            with tab_gemma:
+                inv, factor = pc.rope_inv_freq(512, 1e6, {"rope_type": "proportional", "partial_rotary_factor": 0.25})
+                gemma = pc.fewer_frequencies("proportional", 512, 1e6, 0.25, context)
+                show(figures.lines(
+                    range(256), {"inv_freq (Gemma 4 full attention)": inv}, title="Gemma 4's proportional "
+                    "inv_freq: 256 entries for head_dim 512", x_title="pair index", y_title="inv_freq",
+                    log_y=False, markers=False, name="gemma4_inv_freq",
+                    alt="inv_freq for Gemma 4's full-attention layers: 64 decaying values, then 192 zeros."))
+                formula(r"\text{rope\_angles} = \mathrm{int}(0.25\cdot 512\,/\!/\,2) = $k,\quad \omega_i = "
+                        r"\frac{1}{10^6}^{\,2i/512}\ (i < $k),\quad \omega_i = 0\ (i \ge $k),\quad "
+                        r"\lambda_{max} = $lam", k=gemma["pairs"], lam=gemma["longest_wavelength"])
+                notice(f"The exponent divides by the whole head_dim (512), not by the {2 * gemma['pairs']} rotated "
+                       "dimensions, and the zeros go at the end of inv_freq, so with rotate_half the dimensions "
+                       f"{gemma['pairs']}–255 and {256 + gemma['pairs']}–511 never turn. This is p-RoPE in "
+                       "transformers' float32 (bit-identical with the model's buffer; a test checks it). The "
+                       f"attention factor is {factor:g}. Gemma 4's sliding-window layers keep plain RoPE "
+                       "(head_dim 256, base 10,000).")
+
+        if tab_models.open:
+            with tab_models:
+                rows = pc.FEWER_FREQUENCY_MODELS
+                st.dataframe({"model": list(rows), "head_dim": [r[0] for r in rows.values()],
+                              "fraction": [r[1] for r in rows.values()], "method": [r[2] for r in rows.values()],
+                              "rotated dims": [pc.fewer_frequencies(r[2], r[0], base, r[1])["rotated_dims"]
+                                               for r in rows.values()],
+                              "source": [r[3] for r in rows.values()]}, hide_index=True, width="stretch")
+                notice("The same 'fraction 0.25' means different frequencies: Qwen3.5 and GPT-NeoX give their "
+                       "rotated block a full spectrum (partial rotary), Gemma 4 keeps only RoPE's fastest pairs "
+                       "(proportional). transformers reads both from `partial_rotary_factor`; only `rope_type` "
+                       "tells them apart.")
+
+
+lesson()
+source(pc.p_rope_inv_freq, pc.dimension_frequencies, pc.fewer_frequencies)

@@ -1,0 +1,170 @@
+import dataclasses
+
+import numpy as np
+import streamlit as st
+
+import posenc_core as pc
+from page_kit import controls, figures, formula, guard, header, notice, sections, show, source
+
+PRESETS = list(pc.MLA_PRESETS)
+
+
+@st.cache_data(max_entries=16, show_spinner=False)
+def scores(preset: str, heads: int, tokens: int, start: int, seed: int, interleave: bool):
+    cfg = dataclasses.replace(pc.mla_tiny_config(preset, heads=heads, hidden=256), rope_interleave=interleave)
+    hidden = np.random.default_rng(seed + 1).standard_normal((tokens, 256)).astype(np.float32)  # (L, hidden)
+    return pc.mla_scores(hidden, pc.mla_random_weights(cfg, seed), cfg, np.arange(start, start + tokens))
+
+
+header(
+    "Latent attention's shared rotated key",
+    "DeepSeek V3, Kimi K2, GLM-5 and Mistral Small 4 use multi-head latent attention (MLA): instead of keys and "
+    "values per head, the cache keeps one compressed vector per token. A rotation cannot sit on that compressed "
+    "vector, so MLA rotates a separate small slice: each head's query gets `qk_rope_head_dim` extra dimensions, "
+    "and each token gets **one** rotated key of that size, shared by every head. The score is a content term "
+    "plus a position term. Below, a layer with the preset's per-head sizes and rope settings (a few heads, "
+    "random weights) computes both, the same way transformers' `DeepseekV3Attention` does."
+)
+
+
+@st.fragment
+def lesson():
+    c1, c2, c3, c4 = st.columns([3, 2, 2, 3])
+    with c1:
+        preset = controls.select("Model", "model", PRESETS, help="Per-head sizes and rope settings of this model.")
+    cfg = pc.MLA_PRESETS[preset]
+    with c2:
+        tokens = controls.slider("Tokens", "n", 4, 24, 12)
+    with c3:
+        heads = controls.slider("Heads shown", "h", 1, 8, 4, help=f"{preset} has {cfg.num_attention_heads}.")
+    with c4:
+        start = controls.slider("First position", "start", 0, cfg.max_position_embeddings - tokens, 0, step=1,
+                                help="Where the tokens sit; past the original length YaRN's slowed pairs matter.")
+    st.caption(f"Sizes from {cfg.source}.")
+    tab_terms, tab_shared, tab_scale, tab_cache, tab_layout = sections(
+        ["Content + position", "The shared rotated key", "Softmax scale", "KV cache per token", "Interleaved pairs"])
+
+    with guard():
+        out = scores(preset, heads, tokens, start, 0, cfg.rope_interleave)
+        scale = out["scale"]
+        if tab_terms.open:
+            with tab_terms:
+                s1, s2, s3 = st.columns(3)
+                with s1:
+                    head = controls.slider("Head", "head", 0, heads - 1, 0) if heads > 1 else 0
+                with s2:
+                    i = controls.slider("Query i", "i", 1, tokens - 1, tokens - 1)
+                with s3:
+                    j = controls.slider("Key j", "j", 0, i, max(0, i - 3))
+                grids = [figures.blank_masked(np.where(np.tril(np.ones((tokens, tokens))), g[head], np.nan))
+                         for g in (out["content"], out["position"])] + [figures.blank_masked(out["logits"][head])]
+                show(figures.small_multiples(
+                    grids, ["content: q_nope·k_nope", "position: R q_rot · R k_rot", "logit = scale × (sum)"],
+                    title=f"Head {head}: the two terms of every causal score (positions {start} to "
+                          f"{start + tokens - 1})", cols=3, value_name="value", name="mla_terms", cell_px=300,
+                    alt="Three heatmaps over query and key: the content term, the position term and their scaled "
+                        "sum; entries above the diagonal are masked."))
+                content, position = float(out["content"][head, i, j]), float(out["position"][head, i, j])
+                formula(r"s_{$i,$j} = \underbrace{$scale}_{\text{scale}}\times\big(\underbrace{$c}_{q^{nope}"
+                        r"\cdot k^{nope}} + \underbrace{$p}_{R_{$pi}q^{rot}\cdot R_{$pj}k^{rot}}\big) = $s",
+                        i=i, j=j, scale=scale["scale"], c=content, p=position, pi=start + i, pj=start + j,
+                        s=float(out["logits"][head, i, j]))
+                share = float(np.abs(out["position"][head]).mean() /
+                              (np.abs(out["content"][head]).mean() + np.abs(out["position"][head]).mean()))
+                notice(f"Only {cfg.qk_rope_head_dim} of the {cfg.qk_head_dim} query-key dimensions carry "
+                       f"position, so for these random weights the position term is {share:.0%} of the mean "
+                       "absolute score. Slide the first position: the content panel never changes (no rotation "
+                       "touches it), and the position panel changes only through RoPE's relative angles.")
+
+        if tab_shared.open:
+            with tab_shared:
+                show(figures.heatmap(out["k_rot"], title="k_rot: one rotated key per token, read by every head",
+                                     x_title="rotated dimension", y_title="token", value_name="k_rot",
+                                     name="mla_k_rot", height=340,
+                                     alt="Heatmap of the shared rotated keys: one row per token."))
+                show(figures.small_multiples(
+                    [figures.blank_masked(np.where(np.tril(np.ones((tokens, tokens))), p, np.nan))
+                     for p in out["position"]], [f"head {h}" for h in range(heads)],
+                    title="The position term per head: the same keys, each head's own rotated query",
+                    cols=min(heads, 4), value_name="R q_rot · R k_rot", name="mla_position_heads",
+                    alt="One heatmap per head of the position term; the patterns differ because the queries differ."))
+                cache = pc.kv_cache_per_token(cfg)
+                notice(f"Every head reads the same k_rot row for a token; heads differ only in their queries. The "
+                       f"cache keeps the {cfg.kv_lora_rank}-value latent plus this {cfg.qk_rope_head_dim}-value "
+                       f"key per token and layer ({cache['values_per_layer']['MLA']} values). Because no rotation "
+                       "touches the latent, the key up-projection W_UK can be multiplied into the query once, and "
+                       "scores are computed against the compressed cache directly.")
+
+        if tab_scale.open:
+            with tab_scale:
+                rows = {name: pc.mla_softmax_scale(c) for name, c in pc.MLA_PRESETS.items()}
+                st.dataframe({"model": list(rows), "qk_head_dim": [c.qk_head_dim for c in pc.MLA_PRESETS.values()],
+                              "rope_type": [c.rope_parameters.get("rope_type") for c in pc.MLA_PRESETS.values()],
+                              "factor": [c.rope_parameters.get("factor", 1.0) for c in pc.MLA_PRESETS.values()],
+                              "1/√qk_head_dim": [r["base"] for r in rows.values()],
+                              "mscale": [r["mscale"] for r in rows.values()],
+                              "scale = base × mscale²": [r["scale"] for r in rows.values()],
+                              "cos/sin factor": [r["attention_factor"] for r in rows.values()]},
+                             hide_index=True, width="stretch")
+                params = cfg.rope_parameters
+                formula(r"\text{scale} = \frac{1}{\sqrt{$d}}\cdot\big(0.1\cdot $m\cdot\ln $f + 1\big)^2 = $s",
+                        d=cfg.qk_head_dim, m=params.get("mscale_all_dim", 0.0), f=params.get("factor", 1.0),
+                        s=scale["scale"])
+                notice("YaRN's temperature enters MLA twice. The rotary embedding multiplies cos and sin by "
+                       "mscale(factor, mscale)/mscale(factor, mscale_all_dim), which is 1 when the two are equal "
+                       "(DeepSeek V3, Kimi K2). The attention's softmax scale multiplies 1/√qk_head_dim by "
+                       "mscale(factor, mscale_all_dim) **squared** (transformers' `yarn_apply_mscale`), so every "
+                       f"score, content and position alike, is sharpened: {preset} uses {scale['scale']:.4g} "
+                       f"instead of {scale['base']:.4g}.")
+
+        if tab_cache.open:
+            with tab_cache:
+                k1, k2, k3 = st.columns(3)
+                with k1:
+                    dtype = controls.choice("Cache dtype", "dtype", list(pc.KV_CACHE_DTYPES), "bfloat16")
+                with k2:
+                    groups = [g for g in (1, 2, 4, 8, 16) if cfg.num_attention_heads % g == 0]
+                    kv_heads = controls.select("GQA key-value heads", "kvh", groups, groups.index(8))
+                with k3:
+                    context = controls.select_slider("Context", "ctx", [4096, 32768, 131072, 262144, 1048576],
+                                                     131072, format_func=lambda v: f"{v:,}")
+                cache = pc.kv_cache_per_token(cfg, kv_heads=kv_heads, dtype=dtype, context=context)
+                names = list(cache["bytes_per_token"])
+                show(figures.bars(names, {"KiB per token (all layers)":
+                                          np.array([cache["bytes_per_token"][k] / 1024 for k in names])},
+                                  title=f"{preset}: KV cache per token, {cfg.num_hidden_layers} layers, {dtype}",
+                                  x_title="attention", y_title="KiB per token", log_y=True, name="mla_cache",
+                                  alt="Bars of cache bytes per token for MHA, GQA, MLA and MLA with coupled RoPE."))
+                mla, mha = cache["bytes_per_token"]["MLA"], cache["bytes_per_token"]["MHA"]
+                st.dataframe({"attention": names,
+                              "values per token and layer": list(cache["values_per_layer"].values()),
+                              "bytes per token": list(cache["bytes_per_token"].values()),
+                              f"GiB at {context:,} tokens": list(cache["gib_at_context"].values())},
+                             hide_index=True, width="stretch")
+                notice(f"MLA caches {cache['values_per_layer']['MLA']} values per token and layer, {mha / mla:.0f}× "
+                       f"less than full multi-head keys and values. The decoupled rotated key is "
+                       f"{cache['rope_share_of_mla']:.1%} of that: the price of keeping positions out of the latent. "
+                       "Put the rotation on the latent instead and every head's key would have to be cached (or "
+                       "recomputed for every past token at each step), the last bar. For scale: GLM-4.5, which "
+                       f"uses grouped-query attention (8 KV heads of 128, 46 layers), caches "
+                       f"{cache['reference_bytes_per_token'] / 1024:,.0f} KiB per token in {dtype}. A common "
+                       "misconception is that GLM-4.5 uses latent attention; its transformers config "
+                       "(`Glm4MoeConfig`) has 8 key-value heads and rotates half of each head. GLM-5 uses MLA.")
+
+        if tab_layout.open:
+            with tab_layout:
+                other = scores(preset, heads, tokens, start, 0, not cfg.rope_interleave)
+                gap = float(np.nanmax(np.abs(np.tril(other["position"] - out["position"]))))
+                formula(r"\text{interleaved: pairs }(2i, 2i{+}1)\qquad\text{half: pairs }(i, i{+}r/2)\qquad"
+                        r"\max|\Delta\,\text{position term}| = $gap", gap=gap)
+                notice(f"{preset}'s checkpoint stores the rotated slice with interleaved pairs "
+                       f"(`rope_interleave = {cfg.rope_interleave}`). transformers rotates them with "
+                       "`apply_rotary_pos_emb_interleave`, which reads the even and odd dimensions as pairs "
+                       "(and writes the result back in half layout for both q and k, which leaves every dot "
+                       "product unchanged). Reading the same weights as half-split pairs rotates the wrong "
+                       f"dimensions together: here the position term moves by up to {gap:.3g}. The content term "
+                       "is untouched either way.")
+
+
+lesson()
+source(pc.mla_scores, pc.mla_softmax_scale, pc.kv_cache_per_token)
