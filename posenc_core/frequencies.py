@@ -27,6 +27,7 @@ __all__ = [
     "FEWER_FREQUENCY_METHODS",
     "FEWER_FREQUENCY_MODELS",
     "dimension_frequencies",
+    "dimension_frequency_table",
     "fewer_frequencies",
     "frequency_score_curves",
     "p_rope_inv_freq",
@@ -86,11 +87,22 @@ def dimension_frequencies(method, head_dim, base=10000.0, fraction=1.0) -> np.nd
     return out
 
 
+def dimension_frequency_table(head_dim, base=10000.0, fraction=1.0) -> np.ndarray:
+    """log10 of each dimension's angular speed, one row per method (FEWER_FREQUENCY_METHODS order; RoPE at
+    fraction 1), NaN where a dimension never turns. Shape (4, head_dim)."""
+    rows = [dimension_frequencies(m, head_dim, base, 1.0 if m == "RoPE" else fraction)
+            for m in FEWER_FREQUENCY_METHODS]
+    table = np.stack(rows)  # (4, d)
+    with np.errstate(divide="ignore"):
+        return np.where(table > 0, np.log10(table), np.nan)
+
+
 def fewer_frequencies(method, head_dim, base=10000.0, fraction=1.0, context=4096) -> dict:
     """What one method keeps: which pairs turn, their wavelengths, and what a context of ``context`` sees.
 
     Returns:
-        dict with ``inv_freq`` (pairs of the rotated block), ``rotated_dims``, ``still_dims`` (never turn),
+        dict with ``inv_freq`` (pairs of the rotated block), ``wavelengths`` (d/2,) per pair index (NaN where a
+        pair never turns or, for partial rotary, lies outside the block), ``rotated_dims``, ``still_dims`` (never turn),
         ``pairs`` (rotating pairs), ``longest_wavelength`` and ``shortest_wavelength`` (positions, of the
         rotating pairs), ``full_turn`` (pairs that turn at least once within ``context``), ``under_quarter``
         (rotating pairs that turn less than a quarter turn, pi/2, within ``context``: nearly position-free),
@@ -112,6 +124,7 @@ def fewer_frequencies(method, head_dim, base=10000.0, fraction=1.0, context=4096
     wavelengths = 2 * np.pi / turning
     with np.errstate(divide="ignore"):
         per_pair = np.where(inv_freq > 0, 2 * np.pi / inv_freq, np.nan)  # (block/2,), NaN: never turns
+    per_pair = np.concatenate([per_pair, np.full(d // 2 - per_pair.shape[0], np.nan)])  # (d/2,) for any method
     return {"inv_freq": inv_freq, "wavelengths": per_pair, "rotated_dims": rotated, "still_dims": d - rotated,
             "pairs": rotated // 2,
             "block": width, "longest_wavelength": float(wavelengths.max()),
@@ -134,7 +147,8 @@ def frequency_score_curves(head_dim, base=10000.0, fraction=0.25, max_distance=4
     max_distance = as_int("max_distance", max_distance, minimum=1, maximum=MAX_POSITIONS * 64)
     points = as_int("points", points, minimum=2, maximum=4096)
     check_size(points * d, "The score curves")
-    distance = np.unique(np.round(np.linspace(0, max_distance, points))).astype(np.float64)  # (P,)
+    # 0, then log-spaced: the fast pairs decorrelate within a few positions, the slow ones over thousands
+    distance = np.unique(np.concatenate([[0.0], np.round(np.geomspace(1, max_distance, points - 1))]))  # (P,)
     curves = {"distance": distance}
     for method in FEWER_FREQUENCY_METHODS:
         omega = dimension_frequencies(method, d, base, fraction)  # (d,)

@@ -30,6 +30,7 @@ __all__ = [
     "GQA_REFERENCE",
     "LatentConfig",
     "kv_cache_per_token",
+    "mla_layout_gap",
     "mla_random_weights",
     "mla_scores",
     "mla_softmax_scale",
@@ -160,7 +161,8 @@ def mla_scores(hidden, weights: Mapping[str, np.ndarray], cfg: LatentConfig, pos
     Returns:
         dict with ``content`` and ``position`` (h, L, L) unscaled dot products, ``logits`` = scale x (content +
         position) with -inf above the diagonal (causal), ``probs`` (h, L, L) softmax, ``k_rot`` (L, r) the one
-        rotated key per token, ``kv_latent`` (L, kv_lora_rank) what the cache keeps, and the scale dict.
+        rotated key per token, ``kv_latent`` (L, kv_lora_rank) what the cache keeps, ``position_share`` (h,) the
+        position term's share of mean |content| + mean |position| over the causal pairs, and the scale dict.
     """
     hidden = np.asarray(hidden, dtype=np.float32)
     if hidden.ndim != 2 or hidden.shape[1] != cfg.hidden_size:
@@ -198,8 +200,18 @@ def mla_scores(hidden, weights: Mapping[str, np.ndarray], cfg: LatentConfig, pos
     logits = np.where(np.tril(np.ones((length, length), bool)), logits, -np.inf)
     shifted = np.exp(logits - logits.max(-1, keepdims=True))
     probs = shifted / shifted.sum(-1, keepdims=True)
+    causal = np.tril(np.ones((length, length), bool))
+    content_size, position_size = np.abs(content[:, causal]).mean(-1), np.abs(position[:, causal]).mean(-1)  # (h,)
     return {"content": content, "position": position, "logits": logits, "probs": probs.astype(np.float32),
+            "position_share": position_size / (content_size + position_size),  # (h,) of the mean |term|
             "k_rot": k_rot, "kv_latent": kv_latent, "scale": scale, "inv_freq": inv_freq}
+
+
+def mla_layout_gap(a: Mapping, b: Mapping) -> float:
+    """Largest |difference| of the position terms of two ``mla_scores`` results over the causal pairs."""
+    length = a["position"].shape[-1]
+    causal = np.tril(np.ones((length, length), bool))
+    return float(np.abs(a["position"] - b["position"])[:, causal].max())
 
 
 def kv_cache_per_token(cfg: LatentConfig, *, kv_heads: int = 8, dtype: str = "bfloat16", context: int = 131072) -> dict:

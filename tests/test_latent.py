@@ -71,6 +71,20 @@ def test_the_rotated_key_is_shared_by_all_heads_and_the_cache_is_latent_plus_key
     np.testing.assert_allclose(np.tril(total), np.tril(np.nan_to_num(out["logits"], neginf=0.0)), atol=1e-5)
 
 
+def test_the_wrong_pairing_changes_only_the_position_term():
+    cfg = pc.mla_tiny_config("DeepSeek V3", heads=2, hidden=32)
+    weights = pc.mla_random_weights(cfg, seed=3)
+    hidden = np.random.default_rng(3).standard_normal((6, 32)).astype(np.float32)
+    right = pc.mla_scores(hidden, weights, cfg)
+    wrong = pc.mla_scores(hidden, weights, dataclasses.replace(cfg, rope_interleave=False))
+    np.testing.assert_array_equal(right["content"], wrong["content"])
+    assert pc.mla_layout_gap(right, wrong) > 0.1
+    assert pc.mla_layout_gap(right, right) == 0.0
+    # at position 0 nothing is rotated, so the pairing does not matter on the diagonal of token 0
+    assert right["position"][0, 0, 0] == pytest.approx(wrong["position"][0, 0, 0], abs=1e-5)
+    assert 0 < right["position_share"][0] < 1
+
+
 def test_deepseek_v3_softmax_scale_has_mscale_squared():
     scale = pc.mla_softmax_scale(pc.MLA_PRESETS["DeepSeek V3"])
     mscale = 0.1 * np.log(40.0) + 1.0

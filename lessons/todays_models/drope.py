@@ -72,7 +72,7 @@ def lesson():
                 lengths = result["eval_lengths"]
                 show(figures.lines(
                     lengths, {pc.DROPE_VARIANTS[n]: np.array(acc[n]) for n in NAMES}, markers=True, log_x=True,
-                    x_ticks=lengths, y_range=(0, 1.02), colours=COLOURS, legend_right=True,
+                    x_ticks=lengths, y_range=(0, 1.02), colours=COLOURS, legend_right=True, margin=dict(r=250),
                     hlines=[(result["chance_accuracy"], "chance")], vlines=[(t, f"T = {t}")],
                     title=f"Look back {k}: accuracy at T to 8T", x_title="evaluation length",
                     y_title="accuracy", name="drope_accuracy",
@@ -101,8 +101,8 @@ def lesson():
                     [f"{pc.DROPE_VARIANTS[n]} ({mass[n]:.0%} on k back)" for n in NAMES],
                     title=f"Layer {head['layer']}, head {head['head']}: attention at T = {t} on one sequence",
                     cols=2, value_name="attention", cell_px=300, name="drope_heads",
-                    alt="Four attention maps of the same head: a sharp diagonal k steps back with RoPE, blurred "
-                        "without rotations, partly rebuilt after recalibration, and the NoPE model's head."))
+                    alt="Four attention maps of the same layer and head: the RoPE model, the same weights without "
+                        "rotations, the same after recalibration, and the NoPE model trained from scratch."))
                 notice(f"With RoPE this head puts {mass['rope']:.0%} of its weight on the key {k} steps back: the "
                        f"lookup the task needs. The same weights without rotations put {mass['dropped']:.0%} there; "
                        f"after recalibration {mass['drope']:.0%}. The NoPE panel is the same layer and head of an "

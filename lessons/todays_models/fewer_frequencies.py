@@ -1,4 +1,3 @@
-import numpy as np
 import streamlit as st
 
 import posenc_core as pc
@@ -6,6 +5,7 @@ from page_kit import controls, figures, formula, guard, header, notice, sections
 
 METHODS = pc.FEWER_FREQUENCY_METHODS
 COLOURS = {m: i for i, m in enumerate(METHODS)}  # one colour per method in every figure
+DRAW_ORDER = ("RoPE", "partial rotary", "proportional", "p-RoPE")  # dashed p-RoPE on top of proportional
 BASES = [10000, 100000, 500000, 1000000, 10000000]
 CONTEXTS = [2048, 8192, 32768, 131072, 1048576]
 
@@ -51,36 +51,31 @@ def lesson():
         info = summaries(head_dim, float(base), float(fraction), context)
         if tab_dims.open:
             with tab_dims:
-                series = {m: np.where(f > 0, f, np.nan) for m in METHODS
-                          for f in [pc.dimension_frequencies(m, head_dim, base, 1.0 if m == "RoPE" else fraction)]}
-                show(figures.roomy_lines(
-                    range(head_dim), series, title=f"Radians per position of each dimension (head_dim {head_dim}, "
-                    f"fraction {fraction:g}); gaps never turn", x_title="dimension of the head",
-                    y_title="ω (rad / position)", log_y=True, markers=head_dim <= 128, colours=COLOURS,
-                    dashed=["p-RoPE"], name="fewer_dims",
-                    alt="Log-scale lines of each dimension's angular speed for RoPE, partial rotary, p-RoPE and "
-                        "proportional; partial rotary turns only the first block, p-RoPE and proportional turn "
-                        "the first dimensions of each half."))
+                table = pc.dimension_frequency_table(head_dim, base, fraction)
+                show(figures.heatmap(
+                    table, y=list(METHODS), title=f"How fast each dimension turns (head_dim {head_dim}, fraction "
+                    f"{fraction:g}); blank: never turns", x_title="dimension of the head", y_title="",
+                    value_name="log10 ω (rad/pos)", name="fewer_dims", height=300, hover_format=".2f",
+                    alt="One row per method, one cell per dimension of the head, coloured by log10 of its angular "
+                        "speed; dimensions that never turn are blank. Partial rotary turns one leading block, "
+                        "p-RoPE and proportional turn the leading dimensions of each half."))
                 partial, prop = info["partial rotary"], info["proportional"]
                 notice(f"All three rotate {partial['rotated_dims']} of {head_dim} dimensions. Partial rotary packs "
                        f"them into the first {partial['block']} and spreads a whole RoPE spectrum over them (fast "
                        "to slow within the block); the rest pass through. p-RoPE and proportional keep RoPE's "
                        f"rotate_half layout over the full head: pair i is dimensions i and i + {head_dim // 2}, so "
                        "the turning dimensions are the first of each half, with exactly RoPE's fastest frequencies. "
-                       f"p-RoPE (dashed) keeps {info['p-RoPE']['pairs']} pairs (floor of p·d/2), proportional "
+                       f"p-RoPE keeps {info['p-RoPE']['pairs']} pairs (floor of p·d/2), proportional "
                        f"{prop['pairs']} (transformers' int(p·d // 2)).")
 
         if tab_waves.open:
             with tab_waves:
-                pairs = np.arange(head_dim // 2)
-                series = {}
-                for m in METHODS:
-                    w = info[m]["wavelengths"]
-                    series[m] = np.concatenate([w, np.full(head_dim // 2 - w.shape[0], np.nan)])
-                show(figures.roomy_lines(
-                    pairs, series, title="Wavelength of each rotating pair (gaps: pair never turns)",
+                show(figures.lines(
+                    range(head_dim // 2), {m: info[m]["wavelengths"] for m in DRAW_ORDER},
+                    title="Wavelength of each rotating pair (gaps: pair never turns)",
                     x_title="pair index", y_title="wavelength (positions)", log_y=True, colours=COLOURS,
-                    dashed=["p-RoPE"], hlines=[(context, f"context {context:,}")], name="fewer_wavelengths",
+                    legend_right=True, margin=dict(l=70, r=220), dashed=["p-RoPE"],
+                    hlines=[(context, f"context {context:,}")], name="fewer_wavelengths",
                     alt="Log-scale wavelength per pair; the dotted line marks the context length."))
                 st.dataframe({"method": list(METHODS),
                               "rotating pairs": [info[m]["pairs"] for m in METHODS],
@@ -89,27 +84,29 @@ def lesson():
                               "longest λ": [info[m]["longest_wavelength"] for m in METHODS],
                               f"pairs with a full turn in {context:,}": [info[m]["full_turn"] for m in METHODS],
                               "pairs turning < π/2": [info[m]["under_quarter"] for m in METHODS],
-                              "slowest pair unambiguous up to": [info[m]["unambiguous"] for m in METHODS]},
+                              "unambiguous up to": [info[m]["unambiguous"] for m in METHODS]},
                              hide_index=True, width="stretch",
                              column_config={k: st.column_config.NumberColumn(format="%.4g")
-                                            for k in ("shortest λ", "longest λ", "slowest pair unambiguous up to")})
+                                            for k in ("shortest λ", "longest λ", "unambiguous up to")})
                 partial, p_rope = info["partial rotary"], info["p-RoPE"]
+                slow = partial["under_quarter"]
                 notice(f"Partial rotary still reaches a wavelength of {partial['longest_wavelength']:,.0f} "
-                       f"positions, so {partial['under_quarter']} of its pairs turn less than a quarter turn over "
-                       f"{context:,} tokens: slow, nearly position-free channels, now fewer of them. p-RoPE's "
-                       f"longest wavelength is {p_rope['longest_wavelength']:,.4g}: every kept pair turns at least "
-                       f"once within {p_rope['longest_wavelength']:,.0f} positions, and {p_rope['full_turn']} of "
-                       f"{p_rope['pairs']} complete a full turn within the context. Beyond half the longest "
-                       f"wavelength ({p_rope['unambiguous']:,.4g} positions) the slowest kept pair sees distances "
-                       "Δ and λ − Δ as the same, so far-apart tokens are told apart only by the mix of pairs.")
+                       f"positions: its block spans RoPE's whole range with fewer pairs, and {slow} of its "
+                       f"{partial['pairs']} pairs turn less than a quarter turn over {context:,} tokens"
+                       + (" (slow, nearly position-free channels)" if slow else "") + ". p-RoPE's longest "
+                       f"wavelength is {p_rope['longest_wavelength']:,.4g} positions, and {p_rope['full_turn']} of "
+                       f"its {p_rope['pairs']} pairs complete a full turn within the context. 'Unambiguous up to' "
+                       "is half the longest wavelength: beyond it the slowest kept pair gives distances Δ and λ − Δ "
+                       "the same cosine, so far-apart tokens are told apart only by the mix of faster pairs.")
 
         if tab_score.open:
             with tab_score:
                 data = curves(head_dim, float(base), float(fraction), context)
                 still = info["p-RoPE"]["still_share"]
-                show(figures.roomy_lines(
-                    data["distance"], {m: data[m] for m in METHODS}, colours=COLOURS, dashed=["p-RoPE"],
-                    title="q · R(Δ) q / |q|² for q with equal coordinates", x_title="distance Δ",
+                show(figures.lines(
+                    data["distance"], {m: data[m] for m in DRAW_ORDER}, colours=COLOURS, dashed=["p-RoPE"],
+                    legend_right=True, margin=dict(l=70, r=220), log_x=True,
+                    title="q · R(Δ) q / |q|² for q with equal coordinates (log distance axis)", x_title="distance Δ",
                     y_title="normalised score", hlines=[(still, f"position-free share {still:.2f}")],
                     name="fewer_scores",
                     alt="Score against distance: RoPE decays towards zero, the reduced methods settle around the "
@@ -135,7 +132,7 @@ def lesson():
                     log_y=False, markers=False, name="gemma4_inv_freq",
                     alt="inv_freq for Gemma 4's full-attention layers: 64 decaying values, then 192 zeros."))
                 formula(r"\text{rope\_angles} = \mathrm{int}(0.25\cdot 512\,/\!/\,2) = $k,\quad \omega_i = "
-                        r"\frac{1}{10^6}^{\,2i/512}\ (i < $k),\quad \omega_i = 0\ (i \ge $k),\quad "
+                        r"\big(10^{6}\big)^{-2i/512}\ (i < $k),\quad \omega_i = 0\ (i \ge $k),\quad "
                         r"\lambda_{max} = $lam", k=gemma["pairs"], lam=gemma["longest_wavelength"])
                 notice(f"The exponent divides by the whole head_dim (512), not by the {2 * gemma['pairs']} rotated "
                        "dimensions, and the zeros go at the end of inv_freq, so with rotate_half the dimensions "

@@ -69,12 +69,11 @@ def lesson():
                         r"\cdot k^{nope}} + \underbrace{$p}_{R_{$pi}q^{rot}\cdot R_{$pj}k^{rot}}\big) = $s",
                         i=i, j=j, scale=scale["scale"], c=content, p=position, pi=start + i, pj=start + j,
                         s=float(out["logits"][head, i, j]))
-                share = float(np.abs(out["position"][head]).mean() /
-                              (np.abs(out["content"][head]).mean() + np.abs(out["position"][head]).mean()))
                 notice(f"Only {cfg.qk_rope_head_dim} of the {cfg.qk_head_dim} query-key dimensions carry "
-                       f"position, so for these random weights the position term is {share:.0%} of the mean "
-                       "absolute score. Slide the first position: the content panel never changes (no rotation "
-                       "touches it), and the position panel changes only through RoPE's relative angles.")
+                       f"position; for these random weights the position term is {out['position_share'][head]:.0%} "
+                       "of the mean absolute score in this head. Slide the first position: neither panel changes "
+                       "(up to float32 rounding far out), because the same tokens keep the same offsets. Only the "
+                       "rotated slice ever sees a position, and it sees only the offset i − j.")
 
         if tab_shared.open:
             with tab_shared:
@@ -154,7 +153,15 @@ def lesson():
         if tab_layout.open:
             with tab_layout:
                 other = scores(preset, heads, tokens, start, 0, not cfg.rope_interleave)
-                gap = float(np.nanmax(np.abs(np.tril(other["position"] - out["position"]))))
+                gap = pc.mla_layout_gap(out, other)
+                mask = np.tril(np.ones((tokens, tokens)))
+                show(figures.small_multiples(
+                    [np.where(mask, g["position"][0], np.nan) for g in (out, other)],
+                    [f"pairs as stored (rope_interleave = {cfg.rope_interleave})",
+                     f"same weights read as {'half-split' if cfg.rope_interleave else 'interleaved'} pairs"],
+                    title="Head 0's position term under the two pairings", cols=2, cell_px=320,
+                    value_name="R q_rot · R k_rot", name="mla_layouts",
+                    alt="Two heatmaps of the position term: the correct pairing and the wrong one differ."))
                 formula(r"\text{interleaved: pairs }(2i, 2i{+}1)\qquad\text{half: pairs }(i, i{+}r/2)\qquad"
                         r"\max|\Delta\,\text{position term}| = $gap", gap=gap)
                 notice(f"{preset}'s checkpoint stores the rotated slice with interleaved pairs "
