@@ -30,8 +30,8 @@ header(
     "only sentence ends and 'three back' means three sentences back."
 )
 formula(r"g_{ij} = \sigma(q_i\cdot k_j),\qquad p_{ij} = \sum_{t=j}^{i} g_{it},\qquad "
-        r"e[p] = (p-\lfloor p\rfloor)\,e[\lceil p\rceil] + (1-p+\lfloor p\rfloor)\,e[\lfloor p\rfloor],\qquad "
         r"a_{ij} = \mathrm{softmax}_j\big(q_i\cdot k_j + q_i\cdot e[p_{ij}]\big)")
+formula(r"e[p] = (p-\lfloor p\rfloor)\,e[\lceil p\rceil] + (1-p+\lfloor p\rfloor)\,e[\lfloor p\rfloor]")
 
 
 @st.fragment
@@ -58,6 +58,8 @@ def lesson():
             with tab_example:
                 by_tokens = example(text, "tokens", target, float(sharpness))
                 st.markdown(f"Counting **{unit}**, position {target} is: {highlighted(tokens, ex['at_target'])}")
+                st.caption("Tokens come from a toy tokenizer that cuts words into pieces of at most four letters, "
+                           "so a long word is several tokens, as with a real BPE vocabulary.")
                 show(figures.bars(names, {"attention of the last token": ex["attention"]},
                                   title=f"Where the query '{tokens[query]}' looks when it asks for position {target}",
                                   x_title="key (index·token)", y_title="attention", name="cope_attention",
@@ -65,7 +67,7 @@ def lesson():
                 picked = [t for t, hit in zip(tokens, by_tokens["at_target"], strict=True) if hit]
                 found = int(ex["at_target"].sum())
                 here = (f"Counted in {unit}, position {target} holds {found} token{'s' * (found != 1)}, which "
-                        f"together get {ex['target_mass']:.0%} of the attention." if found else
+                        f"together get {ex['target_mass']:.1%} of the attention." if found else
                         f"Counted in {unit}, no key reaches position {target} (the text has too few), so the "
                         "attention has nothing to single out.")
                 notice(f"Counted in tokens, position {target} is '{' '.join(picked) or '(none)'}', {target - 1} "
@@ -76,14 +78,17 @@ def lesson():
         if tab_gates.open:
             with tab_gates:
                 j = controls.slider("Key j", "j", 0, query, max(0, query - 6)) if query > 0 else 0
-                show(figures.bars(names, {"gate g (does this key count?)": ex["gates"],
-                                          "CoPE position p": ex["positions"],
+                show(figures.bars(names, {"gate g": ex["gates"]}, title="The last token's gate on each key "
+                                  "(1: this key counts)", x_title="key (index·token)", y_title="gate", height=300,
+                                  name="cope_gates", alt="Bars per key: the gate is near 1 on keys that end a unit "
+                                                         "and near 0 elsewhere."))
+                show(figures.bars(names, {"CoPE position p": ex["positions"],
                                           "token count i − j + 1": ex["token_positions"]},
-                                  title="The last token's gates and the positions they add up to",
-                                  x_title="key (index·token)", y_title="value", name="cope_gates", height=420,
-                                  alt="Grouped bars per key: the gate, the contextual position and the plain "
-                                      "token distance."))
-                formula(r"p_{$i,$j} = \sum_{t=$j}^{$i} g_{$i t} = $p\qquad\text{(token count: } $c\text{)}",
+                                  title="The positions the gates add up to, next to the plain token count",
+                                  x_title="key (index·token)", y_title="position", name="cope_positions",
+                                  alt="Grouped bars per key: the contextual position climbs in steps, the token "
+                                      "count climbs by one at every key."))
+                formula(r"p_{$i,$j} = \sum_{t=$j}^{$i} g_{$i,t} = $p\qquad\text{(token count: } $c\text{)}",
                         i=query, j=j, p=float(ex["positions"][j]), c=float(ex["token_positions"][j]))
                 notice("Reading right to left from the query, the position rises by one at each key whose gate is "
                        "open and stays put elsewhere, so all tokens of one unit share a position. With every gate "

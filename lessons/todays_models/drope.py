@@ -116,7 +116,8 @@ def lesson():
                 series = {"RoPE training": np.array(rope_curve["loss"] + [np.nan] * len(recal_curve["step"])),
                           "recalibration without positions": np.array([np.nan] * n_rope + recal_curve["loss"])}
                 show(figures.lines(x, series, title="Training loss, then recalibration loss", x_title="step",
-                                   y_title="cross-entropy", vlines=[(result["settings"]["steps"], "rotations dropped")],
+                                   y_title="cross-entropy", legend_right=True, margin=dict(r=260),
+                                   vlines=[(result["settings"]["steps"], "rotations dropped")],
                                    name="drope_curves",
                                    alt="Loss falls during RoPE training, jumps when the rotations are dropped, "
                                        "then falls again during recalibration."))
