@@ -104,6 +104,7 @@ def test_presets_match_transformers_config_defaults():
         for key in ("hidden_size", "num_attention_heads", "num_hidden_layers", "q_lora_rank", "kv_lora_rank",
                     "qk_nope_head_dim", "qk_rope_head_dim", "v_head_dim"):
             assert getattr(ours, key) == getattr(theirs, key), (name, key)
+    assert pc.MLA_PRESETS["GLM-5"].rope_parameters == GlmMoeDsaConfig().rope_parameters
     mistral = Mistral4Config().rope_parameters
     for key in ("factor", "original_max_position_embeddings", "mscale", "mscale_all_dim", "rope_theta"):
         assert pc.MLA_PRESETS["Mistral Small 4"].rope_parameters[key] == mistral[key]
