@@ -29,9 +29,10 @@ header(
     "position embedding of a fractional position is interpolated between its two integer neighbours. Count "
     "only sentence ends and 'three back' means three sentences back."
 )
-formula(r"g_{ij} = \sigma(q_i\cdot k_j),\qquad p_{ij} = \sum_{t=j}^{i} g_{it},\qquad "
-        r"a_{ij} = \mathrm{softmax}_j\big(q_i\cdot k_j + q_i\cdot e[p_{ij}]\big)")
-formula(r"e[p] = (p-\lfloor p\rfloor)\,e[\lceil p\rceil] + (1-p+\lfloor p\rfloor)\,e[\lfloor p\rfloor]")
+formula(r"\begin{gathered}g_{ij} = \sigma(q_i\cdot k_j),\qquad p_{ij} = \sum_{t=j}^{i} g_{it}\\ "
+        r"a_{ij} = \mathrm{softmax}_j\big(q_i\cdot k_j + q_i\cdot e[p_{ij}]\big)\\ "
+        r"e[p] = (p-\lfloor p\rfloor)\,e[\lceil p\rceil] + (1-p+\lfloor p\rfloor)\,e[\lfloor p\rfloor]"
+        r"\end{gathered}")
 
 
 @st.fragment
@@ -63,7 +64,8 @@ def lesson():
                 show(figures.bars(names, {"attention of the last token": ex["attention"]},
                                   title=f"Where the query '{tokens[query]}' looks when it asks for position {target}",
                                   x_title="key (index·token)", y_title="attention", name="cope_attention",
-                                  alt="Bars of attention per key; the keys at the requested position get it all."))
+                                  alt=f"Bars of the last token's attention on each key; the keys at position "
+                                      f"{target} get {ex['target_mass']:.1%} of it."))
                 picked = [t for t, hit in zip(tokens, by_tokens["at_target"], strict=True) if hit]
                 found = int(ex["at_target"].sum())
                 here = (f"Counted in {unit}, position {target} holds {found} token{'s' * (found != 1)}, which "

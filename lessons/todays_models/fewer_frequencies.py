@@ -109,8 +109,8 @@ def lesson():
                     title="q · R(Δ) q / |q|² for q with equal coordinates (log distance axis)", x_title="distance Δ",
                     y_title="normalised score", hlines=[(still, f"position-free share {still:.2f}")],
                     name="fewer_scores",
-                    alt="Score against distance: RoPE decays towards zero, the reduced methods settle around the "
-                        "share of dimensions that never turn."))
+                    alt="Normalised score against distance on a log axis for the four methods; the dotted line "
+                        "marks the share of dimensions that never turn."))
                 formula(r"\frac{q\cdot R(\Delta)q}{|q|^2} = \frac{1}{d}\sum_{\text{dims}} \cos(\Delta\,\omega) "
                         r"= \underbrace{$still}_{\text{still dims}} + \frac{1}{$d}\sum_{\omega>0}\cos(\Delta\omega)",
                         still=still, d=head_dim)

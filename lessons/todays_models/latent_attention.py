@@ -59,11 +59,11 @@ def lesson():
                 grids = [figures.blank_masked(np.where(np.tril(np.ones((tokens, tokens))), g[head], np.nan))
                          for g in (out["content"], out["position"])] + [figures.blank_masked(out["logits"][head])]
                 show(figures.small_multiples(
-                    grids, ["content: q_nope·k_nope", "position: R q_rot · R k_rot", "logit = scale × (sum)"],
-                    title=f"Head {head}: the two terms of every causal score (positions {start} to "
-                          f"{start + tokens - 1})", cols=3, value_name="value", name="mla_terms", cell_px=300,
-                    alt="Three heatmaps over query and key: the content term, the position term and their scaled "
-                        "sum; entries above the diagonal are masked."))
+                    grids, ["content", "position", "scaled logit"],
+                    title=f"Head {head}, positions {start:,}–{start + tokens - 1:,}", cols=3, value_name="value",
+                    name="mla_terms", cell_px=300,
+                    alt="Three heatmaps over query and key: the content term q_nope·k_nope, the position term "
+                        "R q_rot · R k_rot and their scaled sum; entries above the diagonal are masked."))
                 content, position = float(out["content"][head, i, j]), float(out["position"][head, i, j])
                 formula(r"s_{$i,$j} = \underbrace{$scale}_{\text{scale}}\times\big(\underbrace{$c}_{q^{nope}"
                         r"\cdot k^{nope}} + \underbrace{$p}_{R_{$pi}q^{rot}\cdot R_{$pj}k^{rot}}\big) = $s",
