@@ -31,9 +31,9 @@ __all__ = ["DROPE_VARIANTS", "drop_positions", "drope_experiment", "load_drope_r
 
 DROPE_VARIANTS = {
     "rope": "RoPE (as trained)",
-    "dropped": "RoPE dropped, no recalibration",
-    "drope": "DroPE: dropped + recalibrated",
-    "nope": "NoPE trained from scratch",
+    "dropped": "rotations dropped",
+    "drope": "DroPE (recalibrated)",
+    "nope": "NoPE from scratch",
 }
 MAX_RECALIBRATION = 2000
 
