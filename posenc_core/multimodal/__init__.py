@@ -6,3 +6,6 @@ scores that follow, the families' config.json fields and presets, and their visi
 from .families import *  # noqa: F403
 from .rotary import *  # noqa: F403
 from .sequence import *  # noqa: F403
+from .config import *  # noqa: F403
+from .presets import *  # noqa: F403
+from .vision_towers import *  # noqa: F403

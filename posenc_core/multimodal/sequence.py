@@ -8,7 +8,7 @@ family's ``get_rope_index`` in transformers 5.23 (tests/test_multimodal.py check
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
@@ -171,7 +171,8 @@ def _video_time(family: MMFamily, groups: int, fps: float) -> np.ndarray:
     return k.astype(np.float64)
 
 
-def mm_position_ids(family_key, segments, *, frame_text=None, n_window=50) -> MixedIds:
+def mm_position_ids(family_key, segments, *, frame_text=None, n_window=50, tokens_per_second=None,
+                    position_id_per_seconds=None) -> MixedIds:
     """The (3, n) position ids of a mixed sequence under ``family_key``'s get_rope_index.
 
     Args:
@@ -181,12 +182,21 @@ def mm_position_ids(family_key, segments, *, frame_text=None, n_window=50) -> Mi
         frame_text: text tokens between two frames for families that write time as text (default:
             the family's estimate; the real count depends on the tokenizer).
         n_window: Qwen3-Omni's audio_config.n_window.
+        tokens_per_second, position_id_per_seconds: a config's values in place of the family's
+            (Qwen2.5-VL's vision_config.tokens_per_second, Qwen3-Omni's thinker_config.position_id_per_seconds).
 
     Returns:
         MixedIds with the ids, each token's kind, segment and cell, the id the next text token gets and
         the inputs (mm_token_type_ids, grids, ...) to call the model's get_rope_index with.
     """
     family = mm_family(family_key)
+    if tokens_per_second is not None:
+        family = replace(family, tokens_per_second=as_int("tokens_per_second", tokens_per_second, minimum=1,
+                                                          maximum=1000))
+    if position_id_per_seconds is not None:
+        family = replace(family, position_id_per_seconds=as_int("position_id_per_seconds", position_id_per_seconds,
+                                                                minimum=1, maximum=1000))
+    n_window = as_int("n_window", n_window, minimum=1, maximum=10_000)
     segments = [_check(s, family) for s in segments]
     if not segments:
         raise ValueError("The sequence is empty: add at least one segment.")
