@@ -18,8 +18,8 @@ from .._checks import MAX_DIM, as_base, as_choice, as_float, as_int, check_size
 from ..rope import rope_inv_freq_float32_pow
 from .families import ALLOCATIONS, mm_family
 
-__all__ = ["AXIS_NAMES", "MRopeSettings", "mm_cos_sin", "mm_pair_axes", "mm_rope_settings", "mm_scores",
-           "mm_wavelength_ranges"]
+__all__ = ["AXIS_NAMES", "MRopeSettings", "mm_cos_sin", "mm_pair_axes", "mm_pair_wavelengths", "mm_rope_settings",
+           "mm_scores", "mm_wavelength_ranges"]
 
 AXIS_NAMES = ("time", "height", "width")
 
@@ -80,6 +80,13 @@ def mm_pair_axes(settings: MRopeSettings) -> np.ndarray:
     # takes the last s_2 pairs, the slowest.
     axes[:s_0 + s_1] = np.tile(np.array([1, 2], np.int8), s_0)
     return axes
+
+
+def mm_pair_wavelengths(settings: MRopeSettings) -> dict[str, np.ndarray]:
+    """Each pair's wavelength 2π/θ_j (positions) under the axis that turns it: {axis: (n_pairs,), NaN elsewhere}."""
+    wavelength = 2 * np.pi / rope_inv_freq_float32_pow(settings.rotary_dim, settings.rope_theta).astype(np.float64)
+    axes = mm_pair_axes(settings)
+    return {name: np.where(axes == a, wavelength, np.nan) for a, name in enumerate(AXIS_NAMES)}
 
 
 def mm_wavelength_ranges(settings: MRopeSettings) -> dict[str, dict]:

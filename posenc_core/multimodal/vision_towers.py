@@ -23,8 +23,8 @@ from .._checks import as_base, as_choice, as_int, check_size
 from ..rope import rope_inv_freq_float32_pow
 from ..vision import learned_like_grid, patch_similarity_maps
 
-__all__ = ["VISION_TOWERS", "VisionTower", "factorized_learned_table", "vision_rope_cos_sin",
-           "vision_tower_score_map"]
+__all__ = ["VISION_TOWERS", "VisionTower", "factorized_learned_table", "vision_dimension_axes",
+           "vision_rope_cos_sin", "vision_tower_score_map", "vision_wavelengths"]
 
 
 @dataclass(frozen=True)
@@ -123,3 +123,18 @@ def factorized_learned_table(grid_h, grid_w, dim, seed=0) -> np.ndarray:
     table = (y_table[:, None, :] + x_table[None, :, :]).reshape(h * w, dim)  # (h·w, dim)
     return patch_similarity_maps(table, h, w, "cosine")
 
+
+
+def vision_dimension_axes(key) -> np.ndarray:
+    """For each dimension of a head: 0 if the patch's row turns it, 1 if its column does. Shape (head_dim,)."""
+    tower = _tower(key)
+    q = tower.head_dim // 4
+    blocks = [0, 1, 0, 1] if tower.layout == "hwhw" else [1, 1, 0, 0]  # Gemma 4: x (column) first
+    return np.repeat(np.array(blocks, dtype=np.int8), q)
+
+
+def vision_wavelengths(key, theta=None) -> np.ndarray:
+    """Wavelength 2π/θ_i in patches of each of the d/4 frequencies an axis turns at. Shape (head_dim / 4,)."""
+    tower = _tower(key)
+    theta = as_base(tower.theta if theta is None else theta)
+    return 2 * np.pi / rope_inv_freq_float32_pow(tower.head_dim // 2, theta).astype(np.float64)
