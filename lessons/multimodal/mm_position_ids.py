@@ -57,7 +57,7 @@ def rows_section(model, result, spec):
            + (f" Here the video's time ids reach {video_top:g} while the token right after the video gets "
               f"{next_id:g}: in transformers 5.23 text after a video continues from the largest row or column id, "
               "not from the largest time id (Qwen's original code, and Qwen3-Omni's here, continue after the "
-              "largest id of any row)." if video_top >= next_id else ""))
+              "largest id of any row)." if video_top > next_id else ""))
     first_image = np.flatnonzero(result.kind == 1)
     if first_image.size:
         i = int(first_image[0])

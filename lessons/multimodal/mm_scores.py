@@ -85,7 +85,9 @@ def image_section(model):
     notice(f"Next to the query, 1 means 'indistinguishable by position'. {lines}. A model whose height and "
            "width pairs are all slow (Qwen2-VL's contiguous blocks give width the slowest 24 pairs) sees "
            "neighbouring patches as nearly the same place, so it must learn the layout from content; "
-           "interleaving gives both axes fast pairs and a sharp peak.")
+           "interleaving gives both axes fast pairs and a sharp peak. (Trained weights can still read small "
+           "angle differences by putting large norms on those pairs; the maps show what the rotation alone "
+           "provides.)")
     formula(r"\frac{q_{(r,c)}\cdot k_{(r',c')}}{q\cdot k} = \frac{1}{d}\Big[\sum_{j\in H} 2\cos(\Delta r\,"
             r"\theta_j) + \sum_{j\in W} 2\cos(\Delta c\,\theta_j) + \sum_{j\in T} 2 + (d - r_{\text{rot}})\Big]")
 
@@ -107,16 +109,20 @@ def video_section():
     seconds = next(iter(curves.values()))["seconds"]
     show(figures.padded(figures.lines(
         seconds, {name: c["scores"] for name, c in curves.items()}, markers=True, legend_right=True,
+        margin=dict(r=190),
         title=f"Score of a video token with the same patch in every group of 2 frames ({frames} frames at {fps:g} "
               "fps)", x_title="seconds into the video", y_title="relative score", height=420,
         alt="One curve per family: 1 at the query's frame group, changing with the time gap at a rate set by the "
             "family's time ids and the pairs that time owns.", name="mm_video_scores"), top=90))
     gap = {name: float(c["time_ids"][-1] - c["time_ids"][0]) for name, c in curves.items()}
+    q35 = pc.mm_rope_settings("qwen3_5")
     notice("The same patch in another frame differs only in time (and, where frames are numbered like images, "
            "in the start that grows by one frame's rows and its time stamp). Over this clip the time id of the "
            "patch moves by " + ", ".join(f"{v:g} ({k})" for k, v in gap.items()) + ". ERNIE spends only slow "
-           "pairs on time, so its curve stays near 1; the Qwen3 family moves all three ids between frames, "
-           "because each frame starts where the previous one and its time stamp ended.")
+           "pairs on time, so its curve stays near 1. Qwen3-VL, Qwen3.5 and GLM move all three ids between "
+           "frames, because each frame starts where the previous one and its time stamp ended. Qwen3.5 stays "
+           f"higher partly because only {q35.rotary_dim} of its {q35.head_dim} dimensions rotate; the rest score "
+           "the same in every frame.")
 
 
 def fps_section():
@@ -128,12 +134,12 @@ def fps_section():
     with c3:
         fps_b = controls.select_slider("fps of clip B", "fb", FPS, 4.0, format_func=lambda v: f"{v:g}")
     table = time_ids(frames, fps_a, fps_b)
-    names = {f"{key} at {fps:g} fps": f"{pc.MM_FAMILIES[key].name} at {fps:g} fps" for key in TIME_FAMILIES
+    names = {f"{key} at {fps:g} fps": f"{pc.MM_FAMILIES[key].name}, {fps:g} fps" for key in TIME_FAMILIES
              for fps in (fps_a, fps_b)}
     series = {names[k]: v for k, v in table["series"].items()}
     show(figures.padded(figures.lines(
         table["seconds"], series, markers=True, legend_right=True,
-        dashed=tuple(name for name in series if name.endswith(f"at {fps_b:g} fps")),
+        dashed=tuple(name for name in series if name.endswith(f", {fps_b:g} fps")), margin=dict(r=190),
         title="Time id of each group of 2 frames against its time in seconds", x_title="seconds",
         y_title="time id (from the first group)", height=420, name="mm_fps_ids",
         alt="Frame-index ids (Qwen2-VL) rise by one per group, so their slope in seconds depends on the fps; "
@@ -141,13 +147,13 @@ def fps_section():
     last = {name: values[np.isfinite(values)][-1] for name, values in series.items()}
     span_a, span_b = (frames - 2) / fps_a, (frames - 2) / fps_b  # start of the last group of 2 frames
     notice(f"The last group of clip A starts at {span_a:g} s, that of clip B at {span_b:g} s. Qwen2-VL gives both "
-           f"the same last time id ({last[f'Qwen2-VL at {fps_a:g} fps']:g} and "
-           f"{last[f'Qwen2-VL at {fps_b:g} fps']:g}): it counts groups of frames, so one id means {2 / fps_a:g} s "
-           f"in A and {2 / fps_b:g} s in B. Qwen2.5-VL reaches {last[f'Qwen2.5-VL at {fps_a:g} fps']:g} and "
-           f"{last[f'Qwen2.5-VL at {fps_b:g} fps']:g}: with tokens_per_second 2 one id is half a second at any "
+           f"the same last time id ({last[f'Qwen2-VL, {fps_a:g} fps']:g} and "
+           f"{last[f'Qwen2-VL, {fps_b:g} fps']:g}): it counts groups of frames, so one id means {2 / fps_a:g} s "
+           f"in A and {2 / fps_b:g} s in B. Qwen2.5-VL reaches {last[f'Qwen2.5-VL, {fps_a:g} fps']:g} and "
+           f"{last[f'Qwen2.5-VL, {fps_b:g} fps']:g}: with tokens_per_second 2 one id is half a second at any "
            "fps (rounded down, so at high fps neighbouring groups can share an id). Qwen3-Omni counts "
            f"{pc.MM_FAMILIES['qwen3_omni'].position_id_per_seconds} ids per second and keeps fractions: "
-           f"{last[f'Qwen3-Omni at {fps_a:g} fps']:g} and {last[f'Qwen3-Omni at {fps_b:g} fps']:g}.")
+           f"{last[f'Qwen3-Omni, {fps_a:g} fps']:g} and {last[f'Qwen3-Omni, {fps_b:g} fps']:g}.")
     formula(r"\text{Qwen2.5-VL: } t_k = \lfloor k\cdot 2\cdot \tfrac{2}{\text{fps}}\rfloor:\ \ "
             r"\text{A: } \lfloor k\cdot $ia\rfloor,\ \ \text{B: } \lfloor k\cdot $ib\rfloor",
             ia=4 / fps_a, ib=4 / fps_b)

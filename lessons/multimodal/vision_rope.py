@@ -56,10 +56,11 @@ def lesson():
                           "Learned x table + y table (seeded stand-in)"]
                 show(figures.mark_panels(figures.square_panels(figures.padded(figures.small_multiples(
                     [qwen_map, gemma_map, learned_map], titles, cols=3, value_name="relative score / cosine",
-                    title=f"Query patch ({row}, {col}) against every patch of a {h} × {w} grid", x_title="column",
-                    y_title="row", cell_px=280, name="vision_tower_maps", margin=dict(t=110),
-                    alt="Three maps: with theta 10,000 a narrow peak on a broad plateau; with theta 100 a peak "
-                        "with ripples along the query's row and column; the learned table a soft cross."))),
+                    title=f"Query patch (row {row}, column {col}) against every patch of a {h} × {w} grid",
+                    x_title="column", y_title="row", cell_px=280, name="vision_tower_maps", margin=dict(t=110),
+                    alt="Three maps with a cross through the query: with theta 10,000 it stays high across the "
+                        "whole grid; with theta 100 it fades with distance; the learned table's cross is soft and "
+                        "patches far off the query's row and column score below zero."))),
                     col, row, "query"))
                 far = min(w - 1, col + 16)
                 notice(f"Same content at every patch, so only position differs (each map ÷ the query's own score). "
@@ -71,18 +72,17 @@ def lesson():
                        "(position_embedding_size 10,240 per axis) before its attention layers apply RoPE.")
         if tab_waves.open:
             with tab_waves:
-                waves = {f"{qwen_tower.name} (θ {qwen_tower.theta:,.0f})": pc.vision_wavelengths(tower),
-                         f"Gemma 4 (θ {gemma.theta:,.0f})": pc.vision_wavelengths("gemma4")}
-                longest = max(len(v) for v in waves.values())
-                padded_waves = {k: np.pad(v, (0, longest - len(v)), constant_values=np.nan) for k, v in waves.items()}
+                table = pc.vision_wavelength_table([tower, "gemma4"])  # (2, d/4 of the larger head)
+                waves = {f"{qwen_tower.name} (θ {qwen_tower.theta:,.0f})": table[0],
+                         f"Gemma 4 (θ {gemma.theta:,.0f})": table[1]}
                 show(figures.padded(figures.lines(
-                    np.arange(longest), padded_waves, markers=True, log_y=True, hover_format=",.1f",
-                    hlines=[(max(h, w), f"this grid's side: {max(h, w)} patches")],
+                    np.arange(table.shape[1]), waves, markers=True, log_y=True, hover_format=",.1f",
+                    hlines=[(max(h, w), f"grid side {max(h, w)}")], legend_right=True, margin=dict(r=230),
                     title="Wavelength of each frequency an axis turns at (in patches)", x_title="frequency i",
                     y_title="wavelength 2π/θ_i (patches)", name="vision_wavelengths", height=380,
                     alt="Two rising curves on a log scale; theta 10,000 reaches tens of thousands of patches, "
                         "theta 100 stays within a few hundred.")))
-                q, g = waves.values()
+                q, g = (v[np.isfinite(v)] for v in waves.values())
                 notice(f"{qwen_tower.name}: wavelengths from {q.min():.1f} to {q.max():,.0f} patches; "
                        f"{int(np.sum(q > 4 * max(h, w)))} of its {len(q)} frequencies per axis have a wavelength "
                        f"over four times this grid's side and barely turn across it. Gemma 4: {g.min():.1f} to "
@@ -93,9 +93,7 @@ def lesson():
         if tab_layout.open:
             with tab_layout:
                 towers = [tower, "gemma4"]
-                grid = np.stack([pc.vision_dimension_axes(k).astype(float) for k in towers])
-                longest = max(pc.VISION_TOWERS[k].head_dim for k in towers)
-                grid = np.stack([np.pad(r, (0, longest - r.size), constant_values=np.nan) for r in grid])
+                grid = pc.vision_layout_table(towers)  # (2, the larger head_dim)
                 show(figures.padded(figures.heatmap(
                     grid, title="Which coordinate turns each dimension of a head", x_title="dimension",
                     y_title="", y=[pc.VISION_TOWERS[k].name for k in towers], value_name="0 row, 1 column",

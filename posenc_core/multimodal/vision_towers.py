@@ -23,8 +23,8 @@ from .._checks import as_base, as_choice, as_int, check_size
 from ..rope import rope_inv_freq_float32_pow
 from ..vision import learned_like_grid, patch_similarity_maps
 
-__all__ = ["VISION_TOWERS", "VisionTower", "factorized_learned_table", "vision_dimension_axes",
-           "vision_rope_cos_sin", "vision_tower_score_map", "vision_wavelengths"]
+__all__ = ["VISION_TOWERS", "VisionTower", "factorized_learned_table", "vision_dimension_axes", "vision_layout_table",
+           "vision_rope_cos_sin", "vision_tower_score_map", "vision_wavelength_table", "vision_wavelengths"]
 
 
 @dataclass(frozen=True)
@@ -138,3 +138,18 @@ def vision_wavelengths(key, theta=None) -> np.ndarray:
     tower = _tower(key)
     theta = as_base(tower.theta if theta is None else theta)
     return 2 * np.pi / rope_inv_freq_float32_pow(tower.head_dim // 2, theta).astype(np.float64)
+
+
+def _padded_rows(rows: list[np.ndarray]) -> np.ndarray:
+    width = max(r.size for r in rows)
+    return np.stack([np.pad(r.astype(np.float64), (0, width - r.size), constant_values=np.nan) for r in rows])
+
+
+def vision_layout_table(keys) -> np.ndarray:
+    """``vision_dimension_axes`` of several towers, one row each, NaN past a tower's head_dim. (towers, max d)."""
+    return _padded_rows([vision_dimension_axes(k) for k in keys])
+
+
+def vision_wavelength_table(keys) -> np.ndarray:
+    """``vision_wavelengths`` of several towers, one row each, NaN past a tower's d/4. (towers, max d/4)."""
+    return _padded_rows([vision_wavelengths(k) for k in keys])
