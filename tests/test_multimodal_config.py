@@ -11,7 +11,6 @@ import torch
 import posenc_core as pc
 from posenc_core import multimodal as mm
 
-
 # ---------- presets and the config reader ----------
 
 @pytest.mark.parametrize("key", list(mm.MULTIMODAL_PRESETS))

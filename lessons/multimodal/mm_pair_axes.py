@@ -73,8 +73,10 @@ def model_section(model, settings):
     elif settings.allocation == "interleaved":
         what = (f"Interleaved: the pairs cycle time, height, width, so every axis has fast and slow pairs: time "
                 f"from {t['shortest']:,.1f}, height from {h['shortest']:,.1f}, width from {w['shortest']:,.1f} "
-                f"positions. The last {settings.n_pairs - 3 * min(settings.mrope_section[1:])} pairs, past the "
-                "cycle, are all time, the slowest of all.")
+                "positions. " + next((f"The {r['slowest_run']} slowest pairs all belong to {name}, past the end "
+                                      "of the cycle." if r["slowest_run"] > 1 else
+                                      f"The slowest pair belongs to {name}.")
+                                     for name, r in ranges.items() if r["slowest_run"]))
     else:
         what = (f"ERNIE's 3D layout: height and width alternate over the {h['pairs'] + w['pairs']} fastest pairs "
                 f"(both from {min(h['shortest'], w['shortest']):,.1f} positions), and time takes only the "

@@ -56,7 +56,7 @@ def rows_section(model, result, spec):
            f"gets max + 1 = {result.next_generated:g} (the model's rope delta)."
            + (f" Here the video's time ids reach {video_top:g} while the token right after the video gets "
               f"{next_id:g}: in transformers 5.23 text after a video continues from the largest row or column id, "
-              "not from the largest time id (Qwen's original code, and Qwen3-Omni's here, continue after the "
+              "not from the largest time id (transformers 4.x, and Qwen3-Omni's code here, continue after the "
               "largest id of any row)." if video_top > next_id else ""))
     first_image = np.flatnonzero(result.kind == 1)
     if first_image.size:

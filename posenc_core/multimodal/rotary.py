@@ -90,14 +90,18 @@ def mm_pair_wavelengths(settings: MRopeSettings) -> dict[str, np.ndarray]:
 
 
 def mm_wavelength_ranges(settings: MRopeSettings) -> dict[str, dict]:
-    """For each axis: how many pairs, and the shortest and longest wavelength 2π/θ among them (in positions)."""
+    """For each axis: how many pairs, the shortest and longest wavelength 2π/θ among them (in positions), and
+    ``slowest_run``: how many of the slowest pairs in a row it owns (0 unless it owns the slowest pair)."""
     inv_freq = rope_inv_freq_float32_pow(settings.rotary_dim, settings.rope_theta).astype(np.float64)
     axes = mm_pair_axes(settings)
+    # how many of the slowest pairs in a row belong to one axis (the tail past Qwen3-VL's t-h-w cycle)
+    tail = int(np.argmax(axes[::-1] != axes[-1])) or axes.size
     out = {}
     for a, name in enumerate(AXIS_NAMES):
         waves = 2 * np.pi / inv_freq[axes == a]
         out[name] = {"pairs": int(waves.size), "shortest": float(waves.min()) if waves.size else float("nan"),
-                     "longest": float(waves.max()) if waves.size else float("nan")}
+                     "longest": float(waves.max()) if waves.size else float("nan"),
+                     "slowest_run": tail if axes[-1] == a else 0}
     return out
 
 
