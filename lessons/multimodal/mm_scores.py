@@ -22,10 +22,11 @@ header(
 def image_maps(model: multimodal_views.Model, h: int, w: int, row: int, col: int):
     """The chosen model's map, then one released model per other allocation."""
     own = multimodal_views.settings_of(model)
-    panels = {f"{model.name} ({own.allocation})": pc.mm_image_scores(model.family, own, h, w, row, col)}
+    panels = {f"{pc.MM_FAMILIES[model.family].name}, {own.allocation}": pc.mm_image_scores(model.family, own, h, w,
+                                                                                           row, col)}
     for allocation, key in ALLOCATION_MODELS.items():
         if allocation != own.allocation:
-            name = f"{pc.MM_FAMILIES[key].name} ({allocation})"
+            name = f"{pc.MM_FAMILIES[key].name}, {allocation}"
             panels[name] = pc.mm_image_scores(key, pc.mm_rope_settings(key), h, w, row, col)
     return panels
 

@@ -51,12 +51,12 @@ def lesson():
         if tab_maps.open:
             with tab_maps:
                 qwen_map, gemma_map, learned_map = maps(tower, h, w, row, col)
-                titles = [f"{qwen_tower.name}: θ {qwen_tower.theta:,.0f}, d = {qwen_tower.head_dim}",
-                          f"Gemma 4: θ {gemma.theta:,.0f}, d = {gemma.head_dim}",
-                          "Learned x table + y table (seeded stand-in)"]
+                titles = [f"Qwen, θ {qwen_tower.theta:,.0f}", f"Gemma 4, θ {gemma.theta:,.0f}", "Learned x + y"]
                 show(figures.mark_panels(figures.square_panels(figures.padded(figures.small_multiples(
                     [qwen_map, gemma_map, learned_map], titles, cols=3, value_name="relative score / cosine",
-                    title=f"Query patch (row {row}, column {col}) against every patch of a {h} × {w} grid",
+                    title=f"Query patch (row {row}, column {col}) of a {h} × {w} grid<br><sup>{qwen_tower.name}, "
+                          f"d = {qwen_tower.head_dim}; Gemma 4, d = {gemma.head_dim}; learned table: a seeded "
+                          "stand-in</sup>",
                     x_title="column", y_title="row", cell_px=280, name="vision_tower_maps", margin=dict(t=110),
                     alt="Three maps with a cross through the query: with theta 10,000 it stays high across the "
                         "whole grid; with theta 100 it fades with distance; the learned table's cross is soft and "
