@@ -54,16 +54,16 @@ def lesson():
                 titles = [f"Qwen, θ {qwen_tower.theta:,.0f}", f"Gemma 4, θ {gemma.theta:,.0f}", "Learned x + y"]
                 show(figures.mark_panels(figures.square_panels(figures.padded(figures.small_multiples(
                     [qwen_map, gemma_map, learned_map], titles, cols=3, value_name="relative score / cosine",
-                    title=f"Query patch (row {row}, column {col}) of a {h} × {w} grid<br><sup>{qwen_tower.name}, "
-                          f"d = {qwen_tower.head_dim}; Gemma 4, d = {gemma.head_dim}; learned table: a seeded "
-                          "stand-in</sup>",
+                    title=f"Query patch (row {row}, column {col}) against every patch of a {h} × {w} grid",
                     x_title="column", y_title="row", cell_px=280, name="vision_tower_maps", margin=dict(t=110),
                     alt="Three maps with a cross through the query: with theta 10,000 it stays high across the "
                         "whole grid; with theta 100 it fades with distance; the learned table's cross is soft and "
                         "patches far off the query's row and column score below zero."))),
                     col, row, "query"))
                 far = min(w - 1, col + 16)
-                notice(f"Same content at every patch, so only position differs (each map ÷ the query's own score). "
+                notice(f"Same content at every patch, so only position differs (each map ÷ the query's own score; "
+                       f"{qwen_tower.name} heads have d = {qwen_tower.head_dim}, Gemma 4's d = {gemma.head_dim}; the "
+                       "learned table is a seeded stand-in for trained weights). "
                        f"{far - col} columns to the right the Qwen tower still scores {qwen_map[row, far]:.3f} and "
                        f"Gemma 4 {gemma_map[row, far]:.3f}: with θ = 10,000 most pairs are too slow to change "
                        "across an image, with θ = 100 all of them turn within a few hundred patches. The learned "
