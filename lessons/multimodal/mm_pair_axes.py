@@ -57,7 +57,7 @@ def model_section(model, settings):
         x_title="rotary pair j (fast → slow)", y_title="wavelength 2π/θ_j (positions)", hover_format=",.1f",
         height=400, name="mm_pair_wavelengths",
         alt=f"Wavelength of each of the {settings.n_pairs} pairs on a log scale, rising from left to "
-            f"right; markers coloured time, height or width by the {settings.allocation} allocation.")))
+            f"right; markers coloured time, height or width by the {settings.allocation} allocation."), left=96))
     ranges = pc.mm_wavelength_ranges(settings)
     st.dataframe({"axis": list(ranges), "pairs": [r["pairs"] for r in ranges.values()],
                   "shortest wavelength": [f"{r['shortest']:,.1f}" for r in ranges.values()],

@@ -81,7 +81,7 @@ def lesson():
                     title="Wavelength of each frequency an axis turns at (in patches)", x_title="frequency i",
                     y_title="wavelength 2π/θ_i (patches)", name="vision_wavelengths", height=380,
                     alt="Two rising curves on a log scale; theta 10,000 reaches tens of thousands of patches, "
-                        "theta 100 stays within a few hundred.")))
+                        "theta 100 stays within a few hundred."), left=96))
                 q, g = (v[np.isfinite(v)] for v in waves.values())
                 notice(f"{qwen_tower.name}: wavelengths from {q.min():.1f} to {q.max():,.0f} patches; "
                        f"{int(np.sum(q > 4 * max(h, w)))} of its {len(q)} frequencies per axis have a wavelength "
