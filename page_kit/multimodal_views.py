@@ -94,7 +94,7 @@ def show_reading(reading) -> None:
 
 def settings_of(model: Model) -> pc.MRopeSettings:
     return pc.mm_rope_settings(model.family, head_dim=model.head_dim,
-                               partial_rotary_factor=model.rotary_dim / model.head_dim, rope_theta=model.theta,
+                               rotary_dim=model.rotary_dim, rope_theta=model.theta,
                                mrope_section=tuple(int(v) for v in model.section.split(",")))
 
 

@@ -82,7 +82,7 @@ def _reference_omni_ids(result):
 
 texts = st.integers(1, 6).map(lambda n: S("text", tokens=n))
 images = st.builds(lambda h, w: S("image", h=h, w=w), st.integers(1, 5), st.integers(1, 5))
-fps_values = st.sampled_from([0.5, 1.0, 1.5, 2.0, 3.0, 4.0, 7.0, 24.0, 29.97])
+fps_values = st.sampled_from([0.5, 0.7, 1.0, 1.5, 2.0, 3.0, 4.0, 7.0, 24.0, 29.97])
 videos = st.builds(lambda f, h, w, fps: S("video", frames=2 * f, h=h, w=w, fps=fps),
                    st.integers(1, 5), st.integers(1, 4), st.integers(1, 4), fps_values)
 
@@ -107,7 +107,7 @@ def test_ids_equal_get_rope_index(key, parts):
     np.testing.assert_array_equal(result.ids, _reference_grid_ids(key, result))
 
 
-@settings(max_examples=30, deadline=None)
+@settings(max_examples=60, deadline=None)
 @given(parts=sequences(audio=True), with_sound=st.booleans())
 def test_omni_ids_equal_get_rope_index(parts, with_sound):
     parts = [S("video", frames=p.frames, h=p.h, w=p.w, fps=p.fps, audio=with_sound) if p.kind == "video" else p

@@ -19,11 +19,12 @@ header(
 
 
 @st.cache_data(max_entries=32, show_spinner=False)
-def image_maps(model: multimodal_views.Model, h: int, w: int, row: int, col: int):
+def image_maps(family: str, head_dim: int, rotary_dim: int, theta: float, section: str, h: int, w: int, row: int,
+               col: int):
     """The chosen model's map, then one released model per other allocation."""
-    own = multimodal_views.settings_of(model)
-    panels = {f"{pc.MM_FAMILIES[model.family].name}, {own.allocation}": pc.mm_image_scores(model.family, own, h, w,
-                                                                                           row, col)}
+    own = pc.mm_rope_settings(family, head_dim=head_dim, rotary_dim=rotary_dim,
+                              rope_theta=theta, mrope_section=tuple(int(v) for v in section.split(",")))
+    panels = {f"{pc.MM_FAMILIES[family].name}, {own.allocation}": pc.mm_image_scores(family, own, h, w, row, col)}
     for allocation, key in ALLOCATION_MODELS.items():
         if allocation != own.allocation:
             name = f"{pc.MM_FAMILIES[key].name}, {allocation}"
@@ -74,7 +75,7 @@ def image_section(model):
         row = controls.slider("Query row", "qr", 0, h - 1, min(5, h - 1))
     with c4:
         col = controls.slider("Query column", "qc", 0, w - 1, min(7, w - 1))
-    panels = image_maps(model, h, w, row, col)
+    panels = image_maps(model.family, model.head_dim, model.rotary_dim, model.theta, model.section, h, w, row, col)
     show(figures.mark_panels(figures.square_panels(figures.padded(figures.small_multiples(
         [p["map"] for p in panels.values()], list(panels), title=f"Score of the patch at row {row}, column {col} "
         f"with every patch of a {h} × {w} image (÷ its score with itself)", cols=len(panels), signed=None,

@@ -40,13 +40,17 @@ class MRopeSettings:
 
 
 def mm_rope_settings(family_key, *, head_dim=None, partial_rotary_factor=None, rope_theta=None,
-                     mrope_section=None, allocation=None) -> MRopeSettings:
-    """A family's rotary settings, any of them overridden (by a config or a slider), checked together."""
+                     mrope_section=None, allocation=None, rotary_dim=None) -> MRopeSettings:
+    """A family's rotary settings, any of them overridden (by a config or a slider), checked together.
+
+    ``rotary_dim`` (the rotated dimensions, already known) takes the place of ``partial_rotary_factor``.
+    """
     family = mm_family(family_key)
     head_dim = as_int("head_dim", family.head_dim if head_dim is None else head_dim, minimum=2, maximum=MAX_DIM)
     factor = as_float("partial_rotary_factor", family.partial_rotary_factor if partial_rotary_factor is None
                       else partial_rotary_factor, above=0.0, maximum=1.0)
-    rotary_dim = int(head_dim * factor)  # int(), as transformers truncates
+    rotary_dim = int(head_dim * factor) if rotary_dim is None else as_int("rotary_dim", rotary_dim, minimum=0,
+                                                                           maximum=head_dim)  # int() truncates
     if rotary_dim < 2 or rotary_dim % 2:
         raise ValueError(f"head_dim x partial_rotary_factor = {head_dim} x {factor:g} gives {rotary_dim} rotated "
                          "dimensions; it must be an even number of at least 2 (rotation pairs).")

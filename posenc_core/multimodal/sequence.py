@@ -126,23 +126,28 @@ def _check(segment: Segment, family: MMFamily) -> Segment:
 
 
 class _Builder:
-    """Collects tokens (kind, segment, cell) and their id columns in order."""
+    """Collects tokens (kind, segment, cell) and their id columns in order.
 
-    def __init__(self):
+    ``dtype`` is the arithmetic of the model's ids: Qwen3-Omni keeps them in a float32 tensor, so every
+    start (max + 1) and every sum with it is rounded to float32 there; the others are whole numbers.
+    """
+
+    def __init__(self, dtype=np.float64):
         self.kind, self.segment, self.cell, self.chunks = [], [], [], []
+        self.dtype = dtype
 
     def add(self, ids: np.ndarray, kind: int, segment: int, cells=None):  # ids: (3, n)
         n = ids.shape[1]
-        self.chunks.append(ids.astype(np.float64))
+        self.chunks.append(np.asarray(ids).astype(self.dtype).astype(np.float64))
         self.kind += [kind] * n
         self.segment += [segment] * n
         self.cell += [(-1, -1, -1)] * n if cells is None else list(cells)
 
     def text(self, n: int, start, segment: int):
-        self.add(np.broadcast_to(np.arange(n) + start, (3, n)), TEXT, segment)
+        self.add(np.broadcast_to(np.arange(n).astype(self.dtype) + self.dtype(start), (3, n)), TEXT, segment)
 
     def last_max(self) -> float:  # llm_pos_ids_list[-1].max() + 1 in the Omni code
-        return float(self.chunks[-1].max()) + 1.0 if self.chunks else 0.0
+        return float(self.dtype(self.chunks[-1].max()) + self.dtype(1)) if self.chunks else 0.0
 
     def result(self, next_text: float, inputs: dict) -> MixedIds:
         ids = np.concatenate(self.chunks, axis=1) if self.chunks else np.zeros((3, 0))
@@ -272,7 +277,7 @@ def _grid_ids(family: MMFamily, segments, frame_text: int, n_window: int) -> Mix
 
 def _omni_ids(family: MMFamily, segments, frame_text: int, n_window: int) -> MixedIds:
     """Qwen3-Omni's thinker: every block starts one past the last id written (its get_rope_index)."""
-    out = _Builder()
+    out = _Builder(np.float32)
     images, videos, seconds_per_grid, audio_frames, layout = [], [], [], [], []
     use_audio_in_video = any(s.kind == "video" and s.audio for s in segments)
     if use_audio_in_video and any(s.kind == "video" and not s.audio for s in segments):
@@ -291,7 +296,8 @@ def _omni_ids(family: MMFamily, segments, frame_text: int, n_window: int) -> Mix
         if s.kind == "audio":
             mel, n_audio = omni_audio_tokens(s.seconds, n_window)
             audio_frames.append(mel)
-            out.add(np.broadcast_to(np.arange(n_audio) + start, (3, n_audio)), AUDIO, index)
+            out.add(np.broadcast_to(np.arange(n_audio, dtype=np.float32) + np.float32(start), (3, n_audio)), AUDIO,
+                    index)
             layout += ["audio"] * n_audio
         elif s.kind == "image":
             ids, cells = _grid(np.float32(start), np.zeros(1), s.h, s.w)
@@ -311,7 +317,8 @@ def _omni_ids(family: MMFamily, segments, frame_text: int, n_window: int) -> Mix
             else:
                 mel, n_audio = omni_audio_tokens(s.frames / s.fps, n_window)
                 audio_frames.append(mel)
-                _merge_by_time(out, ids, cells, np.arange(n_audio) + start, index, layout)
+                audio_ids = (np.arange(n_audio, dtype=np.float32) + np.float32(start)).astype(np.float64)
+                _merge_by_time(out, ids, cells, audio_ids, index, layout)
         end = out.last_max()
         out.text(wrap, end, index)
         layout += (["audio_end", "vision_end"][:wrap] if s.kind != "audio" else ["audio_end"])
