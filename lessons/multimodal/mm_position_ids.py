@@ -124,4 +124,5 @@ def table_section(result):
 
 
 lesson()
-source(pc.mm_position_ids, pc.omni_audio_tokens, label="Show the code that numbered the tokens")
+source(pc.mm_position_ids, pc.multimodal.sequence._grid_ids, pc.multimodal.omni._omni_ids,
+       pc.multimodal.omni._merge_by_time, pc.omni_audio_tokens, label="Show the code that numbered the tokens")

@@ -8,64 +8,28 @@ family's ``get_rope_index`` in transformers 5.23 (tests/test_multimodal.py check
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 
 import numpy as np
 
 from .._checks import as_float, as_int, check_size
+from ._blocks import (
+    IMAGE,
+    MAX_MM_TOKENS,
+    MAX_SIDE,
+    SEGMENT_KINDS,
+    VIDEO,
+    MixedIds,
+    Segment,
+    _Builder,
+    _grid,
+    _video_time,
+)
 from .families import MMFamily, mm_family
+from .omni import _omni_ids, omni_audio_tokens
 
 __all__ = ["MAX_MM_TOKENS", "SEGMENT_KINDS", "MixedIds", "Segment", "mm_position_ids", "omni_audio_tokens",
            "parse_segments"]
-
-SEGMENT_KINDS = ("text", "image", "video", "audio")
-TEXT, IMAGE, VIDEO, AUDIO = range(4)
-MAX_MM_TOKENS = 20_000  # a bounded page: a 32 x 32 image is 1,024 tokens
-MAX_SIDE = 64  # language-model tokens per image side (a 1,792-pixel side at patch 14 and merge 2)
-MEL_FRAMES_PER_SECOND = 100  # Whisper-style features: a 10 ms hop at 16 kHz
-
-
-@dataclass(frozen=True)
-class Segment:
-    """One piece of the prompt. Sizes are in language-model tokens, after the vision tower's 2 x 2 merge.
-
-    text: ``tokens``; image: ``h`` x ``w``; video: ``frames`` sampled frames (two frames make one
-    temporal group) of ``h`` x ``w`` at ``fps``, ``audio=True`` for its sound track (Qwen3-Omni);
-    audio: ``seconds`` of sound (Qwen3-Omni).
-    """
-    kind: str
-    tokens: int = 0
-    h: int = 0
-    w: int = 0
-    frames: int = 0
-    fps: float = 2.0
-    seconds: float = 0.0
-    audio: bool = False
-
-
-@dataclass
-class MixedIds:
-    ids: np.ndarray  # (3, n) float64: rows t, h, w (whole numbers except Qwen3-Omni's video time)
-    kind: np.ndarray  # (n,) int8: 0 text, 1 image, 2 video, 3 audio
-    segment: np.ndarray  # (n,) int: index of the Segment each token belongs to (wrappers included)
-    cell: np.ndarray  # (n, 3) int: (frame group, row, column) of a vision token, -1 elsewhere
-    next_text: float  # the id a text token written right after the prompt would get
-    next_generated: float  # the id of the first generated token (max + 1, the model's rope delta)
-    inputs: dict = field(default_factory=dict)  # what the model's get_rope_index is called with
-
-
-def omni_audio_tokens(seconds, n_window=50) -> tuple[int, int]:
-    """(mel frames, audio tokens) for ``seconds`` of sound, as Qwen3-Omni's _get_feat_extract_output_lengths counts.
-
-    The encoder works on chunks of 2 · n_window mel frames; a full chunk gives 13 tokens, a partial
-    chunk is downsampled by 2 three times.
-    """
-    seconds = as_float("seconds", seconds, minimum=0.0, maximum=600.0)
-    frames = int(round(seconds * MEL_FRAMES_PER_SECOND))
-    chunk = 2 * n_window
-    leave = frames % chunk
-    feat = (leave - 1) // 2 + 1
-    return frames, ((feat - 1) // 2 + 1 - 1) // 2 + 1 + (frames // chunk) * 13
 
 
 def parse_segments(spec: str) -> list[Segment]:
@@ -123,57 +87,6 @@ def _check(segment: Segment, family: MMFamily) -> Segment:
             raise ValueError(f"{family.name} has no audio input; choose Qwen3-Omni for audio.")
         as_float("The audio's length in seconds", segment.seconds, minimum=0.1, maximum=600.0)
     return segment
-
-
-class _Builder:
-    """Collects tokens (kind, segment, cell) and their id columns in order.
-
-    ``dtype`` is the arithmetic of the model's ids: Qwen3-Omni keeps them in a float32 tensor, so every
-    start (max + 1) and every sum with it is rounded to float32 there; the others are whole numbers.
-    """
-
-    def __init__(self, dtype=np.float64):
-        self.kind, self.segment, self.cell, self.chunks = [], [], [], []
-        self.dtype = dtype
-
-    def add(self, ids: np.ndarray, kind: int, segment: int, cells=None):  # ids: (3, n)
-        n = ids.shape[1]
-        self.chunks.append(np.asarray(ids).astype(self.dtype).astype(np.float64))
-        self.kind += [kind] * n
-        self.segment += [segment] * n
-        self.cell += [(-1, -1, -1)] * n if cells is None else list(cells)
-
-    def text(self, n: int, start, segment: int):
-        self.add(np.broadcast_to(np.arange(n).astype(self.dtype) + self.dtype(start), (3, n)), TEXT, segment)
-
-    def last_max(self) -> float:  # llm_pos_ids_list[-1].max() + 1 in the Omni code
-        return float(self.dtype(self.chunks[-1].max()) + self.dtype(1)) if self.chunks else 0.0
-
-    def result(self, next_text: float, inputs: dict) -> MixedIds:
-        ids = np.concatenate(self.chunks, axis=1) if self.chunks else np.zeros((3, 0))
-        return MixedIds(ids, np.array(self.kind, np.int8), np.array(self.segment, np.int64),
-                        np.array(self.cell, np.int64).reshape(-1, 3), next_text,
-                        float(ids.max()) + 1.0 if ids.size else 0.0, inputs)
-
-
-def _grid(start, t_ids: np.ndarray, h: int, w: int) -> tuple[np.ndarray, np.ndarray]:
-    """get_vision_position_ids: (3, t·h·w) ids in (frame, row, column) order, and each token's cell."""
-    tt, hh, ww = np.meshgrid(np.arange(len(t_ids)), np.arange(h), np.arange(w), indexing="ij")
-    cells = np.stack([tt.ravel(), hh.ravel(), ww.ravel()], axis=1)  # (t·h·w, 3)
-    ids = np.stack([t_ids[cells[:, 0]] + start, cells[:, 1] + start, cells[:, 2] + start])  # (3, t·h·w)
-    return ids, cells
-
-
-def _video_time(family: MMFamily, groups: int, fps: float) -> np.ndarray:
-    """Temporal ids of a video's groups before the start offset, as get_rope_index forms them (float32 math)."""
-    k = np.arange(groups, dtype=np.float32)
-    if family.time_rule == "seconds":  # Qwen2.5-VL: tokens_per_second · second_per_grid_t, truncated to int
-        interval = np.float32(family.tokens_per_second) * np.float32(family.temporal_patch / fps)
-        return np.trunc(k * interval).astype(np.float64)
-    if family.time_rule == "omni_seconds":  # Qwen3-Omni keeps the fractional ids
-        second_per_grid = np.float32(family.temporal_patch / fps)
-        return ((k * second_per_grid) * np.float32(family.position_id_per_seconds)).astype(np.float64)
-    return k.astype(np.float64)
 
 
 def mm_position_ids(family_key, segments, *, frame_text=None, n_window=50, tokens_per_second=None,
@@ -273,77 +186,3 @@ def _grid_ids(family: MMFamily, segments, frame_text: int, n_window: int) -> Mix
     inputs = {"mm_token_type_ids": [int(k) for k in out.kind], "image_grid_thw": images, "video_grid_thw": videos,
               "second_per_grid_ts": seconds_per_grid}
     return out.result(float(current), inputs)
-
-
-def _omni_ids(family: MMFamily, segments, frame_text: int, n_window: int) -> MixedIds:
-    """Qwen3-Omni's thinker: every block starts one past the last id written (its get_rope_index)."""
-    out = _Builder(np.float32)
-    images, videos, seconds_per_grid, audio_frames, layout = [], [], [], [], []
-    use_audio_in_video = any(s.kind == "video" and s.audio for s in segments)
-    if use_audio_in_video and any(s.kind == "video" and not s.audio for s in segments):
-        raise ValueError("Qwen3-Omni reads the sound of every video in a prompt or of none "
-                         "(use_audio_in_video is one switch); set it the same on every video.")
-    for index, s in enumerate(segments):
-        start = out.last_max()
-        if s.kind == "text":
-            out.text(s.tokens, start, index)
-            layout += ["text"] * s.tokens
-            continue
-        wrap = 2 if s.kind == "video" and s.audio else 1  # <|vision_start|><|audio_start|> around sound+video
-        out.text(wrap, start, index)
-        layout += ["vision_start", "audio_start"][:wrap] if s.kind != "audio" else ["audio_start"]
-        start += wrap
-        if s.kind == "audio":
-            mel, n_audio = omni_audio_tokens(s.seconds, n_window)
-            audio_frames.append(mel)
-            out.add(np.broadcast_to(np.arange(n_audio, dtype=np.float32) + np.float32(start), (3, n_audio)), AUDIO,
-                    index)
-            layout += ["audio"] * n_audio
-        elif s.kind == "image":
-            ids, cells = _grid(np.float32(start), np.zeros(1), s.h, s.w)
-            images.append((1, s.h * family.spatial_merge, s.w * family.spatial_merge))
-            out.add(ids, IMAGE, index, cells)
-            layout += ["image"] * (s.h * s.w)
-        else:
-            groups = s.frames // family.temporal_patch
-            videos.append((groups, s.h * family.spatial_merge, s.w * family.spatial_merge))
-            seconds_per_grid.append(family.temporal_patch / s.fps)
-            t_ids = _video_time(family, groups, s.fps)
-            ids, cells = _grid(0, t_ids, s.h, s.w)
-            ids = (ids.astype(np.float32) + np.float32(start)).astype(np.float64)  # float32, as the model adds
-            if not s.audio:
-                out.add(ids, VIDEO, index, cells)
-                layout += ["video"] * ids.shape[1]
-            else:
-                mel, n_audio = omni_audio_tokens(s.frames / s.fps, n_window)
-                audio_frames.append(mel)
-                audio_ids = (np.arange(n_audio, dtype=np.float32) + np.float32(start)).astype(np.float64)
-                _merge_by_time(out, ids, cells, audio_ids, index, layout)
-        end = out.last_max()
-        out.text(wrap, end, index)
-        layout += (["audio_end", "vision_end"][:wrap] if s.kind != "audio" else ["audio_end"])
-    inputs = {"layout": layout, "image_grid_thw": images, "video_grid_thw": videos,
-              "second_per_grid_ts": seconds_per_grid, "audio_seqlens": audio_frames,
-              "use_audio_in_video": use_audio_in_video}
-    return out.result(out.last_max(), inputs)
-
-
-def _merge_by_time(out: _Builder, video_ids, cells, audio_ids, index: int, layout: list) -> None:
-    """TMRoPE: video and audio tokens in order of their time id (video first on a tie), as the model merges them."""
-    v = a = 0
-    n_v, n_a = video_ids.shape[1], audio_ids.shape[0]
-    while v < n_v and a < n_a:
-        if video_ids[0, v] <= audio_ids[a]:
-            out.add(video_ids[:, v:v + 1], VIDEO, index, cells[v:v + 1])
-            layout.append("video")
-            v += 1
-        else:
-            out.add(np.full((3, 1), audio_ids[a], dtype=np.float64), AUDIO, index)
-            layout.append("audio")
-            a += 1
-    if v < n_v:  # the model appends each tail as one chunk; the end token follows the last chunk's max
-        out.add(video_ids[:, v:], VIDEO, index, cells[v:])
-        layout += ["video"] * (n_v - v)
-    if a < n_a:
-        out.add(np.broadcast_to(audio_ids[a:], (3, n_a - a)), AUDIO, index)
-        layout += ["audio"] * (n_a - a)
