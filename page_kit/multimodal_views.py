@@ -148,8 +148,9 @@ def sequence_controls(model: Model, *, audio_default: bool = False) -> tuple[str
     audio = ""
     if family.audio:
         with cols[3]:
-            with_sound = controls.toggle("Video with its sound", "snd", audio_default,
-                                         help="use_audio_in_video: the video's audio tokens are merged in by time.")
+            with_sound = controls.toggle("With sound", "snd", audio_default,
+                                         help="use_audio_in_video: the video's own audio track, its tokens "
+                                              "merged with the frames by time.")
         with cols[4]:
             seconds = controls.select_slider("Audio clip (s)", "au", [0.0, 0.5, 1.0, 2.0, 4.0], 1.0,
                                              format_func=lambda v: "none" if v == 0 else f"{v:g}")

@@ -58,6 +58,15 @@ def rows_section(model, result, spec):
               f"{next_id:g}: in transformers 5.23 text after a video continues from the largest row or column id, "
               "not from the largest time id (transformers 4.x, and Qwen3-Omni's code here, continue after the "
               "largest id of any row)." if video_top > next_id else ""))
+    in_video = result.segment == result.segment[video[0]]
+    sound = np.flatnonzero(in_video & (result.kind == 3))  # the video's own audio tokens (Qwen3-Omni)
+    if sound.size:
+        frames = result.ids[0, video]
+        notice(f"With its sound, the video brings {sound.size} audio tokens. Each takes one id, counting up from the "
+               f"video's start ({result.ids[0, sound[0]]:g} to {result.ids[0, sound[-1]]:g}), while the frames' time "
+               f"ids run from {frames.min():g} to {frames.max():g}; the model puts every frame before the audio "
+               "tokens whose ids are at least its time id, so sound and picture are interleaved by time "
+               "(TMRoPE). All three rows of an audio token are equal, like text.")
     first_image = np.flatnonzero(result.kind == 1)
     if first_image.size:
         i = int(first_image[0])
