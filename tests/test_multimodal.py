@@ -252,12 +252,13 @@ def test_ids_never_decrease_across_text(key, data):
     the next text token in transformers 5.23, which the page shows."""
     parts = data.draw(sequences(audio=key == "qwen3_omni"))
     result = mm.mm_position_ids(key, parts)
-    rows = 3 if mm.MM_FAMILIES[key].time_rule in ("text_timestamps", "omni_seconds") else slice(1, 3)
-    earlier = np.maximum.accumulate(result.ids[rows if rows == 3 else rows].max(axis=0)) if rows != 3 else \
-        np.maximum.accumulate(result.ids.max(axis=0))
+    all_rows = mm.MM_FAMILIES[key].time_rule in ("text_timestamps", "omni_seconds")
+    rows = result.ids if all_rows else result.ids[1:]  # (3 or 2, n)
+    earlier = np.maximum.accumulate(rows.max(axis=0))  # (n,) the largest id so far
+    slack = 1e-4  # Qwen3-Omni's fractional ids are float32 in the model: a start of max + 1 is rounded there
     for i in np.flatnonzero(result.kind == 0)[1:]:
-        assert result.ids[0, i] >= earlier[i - 1] + 1
-    assert np.all(np.diff(result.ids[0][result.kind == 0]) >= 1)
+        assert result.ids[0, i] >= earlier[i - 1] + 1 - slack
+    assert np.all(np.diff(result.ids[0][result.kind == 0]) >= 1 - slack)
 
 
 # ---------- bad input ----------
