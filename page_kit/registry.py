@@ -150,6 +150,30 @@ SECTIONS: tuple[Section, ...] = (
         ),
     ),
     Section(
+        "Multimodal positions",
+        "Vision-language and omni models give every token several position ids (time, height, width) and split "
+        "the rotary pairs between them. Build a mixed sequence and see the ids, the pairs and the scores each "
+        "model computes.",
+        (
+            PageInfo("lessons/multimodal/mm_position_ids.py", "Position ids of a mixed sequence", "mm_position_ids",
+                     ":material/view_timeline:",
+                     "Text, an image, a video and sound in one prompt: the time, row and column id every token "
+                     "gets in Qwen2-VL, Qwen2.5-VL, Qwen3-VL, Qwen3.5, GLM-4V, ERNIE 4.5 VL and Qwen3-Omni."),
+            PageInfo("lessons/multimodal/mm_pair_axes.py", "Which pairs carry which axis", "mm_pair_axes",
+                     ":material/view_column:",
+                     "Contiguous sections, interleaved t-h-w and ERNIE's 3D layout: which rotary pairs turn with "
+                     "time, rows and columns, and the wavelengths each axis is left with."),
+            PageInfo("lessons/multimodal/mm_scores.py", "What the model can see", "mm_scores",
+                     ":material/center_focus_strong:",
+                     "A query patch against its image, a video token against the same patch in other frames, under "
+                     "each allocation; time ids that follow frames or seconds as the fps changes."),
+            PageInfo("lessons/multimodal/vision_rope.py", "Vision towers: 2D RoPE and learned tables", "vision_rope",
+                     ":material/camera:",
+                     "Inside the image encoder: Qwen's axial 2D RoPE at theta 10,000, Gemma 4's at theta 100 with "
+                     "its x-x-y-y layout, and a learned table per axis."),
+        ),
+    ),
+    Section(
         "Images and coordinates",
         "The same sine waves that number tokens can number image patches on a grid, survive a change of "
         "resolution, and turn raw coordinates into detail a small network can learn.",

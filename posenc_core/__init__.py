@@ -20,6 +20,7 @@ from .frequencies import *  # noqa: F403
 from .lab import *  # noqa: F403
 from .latent import *  # noqa: F403
 from .learned import *  # noqa: F403
+from .multimodal import *  # noqa: F403
 from .presets import *  # noqa: F403
 from .relative import *  # noqa: F403
 from .rope import *  # noqa: F403

@@ -1,0 +1,117 @@
+import numpy as np
+import streamlit as st
+
+import posenc_core as pc
+from page_kit import figures, formula, guard, header, multimodal_views, notice, sections, show, source
+
+# one colour per axis, the same three as the id rows on the previous page (Okabe & Ito)
+AXIS_SCALE = [[0.0, figures.CATEGORICAL[0]], [1 / 3, figures.CATEGORICAL[0]], [1 / 3, figures.CATEGORICAL[1]],
+              [2 / 3, figures.CATEGORICAL[1]], [2 / 3, figures.CATEGORICAL[2]], [1.0, figures.CATEGORICAL[2]]]
+
+header(
+    "Which pairs carry which axis",
+    "A rotary head is a set of pairs, each turning at its own speed, from very fast (a few tokens per turn) to "
+    "very slow. With three ids per token the model must decide which pairs turn with time, which with the row "
+    "and which with the column. The families here answer differently: contiguous blocks, a repeating "
+    "time-height-width cycle, or height and width alternating with time kept for the slowest pairs. The choice "
+    "decides which axis can tell near from far.",
+)
+
+
+@st.cache_data(max_entries=16, show_spinner=False)
+def all_families():
+    """(families, pairs) axis map for every family's default settings, NaN past a family's last pair."""
+    names, rows = [], []
+    for key, family in pc.MM_FAMILIES.items():
+        axes = pc.mm_pair_axes(pc.mm_rope_settings(key)).astype(float)
+        names.append(f"{family.name} ({family.allocation})")
+        rows.append(axes)
+    width = max(len(r) for r in rows)
+    grid = np.full((len(rows), width), np.nan)
+    for i, r in enumerate(rows):
+        grid[i, :len(r)] = r
+    return names, grid
+
+
+@st.fragment
+def lesson():
+    with guard():
+        model, reading = multimodal_views.model_picker()
+        if reading is not None:
+            multimodal_views.show_reading(reading)
+        settings = multimodal_views.settings_of(model)
+        tab_model, tab_all = sections(["This model's pairs", "All families side by side"])
+        if tab_model.open:
+            with tab_model:
+                model_section(model, settings)
+        if tab_all.open:
+            with tab_all:
+                families_section()
+
+
+def model_section(model, settings):
+    series = pc.mm_pair_wavelengths(settings)
+    show(figures.padded(figures.lines(
+        np.arange(settings.n_pairs), series, markers=True, log_y=True, colours=multimodal_views.AXIS_COLOURS,
+        title=f"{model.name}: each rotary pair's wavelength, coloured by the id that turns it",
+        x_title="rotary pair j (fast → slow)", y_title="wavelength 2π/θ_j (positions)", hover_format=",.1f",
+        height=400, name="mm_pair_wavelengths",
+        alt=f"Wavelength of each of the {settings.n_pairs} pairs on a log scale, rising from left to "
+            f"right; markers coloured time, height or width by the {settings.allocation} allocation."), left=96))
+    ranges = pc.mm_wavelength_ranges(settings)
+    st.dataframe({"axis": list(ranges), "pairs": [r["pairs"] for r in ranges.values()],
+                  "shortest wavelength": [f"{r['shortest']:,.1f}" for r in ranges.values()],
+                  "longest wavelength": [f"{r['longest']:,.0f}" for r in ranges.values()]},
+                 hide_index=True, width="stretch")
+    t, h, w = ranges["time"], ranges["height"], ranges["width"]
+    if settings.allocation == "chunked":
+        what = (f"Contiguous blocks: time takes the {t['pairs']} fastest pairs (wavelengths {t['shortest']:,.1f} to "
+                f"{t['longest']:,.0f}), height the next {h['pairs']}, and width only the slowest {w['pairs']} "
+                f"(from {w['shortest']:,.0f} positions up). An image is rarely more than 100 tokens wide, so the "
+                "width pairs barely turn across it and columns are hard to tell apart, while time, which changes "
+                "slowly in a video, spends the fast pairs.")
+    elif settings.allocation == "interleaved":
+        what = (f"Interleaved: the pairs cycle time, height, width, so every axis has fast and slow pairs: time "
+                f"from {t['shortest']:,.1f}, height from {h['shortest']:,.1f}, width from {w['shortest']:,.1f} "
+                "positions. " + next((f"The {r['slowest_run']} slowest pairs all belong to {name}, past the end "
+                                      "of the cycle." if r["slowest_run"] > 1 else
+                                      f"The slowest pair belongs to {name}.")
+                                     for name, r in ranges.items() if r["slowest_run"]))
+    else:
+        what = (f"ERNIE's 3D layout: height and width alternate over the {h['pairs'] + w['pairs']} fastest pairs "
+                f"(both from {min(h['shortest'], w['shortest']):,.1f} positions), and time takes only the "
+                f"{t['pairs']} slowest (from {t['shortest']:,.0f} positions): a token's place in the image is "
+                "resolved finely, its time coarsely.")
+    if settings.rotary_dim < settings.head_dim:
+        what += (f" Only {settings.rotary_dim} of the {settings.head_dim} dimensions of a head rotate "
+                 f"(partial_rotary_factor {settings.rotary_dim / settings.head_dim:g}); the other "
+                 f"{settings.head_dim - settings.rotary_dim} carry no position, so all three axes share "
+                 f"{settings.n_pairs} pairs.")
+    notice(what)
+    layout = "(j,\\ j + r/2)" if settings.pair_layout == "half" else "(2j,\\ 2j+1)"
+    formula(r"\theta_j = $b^{-2j/$r},\ j < $n,\qquad \text{angle}_j = \text{id}_{\text{axis}(j)}\cdot\theta_j,"
+            r"\qquad \text{pair } j = \text{dimensions } " + layout, b=settings.rope_theta, r=settings.rotary_dim,
+            n=settings.n_pairs)
+    section = list(settings.mrope_section)
+    order = "(height, width, time)" if settings.allocation == "ernie3d" else "(time, height, width)"
+    formula(r"\texttt{mrope\_section} = $s\ \text{pairs } " + r"\text{" + order + "}", s=str(section))
+
+
+def families_section():
+    names, grid = all_families()
+    show(figures.padded(figures.heatmap(
+        grid, title="Axis of each rotary pair, every family at its released settings", x_title="rotary pair j",
+        y_title="", y=names, value_name="axis (0 time, 1 height, 2 width)", colorscale=AXIS_SCALE, zrange=(0, 2),
+        hover_format=".0f", height=380, name="mm_axes_families",
+        alt="One row per family, one cell per rotary pair, coloured by axis: blocks for Qwen2-VL, Qwen2.5-VL and "
+            "GLM, a repeating three-colour stripe for Qwen3-VL, Qwen3.5 and Qwen3-Omni, alternating height and "
+            "width then a time block for ERNIE. Qwen3.5 and GLM rotate 32 pairs, the others 64."), left=260))
+    notice("Blue is time, orange height, green width (the colours of the id rows). Qwen2-VL's blocks give time "
+           "the fastest pairs and width the slowest; Qwen3-VL's cycle spreads each axis over the whole range, "
+           "which Qwen3-VL's release describes as full-frequency allocation over time, height and width; "
+           "ERNIE keeps time to the slowest pairs. "
+           "Qwen3.5 and GLM rotate only part of the head (32 pairs), so their rows end early.")
+
+
+lesson()
+source(pc.mm_pair_axes, pc.mm_wavelength_ranges, pc.mm_rope_settings)

@@ -1,0 +1,137 @@
+import numpy as np
+import streamlit as st
+
+import posenc_core as pc
+from page_kit import figures, formula, guard, header, multimodal_views, notice, sections, show, source
+
+header(
+    "Position ids of a mixed sequence",
+    "A vision-language model reads one long sequence: text tokens, then an image cut into patches, more text, "
+    "a video, maybe sound. Instead of one position number per token it gives every token three: a time id, a "
+    "row id and a column id. Text gets the same number three times, so for text nothing changes; an image's "
+    "patches share one time id and spread over rows and columns. Build a sequence and see the three rows each "
+    "model computes, token by token, exactly as its `get_rope_index` in transformers does.",
+)
+
+
+@st.fragment
+def lesson():
+    with guard():
+        model, reading = multimodal_views.model_picker()
+        if reading is not None:
+            multimodal_views.show_reading(reading)
+        spec, frame_text = multimodal_views.sequence_controls(model)
+        result = multimodal_views.ids_for(model, spec, frame_text)
+        family = pc.MM_FAMILIES[model.family]
+        tab_rows, tab_rules, tab_table = sections(["The three id rows", "How each part is numbered", "Token table"])
+        if tab_rows.open:
+            with tab_rows:
+                rows_section(model, result, spec)
+        if tab_rules.open:
+            with tab_rules:
+                rules_section(model, family, result, spec)
+        if tab_table.open:
+            with tab_table:
+                table_section(result)
+
+
+def rows_section(model, result, spec):
+    ids = result.ids  # (3, n)
+    n = ids.shape[1]
+    show(figures.padded(figures.lines(
+        np.arange(n), {"time": ids[0], "height": ids[1], "width": ids[2]},
+        title=f"{model.name}: the three position ids of each of the {n} tokens", x_title="token index",
+        y_title="position id", markers=True, vlines=multimodal_views.segment_marks(result, spec), height=420,
+        hover_format=".2f", colours=multimodal_views.AXIS_COLOURS, dashed=("time",), name="mm_id_rows",
+        alt=f"Three step curves over the {n} tokens. On text they coincide and climb by one per token; over the "
+            "image the time id stays flat while the height id steps once per row and the width id sweeps each "
+            "row; the video repeats that per frame.")))
+    video = np.flatnonzero(result.kind == 2)
+    after = int(video[-1]) + 1  # the end token right after the video
+    video_top, next_id = float(ids[0, video].max()), float(ids[0, after])
+    notice(f"Text tokens carry three equal ids, so a text-only prompt is ordinary 1D RoPE. The image costs "
+           f"{_image_tokens(result)} tokens but moves the next text only by its larger side, not by its token count: "
+           f"the ids stay small and a long prompt with images stays inside the trained range. "
+           f"A token appended now gets id {result.next_text:g} from `get_rope_index`; the first generated token "
+           f"gets max + 1 = {result.next_generated:g} (the model's rope delta)."
+           + (f" Here the video's time ids reach {video_top:g} while the token right after the video gets "
+              f"{next_id:g}: in transformers 5.23 text after a video continues from the largest row or column id, "
+              "not from the largest time id (transformers 4.x, and Qwen3-Omni's code here, continue after the "
+              "largest id of any row)." if video_top > next_id else ""))
+    in_video = result.segment == result.segment[video[0]]
+    sound = np.flatnonzero(in_video & (result.kind == 3))  # the video's own audio tokens (Qwen3-Omni)
+    if sound.size:
+        frames = result.ids[0, video]
+        notice(f"With its sound, the video brings {sound.size} audio tokens. Each takes one id, counting up from the "
+               f"video's start ({result.ids[0, sound[0]]:g} to {result.ids[0, sound[-1]]:g}), while the frames' time "
+               f"ids run from {frames.min():g} to {frames.max():g}; the model puts every frame before the audio "
+               "tokens whose ids are at least its time id, so sound and picture are interleaved by time "
+               "(TMRoPE). All three rows of an audio token are equal, like text.")
+    first_image = np.flatnonzero(result.kind == 1)
+    if first_image.size:
+        i = int(first_image[0])
+        formula(r"\text{first image token: } (t, h, w) = ($t, $h, $w) = \text{start} + (0,\ \text{row},\ "
+                r"\text{column}),\quad \text{start} = $s", t=ids[0, i], h=ids[1, i], w=ids[2, i], s=ids[0, i])
+
+
+def _image_tokens(result) -> int:
+    return int(np.sum(result.kind == 1))
+
+
+RULES = {
+    "frame_index": "Each temporal patch (2 frames) takes the next time id: t = start + k. Time counts frames, "
+                   "so the same clip at a higher fps spreads over more ids.",
+    "seconds": "Time ids follow seconds: t = start + int(k · tokens_per_second · 2 / fps), so the ids keep "
+               "the same spacing in seconds whatever the fps (about tokens_per_second ids per second).",
+    "text_timestamps": "Every frame is numbered like its own image, t = start of that frame, and the processor "
+                       "writes the time stamp as text between frames. Time is carried by the text and by the "
+                       "growing start, not by the time axis.",
+    "omni_seconds": "Time ids follow seconds, t = start + k · (2 / fps) · position_id_per_seconds, kept as "
+                    "fractions; a video's sound uses one id per audio token on the same time axis, and audio and "
+                    "video tokens are interleaved in order of time.",
+}
+
+
+def rules_section(model, family, result, spec):
+    st.markdown(f"**Text.** Every text token gets (p, p, p) with p one more than the previous text token.  \n"
+                f"**Images.** All patches get t = start; row r gets h = start + r, column c gets w = start + c. "
+                f"The next text continues at start + max(rows, columns).  \n"
+                f"**Video ({family.name}).** {RULES[family.time_rule]}")
+    video = np.flatnonzero(result.kind == 2)
+    groups = result.cell[video, 0]
+    first_of_group = video[np.r_[True, np.diff(groups) != 0]]  # first token of each temporal group
+    time_ids = result.ids[0, first_of_group]
+    part = next(p for p in pc.parse_segments(spec) if p.kind == "video")
+    seconds = np.arange(time_ids.size) * 2 / part.fps
+    show(figures.padded(figures.lines(
+        seconds, {"time id of the group": time_ids}, markers=True, title=f"{family.name}: the time id of each "
+        f"temporal group of the video ({part.frames} frames at {part.fps:g} fps)", x_title="seconds into the video",
+        y_title="time id", colours={"time id of the group": 0}, height=340, name="mm_video_time_ids",
+        alt="The time id of each group of two frames against its time in seconds.")))
+    steps = np.diff(time_ids)
+    notice(f"Here the time id moves by {', '.join(f'{s:g}' for s in steps[:6]) or 'nothing (one group)'} from one "
+           f"group of two frames to the next ({2 / part.fps:g} s apart). Change the fps: "
+           + ("the steps stay tied to seconds." if family.time_rule in ("seconds", "omni_seconds") else
+              "the steps do not change, because time here counts groups, not seconds."))
+    if family.time_rule == "seconds":
+        formula(r"t_k = \text{start} + \lfloor k \cdot $tps \cdot 2 / $fps \rfloor", tps=model.tokens_per_second or
+                family.tokens_per_second, fps=part.fps)
+    elif family.time_rule == "omni_seconds":
+        formula(r"t_k = \text{start} + k \cdot (2 / $fps) \cdot $pips", fps=part.fps,
+                pips=model.position_id_per_seconds or family.position_id_per_seconds)
+
+
+def table_section(result):
+    n = result.ids.shape[1]
+    shown = min(n, 400)
+    st.dataframe({"token": np.arange(shown), "kind": [multimodal_views.KIND_NAMES[k] for k in result.kind[:shown]],
+                  "t": result.ids[0, :shown], "h": result.ids[1, :shown], "w": result.ids[2, :shown],
+                  "frame group": result.cell[:shown, 0], "row": result.cell[:shown, 1],
+                  "column": result.cell[:shown, 2]}, hide_index=True, width="stretch", height=360)
+    st.caption(f"The first {shown} of {n} tokens; start and end tokens around each image or video are text. "
+               "Row and column are the token's place in its image or frame (−1 for text and audio).")
+
+
+lesson()
+source(pc.mm_position_ids, pc.multimodal.sequence._grid_ids, pc.multimodal.omni._omni_ids,
+       pc.multimodal.omni._merge_by_time, pc.omni_audio_tokens, label="Show the code that numbered the tokens")

@@ -1,0 +1,165 @@
+import numpy as np
+import streamlit as st
+
+import posenc_core as pc
+from page_kit import controls, figures, formula, guard, header, multimodal_views, notice, sections, show, source
+
+# one released model per allocation, compared at their own settings
+ALLOCATION_MODELS = {"chunked": "qwen2_vl", "interleaved": "qwen3_vl", "ernie3d": "ernie4_5_vl"}
+FPS = [0.5, 1.0, 2.0, 4.0, 8.0]
+
+header(
+    "What the model can see",
+    "Position ids and the pair split together decide how a query token's score changes across an image or a "
+    "video when the content is the same everywhere, so only position differs. A patch should tell its "
+    "neighbour to the right from the one below, and a video token should tell one second from ten. The maps "
+    "and curves below put the same content at every token and show what each model's rotary does with position "
+    "alone (scores divided by the query's score with itself, so 1 is 'looks like the query').",
+)
+
+
+@st.cache_data(max_entries=32, show_spinner=False)
+def image_maps(family: str, head_dim: int, rotary_dim: int, theta: float, section: str, h: int, w: int, row: int,
+               col: int):
+    """The chosen model's map, then one released model per other allocation."""
+    own = pc.mm_rope_settings(family, head_dim=head_dim, rotary_dim=rotary_dim,
+                              rope_theta=theta, mrope_section=tuple(int(v) for v in section.split(",")))
+    panels = {f"{pc.MM_FAMILIES[family].name}, {own.allocation}": pc.mm_image_scores(family, own, h, w, row, col)}
+    for allocation, key in ALLOCATION_MODELS.items():
+        if allocation != own.allocation:
+            name = f"{pc.MM_FAMILIES[key].name}, {allocation}"
+            panels[name] = pc.mm_image_scores(key, pc.mm_rope_settings(key), h, w, row, col)
+    return panels
+
+
+@st.cache_data(max_entries=32, show_spinner=False)
+def video_curves(frames: int, h: int, w: int, fps: float, row: int, col: int, group: int):
+    return {pc.MM_FAMILIES[key].name: pc.mm_video_scores(key, pc.mm_rope_settings(key), frames, h, w, fps, row, col,
+                                                         group) for key in pc.MM_FAMILIES}
+
+
+TIME_FAMILIES = ("qwen2_vl", "qwen2_5_vl", "qwen3_omni")
+
+
+@st.cache_data(max_entries=32, show_spinner=False)
+def time_ids(frames: int, fps_a: float, fps_b: float):
+    return pc.mm_time_id_table(frames, (fps_a, fps_b), TIME_FAMILIES)
+
+
+@st.fragment
+def lesson():
+    with guard():
+        model, reading = multimodal_views.model_picker()
+        if reading is not None:
+            multimodal_views.show_reading(reading)
+        tab_image, tab_video, tab_fps = sections(["A patch and its image", "A video token over time",
+                                                  "Frame index or seconds"])
+        if tab_image.open:
+            with tab_image:
+                image_section(model)
+        if tab_video.open:
+            with tab_video:
+                video_section()
+        if tab_fps.open:
+            with tab_fps:
+                fps_section()
+
+
+def image_section(model):
+    c1, c2, c3, c4 = st.columns(4)
+    with c1:
+        h = controls.slider("Image rows", "sh", 2, 24, 12)
+    with c2:
+        w = controls.slider("Image columns", "sw", 2, 24, 16)
+    with c3:
+        row = controls.slider("Query row", "qr", 0, h - 1, min(5, h - 1))
+    with c4:
+        col = controls.slider("Query column", "qc", 0, w - 1, min(7, w - 1))
+    panels = image_maps(model.family, model.head_dim, model.rotary_dim, model.theta, model.section, h, w, row, col)
+    show(figures.mark_panels(figures.square_panels(figures.padded(figures.small_multiples(
+        [p["map"] for p in panels.values()], list(panels), title=f"Score of the patch at row {row}, column {col} "
+        f"with every patch of a {h} × {w} image (÷ its score with itself)", cols=len(panels), signed=None,
+        value_name="relative score", x_title="column", y_title="row", cell_px=300, name="mm_image_scores",
+        alt="Score maps of one query patch over the image, one per allocation; the query is marked. Where "
+            "height and width own fast pairs the map falls off around the query; where they own only slow "
+            "pairs it is nearly flat.", margin=dict(t=110)))), col, row, "query"))
+    lines = ", ".join(f"{name}: right {p['right']:.4f}, below {p['below']:.4f}" for name, p in panels.items())
+    notice(f"Next to the query, 1 means 'indistinguishable by position'. {lines}. A model whose height and "
+           "width pairs are all slow (Qwen2-VL's contiguous blocks give width the slowest 24 pairs) sees "
+           "neighbouring patches as nearly the same place, so it must learn the layout from content; "
+           "interleaving gives both axes fast pairs and a sharp peak. (Trained weights can still read small "
+           "angle differences by putting large norms on those pairs; the maps show what the rotation alone "
+           "provides.)")
+    formula(r"\frac{q_{(r,c)}\cdot k_{(r',c')}}{q\cdot k} = \frac{1}{d}\Big[\sum_{j\in H} 2\cos(\Delta r\,"
+            r"\theta_j) + \sum_{j\in W} 2\cos(\Delta c\,\theta_j) + \sum_{j\in T} 2 + (d - r_{\text{rot}})\Big]")
+
+
+def video_section():
+    c1, c2, c3, c4, c5 = st.columns(5)
+    with c1:
+        frames = controls.slider("Frames", "vf", 4, 32, 16, step=2)
+    with c2:
+        fps = controls.select_slider("fps", "vfps", FPS, 2.0, format_func=lambda v: f"{v:g}")
+    with c3:
+        side = controls.slider("Frame side (tokens)", "vs", 1, 8, 4)
+    with c4:
+        group = controls.slider("Query frame group", "vg", 0, frames // 2 - 1, 0)
+    with c5:
+        where = controls.choice("Patch", "vp", ["corner", "centre"], "centre")
+    pos = side // 2 if where == "centre" else 0
+    curves = video_curves(frames, side, side, fps, pos, pos, group)
+    seconds = next(iter(curves.values()))["seconds"]
+    show(figures.padded(figures.lines(
+        seconds, {name: c["scores"] for name, c in curves.items()}, markers=True, legend_right=True,
+        margin=dict(r=190),
+        title=f"Score of a video token with the same patch in every group of 2 frames ({frames} frames at {fps:g} "
+              "fps)", x_title="seconds into the video", y_title="relative score", height=420,
+        alt="One curve per family: 1 at the query's frame group, changing with the time gap at a rate set by the "
+            "family's time ids and the pairs that time owns.", name="mm_video_scores"), top=90))
+    gap = {name: float(c["time_ids"][-1] - c["time_ids"][0]) for name, c in curves.items()}
+    q35 = pc.mm_rope_settings("qwen3_5")
+    notice("The same patch in another frame differs only in time (and, where frames are numbered like images, "
+           "in the start that grows by one frame's rows and its time stamp). Over this clip the time id of the "
+           "patch moves by " + ", ".join(f"{v:g} ({k})" for k, v in gap.items()) + ". ERNIE spends only slow "
+           "pairs on time, so its curve stays near 1. Qwen3-VL, Qwen3.5 and GLM move all three ids between "
+           "frames, because each frame starts where the previous one and its time stamp ended. Qwen3.5 stays "
+           f"higher partly because only {q35.rotary_dim} of its {q35.head_dim} dimensions rotate; the rest score "
+           "the same in every frame.")
+
+
+def fps_section():
+    c1, c2, c3 = st.columns(3)
+    with c1:
+        frames = controls.slider("Frames", "ff", 4, 32, 16, step=2)
+    with c2:
+        fps_a = controls.select_slider("fps of clip A", "fa", FPS, 1.0, format_func=lambda v: f"{v:g}")
+    with c3:
+        fps_b = controls.select_slider("fps of clip B", "fb", FPS, 4.0, format_func=lambda v: f"{v:g}")
+    table = time_ids(frames, fps_a, fps_b)
+    names = {f"{key} at {fps:g} fps": f"{pc.MM_FAMILIES[key].name}, {fps:g} fps" for key in TIME_FAMILIES
+             for fps in (fps_a, fps_b)}
+    series = {names[k]: v for k, v in table["series"].items()}
+    show(figures.padded(figures.lines(
+        table["seconds"], series, markers=True, legend_right=True,
+        dashed=tuple(name for name in series if name.endswith(f", {fps_b:g} fps")), margin=dict(r=190),
+        title="Time id of each group of 2 frames against its time in seconds", x_title="seconds",
+        y_title="time id (from the first group)", height=420, name="mm_fps_ids",
+        alt="Frame-index ids (Qwen2-VL) rise by one per group, so their slope in seconds depends on the fps; "
+            "Qwen2.5-VL's and Qwen3-Omni's rise with seconds, so both clips lie on one line."), top=90))
+    last = {name: values[np.isfinite(values)][-1] for name, values in series.items()}
+    span_a, span_b = (frames - 2) / fps_a, (frames - 2) / fps_b  # start of the last group of 2 frames
+    notice(f"The last group of clip A starts at {span_a:g} s, that of clip B at {span_b:g} s. Qwen2-VL gives both "
+           f"the same last time id ({last[f'Qwen2-VL, {fps_a:g} fps']:g} and "
+           f"{last[f'Qwen2-VL, {fps_b:g} fps']:g}): it counts groups of frames, so one id means {2 / fps_a:g} s "
+           f"in A and {2 / fps_b:g} s in B. Qwen2.5-VL reaches {last[f'Qwen2.5-VL, {fps_a:g} fps']:g} and "
+           f"{last[f'Qwen2.5-VL, {fps_b:g} fps']:g}: with tokens_per_second 2 one id is half a second at any "
+           "fps (rounded down, so at high fps neighbouring groups can share an id). Qwen3-Omni counts "
+           f"{pc.MM_FAMILIES['qwen3_omni'].position_id_per_seconds} ids per second and keeps fractions: "
+           f"{last[f'Qwen3-Omni, {fps_a:g} fps']:g} and {last[f'Qwen3-Omni, {fps_b:g} fps']:g}.")
+    formula(r"\text{Qwen2.5-VL: } t_k = \lfloor k\cdot 2\cdot \tfrac{2}{\text{fps}}\rfloor:\ \ "
+            r"\text{A: } \lfloor k\cdot $ia\rfloor,\ \ \text{B: } \lfloor k\cdot $ib\rfloor",
+            ia=4 / fps_a, ib=4 / fps_b)
+
+
+lesson()
+source(pc.mm_image_scores, pc.mm_video_scores, pc.mm_time_ids, pc.mm_scores, label="Show the code of the scores")

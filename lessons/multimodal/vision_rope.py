@@ -1,0 +1,114 @@
+import numpy as np
+import streamlit as st
+
+import posenc_core as pc
+from page_kit import controls, figures, formula, guard, header, notice, sections, show, source
+from page_kit.registry import all_pages
+
+QWEN_TOWERS = [k for k, t in pc.VISION_TOWERS.items() if t.layout == "hwhw"]
+LAYOUT_SCALE = [[0.0, figures.CATEGORICAL[1]], [0.5, figures.CATEGORICAL[1]], [0.5, figures.CATEGORICAL[2]],
+                [1.0, figures.CATEGORICAL[2]]]  # row orange, column green: the height and width colours
+
+header(
+    "Vision towers: 2D RoPE and learned tables",
+    "Before the language model sees an image, a vision transformer reads its patches, and it needs positions "
+    "too. The towers of today's vision-language models use axial 2D RoPE: half of the rotary pairs turn with "
+    "the patch's row, half with its column, at the same frequencies. They differ in the base θ, in where the "
+    "two halves sit inside a head, and in whether a learned table is added as well. This page extends the "
+    "axial 2D RoPE of the Images section with the settings these models run.",
+)
+patches = next((p for p in all_pages() if p.url_path == "patches"), None)
+if patches is not None:
+    st.page_link(patches.path, label=f"First: {patches.title} (axial 2D RoPE against flattened 1D)",
+                 icon=patches.icon)
+
+
+@st.cache_data(max_entries=32, show_spinner=False)
+def maps(tower: str, h: int, w: int, row: int, col: int):
+    qwen = pc.vision_tower_score_map(tower, h, w, row, col)
+    gemma = pc.vision_tower_score_map("gemma4", h, w, row, col)
+    learned = pc.factorized_learned_table(h, w, 64)[row * w + col]
+    return qwen / qwen[row, col], gemma / gemma[row, col], learned
+
+
+@st.fragment
+def lesson():
+    c1, c2, c3, c4, c5 = st.columns([3, 2, 2, 2, 2])
+    with c1:
+        tower = controls.select("Qwen-style tower", "tw", QWEN_TOWERS,
+                                format_func=lambda k: pc.VISION_TOWERS[k].name)
+    with c2:
+        h = controls.slider("Patch rows", "gh", 2, 48, 24)
+    with c3:
+        w = controls.slider("Patch columns", "gw", 2, 48, 32)
+    with c4:
+        row = controls.slider("Query row", "r", 0, h - 1, min(8, h - 1))
+    with c5:
+        col = controls.slider("Query column", "c", 0, w - 1, min(12, w - 1))
+    qwen_tower, gemma = pc.VISION_TOWERS[tower], pc.VISION_TOWERS["gemma4"]
+    with guard():
+        tab_maps, tab_waves, tab_layout = sections(["Score maps", "Why θ = 100", "Where the halves sit"])
+        if tab_maps.open:
+            with tab_maps:
+                qwen_map, gemma_map, learned_map = maps(tower, h, w, row, col)
+                titles = [f"Qwen, θ {qwen_tower.theta:,.0f}", f"Gemma 4, θ {gemma.theta:,.0f}", "Learned x + y"]
+                show(figures.mark_panels(figures.square_panels(figures.padded(figures.small_multiples(
+                    [qwen_map, gemma_map, learned_map], titles, cols=3, value_name="relative score / cosine",
+                    title=f"Query patch (row {row}, column {col}) against every patch of a {h} × {w} grid",
+                    x_title="column", y_title="row", cell_px=280, name="vision_tower_maps", margin=dict(t=110),
+                    alt="Three maps with a cross through the query: with theta 10,000 it stays high across the "
+                        "whole grid; with theta 100 it fades with distance; the learned table's cross is soft and "
+                        "patches far off the query's row and column score below zero."))),
+                    col, row, "query"))
+                far = min(w - 1, col + 16)
+                notice(f"Same content at every patch, so only position differs (each map ÷ the query's own score; "
+                       f"{qwen_tower.name} heads have d = {qwen_tower.head_dim}, Gemma 4's d = {gemma.head_dim}; the "
+                       "learned table is a seeded stand-in for trained weights). "
+                       f"{far - col} columns to the right the Qwen tower still scores {qwen_map[row, far]:.3f} and "
+                       f"Gemma 4 {gemma_map[row, far]:.3f}: with θ = 10,000 most pairs are too slow to change "
+                       "across an image, with θ = 100 all of them turn within a few hundred patches. The learned "
+                       "table adds a row of an x table and a row of a y table, so patches in the query's row or "
+                       "column share half of it: the cross. Gemma 4's patch embedder adds such a table "
+                       "(position_embedding_size 10,240 per axis) before its attention layers apply RoPE.")
+        if tab_waves.open:
+            with tab_waves:
+                table = pc.vision_wavelength_table([tower, "gemma4"])  # (2, d/4 of the larger head)
+                waves = {f"{qwen_tower.name} (θ {qwen_tower.theta:,.0f})": table[0],
+                         f"Gemma 4 (θ {gemma.theta:,.0f})": table[1]}
+                show(figures.padded(figures.lines(
+                    np.arange(table.shape[1]), waves, markers=True, log_y=True, hover_format=",.1f",
+                    hlines=[(max(h, w), f"grid side {max(h, w)}")], legend_right=True, margin=dict(r=230),
+                    title="Wavelength of each frequency an axis turns at (in patches)", x_title="frequency i",
+                    y_title="wavelength 2π/θ_i (patches)", name="vision_wavelengths", height=380,
+                    alt="Two rising curves on a log scale; theta 10,000 reaches tens of thousands of patches, "
+                        "theta 100 stays within a few hundred."), left=96))
+                q, g = (v[np.isfinite(v)] for v in waves.values())
+                notice(f"{qwen_tower.name}: wavelengths from {q.min():.1f} to {q.max():,.0f} patches; "
+                       f"{int(np.sum(q > 4 * max(h, w)))} of its {len(q)} frequencies per axis have a wavelength "
+                       f"over four times this grid's side and barely turn across it. Gemma 4: {g.min():.1f} to "
+                       f"{g.max():,.0f} patches, {int(np.sum(g > 4 * max(h, w)))} of {len(g)} over four sides.")
+                formula(r"\theta_i = \theta^{-4i/d},\ i < d/4:\quad \lambda_{\max} = 2\pi\cdot $t^{(d/4-1)/(d/4)}"
+                        r" = $lq\ \ (\theta = $t,\ d = $d)", t=qwen_tower.theta, d=qwen_tower.head_dim,
+                        lq=float(q.max()))
+        if tab_layout.open:
+            with tab_layout:
+                towers = [tower, "gemma4"]
+                grid = pc.vision_layout_table(towers)  # (2, the larger head_dim)
+                show(figures.padded(figures.heatmap(
+                    grid, title="Which coordinate turns each dimension of a head", x_title="dimension",
+                    y_title="", y=[pc.VISION_TOWERS[k].name for k in towers], value_name="0 row, 1 column",
+                    colorscale=LAYOUT_SCALE, zrange=(0, 1), hover_format=".0f", height=260,
+                    name="vision_layouts", alt="Two rows of coloured blocks: row, column, row, column for the "
+                                                "Qwen tower; column, column, row, row for Gemma 4."), left=200))
+                notice("Qwen's tower concatenates [row, column] frequencies and repeats them, then rotates dimension "
+                       "j with j + d/2 across the whole head. Gemma 4 builds [x, x, y, y] and rotates each half on "
+                       "its own (apply_multidimensional_rope); its code names the halves h and w, but the position "
+                       "ids it receives are (x, y), so the first half turns with the column. Both are the same "
+                       "rotation up to a fixed permutation of dimensions, so the scores of the maps do not depend "
+                       "on it; converted weights do.")
+                formula(r"\text{Qwen: } [\,R(r\theta)\,\|\,R(c\theta)\,] \text{ on pairs } (j,\ j+d/2);\qquad "
+                        r"\text{Gemma 4: } [\,\text{RoPE}_{d/2}(x)\ \|\ \text{RoPE}_{d/2}(y)\,]")
+
+
+lesson()
+source(pc.vision_rope_cos_sin, pc.vision_tower_score_map, pc.factorized_learned_table, pc.vision_wavelengths)

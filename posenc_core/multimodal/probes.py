@@ -1,0 +1,85 @@
+"""What position alone lets a model see in an image or a video: scores of one token with the others.
+
+Each probe builds a small prompt (text, the image or video, text), numbers it with the family's
+get_rope_index rules and scores one query token against the tokens of interest with ``mm_scores``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .._checks import as_int
+from .rotary import MRopeSettings, mm_scores
+from .sequence import Segment, mm_position_ids
+
+__all__ = ["mm_image_scores", "mm_time_id_table", "mm_time_ids", "mm_video_scores"]
+
+
+def mm_image_scores(family_key, settings: MRopeSettings, grid_h, grid_w, row, col, *, vectors="ones",
+                    text_before=4) -> dict:
+    """Score of the patch at (row, col) of an image with every patch of the same image.
+
+    Returns dict with ``map`` (grid_h, grid_w) of scores divided by the query's score with itself (1 at the
+    query, comparable across head sizes), ``right`` / ``below`` (the neighbours' values, NaN at an edge)
+    and ``self`` (the query's raw score with itself).
+    """
+    h = as_int("grid_h", grid_h, minimum=1, maximum=64)
+    w = as_int("grid_w", grid_w, minimum=1, maximum=64)
+    row = as_int("row", row, minimum=0, maximum=h - 1)
+    col = as_int("col", col, minimum=0, maximum=w - 1)
+    result = mm_position_ids(family_key, [Segment("text", tokens=text_before), Segment("image", h=h, w=w),
+                                          Segment("text", tokens=2)])
+    image = np.flatnonzero(result.kind == 1)  # (h·w,) raster order, as get_vision_position_ids lays them out
+    raw = mm_scores(settings, result.ids, int(image[row * w + col]), vectors=vectors)[image].reshape(h, w)
+    scores = raw / raw[row, col]
+    return {"map": scores, "self": float(raw[row, col]),
+            "right": float(scores[row, col + 1]) if col + 1 < w else float("nan"),
+            "below": float(scores[row + 1, col]) if row + 1 < h else float("nan")}
+
+
+def mm_video_scores(family_key, settings: MRopeSettings, frames, grid_h, grid_w, fps, row, col, group, *,
+                    vectors="ones", frame_text=None, **time) -> dict:
+    """Score of the video token at (group, row, col) with the same patch in every temporal group.
+
+    Returns dict with ``seconds`` (the group's start time, 2 frames per group), ``scores`` (divided by the
+    query's score with itself) and ``time_ids`` (the time id of that patch in each group), each (groups,).
+    """
+    video = Segment("video", frames=frames, h=grid_h, w=grid_w, fps=fps)
+    result = mm_position_ids(family_key, [Segment("text", tokens=4), video, Segment("text", tokens=2)],
+                             frame_text=frame_text, **time)
+    groups = frames // 2
+    row = as_int("row", row, minimum=0, maximum=grid_h - 1)
+    col = as_int("col", col, minimum=0, maximum=grid_w - 1)
+    group = as_int("group", group, minimum=0, maximum=groups - 1)
+    same = np.flatnonzero((result.kind == 2) & (result.cell[:, 1] == row) & (result.cell[:, 2] == col))  # (groups,)
+    raw = mm_scores(settings, result.ids, int(same[group]), vectors=vectors)[same]
+    return {"seconds": np.arange(groups) * 2.0 / video.fps, "scores": raw / raw[group],
+            "time_ids": result.ids[0, same]}
+
+
+def mm_time_ids(family_key, frames, fps, *, frame_text=None, **time) -> dict:
+    """Time ids of a 1 x 1 video's temporal groups, relative to the first: how a family spaces time.
+
+    Returns dict with ``seconds`` and ``time_ids`` (groups,).
+    """
+    result = mm_position_ids(family_key, [Segment("text", tokens=1), Segment("video", frames=frames, h=1, w=1,
+                                                                                    fps=fps)],
+                             frame_text=frame_text, **time)
+    ids = result.ids[0, result.kind == 2]
+    return {"seconds": np.arange(ids.size) * 2.0 / fps, "time_ids": ids - ids[0]}
+
+
+def mm_time_id_table(frames, fps_values, family_keys) -> dict:
+    """Time ids of the same clip length at several fps under several families, on one axis of seconds.
+
+    Returns dict with ``seconds`` (every group start time of any clip, sorted) and ``series``:
+    {"<family> at <fps> fps": (len(seconds),) time ids, NaN at times where that clip has no group}.
+    """
+    runs = {(key, fps): mm_time_ids(key, frames, fps) for key in family_keys for fps in fps_values}
+    seconds = np.unique(np.concatenate([r["seconds"] for r in runs.values()]))
+    series = {}
+    for (key, fps), run in runs.items():
+        column = np.full(seconds.shape, np.nan)
+        column[np.searchsorted(seconds, run["seconds"])] = run["time_ids"]
+        series[f"{key} at {fps:g} fps"] = column
+    return {"seconds": seconds, "series": series}

@@ -1,0 +1,155 @@
+"""The 2D RoPE inside the vision towers, with each model's real head size, theta and dimension layout.
+
+Both towers here are axial (the row turns one half of the pairs, the column the other, at the same
+frequencies θ_i = θ^(-4i/d), i < d/4) and differ in where the halves sit:
+
+* Qwen2-VL / Qwen2.5-VL / Qwen3-VL / GLM-4V (``Qwen2VLVisionRotaryEmbedding``): cos = [h, w, h, w] and
+  rotate_half over the whole head, so pair j (dimensions j and j + d/2) is turned by the row for
+  j < d/4 and by the column after. θ = 10,000.
+* Gemma 4 (``Gemma4VisionRotaryEmbedding`` + ``apply_multidimensional_rope``): cos = [x, x, y, y] and
+  each half rotated on its own, so the first half of the head is a whole RoPE of the patch's column x
+  and the second half one of its row y (the code calls them h and w, but ``pixel_position_ids`` holds
+  (x, y)). θ = 100. Gemma 4 also adds a learned table per axis (x row + y row) to the patch embeddings.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from .._backend import require_torch, torch_installed
+from .._checks import as_base, as_choice, as_int, check_size
+from ..rope import rope_inv_freq_float32_pow
+from ..vision import learned_like_grid, patch_similarity_maps
+
+__all__ = ["VISION_TOWERS", "VisionTower", "factorized_learned_table", "vision_dimension_axes", "vision_layout_table",
+           "vision_rope_cos_sin", "vision_tower_score_map", "vision_wavelength_table", "vision_wavelengths"]
+
+
+@dataclass(frozen=True)
+class VisionTower:
+    key: str
+    name: str
+    head_dim: int
+    theta: float
+    layout: str  # "hwhw": Qwen-style [h, w, h, w] over the head; "xxyy": Gemma 4's [x, x, y, y], halves apart
+    source: str
+
+
+VISION_TOWERS = {
+    "qwen2_vl": VisionTower("qwen2_vl", "Qwen2-VL / Qwen2.5-VL ViT", 80, 10_000.0, "hwhw",
+                            "vision_config: embed_dim 1280 / 16 heads; Qwen2VLVisionRotaryEmbedding, theta 10,000"),
+    "qwen3_vl": VisionTower("qwen3_vl", "Qwen3-VL / Qwen3.5 ViT", 72, 10_000.0, "hwhw",
+                            "vision_config: hidden_size 1152 / 16 heads; Qwen3VLVisionRotaryEmbedding, theta 10,000"),
+    "glm4v": VisionTower("glm4v", "GLM-4.1V ViT", 128, 10_000.0, "hwhw",
+                         "vision_config: hidden_size 1536 / 12 heads; Glm4vVisionRotaryEmbedding, theta 10,000"),
+    "gemma4": VisionTower("gemma4", "Gemma 4 vision tower", 64, 100.0, "xxyy",
+                          "Gemma4VisionConfig: head_dim 64, rope theta 100 (default_theta), axial, [x, x, y, y]"),
+}
+
+
+def _tower(key) -> VisionTower:
+    return VISION_TOWERS[as_choice("tower", key, tuple(VISION_TOWERS))]
+
+
+def vision_rope_cos_sin(key, rows, cols, *, head_dim=None, theta=None, backend=None):
+    """cos, sin of shape (n, head_dim) float32 for patches at (rows, cols), laid out as the tower's code does."""
+    tower = _tower(key)
+    d = as_int("head_dim", tower.head_dim if head_dim is None else head_dim, minimum=4, maximum=1024)
+    if d % 4:
+        raise ValueError(f"A 2D rotary head needs a multiple of 4 dimensions (two axes of pairs); got {d}.")
+    theta = as_base(tower.theta if theta is None else theta)
+    rows, cols = np.asarray(rows, dtype=np.float32).ravel(), np.asarray(cols, dtype=np.float32).ravel()
+    check_size(rows.size * d * 2, "The vision cos/sin table")
+    inv_freq = rope_inv_freq_float32_pow(d // 2, theta)  # (d/4,): spatial_dim = d/2 in the models
+    first, second = (rows, cols) if tower.layout == "hwhw" else (cols, rows)  # Gemma: position_ids are (x, y)
+    coords = np.stack([first, second], axis=-1)  # (n, 2)
+    if (backend or ("torch" if torch_installed() else "numpy")) == "torch":
+        torch = require_torch()
+        freqs = torch.from_numpy(coords)[..., None] * torch.from_numpy(inv_freq)  # (n, 2, d/4)
+        cos2, sin2 = freqs.cos().numpy(), freqs.sin().numpy()
+    else:
+        freqs = coords[..., None] * inv_freq
+        cos2, sin2 = np.cos(freqs), np.sin(freqs)
+
+    def arrange(f):  # (n, 2, d/4) -> (n, d)
+        a, b = f[:, 0], f[:, 1]
+        return np.concatenate([a, b, a, b] if tower.layout == "hwhw" else [a, a, b, b], axis=-1)
+    return arrange(cos2), arrange(sin2)
+
+
+def _rotate_tower(x: np.ndarray, cos: np.ndarray, sin: np.ndarray, layout: str) -> np.ndarray:
+    def rotate_half(v):
+        half = v.shape[-1] // 2
+        return np.concatenate([-v[..., half:], v[..., :half]], axis=-1)
+    if layout == "hwhw":
+        return x * cos + rotate_half(x) * sin
+    half = x.shape[-1] // 2  # Gemma 4: each half is its own RoPE
+    return np.concatenate([x[..., :half] * cos[..., :half] + rotate_half(x[..., :half]) * sin[..., :half],
+                           x[..., half:] * cos[..., half:] + rotate_half(x[..., half:]) * sin[..., half:]], axis=-1)
+
+
+def vision_tower_score_map(key, grid_h, grid_w, row, col, *, head_dim=None, theta=None, vectors="ones", seed=0):
+    """Score of a query patch with every patch of an h x w grid under the tower's rotary, same content everywhere.
+
+    Returns (grid_h, grid_w) float64.
+    """
+    tower = _tower(key)
+    h = as_int("grid_h", grid_h, minimum=1, maximum=256)
+    w = as_int("grid_w", grid_w, minimum=1, maximum=256)
+    row = as_int("row", row, minimum=0, maximum=h - 1)
+    col = as_int("col", col, minimum=0, maximum=w - 1)
+    vectors = as_choice("vectors", vectors, ("ones", "random"))
+    rows, cols = np.divmod(np.arange(h * w), w)
+    cos, sin = vision_rope_cos_sin(key, rows, cols, head_dim=head_dim, theta=theta, backend="numpy")
+    d = cos.shape[-1]
+    content = np.ones(d) if vectors == "ones" else np.random.default_rng(seed).standard_normal(d)
+    rotated = _rotate_tower(np.broadcast_to(content, (h * w, d)), cos.astype(np.float64), sin.astype(np.float64),
+                            tower.layout)  # (h·w, d)
+    return (rotated @ rotated[row * w + col]).reshape(h, w)
+
+
+def factorized_learned_table(grid_h, grid_w, dim, seed=0) -> np.ndarray:
+    """A learned-like 2D table built as Gemma 4 builds its own: a row of an x table plus a row of a y table.
+
+    Each 1D table is a seeded smooth random field (``learned_like_grid``), standing in for trained
+    weights. Returns its (grid_h, grid_w, grid_h, grid_w) cosine-similarity maps.
+    """
+    h = as_int("grid_h", grid_h, minimum=1, maximum=256)
+    w = as_int("grid_w", grid_w, minimum=1, maximum=256)
+    x_table = learned_like_grid(1, w, dim, seed=seed)  # (w, dim)
+    y_table = learned_like_grid(h, 1, dim, seed=seed + 1)  # (h, dim)
+    table = (y_table[:, None, :] + x_table[None, :, :]).reshape(h * w, dim)  # (h·w, dim)
+    return patch_similarity_maps(table, h, w, "cosine")
+
+
+
+def vision_dimension_axes(key) -> np.ndarray:
+    """For each dimension of a head: 0 if the patch's row turns it, 1 if its column does. Shape (head_dim,)."""
+    tower = _tower(key)
+    q = tower.head_dim // 4
+    blocks = [0, 1, 0, 1] if tower.layout == "hwhw" else [1, 1, 0, 0]  # Gemma 4: x (column) first
+    return np.repeat(np.array(blocks, dtype=np.int8), q)
+
+
+def vision_wavelengths(key, theta=None) -> np.ndarray:
+    """Wavelength 2π/θ_i in patches of each of the d/4 frequencies an axis turns at. Shape (head_dim / 4,)."""
+    tower = _tower(key)
+    theta = as_base(tower.theta if theta is None else theta)
+    return 2 * np.pi / rope_inv_freq_float32_pow(tower.head_dim // 2, theta).astype(np.float64)
+
+
+def _padded_rows(rows: list[np.ndarray]) -> np.ndarray:
+    width = max(r.size for r in rows)
+    return np.stack([np.pad(r.astype(np.float64), (0, width - r.size), constant_values=np.nan) for r in rows])
+
+
+def vision_layout_table(keys) -> np.ndarray:
+    """``vision_dimension_axes`` of several towers, one row each, NaN past a tower's head_dim. (towers, max d)."""
+    return _padded_rows([vision_dimension_axes(k) for k in keys])
+
+
+def vision_wavelength_table(keys) -> np.ndarray:
+    """``vision_wavelengths`` of several towers, one row each, NaN past a tower's d/4. (towers, max d/4)."""
+    return _padded_rows([vision_wavelengths(k) for k in keys])
