@@ -25,6 +25,7 @@ from .scaling import rope_inv_freq
 
 __all__ = [
     "LOCAL_GLOBAL_MODELS",
+    "NOPE_LAYER_MODELS",
     "QUERY_SCALE_RULES",
     "LayerRope",
     "LocalGlobalModel",
@@ -32,6 +33,7 @@ __all__ = [
     "llama4_attn_temperature",
     "llama_4_scaling_beta",
     "local_global_view",
+    "nope_layer_map",
     "proportional_inv_freq",
     "query_scale",
     "temperature_entropy",
@@ -132,12 +134,14 @@ def layer_inv_freq(layer: LayerRope, context: int | None = None) -> tuple[np.nda
 
 def _pair_view(layer: LayerRope, context: int) -> dict:
     inv_freq, attention_factor = layer_inv_freq(layer, context)
-    theta = inv_freq.astype(np.float64)  # (pairs,)
+    # the whole head, pair by pair: dimensions partial RoPE leaves alone are pairs with frequency 0
+    theta = np.zeros(layer.head_dim // 2)  # (head_dim / 2,)
+    theta[: inv_freq.size] = inv_freq
     with np.errstate(divide="ignore"):
         wavelength = np.where(theta > 0, 2 * math.pi / np.where(theta > 0, theta, 1.0), np.inf)
     span = layer.window or context  # the farthest a query of this layer looks, plus one
     return {
-        "inv_freq": inv_freq, "attention_factor": attention_factor, "wavelength": wavelength,
+        "inv_freq": theta, "attention_factor": attention_factor, "wavelength": wavelength,
         "span": span, "turns_in_span": (span - 1) * theta / (2 * math.pi),
         "turns_in_context": (context - 1) * theta / (2 * math.pi),
         "pairs": int(theta.size), "rotated_dims": int(2 * np.count_nonzero(theta)), "head_dim": layer.head_dim,
@@ -152,7 +156,8 @@ def local_global_view(model: str) -> dict:
     """Each layer kind of a model measured against what it sees.
 
     Returns:
-        ``{"local": view, "full": view, "context": int}``; a view holds ``inv_freq`` (pairs,), ``wavelength``
+        ``{"local": view, "full": view, "context": int}``; a view covers the whole head (pairs = head_dim / 2,
+        the ones RoPE leaves alone with frequency 0) and holds ``inv_freq`` (pairs,) float64, ``wavelength``
         (pairs,; inf where a pair does not turn), ``turns_in_span`` and ``turns_in_context`` (pairs,),
         ``span`` (the window, or the context for full layers), ``attention_factor``, ``pairs``,
         ``rotated_dims``, ``head_dim``, ``full_turn_in_span`` and ``near_still_in_span`` (pair counts).
@@ -160,6 +165,38 @@ def local_global_view(model: str) -> dict:
     spec = LOCAL_GLOBAL_MODELS[as_choice("model", model, tuple(LOCAL_GLOBAL_MODELS))]
     return {"local": _pair_view(spec.local, spec.context), "full": _pair_view(spec.full, spec.context),
             "context": spec.context}
+
+
+# --- layers without positions ----------------------------------------------------------------------------
+
+def _every_fourth_nope(i: int) -> bool:
+    return (i + 1) % 4 != 0  # Llama4TextConfig / SmolLM3Config: no_rope_layer_interval 4
+
+
+# name -> (rotates(layer index), what the other layers do, number of layers: the config class's default)
+NOPE_LAYER_MODELS: dict[str, tuple[Callable[[int], bool], str, int]] = {
+    "Llama 4 Scout": (_every_fourth_nope, "RoPE layers use chunked attention (8,192 tokens); NoPE layers attend to "
+                      "everything, with the query temperature", 48),
+    "SmolLM3": (_every_fourth_nope, "every layer attends to everything; every fourth has no RoPE", 36),
+    "Cohere2": (lambda i: (i + 1) % 4 != 0, "3 sliding-window layers with RoPE, then 1 full layer without", 40),
+    "EXAONE 4": (lambda i: (i + 1) % 4 != 0, "sliding_window_pattern 4 ('LLLG'): local layers rotate, global "
+                 "ones do not", 32),
+    "Ministral 3": (lambda i: True, "every layer rotates (YaRN) and every query gets llama_4_scaling_beta's "
+                    "temperature", 34),
+}
+
+
+def nope_layer_map(n_layers=48) -> tuple[list[str], np.ndarray]:
+    """Which layers rotate in each model of NOPE_LAYER_MODELS: ``(names, (models, n_layers))`` with 1 = RoPE,
+    0 = no positions, NaN past that model's last layer."""
+    n_layers = as_int("number of layers", n_layers, minimum=1, maximum=256)
+    names = list(NOPE_LAYER_MODELS)
+    grid = np.full((len(names), n_layers), np.nan)
+    for row, name in enumerate(names):
+        rotates, _, depth = NOPE_LAYER_MODELS[name]
+        for i in range(min(depth, n_layers)):
+            grid[row, i] = float(rotates(i))
+    return names, grid
 
 
 # --- query temperature ----------------------------------------------------------------------------------

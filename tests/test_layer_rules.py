@@ -91,6 +91,10 @@ def test_local_global_view_counts(name):
         assert v["rotated_dims"] == 2 * turning.sum()
         assert v["full_turn_in_span"] == np.count_nonzero(v["turns_in_span"] >= 1 - 1e-9)
         np.testing.assert_allclose(v["wavelength"][turning] * v["inv_freq"][turning], 2 * math.pi, rtol=1e-6)
+        assert v["pairs"] == v["head_dim"] // 2
+        inv, _ = pc.layer_inv_freq(getattr(pc.LOCAL_GLOBAL_MODELS[name], kind), view["context"])
+        np.testing.assert_array_equal(v["inv_freq"][: inv.size], inv)
+        assert np.all(v["inv_freq"][inv.size:] == 0)
     assert view["local"]["span"] == pc.LOCAL_GLOBAL_MODELS[name].local.window
     assert view["full"]["span"] == view["context"]
 
@@ -331,3 +335,31 @@ def test_order_test_checks():
         pc.causal_conv(np.zeros((1000, 4)))
     with pytest.raises(ValueError, match="decay"):
         pc.gated_recurrence(np.zeros((4, 4)), 1.5)
+
+
+def test_nope_layer_map_follows_the_config_classes():
+    names, grid = pc.nope_layer_map(48)
+    rows = dict(zip(names, grid, strict=True))
+    llama4 = transformers.Llama4TextConfig()
+    smol = transformers.SmolLM3Config()
+    cohere = transformers.Cohere2Config()
+    exaone = transformers.Exaone4Config()
+    ministral = transformers.Ministral3Config()
+    expected = {
+        "Llama 4 Scout": [float(v) for v in llama4.no_rope_layers],  # 1 = this layer uses RoPE
+        "SmolLM3": [float(v) for v in smol.no_rope_layers],
+        # Cohere2Attention and Exaone4Attention rotate only on sliding layers
+        "Cohere2": [float(t == "sliding_attention") for t in cohere.layer_types],
+        "EXAONE 4": [float(t == "sliding_attention") for t in exaone.layer_types],
+        "Ministral 3": [1.0] * ministral.num_hidden_layers,
+    }
+    for name, values in expected.items():
+        depth = len(values)
+        assert pc.NOPE_LAYER_MODELS[name][2] == depth
+        np.testing.assert_array_equal(rows[name][:depth], values)
+        assert np.all(np.isnan(rows[name][depth:]))
+    assert llama4.attention_chunk_size == 8192 and llama4.floor_scale == 8192 and llama4.attn_scale == 0.1
+    assert ministral.rope_parameters["llama_4_scaling_beta"] == 0.1
+    assert ministral.rope_parameters["original_max_position_embeddings"] == 16384
+    cohere_src = inspect.getsource(transformers.models.cohere2.modeling_cohere2.Cohere2Attention.forward)
+    assert "if self.sliding_window is not None:" in cohere_src
