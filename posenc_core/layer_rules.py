@@ -175,8 +175,8 @@ def _every_fourth_nope(i: int) -> bool:
 
 # name -> (rotates(layer index), what the other layers do, number of layers: the config class's default)
 NOPE_LAYER_MODELS: dict[str, tuple[Callable[[int], bool], str, int]] = {
-    "Llama 4 Scout": (_every_fourth_nope, "RoPE layers use chunked attention (8,192 tokens); NoPE layers attend to "
-                      "everything, with the query temperature", 48),
+    "Llama 4 Scout": (_every_fourth_nope, "RoPE layers: chunks of 8,192 tokens; NoPE layers: all, with temperature",
+                      48),
     "SmolLM3": (_every_fourth_nope, "every layer attends to everything; every fourth has no RoPE", 36),
     "Cohere2": (lambda i: (i + 1) % 4 != 0, "3 sliding-window layers with RoPE, then 1 full layer without", 40),
     "EXAONE 4": (lambda i: (i + 1) % 4 != 0, "sliding_window_pattern 4 ('LLLG'): local layers rotate, global "

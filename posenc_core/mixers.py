@@ -43,24 +43,15 @@ class HybridModel:
 
 
 HYBRID_MODELS: dict[str, HybridModel] = {
-    "Qwen3-Next / Qwen3.5": HybridModel(
-        "Gated DeltaNet (linear attention)", "1 full-attention layer in 4 (full_attention_interval 4)",
-        "RoPE on a quarter of each 256-wide head (partial_rotary_factor 0.25: 64 dims)", "qwen3_next"),
-    "Kimi Linear": HybridModel(
-        "Kimi Delta Attention (gated delta rule)", "1 full (latent) attention layer in 4 (full_attn_layers)",
-        "none: KimiLinearAttention never rotates q or k", "kimi_linear"),
-    "Granite 4.0-H": HybridModel(
-        "Mamba-2 (state space)", "a few attention layers (layer_types)",
-        "none unless position_embedding_type is 'rope' (the released configs say 'nope')", "granitemoehybrid"),
-    "Nemotron-H / Nemotron 3": HybridModel(
-        "Mamba-2 (state space)", "a few attention layers (layers_block_type)",
-        "none: NemotronHAttention never rotates q or k", "nemotron_h"),
-    "Falcon-H1": HybridModel(
-        "Mamba-2, in parallel with attention in every layer", "every layer (side by side with Mamba-2)",
-        "RoPE: FalconH1Attention rotates q and k", "falcon_h1"),
-    "LFM2": HybridModel(
-        "short causal convolutions", "a few attention layers (full_attn_idxs)",
-        "RoPE: Lfm2Attention rotates q and k", "lfm2"),
+    "Qwen3-Next / Qwen3.5": HybridModel("Gated DeltaNet", "1 layer in 4",
+                                        "RoPE on 64 of 256 dims (partial_rotary_factor 0.25)", "qwen3_next"),
+    "Kimi Linear": HybridModel("Kimi Delta Attention", "1 layer in 4 (latent attention)",
+                               "none (KimiLinearAttention)", "kimi_linear"),
+    "Granite 4.0-H": HybridModel("Mamba-2", "a few layers", "none unless position_embedding_type is 'rope'",
+                                 "granitemoehybrid"),
+    "Nemotron-H / Nemotron 3": HybridModel("Mamba-2", "a few layers", "none (NemotronHAttention)", "nemotron_h"),
+    "Falcon-H1": HybridModel("Mamba-2, in parallel", "every layer", "RoPE (FalconH1Attention)", "falcon_h1"),
+    "LFM2": HybridModel("short convolutions", "a few layers", "RoPE (Lfm2Attention)", "lfm2"),
 }
 
 

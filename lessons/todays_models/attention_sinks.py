@@ -52,15 +52,19 @@ def lesson():
         if tab_map.open:
             with tab_map:
                 n = 32
-                w = min(window, n)
+                w = controls.slider("Window in this 32-token map", "mw", 2, n, 8,
+                                    help="A small window, so its edge shows; the other tabs use W above.")
                 result = attention_map(n, w, float(sink))
                 grid = np.column_stack([result["probs"], result["sink"]])  # (n, n + 1): keys, then the sink
-                show(figures.heatmap(
+                chart = figures.heatmap(
                     grid, x=[str(k) for k in range(n)] + ["sink"], y=np.arange(n),
                     title=f"One head, causal window of {w} keys, sink logit {sink:g}", x_title="key (then the sink)",
                     y_title="query position", value_name="probability", zrange=(0.0, 1.0), name="sink_map",
                     alt="Attention probabilities of a sliding-window head with the sink as the last column; blank "
-                        "cells are outside the window."))
+                        "cells are outside the window.")
+                ticks = [str(k) for k in range(0, n, 4)] + ["sink"]  # label the sink column explicitly
+                chart.figure.update_xaxes(tickvals=ticks, ticktext=ticks)
+                show(chart)
                 last = result["sink"][-1]
                 kept = float(np.nansum(result["probs"][-1]))
                 formula(r"a_j = \frac{e^{z_j}}{e^{s} + \sum_{k} e^{z_k}},\qquad a_{\text{sink}} = "
@@ -97,6 +101,9 @@ def lesson():
                     y_title="sink mass (log)", log_y=True, hover_format=".3g", vlines=[(window - 1, "window full")],
                     name="sink_window", alt="With full attention the sink's share keeps falling as keys "
                     "accumulate; with a window it levels off once the window is full."))
+                formula(r"a_{\text{sink}}(p) = \frac{e^{s}}{e^{s} + \sum_{j=\max(0,\,p-W+1)}^{p} e^{z_j}},\quad "
+                        r"p = $p:\ \text{window } $w,\ \text{full } $f", p=n - 1,
+                        w=float(result["window"][-1]), f=float(result["full"][-1]))
                 notice(f"With full attention the number of keys grows with the position, so the sink's share "
                        f"keeps shrinking ({result['full'][-1]:.4f} at position {n - 1}). In a sliding-window layer "
                        f"the query never sees more than {window} keys, so the share levels off "
@@ -117,6 +124,10 @@ def lesson():
                     title=f"A cache of {window} tokens drops token 0", x_title="", y_title="probability",
                     name="sink_stream", alt="Without a learned sink, evicting token 0 moves its mass onto the "
                                            "other tokens; with one, almost nothing changes."))
+                formula(r"\frac{a_j^{\text{after}}}{a_j^{\text{before}}} \le \frac{1}{1 - a_0} = $b\ \text{(token 0 as "
+                        r"the sink)},\qquad \max_j \frac{a_j^{\text{after}}}{a_j^{\text{before}}} = $g\ "
+                        r"\text{(learned sink)}", b=1 / (1 - result["first_token"]["before"]["parking"]),
+                        g=result["learned_sink"]["growth"])
                 notice(f"A streaming cache keeps the last {window} tokens. If the model parks "
                        f"{result['first_token']['before']['parking']:.0%} of its attention on token 0, evicting "
                        f"token 0 hands that mass to the remaining tokens: each one's weight grows up to "

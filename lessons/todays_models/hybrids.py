@@ -45,13 +45,14 @@ def lesson():
         if tab_models.open:
             with tab_models:
                 nope_only = controls.toggle("Only hybrids whose attention has no positions", "nope")
-                st.dataframe([{"model": name, "other layers": m.mixers, "attention layers": m.attention,
-                               "positions in attention": m.rotates, "transformers module": m.module}
+                st.dataframe([{"model": name, "other layers": m.mixers, "attention": m.attention,
+                               "positions in attention": m.rotates}
                               for name, m in pc.HYBRID_MODELS.items()
                               if not nope_only or m.rotates.startswith("none")], hide_index=True)
                 notice("A common misconception is that every hybrid drops positions from its attention. In "
-                       "transformers' modeling code Kimi Linear, Nemotron-H and Granite 4.0-H (with its released "
-                       "position_embedding_type) never rotate q or k, but Qwen3-Next / Qwen3.5 rotate a quarter of "
+                       "transformers' modeling code Kimi Linear and Nemotron-H never rotate q or k, Granite 4.0-H "
+                       "rotates only when its config says position_embedding_type 'rope' (its released configs "
+                       "say 'nope'), but Qwen3-Next / Qwen3.5 rotate a quarter of "
                        "each head, and Falcon-H1 and LFM2 apply full RoPE in their attention layers. The app "
                        "follows the code; a test reads each attention class's forward to keep this table honest.")
         if tab_order.open:
@@ -73,7 +74,7 @@ def lesson():
                     np.arange(n), {name: np.maximum(e, 1e-17) for name, e in errors.items()},
                     title="|f(reordered x)_t − (reordered f(x))_t| at each position t",
                     x_title="position t", y_title="difference (log; 1e-17 = none)", log_y=True, markers=True,
-                    hover_format=".3g", name="hybrid_order",
+                    hover_format=".3g", name="hybrid_order", hlines=[(EXACT, "float64 rounding below")],
                     alt="Per-position difference between mixing the reordered tokens and reordering the mixed "
                         "tokens, one line per mixer."))
                 largest = {name: float(e.max()) for name, e in errors.items()}
@@ -97,10 +98,13 @@ def lesson():
                            f"({largest[CONV]:.2f}), the recurrence ({largest[RECURRENCE]:.2f}) and causal attention "
                            f"({largest[CAUSAL]:.2f}, through its mask alone) all change their outputs: they are "
                            "order-aware, and only the first two in a way that depends on distances.")
+                formula(r"e_t = \big\|f(Px)_t - (P f(x))_t\big\|,\quad \max_t e_t:\ \text{conv } $c,\ "
+                        r"\text{recurrence } $r,\ \text{causal } $a,\ \text{bidirectional } $b",
+                        c=largest[CONV], r=largest[RECURRENCE], a=largest[CAUSAL], b=largest[BIDIRECTIONAL], digits=3)
                 formula(r"\text{conv: } y_t = \sum_{k<4} w_k \odot x_{t-k},\qquad \text{recurrence: } "
-                        r"h_t = g_t \odot h_{t-1} + x_t,\ g_t = 0.9\,\sigma(x_t W_g),\qquad "
-                        r"\text{attention: } y_t = \sum_{s \le t} \mathrm{softmax}_s(q_t\cdot k_s/\sqrt{d})\,v_s")
-
+                        r"h_t = g_t \odot h_{t-1} + x_t,\ \ g_t = 0.9\,\sigma(x_t W_g)")
+                formula(r"\text{attention: } y_t = \sum_{s \in S_t} \mathrm{softmax}_s\big(q_t\cdot k_s/\sqrt{d}\big)"
+                        r"\,v_s,\qquad S_t = \{0..t\}\ \text{(causal) or all (bidirectional)}")
 
 lesson()
 source(pc.order_test, pc.causal_conv, pc.gated_recurrence, pc.nope_attention)

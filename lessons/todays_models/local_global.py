@@ -39,6 +39,42 @@ def _describe(layer: pc.LayerRope) -> str:
     return f"θ = {layer.base:,.0f}, {kind}{part}, head_dim {layer.head_dim}"
 
 
+def _theta_tex(layer: pc.LayerRope, rotated_dims: int) -> str:
+    """The frequency rule of one layer kind in LaTeX, with its numbers."""
+    base = f"{layer.base:,.0f}".replace(",", "{,}")
+    if layer.rope_type == "proportional":
+        return rf"{base}^{{-2i/{layer.head_dim}}}\ (i < {rotated_dims // 2}),\ 0\ \text{{after}}"
+    plain = rf"{base}^{{-2i/{rotated_dims}}}"
+    if layer.rope_type == "linear":
+        return rf"{plain}\,/\,{layer.scaling['factor']:g}"
+    if layer.rope_type == "yarn":
+        original = f"{layer.scaling['original_max_position_embeddings']:,}".replace(",", "{,}")
+        return rf"\text{{YaRN}}\big({plain},\ s = {layer.scaling['factor']:g},\ L = {original}\big)"
+    return plain
+
+
+def _how_slow(spec: pc.LocalGlobalModel) -> str:
+    """In words: what a model's full layers change relative to its local ones."""
+    local, full = spec.local, spec.full
+    ways = []
+    if full.base != local.base:
+        ways.append(f"from a base of {full.base:,.0f} instead of {local.base:,.0f}")
+    if full.rope_type == "linear":
+        ways.append(f"by dividing every frequency by {full.scaling['factor']:g}")
+    if full.rope_type == "yarn":
+        original = full.scaling["original_max_position_embeddings"]
+        ways.append(f"from YaRN × {full.scaling['factor']:g}, which slows the pairs that turn fewer than "
+                    f"{full.scaling.get('beta_fast', 32):g} times in {original:,} tokens and keeps the fastest")
+    if full.rope_type == "proportional":
+        ways.append(f"by rotating only {full.partial_rotary_factor:.0%} of a {full.head_dim}-wide head")
+    if full.head_dim != local.head_dim:
+        ways.append(f"with a head of {full.head_dim} instead of {local.head_dim}")
+    text = ", ".join(ways) if ways else "from the same setting as the local ones"
+    if full.partial_rotary_factor != 1 and full.rope_type != "proportional":
+        text += f" (both kinds rotate {full.partial_rotary_factor:.1%} of the head)"
+    return text
+
+
 header(
     "Local and global layers",
     "Most open models of 2025-26 interleave two kinds of attention layer. *Sliding-window* (local) layers let "
@@ -66,8 +102,8 @@ def lesson():
         if tab_wave.open:
             with tab_wave:
                 pairs, (wl_local, wl_full) = _per_pair(local["wavelength"], full["wavelength"])
-                series = {f"local: {_describe(spec.local)}": np.where(np.isfinite(wl_local), wl_local, np.nan),
-                          f"full: {_describe(spec.full)}": np.where(np.isfinite(wl_full), wl_full, np.nan)}
+                series = {"sliding-window layers": np.where(np.isfinite(wl_local), wl_local, np.nan),
+                          "full layers": np.where(np.isfinite(wl_full), wl_full, np.nan)}
                 show(figures.roomy_lines(
                     pairs, series, title=f"{model}: wavelength of each rotary pair", x_title="rotary pair i",
                     y_title="wavelength (tokens, log)", log_y=True, hover_format=",.0f",
@@ -83,10 +119,10 @@ def lesson():
                        f"those tell every distance the layer can see apart. In the full layers "
                        f"{full['full_turn_in_span']} of {full['pairs']} pairs turn at least once over the "
                        f"{context:,}-token context.{extra}")
-                formula(r"\lambda_i = \frac{2\pi}{\theta_i},\quad \theta_i^{\text{local}} = $bl^{-2i/$dl},\quad "
-                        r"\theta_i^{\text{full}} = \text{$tf}\big($bf,\ d = $df\big)",
-                        bl=spec.local.base, dl=int(local["rotated_dims"]), tf=spec.full.rope_type,
-                        bf=spec.full.base, df=spec.full.head_dim)
+                formula(r"\lambda_i = \frac{2\pi}{\theta_i},\qquad \theta_i^{\text{local}} = $tl,\qquad "
+                        r"\theta_i^{\text{full}} = $tf", tl=_theta_tex(spec.local, local["rotated_dims"]),
+                        tf=_theta_tex(spec.full, full["rotated_dims"]))
+                st.caption(f"Local: {_describe(spec.local)}. Full: {_describe(spec.full)}.")
         if tab_turns.open:
             with tab_turns:
                 pairs, (t_local, t_full) = _per_pair(local["turns_in_span"], full["turns_in_span"])
@@ -100,10 +136,10 @@ def lesson():
                 notice(f"A pair below the quarter-turn line barely moves across everything its layer sees, so it "
                        f"adds almost the same angle to every score there: local layers have "
                        f"{local['near_still_in_span']} such pairs of {local['pairs']}, full layers "
-                       f"{full['near_still_in_span']} of {full['pairs']}. That is why a local layer wants a small "
-                       "base (fast pairs, many of them turning inside the window) while a full layer wants a large "
-                       "base, a scaled one or unrotated dimensions: pairs that do not wrap around over the long "
-                       "context, so a token far away is not mistaken for a near one.")
+                       f"{full['near_still_in_span']} of {full['pairs']}. A local layer needs fast pairs, many of "
+                       "them turning inside its window; a full layer needs pairs that do not wrap around over the "
+                       f"long context, so a token far away is not mistaken for a near one. {model}'s full layers "
+                       f"get them {_how_slow(spec)}.")
                 formula(r"\text{turns}_i = \frac{(W-1)\,\theta_i}{2\pi},\qquad W_{\text{local}} = $w,\quad "
                         r"W_{\text{full}} = L = $L", w=window, L=context)
         if tab_score.open:
@@ -129,16 +165,16 @@ def lesson():
                         pl=local["pairs"], pf=full["pairs"], af=full["attention_factor"])
         if tab_config.open:
             with tab_config:
-                rows = []
+                table = {"setting": ["head_dim", "rotated dimensions", "θ (rope_theta)", "rope_type",
+                                     "scaling keys", "keys a query sees", "attention factor"]}
                 for kind, layer in (("local", spec.local), ("full", spec.full)):
                     v = result[kind]
-                    rows.append({"layer kind": KINDS[kind], "head_dim": layer.head_dim,
-                                 "rotated dims": v["rotated_dims"], "θ": f"{layer.base:,.0f}",
-                                 "rope_type": layer.rope_type,
-                                 "scaling": ", ".join(f"{k} {val:g}" for k, val in layer.scaling.items()) or "none",
-                                 "sees": f"{v['span']:,} tokens" if layer.window else f"all {context:,}",
-                                 "attention factor": round(v["attention_factor"], 4)})
-                st.dataframe(rows, hide_index=True)
+                    table[KINDS[kind]] = [
+                        str(layer.head_dim), str(v["rotated_dims"]), f"{layer.base:,.0f}", layer.rope_type,
+                        ", ".join(f"{k} {val:g}" for k, val in layer.scaling.items()) or "none",
+                        f"{v['span']:,} (sliding_window)" if layer.window else f"all {context:,}",
+                        f"{v['attention_factor']:.4f}"]
+                st.dataframe(table, hide_index=True)
                 st.markdown(f"**Layout.** {spec.pattern}.  \n**Source.** {spec.source}.")
                 notice("Gemma 3 and Olmo 3 apply a legacy `rope_scaling` to the full layers only: transformers' "
                        "config classes copy it into `rope_parameters['full_attention']`, so the local layers keep "

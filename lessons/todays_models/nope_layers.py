@@ -6,6 +6,9 @@ from page_kit import controls, figures, formula, guard, header, notice, sections
 
 RULES = list(pc.QUERY_SCALE_RULES)
 LABELS = {rule: pc.QUERY_SCALE_RULES[rule][1] for rule in RULES}
+# a two-colour map for a yes/no grid: orange = no positions (0), blue = RoPE (1)
+TWO_COLOURS = [[0.0, figures.CATEGORICAL[1]], [0.5, figures.CATEGORICAL[1]], [0.5, figures.CATEGORICAL[0]],
+               [1.0, figures.CATEGORICAL[0]]]
 CONTEXTS = [65_536, 131_072, 262_144, 1_048_576, 4_194_304, 10_485_760]  # the last: Llama 4 Scout's 10M
 
 
@@ -16,11 +19,13 @@ def layer_map(n_layers: int):
 
 @st.cache_data(max_entries=32, show_spinner=False)
 def rule_curves(context: int, scale: float, llama_period: int, mistral_period: int):
-    # every integer position is too many to draw; the log grid plus each step's first position keeps the stairs
-    grid = np.unique(np.concatenate([np.geomspace(1, context, 900).astype(np.int64),
-                                     np.arange(llama_period - 1, context, llama_period),
-                                     np.arange(mistral_period, context, mistral_period)]))
-    grid = grid[(grid >= 1) & (grid < context)][:4000]
+    # every integer position is too many to draw: a log grid, plus both sides of each rule's first 16 steps so
+    # that the stairs stay sharp where they are wide enough to see (the kit draws at most 1,200 points)
+    steps = [np.arange(start, min(context, start + 16 * period), period)
+             for start, period in ((llama_period - 1, llama_period), (mistral_period, mistral_period))]
+    grid = np.unique(np.concatenate([np.geomspace(1, context - 1, 1000).astype(np.int64), *steps,
+                                     *(s - 1 for s in steps)]))
+    grid = grid[(grid >= 1) & (grid < context)]
     return grid, {LABELS["llama4"]: pc.llama4_attn_temperature(grid, scale, llama_period),
                   LABELS["llama_4_scaling_beta"]: pc.llama_4_scaling_beta(grid, scale, mistral_period)}
 
@@ -52,12 +57,12 @@ def lesson():
                 shown = controls.slider("Layers shown", "layers", 8, 64, 48,
                                         help="The first layers of each model; blank cells are past its last layer.")
                 names, grid = layer_map(shown)
-                show(figures.heatmap(
+                show(figures.padded(figures.heatmap(
                     grid, x=np.arange(grid.shape[1]), y=names, title="RoPE (1) or no positions (0), layer by layer",
-                    x_title="layer", y_title="model", value_name="rotates", zrange=(0.0, 1.0), height=320,
-                    hover_format=".0f", name="nope_layer_map",
+                    x_title="layer", y_title="", value_name="rotates", zrange=(0.0, 1.0), height=320,
+                    hover_format=".0f", colorscale=TWO_COLOURS, name="nope_layer_map",
                     alt="One row per model, one cell per layer: rotated layers in one colour, NoPE layers in "
-                        "the other, blank past a model's last layer."))
+                        "the other, blank past a model's last layer."), left=130))
                 _, whole = layer_map(64)  # every model's full depth, whatever is shown
                 counts = {name: (int(np.nansum(row == 0)), int(np.count_nonzero(np.isfinite(row))))
                           for name, row in zip(names, whole, strict=True)}
@@ -104,9 +109,8 @@ def lesson():
                        "untouched.")
         if tab_entropy.open:
             with tab_entropy:
-                c1, c2, c3, c4 = st.columns(4)
-                with c1:
-                    rule = controls.choice("Rule", "rule", RULES, "llama4", format_func=lambda r: LABELS[r])
+                rule = controls.choice("Rule", "rule", RULES, "llama4", format_func=lambda r: LABELS[r])
+                c2, c3, c4 = st.columns(3)
                 with c2:
                     context = controls.select_slider("Context", "ectx", CONTEXTS[:5], 1_048_576,
                                                      format_func=lambda v: f"{v:,}")
