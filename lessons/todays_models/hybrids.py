@@ -9,6 +9,18 @@ EXACT = 1e-12  # float64: below this an error is rounding, not a difference
 CONV, RECURRENCE, CAUSAL, BIDIRECTIONAL = list(pc.MIXERS)
 
 
+def _lines(x, series, **kwargs):
+    """Line chart with its legend stacked at the bottom of the figure, one label per row: a horizontal legend
+    can run into itself or the axis title, and one beside the plot leaves no room on a phone."""
+    chart = figures.lines(x, series, **kwargs)
+    rows = len(series)
+    chart.figure.update_layout(
+        height=(chart.figure.layout.height or 380) + 24 * rows, margin=dict(l=84, b=72 + 24 * rows),
+        legend=dict(orientation="v", x=0, xanchor="left", y=0.01, yref="container", yanchor="bottom"))
+    chart.figure.update_yaxes(automargin=True)  # room for log-axis tick labels beside the axis title
+    return chart
+
+
 @st.cache_data(max_entries=32, show_spinner=False)
 def experiment(n: int, kind: str, i: int, j: int, seed: int):
     return pc.order_test(n, 16, kind, i=i, j=j, seed=seed)
@@ -57,7 +69,7 @@ def lesson():
                        "follows the code; a test reads each attention class's forward to keep this table honest.")
         if tab_order.open:
             with tab_order:
-                c1, c2, c3, c4 = st.columns(4)
+                c1, c2, c3, c4 = st.columns([2, 3, 2, 2])
                 with c1:
                     n = controls.slider("Tokens", "n", 8, 64, 24)
                 with c2:
@@ -70,13 +82,15 @@ def lesson():
                                         help="Used by 'swap' only.")
                 result = experiment(n, kind, i, j, 0)
                 errors = result["errors"]
-                show(figures.roomy_lines(
+                chart = _lines(
                     np.arange(n), {name: np.maximum(e, 1e-17) for name, e in errors.items()},
                     title="|f(reordered x)_t − (reordered f(x))_t| at each position t",
                     x_title="position t", y_title="difference (log; 1e-17 = none)", log_y=True, markers=True,
                     hover_format=".3g", name="hybrid_order", hlines=[(EXACT, "float64 rounding below")],
                     alt="Per-position difference between mixing the reordered tokens and reordering the mixed "
-                        "tokens, one line per mixer."))
+                        "tokens, one line per mixer.")
+                chart.figure.update_yaxes(tickformat=".0e")  # 1e-12 reads better here than SI prefixes (1p)
+                show(chart)
                 largest = {name: float(e.max()) for name, e in errors.items()}
                 cols = st.columns(4)
                 for col, name in zip(cols, errors, strict=True):
