@@ -284,5 +284,7 @@ def config_contexts(read: RopeConfig) -> tuple[int, int, str]:
     original = max_pos if max_pos is not None else 4096
     if read.rope_type == "default":
         return original, 4 * original, "no scaling: L from max_position_embeddings, L' = 4 x L to show the problem"
+    if read.rope_type == "ntk_alpha":  # alpha stretches the base at every length; no factor names a target
+        return original, 4 * original, "NTK-alpha names no target: L from max_position_embeddings, L' = 4 x L"
     factor = as_float("rope_scaling['factor']", scaling.get("factor"), above=0.0)
     return original, max(int(round(factor * original)), 2), "L from max_position_embeddings, L' = factor x L"

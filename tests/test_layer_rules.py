@@ -2,6 +2,7 @@
 GPT-OSS sinks, Hunyuan's NTK-alpha, which hybrids rotate; plus properties of the order-aware mixers."""
 
 import inspect
+import json
 import logging
 import math
 from types import SimpleNamespace
@@ -266,6 +267,16 @@ def test_ntk_alpha_in_the_extension_methods():
         pc.rope_inv_freq(128, 10000.0, {"rope_type": "ntk_alpha"})
     with pytest.raises(ValueError, match="alpha"):
         pc.extension_scaling("ntk_alpha", 2.0, 4096, alpha=0.5)
+
+
+def test_hunyuan_config_reads_as_ntk_alpha_everywhere():
+    config = {"model_type": "hunyuan_v1_dense", "hidden_size": 4096, "num_attention_heads": 32, "head_dim": 128,
+              "max_position_embeddings": 32768, "rope_theta": 10000.0,
+              "rope_scaling": {"type": "dynamic", "alpha": 1000.0}}
+    read = pc.read_rope_config(config)
+    assert read.rope_type == "ntk_alpha"
+    assert pc.config_contexts(read)[:2] == (32768, 4 * 32768)
+    assert pc.parse_config_json(json.dumps(config)) == config  # the paste path reads it unchanged
 
 
 def test_dynamic_with_alpha_stays_dynamic_outside_hunyuan():
