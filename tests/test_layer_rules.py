@@ -374,3 +374,26 @@ def test_nope_layer_map_follows_the_config_classes():
     assert ministral.rope_parameters["original_max_position_embeddings"] == 16384
     cohere_src = inspect.getsource(transformers.models.cohere2.modeling_cohere2.Cohere2Attention.forward)
     assert "if self.sliding_window is not None:" in cohere_src
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.lists(st.floats(-30, 30), min_size=1, max_size=40), st.floats(-30, 30))
+def test_a_sink_only_rescales_the_softmax(scores, sink):
+    probs, mass = pc.sink_softmax(np.array(scores), sink)
+    plain = np.exp(np.array(scores) - max(scores))
+    plain /= plain.sum()
+    assert probs.sum() + mass == pytest.approx(1.0)
+    np.testing.assert_allclose(probs, (1 - mass) * plain, rtol=1e-9, atol=1e-300)  # same ranking and ratios
+
+
+def test_more_value_errors():
+    with pytest.raises(ValueError, match="Offsets"):
+        pc.sink_mass_by_score(0.0, [])
+    with pytest.raises(ValueError, match="cache size"):
+        pc.streaming_eviction(1, 0.0)
+    with pytest.raises(ValueError, match="number of layers"):
+        pc.nope_layer_map(0)
+    with pytest.raises(ValueError, match="at most 512"):
+        pc.temperature_entropy("llama4", np.arange(1, 600))
+    with pytest.raises(ValueError, match="tokens, dim"):
+        pc.nope_attention(np.zeros(5))
