@@ -100,7 +100,7 @@ def lesson():
                         m=at_zero)
                 notice(f"When the keys score well above the sink the head attends normally; when they all score "
                        f"low (nothing relevant here) the sink takes the mass instead of a random key. With sink "
-                       f"logit {sink:g} and unshifted scores it absorbs {at_zero:.1%}. Raising s by 2 moves the "
+                       f"logit {sink:g} and unshifted scores it absorbs {100 * at_zero:.3g}%. Raising s by 2 moves the "
                        "curve 2 to the right: the head needs higher scores before it attends to anything.")
         if tab_window.open:
             with tab_window:
@@ -117,9 +117,9 @@ def lesson():
                         r"p = $p:\ \text{window } $w,\ \text{full } $f", p=n - 1,
                         w=float(result["window"][-1]), f=float(result["full"][-1]))
                 notice(f"With full attention the number of keys grows with the position, so the sink's share "
-                       f"keeps shrinking ({result['full'][-1]:.4f} at position {n - 1}). In a sliding-window layer "
+                       f"keeps shrinking ({result['full'][-1]:.3g} at position {n - 1}). In a sliding-window layer "
                        f"the query never sees more than {window} keys, so the share levels off "
-                       f"({result['window'][-1]:.4f} at the same position): the sink stays a real option in every "
+                       f"({result['window'][-1]:.3g} at the same position): the sink stays a real option in every "
                        "row, which is why GPT-OSS's sliding layers can say 'nothing in my window matters'.")
         if tab_stream.open:
             with tab_stream:

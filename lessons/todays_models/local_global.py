@@ -166,12 +166,16 @@ def lesson():
                     alt="Score against distance for both layer kinds; the local curve stops at the window edge."))
                 edge = int(np.searchsorted(distances, window - 1, side="right")) - 1
                 far = curves["full"][-1]
-                notice(f"The local curve stops at the window edge, {int(distances[edge]):,} tokens back, with a "
-                       f"score of {curves['local'][edge]:.3f}; at that distance the full layer scores "
-                       f"{curves['full'][edge]:.3f}, and {far:.3f} at the far end of the context. A local layer "
-                       "spends its whole range of scores inside the window, so near neighbours stand out; a full "
-                       "layer's slow and unrotated pairs keep a share of the score at any distance, so it can "
-                       "still match content anywhere in the context.")
+                local_edge, full_edge = float(curves["local"][edge]), float(curves["full"][edge])
+                sharper = ("falls further inside the window than the full layer's does over the same distance, so "
+                           "near neighbours stand out more in the local layer" if local_edge < full_edge else
+                           "falls no further than the full layer's over the same distance")
+                notice(f"Near the window edge ({int(distances[edge]):,} tokens back, the last plotted distance "
+                       f"inside the window) the local layer scores {local_edge:.3f}; at that distance the full "
+                       f"layer scores {full_edge:.3f}, and "
+                       f"{far:.3f} at the far end of the context. The local score {sharper}. The full layer's slow "
+                       "and unrotated pairs keep a share of its score at every distance, so it can still match "
+                       "content anywhere in the context.")
                 formula(r"s(r) = a^2\cdot\frac{1}{P}\sum_{i<P}\cos(r\,\theta_i),\quad P = \tfrac{\text{head\_dim}}{2}:"
                         r"\ P_{\text{local}} = $pl,\ P_{\text{full}} = $pf,\ a_{\text{full}} = $af",
                         pl=local["pairs"], pf=full["pairs"], af=full["attention_factor"])

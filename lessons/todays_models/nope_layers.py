@@ -148,13 +148,17 @@ def lesson():
                     y_title="probability (log)", log_x=True, log_y=True, hover_format=".3g", name="nope_needle",
                     alt="The relevant key's share falls as the keys multiply; the temperature slows the fall."))
                 gain = result["needle_scaled"][-1] / result["needle"][-1]
+                if abs(result["entropy"][-1] - result["entropy_scaled"][-1]) < 1e-9:
+                    effect = ("every score is the same here, and multiplying equal scores leaves attention "
+                              "uniform: a temperature needs differences to sharpen.")
+                else:
+                    effect = (f"every score grows by that factor, the entropy goes from {result['entropy'][-1]:.3f} "
+                              f"to {result['entropy_scaled'][-1]:.3f} nats and the relevant key keeps {gain:.2f}× "
+                              f"more probability ({result['needle'][-1]:.2e} → {result['needle_scaled'][-1]:.2e}). "
+                              "The temperature slows the dilution; it does not stop it.")
                 notice(f"With no positions every key competes with every other, so as p grows the softmax "
                        f"spreads out and its entropy follows ln(p + 1). At p = {int(p[-1]):,} the rule multiplies "
-                       f"the query by {result['scale'][-1]:.3f}: every score grows by that factor, the entropy "
-                       f"drops from {result['entropy'][-1]:.2f} to {result['entropy_scaled'][-1]:.2f} nats and the "
-                       f"relevant key keeps {gain:.2f}× more probability ({result['needle'][-1]:.2e} → "
-                       f"{result['needle_scaled'][-1]:.2e}). The temperature slows the dilution; it does not "
-                       "stop it.")
+                       f"the query by {result['scale'][-1]:.3f}: {effect}")
                 formula(r"H = -\sum_{j\le p} a_j \ln a_j,\quad a_j = \mathrm{softmax}_j(\tau(p)\,z_j),\quad "
                         r"\tau($p) = $t", p=int(p[-1]), t=float(result["scale"][-1]))
 
