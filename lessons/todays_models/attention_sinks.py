@@ -2,7 +2,7 @@ import numpy as np
 import streamlit as st
 
 import posenc_core as pc
-from page_kit import controls, figures, formula, guard, header, notice, sections, show, source
+from page_kit import controls, figures, formula, guard, header, notice, registry, sections, show, source
 
 OFFSETS = np.linspace(-6.0, 6.0, 121)  # mean key score minus the sink logit's neighbourhood
 
@@ -83,7 +83,7 @@ def lesson():
                         r"\frac{e^{s}}{e^{s} + \sum_k e^{z_k}}:\quad \text{last row: } \textstyle\sum_j a_j = $k,"
                         r"\ a_{\text{sink}} = $s", k=kept, s=float(last))
                 notice(f"Each row's probabilities on real keys sum to less than 1; the last column is what the "
-                       f"sink took ({last:.3f} in the last row) and is thrown away (transformers' gpt_oss "
+                       f"sink took ({last:.3g} in the last row) and is thrown away (transformers' gpt_oss "
                        "eager_attention_forward drops it after the softmax), so it multiplies no value. Rows "
                        "that see only a few keys (the first ones) tend to give the sink more: fewer keys compete "
                        "with it.")
@@ -149,5 +149,17 @@ def lesson():
                        f"{result['learned_sink']['growth']:.3f}.")
 
 
+
+def see_also():
+    # lessons of other sections (or other engineers' pages) that continue this one; absent ones are skipped
+    related = ('local_global', 'nope_layers')
+    pages = [page for page in registry.all_pages() if page.url_path in related]
+    if pages:
+        st.markdown("**See also**")
+        for page in sorted(pages, key=lambda page: related.index(page.url_path)):
+            st.page_link(page.path, label=page.title, icon=page.icon)
+
+
 lesson()
+see_also()
 source(pc.sink_softmax, pc.sink_mass_by_position, pc.streaming_eviction)
