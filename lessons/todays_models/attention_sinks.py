@@ -75,7 +75,7 @@ def lesson():
                     alt="Attention probabilities of a sliding-window head with the sink as the last column; blank "
                         "cells are outside the window.")
                 ticks = [str(k) for k in range(0, n, 4)] + ["sink"]  # label the sink column explicitly
-                chart.figure.update_xaxes(tickvals=ticks, ticktext=ticks)
+                chart.figure.update_xaxes(type="category", tickvals=ticks, ticktext=ticks)
                 show(chart)
                 last = result["sink"][-1]
                 kept = float(np.nansum(result["probs"][-1]))
