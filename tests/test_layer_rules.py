@@ -397,3 +397,10 @@ def test_more_value_errors():
         pc.temperature_entropy("llama4", np.arange(1, 600))
     with pytest.raises(ValueError, match="tokens, dim"):
         pc.nope_attention(np.zeros(5))
+
+
+def test_kimi_linear_puts_one_full_attention_layer_in_four():
+    layer_types = transformers.KimiLinearConfig().layer_types
+    full = [i for i, kind in enumerate(layer_types) if kind == "full_attention"]
+    assert full == list(range(4, len(layer_types), 4))  # 3 delta layers, then 1 attention layer
+    assert "1 layer in 4" in pc.HYBRID_MODELS["Kimi Linear"].attention
