@@ -130,6 +130,22 @@ SECTIONS: tuple[Section, ...] = (
         "fraction, or use no positions at all, and some rotate only a slice of each head. Read a model's config layer "
         "by layer, then see each idea on its own.",
         (
+            PageInfo("lessons/todays_models/local_global.py", "Local and global layers", "local_global",
+                     ":material/center_focus_strong:",
+                     "Sliding-window layers rotate fast and see a few hundred tokens; full layers rotate slowly, "
+                     "scaled or partly: Gemma 3 and 4, Olmo 3 and MiMo-V2-Flash, pair by pair."),
+            PageInfo("lessons/todays_models/nope_layers.py", "Layers without positions, and query temperature",
+                     "nope_layers", ":material/thermostat:",
+                     "Llama 4, SmolLM3, Cohere2 and EXAONE 4 leave some layers unrotated; Llama 4 and Mistral "
+                     "scale the query with log position, and what that does to attention entropy far away."),
+            PageInfo("lessons/todays_models/hybrids.py", "Hybrids: attention among recurrent layers", "hybrids",
+                     ":material/merge_type:",
+                     "Qwen3-Next, Kimi Linear, Granite 4, Nemotron-H, Falcon-H1 and LFM2: convolutions and "
+                     "recurrences know order by construction, measured, so attention may go without."),
+            PageInfo("lessons/todays_models/attention_sinks.py", "Attention sinks", "attention_sinks",
+                     ":material/vertical_align_bottom:",
+                     "GPT-OSS's learned sink logit: an extra softmax column that absorbs probability, and why "
+                     "sliding windows and streaming caches need one."),
             PageInfo("lessons/todays_models/latent_attention.py", "Latent attention's shared rotated key",
                      "latent_attention", ":material/compress:",
                      "DeepSeek V3-style multi-head latent attention: a content term plus a position term from one "

@@ -19,10 +19,13 @@ from .fourier import *  # noqa: F403
 from .frequencies import *  # noqa: F403
 from .lab import *  # noqa: F403
 from .latent import *  # noqa: F403
+from .layer_rules import *  # noqa: F403
 from .learned import *  # noqa: F403
+from .mixers import *  # noqa: F403
 from .multimodal import *  # noqa: F403
 from .presets import *  # noqa: F403
 from .relative import *  # noqa: F403
 from .rope import *  # noqa: F403
 from .scaling import *  # noqa: F403
+from .sinks import *  # noqa: F403
 from .vision import *  # noqa: F403

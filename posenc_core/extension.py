@@ -39,6 +39,7 @@ EXTENSION_METHODS = {
     "yarn": "YaRN",
     "llama3": "Llama 3",
     "longrope": "LongRoPE",
+    "ntk_alpha": "NTK-alpha (Hunyuan)",
 }
 BANDS = ("extrapolated", "blended", "interpolated")
 MAX_CONTEXT = MAX_POSITIONS * 64  # the largest L' the analysis accepts (268M tokens)
@@ -64,7 +65,7 @@ def resample_factors(values: Sequence[float], n_pairs) -> np.ndarray:
 
 def extension_scaling(method, factor, original, *, beta_fast=32.0, beta_slow=1.0, mscale=0.0,
                       mscale_all_dim=0.0, truncate=True, low_freq_factor=1.0, high_freq_factor=4.0,
-                      short_factor=None, long_factor=None) -> tuple[dict, int]:
+                      short_factor=None, long_factor=None, alpha=None) -> tuple[dict, int]:
     """The ``rope_scaling`` dict (transformers' keys) for one method, and the max_position_embeddings to pass.
 
     Args:
@@ -74,6 +75,8 @@ def extension_scaling(method, factor, original, *, beta_fast=32.0, beta_slow=1.0
         beta_fast, beta_slow, mscale, mscale_all_dim, truncate: YaRN's knobs (an mscale of 0 leaves it out).
         low_freq_factor, high_freq_factor: Llama 3's band edges (wavelengths L / low and L / high).
         short_factor, long_factor: LongRoPE's per-pair lists.
+        alpha: Hunyuan's NTK-alpha, a base stretch chosen freely (None: alpha = s, which gives exactly the
+            static NTK-aware frequencies).
 
     Returns:
         ``(scaling, max_position_embeddings)``: dynamic NTK reads L from max_position_embeddings;
@@ -85,6 +88,9 @@ def extension_scaling(method, factor, original, *, beta_fast=32.0, beta_slow=1.0
     target = int(round(factor * original))
     if method in ("linear", "ntk", "dynamic"):
         return {"rope_type": method, "factor": factor}, original
+    if method == "ntk_alpha":
+        alpha = factor if alpha is None else as_float("alpha", alpha, minimum=1.0, maximum=1e6)
+        return {"rope_type": "ntk_alpha", "alpha": alpha}, original
     if method == "yarn":
         scaling = {"rope_type": "yarn", "factor": factor, "original_max_position_embeddings": original,
                    "beta_fast": as_float("beta_fast", beta_fast, above=0.0),
@@ -278,5 +284,7 @@ def config_contexts(read: RopeConfig) -> tuple[int, int, str]:
     original = max_pos if max_pos is not None else 4096
     if read.rope_type == "default":
         return original, 4 * original, "no scaling: L from max_position_embeddings, L' = 4 x L to show the problem"
+    if read.rope_type == "ntk_alpha":  # alpha stretches the base at every length; no factor names a target
+        return original, 4 * original, "NTK-alpha names no target: L from max_position_embeddings, L' = 4 x L"
     factor = as_float("rope_scaling['factor']", scaling.get("factor"), above=0.0)
     return original, max(int(round(factor * original)), 2), "L from max_position_embeddings, L' = factor x L"

@@ -163,6 +163,19 @@ def yarn_ramp(low: float, high: float, n_pairs: int) -> np.ndarray:
     return np.clip((np.arange(n_pairs, dtype=np.float64) - low) / (high - low), 0.0, 1.0)
 
 
+def _ntk_alpha(base, dim, params, ctx):
+    # Hunyuan (HunYuanDenseV1/MoEV1 compute_ntk_alpha_rope_parameters): a fixed alpha stretches the base to
+    # base * alpha^(d/(d-2)) for every sequence length. Computed as the model does (a Python-float base, then
+    # float32 torch), so the frequencies are bit-identical to it.
+    alpha = _param_float(params, "alpha", "ntk_alpha", required=True, above=0.0)
+    stretched = base * alpha ** _ntk_exponent(dim, "ntk_alpha")
+    try:
+        import torch
+    except ImportError:  # torch is optional for the core; float64 then float32 differs by at most 1 ulp
+        return base_inv_freq(stretched, dim), 1.0
+    return (1.0 / (stretched ** (torch.arange(0, dim, 2, dtype=torch.float) / dim))).numpy(), 1.0
+
+
 def _yarn(base, dim, params, ctx):
     original = _original_context(params, "yarn", ctx)
     factor = _factor_or_ratio(params, "yarn", ctx, original)
@@ -258,6 +271,7 @@ ROPE_SCALING: dict[str, ScalingFn] = {
     "llama3": _llama3,
     "longrope": _longrope,
     "proportional": _proportional,
+    "ntk_alpha": _ntk_alpha,
 }
 
 
@@ -366,6 +380,9 @@ def read_rope_config(config: Mapping, layer_type: str | None = None) -> RopeConf
         params, layer_type = params[chosen], chosen
     params = dict(params)
     legacy = params.get("rope_type", params.get("type"))
+    if legacy == "dynamic" and params.get("alpha") and str(config.get("model_type", "")).startswith("hunyuan"):
+        # Hunyuan's checkpoints say "dynamic", but its rotary module switches to a fixed NTK-alpha.
+        params["rope_type"] = "ntk_alpha"
     if legacy == "su" or (legacy == "yarn" and config.get("model_type") == "phi3"):
         # Phi-3's first configs named LongRoPE "su"; transformers' Phi3Config renames "su" (and, for phi3
         # models, "yarn") to "longrope".

@@ -4,18 +4,19 @@ import posenc_core as pc
 from page_kit import controls, extension_views, figures, formula, guard, header, notice, sections, show, source
 
 MSCALES = [0.0, 0.707, 1.0]
+ALPHAS = [1.0, 2.0, 4.0, 8.0, 16.0, 32.0, 64.0, 128.0, 256.0, 1000.0]
 
 
 @st.cache_data(max_entries=64, show_spinner=False)
 def analyse(method: str, head_dim: int, base: float, original: int, factor: float, current: float,
             beta_fast: float, beta_slow: float, mscale: float, mscale_all_dim: float, truncate: bool,
-            low_ff: float, high_ff: float):
+            low_ff: float, high_ff: float, alpha: float):
     n_pairs = head_dim // 2
     scaling, max_pos = pc.extension_scaling(
         method, factor, original, beta_fast=beta_fast, beta_slow=beta_slow, mscale=mscale,
         mscale_all_dim=mscale_all_dim, truncate=truncate, low_freq_factor=low_ff, high_freq_factor=high_ff,
         short_factor=pc.resample_factors(pc.PHI35_SHORT_FACTOR, n_pairs),
-        long_factor=pc.resample_factors(pc.PHI35_LONG_FACTOR, n_pairs))
+        long_factor=pc.resample_factors(pc.PHI35_LONG_FACTOR, n_pairs), alpha=alpha)
     target = int(round(factor * original))
     result = pc.extension_analysis(head_dim, base, scaling, original=original, target=target,
                                    seq_len=int(round(current * original)), max_position_embeddings=max_pos)
@@ -50,7 +51,7 @@ def lesson():
                              format_func=lambda m: pc.EXTENSION_METHODS[m])
     target = int(round(factor * original))
     knobs = dict(current=factor, beta_fast=32.0, beta_slow=1.0, mscale=0.0, mscale_all_dim=0.0, truncate=True,
-                 low_ff=1.0, high_ff=4.0)
+                 low_ff=1.0, high_ff=4.0, alpha=float(factor))
     k1, k2, k3, k4, k5 = st.columns(5)
     if method in ("dynamic", "longrope"):
         with k1:
@@ -84,6 +85,12 @@ def lesson():
         with k2:
             knobs["high_ff"] = controls.slider("high_freq_factor", "hi", 1.0, 16.0, 4.0, step=0.5,
                                                help="Wavelengths below L / high_freq_factor are kept.")
+    if method == "ntk_alpha":
+        with k1:
+            knobs["alpha"] = controls.select_slider(
+                "alpha", "al", ALPHAS, 4.0, format_func=lambda v: f"{v:g}",
+                help="Hunyuan's configs keep a fixed alpha in rope_scaling (labelled 'dynamic'); alpha = s gives "
+                     "exactly the static NTK-aware frequencies.")
     if method == "longrope":
         with k2:
             st.caption(f"Factor lists: Phi-3.5-mini's searched short/long factors (48 pairs, s = 32, L = 4,096), "
@@ -97,7 +104,8 @@ def lesson():
         scaling, result, paper, distances, before, after = analyse(
             method, head_dim, float(base), original, float(factor), float(knobs["current"]),
             float(knobs["beta_fast"]), float(knobs["beta_slow"]), float(knobs["mscale"]),
-            float(knobs["mscale_all_dim"]), bool(knobs["truncate"]), float(knobs["low_ff"]), float(knobs["high_ff"]))
+            float(knobs["mscale_all_dim"]), bool(knobs["truncate"]), float(knobs["low_ff"]), float(knobs["high_ff"]),
+            float(knobs["alpha"]))
         st.caption(f"rope_scaling passed to the transformers-equal code: `{_short(scaling)}` · L′ = {target:,}")
         if tab_wave.open:
             with tab_wave:
@@ -112,6 +120,13 @@ def lesson():
                            "linearly in the number of rotations r = L/λ, the dashed line; because r falls "
                            "geometrically with i, the paper's blend is bunched toward the slow end. The app follows "
                            "the code.")
+                elif method == "ntk_alpha":
+                    slowest = float(result["ratio"][-1])
+                    notice(f"NTK-alpha is static NTK with the stretch chosen directly: the slowest pair is divided "
+                           f"by α (θ′/θ = {slowest:.4g} here) and the fastest keeps its frequency. Nothing ties α "
+                           f"to L′/L, and unlike dynamic NTK it does not change with the sequence length, although "
+                           f"Hunyuan's checkpoints label it 'dynamic'; transformers' Hunyuan rotary module treats "
+                           f"an 'alpha' key as this fixed rule.")
                 elif method == "llama3":
                     notice("Llama 3 keeps pairs whose wavelength is below L/high_freq_factor, divides those above "
                            "L/low_freq_factor by s, and in between blends the two with a weight linear in L/λ: "
@@ -171,6 +186,10 @@ def _method_formula(method, factor, original, base, head_dim, knobs, result) -> 
     elif method == "ntk":
         formula(r"b' = b\,s^{d/(d-2)} = $b\cdot $s^{$d/$dm} = $nb,\qquad \theta'_i = b'^{-2i/d}",
                 b=base, s=factor, d=head_dim, dm=head_dim - 2, nb=base * factor ** (head_dim / (head_dim - 2)))
+    elif method == "ntk_alpha":
+        formula(r"b' = b\,\alpha^{d/(d-2)} = $b\cdot $a^{$d/$dm} = $nb,\qquad \theta'_i = b'^{-2i/d}",
+                b=base, a=knobs["alpha"], d=head_dim, dm=head_dim - 2,
+                nb=base * knobs["alpha"] ** (head_dim / (head_dim - 2)))
     elif method == "dynamic":
         current = max(knobs["current"], 1.0)
         formula(r"b' = b\left(\frac{s\,n}{L} - (s-1)\right)^{d/(d-2)},\quad n = \max(\text{seq len}, L) = $n,"

@@ -1,0 +1,406 @@
+"""Per-layer rules of today's models against transformers' own code: local/global RoPE, query temperatures,
+GPT-OSS sinks, Hunyuan's NTK-alpha, which hybrids rotate; plus properties of the order-aware mixers."""
+
+import inspect
+import json
+import logging
+import math
+from types import SimpleNamespace
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import posenc_core as pc
+
+torch = pytest.importorskip("torch")
+transformers = pytest.importorskip("transformers")
+logging.getLogger("transformers").setLevel(logging.ERROR)
+
+from transformers.models.gemma3 import modeling_gemma3  # noqa: E402
+from transformers.models.gemma4 import modeling_gemma4  # noqa: E402
+from transformers.models.gpt_oss import modeling_gpt_oss  # noqa: E402
+from transformers.models.hunyuan_v1_dense import modeling_hunyuan_v1_dense  # noqa: E402
+from transformers.models.hunyuan_v1_moe import modeling_hunyuan_v1_moe  # noqa: E402
+from transformers.models.llama4 import modeling_llama4  # noqa: E402
+from transformers.models.mimo_v2_flash import modeling_mimo_v2_flash  # noqa: E402
+from transformers.models.ministral3 import modeling_ministral3  # noqa: E402
+from transformers.models.mistral4 import modeling_mistral4  # noqa: E402
+from transformers.models.olmo3 import modeling_olmo3  # noqa: E402
+
+SMALL = dict(vocab_size=32, hidden_size=64, intermediate_size=64, num_hidden_layers=6, num_attention_heads=2,
+             num_key_value_heads=1)
+
+
+# --- local and global layers ----------------------------------------------------------------------------
+
+def _rope_parameters(layer: pc.LayerRope) -> dict:
+    params = {"rope_type": layer.rope_type, "rope_theta": layer.base, **layer.scaling}
+    if layer.partial_rotary_factor != 1.0:
+        params["partial_rotary_factor"] = layer.partial_rotary_factor
+    return params
+
+
+def _hf_model(name):
+    """The model's own config class and rotary module, built from the values in LOCAL_GLOBAL_MODELS."""
+    spec = pc.LOCAL_GLOBAL_MODELS[name]
+    rope = {"sliding_attention": _rope_parameters(spec.local), "full_attention": _rope_parameters(spec.full)}
+    common = dict(SMALL, head_dim=spec.local.head_dim, sliding_window=spec.local.window,
+                  max_position_embeddings=spec.context, rope_parameters=rope)
+    if name.startswith("Gemma 3"):
+        config = transformers.Gemma3TextConfig(**common)
+        return config, modeling_gemma3.Gemma3RotaryEmbedding(config)
+    if name.startswith("Gemma 4"):
+        config = transformers.Gemma4TextConfig(**common, global_head_dim=spec.full.head_dim)
+        return config, modeling_gemma4.Gemma4TextRotaryEmbedding(config)
+    if name.startswith("Olmo 3"):
+        config = transformers.Olmo3Config(**common)
+        return config, modeling_olmo3.Olmo3RotaryEmbedding(config)
+    config = transformers.MiMoV2FlashConfig(**common)
+    return config, modeling_mimo_v2_flash.MiMoV2FlashRotaryEmbedding(config)
+
+
+@pytest.mark.parametrize("name", list(pc.LOCAL_GLOBAL_MODELS))
+def test_local_global_frequencies_match_each_models_rotary_module(name):
+    config, rotary = _hf_model(name)
+    spec = pc.LOCAL_GLOBAL_MODELS[name]
+    assert config.sliding_window == spec.local.window
+    for kind, layer_type in (("local", "sliding_attention"), ("full", "full_attention")):
+        expected = getattr(rotary, f"{layer_type}_inv_freq").numpy()
+        inv, factor = pc.layer_inv_freq(getattr(spec, kind), spec.context)
+        assert inv.dtype == np.float32 and inv.shape == expected.shape
+        np.testing.assert_allclose(inv, expected, rtol=2e-6, atol=0)
+        expected_factor = getattr(rotary, f"{layer_type}_attention_scaling", None)
+        if expected_factor is None:
+            expected_factor = rotary.attention_scaling[layer_type]
+        assert factor == pytest.approx(float(expected_factor), rel=1e-9)
+
+
+def test_gemma4_full_layers_have_their_own_head_dim():
+    config, _ = _hf_model("Gemma 4")
+    full = config.layer_types.index("full_attention")
+    assert config.per_layer_config[full].head_dim == pc.LOCAL_GLOBAL_MODELS["Gemma 4"].full.head_dim
+
+
+@pytest.mark.parametrize("name", list(pc.LOCAL_GLOBAL_MODELS))
+def test_local_global_view_counts(name):
+    view = pc.local_global_view(name)
+    for kind in ("local", "full"):
+        v = view[kind]
+        turning = np.isfinite(v["wavelength"])
+        assert v["rotated_dims"] == 2 * turning.sum()
+        assert v["full_turn_in_span"] == np.count_nonzero(v["turns_in_span"] >= 1 - 1e-9)
+        np.testing.assert_allclose(v["wavelength"][turning] * v["inv_freq"][turning], 2 * math.pi, rtol=1e-6)
+        assert v["pairs"] == v["head_dim"] // 2
+        inv, _ = pc.layer_inv_freq(getattr(pc.LOCAL_GLOBAL_MODELS[name], kind), view["context"])
+        np.testing.assert_array_equal(v["inv_freq"][: inv.size], inv)
+        assert np.all(v["inv_freq"][inv.size:] == 0)
+    assert view["local"]["span"] == pc.LOCAL_GLOBAL_MODELS[name].local.window
+    assert view["full"]["span"] == view["context"]
+
+
+def test_proportional_matches_transformers_and_checks():
+    from transformers.modeling_rope_utils import ROPE_INIT_FUNCTIONS
+    config = transformers.Gemma4TextConfig(**SMALL, head_dim=64, rope_parameters={
+        "sliding_attention": {"rope_type": "default", "rope_theta": 10000.0},
+        "full_attention": {"rope_type": "proportional", "rope_theta": 1e6, "partial_rotary_factor": 0.5,
+                           "factor": 2.0}}, global_head_dim=128)
+    full = config.per_layer_config[config.layer_types.index("full_attention")]
+    expected, _ = ROPE_INIT_FUNCTIONS["proportional"](full, "cpu", layer_type="full_attention")
+    ours = pc.proportional_inv_freq(128, 1e6, 0.5, 2.0)
+    np.testing.assert_allclose(ours, expected.numpy(), rtol=2e-6, atol=0)
+    assert np.count_nonzero(ours) == 32
+    with pytest.raises(ValueError, match="partial_rotary_factor"):
+        pc.proportional_inv_freq(64, 1e4, 1.5)
+    with pytest.raises(ValueError, match="model must be one of"):
+        pc.local_global_view("Gemma 2")
+
+
+# --- query temperature ----------------------------------------------------------------------------------
+
+def test_llama4_temperature_matches_the_attention_module(monkeypatch):
+    captured = {}
+
+    def capture(module, query, key, value, attention_mask, **kwargs):
+        captured[module.config.attn_temperature_tuning] = query.detach().clone()
+        return torch.zeros(query.shape[0], query.shape[2], query.shape[1], query.shape[3]), None
+
+    monkeypatch.setattr(modeling_llama4, "eager_attention_forward", capture)
+    n, floor_scale, attn_scale = 40, 4, 0.3  # a short period puts several steps inside 40 positions
+    hidden = torch.randn(1, n, 32, generator=torch.Generator().manual_seed(0))
+    for tuning in (False, True):
+        config = transformers.Llama4TextConfig(hidden_size=32, num_attention_heads=2, num_key_value_heads=1,
+                                               head_dim=16, num_hidden_layers=4, floor_scale=floor_scale,
+                                               attn_scale=attn_scale, attn_temperature_tuning=tuning,
+                                               intermediate_size=32, intermediate_size_mlp=32)
+        config._attn_implementation = "eager"
+        layer = config.no_rope_layers.index(0)  # a NoPE layer: every fourth
+        torch.manual_seed(1)
+        attention = modeling_llama4.Llama4TextAttention(config, layer)
+        attention(hidden, position_embeddings=None, attention_mask=None)
+    ratio = (captured[True] / captured[False]).numpy()[0, 0, :, 0]  # (n,)
+    ours = pc.llama4_attn_temperature(np.arange(n), attn_scale, floor_scale)
+    np.testing.assert_allclose(ours, ratio, rtol=1e-6)
+    assert ours[floor_scale - 2] == 1.0 and ours[floor_scale - 1] > 1.0  # the +1: the first step is at p = 3
+
+
+@pytest.mark.parametrize("module", [modeling_ministral3, modeling_mistral4])
+def test_llama_4_scaling_beta_matches_transformers(module):
+    positions = np.array([0, 1, 16383, 16384, 16385, 40000, 1_000_000, 10_000_000])
+    expected = module.get_llama_4_attn_scale(torch.tensor(positions)[None, :], 0.1, 16384)
+    np.testing.assert_allclose(pc.llama_4_scaling_beta(positions, 0.1, 16384), expected.numpy()[0, 0, :, 0],
+                               rtol=1e-6)
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.sampled_from(list(pc.QUERY_SCALE_RULES)), st.integers(0, 10**7), st.integers(0, 10**7))
+def test_query_scales_start_at_one_and_never_fall(rule, a, b):
+    low, high = sorted((a, b))
+    scales = pc.query_scale(rule, [0, low, high])
+    assert scales[0] == 1.0 and 1.0 <= scales[1] <= scales[2]
+
+
+def test_temperature_entropy():
+    positions = np.array([1, 100, 9000, 100_000])
+    result = pc.temperature_entropy("llama4", positions, spread=1.0, margin=4.0)
+    assert np.all(result["entropy"] <= result["uniform"] + 1e-9)
+    assert np.all(np.diff(result["entropy"]) > 0)  # more keys, flatter attention
+    sharper = result["scale"] > 1
+    assert sharper.tolist() == [False, False, True, True]
+    assert np.all(result["entropy_scaled"][sharper] < result["entropy"][sharper])
+    assert np.all(result["needle_scaled"][sharper] > result["needle"][sharper])
+    same = ~sharper
+    np.testing.assert_array_equal(result["entropy_scaled"][same], result["entropy"][same])
+    # the brute-force softmax agrees
+    rng = np.random.default_rng(0)
+    scores = rng.standard_normal(100_001)
+    scores[0] = 4.0
+    p = np.exp(scores[:101] - scores[:101].max())
+    p /= p.sum()
+    assert result["entropy"][1] == pytest.approx(float(-(p * np.log(p)).sum()), rel=1e-12)
+    with pytest.raises(ValueError, match="at least 1"):
+        pc.temperature_entropy("llama4", [0, 5])
+    with pytest.raises(ValueError, match="rule must be one of"):
+        pc.temperature_entropy("alibi", [5])
+    with pytest.raises(ValueError, match="whole numbers"):
+        pc.llama4_attn_temperature([-1, 2])
+
+
+# --- attention sinks ------------------------------------------------------------------------------------
+
+def test_sink_softmax_matches_gpt_oss_eager_attention():
+    gen = torch.Generator().manual_seed(0)
+    heads, n, d = 3, 7, 8
+    q, k, v = (torch.randn(1, heads, n, d, generator=gen) for _ in range(3))
+    sinks = torch.tensor([-2.0, 0.5, 3.0])
+    mask = torch.triu(torch.full((n, n), float("-inf")), diagonal=1)[None, None]
+    module = SimpleNamespace(sinks=sinks, num_key_value_groups=1, training=False)
+    _, weights = modeling_gpt_oss.eager_attention_forward(module, q, k, v, mask, scaling=d ** -0.5)
+    logits = (q @ k.transpose(2, 3) * d ** -0.5 + mask).numpy()[0]  # (heads, n, n)
+    probs, mass = pc.sink_softmax(logits, sinks.numpy()[:, None])
+    np.testing.assert_allclose(probs, weights.numpy()[0], rtol=1e-5, atol=1e-7)
+    np.testing.assert_allclose(probs.sum(-1) + mass, 1.0, rtol=1e-12)
+
+
+def test_sink_properties():
+    masked = np.full((1, 4), -np.inf)
+    probs, mass = pc.sink_softmax(masked, 0.0)
+    assert mass[0] == 1.0 and probs.sum() == 0.0  # a row with nothing visible parks everything on the sink
+    by_score = pc.sink_mass_by_score(1.0, np.linspace(-5, 5, 21), 64)
+    assert np.all(np.diff(by_score) < 0)
+    result = pc.sink_mass_by_position(2.0, 300, 50, spread=0.7, seed=3)
+    scores = 0.7 * np.random.default_rng(3).standard_normal(300)
+    for p in (0, 49, 50, 299):
+        _, direct = pc.sink_softmax(scores[max(0, p - 49): p + 1], 2.0)
+        assert result["window"][p] == pytest.approx(float(direct), rel=1e-9)
+    np.testing.assert_array_equal(result["window"][:50], result["full"][:50])
+    assert result["keys_window"].max() == 50 and result["keys_full"][-1] == 300
+    heat = pc.sink_attention_map(12, 4, 0.0)
+    np.testing.assert_allclose(np.nansum(heat["probs"], axis=1) + heat["sink"], 1.0)
+    assert np.isnan(heat["probs"][5, 0]) and np.isnan(heat["probs"][0, 1])
+    with pytest.raises(ValueError, match="finite"):
+        pc.sink_softmax([[np.nan]], 0.0)
+    with pytest.raises(ValueError, match="window"):
+        pc.sink_attention_map(8, 9, 0.0)
+
+
+def test_streaming_eviction_hurts_only_the_first_token_sink():
+    result = pc.streaming_eviction(128, 3.0, first_score=6.0)
+    first, learned = result["first_token"], result["learned_sink"]
+    assert first["after"]["parking"] == 0.0 and first["before"]["parking"] > 0.5
+    # the kept tokens share what token 0 held (minus the new token's part): growth just under 1 / (1 - m0)
+    assert 0.95 / (1 - first["before"]["parking"]) < first["growth"] <= 1 / (1 - first["before"]["parking"])
+    assert learned["growth"] < 1.05 and learned["after"]["parking"] > 0
+    for case in (first, learned):
+        for when in ("before", "after"):
+            assert case[when]["parking"] + case[when]["tokens"] == pytest.approx(1.0)
+
+
+# --- Hunyuan's NTK-alpha --------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("model_type,config_cls,rotary_cls", [
+    ("hunyuan_v1_dense", transformers.HunYuanDenseV1Config, modeling_hunyuan_v1_dense.HunYuanDenseV1RotaryEmbedding),
+    ("hunyuan_v1_moe", transformers.HunYuanMoEV1Config, modeling_hunyuan_v1_moe.HunYuanMoEV1RotaryEmbedding)])
+@pytest.mark.parametrize("alpha,head_dim", [(1000.0, 128), (4.0, 64), (2.5, 96)])
+def test_ntk_alpha_is_bit_identical_to_hunyuan(model_type, config_cls, rotary_cls, alpha, head_dim):
+    raw = {"model_type": model_type, "hidden_size": head_dim * 4, "num_attention_heads": 4, "head_dim": head_dim,
+           "max_position_embeddings": 32768,
+           "rope_scaling": {"type": "dynamic", "alpha": alpha, "factor": 1.0}, "rope_theta": 10000.0}
+    rotary = rotary_cls(config_cls(**{k: v for k, v in raw.items() if k != "model_type"}))
+    assert rotary.rope_type == "ntk_alpha"
+    inv, factor = pc.rope_from_config(raw, seq_len=100_000)  # fixed: the sequence length does not matter
+    np.testing.assert_array_equal(inv, rotary.inv_freq.numpy())
+    assert factor == rotary.attention_scaling == 1.0
+
+
+def test_ntk_alpha_in_the_extension_methods():
+    scaling, max_pos = pc.extension_scaling("ntk_alpha", 8.0, 4096)
+    assert scaling == {"rope_type": "ntk_alpha", "alpha": 8.0} and max_pos == 4096
+    alpha_inv, _ = pc.rope_inv_freq(128, 10000.0, scaling)
+    ntk_inv, _ = pc.rope_inv_freq(128, 10000.0, {"rope_type": "ntk", "factor": 8.0})
+    np.testing.assert_allclose(alpha_inv, ntk_inv, rtol=2e-6)  # alpha = s is static NTK
+    result = pc.extension_analysis(128, 10000.0, {"rope_type": "ntk_alpha", "alpha": 1000.0}, original=4096,
+                                   target=32768)
+    assert result["ratio"][-1] == pytest.approx(1 / 1000, rel=1e-5) and result["ratio"][0] == 1.0
+    with pytest.raises(ValueError, match="alpha"):
+        pc.rope_inv_freq(128, 10000.0, {"rope_type": "ntk_alpha"})
+    with pytest.raises(ValueError, match="alpha"):
+        pc.extension_scaling("ntk_alpha", 2.0, 4096, alpha=0.5)
+
+
+def test_hunyuan_config_reads_as_ntk_alpha_everywhere():
+    config = {"model_type": "hunyuan_v1_dense", "hidden_size": 4096, "num_attention_heads": 32, "head_dim": 128,
+              "max_position_embeddings": 32768, "rope_theta": 10000.0,
+              "rope_scaling": {"type": "dynamic", "alpha": 1000.0}}
+    read = pc.read_rope_config(config)
+    assert read.rope_type == "ntk_alpha"
+    assert pc.config_contexts(read)[:2] == (32768, 4 * 32768)
+    assert pc.parse_config_json(json.dumps(config)) == config  # the paste path reads it unchanged
+
+
+def test_dynamic_with_alpha_stays_dynamic_outside_hunyuan():
+    raw = {"hidden_size": 512, "num_attention_heads": 4, "max_position_embeddings": 4096, "rope_theta": 10000.0,
+           "rope_scaling": {"type": "dynamic", "alpha": 1000.0, "factor": 2.0}}
+    assert pc.read_rope_config(raw).rope_type == "dynamic"
+    assert pc.read_rope_config({**raw, "model_type": "hunyuan_v1_moe"}).rope_type == "ntk_alpha"
+
+
+# --- hybrids --------------------------------------------------------------------------------------------
+
+ATTENTION_CLASSES = {"qwen3_next": "Qwen3NextAttention", "kimi_linear": "KimiLinearAttention",
+                     "granitemoehybrid": "GraniteMoeHybridAttention", "nemotron_h": "NemotronHAttention",
+                     "falcon_h1": "FalconH1Attention", "lfm2": "Lfm2Attention"}
+
+
+@pytest.mark.parametrize("name", list(pc.HYBRID_MODELS))
+def test_hybrid_table_follows_the_modeling_code(name):
+    import importlib
+    spec = pc.HYBRID_MODELS[name]
+    module = importlib.import_module(f"transformers.models.{spec.module}.modeling_{spec.module}")
+    forward = inspect.getsource(getattr(module, ATTENTION_CLASSES[spec.module]).forward)
+    rotates = "apply_rotary_pos_emb(" in forward
+    assert rotates == spec.rotates.startswith(("RoPE", "none unless"))
+    if spec.module == "granitemoehybrid":  # rotation only with a rotary module, built for 'rope' alone
+        assert 'position_embedding_type == "rope"' in inspect.getsource(module.GraniteMoeHybridModel.__init__)
+
+
+def test_qwen3_next_pattern_and_partial_rotary():
+    config = transformers.Qwen3NextConfig(num_hidden_layers=8)
+    assert config.layer_types == ["linear_attention"] * 3 + ["full_attention"] + ["linear_attention"] * 3 + [
+        "full_attention"]
+    assert config.rope_parameters["partial_rotary_factor"] == 0.25 and config.head_dim == 256
+
+
+@settings(max_examples=15, deadline=None)
+@given(st.integers(2, 40), st.integers(1, 12), st.integers(0, 10**6))
+def test_bidirectional_nope_attention_is_permutation_equivariant(n, dim, seed):
+    x = np.random.default_rng(seed).standard_normal((n, dim))
+    perm = np.random.default_rng(seed + 1).permutation(n)
+    bidirectional = pc.MIXERS["bidirectional attention, no positions"]
+    np.testing.assert_allclose(bidirectional(x[perm]), bidirectional(x)[perm], atol=1e-12)
+
+
+@settings(max_examples=15, deadline=None)
+@given(st.integers(4, 40), st.data())
+def test_swaps_each_mixer_sees_where_it_should(n, data):
+    i = data.draw(st.integers(0, n - 2))
+    j = data.draw(st.integers(i + 1, n - 1))
+    result = pc.order_test(n, 8, "swap", i=i, j=j, seed=data.draw(st.integers(0, 1000)))
+    err = result["errors"]
+    t = np.arange(n)
+    assert np.all(err["bidirectional attention, no positions"] < 1e-12)
+    causal = err["causal attention, no positions"]
+    assert np.all(causal[(t < i) | (t > j)] < 1e-12)  # same query, same set of tokens up to t: same output
+    conv = err["causal convolution (K = 4)"]
+    outside = ~(((t >= i) & (t < i + 4)) | ((t >= j) & (t < j + 4)))
+    assert np.all(conv[outside] < 1e-12)
+    assert conv[i] > 0 and err["gated linear recurrence"][i] > 0  # both see the new token at i at once
+    assert np.all(err["gated linear recurrence"][t < i] == 0)
+
+
+def test_order_test_checks():
+    with pytest.raises(ValueError, match="reordering"):
+        pc.order_test(8, 4, "custom")
+    with pytest.raises(ValueError, match="at most"):
+        pc.causal_conv(np.zeros((1000, 4)))
+    with pytest.raises(ValueError, match="decay"):
+        pc.gated_recurrence(np.zeros((4, 4)), 1.5)
+
+
+def test_nope_layer_map_follows_the_config_classes():
+    names, grid = pc.nope_layer_map(48)
+    rows = dict(zip(names, grid, strict=True))
+    llama4 = transformers.Llama4TextConfig()
+    smol = transformers.SmolLM3Config()
+    cohere = transformers.Cohere2Config()
+    exaone = transformers.Exaone4Config()
+    ministral = transformers.Ministral3Config()
+    expected = {
+        "Llama 4 Scout": [float(v) for v in llama4.no_rope_layers],  # 1 = this layer uses RoPE
+        "SmolLM3": [float(v) for v in smol.no_rope_layers],
+        # Cohere2Attention and Exaone4Attention rotate only on sliding layers
+        "Cohere2": [float(t == "sliding_attention") for t in cohere.layer_types],
+        "EXAONE 4": [float(t == "sliding_attention") for t in exaone.layer_types],
+        "Ministral 3": [1.0] * ministral.num_hidden_layers,
+    }
+    for name, values in expected.items():
+        depth = len(values)
+        assert pc.NOPE_LAYER_MODELS[name][2] == depth
+        np.testing.assert_array_equal(rows[name][:depth], values)
+        assert np.all(np.isnan(rows[name][depth:]))
+    assert llama4.attention_chunk_size == 8192 and llama4.floor_scale == 8192 and llama4.attn_scale == 0.1
+    assert ministral.rope_parameters["llama_4_scaling_beta"] == 0.1
+    assert ministral.rope_parameters["original_max_position_embeddings"] == 16384
+    cohere_src = inspect.getsource(transformers.models.cohere2.modeling_cohere2.Cohere2Attention.forward)
+    assert "if self.sliding_window is not None:" in cohere_src
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.lists(st.floats(-30, 30), min_size=1, max_size=40), st.floats(-30, 30))
+def test_a_sink_only_rescales_the_softmax(scores, sink):
+    probs, mass = pc.sink_softmax(np.array(scores), sink)
+    plain = np.exp(np.array(scores) - max(scores))
+    plain /= plain.sum()
+    assert probs.sum() + mass == pytest.approx(1.0)
+    np.testing.assert_allclose(probs, (1 - mass) * plain, rtol=1e-9, atol=1e-300)  # same ranking and ratios
+
+
+def test_more_value_errors():
+    with pytest.raises(ValueError, match="Offsets"):
+        pc.sink_mass_by_score(0.0, [])
+    with pytest.raises(ValueError, match="cache size"):
+        pc.streaming_eviction(1, 0.0)
+    with pytest.raises(ValueError, match="number of layers"):
+        pc.nope_layer_map(0)
+    with pytest.raises(ValueError, match="at most 512"):
+        pc.temperature_entropy("llama4", np.arange(1, 600))
+    with pytest.raises(ValueError, match="tokens, dim"):
+        pc.nope_attention(np.zeros(5))
+
+
+def test_kimi_linear_puts_one_full_attention_layer_in_four():
+    layer_types = transformers.KimiLinearConfig().layer_types
+    full = [i for i, kind in enumerate(layer_types) if kind == "full_attention"]
+    assert full == list(range(4, len(layer_types), 4))  # 3 delta layers, then 1 attention layer
+    assert "1 layer in 4" in pc.HYBRID_MODELS["Kimi Linear"].attention
