@@ -383,7 +383,8 @@ def test_a_sink_only_rescales_the_softmax(scores, sink):
     plain = np.exp(np.array(scores) - max(scores))
     plain /= plain.sum()
     assert probs.sum() + mass == pytest.approx(1.0)
-    np.testing.assert_allclose(probs, (1 - mass) * plain, rtol=1e-9, atol=1e-300)  # same ranking and ratios
+    # 1 - mass loses digits when the sink takes almost everything, hence rtol 1e-6
+    np.testing.assert_allclose(probs, (1 - mass) * plain, rtol=1e-6, atol=1e-300)  # same ranking and ratios
 
 
 def test_more_value_errors():
