@@ -72,9 +72,16 @@ def to_backend(array: np.ndarray, backend: str = "numpy", device: str | None = N
 
 
 def to_numpy(array) -> np.ndarray:
-    """Bring a numpy array or a torch tensor (any device) back to numpy."""
+    """Bring a numpy array or a torch tensor (any device, any dtype) back to numpy.
+
+    numpy has no bfloat16 (nor torch's float8 types), so such a tensor comes back as float32, which holds
+    each of its values exactly (the upcast transformers and timm do before their own arithmetic).
+    """
     if isinstance(array, np.ndarray):
         return array
     if hasattr(array, "detach"):
-        return array.detach().cpu().numpy()
+        tensor = array.detach().cpu()
+        if tensor.is_floating_point() and tensor.dtype.itemsize < 4 and str(tensor.dtype) != "torch.float16":
+            tensor = tensor.float()
+        return tensor.numpy()
     return np.asarray(array)
