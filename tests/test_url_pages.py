@@ -33,8 +33,8 @@ def _hostile(kind: str, widget, round_: int) -> list[str] | str:
         return [repr(lo + step / 2 + step / 7)] if lo + step < hi else [repr(hi * 10 + 1)]
     if kind == "toggle":
         return "maybe" if round_ == 0 else "TRUE"
-    if kind == "text_input":
-        return "<script>alert(1)</script>" * (1 if round_ == 0 else 40)
+    if kind == "text_input":  # round 1: far past any max_chars, in words short enough for the sentence pages
+        return "<script>alert(1)</script>" if round_ == 0 else "<b>x</b> " * 400
     if kind == "multiselect":
         return ["<img src=x>", "<img src=x>"] if round_ == 0 else [*widget.options[:1], "nope", *widget.options[:1]]
     return "<script>" if round_ == 0 else ["-inf", str(widget.value)]  # unknown option; two for one
