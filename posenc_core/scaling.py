@@ -22,10 +22,12 @@ from ._backend import require_torch, to_backend, to_numpy
 from ._checks import MAX_DIM, MAX_POSITIONS, as_base, as_choice, as_float, as_int
 
 __all__ = [
+    "DYNAMIC_CALL_PATTERNS",
     "ROPE_SCALING",
     "RopeConfig",
     "ScalingContext",
     "base_inv_freq",
+    "dynamic_call_lengths",
     "read_rope_config",
     "rope_from_config",
     "rope_dynamic_calls",
@@ -376,7 +378,10 @@ def rope_dynamic_calls(head_dim, base=10000.0, factor=2.0, max_position_embeddin
     Returns:
         dict with ``inv_freq`` (n_calls, rotary_dim / 2) float32, bit-identical to the module's buffer at each
         call; ``cached`` (n_calls,) the cached length after the call; ``event`` (n_calls,) "grow", "reset" or
-        "keep"; and ``fresh`` (n_calls, rotary_dim / 2), what a freshly built module would use at that length.
+        "keep"; ``fresh`` (n_calls, rotary_dim / 2), what a freshly built module would use at that length;
+        ``length`` the calls; ``stale`` (n_calls,) True where the module differs from a fresh one;
+        ``slowest_ratio`` and ``fresh_slowest_ratio`` (n_calls,), the slowest pair's frequency over its
+        original value, stateful and fresh.
     """
     lengths = list(call_lengths)
     if not 1 <= len(lengths) <= 256:
@@ -403,8 +408,29 @@ def rope_dynamic_calls(head_dim, base=10000.0, factor=2.0, max_position_embeddin
         cached_after.append(cached)
         events.append(event)
         fresh.append(at(n))
-    return {"inv_freq": np.stack(used), "cached": np.array(cached_after), "event": events,
-            "fresh": np.stack(fresh)}
+    used, fresh = np.stack(used), np.stack(fresh)  # (n_calls, r/2) each
+    return {"inv_freq": used, "cached": np.array(cached_after), "event": events, "fresh": fresh,
+            "length": np.array(lengths),
+            "stale": np.any(used != fresh, axis=1),  # (n_calls,) the call runs with another length's frequencies
+            # the slowest pair's frequency against the original one: 1 = unscaled, 1/s = fully interpolated
+            "slowest_ratio": used[:, -1].astype(np.float64) / float(original[-1]),
+            "fresh_slowest_ratio": fresh[:, -1].astype(np.float64) / float(original[-1])}
+
+
+# Call sequences that show dynamic NTK's state, as multiples of the trained length L (s = the factor).
+DYNAMIC_CALL_PATTERNS = {
+    "long prompt, then shorter calls": lambda s: [1.0, s, s / 2, 1.0, 0.5, s / 2],
+    "growing conversation": lambda s: [0.5, 1.0, 1 + (s - 1) / 4, 1 + (s - 1) / 2, s, 0.75],
+    "alternating long and short": lambda s: [s, 0.25, s, 1 + (s - 1) / 2, 0.25, 1 + (s - 1) / 2],
+}
+
+
+def dynamic_call_lengths(pattern, original, factor) -> list[int]:
+    """The call lengths of a named pattern in DYNAMIC_CALL_PATTERNS for trained length L = ``original``."""
+    pattern = as_choice("pattern", pattern, tuple(DYNAMIC_CALL_PATTERNS))
+    original = as_int("original", original, minimum=1, maximum=MAX_POSITIONS)
+    factor = as_float("factor", factor, minimum=1.0, maximum=1024.0)
+    return [max(1, int(round(m * original))) for m in DYNAMIC_CALL_PATTERNS[pattern](factor)]
 
 
 @dataclass(frozen=True)

@@ -185,3 +185,23 @@ def test_dynamic_calls_bad_arguments(kwargs, message):
 def test_seq_len_must_not_be_negative():
     with pytest.raises(ValueError, match="at least 0"):
         pc.rope_inv_freq(64, seq_len=-1)
+
+
+def test_call_patterns_and_the_summary_columns():
+    assert pc.dynamic_call_lengths("long prompt, then shorter calls", 4096, 4.0) == [4096, 16384, 8192, 4096,
+                                                                                      2048, 8192]
+    for pattern in pc.DYNAMIC_CALL_PATTERNS:
+        lengths = pc.dynamic_call_lengths(pattern, 2048, 8.0)
+        out = pc.rope_dynamic_calls(64, 10000.0, 8.0, 2048, lengths)
+        assert list(out["length"]) == lengths
+        original = pc.rope_inv_freq(64)[0].astype(np.float64)
+        np.testing.assert_allclose(out["slowest_ratio"], out["inv_freq"][:, -1] / original[-1])
+        np.testing.assert_array_equal(out["stale"], np.any(out["inv_freq"] != out["fresh"], axis=1))
+    # the first pattern shows a stale call: 8,192 tokens after 16,384 run with 16,384's frequencies
+    out = pc.rope_dynamic_calls(64, 10000.0, 4.0, 4096, pc.dynamic_call_lengths("long prompt, then shorter calls",
+                                                                                4096, 4.0))
+    assert out["stale"][2] and out["slowest_ratio"][2] < out["fresh_slowest_ratio"][2]
+    with pytest.raises(ValueError, match="pattern must be one of"):
+        pc.dynamic_call_lengths("random", 4096, 4.0)
+    with pytest.raises(ValueError, match="at least 1"):
+        pc.dynamic_call_lengths("growing conversation", 4096, 0.5)
