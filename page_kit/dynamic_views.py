@@ -16,11 +16,13 @@ EVENTS = {"grow": "recompute for this length, cache it", "keep": "keep the cache
 def stateful_calls(calls: dict, original: int, factor: float, *, name: str) -> None:
     """Slowest pair's frequency call by call, stateful module against a fresh one, a table, and what to notice."""
     call = np.arange(1, len(calls["length"]) + 1)
+    st.caption(f"Dynamic NTK (rope_type 'dynamic', factor s = {factor:g}) with the L, base and head_dim above, "
+               "whichever method is picked.")
     show(figures.lines(
-        call, {"the module (stateful)": calls["slowest_ratio"], "a fresh module": calls["fresh_slowest_ratio"]},
-        markers=True, dashed=["a fresh module"], log_y=True, x_ticks=list(call),
+        call, {"stateful module": calls["slowest_ratio"], "fresh module": calls["fresh_slowest_ratio"]},
+        markers=True, dashed=["fresh module"], x_ticks=list(call), legend_right=True,
         title="Slowest pair's frequency against its original, call by call", x_title="call",
-        y_title="θ′/θ of the slowest pair (log)", name=name, height=360, hover_format=".4f",
+        y_title="θ′/θ of the slowest pair", name=name, height=360, hover_format=".4f",
         alt="Two lines over the calls: the stateful module's slowest-pair frequency ratio and a fresh module's; "
             "they part where a shorter call still runs with frequencies cached for a longer one."))
     st.dataframe({"call": call, "length": calls["length"],
@@ -38,7 +40,7 @@ def stateful_calls(calls: dict, original: int, factor: float, *, name: str) -> N
                 f"original speed, where a fresh module would use {calls['fresh_slowest_ratio'][k]:.4f}. ")
     else:
         what = "In this sequence every call happens to run with the frequencies a fresh module would use. "
-    notice(what + f"transformers' dynamic NTK keeps state: a call longer than any before recomputes the base for "
+    notice(what + f"In transformers, dynamic NTK keeps state: a call longer than any before recomputes the base for "
            f"its length and caches it; a later, shorter call keeps those frequencies until one is shorter than "
            f"L = {original:,}, which resets them. So the same prompt can be encoded differently depending on "
            f"what ran before it (here with s = {factor:g}), a surprise when comparing outputs across batches.")

@@ -179,7 +179,7 @@ def lesson():
                 with right:
                     zoom = staircase(around, dim, float(base), dtype)
                     show(figures.lines(
-                        zoom["position"], {"exact (float64)": zoom["exact"], dtype: zoom["computed"]},
+                        zoom["position"], {"exact": zoom["exact"], dtype: zoom["computed"]},
                         markers=True, title=f"Pair 0 angle near {around:,}", x_title="position m",
                         y_title="m·θ₀ (rad)", name="rope_precision_zoom", height=430, hover_format=",.2f",
                         alt=f"The angle of pair 0 for 48 positions from {around:,}: exact values rise by one per "
