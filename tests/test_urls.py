@@ -34,10 +34,13 @@ def _probe_app():
     controls.toggle("Causal", "causal")
     controls.multiselect("Methods", "methods", ["x", "y", "z"], ["x"], max_selections=2)
     controls.text("Name", "name", "hi", max_chars=5)
+    from page_kit import sections
+
+    sections(["One", "Two"], key="tab")
 
 
 DEFAULTS = {"seed": 5, "scale": 1.0, "d": 16, "band": (0.2, 0.5), "len": 2, "span": (1, 4), "layout": "half",
-            "preset": "a", "causal": False, "methods": ["x"], "name": "hi"}
+            "preset": "a", "causal": False, "methods": ["x"], "name": "hi", "tab": "One"}
 PROBE = [  # (query, widget key, expected value)
     ({"seed": "1e309"}, "seed", 5), ({"seed": "inf"}, "seed", 5), ({"seed": HUGE}, "seed", 5),
     ({"seed": "nan"}, "seed", 5), ({"seed": "2.6"}, "seed", 3), ({"seed": "-1e300"}, "seed", 0),
@@ -53,7 +56,8 @@ PROBE = [  # (query, widget key, expected value)
     ({"layout": "zigzag"}, "layout", "half"), ({"layout": "interleaved"}, "layout", "interleaved"),
     ({"preset": "c"}, "preset", "a"), ({"causal": "TRUE"}, "causal", True), ({"causal": "maybe"}, "causal", False),
     ({"methods": ["z", "q", "z", "y", "x"]}, "methods", ["z", "y"]), ({"methods": "q"}, "methods", ["x"]),
-    ({"name": "abcdefghij"}, "name", "abcde"),
+    ({"name": "abcdefghij"}, "name", "abcde"), ({"tab": "Two"}, "tab", "Two"), ({"tab": "<script>"}, "tab", "One"),
+    ({"tab": ["Two", "One"]}, "tab", "One"),
 ]
 
 
@@ -63,6 +67,9 @@ def test_each_widget_kind_lands_on_a_valid_value(query, key, expected):
     at.query_params.update(query)
     at.run()
     assert not at.exception, [e.value for e in at.exception]
+    if key == "tab":  # tabs are not a widget kind AppTest lists; their value lives in session state
+        assert at.session_state[key] == expected
+        return
     widget = next(w for kind in KINDS for w in at.get(kind) if w.key == key)
     assert widget.value == expected
     if expected == DEFAULTS[key]:
