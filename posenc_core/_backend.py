@@ -3,7 +3,8 @@
 Tables (sinusoidal rows, ALiBi grids, T5 buckets, 2D sin-cos) are built once with numpy and
 moved to the requested backend, so there is one source of truth for each formula; the work
 that runs per token and per batch (``apply_rope``, attention, the lab's training) runs natively
-in torch on the chosen device. torch is imported lazily: the core works without it.
+in torch on the chosen device. torch is imported lazily; the numbers that must equal the models' bit for bit
+(RoPE frequencies, the tensor2tensor table, T5 buckets) are formed with it on the CPU, whatever the backend.
 """
 
 from __future__ import annotations
