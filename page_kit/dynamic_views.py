@@ -21,6 +21,7 @@ def stateful_calls(calls: dict, original: int, factor: float, *, name: str) -> N
     show(figures.lines(
         call, {"stateful module": calls["slowest_ratio"], "fresh module": calls["fresh_slowest_ratio"]},
         markers=True, dashed=["fresh module"], x_ticks=list(call), legend_right=True,
+        margin=dict(l=64, r=150, t=64, b=52),  # room for the legend beside the plot
         title="Slowest pair's frequency against its original, call by call", x_title="call",
         y_title="θ′/θ of the slowest pair", name=name, height=360, hover_format=".4f",
         alt="Two lines over the calls: the stateful module's slowest-pair frequency ratio and a fresh module's; "
