@@ -65,7 +65,11 @@ def base_inv_freq(base: float, dim: int) -> np.ndarray:
 def _torch():
     # RoPE frequencies are formed with torch because that is the arithmetic the models run: numpy's
     # float32 pow differs from torch's in the last bits.
-    return require_torch()
+    try:
+        return require_torch()
+    except ValueError:
+        raise ValueError("RoPE frequencies are formed with torch, as transformers forms them; install it with "
+                         "`pip install torch`.") from None
 
 
 def _float(ctx: ScalingContext):
