@@ -110,3 +110,13 @@ def test_option_check_keeps_only_known_labels(raw, exactly, at_most):
     else:  # a multiselect: known labels, no repeats, at most at_most; or the empty selection as it came
         assert fixed == [""] or all(v in labels for v in fixed)
         assert len(set(fixed)) == len(fixed) and (at_most is None or len(fixed) <= at_most)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.floats(-100, 200, allow_nan=False), st.sampled_from([(8, 64, 4, True), (0.25, 64.0, 0.25, False),
+                                                                (0.0, 1.0, 0.05, False), (-64, 64, 1, True)]))
+def test_a_finite_value_lands_on_the_nearest_valid_one(value, widget):
+    low, high, step, integer = widget
+    (fixed,) = _url.numbers([repr(value)], low, high, step, integer=integer, count=1)
+    clamped = min(max(value, low), high)
+    assert abs(float(fixed) - clamped) <= step / 2 + 1e-9
