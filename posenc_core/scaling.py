@@ -2,8 +2,11 @@
 
 One function per ``rope_type``, all with the same signature, collected in ``ROPE_SCALING``
 (the design of ``transformers.modeling_rope_utils.ROPE_INIT_FUNCTIONS``). Each returns the
-inverse frequencies (float64 here; the public API casts to float32 as the models do) and the
-attention factor that multiplies cos/sin. Where ``transformers`` has a quirk (``beta_fast`` of 0
+inverse frequencies and the attention factor that multiplies cos/sin. The frequencies are formed with
+transformers' own arithmetic (torch float32 on the CPU, the same operations in the same order, through
+``_inv_freq`` / ``_exponents``), so they are bit-identical to the model's buffer; with ``ctx.ideal`` the same
+formula runs in float64, the exact values a lesson compares them with. A new type should form its
+frequencies with these helpers too. Where ``transformers`` has a quirk (``beta_fast`` of 0
 meaning 32, ``truncate=None`` meaning "do not truncate", Phi-3's top-level
 ``original_max_position_embeddings`` winning over the one in ``rope_scaling``) we reproduce it,
 because the point of this module is to show what the model actually computes.
