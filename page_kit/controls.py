@@ -1,13 +1,20 @@
 """Widgets whose values live in the URL, so a link reproduces the exact view.
 
 Every wrapper requires a short, stable key: it is the session-state name and the query parameter.
-Streamlit drops URL values that are not valid for the widget (wrong type, out of range, unknown
-option), so a hostile link can only change the view, never break it.
+A link is untrusted input, so each wrapper first checks the raw URL text against what its widget can hold,
+before Streamlit parses it (Streamlit's own parsing turns ``?seed=1e309`` into an OverflowError): a number
+that is not finite is dropped (the widget's default applies), one outside the range lands on the nearest
+end, one off a slider's step on the nearest step, an unknown option is dropped, a malformed range is
+dropped or put in order. So a hostile link can only change the view, never break it.
 """
 
 from __future__ import annotations
 
 import streamlit as st
+
+from . import _url
+
+_SLIDER_FLOAT_STEP = 0.01  # Streamlit's default step for a float slider
 
 
 def _clamped_state(key, low, high) -> bool:
@@ -32,6 +39,11 @@ def _clamped_state(key, low, high) -> bool:
 
 
 def slider(label, key, min_value, max_value, value, step=None, *, help=None, format=None):
+    integer = all(isinstance(v, int) for v in (min_value, max_value, *_as_tuple(value)))
+    if step is None:
+        step = 1 if integer else _SLIDER_FLOAT_STEP
+    count = 2 if isinstance(value, (tuple, list)) else 1
+    _url.fix(key, lambda raw: _url.numbers(raw, min_value, max_value, step, integer=integer, count=count))
     if _clamped_state(key, min_value, max_value):
         value = None  # the state holds the value; passing a default too would make Streamlit warn
     return st.slider(label, min_value=min_value, max_value=max_value, value=value, step=step, key=key,
@@ -39,36 +51,57 @@ def slider(label, key, min_value, max_value, value, step=None, *, help=None, for
 
 
 def select_slider(label, key, options, value, *, help=None, format_func=str):
+    labels = [str(format_func(o)) for o in options]
+    count = 2 if isinstance(value, (tuple, list)) else 1
+    _url.fix(key, lambda raw: _url.options(raw, labels, exactly=count, ordered=True))
     return st.select_slider(label, options=options, value=value, key=key, help=help, format_func=format_func,
                             bind="query-params")
 
 
 def choice(label, key, options, default, *, help=None, format_func=str):
     """A short list of options as a segmented control (never empty: falls back to the default)."""
+    labels = [str(format_func(o)) for o in options]
+    _url.fix(key, lambda raw: _url.options(raw, labels, exactly=1))
     picked = st.segmented_control(label, options, default=default, key=key, help=help, format_func=format_func,
                                   bind="query-params")
     return default if picked is None else picked
 
 
 def select(label, key, options, index=0, *, help=None, format_func=str):
+    labels = [str(format_func(o)) for o in options]
+    _url.fix(key, lambda raw: _url.options(raw, labels, exactly=1))
     return st.selectbox(label, options, index=index, key=key, help=help, format_func=format_func,
                         bind="query-params")
 
 
 def toggle(label, key, value=False, *, help=None):
+    _url.fix(key, _url.boolean)
     return st.toggle(label, value=value, key=key, help=help, bind="query-params")
 
 
 def multiselect(label, key, options, default, *, help=None, max_selections=None, format_func=str):
+    labels = [str(format_func(o)) for o in options]
+    _url.fix(key, lambda raw: _url.options(raw, labels, at_most=max_selections))
     return st.multiselect(label, options, default=default, key=key, help=help, max_selections=max_selections,
                           format_func=format_func, bind="query-params")
 
 
 def number(label, key, min_value, max_value, value, step=None, *, help=None, format=None):
+    integer = all(isinstance(v, int) for v in (min_value, max_value, value))
+    # A number input accepts any value in range (its step only drives the +/- buttons), but an integer
+    # input holds whole numbers only.
+    _url.fix(key, lambda raw: _url.numbers(raw, min_value, max_value, 1 if integer else None, integer=integer,
+                                           count=1))
     return st.number_input(label, min_value=min_value, max_value=max_value, value=value, step=step, key=key,
                            help=help, format=format, bind="query-params")
 
 
 def text(label, key, value, *, help=None, max_chars=None):
     """A short free-text field (a sentence, a tensor name); the URL carries the text."""
+    _url.fix(key, lambda raw: _url.text(raw, max_chars))
     return st.text_input(label, value=value, key=key, help=help, max_chars=max_chars, bind="query-params")
+
+
+def _as_tuple(value) -> tuple:
+    return tuple(value) if isinstance(value, (tuple, list)) else (value,)
+

@@ -9,6 +9,8 @@ from collections.abc import Sequence
 
 import streamlit as st
 
+from . import _url
+
 
 def fmt(value, digits: int = 4) -> str:
     """A number as it should read in a formula: integers plain, floats to `digits` significant figures."""
@@ -42,6 +44,7 @@ def sections(labels: Sequence[str], key: str = "view"):
     them on every slider move cannot feel instant; with lazy tabs a move redraws one section.
     Use ``if tab.open:`` around each section's body.
     """
+    _url.fix(key, lambda raw: _url.options(raw, list(labels), exactly=1))  # a link names one of these tabs
     return st.tabs(list(labels), key=key, on_change="rerun", bind="query-params")
 
 

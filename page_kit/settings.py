@@ -6,6 +6,8 @@ import streamlit as st
 
 import posenc_core as pc
 
+from . import _url
+
 BACKEND_LABELS = {"numpy": "numpy", "torch": "torch (CPU)", "torch-cuda": "torch (CUDA)"}
 
 PRESENTATION_CSS = """
@@ -31,6 +33,7 @@ def sidebar() -> None:
                 st.caption(f":gray[{BACKEND_LABELS[name]}: unavailable ({why})]")
         backend, device = current_backend()
         st.caption(f"Computing with **{backend}** on **{device}**.")
+        _url.fix("present", _url.boolean)  # checked before Streamlit reads the link, as every bound control
         st.toggle("Presentation mode", key="present", bind="query-params",
                   help="Larger fonts and less chrome, for a projector.")
         st.segmented_control("Figure export format", ["png", "svg"], key="export", default="png",

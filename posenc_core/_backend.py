@@ -3,7 +3,8 @@
 Tables (sinusoidal rows, ALiBi grids, T5 buckets, 2D sin-cos) are built once with numpy and
 moved to the requested backend, so there is one source of truth for each formula; the work
 that runs per token and per batch (``apply_rope``, attention, the lab's training) runs natively
-in torch on the chosen device. torch is imported lazily: the core works without it.
+in torch on the chosen device. torch is imported lazily; the numbers that must equal the models' bit for bit
+(RoPE frequencies, the tensor2tensor table, T5 buckets) are formed with it on the CPU, whatever the backend.
 """
 
 from __future__ import annotations
@@ -72,9 +73,16 @@ def to_backend(array: np.ndarray, backend: str = "numpy", device: str | None = N
 
 
 def to_numpy(array) -> np.ndarray:
-    """Bring a numpy array or a torch tensor (any device) back to numpy."""
+    """Bring a numpy array or a torch tensor (any device, any dtype) back to numpy.
+
+    numpy has no bfloat16 (nor torch's float8 types), so such a tensor comes back as float32, which holds
+    each of its values exactly (the upcast transformers and timm do before their own arithmetic).
+    """
     if isinstance(array, np.ndarray):
         return array
     if hasattr(array, "detach"):
-        return array.detach().cpu().numpy()
+        tensor = array.detach().cpu()
+        if tensor.is_floating_point() and tensor.dtype.itemsize < 4 and str(tensor.dtype) != "torch.float16":
+            tensor = tensor.float()
+        return tensor.numpy()
     return np.asarray(array)

@@ -7,9 +7,11 @@ norm balance between a token embedding and the position code added to it.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
-from ._backend import to_backend
+from ._backend import require_torch, to_backend, to_numpy
 from ._checks import MAX_DIM, MAX_POSITIONS, as_base, as_choice, as_even_dim, as_int, check_size
 from ._tokens import token_embeddings
 
@@ -72,36 +74,49 @@ def sinusoidal_at(positions, dim, base=10000.0, layout="interleaved", *, dtype="
                   backend="numpy", device=None):
     """Sinusoidal encodings of arbitrary (possibly fractional or negative) positions.
 
-    ``dtype="float32"`` forms the angles in float32 as model code does; ``"float64"`` gives the exact
-    values a hand calculation gets.
+    ``dtype="float32"`` gives the table the models hold, bit-identical to transformers' code for it:
+    the paper variant as DistilBERT's ``create_sinusoidal_embeddings`` (and Marian's table) builds it, angles
+    pos / base^(2i/d) and their sine and cosine in float64, rounded once to float32; the tensor2tensor variant
+    as fairseq's / M2M100's ``SinusoidalPositionalEmbedding.get_embedding``, all in torch float32 (exp of the
+    scaled pair index, the products, sin and cos). ``"float64"`` gives the exact values a hand calculation gets.
 
     Returns an array of shape (len(positions), dim).
     """
     layout = as_choice("layout", layout, LAYOUTS)
+    variant = as_choice("variant", variant, VARIANTS)
+    dim = as_even_dim("dim", dim)
+    base = as_base(base)
     if as_choice("dtype", dtype, ("float32", "float64")) == "float64":
-        check_size(np.size(positions) * as_even_dim("dim", dim), "The sinusoidal table")
+        check_size(np.size(positions) * dim, "The sinusoidal table")
         return to_backend(_sinusoidal64(positions, dim, base, layout, variant), backend, device)
-    omega = sinusoidal_frequencies(dim, base, variant).astype(np.float32)  # (d/2,)
-    positions = np.asarray(positions, dtype=np.float32).reshape(-1)  # (n,)
-    n, half = positions.shape[0], omega.shape[0]
-    check_size(n * 2 * half, "The sinusoidal table")
-    out = np.empty((n, 2 * half), dtype=np.float32)  # (n, d)
+    positions = np.asarray(to_numpy(positions), dtype=np.float64).reshape(-1)  # (n,)
+    n, half = positions.shape[0], dim // 2
+    check_size(n * dim, "The sinusoidal table")
+    out = np.empty((n, dim), dtype=np.float32)  # (n, d)
     sin_cols, cos_cols = (out[:, 0::2], out[:, 1::2]) if layout == "interleaved" else (out[:, :half], out[:, half:])
-    # Fill in row blocks of about 32k values: the angle and scratch buffers stay in L2 cache, and sin/cos
-    # run on contiguous memory (their fast path) before the strided copy into place. On a large table
-    # this is ~1.5x faster than computing whole-table temporaries.
-    rows = max(1, _BLOCK_VALUES // max(half, 1))
-    angles = np.empty((min(rows, n), half), dtype=np.float32)
-    scratch = np.empty_like(angles)
+    fill = _t2t_model_block if variant == "tensor2tensor" else _paper_model_block
+    # Row blocks of about 32k values keep the temporaries in cache before the strided copy into place.
+    rows = max(1, _BLOCK_VALUES // half)
     for start in range(0, n, rows):
-        k = min(rows, n - start)
-        # angles in float32, as the PyTorch reference implementations form them
-        np.multiply.outer(positions[start:start + k], omega, out=angles[:k])  # (k, d/2)
-        np.sin(angles[:k], out=scratch[:k])
-        sin_cols[start:start + k] = scratch[:k]
-        np.cos(angles[:k], out=scratch[:k])
-        cos_cols[start:start + k] = scratch[:k]
+        sin, cos = fill(positions[start:start + rows], dim, base)  # (k, d/2) float32 each
+        sin_cols[start:start + rows], cos_cols[start:start + rows] = sin, cos
     return to_backend(out, backend, device)
+
+
+def _paper_model_block(positions, dim, base):
+    """DistilBERT's arithmetic: pos / np.power(base, 2 * (j // 2) / dim) in float64, sin / cos, then float32."""
+    angles = np.divide.outer(positions, np.power(base, np.arange(0, dim, 2) / dim))  # (k, d/2) float64
+    return np.sin(angles).astype(np.float32), np.cos(angles).astype(np.float32)
+
+
+def _t2t_model_block(positions, dim, base):
+    """fairseq / M2M100's get_embedding: emb = ln(base) / (d/2 - 1) in Python, the rest in torch float32."""
+    torch = require_torch()
+    half = dim // 2
+    step = math.log(base) / max(half - 1, 1)  # fairseq divides by zero at d = 2; one pair reaches 1/base
+    freqs = torch.exp(torch.arange(half, dtype=torch.int64).float() * -step)  # (d/2,)
+    angles = torch.from_numpy(positions).float()[:, None] * freqs[None, :]  # (k, d/2)
+    return torch.sin(angles).numpy(), torch.cos(angles).numpy()
 
 
 def sinusoidal(num_positions, dim, base=10000.0, layout="interleaved", *, dtype="float32", variant="paper",
@@ -113,7 +128,8 @@ def sinusoidal(num_positions, dim, base=10000.0, layout="interleaved", *, dtype=
         dim: model dimension (even).
         base: wavelength base (10000 in the paper).
         layout: "interleaved" (sin, cos, sin, cos, ...; the paper) or "concat" (sines then cosines).
-        dtype: "float32" (as models compute it) or "float64" (exact, for checking by hand).
+        dtype: "float32" (the models' table, bit-identical to transformers' code; see ``sinusoidal_at``) or
+            "float64" (exact, for checking by hand).
         variant: "paper" (omega_i = base^(-2i/d)) or "tensor2tensor" (omega_i = base^(-i/(d/2-1)), the
             exponent of tensor2tensor and fairseq, which also use layout="concat").
 

@@ -6,7 +6,7 @@ import math
 
 import numpy as np
 
-from ._backend import to_backend, to_numpy
+from ._backend import require_torch, to_backend, to_numpy
 from ._checks import MAX_HEADS, MAX_POSITIONS, as_float, as_int, check_size
 
 __all__ = [
@@ -86,7 +86,8 @@ def t5_relative_position_bucket(relative_position, bidirectional=True, num_bucke
 
     Half the buckets (per direction when bidirectional) hold exact small distances; the rest
     grow logarithmically up to max_distance, beyond which everything shares the last bucket.
-    The arithmetic is done in float32 like the reference, so bucket edges land on the same integers.
+    The arithmetic is transformers' own, torch float32 included, so every bucket is bit-identical to
+    ``T5Attention._relative_position_bucket``.
 
     Returns:
         int64 array with the shape of relative_position.
@@ -114,10 +115,12 @@ def t5_relative_position_bucket(relative_position, bidirectional=True, num_bucke
             f"positions, so max_distance must be larger than {max_exact} (got {max_distance})."
         )
     is_small = rel < max_exact
-    safe = np.maximum(rel, 1).astype(np.float32)  # log(0) is never used: those positions are "small"
-    scaled = (np.log(safe / np.float32(max_exact)) / np.float32(math.log(max_distance / max_exact))
-              * np.float32(num_buckets - max_exact))
-    if_large = np.minimum(max_exact + scaled.astype(np.int64), num_buckets - 1)
+    # transformers' line, in torch float32: numpy's float32 log differs from torch's by an ulp at some
+    # arguments, which moves a bucket edge when there are hundreds of buckets.
+    torch = require_torch()
+    safe = torch.from_numpy(np.maximum(rel, 1)).float()  # log(0) is never used: those positions are "small"
+    scaled = (torch.log(safe / max_exact) / math.log(max_distance / max_exact) * (num_buckets - max_exact))
+    if_large = np.minimum(max_exact + scaled.to(torch.long).numpy(), num_buckets - 1)
     buckets += np.where(is_small, rel, if_large)
     return to_backend(buckets, backend, device)
 

@@ -17,6 +17,7 @@ from pathlib import Path
 
 import numpy as np
 
+from ._backend import to_numpy, torch_installed
 from ._checks import MAX_DIM, as_int, check_size
 
 __all__ = [
@@ -144,9 +145,12 @@ def _read_safetensor(data: bytes, tensor_name) -> np.ndarray:
                 return f.get_tensor(tensor_name)
         except (SafetensorError, OSError) as error:
             raise ValueError(f"This is not a readable .safetensors file ({error}).") from None
-        except TypeError as error:  # e.g. bfloat16, which numpy cannot hold
-            raise ValueError(f"The tensor {tensor_name!r} has a type numpy cannot read ({error}); save it as "
-                             "float32.") from None
+        except TypeError as error:  # bfloat16 (most checkpoints) or float8, which numpy cannot hold
+            if not torch_installed():
+                raise ValueError(f"The tensor {tensor_name!r} has a type numpy cannot read ({error}); save it "
+                                 "as float32, or install torch to read it.") from None
+            with safe_open(path, framework="pt") as f:
+                return to_numpy(f.get_tensor(tensor_name))  # upcast to float32, exactly
     finally:
         os.unlink(path)
 

@@ -11,7 +11,7 @@ import math
 
 import numpy as np
 
-from ._backend import check_backend, require_torch, to_backend, to_numpy, torch_installed
+from ._backend import check_backend, require_torch, to_backend, to_numpy
 from ._checks import MAX_DIM, MAX_ELEMENTS, MAX_POSITIONS, as_base, as_choice, as_even_dim, as_float, as_int, check_size
 from .scaling import rope_inv_freq, rotary_dim
 
@@ -50,8 +50,12 @@ ROPE_LAYOUTS = ("half", "interleaved")
 
 
 def rope_angles(positions, inv_freq) -> np.ndarray:
-    """m * theta_i for each position m and pair i, shape (len(positions), len(inv_freq)), float32."""
-    positions = np.asarray(positions, dtype=np.float32).reshape(-1)
+    """m * theta_i for each position m and pair i, shape (len(positions), len(inv_freq)), float32.
+
+    Both are taken as float32 first (any dtype, numpy or torch), as transformers does with
+    ``position_ids.float()`` and ``inv_freq.float()``.
+    """
+    positions = np.asarray(to_numpy(positions), dtype=np.float32).reshape(-1)
     inv_freq = np.asarray(to_numpy(inv_freq), dtype=np.float32).reshape(-1)
     check_size(positions.shape[0] * inv_freq.shape[0], "The angle table")
     return np.multiply.outer(positions, inv_freq)  # (seq, r/2)
@@ -70,7 +74,13 @@ def _is_torch(x) -> bool:
 
 
 def apply_rope(x, positions, inv_freq, layout="half", *, attention_factor=1.0, backend=None, device=None):
-    """Rotate the last dimension of ``x`` by RoPE.
+    """Rotate the last dimension of ``x`` by RoPE, as transformers' rotary embedding does.
+
+    The angles are formed in float32 from float32 copies of ``positions`` and ``inv_freq`` (a bfloat16 or
+    float16 inv_freq, as in a model cast to half precision, is upcast first, as ``inv_freq.float()`` does),
+    cos and sin are cast to x's dtype, and the rotation runs in x's dtype. For torch tensors in the half
+    layout this is bit-identical to ``apply_rotary_pos_emb`` with the module's cos and sin, for every
+    floating dtype.
 
     Args:
         x: array or tensor of shape (..., seq, head_dim).
@@ -78,10 +88,13 @@ def apply_rope(x, positions, inv_freq, layout="half", *, attention_factor=1.0, b
         inv_freq: (r/2,) inverse frequencies; dimensions beyond r = 2 * len(inv_freq) pass through.
         layout: "half" (rotate_half) or "interleaved" (pairs 2i, 2i+1).
         attention_factor: multiplies cos and sin (YaRN / LongRoPE), as transformers does.
-        backend: "numpy" or "torch"; by default the type of ``x`` decides.
+        backend: None (the default) keeps x's kind; "torch" computes in torch and returns a tensor (a numpy
+            x is converted, onto ``device``); "numpy" returns a numpy array (a torch x is brought to the CPU;
+            a bfloat16 one as float32, since numpy has no bfloat16).
 
     Returns:
-        The rotated x, same shape, type and dtype as the input (torch tensors stay on their device).
+        The rotated x, same shape and dtype as the input, of the kind the backend names (by default the
+        input's own: torch tensors stay on their device).
     """
     layout = as_choice("layout", layout, ROPE_LAYOUTS)
     backend = backend or ("torch" if _is_torch(x) else "numpy")
@@ -99,7 +112,7 @@ def apply_rope(x, positions, inv_freq, layout="half", *, attention_factor=1.0, b
     if backend == "torch":
         return _apply_rope_torch(x, positions, inv_freq, layout, attention_factor, device)
 
-    x = np.asarray(x)
+    x = to_numpy(x)
     angles = rope_angles(positions, inv_freq)  # (seq, r/2)
     cos = (np.cos(angles) * attention_factor).astype(x.dtype)
     sin = (np.sin(angles) * attention_factor).astype(x.dtype)
@@ -518,42 +531,51 @@ def round_to_dtype(x, dtype) -> np.ndarray:
 
 
 def rope_inv_freq_float32_pow(head_dim, base=10000.0) -> np.ndarray:
-    """inv_freq as transformers builds it: 1 / base ** (arange(0, d, 2) / d) with a float32 pow.
+    """inv_freq as transformers builds it: 1 / base ** (arange(0, d, 2) / d) with torch's float32 pow.
 
-    posenc_core's rope_inv_freq computes in float64 and rounds once; the float32 pow can land one
-    unit in the last place away for some pairs. torch is used when installed (it is what the models
-    run); otherwise numpy's float32 pow, which can differ from torch's in the last bit.
+    The same bits as ``rope_inv_freq(head_dim, base)``, which forms every rope type this way.
     Shape (head_dim / 2,), float32.
     """
     d = as_even_dim("head_dim", head_dim)
-    base = as_base(base)
-    if torch_installed():
-        torch = require_torch()
-        exponents = torch.arange(0, d, 2, dtype=torch.int64).float() / d
-        return (1.0 / (base ** exponents)).numpy().astype(np.float32)
-    exponents = np.arange(0, d, 2).astype(np.float32) / np.float32(d)
-    return (np.float32(1.0) / (np.float32(base) ** exponents)).astype(np.float32)
+    return rope_inv_freq(d, base)[0]
 
 
 def rope_float32_pow_difference(head_dim, base=10000.0, position=1500) -> dict:
-    """How far transformers' float32-pow inv_freq is from the correctly rounded one, and what it does to angles.
+    """The measured gap between the float32 angles transformers forms and the exact ones.
+
+    transformers forms theta_i with a float32 pow and a float32 division, which can land a few units in the
+    last place (ulp) away from the exact value, and then the angle m * theta_i with one more float32
+    rounding. Both are measured here against float64.
 
     Returns:
-        dict with ``pairs_differing`` (how many of the d/2 frequencies differ, by one unit in the last
-        place), ``n_pairs`` and ``angle_shift``: the largest |m theta_pow - m theta_rounded| at ``position``
-        (radians, exact arithmetic, so it is the frequency difference alone).
+        dict with ``n_pairs``; ``pairs_differing``: how many theta_i differ from the correctly rounded
+        float32 value; ``max_ulp``: the largest |theta_model - theta_exact| in float32 ulps of theta_exact;
+        ``angle_shift``: the largest |m theta_model - m theta_exact| at ``position`` (exact products: the
+        frequency error alone); ``angle_error``: the largest |fl32(m * theta_model) - m theta_exact| at
+        ``position``, the true error of the angle transformers forms; ``rounded_angle_error``: the same with
+        the correctly rounded theta (what float32 multiplication alone costs). Radians, floats.
     """
     d = as_even_dim("head_dim", head_dim)
     position = as_int("position", position, minimum=0, maximum=MAX_POSITIONS * 64)
-    pow32 = rope_inv_freq_float32_pow(d, base).astype(np.float64)
-    rounded = rope_inv_freq(d, base)[0].astype(np.float64)
-    return {"pairs_differing": int(np.count_nonzero(pow32 != rounded)), "n_pairs": d // 2,
-            "angle_shift": float(position * np.abs(pow32 - rounded).max())}
+    model = rope_inv_freq(d, base)[0]  # (d/2,) float32, transformers' bits
+    exact = rope_inv_freq(d, base, ideal=True)[0]  # (d/2,) float64
+    rounded = exact.astype(np.float32)  # correctly rounded theta
+    ulp = np.spacing(rounded).astype(np.float64)
+    m32 = np.float32(position)  # position_ids.float()
+    exact_angle = position * exact
+    return {
+        "n_pairs": d // 2,
+        "pairs_differing": int(np.count_nonzero(model != rounded)),
+        "max_ulp": float(np.max(np.abs(model.astype(np.float64) - exact) / ulp)),
+        "angle_shift": float(np.max(np.abs(position * model.astype(np.float64) - exact_angle))),
+        "angle_error": float(np.max(np.abs((m32 * model).astype(np.float64) - exact_angle))),
+        "rounded_angle_error": float(np.max(np.abs((m32 * rounded).astype(np.float64) - exact_angle))),
+    }
 
 
 def _model_inv_freq(head_dim, base, dtype) -> np.ndarray:
-    """The inv_freq a model holds in ``dtype`` (float64 values): float32 as built, then cast."""
-    inv_freq, _ = rope_inv_freq(head_dim, base)  # float32, correctly rounded
+    """The inv_freq a model holds in ``dtype`` (float64 values): transformers' float32 buffer, then cast."""
+    inv_freq, _ = rope_inv_freq(head_dim, base)  # float32, bit-identical to transformers
     return round_to_dtype(inv_freq, dtype)
 
 
@@ -598,7 +620,9 @@ def rope_angle_error_curve(max_position, head_dim, base=10000.0, dtype="bfloat16
     Returns:
         dict with ``position`` (right edge of each bin) and ``error`` (radians), shape (bins,), float64;
         where the angle overflows (float16 above 65,504) the error is NaN and ``overflow_from`` gives the
-        first such bin's position (None if nothing overflows).
+        first such bin's position (None if nothing overflows); ``worst`` is the largest finite error.
+        The model's theta is transformers' own float32 inv_freq (cast to ``dtype``), so the curve includes
+        the error of its float32 pow, not only that of the multiplication.
     """
     dtype = as_choice("dtype", dtype, ANGLE_DTYPES)
     d = as_even_dim("head_dim", head_dim)
@@ -616,8 +640,10 @@ def rope_angle_error_curve(max_position, head_dim, base=10000.0, dtype="bfloat16
         errors.append(float(_angle_errors(sample, theta_exact, theta_model, dtype).max()))
     errors = np.array(errors)
     overflow = ~np.isfinite(errors)
+    finite = errors[~overflow]
     return {"position": np.array(positions), "error": np.where(overflow, np.nan, errors),
-            "overflow_from": float(np.array(positions)[overflow][0]) if overflow.any() else None}
+            "overflow_from": float(np.array(positions)[overflow][0]) if overflow.any() else None,
+            "worst": float(finite.max()) if finite.size else math.nan}
 
 
 def rope_first_bad_position(head_dim, base=10000.0, dtype="bfloat16", *, threshold=1.0,

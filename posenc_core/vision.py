@@ -171,10 +171,11 @@ def resample_pos_embed(table, old_size, new_size, num_prefix_tokens=0, mode="bic
     "nearest" ignores ``antialias`` (torch only antialiases bilinear and bicubic).
 
     Args:
-        table: (num_prefix_tokens + H * W, C) array or tensor.
+        table: (num_prefix_tokens + H * W, C) array or tensor of any floating dtype (bfloat16 included).
         old_size, new_size: (H, W) and (H', W') grid sizes.
     Returns:
-        (num_prefix_tokens + H' * W', C) float32 numpy array.
+        (num_prefix_tokens + H' * W', C) float32 numpy array: timm's result, computed in float32 and rounded
+        to the table's dtype as timm does (a bfloat16 table gives bfloat16 values), held exactly in float32.
     """
     mode = as_choice("mode", mode, RESIZE_MODES)
     prefix = as_int("num_prefix_tokens", num_prefix_tokens, minimum=0, maximum=64)
@@ -183,11 +184,6 @@ def resample_pos_embed(table, old_size, new_size, num_prefix_tokens=0, mode="bic
         new_h, new_w = (as_int("new grid size", v, minimum=1, maximum=MAX_GRID) for v in new_size)
     except TypeError:
         raise ValueError("Grid sizes must be (height, width) pairs of whole numbers.") from None
-    rows = np.asarray(to_numpy(table), dtype=np.float32)
-    if rows.ndim != 2 or rows.shape[0] != prefix + old_h * old_w:
-        raise ValueError(f"The table must have {prefix} prefix rows plus {old_h} x {old_w} = {old_h * old_w} "
-                         f"patch rows, but has shape {rows.shape}.")
-    check_size((prefix + new_h * new_w) * rows.shape[1], "The resized grid")
     try:
         torch = require_torch()
     except ValueError:
@@ -195,12 +191,26 @@ def resample_pos_embed(table, old_size, new_size, num_prefix_tokens=0, mode="bic
                          "with `pip install torch`.") from None
     import torch.nn.functional as F
 
-    prefix_rows, grid = rows[:prefix], torch.from_numpy(np.ascontiguousarray(rows[prefix:]))
+    if isinstance(table, torch.Tensor):
+        source = table.detach().cpu()
+    else:
+        array = np.asarray(table)
+        source = torch.from_numpy(np.array(array if array.dtype.kind == "f" else array.astype(np.float32)))
+    if not source.is_floating_point():
+        source = source.float()
+    if source.ndim != 2 or source.shape[0] != prefix + old_h * old_w:
+        raise ValueError(f"The table must have {prefix} prefix rows plus {old_h} x {old_w} = {old_h * old_w} "
+                         f"patch rows, but has shape {tuple(source.shape)}.")
+    check_size((prefix + new_h * new_w) * source.shape[1], "The resized grid")
+    # timm: interpolate in float32 (posemb.float()), then cast back to the table's own dtype (.to(orig_dtype)).
+    prefix_rows, grid = source[:prefix], source[prefix:].float()
     grid = grid.reshape(1, old_h, old_w, -1).permute(0, 3, 1, 2)  # (1, C, H, W)
     options = {} if mode == "nearest" else {"align_corners": False, "antialias": bool(antialias)}
     grid = F.interpolate(grid, size=(new_h, new_w), mode=mode, **options)  # (1, C, H', W')
-    grid = grid.permute(0, 2, 3, 1).reshape(new_h * new_w, -1).numpy()  # (H'W', C)
-    return np.concatenate([prefix_rows, grid], axis=0).astype(np.float32)
+    grid = grid.permute(0, 2, 3, 1).reshape(new_h * new_w, -1).to(source.dtype)  # (H'W', C)
+    # Every patch value timm returns, in any floating dtype, is a float32 value, so float32 numpy holds it
+    # exactly (the prefix rows, untouched by timm, are rounded to float32 here as before).
+    return torch.cat([prefix_rows, grid], dim=0).float().numpy()
 
 
 def matching_cell(index, old_size, new_size) -> int:

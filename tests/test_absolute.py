@@ -237,3 +237,45 @@ def test_binary_column_curve_covers_whole_periods():
     assert xs[0] == 0 and xs[-1] == 24 and col["wave"].shape == (49,)
     with pytest.raises(ValueError, match="periods"):
         pc.binary_column_curve(1, periods=0)
+
+
+# --- the tables models hold: bit-identical with transformers' own code --------------------------------------
+
+@pytest.mark.parametrize("n, dim", [(512, 768), (64, 10), (3000, 512), (100, 2), (40, 1024)])
+def test_paper_table_is_bit_identical_to_distilbert_and_marian(n, dim):
+    torch = pytest.importorskip("torch")
+    pytest.importorskip("transformers")
+    from transformers.models.distilbert.modeling_distilbert import _create_sinusoidal_embeddings
+    from transformers.models.marian.modeling_marian import MarianSinusoidalPositionalEmbedding
+
+    distilbert = torch.empty(n, dim)
+    _create_sinusoidal_embeddings(n, dim, distilbert)
+    np.testing.assert_array_equal(pc.sinusoidal(n, dim), distilbert.numpy())
+    marian = MarianSinusoidalPositionalEmbedding(n, dim).create_weight()  # the same values, sines first
+    np.testing.assert_array_equal(pc.sinusoidal(n, dim, layout="concat"), marian.numpy())
+
+
+@pytest.mark.parametrize("n, dim", [(512, 768), (64, 10), (4000, 1024), (7, 4)])
+def test_tensor2tensor_table_is_bit_identical_to_m2m100(n, dim):
+    pytest.importorskip("torch")
+    pytest.importorskip("transformers")
+    from transformers.models.m2m_100.modeling_m2m_100 import M2M100SinusoidalPositionalEmbedding
+
+    expected = M2M100SinusoidalPositionalEmbedding.get_embedding(n, dim).numpy()
+    np.testing.assert_array_equal(pc.sinusoidal(n, dim, layout="concat", variant="tensor2tensor"), expected)
+
+
+def test_model_table_is_within_float32_rounding_of_the_exact_one():
+    for variant in pc.VARIANTS:
+        model = pc.sinusoidal(2500, 256, variant=variant).astype(np.float64)
+        exact = pc.sinusoidal(2500, 256, variant=variant, dtype="float64")
+        # paper: float64 angles rounded once (half an ulp of values <= 1); tensor2tensor: float32 angles near
+        # position 2,500 carry up to 2,500 * 2^-24 rad of error
+        bound = 2 ** -24 if variant == "paper" else 2500 * 2 ** -23
+        assert np.abs(model - exact).max() <= bound
+
+
+def test_fractional_positions_follow_the_same_arithmetic():
+    rows = pc.sinusoidal_at([0.5, 17.25, -3.0], 32)
+    exact = pc.sinusoidal_at([0.5, 17.25, -3.0], 32, dtype="float64")
+    np.testing.assert_array_equal(rows, exact.astype(np.float32))  # float64 angles, one rounding

@@ -204,3 +204,24 @@ def test_t5_smallest_max_distance_is_the_exact_boundary(bidirectional, num_bucke
     pc.t5_relative_position_bucket(np.arange(-300, 300), bidirectional, num_buckets, smallest)  # accepted
     with pytest.raises(ValueError, match="max_distance must be larger"):
         pc.t5_relative_position_bucket(np.arange(-3, 3), bidirectional, num_buckets, smallest - 1)
+
+
+def test_t5_buckets_are_bit_identical_over_random_large_settings():
+    """Hundreds of buckets and long distances, where a float32 log one ulp off moves a bucket edge."""
+    torch = pytest.importorskip("torch")
+    t5 = pytest.importorskip("transformers.models.t5.modeling_t5")
+    rng = np.random.default_rng(13)
+    for _ in range(30):
+        bidirectional = bool(rng.integers(2))
+        num_buckets = int(rng.integers(8, 1024))
+        max_distance = int(rng.integers(num_buckets, 400_000))
+        centre = int(rng.integers(-max_distance, max_distance))
+        rel = np.arange(centre - 20_000, centre + 20_000)
+        expected = t5.T5Attention._relative_position_bucket(torch.from_numpy(rel), bidirectional, num_buckets,
+                                                            max_distance).numpy()
+        np.testing.assert_array_equal(pc.t5_relative_position_bucket(rel, bidirectional, num_buckets, max_distance),
+                                      expected)
+    # the case where numpy's float32 log and torch's disagree
+    rel = np.array([-53075])
+    expected = t5.T5Attention._relative_position_bucket(torch.from_numpy(rel), False, 859, 173947).numpy()
+    np.testing.assert_array_equal(pc.t5_relative_position_bucket(rel, False, 859, 173947), expected)

@@ -286,13 +286,21 @@ def test_error_curve_grows_and_float16_overflows():
     assert 65504 < f16["overflow_from"] < 70000 and bf["overflow_from"] is None
 
 
-def test_float32_pow_difference_matches_transformers_formula():
+def test_float32_pow_difference_measures_transformers_angles():
     torch = pytest.importorskip("torch")
-    tf = (1.0 / (10000.0 ** (torch.arange(0, 128, 2, dtype=torch.int64).float() / 128))).numpy()
-    np.testing.assert_array_equal(pc.rope_inv_freq_float32_pow(128), tf)
-    out = pc.rope_float32_pow_difference(128, 10000.0, 1500)
-    assert out["pairs_differing"] == int(np.sum(tf != pc.rope_inv_freq(128)[0]))
-    assert 0 < out["angle_shift"] < 1e-3
+    for d, base, position in ((128, 10000.0, 1500), (96, 1e6, 1 << 20), (96, 10000.0, 131072)):
+        tf = (1.0 / (base ** (torch.arange(0, d, 2, dtype=torch.int64).float() / d))).numpy()
+        np.testing.assert_array_equal(pc.rope_inv_freq_float32_pow(d, base), tf)
+        exact = base ** (-np.arange(0, d, 2, dtype=np.float64) / d)
+        out = pc.rope_float32_pow_difference(d, base, position)
+        assert out["pairs_differing"] == int(np.sum(tf != exact.astype(np.float32)))
+        assert out["max_ulp"] == pytest.approx(np.max(np.abs(tf - exact) / np.spacing(exact.astype(np.float32))))
+        # the angle transformers forms: float32 position times float32 theta, one float32 rounding
+        angles = (torch.tensor(float(position)) * torch.from_numpy(tf)).double().numpy()
+        assert out["angle_error"] == pytest.approx(np.max(np.abs(angles - position * exact)))
+        assert out["angle_shift"] <= out["angle_error"] + out["rounded_angle_error"]
+    # the measured gap the issue reports: several ulp at d = 96, base 1e6, not one
+    assert pc.rope_float32_pow_difference(96, 1e6)["max_ulp"] > 4
 
 
 def test_model_costs():

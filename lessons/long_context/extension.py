@@ -2,6 +2,7 @@ import streamlit as st
 
 import posenc_core as pc
 from page_kit import controls, extension_views, figures, formula, guard, header, notice, sections, show, source
+from page_kit.dynamic_views import stateful_calls
 
 MSCALES = [0.0, 0.707, 1.0]
 ALPHAS = [1.0, 2.0, 4.0, 8.0, 16.0, 32.0, 64.0, 128.0, 256.0, 1000.0]
@@ -27,6 +28,12 @@ def analyse(method: str, head_dim: int, base: float, original: int, factor: floa
     distances, before = pc.score_vs_distance(result["inv_freq_before"], 1.0, 4 * target)
     _, after = pc.score_vs_distance(result["inv_freq_after"], result["attention_factor"], 4 * target)
     return scaling, result, paper, distances, before, after
+
+
+@st.cache_data(max_entries=32, show_spinner=False)
+def dynamic_calls(pattern: str, head_dim: int, base: float, original: int, factor: float):
+    lengths = pc.dynamic_call_lengths(pattern, original, factor)
+    return pc.rope_dynamic_calls(head_dim, base, factor, original, lengths)
 
 
 @st.cache_data(max_entries=8, show_spinner=False)
@@ -98,8 +105,9 @@ def lesson():
                        "lists on the *Model presets and config.json* page.")
     label = pc.EXTENSION_METHODS[method]
 
-    tab_wave, tab_ratio, tab_angle, tab_score = sections(
-        ["Wavelengths", "New / old frequency", "Angles reached", "Attention factor & score"])
+    tab_wave, tab_ratio, tab_angle, tab_score, tab_calls = sections(
+        ["Wavelengths", "New / old frequency", "Angles reached", "Attention factor & score",
+         "Dynamic NTK over calls"])
     with guard():
         scaling, result, paper, distances, before, after = analyse(
             method, head_dim, float(base), original, float(factor), float(knobs["current"]),
@@ -158,6 +166,16 @@ def lesson():
                 formula(r"a_{\text{YaRN}} = 0.1\ln s + 1 = $y,\qquad a_{\text{LongRoPE}} = "
                         r"\sqrt{1 + \frac{\ln s}{\ln L}} = $lr", y=pc.yarn_mscale(factor),
                         lr=float(pc.attention_factor_curve([factor], original)["LongRoPE"][0]))
+        if tab_calls.open:
+            with tab_calls:
+                pattern = controls.choice("Calls, one after another", "calls", list(pc.DYNAMIC_CALL_PATTERNS),
+                                          "long prompt, then shorter calls",
+                                          help="Sequence lengths of successive forward calls of one model.")
+                calls = dynamic_calls(pattern, head_dim, float(base), original, float(factor))
+                stateful_calls(calls, original, factor, name="ext_dynamic_calls")
+                formula(r"n > n_{\text{cached}}:\ b' = b\left(\frac{s\,n}{L} - (s-1)\right)^{d/(d-2)},\ "
+                        r"n_{\text{cached}} = n;\qquad n < L = $L < n_{\text{cached}}:\ \theta' = \theta,\ "
+                        r"n_{\text{cached}} = L", L=original)
 
 
 def _short(scaling: dict) -> str:
@@ -213,4 +231,4 @@ def _method_formula(method, factor, original, base, head_dim, knobs, result) -> 
 
 
 lesson()
-source(pc.extension_analysis, pc.yarn_paper_ramp, pc.rope_inv_freq)
+source(pc.extension_analysis, pc.yarn_paper_ramp, pc.rope_inv_freq, pc.rope_dynamic_calls)

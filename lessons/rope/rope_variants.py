@@ -179,7 +179,7 @@ def lesson():
                 with right:
                     zoom = staircase(around, dim, float(base), dtype)
                     show(figures.lines(
-                        zoom["position"], {"exact (float64)": zoom["exact"], dtype: zoom["computed"]},
+                        zoom["position"], {"exact": zoom["exact"], dtype: zoom["computed"]},
                         markers=True, title=f"Pair 0 angle near {around:,}", x_title="position m",
                         y_title="m·θ₀ (rad)", name="rope_precision_zoom", height=430, hover_format=",.2f",
                         alt=f"The angle of pair 0 for 48 positions from {around:,}: exact values rise by one per "
@@ -192,24 +192,31 @@ def lesson():
                 if overflow is not None:
                     st.caption(f"float16 cannot hold numbers above 65,504: from about position {overflow:,.0f} the "
                                "angle is infinite and its sine is NaN (the gap in the float16 curve).")
-                diff_1500, diff_long = pow_difference(dim, float(base), 1500), pow_difference(dim, float(base), length)
-                formula(r"\theta_i \text{ by float32 pow: } $nd/$np \text{ one ulp off};\ "
-                        r"|\Delta(m\theta)| = $a\ (m{=}1{,}500),\ $b\ (m{=}$len)",
-                        nd=diff_1500["pairs_differing"], np=diff_1500["n_pairs"],
-                        a=diff_1500["angle_shift"], b=diff_long["angle_shift"], len=length, digits=2)
+                gap, gap_long = pow_difference(dim, float(base), 1500), pow_difference(dim, float(base), length)
+                formula(r"\theta_i\ \text{(float32 pow, as transformers)}:\ $nd/$np\ \text{pairs off the rounded "
+                        r"value, up to } $ulp\ \text{ulp}", nd=gap["pairs_differing"], np=gap["n_pairs"],
+                        ulp=f"{gap['max_ulp']:.1f}")
+                formula(r"\max_i |\mathrm{fl}_{32}(m\,\theta_i) - m\,\theta_i^{\text{exact}}| = $a\ (m{=}1{,}500),"
+                        r"\ $b\ (m{=}$len)", a=gap["angle_error"], b=gap_long["angle_error"], len=f"{length:,}",
+                        digits=2)
                 notice("The angle of pair 0 is the position itself (θ₀ = 1), so low precision first fails there. "
                        "bfloat16 keeps 8 significant bits: above 256 it cannot even write every position, and "
                        "neighbouring tokens get the same rotation (the flat steps on the right). float16 keeps 11 "
-                       "bits and overflows past 65,504. float32 stays below a tenth of a radian to a million "
-                       "positions. That is why model code forms the angles in float32 even when the rest runs in "
-                       "bfloat16: transformers multiplies float32 copies of the position ids and inv_freq and "
+                       "bits and overflows past 65,504. float32 stays below "
+                       f"{curves['float32']['worst']:.2g} rad up to {length:,} positions. That is why model code "
+                       "forms the angles in float32 even when the rest runs in bfloat16: transformers multiplies "
+                       "float32 copies of the position ids and inv_freq and "
                        "casts only cos and sin to the model's dtype (its earlier versions formed the angles with a "
                        "matrix product and had to switch autocast off around it, since autocast runs matrix "
                        "products in bfloat16). "
-                       "Even float32 has a visible seam: transformers' float32 pow and a correctly rounded θ differ "
-                       "by one unit in the last place for some pairs, a difference that grows linearly with m.")
-
+                       "Even float32 has a visible seam: transformers forms θ_i with a float32 pow and division, "
+                       f"which lands up to {gap['max_ulp']:.1f} units in the last place from the exact value "
+                       f"({gap['pairs_differing']} of {gap['n_pairs']} pairs differ from the correctly rounded θ), "
+                       "and the error grows linearly with m: at position "
+                       f"{length:,} the angles transformers forms are off by up to {gap_long['angle_error']:.2g} rad, "
+                       f"against {gap_long['rounded_angle_error']:.2g} rad with correctly rounded θ. The curves on "
+                       "the left use transformers' own θ, so they show these measured errors.")
 
 lesson()
 source(pc.half_to_interleaved_permutation, pc.half_rows_to_interleaved, pc.rope_cos_table, pc.round_to_dtype,
-       pc.rope_angle_error_curve)
+       pc.rope_angle_error_curve, pc.rope_float32_pow_difference)
