@@ -25,7 +25,6 @@ import random
 import re
 import resource
 import statistics
-import subprocess
 import sys
 import time
 import urllib.request
@@ -36,9 +35,9 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from st_client import Student, Tally  # noqa: E402  (bench/ is on sys.path: this script lives there)
-from deploy.local_proxy import nginx_proxy  # noqa: E402
+
+from deploy.local_proxy import app_processes, free_port, nginx_proxy  # noqa: E402
 from page_kit import registry  # noqa: E402
-from tests.streamlit_server import free_port  # noqa: E402
 
 CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
 LOOKUP = re.compile(r'^cache_lookups_total\{.*cache_type="st_cache_data".*result="(hit|miss)"\} (\d+)', re.M)
@@ -72,47 +71,15 @@ class Replica:
 
 
 @contextlib.contextmanager
-def app_processes(count: int, args) -> list[Replica]:
-    """Start `count` app processes on free loopback ports, configured as the Dockerfile does."""
-    env = {**os.environ, "STREAMLIT_SERVER_FILE_WATCHER_TYPE": "none",
-           "STREAMLIT_BROWSER_GATHER_USAGE_STATS": "false",
-           "STREAMLIT_SERVER_COOKIE_SECRET": "load-test-secret-shared-by-all-replicas"}
+def replicas_for(args):
+    """The app processes of this run, started as the Dockerfile starts them, with the run's overrides."""
     options = []
     if args.post_script_gc is not None:
         options += ["--runner.postScriptGC", args.post_script_gc]
     if args.compression:
         options += ["--server.enableWebsocketCompression", "true"]
-    procs, replicas = [], []
-    try:
-        for _ in range(count):
-            port = free_port()
-            procs.append(subprocess.Popen(
-                [sys.executable, "-m", "streamlit", "run", "app.py", "--server.port", str(port),
-                 "--server.address", "127.0.0.1", "--server.headless", "true", *options],
-                cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
-            replicas.append(Replica(f"http://127.0.0.1:{port}", procs[-1].pid))
-        for replica in replicas:
-            wait_healthy(replica.url)
-        yield replicas
-    finally:
-        for proc in procs:
-            proc.terminate()
-        for proc in procs:
-            try:
-                proc.wait(timeout=15)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-
-
-def wait_healthy(url: str, timeout: float = 90.0) -> None:
-    deadline = time.time() + timeout
-    while time.time() < deadline:
-        with contextlib.suppress(OSError):
-            with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as response:
-                if response.status == 200:
-                    return
-        time.sleep(0.3)
-    raise RuntimeError(f"{url} did not become healthy in {timeout:.0f} s")
+    with app_processes(args.replicas, options) as started:
+        yield [Replica(url, pid) for url, pid in started]
 
 
 async def students(url: str, pages: list[str], count: int, seconds: float, seed: int, tally: Tally,
@@ -157,8 +124,8 @@ async def run_level(url: str, replicas: list[Replica], pages: list[str], n: int,
     wall = time.monotonic() - wall0
     client1 = resource.getrusage(resource.RUSAGE_SELF)
     cache1 = [r.cache_counts() for r in replicas]
-    hits = sum(c1[0] - c0[0] for c0, c1 in zip(cache0, cache1))
-    misses = sum(c1[1] - c0[1] for c0, c1 in zip(cache0, cache1))
+    hits = sum(c1[0] - c0[0] for c0, c1 in zip(cache0, cache1, strict=True))
+    misses = sum(c1[1] - c0[1] for c0, c1 in zip(cache0, cache1, strict=True))
     runs = tally.latencies["move"] + tally.latencies["visit"]
     return {
         "n": n, "moves_per_s": len(runs) / wall, "asked_per_s": tally.requested / wall,
@@ -166,10 +133,12 @@ async def run_level(url: str, replicas: list[Replica], pages: list[str], n: int,
         "move_p95": percentile(tally.latencies["move"], 0.95), "visit_p95": percentile(tally.latencies["visit"], 0.95),
         "first_p95": percentile(tally.latencies["first"], 0.95),
         "errors": sum(tally.errors.values()), "error_kinds": tally.errors, "drops": tally.drops,
-        "cpu": [100 * (r.cpu_s() - c) / wall for r, c in zip(replicas, cpu0)],
+        "cpu": [100 * (r.cpu_s() - c) / wall for r, c in zip(replicas, cpu0, strict=True)],
+        # CPU time barely depends on what else the machine runs, unlike latency: the fair way to compare settings
+        "cpu_ms_per_run": 1000 * sum(r.cpu_s() - c for r, c in zip(replicas, cpu0, strict=True)) / max(1, len(runs)),
         "client_cpu": 100 * ((client1.ru_utime + client1.ru_stime) - (client0.ru_utime + client0.ru_stime)) / wall,
         "rss_trace": rss_trace, "hit_rate": hits / (hits + misses) if hits + misses else float("nan"),
-        "compute_s": sum(c1[2] - c0[2] for c0, c1 in zip(cache0, cache1)),
+        "compute_s": sum(c1[2] - c0[2] for c0, c1 in zip(cache0, cache1, strict=True)),
         "kb_per_run": tally.bytes_in / 1024 / max(1, len(runs) + len(tally.latencies["first"])),
     }
 
@@ -179,16 +148,17 @@ def print_level(row: dict) -> None:
     rss = [" / ".join(f"{v:.0f}" for v in sample) for sample in row["rss_trace"][::2]]
     print(f"| {row['n']} | {row['moves_per_s']:.1f} of {row['asked_per_s']:.1f} | {ms(row['median'])} | "
           f"{ms(row['p95'])} | {ms(row['move_p95'])} / {ms(row['visit_p95'])} | {ms(row['first_p95'])} | "
-          f"{row['errors']} | {row['drops']} | {cpu} | {row['client_cpu']:.0f} | {row['hit_rate']:.0%} | "
-          f"{row['compute_s']:.1f} | {row['kb_per_run']:.0f} | {', '.join(rss)} |", flush=True)
+          f"{row['errors']} | {row['drops']} | {cpu} | {row['cpu_ms_per_run']:.0f} | {row['client_cpu']:.0f} | "
+          f"{row['hit_rate']:.0%} | {row['compute_s']:.1f} | {row['kb_per_run']:.0f} | {', '.join(rss)} |", flush=True)
     for kind, count in row["error_kinds"].items():
         print(f"    error x{count}: {kind}")
 
 
-LEVEL_HEADER = ("| students | runs/s served of asked (a run: a slider move or a page visit) | median ms | p95 ms | p95 move / page visit ms | p95 first "
-                "load ms | errors | ws drops | server CPU % of a core (per replica) | client CPU % | "
+LEVEL_HEADER = ("| students | runs/s served of asked (a run: a slider move or a page visit) | median ms | p95 ms | "
+                "p95 move / page visit ms | p95 first load ms | errors | ws drops | "
+                "server CPU % of a core (per replica) | server CPU ms per run | client CPU % | "
                 "st.cache_data hit rate | s computing misses | KB per run | RSS MB per replica, every 10 s |\n"
-                "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+                "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
 
 
 async def run_waves(url: str, replicas: list[Replica], pages: list[str], args) -> None:
@@ -243,7 +213,7 @@ async def main(args) -> None:
         if args.url:
             replicas, url = [Replica(args.url.rstrip("/"), None)], args.url.rstrip("/")
         else:
-            replicas = stack.enter_context(app_processes(args.replicas, args))
+            replicas = stack.enter_context(replicas_for(args))
             url = replicas[0].url
             if args.replicas > 1:
                 url, _log = stack.enter_context(nginx_proxy([r.url.removeprefix("http://") for r in replicas],
@@ -261,6 +231,11 @@ async def main(args) -> None:
           "no errors and the runs served keep up with the runs asked.")
 
 
+def configured_ttl_s() -> int:
+    found = re.search(r"^disconnectedSessionTTL\s*=\s*(\d+)", (ROOT / ".streamlit" / "config.toml").read_text(), re.M)
+    return int(found.group(1)) if found else 120  # 120: Streamlit's default
+
+
 def parse_args(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -271,7 +246,8 @@ def parse_args(argv=None):
     parser.add_argument("--waves", type=int, default=3, help="memory waves after the levels (0: none)")
     parser.add_argument("--wave-size", type=int, default=40)
     parser.add_argument("--wave-seconds", type=float, default=20)
-    parser.add_argument("--ttl-s", type=int, default=60, help="the app's server.disconnectedSessionTTL")
+    parser.add_argument("--ttl-s", type=int, default=configured_ttl_s(),
+                        help="the app's server.disconnectedSessionTTL (default: read from .streamlit/config.toml)")
     parser.add_argument("--post-script-gc", choices=["true", "false"], default=None,
                         help="override runner.postScriptGC (default: .streamlit/config.toml)")
     parser.add_argument("--compression", action="store_true", help="websocket compression on, server and client")

@@ -1,22 +1,31 @@
-"""Run deploy/nginx/default.conf.template for real on this machine: nginx as a child process on loopback.
+"""The compose deployment, for real on this machine: app processes and nginx as child processes on loopback.
 
-The tests and bench/load.py use this to put the same proxy the compose file runs in front of app processes
-started on loopback ports. nginx gets its own prefix, pid file and temp folders in a temporary directory;
-no system service is touched.
+The tests and bench/load.py use this to put the proxy the compose file runs (deploy/nginx/default.conf.template,
+rendered the way the official nginx image renders it) in front of app processes started as the Dockerfile
+starts them. nginx gets its own prefix, pid file and temp folders in a temporary directory; no system service
+is touched.
 """
 
 from __future__ import annotations
 
 import contextlib
+import os
 import re
 import shutil
+import socket
 import subprocess
+import sys
 import tempfile
 import time
 import urllib.request
 from pathlib import Path
 
 DEPLOY = Path(__file__).resolve().parent
+ROOT = DEPLOY.parent
+# What the Dockerfile sets (a shared cookie secret stands in for the deployment's own).
+CONTAINER_ENV = {"STREAMLIT_SERVER_FILE_WATCHER_TYPE": "none", "STREAMLIT_SERVER_HEADLESS": "true",
+                 "STREAMLIT_BROWSER_GATHER_USAGE_STATS": "false",
+                 "STREAMLIT_SERVER_COOKIE_SECRET": "loopback-test-secret-shared-by-all-replicas"}
 TEMPLATE = DEPLOY / "nginx" / "default.conf.template"
 VARIABLE = re.compile(r"\$\{([A-Z_][A-Z0-9_]*)\}")
 
@@ -81,5 +90,50 @@ def nginx_proxy(upstreams: list[str], port: int, timeout: float = 20.0):
             proc.terminate()
             try:
                 proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def wait_healthy(url: str, timeout: float = 90.0, proc: subprocess.Popen | None = None) -> None:
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        if proc is not None and proc.poll() is not None:
+            raise RuntimeError(f"the process behind {url} exited with {proc.returncode}")
+        with contextlib.suppress(OSError):
+            with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as response:
+                if response.status == 200:
+                    return
+        time.sleep(0.3)
+    raise RuntimeError(f"{url} did not become healthy in {timeout:.0f} s")
+
+
+@contextlib.contextmanager
+def app_processes(count: int, options: list[str] = ()):
+    """Yield [(base URL, pid)] of `count` app processes on free loopback ports; stop them afterwards."""
+    env = {**os.environ, **CONTAINER_ENV}
+    procs, replicas = [], []
+    try:
+        for _ in range(count):
+            port = free_port()
+            procs.append(subprocess.Popen(
+                [sys.executable, "-m", "streamlit", "run", "app.py", "--server.port", str(port),
+                 "--server.address", "127.0.0.1", *options],
+                cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
+            replicas.append((f"http://127.0.0.1:{port}", procs[-1].pid))
+        for (url, _), proc in zip(replicas, procs, strict=True):
+            wait_healthy(url, proc=proc)
+        yield replicas
+    finally:
+        for proc in procs:
+            proc.terminate()
+        for proc in procs:
+            try:
+                proc.wait(timeout=15)
             except subprocess.TimeoutExpired:
                 proc.kill()
