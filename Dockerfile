@@ -24,7 +24,9 @@ WORKDIR /app
 COPY requirements.txt .
 RUN pip install --extra-index-url https://download.pytorch.org/whl/cpu -r requirements.txt
 
-RUN useradd --create-home --home-dir /home/app --uid 10001 app
+RUN useradd --create-home --home-dir /home/app --uid 10001 app \
+    # the shared Lab runs folder (deploy/compose.yaml mounts a volume here; a new volume copies this owner)
+    && mkdir -p /var/lib/posenc && chown app:app /var/lib/posenc
 COPY --chown=app:app . .
 USER app
 

@@ -16,6 +16,7 @@ import yaml
 
 import posenc_core as pc
 from deploy import local_proxy
+from page_kit import shared_runs
 
 ROOT = Path(__file__).resolve().parents[1]
 DEPLOY = ROOT / "deploy"
@@ -121,6 +122,14 @@ def test_compose_mounts_the_template_the_tests_render():
     assert needed == {name for name in proxy["environment"] if name.startswith("POSENC_")}
     assert re.search(proxy["environment"]["NGINX_ENVSUBST_FILTER"], "POSENC_LISTEN")
     assert not re.search(proxy["environment"]["NGINX_ENVSUBST_FILTER"], "cookie_posenc_replica")
+
+
+def test_replicas_share_one_folder_for_lab_runs():
+    app = COMPOSE["services"]["app"]
+    folder = app["environment"][shared_runs.SHARED_DIR_ENV]
+    volume, mounted = app["volumes"][0].split(":")
+    assert mounted == folder and volume in COMPOSE["volumes"]
+    assert f"mkdir -p {folder} && chown app:app {folder}" in DOCKERFILE  # writable by the non-root user
 
 
 def test_kubernetes_objects_point_at_each_other():
