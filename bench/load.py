@@ -135,11 +135,13 @@ async def run_level(url: str, replicas: list[Replica], pages: list[str], n: int,
         "errors": sum(tally.errors.values()), "error_kinds": tally.errors, "drops": tally.drops,
         "cpu": [100 * (r.cpu_s() - c) / wall for r, c in zip(replicas, cpu0, strict=True)],
         # CPU time barely depends on what else the machine runs, unlike latency: the fair way to compare settings
-        "cpu_ms_per_run": 1000 * sum(r.cpu_s() - c for r, c in zip(replicas, cpu0, strict=True)) / max(1, len(runs)),
+        "cpu_ms_per_run": 1000 * sum(r.cpu_s() - c for r, c in zip(replicas, cpu0, strict=True))
+        / max(1, len(runs) + len(tally.latencies["first"])),
         "client_cpu": 100 * ((client1.ru_utime + client1.ru_stime) - (client0.ru_utime + client0.ru_stime)) / wall,
         "rss_trace": rss_trace, "hit_rate": hits / (hits + misses) if hits + misses else float("nan"),
         "compute_s": sum(c1[2] - c0[2] for c0, c1 in zip(cache0, cache1, strict=True)),
         "kb_per_run": tally.bytes_in / 1024 / max(1, len(runs) + len(tally.latencies["first"])),
+        "deflated": tally.bytes_deflated / tally.bytes_in if tally.bytes_in and args.compression else None,
     }
 
 
@@ -150,13 +152,16 @@ def print_level(row: dict) -> None:
           f"{ms(row['p95'])} | {ms(row['move_p95'])} / {ms(row['visit_p95'])} | {ms(row['first_p95'])} | "
           f"{row['errors']} | {row['drops']} | {cpu} | {row['cpu_ms_per_run']:.0f} | {row['client_cpu']:.0f} | "
           f"{row['hit_rate']:.0%} | {row['compute_s']:.1f} | {row['kb_per_run']:.0f} | {', '.join(rss)} |", flush=True)
+    if row["deflated"] is not None:
+        print(f"    websocket compression: {row['deflated']:.0%} of the bytes on the wire")
     for kind, count in row["error_kinds"].items():
         print(f"    error x{count}: {kind}")
 
 
 LEVEL_HEADER = ("| students | runs/s served of asked (a run: a slider move or a page visit) | median ms | p95 ms | "
                 "p95 move / page visit ms | p95 first load ms | errors | ws drops | "
-                "server CPU % of a core (per replica) | server CPU ms per run | client CPU % | "
+                "server CPU % of a core (per replica) | server CPU ms per script run (first loads too) | "
+                "client CPU % | "
                 "st.cache_data hit rate | s computing misses | KB per run | RSS MB per replica, every 10 s |\n"
                 "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
 

@@ -13,6 +13,7 @@ import asyncio
 import random
 import time
 import urllib.request
+import zlib
 from dataclasses import dataclass, field
 
 import websockets
@@ -33,6 +34,7 @@ class Tally:
     drops: int = 0
     bytes_in: int = 0
     requested: int = 0  # moves and page visits sent (first loads not counted)
+    bytes_deflated: int = 0  # with --compression: what permessage-deflate puts on the wire (estimated here)
 
     def error(self, kind: str) -> None:
         self.errors[kind] = self.errors.get(kind, 0) + 1
@@ -60,6 +62,8 @@ def _slider(element: Slider, fragment_id: str) -> SliderState | None:
     if element.data_type not in (Slider.INT, Slider.FLOAT) or element.disabled:
         return None
     values = list(element.value) if element.set_value else list(element.default)
+    if not values:  # a value held only in session state: the browser has nothing to step from either
+        return None
     options = list(element.options) if element.type == Slider.SELECT_SLIDER else []
     return SliderState(element.id, fragment_id, element.min, element.max, element.step or 1.0, values, options)
 
@@ -75,6 +79,9 @@ class Student:
         self.sliders: dict[str, SliderState] = {}
         self.finished: asyncio.Future | None = None
         self.replica_cookie = ""
+        # permessage-deflate as uvicorn sets it up (websockets' ServerPerMessageDeflateFactory, defaults): one
+        # zlib stream per connection, context kept between messages, each message ending in a sync flush
+        self.deflate = zlib.compressobj(wbits=-15) if compression else None
 
     def _cookie(self) -> str:
         """What the page request would leave in the browser: the proxy's sticky cookie (none without a proxy)."""
@@ -149,6 +156,8 @@ class Student:
         try:
             async for raw in ws:
                 self.tally.bytes_in += len(raw)
+                if self.deflate is not None:
+                    self.tally.bytes_deflated += len(self.deflate.compress(raw) + self.deflate.flush(zlib.Z_SYNC_FLUSH))
                 msg = ForwardMsg()
                 msg.ParseFromString(raw)
                 kind = msg.WhichOneof("type")
