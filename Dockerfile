@@ -4,12 +4,12 @@
 #   docker run --rm -p 8501:8501 -e STREAMLIT_SERVER_COOKIE_SECRET="$(openssl rand -hex 32)" posenc-explorer
 FROM python:3.11-slim
 
+# Production settings that differ from a developer's `streamlit run` (the rest is .streamlit/config.toml):
+# no file watcher (the code never changes in a container), listen on every interface, port 8501.
 ENV PYTHONDONTWRITEBYTECODE=1 \
     PYTHONUNBUFFERED=1 \
     PIP_NO_CACHE_DIR=1 \
     PIP_DISABLE_PIP_VERSION_CHECK=1 \
-    # Production settings that differ from a developer's `streamlit run` (the rest is .streamlit/config.toml):
-    # no file watcher (the code never changes in a container), listen on every interface, port 8501.
     STREAMLIT_SERVER_FILE_WATCHER_TYPE=none \
     STREAMLIT_SERVER_ADDRESS=0.0.0.0 \
     STREAMLIT_SERVER_PORT=8501 \
@@ -24,8 +24,9 @@ WORKDIR /app
 COPY requirements.txt .
 RUN pip install --extra-index-url https://download.pytorch.org/whl/cpu -r requirements.txt
 
+# /var/lib/posenc: the shared Lab runs folder (deploy/compose.yaml mounts a volume there; a new volume takes
+# this owner, so the non-root user can write to it).
 RUN useradd --create-home --home-dir /home/app --uid 10001 app \
-    # the shared Lab runs folder (deploy/compose.yaml mounts a volume here; a new volume copies this owner)
     && mkdir -p /var/lib/posenc && chown app:app /var/lib/posenc
 COPY --chown=app:app . .
 USER app

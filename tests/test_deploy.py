@@ -108,6 +108,8 @@ def test_replicas_share_a_cookie_secret_and_run_without_a_file_watcher():
     assert "cookieSecret" not in CONFIG  # a secret never lives in the repository
     assert "STREAMLIT_SERVER_FILE_WATCHER_TYPE=none" in DOCKERFILE
     assert re.search(r"^USER app$", DOCKERFILE, re.M)
+    uid = int(re.search(r"useradd [^\n]*--uid (\d+) app", DOCKERFILE).group(1))
+    assert K8S["deployment"]["spec"]["template"]["spec"]["securityContext"]["runAsUser"] == uid
     assert re.search(r"^disconnectedSessionTTL\s*=\s*\d+", CONFIG, re.M)
 
 
