@@ -79,7 +79,9 @@ def replicas_for(count: int, args):
         options += ["--runner.postScriptGC", args.post_script_gc]
     if args.compression:
         options += ["--server.enableWebsocketCompression", "true"]
-    with app_processes(count, options) as started:
+    if args.server_log:
+        Path(args.server_log).mkdir(parents=True, exist_ok=True)
+    with app_processes(count, options, args.server_log) as started:
         yield [Replica(url, pid) for url, pid in started]
 
 
@@ -242,7 +244,7 @@ def holds(row: dict) -> bool:
 
 
 async def main(args) -> None:
-    pages = lesson_pages()
+    pages = args.pages or lesson_pages()
     load = os.getloadavg()
     print(f"bench/load.py: {len(pages)} lesson pages, {args.seconds:.0f} s per level, think time 3-7 s, "
           f"postScriptGC={args.post_script_gc or 'as in .streamlit/config.toml'}, websocket compression "
@@ -286,6 +288,9 @@ def parse_args(argv=None):
     parser.add_argument("--post-script-gc", choices=["true", "false"], default=None,
                         help="override runner.postScriptGC (default: .streamlit/config.toml)")
     parser.add_argument("--compression", action="store_true", help="websocket compression on, server and client")
+    parser.add_argument("--pages", type=lambda s: [p for p in s.split(",") if p],
+                        help="only these lesson pages (url paths, comma-separated); default: all")
+    parser.add_argument("--server-log", help="write each app process's output (tracebacks too) to this folder")
     parser.add_argument("--url", help="load an app that is already running (no RSS/CPU readings)")
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args(argv)
@@ -294,6 +299,8 @@ def parse_args(argv=None):
         parser.error("keep it bounded: 1-8 replicas, at most 1,000 students and 600 s per level")
     if args.url:
         args.replicas = [1]
+    if args.pages and set(args.pages) - set(lesson_pages()):
+        parser.error(f"unknown pages: {', '.join(sorted(set(args.pages) - set(lesson_pages())))}")
     if args.url and not re.match(r"^http://(127\.0\.0\.1|localhost)(:\d+)?/?$", args.url):
         parser.error("--url must be a loopback address (http://127.0.0.1:PORT)")
     return args

@@ -114,17 +114,23 @@ def wait_healthy(url: str, timeout: float = 90.0, proc: subprocess.Popen | None 
 
 
 @contextlib.contextmanager
-def app_processes(count: int, options: list[str] = ()):
-    """Yield [(base URL, pid)] of `count` app processes on free loopback ports; stop them afterwards."""
+def app_processes(count: int, options: list[str] = (), log_dir: Path | None = None):
+    """Yield [(base URL, pid)] of `count` app processes on free loopback ports; stop them afterwards.
+
+    With log_dir, each process's output goes to log_dir/replica_<i>.log (tracebacks of failed runs included).
+    """
     env = {**os.environ, **CONTAINER_ENV}
     procs, replicas = [], []
     try:
-        for _ in range(count):
+        for i in range(count):
             port = free_port()
+            log = open(Path(log_dir) / f"replica_{i}.log", "wb") if log_dir else subprocess.DEVNULL  # noqa: SIM115
             procs.append(subprocess.Popen(
                 [sys.executable, "-m", "streamlit", "run", "app.py", "--server.port", str(port),
                  "--server.address", "127.0.0.1", *options],
-                cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
+                cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT))
+            if log_dir:
+                log.close()  # the child has its own copy
             replicas.append((f"http://127.0.0.1:{port}", procs[-1].pid))
         for (url, _), proc in zip(replicas, procs, strict=True):
             wait_healthy(url, proc=proc)
