@@ -1,7 +1,7 @@
 """How many students can one PosEnc Explorer process, or N replicas behind the proxy, serve? Not a test.
 
     python bench/load.py        # 1 process at 20, 60, 120 students, 3 memory waves, then 2 replicas behind
-                                # nginx at 40, 120, 240 students: about 10 minutes
+                                # nginx at 40, 120, 240 students: about 11 minutes
     python bench/load.py --replicas 1 --levels 40,80 --waves 0
     python bench/load.py --replicas 2 --levels 40,80 --waves 0 --post-script-gc true   # 80 and 160 students
     python bench/load.py --url http://127.0.0.1:8501 --levels 20   # an app you started yourself
