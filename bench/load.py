@@ -94,7 +94,10 @@ async def students(url: str, pages: list[str], count: int, seconds: float, seed:
     async def one(i: int) -> None:
         await asyncio.sleep(ramp_s * i / max(1, count))
         student = Student(url, pages, random.Random(rng.random()), tally, compression=compression)
-        await student.run(stop_at, active=active)
+        try:
+            await student.run(stop_at, active=active)
+        except Exception as error:  # a bug in this client must show up in the results, not end the run
+            tally.error(f"load-test client: {type(error).__name__}: {error}")
 
     await asyncio.gather(*(one(i) for i in range(count)))
 
