@@ -62,10 +62,21 @@ class Replica:
         fields = Path(f"/proc/{self.pid}/stat").read_text().rsplit(")", 1)[1].split()
         return (int(fields[11]) + int(fields[12])) / CLOCK_TICKS  # utime + stime
 
+    def metrics(self) -> str:
+        with urllib.request.urlopen(f"{self.url}/_stcore/metrics", timeout=10) as response:
+            return response.read().decode()
+
+    def sessions(self) -> str:
+        """Streamlit's own session counters from /_stcore/metrics (reconnects are websocket drops it saw)."""
+        text = self.metrics()
+        active = re.search(r"^active_sessions (\d+)", text, re.M)
+        events = dict(re.findall(r'^session_events_total\{type="(\w+)"\} (\d+)', text, re.M))
+        return (f"active {active.group(1) if active else '?'}, connects {events.get('connect', '?')}, "
+                f"reconnects {events.get('reconnect', '?')}, disconnects {events.get('disconnect', '?')}")
+
     def cache_counts(self) -> tuple[int, int, float]:
         """(hits, misses, seconds computing misses) of every st.cache_data function, from /_stcore/metrics."""
-        with urllib.request.urlopen(f"{self.url}/_stcore/metrics", timeout=10) as response:
-            text = response.read().decode()
+        text = self.metrics()
         hits = sum(int(n) for kind, n in LOOKUP.findall(text) if kind == "hit")
         misses = sum(int(n) for kind, n in LOOKUP.findall(text) if kind == "miss")
         return hits, misses, sum(float(s) for s in COMPUTE.findall(text))
@@ -146,6 +157,7 @@ async def run_level(url: str, replicas: list[Replica], pages: list[str], n: int,
         "client_cpu": 100 * ((client1.ru_utime + client1.ru_stime) - (client0.ru_utime + client0.ru_stime)) / wall,
         "rss_trace": rss_trace, "hit_rate": hits / (hits + misses) if hits + misses else float("nan"),
         "compute_s": sum(c1[2] - c0[2] for c0, c1 in zip(cache0, cache1, strict=True)),
+        "sessions": [r.sessions() for r in replicas],
         "kb_per_run": tally.bytes_in / 1024 / max(1, len(runs) + len(tally.latencies["first"])),
         "deflated": tally.bytes_deflated / tally.bytes_in if tally.bytes_in and args.compression else None,
     }
@@ -158,6 +170,8 @@ def print_level(row: dict) -> None:
           f"{ms(row['p95'])} | {ms(row['move_p95'])} / {ms(row['visit_p95'])} | {ms(row['first_p95'])} | "
           f"{row['errors']} | {row['drops']} | {cpu} | {row['cpu_ms_per_run']:.0f} | {row['client_cpu']:.0f} | "
           f"{row['hit_rate']:.0%} | {row['compute_s']:.1f} | {row['kb_per_run']:.0f} | {', '.join(rss)} |", flush=True)
+    for i, sessions in enumerate(row["sessions"]):
+        print(f"    /_stcore/metrics, replica {i + 1}, since it started: {sessions}")
     if row["deflated"] is not None:
         print(f"    websocket compression: {row['deflated']:.0%} of the bytes on the wire")
     for kind, count in row["error_kinds"].items():
