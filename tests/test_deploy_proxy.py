@@ -85,7 +85,11 @@ def _assert_clean(page, errors, where: str) -> None:
 
 
 def _assert_one_replica(log, cookie: str, upstreams: list[str], must_include: tuple[str, ...]) -> str:
-    requests = _requests_by_key(log)[cookie]
+    deadline = time.time() + 20  # a busy machine may take a moment to close the websocket and write its line
+    while True:
+        requests = _requests_by_key(log, 0.5)[cookie]
+        if all(any(r["uri"].startswith(path) for r in requests) for path in must_include) or time.time() > deadline:
+            break
     served_by = {r["upstream"] for r in requests}
     assert len(served_by) == 1 and served_by <= set(upstreams), f"session {cookie} went to {served_by}"
     for path in must_include:
