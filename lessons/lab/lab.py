@@ -5,7 +5,19 @@ from pathlib import Path
 import streamlit as st
 
 import posenc_core as pc
-from page_kit import controls, current_backend, figures, formula, guard, header, notice, sections, show, source
+from page_kit import (
+    controls,
+    current_backend,
+    figures,
+    formula,
+    guard,
+    header,
+    notice,
+    sections,
+    shared_runs,  # lab runs that other replicas finished
+    show,
+    source,
+)
 
 ASSETS = Path(__file__).resolve().parents[2] / "assets"
 SHIPPED_JSON, SHIPPED_NPZ = ASSETS / "lab_full_seed0.json", ASSETS / "lab_full_seed0_attention.npz"
@@ -29,6 +41,11 @@ def shipped() -> dict:
 def lab_result(preset: str, train_len: int, steps: int, seed: int, methods: str, device: str, _progress=None):
     settings = pc.lab_settings(preset, train_len=train_len, steps=steps, seed=seed, device=device)
     return pc.run_lab(settings, methods.split(","), progress=_progress)
+
+
+@st.cache_data(max_entries=MAX_RUNS, show_spinner=False)
+def stored_run(json_path: str, npz_path: str, _mtime: float) -> dict:
+    return pc.load_lab_results(json_path, npz_path)
 
 
 @st.cache_resource
@@ -133,14 +150,23 @@ def lesson():
     matches_shipped = {"preset": preset, "T": train_len, "steps": steps, "seed": int(seed)} == SHIPPED
 
     with guard():
-        if st.session_state.pop("lab_run_requested", False) or args in finished_runs():
+        requested = st.session_state.pop("lab_run_requested", False)
+        stored = None if requested or args in finished_runs() else shared_runs.stored_paths(args)
+        if requested or args in finished_runs():
             result = train_with_progress(args)
             finished_runs()[args] = True
             finished_runs().move_to_end(args)
             while len(finished_runs()) > MAX_RUNS:
                 finished_runs().popitem(last=False)
+            if requested:
+                shared_runs.save(args, result)  # other replicas show it too (only with POSENC_SHARED_DIR)
             st.success(f"Your run: {preset} preset, T = {train_len}, {steps:,} steps, seed {seed}, on {device} "
                        f"({result['seconds']:.0f} s of training and testing).", icon=":material/check_circle:")
+        elif stored is not None:  # run on another replica of this app
+            result = pc.select_methods(stored_run(*stored), names)
+            st.success(f"A run someone made before: {preset} preset, T = {train_len}, {steps:,} steps, seed "
+                       f"{seed}, on {device} ({result['seconds']:.0f} s of training and testing).",
+                       icon=":material/check_circle:")
         else:
             result = pc.select_methods(shipped(), names)
             if matches_shipped:
