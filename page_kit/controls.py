@@ -17,6 +17,21 @@ from . import _url
 _SLIDER_FLOAT_STEP = 0.01  # Streamlit's default step for a float slider
 
 
+def _forget_foreign(key, holds) -> None:
+    """Drop a remembered value this widget cannot hold.
+
+    Session state outlives a page: two lessons may use the same short key for different widgets (σ, a number,
+    on Fourier; a sentence on Token + position), and Streamlit would hand the first page's value to the second
+    page's widget and raise. ``holds(value)`` says whether this widget can take the value.
+    """
+    if key in st.session_state and not holds(st.session_state[key]):
+        del st.session_state[key]
+
+
+def _is_number(v) -> bool:
+    return isinstance(v, (int, float)) and not isinstance(v, bool)
+
+
 def _clamped_state(key, low, high) -> bool:
     """Move a slider's remembered value inside its current range; True if it had to move.
 
@@ -44,6 +59,7 @@ def slider(label, key, min_value, max_value, value, step=None, *, help=None, for
         step = 1 if integer else _SLIDER_FLOAT_STEP
     count = 2 if isinstance(value, (tuple, list)) else 1
     _url.fix(key, lambda raw: _url.numbers(raw, min_value, max_value, step, integer=integer, count=count))
+    _forget_foreign(key, lambda v: all(_is_number(x) for x in _as_tuple(v)) and len(_as_tuple(v)) == count)
     if _clamped_state(key, min_value, max_value):
         value = None  # the state holds the value; passing a default too would make Streamlit warn
     return st.slider(label, min_value=min_value, max_value=max_value, value=value, step=step, key=key,
@@ -54,6 +70,7 @@ def select_slider(label, key, options, value, *, help=None, format_func=str):
     labels = [str(format_func(o)) for o in options]
     count = 2 if isinstance(value, (tuple, list)) else 1
     _url.fix(key, lambda raw: _url.options(raw, labels, exactly=count, ordered=True))
+    _forget_foreign(key, lambda v: len(_as_tuple(v)) == count and all(x in options for x in _as_tuple(v)))
     return st.select_slider(label, options=options, value=value, key=key, help=help, format_func=format_func,
                             bind="query-params")
 
@@ -62,6 +79,7 @@ def choice(label, key, options, default, *, help=None, format_func=str):
     """A short list of options as a segmented control (never empty: falls back to the default)."""
     labels = [str(format_func(o)) for o in options]
     _url.fix(key, lambda raw: _url.options(raw, labels, exactly=1))
+    _forget_foreign(key, lambda v: v is None or v in options)
     picked = st.segmented_control(label, options, default=default, key=key, help=help, format_func=format_func,
                                   bind="query-params")
     return default if picked is None else picked
@@ -70,18 +88,21 @@ def choice(label, key, options, default, *, help=None, format_func=str):
 def select(label, key, options, index=0, *, help=None, format_func=str):
     labels = [str(format_func(o)) for o in options]
     _url.fix(key, lambda raw: _url.options(raw, labels, exactly=1))
+    _forget_foreign(key, lambda v: v in options)
     return st.selectbox(label, options, index=index, key=key, help=help, format_func=format_func,
                         bind="query-params")
 
 
 def toggle(label, key, value=False, *, help=None):
     _url.fix(key, _url.boolean)
+    _forget_foreign(key, lambda v: isinstance(v, bool))
     return st.toggle(label, value=value, key=key, help=help, bind="query-params")
 
 
 def multiselect(label, key, options, default, *, help=None, max_selections=None, format_func=str):
     labels = [str(format_func(o)) for o in options]
     _url.fix(key, lambda raw: _url.options(raw, labels, at_most=max_selections))
+    _forget_foreign(key, lambda v: isinstance(v, (list, tuple)) and all(x in options for x in v))
     return st.multiselect(label, options, default=default, key=key, help=help, max_selections=max_selections,
                           format_func=format_func, bind="query-params")
 
@@ -92,6 +113,7 @@ def number(label, key, min_value, max_value, value, step=None, *, help=None, for
     # input holds whole numbers only.
     _url.fix(key, lambda raw: _url.numbers(raw, min_value, max_value, 1 if integer else None, integer=integer,
                                            count=1))
+    _forget_foreign(key, _is_number)
     return st.number_input(label, min_value=min_value, max_value=max_value, value=value, step=step, key=key,
                            help=help, format=format, bind="query-params")
 
@@ -99,6 +121,7 @@ def number(label, key, min_value, max_value, value, step=None, *, help=None, for
 def text(label, key, value, *, help=None, max_chars=None):
     """A short free-text field (a sentence, a tensor name); the URL carries the text."""
     _url.fix(key, lambda raw: _url.text(raw, max_chars))
+    _forget_foreign(key, lambda v: isinstance(v, str))
     return st.text_input(label, value=value, key=key, help=help, max_chars=max_chars, bind="query-params")
 
 

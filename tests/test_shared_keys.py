@@ -1,0 +1,60 @@
+"""Session state outlives a page: a key two lessons use for different widgets must not break the second page.
+
+Widget keys are short URL names (``s``, ``d``, ``n``) and lessons reuse them. A student who moves Fourier's σ
+(key ``s``, a number) and then opens Token + position (key ``s``, a sentence) must get that page's default,
+not an exception.
+"""
+
+from collections import defaultdict
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from page_kit import registry
+from tests.conftest import ROOT
+from tests.test_pages import _other_value
+
+PAGES = [p for p in registry.all_pages() if p is not registry.HOME]
+
+
+def _open(at: AppTest, info) -> None:
+    at.switch_page(info.path).run()
+    assert not at.exception, f"{info.url_path}: {[e.value for e in at.exception]}"
+    assert not at.error, f"{info.url_path}: {[e.value for e in at.error]}"
+
+
+def _widgets(at: AppTest) -> dict:
+    found = {}
+    for kind in ("slider", "select_slider", "text_input", "number_input", "selectbox", "toggle", "multiselect"):
+        for widget in getattr(at, kind):
+            if widget.key and widget.key not in ("backend", "present", "export", "theme"):
+                found[widget.key] = (kind, widget)
+    return found
+
+
+@pytest.fixture(scope="module")
+def kinds_by_key():
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120).run()
+    seen = defaultdict(dict)  # key -> {url_path: widget kind}, on each page's first tab
+    for info in PAGES:
+        _open(at, info)
+        for key, (kind, _) in _widgets(at).items():
+            seen[key][info.url_path] = kind
+    return {key: pages for key, pages in seen.items() if len(set(pages.values())) > 1}
+
+
+def test_a_key_shared_by_different_widgets_does_not_carry_over(kinds_by_key):
+    by_url = {p.url_path: p for p in PAGES}
+    assert "s" in kinds_by_key, "expected Fourier's σ and the sentence pages to share the key 's'"
+    for key, pages in kinds_by_key.items():
+        for source, kind in pages.items():
+            for target, other_kind in pages.items():
+                if other_kind == kind:
+                    continue
+                at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120).run()
+                _open(at, by_url[source])
+                _, widget = _widgets(at)[key]
+                value = _other_value(widget)
+                if value is not None:
+                    widget.set_value(value).run()
+                _open(at, by_url[target])
