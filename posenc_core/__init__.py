@@ -21,3 +21,4 @@ from .relative import *  # noqa: F403
 from .rope import *  # noqa: F403
 from .scaling import *  # noqa: F403
 from .vision import *  # noqa: F403
+from .configs import *  # noqa: F403  (after scaling: it reads configs with rope_inv_freq)
