@@ -15,13 +15,14 @@ import numpy as np
 
 from .._checks import MAX_DIM, MAX_POSITIONS, as_base, as_float, as_int
 from ..scaling import ROPE_SCALING, rope_inv_freq
-from .reader import ConfigReading
+from .reader import ConfigReading, normalise_config
 
 __all__ = [
     "LayerRow",
     "MIXER_KINDS",
     "layer_inv_freq",
     "layer_scheme",
+    "read_layers",
     "query_scale",
 ]
 
@@ -334,6 +335,12 @@ def layer_scheme(reading: ConfigReading, *, default_layers: int | None = None) -
             latent=reading.get("kv_lora_rank") is not None,
             mrope=bool(layer_params.get("mrope_section")), max_position_embeddings=max_pos))
     return rows
+
+
+def read_layers(config: Mapping) -> tuple[ConfigReading, list[LayerRow]]:
+    """A config dict read through its class, and one row per layer: what the pages call for a paste."""
+    reading = normalise_config(config)
+    return reading, layer_scheme(reading)
 
 
 def layer_inv_freq(row: LayerRow, seq_len=None, *, backend="numpy", device=None):

@@ -64,6 +64,10 @@ POSITION_KEYS = {
     "qk_nope_head_dim": "latent attention: the unrotated slice",
     "rope_interleave": "latent attention: interleaved pair layout",
     "text_config": "the language model of a multimodal config",
+    "linear_attn_config": "Kimi Linear: which layers are attention and which linear (1-indexed)",
+    "hybrid_override_pattern": "Nemotron-H: one letter per block (M Mamba-2, * attention, E MoE, - MLP)",
+    "full_attn_idxs": "LFM2: which layers are attention (the rest are convolutions)",
+    "mrope_section": "multimodal RoPE: pairs per axis (time, height, width)",
 }
 
 
