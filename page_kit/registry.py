@@ -125,6 +125,18 @@ SECTIONS: tuple[Section, ...] = (
         ),
     ),
     Section(
+        "Position in today's models",
+        "The open models of 2025-26 do not use one rotary setting everywhere: layers differ in window, base, "
+        "rotated fraction, or use no positions at all, and some rotate only a slice of each head. Read a model's "
+        "config layer by layer, then see each idea on its own.",
+        (
+            PageInfo("lessons/todays_models/layer_strip.py", "Layer by layer: read any config", "layer_strip",
+                     ":material/view_agenda:",
+                     "Any preset or config.json read through its transformers class, one row per layer: window, "
+                     "base, rotated fraction, NoPE, query scaling, sinks; pick a layer to see its pairs."),
+        ),
+    ),
+    Section(
         "Images and coordinates",
         "The same sine waves that number tokens can number image patches on a grid, survive a change of "
         "resolution, and turn raw coordinates into detail a small network can learn.",
@@ -157,3 +169,8 @@ SECTIONS: tuple[Section, ...] = (
 
 def all_pages() -> list[PageInfo]:
     return [HOME] + [page for section in SECTIONS for page in section.pages]
+
+
+def page(url_path: str) -> PageInfo | None:
+    """The registered page with this url_path, or None (links to a page another branch adds are skipped)."""
+    return next((p for p in all_pages() if p.url_path == url_path), None)

@@ -12,6 +12,7 @@ from .analysis import *  # noqa: F403
 from .attention import *  # noqa: F403
 from .biases import *  # noqa: F403
 from .comparison import *  # noqa: F403
+from .configs import *  # noqa: F403
 from .extension import *  # noqa: F403
 from .fourier import *  # noqa: F403
 from .lab import *  # noqa: F403
@@ -21,4 +22,3 @@ from .relative import *  # noqa: F403
 from .rope import *  # noqa: F403
 from .scaling import *  # noqa: F403
 from .vision import *  # noqa: F403
-from .configs import *  # noqa: F403  (after scaling: it reads configs with rope_inv_freq)

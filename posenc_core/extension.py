@@ -15,7 +15,7 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 
 from ._checks import MAX_POSITIONS, as_base, as_choice, as_float, as_int
-from .scaling import RopeConfig, rope_inv_freq, rotary_dim, yarn_correction_dim, yarn_mscale
+from .scaling import rope_inv_freq, rotary_dim, yarn_correction_dim, yarn_mscale
 
 __all__ = [
     "BANDS",

@@ -27,7 +27,7 @@ __all__ = [
     "transformers_available",
 ]
 
-MAX_CONFIG_BYTES = 1_000_000  # a config.json is a few KB; refuse anything larger before parsing
+MAX_CONFIG_BYTES = 1 << 20  # 1 MB as the uploader counts it; a config.json is a few KB, refuse more before parsing
 
 # The keys the per-layer reading takes (besides the RoPE dict), with what they mean, for the "read" table.
 POSITION_KEYS = {
