@@ -538,7 +538,9 @@ def category_strip(x, rows: Mapping[str, Sequence[str]], *, title: str, x_title:
                 hovertemplate=f"{x_title} %{{x}}<br>%{{customdata}}<extra>{row}</extra>"))
         table[row] = np.asarray(labels)
     fig.update_layout(template=template_name(), title=dict(text=title), height=height, barmode="overlay",
-                      bargap=0, legend=dict(orientation="h", yanchor="top", y=-0.28, x=0, groupclick="toggleitem"),
+                      bargap=0, legend=dict(orientation="h", yanchor="top", y=-0.3, x=0, groupclick="toggleitem",
+                                            tracegroupgap=8, entrywidth=1.0, entrywidthmode="fraction"),
+                      margin=dict(b=20),
                       xaxis=dict(title=dict(text=x_title)),
                       yaxis=dict(tickvals=[i + 0.5 for i in range(len(rows))], ticktext=list(rows),
                                  range=[0, len(rows)], showgrid=False, zeroline=False, fixedrange=True))

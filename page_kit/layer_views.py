@@ -13,7 +13,7 @@ from . import figures, registry
 from .lesson import formula, notice
 from .render import show
 
-PAIR_BAND_COLOURS = {"turns within the window": "#0072B2", "turns within the context": "#009E73",
+PAIR_BAND_COLOURS = {"turns in its window": "#0072B2", "turns in the context": "#009E73",
                      "never a full turn": "#D55E00", "frequency 0": "#999999"}
 
 # Which lesson explains a feature of a layer (skipped when that page is not registered).
@@ -67,13 +67,14 @@ def strip(rows, groups, table, *, name: str, title: str) -> None:
     hover = [f"{t}: {m}; {p} {theta} {pairs}".strip() for t, m, p, theta, pairs in
              zip(table["layer type"], table["mixer"], table["positions"], table["θ"], table["pairs turning"],
                  strict=True)]
-    mixers = [f"{r.mixer_name}" + (f", {r.window:,}-token window" if r.window else "") +
-              (f", {r.chunk:,}-token chunks" if r.chunk else "") for r in rows]
+    mixers = [f"sliding window of {r.window:,} tokens" if r.mixer == "sliding window" else
+              f"chunks of {r.chunk:,} tokens" if r.chunk else
+              r.mixer_name + (f", window {r.window:,}" if r.window else "") for r in rows]
     label_of = {i: g["label"] for g in groups for i in g["layers"]}
     positions = [label_of[r.index] for r in rows]
     show(figures.category_strip(
         table["layer"], {"positions": positions, "mixer": mixers}, hover={"positions": hover, "mixer": hover},
-        title=title, x_title="layer", name=name, height=330 + 26 * max(0, len(set(positions)) + len(set(mixers)) - 4),
+        title=title, x_title="layer", name=name, height=270 + 22 * (len(set(positions)) + len(set(mixers)) + 2),
         alt=f"One cell per layer ({len(rows)} layers): the top row colours each layer by what it mixes tokens with "
             "(full attention, a sliding window, chunks, linear attention, state space, convolution); the bottom "
             "row by what it does with positions (the RoPE setting, or NoPE)."))
@@ -89,23 +90,26 @@ def pairs_figure(pairs, *, who: str, context: int, name: str, trained: int | Non
     if chunk:
         hlines.append((chunk, f"chunk {chunk:,}"))
     if trained and trained not in (context, window, chunk):
-        hlines.append((trained, f"L = {trained:,} (training)"))
+        hlines.append((trained, f"L {trained:,}"))
     hlines.append((context, f"context {context:,}"))
-    show(figures.banded_lines(
-        pairs["pair"], {"wavelength 2π/θ_i": wavelength}, pairs["band"], band_colors=PAIR_BAND_COLOURS,
+    chart = figures.banded_lines(
+        pairs["pair"], {"wavelength": wavelength}, pairs["band"], band_colors=PAIR_BAND_COLOURS,
         title=f"{who}: wavelength of each pair", x_title="rotary pair i",
         y_title="wavelength (positions, log)", log_y=True, hlines=hlines, hover_format=",.1f", name=name,
         alt=f"Log-scale wavelength of each rotary pair ({who}), with its "
             + (f"{window or chunk:,}-token span and " if window or chunk else "")
             + f"the {context:,}-token context as horizontal lines; shading groups the pairs by whether they "
-            "complete a turn inside the span the layer sees, inside the context, or never."))
+            "complete a turn inside the span the layer sees, inside the context, or never.")
+    # fixed-width legend entries: long band names are never cut off whatever width the browser measures
+    chart.figure.update_layout(legend=dict(entrywidth=220, entrywidthmode="pixels"))
+    show(chart)
     counts = {band: int(np.sum(pairs["band"] == band)) for band in PAIR_BAND_COLOURS}
     span = pairs["span"]
-    parts = [f"{counts['turns within the window']} pairs turn at least once inside the {span:,} tokens this "
+    parts = [f"{counts['turns in its window']} pairs turn at least once inside the {span:,} tokens this "
              "layer sees" if span < context else
-             f"{counts['turns within the context']} pairs turn at least once inside the context"]
+             f"{counts['turns in the context']} pairs turn at least once inside the context"]
     if span < context:
-        parts.append(f"{counts['turns within the context']} more only inside the context, which this layer never "
+        parts.append(f"{counts['turns in the context']} more only inside the context, which this layer never "
                      "sees at once")
     parts.append(f"{counts['never a full turn']} never complete a turn inside {context:,} tokens")
     if counts["frequency 0"]:
@@ -127,7 +131,7 @@ def score_figure(distances, scores, *, who: str, context: int, name: str, window
             "distance axis, with the span attended over and the context marked."))
 
 
-def query_scale_figure(positions, scale, row, *, name: str) -> None:
+def query_scale_figure(positions, scale, row, start: int, *, name: str) -> None:
     rule = row.query_scale
     show(figures.roomy_lines(
         positions, {"query scale": scale}, title=f"Layer {row.index}: factor on the query at position p",
@@ -139,21 +143,23 @@ def query_scale_figure(positions, scale, row, *, name: str) -> None:
     else:
         formula(r"s(p) = 1 + $b\,\log\!\left(1 + \left\lfloor \frac{p}{$f} \right\rfloor\right)",
                 b=rule["beta"], f=int(rule["original"]))
-    notice(f"The scale is exactly 1 up to position {int(positions[np.argmax(scale > 1)]) - 1:,} and then grows by "
-           "steps, with the logarithm of how many steps in the query sits. Multiplying a query sharpens its "
+    notice(f"The scale is exactly 1 up to position {start - 1:,} and from position {start:,} on grows in steps, "
+           "with the logarithm of how many steps in the query sits. Multiplying a query sharpens its "
            "softmax, which keeps attention from flattening out over very long inputs.")
 
 
 def theta_formula(row, pairs) -> None:
     turning = int(np.sum(pairs["inv_freq"] > 0))
     first, last = float(pairs["wavelength"][0]), float(pairs["wavelength"][turning - 1])
-    formula(r"\theta_i = $b^{-2i/$d},\; i = 0..$n,\qquad \lambda_0 = $w0,\; \lambda_{$n} = $wl",
+    prime = "'" if row.scaling and row.rope_type not in ("default", "proportional") else ""
+    formula(r"\theta_i = $b^{-2i/$d},\; i = 0..$n,\qquad \lambda${p}_0 = $w0,\; \lambda${p}_{$n} = $wl",
+            p=prime,
             b=row.theta, d=int(row.head_dim * row.partial_rotary_factor) if row.rope_type != "proportional"
             else row.head_dim, n=turning - 1, w0=first, wl=last)
     if row.scaling:
         extra = {k: v for k, v in row.scaling.items() if k not in ("rope_type", "type")}
         if extra:
-            st.caption(f"Then {row.rope_type} scaling with " + ", ".join(
+            st.caption(f"Then {row.rope_type} scaling (λ′ are the wavelengths after it) with " + ", ".join(
                 f"{k} = {v if not isinstance(v, list) else f'{len(v)} values'}" for k, v in extra.items())
                        + f"; attention factor {pairs['attention_factor']:.4f}.")
 

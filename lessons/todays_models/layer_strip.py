@@ -116,8 +116,8 @@ def _one_layer(config_text, row, context) -> None:
         layer_views.score_figure(view["distances"], view["scores"], who=f"layer {row.index}", context=context,
                                  name="layer_score", window=row.window, chunk=row.chunk)
         far = float(view["scores"][-1])
-        notice(f"At distance {context:,} the score of a key identical to the query is {far:.3f} of the way from 0 "
-               f"(at distance 0 it is {float(view['scores'][0]):.3f}). "
+        notice(f"A key identical to the query scores {float(view['scores'][0]):.3f} at distance 0 and {far:.3f} at "
+               f"distance {context:,}. "
                + (f"This layer never compares tokens more than {row.window or row.chunk:,} apart, so only the left "
                   "part of the curve is ever used." if row.window or row.chunk else
                   "This layer compares tokens across the whole context."))
@@ -128,7 +128,8 @@ def _one_layer(config_text, row, context) -> None:
         notice(f"{row.mixer_name} is not attention: it carries a state (or a short convolution) from token to "
                "token in order, so it is order-aware by construction and needs no position encoding.")
     if view["scale"] is not None:
-        layer_views.query_scale_figure(view["positions"], view["scale"], row, name="layer_query_scale")
+        layer_views.query_scale_figure(view["positions"], view["scale"], row, pc.query_scale_start(row.query_scale),
+                                       name="layer_query_scale")
     layer_views.lesson_links(layer_views.features(row))
 
 

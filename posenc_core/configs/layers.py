@@ -8,6 +8,7 @@ Model-specific rules live in registries keyed by ``model_type``; everything else
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
@@ -29,6 +30,7 @@ __all__ = [
     "layer_table",
     "read_layers",
     "query_scale",
+    "query_scale_start",
 ]
 
 # What a layer mixes tokens with, by the layer-type label the config uses.
@@ -371,6 +373,15 @@ def layer_inv_freq(row: LayerRow, seq_len=None, *, backend="numpy", device=None)
                          backend=backend, device=device)
 
 
+def query_scale_start(rule: Mapping) -> int:
+    """The first position whose query is scaled by more than 1 (the floor in the rule first reaches 1)."""
+    if not isinstance(rule, Mapping) or rule.get("rule") not in ("llama4_temperature", "llama4_beta"):
+        raise ValueError("A query-scale rule is 'llama4_temperature' or 'llama4_beta'.")
+    if rule["rule"] == "llama4_temperature":
+        return int(math.ceil(rule["floor_scale"])) - 1  # floor((p + 1) / floor_scale) >= 1
+    return int(math.ceil(rule["original"]))  # floor(p / original) >= 1
+
+
 def query_scale(rule: Mapping, positions) -> np.ndarray:
     """The factor a layer multiplies its queries by at each position (float32, as the model computes it).
 
@@ -397,7 +408,7 @@ def query_scale(rule: Mapping, positions) -> np.ndarray:
 
 
 # --- what the pages show for a layer ------------------------------------------------------------------------
-PAIR_BANDS = ("turns within the window", "turns within the context", "never a full turn", "frequency 0")
+PAIR_BANDS = ("turns in its window", "turns in the context", "never a full turn", "frequency 0")
 
 
 def layer_label(row: LayerRow) -> str:
