@@ -164,7 +164,7 @@ def theta_formula(row, pairs) -> None:
                        + f"; attention factor {pairs['attention_factor']:.4f}.")
 
 
-def compare_figure(views, rows, *, context: int, name: str) -> None:
+def compare_figure(views, *, context: int, name: str) -> None:
     """The wavelengths of every distinct rotating setting of a model on one axis, with each one's span."""
     longest = max(v["pair"].shape[0] for v in views.values())
     x = np.arange(longest, dtype=np.float64)
@@ -174,7 +174,7 @@ def compare_figure(views, rows, *, context: int, name: str) -> None:
         finite = np.isfinite(view["wavelength"])
         wl[: view["pair"].shape[0]][finite] = view["wavelength"][finite]
         series[label] = wl
-    spans = sorted({(r.window or r.chunk) for r in rows if (r.window or r.chunk)})
+    spans = sorted({v["span"] for v in views.values() if v["span"] < context})
     show(figures.roomy_lines(
         x, series, title="Wavelength of each pair, per layer setting", x_title="rotary pair i",
         y_title="wavelength (positions, log)", log_y=True, markers=True, hover_format=",.1f", name=name,

@@ -138,8 +138,16 @@ def _side_by_side(config_text, groups, context) -> None:
     if not rotating:
         notice("No layer of this model rotates, so there are no wavelengths to compare.")
         return
-    views = {g["label"]: layer_view(config_text, g["row"].index, context)["pairs"] for g in rotating}
-    layer_views.compare_figure(views, [g["row"] for g in rotating], context=context, name="layer_compare")
+    views, missing = {}, []
+    for group in rotating:
+        try:
+            views[group["label"]] = layer_view(config_text, group["row"].index, context)["pairs"]
+        except ValueError as error:  # one setting the core cannot compute must not hide the others
+            missing.append(f"{group['label']}: {error}")
+    if views:
+        layer_views.compare_figure(views, context=context, name="layer_compare")
+    for line in missing:
+        st.warning(line, icon=":material/info:")
 
 
 lesson()
