@@ -146,8 +146,11 @@ def test_rotation_windows_chunks_and_sinks_per_layer(key):
             assert row.window == text.sliding_window
         if kind == "chunked_attention":
             assert row.chunk == text.attention_chunk_size
-        assert row.sink == (text.model_type == "gpt_oss" or (
+        # self.sinks = nn.Parameter(...) in GptOssAttention and DeepseekV4Attention; MiMo only when is_swa
+        assert row.sink == (text.model_type in ("gpt_oss", "deepseek_v4") or (
             text.model_type == "mimo_v2_flash" and kind == "sliding_attention"))
+        if text.model_type == "deepseek_v4":  # every V4 layer attends through the window (self.sliding_window)
+            assert row.window == text.sliding_window
 
 
 def test_known_layer_facts():

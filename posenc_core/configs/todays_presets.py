@@ -154,6 +154,23 @@ def todays_presets(preset_class) -> dict:
                               "original_max_position_embeddings": 4096, "type": "yarn"}},
             "Latent attention: only a 64-dim slice of each query and one shared 64-dim key rotate (YaRN × 40); "
             "a sparse indexer picks 2,048 keys per query."),
+        "deepseek-v4-flash": P(
+            "DeepSeek V4 Flash (DeepseekV4Config defaults)", "deepseek-ai/DeepSeek-V4-Flash-Base",
+            "transformers' DeepseekV4Config defaults (its docstring checkpoint); the YaRN block is not checked "
+            "against the released config.json",
+            {"model_type": "deepseek_v4", "hidden_size": 4096, "num_attention_heads": 64, "num_hidden_layers": 43,
+             "head_dim": 512, "q_lora_rank": 1024, "o_lora_rank": 1024, "max_position_embeddings": 1048576,
+             "sliding_window": 128, "rope_theta": 10000.0, "compress_rope_theta": 160000.0,
+             "partial_rotary_factor": 0.125,
+             "layer_types": ["heavily_compressed_attention"] * 3 + [
+                 "compressed_sparse_attention" if i % 2 == 0 else "heavily_compressed_attention" for i in range(40)],
+             "rope_scaling": {"rope_type": "yarn", "factor": 16.0, "original_max_position_embeddings": 65536,
+                              "beta_fast": 32, "beta_slow": 1}},
+            "RoPE dicts keyed by role, not layer type: 'main' (θ 10,000, no scaling) for pure sliding layers, "
+            "'compress' (θ 160,000 with YaRN × 16, attention factor forced to 1) for layers with a compressor. "
+            "Every layer also attends through a 128-token window and has sink logits; an eighth of each 512-dim "
+            "head rotates. (factor 16 is from the class's own comment; original_max_position_embeddings is "
+            "not checked.)"),
         "kimi-k2": P(
             "Kimi K2 (text model of K2.5 / K2.6)", "moonshotai/Kimi-K2-Instruct", "config.json",
             {"model_type": "deepseek_v3", "hidden_size": 7168, "num_attention_heads": 64, "num_hidden_layers": 61,
