@@ -49,7 +49,7 @@ def rotary_module(text_config):
     for cls in classes:
         try:
             return cls(text_config)
-        except Exception:  # noqa: BLE001: try the next candidate class
+        except Exception:  # noqa: BLE001 (try the next candidate class)
             continue
     return None
 

@@ -188,7 +188,7 @@ def _through_class(config: dict, model_type: str) -> tuple[object, str | None]:
     try:
         with _quiet_transformers():
             obj = AutoConfig.for_model(model_type, **kwargs)
-    except Exception as error:  # noqa: BLE001: every failure of the class becomes one sentence
+    except Exception as error:  # noqa: BLE001 (every failure of the class becomes one sentence)
         message = str(error).strip().splitlines()
         detail = " ".join(line.strip() for line in message[:3])[:400]
         raise ValueError(f"transformers' config class for model_type '{model_type}' refuses this config: "
