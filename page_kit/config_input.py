@@ -30,8 +30,11 @@ def choose_config(default_preset: str, example: str, presets=None) -> tuple[str 
     presets = list(presets or pc.PRESETS)
     c1, c2 = st.columns([1, 2])
     with c1:
+        # The options are shown as they are: a bound control puts the shown label in the URL, so ?src=json
+        # stays a valid, stable link.
         origin = controls.choice("Source", "src", ["preset", "json"], "preset",
-                                 format_func=lambda v: {"preset": "A well-known model", "json": "Your config.json"}[v])
+                                 help="preset: a well-known model kept here with its source; json: your own "
+                                      "config.json, pasted or uploaded.")
     if origin == "preset":
         with c2:
             key = controls.select("Model", "model", presets, presets.index(default_preset),
@@ -42,14 +45,12 @@ def choose_config(default_preset: str, example: str, presets=None) -> tuple[str 
             f"{preset.note}")
     with c2:
         how = controls.choice("Config from", "how", ["paste", "upload"], "paste",
-                              format_func=lambda v: {"paste": "Pasted text", "upload": "An uploaded file"}[v],
                               help="One source at a time, so the page never silently ignores the other.")
     if how == "upload":
         uploaded = st.file_uploader(f"Upload config.json (at most {UPLOAD_MB} MB)", type=["json"], key="upload",
                                     max_upload_size=UPLOAD_MB)
         if uploaded is None:
-            return None, "Upload a config.json to read it (the pasted text is not used while *Uploaded file* " \
-                         "is chosen)."
+            return None, "Upload a config.json to read it (pasted text is not used while *upload* is chosen)."
         return _uploaded_text(uploaded), f"Reading the uploaded file **{uploaded.name}** ({uploaded.size:,} bytes)."
     # Not bound to the URL: a config can be many kilobytes; share a preset link instead.
     text = st.text_area("Paste a config.json", example, height=220, key="cfg", max_chars=pc.MAX_CONFIG_BYTES)
