@@ -30,6 +30,14 @@ FEATURE_LESSONS = {
 }
 
 
+def stacked_legend(chart, entries: int):
+    """One legend entry per line below the plot, clear of the axis title at any font size (long labels here)."""
+    chart.figure.update_layout(
+        legend=dict(orientation="h", entrywidth=1.0, entrywidthmode="fraction", yanchor="top", y=-0.3, x=0),
+        height=(chart.figure.layout.height or 440) + 26 * entries)
+    return chart
+
+
 def features(row) -> list[str]:
     """The FEATURE_LESSONS keys that apply to one layer row."""
     keys = []
@@ -100,9 +108,7 @@ def pairs_figure(pairs, *, who: str, context: int, name: str, trained: int | Non
             + (f"{window or chunk:,}-token span and " if window or chunk else "")
             + f"the {context:,}-token context as horizontal lines; shading groups the pairs by whether they "
             "complete a turn inside the span the layer sees, inside the context, or never.")
-    # fixed-width legend entries: long band names are never cut off whatever width the browser measures
-    chart.figure.update_layout(legend=dict(entrywidth=220, entrywidthmode="pixels"))
-    show(chart)
+    show(stacked_legend(chart, 1 + len(set(pairs["band"]))))
     counts = {band: int(np.sum(pairs["band"] == band)) for band in PAIR_BAND_COLOURS}
     span = pairs["span"]
     parts = [f"{counts['turns in its window']} pairs turn at least once inside the {span:,} tokens this "
@@ -175,12 +181,12 @@ def compare_figure(views, *, context: int, name: str) -> None:
         wl[: view["pair"].shape[0]][finite] = view["wavelength"][finite]
         series[label] = wl
     spans = sorted({v["span"] for v in views.values() if v["span"] < context})
-    show(figures.roomy_lines(
+    show(stacked_legend(figures.roomy_lines(
         x, series, title="Wavelength of each pair, per layer setting", x_title="rotary pair i",
         y_title="wavelength (positions, log)", log_y=True, markers=True, hover_format=",.1f", name=name,
         hlines=[(s, f"span {s:,}") for s in spans] + [(context, f"context {context:,}")],
         alt="Log-scale wavelength of each rotary pair for every distinct RoPE setting of the model, with the "
-            "windows or chunks and the context as horizontal lines."))
+            "windows or chunks and the context as horizontal lines."), len(series)))
     parts = []
     for label, view in views.items():
         span = view["span"]

@@ -28,7 +28,7 @@ def layer_view(config_text: str, index: int, context: int):
     if row.rotates:
         out["pairs"] = pc.layer_pairs(row, context)
         out["distances"], out["scores"] = pc.score_vs_distance(out["pairs"]["inv_freq"],
-                                                               out["pairs"]["attention_factor"], context)
+                                                               out["pairs"]["attention_factor"], 2 * context)
         try:
             out["trained"] = pc.config_contexts(pc.read_rope_config(json.loads(config_text), row.rope_label))[0]
         except ValueError:

@@ -414,7 +414,7 @@ PAIR_BANDS = ("turns in its window", "turns in the context", "never a full turn"
 def layer_label(row: LayerRow) -> str:
     """A short description of what a layer does with positions, e.g. 'RoPE θ 10,000, 64 of 64 pairs'."""
     if not row.is_attention:
-        return f"{row.mixer_name} (no attention)"
+        return f"not attention: order from the {row.mixer} itself"
     if not row.rotates:
         rule = " + query scale" if row.query_scale else ""
         return f"NoPE{rule}"
