@@ -24,11 +24,14 @@ def layer_view(config_text: str, index: int, context: int):
     """One layer's pairs, its score against distance and its query scale (arrays for the figures)."""
     rows = read(config_text)[5]
     row = rows[index]
-    out = {"pairs": None, "distances": None, "scores": None, "positions": None, "scale": None, "trained": None}
+    out = dict.fromkeys(("pairs", "ends", "distances", "scores", "positions", "scale", "trained"))
     if row.rotates:
         out["pairs"] = pc.layer_pairs(row, context)
         out["distances"], out["scores"] = pc.score_vs_distance(out["pairs"]["inv_freq"],
                                                                out["pairs"]["attention_factor"], 2 * context)
+        # the score at distance 0 and at exactly the context, for the sentence under the figure
+        _, out["ends"] = pc.score_vs_distance(out["pairs"]["inv_freq"], out["pairs"]["attention_factor"], context,
+                                              n_points=3)  # distances 0, 1, context
         try:
             out["trained"] = pc.config_contexts(pc.read_rope_config(json.loads(config_text), row.rope_label))[0]
         except ValueError:
@@ -115,9 +118,8 @@ def _one_layer(config_text, row, context) -> None:
         layer_views.theta_formula(row, view["pairs"])
         layer_views.score_figure(view["distances"], view["scores"], who=f"layer {row.index}", context=context,
                                  name="layer_score", window=row.window, chunk=row.chunk)
-        far = float(view["scores"][-1])
-        notice(f"A key identical to the query scores {float(view['scores'][0]):.3f} at distance 0 and {far:.3f} at "
-               f"distance {context:,}. "
+        near, far = float(view["ends"][0]), float(view["ends"][-1])
+        notice(f"A key identical to the query scores {near:.3f} at distance 0 and {far:.3f} at distance {context:,}. "
                + (f"This layer never compares tokens more than {row.window or row.chunk:,} apart, so only the left "
                   "part of the curve is ever used." if row.window or row.chunk else
                   "This layer compares tokens across the whole context."))
