@@ -514,7 +514,7 @@ def similarity_range(*maps) -> tuple[tuple[float, float], bool]:
 
 
 def category_strip(x, rows: Mapping[str, Sequence[str]], *, title: str, x_title: str, alt: str, name: str,
-                   hover: Mapping[str, Sequence[str]] | None = None, height: int = 300) -> Chart:
+                   hover: Mapping[str, Sequence[str]] | None = None, height: int = 260) -> Chart:
     """Rows of coloured cells over a shared x (e.g. one cell per layer), one colour per category of a row.
 
     Each category of a row is one legend entry (grouped under the row's name), so "which layers are sliding,
@@ -537,10 +537,15 @@ def category_strip(x, rows: Mapping[str, Sequence[str]], *, title: str, x_title:
                 customdata=[texts[i] for i in where],
                 hovertemplate=f"{x_title} %{{x}}<br>%{{customdata}}<extra>{row}</extra>"))
         table[row] = np.asarray(labels)
-    fig.update_layout(template=template_name(), title=dict(text=title), height=height, barmode="overlay",
-                      bargap=0, legend=dict(orientation="h", yanchor="top", y=-0.3, x=0, groupclick="toggleitem",
-                                            tracegroupgap=8, entrywidth=1.0, entrywidthmode="fraction"),
-                      margin=dict(b=20),
+    # The legend sits in its own band at the bottom of the figure (container coordinates), one entry per line,
+    # so it never meets the axis title whatever the font size; the band is sized for projector fonts.
+    entries = len(fig.data) + len(rows)
+    legend_px = 30 * entries + 20
+    fig.update_layout(template=template_name(), title=dict(text=title), height=height + legend_px, barmode="overlay",
+                      bargap=0, legend=dict(orientation="h", yref="container", yanchor="bottom", y=0, x=0,
+                                            groupclick="toggleitem", tracegroupgap=8, entrywidth=1.0,
+                                            entrywidthmode="fraction"),
+                      margin=dict(b=legend_px + 60),
                       xaxis=dict(title=dict(text=x_title)),
                       yaxis=dict(tickvals=[i + 0.5 for i in range(len(rows))], ticktext=list(rows),
                                  range=[0, len(rows)], showgrid=False, zeroline=False, fixedrange=True))

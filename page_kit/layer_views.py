@@ -82,7 +82,7 @@ def strip(rows, groups, table, *, name: str, title: str) -> None:
     positions = [label_of[r.index] for r in rows]
     show(figures.category_strip(
         table["layer"], {"positions": positions, "mixer": mixers}, hover={"positions": hover, "mixer": hover},
-        title=title, x_title="layer", name=name, height=270 + 22 * (len(set(positions)) + len(set(mixers)) + 2),
+        title=title, x_title="layer", name=name,
         alt=f"One cell per layer ({len(rows)} layers): the top row colours each layer by what it mixes tokens with "
             "(full attention, a sliding window, chunks, linear attention, state space, convolution); the bottom "
             "row by what it does with positions (the RoPE setting, or NoPE)."))
