@@ -11,7 +11,7 @@ EXAMPLE = json.dumps(pc.preset_config("llama3.1-8b"), indent=2)
 PRESET_ORDER = list(pc.PRESETS)
 
 
-@st.cache_data(max_entries=32, show_spinner=False)
+@st.cache_data(max_entries=32, show_spinner="Reading the config through its transformers config class…")
 def analyse(config_text: str, layer: str | None):
     """Everything the page draws for one config (given as canonical JSON text, so the cache key is a string)."""
     config = json.loads(config_text)

@@ -10,7 +10,7 @@ from page_kit.config_input import choose_config
 EXAMPLE = json.dumps(pc.preset_config("gpt-oss-20b"), indent=2)
 
 
-@st.cache_data(max_entries=32, show_spinner=False)
+@st.cache_data(max_entries=32, show_spinner="Reading the config through its transformers config class…")
 def read(config_text: str):
     """The config read through its class, one row per layer (cache key: canonical JSON text)."""
     reading, rows = pc.read_layers(json.loads(config_text))
