@@ -68,8 +68,7 @@ def todays_presets(preset_class) -> dict:
              "no_rope_layer_interval": 4, "no_rope_layers": _every(36, 4), "rope_scaling": None,
              "use_sliding_window": False, "sliding_window": None},
             "Every fourth layer is NoPE (no_rope_layers = 0), the others rotate with base 5,000,000. The model "
-            "card adds YaRN for 128K inputs; the released config has none. (rope_theta and "
-            "max_position_embeddings as remembered; not checked against the file offline.)"),
+            "card adds YaRN for 128K inputs; the released config has none."),
         "gpt-oss-20b": P(
             "GPT-OSS 20B", "openai/gpt-oss-20b", "config.json",
             {"model_type": "gpt_oss", "hidden_size": 2880, "num_attention_heads": 64, "num_key_value_heads": 8,
@@ -87,8 +86,7 @@ def todays_presets(preset_class) -> dict:
              "rope_scaling": {"rope_type": "yarn", "factor": 8.0, "original_max_position_embeddings": 8192,
                               "beta_fast": 32, "beta_slow": 1, "attention_factor": 1.2079441541679836}},
             "Three 4,096-token sliding layers per full layer; the legacy rope_scaling (YaRN × 8) is applied to "
-            "the full layers only, as Olmo3Config does. (The YaRN block and attention_factor are as remembered "
-            "from the release; not checked offline.)"),
+            "the full layers only, as Olmo3Config does (attention_factor 1.2079 is written in the file)."),
         "exaone4-32b": P(
             "EXAONE 4.0 32B", "LGAI-EXAONE/EXAONE-4.0-32B", "config.json",
             {"model_type": "exaone4", "hidden_size": 5120, "num_attention_heads": 40, "num_key_value_heads": 8,
@@ -222,8 +220,8 @@ def todays_presets(preset_class) -> dict:
                                     "kda_layers": [1, 2, 3, 5, 6, 7, 9, 10, 11, 13, 14, 15, 17, 18, 19, 21, 22, 23,
                                                    25, 26]}},
             "Kimi Delta Attention layers with one latent-attention layer in about four; the attention layers use "
-            "no rotation at all (NoPE): KimiLinear's attention never calls apply_rotary_pos_emb. (The "
-            "full_attn_layers list and context length are as remembered; not checked offline.)"),
+            "no rotation at all (NoPE): KimiLinear's attention never calls apply_rotary_pos_emb. The file counts "
+            "layers from 1 in linear_attn_config."),
         "granite4-h-small": P(
             "Granite 4.0 H Small", "ibm-granite/granite-4.0-h-small", "config.json",
             {"model_type": "granitemoehybrid", "hidden_size": 4096, "num_attention_heads": 32,
@@ -238,7 +236,7 @@ def todays_presets(preset_class) -> dict:
              "head_dim": 128, "num_hidden_layers": 52, "max_position_embeddings": 262144,
              "hybrid_override_pattern": "MEMEM*EMEMEM*EMEMEM*EMEMEM*EMEMEM*EMEMEMEM*EMEMEMEME"},
             "Mamba-2 (M) and MoE (E) blocks with six attention blocks (*); the attention blocks use no position "
-            "encoding. (The pattern and sizes are as remembered; not checked offline.)"),
+            "encoding: Nemotron-H's attention never calls apply_rotary_pos_emb, whatever rope_theta says."),
         "lfm2-1.2b": P(
             "LFM2 1.2B", "LiquidAI/LFM2-1.2B", "config.json",
             {"model_type": "lfm2", "hidden_size": 2048, "num_attention_heads": 32, "num_key_value_heads": 8,
