@@ -70,8 +70,8 @@ def lesson():
         class_name, notes, read_rows, ignored, max_pos, rows, groups, table = read(config_text)
         context = int(max_pos or 4096)
         default = next((r.index for r in rows if r.is_attention and r.mixer == "full attention"), 0)
-        index = controls.slider("Layer", "layer", 0, len(rows) - 1, default,
-                                help="Pick a layer to see its own pairs, span and scores.")
+        index = 0 if len(rows) == 1 else controls.slider(  # a slider needs two ends
+            "Layer", "layer", 0, len(rows) - 1, default, help="Pick a layer to see its own pairs, span and scores.")
         row = rows[index]
         tab_strip, tab_layer, tab_compare, tab_read = sections(
             ["Layer strip", f"Layer {index}", "Settings side by side", "What was read"])
