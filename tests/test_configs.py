@@ -211,3 +211,15 @@ def test_add_presets_extends_the_registry():
         assert pc.preset_config("tiny-test")["hidden_size"] == 64
     finally:
         del pc.PRESETS["tiny-test"]
+
+
+def test_multimodal_rope_is_flagged_and_its_frequencies_are_plain_rope():
+    config = {"model_type": "qwen2_vl", "text_config": {
+        "model_type": "qwen2_vl_text", "hidden_size": 3584, "num_attention_heads": 28, "num_hidden_layers": 2,
+        "rope_theta": 1e6, "rope_scaling": {"type": "mrope", "mrope_section": [16, 24, 24]}}}
+    reading, rows = pc.read_layers(config)
+    assert reading.class_name == "Qwen2VLTextConfig" and all(r.mrope for r in rows)
+    inv, factor = pc.layer_inv_freq(rows[0])
+    np.testing.assert_array_equal(inv, pc.rope_inv_freq(128, 1e6)[0])  # the sections split pairs, not frequencies
+    assert factor == 1.0
+    assert not any(r.mrope for r in pc.read_layers(pc.preset_config("qwen3-8b"))[1])
