@@ -120,7 +120,7 @@ def pairs_figure(pairs, *, who: str, context: int, name: str, trained: int | Non
     parts.append(f"{counts['never a full turn']} never complete a turn inside {context:,} tokens")
     if counts["frequency 0"]:
         parts.append(f"{counts['frequency 0']} have frequency 0 and carry no position at all")
-    notice("Of this layer's pairs, " + "; ".join(parts) + ". A pair only tells positions apart inside one "
+    notice(f"Of the {len(pairs['pair'])} pairs, " + "; ".join(parts) + ". A pair only tells positions apart inside one "
            "wavelength; a pair much slower than the span a layer sees barely turns there and carries content, "
            "not position.")
 
