@@ -210,3 +210,70 @@ def test_query_scale_equals_the_model_code():
     temperature = {"rule": "llama4_temperature", "floor_scale": 8192.0, "attn_scale": 0.1}
     np.testing.assert_array_equal(pc.query_scale(temperature, positions), expected)
     assert pc.query_scale(temperature, [8190])[0] == 1.0 and pc.query_scale(temperature, [8191])[0] > 1.0
+
+
+# ------------------------------------------------------------------ which layers rotate, measured on the model
+TINY = dict(hidden_size=64, num_attention_heads=4, num_key_value_heads=2, head_dim=16, intermediate_size=64,
+            vocab_size=128, num_hidden_layers=4, pad_token_id=0, bos_token_id=None, eos_token_id=None)
+PROBED = ["llama4-scout", "smollm3-3b", "command-r7b", "exaone4-32b", "gpt-oss-20b", "olmo3-7b", "gemma3-27b",
+          "mimo-v2-flash", "qwen3-next-80b", "lfm2-1.2b", "glm-4.5", "qwen3-8b", "hunyuan-7b"]
+
+
+def tiny_config(key):
+    """The preset shrunk to four small layers, keeping every position setting (types, NoPE flags, RoPE dicts)."""
+    config = pc.preset_config(key)
+    config = {**config.get("text_config", config)}
+    for name in ("layer_types", "no_rope_layers"):
+        if isinstance(config.get(name), list):
+            config[name] = config[name][:4]
+    config.update(TINY)
+    for name in ("sliding_window", "attention_chunk_size"):
+        if config.get(name):
+            config[name] = 8
+    return config
+
+
+def model_rotates(config):
+    """For each layer, whether its attention output changes when the rotary angles change (None: no attention).
+
+    The layer is run twice on the same input with position_embeddings from the model's own rotary module, once
+    for positions all 0 (no rotation) and once for spread-out positions: a layer that never applies them gives
+    the same output.
+    """
+    from transformers import AutoModelForCausalLM
+
+    model_type = config.pop("model_type")
+    hf = AutoConfig.for_model(model_type, **config)
+    hf._attn_implementation = "eager"
+    torch.manual_seed(0)
+    model = AutoModelForCausalLM.from_config(hf).eval()
+    rotary, hidden = model.model.rotary_emb, torch.randn(1, 6, 64)
+
+    def embeddings(positions, layer_type):
+        try:
+            return rotary(hidden, positions, layer_type=layer_type)
+        except TypeError:  # one rotary setting for every layer
+            return rotary(hidden, positions)
+
+    result = []
+    for i, layer in enumerate(model.model.layers):
+        attention = getattr(layer, "self_attn", None)
+        if attention is None:
+            result.append(None)
+            continue
+        layer_type = hf.layer_types[i] if getattr(hf, "layer_types", None) else None
+        with torch.no_grad():
+            still = attention(hidden_states=hidden, attention_mask=None,
+                              position_embeddings=embeddings(torch.zeros(1, 6, dtype=torch.long), layer_type))[0]
+            turned = attention(hidden_states=hidden, attention_mask=None,
+                               position_embeddings=embeddings(torch.arange(6)[None] * 37, layer_type))[0]
+        result.append(not torch.allclose(still, turned))
+    return result
+
+
+@pytest.mark.parametrize("key", PROBED)
+def test_which_layers_rotate_as_measured_on_the_models_attention(key):
+    config = tiny_config(key)
+    _, rows = pc.read_layers(json.loads(json.dumps(config)))
+    measured = model_rotates(config)
+    assert [r.rotates if r.is_attention else None for r in rows] == measured
