@@ -182,6 +182,8 @@ def test_query_scale_is_one_before_its_start_and_never_decreases(positions, beta
     (lambda: pc.normalise_config({"layer_types": ["full_attention"] * 2000}), "at most 1,024"),
     (lambda: pc.read_layers({"hidden_size": 64, "num_attention_heads": 2}), "neither num_hidden_layers"),
     (lambda: pc.read_layers(generic(layer_types=["full_attention"])), "lists 1 layers"),
+    (lambda: pc.read_layers(generic(sliding_window=[None])), "whole number"),  # found by the fuzz test below
+    (lambda: pc.read_layers({**generic(), "model_type": "llama", "text_config": []}), "text_config"),
     (lambda: pc.read_layers(generic(layer_types=[1, 2, 3, 4])), "list of strings"),
     (lambda: pc.read_layers(generic(rope_parameters=[1])), "JSON object"),
     (lambda: pc.read_layers(generic(rope_theta="big")), "must be a number"),
@@ -223,3 +225,33 @@ def test_multimodal_rope_is_flagged_and_its_frequencies_are_plain_rope():
     np.testing.assert_array_equal(inv, pc.rope_inv_freq(128, 1e6)[0])  # the sections split pairs, not frequencies
     assert factor == 1.0
     assert not any(r.mrope for r in pc.read_layers(pc.preset_config("qwen3-8b"))[1])
+
+
+# ------------------------------------------------------------------ hostile configs: a sentence, never a traceback
+
+json_values = st.recursive(
+    st.none() | st.booleans() | st.integers(-10**12, 10**12) | st.floats(allow_nan=False, allow_infinity=False)
+    | st.text(max_size=12),
+    lambda inner: st.lists(inner, max_size=6) | st.dictionaries(st.text(max_size=8), inner, max_size=4),
+    max_leaves=12)
+keys = st.sampled_from(["hidden_size", "num_attention_heads", "num_hidden_layers", "head_dim", "layer_types",
+                        "rope_theta", "rope_scaling", "rope_parameters", "partial_rotary_factor", "sliding_window",
+                        "no_rope_layers", "attention_chunk_size", "max_position_embeddings", "text_config",
+                        "kv_lora_rank", "qk_rope_head_dim", "rotary_pct", "use_sliding_window"])
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.dictionaries(keys, json_values, max_size=8),
+       st.sampled_from([None, "llama", "gemma3_text", "smollm3", "gpt_oss", "deepseek_v3", "qwen3_next", "phi3",
+                        "nosuch_model"]))
+def test_any_json_config_reads_or_raises_a_value_error(fields, model_type):
+    config = {"hidden_size": 64, "num_attention_heads": 4, "num_hidden_layers": 2, **fields}
+    if model_type:
+        config["model_type"] = model_type
+    try:
+        _, rows = pc.read_layers(config)
+        for row in rows:
+            if row.rotates:
+                pc.layer_pairs(row, 4096)
+    except ValueError:
+        pass

@@ -28,7 +28,8 @@ def layer_view(config_text: str, index: int, context: int):
     if row.rotates:
         out["pairs"] = pc.layer_pairs(row, context)
         out["distances"], out["scores"] = pc.score_vs_distance(out["pairs"]["inv_freq"],
-                                                               out["pairs"]["attention_factor"], 2 * context)
+                                                               out["pairs"]["attention_factor"],
+                                                               min(2 * context, pc.MAX_POSITIONS * 64))
         # the score at distance 0 and at exactly the context, for the sentence under the figure
         _, out["ends"] = pc.score_vs_distance(out["pairs"]["inv_freq"], out["pairs"]["attention_factor"], context,
                                               n_points=3)  # distances 0, 1, context

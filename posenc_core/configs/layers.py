@@ -326,8 +326,10 @@ def layer_scheme(reading: ConfigReading, *, default_layers: int | None = None) -
         partial = layer_params.get("partial_rotary_factor", 1.0)
         scaling = {k: v for k, v in layer_params.items() if k not in ("rope_theta", "partial_rotary_factor")}
         rows.append(LayerRow(
-            index, layer_type, mixer, mixer_name, window=None if window is None else int(window),
-            chunk=None if chunk is None else int(chunk), rotates=rotates, why=why, rope_label=label,
+            index, layer_type, mixer, mixer_name,
+            window=None if window is None else as_int("sliding_window", window, minimum=1),
+            chunk=None if chunk is None else as_int("attention_chunk_size", chunk, minimum=1),
+            rotates=rotates, why=why, rope_label=label,
             rope_type=scaling.get("rope_type", "default") if rotates else None,
             theta=as_base(theta) if rotates and theta is not None else None,
             partial_rotary_factor=as_float("partial_rotary_factor", 1.0 if partial is None else partial, above=0.0,

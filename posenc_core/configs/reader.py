@@ -158,7 +158,9 @@ def _quiet_transformers():
 def _check_sizes(config: Mapping) -> None:
     """Bound the sizes a config may declare before any class or array is built from them."""
     limits = {"num_hidden_layers": 1024, "head_dim": MAX_DIM, "hidden_size": MAX_DIM * 64,
-              "num_attention_heads": 16384, "max_position_embeddings": MAX_POSITIONS * 64}
+              "num_attention_heads": 16384, "max_position_embeddings": MAX_POSITIONS * 64,
+              "sliding_window": MAX_POSITIONS * 64, "attention_chunk_size": MAX_POSITIONS * 64,
+              "qk_rope_head_dim": MAX_DIM, "global_head_dim": MAX_DIM}
     for key, maximum in limits.items():
         if config.get(key) is not None:
             as_int(f"config['{key}']", config[key], minimum=1, maximum=maximum)
@@ -194,6 +196,9 @@ def _through_class(config: dict, model_type: str) -> tuple[object, str | None]:
         raise ValueError(f"transformers' config class for model_type '{model_type}' refuses this config: "
                          f"{type(error).__name__}: {detail}") from None
     text = obj.get_text_config(decoder=True) if hasattr(obj, "get_text_config") else obj
+    if not hasattr(text, "to_dict"):
+        raise ValueError(f"transformers' config class for model_type '{model_type}' found no language-model config "
+                         "in it (text_config is not a config object).")
     nested = "text_config" if text is not obj else None
     return text, nested
 
@@ -208,6 +213,8 @@ def normalise_config(config: Mapping) -> ConfigReading:
     if not isinstance(config, Mapping):
         raise ValueError(f"A model config must be a JSON object (a dict), but got {type(config).__name__}.")
     config = dict(config)
+    if config.get("text_config") is not None and not isinstance(config["text_config"], Mapping):
+        raise ValueError("config['text_config'] must be a JSON object (the language model's config).")
     _check_sizes(config)
     if isinstance(config.get("text_config"), Mapping):
         _check_sizes(config["text_config"])
