@@ -255,3 +255,18 @@ def test_any_json_config_reads_or_raises_a_value_error(fields, model_type):
                 pc.layer_pairs(row, 4096)
     except ValueError:
         pass
+    for layer in [None] + (pc.rope_layer_types(config) if _ok(pc.rope_layer_types, config) else []):
+        try:
+            pc.describe_rope_config(config, layer)
+            read = pc.read_rope_config(config, layer)
+            original, target, _ = pc.config_contexts(read)
+        except ValueError:
+            continue
+
+
+def _ok(fn, *a):
+    try:
+        fn(*a)
+        return True
+    except ValueError:
+        return False

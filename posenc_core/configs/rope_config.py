@@ -193,8 +193,12 @@ def describe_rope_config(config, layer_type=None) -> list[tuple[str, str, str]]:
     for key, value in read.scaling.items():
         if key in ("rope_type", "type"):
             continue
-        if isinstance(value, (list, tuple)):
-            shown = f"{len(value)} values, {min(value):.4g} to {max(value):.4g}" if value else "empty list"
+        numbers = [v for v in value if isinstance(v, (int, float)) and not isinstance(v, bool)] \
+            if isinstance(value, (list, tuple)) else []
+        if isinstance(value, (list, tuple)) and len(numbers) == len(value) and numbers:
+            shown = f"{len(value)} values, {min(numbers):.4g} to {max(numbers):.4g}"
+        elif isinstance(value, (list, tuple)):
+            shown = f"a list of {len(value)}" if value else "empty list"
         else:
             shown = repr(value)
         if key == "original_max_position_embeddings" and text.get(key) is not None and \
