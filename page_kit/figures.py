@@ -511,3 +511,44 @@ def similarity_range(*maps) -> tuple[tuple[float, float], bool]:
     symmetric (-1, 1) with the diverging map when any value is negative."""
     low = min(float(np.nanmin(m)) for m in maps)
     return ((-1.0, 1.0), True) if low < 0 else ((low, 1.0), False)
+
+
+def category_strip(x, rows: Mapping[str, Sequence[str]], *, title: str, x_title: str, alt: str, name: str,
+                   hover: Mapping[str, Sequence[str]] | None = None, height: int = 260) -> Chart:
+    """Rows of coloured cells over a shared x (e.g. one cell per layer), one colour per category of a row.
+
+    Each category of a row is one legend entry (grouped under the row's name), so "which layers are sliding,
+    which rotate with which base" reads as bands of colour; hovering a cell shows ``hover[row][i]``.
+    """
+    x = np.asarray(x)
+    fig = go.Figure()
+    table: dict[str, np.ndarray] = {x_title: x}
+    for level, (row, labels) in enumerate(rows.items()):
+        labels = [str(v) for v in labels]
+        if len(labels) != x.shape[0]:
+            raise ValueError("category_strip needs one label per x value in every row.")
+        texts = [str(v) for v in (hover or {}).get(row, labels)]
+        for k, category in enumerate(dict.fromkeys(labels)):
+            where = [i for i, v in enumerate(labels) if v == category]
+            fig.add_trace(go.Bar(
+                x=x[where], y=[0.86] * len(where), base=[level + 0.07] * len(where), width=0.92, name=category,
+                legendgroup=row, legendgrouptitle_text=row, marker=dict(color=CATEGORICAL[k % len(CATEGORICAL)],
+                                                                        line=dict(width=0)),
+                customdata=[texts[i] for i in where],
+                hovertemplate=f"{x_title} %{{x}}<br>%{{customdata}}<extra>{row}</extra>"))
+        table[row] = np.asarray(labels)
+    # The legend sits in its own band at the bottom of the figure (container coordinates), one entry per line,
+    # so it never meets the axis title whatever the font size; the band is sized for projector fonts.
+    entries = len(fig.data) + len(rows)
+    legend_px = 30 * entries + 20
+    fig.update_layout(template=template_name(), title=dict(text=title), height=height + legend_px, barmode="overlay",
+                      bargap=0, legend=dict(orientation="h", yref="container", yanchor="bottom", y=0, x=0,
+                                            groupclick="toggleitem", tracegroupgap=8, entrywidth=1.0,
+                                            entrywidthmode="fraction"),
+                      margin=dict(b=legend_px + 60),
+                      xaxis=dict(title=dict(text=x_title)),
+                      yaxis=dict(tickvals=[i + 0.5 for i in range(len(rows))], ticktext=list(rows),
+                                 range=[0, len(rows)], showgrid=False, zeroline=False, fixedrange=True))
+    fig.update_xaxes(automargin=True)
+    fig.update_yaxes(automargin=True)
+    return Chart(fig, alt, name, table=table)

@@ -130,6 +130,10 @@ SECTIONS: tuple[Section, ...] = (
         "fraction, or use no positions at all, and some rotate only a slice of each head. Read a model's config layer "
         "by layer, then see each idea on its own.",
         (
+            PageInfo("lessons/todays_models/layer_strip.py", "Layer by layer: read any config", "layer_strip",
+                     ":material/view_agenda:",
+                     "Any preset or config.json read through its transformers class, one row per layer: window, "
+                     "base, rotated fraction, NoPE, query scaling, sinks; pick a layer to see its pairs."),
             PageInfo("lessons/todays_models/local_global.py", "Local and global layers", "local_global",
                      ":material/center_focus_strong:",
                      "Sliding-window layers rotate fast and see a few hundred tokens; full layers rotate slowly, "
@@ -222,3 +226,8 @@ SECTIONS: tuple[Section, ...] = (
 
 def all_pages() -> list[PageInfo]:
     return [HOME] + [page for section in SECTIONS for page in section.pages]
+
+
+def page(url_path: str) -> PageInfo | None:
+    """The registered page with this url_path, or None (links to a page another branch adds are skipped)."""
+    return next((p for p in all_pages() if p.url_path == url_path), None)

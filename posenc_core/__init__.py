@@ -12,6 +12,7 @@ from .analysis import *  # noqa: F403
 from .attention import *  # noqa: F403
 from .biases import *  # noqa: F403
 from .comparison import *  # noqa: F403
+from .configs import *  # noqa: F403
 from .cope import *  # noqa: F403
 from .drope import *  # noqa: F403
 from .extension import *  # noqa: F403
@@ -29,3 +30,6 @@ from .rope import *  # noqa: F403
 from .scaling import *  # noqa: F403
 from .sinks import *  # noqa: F403
 from .vision import *  # noqa: F403
+
+# The multimodal presets join the one preset registry, so the config pages and the layer strip list them too.
+add_presets(MULTIMODAL_PRESETS)  # noqa: F405

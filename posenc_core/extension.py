@@ -15,13 +15,12 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 
 from ._checks import MAX_POSITIONS, as_base, as_choice, as_float, as_int
-from .scaling import RopeConfig, rope_inv_freq, rotary_dim, yarn_correction_dim, yarn_mscale
+from .scaling import rope_inv_freq, rotary_dim, yarn_correction_dim, yarn_mscale
 
 __all__ = [
     "BANDS",
     "EXTENSION_METHODS",
     "attention_factor_curve",
-    "config_contexts",
     "deepseek_softmax_mscale",
     "extension_analysis",
     "extension_scaling",
@@ -256,35 +255,3 @@ def deepseek_softmax_mscale(scaling: Mapping | None) -> float:
     factor = as_float("rope_scaling['factor']", scaling.get("factor"), above=0.0)
     value = yarn_mscale(factor, as_float("rope_scaling['mscale_all_dim']", mscale_all_dim))
     return value * value
-
-
-def config_contexts(read: RopeConfig) -> tuple[int, int, str]:
-    """(L, L', how they were chosen) for a config read by ``read_rope_config``.
-
-    YaRN / Llama 3 / LongRoPE: L is original_max_position_embeddings; L' is max_position_embeddings
-    when that is larger, else s·L (Qwen2.5 ships max_position_embeddings = L and the factor apart).
-    linear / dynamic / ntk: L is max_position_embeddings (dynamic's threshold), L' = s·L.
-    No scaling: L = max_position_embeddings and L' = 4L, to show what running past L does.
-    """
-    scaling = read.scaling or {}
-    max_pos = read.max_position_embeddings
-    if read.rope_type in ("yarn", "llama3", "longrope"):
-        original = scaling.get("original_max_position_embeddings") or max_pos
-        if original is None:
-            raise ValueError(f"rope_type '{read.rope_type}' needs original_max_position_embeddings.")
-        original = as_int("original_max_position_embeddings", original, minimum=2, maximum=MAX_POSITIONS * 64)
-        factor = scaling.get("factor")
-        if max_pos is not None and max_pos > original:
-            return original, max_pos, "L from original_max_position_embeddings, L' from max_position_embeddings"
-        if factor is None:
-            raise ValueError("The config has neither a factor nor a max_position_embeddings above the original "
-                             "context, so the target length is unknown.")
-        target = int(round(as_float("rope_scaling['factor']", factor, above=0.0) * original))
-        return original, max(target, 2), "L from original_max_position_embeddings, L' = factor x L"
-    original = max_pos if max_pos is not None else 4096
-    if read.rope_type == "default":
-        return original, 4 * original, "no scaling: L from max_position_embeddings, L' = 4 x L to show the problem"
-    if read.rope_type == "ntk_alpha":  # alpha stretches the base at every length; no factor names a target
-        return original, 4 * original, "NTK-alpha names no target: L from max_position_embeddings, L' = 4 x L"
-    factor = as_float("rope_scaling['factor']", scaling.get("factor"), above=0.0)
-    return original, max(int(round(factor * original)), 2), "L from max_position_embeddings, L' = factor x L"

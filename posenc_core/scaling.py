@@ -31,11 +31,8 @@ __all__ = [
     "ScalingContext",
     "base_inv_freq",
     "dynamic_call_lengths",
-    "read_rope_config",
-    "rope_from_config",
     "rope_dynamic_calls",
     "rope_inv_freq",
-    "rope_layer_types",
     "rotary_dim",
     "scaling_type",
     "yarn_correction_dim",
@@ -487,83 +484,3 @@ class RopeConfig:
     @property
     def rotary_dim(self) -> int:
         return rotary_dim(self.head_dim, self.partial_rotary_factor)
-
-
-def _config_int(config: Mapping, key: str) -> int | None:
-    value = config.get(key)
-    return None if value is None else as_int(f"config['{key}']", value, minimum=1, maximum=MAX_POSITIONS * 64)
-
-
-def read_rope_config(config: Mapping, layer_type: str | None = None) -> RopeConfig:
-    """Read the RoPE settings of a config.json dict the way transformers standardizes them."""
-    if not isinstance(config, Mapping):
-        raise ValueError(f"A model config must be a JSON object (a dict), but got {type(config).__name__}.")
-    head_dim = config.get("head_dim")
-    if config.get("qk_rope_head_dim") is not None:
-        # DeepSeek-V2/V3 (multi-head latent attention): only the qk_rope_head_dim slice of each head is
-        # rotated, and their transformers configs set head_dim = qk_rope_head_dim for the RoPE code.
-        head_dim = as_int("config['qk_rope_head_dim']", config["qk_rope_head_dim"], minimum=2, maximum=MAX_DIM)
-    elif head_dim is not None:
-        head_dim = as_int("config['head_dim']", head_dim, minimum=2, maximum=MAX_DIM)
-    else:
-        missing = [k for k in ("hidden_size", "num_attention_heads") if config.get(k) is None]
-        if missing:
-            raise ValueError("The config has no head_dim, and deriving it needs "
-                             f"{' and '.join(missing)}, which {'is' if len(missing) == 1 else 'are'} missing.")
-        hidden = as_int("config['hidden_size']", config["hidden_size"], minimum=1, maximum=MAX_DIM * 1024)
-        heads = as_int("config['num_attention_heads']", config["num_attention_heads"], minimum=1, maximum=16384)
-        head_dim = hidden // heads
-
-    # transformers: a truthy rope_scaling wins over rope_parameters.
-    params = config.get("rope_scaling") or config.get("rope_parameters") or {}
-    if not isinstance(params, Mapping):
-        raise ValueError("rope_scaling / rope_parameters must be a JSON object.")
-    nested = rope_layer_types(config)
-    if nested:
-        chosen = layer_type or ("full_attention" if "full_attention" in nested else nested[0])
-        if chosen not in nested:
-            raise ValueError(f"layer_type must be one of {', '.join(nested)}, but got {chosen!r}.")
-        params, layer_type = params[chosen], chosen
-    params = dict(params)
-    legacy = params.get("rope_type", params.get("type"))
-    if legacy == "dynamic" and params.get("alpha") and str(config.get("model_type", "")).startswith("hunyuan"):
-        # Hunyuan's checkpoints say "dynamic", but its rotary module switches to a fixed NTK-alpha.
-        params["rope_type"] = "ntk_alpha"
-    if legacy == "su" or (legacy == "yarn" and config.get("model_type") == "phi3"):
-        # Phi-3's first configs named LongRoPE "su"; transformers' Phi3Config renames "su" (and, for phi3
-        # models, "yarn") to "longrope".
-        params["rope_type"] = "longrope"
-
-    base = params.get("rope_theta", config.get("rope_theta", config.get("rotary_emb_base", 10000.0)))
-    partial = params.get("partial_rotary_factor", config.get("partial_rotary_factor", config.get("rotary_pct")))
-    if partial is None:
-        partial = 0.25 if config.get("model_type") == "gpt_neox" else 1.0  # GPTNeoXConfig's default
-    max_pos = _config_int(config, "max_position_embeddings")
-    rope_type = scaling_type(params)
-    if rope_type in ("llama3", "yarn", "longrope") and config.get("original_max_position_embeddings") is not None:
-        # Phi-3 keeps the pretraining length at the top level, and transformers lets it win.
-        params["original_max_position_embeddings"] = config["original_max_position_embeddings"]
-    scaling = {k: v for k, v in params.items() if k not in ("rope_theta", "partial_rotary_factor")}
-    return RopeConfig(head_dim=head_dim, base=as_base(base), rope_type=rope_type, scaling=scaling,
-                      partial_rotary_factor=as_float("partial_rotary_factor", partial, above=0.0, maximum=1.0),
-                      max_position_embeddings=max_pos, layer_type=layer_type)
-
-
-def rope_layer_types(config: Mapping) -> list[str]:
-    """The layer types with their own RoPE settings (nested ``rope_parameters``), or [] when there is one."""
-    if not isinstance(config, Mapping):
-        raise ValueError(f"A model config must be a JSON object (a dict), but got {type(config).__name__}.")
-    params = config.get("rope_scaling") or config.get("rope_parameters") or {}
-    if not isinstance(params, Mapping):
-        return []
-    labels = config.get("layer_types")
-    labels = labels if isinstance(labels, (list, tuple)) else []
-    return [k for k in params if isinstance(params.get(k), Mapping) and (k in labels or k.endswith("attention"))]
-
-
-def rope_from_config(config: Mapping, seq_len=None, *, layer_type=None, backend="numpy", device=None):
-    """``(inv_freq, attention_factor)`` for a model's config.json dict, as transformers computes them."""
-    read = read_rope_config(config, layer_type)
-    return rope_inv_freq(read.head_dim, read.base, read.scaling or None,
-                         partial_rotary_factor=read.partial_rotary_factor, seq_len=seq_len,
-                         max_position_embeddings=read.max_position_embeddings, backend=backend, device=device)

@@ -3,74 +3,59 @@ import json
 import streamlit as st
 
 import posenc_core as pc
-from page_kit import controls, extension_views, formula, guard, header, notice, sections, source
+from page_kit import controls, extension_views, formula, guard, header, layer_views, notice, sections, source
+from page_kit.config_input import choose_config
 
 EXAMPLE = json.dumps(pc.preset_config("llama3.1-8b"), indent=2)
+# The classic single-setting RoPE models first; every other preset is on the layer-by-layer page too.
+PRESET_ORDER = list(pc.PRESETS)
 
 
-@st.cache_data(max_entries=32, show_spinner=False)
+@st.cache_data(max_entries=32, show_spinner="Reading the config through its transformers config class…")
 def analyse(config_text: str, layer: str | None):
     """Everything the page draws for one config (given as canonical JSON text, so the cache key is a string)."""
     config = json.loads(config_text)
     read = pc.read_rope_config(config, layer)
     rows = pc.describe_rope_config(config, layer)
     original, target, how = pc.config_contexts(read)
+    softmax = pc.deepseek_softmax_mscale(read.scaling)
+    if target is None:  # no scaling: the pairs against L, and one score curve; nothing is extended
+        _, layers = pc.read_layers(config)
+        row = next(r for r in layers if r.rotates and r.rope_label == read.layer_type)
+        pairs = pc.layer_pairs(row, original)
+        distances, scores = pc.score_vs_distance(pairs["inv_freq"], pairs["attention_factor"], 4 * original)
+        return read, rows, how, original, None, pairs, distances, scores, None, softmax
     result = pc.extension_analysis(read.head_dim, read.base, read.scaling or None, original=original, target=target,
                                    partial_rotary_factor=read.partial_rotary_factor,
                                    max_position_embeddings=read.max_position_embeddings)
     distances, before = pc.score_vs_distance(result["inv_freq_before"], 1.0, 4 * target)
     _, after = pc.score_vs_distance(result["inv_freq_after"], result["attention_factor"], 4 * target)
-    return read, rows, how, result, distances, before, after, pc.deepseek_softmax_mscale(read.scaling)
-
-
-def _uploaded_text(uploaded) -> str:
-    if uploaded.size > pc.MAX_CONFIG_BYTES:  # checked before the file is read
-        raise ValueError(f"{uploaded.name} is {uploaded.size:,} bytes; the limit for a config.json here is "
-                         f"{pc.MAX_CONFIG_BYTES:,} bytes. Did you pick the weights or the tokenizer instead?")
-    return json.dumps(pc.parse_config_json(uploaded.getvalue()))
+    return read, rows, how, original, target, result, distances, before, after, softmax
 
 
 header(
     "Model presets and config.json",
     "Everything on the previous pages, for a real model. Pick a well-known model, whose RoPE settings are "
     "kept here with the config file they come from, or paste or upload any config.json: the page reads it "
-    "the way Hugging Face transformers does, shows what it read, and draws the pair-by-pair picture."
+    "through the model's own transformers config class, shows what it read, and draws the pair-by-pair picture."
 )
 
 
 @st.fragment
 def lesson():
-    c1, c2 = st.columns([1, 2])
-    with c1:
-        origin = controls.choice("Source", "src", ["preset", "json"], "preset",
-                                 format_func=lambda v: {"preset": "A well-known model", "json": "Your config.json"}[v])
     with guard():
-        if origin == "preset":
-            with c2:
-                key = controls.select("Model", "model", list(pc.PRESETS),
-                                      format_func=lambda k: pc.PRESETS[k].name)
-            preset = pc.PRESETS[key]
-            st.markdown(f"**Source:** [`{preset.model_id}`](https://huggingface.co/{preset.model_id}), "
-                        f"{preset.source}. {preset.note}")
-            config_text = json.dumps(preset.config)
-        else:
-            with c2:
-                uploaded = st.file_uploader("Upload config.json", type=["json"], key="upload",
-                                            help=f"At most {pc.MAX_CONFIG_BYTES:,} bytes.")
-            # Not bound to the URL: a config can be many kilobytes; share a preset link instead.
-            text = st.text_area("… or paste it here", EXAMPLE, height=220, key="cfg",
-                                max_chars=pc.MAX_CONFIG_BYTES)
-            config_text = _uploaded_text(uploaded) if uploaded is not None else json.dumps(pc.parse_config_json(text))
+        config_text, origin = choose_config("llama3.1-8b", EXAMPLE, PRESET_ORDER)
+        st.markdown(origin)
+        if config_text is None:
+            return
         layer = None
         layers = pc.rope_layer_types(json.loads(config_text))
         if layers:
             default = layers.index("full_attention") if "full_attention" in layers else 0
             layer = controls.select("Layer type", "layer", layers, default,
                                     help="This config gives each kind of layer its own RoPE settings.")
-        read, rows, how, result, distances, before, after, softmax_mscale = analyse(config_text, layer)
-        original, target = int(result["original"]), int(result["target"])
-        label = read.rope_type if read.rope_type != "default" else "no scaling"
-
+        read, rows, how, original, target, result, distances, before, after, softmax = analyse(config_text, layer)
+        label = read.rope_type
         tab_read, tab_pairs, tab_angle, tab_score = sections(
             ["What was read", "Per pair", "Angles reached", "Score vs distance"])
         if tab_read.open:
@@ -79,16 +64,26 @@ def lesson():
                               "read from": [r[2] for r in rows]}, hide_index=True, width="stretch")
                 m1, m2, m3, m4 = st.columns(4)
                 m1.metric("L (trained)", f"{original:,}")
-                m2.metric("L′ (target)", f"{target:,}", f"× {result['factor']:g}")
-                m3.metric("Attention factor a", f"{result['attention_factor']:.4f}")
-                m4.metric("Softmax scale × (DeepSeek)", f"{softmax_mscale:.4f}")
+                if target is None:
+                    m2.metric("L′ (target)", "none", help="No scaling: the config does not extend its context.")
+                    m3.metric("Attention factor a", "1")
+                else:
+                    m2.metric("L′ (target)", f"{target:,}", f"× {result['factor']:g}")
+                    m3.metric("Attention factor a", f"{result['attention_factor']:.4f}")
+                m4.metric("Softmax scale × (DeepSeek)", f"{softmax:.4f}")
                 st.caption(f"How L and L′ were chosen: {how}.")
-                notice("These are the values transformers' rotary code uses: head_dim, the base, the scaling type "
-                       "and its parameters, and how much of each head rotates. Legacy names are translated as "
-                       "transformers does (rotary_pct, rotary_emb_base, type, Phi-3's 'su', DeepSeek's "
-                       "qk_rope_head_dim).")
+                notice("These are the values the model's rotary code uses: head_dim, the base, the scaling type and "
+                       "its parameters, and how much of each head rotates, after the model's config class has "
+                       "filled in its defaults and translated legacy names (rotary_pct, rotary_emb_base, type, "
+                       "Phi-3's 'su', latent attention's qk_rope_head_dim).")
                 formula(r"\theta_i = $b^{-2i/$r},\quad i = 0,\dots,$n", b=read.base, r=read.rotary_dim,
                         n=read.rotary_dim // 2 - 1)
+                info = layer_views.registry.page("layer_strip")
+                if info is not None:
+                    st.page_link(info.path, label="Read this config layer by layer", icon=info.icon)
+        if target is None:
+            _unscaled(tab_pairs, tab_angle, tab_score, result, distances, before, original)
+            return
         if tab_pairs.open:
             with tab_pairs:
                 extension_views.wavelengths(result, name="cfg_wavelengths", label=label)
@@ -102,5 +97,20 @@ def lesson():
                 extension_views.score(distances, before, after, result, name="cfg_score", label=label)
 
 
+def _unscaled(tab_pairs, tab_angle, tab_score, pairs, distances, scores, original) -> None:
+    """A config without scaling: its pairs against L, and one score curve (there is no L′ to compare)."""
+    if tab_pairs.open:
+        with tab_pairs:
+            layer_views.pairs_figure(pairs, who="No scaling", context=original, name="cfg_pairs")
+    if tab_angle.open:
+        with tab_angle:
+            notice(f"This config has no RoPE scaling: it runs its rotation unchanged up to L = {original:,} "
+                   "positions, so there is no target length and nothing leaves its training range here. The "
+                   "Extending RoPE's context page shows what running past L would do.")
+    if tab_score.open:
+        with tab_score:
+            layer_views.score_figure(distances, scores, who="no scaling", context=original, name="cfg_score")
+
+
 lesson()
-source(pc.read_rope_config, pc.parse_config_json, pc.config_contexts)
+source(pc.read_rope_config, pc.config_contexts, pc.parse_config_json)

@@ -1,0 +1,157 @@
+import json
+
+import numpy as np
+import streamlit as st
+
+import posenc_core as pc
+from page_kit import controls, guard, header, layer_views, notice, sections, source
+from page_kit.config_input import choose_config
+
+EXAMPLE = json.dumps(pc.preset_config("gpt-oss-20b"), indent=2)
+
+
+@st.cache_data(max_entries=32, show_spinner="Reading the config through its transformers config class…")
+def read(config_text: str):
+    """The config read through its class, one row per layer (cache key: canonical JSON text)."""
+    reading, rows = pc.read_layers(json.loads(config_text))
+    groups = pc.layer_groups(rows)
+    return (reading.class_name, reading.notes, reading.read, reading.ignored, reading.get("max_position_embeddings"),
+            rows, groups, pc.layer_table(rows))
+
+
+@st.cache_data(max_entries=64, show_spinner=False)
+def layer_view(config_text: str, index: int, context: int):
+    """One layer's pairs, its score against distance and its query scale (arrays for the figures)."""
+    rows = read(config_text)[5]
+    row = rows[index]
+    out = dict.fromkeys(("pairs", "ends", "distances", "scores", "positions", "scale", "trained"))
+    if row.rotates:
+        out["pairs"] = pc.layer_pairs(row, context)
+        out["distances"], out["scores"] = pc.score_vs_distance(out["pairs"]["inv_freq"],
+                                                               out["pairs"]["attention_factor"],
+                                                               min(2 * context, pc.MAX_POSITIONS * 64))
+        # the score at distance 0 and at exactly the context, for the sentence under the figure
+        _, out["ends"] = pc.score_vs_distance(out["pairs"]["inv_freq"], out["pairs"]["attention_factor"], context,
+                                              n_points=3)  # distances 0, 1, context
+        try:
+            out["trained"] = pc.config_contexts(pc.read_rope_config(json.loads(config_text), row.rope_label))[0]
+        except ValueError:
+            out["trained"] = None
+    if row.query_scale:
+        out["positions"] = np.unique(np.round(np.geomspace(1, 8 * context, 600))).astype(np.int64)
+        out["scale"] = pc.query_scale(row.query_scale, out["positions"])
+    return out
+
+
+header(
+    "Layer by layer: read any config",
+    "A model's config.json says, layer by layer, how each layer sees positions: some attend through a short "
+    "sliding window with fast rotations, some see everything with slow ones, some rotate only part of each "
+    "head, some use no positions at all, and some are not attention layers. Pick a model, or paste your own "
+    "config: it is read through the model's own `transformers` config class, exactly as the model reads it."
+)
+
+
+def _strip_notice(rows, groups) -> None:
+    attention = [r for r in rows if r.is_attention]
+    parts = [f"{len(g['layers'])} × {g['label']}" for g in groups]
+    nope = sum(1 for r in attention if not r.rotates)
+    notice(f"{len(rows)} layers, {len(attention)} of them attention ({nope} without positions). Settings: "
+           + "; ".join(parts) + ". Hover a cell for the layer's reading; the table below lists every field and "
+           "why the layer rotates or not.")
+
+
+@st.fragment
+def lesson():
+    with guard():
+        config_text, origin = choose_config("gemma3-27b", EXAMPLE)
+        st.markdown(origin)
+        if config_text is None:
+            return
+        class_name, notes, read_rows, ignored, max_pos, rows, groups, table = read(config_text)
+        context = int(max_pos or 4096)
+        default = next((r.index for r in rows if r.is_attention and r.mixer == "full attention"), 0)
+        index = 0 if len(rows) == 1 else controls.slider(  # a slider needs two ends
+            "Layer", "layer", 0, len(rows) - 1, default, help="Pick a layer to see its own pairs, span and scores.")
+        row = rows[index]
+        tab_strip, tab_layer, tab_compare, tab_read = sections(
+            ["Layer strip", f"Layer {index}", "Settings side by side", "What was read"])
+        if tab_strip.open:
+            with tab_strip:
+                layer_views.strip(rows, groups, table, name="layer_strip",
+                                  title=f"{len(rows)} layers: what each mixes with, and what it does with positions")
+                _strip_notice(rows, groups)
+                st.dataframe(table, hide_index=True, height=300, width="stretch")
+                layer_views.lesson_links(k for r in rows for k in layer_views.features(r))
+        if tab_layer.open:
+            with tab_layer:
+                _one_layer(config_text, row, context)
+        if tab_compare.open:
+            with tab_compare:
+                _side_by_side(config_text, groups, context)
+        if tab_read.open:
+            with tab_read:
+                for note in notes:
+                    st.markdown(f"- {note}")
+                st.dataframe({"field": [r[0] for r in read_rows], "value": [r[1] for r in read_rows],
+                              "what it sets": [r[2] for r in read_rows]}, hide_index=True, width="stretch")
+                if ignored:
+                    st.markdown("**Not used for positions**")
+                    st.dataframe({"field": [r[0] for r in ignored], "why": [r[1] for r in ignored]},
+                                 hide_index=True, width="stretch")
+                notice("Every field the reading uses is listed with what it sets; every other field is listed "
+                       "with the reason it is not used. A field the model's class does not know is never an "
+                       "error: the model's code would ignore it too.")
+
+
+def _one_layer(config_text, row, context) -> None:
+    st.markdown(f"**Layer {row.index}** (`{row.layer_type}`): {row.mixer_name}"
+                + (f", a {row.window:,}-token window" if row.window else "")
+                + (f", {row.chunk:,}-token chunks" if row.chunk else "")
+                + f". {pc.layer_label(row)}. *Why:* {row.why}."
+                + (" Each head also has a learned sink logit (an extra softmax column)." if row.sink else "")
+                + (" Latent attention: only the rotated slice of each head turns, with one key shared by all heads."
+                   if row.latent else ""))
+    view = layer_view(config_text, row.index, context)
+    if view["pairs"] is not None:
+        layer_views.pairs_figure(view["pairs"], who=f"Layer {row.index}", context=context, name="layer_pairs",
+                                 trained=view["trained"], window=row.window, chunk=row.chunk)
+        layer_views.theta_formula(row, view["pairs"])
+        layer_views.score_figure(view["distances"], view["scores"], who=f"layer {row.index}", context=context,
+                                 name="layer_score", window=row.window, chunk=row.chunk)
+        near, far = float(view["ends"][0]), float(view["ends"][-1])
+        notice(f"A key identical to the query scores {near:.3f} at distance 0 and {far:.3f} at distance {context:,}. "
+               + (f"This layer never compares tokens more than {row.window or row.chunk:,} apart, so only the left "
+                  "part of the curve is ever used." if row.window or row.chunk else
+                  "This layer compares tokens across the whole context."))
+    elif row.is_attention:
+        notice("This layer adds no rotation: its score between two tokens is the same wherever they sit. It "
+               "still knows order through the causal mask, and through what earlier layers wrote into each token.")
+    else:
+        notice(f"{row.mixer_name} is not attention: it carries a state (or a short convolution) from token to "
+               "token in order, so it is order-aware by construction and needs no position encoding.")
+    if view["scale"] is not None:
+        layer_views.query_scale_figure(view["positions"], view["scale"], row, pc.query_scale_start(row.query_scale),
+                                       name="layer_query_scale")
+    layer_views.lesson_links(layer_views.features(row))
+
+
+def _side_by_side(config_text, groups, context) -> None:
+    rotating = [g for g in groups if g["row"].rotates]
+    if not rotating:
+        notice("No layer of this model rotates, so there are no wavelengths to compare.")
+        return
+    views, missing = {}, []
+    for group in rotating:
+        try:
+            views[group["label"]] = layer_view(config_text, group["row"].index, context)["pairs"]
+        except ValueError as error:  # one setting the core cannot compute must not hide the others
+            missing.append(f"{group['label']}: {error}")
+    if views:
+        layer_views.compare_figure(views, context=context, name="layer_compare")
+    for line in missing:
+        st.warning(line, icon=":material/info:")
+
+
+lesson()
+source(pc.layer_scheme, pc.normalise_config)

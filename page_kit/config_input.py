@@ -1,0 +1,57 @@
+"""Choosing a config on the config pages: a preset, or a config.json pasted or uploaded (one at a time)."""
+
+from __future__ import annotations
+
+import json
+
+import streamlit as st
+
+import posenc_core as pc
+
+from . import controls
+
+UPLOAD_MB = pc.MAX_CONFIG_BYTES >> 20  # the uploader counts in MB; its label and the core's cap agree
+
+
+def _uploaded_text(uploaded) -> str:
+    if uploaded.size > pc.MAX_CONFIG_BYTES:  # checked before the file is read
+        raise ValueError(f"{uploaded.name} is {uploaded.size:,} bytes; the limit for a config.json here is "
+                         f"{pc.MAX_CONFIG_BYTES:,} bytes ({UPLOAD_MB} MB). Did you pick the weights or the "
+                         "tokenizer instead?")
+    return json.dumps(pc.parse_config_json(uploaded.getvalue()))
+
+
+def choose_config(default_preset: str, example: str, presets=None) -> tuple[str | None, str]:
+    """The config to read, as canonical JSON text (a cache key), and a sentence saying where it came from.
+
+    Returns ``(None, message)`` while the user has chosen to upload but not uploaded yet. Raises
+    ``ValueError`` (shown by the page's guard) for a config that cannot be parsed.
+    """
+    presets = list(presets or pc.PRESETS)
+    c1, c2 = st.columns([1, 2])
+    with c1:
+        # The options are shown as they are: a bound control puts the shown label in the URL, so ?src=json
+        # stays a valid, stable link.
+        origin = controls.choice("Source", "src", ["preset", "json"], "preset",
+                                 help="preset: a well-known model kept here with its source; json: your own "
+                                      "config.json, pasted or uploaded.")
+    if origin == "preset":
+        with c2:
+            key = controls.select("Model", "model", presets, presets.index(default_preset),
+                                  format_func=lambda k: pc.PRESETS[k].name)
+        preset = pc.PRESETS[key]
+        return json.dumps(preset.config), (
+            f"**Source:** [`{preset.model_id}`](https://huggingface.co/{preset.model_id}), {preset.source}. "
+            f"{preset.note}")
+    with c2:
+        how = controls.choice("Config from", "how", ["paste", "upload"], "paste",
+                              help="One source at a time, so the page never silently ignores the other.")
+    if how == "upload":
+        uploaded = st.file_uploader(f"Upload config.json (at most {UPLOAD_MB} MB)", type=["json"], key="upload",
+                                    max_upload_size=UPLOAD_MB)
+        if uploaded is None:
+            return None, "Upload a config.json to read it (pasted text is not used while *upload* is chosen)."
+        return _uploaded_text(uploaded), f"Reading the uploaded file **{uploaded.name}** ({uploaded.size:,} bytes)."
+    # Not bound to the URL: a config can be many kilobytes; share a preset link instead.
+    text = st.text_area("Paste a config.json", example, height=220, key="cfg", max_chars=pc.MAX_CONFIG_BYTES)
+    return json.dumps(pc.parse_config_json(text)), "Reading the pasted text."

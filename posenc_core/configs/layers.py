@@ -1,0 +1,403 @@
+"""One row per layer: what each layer of a model does with positions, read from its normalised config.
+
+The rules follow ``transformers`` 5.23's modeling files: which layers call ``apply_rotary_pos_emb``, with
+which RoPE dict (``rope_parameters[layer_type]``, DeepSeek V4's ``main``/``compress`` labels), which get a
+window or a chunk, which scale their queries with position, which add a sink column to the softmax.
+Model-specific rules live in registries keyed by ``model_type``; everything else is read generically.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from .._checks import MAX_DIM, MAX_POSITIONS, as_base, as_float, as_int
+from ..scaling import ROPE_SCALING, rope_inv_freq
+from .reader import ConfigReading, normalise_config
+
+__all__ = [
+    "LayerRow",
+    "MIXER_KINDS",
+    "layer_inv_freq",
+    "layer_scheme",
+    "read_layers",
+    "query_scale",
+    "query_scale_start",
+]
+
+# What a layer mixes tokens with, by the layer-type label the config uses.
+MIXER_KINDS = {
+    "full_attention": "full attention",
+    "attention": "full attention",
+    "global": "full attention",
+    "indexed_attention": "full attention",  # DeepSeek V3.2 / Mistral Large 4: a sparse indexer picks the keys
+    "compressed_sparse_attention": "full attention",
+    "heavily_compressed_attention": "full attention",
+    "sliding_attention": "sliding window",
+    "local": "sliding window",
+    "chunked_attention": "chunked attention",
+    "linear_attention": "linear attention",
+    "mamba": "state space",
+    "mamba2": "state space",
+    "conv": "convolution",
+    "short_conv": "convolution",
+    "hybrid": "attention + state space",
+    "moe": "no mixer (MLP only)",
+    "mlp": "no mixer (MLP only)",
+}
+ATTENTION_KINDS = ("full attention", "sliding window", "chunked attention", "attention + state space")
+
+# The layer a model's code builds for a "linear_attention" label differs by family.
+MIXER_NAMES = {
+    "qwen3_next": "Gated DeltaNet (linear attention)",
+    "qwen3_5_text": "Gated DeltaNet (linear attention)",
+    "qwen3_5_moe_text": "Gated DeltaNet (linear attention)",
+    "kimi_linear": "Kimi Delta Attention (linear attention)",
+    "granitemoehybrid": "Mamba-2 (state space)",
+    "nemotron_h": "Mamba-2 (state space)",
+    "falcon_h1": "attention and Mamba-2 side by side",
+    "lfm2": "short gated convolution",
+}
+STATE_SPACE_FAMILIES = ("granitemoehybrid", "nemotron_h")
+
+
+@dataclass(frozen=True)
+class LayerRow:
+    """What one layer does with positions."""
+
+    index: int
+    layer_type: str  # the config's label
+    mixer: str  # full attention / sliding window / chunked attention / linear attention / state space / ...
+    mixer_name: str  # the family's name for it (Gated DeltaNet, Mamba-2, ...)
+    window: int | None = None  # sliding-window width (keys a query can see)
+    chunk: int | None = None  # chunked attention's chunk size
+    rotates: bool = False
+    why: str = ""  # why it rotates or not, in the model code's terms
+    rope_label: str | None = None  # the key of rope_parameters this layer uses (None: flat dict)
+    rope_type: str | None = None
+    theta: float | None = None
+    partial_rotary_factor: float = 1.0
+    head_dim: int | None = None  # the head size RoPE is computed for (qk_rope_head_dim for latent attention)
+    scaling: dict = field(default_factory=dict)  # the layer's RoPE dict without rope_theta / partial factor
+    query_scale: dict | None = None  # {"rule": "llama4_temperature" | "llama4_beta", ...parameters}
+    sink: bool = False
+    latent: bool = False
+    mrope: bool = False
+    max_position_embeddings: int | None = None
+
+    @property
+    def is_attention(self) -> bool:
+        return self.mixer in ATTENTION_KINDS
+
+    @property
+    def scaling_factor(self) -> float | None:
+        value = self.scaling.get("factor")
+        return None if value is None else float(value)
+
+    @property
+    def rotated_pairs(self) -> int:
+        """Pairs that turn: int(head_dim · factor) / 2, or for proportional, int(factor · head_dim // 2)."""
+        if not self.rotates or not self.head_dim:
+            return 0
+        if self.rope_type == "proportional":
+            return int(self.partial_rotary_factor * self.head_dim // 2)
+        return int(self.head_dim * self.partial_rotary_factor) // 2
+
+    def signature(self) -> tuple:
+        """Rows with equal signatures draw the same figures (used to group layers)."""
+        return (self.mixer, self.window, self.chunk, self.rotates, self.rope_label, self.rope_type, self.theta,
+                self.partial_rotary_factor, self.head_dim, repr(sorted(self.scaling.items())),
+                repr(self.query_scale), self.sink)
+
+
+def _layer_types(reading: ConfigReading, n_layers: int) -> list[str]:
+    labels = reading.get("layer_types")
+    if isinstance(labels, (list, tuple)) and labels:
+        if not all(isinstance(x, str) for x in labels):
+            raise ValueError("config['layer_types'] must be a list of strings such as 'full_attention'.")
+        return list(labels)
+    if reading.model_type == "lfm2" and reading.get("full_attn_idxs") is not None:
+        full = set(reading.get("full_attn_idxs"))
+        return ["full_attention" if i in full else "conv" for i in range(n_layers)]
+    window = reading.get("sliding_window")
+    if window and reading.get("use_sliding_window", True):
+        # Mistral-style: one window for every layer, no layer_types.
+        return ["sliding_attention"] * n_layers
+    return ["full_attention"] * n_layers
+
+
+def _rope_dict(reading: ConfigReading) -> Mapping:
+    if reading.obj is not None:
+        params = getattr(reading.obj, "rope_parameters", None)
+    else:
+        params = reading.fields.get("rope_scaling") or reading.fields.get("rope_parameters")
+    if params is not None and not isinstance(params, Mapping):
+        raise ValueError("rope_parameters / rope_scaling must be a JSON object.")
+    return params or {}
+
+
+def _nested_labels(reading: ConfigReading, params: Mapping, labels: list[str]) -> list[str]:
+    declared = set(labels) | set(getattr(reading.obj, "_rope_type_labels", None) or ())
+    if reading.obj is None:  # generic reading: a key naming a layer type, or any '*attention' key
+        return [k for k, v in params.items()
+                if (v is None or isinstance(v, Mapping)) and (k in declared or k.endswith("attention"))]
+    return [k for k, v in params.items() if k in declared and (v is None or isinstance(v, Mapping))]
+
+
+def _generic_params(reading: ConfigReading, params: Mapping | None) -> dict | None:
+    """Fill a RoPE dict the way standardize_rope_params does (used only without a config class)."""
+    if params is None:
+        return None
+    params = dict(params)
+    params.setdefault("rope_type", params.get("type", "default"))
+    if params.get("rope_type") == "su":
+        params["rope_type"] = "longrope"  # Phi-3's first name for LongRoPE
+    base = reading.get("rope_theta", reading.get("rotary_emb_base", 10000.0))
+    params.setdefault("rope_theta", base)
+    partial = reading.get("partial_rotary_factor", reading.get("rotary_pct"))
+    if partial is not None:
+        params.setdefault("partial_rotary_factor", partial)
+    if params["rope_type"] in ("llama3", "yarn", "longrope"):
+        top = reading.get("original_max_position_embeddings")
+        if top is not None:
+            params["original_max_position_embeddings"] = top
+        else:
+            params.setdefault("original_max_position_embeddings", reading.get("max_position_embeddings"))
+    return params
+
+
+def _head_dim(reading: ConfigReading, index: int) -> int | None:
+    obj = reading.obj
+    if obj is not None and getattr(obj, "is_heterogeneous", False):
+        try:
+            value = getattr(obj.per_layer_config[index], "head_dim", None)
+        except (ValueError, IndexError, KeyError, TypeError):
+            value = None
+        if value:
+            return as_int("head_dim", value, minimum=2, maximum=MAX_DIM)
+    if obj is None and reading.get("qk_rope_head_dim") is not None and reading.get("kv_lora_rank") is not None:
+        # Latent attention rotates only this slice; the DeepSeek config classes set head_dim to it themselves.
+        return as_int("qk_rope_head_dim", reading.get("qk_rope_head_dim"), minimum=2, maximum=MAX_DIM)
+    if reading.get("head_dim"):
+        return as_int("head_dim", reading.get("head_dim"), minimum=2, maximum=MAX_DIM)
+    hidden, heads = reading.get("hidden_size"), reading.get("num_attention_heads")
+    if hidden and heads:
+        return as_int("hidden_size", hidden, minimum=1) // as_int("num_attention_heads", heads, minimum=1)
+    return None
+
+
+# --- model-specific rules, each (reading, index, layer_type, default) -> (rotates, why) -------------------
+RotationRule = Callable[[ConfigReading, int, str, tuple[bool, str]], tuple[bool, str]]
+
+
+def _no_rope_layers(reading, index, layer_type, default):
+    flags = reading.get("no_rope_layers")
+    if isinstance(flags, (list, tuple)) and index < len(flags):
+        if not flags[index]:
+            return False, "no_rope_layers[i] = 0: this layer skips the rotation (NoPE)"
+        return default[0], "no_rope_layers[i] = 1: rotates"
+    return default
+
+
+def _sliding_only(reading, index, layer_type, default):
+    if layer_type == "sliding_attention":
+        return True, "Cohere2 rotates only its sliding-window layers"
+    return False, "Cohere2's global layers skip the rotation (NoPE)"
+
+
+def _exaone4(reading, index, layer_type, default):
+    if reading.get("sliding_window") is None:
+        return True, "no sliding_window: every layer rotates"
+    if layer_type == "sliding_attention":
+        return True, "EXAONE 4 rotates its sliding-window layers"
+    return False, "EXAONE 4's global layers skip the rotation (NoPE)"
+
+
+def _never(reason):
+    def rule(reading, index, layer_type, default):
+        return False, reason
+    return rule
+
+
+def _granite(reading, index, layer_type, default):
+    if reading.get("position_embedding_type") == "rope":
+        return True, "position_embedding_type = 'rope'"
+    return False, "position_embedding_type is not 'rope': the attention layers use no positions"
+
+
+ROTATION_RULES: dict[str, RotationRule] = {
+    "llama4_text": _no_rope_layers,
+    "smollm3": _no_rope_layers,
+    "mistral_large4_text": _no_rope_layers,
+    "cohere2": _sliding_only,
+    "exaone4": _exaone4,
+    "kimi_linear": _never("Kimi Linear's attention layers never call the rotation (NoPE)"),
+    "nemotron_h": _never("Nemotron-H's attention layers never call the rotation (NoPE)"),
+    "granitemoehybrid": _granite,
+}
+
+# DeepSeek V4 keys its RoPE dicts by role, not by layer type: sliding layers use 'main', the others 'compress'.
+ROPE_LABEL_RULES: dict[str, Callable[[str], str]] = {
+    "deepseek_v4": lambda layer_type: "main" if layer_type == "sliding_attention" else "compress",
+}
+
+
+def _sink(reading: ConfigReading, layer_type: str) -> bool:
+    model_type = reading.model_type
+    if model_type in ("gpt_oss", "deepseek_v4"):
+        return True
+    if model_type == "mimo_v2_flash":
+        return layer_type == "sliding_attention"
+    return False
+
+
+def _query_scale(reading: ConfigReading, rotates: bool, params: Mapping | None) -> dict | None:
+    if reading.model_type == "llama4_text" and reading.get("attn_temperature_tuning") and not rotates:
+        return {"rule": "llama4_temperature", "floor_scale": float(reading.get("floor_scale", 8192)),
+                "attn_scale": float(reading.get("attn_scale", 0.1))}
+    if params and params.get("llama_4_scaling_beta") is not None and \
+            reading.model_type in ("ministral3", "mistral4"):
+        return {"rule": "llama4_beta", "beta": float(params["llama_4_scaling_beta"]),
+                "original": float(params.get("original_max_position_embeddings"))}
+    return None
+
+
+def layer_scheme(reading: ConfigReading, *, default_layers: int | None = None) -> list[LayerRow]:
+    """One ``LayerRow`` per layer of the (text) model described by ``reading``.
+
+    ``default_layers`` is used when the config gives neither num_hidden_layers nor layer_types (a
+    RoPE-only snippet); without it such a config is refused.
+    """
+    n_layers = reading.get("num_hidden_layers")
+    labels_given = reading.get("layer_types")
+    if isinstance(labels_given, (list, tuple)) and labels_given and (
+            n_layers is None or reading.model_type == "nemotron_h"):
+        n_layers = len(labels_given)  # Nemotron-H ignores num_hidden_layers when it lists its blocks
+    if n_layers is None:
+        n_layers = default_layers
+    if n_layers is None:
+        raise ValueError("The config has neither num_hidden_layers nor layer_types, so its layers are unknown.")
+    n_layers = as_int("num_hidden_layers", n_layers, minimum=1, maximum=1024)
+    labels = _layer_types(reading, n_layers)
+    if len(labels) != n_layers:
+        raise ValueError(f"config['layer_types'] lists {len(labels)} layers but num_hidden_layers is {n_layers}.")
+    params = _rope_dict(reading)
+    nested = _nested_labels(reading, params, labels)
+    model_type = reading.model_type
+    max_pos = reading.get("max_position_embeddings")
+    rows = []
+    for index, layer_type in enumerate(labels):
+        mixer = MIXER_KINDS.get(layer_type, "full attention" if "attention" in layer_type else layer_type)
+        if mixer == "linear attention" and model_type in STATE_SPACE_FAMILIES:
+            mixer = "state space"
+        mixer_name = MIXER_NAMES.get(model_type, mixer) if mixer not in ("full attention", "sliding window",
+                                                                         "chunked attention") else mixer
+        window = chunk = None
+        if mixer == "sliding window" or (model_type == "deepseek_v4" and mixer == "full attention"):
+            window = reading.get("sliding_window")
+        if mixer == "chunked attention":
+            chunk = reading.get("attention_chunk_size")
+        if mixer not in ATTENTION_KINDS:
+            rows.append(LayerRow(index, layer_type, mixer, mixer_name, why="not an attention layer: order comes "
+                                 "from the recurrence or convolution itself", max_position_embeddings=max_pos))
+            continue
+        if nested:
+            label = ROPE_LABEL_RULES.get(model_type, lambda t: t)(layer_type)
+            layer_params = params.get(label) if label in params else None
+            default = ((True, f"rope_parameters['{label}']") if layer_params is not None else
+                       (False, f"rope_parameters['{label}'] is null: NoPE" if label in params else
+                        f"rope_parameters has no entry for '{label}': NoPE"))
+        else:
+            label = None
+            # Without a class, a config with no RoPE dict still rotates with transformers' defaults (base 10,000).
+            layer_params = params if params or reading.obj is None else None
+            default = (True, "one RoPE setting for every layer") if layer_params is not None else \
+                (False, "no RoPE settings in the config")
+        rotates, why = ROTATION_RULES.get(model_type, lambda r, i, t, d: d)(reading, index, layer_type, default)
+        if reading.obj is None:
+            layer_params = _generic_params(reading, layer_params)
+        layer_params = dict(layer_params or {})
+        if rotates and not layer_params:
+            rotates, why = False, why + " (but the config gives no RoPE settings)"
+        theta = layer_params.get("rope_theta")
+        partial = layer_params.get("partial_rotary_factor", 1.0)
+        scaling = {k: v for k, v in layer_params.items() if k not in ("rope_theta", "partial_rotary_factor")}
+        rows.append(LayerRow(
+            index, layer_type, mixer, mixer_name,
+            window=None if window is None else as_int("sliding_window", window, minimum=1),
+            chunk=None if chunk is None else as_int("attention_chunk_size", chunk, minimum=1),
+            rotates=rotates, why=why, rope_label=label,
+            rope_type=scaling.get("rope_type", "default") if rotates else None,
+            theta=as_base(theta) if rotates and theta is not None else None,
+            partial_rotary_factor=as_float("partial_rotary_factor", 1.0 if partial is None else partial, above=0.0,
+                                           maximum=1.0),
+            head_dim=_head_dim(reading, index), scaling=scaling if rotates else {},
+            query_scale=_query_scale(reading, rotates, layer_params), sink=_sink(reading, layer_type),
+            latent=reading.get("kv_lora_rank") is not None,
+            mrope=bool(layer_params.get("mrope_section")), max_position_embeddings=max_pos))
+    return rows
+
+
+def read_layers(config: Mapping) -> tuple[ConfigReading, list[LayerRow]]:
+    """A config dict read through its class, and one row per layer: what the pages call for a paste."""
+    reading = normalise_config(config)
+    return reading, layer_scheme(reading)
+
+
+def layer_inv_freq(row: LayerRow, seq_len=None, *, backend="numpy", device=None):
+    """``(inv_freq, attention_factor)`` of one layer, from ``rope_inv_freq`` (what transformers computes)."""
+    if not row.rotates:
+        raise ValueError(f"Layer {row.index} ({row.layer_type}) does not rotate, so it has no frequencies.")
+    if row.head_dim is None:
+        raise ValueError("The config gives neither head_dim nor hidden_size and num_attention_heads.")
+    scaling = dict(row.scaling)
+    scaling.pop("mrope_section", None), scaling.pop("mrope_interleaved", None)
+    scaling.pop("llama_4_scaling_beta", None)
+    if scaling.get("rope_type") == "dynamic" and scaling.get("alpha"):
+        # Hunyuan labels its fixed NTK-alpha rule "dynamic"; its rotary module switches to NTK-alpha.
+        alpha_type = next((t for t in ("ntk_alpha", "hunyuan", "dynamic_alpha") if t in ROPE_SCALING), None)
+        if alpha_type is None:
+            raise ValueError("This layer uses Hunyuan's NTK-alpha rule (base × alpha^(d/(d-2))), which this "
+                             "version of the app does not compute yet.")
+        scaling["rope_type"] = alpha_type
+    if scaling.get("rope_type", "default") not in ROPE_SCALING:
+        raise ValueError(f"This layer's rope_type '{scaling.get('rope_type')}' is not one the app computes yet.")
+    return rope_inv_freq(row.head_dim, row.theta, scaling or None, partial_rotary_factor=row.partial_rotary_factor,
+                         seq_len=seq_len, max_position_embeddings=row.max_position_embeddings,
+                         backend=backend, device=device)
+
+
+def query_scale_start(rule: Mapping) -> int:
+    """The first position whose query is scaled by more than 1 (the floor in the rule first reaches 1)."""
+    if not isinstance(rule, Mapping) or rule.get("rule") not in ("llama4_temperature", "llama4_beta"):
+        raise ValueError("A query-scale rule is 'llama4_temperature' or 'llama4_beta'.")
+    if rule["rule"] == "llama4_temperature":
+        return int(math.ceil(rule["floor_scale"])) - 1  # floor((p + 1) / floor_scale) >= 1
+    return int(math.ceil(rule["original"]))  # floor(p / original) >= 1
+
+
+def query_scale(rule: Mapping, positions) -> np.ndarray:
+    """The factor a layer multiplies its queries by at each position (float32, as the model computes it).
+
+    ``llama4_temperature`` (Llama 4's NoPE layers): 1 + attn_scale · log1p(floor((p + 1) / floor_scale)).
+    ``llama4_beta`` (Ministral 3, Mistral Small 4): 1 + beta · log(1 + floor(p / original_max_position_embeddings)).
+    """
+    p = np.asarray(positions)
+    if p.ndim != 1 or p.size > MAX_POSITIONS or not np.issubdtype(p.dtype, np.number):
+        raise ValueError(f"positions must be a 1-D array of at most {MAX_POSITIONS:,} numbers.")
+    p = p.astype(np.float32)
+    if not isinstance(rule, Mapping) or rule.get("rule") not in ("llama4_temperature", "llama4_beta"):
+        raise ValueError("A query-scale rule is 'llama4_temperature' or 'llama4_beta'.")
+    with np.errstate(all="ignore"):
+        if rule["rule"] == "llama4_temperature":
+            out = np.log1p(np.floor((p + np.float32(1.0)) / np.float32(rule["floor_scale"]))) \
+                * np.float32(rule["attn_scale"]) + np.float32(1.0)
+        else:
+            out = np.float32(1.0) + np.float32(rule["beta"]) * np.log(
+                np.float32(1.0) + np.floor(p / np.float32(rule["original"])))
+    if not np.all(np.isfinite(out)):
+        raise ValueError("The query scale is not finite for these positions (negative positions?).")
+    return out.astype(np.float32)

@@ -1,0 +1,288 @@
+"""Reading a config.json the way the model's own ``transformers`` config class reads it.
+
+Where ``transformers`` is installed and knows the ``model_type``, the user's dict is passed through
+``AutoConfig.for_model(model_type, **config)`` (never ``trust_remote_code``), so class defaults, legacy
+names (``rope_scaling``, ``rotary_pct``, Phi-3's top-level ``original_max_position_embeddings``) and
+per-layer-type RoPE dicts are resolved exactly as the model resolves them. Multimodal configs are read
+through their ``text_config``. Otherwise a generic reading of the three RoPE forms is used, with a note.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import copy
+import dataclasses
+import json
+import logging
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+from .._checks import MAX_DIM, MAX_POSITIONS, as_int
+
+__all__ = [
+    "MAX_CONFIG_BYTES",
+    "ConfigReading",
+    "normalise_config",
+    "parse_config_json",
+    "transformers_available",
+]
+
+MAX_CONFIG_BYTES = 1 << 20  # 1 MB as the uploader counts it; a config.json is a few KB, refuse more before parsing
+
+# The keys the per-layer reading takes (besides the RoPE dict), with what they mean, for the "read" table.
+POSITION_KEYS = {
+    "model_type": "which config class reads the rest",
+    "layer_types": "the kind of every layer",
+    "rope_parameters": "RoPE settings (flat, or one dict per layer type; null = no positions)",
+    "rope_scaling": "legacy name of rope_parameters",
+    "rope_theta": "legacy top-level RoPE base",
+    "rope_local_base_freq": "Gemma 3's legacy base of its sliding layers",
+    "rotary_emb_base": "GPT-NeoX's name for the base",
+    "rotary_pct": "GPT-NeoX's name for the rotated fraction",
+    "partial_rotary_factor": "fraction of each head that rotates",
+    "head_dim": "size of one attention head",
+    "global_head_dim": "head size of the full-attention layers (Gemma 4)",
+    "per_layer_config": "per-layer overrides (Gemma 4)",
+    "hidden_size": "model width (head_dim = hidden_size / heads when head_dim is absent)",
+    "num_attention_heads": "query heads",
+    "num_hidden_layers": "number of layers",
+    "max_position_embeddings": "the context the config declares",
+    "original_max_position_embeddings": "pretraining context (Phi-3 keeps it at the top level)",
+    "sliding_window": "width of the sliding-window layers",
+    "use_sliding_window": "whether sliding_window applies (Qwen)",
+    "sliding_window_pattern": "every n-th layer is global (legacy)",
+    "attention_chunk_size": "chunk size of chunked-attention layers (Llama 4)",
+    "no_rope_layers": "1 = the layer rotates, 0 = NoPE",
+    "no_rope_layer_interval": "every n-th layer is NoPE",
+    "attn_temperature_tuning": "query temperature on NoPE layers (Llama 4)",
+    "floor_scale": "Llama 4's temperature step",
+    "attn_scale": "Llama 4's temperature slope",
+    "position_embedding_type": "Granite 4: 'rope' or none",
+    "kv_lora_rank": "latent attention: compressed KV size",
+    "q_lora_rank": "latent attention: compressed query size",
+    "qk_rope_head_dim": "latent attention: the rotated slice of each head",
+    "qk_nope_head_dim": "latent attention: the unrotated slice",
+    "rope_interleave": "latent attention: interleaved pair layout",
+    "text_config": "the language model of a multimodal config",
+    "linear_attn_config": "Kimi Linear: which layers are attention and which linear (1-indexed)",
+    "hybrid_override_pattern": "Nemotron-H: one letter per block (M Mamba-2, * attention, E MoE, - MLP)",
+    "full_attn_idxs": "LFM2: which layers are attention (the rest are convolutions)",
+    "mrope_section": "multimodal RoPE: pairs per axis (time, height, width)",
+}
+
+
+def transformers_available() -> bool:
+    try:
+        import transformers  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+@dataclass
+class ConfigReading:
+    """One config as read: the text model's fields, where they came from, and what was not used."""
+
+    model_type: str | None
+    class_name: str | None  # the transformers config class that read it, None for the generic reading
+    fields: dict  # the text model's config after the class's normalisation (plain JSON-able dict)
+    obj: object = None  # the transformers config object (None for the generic reading)
+    notes: list[str] = field(default_factory=list)
+    read: list[tuple[str, str, str]] = field(default_factory=list)  # (key, value, meaning)
+    ignored: list[tuple[str, str]] = field(default_factory=list)  # (key, why)
+    nested_from: str | None = None  # "text_config" when a multimodal config was unwrapped
+
+    def get(self, key, default=None):
+        """A field of the normalised config (attribute of the class instance when there is one)."""
+        if self.obj is not None:
+            value = getattr(self.obj, key, default)
+            return default if value is None else value
+        value = self.fields.get(key, default)
+        return default if value is None else value
+
+
+def parse_config_json(data, max_bytes=MAX_CONFIG_BYTES) -> dict:
+    """Parse the text (or bytes) of a config.json, with one clear sentence for each way it can fail.
+
+    The size is checked before anything is decoded or parsed.
+    """
+    if isinstance(data, str):
+        size = len(data.encode("utf-8", errors="replace"))
+    elif isinstance(data, (bytes, bytearray)):
+        size = len(data)
+    else:
+        raise ValueError(f"A config must be given as text, but got {type(data).__name__}.")
+    if size > max_bytes:
+        raise ValueError(f"This file is {size:,} bytes; a config.json is a few kilobytes, and the limit here is "
+                         f"{max_bytes:,} bytes. Did you pick the weights or the tokenizer instead?")
+    if isinstance(data, (bytes, bytearray)):
+        try:
+            data = bytes(data).decode("utf-8-sig")
+        except UnicodeDecodeError as error:
+            raise ValueError(f"The file is not UTF-8 text (byte {error.start} cannot be decoded); "
+                             "a config.json is plain JSON text.") from None
+    if not data.strip():
+        raise ValueError("The config is empty: paste the contents of a config.json or upload the file.")
+    try:
+        config = json.loads(data, parse_constant=_reject_constant)
+    except json.JSONDecodeError as error:
+        raise ValueError(f"This is not valid JSON: {error.msg} at line {error.lineno}, column {error.colno}. "
+                         "(Python-style None/True/False or a trailing comma are common causes.)") from None
+    except RecursionError:
+        raise ValueError("The JSON is nested too deeply to be a model config.") from None
+    if not isinstance(config, dict):
+        raise ValueError(f"A config.json holds one JSON object {{...}}, but this is a JSON {_json_kind(config)}.")
+    return config
+
+
+def _reject_constant(name):
+    raise ValueError(f"The JSON contains {name}, which is not a valid JSON number; use a finite value.")
+
+
+def _json_kind(value) -> str:
+    return {list: "array", str: "string", bool: "boolean", type(None): "null"}.get(type(value), "number")
+
+
+@contextlib.contextmanager
+def _quiet_transformers():
+    """transformers logs advice while it normalises old configs; the page shows its own notes instead."""
+    logger = logging.getLogger("transformers")
+    level = logger.level
+    logger.setLevel(logging.ERROR)
+    try:
+        yield
+    finally:
+        logger.setLevel(level)
+
+
+def _check_sizes(config: Mapping) -> None:
+    """Bound the sizes a config may declare before any class or array is built from them."""
+    limits = {"num_hidden_layers": 1024, "head_dim": MAX_DIM, "hidden_size": MAX_DIM * 64,
+              "num_attention_heads": 16384, "max_position_embeddings": MAX_POSITIONS * 64,
+              "sliding_window": MAX_POSITIONS * 64, "attention_chunk_size": MAX_POSITIONS * 64,
+              "qk_rope_head_dim": MAX_DIM, "global_head_dim": MAX_DIM}
+    for key, maximum in limits.items():
+        if config.get(key) is not None:
+            as_int(f"config['{key}']", config[key], minimum=1, maximum=maximum)
+    layer_types = config.get("layer_types")
+    if isinstance(layer_types, list) and len(layer_types) > 1024:
+        raise ValueError(f"config['layer_types'] lists {len(layer_types):,} layers; at most 1,024 are read here.")
+
+
+def _class_fields(obj) -> set[str]:
+    names = set()
+    for klass in type(obj).__mro__:
+        if dataclasses.is_dataclass(klass):
+            names |= {f.name for f in dataclasses.fields(klass)}
+        names |= set(getattr(klass, "attribute_map", {}) or {})
+    return names
+
+
+def _plain(value):
+    """A JSON-able copy of a config value (config objects become dicts)."""
+    return json.loads(json.dumps(value, default=lambda o: o.to_dict() if hasattr(o, "to_dict") else str(o)))
+
+
+def _through_class(config: dict, model_type: str) -> tuple[object, str | None]:
+    from transformers import AutoConfig
+
+    kwargs = {k: copy.deepcopy(v) for k, v in config.items() if k not in ("model_type", "auto_map")}
+    try:
+        with _quiet_transformers():
+            obj = AutoConfig.for_model(model_type, **kwargs)
+    except Exception as error:  # noqa: BLE001 (every failure of the class becomes one sentence)
+        message = str(error).strip().splitlines()
+        detail = " ".join(line.strip() for line in message[:3])[:400]
+        raise ValueError(f"transformers' config class for model_type '{model_type}' refuses this config: "
+                         f"{type(error).__name__}: {detail}") from None
+    text = obj.get_text_config(decoder=True) if hasattr(obj, "get_text_config") else obj
+    if not hasattr(text, "to_dict"):
+        raise ValueError(f"transformers' config class for model_type '{model_type}' found no language-model config "
+                         "in it (text_config is not a config object).")
+    nested = "text_config" if text is not obj else None
+    return text, nested
+
+
+def normalise_config(config: Mapping) -> ConfigReading:
+    """Read a config dict through its model's transformers config class where possible.
+
+    Returns a ``ConfigReading`` whose ``fields``/``get`` give the language model's settings after the
+    class's own normalisation (or the raw dict, for the generic reading), with notes on how it was read,
+    the position-related keys it found, and the keys that nothing here reads.
+    """
+    if not isinstance(config, Mapping):
+        raise ValueError(f"A model config must be a JSON object (a dict), but got {type(config).__name__}.")
+    config = dict(config)
+    if config.get("text_config") is not None and not isinstance(config["text_config"], Mapping):
+        raise ValueError("config['text_config'] must be a JSON object (the language model's config).")
+    _check_sizes(config)
+    if isinstance(config.get("text_config"), Mapping):
+        _check_sizes(config["text_config"])
+    model_type = config.get("model_type")
+    if model_type is not None and not isinstance(model_type, str):
+        raise ValueError(f"config['model_type'] must be a string, but got {model_type!r}.")
+    notes: list[str] = []
+    obj, nested, class_name = None, None, None
+    known = False
+    if model_type and transformers_available():
+        from transformers.models.auto.configuration_auto import CONFIG_MAPPING
+
+        known = model_type in CONFIG_MAPPING
+        if known:
+            obj, nested = _through_class(config, model_type)
+            class_name = type(obj).__name__
+            notes.append(f"Read by transformers' {class_name}"
+                         + (" (the text_config of the multimodal config)" if nested else "")
+                         + ": class defaults and legacy names are resolved as the model resolves them.")
+        else:
+            notes.append(f"transformers has no config class for model_type '{model_type}'; the fields are read "
+                         "generically (rope_theta + rope_scaling, flat or per-layer-type rope_parameters).")
+    elif model_type:
+        notes.append("transformers is not installed, so the fields are read generically, without the class "
+                     "defaults of this model type.")
+    else:
+        notes.append("The config has no model_type, so no transformers class can read it; the fields are read "
+                     "generically (rope_theta + rope_scaling, flat or per-layer-type rope_parameters).")
+
+    if obj is not None:
+        fields = _plain(obj.to_dict())
+        fields["model_type"] = getattr(obj, "model_type", model_type)
+        source = config["text_config"] if nested and isinstance(config.get("text_config"), Mapping) else config
+        class_fields = _class_fields(obj)
+    else:
+        source = config["text_config"] if isinstance(config.get("text_config"), Mapping) else config
+        if source is not config:
+            nested = "text_config"
+            notes.append("Only the text_config (the language model) is read.")
+        fields = copy.deepcopy(dict(source))
+        fields.setdefault("model_type", model_type)
+        class_fields = set()
+
+    reading = ConfigReading(model_type=fields.get("model_type"), class_name=class_name, fields=fields, obj=obj,
+                            notes=notes, nested_from=nested)
+    for key in sorted(config if nested is None else {**config, **source}):
+        value = source.get(key, config.get(key))
+        if key in POSITION_KEYS:
+            reading.read.append((key, _short(value), POSITION_KEYS[key]))
+        elif obj is not None and key in class_fields:
+            continue  # a field the class knows and the position reading does not need
+        elif key in ("architectures", "torch_dtype", "dtype", "transformers_version", "auto_map", "vision_config",
+                     "audio_config", "quantization_config", "_name_or_path"):
+            reading.ignored.append((key, "not about positions"))
+        elif obj is not None:
+            reading.ignored.append((key, f"not a field of {class_name}: the model's code never reads it"))
+        else:
+            reading.ignored.append((key, "not a field the generic reading knows"))
+    return reading
+
+
+def _short(value) -> str:
+    text = json.dumps(_plain(value))
+    if isinstance(value, list) and len(text) > 80:
+        distinct = list(dict.fromkeys(json.dumps(v) for v in value))
+        if len(distinct) <= 4:
+            return f"{len(value)} entries: " + ", ".join(f"{v} ×{sum(json.dumps(x) == v for x in value)}"
+                                                         for v in distinct)
+        return f"{len(value)} entries"
+    return text if len(text) <= 120 else text[:117] + "..."
+

@@ -1,0 +1,212 @@
+"""One layer's RoPE setting from a config.json, the training and target lengths it implies, and a summary.
+
+These are the entry points the long-context pages use; they read the config through the model's own
+``transformers`` class (see ``reader``) and the per-layer scheme (see ``layers``), so a config is read
+the same way on every page.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from .._checks import MAX_POSITIONS, as_base, as_float, as_int
+from ..scaling import RopeConfig, rope_inv_freq, scaling_type
+from .layers import LayerRow, layer_scheme
+from .reader import normalise_config
+
+__all__ = [
+    "config_contexts",
+    "describe_rope_config",
+    "read_rope_config",
+    "rope_from_config",
+    "rope_layer_types",
+]
+
+_MAX_CONTEXT = MAX_POSITIONS * 64
+
+
+def _rotating_rows(config: Mapping) -> tuple[list[LayerRow], object]:
+    reading = normalise_config(config)
+    rows = layer_scheme(reading, default_layers=1)
+    return [row for row in rows if row.rotates], reading
+
+
+def rope_layer_types(config: Mapping) -> list[str]:
+    """The RoPE settings a config holds, one per key of a nested ``rope_parameters`` ([] when there is one).
+
+    Keys are the layer types (Gemma 3's ``sliding_attention`` / ``full_attention``) or, where the model
+    labels its RoPE dicts by role, those labels (DeepSeek V4's ``main`` / ``compress``).
+    """
+    rows, _ = _rotating_rows(config)
+    labels = [row.rope_label for row in rows if row.rope_label is not None]
+    return list(dict.fromkeys(labels))
+
+
+def read_rope_config(config: Mapping, layer_type: str | None = None) -> RopeConfig:
+    """The RoPE setting of one kind of layer, read as the model's config class reads it.
+
+    ``layer_type`` picks a key of a nested ``rope_parameters`` (default: ``full_attention`` if there is one,
+    else the first). Raises ``ValueError`` when no layer of the model rotates.
+    """
+    rows, reading = _rotating_rows(config)
+    if not rows:
+        raise ValueError("No layer of this model rotates its queries and keys (every attention layer is NoPE, "
+                         "or the config has no RoPE settings), so there are no frequencies to show.")
+    labels = list(dict.fromkeys(row.rope_label for row in rows if row.rope_label is not None))
+    if labels:
+        chosen = layer_type or ("full_attention" if "full_attention" in labels else labels[0])
+        if chosen not in labels:
+            raise ValueError(f"layer_type must be one of {', '.join(labels)}, but got {chosen!r}.")
+        row = next(r for r in rows if r.rope_label == chosen)
+    else:
+        row, chosen = rows[0], None
+    if row.head_dim is None:
+        raise ValueError("The config has no head_dim, and deriving it needs hidden_size and "
+                         "num_attention_heads, which are missing.")
+    scaling = dict(row.scaling)
+    scaling_type(scaling)  # a clear sentence for an unknown rope_type
+    return RopeConfig(head_dim=row.head_dim, base=as_base(row.theta if row.theta is not None else 10000.0),
+                      rope_type=scaling.get("rope_type", "default"), scaling=scaling,
+                      partial_rotary_factor=as_float("partial_rotary_factor", row.partial_rotary_factor, above=0.0,
+                                                     maximum=1.0),
+                      max_position_embeddings=None if reading.get("max_position_embeddings") is None else
+                      as_int("max_position_embeddings", reading.get("max_position_embeddings"), minimum=1,
+                             maximum=_MAX_CONTEXT),
+                      layer_type=chosen)
+
+
+def rope_from_config(config: Mapping, seq_len=None, *, layer_type=None, backend="numpy", device=None):
+    """``(inv_freq, attention_factor)`` for a model's config.json dict, as transformers computes them."""
+    read = read_rope_config(config, layer_type)
+    return rope_inv_freq(read.head_dim, read.base, read.scaling or None,
+                         partial_rotary_factor=read.partial_rotary_factor, seq_len=seq_len,
+                         max_position_embeddings=read.max_position_embeddings, backend=backend, device=device)
+
+
+def config_contexts(read: RopeConfig) -> tuple[int, int | None, str]:
+    """``(L, L′, how)``: the training length and the target length a RoPE setting implies.
+
+    Decided per rope type from what transformers' code does with the config:
+    - ``llama3`` / ``yarn`` / ``longrope``: the rule is built around ``original_max_position_embeddings``
+      (L) and ``factor`` (absent: max_position_embeddings / L, as transformers derives it), so L′ = factor × L.
+    - ``linear``: frequencies are divided by the factor and max_position_embeddings is the context the
+      model is run at, so L′ = max_position_embeddings and L = L′ / factor (the span of angles the
+      unscaled rotation covered).
+    - ``dynamic``: frequencies are unchanged up to max_position_embeddings (L) and grow with the input
+      beyond; there is no fixed target, so L′ = factor × L is shown as an example.
+    - no scaling: L = max_position_embeddings and there is no L′ (None).
+    """
+    scaling = read.scaling or {}
+    max_pos = read.max_position_embeddings
+    kind = read.rope_type
+    if kind in ("yarn", "llama3", "longrope"):
+        original = scaling.get("original_max_position_embeddings") or max_pos
+        if original is None:
+            raise ValueError(f"rope_type '{kind}' needs original_max_position_embeddings.")
+        original = as_int("original_max_position_embeddings", original, minimum=2, maximum=_MAX_CONTEXT)
+        factor = scaling.get("factor")
+        if factor is None:
+            if max_pos is None or max_pos <= original:
+                raise ValueError("The config has neither a factor nor a max_position_embeddings above the original "
+                                 "context, so the target length is unknown.")
+            factor, origin = max_pos / original, "factor = max_position_embeddings / L (transformers' rule)"
+        else:
+            origin = "factor from the config"
+        factor = as_float("rope_scaling['factor']", factor, above=0.0)
+        target = min(max(int(round(factor * original)), 2), _MAX_CONTEXT)
+        how = f"L = original_max_position_embeddings; L′ = factor × L, {origin}"
+        if max_pos is not None and max_pos != target:
+            how += (f". The config also declares max_position_embeddings = {max_pos:,}; {kind}'s frequencies do "
+                    f"not depend on it{' beyond choosing short or long factors' if kind == 'longrope' else ''}")
+        return original, target, how
+    if kind == "linear":
+        factor = as_float("rope_scaling['factor']", scaling.get("factor"), above=0.0)
+        if max_pos is None:
+            raise ValueError("A linear-scaled config needs max_position_embeddings, the context it is run at.")
+        original = max(int(round(max_pos / factor)), 2)
+        return original, max_pos, ("L′ = max_position_embeddings; L = L′ / factor: positions up to L′ turn by "
+                                   "the angles unscaled positions reached by L")
+    original = max_pos if max_pos is not None else 4096
+    if kind == "default":
+        how = "no scaling: L = max_position_embeddings, and there is no target length"
+        if max_pos is None:
+            how = "no scaling, and no max_position_embeddings: L = 4,096 is only a reference"
+        return original, None, how
+    factor = as_float("rope_scaling['factor']", scaling.get("factor"), above=0.0)
+    target = min(max(int(round(factor * original)), 2), _MAX_CONTEXT)
+    return original, target, (f"L = max_position_embeddings; {kind} has no fixed target, so L′ = factor × L "
+                              "is shown as an example")
+
+
+def describe_rope_config(config, layer_type=None) -> list[tuple[str, str, str]]:
+    """What ``read_rope_config`` takes from a config, as (setting, value, where it came from) rows."""
+    read = read_rope_config(config, layer_type)
+    reading = normalise_config(config)
+    by_class = f"{reading.class_name}" if reading.class_name else None
+    text = config.get("text_config") if isinstance(config.get("text_config"), Mapping) else config
+    if text.get("qk_rope_head_dim") is not None and read.head_dim == text.get("qk_rope_head_dim"):
+        head_from = "qk_rope_head_dim (latent attention: only this part of each head is rotated)"
+    elif text.get("global_head_dim") is not None and read.layer_type == "full_attention":
+        head_from = "global_head_dim (the full layers' own head size)"
+    elif text.get("head_dim") is not None:
+        head_from = "head_dim"
+    else:
+        head_from = f"hidden_size / num_attention_heads = {text.get('hidden_size')} / " \
+                    f"{text.get('num_attention_heads')}"
+    params = text.get("rope_scaling") or text.get("rope_parameters") or {}
+    if isinstance(params, Mapping) and read.layer_type is not None and isinstance(params.get(read.layer_type),
+                                                                                  Mapping):
+        params = params[read.layer_type]
+    params = params if isinstance(params, Mapping) else {}
+    if "rope_theta" in params:
+        base_from = "rope_parameters['rope_theta']" if read.layer_type is None else \
+            f"rope_parameters['{read.layer_type}']['rope_theta']"
+    elif "rope_theta" in text or "rope_local_base_freq" in text:
+        base_from = "rope_theta" if read.layer_type != "sliding_attention" or "rope_local_base_freq" not in text \
+            else "rope_local_base_freq (Gemma 3's base for sliding layers)"
+    elif "rotary_emb_base" in text:
+        base_from = "rotary_emb_base (GPT-NeoX's name)"
+    else:
+        base_from = f"not in the config: {by_class or 'transformers'}' default"
+    if "partial_rotary_factor" in params or "partial_rotary_factor" in text:
+        partial_from = "partial_rotary_factor"
+    elif "rotary_pct" in text:
+        partial_from = "rotary_pct (GPT-NeoX's name)"
+    elif read.partial_rotary_factor != 1.0:
+        partial_from = f"not in the config: {by_class}'s default"
+    else:
+        partial_from = "not in the config: all dimensions rotate"
+    rotated = (f"{read.partial_rotary_factor:g} -> " + (
+        f"{int(read.partial_rotary_factor * read.head_dim // 2)} of {read.head_dim // 2} pairs turn, the rest get "
+        "frequency 0" if read.rope_type == "proportional" else
+        f"{read.rotary_dim} of {read.head_dim} dimensions rotate ({read.rotary_dim // 2} pairs)"))
+    rows = [
+        ("head_dim", f"{read.head_dim}", head_from),
+        ("base (rope_theta)", f"{read.base:,.6g}", base_from),
+        ("partial rotary", rotated, partial_from),
+        ("rope_type", read.rope_type, "rope_type / type" if params else "no rope_scaling: default"),
+        ("max_position_embeddings", "-" if read.max_position_embeddings is None
+         else f"{read.max_position_embeddings:,}", "max_position_embeddings"),
+    ]
+    if read.layer_type is not None:
+        rows.append(("layer type", read.layer_type, "nested rope_parameters (one setting per kind of layer)"))
+    for key, value in read.scaling.items():
+        if key in ("rope_type", "type"):
+            continue
+        numbers = [v for v in value if isinstance(v, (int, float)) and not isinstance(v, bool)] \
+            if isinstance(value, (list, tuple)) else []
+        if isinstance(value, (list, tuple)) and len(numbers) == len(value) and numbers:
+            shown = f"{len(value)} values, {min(numbers):.4g} to {max(numbers):.4g}"
+        elif isinstance(value, (list, tuple)):
+            shown = f"a list of {len(value)}" if value else "empty list"
+        else:
+            shown = repr(value)
+        if key == "original_max_position_embeddings" and text.get(key) is not None and \
+                read.rope_type in ("llama3", "yarn", "longrope"):
+            origin = "top-level key (wins over rope_scaling, as in transformers)"
+        elif key == "original_max_position_embeddings" and key not in params:
+            origin = f"not in rope_scaling: {by_class or 'transformers'} fills it in"
+        else:
+            origin = "rope_scaling" if key in params else f"added by {by_class or 'the reading'}"
+        rows.append((key, shown, origin))
+    return rows

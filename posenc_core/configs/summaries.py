@@ -1,0 +1,94 @@
+"""What the pages show for the layers of a model: labels, groups of equal layers, the table, one layer's pairs."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .._checks import MAX_POSITIONS, as_int
+from .layers import LayerRow, layer_inv_freq
+
+__all__ = [
+    "PAIR_BANDS",
+    "layer_groups",
+    "layer_label",
+    "layer_pairs",
+    "layer_table",
+]
+
+PAIR_BANDS = ("turns in its window", "turns in the context", "never a full turn", "frequency 0")
+
+
+def layer_label(row: LayerRow) -> str:
+    """A short description of what a layer does with positions, e.g. 'RoPE θ 10,000, 64 of 64 pairs'."""
+    if not row.is_attention:
+        return f"not attention: order from the {row.mixer} itself"
+    if not row.rotates:
+        rule = " + query scale" if row.query_scale else ""
+        return f"NoPE{rule}"
+    total = (row.head_dim or 0) // 2
+    text = f"RoPE θ {row.theta:,.0f}, {row.rotated_pairs} of {total} pairs"
+    if row.rope_type not in (None, "default", "proportional"):
+        factor = row.scaling_factor
+        text += f", {row.rope_type}" + (f" × {factor:g}" if factor else "")
+    if row.query_scale:
+        text += " + query scale"
+    return text
+
+
+def layer_groups(rows: list[LayerRow]) -> list[dict]:
+    """Layers with the same position setting, in order of first appearance.
+
+    Returns:
+        A list of ``{"label", "mixer", "layers" (indices), "row" (the first LayerRow)}``.
+    """
+    groups: dict[tuple, dict] = {}
+    for row in rows:
+        key = (row.signature(), row.mixer_name)
+        if key not in groups:
+            groups[key] = {"label": layer_label(row), "mixer": row.mixer, "layers": [], "row": row}
+        groups[key]["layers"].append(row.index)
+    return list(groups.values())
+
+
+def layer_table(rows: list[LayerRow]) -> dict[str, list]:
+    """One column per property, one entry per layer (the table under the strip, and its CSV)."""
+    def fmt(value, pattern="{:,}"):
+        return "" if value is None else pattern.format(value)
+
+    return {
+        "layer": [r.index for r in rows],
+        "layer type": [r.layer_type for r in rows],
+        "mixer": [r.mixer_name for r in rows],
+        "sees": [f"{r.window:,} tokens" if r.window else f"chunks of {r.chunk:,}" if r.chunk else
+                 ("all earlier tokens" if r.is_attention else "its running state") for r in rows],
+        "positions": ["RoPE" if r.rotates else ("NoPE" if r.is_attention else "-") for r in rows],
+        "θ": [fmt(r.theta, "{:,.0f}") for r in rows],
+        "pairs turning": [f"{r.rotated_pairs} of {(r.head_dim or 0) // 2}" if r.rotates else "" for r in rows],
+        "head_dim": [fmt(r.head_dim) if r.is_attention else "" for r in rows],
+        "rope_type": [r.rope_type or "" for r in rows],
+        "factor": [fmt(r.scaling_factor, "{:g}") for r in rows],
+        "query scale": [(r.query_scale or {}).get("rule", "") for r in rows],
+        "sink": [r.sink for r in rows],
+        "why": [r.why for r in rows],
+    }
+
+
+def layer_pairs(row: LayerRow, context: int, seq_len=None) -> dict:
+    """Each rotary pair of one layer against that layer's window and the model's context.
+
+    Returns:
+        ``pair`` (head_dim/2,) float64, ``inv_freq`` and ``wavelength`` (positions; inf for a frequency of 0,
+        as proportional RoPE gives its unrotated pairs), ``band`` (one of PAIR_BANDS per pair), ``span`` (the
+        window or chunk the layer attends over, or the context), and ``attention_factor``.
+    """
+    context = as_int("context", context, minimum=2, maximum=MAX_POSITIONS * 64)
+    inv_freq, attention_factor = layer_inv_freq(row, seq_len)
+    inv = np.asarray(inv_freq, dtype=np.float64)  # (pairs,)
+    with np.errstate(divide="ignore"):
+        wavelength = np.where(inv > 0, 2 * np.pi / np.where(inv > 0, inv, 1.0), np.inf)
+    span = min(row.window or row.chunk or context, context)
+    band = np.where(inv == 0, PAIR_BANDS[3], np.where(wavelength <= span, PAIR_BANDS[0] if span < context else
+                                                       PAIR_BANDS[1],
+                                                       np.where(wavelength <= context, PAIR_BANDS[1], PAIR_BANDS[2])))
+    return {"pair": np.arange(inv.shape[0], dtype=np.float64), "inv_freq": inv, "wavelength": wavelength,
+            "band": band.astype(object), "span": int(span), "attention_factor": float(attention_factor)}

@@ -1,0 +1,272 @@
+"""The config reader and the per-layer scheme: generic reading, class reading, properties, every error."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import posenc_core as pc
+
+SETTINGS = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+def generic(**fields):
+    """A config with no model_type: read without a transformers class."""
+    return {"hidden_size": 512, "num_attention_heads": 8, "num_hidden_layers": 4, **fields}
+
+
+# ------------------------------------------------------------------ the three RoPE forms, read generically
+
+def test_generic_reading_of_the_three_forms():
+    legacy = generic(rope_theta=5e5, rope_scaling={"type": "linear", "factor": 4.0})
+    flat = generic(rope_parameters={"rope_type": "linear", "factor": 4.0, "rope_theta": 5e5})
+    for config in (legacy, flat):
+        reading, rows = pc.read_layers(config)
+        assert reading.class_name is None and "no model_type" in reading.notes[0]
+        assert {(r.theta, r.rope_type, r.scaling_factor) for r in rows} == {(5e5, "linear", 4.0)}
+    nested = generic(layer_types=["sliding_attention", "full_attention"] * 2, sliding_window=256,
+                     rope_parameters={"sliding_attention": {"rope_type": "default", "rope_theta": 1e4},
+                                      "full_attention": None})
+    _, rows = pc.read_layers(nested)
+    assert [r.rotates for r in rows] == [True, False, True, False]
+    assert [r.window for r in rows] == [256, None, 256, None]
+    assert "null" in rows[1].why
+
+
+def test_unknown_model_type_and_unknown_fields_are_listed_not_raised():
+    reading, rows = pc.read_layers(generic(model_type="my_new_model", favourite_colour="blue", rope_theta=1e4))
+    assert "no config class" in reading.notes[0] and len(rows) == 4
+    assert ("favourite_colour", "not a field the generic reading knows") in reading.ignored
+    reading, _ = pc.read_layers({**pc.preset_config("qwen3-8b"), "favourite_colour": "blue"})
+    assert any(k == "favourite_colour" and "Qwen3Config" in why for k, why in reading.ignored)
+
+
+def test_multimodal_configs_are_read_through_text_config():
+    reading, rows = pc.read_layers(pc.preset_config("gemma3-27b"))
+    assert reading.nested_from == "text_config" and reading.class_name == "Gemma3TextConfig"
+    reading, _ = pc.read_layers({"text_config": generic(rope_theta=1e4)})  # generic reading, nested
+    assert reading.nested_from == "text_config"
+
+
+# ------------------------------------------------------------------ issue 13: read as each class reads it
+
+def test_phi3_class_default_wins_over_the_inner_original_length():
+    config = {**pc.preset_config("phi3.5-mini")}
+    config.pop("original_max_position_embeddings")
+    config["rope_scaling"] = {**config["rope_scaling"], "original_max_position_embeddings": 8192}
+    read = pc.read_rope_config(config)
+    assert read.scaling["original_max_position_embeddings"] == 4096  # Phi3Config's class default
+    from transformers import AutoConfig
+    cls = AutoConfig.for_model("phi3", **{k: v for k, v in config.items() if k != "model_type"})
+    assert cls.rope_parameters["original_max_position_embeddings"] == 4096
+
+
+def test_gpt_neox_fields_win_over_generic_names():
+    config = {**pc.preset_config("gpt-neox-20b"), "rope_theta": 5.0, "partial_rotary_factor": 0.5}
+    read = pc.read_rope_config(config)
+    from transformers import AutoConfig
+    cls = AutoConfig.for_model("gpt_neox", **{k: v for k, v in config.items() if k != "model_type"})
+    assert (read.base, read.partial_rotary_factor) == (cls.rope_parameters["rope_theta"],
+                                                       cls.rope_parameters["partial_rotary_factor"])
+
+
+# ------------------------------------------------------------------ training and target lengths
+
+@pytest.mark.parametrize("key, expected", [
+    ("llama3.1-8b", (8192, 65536)),  # factor 8, not max_position_embeddings / L = 16
+    ("llama4-scout", (8192, 131072)),  # not 10,485,760
+    ("gemma3-27b", (16384, 131072)),  # linear: L' = max_position_embeddings, L = L' / 8
+    ("phi3.5-mini", (4096, 131072)),  # LongRoPE without factor: max_position_embeddings / L
+    ("qwen2.5-7b-yarn", (32768, 131072)),
+    ("llama2-7b", (4096, None)),  # no scaling: no invented target
+    ("qwen3-8b", (40960, None)),
+])
+def test_config_contexts_per_rope_type(key, expected):
+    read = pc.read_rope_config(pc.preset_config(key))
+    original, target, how = pc.config_contexts(read)
+    assert (original, target) == expected and how
+    if target is not None and read.scaling.get("factor"):
+        assert target == pytest.approx(read.scaling["factor"] * original)
+
+
+# ------------------------------------------------------------------ properties of the per-layer scheme
+
+layer_kinds = st.sampled_from(["full_attention", "sliding_attention", "linear_attention", "chunked_attention"])
+
+
+@st.composite
+def nested_configs(draw):
+    n = draw(st.integers(1, 12))
+    types = draw(st.lists(layer_kinds, min_size=n, max_size=n))
+    params = {}
+    for kind in sorted(set(types)):
+        if draw(st.booleans()):
+            params[kind] = None  # NoPE
+        else:
+            params[kind] = {"rope_type": "default", "rope_theta": draw(st.sampled_from([1e4, 5e5, 1e6])),
+                            "partial_rotary_factor": draw(st.sampled_from([0.25, 0.5, 1.0]))}
+    return generic(num_hidden_layers=n, layer_types=types, rope_parameters=params, head_dim=64,
+                   sliding_window=draw(st.integers(16, 4096)), attention_chunk_size=draw(st.integers(16, 4096)))
+
+
+@SETTINGS
+@given(nested_configs())
+def test_scheme_follows_layer_types_and_their_rope_dicts(config):
+    _, rows = pc.read_layers(config)
+    assert [r.index for r in rows] == list(range(config["num_hidden_layers"]))
+    for row, kind in zip(rows, config["layer_types"], strict=True):
+        params = config["rope_parameters"].get(kind)
+        assert row.layer_type == kind
+        assert row.is_attention == (kind != "linear_attention")
+        assert row.rotates == (row.is_attention and params is not None)
+        assert (row.window is not None) == (kind == "sliding_attention")
+        assert (row.chunk is not None) == (kind == "chunked_attention")
+        if row.rotates:
+            assert row.theta == params["rope_theta"]
+            assert row.rotated_pairs == int(64 * params["partial_rotary_factor"]) // 2
+            inv, factor = pc.layer_inv_freq(row)
+            np.testing.assert_array_equal(inv, pc.rope_inv_freq(64, params["rope_theta"],
+                                                                partial_rotary_factor=params["partial_rotary_factor"])[0])
+            assert factor == 1.0
+    groups = pc.layer_groups(rows)
+    assert sorted(i for g in groups for i in g["layers"]) == list(range(len(rows)))
+    table = pc.layer_table(rows)
+    assert all(len(column) == len(rows) for column in table.values())
+
+
+@SETTINGS
+@given(nested_configs())
+def test_reading_survives_a_json_round_trip(config):
+    text = json.dumps(config)
+    _, direct = pc.read_layers(config)
+    _, pasted = pc.read_layers(pc.parse_config_json(text))
+    assert direct == pasted
+
+
+@SETTINGS
+@given(st.integers(2, 20), st.sampled_from([1e4, 1e6]), st.integers(16, 1 << 20))
+def test_layer_pairs_bands_agree_with_wavelengths(n_layers, theta, context):
+    _, rows = pc.read_layers(generic(num_hidden_layers=n_layers, head_dim=64, rope_theta=theta))
+    pairs = pc.layer_pairs(rows[0], context)
+    wavelength = pairs["wavelength"]
+    assert np.all(np.diff(wavelength) > 0)  # slower and slower pairs
+    inside = pairs["band"] == "turns in the context"
+    assert np.all(wavelength[inside] <= context) and np.all(wavelength[~inside] > context)
+
+
+@SETTINGS
+@given(st.lists(st.integers(0, 1 << 24), min_size=1, max_size=50), st.floats(0.01, 1.0), st.integers(1, 1 << 16))
+def test_query_scale_is_one_before_its_start_and_never_decreases(positions, beta, step):
+    for rule in ({"rule": "llama4_beta", "beta": beta, "original": float(step)},
+                 {"rule": "llama4_temperature", "attn_scale": beta, "floor_scale": float(step)}):
+        p = np.sort(np.asarray(positions))
+        scale = pc.query_scale(rule, p)
+        start = pc.query_scale_start(rule)
+        assert np.all(scale[p < start] == 1.0) and np.all(scale[p >= start] > 1.0)
+        assert np.all(np.diff(scale) >= 0)
+
+
+# ------------------------------------------------------------------ every ValueError path
+
+@pytest.mark.parametrize("call, message", [
+    (lambda: pc.normalise_config([1]), "JSON object"),
+    (lambda: pc.normalise_config({"model_type": 7}), "must be a string"),
+    (lambda: pc.normalise_config({"model_type": "llama", "hidden_size": "wide"}), "whole number"),
+    (lambda: pc.normalise_config({"model_type": "llama", "hidden_size": 64, "num_attention_heads": 3}),
+     "refuses this config"),
+    (lambda: pc.normalise_config({"num_hidden_layers": 10 ** 6}), "at most"),
+    (lambda: pc.normalise_config({"layer_types": ["full_attention"] * 2000}), "at most 1,024"),
+    (lambda: pc.read_layers({"hidden_size": 64, "num_attention_heads": 2}), "neither num_hidden_layers"),
+    (lambda: pc.read_layers(generic(layer_types=["full_attention"])), "lists 1 layers"),
+    (lambda: pc.read_layers(generic(sliding_window=[None])), "whole number"),  # found by the fuzz test below
+    (lambda: pc.read_layers({**generic(), "model_type": "llama", "text_config": []}), "text_config"),
+    (lambda: pc.read_layers(generic(layer_types=[1, 2, 3, 4])), "list of strings"),
+    (lambda: pc.read_layers(generic(rope_parameters=[1])), "JSON object"),
+    (lambda: pc.read_layers(generic(rope_theta="big")), "must be a number"),
+    (lambda: pc.read_layers(generic(partial_rotary_factor=2.0)), "at most 1"),
+    (lambda: pc.layer_inv_freq(pc.read_layers(pc.preset_config("kimi-linear-48b"))[1][0]), "does not rotate"),
+    (lambda: pc.read_rope_config(pc.preset_config("granite4-h-small")), "No layer of this model rotates"),
+    (lambda: pc.read_rope_config(pc.preset_config("gemma3-27b"), "global"), "layer_type must be one of"),
+    (lambda: pc.layer_pairs(pc.read_layers(generic(rope_theta=1e4))[1][0], 1), "at least 2"),
+    (lambda: pc.query_scale({"rule": "magic"}, [1]), "query-scale rule"),
+    (lambda: pc.query_scale_start({"rule": "magic"}), "query-scale rule"),
+    (lambda: pc.query_scale({"rule": "llama4_beta", "beta": 0.1, "original": 8.0}, [[1, 2]]), "1-D"),
+    (lambda: pc.query_scale({"rule": "llama4_beta", "beta": 0.1, "original": 8.0}, [-16.0]), "not finite"),
+    (lambda: pc.add_presets({"gemma3-27b": pc.PRESETS["gemma3-27b"]}), "already exists"),
+    (lambda: pc.add_presets({"new": {"model_type": "llama"}}), "must be a Preset"),
+    (lambda: pc.preset_config("gpt-5"), "Unknown preset"),
+])
+def test_value_errors(call, message):
+    with pytest.raises(ValueError, match=message):
+        call()
+
+
+def test_add_presets_extends_the_registry():
+    preset = pc.Preset("Tiny", "example/tiny", "config.json", {"model_type": "llama", "hidden_size": 64,
+                                                                "num_attention_heads": 4, "num_hidden_layers": 2})
+    pc.add_presets({"tiny-test": preset})
+    try:
+        assert pc.preset_config("tiny-test")["hidden_size"] == 64
+    finally:
+        del pc.PRESETS["tiny-test"]
+
+
+def test_multimodal_rope_is_flagged_and_its_frequencies_are_plain_rope():
+    config = {"model_type": "qwen2_vl", "text_config": {
+        "model_type": "qwen2_vl_text", "hidden_size": 3584, "num_attention_heads": 28, "num_hidden_layers": 2,
+        "rope_theta": 1e6, "rope_scaling": {"type": "mrope", "mrope_section": [16, 24, 24]}}}
+    reading, rows = pc.read_layers(config)
+    assert reading.class_name == "Qwen2VLTextConfig" and all(r.mrope for r in rows)
+    inv, factor = pc.layer_inv_freq(rows[0])
+    np.testing.assert_array_equal(inv, pc.rope_inv_freq(128, 1e6)[0])  # the sections split pairs, not frequencies
+    assert factor == 1.0
+    assert not any(r.mrope for r in pc.read_layers(pc.preset_config("qwen3-8b"))[1])
+
+
+# ------------------------------------------------------------------ hostile configs: a sentence, never a traceback
+
+json_values = st.recursive(
+    st.none() | st.booleans() | st.integers(-10**12, 10**12) | st.floats(allow_nan=False, allow_infinity=False)
+    | st.text(max_size=12),
+    lambda inner: st.lists(inner, max_size=6) | st.dictionaries(st.text(max_size=8), inner, max_size=4),
+    max_leaves=12)
+keys = st.sampled_from(["hidden_size", "num_attention_heads", "num_hidden_layers", "head_dim", "layer_types",
+                        "rope_theta", "rope_scaling", "rope_parameters", "partial_rotary_factor", "sliding_window",
+                        "no_rope_layers", "attention_chunk_size", "max_position_embeddings", "text_config",
+                        "kv_lora_rank", "qk_rope_head_dim", "rotary_pct", "use_sliding_window"])
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.dictionaries(keys, json_values, max_size=8),
+       st.sampled_from([None, "llama", "gemma3_text", "smollm3", "gpt_oss", "deepseek_v3", "qwen3_next", "phi3",
+                        "nosuch_model"]))
+def test_any_json_config_reads_or_raises_a_value_error(fields, model_type):
+    config = {"hidden_size": 64, "num_attention_heads": 4, "num_hidden_layers": 2, **fields}
+    if model_type:
+        config["model_type"] = model_type
+    try:
+        _, rows = pc.read_layers(config)
+        for row in rows:
+            if row.rotates:
+                pc.layer_pairs(row, 4096)
+    except ValueError:
+        pass
+    for layer in [None] + (pc.rope_layer_types(config) if _ok(pc.rope_layer_types, config) else []):
+        try:
+            pc.describe_rope_config(config, layer)
+            read = pc.read_rope_config(config, layer)
+            original, target, _ = pc.config_contexts(read)
+        except ValueError:
+            continue
+
+
+def _ok(fn, *a):
+    try:
+        fn(*a)
+        return True
+    except ValueError:
+        return False
