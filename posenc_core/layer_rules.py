@@ -29,13 +29,13 @@ __all__ = [
     "QUERY_SCALE_RULES",
     "LayerRope",
     "LocalGlobalModel",
-    "layer_inv_freq",
+    "layer_kind_inv_freq",
     "llama4_attn_temperature",
     "llama_4_scaling_beta",
     "local_global_view",
     "nope_layer_map",
     "proportional_inv_freq",
-    "query_scale",
+    "query_temperature",
     "temperature_entropy",
 ]
 
@@ -118,7 +118,7 @@ def proportional_inv_freq(head_dim, base, partial_rotary_factor=1.0, factor=1.0)
     return (inv_freq / np.float32(factor)).astype(np.float32)
 
 
-def layer_inv_freq(layer: LayerRope, context: int | None = None) -> tuple[np.ndarray, float]:
+def layer_kind_inv_freq(layer: LayerRope, context: int | None = None) -> tuple[np.ndarray, float]:
     """``(inv_freq, attention_factor)`` of one layer kind, as that layer's rotary module computes them.
 
     ``context`` is max_position_embeddings (YaRN's default L'). Proportional RoPE returns head_dim / 2
@@ -133,7 +133,7 @@ def layer_inv_freq(layer: LayerRope, context: int | None = None) -> tuple[np.nda
 
 
 def _pair_view(layer: LayerRope, context: int) -> dict:
-    inv_freq, attention_factor = layer_inv_freq(layer, context)
+    inv_freq, attention_factor = layer_kind_inv_freq(layer, context)
     # the whole head, pair by pair: dimensions partial RoPE leaves alone are pairs with frequency 0
     theta = np.zeros(layer.head_dim // 2)  # (head_dim / 2,)
     theta[: inv_freq.size] = inv_freq
@@ -246,7 +246,7 @@ QUERY_SCALE_RULES: dict[str, tuple[QueryScaleFn, str, float, int]] = {
 }
 
 
-def query_scale(rule, positions, scale=None, period=None) -> np.ndarray:
+def query_temperature(rule, positions, scale=None, period=None) -> np.ndarray:
     """The query multiplier of ``rule`` (a key of QUERY_SCALE_RULES) at each position, float32."""
     fn, _, default_scale, default_period = QUERY_SCALE_RULES[as_choice("rule", rule, tuple(QUERY_SCALE_RULES))]
     return fn(positions, default_scale if scale is None else scale, default_period if period is None else period)
@@ -283,7 +283,7 @@ def temperature_entropy(rule, lengths, *, scale=None, period=None, spread=1.0, m
     spread = as_float("score spread", spread, minimum=0.0, maximum=20.0)
     margin = as_float("needle score", margin, minimum=-50.0, maximum=50.0)
     seed = as_int("seed", seed, minimum=0, maximum=2**32 - 1)
-    scales = query_scale(rule, p, scale, period).astype(np.float64)  # (n,)
+    scales = query_temperature(rule, p, scale, period).astype(np.float64)  # (n,)
     scores = spread * np.random.default_rng(seed).standard_normal(int(p.max()) + 1)  # (max p + 1,)
     scores[0] = margin
     out = {k: np.empty(p.size) for k in ("entropy", "entropy_scaled", "needle", "needle_scaled")}

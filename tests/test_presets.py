@@ -71,7 +71,9 @@ def test_at_least_twenty_families_of_today():
 
 
 # Keys of a real config.json that its class does not read (the page lists them as ignored, with the reason).
-UNREAD = {"qwen3-next-80b": {"full_attention_interval"}}  # layer_types carries the same pattern
+UNREAD = {"qwen3-next-80b": {"full_attention_interval"},  # layer_types carries the same pattern
+          "qwen3.5-397b-a17b": {"full_attention_interval"},
+          "qwen3-omni-30b-a3b": {"thinker_config"}}  # its text config is read from inside thinker_config
 
 
 @pytest.mark.parametrize("key", list(pc.PRESETS))
@@ -100,7 +102,11 @@ def test_each_layers_frequencies_equal_the_models_rotary_module(key):
             continue
         compared += 1
         assert inv.dtype == np.float32 and inv.shape == expected.shape, (row.index, inv.shape, expected.shape)
-        np.testing.assert_allclose(inv, expected, rtol=2e-6, atol=0)
+        if hf_text_config(key).model_type.startswith("ernie4_5_vl"):
+            # ERNIE's rotary module stores the same frequencies reordered between its axes (height and width
+            # alternate over the fast pairs, time takes the slow ones; the multimodal pages show that layout).
+            inv, expected = np.sort(inv), np.sort(expected)
+        np.testing.assert_array_equal(inv, expected)  # bit-identical: the same float32 arithmetic
         assert factor == pytest.approx(expected_factor, rel=1e-12)
     if pending:
         pytest.skip(f"{compared} layers compared; not computed yet: {'; '.join(sorted(pending))}")

@@ -212,4 +212,4 @@ def see_also():
 
 lesson()
 see_also()
-source(pc.local_global_view, pc.layer_inv_freq, pc.proportional_inv_freq)
+source(pc.local_global_view, pc.layer_kind_inv_freq, pc.proportional_inv_freq)

@@ -325,6 +325,10 @@ def layer_scheme(reading: ConfigReading, *, default_layers: int | None = None) -
         theta = layer_params.get("rope_theta")
         partial = layer_params.get("partial_rotary_factor", 1.0)
         scaling = {k: v for k, v in layer_params.items() if k not in ("rope_theta", "partial_rotary_factor")}
+        if str(model_type or "").startswith("hunyuan") and scaling.get("rope_type", scaling.get("type")) == "dynamic" \
+                and scaling.get("alpha"):
+            # Hunyuan's configs say "dynamic", but its rotary module switches to a fixed NTK-alpha on ``alpha``.
+            scaling = {**{k: v for k, v in scaling.items() if k != "type"}, "rope_type": "ntk_alpha"}
         rows.append(LayerRow(
             index, layer_type, mixer, mixer_name,
             window=None if window is None else as_int("sliding_window", window, minimum=1),
@@ -353,21 +357,26 @@ def layer_inv_freq(row: LayerRow, seq_len=None, *, backend="numpy", device=None)
         raise ValueError(f"Layer {row.index} ({row.layer_type}) does not rotate, so it has no frequencies.")
     if row.head_dim is None:
         raise ValueError("The config gives neither head_dim nor hidden_size and num_attention_heads.")
-    scaling = dict(row.scaling)
-    scaling.pop("mrope_section", None), scaling.pop("mrope_interleaved", None)
-    scaling.pop("llama_4_scaling_beta", None)
-    if scaling.get("rope_type") == "dynamic" and scaling.get("alpha"):
-        # Hunyuan labels its fixed NTK-alpha rule "dynamic"; its rotary module switches to NTK-alpha.
-        alpha_type = next((t for t in ("ntk_alpha", "hunyuan", "dynamic_alpha") if t in ROPE_SCALING), None)
-        if alpha_type is None:
-            raise ValueError("This layer uses Hunyuan's NTK-alpha rule (base × alpha^(d/(d-2))), which this "
-                             "version of the app does not compute yet.")
-        scaling["rope_type"] = alpha_type
+    scaling, partial = rope_call(row)
     if scaling.get("rope_type", "default") not in ROPE_SCALING:
         raise ValueError(f"This layer's rope_type '{scaling.get('rope_type')}' is not one the app computes yet.")
-    return rope_inv_freq(row.head_dim, row.theta, scaling or None, partial_rotary_factor=row.partial_rotary_factor,
+    return rope_inv_freq(row.head_dim, row.theta, scaling or None, partial_rotary_factor=partial,
                          seq_len=seq_len, max_position_embeddings=row.max_position_embeddings,
                          backend=backend, device=device)
+
+
+def rope_call(row) -> tuple[dict, float]:
+    """The ``scaling`` dict and ``partial_rotary_factor`` to hand ``rope_inv_freq`` for a layer's setting.
+
+    Gemma 4's ``proportional`` type takes the rotated fraction inside the rule (exponents over the whole head,
+    zeros for the rest), not as a shorter rotary_dim.
+    """
+    scaling = {k: v for k, v in row.scaling.items()
+               if k not in ("mrope_section", "mrope_interleaved", "llama_4_scaling_beta")}
+    partial = row.partial_rotary_factor
+    if scaling.get("rope_type") == "proportional":
+        scaling["partial_rotary_factor"], partial = partial, 1.0
+    return scaling, partial
 
 
 def query_scale_start(rule: Mapping) -> int:

@@ -11,7 +11,7 @@ from collections.abc import Mapping
 
 from .._checks import MAX_POSITIONS, as_base, as_float, as_int
 from ..scaling import RopeConfig, rope_inv_freq, scaling_type
-from .layers import LayerRow, layer_scheme
+from .layers import LayerRow, layer_scheme, rope_call
 from .reader import normalise_config
 
 __all__ = [
@@ -63,12 +63,11 @@ def read_rope_config(config: Mapping, layer_type: str | None = None) -> RopeConf
     if row.head_dim is None:
         raise ValueError("The config has no head_dim, and deriving it needs hidden_size and "
                          "num_attention_heads, which are missing.")
-    scaling = dict(row.scaling)
+    scaling, partial = rope_call(row)
     scaling_type(scaling)  # a clear sentence for an unknown rope_type
     return RopeConfig(head_dim=row.head_dim, base=as_base(row.theta if row.theta is not None else 10000.0),
                       rope_type=scaling.get("rope_type", "default"), scaling=scaling,
-                      partial_rotary_factor=as_float("partial_rotary_factor", row.partial_rotary_factor, above=0.0,
-                                                     maximum=1.0),
+                      partial_rotary_factor=as_float("partial_rotary_factor", partial, above=0.0, maximum=1.0),
                       max_position_embeddings=None if reading.get("max_position_embeddings") is None else
                       as_int("max_position_embeddings", reading.get("max_position_embeddings"), minimum=1,
                              maximum=_MAX_CONTEXT),
@@ -127,6 +126,9 @@ def config_contexts(read: RopeConfig) -> tuple[int, int | None, str]:
         return original, max_pos, ("L′ = max_position_embeddings; L = L′ / factor: positions up to L′ turn by "
                                    "the angles unscaled positions reached by L")
     original = max_pos if max_pos is not None else 4096
+    if kind == "ntk_alpha":
+        return original, None, ("NTK-alpha stretches the base at every length and names no target: "
+                                "L = max_position_embeddings, and there is no target length")
     if kind == "default":
         how = "no scaling: L = max_position_embeddings, and there is no target length"
         if max_pos is None:
