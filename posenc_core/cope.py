@@ -124,8 +124,10 @@ def cope_attention(content_logits, gate_logits, z, p_max=None) -> dict:
 def cope_tokens(text: str) -> dict:
     """A toy tokenizer: words cut into pieces of at most 4 letters, punctuation on its own.
 
+    Only the last MAX_COPE_TOKENS tokens are kept (the query is the last token, so a long text loses its start).
+
     Returns {"tokens": list of str, "word_end": (L,) bool (the last piece of a word or a punctuation mark),
-    "sentence_end": (L,) bool (., ! or ?)}.
+    "sentence_end": (L,) bool (., ! or ?), "dropped": how many tokens at the start were left out}.
     """
     if not isinstance(text, str) or not text.strip():
         raise ValueError("Type a few sentences: the example needs some text to count in.")
@@ -135,10 +137,10 @@ def cope_tokens(text: str) -> dict:
         pieces = [word[k:k + PIECE] for k in range(0, len(word), PIECE)]
         tokens += pieces
         word_end += [False] * (len(pieces) - 1) + [True]
-    if len(tokens) > MAX_COPE_TOKENS:
-        raise ValueError(f"The text makes {len(tokens)} tokens; the example shows at most {MAX_COPE_TOKENS}.")
+    dropped = max(0, len(tokens) - MAX_COPE_TOKENS)
+    tokens, word_end = tokens[dropped:], word_end[dropped:]
     return {"tokens": tokens, "word_end": np.array(word_end),
-            "sentence_end": np.array([t in ".!?" for t in tokens])}
+            "sentence_end": np.array([t in ".!?" for t in tokens]), "dropped": dropped}
 
 
 def cope_counting_example(text, unit="sentences", target=3, sharpness=8.0, p_max=16) -> dict:
@@ -165,7 +167,8 @@ def cope_counting_example(text, unit="sentences", target=3, sharpness=8.0, p_max
     out = cope_attention(np.zeros((length, length)), gate_logits, z)
     query = length - 1
     at_target = np.abs(out["positions"][query] - target) < 0.5
-    return {"tokens": toks["tokens"], "counts": counts, "query": query, "gates": out["gates"][query],
+    return {"tokens": toks["tokens"], "dropped": toks["dropped"], "counts": counts, "query": query,
+            "gates": out["gates"][query],
             "positions": out["positions"][query], "token_positions": np.arange(length, 0, -1, dtype=np.float64),
             "position_logits": out["position_logits"][query], "attention": out["attention"][query],
             "position_grid": out["positions"], "at_target": at_target,

@@ -53,6 +53,9 @@ def lesson():
 
     with guard():
         ex = example(text, unit, target, float(sharpness))
+        if ex["dropped"]:
+            st.caption(f"The text makes {len(ex['tokens']) + ex['dropped']} tokens; the example keeps the last "
+                       f"{len(ex['tokens'])} (the query is the last token).")
         tokens, query = ex["tokens"], ex["query"]
         names = labelled(tokens)
         if tab_example.open:
