@@ -101,10 +101,10 @@ def lesson():
 
         if tab_seed.open:
             with tab_seed:
-                st.markdown("With d = 4 there are two pairs: ω₀ = 1 and ω₁ = 10000^(-2/4) = 0.01. These are the values "
-                            "a hand calculation gives; the fourth row is position 3 (sin 3 = 0.14112), although one of "
-                            "the source notes labels it 'pos 4'.")
                 seed = pc.sinusoidal(4, 4, dtype="float64")
+                st.markdown("With d = 4 there are two pairs: ω₀ = 1 and ω₁ = 10000^(-2/4) = 0.01. These are the values "
+                            f"a hand calculation gives. Positions count from 0, so the fourth row is position 3 "
+                            f"(sin 3 = {seed[3, 0]:.5f}); a common misconception labels it 'pos 4'.")
                 headers = [f"col {c} ({'sin' if c % 2 == 0 else 'cos'}, i={c // 2})" for c in range(4)]
                 st.dataframe({"position": range(4), **{h: seed[:, c] for c, h in enumerate(headers)}}, hide_index=True,
                              width="content",

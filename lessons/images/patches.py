@@ -135,9 +135,8 @@ def lesson():
                         "depends on the column); the right half changes in blocks of one grid row.")))
                 notice(f"MAE's layout: channels 0 to {dim // 2 - 1} encode the column (sines, then cosines), "
                        f"channels {dim // 2} to {dim - 1} the row. In raster order the column half repeats every {w} "
-                       "rows of the table and the row half is constant over each block of w rows. One of the course "
-                       "notes writes "
-                       "the code as [PE(x) ‖ PE(y)]; that matches, with x the column.")
+                       "rows of the table and the row half is constant over each block of w rows. Papers often "
+                       "write the code as [PE(x) ‖ PE(y)]; that matches, with x the column.")
                 formula(r"PE(r,c) = \big[\sin(c\,\omega),\ \cos(c\,\omega),\ \sin(r\,\omega),\ \cos(r\,\omega)\big],"
                         r"\quad \omega_i = $base^{-i/$q},\ i < $q", base=base, q=dim // 4)
 

@@ -279,8 +279,8 @@ so the two layers share the work.
 frequency by L/T, so the 2-step offset the model learned shrinks to a fraction of a step: without fine-tuning (for
 which it was designed) it collapses to chance. NTK-aware scaling and YaRN keep the fast pairs, which carry short
 offsets, almost unchanged and stretch only the slow ones; YaRN also sharpens the softmax by its attention factor,
-which counters dilution, and in the shipped run it keeps 100% at 8T. (One of the source notes has this backwards:
-it says high frequencies are interpolated and low ones extrapolated; it is the other way round.)
+which counters dilution, and in the shipped run it keeps 100% at 8T. (A common misconception has this backwards:
+that high frequencies are interpolated and low ones extrapolated; it is the other way round.)
 
 **What a tiny model cannot show.** This is one synthetic task, two layers, minutes of training and one seed:
 change the seed or the steps and the numbers move (in the quick preset ALiBi usually has not learned the task at
