@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import plotly.graph_objects as go
 
-from .theme import CATEGORICAL, CYCLIC, DIVERGING, SEQUENTIAL, template_name  # noqa: F401 (CYCLIC for pages)
+from .theme import CATEGORICAL, CYCLIC, DIVERGING, SEQUENTIAL, series_style, template_name  # noqa: F401 (CYCLIC)
 
 MAX_HEATMAP_ROWS = 480  # about the plot's height in pixels
 MAX_HEATMAP_COLS = 960  # about the plot's width in pixels
@@ -50,12 +50,63 @@ def stride_for(n: int, cap: int) -> int:
     return max(1, -(-n // cap))  # ceil(n / cap)
 
 
+def ordinal(n: int) -> str:
+    """1st, 2nd, 3rd, 4th, 11th, 12th, 13th, 21st, ..."""
+    n = int(n)
+    suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
+    return f"{n}{suffix}"
+
+
+def block_mean(a: np.ndarray, sr: int, sc: int) -> np.ndarray:
+    """Shrink the last two axes by averaging sr x sc blocks (NaN cells ignored; an all-NaN block stays NaN).
+
+    Keeping every k-th cell of a fast wave aliases it into slow stripes (moire) that are not in the data;
+    the block mean shows what a cell of that size really holds. Output shape (..., ceil(R/sr), ceil(C/sc)).
+    """
+    a = np.asarray(a, dtype=np.float64)
+    if sr == 1 and sc == 1:
+        return a
+    *lead, rows, cols = a.shape
+    pr, pc_ = -rows % sr, -cols % sc
+    padded_ = np.pad(a, [(0, 0)] * len(lead) + [(0, pr), (0, pc_)], constant_values=np.nan)
+    blocks = padded_.reshape(*lead, (rows + pr) // sr, sr, (cols + pc_) // sc, sc)
+    finite = np.isfinite(blocks)
+    counts = finite.sum(axis=(-3, -1))
+    sums = np.where(finite, blocks, 0.0).sum(axis=(-3, -1))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(counts > 0, sums / np.maximum(counts, 1), np.nan)
+
+
 def _f32(a) -> np.ndarray:
     return np.ascontiguousarray(np.asarray(a, dtype=np.float32))
 
 
 def _axis_values(values, n):
     return np.arange(n) if values is None else np.asarray(values)
+
+
+def series_styles(labels: Sequence[str], colours: Mapping[str, int] | None = None,
+                  dashed: Sequence[str] = ()) -> dict[str, tuple[str, str, float]]:
+    """(colour, dash, width) of each series: a label that names a registered thing (theme.SERIES_STYLES: an
+    encoding, an extension method, a reference curve) gets its registered style, in every figure; the others
+    take the page's palette index from ``colours`` or the next palette colour no registered series uses here.
+    A label in ``dashed`` is drawn dashed."""
+    registered = {label: series_style(label) for label in labels}
+    taken = {style.colour.lower() for style in registered.values() if style is not None}
+    free = iter([c for c in CATEGORICAL if c.lower() not in taken] or CATEGORICAL)
+    out = {}
+    for i, label in enumerate(labels):
+        style = registered[label]
+        if style is not None:
+            colour, dash, width = style.colour, style.dash, style.width
+        elif colours and label in colours:
+            colour, dash, width = CATEGORICAL[colours[label] % len(CATEGORICAL)], "solid", 2.2
+        else:
+            colour, dash, width = next(free, CATEGORICAL[i % len(CATEGORICAL)]), "solid", 2.2
+        if label in dashed and dash == "solid":
+            dash = "dash"
+        out[label] = (colour, dash, width)
+    return out
 
 
 def _base_layout(fig: go.Figure, title: str, x_title: str, y_title: str, height: int) -> go.Figure:
@@ -75,7 +126,8 @@ def heatmap(z, *, title: str, x_title: str, y_title: str, alt: str, name: str, x
     full = np.asarray(z)
     rows, cols = full.shape
     sr, sc = stride_for(rows, MAX_HEATMAP_ROWS), stride_for(cols, MAX_HEATMAP_COLS)
-    shown = full[::sr, ::sc]
+    numeric = np.issubdtype(full.dtype, np.number) and not np.issubdtype(full.dtype, np.complexfloating)
+    shown = block_mean(full, sr, sc) if numeric else full[::sr, ::sc]  # (ceil(rows/sr), ceil(cols/sc))
     xs, ys = _axis_values(x, cols)[::sc], _axis_values(y, rows)[::sr]
     finite = shown[np.isfinite(shown)] if np.issubdtype(shown.dtype, np.floating) else shown
     if signed is None:
@@ -98,8 +150,10 @@ def heatmap(z, *, title: str, x_title: str, y_title: str, alt: str, name: str, x
                       annotation=dict(font=dict(color="#222222"), bgcolor="rgba(255,255,255,0.8)"))
     note = ""
     if sr > 1 or sc > 1:
-        note = f"Showing every {sr}th row and {sc}th column ({shown.shape[0]}x{shown.shape[1]} of {rows}x{cols}); " \
-               "the download has every value."
+        note = (f"Each cell is the mean of a block of {sr} x {sc} values ({shown.shape[0]} x {shown.shape[1]} "
+                f"cells for {rows:,} x {cols:,} values; axes label each block's first row and column), so fast "
+                "patterns finer than a cell average out instead of showing false stripes; the download has "
+                "every value.")
     return Chart(fig, alt, name, matrix=full, note=note)
 
 
@@ -123,13 +177,14 @@ def lines(x, series: Mapping[str, np.ndarray], *, title: str, x_title: str, y_ti
     x = np.asarray(x)
     step = stride_for(x.shape[0], MAX_LINE_POINTS)
     fig = go.Figure()
-    for i, (label, values) in enumerate(series.items()):
-        colour = CATEGORICAL[(colours or {}).get(label, i) % len(CATEGORICAL)]
+    styles = series_styles(list(series), colours, dashed)
+    # wide reference curves (training, no scaling) first, so a method that coincides leaves them visible
+    for label in sorted(series, key=lambda s: -styles[s][2]):
+        colour, dash, width = styles[label]
         fig.add_trace(go.Scatter(
-            x=_f32(x[::step]), y=_f32(np.asarray(values)[::step]), name=label,
-            mode="lines+markers" if markers else "lines",
-            line=dict(color=colour, width=2.2,
-                      dash="dash" if label in dashed else "solid"),
+            x=_f32(x[::step]), y=_f32(np.asarray(series[label])[::step]), name=label,
+            mode="lines+markers" if markers else "lines", line=dict(color=colour, width=width, dash=dash),
+            marker=dict(color=colour),
             hovertemplate=f"{label}<br>{x_title}: %{{x}}<br>{y_title}: %{{y:{hover_format}}}<extra></extra>"))
     if shade_x is not None:
         fig.add_vrect(x0=shade_x[0], x1=shade_x[1], fillcolor="#999999", opacity=0.12, line_width=0,
@@ -146,7 +201,8 @@ def lines(x, series: Mapping[str, np.ndarray], *, title: str, x_title: str, y_ti
     if margin is not None:
         fig.update_layout(margin=dict(margin))
     table = {x_title: x, **{k: np.asarray(v) for k, v in series.items()}}
-    note = f"Plotting every {step}th point of {x.shape[0]}; the download has all of them." if step > 1 else ""
+    note = (f"Plotting every {ordinal(step)} point of {x.shape[0]:,}; the download has all of them."
+            if step > 1 else "")
     return reference_lines(Chart(fig, alt, name, table=table, note=note), hlines=hlines, vlines=vlines)
 
 
@@ -156,8 +212,9 @@ def bars(categories, series: Mapping[str, np.ndarray], *, title: str, x_title: s
     if categories.shape[0] > MAX_BARS:
         raise ValueError(f"A bar chart shows at most {MAX_BARS} bars.")
     fig = go.Figure()
-    for i, (label, values) in enumerate(series.items()):
-        fig.add_trace(go.Bar(x=categories, y=_f32(values), name=label, marker_color=CATEGORICAL[i % 8],
+    styles = series_styles(list(series))
+    for label, values in series.items():
+        fig.add_trace(go.Bar(x=categories, y=_f32(values), name=label, marker_color=styles[label][0],
                              hovertemplate=f"{label}<br>{x_title}: %{{x}}<br>{y_title}: %{{y:{hover_format}}}"
                                            "<extra></extra>"))
     _base_layout(fig, title, x_title, y_title, height)
@@ -230,7 +287,7 @@ def small_multiples(grids: Sequence[np.ndarray], titles: Sequence[str], *, title
     if max_side is not None:
         cap = max(8, min(cap, int(max_side)))
     step = stride_for(max(stack.shape[1:]), cap)
-    shown = stack[:, ::step, ::step]
+    shown = block_mean(stack, step, step)  # (panels, ceil(rows/step), ceil(cols/step))
     finite = shown[np.isfinite(shown)]
     if signed is None:
         signed = bool(finite.size and finite.min() < 0 < finite.max())
@@ -252,18 +309,27 @@ def small_multiples(grids: Sequence[np.ndarray], titles: Sequence[str], *, title
         axes[f"yaxis{suffix}"] = dict(domain=[max(0.0, top - height), min(1.0, top)], anchor=f"x{suffix}")
         annotations.append(dict(text=titles[i], x=x0 + width / 2, y=top, xref="paper", yref="paper",
                                 xanchor="center", yanchor="bottom", showarrow=False))
-        traces.append(go.Heatmap(z=_f32(shown[i]), coloraxis="coloraxis", xaxis=f"x{suffix}", yaxis=f"y{suffix}",
+        # every panel gets its axis title and a few ticks in data units (block starts when decimated),
+        # so a small multiple reads on its own; titles only along the bottom row and the left column
+        axes[f"xaxis{suffix}"].update(title=dict(text=x_title if r == nrows - 1 or i + cols >= n else "",
+                                                 standoff=2), nticks=5, tickfont=dict(size=10))
+        axes[f"yaxis{suffix}"].update(title=dict(text=y_title if c == 0 else "", standoff=2), nticks=5,
+                                      tickfont=dict(size=10))
+        traces.append(go.Heatmap(z=_f32(shown[i]), x=np.arange(shown.shape[2]) * step,
+                                 y=np.arange(shown.shape[1]) * step,
+                                 coloraxis="coloraxis", xaxis=f"x{suffix}", yaxis=f"y{suffix}",
                                  hovertemplate=f"{titles[i]}<br>{y_title}: %{{y}}<br>{x_title}: %{{x}}<br>"
                                                f"{value_name}: %{{z:{hover_format}}}<extra></extra>"))
     fig = go.Figure(data=traces, layout=dict(**axes, annotations=annotations))
     fig.update_layout(template=template_name(), title=title, height=int(nrows * cell_px + 90),
                       coloraxis=dict(colorscale=DIVERGING if signed else SEQUENTIAL, cmin=zmin, cmax=zmax,
                                      colorbar=dict(title=dict(text=value_name, side="right"))))
-    fig.update_yaxes(autorange="reversed", showticklabels=False)
-    fig.update_xaxes(showticklabels=False)
+    fig.update_yaxes(autorange="reversed")
+    fig.update_layout(margin=dict(l=56, b=44))
     if margin is not None:
         fig.update_layout(margin=dict(margin))
-    note = f"Each panel shows every {step}th row and column." if step > 1 else ""
+    note = (f"Each panel cell is the mean of a {step} x {step} block of values (axes label each block's first "
+            "row and column)." if step > 1 else "")
     return Chart(fig, alt, name, matrix=stack, note=note)
 
 
@@ -482,10 +548,10 @@ def mark_panels(chart: Chart, x: int, y: int, label: str) -> Chart:
     """The same labelled marker on cell (x = column, y = row) of every panel of a ``small_multiples`` chart,
     e.g. the query patch on several score maps; it follows the panels' decimation."""
     panels = [t for t in chart.figure.data if isinstance(t, go.Heatmap)]
-    step = -(-chart.matrix.shape[1] // len(panels[0].z))  # rows kept per panel -> stride used
-    for trace in panels:
-        chart.figure.add_trace(_cross(x // step, y // step, label, CATEGORICAL[1], xaxis=trace.xaxis,
-                                      yaxis=trace.yaxis))
+    step = -(-chart.matrix.shape[1] // len(panels[0].z))  # rows kept per panel -> block size used
+    for trace in panels:  # panels are drawn in data units, block starts when decimated
+        chart.figure.add_trace(_cross(x // step * step, y // step * step, label, CATEGORICAL[1],
+                                      xaxis=trace.xaxis, yaxis=trace.yaxis))
     return chart
 
 
