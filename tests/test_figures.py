@@ -121,7 +121,7 @@ def test_decimated_heatmaps_average_blocks_so_fast_waves_do_not_alias():
     assert z.shape == (480, 600)  # 2 x 2 blocks
     assert list(chart.figure.data[0].y[:3]) == [0, 2, 4]  # each block labelled by its first row
     np.testing.assert_allclose(z, 0.0, atol=1e-6)  # each block holds equal +1 and -1
-    assert "mean of a block" in chart.note and "th" not in chart.note.split("block")[0]
+    assert "mean of a block of 2 x 2" in chart.note
     blocks = figures.block_mean(np.array([[1.0, np.nan, 3.0], [np.nan, np.nan, 5.0]]), 2, 2)
     np.testing.assert_allclose(blocks, [[1.0, 4.0]])
 
