@@ -145,9 +145,11 @@ def heatmap(z, *, title: str, x_title: str, y_title: str, alt: str, name: str, x
         template=template_name(), title=dict(text=title), height=height, xaxis=dict(title=dict(text=x_title)),
         yaxis=dict(title=dict(text=y_title), autorange="reversed" if reverse_y else True)))
     for x0, x1, label in shade_cols:
-        fig.add_vrect(x0=x0, x1=x1, fillcolor="#ffffff", opacity=0.55, line=dict(color="#555555", width=1.5,
+        # a neutral grey veil: white would read as pink over a red map on a dark page; the label keeps the
+        # template's ink on a translucent grey, legible on both themes
+        fig.add_vrect(x0=x0, x1=x1, fillcolor="#808080", opacity=0.45, line=dict(color="#888888", width=1.5,
                       dash="dash"), annotation_text=label, annotation_position="top left",
-                      annotation=dict(font=dict(color="#222222"), bgcolor="rgba(255,255,255,0.8)"))
+                      annotation=dict(bgcolor="rgba(128,128,128,0.35)"))
     note = ""
     if sr > 1 or sc > 1:
         note = (f"Each cell is the mean of a block of {sr} x {sc} values ({shown.shape[0]} x {shown.shape[1]} "

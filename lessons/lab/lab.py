@@ -97,18 +97,22 @@ header(
 
 @st.fragment
 def lesson():
+    # Right after "Use quick settings" the three widgets take their values from session state; giving them a
+    # default as well would make Streamlit log a warning with a stack trace, so that one run passes none.
+    defaults = dict.fromkeys(("preset", "T", "steps")) if st.session_state.pop("lab_quick_set", False) \
+        else {key: SHIPPED[key] for key in ("preset", "T", "steps")}
     c1, c2, c3, c4 = st.columns([2.2, 3, 3.4, 1.6])
     with c1:
-        preset = controls.choice("Preset", "preset", ["quick", "full"], SHIPPED["preset"],
+        preset = controls.choice("Preset", "preset", ["quick", "full"], defaults["preset"],
                                  help=f"Batch size, learning rate and evaluation size. quick: batch "
                                       f"{pc.QUICK.batch}, lr {pc.QUICK.lr:g}, {pc.QUICK.eval_sequences} test "
                                       f"sequences. full: batch {pc.FULL.batch}, lr {pc.FULL.lr:g}, "
                                       f"{pc.FULL.eval_sequences} test sequences.")
     with c2:
-        train_len = controls.select_slider("Training length T", "T", LENGTHS, SHIPPED["T"],
+        train_len = controls.select_slider("Training length T", "T", LENGTHS, defaults["T"],
                                            help="Tokens per training sequence; the tests run at T, 2T, 4T, 8T.")
     with c3:
-        steps = controls.select_slider("Training steps per model", "steps", STEPS, SHIPPED["steps"],
+        steps = controls.select_slider("Training steps per model", "steps", STEPS, defaults["steps"],
                                        format_func=lambda s: f"{s:,}", help="AdamW steps for each trained model.")
     with c4:
         seed = controls.number("Seed", "seed", 0, 9999, SHIPPED["seed"], step=1,
@@ -159,7 +163,7 @@ def _request_run():
 
 
 def _use_quick():
-    st.session_state.update(preset="quick", T=pc.QUICK.train_len, steps=pc.QUICK.steps)
+    st.session_state.update(preset="quick", T=pc.QUICK.train_len, steps=pc.QUICK.steps, lab_quick_set=True)
 
 
 def lesson_body(result: dict):
