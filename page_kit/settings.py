@@ -60,9 +60,50 @@ def sidebar() -> None:
                   help="Larger fonts and less chrome, for a projector.")
         st.segmented_control("Figure export format", ["png", "svg"], key="export", default="png",
                              help="Format of the camera button in each figure's toolbar.")
+        theme_switch()
     st.html(GLOBAL_CSS)
     if presentation():
         st.html(PRESENTATION_CSS)
+
+
+# Streamlit's frontend keeps the reader's theme choice in localStorage under a key made of the page path
+# (stActiveTheme-<path>-v2, value "Light" / "Dark" / "System"); its own settings menu writes the same key.
+# The switch writes it for every page of the app, so the choice holds wherever the reader reloads, and
+# reloads once to apply it.
+_THEME_SCRIPT = """
+<script>
+(() => {
+  const parts = window.location.pathname.split("/"); parts.pop();
+  const base = parts.join("/");
+  for (const path of %(paths)s) {
+    window.localStorage.setItem(`stActiveTheme-${base}/${path}-v2`, JSON.stringify(%(choice)s));
+  }
+  window.location.reload();
+})();
+</script>
+"""
+THEMES = {"Light": ":material/light_mode:", "Dark": ":material/dark_mode:"}
+
+
+def _theme_changed() -> None:
+    st.session_state["theme_apply"] = st.session_state.get("theme_choice")
+
+
+def theme_switch() -> None:
+    """Light / dark switch in the sidebar (Streamlit's settings menu is hidden in the minimal toolbar)."""
+    import json
+
+    from .registry import all_pages
+
+    current = "Dark" if dark() else "Light"
+    st.segmented_control("Theme", list(THEMES), key="theme_choice", default=current, on_change=_theme_changed,
+                         format_func=lambda name: f"{THEMES[name]} {name}",
+                         help="Colours of the whole app and its figures; kept in this browser.")
+    choice = st.session_state.pop("theme_apply", None)
+    if choice in THEMES and choice != current:
+        paths = [""] + [page.url_path for page in all_pages()]
+        st.html(_THEME_SCRIPT % {"paths": json.dumps(paths), "choice": json.dumps(choice)},
+                unsafe_allow_javascript=True)
 
 
 def neighbours(groups, current_url: str) -> dict:
