@@ -109,6 +109,17 @@ def series_styles(labels: Sequence[str], colours: Mapping[str, int] | None = Non
     return out
 
 
+def _decade_ticks(values) -> dict:
+    """Axis settings for a log axis over ``values``: one labelled tick per power of ten when the data span two
+    decades or more. Plotly's default then adds tiny '2' and '5' labels between the powers, which crowd the
+    axis and its title; over a shorter span the default ticks are kept, since one per decade would leave none."""
+    data = np.asarray(values, dtype=np.float64)
+    data = data[np.isfinite(data) & (data > 0)]
+    if data.size and np.log10(data.max() / data.min()) >= 2:
+        return dict(dtick=1, exponentformat="power" if data.max() >= 1e6 or data.min() < 1e-3 else "none")
+    return {}
+
+
 def _base_layout(fig: go.Figure, title: str, x_title: str, y_title: str, height: int) -> go.Figure:
     fig.update_layout(template=template_name(), title=title, height=height,
                       xaxis_title=x_title, yaxis_title=y_title)
@@ -192,8 +203,10 @@ def lines(x, series: Mapping[str, np.ndarray], *, title: str, x_title: str, y_ti
         fig.add_vrect(x0=shade_x[0], x1=shade_x[1], fillcolor="#999999", opacity=0.12, line_width=0,
                       annotation_text=shade_x[2], annotation_position="top left")
     _base_layout(fig, title, x_title, y_title, height)
-    fig.update_xaxes(type="log" if log_x else "linear")
-    fig.update_yaxes(type="log" if log_y else "linear")
+    fig.update_xaxes(type="log" if log_x else "linear", **(_decade_ticks(x) if log_x else {}))
+    fig.update_yaxes(type="log" if log_y else "linear",
+                     **(_decade_ticks(np.concatenate([np.ravel(np.asarray(v, dtype=np.float64))
+                                                      for v in series.values()] or [[]])) if log_y else {}))
     if x_ticks is not None:
         fig.update_xaxes(tickvals=list(x_ticks), ticktext=[f"{v:g}" for v in x_ticks])
     if y_range is not None:
@@ -221,7 +234,9 @@ def bars(categories, series: Mapping[str, np.ndarray], *, title: str, x_title: s
                                            "<extra></extra>"))
     _base_layout(fig, title, x_title, y_title, height)
     fig.update_layout(barmode="group", bargap=0.15)
-    fig.update_yaxes(type="log" if log_y else "linear")
+    fig.update_yaxes(type="log" if log_y else "linear",
+                     **(_decade_ticks(np.concatenate([np.ravel(np.asarray(v, dtype=np.float64))
+                                                      for v in series.values()])) if log_y else {}))
     return Chart(fig, alt, name, table={x_title: categories, **{k: np.asarray(v) for k, v in series.items()}})
 
 
@@ -372,7 +387,10 @@ def roomy(chart: Chart) -> Chart:
     """Room for log-axis tick labels and a legend below the plot, so long legends never cover the title."""
     chart.figure.update_xaxes(automargin=True)
     chart.figure.update_yaxes(automargin=True)
-    chart.figure.update_layout(legend=dict(orientation="h", yanchor="top", y=-0.2, x=0),
+    # the legend sits at the bottom of the figure (container coordinates), and plotly grows the bottom margin
+    # to fit it, so however many rows it wraps into it stays below the x-axis title
+    chart.figure.update_layout(legend=dict(orientation="h", yref="container", yanchor="bottom", y=0, x=0,
+                                           xref="container"),
                                height=max(chart.figure.layout.height or 380, 440), margin=dict(b=20))
     return chart
 
@@ -392,14 +410,18 @@ def reference_lines(chart: Chart, *, hlines: Sequence[tuple[float, str]] = (),
     """
     layout = chart.figure.layout
     log_x, log_y = layout.xaxis.type == "log", layout.yaxis.type == "log"
+    # Labels sit inside the plot area on a translucent grey chip (legible on both themes): above the plot
+    # is the legend row, where a label would collide with it.
+    chip = dict(showarrow=False, bgcolor="rgba(128,128,128,0.16)", borderpad=2)
     for value, label in hlines:
         chart.figure.add_hline(y=value, line=dict(color="#888888", dash="dot", width=1.2))
-        chart.figure.add_annotation(x=1, xref="paper", xanchor="right", yanchor="bottom", showarrow=False,
+        chart.figure.add_annotation(x=1, xref="paper", xanchor="right", yanchor="bottom", **chip,
                                     y=float(np.log10(value)) if log_y else value, text=label)
-    for value, label in vlines:
+    for i, (value, label) in enumerate(vlines):
         chart.figure.add_vline(x=value, line=dict(color="#888888", dash="dot", width=1.5))
-        chart.figure.add_annotation(y=1, yref="paper", yanchor="bottom", xanchor="left", showarrow=False,
-                                    x=float(np.log10(value)) if log_x else value, text=label)
+        # staggered downwards, so labels of nearby lines (L and L') do not sit on each other
+        chart.figure.add_annotation(y=1, yref="paper", yanchor="top", xanchor="left", xshift=3, yshift=-22 * i,
+                                    x=float(np.log10(value)) if log_x else value, text=label, **chip)
     return chart
 
 @dataclass(frozen=True)

@@ -393,7 +393,8 @@ def rope_decay_curves(head_dim, max_distance, base=10000.0, *, log_distance=Fals
            "random": scores["random"] / scores["random_at_zero"],
            "identical": scores["identical"] / scores["identical_at_zero"],
            "bound_at_zero": float(bound[0]), "random_at_zero": scores["random_at_zero"],
-           "identical_at_zero": scores["identical_at_zero"]}
+           "identical_at_zero": scores["identical_at_zero"],
+           "partial_sums_at_zero": float(bound[0]) * (d // 2)}  # sum_j |S_j(0)| = sum_j j
     for name in ("identical", "random"):
         ceiling = scores[f"{name}_bound_factor"] * partial_sums  # (N,)
         out[f"{name}_score"], out[f"{name}_bound"] = scores[name], ceiling

@@ -93,9 +93,9 @@ def lesson():
                     alt="Log-scale lines in the score's own units: each dashed bound stays above its solid "
                         "measured score; the q = k score falls with distance, the random one stays flat."))
                 formula(r"\Big|\sum_{j=0}^{d/2-1} h_j\,e^{\mathrm{i} r\theta_j}\Big| \le \big(\max_j |h_{j+1}-h_j|\big)"
-                        r"\sum_{j=1}^{d/2} |S_j|,\quad S_j = \sum_{k<j} e^{\mathrm{i} r\theta_k},\quad h_j = q_j\bar k_j,"
-                        r"\ h_{d/2} = 0;\qquad \textstyle\sum_j |S_j| = $s0 \text{ at } r = 0",
-                        s0=curves["bound_at_zero"] * (dim // 2))
+                        r"\sum_{j=1}^{d/2} |S_j|,\quad S_j = \sum_{k<j} e^{\mathrm{i} r\theta_k},"
+                        r"\quad h_j = q_j\bar k_j,\ h_{d/2} = 0;\qquad \textstyle\sum_j |S_j| = $s0 \text{ at } r = 0",
+                        s0=curves["partial_sums_at_zero"])
                 st.caption(f"Averages over 2,048 seeded standard-normal vectors. At distance 0 the mean |q·k| is "
                            f"{curves['identical_at_zero']:.1f} for q = k (that is |q|² ≈ d) and "
                            f"{curves['random_at_zero']:.1f} for independent q, k; the content factor "
