@@ -129,10 +129,13 @@ def _base_layout(fig: go.Figure, title: str, x_title: str, y_title: str, height:
 def heatmap(z, *, title: str, x_title: str, y_title: str, alt: str, name: str, x=None, y=None,
             value_name: str = "value", signed: bool | None = None, zrange: tuple[float, float] | None = None,
             hover_format: str = ".4f", height: int = 420, colorscale=None, reverse_y: bool = True,
-            shade_cols: Sequence[tuple[float, float, str]] = ()) -> Chart:
+            shade_cols: Sequence[tuple[float, float, str]] = (), robust: float | None = None) -> Chart:
     """A matrix as a heatmap; signed data gets the diverging map centred at zero.
 
     ``shade_cols`` marks column ranges (x0, x1, label) in x-axis units, e.g. dimensions a layer leaves alone.
+    ``robust`` (a percentile such as 99) sets the colour range from that percentile of |value| instead of
+    the extreme values, so a few outliers cannot wash the rest out; the caption says how many values lie
+    beyond it (they show in the end colours, and the hover and downloads keep their true values).
     """
     full = np.asarray(z)
     rows, cols = full.shape
@@ -146,6 +149,19 @@ def heatmap(z, *, title: str, x_title: str, y_title: str, alt: str, name: str, x
     trace = dict(z=_f32(shown), x=xs, y=ys, colorscale=colorscale or (DIVERGING if signed else SEQUENTIAL),
                  hovertemplate=f"{y_title}: %{{y}}<br>{x_title}: %{{x}}<br>{value_name}: %{{z:{hover_format}}}"
                                "<extra></extra>", colorbar=dict(title=dict(text=value_name, side="right")))
+    clipped_note = ""
+    if robust is not None and zrange is None and finite.size:
+        values = np.asarray(full, dtype=np.float64)
+        values = values[np.isfinite(values)]
+        if signed:
+            bound = float(np.percentile(np.abs(values), robust)) or 1.0
+            zrange, beyond = (-bound, bound), int(np.sum(np.abs(values) > bound))
+        else:
+            low, high = (float(v) for v in np.percentile(values, [100 - robust, robust]))
+            zrange, beyond = (low, high if high > low else low + 1.0), int(np.sum((values < low) | (values > high)))
+        clipped_note = (f"Colour range {zrange[0]:.3g} to {zrange[1]:.3g}: the {robust:g}th percentile of the "
+                        f"values, so that {beyond:,} outlying values of {values.size:,} do not wash out the rest; "
+                        "they show in the end colours.")
     if signed and zrange is None and finite.size:
         bound = float(np.abs(finite).max()) or 1.0
         trace.update(zmin=-bound, zmax=bound)
@@ -167,6 +183,7 @@ def heatmap(z, *, title: str, x_title: str, y_title: str, alt: str, name: str, x
                 f"cells for {rows:,} x {cols:,} values; axes label each block's first row and column), so fast "
                 "patterns finer than a cell average out instead of showing false stripes; the download has "
                 "every value.")
+    note = " ".join(part for part in (note, clipped_note) if part)
     return Chart(fig, alt, name, matrix=full, note=note)
 
 
@@ -290,7 +307,7 @@ def small_multiples(grids: Sequence[np.ndarray], titles: Sequence[str], *, title
                     cols: int = 4, signed: bool | None = None, value_name: str = "value",
                     x_title: str = "key", y_title: str = "query", cell_px: int = 190,
                     hover_format: str = ".3f", max_side: int | None = None,
-                    margin: Mapping[str, int] | None = None) -> Chart:
+                    margin: Mapping[str, int] | None = None, zrange: tuple[float, float] | None = None) -> Chart:
     """A grid of small heatmaps sharing one colour scale (so panels compare honestly).
 
     ``max_side`` lowers the per-panel cap on rows/columns shown (default: the screen width / cols), for many
@@ -308,7 +325,9 @@ def small_multiples(grids: Sequence[np.ndarray], titles: Sequence[str], *, title
     finite = shown[np.isfinite(shown)]
     if signed is None:
         signed = bool(finite.size and finite.min() < 0 < finite.max())
-    if signed and finite.size:
+    if zrange is not None:  # shared with other figures of the same quantity
+        zmin, zmax = float(zrange[0]), float(zrange[1])
+    elif signed and finite.size:
         bound = float(np.abs(finite).max()) or 1.0
         zmin, zmax = -bound, bound
     else:

@@ -116,7 +116,7 @@ def lesson():
             with tab_similarity:
                 sim, deviation = similarity(n, dim, float(base), layout)
                 show(figures.heatmap(sim, title="PE(i) · PE(j)", x_title="position j", y_title="position i",
-                                     value_name="dot product", name="sinusoidal_similarity",
+                                     value_name="dot product", name="sinusoidal_similarity", signed=True,
                                      alt="Heatmap of dot products between encodings: constant along every diagonal."))
                 formula(r"PE(i)\cdot PE(j) = \sum_{k=0}^{d/2-1}\cos\big((i-j)\,\omega_k\big)"
                         r"\qquad \max_{\text{diagonals}}\,(\max-\min) = $dev", dev=deviation)
