@@ -89,23 +89,22 @@ def series_styles(labels: Sequence[str], colours: Mapping[str, int] | None = Non
                   dashed: Sequence[str] = ()) -> dict[str, tuple[str, str, float]]:
     """(colour, dash, width) of each series: a label that names a registered thing (theme.SERIES_STYLES: an
     encoding, an extension method, a reference curve) gets its registered style, in every figure; the others
-    take the page's palette index from ``colours`` or the next palette colour no registered series uses here.
-    A label in ``dashed`` is drawn dashed."""
+    take the page's palette index from ``colours`` or the next palette colour no registered series uses here,
+    and are drawn dashed when listed in ``dashed``."""
     registered = {label: series_style(label) for label in labels}
     taken = {style.colour.lower() for style in registered.values() if style is not None}
     free = iter([c for c in CATEGORICAL if c.lower() not in taken] or CATEGORICAL)
     out = {}
     for i, label in enumerate(labels):
         style = registered[label]
-        if style is not None:
-            colour, dash, width = style.colour, style.dash, style.width
-        elif colours and label in colours:
-            colour, dash, width = CATEGORICAL[colours[label] % len(CATEGORICAL)], "solid", 2.2
+        if style is not None:  # the registry decides, whatever the page asked for
+            out[label] = (style.colour, style.dash, style.width)
+            continue
+        if colours and label in colours:
+            colour = CATEGORICAL[colours[label] % len(CATEGORICAL)]
         else:
-            colour, dash, width = next(free, CATEGORICAL[i % len(CATEGORICAL)]), "solid", 2.2
-        if label in dashed and dash == "solid":
-            dash = "dash"
-        out[label] = (colour, dash, width)
+            colour = next(free, CATEGORICAL[i % len(CATEGORICAL)])
+        out[label] = (colour, "dash" if label in dashed else "solid", 2.2)
     return out
 
 
