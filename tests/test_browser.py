@@ -132,11 +132,13 @@ def test_presentation_mode_offers_navigation_and_a_way_out(browser_page):
     for index in (0, 4, len(pages) - 1):  # first, middle, last: every page shows the bar and an exit
         page.goto(f"{url}/{pages[index].url_path}?present=true", wait_until="domcontentloaded")
         wait_until_idle(page)
-        bar = page.locator(".st-key-present_bar")
-        assert bar.is_visible(), pages[index].url_path
+        bar = page.locator(".st-key-present_bar", has_text=f"{index + 1} / {len(pages)}")
+        bar.wait_for(state="visible", timeout=30000)
+        wait_until_idle(page)  # a first visit can run the script twice; let the second finish
+        assert bar.count() == 1, pages[index].url_path
         assert bar.get_by_role("button", name=re.compile("Exit")).is_visible()
-        assert f"{index + 1} / {len(pages)}" in bar.inner_text()
-        assert bar.locator("button").count() == 5  # previous section, previous, next, next section, exit
+        # previous section, previous, next, next section, exit (disabled at either end, never missing)
+        assert bar.locator("[data-testid=stButton]").count() == 5
     page.goto(f"{url}/{pages[4].url_path}?present=true", wait_until="domcontentloaded")
     wait_until_idle(page)
     page.keyboard.press("PageDown")
