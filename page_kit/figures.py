@@ -346,10 +346,11 @@ def small_multiples(grids: Sequence[np.ndarray], titles: Sequence[str], *, title
                                 xanchor="center", yanchor="bottom", showarrow=False))
         # every panel gets its axis title and a few ticks in data units (block starts when decimated),
         # so a small multiple reads on its own; titles only along the bottom row and the left column
-        axes[f"xaxis{suffix}"].update(title=dict(text=x_title if r == nrows - 1 or i + cols >= n else "",
-                                                 standoff=2), nticks=5, tickfont=dict(size=10))
+        bottom = i + cols >= n  # nothing below this panel: its x labels cannot meet a panel title
+        axes[f"xaxis{suffix}"].update(title=dict(text=x_title if bottom else "", standoff=2), nticks=5,
+                                      tickfont=dict(size=10), showticklabels=bottom)
         axes[f"yaxis{suffix}"].update(title=dict(text=y_title if c == 0 else "", standoff=2), nticks=5,
-                                      tickfont=dict(size=10))
+                                      tickfont=dict(size=10), showticklabels=c == 0)
         traces.append(go.Heatmap(z=_f32(shown[i]), x=np.arange(shown.shape[2]) * step,
                                  y=np.arange(shown.shape[1]) * step,
                                  coloraxis="coloraxis", xaxis=f"x{suffix}", yaxis=f"y{suffix}",

@@ -1,7 +1,8 @@
 // Read by tests/test_browser.py: what every visible Plotly figure of the page looks like once rendered.
 // fonts: figures whose text did not resolve to the page's own, loaded "Source Sans" (a fallback);
 // overlaps: a legend or annotation box that intersects the title, an axis title, the colour-bar title,
-// the legend or another annotation; series: [name, colour, dash] of every named line.
+// the legend or another annotation, and a tick label on an axis title, the legend or an annotation;
+// series: [name, colour, dash] of every named line.
 () => {
   const out = {fonts: [], overlaps: [], figures: 0, series: []};
   const box = (el) => {
@@ -42,6 +43,16 @@
     }
     const colourbar = plot.querySelector('.cbtitle text');
     if (colourbar && colourbar.textContent) items.push(['colour-bar title', box(colourbar)]);
+    // tick labels may touch each other (plotly thins them), but not an axis title, the legend or a label
+    const ticks = [...plot.querySelectorAll('.xtick text, .ytick text, [class*="tick"] > text')]
+      .filter((t) => t.textContent.trim() && box(t).w > 0);
+    for (const t of ticks) {
+      for (const [n, b] of items) {
+        if (n !== 'title' && n !== 'colour-bar title' && hit(box(t), b)) {
+          out.overlaps.push(`${name}: tick label "${t.textContent}" overlaps ${n}`);
+        }
+      }
+    }
     for (let i = 0; i < items.length; i++) {
       for (let j = i + 1; j < items.length; j++) {
         const [na, a] = items[i], [nb, b] = items[j];
