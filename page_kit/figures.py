@@ -110,13 +110,13 @@ def series_styles(labels: Sequence[str], colours: Mapping[str, int] | None = Non
 
 def _decade_ticks(values) -> dict:
     """Axis settings for a log axis over ``values``: one labelled tick per power of ten when the data span two
-    decades or more. Plotly's default then adds tiny '2' and '5' labels between the powers, which crowd the
-    axis and its title; over a shorter span the default ticks are kept, since one per decade would leave none."""
+    decades or more (plotly's default adds small '2' and '5' labels between them, which crowd the axis and its
+    title); over a shorter span labels at 1, 2 and 5 of each decade, since one per decade could leave none."""
     data = np.asarray(values, dtype=np.float64)
     data = data[np.isfinite(data) & (data > 0)]
     if data.size and np.log10(data.max() / data.min()) >= 2:
         return dict(dtick=1, exponentformat="power" if data.max() >= 1e6 or data.min() < 1e-3 else "none")
-    return {}
+    return dict(dtick="D2") if data.size else {}  # within a decade or two: 2 and 5 between powers, not 2..9
 
 
 def _base_layout(fig: go.Figure, title: str, x_title: str, y_title: str, height: int) -> go.Figure:
@@ -208,10 +208,14 @@ def lines(x, series: Mapping[str, np.ndarray], *, title: str, x_title: str, y_ti
     fig = go.Figure()
     styles = series_styles(list(series), colours, dashed)
     # wide reference curves (training, no scaling) first, so a method that coincides leaves them visible
-    for label in sorted(series, key=lambda s: -styles[s][2]):
+    # drawn in layers: wide reference curves, then solid lines, then dashed ones on top, so where curves
+    # coincide the dashes let the line beneath show; the legend keeps the page's order (legendrank)
+    order = {label: i for i, label in enumerate(series)}
+    layer = {label: 0 if styles[label][2] >= 3 else 1 if styles[label][1] == "solid" else 2 for label in series}
+    for label in sorted(series, key=layer.get):
         colour, dash, width = styles[label]
         fig.add_trace(go.Scatter(
-            x=_f32(x[::step]), y=_f32(np.asarray(series[label])[::step]), name=label,
+            x=_f32(x[::step]), y=_f32(np.asarray(series[label])[::step]), name=label, legendrank=1000 + order[label],
             mode="lines+markers" if markers else "lines", line=dict(color=colour, width=width, dash=dash),
             marker=dict(color=colour),
             hovertemplate=f"{label}<br>{x_title}: %{{x}}<br>{y_title}: %{{y:{hover_format}}}<extra></extra>"))

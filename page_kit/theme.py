@@ -49,15 +49,16 @@ class SeriesStyle:
 # One registry for every figure: a series whose label names one of these things gets its colour and dash,
 # whichever page draws it (and pages added later get them too). The first matching entry wins, so the more
 # specific patterns come first ("dynamic ntk" before "ntk", "rope + yarn" matches YaRN, not RoPE).
-# Okabe & Ito's colours for the encodings; extension methods take colours and dashes that stay apart from
-# them, so the Lab's nine models are nine distinct (colour, dash) pairs. Reference curves are grey and wide,
+# Okabe & Ito's colours for the encodings, solid; context-extension methods are never solid (each has its
+# own dash) and take colours that stay apart from the encodings', so the Lab's nine models are nine distinct
+# looks and "RoPE + a rule" reads as a variant of RoPE. Reference curves are grey and wide,
 # drawn first, so a method that coincides with them leaves a visible halo.
 SERIES_STYLES: tuple[SeriesStyle, ...] = (
     SeriesStyle(r"dynamic ntk", "#66A61E", "dot"),
-    SeriesStyle(r"\bntk", "#A6761D", "dash"),
-    SeriesStyle(r"\byarn\b", "#7570B3", "solid", 2.6),
-    SeriesStyle(r"llama ?3", "#E7298A", "dashdot"),
-    SeriesStyle(r"longrope", "#B15928", "longdash"),
+    SeriesStyle(r"\bntk", "#A6761D", "longdash"),
+    SeriesStyle(r"\byarn\b", "#7570B3", "dashdot", 2.6),
+    SeriesStyle(r"llama ?3", "#E7298A", "longdashdot"),
+    SeriesStyle(r"longrope", "#B15928", "6px,3px,2px,3px,2px,3px"),
     SeriesStyle(r"position interpolation|\bpi\b", "#56B4E9", "dash"),
     SeriesStyle(r"\bnope\b|^none\b|no positional encoding", "#7F7F7F", "dot"),
     SeriesStyle(r"\balibi\b", "#009E73"),
@@ -66,7 +67,7 @@ SERIES_STYLES: tuple[SeriesStyle, ...] = (
     SeriesStyle(r"sinusoidal", "#E69F00"),
     SeriesStyle(r"^learned absolute|^learned\b(?! scalar)", "#CC79A7"),
     SeriesStyle(r"^rope\b(?! \+)|^rope:|^rope \(", "#0072B2"),
-    SeriesStyle(r"^no scaling|^unscaled", "#9A9A9A", "dash", 3.4),
+    SeriesStyle(r"no scaling|^unscaled", "#9A9A9A", "dash", 3.4),
     SeriesStyle(r"^training\b", "#9A9A9A", "dot", 3.4),
     SeriesStyle(r"^target$", "#9A9A9A", "dash", 3.0),
 )

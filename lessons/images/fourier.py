@@ -7,7 +7,7 @@ from page_kit import controls, figures, formula, guard, header, notice, sections
 SIGMAS_1D = [1, 2, 5, 10, 20, 50, 100]
 SIGMAS_2D = [0.5, 1, 2, 4, 8, 16, 32]
 LABELS = {"raw": "raw coordinates", "nerf": "NeRF encoding", "gaussian": "Fourier features"}
-# one colour per input in every chart of a tab; the target is black (the last Okabe-Ito colour)
+# one colour per input in every chart of a tab; the target takes the kit's reference style (wide grey dashes)
 COLOURS = {"target": 7, "raw coordinates": 0, "NeRF encoding": 1, "Fourier features": 2}
 DASHED = ["Fourier features"]  # drawn last and dashed, so the NeRF fit under it stays visible where they agree
 
