@@ -57,6 +57,22 @@ def ordinal(n: int) -> str:
     return f"{n}{suffix}"
 
 
+def wrap_label(text: str, width: int) -> str:
+    """Break a label into lines of at most ``width`` characters (plotly's <br>), at its " · " separators when
+    it has them, else at spaces, so that panel titles of narrow small multiples stack instead of running into
+    their neighbours. A single part longer than ``width`` stays whole."""
+    text = str(text)
+    sep = " · " if " · " in text else " "
+    lines, line = [], ""
+    for part in text.split(sep):
+        if line and len(line) + len(sep) + len(part) > width:
+            lines.append(line)
+            line = part
+        else:
+            line = f"{line}{sep}{part}" if line else part
+    return "<br>".join([*lines, line])
+
+
 def block_mean(a: np.ndarray, sr: int, sc: int) -> np.ndarray:
     """Shrink the last two axes by averaging sr x sc blocks (NaN cells ignored; an all-NaN block stays NaN).
 
@@ -346,7 +362,8 @@ def small_multiples(grids: Sequence[np.ndarray], titles: Sequence[str], *, title
         suffix = "" if i == 0 else str(i + 1)
         axes[f"xaxis{suffix}"] = dict(domain=[max(0.0, x0), min(1.0, x0 + width)], anchor=f"y{suffix}")
         axes[f"yaxis{suffix}"] = dict(domain=[max(0.0, top - height), min(1.0, top)], anchor=f"x{suffix}")
-        annotations.append(dict(text=titles[i], x=x0 + width / 2, y=top, xref="paper", yref="paper",
+        annotations.append(dict(text=wrap_label(titles[i], 90 // cols), x=x0 + width / 2, y=top, xref="paper",
+                                yref="paper",
                                 xanchor="center", yanchor="bottom", showarrow=False))
         # every panel gets its axis title and a few ticks in data units (block starts when decimated),
         # so a small multiple reads on its own; titles only along the bottom row and the left column

@@ -34,6 +34,7 @@ GLOBAL_CSS = """
 @media (max-width: 640px) {
   .js-plotly-plot .gtitle { font-size: 12px !important; }
   .js-plotly-plot .legendtext { font-size: 11px !important; }
+  .js-plotly-plot .annotation-text { font-size: 10px !important; }
 }
 </style>
 """

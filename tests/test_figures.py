@@ -143,3 +143,9 @@ def test_named_series_keep_one_colour_and_dash_in_every_figure():
             assert (trace.line.color, trace.line.dash) == (style.colour, style.dash)
     assert figures.series_style("RoPE + YaRN") == figures.series_style("YaRN")
     assert figures.series_style("mean |q·k|, q = k") is None
+
+
+def test_panel_titles_wrap_at_their_separators():
+    assert figures.wrap_label("sinusoidal · L2 H4 · 0.95 at -k", 30) == "sinusoidal · L2 H4<br>0.95 at -k"
+    assert figures.wrap_label("head 5: m = 0.03125", 22) == "head 5: m = 0.03125"
+    assert figures.wrap_label("one two three four", 9) == "one two<br>three<br>four"
