@@ -158,11 +158,14 @@ def heatmap(z, *, title: str, x_title: str, y_title: str, alt: str, name: str, x
     numeric = np.issubdtype(full.dtype, np.number) and not np.issubdtype(full.dtype, np.complexfloating)
     shown = block_mean(full, sr, sc) if numeric else full[::sr, ::sc]  # (ceil(rows/sr), ceil(cols/sc))
     xs, ys = _axis_values(x, cols)[::sc], _axis_values(y, rows)[::sr]
-    finite = shown[np.isfinite(shown)] if np.issubdtype(shown.dtype, np.floating) else shown
+    # the colour range comes from every value, not the block means: averaging shrinks the extremes, and the
+    # colour bar should say what the data holds
+    finite = full[np.isfinite(full)] if np.issubdtype(full.dtype, np.floating) else np.asarray(shown)
+    hover_name = f"{value_name} (mean of {sr} x {sc})" if numeric and (sr > 1 or sc > 1) else value_name
     if signed is None:
         signed = bool(finite.size and finite.min() < 0 < finite.max())
     trace = dict(z=_f32(shown), x=xs, y=ys, colorscale=colorscale or (DIVERGING if signed else SEQUENTIAL),
-                 hovertemplate=f"{y_title}: %{{y}}<br>{x_title}: %{{x}}<br>{value_name}: %{{z:{hover_format}}}"
+                 hovertemplate=f"{y_title}: %{{y}}<br>{x_title}: %{{x}}<br>{hover_name}: %{{z:{hover_format}}}"
                                "<extra></extra>", colorbar=dict(title=dict(text=value_name, side="right")))
     clipped_note = ""
     if robust is not None and zrange is None and finite.size:
@@ -341,7 +344,7 @@ def small_multiples(grids: Sequence[np.ndarray], titles: Sequence[str], *, title
         cap = max(8, min(cap, int(max_side)))
     step = stride_for(max(stack.shape[1:]), cap)
     shown = block_mean(stack, step, step)  # (panels, ceil(rows/step), ceil(cols/step))
-    finite = shown[np.isfinite(shown)]
+    finite = stack[np.isfinite(stack)]  # colour range from every value, not the shrunken block means
     if signed is None:
         signed = bool(finite.size and finite.min() < 0 < finite.max())
     if zrange is not None:  # shared with other figures of the same quantity

@@ -149,3 +149,11 @@ def test_panel_titles_wrap_at_their_separators():
     assert figures.wrap_label("sinusoidal · L2 H4 · 0.95 at -k", 30) == "sinusoidal · L2 H4<br>0.95 at -k"
     assert figures.wrap_label("head 5: m = 0.03125", 22) == "head 5: m = 0.03125"
     assert figures.wrap_label("one two three four", 9) == "one two<br>three<br>four"
+
+
+def test_decimated_heatmaps_keep_the_colour_range_of_the_full_data():
+    wave = np.tile(np.array([[1.0], [-1.0]]), (480, 1200))  # block means are all 0, the data spans -1..1
+    chart = figures.heatmap(wave, title="t", x_title="x", y_title="y", alt="a", name="w")
+    trace = chart.figure.data[0]
+    assert (trace.zmin, trace.zmax) == (-1.0, 1.0)
+    assert "mean of 2 x 2" in trace.hovertemplate
