@@ -166,3 +166,26 @@ def test_first_visit_deep_link_opens_the_page_with_navigation(chromium_browser):
         assert page.locator("h1").first.inner_text().strip() == target.title
         assert page.get_by_text("Page not found").count() == 0
         page.close()
+
+
+def test_phone_opens_on_the_lesson_with_readable_figures(chromium_browser, browser_page):
+    """390 x 844 touch screen: no navigation drawer over the page on a first visit, no Plotly toolbar over the
+    chart titles, and titles, legends and labels that still fit without overlapping."""
+    url, _, _ = browser_page
+    context = chromium_browser.new_context(viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True)
+    page = context.new_page()
+    try:
+        for path in ("sinusoidal", "extension_compare"):
+            page.goto(f"{url}/{path}", wait_until="domcontentloaded")
+            wait_until_idle(page)
+            page.wait_for_selector("h1", timeout=30000)
+            covered = page.evaluate("""() => { const h = document.querySelector('h1').getBoundingClientRect();
+                const top = document.elementFromPoint(h.left + 20, h.top + h.height / 2);
+                return !(top && top.closest('h1')); }""")
+            assert not covered, f"{path}: something (the navigation drawer?) covers the lesson's title"
+            assert page.locator(".js-plotly-plot .modebar-container").first.is_hidden(), path
+            _check_figures(page, f"phone / {path}")
+            for title in page.locator(".js-plotly-plot .gtitle").all():
+                assert title.bounding_box()["x"] + title.bounding_box()["width"] <= 390, f"{path}: title cut off"
+    finally:
+        context.close()
