@@ -55,8 +55,8 @@ def lesson():
                 st.caption("The rows come from `posenc_core.comparison.METHODS` (data, not prose in the page); the "
                            "counts evaluate each row's formula for the sizes above. T5 keeps one bucket table "
                            "per stack, shared by its layers; Shaw et al. share their tables across heads but not "
-                           "layers. A common misconception describes ALiBi's operation as a subtraction: it "
-                           "is the addition of a negative bias.")
+                           "layers. ALiBi's penalty is subtracted in the paper's words and added as a negative "
+                           "bias in code: the same number, so both descriptions in the table hold.")
 
         if tab_curves.open:
             with tab_curves:
