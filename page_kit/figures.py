@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import plotly.graph_objects as go
 
-from .theme import CATEGORICAL, CYCLIC, DIVERGING, SEQUENTIAL, template_name  # noqa: F401 (CYCLIC for pages)
+from .theme import CATEGORICAL, CYCLIC, DIVERGING, SEQUENTIAL, series_style, template_name  # noqa: F401 (CYCLIC)
 
 MAX_HEATMAP_ROWS = 480  # about the plot's height in pixels
 MAX_HEATMAP_COLS = 960  # about the plot's width in pixels
@@ -50,12 +50,89 @@ def stride_for(n: int, cap: int) -> int:
     return max(1, -(-n // cap))  # ceil(n / cap)
 
 
+def ordinal(n: int) -> str:
+    """1st, 2nd, 3rd, 4th, 11th, 12th, 13th, 21st, ..."""
+    n = int(n)
+    suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
+    return f"{n}{suffix}"
+
+
+def wrap_label(text: str, width: int) -> str:
+    """Break a label into lines of at most ``width`` characters (plotly's <br>), at its " · " separators when
+    it has them, else at spaces, so that panel titles of narrow small multiples stack instead of running into
+    their neighbours. A single part longer than ``width`` stays whole."""
+    text = str(text)
+    sep = " · " if " · " in text else " "
+    lines, line = [], ""
+    for part in text.split(sep):
+        if line and len(line) + len(sep) + len(part) > width:
+            lines.append(line)
+            line = part
+        else:
+            line = f"{line}{sep}{part}" if line else part
+    return "<br>".join([*lines, line])
+
+
+def block_mean(a: np.ndarray, sr: int, sc: int) -> np.ndarray:
+    """Shrink the last two axes by averaging sr x sc blocks (NaN cells ignored; an all-NaN block stays NaN).
+
+    Keeping every k-th cell of a fast wave aliases it into slow stripes (moire) that are not in the data;
+    the block mean shows what a cell of that size really holds. Output shape (..., ceil(R/sr), ceil(C/sc)).
+    """
+    a = np.asarray(a, dtype=np.float64)
+    if sr == 1 and sc == 1:
+        return a
+    *lead, rows, cols = a.shape
+    pr, pc_ = -rows % sr, -cols % sc
+    padded_ = np.pad(a, [(0, 0)] * len(lead) + [(0, pr), (0, pc_)], constant_values=np.nan)
+    blocks = padded_.reshape(*lead, (rows + pr) // sr, sr, (cols + pc_) // sc, sc)
+    finite = np.isfinite(blocks)
+    counts = finite.sum(axis=(-3, -1))
+    sums = np.where(finite, blocks, 0.0).sum(axis=(-3, -1))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(counts > 0, sums / np.maximum(counts, 1), np.nan)
+
+
 def _f32(a) -> np.ndarray:
     return np.ascontiguousarray(np.asarray(a, dtype=np.float32))
 
 
 def _axis_values(values, n):
     return np.arange(n) if values is None else np.asarray(values)
+
+
+def series_styles(labels: Sequence[str], colours: Mapping[str, int] | None = None,
+                  dashed: Sequence[str] = ()) -> dict[str, tuple[str, str, float]]:
+    """(colour, dash, width) of each series: a label that names a registered thing (theme.SERIES_STYLES: an
+    encoding, an extension method, a reference curve) gets its registered style, in every figure; the others
+    take the page's palette index from ``colours`` or the next palette colour no registered series uses here,
+    and are drawn dashed when listed in ``dashed``."""
+    registered = {label: series_style(label) for label in labels}
+    taken = {style.colour.lower() for style in registered.values() if style is not None}
+    free = iter([c for c in CATEGORICAL if c.lower() not in taken] or CATEGORICAL)
+    out = {}
+    for i, label in enumerate(labels):
+        style = registered[label]
+        if style is not None:  # the registry decides, whatever the page asked for
+            out[label] = (style.colour, style.dash, style.width)
+            continue
+        if colours and label in colours:
+            colour = CATEGORICAL[colours[label] % len(CATEGORICAL)]
+        else:
+            colour = next(free, CATEGORICAL[i % len(CATEGORICAL)])
+        out[label] = (colour, "dash" if label in dashed else "solid", 2.2)
+    return out
+
+
+def _decade_ticks(values) -> dict:
+    """Axis settings for a log axis over ``values``: one labelled tick per power of ten when the data span two
+    decades or more (plotly's default adds small '2' and '5' labels between them, which crowd the axis and its
+    title); over a shorter span labels at 1, 2 and 5 of each decade, since one per decade could leave none."""
+    data = np.asarray(values, dtype=np.float64)
+    data = data[np.isfinite(data) & (data > 0)]
+    if data.size and np.log10(data.max() / data.min()) >= 2:
+        return dict(dtick=1, exponentformat="power" if data.max() >= 1e6 or data.min() < 1e-3 else "none")
+    return dict(dtick="D2") if data.size else {}  # within a decade or two: 2 and 5 between powers, not 2..9
 
 
 def _base_layout(fig: go.Figure, title: str, x_title: str, y_title: str, height: int) -> go.Figure:
@@ -67,22 +144,42 @@ def _base_layout(fig: go.Figure, title: str, x_title: str, y_title: str, height:
 def heatmap(z, *, title: str, x_title: str, y_title: str, alt: str, name: str, x=None, y=None,
             value_name: str = "value", signed: bool | None = None, zrange: tuple[float, float] | None = None,
             hover_format: str = ".4f", height: int = 420, colorscale=None, reverse_y: bool = True,
-            shade_cols: Sequence[tuple[float, float, str]] = ()) -> Chart:
+            shade_cols: Sequence[tuple[float, float, str]] = (), robust: float | None = None) -> Chart:
     """A matrix as a heatmap; signed data gets the diverging map centred at zero.
 
     ``shade_cols`` marks column ranges (x0, x1, label) in x-axis units, e.g. dimensions a layer leaves alone.
+    ``robust`` (a percentile such as 99) sets the colour range from that percentile of |value| instead of
+    the extreme values, so a few outliers cannot wash the rest out; the caption says how many values lie
+    beyond it (they show in the end colours, and the hover and downloads keep their true values).
     """
     full = np.asarray(z)
     rows, cols = full.shape
     sr, sc = stride_for(rows, MAX_HEATMAP_ROWS), stride_for(cols, MAX_HEATMAP_COLS)
-    shown = full[::sr, ::sc]
+    numeric = np.issubdtype(full.dtype, np.number) and not np.issubdtype(full.dtype, np.complexfloating)
+    shown = block_mean(full, sr, sc) if numeric else full[::sr, ::sc]  # (ceil(rows/sr), ceil(cols/sc))
     xs, ys = _axis_values(x, cols)[::sc], _axis_values(y, rows)[::sr]
-    finite = shown[np.isfinite(shown)] if np.issubdtype(shown.dtype, np.floating) else shown
+    # the colour range comes from every value, not the block means: averaging shrinks the extremes, and the
+    # colour bar should say what the data holds
+    finite = full[np.isfinite(full)] if np.issubdtype(full.dtype, np.floating) else np.asarray(shown)
+    hover_name = f"{value_name} (mean of {sr} x {sc})" if numeric and (sr > 1 or sc > 1) else value_name
     if signed is None:
         signed = bool(finite.size and finite.min() < 0 < finite.max())
     trace = dict(z=_f32(shown), x=xs, y=ys, colorscale=colorscale or (DIVERGING if signed else SEQUENTIAL),
-                 hovertemplate=f"{y_title}: %{{y}}<br>{x_title}: %{{x}}<br>{value_name}: %{{z:{hover_format}}}"
+                 hovertemplate=f"{y_title}: %{{y}}<br>{x_title}: %{{x}}<br>{hover_name}: %{{z:{hover_format}}}"
                                "<extra></extra>", colorbar=dict(title=dict(text=value_name, side="right")))
+    clipped_note = ""
+    if robust is not None and zrange is None and finite.size:
+        values = np.asarray(full, dtype=np.float64)
+        values = values[np.isfinite(values)]
+        if signed:
+            bound = float(np.percentile(np.abs(values), robust)) or 1.0
+            zrange, beyond = (-bound, bound), int(np.sum(np.abs(values) > bound))
+        else:
+            low, high = (float(v) for v in np.percentile(values, [100 - robust, robust]))
+            zrange, beyond = (low, high if high > low else low + 1.0), int(np.sum((values < low) | (values > high)))
+        clipped_note = (f"Colour range {zrange[0]:.3g} to {zrange[1]:.3g}: the {robust:g}th percentile of the "
+                        f"values, so that {beyond:,} outlying values of {values.size:,} do not wash out the rest; "
+                        "they show in the end colours.")
     if signed and zrange is None and finite.size:
         bound = float(np.abs(finite).max()) or 1.0
         trace.update(zmin=-bound, zmax=bound)
@@ -93,13 +190,18 @@ def heatmap(z, *, title: str, x_title: str, y_title: str, alt: str, name: str, x
         template=template_name(), title=dict(text=title), height=height, xaxis=dict(title=dict(text=x_title)),
         yaxis=dict(title=dict(text=y_title), autorange="reversed" if reverse_y else True)))
     for x0, x1, label in shade_cols:
-        fig.add_vrect(x0=x0, x1=x1, fillcolor="#ffffff", opacity=0.55, line=dict(color="#555555", width=1.5,
+        # a neutral grey veil: white would read as pink over a red map on a dark page; the label keeps the
+        # template's ink on a translucent grey, legible on both themes
+        fig.add_vrect(x0=x0, x1=x1, fillcolor="#808080", opacity=0.45, line=dict(color="#888888", width=1.5,
                       dash="dash"), annotation_text=label, annotation_position="top left",
-                      annotation=dict(font=dict(color="#222222"), bgcolor="rgba(255,255,255,0.8)"))
+                      annotation=dict(bgcolor="rgba(128,128,128,0.35)"))
     note = ""
     if sr > 1 or sc > 1:
-        note = f"Showing every {sr}th row and {sc}th column ({shown.shape[0]}x{shown.shape[1]} of {rows}x{cols}); " \
-               "the download has every value."
+        note = (f"Each cell is the mean of a block of {sr} x {sc} values ({shown.shape[0]} x {shown.shape[1]} "
+                f"cells for {rows:,} x {cols:,} values; axes label each block's first row and column), so fast "
+                "patterns finer than a cell average out instead of showing false stripes; the download has "
+                "every value.")
+    note = " ".join(part for part in (note, clipped_note) if part)
     return Chart(fig, alt, name, matrix=full, note=note)
 
 
@@ -123,20 +225,27 @@ def lines(x, series: Mapping[str, np.ndarray], *, title: str, x_title: str, y_ti
     x = np.asarray(x)
     step = stride_for(x.shape[0], MAX_LINE_POINTS)
     fig = go.Figure()
-    for i, (label, values) in enumerate(series.items()):
-        colour = CATEGORICAL[(colours or {}).get(label, i) % len(CATEGORICAL)]
+    styles = series_styles(list(series), colours, dashed)
+    # wide reference curves (training, no scaling) first, so a method that coincides leaves them visible
+    # drawn in layers: wide reference curves, then solid lines, then dashed ones on top, so where curves
+    # coincide the dashes let the line beneath show; the legend keeps the page's order (legendrank)
+    order = {label: i for i, label in enumerate(series)}
+    layer = {label: 0 if styles[label][2] >= 3 else 1 if styles[label][1] == "solid" else 2 for label in series}
+    for label in sorted(series, key=layer.get):
+        colour, dash, width = styles[label]
         fig.add_trace(go.Scatter(
-            x=_f32(x[::step]), y=_f32(np.asarray(values)[::step]), name=label,
-            mode="lines+markers" if markers else "lines",
-            line=dict(color=colour, width=2.2,
-                      dash="dash" if label in dashed else "solid"),
+            x=_f32(x[::step]), y=_f32(np.asarray(series[label])[::step]), name=label, legendrank=1000 + order[label],
+            mode="lines+markers" if markers else "lines", line=dict(color=colour, width=width, dash=dash),
+            marker=dict(color=colour),
             hovertemplate=f"{label}<br>{x_title}: %{{x}}<br>{y_title}: %{{y:{hover_format}}}<extra></extra>"))
     if shade_x is not None:
         fig.add_vrect(x0=shade_x[0], x1=shade_x[1], fillcolor="#999999", opacity=0.12, line_width=0,
                       annotation_text=shade_x[2], annotation_position="top left")
     _base_layout(fig, title, x_title, y_title, height)
-    fig.update_xaxes(type="log" if log_x else "linear")
-    fig.update_yaxes(type="log" if log_y else "linear")
+    fig.update_xaxes(type="log" if log_x else "linear", **(_decade_ticks(x) if log_x else {}))
+    fig.update_yaxes(type="log" if log_y else "linear",
+                     **(_decade_ticks(np.concatenate([np.ravel(np.asarray(v, dtype=np.float64))
+                                                      for v in series.values()] or [[]])) if log_y else {}))
     if x_ticks is not None:
         fig.update_xaxes(tickvals=list(x_ticks), ticktext=[f"{v:g}" for v in x_ticks])
     if y_range is not None:
@@ -146,7 +255,8 @@ def lines(x, series: Mapping[str, np.ndarray], *, title: str, x_title: str, y_ti
     if margin is not None:
         fig.update_layout(margin=dict(margin))
     table = {x_title: x, **{k: np.asarray(v) for k, v in series.items()}}
-    note = f"Plotting every {step}th point of {x.shape[0]}; the download has all of them." if step > 1 else ""
+    note = (f"Plotting every {ordinal(step)} point of {x.shape[0]:,}; the download has all of them."
+            if step > 1 else "")
     return reference_lines(Chart(fig, alt, name, table=table, note=note), hlines=hlines, vlines=vlines)
 
 
@@ -156,13 +266,16 @@ def bars(categories, series: Mapping[str, np.ndarray], *, title: str, x_title: s
     if categories.shape[0] > MAX_BARS:
         raise ValueError(f"A bar chart shows at most {MAX_BARS} bars.")
     fig = go.Figure()
-    for i, (label, values) in enumerate(series.items()):
-        fig.add_trace(go.Bar(x=categories, y=_f32(values), name=label, marker_color=CATEGORICAL[i % 8],
+    styles = series_styles(list(series))
+    for label, values in series.items():
+        fig.add_trace(go.Bar(x=categories, y=_f32(values), name=label, marker_color=styles[label][0],
                              hovertemplate=f"{label}<br>{x_title}: %{{x}}<br>{y_title}: %{{y:{hover_format}}}"
                                            "<extra></extra>"))
     _base_layout(fig, title, x_title, y_title, height)
     fig.update_layout(barmode="group", bargap=0.15)
-    fig.update_yaxes(type="log" if log_y else "linear")
+    fig.update_yaxes(type="log" if log_y else "linear",
+                     **(_decade_ticks(np.concatenate([np.ravel(np.asarray(v, dtype=np.float64))
+                                                      for v in series.values()])) if log_y else {}))
     return Chart(fig, alt, name, table={x_title: categories, **{k: np.asarray(v) for k, v in series.items()}})
 
 
@@ -216,7 +329,7 @@ def small_multiples(grids: Sequence[np.ndarray], titles: Sequence[str], *, title
                     cols: int = 4, signed: bool | None = None, value_name: str = "value",
                     x_title: str = "key", y_title: str = "query", cell_px: int = 190,
                     hover_format: str = ".3f", max_side: int | None = None,
-                    margin: Mapping[str, int] | None = None) -> Chart:
+                    margin: Mapping[str, int] | None = None, zrange: tuple[float, float] | None = None) -> Chart:
     """A grid of small heatmaps sharing one colour scale (so panels compare honestly).
 
     ``max_side`` lowers the per-panel cap on rows/columns shown (default: the screen width / cols), for many
@@ -230,11 +343,13 @@ def small_multiples(grids: Sequence[np.ndarray], titles: Sequence[str], *, title
     if max_side is not None:
         cap = max(8, min(cap, int(max_side)))
     step = stride_for(max(stack.shape[1:]), cap)
-    shown = stack[:, ::step, ::step]
-    finite = shown[np.isfinite(shown)]
+    shown = block_mean(stack, step, step)  # (panels, ceil(rows/step), ceil(cols/step))
+    finite = stack[np.isfinite(stack)]  # colour range from every value, not the shrunken block means
     if signed is None:
         signed = bool(finite.size and finite.min() < 0 < finite.max())
-    if signed and finite.size:
+    if zrange is not None:  # shared with other figures of the same quantity
+        zmin, zmax = float(zrange[0]), float(zrange[1])
+    elif signed and finite.size:
         bound = float(np.abs(finite).max()) or 1.0
         zmin, zmax = -bound, bound
     else:
@@ -250,20 +365,31 @@ def small_multiples(grids: Sequence[np.ndarray], titles: Sequence[str], *, title
         suffix = "" if i == 0 else str(i + 1)
         axes[f"xaxis{suffix}"] = dict(domain=[max(0.0, x0), min(1.0, x0 + width)], anchor=f"y{suffix}")
         axes[f"yaxis{suffix}"] = dict(domain=[max(0.0, top - height), min(1.0, top)], anchor=f"x{suffix}")
-        annotations.append(dict(text=titles[i], x=x0 + width / 2, y=top, xref="paper", yref="paper",
+        annotations.append(dict(text=wrap_label(titles[i], 90 // cols), x=x0 + width / 2, y=top, xref="paper",
+                                yref="paper",
                                 xanchor="center", yanchor="bottom", showarrow=False))
-        traces.append(go.Heatmap(z=_f32(shown[i]), coloraxis="coloraxis", xaxis=f"x{suffix}", yaxis=f"y{suffix}",
+        # every panel gets its axis title and a few ticks in data units (block starts when decimated),
+        # so a small multiple reads on its own; titles only along the bottom row and the left column
+        bottom = i + cols >= n  # nothing below this panel: its x labels cannot meet a panel title
+        axes[f"xaxis{suffix}"].update(title=dict(text=x_title if bottom else "", standoff=2), nticks=5,
+                                      tickfont=dict(size=10), showticklabels=bottom)
+        axes[f"yaxis{suffix}"].update(title=dict(text=y_title if c == 0 else "", standoff=2), nticks=5,
+                                      tickfont=dict(size=10), showticklabels=c == 0)
+        traces.append(go.Heatmap(z=_f32(shown[i]), x=np.arange(shown.shape[2]) * step,
+                                 y=np.arange(shown.shape[1]) * step,
+                                 coloraxis="coloraxis", xaxis=f"x{suffix}", yaxis=f"y{suffix}",
                                  hovertemplate=f"{titles[i]}<br>{y_title}: %{{y}}<br>{x_title}: %{{x}}<br>"
                                                f"{value_name}: %{{z:{hover_format}}}<extra></extra>"))
     fig = go.Figure(data=traces, layout=dict(**axes, annotations=annotations))
     fig.update_layout(template=template_name(), title=title, height=int(nrows * cell_px + 90),
                       coloraxis=dict(colorscale=DIVERGING if signed else SEQUENTIAL, cmin=zmin, cmax=zmax,
                                      colorbar=dict(title=dict(text=value_name, side="right"))))
-    fig.update_yaxes(autorange="reversed", showticklabels=False)
-    fig.update_xaxes(showticklabels=False)
+    fig.update_yaxes(autorange="reversed")
+    fig.update_layout(margin=dict(l=56, b=44))
     if margin is not None:
         fig.update_layout(margin=dict(margin))
-    note = f"Each panel shows every {step}th row and column." if step > 1 else ""
+    note = (f"Each panel cell is the mean of a {step} x {step} block of values (axes label each block's first "
+            "row and column)." if step > 1 else "")
     return Chart(fig, alt, name, matrix=stack, note=note)
 
 
@@ -304,7 +430,10 @@ def roomy(chart: Chart) -> Chart:
     """Room for log-axis tick labels and a legend below the plot, so long legends never cover the title."""
     chart.figure.update_xaxes(automargin=True)
     chart.figure.update_yaxes(automargin=True)
-    chart.figure.update_layout(legend=dict(orientation="h", yanchor="top", y=-0.2, x=0),
+    # the legend sits at the bottom of the figure (container coordinates), and plotly grows the bottom margin
+    # to fit it, so however many rows it wraps into it stays below the x-axis title
+    chart.figure.update_layout(legend=dict(orientation="h", yref="container", yanchor="bottom", y=0, x=0,
+                                           xref="container"),
                                height=max(chart.figure.layout.height or 380, 440), margin=dict(b=20))
     return chart
 
@@ -324,14 +453,18 @@ def reference_lines(chart: Chart, *, hlines: Sequence[tuple[float, str]] = (),
     """
     layout = chart.figure.layout
     log_x, log_y = layout.xaxis.type == "log", layout.yaxis.type == "log"
+    # Labels sit inside the plot area on a translucent grey chip (legible on both themes): above the plot
+    # is the legend row, where a label would collide with it.
+    chip = dict(showarrow=False, bgcolor="rgba(128,128,128,0.16)", borderpad=2)
     for value, label in hlines:
         chart.figure.add_hline(y=value, line=dict(color="#888888", dash="dot", width=1.2))
-        chart.figure.add_annotation(x=1, xref="paper", xanchor="right", yanchor="bottom", showarrow=False,
+        chart.figure.add_annotation(x=1, xref="paper", xanchor="right", yanchor="bottom", **chip,
                                     y=float(np.log10(value)) if log_y else value, text=label)
-    for value, label in vlines:
+    for i, (value, label) in enumerate(vlines):
         chart.figure.add_vline(x=value, line=dict(color="#888888", dash="dot", width=1.5))
-        chart.figure.add_annotation(y=1, yref="paper", yanchor="bottom", xanchor="left", showarrow=False,
-                                    x=float(np.log10(value)) if log_x else value, text=label)
+        # staggered downwards, so labels of nearby lines (L and L') do not sit on each other
+        chart.figure.add_annotation(y=1, yref="paper", yanchor="top", xanchor="left", xshift=3, yshift=-22 * i,
+                                    x=float(np.log10(value)) if log_x else value, text=label, **chip)
     return chart
 
 @dataclass(frozen=True)
@@ -482,10 +615,10 @@ def mark_panels(chart: Chart, x: int, y: int, label: str) -> Chart:
     """The same labelled marker on cell (x = column, y = row) of every panel of a ``small_multiples`` chart,
     e.g. the query patch on several score maps; it follows the panels' decimation."""
     panels = [t for t in chart.figure.data if isinstance(t, go.Heatmap)]
-    step = -(-chart.matrix.shape[1] // len(panels[0].z))  # rows kept per panel -> stride used
-    for trace in panels:
-        chart.figure.add_trace(_cross(x // step, y // step, label, CATEGORICAL[1], xaxis=trace.xaxis,
-                                      yaxis=trace.yaxis))
+    step = -(-chart.matrix.shape[1] // len(panels[0].z))  # rows kept per panel -> block size used
+    for trace in panels:  # panels are drawn in data units, block starts when decimated
+        chart.figure.add_trace(_cross(x // step * step, y // step * step, label, CATEGORICAL[1],
+                                      xaxis=trace.xaxis, yaxis=trace.yaxis))
     return chart
 
 

@@ -16,8 +16,34 @@ html { font-size: 21px; }
 header[data-testid="stHeader"], [data-testid="stToolbar"], footer { display: none !important; }
 .block-container { padding-top: 1.2rem !important; max-width: 96% !important; }
 [data-testid="stCaptionContainer"] { font-size: 0.95rem; }
+/* a lesson's tabs wrap onto a second row instead of scrolling out of sight at projector sizes */
+[data-testid="stMain"] [role="tablist"] { flex-wrap: wrap; row-gap: 0.1rem; }
+[data-testid="stMain"] [data-testid="stTab"] p { font-size: 0.85rem; }
+[data-testid="stMain"] [role="tablist"] ~ button, [data-testid="stMain"] [data-testid="stTabsScrollButton"] {
+  display: none; }
+.st-key-present_bar { position: sticky; top: 0; z-index: 99; background: var(--st-background-color, inherit); }
+.st-key-present_bar button p, .st-key-present_bar [data-testid="stCaptionContainer"] { font-size: 0.72rem; }
+.st-key-present_bar kbd { display: none; }  /* the keys are listed once, in the bar's caption */
 </style>
 """
+
+# On every page. Touch screens have no hover, so Plotly's toolbar would sit on the chart title for good:
+# hide it there (every figure has its downloads under it). Narrow screens get smaller chart titles, which
+# Plotly cannot wrap, so that they are not cut off at the right edge.
+GLOBAL_CSS = """
+<style>
+@media (hover: none) { .js-plotly-plot .modebar-container { display: none !important; } }
+@media (max-width: 640px) {
+  .js-plotly-plot .gtitle { font-size: 12px !important; }
+  .js-plotly-plot .legendtext { font-size: 11px !important; }
+  .js-plotly-plot .annotation-text { font-size: 10px !important; }
+}
+</style>
+"""
+
+# Keys a presenter's clicker sends (PageUp / PageDown), with Shift for whole sections; Escape leaves.
+PRESENT_KEYS = {"previous": "pageup", "next": "pagedown", "previous section": "shift+pageup",
+                "next section": "shift+pagedown", "exit": "escape"}
 
 
 def sidebar() -> None:
@@ -38,8 +64,112 @@ def sidebar() -> None:
                   help="Larger fonts and less chrome, for a projector.")
         st.segmented_control("Figure export format", ["png", "svg"], key="export", default="png",
                              help="Format of the camera button in each figure's toolbar.")
+        theme_switch()
+    st.html(GLOBAL_CSS)
     if presentation():
         st.html(PRESENTATION_CSS)
+
+
+# Streamlit's frontend keeps the reader's theme choice in localStorage under a key made of the page path
+# (stActiveTheme-<path>-v2, value "Light" / "Dark" / "System"); its own settings menu writes the same key.
+# The switch writes it for every page of the app, so the choice holds wherever the reader reloads, and
+# reloads once to apply it.
+_THEME_SCRIPT = """
+<script>
+(() => {
+  const parts = window.location.pathname.split("/"); parts.pop();
+  const base = parts.join("/");
+  for (const path of %(paths)s) {
+    window.localStorage.setItem(`stActiveTheme-${base}/${path}-v2`, JSON.stringify(%(choice)s));
+  }
+  window.location.reload();
+})();
+</script>
+"""
+THEMES = {"Light": ":material/light_mode:", "Dark": ":material/dark_mode:"}
+
+
+def _theme_changed() -> None:
+    st.session_state["theme_apply"] = st.session_state.get("theme_choice")
+
+
+def theme_switch() -> None:
+    """Light / dark switch in the sidebar (Streamlit's settings menu is hidden in the minimal toolbar)."""
+    import json
+
+    from .registry import all_pages
+
+    current = "Dark" if dark() else "Light"
+    st.segmented_control("Theme", list(THEMES), key="theme_choice", default=current, on_change=_theme_changed,
+                         format_func=lambda name: f"{THEMES[name]} {name}",
+                         help="Colours of the whole app and its figures; kept in this browser.")
+    choice = st.session_state.pop("theme_apply", None)
+    if choice in THEMES and choice != current:
+        paths = [""] + [page.url_path for page in all_pages()]
+        st.html(_THEME_SCRIPT % {"paths": json.dumps(paths), "choice": json.dumps(choice)},
+                unsafe_allow_javascript=True)
+
+
+def neighbours(groups, current_url: str) -> dict:
+    """Where the presenter can go from the current page.
+
+    ``groups`` is the navigation in order, [(section title, [page, ...]), ...], pages having ``url_path``.
+    Returns (section title, page) or None for "previous", "next", "previous section" (the start of this
+    section, or of the one before when already at its start) and "next section"; "here" and "position"
+    (1-based index, count).
+    """
+    flat = [(title, page) for title, pages in groups for page in pages]
+    index = next((i for i, (_, page) in enumerate(flat) if page.url_path == current_url), 0)
+    starts = [i for i in range(len(flat)) if i == 0 or flat[i - 1][0] != flat[i][0]]  # first page of each section
+    earlier, later = [i for i in starts if i < index], [i for i in starts if i > index]
+    return {"previous": flat[index - 1] if index > 0 else None,
+            "next": flat[index + 1] if index + 1 < len(flat) else None,
+            "previous section": flat[earlier[-1]] if earlier else None,
+            "next section": flat[later[0]] if later else None,
+            "here": flat[index], "position": (index + 1, len(flat))}
+
+
+def _leave_presentation() -> None:
+    st.session_state["present"] = False
+
+
+# role -> icon, and whether the icon goes after the label
+_PRESENT_BUTTONS = {"previous section": (":material/keyboard_double_arrow_left:", False),
+                    "previous": (":material/chevron_left:", False),
+                    "next": (":material/chevron_right:", True),
+                    "next section": (":material/keyboard_double_arrow_right:", True)}
+
+
+def presentation_bar(groups, current) -> None:
+    """In presentation mode the header (and its sidebar button) is hidden, so the page offers its own way
+    around: previous / next lesson and section, also from the keyboard or a clicker, and a visible exit."""
+    if not presentation():
+        return
+    links = neighbours(groups, current.url_path)
+    number, total = links["position"]
+    bar = st.container(horizontal=True, vertical_alignment="center", key="present_bar", gap="small")
+    chosen = None
+    for role, (icon, after) in _PRESENT_BUTTONS.items():
+        if role == "next":
+            bar.caption(f"{number} / {total} · {links['here'][0]}",
+                        help="Keys (or a presenter's clicker): PageDown / PageUp for the next / previous lesson, "
+                             "with Shift for sections; Escape leaves presentation mode.")
+        target = links[role]
+        if role.endswith("section"):
+            label = "Section"  # the double arrow says which way; the tooltip names the section
+        else:
+            label = target[1].title if target else role.capitalize()
+        name = (target[0] if role.endswith("section") else target[1].title) if target else "none"
+        if bar.button(label, key=f"present_{role.replace(' ', '_')}", icon=icon,
+                      icon_position="right" if after else "left", type="tertiary", disabled=target is None,
+                      shortcut=PRESENT_KEYS[role],
+                      help=f"{role.capitalize()}: {name} (key: {PRESENT_KEYS[role]})"):
+            chosen = target
+    bar.button("Exit (Esc)", key="present_exit", icon=":material/close_fullscreen:", type="secondary",
+               on_click=_leave_presentation, shortcut=PRESENT_KEYS["exit"],
+               help="Back to the normal layout with the navigation sidebar (key: escape).")
+    if chosen is not None:
+        st.switch_page(chosen[1], query_params={})  # the default clears the URL, which bound widgets forbid
 
 
 def current_backend() -> tuple[str, str]:
@@ -56,8 +186,13 @@ def presentation() -> bool:
 
 
 def dark() -> bool:
+    """Whether the page is dark. Before the browser has reported its theme (a first run), the server's
+    configured base theme decides, so a dark deployment never draws its first figures as white boxes."""
     theme = getattr(st.context, "theme", None)
-    return getattr(theme, "type", None) == "dark"
+    kind = getattr(theme, "type", None)
+    if kind is None:
+        return st.get_option("theme.base") == "dark"
+    return kind == "dark"
 
 
 def export_format() -> str:

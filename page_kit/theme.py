@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import re
+from dataclasses import dataclass
+
 import plotly.graph_objects as go
 import plotly.io as pio
 
@@ -25,7 +28,58 @@ CYCLIC = [
 # Okabe & Ito's palette for categorical series (lines, bars).
 CATEGORICAL = ["#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9", "#F0E442", "#000000"]
 
-FONT_FAMILY = "Source Sans, Source Sans Pro, Source Sans 3, DejaVu Sans, Arial, sans-serif"
+# Family names with spaces must be quoted: an unquoted "Source Sans 3" makes the browser reject the whole
+# list (a name part may not start with a digit), and every figure falls back to the default serif font.
+# Streamlit serves "Source Sans" to the page; an exported PNG cannot load page fonts, so it uses the next
+# installed sans family in the list.
+FONT_FAMILY = '"Source Sans", "Source Sans Pro", "Source Sans 3", "DejaVu Sans", Arial, sans-serif'
+FONT_NAMES = ("Source Sans", "Source Sans Pro", "Source Sans 3", "DejaVu Sans", "Arial", "sans-serif")
+
+
+@dataclass(frozen=True)
+class SeriesStyle:
+    """How one named thing (an encoding, a context-extension method, a reference curve) is drawn everywhere."""
+
+    pattern: str  # regular expression searched in the lower-cased series label
+    colour: str
+    dash: str = "solid"  # plotly dash: solid, dash, dot, dashdot, longdash
+    width: float = 2.2
+
+
+# One registry for every figure: a series whose label names one of these things gets its colour and dash,
+# whichever page draws it (and pages added later get them too). The first matching entry wins, so the more
+# specific patterns come first ("dynamic ntk" before "ntk", "rope + yarn" matches YaRN, not RoPE).
+# Okabe & Ito's colours for the encodings, solid; context-extension methods are never solid (each has its
+# own dash) and take colours that stay apart from the encodings', so the Lab's nine models are nine distinct
+# looks and "RoPE + a rule" reads as a variant of RoPE. Reference curves are grey and wide,
+# drawn first, so a method that coincides with them leaves a visible halo.
+SERIES_STYLES: tuple[SeriesStyle, ...] = (
+    SeriesStyle(r"dynamic ntk", "#66A61E", "dot"),
+    SeriesStyle(r"\bntk", "#A6761D", "longdash"),
+    SeriesStyle(r"\byarn\b", "#7570B3", "dashdot", 2.6),
+    SeriesStyle(r"llama ?3", "#E7298A", "longdashdot"),
+    SeriesStyle(r"longrope", "#B15928", "6px,3px,2px,3px,2px,3px"),
+    SeriesStyle(r"position interpolation|\bpi\b", "#56B4E9", "dash"),
+    SeriesStyle(r"\bnope\b|^none\b|no positional encoding", "#7F7F7F", "dot"),
+    SeriesStyle(r"\balibi\b", "#009E73"),
+    SeriesStyle(r"\bt5\b", "#D55E00"),
+    SeriesStyle(r"\bshaw\b", "#56B4E9", "dashdot"),
+    SeriesStyle(r"sinusoidal", "#E69F00"),
+    SeriesStyle(r"^learned absolute|^learned\b(?! scalar)", "#CC79A7"),
+    SeriesStyle(r"^rope\b(?! \+)|^rope:|^rope \(", "#0072B2"),
+    SeriesStyle(r"no scaling|^unscaled", "#9A9A9A", "dash", 3.4),
+    SeriesStyle(r"^training\b", "#9A9A9A", "dot", 3.4),
+    SeriesStyle(r"^target$", "#9A9A9A", "dash", 3.0),
+)
+
+
+def series_style(label: str) -> SeriesStyle | None:
+    """The registered style of a named series, or None when the label names nothing in the registry."""
+    text = str(label).lower()
+    for style in SERIES_STYLES:
+        if re.search(style.pattern, text):
+            return style
+    return None
 
 
 def _template(dark: bool, presentation: bool) -> go.layout.Template:
@@ -40,7 +94,7 @@ def _template(dark: bool, presentation: bool) -> go.layout.Template:
         font=dict(family=FONT_FAMILY, color=ink, size=size),
         # the title sits at the top of the figure and the legend row below it, above the plot, so they never overlap
         title=dict(font=dict(size=size + 3), x=0.0, xanchor="left", y=1.0, yanchor="top", yref="container",
-                   pad=dict(t=8)),
+                   pad=dict(t=8, l=10)),
         paper_bgcolor=paper, plot_bgcolor=paper, colorway=CATEGORICAL,
         xaxis=axis, yaxis=axis, margin=dict(l=10, r=10, t=78, b=10),
         hoverlabel=dict(font=dict(family=FONT_FAMILY, size=size)),

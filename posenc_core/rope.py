@@ -339,8 +339,11 @@ def rope_mean_abs_scores(head_dim, distances, base=10000.0, *, samples=256, seed
     number), so the score at every distance costs one matrix product.
 
     Returns:
-        dict with ``random`` and ``identical``, each shape (len(distances),), float64; and the mean
-        score at distance 0 of each (their natural scale).
+        dict with ``random`` and ``identical``, each shape (len(distances),), float64; the mean score at
+        distance 0 of each (their natural scale, ``<name>_at_zero``); and ``<name>_bound_factor``, the mean
+        over the samples of RoFormer's content factor max_j |h_{j+1} - h_j| (h_j = q_j conj(k_j), h_{d/2} = 0),
+        so that ``<name>_bound_factor * (d/2) * rope_decay_bound(d, r)`` is the mean of the per-sample bound,
+        which is never below the mean |q . k| at the same distance.
     """
     d = as_even_dim("head_dim", head_dim)
     samples = as_int("samples", samples, minimum=1, maximum=8192)
@@ -360,6 +363,9 @@ def rope_mean_abs_scores(head_dim, distances, base=10000.0, *, samples=256, seed
         scores = z.real @ cos - z.imag @ sin  # Re(z e^{i r theta}), (S, N)
         out[name] = np.abs(scores).mean(axis=0)
         out[f"{name}_at_zero"] = float(np.abs(z.real.sum(axis=1)).mean())
+        # Abel summation needs h_{d/2} = 0: the last pair's own size is one of the differences.
+        steps = np.abs(np.diff(np.concatenate([z, np.zeros((z.shape[0], 1))], axis=1), axis=1))  # (S, d/2)
+        out[f"{name}_bound_factor"] = float(steps.max(axis=1).mean())
     return out
 
 
@@ -374,6 +380,18 @@ def rope_decay_curves(head_dim, max_distance, base=10000.0, *, log_distance=Fals
         dict with ``distance``, ``bound``, ``random``, ``identical`` (same length, at most about 1,200
         points, float64, 1.0 means "as large as at distance 0"), and the unnormalised scales at
         distance 0: ``bound_at_zero``, ``random_at_zero``, ``identical_at_zero``.
+
+        The same curves in the score's own units, where the bound is a bound: ``identical_score`` and
+        ``random_score`` (mean |q . k|) and ``identical_bound`` and ``random_bound`` (the mean of RoFormer's
+        bound max_j |h_{j+1} - h_j| * sum_j |S_j| over the same samples), and ``identical_slack`` /
+        ``random_slack``, the smallest ratio bound / score over the distances (at least 1), with the content
+        factors ``identical_bound_factor`` / ``random_bound_factor``;
+        ``normalised_bound_below`` counts the distances where the normalised bound is below the normalised
+        q = k score.
+
+        Divided by their own values at distance 0, bound and score no longer compare: the bound is loosest
+        at distance 0 (where every partial sum S_j has its largest size, j), so its normalised curve can
+        fall below the normalised score although the bound itself never does.
     """
     d = as_even_dim("head_dim", head_dim)
     max_distance = as_int("max distance", max_distance, minimum=2, maximum=MAX_POSITIONS)
@@ -383,11 +401,20 @@ def rope_decay_curves(head_dim, max_distance, base=10000.0, *, log_distance=Fals
         distances = np.arange(0, max_distance + 1, -(-max_distance // 1200), dtype=np.float64)
     bound = rope_decay_bound(d, np.concatenate([[0.0], distances]), base).astype(np.float64)
     scores = rope_mean_abs_scores(d, distances, base, samples=samples, seed=seed)
-    return {"distance": distances, "bound": bound[1:] / bound[0],
-            "random": scores["random"] / scores["random_at_zero"],
-            "identical": scores["identical"] / scores["identical_at_zero"],
-            "bound_at_zero": float(bound[0]), "random_at_zero": scores["random_at_zero"],
-            "identical_at_zero": scores["identical_at_zero"]}
+    partial_sums = bound[1:] * (d // 2)  # sum_j |S_j(r)|, (N,)
+    out = {"distance": distances, "bound": bound[1:] / bound[0],
+           "random": scores["random"] / scores["random_at_zero"],
+           "identical": scores["identical"] / scores["identical_at_zero"],
+           "bound_at_zero": float(bound[0]), "random_at_zero": scores["random_at_zero"],
+           "identical_at_zero": scores["identical_at_zero"],
+           "partial_sums_at_zero": float(bound[0]) * (d // 2)}  # sum_j |S_j(0)| = sum_j j
+    for name in ("identical", "random"):
+        ceiling = scores[f"{name}_bound_factor"] * partial_sums  # (N,)
+        out[f"{name}_score"], out[f"{name}_bound"] = scores[name], ceiling
+        out[f"{name}_bound_factor"] = scores[f"{name}_bound_factor"]
+        out[f"{name}_slack"] = float(np.min(ceiling / np.maximum(scores[name], np.finfo(np.float64).tiny)))
+    out["normalised_bound_below"] = int(np.sum(out["bound"] < out["identical"]))  # distances where shapes mislead
+    return out
 
 
 # ---------------------------------------------------------------------------------------------------------

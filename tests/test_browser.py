@@ -1,10 +1,12 @@
 """Real-browser smoke test: every page in headless Chromium, no exception boxes, a screenshot each."""
 
+import re
 from pathlib import Path
 
 import pytest
 
 from page_kit import registry
+from page_kit.theme import series_style
 from tests.streamlit_server import CHROMIUM_FLAGS, chromium_path, streamlit_server, wait_until_idle
 
 SHOTS = Path(__file__).resolve().parent / "artifacts" / "screenshots"
@@ -35,12 +37,35 @@ def browser_page(chromium_browser):
         page.close()
 
 
+NOTES = re.compile(r"\b(source|course|our|lecture|private) notes?\b|\bone of the notes\b|\bthe seed notes?\b", re.I)
+
+
+def _check_text(page, where: str) -> None:
+    """Readers have never seen any notes behind the lessons: corrections are phrased as misconceptions."""
+    text = page.locator('[data-testid="stMain"]').inner_text()
+    found = NOTES.search(text)
+    assert found is None, f"{where}: the page mentions notes the reader cannot see: {found.group(0)!r}"
+
+
 def _check_clean(page, errors, where: str) -> None:
     exceptions = page.locator('[data-testid="stException"]')
     assert exceptions.count() == 0, f"{where}: {exceptions.first.inner_text()}"
     error_boxes = page.locator('[data-testid="stAlertContentError"]')
     assert error_boxes.count() == 0, f"{where}: {error_boxes.first.inner_text()}"
     assert not errors, f"{where}: {errors}"
+
+
+FIGURE_CHECK_JS = (Path(__file__).resolve().parent / "figure_check.js").read_text()
+
+
+def _check_figures(page, where: str) -> None:
+    report = page.evaluate(FIGURE_CHECK_JS)
+    assert not report["fonts"], f"{where}: figure text fell back to another font: {report['fonts']}"
+    assert not report["overlaps"], f"{where}: {report['overlaps']}"
+    for name, colour, dash in report["series"]:
+        style = series_style(name)
+        if style is not None:  # a named encoding / method / reference curve looks the same in every figure
+            assert (colour.lower(), dash) == (style.colour.lower(), style.dash), f"{where}: series {name!r}"
 
 
 def _screenshot(page, name: str) -> None:
@@ -62,6 +87,8 @@ def test_page_and_each_section_render_without_exceptions(browser_page, info):
     page.wait_for_selector("h1", timeout=30000)
     assert page.get_by_text("Compute backend").count() == 1, "app.py's sidebar is missing (legacy pages mode?)"
     _check_clean(page, errors, info.url_path)
+    _check_figures(page, info.url_path)
+    _check_text(page, info.url_path)
     _screenshot(page, info.url_path)
     tabs = page.locator('[data-testid="stMain"] [role="tab"]')
     labels = [tabs.nth(i).inner_text().strip() for i in range(tabs.count())]
@@ -69,6 +96,8 @@ def test_page_and_each_section_render_without_exceptions(browser_page, info):
         tabs.nth(index).click()
         wait_until_idle(page)
         _check_clean(page, errors, f"{info.url_path} / {label}")
+        _check_figures(page, f"{info.url_path} / {label}")
+        _check_text(page, f"{info.url_path} / {label}")
         _screenshot(page, f"{info.url_path}--{index}")
 
 
@@ -90,8 +119,40 @@ def test_presentation_mode_and_colour_schemes(browser_page, scheme):
     page.goto(f"{url}/sinusoidal?present=true", wait_until="domcontentloaded")
     wait_until_idle(page)
     _check_clean(page, errors, f"presentation mode, {scheme}")
+    _check_figures(page, f"presentation mode, {scheme}")
     _screenshot(page, f"sinusoidal-present-{scheme}")
     page.emulate_media(color_scheme="light")
+
+
+def test_presentation_mode_offers_navigation_and_a_way_out(browser_page):
+    """The header (and the sidebar button) is hidden while presenting: the page itself must offer the
+    previous / next lesson and section, by button and by key, and a visible exit."""
+    url, page, errors = browser_page
+    pages = registry.all_pages()
+    for index in (0, 4, len(pages) - 1):  # first, middle, last: every page shows the bar and an exit
+        page.goto(f"{url}/{pages[index].url_path}?present=true", wait_until="domcontentloaded")
+        wait_until_idle(page)
+        bar = page.locator(".st-key-present_bar", has_text=f"{index + 1} / {len(pages)}")
+        bar.wait_for(state="visible", timeout=30000)
+        wait_until_idle(page)  # a first visit can run the script twice; let the second finish
+        assert bar.count() == 1, pages[index].url_path
+        assert bar.get_by_role("button", name=re.compile("Exit")).is_visible()
+        # previous section, previous, next, next section, exit (disabled at either end, never missing)
+        assert bar.locator("[data-testid=stButton]").count() == 5
+    page.goto(f"{url}/{pages[4].url_path}?present=true", wait_until="domcontentloaded")
+    wait_until_idle(page)
+    page.keyboard.press("PageDown")
+    page.wait_for_url(f"**/{pages[5].url_path}**", timeout=30000)
+    wait_until_idle(page)
+    assert page.locator("h1").first.inner_text().strip() == pages[5].title
+    page.keyboard.press("PageUp")
+    page.wait_for_url(f"**/{pages[4].url_path}**", timeout=30000)
+    wait_until_idle(page)
+    page.keyboard.press("Escape")
+    wait_until_idle(page)
+    page.wait_for_timeout(500)
+    assert page.locator(".st-key-present_bar").count() == 0
+    assert "present=true" not in page.url
 
 
 def test_first_visit_deep_link_opens_the_page_with_navigation(chromium_browser):
@@ -105,3 +166,26 @@ def test_first_visit_deep_link_opens_the_page_with_navigation(chromium_browser):
         assert page.locator("h1").first.inner_text().strip() == target.title
         assert page.get_by_text("Page not found").count() == 0
         page.close()
+
+
+def test_phone_opens_on_the_lesson_with_readable_figures(chromium_browser, browser_page):
+    """390 x 844 touch screen: no navigation drawer over the page on a first visit, no Plotly toolbar over the
+    chart titles, and titles, legends and labels that still fit without overlapping."""
+    url, _, _ = browser_page
+    context = chromium_browser.new_context(viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True)
+    page = context.new_page()
+    try:
+        for path in ("sinusoidal", "extension_compare"):
+            page.goto(f"{url}/{path}", wait_until="domcontentloaded")
+            wait_until_idle(page)
+            page.wait_for_selector("h1", timeout=30000)
+            covered = page.evaluate("""() => { const h = document.querySelector('h1').getBoundingClientRect();
+                const top = document.elementFromPoint(h.left + 20, h.top + h.height / 2);
+                return !(top && top.closest('h1')); }""")
+            assert not covered, f"{path}: something (the navigation drawer?) covers the lesson's title"
+            assert page.locator(".js-plotly-plot .modebar-container").first.is_hidden(), path
+            _check_figures(page, f"phone / {path}")
+            for title in page.locator(".js-plotly-plot .gtitle").all():
+                assert title.bounding_box()["x"] + title.bounding_box()["width"] <= 390, f"{path}: title cut off"
+    finally:
+        context.close()

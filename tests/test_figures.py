@@ -103,4 +103,57 @@ def test_mark_panels_puts_one_marker_on_each_panel_at_the_decimated_cell():
     assert [(m.xaxis, m.yaxis, m.x, m.y) for m in marks] == [("x", "y", (3,), (1,)), ("x2", "y2", (3,), (1,))]
     big = figures.small_multiples([np.zeros((1000, 1000))] * 2, ["a", "b"], title="m", alt="a", name="m", cols=2)
     figures.mark_panels(big, 999, 500, "query")
-    assert big.figure.data[-1].x == (999 // 3,) and big.figure.data[-1].y == (500 // 3,)  # every 3rd cell shown
+    # panels are in data units: the marker sits on the first row/column of the 3 x 3 block holding the cell
+    assert big.figure.data[-1].x == (999 // 3 * 3,) and big.figure.data[-1].y == (500 // 3 * 3,)
+
+
+@pytest.mark.parametrize("n, text", [(1, "1st"), (2, "2nd"), (3, "3rd"), (4, "4th"), (11, "11th"), (12, "12th"),
+                                     (13, "13th"), (21, "21st"), (102, "102nd"), (111, "111th")])
+def test_ordinals_read_as_english(n, text):
+    assert figures.ordinal(n) == text
+
+
+def test_decimated_heatmaps_average_blocks_so_fast_waves_do_not_alias():
+    # a column that alternates +1/-1 kept every 2nd row would look constant (+1): a false pattern
+    wave = np.tile(np.array([[1.0], [-1.0]]), (480, 1200))  # (960, 1200), rows alternate
+    chart = figures.heatmap(wave, title="t", x_title="x", y_title="y", alt="a", name="w")
+    z = np.asarray(chart.figure.data[0].z)
+    assert z.shape == (480, 600)  # 2 x 2 blocks
+    assert list(chart.figure.data[0].y[:3]) == [0, 2, 4]  # each block labelled by its first row
+    np.testing.assert_allclose(z, 0.0, atol=1e-6)  # each block holds equal +1 and -1
+    assert "mean of a block of 2 x 2" in chart.note
+    blocks = figures.block_mean(np.array([[1.0, np.nan, 3.0], [np.nan, np.nan, 5.0]]), 2, 2)
+    np.testing.assert_allclose(blocks, [[1.0, 4.0]])
+
+
+def test_named_series_keep_one_colour_and_dash_in_every_figure():
+    import posenc_core as pc
+    labels = [m.label for m in pc.LAB_METHODS.values()]
+    lab = figures.lines([0, 1], {k: np.zeros(2) for k in labels}, title="t", x_title="x", y_title="y", alt="a",
+                        name="lab")
+    styles = {tr.name: (tr.line.color, tr.line.dash) for tr in lab.figure.data}
+    assert len(set(styles.values())) == len(labels)  # nine models, nine distinct looks
+    # YaRN alone, or among other methods, or as "RoPE + YaRN", is drawn the same way
+    methods = list(pc.EXTENSION_METHODS.values())
+    for subset in (methods, methods[::-1], methods[3:4]):
+        chart = figures.lines([0, 1], {"no scaling": np.zeros(2), **{m: np.zeros(2) for m in subset}}, title="t",
+                              x_title="x", y_title="y", alt="a", name="m")
+        for trace in chart.figure.data:
+            style = figures.series_style(trace.name)
+            assert (trace.line.color, trace.line.dash) == (style.colour, style.dash)
+    assert figures.series_style("RoPE + YaRN") == figures.series_style("YaRN")
+    assert figures.series_style("mean |q·k|, q = k") is None
+
+
+def test_panel_titles_wrap_at_their_separators():
+    assert figures.wrap_label("sinusoidal · L2 H4 · 0.95 at -k", 30) == "sinusoidal · L2 H4<br>0.95 at -k"
+    assert figures.wrap_label("head 5: m = 0.03125", 22) == "head 5: m = 0.03125"
+    assert figures.wrap_label("one two three four", 9) == "one two<br>three<br>four"
+
+
+def test_decimated_heatmaps_keep_the_colour_range_of_the_full_data():
+    wave = np.tile(np.array([[1.0], [-1.0]]), (480, 1200))  # block means are all 0, the data spans -1..1
+    chart = figures.heatmap(wave, title="t", x_title="x", y_title="y", alt="a", name="w")
+    trace = chart.figure.data[0]
+    assert (trace.zmin, trace.zmax) == (-1.0, 1.0)
+    assert "mean of 2 x 2" in trace.hovertemplate

@@ -345,3 +345,27 @@ def test_model_costs():
 def test_new_bad_arguments_raise_clear_value_errors(call, message):
     with pytest.raises(ValueError, match=message):
         call()
+
+
+@pytest.mark.parametrize("d, base", [(8, 100.0), (64, 10000.0), (256, 1e6)])
+def test_decay_bound_in_score_units_never_falls_below_the_measured_score(d, base):
+    # RoFormer's bound holds per sample, so its mean holds for the mean |q . k| at every distance; dividing
+    # each curve by its own value at distance 0 (the old figure) breaks this, which is why the page plots units.
+    curves = pc.rope_decay_curves(d, 4096, base, log_distance=True, samples=256, seed=3)
+    for name in ("identical", "random"):
+        assert np.all(curves[f"{name}_bound"] >= curves[f"{name}_score"])
+        assert curves[f"{name}_slack"] >= 1.0
+        np.testing.assert_allclose(curves[f"{name}_bound"],
+                                   curves[f"{name}_bound_factor"] * (d // 2) * curves["bound"]
+                                   * curves["bound_at_zero"], rtol=1e-9)
+    assert curves["normalised_bound_below"] > 0  # the normalised shapes do cross: the misconception is real
+
+
+def test_bound_factor_by_brute_force():
+    d = 8
+    out = pc.rope_mean_abs_scores(d, [0], samples=16, seed=2)
+    q, k = np.random.default_rng(2).standard_normal((2, 16, d))
+    h = (q[:, :4] + 1j * q[:, 4:]) * np.conj(k[:, :4] + 1j * k[:, 4:])  # (16, 4)
+    h = np.concatenate([h, np.zeros((16, 1))], axis=1)
+    expected = np.mean([max(abs(row[j + 1] - row[j]) for j in range(4)) for row in h])
+    assert out["random_bound_factor"] == pytest.approx(expected)

@@ -79,6 +79,7 @@ def lesson():
                 show(figures.heatmap(
                     table, title=f"{label}: P has {rows} rows x {cols} channels (showing positions 0-{shown - 1})",
                     x_title="channel", y_title="position p", value_name="P[p, c]", name="learned_table",
+                    signed=True, robust=99,
                     alt=f"Heatmap of a learned position table with {rows} rows and {cols} channels."))
                 summary = info["summary"]
                 formula(r"P \in \mathbb{R}^{T_{\max}\times C} = \mathbb{R}^{$rows\times $cols},\qquad "
@@ -97,6 +98,7 @@ def lesson():
                 show(figures.heatmap(
                     rows_used, title=f"Rows looked up for {length} positions (blank: no row exists)",
                     x_title="channel", y_title="position p", value_name="P[p, c]", name="learned_lookup",
+                    signed=True, robust=99,
                     alt="Heatmap of the looked-up rows; below the table's last row the plot is empty."))
                 formula(r"x_p = E[w_p] + P[p]\ \text{ needs }\ p < T_{\max} = $rows;\quad "
                         r"\text{longest position asked for: } $last", rows=rows, last=length - 1)

@@ -101,10 +101,10 @@ def lesson():
 
         if tab_seed.open:
             with tab_seed:
-                st.markdown("With d = 4 there are two pairs: ω₀ = 1 and ω₁ = 10000^(-2/4) = 0.01. These are the values "
-                            "a hand calculation gives; the fourth row is position 3 (sin 3 = 0.14112), although one of "
-                            "the source notes labels it 'pos 4'.")
                 seed = pc.sinusoidal(4, 4, dtype="float64")
+                st.markdown("With d = 4 there are two pairs: ω₀ = 1 and ω₁ = 10000^(-2/4) = 0.01. These are the values "
+                            f"a hand calculation gives. Positions count from 0, so the fourth row is position 3 "
+                            f"(sin 3 = {seed[3, 0]:.5f}); a common misconception labels it 'pos 4'.")
                 headers = [f"col {c} ({'sin' if c % 2 == 0 else 'cos'}, i={c // 2})" for c in range(4)]
                 st.dataframe({"position": range(4), **{h: seed[:, c] for c, h in enumerate(headers)}}, hide_index=True,
                              width="content",
@@ -116,7 +116,7 @@ def lesson():
             with tab_similarity:
                 sim, deviation = similarity(n, dim, float(base), layout)
                 show(figures.heatmap(sim, title="PE(i) · PE(j)", x_title="position j", y_title="position i",
-                                     value_name="dot product", name="sinusoidal_similarity",
+                                     value_name="dot product", name="sinusoidal_similarity", signed=True,
                                      alt="Heatmap of dot products between encodings: constant along every diagonal."))
                 formula(r"PE(i)\cdot PE(j) = \sum_{k=0}^{d/2-1}\cos\big((i-j)\,\omega_k\big)"
                         r"\qquad \max_{\text{diagonals}}\,(\max-\min) = $dev", dev=deviation)

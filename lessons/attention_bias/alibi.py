@@ -97,7 +97,7 @@ def lesson():
                              column_config={"slope (code)": st.column_config.NumberColumn(format="%.6f"),
                                             "log2 slope": st.column_config.NumberColumn(format="%.2f"),
                                             "slope (paper)": st.column_config.NumberColumn(format="%.6f")})
-                st.caption("One of our source notes lists 1/2¹ … 1/2¹⁶ for 16 heads. That is wrong: 16 heads "
+                st.caption("A common misconception gives 1/2¹ … 1/2¹⁶ for 16 heads. In fact 16 heads "
                            "start at 2^(-0.5) ≈ 0.707 and halve every second head, ending at 2^(-8) = 1/256, "
                            "as the table shows for h = 16. The rule '1/2^h' holds only for 8 heads.")
 

@@ -55,8 +55,8 @@ def lesson():
                 st.caption("The rows come from `posenc_core.comparison.METHODS` (data, not prose in the page); the "
                            "counts evaluate each row's formula for the sizes above. T5 keeps one bucket table "
                            "per stack, shared by its layers; Shaw et al. share their tables across heads but not "
-                           "layers. Our source notes summarise ALiBi's operation as subtraction: it is the "
-                           "addition of a negative bias.")
+                           "layers. ALiBi's penalty is subtracted in the paper's words and added as a negative "
+                           "bias in code: the same number, so both descriptions in the table hold.")
 
         if tab_curves.open:
             with tab_curves:
@@ -82,8 +82,10 @@ def lesson():
                     alt="Four curves against distance: sinusoidal and RoPE fall with ripples, ALiBi falls in a "
                         "straight line, T5 falls in steps and goes flat."))
                 layout = pc.t5_bucket_layout(False, 32, 128)
-                notice("Sinusoidal and RoPE decay implicitly and ripple (RoPE's curve is RoFormer's upper "
-                       "bound on |q·k|, so actual scores sit below it). ALiBi is the only straight line and "
+                notice("Sinusoidal and RoPE decay implicitly and ripple. RoPE's curve is RoFormer's relative "
+                       "bound: multiplied by a factor set by the content of q and k it limits |q·k|, so it shows "
+                       "how the ceiling on a score falls, not the score itself (the RoPE decay page draws both "
+                       "in the same units). ALiBi is the only straight line and "
                        f"never stops falling. T5 moves in steps and is flat from distance "
                        f"{layout['last_bucket_from']} on (its values here are a seeded illustration of "
                        "learned biases, 32 causal buckets). Drag the largest distance to 4,096 to see which "

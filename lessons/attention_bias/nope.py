@@ -97,13 +97,18 @@ def lesson():
                     y_title="distance (log scale)", log_y=True, markers=True, name="nope_gap",
                     alt="Line plot on a log scale: the gap between neighbouring outputs falls steeply with "
                         "position."))
-                notice("The position signal fades fast: with the start-token input, neighbours differ by "
-                       "‖v₀ − v‖ / (i(i+1)), so telling position 100 from 101 is ten thousand times harder than "
-                       "telling 1 from 2. Order is there, but only coarsely and only through averaging.")
-                formula(r"o_i - o_{i-1} = \frac{v_0 - v}{i\,(i+1)},\qquad \|o_{$last} - o_{$prev}\| = $gap",
+                gap = out["neighbour_gap"]  # (n - 1,): gap[i - 1] = ‖o_i − o_(i−1)‖
+                shrink = (f"so telling position {n - 2} from {n - 1} is {gap[1] / gap[-1]:,.0f} times harder than "
+                          "telling 1 from 2 here") if n > 3 else "and it shrinks further with every position"
+                rule = ("neighbours differ by ‖v₀ − v‖ / (i(i+1))" if pattern == "start token" else
+                        "neighbours differ by ‖v_i − o_(i−1)‖ / (i+1), a random size over a growing count")
+                notice(f"The position signal fades fast: with this input {rule}, {shrink}. Order is there, but "
+                       "only coarsely and only through averaging.")
+                formula(r"o_i - o_{i-1} = \frac{v_i - o_{i-1}}{i+1}\ \overset{\text{start token}}{=}\ "
+                        r"\frac{v - v_0}{i\,(i+1)},\qquad \|o_{$last} - o_{$prev}\| = $gap",
                         last=n - 1, prev=n - 2, gap=float(out["neighbour_gap"][-1]) if n > 1 else 0.0)
                 st.markdown(
-                    "**The cost.** Our source notes put it plainly: leaving the encoding out of a causal "
+                    "**The cost.** Put plainly: leaving the encoding out of a causal "
                     "decoder can work, but training converges much more slowly and the final model is usually "
                     "worse. The page shows why it can work at all (the mask makes the running mean depend on "
                     "i) and why it is weak (that signal is blurry and gets blurrier with distance, and the "

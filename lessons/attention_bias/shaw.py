@@ -138,7 +138,7 @@ def lesson():
                     "(fused into standard attention kernels) |\n"
                     f"| **Shaw et al.** | plain k_j, v_j | q·aᴷ for {2 * k + 1} rows, a gather by clipped "
                     "distance for every cached key, and a second weighted sum over aⱽ for the output |")
-                st.caption("One of our source notes says the relative positions 'are updated each time a new "
+                st.caption("A common misconception is that the relative positions 'are updated each time a new "
                            "token is added'. More exactly: the stored keys do not change, but the distance "
                            "from the new query to each of them does, so the positional term is recomputed for "
                            "every cached token at every step, outside the usual fused attention kernels.")

@@ -7,8 +7,9 @@ from page_kit import controls, figures, formula, guard, header, notice, sections
 SIGMAS_1D = [1, 2, 5, 10, 20, 50, 100]
 SIGMAS_2D = [0.5, 1, 2, 4, 8, 16, 32]
 LABELS = {"raw": "raw coordinates", "nerf": "NeRF encoding", "gaussian": "Fourier features"}
-# one colour per input in every chart of a tab; the target is black (the last Okabe-Ito colour)
+# one colour per input in every chart of a tab; the target takes the kit's reference style (wide grey dashes)
 COLOURS = {"target": 7, "raw coordinates": 0, "NeRF encoding": 1, "Fourier features": 2}
+DASHED = ["Fourier features"]  # drawn last and dashed, so the NeRF fit under it stays visible where they agree
 
 
 @st.cache_data(max_entries=24, show_spinner=False)
@@ -66,22 +67,20 @@ def scores(result) -> None:
 
 
 def curves(result, task: str) -> None:
-    left, right = st.columns(2)
-    with left:
-        show(figures.padded(figures.lines(
-            result["raw"]["logged_steps"], {LABELS[e]: result[e]["test_psnr"] for e in pc.ENCODINGS},
-            title="Held-out error while training", x_title="training step",
-            y_title="held-out PSNR (dB, higher is better)", colours=COLOURS, name=f"fourier_{task}_curves", height=380,
-            alt="Held-out PSNR against training step for the three inputs."), top=100))
-    with right:
-        spectra = result["spectra"]
-        show(figures.padded(figures.lines(
-            spectra["frequency"], {"target": spectra["target"], **{LABELS[e]: spectra[e] for e in pc.ENCODINGS}},
-            title="Spectrum" + (" (radial mean)" if task == "2d" else ""),
-            x_title="frequency (cycles per unit)", y_title="amplitude", log_y=True, dashed=["target"],
-            colours=COLOURS, name=f"fourier_{task}_spectrum", height=380,
-            alt="Amplitude against frequency: the raw-coordinate fit loses the high frequencies of the target."),
-            top=100))
+    show(figures.padded(figures.lines(
+        result["raw"]["logged_steps"], {LABELS[e]: result[e]["test_psnr"] for e in pc.ENCODINGS},
+        title="Held-out error while training", x_title="training step",
+        y_title="held-out PSNR (dB, higher is better)", colours=COLOURS, dashed=DASHED,
+        name=f"fourier_{task}_curves", height=360,
+        alt="Held-out PSNR against training step for the three inputs.")))
+    # full width: a spectrum's narrow peaks and the gap between the fits need the horizontal room
+    spectra = result["spectra"]
+    show(figures.padded(figures.lines(
+        spectra["frequency"], {"target": spectra["target"], **{LABELS[e]: spectra[e] for e in pc.ENCODINGS}},
+        title="Spectrum" + (" (radial mean)" if task == "2d" else ""),
+        x_title="frequency (cycles per unit)", y_title="amplitude (log scale)", log_y=True,
+        dashed=["target", *DASHED], colours=COLOURS, name=f"fourier_{task}_spectrum", height=440,
+        alt="Amplitude against frequency: the raw-coordinate fit loses the high frequencies of the target.")))
 
 
 @st.fragment
@@ -130,7 +129,7 @@ def lesson():
                     result["x"], {"target": result["target"], **{LABELS[e]: result[e]["prediction"]
                                                                  for e in pc.ENCODINGS}},
                     title="Fits of the 1D signal (trained on every other sample)", x_title="coordinate x",
-                    y_title="value", dashed=["target"], colours=COLOURS, name="fourier_1d_fit", height=400,
+                    y_title="value", dashed=["target", *DASHED], colours=COLOURS, name="fourier_1d_fit", height=400,
                     alt="The target signal and three fits: raw coordinates give a smooth blur, both encodings "
                         "follow the fast wiggles and the step."), top=90))
                 scores(result)

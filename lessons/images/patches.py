@@ -18,6 +18,12 @@ def maps(h: int, w: int, dim: int, base: float, flattened: bool = False):
 
 
 @st.cache_data(max_entries=32, show_spinner=False)
+def similarity_scale(h: int, w: int, dim: int, base: float):
+    """One colour scale for cosine similarity in every tab: from every map of both codes, 2D and flattened."""
+    return figures.similarity_range(maps(h, w, dim, base), maps(h, w, dim, base, True))
+
+
+@st.cache_data(max_entries=32, show_spinner=False)
 def rope_maps(h: int, w: int, dim: int, base: float, row: int, col: int, vectors: str):
     return pc.rope_2d_score_maps(h, w, dim, row, col, base, vectors=vectors)
 
@@ -66,7 +72,7 @@ def lesson():
         if tab_one.open:
             with tab_one:
                 sim = maps(h, w, dim, float(base))
-                zrange, signed = figures.similarity_range(sim[patch])
+                zrange, signed = similarity_scale(h, w, dim, float(base))
                 show(figures.marked_heatmap(
                     sim[patch], [(col, row, f"patch ({row}, {col})")],
                     title=f"Cosine similarity of patch (row {row}, col {col}) to every patch", x_title="column",
@@ -92,7 +98,7 @@ def lesson():
         if tab_all.open:
             with tab_all:
                 sim = maps(h, w, dim, float(base))
-                zrange, signed = figures.similarity_range(sim)
+                zrange, signed = similarity_scale(h, w, dim, float(base))
                 show(figures.mosaic(
                     sim, title=f"Every patch's similarity map, placed at that patch ({h} x {w} grid, d = {dim})",
                     value_name="cosine similarity", zrange=zrange, signed=signed, highlight=patch,
@@ -107,14 +113,16 @@ def lesson():
         if tab_flat.open:
             with tab_flat:
                 sim2d, sim1d = maps(h, w, dim, float(base)), maps(h, w, dim, float(base), True)
-                show(figures.square_panels(figures.padded(figures.small_multiples(
+                zrange, signed = similarity_scale(h, w, dim, float(base))
+                show(figures.square_panels(figures.padded(figures.mark_panels(figures.small_multiples(
                     [sim2d[patch], sim1d[patch]],
                     ["2D sin-cos (column half + row half)", f"1D sin-cos of the raster index r·{w} + c"],
-                    title=f"Similarity to patch ({row}, {col}) with the same d = {dim}", cols=2, signed=True,
-                    value_name="cosine similarity", x_title="column", y_title="row", cell_px=360,
+                    title=f"Similarity to patch ({row}, {col}) with the same d = {dim}", cols=2, signed=signed,
+                    zrange=zrange, value_name="cosine similarity", x_title="column", y_title="row", cell_px=360,
                     name="vit2d_flat_vs_2d",
                     alt="Two maps. Left: a cross centred on the patch. Right: a horizontal band along the "
-                        "patch's own row that wraps into the ends of the rows above and below."))))
+                        "patch's own row that wraps into the ends of the rows above and below."), col, row,
+                    f"patch ({row}, {col})"))))
                 notice(f"Flattened, patch ({row}, {col}) gets the number {patch}: its neighbours in the code are the "
                        f"patches left and right of it, and the one directly below is {w} numbers away, as far as a "
                        "patch that is many columns off in the same row. The 1D code sees a long line, not a grid, "
@@ -135,9 +143,8 @@ def lesson():
                         "depends on the column); the right half changes in blocks of one grid row.")))
                 notice(f"MAE's layout: channels 0 to {dim // 2 - 1} encode the column (sines, then cosines), "
                        f"channels {dim // 2} to {dim - 1} the row. In raster order the column half repeats every {w} "
-                       "rows of the table and the row half is constant over each block of w rows. One of the course "
-                       "notes writes "
-                       "the code as [PE(x) ‖ PE(y)]; that matches, with x the column.")
+                       "rows of the table and the row half is constant over each block of w rows. Papers often "
+                       "write the code as [PE(x) ‖ PE(y)]; that matches, with x the column.")
                 formula(r"PE(r,c) = \big[\sin(c\,\omega),\ \cos(c\,\omega),\ \sin(r\,\omega),\ \cos(r\,\omega)\big],"
                         r"\quad \omega_i = $base^{-i/$q},\ i < $q", base=base, q=dim // 4)
 

@@ -95,7 +95,7 @@ def lesson():
                 notice("The bright spot keeps its place in the image but covers more patches: every distance is "
                        f"stretched by {new}/{old} = {new / old:.2f}. The model's weights were trained on the old "
                        "spacing, so the resized grid is a starting point that fine-tuning adapts, not an exact "
-                       "answer (one course note says it works 'because relative positions are preserved'; they are "
+                       "answer (a common misconception: it works 'because relative positions are preserved'; they are "
                        "only preserved in units of the image, not of patches).")
                 formula(r"\text{new cell } i \text{ samples old coordinate } x = (i + \tfrac12)\,\frac{$old}{$new}"
                         r" - \tfrac12\ \ (\texttt{align\_corners=False}),\quad "

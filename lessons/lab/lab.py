@@ -114,18 +114,22 @@ header(
 
 @st.fragment
 def lesson():
+    # Right after "Use quick settings" the three widgets take their values from session state; giving them a
+    # default as well would make Streamlit log a warning with a stack trace, so that one run passes none.
+    defaults = dict.fromkeys(("preset", "T", "steps")) if st.session_state.pop("lab_quick_set", False) \
+        else {key: SHIPPED[key] for key in ("preset", "T", "steps")}
     c1, c2, c3, c4 = st.columns([2.2, 3, 3.4, 1.6])
     with c1:
-        preset = controls.choice("Preset", "preset", ["quick", "full"], SHIPPED["preset"],
+        preset = controls.choice("Preset", "preset", ["quick", "full"], defaults["preset"],
                                  help=f"Batch size, learning rate and evaluation size. quick: batch "
                                       f"{pc.QUICK.batch}, lr {pc.QUICK.lr:g}, {pc.QUICK.eval_sequences} test "
                                       f"sequences. full: batch {pc.FULL.batch}, lr {pc.FULL.lr:g}, "
                                       f"{pc.FULL.eval_sequences} test sequences.")
     with c2:
-        train_len = controls.select_slider("Training length T", "T", LENGTHS, SHIPPED["T"],
+        train_len = controls.select_slider("Training length T", "T", LENGTHS, defaults["T"],
                                            help="Tokens per training sequence; the tests run at T, 2T, 4T, 8T.")
     with c3:
-        steps = controls.select_slider("Training steps per model", "steps", STEPS, SHIPPED["steps"],
+        steps = controls.select_slider("Training steps per model", "steps", STEPS, defaults["steps"],
                                        format_func=lambda s: f"{s:,}", help="AdamW steps for each trained model.")
     with c4:
         seed = controls.number("Seed", "seed", 0, 9999, SHIPPED["seed"], step=1,
@@ -185,7 +189,7 @@ def _request_run():
 
 
 def _use_quick():
-    st.session_state.update(preset="quick", T=pc.QUICK.train_len, steps=pc.QUICK.steps)
+    st.session_state.update(preset="quick", T=pc.QUICK.train_len, steps=pc.QUICK.steps, lab_quick_set=True)
 
 
 def lesson_body(result: dict):
@@ -305,8 +309,8 @@ so the two layers share the work.
 frequency by L/T, so the 2-step offset the model learned shrinks to a fraction of a step: without fine-tuning (for
 which it was designed) it collapses to chance. NTK-aware scaling and YaRN keep the fast pairs, which carry short
 offsets, almost unchanged and stretch only the slow ones; YaRN also sharpens the softmax by its attention factor,
-which counters dilution, and in the shipped run it keeps 100% at 8T. (One of the source notes has this backwards:
-it says high frequencies are interpolated and low ones extrapolated; it is the other way round.)
+which counters dilution, and in the shipped run it keeps 100% at 8T. (A common misconception has this backwards:
+that high frequencies are interpolated and low ones extrapolated; it is the other way round.)
 
 **What a tiny model cannot show.** This is one synthetic task, two layers, minutes of training and one seed:
 change the seed or the steps and the numbers move (in the quick preset ALiBi usually has not learned the task at

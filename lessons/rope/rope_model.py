@@ -74,7 +74,7 @@ def lesson():
                         off=n - m)
                 notice("Three things to take away. Only q and k are rotated: the values that are mixed into the "
                        "output carry no position, unlike the original Transformer, whose added position vector "
-                       "flows into everything (one of the source notes says RoPE rotates q, k *and* v; it does "
+                       "flows into everything (a common misconception is that RoPE rotates q, k *and* v; it does "
                        "not). The rotation has no weights: its angles come from the positions and θ_i alone. And it "
                        "happens again in every layer, on that layer's own q and k, so position information cannot "
                        "wash out with depth.")

@@ -79,28 +79,41 @@ def lesson():
                     log_distance = controls.toggle("Log distance axis", "logd", True)
                 curves = decay(dim, max_distance, float(base), log_distance)
                 show(figures.lines(
-                    curves["distance"], {"RoFormer's bound": curves["bound"],
-                                         "mean |q·k|, q = k": curves["identical"],
-                                         "mean |q·k|, random q, k": curves["random"]},
-                    log_x=log_distance, title=f"Scores against relative distance (d = {dim}, base {base:,})",
-                    x_title="relative distance m − n (positions)", y_title="value / value at distance 0",
-                    name="rope_decay", height=430, hover_format=".3f",
-                    alt="RoFormer's bound and the score for identical q and k fall with distance; the mean "
-                        "|q·k| of independent random vectors stays flat at 1."))
+                    curves["distance"], {"RoFormer's bound, q = k": curves["identical_bound"],
+                                         "mean |q·k|, q = k": curves["identical_score"],
+                                         "RoFormer's bound, random q, k": curves["random_bound"],
+                                         "mean |q·k|, random q, k": curves["random_score"]},
+                    log_x=log_distance, log_y=True,
+                    title=f"Scores and their bound against relative distance (d = {dim}, base {base:,})",
+                    x_title="relative distance m − n (positions)", y_title="|q·k| (log scale)",
+                    name="rope_decay", height=460, hover_format=".3g",
+                    dashed=["RoFormer's bound, q = k", "RoFormer's bound, random q, k"],
+                    colours={"RoFormer's bound, q = k": 0, "mean |q·k|, q = k": 0,
+                             "RoFormer's bound, random q, k": 1, "mean |q·k|, random q, k": 1},
+                    alt="Log-scale lines in the score's own units: each dashed bound stays above its solid "
+                        "measured score; the q = k score falls with distance, the random one stays flat."))
                 formula(r"\Big|\sum_{j=0}^{d/2-1} h_j\,e^{\mathrm{i} r\theta_j}\Big| \le \big(\max_j |h_{j+1}-h_j|\big)"
-                        r"\sum_{j=1}^{d/2} |S_j|,\quad S_j = \sum_{k<j} e^{\mathrm{i} r\theta_k},\qquad"
-                        r"\tfrac{1}{d/2}\textstyle\sum_j |S_j| = $b0 \text{ at } r = 0",
-                        b0=curves["bound_at_zero"])
-                st.caption(f"Averages over 2,048 seeded standard-normal vectors; at distance 0 the mean |q·k| is "
+                        r"\sum_{j=1}^{d/2} |S_j|,\quad S_j = \sum_{k<j} e^{\mathrm{i} r\theta_k},"
+                        r"\quad h_j = q_j\bar k_j,\ h_{d/2} = 0;\qquad \textstyle\sum_j |S_j| = $s0 \text{ at } r = 0",
+                        s0=curves["partial_sums_at_zero"])
+                st.caption(f"Averages over 2,048 seeded standard-normal vectors. At distance 0 the mean |q·k| is "
                            f"{curves['identical_at_zero']:.1f} for q = k (that is |q|² ≈ d) and "
-                           f"{curves['random_at_zero']:.1f} for independent q, k.")
-                notice("The bound falls with distance, and so does the score of a query with an identical key: the "
-                       "pairs start aligned and drift out of phase. Independent random q and k do **not** decay: "
-                       "their pairs point in random directions already, and turning a random direction gives "
-                       "another random direction. So the decay is a statement about aligned content, and the bound "
-                       "limits the score, it does not predict it. Raise the base and the decay stretches out, "
-                       "which is why long-context models use a large rope_theta.")
-
+                           f"{curves['random_at_zero']:.1f} for independent q, k; the content factor "
+                           f"max |h_(j+1) − h_j| averages {curves['identical_bound_factor']:.2f} and "
+                           f"{curves['random_bound_factor']:.2f}.")
+                notice(f"Each dashed bound stays above its solid score at every distance shown, by a factor of at "
+                       f"least {curves['identical_slack']:,.1f} for q = k and {curves['random_slack']:,.1f} for "
+                       "random q, k: the bound limits the score, loosely. It falls with distance, and so does the "
+                       "score of a query with an identical key: the pairs start aligned and drift out of phase. "
+                       "Independent random q and k do **not** decay: their pairs point in random directions "
+                       "already, and turning a random direction gives another random direction. So the decay is "
+                       "a statement about aligned content. Raise the base and the decay stretches out, which is "
+                       "why long-context models use a large rope_theta.")
+                st.caption("A common misconception compares the bound with the score after dividing each by its "
+                           "value at distance 0. The bound is loosest at distance 0, so divided that way it falls "
+                           f"below the q = k score at {curves['normalised_bound_below']:,} of the "
+                           f"{len(curves['distance']):,} distances here, although in the score's units (above) it "
+                           "never does.")
 
 lesson()
 source(pc.rope_score_matrix, pc.rope_mean_abs_scores, pc.rope_decay_bound)
