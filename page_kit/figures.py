@@ -33,6 +33,7 @@ class Chart:
     table: dict[str, np.ndarray] = field(default_factory=dict)  # columns for the CSV
     matrix: np.ndarray | None = None  # full-resolution matrix for the .npy download
     note: str = ""  # e.g. "showing every 4th row"
+    frames: dict | None = None  # precomputed frames for a scrub bar and Play (plotly_element.frames_payload)
 
 
 def blank_masked(grid) -> np.ndarray:
