@@ -38,7 +38,7 @@ function decode(spec) {
   return rows;
 }
 
-function frameSwitcher(root, plot, frames, Plotly) {
+function frameSwitcher(root, plot, figure, config, frames, Plotly) {
   // Precomputed frames (bounded by the kit): a range input and a play button swap them in the browser,
   // with no round trip, so a drag follows the hand and "Play" animates smoothly.
   let bar = root.querySelector(".pe-frames");
@@ -53,14 +53,14 @@ function frameSwitcher(root, plot, frames, Plotly) {
   const button = bar.querySelector(".pe-play");
   const range = bar.querySelector(".pe-range");
   const label = bar.querySelector(".pe-label");
-  const patches = frames.patches.map((patch) =>
-    Object.fromEntries(Object.entries(patch).map(([attribute, specs]) => [attribute, specs.map(decode)])));
+  const patches = frames.patches.map((patch) => patch.map((item) => [item.trace, item.attribute, decode(item)]));
   range.max = String(frames.values.length - 1);
   range.setAttribute("aria-label", frames.label);
   const show = (i) => {
     range.value = String(i);
     label.textContent = frames.label + " = " + frames.values[i];
-    Plotly.restyle(plot, patches[i], frames.traces).then(() => count("draws"));
+    for (const [trace, attribute, values] of patches[i]) figure.data[trace][attribute] = values;
+    Plotly.react(plot, figure.data, figure.layout, config).then(() => count("draws"));
   };
   if (root.__timer) { clearInterval(root.__timer); root.__timer = null; }
   button.textContent = "\u25B6 Play";
@@ -99,7 +99,8 @@ export default function ({ parentElement, data }) {
   loadPlotly().then((Plotly) => {
     Plotly.react(plot, figure.data, figure.layout, data.config).then(() => {
       count("draws");
-      if (data.frames) frameSwitcher(root, plot, data.frames, Plotly);
+      if (data.frames) frameSwitcher(root, plot, figure, data.config, data.frames, Plotly);
+      else { const bar = root.querySelector(".pe-frames"); if (bar) bar.remove(); }
     });
   }).catch((error) => { plot.textContent = String(error); });
   return () => { if (root.__timer) clearInterval(root.__timer); };

@@ -16,7 +16,7 @@ import base64
 import filecmp
 import functools
 import shutil
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
@@ -60,28 +60,21 @@ def _f32_spec(values) -> dict:
     return {"bdata": base64.b64encode(array.tobytes()).decode("ascii"), "shape": list(array.shape)}
 
 
-def frames_payload(label: str, values: Sequence, patches: Sequence[Mapping[str, Sequence]], traces: Sequence[int],
+def frames_payload(label: str, values: Sequence, patches: Sequence[Sequence[tuple[int, str, object]]],
                    start: int = 0, interval_ms: int = 120) -> dict:
     """Precomputed frames a chart can switch between in the browser (a scrub bar and a Play button).
 
-    ``patches[i]`` maps a trace attribute ("x", "y" or "z") to one array per index in ``traces``: what
-    frame i changes. Frames are bounded (MAX_FRAMES, MAX_FRAME_BYTES) so a Play button never ships more
-    than a couple of megabytes.
+    ``patches[i]`` lists what frame i changes: (trace index, attribute "x" / "y" / "z", array). Frames are
+    bounded (MAX_FRAMES, MAX_FRAME_BYTES) so a Play button never ships more than a couple of megabytes.
     """
     if not 1 <= len(values) <= MAX_FRAMES or len(patches) != len(values):
         raise ValueError(f"A chart animates between 1 and {MAX_FRAMES} frames, one patch per value.")
-    encoded, size = [], 0
-    for patch in patches:
-        frame = {}
-        for attribute, arrays in patch.items():
-            specs = [_f32_spec(a) for a in arrays]
-            size += sum(len(s["bdata"]) * 3 // 4 for s in specs)
-            frame[attribute] = specs
-        encoded.append(frame)
+    encoded = [[{"trace": int(t), "attribute": a, **_f32_spec(array)} for t, a, array in patch] for patch in patches]
+    size = sum(len(item["bdata"]) * 3 // 4 for patch in encoded for item in patch)
     if size > MAX_FRAME_BYTES:
         raise ValueError(f"The animation would send {size / 1e6:.1f} MB; use fewer frames or a smaller figure.")
-    return {"label": label, "values": [str(v) for v in values], "patches": encoded, "traces": list(traces),
-            "start": int(start), "interval_ms": int(interval_ms)}
+    return {"label": label, "values": [str(v) for v in values], "patches": encoded, "start": int(start),
+            "interval_ms": int(interval_ms)}
 
 
 def plotly_element(figure, *, key: str, alt: str, config: dict, frames: dict | None = None) -> None:
