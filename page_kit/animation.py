@@ -34,8 +34,13 @@ def frames(build: Callable[[object], Chart], label: str, values: Sequence, start
     values = list(values)
     if not 2 <= len(values) <= MAX_FRAMES:
         raise ValueError(f"An animation needs between 2 and {MAX_FRAMES} frames.")
-    charts = [build(v).figure for v in values]
-    first = charts[0]
+    first = build(values[0]).figure
+    # Refuse before building the rest: every numeric array of one frame, times the frames, bounds what could change.
+    bound = sum(_array(trace, a).size * 4 for trace in first.data for a in ATTRIBUTES
+                if _array(trace, a) is not None and _array(trace, a).dtype != object) * len(values)
+    if bound > MAX_FRAME_BYTES * 4:
+        raise ValueError(f"This view is too large to animate ({bound / 1e6:.0f} MB of frames); make it smaller first.")
+    charts = [first] + [build(v).figure for v in values[1:]]
     changing: list[tuple[int, str]] = []  # (trace index, attribute) that differ in at least one frame
     for t, trace in enumerate(first.data):
         for attribute in ATTRIBUTES:
@@ -56,4 +61,5 @@ def frames(build: Callable[[object], Chart], label: str, values: Sequence, start
         raise ValueError(f"Animating this view would send {size / 1e6:.1f} MB; make the figure smaller first.")
     patches = [[(t, a, _array(figure.data[t], a)) for t, a in changing] for figure in charts]
     start = values.index(start_value) if start_value in values else 0
-    return frames_payload(label, values, patches, start=start, interval_ms=interval_ms)
+    titles = [figure.layout.title.text or "" for figure in charts]  # a title that states the value follows it
+    return frames_payload(label, values, patches, start=start, interval_ms=interval_ms, titles=titles)

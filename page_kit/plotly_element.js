@@ -60,6 +60,7 @@ function frameSwitcher(root, plot, figure, config, frames, Plotly) {
     range.value = String(i);
     label.textContent = frames.label + " = " + frames.values[i];
     for (const [trace, attribute, values] of patches[i]) figure.data[trace][attribute] = values;
+    if (frames.titles) figure.layout.title = { ...(figure.layout.title || {}), text: frames.titles[i] };
     Plotly.react(plot, figure.data, figure.layout, config).then(() => count("draws"));
   };
   if (root.__timer) { clearInterval(root.__timer); root.__timer = null; }

@@ -61,7 +61,7 @@ def _f32_spec(values) -> dict:
 
 
 def frames_payload(label: str, values: Sequence, patches: Sequence[Sequence[tuple[int, str, object]]],
-                   start: int = 0, interval_ms: int = 120) -> dict:
+                   start: int = 0, interval_ms: int = 120, titles: Sequence[str] | None = None) -> dict:
     """Precomputed frames a chart can switch between in the browser (a scrub bar and a Play button).
 
     ``patches[i]`` lists what frame i changes: (trace index, attribute "x" / "y" / "z", array). Frames are
@@ -74,7 +74,7 @@ def frames_payload(label: str, values: Sequence, patches: Sequence[Sequence[tupl
     if size > MAX_FRAME_BYTES:
         raise ValueError(f"The animation would send {size / 1e6:.1f} MB; use fewer frames or a smaller figure.")
     return {"label": label, "values": [str(v) for v in values], "patches": encoded, "start": int(start),
-            "interval_ms": int(interval_ms)}
+            "interval_ms": int(interval_ms), "titles": list(titles) if titles else None}
 
 
 def plotly_element(figure, *, key: str, alt: str, config: dict, frames: dict | None = None) -> None:
