@@ -9,14 +9,18 @@ in the browser (a scrub bar and a Play button under the chart).
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Sequence
 
 import numpy as np
+import plotly.io as pio
+from plotly.utils import PlotlyJSONEncoder
 
 from .figures import Chart
 from .plotly_element import MAX_FRAME_BYTES, MAX_FRAMES, frames_payload
 
 ATTRIBUTES = ("x", "y", "z")
+LAYOUT_KEYS = ("title", "shapes", "annotations")
 
 
 def _array(trace, attribute: str):
@@ -28,8 +32,9 @@ def frames(build: Callable[[object], Chart], label: str, values: Sequence, start
            interval_ms: int = 120) -> dict:
     """Build ``build(v)`` for every v in ``values`` and keep the arrays that change between frames.
 
-    Every frame must have the same traces with arrays of the same shapes (the same figure with other
-    numbers). Raises ValueError when they do not, or when the frames would exceed the element's byte cap.
+    Frames with the same traces send only the arrays that change; frames whose traces differ (a legend
+    entry that comes and goes) send each frame's whole trace list. Raises ValueError when the frames would
+    exceed the element's byte cap.
     """
     values = list(values)
     if not 2 <= len(values) <= MAX_FRAMES:
@@ -41,6 +46,14 @@ def frames(build: Callable[[object], Chart], label: str, values: Sequence, start
     if bound > MAX_FRAME_BYTES * 4:
         raise ValueError(f"This view is too large to animate ({bound / 1e6:.0f} MB of frames); make it smaller first.")
     charts = [first] + [build(v).figure for v in values[1:]]
+    if not _same_traces(charts):  # e.g. a legend entry per band, and the bands present change with the value
+        datas = [json.loads(pio.to_json({"data": figure.data}, validate=False))["data"] for figure in charts]
+        size = sum(len(json.dumps(d)) for d in datas)
+        if size > MAX_FRAME_BYTES:
+            raise ValueError(f"Animating this view would send {size / 1e6:.1f} MB; make the figure smaller first.")
+        start = values.index(start_value) if start_value in values else 0
+        return frames_payload(label, values, [[] for _ in values], start=start, interval_ms=interval_ms,
+                              layouts=_layouts(charts), datas=datas)
     changing: list[tuple[int, str]] = []  # (trace index, attribute) that differ in at least one frame
     for t, trace in enumerate(first.data):
         for attribute in ATTRIBUTES:
@@ -48,8 +61,6 @@ def frames(build: Callable[[object], Chart], label: str, values: Sequence, start
             if ref is None or ref.dtype == object:
                 continue
             for other in charts[1:]:
-                if len(other.data) != len(first.data):
-                    raise ValueError("Every frame must draw the same traces.")
                 arr = _array(other.data[t], attribute)
                 if arr is None or arr.shape != ref.shape:
                     raise ValueError("Every frame must keep the shape of its arrays.")
@@ -61,5 +72,17 @@ def frames(build: Callable[[object], Chart], label: str, values: Sequence, start
         raise ValueError(f"Animating this view would send {size / 1e6:.1f} MB; make the figure smaller first.")
     patches = [[(t, a, _array(figure.data[t], a)) for t, a in changing] for figure in charts]
     start = values.index(start_value) if start_value in values else 0
-    titles = [figure.layout.title.text or "" for figure in charts]  # a title that states the value follows it
-    return frames_payload(label, values, patches, start=start, interval_ms=interval_ms, titles=titles)
+    return frames_payload(label, values, patches, start=start, interval_ms=interval_ms, layouts=_layouts(charts))
+
+
+def _same_traces(charts) -> bool:
+    kinds = [tuple(trace.type for trace in figure.data) for figure in charts]
+    return all(k == kinds[0] for k in kinds)
+
+
+def _layouts(charts) -> list[dict] | None:
+    """Per frame, the layout parts that change: a title that states the value, shaded bands, marker lines."""
+    parts = [{key: json.loads(json.dumps(figure.layout.to_plotly_json().get(key), cls=PlotlyJSONEncoder))
+              for key in LAYOUT_KEYS} for figure in charts]
+    changing = [key for key in LAYOUT_KEYS if any(p[key] != parts[0][key] for p in parts[1:])]
+    return [{key: p[key] for key in changing} for p in parts] if changing else None

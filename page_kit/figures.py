@@ -152,7 +152,9 @@ def lines(x, series: Mapping[str, np.ndarray], *, title: str, x_title: str, y_ti
 
 
 def bars(categories, series: Mapping[str, np.ndarray], *, title: str, x_title: str, y_title: str, alt: str,
-         name: str, log_y: bool = False, height: int = 360, hover_format: str = ".4g") -> Chart:
+         name: str, log_y: bool = False, height: int = 360, hover_format: str = ".4g",
+         y_range: tuple[float, float] | None = None) -> Chart:
+    """Grouped bars; ``y_range`` fixes the y axis (in log10 units on a log axis), e.g. for animation frames."""
     categories = np.asarray(categories)
     if categories.shape[0] > MAX_BARS:
         raise ValueError(f"A bar chart shows at most {MAX_BARS} bars.")
@@ -163,7 +165,7 @@ def bars(categories, series: Mapping[str, np.ndarray], *, title: str, x_title: s
                                            "<extra></extra>"))
     _base_layout(fig, title, x_title, y_title, height)
     fig.update_layout(barmode="group", bargap=0.15)
-    fig.update_yaxes(type="log" if log_y else "linear")
+    fig.update_yaxes(type="log" if log_y else "linear", **({"range": list(y_range)} if y_range else {}))
     return Chart(fig, alt, name, table={x_title: categories, **{k: np.asarray(v) for k, v in series.items()}})
 
 

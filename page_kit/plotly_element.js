@@ -59,8 +59,9 @@ function frameSwitcher(root, plot, figure, config, frames, Plotly) {
   const show = (i) => {
     range.value = String(i);
     label.textContent = frames.label + " = " + frames.values[i];
+    if (frames.datas) figure.data = frames.datas[i];
     for (const [trace, attribute, values] of patches[i]) figure.data[trace][attribute] = values;
-    if (frames.titles) figure.layout.title = { ...(figure.layout.title || {}), text: frames.titles[i] };
+    if (frames.layouts) Object.assign(figure.layout, frames.layouts[i]);
     Plotly.react(plot, figure.data, figure.layout, config).then(() => count("draws"));
   };
   if (root.__timer) { clearInterval(root.__timer); root.__timer = null; }

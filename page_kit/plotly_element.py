@@ -61,10 +61,13 @@ def _f32_spec(values) -> dict:
 
 
 def frames_payload(label: str, values: Sequence, patches: Sequence[Sequence[tuple[int, str, object]]],
-                   start: int = 0, interval_ms: int = 120, titles: Sequence[str] | None = None) -> dict:
+                   start: int = 0, interval_ms: int = 120, layouts: Sequence[dict] | None = None,
+                   datas: Sequence[list] | None = None) -> dict:
     """Precomputed frames a chart can switch between in the browser (a scrub bar and a Play button).
 
-    ``patches[i]`` lists what frame i changes: (trace index, attribute "x" / "y" / "z", array). Frames are
+    ``patches[i]`` lists what frame i changes: (trace index, attribute "x" / "y" / "z", array), and
+    ``layouts[i]`` the layout keys it replaces (title, shapes, annotations); ``datas[i]``, when given, is
+    frame i's whole trace list (for frames whose traces differ). Frames are
     bounded (MAX_FRAMES, MAX_FRAME_BYTES) so a Play button never ships more than a couple of megabytes.
     """
     if not 1 <= len(values) <= MAX_FRAMES or len(patches) != len(values):
@@ -74,7 +77,8 @@ def frames_payload(label: str, values: Sequence, patches: Sequence[Sequence[tupl
     if size > MAX_FRAME_BYTES:
         raise ValueError(f"The animation would send {size / 1e6:.1f} MB; use fewer frames or a smaller figure.")
     return {"label": label, "values": [str(v) for v in values], "patches": encoded, "start": int(start),
-            "interval_ms": int(interval_ms), "titles": list(titles) if titles else None}
+            "interval_ms": int(interval_ms), "layouts": list(layouts) if layouts else None,
+            "datas": list(datas) if datas else None}
 
 
 def plotly_element(figure, *, key: str, alt: str, config: dict, frames: dict | None = None) -> None:

@@ -1,9 +1,22 @@
 import streamlit as st
 
 import posenc_core as pc
-from page_kit import controls, extension_views, figures, formula, guard, header, notice, sections, show, source
+from page_kit import (
+    animation,
+    controls,
+    extension_views,
+    figures,
+    formula,
+    guard,
+    header,
+    notice,
+    sections,
+    show,
+    source,
+)
 
 MSCALES = [0.0, 0.707, 1.0]
+PLAY_FACTORS = [round(2 ** (k / 4), 3) for k in range(1, 25)]  # s from 1.19 to 64, 4 frames an octave
 
 
 @st.cache_data(max_entries=64, show_spinner=False)
@@ -101,7 +114,18 @@ def lesson():
         st.caption(f"rope_scaling passed to the transformers-equal code: `{_short(scaling)}` · L′ = {target:,}")
         if tab_wave.open:
             with tab_wave:
-                extension_views.wavelengths(result, name="ext_wavelengths", label=label)
+                frames = None
+                if controls.toggle("Animate the factor s", "play_s",
+                                   help="A scrub bar and a Play button under the figure: s grows from 1.2 to 64 "
+                                        "and the bands move, each frame computed by the same core call."):
+                    def wave_chart(s):
+                        frame = analyse(method, head_dim, float(base), original, float(s), float(knobs["current"]),
+                                        float(knobs["beta_fast"]), float(knobs["beta_slow"]), float(knobs["mscale"]),
+                                        float(knobs["mscale_all_dim"]), bool(knobs["truncate"]),
+                                        float(knobs["low_ff"]), float(knobs["high_ff"]))[1]
+                        return extension_views.wavelength_chart(frame, name="ext_wavelengths", label=label)
+                    frames = animation.frames(wave_chart, "s", PLAY_FACTORS, start_value=factor)
+                extension_views.wavelengths(result, name="ext_wavelengths", label=label, frames=frames)
                 _method_formula(method, factor, original, base, head_dim, knobs, result)
         if tab_ratio.open:
             with tab_ratio:
