@@ -3,6 +3,7 @@ import streamlit as st
 import posenc_core as pc
 from page_kit import (
     animation,
+    classroom,
     controls,
     current_backend,
     figures,
@@ -68,6 +69,15 @@ def lesson():
     with guard():
         if tab_table.open:
             with tab_table:
+                def doubled() -> str:
+                    now, twice = pc.sinusoidal_wavelengths(dim, base)[-1], pc.sinusoidal_wavelengths(dim, 2 * base)[-1]
+                    return (f"With d = {dim} the slowest wavelength goes from {now:,.0f} to {twice:,.0f} positions "
+                            f"(x{twice / now:.3f}): it is 2π·base^((d−2)/d), almost proportional to the base.")
+
+                classroom.predict("base", f"Double the base from {base:,} to {2 * base:,}. What happens to the "
+                                  "slowest wavelength (the last column pair)?",
+                                  ["it halves", "it stays the same", "it roughly doubles", "it squares"], 2, doubled)
+
                 def table_chart(b):
                     values = table(n, dim, float(b), layout, backend, device) if b == base else \
                         pc.sinusoidal(n, dim, float(b), layout)  # animation frames: not worth a cache entry each
@@ -85,6 +95,8 @@ def lesson():
                     with guard():  # a table too large to animate says so and keeps the still figure
                         chart.frames = animation.frames(table_chart, "base", PLAY_BASES, interval_ms=150)
                 show(chart)
+                classroom.snippet(f"pe = {classroom.call('sinusoidal', n, dim, float(base), layout)}"
+                                  f"  # ({n}, {dim}) float32: the table above")
                 notice("Down each column the colour oscillates; the left columns flip every few positions and the "
                        "right ones barely change. Read a row left to right and you get a barcode that no other row "
                        "repeats. Raise the base and the slow columns slow down further.")

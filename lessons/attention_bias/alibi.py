@@ -1,7 +1,7 @@
 import streamlit as st
 
 import posenc_core as pc
-from page_kit import animation, controls, figures, formula, guard, header, notice, sections, show, source
+from page_kit import animation, classroom, controls, figures, formula, guard, header, notice, sections, show, source
 
 TRAIN_LENGTHS = [128, 256, 512, 1024, 2048]
 MAX_PANELS = 8
@@ -73,6 +73,15 @@ def lesson():
         if tab_slopes.open:
             with tab_slopes:
                 table = slope_table(heads)
+
+                def sixteen() -> str:
+                    slopes = pc.alibi_slopes(16)
+                    return (f"With 16 heads the slopes start at {slopes[0]:.4f} = 2^(-0.5) and end at "
+                            f"{slopes[-1]:.6f} = 2^(-8): a common misconception is 1/2, 1/4, ..., 1/2^16, which "
+                            "holds for 8 heads only (2^(-8h/n) with n = 8).")
+
+                classroom.predict("sixteen", "A model with 16 heads: what is head 1's slope?",
+                                  ["1/2", "2^(-0.5) ≈ 0.707", "1/16", "1/256"], 1, sixteen)
                 show(figures.bars(
                     table["head"], {"authors' code (used by models)": table["code"],
                                     "paper: 2^(-8h/n)": table["paper"]},
@@ -80,6 +89,7 @@ def lesson():
                     y_title="slope m (log scale)", log_y=True, name="alibi_slopes",
                     alt=f"Bar chart of the {heads} ALiBi slopes from the authors' code next to the paper's "
                         "geometric sequence; they agree for powers of two and differ otherwise."))
+                classroom.snippet(f"slopes = {classroom.call('alibi_slopes', heads)}  # one per head, as plotted")
                 p = int((table["group"] == "geometric").sum())
                 if p == heads:
                     notice(f"{heads} is a power of two, so the code and the paper agree: a geometric sequence "

@@ -3,6 +3,7 @@ import streamlit as st
 import posenc_core as pc
 from page_kit import (
     animation,
+    classroom,
     controls,
     extension_views,
     figures,
@@ -114,6 +115,19 @@ def lesson():
         st.caption(f"rope_scaling passed to the transformers-equal code: `{_short(scaling)}` · L′ = {target:,}")
         if tab_wave.open:
             with tab_wave:
+                divided = [int(i) for i in result["pair"][result["band"] == "interpolated"]]
+                n_pairs = len(result["pair"])
+                answer = 2 if len(divided) == n_pairs else 3 if not divided else 1 if divided[-1] == n_pairs - 1 else 0
+
+                def which() -> str:
+                    kept = int((result["band"] == "extrapolated").sum())
+                    return (f"{label} at s = {factor:g}: {len(divided)} of {n_pairs} pairs are divided by s, "
+                            f"{kept} are kept as they are and {n_pairs - kept - len(divided)} are blended.")
+
+                classroom.predict(f"divided_{method}", f"{label} with s = {factor:g}: which rotary pairs are slowed "
+                                  "down by the full factor s?",
+                                  ["the fastest pairs (small i)", "the slowest pairs (large i)", "all of them",
+                                   "none of them: every pair is changed by less than s"], answer, which)
                 frames = None
                 if controls.toggle("Animate the factor s", "play_s",
                                    help="A scrub bar and a Play button under the figure: s grows from 1.2 to 64 "
@@ -126,6 +140,18 @@ def lesson():
                         return extension_views.wavelength_chart(frame, name="ext_wavelengths", label=label)
                     frames = animation.frames(wave_chart, "s", PLAY_FACTORS, start_value=factor)
                 extension_views.wavelengths(result, name="ext_wavelengths", label=label, frames=frames)
+                classroom.snippet(
+                    f"scaling, max_pos = pc.extension_scaling({method!r}, {float(factor)!r}, {original}, "
+                    f"beta_fast={float(knobs['beta_fast'])!r}, beta_slow={float(knobs['beta_slow'])!r}, "
+                    f"mscale={float(knobs['mscale'])!r}, mscale_all_dim={float(knobs['mscale_all_dim'])!r}, "
+                    f"truncate={bool(knobs['truncate'])!r}, low_freq_factor={float(knobs['low_ff'])!r}, "
+                    f"high_freq_factor={float(knobs['high_ff'])!r},",
+                    f"    short_factor=pc.resample_factors(pc.PHI35_SHORT_FACTOR, {head_dim // 2}),",
+                    f"    long_factor=pc.resample_factors(pc.PHI35_LONG_FACTOR, {head_dim // 2}))",
+                    f"result = pc.extension_analysis({head_dim}, {float(base)!r}, scaling, original={original}, "
+                    f"target={target}, seq_len={int(round(knobs['current'] * original))}, "
+                    "max_position_embeddings=max_pos)",
+                    "print(result['wavelength_before'], result['wavelength_after'], result['band'])")
                 _method_formula(method, factor, original, base, head_dim, knobs, result)
         if tab_ratio.open:
             with tab_ratio:

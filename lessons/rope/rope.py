@@ -1,7 +1,20 @@
 import streamlit as st
 
 import posenc_core as pc
-from page_kit import animation, controls, figures, fmt, formula, guard, header, notice, sections, show, source
+from page_kit import (
+    animation,
+    classroom,
+    controls,
+    figures,
+    fmt,
+    formula,
+    guard,
+    header,
+    notice,
+    sections,
+    show,
+    source,
+)
 
 BASES = [100, 1000, 10000, 500000, 1000000]
 DIMS = [8, 16, 32, 64, 128, 256]
@@ -82,6 +95,14 @@ def lesson():
         if tab_pair.open:
             with tab_pair:
                 left, right = st.columns([1.15, 1])
+                def moved() -> str:
+                    later = pair(qx, qy, kx, ky, m + 10, n + 10, theta)
+                    return (f"q̃·k̃ = {out['score']:.4f} at (m, n) = ({m}, {n}) and {later['score']:.4f} at "
+                            f"({m + 10}, {n + 10}): only the offset m − n = {m - n} reaches the score.")
+
+                classroom.predict("shift", "Move the query and the key 10 positions further along (m + 10, "
+                                  "n + 10). What happens to their score q̃·k̃?",
+                                  ["it stays the same", "it grows", "it shrinks", "it changes sign"], 0, moved)
                 with left:
                     def pair_chart(m_value):
                         o = pair(qx, qy, kx, ky, m_value, n, theta)
@@ -101,6 +122,9 @@ def lesson():
                                             "200 in the browser, each frame computed by the same core call."):
                         chart.frames = animation.frames(pair_chart, "m", PLAY_POSITIONS, start_value=m)
                     show(chart)
+                    classroom.snippet(f"theta = {classroom.call('rope_pair_theta', i, dim, float(base))}",
+                                      f"out = pc.rope_pair(({qx!r}, {qy!r}), ({kx!r}, {ky!r}), {m}, {n}, theta)",
+                                      "print(out['q_rot'], out['k_rot'], out['score'])  # the arrows and the score")
                 with right:
                     s = shifts(qx, qy, kx, ky, m, n, theta)
                     show(figures.lines(
