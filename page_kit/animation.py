@@ -14,6 +14,7 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 import plotly.io as pio
+import streamlit as st
 from plotly.utils import PlotlyJSONEncoder
 
 from .figures import Chart
@@ -44,7 +45,8 @@ def frames(build: Callable[[object], Chart], label: str, values: Sequence, start
     bound = sum(_array(trace, a).size * 4 for trace in first.data for a in ATTRIBUTES
                 if _array(trace, a) is not None and _array(trace, a).dtype != object) * len(values)
     if bound > MAX_FRAME_BYTES * 4:
-        raise ValueError(f"This view is too large to animate ({bound / 1e6:.0f} MB of frames); make it smaller first.")
+        raise ValueError(f"This view is too large to animate ({bound / 1e6:.0f} MB of frames); make it smaller "
+                         "(fewer positions or dimensions) to get the scrub bar and Play.")
     charts = [first] + [build(v).figure for v in values[1:]]
     if not _same_traces(charts):  # e.g. a legend entry per band, and the bands present change with the value
         datas = [json.loads(pio.to_json({"data": figure.data}, validate=False))["data"] for figure in charts]
@@ -73,6 +75,16 @@ def frames(build: Callable[[object], Chart], label: str, values: Sequence, start
     patches = [[(t, a, _array(figure.data[t], a)) for t, a in changing] for figure in charts]
     start = values.index(start_value) if start_value in values else 0
     return frames_payload(label, values, patches, start=start, interval_ms=interval_ms, layouts=_layouts(charts))
+
+
+def attach(chart: Chart, build: Callable[[object], Chart], label: str, values: Sequence, start_value=None,
+           interval_ms: int = 120) -> Chart:
+    """Give ``chart`` its frames, or say in a caption why this view is too large to animate."""
+    try:
+        chart.frames = frames(build, label, values, start_value, interval_ms)
+    except ValueError as error:
+        st.caption(f":material/motion_photos_off: {error}")
+    return chart
 
 
 def _same_traces(charts) -> bool:

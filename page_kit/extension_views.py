@@ -54,11 +54,9 @@ def wavelength_chart(result, *, name: str, label: str) -> figures.Chart:
             "kept (extrapolated), blended, and divided by s (interpolated).")
 
 
-def wavelengths(result, *, name: str, label: str, frames: dict | None = None) -> None:
-    """The wavelength figure and its notice; ``frames`` (page_kit.animation) adds a scrub bar and Play."""
-    chart = wavelength_chart(result, name=name, label=label)
-    chart.frames = frames
-    show(chart)
+def wavelengths(result, *, name: str, label: str, chart: figures.Chart | None = None) -> None:
+    """The wavelength figure and its notice; pass ``chart`` when the page has given it animation frames."""
+    show(chart or wavelength_chart(result, name=name, label=label))
     counts = {band: int(np.sum(result["band"] == band)) for band in ("extrapolated", "blended", "interpolated")}
     notice(f"Pairs whose wavelength is far below L turn many times inside the training context, so they already "
            f"know every angle and can be kept; pairs whose wavelength is above L never completed a turn and must "

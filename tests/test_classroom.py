@@ -71,7 +71,7 @@ def test_every_predict_question_reveals_a_computed_answer(url_path):
         for option in question.options:
             at.radio(key=question.key).set_value(option).run()
             assert not at.exception and not at.error
-            revealed.add(("success" if at.success else "info"))
+            revealed.add("success" if at.success else "info")
         assert revealed == {"success", "info"}, f"{question.key}: one option must be right, the others not"
 
 

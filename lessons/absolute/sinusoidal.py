@@ -92,8 +92,7 @@ def lesson():
                 if controls.toggle("Animate the base", "play_base",
                                    help="A scrub bar and a Play button under the table: the base sweeps from 10 to "
                                         "1,000,000 and the waves stretch, each frame computed by the same core call."):
-                    with guard():  # a table too large to animate says so and keeps the still figure
-                        chart.frames = animation.frames(table_chart, "base", PLAY_BASES, interval_ms=150)
+                    animation.attach(chart, table_chart, "base", PLAY_BASES, interval_ms=150)
                 show(chart)
                 classroom.snippet(f"pe = {classroom.call('sinusoidal', n, dim, float(base), layout)}"
                                   f"  # ({n}, {dim}) float32: the table above")

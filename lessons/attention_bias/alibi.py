@@ -162,7 +162,7 @@ def lesson():
                 if controls.toggle("Animate the context growing", "play_ctx",
                                    help="A scrub bar and a Play button under the bars: the context grows from 16 to "
                                         "16,384 tokens; steep heads stop growing at once, gentle heads keep going."):
-                    chart.frames = animation.frames(field_chart, "context", PLAY_CONTEXTS, start_value=length)
+                    animation.attach(chart, field_chart, "context", PLAY_CONTEXTS, start_value=length)
                 show(chart)
                 gentle = int(slope_table(heads)["code"].argmin())
                 formula(r"w_d = \frac{e^{-m d}}{\sum_{d'=0}^{L-1} e^{-m d'}},\qquad D = \left\lceil"

@@ -128,7 +128,7 @@ def lesson():
                                   "down by the full factor s?",
                                   ["the fastest pairs (small i)", "the slowest pairs (large i)", "all of them",
                                    "none of them: every pair is changed by less than s"], answer, which)
-                frames = None
+                chart = extension_views.wavelength_chart(result, name="ext_wavelengths", label=label)
                 if controls.toggle("Animate the factor s", "play_s",
                                    help="A scrub bar and a Play button under the figure: s grows from 1.2 to 64 "
                                         "and the bands move, each frame computed by the same core call."):
@@ -138,8 +138,8 @@ def lesson():
                                         float(knobs["mscale_all_dim"]), bool(knobs["truncate"]),
                                         float(knobs["low_ff"]), float(knobs["high_ff"]))[1]
                         return extension_views.wavelength_chart(frame, name="ext_wavelengths", label=label)
-                    frames = animation.frames(wave_chart, "s", PLAY_FACTORS, start_value=factor)
-                extension_views.wavelengths(result, name="ext_wavelengths", label=label, frames=frames)
+                    animation.attach(chart, wave_chart, "s", PLAY_FACTORS, start_value=factor)
+                extension_views.wavelengths(result, name="ext_wavelengths", label=label, chart=chart)
                 classroom.snippet(
                     f"scaling, max_pos = pc.extension_scaling({method!r}, {float(factor)!r}, {original}, "
                     f"beta_fast={float(knobs['beta_fast'])!r}, beta_slow={float(knobs['beta_slow'])!r}, "

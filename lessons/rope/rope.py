@@ -120,7 +120,7 @@ def lesson():
                     if controls.toggle("Animate the query position m", "play_m",
                                        help="Adds a scrub bar and a Play button under the figure: m sweeps 0 to "
                                             "200 in the browser, each frame computed by the same core call."):
-                        chart.frames = animation.frames(pair_chart, "m", PLAY_POSITIONS, start_value=m)
+                        animation.attach(chart, pair_chart, "m", PLAY_POSITIONS, start_value=m)
                     show(chart)
                     classroom.snippet(f"theta = {classroom.call('rope_pair_theta', i, dim, float(base))}",
                                       f"out = pc.rope_pair(({qx!r}, {qy!r}), ({kx!r}, {ky!r}), {m}, {n}, theta)",
