@@ -42,16 +42,21 @@ def _contexts(result) -> tuple[int, int]:
     return int(result["original"]), int(result["target"])
 
 
-def wavelengths(result, *, name: str, label: str) -> None:
+def wavelength_chart(result, *, name: str, label: str) -> figures.Chart:
     original, target = _contexts(result)
-    show(figures.banded_lines(
+    return figures.banded_lines(
         result["pair"], {"before (no scaling)": result["wavelength_before"], "after": result["wavelength_after"]},
-        result["band"], title=f"Wavelength of each pair, {label}", x_title="rotary pair i",
+        result["band"], title=f"Wavelength of each pair, {label}, L′ = {target:,}", x_title="rotary pair i",
         y_title="wavelength 2π/θ (positions)", log_y=True, dashed=("before (no scaling)",),
         hlines=[(original, f"L = {original:,}"), (target, f"L′ = {target:,}")], hover_format=",.1f", name=name,
         alt=f"Log-scale wavelength per rotary pair before and after {label}, with the training length "
             f"L = {original:,} and the target L′ = {target:,} as horizontal lines; shaded bands mark pairs "
-            "kept (extrapolated), blended, and divided by s (interpolated)."))
+            "kept (extrapolated), blended, and divided by s (interpolated).")
+
+
+def wavelengths(result, *, name: str, label: str, chart: figures.Chart | None = None) -> None:
+    """The wavelength figure and its notice; pass ``chart`` when the page has given it animation frames."""
+    show(chart or wavelength_chart(result, name=name, label=label))
     counts = {band: int(np.sum(result["band"] == band)) for band in ("extrapolated", "blended", "interpolated")}
     notice(f"Pairs whose wavelength is far below L turn many times inside the training context, so they already "
            f"know every angle and can be kept; pairs whose wavelength is above L never completed a turn and must "

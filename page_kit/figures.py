@@ -33,6 +33,7 @@ class Chart:
     table: dict[str, np.ndarray] = field(default_factory=dict)  # columns for the CSV
     matrix: np.ndarray | None = None  # full-resolution matrix for the .npy download
     note: str = ""  # e.g. "showing every 4th row"
+    frames: dict | None = None  # precomputed frames for a scrub bar and Play (plotly_element.frames_payload)
 
 
 def blank_masked(grid) -> np.ndarray:
@@ -261,7 +262,9 @@ def lines(x, series: Mapping[str, np.ndarray], *, title: str, x_title: str, y_ti
 
 
 def bars(categories, series: Mapping[str, np.ndarray], *, title: str, x_title: str, y_title: str, alt: str,
-         name: str, log_y: bool = False, height: int = 360, hover_format: str = ".4g") -> Chart:
+         name: str, log_y: bool = False, height: int = 360, hover_format: str = ".4g",
+         y_range: tuple[float, float] | None = None) -> Chart:
+    """Grouped bars; ``y_range`` fixes the y axis (in log10 units on a log axis), e.g. for animation frames."""
     categories = np.asarray(categories)
     if categories.shape[0] > MAX_BARS:
         raise ValueError(f"A bar chart shows at most {MAX_BARS} bars.")
@@ -275,7 +278,8 @@ def bars(categories, series: Mapping[str, np.ndarray], *, title: str, x_title: s
     fig.update_layout(barmode="group", bargap=0.15)
     fig.update_yaxes(type="log" if log_y else "linear",
                      **(_decade_ticks(np.concatenate([np.ravel(np.asarray(v, dtype=np.float64))
-                                                      for v in series.values()])) if log_y else {}))
+                                                      for v in series.values()])) if log_y else {}),
+                     **({"range": list(y_range)} if y_range else {}))
     return Chart(fig, alt, name, table={x_title: categories, **{k: np.asarray(v) for k, v in series.items()}})
 
 

@@ -7,6 +7,7 @@ import io
 import numpy as np
 import streamlit as st
 
+from . import plotly_element
 from .figures import Chart
 from .settings import dark, export_format, presentation
 from .theme import template_name
@@ -47,8 +48,12 @@ def show(chart: Chart) -> None:
     active = template_name(dark(), presentation())
     if active != template_name():  # builders apply the default; re-validating a template costs ~3 ms a figure
         chart.figure.update_layout(template=active)
-    st.plotly_chart(chart.figure, theme=None, config=plot_config(chart.name), alt=chart.alt,
-                    key=f"chart_{chart.name}")
+    if plotly_element.available():  # updated in place: one Plotly draw per move, no remount
+        plotly_element.plotly_element(chart.figure, key=f"chart_{chart.name}", alt=chart.alt,
+                                      config=plot_config(chart.name), frames=chart.frames)
+    else:
+        st.plotly_chart(chart.figure, theme=None, config=plot_config(chart.name), alt=chart.alt,
+                        key=f"chart_{chart.name}")
     left, right = st.columns([5, 2], vertical_alignment="top")
     left.caption(f"{chart.alt} {chart.note}".strip())
     with right:

@@ -1,9 +1,23 @@
 import streamlit as st
 
 import posenc_core as pc
-from page_kit import controls, current_backend, figures, formula, guard, header, notice, sections, show, source
+from page_kit import (
+    animation,
+    classroom,
+    controls,
+    current_backend,
+    figures,
+    formula,
+    guard,
+    header,
+    notice,
+    sections,
+    show,
+    source,
+)
 
 BASES = [10, 100, 1000, 10000, 100000, 1000000]
+PLAY_BASES = [int(round(10 ** (1 + k / 8))) for k in range(41)]  # 10 to 1e6, 8 frames a decade
 
 
 @st.cache_data(max_entries=32, show_spinner=False)
@@ -55,12 +69,33 @@ def lesson():
     with guard():
         if tab_table.open:
             with tab_table:
-                pe = table(n, dim, float(base), layout, backend, device)
-                show(figures.heatmap(
-                    pe, title=f"PE table: {n} positions x {dim} dimensions (base {base:,}, {layout})",
-                    x_title="dimension (column)", y_title="position", value_name="PE", name="sinusoidal_table",
-                    alt=f"Heatmap of the sinusoidal table for {n} positions and {dim} dimensions. Left columns "
-                        "oscillate quickly down the positions; right columns change slowly."))
+                def doubled() -> str:
+                    now, twice = pc.sinusoidal_wavelengths(dim, base)[-1], pc.sinusoidal_wavelengths(dim, 2 * base)[-1]
+                    return (f"With d = {dim} the slowest wavelength goes from {now:,.0f} to {twice:,.0f} positions "
+                            f"(x{twice / now:.3f}): it is 2π·base^((d−2)/d), almost proportional to the base.")
+
+                classroom.predict("base", f"Double the base from {base:,} to {2 * base:,}. What happens to the "
+                                  "slowest wavelength (the last column pair)?",
+                                  ["it halves", "it stays the same", "it roughly doubles", "it squares"], 2, doubled)
+
+                def table_chart(b):
+                    values = table(n, dim, float(b), layout, backend, device) if b == base else \
+                        pc.sinusoidal(n, dim, float(b), layout)  # animation frames: not worth a cache entry each
+                    return figures.heatmap(
+                        values,
+                        title=f"PE table: {n} positions x {dim} dimensions (base {b:,}, {layout})",
+                        x_title="dimension (column)", y_title="position", value_name="PE", name="sinusoidal_table",
+                        alt=f"Heatmap of the sinusoidal table for {n} positions and {dim} dimensions. Left columns "
+                            "oscillate quickly down the positions; right columns change slowly.", zrange=(-1, 1))
+
+                chart = table_chart(base)
+                if controls.toggle("Animate the base", "play_base",
+                                   help="A scrub bar and a Play button under the table: the base sweeps from 10 to "
+                                        "1,000,000 and the waves stretch, each frame computed by the same core call."):
+                    animation.attach(chart, table_chart, "base", PLAY_BASES, interval_ms=150)
+                show(chart)
+                classroom.snippet(f"pe = {classroom.call('sinusoidal', n, dim, float(base), layout)}"
+                                  f"  # ({n}, {dim}) float32: the table above")
                 notice("Down each column the colour oscillates; the left columns flip every few positions and the "
                        "right ones barely change. Read a row left to right and you get a barcode that no other row "
                        "repeats. Raise the base and the slow columns slow down further.")

@@ -1,10 +1,11 @@
 import streamlit as st
 
 import posenc_core as pc
-from page_kit import controls, figures, formula, guard, header, notice, sections, show, source
+from page_kit import animation, classroom, controls, figures, formula, guard, header, notice, sections, show, source
 
 TRAIN_LENGTHS = [128, 256, 512, 1024, 2048]
 MAX_PANELS = 8
+PLAY_CONTEXTS = [int(round(2 ** (k / 3))) for k in range(12, 43)]  # 16 to 16,384 tokens, 3 frames an octave
 
 
 @st.cache_data(max_entries=32, show_spinner=False)
@@ -72,6 +73,15 @@ def lesson():
         if tab_slopes.open:
             with tab_slopes:
                 table = slope_table(heads)
+
+                def sixteen() -> str:
+                    slopes = pc.alibi_slopes(16)
+                    return (f"With 16 heads the slopes start at {slopes[0]:.4f} = 2^(-0.5) and end at "
+                            f"{slopes[-1]:.6f} = 2^(-8): a common misconception is 1/2, 1/4, ..., 1/2^16, which "
+                            "holds for 8 heads only (2^(-8h/n) with n = 8).")
+
+                classroom.predict("sixteen", "A model with 16 heads: what is head 1's slope?",
+                                  ["1/2", "2^(-0.5) ≈ 0.707", "1/16", "1/256"], 1, sixteen)
                 show(figures.bars(
                     table["head"], {"authors' code (used by models)": table["code"],
                                     "paper: 2^(-8h/n)": table["paper"]},
@@ -79,6 +89,7 @@ def lesson():
                     y_title="slope m (log scale)", log_y=True, name="alibi_slopes",
                     alt=f"Bar chart of the {heads} ALiBi slopes from the authors' code next to the paper's "
                         "geometric sequence; they agree for powers of two and differ otherwise."))
+                classroom.snippet(f"slopes = {classroom.call('alibi_slopes', heads)}  # one per head, as plotted")
                 p = int((table["group"] == "geometric").sum())
                 if p == heads:
                     notice(f"{heads} is a power of two, so the code and the paper agree: a geometric sequence "
@@ -138,11 +149,21 @@ def lesson():
                 with c2:
                     mass = controls.slider("Share of the attention", "mass", 0.5, 0.99, 0.9, step=0.01)
                 fields = receptive_fields(heads, length, mass)
-                show(figures.bars(
-                    slope_table(heads)["head"], {"receptive field": fields}, log_y=True,
-                    title=f"Distance that holds {mass:.0%} of the last query's attention ({length:,} tokens)",
-                    x_title="head h", y_title="distance back (tokens, log scale)", name="alibi_fields",
-                    alt="Bar chart of the effective receptive field per head; it grows as the slope shrinks."))
+
+                def field_chart(context):
+                    return figures.bars(
+                        slope_table(heads)["head"], {"receptive field": receptive_fields(heads, int(context), mass)},
+                        log_y=True, y_range=(0, 4.3),
+                        title=f"Distance that holds {mass:.0%} of the last query's attention ({context:,} tokens)",
+                        x_title="head h", y_title="distance back (tokens, log scale)", name="alibi_fields",
+                        alt="Bar chart of the effective receptive field per head; it grows as the slope shrinks.")
+
+                chart = field_chart(length)
+                if controls.toggle("Animate the context growing", "play_ctx",
+                                   help="A scrub bar and a Play button under the bars: the context grows from 16 to "
+                                        "16,384 tokens; steep heads stop growing at once, gentle heads keep going."):
+                    animation.attach(chart, field_chart, "context", PLAY_CONTEXTS, start_value=length)
+                show(chart)
                 gentle = int(slope_table(heads)["code"].argmin())
                 formula(r"w_d = \frac{e^{-m d}}{\sum_{d'=0}^{L-1} e^{-m d'}},\qquad D = \left\lceil"
                         r"\frac{\ln\big(1/(1-$mass)\big)}{m}\right\rceil - 1 = $limit\ \text{for } m = $m"

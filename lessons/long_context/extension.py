@@ -1,11 +1,25 @@
 import streamlit as st
 
 import posenc_core as pc
-from page_kit import controls, extension_views, figures, formula, guard, header, notice, sections, show, source
+from page_kit import (
+    animation,
+    classroom,
+    controls,
+    extension_views,
+    figures,
+    formula,
+    guard,
+    header,
+    notice,
+    sections,
+    show,
+    source,
+)
 from page_kit.dynamic_views import stateful_calls
 
 MSCALES = [0.0, 0.707, 1.0]
 ALPHAS = [1.0, 2.0, 4.0, 8.0, 16.0, 32.0, 64.0, 128.0, 256.0, 1000.0]
+PLAY_FACTORS = [round(2 ** (k / 4), 3) for k in range(1, 25)]  # s from 1.19 to 64, 4 frames an octave
 
 
 @st.cache_data(max_entries=64, show_spinner=False)
@@ -117,7 +131,43 @@ def lesson():
         st.caption(f"rope_scaling passed to the transformers-equal code: `{_short(scaling)}` · L′ = {target:,}")
         if tab_wave.open:
             with tab_wave:
-                extension_views.wavelengths(result, name="ext_wavelengths", label=label)
+                divided = [int(i) for i in result["pair"][result["band"] == "interpolated"]]
+                n_pairs = len(result["pair"])
+                answer = 2 if len(divided) == n_pairs else 3 if not divided else 1 if divided[-1] == n_pairs - 1 else 0
+
+                def which() -> str:
+                    kept = int((result["band"] == "extrapolated").sum())
+                    return (f"{label} at s = {factor:g}: {len(divided)} of {n_pairs} pairs are divided by s, "
+                            f"{kept} are kept as they are and {n_pairs - kept - len(divided)} are blended.")
+
+                classroom.predict(f"divided_{method}", f"{label} with s = {factor:g}: which rotary pairs are slowed "
+                                  "down by the full factor s?",
+                                  ["the fastest pairs (small i)", "the slowest pairs (large i)", "all of them",
+                                   "none of them: every pair is changed by less than s"], answer, which)
+                chart = extension_views.wavelength_chart(result, name="ext_wavelengths", label=label)
+                if controls.toggle("Animate the factor s", "play_s",
+                                   help="A scrub bar and a Play button under the figure: s grows from 1.2 to 64 "
+                                        "and the bands move, each frame computed by the same core call."):
+                    def wave_chart(s):
+                        frame = analyse(method, head_dim, float(base), original, float(s), float(knobs["current"]),
+                                        float(knobs["beta_fast"]), float(knobs["beta_slow"]), float(knobs["mscale"]),
+                                        float(knobs["mscale_all_dim"]), bool(knobs["truncate"]),
+                                        float(knobs["low_ff"]), float(knobs["high_ff"]))[1]
+                        return extension_views.wavelength_chart(frame, name="ext_wavelengths", label=label)
+                    animation.attach(chart, wave_chart, "s", PLAY_FACTORS, start_value=factor)
+                extension_views.wavelengths(result, name="ext_wavelengths", label=label, chart=chart)
+                classroom.snippet(
+                    f"scaling, max_pos = pc.extension_scaling({method!r}, {float(factor)!r}, {original}, "
+                    f"beta_fast={float(knobs['beta_fast'])!r}, beta_slow={float(knobs['beta_slow'])!r}, "
+                    f"mscale={float(knobs['mscale'])!r}, mscale_all_dim={float(knobs['mscale_all_dim'])!r}, "
+                    f"truncate={bool(knobs['truncate'])!r}, low_freq_factor={float(knobs['low_ff'])!r}, "
+                    f"high_freq_factor={float(knobs['high_ff'])!r},",
+                    f"    short_factor=pc.resample_factors(pc.PHI35_SHORT_FACTOR, {head_dim // 2}),",
+                    f"    long_factor=pc.resample_factors(pc.PHI35_LONG_FACTOR, {head_dim // 2}))",
+                    f"result = pc.extension_analysis({head_dim}, {float(base)!r}, scaling, original={original}, "
+                    f"target={target}, seq_len={int(round(knobs['current'] * original))}, "
+                    "max_position_embeddings=max_pos)",
+                    "print(result['wavelength_before'], result['wavelength_after'], result['band'])")
                 _method_formula(method, factor, original, base, head_dim, knobs, result)
         if tab_ratio.open:
             with tab_ratio:

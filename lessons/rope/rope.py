@@ -1,10 +1,24 @@
 import streamlit as st
 
 import posenc_core as pc
-from page_kit import controls, figures, fmt, formula, guard, header, notice, sections, show, source
+from page_kit import (
+    animation,
+    classroom,
+    controls,
+    figures,
+    fmt,
+    formula,
+    guard,
+    header,
+    notice,
+    sections,
+    show,
+    source,
+)
 
 BASES = [100, 1000, 10000, 500000, 1000000]
 DIMS = [8, 16, 32, 64, 128, 256]
+PLAY_POSITIONS = list(range(0, 201, 4))  # 51 frames of the query position
 CONTEXTS = [512, 2048, 4096, 8192, 32768, 131072, 1048576]
 
 
@@ -81,16 +95,36 @@ def lesson():
         if tab_pair.open:
             with tab_pair:
                 left, right = st.columns([1.15, 1])
+                def moved() -> str:
+                    later = pair(qx, qy, kx, ky, m + 10, n + 10, theta)
+                    return (f"q̃·k̃ = {out['score']:.4f} at (m, n) = ({m}, {n}) and {later['score']:.4f} at "
+                            f"({m + 10}, {n + 10}): only the offset m − n = {m - n} reaches the score.")
+
+                classroom.predict("shift", "Move the query and the key 10 positions further along (m + 10, "
+                                  "n + 10). What happens to their score q̃·k̃?",
+                                  ["it stays the same", "it grows", "it shrinks", "it changes sign"], 0, moved)
                 with left:
-                    show(figures.vectors2d(
-                        {"q": (qx, qy), "q turned by mθ": out["q_rot"], "k": (kx, ky), "k turned by nθ": out["k_rot"]},
-                        dashed=("q", "k"), colours={"q": 0, "q turned by mθ": 0, "k": 3, "k turned by nθ": 3},
-                        arcs=[(0.35, *out["q_arc"], "mθ"), (0.22, *out["k_arc"], "nθ")],
-                        arc_colours=(0, 3), legend_right=True,
-                        title=f"Pair {i}: θ = {theta:.4g} rad per position", name="rope_pair_vectors",
-                        height=440,
-                        alt=f"A query pair turned by {out['q_angle']:.3g} rad and a key pair turned by "
-                            f"{out['k_angle']:.3g} rad; both keep their length."))
+                    def pair_chart(m_value):
+                        o = pair(qx, qy, kx, ky, m_value, n, theta)
+                        return figures.vectors2d(
+                            {"q": (qx, qy), "q turned by mθ": o["q_rot"], "k": (kx, ky), "k turned by nθ": o["k_rot"]},
+                            dashed=("q", "k"), colours={"q": 0, "q turned by mθ": 0, "k": 3, "k turned by nθ": 3},
+                            arcs=[(0.35, *o["q_arc"], "mθ"), (0.22, *o["k_arc"], "nθ")],
+                            arc_colours=(0, 3), legend_right=True,
+                            title=f"Pair {i}: θ = {theta:.4g} rad per position", name="rope_pair_vectors",
+                            height=440,
+                            alt=f"A query pair turned by {o['q_angle']:.3g} rad and a key pair turned by "
+                                f"{o['k_angle']:.3g} rad; both keep their length.")
+
+                    chart = pair_chart(m)
+                    if controls.toggle("Animate the query position m", "play_m",
+                                       help="Adds a scrub bar and a Play button under the figure: m sweeps 0 to "
+                                            "200 in the browser, each frame computed by the same core call."):
+                        animation.attach(chart, pair_chart, "m", PLAY_POSITIONS, start_value=m)
+                    show(chart)
+                    classroom.snippet(f"theta = {classroom.call('rope_pair_theta', i, dim, float(base))}",
+                                      f"out = pc.rope_pair(({qx!r}, {qy!r}), ({kx!r}, {ky!r}), {m}, {n}, theta)",
+                                      "print(out['q_rot'], out['k_rot'], out['score'])  # the arrows and the score")
                 with right:
                     s = shifts(qx, qy, kx, ky, m, n, theta)
                     show(figures.lines(

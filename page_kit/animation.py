@@ -1,0 +1,100 @@
+"""Frames for a chart: the same figure built for a range of one parameter, switched in the browser.
+
+A teacher who drags a slider or presses Play wants the figure to move with the hand, not jump after a
+round trip to the server. The page builds the figure once per frame value with the very same core call
+and builder it uses for the static figure; this module keeps only what differs between the frames
+(the x / y / z arrays of the traces that change) and hands them to the chart element, which swaps them
+in the browser (a scrub bar and a Play button under the chart).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Sequence
+
+import numpy as np
+import plotly.io as pio
+import streamlit as st
+from plotly.utils import PlotlyJSONEncoder
+
+from .figures import Chart
+from .plotly_element import MAX_FRAME_BYTES, MAX_FRAMES, frames_payload
+
+ATTRIBUTES = ("x", "y", "z")
+LAYOUT_KEYS = ("title", "shapes", "annotations")
+
+
+def _array(trace, attribute: str):
+    value = getattr(trace, attribute, None)
+    return None if value is None else np.asarray(value, dtype=np.float64)
+
+
+def frames(build: Callable[[object], Chart], label: str, values: Sequence, start_value=None,
+           interval_ms: int = 120) -> dict:
+    """Build ``build(v)`` for every v in ``values`` and keep the arrays that change between frames.
+
+    Frames with the same traces send only the arrays that change; frames whose traces differ (a legend
+    entry that comes and goes) send each frame's whole trace list. Raises ValueError when the frames would
+    exceed the element's byte cap.
+    """
+    values = list(values)
+    if not 2 <= len(values) <= MAX_FRAMES:
+        raise ValueError(f"An animation needs between 2 and {MAX_FRAMES} frames.")
+    first = build(values[0]).figure
+    # Refuse before building the rest: every numeric array of one frame, times the frames, bounds what could change.
+    bound = sum(_array(trace, a).size * 4 for trace in first.data for a in ATTRIBUTES
+                if _array(trace, a) is not None and _array(trace, a).dtype != object) * len(values)
+    if bound > MAX_FRAME_BYTES * 4:
+        raise ValueError(f"This view is too large to animate ({bound / 1e6:.0f} MB of frames); make it smaller "
+                         "(fewer positions or dimensions) to get the scrub bar and Play.")
+    charts = [first] + [build(v).figure for v in values[1:]]
+    if not _same_traces(charts):  # e.g. a legend entry per band, and the bands present change with the value
+        datas = [json.loads(pio.to_json({"data": figure.data}, validate=False))["data"] for figure in charts]
+        size = sum(len(json.dumps(d)) for d in datas)
+        if size > MAX_FRAME_BYTES:
+            raise ValueError(f"Animating this view would send {size / 1e6:.1f} MB; make the figure smaller first.")
+        start = values.index(start_value) if start_value in values else 0
+        return frames_payload(label, values, [[] for _ in values], start=start, interval_ms=interval_ms,
+                              layouts=_layouts(charts), datas=datas)
+    changing: list[tuple[int, str]] = []  # (trace index, attribute) that differ in at least one frame
+    for t, trace in enumerate(first.data):
+        for attribute in ATTRIBUTES:
+            ref = _array(trace, attribute)
+            if ref is None or ref.dtype == object:
+                continue
+            for other in charts[1:]:
+                arr = _array(other.data[t], attribute)
+                if arr is None or arr.shape != ref.shape:
+                    raise ValueError("Every frame must keep the shape of its arrays.")
+                if not np.array_equal(arr, ref, equal_nan=True):
+                    changing.append((t, attribute))
+                    break
+    size = sum(_array(first.data[t], a).size * 4 for t, a in changing) * len(values)
+    if size > MAX_FRAME_BYTES:
+        raise ValueError(f"Animating this view would send {size / 1e6:.1f} MB; make the figure smaller first.")
+    patches = [[(t, a, _array(figure.data[t], a)) for t, a in changing] for figure in charts]
+    start = values.index(start_value) if start_value in values else 0
+    return frames_payload(label, values, patches, start=start, interval_ms=interval_ms, layouts=_layouts(charts))
+
+
+def attach(chart: Chart, build: Callable[[object], Chart], label: str, values: Sequence, start_value=None,
+           interval_ms: int = 120) -> Chart:
+    """Give ``chart`` its frames, or say in a caption why this view is too large to animate."""
+    try:
+        chart.frames = frames(build, label, values, start_value, interval_ms)
+    except ValueError as error:
+        st.caption(f":material/motion_photos_off: {error}")
+    return chart
+
+
+def _same_traces(charts) -> bool:
+    kinds = [tuple(trace.type for trace in figure.data) for figure in charts]
+    return all(k == kinds[0] for k in kinds)
+
+
+def _layouts(charts) -> list[dict] | None:
+    """Per frame, the layout parts that change: a title that states the value, shaded bands, marker lines."""
+    parts = [{key: json.loads(json.dumps(figure.layout.to_plotly_json().get(key), cls=PlotlyJSONEncoder))
+              for key in LAYOUT_KEYS} for figure in charts]
+    changing = [key for key in LAYOUT_KEYS if any(p[key] != parts[0][key] for p in parts[1:])]
+    return [{key: p[key] for key in changing} for p in parts] if changing else None

@@ -1,0 +1,90 @@
+"""The chart element: one Plotly instance per chart, updated in place (``Plotly.react``), never remounted.
+
+``st.plotly_chart`` remounts its React element whenever the figure changes and Plotly then draws twice;
+that was most of the browser's share of a slider move. This element is a Streamlit custom component (v2)
+with a stable key, so Streamlit keeps it mounted and hands it each new figure; its JavaScript calls
+``Plotly.react`` once. plotly.js is the ``plotly`` package's own ``plotly.min.js``, served by Streamlit's
+static route (``server.enableStaticServing``) and cached by the browser, never inlined into messages.
+
+Where the static copy cannot be made (a read-only install), ``available()`` is False and the kit falls
+back to ``st.plotly_chart``.
+"""
+
+from __future__ import annotations
+
+import base64
+import filecmp
+import functools
+import shutil
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+import plotly
+import plotly.io as pio
+import streamlit as st
+
+APP_STATIC = Path(__file__).resolve().parents[1] / "static"  # Streamlit serves <app dir>/static at /app/static
+PLOTLY_JS = Path(plotly.__file__).parent / "package_data" / "plotly.min.js"
+MAX_FRAME_BYTES = 2_000_000  # all frames of one chart together, as float32, before base64
+MAX_FRAMES = 120
+
+
+@functools.cache
+def available() -> bool:
+    """Copy plotly.min.js next to the app once per process (only when missing or different)."""
+    target = APP_STATIC / PLOTLY_JS.name
+    try:
+        if not (target.is_file() and filecmp.cmp(PLOTLY_JS, target, shallow=False)):
+            APP_STATIC.mkdir(exist_ok=True)
+            partial = target.with_suffix(f".{id(target)}.tmp")
+            shutil.copyfile(PLOTLY_JS, partial)
+            partial.replace(target)  # atomic: two replicas starting together never serve half a file
+    except OSError:
+        return False
+    return bool(st.get_option("server.enableStaticServing"))
+
+
+_component = st.components.v2.component(
+    "posenc_plotly", js=(Path(__file__).with_name("plotly_element.js")).read_text(encoding="utf-8"),
+    css=".pe-frames{display:flex;align-items:center;gap:.75rem;margin-top:.35rem}"
+        ".pe-range{flex:1;accent-color:#0072B2}"
+        ".pe-play{font:inherit;padding:.2rem .8rem;border-radius:.5rem;border:1px solid rgba(128,128,128,.5);"
+        "background:transparent;color:inherit;cursor:pointer}"
+        ".pe-label{min-width:9rem;font-variant-numeric:tabular-nums}",
+    isolate_styles=False)
+
+
+def _f32_spec(values) -> dict:
+    array = np.ascontiguousarray(np.asarray(values, dtype=np.float32))
+    return {"bdata": base64.b64encode(array.tobytes()).decode("ascii"), "shape": list(array.shape)}
+
+
+def frames_payload(label: str, values: Sequence, patches: Sequence[Sequence[tuple[int, str, object]]],
+                   start: int = 0, interval_ms: int = 120, layouts: Sequence[dict] | None = None,
+                   datas: Sequence[list] | None = None) -> dict:
+    """Precomputed frames a chart can switch between in the browser (a scrub bar and a Play button).
+
+    ``patches[i]`` lists what frame i changes: (trace index, attribute "x" / "y" / "z", array), and
+    ``layouts[i]`` the layout keys it replaces (title, shapes, annotations); ``datas[i]``, when given, is
+    frame i's whole trace list (for frames whose traces differ). Frames are
+    bounded (MAX_FRAMES, MAX_FRAME_BYTES) so a Play button never ships more than a couple of megabytes.
+    """
+    if not 1 <= len(values) <= MAX_FRAMES or len(patches) != len(values):
+        raise ValueError(f"A chart animates between 1 and {MAX_FRAMES} frames, one patch per value.")
+    encoded = [[{"trace": int(t), "attribute": a, **_f32_spec(array)} for t, a, array in patch] for patch in patches]
+    size = sum(len(item["bdata"]) * 3 // 4 for patch in encoded for item in patch)
+    if size > MAX_FRAME_BYTES:
+        raise ValueError(f"The animation would send {size / 1e6:.1f} MB; use fewer frames or a smaller figure.")
+    return {"label": label, "values": [str(v) for v in values], "patches": encoded, "start": int(start),
+            "interval_ms": int(interval_ms), "layouts": list(layouts) if layouts else None,
+            "datas": list(datas) if datas else None}
+
+
+def plotly_element(figure, *, key: str, alt: str, config: dict, frames: dict | None = None) -> None:
+    height = figure.layout.height or 450
+    data = {"figure": pio.to_json(figure, validate=False), "config": {**config, "responsive": True}, "alt": alt}
+    if frames is not None:
+        data["frames"] = frames
+        height += 44
+    _component(key=key, data=data, height=int(height))

@@ -1,0 +1,87 @@
+"""Class features: animation frames, predict-then-reveal questions, and the code snippets next to figures."""
+
+import numpy as np
+import pytest
+from streamlit.testing.v1 import AppTest
+
+import posenc_core as pc
+from page_kit import animation, figures, registry
+from page_kit.plotly_element import MAX_FRAME_BYTES
+from tests.conftest import ROOT
+
+HERO_PAGES = {"sinusoidal": "play_base", "rope": "play_m", "extension": "play_s", "alibi": "play_ctx"}
+BY_URL = {p.url_path: p for p in registry.all_pages()}
+
+
+def _page(url_path: str, **query) -> AppTest:
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120)
+    for key, value in query.items():
+        at.query_params[key] = value
+    at.run()
+    at.switch_page(BY_URL[url_path].path).run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert not at.error, [e.value for e in at.error]
+    return at
+
+
+def _line(y):
+    return figures.lines(np.arange(4), {"a": np.asarray(y, dtype=float), "b": np.ones(4)}, title="t",
+                         x_title="x", y_title="y", alt="a", name="n")
+
+
+def test_frames_send_only_the_arrays_that_change():
+    payload = animation.frames(lambda v: _line([0, v, 2 * v, 3 * v]), "v", [1, 2, 3], start_value=2)
+    assert payload["start"] == 1 and payload["values"] == ["1", "2", "3"]
+    assert [[(p["trace"], p["attribute"]) for p in frame] for frame in payload["patches"]] == [[(0, "y")]] * 3
+    assert payload["datas"] is None
+
+
+def test_frames_whose_traces_differ_send_whole_trace_lists():
+    def build(v):
+        series = {"a": np.arange(4.0) * v} | ({"b": np.ones(4)} if v > 1 else {})
+        return figures.lines(np.arange(4), series, title=f"v = {v}", x_title="x", y_title="y", alt="a", name="n")
+
+    payload = animation.frames(build, "v", [1, 2])
+    assert [len(d) for d in payload["datas"]] == [1, 2]
+    assert [layout["title"]["text"] for layout in payload["layouts"]] == ["v = 1", "v = 2"]
+
+
+def test_frames_are_bounded():
+    big = 2 * MAX_FRAME_BYTES // (4 * 40)  # elements per frame that make 40 frames exceed the cap
+    with pytest.raises(ValueError, match="MB"):
+        animation.frames(lambda v: figures.heatmap(np.full((big // 100 + 1, 100), float(v)), title="t",
+                                                   x_title="x", y_title="y", alt="a", name="n"),
+                         "v", range(40))
+    with pytest.raises(ValueError, match="between 2"):
+        animation.frames(lambda v: _line([v] * 4), "v", [1])
+
+
+@pytest.mark.parametrize("url_path", list(HERO_PAGES))
+def test_hero_pages_build_their_frames_without_errors(url_path):
+    _page(url_path, **{HERO_PAGES[url_path]: "true"})
+
+
+@pytest.mark.parametrize("url_path", list(HERO_PAGES))
+def test_every_predict_question_reveals_a_computed_answer(url_path):
+    at = _page(url_path)
+    questions = [r for r in at.radio if r.key and r.key.startswith("predict_")]
+    assert questions, f"{url_path} has no predict-then-reveal question"
+    for question in questions:
+        revealed = set()
+        for option in question.options:
+            at.radio(key=question.key).set_value(option).run()
+            assert not at.exception and not at.error
+            revealed.add("success" if at.success else "info")
+        assert revealed == {"success", "info"}, f"{question.key}: one option must be right, the others not"
+
+
+@pytest.mark.parametrize("url_path", list(HERO_PAGES))
+def test_code_snippets_run_and_reproduce_the_figure(url_path):
+    at = _page(url_path)
+    snippets = [c.value for c in at.code if c.value.startswith("import posenc_core as pc")]
+    assert snippets, f"{url_path} shows no code snippet"
+    for code in snippets:
+        namespace: dict = {}
+        exec(compile(code, f"<{url_path} snippet>", "exec"), namespace)  # noqa: S102 (our own generated code)
+    if url_path == "sinusoidal":  # the page's default view: 128 positions, 64 dimensions, base 10,000
+        np.testing.assert_array_equal(namespace["pe"], pc.sinusoidal(128, 64, 10000.0, "interleaved"))
