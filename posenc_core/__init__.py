@@ -16,6 +16,7 @@ from .extension import *  # noqa: F403
 from .fourier import *  # noqa: F403
 from .lab import *  # noqa: F403
 from .learned import *  # noqa: F403
+from . import real  # noqa: F401  (Inside real models: imports torch/transformers only when measuring)
 from .presets import *  # noqa: F403
 from .relative import *  # noqa: F403
 from .rope import *  # noqa: F403
