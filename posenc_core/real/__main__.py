@@ -16,7 +16,7 @@ import time
 from pathlib import Path
 
 from .._backend import default_device
-from .attention_stats import save_stats, shipped_text_stats
+from .attention_stats import save_summary, shipped_text_stats, summarise_stats
 from .long_context import LONG_METHODS, long_context_run
 
 
@@ -91,7 +91,7 @@ def _attention(args, device: str, began: float) -> int:
     except ValueError as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
-    save_stats(stats, args.npz)
+    save_summary(summarise_stats(stats), args.npz)
     print(f"wrote {args.npz} ({time.perf_counter() - began:.0f}s)")
     return 0
 

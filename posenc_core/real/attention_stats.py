@@ -6,7 +6,7 @@ runs); the scores are q.k / sqrt(64) under the causal mask, and the softmax of t
 computes (a test checks it against transformers' eager attention weights). Per layer and head it keeps:
 
 - the share of query and key energy in each rotary pair (pairs are dims (i, i + 32): the half layout),
-- the mean attention weight and the mean raw score q.k at each offset m - n,
+- the mean attention weight and the mean raw score q.k at each offset m - n (keys after the first token),
 - how much of the score's spread the offset alone explains (R^2 of the score against the mean score at its
   offset: 1 for a score that depends on m - n only, 0 for one that ignores it),
 - the mean weight on the first token (the attention sink) and on the previous token.
@@ -21,15 +21,19 @@ import numpy as np
 from .._checks import as_int
 
 __all__ = [
+    "MAX_LIVE_STATS_TOKENS",
     "MAX_STATS_TOKENS",
     "SINK_FROM",
+    "attention_findings",
     "attention_stats",
-    "load_stats",
+    "distance_profile",
+    "load_summary",
     "merge_attention_stats",
     "pair_wavelengths",
-    "save_stats",
+    "save_summary",
     "shipped_text_stats",
     "summarise_stats",
+    "text_attention_summary",
     "uniform_weight_by_offset",
 ]
 
@@ -60,9 +64,12 @@ def _layer_stats(attn, x, cos_sin):
     raw = (q_rot @ k_rot.transpose(-1, -2))[0]  # (9, n, n) q.k
     causal = torch.ones(n, n, dtype=torch.bool).tril()
     weights = torch.softmax((raw * attn.scaling).masked_fill(~causal, float("-inf")), dim=-1)  # (9, n, n)
-    m_idx, n_idx = torch.nonzero(causal, as_tuple=True)  # every (query, key) pair with key <= query
+    # Every (query, key) pair with 0 < key <= query. The first token is left out of the by-offset numbers: it
+    # is the attention sink (reported on its own), and it sits at offset m for query m, so it would make
+    # every long offset look attended.
+    m_idx, n_idx = torch.nonzero(causal & (torch.arange(n) > 0)[None, :], as_tuple=True)
     offset = m_idx - n_idx  # (pairs,)
-    count = torch.bincount(offset, minlength=n).double()  # (n,): n - r pairs at offset r
+    count = torch.bincount(offset, minlength=n).double()  # (n,): n - r - 1 pairs at offset r (none at n - 1)
     raw_pairs = raw[:, m_idx, n_idx].double()  # (9, pairs)
     w_pairs = weights[:, m_idx, n_idx].double()
     heads = raw.shape[0]
@@ -113,37 +120,41 @@ def merge_attention_stats(parts) -> dict:
 
 
 def uniform_weight_by_offset(n: int) -> np.ndarray:
-    """Mean weight at each offset r if every query spread its attention evenly over its m + 1 keys: (n,)."""
-    n = as_int("tokens", n, minimum=1, maximum=MAX_STATS_TOKENS)
+    """Mean weight at each offset r = 0 .. n - 2 (keys after the first) if every query spread its attention
+    evenly over its m + 1 keys; shape (n - 1,)."""
+    n = as_int("tokens", n, minimum=2, maximum=MAX_STATS_TOKENS)
     per_query = 1.0 / np.arange(1, n + 1)  # query m gives 1 / (m + 1) to each key
-    # offset r is seen by queries m = r .. n - 1
-    return np.cumsum(per_query[::-1])[::-1] / np.arange(n, 0, -1)
+    # offset r with a key after the first is seen by queries m = r + 1 .. n - 1
+    tail_sums = np.cumsum(per_query[::-1])[::-1]  # tail_sums[j] = sum over m >= j
+    r = np.arange(n - 1)
+    return tail_sums[r + 1] / (n - 1 - r)
 
 
 def summarise_stats(stats: dict) -> dict:
     """Means from ``attention_stats`` sums.
 
     Returns: q_share (30, 9, 32) and k_share (30, 3, 32) (each head's energy per pair, summing to 1),
-    mean_weight and mean_score (30, 9, n) by offset, relative_r2 (30, 9), sink (30, 9), previous (30, 9),
-    uniform_weight (n,), tokens n, windows, wavelengths (32,).
+    mean_weight and mean_score (30, 9, n - 1) at offsets 0 .. n - 2 (keys after the first), relative_r2
+    (30, 9), sink (30, 9), previous (30, 9), uniform_weight (n - 1,), tokens n, windows, wavelengths (32,).
     """
-    count = np.asarray(stats["count"], dtype=np.float64)  # (n,)
+    count = np.asarray(stats["count"], dtype=np.float64)[:-1]  # (n - 1,): offset n - 1 only reaches key 0
     q_energy = np.asarray(stats["q_energy"], dtype=np.float64)
     k_energy = np.asarray(stats["k_energy"], dtype=np.float64)
-    raw_sum = np.asarray(stats["raw_sum"], dtype=np.float64)  # (L, H, n)
+    raw_sum = np.asarray(stats["raw_sum"], dtype=np.float64)[..., :-1]  # (L, H, n - 1)
+    weight_sum = np.asarray(stats["weight_sum"], dtype=np.float64)[..., :-1]
     total = count.sum()
     grand = raw_sum.sum(axis=-1) / total  # (L, H)
     ss_total = np.asarray(stats["raw_sq"]).sum(axis=-1) - total * grand ** 2
     ss_offset = (raw_sum ** 2 / count).sum(axis=-1) - total * grand ** 2  # spread of the per-offset means
-    n = count.shape[0]
+    n = count.shape[0] + 1
     return {
         "q_share": q_energy / q_energy.sum(axis=-1, keepdims=True),
         "k_share": k_energy / k_energy.sum(axis=-1, keepdims=True),
-        "mean_weight": stats["weight_sum"] / count,
+        "mean_weight": weight_sum / count,
         "mean_score": raw_sum / count,
         "relative_r2": ss_offset / np.maximum(ss_total, 1e-30),
         "sink": stats["sink_sum"] / max(float(stats["sink_count"]), 1.0),
-        "previous": stats["weight_sum"][..., 1] / count[1] if n > 1 else np.zeros(raw_sum.shape[:2]),
+        "previous": weight_sum[..., 1] / count[1],
         "uniform_weight": uniform_weight_by_offset(n),
         "tokens": n,
         "windows": int(stats["windows"]),
@@ -167,10 +178,97 @@ def shipped_text_stats(tokens: int, windows: int, *, progress: Callable[[dict], 
     return merge_attention_stats(parts)
 
 
-def save_stats(stats: dict, path) -> None:
-    np.savez_compressed(path, **{k: np.asarray(v) for k, v in stats.items()})
+_BY_OFFSET = ("mean_weight", "mean_score")  # (30, 9, n - 1): the bulk of a saved summary
 
 
-def load_stats(path) -> dict:
+def save_summary(summary: dict, path) -> None:
+    """Save a ``summarise_stats`` result; the by-offset means as float32 (2 MB at n = 1,024), the rest float64."""
+    arrays = {k: np.asarray(v, dtype=np.float32 if k in _BY_OFFSET else None) for k, v in summary.items()}
+    np.savez_compressed(path, **arrays)
+
+
+def load_summary(path) -> dict:
+    """A summary saved by ``save_summary`` (by-offset means back in float64)."""
     with np.load(path) as data:
-        return {k: data[k] for k in data.files}
+        out = {k: data[k].astype(np.float64) if k in _BY_OFFSET else data[k] for k in data.files}
+    for key in ("tokens", "windows", "text_tokens"):
+        if key in out:
+            out[key] = int(out[key])
+    return out
+
+
+MAX_LIVE_STATS_TOKENS = 512  # the app's live measurement: a few seconds, and well inside the 2 GB budget
+
+
+def text_attention_summary(text: str, *, progress: Callable[[int, int], None] | None = None) -> dict:
+    """``summarise_stats`` of one forward over the first 512 SmolLM2 tokens of ``text`` (at least 40 tokens)."""
+    from .text import smollm2_tokenize
+
+    if not isinstance(text, str) or not text.strip():
+        raise ValueError("Paste some text first: the text is empty.")
+    if len(text) > 20 * MAX_LIVE_STATS_TOKENS:
+        text = text[: 20 * MAX_LIVE_STATS_TOKENS]  # far more characters than 512 tokens need
+    ids = smollm2_tokenize(text)
+    if len(ids) < 2 * SINK_FROM:
+        raise ValueError(f"The text has {len(ids)} tokens; measuring needs at least {2 * SINK_FROM} (the sink is "
+                         f"read from query {SINK_FROM} on).")
+    summary = summarise_stats(attention_stats(ids[:MAX_LIVE_STATS_TOKENS], progress=progress))
+    summary["text_tokens"] = len(ids)
+    return summary
+
+
+def attention_findings(summary: dict, context: int = 8192, fast_pairs: int = 8) -> dict:
+    """The numbers the pages state, from ``summarise_stats``: where the energy sits, which heads follow the
+    offset, where the sink is. Layers and heads are counted from 1 in the returned positions.
+    """
+    context = as_int("context", context, minimum=1)
+    wavelengths = summary["wavelengths"]  # (32,)
+    q_pairs = summary["q_share"].mean(axis=(0, 1))  # (32,): every layer and head weighted alike
+    k_pairs = summary["k_share"].mean(axis=(0, 1))
+    slow = wavelengths > context
+    r2, sink, prev = summary["relative_r2"], summary["sink"], summary["previous"]  # (30, 9) each
+
+    def top(grid):
+        layer, head = np.unravel_index(int(np.argmax(grid)), grid.shape)
+        return int(layer) + 1, int(head) + 1, float(grid[layer, head])
+
+    n = summary["tokens"]
+    return {
+        "q_pairs": q_pairs, "k_pairs": k_pairs, "slow_pairs": int(slow.sum()), "context": context,
+        "q_slow": float(q_pairs[slow].sum()), "k_slow": float(k_pairs[slow].sum()),
+        "fast_pairs": fast_pairs, "q_fast": float(q_pairs[:fast_pairs].sum()),
+        "k_fast": float(k_pairs[:fast_pairs].sum()), "fast_wavelength": float(wavelengths[fast_pairs - 1]),
+        "peak_pair": int(np.argmax(q_pairs)), "peak_wavelength": float(wavelengths[int(np.argmax(q_pairs))]),
+        "uniform_pair": 1.0 / wavelengths.shape[0],
+        "layer_q_pairs": summary["q_share"].mean(axis=1),  # (30, 32)
+        "r2_high": int((r2 > 0.5).sum()), "r2_low": int((r2 < 0.1).sum()), "heads": int(r2.size),
+        "r2_best": top(r2), "r2_worst": top(-r2)[:2] + (float(r2.min()),),
+        "sink_layers": int((sink.mean(axis=1) > 0.5).sum()), "sink_top": top(sink),
+        "sink_uniform": float(np.mean(1.0 / np.arange(SINK_FROM + 1, n + 1))) if n > SINK_FROM else float("nan"),
+        "sink_first_layers": float(sink[:2].mean()), "sink_last_layers": float(sink[-10:].mean()),
+        "previous_top": top(prev),
+        "layer_weight": summary["mean_weight"].mean(axis=1),  # (30, n - 1) averaged over heads
+        "layer_score": summary["mean_score"].mean(axis=1),
+    }
+
+
+def distance_profile(summary: dict, offsets=(1, 4, 16, 64, 256), head_dim: int = 64,
+                     base: float = 100000.0) -> dict:
+    """Attention and scores against distance, averaged over heads, next to RoFormer's bound and uniform attention.
+
+    Returns offsets (k,), weight (30, k) and score (30, k) at those offsets (mean over heads), uniform (k,),
+    bound (n - 1,) and bound_at (k,) (RoFormer's relative upper bound for this head_dim and base, divided by
+    its value at offset 0), score_at_0 (30,), and for each layer the fraction of the score drop from offset 0
+    to the largest offset that has happened by offset 16 (how short-range the decay is).
+    """
+    from ..rope import rope_decay_bound
+
+    weight = summary["mean_weight"].mean(axis=1)  # (30, n - 1)
+    score = summary["mean_score"].mean(axis=1)
+    n_off = weight.shape[1]
+    picked = np.array([int(o) for o in offsets if 0 <= int(o) < n_off])
+    bound = np.asarray(rope_decay_bound(head_dim, np.arange(n_off), base), dtype=np.float64)  # (n - 1,)
+    bound = bound / bound[0]
+    return {"offsets": picked, "weight": weight[:, picked], "score": score[:, picked],
+            "uniform": summary["uniform_weight"][picked], "bound": bound, "bound_at": bound[picked],
+            "score_at_0": score[:, 0], "layer_weight": weight, "layer_score": score}

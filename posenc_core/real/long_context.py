@@ -24,7 +24,9 @@ __all__ = [
     "SMOLLM2_HEAD_DIM",
     "LongMethod",
     "binned_loss",
+    "load_long_context",
     "long_context_run",
+    "long_context_summary",
     "method_rope_parameters",
     "position_losses",
 ]
@@ -143,3 +145,45 @@ def long_context_run(methods, factor: float, tokens: int, windows: int, *, devic
             if on_result is not None:
                 on_result(result)
     return result
+
+
+def load_long_context(path) -> dict:
+    """A saved ``long_context_run`` result, checked: every method keeps only the windows all methods finished."""
+    import json
+
+    try:
+        result = json.loads(open(path, encoding="utf-8").read())
+    except (OSError, ValueError) as error:
+        raise ValueError(f"Could not read the long-context results {path}: {error}") from None
+    methods = result.get("methods") or {}
+    windows = min((len(m["losses"]) for m in methods.values()), default=0)
+    if windows == 0:
+        raise ValueError(f"{path} holds no finished run.")
+    for entry in methods.values():
+        entry["losses"] = entry["losses"][:windows]
+    result["windows_done"] = windows
+    return result
+
+
+def long_context_summary(result: dict, bin_size: int = 256) -> dict:
+    """Binned loss per method and the mean loss inside and past the trained context.
+
+    Returns {"start": (bins,), "loss": {label: (bins,)}, "inside": {label: float}, "past": {label: float},
+    "past_ppl", "inside_ppl": {label: float}, "tokens", "windows", "context"}; the loss at position p is that of
+    predicting token p + 1 from tokens 0..p.
+    """
+    context = int(result["trained_context"])
+    out = {"loss": {}, "inside": {}, "past": {}, "inside_ppl": {}, "past_ppl": {}, "context": context,
+           "tokens": int(result["tokens"]), "windows": int(result["windows_done"]), "names": {}}
+    for name, entry in result["methods"].items():
+        losses = np.asarray(entry["losses"], dtype=np.float64)  # (windows, tokens - 1)
+        binned = binned_loss(losses, bin_size)
+        out["start"] = binned["start"]
+        label = entry["label"]
+        out["names"][label] = name
+        out["loss"][label] = binned["loss"]
+        out["inside"][label] = float(losses[:, :context].mean())
+        out["past"][label] = float(losses[:, context:].mean()) if losses.shape[1] > context else float("nan")
+        out["inside_ppl"][label] = float(np.exp(out["inside"][label]))
+        out["past_ppl"][label] = float(np.exp(out["past"][label]))
+    return out

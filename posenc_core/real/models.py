@@ -30,6 +30,7 @@ __all__ = [
     "load_smollm2",
     "missing_models",
     "model_cache_dir",
+    "smollm2_from_gguf",
     "smollm2_gguf_path",
 ]
 
@@ -68,7 +69,8 @@ def missing_models() -> dict[str, str]:
     """Map each model (and library) that is absent to a sentence saying how to install it; {} when all are here."""
     missing = {}
     for module, why in (("torch", "runs both models"), ("transformers", "builds both models"),
-                        ("gguf", "reads SmolLM2's GGUF file")):
+                        ("gguf", "reads SmolLM2's GGUF file"),
+                        ("accelerate", "transformers asks for it before reading a GGUF file")):
         if importlib.util.find_spec(module) is None:
             missing[module] = f"The Python package `{module}` ({why}) is not installed."
     if _minilm_dir() is None:
@@ -115,7 +117,7 @@ def _source_stamp(gguf: Path) -> dict:
 
 def smollm2_from_gguf():
     """(tokenizer, model) straight from the GGUF file through transformers' own loader (slow: ~20 s)."""
-    _require(SMOLLM2_NAME, "gguf")
+    _require(SMOLLM2_NAME, "gguf", "accelerate")
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
     gguf = smollm2_gguf_path()

@@ -1,0 +1,87 @@
+import numpy as np
+import streamlit as st
+
+import posenc_core as pc
+from page_kit import controls, figures, formula, guard, header, notice, sections, show, source
+from page_kit.real_views import attention_summary
+
+real = pc.real
+LAYER_CHOICES = list(range(1, 31))
+DEFAULT_LAYERS = [1, 8, 15, 22, 30]
+
+header(
+    "Attention against distance, measured",
+    "The RoPE pages draw RoFormer's promise that a score fades as two tokens move apart, for random vectors. "
+    "Here is the same question asked of SmolLM2-135M reading real text: at each offset m − n between a query and "
+    "an earlier key, the mean attention weight and the mean raw score q·k, layer by layer (averaged over the 9 "
+    "heads; the first token, the attention sink, is left out and measured on the *Which rotary pairs* page).",
+)
+
+
+@st.fragment
+def lesson():
+    with guard():
+        summary, where = attention_summary()
+        st.caption(where)
+        layers = controls.multiselect("Layers", "layers", LAYER_CHOICES, DEFAULT_LAYERS, max_selections=8,
+                                      help="Up to eight layers; each curve is the mean over the layer's 9 heads.")
+        profile = real.distance_profile(summary)
+        if not layers:
+            st.info("Choose at least one layer.", icon=":material/info:")
+            return
+        tab_weight, tab_score = sections(["Mean attention weight", "Mean q·k and RoFormer's bound"])
+        if tab_weight.open:
+            with tab_weight:
+                weight_tab(profile, summary, layers)
+        if tab_score.open:
+            with tab_score:
+                score_tab(profile, layers)
+
+
+def weight_tab(profile: dict, summary: dict, layers: list[int]):
+    offsets = np.arange(1, profile["layer_weight"].shape[1])
+    series = {f"layer {layer}": profile["layer_weight"][layer - 1, 1:] for layer in layers}
+    series["uniform attention"] = summary["uniform_weight"][1:]
+    show(figures.lines(offsets, series, title="Mean attention weight at each offset (mean over heads)",
+                       x_title="offset m − n (tokens, log scale)", y_title="mean weight", log_x=True, log_y=True,
+                       dashed=["uniform attention"], legend_right=True, name="real_distance_weight",
+                       hover_format=".2e", alt="Mean attention weight against offset for the chosen layers, log-log, "
+                                               "with uniform attention dashed."))
+    picked = profile["offsets"]
+    rows = [f"offset {o}: {np.mean(profile['weight'][[layer - 1 for layer in layers], i]):.4f} "
+            f"(uniform {profile['uniform'][i]:.4f})" for i, o in enumerate(picked)]
+    notice("Mean over the chosen layers: " + "; ".join(rows) + ". Nearby tokens get many times the uniform share "
+           "and distant ones less, so on average attention does fall with distance. But the curves are not smooth "
+           "decays: layers differ by orders of magnitude, and the weight a head gives is set by content as much as "
+           "by distance (the R² of the *Which rotary pairs* page).")
+    formula(r"\bar A(r) = \frac{1}{N_r}\sum_{m-n=r,\ n\ge1} A_{m,n},\qquad \text{uniform: } "
+            r"\frac{1}{N_r}\sum_{m=r+1}^{T-1}\frac{1}{m+1},\quad T = $t", t=summary["tokens"])
+    source(real.distance_profile)
+
+
+def score_tab(profile: dict, layers: list[int]):
+    offsets = np.arange(profile["layer_score"].shape[1])
+    series = {f"layer {layer}": profile["layer_score"][layer - 1] for layer in layers}
+    show(figures.lines(offsets, series, title="Mean raw score q·k at each offset (mean over heads)",
+                       x_title="offset m − n (tokens)", y_title="mean q·k", legend_right=True,
+                       name="real_distance_score", alt="Mean raw query-key score against offset for chosen layers."))
+    show(figures.lines(offsets, {"RoFormer bound, relative to offset 0": profile["bound"]},
+                       title="RoFormer's decay bound for head_dim 64, base 100,000", x_title="offset m − n (tokens)",
+                       y_title="bound / bound at 0", name="real_distance_bound", colours={"RoFormer bound, relative "
+                                                                                           "to offset 0": 7},
+                       alt="RoFormer's relative upper bound on the score against offset, for SmolLM2's settings."))
+    chosen = [layer - 1 for layer in layers]
+    drops = profile["score"][chosen].mean(axis=0) - profile["score_at_0"][chosen].mean()
+    rows = [f"offset {o}: {d:+.1f}" for o, d in zip(profile["offsets"], drops, strict=True)]
+    bound_rows = [f"{o}: {b:.2f}" for o, b in zip(profile["offsets"], profile["bound_at"], strict=True)]
+    notice("Change of the mean score from offset 0, averaged over the chosen layers: " + "; ".join(rows) +
+           ". RoFormer's bound (relative to offset 0) at the same offsets: " + "; ".join(bound_rows) + ". The "
+           "bound caps |q·k| for fixed content and says nothing about its sign or mean; the measured mean can keep "
+           "falling, and go below zero, long after the bound has flattened, because trained queries and keys are "
+           "not random: the model learned a distance preference the bound does not describe.")
+    formula(r"\bar s(r) = \frac{1}{N_r}\sum_{m-n=r} q_m^\top R_{(n-m)\theta}\, k_n,\qquad "
+            r"B(r) = \frac{1}{32}\sum_{j=1}^{32}\Big|\sum_{i<j} e^{\mathrm{i} r\theta_i}\Big|")
+    source(pc.rope_decay_bound)
+
+
+lesson()

@@ -1,0 +1,128 @@
+from pathlib import Path
+
+import numpy as np
+import streamlit as st
+
+import posenc_core as pc
+from page_kit import controls, figures, formula, guard, header, notice, sections, show, source
+from page_kit.real_views import models_ready, run_with_progress
+
+real = pc.real
+SHIPPED = Path(__file__).resolve().parents[2] / "assets" / "smollm2_long_context.json"
+COLOURS = {m.label: i for i, m in enumerate(real.LONG_METHODS.values())}
+LIVE_LENGTHS = [256, 512, 1024, 2048]
+LIVE_OFFSETS = [0, 4096, 8192, 12288, 16384]
+
+
+@st.cache_data(show_spinner=False)
+def shipped(bin_size: int) -> tuple[dict, dict]:
+    result = real.load_long_context(SHIPPED)
+    return real.long_context_summary(result, bin_size), {k: result[k] for k in ("command", "seconds", "model")}
+
+
+header(
+    "Past the context window, for real",
+    "SmolLM2-135M was trained on sequences of up to 8,192 tokens. What happens when it reads 16,384? Here is "
+    "its loss at every position of *The Devil's Dictionary*, with the RoPE it was trained with and with each "
+    "context-extension method of the *Long context* pages switched on at scale factor s = 2. Each method is "
+    "applied through transformers' own rotary code (`LlamaRotaryEmbedding` with the method's `rope_parameters`), "
+    "so these are the numbers those methods really give this model, with no fine-tuning.",
+)
+
+
+@st.fragment
+def lesson():
+    with guard():
+        tab_curve, tab_table, tab_live = sections(["Loss by position", "Inside vs past 8,192", "Run it here"])
+        if tab_curve.open:
+            with tab_curve:
+                curve_tab()
+        if tab_table.open:
+            with tab_table:
+                table_tab()
+        if tab_live.open:
+            with tab_live:
+                live_tab()
+
+
+def curve_tab():
+    bin_size = controls.select_slider("Average over bins of", "bin", [64, 128, 256, 512, 1024], 256,
+                                      format_func=lambda v: f"{v} positions")
+    s, made = shipped(bin_size)
+    show(figures.lines(s["start"] + bin_size / 2, s["loss"], title="SmolLM2-135M: next-token loss by position",
+                       x_title="position in the sequence (tokens)", y_title="mean loss (nats)", name="real_long_loss",
+                       colours=COLOURS, legend_right=True, vlines=[(s["context"], "trained context 8,192")],
+                       alt="Mean loss per bin of positions for each method; the trained context 8,192 is marked."))
+    none = s["past"]["No scaling"] - s["inside"]["No scaling"] if "No scaling" in s["past"] else float("nan")
+    best = min(s["past"], key=s["past"].get)
+    notice(f"Below 8,192 every method but one reads the text the way the model was trained, so the curves fall "
+           f"together as the context fills. Past 8,192 the plain model sees angles it never saw: its mean loss "
+           f"rises by {none:+.2f} nats from the first half to the second. The best method past 8,192 here is "
+           f"**{best}** ({s['past'][best]:.3f} nats, perplexity {s['past_ppl'][best]:.1f}).")
+    st.caption(f"Shipped results: {s['windows']} stretch(es) of {s['tokens']:,} tokens, "
+               f"{made['model']}. Made on the project machine (2 shared CPU cores) by `{made['command']}`; "
+               f"{sum(made['seconds'].values()) / 60:.0f} min of forward passes.")
+    formula(r"\ell_p = -\log p_\theta(x_{p+1}\mid x_{0..p}),\qquad \bar\ell_{[a,b)} = \frac{1}{b-a}\sum_{p=a}^{b-1}"
+            r"\ell_p,\qquad \text{bins of } $b", b=bin_size)
+    source(real.position_losses, real.smollm2_forward)
+
+
+def table_tab():
+    s, _ = shipped(256)
+    labels = list(s["inside"])
+    show(figures.bars(labels, {"positions 0 – 8,191": np.array([s["inside"][k] for k in labels]),
+                               "positions 8,192 – 16,382": np.array([s["past"][k] for k in labels])},
+                      title="Mean loss inside and past the trained context", x_title="method",
+                      y_title="mean loss (nats)", name="real_long_table",
+                      alt="Mean loss of each method over the first and the second 8,192 positions."))
+    rows = [f"{k}: {s['inside'][k]:.3f} → {s['past'][k]:.3f} nats (perplexity {s['inside_ppl'][k]:.1f} → "
+            f"{s['past_ppl'][k]:.1f})" for k in labels]
+    notice("Measured, first half → second half: " + "; ".join(rows) + ". Position interpolation and the NTK "
+           "methods change the frequencies for every position, so they also move the loss inside 8,192; "
+           "dynamic NTK in one forward pass of 16,384 tokens uses the frequencies for 16,384 at every position "
+           "(that is what transformers does without a cache). The *Long context* pages draw what each method "
+           "does to each pair; this is what it costs or saves a real model without any fine-tuning.")
+    formula(r"\mathrm{PPL} = e^{\bar\ell}")
+    source(real.long_context_summary, real.method_rope_parameters)
+
+
+def live_tab():
+    st.markdown("A shorter version you can run here: a stretch of the text placed at a chosen position, so that it "
+                "sits before or past 8,192 without reading 16,384 tokens. It measures the positions, not a long "
+                "context: the model sees only this stretch.")
+    c1, c2, c3 = st.columns(3)
+    with c1:
+        tokens = controls.select_slider("Tokens", "n", LIVE_LENGTHS, 512)
+    with c2:
+        offset = controls.select_slider("First position", "p0", LIVE_OFFSETS, 12288, format_func=lambda v: f"{v:,}")
+    with c3:
+        factor = controls.select_slider("Scale factor s", "s", [1.5, 2.0, 4.0], 2.0)
+    methods = controls.multiselect("Methods", "methods", list(real.LONG_METHODS), ["none", "linear", "yarn"],
+                                   format_func=lambda m: real.LONG_METHODS[m].label)
+    key = f"real_long_live/{tokens}/{offset}/{factor}/{','.join(methods)}"  # this view's finished run
+    if st.button("Run", key="run", type="primary", icon=":material/play_arrow:") and methods:
+        if models_ready(real.SMOLLM2_NAME):
+            losses = {}
+            for m in methods:
+                losses[real.LONG_METHODS[m].label] = run_with_progress(
+                    lambda progress, m=m: real.position_losses(m, factor, 0, tokens, position_offset=offset,
+                                                               progress=progress),
+                    f"{real.LONG_METHODS[m].label}: SmolLM2 over {tokens} tokens at positions {offset:,}+…")
+            st.session_state[key] = losses
+    losses = st.session_state.get(key)
+    if not losses:
+        st.info("Press **Run**: each method takes a few seconds per 512 tokens on two CPU cores.",
+                icon=":material/info:")
+        return
+    positions = np.arange(tokens - 1) + offset
+    binned = {k: real.binned_loss(v, 32)["loss"] for k, v in losses.items()}
+    show(figures.lines(positions[: len(next(iter(binned.values()))) * 32: 32] + 16, binned,
+                       title=f"Loss of the same {tokens} tokens placed at positions {offset:,}+", colours=COLOURS,
+                       x_title="position (tokens)", y_title="mean loss per 32 positions (nats)", name="real_long_live",
+                       legend_right=True, alt="Loss of the chosen methods over the live stretch."))
+    means = {k: float(np.mean(v)) for k, v in losses.items()}
+    notice("Mean loss over the stretch: " + "; ".join(f"{k} {v:.3f}" for k, v in means.items()) + ". Move the "
+           "first position below and past 8,192 to see which methods keep the loss where it was.")
+
+
+lesson()
