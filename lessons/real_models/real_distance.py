@@ -25,10 +25,10 @@ def lesson():
         st.caption(where)
         layers = controls.multiselect("Layers", "layers", LAYER_CHOICES, DEFAULT_LAYERS, max_selections=8,
                                       help="Up to eight layers; each curve is the mean over the layer's 9 heads.")
-        profile = real.distance_profile(summary)
         if not layers:
             st.info("Choose at least one layer.", icon=":material/info:")
             return
+        profile = real.distance_profile(summary, tuple(layers))
         tab_weight, tab_score = sections(["Mean attention weight", "Mean q·k and RoFormer's bound"])
         if tab_weight.open:
             with tab_weight:
@@ -47,13 +47,15 @@ def weight_tab(profile: dict, summary: dict, layers: list[int]):
                        dashed=["uniform attention"], legend_right=True, name="real_distance_weight",
                        hover_format=".2e", alt="Mean attention weight against offset for the chosen layers, log-log, "
                                                "with uniform attention dashed."))
-    picked = profile["offsets"]
-    rows = [f"offset {o}: {np.mean(profile['weight'][[layer - 1 for layer in layers], i]):.4f} "
-            f"(uniform {profile['uniform'][i]:.4f})" for i, o in enumerate(picked)]
-    notice("Mean over the chosen layers: " + "; ".join(rows) + ". Nearby tokens get many times the uniform share "
-           "and distant ones less, so on average attention does fall with distance. But the curves are not smooth "
-           "decays: layers differ by orders of magnitude, and the weight a head gives is set by content as much as "
-           "by distance (the R² of the *Which rotary pairs* page).")
+    rows = [f"offset {o}: {w:.4f} (uniform {u:.4f})" for o, w, u in
+            zip(profile["offsets"], profile["weight_at"], profile["uniform"], strict=True)]
+    lo, hi = profile["far_range"]
+    far = int(profile["offsets"][-1])
+    notice("Mean over the chosen layers: " + "; ".join(rows) + f". At offset {int(profile['offsets'][0])} a key "
+           f"gets {profile['near_ratio']:.1f} times the uniform share, at offset {far} {profile['far_ratio']:.2f} "
+           f"times. The layers do not share one decay curve: at offset {far} they range from {lo:.1e} to {hi:.1e}, "
+           "and within a layer the weight a head gives is set by content as much as by distance (the R² on the "
+           "*Which rotary pairs* page).")
     formula(r"\bar A(r) = \frac{1}{N_r}\sum_{m-n=r,\ n\ge1} A_{m,n},\qquad \text{uniform: } "
             r"\frac{1}{N_r}\sum_{m=r+1}^{T-1}\frac{1}{m+1},\quad T = $t", t=summary["tokens"])
     source(real.distance_profile)
@@ -70,15 +72,16 @@ def score_tab(profile: dict, layers: list[int]):
                        y_title="bound / bound at 0", name="real_distance_bound", colours={"RoFormer bound, relative "
                                                                                            "to offset 0": 7},
                        alt="RoFormer's relative upper bound on the score against offset, for SmolLM2's settings."))
-    chosen = [layer - 1 for layer in layers]
-    drops = profile["score"][chosen].mean(axis=0) - profile["score_at_0"][chosen].mean()
-    rows = [f"offset {o}: {d:+.1f}" for o, d in zip(profile["offsets"], drops, strict=True)]
+    rows = [f"offset {o}: {d:+.1f}" for o, d in zip(profile["offsets"], profile["score_change"], strict=True)]
     bound_rows = [f"{o}: {b:.2f}" for o, b in zip(profile["offsets"], profile["bound_at"], strict=True)]
     notice("Change of the mean score from offset 0, averaged over the chosen layers: " + "; ".join(rows) +
-           ". RoFormer's bound (relative to offset 0) at the same offsets: " + "; ".join(bound_rows) + ". The "
-           "bound caps |q·k| for fixed content and says nothing about its sign or mean; the measured mean can keep "
-           "falling, and go below zero, long after the bound has flattened, because trained queries and keys are "
-           "not random: the model learned a distance preference the bound does not describe.")
+           ". RoFormer's bound (relative to offset 0) at the same offsets: " + "; ".join(bound_rows) + ". "
+           + (f"The mean score of these layers first falls below zero at offset {profile['first_negative']} and is "
+              f"lowest at offset {profile['lowest_offset']} ({profile['lowest_score']:.1f}). "
+              if profile["first_negative"] is not None else "")
+           + "The bound caps |q·k| for fixed content, so it says nothing about the sign or the mean of real "
+           "scores: trained queries and keys are not random, and the distance preference they learned is "
+           "the model's, not the bound's.")
     formula(r"\bar s(r) = \frac{1}{N_r}\sum_{m-n=r} q_m^\top R_{(n-m)\theta}\, k_n,\qquad "
             r"B(r) = \frac{1}{32}\sum_{j=1}^{32}\Big|\sum_{i<j} e^{\mathrm{i} r\theta_i}\Big|")
     source(pc.rope_decay_bound)

@@ -43,6 +43,7 @@ from .long_context import (
     load_long_context,
     long_context_run,
     long_context_summary,
+    merge_long_runs,
     method_rope_parameters,
     position_losses,
 )
@@ -90,6 +91,7 @@ __all__ = [
     "load_long_context",
     "long_context_run",
     "long_context_summary",
+    "merge_long_runs",
     "merge_attention_stats",
     "method_rope_parameters",
     "minilm_embedding",

@@ -17,13 +17,15 @@ from pathlib import Path
 
 from .._backend import default_device
 from .attention_stats import save_summary, shipped_text_stats, summarise_stats
-from .long_context import LONG_METHODS, long_context_run
+from .long_context import LONG_METHODS, load_long_context, long_context_run, merge_long_runs
 
 
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python -m posenc_core.real", description=__doc__.splitlines()[0])
-    parser.add_argument("measurement", choices=("long", "attention"),
-                        help="long: per-position loss past the context window; attention: attention statistics")
+    parser.add_argument("measurement", choices=("long", "attention", "merge"),
+                        help="long: per-position loss past the context window; attention: attention statistics; "
+                             "merge: join long runs of different methods (run in parallel) into --json")
+    parser.add_argument("inputs", nargs="*", metavar="RUN.json", help="merge: the long runs to join")
     parser.add_argument("--json", metavar="PATH", help="long: where to write the results")
     parser.add_argument("--npz", metavar="PATH", help="attention: where to write the results")
     parser.add_argument("--tokens", type=int, default=None,
@@ -45,7 +47,7 @@ def _save(result: dict, path: Path) -> None:
 
 
 def main(argv=None) -> int:
-    args = _parser().parse_args(argv)
+    args = _parser().parse_intermixed_args(argv)
     import torch
 
     if args.threads:
@@ -54,6 +56,8 @@ def main(argv=None) -> int:
     device = args.device or default_device()
     if args.measurement == "attention":
         return _attention(args, device, began)
+    if args.measurement == "merge":
+        return _merge(args)
     if not args.json:
         print("error: long needs --json PATH", file=sys.stderr)
         return 2
@@ -74,6 +78,21 @@ def main(argv=None) -> int:
         print(f"error: {error}", file=sys.stderr)
         return 2
     print(f"wrote {path} ({time.perf_counter() - began:.0f}s; {sum(result['seconds'].values()):.0f}s in forwards)")
+    return 0
+
+
+def _merge(args) -> int:
+    if not args.json or not args.inputs:
+        print("error: merge needs --json OUT and the runs to join", file=sys.stderr)
+        return 2
+    try:
+        runs = [load_long_context(path) for path in args.inputs]
+        merged = merge_long_runs(runs)
+    except ValueError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
+    _save(merged, Path(args.json))
+    print(f"wrote {args.json}: {', '.join(merged['methods'])} on {merged['windows_done']} window(s)")
     return 0
 
 

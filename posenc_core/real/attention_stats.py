@@ -252,23 +252,35 @@ def attention_findings(summary: dict, context: int = 8192, fast_pairs: int = 8) 
     }
 
 
-def distance_profile(summary: dict, offsets=(1, 4, 16, 64, 256), head_dim: int = 64,
+def distance_profile(summary: dict, layers=(1,), offsets=(1, 4, 16, 64, 256), head_dim: int = 64,
                      base: float = 100000.0) -> dict:
     """Attention and scores against distance, averaged over heads, next to RoFormer's bound and uniform attention.
 
-    Returns offsets (k,), weight (30, k) and score (30, k) at those offsets (mean over heads), uniform (k,),
-    bound (n - 1,) and bound_at (k,) (RoFormer's relative upper bound for this head_dim and base, divided by
-    its value at offset 0), score_at_0 (30,), and for each layer the fraction of the score drop from offset 0
-    to the largest offset that has happened by offset 16 (how short-range the decay is).
+    ``layers`` are counted from 1. Returns offsets (k,); layer_weight and layer_score (30, n - 1) at every offset
+    (mean over heads); weight_at (k,) and score_change (k,) (the score minus the score at offset 0), averaged
+    over ``layers``; uniform (k,); bound (n - 1,) and bound_at (k,) (RoFormer's relative upper bound for this
+    head_dim and base divided by its value at offset 0); first_negative (the first offset whose mean score over
+    ``layers`` is below zero, or None); lowest_score and lowest_offset.
     """
     from ..rope import rope_decay_bound
 
     weight = summary["mean_weight"].mean(axis=1)  # (30, n - 1)
     score = summary["mean_score"].mean(axis=1)
-    n_off = weight.shape[1]
+    n_layers, n_off = weight.shape
+    chosen = [as_int("layer", layer, minimum=1, maximum=n_layers) - 1 for layer in layers]
+    if not chosen:
+        raise ValueError("Choose at least one layer.")
     picked = np.array([int(o) for o in offsets if 0 <= int(o) < n_off])
     bound = np.asarray(rope_decay_bound(head_dim, np.arange(n_off), base), dtype=np.float64)  # (n - 1,)
     bound = bound / bound[0]
-    return {"offsets": picked, "weight": weight[:, picked], "score": score[:, picked],
+    mean_score = score[chosen].mean(axis=0)  # (n - 1,)
+    negative = np.nonzero(mean_score < 0)[0]
+    far = weight[chosen, picked[-1]]  # (len(layers),) each chosen layer's weight at the largest picked offset
+    return {"offsets": picked, "layer_weight": weight, "layer_score": score,
+            "near_ratio": float(weight[chosen, picked[0]].mean() / summary["uniform_weight"][picked[0]]),
+            "far_ratio": float(far.mean() / summary["uniform_weight"][picked[-1]]),
+            "far_range": (float(far.min()), float(far.max())),
+            "weight_at": weight[chosen][:, picked].mean(axis=0), "score_change": mean_score[picked] - mean_score[0],
             "uniform": summary["uniform_weight"][picked], "bound": bound, "bound_at": bound[picked],
-            "score_at_0": score[:, 0], "layer_weight": weight, "layer_score": score}
+            "first_negative": int(negative[0]) if negative.size else None,
+            "lowest_score": float(mean_score.min()), "lowest_offset": int(np.argmin(mean_score))}

@@ -27,6 +27,7 @@ __all__ = [
     "load_long_context",
     "long_context_run",
     "long_context_summary",
+    "merge_long_runs",
     "method_rope_parameters",
     "position_losses",
 ]
@@ -148,14 +149,17 @@ def long_context_run(methods, factor: float, tokens: int, windows: int, *, devic
 
 
 def load_long_context(path) -> dict:
-    """A saved ``long_context_run`` result, checked: every method keeps only the windows all methods finished."""
+    """A saved ``long_context_run`` result, checked: methods that finished no window are dropped, and every
+    other method keeps only the windows all of them finished."""
     import json
 
     try:
         result = json.loads(open(path, encoding="utf-8").read())
     except (OSError, ValueError) as error:
         raise ValueError(f"Could not read the long-context results {path}: {error}") from None
-    methods = result.get("methods") or {}
+    # A method with no finished window has not been run (a run stopped early, or methods split over runs).
+    methods = {k: v for k, v in (result.get("methods") or {}).items() if v.get("losses")}
+    result["methods"] = methods
     windows = min((len(m["losses"]) for m in methods.values()), default=0)
     if windows == 0:
         raise ValueError(f"{path} holds no finished run.")
@@ -187,3 +191,29 @@ def long_context_summary(result: dict, bin_size: int = 256) -> dict:
         out["inside_ppl"][label] = float(np.exp(out["inside"][label]))
         out["past_ppl"][label] = float(np.exp(out["past"][label]))
     return out
+
+
+def merge_long_runs(runs) -> dict:
+    """Join ``load_long_context`` results of different methods on the same text, length, factor and windows
+    (e.g. methods run as parallel processes). The commands and timings of every run are kept."""
+    runs = list(runs)
+    if not runs:
+        raise ValueError("There are no runs to merge.")
+    keys = ("tokens", "factor", "trained_context", "window_starts", "text")
+    first = runs[0]
+    windows = min(r["windows_done"] for r in runs)
+    merged = {**{k: first[k] for k in ("model", "device", *keys)}, "window_starts": first["window_starts"][:windows],
+              "methods": {}, "seconds": {}, "command": [], "windows_done": windows}
+    for run in runs:
+        for key in keys[:-2]:
+            if run[key] != first[key]:
+                raise ValueError(f"The runs differ in {key} ({run[key]} vs {first[key]}); only runs of the same "
+                                 "setting can be merged.")
+        for name, entry in run["methods"].items():
+            if name in merged["methods"]:
+                raise ValueError(f"Method {name} is in more than one run.")
+            merged["methods"][name] = {**entry, "losses": entry["losses"][:windows]}
+        merged["seconds"].update({k: v for k, v in run["seconds"].items() if int(k.split("/")[1]) < windows})
+        merged["command"].append(run.get("command", ""))
+    merged["methods"] = {m: merged["methods"][m] for m in LONG_METHODS if m in merged["methods"]}
+    return merged
