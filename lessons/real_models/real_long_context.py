@@ -53,18 +53,28 @@ def curve_tab():
                        x_title="position in the sequence (tokens)", y_title="mean loss (nats)", name="real_long_loss",
                        colours=COLOURS, legend_right=True, vlines=[(s["context"], "trained context 8,192")],
                        alt="Mean loss per bin of positions for each method; the trained context 8,192 is marked."))
-    none = s["past"]["No scaling"] - s["inside"]["No scaling"] if "No scaling" in s["past"] else float("nan")
-    best = min(s["past"], key=s["past"].get)
-    notice(f"Below 8,192 every method but one reads the text the way the model was trained, so the curves fall "
-           f"together as the context fills. Past 8,192 the plain model sees angles it never saw: its mean loss "
-           f"rises by {none:+.2f} nats from the first half to the second. The best method past 8,192 here is "
-           f"**{best}** ({s['past'][best]:.3f} nats, perplexity {s['past_ppl'][best]:.1f}).")
+    notice(findings(s))
     st.caption(f"Shipped results: {s['windows']} stretch(es) of {s['tokens']:,} tokens, "
                f"{made['model']}. Made on the project machine (2 shared CPU cores) by `{made['command']}`; "
                f"{sum(made['seconds'].values()) / 60:.0f} min of forward passes.")
     formula(r"\ell_p = -\log p_\theta(x_{p+1}\mid x_{0..p}),\qquad \bar\ell_{[a,b)} = \frac{1}{b-a}\sum_{p=a}^{b-1}"
             r"\ell_p,\qquad \text{bins of } $b", b=bin_size)
     source(real.position_losses, real.smollm2_forward)
+
+
+def findings(s: dict) -> str:
+    plain = real.LONG_METHODS["none"].label
+    parts = []
+    if plain in s["inside"]:
+        parts.append(f"With the RoPE it was trained with, the mean loss is {s['inside'][plain]:.3f} nats over "
+                     f"positions 0 – 8,191 and {s['past'][plain]:.3f} past 8,192 (perplexity "
+                     f"{s['inside_ppl'][plain]:.1f} → {s['past_ppl'][plain]:.1f}).")
+        parts.append("Against it, past 8,192: " + "; ".join(f"{k} {v:+.3f}" for k, v in s["past_change"].items())
+                     + " nats; inside 8,192: " + "; ".join(f"{k} {v:+.3f}" for k, v in s["inside_change"].items())
+                     + " (a method that changes every frequency also changes what the model reads inside its window).")
+    if s["best_past"] is not None:
+        parts.append(f"Lowest loss past 8,192: **{s['best_past']}** ({s['past'][s['best_past']]:.3f} nats).")
+    return " ".join(parts)
 
 
 def table_tab():
@@ -77,11 +87,11 @@ def table_tab():
                       alt="Mean loss of each method over the first and the second 8,192 positions."))
     rows = [f"{k}: {s['inside'][k]:.3f} → {s['past'][k]:.3f} nats (perplexity {s['inside_ppl'][k]:.1f} → "
             f"{s['past_ppl'][k]:.1f})" for k in labels]
-    notice("Measured, first half → second half: " + "; ".join(rows) + ". Position interpolation and the NTK "
-           "methods change the frequencies for every position, so they also move the loss inside 8,192; "
-           "dynamic NTK in one forward pass of 16,384 tokens uses the frequencies for 16,384 at every position "
-           "(that is what transformers does without a cache). The *Long context* pages draw what each method "
-           "does to each pair; this is what it costs or saves a real model without any fine-tuning.")
+    notice("Measured, first 8,192 positions → the rest: " + "; ".join(rows) + ". Position interpolation and the "
+           "NTK methods change the frequencies of every position, so they move the loss inside 8,192 too; dynamic "
+           "NTK in one forward pass of 16,384 tokens uses the frequencies for 16,384 at every position (that is "
+           "what transformers does without a cache). The *Long context* pages draw what each method does to each "
+           "pair; this is what it does to a real model that was never fine-tuned for it.")
     formula(r"\mathrm{PPL} = e^{\bar\ell}")
     source(real.long_context_summary, real.method_rope_parameters)
 

@@ -173,8 +173,9 @@ def long_context_summary(result: dict, bin_size: int = 256) -> dict:
     """Binned loss per method and the mean loss inside and past the trained context.
 
     Returns {"start": (bins,), "loss": {label: (bins,)}, "inside": {label: float}, "past": {label: float},
-    "past_ppl", "inside_ppl": {label: float}, "tokens", "windows", "context"}; the loss at position p is that of
-    predicting token p + 1 from tokens 0..p.
+    "past_ppl", "inside_ppl": {label: float}, "inside_change" / "past_change" ({label: loss minus the no-scaling
+    loss}, when no scaling was run), "best_past" (the label with the lowest loss past the context), "tokens",
+    "windows", "context"}; the loss at position p is that of predicting token p + 1 from tokens 0..p.
     """
     context = int(result["trained_context"])
     out = {"loss": {}, "inside": {}, "past": {}, "inside_ppl": {}, "past_ppl": {}, "context": context,
@@ -190,6 +191,12 @@ def long_context_summary(result: dict, bin_size: int = 256) -> dict:
         out["past"][label] = float(losses[:, context:].mean()) if losses.shape[1] > context else float("nan")
         out["inside_ppl"][label] = float(np.exp(out["inside"][label]))
         out["past_ppl"][label] = float(np.exp(out["past"][label]))
+    plain = LONG_METHODS["none"].label
+    if plain in out["inside"]:  # each method against the trained RoPE, inside and past the context
+        out["inside_change"] = {k: v - out["inside"][plain] for k, v in out["inside"].items() if k != plain}
+        out["past_change"] = {k: v - out["past"][plain] for k, v in out["past"].items() if k != plain}
+    finite = {k: v for k, v in out["past"].items() if np.isfinite(v)}
+    out["best_past"] = min(finite, key=finite.get) if finite else None
     return out
 
 
