@@ -42,8 +42,12 @@ def weight_tab(profile: dict, summary: dict, layers: list[int]):
     offsets = np.arange(1, profile["layer_weight"].shape[1])
     series = {f"layer {layer}": profile["layer_weight"][layer - 1, 1:] for layer in layers}
     series["uniform attention"] = summary["uniform_weight"][1:]
+    log = controls.toggle("Log axes", "logw", True, help="Both axes logarithmic: the weights span orders of "
+                                                          "magnitude.")
+    scale = " (log scale)" if log else ""
     show(figures.lines(offsets, series, title="Mean attention weight at each offset (mean over heads)",
-                       x_title="offset m − n (tokens, log scale)", y_title="mean weight", log_x=True, log_y=True,
+                       x_title=f"offset m − n (tokens{', log scale' if log else ''})", y_title=f"mean weight{scale}",
+                       log_x=log, log_y=log,
                        dashed=["uniform attention"], legend_right=True, name="real_distance_weight",
                        hover_format=".2e", alt="Mean attention weight against offset for the chosen layers, log-log, "
                                                "with uniform attention dashed."))
@@ -62,13 +66,16 @@ def weight_tab(profile: dict, summary: dict, layers: list[int]):
 
 
 def score_tab(profile: dict, layers: list[int]):
-    offsets = np.arange(profile["layer_score"].shape[1])
-    series = {f"layer {layer}": profile["layer_score"][layer - 1] for layer in layers}
+    offsets = np.arange(1, profile["layer_score"].shape[1])
+    log = controls.toggle("Log offset axis", "logs", False, help="Spreads out the short offsets, where most of "
+                                                                 "the change happens.")
+    x_title = f"offset m − n (tokens{', log scale' if log else ''})"
+    series = {f"layer {layer}": profile["layer_score"][layer - 1, 1:] for layer in layers}
     show(figures.lines(offsets, series, title="Mean raw score q·k at each offset (mean over heads)",
-                       x_title="offset m − n (tokens)", y_title="mean q·k", legend_right=True,
+                       x_title=x_title, y_title="mean q·k", legend_right=True, log_x=log,
                        name="real_distance_score", alt="Mean raw query-key score against offset for chosen layers."))
-    show(figures.lines(offsets, {"RoFormer bound, relative to offset 0": profile["bound"]},
-                       title="RoFormer's decay bound for head_dim 64, base 100,000", x_title="offset m − n (tokens)",
+    show(figures.lines(offsets, {"RoFormer bound, relative to offset 0": profile["bound"][1:]}, log_x=log,
+                       title="RoFormer's decay bound for head_dim 64, base 100,000", x_title=x_title,
                        y_title="bound / bound at 0", name="real_distance_bound", colours={"RoFormer bound, relative "
                                                                                            "to offset 0": 7},
                        alt="RoFormer's relative upper bound on the score against offset, for SmolLM2's settings."))

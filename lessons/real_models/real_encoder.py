@@ -110,10 +110,12 @@ def maps_tab(text: str, seed: int):
                                      "without the position rows, on one colour scale."))
     st.caption("Tokens, top to bottom and left to right: " + ", ".join(names))
     prev = [float(np.mean(np.diagonal(g, offset=-1))) for g in grids]
+    top = heads()["top"]["previous"]
     notice(f"Mean weight on the previous token in this head: {prev[0]:.3f} with the rows, {prev[1]:.3f} without "
            "(a diagonal just below the main one is a head that reads its left neighbour). Without rows, the same "
-           "word at two places gets the same row and column, so a head can only follow content. Layer 1, head 3 "
-           "is the clearest positional head: see the next tab.")
+           "word at two places gets the same row and column, so a head can only follow content. Measured on the "
+           f"shipped text, the clearest previous-token head is layer {top[0]}, head {top[1]} ({top[2]:.3f}): see "
+           "the next tab.")
     formula(r"A = \mathrm{softmax}\!\left(\frac{Q K^\top}{\sqrt{32}}\right),\quad "
             r"\overline{A_{i,i-1}} = $p\ \text{(rows)},\ $q\ \text{(no rows)}", p=prev[0], q=prev[1])
 
@@ -128,11 +130,9 @@ def heads_tab():
                                  title="Mean attention on the neighbouring token, every layer (rows) and head",
                                  alt="Four 6 x 12 grids: each head's mean weight on the previous and on the next "
                                      "token, with and without the position rows."))
-    rows = []
-    for key, word in (("previous", "previous"), ("next", "next")):
-        layer, head = np.unravel_index(int(np.argmax(h[key][True])), h[key][True].shape)
-        rows.append(f"layer {layer + 1} head {head + 1} puts {h[key][True][layer, head]:.3f} of its weight on the "
-                    f"{word} token ({h[key][False][layer, head]:.3f} without rows)")
+    rows = [f"layer {layer} head {head} puts {value:.3f} of its weight on the {key} token "
+            f"({h[key][False][layer - 1, head - 1]:.3f} without rows)"
+            for key in ("previous", "next") for layer, head, value in [h["top"][key]]]
     notice(f"Measured on {h['chunks']} stretches of {h['length']} word pieces of the shipped text: {rows[0]}; "
            f"{rows[1]}. Spreading evenly would give {h['uniform']:.4f}. These heads were found, not designed: "
            "training made them out of the position rows, and removing the rows switches them off.")

@@ -99,6 +99,13 @@ def sink_tab(summary: dict, found: dict):
                          y_title="layer", value_name="weight", zrange=(0.0, 1.0), x=np.arange(1, sink.shape[1] + 1),
                          y=np.arange(1, sink.shape[0] + 1), name="real_sink", height=520,
                          alt="Mean attention weight on the first token for each layer and head."))
+    pick = controls.slider("Layer for the per-head view", "sl", 1, sink.shape[0], found["sink_top"][0])
+    heads = np.arange(1, sink.shape[1] + 1)
+    show(figures.bars(heads, {"weight on the first token": sink[pick - 1],
+                              "uniform attention": np.full(sink.shape[1], found["sink_uniform"])},
+                      title=f"Layer {pick}: each head's mean weight on the first token", x_title="head",
+                      y_title="mean weight", name="real_sink_layer",
+                      alt=f"Mean weight on the first token for the 9 heads of layer {pick}, next to uniform."))
     layer, head, value = found["sink_top"]
     notice(f"Spread evenly, a query at position 32 or later would give the first token {found['sink_uniform']:.4f} "
            f"on average. The first two layers give it {found['sink_first_layers']:.3f}; the last ten give it "

@@ -46,8 +46,7 @@ def lesson():
 
 
 def curve_tab():
-    bin_size = controls.select_slider("Average over bins of", "bin", [64, 128, 256, 512, 1024], 256,
-                                      format_func=lambda v: f"{v} positions")
+    bin_size = controls.select_slider("Average over bins of (positions)", "bin", [64, 128, 256, 512, 1024], 256)
     s, made = shipped(bin_size)
     show(figures.lines(s["start"] + bin_size / 2, s["loss"], title="SmolLM2-135M: next-token loss by position",
                        x_title="position in the sequence (tokens)", y_title="mean loss (nats)", name="real_long_loss",
@@ -80,11 +79,13 @@ def findings(s: dict) -> str:
 def table_tab():
     s, _ = shipped(256)
     labels = list(s["inside"])
-    show(figures.bars(labels, {"positions 0 – 8,191": np.array([s["inside"][k] for k in labels]),
-                               "positions 8,192 – 16,382": np.array([s["past"][k] for k in labels])},
-                      title="Mean loss inside and past the trained context", x_title="method",
-                      y_title="mean loss (nats)", name="real_long_table",
-                      alt="Mean loss of each method over the first and the second 8,192 positions."))
+    ppl = controls.toggle("Perplexity instead of loss", "ppl", False, help="Perplexity is e to the mean loss.")
+    inside, past, unit = ("inside_ppl", "past_ppl", "perplexity") if ppl else ("inside", "past", "mean loss (nats)")
+    show(figures.bars(labels, {"positions 0 – 8,191": np.array([s[inside][k] for k in labels]),
+                               f"positions 8,192 – {s['tokens'] - 2:,}": np.array([s[past][k] for k in labels])},
+                      title=f"{unit.capitalize()} inside and past the trained context", x_title="method",
+                      y_title=unit, name="real_long_table",
+                      alt="Mean loss or perplexity of each method over the first and the second 8,192 positions."))
     rows = [f"{k}: {s['inside'][k]:.3f} → {s['past'][k]:.3f} nats (perplexity {s['inside_ppl'][k]:.1f} → "
             f"{s['past_ppl'][k]:.1f})" for k in labels]
     notice("Measured, first 8,192 positions → the rest: " + "; ".join(rows) + ". Position interpolation and the "

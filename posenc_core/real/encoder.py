@@ -144,7 +144,8 @@ def _text_chunks(length: int, chunks: int) -> tuple[tuple[int, ...], ...]:
 def positional_heads(length: int = 128, chunks: int = 4) -> dict:
     """Each head's mean attention to the previous token, itself and the next token, on the shipped text.
 
-    Returns {"previous", "self", "next": {positions: (6, 12)}, "uniform": float} for stretches of ``length``
+    Returns {"previous", "self", "next": {positions: (6, 12)}, "top": {kind: (layer, head, weight)},
+    "uniform": float} for stretches of ``length``
     word pieces (128 by default: the length sentence-transformers trained this model on), with and
     without the position rows; "uniform" is what a head spreading its weight evenly would give, 1 / length.
     """
@@ -161,6 +162,11 @@ def positional_heads(length: int = 128, chunks: int = 4) -> dict:
             sums["next"] += w[:, :, inner, inner + 1].mean(axis=-1)
         for key, total in sums.items():
             out[key][positions] = total / chunks
+    out["top"] = {}  # (layer, head) counted from 1, and the weight, of the strongest head with the trained rows
+    for key in ("previous", "self", "next"):
+        grid = out[key][True]
+        layer, head = np.unravel_index(int(np.argmax(grid)), grid.shape)
+        out["top"][key] = (int(layer) + 1, int(head) + 1, float(grid[layer, head]))
     return out
 
 
