@@ -5,6 +5,7 @@ It knows nothing of Streamlit or plotly. One module per family; each lists its p
 ``__all__`` and is re-exported here, so ``import posenc_core as pc`` reaches everything.
 """
 
+from . import real  # noqa: F401  (Inside real models: imports torch/transformers only when measuring)
 from ._backend import available_backends, cuda_available, default_device, to_numpy, torch_installed  # noqa: F401
 from ._checks import MAX_DIM, MAX_ELEMENTS, MAX_HEADS, MAX_POSITIONS  # noqa: F401
 from .absolute import *  # noqa: F403
@@ -16,7 +17,6 @@ from .extension import *  # noqa: F403
 from .fourier import *  # noqa: F403
 from .lab import *  # noqa: F403
 from .learned import *  # noqa: F403
-from . import real  # noqa: F401  (Inside real models: imports torch/transformers only when measuring)
 from .presets import *  # noqa: F403
 from .relative import *  # noqa: F403
 from .rope import *  # noqa: F403

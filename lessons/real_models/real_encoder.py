@@ -81,6 +81,7 @@ def order_tab(text: str, seed: int):
             "position rows removed": r["embeddings"][(False, True)] - r["embeddings"][(False, False)]}
     show(figures.lines(dims, diff, title="Shuffled minus typed sentence embedding, per dimension",
                        x_title="embedding dimension", y_title="difference", name="encoder_shuffle_diff",
+                       legend_right=True,
                        alt="The change of each of the 384 embedding numbers when the words are shuffled: large "
                            "with the position rows, a flat zero line without them."))
     notice(f"With the trained rows, shuffling the words moves the embedding: cosine {r['cosine'][True]:.4f}, largest "

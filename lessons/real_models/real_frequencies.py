@@ -43,6 +43,7 @@ def energy_tab(summary: dict, found: dict):
     show(figures.lines(waves, series, title="Share of query and key energy in each rotary pair (all layers and heads)",
                        x_title="pair wavelength 2π/θᵢ (tokens, log scale)", y_title="share of energy", log_x=True,
                        name="real_pair_energy", markers=True, dashed=["even spread"], colours=PAIR_COLOURS,
+                       legend_right=True,
                        vlines=[(real.SMOLLM2_CONTEXT, "context 8,192")], hover_format=".4f",
                        alt="Share of energy per rotary pair against the pair's wavelength: low for the fast pairs, "
                            "a peak among the slow pairs past the context length."))
@@ -52,8 +53,8 @@ def energy_tab(summary: dict, found: dict):
            f"the {found['fast_pairs']} fastest (wavelength up to {found['fast_wavelength']:.0f} tokens) hold "
            f"{100 * found['q_fast']:.0f}% and {100 * found['k_fast']:.0f}%. The peak is pair "
            f"{found['peak_pair']} (one turn per {found['peak_wavelength']:,.0f} tokens). A common misconception is "
-           "that RoPE's pairs share the work evenly: this model keeps most of its query and key in pairs that "
-           "barely turn within its context, channels that carry content more than position.")
+           "that RoPE's pairs share the work evenly: this model keeps most of its query and key in pairs that turn "
+           "less than once across its whole context, so within it they change little with position.")
     layer = controls.slider("Layer for the per-head view", "layer", 1, summary["q_share"].shape[0], 1)
     grid = summary["q_share"][layer - 1]  # (9, 32)
     show(figures.heatmap(grid, title=f"Layer {layer}: each query head's energy per pair", x_title="rotary pair i",

@@ -53,9 +53,11 @@ def curve_tab():
                        colours=COLOURS, legend_right=True, vlines=[(s["context"], "trained context 8,192")],
                        alt="Mean loss per bin of positions for each method; the trained context 8,192 is marked."))
     notice(findings(s))
-    st.caption(f"Shipped results: {s['windows']} stretch(es) of {s['tokens']:,} tokens, "
-               f"{made['model']}. Made on the project machine (2 shared CPU cores) by `{made['command']}`; "
-               f"{sum(made['seconds'].values()) / 60:.0f} min of forward passes.")
+    commands = made["command"] if isinstance(made["command"], list) else [made["command"]]
+    st.caption(f"Shipped results: {s['windows']} stretch of {s['tokens']:,} tokens of the text, {made['model']}. "
+               f"Made on the project machine (2 CPU cores shared with other work) by "
+               + " and ".join(f"`{c}`" for c in commands) + f" (merged with `python -m posenc_core.real merge`); "
+               f"{sum(made['seconds'].values()) / 60:.0f} min of forward passes in all.")
     formula(r"\ell_p = -\log p_\theta(x_{p+1}\mid x_{0..p}),\qquad \bar\ell_{[a,b)} = \frac{1}{b-a}\sum_{p=a}^{b-1}"
             r"\ell_p,\qquad \text{bins of } $b", b=bin_size)
     source(real.position_losses, real.smollm2_forward)
@@ -68,9 +70,11 @@ def findings(s: dict) -> str:
         parts.append(f"With the RoPE it was trained with, the mean loss is {s['inside'][plain]:.3f} nats over "
                      f"positions 0 – 8,191 and {s['past'][plain]:.3f} past 8,192 (perplexity "
                      f"{s['inside_ppl'][plain]:.1f} → {s['past_ppl'][plain]:.1f}).")
-        parts.append("Against it, past 8,192: " + "; ".join(f"{k} {v:+.3f}" for k, v in s["past_change"].items())
-                     + " nats; inside 8,192: " + "; ".join(f"{k} {v:+.3f}" for k, v in s["inside_change"].items())
-                     + " (a method that changes every frequency also changes what the model reads inside its window).")
+        if s["past_change"]:
+            parts.append("Each method against it, past 8,192: " + "; ".join(
+                f"{k} {v:+.3f}" for k, v in s["past_change"].items()) + " nats; inside 8,192: " + "; ".join(
+                f"{k} {v:+.3f}" for k, v in s["inside_change"].items()) + " nats (a method that changes every "
+                "frequency also changes what the model reads inside its window).")
     if s["best_past"] is not None:
         parts.append(f"Lowest loss past 8,192: **{s['best_past']}** ({s['past'][s['best_past']]:.3f} nats).")
     return " ".join(parts)

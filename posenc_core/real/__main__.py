@@ -40,6 +40,11 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _command() -> str:
+    """This run's command line as a reader would type it (sys.argv[0] is the path of this file)."""
+    return " ".join(["python -m posenc_core.real", *sys.argv[1:]])
+
+
 def _save(result: dict, path: Path) -> None:
     tmp = path.with_suffix(path.suffix + ".tmp")
     tmp.write_text(json.dumps(result))
@@ -73,7 +78,7 @@ def main(argv=None) -> int:
     try:
         result = long_context_run(args.methods.split(","), args.factor, args.tokens or 16384, args.windows,
                                   device=device, progress=progress,
-                                  on_result=lambda partial: _save({**partial, "command": " ".join(sys.argv)}, path))
+                                  on_result=lambda partial: _save({**partial, "command": _command()}, path))
     except ValueError as error:
         print(f"error: {error}", file=sys.stderr)
         return 2

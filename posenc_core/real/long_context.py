@@ -7,6 +7,7 @@ transformers has no "static NTK" rope_type: static NTK-aware scaling is only a l
 
 from __future__ import annotations
 
+import re
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -221,6 +222,8 @@ def merge_long_runs(runs) -> dict:
                 raise ValueError(f"Method {name} is in more than one run.")
             merged["methods"][name] = {**entry, "losses": entry["losses"][:windows]}
         merged["seconds"].update({k: v for k, v in run["seconds"].items() if int(k.split("/")[1]) < windows})
-        merged["command"].append(run.get("command", ""))
+        # runs saved before the CLI wrote its own name have the script's path in place of "python -m ..."
+        merged["command"].append(re.sub(r"^\S*posenc_core/real/__main__\.py", "python -m posenc_core.real",
+                                        run.get("command", "")))
     merged["methods"] = {m: merged["methods"][m] for m in LONG_METHODS if m in merged["methods"]}
     return merged
