@@ -56,7 +56,8 @@ def curve_tab():
     commands = made["command"] if isinstance(made["command"], list) else [made["command"]]
     st.caption(f"Shipped results: {s['windows']} stretch of {s['tokens']:,} tokens of the text, {made['model']}. "
                f"Made on the project machine (2 CPU cores shared with other work) by "
-               + " and ".join(f"`{c}`" for c in commands) + f" (merged with `python -m posenc_core.real merge`); "
+               + " and ".join(f"`{c}`" for c in commands) + " (parallel processes, each kept for the methods it "
+               f"finished, merged with `python -m posenc_core.real merge`); "
                f"{sum(made['seconds'].values()) / 60:.0f} min of forward passes in all.")
     formula(r"\ell_p = -\log p_\theta(x_{p+1}\mid x_{0..p}),\qquad \bar\ell_{[a,b)} = \frac{1}{b-a}\sum_{p=a}^{b-1}"
             r"\ell_p,\qquad \text{bins of } $b", b=bin_size)
@@ -85,8 +86,8 @@ def table_tab():
     labels = list(s["inside"])
     ppl = controls.toggle("Perplexity instead of loss", "ppl", False, help="Perplexity is e to the mean loss.")
     inside, past, unit = ("inside_ppl", "past_ppl", "perplexity") if ppl else ("inside", "past", "mean loss (nats)")
-    show(figures.bars(labels, {"positions 0 – 8,191": np.array([s[inside][k] for k in labels]),
-                               f"positions 8,192 – {s['tokens'] - 2:,}": np.array([s[past][k] for k in labels])},
+    show(figures.bars(labels, {"before 8,192": np.array([s[inside][k] for k in labels]),
+                               "past 8,192": np.array([s[past][k] for k in labels])},
                       title=f"{unit.capitalize()} inside and past the trained context", x_title="method",
                       y_title=unit, name="real_long_table",
                       alt="Mean loss or perplexity of each method over the first and the second 8,192 positions."))
