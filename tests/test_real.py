@@ -217,7 +217,7 @@ def test_bad_input_is_a_sentence(call, words):
         call()
 
 
-def test_core_imports_without_torch_or_streamlit():
+def test_core_imports_without_torch_or_transformers():
     import subprocess
     import sys
 
