@@ -3,6 +3,7 @@ import streamlit as st
 
 import posenc_core as pc
 from page_kit import controls, figures, formula, guard, header, notice, sections, show, source
+from page_kit.real_views import models_ready
 
 real = pc.real
 SENTENCES = ["the dog bit the man", "my kid likes the movie", "she gave him the book before he left",
@@ -39,11 +40,6 @@ header(
 
 @st.fragment
 def lesson():
-    missing = {k: v for k, v in real.missing_models().items() if k != real.SMOLLM2_NAME and k != "gguf"}
-    if missing:
-        st.warning(" ".join(missing.values()) + " Install everything with `python -m pip install -r "
-                   f"requirements.txt && {real.INSTALL_COMMAND}`.", icon=":material/download:")
-        return
     c1, c2, c3 = st.columns([2, 3, 1])
     with c1:
         picked = controls.select("Pick a sentence", "pick", SENTENCES)
@@ -53,6 +49,8 @@ def lesson():
     with c3:
         seed = controls.number("Shuffle seed", "seed", 0, 999, 0, help="Which shuffle of the words.")
     text = typed.strip() or picked
+    if not models_ready(real.MINILM_NAME):
+        return
     tab_order, tab_maps, tab_heads, tab_past = sections(
         ["Shuffle the words", "Attention maps", "Positional heads", "Past row 512"])
     with guard():
@@ -148,7 +146,7 @@ def past_tab():
                 if p["error"] else f"{p['tokens']} word pieces ran without an error.")
     series = {"cosine of the two texts' embeddings": np.array([p["st_cosine"], p["model_cosine"]])}
     show(figures.bars(["sentence-transformers (cut at 256)", "the model reading up to 512"], series,
-                      title="Two texts that differ only after their first 256 word pieces",
+                      title=f"Two texts that share their first {p['shared_pieces']} word pieces, then differ",
                       x_title="how the text is read", y_title="cosine", name="encoder_past",
                       alt="Cosine similarity of the two texts' embeddings: 1 when cut at 256 word pieces, lower "
                           "when the model reads up to its 512 rows."))

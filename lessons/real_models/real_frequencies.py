@@ -102,8 +102,8 @@ def sink_tab(summary: dict, found: dict):
                          alt="Mean attention weight on the first token for each layer and head."))
     pick = controls.slider("Layer for the per-head view", "sl", 1, sink.shape[0], found["sink_top"][0])
     heads = np.arange(1, sink.shape[1] + 1)
-    show(figures.bars(heads, {"weight on the first token": sink[pick - 1],
-                              "uniform attention": np.full(sink.shape[1], found["sink_uniform"])},
+    show(figures.bars(heads, {"first token": sink[pick - 1],
+                              "uniform": np.full(sink.shape[1], found["sink_uniform"])},
                       title=f"Layer {pick}: each head's mean weight on the first token", x_title="head",
                       y_title="mean weight", name="real_sink_layer",
                       alt=f"Mean weight on the first token for the 9 heads of layer {pick}, next to uniform."))
@@ -112,8 +112,9 @@ def sink_tab(summary: dict, found: dict):
            f"on average. The first two layers give it {found['sink_first_layers']:.3f}; the last ten give it "
            f"{found['sink_last_layers']:.3f}, and in {found['sink_layers']} layers it takes more than half of all "
            f"attention. Layer {layer} head {head} puts {value:.2f} there. Here the first token is whatever word "
-           "the stretch starts with (no special token): the sink is a place, not a word. Heads park attention "
-           "there when they have nothing to add, because softmax weights must sum to one.")
+           "the stretch happens to start with: no special token is added. A common "
+           "explanation: softmax weights must sum to one, so a head with nothing to add parks its weight "
+           "somewhere, and the first token, seen by every query, is where training put it.")
     formula(r"\text{sink}(l,h) = \frac{1}{n-32}\sum_{m=32}^{n-1} A^{(l,h)}_{m,0},\qquad \max = $v,"
             r"\quad \text{even: } $u", v=value, u=found["sink_uniform"])
     source(real.summarise_stats, real.attention_findings)
