@@ -221,6 +221,31 @@ SECTIONS: tuple[Section, ...] = (
                      "RoPE's context-extension rules at test time: accuracy, loss and attention maps."),
         ),
     ),
+    Section(
+        "Inside real models",
+        "Everything before this ran on synthetic vectors or tiny lab models. Here two real pretrained models run "
+        "offline on this machine, all-MiniLM-L6-v2 (learned positions) and SmolLM2-135M (RoPE), and every claim "
+        "is a measurement: what removing positions does, which rotary pairs carry the energy, how attention "
+        "falls with distance, and what happens past the trained context.",
+        (
+            PageInfo("lessons/real_models/real_encoder.py", "Positions in a real encoder (MiniLM)", "real_encoder",
+                     ":material/text_fields:",
+                     "all-MiniLM-L6-v2 on your sentence: shuffle the words with and without its position rows, "
+                     "the heads that read the previous or next token, and what happens past row 512."),
+            PageInfo("lessons/real_models/real_frequencies.py", "Which rotary pairs SmolLM2 uses",
+                     "real_frequencies", ":material/equalizer:",
+                     "SmolLM2-135M on real text: how its query and key energy spreads over fast and slow rotary "
+                     "pairs, which heads follow relative position, and the sink on the first token."),
+            PageInfo("lessons/real_models/real_distance.py", "Attention against distance, measured", "real_distance",
+                     ":material/social_distance:",
+                     "SmolLM2's mean attention weight and mean q·k at each offset, layer by layer, next to the "
+                     "decay bound RoFormer proves and to uniform attention."),
+            PageInfo("lessons/real_models/real_long_context.py", "Past the context window, for real",
+                     "real_long_context", ":material/open_in_full:",
+                     "SmolLM2's loss at every position up to 2 x its 8,192 trained positions with no scaling, "
+                     "position interpolation, NTK (static, dynamic) and YaRN, through transformers' own code."),
+        ),
+    ),
 )
 
 

@@ -5,6 +5,7 @@ It knows nothing of Streamlit or plotly. One module per family; each lists its p
 ``__all__`` and is re-exported here, so ``import posenc_core as pc`` reaches everything.
 """
 
+from . import real  # noqa: F401  (Inside real models: imports torch/transformers only when measuring)
 from ._backend import available_backends, cuda_available, default_device, to_numpy, torch_installed  # noqa: F401
 from ._checks import MAX_DIM, MAX_ELEMENTS, MAX_HEADS, MAX_POSITIONS  # noqa: F401
 from .absolute import *  # noqa: F403

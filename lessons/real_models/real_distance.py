@@ -1,0 +1,97 @@
+import numpy as np
+import streamlit as st
+
+import posenc_core as pc
+from page_kit import controls, figures, formula, guard, header, notice, sections, show, source
+from page_kit.real_views import attention_summary
+
+real = pc.real
+LAYER_CHOICES = list(range(1, 31))
+DEFAULT_LAYERS = [1, 8, 15, 22, 30]
+
+header(
+    "Attention against distance, measured",
+    "The RoPE pages draw RoFormer's promise that a score fades as two tokens move apart, for random vectors. "
+    "Here is the same question asked of SmolLM2-135M reading real text: at each offset m − n between a query and "
+    "an earlier key, the mean attention weight and the mean raw score q·k, layer by layer (averaged over the 9 "
+    "heads; the first token, the attention sink, is left out and measured on the *Which rotary pairs* page).",
+)
+
+
+@st.fragment
+def lesson():
+    with guard():
+        summary, where = attention_summary()
+        st.caption(where)
+        layers = controls.multiselect("Layers", "layers", LAYER_CHOICES, DEFAULT_LAYERS, max_selections=8,
+                                      help="Up to eight layers; each curve is the mean over the layer's 9 heads.")
+        if not layers:
+            st.info("Choose at least one layer.", icon=":material/info:")
+            return
+        profile = real.distance_profile(summary, tuple(layers))
+        tab_weight, tab_score = sections(["Mean attention weight", "Mean q·k and RoFormer's bound"])
+        if tab_weight.open:
+            with tab_weight:
+                weight_tab(profile, summary, layers)
+        if tab_score.open:
+            with tab_score:
+                score_tab(profile, layers)
+
+
+def weight_tab(profile: dict, summary: dict, layers: list[int]):
+    offsets = np.arange(1, profile["layer_weight"].shape[1])
+    series = {f"layer {layer}": profile["layer_weight"][layer - 1, 1:] for layer in layers}
+    series["uniform attention"] = summary["uniform_weight"][1:]
+    log = controls.toggle("Log axes", "logw", True, help="Both axes logarithmic: the weights span orders of "
+                                                          "magnitude.")
+    scale = " (log scale)" if log else ""
+    show(figures.lines(offsets, series, title="Mean attention weight at each offset (mean over heads)",
+                       x_title=f"offset m − n (tokens{', log scale' if log else ''})", y_title=f"mean weight{scale}",
+                       log_x=log, log_y=log,
+                       dashed=["uniform attention"], legend_right=True, name="real_distance_weight",
+                       hover_format=".2e", alt="Mean attention weight against offset for the chosen layers, log-log, "
+                                               "with uniform attention dashed."))
+    rows = [f"offset {o}: {w:.4f} (uniform {u:.4f})" for o, w, u in
+            zip(profile["offsets"], profile["weight_at"], profile["uniform"], strict=True)]
+    lo, hi = profile["far_range"]
+    far = int(profile["offsets"][-1])
+    notice("Mean over the chosen layers: " + "; ".join(rows) + f". At offset {int(profile['offsets'][0])} a key "
+           f"gets {profile['near_ratio']:.1f} times the uniform share, at offset {far} {profile['far_ratio']:.2f} "
+           f"times. The layers do not share one decay curve: at offset {far} they range from {lo:.1e} to {hi:.1e}, "
+           "and within a layer the weight a head gives is set by content as much as by distance (the R² on the "
+           "*Which rotary pairs* page).")
+    formula(r"\bar A(r) = \frac{1}{N_r}\sum_{m-n=r,\ n\ge1} A_{m,n},\qquad \text{uniform: } "
+            r"\frac{1}{N_r}\sum_{m=r+1}^{T-1}\frac{1}{m+1},\quad T = $t", t=summary["tokens"])
+    source(real.distance_profile)
+
+
+def score_tab(profile: dict, layers: list[int]):
+    offsets = np.arange(1, profile["layer_score"].shape[1])
+    log = controls.toggle("Log offset axis", "logs", False, help="Spreads out the short offsets, where most of "
+                                                                 "the change happens.")
+    x_title = f"offset m − n (tokens{', log scale' if log else ''})"
+    series = {f"layer {layer}": profile["layer_score"][layer - 1, 1:] for layer in layers}
+    show(figures.lines(offsets, series, title="Mean raw score q·k at each offset (mean over heads)",
+                       x_title=x_title, y_title="mean q·k", legend_right=True, log_x=log,
+                       name="real_distance_score", alt="Mean raw query-key score against offset for chosen layers."))
+    show(figures.lines(offsets, {"RoFormer bound, relative to offset 0": profile["bound"][1:]}, log_x=log,
+                       title="RoFormer's decay bound for head_dim 64, base 100,000", x_title=x_title,
+                       y_title="bound / bound at 0", name="real_distance_bound", colours={"RoFormer bound, relative "
+                                                                                           "to offset 0": 7},
+                       alt="RoFormer's relative upper bound on the score against offset, for SmolLM2's settings."))
+    rows = [f"offset {o}: {d:+.1f}" for o, d in zip(profile["offsets"], profile["score_change"], strict=True)]
+    bound_rows = [f"{o}: {b:.2f}" for o, b in zip(profile["offsets"], profile["bound_at"], strict=True)]
+    notice("Change of the mean score from offset 0, averaged over the chosen layers: " + "; ".join(rows) +
+           ". RoFormer's bound (relative to offset 0) at the same offsets: " + "; ".join(bound_rows) + ". "
+           + (f"The mean score of these layers first falls below zero at offset {profile['first_negative']} and is "
+              f"lowest at offset {profile['lowest_offset']} ({profile['lowest_score']:.1f}). "
+              if profile["first_negative"] is not None else "")
+           + "The bound caps |q·k| for fixed content, so it says nothing about the sign or the mean of real "
+           "scores: trained queries and keys are not random, and the distance preference they learned is "
+           "the model's, not the bound's.")
+    formula(r"\bar s(r) = \frac{1}{N_r}\sum_{m-n=r} q_m^\top R_{(n-m)\theta}\, k_n,\qquad "
+            r"B(r) = \frac{1}{32}\sum_{j=1}^{32}\Big|\sum_{i<j} e^{\mathrm{i} r\theta_i}\Big|")
+    source(pc.rope_decay_bound)
+
+
+lesson()

@@ -1,0 +1,163 @@
+import numpy as np
+import streamlit as st
+
+import posenc_core as pc
+from page_kit import controls, figures, formula, guard, header, notice, sections, show, source
+from page_kit.real_views import models_ready
+
+real = pc.real
+SENTENCES = ["the dog bit the man", "my kid likes the movie", "she gave him the book before he left",
+             "the cat sat on the mat because it was warm"]
+
+
+@st.cache_data(max_entries=32, show_spinner="Running all-MiniLM-L6-v2…")
+def order_experiment(text: str, seed: int) -> dict:
+    return real.encoder_order_experiment(text, seed)
+
+
+@st.cache_data(show_spinner="Measuring every head on the shipped text…")
+def heads() -> dict:
+    return real.positional_heads()
+
+
+@st.cache_data(show_spinner="Running past the table's last row…")
+def past_table() -> dict:
+    return real.encoder_past_table()
+
+
+def labels(tokens) -> list[str]:
+    return [f"{i} {t}" for i, t in enumerate(tokens)]  # numbered: a repeated word must stay its own row
+
+
+header(
+    "Positions in a real encoder (MiniLM)",
+    "all-MiniLM-L6-v2 is a 6-layer BERT that turns a sentence into one 384-number vector (the mean of its "
+    "token vectors, normalised), used for search and clustering. Its only sense of order is a learned table of "
+    "512 position rows added to the word vectors. Here the real model runs on your sentence, with that table "
+    "and with its rows removed, so you can measure what the positions do.",
+)
+
+
+@st.fragment
+def lesson():
+    c1, c2, c3 = st.columns([2, 3, 1])
+    with c1:
+        picked = controls.select("Pick a sentence", "pick", SENTENCES)
+    with c2:
+        typed = controls.text("…or type your own", "text", "", max_chars=real.MAX_ENCODER_CHARS,
+                              help="Leave empty to use the sentence on the left.")
+    with c3:
+        seed = controls.number("Shuffle seed", "seed", 0, 999, 0, help="Which shuffle of the words.")
+    text = typed.strip() or picked
+    if not models_ready(real.MINILM_NAME):
+        return
+    tab_order, tab_maps, tab_heads, tab_past = sections(
+        ["Shuffle the words", "Attention maps", "Positional heads", "Past row 512"])
+    with guard():
+        if tab_order.open:
+            with tab_order:
+                order_tab(text, int(seed))
+        if tab_maps.open:
+            with tab_maps:
+                maps_tab(text, int(seed))
+        if tab_heads.open:
+            with tab_heads:
+                heads_tab()
+        if tab_past.open:
+            with tab_past:
+                past_tab()
+
+
+def order_tab(text: str, seed: int):
+    r = order_experiment(text, seed)
+    st.markdown(f"**As typed:** `{' '.join(r['tokens'])}`  \n**Shuffled:** `{' '.join(r['shuffled_tokens'])}`")
+    m1, m2 = st.columns(2)
+    m1.metric("Cosine, typed vs shuffled, with position rows", f"{r['cosine'][True]:.6f}")
+    m2.metric("Cosine, typed vs shuffled, rows removed", f"{r['cosine'][False]:.12f}")
+    dims = np.arange(384)
+    diff = {"with position rows": r["embeddings"][(True, True)] - r["embeddings"][(True, False)],
+            "position rows removed": r["embeddings"][(False, True)] - r["embeddings"][(False, False)]}
+    show(figures.lines(dims, diff, title="Shuffled minus typed sentence embedding, per dimension",
+                       x_title="embedding dimension", y_title="difference", name="encoder_shuffle_diff",
+                       legend_right=True,
+                       alt="The change of each of the 384 embedding numbers when the words are shuffled: large "
+                           "with the position rows, a flat zero line without them."))
+    notice(f"With the trained rows, shuffling the words moves the embedding: cosine {r['cosine'][True]:.4f}, largest "
+           f"change {r['max_abs_diff'][True]:.3f}. With the rows removed the model cannot tell the orders apart: "
+           f"the largest change is {r['max_abs_diff'][False]:.1e}, float32 rounding (the sums run in another "
+           "order), and every token's final vector is the same vector moved to its new place (largest "
+           f"difference {r['hidden_diff'][False]:.1e}). Everything BERT knows about order comes from those rows.")
+    formula(r"e = \frac{\bar h}{\lVert \bar h\rVert},\ \bar h = \frac1n\sum_{i=1}^{n} h_i;\qquad "
+            r"\cos(e, e_{\text{shuffled}}) = $a\ \text{(rows)},\quad $b\ \text{(no rows)}",
+            a=r["cosine"][True], b=r["cosine"][False], digits=10)
+    source(real.encoder_order_experiment)
+
+
+def maps_tab(text: str, seed: int):
+    r = order_experiment(text, seed)
+    c1, c2 = st.columns(2)
+    with c1:
+        layer = controls.slider("Layer", "layer", 1, 6, 1)
+    with c2:
+        head = controls.slider("Head", "head", 1, 12, 3)
+    names = labels(r["tokens"])
+    grids = [r["attention"][True][layer - 1, head - 1], r["attention"][False][layer - 1, head - 1]]
+    show(figures.small_multiples(grids, ["trained position rows", "position rows removed"], cols=2,
+                                 title=f"Layer {layer}, head {head}: attention weights", value_name="weight",
+                                 x_title="key token", y_title="query token", name="encoder_attention",
+                                 alt=f"Attention of layer {layer} head {head} over the sentence's tokens, with and "
+                                     "without the position rows, on one colour scale."))
+    st.caption("Tokens, top to bottom and left to right: " + ", ".join(names))
+    prev = [float(np.mean(np.diagonal(g, offset=-1))) for g in grids]
+    top = heads()["top"]["previous"]
+    notice(f"Mean weight on the previous token in this head: {prev[0]:.3f} with the rows, {prev[1]:.3f} without "
+           "(a diagonal just below the main one is a head that reads its left neighbour). Without rows, the same "
+           "word at two places gets the same row and column, so a head can only follow content. Measured on the "
+           f"shipped text, the clearest previous-token head is layer {top[0]}, head {top[1]} ({top[2]:.3f}): see "
+           "the next tab.")
+    formula(r"A = \mathrm{softmax}\!\left(\frac{Q K^\top}{\sqrt{32}}\right),\quad "
+            r"\overline{A_{i,i-1}} = $p\ \text{(rows)},\ $q\ \text{(no rows)}", p=prev[0], q=prev[1])
+
+
+def heads_tab():
+    h = heads()
+    grids = [h["previous"][True], h["next"][True], h["previous"][False], h["next"][False]]
+    titles = ["previous token, trained rows", "next token, trained rows", "previous token, rows removed",
+              "next token, rows removed"]
+    show(figures.small_multiples([g.astype(float) for g in grids], titles, cols=2, value_name="mean weight",
+                                 x_title="head", y_title="layer", name="encoder_heads", cell_px=170,
+                                 title="Mean attention on the neighbouring token, every layer (rows) and head",
+                                 alt="Four 6 x 12 grids: each head's mean weight on the previous and on the next "
+                                     "token, with and without the position rows."))
+    rows = [f"layer {layer} head {head} puts {value:.3f} of its weight on the {key} token "
+            f"({h[key][False][layer - 1, head - 1]:.3f} without rows)"
+            for key in ("previous", "next") for layer, head, value in [h["top"][key]]]
+    notice(f"Measured on {h['chunks']} stretches of {h['length']} word pieces of the shipped text: {rows[0]}; "
+           f"{rows[1]}. Spreading evenly would give {h['uniform']:.4f}. These heads were found, not designed: "
+           "training made them out of the position rows, and removing the rows switches them off.")
+    formula(r"\text{prev}(l,h) = \frac{1}{n-2}\sum_{i=1}^{n-2} A^{(l,h)}_{i,i-1},\quad "
+            r"\max = $a,\quad \text{uniform} = 1/$n", a=float(h["previous"][True].max()), n=h["length"])
+    source(real.positional_heads)
+
+
+def past_tab():
+    p = past_table()
+    st.markdown(f"**{p['tokens']} word pieces through the model** (transformers' own error): `{p['error']}`"
+                if p["error"] else f"{p['tokens']} word pieces ran without an error.")
+    series = {"cosine of the two texts' embeddings": np.array([p["st_cosine"], p["model_cosine"]])}
+    show(figures.bars(["sentence-transformers (cut at 256)", "the model reading up to 512"], series,
+                      title=f"Two texts that share their first {p['shared_pieces']} word pieces, then differ",
+                      x_title="how the text is read", y_title="cosine", name="encoder_past",
+                      alt="Cosine similarity of the two texts' embeddings: 1 when cut at 256 word pieces, lower "
+                          "when the model reads up to its 512 rows."))
+    notice(f"The table has {p['rows']} rows, so position {p['rows']} has no vector and the forward fails. "
+           f"sentence-transformers never gets there: it cuts every input at {p['st_length']} word pieces. Two texts "
+           f"sharing their first {p['shared_pieces']} pieces then get the same embedding (cosine "
+           f"{p['st_cosine']:.8f}) however different their endings; read up to 512 pieces "
+           f"({p['pieces'][0]} and {p['pieces'][1]}) they differ (cosine {p['model_cosine']:.4f}).")
+    formula(r"\text{rows} = $r,\quad \text{cut} = $c,\quad \cos_{\text{cut}} = $a,\quad \cos_{512} = $b",
+            r=p["rows"], c=p["st_length"], a=p["st_cosine"], b=p["model_cosine"], digits=8)
+    source(real.encoder_past_table)
+
+
+lesson()

@@ -1,0 +1,123 @@
+import numpy as np
+import streamlit as st
+
+import posenc_core as pc
+from page_kit import controls, figures, formula, guard, header, notice, sections, show, source
+from page_kit.real_views import attention_summary
+
+real = pc.real
+PAIR_COLOURS = {"queries": 0, "keys": 1, "even spread": 7}
+
+header(
+    "Which rotary pairs SmolLM2 uses",
+    "SmolLM2-135M rotates each 64-number query and key as 32 pairs, pair i turning by θᵢ = 100000^(−2i/64) per "
+    "position: pair 0 every 6.3 tokens, pair 31 once in 438,000. The RoPE pages treat every pair alike. Here the "
+    "real model runs on real text, and we measure how much of each head's query and key sits in each pair, "
+    "whether its scores follow the offset between tokens, and how much it attends to the first token.",
+)
+
+
+@st.fragment
+def lesson():
+    with guard():
+        summary, where = attention_summary()
+        st.caption(where)
+        found = real.attention_findings(summary, real.SMOLLM2_CONTEXT)
+        tab_energy, tab_relative, tab_sink = sections(["Energy per rotary pair", "Relative or not",
+                                                       "The attention sink"])
+        if tab_energy.open:
+            with tab_energy:
+                energy_tab(summary, found)
+        if tab_relative.open:
+            with tab_relative:
+                relative_tab(summary, found)
+        if tab_sink.open:
+            with tab_sink:
+                sink_tab(summary, found)
+
+
+def energy_tab(summary: dict, found: dict):
+    waves = summary["wavelengths"]
+    series = {"queries": found["q_pairs"], "keys": found["k_pairs"],
+              "even spread": np.full(waves.shape, found["uniform_pair"])}
+    show(figures.lines(waves, series, title="Share of query and key energy in each rotary pair (all layers and heads)",
+                       x_title="pair wavelength 2π/θᵢ (tokens, log scale)", y_title="share of energy", log_x=True,
+                       name="real_pair_energy", markers=True, dashed=["even spread"], colours=PAIR_COLOURS,
+                       legend_right=True,
+                       vlines=[(real.SMOLLM2_CONTEXT, "context 8,192")], hover_format=".4f",
+                       alt="Share of energy per rotary pair against the pair's wavelength: low for the fast pairs, "
+                           "a peak among the slow pairs past the context length."))
+    notice(f"An even spread would give each pair {found['uniform_pair']:.4f}. Measured, the {found['slow_pairs']} "
+           f"slowest pairs, whose wavelength is longer than the whole {found['context']:,}-token context, hold "
+           f"{100 * found['q_slow']:.0f}% of the query energy and {100 * found['k_slow']:.0f}% of the key energy; "
+           f"the {found['fast_pairs']} fastest (wavelength up to {found['fast_wavelength']:.0f} tokens) hold "
+           f"{100 * found['q_fast']:.0f}% and {100 * found['k_fast']:.0f}%. The peak is pair "
+           f"{found['peak_pair']} (one turn per {found['peak_wavelength']:,.0f} tokens). A common misconception is "
+           "that RoPE's pairs share the work evenly: this model keeps most of its query and key in pairs that turn "
+           "less than once across its whole context, so within it they change little with position.")
+    layer = controls.slider("Layer for the per-head view", "layer", 1, summary["q_share"].shape[0], 1)
+    grid = summary["q_share"][layer - 1]  # (9, 32)
+    show(figures.heatmap(grid, title=f"Layer {layer}: each query head's energy per pair", x_title="rotary pair i",
+                         y_title="query head", value_name="share", x=np.arange(grid.shape[1]),
+                         y=np.arange(1, grid.shape[0] + 1), name="real_pair_heads", height=330,
+                         alt=f"Share of energy per rotary pair for the 9 query heads of layer {layer}."))
+    formula(r"\text{share}_i = \frac{\mathbb{E}_t\,[q_{t,i}^2 + q_{t,i+32}^2]}{\mathbb{E}_t\,\lVert q_t\rVert^2},"
+            r"\quad \theta_i = 100000^{-2i/64},\quad \sum_{\lambda_i > 8192}\text{share}_i = $s",
+            s=found["q_slow"])
+    source(real.attention_stats)
+
+
+def relative_tab(summary: dict, found: dict):
+    r2 = summary["relative_r2"]
+    show(figures.heatmap(r2, title="How much of each head's score the offset m − n explains (R²)", x_title="head",
+                         y_title="layer", value_name="R²", zrange=(0.0, 1.0), x=np.arange(1, r2.shape[1] + 1),
+                         y=np.arange(1, r2.shape[0] + 1), name="real_relative_r2", height=520,
+                         alt="R squared of each head's scores against the offset, 30 layers by 9 heads."))
+    best, worst = found["r2_best"], found["r2_worst"]
+    notice(f"With one fixed q and k, RoPE's score depends on m − n alone (R² = 1: the Toeplitz grid of the RoPE "
+           f"pages). Real queries and keys change with every token, so the offset explains only part: "
+           f"{found['r2_high']} of {found['heads']} heads have R² above 0.5, {found['r2_low']} below 0.1. The most "
+           f"relative head is layer {best[0]} head {best[1]} (R² = {best[2]:.2f}); the least, layer {worst[0]} "
+           f"head {worst[1]} (R² = {worst[2]:.3f}), scores by content almost regardless of distance.")
+    c1, c2 = st.columns(2)
+    with c1:
+        layer = controls.slider("Layer", "rl", 1, r2.shape[0], best[0])
+    with c2:
+        head = controls.slider("Head", "rh", 1, r2.shape[1], best[1])
+    offsets = np.arange(summary["mean_score"].shape[-1])
+    value = float(r2[layer - 1, head - 1])
+    show(figures.lines(offsets, {"mean q·k at this offset": summary["mean_score"][layer - 1, head - 1]},
+                       title=f"Layer {layer}, head {head}: mean raw score by offset (R² = {value:.2f})",
+                       x_title="offset m − n (tokens)", y_title="mean q·k", name="real_relative_head",
+                       alt="Mean score of one head at each offset."))
+    formula(r"R^2 = \frac{\sum_r N_r(\bar s_r - \bar s)^2}{\sum_{m\ge n}(s_{mn}-\bar s)^2},\quad "
+            r"\bar s_r = \text{mean score at offset } r;\quad R^2 = $v", v=value)
+
+
+def sink_tab(summary: dict, found: dict):
+    sink = summary["sink"]
+    show(figures.heatmap(sink, title="Mean attention on the first token, queries from 32 on", x_title="head",
+                         y_title="layer", value_name="weight", zrange=(0.0, 1.0), x=np.arange(1, sink.shape[1] + 1),
+                         y=np.arange(1, sink.shape[0] + 1), name="real_sink", height=520,
+                         alt="Mean attention weight on the first token for each layer and head."))
+    pick = controls.slider("Layer for the per-head view", "sl", 1, sink.shape[0], found["sink_top"][0])
+    heads = np.arange(1, sink.shape[1] + 1)
+    show(figures.bars(heads, {"first token": sink[pick - 1],
+                              "uniform": np.full(sink.shape[1], found["sink_uniform"])},
+                      title=f"Layer {pick}: each head's mean weight on the first token", x_title="head",
+                      y_title="mean weight", name="real_sink_layer",
+                      alt=f"Mean weight on the first token for the 9 heads of layer {pick}, next to uniform."))
+    layer, head, value = found["sink_top"]
+    notice(f"Spread evenly, a query at position 32 or later would give the first token {found['sink_uniform']:.4f} "
+           f"on average. The first two layers give it {found['sink_first_layers']:.3f}; the last ten give it "
+           f"{found['sink_last_layers']:.3f}, and in {found['sink_layers']} layers it takes more than half of all "
+           f"attention. Layer {layer} head {head} puts {value:.2f} there. Here the first token is whatever word "
+           "the stretch happens to start with: no special token is added. A common "
+           "explanation: softmax weights must sum to one, so a head with nothing to add parks its weight "
+           "somewhere, and the first token, seen by every query, is where training put it.")
+    formula(r"\text{sink}(l,h) = \frac{1}{n-32}\sum_{m=32}^{n-1} A^{(l,h)}_{m,0},\qquad \max = $v,"
+            r"\quad \text{even: } $u", v=value, u=found["sink_uniform"])
+    source(real.summarise_stats, real.attention_findings)
+
+
+lesson()

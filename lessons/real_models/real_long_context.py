@@ -1,0 +1,144 @@
+from pathlib import Path
+
+import numpy as np
+import streamlit as st
+
+import posenc_core as pc
+from page_kit import controls, figures, formula, guard, header, notice, sections, show, source
+from page_kit.real_views import models_ready, run_with_progress
+
+real = pc.real
+SHIPPED = Path(__file__).resolve().parents[2] / "assets" / "smollm2_long_context.json"
+COLOURS = {m.label: i for i, m in enumerate(real.LONG_METHODS.values())}
+LIVE_LENGTHS = [256, 512, 1024, 2048]
+LIVE_OFFSETS = [0, 4096, 8192, 12288, 16384]
+
+
+@st.cache_data(show_spinner=False)
+def shipped(bin_size: int) -> tuple[dict, dict]:
+    result = real.load_long_context(SHIPPED)
+    return real.long_context_summary(result, bin_size), {k: result[k] for k in ("command", "seconds", "model")}
+
+
+header(
+    "Past the context window, for real",
+    "SmolLM2-135M was trained on sequences of up to 8,192 tokens. What happens when it reads 16,384? Here is "
+    "its loss at every position of *The Devil's Dictionary*, with the RoPE it was trained with and with each "
+    "context-extension method of the *Long context* pages switched on at scale factor s = 2. Each method is "
+    "applied through transformers' own rotary code (`LlamaRotaryEmbedding` with the method's `rope_parameters`), "
+    "so these are the numbers those methods really give this model, with no fine-tuning.",
+)
+
+
+@st.fragment
+def lesson():
+    with guard():
+        tab_curve, tab_table, tab_live = sections(["Loss by position", "Inside vs past 8,192", "Run it here"])
+        if tab_curve.open:
+            with tab_curve:
+                curve_tab()
+        if tab_table.open:
+            with tab_table:
+                table_tab()
+        if tab_live.open:
+            with tab_live:
+                live_tab()
+
+
+def curve_tab():
+    bin_size = controls.select_slider("Average over bins of (positions)", "bin", [64, 128, 256, 512, 1024], 256)
+    s, made = shipped(bin_size)
+    show(figures.lines(s["start"] + bin_size / 2, s["loss"], title="SmolLM2-135M: next-token loss by position",
+                       x_title="position in the sequence (tokens)", y_title="mean loss (nats)", name="real_long_loss",
+                       colours=COLOURS, legend_right=True, vlines=[(s["context"], "trained context 8,192")],
+                       alt="Mean loss per bin of positions for each method; the trained context 8,192 is marked."))
+    notice(findings(s))
+    commands = made["command"] if isinstance(made["command"], list) else [made["command"]]
+    st.caption(f"Shipped results: {s['windows']} stretch of {s['tokens']:,} tokens of the text, {made['model']}. "
+               f"Made on the project machine (2 CPU cores shared with other work) by "
+               + " and ".join(f"`{c}`" for c in commands) + " (parallel processes, each kept for the methods it "
+               f"finished, merged with `python -m posenc_core.real merge`); "
+               f"{sum(made['seconds'].values()) / 60:.0f} min of forward passes in all.")
+    formula(r"\ell_p = -\log p_\theta(x_{p+1}\mid x_{0..p}),\qquad \bar\ell_{[a,b)} = \frac{1}{b-a}\sum_{p=a}^{b-1}"
+            r"\ell_p,\qquad \text{bins of } $b", b=bin_size)
+    source(real.position_losses, real.smollm2_forward)
+
+
+def findings(s: dict) -> str:
+    plain = real.LONG_METHODS["none"].label
+    parts = []
+    if plain in s["inside"]:
+        parts.append(f"With the RoPE it was trained with, the mean loss is {s['inside'][plain]:.3f} nats over "
+                     f"positions 0 – 8,191 and {s['past'][plain]:.3f} past 8,192 (perplexity "
+                     f"{s['inside_ppl'][plain]:.1f} → {s['past_ppl'][plain]:.1f}).")
+        if s["past_change"]:
+            parts.append("Each method against it, past 8,192: " + "; ".join(
+                f"{k} {v:+.3f}" for k, v in s["past_change"].items()) + " nats; inside 8,192: " + "; ".join(
+                f"{k} {v:+.3f}" for k, v in s["inside_change"].items()) + " nats (a method that changes every "
+                "frequency also changes what the model reads inside its window).")
+    if s["best_past"] is not None:
+        parts.append(f"Lowest loss past 8,192: **{s['best_past']}** ({s['past'][s['best_past']]:.3f} nats).")
+    return " ".join(parts)
+
+
+def table_tab():
+    s, _ = shipped(256)
+    labels = list(s["inside"])
+    ppl = controls.toggle("Perplexity instead of loss", "ppl", False, help="Perplexity is e to the mean loss.")
+    inside, past, unit = ("inside_ppl", "past_ppl", "perplexity") if ppl else ("inside", "past", "mean loss (nats)")
+    show(figures.bars(labels, {"before 8,192": np.array([s[inside][k] for k in labels]),
+                               "past 8,192": np.array([s[past][k] for k in labels])},
+                      title=f"{unit.capitalize()} inside and past the trained context", x_title="method",
+                      y_title=unit, name="real_long_table",
+                      alt="Mean loss or perplexity of each method over the first and the second 8,192 positions."))
+    rows = [f"{k}: {s['inside'][k]:.3f} → {s['past'][k]:.3f} nats (perplexity {s['inside_ppl'][k]:.1f} → "
+            f"{s['past_ppl'][k]:.1f})" for k in labels]
+    notice("Measured, first 8,192 positions → the rest: " + "; ".join(rows) + ". Position interpolation and the "
+           "NTK methods change the frequencies of every position, so they move the loss inside 8,192 too; dynamic "
+           "NTK in one forward pass of 16,384 tokens uses the frequencies for 16,384 at every position (that is "
+           "what transformers does without a cache). The *Long context* pages draw what each method does to each "
+           "pair; this is what it does to a real model that was never fine-tuned for it.")
+    formula(r"\mathrm{PPL} = e^{\bar\ell}")
+    source(real.long_context_summary, real.method_rope_parameters)
+
+
+def live_tab():
+    st.markdown("A shorter version you can run here: a stretch of the text placed at a chosen position, so that it "
+                "sits before or past 8,192 without reading 16,384 tokens. It measures the positions, not a long "
+                "context: the model sees only this stretch.")
+    c1, c2, c3 = st.columns(3)
+    with c1:
+        tokens = controls.select_slider("Tokens", "n", LIVE_LENGTHS, 512)
+    with c2:
+        offset = controls.select_slider("First position", "p0", LIVE_OFFSETS, 12288, format_func=lambda v: f"{v:,}")
+    with c3:
+        factor = controls.select_slider("Scale factor s", "s", [1.5, 2.0, 4.0], 2.0)
+    methods = controls.multiselect("Methods", "methods", list(real.LONG_METHODS), ["none", "linear", "yarn"],
+                                   format_func=lambda m: real.LONG_METHODS[m].label)
+    key = f"real_long_live/{tokens}/{offset}/{factor}/{','.join(methods)}"  # this view's finished run
+    if st.button("Run", key="run", type="primary", icon=":material/play_arrow:") and methods:
+        if models_ready(real.SMOLLM2_NAME):
+            losses = {}
+            for m in methods:
+                losses[real.LONG_METHODS[m].label] = run_with_progress(
+                    lambda progress, m=m: real.position_losses(m, factor, 0, tokens, position_offset=offset,
+                                                               progress=progress),
+                    f"{real.LONG_METHODS[m].label}: SmolLM2 over {tokens} tokens at positions {offset:,}+…")
+            st.session_state[key] = losses
+    losses = st.session_state.get(key)
+    if not losses:
+        st.info("Press **Run**: each method takes a few seconds per 512 tokens on two CPU cores.",
+                icon=":material/info:")
+        return
+    positions = np.arange(tokens - 1) + offset
+    binned = {k: real.binned_loss(v, 32)["loss"] for k, v in losses.items()}
+    show(figures.lines(positions[: len(next(iter(binned.values()))) * 32: 32] + 16, binned,
+                       title=f"Loss of the same {tokens} tokens placed at positions {offset:,}+", colours=COLOURS,
+                       x_title="position (tokens)", y_title="mean loss per 32 positions (nats)", name="real_long_live",
+                       legend_right=True, alt="Loss of the chosen methods over the live stretch."))
+    means = {k: float(np.mean(v)) for k, v in losses.items()}
+    notice("Mean loss over the stretch: " + "; ".join(f"{k} {v:.3f}" for k, v in means.items()) + ". Move the "
+           "first position below and past 8,192 to see which methods keep the loss where it was.")
+
+
+lesson()

@@ -1,0 +1,124 @@
+"""Headless measurements of SmolLM2-135M on the shipped text.
+
+``python -m posenc_core.real long --json PATH [...]``: each RoPE extension method's per-position loss past
+the 8,192 trained positions, saved after every (window, method) so a long run can be stopped and kept.
+``python -m posenc_core.real attention --npz PATH [...]``: per-layer, per-head query/key energy per rotary
+pair, attention and score by offset, sink and relative-position fit (``attention_stats``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+from pathlib import Path
+
+from .._backend import default_device
+from .attention_stats import save_summary, shipped_text_stats, summarise_stats
+from .long_context import LONG_METHODS, load_long_context, long_context_run, merge_long_runs
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="python -m posenc_core.real", description=__doc__.splitlines()[0])
+    parser.add_argument("measurement", choices=("long", "attention", "merge"),
+                        help="long: per-position loss past the context window; attention: attention statistics; "
+                             "merge: join long runs of different methods (run in parallel) into --json")
+    parser.add_argument("inputs", nargs="*", metavar="RUN.json", help="merge: the long runs to join")
+    parser.add_argument("--json", metavar="PATH", help="long: where to write the results")
+    parser.add_argument("--npz", metavar="PATH", help="attention: where to write the results")
+    parser.add_argument("--tokens", type=int, default=None,
+                        help="tokens per window (default 16,384 = 2 x 8,192 for long, 1,024 for attention)")
+    parser.add_argument("--windows", type=int, default=1, help="disjoint stretches of the text to average over")
+    parser.add_argument("--factor", type=float, default=2.0, help="scale factor s of every method (default 2)")
+    parser.add_argument("--methods", default=",".join(LONG_METHODS),
+                        help=f"comma-separated subset of: {', '.join(LONG_METHODS)}")
+    parser.add_argument("--device", choices=("cpu", "cuda"), default=None,
+                        help="default: cuda when a CUDA device is visible, else cpu")
+    parser.add_argument("--threads", type=int, default=None, help="torch CPU threads (default: torch's choice)")
+    return parser
+
+
+def _command() -> str:
+    """This run's command line as a reader would type it (sys.argv[0] is the path of this file)."""
+    return " ".join(["python -m posenc_core.real", *sys.argv[1:]])
+
+
+def _save(result: dict, path: Path) -> None:
+    tmp = path.with_suffix(path.suffix + ".tmp")
+    tmp.write_text(json.dumps(result))
+    os.replace(tmp, path)
+
+
+def main(argv=None) -> int:
+    args = _parser().parse_intermixed_args(argv)
+    import torch
+
+    if args.threads:
+        torch.set_num_threads(args.threads)
+    began = time.perf_counter()
+    device = args.device or default_device()
+    if args.measurement == "attention":
+        return _attention(args, device, began)
+    if args.measurement == "merge":
+        return _merge(args)
+    if not args.json:
+        print("error: long needs --json PATH", file=sys.stderr)
+        return 2
+    path = Path(args.json)
+    last = [-1.0]
+
+    def progress(event: dict) -> None:
+        if event["layer"] == event["layers"] or event["fraction"] - last[0] >= 0.02:
+            last[0] = event["fraction"]
+            print(f"[{100 * event['fraction']:5.1f}%] {event['method']:<8} window {event['window']} layer "
+                  f"{event['layer']:>2}/{event['layers']}  ({time.perf_counter() - began:.0f}s)", flush=True)
+
+    try:
+        result = long_context_run(args.methods.split(","), args.factor, args.tokens or 16384, args.windows,
+                                  device=device, progress=progress,
+                                  on_result=lambda partial: _save({**partial, "command": _command()}, path))
+    except ValueError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
+    print(f"wrote {path} ({time.perf_counter() - began:.0f}s; {sum(result['seconds'].values()):.0f}s in forwards)")
+    return 0
+
+
+def _merge(args) -> int:
+    if not args.json or not args.inputs:
+        print("error: merge needs --json OUT and the runs to join", file=sys.stderr)
+        return 2
+    try:
+        runs = [load_long_context(path) for path in args.inputs]
+        merged = merge_long_runs(runs)
+    except ValueError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
+    _save(merged, Path(args.json))
+    print(f"wrote {args.json}: {', '.join(merged['methods'])} on {merged['windows_done']} window(s)")
+    return 0
+
+
+def _attention(args, device: str, began: float) -> int:
+    if not args.npz:
+        print("error: attention needs --npz PATH", file=sys.stderr)
+        return 2
+
+    def progress(event: dict) -> None:
+        print(f"[{100 * event['fraction']:5.1f}%] window {event['window']} layer {event['layer']:>2}/"
+              f"{event['layers']}  ({time.perf_counter() - began:.0f}s)", flush=True)
+
+    try:
+        stats = shipped_text_stats(args.tokens or 1024, args.windows, progress=progress, device=device)
+    except ValueError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
+    save_summary(summarise_stats(stats), args.npz)
+    print(f"wrote {args.npz} ({time.perf_counter() - began:.0f}s)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
