@@ -430,6 +430,18 @@ def banded_lines(x, series: Mapping[str, np.ndarray], bands: Sequence[str], *, t
     return roomy(chart)
 
 
+def stacked_lines(x, series: Mapping[str, np.ndarray], **kwargs) -> Chart:
+    """Line chart with its legend stacked at the bottom of the figure, one label per row: a horizontal legend
+    can run into itself or the axis title, and one beside the plot leaves no room on a phone."""
+    chart = lines(x, series, **kwargs)
+    rows = len(series)
+    chart.figure.update_layout(
+        height=(chart.figure.layout.height or 380) + 24 * rows, margin=dict(l=84, b=72 + 24 * rows),
+        legend=dict(orientation="v", x=0, xanchor="left", y=0.01, yref="container", yanchor="bottom"))
+    chart.figure.update_yaxes(automargin=True)  # room for log-axis tick labels beside the axis title
+    return chart
+
+
 def roomy(chart: Chart) -> Chart:
     """Room for log-axis tick labels and a legend below the plot, so long legends never cover the title."""
     chart.figure.update_xaxes(automargin=True)

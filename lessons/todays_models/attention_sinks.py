@@ -7,17 +7,6 @@ from page_kit import controls, figures, formula, guard, header, notice, registry
 OFFSETS = np.linspace(-6.0, 6.0, 121)  # mean key score minus the sink logit's neighbourhood
 
 
-def _lines(x, series, **kwargs):
-    """Line chart with its legend stacked at the bottom of the figure, one label per row: a horizontal legend
-    can run into itself or the axis title, and one beside the plot leaves no room on a phone."""
-    chart = figures.lines(x, series, **kwargs)
-    rows = len(series)
-    chart.figure.update_layout(
-        height=(chart.figure.layout.height or 380) + 24 * rows, margin=dict(l=84, b=72 + 24 * rows),
-        legend=dict(orientation="v", x=0, xanchor="left", y=0.01, yref="container", yanchor="bottom"))
-    chart.figure.update_yaxes(automargin=True)  # room for log-axis tick labels beside the axis title
-    return chart
-
 
 @st.cache_data(max_entries=32, show_spinner=False)
 def attention_map(n: int, window: int, sink: float):
@@ -90,7 +79,7 @@ def lesson():
         if tab_score.open:
             with tab_score:
                 curves = mass_by_score(float(sink), window)
-                show(_lines(
+                show(figures.stacked_lines(
                     OFFSETS, curves, title=f"Probability the sink absorbs, {window} keys", x_title="shift of every "
                     "key's score", y_title="sink mass", hover_format=".3f", y_range=(0.0, 1.0), name="sink_score",
                     alt="Sink mass falls in a sigmoid as the keys' scores rise past the sink logit."))
@@ -107,7 +96,7 @@ def lesson():
                 n = 4 * window
                 result = mass_by_position(float(sink), n, window)
                 positions = np.arange(n)
-                show(_lines(
+                show(figures.stacked_lines(
                     positions, {"full attention": result["full"], f"sliding window of {window}": result["window"]},
                     title="Sink mass of the query at each position", x_title="query position",
                     y_title="sink mass (log)", log_y=True, hover_format=".3g", vlines=[(window - 1, "window full")],

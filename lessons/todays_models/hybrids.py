@@ -9,17 +9,6 @@ EXACT = 1e-12  # float64: below this an error is rounding, not a difference
 CONV, RECURRENCE, CAUSAL, BIDIRECTIONAL = list(pc.MIXERS)
 
 
-def _lines(x, series, **kwargs):
-    """Line chart with its legend stacked at the bottom of the figure, one label per row: a horizontal legend
-    can run into itself or the axis title, and one beside the plot leaves no room on a phone."""
-    chart = figures.lines(x, series, **kwargs)
-    rows = len(series)
-    chart.figure.update_layout(
-        height=(chart.figure.layout.height or 380) + 24 * rows, margin=dict(l=84, b=72 + 24 * rows),
-        legend=dict(orientation="v", x=0, xanchor="left", y=0.01, yref="container", yanchor="bottom"))
-    chart.figure.update_yaxes(automargin=True)  # room for log-axis tick labels beside the axis title
-    return chart
-
 
 @st.cache_data(max_entries=32, show_spinner=False)
 def experiment(n: int, kind: str, i: int, j: int, seed: int):
@@ -82,7 +71,7 @@ def lesson():
                                         help="Used by 'swap' only.")
                 result = experiment(n, kind, i, j, 0)
                 errors = result["errors"]
-                chart = _lines(
+                chart = figures.stacked_lines(
                     np.arange(n), {name: np.maximum(e, 1e-17) for name, e in errors.items()},
                     title="|f(reordered x)_t − (reordered f(x))_t| at each position t",
                     x_title="position t", y_title="difference (log; 1e-17 = none)", log_y=True, markers=True,

@@ -7,17 +7,6 @@ from page_kit import controls, figures, formula, guard, header, notice, registry
 KINDS = {"local": "sliding-window layers", "full": "full-attention layers"}
 
 
-def _lines(x, series, **kwargs):
-    """Line chart with its legend stacked at the bottom of the figure, one label per row: a horizontal legend
-    can run into itself or the axis title, and one beside the plot leaves no room on a phone."""
-    chart = figures.lines(x, series, **kwargs)
-    rows = len(series)
-    chart.figure.update_layout(
-        height=(chart.figure.layout.height or 380) + 24 * rows, margin=dict(l=84, b=72 + 24 * rows),
-        legend=dict(orientation="v", x=0, xanchor="left", y=0.01, yref="container", yanchor="bottom"))
-    chart.figure.update_yaxes(automargin=True)  # room for log-axis tick labels beside the axis title
-    return chart
-
 
 @st.cache_data(max_entries=16, show_spinner=False)
 def view(model: str):
@@ -116,7 +105,7 @@ def lesson():
                 pairs, (wl_local, wl_full) = _per_pair(local["wavelength"], full["wavelength"])
                 series = {"sliding-window layers": np.where(np.isfinite(wl_local), wl_local, np.nan),
                           "full layers": np.where(np.isfinite(wl_full), wl_full, np.nan)}
-                show(_lines(
+                show(figures.stacked_lines(
                     pairs, series, title=f"{model}: wavelength of each rotary pair", x_title="rotary pair i",
                     y_title="wavelength (tokens, log)", log_y=True, hover_format=",.0f",
                     hlines=[(window, f"window {window:,}"), (context, f"context {context:,}")],
@@ -138,7 +127,7 @@ def lesson():
         if tab_turns.open:
             with tab_turns:
                 pairs, (t_local, t_full) = _per_pair(local["turns_in_span"], full["turns_in_span"])
-                show(_lines(
+                show(figures.stacked_lines(
                     pairs, {f"local: turns over {window - 1:,} tokens back": np.maximum(t_local, 1e-9),
                             f"full: turns over {context - 1:,} tokens back": np.maximum(t_full, 1e-9)},
                     title="How far each pair turns across what its layer sees", x_title="rotary pair i",
@@ -157,7 +146,7 @@ def lesson():
         if tab_score.open:
             with tab_score:
                 distances, curves = scores(model)
-                show(_lines(
+                show(figures.stacked_lines(
                     distances, {f"local (up to {window - 1:,})": curves["local"],
                                 f"full (up to {context - 1:,})": curves["full"]},
                     title="Score of a query with an identical key, against distance", x_title="distance (log)",

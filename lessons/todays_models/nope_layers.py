@@ -12,17 +12,6 @@ TWO_COLOURS = [[0.0, figures.CATEGORICAL[1]], [0.5, figures.CATEGORICAL[1]], [0.
 CONTEXTS = [65_536, 131_072, 262_144, 1_048_576, 4_194_304, 10_485_760]  # the last: Llama 4 Scout's 10M
 
 
-def _lines(x, series, **kwargs):
-    """Line chart with its legend stacked at the bottom of the figure, one label per row: a horizontal legend
-    can run into itself or the axis title, and one beside the plot leaves no room on a phone."""
-    chart = figures.lines(x, series, **kwargs)
-    rows = len(series)
-    chart.figure.update_layout(
-        height=(chart.figure.layout.height or 380) + 24 * rows, margin=dict(l=84, b=72 + 24 * rows),
-        legend=dict(orientation="v", x=0, xanchor="left", y=0.01, yref="container", yanchor="bottom"))
-    chart.figure.update_yaxes(automargin=True)  # room for log-axis tick labels beside the axis title
-    return chart
-
 
 @st.cache_data(max_entries=8, show_spinner=False)
 def layer_map(n_layers: int):
@@ -100,7 +89,7 @@ def lesson():
                         "Mistral's original_max_position_embeddings", "orig", [4096, 8192, 16384, 32768], 16384,
                         format_func=lambda v: f"{v:,}", help="16,384 in Ministral3Config, 8,192 in Mistral4Config.")
                 grid, curves = rule_curves(context, float(scale), 8192, period)
-                show(_lines(
+                show(figures.stacked_lines(
                     grid, curves, title="Query multiplier against position", x_title="position p (log)",
                     y_title="query scale", log_x=True, hover_format=".4f", name="nope_rules",
                     vlines=[(8191, "Llama 4's first step")],
@@ -134,7 +123,7 @@ def lesson():
                 period = pc.QUERY_SCALE_RULES[rule][3]  # the released values: 0.1 and 8,192 / 16,384
                 result = entropy(rule, context, 0.1, period, float(margin), float(spread))
                 p = result["positions"]
-                show(_lines(
+                show(figures.stacked_lines(
                     p, {"without the temperature": result["entropy"], "with it": result["entropy_scaled"],
                         "uniform attention, ln(p + 1)": result["uniform"]},
                     title=f"Attention entropy of the query at position p ({LABELS[rule]})",
@@ -142,7 +131,7 @@ def lesson():
                     dashed=["uniform attention, ln(p + 1)"], name="nope_entropy",
                     alt="Entropy grows with the log of the number of keys; with the temperature it grows more "
                         "slowly once the scale exceeds 1."))
-                show(_lines(
+                show(figures.stacked_lines(
                     p, {"without the temperature": result["needle"], "with it": result["needle_scaled"]},
                     title="Probability on the one relevant key (key 0, the farthest)", x_title="query position p (log)",
                     y_title="probability (log)", log_x=True, log_y=True, hover_format=".3g", name="nope_needle",
