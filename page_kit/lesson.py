@@ -10,6 +10,7 @@ from collections.abc import Sequence
 import streamlit as st
 
 from . import _url
+from .registry import page
 
 
 def fmt(value, digits: int = 4) -> str:
@@ -68,3 +69,12 @@ def guard():
         yield
     except ValueError as error:
         st.error(str(error), icon=":material/error:")
+
+
+def see_also(*url_paths: str) -> None:
+    """Links to the lessons that continue this one, in the given order; pages not registered are skipped."""
+    pages = [info for info in (page(u) for u in url_paths) if info is not None]
+    if pages:
+        st.markdown("**See also**")
+        for info in pages:
+            st.page_link(info.path, label=info.title, icon=info.icon)

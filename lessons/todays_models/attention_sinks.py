@@ -2,7 +2,7 @@ import numpy as np
 import streamlit as st
 
 import posenc_core as pc
-from page_kit import controls, figures, formula, guard, header, notice, registry, sections, show, source
+from page_kit import controls, figures, formula, guard, header, notice, sections, see_also, show, source
 
 OFFSETS = np.linspace(-6.0, 6.0, 121)  # mean key score minus the sink logit's neighbourhood
 
@@ -139,16 +139,7 @@ def lesson():
 
 
 
-def see_also():
-    # lessons of other sections (or other engineers' pages) that continue this one; absent ones are skipped
-    related = ('local_global', 'nope_layers')
-    pages = [page for page in registry.all_pages() if page.url_path in related]
-    if pages:
-        st.markdown("**See also**")
-        for page in sorted(pages, key=lambda page: related.index(page.url_path)):
-            st.page_link(page.path, label=page.title, icon=page.icon)
-
 
 lesson()
-see_also()
+see_also('local_global', 'nope_layers')
 source(pc.sink_softmax, pc.sink_mass_by_position, pc.streaming_eviction)

@@ -2,7 +2,7 @@ import numpy as np
 import streamlit as st
 
 import posenc_core as pc
-from page_kit import controls, figures, formula, guard, header, notice, registry, sections, show, source
+from page_kit import controls, figures, formula, guard, header, notice, sections, see_also, show, source
 
 KINDS = ["swap", "reverse", "shuffle"]
 EXACT = 1e-12  # float64: below this an error is rounding, not a difference
@@ -110,16 +110,7 @@ def lesson():
                         r"\,v_s,\qquad S_t = \{0..t\}\ \text{(causal) or all (bidirectional)}")
 
 
-def see_also():
-    # lessons of other sections (or other engineers' pages) that continue this one; absent ones are skipped
-    related = ('order', 'nope', 'nope_layers')
-    pages = [page for page in registry.all_pages() if page.url_path in related]
-    if pages:
-        st.markdown("**See also**")
-        for page in sorted(pages, key=lambda page: related.index(page.url_path)):
-            st.page_link(page.path, label=page.title, icon=page.icon)
-
 
 lesson()
-see_also()
+see_also('order', 'nope', 'nope_layers')
 source(pc.order_test, pc.causal_conv, pc.gated_recurrence, pc.nope_attention)

@@ -2,7 +2,7 @@ import numpy as np
 import streamlit as st
 
 import posenc_core as pc
-from page_kit import controls, figures, formula, guard, header, notice, registry, sections, show, source
+from page_kit import controls, figures, formula, guard, header, notice, sections, see_also, show, source
 
 KINDS = {"local": "sliding-window layers", "full": "full-attention layers"}
 
@@ -189,16 +189,7 @@ def lesson():
 
 
 
-def see_also():
-    # lessons of other sections (or other engineers' pages) that continue this one; absent ones are skipped
-    related = ('layer_strip', 'fewer_frequencies', 'extension')
-    pages = [page for page in registry.all_pages() if page.url_path in related]
-    if pages:
-        st.markdown("**See also**")
-        for page in sorted(pages, key=lambda page: related.index(page.url_path)):
-            st.page_link(page.path, label=page.title, icon=page.icon)
-
 
 lesson()
-see_also()
+see_also('layer_strip', 'fewer_frequencies', 'extension')
 source(pc.local_global_view, pc.layer_kind_inv_freq, pc.proportional_inv_freq)

@@ -2,7 +2,7 @@ import numpy as np
 import streamlit as st
 
 import posenc_core as pc
-from page_kit import controls, figures, formula, guard, header, notice, registry, sections, show, source
+from page_kit import controls, figures, formula, guard, header, notice, sections, see_also, show, source
 
 RULES = list(pc.QUERY_SCALE_RULES)
 LABELS = {rule: pc.QUERY_SCALE_RULES[rule][1] for rule in RULES}
@@ -153,16 +153,7 @@ def lesson():
 
 
 
-def see_also():
-    # lessons of other sections (or other engineers' pages) that continue this one; absent ones are skipped
-    related = ('nope', 'layer_strip', 'drope')
-    pages = [page for page in registry.all_pages() if page.url_path in related]
-    if pages:
-        st.markdown("**See also**")
-        for page in sorted(pages, key=lambda page: related.index(page.url_path)):
-            st.page_link(page.path, label=page.title, icon=page.icon)
-
 
 lesson()
-see_also()
+see_also('nope', 'layer_strip', 'drope')
 source(pc.llama4_attn_temperature, pc.llama_4_scaling_beta, pc.temperature_entropy)
