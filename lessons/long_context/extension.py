@@ -123,11 +123,13 @@ def lesson():
         ["Wavelengths", "New / old frequency", "Angles reached", "Attention factor & score",
          "Dynamic NTK over calls"])
     with guard():
-        scaling, result, paper, distances, before, after = analyse(
-            method, head_dim, float(base), original, float(factor), float(knobs["current"]),
-            float(knobs["beta_fast"]), float(knobs["beta_slow"]), float(knobs["mscale"]),
-            float(knobs["mscale_all_dim"]), bool(knobs["truncate"]), float(knobs["low_ff"]), float(knobs["high_ff"]),
-            float(knobs["alpha"]))
+        def analysis_at(s):  # every knob but the factor as set: the page's view, and each animation frame
+            return analyse(method, head_dim, float(base), original, float(s), float(knobs["current"]),
+                           float(knobs["beta_fast"]), float(knobs["beta_slow"]), float(knobs["mscale"]),
+                           float(knobs["mscale_all_dim"]), bool(knobs["truncate"]), float(knobs["low_ff"]),
+                           float(knobs["high_ff"]), float(knobs["alpha"]))
+
+        scaling, result, paper, distances, before, after = analysis_at(factor)
         st.caption(f"rope_scaling passed to the transformers-equal code: `{_short(scaling)}` · L′ = {target:,}")
         if tab_wave.open:
             with tab_wave:
@@ -149,11 +151,7 @@ def lesson():
                                    help="A scrub bar and a Play button under the figure: s grows from 1.2 to 64 "
                                         "and the bands move, each frame computed by the same core call."):
                     def wave_chart(s):
-                        frame = analyse(method, head_dim, float(base), original, float(s), float(knobs["current"]),
-                                        float(knobs["beta_fast"]), float(knobs["beta_slow"]), float(knobs["mscale"]),
-                                        float(knobs["mscale_all_dim"]), bool(knobs["truncate"]),
-                                        float(knobs["low_ff"]), float(knobs["high_ff"]))[1]
-                        return extension_views.wavelength_chart(frame, name="ext_wavelengths", label=label)
+                        return extension_views.wavelength_chart(analysis_at(s)[1], name="ext_wavelengths", label=label)
                     animation.attach(chart, wave_chart, "s", PLAY_FACTORS, start_value=factor)
                 extension_views.wavelengths(result, name="ext_wavelengths", label=label, chart=chart)
                 classroom.snippet(
@@ -161,7 +159,7 @@ def lesson():
                     f"beta_fast={float(knobs['beta_fast'])!r}, beta_slow={float(knobs['beta_slow'])!r}, "
                     f"mscale={float(knobs['mscale'])!r}, mscale_all_dim={float(knobs['mscale_all_dim'])!r}, "
                     f"truncate={bool(knobs['truncate'])!r}, low_freq_factor={float(knobs['low_ff'])!r}, "
-                    f"high_freq_factor={float(knobs['high_ff'])!r},",
+                    f"high_freq_factor={float(knobs['high_ff'])!r}, alpha={float(knobs['alpha'])!r},",
                     f"    short_factor=pc.resample_factors(pc.PHI35_SHORT_FACTOR, {head_dim // 2}),",
                     f"    long_factor=pc.resample_factors(pc.PHI35_LONG_FACTOR, {head_dim // 2}))",
                     f"result = pc.extension_analysis({head_dim}, {float(base)!r}, scaling, original={original}, "
