@@ -7,10 +7,12 @@ from streamlit.testing.v1 import AppTest
 import posenc_core as pc
 from page_kit import animation, figures, registry
 from page_kit.plotly_element import MAX_FRAME_BYTES
+from tests import apptest_pages
 from tests.conftest import ROOT
 
 HERO_PAGES = {"sinusoidal": "play_base", "rope": "play_m", "extension": "play_s", "alibi": "play_ctx"}
 BY_URL = {p.url_path: p for p in registry.all_pages()}
+LESSONS = [p for p in registry.all_pages() if p is not registry.HOME]
 
 
 def _page(url_path: str, **query) -> AppTest:
@@ -61,27 +63,40 @@ def test_hero_pages_build_their_frames_without_errors(url_path):
     _page(url_path, **{HERO_PAGES[url_path]: "true"})
 
 
-@pytest.mark.parametrize("url_path", list(HERO_PAGES))
-def test_every_predict_question_reveals_a_computed_answer(url_path):
-    at = _page(url_path)
-    questions = [r for r in at.radio if r.key and r.key.startswith("predict_")]
-    assert questions, f"{url_path} has no predict-then-reveal question"
-    for question in questions:
-        revealed = set()
-        for option in question.options:
-            at.radio(key=question.key).set_value(option).run()
-            assert not at.exception and not at.error
-            revealed.add("success" if at.success else "info")
-        assert revealed == {"success", "info"}, f"{question.key}: one option must be right, the others not"
+def _class_views(info):
+    """The page at its defaults and each of its lazy tabs, one AppTest per view."""
+    at = apptest_pages.load(info)
+    yield "default view", at
+    for key, labels in apptest_pages.tab_groups(at).items():
+        for label in labels[1:]:  # the first tab is the default view
+            yield label, apptest_pages.open_tab(apptest_pages.load(info), key, label)
 
 
-@pytest.mark.parametrize("url_path", list(HERO_PAGES))
-def test_code_snippets_run_and_reproduce_the_figure(url_path):
-    at = _page(url_path)
-    snippets = [c.value for c in at.code if c.value.startswith("import posenc_core as pc")]
-    assert snippets, f"{url_path} shows no code snippet"
-    for code in snippets:
-        namespace: dict = {}
-        exec(compile(code, f"<{url_path} snippet>", "exec"), namespace)  # noqa: S102 (our own generated code)
-    if url_path == "sinusoidal":  # the page's default view: 128 positions, 64 dimensions, base 10,000
-        np.testing.assert_array_equal(namespace["pe"], pc.sinusoidal(128, 64, 10000.0, "interleaved"))
+@pytest.mark.parametrize("info", LESSONS, ids=lambda p: p.url_path)
+def test_every_lesson_asks_first_and_shows_the_code(info):
+    """Each lesson asks at least one predict-then-reveal question and shows at least one snippet; every question
+    has exactly one right option and reveals a computed answer for each choice; every snippet runs."""
+    questions, snippets = 0, 0
+    for where, at in _class_views(info):
+        for question in [r for r in at.radio if r.key and r.key.startswith("predict_")]:
+            questions += 1
+            revealed = set()
+            for option in question.options:
+                at.radio(key=question.key).set_value(option).run()
+                apptest_pages.assert_clean(at, f"{info.url_path} ({where}) after answering {option!r}")
+                revealed.add("success" if at.success else "info")
+            assert revealed == {"success", "info"}, f"{question.key}: one option must be right, the others not"
+        for code in [c.value for c in at.code if c.value.startswith("import posenc_core as pc")]:
+            snippets += 1
+            exec(compile(code, f"<{info.url_path} snippet>", "exec"), {})  # noqa: S102 (our own generated code)
+    assert questions, f"{info.url_path} asks no predict-then-reveal question"
+    assert snippets, f"{info.url_path} shows no code snippet"
+
+
+def test_the_sinusoidal_snippet_reproduces_the_table():
+    at = _page("sinusoidal")
+    namespace: dict = {}
+    code = next(c.value for c in at.code if c.value.startswith("import posenc_core as pc"))
+    exec(compile(code, "<sinusoidal snippet>", "exec"), namespace)  # noqa: S102
+    # the page's default view: 128 positions, 64 dimensions, base 10,000
+    np.testing.assert_array_equal(namespace["pe"], pc.sinusoidal(128, 64, 10000.0, "interleaved"))

@@ -4,26 +4,11 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from page_kit import registry
-from tests.conftest import ROOT
+from tests.apptest_pages import assert_clean as _assert_clean
+from tests.apptest_pages import load as _load
+from tests.apptest_pages import tab_groups as _tab_groups
 
 PAGES = registry.all_pages()
-TIMEOUT = 120
-
-
-def _assert_clean(at: AppTest, where: str) -> None:
-    assert not at.exception, f"{where}: {[e.value for e in at.exception]}"
-    assert not at.error, f"{where}: {[e.value for e in at.error]}"
-
-
-def _load(info) -> AppTest:
-    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=TIMEOUT).run()
-    _assert_clean(at, "app.py")
-    if info is not registry.HOME:
-        at.switch_page(info.path).run()
-    _assert_clean(at, info.path)
-    # app.py must have run (navigation + global settings), not the page file on its own
-    assert [w.key for w in at.toggle if w.key == "present"], f"{info.path} ran without app.py's sidebar"
-    return at
 
 
 def _other_value(widget):
@@ -58,21 +43,6 @@ def _other_value(widget):
 def test_page_runs_at_defaults(info):
     at = _load(info)
     assert at.title, f"{info.path} has no title"
-
-
-def _tab_groups(at: AppTest) -> dict[str, list[str]]:
-    """Lazy lesson sections (page_kit.sections): widget key -> tab labels."""
-    groups: dict[str, list[str]] = {}
-
-    def walk(node):
-        for child in getattr(node, "children", {}).values():
-            if type(child).__name__ == "Block" and child.type == "tab_container":
-                key = child.proto.tab_container.id.split("-", 2)[-1]  # "$$ID-<hash>-<user key>"
-                groups[key] = [tab.label for tab in child.children.values()]
-            walk(child)
-
-    walk(at.main)
-    return groups
 
 
 def _views(info):
