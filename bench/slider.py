@@ -87,7 +87,7 @@ def measure(page, url: str, moves: int) -> dict | None:
     page.goto(url, wait_until="domcontentloaded")
     wait_until_idle(page)
     page.wait_for_timeout(800)
-    thumb = page.locator('[data-testid="stSlider"] input[type="range"]').first
+    thumb = page.locator('.ls-range, [data-testid="stSlider"] input[type="range"]').first
     if thumb.count() == 0:
         return None
     rows = []
@@ -104,6 +104,43 @@ def measure(page, url: str, moves: int) -> dict | None:
     return {**{k: statistics.median(r[k] for r in rows) for k in SLICES},
             "mounts_per_move": statistics.mean(r["mounts"] for r in rows),
             "draws_per_move": statistics.mean(r["draws"] for r in rows), "moves": len(rows)}
+
+
+# The hero figures whose sliders must carry the figure while dragged (issue 16), by page: the sliders' URL keys.
+DRAGS = {"sinusoidal": ("n", "d", "base"), "rope": ("m", "n", "i"), "extension": ("s", "base"), "alibi": ("h",)}
+DRAG_MS = 3000
+DRAG_STEP_MS = 25  # a pointer event every 25 ms, as a quick hand on a trackpad sends them
+
+
+def measure_drag(page, url: str, key: str) -> dict | None:
+    """Drag one live slider across most of its width for DRAG_MS; count the figure's draws while the button
+    is down (the hand is moving) and the server runs they came from."""
+    page.goto(url, wait_until="domcontentloaded")
+    wait_until_idle(page)
+    page.wait_for_timeout(800)
+    slider = page.locator(f'.ls[data-key="{key}"] .ls-range')
+    if slider.count() == 0:
+        return None
+    box = slider.bounding_box()
+    y = box["y"] + box["height"] / 2
+    steps = DRAG_MS // DRAG_STEP_MS
+    page.mouse.move(box["x"] + 0.1 * box["width"], y)
+    page.evaluate("() => { window.__log = [] }")
+    page.mouse.down()
+    for k in range(1, steps + 1):  # there and back, so the drag never pins at an end
+        frac = 0.1 + 0.8 * (1 - abs(1 - 2 * k / steps))
+        page.mouse.move(box["x"] + frac * box["width"], y)
+        page.wait_for_timeout(DRAG_STEP_MS)
+    log = page.evaluate("() => window.__log")
+    page.mouse.up()
+    wait_until_idle(page)
+    start = next((t for t, e in log if e in ("sent", "draw")), None)
+    draws = [t for t, e in log if e == "draw"]
+    runs = sum(e == "notRunning" for _, e in log)
+    if start is None or not draws:
+        return {"draws_per_s": 0.0, "runs": runs, "draws": 0}
+    return {"draws_per_s": 1000 * len(draws) / DRAG_MS, "runs": runs, "draws": len(draws),
+            "longest_gap_ms": max(b - a for a, b in zip([start, *draws], draws, strict=False))}
 
 
 @contextlib.contextmanager
@@ -131,6 +168,7 @@ def main() -> None:
     parser.add_argument("--pages", nargs="*", help="url paths (default: every page with a slider)")
     parser.add_argument("--moves", type=int, default=12)
     parser.add_argument("--json", type=Path, default=ROOT / "bench" / "results" / "slider.json")
+    parser.add_argument("--no-drag", action="store_true", help="skip the drag measurement of the hero sliders")
     args = parser.parse_args()
     from playwright.sync_api import sync_playwright
 
@@ -151,6 +189,9 @@ def main() -> None:
                     results[name] = row
                     print(f"{name:<22}" + "".join(f"{k} {row[k]:6.0f}  " for k in SLICES)
                           + f"mounts {row['mounts_per_move']:.1f} draws {row['draws_per_move']:.1f}", flush=True)
+            drags = {} if args.no_drag else {
+                f"{name} {key}": measure_drag(page, f"{url}/{name}", key)
+                for name, keys in DRAGS.items() if not args.pages or name in args.pages for key in keys}
         browser.close()
     base = results["baseline"]
     ours = [r for k, r in results.items() if k != "baseline"]
@@ -164,8 +205,21 @@ def main() -> None:
         + f"{statistics.mean(r['draws_per_move'] for r in ours):>7.1f}")
     print(f"\nkey press -> settled page, median over {len(ours)} pages: {settled:.0f} ms "
           f"= {settled / base['settled']:.2f}x the bare Streamlit app's {base['settled']:.0f} ms (aim <= 120 ms)")
+    if drags:
+        print(f"\nwhile dragging ({DRAG_MS / 1000:g} s there and back, a pointer event every {DRAG_STEP_MS} ms): "
+              "figure updates per second (aim >= 10), longest wait between two, server runs")
+        for name, row in drags.items():
+            if row is None:
+                print(f"{name:<22} no live slider with this key")
+            else:
+                print(f"{name:<22}{row['draws_per_s']:6.1f} /s  longest gap {row.get('longest_gap_ms', 0):5.0f} ms"
+                      f"  runs {row['runs']}")
+        rates = [r["draws_per_s"] for r in drags.values() if r]
+        if rates:
+            print(f"median over {len(rates)} sliders: {statistics.median(rates):.1f} updates/s, "
+                  f"lowest {min(rates):.1f}")
     args.json.parent.mkdir(parents=True, exist_ok=True)
-    args.json.write_text(json.dumps(results, indent=2))
+    args.json.write_text(json.dumps({**results, "drags": drags}, indent=2))
 
 
 if __name__ == "__main__":

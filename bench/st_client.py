@@ -10,6 +10,7 @@ browser's session costs it, while the client itself costs a few per cent of a co
 from __future__ import annotations
 
 import asyncio
+import json
 import random
 import time
 import urllib.request
@@ -50,12 +51,44 @@ class SliderState:
     values: list[float]  # a select_slider's values are indices into its options
     options: list[str]   # a select_slider's formatted options (its widget state is these strings)
 
+    @property
+    def movable(self) -> bool:
+        return self.high > self.low
+
     def state_into(self, widget) -> None:
         widget.id = self.id
         if self.options:
             widget.string_array_value.data.extend(self.options[int(v)] for v in self.values)
         else:
             widget.double_array_value.data.extend(self.values)
+
+
+@dataclass
+class LiveSliderState:
+    """A live slider (page_kit/live_slider.py): a custom component whose state is {"value": <URL text>}."""
+    id: str
+    fragment_id: str
+    texts: list[str]
+    index: int
+
+    @property
+    def movable(self) -> bool:
+        return len(self.texts) > 1
+
+    def step(self, rng: random.Random) -> None:
+        index = self.index + rng.choice((-1, 1))
+        self.index = index if 0 <= index < len(self.texts) else self.index - (index - self.index)  # bounce
+
+    def state_into(self, widget) -> None:
+        widget.id = self.id
+        widget.json_value = json.dumps({"value": self.texts[self.index]})
+
+
+def _live_slider(element, fragment_id: str) -> LiveSliderState | None:
+    if element.component_name != "posenc_live_slider":
+        return None
+    data = json.loads(element.json)
+    return LiveSliderState(element.id, fragment_id, list(data["url"]), int(data["index"]))
 
 
 def _slider(element: Slider, fragment_id: str) -> SliderState | None:
@@ -79,6 +112,7 @@ class Student:
         self.sliders: dict[str, SliderState] = {}
         self.finished: asyncio.Future | None = None
         self.replica_cookie = ""
+        self.last = "(first load)"  # what the student did last: said with any error it saw
         # permessage-deflate as uvicorn sets it up (websockets' ServerPerMessageDeflateFactory, defaults): one
         # zlib stream per connection, context kept between messages, each message ending in a sync flush
         self.deflate = zlib.compressobj(wbits=-15) if compression else None
@@ -117,20 +151,27 @@ class Student:
             self.tally.drops += 1
 
     async def _act(self, ws) -> None:
-        movable = [s for s in self.sliders.values() if s.high > s.low]
+        movable = [s for s in self.sliders.values() if s.movable]
         if not movable or self.rng.random() < self.visit_share:
+            self.last = f"(opened from {self.page})"
             self.page = self.rng.choice(self.pages)
             self.sliders.clear()
             await self._rerun(ws, "visit")
             return
         slider = self.rng.choice(movable)
+        if isinstance(slider, LiveSliderState):
+            slider.step(self.rng)
+            self.last = f"(after {slider.id.split('-', 2)[-1]} -> {slider.texts[slider.index]})"
+            await self._rerun(ws, "move", slider)
+            return
         value = slider.values[0] + self.rng.choice((-1, 1)) * slider.step
         if not slider.low <= value <= slider.high or (len(slider.values) == 2 and value > slider.values[1]):
             value = slider.values[0] - (value - slider.values[0])  # bounce off the end
         slider.values[0] = min(max(value, slider.low), slider.high)
+        self.last = f"(after {slider.id.split('-', 2)[-1]} -> {slider.values[0]:g})"
         await self._rerun(ws, "move", slider)
 
-    async def _rerun(self, ws, kind: str, moved: SliderState | None = None) -> None:
+    async def _rerun(self, ws, kind: str, moved: SliderState | LiveSliderState | None = None) -> None:
         msg = BackMsg()
         state = msg.rerun_script
         state.page_name = self.page
@@ -164,14 +205,15 @@ class Student:
                 if kind == "delta" and msg.delta.WhichOneof("type") == "new_element":
                     element = msg.delta.new_element
                     which = element.WhichOneof("type")
-                    if which == "slider":
-                        slider = _slider(element.slider, msg.delta.fragment_id)
+                    if which in ("slider", "bidi_component"):
+                        slider = (_slider(element.slider, msg.delta.fragment_id) if which == "slider" else
+                                  _live_slider(element.bidi_component, msg.delta.fragment_id))
                         if slider is not None:
                             self.sliders[slider.id] = slider
                     elif which == "exception":
-                        self.tally.error(f"exception on {self.page}: {element.exception.message[:80]}")
+                        self.tally.error(f"exception on {self.page} {self.last}: {element.exception.message[:80]}")
                     elif which == "alert" and element.alert.format == element.alert.ERROR:
-                        self.tally.error(f"error box on {self.page}: {element.alert.body[:80]}")
+                        self.tally.error(f"error box on {self.page} {self.last}: {element.alert.body[:80]}")
                 elif kind == "page_not_found":
                     self.tally.error(f"page not found: {self.page}")
                 elif kind == "script_finished" and self.finished is not None and not self.finished.done():

@@ -54,7 +54,7 @@ def _filled(raw: Sequence[str]) -> list[str]:
     return [v for v in raw if v != ""]
 
 
-def _format_number(value: float, integer: bool) -> str:
+def format_number(value: float, integer: bool) -> str:
     """How Streamlit writes a number into the URL: whole values without ".0"."""
     if integer or value == int(value):
         return str(int(value))
@@ -65,7 +65,7 @@ def _decimals(step) -> int:
     return max(0, -Decimal(repr(float(step))).normalize().as_tuple().exponent)
 
 
-def _nearest(value: float, low, high, step, integer: bool) -> float:
+def nearest(value: float, low, high, step, integer: bool) -> float:
     """The valid value nearest to a finite ``value``: clamped to [low, high], then on low + k * step."""
     value = min(max(value, low), high)
     if step:
@@ -92,8 +92,8 @@ def numbers(raw: list[str], low, high, step, *, integer: bool, count: int) -> li
             return None
         if not math.isfinite(value):  # inf, nan, or a number too long for a float (1e309, 400 digits)
             return None
-        parsed.append(_nearest(value, low, high, step, integer))
-    return [_format_number(v, integer) for v in sorted(parsed)]
+        parsed.append(nearest(value, low, high, step, integer))
+    return [format_number(v, integer) for v in sorted(parsed)]
 
 
 def options(raw: list[str], labels: Sequence[str], *, exactly: int | None = None, at_most: int | None = None,

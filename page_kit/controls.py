@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from . import _url
+from . import _url, live_slider
 
 _SLIDER_FLOAT_STEP = 0.01  # Streamlit's default step for a float slider
 
@@ -32,20 +32,21 @@ def _is_number(v) -> bool:
     return isinstance(v, (int, float)) and not isinstance(v, bool)
 
 
-def _clamped_state(key, low, high) -> bool:
-    """Move a slider's remembered value inside its current range; True if it had to move.
+def _clamped_state(key, low, high, step=None, integer=False) -> bool:
+    """Move a slider's remembered value onto its current range and step; True if it had to move.
 
     Many ranges follow other controls (a position slider ends at the sequence length, T5's max_distance
-    starts past the exact buckets). Streamlit keeps a keyed widget's value when its range changes and then
-    refuses a value outside it, so a student who shrinks the sequence would get an exception instead of
-    the nearest valid view.
+    starts past the exact buckets), and two lessons may share a key with different steps (d moves by 2 on
+    one page, by 16 on another). Streamlit keeps a keyed widget's value when its range changes and then
+    refuses a value outside it, or passes on a value off the step, so a student would get an exception or
+    an error box instead of the nearest valid view.
     """
     value = st.session_state.get(key)
     if isinstance(value, (tuple, list)):  # a range slider
         value = tuple(value)
-        moved = tuple(min(max(v, low), high) for v in value)
+        moved = tuple(_url.nearest(v, low, high, step, integer) for v in value)
     elif isinstance(value, (int, float)) and not isinstance(value, bool):
-        moved = min(max(value, low), high)
+        moved = _url.nearest(value, low, high, step, integer)
     else:  # not set yet: the widget's default applies
         return False
     if moved != value:
@@ -53,23 +54,35 @@ def _clamped_state(key, low, high) -> bool:
     return moved != value
 
 
-def slider(label, key, min_value, max_value, value, step=None, *, help=None, format=None):
+def slider(label, key, min_value, max_value, value, step=None, *, help=None, format=None, live=False):
+    """A number slider; ``live=True`` sends values while it is dragged so the figure follows the hand."""
     integer = all(isinstance(v, int) for v in (min_value, max_value, *_as_tuple(value)))
     if step is None:
         step = 1 if integer else _SLIDER_FLOAT_STEP
     count = 2 if isinstance(value, (tuple, list)) else 1
-    _url.fix(key, lambda raw: _url.numbers(raw, min_value, max_value, step, integer=integer, count=count))
+    check = (lambda raw: _url.numbers(raw, min_value, max_value, step, integer=integer, count=count))
+    if live and count == 1:
+        values, labels, url_text = live_slider.numeric_stops(min_value, max_value, step, integer=integer,
+                                                             format=format)
+        return live_slider.live_slider(label, key, values, value, labels=labels, url_text=url_text, check=check,
+                                       help=help)
+    _url.fix(key, check)
     _forget_foreign(key, lambda v: all(_is_number(x) for x in _as_tuple(v)) and len(_as_tuple(v)) == count)
-    if _clamped_state(key, min_value, max_value):
+    if _clamped_state(key, min_value, max_value, step, integer):
         value = None  # the state holds the value; passing a default too would make Streamlit warn
     return st.slider(label, min_value=min_value, max_value=max_value, value=value, step=step, key=key,
                      help=help, format=format, bind="query-params")
 
 
-def select_slider(label, key, options, value, *, help=None, format_func=str):
+def select_slider(label, key, options, value, *, help=None, format_func=str, live=False):
+    """A slider over a list of options; ``live=True`` sends values while it is dragged."""
     labels = [str(format_func(o)) for o in options]
     count = 2 if isinstance(value, (tuple, list)) else 1
-    _url.fix(key, lambda raw: _url.options(raw, labels, exactly=count, ordered=True))
+    check = (lambda raw: _url.options(raw, labels, exactly=count, ordered=True))
+    if live and count == 1:
+        return live_slider.live_slider(label, key, options, value, labels=labels, url_text=labels, check=check,
+                                       help=help)
+    _url.fix(key, check)
     _forget_foreign(key, lambda v: len(_as_tuple(v)) == count and all(x in options for x in _as_tuple(v)))
     return st.select_slider(label, options=options, value=value, key=key, help=help, format_func=format_func,
                             bind="query-params")

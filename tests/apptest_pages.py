@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 from streamlit.testing.v1 import AppTest
 
 from page_kit import registry
@@ -50,3 +52,57 @@ def open_tab(at: AppTest, key: str, label: str) -> AppTest:
     at.run()
     assert_clean(at, f"tab {label!r}")
     return at
+
+
+def _live_elements(at: AppTest) -> dict[str, tuple[str, list[str]]]:
+    """The page's live sliders (page_kit.live_slider): session-state key -> (element id, the values' URL texts)."""
+    found: dict[str, tuple[str, list[str]]] = {}
+
+    def walk(node):
+        for child in getattr(node, "children", {}).values():
+            proto = getattr(child, "proto", None)
+            if getattr(child, "type", None) == "bidi_component" and proto.component_name == "posenc_live_slider":
+                found[proto.id.split("-", 2)[-1]] = (proto.id, json.loads(proto.json)["url"])
+            walk(child)
+
+    walk(at.main)
+    return found
+
+
+def live_sliders(at: AppTest) -> list[tuple[str, list[str]]]:
+    """(session-state key, the values' URL texts) of each live slider on the page."""
+    return [(key, texts) for key, (_, texts) in _live_elements(at).items()]
+
+
+def move_live_slider(at: AppTest, state_key: str, text: str) -> AppTest:
+    """Send what the browser sends when a live slider moves: the component's state {"value": <URL text>}.
+
+    AppTest only serialises widgets it knows, so the component's state is added to the next run's widget
+    states, as the browser's widget manager does (setting at.session_state instead would replay AppTest's
+    stale copy of every other widget's value).
+    """
+    element_id, _ = _live_elements(at)[state_key]
+    tree = at._tree
+    collect = tree.get_widget_states
+
+    def with_the_move():
+        states = collect()
+        widget = states.widgets.add()
+        widget.id = element_id
+        widget.json_value = json.dumps({"value": text})
+        return states
+
+    tree.get_widget_states = with_the_move
+    # A browser's address bar follows every URL-bound widget; AppTest's query_params follow only explicit
+    # st.query_params writes (the live slider's), which carry a snapshot of the bound widgets' values too.
+    # Replayed on a later run, that snapshot would seed those widgets with stale values, which no browser
+    # does, so the helper sends only the live sliders' own keys.
+    _only_live_keys(at)
+    at.run()
+    _only_live_keys(at)
+    return at
+
+
+def _only_live_keys(at: AppTest) -> None:
+    live = {key.removeprefix("live_") for key in _live_elements(at)}
+    at.query_params = {k: v for k, v in at.query_params.items() if k in live}

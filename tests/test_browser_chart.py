@@ -28,15 +28,24 @@ def _counters(page) -> dict:
     return page.evaluate("() => ({...(window.__posencCharts || {draws: 0, mounts: 0})})")
 
 
-def test_a_slider_move_draws_once_and_never_remounts(page_and_url):
-    page, url = page_and_url
-    page.goto(f"{url}/sinusoidal", wait_until="domcontentloaded")
+def _open(page, url, path):
+    page.goto(f"{url}/{path}", wait_until="domcontentloaded")
     wait_until_idle(page)
     page.wait_for_function("() => window.__posencCharts && window.__posencCharts.draws >= 1", timeout=30000)
+    page.wait_for_timeout(300)
+
+
+@pytest.mark.parametrize("path, thumb", [
+    ("sinusoidal", ".ls-range"),  # a live slider (page_kit/live_slider.py)
+    ("t5", '[data-testid="stSlider"] input[type="range"]'),  # a Streamlit slider
+])
+def test_a_slider_move_draws_once_and_never_remounts(page_and_url, path, thumb):
+    page, url = page_and_url
+    _open(page, url, path)
     plot = page.locator(".pe-plot").first
     plot.evaluate("el => { el.__marker = 'original' }")  # a remount would replace this node
     before = _counters(page)
-    thumb = page.locator('[data-testid="stSlider"] input[type="range"]').first
+    thumb = page.locator(thumb).first
     for key in ("ArrowRight", "ArrowRight", "ArrowLeft"):
         thumb.focus()
         thumb.press(key)
@@ -46,6 +55,33 @@ def test_a_slider_move_draws_once_and_never_remounts(page_and_url):
     assert after["mounts"] == before["mounts"], "the chart was remounted"
     assert after["draws"] - before["draws"] == 3, f"expected one draw per move, got {after} from {before}"
     assert plot.evaluate("el => el.__marker") == "original"
+
+
+def test_a_live_slider_redraws_the_figure_while_it_is_dragged(page_and_url):
+    """The figure follows the hand: draws happen before the mouse is released, and the URL keeps the value."""
+    page, url = page_and_url
+    _open(page, url, "sinusoidal")
+    slider = page.locator(".ls-range").first  # Positions n
+    box = slider.bounding_box()
+    y = box["y"] + box["height"] / 2
+    start_x = box["x"] + box["width"] * 0.06  # near n = 128
+    before = _counters(page)
+    page.mouse.move(start_x, y)
+    page.mouse.down()
+    for k in range(1, 41):  # about 2 s of dragging to the right, a move every 50 ms
+        page.mouse.move(start_x + k * box["width"] * 0.015, y)
+        page.wait_for_timeout(50)
+    during = _counters(page)
+    page.mouse.up()
+    wait_until_idle(page)
+    page.wait_for_timeout(800)
+    after = _counters(page)
+    assert during["draws"] - before["draws"] >= 4, f"the figure did not follow the drag: {before} -> {during}"
+    assert after["mounts"] == before["mounts"], "the chart was remounted"
+    shown = page.locator(".ls-value").first.inner_text().replace(",", "")
+    assert f"n={shown}" in page.url, f"the URL ({page.url}) does not hold the slider's value {shown}"
+    title = page.locator(".pe-plot .gtitle").first.text_content()
+    assert f"{shown} positions" in title, f"the figure ({title!r}) does not show n = {shown}"
 
 
 def test_play_steps_through_frames_in_the_browser(page_and_url):
@@ -63,3 +99,31 @@ def test_play_steps_through_frames_in_the_browser(page_and_url):
     assert label.inner_text() != start
     page.locator(".pe-play").first.click()  # pause
     assert not page.sent, "Play must not ask the server for anything"
+
+
+def _press(page, locator, key):
+    locator.focus()
+    locator.press(key)
+    wait_until_idle(page)
+    page.wait_for_timeout(500)
+
+
+@pytest.mark.parametrize("path, live_key", [("sinusoidal?view=One+cell", "n"), ("rope", "i")])
+def test_live_sliders_and_the_ranges_that_follow_them_stay_valid(page_and_url, path, live_key):
+    """Push every Streamlit slider to its end, then the live slider to both ends and back: sliders whose range
+    follows it (p ends at n - 1) must move inside their new range, never raise, and the URL must agree."""
+    page, url = page_and_url
+    page.goto(f"{url}/{path}", wait_until="domcontentloaded")
+    wait_until_idle(page)
+    page.wait_for_selector(f'.ls[data-key="{live_key}"]', timeout=30000)
+    live = page.locator(f'.ls[data-key="{live_key}"] .ls-range')
+    streamlit_sliders = page.locator('[data-testid="stSlider"] input[type="range"]')
+    for end in ("End", "Home"):
+        for index in range(streamlit_sliders.count()):
+            _press(page, streamlit_sliders.nth(index), end)
+        for live_end in ("End", "Home", "End"):
+            _press(page, live, live_end)
+            assert page.locator('[data-testid="stException"]').count() == 0, f"exception after {live_end}"
+            assert page.locator('[data-testid="stAlert"]').count() == 0, f"error box after {live_end}"
+    shown = live.evaluate("el => el.closest('.ls').querySelector('.ls-value').textContent").replace(",", "")
+    assert f"{live_key}={shown}" in page.url

@@ -5,6 +5,7 @@ from streamlit.testing.v1 import AppTest
 
 from page_kit import registry
 from tests.apptest_pages import assert_clean as _assert_clean
+from tests.apptest_pages import live_sliders, move_live_slider
 from tests.apptest_pages import load as _load
 from tests.apptest_pages import tab_groups as _tab_groups
 
@@ -79,6 +80,12 @@ def test_page_survives_changing_each_widget(info, tab_key, tab):
             at.run()
             _assert_clean(at, f"{info.path} after {kind} {widget.key!r} -> {value!r}")
             changed += 1
+    for state_key, texts in live_sliders(at):
+        now = at.session_state[state_key]["value"]
+        target = texts[-1] if now != texts[-1] else texts[0]
+        move_live_slider(at, state_key, target)
+        _assert_clean(at, f"{info.path} after live slider {state_key!r} -> {target!r}")
+        changed += 1
     if info is not registry.HOME:
         assert changed, f"{info.path} has no widget the test could change"
 
@@ -101,7 +108,11 @@ def _sliders(at: AppTest):
 def test_sliders_whose_range_follows_another_control_stay_valid(info, tab_key, tab):
     """Push every slider to one end, then each to the other: a range that depends on another control
     (a position slider ending at the sequence length, T5's max_distance starting past the exact buckets)
-    must move the remembered value inside it, not raise."""
+    must move the remembered value inside it, not raise.
+
+    Live sliders (page_kit/live_slider.py) that shrink another slider's range are pushed in a real browser
+    (tests/test_browser_chart.py): AppTest replays a stale copy of URL-bound values once a script writes
+    st.query_params, which no browser does."""
     for first, then in (("max", "min"), ("min", "max")):
         at = _load(info)
         if tab_key is not None:

@@ -74,21 +74,21 @@ def lesson():
             with tab_pair if tab_pair.open else tab_complex:
                 p1, p2, p3 = st.columns(3)
                 with p1:
-                    m = controls.slider("Query position m", "m", 0, 200, 5)
+                    m = controls.slider("Query position m", "m", 0, 200, 5, live=True)
                 with p2:
-                    n = controls.slider("Key position n", "n", 0, 200, 2)
+                    n = controls.slider("Key position n", "n", 0, 200, 2, live=True)
                 with p3:
                     i = controls.slider("Pair index i", "i", 0, dim // 2 - 1, 0,
-                                        help="Pair 0 turns fastest (θ = 1 rad per position).")
+                                        help="Pair 0 turns fastest (θ = 1 rad per position).", live=True)
                 v1, v2, v3, v4 = st.columns(4)
                 with v1:
-                    qx = controls.slider("q, first number", "qx", -2.0, 2.0, 1.0, 0.1)
+                    qx = controls.slider("q, first number", "qx", -2.0, 2.0, 1.0, 0.1, live=True)
                 with v2:
-                    qy = controls.slider("q, second number", "qy", -2.0, 2.0, 0.3, 0.1)
+                    qy = controls.slider("q, second number", "qy", -2.0, 2.0, 0.3, 0.1, live=True)
                 with v3:
-                    kx = controls.slider("k, first number", "kx", -2.0, 2.0, 0.6, 0.1)
+                    kx = controls.slider("k, first number", "kx", -2.0, 2.0, 0.6, 0.1, live=True)
                 with v4:
-                    ky = controls.slider("k, second number", "ky", -2.0, 2.0, 0.8, 0.1)
+                    ky = controls.slider("k, second number", "ky", -2.0, 2.0, 0.8, 0.1, live=True)
                 theta = pc.rope_pair_theta(i, dim, base)
                 out = pair(qx, qy, kx, ky, m, n, theta)
 

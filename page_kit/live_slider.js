@@ -1,0 +1,89 @@
+// A slider that sends its value while it is dragged, so the figure under it follows the hand.
+//
+// Streamlit's own slider sends its value only when the thumb is released. This one is a native range input
+// (keyboard, touch and screen readers work as for any slider) over the indices of the values the Python side
+// lists; while it moves it sends the newest index, at most one in flight: the next is sent when the rerun
+// that the last one caused has come back (the data then carries that index) or after a short timeout. So a
+// slow server is never flooded, and a fast one follows the drag at its own pace. The math stays in Python:
+// every update is a normal rerun of the same core call.
+
+const ACK_TIMEOUT_MS = 600; // a rerun that never echoes the index (the page clamped it) must not stall the drag
+
+function build(parentElement, id) {
+  const root = document.createElement("div");
+  root.className = "ls";
+  root.innerHTML =
+    '<div class="ls-head"><label class="ls-label"></label><span class="ls-help" role="note" tabindex="0"></span>' +
+    '<output class="ls-value" aria-hidden="true"></output></div>' +
+    '<input type="range" class="ls-range" min="0" step="1">' +
+    '<div class="ls-ends" aria-hidden="true"><span class="ls-min"></span><span class="ls-max"></span></div>';
+  const input = root.querySelector(".ls-range");
+  input.id = id;
+  root.querySelector(".ls-label").htmlFor = id;
+  parentElement.appendChild(root);
+  return root;
+}
+
+export default function ({ parentElement, data, setStateValue }) {
+  let root = parentElement.querySelector(".ls");
+  if (!root) root = build(parentElement, "ls-" + String(data.key).replace(/[^A-Za-z0-9_-]/g, "_"));
+  root.dataset.key = data.key; // the URL key: tests and the bench find a slider by it
+  const input = root.querySelector(".ls-range");
+  const readout = root.querySelector(".ls-value");
+  const labels = data.labels;
+  const last = labels.length - 1;
+
+  root.querySelector(".ls-label").textContent = data.label;
+  const help = root.querySelector(".ls-help");
+  help.hidden = !data.help;
+  help.textContent = data.help ? "?" : "";
+  help.title = data.help || "";
+  help.setAttribute("aria-label", data.help || "");
+  root.querySelector(".ls-min").textContent = labels[0];
+  root.querySelector(".ls-max").textContent = labels[last];
+  input.max = String(last);
+  input.setAttribute("aria-label", data.label);
+
+  const show = (index) => {
+    readout.textContent = labels[index];
+    input.setAttribute("aria-valuetext", labels[index]);
+    input.style.setProperty("--ls-fill", last > 0 ? (100 * index) / last + "%" : "0%");
+  };
+
+  // Flow control. Every call of this function with new data means a rerun has finished (data.index is the
+  // index that run used), so the next index may go.
+  const flow = (root.__flow = root.__flow || { inflight: null, pending: null, timer: null, dragging: false });
+  const send = (index) => {
+    flow.inflight = index;
+    flow.pending = null;
+    clearTimeout(flow.timer);
+    flow.timer = setTimeout(() => { flow.inflight = null; flush(); }, ACK_TIMEOUT_MS);
+    setStateValue("value", data.url[index]); // the URL text: Python maps it back, even if the list changed
+  };
+  const flush = () => {
+    if (flow.inflight !== null || flow.pending === null) return;
+    if (flow.pending === flow.acked) flow.pending = null;
+    else send(flow.pending);
+  };
+  clearTimeout(flow.timer);
+  flow.inflight = null;
+  flow.acked = data.index;
+  if (!flow.dragging && flow.pending === null) {
+    input.value = String(data.index);
+    show(data.index);
+  }
+  flush();
+
+  input.oninput = () => {
+    const index = Number(input.value);
+    show(index);
+    flow.pending = index;
+    flush();
+  };
+  input.onchange = input.oninput; // the release: its value must reach the server even if no input event did
+  input.onpointerdown = () => {
+    flow.dragging = true;
+    // the release may happen outside the input
+    window.addEventListener("pointerup", () => { flow.dragging = false; }, { once: true });
+  };
+}

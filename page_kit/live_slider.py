@@ -1,0 +1,134 @@
+"""A slider whose figure follows the hand: it sends values while it is dragged, not only on release.
+
+Streamlit's slider sends its value when the thumb is let go, so a class watching a teacher drag the base sees
+the waves jump once. This slider (a custom component, `live_slider.js`) sends the newest value while it
+moves, one at a time: the next leaves when the rerun caused by the last has come back. Each update is a
+normal rerun of the page's fragment, computed by the same core call and drawn in place by the chart element.
+
+The slider moves over an index into a list of values (a numeric grid or a list of options), so the browser
+never computes a value and a hostile state can only pick one of the listed values. Its value lives in the
+URL under the same key a Streamlit slider would use, written as the same text, so links stay compatible.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+import streamlit as st
+
+from . import _url
+
+MAX_STOPS = 4096  # positions a live slider can take: the labels travel with it
+
+_component = st.components.v2.component(
+    "posenc_live_slider", js=Path(__file__).with_name("live_slider.js").read_text(encoding="utf-8"),
+    # one rule per line: a one-line CSS string with "[" would be taken for a file pattern
+    css="\n".join([
+        ".ls{font-family:var(--st-font);color:var(--st-text-color);padding-bottom:.25rem}",
+        ".ls-head{display:flex;align-items:baseline;gap:.4rem;font-size:.875rem;margin-bottom:.15rem}",
+        ".ls-label{flex:0 1 auto;min-width:0}",
+        ".ls-help[hidden]{display:none}",
+        ".ls-help{display:inline-grid;place-items:center;width:1rem;height:1rem;border-radius:50%;"
+        "border:1px solid currentColor;font-size:.65rem;opacity:.6;cursor:help}",
+        ".ls-value{margin-left:auto;font-weight:600;color:var(--st-primary-color);font-variant-numeric:tabular-nums}",
+        # drawn here rather than by the browser, whose default track stays light on a dark page
+        ".ls-range{-webkit-appearance:none;appearance:none;width:100%;height:1.4rem;margin:.3rem 0 .05rem;"
+        "background:transparent;cursor:pointer;touch-action:none}",
+        ".ls-range::-webkit-slider-runnable-track{height:.25rem;border-radius:.125rem;background:linear-gradient("
+        "to right,var(--st-primary-color) var(--ls-fill,0%),var(--st-secondary-background-color) var(--ls-fill,0%))}",
+        ".ls-range::-moz-range-track{height:.25rem;border-radius:.125rem;background:linear-gradient("
+        "to right,var(--st-primary-color) var(--ls-fill,0%),var(--st-secondary-background-color) var(--ls-fill,0%))}",
+        ".ls-range::-webkit-slider-thumb{-webkit-appearance:none;width:1rem;height:1rem;margin-top:-.375rem;"
+        "border-radius:50%;border:none;background:var(--st-primary-color)}",
+        ".ls-range::-moz-range-thumb{width:1rem;height:1rem;border-radius:50%;border:none;"
+        "background:var(--st-primary-color)}",
+        ".ls-range:focus-visible{outline:2px solid var(--st-primary-color);outline-offset:3px}",
+        ".ls-ends{display:flex;justify-content:space-between;font-size:.75rem;opacity:.7;"
+        "font-variant-numeric:tabular-nums}"]),
+    isolate_styles=False)
+
+
+def _state_key(key: str) -> str:
+    return f"live_{key}"
+
+
+def live_slider(label: str, key: str, values: Sequence, default, *, labels: Sequence[str], url_text: Sequence[str],
+                check: _url.Check, help: str | None = None):
+    """A slider over ``values`` (shown as ``labels``, written to the URL as ``url_text``); returns the value.
+
+    ``check`` cleans the link's raw value as for the Streamlit widget it replaces. A remembered index that no
+    longer fits (the list shrank with another control) moves to the nearest end, as a Streamlit slider's does.
+    """
+    values = list(values)
+    if not 1 <= len(values) <= MAX_STOPS:
+        raise ValueError(f"A live slider takes between 1 and {MAX_STOPS} positions, not {len(values)}.")
+    default_index = _index_of(values, default)
+    _url.fix(key, check)
+    state_key = _state_key(key)
+    url_text = list(url_text)
+    remembered = st.session_state.get(state_key)
+    text = remembered.get("value") if isinstance(remembered, dict) else None
+    if text is None:  # first run of this slider in this session: the link's value, or the default
+        text = st.query_params.get(key)
+    index = _index_for(text, values, url_text, default_index)
+    _component(key=state_key, data={"key": key, "label": label, "help": help or "", "labels": list(labels),
+                                    "url": url_text, "index": index},
+               default={"value": url_text[index]}, on_value_change=_noop, height="content")
+    _write_url(key, url_text[index] if index != default_index else None)
+    return values[index]
+
+
+def _noop() -> None:
+    """The component needs a callback per state name; a move needs nothing but the rerun."""
+
+
+def _index_of(values: list, value) -> int:
+    try:
+        return values.index(value)
+    except ValueError:
+        return min(range(len(values)), key=lambda i: abs(float(values[i]) - float(value)))
+
+
+def _index_for(text, values: list, url_text: list[str], fallback: int) -> int:
+    """The position of a value sent as text: exact, else the nearest number (the range moved), else fallback.
+
+    The text comes from the browser (or a link), so anything that is not one of the listed values or a
+    finite number falls back to the default."""
+    if not isinstance(text, str):
+        return fallback
+    if text in url_text:
+        return url_text.index(text)
+    try:
+        number = float(text)
+        return min(range(len(values)), key=lambda i: abs(float(values[i]) - number)) if math.isfinite(number) \
+            else fallback
+    except (TypeError, ValueError):
+        return fallback
+
+
+def _write_url(key: str, text: str | None) -> None:
+    if st.query_params.get(key) == text:
+        return
+    if text is None:
+        if key in st.query_params:
+            del st.query_params[key]
+    else:
+        st.query_params[key] = text
+
+
+def numeric_stops(low, high, step, *, integer: bool, format: str | None,
+                  format_func: Callable | None = None) -> tuple[list, list[str], list[str]]:
+    """The values a numeric slider can take, their labels and their URL texts (as Streamlit writes them)."""
+    count = int((high - low) / step + 1e-9) + 1
+    if count > MAX_STOPS:
+        raise ValueError(f"A live slider takes at most {MAX_STOPS} positions; this range has {count}.")
+    values = [_url.nearest(low + k * step, low, high, step, integer) for k in range(count)]
+    if format_func is not None:
+        labels = [str(format_func(v)) for v in values]
+    elif format:
+        labels = [format % v for v in values]
+    else:
+        labels = [f"{v:,}" if integer else f"{v:g}" for v in values]
+    return values, labels, [_url.format_number(v, integer) for v in values]
