@@ -59,7 +59,7 @@ def lesson():
                                                              "authors' fill-in rule.", live=True)
     with c2:
         n = controls.slider("Sequence length (grids)", "n", 4, 96, 24, step=4,
-                            help="Queries and keys in the grids of the bias and attention tabs.")
+                            help="Queries and keys in the grids of the bias and attention tabs.", live=True)
     with c3:
         mask = controls.choice("Attention", "mask", ["causal", "symmetric"], "causal",
                                help="causal: decoders, future keys are masked. symmetric: the penalty uses "

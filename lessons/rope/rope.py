@@ -61,10 +61,10 @@ def lesson():
     c1, c2 = st.columns(2)
     with c1:
         dim = controls.select_slider("Head dimension d", "d", DIMS, 64,
-                                     help="Size of one attention head: d/2 rotating pairs.")
+                                     help="Size of one attention head: d/2 rotating pairs.", live=True)
     with c2:
         base = controls.select_slider("Base (rope_theta)", "base", BASES, 10000, format_func=lambda b: f"{b:,}",
-                                      help="θ_i = base^(−2i/d). Llama 2 uses 10,000, Llama 3 uses 500,000.")
+                                      help="θ_i = base^(−2i/d). Llama 2 uses 10,000, Llama 3 uses 500,000.", live=True)
 
     tab_pair, tab_complex, tab_all, tab_wave = sections(
         ["One pair", "As complex numbers", "All pairs at once", "Wavelengths"])
