@@ -113,6 +113,15 @@ async def students(url: str, pages: list[str], count: int, seconds: float, seed:
     await asyncio.gather(*(one(i) for i in range(count)))
 
 
+def cpu_pressure_us() -> float | None:
+    """Linux PSI: total microseconds during which some runnable task waited for a CPU (None where unavailable)."""
+    try:
+        line = Path("/proc/pressure/cpu").read_text().splitlines()[0]  # "some avg10=... total=<us>"
+        return float(line.rsplit("total=", 1)[1])
+    except (OSError, IndexError, ValueError):
+        return None
+
+
 def percentile(values: list[float], q: float) -> float:
     if not values:
         return float("nan")
@@ -128,6 +137,7 @@ async def run_level(url: str, replicas: list[Replica], pages: list[str], n: int,
     tally = Tally()
     cache0 = [r.cache_counts() for r in replicas]
     cpu0, wall0, client0 = [r.cpu_s() for r in replicas], time.monotonic(), resource.getrusage(resource.RUSAGE_SELF)
+    pressure0 = cpu_pressure_us()
     rss_trace: list[list[float]] = []
 
     async def sample() -> None:
@@ -139,6 +149,7 @@ async def run_level(url: str, replicas: list[Replica], pages: list[str], n: int,
     await students(url, pages, n, args.seconds, args.seed + n, tally, compression=args.compression)
     sampler.cancel()
     wall = time.monotonic() - wall0
+    pressure1 = cpu_pressure_us()
     client1 = resource.getrusage(resource.RUSAGE_SELF)
     cache1 = [r.cache_counts() for r in replicas]
     hits = sum(c1[0] - c0[0] for c0, c1 in zip(cache0, cache1, strict=True))
@@ -160,6 +171,9 @@ async def run_level(url: str, replicas: list[Replica], pages: list[str], n: int,
         "sessions": [r.sessions() for r in replicas],
         "kb_per_run": tally.bytes_in / 1024 / max(1, len(runs) + len(tally.latencies["first"])),
         "deflated": tally.bytes_deflated / tally.bytes_in if tally.bytes_in and args.compression else None,
+        # share of the level's wall time in which some runnable task (a replica, nginx, this client) waited
+        # for a core: why replicas on one small machine do not add up to N times one
+        "cpu_wait": None if pressure0 is None or pressure1 is None else (pressure1 - pressure0) / 1e4 / wall,
     }
 
 
@@ -169,7 +183,8 @@ def print_level(row: dict) -> None:
     print(f"| {row['n']} | {row['moves_per_s']:.1f} of {row['asked_per_s']:.1f} | {ms(row['median'])} | "
           f"{ms(row['p95'])} | {ms(row['move_p95'])} / {ms(row['visit_p95'])} | {ms(row['first_p95'])} | "
           f"{row['errors']} | {row['drops']} | {cpu} | {row['cpu_ms_per_run']:.0f} | {row['client_cpu']:.0f} | "
-          f"{row['hit_rate']:.0%} | {row['compute_s']:.1f} | {row['kb_per_run']:.0f} | {', '.join(rss)} |", flush=True)
+          f"{row['hit_rate']:.0%} | {row['compute_s']:.1f} | {row['kb_per_run']:.0f} | "
+          f"{'-' if row['cpu_wait'] is None else format(row['cpu_wait'], '.0f')} | {', '.join(rss)} |", flush=True)
     for i, sessions in enumerate(row["sessions"]):
         print(f"    /_stcore/metrics, replica {i + 1}, since it started: {sessions}")
     if row["deflated"] is not None:
@@ -182,8 +197,9 @@ LEVEL_HEADER = ("| students | runs/s served of asked (a run: a slider move or a 
                 "p95 move / page visit ms | p95 first load ms | errors | ws drops | "
                 "server CPU % of a core (per replica) | server CPU ms per script run (first loads too) | "
                 "client CPU % | "
-                "st.cache_data hit rate | s computing misses | KB per run | RSS MB per replica, every 10 s |\n"
-                "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+                "st.cache_data hit rate | s computing misses | KB per run | % of time a task waited for a core | "
+                "RSS MB per replica, every 10 s |\n"
+                "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
 
 
 async def run_waves(url: str, replicas: list[Replica], pages: list[str], args) -> None:
