@@ -1,7 +1,7 @@
 import streamlit as st
 
 import posenc_core as pc
-from page_kit import controls, figures, formula, guard, header, notice, sections, show, source
+from page_kit import classroom, controls, figures, formula, guard, header, notice, sections, show, source
 
 BASES = [100, 1000, 10000, 500000, 1000000]
 DIMS = [8, 16, 32, 64, 96, 128, 256]
@@ -72,6 +72,16 @@ def lesson():
         if tab_layouts.open:
             with tab_layouts:
                 check, pairs = layout_check(dim, float(base))
+
+                def layouts_reveal() -> str:
+                    return (f"Reordered by the fixed permutation π they differ by at most {check['with_perm']:.1e} "
+                            f"(rounding); applied to the same vector as it is, by up to {check['without_perm']:.2f}. "
+                            "The figure shows why: the two layouts put pair i in different dimensions.")
+
+                classroom.predict("rv_layouts", "Both layouts turn pair i by the same angle θ_i. Rotate one vector "
+                                  "with each layout: do the results agree?",
+                                  ["yes, exactly, as they are", "yes, once the dimensions are reordered",
+                                   "no, they can never agree"], 1, layouts_reveal)
                 show(figures.heatmap(
                     [pairs["half"], pairs["interleaved"]], y=["half", "interleaved"],
                     title="Which pair each dimension of a head belongs to", x_title="dimension",
@@ -79,6 +89,10 @@ def lesson():
                     hover_format=".0f",
                     alt="Two rows of pair indices: the half layout counts 0 to d/2−1 twice, the interleaved "
                         "layout repeats each index in two neighbouring dimensions."))
+                classroom.snippet(f"check = {classroom.call('rope_layout_check', 8, dim, float(base))}  "
+                                  "# check['with_perm'], check['without_perm']: the two numbers below",
+                                  f"pairs = {{layout: pc.rope_cos_table(1, {dim}, {float(base)!r}, layout=layout)"
+                                  f"['pair'] for layout in pc.ROPE_LAYOUTS}}  # ({dim},) each: the two rows")
                 c = st.columns(2)
                 c[0].metric("max |RoPE_half(x)[perm] − RoPE_interleaved(x[perm])|", f"{check['with_perm']:.1e}")
                 c[1].metric("Same vector, other layout, no permutation", f"{check['without_perm']:.2f}")
@@ -113,6 +127,10 @@ def lesson():
                         y_title="query position", value_name="score", name="rope_convert_naive", height=400,
                         alt="The same head run with the interleaved layout without permuting its weights: a "
                             "different score pattern."))
+                made = classroom.call("rope_conversion_scores", n, dim, float(base), seed=seed)
+                classroom.snippet(f"conv = {made}",
+                                  f"# conv['half'], conv['naive'] ({n}, {n}) float64: the two grids; "
+                                  "conv['converted_error'], conv['naive_error']: the numbers below")
                 c = st.columns(2)
                 c[0].metric("Rows of W_q, W_k permuted: largest score change", f"{conv['converted_error']:.1e}")
                 c[1].metric("Weights left as they are: largest score change", f"{conv['naive_error']:.2f}")
@@ -146,6 +164,9 @@ def lesson():
                     shade_cols=shade, zrange=(-1.0, 1.0), hover_format=".3f",
                     alt=f"The first {r} dimensions oscillate with position; the remaining {dim - r} stay at "
                         "cos = 1, unrotated."))
+                made = classroom.call("rope_cos_table", npos, dim, float(base), partial_rotary_factor=float(fraction),
+                                      layout=layout)
+                classroom.snippet(f"table = {made}  # table['cos'] ({npos}, {dim}) float32: the heatmap")
                 formula(r"r = \lfloor d \cdot \text{fraction} \rfloor = \lfloor $d \cdot $f \rfloor = $r,\qquad"
                         r"\theta_i = b^{-2i/r}\ (i < r/2)", d=dim, f=float(fraction), r=r)
                 notice("Only the first r dimensions are rotated; the rest of the head passes through unchanged, so "
@@ -166,6 +187,20 @@ def lesson():
                 with t3:
                     dtype = controls.choice("Zoom dtype", "dtype", list(pc.ANGLE_DTYPES), "bfloat16")
                 curves, first_bad = precision(dim, float(base), length)
+                bf16 = first_bad["bfloat16"]
+
+                def bf16_reveal() -> str:
+                    when = (f"No angle formed in bfloat16 is off by a whole radian up to {length:,}" if bf16 is None
+                            else f"From position {bf16:,} an angle formed in bfloat16 is off by a whole radian "
+                                 "(the bfloat16 curve crosses the 1 rad line)")
+                    return f"{when}: with 8 significant bits, above 256 it cannot even write every position."
+
+                classroom.predict("rv_bfloat16", f"Head dimension {dim}, base {base:,}: at which position is an "
+                                  "angle m·θ formed in bfloat16 first off by a whole radian?",
+                                  ["below 1,000", "between 1,000 and 100,000", "above 100,000",
+                                   "never, in the range shown"],
+                                  3 if bf16 is None else 0 if bf16 < 1000 else 1 if bf16 < 100_000 else 2,
+                                  bf16_reveal)
                 left, right = st.columns([1.3, 1])
                 with left:
                     show(figures.lines(
@@ -184,6 +219,14 @@ def lesson():
                         y_title="m·θ₀ (rad)", name="rope_precision_zoom", height=430, hover_format=",.2f",
                         alt=f"The angle of pair 0 for 48 positions from {around:,}: exact values rise by one per "
                             f"position; in {dtype} they move in steps."))
+                b = float(base)
+                classroom.snippet(
+                    f"curves = {{dtype: pc.rope_angle_error_curve({length}, {dim}, {b!r}, dtype) for dtype in "
+                    "pc.ANGLE_DTYPES}  # curves[dtype]['error'] (bins,): the left figure",
+                    f"zoom = {classroom.call('rope_angles_in_dtype', around, 48, dim, b, pair=0, dtype=dtype)}  "
+                    "# zoom['exact'], zoom['computed'] (48,): the right figure",
+                    f"first_bad = {{dtype: pc.rope_first_bad_position({dim}, {b!r}, dtype, max_position={length}) "
+                    "for dtype in pc.ANGLE_DTYPES}  # the three numbers below")
                 c = st.columns(3)
                 for column, dtype_name in zip(c, pc.ANGLE_DTYPES, strict=True):
                     column.metric(f"{dtype_name}: first position off by ≥ 1 rad",

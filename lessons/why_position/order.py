@@ -1,7 +1,7 @@
 import streamlit as st
 
 import posenc_core as pc
-from page_kit import controls, figures, formula, guard, header, notice, sections, show, source
+from page_kit import classroom, controls, figures, formula, guard, header, notice, sections, show, source
 
 DEFAULT_SENTENCE = "my kid likes the movie"
 HOW = {"custom": "pick an order", "reverse": "reverse", "swap": "swap two", "shuffle": "shuffle"}
@@ -84,8 +84,23 @@ def lesson():
         labels_re = [f"{k}: {w} (was {p})" for k, (w, p) in enumerate(zip(result["reordered"], result["perm"],
                                                                           strict=True))]
 
+        call = classroom.call("order_experiment", text, dim, kind, seed=seed, i=i, j=j, order=order,
+                              positions=positions, pooling=pooling)
         if tab_out.open:
             with tab_out:
+                gap = result["equivariance_gap"]
+                moved = gap < 1e-9  # float64 rounding: the rows are the same vectors in new slots
+
+                def rows_reveal() -> str:
+                    return (f"The largest |Attn(PX) − P·Attn(X)| is {gap:.1e}: " +
+                            ("rounding, so every row on the right is a row from the left, moved with its word."
+                             if moved else "with positions added, a word's output depends on its slot too."))
+
+                classroom.predict("order_rows", "Reorder the words as above"
+                                  + (" (positions are added)" if positions else "")
+                                  + ". What happens to each word's output row?",
+                                  ["it keeps its numbers and moves with the word", "it gets new numbers",
+                                   "all rows become one average vector"], 0 if moved else 1, rows_reveal)
                 left, right = st.columns(2)
                 bound = float(max(abs(result["out"]).max(), abs(result["out_reordered"]).max()))
                 with left:
@@ -100,6 +115,9 @@ def lesson():
                         y_title="slot: word", value_name="output", zrange=(-bound, bound), signed=True,
                         height=340, name="order_outputs_reordered",
                         alt="Attention outputs for the reordered sentence: the same rows as before, moved."))
+                classroom.snippet(f"result = {call}",
+                                  "out, out_reordered = result['out'], result['out_reordered']  # (n, d) each: "
+                                  "the two heatmaps")
                 formula(r"\mathrm{Attn}(PX) = P\,\mathrm{Attn}(X)\qquad \max\big|\mathrm{Attn}(PX) - "
                         r"P\,\mathrm{Attn}(X)\big| = $gap", gap=result["equivariance_gap"], digits=3)
                 if positions:
@@ -121,6 +139,9 @@ def lesson():
                     title=f"{pooling} of the outputs, channel by channel", x_title="channel",
                     y_title=f"{pooling}-pooled output", name="order_pooled",
                     alt="Grouped bars of the pooled summary for both orders, and their difference."))
+                classroom.snippet(f"result = {call}",
+                                  "pooled, pooled_reordered = result['pooled'], result['pooled_reordered']  # (d,) "
+                                  "each: the bars")
                 st.dataframe({"channel": channels[:8], "original": result["pooled"][:8],
                               "reordered": result["pooled_reordered"][:8],
                               "difference": (result["pooled"] - result["pooled_reordered"])[:8]},
@@ -152,6 +173,9 @@ def lesson():
                         x_title="key", y_title="query", value_name="weight", zrange=(0, 1), height=360,
                         name="order_weights_reordered",
                         alt="Attention weights of the reordered sentence: the same cells, rows and columns moved."))
+                classroom.snippet(f"result = {call}",
+                                  "weights, weights_reordered = result['weights'], result['weights_reordered']  "
+                                  "# (n, n) each: the two grids")
                 formula(r"A' = P A P^\top,\quad A = \mathrm{softmax}\!\left(\frac{XW_Q (XW_K)^\top}{\sqrt{$d}}"
                         r"\right)", d=dim)
                 notice("How much 'likes' attends to 'movie' is the same number in both grids; only its row and "
@@ -172,6 +196,9 @@ def lesson():
                     x_title="x (pixel)", y_title="y (pixel)", cell_px=330, signed=False, name="order_patches",
                     alt="A small picture of a house, a sun and a hill, next to the same picture with its patches "
                         "shuffled."))
+                picture = classroom.call("patch_experiment", 48, patch, image_seed, 32, positions, pooling)
+                classroom.snippet(f"shown = {picture}",
+                                  "image, shuffled = shown['image'], shown['shuffled']  # (48, 48) each: the panels")
                 st.metric("Largest difference between the pooled summaries of the two pictures",
                           f"{shown['pooled_gap']:.1e}")
                 formula(r"\max\big|\mathrm{$pool}(\mathrm{Attn}(X)) - \mathrm{$pool}(\mathrm{Attn}(PX))\big| = $gap",
