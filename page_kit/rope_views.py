@@ -11,6 +11,7 @@ import streamlit as st
 import posenc_core as pc
 
 from . import classroom, controls, figures
+from .code_lines import fold
 from .lesson import formula, notice
 from .render import show
 
@@ -86,12 +87,12 @@ def precision_section(dim: int, base: float) -> None:
                 f"position; in {dtype} they move in steps."))
     b = float(base)
     classroom.snippet(
-        f"curves = {{dtype: pc.rope_angle_error_curve({length}, {dim}, {b!r}, dtype) for dtype in "
-        "pc.ANGLE_DTYPES}  # curves[dtype]['error'] (bins,): the left figure",
-        f"zoom = {classroom.call('rope_angles_in_dtype', around, 48, dim, b, pair=0, dtype=dtype)}  "
-        "# zoom['exact'], zoom['computed'] (48,): the right figure",
-        f"first_bad = {{dtype: pc.rope_first_bad_position({dim}, {b!r}, dtype, max_position={length}) "
-        "for dtype in pc.ANGLE_DTYPES}  # the three numbers below")
+        fold(f"curves = {{dtype: pc.rope_angle_error_curve({length}, {dim}, {b!r}, dtype) for dtype in "
+             "pc.ANGLE_DTYPES}", "curves[dtype]['error'] (bins,): left"),
+        fold(f"zoom = {classroom.call('rope_angles_in_dtype', around, 48, dim, b, pair=0, dtype=dtype)}",
+             "zoom['exact'], zoom['computed'] (48,): right"),
+        fold(f"first_bad = {{dtype: pc.rope_first_bad_position({dim}, {b!r}, dtype, max_position={length}) "
+             "for dtype in pc.ANGLE_DTYPES}", "the three numbers below"))
     c = st.columns(3)
     for column, dtype_name in zip(c, pc.ANGLE_DTYPES, strict=True):
         column.metric(f"{dtype_name}: first position off by ≥ 1 rad",

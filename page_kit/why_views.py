@@ -11,6 +11,7 @@ import streamlit as st
 import posenc_core as pc
 
 from . import classroom, controls, figures
+from .code_lines import fold
 from .lesson import formula, notice
 from .render import show
 
@@ -35,7 +36,7 @@ def shuffled_image_section(positions: bool, pooling: str) -> None:
         alt="A small picture of a house, a sun and a hill, next to the same picture with its patches "
             "shuffled."))
     picture = classroom.call("patch_experiment", 48, patch, image_seed, 32, positions, pooling)
-    classroom.snippet(f"shown = {picture}",
+    classroom.snippet(fold(f"shown = {picture}", "dict of arrays"),
                       "image, shuffled = shown['image'], shown['shuffled']  # (48, 48) each: the panels")
     st.metric("Largest difference between the pooled summaries of the two pictures",
               f"{shown['pooled_gap']:.1e}")

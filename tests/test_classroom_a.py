@@ -156,3 +156,22 @@ def test_rope_model_snippets(charts):
                                   charts["rope_cost"].table["per token, per layer"])
     assert at.metric[1].value == f"{out['rotated_vectors_per_token']:,}"
     assert at.metric[2].value == f"{out['table_values']:,}"
+
+
+@pytest.mark.parametrize("statement", [
+    "result = pc.order_experiment('a, b (c)', 16, 'custom', seed=0, i=0, j=1, order='3,4,2,0,1', positions=False)",
+    "scores = {layout: pc.rope_score_matrix(96, 64, 10000.0, layout, 0) for layout in pc.ROPE_LAYOUTS}",
+    "b = pc.embedding_norm_balance([8, 16, 32, 64, 128, 256, 512, 1024], 'normal(0, 1/sqrt(d))', True)",
+    "x = pc.token_plus_position(pc.tokenize(\"it's, [odd]\"), 64, 'normal(0, 1)', False)",
+    "config = pc.ROPE_MODEL_PRESETS['Llama 3 8B']",
+])
+@pytest.mark.parametrize("comment", ["", "dict", "(96, 96) float64 each: a comment long enough to need its own line"])
+def test_folded_snippet_lines_are_the_same_statement_and_short(statement, comment):
+    import ast
+
+    from page_kit.code_lines import WIDTH, fold
+
+    folded = fold(statement, comment)
+    assert ast.dump(ast.parse(folded)) == ast.dump(ast.parse(statement))
+    assert all(len(line) <= WIDTH for line in folded.splitlines()), folded
+    assert not comment or f"# {comment}" in folded

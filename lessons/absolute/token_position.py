@@ -2,6 +2,7 @@ import streamlit as st
 
 import posenc_core as pc
 from page_kit import classroom, controls, figures, formula, guard, header, notice, sections, show, source
+from page_kit.code_lines import fold
 
 DIMS = (8, 16, 32, 64, 128, 256, 512, 1024)
 
@@ -45,7 +46,7 @@ def lesson():
     with guard():
         x = parts(text, dim, init, scale)
         words = pc.tokenize(text)
-        made = f"x = pc.token_plus_position(pc.tokenize({text!r}), {dim}, {init!r}, {scale})"
+        made = fold(f"x = pc.token_plus_position(pc.tokenize({text!r}), {dim}, {init!r}, {scale})", "dict")
         if tab_form.open:
             with tab_form:
                 word, position = float(x["token_norm"][0]), float(x["position_norm"][0])
@@ -66,8 +67,8 @@ def lesson():
                     y_title="word", value_name="value", cell_px=300, name="token_position_parts",
                     alt="Three heatmaps on one colour scale: the token embeddings, the position rows and "
                         "their sum."))
-                classroom.snippet(made, f"# x['token'], x['position'], x['input']: ({len(words)}, {dim}) float64 "
-                                  "each, the three panels")
+                classroom.snippet(made, f"# x['token'], x['position'], x['input']: ({len(words)}, {dim}) each,",
+                                  "# the three panels")
                 formula(r"x_p = $s E[w_p] + PE(p):\quad \lVert $s E[\text{$w}]\rVert = $tok,\ "
                         r"\lVert PE(0)\rVert = \sqrt{d/2} = $pos,\ \lVert x_0\rVert = $inp",
                         s=r"\sqrt{d}\," if scale else "", w=words[0], tok=float(x["token_norm"][0]),
@@ -85,8 +86,8 @@ def lesson():
                     title="Vector lengths, word by word", x_title="slot: word", y_title="L2 norm",
                     name="token_position_norms",
                     alt="Grouped bars of the token, position and input norms for each word."))
-                classroom.snippet(made, f"# x['token_norm'], x['position_norm'], x['input_norm']: ({len(words)},) "
-                                  "each, the bars")
+                classroom.snippet(made, "# x['token_norm'], x['position_norm'], x['input_norm']:",
+                                  f"# ({len(words)},) each, the bars")
                 b = balance(init, scale, dim)
                 wider = pc.embedding_norm_balance([dim, 2 * dim], init, scale)
                 (e0, e1), (m0, m1) = wider["expected"], wider["measured"]
@@ -109,8 +110,8 @@ def lesson():
                     vlines=[(dim, f"d = {dim}")], hlines=[(1.0, "equal")], name="token_position_balance",
                     alt="Log-log line plot of the norm ratio against the width, measured and expected."))
                 widths = sorted(set(DIMS) | {dim})
-                classroom.snippet(f"b = {classroom.call('embedding_norm_balance', widths, init, scale)}",
-                                  f"# b['measured'], b['expected'] ({len(widths)},): the two curves over b['dim']")
+                classroom.snippet(fold(f"b = {classroom.call('embedding_norm_balance', widths, init, scale)}", "dict"),
+                                  f"# b['measured'], b['expected'] ({len(widths)},): the curves over b['dim']")
                 formula(r"\frac{\lVert PE(p)\rVert}{\lVert \text{token}\rVert} \approx \frac{\sqrt{d/2}}{s\sqrt{d}}"
                         r" = \frac{1}{s\sqrt 2},\quad s = $std\ \Rightarrow\ $ratio",
                         std=float(b["std"][list(b["dim"]).index(dim)]),

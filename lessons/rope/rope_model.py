@@ -2,6 +2,7 @@ import streamlit as st
 
 import posenc_core as pc
 from page_kit import classroom, controls, figures, formula, guard, header, notice, sections, show, source
+from page_kit.code_lines import fold
 from page_kit.figures import FlowNode
 
 PRESETS = list(pc.ROPE_MODEL_PRESETS)
@@ -79,8 +80,8 @@ def lesson():
                 classroom.predict("rm_rotated", "Which vectors does RoPE rotate inside an attention layer?",
                                   ["q, k and v", "q and k only", "the layer input x", "only q"], 1, rotated_reveal)
                 show(diagram(preset, m, n))
-                classroom.snippet(f"config = pc.ROPE_MODEL_PRESETS[{preset!r}]  # dict: the sizes in the diagram's "
-                                  "note (n_heads, n_kv_heads, head_dim, base, ...)")
+                classroom.snippet(fold(f"config = pc.ROPE_MODEL_PRESETS[{preset!r}]",
+                                       "dict: the sizes in the diagram's note"))
                 formula(r"\text{score}_{mn} = \frac{(R_{m}W_q x_m)\cdot(R_{n}W_k x_n)}{\sqrt{d}}"
                         r" = \frac{x_m^{\top} W_q^{\top} R_{n-m} W_k\, x_n}{\sqrt{d}},\qquad n - m = $off",
                         off=n - m)
@@ -115,9 +116,9 @@ def lesson():
                         "layer, the rotations a few tens of thousands."))
                 made = classroom.call("rope_model_costs", c["n_layers"], c["n_heads"], c["n_kv_heads"], c["head_dim"],
                                       seq_len, partial_rotary_factor=c["partial_rotary_factor"], d_model=c["d_model"])
-                classroom.snippet(f"out = {made}",
-                                  "# out['projection_macs_per_layer'], out['rope_multiplies_per_layer']: the bars; "
-                                  "the other keys: the numbers below")
+                classroom.snippet(fold(f"out = {made}", "dict"),
+                                  "# out['projection_macs_per_layer'], out['rope_multiplies_per_layer']: the bars",
+                                  "# the other keys: the numbers below")
                 cols = st.columns(4)
                 cols[0].metric("Parameters added by RoPE", f"{out['parameters']}")
                 cols[1].metric("Vectors rotated per token", f"{out['rotated_vectors_per_token']:,}")

@@ -2,6 +2,7 @@ import streamlit as st
 
 import posenc_core as pc
 from page_kit import classroom, controls, figures, formula, guard, header, notice, sections, show, source
+from page_kit.code_lines import fold
 
 BASES = [100, 1000, 10000, 500000, 1000000]
 DIMS = [8, 16, 32, 64, 128, 256]
@@ -68,8 +69,8 @@ def lesson():
                             alt=f"Score matrix of one random query and key placed at every position, {layout} "
                                 "layout: every diagonal has a single colour."))
                         st.metric(f"Largest spread along a diagonal ({layout})", f"{deviations[layout]:.1e}")
-                classroom.snippet(f"scores = {{layout: pc.rope_score_matrix({n}, {dim}, {float(base)!r}, layout, "
-                                  f"{seed}) for layout in pc.ROPE_LAYOUTS}}  # ({n}, {n}) float64 each: the grids")
+                classroom.snippet(fold(f"scores = {{layout: pc.rope_score_matrix({n}, {dim}, {float(base)!r}, layout, "
+                                       f"{seed}) for layout in pc.ROPE_LAYOUTS}}", f"({n}, {n}) float64 each"))
                 formula(r"\tilde q_m\cdot\tilde k_n = \sum_{j} \mathrm{Re}\big(q_j\,\bar k_j\,"
                         r"e^{\mathrm{i}(m-n)\theta_j}\big)"
                         r"\quad\Rightarrow\quad \max_{\text{diagonals}}(\max-\min) = $a\ \text{(half)},\ "
@@ -116,8 +117,8 @@ def lesson():
                         "measured score; the q = k score falls with distance, the random one stays flat."))
                 made = classroom.call("rope_decay_curves", dim, max_distance, float(base), log_distance=log_distance,
                                       samples=2048)
-                classroom.snippet(f"curves = {made}",
-                                  "# curves['distance'] and the four curves, e.g. curves['random_score'] (points,)")
+                classroom.snippet(fold(f"curves = {made}", "dict"),
+                                  "# curves['distance'] and the four curves, e.g. curves['random_score']")
                 formula(r"\Big|\sum_{j=0}^{d/2-1} h_j\,e^{\mathrm{i} r\theta_j}\Big| \le \big(\max_j |h_{j+1}-h_j|\big)"
                         r"\sum_{j=1}^{d/2} |S_j|,\quad S_j = \sum_{k<j} e^{\mathrm{i} r\theta_k},"
                         r"\quad h_j = q_j\bar k_j,\ h_{d/2} = 0;\qquad \textstyle\sum_j |S_j| = $s0 \text{ at } r = 0",

@@ -2,6 +2,7 @@ import streamlit as st
 
 import posenc_core as pc
 from page_kit import classroom, controls, figures, formula, guard, header, notice, rope_views, sections, show, source
+from page_kit.code_lines import fold
 
 BASES = [100, 1000, 10000, 500000, 1000000]
 DIMS = [8, 16, 32, 64, 96, 128, 256]
@@ -65,10 +66,10 @@ def lesson():
                     hover_format=".0f",
                     alt="Two rows of pair indices: the half layout counts 0 to d/2−1 twice, the interleaved "
                         "layout repeats each index in two neighbouring dimensions."))
-                classroom.snippet(f"check = {classroom.call('rope_layout_check', 8, dim, float(base))}  "
+                classroom.snippet(fold(f"check = {classroom.call('rope_layout_check', 8, dim, float(base))}", "dict"),
                                   "# check['with_perm'], check['without_perm']: the two numbers below",
-                                  f"pairs = {{layout: pc.rope_cos_table(1, {dim}, {float(base)!r}, layout=layout)"
-                                  f"['pair'] for layout in pc.ROPE_LAYOUTS}}  # ({dim},) each: the two rows")
+                                  fold(f"pairs = {{layout: pc.rope_cos_table(1, {dim}, {float(base)!r}, layout=layout)"
+                                       f"['pair'] for layout in pc.ROPE_LAYOUTS}}", f"({dim},) each: the two rows"))
                 c = st.columns(2)
                 c[0].metric("max |RoPE_half(x)[perm] − RoPE_interleaved(x[perm])|", f"{check['with_perm']:.1e}")
                 c[1].metric("Same vector, other layout, no permutation", f"{check['without_perm']:.2f}")
@@ -104,9 +105,9 @@ def lesson():
                         alt="The same head run with the interleaved layout without permuting its weights: a "
                             "different score pattern."))
                 made = classroom.call("rope_conversion_scores", n, dim, float(base), seed=seed)
-                classroom.snippet(f"conv = {made}",
-                                  f"# conv['half'], conv['naive'] ({n}, {n}) float64: the two grids; "
-                                  "conv['converted_error'], conv['naive_error']: the numbers below")
+                classroom.snippet(fold(f"conv = {made}", "dict"),
+                                  f"# conv['half'], conv['naive'] ({n}, {n}) float64: the two grids",
+                                  "# conv['converted_error'], conv['naive_error']: the numbers below")
                 c = st.columns(2)
                 c[0].metric("Rows of W_q, W_k permuted: largest score change", f"{conv['converted_error']:.1e}")
                 c[1].metric("Weights left as they are: largest score change", f"{conv['naive_error']:.2f}")
@@ -142,7 +143,8 @@ def lesson():
                         "cos = 1, unrotated."))
                 made = classroom.call("rope_cos_table", npos, dim, float(base), partial_rotary_factor=float(fraction),
                                       layout=layout)
-                classroom.snippet(f"table = {made}  # table['cos'] ({npos}, {dim}) float32: the heatmap")
+                classroom.snippet(fold(f"table = {made}", "dict"),
+                                  f"# table['cos'] ({npos}, {dim}) float32: the heatmap")
                 formula(r"r = \lfloor d \cdot \text{fraction} \rfloor = \lfloor $d \cdot $f \rfloor = $r,\qquad"
                         r"\theta_i = b^{-2i/r}\ (i < r/2)", d=dim, f=float(fraction), r=r)
                 notice("Only the first r dimensions are rotated; the rest of the head passes through unchanged, so "

@@ -2,6 +2,7 @@ import streamlit as st
 
 import posenc_core as pc
 from page_kit import classroom, controls, figures, formula, guard, header, notice, sections, show, source
+from page_kit.code_lines import fold
 
 TWINS = {"matched": "waves matched to the bits", "paper": "the paper's sin/cos table"}
 
@@ -70,11 +71,12 @@ def lesson():
                         waves, title=title, x_title="column k", y_title="position", value_name="value",
                         signed=True, height=440, name="binary_waves",
                         alt="Heatmap of smooth waves whose columns slow down from left to right, like the bits."))
-                classroom.snippet(f"codes = {classroom.call('binary_codes', n, bits)}  # ({n}, {bits}) int8: the "
-                                  "bits, left",
-                                  f"waves = pc.binary_waves(range({n}), {bits})  # ({n}, {bits}) float64: right"
-                                  if twin == "matched" else f"waves = pc.sinusoidal({n}, {2 * bits}, layout='concat')"
-                                  f"[:, :{bits}]  # ({n}, {bits}) float32: the sines, right")
+                classroom.snippet(fold(f"codes = {classroom.call('binary_codes', n, bits)}",
+                                       f"({n}, {bits}) int8: left"),
+                                  fold(f"waves = pc.binary_waves(range({n}), {bits})", f"({n}, {bits}) float64: right")
+                                  if twin == "matched" else
+                                  fold(f"waves = pc.sinusoidal({n}, {2 * bits}, layout='concat')[:, :{bits}]",
+                                       f"({n}, {bits}) float32: the sines, right"))
                 if twin == "matched":
                     formula(r"\mathrm{bit}_k(p) = \left\lfloor p / 2^k \right\rfloor \bmod 2,\qquad "
                             r"\operatorname{sign}\cos\!\Big(\frac{\pi\,(p - (2^k-1)/2)}{2^k}\Big) = 1 - 2\,"
@@ -104,8 +106,9 @@ def lesson():
                     x_title="position p (fractional positions allowed)", y_title="value", name="binary_column",
                     alt="A square wave stepping between 1 and -1 and a cosine with the same period passing "
                         "smoothly through it."))
-                classroom.snippet(f"xs, col = {classroom.call('binary_column_curve', k, 2)}",
-                                  "# xs (801,) positions; col['signed'] and col['wave'] (801,): the two curves")
+                classroom.snippet(fold(f"xs, col = {classroom.call('binary_column_curve', k, 2)}",
+                                       "xs (801,) positions"),
+                                  "# col['signed'] and col['wave'] (801,): the two curves")
                 formula(r"\text{period} = 2^{k+1} = $period\ \text{positions},\qquad "
                         r"\text{wave}_k(p) = \cos\!\Big(\frac{\pi\,(p - $shift)}{$half}\Big)",
                         period=2 ** (k + 1), shift=(2 ** k - 1) / 2, half=2 ** k)

@@ -2,6 +2,7 @@ import streamlit as st
 
 import posenc_core as pc
 from page_kit import classroom, controls, figures, formula, guard, header, notice, sections, show, source
+from page_kit.code_lines import fold
 
 KINDS = ("integer", "fraction", "sinusoidal")
 
@@ -61,9 +62,8 @@ def lesson():
                     hlines=[(1.0, "equal size")], name="naive_norm_ratio", dashed=["sinusoidal (for comparison)"],
                     alt="Log-scale lines: the integer code's norm ratio grows linearly with position, the "
                         "fraction stays below 1, the sinusoidal code stays at 0.71."))
-                classroom.snippet(f"ratio = {{kind: pc.naive_norm_ratio({n}, kind, {dim}) for kind in {KINDS!r}}}",
-                                  f"# ({n},) each: ||code|| / ||token|| at positions 0-{n - 1} (the curves start "
-                                  "at 1)")
+                classroom.snippet(fold(f"ratio = {{kind: pc.naive_norm_ratio({n}, kind, {dim}) for kind in {KINDS!r}}}",
+                                       f"({n},) each: ||code|| / ||token||, the curves from position 1"))
                 formula(r"\frac{\lVert p\,\mathbf{1}_d\rVert}{\lVert x\rVert} \approx \frac{p\sqrt{d}}{\sqrt{d}} = p"
                         r"\quad\Rightarrow\quad p = $last:\ \text{ratio } $ratio",
                         last=n - 1, ratio=float(r["integer"][-1]))
@@ -80,8 +80,8 @@ def lesson():
                     name="naive_inputs",
                     alt="Two heatmaps sharing a colour scale: the token embeddings look like faint noise; after "
                         "adding the integer position, rows form a smooth gradient and the words vanish."))
-                classroom.snippet(f"parts = {classroom.call('naive_inputs', min(n, 128), dim, 'integer')}",
-                                  "# dict of (positions, d) arrays: parts['token'] and parts['sum'] are the panels")
+                classroom.snippet(fold(f"parts = {classroom.call('naive_inputs', min(n, 128), dim, 'integer')}",
+                                       f"({min(n, 128)}, {dim}) each: parts['token'], parts['sum'], the panels"))
                 notice("On a shared colour scale the word information is a faint speckle next to the ramp the "
                        "position adds: the first layer would mostly see 'how far along', barely 'which word'.")
 
@@ -116,8 +116,8 @@ def lesson():
                     markers=True, vlines=[(p, f"p = {p}")], hlines=[(0.5, "code 0.5")], name="naive_fraction",
                     alt="Two lines of markers: the shorter sequence's codes climb faster; at the same position the "
                         "two codes differ."))
-                classroom.snippet(f"table = {classroom.call('fraction_codes', [short, long])}",
-                                  f"# (2, {max(short, long)}): p / L for L = {short} and {long}, NaN past the end")
+                classroom.snippet(fold(f"table = {classroom.call('fraction_codes', [short, long])}",
+                                       f"(2, {max(short, long)}): p / L, NaN past the end"))
                 st.dataframe({"sequence length": [short, long], f"code of position {p}": table[:, p]},
                              hide_index=True, width="content",
                              column_config={f"code of position {p}": st.column_config.NumberColumn(format="%.4f")})

@@ -2,6 +2,7 @@ import streamlit as st
 
 import posenc_core as pc
 from page_kit import classroom, controls, figures, formula, guard, header, notice, sections, show, source, why_views
+from page_kit.code_lines import fold
 
 DEFAULT_SENTENCE = "my kid likes the movie"
 HOW = {"custom": "pick an order", "reverse": "reverse", "swap": "swap two", "shuffle": "shuffle"}
@@ -110,9 +111,9 @@ def lesson():
                         y_title="slot: word", value_name="output", zrange=(-bound, bound), signed=True,
                         height=340, name="order_outputs_reordered",
                         alt="Attention outputs for the reordered sentence: the same rows as before, moved."))
-                classroom.snippet(f"result = {call}",
-                                  "out, out_reordered = result['out'], result['out_reordered']  # (n, d) each: "
-                                  "the two heatmaps")
+                classroom.snippet(fold(f"result = {call}", "dict of arrays"),
+                                  "out, out_reordered = result['out'], result['out_reordered']",
+                                  "# (n, d) each: the two heatmaps")
                 formula(r"\mathrm{Attn}(PX) = P\,\mathrm{Attn}(X)\qquad \max\big|\mathrm{Attn}(PX) - "
                         r"P\,\mathrm{Attn}(X)\big| = $gap", gap=result["equivariance_gap"], digits=3)
                 if positions:
@@ -134,9 +135,9 @@ def lesson():
                     title=f"{pooling} of the outputs, channel by channel", x_title="channel",
                     y_title=f"{pooling}-pooled output", name="order_pooled",
                     alt="Grouped bars of the pooled summary for both orders, and their difference."))
-                classroom.snippet(f"result = {call}",
-                                  "pooled, pooled_reordered = result['pooled'], result['pooled_reordered']  # (d,) "
-                                  "each: the bars")
+                classroom.snippet(fold(f"result = {call}", "dict of arrays"),
+                                  "pooled, pooled_reordered = result['pooled'], result['pooled_reordered']",
+                                  "# (d,) each: the bars")
                 st.dataframe({"channel": channels[:8], "original": result["pooled"][:8],
                               "reordered": result["pooled_reordered"][:8],
                               "difference": (result["pooled"] - result["pooled_reordered"])[:8]},
@@ -168,8 +169,8 @@ def lesson():
                         x_title="key", y_title="query", value_name="weight", zrange=(0, 1), height=360,
                         name="order_weights_reordered",
                         alt="Attention weights of the reordered sentence: the same cells, rows and columns moved."))
-                classroom.snippet(f"result = {call}",
-                                  "weights, weights_reordered = result['weights'], result['weights_reordered']  "
+                classroom.snippet(fold(f"result = {call}", "dict of arrays"),
+                                  "weights, weights_reordered = result['weights'], result['weights_reordered']",
                                   "# (n, n) each: the two grids")
                 formula(r"A' = P A P^\top,\quad A = \mathrm{softmax}\!\left(\frac{XW_Q (XW_K)^\top}{\sqrt{$d}}"
                         r"\right)", d=dim)
