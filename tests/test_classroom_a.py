@@ -10,7 +10,7 @@ import pytest
 
 import page_kit
 import posenc_core as pc
-from page_kit import registry
+from page_kit import registry, rope_views, why_views
 from tests import apptest_pages
 
 BY_URL = {p.url_path: p for p in registry.all_pages()}
@@ -27,6 +27,8 @@ def charts(monkeypatch):
         show(chart)
 
     monkeypatch.setattr(page_kit, "show", record)  # lessons import show from page_kit on every run
+    for views in (why_views, rope_views):  # sections drawn by kit modules call their own show
+        monkeypatch.setattr(views, "show", record)
     return shown
 
 
@@ -47,9 +49,9 @@ def _widget(at, key):
                                "number_input") for w in at.get(kind) if w.key == key)
 
 
-def _assert_link_applied(at, **values):
+def _assert_link_applied(page, **values):
     for key, value in values.items():
-        assert _widget(at, key).value == value, f"the link's {key} did not reach the page"
+        assert _widget(page, key).value == value, f"the link's {key} did not reach the page"
 
 
 def test_order_snippets(charts):
@@ -64,6 +66,11 @@ def test_order_snippets(charts):
     bars = charts["order_pooled"].table
     np.testing.assert_array_equal(ns["pooled"], bars["original"])
     np.testing.assert_array_equal(ns["pooled_reordered"], bars["reordered"])
+
+    at, ns = _open("order", charts, view="Shuffle an image", patch="12", iseed="5", pe="true")
+    _assert_link_applied(at, patch=12, iseed=5, pe=True)
+    np.testing.assert_array_equal(np.stack([ns["image"], ns["shuffled"]]), charts["order_patches"].matrix)
+    assert at.metric[0].value == f"{ns['shown']['pooled_gap']:.1e}"
 
 
 def test_naive_snippets(charts):
@@ -140,6 +147,17 @@ def test_rope_variants_snippets(charts):
     at, ns = _open("rope_variants", charts, view="Partial rotary", pct="0.5", layout="interleaved", pos="64")
     _assert_link_applied(at, pct=0.5, layout="interleaved", pos=64)
     np.testing.assert_array_equal(ns["table"]["cos"], charts["rope_partial"].matrix)
+
+    at, ns = _open("rope_variants", charts, view="Precision", len="32,768", at="1,500", dtype="float16")
+    _assert_link_applied(at, len=32768, at=1500, dtype="float16")
+    curves = charts["rope_precision"].table
+    for dtype in pc.ANGLE_DTYPES:
+        np.testing.assert_array_equal(ns["curves"][dtype]["error"], curves[dtype])
+    np.testing.assert_array_equal(ns["zoom"]["computed"], charts["rope_precision_zoom"].table["float16"])
+    shown = [m.value for m in at.metric]
+    for dtype in pc.ANGLE_DTYPES:
+        first = ns["first_bad"][dtype]
+        assert (f"> {32768:,}" if first is None else f"{first:,}") in shown
 
 
 def test_rope_model_snippets(charts):
