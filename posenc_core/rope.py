@@ -711,7 +711,9 @@ def rope_model_costs(n_layers, n_heads, n_kv_heads, head_dim, seq_len, *, partia
         dict with ``parameters`` (always 0), ``rotated_vectors_per_token`` (queries and keys of every
         head in every layer; values are not rotated), ``rotations_per_token`` (2D rotations, one per
         pair), ``table_values`` (the cos and sin tables for seq_len positions, shared by every layer),
-        and ``learned_table_parameters`` (what a learned absolute table of seq_len x d_model would cost).
+        and ``learned_table_parameters`` (what a learned absolute table of seq_len x d_model would cost);
+        per token and layer, ``projection_macs_per_layer`` (x W_q, x W_k, x W_v), ``rope_multiplies_per_layer``
+        and ``rope_share_per_layer``, the rotations' fraction of the two together.
     """
     n_layers = as_int("n_layers", n_layers, minimum=1, maximum=1024)
     n_heads = as_int("n_heads", n_heads, minimum=1, maximum=4096)
@@ -724,12 +726,12 @@ def rope_model_costs(n_layers, n_heads, n_kv_heads, head_dim, seq_len, *, partia
     r = rotary_dim(d, partial_rotary_factor)
     d_model = n_heads * d if d_model is None else as_int("d_model", d_model, minimum=1, maximum=MAX_DIM * 64)
     vectors = n_layers * (n_heads + n_kv_heads)
+    # per token and layer: x W_q, x W_k, x W_v as multiply-adds; each 2D rotation is 4 multiplies
+    projection, rotation = d_model * (n_heads + 2 * n_kv_heads) * d, 4 * (n_heads + n_kv_heads) * r // 2
     return {"parameters": 0, "rotated_vectors_per_token": vectors, "rotations_per_token": vectors * r // 2,
             "table_values": 2 * seq_len * r // 2, "learned_table_parameters": seq_len * d_model,
-            "rotary_dim": r,
-            # per token and layer: x W_q, x W_k, x W_v as multiply-adds; each 2D rotation is 4 multiplies
-            "projection_macs_per_layer": d_model * (n_heads + 2 * n_kv_heads) * d,
-            "rope_multiplies_per_layer": 4 * (n_heads + n_kv_heads) * r // 2}
+            "rotary_dim": r, "projection_macs_per_layer": projection, "rope_multiplies_per_layer": rotation,
+            "rope_share_per_layer": rotation / (rotation + projection)}
 
 
 # Published configs (config.json on the Hugging Face Hub), for the "where it lives" lesson.

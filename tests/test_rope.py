@@ -312,6 +312,7 @@ def test_model_costs():
     assert pc.rope_model_costs(2, 4, 4, 64, 10, partial_rotary_factor=0.25)["rotary_dim"] == 16
     assert out["projection_macs_per_layer"] == 4096 * (32 + 16) * 128
     assert out["rope_multiplies_per_layer"] == 4 * 40 * 64
+    assert out["rope_share_per_layer"] == pytest.approx(4 * 40 * 64 / (4 * 40 * 64 + 4096 * 48 * 128))
     for preset in pc.ROPE_MODEL_PRESETS.values():  # every preset is a valid configuration
         costs = pc.rope_model_costs(preset["n_layers"], preset["n_heads"], preset["n_kv_heads"], preset["head_dim"],
                                     preset["context"], partial_rotary_factor=preset["partial_rotary_factor"],

@@ -1,7 +1,8 @@
 import streamlit as st
 
 import posenc_core as pc
-from page_kit import controls, figures, formula, guard, header, notice, sections, show, source
+from page_kit import classroom, controls, figures, formula, guard, header, notice, sections, show, source
+from page_kit.code_lines import fold
 
 SOURCES = {"minilm": "all-MiniLM-L6-v2", "upload": "your upload"}
 
@@ -71,16 +72,31 @@ def lesson():
         info = analysis(src, file_id, filename, tensor, shown)
         label = SOURCES[src] if src == "minilm" else filename
 
+        # the snippets' first lines: the same table, read the same way (an upload from the student's own file)
+        load = ("P = pc.minilm_position_table()" if src == "minilm" else
+                f"P = pc.load_position_table(open({filename!r}, 'rb').read(), {filename!r}, {tensor!r})")
+        table_code = (fold(load, f"({rows}, {cols}) float32: the whole table"),
+                      f"table = P[:{shown}]  # ({shown}, {cols}): the positions analysed")
         tab_table, tab_past, tab_sim, tab_dims, tab_pca = sections(
             ["The table", "Past the last row", "Similarity", "Dimensions as curves", "Principal components"])
 
         if tab_table.open:
             with tab_table:
+                def rows_reveal() -> str:
+                    return (f"{pc.missing_rows_message(rows, 2 * rows)} A model with a learned table refuses "
+                            "(or truncates) longer inputs; the 'Past the last row' tab shows the lookup running out.")
+
+                classroom.predict("learned_rows", f"P has {rows} rows and {cols} channels. How many positions can "
+                                  "the model give a position vector?",
+                                  ["as many as P has rows", "as many as P has channels",
+                                   "any number: it extends the pattern", "any number: the rows repeat"], 0,
+                                  rows_reveal)
                 show(figures.heatmap(
                     table, title=f"{label}: P has {rows} rows x {cols} channels (showing positions 0-{shown - 1})",
                     x_title="channel", y_title="position p", value_name="P[p, c]", name="learned_table",
                     signed=True, robust=99,
                     alt=f"Heatmap of a learned position table with {rows} rows and {cols} channels."))
+                classroom.snippet(*table_code)
                 summary = info["summary"]
                 formula(r"P \in \mathbb{R}^{T_{\max}\times C} = \mathbb{R}^{$rows\times $cols},\qquad "
                         r"x_p = E[w_p] + P[p],\qquad \overline{\lVert P[p]\rVert} = $norm",
@@ -100,6 +116,8 @@ def lesson():
                     x_title="channel", y_title="position p", value_name="P[p, c]", name="learned_lookup",
                     signed=True, robust=99,
                     alt="Heatmap of the looked-up rows; below the table's last row the plot is empty."))
+                classroom.snippet(table_code[0], fold(f"rows_used = pc.learned_lookup(P, {length}, strict=False)",
+                                                      f"({length}, {cols}), NaN: no row"))
                 formula(r"x_p = E[w_p] + P[p]\ \text{ needs }\ p < T_{\max} = $rows;\quad "
                         r"\text{longest position asked for: } $last", rows=rows, last=length - 1)
                 if message:
@@ -119,6 +137,8 @@ def lesson():
                     y_title="position i", value_name="cosine", name="learned_similarity",
                     alt="Heatmap of the cosine similarity between every pair of positions: a bright band along "
                         "the diagonal."))
+                classroom.snippet(*table_code, fold("similarity = pc.similarity_matrix(table, 'cosine')",
+                                                    f"({shown}, {shown}) float32"))
                 formula(r"\cos(i, j) = \frac{P[i]\cdot P[j]}{\lVert P[i]\rVert\,\lVert P[j]\rVert},\quad "
                         r"\cos(0, 1) = $a,\ \cos(0, $far) = $b", a=float(info["similarity"][0, 1]),
                         far=shown - 1, b=float(info["similarity"][0, shown - 1]))
@@ -140,6 +160,8 @@ def lesson():
                         title="Chosen channels of P against position", x_title="position p", y_title="P[p, c]",
                         name="learned_channels",
                         alt=f"Line plot of {len(chosen)} channels of the learned table against position."))
+                    classroom.snippet(*table_code, fold(f"channels = {{c: table[:, c] for c in {chosen!r}}}",
+                                                        f"({shown},) each: the curves"))
                 notice("Single channels are noisy: each wiggles around zero with some slow drift, and row 0 often "
                        "sticks out (position 0 holds the [CLS] token in every BERT input). The structure is spread "
                        "over many channels at once, which is why the principal components show it far more "
@@ -159,6 +181,9 @@ def lesson():
                     title="How much of the table's variance each component carries", x_title="component",
                     y_title="fraction of variance", name="learned_pca_variance",
                     alt="Bar chart of the variance carried by each principal component."))
+                classroom.snippet(*table_code, f"pca = pc.principal_components(table, {k})",
+                                  f"# pca['scores'] ({shown}, {k}): the curves",
+                                  f"# pca['explained'] ({k},): the bars")
                 formula(r"P - \bar P = U\Sigma V^\top,\quad \text{score}_k(p) = U_{pk}\,\sigma_k,\quad "
                         r"\text{PC 1..$k carry } $share \text{ of the variance}", k=k,
                         share=float(pca["explained"].sum()))

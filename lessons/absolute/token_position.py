@@ -1,7 +1,8 @@
 import streamlit as st
 
 import posenc_core as pc
-from page_kit import controls, figures, formula, guard, header, notice, sections, show, source
+from page_kit import classroom, controls, figures, formula, guard, header, notice, sections, show, source
+from page_kit.code_lines import fold
 
 DIMS = (8, 16, 32, 64, 128, 256, 512, 1024)
 
@@ -45,8 +46,20 @@ def lesson():
     with guard():
         x = parts(text, dim, init, scale)
         words = pc.tokenize(text)
+        made = fold(f"x = pc.token_plus_position(pc.tokenize({text!r}), {dim}, {init!r}, {scale})", "dict")
         if tab_form.open:
             with tab_form:
+                word, position = float(x["token_norm"][0]), float(x["position_norm"][0])
+
+                def louder_reveal() -> str:
+                    return (f"||{'√d·' if scale else ''}E['{words[0]}']|| = {word:.3f} and ||PE(0)|| = "
+                            f"{position:.3f}: the {'word' if word > position else 'position'} is the louder part "
+                            "of the sum (compare the left and middle panels).")
+
+                classroom.predict("tp_louder", f"Width {dim}, init {init}, {'with' if scale else 'without'} × √d: "
+                                  f"in the input for '{words[0]}', which part is longer?",
+                                  ["the token embedding", "the position row", "they always have the same length"],
+                                  0 if word > position else 1, louder_reveal)
                 show(figures.small_multiples(
                     [x["token"], x["position"], x["input"]],
                     ["token embedding" + (" x √d" if scale else ""), "sinusoidal position row", "input = sum"],
@@ -54,6 +67,8 @@ def lesson():
                     y_title="word", value_name="value", cell_px=300, name="token_position_parts",
                     alt="Three heatmaps on one colour scale: the token embeddings, the position rows and "
                         "their sum."))
+                classroom.snippet(made, f"# x['token'], x['position'], x['input']: ({len(words)}, {dim}) each,",
+                                  "# the three panels")
                 formula(r"x_p = $s E[w_p] + PE(p):\quad \lVert $s E[\text{$w}]\rVert = $tok,\ "
                         r"\lVert PE(0)\rVert = \sqrt{d/2} = $pos,\ \lVert x_0\rVert = $inp",
                         s=r"\sqrt{d}\," if scale else "", w=words[0], tok=float(x["token_norm"][0]),
@@ -71,13 +86,32 @@ def lesson():
                     title="Vector lengths, word by word", x_title="slot: word", y_title="L2 norm",
                     name="token_position_norms",
                     alt="Grouped bars of the token, position and input norms for each word."))
+                classroom.snippet(made, "# x['token_norm'], x['position_norm'], x['input_norm']:",
+                                  f"# ({len(words)},) each, the bars")
                 b = balance(init, scale, dim)
+                wider = pc.embedding_norm_balance([dim, 2 * dim], init, scale)
+                (e0, e1), (m0, m1) = wider["expected"], wider["measured"]
+                # 1 / (s √2) either stays put (entries of fixed size) or moves by √2 (s tied to d)
+                change = 0 if abs(e1 - e0) < 1e-9 * e0 else 1 if e1 > e0 else 2
+
+                def width_reveal() -> str:
+                    return (f"Measured on made-up words, the ratio goes from {m0:.3f} at d = {dim} to {m1:.3f} at "
+                            f"d = {2 * dim}; 1 / (s√2) predicts {e0:.3f} → {e1:.3f}, since the token entries have "
+                            f"size s = {wider['std'][0]:.4g} → {wider['std'][1]:.4g}.")
+
+                classroom.predict("tp_width", f"Double the width from {dim} to {2 * dim}, same init and "
+                                  "× √d setting. What happens to ||position row|| / ||token embedding||?",
+                                  ["it stays the same", "it grows by √2", "it shrinks by √2", "it doubles"], change,
+                                  width_reveal)
                 show(figures.lines(
                     b["dim"], {"measured (256 made-up words)": b["measured"], "expected 1 / (s √2)": b["expected"]},
                     title="||position row|| / ||token embedding|| as the width grows", x_title="width d",
                     y_title="ratio", log_x=True, log_y=True, markers=True, dashed=["expected 1 / (s √2)"],
                     vlines=[(dim, f"d = {dim}")], hlines=[(1.0, "equal")], name="token_position_balance",
                     alt="Log-log line plot of the norm ratio against the width, measured and expected."))
+                widths = sorted(set(DIMS) | {dim})
+                classroom.snippet(fold(f"b = {classroom.call('embedding_norm_balance', widths, init, scale)}", "dict"),
+                                  f"# b['measured'], b['expected'] ({len(widths)},): the curves over b['dim']")
                 formula(r"\frac{\lVert PE(p)\rVert}{\lVert \text{token}\rVert} \approx \frac{\sqrt{d/2}}{s\sqrt{d}}"
                         r" = \frac{1}{s\sqrt 2},\quad s = $std\ \Rightarrow\ $ratio",
                         std=float(b["std"][list(b["dim"]).index(dim)]),

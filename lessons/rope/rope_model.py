@@ -1,7 +1,8 @@
 import streamlit as st
 
 import posenc_core as pc
-from page_kit import controls, figures, formula, guard, header, notice, sections, show, source
+from page_kit import classroom, controls, figures, formula, guard, header, notice, sections, show, source
+from page_kit.code_lines import fold
 from page_kit.figures import FlowNode
 
 PRESETS = list(pc.ROPE_MODEL_PRESETS)
@@ -66,9 +67,21 @@ def lesson():
     tab_flow, tab_cost = sections(["The layer", "What it costs"])
 
     with guard():
+        c = pc.ROPE_MODEL_PRESETS[preset]
         if tab_flow.open:
             with tab_flow:
+                def rotated_reveal() -> str:
+                    out = costs(preset, c["context"])
+                    return (f"Only q and k: in {preset} that is {c['n_heads']} query and {c['n_kv_heads']} key heads "
+                            f"in each of {c['n_layers']} layers, {out['rotated_vectors_per_token']:,} vectors per "
+                            f"token. The {c['n_kv_heads']} value heads of a layer are never turned, and x only "
+                            "reaches the rotation through W_q and W_k.")
+
+                classroom.predict("rm_rotated", "Which vectors does RoPE rotate inside an attention layer?",
+                                  ["q, k and v", "q and k only", "the layer input x", "only q"], 1, rotated_reveal)
                 show(diagram(preset, m, n))
+                classroom.snippet(fold(f"config = pc.ROPE_MODEL_PRESETS[{preset!r}]",
+                                       "dict: the sizes in the diagram's note"))
                 formula(r"\text{score}_{mn} = \frac{(R_{m}W_q x_m)\cdot(R_{n}W_k x_n)}{\sqrt{d}}"
                         r" = \frac{x_m^{\top} W_q^{\top} R_{n-m} W_k\, x_n}{\sqrt{d}},\qquad n - m = $off",
                         off=n - m)
@@ -84,6 +97,16 @@ def lesson():
                 seq_len = controls.select_slider("Sequence length", "seq", [2048, 4096, 8192, 32768, 131072], 8192,
                                                  format_func=lambda v: f"{v:,}")
                 out = costs(preset, seq_len)
+                share = out["rope_share_per_layer"]
+
+                def share_reveal() -> str:
+                    return (f"{out['rope_multiplies_per_layer']:,} multiplications for the rotations against "
+                            f"{out['projection_macs_per_layer']:,} for the projections: {share:.2%} of the work.")
+
+                classroom.predict("rm_share", f"In {preset}, what share of the multiplications for q, k and v per "
+                                  "token and layer (projections plus rotations) goes to RoPE?",
+                                  ["more than 10%", "between 1% and 10%", "less than 1%"],
+                                  0 if share > 0.1 else 1 if share >= 0.01 else 2, share_reveal)
                 show(figures.bars(
                     ["W_q, W_k, W_v projections", "RoPE rotations"],
                     {"per token, per layer": [out["projection_macs_per_layer"], out["rope_multiplies_per_layer"]]},
@@ -91,12 +114,18 @@ def lesson():
                     y_title="multiplications", name="rope_cost", height=360, hover_format=",.0f",
                     alt="Bar chart on a log scale: the projections need millions of multiplications per token and "
                         "layer, the rotations a few tens of thousands."))
-                c = st.columns(4)
-                c[0].metric("Parameters added by RoPE", f"{out['parameters']}")
-                c[1].metric("Vectors rotated per token", f"{out['rotated_vectors_per_token']:,}")
-                c[2].metric("cos/sin table values", f"{out['table_values']:,}")
-                c[3].metric("A learned table would need", f"{out['learned_table_parameters'] / 1e6:,.1f} M weights",
-                            help="A learned absolute table of sequence length x d_model.")
+                made = classroom.call("rope_model_costs", c["n_layers"], c["n_heads"], c["n_kv_heads"], c["head_dim"],
+                                      seq_len, partial_rotary_factor=c["partial_rotary_factor"], d_model=c["d_model"])
+                classroom.snippet(fold(f"out = {made}", "dict"),
+                                  "# out['projection_macs_per_layer'], out['rope_multiplies_per_layer']: the bars",
+                                  "# the other keys: the numbers below")
+                cols = st.columns(4)
+                cols[0].metric("Parameters added by RoPE", f"{out['parameters']}")
+                cols[1].metric("Vectors rotated per token", f"{out['rotated_vectors_per_token']:,}")
+                cols[2].metric("cos/sin table values", f"{out['table_values']:,}")
+                cols[3].metric("A learned table would need",
+                               f"{out['learned_table_parameters'] / 1e6:,.1f} M weights",
+                               help="A learned absolute table of sequence length x d_model.")
                 formula(r"\underbrace{L\,(h_q + h_{kv})}_{\text{q and k vectors}}\cdot\frac{r}{2}"
                         r"\text{ rotations} = $rot\ \text{per token},\quad r = $r",
                         rot=out["rotations_per_token"], r=out["rotary_dim"])

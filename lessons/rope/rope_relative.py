@@ -1,7 +1,8 @@
 import streamlit as st
 
 import posenc_core as pc
-from page_kit import controls, figures, formula, guard, header, notice, sections, show, source
+from page_kit import classroom, controls, figures, formula, guard, header, notice, sections, show, source
+from page_kit.code_lines import fold
 
 BASES = [100, 1000, 10000, 500000, 1000000]
 DIMS = [8, 16, 32, 64, 128, 256]
@@ -46,10 +47,20 @@ def lesson():
                 with t2:
                     seed = controls.number("Random seed", "seed", 0, 9999, 0,
                                            help="Draws the query vector q and the key vector k.")
+                grids = {layout: score_grid(n, dim, float(base), layout, seed) for layout in pc.ROPE_LAYOUTS}
+
+                def diagonal_reveal() -> str:
+                    spread = ", ".join(f"{grids[layout][1]:.1e} ({layout})" for layout in pc.ROPE_LAYOUTS)
+                    return (f"Along every diagonal the score varies by at most {spread}: float32 rounding of "
+                            "the angles. Moving both tokens by the same step leaves m − n, and the score, as is.")
+
+                classroom.predict("rr_diagonal", "The same q and k sit at every position. Walk down one diagonal "
+                                  "of the score matrix (m and n grow together, m − n fixed). The score ...",
+                                  ["stays the same", "grows", "fades", "oscillates"], 0, diagonal_reveal)
                 columns = st.columns(2)
                 deviations = {}
                 for column, layout in zip(columns, pc.ROPE_LAYOUTS, strict=True):
-                    scores, deviations[layout] = score_grid(n, dim, float(base), layout, seed)
+                    scores, deviations[layout] = grids[layout]
                     with column:
                         show(figures.heatmap(
                             scores, title=f"q_m · k_n, {layout} layout", x_title="key position n",
@@ -58,6 +69,8 @@ def lesson():
                             alt=f"Score matrix of one random query and key placed at every position, {layout} "
                                 "layout: every diagonal has a single colour."))
                         st.metric(f"Largest spread along a diagonal ({layout})", f"{deviations[layout]:.1e}")
+                classroom.snippet(fold(f"scores = {{layout: pc.rope_score_matrix({n}, {dim}, {float(base)!r}, layout, "
+                                       f"{seed}) for layout in pc.ROPE_LAYOUTS}}", f"({n}, {n}) float64 each"))
                 formula(r"\tilde q_m\cdot\tilde k_n = \sum_{j} \mathrm{Re}\big(q_j\,\bar k_j\,"
                         r"e^{\mathrm{i}(m-n)\theta_j}\big)"
                         r"\quad\Rightarrow\quad \max_{\text{diagonals}}(\max-\min) = $a\ \text{(half)},\ "
@@ -78,6 +91,16 @@ def lesson():
                 with t2:
                     log_distance = controls.toggle("Log distance axis", "logd", True)
                 curves = decay(dim, max_distance, float(base), log_distance)
+
+                def random_reveal() -> str:
+                    low, high = curves["random_score"].min(), curves["random_score"].max()
+                    return (f"It stays between {low:.2f} and {high:.2f} at every distance shown (it is "
+                            f"{curves['random_at_zero']:.2f} at distance 0): turning a random direction gives "
+                            "another random direction. Only the q = k score falls, with the bound.")
+
+                classroom.predict("rr_random", "Independent random q and k: as the distance m − n grows, their "
+                                  "mean |q·k| ...", ["falls, like the bound", "stays about flat", "grows"], 1,
+                                  random_reveal)
                 show(figures.lines(
                     curves["distance"], {"RoFormer's bound, q = k": curves["identical_bound"],
                                          "mean |q·k|, q = k": curves["identical_score"],
@@ -92,6 +115,10 @@ def lesson():
                              "RoFormer's bound, random q, k": 1, "mean |q·k|, random q, k": 1},
                     alt="Log-scale lines in the score's own units: each dashed bound stays above its solid "
                         "measured score; the q = k score falls with distance, the random one stays flat."))
+                made = classroom.call("rope_decay_curves", dim, max_distance, float(base), log_distance=log_distance,
+                                      samples=2048)
+                classroom.snippet(fold(f"curves = {made}", "dict"),
+                                  "# curves['distance'] and the four curves, e.g. curves['random_score']")
                 formula(r"\Big|\sum_{j=0}^{d/2-1} h_j\,e^{\mathrm{i} r\theta_j}\Big| \le \big(\max_j |h_{j+1}-h_j|\big)"
                         r"\sum_{j=1}^{d/2} |S_j|,\quad S_j = \sum_{k<j} e^{\mathrm{i} r\theta_k},"
                         r"\quad h_j = q_j\bar k_j,\ h_{d/2} = 0;\qquad \textstyle\sum_j |S_j| = $s0 \text{ at } r = 0",

@@ -1,12 +1,11 @@
 import streamlit as st
 
 import posenc_core as pc
-from page_kit import controls, figures, formula, guard, header, notice, sections, show, source
+from page_kit import classroom, controls, figures, formula, guard, header, notice, rope_views, sections, show, source
+from page_kit.code_lines import fold
 
 BASES = [100, 1000, 10000, 500000, 1000000]
 DIMS = [8, 16, 32, 64, 96, 128, 256]
-LENGTHS = [32768, 131072, 262144, 1048576]
-AROUND = [300, 1500, 4096, 32768, 131072, 1000000]
 
 
 @st.cache_data(max_entries=16, show_spinner=False)
@@ -26,24 +25,6 @@ def cos_table(n: int, dim: int, base: float, fraction: float, layout: str):
     return pc.rope_cos_table(n, dim, base, partial_rotary_factor=fraction, layout=layout)
 
 
-@st.cache_data(max_entries=16, show_spinner="Measuring angle errors...")
-def precision(dim: int, base: float, length: int):
-    curves = {dtype: pc.rope_angle_error_curve(length, dim, base, dtype) for dtype in pc.ANGLE_DTYPES}
-    first_bad = {dtype: pc.rope_first_bad_position(dim, base, dtype, max_position=length)
-                 for dtype in pc.ANGLE_DTYPES}
-    return curves, first_bad
-
-
-@st.cache_data(max_entries=32, show_spinner=False)
-def staircase(around: int, dim: int, base: float, dtype: str):
-    return pc.rope_angles_in_dtype(around, 48, dim, base, pair=0, dtype=dtype)
-
-
-@st.cache_data(max_entries=16, show_spinner=False)
-def pow_difference(dim: int, base: float, position: int):
-    return pc.rope_float32_pow_difference(dim, base, position)
-
-
 header(
     "RoPE layouts, partial rotary and precision",
     "Every RoPE implementation turns pairs of numbers, but they do not all pick the same pairs, they do not "
@@ -51,10 +32,6 @@ header(
     "details are invisible in the paper and decide whether a converted checkpoint works and whether "
     "position 100,000 still means anything."
 )
-
-
-def position_text(position, length):
-    return f"> {length:,}" if position is None else f"{position:,}"
 
 
 @st.fragment
@@ -72,6 +49,16 @@ def lesson():
         if tab_layouts.open:
             with tab_layouts:
                 check, pairs = layout_check(dim, float(base))
+
+                def layouts_reveal() -> str:
+                    return (f"Reordered by the fixed permutation π they differ by at most {check['with_perm']:.1e} "
+                            f"(rounding); applied to the same vector as it is, by up to {check['without_perm']:.2f}. "
+                            "The figure shows why: the two layouts put pair i in different dimensions.")
+
+                classroom.predict("rv_layouts", "Both layouts turn pair i by the same angle θ_i. Rotate one vector "
+                                  "with each layout: do the results agree?",
+                                  ["yes, exactly, as they are", "yes, once the dimensions are reordered",
+                                   "no, they can never agree"], 1, layouts_reveal)
                 show(figures.heatmap(
                     [pairs["half"], pairs["interleaved"]], y=["half", "interleaved"],
                     title="Which pair each dimension of a head belongs to", x_title="dimension",
@@ -79,6 +66,10 @@ def lesson():
                     hover_format=".0f",
                     alt="Two rows of pair indices: the half layout counts 0 to d/2−1 twice, the interleaved "
                         "layout repeats each index in two neighbouring dimensions."))
+                classroom.snippet(fold(f"check = {classroom.call('rope_layout_check', 8, dim, float(base))}", "dict"),
+                                  "# check['with_perm'], check['without_perm']: the two numbers below",
+                                  fold(f"pairs = {{layout: pc.rope_cos_table(1, {dim}, {float(base)!r}, layout=layout)"
+                                       f"['pair'] for layout in pc.ROPE_LAYOUTS}}", f"({dim},) each: the two rows"))
                 c = st.columns(2)
                 c[0].metric("max |RoPE_half(x)[perm] − RoPE_interleaved(x[perm])|", f"{check['with_perm']:.1e}")
                 c[1].metric("Same vector, other layout, no permutation", f"{check['without_perm']:.2f}")
@@ -113,6 +104,10 @@ def lesson():
                         y_title="query position", value_name="score", name="rope_convert_naive", height=400,
                         alt="The same head run with the interleaved layout without permuting its weights: a "
                             "different score pattern."))
+                made = classroom.call("rope_conversion_scores", n, dim, float(base), seed=seed)
+                classroom.snippet(fold(f"conv = {made}", "dict"),
+                                  f"# conv['half'], conv['naive'] ({n}, {n}) float64: the two grids",
+                                  "# conv['converted_error'], conv['naive_error']: the numbers below")
                 c = st.columns(2)
                 c[0].metric("Rows of W_q, W_k permuted: largest score change", f"{conv['converted_error']:.1e}")
                 c[1].metric("Weights left as they are: largest score change", f"{conv['naive_error']:.2f}")
@@ -146,6 +141,10 @@ def lesson():
                     shade_cols=shade, zrange=(-1.0, 1.0), hover_format=".3f",
                     alt=f"The first {r} dimensions oscillate with position; the remaining {dim - r} stay at "
                         "cos = 1, unrotated."))
+                made = classroom.call("rope_cos_table", npos, dim, float(base), partial_rotary_factor=float(fraction),
+                                      layout=layout)
+                classroom.snippet(fold(f"table = {made}", "dict"),
+                                  f"# table['cos'] ({npos}, {dim}) float32: the heatmap")
                 formula(r"r = \lfloor d \cdot \text{fraction} \rfloor = \lfloor $d \cdot $f \rfloor = $r,\qquad"
                         r"\theta_i = b^{-2i/r}\ (i < r/2)", d=dim, f=float(fraction), r=r)
                 notice("Only the first r dimensions are rotated; the rest of the head passes through unchanged, so "
@@ -156,66 +155,7 @@ def lesson():
 
         if tab_precision.open:
             with tab_precision:
-                t1, t2, t3 = st.columns([2, 2, 2])
-                with t1:
-                    length = controls.select_slider("Longest position", "len", LENGTHS, 1048576,
-                                                    format_func=lambda v: f"{v:,}")
-                with t2:
-                    around = controls.select_slider("Zoom near position", "at", AROUND, 4096,
-                                                    format_func=lambda v: f"{v:,}")
-                with t3:
-                    dtype = controls.choice("Zoom dtype", "dtype", list(pc.ANGLE_DTYPES), "bfloat16")
-                curves, first_bad = precision(dim, float(base), length)
-                left, right = st.columns([1.3, 1])
-                with left:
-                    show(figures.lines(
-                        curves["bfloat16"]["position"],
-                        {dtype_name: curves[dtype_name]["error"] for dtype_name in pc.ANGLE_DTYPES},
-                        log_x=True, log_y=True, hlines=[(1.0, "1 rad: the angle is meaningless")],
-                        title="Worst angle error of m·θ_i against float64", x_title="position m",
-                        y_title="|error| (rad)", name="rope_precision", height=430, hover_format=".3g",
-                        alt="Angle error against position on log axes: bfloat16 passes 1 radian in the hundreds, "
-                            "float16 in the thousands and then overflows, float32 stays far below."))
-                with right:
-                    zoom = staircase(around, dim, float(base), dtype)
-                    show(figures.lines(
-                        zoom["position"], {"exact": zoom["exact"], dtype: zoom["computed"]},
-                        markers=True, title=f"Pair 0 angle near {around:,}", x_title="position m",
-                        y_title="m·θ₀ (rad)", name="rope_precision_zoom", height=430, hover_format=",.2f",
-                        alt=f"The angle of pair 0 for 48 positions from {around:,}: exact values rise by one per "
-                            f"position; in {dtype} they move in steps."))
-                c = st.columns(3)
-                for column, dtype_name in zip(c, pc.ANGLE_DTYPES, strict=True):
-                    column.metric(f"{dtype_name}: first position off by ≥ 1 rad",
-                                  position_text(first_bad[dtype_name], length))
-                overflow = curves["float16"]["overflow_from"]
-                if overflow is not None:
-                    st.caption(f"float16 cannot hold numbers above 65,504: from about position {overflow:,.0f} the "
-                               "angle is infinite and its sine is NaN (the gap in the float16 curve).")
-                gap, gap_long = pow_difference(dim, float(base), 1500), pow_difference(dim, float(base), length)
-                formula(r"\theta_i\ \text{(float32 pow, as transformers)}:\ $nd/$np\ \text{pairs off the rounded "
-                        r"value, up to } $ulp\ \text{ulp}", nd=gap["pairs_differing"], np=gap["n_pairs"],
-                        ulp=f"{gap['max_ulp']:.1f}")
-                formula(r"\max_i |\mathrm{fl}_{32}(m\,\theta_i) - m\,\theta_i^{\text{exact}}| = $a\ (m{=}1{,}500),"
-                        r"\ $b\ (m{=}$len)", a=gap["angle_error"], b=gap_long["angle_error"], len=f"{length:,}",
-                        digits=2)
-                notice("The angle of pair 0 is the position itself (θ₀ = 1), so low precision first fails there. "
-                       "bfloat16 keeps 8 significant bits: above 256 it cannot even write every position, and "
-                       "neighbouring tokens get the same rotation (the flat steps on the right). float16 keeps 11 "
-                       "bits and overflows past 65,504. float32 stays below "
-                       f"{curves['float32']['worst']:.2g} rad up to {length:,} positions. That is why model code "
-                       "forms the angles in float32 even when the rest runs in bfloat16: transformers multiplies "
-                       "float32 copies of the position ids and inv_freq and "
-                       "casts only cos and sin to the model's dtype (its earlier versions formed the angles with a "
-                       "matrix product and had to switch autocast off around it, since autocast runs matrix "
-                       "products in bfloat16). "
-                       "Even float32 has a visible seam: transformers forms θ_i with a float32 pow and division, "
-                       f"which lands up to {gap['max_ulp']:.1f} units in the last place from the exact value "
-                       f"({gap['pairs_differing']} of {gap['n_pairs']} pairs differ from the correctly rounded θ), "
-                       "and the error grows linearly with m: at position "
-                       f"{length:,} the angles transformers forms are off by up to {gap_long['angle_error']:.2g} rad, "
-                       f"against {gap_long['rounded_angle_error']:.2g} rad with correctly rounded θ. The curves on "
-                       "the left use transformers' own θ, so they show these measured errors.")
+                rope_views.precision_section(dim, base)
 
 lesson()
 source(pc.half_to_interleaved_permutation, pc.half_rows_to_interleaved, pc.rope_cos_table, pc.round_to_dtype,

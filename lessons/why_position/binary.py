@@ -1,7 +1,8 @@
 import streamlit as st
 
 import posenc_core as pc
-from page_kit import controls, figures, formula, guard, header, notice, sections, show, source
+from page_kit import classroom, controls, figures, formula, guard, header, notice, sections, show, source
+from page_kit.code_lines import fold
 
 TWINS = {"matched": "waves matched to the bits", "paper": "the paper's sin/cos table"}
 
@@ -42,6 +43,20 @@ def lesson():
             with tab_table:
                 twin = controls.choice("Next to the bits", "twin", list(TWINS), "matched", format_func=TWINS.get)
                 codes, waves = bits_and_twin(n, bits, twin)
+                cycle = pc.binary_codes(2 ** bits + 1, bits)  # one full cycle and the row that starts the next
+
+                def repeat_reveal() -> str:
+                    read = "".join(str(b) for b in cycle[-1][::-1])
+                    where = (f"You can see the pattern restart below at row {len(cycle) - 1}." if n >= len(cycle)
+                             else f"Raise Positions above {len(cycle) - 1} to see the pattern restart.")
+                    return (f"The slowest column, bit {bits - 1}, flips every {2 ** (bits - 1)} positions, so row "
+                            f"{len(cycle) - 1} reads {read} (highest bit first), the same bits as row 0: "
+                            f"{bits} bits only tell {len(cycle) - 1} positions apart. {where}")
+
+                classroom.predict("binary_repeat", f"With {bits} bits, after how many positions does the whole "
+                                  "bit pattern start over?",
+                                  ["after bits positions", "after 2 × bits positions", "after 2^bits positions",
+                                   "never: each row is unique"], 2, repeat_reveal)
                 left, right = st.columns(2)
                 with left:
                     show(figures.heatmap(
@@ -56,6 +71,12 @@ def lesson():
                         waves, title=title, x_title="column k", y_title="position", value_name="value",
                         signed=True, height=440, name="binary_waves",
                         alt="Heatmap of smooth waves whose columns slow down from left to right, like the bits."))
+                classroom.snippet(fold(f"codes = {classroom.call('binary_codes', n, bits)}",
+                                       f"({n}, {bits}) int8: left"),
+                                  fold(f"waves = pc.binary_waves(range({n}), {bits})", f"({n}, {bits}) float64: right")
+                                  if twin == "matched" else
+                                  fold(f"waves = pc.sinusoidal({n}, {2 * bits}, layout='concat')[:, :{bits}]",
+                                       f"({n}, {bits}) float32: the sines, right"))
                 if twin == "matched":
                     formula(r"\mathrm{bit}_k(p) = \left\lfloor p / 2^k \right\rfloor \bmod 2,\qquad "
                             r"\operatorname{sign}\cos\!\Big(\frac{\pi\,(p - (2^k-1)/2)}{2^k}\Big) = 1 - 2\,"
@@ -85,6 +106,9 @@ def lesson():
                     x_title="position p (fractional positions allowed)", y_title="value", name="binary_column",
                     alt="A square wave stepping between 1 and -1 and a cosine with the same period passing "
                         "smoothly through it."))
+                classroom.snippet(fold(f"xs, col = {classroom.call('binary_column_curve', k, 2)}",
+                                       "xs (801,) positions"),
+                                  "# col['signed'] and col['wave'] (801,): the two curves")
                 formula(r"\text{period} = 2^{k+1} = $period\ \text{positions},\qquad "
                         r"\text{wave}_k(p) = \cos\!\Big(\frac{\pi\,(p - $shift)}{$half}\Big)",
                         period=2 ** (k + 1), shift=(2 ** k - 1) / 2, half=2 ** k)

@@ -1,12 +1,15 @@
 import streamlit as st
 
 import posenc_core as pc
-from page_kit import controls, figures, formula, guard, header, notice, sections, show, source
+from page_kit import classroom, controls, figures, formula, guard, header, notice, sections, show, source
+from page_kit.code_lines import fold
+
+KINDS = ("integer", "fraction", "sinusoidal")
 
 
 @st.cache_data(max_entries=32, show_spinner=False)
 def ratios(n: int, dim: int):
-    return {kind: pc.naive_norm_ratio(n, kind, dim) for kind in ("integer", "fraction", "sinusoidal")}
+    return {kind: pc.naive_norm_ratio(n, kind, dim) for kind in KINDS}
 
 
 @st.cache_data(max_entries=32, show_spinner=False)
@@ -40,6 +43,17 @@ def lesson():
                 with c2:
                     dim = controls.slider("Embedding width d", "d", 2, 256, 32, step=2)
                 r = ratios(n, dim)
+
+                def width_reveal() -> str:
+                    wider = pc.naive_norm_ratio(n, "integer", 2 * dim)
+                    return (f"At position {n - 1} the ratio is {r['integer'][-1]:,.2f} with d = {dim} and "
+                            f"{wider[-1]:,.2f} with d = {2 * dim}: the code p·1 and the word both grow like √d, "
+                            "so the width cancels and the ratio is p itself.")
+
+                classroom.predict("naive_width", f"Double the embedding width from d = {dim} to {2 * dim}. What "
+                                  f"happens to the integer code's size relative to the word at position {n - 1}?",
+                                  ["it doubles", "it grows by √2", "it stays the same", "it halves"], 2,
+                                  width_reveal)
                 show(figures.lines(
                     range(1, n), {"integer p": r["integer"][1:], "fraction p / n": r["fraction"][1:],
                                   "sinusoidal (for comparison)": r["sinusoidal"][1:]},
@@ -48,6 +62,8 @@ def lesson():
                     hlines=[(1.0, "equal size")], name="naive_norm_ratio", dashed=["sinusoidal (for comparison)"],
                     alt="Log-scale lines: the integer code's norm ratio grows linearly with position, the "
                         "fraction stays below 1, the sinusoidal code stays at 0.71."))
+                classroom.snippet(fold(f"ratio = {{kind: pc.naive_norm_ratio({n}, kind, {dim}) for kind in {KINDS!r}}}",
+                                       f"({n},) each: ||code|| / ||token||, the curves from position 1"))
                 formula(r"\frac{\lVert p\,\mathbf{1}_d\rVert}{\lVert x\rVert} \approx \frac{p\sqrt{d}}{\sqrt{d}} = p"
                         r"\quad\Rightarrow\quad p = $last:\ \text{ratio } $ratio",
                         last=n - 1, ratio=float(r["integer"][-1]))
@@ -64,6 +80,8 @@ def lesson():
                     name="naive_inputs",
                     alt="Two heatmaps sharing a colour scale: the token embeddings look like faint noise; after "
                         "adding the integer position, rows form a smooth gradient and the words vanish."))
+                classroom.snippet(fold(f"parts = {classroom.call('naive_inputs', min(n, 128), dim, 'integer')}",
+                                       f"({min(n, 128)}, {dim}) each: parts['token'], parts['sum'], the panels"))
                 notice("On a shared colour scale the word information is a faint speckle next to the ramp the "
                        "position adds: the first layer would mostly see 'how far along', barely 'which word'.")
 
@@ -77,17 +95,34 @@ def lesson():
                 with c3:
                     p = controls.slider("Position p", "p", 0, max(short, long) - 1, min(5, max(short, long) - 1))
                 table = fractions(short, long)
+                codes = [(short, float(table[0, p])), (long, float(table[1, p]))]  # NaN: no position p there
+
+                def fraction_reveal() -> str:
+                    said = ", ".join(f"{p}/{length} = {code:.4f}" if code == code else f"a sequence of {length} "
+                                     f"has no position {p}" for length, code in codes)
+                    return f"{said}: the code of a position depends on the length of the sequence around it."
+
+                (_, a), (_, b) = codes
+                missing = a != a or b != b  # NaN != NaN
+                shorter_larger = (a > b) == (short < long)
+                classroom.predict("naive_fraction", f"Position {p} in a sequence of {short} words and in one of "
+                                  f"{long}: how do its two codes p / L compare?",
+                                  ["they are the same", "larger in the shorter sequence",
+                                   "larger in the longer sequence", "one sequence has no such position"],
+                                  3 if missing else 0 if a == b else 1 if shorter_larger else 2, fraction_reveal)
                 show(figures.lines(
                     range(table.shape[1]), {f"length {short}": table[0], f"length {long}": table[1]},
                     title="p / length for two sequence lengths", x_title="position p", y_title="code p / length",
                     markers=True, vlines=[(p, f"p = {p}")], hlines=[(0.5, "code 0.5")], name="naive_fraction",
                     alt="Two lines of markers: the shorter sequence's codes climb faster; at the same position the "
                         "two codes differ."))
+                classroom.snippet(fold(f"table = {classroom.call('fraction_codes', [short, long])}",
+                                       f"(2, {max(short, long)}): p / L, NaN past the end"))
                 st.dataframe({"sequence length": [short, long], f"code of position {p}": table[:, p]},
                              hide_index=True, width="content",
                              column_config={f"code of position {p}": st.column_config.NumberColumn(format="%.4f")})
                 formula(r"\mathrm{code}(p) = \frac{p}{L}:\quad \frac{$p}{$short} = $a,\qquad \frac{$p}{$long} = $b",
-                        p=p, short=short, long=long, a=float(table[0, p]), b=float(table[1, p]))
+                        p=p, short=short, long=long, a=a, b=b)
                 notice("The same position gets a different code in sequences of different lengths, and the same "
                        "code (0.5) means a different position in each: the middle of one sentence and the middle "
                        "of another. The step between neighbours is 1/L, so 'the next word' has no fixed meaning "

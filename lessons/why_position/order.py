@@ -1,7 +1,8 @@
 import streamlit as st
 
 import posenc_core as pc
-from page_kit import controls, figures, formula, guard, header, notice, sections, show, source
+from page_kit import classroom, controls, figures, formula, guard, header, notice, sections, show, source, why_views
+from page_kit.code_lines import fold
 
 DEFAULT_SENTENCE = "my kid likes the movie"
 HOW = {"custom": "pick an order", "reverse": "reverse", "swap": "swap two", "shuffle": "shuffle"}
@@ -12,11 +13,6 @@ def experiment(text: str, dim: int, kind: str, seed: int, i: int, j: int, order:
                pooling: str):
     return pc.order_experiment(text, dim, kind, seed=seed, i=i, j=j, order=order, positions=positions,
                                pooling=pooling)
-
-
-@st.cache_data(max_entries=32, show_spinner=False)
-def patches(patch: int, seed: int, positions: bool, pooling: str):
-    return pc.patch_experiment(48, patch, seed, 32, positions, pooling)
 
 
 header(
@@ -84,8 +80,23 @@ def lesson():
         labels_re = [f"{k}: {w} (was {p})" for k, (w, p) in enumerate(zip(result["reordered"], result["perm"],
                                                                           strict=True))]
 
+        call = classroom.call("order_experiment", text, dim, kind, seed=seed, i=i, j=j, order=order,
+                              positions=positions, pooling=pooling)
         if tab_out.open:
             with tab_out:
+                gap = result["equivariance_gap"]
+                moved = gap < 1e-9  # float64 rounding: the rows are the same vectors in new slots
+
+                def rows_reveal() -> str:
+                    return (f"The largest |Attn(PX) − P·Attn(X)| is {gap:.1e}: " +
+                            ("rounding, so every row on the right is a row from the left, moved with its word."
+                             if moved else "with positions added, a word's output depends on its slot too."))
+
+                classroom.predict("order_rows", "Reorder the words as above"
+                                  + (" (positions are added)" if positions else "")
+                                  + ". What happens to each word's output row?",
+                                  ["it keeps its numbers and moves with the word", "it gets new numbers",
+                                   "all rows become one average vector"], 0 if moved else 1, rows_reveal)
                 left, right = st.columns(2)
                 bound = float(max(abs(result["out"]).max(), abs(result["out_reordered"]).max()))
                 with left:
@@ -100,6 +111,9 @@ def lesson():
                         y_title="slot: word", value_name="output", zrange=(-bound, bound), signed=True,
                         height=340, name="order_outputs_reordered",
                         alt="Attention outputs for the reordered sentence: the same rows as before, moved."))
+                classroom.snippet(fold(f"result = {call}", "dict of arrays"),
+                                  "out, out_reordered = result['out'], result['out_reordered']",
+                                  "# (n, d) each: the two heatmaps")
                 formula(r"\mathrm{Attn}(PX) = P\,\mathrm{Attn}(X)\qquad \max\big|\mathrm{Attn}(PX) - "
                         r"P\,\mathrm{Attn}(X)\big| = $gap", gap=result["equivariance_gap"], digits=3)
                 if positions:
@@ -121,6 +135,9 @@ def lesson():
                     title=f"{pooling} of the outputs, channel by channel", x_title="channel",
                     y_title=f"{pooling}-pooled output", name="order_pooled",
                     alt="Grouped bars of the pooled summary for both orders, and their difference."))
+                classroom.snippet(fold(f"result = {call}", "dict of arrays"),
+                                  "pooled, pooled_reordered = result['pooled'], result['pooled_reordered']",
+                                  "# (d,) each: the bars")
                 st.dataframe({"channel": channels[:8], "original": result["pooled"][:8],
                               "reordered": result["pooled_reordered"][:8],
                               "difference": (result["pooled"] - result["pooled_reordered"])[:8]},
@@ -152,6 +169,9 @@ def lesson():
                         x_title="key", y_title="query", value_name="weight", zrange=(0, 1), height=360,
                         name="order_weights_reordered",
                         alt="Attention weights of the reordered sentence: the same cells, rows and columns moved."))
+                classroom.snippet(fold(f"result = {call}", "dict of arrays"),
+                                  "weights, weights_reordered = result['weights'], result['weights_reordered']",
+                                  "# (n, n) each: the two grids")
                 formula(r"A' = P A P^\top,\quad A = \mathrm{softmax}\!\left(\frac{XW_Q (XW_K)^\top}{\sqrt{$d}}"
                         r"\right)", d=dim)
                 notice("How much 'likes' attends to 'movie' is the same number in both grids; only its row and "
@@ -160,32 +180,7 @@ def lesson():
 
         if tab_image.open:
             with tab_image:
-                i1, i2 = st.columns(2)
-                with i1:
-                    patch = controls.select_slider("Patch size (pixels)", "patch", [4, 6, 8, 12, 16, 24], 8)
-                with i2:
-                    image_seed = controls.slider("Patch shuffle seed", "iseed", 0, 99, 3)
-                shown = patches(patch, image_seed, positions, pooling)
-                show(figures.small_multiples(
-                    [shown["image"], shown["shuffled"]], ["the picture", "its patches, shuffled"],
-                    title=f"A 48 x 48 picture cut into {patch} x {patch} patches", cols=2, value_name="brightness",
-                    x_title="x (pixel)", y_title="y (pixel)", cell_px=330, signed=False, name="order_patches",
-                    alt="A small picture of a house, a sun and a hill, next to the same picture with its patches "
-                        "shuffled."))
-                st.metric("Largest difference between the pooled summaries of the two pictures",
-                          f"{shown['pooled_gap']:.1e}")
-                formula(r"\max\big|\mathrm{$pool}(\mathrm{Attn}(X)) - \mathrm{$pool}(\mathrm{Attn}(PX))\big| = $gap",
-                        pool=pooling, gap=shown["pooled_gap"], digits=3)
-                notice("Each patch becomes one token (its pixels times a fixed matrix, as in a Vision Transformer). "
-                       "Without positions the layer receives a *bag of patches*: the house and the jumble give the "
-                       "same summary, so no classifier built on top could tell them apart."
-                       + (" With positions on, the summaries differ." if positions else ""))
-                st.markdown("**When order-free is exactly right.** Some inputs *are* sets: the counties in a "
-                            "table of weather stations, the items in a shopping basket, the objects in a scene. "
-                            "A point cloud is a good example: each point carries its own (x, y, z) coordinates, "
-                            "so its position is already in the content, and treating the cloud as an unordered "
-                            "set is correct. There, attention without positional encoding is a feature "
-                            "(Set Transformers and point-cloud transformers rely on it), not a bug.")
+                why_views.shuffled_image_section(positions, pooling)
 
 
 lesson()
