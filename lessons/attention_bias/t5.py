@@ -84,7 +84,7 @@ def lesson():
                 def far_keys() -> str:
                     return (f"Both land in bucket {near_b}: everything from distance {info['last_bucket_from']} on "
                             f"shares the last bucket, so T5 gives a key {4 * max_distance:,} tokens back exactly the "
-                            f"bias of one {max_distance:,} back. The curve below goes flat at ±max_distance."
+                            f"bias of one {max_distance:,} back. The curve below is flat past that distance."
                             if near_b == far_b else f"Buckets {near_b} and {far_b}.")
 
                 classroom.predict("t5_far", f"Two keys behind the query, {max_distance:,} and {4 * max_distance:,} "

@@ -41,8 +41,7 @@ def ask_trained_length(read, original: int, target: int | None, how: str) -> Non
 
     classroom.predict("cfg_trained", f"This config declares max_position_embeddings = {declared:,}. Is that the "
                       "context L its rotation was trained for?",
-                      ["yes: L = max_position_embeddings", "no: L is shorter; that is the extended length",
-                       "no: L is longer"], answer, reveal)
+                      ["yes: L = max_position_embeddings", "no: L is shorter", "no: L is longer"], answer, reveal)
 
 
 header(
