@@ -139,3 +139,54 @@ def test_fourier_snippet_reproduces_the_encodings(query, settings):
     expected = pc.encoding_tables(octaves, sigma, features, 0)
     for key in ("p", "nerf", "fourier", "frequency"):
         np.testing.assert_array_equal(tables[key], expected[key])
+
+
+# The two core functions the snippets call, against the compositions they replace on the pages.
+
+@pytest.mark.parametrize("method", [None, *pc.EXTENSION_METHODS])
+def test_extension_at_defaults_is_the_analysis_at_every_default_knob(method):
+    head_dim, base, original, factor = 96, 10000.0, 4096, 8.0
+    result, distances, scores = pc.extension_at_defaults(method, head_dim, base, original, factor)
+    if method is None:
+        scaling, max_pos = None, None
+    else:
+        scaling, max_pos = pc.extension_scaling(method, factor, original, short_factor=pc.PHI35_SHORT_FACTOR,
+                                                long_factor=pc.PHI35_LONG_FACTOR)  # exact at head_dim 96
+    expected = pc.extension_analysis(head_dim, base, scaling, original=original, target=32768,
+                                     max_position_embeddings=max_pos)
+    np.testing.assert_array_equal(result["inv_freq_after"], expected["inv_freq_after"])
+    assert result["attention_factor"] == expected["attention_factor"]
+    frequencies = expected["inv_freq_before" if method is None else "inv_freq_after"]
+    want_d, want_s = pc.score_vs_distance(frequencies, 1.0 if method is None else expected["attention_factor"],
+                                          4 * 32768)
+    np.testing.assert_array_equal(distances, want_d)
+    np.testing.assert_array_equal(scores, want_s)
+
+
+def test_extension_at_defaults_rejects_bad_input_with_a_sentence():
+    with pytest.raises(ValueError, match="head_dim"):
+        pc.extension_at_defaults("yarn", 7, 10000.0, 4096, 8.0)
+    with pytest.raises(ValueError, match="must be one of"):
+        pc.extension_at_defaults("no-such-method", 128, 10000.0, 4096, 8.0)
+
+
+@pytest.mark.parametrize("preset", list(pc.PRESETS))
+def test_config_view_reads_each_preset_as_the_config_functions_do(preset):
+    config = pc.preset_config(preset)
+    try:
+        read = pc.read_rope_config(config)
+    except ValueError as error:  # e.g. a model whose every layer is NoPE: the page shows the same sentence
+        with pytest.raises(ValueError, match=str(error)[:40]):
+            pc.config_view(config)
+        return
+    view = pc.config_view(config)
+    assert view["read"] == read
+    assert (view["original"], view["target"], view["how"]) == pc.config_contexts(read)
+    assert view["rows"] == pc.describe_rope_config(config)
+    assert view["softmax_scale"] == pc.deepseek_softmax_mscale(read.scaling)
+    if view["target"] is None:
+        assert view["after"] is None and view["distances"].shape == view["before"].shape
+    else:
+        np.testing.assert_array_equal(view["pairs"]["inv_freq_before"], pc.rope_inv_freq(
+            read.head_dim, read.base, None, partial_rotary_factor=read.partial_rotary_factor)[0].astype(np.float64))
+        assert view["after"].shape == view["before"].shape == view["distances"].shape

@@ -132,6 +132,11 @@ def config_contexts(read: RopeConfig) -> tuple[int, int | None, str]:
     if kind == "ntk_alpha":
         return original, None, ("NTK-alpha stretches the base at every length and names no target: "
                                 "L = max_position_embeddings, and there is no target length")
+    if kind == "proportional" and as_float("rope_scaling['factor']", scaling.get("factor", 1.0), above=0.0) == 1.0:
+        # Gemma 4's p-RoPE: a share of each head rotates at the default frequencies, the rest not at all;
+        # transformers' factor defaults to 1, so nothing is stretched
+        return original, None, ("proportional RoPE turns only part of each head and stretches nothing: "
+                                "L = max_position_embeddings, and there is no target length")
     if kind == "default":
         how = "no scaling: L = max_position_embeddings, and there is no target length"
         if max_pos is None:
