@@ -114,6 +114,25 @@ def ask_diagonal(sim, row: int, col: int, h: int, w: int) -> None:
                       answer, reveal)
 
 
+def ask_flattened(sim2d, sim1d, row: int, col: int, h: int, w: int) -> None:
+    """Side neighbour against vertical neighbour under the flattened code, asked before the two maps (each (h, w))."""
+    dr, dc = (1 if row + 1 < h else -1), (1 if col + 1 < w else -1)  # neighbours that exist, even at an edge
+    side, vertical = float(sim1d[row, col + dc]), float(sim1d[row + dr, col])
+    answer = 0 if side > vertical else 1 if vertical > side else 2
+    side_name, vertical_name = ("right" if dc > 0 else "left"), ("below" if dr > 0 else "above")
+
+    def reveal() -> str:
+        across, down = float(sim2d[row, col + dc]), float(sim2d[row + dr, col])
+        return (f"Flattened 1D code: the patch to the {side_name} (1 raster number away) scores {side:.3f}, the one "
+                f"{vertical_name} ({w} numbers away) {vertical:.3f}. The 2D code gives them {across:.3f} and "
+                f"{down:.3f}: there one step is one step in either direction.")
+
+    classroom.predict("vit_flat", f"Flatten the grid row by row and use a 1D code. Which neighbour of patch ({row}, "
+                      f"{col}) looks more like it: the one to its {side_name} or the one {vertical_name} it?",
+                      [f"the one to the {side_name}", f"the one {vertical_name}",
+                       "equally similar, as in the 2D code"], answer, reveal)
+
+
 def resize_lines(src, old, new, dim, prefix, mode, antialias) -> list[str]:
     """The resize behind every figure; ``mode`` None loops over the three interpolations (an indented body follows)."""
     table = f"table = {classroom.call('vit_position_table', src, old, dim, prefix, seed=0)}"

@@ -106,11 +106,11 @@ def lesson():
                     shade_x=(-(info["exact"] - 1), info["exact"] - 1 if bidirectional else 0, "exact"),
                     alt="Step plot of bucket index against offset: one step per offset near zero, widening "
                         "steps further out, flat beyond the last-bucket mark."))
+                st.caption(f"Dotted lines: ±max_distance = {max_distance} (outer) and the first distance of the "
+                           f"last bucket, {info['last_bucket_from']} (inner). Shaded: the exact region.")
                 classroom.snippet(f"rel = list(range({-span}, {span + 1}))  # offsets key − query",
                                   f"bucket = pc.t5_relative_position_bucket(rel, {bidirectional}, {buckets}, "
                                   f"{max_distance})  # ({2 * span + 1},) int64: the curve above")
-                st.caption(f"Dotted lines: ±max_distance = {max_distance} (outer) and the first distance of the "
-                           f"last bucket, {info['last_bucket_from']} (inner). Shaded: the exact region.")
                 notice(f"Near zero every offset has its own bucket: {info['exact']} exact buckets per direction "
                        f"(half of the {info['per_direction']} {'per direction' if bidirectional else 'in total'}). "
                        f"Then the steps widen logarithmically until max_distance = {max_distance}, and the "

@@ -108,6 +108,7 @@ def lesson():
             with tab_flat:
                 sim2d, sim1d = maps(h, w, dim, float(base)), maps(h, w, dim, float(base), True)
                 zrange, signed = similarity_scale(h, w, dim, float(base))
+                image_views.ask_flattened(sim2d[patch], sim1d[patch], row, col, h, w)
                 show(figures.square_panels(figures.padded(figures.mark_panels(figures.small_multiples(
                     [sim2d[patch], sim1d[patch]],
                     ["2D sin-cos (column half + row half)", f"1D sin-cos of the raster index r·{w} + c"],
