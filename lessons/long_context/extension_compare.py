@@ -30,6 +30,24 @@ header(
 )
 
 
+def ask_unscaled_ood(none, original: int, target: int) -> None:
+    """Which pairs leave their training range when nothing is scaled: asked before the angles are drawn."""
+    ood = [bool(o) for o in none["out_of_distribution"]]  # (pairs,): L′θ past anything seen in L, below 2π
+    answer = 3 if not any(ood) else 2 if all(ood) else 1 if ood[-1] and not ood[0] else 0
+
+    def reveal() -> str:
+        if not any(ood):
+            return f"None: every pair completed a full turn within L = {original:,}, so every angle was seen."
+        first = ood.index(True)
+        return (f"{sum(ood)} of {len(ood)} pairs, pair {first} and up: the slow pairs turned less than a full circle "
+                f"across L = {original:,} (L·θ < 2π), so the larger angles they reach across L′ = {target:,} are new "
+                "to the model. Fast pairs went round many times and have seen every angle.")
+
+    classroom.predict("cmp_ood", f"Run the unscaled model at L′ = {target:,}: which pairs meet angles they never saw "
+                      f"in training (L = {original:,})?",
+                      ["the fastest pairs", "the slowest pairs", "every pair", "none"], answer, reveal)
+
+
 @st.fragment
 def lesson():
     original, factor, base, head_dim = extension_views.context_controls(default_factor=8.0)
@@ -86,6 +104,7 @@ def lesson():
                        "L′ line tells you which pairs the method treats as positional 'slow' pairs.")
         if tab_angle.open:
             with tab_angle:
+                ask_unscaled_ood(none, original, target)
                 series = {"training: L·θ": none["angle_train"], "no scaling: L′·θ": none["angle_unscaled"]}
                 series.update({k: r[0]["angle_target"] for k, r in results.items()})
                 show(figures.roomy_lines(pairs, series, title="Angle each pair turns across the context",
