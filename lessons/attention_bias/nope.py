@@ -94,6 +94,17 @@ def lesson():
                 notice("Unmasked, every position produces the same output (distance 0): order is invisible. "
                        "Masked, early positions stand out and later ones converge, so a later layer can read "
                        "'early or late' from the output alone.")
+                start = out["start_weight_causal"]  # (n,): 1/(i+1)
+
+                def first_token() -> str:
+                    return (f"Position {n - 1} sees {n} keys and gives each the same weight, {start[-1]:.4g} "
+                            f"(1/{n}); position 0 sees only itself and gives it {start[0]:g}. The falling curve below "
+                            "is an exact position counter.")
+
+                classroom.predict("nope_start", f"Causal mask, every score equal: how much attention does the last "
+                                  f"position ({n - 1}) pay to token 0?",
+                                  ["an even share: 1 over the number of keys it sees", "all of it, like position 0",
+                                   "none: token 0 is too far back"], 0, first_token)
                 show(figures.lines(
                     range(n), {"causal: weight on token 0": out["start_weight_causal"],
                                "no mask: weight on token 0": out["start_weight_bidirectional"]},
