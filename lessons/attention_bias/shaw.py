@@ -90,6 +90,21 @@ def lesson():
         if tab_scores.open:
             with tab_scores:
                 s = scores(n, dim, k, seed)
+                far_keys = n - 1 - k  # keys 0 .. n-k-2 lie more than k before the last query
+
+                def beyond_k() -> str:
+                    if far_keys <= 0:
+                        return (f"With k = {k} and {n} tokens no pair is more than k apart, so every distance here "
+                                "has its own table row; lower k to see the flat stretch.")
+                    row = s["relative"][n - 1]  # (n,): the last query's relative term for every key
+                    return (f"Constant: for the last query, keys 0 to {far_keys - 1} all use the row of distance −{k}, "
+                            f"and their relative term is {row[0]:.4g} for every one of them (the flat left end of the "
+                            "bottom row of the middle map).")
+
+                classroom.predict("shaw_flat", f"Along one row of the relative term, keys more than k = {k} positions "
+                                  "away from the query: how does the term change from key to key?",
+                                  ["it keeps falling with distance", "not at all: it is constant",
+                                   "it alternates in sign"], 1, beyond_k)
                 show(figures.small_multiples(
                     [s["content"], s["relative"], s["total"]],
                     ["content: q·k/√d", "relative: q·aᴷ/√d", "total logit"], cols=3, cell_px=300,
