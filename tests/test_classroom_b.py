@@ -93,7 +93,7 @@ def test_extension_compare_snippet_reproduces_each_methods_curve(query, settings
     np.testing.assert_array_equal(space["distances"], distances)
 
 
-@pytest.mark.parametrize("preset", ["llama3.1-8b", "llama2-7b"])  # scaled (the default) and unscaled
+@pytest.mark.parametrize("preset", ["llama3.1-8b", "llama2-7b", "gemma4"])  # scaled, unscaled, p-RoPE
 def test_model_configs_snippet_reproduces_what_was_read(preset):
     query = {} if preset == "llama3.1-8b" else {"model": pc.PRESETS[preset].name}  # the URL holds the label
     view = _named(_snippets("model_configs", **query), "view")
