@@ -23,6 +23,7 @@ __all__ = [
     "attention_factor_curve",
     "deepseek_softmax_mscale",
     "extension_analysis",
+    "extension_at_defaults",
     "extension_scaling",
     "resample_factors",
     "score_vs_distance",
@@ -165,6 +166,36 @@ def extension_analysis(head_dim, base, scaling, *, original, target, seq_len=Non
         "attention_factor": float(attention), "factor": float(factor),
         "original": float(original), "target": float(target),
     }
+
+
+def extension_at_defaults(method, head_dim, base, original, factor):
+    """One method with every knob at its default, as the *Compare extension methods* page draws it.
+
+    ``method`` is a key of ``EXTENSION_METHODS``, or None for no scaling. LongRoPE takes Phi-3.5-mini's
+    searched factor lists resampled to head_dim/2 pairs; dynamic NTK and LongRoPE are read at the target
+    length L' = round(factor * original); the score runs to 4 L'.
+
+    Returns:
+        ``(result, distances, scores)``: ``extension_analysis``'s dict, and ``score_vs_distance`` of the
+        frequencies after scaling (before, for None) with the method's attention factor.
+    """
+    from .configs.presets import PHI35_LONG_FACTOR, PHI35_SHORT_FACTOR  # configs is a sibling package
+
+    original = as_int("original context L", original, minimum=2, maximum=MAX_CONTEXT)
+    factor = as_float("extension factor s", factor, above=0.0)
+    target = int(round(factor * original))
+    if method is None:
+        result = extension_analysis(head_dim, base, None, original=original, target=target)
+        distances, scores = score_vs_distance(result["inv_freq_before"], 1.0, 4 * target)
+        return result, distances, scores
+    n_pairs = rotary_dim(head_dim, 1.0) // 2  # validates head_dim
+    scaling, max_pos = extension_scaling(method, factor, original,
+                                         short_factor=resample_factors(PHI35_SHORT_FACTOR, n_pairs),
+                                         long_factor=resample_factors(PHI35_LONG_FACTOR, n_pairs))
+    result = extension_analysis(head_dim, base, scaling, original=original, target=target,
+                                max_position_embeddings=max_pos)
+    distances, scores = score_vs_distance(result["inv_freq_after"], result["attention_factor"], 4 * target)
+    return result, distances, scores
 
 
 def yarn_paper_ramp(head_dim, base, original, beta_fast=32.0, beta_slow=1.0, partial_rotary_factor=1.0):

@@ -1,7 +1,7 @@
 import streamlit as st
 
 import posenc_core as pc
-from page_kit import controls, figures, formula, guard, header, notice, sections, show, source
+from page_kit import classroom, controls, figures, formula, guard, header, notice, sections, show, source
 
 DISTANCES = [32, 64, 128, 256, 512, 1024, 2048, 4096]
 
@@ -47,8 +47,13 @@ def lesson():
                 with c6:
                     max_rel = controls.slider("Shaw k", "k", 1, 64, 16)
                 data = table(d_model, n_heads, n_layers, max_len, num_buckets, max_rel)
+                ask_length_cost(data, d_model, n_heads, n_layers, max_len, num_buckets, max_rel)
                 counts = [f"{c:,}" for c in data["count for this model"]]  # thousands separators
                 st.table({**data, "count for this model": counts}, hide_index=True, border="horizontal")
+                table_call = classroom.call("comparison_table", d_model, n_heads, n_layers, max_len, num_buckets,
+                                            max_rel)
+                classroom.snippet(f"data = {table_call}  # columns, one entry per method",
+                                  "dict(zip(data['method'], data['count for this model']))  # position parameters")
                 notice("Only learned tables cost parameters, and only the learned absolute table grows with the "
                        "maximum length. The methods that act on the scores (ALiBi, T5) or on q and k (RoPE) "
                        "are the ones that cope with longer inputs; the ones added once at the input do not.")
@@ -74,6 +79,7 @@ def lesson():
                                             help="relative: each curve's change from distance 0, divided by its "
                                                  "largest change. raw: each in its own units.")
                 r, values = curves(max_r, dim, 8, head, 32, 128, 0, scale)
+                curves_call = classroom.call("score_curves", max_r, dim, 10000.0, 8, head, 32, 128, 0, scale)
                 show(figures.lines(
                     r, values, title="What each family adds to a score, by distance (keys behind the query)",
                     x_title="distance r = query − key (tokens)",
@@ -81,6 +87,8 @@ def lesson():
                     vlines=[(128, "T5 max_distance")] if max_r >= 128 else [], name="compare_curves",
                     alt="Four curves against distance: sinusoidal and RoPE fall with ripples, ALiBi falls in a "
                         "straight line, T5 falls in steps and goes flat."))
+                classroom.snippet(f"r, values = {curves_call}  # r: ({max_r + 1},) distances; values: one "
+                                  "curve per family, as plotted")
                 layout = pc.t5_bucket_layout(False, 32, 128)
                 notice("Sinusoidal and RoPE decay implicitly and ripple. RoPE's curve is RoFormer's relative "
                        "bound: multiplied by a factor set by the content of q and k it limits |q·k|, so it shows "
@@ -96,6 +104,24 @@ def lesson():
                 st.caption("With q = k = the all-ones vector, a RoPE score equals 2 Σ cos(r θ_i): the same curve "
                            "as the sinusoidal dot product. The two share their frequencies; they differ in where "
                            "the position enters (input versus every q and k).")
+
+
+def ask_length_cost(data, d_model, n_heads, n_layers, max_len, num_buckets, max_rel) -> None:
+    """Which parameter counts grow with the maximum length: asked before the table answers it."""
+    now = dict(zip(data["method"], data["count for this model"], strict=True))
+    doubled = pc.parameter_counts(d_model, n_heads, n_layers, 2 * max_len, num_buckets, max_rel)
+    grown = [m for m in now if doubled[m] != now[m]]
+    answer = 2 if not grown else 0 if grown == ["Learned absolute"] else 1
+
+    def reveal() -> str:
+        changes = "; ".join(f"{m}: {now[m]:,} → {doubled[m]:,}" for m in grown) or "nothing changes"
+        return (f"At L_max = {2 * max_len:,} instead of {max_len:,}: {changes}. T5 ({now['T5 buckets']:,}) and "
+                f"Shaw ({now['Shaw relative']:,}) learn tables too, but theirs are indexed by (clipped or "
+                "bucketed) distance, not by position, so they do not grow with the input.")
+
+    classroom.predict("cmp_length", f"Double L_max from {max_len:,} to {2 * max_len:,}: whose position parameters "
+                      "grow?", ["only the learned absolute table's", "every learned method's (absolute, T5, Shaw)",
+                               "nobody's"], answer, reveal)
 
 
 lesson()

@@ -1,7 +1,7 @@
 import streamlit as st
 
 import posenc_core as pc
-from page_kit import controls, figures, formula, guard, header, notice, sections, show, source
+from page_kit import classroom, controls, figures, formula, guard, header, notice, sections, show, source
 
 
 @st.cache_data(max_entries=32, show_spinner=False)
@@ -50,12 +50,27 @@ def lesson():
                     alt="Two grids of attention weights: causal rows spread 1/(i+1) over the first i+1 keys; "
                         "bidirectional rows spread 1/n over all keys."))
                 out = outputs(n, dim, pattern, int(seed))
+
+                def unmasked() -> str:
+                    return (f"Unmasked, every output row is the mean of all {n} values: rows differ from the last one "
+                            f"by at most {out['bidirectional_spread'].max():.1g} (float rounding). With the causal "
+                            f"mask, row 0 is {out['causal_spread'][0]:.3g} away from row {n - 1}: the mask alone "
+                            "makes the outputs depend on position.")
+
+                classroom.predict("nope_rows", f"No positional encoding and no mask, every score equal: how do the "
+                                  f"outputs at positions 0 and {n - 1} compare?",
+                                  ["identical", "position 0 stays closer to the first token",
+                                   "they differ, but randomly"], 0, unmasked)
                 show(figures.small_multiples(
                     [out["causal"], out["bidirectional"]], ["causal: running mean", "no mask: overall mean"],
                     cols=2, cell_px=330, title="Outputs: one row per position", value_name="output",
                     x_title="dimension", y_title="position", name="nope_outputs",
                     alt="Two heatmaps of outputs: the causal one changes from row to row, the bidirectional one "
                         "has identical rows."))
+                classroom.snippet(f"weights = {classroom.call('uniform_attention_weights', n, causal=True)}"
+                                  f"  # ({n}, {n}); causal=False: the right grid",
+                                  f"out = {classroom.call('nope_outputs', n, dim, pattern, int(seed))}",
+                                  f"out['causal'], out['bidirectional']  # ({n}, {dim}) each: the two output maps")
                 notice("Without a mask every row of the output is the same vector: the mean of all values. With "
                        "the causal mask row i is the mean of the first i + 1 values, so rows differ and the "
                        "difference carries position. With the start-token input the content is identical "
@@ -73,9 +88,23 @@ def lesson():
                     y_title="‖o_i − o_last‖", markers=True, name="nope_spread",
                     alt="Line plot: the causal distance falls with position toward zero; the unmasked one is "
                         "zero everywhere."))
+                classroom.snippet(f"out = {classroom.call('nope_outputs', n, dim, pattern, int(seed))}",
+                                  f"out['causal_spread'], out['bidirectional_spread']  # ({n},): ‖o_i − o_last‖",
+                                  f"out['start_weight_causal']  # ({n},): 1/(i+1), the attention on token 0")
                 notice("Unmasked, every position produces the same output (distance 0): order is invisible. "
                        "Masked, early positions stand out and later ones converge, so a later layer can read "
                        "'early or late' from the output alone.")
+                start = out["start_weight_causal"]  # (n,): 1/(i+1)
+
+                def first_token() -> str:
+                    return (f"Position {n - 1} sees {n} keys and gives each the same weight, {start[-1]:.4g} "
+                            f"(1/{n}); position 0 sees only itself and gives it {start[0]:g}. The falling curve below "
+                            "is an exact position counter.")
+
+                classroom.predict("nope_start", f"Causal mask, every score equal: how much attention does the last "
+                                  f"position ({n - 1}) pay to token 0?",
+                                  ["an even share: 1 over the number of keys it sees", "all of it, like position 0",
+                                   "none: token 0 is too far back"], 0, first_token)
                 show(figures.lines(
                     range(n), {"causal: weight on token 0": out["start_weight_causal"],
                                "no mask: weight on token 0": out["start_weight_bidirectional"]},
@@ -97,6 +126,8 @@ def lesson():
                     y_title="distance (log scale)", log_y=True, markers=True, name="nope_gap",
                     alt="Line plot on a log scale: the gap between neighbouring outputs falls steeply with "
                         "position."))
+                classroom.snippet(f"out = {classroom.call('nope_outputs', n, dim, pattern, int(seed))}",
+                                  f"out['neighbour_gap']  # ({n - 1},): ‖o_i − o_(i−1)‖ for i = 1..{n - 1}")
                 gap = out["neighbour_gap"]  # (n - 1,): gap[i - 1] = ‖o_i − o_(i−1)‖
                 shrink = (f"so telling position {n - 2} from {n - 1} is {gap[1] / gap[-1]:,.0f} times harder than "
                           "telling 1 from 2 here") if n > 3 else "and it shrinks further with every position"

@@ -1,7 +1,7 @@
 import streamlit as st
 
 import posenc_core as pc
-from page_kit import controls, figures, formula, guard, header, notice, sections, show, source
+from page_kit import classroom, controls, figures, formula, guard, header, notice, sections, show, source
 
 
 @st.cache_data(max_entries=32, show_spinner=False)
@@ -61,12 +61,26 @@ def lesson():
     with guard():
         if tab_index.open:
             with tab_index:
+                grid = clipped_grid(n, k)
+                rows = example(n, dim, k, seed)["a_k"].shape[0]  # the key-side table, (2k + 1, d)
+
+                def table_rows() -> str:
+                    return (f"The table has {rows} rows for k = {k}, for {n} tokens or for a million: distances past "
+                            f"±{k} reuse the rows of ±{k}, so the grid below has at most {rows} colours.")
+
+                classroom.predict("shaw_rows", f"With clipping distance k = {k}, how many relative vectors does the "
+                                  "model learn (per table)?",
+                                  ["one per position of the input", "one per pair of tokens", "2k + 1, whatever the "
+                                   "input length", "one per distance in the input, 2n − 1"], 2, table_rows)
                 show(figures.heatmap(
-                    clipped_grid(n, k), title=f"Clipped relative distance clip(j − i, ±{k}) for {n} tokens",
+                    grid, title=f"Clipped relative distance clip(j − i, ±{k}) for {n} tokens",
                     x_title="key position j", y_title="query position i", value_name="clipped j − i",
                     hover_format="d", name="shaw_index",
                     alt="Heatmap of clipped relative distances: a few distinct diagonals near the main one, and "
                         "two flat corners where the distance is clipped to ±k."))
+                classroom.snippet(f"grid = {classroom.call('shaw_clipped_distance', n, None, k)}  # ({n}, {n}) int64",
+                                  f"table = {classroom.call('shaw_example', n, dim, k, seed)}['a_k']"
+                                  f"  # ({2 * k + 1}, {dim}): the rows")
                 notice(f"Only {2 * k + 1} distinct colours: distances −{k} … {k}. Every pair further apart than "
                        f"{k} falls into one of the two flat corners and uses the same vector as distance ±{k}. "
                        "Unlike T5's logarithmic buckets, the clip is a hard wall: 'far' is one value.")
@@ -76,6 +90,21 @@ def lesson():
         if tab_scores.open:
             with tab_scores:
                 s = scores(n, dim, k, seed)
+                far_keys = n - 1 - k  # keys 0 .. n-k-2 lie more than k before the last query
+
+                def beyond_k() -> str:
+                    if far_keys <= 0:
+                        return (f"With k = {k} and {n} tokens no pair is more than k apart, so every distance here "
+                                "has its own table row; lower k to see the flat stretch.")
+                    row = s["relative"][n - 1]  # (n,): the last query's relative term for every key
+                    return (f"Constant: for the last query, keys 0 to {far_keys - 1} all use the row of distance −{k}, "
+                            f"and their relative term is {row[0]:.4g} for every one of them (the flat left end of the "
+                            "bottom row of the middle map).")
+
+                classroom.predict("shaw_flat", f"Along one row of the relative term, keys more than k = {k} positions "
+                                  "away from the query: how does the term change from key to key?",
+                                  ["it keeps falling with distance", "not at all: it is constant",
+                                   "it alternates in sign"], 1, beyond_k)
                 show(figures.small_multiples(
                     [s["content"], s["relative"], s["total"]],
                     ["content: q·k/√d", "relative: q·aᴷ/√d", "total logit"], cols=3, cell_px=300,
@@ -83,6 +112,9 @@ def lesson():
                     value_name="logit", name="shaw_scores",
                     alt="Three heatmaps on one colour scale: a noisy content term, a relative term that is "
                         "constant along each row beyond the clipping distance, and their sum."))
+                classroom.snippet(f"e = {classroom.call('shaw_example', n, dim, k, seed)}  # seeded q, k, v, aᴷ, aⱽ",
+                                  f"s = pc.shaw_scores(e['q'], e['k'], e['a_k'], {k})",
+                                  f"s['content'], s['relative'], s['total']  # ({n}, {n}) each: the three maps")
                 i1, i2 = st.columns(2)
                 with i1:
                     qi = controls.slider("Query i", "qi", 0, n - 1, min(n - 1, 6))
@@ -108,6 +140,9 @@ def lesson():
                     value_name="output", x_title="dimension", y_title="position", name="shaw_values",
                     alt="Two heatmaps of the output parts: the usual weighted sum of values and the extra "
                         "weighted sum of relative value vectors."))
+                classroom.snippet(f"e = {classroom.call('shaw_example', n, dim, k, seed)}",
+                                  f"out = pc.shaw_attention(e['q'], e['k'], e['v'], e['a_k'], e['a_v'], {k}, {causal})",
+                                  f"out['content_out'], out['relative_out']  # ({n}, {dim}) each: the two maps")
                 notice("The value side adds a second, position-only contribution: each query mixes the table "
                        "vectors aⱽ with the same weights it uses on the values. Many later models (Music "
                        "Transformer, Transformer-XL, T5) dropped this half and kept position on the key side "
@@ -125,6 +160,8 @@ def lesson():
                     name="shaw_cache",
                     alt="Heatmap: one row per decoding step. The rows change for the first k steps after the "
                         "token is written, then stay equal."))
+                classroom.snippet(f"eff = {classroom.call('shaw_effective_keys', n, dim, k, j, seed)}",
+                                  "eff['keys']  # (reading queries, d): k_j + aᴷ row by row, queries in eff['queries']")
                 changing = int((eff["change"] > 0).sum())
                 notice(f"The rows differ for the first {changing} step{'s' if changing != 1 else ''} after token "
                        f"{j} is written: the positional part of its key depends on who is reading it. A KV "

@@ -1,7 +1,7 @@
 import streamlit as st
 
 import posenc_core as pc
-from page_kit import controls, figures, formula, guard, header, notice, sections, show, source
+from page_kit import classroom, controls, figures, formula, guard, header, notice, sections, show, source
 
 BUCKETS = [8, 16, 32, 64, 128]
 
@@ -77,6 +77,22 @@ def lesson():
                 span = controls.select_slider("Offsets shown (±)", "span", [32, 64, 128, 256, 512, 1024], 256,
                                               format_func=str)
                 rel, bucket = bucket_curve(bidirectional, buckets, max_distance, span)
+                far = [-max_distance, -4 * max_distance]  # keys behind the query: valid in both directions
+                near_b, far_b = (int(b) for b in pc.t5_relative_position_bucket(far, bidirectional, buckets,
+                                                                                 max_distance))
+
+                def far_keys() -> str:
+                    return (f"Both land in bucket {near_b}: everything from distance {info['last_bucket_from']} on "
+                            f"shares the last bucket, so T5 gives a key {4 * max_distance:,} tokens back exactly the "
+                            f"bias of one {max_distance:,} back. The curve below is flat past that distance."
+                            if near_b == far_b else f"Buckets {near_b} and {far_b}.")
+
+                classroom.predict("t5_far", f"Two keys behind the query, {max_distance:,} and {4 * max_distance:,} "
+                                  "tokens back: how do their buckets compare?",
+                                  ["the farther key's bucket is about 4 times larger",
+                                   "the farther key's bucket is a little larger (log steps)",
+                                   "they share one bucket"],
+                                  2 if near_b == far_b else 0 if far_b >= 4 * near_b else 1, far_keys)
                 if bidirectional:  # one label per side, so the two labels never collide
                     marks = [(-max_distance, "max_distance"), (-info["last_bucket_from"], ""),
                              (max_distance, ""), (info["last_bucket_from"], "last bucket starts")]
@@ -92,6 +108,9 @@ def lesson():
                         "steps further out, flat beyond the last-bucket mark."))
                 st.caption(f"Dotted lines: ±max_distance = {max_distance} (outer) and the first distance of the "
                            f"last bucket, {info['last_bucket_from']} (inner). Shaded: the exact region.")
+                classroom.snippet(f"rel = list(range({-span}, {span + 1}))  # offsets key − query",
+                                  f"bucket = pc.t5_relative_position_bucket(rel, {bidirectional}, {buckets}, "
+                                  f"{max_distance})  # ({2 * span + 1},) int64: the curve above")
                 notice(f"Near zero every offset has its own bucket: {info['exact']} exact buckets per direction "
                        f"(half of the {info['per_direction']} {'per direction' if bidirectional else 'in total'}). "
                        f"Then the steps widen logarithmically until max_distance = {max_distance}, and the "
@@ -117,6 +136,8 @@ def lesson():
                     y_title="query position i", value_name="bucket", hover_format="d", name="t5_grid",
                     alt="Heatmap of bucket indices: constant along each diagonal, with bands that widen away "
                         "from the main diagonal."))
+                grid_call = classroom.call("t5_bucket_grid", n, None, bidirectional, buckets, max_distance)
+                classroom.snippet(f"g = {grid_call}  # ({n}, {n}) int64: bucket of (query i, key j)")
                 notice("Each diagonal has one bucket (the bucket depends only on j − i). Near the main diagonal the "
                        "bands are one diagonal wide; further out a band covers many diagonals, and in the far "
                        "corners a single colour fills everything past the last-bucket distance."
@@ -149,6 +170,11 @@ def lesson():
                     x_title="key position j", y_title="query position i", value_name="bias", name="t5_bias",
                     alt="Heatmap of the bias grid built from the bucket scalars; the edited bucket shows up as "
                         "a band of diagonals." + (" Masked future keys are blank." if not bidirectional else "")))
+                values_call = classroom.call("t5_bucket_values", buckets, bidirectional, int(seed), edit_bucket=edit,
+                                             edit_value=float(value))
+                classroom.snippet(f"learned = {values_call}  # ({buckets},): the bars",
+                                  f"bias = pc.t5_bias_grid(learned, {n}, {bidirectional}, {max_distance})  # ({n}, {n})"
+                                  + ("" if bidirectional else ", -inf where the mask hides future keys"))
                 notice(f"Edit a bucket and every diagonal that uses it changes at once. Bucket {edit} had "
                        f"{drawn[edit]:.3f} before your edit. A model learns {buckets} numbers per head here, "
                        "no matter how long the input is: far pairs can only get the biases of the buckets that "
@@ -169,6 +195,8 @@ def lesson():
                     y_title="offsets (log scale)", name="t5_share",
                     alt="Bar chart of offsets per bucket: one for each exact bucket, then growing, with the "
                         "last bucket of each direction holding every far offset."))
+                spans_call = classroom.call("t5_bucket_spans", bidirectional, buckets, max_distance, span)
+                classroom.snippet(f"table = {spans_call}  # columns of ({buckets},): bucket, count, nearest, farthest")
                 notice(f"The exact buckets hold one offset each; the log buckets hold more and more; the last "
                        f"bucket of a direction holds every offset from {info['last_bucket_from']} to the end of "
                        "the input (here up to the window edge, in a long document thousands). All those pairs "

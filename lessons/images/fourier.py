@@ -2,16 +2,10 @@ import numpy as np
 import streamlit as st
 
 import posenc_core as pc
-from page_kit import controls, figures, formula, guard, header, notice, sections, show, source
+from page_kit import classroom, controls, figures, formula, guard, header, image_views, notice, sections, show, source
 
 SIGMAS_1D = [1, 2, 5, 10, 20, 50, 100]
 SIGMAS_2D = [0.5, 1, 2, 4, 8, 16, 32]
-LABELS = {"raw": "raw coordinates", "nerf": "NeRF encoding", "gaussian": "Fourier features"}
-# one colour per input in every chart of a tab; the target takes the kit's reference style (wide grey dashes)
-COLOURS = {"target": 7, "raw coordinates": 0, "NeRF encoding": 1, "Fourier features": 2}
-DASHED = ["Fourier features"]  # drawn last and dashed, so the NeRF fit under it stays visible where they agree
-
-
 @st.cache_data(max_entries=24, show_spinner=False)
 def fitted(task: str, octaves: int, sigma: float, features: int, steps: int, seed: int):
     """Train the three networks once per setting; a classroom replays the cached result instantly."""
@@ -56,33 +50,6 @@ def fit_controls(suffix: str, sigmas, sigma_default, octave_default, steps_optio
     return octaves, float(sigma), features, steps, seed
 
 
-def scores(result) -> None:
-    st.dataframe({"input": [LABELS[e] for e in pc.ENCODINGS],
-                  "network inputs": [result[e]["input_features"] for e in pc.ENCODINGS],
-                  "train PSNR (dB)": [result[e]["final_train_psnr"] for e in pc.ENCODINGS],
-                  "held-out PSNR (dB)": [result[e]["final_test_psnr"] for e in pc.ENCODINGS]},
-                 hide_index=True, width="content",
-                 column_config={k: st.column_config.NumberColumn(format="%.1f")
-                                for k in ("train PSNR (dB)", "held-out PSNR (dB)")})
-
-
-def curves(result, task: str) -> None:
-    show(figures.padded(figures.lines(
-        result["raw"]["logged_steps"], {LABELS[e]: result[e]["test_psnr"] for e in pc.ENCODINGS},
-        title="Held-out error while training", x_title="training step",
-        y_title="held-out PSNR (dB, higher is better)", colours=COLOURS, dashed=DASHED,
-        name=f"fourier_{task}_curves", height=360,
-        alt="Held-out PSNR against training step for the three inputs.")))
-    # full width: a spectrum's narrow peaks and the gap between the fits need the horizontal room
-    spectra = result["spectra"]
-    show(figures.padded(figures.lines(
-        spectra["frequency"], {"target": spectra["target"], **{LABELS[e]: spectra[e] for e in pc.ENCODINGS}},
-        title="Spectrum" + (" (radial mean)" if task == "2d" else ""),
-        x_title="frequency (cycles per unit)", y_title="amplitude (log scale)", log_y=True,
-        dashed=["target", *DASHED], colours=COLOURS, name=f"fourier_{task}_spectrum", height=440,
-        alt="Amplitude against frequency: the raw-coordinate fit loses the high frequencies of the target.")))
-
-
 @st.fragment
 def lesson():
     tab_enc, tab_1d, tab_2d, tab_dual = sections(
@@ -104,11 +71,16 @@ def lesson():
                     title="NeRF's encoding: sines of the coordinate at doubling frequencies", x_title="coordinate p",
                     y_title="γ(p)", name="fourier_nerf_columns", height=380,
                     alt="Sine waves of p with 1, 2, 4, 8 ... half-cycles over [0, 1)."), top=90))
+                image_views.ask_what_sets_detail(octaves, float(sigma), features, magnitudes)
                 show(figures.padded(figures.heatmap(
                     ff, x=np.arange(ff.shape[1]), y=p, title=f"Gaussian Fourier features of p (m = {features}, "
                     f"σ = {sigma}), columns sorted by |frequency|", x_title="feature (cosines, then sines)",
                     y_title="coordinate p", value_name="feature", name="fourier_gaussian_table", height=360,
                     alt="Heatmap of random Fourier features: left columns vary slowly in p, right ones quickly.")))
+                classroom.snippet(f"tables = {classroom.call('encoding_tables', octaves, float(sigma), features, 0)}",
+                                  f"tables['nerf']  # ({p.shape[0]}, {2 * octaves}): γ(p), sin and cos per octave",
+                                  f"tables['fourier'], tables['frequency']  # ({p.shape[0]}, {2 * features}) and "
+                                  f"({features},) cycles per unit, sorted")
                 notice(f"NeRF uses a fixed ladder: octave k completes 2^k / 2 cycles over [0, 1), up to "
                        f"{2 ** (octaves - 1) / 2:g} cycles at L = {octaves}. Gaussian features draw their frequencies "
                        f"at random instead; here they range from {magnitudes.min():.2f} to {magnitudes.max():.1f} "
@@ -125,15 +97,20 @@ def lesson():
             with tab_1d:
                 settings = fit_controls("1", SIGMAS_1D, 10, 6, [150, 300, 600], 300)
                 result = fitted("1d", *settings)
+                image_views.ask_worst_fit(result, settings)
                 show(figures.padded(figures.lines(
-                    result["x"], {"target": result["target"], **{LABELS[e]: result[e]["prediction"]
+                    result["x"], {"target": result["target"], **{image_views.LABELS[e]: result[e]["prediction"]
                                                                  for e in pc.ENCODINGS}},
                     title="Fits of the 1D signal (trained on every other sample)", x_title="coordinate x",
-                    y_title="value", dashed=["target", *DASHED], colours=COLOURS, name="fourier_1d_fit", height=400,
+                    y_title="value", dashed=["target", *image_views.DASHED], colours=image_views.COLOURS,
+                    name="fourier_1d_fit", height=400,
                     alt="The target signal and three fits: raw coordinates give a smooth blur, both encodings "
                         "follow the fast wiggles and the step."), top=90))
-                scores(result)
-                curves(result, "1d")
+                image_views.fit_snippet("1d", settings, "result['x'], result['target']  # (256,) each: the signal",
+                                        "result['raw']['prediction'], result['raw']['final_test_psnr']  # a fit, its "
+                                        "score")
+                image_views.fit_scores(result)
+                image_views.fit_curves(result, "1d")
                 notice("With raw x the network bends a few straight pieces through the slow swell: it misses the "
                        "20-cycle wave entirely (no peak at 20 in its spectrum) and blunts the step. Both encodings "
                        "follow the detail. Push σ to 50 "
@@ -150,15 +127,17 @@ def lesson():
                 result = fitted("2d", *settings)
                 show(figures.square_panels(figures.padded(figures.small_multiples(
                     [result["target"]] + [np.clip(result[e]["prediction"], 0, 1) for e in pc.ENCODINGS],
-                    ["target (64 x 64)"] + [f"{LABELS[e]}: {result[e]['final_test_psnr']:.1f} dB"
+                    ["target (64 x 64)"] + [f"{image_views.LABELS[e]}: {result[e]['final_test_psnr']:.1f} dB"
                                             for e in pc.ENCODINGS],
                     title="Fits of the image (trained on every other row and column)", cols=4,
                     value_name="grey level", x_title="x (pixel)", y_title="y (pixel)", cell_px=300,
                     signed=False, name="fourier_2d_fit",
                     alt="Four images: the target, a blurry fit from raw coordinates, and two sharper fits from "
                         "the NeRF encoding and Fourier features."))))
-                scores(result)
-                curves(result, "2d")
+                image_views.fit_snippet("2d", settings, "result['target']  # (64, 64) grey levels",
+                                        "result['gaussian']['prediction']  # (64, 64), before clipping to [0, 1]")
+                image_views.fit_scores(result)
+                image_views.fit_curves(result, "2d")
                 notice("Raw (x, y) gives a blur of the layout. The encodings recover the disc's edge, the "
                        "checkerboard and the inner rings. Turn σ up to 16 or 32: the training pixels are still "
                        "matched, but the unseen pixels in between fill with speckle, which is the σ trade-off of "
@@ -184,6 +163,8 @@ def lesson():
                     x_title="encoding column (sin, cos per frequency)", y_title="value", name="fourier_duality",
                     alt="Two identical zig-zag curves over the encoding columns: NeRF's encoding of p and the "
                         "matching Transformer position row."), top=90))
+                classroom.snippet(f"dual = {classroom.call('nerf_as_sinusoidal', float(p), octaves)}",
+                                  f"dual['nerf'], dual['transformer']  # ({2 * octaves},) each: the two curves")
                 notice("The curves coincide: NeRF's encoding is a row of the Transformer's sinusoidal table with "
                        f"d = 2L = {dual['dim']} and base 2^L = {dual['base']:g}, read at a position that grows with "
                        "the coordinate. The only differences are the order of the pairs (the Transformer lists the "

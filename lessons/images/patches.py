@@ -1,7 +1,7 @@
 import streamlit as st
 
 import posenc_core as pc
-from page_kit import controls, figures, formula, guard, header, notice, sections, show, source
+from page_kit import classroom, controls, figures, formula, guard, header, image_views, notice, sections, show, source
 
 BASES = [100, 1000, 10000, 100000]
 
@@ -21,16 +21,6 @@ def maps(h: int, w: int, dim: int, base: float, flattened: bool = False):
 def similarity_scale(h: int, w: int, dim: int, base: float):
     """One colour scale for cosine similarity in every tab: from every map of both codes, 2D and flattened."""
     return figures.similarity_range(maps(h, w, dim, base), maps(h, w, dim, base, True))
-
-
-@st.cache_data(max_entries=32, show_spinner=False)
-def rope_maps(h: int, w: int, dim: int, base: float, row: int, col: int, vectors: str):
-    return pc.rope_2d_score_maps(h, w, dim, row, col, base, vectors=vectors)
-
-
-@st.cache_data(max_entries=32, show_spinner=False)
-def rope_check(h: int, w: int, dim: int, base: float, vectors: str):
-    return pc.rope_2d_relative_check(h, w, dim, base, vectors=vectors)
 
 
 header(
@@ -73,6 +63,7 @@ def lesson():
             with tab_one:
                 sim = maps(h, w, dim, float(base))
                 zrange, signed = similarity_scale(h, w, dim, float(base))
+                image_views.ask_diagonal(sim[patch], row, col, h, w)
                 show(figures.marked_heatmap(
                     sim[patch], [(col, row, f"patch ({row}, {col})")],
                     title=f"Cosine similarity of patch (row {row}, col {col}) to every patch", x_title="column",
@@ -80,6 +71,8 @@ def lesson():
                     signed=signed, height=460,
                     alt=f"Heatmap over the {h} x {w} grid: similarity to patch ({row}, {col}) is 1 there and "
                         "falls off with distance in a plus-shaped pattern along its row and column."))
+                image_views.similarity_snippet(h, w, dim, base, f"sim[{patch}]  # ({h}, {w}): the map above, patch "
+                                                                f"({row}, {col})")
                 right = sim[patch, row, min(col + 1, w - 1)]
                 below = sim[patch, min(row + 1, h - 1), col]
                 diagonal = sim[patch, min(row + 1, h - 1), min(col + 1, w - 1)]
@@ -105,6 +98,7 @@ def lesson():
                     outer="patch", inner="compared with", name="vit2d_every_patch", height=700,
                     alt=f"A {h} x {w} mosaic of small similarity maps; the map in grid cell (r, c) has its bright "
                         "spot at (r, c), so the spots sweep across the image."))
+                image_views.similarity_snippet(h, w, dim, base, f"sim  # ({h * w}, {h}, {w}): one map per patch")
                 notice("This is the view of the ViT paper's figure 7, here for a fixed 2D code instead of learned "
                        "embeddings: the bright spot in each small map sits where that small map sits in the "
                        "mosaic. Learned ViT embeddings come out looking much the same, which is why a fixed 2D "
@@ -114,6 +108,7 @@ def lesson():
             with tab_flat:
                 sim2d, sim1d = maps(h, w, dim, float(base)), maps(h, w, dim, float(base), True)
                 zrange, signed = similarity_scale(h, w, dim, float(base))
+                image_views.ask_flattened(sim2d[patch], sim1d[patch], row, col, h, w)
                 show(figures.square_panels(figures.padded(figures.mark_panels(figures.small_multiples(
                     [sim2d[patch], sim1d[patch]],
                     ["2D sin-cos (column half + row half)", f"1D sin-cos of the raster index r·{w} + c"],
@@ -123,6 +118,12 @@ def lesson():
                     alt="Two maps. Left: a cross centred on the patch. Right: a horizontal band along the "
                         "patch's own row that wraps into the ends of the rows above and below."), col, row,
                     f"patch ({row}, {col})"))))
+                classroom.snippet(
+                    f"sim2d = pc.patch_similarity_maps({classroom.call('sincos_2d', h, w, dim, float(base))}, "
+                    f"{h}, {w}, 'cosine')",
+                    f"sim1d = pc.patch_similarity_maps({classroom.call('flattened_sincos', h, w, dim, float(base))}, "
+                    f"{h}, {w}, 'cosine')",
+                    f"sim2d[{patch}], sim1d[{patch}]  # ({h}, {w}) each: the two maps, patch ({row}, {col})")
                 notice(f"Flattened, patch ({row}, {col}) gets the number {patch}: its neighbours in the code are the "
                        f"patches left and right of it, and the one directly below is {w} numbers away, as far as a "
                        "patch that is many columns off in the same row. The 1D code sees a long line, not a grid, "
@@ -150,68 +151,7 @@ def lesson():
 
         if tab_rope.open:
             with tab_rope:
-                rope_section(h, w, dim, float(base), row, col)
-
-
-def rope_section(h: int, w: int, dim: int, base: float, row: int, col: int):
-    st.markdown("RoPE-based vision models (EVA-02, RoPE-ViT, the vision encoder of Qwen2-VL) put position into "
-                "the attention score instead of into the patch vectors. The axial form cuts each query and key "
-                "in two: the first half is turned by the patch's row, the second half by its column, each half "
-                "an ordinary RoPE of size d/2. Below, the same query content sits at the chosen patch and the "
-                "same key content at every patch, so the colours show what position alone does to the score.")
-    vectors = controls.choice(
-        "Query and key content", "qk", list(pc.AXIAL_QK), "ones",
-        format_func={"ones": "all ones", "random": "random"}.get,
-        help="All ones: every pair adds 2 cos(angle), so the map is RoPE's own sense of closeness. Random: one "
-             "seeded random vector used as both q and k (a patch meeting its own content): the peak stays on the "
-             "query, but the content weighs the frequencies unequally.")
-    ones = vectors == "ones"
-    scores, check = rope_maps(h, w, dim, base, row, col, vectors), rope_check(h, w, dim, base, vectors)
-    show(figures.mark_panels(figures.square_panels(figures.padded(figures.small_multiples(
-        [scores["axial"], scores["flat"]],
-        ["Axial 2D RoPE (row half + column half)", f"1D RoPE of the raster index r·{w} + c"],
-        title=f"Score of the query at patch ({row}, {col}) with a key at every patch, d = {dim}, base {base:,.0f}",
-        cols=2, value_name="score q·k", x_title="column", y_title="row", cell_px=360,
-        name="rope2d_axial_vs_flat",
-        alt="Two score maps on the patch grid, the query patch marked with a cross. Left: highest at the query, "
-            f"falling off along its row and its column{' alike' if ones else ''}. Right: high along the query's "
-            "own row and into the ends of the neighbouring rows; the patches straight above and below score "
-            "far lower."))), col, row, f"query patch ({row}, {col})"))
-    below, right = scores["vertical"], scores["horizontal"]
-    st.markdown(f":material/check_circle: **Checked on all {h * w:,} x {h * w:,} patch pairs:** a score differs "
-                f"from the score of its offset alone by at most {check['axial']:.1e} for axial 2D RoPE and "
-                f"{check['flat']:.1e} for the flattened 1D RoPE (scores reach {check['scale']:.3g}). Both depend "
-                "only on (Δrow, Δcol); what is left is float32 rounding of the angles.")
-    if ones:
-        left_map = (f"Left: the patch {below['label']} and the patch to the {right['label']} score the same "
-                    f"({below['axial']:.3g} and {right['axial']:.3g}). Rows and columns turn at the same "
-                    "frequencies, so one step is one step in either direction.")
-        twin = (" With all-ones vectors the left map is exactly d times the cosine map of the first tab and the "
-                "right map d times the flattened one of the third: the same frequencies, now inside the score.")
-    else:
-        left_map = (f"Left: the peak stays on the query, but the patch {below['label']} and the patch to the "
-                    f"{right['label']} now score differently ({below['axial']:.3g} and {right['axial']:.3g}): "
-                    "the row half and the column half hold different content, which weighs their frequencies "
-                    "differently.")
-        twin = ""
-    notice(f"{left_map} Right: patch ({row}, {col}) is number {scores['query_index']} of the flattened sequence "
-           f"and the patch {below['label']} is {below['raster_distance']} numbers away, so 1D RoPE scores it like "
-           f"a token {below['raster_distance']} positions off ({below['flat']:.3g}, against {right['flat']:.3g} "
-           f"to the {right['label']}), while the last patch of a row and the first of the next count as "
-           "neighbours. Both maps are relative, since the raster offset is fixed by (Δrow, Δcol); they disagree "
-           f"about which offsets are close.{twin}")
-    formula(r"\tilde q_{(r,c)} = \big[\,R(r\,\theta)\,q_{[0,\,d/2)}\ \big\|\ R(c\,\theta)\,q_{[d/2,\,d)}\big]"
-            r" = \big[\,R($r\,\theta)\,q_{[0,\,$half)}\ \big\|\ R($c\,\theta)\,q_{[$half,\,$d)}\big],"
-            r"\quad \theta_i = $base^{-2i/$half},\ i < $quarter",
-            r=row, c=col, half=dim // 2, d=dim, base=base, quarter=dim // 4)
-    formula(r"\tilde q_{(r,c)}\cdot\tilde k_{(r',c')} = q_{\text{row}}^{\top} R(\Delta r\,\theta)\,k_{\text{row}}"
-            r" + q_{\text{col}}^{\top} R(\Delta c\,\theta)\,k_{\text{col}}")
-    formula(r"\text{$vlabel: } $va\ \text{(2D)},\ \ $vf\ \text{(1D, } \Delta p = $vd)"
-            r"\qquad \text{$hlabel: } $ha\ \text{(2D)},\ \ $hf\ \text{(1D, } \Delta p = 1)",
-            vlabel=below["label"], va=below["axial"], vf=below["flat"], vd=below["raster_distance"],
-            hlabel=right["label"], ha=right["axial"], hf=right["flat"], digits=3)
-    source(pc.rope_2d_axial, pc.rope_2d_score_maps, pc.rope_2d_relative_check,
-           label="Show the code of axial 2D RoPE")
+                image_views.rope_section(h, w, dim, float(base), row, col)
 
 
 lesson()

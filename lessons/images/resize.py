@@ -2,7 +2,7 @@ import numpy as np
 import streamlit as st
 
 import posenc_core as pc
-from page_kit import controls, figures, formula, guard, header, notice, sections, show, source
+from page_kit import classroom, controls, figures, formula, guard, header, image_views, notice, sections, show, source
 
 SOURCES = {"sincos": "2D sin-cos", "learned": "learned-like (seeded)"}
 
@@ -74,6 +74,8 @@ def lesson():
         if tab_maps.open:
             with tab_maps:
                 before, after = maps(src, old, new, dim, prefix, mode, antialias)
+                image_views.ask_neighbour(before[row * old + col], after[new_row * new + new_col], (row, col),
+                                          (new_row, new_col), old, new, mode)
                 zrange, signed = figures.similarity_range(before[row * old + col], after[new_row * new + new_col])
                 left, right = st.columns(2)
                 for column, grid, size, (r, c), label, stem in (
@@ -87,6 +89,12 @@ def lesson():
                             signed=signed, name=stem, height=430,
                             alt=f"Similarity to patch ({r}, {c}) on the {size} x {size} grid: a bright spot at the "
                                 "patch that fades with distance."))
+                classroom.snippet(*image_views.resize_lines(src, old, new, dim, prefix, mode, antialias),
+                                  f"before = pc.patch_similarity_maps(table, {old}, {old}, 'cosine', {prefix})"
+                                  f"  # ({old * old}, {old}, {old})",
+                                  f"after = pc.patch_similarity_maps(resized, {new}, {new}, 'cosine', {prefix})"
+                                  f"  # ({new * new}, {new}, {new})",
+                                  f"before[{row * old + col}], after[{new_row * new + new_col}]  # the two maps above")
                 table = resized(src, old, new, dim, prefix, mode, antialias)
                 cls_change = pc.prefix_change(original(src, old, dim, prefix), table, prefix)
                 st.caption(f"Rows: {prefix} prefix + {old * old} patches = {prefix + old * old} before, "
@@ -114,6 +122,9 @@ def lesson():
                     name="resize_modes",
                     alt="Three similarity maps after bicubic, bilinear and nearest resizing; the nearest one is "
                         "blocky."))))
+                classroom.snippet(*image_views.resize_lines(src, old, new, dim, prefix, None, antialias),
+                                  f"    after = pc.patch_similarity_maps(resized, {new}, {new}, 'cosine', {prefix})",
+                                  f"    print(mode, after[{new_row * new + new_col}])  # ({new}, {new}) per mode")
                 notice("Nearest copies each old embedding onto a block of new patches, so neighbours inside a block "
                        "become identical (similarity exactly 1) and the map turns into steps. Bilinear and "
                        "bicubic blend neighbouring embeddings; bicubic follows curved changes more closely, which "
@@ -138,6 +149,10 @@ def lesson():
                     name="resize_profile", dashed=["exact sin-cos at these coordinates"],
                     alt="Each resized row sampled at fractional old-grid positions: nearest is a staircase, the "
                         "other two are smooth curves."), top=90))
+                classroom.snippet(*image_views.resize_lines(src, old, new, dim, prefix, None, antialias),
+                                  f"    grid = resized[{prefix}:].reshape({new}, {new}, {dim})  # row, column, channel",
+                                  f"    print(mode, grid[{new_row}, :, {channel}])  # ({new},): that mode's curve",
+                                  f"coords = {classroom.call('resample_source_coords', old, new)}  # ({new},) x axis")
                 notice("The x axis is in old patches: the new cells sample the old grid at fractional positions. "
                        "The first channels of the column half swing fastest (one radian per patch); that is where "
                        "the methods disagree most. Outside 0 and old − 1 the edge cells are clamped, so the "
@@ -155,6 +170,8 @@ def lesson():
                     name="resize_exact_error",
                     alt="Error per channel on a log scale: large for the first, fast channels of each half, "
                         "tiny for the slow ones; nearest is worst."), top=90))
+                classroom.snippet(f"errors = {{mode: pc.resample_sincos_error({old}, {new}, {dim}, 10000.0, mode, "
+                                  f"{antialias}) for mode in pc.RESIZE_MODES}}  # ({dim},) each: the three curves")
                 notice("A sin-cos grid gives the resize a ground truth: sin-cos evaluated at the coordinates the new "
                        "cells sample. Slow channels are smooth and every method gets them nearly right; the fast "
                        "ones, at the start of each of the four blocks (x sines, x cosines, y sines, y cosines), are "

@@ -1,28 +1,24 @@
 import streamlit as st
 
 import posenc_core as pc
-from page_kit import controls, extension_views, figures, guard, header, notice, sections, show, source
+from page_kit import classroom, controls, extension_views, figures, guard, header, notice, sections, show, source
 
 
 @st.cache_data(max_entries=128, show_spinner=False)
-def analyse(method: str, head_dim: int, base: float, original: int, factor: float):
-    n_pairs = head_dim // 2
-    scaling, max_pos = pc.extension_scaling(method, factor, original,
-                                            short_factor=pc.resample_factors(pc.PHI35_SHORT_FACTOR, n_pairs),
-                                            long_factor=pc.resample_factors(pc.PHI35_LONG_FACTOR, n_pairs))
-    target = int(round(factor * original))
-    result = pc.extension_analysis(head_dim, base, scaling, original=original, target=target,
-                                   max_position_embeddings=max_pos)
-    distances, scores = pc.score_vs_distance(result["inv_freq_after"], result["attention_factor"], 4 * target)
-    return result, distances, scores
+def analyse(method: str | None, head_dim: int, base: float, original: int, factor: float):
+    return pc.extension_at_defaults(method, head_dim, base, original, factor)
 
 
-@st.cache_data(max_entries=32, show_spinner=False)
-def unscaled(head_dim: int, base: float, original: int, factor: float):
-    target = int(round(factor * original))
-    result = pc.extension_analysis(head_dim, base, None, original=original, target=target)
-    distances, scores = pc.score_vs_distance(result["inv_freq_before"], 1.0, 4 * target)
-    return result, distances, scores
+FAST_PAIR_METHODS = ["linear", "ntk", "yarn", "llama3"]  # the question's options, in the default selection's order
+
+
+def _snippet(chosen, head_dim, base, original, factor, what: str) -> None:
+    """The page's loop: one call per method at its default knobs (None = no scaling, the dashed reference)."""
+    classroom.snippet(
+        f"for method in {[None, *chosen]!r}:",
+        f"    result, distances, scores = pc.extension_at_defaults(method, {head_dim}, {float(base)!r}, {original}, "
+        f"{float(factor)!r})",
+        f"    print(method, {what})")
 
 
 header(
@@ -32,6 +28,24 @@ header(
     "concentrate the slowing on pairs that never completed a turn in training (NTK-aware, YaRN, Llama 3, "
     "LongRoPE). Default knobs throughout: YaRN β = 32/1, Llama 3 low/high = 1/4, dynamic NTK at L′."
 )
+
+
+def ask_unscaled_ood(none, original: int, target: int) -> None:
+    """Which pairs leave their training range when nothing is scaled: asked before the angles are drawn."""
+    ood = [bool(o) for o in none["out_of_distribution"]]  # (pairs,): L′θ past anything seen in L, below 2π
+    answer = 3 if not any(ood) else 2 if all(ood) else 1 if ood[-1] and not ood[0] else 0
+
+    def reveal() -> str:
+        if not any(ood):
+            return f"None: every pair completed a full turn within L = {original:,}, so every angle was seen."
+        first = ood.index(True)
+        return (f"{sum(ood)} of {len(ood)} pairs, pair {first} and up: the slow pairs turned less than a full circle "
+                f"across L = {original:,} (L·θ < 2π), so the larger angles they reach across L′ = {target:,} are new "
+                "to the model. Fast pairs went round many times and have seen every angle.")
+
+    classroom.predict("cmp_ood", f"Run the unscaled model at L′ = {target:,}: which pairs meet angles they never saw "
+                      f"in training (L = {original:,})?",
+                      ["the fastest pairs", "the slowest pairs", "every pair", "none"], answer, reveal)
 
 
 @st.fragment
@@ -44,18 +58,33 @@ def lesson():
         ["New / old frequency", "Wavelength after", "Angles reached", "Score vs distance"])
     with guard():
         results = {pc.EXTENSION_METHODS[m]: analyse(m, head_dim, float(base), original, float(factor)) for m in chosen}
-        none, none_d, none_s = unscaled(head_dim, float(base), original, float(factor))
+        none, none_d, none_s = analyse(None, head_dim, float(base), original, float(factor))
         pairs = none["pair"]
         if not results:
             st.info("Pick at least one method above.")
             return
         if tab_ratio.open:
             with tab_ratio:
+                pair0 = {m: analyse(m, head_dim, float(base), original, float(factor))[0] for m in FAST_PAIR_METHODS}
+                fastest = {m: r["ratio"][0] for m, r in pair0.items()}  # θ′/θ of pair 0, the fastest pair
+                slowed = next(m for m, r in pair0.items() if r["band"][0] == "interpolated")  # divided by s
+
+                def fast_pair() -> str:
+                    ratios = ", ".join(f"{pc.EXTENSION_METHODS[m]} {fastest[m]:.4g}" for m in FAST_PAIR_METHODS)
+                    return (f"θ′/θ of pair 0 at s = {factor:g}: {ratios} (1/s = {1 / factor:.4g}). Only "
+                            f"{pc.EXTENSION_METHODS[slowed]} slows the pair that tells neighbouring tokens apart; the "
+                            "others keep it and spend the stretch on the slow pairs.")
+
+                classroom.predict("cmp_fast", f"Stretching the context by s = {factor:g}: which method slows even the "
+                                  "fastest rotary pair (pair 0) by the full factor s?",
+                                  [pc.EXTENSION_METHODS[m] for m in FAST_PAIR_METHODS],
+                                  FAST_PAIR_METHODS.index(slowed), fast_pair)
                 show(figures.roomy_lines(pairs, {k: r[0]["ratio"] for k, r in results.items()},
                                    title=f"θ′/θ per pair, s = {factor:g}", x_title="rotary pair i",
                                    y_title="θ′/θ (log scale)", log_y=True, hover_format=".4g",
                                    hlines=[(1.0, "1: kept"), (1 / factor, "1/s")], name="cmp_ratio",
                                    alt="New over old frequency per rotary pair for each chosen method."))
+                _snippet(chosen, head_dim, base, original, factor, "result['ratio'])  # (head_dim/2,): θ′/θ per pair")
                 notice("Position interpolation is flat at 1/s: even the fastest pairs, which distinguish neighbouring "
                        "tokens, are slowed, which blurs local order. The others start at 1 (fast pairs kept) and "
                        "reach 1/s only for the slowest pairs; YaRN and Llama 3 do it with a plateau at each end, "
@@ -69,10 +98,13 @@ def lesson():
                                    dashed=("no scaling",), hover_format=",.1f", name="cmp_wavelength",
                                    hlines=[(original, f"L = {original:,}"), (target, f"L′ = {target:,}")],
                                    alt="Wavelength per pair after each method, with L and L′ marked."))
+                _snippet(chosen, head_dim, base, original, factor,
+                         "result['wavelength_after'])  # (head_dim/2,) positions; None: before")
                 notice("Wavelengths that crossed L in training need to cross L′ now; where each curve crosses the "
                        "L′ line tells you which pairs the method treats as positional 'slow' pairs.")
         if tab_angle.open:
             with tab_angle:
+                ask_unscaled_ood(none, original, target)
                 series = {"training: L·θ": none["angle_train"], "no scaling: L′·θ": none["angle_unscaled"]}
                 series.update({k: r[0]["angle_target"] for k, r in results.items()})
                 show(figures.roomy_lines(pairs, series, title="Angle each pair turns across the context",
@@ -81,6 +113,8 @@ def lesson():
                                    hlines=[(6.283185307179586, "2π")], name="cmp_angles",
                                    alt="Per pair, the angle turned across L in training, across L′ without scaling, "
                                        "and across L′ with each method."))
+                _snippet(chosen, head_dim, base, original, factor,
+                         "result['angle_target'], result['out_of_distribution'].sum())  # (head_dim/2,) rad")
                 counts = ", ".join(f"{k}: {int(r[0]['out_of_distribution'].sum())}" for k, r in results.items())
                 notice("Below 2π a pair has only seen part of the circle, so any curve above the training curve "
                        f"there is out of distribution. Pairs out of distribution, no scaling: "
@@ -94,6 +128,8 @@ def lesson():
                                    dashed=("no scaling",), name="cmp_score",
                                    vlines=[(original, "L"), (target, "L′")],
                                    alt="Score versus distance for each method, including its attention factor."))
+                _snippet(chosen, head_dim, base, original, factor,
+                         "result['attention_factor'], scores)  # scores: (n,) at the distances")
                 st.dataframe({"method": list(results), "attention factor a": [r[0]["attention_factor"]
                                                                              for r in results.values()]},
                              hide_index=True, width="content")

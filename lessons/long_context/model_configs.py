@@ -3,7 +3,7 @@ import json
 import streamlit as st
 
 import posenc_core as pc
-from page_kit import controls, extension_views, formula, guard, header, layer_views, notice, sections, source
+from page_kit import classroom, controls, extension_views, formula, guard, header, layer_views, notice, sections, source
 from page_kit.config_input import choose_config
 
 EXAMPLE = json.dumps(pc.preset_config("llama3.1-8b"), indent=2)
@@ -14,23 +14,34 @@ PRESET_ORDER = list(pc.PRESETS)
 @st.cache_data(max_entries=32, show_spinner="Reading the config through its transformers config class…")
 def analyse(config_text: str, layer: str | None):
     """Everything the page draws for one config (given as canonical JSON text, so the cache key is a string)."""
-    config = json.loads(config_text)
-    read = pc.read_rope_config(config, layer)
-    rows = pc.describe_rope_config(config, layer)
-    original, target, how = pc.config_contexts(read)
-    softmax = pc.deepseek_softmax_mscale(read.scaling)
-    if target is None:  # no scaling: the pairs against L, and one score curve; nothing is extended
-        _, layers = pc.read_layers(config)
-        row = next(r for r in layers if r.rotates and r.rope_label == read.layer_type)
-        pairs = pc.layer_pairs(row, original)
-        distances, scores = pc.score_vs_distance(pairs["inv_freq"], pairs["attention_factor"], 4 * original)
-        return read, rows, how, original, None, pairs, distances, scores, None, softmax
-    result = pc.extension_analysis(read.head_dim, read.base, read.scaling or None, original=original, target=target,
-                                   partial_rotary_factor=read.partial_rotary_factor,
-                                   max_position_embeddings=read.max_position_embeddings)
-    distances, before = pc.score_vs_distance(result["inv_freq_before"], 1.0, 4 * target)
-    _, after = pc.score_vs_distance(result["inv_freq_after"], result["attention_factor"], 4 * target)
-    return read, rows, how, original, target, result, distances, before, after, softmax
+    view = pc.config_view(json.loads(config_text), layer)
+    return (view["read"], view["rows"], view["how"], view["original"], view["target"], view["pairs"],
+            view["distances"], view["before"], view["after"], view["softmax_scale"])
+
+
+def config_lines(config_text: str, layer: str | None) -> list[str]:
+    """The snippet's first lines: the preset by name when the text is one, else the JSON itself."""
+    preset = next((k for k, p in pc.PRESETS.items() if json.dumps(p.config) == config_text), None)
+    load = ([f"config = pc.preset_config({preset!r})"] if preset is not None else
+            ["import json", f"config = json.loads({config_text!r})"])
+    return [*load, f"view = pc.config_view(config, {layer!r})"]
+
+
+def ask_trained_length(read, original: int, target: int | None, how: str) -> None:
+    """A common misconception: max_position_embeddings is the length the model was trained on."""
+    declared = read.max_position_embeddings
+    if declared is None:  # nothing to compare with; the caption says how L was chosen
+        return
+    answer = 0 if original == declared else 1 if original < declared else 2
+
+    def reveal() -> str:
+        extended = f" and runs to L′ = {target:,}" if target is not None else ", and nothing is extended"
+        return (f"Here L = {original:,}{extended}; max_position_embeddings = {declared:,}. How L was chosen: "
+                f"{how}.")
+
+    classroom.predict("cfg_trained", f"This config declares max_position_embeddings = {declared:,}. Is that the "
+                      "context L its rotation was trained for?",
+                      ["yes: L = max_position_embeddings", "no: L is shorter", "no: L is longer"], answer, reveal)
 
 
 header(
@@ -60,6 +71,7 @@ def lesson():
             ["What was read", "Per pair", "Angles reached", "Score vs distance"])
         if tab_read.open:
             with tab_read:
+                ask_trained_length(read, original, target, how)
                 st.dataframe({"setting": [r[0] for r in rows], "value": [r[1] for r in rows],
                               "read from": [r[2] for r in rows]}, hide_index=True, width="stretch")
                 m1, m2, m3, m4 = st.columns(4)
@@ -72,6 +84,10 @@ def lesson():
                     m3.metric("Attention factor a", f"{result['attention_factor']:.4f}")
                 m4.metric("Softmax scale × (DeepSeek)", f"{softmax:.4f}")
                 st.caption(f"How L and L′ were chosen: {how}.")
+                classroom.snippet(*config_lines(config_text, layer),
+                                  "read = view['read']  # head_dim, base, rope_type, scaling, as the config class "
+                                  "reads them",
+                                  "print(view['original'], view['target'], view['how'])  # L, L′ (None: no scaling)")
                 notice("These are the values the model's rotary code uses: head_dim, the base, the scaling type and "
                        "its parameters, and how much of each head rotates, after the model's config class has "
                        "filled in its defaults and translated legacy names (rotary_pct, rotary_emb_base, type, "
@@ -82,26 +98,38 @@ def lesson():
                 if info is not None:
                     st.page_link(info.path, label="Read this config layer by layer", icon=info.icon)
         if target is None:
-            _unscaled(tab_pairs, tab_angle, tab_score, result, distances, before, original)
+            _unscaled(tab_pairs, tab_angle, tab_score, result, distances, before, original,
+                      config_lines(config_text, layer))
             return
         if tab_pairs.open:
             with tab_pairs:
                 extension_views.wavelengths(result, name="cfg_wavelengths", label=label)
+                classroom.snippet(*config_lines(config_text, layer),
+                                  "pairs = view['pairs']  # dict of (pairs,) arrays: L to L′, per rotary pair",
+                                  "print(pairs['wavelength_before'], pairs['wavelength_after'], pairs['ratio'])")
                 extension_views.ratio(result, name="cfg_ratio", label=label)
                 extension_views.factor_table(result)
         if tab_angle.open:
             with tab_angle:
                 extension_views.angles(result, name="cfg_angles", label=label)
+                classroom.snippet(*config_lines(config_text, layer),
+                                  "pairs = view['pairs']  # angles in rad, (pairs,) each",
+                                  "print(pairs['angle_train'], pairs['angle_target'], pairs['out_of_distribution'])")
         if tab_score.open:
             with tab_score:
                 extension_views.score(distances, before, after, result, name="cfg_score", label=label)
+                classroom.snippet(*config_lines(config_text, layer),
+                                  "print(view['distances'], view['before'], view['after'])  # (n,): score by "
+                                  "distance, unscaled and scaled")
 
 
-def _unscaled(tab_pairs, tab_angle, tab_score, pairs, distances, scores, original) -> None:
+def _unscaled(tab_pairs, tab_angle, tab_score, pairs, distances, scores, original, lines) -> None:
     """A config without scaling: its pairs against L, and one score curve (there is no L′ to compare)."""
     if tab_pairs.open:
         with tab_pairs:
             layer_views.pairs_figure(pairs, who="No scaling", context=original, name="cfg_pairs")
+            classroom.snippet(*lines, "pairs = view['pairs']  # dict of (pairs,) arrays against L",
+                              "print(pairs['inv_freq'], pairs['wavelength'])")
     if tab_angle.open:
         with tab_angle:
             notice(f"This config has no RoPE scaling: it runs its rotation unchanged up to L = {original:,} "
@@ -110,6 +138,7 @@ def _unscaled(tab_pairs, tab_angle, tab_score, pairs, distances, scores, origina
     if tab_score.open:
         with tab_score:
             layer_views.score_figure(distances, scores, who="no scaling", context=original, name="cfg_score")
+            classroom.snippet(*lines, "print(view['distances'], view['before'])  # (n,): score by distance")
 
 
 lesson()

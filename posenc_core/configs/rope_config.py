@@ -10,12 +10,15 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from .._checks import MAX_POSITIONS, as_base, as_float, as_int
+from ..extension import deepseek_softmax_mscale, extension_analysis, score_vs_distance
 from ..scaling import RopeConfig, rope_inv_freq, scaling_type
-from .layers import LayerRow, layer_scheme, rope_call
+from .layers import LayerRow, layer_scheme, read_layers, rope_call
 from .reader import normalise_config
+from .summaries import layer_pairs
 
 __all__ = [
     "config_contexts",
+    "config_view",
     "describe_rope_config",
     "read_rope_config",
     "rope_from_config",
@@ -129,6 +132,11 @@ def config_contexts(read: RopeConfig) -> tuple[int, int | None, str]:
     if kind == "ntk_alpha":
         return original, None, ("NTK-alpha stretches the base at every length and names no target: "
                                 "L = max_position_embeddings, and there is no target length")
+    if kind == "proportional" and as_float("rope_scaling['factor']", scaling.get("factor", 1.0), above=0.0) == 1.0:
+        # Gemma 4's p-RoPE: a share of each head rotates at the default frequencies, the rest not at all;
+        # transformers' factor defaults to 1, so nothing is stretched
+        return original, None, ("proportional RoPE turns only part of each head and stretches nothing: "
+                                "L = max_position_embeddings, and there is no target length")
     if kind == "default":
         how = "no scaling: L = max_position_embeddings, and there is no target length"
         if max_pos is None:
@@ -212,3 +220,32 @@ def describe_rope_config(config, layer_type=None) -> list[tuple[str, str, str]]:
             origin = "rope_scaling" if key in params else f"added by {by_class or 'the reading'}"
         rows.append((key, shown, origin))
     return rows
+
+
+def config_view(config: Mapping, layer_type: str | None = None) -> dict:
+    """Everything the *Model presets and config.json* page draws for one config and layer type.
+
+    Returns:
+        ``read`` (``read_rope_config``), ``rows`` (``describe_rope_config``), ``original``, ``target``, ``how``
+        (``config_contexts``; target None without scaling), ``softmax_scale`` (DeepSeek's extra softmax factor),
+        ``pairs``: ``extension_analysis`` from L to L′, or, without scaling, ``layer_pairs`` against L; and
+        ``distances`` with the scores of a query against an identical key: ``before`` (no scaling) and
+        ``after`` (scaled, with the attention factor), both to 4 L′; without scaling ``before`` is the model's
+        own score to 4 L and ``after`` is None.
+    """
+    read = read_rope_config(config, layer_type)
+    original, target, how = config_contexts(read)
+    view = {"read": read, "rows": describe_rope_config(config, layer_type), "original": original, "target": target,
+            "how": how, "softmax_scale": deepseek_softmax_mscale(read.scaling)}
+    if target is None:  # no scaling: the pairs against L, and one score curve; nothing is extended
+        _, layers = read_layers(config)
+        row = next(r for r in layers if r.rotates and r.rope_label == read.layer_type)
+        pairs = layer_pairs(row, original)
+        distances, before = score_vs_distance(pairs["inv_freq"], pairs["attention_factor"], 4 * original)
+        return view | {"pairs": pairs, "distances": distances, "before": before, "after": None}
+    pairs = extension_analysis(read.head_dim, read.base, read.scaling or None, original=original, target=target,
+                               partial_rotary_factor=read.partial_rotary_factor,
+                               max_position_embeddings=read.max_position_embeddings)
+    distances, before = score_vs_distance(pairs["inv_freq_before"], 1.0, 4 * target)
+    _, after = score_vs_distance(pairs["inv_freq_after"], pairs["attention_factor"], 4 * target)
+    return view | {"pairs": pairs, "distances": distances, "before": before, "after": after}
