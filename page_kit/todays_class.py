@@ -206,9 +206,11 @@ def ask_same_speeds(info: dict, fraction: float) -> None:
     answer = 0 if abs(partial - p_rope) <= 1e-9 * partial else 1 if partial > p_rope else 2
 
     def reveal() -> str:
-        return (f"The slowest turning pair has a wavelength of {partial:,.0f} positions under partial rotary and "
-                f"{p_rope:,.4g} under p-RoPE (RoPE's own slowest: {info['RoPE']['longest_wavelength']:,.0f}). "
-                "In the figure: the palest turning cell of each row.")
+        slow = {m: float(info[m]["inv_freq"][info[m]["inv_freq"] > 0].min()) for m in ("partial rotary", "p-RoPE")}
+        return (f"The slowest turning pair has a wavelength of {partial:,.0f} positions under partial rotary "
+                f"(ω = {slow['partial rotary']:.3g} rad per position) and {p_rope:,.4g} under p-RoPE "
+                f"(ω = {slow['p-RoPE']:.3g}); RoPE's own slowest is {info['RoPE']['longest_wavelength']:,.0f}. "
+                "Hover the slowest coloured cell of each row below.")
 
     classroom.predict("fewer_same", f"Partial rotary and p-RoPE both rotate a fraction {fraction:g} of the head. "
                       "Do their turning dimensions use the same speeds?",
@@ -241,7 +243,7 @@ def ask_dropped(acc: dict, t: int) -> None:
 
     classroom.predict("drope_dropped", f"Take the trained RoPE model and remove every rotation, with no further "
                       f"training. At its training length T = {t}, its accuracy...",
-                      ["stays about the same", "falls a long way", "rises"], answer, reveal)
+                      ["it stays about the same", "it falls", "it rises"], answer, reveal)
 
 
 # --- cope ---

@@ -89,12 +89,6 @@ def lesson():
         if tab_layer.open:
             with tab_layer:
                 _one_layer(config_text, row, context)
-                if row.rotates:
-                    classroom.snippet(
-                        *todays_class.config_lines(config_text),
-                        f"pairs = pc.layer_pairs(rows[{row.index}], {context})  # \"wavelength\" (pairs,) positions",
-                        f'distances, scores = pc.score_vs_distance(pairs["inv_freq"], pairs["attention_factor"], '
-                        f'{min(2 * context, pc.MAX_POSITIONS * 64)})  # the score curve')
         if tab_compare.open:
             with tab_compare:
                 _side_by_side(config_text, groups, context)
@@ -132,6 +126,10 @@ def _one_layer(config_text, row, context) -> None:
         layer_views.theta_formula(row, view["pairs"])
         layer_views.score_figure(view["distances"], view["scores"], who=f"layer {row.index}", context=context,
                                  name="layer_score", window=row.window, chunk=row.chunk)
+        classroom.snippet(*todays_class.config_lines(config_text),
+                          f"pairs = pc.layer_pairs(rows[{row.index}], {context})  # \"wavelength\" (pairs,) positions",
+                          f'distances, scores = pc.score_vs_distance(pairs["inv_freq"], pairs["attention_factor"], '
+                          f'{min(2 * context, pc.MAX_POSITIONS * 64)})  # the score curve above')
         near, far = float(view["ends"][0]), float(view["ends"][-1])
         notice(f"A key identical to the query scores {near:.3f} at distance 0 and {far:.3f} at distance {context:,}. "
                + (f"This layer never compares tokens more than {row.window or row.chunk:,} apart, so only the left "
