@@ -132,15 +132,15 @@ def lesson():
                                                      131072, format_func=lambda v: f"{v:,}")
                 cache = pc.kv_cache_per_token(cfg, kv_heads=kv_heads, dtype=dtype, context=context)
                 names = list(cache["bytes_per_token"])
-                classroom.snippet(f"cache = pc.kv_cache_per_token(pc.MLA_PRESETS[{preset!r}], kv_heads={kv_heads}, "
-                                  f"dtype={dtype!r}, context={context})",
-                                  'cache["bytes_per_token"]  # {attention: bytes per token, all layers}; the bars '
-                                  'are these / 1024')
                 show(figures.bars(names, {"KiB per token (all layers)":
                                           np.array([cache["bytes_per_token"][k] / 1024 for k in names])},
                                   title=f"{preset}: KV cache per token, {cfg.num_hidden_layers} layers, {dtype}",
                                   x_title="attention", y_title="KiB per token", log_y=True, name="mla_cache",
                                   alt="Bars of cache bytes per token for MHA, GQA, MLA and MLA with coupled RoPE."))
+                classroom.snippet(f"cache = pc.kv_cache_per_token(pc.MLA_PRESETS[{preset!r}], kv_heads={kv_heads}, "
+                                  f"dtype={dtype!r}, context={context})",
+                                  'cache["bytes_per_token"]  # {attention: bytes per token, all layers}; the bars '
+                                  'are these / 1024')
                 mla, mha = cache["bytes_per_token"]["MLA"], cache["bytes_per_token"]["MHA"]
                 st.dataframe({"attention": names,
                               "values per token and layer": list(cache["values_per_layer"].values()),
@@ -161,11 +161,6 @@ def lesson():
             with tab_layout:
                 other = scores(preset, heads, tokens, start, 0, not cfg.rope_interleave)
                 gap = pc.mla_layout_gap(out, other)
-                classroom.snippet(todays_class.scores_code(preset, heads, tokens, start, cfg.rope_interleave),
-                                  todays_class.scores_code(preset, heads, tokens, start, not cfg.rope_interleave,
-                                                           "other"),
-                                  'out["position"][0], other["position"][0]  # the two panels',
-                                  "gap = pc.mla_layout_gap(out, other)  # the largest difference, printed below")
                 mask = np.tril(np.ones((tokens, tokens)))
                 show(figures.small_multiples(
                     [np.where(mask, g["position"][0], np.nan) for g in (out, other)],
@@ -174,6 +169,11 @@ def lesson():
                     title="Head 0's position term under the two pairings", cols=2, cell_px=320,
                     value_name="R q_rot · R k_rot", name="mla_layouts",
                     alt="Two heatmaps of the position term: the correct pairing and the wrong one differ."))
+                classroom.snippet(todays_class.scores_code(preset, heads, tokens, start, cfg.rope_interleave),
+                                  todays_class.scores_code(preset, heads, tokens, start, not cfg.rope_interleave,
+                                                           "other"),
+                                  'out["position"][0], other["position"][0]  # the two panels',
+                                  "gap = pc.mla_layout_gap(out, other)  # the largest difference, printed below")
                 formula(r"\text{interleaved: pairs }(2i, 2i{+}1)\qquad\text{half: pairs }(i, i{+}r/2)\qquad"
                         r"\max|\Delta\,\text{position term}| = $gap", gap=gap)
                 notice(f"{preset}'s checkpoint stores the rotated slice with interleaved pairs "
