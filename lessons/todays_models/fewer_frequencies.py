@@ -111,10 +111,6 @@ def lesson():
             with tab_score:
                 data = curves(head_dim, float(base), float(fraction), context)
                 still = info["p-RoPE"]["still_share"]
-                call = classroom.call("frequency_score_curves", head_dim, float(base), float(fraction), context, 800)
-                classroom.snippet(f"data = {call}",
-                                  'data["distance"], data["p-RoPE"]  # (points,) distance and the normalised '
-                                  'score, one key per method')
                 show(figures.lines(
                     data["distance"], {m: data[m] for m in DRAW_ORDER}, colours=COLOURS, dashed=["p-RoPE"],
                     legend_right=True, margin=dict(l=70, r=220), log_x=True,
@@ -123,6 +119,10 @@ def lesson():
                     name="fewer_scores",
                     alt="Normalised score against distance on a log axis for the four methods; the dotted line "
                         "marks the share of dimensions that never turn."))
+                call = classroom.call("frequency_score_curves", head_dim, float(base), float(fraction), context, 800)
+                classroom.snippet(f"data = {call}",
+                                  'data["distance"], data["p-RoPE"]  # (points,) distance and the normalised '
+                                  'score, one key per method')
                 formula(r"\frac{q\cdot R(\Delta)q}{|q|^2} = \frac{1}{d}\sum_{\text{dims}} \cos(\Delta\,\omega) "
                         r"= \underbrace{$still}_{\text{still dims}} + \frac{1}{$d}\sum_{\omega>0}\cos(\Delta\omega)",
                         still=still, d=head_dim)
@@ -138,13 +138,13 @@ def lesson():
             with tab_gemma:
                 inv, factor = pc.rope_inv_freq(512, 1e6, {"rope_type": "proportional", "partial_rotary_factor": 0.25})
                 gemma = pc.fewer_frequencies("proportional", 512, 1e6, 0.25, context)
-                classroom.snippet('inv, factor = pc.rope_inv_freq(512, 1e6, {"rope_type": "proportional", '
-                                  '"partial_rotary_factor": 0.25})  # (256,) the line; factor: attention factor')
                 show(figures.lines(
                     range(256), {"inv_freq (Gemma 4 full attention)": inv}, title="Gemma 4's proportional "
                     "inv_freq: 256 entries for head_dim 512", x_title="pair index", y_title="inv_freq",
                     log_y=False, markers=False, name="gemma4_inv_freq",
                     alt="inv_freq for Gemma 4's full-attention layers: 64 decaying values, then 192 zeros."))
+                classroom.snippet('inv, factor = pc.rope_inv_freq(512, 1e6, {"rope_type": "proportional", '
+                                  '"partial_rotary_factor": 0.25})  # (256,) the line; factor: attention factor')
                 formula(r"\text{rope\_angles} = \mathrm{int}(0.25\cdot 512\,/\!/\,2) = $k,\quad \omega_i = "
                         r"\big(10^{6}\big)^{-2i/512}\ (i < $k),\quad \omega_i = 0\ (i \ge $k),\quad "
                         r"\lambda_{max} = $lam", k=gemma["pairs"], lam=gemma["longest_wavelength"])

@@ -140,12 +140,6 @@ def lesson():
                 period = pc.QUERY_SCALE_RULES[rule][3]  # the released values: 0.1 and 8,192 / 16,384
                 result = entropy(rule, context, 0.1, period, float(margin), float(spread))
                 p = result["positions"]
-                classroom.snippet(
-                    f"positions = {classroom.call('temperature_positions', context)}  # query positions drawn",
-                    f"result = pc.temperature_entropy({rule!r}, positions, scale=0.1, period={period}, "
-                    f"spread={float(spread)!r}, margin={float(margin)!r})",
-                    'result["entropy"], result["entropy_scaled"], result["needle"], result["needle_scaled"]  '
-                    '# (positions,) nats and probabilities')
                 show(figures.stacked_lines(
                     p, {"without the temperature": result["entropy"], "with it": result["entropy_scaled"],
                         "uniform attention, ln(p + 1)": result["uniform"]},
@@ -159,6 +153,12 @@ def lesson():
                     title="Probability on the one relevant key (key 0, the farthest)", x_title="query position p (log)",
                     y_title="probability (log)", log_x=True, log_y=True, hover_format=".3g", name="nope_needle",
                     alt="The relevant key's share falls as the keys multiply; the temperature slows the fall."))
+                classroom.snippet(
+                    f"positions = {classroom.call('temperature_positions', context)}  # query positions drawn",
+                    f"result = pc.temperature_entropy({rule!r}, positions, scale=0.1, period={period}, "
+                    f"spread={float(spread)!r}, margin={float(margin)!r})",
+                    'result["entropy"], result["entropy_scaled"], result["needle"], result["needle_scaled"]  '
+                    '# (positions,) nats and probabilities')
                 gain = result["needle_scaled"][-1] / result["needle"][-1]
                 if abs(result["entropy"][-1] - result["entropy_scaled"][-1]) < 1e-9:
                     effect = ("every score is the same here, and multiplying equal scores leaves attention "
