@@ -71,7 +71,8 @@ def lesson():
                                   alt=f"Bars of the last token's attention on each key; the keys at position "
                                       f"{target} get {ex['target_mass']:.1%} of it."))
                 todays_class.example_code(text, unit, target, float(sharpness),
-                             f'ex["attention"]  # ({len(tokens)},) the last token\'s attention on each key, the bars')
+                                          f'ex["attention"]  # ({len(tokens)},) the last token\'s attention on '
+                                          'each key: the bars')
                 picked = [t for t, hit in zip(tokens, by_tokens["at_target"], strict=True) if hit]
                 found = int(ex["at_target"].sum())
                 here = (f"Counted in {unit}, position {target} holds {found} token{'s' * (found != 1)}, which "
@@ -97,9 +98,9 @@ def lesson():
                                   alt="Grouped bars per key: the contextual position climbs in steps, the token "
                                       "count climbs by one at every key."))
                 todays_class.example_code(text, unit, target, float(sharpness),
-                             f'ex["gates"]  # ({len(tokens)},) the last token\'s gate on each key',
-                             f'ex["positions"], ex["token_positions"]  # ({len(tokens)},) each: CoPE position and '
-                             'token count')
+                                          f'ex["gates"]  # ({len(tokens)},) the last token\'s gate on each key',
+                                          f'ex["positions"], ex["token_positions"]  # ({len(tokens)},) each: CoPE '
+                                          'position and token count')
                 formula(r"p_{$i,$j} = \sum_{t=$j}^{$i} g_{$i,t} = $p\qquad\text{(token count: } $c\text{)}",
                         i=query, j=j, p=float(ex["positions"][j]), c=float(ex["token_positions"][j]))
                 notice("Reading right to left from the query, the position rises by one at each key whose gate is "
@@ -115,8 +116,8 @@ def lesson():
                                      x_title="key j", y_title="query i", value_name="p", name="cope_grid",
                                      alt="Lower-triangular heatmap of contextual positions."))
                 todays_class.example_code(text, unit, target, float(sharpness),
-                             f'ex["position_grid"]  # ({len(tokens)}, {len(tokens)}) p_ij (the figure blanks '
-                             'j > i)')
+                                          f'ex["position_grid"]  # ({len(tokens)}, {len(tokens)}) p_ij (the '
+                                          'figure blanks j > i)')
                 notice("Each row is one query's count, restarting at the query. In this hand-built example the "
                        "gates depend only on the key, so every row agrees on where units end; in a trained model "
                        "the gate is σ(q_i·k_j), and each query (and head) can count something different.")
