@@ -72,11 +72,14 @@ def test_layer_strip_snippet_gives_one_layers_pairs_and_scores():
 
 
 def test_layer_strip_snippet_reads_a_pasted_config():
-    pasted = json.dumps(pc.preset_config("gpt-oss-20b"), indent=2)  # the text area's example
+    config = pc.preset_config("gpt-oss-20b")
+    config |= {"num_hidden_layers": 6, "layer_types": config["layer_types"][:6]}  # no preset any more
     at = _view("layer_strip", src="json")
+    at.text_area(key="cfg").set_value(json.dumps(config)).run()
+    apptest_pages.assert_clean(at, "pasted config")
     ns = _one(at)
     assert "parse_config_json" in next(c.value for c in at.code)
-    assert ns["labels"] == _labels(pc.parse_config_json(pasted))[1]
+    assert ns["labels"] == _labels(config)[1] and len(ns["labels"]) == 6
 
 
 # --- local_global --------------------------------------------------------------------------------------------
