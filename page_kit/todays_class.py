@@ -118,8 +118,8 @@ def ask_all_drop() -> None:
                 f"({', '.join(rotating) or 'none'}).")
 
     classroom.predict("hybrid_drop", "Hybrids fill most layers with mixers that read the sequence in order. "
-                      "Do they all drop positions from their attention layers?",
-                      ["yes, every one of them", "no: some drop them, some keep RoPE", "no: none drops them"],
+                      "Which of them drop positions from their attention layers?",
+                      ["every one of them", "some drop them, some keep RoPE", "none of them"],
                       answer, reveal)
 
 
@@ -213,10 +213,10 @@ def ask_same_speeds(info: dict, fraction: float) -> None:
                 "Hover the slowest coloured cell of each row below.")
 
     classroom.predict("fewer_same", f"Partial rotary and p-RoPE both rotate a fraction {fraction:g} of the head. "
-                      "Do their turning dimensions use the same speeds?",
-                      ["yes: the same fraction gives the same frequencies",
-                       "no: partial rotary still reaches RoPE's slowest speed, p-RoPE keeps only the fastest",
-                       "no: p-RoPE keeps the slowest speeds, partial rotary the fastest"], answer, reveal)
+                      "How do the speeds of their turning dimensions compare?",
+                      ["the same: the same fraction gives the same frequencies",
+                       "partial rotary still reaches RoPE's slowest speed, p-RoPE keeps only the fastest",
+                       "p-RoPE keeps the slowest speeds, partial rotary the fastest"], answer, reveal)
 
 
 # --- drope ---
