@@ -250,6 +250,7 @@ def ask_dropped(acc: dict, t: int) -> None:
 
 
 def example_code(text: str, unit: str, target: int, sharpness: float, *lines: str) -> None:
+    """A snippet that rebuilds the counting example the CoPE figures draw, then ``lines`` reading from it."""
     classroom.snippet(f"ex = {classroom.call('cope_counting_example', text, unit, target, sharpness)}", *lines)
 
 
