@@ -29,6 +29,7 @@ __all__ = [
     "dimension_frequencies",
     "dimension_frequency_table",
     "fewer_frequencies",
+    "fewer_frequency_summaries",
     "frequency_score_curves",
     "p_rope_inv_freq",
 ]
@@ -132,6 +133,13 @@ def fewer_frequencies(method, head_dim, base=10000.0, fraction=1.0, context=4096
             "full_turn": int((angle_at_context >= 2 * np.pi).sum()),
             "under_quarter": int((angle_at_context < np.pi / 2).sum()),
             "still_share": (d - rotated) / d, "unambiguous": float(wavelengths.max() / 2)}
+
+
+def fewer_frequency_summaries(head_dim, base=10000.0, fraction=1.0, context=4096) -> dict[str, dict]:
+    """``fewer_frequencies`` of every method at one setting: RoPE rotates the whole head, the others
+    ``fraction`` of it. Returns {method: summary} in FEWER_FREQUENCY_METHODS order."""
+    return {m: fewer_frequencies(m, head_dim, base, 1.0 if m == "RoPE" else fraction, context)
+            for m in FEWER_FREQUENCY_METHODS}
 
 
 def frequency_score_curves(head_dim, base=10000.0, fraction=0.25, max_distance=4096, points=600) -> dict:

@@ -30,6 +30,7 @@ __all__ = [
     "GQA_REFERENCE",
     "LatentConfig",
     "kv_cache_per_token",
+    "mla_demo_scores",
     "mla_layout_gap",
     "mla_random_weights",
     "mla_scores",
@@ -205,6 +206,25 @@ def mla_scores(hidden, weights: Mapping[str, np.ndarray], cfg: LatentConfig, pos
     return {"content": content, "position": position, "logits": logits, "probs": probs.astype(np.float32),
             "position_share": position_size / (content_size + position_size),  # (h,) of the mean |term|
             "k_rot": k_rot, "kv_latent": kv_latent, "scale": scale, "inv_freq": inv_freq}
+
+
+def mla_demo_scores(preset: str, heads: int = 4, tokens: int = 12, start: int = 0, seed: int = 0,
+                    interleave: bool | None = None) -> dict:
+    """``mla_scores`` of the preset's per-head sizes with ``heads`` heads, hidden size 256 and random weights.
+
+    The tokens sit at positions ``start .. start + tokens - 1``; ``interleave`` overrides the preset's
+    ``rope_interleave`` (None keeps it), to read the same weights with the other pairing. Hidden states are
+    seeded with ``seed + 1`` and weights with ``seed``, so a (preset, heads, tokens, seed) gives the same layer
+    at every start.
+    """
+    cfg = mla_tiny_config(preset, heads=heads, hidden=256)
+    if interleave is not None:
+        cfg = LatentConfig(**(asdict(cfg) | {"rope_interleave": bool(interleave)}))
+    tokens = as_int("tokens", tokens, minimum=1, maximum=4096)
+    start = as_int("first position", start, minimum=0, maximum=MAX_POSITIONS * 64 - tokens)
+    hidden = np.random.default_rng(as_int("seed", seed, minimum=0) + 1).standard_normal((tokens, 256))
+    return mla_scores(hidden.astype(np.float32), mla_random_weights(cfg, seed), cfg,
+                      np.arange(start, start + tokens))  # hidden (tokens, 256)
 
 
 def mla_layout_gap(a: Mapping, b: Mapping) -> float:

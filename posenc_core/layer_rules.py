@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ._checks import MAX_DIM, MAX_POSITIONS, as_base, as_choice, as_float, as_int
+from .extension import score_vs_distance
 from .scaling import rope_inv_freq
 
 __all__ = [
@@ -32,11 +33,14 @@ __all__ = [
     "layer_kind_inv_freq",
     "llama4_attn_temperature",
     "llama_4_scaling_beta",
+    "local_global_scores",
     "local_global_view",
     "nope_layer_map",
     "proportional_inv_freq",
+    "query_scale_positions",
     "query_temperature",
     "temperature_entropy",
+    "temperature_positions",
 ]
 
 MAX_RULE_POSITION = 1 << 27  # 134M: past every released context (Llama 4 Scout: 10M)
@@ -167,6 +171,21 @@ def local_global_view(model: str) -> dict:
             "context": spec.context}
 
 
+def local_global_scores(model: str) -> tuple[np.ndarray, dict[str, np.ndarray]]:
+    """Score of a query with an identical key against distance, for each layer kind of ``model``.
+
+    Returns ``(distances, {"local": scores, "full": scores})``: ``score_vs_distance`` over the context, each
+    kind's scores NaN past the farthest key it sees (window - 1 for sliding-window layers).
+    """
+    result = local_global_view(model)
+    distances, series = None, {}
+    for kind in ("local", "full"):
+        view = result[kind]
+        distances, scores = score_vs_distance(view["inv_freq"], view["attention_factor"], result["context"] - 1)
+        series[kind] = np.where(distances <= view["span"] - 1, scores, np.nan)  # (points,)
+    return distances, series
+
+
 # --- layers without positions ----------------------------------------------------------------------------
 
 def _every_fourth_nope(i: int) -> bool:
@@ -260,6 +279,28 @@ def _row_stats(logits: np.ndarray) -> tuple[float, float]:
     probs = weights / total
     entropy = float(-(probs * shifted).sum() + math.log(total))  # -sum p log p, without log(0)
     return entropy, float(probs[0])
+
+
+def query_scale_positions(context, periods=(8192, 16384), steps=16) -> np.ndarray:
+    """Positions 1 .. context - 1 to draw the query-scale rules at: a 1,000-point log grid plus both sides of the
+    first ``steps`` steps of each period (Llama 4 steps at k·period - 1, Mistral at k·period), so the stairs
+    stay sharp where they are wide enough to see. Returns (n,) int64, sorted and unique."""
+    context = as_int("context", context, minimum=2, maximum=MAX_RULE_POSITION)
+    steps = as_int("steps", steps, minimum=0, maximum=64)
+    llama, mistral = (as_int("period", p, minimum=1, maximum=MAX_RULE_POSITION) for p in periods)
+    stairs = [np.arange(start, min(context, start + steps * period), period)
+              for start, period in ((llama - 1, llama), (mistral, mistral))]
+    grid = np.unique(np.concatenate([np.geomspace(1, context - 1, 1000).astype(np.int64), *stairs,
+                                     *(s - 1 for s in stairs)]))
+    return grid[(grid >= 1) & (grid < context)]
+
+
+def temperature_positions(context, points=64) -> np.ndarray:
+    """Query positions for ``temperature_entropy``: ``points`` log-spaced positions from 1 to the context
+    (capped below MAX_POSITIONS), as unique int64."""
+    context = as_int("context", context, minimum=2, maximum=MAX_RULE_POSITION)
+    points = as_int("points", points, minimum=2, maximum=512)
+    return np.unique(np.geomspace(1, min(context, MAX_POSITIONS - 1), points).astype(np.int64))
 
 
 def temperature_entropy(rule, lengths, *, scale=None, period=None, spread=1.0, margin=4.0, seed=0) -> dict:

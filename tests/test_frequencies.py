@@ -124,3 +124,10 @@ def test_errors_are_sentences():
         pc.p_rope_inv_freq(64, p=1.5)
     with pytest.raises(ValueError, match="even number"):
         pc.fewer_frequencies("partial rotary", 10, 10000.0, 0.3)
+
+
+def test_summaries_give_rope_the_whole_head_and_the_others_the_fraction():
+    summaries = pc.fewer_frequency_summaries(128, 10000.0, 0.25, 4096)
+    assert list(summaries) == list(pc.FEWER_FREQUENCY_METHODS)
+    assert summaries["RoPE"]["rotated_dims"] == 128
+    assert {summaries[m]["rotated_dims"] for m in pc.FEWER_FREQUENCY_METHODS if m != "RoPE"} == {32}

@@ -144,3 +144,16 @@ def test_errors_are_sentences():
         pc.kv_cache_per_token(pc.MLA_PRESETS["DeepSeek V3"], dtype="int3")
     with pytest.raises(ValueError, match="preset"):
         pc.mla_tiny_config("GPT-2")
+
+
+def test_demo_scores_keep_the_layer_and_move_only_the_positions():
+    preset = "DeepSeek V3"
+    a, b = pc.mla_demo_scores(preset, 2, 6, 0), pc.mla_demo_scores(preset, 2, 6, 500)
+    np.testing.assert_array_equal(a["content"], b["content"])  # content never sees a position
+    np.testing.assert_allclose(a["position"], b["position"], atol=1e-3)  # only offsets i - j reach the rotated slice
+    other = pc.mla_demo_scores(preset, 2, 6, 0, interleave=not pc.MLA_PRESETS[preset].rope_interleave)
+    assert pc.mla_layout_gap(a, other) > 0
+    with pytest.raises(ValueError):
+        pc.mla_demo_scores(preset, 2, 6, -1)
+    with pytest.raises(ValueError):
+        pc.mla_demo_scores("GPT-2", 2, 6, 0)

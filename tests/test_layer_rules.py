@@ -404,3 +404,31 @@ def test_kimi_linear_puts_one_full_attention_layer_in_four():
     full = [i for i, kind in enumerate(layer_types) if kind == "full_attention"]
     assert full == list(range(4, len(layer_types), 4))  # 3 delta layers, then 1 attention layer
     assert "1 layer in 4" in pc.HYBRID_MODELS["Kimi Linear"].attention
+
+
+# --- the positions the query-scale and entropy figures are drawn at ----------------------------------------
+
+def test_query_scale_positions_keep_both_sides_of_each_step():
+    p = pc.query_scale_positions(65536, (8192, 16384))
+    assert p.dtype == np.int64 and p[0] == 1 and p[-1] == 65535 and np.all(np.diff(p) > 0)
+    for llama_step in (8191, 16383, 24575):  # Llama 4's multiplier changes between p - 1 and p
+        assert {llama_step - 1, llama_step} <= set(p.tolist())
+        assert pc.llama4_attn_temperature(np.array([llama_step]), 0.1)[0] > \
+            pc.llama4_attn_temperature(np.array([llama_step - 1]), 0.1)[0]
+    for mistral_step in (16384, 32768, 49152):
+        assert {mistral_step - 1, mistral_step} <= set(p.tolist())
+
+
+def test_temperature_positions_are_log_spaced_and_capped():
+    p = pc.temperature_positions(1_048_576)
+    assert p[0] == 1 and p[-1] == min(1_048_576, pc.MAX_POSITIONS - 1) and p.size <= 64
+    assert np.all(np.diff(p) > 0)
+
+
+@pytest.mark.parametrize("call", [lambda: pc.query_scale_positions(1), lambda: pc.query_scale_positions(10, (0, 5)),
+                                  lambda: pc.query_scale_positions(10, steps=65),
+                                  lambda: pc.temperature_positions(1), lambda: pc.temperature_positions(100, 1),
+                                  lambda: pc.local_global_scores("GPT-2")])
+def test_the_figure_helpers_reject_bad_input(call):
+    with pytest.raises(ValueError):
+        call()

@@ -2,7 +2,20 @@ import numpy as np
 import streamlit as st
 
 import posenc_core as pc
-from page_kit import controls, figures, formula, guard, header, notice, sections, see_also, show, source
+from page_kit import (
+    classroom,
+    controls,
+    figures,
+    formula,
+    guard,
+    header,
+    notice,
+    sections,
+    see_also,
+    show,
+    source,
+    todays_class,
+)
 
 OFFSETS = np.linspace(-6.0, 6.0, 121)  # mean key score minus the sink logit's neighbourhood
 
@@ -56,6 +69,7 @@ def lesson():
                 w = controls.slider("Window in this 32-token map", "mw", 2, n, 8,
                                     help="A small window, so its edge shows; the other tabs use W above.")
                 result = attention_map(n, w, float(sink))
+                todays_class.ask_row_sum(float(np.nansum(result["probs"][-1])), float(result["sink"][-1]), w)
                 grid = np.column_stack([result["probs"], result["sink"]])  # (n, n + 1): keys, then the sink
                 chart = figures.heatmap(
                     grid, x=[str(k) for k in range(n)] + ["sink"], y=np.arange(n),
@@ -66,6 +80,9 @@ def lesson():
                 ticks = [str(k) for k in range(0, n, 4)] + ["sink"]  # label the sink column explicitly
                 chart.figure.update_xaxes(type="category", tickvals=ticks, ticktext=ticks)
                 show(chart)
+                classroom.snippet(f"result = {classroom.call('sink_attention_map', n, w, float(sink))}",
+                                  'result["probs"]  # (32, 32) query x key probabilities, NaN outside the window',
+                                  'result["sink"]  # (32,) what the sink column took in each row')
                 last = result["sink"][-1]
                 kept = float(np.nansum(result["probs"][-1]))
                 formula(r"a_j = \frac{e^{z_j}}{e^{s} + \sum_{k} e^{z_k}},\qquad a_{\text{sink}} = "
@@ -83,6 +100,11 @@ def lesson():
                     OFFSETS, curves, title=f"Probability the sink absorbs, {window} keys", x_title="shift of every "
                     "key's score", y_title="sink mass", hover_format=".3f", y_range=(0.0, 1.0), name="sink_score",
                     alt="Sink mass falls in a sigmoid as the keys' scores rise past the sink logit."))
+                classroom.snippet("import numpy as np", "",
+                                  "offsets = np.linspace(-6.0, 6.0, 121)  # (121,) shift of every key's score",
+                                  f"mass = {{s: pc.sink_mass_by_score(s, offsets, {window}) for s in "
+                                  f"({float(sink) - 2!r}, {float(sink)!r}, {float(sink) + 2!r})}}  # (121,) sink "
+                                  "mass per sink logit")
                 middle = curves[f"sink logit {sink:g}"]
                 at_zero = float(middle[np.argmin(np.abs(OFFSETS))])
                 formula(r"a_{\text{sink}} = \frac{1}{1 + \sum_k e^{z_k - s}},\quad \text{at shift } 0:\ $m",
@@ -95,6 +117,7 @@ def lesson():
             with tab_window:
                 n = 4 * window
                 result = mass_by_position(float(sink), n, window)
+                todays_class.ask_window(float(result["full"][-1]), float(result["window"][-1]), window, n - 1)
                 positions = np.arange(n)
                 show(figures.stacked_lines(
                     positions, {"full attention": result["full"], f"sliding window of {window}": result["window"]},
@@ -102,6 +125,8 @@ def lesson():
                     y_title="sink mass (log)", log_y=True, hover_format=".3g", vlines=[(window - 1, "window full")],
                     name="sink_window", alt="With full attention the sink's share keeps falling as keys "
                     "accumulate; with a window it levels off once the window is full."))
+                classroom.snippet(f"result = {classroom.call('sink_mass_by_position', float(sink), n, window)}",
+                                  'result["full"], result["window"]  # (positions,) sink mass of each query')
                 formula(r"a_{\text{sink}}(p) = \frac{e^{s}}{e^{s} + \sum_{j=\max(0,\,p-W+1)}^{p} e^{z_j}},\quad "
                         r"p = $p:\ \text{window } $w,\ \text{full } $f", p=n - 1,
                         w=float(result["window"][-1]), f=float(result["full"][-1]))
@@ -125,6 +150,11 @@ def lesson():
                     title=f"A cache of {window} tokens drops token 0", x_title="", y_title="probability",
                     name="sink_stream", alt="Without a learned sink, evicting token 0 moves its mass onto the "
                                            "other tokens; with one, almost nothing changes."))
+                classroom.snippet(
+                    f"result = {classroom.call('streaming_eviction', window, float(sink), float(first))}",
+                    'print(result["first_token"])  # token 0 as the sink: "before"/"after", mass on it ("parking") '
+                    'and on the rest ("tokens")',
+                    'print(result["learned_sink"])  # the same bars with a learned sink logit')
                 formula(r"\frac{a_j^{\text{after}}}{a_j^{\text{before}}} \le \frac{1}{1 - a_0} = $b\ \text{(token 0 as "
                         r"the sink)},\qquad \max_j \frac{a_j^{\text{after}}}{a_j^{\text{before}}} = $g\ "
                         r"\text{(learned sink)}", b=1 / (1 - result["first_token"]["before"]["parking"]),

@@ -2,7 +2,7 @@ import numpy as np
 import streamlit as st
 
 import posenc_core as pc
-from page_kit import controls, figures, formula, guard, header, notice, sections, show, source
+from page_kit import classroom, controls, figures, formula, guard, header, notice, sections, show, source, todays_class
 
 TEXT = "The cat sat. Then it slept on the warm mat. Birds sang outside the window. Everyone listened quietly."
 SHARPNESS = [1, 2, 4, 8, 16, 30]
@@ -61,6 +61,7 @@ def lesson():
         if tab_example.open:
             with tab_example:
                 by_tokens = example(text, "tokens", target, float(sharpness))
+                todays_class.ask_how_many(ex, unit, target)
                 st.markdown(f"Counting **{unit}**, position {target} is: {highlighted(tokens, ex['at_target'])}")
                 st.caption("Tokens come from a toy tokenizer that cuts words into pieces of at most four letters, "
                            "so a long word is several tokens, as with a real BPE vocabulary.")
@@ -69,6 +70,9 @@ def lesson():
                                   x_title="key (index·token)", y_title="attention", name="cope_attention",
                                   alt=f"Bars of the last token's attention on each key; the keys at position "
                                       f"{target} get {ex['target_mass']:.1%} of it."))
+                todays_class.example_code(text, unit, target, float(sharpness),
+                                          f'ex["attention"]  # ({len(tokens)},) the last token\'s attention on '
+                                          'each key: the bars')
                 picked = [t for t, hit in zip(tokens, by_tokens["at_target"], strict=True) if hit]
                 found = int(ex["at_target"].sum())
                 here = (f"Counted in {unit}, position {target} holds {found} token{'s' * (found != 1)}, which "
@@ -93,6 +97,10 @@ def lesson():
                                   x_title="key (index·token)", y_title="position", name="cope_positions",
                                   alt="Grouped bars per key: the contextual position climbs in steps, the token "
                                       "count climbs by one at every key."))
+                todays_class.example_code(text, unit, target, float(sharpness),
+                                          f'ex["gates"]  # ({len(tokens)},) the last token\'s gate on each key',
+                                          f'ex["positions"], ex["token_positions"]  # ({len(tokens)},) each: CoPE '
+                                          'position and token count')
                 formula(r"p_{$i,$j} = \sum_{t=$j}^{$i} g_{$i,t} = $p\qquad\text{(token count: } $c\text{)}",
                         i=query, j=j, p=float(ex["positions"][j]), c=float(ex["token_positions"][j]))
                 notice("Reading right to left from the query, the position rises by one at each key whose gate is "
@@ -107,6 +115,9 @@ def lesson():
                 show(figures.heatmap(grid, title=f"p_ij for every query i and key j (counting {unit})",
                                      x_title="key j", y_title="query i", value_name="p", name="cope_grid",
                                      alt="Lower-triangular heatmap of contextual positions."))
+                todays_class.example_code(text, unit, target, float(sharpness),
+                                          f'ex["position_grid"]  # ({len(tokens)}, {len(tokens)}) p_ij (the '
+                                          'figure blanks j > i)')
                 notice("Each row is one query's count, restarting at the query. In this hand-built example the "
                        "gates depend only on the key, so every row agrees on where units end; in a trained model "
                        "the gate is σ(q_i·k_j), and each query (and head) can count something different.")
@@ -119,6 +130,10 @@ def lesson():
                                    title="The query's position score between integer positions", x_title="p",
                                    y_title="q·e[p]", vlines=[(p, f"p = {p:.1f}")], name="cope_interp",
                                    alt="A tent-shaped line peaking at the requested integer position."))
+                call = classroom.call("cope_interpolation_curve", target, float(sharpness), p)
+                classroom.snippet(f"interp = {call}",
+                                  'interp["grid"], interp["curve"]  # (161,) p and q·e[p], the line; '
+                                  'interp["value"] at p')
                 formula(r"q\cdot e[$p] = $wh\cdot q\cdot e[$hi] + $wl\cdot q\cdot e[$lo] = $v",
                         p=interp["p"], wh=interp["w_high"], wl=interp["w_low"], hi=interp["high"],
                         lo=interp["low"], v=interp["value"], digits=3)

@@ -4,7 +4,7 @@ import numpy as np
 import streamlit as st
 
 import posenc_core as pc
-from page_kit import controls, figures, formula, guard, header, notice, sections, show, source
+from page_kit import classroom, controls, figures, formula, guard, header, notice, sections, show, source, todays_class
 
 SHIPPED = Path(__file__).resolve().parents[2] / "assets" / "drope_seed0.json"
 NAMES = list(pc.DROPE_VARIANTS)
@@ -46,7 +46,8 @@ def lesson():
     with c3:
         seed = controls.select("Seed", "seed", [0, 1, 2], 0)
     wanted = (steps, recal, seed)
-    if wanted == (made["steps"], base["recalibration"], made["seed"]):
+    shipped_run = wanted == (made["steps"], base["recalibration"], made["seed"])
+    if shipped_run:
         result = base
         st.caption(f"The shipped run (assets/drope_seed0.json, {base['seconds']:.0f} s on CPU when it was made).")
     else:
@@ -59,6 +60,7 @@ def lesson():
             st.caption(f"Your run: {steps} RoPE steps, {recal} recalibration steps, seed {seed}; it took "
                        f"{result['seconds']:.0f} s and stays cached while the app runs.")
         else:
+            shipped_run = True
             st.info("These settings have not been run yet: press **Run these settings**. Until then the page "
                     f"shows the shipped run ({made['steps']} RoPE steps, {base['recalibration']} recalibration "
                     "steps, seed 0).", icon=":material/info:")
@@ -72,6 +74,7 @@ def lesson():
         if tab_acc.open:
             with tab_acc:
                 lengths = result["eval_lengths"]
+                todays_class.ask_dropped(acc, t)
                 show(figures.lines(
                     lengths, {pc.DROPE_VARIANTS[n]: np.array(acc[n]) for n in NAMES}, markers=True, log_x=True,
                     x_ticks=lengths, y_range=(0, 1.02), colours=COLOURS, legend_right=True, margin=dict(r=250),
@@ -79,6 +82,9 @@ def lesson():
                     title=f"Look back {k}: accuracy at T to 8T", x_title="evaluation length",
                     y_title="accuracy", name="drope_accuracy",
                     alt="Accuracy against evaluation length for RoPE, RoPE with rotations dropped, DroPE and NoPE."))
+                classroom.snippet(todays_class.result_code(wanted, shipped_run),
+                                  'acc = {name: result["variants"][name]["accuracy"] for name in pc.DROPE_VARIANTS}'
+                                  '  # one accuracy per length in result["eval_lengths"]')
                 formula(r"\text{at } T = $t:\ \text{RoPE } $r,\ \text{dropped } $d,\ \text{DroPE } $p,\ "
                         r"\text{NoPE } $n;\qquad \text{at } 8T:\ \text{RoPE } $r8,\ \text{DroPE } $p8",
                         t=t, r=acc["rope"][0], d=acc["dropped"][0], p=acc["drope"][0], n=acc["nope"][0],
@@ -105,6 +111,10 @@ def lesson():
                     cols=2, value_name="attention", cell_px=300, name="drope_heads",
                     alt="Four attention maps of the same layer and head: the RoPE model, the same weights without "
                         "rotations, the same after recalibration, and the NoPE model trained from scratch."))
+                classroom.snippet(todays_class.result_code(wanted, shipped_run),
+                                  f'maps = result["attention"]  # {{variant: ({t}, {t}) attention of layer '
+                                  f'{head["layer"]}, head {head["head"]}}}',
+                                  'mass = result["offset_mass"]  # {variant: share of attention on the key k back}')
                 notice(f"With RoPE this head puts {mass['rope']:.0%} of its weight on the key {k} steps back: the "
                        f"lookup the task needs. The same weights without rotations put {mass['dropped']:.0%} there; "
                        f"after recalibration {mass['drope']:.0%}. The NoPE panel is the same layer and head of an "

@@ -1,7 +1,7 @@
 import streamlit as st
 
 import posenc_core as pc
-from page_kit import controls, figures, formula, guard, header, notice, sections, show, source
+from page_kit import classroom, controls, figures, formula, guard, header, notice, sections, show, source, todays_class
 
 METHODS = pc.FEWER_FREQUENCY_METHODS
 COLOURS = {m: i for i, m in enumerate(METHODS)}  # one colour per method in every figure
@@ -12,7 +12,7 @@ CONTEXTS = [2048, 8192, 32768, 131072, 1048576]
 
 @st.cache_data(max_entries=32, show_spinner=False)
 def summaries(head_dim: int, base: float, fraction: float, context: int):
-    return {m: pc.fewer_frequencies(m, head_dim, base, 1.0 if m == "RoPE" else fraction, context) for m in METHODS}
+    return pc.fewer_frequency_summaries(head_dim, base, fraction, context)
 
 
 @st.cache_data(max_entries=16, show_spinner=False)
@@ -51,6 +51,7 @@ def lesson():
         info = summaries(head_dim, float(base), float(fraction), context)
         if tab_dims.open:
             with tab_dims:
+                todays_class.ask_same_speeds(info, fraction)
                 table = pc.dimension_frequency_table(head_dim, base, fraction)
                 show(figures.heatmap(
                     table, y=list(METHODS), title=f"How fast each dimension turns (head_dim {head_dim}, fraction "
@@ -59,6 +60,9 @@ def lesson():
                     alt="One row per method, one cell per dimension of the head, coloured by log10 of its angular "
                         "speed; dimensions that never turn are blank. Partial rotary turns one leading block, "
                         "p-RoPE and proportional turn the leading dimensions of each half."))
+                call = classroom.call("dimension_frequency_table", head_dim, float(base), float(fraction))
+                classroom.snippet(f"table = {call}  # (4, {head_dim}) log10 ω per dimension, NaN: never turns",
+                                  f"# rows: {', '.join(METHODS)}")
                 partial, prop = info["partial rotary"], info["proportional"]
                 notice(f"All three rotate {partial['rotated_dims']} of {head_dim} dimensions. Partial rotary packs "
                        f"them into the first {partial['block']} and spreads a whole RoPE spectrum over them (fast "
@@ -77,6 +81,10 @@ def lesson():
                     legend_right=True, margin=dict(l=70, r=220), dashed=["p-RoPE"],
                     hlines=[(context, f"context {context:,}")], name="fewer_wavelengths",
                     alt="Log-scale wavelength per pair; the dotted line marks the context length."))
+                call = classroom.call("fewer_frequency_summaries", head_dim, float(base), float(fraction), context)
+                classroom.snippet(f"info = {call}",
+                                  'info["p-RoPE"]["wavelengths"]  # (head_dim/2,) positions per pair, NaN: never '
+                                  'turns; one line per method, the table\'s columns are the other keys')
                 st.dataframe({"method": list(METHODS),
                               "rotating pairs": [info[m]["pairs"] for m in METHODS],
                               "still dimensions": [info[m]["still_dims"] for m in METHODS],
@@ -111,6 +119,10 @@ def lesson():
                     name="fewer_scores",
                     alt="Normalised score against distance on a log axis for the four methods; the dotted line "
                         "marks the share of dimensions that never turn."))
+                call = classroom.call("frequency_score_curves", head_dim, float(base), float(fraction), context, 800)
+                classroom.snippet(f"data = {call}",
+                                  'data["distance"], data["p-RoPE"]  # (points,) distance and the normalised '
+                                  'score, one key per method')
                 formula(r"\frac{q\cdot R(\Delta)q}{|q|^2} = \frac{1}{d}\sum_{\text{dims}} \cos(\Delta\,\omega) "
                         r"= \underbrace{$still}_{\text{still dims}} + \frac{1}{$d}\sum_{\omega>0}\cos(\Delta\omega)",
                         still=still, d=head_dim)
@@ -131,6 +143,8 @@ def lesson():
                     "inv_freq: 256 entries for head_dim 512", x_title="pair index", y_title="inv_freq",
                     log_y=False, markers=False, name="gemma4_inv_freq",
                     alt="inv_freq for Gemma 4's full-attention layers: 64 decaying values, then 192 zeros."))
+                classroom.snippet('inv, factor = pc.rope_inv_freq(512, 1e6, {"rope_type": "proportional", '
+                                  '"partial_rotary_factor": 0.25})  # (256,) the line; factor: attention factor')
                 formula(r"\text{rope\_angles} = \mathrm{int}(0.25\cdot 512\,/\!/\,2) = $k,\quad \omega_i = "
                         r"\big(10^{6}\big)^{-2i/512}\ (i < $k),\quad \omega_i = 0\ (i \ge $k),\quad "
                         r"\lambda_{max} = $lam", k=gemma["pairs"], lam=gemma["longest_wavelength"])

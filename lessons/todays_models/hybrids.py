@@ -2,7 +2,20 @@ import numpy as np
 import streamlit as st
 
 import posenc_core as pc
-from page_kit import controls, figures, formula, guard, header, notice, sections, see_also, show, source
+from page_kit import (
+    classroom,
+    controls,
+    figures,
+    formula,
+    guard,
+    header,
+    notice,
+    sections,
+    see_also,
+    show,
+    source,
+    todays_class,
+)
 
 KINDS = ["swap", "reverse", "shuffle"]
 EXACT = 1e-12  # float64: below this an error is rounding, not a difference
@@ -45,11 +58,14 @@ def lesson():
     with guard():
         if tab_models.open:
             with tab_models:
+                todays_class.ask_all_drop()
                 nope_only = controls.toggle("Only hybrids whose attention has no positions", "nope")
                 st.dataframe([{"model": name, "other layers": m.mixers, "attention": m.attention,
                                "positions in attention": m.rotates}
                               for name, m in pc.HYBRID_MODELS.items()
                               if not nope_only or m.rotates.startswith("none")], hide_index=True)
+                classroom.snippet("rows = [(name, m.mixers, m.attention, m.rotates)  # the table above, one row per "
+                                  "model", "        for name, m in pc.HYBRID_MODELS.items()]")
                 notice("A common misconception is that every hybrid drops positions from its attention. In "
                        "transformers' modeling code Kimi Linear and Nemotron-H never rotate q or k, Granite 4.0-H "
                        "rotates only when its config says position_embedding_type 'rope' (its released configs "
@@ -71,6 +87,7 @@ def lesson():
                                         help="Used by 'swap' only.")
                 result = experiment(n, kind, i, j, 0)
                 errors = result["errors"]
+                todays_class.ask_blind(errors, kind, EXACT)
                 chart = figures.stacked_lines(
                     np.arange(n), {name: np.maximum(e, 1e-17) for name, e in errors.items()},
                     title="|f(reordered x)_t − (reordered f(x))_t| at each position t",
@@ -80,6 +97,8 @@ def lesson():
                         "tokens, one line per mixer.")
                 chart.figure.update_yaxes(tickformat=".0e")  # 1e-12 reads better here than SI prefixes (1p)
                 show(chart)
+                classroom.snippet(f"result = {classroom.call('order_test', n, 16, kind, i=i, j=j, seed=0)}",
+                                  'errors = result["errors"]  # {mixer: (tokens,)} difference at each position')
                 largest = {name: float(e.max()) for name, e in errors.items()}
                 cols = st.columns(4)
                 for col, name in zip(cols, errors, strict=True):

@@ -1,19 +1,15 @@
-import dataclasses
-
 import numpy as np
 import streamlit as st
 
 import posenc_core as pc
-from page_kit import controls, figures, formula, guard, header, notice, sections, show, source
+from page_kit import classroom, controls, figures, formula, guard, header, notice, sections, show, source, todays_class
 
 PRESETS = list(pc.MLA_PRESETS)
 
 
 @st.cache_data(max_entries=16, show_spinner=False)
 def scores(preset: str, heads: int, tokens: int, start: int, seed: int, interleave: bool):
-    cfg = dataclasses.replace(pc.mla_tiny_config(preset, heads=heads, hidden=256), rope_interleave=interleave)
-    hidden = np.random.default_rng(seed + 1).standard_normal((tokens, 256)).astype(np.float32)  # (L, hidden)
-    return pc.mla_scores(hidden, pc.mla_random_weights(cfg, seed), cfg, np.arange(start, start + tokens))
+    return pc.mla_demo_scores(preset, heads, tokens, start, seed, interleave)
 
 
 header(
@@ -56,6 +52,7 @@ def lesson():
                     i = controls.slider("Query i", "i", 1, tokens - 1, tokens - 1)
                 with s3:
                     j = controls.slider("Key j", "j", 0, i, max(0, i - 3))
+                todays_class.ask_shift(preset, heads, tokens, start, out)
                 grids = [figures.blank_masked(np.where(np.tril(np.ones((tokens, tokens))), g[head], np.nan))
                          for g in (out["content"], out["position"])] + [figures.blank_masked(out["logits"][head])]
                 show(figures.small_multiples(
@@ -64,6 +61,9 @@ def lesson():
                     name="mla_terms", cell_px=300,
                     alt="Three heatmaps over query and key: the content term q_nope·k_nope, the position term "
                         "R q_rot · R k_rot and their scaled sum; entries above the diagonal are masked."))
+                classroom.snippet(todays_class.scores_code(preset, heads, tokens, start, cfg.rope_interleave),
+                                  f'out["content"][{head}], out["position"][{head}], out["logits"][{head}]  '
+                                  f'# ({tokens}, {tokens}) each: the three panels (masked above the diagonal)')
                 content, position = float(out["content"][head, i, j]), float(out["position"][head, i, j])
                 formula(r"s_{$i,$j} = \underbrace{$scale}_{\text{scale}}\times\big(\underbrace{$c}_{q^{nope}"
                         r"\cdot k^{nope}} + \underbrace{$p}_{R_{$pi}q^{rot}\cdot R_{$pj}k^{rot}}\big) = $s",
@@ -81,6 +81,9 @@ def lesson():
                                      x_title="rotated dimension", y_title="token", value_name="k_rot",
                                      name="mla_k_rot", height=340,
                                      alt="Heatmap of the shared rotated keys: one row per token."))
+                classroom.snippet(todays_class.scores_code(preset, heads, tokens, start, cfg.rope_interleave),
+                                  f'out["k_rot"]  # ({tokens}, {cfg.qk_rope_head_dim}) one rotated key per token',
+                                  f'out["position"]  # ({heads}, {tokens}, {tokens}) the position term per head')
                 show(figures.small_multiples(
                     [figures.blank_masked(np.where(np.tril(np.ones((tokens, tokens))), p, np.nan))
                      for p in out["position"]], [f"head {h}" for h in range(heads)],
@@ -134,6 +137,10 @@ def lesson():
                                   title=f"{preset}: KV cache per token, {cfg.num_hidden_layers} layers, {dtype}",
                                   x_title="attention", y_title="KiB per token", log_y=True, name="mla_cache",
                                   alt="Bars of cache bytes per token for MHA, GQA, MLA and MLA with coupled RoPE."))
+                classroom.snippet(f"cache = pc.kv_cache_per_token(pc.MLA_PRESETS[{preset!r}], kv_heads={kv_heads}, "
+                                  f"dtype={dtype!r}, context={context})",
+                                  'cache["bytes_per_token"]  # {attention: bytes per token, all layers}; the bars '
+                                  'are these / 1024')
                 mla, mha = cache["bytes_per_token"]["MLA"], cache["bytes_per_token"]["MHA"]
                 st.dataframe({"attention": names,
                               "values per token and layer": list(cache["values_per_layer"].values()),
@@ -162,6 +169,11 @@ def lesson():
                     title="Head 0's position term under the two pairings", cols=2, cell_px=320,
                     value_name="R q_rot · R k_rot", name="mla_layouts",
                     alt="Two heatmaps of the position term: the correct pairing and the wrong one differ."))
+                classroom.snippet(todays_class.scores_code(preset, heads, tokens, start, cfg.rope_interleave),
+                                  todays_class.scores_code(preset, heads, tokens, start, not cfg.rope_interleave,
+                                                           "other"),
+                                  'out["position"][0], other["position"][0]  # the two panels',
+                                  "gap = pc.mla_layout_gap(out, other)  # the largest difference, printed below")
                 formula(r"\text{interleaved: pairs }(2i, 2i{+}1)\qquad\text{half: pairs }(i, i{+}r/2)\qquad"
                         r"\max|\Delta\,\text{position term}| = $gap", gap=gap)
                 notice(f"{preset}'s checkpoint stores the rotated slice with interleaved pairs "

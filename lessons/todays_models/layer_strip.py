@@ -4,7 +4,7 @@ import numpy as np
 import streamlit as st
 
 import posenc_core as pc
-from page_kit import controls, guard, header, layer_views, notice, sections, source
+from page_kit import classroom, controls, guard, header, layer_views, notice, sections, source, todays_class
 from page_kit.config_input import choose_config
 
 EXAMPLE = json.dumps(pc.preset_config("gpt-oss-20b"), indent=2)
@@ -78,8 +78,11 @@ def lesson():
             ["Layer strip", f"Layer {index}", "Settings side by side", "What was read"])
         if tab_strip.open:
             with tab_strip:
+                todays_class.ask_settings(rows, class_name)
                 layer_views.strip(rows, groups, table, name="layer_strip",
                                   title=f"{len(rows)} layers: what each mixes with, and what it does with positions")
+                classroom.snippet(*todays_class.config_lines(config_text),
+                                  "labels = [pc.layer_label(r) for r in rows]  # (layers,) the strip's bottom row")
                 _strip_notice(rows, groups)
                 st.dataframe(table, hide_index=True, height=300, width="stretch")
                 layer_views.lesson_links(k for r in rows for k in layer_views.features(r))
@@ -89,6 +92,10 @@ def lesson():
         if tab_compare.open:
             with tab_compare:
                 _side_by_side(config_text, groups, context)
+                classroom.snippet(*todays_class.config_lines(config_text),
+                                  f'wavelengths = {{g["label"]: pc.layer_pairs(g["row"], {context})["wavelength"]',
+                                  '               for g in pc.layer_groups(rows) if g["row"].rotates}  # (pairs,) '
+                                  'each, positions')
         if tab_read.open:
             with tab_read:
                 for note in notes:
@@ -119,6 +126,10 @@ def _one_layer(config_text, row, context) -> None:
         layer_views.theta_formula(row, view["pairs"])
         layer_views.score_figure(view["distances"], view["scores"], who=f"layer {row.index}", context=context,
                                  name="layer_score", window=row.window, chunk=row.chunk)
+        classroom.snippet(*todays_class.config_lines(config_text),
+                          f"pairs = pc.layer_pairs(rows[{row.index}], {context})  # \"wavelength\" (pairs,) positions",
+                          f'distances, scores = pc.score_vs_distance(pairs["inv_freq"], pairs["attention_factor"], '
+                          f'{min(2 * context, pc.MAX_POSITIONS * 64)})  # the score curve above')
         near, far = float(view["ends"][0]), float(view["ends"][-1])
         notice(f"A key identical to the query scores {near:.3f} at distance 0 and {far:.3f} at distance {context:,}. "
                + (f"This layer never compares tokens more than {row.window or row.chunk:,} apart, so only the left "

@@ -2,7 +2,20 @@ import numpy as np
 import streamlit as st
 
 import posenc_core as pc
-from page_kit import controls, figures, formula, guard, header, notice, sections, see_also, show, source
+from page_kit import (
+    classroom,
+    controls,
+    figures,
+    formula,
+    guard,
+    header,
+    notice,
+    sections,
+    see_also,
+    show,
+    source,
+    todays_class,
+)
 
 KINDS = {"local": "sliding-window layers", "full": "full-attention layers"}
 
@@ -15,13 +28,7 @@ def view(model: str):
 
 @st.cache_data(max_entries=16, show_spinner=False)
 def scores(model: str):
-    """Score of a query with an identical key against distance, for each layer kind (NaN past a window)."""
-    result = view(model)
-    distances, series = None, {}
-    for kind, v in ((k, result[k]) for k in KINDS):
-        distances, s = pc.score_vs_distance(v["inv_freq"], v["attention_factor"], result["context"] - 1)
-        series[kind] = np.where(distances <= v["span"] - 1, s, np.nan)
-    return distances, series
+    return pc.local_global_scores(model)
 
 
 def _per_pair(values_local, values_full):
@@ -103,6 +110,7 @@ def lesson():
         if tab_wave.open:
             with tab_wave:
                 pairs, (wl_local, wl_full) = _per_pair(local["wavelength"], full["wavelength"])
+                todays_class.ask_slowest(model, wl_local, wl_full)
                 series = {"sliding-window layers": np.where(np.isfinite(wl_local), wl_local, np.nan),
                           "full layers": np.where(np.isfinite(wl_full), wl_full, np.nan)}
                 show(figures.stacked_lines(
@@ -123,6 +131,9 @@ def lesson():
                 formula(r"\lambda_i = \frac{2\pi}{\theta_i},\qquad \theta_i^{\text{local}} = $tl,\qquad "
                         r"\theta_i^{\text{full}} = $tf", tl=_theta_tex(spec.local, local["rotated_dims"]),
                         tf=_theta_tex(spec.full, full["rotated_dims"]))
+                classroom.snippet(f"view = {classroom.call('local_global_view', model)}",
+                                  'wl_local = view["local"]["wavelength"]  # (pairs,) tokens; inf: never turns',
+                                  'wl_full = view["full"]["wavelength"]  # (pairs,) tokens, the two lines above')
                 st.caption(f"Local: {_describe(spec.local)}. Full: {_describe(spec.full)}.")
         if tab_turns.open:
             with tab_turns:
@@ -134,6 +145,9 @@ def lesson():
                     y_title="turns (log)", log_y=True, hover_format=".3g",
                     hlines=[(1.0, "one full turn"), (0.25, "a quarter turn")], name="lg_turns",
                     alt="Turns per pair across the farthest distance each layer kind attends to."))
+                classroom.snippet(f"view = {classroom.call('local_global_view', model)}",
+                                  'turns_local = view["local"]["turns_in_span"]  # (pairs,) turns over the window',
+                                  'turns_full = view["full"]["turns_in_span"]  # (pairs,) turns over the context')
                 notice(f"A pair below the quarter-turn line barely moves across everything its layer sees, so it "
                        f"adds almost the same angle to every score there: local layers have "
                        f"{local['near_still_in_span']} such pairs of {local['pairs']}, full layers "
@@ -153,6 +167,9 @@ def lesson():
                     y_title="a² · mean cos(r θ_i)", log_x=True, hover_format=".3f",
                     vlines=[(window - 1, "window edge")], name="lg_score",
                     alt="Score against distance for both layer kinds; the local curve stops at the window edge."))
+                classroom.snippet(f"distances, curves = {classroom.call('local_global_scores', model)}",
+                                  '# distances (points,) tokens; curves["local"], curves["full"] (points,) scores, '
+                                  'NaN past the window')
                 edge = int(np.searchsorted(distances, window - 1, side="right")) - 1
                 far = curves["full"][-1]
                 local_edge, full_edge = float(curves["local"][edge]), float(curves["full"][edge])

@@ -2,7 +2,20 @@ import numpy as np
 import streamlit as st
 
 import posenc_core as pc
-from page_kit import controls, figures, formula, guard, header, notice, sections, see_also, show, source
+from page_kit import (
+    classroom,
+    controls,
+    figures,
+    formula,
+    guard,
+    header,
+    notice,
+    sections,
+    see_also,
+    show,
+    source,
+    todays_class,
+)
 
 RULES = list(pc.QUERY_SCALE_RULES)
 LABELS = {rule: pc.QUERY_SCALE_RULES[rule][1] for rule in RULES}
@@ -20,21 +33,16 @@ def layer_map(n_layers: int):
 
 @st.cache_data(max_entries=32, show_spinner=False)
 def rule_curves(context: int, scale: float, llama_period: int, mistral_period: int):
-    # every integer position is too many to draw: a log grid, plus both sides of each rule's first 16 steps so
-    # that the stairs stay sharp where they are wide enough to see (the kit draws at most 1,200 points)
-    steps = [np.arange(start, min(context, start + 16 * period), period)
-             for start, period in ((llama_period - 1, llama_period), (mistral_period, mistral_period))]
-    grid = np.unique(np.concatenate([np.geomspace(1, context - 1, 1000).astype(np.int64), *steps,
-                                     *(s - 1 for s in steps)]))
-    grid = grid[(grid >= 1) & (grid < context)]
+    # every integer position is too many to draw (the kit draws at most 1,200 points): a log grid plus the stairs
+    grid = pc.query_scale_positions(context, (llama_period, mistral_period))
     return grid, {LABELS["llama4"]: pc.llama4_attn_temperature(grid, scale, llama_period),
                   LABELS["llama_4_scaling_beta"]: pc.llama_4_scaling_beta(grid, scale, mistral_period)}
 
 
 @st.cache_data(max_entries=32, show_spinner=False)
 def entropy(rule: str, context: int, scale: float, period: int, margin: float, spread: float):
-    positions = np.unique(np.geomspace(1, min(context, pc.MAX_POSITIONS - 1), 64).astype(np.int64))
-    return pc.temperature_entropy(rule, positions, scale=scale, period=period, spread=spread, margin=margin)
+    return pc.temperature_entropy(rule, pc.temperature_positions(context), scale=scale, period=period,
+                                  spread=spread, margin=margin)
 
 
 header(
@@ -58,13 +66,17 @@ def lesson():
                 shown = controls.slider("Layers shown", "layers", 8, 64, 48,
                                         help="The first layers of each model; blank cells are past its last layer.")
                 names, grid = layer_map(shown)
+                _, whole = layer_map(64)  # every model's full depth, whatever is shown
+                todays_class.ask_scout(names, whole)
                 show(figures.padded(figures.heatmap(
                     grid, x=np.arange(grid.shape[1]), y=names, title="RoPE (1) or no positions (0), layer by layer",
                     x_title="layer", y_title="", value_name="rotates", zrange=(0.0, 1.0), height=320,
                     hover_format=".0f", colorscale=TWO_COLOURS, name="nope_layer_map",
                     alt="One row per model, one cell per layer: rotated layers in one colour, NoPE layers in "
                         "the other, blank past a model's last layer."), left=130))
-                _, whole = layer_map(64)  # every model's full depth, whatever is shown
+                classroom.snippet(f"names, grid = {classroom.call('nope_layer_map', shown)}",
+                                  f"# grid ({len(names)}, {shown}): 1 = RoPE, 0 = no positions, NaN past the last "
+                                  "layer")
                 counts = {name: (int(np.nansum(row == 0)), int(np.count_nonzero(np.isfinite(row))))
                           for name, row in zip(names, whole, strict=True)}
                 st.dataframe([{"model": name, "NoPE layers": f"{counts[name][0]} of {counts[name][1]}",
@@ -89,11 +101,16 @@ def lesson():
                         "Mistral's original_max_position_embeddings", "orig", [4096, 8192, 16384, 32768], 16384,
                         format_func=lambda v: f"{v:,}", help="16,384 in Ministral3Config, 8,192 in Mistral4Config.")
                 grid, curves = rule_curves(context, float(scale), 8192, period)
+                todays_class.ask_first_step(grid, period)
                 show(figures.stacked_lines(
                     grid, curves, title="Query multiplier against position", x_title="position p (log)",
                     y_title="query scale", log_x=True, hover_format=".4f", name="nope_rules",
                     vlines=[(8191, "Llama 4's first step")],
                     alt="Both rules are 1 until their first step, then climb like a staircase in log position."))
+                classroom.snippet(
+                    f"p = {classroom.call('query_scale_positions', context, (8192, period))}  # positions drawn",
+                    f"llama = pc.llama4_attn_temperature(p, {float(scale)!r}, 8192)  # (positions,) Llama 4's",
+                    f"mistral = pc.llama_4_scaling_beta(p, {float(scale)!r}, {period})  # (positions,) Mistral's")
                 p_last = int(grid[-1])
                 llama_last = float(curves[LABELS['llama4']][-1])
                 mistral_last = float(curves[LABELS['llama_4_scaling_beta']][-1])
@@ -136,6 +153,12 @@ def lesson():
                     title="Probability on the one relevant key (key 0, the farthest)", x_title="query position p (log)",
                     y_title="probability (log)", log_x=True, log_y=True, hover_format=".3g", name="nope_needle",
                     alt="The relevant key's share falls as the keys multiply; the temperature slows the fall."))
+                classroom.snippet(
+                    f"positions = {classroom.call('temperature_positions', context)}  # query positions drawn",
+                    f"result = pc.temperature_entropy({rule!r}, positions, scale=0.1, period={period}, "
+                    f"spread={float(spread)!r}, margin={float(margin)!r})",
+                    'result["entropy"], result["entropy_scaled"], result["needle"], result["needle_scaled"]  '
+                    '# (positions,) nats and probabilities')
                 gain = result["needle_scaled"][-1] / result["needle"][-1]
                 if abs(result["entropy"][-1] - result["entropy_scaled"][-1]) < 1e-9:
                     effect = ("every score is the same here, and multiplying equal scores leaves attention "
