@@ -142,9 +142,6 @@ def video_section():
     pos = side // 2 if where == "centre" else 0
     curves = video_curves(frames, side, side, fps, pos, pos, group)
     seconds = next(iter(curves.values()))["seconds"]
-    classroom.snippet(f"curves = {{key: pc.mm_video_scores(key, pc.mm_rope_settings(key), {frames}, {side}, {side}, "
-                      f"{float(fps)!r}, {pos}, {pos}, {group}) for key in pc.MM_FAMILIES}}",
-                      "# curves[key]['seconds'], curves[key]['scores']: (groups,) each, one curve per family")
     show(figures.padded(figures.lines(
         seconds, {name: c["scores"] for name, c in curves.items()}, markers=True, legend_right=True,
         margin=dict(r=190),
@@ -152,6 +149,9 @@ def video_section():
               "fps)", x_title="seconds into the video", y_title="relative score", height=420,
         alt="One curve per family: 1 at the query's frame group, changing with the time gap at a rate set by the "
             "family's time ids and the pairs that time owns.", name="mm_video_scores"), top=90))
+    classroom.snippet(f"curves = {{key: pc.mm_video_scores(key, pc.mm_rope_settings(key), {frames}, {side}, {side}, "
+                      f"{float(fps)!r}, {pos}, {pos}, {group}) for key in pc.MM_FAMILIES}}",
+                      "# curves[key]['seconds'], curves[key]['scores']: (groups,) each, one curve per family")
     gap = {name: float(c["time_ids"][-1] - c["time_ids"][0]) for name, c in curves.items()}
     q35 = pc.mm_rope_settings("qwen3_5")
     notice("The same patch in another frame differs only in time (and, where frames are numbered like images, "

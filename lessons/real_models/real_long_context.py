@@ -152,9 +152,9 @@ def live_tab():
                        title=f"Loss of the same {tokens} tokens placed at positions {offset:,}+", colours=COLOURS,
                        x_title="position (tokens)", y_title="mean loss per 32 positions (nats)", name="real_long_live",
                        legend_right=True, alt="Loss of the chosen methods over the live stretch."))
-    classroom.snippet(*(f"losses_{m} = pc.real.position_losses({m!r}, {float(factor)!r}, 0, {tokens}, "
-                        f"position_offset={offset})  # ({tokens - 1},) loss per position (nats)" for m in methods),
-                      "# each curve above: pc.real.binned_loss(losses_..., 32)['loss']")
+    classroom.snippet(f"losses = {{m: pc.real.position_losses(m, {float(factor)!r}, 0, {tokens}, position_offset="
+                      f"{offset}) for m in {list(methods)!r}}}  # {{method: ({tokens - 1},) loss per position, nats}}",
+                      "curves = {m: pc.real.binned_loss(v, 32)['loss'] for m, v in losses.items()}  # as plotted")
     means = {k: float(np.mean(v)) for k, v in losses.items()}
     notice("Mean loss over the stretch: " + "; ".join(f"{k} {v:.3f}" for k, v in means.items()) + ". Move the "
            "first position below and past 8,192 to see which methods keep the loss where it was.")
