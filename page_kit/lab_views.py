@@ -21,9 +21,9 @@ def result_code(origin: str, args: tuple) -> str:
     preset, train_len, steps, seed, methods, device = args
     names = methods.split(",")
     if origin == "shipped":
-        return f"result = pc.select_methods(pc.shipped_lab_results(), {names!r})  # the shipped full run"
-    return (f"result = pc.run_lab(pc.lab_settings({preset!r}, train_len={train_len}, steps={steps}, seed={seed}, "
-            f"device={device!r}), {names!r})  # trains every model: minutes")
+        return f"# the shipped full run\nresult = pc.select_methods(pc.shipped_lab_results(),\n    {names!r})"
+    return (f"# trains every model: minutes\nresult = pc.run_lab(\n    pc.lab_settings({preset!r}, "
+            f"train_len={train_len}, steps={steps}, seed={seed}, device={device!r}),\n    {names!r})")
 
 
 def snippet(origin: str, args: tuple, *lines: str) -> None:

@@ -67,8 +67,8 @@ def shipped_attention() -> dict:
 def summary_code() -> str:
     """The snippet line that gives ``summary`` as the page shows it: the shipped one, or the reader's text."""
     if st.session_state.get(LIVE_KEY) is not None and LIVE_TEXT_KEY in st.session_state:
-        return (f"summary = pc.real.text_attention_summary({st.session_state[LIVE_TEXT_KEY]!r})"
-                "  # SmolLM2 on your text")
+        return (f"text = {st.session_state[LIVE_TEXT_KEY]!r}\n"
+                "summary = pc.real.text_attention_summary(text)  # SmolLM2 on your text")
     return "summary = pc.real.shipped_attention_summary()  # measured on the shipped text"
 
 

@@ -212,8 +212,8 @@ def lesson_body(result: dict, origin: str, args: tuple):
                 dashed=[METHOD_LABELS[m] for m in ("rope_pi", "rope_ntk", "rope_yarn")],
                 alt=f"Accuracy of each method at lengths {', '.join(map(str, lengths))}; the training length "
                     f"{T} is marked. The learned table has no points beyond T because it has no rows there."))
-            lab_views.snippet(origin, args, "lengths, accuracy = pc.lab_series(result, 'accuracy')"
-                              "  # (4,) test lengths; {method: (4,) accuracy, NaN where it cannot run}")
+            lab_views.snippet(origin, args, "# (4,) test lengths; {method: (4,) accuracy, NaN where it cannot run}",
+                              "lengths, accuracy = pc.lab_series(result, 'accuracy')")
             notice("Every method is measured at T first: that is the in-distribution score. Read each curve "
                    "from left to right: a flat curve means the model learned the offset and applies it at any "
                    "length; a curve that drops means it learned something tied to the positions it saw. The "
@@ -236,8 +236,8 @@ def lesson_body(result: dict, origin: str, args: tuple):
                 dashed=[METHOD_LABELS[m] for m in ("rope_pi", "rope_ntk", "rope_yarn")],
                 alt="Mean cross-entropy of each method at each test length, log scale; the line marks the "
                     "loss of a uniform guess."))
-            lab_views.snippet(origin, args, "lengths, loss = pc.lab_series(result, 'loss')"
-                              "  # (4,) test lengths; {method: (4,) mean cross-entropy in nats}")
+            lab_views.snippet(origin, args, "# (4,) test lengths; {method: (4,) mean cross-entropy in nats}",
+                              "lengths, loss = pc.lab_series(result, 'loss')")
             notice("The loss tells what accuracy hides: a model can keep the right answer on top while growing "
                    "less sure of it, or become confidently wrong (a loss far above the guessing line). Wrong "
                    "and confident is what unseen positions usually produce.")
@@ -253,8 +253,8 @@ def lesson_body(result: dict, origin: str, args: tuple):
                     y_title="loss (nats)", name="lab_training", log_y=True, hover_format=".3g",
                     legend_right=True, margin=MARGIN,
                     alt="Training loss against step for each trained model."))
-                lab_views.snippet(origin, args, "steps, curves = pc.lab_train_curves(result, 'loss')"
-                                  "  # (k,) logged steps; {method: (k,) training loss}")
+                lab_views.snippet(origin, args, "# (k,) logged steps; {method: (k,) training loss}",
+                                  "steps, curves = pc.lab_train_curves(result, 'loss')")
             settings = result["task"].get("settings", {})
             notice("All models see the same batches in the same order and start from the same seed; they differ "
                    "only in how position enters. Some learn the task in a few hundred steps, some slowly, some "
@@ -274,8 +274,8 @@ def lesson_body(result: dict, origin: str, args: tuple):
                     cols=min(3, len(grids)), value_name="attention", name="lab_attention_T", cell_px=260,
                     margin=PANEL_MARGIN,
                     alt="Attention weights of one head per model on a test sequence of the training length."))
-                lab_views.snippet(origin, args, f"grids, titles = pc.lab_attention_panels(result, 'T', {trained!r})"
-                                  f"  # one ({T}, {T}) map per model")
+                lab_views.snippet(origin, args, f"# one ({T}, {T}) map per model and its title",
+                                  f"grids, titles = pc.lab_attention_panels(result, 'T', {trained!r})")
             grids, titles = pc.lab_attention_panels(result, "4T")
             if grids:
                 show(figures.small_multiples(

@@ -71,12 +71,11 @@ def model_section(model, settings):
         height=400, name="mm_pair_wavelengths",
         alt=f"Wavelength of each of the {settings.n_pairs} pairs on a log scale, rising from left to "
             f"right; markers coloured time, height or width by the {settings.allocation} allocation."), left=96))
-    call = classroom.call("mm_rope_settings", model.family, head_dim=settings.head_dim,
-                          rotary_dim=settings.rotary_dim, rope_theta=settings.rope_theta,
-                          mrope_section=settings.mrope_section)
-    classroom.snippet(f"settings = {call}",
-                      "waves = pc.mm_pair_wavelengths(settings)  # {axis: (n_pairs,) wavelength in positions, NaN "
-                      "where another axis turns the pair}")
+    classroom.snippet(f"settings = pc.mm_rope_settings(\n    {model.family!r}, head_dim={settings.head_dim}, "
+                      f"rotary_dim={settings.rotary_dim},\n    rope_theta={settings.rope_theta!r}, "
+                      f"mrope_section={settings.mrope_section!r})",
+                      "# {axis: (n_pairs,) wavelength in positions, NaN where another axis turns the pair}",
+                      "waves = pc.mm_pair_wavelengths(settings)")
     st.dataframe({"axis": list(ranges), "pairs": [r["pairs"] for r in ranges.values()],
                   "shortest wavelength": [f"{r['shortest']:,.1f}" for r in ranges.values()],
                   "longest wavelength": [f"{r['longest']:,.0f}" for r in ranges.values()]},
@@ -124,8 +123,8 @@ def families_section():
         alt="One row per family, one cell per rotary pair, coloured by axis: blocks for Qwen2-VL, Qwen2.5-VL and "
             "GLM, a repeating three-colour stripe for Qwen3-VL, Qwen3.5 and Qwen3-Omni, alternating height and "
             "width then a time block for ERNIE. Qwen3.5 and GLM rotate 32 pairs, the others 64."), left=260))
-    classroom.snippet("axes = {key: pc.mm_pair_axes(pc.mm_rope_settings(key)) for key in pc.MM_FAMILIES}"
-                      "  # {family: (n_pairs,) 0 time, 1 height, 2 width}: the rows")
+    classroom.snippet("# {family: (n_pairs,) axis of each pair, 0 time, 1 height, 2 width}: the rows",
+                      "axes = {key: pc.mm_pair_axes(pc.mm_rope_settings(key))\n        for key in pc.MM_FAMILIES}")
     notice("Blue is time, orange height, green width (the colours of the id rows). Qwen2-VL's blocks give time "
            "the fastest pairs and width the slowest; Qwen3-VL's cycle spreads each axis over the whole range, "
            "which Qwen3-VL's release describes as full-frequency allocation over time, height and width; "

@@ -61,7 +61,8 @@ def rows_section(model, result, spec, frame_text):
         alt=f"Three step curves over the {n} tokens. On text they coincide and climb by one per token; over the "
             "image the time id stays flat while the height id steps once per row and the width id sweeps each "
             "row; the video repeats that per frame.")))
-    ids_code(model, spec, frame_text, "ids = result.ids  # (3, n): time, height, width id of each token (the curves)")
+    ids_code(model, spec, frame_text, "# (3, n): the time, height and width id of every token (the curves)",
+             "ids = result.ids")
     video = np.flatnonzero(result.kind == 2)
     after = int(video[-1]) + 1  # the end token right after the video
     video_top, next_id = float(ids[0, video].max()), float(ids[0, after])
@@ -92,10 +93,10 @@ def rows_section(model, result, spec, frame_text):
 
 def ids_code(model, spec: str, frame_text: int, *lines: str) -> None:
     """The call behind this page's ids, with the model's values (a pasted config's included)."""
-    classroom.snippet(f"result = pc.mm_position_ids({model.family!r}, pc.parse_segments({spec!r}), "
-                      f"frame_text={frame_text}, n_window={model.n_window}, tokens_per_second="
-                      f"{model.tokens_per_second!r}, position_id_per_seconds={model.position_id_per_seconds!r})",
-                      *lines)
+    classroom.snippet(f"result = pc.mm_position_ids(\n    {model.family!r}, pc.parse_segments({spec!r}),\n"
+                      f"    frame_text={frame_text}, n_window={model.n_window}, "
+                      f"tokens_per_second={model.tokens_per_second!r},\n"
+                      f"    position_id_per_seconds={model.position_id_per_seconds!r})", *lines)
 
 
 def _image_tokens(result) -> int:
@@ -133,7 +134,7 @@ def rules_section(model, family, result, spec, frame_text):
         y_title="time id", colours={"time id of the group": 0}, height=340, name="mm_video_time_ids",
         alt="The time id of each group of two frames against its time in seconds.")))
     ids_code(model, spec, frame_text, "video = result.kind == 2  # the video's tokens",
-             "time = result.ids[0, video]  # their time ids: each group's value repeats over its rows × columns")
+             "# their time ids; each group's id repeats over its rows x columns", "time = result.ids[0, video]")
     steps = np.diff(time_ids)
     notice(f"Here the time id moves by {', '.join(f'{s:g}' for s in steps[:6]) or 'nothing (one group)'} from one "
            f"group of two frames to the next ({2 / part.fps:g} s apart). Change the fps: "

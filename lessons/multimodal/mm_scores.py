@@ -107,15 +107,16 @@ def image_section(model):
         alt="Score maps of one query patch over the image, one per allocation; the query is marked. Where "
             "height and width own fast pairs the map falls off around the query; where they own only slow "
             "pairs it is nearly flat.", margin=dict(t=110)))), col, row, "query"))
-    call = classroom.call("mm_rope_settings", model.family, head_dim=model.head_dim, rotary_dim=model.rotary_dim,
-                          rope_theta=model.theta, mrope_section=tuple(int(v) for v in model.section.split(",")))
-    own_allocation = multimodal_views.settings_of(model).allocation
-    others = tuple(key for allocation, key in ALLOCATION_MODELS.items() if allocation != own_allocation)
-    classroom.snippet(f"settings = {call}",
-                      f"own = pc.mm_image_scores({model.family!r}, settings, {h}, {w}, {row}, {col})"
-                      f"  # own['map']: ({h}, {w}), the first map; own['right'], own['below']",
-                      f"others = {{key: pc.mm_image_scores(key, pc.mm_rope_settings(key), {h}, {w}, {row}, {col}) "
-                      f"for key in {others!r}}}  # the other maps")
+    settings = multimodal_views.settings_of(model)
+    others = tuple(key for allocation, key in ALLOCATION_MODELS.items() if allocation != settings.allocation)
+    classroom.snippet(f"settings = pc.mm_rope_settings(\n    {model.family!r}, head_dim={settings.head_dim}, "
+                      f"rotary_dim={settings.rotary_dim},\n    rope_theta={settings.rope_theta!r}, "
+                      f"mrope_section={settings.mrope_section!r})",
+                      f"# own['map']: ({h}, {w}), the first map; own['right'] and own['below'] as printed",
+                      f"own = pc.mm_image_scores({model.family!r}, settings, {h}, {w}, {row}, {col})",
+                      "# the other maps: one released model per other allocation",
+                      f"others = {{key: pc.mm_image_scores(key, pc.mm_rope_settings(key), {h}, {w}, {row}, {col})"
+                      f"\n          for key in {others!r}}}")
     lines = ", ".join(f"{name}: right {p['right']:.4f}, below {p['below']:.4f}" for name, p in panels.items())
     notice(f"Next to the query, 1 means 'indistinguishable by position'. {lines}. A model whose height and "
            "width pairs are all slow (Qwen2-VL's contiguous blocks give width the slowest 24 pairs) sees "
@@ -149,9 +150,10 @@ def video_section():
               "fps)", x_title="seconds into the video", y_title="relative score", height=420,
         alt="One curve per family: 1 at the query's frame group, changing with the time gap at a rate set by the "
             "family's time ids and the pairs that time owns.", name="mm_video_scores"), top=90))
-    classroom.snippet(f"curves = {{key: pc.mm_video_scores(key, pc.mm_rope_settings(key), {frames}, {side}, {side}, "
-                      f"{float(fps)!r}, {pos}, {pos}, {group}) for key in pc.MM_FAMILIES}}",
-                      "# curves[key]['seconds'], curves[key]['scores']: (groups,) each, one curve per family")
+    classroom.snippet("# one curve per family: curves[key]['seconds'] and curves[key]['scores'], (groups,) each",
+                      f"curves = {{key: pc.mm_video_scores(key, pc.mm_rope_settings(key), {frames}, {side}, {side},"
+                      f"\n                               {float(fps)!r}, {pos}, {pos}, {group})"
+                      "\n          for key in pc.MM_FAMILIES}")
     gap = {name: float(c["time_ids"][-1] - c["time_ids"][0]) for name, c in curves.items()}
     q35 = pc.mm_rope_settings("qwen3_5")
     notice("The same patch in another frame differs only in time (and, where frames are numbered like images, "
@@ -194,9 +196,9 @@ def fps_section():
         y_title="time id (from the first group)", height=420, name="mm_fps_ids",
         alt="Frame-index ids (Qwen2-VL) rise by one per group, so their slope in seconds depends on the fps; "
             "Qwen2.5-VL's and Qwen3-Omni's rise with seconds, so both clips lie on one line."), top=90))
-    classroom.snippet(f"table = pc.mm_time_id_table({frames}, ({float(fps_a)!r}, {float(fps_b)!r}), "
-                      f"{TIME_FAMILIES!r})", "# table['seconds']: (k,) group start times; table['series']: "
-                      "{'<family> at <fps> fps': (k,) time ids, NaN where that clip has no group}")
+    classroom.snippet(f"table = pc.mm_time_id_table(\n    {frames}, ({float(fps_a)!r}, {float(fps_b)!r}), "
+                      f"{TIME_FAMILIES!r})", "# table['seconds']: (k,) start times of the groups of 2 frames",
+                      "# table['series']: {'<family> at <fps> fps': (k,) time ids, NaN where that clip has no group}")
     span_a, span_b = (frames - 2) / fps_a, (frames - 2) / fps_b  # start of the last group of 2 frames
     notice(f"The last group of clip A starts at {span_a:g} s, that of clip B at {span_b:g} s. Qwen2-VL gives both "
            f"the same last time id ({last[f'Qwen2-VL, {fps_a:g} fps']:g} and "

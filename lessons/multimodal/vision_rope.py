@@ -74,10 +74,10 @@ def lesson():
                     col, row, "query"))
                 qwen_call, gemma_call = (classroom.call("vision_tower_score_map", key, h, w, row, col, relative=True)
                                          for key in (tower, "gemma4"))
-                classroom.snippet(f"qwen = {qwen_call}  # ({h}, {w}), ÷ the query's own score",
-                                  f"gemma = {gemma_call}",
-                                  f"learned = pc.factorized_learned_table({h}, {w}, 64)[{row} * {w} + {col}]"
-                                  f"  # ({h}, {w}) cosines with the query patch's table row")
+                classroom.snippet(f"# ({h}, {w}) each, divided by the query's score with itself",
+                                  f"qwen = {qwen_call}", f"gemma = {gemma_call}",
+                                  f"# ({h}, {w}) cosines of the stand-in table's rows with the query patch's row",
+                                  f"learned = pc.factorized_learned_table({h}, {w}, 64)[{row} * {w} + {col}]")
                 notice(f"Same content at every patch, so only position differs (each map ÷ the query's own score; "
                        f"{qwen_tower.name} heads have d = {qwen_tower.head_dim}, Gemma 4's d = {gemma.head_dim}; the "
                        "learned table is a seeded stand-in for trained weights). "
@@ -99,8 +99,8 @@ def lesson():
                     y_title="wavelength 2π/θ_i (patches)", name="vision_wavelengths", height=380,
                     alt="Two rising curves on a log scale; theta 10,000 reaches tens of thousands of patches, "
                         "theta 100 stays within a few hundred."), left=96))
-                classroom.snippet(f"table = pc.vision_wavelength_table({[tower, 'gemma4']!r})"
-                                  "  # (2, d/4) wavelengths in patches, NaN past a tower's d/4")
+                classroom.snippet("# (2, d/4): wavelength of each frequency in patches, NaN past a tower's d/4",
+                                  f"table = pc.vision_wavelength_table({[tower, 'gemma4']!r})")
                 q, g = (v[np.isfinite(v)] for v in waves.values())
                 notice(f"{qwen_tower.name}: wavelengths from {q.min():.1f} to {q.max():,.0f} patches; "
                        f"{int(np.sum(q > 4 * max(h, w)))} of its {len(q)} frequencies per axis have a wavelength "
@@ -119,7 +119,8 @@ def lesson():
                     colorscale=LAYOUT_SCALE, zrange=(0, 1), hover_format=".0f", height=260,
                     name="vision_layouts", alt="Two rows of coloured blocks: row, column, row, column for the "
                                                 "Qwen tower; column, column, row, row for Gemma 4."), left=200))
-                classroom.snippet(f"grid = pc.vision_layout_table({towers!r})  # (2, head_dim): 0 row, 1 column")
+                classroom.snippet("# (2, head_dim): which coordinate turns each dimension, 0 row, 1 column",
+                                  f"grid = pc.vision_layout_table({towers!r})")
                 notice("Qwen's tower concatenates [row, column] frequencies and repeats them, then rotates dimension "
                        "j with j + d/2 across the whole head. Gemma 4 builds [x, x, y, y] and rotates each half on "
                        "its own (apply_multidimensional_rope); its code names the halves h and w, but the position "

@@ -66,8 +66,9 @@ def weight_tab(profile: dict, summary: dict, layers: list[int]):
                        dashed=["uniform attention"], legend_right=True, name="real_distance_weight",
                        hover_format=".2e", alt="Mean attention weight against offset for the chosen layers, log-log, "
                                                "with uniform attention dashed."))
-    profile_code(layers, "weights = {f'layer {layer}': profile['layer_weight'][layer - 1, 1:] for layer in "
-                 f"{list(layers)!r}}}  # mean weight at offsets 1..{offsets[-1]}, as plotted",
+    profile_code(layers, f"# mean weight at offsets 1 to {offsets[-1]} (mean over heads), one curve per layer",
+                 "weights = {f'layer {layer}': profile['layer_weight'][layer - 1, 1:]",
+                 f"           for layer in {list(layers)!r}}}",
                  "uniform = summary['uniform_weight'][1:]  # the dashed line")
     rows = [f"offset {o}: {w:.4f} (uniform {u:.4f})" for o, w, u in
             zip(profile["offsets"], profile["weight_at"], profile["uniform"], strict=True)]
@@ -97,9 +98,10 @@ def score_tab(profile: dict, layers: list[int]):
                        y_title="bound / bound at 0", name="real_distance_bound", colours={"RoFormer bound, relative "
                                                                                            "to offset 0": 7},
                        alt="RoFormer's relative upper bound on the score against offset, for SmolLM2's settings."))
-    profile_code(layers, "scores = {f'layer {layer}': profile['layer_score'][layer - 1, 1:] for layer in "
-                 f"{list(layers)!r}}}  # mean q·k at offsets 1..{offsets[-1]}",
-                 "bound = profile['bound'][1:]  # RoFormer's bound / its value at offset 0")
+    profile_code(layers, f"# mean raw score q·k at offsets 1 to {offsets[-1]} (mean over heads), one curve per layer",
+                 "scores = {f'layer {layer}': profile['layer_score'][layer - 1, 1:]",
+                 f"          for layer in {list(layers)!r}}}",
+                 "bound = profile['bound'][1:]  # RoFormer's bound divided by its value at offset 0")
     rows = [f"offset {o}: {d:+.1f}" for o, d in zip(profile["offsets"], profile["score_change"], strict=True)]
     bound_rows = [f"{o}: {b:.2f}" for o, b in zip(profile["offsets"], profile["bound_at"], strict=True)]
     notice("Change of the mean score from offset 0, averaged over the chosen layers: " + "; ".join(rows) +

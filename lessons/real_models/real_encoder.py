@@ -69,8 +69,8 @@ def lesson():
 
 
 def order_code(text: str, seed: int, *lines: str) -> None:
-    classroom.snippet(f"r = {classroom.call('real.encoder_order_experiment', text, seed)}  # MiniLM, four forwards",
-                      *lines)
+    classroom.snippet("# all-MiniLM-L6-v2 on the sentence and its shuffle, with and without the position rows",
+                      f"r = {classroom.call('real.encoder_order_experiment', text, seed)}", *lines)
 
 
 def order_tab(text: str, seed: int):
@@ -98,8 +98,9 @@ def order_tab(text: str, seed: int):
                        legend_right=True,
                        alt="The change of each of the 384 embedding numbers when the words are shuffled: large "
                            "with the position rows, a flat zero line without them."))
-    order_code(text, seed, "with_rows, without = r['shuffle_change'][True], r['shuffle_change'][False]  "
-               "# (384,) shuffled minus typed embedding", "print(r['cosine'])  # {rows kept: cosine, removed: cosine}")
+    order_code(text, seed, "# (384,) each: shuffled minus typed embedding, the two lines",
+               "with_rows, without = r['shuffle_change'][True], r['shuffle_change'][False]",
+               "print(r['cosine'])  # {True: cosine with the rows, False: without}")
     notice(f"With the trained rows, shuffling the words moves the embedding: cosine {r['cosine'][True]:.4f}, largest "
            f"change {r['max_abs_diff'][True]:.3f}. With the rows removed the model cannot tell the orders apart: "
            f"the largest change is {r['max_abs_diff'][False]:.1e}, float32 rounding (the sums run in another "
@@ -125,9 +126,9 @@ def maps_tab(text: str, seed: int):
                                  x_title="key token", y_title="query token", name="encoder_attention",
                                  alt=f"Attention of layer {layer} head {head} over the sentence's tokens, with and "
                                      "without the position rows, on one colour scale."))
-    order_code(text, seed, f"with_rows = r['attention'][True][{layer - 1}, {head - 1}]  # ({len(names)}, "
-               f"{len(names)}) weights, query rows, key columns", f"without = r['attention'][False][{layer - 1}, "
-               f"{head - 1}]")
+    order_code(text, seed, f"# ({len(names)}, {len(names)}) attention weights, query rows and key columns",
+               f"with_rows = r['attention'][True][{layer - 1}, {head - 1}]",
+               f"without = r['attention'][False][{layer - 1}, {head - 1}]")
     st.caption("Tokens, top to bottom and left to right: " + ", ".join(names))
     prev = [float(np.mean(np.diagonal(g, offset=-1))) for g in grids]
     top = heads()["top"]["previous"]
@@ -151,8 +152,9 @@ def heads_tab():
                                  alt="Four 6 x 12 grids: each head's mean weight on the previous and on the next "
                                      "token, with and without the position rows."))
     classroom.snippet("h = pc.real.positional_heads()  # the shipped text, 4 stretches of 128 word pieces",
-                      "grids = [h['previous'][True], h['next'][True], h['previous'][False], h['next'][False]]"
-                      "  # (6 layers, 12 heads) each")
+                      "# (6 layers, 12 heads) each, in the order of the panels",
+                      "grids = [h['previous'][True], h['next'][True],\n         h['previous'][False], "
+                      "h['next'][False]]")
     rows = [f"layer {layer} head {head} puts {value:.3f} of its weight on the {key} token "
             f"({h[key][False][layer - 1, head - 1]:.3f} without rows)"
             for key in ("previous", "next") for layer, head, value in [h["top"][key]]]
@@ -174,8 +176,8 @@ def past_tab():
                       x_title="how the text is read", y_title="cosine", name="encoder_past",
                       alt="Cosine similarity of the two texts' embeddings: 1 when cut at 256 word pieces, lower "
                           "when the model reads up to its 512 rows."))
-    classroom.snippet("p = pc.real.encoder_past_table()  # MiniLM and sentence-transformers on the shipped text",
-                      "print(p['st_cosine'], p['model_cosine'])  # the two bars")
+    classroom.snippet("# MiniLM and sentence-transformers on two texts from the shipped text",
+                      "p = pc.real.encoder_past_table()", "print(p['st_cosine'], p['model_cosine'])  # the two bars")
     notice(f"The table has {p['rows']} rows, so position {p['rows']} has no vector and the forward fails. "
            f"sentence-transformers never gets there: it cuts every input at {p['st_length']} word pieces. Two texts "
            f"sharing their first {p['shared_pieces']} pieces then get the same embedding (cosine "

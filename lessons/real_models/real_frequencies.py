@@ -61,8 +61,8 @@ def energy_tab(summary: dict, found: dict):
                        alt="Share of energy per rotary pair against the pair's wavelength: low for the fast pairs, "
                            "a peak among the slow pairs past the context length."))
     classroom.snippet(summary_code(), f"found = pc.real.attention_findings(summary, {found['context']})",
-                      "queries, keys = found['q_pairs'], found['k_pairs']  # (32,) share of energy per pair",
-                      "waves = summary['wavelengths']  # (32,) wavelength of each pair (tokens): the x axis")
+                      "# (32,) each: the share of energy in each pair, and each pair's wavelength (the x axis)",
+                      "queries, keys = found['q_pairs'], found['k_pairs']", "waves = summary['wavelengths']")
     notice(f"An even spread would give each pair {found['uniform_pair']:.4f}. Measured, the {found['slow_pairs']} "
            f"slowest pairs, whose wavelength is longer than the whole {found['context']:,}-token context, hold "
            f"{100 * found['q_slow']:.0f}% of the query energy and {100 * found['k_slow']:.0f}% of the key energy; "
@@ -77,7 +77,8 @@ def energy_tab(summary: dict, found: dict):
                          y_title="query head", value_name="share", x=np.arange(grid.shape[1]),
                          y=np.arange(1, grid.shape[0] + 1), name="real_pair_heads", height=330,
                          alt=f"Share of energy per rotary pair for the 9 query heads of layer {layer}."))
-    classroom.snippet(summary_code(), f"grid = summary['q_share'][{layer - 1}]  # (9 heads, 32 pairs): layer {layer}")
+    classroom.snippet(summary_code(), f"# (9 query heads, 32 pairs): layer {layer}",
+                      f"grid = summary['q_share'][{layer - 1}]")
     formula(r"\text{share}_i = \frac{\mathbb{E}_t\,[q_{t,i}^2 + q_{t,i+32}^2]}{\mathbb{E}_t\,\lVert q_t\rVert^2},"
             r"\quad \theta_i = 100000^{-2i/64},\quad \sum_{\lambda_i > 8192}\text{share}_i = $s",
             s=found["q_slow"])
@@ -90,7 +91,8 @@ def relative_tab(summary: dict, found: dict):
                          y_title="layer", value_name="R²", zrange=(0.0, 1.0), x=np.arange(1, r2.shape[1] + 1),
                          y=np.arange(1, r2.shape[0] + 1), name="real_relative_r2", height=520,
                          alt="R squared of each head's scores against the offset, 30 layers by 9 heads."))
-    classroom.snippet(summary_code(), "r2 = summary['relative_r2']  # (30 layers, 9 heads), R² of score on offset")
+    classroom.snippet(summary_code(), "# (30 layers, 9 heads): R² of each head's scores against the offset",
+                      "r2 = summary['relative_r2']")
     best, worst = found["r2_best"], found["r2_worst"]
     notice(f"With one fixed q and k, RoPE's score depends on m − n alone (R² = 1: the Toeplitz grid of the RoPE "
            f"pages). Real queries and keys change with every token, so the offset explains only part: "
@@ -118,7 +120,8 @@ def sink_tab(summary: dict, found: dict):
                          y_title="layer", value_name="weight", zrange=(0.0, 1.0), x=np.arange(1, sink.shape[1] + 1),
                          y=np.arange(1, sink.shape[0] + 1), name="real_sink", height=520,
                          alt="Mean attention weight on the first token for each layer and head."))
-    classroom.snippet(summary_code(), "sink = summary['sink']  # (30 layers, 9 heads): mean weight on the first token")
+    classroom.snippet(summary_code(), "# (30 layers, 9 heads): mean weight on the first token",
+                      "sink = summary['sink']")
     pick = controls.slider("Layer for the per-head view", "sl", 1, sink.shape[0], found["sink_top"][0])
     heads = np.arange(1, sink.shape[1] + 1)
     show(figures.bars(heads, {"first token": sink[pick - 1],

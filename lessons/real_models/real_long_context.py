@@ -64,8 +64,8 @@ def curve_tab():
                        colours=COLOURS, legend_right=True, vlines=[(s["context"], "trained context 8,192")],
                        alt="Mean loss per bin of positions for each method; the trained context 8,192 is marked."))
     classroom.snippet(f"s = pc.real.long_context_summary(pc.real.shipped_long_context(), {bin_size})",
-                      "start, losses = s['start'], s['loss']  # (bins,) first position of each bin; "
-                      "{method: (bins,) mean loss in nats}")
+                      "# (bins,) first position of each bin; {method: (bins,) mean loss in nats}",
+                      "start, losses = s['start'], s['loss']")
     notice(findings(s))
     commands = made["command"] if isinstance(made["command"], list) else [made["command"]]
     st.caption(f"Shipped results: {s['windows']} stretch of {s['tokens']:,} tokens of the text, {made['model']}. "
@@ -106,7 +106,8 @@ def table_tab():
                       y_title=unit, name="real_long_table",
                       alt="Mean loss or perplexity of each method over the first and the second 8,192 positions."))
     classroom.snippet("s = pc.real.long_context_summary(pc.real.shipped_long_context(), 256)",
-                      f"before, past = s[{inside!r}], s[{past!r}]  # {{method: {unit}}} before and past 8,192")
+                      f"# {{method: {unit}}} over the first 8,192 positions and past them",
+                      f"before, past = s[{inside!r}], s[{past!r}]")
     rows = [f"{k}: {s['inside'][k]:.3f} → {s['past'][k]:.3f} nats (perplexity {s['inside_ppl'][k]:.1f} → "
             f"{s['past_ppl'][k]:.1f})" for k in labels]
     notice("Measured, first 8,192 positions → the rest: " + "; ".join(rows) + ". Position interpolation and the "
@@ -152,8 +153,9 @@ def live_tab():
                        title=f"Loss of the same {tokens} tokens placed at positions {offset:,}+", colours=COLOURS,
                        x_title="position (tokens)", y_title="mean loss per 32 positions (nats)", name="real_long_live",
                        legend_right=True, alt="Loss of the chosen methods over the live stretch."))
-    classroom.snippet(f"losses = {{m: pc.real.position_losses(m, {float(factor)!r}, 0, {tokens}, position_offset="
-                      f"{offset}) for m in {list(methods)!r}}}  # {{method: ({tokens - 1},) loss per position, nats}}",
+    classroom.snippet(f"# {{method: ({tokens - 1},) loss at each position, nats}}: SmolLM2 runs, seconds each",
+                      f"losses = {{m: pc.real.position_losses(m, {float(factor)!r}, 0, {tokens}, "
+                      f"position_offset={offset})\n          for m in {list(methods)!r}}}",
                       "curves = {m: pc.real.binned_loss(v, 32)['loss'] for m, v in losses.items()}  # as plotted")
     means = {k: float(np.mean(v)) for k, v in losses.items()}
     notice("Mean loss over the stretch: " + "; ".join(f"{k} {v:.3f}" for k, v in means.items()) + ". Move the "
