@@ -73,8 +73,9 @@ def ask_interpolation(result: dict) -> None:
                 "shrinks the offset the model learned to read"
                 + (", so it is confidently wrong." if value > high else "."))
 
-    classroom.predict("lab_pi", f"RoPE + position interpolation divides every rotary frequency by {length}/"
-                      f"{result['train_len']} at test time, with no fine-tuning. Its test loss at {length} tokens?",
+    classroom.predict("lab_pi", f"RoPE + position interpolation divides every rotary frequency by "
+                      f"{length / result['train_len']:g} (= {length}/{result['train_len']}) at test time, with no "
+                      f"fine-tuning. Its test loss at {length} tokens?",
                       [f"below {low:.2f} nats: it still knows the answer", f"{low:.2f} to {high:.2f} nats: about "
                        "a uniform guess", f"above {high:.2f} nats: confidently wrong"],
                       0 if value < low else 1 if value <= high else 2, reveal)
