@@ -211,3 +211,38 @@ def test_lab_snippet_gives_the_shipped_curves_and_the_answers(methods):
     np.testing.assert_array_equal(_snippet_with(loss_view, "loss")["loss"][pc.LAB_METHODS["rope_pi"].label],
                                   loss[pc.LAB_METHODS["rope_pi"].label])
     assert f"{loss[pc.LAB_METHODS['rope_pi'].label][1]:.3g} nats" in _reveal(loss_view, "lab_pi")
+
+
+# ---------------------------------------------------------------- the core helpers the snippets call
+
+def test_shipped_results_load_the_files_the_pages_name():
+    from page_kit.real_views import ATTENTION_NPZ
+    from tests.conftest import ROOT
+
+    shipped, by_path = real.shipped_attention_summary(), real.load_summary(ATTENTION_NPZ)
+    assert shipped.keys() == by_path.keys()
+    for key in shipped:
+        np.testing.assert_array_equal(shipped[key], by_path[key])
+    long = real.shipped_long_context()
+    assert long == real.load_long_context(ROOT / "assets" / "smollm2_long_context.json")
+    lab = pc.shipped_lab_results()
+    assert lab["methods"] == pc.load_lab_results(ROOT / "assets" / "lab_full_seed0.json")["methods"]
+    assert set(lab["attention"]) <= set(lab["methods"])  # the maps came with it
+
+
+@pytest.mark.parametrize("key", list(pc.VISION_TOWERS))
+def test_relative_score_map_is_one_at_the_query(key):
+    raw = pc.vision_tower_score_map(key, 5, 7, 2, 6)
+    relative = pc.vision_tower_score_map(key, 5, 7, 2, 6, relative=True)
+    assert relative[2, 6] == 1.0
+    np.testing.assert_array_equal(relative, raw / raw[2, 6])
+
+
+@needs_minilm
+def test_shuffle_change_is_the_difference_of_the_embeddings():
+    r = real.encoder_order_experiment("she gave him the book before he left", 4)
+    for rows in (True, False):
+        np.testing.assert_array_equal(r["shuffle_change"][rows],
+                                      r["embeddings"][(rows, True)] - r["embeddings"][(rows, False)])
+        assert np.abs(r["shuffle_change"][rows]).max() == r["max_abs_diff"][rows]
+    assert r["max_abs_diff"][False] < 1e-5 < r["max_abs_diff"][True]  # no rows: order is invisible
