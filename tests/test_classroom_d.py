@@ -93,6 +93,15 @@ def test_pair_axes_snippet_gives_the_wavelengths_and_the_answer(preset):
     np.testing.assert_array_equal(axes["qwen2_vl"], pc.mm_pair_axes(pc.mm_rope_settings("qwen2_vl")))
 
 
+def test_pair_axes_snippet_follows_a_pasted_config():
+    at = _page("mm_pair_axes", src="Your config.json")  # the text box holds Qwen3-VL 8B's config.json
+    ns = _snippet_with(at, "waves")
+    settings = pc.read_multimodal_config(pc.MULTIMODAL_PRESETS["qwen3-vl-8b"].config).settings
+    assert ns["settings"] == settings
+    for axis, values in pc.mm_pair_wavelengths(settings).items():
+        np.testing.assert_array_equal(ns["waves"][axis], values)
+
+
 @pytest.mark.parametrize("preset, query, h, w, row, col", [
     ("qwen2-vl-7b", {}, 12, 16, 5, 7),
     ("ernie-4.5-vl-28b-a3b", {"sh": "6", "sw": "3", "qr": "5", "qc": "2"}, 6, 3, 5, 2),  # query on the right edge

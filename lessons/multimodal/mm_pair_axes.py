@@ -71,9 +71,7 @@ def model_section(model, settings):
         height=400, name="mm_pair_wavelengths",
         alt=f"Wavelength of each of the {settings.n_pairs} pairs on a log scale, rising from left to "
             f"right; markers coloured time, height or width by the {settings.allocation} allocation."), left=96))
-    classroom.snippet(f"settings = pc.mm_rope_settings(\n    {model.family!r}, head_dim={settings.head_dim}, "
-                      f"rotary_dim={settings.rotary_dim},\n    rope_theta={settings.rope_theta!r}, "
-                      f"mrope_section={settings.mrope_section!r})",
+    classroom.snippet(multimodal_views.settings_code(model),
                       "# {axis: (n_pairs,) wavelength in positions, NaN where another axis turns the pair}",
                       "waves = pc.mm_pair_wavelengths(settings)")
     st.dataframe({"axis": list(ranges), "pairs": [r["pairs"] for r in ranges.values()],

@@ -107,11 +107,9 @@ def image_section(model):
         alt="Score maps of one query patch over the image, one per allocation; the query is marked. Where "
             "height and width own fast pairs the map falls off around the query; where they own only slow "
             "pairs it is nearly flat.", margin=dict(t=110)))), col, row, "query"))
-    settings = multimodal_views.settings_of(model)
-    others = tuple(key for allocation, key in ALLOCATION_MODELS.items() if allocation != settings.allocation)
-    classroom.snippet(f"settings = pc.mm_rope_settings(\n    {model.family!r}, head_dim={settings.head_dim}, "
-                      f"rotary_dim={settings.rotary_dim},\n    rope_theta={settings.rope_theta!r}, "
-                      f"mrope_section={settings.mrope_section!r})",
+    allocation = multimodal_views.settings_of(model).allocation
+    others = tuple(key for a, key in ALLOCATION_MODELS.items() if a != allocation)
+    classroom.snippet(multimodal_views.settings_code(model),
                       f"# own['map']: ({h}, {w}), the first map; own['right'] and own['below'] as printed",
                       f"own = pc.mm_image_scores({model.family!r}, settings, {h}, {w}, {row}, {col})",
                       "# the other maps: one released model per other allocation",
