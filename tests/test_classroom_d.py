@@ -163,6 +163,20 @@ def test_encoder_snippet_gives_the_shuffle_change_and_the_metrics(query, text, s
     assert f"cosine {ns['r']['cosine'][False]:.10f}" in _reveal(at, "encoder_no_rows")
 
 
+@needs_minilm
+def test_encoder_heads_snippet_gives_the_panels_and_the_answer():
+    at = _page("real_encoder", view="Positional heads")
+    ns = _snippet_with(at, "grids")
+    h = real.positional_heads()
+    for got, expected in zip(ns["grids"], [h["previous"][True], h["next"][True], h["previous"][False],
+                                           h["next"][False]], strict=True):
+        np.testing.assert_array_equal(got, expected)
+    layer, head, kept = ns["h"]["top"]["previous"]
+    removed = ns["h"]["previous"][False][layer - 1, head - 1]
+    assert f"{kept:.3f} of its weight on the previous token with the rows and {removed:.3f} without" in \
+        _reveal(at, "encoder_prev_head")
+
+
 @pytest.mark.parametrize("query", [{}, {"layer": "7"}])
 def test_frequency_snippets_give_the_energy_curves_and_the_head_grid(query):
     at = _page("real_frequencies", **query)

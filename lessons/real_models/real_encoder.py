@@ -143,6 +143,18 @@ def maps_tab(text: str, seed: int):
 
 def heads_tab():
     h = heads()
+    layer, head, kept = h["top"]["previous"]
+    removed = float(h["previous"][False][layer - 1, head - 1])
+
+    def switched_off() -> str:
+        return (f"Layer {layer}, head {head} puts {kept:.3f} of its weight on the previous token with the rows and "
+                f"{removed:.3f} without them (an even spread: {h['uniform']:.4f}); the bottom-left panel shows it.")
+
+    classroom.predict("encoder_prev_head", f"Layer {layer}, head {head} is MiniLM's clearest previous-token head "
+                      f"({kept:.3f} of its weight on the word piece just before). Remove the position rows: its weight "
+                      "on the previous token...", ["keeps at least half of it: the head reads the words",
+                                                   "falls below half of it", "grows"],
+                      2 if removed > kept else 0 if removed >= kept / 2 else 1, switched_off)
     grids = [h["previous"][True], h["next"][True], h["previous"][False], h["next"][False]]
     titles = ["previous token, trained rows", "next token, trained rows", "previous token, rows removed",
               "next token, rows removed"]
