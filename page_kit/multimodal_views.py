@@ -98,6 +98,13 @@ def settings_of(model: Model) -> pc.MRopeSettings:
                                mrope_section=tuple(int(v) for v in model.section.split(",")))
 
 
+def settings_code(model: Model) -> str:
+    """``settings_of(model)`` as snippet source: the call with the model's values (a pasted config's too)."""
+    return (f"settings = pc.mm_rope_settings(\n    {model.family!r}, head_dim={model.head_dim}, "
+            f"rotary_dim={model.rotary_dim},\n    rope_theta={model.theta!r}, "
+            f"mrope_section=({model.section.replace(',', ', ')}))")
+
+
 @st.cache_data(max_entries=64, show_spinner=False)
 def position_ids(family: str, spec: str, frame_text: int, tokens_per_second: int | None,
                  position_id_per_seconds: int | None, n_window: int):

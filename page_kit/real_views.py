@@ -14,11 +14,12 @@ import streamlit as st
 import posenc_core as pc
 
 real = pc.real
-ASSETS = Path(__file__).resolve().parents[1] / "assets"
-ATTENTION_NPZ = ASSETS / "smollm2_attention_stats.npz"
+# the file real.shipped_attention_summary() reads
+ATTENTION_NPZ = Path(__file__).resolve().parents[1] / "assets" / "smollm2_attention_stats.npz"
 ATTENTION_COMMAND = ("python -m posenc_core.real attention --npz assets/smollm2_attention_stats.npz "
                      "--tokens 1024 --windows 4")
-LIVE_KEY = "real_attention_live"  # session state: (text, summary) of the reader's own measurement
+LIVE_KEY = "real_attention_live"  # session state: the summary of the reader's own measurement
+LIVE_TEXT_KEY = "real_attention_live_text"  # ... and the text it was measured on (for the code snippets)
 
 
 def models_ready(*models: str) -> bool:
@@ -60,7 +61,15 @@ def run_with_progress(work, text: str):
 
 @st.cache_data(show_spinner=False)
 def shipped_attention() -> dict:
-    return real.load_summary(ATTENTION_NPZ)
+    return real.shipped_attention_summary()
+
+
+def summary_code() -> str:
+    """The snippet line that gives ``summary`` as the page shows it: the shipped one, or the reader's text."""
+    if st.session_state.get(LIVE_KEY) is not None and LIVE_TEXT_KEY in st.session_state:
+        return (f"text = {st.session_state[LIVE_TEXT_KEY]!r}\n"
+                "summary = pc.real.text_attention_summary(text)  # SmolLM2 on your text")
+    return "summary = pc.real.shipped_attention_summary()  # measured on the shipped text"
 
 
 def attention_summary() -> tuple[dict, str]:
@@ -73,6 +82,7 @@ def attention_summary() -> tuple[dict, str]:
                 summary = run_with_progress(lambda progress: real.text_attention_summary(text, progress=progress),
                                             "Running SmolLM2, layer by layer…")
                 st.session_state[LIVE_KEY] = summary
+                st.session_state[LIVE_TEXT_KEY] = text
         if LIVE_KEY in st.session_state:
             st.button("Back to the shipped measurement", key="real_forget",
                       on_click=lambda: st.session_state.pop(LIVE_KEY, None))

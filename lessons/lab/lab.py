@@ -1,6 +1,5 @@
 import threading
 from collections import OrderedDict
-from pathlib import Path
 
 import streamlit as st
 
@@ -12,6 +11,7 @@ from page_kit import (
     formula,
     guard,
     header,
+    lab_views,
     notice,
     sections,
     shared_runs,  # lab runs that other replicas finished
@@ -19,8 +19,6 @@ from page_kit import (
     source,
 )
 
-ASSETS = Path(__file__).resolve().parents[2] / "assets"
-SHIPPED_JSON, SHIPPED_NPZ = ASSETS / "lab_full_seed0.json", ASSETS / "lab_full_seed0_attention.npz"
 SHIPPED_COMMAND = ("python -m posenc_core.lab --json assets/lab_full_seed0.json --seed 0 --device cpu "
                    "--attention assets/lab_full_seed0_attention.npz")
 SHIPPED = {"preset": "full", "T": pc.FULL.train_len, "steps": pc.FULL.steps, "seed": 0}
@@ -34,7 +32,7 @@ METHOD_LABELS = {name: m.label for name, m in pc.LAB_METHODS.items()}
 
 @st.cache_data(show_spinner=False)
 def shipped() -> dict:
-    return pc.load_lab_results(str(SHIPPED_JSON), str(SHIPPED_NPZ))
+    return pc.shipped_lab_results()
 
 
 @st.cache_data(max_entries=MAX_RUNS, show_spinner=False)
@@ -154,6 +152,7 @@ def lesson():
     matches_shipped = {"preset": preset, "T": train_len, "steps": steps, "seed": int(seed)} == SHIPPED
 
     with guard():
+        origin = "run"  # where the figures' result comes from, for the code snippets
         requested = st.session_state.pop("lab_run_requested", False)
         stored = None if requested or args in finished_runs() else shared_runs.stored_paths(args)
         if requested or args in finished_runs():
@@ -172,7 +171,7 @@ def lesson():
                        f"{seed}, on {device} ({result['seconds']:.0f} s of training and testing).",
                        icon=":material/check_circle:")
         else:
-            result = pc.select_methods(shipped(), names)
+            origin, result = "shipped", pc.select_methods(shipped(), names)
             if matches_shipped:
                 st.caption(f"Showing the shipped full-preset results, made by `{SHIPPED_COMMAND}` "
                            f"({shipped()['seconds'] / 60:.0f} min on two busy CPU cores). Press **Run** to "
@@ -181,7 +180,7 @@ def lesson():
                 st.info(f"These settings have not been run yet, so the figures still show the shipped "
                         f"full-preset results (T = {SHIPPED['T']}, {SHIPPED['steps']:,} steps, seed 0). "
                         "Press **Run** to train with yours.", icon=":material/info:")
-        lesson_body(result)
+        lesson_body(result, origin, args)
 
 
 def _request_run():
@@ -192,7 +191,7 @@ def _use_quick():
     st.session_state.update(preset="quick", T=pc.QUICK.train_len, steps=pc.QUICK.steps, lab_quick_set=True)
 
 
-def lesson_body(result: dict):
+def lesson_body(result: dict, origin: str, args: tuple):
     T, k = result["train_len"], result["task"]["k"]
     vocab = result["task"]["vocab"]
     lengths = result["eval_lengths"]
@@ -202,6 +201,7 @@ def lesson_body(result: dict):
 
     if tab_acc.open:
         with tab_acc:
+            lab_views.ask_longest(result)
             x, series = pc.lab_series(result, "accuracy")
             show(figures.lines(
                 x, series, title=f"Accuracy on 'repeat the symbol {k} back', trained at T = {T}",
@@ -212,6 +212,8 @@ def lesson_body(result: dict):
                 dashed=[METHOD_LABELS[m] for m in ("rope_pi", "rope_ntk", "rope_yarn")],
                 alt=f"Accuracy of each method at lengths {', '.join(map(str, lengths))}; the training length "
                     f"{T} is marked. The learned table has no points beyond T because it has no rows there."))
+            lab_views.snippet(origin, args, "# (4,) test lengths; {method: (4,) accuracy, NaN where it cannot run}",
+                              "lengths, accuracy = pc.lab_series(result, 'accuracy')")
             notice("Every method is measured at T first: that is the in-distribution score. Read each curve "
                    "from left to right: a flat curve means the model learned the offset and applies it at any "
                    "length; a curve that drops means it learned something tied to the positions it saw. The "
@@ -224,6 +226,7 @@ def lesson_body(result: dict):
 
     if tab_loss.open:
         with tab_loss:
+            lab_views.ask_interpolation(result)
             x, series = pc.lab_series(result, "loss")
             show(figures.lines(
                 x, series, title="Test loss against sequence length", x_title="test sequence length (tokens, "
@@ -233,6 +236,8 @@ def lesson_body(result: dict):
                 dashed=[METHOD_LABELS[m] for m in ("rope_pi", "rope_ntk", "rope_yarn")],
                 alt="Mean cross-entropy of each method at each test length, log scale; the line marks the "
                     "loss of a uniform guess."))
+            lab_views.snippet(origin, args, "# (4,) test lengths; {method: (4,) mean cross-entropy in nats}",
+                              "lengths, loss = pc.lab_series(result, 'loss')")
             notice("The loss tells what accuracy hides: a model can keep the right answer on top while growing "
                    "less sure of it, or become confidently wrong (a loss far above the guessing line). Wrong "
                    "and confident is what unseen positions usually produce.")
@@ -248,6 +253,8 @@ def lesson_body(result: dict):
                     y_title="loss (nats)", name="lab_training", log_y=True, hover_format=".3g",
                     legend_right=True, margin=MARGIN,
                     alt="Training loss against step for each trained model."))
+                lab_views.snippet(origin, args, "# (k,) logged steps; {method: (k,) training loss}",
+                                  "steps, curves = pc.lab_train_curves(result, 'loss')")
             settings = result["task"].get("settings", {})
             notice("All models see the same batches in the same order and start from the same seed; they differ "
                    "only in how position enters. Some learn the task in a few hundred steps, some slowly, some "
@@ -267,6 +274,8 @@ def lesson_body(result: dict):
                     cols=min(3, len(grids)), value_name="attention", name="lab_attention_T", cell_px=260,
                     margin=PANEL_MARGIN,
                     alt="Attention weights of one head per model on a test sequence of the training length."))
+                lab_views.snippet(origin, args, f"# one ({T}, {T}) map per model and its title",
+                                  f"grids, titles = pc.lab_attention_panels(result, 'T', {trained!r})")
             grids, titles = pc.lab_attention_panels(result, "4T")
             if grids:
                 show(figures.small_multiples(
@@ -285,40 +294,7 @@ def lesson_body(result: dict):
 
     if tab_read.open:
         with tab_read:
-            st.markdown(READING)
-
-
-READING = """
-**What the experiment shows.** The task rewards exactly one thing: knowing *the offset* between two tokens.
-Encodings that put the offset into the attention score (RoPE, ALiBi, T5 buckets) hand the model that number
-directly at any length, so a rule learned at T can still apply at 8T. Encodings that add an absolute position to
-the input (sinusoidal, learned) make the model learn *where* things are, and beyond T it meets positions it never
-saw. The learned table cannot even be asked: a sequence longer than T needs rows that were never created, so the
-plot has no point there rather than an invented one. In the shipped full run every encoding learns the task at T
-(100%, ALiBi 99.8%; with no encoding only 54%), and then: sinusoidal falls to about half at 2T, RoPE and T5 hold
-at 2T and fade by 8T, ALiBi stays flat at 99.8%.
-
-**Why relative methods still fade.** At 8T every query spreads its softmax over eight times as many keys, and small
-logits on far keys add up (*attention dilution*). The T5 model also meets distance buckets it never trained (they
-grow logarithmically up to 128 and start at zero), and the RoPE model's slow pairs turn through angles it never
-saw. ALiBi's penalty grows with distance, so far keys fade out on their own: that is why its curve is flat. Its
-heads do not single out the key 2 back, though (see the attention maps): its bias always favours the nearest key,
-so the two layers share the work.
-
-**The RoPE variants change nothing but the frequencies, at test time.** Position interpolation divides every
-frequency by L/T, so the 2-step offset the model learned shrinks to a fraction of a step: without fine-tuning (for
-which it was designed) it collapses to chance. NTK-aware scaling and YaRN keep the fast pairs, which carry short
-offsets, almost unchanged and stretch only the slow ones; YaRN also sharpens the softmax by its attention factor,
-which counters dilution, and in the shipped run it keeps 100% at 8T. (A common misconception has this backwards:
-that high frequencies are interpolated and low ones extrapolated; it is the other way round.)
-
-**What a tiny model cannot show.** This is one synthetic task, two layers, minutes of training and one seed:
-change the seed or the steps and the numbers move (in the quick preset ALiBi usually has not learned the task at
-all yet, and the model without an encoding stays near 30%). A language model uses position for many things at
-once (syntax, recency, counting), trains on far more data, and is usually fine-tuned after a context extension;
-on real text these methods can rank differently. Read the curves as a demonstration of mechanisms, what each
-encoding makes easy or impossible, not as a benchmark.
-"""
+            st.markdown(lab_views.READING)
 
 
 lesson()

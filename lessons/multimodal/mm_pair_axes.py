@@ -2,7 +2,7 @@ import numpy as np
 import streamlit as st
 
 import posenc_core as pc
-from page_kit import figures, formula, guard, header, multimodal_views, notice, sections, show, source
+from page_kit import classroom, figures, formula, guard, header, multimodal_views, notice, sections, show, source
 
 # one colour per axis, the same three as the id rows on the previous page (Okabe & Ito)
 AXIS_SCALE = [[0.0, figures.CATEGORICAL[0]], [1 / 3, figures.CATEGORICAL[0]], [1 / 3, figures.CATEGORICAL[1]],
@@ -51,6 +51,19 @@ def lesson():
 
 def model_section(model, settings):
     series = pc.mm_pair_wavelengths(settings)
+    ranges = pc.mm_wavelength_ranges(settings)
+    slowest = next(name for name, r in ranges.items() if r["slowest_run"])
+
+    def slow_axis() -> str:
+        r = ranges[slowest]
+        return (f"The slowest pair, {settings.n_pairs - 1}, turns with the {slowest} id (one turn per "
+                f"{r['longest']:,.0f} positions)" + (f", and so do the {r['slowest_run']} slowest pairs in a row"
+                                                    if r["slowest_run"] > 1 else "") + ": the last markers below.")
+
+    classroom.predict("mm_axes_slowest", f"{model.name} rotates {settings.n_pairs} pairs per head, each slower than "
+                      "the one before. Which position id turns the slowest pair?",
+                      ["time", "height (the row)", "width (the column)"],
+                      list(pc.AXIS_NAMES).index(slowest), slow_axis)
     show(figures.padded(figures.lines(
         np.arange(settings.n_pairs), series, markers=True, log_y=True, colours=multimodal_views.AXIS_COLOURS,
         title=f"{model.name}: each rotary pair's wavelength, coloured by the id that turns it",
@@ -58,7 +71,9 @@ def model_section(model, settings):
         height=400, name="mm_pair_wavelengths",
         alt=f"Wavelength of each of the {settings.n_pairs} pairs on a log scale, rising from left to "
             f"right; markers coloured time, height or width by the {settings.allocation} allocation."), left=96))
-    ranges = pc.mm_wavelength_ranges(settings)
+    classroom.snippet(multimodal_views.settings_code(model),
+                      "# {axis: (n_pairs,) wavelength in positions, NaN where another axis turns the pair}",
+                      "waves = pc.mm_pair_wavelengths(settings)")
     st.dataframe({"axis": list(ranges), "pairs": [r["pairs"] for r in ranges.values()],
                   "shortest wavelength": [f"{r['shortest']:,.1f}" for r in ranges.values()],
                   "longest wavelength": [f"{r['longest']:,.0f}" for r in ranges.values()]},
@@ -106,6 +121,8 @@ def families_section():
         alt="One row per family, one cell per rotary pair, coloured by axis: blocks for Qwen2-VL, Qwen2.5-VL and "
             "GLM, a repeating three-colour stripe for Qwen3-VL, Qwen3.5 and Qwen3-Omni, alternating height and "
             "width then a time block for ERNIE. Qwen3.5 and GLM rotate 32 pairs, the others 64."), left=260))
+    classroom.snippet("# {family: (n_pairs,) axis of each pair, 0 time, 1 height, 2 width}: the rows",
+                      "axes = {key: pc.mm_pair_axes(pc.mm_rope_settings(key))\n        for key in pc.MM_FAMILIES}")
     notice("Blue is time, orange height, green width (the colours of the id rows). Qwen2-VL's blocks give time "
            "the fastest pairs and width the slowest; Qwen3-VL's cycle spreads each axis over the whole range, "
            "which Qwen3-VL's release describes as full-frequency allocation over time, height and width; "

@@ -2,7 +2,7 @@ import numpy as np
 import streamlit as st
 
 import posenc_core as pc
-from page_kit import figures, formula, guard, header, multimodal_views, notice, sections, show, source
+from page_kit import classroom, figures, formula, guard, header, multimodal_views, notice, sections, show, source
 
 header(
     "Position ids of a mixed sequence",
@@ -26,18 +26,33 @@ def lesson():
         tab_rows, tab_rules, tab_table = sections(["The three id rows", "How each part is numbered", "Token table"])
         if tab_rows.open:
             with tab_rows:
-                rows_section(model, result, spec)
+                rows_section(model, result, spec, frame_text)
         if tab_rules.open:
             with tab_rules:
-                rules_section(model, family, result, spec)
+                rules_section(model, family, result, spec, frame_text)
         if tab_table.open:
             with tab_table:
                 table_section(result)
 
 
-def rows_section(model, result, spec):
+def rows_section(model, result, spec, frame_text):
     ids = result.ids  # (3, n)
     n = ids.shape[1]
+    image = np.flatnonzero(result.kind == 1)  # the image's tokens, raster order
+    part = next(p for p in pc.parse_segments(spec) if p.kind == "image")
+    start, end = float(ids[0, image[0]]), float(ids[0, image[-1] + 1])  # first image id; the end token's id
+    rules = [max(part.h, part.w), part.h * part.w, part.h + part.w, 1]
+
+    def image_cost() -> str:
+        return (f"The image's {image.size} tokens start at id {start:g}; the token right after it gets {end:g}, "
+                f"{end - start:g} more = max({part.h}, {part.w}). All its patches share time id {start:g}; only "
+                "the height and width ids step, by row and by column (the flat blue stretch below).")
+
+    classroom.predict("mm_ids_image", f"{model.name} reads a {part.h} × {part.w} image ({part.h * part.w} tokens). "
+                      "How much larger is the id of the token right after the image than the image's first id?",
+                      ["max(rows, columns): the larger side", "rows × columns: one per image token",
+                       "rows + columns", "1: the whole image is one position"], rules.index(end - start),
+                      image_cost)
     show(figures.padded(figures.lines(
         np.arange(n), {"time": ids[0], "height": ids[1], "width": ids[2]},
         title=f"{model.name}: the three position ids of each of the {n} tokens", x_title="token index",
@@ -46,6 +61,8 @@ def rows_section(model, result, spec):
         alt=f"Three step curves over the {n} tokens. On text they coincide and climb by one per token; over the "
             "image the time id stays flat while the height id steps once per row and the width id sweeps each "
             "row; the video repeats that per frame.")))
+    ids_code(model, spec, frame_text, "# (3, n): the time, height and width id of every token (the curves)",
+             "ids = result.ids")
     video = np.flatnonzero(result.kind == 2)
     after = int(video[-1]) + 1  # the end token right after the video
     video_top, next_id = float(ids[0, video].max()), float(ids[0, after])
@@ -74,6 +91,14 @@ def rows_section(model, result, spec):
                 r"\text{column}),\quad \text{start} = $s", t=ids[0, i], h=ids[1, i], w=ids[2, i], s=ids[0, i])
 
 
+def ids_code(model, spec: str, frame_text: int, *lines: str) -> None:
+    """The call behind this page's ids, with the model's values (a pasted config's included)."""
+    classroom.snippet(f"result = pc.mm_position_ids(\n    {model.family!r}, pc.parse_segments({spec!r}),\n"
+                      f"    frame_text={frame_text}, n_window={model.n_window}, "
+                      f"tokens_per_second={model.tokens_per_second!r},\n"
+                      f"    position_id_per_seconds={model.position_id_per_seconds!r})", *lines)
+
+
 def _image_tokens(result) -> int:
     return int(np.sum(result.kind == 1))
 
@@ -92,7 +117,7 @@ RULES = {
 }
 
 
-def rules_section(model, family, result, spec):
+def rules_section(model, family, result, spec, frame_text):
     st.markdown(f"**Text.** Every text token gets (p, p, p) with p one more than the previous text token.  \n"
                 f"**Images.** All patches get t = start; row r gets h = start + r, column c gets w = start + c. "
                 f"The next text continues at start + max(rows, columns).  \n"
@@ -108,6 +133,8 @@ def rules_section(model, family, result, spec):
         f"temporal group of the video ({part.frames} frames at {part.fps:g} fps)", x_title="seconds into the video",
         y_title="time id", colours={"time id of the group": 0}, height=340, name="mm_video_time_ids",
         alt="The time id of each group of two frames against its time in seconds.")))
+    ids_code(model, spec, frame_text, "video = result.kind == 2  # the video's tokens",
+             "# their time ids; each group's id repeats over its rows x columns", "time = result.ids[0, video]")
     steps = np.diff(time_ids)
     notice(f"Here the time id moves by {', '.join(f'{s:g}' for s in steps[:6]) or 'nothing (one group)'} from one "
            f"group of two frames to the next ({2 / part.fps:g} s apart). Change the fps: "

@@ -2,7 +2,19 @@ import numpy as np
 import streamlit as st
 
 import posenc_core as pc
-from page_kit import controls, figures, formula, guard, header, multimodal_views, notice, sections, show, source
+from page_kit import (
+    classroom,
+    controls,
+    figures,
+    formula,
+    guard,
+    header,
+    multimodal_views,
+    notice,
+    sections,
+    show,
+    source,
+)
 
 # one released model per allocation, compared at their own settings
 ALLOCATION_MODELS = {"chunked": "qwen2_vl", "interleaved": "qwen3_vl", "ernie3d": "ernie4_5_vl"}
@@ -76,6 +88,18 @@ def image_section(model):
     with c4:
         col = controls.slider("Query column", "qc", 0, w - 1, min(7, w - 1))
     panels = image_maps(model.family, model.head_dim, model.rotary_dim, model.theta, model.section, h, w, row, col)
+    own_name, own = next(iter(panels.items()))
+    side = col + 1 if col + 1 < w else col - 1  # the neighbour in the query's row (the image has 2+ columns)
+    beside = float(own["map"][row, side])
+
+    def neighbour() -> str:
+        return (f"{own_name}: the patch at row {row}, column {side} scores {beside:.4f} of the query's own score; "
+                "the first map below shows every patch.")
+
+    classroom.predict("mm_scores_beside", f"Same content everywhere, so only position differs. In {model.name}, "
+                      "how does the patch directly beside the query (same row) score, relative to the query (1)?",
+                      ["above 0.99: almost the same place", "between 0.5 and 0.99", "below 0.5: clearly elsewhere"],
+                      0 if beside > 0.99 else 1 if beside >= 0.5 else 2, neighbour)
     show(figures.mark_panels(figures.square_panels(figures.padded(figures.small_multiples(
         [p["map"] for p in panels.values()], list(panels), title=f"Score of the patch at row {row}, column {col} "
         f"with every patch of a {h} × {w} image (÷ its score with itself)", cols=len(panels), signed=None,
@@ -83,6 +107,14 @@ def image_section(model):
         alt="Score maps of one query patch over the image, one per allocation; the query is marked. Where "
             "height and width own fast pairs the map falls off around the query; where they own only slow "
             "pairs it is nearly flat.", margin=dict(t=110)))), col, row, "query"))
+    allocation = multimodal_views.settings_of(model).allocation
+    others = tuple(key for a, key in ALLOCATION_MODELS.items() if a != allocation)
+    classroom.snippet(multimodal_views.settings_code(model),
+                      f"# own['map']: ({h}, {w}), the first map; own['right'] and own['below'] as printed",
+                      f"own = pc.mm_image_scores({model.family!r}, settings, {h}, {w}, {row}, {col})",
+                      "# the other maps: one released model per other allocation",
+                      f"others = {{key: pc.mm_image_scores(key, pc.mm_rope_settings(key), {h}, {w}, {row}, {col})"
+                      f"\n          for key in {others!r}}}")
     lines = ", ".join(f"{name}: right {p['right']:.4f}, below {p['below']:.4f}" for name, p in panels.items())
     notice(f"Next to the query, 1 means 'indistinguishable by position'. {lines}. A model whose height and "
            "width pairs are all slow (Qwen2-VL's contiguous blocks give width the slowest 24 pairs) sees "
@@ -116,6 +148,10 @@ def video_section():
               "fps)", x_title="seconds into the video", y_title="relative score", height=420,
         alt="One curve per family: 1 at the query's frame group, changing with the time gap at a rate set by the "
             "family's time ids and the pairs that time owns.", name="mm_video_scores"), top=90))
+    classroom.snippet("# one curve per family: curves[key]['seconds'] and curves[key]['scores'], (groups,) each",
+                      f"curves = {{key: pc.mm_video_scores(key, pc.mm_rope_settings(key), {frames}, {side}, {side},"
+                      f"\n                               {float(fps)!r}, {pos}, {pos}, {group})"
+                      "\n          for key in pc.MM_FAMILIES}")
     gap = {name: float(c["time_ids"][-1] - c["time_ids"][0]) for name, c in curves.items()}
     q35 = pc.mm_rope_settings("qwen3_5")
     notice("The same patch in another frame differs only in time (and, where frames are numbered like images, "
@@ -139,6 +175,18 @@ def fps_section():
     names = {f"{key} at {fps:g} fps": f"{pc.MM_FAMILIES[key].name}, {fps:g} fps" for key in TIME_FAMILIES
              for fps in (fps_a, fps_b)}
     series = {names[k]: v for k, v in table["series"].items()}
+    last = {name: values[np.isfinite(values)][-1] for name, values in series.items()}
+    a, b = last[f"Qwen2-VL, {fps_a:g} fps"], last[f"Qwen2-VL, {fps_b:g} fps"]
+
+    def frame_count() -> str:
+        return (f"Qwen2-VL gives the last group id {a:g} at {fps_a:g} fps and {b:g} at {fps_b:g} fps: its time id "
+                "counts groups of 2 frames, whatever their spacing in seconds (the ends of the two Qwen2-VL lines "
+                "below).")
+
+    classroom.predict("mm_scores_fps", f"Clips A ({fps_a:g} fps) and B ({fps_b:g} fps) both have {frames} frames. "
+                      "Under Qwen2-VL, how does the time id of B's last frame group compare with A's?",
+                      ["the same", "B's is larger", "B's is smaller"], 0 if a == b else 1 if b > a else 2,
+                      frame_count)
     show(figures.padded(figures.lines(
         table["seconds"], series, markers=True, legend_right=True,
         dashed=tuple(name for name in series if name.endswith(f", {fps_b:g} fps")), margin=dict(r=190),
@@ -146,7 +194,9 @@ def fps_section():
         y_title="time id (from the first group)", height=420, name="mm_fps_ids",
         alt="Frame-index ids (Qwen2-VL) rise by one per group, so their slope in seconds depends on the fps; "
             "Qwen2.5-VL's and Qwen3-Omni's rise with seconds, so both clips lie on one line."), top=90))
-    last = {name: values[np.isfinite(values)][-1] for name, values in series.items()}
+    classroom.snippet(f"table = pc.mm_time_id_table(\n    {frames}, ({float(fps_a)!r}, {float(fps_b)!r}), "
+                      f"{TIME_FAMILIES!r})", "# table['seconds']: (k,) start times of the groups of 2 frames",
+                      "# table['series']: {'<family> at <fps> fps': (k,) time ids, NaN where that clip has no group}")
     span_a, span_b = (frames - 2) / fps_a, (frames - 2) / fps_b  # start of the last group of 2 frames
     notice(f"The last group of clip A starts at {span_a:g} s, that of clip B at {span_b:g} s. Qwen2-VL gives both "
            f"the same last time id ({last[f'Qwen2-VL, {fps_a:g} fps']:g} and "

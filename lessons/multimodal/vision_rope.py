@@ -2,7 +2,7 @@ import numpy as np
 import streamlit as st
 
 import posenc_core as pc
-from page_kit import controls, figures, formula, guard, header, notice, sections, show, source
+from page_kit import classroom, controls, figures, formula, guard, header, notice, sections, show, source
 from page_kit.registry import all_pages
 
 QWEN_TOWERS = [k for k, t in pc.VISION_TOWERS.items() if t.layout == "hwhw"]
@@ -25,10 +25,10 @@ if patches is not None:
 
 @st.cache_data(max_entries=32, show_spinner=False)
 def maps(tower: str, h: int, w: int, row: int, col: int):
-    qwen = pc.vision_tower_score_map(tower, h, w, row, col)
-    gemma = pc.vision_tower_score_map("gemma4", h, w, row, col)
+    qwen = pc.vision_tower_score_map(tower, h, w, row, col, relative=True)
+    gemma = pc.vision_tower_score_map("gemma4", h, w, row, col, relative=True)
     learned = pc.factorized_learned_table(h, w, 64)[row * w + col]
-    return qwen / qwen[row, col], gemma / gemma[row, col], learned
+    return qwen, gemma, learned
 
 
 @st.fragment
@@ -51,6 +51,18 @@ def lesson():
         if tab_maps.open:
             with tab_maps:
                 qwen_map, gemma_map, learned_map = maps(tower, h, w, row, col)
+                far = min(w - 1, col + 16) if col < w - 1 else max(0, col - 16)  # up to 16 columns along the row
+                far_q, far_g = float(qwen_map[row, far]), float(gemma_map[row, far])
+
+                def far_scores() -> str:
+                    return (f"{abs(far - col)} columns from the query, {qwen_tower.name} scores {far_q:.3f} and "
+                            f"Gemma 4 {far_g:.3f} of the query's own score (the first two maps below).")
+
+                classroom.predict("vision_far", f"Same content at every patch. {abs(far - col)} columns along the "
+                                  "query's row, which tower still scores the patch closer to the query itself (1)?",
+                                  [f"{qwen_tower.name} (θ = {qwen_tower.theta:,.0f})",
+                                   f"Gemma 4 (θ = {gemma.theta:,.0f})", "both the same"],
+                                  2 if abs(far_q - far_g) < 5e-4 else 0 if far_q > far_g else 1, far_scores)
                 titles = [f"Qwen, θ {qwen_tower.theta:,.0f}", f"Gemma 4, θ {gemma.theta:,.0f}", "Learned x + y"]
                 show(figures.mark_panels(figures.square_panels(figures.padded(figures.small_multiples(
                     [qwen_map, gemma_map, learned_map], titles, cols=3, value_name="relative score / cosine",
@@ -60,12 +72,17 @@ def lesson():
                         "whole grid; with theta 100 it fades with distance; the learned table's cross is soft and "
                         "patches far off the query's row and column score below zero."))),
                     col, row, "query"))
-                far = min(w - 1, col + 16)
+                qwen_call, gemma_call = (classroom.call("vision_tower_score_map", key, h, w, row, col, relative=True)
+                                         for key in (tower, "gemma4"))
+                classroom.snippet(f"# ({h}, {w}) each, divided by the query's score with itself",
+                                  f"qwen = {qwen_call}", f"gemma = {gemma_call}",
+                                  f"# ({h}, {w}) cosines of the stand-in table's rows with the query patch's row",
+                                  f"learned = pc.factorized_learned_table({h}, {w}, 64)[{row} * {w} + {col}]")
                 notice(f"Same content at every patch, so only position differs (each map ÷ the query's own score; "
                        f"{qwen_tower.name} heads have d = {qwen_tower.head_dim}, Gemma 4's d = {gemma.head_dim}; the "
                        "learned table is a seeded stand-in for trained weights). "
-                       f"{far - col} columns to the right the Qwen tower still scores {qwen_map[row, far]:.3f} and "
-                       f"Gemma 4 {gemma_map[row, far]:.3f}: with θ = 10,000 most pairs are too slow to change "
+                       f"{abs(far - col)} columns along the row the Qwen tower still scores {far_q:.3f} and "
+                       f"Gemma 4 {far_g:.3f}: with θ = 10,000 most pairs are too slow to change "
                        "across an image, with θ = 100 all of them turn within a few hundred patches. The learned "
                        "table adds a row of an x table and a row of a y table, so patches in the query's row or "
                        "column share half of it: the cross. Gemma 4's patch embedder adds such a table "
@@ -82,6 +99,8 @@ def lesson():
                     y_title="wavelength 2π/θ_i (patches)", name="vision_wavelengths", height=380,
                     alt="Two rising curves on a log scale; theta 10,000 reaches tens of thousands of patches, "
                         "theta 100 stays within a few hundred."), left=96))
+                classroom.snippet("# (2, d/4): wavelength of each frequency in patches, NaN past a tower's d/4",
+                                  f"table = pc.vision_wavelength_table({[tower, 'gemma4']!r})")
                 q, g = (v[np.isfinite(v)] for v in waves.values())
                 notice(f"{qwen_tower.name}: wavelengths from {q.min():.1f} to {q.max():,.0f} patches; "
                        f"{int(np.sum(q > 4 * max(h, w)))} of its {len(q)} frequencies per axis have a wavelength "
@@ -100,6 +119,8 @@ def lesson():
                     colorscale=LAYOUT_SCALE, zrange=(0, 1), hover_format=".0f", height=260,
                     name="vision_layouts", alt="Two rows of coloured blocks: row, column, row, column for the "
                                                 "Qwen tower; column, column, row, row for Gemma 4."), left=200))
+                classroom.snippet("# (2, head_dim): which coordinate turns each dimension, 0 row, 1 column",
+                                  f"grid = pc.vision_layout_table({towers!r})")
                 notice("Qwen's tower concatenates [row, column] frequencies and repeats them, then rotates dimension "
                        "j with j + d/2 across the whole head. Gemma 4 builds [x, x, y, y] and rotates each half on "
                        "its own (apply_multidimensional_rope); its code names the halves h and w, but the position "

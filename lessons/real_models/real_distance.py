@@ -2,8 +2,8 @@ import numpy as np
 import streamlit as st
 
 import posenc_core as pc
-from page_kit import controls, figures, formula, guard, header, notice, sections, show, source
-from page_kit.real_views import attention_summary
+from page_kit import classroom, controls, figures, formula, guard, header, notice, sections, show, source
+from page_kit.real_views import attention_summary, summary_code
 
 real = pc.real
 LAYER_CHOICES = list(range(1, 31))
@@ -38,8 +38,23 @@ def lesson():
                 score_tab(profile, layers)
 
 
+def profile_code(layers: list[int], *lines: str) -> None:
+    classroom.snippet(summary_code(), f"profile = pc.real.distance_profile(summary, {tuple(layers)!r})", *lines)
+
+
 def weight_tab(profile: dict, summary: dict, layers: list[int]):
     offsets = np.arange(1, profile["layer_weight"].shape[1])
+    far, ratio = int(profile["offsets"][-1]), profile["far_ratio"]
+
+    def far_share() -> str:
+        return (f"At offset {far} the chosen layers give a key {ratio:.2f} times the uniform share "
+                f"({profile['weight_at'][-1]:.2e} against {profile['uniform'][-1]:.2e}); at offset "
+                f"{int(profile['offsets'][0])} {profile['near_ratio']:.1f} times.")
+
+    classroom.predict("real_distance_far", f"A key {far} tokens back: compared with attention spread evenly over "
+                      "all earlier keys, how much weight does it get (mean of the chosen layers)?",
+                      ["less than half the even share", "between half and twice the even share",
+                       "more than twice the even share"], 0 if ratio < 0.5 else 1 if ratio <= 2 else 2, far_share)
     series = {f"layer {layer}": profile["layer_weight"][layer - 1, 1:] for layer in layers}
     series["uniform attention"] = summary["uniform_weight"][1:]
     log = controls.toggle("Log axes", "logw", True, help="Both axes logarithmic: the weights span orders of "
@@ -51,6 +66,10 @@ def weight_tab(profile: dict, summary: dict, layers: list[int]):
                        dashed=["uniform attention"], legend_right=True, name="real_distance_weight",
                        hover_format=".2e", alt="Mean attention weight against offset for the chosen layers, log-log, "
                                                "with uniform attention dashed."))
+    profile_code(layers, f"# mean weight at offsets 1 to {offsets[-1]} (mean over heads), one curve per layer",
+                 "weights = {f'layer {layer}': profile['layer_weight'][layer - 1, 1:]",
+                 f"           for layer in {list(layers)!r}}}",
+                 "uniform = summary['uniform_weight'][1:]  # the dashed line")
     rows = [f"offset {o}: {w:.4f} (uniform {u:.4f})" for o, w, u in
             zip(profile["offsets"], profile["weight_at"], profile["uniform"], strict=True)]
     lo, hi = profile["far_range"]
@@ -79,6 +98,10 @@ def score_tab(profile: dict, layers: list[int]):
                        y_title="bound / bound at 0", name="real_distance_bound", colours={"RoFormer bound, relative "
                                                                                            "to offset 0": 7},
                        alt="RoFormer's relative upper bound on the score against offset, for SmolLM2's settings."))
+    profile_code(layers, f"# mean raw score q·k at offsets 1 to {offsets[-1]} (mean over heads), one curve per layer",
+                 "scores = {f'layer {layer}': profile['layer_score'][layer - 1, 1:]",
+                 f"          for layer in {list(layers)!r}}}",
+                 "bound = profile['bound'][1:]  # RoFormer's bound divided by its value at offset 0")
     rows = [f"offset {o}: {d:+.1f}" for o, d in zip(profile["offsets"], profile["score_change"], strict=True)]
     bound_rows = [f"{o}: {b:.2f}" for o, b in zip(profile["offsets"], profile["bound_at"], strict=True)]
     notice("Change of the mean score from offset 0, averaged over the chosen layers: " + "; ".join(rows) +

@@ -2,7 +2,7 @@ import numpy as np
 import streamlit as st
 
 import posenc_core as pc
-from page_kit import controls, figures, formula, guard, header, notice, sections, show, source
+from page_kit import classroom, controls, figures, formula, guard, header, notice, sections, show, source
 from page_kit.real_views import models_ready
 
 real = pc.real
@@ -68,20 +68,39 @@ def lesson():
                 past_tab()
 
 
+def order_code(text: str, seed: int, *lines: str) -> None:
+    classroom.snippet("# all-MiniLM-L6-v2 on the sentence and its shuffle, with and without the position rows",
+                      f"r = {classroom.call('real.encoder_order_experiment', text, seed)}", *lines)
+
+
 def order_tab(text: str, seed: int):
     r = order_experiment(text, seed)
     st.markdown(f"**As typed:** `{' '.join(r['tokens'])}`  \n**Shuffled:** `{' '.join(r['shuffled_tokens'])}`")
+    cosine, change = r["cosine"][False], r["max_abs_diff"][False]
+
+    def unordered() -> str:
+        return (f"Without the rows the two embeddings differ by at most {change:.1e} (cosine {cosine:.10f}): "
+                f"float32 rounding. With the rows the cosine is {r['cosine'][True]:.4f}. Attention itself does not "
+                "see order; a common misconception is that it does.")
+
+    classroom.predict("encoder_no_rows", "Remove the 512 learned position rows and shuffle the words. How do the "
+                      "sentence embeddings of the typed and the shuffled sentence compare?",
+                      ["identical, up to float rounding", "close, but clearly different",
+                       "very different: the words now sit elsewhere"],
+                      0 if change < 1e-4 else 1 if cosine > 0.9 else 2, unordered)
     m1, m2 = st.columns(2)
     m1.metric("Cosine, typed vs shuffled, with position rows", f"{r['cosine'][True]:.6f}")
     m2.metric("Cosine, typed vs shuffled, rows removed", f"{r['cosine'][False]:.12f}")
     dims = np.arange(384)
-    diff = {"with position rows": r["embeddings"][(True, True)] - r["embeddings"][(True, False)],
-            "position rows removed": r["embeddings"][(False, True)] - r["embeddings"][(False, False)]}
+    diff = {"with position rows": r["shuffle_change"][True], "position rows removed": r["shuffle_change"][False]}
     show(figures.lines(dims, diff, title="Shuffled minus typed sentence embedding, per dimension",
                        x_title="embedding dimension", y_title="difference", name="encoder_shuffle_diff",
                        legend_right=True,
                        alt="The change of each of the 384 embedding numbers when the words are shuffled: large "
                            "with the position rows, a flat zero line without them."))
+    order_code(text, seed, "# (384,) each: shuffled minus typed embedding, the two lines",
+               "with_rows, without = r['shuffle_change'][True], r['shuffle_change'][False]",
+               "print(r['cosine'])  # {True: cosine with the rows, False: without}")
     notice(f"With the trained rows, shuffling the words moves the embedding: cosine {r['cosine'][True]:.4f}, largest "
            f"change {r['max_abs_diff'][True]:.3f}. With the rows removed the model cannot tell the orders apart: "
            f"the largest change is {r['max_abs_diff'][False]:.1e}, float32 rounding (the sums run in another "
@@ -107,6 +126,9 @@ def maps_tab(text: str, seed: int):
                                  x_title="key token", y_title="query token", name="encoder_attention",
                                  alt=f"Attention of layer {layer} head {head} over the sentence's tokens, with and "
                                      "without the position rows, on one colour scale."))
+    order_code(text, seed, f"# ({len(names)}, {len(names)}) attention weights, query rows and key columns",
+               f"with_rows = r['attention'][True][{layer - 1}, {head - 1}]",
+               f"without = r['attention'][False][{layer - 1}, {head - 1}]")
     st.caption("Tokens, top to bottom and left to right: " + ", ".join(names))
     prev = [float(np.mean(np.diagonal(g, offset=-1))) for g in grids]
     top = heads()["top"]["previous"]
@@ -121,6 +143,18 @@ def maps_tab(text: str, seed: int):
 
 def heads_tab():
     h = heads()
+    layer, head, kept = h["top"]["previous"]
+    removed = float(h["previous"][False][layer - 1, head - 1])
+
+    def switched_off() -> str:
+        return (f"Layer {layer}, head {head} puts {kept:.3f} of its weight on the previous token with the rows and "
+                f"{removed:.3f} without them (an even spread: {h['uniform']:.4f}); the bottom-left panel shows it.")
+
+    classroom.predict("encoder_prev_head", f"Layer {layer}, head {head} is MiniLM's clearest previous-token head "
+                      f"({kept:.3f} of its weight on the word piece just before). Remove the position rows: its weight "
+                      "on the previous token...", ["keeps at least half of it: the head reads the words",
+                                                   "falls below half of it", "grows"],
+                      2 if removed > kept else 0 if removed >= kept / 2 else 1, switched_off)
     grids = [h["previous"][True], h["next"][True], h["previous"][False], h["next"][False]]
     titles = ["previous token, trained rows", "next token, trained rows", "previous token, rows removed",
               "next token, rows removed"]
@@ -129,6 +163,10 @@ def heads_tab():
                                  title="Mean attention on the neighbouring token, every layer (rows) and head",
                                  alt="Four 6 x 12 grids: each head's mean weight on the previous and on the next "
                                      "token, with and without the position rows."))
+    classroom.snippet("h = pc.real.positional_heads()  # the shipped text, 4 stretches of 128 word pieces",
+                      "# (6 layers, 12 heads) each, in the order of the panels",
+                      "grids = [h['previous'][True], h['next'][True],\n         h['previous'][False], "
+                      "h['next'][False]]")
     rows = [f"layer {layer} head {head} puts {value:.3f} of its weight on the {key} token "
             f"({h[key][False][layer - 1, head - 1]:.3f} without rows)"
             for key in ("previous", "next") for layer, head, value in [h["top"][key]]]
@@ -150,6 +188,8 @@ def past_tab():
                       x_title="how the text is read", y_title="cosine", name="encoder_past",
                       alt="Cosine similarity of the two texts' embeddings: 1 when cut at 256 word pieces, lower "
                           "when the model reads up to its 512 rows."))
+    classroom.snippet("# MiniLM and sentence-transformers on two texts from the shipped text",
+                      "p = pc.real.encoder_past_table()", "print(p['st_cosine'], p['model_cosine'])  # the two bars")
     notice(f"The table has {p['rows']} rows, so position {p['rows']} has no vector and the forward fails. "
            f"sentence-transformers never gets there: it cuts every input at {p['st_length']} word pieces. Two texts "
            f"sharing their first {p['shared_pieces']} pieces then get the same embedding (cosine "

@@ -2,8 +2,8 @@ import numpy as np
 import streamlit as st
 
 import posenc_core as pc
-from page_kit import controls, figures, formula, guard, header, notice, sections, show, source
-from page_kit.real_views import attention_summary
+from page_kit import classroom, controls, figures, formula, guard, header, notice, sections, show, source
+from page_kit.real_views import attention_summary, summary_code
 
 real = pc.real
 PAIR_COLOURS = {"queries": 0, "keys": 1, "even spread": 7}
@@ -38,6 +38,19 @@ def lesson():
 
 def energy_tab(summary: dict, found: dict):
     waves = summary["wavelengths"]
+    even = found["uniform_pair"] * found["slow_pairs"]  # what the slow pairs would hold if every pair held as much
+    slow = found["q_slow"]
+
+    def slow_share() -> str:
+        return (f"The {found['slow_pairs']} slowest pairs hold {100 * slow:.0f}% of the query energy "
+                f"({100 * found['k_slow']:.0f}% of the key energy); an even spread would give them "
+                f"{100 * even:.0f}%. The curve below peaks at pair {found['peak_pair']}.")
+
+    classroom.predict("real_freq_slow", f"SmolLM2's {found['slow_pairs']} slowest rotary pairs turn less than once "
+                      f"across its {found['context']:,}-token context. What share of the query energy do they hold?",
+                      [f"under {100 * even / 2:.0f}%: pairs that hardly turn are of little use",
+                       f"{100 * even / 2:.0f}% to 50%, around their even share of {100 * even:.0f}%",
+                       "more than half"], 0 if slow < even / 2 else 1 if slow <= 0.5 else 2, slow_share)
     series = {"queries": found["q_pairs"], "keys": found["k_pairs"],
               "even spread": np.full(waves.shape, found["uniform_pair"])}
     show(figures.lines(waves, series, title="Share of query and key energy in each rotary pair (all layers and heads)",
@@ -47,6 +60,9 @@ def energy_tab(summary: dict, found: dict):
                        vlines=[(real.SMOLLM2_CONTEXT, "context 8,192")], hover_format=".4f",
                        alt="Share of energy per rotary pair against the pair's wavelength: low for the fast pairs, "
                            "a peak among the slow pairs past the context length."))
+    classroom.snippet(summary_code(), f"found = pc.real.attention_findings(summary, {found['context']})",
+                      "# (32,) each: the share of energy in each pair, and each pair's wavelength (the x axis)",
+                      "queries, keys = found['q_pairs'], found['k_pairs']", "waves = summary['wavelengths']")
     notice(f"An even spread would give each pair {found['uniform_pair']:.4f}. Measured, the {found['slow_pairs']} "
            f"slowest pairs, whose wavelength is longer than the whole {found['context']:,}-token context, hold "
            f"{100 * found['q_slow']:.0f}% of the query energy and {100 * found['k_slow']:.0f}% of the key energy; "
@@ -61,6 +77,8 @@ def energy_tab(summary: dict, found: dict):
                          y_title="query head", value_name="share", x=np.arange(grid.shape[1]),
                          y=np.arange(1, grid.shape[0] + 1), name="real_pair_heads", height=330,
                          alt=f"Share of energy per rotary pair for the 9 query heads of layer {layer}."))
+    classroom.snippet(summary_code(), f"# (9 query heads, 32 pairs): layer {layer}",
+                      f"grid = summary['q_share'][{layer - 1}]")
     formula(r"\text{share}_i = \frac{\mathbb{E}_t\,[q_{t,i}^2 + q_{t,i+32}^2]}{\mathbb{E}_t\,\lVert q_t\rVert^2},"
             r"\quad \theta_i = 100000^{-2i/64},\quad \sum_{\lambda_i > 8192}\text{share}_i = $s",
             s=found["q_slow"])
@@ -73,6 +91,8 @@ def relative_tab(summary: dict, found: dict):
                          y_title="layer", value_name="R²", zrange=(0.0, 1.0), x=np.arange(1, r2.shape[1] + 1),
                          y=np.arange(1, r2.shape[0] + 1), name="real_relative_r2", height=520,
                          alt="R squared of each head's scores against the offset, 30 layers by 9 heads."))
+    classroom.snippet(summary_code(), "# (30 layers, 9 heads): R² of each head's scores against the offset",
+                      "r2 = summary['relative_r2']")
     best, worst = found["r2_best"], found["r2_worst"]
     notice(f"With one fixed q and k, RoPE's score depends on m − n alone (R² = 1: the Toeplitz grid of the RoPE "
            f"pages). Real queries and keys change with every token, so the offset explains only part: "
@@ -100,6 +120,8 @@ def sink_tab(summary: dict, found: dict):
                          y_title="layer", value_name="weight", zrange=(0.0, 1.0), x=np.arange(1, sink.shape[1] + 1),
                          y=np.arange(1, sink.shape[0] + 1), name="real_sink", height=520,
                          alt="Mean attention weight on the first token for each layer and head."))
+    classroom.snippet(summary_code(), "# (30 layers, 9 heads): mean weight on the first token",
+                      "sink = summary['sink']")
     pick = controls.slider("Layer for the per-head view", "sl", 1, sink.shape[0], found["sink_top"][0])
     heads = np.arange(1, sink.shape[1] + 1)
     show(figures.bars(heads, {"first token": sink[pick - 1],

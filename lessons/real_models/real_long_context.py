@@ -1,14 +1,11 @@
-from pathlib import Path
-
 import numpy as np
 import streamlit as st
 
 import posenc_core as pc
-from page_kit import controls, figures, formula, guard, header, notice, sections, show, source
+from page_kit import classroom, controls, figures, formula, guard, header, notice, sections, show, source
 from page_kit.real_views import models_ready, run_with_progress
 
 real = pc.real
-SHIPPED = Path(__file__).resolve().parents[2] / "assets" / "smollm2_long_context.json"
 COLOURS = {m.label: i for i, m in enumerate(real.LONG_METHODS.values())}
 LIVE_LENGTHS = [256, 512, 1024, 2048]
 LIVE_OFFSETS = [0, 4096, 8192, 12288, 16384]
@@ -16,7 +13,7 @@ LIVE_OFFSETS = [0, 4096, 8192, 12288, 16384]
 
 @st.cache_data(show_spinner=False)
 def shipped(bin_size: int) -> tuple[dict, dict]:
-    result = real.load_long_context(SHIPPED)
+    result = real.shipped_long_context()
     return real.long_context_summary(result, bin_size), {k: result[k] for k in ("command", "seconds", "model")}
 
 
@@ -48,10 +45,27 @@ def lesson():
 def curve_tab():
     bin_size = controls.select_slider("Average over bins of (positions)", "bin", [64, 128, 256, 512, 1024], 256)
     s, made = shipped(bin_size)
+    plain = real.LONG_METHODS["none"].label
+    if plain in s["inside"]:
+        rise = s["past"][plain] - s["inside"][plain]
+
+        def past() -> str:
+            return (f"With its own RoPE the mean loss goes from {s['inside'][plain]:.3f} nats before position 8,192 "
+                    f"to {s['past'][plain]:.3f} past it ({rise:+.3f} nats; perplexity {s['inside_ppl'][plain]:.1f} "
+                    f"→ {s['past_ppl'][plain]:.1f}): the curve marked '{plain}' below.")
+
+        classroom.predict("real_long_past", "SmolLM2 reads 16,384 tokens with the RoPE it was trained with (no "
+                          "extension). Past its trained 8,192 positions, what does its mean loss do?",
+                          ["falls: more text to read helps", "changes by less than 0.1 nats",
+                           "rises by 0.1 to 1 nat", "rises by more than 1 nat"],
+                          0 if rise < -0.1 else 1 if rise <= 0.1 else 2 if rise <= 1 else 3, past)
     show(figures.lines(s["start"] + bin_size / 2, s["loss"], title="SmolLM2-135M: next-token loss by position",
                        x_title="position in the sequence (tokens)", y_title="mean loss (nats)", name="real_long_loss",
                        colours=COLOURS, legend_right=True, vlines=[(s["context"], "trained context 8,192")],
                        alt="Mean loss per bin of positions for each method; the trained context 8,192 is marked."))
+    classroom.snippet(f"s = pc.real.long_context_summary(pc.real.shipped_long_context(), {bin_size})",
+                      "# (bins,) first position of each bin; {method: (bins,) mean loss in nats}",
+                      "start, losses = s['start'], s['loss']")
     notice(findings(s))
     commands = made["command"] if isinstance(made["command"], list) else [made["command"]]
     st.caption(f"Shipped results: {s['windows']} stretch of {s['tokens']:,} tokens of the text, {made['model']}. "
@@ -91,6 +105,9 @@ def table_tab():
                       title=f"{unit.capitalize()} inside and past the trained context", x_title="method",
                       y_title=unit, name="real_long_table",
                       alt="Mean loss or perplexity of each method over the first and the second 8,192 positions."))
+    classroom.snippet("s = pc.real.long_context_summary(pc.real.shipped_long_context(), 256)",
+                      f"# {{method: {unit}}} over the first 8,192 positions and past them",
+                      f"before, past = s[{inside!r}], s[{past!r}]")
     rows = [f"{k}: {s['inside'][k]:.3f} → {s['past'][k]:.3f} nats (perplexity {s['inside_ppl'][k]:.1f} → "
             f"{s['past_ppl'][k]:.1f})" for k in labels]
     notice("Measured, first 8,192 positions → the rest: " + "; ".join(rows) + ". Position interpolation and the "
@@ -136,6 +153,10 @@ def live_tab():
                        title=f"Loss of the same {tokens} tokens placed at positions {offset:,}+", colours=COLOURS,
                        x_title="position (tokens)", y_title="mean loss per 32 positions (nats)", name="real_long_live",
                        legend_right=True, alt="Loss of the chosen methods over the live stretch."))
+    classroom.snippet(f"# {{method: ({tokens - 1},) loss at each position, nats}}: SmolLM2 runs, seconds each",
+                      f"losses = {{m: pc.real.position_losses(m, {float(factor)!r}, 0, {tokens}, "
+                      f"position_offset={offset})\n          for m in {list(methods)!r}}}",
+                      "curves = {m: pc.real.binned_loss(v, 32)['loss'] for m, v in losses.items()}  # as plotted")
     means = {k: float(np.mean(v)) for k, v in losses.items()}
     notice("Mean loss over the stretch: " + "; ".join(f"{k} {v:.3f}" for k, v in means.items()) + ". Move the "
            "first position below and past 8,192 to see which methods keep the loss where it was.")

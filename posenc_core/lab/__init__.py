@@ -15,6 +15,7 @@ from .results import (
     load_lab_results,
     save_lab_results,
     select_methods,
+    shipped_lab_results,
     uniform_guess_loss,
 )
 from .task import IGNORE, TASK_DESCRIPTION, TASK_NAME, retrieval_batch
@@ -60,6 +61,7 @@ __all__ = [
     "run_lab",
     "save_lab_results",
     "select_methods",
+    "shipped_lab_results",
     "train_model",
     "uniform_guess_loss",
 ]

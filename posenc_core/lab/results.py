@@ -9,6 +9,10 @@ import numpy as np
 
 from .methods import LAB_METHODS
 
+_ASSETS = Path(__file__).resolve().parents[2] / "assets"
+SHIPPED_LAB_JSON = _ASSETS / "lab_full_seed0.json"  # made by python -m posenc_core.lab (full preset, seed 0)
+SHIPPED_LAB_NPZ = _ASSETS / "lab_full_seed0_attention.npz"
+
 
 def _rounded(value):
     """Floats to 6 significant digits (float32 training noise is far larger), recursively."""
@@ -63,6 +67,11 @@ def load_lab_results(json_path, npz_path=None) -> dict:
                               for key in ("at_T", "at_4T")}
                 for name, info in meta.items()}
     return result
+
+
+def shipped_lab_results() -> dict:
+    """The shipped full-preset run (seed 0) with its attention maps: what the lab page shows before any Run."""
+    return load_lab_results(SHIPPED_LAB_JSON, SHIPPED_LAB_NPZ)
 
 
 def _label(name: str, entry: dict) -> str:

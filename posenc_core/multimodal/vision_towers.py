@@ -90,10 +90,11 @@ def _rotate_tower(x: np.ndarray, cos: np.ndarray, sin: np.ndarray, layout: str) 
                            x[..., half:] * cos[..., half:] + rotate_half(x[..., half:]) * sin[..., half:]], axis=-1)
 
 
-def vision_tower_score_map(key, grid_h, grid_w, row, col, *, head_dim=None, theta=None, vectors="ones", seed=0):
+def vision_tower_score_map(key, grid_h, grid_w, row, col, *, head_dim=None, theta=None, vectors="ones", seed=0,
+                           relative=False):
     """Score of a query patch with every patch of an h x w grid under the tower's rotary, same content everywhere.
 
-    Returns (grid_h, grid_w) float64.
+    Returns (grid_h, grid_w) float64; with ``relative`` divided by the query's score with itself (1 at the query).
     """
     tower = _tower(key)
     h = as_int("grid_h", grid_h, minimum=1, maximum=256)
@@ -107,7 +108,8 @@ def vision_tower_score_map(key, grid_h, grid_w, row, col, *, head_dim=None, thet
     content = np.ones(d) if vectors == "ones" else np.random.default_rng(seed).standard_normal(d)
     rotated = _rotate_tower(np.broadcast_to(content, (h * w, d)), cos.astype(np.float64), sin.astype(np.float64),
                             tower.layout)  # (h·w, d)
-    return (rotated @ rotated[row * w + col]).reshape(h, w)
+    scores = (rotated @ rotated[row * w + col]).reshape(h, w)
+    return scores / scores[row, col] if relative else scores
 
 
 def factorized_learned_table(grid_h, grid_w, dim, seed=0) -> np.ndarray:

@@ -16,6 +16,7 @@ from .attention_stats import (
     merge_attention_stats,
     pair_wavelengths,
     save_summary,
+    shipped_attention_summary,
     shipped_text_stats,
     summarise_stats,
     text_attention_summary,
@@ -46,6 +47,7 @@ from .long_context import (
     merge_long_runs,
     method_rope_parameters,
     position_losses,
+    shipped_long_context,
 )
 from .models import (
     INSTALL_COMMAND,
@@ -103,6 +105,8 @@ __all__ = [
     "positional_heads",
     "save_summary",
     "sentence_transformers_embedding",
+    "shipped_attention_summary",
+    "shipped_long_context",
     "shipped_text",
     "shipped_text_stats",
     "smollm2_forward",

@@ -15,6 +15,7 @@ computes (a test checks it against transformers' eager attention weights). Per l
 from __future__ import annotations
 
 from collections.abc import Callable
+from pathlib import Path
 
 import numpy as np
 
@@ -31,6 +32,7 @@ __all__ = [
     "merge_attention_stats",
     "pair_wavelengths",
     "save_summary",
+    "shipped_attention_summary",
     "shipped_text_stats",
     "summarise_stats",
     "text_attention_summary",
@@ -38,6 +40,7 @@ __all__ = [
 ]
 
 MAX_STATS_TOKENS = 2048  # 9 heads x n^2 float32 scores per layer: 151 MB at 2,048
+SHIPPED_ATTENTION = Path(__file__).resolve().parents[2] / "assets" / "smollm2_attention_stats.npz"
 SINK_FROM = 32  # the sink is read from queries m >= 32, where a uniform weight would be at most 1/33
 
 
@@ -195,6 +198,12 @@ def load_summary(path) -> dict:
         if key in out:
             out[key] = int(out[key])
     return out
+
+
+def shipped_attention_summary() -> dict:
+    """The shipped summary (4 stretches of 1,024 tokens of the shipped text), made by
+    ``python -m posenc_core.real attention --npz assets/smollm2_attention_stats.npz --tokens 1024 --windows 4``."""
+    return load_summary(SHIPPED_ATTENTION)
 
 
 MAX_LIVE_STATS_TOKENS = 512  # the app's live measurement: a few seconds, and well inside the 2 GB budget

@@ -98,6 +98,7 @@ def encoder_order_experiment(text: str, seed: int = 0) -> dict:
     """The sentence as typed and with its words shuffled, with the trained position rows and without them.
 
     Returns tokens / shuffled_tokens (word pieces), order (n,), embeddings {(positions, shuffled): (384,)},
+    shuffle_change {positions: (384,)} (shuffled minus typed embedding),
     cosine and max_abs_diff {positions: float} between the typed and shuffled embeddings, hidden_diff
     {positions: float} (largest |h_shuffled - h_typed[order]|), attention {positions: (6, 12, n, n)} for the
     typed order.
@@ -110,7 +111,8 @@ def encoder_order_experiment(text: str, seed: int = 0) -> dict:
     order = _word_shuffle(encoded.word_ids(), as_int("seed", seed, minimum=0))
     shuffled = [ids[i] for i in order]
     result = {"tokens": tokenizer.convert_ids_to_tokens(ids), "shuffled_tokens": tokenizer.convert_ids_to_tokens(
-        shuffled), "order": np.array(order), "embeddings": {}, "cosine": {}, "max_abs_diff": {}, "hidden_diff": {},
+        shuffled), "order": np.array(order), "embeddings": {}, "shuffle_change": {},
+        "cosine": {}, "max_abs_diff": {}, "hidden_diff": {},
         "attention": {}}
     for positions in (True, False):
         hidden, weights = _forward(ids, positions, attentions=True)
@@ -118,6 +120,7 @@ def encoder_order_experiment(text: str, seed: int = 0) -> dict:
         a, b = _pool(hidden), _pool(hidden_s)
         result["embeddings"][(positions, False)] = a
         result["embeddings"][(positions, True)] = b
+        result["shuffle_change"][positions] = b - a
         result["cosine"][positions] = float(a @ b)
         result["max_abs_diff"][positions] = float(np.abs(a - b).max())
         result["hidden_diff"][positions] = float(np.abs(hidden_s - hidden[order]).max())

@@ -11,6 +11,7 @@ import re
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 
@@ -31,6 +32,7 @@ __all__ = [
     "merge_long_runs",
     "method_rope_parameters",
     "position_losses",
+    "shipped_long_context",
 ]
 
 SMOLLM2_BASE = 100000.0  # rope_theta in SmolLM2-135M's config (and in its GGUF file)
@@ -168,6 +170,12 @@ def load_long_context(path) -> dict:
         entry["losses"] = entry["losses"][:windows]
     result["windows_done"] = windows
     return result
+
+
+def shipped_long_context() -> dict:
+    """The shipped run (16,384 tokens of the shipped text, every method at s = 2): ``load_long_context`` of
+    assets/smollm2_long_context.json."""
+    return load_long_context(Path(__file__).resolve().parents[2] / "assets" / "smollm2_long_context.json")
 
 
 def long_context_summary(result: dict, bin_size: int = 256) -> dict:

@@ -1,0 +1,114 @@
+"""Class pieces of the Extrapolation lab: its predict-then-reveal questions (answered by whatever run is shown,
+the shipped one by default), the code that gives that run, and the page's closing reading.
+
+No math here: the numbers come from ``posenc_core.lab`` (``lab_series``); this module only picks options.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+import posenc_core as pc
+
+from . import classroom
+
+# the trained models a student is most likely to expect to extrapolate, in the order they are offered
+CANDIDATES = ("sinusoidal", "rope", "alibi", "t5", "none")
+
+
+def result_code(origin: str, args: tuple) -> str:
+    """The line that gives ``result`` as shown: the shipped run, or the run these settings make (minutes)."""
+    preset, train_len, steps, seed, methods, device = args
+    names = methods.split(",")
+    if origin == "shipped":
+        return f"# the shipped full run\nresult = pc.select_methods(pc.shipped_lab_results(),\n    {names!r})"
+    return (f"# trains every model: minutes\nresult = pc.run_lab(\n    pc.lab_settings({preset!r}, "
+            f"train_len={train_len}, steps={steps}, seed={seed}, device={device!r}),\n    {names!r})")
+
+
+def snippet(origin: str, args: tuple, *lines: str) -> None:
+    classroom.snippet(result_code(origin, args), *lines)
+
+
+def _by_name(result: dict, metric: str) -> dict[str, np.ndarray]:
+    _, series = pc.lab_series(result, metric)  # keyed by label, in the result's method order
+    return dict(zip(result["methods"], series.values(), strict=True))
+
+
+def ask_longest(result: dict) -> None:
+    """Which trained model keeps the highest accuracy at the longest test length (8T)? Only asked when one
+    model is clearly ahead (by more than 0.01) of at least one other, so exactly one option is right."""
+    lengths = result["eval_lengths"]
+    accuracy = {n: float(v[-1]) for n, v in _by_name(result, "accuracy").items()
+                if n in CANDIDATES and np.isfinite(v[-1])}
+    if len(accuracy) < 2:
+        return
+    best = max(accuracy, key=accuracy.get)
+    others = [n for n in CANDIDATES if n in accuracy and accuracy[n] < accuracy[best] - 0.01][:3]
+    if not others:
+        return
+    names = [n for n in CANDIDATES if n == best or n in others]
+    labels = [pc.LAB_METHODS[n].label for n in names]
+
+    def reveal() -> str:
+        return (f"At {lengths[-1]} tokens: " + "; ".join(f"{pc.LAB_METHODS[n].label} {accuracy[n]:.3f}"
+                                                        for n in names) + ". The solid curves below, at the right.")
+
+    classroom.predict("lab_longest", f"Each model learned the task at T = {result['train_len']}. Which keeps the "
+                      f"highest accuracy at {lengths[-1]} tokens?", labels, names.index(best), reveal)
+
+
+def ask_interpolation(result: dict) -> None:
+    """RoPE + position interpolation at 2T, against the loss of a uniform guess (asked when it was run)."""
+    loss = _by_name(result, "loss")
+    if "rope_pi" not in loss:
+        return
+    value, guess, length = float(loss["rope_pi"][1]), pc.uniform_guess_loss(result["task"]["vocab"]), \
+        result["eval_lengths"][1]
+    low, high = 0.8 * guess, 1.25 * guess  # "about guessing": within these bounds
+
+    def reveal() -> str:
+        return (f"RoPE + PI's test loss at {length} tokens is {value:.3g} nats; guessing uniformly costs "
+                f"ln {result['task']['vocab']} = {guess:.3f} (the dotted line below). Dividing every frequency "
+                "shrinks the offset the model learned to read"
+                + (", so it is confidently wrong." if value > high else "."))
+
+    classroom.predict("lab_pi", f"RoPE + position interpolation divides every rotary frequency by "
+                      f"{length / result['train_len']:g} (= {length}/{result['train_len']}) at test time, with no "
+                      f"fine-tuning. Its test loss at {length} tokens?",
+                      [f"below {low:.2f} nats: it still knows the answer", f"{low:.2f} to {high:.2f} nats: about "
+                       "a uniform guess", f"above {high:.2f} nats: confidently wrong"],
+                      0 if value < low else 1 if value <= high else 2, reveal)
+
+
+READING = """
+**What the experiment shows.** The task rewards exactly one thing: knowing *the offset* between two tokens.
+Encodings that put the offset into the attention score (RoPE, ALiBi, T5 buckets) hand the model that number
+directly at any length, so a rule learned at T can still apply at 8T. Encodings that add an absolute position to
+the input (sinusoidal, learned) make the model learn *where* things are, and beyond T it meets positions it never
+saw. The learned table cannot even be asked: a sequence longer than T needs rows that were never created, so the
+plot has no point there rather than an invented one. In the shipped full run every encoding learns the task at T
+(100%, ALiBi 99.8%; with no encoding only 54%), and then: sinusoidal falls to about half at 2T, RoPE and T5 hold
+at 2T and fade by 8T, ALiBi stays flat at 99.8%.
+
+**Why relative methods still fade.** At 8T every query spreads its softmax over eight times as many keys, and small
+logits on far keys add up (*attention dilution*). The T5 model also meets distance buckets it never trained (they
+grow logarithmically up to 128 and start at zero), and the RoPE model's slow pairs turn through angles it never
+saw. ALiBi's penalty grows with distance, so far keys fade out on their own: that is why its curve is flat. Its
+heads do not single out the key 2 back, though (see the attention maps): its bias always favours the nearest key,
+so the two layers share the work.
+
+**The RoPE variants change nothing but the frequencies, at test time.** Position interpolation divides every
+frequency by L/T, so the 2-step offset the model learned shrinks to a fraction of a step: without fine-tuning (for
+which it was designed) it collapses to chance. NTK-aware scaling and YaRN keep the fast pairs, which carry short
+offsets, almost unchanged and stretch only the slow ones; YaRN also sharpens the softmax by its attention factor,
+which counters dilution, and in the shipped run it keeps 100% at 8T. (A common misconception has this backwards:
+that high frequencies are interpolated and low ones extrapolated; it is the other way round.)
+
+**What a tiny model cannot show.** This is one synthetic task, two layers, minutes of training and one seed:
+change the seed or the steps and the numbers move (in the quick preset ALiBi usually has not learned the task at
+all yet, and the model without an encoding stays near 30%). A language model uses position for many things at
+once (syntax, recency, counting), trains on far more data, and is usually fine-tuned after a context extension;
+on real text these methods can rank differently. Read the curves as a demonstration of mechanisms, what each
+encoding makes easy or impossible, not as a benchmark.
+"""
