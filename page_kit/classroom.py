@@ -44,4 +44,5 @@ def call(function: str, *args, **kwargs) -> str:
 def snippet(*lines: str) -> None:
     """The code behind the figure above, to copy (Streamlit's code block has a copy button)."""
     with st.expander(":material/content_copy: Code for this figure", expanded=False):
-        st.code("import posenc_core as pc\n\n" + "\n".join(lines), language="python")
+        # wrap_lines: on a 390 px phone a long call wraps instead of hiding behind a sideways scroll
+        st.code("import posenc_core as pc\n\n" + "\n".join(lines), language="python", wrap_lines=True)

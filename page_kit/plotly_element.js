@@ -62,7 +62,7 @@ function frameSwitcher(root, plot, figure, config, frames, Plotly) {
     if (frames.datas) figure.data = frames.datas[i];
     for (const [trace, attribute, values] of patches[i]) figure.data[trace][attribute] = values;
     if (frames.layouts) Object.assign(figure.layout, frames.layouts[i]);
-    Plotly.react(plot, figure.data, figure.layout, config).then(() => count("draws"));
+    Plotly.react(plot, figure.data, figure.layout, config).then(() => { count("draws"); root.__draws = (root.__draws || 0) + 1; });
   };
   if (root.__timer) { clearInterval(root.__timer); root.__timer = null; }
   button.textContent = "\u25B6 Play";
@@ -101,6 +101,7 @@ export default function ({ parentElement, data }) {
   loadPlotly().then((Plotly) => {
     Plotly.react(plot, figure.data, figure.layout, data.config).then(() => {
       count("draws");
+      root.__draws = (root.__draws || 0) + 1; // this chart's own count (the bench follows the hero figure)
       if (data.frames) frameSwitcher(root, plot, figure, data.config, data.frames, Plotly);
       else { const bar = root.querySelector(".pe-frames"); if (bar) bar.remove(); }
     });
