@@ -209,7 +209,9 @@ class Student:
                         slider = (_slider(element.slider, msg.delta.fragment_id) if which == "slider" else
                                   _live_slider(element.bidi_component, msg.delta.fragment_id))
                         if slider is not None:
-                            self.sliders[slider.id] = slider
+                            # One state per widget key, as a browser holds: a slider whose range changed has a
+                            # new element id, and the old id's value must not be sent again
+                            self.sliders[slider.id.split("-", 2)[-1]] = slider
                     elif which == "exception":
                         self.tally.error(f"exception on {self.page} {self.last}: {element.exception.message[:80]}")
                     elif which == "alert" and element.alert.format == element.alert.ERROR:
