@@ -135,7 +135,7 @@ def bench_browser(rows: list[dict]) -> dict | None:
         page.goto(f"{url}/sinusoidal")
         wait_until_idle(page)
         page.evaluate(STATE_LOGGER)
-        thumb = page.locator('[data-testid="stSlider"] input[type="range"]').first
+        thumb = page.locator('.ls-range, [data-testid="stSlider"] input[type="range"]').first  # n is live
         finished, settled = [], []
         for step in range(MOVES):
             page.evaluate("() => { window.__log = [] }")
