@@ -58,11 +58,15 @@ PROBE = """
   const watch = () => {
     const app = document.querySelector('[data-testid=stApp]');
     if (!app) { setTimeout(watch, 50); return; }
+    // One log entry per batch of DOM changes, not per change: a heatmap redraw changes thousands of nodes, and
+    // logging each one made the probe itself add tens of milliseconds to every move it timed.
     new MutationObserver((mutations) => {
+      let changed = false;
       for (const m of mutations) {
         if (m.attributeName === 'data-test-script-state') log(m.target.getAttribute('data-test-script-state'));
-        else log('change');
+        else changed = true;
       }
+      if (changed) log('change');
       // a chart root seen for the first time is a mount; every plotly_afterplot on any root is a draw
       for (const gd of document.querySelectorAll('.js-plotly-plot')) {
         if (gd.__probed || !gd.on) continue;
