@@ -258,7 +258,10 @@ def lines(x, series: Mapping[str, np.ndarray], *, title: str, x_title: str, y_ti
     table = {x_title: x, **{k: np.asarray(v) for k, v in series.items()}}
     note = (f"Plotting every {ordinal(step)} point of {x.shape[0]:,}; the download has all of them."
             if step > 1 else "")
-    return reference_lines(Chart(fig, alt, name, table=table, note=note), hlines=hlines, vlines=vlines)
+    # the shade's label keeps the top row; the lines' labels start one row lower (on a narrow phone chart a line
+    # label on the same row ran into it)
+    return reference_lines(Chart(fig, alt, name, table=table, note=note), hlines=hlines, vlines=vlines,
+                           first_row=1 if shade_x is not None and shade_x[2] else 0)
 
 
 def bars(categories, series: Mapping[str, np.ndarray], *, title: str, x_title: str, y_title: str, alt: str,
@@ -460,7 +463,7 @@ def roomy_lines(*args, **kwargs) -> Chart:
 
 
 def reference_lines(chart: Chart, *, hlines: Sequence[tuple[float, str]] = (),
-                    vlines: Sequence[tuple[float, str]] = ()) -> Chart:
+                    vlines: Sequence[tuple[float, str]] = (), first_row: int = 0) -> Chart:
     """Labelled reference lines that also sit right on log axes.
 
     plotly places a shape's own annotation at the raw value even on a log axis (where annotation
@@ -479,7 +482,8 @@ def reference_lines(chart: Chart, *, hlines: Sequence[tuple[float, str]] = (),
     for i, (value, label) in enumerate(vlines):
         chart.figure.add_vline(x=value, line=dict(color="#888888", dash="dot", width=1.5))
         # staggered downwards, so labels of nearby lines (L and L') do not sit on each other
-        chart.figure.add_annotation(y=1, yref="paper", yanchor="top", xanchor="left", xshift=3, yshift=-22 * i,
+        chart.figure.add_annotation(y=1, yref="paper", yanchor="top", xanchor="left", xshift=3,
+                                    yshift=-22 * (i + first_row),
                                     x=float(np.log10(value)) if log_x else value, text=label, **chip)
     return chart
 
