@@ -4,10 +4,12 @@
     python bench/slider.py --pages sinusoidal rope --moves 30
 
 For each move it logs, in the page's own clock: key press -> widget message sent over the websocket ->
-script run start -> run end -> last websocket message received -> last DOM change, and counts chart
-mounts (a new Plotly root in the DOM) and Plotly draws. In the same run it times a bare Streamlit app
-(`bench/baseline_app.py`: one slider, one st.plotly_chart heatmap of the Sinusoidal page's size, the
-quick Streamlit app everyone starts with) and prints our medians as ratios to it. Not a test.
+the page marks the run started -> run end -> last websocket message received -> the hero figure redrawn
+-> last DOM change, and counts chart mounts (a new Plotly root in the DOM) and Plotly draws. In the same
+run it times a bare Streamlit app (`bench/baseline_app.py`: one slider, one st.plotly_chart heatmap of
+the Sinusoidal page's size, the quick Streamlit app everyone starts with) and prints our medians as
+ratios to it. Then it drags each live slider of the hero figures (DRAGS) and counts the hero figure's
+redraws against the values the hand crossed (`--no-drag` skips this). Not a test.
 """
 
 from __future__ import annotations
@@ -129,8 +131,8 @@ DRAG_STEP_MS = 25  # a pointer event every 25 ms, as a quick hand on a trackpad 
 
 
 def measure_drag(page, url: str, key: str) -> dict | None:
-    """Drag one live slider across most of its width for DRAG_MS; count the figure's draws while the button
-    is down (the hand is moving) and the server runs they came from."""
+    """Drag one live slider there and back for DRAG_MS; count, while the button is down, the new values under
+    the hand and the hero figure's own redraws (its Plotly.react calls)."""
     page.goto(url, wait_until="domcontentloaded")
     wait_until_idle(page)
     page.wait_for_timeout(800)

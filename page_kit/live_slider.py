@@ -13,7 +13,7 @@ URL under the same key a Streamlit slider would use, written as the same text, s
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 
 import streamlit as st
@@ -50,23 +50,19 @@ _component = st.components.v2.component(
     isolate_styles=False)
 
 
-def _state_key(key: str) -> str:
-    return f"live_{key}"
-
-
 def live_slider(label: str, key: str, values: Sequence, default, *, labels: Sequence[str], url_text: Sequence[str],
                 check: _url.Check, help: str | None = None):
     """A slider over ``values`` (shown as ``labels``, written to the URL as ``url_text``); returns the value.
 
-    ``check`` cleans the link's raw value as for the Streamlit widget it replaces. A remembered index that no
-    longer fits (the list shrank with another control) moves to the nearest end, as a Streamlit slider's does.
+    ``check`` cleans the link's raw value as for the Streamlit widget it replaces. A remembered value the list
+    no longer holds (its range follows another control) moves to the nearest one, as a Streamlit slider's does.
     """
     values = list(values)
     if not 1 <= len(values) <= MAX_STOPS:
         raise ValueError(f"A live slider takes between 1 and {MAX_STOPS} positions, not {len(values)}.")
     default_index = _index_of(values, default)
     _url.fix(key, check)
-    state_key = _state_key(key)
+    state_key = f"live_{key}"  # the component's own state; the URL keeps the plain key
     url_text = list(url_text)
     remembered = st.session_state.get(state_key)
     text = remembered.get("value") if isinstance(remembered, dict) else None
@@ -84,11 +80,12 @@ def _noop() -> None:
     """The component needs a callback per state name; a move needs nothing but the rerun."""
 
 
+def _nearest(values: list, number: float) -> int:
+    return min(range(len(values)), key=lambda i: abs(float(values[i]) - number))
+
+
 def _index_of(values: list, value) -> int:
-    try:
-        return values.index(value)
-    except ValueError:
-        return min(range(len(values)), key=lambda i: abs(float(values[i]) - float(value)))
+    return values.index(value) if value in values else _nearest(values, float(value))
 
 
 def _index_for(text, values: list, url_text: list[str], fallback: int) -> int:
@@ -102,32 +99,28 @@ def _index_for(text, values: list, url_text: list[str], fallback: int) -> int:
         return url_text.index(text)
     try:
         number = float(text)
-        return min(range(len(values)), key=lambda i: abs(float(values[i]) - number)) if math.isfinite(number) \
-            else fallback
-    except (TypeError, ValueError):
+        return _nearest(values, number) if math.isfinite(number) else fallback
+    except ValueError:  # not a number, or a list of options that are not numbers
         return fallback
 
 
 def _write_url(key: str, text: str | None) -> None:
+    """The address bar holds the value, or nothing at the default (shorter links), as a bound widget's does."""
     if st.query_params.get(key) == text:
         return
     if text is None:
-        if key in st.query_params:
-            del st.query_params[key]
+        del st.query_params[key]
     else:
         st.query_params[key] = text
 
 
-def numeric_stops(low, high, step, *, integer: bool, format: str | None,
-                  format_func: Callable | None = None) -> tuple[list, list[str], list[str]]:
+def numeric_stops(low, high, step, *, integer: bool, format: str | None) -> tuple[list, list[str], list[str]]:
     """The values a numeric slider can take, their labels and their URL texts (as Streamlit writes them)."""
     count = int((high - low) / step + 1e-9) + 1
     if count > MAX_STOPS:
         raise ValueError(f"A live slider takes at most {MAX_STOPS} positions; this range has {count}.")
     values = [_url.nearest(low + k * step, low, high, step, integer) for k in range(count)]
-    if format_func is not None:
-        labels = [str(format_func(v)) for v in values]
-    elif format:
+    if format:
         labels = [format % v for v in values]
     else:
         labels = [f"{v:,}" if integer else f"{v:g}" for v in values]
