@@ -8,9 +8,12 @@ A snippet is the core call behind a figure with the current control values, read
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
 
 import streamlit as st
+
+from .lesson import folded
 
 
 def predict(key: str, question: str, options: Sequence[str], answer: int, reveal: Callable[[], str]) -> None:
@@ -43,6 +46,9 @@ def call(function: str, *args, **kwargs) -> str:
 
 def snippet(*lines: str) -> None:
     """The code behind the figure above, to copy (Streamlit's code block has a copy button)."""
-    with st.expander(":material/content_copy: Code for this figure", expanded=False):
-        # wrap_lines: on a 390 px phone a long call wraps instead of hiding behind a sideways scroll
-        st.code("import posenc_core as pc\n\n" + "\n".join(lines), language="python", wrap_lines=True)
+    # named by the functions it calls, so it stays open while the sliders change the arguments
+    name = "code_" + "_".join(dict.fromkeys(re.findall(r"pc\.(\w+)\(", "\n".join(lines))))[:60]
+    with folded(":material/content_copy: Code for this figure", name) as is_open:
+        if is_open:
+            # wrap_lines: on a 390 px phone a long call wraps instead of hiding behind a sideways scroll
+            st.code("import posenc_core as pc\n\n" + "\n".join(lines), language="python", wrap_lines=True)

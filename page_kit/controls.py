@@ -54,14 +54,16 @@ def _clamped_state(key, low, high, step=None, integer=False) -> bool:
     return moved != value
 
 
-def slider(label, key, min_value, max_value, value, step=None, *, help=None, format=None, live=False):
-    """A number slider; ``live=True`` sends values while it is dragged so the figure follows the hand."""
+def slider(label, key, min_value, max_value, value, step=None, *, help=None, format=None, live=True):
+    """A number slider. Live (the default) sends values while it is dragged, so the figure follows the hand;
+    a range (two thumbs), a slider with more than live_slider.MAX_STOPS positions, or ``live=False`` is
+    Streamlit's own slider, which sends on release."""
     integer = all(isinstance(v, int) for v in (min_value, max_value, *_as_tuple(value)))
     if step is None:
         step = 1 if integer else _SLIDER_FLOAT_STEP
     count = 2 if isinstance(value, (tuple, list)) else 1
     check = (lambda raw: _url.numbers(raw, min_value, max_value, step, integer=integer, count=count))
-    if live and count == 1:
+    if live and count == 1 and live_slider.stop_count(min_value, max_value, step) <= live_slider.MAX_STOPS:
         values, labels, url_text = live_slider.numeric_stops(min_value, max_value, step, integer=integer,
                                                              format=format)
         return live_slider.live_slider(label, key, values, value, labels=labels, url_text=url_text, check=check,
@@ -74,12 +76,12 @@ def slider(label, key, min_value, max_value, value, step=None, *, help=None, for
                      help=help, format=format, bind="query-params")
 
 
-def select_slider(label, key, options, value, *, help=None, format_func=str, live=False):
-    """A slider over a list of options; ``live=True`` sends values while it is dragged."""
+def select_slider(label, key, options, value, *, help=None, format_func=str, live=True):
+    """A slider over a list of options; live (the default, for one value) sends values while it is dragged."""
     labels = [str(format_func(o)) for o in options]
     count = 2 if isinstance(value, (tuple, list)) else 1
     check = (lambda raw: _url.options(raw, labels, exactly=count, ordered=True))
-    if live and count == 1:
+    if live and count == 1 and len(options) <= live_slider.MAX_STOPS:
         return live_slider.live_slider(label, key, options, value, labels=labels, url_text=labels, check=check,
                                        help=help)
     _url.fix(key, check)

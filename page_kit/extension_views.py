@@ -23,23 +23,18 @@ BASES = [10000, 500000, 1000000]
 HEAD_DIMS = [32, 64, 96, 128, 256]
 
 
-def context_controls(default_factor: float, *, live: bool = False) -> tuple[int, float, int, int]:
-    """The shared L, s, base and head_dim sliders of the long-context pages (same keys, so links carry over).
-
-    ``live``: the four sliders send values while dragged (the Extension lesson's hero figure follows the hand).
-    """
+def context_controls(default_factor: float) -> tuple[int, float, int, int]:
+    """The shared L, s, base and head_dim sliders of the long-context pages (same keys, so links carry over)."""
     c1, c2, c3, c4 = st.columns(4)
     with c1:
-        original = controls.select_slider("Training context L", "L", CONTEXTS, 4096, format_func=lambda v: f"{v:,}",
-                                          live=live)
+        original = controls.select_slider("Training context L", "L", CONTEXTS, 4096, format_func=lambda v: f"{v:,}")
     with c2:
         factor = controls.select_slider("Extension factor s = L′/L", "s", FACTORS, default_factor,
-                                        format_func=lambda v: f"{v:g}", live=live)
+                                        format_func=lambda v: f"{v:g}")
     with c3:
-        base = controls.select_slider("Base (rope_theta)", "base", BASES, 10000, format_func=lambda v: f"{v:,}",
-                                      live=live)
+        base = controls.select_slider("Base (rope_theta)", "base", BASES, 10000, format_func=lambda v: f"{v:,}")
     with c4:
-        head_dim = controls.select_slider("head_dim", "d", HEAD_DIMS, 128, live=live)
+        head_dim = controls.select_slider("head_dim", "d", HEAD_DIMS, 128)
     return original, factor, base, head_dim
 
 

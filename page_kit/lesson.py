@@ -8,6 +8,7 @@ import string
 from collections.abc import Sequence
 
 import streamlit as st
+from streamlit.errors import StreamlitDuplicateElementKey
 
 from . import _url
 from .registry import page
@@ -55,11 +56,31 @@ def notice(text: str) -> None:
         st.markdown(f":material/visibility: **What to notice.** {text}")
 
 
+@contextlib.contextmanager
+def folded(label: str, name: str, *, icon: str | None = None):
+    """A collapsed section whose body runs only while it is open; yields whether it is open.
+
+    A closed expander's content still travels to the browser and is redrawn on every slider move (a code
+    block with its syntax highlighting costs about as much as a chart's redraw); a folded section sends
+    nothing until a student opens it. ``name`` keys its open state, so it stays open while sliders move.
+    """
+    key = f"fold_{name}"
+    for count in range(2, 100):  # two folds of one name in a run: fold_x, fold_x_2, ...
+        try:
+            box = st.expander(label, icon=icon, key=key, on_change="rerun")
+            break
+        except StreamlitDuplicateElementKey:
+            key = f"fold_{name}_{count}"
+    with box:
+        yield bool(box.open)
+
+
 def source(*functions, label: str = "Show the code that computed this") -> None:
     """A collapsed view of the core functions behind a figure: the code on screen is the code that ran."""
-    with st.expander(label, icon=":material/code:"):
-        for function in functions:
-            st.code(inspect.getsource(function), language="python")
+    with folded(label, "src_" + "_".join(f.__name__ for f in functions), icon=":material/code:") as is_open:
+        if is_open:
+            for function in functions:
+                st.code(inspect.getsource(function), language="python")
 
 
 @contextlib.contextmanager

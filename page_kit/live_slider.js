@@ -13,13 +13,25 @@ function build(parentElement, id) {
   const root = document.createElement("div");
   root.className = "ls";
   root.innerHTML =
-    '<div class="ls-head"><label class="ls-label"></label><span class="ls-help" role="note" tabindex="0"></span>' +
+    '<div class="ls-head"><label class="ls-label"></label>' +
+    '<button type="button" class="ls-help" aria-expanded="false">?</button>' +
     '<output class="ls-value" aria-hidden="true"></output></div>' +
+    '<div class="ls-tip" hidden></div>' +
     '<input type="range" class="ls-range" min="0" step="1">' +
     '<div class="ls-ends" aria-hidden="true"><span class="ls-min"></span><span class="ls-max"></span></div>';
   const input = root.querySelector(".ls-range");
   input.id = id;
   root.querySelector(".ls-label").htmlFor = id;
+  // Help shows as a tooltip under a mouse and, since a touch screen has no hover, opens under the label
+  // when the "?" is tapped or clicked.
+  const help = root.querySelector(".ls-help");
+  const tip = root.querySelector(".ls-tip");
+  tip.id = id + "-tip";
+  help.setAttribute("aria-controls", tip.id);
+  help.onclick = () => {
+    tip.hidden = !tip.hidden;
+    help.setAttribute("aria-expanded", String(!tip.hidden));
+  };
   parentElement.appendChild(root);
   return root;
 }
@@ -36,9 +48,11 @@ export default function ({ parentElement, data, setStateValue }) {
   root.querySelector(".ls-label").textContent = data.label;
   const help = root.querySelector(".ls-help");
   help.hidden = !data.help;
-  help.textContent = data.help ? "?" : "";
   help.title = data.help || "";
-  help.setAttribute("aria-label", data.help || "");
+  help.setAttribute("aria-label", data.help ? "Help: " + data.help : "");
+  const tip = root.querySelector(".ls-tip");
+  tip.textContent = data.help || "";
+  if (!data.help) tip.hidden = true;
   root.querySelector(".ls-min").textContent = labels[0];
   root.querySelector(".ls-max").textContent = labels[last];
   input.max = String(last);

@@ -30,8 +30,12 @@ _component = st.components.v2.component(
         ".ls-head{display:flex;align-items:baseline;gap:.4rem;font-size:.875rem;margin-bottom:.15rem}",
         ".ls-label{flex:0 1 auto;min-width:0}",
         ".ls-help[hidden]{display:none}",
-        ".ls-help{display:inline-grid;place-items:center;width:1rem;height:1rem;border-radius:50%;"
-        "border:1px solid currentColor;font-size:.65rem;opacity:.6;cursor:help}",
+        ".ls-help{display:inline-grid;place-items:center;width:1rem;height:1rem;padding:0;border-radius:50%;"
+        "border:1px solid currentColor;background:none;color:inherit;font:inherit;font-size:.65rem;opacity:.6;"
+        "cursor:help;flex:none}",
+        ".ls-help[aria-expanded=true]{opacity:1;color:var(--st-primary-color)}",
+        ".ls-tip[hidden]{display:none}",
+        ".ls-tip{font-size:.8rem;line-height:1.35;opacity:.85;margin:.1rem 0 .15rem}",
         ".ls-value{margin-left:auto;font-weight:600;color:var(--st-primary-color);font-variant-numeric:tabular-nums}",
         # drawn here rather than by the browser, whose default track stays light on a dark page
         ".ls-range{-webkit-appearance:none;appearance:none;width:100%;height:1.4rem;margin:.3rem 0 .05rem;"
@@ -114,9 +118,14 @@ def _write_url(key: str, text: str | None) -> None:
         st.query_params[key] = text
 
 
+def stop_count(low, high, step) -> int:
+    """How many values a numeric slider from ``low`` to ``high`` by ``step`` can take."""
+    return int((high - low) / step + 1e-9) + 1
+
+
 def numeric_stops(low, high, step, *, integer: bool, format: str | None) -> tuple[list, list[str], list[str]]:
     """The values a numeric slider can take, their labels and their URL texts (as Streamlit writes them)."""
-    count = int((high - low) / step + 1e-9) + 1
+    count = stop_count(low, high, step)
     if count > MAX_STOPS:
         raise ValueError(f"A live slider takes at most {MAX_STOPS} positions; this range has {count}.")
     values = [_url.nearest(low + k * step, low, high, step, integer) for k in range(count)]

@@ -54,24 +54,69 @@ def open_tab(at: AppTest, key: str, label: str) -> AppTest:
     return at
 
 
-def _live_elements(at: AppTest) -> dict[str, tuple[str, list[str]]]:
-    """The page's live sliders (page_kit.live_slider): session-state key -> (element id, the values' URL texts)."""
-    found: dict[str, tuple[str, list[str]]] = {}
+def _folds(at: AppTest) -> list[str]:
+    """Session-state keys of the view's folded sections (page_kit.lesson.folded)."""
+    keys = []
+
+    def walk(node):
+        for child in getattr(node, "children", {}).values():
+            if type(child).__name__ == "Expander":
+                key = child.proto.id.split("-", 2)[-1]  # "$$ID-<hash>-<user key>"
+                if key.startswith("fold_"):
+                    keys.append(key)
+            walk(child)
+
+    walk(at.main)
+    return keys
+
+
+def open_folds(at: AppTest) -> AppTest:
+    """Open every folded section of the view, as a student clicking each one would; their bodies then run."""
+    keys = [k for k in _folds(at) if not (k in at.session_state and at.session_state[k])]
+    if keys:
+        for key in keys:
+            at.session_state[key] = True
+        _only_live_keys(at)
+        at.run()
+        _only_live_keys(at)
+        assert_clean(at, f"opening {keys}")
+    return at
+
+
+def snippets(at: AppTest) -> list[str]:
+    """The view's runnable snippets, in page order (each sits in a folded section: this opens them)."""
+    open_folds(at)
+    return [c.value for c in at.code if c.value.startswith("import posenc_core as pc")]
+
+
+def _live_elements(at: AppTest) -> dict[str, tuple[str, list[str], str]]:
+    """The page's live sliders (page_kit.live_slider): session-state key -> (element id, the values' URL texts,
+    the component's data as JSON)."""
+    found: dict[str, tuple[str, list[str], str]] = {}
 
     def walk(node):
         for child in getattr(node, "children", {}).values():
             proto = getattr(child, "proto", None)
             if getattr(child, "type", None) == "bidi_component" and proto.component_name == "posenc_live_slider":
-                found[proto.id.split("-", 2)[-1]] = (proto.id, json.loads(proto.json)["url"])
+                found[proto.id.split("-", 2)[-1]] = (proto.id, json.loads(proto.json)["url"], proto.json)
             walk(child)
 
     walk(at.main)
     return found
 
 
+def live_value(at: AppTest, key: str) -> str | None:
+    """The URL text of the value the live slider with URL key ``key`` had in the last run (None: no such slider)."""
+    element = _live_elements(at).get(f"live_{key}")
+    if element is None:
+        return None
+    data = json.loads(element[2])
+    return data["url"][data["index"]]
+
+
 def live_sliders(at: AppTest) -> list[tuple[str, list[str]]]:
     """(session-state key, the values' URL texts) of each live slider on the page."""
-    return [(key, texts) for key, (_, texts) in _live_elements(at).items()]
+    return [(key, texts) for key, (_, texts, _) in _live_elements(at).items()]
 
 
 def move_live_slider(at: AppTest, state_key: str, text: str) -> AppTest:
@@ -81,7 +126,7 @@ def move_live_slider(at: AppTest, state_key: str, text: str) -> AppTest:
     states, as the browser's widget manager does (setting at.session_state instead would replay AppTest's
     stale copy of every other widget's value).
     """
-    element_id, _ = _live_elements(at)[state_key]
+    element_id = _live_elements(at)[state_key][0]
     tree = at._tree
     collect = tree.get_widget_states
 

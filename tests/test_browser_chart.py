@@ -37,7 +37,9 @@ def _open(page, url, path):
 
 @pytest.mark.parametrize("path, thumb", [
     ("sinusoidal", ".ls-range"),  # a live slider (page_kit/live_slider.py)
-    ("t5", '[data-testid="stSlider"] input[type="range"]'),  # a Streamlit slider
+    ("t5", ".ls-range"),
+    # a Streamlit slider: a range too long for a live one (163,840 positions)
+    ("latent_attention", '[data-testid="stSlider"] input[type="range"]'),
 ])
 def test_a_slider_move_draws_once_and_never_remounts(page_and_url, path, thumb):
     page, url = page_and_url
@@ -110,20 +112,34 @@ def _press(page, locator, key):
 
 @pytest.mark.parametrize("path, live_key", [("sinusoidal?view=One+cell", "n"), ("rope", "i")])
 def test_live_sliders_and_the_ranges_that_follow_them_stay_valid(page_and_url, path, live_key):
-    """Push every Streamlit slider to its end, then the live slider to both ends and back: sliders whose range
+    """Push every other slider to its end, then the live slider to both ends and back: sliders whose range
     follows it (p ends at n - 1) must move inside their new range, never raise, and the URL must agree."""
     page, url = page_and_url
     page.goto(f"{url}/{path}", wait_until="domcontentloaded")
     wait_until_idle(page)
     page.wait_for_selector(f'.ls[data-key="{live_key}"]', timeout=30000)
     live = page.locator(f'.ls[data-key="{live_key}"] .ls-range')
-    streamlit_sliders = page.locator('[data-testid="stSlider"] input[type="range"]')
+    others = page.locator(f'.ls:not([data-key="{live_key}"]) .ls-range, [data-testid="stSlider"] input[type="range"]')
     for end in ("End", "Home"):
-        for index in range(streamlit_sliders.count()):
-            _press(page, streamlit_sliders.nth(index), end)
+        for index in range(others.count()):
+            _press(page, others.nth(index), end)
         for live_end in ("End", "Home", "End"):
             _press(page, live, live_end)
             assert page.locator('[data-testid="stException"]').count() == 0, f"exception after {live_end}"
             assert page.locator('[data-testid="stAlert"]').count() == 0, f"error box after {live_end}"
     shown = live.evaluate("el => el.closest('.ls').querySelector('.ls-value').textContent").replace(",", "")
     assert f"{live_key}={shown}" in page.url
+
+
+def test_a_live_sliders_help_opens_on_a_tap(page_and_url):
+    """A touch screen has no hover: the "?" opens the help under the label, and closes it again."""
+    page, url = page_and_url
+    _open(page, url, "sinusoidal")
+    help_button = page.locator('.ls[data-key="n"] .ls-help')
+    tip = page.locator('.ls[data-key="n"] .ls-tip')
+    assert not tip.is_visible()
+    help_button.click()
+    assert tip.is_visible() and "positions 0 to n-1" in tip.inner_text()
+    assert help_button.get_attribute("aria-expanded") == "true"
+    help_button.click()
+    assert not tip.is_visible()

@@ -86,7 +86,7 @@ def test_every_lesson_asks_first_and_shows_the_code(info):
                 apptest_pages.assert_clean(at, f"{info.url_path} ({where}) after answering {option!r}")
                 revealed.add("success" if at.success else "info")
             assert revealed == {"success", "info"}, f"{question.key}: one option must be right, the others not"
-        for code in [c.value for c in at.code if c.value.startswith("import posenc_core as pc")]:
+        for code in apptest_pages.snippets(at):
             snippets += 1
             exec(compile(code, f"<{info.url_path} snippet>", "exec"), {})  # noqa: S102 (our own generated code)
     assert questions, f"{info.url_path} asks no predict-then-reveal question"
@@ -96,7 +96,7 @@ def test_every_lesson_asks_first_and_shows_the_code(info):
 def test_the_sinusoidal_snippet_reproduces_the_table():
     at = _page("sinusoidal")
     namespace: dict = {}
-    code = next(c.value for c in at.code if c.value.startswith("import posenc_core as pc"))
+    code = apptest_pages.snippets(at)[0]
     exec(compile(code, "<sinusoidal snippet>", "exec"), namespace)  # noqa: S102
     # the page's default view: 128 positions, 64 dimensions, base 10,000
     np.testing.assert_array_equal(namespace["pe"], pc.sinusoidal(128, 64, 10000.0, "interleaved"))

@@ -37,7 +37,7 @@ def _open(url_path, charts, **link):
     charts.clear()
     at = apptest_pages.load(BY_URL[url_path], **link)
     namespace: dict = {}
-    codes = [c.value for c in at.code if c.value.startswith("import posenc_core as pc")]
+    codes = apptest_pages.snippets(at)
     assert codes, f"{url_path} {link} shows no snippet"
     for code in codes:
         exec(compile(code, f"<{url_path} snippet>", "exec"), namespace)  # noqa: S102 (the page's own code)
@@ -51,7 +51,9 @@ def _widget(at, key):
 
 def _assert_link_applied(page, **values):
     for key, value in values.items():
-        assert _widget(page, key).value == value, f"the link's {key} did not reach the page"
+        live = apptest_pages.live_value(page, key)  # a live slider shows the value's URL text
+        shown = _widget(page, key).value if live is None else type(value)(live.replace(",", ""))
+        assert shown == value, f"the link's {key} did not reach the page"
 
 
 def test_order_snippets(charts):

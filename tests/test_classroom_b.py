@@ -19,7 +19,7 @@ BY_URL = {p.url_path: p for p in registry.all_pages()}
 def _snippets(url_path: str, **query) -> list[dict]:
     """The namespaces left by running each snippet of the page's default view."""
     at = apptest_pages.load(BY_URL[url_path], **query)
-    codes = [c.value for c in at.code if c.value.startswith("import posenc_core as pc")]
+    codes = apptest_pages.snippets(at)
     assert codes, f"{url_path} shows no snippet at its default view"
     spaces = []
     for code in codes:

@@ -29,7 +29,7 @@ def _view(url_path: str, tab: str | None = None, **query):
 def _snippets(at) -> list[dict]:
     """Every snippet on the page, executed; one namespace each, in page order."""
     spaces = []
-    for code in [c.value for c in at.code if c.value.startswith("import posenc_core as pc")]:
+    for code in apptest_pages.snippets(at):
         namespace: dict = {}
         exec(compile(code, "<snippet>", "exec"), namespace)  # noqa: S102 (the page's own generated code)
         spaces.append(namespace)
@@ -60,7 +60,7 @@ def test_layer_strip_snippet_gives_the_strip():
 def test_layer_strip_snippet_gives_one_layers_pairs_and_scores():
     _, rows = pc.read_layers(pc.preset_config("gpt-oss-20b"))
     index = next(r.index for r in rows if r.rotates and r.window)  # a sliding-window layer
-    ns = _one(_view("layer_strip", f"Layer {index}", model=pc.PRESETS["gpt-oss-20b"].name,
+    ns = _one(_view("layer_strip", "One layer", model=pc.PRESETS["gpt-oss-20b"].name,
                           layer=str(index)))
     context = int(pc.read_layers(pc.preset_config("gpt-oss-20b"))[0].get("max_position_embeddings"))
     pairs = pc.layer_pairs(rows[index], context)
@@ -78,7 +78,7 @@ def test_layer_strip_snippet_reads_a_pasted_config():
     at.text_area(key="cfg").set_value(json.dumps(config)).run()
     apptest_pages.assert_clean(at, "pasted config")
     ns = _one(at)
-    assert "parse_config_json" in next(c.value for c in at.code)
+    assert "parse_config_json" in apptest_pages.snippets(at)[0]
     assert ns["labels"] == _labels(config)[1] and len(ns["labels"]) == 6
 
 

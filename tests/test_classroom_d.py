@@ -25,7 +25,7 @@ def _page(url_path: str, **query):
 def _snippets(at) -> list[dict]:
     """Run every snippet on the page, as a notebook would; one namespace each."""
     spaces = []
-    for code in [c.value for c in at.code if c.value.startswith("import posenc_core as pc")]:
+    for code in apptest_pages.snippets(at):
         namespace: dict = {}
         exec(compile(code, "<snippet>", "exec"), namespace)  # noqa: S102 (the page's own generated code)
         spaces.append(namespace)

@@ -7,6 +7,7 @@ from streamlit.testing.v1 import AppTest
 
 import posenc_core as pc
 from page_kit import registry, shared_runs
+from tests import apptest_pages
 from tests.conftest import ROOT
 
 SETTINGS = ("quick", 16, 100, 3, "rope,alibi", "cpu")
@@ -55,8 +56,8 @@ def test_the_lab_page_shows_a_run_another_replica_finished(monkeypatch, tmp_path
     lab = next(p for p in registry.all_pages() if p.url_path == "lab")
     at.switch_page(lab.path).run()
     assert not any("someone made before" in s.value for s in at.success)
-    at.select_slider(key="T").set_value(16)
-    at.select_slider(key="steps").set_value(100)
+    apptest_pages.move_live_slider(at, "live_T", "16")
+    apptest_pages.move_live_slider(at, "live_steps", "100")
     at.segmented_control(key="preset").set_value("quick")
     at.number_input(key="seed").set_value(3)
     at.multiselect(key="methods").set_value(["rope", "alibi"])

@@ -39,7 +39,7 @@ def _sinusoidal(**query) -> AppTest:
 
 
 def _snippet(at: AppTest) -> str:
-    return next(c.value for c in at.code if c.value.startswith("import posenc_core as pc"))
+    return apptest_pages.snippets(at)[0]
 
 
 def test_a_link_sets_the_live_sliders_and_a_move_writes_the_url():

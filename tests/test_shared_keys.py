@@ -11,6 +11,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from page_kit import registry
+from tests.apptest_pages import live_sliders, move_live_slider
 from tests.conftest import ROOT
 from tests.test_pages import _other_value
 
@@ -29,6 +30,8 @@ def _widgets(at: AppTest) -> dict:
         for widget in getattr(at, kind):
             if widget.key and widget.key not in ("backend", "present", "export", "theme"):
                 found[widget.key] = (kind, widget)
+    for state_key, texts in live_sliders(at):  # URL key -> ("live", (its session-state key, its values' texts))
+        found[state_key.removeprefix("live_")] = ("live", (state_key, texts))
     return found
 
 
@@ -54,7 +57,11 @@ def test_a_key_shared_by_different_widgets_does_not_carry_over(kinds_by_key):
                 at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120).run()
                 _open(at, by_url[source])
                 _, widget = _widgets(at)[key]
-                value = _other_value(widget)
-                if value is not None:
-                    widget.set_value(value).run()
+                if kind == "live":
+                    state_key, texts = widget
+                    move_live_slider(at, state_key, texts[-1])
+                else:
+                    value = _other_value(widget)
+                    if value is not None:
+                        widget.set_value(value).run()
                 _open(at, by_url[target])

@@ -11,6 +11,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from page_kit import registry
+from tests.apptest_pages import live_sliders
 from tests.conftest import ROOT
 from tests.test_pages import VIEWS, _assert_clean, _load
 from tests.test_urls import HUGE, KINDS
@@ -40,7 +41,23 @@ def _hostile(kind: str, widget, round_: int) -> list[str] | str:
     return "<script>" if round_ == 0 else ["-inf", str(widget.value)]  # unknown option; two for one
 
 
+def _live_hostile(texts: list[str], round_: int) -> str:
+    """Round 0: text no slider can hold. Round 1: between two stops, or past the last one."""
+    if round_ == 0:
+        return "1e309" if texts[0].lstrip("-").replace(".", "").isdigit() else "<script>"
+    try:
+        low, high = float(texts[0]), float(texts[-1])
+    except ValueError:
+        return texts[-1] + "x"  # an option that is nearly one of the listed ones
+    step = (float(texts[1]) - low) if len(texts) > 1 else 1.0
+    return repr(low + step / 2 + step / 7) if len(texts) > 2 else repr(high * 10 + 1)
+
+
 def _check_values(at: AppTest, where: str) -> None:
+    for key, texts in live_sliders(at):  # what the page writes back to the address bar is a listed value
+        written = at.query_params.get(key.removeprefix("live_"))
+        written = written[0] if isinstance(written, list) else written
+        assert written is None or written in texts, f"{where}: the URL has {key} = {written!r}"
     for slider in at.slider:
         values = slider.value if isinstance(slider.value, tuple) else (slider.value,)
         for v in values:
@@ -61,6 +78,7 @@ def test_hostile_links_to_every_widget_only_change_the_view(info, tab_key, tab):
     widgets = _bound_widgets(at)
     for round_ in (0, 1):
         query = {w.key: _hostile(kind, w, round_) for kind, ws in widgets.items() for w in ws}
+        query |= {key.removeprefix("live_"): _live_hostile(texts, round_) for key, texts in live_sliders(at)}
         if tab_key is not None:
             query[tab_key] = tab
         link = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120)

@@ -50,14 +50,14 @@ header(
 def lesson():
     c1, c2, c3, c4 = st.columns([3, 3, 3, 3])
     with c1:
-        n = controls.slider("Positions", "n", 8, 2048, 128, step=8, live=True,
+        n = controls.slider("Positions", "n", 8, 2048, 128, step=8,
                             help="Rows of the table: positions 0 to n-1.")
     with c2:
-        dim = controls.slider("Dimension d", "d", 4, 1024, 64, step=4, live=True,
+        dim = controls.slider("Dimension d", "d", 4, 1024, 64, step=4,
                               help="Columns: d/2 sine/cosine pairs.")
     with c3:
         base = controls.select_slider("Base", "base", BASES, 10000, format_func=lambda b: f"{b:,}",
-                                      help="Sets the slowest wavelength, 2pi x base.", live=True)
+                                      help="Sets the slowest wavelength, 2pi x base.")
     with c4:
         layout = controls.choice("Column layout", "layout", list(pc.LAYOUTS), "interleaved",
                                  help="interleaved: sin, cos, sin, cos (the paper). "

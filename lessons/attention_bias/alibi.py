@@ -56,10 +56,10 @@ def lesson():
     c1, c2, c3 = st.columns([3, 3, 2])
     with c1:
         heads = controls.slider("Heads", "h", 1, 64, 8, help="Any count from 1 to 64; non-powers of two use the "
-                                                             "authors' fill-in rule.", live=True)
+                                                             "authors' fill-in rule.")
     with c2:
         n = controls.slider("Sequence length (grids)", "n", 4, 96, 24, step=4,
-                            help="Queries and keys in the grids of the bias and attention tabs.", live=True)
+                            help="Queries and keys in the grids of the bias and attention tabs.")
     with c3:
         mask = controls.choice("Attention", "mask", ["causal", "symmetric"], "causal",
                                help="causal: decoders, future keys are masked. symmetric: the penalty uses "

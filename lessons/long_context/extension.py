@@ -67,7 +67,7 @@ header(
 
 @st.fragment
 def lesson():
-    original, factor, base, head_dim = extension_views.context_controls(default_factor=4.0, live=True)
+    original, factor, base, head_dim = extension_views.context_controls(default_factor=4.0)
     method = controls.choice("Method", "m", list(pc.EXTENSION_METHODS), "yarn",
                              format_func=lambda m: pc.EXTENSION_METHODS[m])
     target = int(round(factor * original))

@@ -61,10 +61,10 @@ def lesson():
     c1, c2 = st.columns(2)
     with c1:
         dim = controls.select_slider("Head dimension d", "d", DIMS, 64,
-                                     help="Size of one attention head: d/2 rotating pairs.", live=True)
+                                     help="Size of one attention head: d/2 rotating pairs.")
     with c2:
         base = controls.select_slider("Base (rope_theta)", "base", BASES, 10000, format_func=lambda b: f"{b:,}",
-                                      help="θ_i = base^(−2i/d). Llama 2 uses 10,000, Llama 3 uses 500,000.", live=True)
+                                      help="θ_i = base^(−2i/d). Llama 2 uses 10,000, Llama 3 uses 500,000.")
 
     tab_pair, tab_complex, tab_all, tab_wave = sections(
         ["One pair", "As complex numbers", "All pairs at once", "Wavelengths"])
@@ -74,21 +74,21 @@ def lesson():
             with tab_pair if tab_pair.open else tab_complex:
                 p1, p2, p3 = st.columns(3)
                 with p1:
-                    m = controls.slider("Query position m", "m", 0, 200, 5, live=True)
+                    m = controls.slider("Query position m", "m", 0, 200, 5)
                 with p2:
-                    n = controls.slider("Key position n", "n", 0, 200, 2, live=True)
+                    n = controls.slider("Key position n", "n", 0, 200, 2)
                 with p3:
                     i = controls.slider("Pair index i", "i", 0, dim // 2 - 1, 0,
-                                        help="Pair 0 turns fastest (θ = 1 rad per position).", live=True)
+                                        help="Pair 0 turns fastest (θ = 1 rad per position).")
                 v1, v2, v3, v4 = st.columns(4)
                 with v1:
-                    qx = controls.slider("q, first number", "qx", -2.0, 2.0, 1.0, 0.1, live=True)
+                    qx = controls.slider("q, first number", "qx", -2.0, 2.0, 1.0, 0.1)
                 with v2:
-                    qy = controls.slider("q, second number", "qy", -2.0, 2.0, 0.3, 0.1, live=True)
+                    qy = controls.slider("q, second number", "qy", -2.0, 2.0, 0.3, 0.1)
                 with v3:
-                    kx = controls.slider("k, first number", "kx", -2.0, 2.0, 0.6, 0.1, live=True)
+                    kx = controls.slider("k, first number", "kx", -2.0, 2.0, 0.6, 0.1)
                 with v4:
-                    ky = controls.slider("k, second number", "ky", -2.0, 2.0, 0.8, 0.1, live=True)
+                    ky = controls.slider("k, second number", "ky", -2.0, 2.0, 0.8, 0.1)
                 theta = pc.rope_pair_theta(i, dim, base)
                 out = pair(qx, qy, kx, ky, m, n, theta)
 

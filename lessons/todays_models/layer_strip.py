@@ -75,7 +75,7 @@ def lesson():
             "Layer", "layer", 0, len(rows) - 1, default, help="Pick a layer to see its own pairs, span and scores.")
         row = rows[index]
         tab_strip, tab_layer, tab_compare, tab_read = sections(
-            ["Layer strip", f"Layer {index}", "Settings side by side", "What was read"])
+            ["Layer strip", "One layer", "Settings side by side", "What was read"])
         if tab_strip.open:
             with tab_strip:
                 todays_class.ask_settings(rows, class_name)
