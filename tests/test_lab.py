@@ -14,6 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import posenc_core as pc
+from tests import apptest_pages
 from tests.conftest import ROOT
 
 torch = pytest.importorskip("torch")
@@ -299,12 +300,18 @@ def _lab_page():
     return at
 
 
+def _quick_settings(at):
+    """quick preset, T = 16, 100 steps, seed 7, learned only; T and steps are live sliders, moved as a browser does."""
+    at.session_state["preset"], at.session_state["seed"], at.session_state["methods"] = "quick", 7, ["learned"]
+    at.run()
+    apptest_pages.move_live_slider(at, "live_T", "16")
+    apptest_pages.move_live_slider(at, "live_steps", "100")
+
+
 def test_page_trains_only_when_run_is_pressed_and_caches_the_run():
     at = _lab_page()
     assert any("shipped full-preset results" in c.value for c in at.caption)
-    at.session_state["preset"], at.session_state["T"], at.session_state["steps"] = "quick", 16, 100
-    at.session_state["seed"], at.session_state["methods"] = 7, ["learned"]
-    at.run()
+    _quick_settings(at)
     assert not at.success and any("have not been run yet" in i.value for i in at.info)
     at.button(key="run").click().run()
     assert not at.exception and not at.error, [e.value for e in at.exception]
@@ -313,9 +320,7 @@ def test_page_trains_only_when_run_is_pressed_and_caches_the_run():
     at.run()  # no click: the finished run is shown again, from the cache
     assert not at.exception and at.success
     fresh = _lab_page()  # a new session with the same settings sees the finished run without pressing Run
-    fresh.session_state["preset"], fresh.session_state["T"], fresh.session_state["steps"] = "quick", 16, 100
-    fresh.session_state["seed"], fresh.session_state["methods"] = 7, ["learned"]
-    fresh.run()
+    _quick_settings(fresh)
     assert fresh.success and not fresh.exception
 
 

@@ -47,24 +47,27 @@ def lesson():
         seed = controls.select("Seed", "seed", [0, 1, 2], 0)
     wanted = (steps, recal, seed)
     shipped_run = wanted == (made["steps"], base["recalibration"], made["seed"])
-    if shipped_run:
-        result = base
-        st.caption(f"The shipped run (assets/drope_seed0.json, {base['seconds']:.0f} s on CPU when it was made).")
-    else:
-        runs = st.session_state.setdefault("drope_runs", set())
-        if st.button("Run these settings", icon=":material/play_arrow:", type="primary", key="run_drope"):
-            runs.add(wanted)
-        if wanted in runs:
-            with st.spinner("Training three tiny models (about a minute on two busy CPU cores)..."):
-                result = live(*wanted)
-            st.caption(f"Your run: {steps} RoPE steps, {recal} recalibration steps, seed {seed}; it took "
-                       f"{result['seconds']:.0f} s and stays cached while the app runs.")
-        else:
-            shipped_run = True
-            st.info("These settings have not been run yet: press **Run these settings**. Until then the page "
-                    f"shows the shipped run ({made['steps']} RoPE steps, {base['recalibration']} recalibration "
-                    "steps, seed 0).", icon=":material/info:")
+    # one slot, whatever it holds (a caption, or a button and a note): the figures below keep their place in the
+    # page, so a slider move redraws them instead of remounting them
+    with st.container():
+        if shipped_run:
             result = base
+            st.caption(f"The shipped run (assets/drope_seed0.json, {base['seconds']:.0f} s on CPU when it was made).")
+        else:
+            runs = st.session_state.setdefault("drope_runs", set())
+            if st.button("Run these settings", icon=":material/play_arrow:", type="primary", key="run_drope"):
+                runs.add(wanted)
+            if wanted in runs:
+                with st.spinner("Training three tiny models (about a minute on two busy CPU cores)..."):
+                    result = live(*wanted)
+                st.caption(f"Your run: {steps} RoPE steps, {recal} recalibration steps, seed {seed}; it took "
+                           f"{result['seconds']:.0f} s and stays cached while the app runs.")
+            else:
+                shipped_run = True
+                st.info("These settings have not been run yet: press **Run these settings**. Until then the page "
+                        f"shows the shipped run ({made['steps']} RoPE steps, {base['recalibration']} recalibration "
+                        "steps, seed 0).", icon=":material/info:")
+                result = base
     t, k = result["train_len"], result["k"]
     acc = {n: result["variants"][n]["accuracy"] for n in NAMES}
     tab_acc, tab_head, tab_curves, tab_made = sections(
