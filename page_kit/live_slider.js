@@ -39,29 +39,34 @@ function build(parentElement, id) {
 export default function ({ parentElement, data, setStateValue }) {
   let root = parentElement.querySelector(".ls");
   if (!root) root = build(parentElement, "ls-" + String(data.key).replace(/[^A-Za-z0-9_-]/g, "_"));
-  root.dataset.key = data.key; // the URL key: tests and the bench find a slider by it
   const input = root.querySelector(".ls-range");
   const readout = root.querySelector(".ls-value");
   const labels = data.labels;
   const last = labels.length - 1;
 
-  root.querySelector(".ls-label").textContent = data.label;
+  // Every rerun calls this function again, mostly with the same label, help and ends: touch the DOM only
+  // where something changed, so a slider move does not make the browser restyle every slider on the page.
+  const text = (el, value) => { if (el.textContent !== value) el.textContent = value; };
+  const attr = (el, name, value) => { if (el.getAttribute(name) !== value) el.setAttribute(name, value); };
+  attr(root, "data-key", String(data.key)); // the URL key: tests and the bench find a slider by it
+  text(root.querySelector(".ls-label"), data.label);
   const help = root.querySelector(".ls-help");
-  help.hidden = !data.help;
-  help.title = data.help || "";
-  help.setAttribute("aria-label", data.help ? "Help: " + data.help : "");
+  if (help.hidden !== !data.help) help.hidden = !data.help;
+  attr(help, "title", data.help || "");
+  attr(help, "aria-label", data.help ? "Help: " + data.help : "");
   const tip = root.querySelector(".ls-tip");
-  tip.textContent = data.help || "";
-  if (!data.help) tip.hidden = true;
-  root.querySelector(".ls-min").textContent = labels[0];
-  root.querySelector(".ls-max").textContent = labels[last];
-  input.max = String(last);
-  input.setAttribute("aria-label", data.label);
+  text(tip, data.help || "");
+  if (!data.help && !tip.hidden) tip.hidden = true;
+  text(root.querySelector(".ls-min"), labels[0]);
+  text(root.querySelector(".ls-max"), labels[last]);
+  attr(input, "max", String(last));
+  attr(input, "aria-label", data.label);
 
   const show = (index) => {
-    readout.textContent = labels[index];
-    input.setAttribute("aria-valuetext", labels[index]);
-    input.style.setProperty("--ls-fill", last > 0 ? (100 * index) / last + "%" : "0%");
+    text(readout, labels[index]);
+    attr(input, "aria-valuetext", labels[index]);
+    const fill = last > 0 ? (100 * index) / last + "%" : "0%";
+    if (input.style.getPropertyValue("--ls-fill") !== fill) input.style.setProperty("--ls-fill", fill);
   };
 
   // Flow control. Every call of this function with new data means a rerun has finished (data.index is the
@@ -83,7 +88,7 @@ export default function ({ parentElement, data, setStateValue }) {
   flow.inflight = null;
   flow.acked = data.index;
   if (!flow.dragging && flow.pending === null) {
-    input.value = String(data.index);
+    if (input.value !== String(data.index)) input.value = String(data.index);
     show(data.index);
   }
   flush();

@@ -95,8 +95,8 @@ export default function ({ parentElement, data }) {
     count("mounts");
   }
   const plot = root.querySelector(".pe-plot");
-  plot.setAttribute("role", "img");
-  plot.setAttribute("aria-label", data.alt || "");
+  if (plot.getAttribute("role") !== "img") plot.setAttribute("role", "img");
+  if (plot.getAttribute("aria-label") !== (data.alt || "")) plot.setAttribute("aria-label", data.alt || "");
   const figure = JSON.parse(data.figure);
   loadPlotly().then((Plotly) => {
     Plotly.react(plot, figure.data, figure.layout, data.config).then(() => {

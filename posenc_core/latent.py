@@ -15,6 +15,7 @@ with scale = qk_head_dim^-1/2 * mscale(factor, mscale_all_dim)^2 under YaRN
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
 
@@ -223,8 +224,18 @@ def mla_demo_scores(preset: str, heads: int = 4, tokens: int = 12, start: int = 
     tokens = as_int("tokens", tokens, minimum=1, maximum=4096)
     start = as_int("first position", start, minimum=0, maximum=MAX_POSITIONS * 64 - tokens)
     hidden = np.random.default_rng(as_int("seed", seed, minimum=0) + 1).standard_normal((tokens, 256))
-    return mla_scores(hidden.astype(np.float32), mla_random_weights(cfg, seed), cfg,
+    return mla_scores(hidden.astype(np.float32), _demo_weights(preset, heads, seed), cfg,
                       np.arange(start, start + tokens))  # hidden (tokens, 256)
+
+
+@functools.lru_cache(maxsize=16)
+def _demo_weights(preset: str, heads: int, seed: int) -> dict[str, np.ndarray]:
+    """The demo layer's weights, drawn once per (preset, heads, seed): drawing them is most of a demo call's
+    time (about 25 ms), and moving the tokens or their positions does not change them. Read-only, as shared."""
+    weights = mla_random_weights(mla_tiny_config(preset, heads=heads, hidden=256), seed)
+    for array in weights.values():
+        array.flags.writeable = False
+    return weights
 
 
 def mla_layout_gap(a: Mapping, b: Mapping) -> float:
