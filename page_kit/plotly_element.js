@@ -83,6 +83,16 @@ function frameSwitcher(root, plot, figure, config, frames, Plotly) {
   label.textContent = frames.label + " = " + frames.values[frames.start];
 }
 
+// A legend stacked beside the plot takes a third of a phone's width and squeezes the plot to a sliver: on a
+// narrow chart it goes under the plot instead, and the right margin kept for it is given back.
+const NARROW_PX = 600;
+function narrowLegend(layout, width) {
+  const legend = layout.legend;
+  if (!width || width >= NARROW_PX || !legend || legend.orientation !== "v" || !(legend.x > 1)) return;
+  layout.legend = { ...legend, orientation: "h", x: 0, xanchor: "left", y: -0.36, yanchor: "top" };
+  if (layout.margin && layout.margin.r > 40) layout.margin = { ...layout.margin, r: 20 };
+}
+
 export default function ({ parentElement, data }) {
   let root = parentElement.querySelector(".pe-chart");
   if (!root) {
@@ -98,6 +108,7 @@ export default function ({ parentElement, data }) {
   if (plot.getAttribute("role") !== "img") plot.setAttribute("role", "img");
   if (plot.getAttribute("aria-label") !== (data.alt || "")) plot.setAttribute("aria-label", data.alt || "");
   const figure = JSON.parse(data.figure);
+  narrowLegend(figure.layout, parentElement.clientWidth);
   loadPlotly().then((Plotly) => {
     Plotly.react(plot, figure.data, figure.layout, data.config).then(() => {
       count("draws");
