@@ -60,16 +60,18 @@ def notice(text: str) -> None:
 def folded(label: str, name: str, *, icon: str | None = None):
     """A collapsed section whose body runs only while it is open; yields whether it is open.
 
-    A closed expander's content still travels to the browser and is redrawn on every slider move (a code
-    block with its syntax highlighting costs about as much as a chart's redraw); a folded section sends
-    nothing until a student opens it. ``name`` keys its open state, so it stays open while sliders move.
+    A closed expander's content is still built and sent on every slider move (Sinusoidal's closed source view
+    was 25 KB of each move's messages); a folded section sends nothing until a student opens it. ``name``
+    keys its open state, so it stays open while sliders move; a second fold of the same name in one run gets
+    ``name_2``, and so on.
     """
-    key = f"fold_{name}"
-    for count in range(2, 100):  # two folds of one name in a run: fold_x, fold_x_2, ...
+    key, count = f"fold_{name}", 1
+    while True:
         try:
             box = st.expander(label, icon=icon, key=key, on_change="rerun")
             break
         except StreamlitDuplicateElementKey:
+            count += 1
             key = f"fold_{name}_{count}"
     with box:
         yield bool(box.open)

@@ -89,7 +89,9 @@ const NARROW_PX = 600;
 function narrowLegend(layout, width) {
   const legend = layout.legend;
   if (!width || width >= NARROW_PX || !legend || legend.orientation !== "v" || !(legend.x > 1)) return;
-  layout.legend = { ...legend, orientation: "h", x: 0, xanchor: "left", xref: "container", y: 0, yref: "container", yanchor: "bottom" };
+  // at the bottom of the chart's own box ("container"), so Plotly makes room for it under the axis title
+  layout.legend = { ...legend, orientation: "h", x: 0, xanchor: "left", xref: "container",
+                    y: 0, yanchor: "bottom", yref: "container" };
   if (layout.margin && layout.margin.r > 40) layout.margin = { ...layout.margin, r: 20 };
 }
 

@@ -88,8 +88,10 @@ def lesson():
                 classroom.snippet(todays_class.result_code(wanted, shipped_run),
                                   'acc = {name: result["variants"][name]["accuracy"] for name in pc.DROPE_VARIANTS}'
                                   '  # one accuracy per length in result["eval_lengths"]')
-                formula(r"\text{at } T = $t:\ \text{RoPE } $r,\ \text{dropped } $d,\ \text{DroPE } $p,\ "
-                        r"\text{NoPE } $n;\qquad \text{at } 8T:\ \text{RoPE } $r8,\ \text{DroPE } $p8",
+                # two rows: on one the 8T half ran past the right edge of a 1,280 px projector page
+                formula(r"\begin{gathered}\text{at } T = $t:\ \text{RoPE } $r,\ \text{dropped } $d,\ "
+                        r"\text{DroPE } $p,\ \text{NoPE } $n\\ \text{at } 8T:\ \text{RoPE } $r8,\ "
+                        r"\text{DroPE } $p8\end{gathered}",
                         t=t, r=acc["rope"][0], d=acc["dropped"][0], p=acc["drope"][0], n=acc["nope"][0],
                         r8=acc["rope"][-1], p8=acc["drope"][-1], digits=3)
                 better = "above" if acc["drope"][-1] > acc["rope"][-1] else "below"
