@@ -65,21 +65,23 @@ def _layer_stats(attn, x, cos_sin):
     q_rot, k_rot = apply_rotary_pos_emb(q, k, *cos_sin)
     k_rot = repeat_kv(k_rot, attn.num_key_value_groups)  # (1, 9, n, 64): grouped-query heads share keys
     raw = (q_rot @ k_rot.transpose(-1, -2))[0]  # (9, n, n) q.k
-    causal = torch.ones(n, n, dtype=torch.bool).tril()
+    device = x.device  # every helper tensor on the model's device (a CUDA run mixed CPU masks in)
+    causal = torch.ones(n, n, dtype=torch.bool, device=device).tril()
     weights = torch.softmax((raw * attn.scaling).masked_fill(~causal, float("-inf")), dim=-1)  # (9, n, n)
     # Every (query, key) pair with 0 < key <= query. The first token is left out of the by-offset numbers: it
     # is the attention sink (reported on its own), and it sits at offset m for query m, so it would make
     # every long offset look attended.
-    m_idx, n_idx = torch.nonzero(causal & (torch.arange(n) > 0)[None, :], as_tuple=True)
+    m_idx, n_idx = torch.nonzero(causal & (torch.arange(n, device=device) > 0)[None, :], as_tuple=True)
     offset = m_idx - n_idx  # (pairs,)
     count = torch.bincount(offset, minlength=n).double()  # (n,): n - r - 1 pairs at offset r (none at n - 1)
     raw_pairs = raw[:, m_idx, n_idx].double()  # (9, pairs)
     w_pairs = weights[:, m_idx, n_idx].double()
     heads = raw.shape[0]
-    raw_sum = torch.zeros(heads, n, dtype=torch.float64).index_add_(1, offset, raw_pairs)
-    w_sum = torch.zeros(heads, n, dtype=torch.float64).index_add_(1, offset, w_pairs)
-    raw_sq = torch.zeros(heads, n, dtype=torch.float64).index_add_(1, offset, raw_pairs ** 2)
-    sink = weights[:, SINK_FROM:, 0].double().sum(dim=1) if n > SINK_FROM else torch.zeros(heads, dtype=torch.float64)
+    raw_sum = torch.zeros(heads, n, dtype=torch.float64, device=device).index_add_(1, offset, raw_pairs)
+    w_sum = torch.zeros(heads, n, dtype=torch.float64, device=device).index_add_(1, offset, w_pairs)
+    raw_sq = torch.zeros(heads, n, dtype=torch.float64, device=device).index_add_(1, offset, raw_pairs ** 2)
+    sink = (weights[:, SINK_FROM:, 0].double().sum(dim=1) if n > SINK_FROM
+            else torch.zeros(heads, dtype=torch.float64, device=device))
     return {"q_energy": q_energy.double(), "k_energy": k_energy.double(), "count": count, "raw_sum": raw_sum,
             "raw_sq": raw_sq, "weight_sum": w_sum, "sink_sum": sink, "sink_count": max(n - SINK_FROM, 0)}
 
@@ -99,6 +101,7 @@ def attention_stats(token_ids, *, progress: Callable[[int, int], None] | None = 
     ids = list(token_ids)
     as_int("tokens", len(ids), minimum=2, maximum=MAX_STATS_TOKENS)
     _, model = load_smollm2()
+    model = model.to(device)  # as long_context does: the ids, weights and rotary tables on one device
     per_layer = []
 
     def on_layer(index, attn, x, cos_sin):
