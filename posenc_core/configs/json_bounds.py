@@ -16,7 +16,8 @@ import math
 import sys
 from collections.abc import Mapping
 
-__all__ = ["MAX_CONFIG_DEPTH", "MAX_CONFIG_VALUES", "HugeInteger", "check_config_tree", "parse_json_int"]
+__all__ = ["MAX_CONFIG_DEPTH", "MAX_CONFIG_VALUES", "HugeInteger", "check_config_tree", "parse_json_int",
+           "without_paths"]
 
 MAX_CONFIG_DEPTH = 32  # real configs nest 4-6 levels (text_config -> rope_parameters -> layer type -> lists)
 MAX_CONFIG_VALUES = 200_000  # every object, array and scalar counted; real configs hold a few thousand
@@ -59,15 +60,23 @@ def field_name(path) -> str:
     return "config" + "".join(f"[{p}]" if isinstance(p, int) else f"[{p!r}]" for p in path)
 
 
-def check_config_tree(config) -> None:
+def dotted(path) -> str:
+    """``text_config.rope_parameters.factor`` or ``long_factor[3]``: a field as the "read" tables name it."""
+    return "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in path).lstrip(".")
+
+
+def check_config_tree(config) -> list[tuple]:
     """Refuse a parsed config that is too deep, too large, or holds a number no float can carry.
 
     Raises ``ValueError`` naming the field for: nesting past ``MAX_CONFIG_DEPTH``, more than
     ``MAX_CONFIG_VALUES`` values, an integer beyond the float range, and a non-finite number (``Infinity``,
     ``NaN``, or a literal such as ``1e400``) in a field that sets positions.
+
+    Returns:
+        the paths of the non-finite numbers it let through (fields that do not set positions).
     """
     stack = [(config, (), False)]  # (value, path, inside a position field)
-    count = 1
+    count, let_through = 1, []
     while stack:
         value, path, positional = stack.pop()
         if isinstance(value, (Mapping, list, tuple)):
@@ -88,9 +97,28 @@ def check_config_tree(config) -> None:
             digits = value.digits if isinstance(value, HugeInteger) else int(value.bit_length() * math.log10(2)) + 1
             raise ValueError(f"{field_name(path)} is a whole number of {digits:,} digits; a config's numbers must "
                              f"fit a float (between -{sys.float_info.max:.4g} and {sys.float_info.max:.4g}).")
-        elif isinstance(value, float) and not math.isfinite(value) and positional:
-            raise ValueError(f"{field_name(path)} is {_token(value)}; this field sets positions and must be a "
-                             f"finite number (between -{sys.float_info.max:.4g} and {sys.float_info.max:.4g}).")
+        elif isinstance(value, float) and not math.isfinite(value):
+            if positional:
+                raise ValueError(f"{field_name(path)} is {_token(value)}; this field sets positions and must be a "
+                                 f"finite number (between -{sys.float_info.max:.4g} and {sys.float_info.max:.4g}).")
+            let_through.append(path)
+    return let_through
+
+
+def without_paths(config: Mapping, paths) -> dict:
+    """A copy of ``config`` without the values at ``paths`` (a list item becomes null); untouched parts are shared."""
+    config = dict(config)
+    for path in paths:
+        holder = config
+        for key in path[:-1]:  # copy the containers along the path only
+            item = holder[key]
+            holder[key] = item = dict(item) if isinstance(item, Mapping) else list(item)
+            holder = item
+        if isinstance(holder, dict):
+            holder.pop(path[-1], None)
+        else:
+            holder[path[-1]] = None
+    return config
 
 
 def _token(value: float) -> str:

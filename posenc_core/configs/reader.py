@@ -18,7 +18,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from .._checks import MAX_DIM, MAX_POSITIONS, as_int
-from .json_bounds import check_config_tree, parse_json_int
+from .json_bounds import check_config_tree, dotted, parse_json_int, without_paths
 
 __all__ = [
     "MAX_CONFIG_BYTES",
@@ -212,8 +212,10 @@ def normalise_config(config: Mapping) -> ConfigReading:
     """
     if not isinstance(config, Mapping):
         raise ValueError(f"A model config must be a JSON object (a dict), but got {type(config).__name__}.")
-    check_config_tree(config)  # depth, size and numbers, before the copies and the class below
-    config = dict(config)
+    # depth, size and numbers, before the copies and the class below; Infinity / NaN where nothing here reads
+    # positions is left out (a config class may refuse it, and the reading does not need it)
+    non_finite = check_config_tree(config)
+    config = without_paths(config, non_finite)
     if config.get("text_config") is not None and not isinstance(config["text_config"], Mapping):
         raise ValueError("config['text_config'] must be a JSON object (the language model's config).")
     _check_sizes(config)
@@ -274,6 +276,8 @@ def normalise_config(config: Mapping) -> ConfigReading:
             reading.ignored.append((key, f"not a field of {class_name}: the model's code never reads it"))
         else:
             reading.ignored.append((key, "not a field the generic reading knows"))
+    reading.ignored += [(dotted(path), "Infinity or NaN in a field that does not set positions: left out")
+                        for path in non_finite]
     return reading
 
 
