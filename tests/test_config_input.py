@@ -11,6 +11,7 @@ import json
 import time
 import tracemalloc
 
+import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -19,7 +20,7 @@ import posenc_core as pc
 from posenc_core.configs.json_bounds import MAX_CONFIG_DEPTH, POSITION_FIELDS
 from posenc_core.configs.reader import POSITION_KEYS
 
-SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+SETTINGS = settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 TIME_BUDGET_S = 10.0  # per config through all the readers, on a loaded 2-core machine
 MEMORY_BUDGET = 64 * 2**20  # bytes allocated at the peak (tracemalloc), per config
 
@@ -73,6 +74,10 @@ def read_everywhere(cfg) -> None:
         except ValueError:
             pass
     try:
+        layer_strip(cfg)
+    except ValueError:
+        pass
+    try:
         layers = pc.rope_layer_types(cfg) or [None]
     except ValueError:
         return
@@ -92,6 +97,21 @@ def _warm_up() -> None:
     for model_type in MODEL_TYPES:
         read_everywhere({"model_type": model_type})
         read_everywhere({"model_type": model_type, "rope_scaling": {"rope_type": "yarn", "factor": 2.0}})
+
+
+def layer_strip(cfg) -> None:
+    """What the layer strip computes: the groups and table, and one rotating layer's pairs, score and query scale."""
+    reading, rows = pc.read_layers(cfg)
+    pc.layer_groups(rows)
+    pc.layer_table(rows)
+    context = reading.get("max_position_embeddings", 4096)
+    context = min(int(context), 1 << 20) if isinstance(context, (int, float)) and context >= 2 else 4096
+    for row in [r for r in rows if r.rotates][:1] + [r for r in rows if r.query_scale][:1]:
+        if row.rotates:
+            pairs = pc.layer_pairs(row, context)
+            pc.score_vs_distance(pairs["inv_freq"], pairs["attention_factor"], 2 * context)
+        if row.query_scale:
+            pc.query_scale(row.query_scale, np.arange(0, 8 * context, 997))
 
 
 def within_budget(fn, *args) -> None:
