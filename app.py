@@ -4,6 +4,7 @@ import streamlit as st
 
 from page_kit import registry, settings
 from page_kit._heap import freeze_import_heap
+from page_kit.lesson import report_unexpected
 
 # A presentation link (?present=true) opens with the sidebar folded away: less chrome on a projector. "auto"
 # folds it on narrow screens too, so a phone opens on the lesson, not on a drawer covering it.
@@ -20,5 +21,8 @@ sections = {section.title: [_page(p) for p in section.pages] for section in regi
 navigation = st.navigation({"": [home], **sections}, position="sidebar", expanded=True)
 settings.sidebar()  # imports torch, when present, to ask for CUDA
 settings.presentation_bar([("Home", [home]), *sections.items()], navigation)
-navigation.run()
+try:
+    navigation.run()
+except Exception as error:  # noqa: BLE001 (outside any guard(): a logged bug and a sentence, not a redacted box)
+    report_unexpected(error)
 freeze_import_heap()  # after the page, so the modules it imported on first use are frozen too

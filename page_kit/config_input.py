@@ -13,12 +13,31 @@ from . import controls
 UPLOAD_MB = pc.MAX_CONFIG_BYTES >> 20  # the uploader counts in MB; its label and the core's cap agree
 
 
-def _uploaded_text(uploaded) -> str:
-    if uploaded.size > pc.MAX_CONFIG_BYTES:  # checked before the file is read
+# The paste box holds one character more than the cap, so a longer paste is cut to a length the core refuses
+# by size, instead of being cut silently at the cap and then reported as broken JSON.
+PASTE_CHARS = pc.MAX_CONFIG_BYTES + 1
+
+
+def uploaded_config_text(uploaded) -> str:
+    """An uploaded config.json as canonical JSON text; the size is checked before the file is read.
+
+    The server accepts uploads up to its one cap (the Learned page's tables), so this check is what holds a
+    config upload to its own, smaller limit.
+    """
+    if uploaded.size > pc.MAX_CONFIG_BYTES:
         raise ValueError(f"{uploaded.name} is {uploaded.size:,} bytes; the limit for a config.json here is "
                          f"{pc.MAX_CONFIG_BYTES:,} bytes ({UPLOAD_MB} MB). Did you pick the weights or the "
                          "tokenizer instead?")
     return json.dumps(pc.parse_config_json(uploaded.getvalue()))
+
+
+def pasted_config_text(text: str) -> str:
+    """A pasted config.json as canonical JSON text (a paste that filled the box is refused by its size)."""
+    if len(text) >= PASTE_CHARS:
+        raise ValueError(f"The pasted text fills the box ({PASTE_CHARS - 1:,} characters or more), so it was "
+                         f"probably cut; a config.json is a few kilobytes and the limit here is "
+                         f"{pc.MAX_CONFIG_BYTES:,} bytes. Did you paste the weights or the tokenizer instead?")
+    return json.dumps(pc.parse_config_json(text))
 
 
 def choose_config(default_preset: str, example: str, presets=None) -> tuple[str | None, str]:
@@ -51,7 +70,8 @@ def choose_config(default_preset: str, example: str, presets=None) -> tuple[str 
                                     max_upload_size=UPLOAD_MB)
         if uploaded is None:
             return None, "Upload a config.json to read it (pasted text is not used while *upload* is chosen)."
-        return _uploaded_text(uploaded), f"Reading the uploaded file **{uploaded.name}** ({uploaded.size:,} bytes)."
+        return (uploaded_config_text(uploaded),
+                f"Reading the uploaded file **{uploaded.name}** ({uploaded.size:,} bytes).")
     # Not bound to the URL: a config can be many kilobytes; share a preset link instead.
-    text = st.text_area("Paste a config.json", example, height=220, key="cfg", max_chars=pc.MAX_CONFIG_BYTES)
-    return json.dumps(pc.parse_config_json(text)), "Reading the pasted text."
+    text = st.text_area("Paste a config.json", example, height=220, key="cfg", max_chars=PASTE_CHARS)
+    return pasted_config_text(text), "Reading the pasted text."

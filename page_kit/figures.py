@@ -19,6 +19,8 @@ from .theme import CATEGORICAL, CYCLIC, DIVERGING, SEQUENTIAL, series_style, tem
 
 MAX_HEATMAP_ROWS = 480  # about the plot's height in pixels
 MAX_HEATMAP_COLS = 960  # about the plot's width in pixels
+BLOCK_MEAN_BAND = 1 << 18  # values block_mean converts to float64 at a time
+LARGE_MATRIX = 1 << 20  # above this many values a heatmap's colour range is taken in the matrix's own dtype
 MAX_LINE_POINTS = 1200
 MAX_BARS = 1024
 
@@ -79,10 +81,20 @@ def block_mean(a: np.ndarray, sr: int, sc: int) -> np.ndarray:
 
     Keeping every k-th cell of a fast wave aliases it into slow stripes (moire) that are not in the data;
     the block mean shows what a cell of that size really holds. Output shape (..., ceil(R/sr), ceil(C/sc)).
+    A large 2D matrix is averaged in bands of whole blocks, so its float64 copies are one band at a time
+    (a 4,096 x 1,536 upload needed 150 MB of them at once).
     """
-    a = np.asarray(a, dtype=np.float64)
+    a = np.asarray(a)
     if sr == 1 and sc == 1:
-        return a
+        return np.asarray(a, dtype=np.float64)
+    band = sr * max(1, BLOCK_MEAN_BAND // (sr * a.shape[-1]))  # rows per band: whole blocks, ~256K values
+    if a.ndim != 2 or a.shape[0] <= band:
+        return _block_mean(a, sr, sc)
+    return np.concatenate([_block_mean(a[i:i + band], sr, sc) for i in range(0, a.shape[0], band)], axis=0)
+
+
+def _block_mean(a: np.ndarray, sr: int, sc: int) -> np.ndarray:
+    a = np.asarray(a, dtype=np.float64)
     *lead, rows, cols = a.shape
     pr, pc_ = -rows % sr, -cols % sc
     padded_ = np.pad(a, [(0, 0)] * len(lead) + [(0, pr), (0, pc_)], constant_values=np.nan)
@@ -170,13 +182,17 @@ def heatmap(z, *, title: str, x_title: str, y_title: str, alt: str, name: str, x
                                "<extra></extra>", colorbar=dict(title=dict(text=value_name, side="right")))
     clipped_note = ""
     if robust is not None and zrange is None and finite.size:
-        values = np.asarray(full, dtype=np.float64)
-        values = values[np.isfinite(values)]
+        # a large matrix keeps its own dtype (a float32 upload's copies stay float32); the percentile may then
+        # partition its own copy in place: the counts below do not depend on the order
+        large = full.size > LARGE_MATRIX
+        values = finite if large else np.asarray(full, dtype=np.float64)[np.isfinite(full)]
         if signed:
-            bound = float(np.percentile(np.abs(values), robust)) or 1.0
-            zrange, beyond = (-bound, bound), int(np.sum(np.abs(values) > bound))
+            magnitudes = np.abs(values)
+            bound = float(np.percentile(magnitudes, robust, overwrite_input=large)) or 1.0
+            zrange, beyond = (-bound, bound), int(np.count_nonzero(magnitudes > bound))
         else:
-            low, high = (float(v) for v in np.percentile(values, [100 - robust, robust]))
+            ranked = values.copy() if large else values
+            low, high = (float(v) for v in np.percentile(ranked, [100 - robust, robust], overwrite_input=large))
             zrange, beyond = (low, high if high > low else low + 1.0), int(np.sum((values < low) | (values > high)))
         clipped_note = (f"Colour range {zrange[0]:.3g} to {zrange[1]:.3g}: the {robust:g}th percentile of the "
                         f"values, so that {beyond:,} outlying values of {values.size:,} do not wash out the rest; "

@@ -75,7 +75,8 @@ def strip(rows, groups, table, *, name: str, title: str) -> None:
     hover = [f"{t}: {m}; {p} {theta} {pairs}".strip() for t, m, p, theta, pairs in
              zip(table["layer type"], table["mixer"], table["positions"], table["θ"], table["pairs turning"],
                  strict=True)]
-    mixers = [f"sliding window of {r.window:,} tokens" if r.mixer == "sliding window" else
+    mixers = [(f"sliding window of {r.window:,} tokens" if r.window else "sliding window (no width in the config)")
+              if r.mixer == "sliding window" else
               f"chunks of {r.chunk:,} tokens" if r.chunk else
               r.mixer_name + (f", window {r.window:,}" if r.window else "") for r in rows]
     label_of = {i: g["label"] for g in groups for i in g["layers"]}

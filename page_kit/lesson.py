@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import inspect
+import logging
 import string
 from collections.abc import Sequence
 
@@ -85,13 +86,32 @@ def source(*functions, label: str = "Show the code that computed this") -> None:
                 st.code(inspect.getsource(function), language="python")
 
 
+# The last line of defence logs here; the test suites fail on any record of it (tests/conftest.py).
+FALLBACK_LOG = logging.getLogger("posenc_explorer.fallback")
+FALLBACK_MESSAGE = ("Something went wrong here that the page did not expect; the details were logged for the "
+                    "developers. Try other values or a preset, or open the page again from the sidebar.")
+
+
+def report_unexpected(error: Exception) -> None:
+    """Show a sentence with what to try instead of Streamlit's redacted exception box, and log the traceback."""
+    FALLBACK_LOG.error("Unexpected %s on %s", type(error).__name__, st.query_params.to_dict() or "a page",
+                       exc_info=error)
+    st.error(f"{FALLBACK_MESSAGE} ({type(error).__name__})", icon=":material/bug_report:")
+
+
 @contextlib.contextmanager
 def guard():
-    """Turn the core's ValueError into an error box with its sentence, never a traceback."""
+    """Turn the core's ValueError into an error box with its sentence, never a traceback.
+
+    Any other exception is a bug: it is logged with its traceback and the page says what to try
+    (``report_unexpected``). Streamlit's own rerun and stop signals are BaseExceptions and pass through.
+    """
     try:
         yield
     except ValueError as error:
         st.error(str(error), icon=":material/error:")
+    except Exception as error:  # noqa: BLE001 (the last line: every bug becomes a message and a log record)
+        report_unexpected(error)
 
 
 def see_also(*url_paths: str) -> None:

@@ -13,6 +13,7 @@ import streamlit as st
 import posenc_core as pc
 
 from . import controls
+from .config_input import PASTE_CHARS, UPLOAD_MB, pasted_config_text, uploaded_config_text
 
 AXIS_COLOURS = {"time": 0, "height": 1, "width": 2}  # palette indices: one colour per axis on every page
 KIND_NAMES = ("text", "image", "video", "audio")
@@ -49,13 +50,6 @@ def _from_reading(reading, label: str) -> Model:
                  reading.time.get("n_window", 50), label)
 
 
-def _uploaded_text(uploaded) -> str:
-    if uploaded.size > pc.MAX_CONFIG_BYTES:  # checked before the file is read
-        raise ValueError(f"{uploaded.name} is {uploaded.size:,} bytes; the limit for a config.json here is "
-                         f"{pc.MAX_CONFIG_BYTES:,} bytes. Did you pick the weights or the tokenizer instead?")
-    return json.dumps(pc.parse_config_json(uploaded.getvalue()))
-
-
 def model_picker() -> tuple[Model, object]:
     """A preset (default) or a pasted / uploaded config.json; returns the model and the config's reading."""
     c1, c2 = st.columns([1, 2])
@@ -71,11 +65,11 @@ def model_picker() -> tuple[Model, object]:
                    f"{preset.note}")
         return _from_reading(read_config(json.dumps(preset.config)), preset.name), None
     with c2:
-        uploaded = st.file_uploader("Upload config.json", type=["json"], key="upload",
-                                    help=f"At most {pc.MAX_CONFIG_BYTES:,} bytes.")
+        uploaded = st.file_uploader(f"Upload config.json (at most {UPLOAD_MB} MB)", type=["json"], key="upload",
+                                    max_upload_size=UPLOAD_MB)
     # Not bound to the URL: a config can be many kilobytes; share a preset link instead.
-    text = st.text_area("… or paste it here", EXAMPLE, height=180, key="cfg", max_chars=pc.MAX_CONFIG_BYTES)
-    config_text = _uploaded_text(uploaded) if uploaded is not None else json.dumps(pc.parse_config_json(text))
+    text = st.text_area("… or paste it here", EXAMPLE, height=180, key="cfg", max_chars=PASTE_CHARS)
+    config_text = uploaded_config_text(uploaded) if uploaded is not None else pasted_config_text(text)
     reading = read_config(config_text)
     return _from_reading(reading, ""), reading
 

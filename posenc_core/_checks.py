@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import math
 import numbers
+import sys
 
 # Size caps. They bound memory, not correctness: 2**25 float32 values are 128 MiB,
 # far more than any figure shows, and small enough for a 2-core laptop.
@@ -38,7 +39,12 @@ def as_float(name: str, value, *, minimum: float | None = None, above: float | N
     """Return ``value`` as a finite float, or raise a ValueError that names ``name``."""
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
         raise ValueError(f"{name} must be a number, but got {value!r}.")
-    value = float(value)
+    try:
+        value = float(value)
+    except OverflowError:  # an int beyond the float range (a 401-digit integer in a config)
+        digits = int(int(value).bit_length() * math.log10(2)) + 1  # str() of a 5,000-digit int raises
+        raise ValueError(f"{name} must be a finite number no larger than {sys.float_info.max:.4g} in size, but "
+                         f"got a whole number of about {digits:,} digits.") from None
     if not math.isfinite(value):
         raise ValueError(f"{name} must be a finite number, but got {value}.")
     if minimum is not None and value < minimum:

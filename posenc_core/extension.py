@@ -14,8 +14,8 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 
-from ._checks import MAX_POSITIONS, as_base, as_choice, as_float, as_int
-from .scaling import rope_inv_freq, rotary_dim, yarn_correction_dim, yarn_mscale
+from ._checks import MAX_DIM, MAX_POSITIONS, as_base, as_choice, as_float, as_int
+from .scaling import MAX_ATTENTION_FACTOR, rope_inv_freq, rotary_dim, yarn_correction_dim, yarn_mscale
 
 __all__ = [
     "BANDS",
@@ -43,6 +43,7 @@ EXTENSION_METHODS = {
 }
 BANDS = ("extrapolated", "blended", "interpolated")
 MAX_CONTEXT = MAX_POSITIONS * 64  # the largest L' the analysis accepts (268M tokens)
+MAX_TURNS = 1e12  # YaRN's beta_fast / beta_slow count turns; 2 pi times more must still be a float
 _TOL = 1e-5  # relative tolerance for "kept" / "divided by s"; float32 frequencies carry ~6e-8 error
 
 
@@ -93,8 +94,9 @@ def extension_scaling(method, factor, original, *, beta_fast=32.0, beta_slow=1.0
         return {"rope_type": "ntk_alpha", "alpha": alpha}, original
     if method == "yarn":
         scaling = {"rope_type": "yarn", "factor": factor, "original_max_position_embeddings": original,
-                   "beta_fast": as_float("beta_fast", beta_fast, above=0.0),
-                   "beta_slow": as_float("beta_slow", beta_slow, above=0.0), "truncate": bool(truncate)}
+                   "beta_fast": as_float("beta_fast", beta_fast, above=0.0, maximum=MAX_TURNS),
+                   "beta_slow": as_float("beta_slow", beta_slow, above=0.0, maximum=MAX_TURNS),
+                   "truncate": bool(truncate)}
         if mscale:
             scaling["mscale"] = as_float("mscale", mscale, above=0.0)
         if mscale_all_dim:
@@ -212,8 +214,8 @@ def yarn_paper_ramp(head_dim, base, original, beta_fast=32.0, beta_slow=1.0, par
     dim = rotary_dim(head_dim, partial_rotary_factor)
     base = as_base(base)
     original = as_int("original context L", original, minimum=2, maximum=MAX_CONTEXT)
-    alpha = as_float("beta_slow", beta_slow, above=0.0)
-    beta = as_float("beta_fast", beta_fast, above=0.0)
+    alpha = as_float("beta_slow", beta_slow, above=0.0, maximum=MAX_TURNS)
+    beta = as_float("beta_fast", beta_fast, above=0.0, maximum=MAX_TURNS)
     if beta <= alpha:
         raise ValueError(f"beta_fast ({beta:g}) must be larger than beta_slow ({alpha:g}): the ramp runs from "
                          "pairs that turn beta_slow times in L to pairs that turn beta_fast times.")
@@ -225,6 +227,10 @@ def yarn_paper_ramp(head_dim, base, original, beta_fast=32.0, beta_slow=1.0, par
 
 def yarn_code_bounds(head_dim, base, original, beta_fast=32.0, beta_slow=1.0) -> tuple[float, float]:
     """The untruncated pair indices where the code's ramp starts and ends (for labels)."""
+    head_dim, base = as_int("head_dim", head_dim, minimum=2, maximum=MAX_DIM), as_base(base)
+    original = as_int("original context L", original, minimum=2, maximum=MAX_CONTEXT)
+    beta_fast = as_float("beta_fast", beta_fast, above=0.0, maximum=MAX_TURNS)
+    beta_slow = as_float("beta_slow", beta_slow, above=0.0, maximum=MAX_TURNS)
     return (yarn_correction_dim(beta_fast, head_dim, base, original),
             yarn_correction_dim(beta_slow, head_dim, base, original))
 
@@ -242,9 +248,10 @@ def score_vs_distance(inv_freq, attention_factor=1.0, max_distance=4096, n_point
     theta = np.asarray(inv_freq, dtype=np.float64).reshape(-1)
     if theta.size == 0:
         raise ValueError("score_vs_distance needs at least one frequency.")
-    max_distance = as_int("max_distance", max_distance, minimum=1, maximum=MAX_CONTEXT)
+    # the figures run to 4 L', so the distance cap is four contexts
+    max_distance = as_int("max_distance", max_distance, minimum=1, maximum=4 * MAX_CONTEXT)
     n_points = as_int("n_points", n_points, minimum=2, maximum=20000)
-    attention_factor = as_float("attention_factor", attention_factor, above=0.0)
+    attention_factor = as_float("attention_factor", attention_factor, above=0.0, maximum=MAX_ATTENTION_FACTOR)
     distances = np.unique(np.concatenate([[0], np.round(np.geomspace(1, max_distance, n_points - 1))]))
     scores = np.empty(distances.shape[0])
     for start in range(0, distances.shape[0], 256):  # keeps the (chunk, pairs) buffer small

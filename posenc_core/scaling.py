@@ -89,7 +89,7 @@ def _inv_freq(base, dim: int, ctx: ScalingContext):
 
 
 def _param_float(params: Mapping, key: str, rope_type: str, *, required: bool = False, default=None,
-                 above: float | None = None):
+                 above: float | None = None, minimum: float | None = None, maximum: float | None = None):
     if key not in params:
         if required:
             raise ValueError(f"rope_type '{rope_type}' needs the key '{key}' in rope_scaling, and it is missing.")
@@ -97,7 +97,20 @@ def _param_float(params: Mapping, key: str, rope_type: str, *, required: bool = 
     value = params[key]
     if value is None:
         return default
-    return as_float(f"rope_scaling['{key}']", value, above=above)
+    return as_float(f"rope_scaling['{key}']", value, above=above, minimum=minimum, maximum=maximum)
+
+
+# The attention factor multiplies cos and sin, so a logit grows by its square; past this the scores of the
+# figures overflow a float long before they mean anything (real configs: 1 to about 1.5).
+MAX_ATTENTION_FACTOR = 1e6
+
+
+def _checked_attention_factor(value: float, given: str) -> float:
+    """The attention factor where it is formed: positive and bounded, naming the fields it came from."""
+    if not (math.isfinite(value) and 0.0 < value <= MAX_ATTENTION_FACTOR):
+        raise ValueError(f"The attention factor from {given} comes to {value:.4g}; it must be above 0 and at most "
+                         f"{MAX_ATTENTION_FACTOR:g} (it scales every attention logit by its square).")
+    return value
 
 
 def _original_context(params: Mapping, rope_type: str, ctx: ScalingContext) -> int:
@@ -193,8 +206,10 @@ def yarn_correction_dim(num_rotations: float, dim: int, base: float, original: i
 
 def yarn_ramp_bounds(params: Mapping, dim: int, base: float, original: int) -> tuple[float, float]:
     """Pair indices (low, high) where YaRN's ramp starts and ends, as transformers computes them."""
-    beta_fast = _param_float(params, "beta_fast", "yarn") or 32  # transformers: a 0 or None means 32
-    beta_slow = _param_float(params, "beta_slow", "yarn") or 1
+    # transformers: a 0 or None means 32 / 1. A negative count of turns (or one whose 2 pi multiple is no
+    # longer a float) has no pair index: transformers' own log fails on it with "math domain error".
+    beta_fast = _param_float(params, "beta_fast", "yarn", minimum=0.0, maximum=1e12) or 32
+    beta_slow = _param_float(params, "beta_slow", "yarn", minimum=0.0, maximum=1e12) or 1
     low = yarn_correction_dim(beta_fast, dim, base, original)
     high = yarn_correction_dim(beta_slow, dim, base, original)
     if params.get("truncate", True):  # an explicit None disables truncation in transformers too
@@ -237,14 +252,16 @@ def _yarn_ramp_torch(low, high, n_pairs: int, ctx: ScalingContext):
 def _yarn(base, dim, params, ctx):
     original = _original_context(params, "yarn", ctx)
     factor = _factor_or_ratio(params, "yarn", ctx, original)
-    attention_factor = _param_float(params, "attention_factor", "yarn")
+    attention_factor = _param_float(params, "attention_factor", "yarn", above=0.0, maximum=MAX_ATTENTION_FACTOR)
     if attention_factor is None:
         mscale = _param_float(params, "mscale", "yarn")
         mscale_all_dim = _param_float(params, "mscale_all_dim", "yarn")
         if mscale and mscale_all_dim:  # DeepSeek's form; with only one of them transformers ignores both
-            attention_factor = yarn_mscale(factor, mscale) / yarn_mscale(factor, mscale_all_dim)
+            attention_factor = _checked_attention_factor(
+                yarn_mscale(factor, mscale) / yarn_mscale(factor, mscale_all_dim),
+                "rope_scaling['mscale'], ['mscale_all_dim'] and ['factor']")
         else:
-            attention_factor = yarn_mscale(factor)
+            attention_factor = _checked_attention_factor(yarn_mscale(factor), "rope_scaling['factor']")
     low, high = yarn_ramp_bounds(params, dim, base, original)
     # transformers' order of operations: both frequency sets from one pow, the ramp turned into an
     # "extrapolation factor" 1 - ramp, and the blend written with it.
@@ -296,7 +313,8 @@ def _longrope(base, dim, params, ctx):
     short = _factor_list(params, "short_factor", dim // 2)
     long = _factor_list(params, "long_factor", dim // 2)
     factor = _factor_or_ratio(params, "longrope", ctx, original)
-    attention_factor = _param_float(params, "attention_factor", "longrope")
+    attention_factor = _param_float(params, "attention_factor", "longrope", above=0.0,
+                                    maximum=MAX_ATTENTION_FACTOR)
     if attention_factor is None:
         attention_factor = 1.0 if factor <= 1.0 else math.sqrt(1 + math.log(factor) / math.log(original))
     # The long factors switch on only once the sequence is longer than the pretraining context (a

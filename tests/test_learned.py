@@ -93,11 +93,11 @@ def _bad_safetensors(name):
 
 
 @pytest.mark.parametrize("make, message", [
-    (lambda: (b"\x00" * (pc.MAX_UPLOAD_BYTES + 1), "t.npy", None), "limited to 32 MiB"),
+    (lambda: (b"\x00" * (pc.MAX_UPLOAD_BYTES + 1), "t.npy", None), "limited to 20 MiB"),
     (lambda: (b"abc", "t.csv", None), ".npy or a .safetensors"),
     (lambda: (b"not a numpy file", "t.npy", None), "header"),
     (lambda: (_npy(np.array([{"a": 1}], dtype=object), allow_pickle=True), "t.npy", None), "pickle"),
-    (lambda: (_npy(np.zeros(3))[:-8] + b"\x00", "t.npy", None), "readable"),
+    (lambda: (_npy(np.zeros((3, 2)))[:-8] + b"\x00", "t.npy", None), "cut short"),
     (lambda: (_npy(np.zeros((2, 3, 4))), "t.npy", None), "must be 2D"),
     (lambda: (_npy(np.zeros((1, 3))), "t.npy", None), "at least 2 positions"),
     (lambda: (_npy(np.zeros((5000, 2))), "t.npy", None), "at most 4,096"),

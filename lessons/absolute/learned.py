@@ -5,19 +5,21 @@ from page_kit import classroom, controls, figures, formula, guard, header, notic
 from page_kit.code_lines import fold
 
 SOURCES = {"minilm": "all-MiniLM-L6-v2", "upload": "your upload"}
+UPLOAD_MB = pc.MAX_UPLOAD_BYTES // 2**20  # Streamlit's MB are MiB; the label, the widget and the core agree
 
 
 @st.cache_data(max_entries=8, show_spinner="Reading the position table...")
 def table_for(src: str, file_id: str, filename: str, tensor: str):
     if src == "minilm":
         return pc.minilm_position_table()
-    return pc.load_position_table(st.session_state["upload"].getvalue(), filename, tensor)
+    # the upload's own buffer (no copy): the header is checked first, then the values are converted once
+    return pc.load_position_table(st.session_state["upload"].getbuffer(), filename, tensor)
 
 
 @st.cache_data(max_entries=8, show_spinner="Analysing the table...")
 def analysis(src: str, file_id: str, filename: str, tensor: str, shown: int):
     table = table_for(src, file_id, filename, tensor)[:shown]
-    return {"similarity": pc.similarity_matrix(table, "cosine"),
+    return {"similarity": pc.sampled_similarity(table), "ends": pc.similarity_matrix(table[[0, 1, -1]], "cosine"),
             "pca": pc.principal_components(table, min(6, *table.shape)), "summary": pc.table_summary(table)}
 
 
@@ -47,9 +49,10 @@ def lesson():
             u1, u2 = st.columns([3, 2])
             with u1:
                 upload = st.file_uploader(
-                    "A 2D position table: .npy (no pickles) or .safetensors", type=["npy", "safetensors"],
-                    key="upload", max_upload_size=pc.MAX_UPLOAD_BYTES // 2**20,
-                    help=f"At most {pc.MAX_UPLOAD_BYTES // 2**20} MiB and {pc.MAX_TABLE_ROWS:,} positions.")
+                    f"A 2D position table: .npy (no pickles) or .safetensors, at most {UPLOAD_MB} MB",
+                    type=["npy", "safetensors"], key="upload", max_upload_size=UPLOAD_MB,
+                    help=f"At most {UPLOAD_MB} MB, {pc.MAX_TABLE_ROWS:,} positions and {pc.MAX_TABLE_VALUES:,} "
+                         "numbers (float64/32/16, bfloat16, float8, int8 to int64).")
             with u2:
                 tensor = controls.text("Tensor name (.safetensors only)", "tensor", pc.MINILM_TENSOR)
         if upload is None:
@@ -57,6 +60,10 @@ def lesson():
                     icon=":material/upload_file:")
             return
         file_id, filename = upload.file_id, upload.name
+        if upload.size > pc.MAX_UPLOAD_BYTES:  # before the file is read (the server's cap may be set higher)
+            st.error(f"{filename} is {upload.size / 2**20:.1f} MB; this page reads tables of at most {UPLOAD_MB} MB.",
+                     icon=":material/error:")
+            return
     else:
         c2.caption("sentence-transformers/all-MiniLM-L6-v2 (a 6-layer BERT), tensor "
                    f"`{pc.MINILM_TENSOR}`, read alone from the model's .safetensors file shipped by the PyPI "
@@ -132,16 +139,21 @@ def lesson():
 
         if tab_sim.open:
             with tab_sim:
+                sim = info["similarity"]
+                every = f" (one row in {sim['stride']})" if sim["stride"] > 1 else ""
                 show(figures.heatmap(
-                    info["similarity"], title="Cosine similarity between the rows of P", x_title="position j",
+                    sim["similarity"], x=sim["positions"], y=sim["positions"],
+                    title=f"Cosine similarity between the rows of P{every}", x_title="position j",
                     y_title="position i", value_name="cosine", name="learned_similarity",
                     alt="Heatmap of the cosine similarity between every pair of positions: a bright band along "
                         "the diagonal."))
-                classroom.snippet(*table_code, fold("similarity = pc.similarity_matrix(table, 'cosine')",
-                                                    f"({shown}, {shown}) float32"))
+                classroom.snippet(*table_code, fold("sim = pc.sampled_similarity(table)",
+                                                    f"sim['similarity'] ({len(sim['positions'])}, "
+                                                    f"{len(sim['positions'])}) float32: rows 0, {sim['stride']}, "
+                                                    "..."))
                 formula(r"\cos(i, j) = \frac{P[i]\cdot P[j]}{\lVert P[i]\rVert\,\lVert P[j]\rVert},\quad "
-                        r"\cos(0, 1) = $a,\ \cos(0, $far) = $b", a=float(info["similarity"][0, 1]),
-                        far=shown - 1, b=float(info["similarity"][0, shown - 1]))
+                        r"\cos(0, 1) = $a,\ \cos(0, $far) = $b", a=float(info["ends"][0, 1]),
+                        far=shown - 1, b=float(info["ends"][0, 2]))
                 notice("Nobody told the model that position 41 is close to position 42, but training found it: "
                        "the dark band along the diagonal means neighbouring rows point in similar directions. Away "
                        "from the diagonal the similarity does not simply fade; it ripples in stripes, because the "
@@ -194,4 +206,4 @@ def lesson():
                        "position; no single component carries much of the variance, so the code is spread out.")
 
 lesson()
-source(pc.learned_lookup, pc.principal_components, pc.load_position_table)
+source(pc.learned_lookup, pc.principal_components, pc.sampled_similarity, pc.load_position_table)

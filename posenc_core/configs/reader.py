@@ -18,6 +18,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from .._checks import MAX_DIM, MAX_POSITIONS, as_int
+from .json_bounds import check_config_tree, dotted, parse_json_int, without_paths
 
 __all__ = [
     "MAX_CONFIG_BYTES",
@@ -104,7 +105,9 @@ class ConfigReading:
 def parse_config_json(data, max_bytes=MAX_CONFIG_BYTES) -> dict:
     """Parse the text (or bytes) of a config.json, with one clear sentence for each way it can fail.
 
-    The size is checked before anything is decoded or parsed.
+    The size is checked before anything is decoded or parsed, and the tree's depth, size and numbers
+    (``check_config_tree``) before anything copies it. ``Infinity`` / ``NaN`` tokens parse, as transformers'
+    own writer emits them.
     """
     if isinstance(data, str):
         size = len(data.encode("utf-8", errors="replace"))
@@ -124,7 +127,7 @@ def parse_config_json(data, max_bytes=MAX_CONFIG_BYTES) -> dict:
     if not data.strip():
         raise ValueError("The config is empty: paste the contents of a config.json or upload the file.")
     try:
-        config = json.loads(data, parse_constant=_reject_constant)
+        config = json.loads(data, parse_int=parse_json_int)
     except json.JSONDecodeError as error:
         raise ValueError(f"This is not valid JSON: {error.msg} at line {error.lineno}, column {error.colno}. "
                          "(Python-style None/True/False or a trailing comma are common causes.)") from None
@@ -132,11 +135,8 @@ def parse_config_json(data, max_bytes=MAX_CONFIG_BYTES) -> dict:
         raise ValueError("The JSON is nested too deeply to be a model config.") from None
     if not isinstance(config, dict):
         raise ValueError(f"A config.json holds one JSON object {{...}}, but this is a JSON {_json_kind(config)}.")
+    check_config_tree(config)
     return config
-
-
-def _reject_constant(name):
-    raise ValueError(f"The JSON contains {name}, which is not a valid JSON number; use a finite value.")
 
 
 def _json_kind(value) -> str:
@@ -212,7 +212,10 @@ def normalise_config(config: Mapping) -> ConfigReading:
     """
     if not isinstance(config, Mapping):
         raise ValueError(f"A model config must be a JSON object (a dict), but got {type(config).__name__}.")
-    config = dict(config)
+    # depth, size and numbers, before the copies and the class below; Infinity / NaN where nothing here reads
+    # positions is left out (a config class may refuse it, and the reading does not need it)
+    non_finite = check_config_tree(config)
+    config = without_paths(config, non_finite)
     if config.get("text_config") is not None and not isinstance(config["text_config"], Mapping):
         raise ValueError("config['text_config'] must be a JSON object (the language model's config).")
     _check_sizes(config)
@@ -273,6 +276,8 @@ def normalise_config(config: Mapping) -> ConfigReading:
             reading.ignored.append((key, f"not a field of {class_name}: the model's code never reads it"))
         else:
             reading.ignored.append((key, "not a field the generic reading knows"))
+    reading.ignored += [(dotted(path), "Infinity or NaN in a field that does not set positions: left out")
+                        for path in non_finite]
     return reading
 
 

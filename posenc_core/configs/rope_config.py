@@ -115,7 +115,11 @@ def config_contexts(read: RopeConfig) -> tuple[int, int | None, str]:
         else:
             origin = "factor from the config"
         factor = as_float("rope_scaling['factor']", factor, above=0.0)
-        target = min(max(int(round(factor * original)), 2), _MAX_CONTEXT)
+        if factor * original > _MAX_CONTEXT:  # refused where L' is formed, naming what the user wrote
+            raise ValueError(f"rope_scaling['factor'] = {factor:g} times original_max_position_embeddings = "
+                             f"{original:,} asks for a context of {factor * original:.4g} tokens; this page reads "
+                             f"contexts up to {_MAX_CONTEXT:,} tokens.")
+        target = max(int(round(factor * original)), 2)
         how = f"L = original_max_position_embeddings; L′ = factor × L, {origin}"
         if max_pos is not None and max_pos != target:
             how += (f". The config also declares max_position_embeddings = {max_pos:,}; {kind}'s frequencies do "

@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
+from ..configs.json_bounds import check_config_tree
 from .families import mm_family
 from .rotary import MRopeSettings, mm_rope_settings
 
@@ -45,8 +46,9 @@ def read_multimodal_config(config) -> MMConfigReading:
     """The multimodal rotary settings of a parsed config.json (see ``parse_config_json``)."""
     if not isinstance(config, Mapping):
         raise ValueError(f"A model config must be a JSON object, but got {type(config).__name__}.")
+    check_config_tree(config)  # depth, size and numbers, before anything below reads them
     model_type = config.get("model_type")
-    if model_type not in MODEL_TYPES:
+    if not isinstance(model_type, str) or model_type not in MODEL_TYPES:  # a list is not hashable
         known = ", ".join(sorted(MODEL_TYPES))
         raise ValueError(f"model_type {model_type!r} is not one of the vision-language families these pages know "
                          f"({known}). For a text-only model use the 'Model presets and config.json' page.")
