@@ -8,6 +8,7 @@ a regression test with the sentence it must give.
 from __future__ import annotations
 
 import json
+import math
 import time
 import tracemalloc
 
@@ -176,11 +177,20 @@ def test_a_401_digit_integer_names_its_field(field):
 
 
 def test_non_finite_tokens_parse_and_are_refused_only_where_they_set_positions():
-    text = ('{"model_type": "llama", "initializer_range": NaN, "attn_logit_softcapping": Infinity, '
-            '"rms_norm_eps": -Infinity, "rope_theta": 500000.0}')
-    cfg = pc.parse_config_json(text)
-    reading, rows = pc.read_layers(cfg)
+    # Granite 4.0-H's class default time_step_limit is (0.0, inf): written as the bare token (Python's json) or
+    # as transformers 5's tagged form, it reaches the class unchanged and the config reads
+    for limit in ("Infinity", '{"__float__": "Infinity"}'):
+        text = '{"model_type": "granitemoehybrid", "time_step_limit": [0.0, %s], "num_hidden_layers": 4}' % limit
+        cfg = pc.parse_config_json(text)
+        assert cfg["time_step_limit"] == [0.0, math.inf]
+        reading, rows = pc.read_layers(cfg)
+        assert len(rows) == 4
+    text = '{"model_type": "llama", "attn_logit_softcapping": Infinity, "rope_theta": 500000.0}'
+    reading, rows = pc.read_layers(pc.parse_config_json(text))
     assert {r.theta for r in rows} == {500000.0}
+    # what transformers' own class refuses is refused with its reason, naming the field
+    with pytest.raises(ValueError, match="initializer_range"):
+        pc.read_layers(pc.parse_config_json('{"model_type": "llama", "initializer_range": NaN}'))
     for body, field in (('"rope_theta": Infinity', "rope_theta"), ('"rope_theta": 1e400', "rope_theta"),
                         ('"rope_scaling": {"rope_type": "yarn", "factor": NaN}', "factor"),
                         ('"text_config": {"max_position_embeddings": -Infinity}', "max_position_embeddings")):

@@ -16,8 +16,8 @@ import math
 import sys
 from collections.abc import Mapping
 
-__all__ = ["MAX_CONFIG_DEPTH", "MAX_CONFIG_VALUES", "HugeInteger", "check_config_tree", "parse_json_int",
-           "without_paths"]
+__all__ = ["MAX_CONFIG_DEPTH", "MAX_CONFIG_VALUES", "HugeInteger", "check_config_tree", "decode_special_float",
+           "parse_json_int"]
 
 MAX_CONFIG_DEPTH = 32  # real configs nest 4-6 levels (text_config -> rope_parameters -> layer type -> lists)
 MAX_CONFIG_VALUES = 200_000  # every object, array and scalar counted; real configs hold a few thousand
@@ -105,20 +105,16 @@ def check_config_tree(config) -> list[tuple]:
     return let_through
 
 
-def without_paths(config: Mapping, paths) -> dict:
-    """A copy of ``config`` without the values at ``paths`` (a list item becomes null); untouched parts are shared."""
-    config = dict(config)
-    for path in paths:
-        holder = config
-        for key in path[:-1]:  # copy the containers along the path only
-            item = holder[key]
-            holder[key] = item = dict(item) if isinstance(item, Mapping) else list(item)
-            holder = item
-        if isinstance(holder, dict):
-            holder.pop(path[-1], None)
-        else:
-            holder[path[-1]] = None
-    return config
+# transformers 5.x writes a non-finite float as {"__float__": "Infinity"} (PreTrainedConfig._encode_special_floats)
+# and reads it back with _decode_special_floats; older versions wrote the bare Infinity token Python's json emits.
+_FLOAT_TAGS = {"Infinity": math.inf, "-Infinity": -math.inf, "NaN": math.nan}
+
+
+def decode_special_float(obj: dict):
+    """A ``json.loads`` object hook: transformers' tagged non-finite float becomes the float, as the model reads it."""
+    if len(obj) == 1 and isinstance(obj.get("__float__"), str) and obj["__float__"] in _FLOAT_TAGS:
+        return _FLOAT_TAGS[obj["__float__"]]
+    return obj
 
 
 def _token(value: float) -> str:

@@ -18,7 +18,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from .._checks import MAX_DIM, MAX_POSITIONS, as_int
-from .json_bounds import check_config_tree, dotted, parse_json_int, without_paths
+from .json_bounds import check_config_tree, decode_special_float, parse_json_int
 
 __all__ = [
     "MAX_CONFIG_BYTES",
@@ -106,8 +106,9 @@ def parse_config_json(data, max_bytes=MAX_CONFIG_BYTES) -> dict:
     """Parse the text (or bytes) of a config.json, with one clear sentence for each way it can fail.
 
     The size is checked before anything is decoded or parsed, and the tree's depth, size and numbers
-    (``check_config_tree``) before anything copies it. ``Infinity`` / ``NaN`` tokens parse, as transformers'
-    own writer emits them.
+    (``check_config_tree``) before anything copies it. ``Infinity`` / ``NaN`` tokens parse (Python's JSON writer
+    emits them), and so does transformers' own tagged form ``{"__float__": "Infinity"}``, decoded as
+    ``PreTrainedConfig`` decodes it.
     """
     if isinstance(data, str):
         size = len(data.encode("utf-8", errors="replace"))
@@ -127,7 +128,7 @@ def parse_config_json(data, max_bytes=MAX_CONFIG_BYTES) -> dict:
     if not data.strip():
         raise ValueError("The config is empty: paste the contents of a config.json or upload the file.")
     try:
-        config = json.loads(data, parse_int=parse_json_int)
+        config = json.loads(data, parse_int=parse_json_int, object_hook=decode_special_float)
     except json.JSONDecodeError as error:
         raise ValueError(f"This is not valid JSON: {error.msg} at line {error.lineno}, column {error.colno}. "
                          "(Python-style None/True/False or a trailing comma are common causes.)") from None
@@ -212,10 +213,10 @@ def normalise_config(config: Mapping) -> ConfigReading:
     """
     if not isinstance(config, Mapping):
         raise ValueError(f"A model config must be a JSON object (a dict), but got {type(config).__name__}.")
-    # depth, size and numbers, before the copies and the class below; Infinity / NaN where nothing here reads
-    # positions is left out (a config class may refuse it, and the reading does not need it)
-    non_finite = check_config_tree(config)
-    config = without_paths(config, non_finite)
+    # depth, size and numbers, before the copies and the class below. Infinity / NaN outside the fields that set
+    # positions go to the class unchanged, as transformers passes them (Granite 4.0-H's time_step_limit is
+    # (0.0, inf) by default); a class that refuses one says so in its own sentence.
+    check_config_tree(config)
     if config.get("text_config") is not None and not isinstance(config["text_config"], Mapping):
         raise ValueError("config['text_config'] must be a JSON object (the language model's config).")
     _check_sizes(config)
@@ -276,8 +277,6 @@ def normalise_config(config: Mapping) -> ConfigReading:
             reading.ignored.append((key, f"not a field of {class_name}: the model's code never reads it"))
         else:
             reading.ignored.append((key, "not a field the generic reading knows"))
-    reading.ignored += [(dotted(path), "Infinity or NaN in a field that does not set positions: left out")
-                        for path in non_finite]
     return reading
 
 
