@@ -14,14 +14,24 @@ PRESENTATION_CSS = """
 <style>
 html { font-size: 21px; }
 header[data-testid="stHeader"], [data-testid="stToolbar"], footer { display: none !important; }
-.block-container { padding-top: 1.2rem !important; max-width: 96% !important; }
+.block-container { max-width: 96% !important; }
 [data-testid="stCaptionContainer"] { font-size: 0.95rem; }
 /* a lesson's tabs wrap onto a second row instead of scrolling out of sight at projector sizes */
 [data-testid="stMain"] [role="tablist"] { flex-wrap: wrap; row-gap: 0.1rem; }
-[data-testid="stMain"] [data-testid="stTab"] p { font-size: 0.85rem; }
+[data-testid="stMain"] [data-testid="stTab"] p { font-size: 0.8rem; }
 [data-testid="stMain"] [role="tablist"] ~ button, [data-testid="stMain"] [data-testid="stTabsScrollButton"] {
   display: none; }
-.st-key-present_bar { position: sticky; top: 0; z-index: 99; background: var(--st-background-color, inherit); }
+/* Streamlit wraps the bar in a layout box of its own height, where "sticky" has no room to stick: pin that box,
+   whose parent is the whole page, so the bar stays in view however far the lesson scrolls */
+[data-testid="stLayoutWrapper"]:has(> .st-key-present_bar) {
+  position: sticky; top: 0; z-index: 99; background: var(--st-background-color, #fff); }
+.st-key-present_bar { flex-wrap: nowrap; }
+.st-key-present_bar p { white-space: nowrap; }
+/* picture first: a compact title, so the figure starts in the top 40% of a 720 px projector screen */
+.block-container { padding-top: 0.4rem !important; }
+[data-testid="stMain"] h1 { font-size: 1.6rem; padding: 0.2rem 0 0.1rem; }
+[data-testid="stMain"] [data-testid="stTab"] { height: 1.8rem; white-space: nowrap; }
+.st-key-present_bar button { min-height: 1.9rem; padding-top: 0.1rem; padding-bottom: 0.1rem; }
 .st-key-present_bar button p, .st-key-present_bar [data-testid="stCaptionContainer"] { font-size: 0.72rem; }
 .st-key-present_bar kbd { display: none; }  /* the keys are listed once, in the bar's caption */
 </style>
@@ -32,8 +42,24 @@ header[data-testid="stHeader"], [data-testid="stToolbar"], footer { display: non
 # Plotly cannot wrap, so that they are not cut off at the right edge.
 GLOBAL_CSS = """
 <style>
+/* classroom.predict: the part that answers a question stays hidden until the question is answered */
+[class*="st-key-answer_hidden_"] { display: none !important; }
+/* A display formula wider than its box scrolls sideways, and says so: a shadow on the side where more of it
+   hides (the cover gradients scroll with the formula, the shadows stay with the box, so a shadow shows only
+   while something is hidden on its side). KaTeX cannot break a display formula into lines. */
+[data-testid="stMain"] .katex-display {
+  overflow-x: auto; overflow-y: hidden; padding: 0.2rem 0 0.35rem;
+  background:
+    linear-gradient(to right, var(--st-background-color, #fff) 40%, transparent) left / 2.2rem 100% no-repeat local,
+    linear-gradient(to left, var(--st-background-color, #fff) 40%, transparent) right / 2.2rem 100% no-repeat local,
+    radial-gradient(farthest-side at 0 50%, rgba(127, 127, 127, 0.55), transparent) left / 1rem 100% no-repeat scroll,
+    radial-gradient(farthest-side at 100% 50%, rgba(127, 127, 127, 0.55), transparent) right / 1rem 100% no-repeat
+      scroll; }
 @media (hover: none) { .js-plotly-plot .modebar-container { display: none !important; } }
 @media (max-width: 640px) {
+  /* picture first on a phone: a title that fits one or two short lines, so the figure starts in the top 40% */
+  [data-testid="stMain"] h1 { font-size: 1.75rem; padding-top: 0.25rem; }
+  .block-container { padding-top: 3.5rem !important; }
   .js-plotly-plot .gtitle { font-size: 12px !important; }
   .js-plotly-plot .legendtext { font-size: 11px !important; }
   .js-plotly-plot .annotation-text { font-size: 10px !important; }
