@@ -42,6 +42,8 @@ header[data-testid="stHeader"], [data-testid="stToolbar"], footer { display: non
 # Plotly cannot wrap, so that they are not cut off at the right edge.
 GLOBAL_CSS = """
 <style>
+/* lesson.stage: a "More settings" fold with nothing in it (a tab whose controls all sit beside its figure) */
+.st-key-stage_more:not(:has([data-testid="stElementContainer"])) { display: none; }
 /* classroom.predict: the part that answers a question stays hidden until the question is answered */
 [class*="st-key-answer_hidden_"] { display: none !important; }
 /* A display formula wider than its box scrolls sideways, and says so: a shadow on the side where more of it
