@@ -5,9 +5,9 @@ Pages import from here; nothing here does the math (that is posenc_core's job).
 
 from . import controls, figures
 from .figures import Chart
-from .lesson import fmt, formula, guard, header, notice, sections, see_also, source
+from .lesson import Stage, fmt, formula, guard, header, notice, sections, see_also, source, stage, why
 from .render import show
 from .settings import current_backend, presentation
 
-__all__ = ["Chart", "controls", "current_backend", "figures", "fmt", "formula", "guard", "header", "notice",
-           "presentation", "sections", "see_also", "show", "source"]
+__all__ = ["Chart", "Stage", "controls", "current_backend", "figures", "fmt", "formula", "guard", "header",
+           "notice", "presentation", "sections", "see_also", "show", "source", "stage", "why"]

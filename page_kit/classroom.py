@@ -16,20 +16,63 @@ import streamlit as st
 from .lesson import folded
 
 
-def predict(key: str, question: str, options: Sequence[str], answer: int, reveal: Callable[[], str]) -> None:
+class Prediction:
+    """What ``predict`` returns: true once the student has answered or chosen "Show me".
+
+    Used as a context manager it gates the block that answers the question: the block runs (so the values
+    it computes stay available below it) but stays hidden until then, in a container keyed
+    ``answer_hidden_<key>`` / ``answer_open_<key>`` (the hidden one is ``display: none`` in
+    ``settings.GLOBAL_CSS``, so neither eyes nor screen readers get the answer early)::
+
+        with classroom.predict("shift", "Move both 10 positions on. Their score?", options, 0, moved):
+            show(shift_chart)  # hidden until answered
+    """
+
+    def __init__(self, key: str, revealed: bool):
+        self.key, self.revealed = key, revealed
+        self._box = None
+
+    def __bool__(self) -> bool:
+        return self.revealed
+
+    def __enter__(self) -> Prediction:
+        state = "open" if self.revealed else "hidden"
+        self._box = st.container(key=f"answer_{state}_{self.key}")
+        self._box.__enter__()
+        return self
+
+    def __exit__(self, *exc) -> bool:
+        return bool(self._box.__exit__(*exc))
+
+
+def _show_me(key: str) -> None:
+    st.session_state[f"predict_{key}_shown"] = True
+
+
+def predict(key: str, question: str, options: Sequence[str], answer: int, reveal: Callable[[], str]) -> Prediction:
     """Ask ``question`` before the figure; once a choice is made, say whether it was right and why.
 
-    ``reveal`` builds the explanation from computed numbers (it runs only after a choice). The widget is
-    keyed but deliberately not bound to the URL: a teacher's shared link never carries anyone's answer.
+    ``reveal`` builds the explanation from computed numbers (it runs only after a choice, or after "Show
+    me"). Use the result as a context manager around the figure or numbers that answer the question, so
+    they stay hidden until then (see ``Prediction``). The widget is keyed but deliberately not bound to
+    the URL: a teacher's shared link never carries anyone's answer.
     """
     with st.container(border=True):
         picked = st.radio(f":material/psychology_alt: **Predict first.** {question}", list(options), index=None,
                           key=f"predict_{key}", horizontal=True)
+        shown = bool(st.session_state.get(f"predict_{key}_shown"))
+        if picked is None and not shown:
+            row = st.container(horizontal=True, vertical_alignment="center", gap="small")
+            row.caption("Answer first: what answers it stays hidden until you choose.")
+            row.button("Show me", key=f"predict_{key}_show", type="tertiary", icon=":material/visibility:",
+                       on_click=_show_me, args=(key,))
+            return Prediction(key, False)
         if picked is None:
-            st.caption("Choose an answer, then look at the figure below.")
-            return
-        right = list(options).index(picked) == answer
-        (st.success if right else st.info)(("Right. " if right else f"Not quite: {options[answer]}. ") + reveal())
+            st.info(f"The answer: {options[answer]}. " + reveal())
+        else:
+            right = list(options).index(picked) == answer
+            (st.success if right else st.info)(("Right. " if right else f"Not quite: {options[answer]}. ") + reveal())
+    return Prediction(key, True)
 
 
 def _literal(value) -> str:

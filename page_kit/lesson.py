@@ -7,6 +7,7 @@ import inspect
 import logging
 import string
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 import streamlit as st
 from streamlit.errors import StreamlitDuplicateElementKey
@@ -38,6 +39,61 @@ def header(title: str, intro: str) -> None:
     """Every page starts here: the title and the intuition."""
     st.title(title)
     st.markdown(intro)
+
+
+@dataclass(frozen=True)
+class Stage:
+    """Where a picture-first lesson puts things (see ``stage``)."""
+
+    main: object  # the figure column: the lesson's tabs, figures, captions and formulas
+    side: object  # at most four controls that drive the figure beside them (under it on a phone)
+    more: object  # "More settings": the controls a first look does not need, folded
+
+    def sections(self, labels: Sequence[str], key: str = "view"):
+        """The lesson's tabs, in the figure column (``sections``)."""
+        with self.main:
+            return sections(labels, key)
+
+
+def stage(more_label: str = "More settings") -> Stage:
+    """The picture-first layout every lesson uses: the figure leads, its few controls beside it.
+
+    Call it inside the lesson's fragment, right after ``header(title, lead)`` (a lead of one or two sentences).
+    Streamlit draws containers where they are created and fills them in code order, so a control written
+    into ``side`` after the tabs still shows beside the figure, and a tab can put its own controls there.
+    On a 1,280 px projector the figure column starts under the tab strip with the controls to its right; on
+    a phone the columns stack, so the figure comes first and the controls follow it (docked at the bottom of
+    the screen while the figure is in view, see ``settings.GLOBAL_CSS``). Widget keys do not change, so
+    links keep working. The longer intro goes under the figure with ``why(text)``::
+
+        header("Sinusoidal encoding", "Position p gets a fixed vector of sines and cosines.")
+
+        @st.fragment
+        def lesson():
+            page = stage()
+            with page.side:  # at most four: the controls the hero figure answers to
+                n = controls.slider("Positions", "n", 8, 2048, 128, step=8)
+            with page.more:  # the rest, folded
+                layout = controls.choice("Column layout", "layout", ["interleaved", "concat"], "interleaved")
+            tab_table, tab_cell = page.sections(["The table", "One cell"])
+            if tab_table.open:
+                with tab_table:
+                    show(table_chart(n, layout))
+
+        lesson()
+        why("The original Transformer ... (the long intro, moved, never deleted)")
+    """
+    main, side_column = st.columns([3, 1], gap="medium")
+    side = side_column.container(key="stage_side")
+    controls_box = side.container()
+    more = side.expander(more_label, icon=":material/tune:", key="stage_more")
+    return Stage(main=main, side=controls_box, more=more)
+
+
+def why(text: str, label: str = "Why this matters") -> None:
+    """The longer intuition of a lesson, under its figure (a picture-first page opens on the figure)."""
+    st.markdown(f"#### {label}")
+    st.markdown(text)
 
 
 def sections(labels: Sequence[str], key: str = "view"):

@@ -14,14 +14,24 @@ PRESENTATION_CSS = """
 <style>
 html { font-size: 21px; }
 header[data-testid="stHeader"], [data-testid="stToolbar"], footer { display: none !important; }
-.block-container { padding-top: 1.2rem !important; max-width: 96% !important; }
+.block-container { max-width: 96% !important; }
 [data-testid="stCaptionContainer"] { font-size: 0.95rem; }
 /* a lesson's tabs wrap onto a second row instead of scrolling out of sight at projector sizes */
 [data-testid="stMain"] [role="tablist"] { flex-wrap: wrap; row-gap: 0.1rem; }
-[data-testid="stMain"] [data-testid="stTab"] p { font-size: 0.85rem; }
+[data-testid="stMain"] [data-testid="stTab"] p { font-size: 0.8rem; }
 [data-testid="stMain"] [role="tablist"] ~ button, [data-testid="stMain"] [data-testid="stTabsScrollButton"] {
   display: none; }
-.st-key-present_bar { position: sticky; top: 0; z-index: 99; background: var(--st-background-color, inherit); }
+/* Streamlit wraps the bar in a layout box of its own height, where "sticky" has no room to stick: pin that box,
+   whose parent is the whole page, so the bar stays in view however far the lesson scrolls */
+[data-testid="stLayoutWrapper"]:has(> .st-key-present_bar) {
+  position: sticky; top: 0; z-index: 99; background: var(--page-bg); }
+.st-key-present_bar { flex-wrap: nowrap; }
+.st-key-present_bar p { white-space: nowrap; }
+/* picture first: a compact title, so the figure starts in the top 40% of a 720 px projector screen */
+.block-container { padding-top: 0.4rem !important; }
+[data-testid="stMain"] h1 { font-size: 1.6rem; padding: 0.2rem 0 0.1rem; }
+[data-testid="stMain"] [data-testid="stTab"] { height: 1.8rem; white-space: nowrap; }
+.st-key-present_bar button { min-height: 1.9rem; padding-top: 0.1rem; padding-bottom: 0.1rem; }
 .st-key-present_bar button p, .st-key-present_bar [data-testid="stCaptionContainer"] { font-size: 0.72rem; }
 .st-key-present_bar kbd { display: none; }  /* the keys are listed once, in the bar's caption */
 </style>
@@ -32,14 +42,42 @@ header[data-testid="stHeader"], [data-testid="stToolbar"], footer { display: non
 # Plotly cannot wrap, so that they are not cut off at the right edge.
 GLOBAL_CSS = """
 <style>
+/* lesson.stage: a "More settings" fold with nothing in it (a tab whose controls all sit beside its figure) */
+.st-key-stage_more:not(:has([data-testid="stElementContainer"])) { display: none; }
+/* classroom.predict: the part that answers a question stays hidden until the question is answered */
+[class*="st-key-answer_hidden_"] { display: none !important; }
+/* A display formula wider than its box scrolls sideways, and says so: a shadow on the side where more of it
+   hides (the cover gradients scroll with the formula, the shadows stay with the box, so a shadow shows only
+   while something is hidden on its side). KaTeX cannot break a display formula into lines. */
+[data-testid="stMain"] .katex-display {
+  overflow-x: auto; overflow-y: hidden; padding: 0.2rem 0 0.35rem;
+  background:
+    linear-gradient(to right, var(--page-bg) 40%, transparent) left / 2.2rem 100% no-repeat local,
+    linear-gradient(to left, var(--page-bg) 40%, transparent) right / 2.2rem 100% no-repeat local,
+    radial-gradient(farthest-side at 0 50%, rgba(127, 127, 127, 0.55), transparent) left / 1rem 100% no-repeat scroll,
+    radial-gradient(farthest-side at 100% 50%, rgba(127, 127, 127, 0.55), transparent) right / 1rem 100% no-repeat
+      scroll; }
 @media (hover: none) { .js-plotly-plot .modebar-container { display: none !important; } }
 @media (max-width: 640px) {
+  /* picture first on a phone: a title that fits one or two short lines, so the figure starts in the top 40% */
+  [data-testid="stMain"] h1 { font-size: 1.75rem; padding-top: 0.25rem; }
+  .block-container { padding-top: 3.5rem !important; }
+  /* lesson.stage's controls follow the figure column on a phone; while that column is in view they dock at the
+     bottom of the screen (a quarter of it at most, scrolling), so the hand reaches them under the figure */
+  [data-testid="stColumn"]:has(> div > .st-key-stage_side), [data-testid="stColumn"]:has(.st-key-stage_side) {
+    position: sticky; bottom: 0; z-index: 5; max-height: 25vh; overflow-y: auto;
+    background: var(--page-bg); border-top: 1px solid rgba(127, 127, 127, 0.35);
+    box-shadow: 0 -0.4rem 0.8rem rgba(0, 0, 0, 0.08); padding: 0.3rem 0.2rem 0; }
+  /* compact there: a slider's end labels repeat what its value says */
+  .st-key-stage_side [data-testid="stSliderTickBar"], .st-key-stage_side .ls-ends { display: none; }
   .js-plotly-plot .gtitle { font-size: 12px !important; }
   .js-plotly-plot .legendtext { font-size: 11px !important; }
   .js-plotly-plot .annotation-text { font-size: 10px !important; }
 }
 </style>
 """
+
+PAGE_BACKGROUND = {False: "#ffffff", True: "#171614"}  # Streamlit 1.67's light and dark page (theme.py's paper)
 
 # Keys a presenter's clicker sends (PageUp / PageDown), with Shift for whole sections; Escape leaves.
 PRESENT_KEYS = {"previous": "pageup", "next": "pagedown", "previous section": "shift+pageup",
@@ -65,7 +103,9 @@ def sidebar() -> None:
         st.segmented_control("Figure export format", ["png", "svg"], key="export", default="png",
                              help="Format of the camera button in each figure's toolbar.")
         theme_switch()
-    st.html(GLOBAL_CSS)
+    # Streamlit sets no page-level CSS variable for its background: the pinned bar, the docked controls and the
+    # formula scroll cue need it to cover what scrolls under them, in the theme being shown
+    st.html(f"<style>:root {{ --page-bg: {PAGE_BACKGROUND[dark()]}; }}</style>" + GLOBAL_CSS)
     if presentation():
         st.html(PRESENTATION_CSS)
 
@@ -151,14 +191,14 @@ def presentation_bar(groups, current) -> None:
     chosen = None
     for role, (icon, after) in _PRESENT_BUTTONS.items():
         if role == "next":
-            bar.caption(f"{number} / {total} · {links['here'][0]}",
-                        help="Keys (or a presenter's clicker): PageDown / PageUp for the next / previous lesson, "
-                             "with Shift for sections; Escape leaves presentation mode.")
+            bar.caption(f"{number} / {total}",
+                        help=f"Section: {links['here'][0]}. Keys (or a presenter's clicker): PageDown / PageUp for "
+                             "the next / previous lesson, with Shift for sections; Escape leaves presentation mode.")
         target = links[role]
-        if role.endswith("section"):
-            label = "Section"  # the double arrow says which way; the tooltip names the section
-        else:
-            label = target[1].title if target else role.capitalize()
+        # One row at 1,280 px whatever the titles (the longest is 48 characters): only the next lesson is named
+        # on its button; the double arrows say which way a section lies, and every tooltip names its target.
+        label = target[1].title if role == "next" and target else "Section" if role.endswith("section") else \
+            role.capitalize()
         name = (target[0] if role.endswith("section") else target[1].title) if target else "none"
         if bar.button(label, key=f"present_{role.replace(' ', '_')}", icon=icon,
                       icon_position="right" if after else "left", type="tertiary", disabled=target is None,

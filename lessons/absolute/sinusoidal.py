@@ -11,9 +11,10 @@ from page_kit import (
     guard,
     header,
     notice,
-    sections,
     show,
     source,
+    stage,
+    why,
 )
 
 BASES = [10, 100, 1000, 10000, 100000, 1000000]
@@ -38,48 +39,38 @@ def similarity(n: int, dim: int, base: float, layout: str):
     return sim, pc.toeplitz_deviation(sim)
 
 
-header(
-    "Sinusoidal encoding",
-    "The original Transformer gives position *p* a fixed vector of sines and cosines. Each pair of columns "
-    "is one wave: the first pairs swing fast and tell neighbours apart, later pairs swing slowly and say "
-    "roughly where in a long sequence you are. Nothing is learned, every position gets a distinct code, "
-    "and all values stay between -1 and 1."
-)
+header("Sinusoidal encoding",
+       "Position *p* gets a fixed row of sines and cosines: each column pair is one wave, fast on the left, "
+       "slow on the right.")
+WHY = ("The original Transformer gives position *p* a fixed vector of sines and cosines. Each pair of columns "
+       "is one wave: the first pairs swing fast and tell neighbours apart, later pairs swing slowly and say "
+       "roughly where in a long sequence you are. Nothing is learned, every position gets a distinct code, "
+       "and all values stay between -1 and 1.")
+
 
 @st.fragment
 def lesson():
-    c1, c2, c3, c4 = st.columns([3, 3, 3, 3])
-    with c1:
+    page = stage()
+    with page.side:
         n = controls.slider("Positions", "n", 8, 2048, 128, step=8,
                             help="Rows of the table: positions 0 to n-1.")
-    with c2:
         dim = controls.slider("Dimension d", "d", 4, 1024, 64, step=4,
                               help="Columns: d/2 sine/cosine pairs.")
-    with c3:
         base = controls.select_slider("Base", "base", BASES, 10000, format_func=lambda b: f"{b:,}",
                                       help="Sets the slowest wavelength, 2pi x base.")
-    with c4:
+    with page.more:
         layout = controls.choice("Column layout", "layout", list(pc.LAYOUTS), "interleaved",
                                  help="interleaved: sin, cos, sin, cos (the paper). "
                                       "concat: all sines, then all cosines.")
     backend, device = current_backend()
 
-    tab_table, tab_cell, tab_waves, tab_seed, tab_similarity, tab_shift, tab_past, tab_lambda, tab_t2t = sections(
+    tab_table, tab_cell, tab_waves, tab_seed, tab_similarity, tab_shift, tab_past, tab_lambda, tab_t2t = page.sections(
         ["The table", "One cell", "Columns are waves", "A 4 x 4 example", "Similarity", "Shifting is linear",
          "Past the training length", "Wavelengths", "tensor2tensor / fairseq"])
 
     with guard():
         if tab_table.open:
             with tab_table:
-                def doubled() -> str:
-                    now, twice = pc.sinusoidal_wavelengths(dim, base)[-1], pc.sinusoidal_wavelengths(dim, 2 * base)[-1]
-                    return (f"With d = {dim} the slowest wavelength goes from {now:,.0f} to {twice:,.0f} positions "
-                            f"(x{twice / now:.3f}): it is 2π·base^((d−2)/d), almost proportional to the base.")
-
-                classroom.predict("base", f"Double the base from {base:,} to {2 * base:,}. What happens to the "
-                                  "slowest wavelength (the last column pair)?",
-                                  ["it halves", "it stays the same", "it roughly doubles", "it squares"], 2, doubled)
-
                 def table_chart(b):
                     values = table(n, dim, float(b), layout, backend, device) if b == base else \
                         pc.sinusoidal(n, dim, float(b), layout)  # animation frames: not worth a cache entry each
@@ -91,9 +82,12 @@ def lesson():
                             "oscillate quickly down the positions; right columns change slowly.", zrange=(-1, 1))
 
                 chart = table_chart(base)
-                if controls.toggle("Animate the base", "play_base",
-                                   help="A scrub bar and a Play button under the table: the base sweeps from 10 to "
-                                        "1,000,000 and the waves stretch, each frame computed by the same core call."):
+                with page.side:
+                    play = controls.toggle("Animate the base", "play_base",
+                                           help="A scrub bar and a Play button under the table: the base sweeps "
+                                                "from 10 to 1,000,000 and the waves stretch, each frame computed "
+                                                "by the same core call.")
+                if play:
                     animation.attach(chart, table_chart, "base", PLAY_BASES, interval_ms=150)
                 show(chart)
                 classroom.snippet(f"pe = {classroom.call('sinusoidal', n, dim, float(base), layout)}"
@@ -102,12 +96,24 @@ def lesson():
                        "right ones barely change. Read a row left to right and you get a barcode that no other row "
                        "repeats. Raise the base and the slow columns slow down further.")
 
+                now, twice = (pc.sinusoidal_wavelengths(dim, b)[-1] for b in (base, 2 * base))
+
+                def doubled() -> str:
+                    return (f"With d = {dim} the slowest wavelength goes from {now:,.0f} to {twice:,.0f} positions "
+                            f"(x{twice / now:.3f}): it is 2π·base^((d−2)/d), almost proportional to the base.")
+
+                with classroom.predict("base", f"Double the base from {base:,} to {2 * base:,}. What happens to "
+                                       "the slowest wavelength (the last column pair)?",
+                                       ["it halves", "it stays the same", "it roughly doubles", "it squares"], 2,
+                                       doubled):
+                    formula(r"\lambda_{$last} = 2\pi\cdot b^{(d-2)/d}:\quad $now\ (b = $base)"
+                            r"\ \to\ $twice\ (b = $base2)", last=dim // 2 - 1, now=now, twice=twice, base=base,
+                            base2=2 * base)
+
         if tab_cell.open:
             with tab_cell:
-                i1, i2 = st.columns(2)
-                with i1:
+                with page.side:
                     p = controls.slider("Position p", "p", 0, n - 1, min(17, n - 1))
-                with i2:
                     col = controls.slider("Column", "col", 0, dim - 1, min(6, dim - 1))
                 cell = pc.sinusoidal_entry(p, col, dim, base, layout)
                 formula(r"PE_{(p,\,\mathrm{col})} = \$fn\!\left(\frac{p}{b^{2i/d}}\right)"
@@ -122,7 +128,9 @@ def lesson():
             with tab_waves:
                 pe = table(n, dim, float(base), layout, backend, device)
                 defaults = sorted({c for c in (0, 6, 12, 20) if c < dim})  # sines of four well-spread wavelengths
-                chosen = controls.multiselect("Columns to plot", "cols", list(range(dim)), defaults, max_selections=8)
+                with page.side:
+                    chosen = controls.multiselect("Columns to plot", "cols", list(range(dim)), defaults,
+                                                  max_selections=8)
                 series = {}
                 for c in chosen:
                     info = pc.sinusoidal_entry(0, c, dim, base, layout)
@@ -163,7 +171,8 @@ def lesson():
 
         if tab_shift.open:
             with tab_shift:
-                offset = controls.slider("Offset k", "k", -64, 64, 5)
+                with page.side:
+                    offset = controls.slider("Offset k", "k", -64, 64, 5)
                 shift = pc.sinusoidal_shift_matrix(dim, offset, base, layout)
                 error = pc.sinusoidal_shift_error(n, dim, offset, base, layout)
                 show(figures.heatmap(shift, title=f"M_k for k = {offset}: PE(p + k) = M_k · PE(p)",
@@ -181,8 +190,9 @@ def lesson():
 
         if tab_past.open:
             with tab_past:
-                train = controls.slider("Training length L", "train", 1, n, max(1, n // 4),
-                                        help="The longest sequence the model saw while training.")
+                with page.side:
+                    train = controls.slider("Training length L", "train", 1, n, max(1, n // 4),
+                                            help="The longest sequence the model saw while training.")
                 pe = table(n, dim, float(base), layout, backend, device)
                 coverage = pc.sinusoidal_coverage(train, dim, base)
                 half = dim // 2
@@ -257,4 +267,5 @@ def lesson():
 
 
 lesson()
+why(WHY)
 source(pc.sinusoidal_at, pc.sinusoidal_frequencies, pc.sinusoidal_shift_matrix, pc.sinusoidal_coverage)

@@ -11,9 +11,10 @@ from page_kit import (
     guard,
     header,
     notice,
-    sections,
     show,
     source,
+    stage,
+    why,
 )
 
 BASES = [100, 1000, 10000, 500000, 1000000]
@@ -42,13 +43,13 @@ def turns(dim: int, base: float, context: int):
     return pc.rope_turns(dim, base, context)
 
 
-header(
-    "RoPE: one rotation",
-    "Rotary position embedding does not add anything to a token. It takes the query and key vectors, cuts "
-    "them into pairs of numbers, and turns each pair like a clock hand: by an angle proportional to the "
-    "token's position. A query at position *m* turns by *m*·θ, a key at position *n* by *n*·θ. The score "
-    "between them then only sees the difference *m − n*. Start with a single pair, then look at all of them."
-)
+header("RoPE: one rotation",
+       "RoPE turns each pair of query and key numbers like a clock hand, by *m*·θ and *n*·θ: the score between "
+       "them only sees the offset *m − n*.")
+WHY = ("Rotary position embedding does not add anything to a token. It takes the query and key vectors, cuts "
+       "them into pairs of numbers, and turns each pair like a clock hand: by an angle proportional to the "
+       "token's position. A query at position *m* turns by *m*·θ, a key at position *n* by *n*·θ. The score "
+       "between them then only sees the difference *m − n*. Start with a single pair, then look at all of them.")
 
 
 def complex_tex(re: float, im: float) -> str:
@@ -58,82 +59,59 @@ def complex_tex(re: float, im: float) -> str:
 
 @st.fragment
 def lesson():
-    c1, c2 = st.columns(2)
-    with c1:
+    page = stage()
+    with page.more:
         dim = controls.select_slider("Head dimension d", "d", DIMS, 64,
                                      help="Size of one attention head: d/2 rotating pairs.")
-    with c2:
         base = controls.select_slider("Base (rope_theta)", "base", BASES, 10000, format_func=lambda b: f"{b:,}",
                                       help="θ_i = base^(−2i/d). Llama 2 uses 10,000, Llama 3 uses 500,000.")
 
-    tab_pair, tab_complex, tab_all, tab_wave = sections(
+    tab_pair, tab_complex, tab_all, tab_wave = page.sections(
         ["One pair", "As complex numbers", "All pairs at once", "Wavelengths"])
 
     with guard():
         if tab_pair.open or tab_complex.open:
             with tab_pair if tab_pair.open else tab_complex:
-                p1, p2, p3 = st.columns(3)
-                with p1:
+                with page.side:
                     m = controls.slider("Query position m", "m", 0, 200, 5)
-                with p2:
                     n = controls.slider("Key position n", "n", 0, 200, 2)
-                with p3:
                     i = controls.slider("Pair index i", "i", 0, dim // 2 - 1, 0,
                                         help="Pair 0 turns fastest (θ = 1 rad per position).")
-                v1, v2, v3, v4 = st.columns(4)
-                with v1:
+                with page.more:
                     qx = controls.slider("q, first number", "qx", -2.0, 2.0, 1.0, 0.1)
-                with v2:
                     qy = controls.slider("q, second number", "qy", -2.0, 2.0, 0.3, 0.1)
-                with v3:
                     kx = controls.slider("k, first number", "kx", -2.0, 2.0, 0.6, 0.1)
-                with v4:
                     ky = controls.slider("k, second number", "ky", -2.0, 2.0, 0.8, 0.1)
                 theta = pc.rope_pair_theta(i, dim, base)
                 out = pair(qx, qy, kx, ky, m, n, theta)
 
         if tab_pair.open:
             with tab_pair:
-                left, right = st.columns([1.15, 1])
-                def moved() -> str:
-                    later = pair(qx, qy, kx, ky, m + 10, n + 10, theta)
-                    return (f"q̃·k̃ = {out['score']:.4f} at (m, n) = ({m}, {n}) and {later['score']:.4f} at "
-                            f"({m + 10}, {n + 10}): only the offset m − n = {m - n} reaches the score.")
+                def pair_chart(m_value):
+                    o = pair(qx, qy, kx, ky, m_value, n, theta)
+                    return figures.vectors2d(
+                        {"q": (qx, qy), "q turned by mθ": o["q_rot"], "k": (kx, ky), "k turned by nθ": o["k_rot"]},
+                        dashed=("q", "k"), colours={"q": 0, "q turned by mθ": 0, "k": 3, "k turned by nθ": 3},
+                        arcs=[(0.35, *o["q_arc"], "mθ"), (0.22, *o["k_arc"], "nθ")],
+                        arc_colours=(0, 3), legend_right=True,
+                        title=f"Pair {i}: θ = {theta:.4g} rad per position", name="rope_pair_vectors",
+                        height=440,
+                        alt=f"A query pair turned by {o['q_angle']:.3g} rad and a key pair turned by "
+                            f"{o['k_angle']:.3g} rad; both keep their length.")
 
-                classroom.predict("shift", "Move the query and the key 10 positions further along (m + 10, "
-                                  "n + 10). What happens to their score q̃·k̃?",
-                                  ["it stays the same", "it grows", "it shrinks", "it changes sign"], 0, moved)
-                with left:
-                    def pair_chart(m_value):
-                        o = pair(qx, qy, kx, ky, m_value, n, theta)
-                        return figures.vectors2d(
-                            {"q": (qx, qy), "q turned by mθ": o["q_rot"], "k": (kx, ky), "k turned by nθ": o["k_rot"]},
-                            dashed=("q", "k"), colours={"q": 0, "q turned by mθ": 0, "k": 3, "k turned by nθ": 3},
-                            arcs=[(0.35, *o["q_arc"], "mθ"), (0.22, *o["k_arc"], "nθ")],
-                            arc_colours=(0, 3), legend_right=True,
-                            title=f"Pair {i}: θ = {theta:.4g} rad per position", name="rope_pair_vectors",
-                            height=440,
-                            alt=f"A query pair turned by {o['q_angle']:.3g} rad and a key pair turned by "
-                                f"{o['k_angle']:.3g} rad; both keep their length.")
+                chart = pair_chart(m)
+                with page.side:
+                    play = controls.toggle("Animate m", "play_m",
+                                           help="Adds a scrub bar and a Play button under the figure: m sweeps 0 "
+                                                "to 200 in the browser, each frame computed by the same core call.")
+                if play:
+                    animation.attach(chart, pair_chart, "m", PLAY_POSITIONS, start_value=m)
+                show(chart)
+                classroom.snippet(f"theta = {classroom.call('rope_pair_theta', i, dim, float(base))}",
+                                  f"out = pc.rope_pair(({qx!r}, {qy!r}), ({kx!r}, {ky!r}), {m}, {n}, theta)",
+                                  "print(out['q_rot'], out['k_rot'], out['score'])  # the arrows and the score")
 
-                    chart = pair_chart(m)
-                    if controls.toggle("Animate the query position m", "play_m",
-                                       help="Adds a scrub bar and a Play button under the figure: m sweeps 0 to "
-                                            "200 in the browser, each frame computed by the same core call."):
-                        animation.attach(chart, pair_chart, "m", PLAY_POSITIONS, start_value=m)
-                    show(chart)
-                    classroom.snippet(f"theta = {classroom.call('rope_pair_theta', i, dim, float(base))}",
-                                      f"out = pc.rope_pair(({qx!r}, {qy!r}), ({kx!r}, {ky!r}), {m}, {n}, theta)",
-                                      "print(out['q_rot'], out['k_rot'], out['score'])  # the arrows and the score")
-                with right:
-                    s = shifts(qx, qy, kx, ky, m, n, theta)
-                    show(figures.lines(
-                        s["shift"], {"both move": s["together"], "only the key moves": s["key_only"]},
-                        title="The score when positions shift by s", x_title="shift s (positions)",
-                        y_title="score q̃·k̃", name="rope_pair_shift", height=440, markers=True,
-                        alt="Two curves: the score stays constant when both positions move together, and "
-                            "oscillates when only the key moves."))
-                c = st.columns(4)
+                c = [*st.columns(2), *st.columns(2)]  # two by two: the labels fit the figure column whole
                 c[0].metric("Score after rotation q̃·k̃", f"{out['score']:.4f}")
                 c[1].metric("Score without RoPE q·k", f"{out['plain_score']:.4f}")
                 c[2].metric("Offset m − n", f"{m - n}")
@@ -142,10 +120,26 @@ def lesson():
                         r" = |q|\,|k|\cos\!\big(\varphi_q-\varphi_k+(m-n)\theta\big) = $score"
                         r"\quad\text{with}\ (m-n)\theta = $rel",
                         off=m - n, rel=out["relative_angle"], score=out["score"])
-                notice("Both arrows keep their length: a rotation changes direction only. Move m and n by the same "
-                       "amount and the picture spins as a whole, but the angle between the arrows and therefore "
-                       "the score stay put (the flat blue line). Move only one of them and the score swings like "
-                       "a cosine of the offset, once every 2π/θ positions.")
+
+                def moved() -> str:
+                    later = pair(qx, qy, kx, ky, m + 10, n + 10, theta)
+                    return (f"q̃·k̃ = {out['score']:.4f} at (m, n) = ({m}, {n}) and {later['score']:.4f} at "
+                            f"({m + 10}, {n + 10}): only the offset m − n = {m - n} reaches the score.")
+
+                with classroom.predict("shift", "Move the query and the key 10 positions further along (m + 10, "
+                                       "n + 10). What happens to their score q̃·k̃?",
+                                       ["it stays the same", "it grows", "it shrinks", "it changes sign"], 0, moved):
+                    s = shifts(qx, qy, kx, ky, m, n, theta)
+                    show(figures.lines(
+                        s["shift"], {"both move": s["together"], "only the key moves": s["key_only"]},
+                        title="The score when positions shift by s", x_title="shift s (positions)",
+                        y_title="score q̃·k̃", name="rope_pair_shift", height=380, markers=True,
+                        alt="Two curves: the score stays constant when both positions move together, and "
+                            "oscillates when only the key moves."))
+                    notice("Both arrows keep their length: a rotation changes direction only. Move m and n by the same "
+                           "amount and the picture spins as a whole, but the angle between the arrows and therefore "
+                           "the score stay put (the flat blue line). Move only one of them and the score swings like "
+                           "a cosine of the offset, once every 2π/θ positions.")
 
         if tab_complex.open:
             with tab_complex:
@@ -181,10 +175,8 @@ def lesson():
 
         if tab_all.open:
             with tab_all:
-                a1, a2 = st.columns([2, 1])
-                with a1:
+                with page.side:
                     npos = controls.slider("Positions", "pos", 16, 4096, 256, step=16)
-                with a2:
                     part = controls.choice("Show", "part", ["angle", "cos", "sin"], "angle",
                                            help="angle: mθ_i reduced to one turn [0, 2π). cos and sin: what "
                                                 "multiplies the pair.")
@@ -207,8 +199,9 @@ def lesson():
 
         if tab_wave.open:
             with tab_wave:
-                context = controls.select_slider("Context length", "ctx", CONTEXTS, 4096,
-                                                 format_func=lambda c: f"{c:,}")
+                with page.side:
+                    context = controls.select_slider("Context length", "ctx", CONTEXTS, 4096,
+                                                     format_func=lambda c: f"{c:,}")
                 t = turns(dim, float(base), context)
                 show(figures.lines(
                     t["pair"], {"wavelength 2π/θ_i": t["wavelength"]}, markers=True, log_y=True,
@@ -234,4 +227,5 @@ def lesson():
 
 
 lesson()
+why(WHY)
 source(pc.rope_pair, pc.rope_angle_table, pc.rope_turns)
