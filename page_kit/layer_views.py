@@ -31,9 +31,15 @@ FEATURE_LESSONS = {
 
 
 def stacked_legend(chart, entries: int):
-    """One legend entry per line below the plot, clear of the axis title at any font size (long labels here)."""
+    """One legend entry per line below the plot, clear of the axis title at any font size (long labels here).
+
+    At the bottom of the figure's own box (container coordinates), where plotly sizes the bottom margin to it:
+    placed at a fraction of the plot's height below the axis (y = -0.3), it left a blank band that grew with
+    the plot."""
+    chart.figure.update_xaxes(automargin=True)
     chart.figure.update_layout(
-        legend=dict(orientation="h", entrywidth=1.0, entrywidthmode="fraction", yanchor="top", y=-0.3, x=0),
+        legend=dict(orientation="h", entrywidth=1.0, entrywidthmode="fraction", yref="container", yanchor="bottom",
+                    y=0, x=0, xref="container"),
         height=(chart.figure.layout.height or 440) + 26 * entries)
     return chart
 
@@ -104,8 +110,8 @@ def pairs_figure(pairs, *, who: str, context: int, name: str, trained: int | Non
         pairs["pair"], {"wavelength": wavelength}, pairs["band"], band_colors=PAIR_BAND_COLOURS,
         title=f"{who}: wavelength of each pair", x_title="rotary pair i",
         y_title="wavelength (positions, log)", log_y=True, hlines=hlines, hover_format=",.1f", name=name,
-        alt=f"Log-scale wavelength of each rotary pair ({who}), with its "
-            + (f"{window or chunk:,}-token span and " if window or chunk else "")
+        alt=f"Log-scale wavelength of each rotary pair ({who}), with "
+            + (f"its {window or chunk:,}-token span and " if window or chunk else "")
             + f"the {context:,}-token context as horizontal lines; shading groups the pairs by whether they "
             "complete a turn inside the span the layer sees, inside the context, or never.")
     show(stacked_legend(chart, 1 + len(set(pairs["band"]))))

@@ -112,11 +112,10 @@ def lesson():
                 "alpha", "al", ALPHAS, 4.0, format_func=lambda v: f"{v:g}",
                 help="Hunyuan's configs keep a fixed alpha in rope_scaling (labelled 'dynamic'); alpha = s gives "
                      "exactly the static NTK-aware frequencies.")
-    if method == "longrope":
-        with k2:
-            st.caption(f"Factor lists: Phi-3.5-mini's searched short/long factors (48 pairs, s = 32, L = 4,096), "
-                       f"resampled to {head_dim // 2} pairs; exact at head_dim 96. Paste any config with your own "
-                       "lists on the *Model presets and config.json* page.")
+    if method == "longrope":  # full width under the row: in a fifth of it, this ran to eight lines of three words
+        st.caption(f"Factor lists: Phi-3.5-mini's searched short/long factors (48 pairs, s = 32, L = 4,096), "
+                   f"resampled to {head_dim // 2} pairs; exact at head_dim 96. Paste any config with your own "
+                   "lists on the *Model presets and config.json* page.")
     label = pc.EXTENSION_METHODS[method]
 
     tab_wave, tab_ratio, tab_angle, tab_score, tab_calls = sections(
