@@ -35,6 +35,7 @@ class Chart:
     matrix: np.ndarray | None = None  # full-resolution matrix for the .npy download
     note: str = ""  # e.g. "showing every 4th row"
     frames: dict | None = None  # precomputed frames for a scrub bar and Play (plotly_element.frames_payload)
+    control: dict | None = None  # what a click or a drag on the figure sets (figure_control)
 
 
 def blank_masked(grid) -> np.ndarray:

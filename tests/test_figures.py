@@ -262,3 +262,35 @@ def test_the_layer_strip_leaves_no_blank_band_for_its_legend():
     layout = chart.figure.layout
     assert layout.legend.yref == "container" and layout.legend.y == 0
     assert layout.margin.b is None or layout.margin.b <= 80
+
+
+# pages that draw reference lines (directly or through their section's views), every tab of each
+REFERENCE_PAGES = ["layer_strip", "model_configs", "extension", "extension_compare", "local_global", "rope",
+                   "sinusoidal", "fewer_frequencies", "alibi", "t5"]
+
+
+@pytest.mark.parametrize("url_path", REFERENCE_PAGES)
+def test_no_reference_labels_meet_on_any_tab(monkeypatch, url_path):
+    """Every figure with reference lines that a page builds, on every tab: no two label boxes intersect, with
+    the label positions the kit assigned (the page-level check of the Layer by layer collision)."""
+    from page_kit import registry
+    from page_kit.label_layout import plot_height
+    from tests.apptest_pages import load, open_tab, tab_groups
+
+    built = []
+    original = figures.reference_lines
+
+    def recording(chart, **kwargs):
+        built.append(chart)
+        return original(chart, **kwargs)
+
+    monkeypatch.setattr(figures, "reference_lines", recording)
+    info = next(p for p in registry.all_pages() if p.url_path == url_path)
+    at = load(info)
+    for key, labels in tab_groups(at).items():
+        for label in labels:
+            open_tab(at, key, label)
+    assert built, f"{url_path} drew no reference lines"
+    for chart in built:
+        found = _collisions(chart.figure, plot_height(chart.figure.layout.height or 450))
+        assert not found, f"{url_path}, {chart.name}: {found}"

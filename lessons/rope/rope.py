@@ -5,6 +5,7 @@ from page_kit import (
     animation,
     classroom,
     controls,
+    figure_control,
     figures,
     fmt,
     formula,
@@ -121,7 +122,8 @@ def lesson():
                                        help="Adds a scrub bar and a Play button under the figure: m sweeps 0 to "
                                             "200 in the browser, each frame computed by the same core call."):
                         animation.attach(chart, pair_chart, "m", PLAY_POSITIONS, start_value=m)
-                    show(chart)
+                    # drag the tips of q and k (the dashed arrows) to set them: the sliders are their twins
+                    show(figure_control.drag_points(chart, {"q": ("qx", "qy"), "k": ("kx", "ky")}))
                     classroom.snippet(f"theta = {classroom.call('rope_pair_theta', i, dim, float(base))}",
                                       f"out = pc.rope_pair(({qx!r}, {qy!r}), ({kx!r}, {ky!r}), {m}, {n}, theta)",
                                       "print(out['q_rot'], out['k_rot'], out['score'])  # the arrows and the score")
