@@ -33,10 +33,15 @@ CHOSEN_PREFIX = "figctl_"  # session state: a live slider's value chosen on the 
 
 @dataclass(frozen=True)
 class Target:
-    """A widget key the figure sets, from a coordinate times ``scale`` (L′ on the axis -> s = L′ / L)."""
+    """A widget key the figure sets, from a coordinate times ``scale`` (L′ on the axis -> s = L′ / L).
+
+    ``bounds`` (low, high, step) describe the key's live slider for a figure that sets a slider drawn in
+    another tab, which may not have run yet in this session (a lazy tab runs only while open); a slider that
+    has run is always described by its own record."""
 
     key: str
     scale: float = 1.0
+    bounds: tuple[float, float, float] | None = None
 
 
 def _target(value: str | Target | None) -> Target | None:
@@ -49,13 +54,18 @@ def remember(key: str, spec: dict) -> None:
 
 
 def pick(chart: Chart, *, x: str | Target | None = None, y: str | Target | None = None,
-         traces: Sequence[str] | None = None) -> Chart:
-    """A click on a cell (heatmap) or a point (a bar, a marker) sets ``x`` and / or ``y`` to its coordinates.
+         diagonal: str | Target | None = None, distance: str | Target | None = None,
+         traces: Sequence[str] | None = None, opens: tuple[str, str] | None = None) -> Chart:
+    """A click on a cell (heatmap) or a point (a bar, a marker) sets ``x`` and / or ``y`` to its coordinates,
+    ``diagonal`` to y − x (on a score grid of query rows and key columns, the offset m − n) and ``distance``
+    to |y − x|.
 
     ``traces`` limits the clicks to the traces of those names (e.g. the layer strip's cells, not a legend
-    entry's placeholder)."""
+    entry's placeholder); ``opens`` (tabs key, label) opens the lesson tab that shows the chosen value."""
     chart.control = {"pick": {"traces": list(traces) if traces else None},
-                     "targets": {"pick": {"x": _target(x), "y": _target(y)}}}
+                     "targets": {"pick": {"x": _target(x), "y": _target(y), "y-x": _target(diagonal),
+                                          "|y-x|": _target(distance)}},
+                     "opens": opens}
     return chart
 
 
@@ -90,7 +100,7 @@ def browser_spec(control: dict | None) -> dict | None:
     """What the browser needs (no keys, no scales: it only reports where the hand went)."""
     if control is None:
         return None
-    return {k: v for k, v in control.items() if k != "targets"}
+    return {k: v for k, v in control.items() if k not in ("targets", "opens")}
 
 
 def apply(control: dict, event: object) -> dict[str, object]:
@@ -98,6 +108,9 @@ def apply(control: dict, event: object) -> dict[str, object]:
     if not isinstance(event, dict):
         return {}
     which = "pick" if event.get("kind") == "pick" else str(event.get("handle"))
+    x, y = _finite(event.get("x")), _finite(event.get("y"))
+    if x is not None and y is not None:  # a cell's diagonal: row minus column (query m minus key n)
+        event = {**event, "y-x": y - x, "|y-x|": abs(y - x)}
     targets = control.get("targets", {}).get(which)
     if not targets:
         return {}
@@ -109,6 +122,9 @@ def apply(control: dict, event: object) -> dict[str, object]:
         if value is not None:
             _set(target.key, *value)
             done[target.key] = value[0]
+    if done and control.get("opens"):
+        tabs, label = control["opens"]
+        st.session_state[tabs] = label
     return done
 
 
@@ -118,7 +134,7 @@ def snapped(target: Target, raw) -> tuple[object, str] | None:
     The same rule as a link's value (``_url``): a finite number clamped into the range and put on the step;
     for options, the nearest listed one (on a log scale when every option is positive, as for context
     lengths and factors); a category label must be one of the options exactly."""
-    spec = st.session_state.get(SPECS_KEY, {}).get(target.key)
+    spec = st.session_state.get(SPECS_KEY, {}).get(target.key) or _spec_from_bounds(target)
     if spec is None:
         return None
     if spec["kind"] == "options" and isinstance(raw, str) and raw in spec["labels"]:
@@ -138,6 +154,17 @@ def snapped(target: Target, raw) -> tuple[object, str] | None:
     distance = (lambda n: abs(math.log(n / number))) if logs else (lambda n: abs(n - number))
     i = min(range(len(numbers)), key=lambda k: distance(numbers[k]))
     return spec["options"][i], spec["labels"][i]
+
+
+def _spec_from_bounds(target: Target) -> dict | None:
+    """The spec ``controls.slider`` records, for a live slider that has not run yet (see Target.bounds)."""
+    if target.bounds is None:
+        return None
+    low, high, step = target.bounds
+    spec = {"kind": "number", "low": low, "high": high, "step": step,
+            "integer": all(isinstance(v, int) for v in target.bounds), "live": True}
+    remember(target.key, spec)
+    return spec
 
 
 def _finite(raw) -> float | None:

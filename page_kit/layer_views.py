@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 import streamlit as st
 
-from . import figures, registry
+from . import figure_control, figures, registry
 from .lesson import formula, notice
 from .render import show
 
@@ -76,8 +76,11 @@ def lesson_links(keys) -> None:
             row.page_link(info.path, label=label, icon=info.icon)
 
 
-def strip(rows, groups, table, *, name: str, title: str) -> None:
-    """The model as a strip: what each layer mixes with, and what it does with positions."""
+def strip(rows, groups, table, *, name: str, title: str, picks: tuple[str, str, str] | None = None) -> None:
+    """The model as a strip: what each layer mixes with, and what it does with positions.
+
+    ``picks`` (layer key, tabs key, tab label): a click on a layer's cell sets the layer slider and opens the
+    tab that shows that layer."""
     hover = [f"{t}: {m}; {p} {theta} {pairs}".strip() for t, m, p, theta, pairs in
              zip(table["layer type"], table["mixer"], table["positions"], table["θ"], table["pairs turning"],
                  strict=True)]
@@ -86,12 +89,16 @@ def strip(rows, groups, table, *, name: str, title: str) -> None:
               r.mixer_name + (f", window {r.window:,}" if r.window else "") for r in rows]
     label_of = {i: g["label"] for g in groups for i in g["layers"]}
     positions = [label_of[r.index] for r in rows]
-    show(figures.category_strip(
+    chart = figures.category_strip(
         table["layer"], {"positions": positions, "mixer": mixers}, hover={"positions": hover, "mixer": hover},
         title=title, x_title="layer", name=name,
         alt=f"One cell per layer ({len(rows)} layers): the top row colours each layer by what it mixes tokens with "
             "(full attention, a sliding window, chunks, linear attention, state space, convolution); the bottom "
-            "row by what it does with positions (the RoPE setting, or NoPE)."))
+            "row by what it does with positions (the RoPE setting, or NoPE).")
+    if picks is not None:
+        layer_key, tabs, label = picks
+        chart = figure_control.pick(chart, x=layer_key, opens=(tabs, label))
+    show(chart)
 
 
 def pairs_figure(pairs, *, who: str, context: int, name: str, trained: int | None = None, window: int | None = None,

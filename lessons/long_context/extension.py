@@ -6,6 +6,7 @@ from page_kit import (
     classroom,
     controls,
     extension_views,
+    figure_control,
     figures,
     formula,
     guard,
@@ -152,6 +153,9 @@ def lesson():
                     def wave_chart(s):
                         return extension_views.wavelength_chart(analysis_at(s)[1], name="ext_wavelengths", label=label)
                     animation.attach(chart, wave_chart, "s", PLAY_FACTORS, start_value=factor)
+                # press or drag on the figure: the nearer marker line follows, L sets L, L′ sets s = L′ / L
+                figure_control.drag_lines(chart, "y", [(original, "L"),
+                                                       (target, figure_control.Target("s", 1 / original))])
                 extension_views.wavelengths(result, name="ext_wavelengths", label=label, chart=chart)
                 classroom.snippet(
                     f"scaling, max_pos = pc.extension_scaling({method!r}, {float(factor)!r}, {original}, "

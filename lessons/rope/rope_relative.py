@@ -1,7 +1,20 @@
+import numpy as np
 import streamlit as st
 
 import posenc_core as pc
-from page_kit import classroom, controls, figures, formula, guard, header, notice, sections, show, source
+from page_kit import (
+    classroom,
+    controls,
+    figure_control,
+    figures,
+    formula,
+    guard,
+    header,
+    notice,
+    sections,
+    show,
+    source,
+)
 from page_kit.code_lines import fold
 
 BASES = [100, 1000, 10000, 500000, 1000000]
@@ -58,16 +71,25 @@ def lesson():
                                   "of the score matrix (m and n grow together, m − n fixed). The score ...",
                                   ["stays the same", "grows", "fades", "oscillates"], 0, diagonal_reveal)
                 columns = st.columns(2)
+                # a click on a cell picks its diagonal m − n; the slider under the grids is its twin
+                offset = controls.slider("Diagonal m − n (or click a cell)", "off", -(n - 1), n - 1, 0)
                 deviations = {}
                 for column, layout in zip(columns, pc.ROPE_LAYOUTS, strict=True):
                     scores, deviations[layout] = grids[layout]
                     with column:
-                        show(figures.heatmap(
+                        chart = figures.heatmap(
                             scores, title=f"q_m · k_n, {layout} layout", x_title="key position n",
                             y_title="query position m", value_name="score", name=f"rope_scores_{layout}",
                             height=430,
                             alt=f"Score matrix of one random query and key placed at every position, {layout} "
-                                "layout: every diagonal has a single colour."))
+                                "layout: every diagonal has a single colour.")
+                        chart.figure.add_shape(type="line", x0=max(0, -offset) - 0.5, y0=max(0, offset) - 0.5,
+                                               x1=n - 1 - max(0, offset) + 0.5, y1=n - 1 - max(0, -offset) + 0.5,
+                                               line=dict(color="#111111", width=2, dash="dot"))
+                        show(figure_control.pick(chart, diagonal="off"))
+                        along = np.diagonal(scores, offset=-offset)  # the cells with m − n = offset
+                        st.caption(f"Along m − n = {offset}: {along.size} cells, scores {along.min():.6f} to "
+                                   f"{along.max():.6f}.")
                         st.metric(f"Largest spread along a diagonal ({layout})", f"{deviations[layout]:.1e}")
                 classroom.snippet(fold(f"scores = {{layout: pc.rope_score_matrix({n}, {dim}, {float(base)!r}, layout, "
                                        f"{seed}) for layout in pc.ROPE_LAYOUTS}}", f"({n}, {n}) float64 each"))
