@@ -97,3 +97,49 @@ def test_a_browser_value_off_the_slider_lands_on_its_range(page_and_url):
     page.mouse.up()
     _settle(page)
     assert (_query(page)["kx"], _query(page)["ky"]) == ("2", "2"), page.url
+
+
+def _click(page, title, x, y):
+    page.mouse.click(*page.evaluate(TO_PAGE, [title, x, y]))
+    _settle(page)
+
+
+def test_clicking_a_table_cell_opens_that_cell(page_and_url):
+    page, url = page_and_url
+    _open(page, url, "sinusoidal", "PE table")
+    _click(page, "PE table", 20, 40)  # column 20, position 40
+    query = _query(page)
+    assert (query.get("col"), query.get("p"), query.get("view")) == ("20", "40", "One cell"), page.url
+    assert _slider_value(page, "p") == "40" and _slider_value(page, "col") == "20"
+
+
+def test_clicking_a_score_cell_picks_its_diagonal_and_marks_it(page_and_url):
+    page, url = page_and_url
+    _open(page, url, "rope_relative", "q_m · k_n, half")
+    _click(page, "q_m · k_n, half", 10, 40)  # key n = 10, query m = 40: m − n = 30
+    assert _query(page).get("off") == "30", page.url
+    shape = page.evaluate("""() => [...document.querySelectorAll('.pe-plot')].find((p) =>
+        p.querySelector('.gtitle').textContent.startsWith('q_m · k_n, half'))._fullLayout.shapes[0]""")
+    assert (shape["x0"], shape["y0"]) == (-0.5, 29.5)  # the dotted line starts at (n, m) = (0, 30)
+    assert page.get_by_text("Along m − n = 30:").first.is_visible()
+
+
+def test_a_layer_of_the_strip_opens_that_layer(page_and_url):
+    page, url = page_and_url
+    _open(page, url, "layer_strip", "")
+    title = page.evaluate("() => document.querySelector('.pe-plot .gtitle').textContent")
+    page.mouse.click(*page.evaluate(TO_PAGE, [title, 7, 0.5]))  # layer 7's bottom cell
+    _settle(page)
+    assert (_query(page).get("layer"), _query(page).get("view")) == ("7", "One layer"), page.url
+    assert page.get_by_text("Layer 7", exact=False).first.is_visible()
+
+
+def test_pressing_near_the_target_line_sets_the_factor(page_and_url):
+    page, url = page_and_url
+    _open(page, url, "extension", "Wavelength of each pair")
+    title = page.evaluate("""() => [...document.querySelectorAll('.pe-plot .gtitle')].map((t) => t.textContent)
+        .find((t) => t.startsWith('Wavelength of each pair'))""")
+    # L = 4,096 and L' = 16,384 (s = 4) by default: a press at 120,000 takes L' there, s = 29.3 -> 32
+    _click(page, title, 20, 120000)
+    assert _query(page).get("s") == "32", page.url
+    assert _slider_value(page, "s") == "32"
