@@ -143,3 +143,12 @@ def test_pressing_near_the_target_line_sets_the_factor(page_and_url):
     _click(page, title, 20, 120000)
     assert _query(page).get("s") == "32", page.url
     assert _slider_value(page, "s") == "32"
+
+
+def test_clicking_a_bias_cell_picks_its_distance_for_the_formula(page_and_url):
+    page, url = page_and_url
+    _open(page, url, "alibi?view=Bias+grids", "ALiBi bias per head")
+    _click(page, "ALiBi bias per head", 3, 15)  # head 1's panel: query i = 15, key j = 3, i − j = 12
+    assert _query(page).get("off") == "12", page.url
+    assert _slider_value(page, "off") == "12"
+    assert page.locator(".katex").filter(has_text="12").count() >= 1  # the formula's B at distance 12
