@@ -62,6 +62,7 @@ def pick(chart: Chart, *, x: str | Target | None = None, y: str | Target | None 
 
     ``traces`` limits the clicks to the traces of those names (e.g. the layer strip's cells, not a legend
     entry's placeholder); ``opens`` (tabs key, label) opens the lesson tab that shows the chosen value."""
+    _hint(chart, "Click a cell of the figure to choose it; the slider sets the same value from the keyboard.")
     chart.control = {"pick": {"traces": list(traces) if traces else None},
                      "targets": {"pick": {"x": _target(x), "y": _target(y), "y-x": _target(diagonal),
                                           "|y-x|": _target(distance)}},
@@ -80,6 +81,8 @@ def drag_points(chart: Chart, tips: Mapping[str, tuple[str | Target | None, str 
         handles.append({"trace": trace, "x": float(tip.x[-1]), "y": float(tip.y[-1])})
         targets[str(len(handles) - 1)] = {"x": _target(x_key), "y": _target(y_key)}
     chart.figure.update_layout(dragmode=False)  # a drag moves an arrow, not a zoom box
+    _hint(chart, f"Drag the tip of {' or '.join(tips)} to move it; the sliders set the same values from the "
+                 "keyboard.")
     chart.control = {"handles": handles, "anywhere": False, "targets": targets}
     return chart
 
@@ -92,8 +95,15 @@ def drag_lines(chart: Chart, axis: str, lines: Sequence[tuple[float, str | Targe
     handles = [{"trace": None, "x": None, "y": None, axis: float(value)} for value, _ in lines]
     targets = {str(i): {axis: _target(key)} for i, (_, key) in enumerate(lines)}
     chart.figure.update_layout(dragmode=False)
+    _hint(chart, "Press or drag on the figure: the nearer marker line follows; the sliders set the same values "
+                 "from the keyboard.")
     chart.control = {"handles": handles, "anywhere": True, "targets": targets}
     return chart
+
+
+def _hint(chart: Chart, text: str) -> None:
+    """Say under the figure that it is a control: nothing on a chart shows that it answers a click."""
+    chart.note = f"{chart.note} {text}".strip()
 
 
 def browser_spec(control: dict | None) -> dict | None:

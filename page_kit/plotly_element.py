@@ -51,7 +51,9 @@ _component = st.components.v2.component(
         ".pe-range{flex:1;accent-color:#0072B2}"
         ".pe-play{font:inherit;padding:.2rem .8rem;border-radius:.5rem;border:1px solid rgba(128,128,128,.5);"
         "background:transparent;color:inherit;cursor:pointer}"
-        ".pe-label{min-width:9rem;font-variant-numeric:tabular-nums}",
+        ".pe-label{min-width:9rem;font-variant-numeric:tabular-nums}"
+        # a figure that is a control says so under the pointer (figure_control)
+        ".pe-control .nsewdrag{cursor:pointer !important}",
     isolate_styles=False)
 
 
