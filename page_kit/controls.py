@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from . import _url, live_slider
+from . import _url, figure_control, live_slider
 
 _SLIDER_FLOAT_STEP = 0.01  # Streamlit's default step for a float slider
 
@@ -63,7 +63,11 @@ def slider(label, key, min_value, max_value, value, step=None, *, help=None, for
         step = 1 if integer else _SLIDER_FLOAT_STEP
     count = 2 if isinstance(value, (tuple, list)) else 1
     check = (lambda raw: _url.numbers(raw, min_value, max_value, step, integer=integer, count=count))
-    if live and count == 1 and live_slider.stop_count(min_value, max_value, step) <= live_slider.MAX_STOPS:
+    live = live and count == 1 and live_slider.stop_count(min_value, max_value, step) <= live_slider.MAX_STOPS
+    if count == 1:  # what a click or drag on a figure may set it to, snapped as a link's value is
+        figure_control.remember(key, {"kind": "number", "low": min_value, "high": max_value, "step": step,
+                                      "integer": integer, "live": live})
+    if live:
         values, labels, url_text = live_slider.numeric_stops(min_value, max_value, step, integer=integer,
                                                              format=format)
         return live_slider.live_slider(label, key, values, value, labels=labels, url_text=url_text, check=check,
@@ -81,7 +85,10 @@ def select_slider(label, key, options, value, *, help=None, format_func=str, liv
     labels = [str(format_func(o)) for o in options]
     count = 2 if isinstance(value, (tuple, list)) else 1
     check = (lambda raw: _url.options(raw, labels, exactly=count, ordered=True))
-    if live and count == 1 and len(options) <= live_slider.MAX_STOPS:
+    live = live and count == 1 and len(options) <= live_slider.MAX_STOPS
+    if count == 1:
+        figure_control.remember(key, {"kind": "options", "options": list(options), "labels": labels, "live": live})
+    if live:
         return live_slider.live_slider(label, key, options, value, labels=labels, url_text=labels, check=check,
                                        help=help)
     _url.fix(key, check)

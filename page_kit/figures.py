@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import plotly.graph_objects as go
 
+from . import label_layout
 from .theme import CATEGORICAL, CYCLIC, DIVERGING, SEQUENTIAL, series_style, template_name  # noqa: F401 (CYCLIC)
 
 MAX_HEATMAP_ROWS = 480  # about the plot's height in pixels
@@ -36,6 +37,7 @@ class Chart:
     matrix: np.ndarray | None = None  # full-resolution matrix for the .npy download
     note: str = ""  # e.g. "showing every 4th row"
     frames: dict | None = None  # precomputed frames for a scrub bar and Play (plotly_element.frames_payload)
+    control: dict | None = None  # what a click or a drag on the figure sets (figure_control)
 
 
 def blank_masked(grid) -> np.ndarray:
@@ -137,15 +139,37 @@ def series_styles(labels: Sequence[str], colours: Mapping[str, int] | None = Non
     return out
 
 
+def tick_text(value: float) -> str:
+    """A log-axis tick label that reads as its whole value: 0.5, not plotly's lone minor-tick "5"."""
+    if value >= 1000:
+        return f"{value:,.0f}"
+    return f"{value:.6g}"
+
+
 def _decade_ticks(values) -> dict:
     """Axis settings for a log axis over ``values``: one labelled tick per power of ten when the data span two
     decades or more (plotly's default adds small '2' and '5' labels between them, which crowd the axis and its
-    title); over a shorter span labels at 1, 2 and 5 of each decade, since one per decade could leave none."""
+    title); over a shorter span ticks at 1, 2 and 5 of each decade (1 to 9 when that leaves fewer than two),
+    each labelled with its whole value. plotly's own minor labels ("D2") print only the leading digit, so an
+    axis from 0.125 to 1 read "5 ... 1", and a student read the lone "5" as five, not 0.5."""
     data = np.asarray(values, dtype=np.float64)
     data = data[np.isfinite(data) & (data > 0)]
-    if data.size and np.log10(data.max() / data.min()) >= 2:
-        return dict(dtick=1, exponentformat="power" if data.max() >= 1e6 or data.min() < 1e-3 else "none")
-    return dict(dtick="D2") if data.size else {}  # within a decade or two: 2 and 5 between powers, not 2..9
+    if not data.size:
+        return {}
+    low, high = float(data.min()), float(data.max())
+    if np.log10(high / low) >= 2:
+        return dict(dtick=1, exponentformat="power" if high >= 1e6 or low < 1e-3 else "none")
+    decades = range(int(np.floor(np.log10(low))), int(np.ceil(np.log10(high))) + 1)
+    for mantissas in ((1, 2, 5), tuple(range(1, 10))):
+        # one tick past each end, so the axis' padding still shows a labelled tick where the data end
+        ticks = sorted(m * 10.0 ** k for k in decades for m in mantissas)
+        inside = [t for t in ticks if low <= t * (1 + 1e-9) and t <= high * (1 + 1e-9)]
+        if len(inside) >= 2:
+            break
+    below = [t for t in ticks if t < low * (1 - 1e-9)][-1:]
+    above = [t for t in ticks if t > high * (1 + 1e-9)][:1]
+    shown = below + inside + above
+    return dict(tickmode="array", tickvals=shown, ticktext=[tick_text(t) for t in shown])
 
 
 def _base_layout(fig: go.Figure, title: str, x_title: str, y_title: str, height: int) -> go.Figure:
@@ -259,10 +283,14 @@ def lines(x, series: Mapping[str, np.ndarray], *, title: str, x_title: str, y_ti
         fig.add_vrect(x0=shade_x[0], x1=shade_x[1], fillcolor="#999999", opacity=0.12, line_width=0,
                       annotation_text=shade_x[2], annotation_position="top left")
     _base_layout(fig, title, x_title, y_title, height)
-    fig.update_xaxes(type="log" if log_x else "linear", **(_decade_ticks(x) if log_x else {}))
+    # the reference lines count too: the axis stretches to show them, and their ticks must read right
+    def span(arrays, marks):
+        return np.concatenate([np.ravel(np.asarray(a, dtype=np.float64)) for a in arrays]
+                              + [np.asarray([v for v, _ in marks], dtype=np.float64)])
+
+    fig.update_xaxes(type="log" if log_x else "linear", **(_decade_ticks(span([x], vlines)) if log_x else {}))
     fig.update_yaxes(type="log" if log_y else "linear",
-                     **(_decade_ticks(np.concatenate([np.ravel(np.asarray(v, dtype=np.float64))
-                                                      for v in series.values()] or [[]])) if log_y else {}))
+                     **(_decade_ticks(span(series.values(), hlines)) if log_y else {}))
     if x_ticks is not None:
         fig.update_xaxes(tickvals=list(x_ticks), ticktext=[f"{v:g}" for v in x_ticks])
     if y_range is not None:
@@ -480,28 +508,55 @@ def roomy_lines(*args, **kwargs) -> Chart:
 
 def reference_lines(chart: Chart, *, hlines: Sequence[tuple[float, str]] = (),
                     vlines: Sequence[tuple[float, str]] = (), first_row: int = 0) -> Chart:
-    """Labelled reference lines that also sit right on log axes.
+    """Labelled reference lines that also sit right on log axes, their labels never over each other.
 
     plotly places a shape's own annotation at the raw value even on a log axis (where annotation
     coordinates are log10), which puts the label in the wrong place and stretches the range; here the
-    label is a separate annotation in the axis' own units.
+    label is a separate annotation in the axis' own units, placed by ``label_layout`` (vertical lines' labels
+    one row each from the top, ``first_row`` rows down; horizontal lines' labels at the right, moved left past
+    each other where lines are close).
     """
     layout = chart.figure.layout
     log_x, log_y = layout.xaxis.type == "log", layout.yaxis.type == "log"
     # Labels sit inside the plot area on a translucent grey chip (legible on both themes): above the plot
     # is the legend row, where a label would collide with it.
     chip = dict(showarrow=False, bgcolor="rgba(128,128,128,0.16)", borderpad=2)
-    for value, label in hlines:
-        chart.figure.add_hline(y=value, line=dict(color="#888888", dash="dot", width=1.2))
-        chart.figure.add_annotation(x=1, xref="paper", xanchor="right", yanchor="bottom", **chip,
-                                    y=float(np.log10(value)) if log_y else value, text=label)
     for i, (value, label) in enumerate(vlines):
         chart.figure.add_vline(x=value, line=dict(color="#888888", dash="dot", width=1.5))
-        # staggered downwards, so labels of nearby lines (L and L') do not sit on each other
         chart.figure.add_annotation(y=1, yref="paper", yanchor="top", xanchor="left", xshift=3,
-                                    yshift=-22 * (i + first_row),
+                                    yshift=-label_layout.LABEL_PX * (i + first_row),
                                     x=float(np.log10(value)) if log_x else value, text=label, **chip)
+    if not hlines:
+        return chart
+    low, high = _y_extent(chart.figure, [v for v, _ in hlines], log_y)
+    height = label_layout.plot_height(layout.height or 450)
+    pixels = label_layout.axis_pixels([v for v, _ in hlines], low, high, height, log_y)
+    rows = len(vlines) + first_row
+    spots = label_layout.place_hlines(pixels, [label for _, label in hlines], height, rows)
+    for (value, label), spot in zip(hlines, spots, strict=True):
+        chart.figure.add_hline(y=value, line=dict(color="#888888", dash="dot", width=1.2))
+        chart.figure.add_annotation(x=1, xref="paper", xanchor="right", xshift=spot["xshift"],
+                                    yanchor="top" if spot["below"] else "bottom", yshift=spot["yshift"], **chip,
+                                    y=float(np.log10(value)) if log_y else value, text=label)
     return chart
+
+
+def _y_extent(fig: go.Figure, marks: Sequence[float], log: bool) -> tuple[float, float]:
+    """The y axis' range in data units: as set, else what autorange covers (every trace's y and the lines)."""
+    if fig.layout.yaxis.range is not None:
+        low, high = fig.layout.yaxis.range
+        return (10.0 ** low, 10.0 ** high) if log else (low, high)
+    values = [np.asarray(marks, dtype=np.float64)]
+    for trace in fig.data:
+        if getattr(trace, "y", None) is not None and trace.type in ("scatter", "bar"):
+            try:
+                values.append(np.ravel(np.asarray(trace.y, dtype=np.float64)))
+            except (TypeError, ValueError):  # a categorical axis has no numeric extent
+                continue
+    data = np.concatenate(values)
+    data = data[np.isfinite(data) & ((data > 0) if log else True)]
+    return float(data.min()), float(data.max())
+
 
 @dataclass(frozen=True)
 class FlowNode:
@@ -707,14 +762,16 @@ def category_strip(x, rows: Mapping[str, Sequence[str]], *, title: str, x_title:
                 hovertemplate=f"{x_title} %{{x}}<br>%{{customdata}}<extra>{row}</extra>"))
         table[row] = np.asarray(labels)
     # The legend sits in its own band at the bottom of the figure (container coordinates), one entry per line,
-    # so it never meets the axis title whatever the font size; the band is sized for projector fonts.
+    # so it never meets the axis title whatever the font size. plotly grows the bottom margin to the legend's
+    # real height; a margin reserved here for projector fonts showed as a blank band between the axis and the
+    # legend at normal sizes. The figure grows by the legend's height at normal fonts, so the plot keeps its own.
     entries = len(fig.data) + len(rows)
-    legend_px = 30 * entries + 20
+    legend_px = 22 * entries + 12
     fig.update_layout(template=template_name(), title=dict(text=title), height=height + legend_px, barmode="overlay",
                       bargap=0, legend=dict(orientation="h", yref="container", yanchor="bottom", y=0, x=0,
                                             groupclick="toggleitem", tracegroupgap=8, entrywidth=1.0,
                                             entrywidthmode="fraction"),
-                      margin=dict(b=legend_px + 60),
+                      margin=dict(b=20),
                       xaxis=dict(title=dict(text=x_title)),
                       yaxis=dict(tickvals=[i + 0.5 for i in range(len(rows))], ticktext=list(rows),
                                  range=[0, len(rows)], showgrid=False, zeroline=False, fixedrange=True))

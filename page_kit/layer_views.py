@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 import streamlit as st
 
-from . import figures, registry
+from . import figure_control, figures, registry
 from .lesson import formula, notice
 from .render import show
 
@@ -31,9 +31,15 @@ FEATURE_LESSONS = {
 
 
 def stacked_legend(chart, entries: int):
-    """One legend entry per line below the plot, clear of the axis title at any font size (long labels here)."""
+    """One legend entry per line below the plot, clear of the axis title at any font size (long labels here).
+
+    At the bottom of the figure's own box (container coordinates), where plotly sizes the bottom margin to it:
+    placed at a fraction of the plot's height below the axis (y = -0.3), it left a blank band that grew with
+    the plot."""
+    chart.figure.update_xaxes(automargin=True)
     chart.figure.update_layout(
-        legend=dict(orientation="h", entrywidth=1.0, entrywidthmode="fraction", yanchor="top", y=-0.3, x=0),
+        legend=dict(orientation="h", entrywidth=1.0, entrywidthmode="fraction", yref="container", yanchor="bottom",
+                    y=0, x=0, xref="container"),
         height=(chart.figure.layout.height or 440) + 26 * entries)
     return chart
 
@@ -70,8 +76,11 @@ def lesson_links(keys) -> None:
             row.page_link(info.path, label=label, icon=info.icon)
 
 
-def strip(rows, groups, table, *, name: str, title: str) -> None:
-    """The model as a strip: what each layer mixes with, and what it does with positions."""
+def strip(rows, groups, table, *, name: str, title: str, picks: tuple[str, str, str] | None = None) -> None:
+    """The model as a strip: what each layer mixes with, and what it does with positions.
+
+    ``picks`` (layer key, tabs key, tab label): a click on a layer's cell sets the layer slider and opens the
+    tab that shows that layer."""
     hover = [f"{t}: {m}; {p} {theta} {pairs}".strip() for t, m, p, theta, pairs in
              zip(table["layer type"], table["mixer"], table["positions"], table["θ"], table["pairs turning"],
                  strict=True)]
@@ -81,12 +90,16 @@ def strip(rows, groups, table, *, name: str, title: str) -> None:
               r.mixer_name + (f", window {r.window:,}" if r.window else "") for r in rows]
     label_of = {i: g["label"] for g in groups for i in g["layers"]}
     positions = [label_of[r.index] for r in rows]
-    show(figures.category_strip(
+    chart = figures.category_strip(
         table["layer"], {"positions": positions, "mixer": mixers}, hover={"positions": hover, "mixer": hover},
         title=title, x_title="layer", name=name,
         alt=f"One cell per layer ({len(rows)} layers): the top row colours each layer by what it mixes tokens with "
             "(full attention, a sliding window, chunks, linear attention, state space, convolution); the bottom "
-            "row by what it does with positions (the RoPE setting, or NoPE)."))
+            "row by what it does with positions (the RoPE setting, or NoPE).")
+    if picks is not None:
+        layer_key, tabs, label = picks
+        chart = figure_control.pick(chart, x=layer_key, opens=(tabs, label))
+    show(chart)
 
 
 def pairs_figure(pairs, *, who: str, context: int, name: str, trained: int | None = None, window: int | None = None,
@@ -105,8 +118,8 @@ def pairs_figure(pairs, *, who: str, context: int, name: str, trained: int | Non
         pairs["pair"], {"wavelength": wavelength}, pairs["band"], band_colors=PAIR_BAND_COLOURS,
         title=f"{who}: wavelength of each pair", x_title="rotary pair i",
         y_title="wavelength (positions, log)", log_y=True, hlines=hlines, hover_format=",.1f", name=name,
-        alt=f"Log-scale wavelength of each rotary pair ({who}), with its "
-            + (f"{window or chunk:,}-token span and " if window or chunk else "")
+        alt=f"Log-scale wavelength of each rotary pair ({who}), with "
+            + (f"its {window or chunk:,}-token span and " if window or chunk else "")
             + f"the {context:,}-token context as horizontal lines; shading groups the pairs by whether they "
             "complete a turn inside the span the layer sees, inside the context, or never.")
     show(stacked_legend(chart, 1 + len(set(pairs["band"]))))

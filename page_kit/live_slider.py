@@ -69,7 +69,8 @@ def live_slider(label: str, key: str, values: Sequence, default, *, labels: Sequ
     state_key = f"live_{key}"  # the component's own state; the URL keeps the plain key
     url_text = list(url_text)
     remembered = st.session_state.get(state_key)
-    text = remembered.get("value") if isinstance(remembered, dict) else None
+    moved = remembered.get("value") if isinstance(remembered, dict) else None  # the thumb's last value
+    text = figure_choice(key, moved) or moved
     if text is None:  # first run of this slider in this session: the link's value, or the default
         text = st.query_params.get(key)
     index = _index_for(text, values, url_text, default_index)
@@ -78,6 +79,21 @@ def live_slider(label: str, key: str, values: Sequence, default, *, labels: Sequ
                default={"value": url_text[index]}, on_value_change=_noop, height="content")
     _write_url(key, url_text[index] if index != default_index else None)
     return values[index]
+
+
+def figure_choice(key: str, moved: str | None) -> str | None:
+    """The value a click or drag on a figure chose for this slider (figure_control), while it holds.
+
+    The component's own state only changes when its thumb moves, and the browser sends it back with every
+    rerun, so it cannot be overwritten from Python. The figure's choice is kept beside it with the thumb's
+    value at that moment; it holds until the thumb moves again, and then the thumb takes over."""
+    chosen = st.session_state.get(f"figctl_{key}")
+    if not isinstance(chosen, dict):
+        return None
+    if chosen.get("over") != moved:
+        del st.session_state[f"figctl_{key}"]
+        return None
+    return chosen.get("text")
 
 
 def _noop() -> None:

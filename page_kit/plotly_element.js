@@ -95,7 +95,130 @@ function narrowLegend(layout, width) {
   if (layout.margin && layout.margin.r > 40) layout.margin = { ...layout.margin, r: 20 };
 }
 
-export default function ({ parentElement, data }) {
+// The figure as a control (page_kit/figure_control.py). A click on a cell or point ("pick"), or a press and
+// drag near a handle (an arrow's tip, a marker line), reports where the hand went in data units as the state
+// value "hand"; Python snaps it onto the slider it sets and reruns, as a live slider's move does. Listeners
+// are installed once per chart and read the newest spec from the element, so a rerun only swaps the spec.
+const GRAB_PX = 28; // how near a press must be to an arrow's tip to take it
+const HAND_TIMEOUT_MS = 600; // a rerun that never comes back must not stall a drag
+
+function axisValue(axis, pixel) {
+  const linear = axis.p2l(pixel);
+  return axis.type === "log" ? Math.pow(10, linear) : linear;
+}
+
+function axisPixel(axis, value) {
+  return axis.l2p(axis.type === "log" ? Math.log10(value) : value);
+}
+
+function handAt(plot, event) {
+  // pointer position inside the plot area, in pixels and in data units
+  const size = plot._fullLayout._size;
+  const rect = plot.getBoundingClientRect();
+  const px = event.clientX - rect.left - size.l, py = event.clientY - rect.top - size.t;
+  const xa = plot._fullLayout.xaxis, ya = plot._fullLayout.yaxis;
+  return { px, py, x: axisValue(xa, px), y: axisValue(ya, py), inside: px >= 0 && py >= 0 && px <= size.w && py <= size.h };
+}
+
+function nearestHandle(plot, handles, at, anywhere) {
+  const xa = plot._fullLayout.xaxis, ya = plot._fullLayout.yaxis;
+  let best = -1, bestDistance = Infinity;
+  handles.forEach((h, i) => {
+    const dx = h.x === null ? 0 : at.px - axisPixel(xa, h.x);
+    const dy = h.y === null ? 0 : at.py - axisPixel(ya, h.y);
+    const distance = Math.hypot(dx, dy);
+    if (distance < bestDistance) { best = i; bestDistance = distance; }
+  });
+  return best >= 0 && (anywhere || bestDistance <= GRAB_PX) ? best : -1;
+}
+
+function moveTip(plot, handle, at, Plotly) {
+  // the dragged arrow follows the hand at once; the rerun then draws the exact figure
+  const index = plot.data.findIndex((trace) => trace.name === handle.trace);
+  if (index < 0) return;
+  const trace = plot.data[index];
+  const xs = Array.from(trace.x), ys = Array.from(trace.y);
+  xs[xs.length - 1] = at.x; ys[ys.length - 1] = at.y;
+  Plotly.restyle(plot, { x: [xs], y: [ys] }, [index]);
+}
+
+function figureControl(root, plot, control, setStateValue, Plotly) {
+  root.__control = control;
+  root.__hand = root.__hand || { n: 0, inflight: false, pending: null, timer: null, grabbed: -1 };
+  const hand = root.__hand;
+  clearTimeout(hand.timer); // new data: the rerun the last report caused has come back
+  hand.inflight = false;
+  const send = (report) => {
+    if (hand.inflight) { hand.pending = report; return; }
+    hand.inflight = true; hand.pending = null;
+    hand.n += 1;
+    setStateValue("hand", { ...report, n: hand.n });
+    hand.timer = setTimeout(() => { hand.inflight = false; if (hand.pending) send(hand.pending); }, HAND_TIMEOUT_MS);
+  };
+  if (hand.pending && hand.grabbed < 0) send(hand.pending);
+  if (root.__controlBound) return;
+  root.__controlBound = true;
+  root.classList.add("pe-control");
+  // an arrow's tip is dragged by a finger too, so the page must not scroll from that small square plot
+  if (control.handles && !control.anywhere) plot.style.touchAction = "none";
+  plot.on("plotly_click", (event) => {
+    const spec = root.__control;
+    const point = event && event.points && event.points[0];
+    if (!spec || !spec.pick || !point) return;
+    if (spec.pick.traces && !spec.pick.traces.includes(point.data.name)) return;
+    send({ kind: "pick", x: point.x, y: point.y });
+  });
+  plot.addEventListener("pointerdown", (event) => {
+    const spec = root.__control;
+    if (!spec || !spec.handles || event.button !== 0) return;
+    const at = handAt(plot, event);
+    if (!at.inside) return;
+    const i = nearestHandle(plot, spec.handles, at, spec.anywhere);
+    if (i < 0) return;
+    if (spec.anywhere && event.pointerType !== "mouse") {
+      // a finger on a marker chart may be scrolling the page: a tap places the line, a swipe does nothing
+      const tap = (e) => {
+        plot.removeEventListener("pointerup", tap);
+        plot.removeEventListener("pointercancel", tap);
+        const handle = root.__control.handles[i], now = handAt(plot, e);
+        if (e.type === "pointerup" && handle) {
+          send({ kind: "drag", handle: i, x: handle.x === null ? undefined : now.x,
+                 y: handle.y === null ? undefined : now.y });
+        }
+      };
+      plot.addEventListener("pointerup", tap);
+      plot.addEventListener("pointercancel", tap);
+      return;
+    }
+    event.preventDefault(); event.stopPropagation();
+    hand.grabbed = i;
+    plot.setPointerCapture(event.pointerId);
+    const report = (e) => {
+      const now = handAt(plot, e);
+      const handle = root.__control.handles[hand.grabbed];
+      if (!handle) return;
+      if (handle.trace) moveTip(plot, handle, now, Plotly);
+      const out = { kind: "drag", handle: hand.grabbed };
+      if (handle.x !== null) out.x = now.x;
+      if (handle.y !== null) out.y = now.y;
+      send(out);
+    };
+    report(event);
+    const move = (e) => report(e);
+    const up = (e) => {
+      report(e);
+      hand.grabbed = -1;
+      plot.removeEventListener("pointermove", move);
+      plot.removeEventListener("pointerup", up);
+      plot.removeEventListener("pointercancel", up);
+    };
+    plot.addEventListener("pointermove", move);
+    plot.addEventListener("pointerup", up);
+    plot.addEventListener("pointercancel", up);
+  }, true);
+}
+
+export default function ({ parentElement, data, setStateValue }) {
   let root = parentElement.querySelector(".pe-chart");
   if (!root) {
     root = document.createElement("div");
@@ -115,6 +238,7 @@ export default function ({ parentElement, data }) {
     Plotly.react(plot, figure.data, figure.layout, data.config).then(() => {
       count("draws");
       root.__draws = (root.__draws || 0) + 1; // this chart's own count (the bench follows the hero figure)
+      if (data.control) figureControl(root, plot, data.control, setStateValue, Plotly);
       if (data.frames) frameSwitcher(root, plot, figure, data.config, data.frames, Plotly);
       else { const bar = root.querySelector(".pe-frames"); if (bar) bar.remove(); }
     });

@@ -51,7 +51,9 @@ _component = st.components.v2.component(
         ".pe-range{flex:1;accent-color:#0072B2}"
         ".pe-play{font:inherit;padding:.2rem .8rem;border-radius:.5rem;border:1px solid rgba(128,128,128,.5);"
         "background:transparent;color:inherit;cursor:pointer}"
-        ".pe-label{min-width:9rem;font-variant-numeric:tabular-nums}",
+        ".pe-label{min-width:9rem;font-variant-numeric:tabular-nums}"
+        # a figure that is a control says so under the pointer (figure_control)
+        ".pe-control .nsewdrag{cursor:pointer !important}",
     isolate_styles=False)
 
 
@@ -81,10 +83,24 @@ def frames_payload(label: str, values: Sequence, patches: Sequence[Sequence[tupl
             "datas": list(datas) if datas else None}
 
 
-def plotly_element(figure, *, key: str, alt: str, config: dict, frames: dict | None = None) -> None:
+def plotly_element(figure, *, key: str, alt: str, config: dict, frames: dict | None = None,
+                   control: dict | None = None, on_hand=None) -> None:
+    """``control`` (figure_control.browser_spec) makes the figure a control: the browser reports a click or a
+    drag as the state value "hand" ({kind, handle, x, y, n}: n counts events, so each one is a change) and
+    ``on_hand`` runs before the rerun that follows, as a slider's on_change would."""
     height = figure.layout.height or 450
     data = {"figure": pio.to_json(figure, validate=False), "config": {**config, "responsive": True}, "alt": alt}
     if frames is not None:
         data["frames"] = frames
         height += 44
-    _component(key=key, data=data, height=int(height))
+    if control is None:
+        _component(key=key, data=data, height=int(height))
+        return
+    data["control"] = control
+    _component(key=key, data=data, height=int(height), default={"hand": None}, on_hand_change=on_hand)
+
+
+def hand_event(key: str):
+    """The last click or drag the chart with this key reported (its state value "hand"), or None."""
+    state = st.session_state.get(key)
+    return state.get("hand") if isinstance(state, dict) else None

@@ -7,7 +7,7 @@ import io
 import numpy as np
 import streamlit as st
 
-from . import plotly_element
+from . import figure_control, plotly_element
 from .figures import Chart
 from .settings import dark, export_format, presentation
 from .theme import template_name
@@ -49,8 +49,13 @@ def show(chart: Chart) -> None:
     if active != template_name():  # builders apply the default; re-validating a template costs ~3 ms a figure
         chart.figure.update_layout(template=active)
     if plotly_element.available():  # updated in place: one Plotly draw per move, no remount
-        plotly_element.plotly_element(chart.figure, key=f"chart_{chart.name}", alt=chart.alt,
-                                      config=plot_config(chart.name), frames=chart.frames)
+        key = f"chart_{chart.name}"
+        control = chart.control
+        plotly_element.plotly_element(
+            chart.figure, key=key, alt=chart.alt, config=plot_config(chart.name), frames=chart.frames,
+            control=figure_control.browser_spec(control),
+            # this run's targets: the event answers the figure the student saw
+            on_hand=(lambda: figure_control.apply(control, plotly_element.hand_event(key))) if control else None)
     else:
         st.plotly_chart(chart.figure, theme=None, config=plot_config(chart.name), alt=chart.alt,
                         key=f"chart_{chart.name}")

@@ -157,3 +157,139 @@ def test_decimated_heatmaps_keep_the_colour_range_of_the_full_data():
     trace = chart.figure.data[0]
     assert (trace.zmin, trace.zmax) == (-1.0, 1.0)
     assert "mean of 2 x 2" in trace.hovertemplate
+
+
+# --- reference-line labels, log-axis ticks, legends: the classes of figure faults found on the lessons ---
+
+CHIP = "rgba(128,128,128,0.16)"  # the reference-line labels' chip (figures.reference_lines)
+
+
+def _label_boxes(fig, plot_px: float) -> list[tuple[str, float, float, float, float]]:
+    """(text, left, right, bottom, top) of every reference-line label in pixels, read back from the annotations
+    the kit wrote: x from the plot's right edge leftwards, y up from the plot's bottom. A vertical line's label
+    spans the whole width (where it sits along x depends on the screen), so it must own its row."""
+    from page_kit.label_layout import CHAR_PX, LABEL_PX
+
+    layout = fig.layout
+    log = layout.yaxis.type == "log"
+    labels = [a for a in layout.annotations if a.bgcolor == CHIP]
+    low, high = figures._y_extent(fig, [float(10 ** a.y if log else a.y) for a in labels if a.yref != "paper"], log)
+    lo, hi = (np.log10(low), np.log10(high)) if log else (low, high)
+    boxes = []
+    for a in labels:
+        if a.yref == "paper":  # a vertical line's label, hanging from the top
+            top = plot_px + (a.yshift or 0)
+            boxes.append((a.text, float("inf"), float("-inf"), top - LABEL_PX, top))
+            continue
+        y = plot_px * (a.y - lo) / ((hi - lo) or 1.0) + (a.yshift or 0)
+        bottom = y - LABEL_PX if a.yanchor == "top" else y
+        right = -(a.xshift or 0)
+        boxes.append((a.text, right + CHAR_PX * len(a.text) + 8, right, bottom, bottom + LABEL_PX))
+    return boxes
+
+
+def _collisions(fig, plot_px: float) -> list[str]:
+    boxes = _label_boxes(fig, plot_px)
+    found = []
+    for i, (ta, la, ra, ba, tpa) in enumerate(boxes):
+        for tb, lb, rb, bb, tpb in boxes[i + 1:]:
+            if min(la, lb) > max(ra, rb) and min(tpa, tpb) > max(ba, bb):
+                found.append(f"{ta!r} meets {tb!r}")
+    return found
+
+
+def test_layer_by_layer_labels_no_longer_print_over_each_other():
+    # the case seen on Layer by layer: L 32,768 and context 40,960 are a tenth of a decade apart
+    wavelengths = np.geomspace(1.0, 5e5, 64)
+    chart = figures.lines(np.arange(64), {"wavelength": wavelengths}, title="t", x_title="pair", y_title="λ",
+                          alt="a", name="n", log_y=True,
+                          hlines=[(1024, "window 1,024"), (32768, "L 32,768"), (40960, "context 40,960")])
+    from page_kit.label_layout import plot_height
+
+    assert _collisions(chart.figure, plot_height(chart.figure.layout.height)) == []
+    shifts = {a.text: a.xshift for a in chart.figure.layout.annotations}
+    assert shifts["window 1,024"] == 0 and shifts["context 40,960"] != shifts["L 32,768"]
+
+
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+
+@settings(max_examples=60, deadline=None)
+@given(values=st.lists(st.floats(1.0, 1e6), min_size=1, max_size=6), n_vlines=st.integers(0, 3),
+       log=st.booleans(), height=st.integers(260, 700), grow=st.floats(1.0, 1.6))
+def test_reference_labels_never_meet(values, n_vlines, log, height, grow):
+    """Any lines, on either axis type: every pair of label boxes is disjoint in the kit's model of the plot,
+    and stays so on a taller plot area than the model assumes (the real one is at least as tall)."""
+    from page_kit.label_layout import plot_height
+
+    x = np.arange(10.0)
+    chart = figures.lines(x, {"s": np.geomspace(1.0, 1e6, 10)}, title="t", x_title="x", y_title="y", alt="a",
+                          name="n", log_y=log, height=height,
+                          hlines=[(v, f"line {v:,.0f}") for v in values],
+                          vlines=[(float(i + 1), f"mark {i}") for i in range(n_vlines)])
+    model = plot_height(height)
+    assert _collisions(chart.figure, model) == []
+    assert _collisions(chart.figure, model * grow) == []
+
+
+def _log_axes(fig):
+    for name in [k for k in fig.layout if k.startswith(("xaxis", "yaxis"))]:
+        if fig.layout[name].type == "log":
+            yield name, fig.layout[name]
+
+
+@pytest.mark.parametrize("low, high", [(0.125, 1.0), (1 / 64, 1.0), (0.03, 0.05), (3.0, 4.0), (700.0, 9000.0)])
+def test_short_log_axes_label_every_tick_with_its_whole_value(low, high):
+    """Model presets' ratio axis read "1" and then a lone "5" meaning 0.5: every labelled tick on a log axis
+    spanning less than two decades must read as the number it marks."""
+    chart = figures.lines(np.arange(5), {"r": np.geomspace(low, high, 5)}, title="t", x_title="x", y_title="y",
+                          alt="a", name="n", log_y=True, hlines=[(high, "top")])
+    (_, axis), = _log_axes(chart.figure)
+    assert axis.dtick is None, "plotly's D1/D2 minor labels print the leading digit only"
+    inside = [v for v in axis.tickvals if low <= v * (1 + 1e-9) and v <= high * (1 + 1e-9)]
+    assert len(inside) >= 2
+    for value, text in zip(axis.tickvals, axis.ticktext, strict=True):
+        assert float(text.replace(",", "")) == pytest.approx(value, rel=1e-9), (value, text)
+
+
+def test_the_layer_strip_leaves_no_blank_band_for_its_legend():
+    """The strip reserved 30 px per legend entry under the plot, more than an entry takes, and the rest showed
+    as a blank gap; plotly sizes the bottom margin to the legend itself (container coordinates)."""
+    chart = figures.category_strip(np.arange(8), {"positions": ["a", "b"] * 4, "mixer": ["full"] * 8},
+                                   title="t", x_title="layer", alt="a", name="n")
+    layout = chart.figure.layout
+    assert layout.legend.yref == "container" and layout.legend.y == 0
+    assert layout.margin.b is None or layout.margin.b <= 80
+
+
+# pages that draw reference lines (directly or through their section's views), every tab of each
+REFERENCE_PAGES = ["layer_strip", "model_configs", "extension", "extension_compare", "local_global", "rope",
+                   "sinusoidal", "fewer_frequencies", "alibi", "t5"]
+
+
+@pytest.mark.parametrize("url_path", REFERENCE_PAGES)
+def test_no_reference_labels_meet_on_any_tab(monkeypatch, url_path):
+    """Every figure with reference lines that a page builds, on every tab: no two label boxes intersect, with
+    the label positions the kit assigned (the page-level check of the Layer by layer collision)."""
+    from page_kit import registry
+    from page_kit.label_layout import plot_height
+    from tests.apptest_pages import load, open_tab, tab_groups
+
+    built = []
+    original = figures.reference_lines
+
+    def recording(chart, **kwargs):
+        built.append(chart)
+        return original(chart, **kwargs)
+
+    monkeypatch.setattr(figures, "reference_lines", recording)
+    info = next(p for p in registry.all_pages() if p.url_path == url_path)
+    at = load(info)
+    for key, labels in tab_groups(at).items():
+        for label in labels:
+            open_tab(at, key, label)
+    assert built, f"{url_path} drew no reference lines"
+    for chart in built:
+        found = _collisions(chart.figure, plot_height(chart.figure.layout.height or 450))
+        assert not found, f"{url_path}, {chart.name}: {found}"

@@ -6,6 +6,7 @@ from page_kit import (
     classroom,
     controls,
     current_backend,
+    figure_control,
     figures,
     formula,
     guard,
@@ -89,7 +90,10 @@ def lesson():
                                                 "by the same core call.")
                 if play:
                     animation.attach(chart, table_chart, "base", PLAY_BASES, interval_ms=150)
-                show(chart)
+                # a click on a cell opens "One cell" on that position and column
+                show(figure_control.pick(chart, x=figure_control.Target("col", bounds=(0, dim - 1, 1)),
+                                         y=figure_control.Target("p", bounds=(0, n - 1, 1)),
+                                         opens=("view", "One cell")))
                 classroom.snippet(f"pe = {classroom.call('sinusoidal', n, dim, float(base), layout)}"
                                   f"  # ({n}, {dim}) float32: the table above")
                 notice("Down each column the colour oscillates; the left columns flip every few positions and the "

@@ -1,7 +1,21 @@
 import streamlit as st
 
 import posenc_core as pc
-from page_kit import animation, classroom, controls, figures, formula, guard, header, notice, show, source, stage, why
+from page_kit import (
+    animation,
+    classroom,
+    controls,
+    figure_control,
+    figures,
+    formula,
+    guard,
+    header,
+    notice,
+    show,
+    source,
+    stage,
+    why,
+)
 
 TRAIN_LENGTHS = [128, 256, 512, 1024, 2048]
 MAX_PANELS = 8
@@ -97,7 +111,7 @@ def lesson():
                                        f"head 1's slope, now {now:.4g}?",
                                        [f"it stays {now:.4g}", f"it grows to {later:.4g}", f"it halves to "
                                         f"{now / 2:.4g}"], 1, doubled):
-                    formula(r"m_1 = 2^{-8/n'}:\quad $now\ (n = $h)\ 	o\ $later\ (n = $h2,\ n' = $p2)",
+                    formula(r"m_1 = 2^{-8/n'}:\quad $now\ (n = $h)\ \to\ $later\ (n = $h2,\ n' = $p2)",
                             now=now, h=heads, later=later, h2=2 * heads, p2=first_group)
                 p = int((table["group"] == "geometric").sum())
                 if p == heads:
@@ -126,19 +140,23 @@ def lesson():
                 n = grid_length(page)
                 shown, grids = bias_panels(heads, n, causal)
                 slopes = slope_table(heads)["code"]
-                show(figures.small_multiples(
+                show(figure_control.pick(figures.small_multiples(
                     grids, [f"head {h + 1}: m = {slopes[h]:.4g}" for h in shown],
                     title=f"ALiBi bias per head ({mask}), {n} x {n}", value_name="bias", name="alibi_bias",
                     alt=f"{len(shown)} bias grids, one per head: zero on the diagonal and falling linearly "
                         "away from it; steeper heads fall faster." + (" Masked future keys are blank."
-                                                                      if causal else "")))
+                                                                      if causal else "")), distance="off"))
+                # a click on a cell picks its distance i − j for the formula below; this slider is its twin
+                with page.side:
+                    off = controls.slider("Distance i − j (or click a cell)", "off", 0, n - 1, n - 1)
                 if len(shown) < heads:
                     st.caption(f"Showing heads {', '.join(str(h + 1) for h in shown)} of {heads}.")
                 notice("Every diagonal has one value: the bias depends only on the distance i - j, like the "
                        "sinusoidal dot products, but here it is put straight into the score. All panels share "
                        "one colour scale, so the steep heads' dark corners are real: their penalties are large.")
-                formula(r"B^{(h)}_{ij} = -m_h\,(i - j)\ \ (j \le i), \qquad B^{(1)}_{$last,0} = -$m \times $last = "
-                        r"$value", last=n - 1, m=float(slopes[0]), value=-float(slopes[0]) * (n - 1))
+                formula(r"B^{(h)}_{ij} = -m_h\,(i - j)\ \ (j \le i), \qquad B^{(1)}_{$last,$j} = -$m \times $off = "
+                        r"$value", last=n - 1, j=n - 1 - off, off=off, m=float(slopes[0]),
+                        value=-float(slopes[0]) * off)
 
         if tab_attn.open:
             with tab_attn:

@@ -6,6 +6,7 @@ from page_kit import (
     classroom,
     controls,
     extension_views,
+    figure_control,
     figures,
     formula,
     guard,
@@ -116,11 +117,10 @@ def lesson():
                 "alpha", "al", ALPHAS, 4.0, format_func=lambda v: f"{v:g}",
                 help="Hunyuan's configs keep a fixed alpha in rope_scaling (labelled 'dynamic'); alpha = s gives "
                      "exactly the static NTK-aware frequencies.")
-    if method == "longrope":
-        with k2:
-            st.caption(f"Factor lists: Phi-3.5-mini's searched short/long factors (48 pairs, s = 32, L = 4,096), "
-                       f"resampled to {head_dim // 2} pairs; exact at head_dim 96. Paste any config with your own "
-                       "lists on the *Model presets and config.json* page.")
+    if method == "longrope":  # full width under the row: in a fifth of it, this ran to eight lines of three words
+        st.caption(f"Factor lists: Phi-3.5-mini's searched short/long factors (48 pairs, s = 32, L = 4,096), "
+                   f"resampled to {head_dim // 2} pairs; exact at head_dim 96. Paste any config with your own "
+                   "lists on the *Model presets and config.json* page.")
     label = pc.EXTENSION_METHODS[method]
 
     tab_wave, tab_ratio, tab_angle, tab_score, tab_calls = page.sections(
@@ -147,6 +147,9 @@ def lesson():
                     def wave_chart(s):
                         return extension_views.wavelength_chart(analysis_at(s)[1], name="ext_wavelengths", label=label)
                     animation.attach(chart, wave_chart, "s", PLAY_FACTORS, start_value=factor)
+                # press or drag on the figure: the nearer marker line follows, L sets L, L′ sets s = L′ / L
+                figure_control.drag_lines(chart, "y", [(original, "L"),
+                                                       (target, figure_control.Target("s", 1 / original))])
                 extension_views.wavelengths(result, name="ext_wavelengths", label=label, chart=chart)
                 classroom.snippet(
                     f"scaling, max_pos = pc.extension_scaling({method!r}, {float(factor)!r}, {original}, "

@@ -5,6 +5,7 @@ from page_kit import (
     animation,
     classroom,
     controls,
+    figure_control,
     figures,
     fmt,
     formula,
@@ -106,7 +107,8 @@ def lesson():
                                                 "to 200 in the browser, each frame computed by the same core call.")
                 if play:
                     animation.attach(chart, pair_chart, "m", PLAY_POSITIONS, start_value=m)
-                show(chart)
+                # drag the tips of q and k (the dashed arrows) to set them: the sliders are their twins
+                show(figure_control.drag_points(chart, {"q": ("qx", "qy"), "k": ("kx", "ky")}))
                 classroom.snippet(f"theta = {classroom.call('rope_pair_theta', i, dim, float(base))}",
                                   f"out = pc.rope_pair(({qx!r}, {qy!r}), ({kx!r}, {ky!r}), {m}, {n}, theta)",
                                   "print(out['q_rot'], out['k_rot'], out['score'])  # the arrows and the score")

@@ -1,7 +1,21 @@
+import numpy as np
 import streamlit as st
 
 import posenc_core as pc
-from page_kit import classroom, controls, figures, formula, guard, header, notice, show, source, stage, why
+from page_kit import (
+    classroom,
+    controls,
+    figure_control,
+    figures,
+    formula,
+    guard,
+    header,
+    notice,
+    show,
+    source,
+    stage,
+    why,
+)
 from page_kit.code_lines import fold
 
 BASES = [100, 1000, 10000, 500000, 1000000]
@@ -43,19 +57,31 @@ def lesson():
                     n = controls.slider("Positions", "n", 16, 512, 96, step=16)
                     seed = controls.number("Random seed", "seed", 0, 9999, 0,
                                            help="Draws the query vector q and the key vector k.")
+                    # a click on a cell picks its diagonal m − n; this slider is its twin
+                    offset = controls.slider("Diagonal m − n (or click a cell)", "off", -(n - 1), n - 1, 0)
                 grids = {layout: score_grid(n, dim, float(base), layout, seed) for layout in pc.ROPE_LAYOUTS}
 
                 deviations = {layout: grids[layout][1] for layout in pc.ROPE_LAYOUTS}
 
                 def score_chart(layout: str):
-                    return figures.heatmap(
+                    chart = figures.heatmap(
                         grids[layout][0], title=f"q_m · k_n, {layout} layout", x_title="key position n",
                         y_title="query position m", value_name="score", name=f"rope_scores_{layout}", height=430,
                         alt=f"Score matrix of one random query and key placed at every position, {layout} layout: "
                             "every diagonal has a single colour.")
+                    # the chosen diagonal, dotted: the cells with m − n = offset
+                    chart.figure.add_shape(type="line", x0=max(0, -offset) - 0.5, y0=max(0, offset) - 0.5,
+                                           x1=n - 1 - max(0, offset) + 0.5, y1=n - 1 - max(0, -offset) + 0.5,
+                                           line=dict(color="#111111", width=2, dash="dot"))
+                    return figure_control.pick(chart, diagonal="off")
+
+                def along(layout: str) -> str:
+                    cells = np.diagonal(grids[layout][0], offset=-offset)
+                    return f"Along m − n = {offset}: {cells.size} cells, scores {cells.min():.6f} to {cells.max():.6f}."
 
                 first, second = pc.ROPE_LAYOUTS
                 show(score_chart(first))
+                st.caption(along(first))
                 st.metric(f"Largest spread along a diagonal ({first})", f"{deviations[first]:.1e}")
 
                 def diagonal_reveal() -> str:
@@ -69,6 +95,7 @@ def lesson():
                                        "the score ...", ["stays the same", "grows", "fades", "oscillates"], 0,
                                        diagonal_reveal):
                     show(score_chart(second))
+                    st.caption(along(second))
                     st.metric(f"Largest spread along a diagonal ({second})", f"{deviations[second]:.1e}")
                     classroom.snippet(fold(f"scores = {{layout: pc.rope_score_matrix({n}, {dim}, {float(base)!r}, "
                                            f"layout, {seed}) for layout in pc.ROPE_LAYOUTS}}",

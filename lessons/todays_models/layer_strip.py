@@ -80,7 +80,8 @@ def lesson():
             with tab_strip:
                 todays_class.ask_settings(rows, class_name)
                 layer_views.strip(rows, groups, table, name="layer_strip",
-                                  title=f"{len(rows)} layers: what each mixes with, and what it does with positions")
+                                  title=f"{len(rows)} layers: what each mixes with, and what it does with positions",
+                                  picks=("layer", "view", "One layer") if len(rows) > 1 else None)  # click a layer
                 classroom.snippet(*todays_class.config_lines(config_text),
                                   "labels = [pc.layer_label(r) for r in rows]  # (layers,) the strip's bottom row")
                 _strip_notice(rows, groups)

@@ -1,0 +1,199 @@
+"""The figure is the control: a click on a cell or a point, or a drag of an arrow or a marker line, sets the
+same URL-bound widget as the slider beside the figure.
+
+A page builds its Chart as usual and names what the hand may act on:
+
+    show(figure_control.drag_points(chart, {"q": ("qx", "qy"), "k": ("kx", "ky")}))   # arrow tips
+    show(figure_control.pick(chart, x="i", y="pos"))                                   # a heatmap cell
+    show(figure_control.drag_lines(chart, "y", [(L, "L"), (L * s, Target("s", 1 / L))]))  # marker lines
+
+The chart element (``plotly_element.js``, ``figureControl``) reports the event in data units; a callback
+then sets the named widget keys before the rerun that follows, exactly as a slider move would. Values from
+the browser are untrusted: each one is snapped by the same rule the URL layer applies to a link
+(``_url.nearest`` for a numeric slider, the nearest listed option for a select slider) using the slider's
+own range, step or options as ``controls`` recorded them in this session's last run; a key with no slider
+on the page, or a value that is not a finite number, is ignored. The slider stays as the keyboard, touch
+and screen-reader twin: it shows the value the figure chose, and moving it takes over again.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+import streamlit as st
+
+from . import _url
+from .figures import Chart
+
+SPECS_KEY = "_figure_targets"  # session state: key -> the slider's spec, recorded by controls each run
+CHOSEN_PREFIX = "figctl_"  # session state: a live slider's value chosen on the figure (live_slider.figure_choice)
+
+
+@dataclass(frozen=True)
+class Target:
+    """A widget key the figure sets, from a coordinate times ``scale`` (L′ on the axis -> s = L′ / L).
+
+    ``bounds`` (low, high, step) describe the key's live slider for a figure that sets a slider drawn in
+    another tab, which may not have run yet in this session (a lazy tab runs only while open); a slider that
+    has run is always described by its own record."""
+
+    key: str
+    scale: float = 1.0
+    bounds: tuple[float, float, float] | None = None
+
+
+def _target(value: str | Target | None) -> Target | None:
+    return Target(value) if isinstance(value, str) else value
+
+
+def remember(key: str, spec: dict) -> None:
+    """Record a slider's spec (controls.slider / select_slider call this): what a figure may set it to."""
+    st.session_state.setdefault(SPECS_KEY, {})[key] = spec
+
+
+def pick(chart: Chart, *, x: str | Target | None = None, y: str | Target | None = None,
+         diagonal: str | Target | None = None, distance: str | Target | None = None,
+         traces: Sequence[str] | None = None, opens: tuple[str, str] | None = None) -> Chart:
+    """A click on a cell (heatmap) or a point (a bar, a marker) sets ``x`` and / or ``y`` to its coordinates,
+    ``diagonal`` to y − x (on a score grid of query rows and key columns, the offset m − n) and ``distance``
+    to |y − x|.
+
+    ``traces`` limits the clicks to the traces of those names (e.g. the layer strip's cells, not a legend
+    entry's placeholder); ``opens`` (tabs key, label) opens the lesson tab that shows the chosen value."""
+    _hint(chart, "Click a cell of the figure to choose it; the slider sets the same value from the keyboard.")
+    chart.control = {"pick": {"traces": list(traces) if traces else None},
+                     "targets": {"pick": {"x": _target(x), "y": _target(y), "y-x": _target(diagonal),
+                                          "|y-x|": _target(distance)}},
+                     "opens": opens}
+    return chart
+
+
+def drag_points(chart: Chart, tips: Mapping[str, tuple[str | Target | None, str | Target | None]]) -> Chart:
+    """The last point of each named trace (an arrow's tip) can be dragged; it sets the (x, y) keys given."""
+    names = [trace.name for trace in chart.figure.data]
+    handles, targets = [], {}
+    for trace, (x_key, y_key) in tips.items():
+        if trace not in names:
+            raise ValueError(f"The figure has no trace named {trace!r} to drag.")
+        tip = chart.figure.data[names.index(trace)]
+        handles.append({"trace": trace, "x": float(tip.x[-1]), "y": float(tip.y[-1])})
+        targets[str(len(handles) - 1)] = {"x": _target(x_key), "y": _target(y_key)}
+    chart.figure.update_layout(dragmode=False)  # a drag moves an arrow, not a zoom box
+    _hint(chart, f"Drag the tip of {' or '.join(tips)} to move it; the sliders set the same values from the "
+                 "keyboard.")
+    chart.control = {"handles": handles, "anywhere": False, "targets": targets}
+    return chart
+
+
+def drag_lines(chart: Chart, axis: str, lines: Sequence[tuple[float, str | Target]]) -> Chart:
+    """Marker lines across the plot (``axis`` "y": horizontal lines at y = value) that follow the hand: a press
+    anywhere in the plot takes the nearest line there, a drag moves it; each sets its key (times its scale)."""
+    if axis not in ("x", "y"):
+        raise ValueError("A marker line runs across the x or the y axis.")
+    handles = [{"trace": None, "x": None, "y": None, axis: float(value)} for value, _ in lines]
+    targets = {str(i): {axis: _target(key)} for i, (_, key) in enumerate(lines)}
+    chart.figure.update_layout(dragmode=False)
+    _hint(chart, "Press or drag on the figure: the nearer marker line follows; the sliders set the same values "
+                 "from the keyboard.")
+    chart.control = {"handles": handles, "anywhere": True, "targets": targets}
+    return chart
+
+
+def _hint(chart: Chart, text: str) -> None:
+    """Say under the figure that it is a control: nothing on a chart shows that it answers a click."""
+    chart.note = f"{chart.note} {text}".strip()
+
+
+def browser_spec(control: dict | None) -> dict | None:
+    """What the browser needs (no keys, no scales: it only reports where the hand went)."""
+    if control is None:
+        return None
+    return {k: v for k, v in control.items() if k not in ("targets", "opens")}
+
+
+def apply(control: dict, event: object) -> dict[str, object]:
+    """Set the widget keys an event names; returns {key: value set} (nothing for an event it cannot use)."""
+    if not isinstance(event, dict):
+        return {}
+    which = "pick" if event.get("kind") == "pick" else str(event.get("handle"))
+    x, y = _finite(event.get("x")), _finite(event.get("y"))
+    if x is not None and y is not None:  # a cell's diagonal: row minus column (query m minus key n)
+        event = {**event, "y-x": y - x, "|y-x|": abs(y - x)}
+    targets = control.get("targets", {}).get(which)
+    if not targets:
+        return {}
+    done = {}
+    for axis, target in targets.items():
+        if target is None or axis not in event:
+            continue
+        value = snapped(target, event[axis])
+        if value is not None:
+            _set(target.key, *value)
+            done[target.key] = value[0]
+    if done and control.get("opens"):
+        tabs, label = control["opens"]
+        st.session_state[tabs] = label
+    return done
+
+
+def snapped(target: Target, raw) -> tuple[object, str] | None:
+    """(value, URL text) for ``raw`` (a coordinate from the browser) on ``target``'s slider, or None.
+
+    The same rule as a link's value (``_url``): a finite number clamped into the range and put on the step;
+    for options, the nearest listed one (on a log scale when every option is positive, as for context
+    lengths and factors); a category label must be one of the options exactly."""
+    spec = st.session_state.get(SPECS_KEY, {}).get(target.key) or _spec_from_bounds(target)
+    if spec is None:
+        return None
+    if spec["kind"] == "options" and isinstance(raw, str) and raw in spec["labels"]:
+        i = spec["labels"].index(raw)
+        return spec["options"][i], spec["labels"][i]
+    number = _finite(raw)
+    if number is None:
+        return None
+    number *= target.scale
+    if spec["kind"] == "number":
+        value = _url.nearest(number, spec["low"], spec["high"], spec["step"], spec["integer"])
+        return value, _url.format_number(value, spec["integer"])
+    numbers = [_finite(o) for o in spec["options"]]
+    if any(n is None for n in numbers):
+        return None  # options that are not numbers take a label only
+    logs = all(n > 0 for n in numbers) and number > 0
+    distance = (lambda n: abs(math.log(n / number))) if logs else (lambda n: abs(n - number))
+    i = min(range(len(numbers)), key=lambda k: distance(numbers[k]))
+    return spec["options"][i], spec["labels"][i]
+
+
+def _spec_from_bounds(target: Target) -> dict | None:
+    """The spec ``controls.slider`` records, for a live slider that has not run yet (see Target.bounds)."""
+    if target.bounds is None:
+        return None
+    low, high, step = target.bounds
+    spec = {"kind": "number", "low": low, "high": high, "step": step,
+            "integer": all(isinstance(v, int) for v in target.bounds), "live": True}
+    remember(target.key, spec)
+    return spec
+
+
+def _finite(raw) -> float | None:
+    if isinstance(raw, bool):
+        return None
+    try:
+        number = float(raw)
+    except (TypeError, ValueError):
+        return None
+    return number if math.isfinite(number) else None
+
+
+def _set(key: str, value, text: str) -> None:
+    """A live slider takes the figure's choice through its own state (live_slider.figure_choice); a Streamlit
+    slider through its widget key, before it is drawn again."""
+    spec = st.session_state[SPECS_KEY][key]
+    if spec.get("live"):
+        component = st.session_state.get(f"live_{key}")
+        st.session_state[f"{CHOSEN_PREFIX}{key}"] = {
+            "text": text, "over": component.get("value") if isinstance(component, Mapping) else None}
+    else:
+        st.session_state[key] = value
