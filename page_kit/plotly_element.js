@@ -95,6 +95,14 @@ function narrowLegend(layout, width) {
   if (layout.margin && layout.margin.r > 40) layout.margin = { ...layout.margin, r: 20 };
 }
 
+// The chart's text alternative (the kit's alt text, with the current numbers) as the accessible name of a
+// figure. Role "figure", not "img": an img's content is presentational, and Plotly's toolbar and drag layers
+// inside it are interactive (axe: nested-interactive), which would hide them from keyboard and screen reader.
+function nameFigure(root, alt) {
+  if (root.getAttribute("role") !== "figure") root.setAttribute("role", "figure");
+  if (root.getAttribute("aria-label") !== (alt || "")) root.setAttribute("aria-label", alt || "");
+}
+
 export default function ({ parentElement, data }) {
   let root = parentElement.querySelector(".pe-chart");
   if (!root) {
@@ -107,8 +115,7 @@ export default function ({ parentElement, data }) {
     count("mounts");
   }
   const plot = root.querySelector(".pe-plot");
-  if (plot.getAttribute("role") !== "img") plot.setAttribute("role", "img");
-  if (plot.getAttribute("aria-label") !== (data.alt || "")) plot.setAttribute("aria-label", data.alt || "");
+  nameFigure(root, data.alt);
   const figure = JSON.parse(data.figure);
   narrowLegend(figure.layout, parentElement.clientWidth);
   loadPlotly().then((Plotly) => {
