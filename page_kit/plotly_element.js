@@ -77,10 +77,18 @@ function frameSwitcher(root, plot, figure, config, frames, Plotly) {
       show(i);
       i += 1;
       if (i >= frames.values.length) { clearInterval(root.__timer); root.__timer = null; button.textContent = "\u25B6 Play"; }
-    }, frames.interval_ms);
+    }, frameInterval(frames.interval_ms));
   };
   range.value = String(frames.start);
   label.textContent = frames.label + " = " + frames.values[frames.start];
+}
+
+// A reader whose system asks for less motion (prefers-reduced-motion) still gets Play, at one frame a second
+// at most: the figure steps through its values instead of sweeping (WCAG 2.3.3).
+const REDUCED_MOTION_MS = 1000;
+function frameInterval(ms) {
+  const reduce = window.matchMedia && window.matchMedia("(prefers-reduced-motion: reduce)").matches;
+  return reduce ? Math.max(ms, REDUCED_MOTION_MS) : ms;
 }
 
 // A legend stacked beside the plot takes a third of a phone's width and squeezes the plot to a sliver: on a

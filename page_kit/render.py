@@ -68,7 +68,7 @@ def numbers_table(chart: Chart) -> tuple[list[str], list[list[str]], str] | None
         matrix = matrix.reshape(-1, matrix.shape[-1]) if matrix.ndim > 2 else matrix.reshape(matrix.shape[0], -1)
         total_rows, total_columns = matrix.shape
         y_title, x_title = _axis_title(chart, "yaxis") or "row", _axis_title(chart, "xaxis") or "column"
-        header = [f"{y_title} \\ {x_title}"] + [str(j) for j in range(min(total_columns, MAX_TABLE_COLUMNS))]
+        header = [f"{y_title} / {x_title}"] + [str(j) for j in range(min(total_columns, MAX_TABLE_COLUMNS))]
         rows = [[str(r)] + [_cell(v) for v in matrix[r, :MAX_TABLE_COLUMNS]]
                 for r in range(min(total_rows, MAX_TABLE_ROWS))]
     else:

@@ -57,6 +57,14 @@ def test_no_serious_axe_findings(view_pages, info, view):
     report = "\n".join(a11y_audit.describe(where, a11y_audit.blocking(v)) for where, v in found.items()
                        if a11y_audit.blocking(v))
     assert not report, f"axe-core (WCAG 2.2 A/AA) finds critical or serious problems:\n{report}"
+    if view.phone:  # 390 px is also a 1,280 px screen at 330 % zoom: the page reflows, never scrolls sideways
+        wide = page.evaluate(_SIDEWAYS)
+        assert not wide, f"{info.url_path}: the page scrolls sideways on a phone: {wide}"
+
+
+_SIDEWAYS = """() => { const main = document.querySelector('[data-testid="stMain"]');
+  const widths = {document: document.documentElement.scrollWidth, main: main.scrollWidth};
+  return Object.values(widths).some((w) => w > window.innerWidth + 1) ? widths : null; }"""
 
 
 # --- keyboard only ---------------------------------------------------------------------------------------------
