@@ -33,6 +33,37 @@ a:focus-visible, button:focus-visible, summary:focus-visible, input:focus-visibl
 """
 
 
+# A formula wider than its column scrolls sideways (KaTeX's display box), which a keyboard cannot do unless the
+# box can take focus (WCAG 2.1.1; axe: scrollable-region-focusable). This gives every such box a tab stop and a
+# name, and takes them away again when the formula fits (a wider window, presentation mode left).
+A11Y_SCRIPT = """
+<script>
+(() => {
+  if (window.__posencA11y) return;
+  window.__posencA11y = true;
+  const mark = () => {
+    for (const box of document.querySelectorAll(".katex-display")) {
+      const scrolls = box.scrollWidth > box.clientWidth + 1;
+      if (scrolls && !box.hasAttribute("tabindex")) {
+        box.tabIndex = 0;
+        box.setAttribute("role", "group");
+        box.setAttribute("aria-label", "Formula (scrolls sideways)");
+      } else if (!scrolls && box.getAttribute("tabindex") === "0") {
+        for (const name of ["tabindex", "role", "aria-label"]) box.removeAttribute(name);
+      }
+    }
+  };
+  let timer = null;
+  const later = () => { clearTimeout(timer); timer = setTimeout(mark, 150); };
+  new MutationObserver(later).observe(document.body, { childList: true, subtree: true });
+  window.addEventListener("resize", later);
+  mark();
+})();
+</script>
+"""
+
+
 def apply() -> None:
     """app.py calls this once per run, on every page."""
     st.html(A11Y_CSS)
+    st.html(A11Y_SCRIPT, unsafe_allow_javascript=True)
