@@ -33,30 +33,35 @@ a:focus-visible, button:focus-visible, summary:focus-visible, input:focus-visibl
 """
 
 
-# A formula wider than its column scrolls sideways (KaTeX's display box), which a keyboard cannot do unless the
-# box can take focus (WCAG 2.1.1; axe: scrollable-region-focusable). This gives every such box a tab stop and a
-# name, and takes them away again when the formula fits (a wider window, presentation mode left).
+# A formula or table wider than its column scrolls sideways (KaTeX's display box, st.table's wrapper, a code
+# block), which a keyboard cannot do unless the box can take focus (WCAG 2.1.1; axe: scrollable-region-focusable).
+# This gives every such box a tab stop and a name, and takes them away again when it fits (a wider window).
 A11Y_SCRIPT = """
 <script>
 (() => {
   if (window.__posencA11y) return;
   window.__posencA11y = true;
+  const SCROLLERS = '.katex-display, [data-testid="stTable"] div, [data-testid="stMain"] pre';
   const mark = () => {
-    for (const box of document.querySelectorAll(".katex-display")) {
-      const scrolls = box.scrollWidth > box.clientWidth + 1;
+    for (const box of document.querySelectorAll(SCROLLERS)) {
+      const overflow = getComputedStyle(box).overflowX;
+      const scrolls = (overflow === "auto" || overflow === "scroll") && box.scrollWidth > box.clientWidth + 1;
       if (scrolls && !box.hasAttribute("tabindex")) {
         box.tabIndex = 0;
         box.setAttribute("role", "group");
-        box.setAttribute("aria-label", "Formula (scrolls sideways)");
+        const kind = box.matches(".katex-display") ? "Formula" : box.closest("pre") ? "Code" : "Table";
+        box.setAttribute("aria-label", kind + " (scrolls sideways)");
       } else if (!scrolls && box.getAttribute("tabindex") === "0") {
         for (const name of ["tabindex", "role", "aria-label"]) box.removeAttribute(name);
       }
     }
   };
-  let timer = null;
-  const later = () => { clearTimeout(timer); timer = setTimeout(mark, 150); };
+  // again a second later: a table's width settles after its fonts and columns are laid out
+  let timers = [];
+  const later = () => { timers.forEach(clearTimeout); timers = [150, 1000].map((ms) => setTimeout(mark, ms)); };
   new MutationObserver(later).observe(document.body, { childList: true, subtree: true });
   window.addEventListener("resize", later);
+  document.fonts.ready.then(later);
   mark();
 })();
 </script>
