@@ -68,7 +68,20 @@ A11Y_SCRIPT = """
 """
 
 
+# A chosen multiselect option and a primary button are white on the accent colour. No red is both light enough
+# for text on the dark page (4.5:1) and dark enough under white text (4.5:1), so on the dark theme their text
+# takes the page's background colour instead (6:1 on #ec6d77).
+DARK_CSS = """
+<style>
+[data-baseweb="tag"], [data-baseweb="tag"] span, [data-testid="stMultiSelect"] span[title],
+button[kind="primary"], button[kind="primary"] * { color: #171614 !important; }
+</style>
+"""
+
+
 def apply() -> None:
     """app.py calls this once per run, on every page."""
-    st.html(A11Y_CSS)
+    from .settings import dark
+
+    st.html(A11Y_CSS + (DARK_CSS if dark() else ""))
     st.html(A11Y_SCRIPT, unsafe_allow_javascript=True)
