@@ -180,7 +180,7 @@ def test_non_finite_tokens_parse_and_are_refused_only_where_they_set_positions()
     # Granite 4.0-H's class default time_step_limit is (0.0, inf): written as the bare token (Python's json) or
     # as transformers 5's tagged form, it reaches the class unchanged and the config reads
     for limit in ("Infinity", '{"__float__": "Infinity"}'):
-        text = '{"model_type": "granitemoehybrid", "time_step_limit": [0.0, %s], "num_hidden_layers": 4}' % limit
+        text = '{"model_type": "granitemoehybrid", "time_step_limit": [0.0, ' + limit + '], "num_hidden_layers": 4}'
         cfg = pc.parse_config_json(text)
         assert cfg["time_step_limit"] == [0.0, math.inf]
         reading, rows = pc.read_layers(cfg)
