@@ -93,12 +93,42 @@ class ConfigReading:
     nested_from: str | None = None  # "text_config" when a multimodal config was unwrapped
 
     def get(self, key, default=None):
-        """A field of the normalised config (attribute of the class instance when there is one)."""
+        """A field of the normalised config (attribute of the class instance when there is one).
+
+        On a per-layer config (``per_layer_config``: DeepSeek-style dots3, NeoMME) transformers refuses a global
+        read of a per-layer field (``AmbiguousGlobalPerLayerAttributeError``, a RuntimeError); the global value
+        the class stores is returned then, and ``layer_get`` gives the value one layer's code reads.
+        """
         if self.obj is not None:
-            value = getattr(self.obj, key, default)
+            try:
+                value = getattr(self.obj, key, default)
+            except RuntimeError:  # AmbiguousGlobalPerLayerAttributeError: the field varies from layer to layer
+                value = self.fields.get(key, default)
             return default if value is None else value
         value = self.fields.get(key, default)
         return default if value is None else value
+
+    def is_per_layer(self, key) -> bool:
+        """Whether the class keeps ``key`` per layer (its code reads ``config.per_layer_config[i].key``)."""
+        if self.obj is None or not getattr(self.obj, "is_heterogeneous", False):
+            return False
+        try:
+            getattr(self.obj, key)
+        except RuntimeError:
+            return True
+        except AttributeError:
+            return False
+        return False
+
+    def layer_get(self, key, index: int, default=None):
+        """``key`` as layer ``index``'s code reads it: its per-layer value where the class keeps one, else global."""
+        if self.is_per_layer(key):
+            try:
+                value = getattr(self.obj.per_layer_config[index], key, default)
+            except (IndexError, KeyError, TypeError, AttributeError):
+                value = None
+            return default if value is None else value
+        return self.get(key, default)
 
 
 def parse_config_json(data, max_bytes=MAX_CONFIG_BYTES) -> dict:
