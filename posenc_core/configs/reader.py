@@ -245,9 +245,9 @@ def normalise_config(config: Mapping) -> ConfigReading:
     config = dict(config)
     if config.get("text_config") is not None and not isinstance(config["text_config"], Mapping):
         raise ValueError("config['text_config'] must be a JSON object (the language model's config).")
-    _check_sizes(config)
+    _check_sizes(_without_unused_window(config))
     if isinstance(config.get("text_config"), Mapping):
-        _check_sizes(config["text_config"])
+        _check_sizes(_without_unused_window(config["text_config"]))
     model_type = config.get("model_type")
     if model_type is not None and not isinstance(model_type, str):
         raise ValueError(f"config['model_type'] must be a string, but got {model_type!r}.")
@@ -304,6 +304,11 @@ def normalise_config(config: Mapping) -> ConfigReading:
         else:
             reading.ignored.append((key, "not a field the generic reading knows"))
     return reading
+
+
+def _without_unused_window(config: Mapping) -> Mapping:
+    """``sliding_window`` 0 means "no window" to transformers (Qwen2-MoE's class default), so it is no size to bound."""
+    return {k: v for k, v in config.items() if not (k == "sliding_window" and v == 0 and not isinstance(v, bool))}
 
 
 def _short(value) -> str:

@@ -19,6 +19,8 @@ from .summaries import layer_pairs
 __all__ = [
     "config_contexts",
     "config_view",
+    "layer_contexts",
+    "model_contexts",
     "describe_rope_config",
     "read_rope_config",
     "rope_from_config",
@@ -146,6 +148,34 @@ def config_contexts(read: RopeConfig) -> tuple[int, int | None, str]:
     target = min(max(int(round(factor * original)), 2), _MAX_CONTEXT)
     return original, target, (f"L = max_position_embeddings; {kind} has no fixed target, so L′ = factor × L "
                               "is shown as an example")
+
+
+def layer_contexts(row: LayerRow) -> tuple[int, int | None, str]:
+    """``(L, L′, how)`` of one layer, by ``config_contexts`` (the one rule every page uses).
+
+    A layer that does not rotate has no frequencies to stretch: L = max_position_embeddings, no L′.
+    """
+    if not row.rotates or row.head_dim is None:
+        length = row.max_position_embeddings or 4096
+        return length, None, "this layer does not rotate: L = max_position_embeddings, and there is no target"
+    scaling, partial = rope_call(row)
+    read = RopeConfig(head_dim=row.head_dim, base=as_base(row.theta if row.theta is not None else 10000.0),
+                      rope_type=scaling.get("rope_type", "default"), scaling=scaling,
+                      partial_rotary_factor=partial, max_position_embeddings=row.max_position_embeddings,
+                      layer_type=row.rope_label)
+    return config_contexts(read)
+
+
+def model_contexts(rows: list[LayerRow]) -> tuple[int, int | None, str]:
+    """``(L, L′, how)`` of a model: those of the layer ``read_rope_config`` shows by default (a full-attention
+    layer where the RoPE settings are per layer type, else the first layer that rotates), so *Model presets*
+    and *Layer by layer* state the same lengths."""
+    rotating = [r for r in rows if r.rotates]
+    if not rotating:
+        return layer_contexts(rows[0])
+    labels = [r.rope_label for r in rotating if r.rope_label is not None]
+    chosen = "full_attention" if "full_attention" in labels else (labels[0] if labels else None)
+    return layer_contexts(next(r for r in rotating if r.rope_label == chosen))
 
 
 def describe_rope_config(config, layer_type=None) -> list[tuple[str, str, str]]:
