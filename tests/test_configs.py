@@ -355,3 +355,16 @@ def test_per_layer_configs_are_read_layer_by_layer():
     assert [r.window for r in rows if r.mixer == "sliding window"] == [w for w in windows if w]
     reading, rows = pc.read_layers({"model_type": "dots3_note"})
     assert all(r.latent for r in rows if r.is_attention)
+
+
+def test_a_validation_error_of_the_class_becomes_a_sentence_with_its_numbers():
+    pytest.importorskip("transformers")
+    config = {"model_type": "phi3", "hidden_size": 3072, "num_attention_heads": 24, "num_hidden_layers": 2,
+              "partial_rotary_factor": 0.75, "max_position_embeddings": 131072,
+              "original_max_position_embeddings": 4096,
+              "rope_scaling": {"rope_type": "longrope", "short_factor": [1.0] * 44, "long_factor": [1.0] * 48}}
+    with pytest.raises(ValueError) as error:
+        pc.read_layers(config)
+    text = str(error.value)
+    assert "StrictDataclass" not in text and "lists 44 values" in text and "needs 48" in text
+    assert "3,072 / num_attention_heads 24 = 128" in text and "0.75 = 96 rotated dimensions, in 48 pairs" in text

@@ -14,6 +14,7 @@ import copy
 import dataclasses
 import json
 import logging
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
@@ -213,6 +214,40 @@ def _plain(value):
     return json.loads(json.dumps(value, default=lambda o: o.to_dict() if hasattr(o, "to_dict") else str(o)))
 
 
+def _rotated_pairs_sentence(config: Mapping) -> str:
+    """Where the number of rotated pairs comes from: head_dim x partial_rotary_factor / 2, with the config's numbers."""
+    text = config.get("text_config") if isinstance(config.get("text_config"), Mapping) else config
+    params = text.get("rope_scaling") or text.get("rope_parameters") or {}
+    partial = text.get("partial_rotary_factor", params.get("partial_rotary_factor", 1.0) if
+                       isinstance(params, Mapping) else 1.0)
+    head_dim, how = text.get("head_dim"), "head_dim"
+    if not head_dim and text.get("hidden_size") and text.get("num_attention_heads"):
+        head_dim = text["hidden_size"] // text["num_attention_heads"]
+        how = f"hidden_size {text['hidden_size']:,} / num_attention_heads {text['num_attention_heads']}"
+    if not isinstance(head_dim, int) or not isinstance(partial, (int, float)):
+        return "one per rotated pair of each head"
+    dims = int(head_dim * partial)
+    return (f"one per rotated pair: {how} = {head_dim} dimensions per head x partial_rotary_factor {partial:g} = "
+            f"{dims} rotated dimensions, in {dims // 2} pairs")
+
+
+def _length_sentence(match, config) -> str:
+    key, wanted, got = match.group(1), int(match.group(2)), int(match.group(3))
+    return (f"rope_scaling['{key}'] lists {got} values, but LongRoPE needs {wanted}, "
+            f"{_rotated_pairs_sentence(config)}.")
+
+
+def _inner_sentence(match, config) -> str:
+    return match.group(1).strip()
+
+
+# transformers' validation messages -> a sentence with the numbers behind them (first match wins)
+VALIDATION_SENTENCES = [
+    (r"`?rope_parameters`?'s (\w+) field must have length (\d+), got (\d+)", _length_sentence),
+    (r"Class validation error for validator '\w+': \w+Error: (.+)", _inner_sentence),
+]
+
+
 def _through_class(config: dict, model_type: str) -> tuple[object, str | None]:
     from transformers import AutoConfig
 
@@ -223,6 +258,11 @@ def _through_class(config: dict, model_type: str) -> tuple[object, str | None]:
     except Exception as error:  # noqa: BLE001 (every failure of the class becomes one sentence)
         message = str(error).strip().splitlines()
         detail = " ".join(line.strip() for line in message[:3])[:400]
+        for pattern, explain in VALIDATION_SENTENCES:
+            match = re.search(pattern, detail)
+            if match:
+                raise ValueError(f"transformers' config class for model_type '{model_type}' refuses this config: "
+                                 + explain(match, config)) from None
         raise ValueError(f"transformers' config class for model_type '{model_type}' refuses this config: "
                          f"{type(error).__name__}: {detail}") from None
     text = obj.get_text_config(decoder=True) if hasattr(obj, "get_text_config") else obj
