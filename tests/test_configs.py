@@ -368,3 +368,20 @@ def test_a_validation_error_of_the_class_becomes_a_sentence_with_its_numbers():
     text = str(error.value)
     assert "StrictDataclass" not in text and "lists 44 values" in text and "needs 48" in text
     assert "3,072 / num_attention_heads 24 = 128" in text and "0.75 = 96 rotated dimensions, in 48 pairs" in text
+
+
+@pytest.mark.parametrize("key,layer,feature,words", [
+    ("deepseek-v3", 0, "latent", "64-dim qk_rope_head_dim slice of each 192-dim"),
+    ("mistral-small4", 0, "latent", "shared by all heads"),
+    ("qwen2-vl-7b", 0, "mrope", "[16, 24, 24]"),
+    ("qwen3-vl-8b", 0, "mrope", "interleaved"),
+    ("gemma4", 5, "fraction", "proportional RoPE"),
+    ("mimo-v2-flash", 1, "sink", "attention sink"),
+    ("olmo3-7b", 0, "window", "last 4,096 tokens"),
+    ("glm-4.5", 0, "fraction", "0.5 of each 128-dim head"),
+    ("llama3.1-8b", 0, "scaling", "pretrained on 8,192 tokens"),
+])
+def test_each_reading_names_its_feature(key, layer, feature, words):
+    _, rows = pc.read_layers(pc.preset_config(key))
+    facts = pc.layer_facts(rows[layer])
+    assert any(k == feature and words in sentence for k, sentence in facts), facts

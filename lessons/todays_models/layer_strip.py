@@ -112,13 +112,9 @@ def lesson():
 
 
 def _one_layer(config_text, row, context) -> None:
-    st.markdown(f"**Layer {row.index}** (`{row.layer_type}`): {row.mixer_name}"
-                + (f", a {row.window:,}-token window" if row.window else "")
-                + (f", {row.chunk:,}-token chunks" if row.chunk else "")
-                + f". {pc.layer_label(row)}. *Why:* {row.why}."
-                + (" Each head also has a learned sink logit (an extra softmax column)." if row.sink else "")
-                + (" Latent attention: only the rotated slice of each head turns, with one key shared by all heads."
-                   if row.latent else ""))
+    facts = pc.layer_facts(row)  # one sentence per feature this layer uses, each with its lesson below
+    st.markdown(f"**Layer {row.index}** (`{row.layer_type}`): {row.mixer_name}. *Why:* {row.why}.\n"
+                + "".join(f"\n- {sentence}" for _, sentence in facts))
     view = layer_view(config_text, row.index, context)
     if view["pairs"] is not None:
         layer_views.pairs_figure(view["pairs"], who=f"Layer {row.index}", context=context, name="layer_pairs",
@@ -144,7 +140,7 @@ def _one_layer(config_text, row, context) -> None:
     if view["scale"] is not None:
         layer_views.query_scale_figure(view["positions"], view["scale"], row, pc.query_scale_start(row.query_scale),
                                        name="layer_query_scale")
-    layer_views.lesson_links(layer_views.features(row))
+    layer_views.lesson_links(key for key, _ in facts)
 
 
 def _side_by_side(config_text, groups, context) -> None:

@@ -88,6 +88,7 @@ class LayerRow:
     latent: bool = False
     mrope: bool = False
     max_position_embeddings: int | None = None
+    qk_nope_head_dim: int | None = None  # latent attention: the part of each query/key head that is not rotated
 
     @property
     def is_attention(self) -> bool:
@@ -297,7 +298,9 @@ def layer_scheme(reading: ConfigReading, *, default_layers: int | None = None) -
             head_dim=_head_dim(reading, index), scaling=scaling if rotates else {},
             query_scale=_query_scale(reading, rotates, layer_params), sink=_sink(reading, layer_type),
             latent=reading.layer_get("kv_lora_rank", index) is not None,
-            mrope=bool(layer_params.get("mrope_section")), max_position_embeddings=max_pos))
+            mrope=bool(layer_params.get("mrope_section")), max_position_embeddings=max_pos,
+            qk_nope_head_dim=reading.layer_get("qk_nope_head_dim", index)
+            if reading.layer_get("kv_lora_rank", index) is not None else None))
     return rows
 
 

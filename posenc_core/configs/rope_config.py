@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from .._checks import MAX_POSITIONS, as_base, as_float, as_int
 from ..extension import deepseek_softmax_mscale, extension_analysis, score_vs_distance
 from ..scaling import RopeConfig, rope_inv_freq, scaling_type
-from .layers import LayerRow, layer_scheme, read_layers, rope_call
+from .layers import LayerRow, layer_scheme, query_scale_start, read_layers, rope_call
 from .reader import normalise_config
 from .summaries import layer_pairs
 
@@ -20,6 +20,7 @@ __all__ = [
     "config_contexts",
     "config_view",
     "layer_contexts",
+    "layer_facts",
     "model_contexts",
     "describe_rope_config",
     "read_rope_config",
@@ -176,6 +177,57 @@ def model_contexts(rows: list[LayerRow]) -> tuple[int, int | None, str]:
     labels = [r.rope_label for r in rotating if r.rope_label is not None]
     chosen = "full_attention" if "full_attention" in labels else (labels[0] if labels else None)
     return layer_contexts(next(r for r in rotating if r.rope_label == chosen))
+
+
+def layer_facts(row: LayerRow) -> list[tuple[str, str]]:
+    """What one layer does with positions, one ``(feature, sentence)`` per feature the app teaches that it uses.
+
+    ``feature`` is the lesson key the pages link (``window``, ``nope``, ``latent``, ``fraction``, ``mrope``,
+    ``scaling``, ``sink``, ``mixer``, ``rope``); every number in a sentence is read from the config.
+    """
+    if not row.is_attention:
+        return [("mixer", f"{row.mixer_name}: no attention, so no positions to rotate; order comes from the "
+                          f"{row.mixer} itself")]
+    facts = []
+    if row.window:
+        facts.append(("window", f"sliding window: each query sees the last {row.window:,} tokens"))
+    if row.chunk:
+        facts.append(("window", f"chunked attention: tokens see only their own chunk of {row.chunk:,}"))
+    if not row.rotates:
+        facts.append(("nope", f"NoPE: no rotation ({row.why})"))
+    if row.query_scale:
+        facts.append(("nope", f"query scale by position ({row.query_scale['rule']}), from position "
+                              f"{query_scale_start(row.query_scale):,} on"))
+    if row.sink:
+        facts.append(("sink", "attention sink: a learned extra column in the softmax takes weight off the tokens"))
+    if not row.rotates:
+        return facts
+    pairs, total = row.rotated_pairs, (row.head_dim or 0) // 2
+    if row.latent and row.qk_nope_head_dim:
+        full = row.head_dim + row.qk_nope_head_dim
+        facts.append(("latent", f"latent attention: only the {row.head_dim}-dim qk_rope_head_dim slice of each "
+                                f"{full}-dim query/key head rotates; one rotated key is shared by all heads"))
+    if row.rope_type == "proportional":
+        facts.append(("fraction", f"proportional RoPE: {pairs} of {total} pairs turn, with exponents over the whole "
+                                  "head; the rest have frequency 0"))
+    elif row.partial_rotary_factor < 1:
+        facts.append(("fraction", f"partial rotary: {row.partial_rotary_factor:g} of each {row.head_dim}-dim head "
+                                  f"rotates ({pairs} of {total} pairs)"))
+    section = row.scaling.get("mrope_section")
+    if section:
+        layout = "interleaved across pairs" if row.scaling.get("mrope_interleaved") else "in consecutive blocks"
+        facts.append(("mrope", f"multimodal RoPE (M-RoPE): the pairs are split {list(section)} between time, height "
+                               f"and width, {layout}"))
+    if row.rope_type not in ("default", "proportional"):
+        try:
+            original, target, _ = layer_contexts(row)
+            stretch = f"pretrained on {original:,} tokens" + (f", stretched to {target:,}" if target else "")
+        except ValueError as error:
+            stretch = str(error)
+        factor = row.scaling_factor
+        facts.append(("scaling", f"{row.rope_type} scaling" + (f" x {factor:g}" if factor else "") + f": {stretch}"))
+    facts.append(("rope", f"RoPE θ {row.theta:,.0f}, {pairs} of {total} pairs turn"))
+    return facts
 
 
 def describe_rope_config(config, layer_type=None) -> list[tuple[str, str, str]]:
