@@ -367,12 +367,16 @@ def scaling_type(scaling: Mapping | None) -> str:
     return as_choice("rope_type", rope_type, tuple(ROPE_SCALING))
 
 
-def rotary_dim(head_dim, partial_rotary_factor=1.0) -> int:
-    """int(head_dim * partial_rotary_factor), the number of rotated dimensions, checked to be even."""
+def rotary_dim(head_dim, partial_rotary_factor=1.0, *, allow_odd=False) -> int:
+    """int(head_dim * partial_rotary_factor), the number of rotated dimensions, checked to be even.
+
+    ``allow_odd``: accept an odd count as transformers' rotary modules do (GLM-4.5's 42 x 0.5 = 21 dims:
+    ``arange(0, 21, 2)`` gives 11 frequencies, and the model's code rotates what its slicing keeps).
+    """
     head_dim = as_int("head_dim", head_dim, minimum=2, maximum=MAX_DIM)
     factor = as_float("partial_rotary_factor", partial_rotary_factor, above=0.0, maximum=1.0)
     dim = int(head_dim * factor)
-    if dim < 2 or dim % 2:
+    if dim < 2 or (dim % 2 and not allow_odd):
         raise ValueError(
             f"RoPE rotates dimensions in pairs, so head_dim x partial_rotary_factor must be an even number "
             f"of at least 2; {head_dim} x {factor:g} gives {dim}."
@@ -400,10 +404,11 @@ def rope_inv_freq(head_dim, base=10000.0, scaling=None, *, partial_rotary_factor
         ideal: float64 exact values instead of the model's float32 ones.
 
     Returns:
-        ``(inv_freq, attention_factor)``: ``inv_freq`` has shape (rotary_dim / 2,), float32 (float64 if ideal).
+        ``(inv_freq, attention_factor)``: ``inv_freq`` has shape (ceil(rotary_dim / 2),), float32 (float64 if
+        ideal); an odd rotary_dim gives the extra frequency transformers' ``arange(0, dim, 2)`` gives.
     """
     rope_type = scaling_type(scaling)
-    dim = rotary_dim(head_dim, partial_rotary_factor)
+    dim = rotary_dim(head_dim, partial_rotary_factor, allow_odd=True)
     base = as_base(base)
     if seq_len is not None:
         seq_len = as_int("seq_len", seq_len, minimum=0, maximum=MAX_POSITIONS * 64)

@@ -270,3 +270,118 @@ def _ok(fn, *a):
         return True
     except ValueError:
         return False
+
+
+# ------------------------------------------------------------------ issue 28: one reading of any config
+
+def _rotary(model_type, config):
+    """The model's own rotary module, built from its config class (the reference every value is compared with)."""
+    import copy
+    import importlib
+
+    from transformers import AutoConfig
+
+    hf = AutoConfig.for_model(model_type, **copy.deepcopy({k: v for k, v in config.items() if k != "model_type"}))
+    module = importlib.import_module(f"transformers.models.{model_type}.modeling_{model_type}")
+    cls = next(c for n, c in vars(module).items() if n.endswith("RotaryEmbedding"))
+    return cls(hf)
+
+
+BOTH_LENGTHS = {  # a top-level original_max_position_embeddings (4,096) and a different one inside the RoPE dict
+    "yarn": ("llama", {"rope_type": "yarn", "factor": 4.0, "original_max_position_embeddings": 8192}, 1.0),
+    "llama3": ("llama", {"rope_type": "llama3", "factor": 8.0, "low_freq_factor": 1.0, "high_freq_factor": 4.0,
+                         "original_max_position_embeddings": 8192}, 1.0),
+    "longrope": ("phi3", {"rope_type": "longrope", "short_factor": [1.0] * 48,
+                          "long_factor": [2.0 + i / 10 for i in range(48)],
+                          "original_max_position_embeddings": 2048}, 0.75),
+}
+
+
+@pytest.mark.parametrize("name", list(BOTH_LENGTHS))
+@pytest.mark.parametrize("seq_len", [None, 8192])
+def test_top_level_original_length_wins_bit_identically(name, seq_len):
+    pytest.importorskip("transformers")
+    model_type, params, partial = BOTH_LENGTHS[name]
+    config = {"model_type": model_type, "hidden_size": 3072, "num_attention_heads": 24, "num_hidden_layers": 2,
+              "max_position_embeddings": 131072, "partial_rotary_factor": partial,
+              "rope_parameters": {"rope_theta": 10000.0, **params}, "original_max_position_embeddings": 4096}
+    rotary = _rotary(model_type, config)
+    _, rows = pc.read_layers(config)
+    assert rows[0].scaling["original_max_position_embeddings"] == 4096  # not the inner 8,192 / 2,048
+    inv, factor = pc.layer_inv_freq(rows[0], seq_len)
+    if seq_len:  # past the pretraining context LongRoPE switches to its long factors (4,096 decides, not 2,048)
+        from transformers.modeling_rope_utils import ROPE_INIT_FUNCTIONS
+
+        if name != "longrope":
+            pytest.skip("only LongRoPE's frequencies depend on the sequence length")
+        expected, expected_factor = ROPE_INIT_FUNCTIONS[name](rotary.config, None, seq_len)
+    else:
+        expected, expected_factor = rotary.inv_freq, rotary.attention_scaling
+    np.testing.assert_array_equal(inv, expected.numpy())
+    assert factor == expected_factor
+    original, target, _ = pc.model_contexts(rows)
+    assert original == 4096 and target == int(params["factor"] * 4096 if "factor" in params else 131072)
+
+
+QWEN3_YARN = {**pc.preset_config("qwen3-8b"), "max_position_embeddings": 40960,
+              "rope_scaling": {"rope_type": "yarn", "factor": 4.0, "original_max_position_embeddings": 32768}}
+
+
+@pytest.mark.parametrize("key", [*pc.PRESETS, "qwen3 + yarn x 4"])
+def test_model_presets_and_layer_by_layer_state_the_same_lengths(key):
+    config = QWEN3_YARN if key == "qwen3 + yarn x 4" else pc.preset_config(key)
+    _, rows = pc.read_layers(config)
+    if not any(r.rotates for r in rows):
+        pytest.skip("no layer rotates: Model presets shows no lengths")
+    view = pc.config_view(config)  # what Model presets draws
+    assert (view["original"], view["target"]) == pc.model_contexts(rows)[:2]  # what Layer by layer draws
+    if key == "qwen3 + yarn x 4":
+        assert pc.model_contexts(rows)[:2] == (32768, 131072)
+
+
+def test_odd_rotary_dims_and_unused_window_read_as_transformers_does():
+    pytest.importorskip("transformers")
+    _, rows = pc.read_layers({"model_type": "glm4_moe"})  # the class default: head_dim 42 x 0.5 = 21 dims
+    inv, _ = pc.layer_inv_freq(rows[0])
+    assert rows[0].head_dim * rows[0].partial_rotary_factor == 21 and inv.shape == (11,)
+    _, rows = pc.read_layers({"model_type": "qwen2_moe", "sliding_window": 0, "use_sliding_window": False})
+    assert all(r.window is None and r.mixer == "full attention" for r in rows)
+
+
+def test_per_layer_configs_are_read_layer_by_layer():
+    pytest.importorskip("transformers")
+    reading, rows = pc.read_layers({"model_type": "neomme"})
+    windows = [reading.obj.per_layer_config[i].sliding_window for i in range(len(rows))]
+    assert [r.window for r in rows if r.mixer == "sliding window"] == [w for w in windows if w]
+    reading, rows = pc.read_layers({"model_type": "dots3_note"})
+    assert all(r.latent for r in rows if r.is_attention)
+
+
+def test_a_validation_error_of_the_class_becomes_a_sentence_with_its_numbers():
+    pytest.importorskip("transformers")
+    config = {"model_type": "phi3", "hidden_size": 3072, "num_attention_heads": 24, "num_hidden_layers": 2,
+              "partial_rotary_factor": 0.75, "max_position_embeddings": 131072,
+              "original_max_position_embeddings": 4096,
+              "rope_scaling": {"rope_type": "longrope", "short_factor": [1.0] * 44, "long_factor": [1.0] * 48}}
+    with pytest.raises(ValueError) as error:
+        pc.read_layers(config)
+    text = str(error.value)
+    assert "StrictDataclass" not in text and "lists 44 values" in text and "needs 48" in text
+    assert "3,072 / num_attention_heads 24 = 128" in text and "0.75 = 96 rotated dimensions, in 48 pairs" in text
+
+
+@pytest.mark.parametrize("key,layer,feature,words", [
+    ("deepseek-v3", 0, "latent", "64-dim qk_rope_head_dim slice of each 192-dim"),
+    ("mistral-small4", 0, "latent", "shared by all heads"),
+    ("qwen2-vl-7b", 0, "mrope", "[16, 24, 24]"),
+    ("qwen3-vl-8b", 0, "mrope", "interleaved"),
+    ("gemma4", 5, "fraction", "proportional RoPE"),
+    ("mimo-v2-flash", 1, "sink", "attention sink"),
+    ("olmo3-7b", 0, "window", "last 4,096 tokens"),
+    ("glm-4.5", 0, "fraction", "0.5 of each 128-dim head"),
+    ("llama3.1-8b", 0, "scaling", "pretrained on 8,192 tokens"),
+])
+def test_each_reading_names_its_feature(key, layer, feature, words):
+    _, rows = pc.read_layers(pc.preset_config(key))
+    facts = pc.layer_facts(rows[layer])
+    assert any(k == feature and words in sentence for k, sentence in facts), facts

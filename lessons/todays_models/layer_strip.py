@@ -15,7 +15,11 @@ def read(config_text: str):
     """The config read through its class, one row per layer (cache key: canonical JSON text)."""
     reading, rows = pc.read_layers(json.loads(config_text))
     groups = pc.layer_groups(rows)
-    return (reading.class_name, reading.notes, reading.read, reading.ignored, reading.get("max_position_embeddings"),
+    try:
+        original, target, _ = pc.model_contexts(rows)  # the same L and L′ as Model presets states
+    except ValueError:  # a scaling whose target length the config leaves open: draw against the declared one
+        original, target = reading.get("max_position_embeddings") or 4096, None
+    return (reading.class_name, reading.notes, reading.read, reading.ignored, target or original,
             rows, groups, pc.layer_table(rows))
 
 
@@ -33,10 +37,7 @@ def layer_view(config_text: str, index: int, context: int):
         # the score at distance 0 and at exactly the context, for the sentence under the figure
         _, out["ends"] = pc.score_vs_distance(out["pairs"]["inv_freq"], out["pairs"]["attention_factor"], context,
                                               n_points=3)  # distances 0, 1, context
-        try:
-            out["trained"] = pc.config_contexts(pc.read_rope_config(json.loads(config_text), row.rope_label))[0]
-        except ValueError:
-            out["trained"] = None
+        out["trained"] = pc.layer_contexts(row)[0]
     if row.query_scale:
         out["positions"] = np.unique(np.round(np.geomspace(1, 8 * context, 600))).astype(np.int64)
         out["scale"] = pc.query_scale(row.query_scale, out["positions"])
@@ -68,8 +69,7 @@ def lesson():
         st.markdown(origin)
         if config_text is None:
             return
-        class_name, notes, read_rows, ignored, max_pos, rows, groups, table = read(config_text)
-        context = int(max_pos or 4096)
+        class_name, notes, read_rows, ignored, context, rows, groups, table = read(config_text)
         default = next((r.index for r in rows if r.is_attention and r.mixer == "full attention"), 0)
         index = 0 if len(rows) == 1 else controls.slider(  # a slider needs two ends
             "Layer", "layer", 0, len(rows) - 1, default, help="Pick a layer to see its own pairs, span and scores.")
@@ -113,13 +113,9 @@ def lesson():
 
 
 def _one_layer(config_text, row, context) -> None:
-    st.markdown(f"**Layer {row.index}** (`{row.layer_type}`): {row.mixer_name}"
-                + (f", a {row.window:,}-token window" if row.window else "")
-                + (f", {row.chunk:,}-token chunks" if row.chunk else "")
-                + f". {pc.layer_label(row)}. *Why:* {row.why}."
-                + (" Each head also has a learned sink logit (an extra softmax column)." if row.sink else "")
-                + (" Latent attention: only the rotated slice of each head turns, with one key shared by all heads."
-                   if row.latent else ""))
+    facts = pc.layer_facts(row)  # one sentence per feature this layer uses, each with its lesson below
+    st.markdown(f"**Layer {row.index}** (`{row.layer_type}`): {row.mixer_name}. *Why:* {row.why}.\n"
+                + "".join(f"\n- {sentence}" for _, sentence in facts))
     view = layer_view(config_text, row.index, context)
     if view["pairs"] is not None:
         layer_views.pairs_figure(view["pairs"], who=f"Layer {row.index}", context=context, name="layer_pairs",
@@ -145,7 +141,7 @@ def _one_layer(config_text, row, context) -> None:
     if view["scale"] is not None:
         layer_views.query_scale_figure(view["positions"], view["scale"], row, pc.query_scale_start(row.query_scale),
                                        name="layer_query_scale")
-    layer_views.lesson_links(layer_views.features(row))
+    layer_views.lesson_links(key for key, _ in facts)
 
 
 def _side_by_side(config_text, groups, context) -> None:

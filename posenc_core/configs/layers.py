@@ -17,6 +17,7 @@ import numpy as np
 from .._checks import MAX_DIM, MAX_POSITIONS, as_base, as_float, as_int
 from ..scaling import ROPE_SCALING, rope_inv_freq
 from .reader import ConfigReading, normalise_config
+from .rotation import layer_rotates
 
 __all__ = [
     "LayerRow",
@@ -87,6 +88,7 @@ class LayerRow:
     latent: bool = False
     mrope: bool = False
     max_position_embeddings: int | None = None
+    qk_nope_head_dim: int | None = None  # latent attention: the part of each query/key head that is not rotated
 
     @property
     def is_attention(self) -> bool:
@@ -123,7 +125,7 @@ def _layer_types(reading: ConfigReading, n_layers: int) -> list[str]:
         full = set(reading.get("full_attn_idxs"))
         return ["full_attention" if i in full else "conv" for i in range(n_layers)]
     window = reading.get("sliding_window")
-    if window and reading.get("use_sliding_window", True):
+    if window and reading.get("use_sliding_window", True) and not reading.is_per_layer("sliding_window"):
         # Mistral-style: one window for every layer, no layer_types.
         return ["sliding_attention"] * n_layers
     return ["full_attention"] * n_layers
@@ -189,56 +191,6 @@ def _head_dim(reading: ConfigReading, index: int) -> int | None:
     return None
 
 
-# --- model-specific rules, each (reading, index, layer_type, default) -> (rotates, why) -------------------
-RotationRule = Callable[[ConfigReading, int, str, tuple[bool, str]], tuple[bool, str]]
-
-
-def _no_rope_layers(reading, index, layer_type, default):
-    flags = reading.get("no_rope_layers")
-    if isinstance(flags, (list, tuple)) and index < len(flags):
-        if not flags[index]:
-            return False, "no_rope_layers[i] = 0: this layer skips the rotation (NoPE)"
-        return default[0], "no_rope_layers[i] = 1: rotates"
-    return default
-
-
-def _sliding_only(reading, index, layer_type, default):
-    if layer_type == "sliding_attention":
-        return True, "Cohere2 rotates only its sliding-window layers"
-    return False, "Cohere2's global layers skip the rotation (NoPE)"
-
-
-def _exaone4(reading, index, layer_type, default):
-    if reading.get("sliding_window") is None:
-        return True, "no sliding_window: every layer rotates"
-    if layer_type == "sliding_attention":
-        return True, "EXAONE 4 rotates its sliding-window layers"
-    return False, "EXAONE 4's global layers skip the rotation (NoPE)"
-
-
-def _never(reason):
-    def rule(reading, index, layer_type, default):
-        return False, reason
-    return rule
-
-
-def _granite(reading, index, layer_type, default):
-    if reading.get("position_embedding_type") == "rope":
-        return True, "position_embedding_type = 'rope'"
-    return False, "position_embedding_type is not 'rope': the attention layers use no positions"
-
-
-ROTATION_RULES: dict[str, RotationRule] = {
-    "llama4_text": _no_rope_layers,
-    "smollm3": _no_rope_layers,
-    "mistral_large4_text": _no_rope_layers,
-    "cohere2": _sliding_only,
-    "exaone4": _exaone4,
-    "kimi_linear": _never("Kimi Linear's attention layers never call the rotation (NoPE)"),
-    "nemotron_h": _never("Nemotron-H's attention layers never call the rotation (NoPE)"),
-    "granitemoehybrid": _granite,
-}
-
 # DeepSeek V4 keys its RoPE dicts by role, not by layer type: sliding layers use 'main', the others 'compress'.
 ROPE_LABEL_RULES: dict[str, Callable[[str], str]] = {
     "deepseek_v4": lambda layer_type: "main" if layer_type == "sliding_attention" else "compress",
@@ -297,7 +249,7 @@ def layer_scheme(reading: ConfigReading, *, default_layers: int | None = None) -
                                                                          "chunked attention") else mixer
         window = chunk = None
         if mixer == "sliding window" or (model_type == "deepseek_v4" and mixer == "full attention"):
-            window = reading.get("sliding_window")
+            window = reading.layer_get("sliding_window", index) or None  # 0 means unused (Qwen2-MoE's default)
         if mixer == "chunked attention":
             chunk = reading.get("attention_chunk_size")
         if mixer not in ATTENTION_KINDS:
@@ -316,10 +268,15 @@ def layer_scheme(reading: ConfigReading, *, default_layers: int | None = None) -
             layer_params = params if params or reading.obj is None else None
             default = (True, "one RoPE setting for every layer") if layer_params is not None else \
                 (False, "no RoPE settings in the config")
-        rotates, why = ROTATION_RULES.get(model_type, lambda r, i, t, d: d)(reading, index, layer_type, default)
+        rotates, why = layer_rotates(reading, index, layer_type, default)
         if reading.obj is None:
             layer_params = _generic_params(reading, layer_params)
         layer_params = dict(layer_params or {})
+        top = reading.get("original_max_position_embeddings")
+        if label is None and top is not None and layer_params.get("rope_type") in ("llama3", "yarn", "longrope"):
+            # standardize_rope_params, which the rotary module runs before its init function, lets the
+            # top-level value win over the one inside a flat rope_parameters / rope_scaling
+            layer_params["original_max_position_embeddings"] = top
         if rotates and not layer_params:
             rotates, why = False, why + " (but the config gives no RoPE settings)"
         theta = layer_params.get("rope_theta")
@@ -340,8 +297,10 @@ def layer_scheme(reading: ConfigReading, *, default_layers: int | None = None) -
                                            maximum=1.0),
             head_dim=_head_dim(reading, index), scaling=scaling if rotates else {},
             query_scale=_query_scale(reading, rotates, layer_params), sink=_sink(reading, layer_type),
-            latent=reading.get("kv_lora_rank") is not None,
-            mrope=bool(layer_params.get("mrope_section")), max_position_embeddings=max_pos))
+            latent=reading.layer_get("kv_lora_rank", index) is not None,
+            mrope=bool(layer_params.get("mrope_section")), max_position_embeddings=max_pos,
+            qk_nope_head_dim=reading.layer_get("qk_nope_head_dim", index)
+            if reading.layer_get("kv_lora_rank", index) is not None else None))
     return rows
 
 

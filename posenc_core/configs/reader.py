@@ -14,6 +14,7 @@ import copy
 import dataclasses
 import json
 import logging
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
@@ -94,12 +95,42 @@ class ConfigReading:
     nested_from: str | None = None  # "text_config" when a multimodal config was unwrapped
 
     def get(self, key, default=None):
-        """A field of the normalised config (attribute of the class instance when there is one)."""
+        """A field of the normalised config (attribute of the class instance when there is one).
+
+        On a per-layer config (``per_layer_config``: DeepSeek-style dots3, NeoMME) transformers refuses a global
+        read of a per-layer field (``AmbiguousGlobalPerLayerAttributeError``, a RuntimeError); the global value
+        the class stores is returned then, and ``layer_get`` gives the value one layer's code reads.
+        """
         if self.obj is not None:
-            value = getattr(self.obj, key, default)
+            try:
+                value = getattr(self.obj, key, default)
+            except RuntimeError:  # AmbiguousGlobalPerLayerAttributeError: the field varies from layer to layer
+                value = self.fields.get(key, default)
             return default if value is None else value
         value = self.fields.get(key, default)
         return default if value is None else value
+
+    def is_per_layer(self, key) -> bool:
+        """Whether the class keeps ``key`` per layer (its code reads ``config.per_layer_config[i].key``)."""
+        if self.obj is None or not getattr(self.obj, "is_heterogeneous", False):
+            return False
+        try:
+            getattr(self.obj, key)
+        except RuntimeError:
+            return True
+        except AttributeError:
+            return False
+        return False
+
+    def layer_get(self, key, index: int, default=None):
+        """``key`` as layer ``index``'s code reads it: its per-layer value where the class keeps one, else global."""
+        if self.is_per_layer(key):
+            try:
+                value = getattr(self.obj.per_layer_config[index], key, default)
+            except (IndexError, KeyError, TypeError, AttributeError):
+                value = None
+            return default if value is None else value
+        return self.get(key, default)
 
 
 def parse_config_json(data, max_bytes=MAX_CONFIG_BYTES) -> dict:
@@ -184,6 +215,40 @@ def _plain(value):
     return json.loads(json.dumps(value, default=lambda o: o.to_dict() if hasattr(o, "to_dict") else str(o)))
 
 
+def _rotated_pairs_sentence(config: Mapping) -> str:
+    """Where the number of rotated pairs comes from: head_dim x partial_rotary_factor / 2, with the config's numbers."""
+    text = config.get("text_config") if isinstance(config.get("text_config"), Mapping) else config
+    params = text.get("rope_scaling") or text.get("rope_parameters") or {}
+    partial = text.get("partial_rotary_factor", params.get("partial_rotary_factor", 1.0) if
+                       isinstance(params, Mapping) else 1.0)
+    head_dim, how = text.get("head_dim"), "head_dim"
+    if not head_dim and text.get("hidden_size") and text.get("num_attention_heads"):
+        head_dim = text["hidden_size"] // text["num_attention_heads"]
+        how = f"hidden_size {text['hidden_size']:,} / num_attention_heads {text['num_attention_heads']}"
+    if not isinstance(head_dim, int) or not isinstance(partial, (int, float)):
+        return "one per rotated pair of each head"
+    dims = int(head_dim * partial)
+    return (f"one per rotated pair: {how} = {head_dim} dimensions per head x partial_rotary_factor {partial:g} = "
+            f"{dims} rotated dimensions, in {dims // 2} pairs")
+
+
+def _length_sentence(match, config) -> str:
+    key, wanted, got = match.group(1), int(match.group(2)), int(match.group(3))
+    return (f"rope_scaling['{key}'] lists {got} values, but LongRoPE needs {wanted}, "
+            f"{_rotated_pairs_sentence(config)}.")
+
+
+def _inner_sentence(match, config) -> str:
+    return match.group(1).strip()
+
+
+# transformers' validation messages -> a sentence with the numbers behind them (first match wins)
+VALIDATION_SENTENCES = [
+    (r"`?rope_parameters`?'s (\w+) field must have length (\d+), got (\d+)", _length_sentence),
+    (r"Class validation error for validator '\w+': \w+Error: (.+)", _inner_sentence),
+]
+
+
 def _through_class(config: dict, model_type: str) -> tuple[object, str | None]:
     from transformers import AutoConfig
 
@@ -194,6 +259,11 @@ def _through_class(config: dict, model_type: str) -> tuple[object, str | None]:
     except Exception as error:  # noqa: BLE001 (every failure of the class becomes one sentence)
         message = str(error).strip().splitlines()
         detail = " ".join(line.strip() for line in message[:3])[:400]
+        for pattern, explain in VALIDATION_SENTENCES:
+            match = re.search(pattern, detail)
+            if match:
+                raise ValueError(f"transformers' config class for model_type '{model_type}' refuses this config: "
+                                 + explain(match, config)) from None
         raise ValueError(f"transformers' config class for model_type '{model_type}' refuses this config: "
                          f"{type(error).__name__}: {detail}") from None
     text = obj.get_text_config(decoder=True) if hasattr(obj, "get_text_config") else obj
@@ -219,9 +289,9 @@ def normalise_config(config: Mapping) -> ConfigReading:
     check_config_tree(config)
     if config.get("text_config") is not None and not isinstance(config["text_config"], Mapping):
         raise ValueError("config['text_config'] must be a JSON object (the language model's config).")
-    _check_sizes(config)
+    _check_sizes(_without_unused_window(config))
     if isinstance(config.get("text_config"), Mapping):
-        _check_sizes(config["text_config"])
+        _check_sizes(_without_unused_window(config["text_config"]))
     model_type = config.get("model_type")
     if model_type is not None and not isinstance(model_type, str):
         raise ValueError(f"config['model_type'] must be a string, but got {model_type!r}.")
@@ -278,6 +348,11 @@ def normalise_config(config: Mapping) -> ConfigReading:
         else:
             reading.ignored.append((key, "not a field the generic reading knows"))
     return reading
+
+
+def _without_unused_window(config: Mapping) -> Mapping:
+    """``sliding_window`` 0 means "no window" to transformers (Qwen2-MoE's class default), so it is no size to bound."""
+    return {k: v for k, v in config.items() if not (k == "sliding_window" and v == 0 and not isinstance(v, bool))}
 
 
 def _short(value) -> str:

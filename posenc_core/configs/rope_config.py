@@ -12,13 +12,16 @@ from collections.abc import Mapping
 from .._checks import MAX_POSITIONS, as_base, as_float, as_int
 from ..extension import deepseek_softmax_mscale, extension_analysis, score_vs_distance
 from ..scaling import RopeConfig, rope_inv_freq, scaling_type
-from .layers import LayerRow, layer_scheme, read_layers, rope_call
+from .layers import LayerRow, layer_scheme, query_scale_start, read_layers, rope_call
 from .reader import normalise_config
 from .summaries import layer_pairs
 
 __all__ = [
     "config_contexts",
     "config_view",
+    "layer_contexts",
+    "layer_facts",
+    "model_contexts",
     "describe_rope_config",
     "read_rope_config",
     "rope_from_config",
@@ -150,6 +153,85 @@ def config_contexts(read: RopeConfig) -> tuple[int, int | None, str]:
     target = min(max(int(round(factor * original)), 2), _MAX_CONTEXT)
     return original, target, (f"L = max_position_embeddings; {kind} has no fixed target, so L′ = factor × L "
                               "is shown as an example")
+
+
+def layer_contexts(row: LayerRow) -> tuple[int, int | None, str]:
+    """``(L, L′, how)`` of one layer, by ``config_contexts`` (the one rule every page uses).
+
+    A layer that does not rotate has no frequencies to stretch: L = max_position_embeddings, no L′.
+    """
+    if not row.rotates or row.head_dim is None:
+        length = row.max_position_embeddings or 4096
+        return length, None, "this layer does not rotate: L = max_position_embeddings, and there is no target"
+    scaling, partial = rope_call(row)
+    read = RopeConfig(head_dim=row.head_dim, base=as_base(row.theta if row.theta is not None else 10000.0),
+                      rope_type=scaling.get("rope_type", "default"), scaling=scaling,
+                      partial_rotary_factor=partial, max_position_embeddings=row.max_position_embeddings,
+                      layer_type=row.rope_label)
+    return config_contexts(read)
+
+
+def model_contexts(rows: list[LayerRow]) -> tuple[int, int | None, str]:
+    """``(L, L′, how)`` of a model: those of the layer ``read_rope_config`` shows by default (a full-attention
+    layer where the RoPE settings are per layer type, else the first layer that rotates), so *Model presets*
+    and *Layer by layer* state the same lengths."""
+    rotating = [r for r in rows if r.rotates]
+    if not rotating:
+        return layer_contexts(rows[0])
+    labels = [r.rope_label for r in rotating if r.rope_label is not None]
+    chosen = "full_attention" if "full_attention" in labels else (labels[0] if labels else None)
+    return layer_contexts(next(r for r in rotating if r.rope_label == chosen))
+
+
+def layer_facts(row: LayerRow) -> list[tuple[str, str]]:
+    """What one layer does with positions, one ``(feature, sentence)`` per feature the app teaches that it uses.
+
+    ``feature`` is the lesson key the pages link (``window``, ``nope``, ``latent``, ``fraction``, ``mrope``,
+    ``scaling``, ``sink``, ``mixer``, ``rope``); every number in a sentence is read from the config.
+    """
+    if not row.is_attention:
+        return [("mixer", f"{row.mixer_name}: no attention, so no positions to rotate; order comes from the "
+                          f"{row.mixer} itself")]
+    facts = []
+    if row.window:
+        facts.append(("window", f"sliding window: each query sees the last {row.window:,} tokens"))
+    if row.chunk:
+        facts.append(("window", f"chunked attention: tokens see only their own chunk of {row.chunk:,}"))
+    if not row.rotates:
+        facts.append(("nope", f"NoPE: no rotation ({row.why})"))
+    if row.query_scale:
+        facts.append(("nope", f"query scale by position ({row.query_scale['rule']}), from position "
+                              f"{query_scale_start(row.query_scale):,} on"))
+    if row.sink:
+        facts.append(("sink", "attention sink: a learned extra column in the softmax takes weight off the tokens"))
+    if not row.rotates:
+        return facts
+    pairs, total = row.rotated_pairs, (row.head_dim or 0) // 2
+    if row.latent and row.qk_nope_head_dim:
+        full = row.head_dim + row.qk_nope_head_dim
+        facts.append(("latent", f"latent attention: only the {row.head_dim}-dim qk_rope_head_dim slice of each "
+                                f"{full}-dim query/key head rotates; one rotated key is shared by all heads"))
+    if row.rope_type == "proportional":
+        facts.append(("fraction", f"proportional RoPE: {pairs} of {total} pairs turn, with exponents over the whole "
+                                  "head; the rest have frequency 0"))
+    elif row.partial_rotary_factor < 1:
+        facts.append(("fraction", f"partial rotary: {row.partial_rotary_factor:g} of each {row.head_dim}-dim head "
+                                  f"rotates ({pairs} of {total} pairs)"))
+    section = row.scaling.get("mrope_section")
+    if section:
+        layout = "interleaved across pairs" if row.scaling.get("mrope_interleaved") else "in consecutive blocks"
+        facts.append(("mrope", f"multimodal RoPE (M-RoPE): the pairs are split {list(section)} between time, height "
+                               f"and width, {layout}"))
+    if row.rope_type not in ("default", "proportional"):
+        try:
+            original, target, _ = layer_contexts(row)
+            stretch = f"pretrained on {original:,} tokens" + (f", stretched to {target:,}" if target else "")
+        except ValueError as error:
+            stretch = str(error)
+        factor = row.scaling_factor
+        facts.append(("scaling", f"{row.rope_type} scaling" + (f" x {factor:g}" if factor else "") + f": {stretch}"))
+    facts.append(("rope", f"RoPE θ {row.theta:,.0f}, {pairs} of {total} pairs turn"))
+    return facts
 
 
 def describe_rope_config(config, layer_type=None) -> list[tuple[str, str, str]]:

@@ -1,0 +1,189 @@
+"""Which layers rotate, read from the condition the model's own attention code puts around its rotation.
+
+A model's ``modeling_<type>.py`` decides per layer whether the attention calls ``apply_rotary_pos_emb``: most
+call it always, some only ``if self.sliding_window is not None`` (Cohere2, Flint), ``if self.use_rope`` (read
+from ``no_rope_layers``: Llama 4, SmolLM3), ``if self.sliding_window is None or self.is_sliding`` (EXAONE 4 and
+its relatives), ``if self.config.use_mem_rope`` (Zamba2). ``attention_guards`` parses that file (the Python
+syntax tree of its text attention classes, nothing is imported or run) and returns those conditions;
+``GUARD_RULES`` says what each condition means for one layer of a config. The rules are keyed by the code's
+condition, not by model type, so a relative that copies a family's attention (cohere2 -> cohere2_moe, exaone4
+-> exaone_moe, kolibri1) is read by the same rule. A condition not in the registry is reported in the layer's
+``why``; the all-model-types sweep in the tests fails on it, so a new pattern is added here, not misread.
+"""
+
+from __future__ import annotations
+
+import ast
+import functools
+import os
+from collections.abc import Callable
+
+from .reader import ConfigReading
+
+__all__ = ["GUARD_RULES", "NEUTRAL_GUARDS", "attention_guards", "has_rotary_module", "layer_rotates"]
+
+# Classes of a modeling file that belong to an encoder of another modality, not to the language model.
+_OTHER_MODALITIES = ("Vision", "Visual", "Audio", "Speech", "Image", "Encoder", "Cross", "Vit", "Sam", "Video")
+
+# Conditions that do not decide per layer whether positions are used (a layout choice, a KV-sharing branch
+# that rotates too, a check that the model passed position embeddings at all: that last one is decided by
+# ``rope_parameters`` null entries and ``position_embedding_type``, which the default reading covers).
+NEUTRAL_GUARDS = frozenset({
+    "self.config.rope_interleave", "self.is_kv_shared_layer", "position_embeddings is not None",
+    "not is_cross_attention", "alibi is None", "self.rotary_emb is not None",
+})
+
+Rule = Callable[[ConfigReading, int, str], tuple[bool, str]]
+
+
+def _is_sliding(layer_type: str) -> bool:
+    return layer_type in ("sliding_attention", "local")
+
+
+def _no_rope_layers(reading, index, layer_type):
+    flags = reading.get("no_rope_layers")
+    if isinstance(flags, (list, tuple)) and index < len(flags):
+        if flags[index]:
+            return True, "no_rope_layers[i] = 1 (the code rotates `if self.use_rope`)"
+        return False, "no_rope_layers[i] = 0: this layer skips the rotation (NoPE; the code rotates `if self.use_rope`)"
+    return True, "no no_rope_layers entry for this layer: it rotates"
+
+
+def _sliding_only(reading, index, layer_type):
+    window = reading.layer_get("sliding_window", index)
+    if _is_sliding(layer_type) and window is not None:
+        return True, "a sliding-window layer: the code rotates only where the layer has a window"
+    return False, "not a sliding-window layer: the code rotates only sliding layers, so this one is NoPE"
+
+
+def _sliding_or_forced(reading, index, layer_type):
+    rotates, why = _sliding_only(reading, index, layer_type)
+    if rotates:
+        return rotates, why
+    mlp_types = reading.get("mlp_layer_types")
+    forced = (isinstance(mlp_types, (list, tuple)) and index < len(mlp_types) and mlp_types[index] == "dense"
+              and reading.get("prefix_dense_sliding_window_pattern") == 1)
+    if forced:
+        return True, "force_rope: a dense prefix layer with prefix_dense_sliding_window_pattern = 1 rotates"
+    return False, why
+
+
+def _no_window_or_sliding(reading, index, layer_type):
+    if reading.layer_get("sliding_window", index) is None:
+        return True, "sliding_window is null: every layer rotates"
+    if _is_sliding(layer_type):
+        return True, "a sliding-window layer rotates (`if self.sliding_window is None or self.is_sliding`)"
+    return False, "a global layer of a model with sliding_window skips the rotation (NoPE)"
+
+
+def _mem_rope(reading, index, layer_type):
+    if reading.get("use_mem_rope"):
+        return True, "use_mem_rope = true: the shared attention rotates"
+    return False, "use_mem_rope = false (the class default): the attention uses no positions"
+
+
+def _rotary_type(reading, index, layer_type):
+    kind = reading.get("position_embedding_type")
+    return (True, "position_embedding_type = 'rotary'") if kind == "rotary" else \
+        (False, f"position_embedding_type = {kind!r}, not 'rotary': no rotation")
+
+
+# The condition around the rotation in the attention's forward (as ast.unparse writes it) -> its rule.
+GUARD_RULES: dict[str, Rule] = {
+    "self.use_rope": _no_rope_layers,
+    "self.sliding_window is not None": _sliding_only,
+    "self.is_local_attention": _sliding_only,
+    "self.sliding_window is not None or self.force_rope": _sliding_or_forced,
+    "self.sliding_window is None or self.is_sliding": _no_window_or_sliding,
+    "self.config.use_mem_rope": _mem_rope,
+    "self.position_embedding_type == 'rotary'": _rotary_type,
+}
+
+
+def _modeling_path(model_type: str) -> str | None:
+    try:
+        import transformers
+        from transformers.models.auto.configuration_auto import model_type_to_module_name
+    except ImportError:
+        return None
+    name = model_type_to_module_name(model_type)
+    path = os.path.join(os.path.dirname(transformers.__file__), "models", name, f"modeling_{name}.py")
+    return path if os.path.exists(path) else None
+
+
+@functools.lru_cache(maxsize=512)
+def _parse(model_type: str) -> tuple[bool, tuple[str, ...]] | None:
+    path = _modeling_path(model_type)
+    if path is None:
+        return None
+    with open(path, encoding="utf-8") as handle:
+        tree = ast.parse(handle.read())
+    classes = [n for n in tree.body if isinstance(n, ast.ClassDef)]
+    rotary = any(c.name.endswith("RotaryEmbedding") and not any(w in c.name for w in _OTHER_MODALITIES)
+                 for c in classes)
+    guards: set[str] = set()
+    for cls in classes:
+        if not cls.name.endswith("Attention") or any(w in cls.name for w in _OTHER_MODALITIES):
+            continue
+        forward = next((f for f in cls.body if isinstance(f, ast.FunctionDef) and f.name == "forward"), None)
+        if forward is not None:
+            guards |= _call_guards(forward)
+    return rotary, tuple(sorted(guards))
+
+
+def _call_guards(forward: ast.FunctionDef) -> set[str]:
+    """The conditions (innermost first, joined by ' & ') around each call of a rotary function in ``forward``."""
+    parents = {child: node for node in ast.walk(forward) for child in ast.iter_child_nodes(node)}
+    guards = set()
+    for node in ast.walk(forward):
+        if not isinstance(node, ast.Call):
+            continue
+        name = ast.unparse(node.func)
+        if ("rotary" not in name and "rope" not in name.lower()) or "Rotary" in name:
+            continue
+        conditions, parent = [], parents.get(node)
+        while parent is not None and parent is not forward:
+            if isinstance(parent, (ast.If, ast.IfExp)):
+                conditions.append(ast.unparse(parent.test))
+            parent = parents.get(parent)
+        guards.add(" & ".join(conditions))
+    return guards
+
+
+def has_rotary_module(model_type: str | None) -> bool | None:
+    """Whether the model's code defines a language-model rotary module (None: transformers has no modeling file)."""
+    parsed = _parse(model_type) if model_type else None
+    return None if parsed is None else parsed[0]
+
+
+def attention_guards(model_type: str | None) -> tuple[str, ...] | None:
+    """The conditions under which the model's text attention calls its rotation ('' = always), or None."""
+    parsed = _parse(model_type) if model_type else None
+    return None if parsed is None else parsed[1]
+
+
+def layer_rotates(reading: ConfigReading, index: int, layer_type: str,
+                  default: tuple[bool, str]) -> tuple[bool, str]:
+    """Whether layer ``index`` rotates, by the rule of its model's attention code; ``default`` (what the RoPE
+    settings alone say) where the code rotates unconditionally or its condition does not decide per layer."""
+    if reading.obj is None:  # no model code to read: the fields a NoPE rule reads, where the config has them
+        return (_no_rope_layers(reading, index, layer_type) if default[0] and
+                isinstance(reading.get("no_rope_layers"), (list, tuple)) else default)
+    if reading.get("position_embedding_type") not in (None, "rope", "rotary"):
+        return False, (f"position_embedding_type = {reading.get('position_embedding_type')!r}: the model builds "
+                       "no rotary embedding, so its attention layers use no positions")
+    if has_rotary_module(reading.model_type) is False:
+        return False, "the model's code has no rotary module: its attention layers never rotate (NoPE)"
+    guards = attention_guards(reading.model_type) or ()
+    if not default[0] or not guards or "" in guards:
+        return default
+    for guard in guards:
+        parts = [p for p in guard.split(" & ") if p not in NEUTRAL_GUARDS]
+        if not parts:
+            return default
+        verdicts = [GUARD_RULES[p](reading, index, layer_type) if p in GUARD_RULES else
+                    (True, f"the code rotates only `if {p}`, a condition this reading does not evaluate")
+                    for p in parts]
+        if all(v[0] for v in verdicts):
+            return True, "; ".join(v[1] for v in verdicts)
+    return False, verdicts[-1][1]

@@ -1,0 +1,206 @@
+"""Every model type transformers knows with a language-model rotary module, read at its config class's defaults.
+
+For each type the app's reading (``read_layers`` / ``layer_inv_freq``, the path a pasted ``{"model_type": ...}``
+takes) is compared with the model's own code:
+
+* frequencies: the model's rotary module built from the same config object, per RoPE label (per layer type
+  where the module keeps one buffer per type): inverse frequencies and attention factor bit-identical;
+* the rule of which layers rotate: the condition around the rotation in the attention's forward must be one
+  ``GUARD_RULES`` knows (so a model added to transformers later with a new condition fails here instead of
+  being misread), and where that condition decides per layer, the attention modules themselves are built on the
+  meta device (no memory, no weights) and run with position embeddings that raise on first use: a layer whose
+  forward touches them rotates. Conditions decided outside the attention (a null per-type RoPE entry, no
+  rotary module) are covered by the frequency part and the reading's defaults.
+
+The set is found from the source files (a regex, nothing imported) and the modeling modules are imported once.
+"""
+
+from __future__ import annotations
+
+import functools
+import importlib
+import inspect
+import logging
+import os
+import re
+import warnings
+
+import numpy as np
+import pytest
+
+import posenc_core as pc
+from posenc_core.configs.rotation import GUARD_RULES, NEUTRAL_GUARDS, attention_guards
+
+transformers = pytest.importorskip("transformers")
+torch = pytest.importorskip("torch")
+from transformers.models.auto.configuration_auto import CONFIG_MAPPING, model_type_to_module_name  # noqa: E402
+
+logging.getLogger("transformers").setLevel(logging.ERROR)
+
+OTHER_MODALITIES = ("Vision", "Visual", "Audio", "Speech", "Image", "Encoder", "Vit", "Sam", "Video", "Vq", "Dino")
+ROOT = os.path.join(os.path.dirname(transformers.__file__), "models")
+ROTARY = re.compile(r"^class (\w*RotaryEmbedding)\(", re.M)
+
+
+def _source(model_type: str) -> str | None:
+    name = model_type_to_module_name(model_type)
+    path = os.path.join(ROOT, name, f"modeling_{name}.py")
+    if not os.path.exists(path):
+        return None
+    with open(path, encoding="utf-8") as handle:
+        return handle.read()
+
+
+def _language_rotary(model_type: str) -> bool:
+    """A model whose modeling file has a rotary module for text, read through a config that is not an encoder of
+    another modality (images, audio: the vision lessons read those)."""
+    source = _source(model_type)
+    if source is None:
+        return False
+    if any(word.lower() in CONFIG_MAPPING[model_type].__name__.lower() for word in OTHER_MODALITIES):
+        return False
+    return any(not any(w in name for w in OTHER_MODALITIES) for name in ROTARY.findall(source))
+
+
+SWEEP = sorted(t for t in CONFIG_MAPPING.keys() if _language_rotary(t))
+
+
+def _module(model_type: str):
+    name = model_type_to_module_name(model_type)
+    return importlib.import_module(f"transformers.models.{name}.modeling_{name}")
+
+
+@functools.cache
+def reading_of(model_type: str):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return pc.read_layers({"model_type": model_type})
+
+
+def rotary_of(model_type: str, text):
+    module = _module(model_type)
+    classes = [c for n, c in vars(module).items() if inspect.isclass(c) and n.endswith("RotaryEmbedding")
+               and c.__module__ == module.__name__ and not any(w in n for w in OTHER_MODALITIES)]
+    classes.sort(key=lambda c: ("Text" not in c.__name__, c.__name__))
+    errors = []
+    for cls in classes:
+        try:
+            return cls(text)
+        except Exception as error:  # noqa: BLE001 (try the next candidate class)
+            errors.append(f"{cls.__name__}: {type(error).__name__}: {error}")
+    # transformers itself cannot build it at these defaults (the module belongs to another sub-config): no reference
+    pytest.skip(f"transformers builds no rotary module of {model_type} from its class defaults: {errors}")
+
+
+def test_the_sweep_covers_the_language_models():
+    assert len(SWEEP) >= 200
+    assert {"llama", "qwen3", "deepseek_v3", "gemma3_text", "cohere2_moe", "exaone_moe", "glm4_moe", "zamba2",
+            "qwen2_vl", "dots3_note", "neomme", "afmoe", "flint", "kolibri1"} <= set(SWEEP)
+
+
+@pytest.mark.parametrize("model_type", SWEEP)
+def test_frequencies_equal_the_models_rotary_module(model_type):
+    text = CONFIG_MAPPING[model_type]().get_text_config(decoder=True)
+    if getattr(text, "num_hidden_layers", None) is None and not getattr(text, "layer_types", None):
+        pytest.skip(f"{type(text).__name__} declares no stack of layers (a codec, perceiver or adapter)")
+    reading, rows = reading_of(model_type)  # no crash, no refusal: transformers builds this config
+    rotary = rotary_of(model_type, reading.obj)
+    for row in (r for r in rows if r.rotates):
+        label = row.rope_label
+        if label is not None and hasattr(rotary, f"{label}_inv_freq"):
+            expected = getattr(rotary, f"{label}_inv_freq").numpy()
+            factor = float(getattr(rotary, f"{label}_attention_scaling"))
+        else:
+            expected, factor = rotary.inv_freq.numpy(), float(rotary.attention_scaling)
+        inv, attention_factor = pc.layer_inv_freq(row)
+        if model_type.startswith("ernie4_5_vl"):  # ERNIE stores the same frequencies reordered between its axes
+            inv, expected = np.sort(inv), np.sort(expected)
+        assert inv.dtype == np.float32 and inv.shape == expected.shape, (row.index, inv.shape, expected.shape)
+        np.testing.assert_array_equal(inv, expected, err_msg=f"layer {row.index}")
+        assert attention_factor == factor, row.index
+
+
+@pytest.mark.parametrize("model_type", SWEEP)
+def test_the_rotation_condition_of_the_attention_code_is_known(model_type):
+    for guard in attention_guards(model_type) or ():
+        unknown = [p for p in guard.split(" & ") if p and p not in GUARD_RULES and p not in NEUTRAL_GUARDS]
+        assert not unknown, f"{model_type}'s attention rotates only `if {guard}`: add its rule to GUARD_RULES"
+
+
+# ------------------------------------------------------------------ which layers rotate, by running the attention
+class Touched(Exception):
+    """Raised the first time an attention reads the position embeddings it was given."""
+
+
+class Tracer(torch.Tensor):
+    @classmethod
+    def __torch_function__(cls, func, types, args=(), kwargs=None):
+        raise Touched
+
+
+class TracerPair(tuple):
+    """(cos, sin) whose tensors raise on use; also answers a dict-style lookup (DeepSeek V4 keys them by role)."""
+
+    def __getattr__(self, name):
+        raise Touched
+
+    def __getitem__(self, key):
+        return self if isinstance(key, str) else tuple.__getitem__(self, key)
+
+
+def _base_model(model_type: str, text):
+    module = _module(model_type)
+    candidates = sorted((c for n, c in vars(module).items() if inspect.isclass(c) and n.endswith("Model")
+                         and c.__module__ == module.__name__ and getattr(c, "config_class", None) is type(text)),
+                        key=lambda c: len(c.__name__))
+    for cls in candidates:
+        try:
+            with torch.device("meta"):
+                model = cls(text)  # meta tensors: shapes only, nothing allocated or initialised
+        except Exception as error:  # noqa: BLE001 (reported as the reason of the skip)
+            pytest.skip(f"{cls.__name__} does not build at its class defaults: {type(error).__name__}: {error}")
+        if isinstance(getattr(model, "layers", None), torch.nn.ModuleList):
+            return model.layers
+    pytest.skip(f"no base model of {model_type} keeps its layers in a list")
+
+
+def _touches(attention, width: int) -> bool:
+    params = inspect.signature(attention.forward).parameters
+    cos = torch.empty(1, 4, 8, device="meta").as_subclass(Tracer)
+    kwargs = {"hidden_states": torch.empty(1, 4, width, device="meta"), "position_embeddings": TracerPair((cos, cos)),
+              "attention_mask": None}
+    kwargs |= {k: None for k, p in params.items() if k not in kwargs and p.default is p.empty
+               and p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)}
+    try:
+        with torch.no_grad():
+            attention(**kwargs)
+    except Touched:
+        return True
+    except Exception as error:  # noqa: BLE001 (an attention that needs real inputs before it reaches positions)
+        return f"{type(error).__name__}: {error}"
+    return False  # it returned without reading them
+
+
+DECIDING = [t for t in SWEEP if any(p in GUARD_RULES for g in attention_guards(t) or () for p in g.split(" & "))]
+
+
+@pytest.mark.parametrize("model_type", DECIDING)
+def test_which_layers_rotate_as_the_attention_code_runs(model_type):
+    reading, rows = reading_of(model_type)
+    text = reading.obj
+    text._attn_implementation = "eager"
+    layers = _base_model(model_type, text)
+    assert len(layers) == len(rows)
+    compared = 0
+    for row, layer in zip(rows, layers, strict=True):
+        attention = [m for n, m in layer.named_children() if "position_embeddings" in
+                     inspect.signature(m.forward).parameters and ("attn" in n or "attention" in n)]
+        if not row.is_attention or not attention:  # e.g. Zamba2's shared block sits outside the layer list
+            continue
+        touched = _touches(attention[0], text.hidden_size)
+        if isinstance(touched, str):
+            pytest.skip(f"layer {row.index}'s attention does not run on meta tensors: {touched[:200]}")
+        assert touched == row.rotates, (row.index, row.layer_type, row.why)
+        compared += 1
+    if not compared:
+        pytest.skip("no attention module found inside the layers")
