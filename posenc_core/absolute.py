@@ -26,6 +26,7 @@ __all__ = [
     "binary_waves",
     "MAX_BITS",
     "embedding_norm_balance",
+    "fraction_code_order",
     "fraction_codes",
     "naive_codes",
     "naive_inputs",
@@ -243,6 +244,20 @@ def fraction_codes(lengths) -> np.ndarray:
     for row, n in enumerate(lengths):
         out[row, :n] = naive_codes(n, "fraction")
     return out
+
+
+def fraction_code_order(short, long, p) -> str:
+    """How position p's code p / L compares in a sequence of ``short`` and one of ``long`` words.
+
+    Returns "missing" (one of them has no position p), "same", "shorter" (larger in the shorter sequence) or
+    "longer"; the order of the codes read from ``fraction_codes``, so the answer matches its table.
+    """
+    a, b = fraction_codes([short, long])[:, p]
+    if np.isnan(a) or np.isnan(b):
+        return "missing"
+    if a == b:
+        return "same"
+    return "shorter" if (a > b) == (short < long) else "longer"
 
 
 def naive_norm_ratio(num_positions, kind="integer", dim=64) -> np.ndarray:
