@@ -29,22 +29,22 @@ WHY = ("Write the position in binary and read the bits as columns. The lowest bi
        "columns, but replaces the hard flips with smooth waves.")
 
 
-def twins_chart(codes, waves, bits: int, n: int, twin: str) -> None:
-    left, right = st.columns(2)
-    with left:
-        show(figures.heatmap(
-            codes, title=f"Bits of the position ({bits} bits)", x_title="bit k (0 = lowest)", y_title="position",
-            value_name="bit", signed=False, zrange=(0, 1), height=440, name="binary_bits",
-            alt=f"Heatmap of the {bits}-bit code of positions 0 to {n - 1}: column 0 flips every row, each next "
-                f"column half as often; column {bits - 1} flips every {2 ** (bits - 1)} rows."))
-    with right:
-        title = ("Smooth twins: cos(pi (p - (2^k - 1)/2) / 2^k)" if twin == "matched"
-                 else f"Sinusoidal sines, d = {2 * bits}, base 10,000")
-        show(figures.heatmap(
-            waves, title=title, x_title="column k", y_title="position", value_name="value", signed=True, height=440,
-            name="binary_waves",
-            alt=f"Heatmap of {bits} columns of smooth waves over positions 0 to {n - 1} ({TWINS[twin]}), slowing "
-                "down from left to right like the bits."))
+def bits_chart(codes, bits: int, n: int) -> None:
+    show(figures.heatmap(
+        codes, title=f"Bits of the position ({bits} bits)", x_title="bit k (0 = lowest)", y_title="position",
+        value_name="bit", signed=False, zrange=(0, 1), height=440, name="binary_bits",
+        alt=f"Heatmap of the {bits}-bit code of positions 0 to {n - 1}: column 0 flips every row, each next "
+            f"column half as often; column {bits - 1} flips every {2 ** (bits - 1)} rows."))
+
+
+def twin_chart(waves, bits: int, n: int, twin: str) -> None:
+    title = ("Smooth twins: cos(pi (p - (2^k - 1)/2) / 2^k)" if twin == "matched"
+             else f"Sinusoidal sines, d = {2 * bits}, base 10,000")
+    show(figures.heatmap(
+        waves, title=title, x_title="column k", y_title="position", value_name="value", signed=True, height=440,
+        name="binary_waves",
+        alt=f"Heatmap of {bits} columns of smooth waves over positions 0 to {n - 1} ({TWINS[twin]}), slowing "
+            "down from left to right like the bits."))
     classroom.snippet(fold(f"codes = {classroom.call('binary_codes', n, bits)}", f"({n}, {bits}) int8: left"),
                       fold(f"waves = pc.binary_waves(range({n}), {bits})", f"({n}, {bits}) float64: right")
                       if twin == "matched" else
@@ -60,22 +60,27 @@ def table_tab(page, bits: int, n: int) -> None:
 
     def repeat_reveal() -> str:
         read = "".join(str(b) for b in cycle[-1][::-1])
-        where = (f"You can see the pattern restart in the table at row {len(cycle) - 1}." if n >= len(cycle)
+        where = (f"You can see the pattern restart in the bits at row {len(cycle) - 1}." if n >= len(cycle)
                  else f"Raise Positions above {len(cycle) - 1} to see the pattern restart.")
         return (f"The slowest column, bit {bits - 1}, flips every {2 ** (bits - 1)} positions, so row "
                 f"{len(cycle) - 1} reads {read} (highest bit first), the same bits as row 0: "
                 f"{bits} bits only tell {len(cycle) - 1} positions apart. {where}")
 
-    with classroom.predict("binary_repeat", f"With {bits} bits, after how many positions does the whole bit "
-                           "pattern start over?",
-                           ["after bits positions", "after 2 × bits positions", "after 2^bits positions",
-                            "never: each row is unique"], 2, repeat_reveal):
-        twins_chart(codes, waves, bits, n, twin)
+    left, right = st.columns(2)
+    with left:
+        bits_chart(codes, bits, n)
+    with right, classroom.predict("binary_repeat", f"With {bits} bits, after how many positions does the whole "
+                                  "bit pattern start over?",
+                                  ["after bits positions", "after 2 × bits positions", "after 2^bits positions",
+                                   "never: each row is unique"], 2, repeat_reveal):
+        twin_chart(waves, bits, n, twin)
         if twin == "matched":
-            formula(r"\mathrm{bit}_k(p) = \left\lfloor p / 2^k \right\rfloor \bmod 2,\qquad "
-                    r"\operatorname{sign}\cos\!\Big(\frac{\pi\,(p - (2^k-1)/2)}{2^k}\Big) = 1 - 2\,"
-                    r"\mathrm{bit}_k(p),\qquad \text{period of column } $last = 2^{$bits} = $period",
-                    last=bits - 1, bits=bits, period=2 ** bits)
+            # three short formulas rather than one long row: they sit in half the page's width
+            formula(r"\mathrm{bit}_k(p) = \left\lfloor p / 2^k \right\rfloor \bmod 2")
+            formula(r"\operatorname{sign}\cos\!\Big(\frac{\pi\,(p - (2^k-1)/2)}{2^k}\Big) = 1 - 2\,"
+                    r"\mathrm{bit}_k(p)")
+            formula(r"\text{period of column } $last = 2^{$bits} = $period", last=bits - 1, bits=bits,
+                    period=2 ** bits)
             notice("Both tables have the same rhythm: column k repeats every 2^(k+1) positions. Round each wave to "
                    "its sign and you get the bit back exactly (the wave is negative where the bit is 1, positive "
                    "where it is 0). But the waves take every value between -1 and 1, change gradually from one "

@@ -44,20 +44,20 @@ def integer_tab(page) -> None:
                 f"d = {2 * dim}: the code p·1 and the word both grow like √d, so the width cancels and the ratio "
                 "is p itself.")
 
+    show(figures.lines(
+        range(1, n), {"integer p": r["integer"][1:], "fraction p / n": r["fraction"][1:],
+                      "sinusoidal (for comparison)": r["sinusoidal"][1:]},
+        title="How much bigger the position code is than the word it is added to",
+        x_title="position p", y_title="||code|| / ||token embedding||", log_y=True,
+        hlines=[(1.0, "equal size")], name="naive_norm_ratio", dashed=["sinusoidal (for comparison)"],
+        alt=f"Log-scale lines over positions 1 to {n - 1}: the integer code's norm ratio grows with the "
+            f"position to {last:,.0f}, the fraction stays below 1, the sinusoidal code stays at "
+            f"{float(r['sinusoidal'][-1]):.2f}."))
+    classroom.snippet(fold(f"ratio = {{kind: pc.naive_norm_ratio({n}, kind, {dim}) for kind in {KINDS!r}}}",
+                           f"({n},) each: ||code|| / ||token||, the curves from position 1"))
     with classroom.predict("naive_width", f"Double the embedding width from d = {dim} to {2 * dim}. What happens "
                            f"to the integer code's size relative to the word at position {n - 1}?",
                            ["it doubles", "it grows by √2", "it stays the same", "it halves"], 2, width_reveal):
-        show(figures.lines(
-            range(1, n), {"integer p": r["integer"][1:], "fraction p / n": r["fraction"][1:],
-                          "sinusoidal (for comparison)": r["sinusoidal"][1:]},
-            title="How much bigger the position code is than the word it is added to",
-            x_title="position p", y_title="||code|| / ||token embedding||", log_y=True,
-            hlines=[(1.0, "equal size")], name="naive_norm_ratio", dashed=["sinusoidal (for comparison)"],
-            alt=f"Log-scale lines over positions 1 to {n - 1}: the integer code's norm ratio grows with the "
-                f"position to {last:,.0f}, the fraction stays below 1, the sinusoidal code stays at "
-                f"{float(r['sinusoidal'][-1]):.2f}."))
-        classroom.snippet(fold(f"ratio = {{kind: pc.naive_norm_ratio({n}, kind, {dim}) for kind in {KINDS!r}}}",
-                               f"({n},) each: ||code|| / ||token||, the curves from position 1"))
         formula(r"\frac{\lVert p\,\mathbf{1}_d\rVert}{\lVert x\rVert} \approx \frac{p\sqrt{d}}{\sqrt{d}} = p"
                 r"\quad\Rightarrow\quad p = $last:\ \text{ratio } $ratio", last=n - 1, ratio=last)
         notice("Token embeddings here have entries of size about 1, so a word's vector has length about √d. The "

@@ -53,37 +53,38 @@ def outputs_tab(result, labels, labels_re, call, positions: bool) -> None:
                 ("rounding, so every row on the right is a row from the left, moved with its word."
                  if moved else "with positions added, a word's output depends on its slot too."))
 
-    with classroom.predict("order_rows", "Reorder the words as shown" + (" (positions are added)" if positions
-                                                                          else "")
-                           + ". What happens to each word's output row?",
-                           ["it keeps its numbers and moves with the word", "it gets new numbers",
-                            "all rows become one average vector"], 0 if moved else 1, rows_reveal):
-        left, right = st.columns(2)
-        bound = result["output_bound"]
-        n, dim = result["out"].shape
-        for column, key, rows, title, name in ((left, "out", labels, "original order", "order_outputs"),
-                                               (right, "out_reordered", labels_re, "reordered",
-                                                "order_outputs_reordered")):
-            with column:
-                show(figures.heatmap(
-                    result[key], y=rows, title=f"Outputs, {title}", x_title="channel", y_title="slot: word",
-                    value_name="output", zrange=(-bound, bound), signed=True, height=340, name=name,
-                    alt=f"Attention outputs, {title}: {n} rows (one per word) by {dim} channels; the largest "
-                        f"difference from the moved original rows is {gap:.1e}."))
+    n, dim = result["out"].shape
+    bound = result["output_bound"]
+
+    def grid(key: str, rows, title: str, name: str) -> None:
+        show(figures.heatmap(
+            result[key], y=rows, title=f"Outputs, {title}", x_title="channel", y_title="slot: word",
+            value_name="output", zrange=(-bound, bound), signed=True, height=340, name=name,
+            alt=f"Attention outputs, {title}: {n} rows (one per word) by {dim} channels"
+                + ("." if key == "out" else f"; the largest difference from the moved original rows is {gap:.1e}.")))
+
+    left, right = st.columns(2)
+    with left:
+        grid("out", labels, "original order", "order_outputs")
+    with right, classroom.predict("order_rows", "Reorder the words as shown" + (" (positions are added)"
+                                                                               if positions else "")
+                                  + ". What happens to each word's output row?",
+                                  ["it keeps its numbers and moves with the word", "it gets new numbers",
+                                   "all rows become one average vector"], 0 if moved else 1, rows_reveal):
+        grid("out_reordered", labels_re, "reordered", "order_outputs_reordered")
         classroom.snippet(fold(f"result = {call}", "dict of arrays"),
                           "out, out_reordered = result['out'], result['out_reordered']",
                           "# (n, d) each: the two heatmaps")
-        formula(r"\mathrm{Attn}(PX) = P\,\mathrm{Attn}(X)\qquad \max\big|\mathrm{Attn}(PX) - "
-                r"P\,\mathrm{Attn}(X)\big| = $gap", gap=gap, digits=3)
+        formula(r"\mathrm{Attn}(PX) = P\,\mathrm{Attn}(X)")
+        formula(r"\max\big|\mathrm{Attn}(PX) - P\,\mathrm{Attn}(X)\big| = $gap", gap=gap, digits=3)
         if positions:
-            notice("With positions added, the rows no longer just move: a word's output depends on the slot it "
-                   "sits in, so the reordered outputs are new numbers. That difference is exactly the "
-                   "information a model needs to tell the two sentences apart.")
+            notice("With positions added, the rows no longer just move: a word's output depends on the slot it sits "
+                   "in, so the reordered outputs are new numbers. That difference is exactly the information a model "
+                   "needs to tell the two sentences apart.")
         else:
-            notice("Each row on the right is a row from the left, moved to the word's new slot (read the 'was' "
-                   "labels). Attention is *permutation equivariant*: reorder the input and the output is "
-                   f"reordered the same way, and nothing else changes. The gap above, {gap:.1e}, is float64 "
-                   "rounding.")
+            notice("Each row of the reordered outputs is a row of the original, moved to the word's new slot (read "
+                   "the 'was' labels). Attention is *permutation equivariant*: reorder the input and the output is "
+                   "reordered the same way, and nothing else changes.")
 
 
 def pooled_tab(result, call, pooling: str, positions: bool, before: str, after: str) -> None:
