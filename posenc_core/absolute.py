@@ -26,6 +26,7 @@ __all__ = [
     "binary_waves",
     "MAX_BITS",
     "embedding_norm_balance",
+    "norm_ratio_doubling",
     "fraction_code_order",
     "fraction_codes",
     "naive_codes",
@@ -410,3 +411,15 @@ def embedding_norm_balance(dims, init="normal(0, 1/sqrt(d))", scale=True, sample
         stds.append(std)
     return {"dim": np.asarray(dims), "measured": np.asarray(measured), "expected": np.asarray(expected),
             "std": np.asarray(stds)}
+
+
+def norm_ratio_doubling(dim, init="normal(0, 1/sqrt(d))", scale=True) -> str:
+    """What doubling the width does to the expected ||position row|| / ||token row|| = 1 / (s sqrt 2).
+
+    Returns "same" when the entry size s does not depend on d (normal(0, 1), 0.02, or 1/sqrt(d) times sqrt(d)),
+    "grows" (by sqrt 2, s = 1/sqrt(d) unscaled) or "shrinks" (by sqrt 2, an entry size growing with d).
+    """
+    before, after = embedding_norm_balance([dim, 2 * dim], init, scale, samples=1)["expected"]
+    if abs(after - before) < 1e-9 * before:  # 1/sqrt(d) * sqrt(d) is 1 only up to rounding
+        return "same"
+    return "grows" if after > before else "shrinks"
