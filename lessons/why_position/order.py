@@ -157,7 +157,7 @@ def lesson():
                                              "of whatever word sits there.")
         result = experiment(text, dim, kind, seed, i, j, order, positions, pooling)
         before, after = " ".join(result["tokens"]), " ".join(result["reordered"])
-        with page.main:
+        with page.side:  # beside the figure, so the picture still opens the page
             st.markdown(f"**Original:** {before}  \n**Reordered:** {after}")
         tab_out, tab_pool, tab_weights, tab_image = page.sections(
             ["Outputs follow their tokens", "The pooled summary", "Attention weights", "Shuffle an image"])
