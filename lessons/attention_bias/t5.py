@@ -39,8 +39,7 @@ def spans(bidirectional: bool, buckets: int, max_distance: int, span: int):
 
 
 header("T5 relative buckets",
-       "T5 adds one learned number per bucket of key − query distance to each score: a bucket per offset near "
-       "zero, logarithmically wider buckets further out, one shared bucket past `max_distance`.")
+       "T5 adds one learned number per bucket of key − query distance to each score; far distances share buckets.")
 WHY = ("T5 learns one number per attention head for each *bucket* of relative distance and adds it to the "
        "score. Small distances get a bucket each, so the model can tell 'next word' from 'two words back'. "
        "Larger distances share buckets whose width grows logarithmically, and everything past `max_distance` "
