@@ -33,11 +33,12 @@ def table_tab(page) -> None:
         d_model = controls.select_slider("d_model", "dm", [256, 512, 768, 1024, 2048, 4096], 512)
         n_heads = controls.select_slider("Heads", "h", [4, 8, 16, 32], 8)
         n_layers = controls.slider("Layers", "L", 1, 48, 6)
-    with st.container(horizontal=True):  # the two sizes only the T5 and Shaw rows use
+    methods = st.container()  # the table leads; the two sizes under it change only its T5 and Shaw counts
+    with st.container(horizontal=True):
         num_buckets = controls.select_slider("T5 buckets", "nb", [8, 16, 32, 64, 128], 32)
         max_rel = controls.slider("Shaw k", "k", 1, 64, 16)
     data = table(d_model, n_heads, n_layers, max_len, num_buckets, max_rel)
-    st.table({k: v for k, v in data.items() if k not in COSTS}, hide_index=True, border="horizontal")
+    methods.table({k: v for k, v in data.items() if k not in COSTS}, hide_index=True, border="horizontal")
     with ask_length_cost(data, d_model, n_heads, n_layers, max_len, num_buckets, max_rel):
         counts = [f"{c:,}" for c in data["count for this model"]]  # thousands separators
         st.table({"method": data["method"], "parameters": data["parameters"], "count for this model": counts},
