@@ -34,8 +34,9 @@ def reordering(tokens: list[str], kind: str) -> tuple[int, int, int, str]:
         j = controls.slider("with word", "j", 0, n - 1, min(n - 1, 4))
     elif kind == "custom":
         default = [3, 4, 2, 0, 1] if n == 5 else list(range(n))[::-1]
-        picked = controls.multiselect("New order (pick the words in the order you want; the rest follow)",
-                                      "order", list(range(n)), default, format_func=lambda k: f"{k}: {tokens[k]}")
+        picked = controls.multiselect("New order", "order", list(range(n)), default,
+                                      help="Pick the words in the order you want; the rest follow.",
+                                      format_func=lambda k: f"{k}: {tokens[k]}")
         order = ",".join(str(k) for k in picked)
     elif kind == "swap":
         st.caption("Swapping needs at least two words.")
