@@ -164,7 +164,7 @@ def lesson():
         full = table_for(src, file_id, filename, tensor)
         rows, cols = full.shape
         with page.side:
-            shown = controls.slider("Positions analysed (from position 0)", "rows", min(8, rows), rows, rows,
+            shown = controls.slider("Positions analysed", "rows", min(8, rows), rows, rows,
                                     help="Zoom into the first rows, which training sees most often; every tab "
                                          "except 'Past the last row' uses positions 0 to this value - 1.")
         table = full[:shown]
