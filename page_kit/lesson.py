@@ -47,7 +47,7 @@ class Stage:
 
     main: object  # the figure column: the lesson's tabs, figures, captions and formulas
     side: object  # at most four controls that drive the figure beside them (under it on a phone)
-    more: object  # "More settings": the controls a first look does not need, folded
+    more: object  # "More settings": the controls a first look does not need, folded (None: no such fold)
 
     def sections(self, labels: Sequence[str], key: str = "view"):
         """The lesson's tabs, in the figure column (``sections``)."""
@@ -55,7 +55,7 @@ class Stage:
             return sections(labels, key)
 
 
-def stage(more_label: str = "More settings") -> Stage:
+def stage(more_label: str | None = "More settings") -> Stage:
     """The picture-first layout every lesson uses: the figure leads, its few controls beside it.
 
     Call it inside the lesson's fragment, right after ``header(title, lead)`` (a lead of one or two sentences).
@@ -86,7 +86,8 @@ def stage(more_label: str = "More settings") -> Stage:
     main, side_column = st.columns([3, 1], gap="medium")
     side = side_column.container(key="stage_side")
     controls_box = side.container()
-    more = side.expander(more_label, icon=":material/tune:", key="stage_more")
+    # a lesson whose every control drives the figure passes more_label=None: no empty "More settings" fold
+    more = side.expander(more_label, icon=":material/tune:", key="stage_more") if more_label else None
     return Stage(main=main, side=controls_box, more=more)
 
 

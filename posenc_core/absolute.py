@@ -26,6 +26,8 @@ __all__ = [
     "binary_waves",
     "MAX_BITS",
     "embedding_norm_balance",
+    "norm_ratio_doubling",
+    "fraction_code_order",
     "fraction_codes",
     "naive_codes",
     "naive_inputs",
@@ -245,6 +247,20 @@ def fraction_codes(lengths) -> np.ndarray:
     return out
 
 
+def fraction_code_order(short, long, p) -> str:
+    """How position p's code p / L compares in a sequence of ``short`` and one of ``long`` words.
+
+    Returns "missing" (one of them has no position p), "same", "shorter" (larger in the shorter sequence) or
+    "longer"; the order of the codes read from ``fraction_codes``, so the answer matches its table.
+    """
+    a, b = fraction_codes([short, long])[:, p]
+    if np.isnan(a) or np.isnan(b):
+        return "missing"
+    if a == b:
+        return "same"
+    return "shorter" if (a > b) == (short < long) else "longer"
+
+
 def naive_norm_ratio(num_positions, kind="integer", dim=64) -> np.ndarray:
     """||position code|| / ||token embedding|| at every position, for token entries of size 1.
 
@@ -395,3 +411,15 @@ def embedding_norm_balance(dims, init="normal(0, 1/sqrt(d))", scale=True, sample
         stds.append(std)
     return {"dim": np.asarray(dims), "measured": np.asarray(measured), "expected": np.asarray(expected),
             "std": np.asarray(stds)}
+
+
+def norm_ratio_doubling(dim, init="normal(0, 1/sqrt(d))", scale=True) -> str:
+    """What doubling the width does to the expected ||position row|| / ||token row|| = 1 / (s sqrt 2).
+
+    Returns "same" when the entry size s does not depend on d (normal(0, 1), 0.02, or 1/sqrt(d) times sqrt(d)),
+    "grows" (by sqrt 2, s = 1/sqrt(d) unscaled) or "shrinks" (by sqrt 2, an entry size growing with d).
+    """
+    before, after = embedding_norm_balance([dim, 2 * dim], init, scale, samples=1)["expected"]
+    if abs(after - before) < 1e-9 * before:  # 1/sqrt(d) * sqrt(d) is 1 only up to rounding
+        return "same"
+    return "grows" if after > before else "shrinks"

@@ -119,7 +119,9 @@ def order_experiment(text, dim=16, kind="reverse", *, seed=0, i=0, j=1, order=No
         dict with "tokens", "reordered" (lists of words), "perm" (n,), "out", "out_reordered" (n, d),
         "weights", "weights_reordered" (n, n), "pooled", "pooled_reordered" (d,), "equivariance_gap"
         = max |out_reordered - out[perm]| (0 without positions: outputs move with their tokens) and
-        "pooled_gap" = max |pooled - pooled_reordered| (0 without positions: the summary cannot tell).
+        "pooled_gap" = max |pooled - pooled_reordered| (0 without positions: the summary cannot tell),
+        "pooled_difference" = pooled - pooled_reordered (d,), and "output_bound" = the largest |output| of
+        either order (one colour range for both output grids, so equal rows look equal).
     """
     tokens = tokenize(text)
     n = len(tokens)
@@ -136,7 +138,8 @@ def order_experiment(text, dim=16, kind="reverse", *, seed=0, i=0, j=1, order=No
     return {"tokens": tokens, "reordered": reordered, "perm": perm, "out": out, "out_reordered": out_re,
             "weights": weights, "weights_reordered": weights_re, "pooled": pooled, "pooled_reordered": pooled_re,
             "equivariance_gap": float(np.abs(out_re - out[perm]).max()),
-            "pooled_gap": float(np.abs(pooled - pooled_re).max())}
+            "pooled_gap": float(np.abs(pooled - pooled_re).max()), "pooled_difference": pooled - pooled_re,
+            "output_bound": float(max(np.abs(out).max(), np.abs(out_re).max()))}
 
 
 def demo_image(size=48) -> np.ndarray:

@@ -164,7 +164,8 @@ def shaw_effective_keys(n, dim, max_rel, key_position, seed=0) -> dict[str, np.n
 
     Returns:
         ``queries`` (the positions i = j..n-1 that read key j), ``keys`` of shape (len(queries), dim), and
-        ``change``: |effective key at step i - effective key at the step before|, 0 once clipping holds it.
+        ``change``: |effective key at step i - effective key at the step before|, 0 once clipping holds it,
+        and ``changing_steps``: how many steps after token j is written its effective key still changes.
     """
     n = as_int("n", n, minimum=1, maximum=MAX_POSITIONS)
     j = as_int("key_position", key_position, minimum=0, maximum=n - 1)
@@ -173,7 +174,7 @@ def shaw_effective_keys(n, dim, max_rel, key_position, seed=0) -> dict[str, np.n
     rows = np.clip(j - queries, -max_rel, max_rel) + max_rel  # (len(queries),)
     keys = example["k"][j][None, :] + example["a_k"][rows]  # (len(queries), d)
     change = np.r_[0.0, np.linalg.norm(np.diff(keys, axis=0), axis=1)]
-    return {"queries": queries, "keys": keys, "change": change}
+    return {"queries": queries, "keys": keys, "change": change, "changing_steps": int((change > 0).sum())}
 
 
 def uniform_attention_weights(n, causal=True) -> np.ndarray:

@@ -6,7 +6,7 @@
   const shown = (el) => { const r = el.getBoundingClientRect(); return r.width > 0 && r.height > 0; };
   const figures = [...main.querySelectorAll(
     '.js-plotly-plot, [data-testid="stPlotlyChart"], [data-testid="stImage"], [data-testid="stVegaLiteChart"],' +
-    ' [data-testid="stPyplot"], [data-testid="stDataFrame"], [class*="st-key-chart_"]')].filter(shown);
+    ' [data-testid="stPyplot"], [data-testid="stDataFrame"], [data-testid="stTable"], [class*="st-key-chart_"]')].filter(shown);
   const tops = figures.map((el) => el.getBoundingClientRect().top);
   const figureTop = tops.length ? Math.min(...tops) : null;
   // one entry per widget: Streamlit's element containers holding an input, outside the presentation bar,

@@ -223,6 +223,23 @@ def test_fraction_codes_by_length():
         pc.fraction_codes([0])
 
 
+@pytest.mark.parametrize("init, scale, change", [("normal(0, 1)", False, "same"), ("normal(0, 0.02)", True, "shrinks"),
+                                                  ("normal(0, 1/sqrt(d))", True, "same"),
+                                                  ("normal(0, 1/sqrt(d))", False, "grows")])
+def test_norm_ratio_doubling(init, scale, change):
+    assert pc.norm_ratio_doubling(64, init, scale) == change
+    before, after = pc.embedding_norm_balance([64, 128], init, scale)["expected"]
+    assert after / before == pytest.approx({"same": 1, "grows": 2 ** 0.5, "shrinks": 2 ** -0.5}[change])
+
+
+def test_fraction_code_order():
+    assert pc.fraction_code_order(10, 20, 5) == "shorter"  # 0.5 against 0.25
+    assert pc.fraction_code_order(20, 10, 5) == "shorter"  # the same pair, named the other way round
+    assert pc.fraction_code_order(10, 10, 3) == "same"
+    assert pc.fraction_code_order(10, 20, 0) == "same"  # 0 / L is 0 for every length
+    assert pc.fraction_code_order(4, 20, 6) == "missing"
+
+
 def test_binary_column_at_fractional_positions():
     col = pc.binary_column([0, 1.5, 2, 3.9, 4], 1)
     np.testing.assert_array_equal(col["bit"], [0, 0, 1, 1, 0])

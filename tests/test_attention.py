@@ -41,6 +41,10 @@ def test_the_movie_likes_my_kid_cannot_be_told_apart():
 def test_positions_break_the_equality():
     result = pc.order_experiment(SENTENCE, 16, "custom", order="3,4,2,0,1", positions=True)
     assert result["equivariance_gap"] > 1e-2 and result["pooled_gap"] > 1e-2
+    # the bars' difference series and the grids' shared colour range are the same numbers the gaps come from
+    np.testing.assert_array_equal(result["pooled_difference"], result["pooled"] - result["pooled_reordered"])
+    assert np.abs(result["pooled_difference"]).max() == result["pooled_gap"]
+    assert result["output_bound"] == max(np.abs(result["out"]).max(), np.abs(result["out_reordered"]).max())
 
 
 @settings(max_examples=30, deadline=None)

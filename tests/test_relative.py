@@ -78,6 +78,7 @@ def test_effective_keys_change_until_the_clip():
     eff = pc.shaw_effective_keys(20, 8, 3, key_position=4, seed=0)
     assert eff["queries"].tolist() == list(range(4, 20))
     assert np.all(eff["change"][1:4] > 0) and np.all(eff["change"][4:] == 0)
+    assert eff["changing_steps"] == 3  # the clip k = 3 holds from the fourth reading step on
     e = pc.shaw_example(20, 8, 3, 0)
     np.testing.assert_allclose(eff["keys"][0], e["k"][4] + e["a_k"][3])  # distance 0 row
 

@@ -1,7 +1,7 @@
 import streamlit as st
 
 import posenc_core as pc
-from page_kit import classroom, controls, figures, formula, guard, header, notice, sections, show, source
+from page_kit import classroom, controls, figures, formula, guard, header, notice, show, source, stage, why
 from page_kit.code_lines import fold
 
 SOURCES = {"minilm": "all-MiniLM-L6-v2", "upload": "your upload"}
@@ -29,18 +29,116 @@ def lookup(src: str, file_id: str, filename: str, tensor: str, length: int):
     return pc.learned_lookup(table, length, strict=False), pc.missing_rows_message(table.shape[0], length)
 
 
-header(
-    "Learned absolute embeddings",
-    "Instead of a formula, give the model a table P with one trainable row per position, T_max rows of C "
-    "numbers, and add row p to the token at position p. Training shapes the rows however helps the task. "
-    "BERT, GPT-2 and the original ViT work this way. The price: the table has exactly T_max rows, so a "
-    "longer input has nowhere to look."
-)
+header("Learned absolute embeddings",
+       "Instead of a formula, a table P with one trainable row per position: row p is added to the token at "
+       "position p, and a longer input than the table has nowhere to look.")
+WHY = ("Instead of a formula, give the model a table P with one trainable row per position, T_max rows of C "
+       "numbers, and add row p to the token at position p. Training shapes the rows however helps the task. "
+       "BERT, GPT-2 and the original ViT work this way. The price: the table has exactly T_max rows, so a "
+       "longer input has nowhere to look.")
+
+
+def table_tab(table, rows: int, cols: int, label: str, info, table_code) -> None:
+    shown = len(table)
+    summary = info["summary"]
+    show(figures.heatmap(
+        table, title=f"{label}: P has {rows} rows x {cols} channels (showing positions 0-{shown - 1})",
+        x_title="channel", y_title="position p", value_name="P[p, c]", name="learned_table", signed=True, robust=99,
+        alt=f"Heatmap of a learned position table with {rows} rows and {cols} channels, positions 0 to {shown - 1}; "
+            f"row norms run from {summary['min_norm']:.2f} to {summary['max_norm']:.2f}."))
+    classroom.snippet(*table_code)
+
+    def rows_reveal() -> str:
+        return (f"{pc.missing_rows_message(rows, 2 * rows)} A model with a learned table refuses (or truncates) "
+                "longer inputs; the 'Past the last row' tab shows the lookup running out.")
+
+    with classroom.predict("learned_rows", f"P has {rows} rows and {cols} channels. How many positions can the model "
+                           "give a position vector?",
+                           ["as many as P has rows", "as many as P has channels", "any number: it extends the pattern",
+                            "any number: the rows repeat"], 0, rows_reveal):
+        formula(r"P \in \mathbb{R}^{T_{\max}\times C} = \mathbb{R}^{$rows\times $cols},\qquad x_p = E[w_p] + P[p]",
+                rows=rows, cols=cols)
+        formula(r"\overline{\lVert P[p]\rVert} = $norm", norm=summary["mean_norm"])
+        notice("Every row is just a vector of numbers the optimiser moved, with no formula behind it. Yet the table "
+               "is not noise: some channels drift smoothly down the positions, and the first rows often look "
+               "different from the rest (they are seen in every training example). "
+               f"Row norms run from {summary['min_norm']:.2f} to {summary['max_norm']:.2f}.")
+
+
+def past_tab(page, lookup_key, rows: int, cols: int, table_code) -> None:
+    with page.side:
+        length = controls.slider("Sequence length", "len", 1, 2 * rows, min(2 * rows, rows + rows // 4),
+                                 help="How many positions the input has.")
+    rows_used, message = lookup(*lookup_key, length)
+    show(figures.heatmap(
+        rows_used, title=f"Rows looked up for {length} positions (blank: no row exists)", x_title="channel",
+        y_title="position p", value_name="P[p, c]", name="learned_lookup", signed=True, robust=99,
+        alt=f"Heatmap of the rows looked up for {length} positions from a table of {rows}"
+            + (f"; below row {rows - 1} the plot is empty." if length > rows else ".")))
+    classroom.snippet(table_code[0], fold(f"rows_used = pc.learned_lookup(P, {length}, strict=False)",
+                                          f"({length}, {cols}), NaN: no row"))
+    formula(r"x_p = E[w_p] + P[p]\ \text{ needs }\ p < T_{\max} = $rows", rows=rows)
+    formula(r"\text{longest position asked for: } $last", last=length - 1)
+    if message:
+        st.warning(f"What the model would say: {message}", icon=":material/block:")
+        notice("This is not a rounding problem a better formula could fix: the rows beyond the table were never "
+               "created, so a model with a learned table must refuse (or truncate) longer inputs. BERT-style models "
+               "stop at 512 tokens for exactly this reason. A formula such as the sinusoidal table can at least "
+               "produce a row for any position.")
+    else:
+        notice(f"All {length} positions have a row. Push the slider past {rows} to see where the table ends.")
+
+
+def dims_tab(page, table, info, table_code) -> None:
+    shown, cols = table.shape
+    with page.side:
+        chosen = controls.multiselect("Channels to plot", "dims", list(range(cols)), info["summary"]["busiest"],
+                                      max_selections=8,
+                                      help="Starts with the four channels that vary most with position.")
+    if chosen:
+        show(figures.lines(
+            range(shown), {f"channel {c}": table[:, c] for c in chosen},
+            title="Chosen channels of P against position", x_title="position p", y_title="P[p, c]",
+            name="learned_channels",
+            alt=f"Line plot of channels {', '.join(str(c) for c in chosen)} of the learned table against positions 0 "
+                f"to {shown - 1}."))
+        classroom.snippet(*table_code, fold(f"channels = {{c: table[:, c] for c in {chosen!r}}}",
+                                            f"({shown},) each: the curves"))
+    notice("Single channels are noisy: each wiggles around zero with some slow drift, and row 0 often sticks out "
+           "(position 0 holds the [CLS] token in every BERT input). The structure is spread over many channels at "
+           "once, which is why the principal components show it far more clearly than any one channel does.")
+
+
+def pca_tab(info, shown: int, table_code) -> None:
+    pca = info["pca"]
+    k = len(pca["explained"])
+    share = float(pca["explained"].sum())
+    show(figures.lines(
+        range(shown), {f"PC {c + 1}": pca["scores"][:, c] for c in range(min(4, k))},
+        title="Each position's coordinate on the first principal components", x_title="position p", y_title="score",
+        name="learned_pca_scores",
+        alt=f"Line plot of the first {min(4, k)} principal component scores against positions 0 to {shown - 1}: "
+            "smooth curves."))
+    show(figures.bars(
+        [f"PC {c + 1}" for c in range(k)], {"share of variance": pca["explained"]},
+        title="How much of the table's variance each component carries", x_title="component",
+        y_title="fraction of variance", name="learned_pca_variance",
+        alt=f"Bar chart of the variance carried by each of {k} principal components, {share:.1%} together."))
+    classroom.snippet(*table_code, f"pca = pc.principal_components(table, {k})",
+                      f"# pca['scores'] ({shown}, {k}): the curves", f"# pca['explained'] ({k},): the bars")
+    formula(r"P - \bar P = U\Sigma V^\top,\quad \text{score}_k(p) = U_{pk}\,\sigma_k")
+    formula(r"\text{PC 1..$k carry } $share \text{ of the variance}", k=k, share=share)
+    notice("Project the rows onto their main directions and the positions trace regular curves instead of noise. In "
+           "all-MiniLM-L6-v2 the first two components oscillate together like a sine and a cosine of the same short "
+           "period, a rotating pair much like one pair of a sinusoidal table, and the next ones are slower waves. "
+           "Training rediscovered a multi-frequency code of position; no single component carries much of the "
+           "variance, so the code is spread out.")
 
 
 @st.fragment
 def lesson():
-    c1, c2 = st.columns([2, 5])
+    page = stage(more_label=None)  # every control here drives the figure beside it
+    c1 = c2 = page.side  # the table choice, its upload box and its caption sit beside the figure
     with c1:
         src = controls.choice("Table", "src", list(SOURCES), "minilm", format_func=SOURCES.get)
     file_id = filename = tensor = ""
@@ -72,9 +170,10 @@ def lesson():
     with guard():
         full = table_for(src, file_id, filename, tensor)
         rows, cols = full.shape
-        shown = controls.slider("Positions analysed (from position 0)", "rows", min(8, rows), rows, rows,
-                                help="Zoom into the first rows, which training sees most often; every tab "
-                                     "except 'Past the last row' uses positions 0 to this value - 1.")
+        with page.side:
+            shown = controls.slider("Positions analysed", "rows", min(8, rows), rows, rows,
+                                    help="Zoom into the first rows, which training sees most often; every tab "
+                                         "except 'Past the last row' uses positions 0 to this value - 1.")
         table = full[:shown]
         info = analysis(src, file_id, filename, tensor, shown)
         label = SOURCES[src] if src == "minilm" else filename
@@ -84,58 +183,15 @@ def lesson():
                 f"P = pc.load_position_table(open({filename!r}, 'rb').read(), {filename!r}, {tensor!r})")
         table_code = (fold(load, f"({rows}, {cols}) float32: the whole table"),
                       f"table = P[:{shown}]  # ({shown}, {cols}): the positions analysed")
-        tab_table, tab_past, tab_sim, tab_dims, tab_pca = sections(
+        tab_table, tab_past, tab_sim, tab_dims, tab_pca = page.sections(
             ["The table", "Past the last row", "Similarity", "Dimensions as curves", "Principal components"])
 
         if tab_table.open:
             with tab_table:
-                def rows_reveal() -> str:
-                    return (f"{pc.missing_rows_message(rows, 2 * rows)} A model with a learned table refuses "
-                            "(or truncates) longer inputs; the 'Past the last row' tab shows the lookup running out.")
-
-                classroom.predict("learned_rows", f"P has {rows} rows and {cols} channels. How many positions can "
-                                  "the model give a position vector?",
-                                  ["as many as P has rows", "as many as P has channels",
-                                   "any number: it extends the pattern", "any number: the rows repeat"], 0,
-                                  rows_reveal)
-                show(figures.heatmap(
-                    table, title=f"{label}: P has {rows} rows x {cols} channels (showing positions 0-{shown - 1})",
-                    x_title="channel", y_title="position p", value_name="P[p, c]", name="learned_table",
-                    signed=True, robust=99,
-                    alt=f"Heatmap of a learned position table with {rows} rows and {cols} channels."))
-                classroom.snippet(*table_code)
-                summary = info["summary"]
-                formula(r"P \in \mathbb{R}^{T_{\max}\times C} = \mathbb{R}^{$rows\times $cols},\qquad "
-                        r"x_p = E[w_p] + P[p],\qquad \overline{\lVert P[p]\rVert} = $norm",
-                        rows=rows, cols=cols, norm=summary["mean_norm"])
-                notice("Every row is just a vector of numbers the optimiser moved, with no formula behind it. Yet "
-                       "the table is not noise: some channels drift smoothly down the positions, and the first "
-                       "rows often look different from the rest (they are seen in every training example). "
-                       f"Row norms run from {summary['min_norm']:.2f} to {summary['max_norm']:.2f}.")
-
+                table_tab(table, rows, cols, label, info, table_code)
         if tab_past.open:
             with tab_past:
-                length = controls.slider("Sequence length", "len", 1, 2 * rows, min(2 * rows, rows + rows // 4),
-                                         help="How many positions the input has.")
-                rows_used, message = lookup(src, file_id, filename, tensor, length)
-                show(figures.heatmap(
-                    rows_used, title=f"Rows looked up for {length} positions (blank: no row exists)",
-                    x_title="channel", y_title="position p", value_name="P[p, c]", name="learned_lookup",
-                    signed=True, robust=99,
-                    alt="Heatmap of the looked-up rows; below the table's last row the plot is empty."))
-                classroom.snippet(table_code[0], fold(f"rows_used = pc.learned_lookup(P, {length}, strict=False)",
-                                                      f"({length}, {cols}), NaN: no row"))
-                formula(r"x_p = E[w_p] + P[p]\ \text{ needs }\ p < T_{\max} = $rows;\quad "
-                        r"\text{longest position asked for: } $last", rows=rows, last=length - 1)
-                if message:
-                    st.warning(f"What the model would say: {message}", icon=":material/block:")
-                    notice("This is not a rounding problem a better formula could fix: the rows beyond the table "
-                           "were never created, so a model with a learned table must refuse (or truncate) longer "
-                           "inputs. BERT-style models stop at 512 tokens for exactly this reason. A formula such "
-                           "as the sinusoidal table can at least produce a row for any position.")
-                else:
-                    notice(f"All {length} positions have a row. Push the slider past {rows} to see where the table "
-                           "ends.")
+                past_tab(page, (src, file_id, filename, tensor), rows, cols, table_code)
 
         if tab_sim.open:
             with tab_sim:
@@ -163,47 +219,11 @@ def lesson():
 
         if tab_dims.open:
             with tab_dims:
-                chosen = controls.multiselect("Channels to plot", "dims", list(range(cols)),
-                                              info["summary"]["busiest"], max_selections=8,
-                                              help="Starts with the four channels that vary most with position.")
-                if chosen:
-                    show(figures.lines(
-                        range(shown), {f"channel {c}": table[:, c] for c in chosen},
-                        title="Chosen channels of P against position", x_title="position p", y_title="P[p, c]",
-                        name="learned_channels",
-                        alt=f"Line plot of {len(chosen)} channels of the learned table against position."))
-                    classroom.snippet(*table_code, fold(f"channels = {{c: table[:, c] for c in {chosen!r}}}",
-                                                        f"({shown},) each: the curves"))
-                notice("Single channels are noisy: each wiggles around zero with some slow drift, and row 0 often "
-                       "sticks out (position 0 holds the [CLS] token in every BERT input). The structure is spread "
-                       "over many channels at once, which is why the principal components show it far more "
-                       "clearly than any one channel does.")
-
+                dims_tab(page, table, info, table_code)
         if tab_pca.open:
             with tab_pca:
-                pca = info["pca"]
-                k = len(pca["explained"])
-                show(figures.lines(
-                    range(shown), {f"PC {c + 1}": pca["scores"][:, c] for c in range(min(4, k))},
-                    title="Each position's coordinate on the first principal components", x_title="position p",
-                    y_title="score", name="learned_pca_scores",
-                    alt="Line plot of the first principal component scores against position: smooth curves."))
-                show(figures.bars(
-                    [f"PC {c + 1}" for c in range(k)], {"share of variance": pca["explained"]},
-                    title="How much of the table's variance each component carries", x_title="component",
-                    y_title="fraction of variance", name="learned_pca_variance",
-                    alt="Bar chart of the variance carried by each principal component."))
-                classroom.snippet(*table_code, f"pca = pc.principal_components(table, {k})",
-                                  f"# pca['scores'] ({shown}, {k}): the curves",
-                                  f"# pca['explained'] ({k},): the bars")
-                formula(r"P - \bar P = U\Sigma V^\top,\quad \text{score}_k(p) = U_{pk}\,\sigma_k,\quad "
-                        r"\text{PC 1..$k carry } $share \text{ of the variance}", k=k,
-                        share=float(pca["explained"].sum()))
-                notice("Project the rows onto their main directions and the positions trace regular curves instead "
-                       "of noise. In all-MiniLM-L6-v2 the first two components oscillate together like a sine and "
-                       "a cosine of the same short period, a rotating pair much like one pair of a sinusoidal "
-                       "table, and the next ones are slower waves. Training rediscovered a multi-frequency code of "
-                       "position; no single component carries much of the variance, so the code is spread out.")
+                pca_tab(info, shown, table_code)
+    why(WHY)
 
 lesson()
 source(pc.learned_lookup, pc.principal_components, pc.sampled_similarity, pc.load_position_table)

@@ -1,7 +1,7 @@
 import streamlit as st
 
 import posenc_core as pc
-from page_kit import classroom, controls, figures, formula, guard, header, notice, sections, show, source
+from page_kit import classroom, controls, figures, formula, guard, header, notice, show, source, stage, why
 from page_kit.code_lines import fold
 
 DIMS = (8, 16, 32, 64, 128, 256, 512, 1024)
@@ -17,111 +17,113 @@ def balance(init: str, scale: bool, dim: int):
     return pc.embedding_norm_balance(sorted(set(DIMS) | {dim}), init, scale)
 
 
-header(
-    "Token + position",
-    "The first layer of an absolute-position Transformer sees one vector per token: the token's embedding "
-    "(a row looked up by word) plus the position's row (looked up, or computed, by slot). Adding is cheap and "
-    "keeps the width, but the two parts share the same channels, so their sizes decide which one the model "
-    "mostly hears. That balance depends on the width and on how the embeddings were initialised."
-)
+header("Token + position",
+       "The first layer sees one vector per word: the word's embedding plus its position's row. Both share the "
+       "same channels, so their sizes decide which one the model mostly hears.")
+WHY = ("The first layer of an absolute-position Transformer sees one vector per token: the token's embedding "
+       "(a row looked up by word) plus the position's row (looked up, or computed, by slot). Adding is cheap and "
+       "keeps the width, but the two parts share the same channels, so their sizes decide which one the model "
+       "mostly hears. That balance depends on the width and on how the embeddings were initialised.")
+CHANGES = ["same", "grows", "shrinks"]  # pc.norm_ratio_doubling's answers, in the width question's order
+
+
+def forming_tab(x, words, made, dim: int, init: str, scale: bool) -> None:
+    show(figures.small_multiples(
+        [x["token"], x["position"], x["input"]],
+        ["token embedding" + (" x √d" if scale else ""), "sinusoidal position row", "input = sum"],
+        title=f"{len(words)} words x {dim} channels (one colour scale)", cols=3, x_title="channel",
+        y_title="word", value_name="value", cell_px=300, name="token_position_parts",
+        alt=f"Three heatmaps on one colour scale, {len(words)} words by {dim} channels: the token embeddings, the "
+            "position rows and their sum."))
+    classroom.snippet(made, f"# x['token'], x['position'], x['input']: ({len(words)}, {dim}) each,",
+                      "# the three panels")
+    word, position = float(x["token_norm"][0]), float(x["position_norm"][0])
+
+    def louder_reveal() -> str:
+        return (f"||{'√d·' if scale else ''}E['{words[0]}']|| = {word:.3f} and ||PE(0)|| = {position:.3f}: the "
+                f"{'word' if word > position else 'position'} is the louder part of the sum.")
+
+    with classroom.predict("tp_louder", f"Width {dim}, init {init}, {'with' if scale else 'without'} × √d: in the "
+                           f"input for '{words[0]}', which part is longer?",
+                           ["the token embedding", "the position row", "they always have the same length"],
+                           0 if word > position else 1, louder_reveal):
+        formula(r"x_p = $s E[w_p] + PE(p):\quad \lVert $s E[\text{$w}]\rVert = $tok,\ "
+                r"\lVert PE(0)\rVert = \sqrt{d/2} = $pos,\ \lVert x_0\rVert = $inp",
+                s=r"\sqrt{d}\," if scale else "", w=words[0], tok=word, pos=position, inp=float(x["input_norm"][0]))
+        notice("Read the middle panel down: every sentence gets the same position rows, whatever the words. The "
+               "right panel is what the model sees. When the left panel is faint next to the middle one (try the "
+               "0.02 init without √d), the input is mostly position and the words barely register; when it is "
+               "loud, the position is a small nudge on top of the word.")
+
+
+def balance_tab(x, words, made, dim: int, init: str, scale: bool) -> None:
+    labels = [f"{k}: {w}" for k, w in enumerate(words)]
+    show(figures.bars(
+        labels, {"token": x["token_norm"], "position": x["position_norm"], "sum": x["input_norm"]},
+        title="Vector lengths, word by word", x_title="slot: word", y_title="L2 norm", name="token_position_norms",
+        alt=f"Grouped bars of the token, position and input norms for each of the {len(words)} words; every "
+            f"position bar is {float(x['position_norm'][0]):.3f}."))
+    classroom.snippet(made, "# x['token_norm'], x['position_norm'], x['input_norm']:",
+                      f"# ({len(words)},) each, the bars")
+    b = balance(init, scale, dim)
+    wider = pc.embedding_norm_balance([dim, 2 * dim], init, scale)
+    (e0, e1), (m0, m1) = wider["expected"], wider["measured"]
+
+    def width_reveal() -> str:
+        return (f"Measured on made-up words, the ratio goes from {m0:.3f} at d = {dim} to {m1:.3f} at "
+                f"d = {2 * dim}; 1 / (s√2) predicts {e0:.3f} → {e1:.3f}, since the token entries have "
+                f"size s = {wider['std'][0]:.4g} → {wider['std'][1]:.4g}.")
+
+    with classroom.predict("tp_width", f"Double the width from {dim} to {2 * dim}, same init and × √d setting. "
+                           "What happens to ||position row|| / ||token embedding||?",
+                           ["it stays the same", "it grows by √2", "it shrinks by √2", "it doubles"],
+                           CHANGES.index(pc.norm_ratio_doubling(dim, init, scale)), width_reveal):
+        here = list(b["dim"]).index(dim)
+        show(figures.lines(
+            b["dim"], {"measured (256 made-up words)": b["measured"], "expected 1 / (s √2)": b["expected"]},
+            title="||position row|| / ||token embedding|| as the width grows", x_title="width d", y_title="ratio",
+            log_x=True, log_y=True, markers=True, dashed=["expected 1 / (s √2)"], vlines=[(dim, f"d = {dim}")],
+            hlines=[(1.0, "equal")], name="token_position_balance",
+            alt=f"Log-log lines of the norm ratio against the width from {b['dim'][0]} to {b['dim'][-1]}, measured "
+                f"and expected; at d = {dim} the expected ratio is {float(b['expected'][here]):.3f}."))
+        widths = sorted(set(DIMS) | {dim})
+        classroom.snippet(fold(f"b = {classroom.call('embedding_norm_balance', widths, init, scale)}", "dict"),
+                          f"# b['measured'], b['expected'] ({len(widths)},): the curves over b['dim']")
+        formula(r"\frac{\lVert PE(p)\rVert}{\lVert \text{token}\rVert} \approx \frac{\sqrt{d/2}}{s\sqrt{d}}"
+                r" = \frac{1}{s\sqrt 2},\quad s = $std\ \Rightarrow\ $ratio",
+                std=float(b["std"][here]), ratio=float(b["expected"][here]))
+        notice("A sinusoidal row always has length √(d/2): each sin/cos pair contributes exactly 1. Its length is "
+               "the same at every position (the position bars are all equal). A token row with entries of "
+               "standard deviation s has length about s√d. With entries of size 1 (the 1/√d init times √d, or "
+               "N(0, 1)) the ratio is 0.71 at every width; without the √d the position's share grows like √d, "
+               "and with 0.02 it is about 35.")
 
 
 @st.fragment
 def lesson():
-    c1, c2, c3, c4 = st.columns([4, 3, 3, 2])
-    with c1:
+    page = stage(more_label=None)  # every control here drives the figure beside it
+    with page.side:
         text = controls.text("Sentence", "s", "my kid likes the movie", max_chars=300)
-    with c2:
         dim = controls.slider("Width d", "d", 4, 1024, 64, step=4)
-    with c3:
         init = controls.select("Token embedding init", "init", list(pc.EMBEDDING_INITS), index=2,
                                help="; ".join(f"{k}: {v}" for k, v in pc.EMBEDDING_INITS.items()))
-    with c4:
+        st.caption(f"{init} is used by {pc.EMBEDDING_INITS[init]}.")
         scale = controls.toggle("× √d", "scale", True,
                                 help="The Transformer paper multiplies the token embeddings by √d before adding "
                                      "the sinusoidal table.")
-    st.caption(f"{init} is used by {pc.EMBEDDING_INITS[init]}.")
-    tab_form, tab_balance = sections(["Forming the input", "Norm balance"])
-
+    tab_form, tab_balance = page.sections(["Forming the input", "Norm balance"])
     with guard():
         x = parts(text, dim, init, scale)
         words = pc.tokenize(text)
         made = fold(f"x = pc.token_plus_position(pc.tokenize({text!r}), {dim}, {init!r}, {scale})", "dict")
         if tab_form.open:
             with tab_form:
-                word, position = float(x["token_norm"][0]), float(x["position_norm"][0])
-
-                def louder_reveal() -> str:
-                    return (f"||{'√d·' if scale else ''}E['{words[0]}']|| = {word:.3f} and ||PE(0)|| = "
-                            f"{position:.3f}: the {'word' if word > position else 'position'} is the louder part "
-                            "of the sum (compare the left and middle panels).")
-
-                classroom.predict("tp_louder", f"Width {dim}, init {init}, {'with' if scale else 'without'} × √d: "
-                                  f"in the input for '{words[0]}', which part is longer?",
-                                  ["the token embedding", "the position row", "they always have the same length"],
-                                  0 if word > position else 1, louder_reveal)
-                show(figures.small_multiples(
-                    [x["token"], x["position"], x["input"]],
-                    ["token embedding" + (" x √d" if scale else ""), "sinusoidal position row", "input = sum"],
-                    title=f"{len(words)} words x {dim} channels (one colour scale)", cols=3, x_title="channel",
-                    y_title="word", value_name="value", cell_px=300, name="token_position_parts",
-                    alt="Three heatmaps on one colour scale: the token embeddings, the position rows and "
-                        "their sum."))
-                classroom.snippet(made, f"# x['token'], x['position'], x['input']: ({len(words)}, {dim}) each,",
-                                  "# the three panels")
-                formula(r"x_p = $s E[w_p] + PE(p):\quad \lVert $s E[\text{$w}]\rVert = $tok,\ "
-                        r"\lVert PE(0)\rVert = \sqrt{d/2} = $pos,\ \lVert x_0\rVert = $inp",
-                        s=r"\sqrt{d}\," if scale else "", w=words[0], tok=float(x["token_norm"][0]),
-                        pos=float(x["position_norm"][0]), inp=float(x["input_norm"][0]))
-                notice("Read the middle panel down: every sentence gets the same position rows, whatever the "
-                       "words. The right panel is what the model sees. When the left panel is faint next to the "
-                       "middle one (try the 0.02 init without √d), the input is mostly position and the words "
-                       "barely register; when it is loud, the position is a small nudge on top of the word.")
-
+                forming_tab(x, words, made, dim, init, scale)
         if tab_balance.open:
             with tab_balance:
-                labels = [f"{k}: {w}" for k, w in enumerate(words)]
-                show(figures.bars(
-                    labels, {"token": x["token_norm"], "position": x["position_norm"], "sum": x["input_norm"]},
-                    title="Vector lengths, word by word", x_title="slot: word", y_title="L2 norm",
-                    name="token_position_norms",
-                    alt="Grouped bars of the token, position and input norms for each word."))
-                classroom.snippet(made, "# x['token_norm'], x['position_norm'], x['input_norm']:",
-                                  f"# ({len(words)},) each, the bars")
-                b = balance(init, scale, dim)
-                wider = pc.embedding_norm_balance([dim, 2 * dim], init, scale)
-                (e0, e1), (m0, m1) = wider["expected"], wider["measured"]
-                # 1 / (s √2) either stays put (entries of fixed size) or moves by √2 (s tied to d)
-                change = 0 if abs(e1 - e0) < 1e-9 * e0 else 1 if e1 > e0 else 2
-
-                def width_reveal() -> str:
-                    return (f"Measured on made-up words, the ratio goes from {m0:.3f} at d = {dim} to {m1:.3f} at "
-                            f"d = {2 * dim}; 1 / (s√2) predicts {e0:.3f} → {e1:.3f}, since the token entries have "
-                            f"size s = {wider['std'][0]:.4g} → {wider['std'][1]:.4g}.")
-
-                classroom.predict("tp_width", f"Double the width from {dim} to {2 * dim}, same init and "
-                                  "× √d setting. What happens to ||position row|| / ||token embedding||?",
-                                  ["it stays the same", "it grows by √2", "it shrinks by √2", "it doubles"], change,
-                                  width_reveal)
-                show(figures.lines(
-                    b["dim"], {"measured (256 made-up words)": b["measured"], "expected 1 / (s √2)": b["expected"]},
-                    title="||position row|| / ||token embedding|| as the width grows", x_title="width d",
-                    y_title="ratio", log_x=True, log_y=True, markers=True, dashed=["expected 1 / (s √2)"],
-                    vlines=[(dim, f"d = {dim}")], hlines=[(1.0, "equal")], name="token_position_balance",
-                    alt="Log-log line plot of the norm ratio against the width, measured and expected."))
-                widths = sorted(set(DIMS) | {dim})
-                classroom.snippet(fold(f"b = {classroom.call('embedding_norm_balance', widths, init, scale)}", "dict"),
-                                  f"# b['measured'], b['expected'] ({len(widths)},): the curves over b['dim']")
-                formula(r"\frac{\lVert PE(p)\rVert}{\lVert \text{token}\rVert} \approx \frac{\sqrt{d/2}}{s\sqrt{d}}"
-                        r" = \frac{1}{s\sqrt 2},\quad s = $std\ \Rightarrow\ $ratio",
-                        std=float(b["std"][list(b["dim"]).index(dim)]),
-                        ratio=float(b["expected"][list(b["dim"]).index(dim)]))
-                notice("A sinusoidal row always has length √(d/2): each sin/cos pair contributes exactly 1. Its "
-                       "length is the same at every position (the position bars are all equal). A token row with "
-                       "entries of standard deviation s has length about s√d. With entries of size 1 (the 1/√d "
-                       "init times √d, or N(0, 1)) the ratio is 0.71 at every width; without the √d the "
-                       "position's share grows like √d, and with 0.02 it is about 35.")
+                balance_tab(x, words, made, dim, init, scale)
 
 
 lesson()
-source(pc.token_plus_position, pc.embedding_norm_balance)
+why(WHY)
+source(pc.token_plus_position, pc.embedding_norm_balance, pc.norm_ratio_doubling)

@@ -1,7 +1,7 @@
 import streamlit as st
 
 import posenc_core as pc
-from page_kit import classroom, controls, figures, formula, guard, header, notice, sections, show, source
+from page_kit import classroom, controls, figures, formula, guard, header, notice, show, source, stage, why
 
 DISTANCES = [32, 64, 128, 256, 512, 1024, 2048, 4096]
 
@@ -17,97 +17,81 @@ def curves(max_r: int, dim: int, heads: int, head: int, num_buckets: int, max_di
     return pc.score_curves(max_r, dim, 10000.0, heads, head, num_buckets, max_distance, seed, scale)
 
 
-header(
-    "Compare all encodings",
-    "Every method on one page. The table says where each puts position, what it costs in parameters and how "
-    "it behaves on inputs longer than training; the plot shows what each adds to an attention score as the "
-    "distance between query and key grows, so the families can be seen on the same axes."
-)
+header("Compare all encodings",
+       "Every method on one page: where each puts position, what it costs, how it copes with longer inputs, and "
+       "what it adds to a score as the distance grows.")
+WHY = ("Every method on one page. The table says where each puts position, what it costs in parameters and how "
+       "it behaves on inputs longer than training; the plot shows what each adds to an attention score as the "
+       "distance between query and key grows, so the families can be seen on the same axes.")
+COSTS = ("parameters", "count for this model")  # the columns that answer the length question, shown after it
 
 
-@st.fragment
-def lesson():
-    tab_table, tab_curves = sections(["The table", "Score against distance"])
-
-    with guard():
-        if tab_table.open:
-            with tab_table:
-                c1, c2, c3, c4, c5, c6 = st.columns(6)
-                with c1:
-                    d_model = controls.select_slider("d_model", "dm", [256, 512, 768, 1024, 2048, 4096], 512)
-                with c2:
-                    n_heads = controls.select_slider("Heads", "h", [4, 8, 16, 32], 8)
-                with c3:
-                    n_layers = controls.slider("Layers", "L", 1, 48, 6)
-                with c4:
-                    max_len = controls.select_slider("L_max", "lmax", [128, 512, 1024, 2048, 4096, 8192], 512,
-                                                     format_func=lambda v: f"{v:,}")
-                with c5:
-                    num_buckets = controls.select_slider("T5 buckets", "nb", [8, 16, 32, 64, 128], 32)
-                with c6:
-                    max_rel = controls.slider("Shaw k", "k", 1, 64, 16)
-                data = table(d_model, n_heads, n_layers, max_len, num_buckets, max_rel)
-                ask_length_cost(data, d_model, n_heads, n_layers, max_len, num_buckets, max_rel)
-                counts = [f"{c:,}" for c in data["count for this model"]]  # thousands separators
-                st.table({**data, "count for this model": counts}, hide_index=True, border="horizontal")
-                table_call = classroom.call("comparison_table", d_model, n_heads, n_layers, max_len, num_buckets,
-                                            max_rel)
-                classroom.snippet(f"data = {table_call}  # columns, one entry per method",
-                                  "dict(zip(data['method'], data['count for this model']))  # position parameters")
-                notice("Only learned tables cost parameters, and only the learned absolute table grows with the "
-                       "maximum length. The methods that act on the scores (ALiBi, T5) or on q and k (RoPE) "
-                       "are the ones that cope with longer inputs; the ones added once at the input do not.")
-                st.caption("The rows come from `posenc_core.comparison.METHODS` (data, not prose in the page); the "
-                           "counts evaluate each row's formula for the sizes above. T5 keeps one bucket table "
-                           "per stack, shared by its layers; Shaw et al. share their tables across heads but not "
-                           "layers. ALiBi's penalty is subtracted in the paper's words and added as a negative "
-                           "bias in code: the same number, so both descriptions in the table hold.")
-
-        if tab_curves.open:
-            with tab_curves:
-                c1, c2, c3, c4 = st.columns([3, 2, 2, 2.5])
-                with c1:
-                    max_r = controls.select_slider("Largest distance", "r", DISTANCES, 256,
-                                                   format_func=lambda v: f"{v:,}")
-                with c2:
-                    dim = controls.select_slider("Dimension (sin, RoPE)", "d", [16, 32, 64, 128, 256], 64)
-                with c3:
-                    head = controls.slider("ALiBi head (of 8)", "ah", 1, 8, 8,
-                                           help="Head 1 has slope 1/2, head 8 slope 1/256.")
-                with c4:
-                    scale = controls.choice("Scale", "scale", ["relative", "raw"], "relative",
-                                            help="relative: each curve's change from distance 0, divided by its "
-                                                 "largest change. raw: each in its own units.")
-                r, values = curves(max_r, dim, 8, head, 32, 128, 0, scale)
-                curves_call = classroom.call("score_curves", max_r, dim, 10000.0, 8, head, 32, 128, 0, scale)
-                show(figures.lines(
-                    r, values, title="What each family adds to a score, by distance (keys behind the query)",
-                    x_title="distance r = query − key (tokens)",
-                    y_title="change from r = 0 (scaled)" if scale == "relative" else "score contribution",
-                    vlines=[(128, "T5 max_distance")] if max_r >= 128 else [], name="compare_curves",
-                    alt="Four curves against distance: sinusoidal and RoPE fall with ripples, ALiBi falls in a "
-                        "straight line, T5 falls in steps and goes flat."))
-                classroom.snippet(f"r, values = {curves_call}  # r: ({max_r + 1},) distances; values: one "
-                                  "curve per family, as plotted")
-                layout = pc.t5_bucket_layout(False, 32, 128)
-                notice("Sinusoidal and RoPE decay implicitly and ripple. RoPE's curve is RoFormer's relative "
-                       "bound: multiplied by a factor set by the content of q and k it limits |q·k|, so it shows "
-                       "how the ceiling on a score falls, not the score itself (the RoPE decay page draws both "
-                       "in the same units). ALiBi is the only straight line and "
-                       f"never stops falling. T5 moves in steps and is flat from distance "
-                       f"{layout['last_bucket_from']} on (its values here are a seeded illustration of "
-                       "learned biases, 32 causal buckets). Drag the largest distance to 4,096 to see which "
-                       "families still separate far keys.")
-                formula(r"\text{sin: } \sum_{i<d/2}\cos(r\,\omega_i)\quad \text{RoPE: } \tfrac{1}{d/2}\sum_{j}"
-                        r"\Big|\sum_{i<j} e^{\mathrm{i} r \theta_i}\Big|\quad \text{ALiBi: } -m\,r,\ m = 2^{-$h}"
-                        r"\quad \text{T5: } \beta_{b(r)}", h=head)
-                st.caption("With q = k = the all-ones vector, a RoPE score equals 2 Σ cos(r θ_i): the same curve "
-                           "as the sinusoidal dot product. The two share their frequencies; they differ in where "
-                           "the position enters (input versus every q and k).")
+def table_tab(page) -> None:
+    with page.side:
+        max_len = controls.select_slider("L_max", "lmax", [128, 512, 1024, 2048, 4096, 8192], 512,
+                                         format_func=lambda v: f"{v:,}")
+        d_model = controls.select_slider("d_model", "dm", [256, 512, 768, 1024, 2048, 4096], 512)
+        n_heads = controls.select_slider("Heads", "h", [4, 8, 16, 32], 8)
+        n_layers = controls.slider("Layers", "L", 1, 48, 6)
+    methods = st.container()  # the table leads; the two sizes under it change only its T5 and Shaw counts
+    with st.container(horizontal=True):
+        num_buckets = controls.select_slider("T5 buckets", "nb", [8, 16, 32, 64, 128], 32)
+        max_rel = controls.slider("Shaw k", "k", 1, 64, 16)
+    data = table(d_model, n_heads, n_layers, max_len, num_buckets, max_rel)
+    methods.table({k: v for k, v in data.items() if k not in COSTS}, hide_index=True, border="horizontal")
+    with ask_length_cost(data, d_model, n_heads, n_layers, max_len, num_buckets, max_rel):
+        counts = [f"{c:,}" for c in data["count for this model"]]  # thousands separators
+        st.table({"method": data["method"], "parameters": data["parameters"], "count for this model": counts},
+                 hide_index=True, border="horizontal")
+        table_call = classroom.call("comparison_table", d_model, n_heads, n_layers, max_len, num_buckets, max_rel)
+        classroom.snippet(f"data = {table_call}  # columns, one entry per method",
+                          "dict(zip(data['method'], data['count for this model']))  # position parameters")
+        notice("Only learned tables cost parameters, and only the learned absolute table grows with the maximum "
+               "length. The methods that act on the scores (ALiBi, T5) or on q and k (RoPE) are the ones that cope "
+               "with longer inputs; the ones added once at the input do not.")
+    st.caption("The rows come from `posenc_core.comparison.METHODS` (data, not prose in the page); the counts "
+               "evaluate each row's formula for the sizes above. T5 keeps one bucket table per stack, shared by its "
+               "layers; Shaw et al. share their tables across heads but not layers. ALiBi's penalty is subtracted in "
+               "the paper's words and added as a negative bias in code: the same number, so both descriptions in the "
+               "table hold.")
 
 
-def ask_length_cost(data, d_model, n_heads, n_layers, max_len, num_buckets, max_rel) -> None:
-    """Which parameter counts grow with the maximum length: asked before the table answers it."""
+def curves_tab(page) -> None:
+    with page.side:
+        max_r = controls.select_slider("Largest distance", "r", DISTANCES, 256, format_func=lambda v: f"{v:,}")
+        dim = controls.select_slider("Dimension (sin, RoPE)", "d", [16, 32, 64, 128, 256], 64)
+        head = controls.slider("ALiBi head (of 8)", "ah", 1, 8, 8, help="Head 1 has slope 1/2, head 8 slope 1/256.")
+        scale = controls.choice("Scale", "scale", ["relative", "raw"], "relative",
+                                help="relative: each curve's change from distance 0, divided by its largest change. "
+                                     "raw: each in its own units.")
+    r, values = curves(max_r, dim, 8, head, 32, 128, 0, scale)
+    curves_call = classroom.call("score_curves", max_r, dim, 10000.0, 8, head, 32, 128, 0, scale)
+    layout = pc.t5_bucket_layout(False, 32, 128)
+    show(figures.lines(
+        r, values, title="What each family adds to a score, by distance (keys behind the query)",
+        x_title="distance r = query − key (tokens)",
+        y_title="change from r = 0 (scaled)" if scale == "relative" else "score contribution",
+        vlines=[(128, "T5 max_distance")] if max_r >= 128 else [], name="compare_curves",
+        alt=f"Four curves against distances 0 to {max_r:,}: sinusoidal and RoPE fall with ripples, ALiBi (head "
+            f"{head}) falls in a straight line, T5 falls in steps and goes flat from {layout['last_bucket_from']}."))
+    classroom.snippet(f"r, values = {curves_call}  # r: ({max_r + 1},) distances; values: one curve per family, "
+                      "as plotted")
+    notice("Sinusoidal and RoPE decay implicitly and ripple. RoPE's curve is RoFormer's relative bound: multiplied by "
+           "a factor set by the content of q and k it limits |q·k|, so it shows how the ceiling on a score falls, "
+           "not the score itself (the RoPE decay page draws both in the same units). ALiBi is the only straight line "
+           f"and never stops falling. T5 moves in steps and is flat from distance {layout['last_bucket_from']} on "
+           "(its values here are a seeded illustration of learned biases, 32 causal buckets). Drag the largest "
+           "distance to 4,096 to see which families still separate far keys.")
+    formula(r"\text{sin: } \sum_{i<d/2}\cos(r\,\omega_i)\qquad \text{RoPE: } \tfrac{1}{d/2}\sum_{j}"
+            r"\Big|\sum_{i<j} e^{\mathrm{i} r \theta_i}\Big|")
+    formula(r"\text{ALiBi: } -m\,r,\ m = 2^{-$h}\qquad \text{T5: } \beta_{b(r)}", h=head)
+    st.caption("With q = k = the all-ones vector, a RoPE score equals 2 Σ cos(r θ_i): the same curve as the "
+               "sinusoidal dot product. The two share their frequencies; they differ in where the position enters "
+               "(input versus every q and k).")
+
+
+def ask_length_cost(data, d_model, n_heads, n_layers, max_len, num_buckets, max_rel) -> classroom.Prediction:
+    """Which parameter counts grow with the maximum length: asked before the counts answer it."""
     now = dict(zip(data["method"], data["count for this model"], strict=True))
     doubled = pc.parameter_counts(d_model, n_heads, n_layers, 2 * max_len, num_buckets, max_rel)
     grown = [m for m in now if doubled[m] != now[m]]
@@ -119,10 +103,25 @@ def ask_length_cost(data, d_model, n_heads, n_layers, max_len, num_buckets, max_
                 f"Shaw ({now['Shaw relative']:,}) learn tables too, but theirs are indexed by (clipped or "
                 "bucketed) distance, not by position, so they do not grow with the input.")
 
-    classroom.predict("cmp_length", f"Double L_max from {max_len:,} to {2 * max_len:,}: whose position parameters "
-                      "grow?", ["only the learned absolute table's", "every learned method's (absolute, T5, Shaw)",
-                               "nobody's"], answer, reveal)
+    return classroom.predict("cmp_length", f"Double L_max from {max_len:,} to {2 * max_len:,}: whose position "
+                             "parameters grow?", ["only the learned absolute table's",
+                                                  "every learned method's (absolute, T5, Shaw)", "nobody's"],
+                             answer, reveal)
+
+
+@st.fragment
+def lesson():
+    page = stage(more_label=None)  # each tab's controls sit beside its figure
+    tab_table, tab_curves = page.sections(["The table", "Score against distance"])
+    with guard():
+        if tab_table.open:
+            with tab_table:
+                table_tab(page)
+        if tab_curves.open:
+            with tab_curves:
+                curves_tab(page)
 
 
 lesson()
+why(WHY)
 source(pc.comparison_table, pc.score_curves)

@@ -1,7 +1,7 @@
 import streamlit as st
 
 import posenc_core as pc
-from page_kit import classroom, controls, figures, formula, guard, header, notice, sections, show, source
+from page_kit import classroom, controls, figures, formula, guard, header, notice, show, source, stage, why
 
 
 @st.cache_data(max_entries=32, show_spinner=False)
@@ -14,140 +14,139 @@ def uniform_weights(n: int):
     return [pc.uniform_attention_weights(n, causal=True), pc.uniform_attention_weights(n, causal=False)]
 
 
-header(
-    "NoPE: no positional encoding, and the causal mask",
-    "What if a model gets no position information at all? Without a mask, attention treats the input as a "
-    "set: shuffle the tokens and every output is shuffled the same way. A decoder, though, masks the future: "
-    "token *i* can only look at tokens 0 to *i*. That mask alone makes outputs depend on position, so a "
-    "causal model without any encoding can still work out roughly where it is."
-)
+header("NoPE: no positional encoding, and the causal mask",
+       "With no position information and no mask, attention treats its input as a set; the causal mask alone "
+       "makes outputs depend on position.")
+WHY = ("What if a model gets no position information at all? Without a mask, attention treats the input as a "
+       "set: shuffle the tokens and every output is shuffled the same way. A decoder, though, masks the future: "
+       "token *i* can only look at tokens 0 to *i*. That mask alone makes outputs depend on position, so a "
+       "causal model without any encoding can still work out roughly where it is.")
+
+
+def mean_tab(n: int, dim: int, pattern: str, seed: int) -> None:
+    show(figures.small_multiples(
+        uniform_weights(n), ["causal mask", "no mask (bidirectional)"], cols=2, cell_px=330,
+        title="Attention weights when every score is equal", value_name="weight", x_title="key", y_title="query",
+        name="nope_weights",
+        alt=f"Two {n} x {n} grids of attention weights: causal row i spreads 1/(i+1) over the first i+1 keys; "
+            f"bidirectional rows spread 1/{n} over all keys."))
+    out = outputs(n, dim, pattern, seed)
+
+    def unmasked() -> str:
+        return (f"Unmasked, every output row is the mean of all {n} values: rows differ from the last one by at most "
+                f"{out['bidirectional_spread'].max():.1g} (float rounding). With the causal mask, row 0 is "
+                f"{out['causal_spread'][0]:.3g} away from row {n - 1}: the mask alone makes the outputs depend on "
+                "position.")
+
+    with classroom.predict("nope_rows", f"No positional encoding and no mask, every score equal: how do the outputs "
+                           f"at positions 0 and {n - 1} compare?",
+                           ["identical", "position 0 stays closer to the first token", "they differ, but randomly"],
+                           0, unmasked):
+        show(figures.small_multiples(
+            [out["causal"], out["bidirectional"]], ["causal: running mean", "no mask: overall mean"],
+            cols=2, cell_px=330, title="Outputs: one row per position", value_name="output", x_title="dimension",
+            y_title="position", name="nope_outputs",
+            alt=f"Two heatmaps of outputs, {n} positions by {dim} dimensions: the causal one changes from row to "
+                f"row (row 0 is {out['causal_spread'][0]:.3g} from the last), the bidirectional one has identical "
+                "rows."))
+        classroom.snippet(f"weights = {classroom.call('uniform_attention_weights', n, causal=True)}"
+                          f"  # ({n}, {n}); causal=False: the right grid",
+                          f"out = {classroom.call('nope_outputs', n, dim, pattern, seed)}",
+                          f"out['causal'], out['bidirectional']  # ({n}, {dim}) each: the two output maps")
+        notice("Without a mask every row of the output is the same vector: the mean of all values. With the causal "
+               "mask row i is the mean of the first i + 1 values, so rows differ and the difference carries "
+               "position. With the start-token input the content is identical everywhere after token 0, yet the "
+               "causal rows still fade from the start token's values to the repeated token's.")
+        formula(r"\text{causal: } o_i = \frac{1}{i+1}\sum_{j=0}^{i} v_j")
+        formula(r"\text{no mask: } o_i = \frac{1}{n}\sum_{j=0}^{n-1} v_j = \frac{1}{$n}\sum_j v_j", n=n)
+
+
+def leak_tab(n: int, dim: int, pattern: str, seed: int) -> None:
+    out = outputs(n, dim, pattern, seed)
+    show(figures.lines(
+        range(n), {"causal": out["causal_spread"], "no mask": out["bidirectional_spread"]},
+        title="How far each output is from the last position's output", x_title="position i",
+        y_title="‖o_i − o_last‖", markers=True, name="nope_spread",
+        alt=f"Line plot over {n} positions: the causal distance falls from {out['causal_spread'][0]:.3g} toward "
+            "zero; the unmasked one is zero everywhere."))
+    classroom.snippet(f"out = {classroom.call('nope_outputs', n, dim, pattern, seed)}",
+                      f"out['causal_spread'], out['bidirectional_spread']  # ({n},): ‖o_i − o_last‖",
+                      f"out['start_weight_causal']  # ({n},): 1/(i+1), the attention on token 0")
+    notice("Unmasked, every position produces the same output (distance 0): order is invisible. Masked, early "
+           "positions stand out and later ones converge, so a later layer can read 'early or late' from the output "
+           "alone.")
+    start = out["start_weight_causal"]  # (n,): 1/(i+1)
+
+    def first_token() -> str:
+        return (f"Position {n - 1} sees {n} keys and gives each the same weight, {start[-1]:.4g} (1/{n}); position 0 "
+                f"sees only itself and gives it {start[0]:g}. The falling curve below is an exact position counter.")
+
+    with classroom.predict("nope_start", f"Causal mask, every score equal: how much attention does the last position "
+                           f"({n - 1}) pay to token 0?",
+                           ["an even share: 1 over the number of keys it sees", "all of it, like position 0",
+                            "none: token 0 is too far back"], 0, first_token):
+        show(figures.lines(
+            range(n), {"causal: weight on token 0": start,
+                       "no mask: weight on token 0": out["start_weight_bidirectional"]},
+            title="Attention that each position pays to the first token", x_title="position i", y_title="weight",
+            log_y=True, name="nope_start_weight",
+            alt=f"Line plot on a log scale: the causal weight on the first token is 1/(i+1), falling from 1 to "
+                f"{start[-1]:.4g}; the unmasked weight is 1/{n}, flat."))
+        formula(r"\alpha_{i,0} = \frac{1}{i+1}:\quad \alpha_{0,0} = 1,\ \alpha_{$last,0} = $w",
+                last=n - 1, w=float(start[-1]))
+        notice("The share of the first token is an exact position counter: 1/(i + 1). This is the signal a model "
+               "without encodings learns to use.")
+
+
+def cost_tab(n: int, dim: int, pattern: str, seed: int) -> None:
+    out = outputs(n, dim, pattern, seed)
+    gap = out["neighbour_gap"]  # (n - 1,): gap[i - 1] = ‖o_i − o_(i−1)‖
+    show(figures.lines(
+        range(1, n), {"‖o_i − o_(i−1)‖ (causal)": gap},
+        title="How different two neighbouring positions look", x_title="position i", y_title="distance (log scale)",
+        log_y=True, markers=True, name="nope_gap",
+        alt=f"Line plot on a log scale: the gap between neighbouring outputs falls steeply with position, from "
+            f"{gap[0]:.3g} to {gap[-1]:.3g}."))
+    classroom.snippet(f"out = {classroom.call('nope_outputs', n, dim, pattern, seed)}",
+                      f"out['neighbour_gap']  # ({n - 1},): ‖o_i − o_(i−1)‖ for i = 1..{n - 1}")
+    shrink = (f"so telling position {n - 2} from {n - 1} is {gap[1] / gap[-1]:,.0f} times harder than telling 1 "
+              "from 2 here") if n > 3 else "and it shrinks further with every position"
+    rule = ("neighbours differ by ‖v₀ − v‖ / (i(i+1))" if pattern == "start token" else
+            "neighbours differ by ‖v_i − o_(i−1)‖ / (i+1), a random size over a growing count")
+    notice(f"The position signal fades fast: with this input {rule}, {shrink}. Order is there, but only coarsely "
+           "and only through averaging.")
+    formula(r"o_i - o_{i-1} = \frac{v_i - o_{i-1}}{i+1}\ \overset{\text{start token}}{=}\ \frac{v - v_0}{i\,(i+1)}")
+    formula(r"\|o_{$last} - o_{$prev}\| = $gap", last=n - 1, prev=n - 2, gap=float(gap[-1]))
+    st.markdown(
+        "**The cost.** Put plainly: leaving the encoding out of a causal decoder can work, but training converges "
+        "much more slowly and the final model is usually worse. The page shows why it can work at all (the mask "
+        "makes the running mean depend on i) and why it is weak (that signal is blurry and gets blurrier with "
+        "distance, and the network has to spend layers reconstructing it). Research results on NoPE and longer "
+        "inputs are mixed; every other page in this section adds position on purpose instead.\n\n"
+        "Bidirectional encoders get nothing at all: without a mask or an encoding, attention is blind to order, "
+        "and shuffling the tokens only shuffles the outputs.")
 
 
 @st.fragment
 def lesson():
-    c1, c2, c3, c4 = st.columns([3, 3, 3, 2])
-    with c1:
+    page = stage()
+    with page.side:
         n = controls.slider("Tokens", "n", 4, 128, 24, step=4)
-    with c2:
-        dim = controls.slider("Value dimension", "d", 2, 64, 16, step=2)
-    with c3:
         pattern = controls.choice("Input", "input", ["start token", "random"], "start token",
                                   help="start token: one distinct first token, then the same token repeated, so "
                                        "content cannot tell positions apart. random: independent tokens.")
-    with c4:
-        seed = controls.number("Seed", "seed", 0, 9999, 0, step=1)
-
-    tab_mean, tab_leak, tab_cost = sections(["Uniform attention is a running mean", "The mask leaks order",
-                                             "What it costs"])
-
+    with page.more:
+        dim = controls.slider("Value dimension", "d", 2, 64, 16, step=2)
+        seed = int(controls.number("Seed", "seed", 0, 9999, 0, step=1))
+    tab_mean, tab_leak, tab_cost = page.sections(["Uniform attention is a running mean", "The mask leaks order",
+                                                  "What it costs"])
     with guard():
-        if tab_mean.open:
-            with tab_mean:
-                show(figures.small_multiples(
-                    uniform_weights(n), ["causal mask", "no mask (bidirectional)"], cols=2, cell_px=330,
-                    title="Attention weights when every score is equal", value_name="weight",
-                    x_title="key", y_title="query", name="nope_weights",
-                    alt="Two grids of attention weights: causal rows spread 1/(i+1) over the first i+1 keys; "
-                        "bidirectional rows spread 1/n over all keys."))
-                out = outputs(n, dim, pattern, int(seed))
-
-                def unmasked() -> str:
-                    return (f"Unmasked, every output row is the mean of all {n} values: rows differ from the last one "
-                            f"by at most {out['bidirectional_spread'].max():.1g} (float rounding). With the causal "
-                            f"mask, row 0 is {out['causal_spread'][0]:.3g} away from row {n - 1}: the mask alone "
-                            "makes the outputs depend on position.")
-
-                classroom.predict("nope_rows", f"No positional encoding and no mask, every score equal: how do the "
-                                  f"outputs at positions 0 and {n - 1} compare?",
-                                  ["identical", "position 0 stays closer to the first token",
-                                   "they differ, but randomly"], 0, unmasked)
-                show(figures.small_multiples(
-                    [out["causal"], out["bidirectional"]], ["causal: running mean", "no mask: overall mean"],
-                    cols=2, cell_px=330, title="Outputs: one row per position", value_name="output",
-                    x_title="dimension", y_title="position", name="nope_outputs",
-                    alt="Two heatmaps of outputs: the causal one changes from row to row, the bidirectional one "
-                        "has identical rows."))
-                classroom.snippet(f"weights = {classroom.call('uniform_attention_weights', n, causal=True)}"
-                                  f"  # ({n}, {n}); causal=False: the right grid",
-                                  f"out = {classroom.call('nope_outputs', n, dim, pattern, int(seed))}",
-                                  f"out['causal'], out['bidirectional']  # ({n}, {dim}) each: the two output maps")
-                notice("Without a mask every row of the output is the same vector: the mean of all values. With "
-                       "the causal mask row i is the mean of the first i + 1 values, so rows differ and the "
-                       "difference carries position. With the start-token input the content is identical "
-                       "everywhere after token 0, yet the causal rows still fade from the start token's colours "
-                       "to the repeated token's.")
-                formula(r"\text{causal: } o_i = \frac{1}{i+1}\sum_{j=0}^{i} v_j,\qquad "
-                        r"\text{no mask: } o_i = \frac{1}{n}\sum_{j=0}^{n-1} v_j = \frac{1}{$n}\sum_j v_j", n=n)
-
-        if tab_leak.open:
-            with tab_leak:
-                out = outputs(n, dim, pattern, int(seed))
-                show(figures.lines(
-                    range(n), {"causal": out["causal_spread"], "no mask": out["bidirectional_spread"]},
-                    title="How far each output is from the last position's output", x_title="position i",
-                    y_title="‖o_i − o_last‖", markers=True, name="nope_spread",
-                    alt="Line plot: the causal distance falls with position toward zero; the unmasked one is "
-                        "zero everywhere."))
-                classroom.snippet(f"out = {classroom.call('nope_outputs', n, dim, pattern, int(seed))}",
-                                  f"out['causal_spread'], out['bidirectional_spread']  # ({n},): ‖o_i − o_last‖",
-                                  f"out['start_weight_causal']  # ({n},): 1/(i+1), the attention on token 0")
-                notice("Unmasked, every position produces the same output (distance 0): order is invisible. "
-                       "Masked, early positions stand out and later ones converge, so a later layer can read "
-                       "'early or late' from the output alone.")
-                start = out["start_weight_causal"]  # (n,): 1/(i+1)
-
-                def first_token() -> str:
-                    return (f"Position {n - 1} sees {n} keys and gives each the same weight, {start[-1]:.4g} "
-                            f"(1/{n}); position 0 sees only itself and gives it {start[0]:g}. The falling curve below "
-                            "is an exact position counter.")
-
-                classroom.predict("nope_start", f"Causal mask, every score equal: how much attention does the last "
-                                  f"position ({n - 1}) pay to token 0?",
-                                  ["an even share: 1 over the number of keys it sees", "all of it, like position 0",
-                                   "none: token 0 is too far back"], 0, first_token)
-                show(figures.lines(
-                    range(n), {"causal: weight on token 0": out["start_weight_causal"],
-                               "no mask: weight on token 0": out["start_weight_bidirectional"]},
-                    title="Attention that each position pays to the first token", x_title="position i",
-                    y_title="weight", log_y=True, name="nope_start_weight",
-                    alt="Line plot on a log scale: the causal weight on the first token is 1/(i+1), falling; "
-                        "the unmasked weight is 1/n, flat."))
-                formula(r"\alpha_{i,0} = \frac{1}{i+1}:\quad \alpha_{0,0} = 1,\ \alpha_{$last,0} = $w",
-                        last=n - 1, w=float(out["start_weight_causal"][-1]))
-                notice("The share of the first token is an exact position counter: 1/(i + 1). This is the "
-                       "signal a model without encodings learns to use.")
-
-        if tab_cost.open:
-            with tab_cost:
-                out = outputs(n, dim, pattern, int(seed))
-                show(figures.lines(
-                    range(1, n), {"‖o_i − o_(i−1)‖ (causal)": out["neighbour_gap"]},
-                    title="How different two neighbouring positions look", x_title="position i",
-                    y_title="distance (log scale)", log_y=True, markers=True, name="nope_gap",
-                    alt="Line plot on a log scale: the gap between neighbouring outputs falls steeply with "
-                        "position."))
-                classroom.snippet(f"out = {classroom.call('nope_outputs', n, dim, pattern, int(seed))}",
-                                  f"out['neighbour_gap']  # ({n - 1},): ‖o_i − o_(i−1)‖ for i = 1..{n - 1}")
-                gap = out["neighbour_gap"]  # (n - 1,): gap[i - 1] = ‖o_i − o_(i−1)‖
-                shrink = (f"so telling position {n - 2} from {n - 1} is {gap[1] / gap[-1]:,.0f} times harder than "
-                          "telling 1 from 2 here") if n > 3 else "and it shrinks further with every position"
-                rule = ("neighbours differ by ‖v₀ − v‖ / (i(i+1))" if pattern == "start token" else
-                        "neighbours differ by ‖v_i − o_(i−1)‖ / (i+1), a random size over a growing count")
-                notice(f"The position signal fades fast: with this input {rule}, {shrink}. Order is there, but "
-                       "only coarsely and only through averaging.")
-                formula(r"o_i - o_{i-1} = \frac{v_i - o_{i-1}}{i+1}\ \overset{\text{start token}}{=}\ "
-                        r"\frac{v - v_0}{i\,(i+1)},\qquad \|o_{$last} - o_{$prev}\| = $gap",
-                        last=n - 1, prev=n - 2, gap=float(out["neighbour_gap"][-1]) if n > 1 else 0.0)
-                st.markdown(
-                    "**The cost.** Put plainly: leaving the encoding out of a causal "
-                    "decoder can work, but training converges much more slowly and the final model is usually "
-                    "worse. The page shows why it can work at all (the mask makes the running mean depend on "
-                    "i) and why it is weak (that signal is blurry and gets blurrier with distance, and the "
-                    "network has to spend layers reconstructing it). Research results on NoPE and longer "
-                    "inputs are mixed; every other page in this section adds position on purpose instead.\n\n"
-                    "Bidirectional encoders get nothing at all: without a mask or an encoding, attention is "
-                    "blind to order, and shuffling the tokens only shuffles the outputs.")
+        for tab, view in ((tab_mean, mean_tab), (tab_leak, leak_tab), (tab_cost, cost_tab)):
+            if tab.open:
+                with tab:
+                    view(n, dim, pattern, seed)
 
 
 lesson()
+why(WHY)
 source(pc.uniform_attention_weights, pc.masked_softmax, pc.nope_outputs)

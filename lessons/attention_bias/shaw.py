@@ -1,7 +1,7 @@
 import streamlit as st
 
 import posenc_core as pc
-from page_kit import classroom, controls, figures, formula, guard, header, notice, sections, show, source
+from page_kit import classroom, controls, figures, formula, guard, header, notice, show, source, stage, why
 
 
 @st.cache_data(max_entries=32, show_spinner=False)
@@ -31,155 +31,157 @@ def effective_keys(n: int, dim: int, k: int, j: int, seed: int):
     return pc.shaw_effective_keys(n, dim, k, j, seed)
 
 
-header(
-    "Relative positions inside keys and values (Shaw et al.)",
-    "The first relative scheme (Shaw, Uszkoreit and Vaswani, 2018) learns one vector for each relative "
-    "distance, clipped at ±k, and adds it inside attention: to the key when scoring, to the value when "
-    "mixing. A pair of tokens three apart always gets the same extra vector, wherever it sits. Distances "
-    "beyond k share the vector of k, so the table has only 2k + 1 rows, and the model works on any length."
-)
+header("Relative positions inside keys and values (Shaw et al.)",
+       "One learned vector per relative distance, clipped at ±k, added inside attention: to the key when scoring, "
+       "to the value when mixing.")
+WHY = ("The first relative scheme (Shaw, Uszkoreit and Vaswani, 2018) learns one vector for each relative "
+       "distance, clipped at ±k, and adds it inside attention: to the key when scoring, to the value when "
+       "mixing. A pair of tokens three apart always gets the same extra vector, wherever it sits. Distances "
+       "beyond k share the vector of k, so the table has only 2k + 1 rows, and the model works on any length.")
+
+
+def index_tab(n: int, k: int, dim: int, seed: int) -> None:
+    grid = clipped_grid(n, k)
+    show(figures.heatmap(
+        grid, title=f"Clipped relative distance clip(j − i, ±{k}) for {n} tokens", x_title="key position j",
+        y_title="query position i", value_name="clipped j − i", hover_format="d", name="shaw_index",
+        alt=f"Heatmap of clipped relative distances for {n} tokens, from {int(grid.min())} to {int(grid.max())}: a "
+            f"few distinct diagonals near the main one, and two flat corners where the distance is clipped to ±{k}."))
+    rows = example(n, dim, k, seed)["a_k"].shape[0]  # the key-side table, (2k + 1, d)
+
+    def table_rows() -> str:
+        return (f"The table has {rows} rows for k = {k}, for {n} tokens or for a million: distances past ±{k} reuse "
+                f"the rows of ±{k}, so the grid has at most {rows} distinct values.")
+
+    with classroom.predict("shaw_rows", f"With clipping distance k = {k}, how many relative vectors does the model "
+                           "learn (per table)?",
+                           ["one per position of the input", "one per pair of tokens",
+                            "2k + 1, whatever the input length", "one per distance in the input, 2n − 1"],
+                           2, table_rows):
+        classroom.snippet(f"grid = {classroom.call('shaw_clipped_distance', n, None, k)}  # ({n}, {n}) int64",
+                          f"table = {classroom.call('shaw_example', n, dim, k, seed)}['a_k']"
+                          f"  # ({rows}, {dim}): the rows")
+        notice(f"Only {rows} distinct values: distances −{k} … {k}. Every pair further apart than {k} falls into one "
+               f"of the two flat corners and uses the same vector as distance ±{k}. Unlike T5's logarithmic "
+               "buckets, the clip is a hard wall: 'far' is one value.")
+        formula(r"a^K_{ij} = w^K_{\mathrm{clip}(j-i,\,k)},\quad \mathrm{clip}(x, k) = \max(-k, \min(k, x))")
+        formula(r"2k + 1 = $rows\ \text{rows of } d = $d", rows=rows, d=dim)
+
+
+def scores_tab(page, n: int, k: int, dim: int, seed: int) -> None:
+    with page.side:
+        qi = controls.slider("Query i", "qi", 0, n - 1, min(n - 1, 6))
+        kj = controls.slider("Key j", "kj", 0, n - 1, min(n - 1, 2))
+    s = scores(n, dim, k, seed)
+    far_keys = n - 1 - k  # keys 0 .. n-k-2 lie more than k before the last query
+
+    def beyond_k() -> str:
+        if far_keys <= 0:
+            return (f"With k = {k} and {n} tokens no pair is more than k apart, so every distance here has its own "
+                    "table row; lower k to see the flat stretch.")
+        row = s["relative"][n - 1]  # (n,): the last query's relative term for every key
+        return (f"Constant: for the last query, keys 0 to {far_keys - 1} all use the row of distance −{k}, and their "
+                f"relative term is {row[0]:.4g} for every one of them (the flat left end of the bottom row of the "
+                "middle map).")
+
+    with classroom.predict("shaw_flat", f"Along one row of the relative term, keys more than k = {k} positions away "
+                           "from the query: how does the term change from key to key?",
+                           ["it keeps falling with distance", "not at all: it is constant", "it alternates in sign"],
+                           1, beyond_k):
+        show(figures.small_multiples(
+            [s["content"], s["relative"], s["total"]], ["content: q·k/√d", "relative: q·aᴷ/√d", "total logit"],
+            cols=3, cell_px=300, title="The attention logit splits into two terms (seeded random q, k and table)",
+            value_name="logit", name="shaw_scores",
+            alt=f"Three {n} x {n} heatmaps on one colour scale: a noisy content term, a relative term that is "
+                f"constant along each row beyond the clipping distance {k}, and their sum."))
+        classroom.snippet(f"e = {classroom.call('shaw_example', n, dim, k, seed)}  # seeded q, k, v, aᴷ, aⱽ",
+                          f"s = pc.shaw_scores(e['q'], e['k'], e['a_k'], {k})",
+                          f"s['content'], s['relative'], s['total']  # ({n}, {n}) each: the three maps")
+        formula(r"e_{$i,$j} = \underbrace{\frac{q_{$i}\cdot k_{$j}}{\sqrt{$d}}}_{$c}"
+                r" + \underbrace{\frac{q_{$i}\cdot a^K_{$r}}{\sqrt{$d}}}_{$rel} = $t",
+                i=qi, j=kj, d=dim, r=int(clipped_grid(n, k)[qi, kj]), c=float(s["content"][qi, kj]),
+                rel=float(s["relative"][qi, kj]), t=float(s["total"][qi, kj]))
+        notice(f"The relative term depends on the query and on the clipped distance only: along each row it is "
+               f"constant once |j − i| > {k}. The content term knows nothing about position. Implementations "
+               "compute q·aᴷ for the 2k + 1 table rows once per query and then pick the right one for each key, "
+               "instead of building an n × n × d tensor of keys.")
+
+
+def values_tab(page, n: int, k: int, dim: int, seed: int) -> None:
+    with page.side:
+        causal = controls.toggle("Causal mask", "causal", True)
+    out = attention(n, dim, k, seed, causal)
+    show(figures.small_multiples(
+        [out["content_out"], out["relative_out"]], ["Σ α·v (content)", "Σ α·aⱽ (relative)"], cols=2, cell_px=330,
+        title="Output = weighted values + weighted relative vectors", value_name="output", x_title="dimension",
+        y_title="position", name="shaw_values",
+        alt=f"Two heatmaps of the output parts, {n} positions by {dim} dimensions: the usual weighted sum of values "
+            "and the extra weighted sum of relative value vectors."))
+    classroom.snippet(f"e = {classroom.call('shaw_example', n, dim, k, seed)}",
+                      f"out = pc.shaw_attention(e['q'], e['k'], e['v'], e['a_k'], e['a_v'], {k}, {causal})",
+                      f"out['content_out'], out['relative_out']  # ({n}, {dim}) each: the two maps")
+    notice("The value side adds a second, position-only contribution: each query mixes the table vectors aⱽ with "
+           "the same weights it uses on the values. Many later models (Music Transformer, Transformer-XL, T5) "
+           "dropped this half and kept position on the key side or as a bias.")
+    formula(r"z_i = \sum_j \alpha_{ij}\,\big(v_j + a^V_{\mathrm{clip}(j-i,\,$k)}\big),\qquad"
+            r"\alpha_{ij} = \mathrm{softmax}_j(e_{ij})", k=k)
+
+
+CACHE_TABLE = ("| | what the cache holds | extra work per new token |\n|---|---|---|\n"
+               "| **RoPE** | the rotated key R_j k_j: final when written, its position baked in | rotate the new q "
+               "and k once |\n"
+               "| **ALiBi / T5 bias** | plain k_j, v_j | add one number per cached key to the scores (fused into "
+               "standard attention kernels) |\n"
+               "| **Shaw et al.** | plain k_j, v_j | q·aᴷ for {rows} rows, a gather by clipped distance for every "
+               "cached key, and a second weighted sum over aⱽ for the output |")
+
+
+def cache_tab(page, n: int, k: int, dim: int, seed: int) -> None:
+    with page.side:
+        j = controls.slider("Cached key (token j)", "j", 0, n - 1, min(2, n - 1))
+    eff = effective_keys(n, dim, k, j, seed)
+    changing = eff["changing_steps"]
+    show(figures.heatmap(
+        eff["keys"], y=eff["queries"], title=f"The key of token {j} as each later query sees it",
+        x_title="dimension", y_title="reading query i (decoding step)", value_name="k_j + aᴷ", name="shaw_cache",
+        alt=f"Heatmap: one row per decoding step from {j} to {n - 1}. The rows change for the first {changing} "
+            "steps after the token is written, then stay equal."))
+    classroom.snippet(f"eff = {classroom.call('shaw_effective_keys', n, dim, k, j, seed)}",
+                      "eff['keys']  # (reading queries, d): k_j + aᴷ row by row, queries in eff['queries']")
+    notice(f"The rows differ for the first {changing} step{'s' if changing != 1 else ''} after token {j} is "
+           "written: the positional part of its key depends on who is reading it. A KV cache cannot store a "
+           "finished key; it stores k_j and every decoding step has to add a different table row for every "
+           "cached token (and do the same on the value side).")
+    st.markdown(CACHE_TABLE.format(rows=example(n, dim, k, seed)["a_k"].shape[0]))
+    st.caption("A common misconception is that the relative positions 'are updated each time a new token is "
+               "added'. More exactly: the stored keys do not change, but the distance from the new query to each of "
+               "them does, so the positional term is recomputed for every cached token at every step, outside the "
+               "usual fused attention kernels.")
 
 
 @st.fragment
 def lesson():
-    c1, c2, c3, c4 = st.columns([3, 3, 3, 2])
-    with c1:
+    page = stage()
+    with page.side:
         n = controls.slider("Tokens", "n", 4, 64, 16, step=2)
-    with c2:
         k = controls.slider("Clipping distance k", "k", 0, 16, 4,
-                            help="Relative distances beyond ±k use the vector of ±k. The paper found k = 16 "
-                                 "no better than k = 2 for translation.")
-    with c3:
+                            help="Relative distances beyond ±k use the vector of ±k. The paper found k = 16 no "
+                                 "better than k = 2 for translation.")
+    with page.more:
         dim = controls.slider("Head dimension d", "d", 2, 64, 8, step=2)
-    with c4:
-        seed = controls.number("Seed", "seed", 0, 9999, 0, step=1, help="Draws q, k, v and the two tables.")
-    seed = int(seed)
-
-    tab_index, tab_scores, tab_values, tab_cache = sections(
+        seed = int(controls.number("Seed", "seed", 0, 9999, 0, step=1, help="Draws q, k, v and the two tables."))
+    tab_index, tab_scores, tab_values, tab_cache = page.sections(
         ["Clipped distances", "Score = content + relative", "Values too", "Why a KV cache is awkward"])
-
     with guard():
         if tab_index.open:
             with tab_index:
-                grid = clipped_grid(n, k)
-                rows = example(n, dim, k, seed)["a_k"].shape[0]  # the key-side table, (2k + 1, d)
-
-                def table_rows() -> str:
-                    return (f"The table has {rows} rows for k = {k}, for {n} tokens or for a million: distances past "
-                            f"±{k} reuse the rows of ±{k}, so the grid below has at most {rows} colours.")
-
-                classroom.predict("shaw_rows", f"With clipping distance k = {k}, how many relative vectors does the "
-                                  "model learn (per table)?",
-                                  ["one per position of the input", "one per pair of tokens", "2k + 1, whatever the "
-                                   "input length", "one per distance in the input, 2n − 1"], 2, table_rows)
-                show(figures.heatmap(
-                    grid, title=f"Clipped relative distance clip(j − i, ±{k}) for {n} tokens",
-                    x_title="key position j", y_title="query position i", value_name="clipped j − i",
-                    hover_format="d", name="shaw_index",
-                    alt="Heatmap of clipped relative distances: a few distinct diagonals near the main one, and "
-                        "two flat corners where the distance is clipped to ±k."))
-                classroom.snippet(f"grid = {classroom.call('shaw_clipped_distance', n, None, k)}  # ({n}, {n}) int64",
-                                  f"table = {classroom.call('shaw_example', n, dim, k, seed)}['a_k']"
-                                  f"  # ({2 * k + 1}, {dim}): the rows")
-                notice(f"Only {2 * k + 1} distinct colours: distances −{k} … {k}. Every pair further apart than "
-                       f"{k} falls into one of the two flat corners and uses the same vector as distance ±{k}. "
-                       "Unlike T5's logarithmic buckets, the clip is a hard wall: 'far' is one value.")
-                formula(r"a^K_{ij} = w^K_{\mathrm{clip}(j-i,\,k)},\quad \mathrm{clip}(x, k) = \max(-k, \min(k, x))"
-                        r",\qquad 2k + 1 = $rows\ \text{rows of } d = $d", rows=2 * k + 1, d=dim)
-
-        if tab_scores.open:
-            with tab_scores:
-                s = scores(n, dim, k, seed)
-                far_keys = n - 1 - k  # keys 0 .. n-k-2 lie more than k before the last query
-
-                def beyond_k() -> str:
-                    if far_keys <= 0:
-                        return (f"With k = {k} and {n} tokens no pair is more than k apart, so every distance here "
-                                "has its own table row; lower k to see the flat stretch.")
-                    row = s["relative"][n - 1]  # (n,): the last query's relative term for every key
-                    return (f"Constant: for the last query, keys 0 to {far_keys - 1} all use the row of distance −{k}, "
-                            f"and their relative term is {row[0]:.4g} for every one of them (the flat left end of the "
-                            "bottom row of the middle map).")
-
-                classroom.predict("shaw_flat", f"Along one row of the relative term, keys more than k = {k} positions "
-                                  "away from the query: how does the term change from key to key?",
-                                  ["it keeps falling with distance", "not at all: it is constant",
-                                   "it alternates in sign"], 1, beyond_k)
-                show(figures.small_multiples(
-                    [s["content"], s["relative"], s["total"]],
-                    ["content: q·k/√d", "relative: q·aᴷ/√d", "total logit"], cols=3, cell_px=300,
-                    title="The attention logit splits into two terms (seeded random q, k and table)",
-                    value_name="logit", name="shaw_scores",
-                    alt="Three heatmaps on one colour scale: a noisy content term, a relative term that is "
-                        "constant along each row beyond the clipping distance, and their sum."))
-                classroom.snippet(f"e = {classroom.call('shaw_example', n, dim, k, seed)}  # seeded q, k, v, aᴷ, aⱽ",
-                                  f"s = pc.shaw_scores(e['q'], e['k'], e['a_k'], {k})",
-                                  f"s['content'], s['relative'], s['total']  # ({n}, {n}) each: the three maps")
-                i1, i2 = st.columns(2)
-                with i1:
-                    qi = controls.slider("Query i", "qi", 0, n - 1, min(n - 1, 6))
-                with i2:
-                    kj = controls.slider("Key j", "kj", 0, n - 1, min(n - 1, 2))
-                clipped = int(clipped_grid(n, k)[qi, kj])
-                formula(r"e_{$i,$j} = \underbrace{\frac{q_{$i}\cdot k_{$j}}{\sqrt{$d}}}_{$c}"
-                        r" + \underbrace{\frac{q_{$i}\cdot a^K_{$r}}{\sqrt{$d}}}_{$rel} = $t",
-                        i=qi, j=kj, d=dim, r=clipped, c=float(s["content"][qi, kj]),
-                        rel=float(s["relative"][qi, kj]), t=float(s["total"][qi, kj]))
-                notice("The relative term depends on the query and on the clipped distance only: along each row "
-                       f"it is constant once |j − i| > {k}. The content term knows nothing about position. "
-                       "Implementations compute q·aᴷ for the 2k + 1 table rows once per query and then pick "
-                       "the right one for each key, instead of building an n × n × d tensor of keys.")
-
-        if tab_values.open:
-            with tab_values:
-                causal = controls.toggle("Causal mask", "causal", True)
-                out = attention(n, dim, k, seed, causal)
-                show(figures.small_multiples(
-                    [out["content_out"], out["relative_out"]], ["Σ α·v (content)", "Σ α·aⱽ (relative)"],
-                    cols=2, cell_px=330, title="Output = weighted values + weighted relative vectors",
-                    value_name="output", x_title="dimension", y_title="position", name="shaw_values",
-                    alt="Two heatmaps of the output parts: the usual weighted sum of values and the extra "
-                        "weighted sum of relative value vectors."))
-                classroom.snippet(f"e = {classroom.call('shaw_example', n, dim, k, seed)}",
-                                  f"out = pc.shaw_attention(e['q'], e['k'], e['v'], e['a_k'], e['a_v'], {k}, {causal})",
-                                  f"out['content_out'], out['relative_out']  # ({n}, {dim}) each: the two maps")
-                notice("The value side adds a second, position-only contribution: each query mixes the table "
-                       "vectors aⱽ with the same weights it uses on the values. Many later models (Music "
-                       "Transformer, Transformer-XL, T5) dropped this half and kept position on the key side "
-                       "or as a bias.")
-                formula(r"z_i = \sum_j \alpha_{ij}\,\big(v_j + a^V_{\mathrm{clip}(j-i,\,$k)}\big),\qquad"
-                        r"\alpha_{ij} = \mathrm{softmax}_j(e_{ij})", k=k)
-
-        if tab_cache.open:
-            with tab_cache:
-                j = controls.slider("Cached key (token j)", "j", 0, n - 1, min(2, n - 1))
-                eff = effective_keys(n, dim, k, j, seed)
-                show(figures.heatmap(
-                    eff["keys"], y=eff["queries"], title=f"The key of token {j} as each later query sees it",
-                    x_title="dimension", y_title="reading query i (decoding step)", value_name="k_j + aᴷ",
-                    name="shaw_cache",
-                    alt="Heatmap: one row per decoding step. The rows change for the first k steps after the "
-                        "token is written, then stay equal."))
-                classroom.snippet(f"eff = {classroom.call('shaw_effective_keys', n, dim, k, j, seed)}",
-                                  "eff['keys']  # (reading queries, d): k_j + aᴷ row by row, queries in eff['queries']")
-                changing = int((eff["change"] > 0).sum())
-                notice(f"The rows differ for the first {changing} step{'s' if changing != 1 else ''} after token "
-                       f"{j} is written: the positional part of its key depends on who is reading it. A KV "
-                       "cache cannot store a finished key; it stores k_j and every decoding step has to add a "
-                       "different table row for every cached token (and do the same on the value side).")
-                st.markdown(
-                    "| | what the cache holds | extra work per new token |\n|---|---|---|\n"
-                    "| **RoPE** | the rotated key R_j k_j: final when written, its position baked in | rotate "
-                    "the new q and k once |\n"
-                    "| **ALiBi / T5 bias** | plain k_j, v_j | add one number per cached key to the scores "
-                    "(fused into standard attention kernels) |\n"
-                    f"| **Shaw et al.** | plain k_j, v_j | q·aᴷ for {2 * k + 1} rows, a gather by clipped "
-                    "distance for every cached key, and a second weighted sum over aⱽ for the output |")
-                st.caption("A common misconception is that the relative positions 'are updated each time a new "
-                           "token is added'. More exactly: the stored keys do not change, but the distance "
-                           "from the new query to each of them does, so the positional term is recomputed for "
-                           "every cached token at every step, outside the usual fused attention kernels.")
+                index_tab(n, k, dim, seed)
+        for tab, view in ((tab_scores, scores_tab), (tab_values, values_tab), (tab_cache, cache_tab)):
+            if tab.open:
+                with tab:
+                    view(page, n, k, dim, seed)
 
 
 lesson()
+why(WHY)
 source(pc.shaw_clipped_distance, pc.shaw_relative_index, pc.shaw_scores, pc.shaw_attention, pc.shaw_effective_keys)

@@ -1,7 +1,7 @@
 import streamlit as st
 
 import posenc_core as pc
-from page_kit import classroom, controls, figures, formula, guard, header, notice, sections, show, source
+from page_kit import classroom, controls, figures, formula, guard, header, notice, show, source, stage, why
 
 BUCKETS = [8, 16, 32, 64, 128]
 
@@ -38,178 +38,178 @@ def spans(bidirectional: bool, buckets: int, max_distance: int, span: int):
     return pc.t5_bucket_spans(bidirectional, buckets, max_distance, span)
 
 
-header(
-    "T5 relative buckets",
-    "T5 learns one number per attention head for each *bucket* of relative distance and adds it to the "
-    "score. Small distances get a bucket each, so the model can tell 'next word' from 'two words back'. "
-    "Larger distances share buckets whose width grows logarithmically, and everything past `max_distance` "
-    "lands in one last bucket. The bucket of a pair depends only on key position minus query position."
-)
+header("T5 relative buckets",
+       "T5 adds one learned number per bucket of key − query distance to each score; far distances share buckets.")
+WHY = ("T5 learns one number per attention head for each *bucket* of relative distance and adds it to the "
+       "score. Small distances get a bucket each, so the model can tell 'next word' from 'two words back'. "
+       "Larger distances share buckets whose width grows logarithmically, and everything past `max_distance` "
+       "lands in one last bucket. The bucket of a pair depends only on key position minus query position.")
+
+
+def bucket_tab(page, info, mode: str, buckets: int, max_distance: int) -> None:
+    bidirectional = mode == "bidirectional"
+    with page.side:
+        span = controls.select_slider("Offsets shown (±)", "span", [32, 64, 128, 256, 512, 1024], 256,
+                                      format_func=str)
+    rel, bucket = bucket_curve(bidirectional, buckets, max_distance, span)
+    if bidirectional:  # one label per side, so the two labels never collide
+        marks = [(-max_distance, "max_distance"), (-info["last_bucket_from"], ""), (max_distance, ""),
+                 (info["last_bucket_from"], "last bucket starts")]
+    else:
+        marks = [(-max_distance, "max_distance"), (-info["last_bucket_from"], "")]
+    show(figures.lines(
+        rel, {"bucket": bucket}, title=f"Bucket of each offset ({mode}, {buckets} buckets, max_distance "
+                                       f"{max_distance})",
+        x_title="relative position (key − query)", y_title="bucket index", hover_format="d",
+        vlines=[m for m in marks if abs(m[0]) <= span], name="t5_bucket_curve",
+        shade_x=(-(info["exact"] - 1), info["exact"] - 1 if bidirectional else 0, "exact"),
+        alt=f"Step plot of bucket index against offsets from {-span} to {span}: one step per offset for the "
+            f"{info['exact']} exact buckets, widening steps further out, flat from distance "
+            f"{info['last_bucket_from']} on."))
+    st.caption(f"Dotted lines: ±max_distance = {max_distance} (outer) and the first distance of the last bucket, "
+               f"{info['last_bucket_from']} (inner). Shaded: the exact region.")
+    classroom.snippet(f"rel = list(range({-span}, {span + 1}))  # offsets key − query",
+                      f"bucket = pc.t5_relative_position_bucket(rel, {bidirectional}, {buckets}, "
+                      f"{max_distance})  # ({2 * span + 1},) int64: the curve above")
+    far = [-max_distance, -4 * max_distance]  # keys behind the query: valid in both directions
+    near_b, far_b = (int(b) for b in pc.t5_relative_position_bucket(far, bidirectional, buckets, max_distance))
+
+    def far_keys() -> str:
+        return (f"Both land in bucket {near_b}: everything from distance {info['last_bucket_from']} on shares the "
+                f"last bucket, so T5 gives a key {4 * max_distance:,} tokens back exactly the bias of one "
+                f"{max_distance:,} back." if near_b == far_b else f"Buckets {near_b} and {far_b}.")
+
+    with classroom.predict("t5_far", f"Two keys behind the query, {max_distance:,} and {4 * max_distance:,} tokens "
+                           "back: how do their buckets compare?",
+                           ["the farther key's bucket is about 4 times larger",
+                            "the farther key's bucket is a little larger (log steps)", "they share one bucket"],
+                           2 if near_b == far_b else 0 if far_b >= 4 * near_b else 1, far_keys):
+        notice(f"Near zero every offset has its own bucket: {info['exact']} exact buckets per direction (half of "
+               f"the {info['per_direction']} {'per direction' if bidirectional else 'in total'}). Then the steps "
+               f"widen logarithmically until max_distance = {max_distance}, and the curve goes flat. Because bucket "
+               f"numbers are rounded down, the last bucket already starts at distance {info['last_bucket_from']}, "
+               "before max_distance."
+               + ("" if bidirectional else " Causal mode uses all buckets for keys behind the query; keys ahead "
+                                           "are masked anyway (they fall in bucket 0)."))
+        formula(r"b(r) = \begin{cases} r & r < $exact \\ \min\!\Big($last,\ $exact + \Big\lfloor "
+                r"\frac{\ln(r/$exact)}{\ln($md/$exact)}\,($per - $exact)\Big\rfloor\Big) & r \ge $exact "
+                r"\end{cases}", exact=info["exact"], md=max_distance, per=info["per_direction"],
+                last=info["per_direction"] - 1)
+        formula(r"r = |\text{key} - \text{query}|" + (r",\ +$per\text{ if key after query}" if bidirectional
+                                                      else ""), per=info["per_direction"])
+        st.caption("This is Hugging Face transformers' `_relative_position_bucket`, float32 arithmetic included (a "
+                   "test compares them on every offset from -3000 to 3000).")
+
+
+def grid_tab(page, mode: str, buckets: int, max_distance: int) -> None:
+    bidirectional = mode == "bidirectional"
+    with page.side:
+        n = controls.slider("Tokens", "n", 8, 256, 64, step=8)
+    g = grid(n, bidirectional, buckets, max_distance)
+    show(figures.heatmap(
+        g, title=f"Bucket of every query-key pair ({n} tokens, {mode})", x_title="key position j",
+        y_title="query position i", value_name="bucket", hover_format="d", name="t5_grid",
+        alt=f"Heatmap of bucket indices for {n} tokens, from {int(g.min())} to {int(g.max())}: constant along each "
+            "diagonal, with bands that widen away from the main diagonal."))
+    grid_call = classroom.call("t5_bucket_grid", n, None, bidirectional, buckets, max_distance)
+    classroom.snippet(f"g = {grid_call}  # ({n}, {n}) int64: bucket of (query i, key j)")
+    notice("Each diagonal has one bucket (the bucket depends only on j − i). Near the main diagonal the bands are "
+           "one diagonal wide; further out a band covers many diagonals, and in the far corners a single colour "
+           "fills everything past the last-bucket distance."
+           + (" Above and below the diagonal are different buckets: direction matters." if bidirectional else ""))
+
+
+def bias_tab(bidirectional: bool, buckets: int, max_distance: int) -> None:
+    with st.container(horizontal=True):  # this tab's own four controls, over its two figures
+        seed = controls.number("Seed", "seed", 0, 9999, 0, step=1, help="Draws the illustrative bucket values.")
+        edit = controls.slider("Bucket to edit", "eb", 0, buckets - 1, 0)
+        value = controls.number("Its value", "ev", -10.0, 10.0, 3.0, step=0.5,
+                                help="Overwrites the chosen bucket's learned scalar.")
+        n = controls.slider("Tokens", "bn", 8, 128, 48, step=8)
+    drawn = values(buckets, bidirectional, int(seed), None, 0.0)
+    learned = values(buckets, bidirectional, int(seed), edit, float(value))
+    show(figures.bars(
+        list(range(buckets)), {"learned scalar": learned}, title="One scalar per bucket (one head)",
+        x_title="bucket", y_title="bias added to the score", name="t5_values",
+        alt=f"Bar chart of the {buckets} per-bucket biases: mostly falling with the bucket's distance; bucket "
+            f"{edit} edited to {value:g}."))
+    show(figures.heatmap(
+        bias(buckets, bidirectional, int(seed), edit, float(value), n, max_distance),
+        title=f"Bias grid = scalar of each pair's bucket (bucket {edit} set to {value:g})",
+        x_title="key position j", y_title="query position i", value_name="bias", name="t5_bias",
+        alt=f"Heatmap of the {n} x {n} bias grid built from the bucket scalars; the edited bucket {edit} shows up "
+            "as a band of diagonals." + (" Masked future keys are blank." if not bidirectional else "")))
+    values_call = classroom.call("t5_bucket_values", buckets, bidirectional, int(seed), edit_bucket=edit,
+                                 edit_value=float(value))
+    classroom.snippet(f"learned = {values_call}  # ({buckets},): the bars",
+                      f"bias = pc.t5_bias_grid(learned, {n}, {bidirectional}, {max_distance})  # ({n}, {n})"
+                      + ("" if bidirectional else ", -inf where the mask hides future keys"))
+    notice(f"Edit a bucket and every diagonal that uses it changes at once. Bucket {edit} had {drawn[edit]:.3f} "
+           f"before your edit. A model learns {buckets} numbers per head here, no matter how long the input is: far "
+           "pairs can only get the biases of the buckets that exist.")
+    formula(r"\text{score}_{ij} = \frac{q_i\cdot k_j}{\sqrt d}\ (\text{T5 omits the } \sqrt d) + "
+            r"\beta^{(h)}_{b(j-i)},\qquad \beta_{$b} = $v", b=edit, v=float(value))
+    st.caption("The values are a seeded illustration (falling with distance, plus noise), not weights of a trained "
+               "T5. T5 applies no 1/√d scaling: it folds it into the initialisation.")
+
+
+def share_tab(info, bidirectional: bool, buckets: int, max_distance: int) -> None:
+    span = 2 * max_distance
+    table = spans(bidirectional, buckets, max_distance, span)
+    show(figures.bars(
+        table["bucket"], {"offsets in the bucket": table["count"]}, log_y=True,
+        title=f"How many offsets share each bucket (offsets within ±{span:,})", x_title="bucket",
+        y_title="offsets (log scale)", name="t5_share",
+        alt=f"Bar chart of offsets per bucket: one for each exact bucket, then growing, with the last bucket of "
+            f"each direction holding every offset from {info['last_bucket_from']} to ±{span:,}."))
+    spans_call = classroom.call("t5_bucket_spans", bidirectional, buckets, max_distance, span)
+    classroom.snippet(f"table = {spans_call}  # columns of ({buckets},): bucket, count, nearest, farthest")
+    notice(f"The exact buckets hold one offset each; the log buckets hold more and more; the last bucket of a "
+           f"direction holds every offset from {info['last_bucket_from']} to the end of the input (here up to the "
+           "window edge, in a long document thousands). All those pairs get the same bias, so for T5 a token 200 "
+           "and a token 2,000 positions away look alike; only their content differs. That keeps the table small "
+           "and lets T5 run on longer inputs than it was trained on, at the price of no fine position far away.")
+    st.dataframe({"bucket": table["bucket"], "offsets": table["count"], "nearest |offset|": table["nearest"],
+                  "farthest |offset|": table["farthest"]}, hide_index=True, height=300)
+    st.caption("A count of 0 marks a bucket the formula never reaches (in bidirectional mode, offset 0 always uses "
+               "the first bucket, so the first bucket of the 'key after query' half stays empty).")
 
 
 @st.fragment
 def lesson():
-    c1, c2, c3 = st.columns([3, 3, 2.4])
-    with c1:
+    page = stage(more_label=None)  # every control here drives the figure beside it
+    with page.side:
         buckets = controls.select_slider("num_buckets", "nb", BUCKETS, 32,
                                          help="Total buckets; bidirectional models split them between the two "
                                               "directions. T5 uses 32.")
-    with c2:
         mode = controls.choice("Direction", "mode", ["bidirectional", "causal"], "bidirectional",
                                help="bidirectional: T5's encoder (keys on both sides). causal: its decoder "
                                     "self-attention (only keys at or before the query).")
-    bidirectional = mode == "bidirectional"
-    with c3:
+        bidirectional = mode == "bidirectional"
         smallest = pc.t5_smallest_max_distance(buckets, bidirectional)  # the slider starts where T5 allows
         max_distance = controls.slider("max_distance", "md", smallest, 1024, max(128, smallest),
                                        help="Beyond this distance every pair shares the last bucket. It must exceed "
                                             "the exact buckets (a quarter of num_buckets when bidirectional, half "
                                             "when causal), so the slider starts just past them. T5 uses 128.")
-
-    tab_fn, tab_grid, tab_bias, tab_share = sections(
+    tab_fn, tab_grid, tab_bias, tab_share = page.sections(
         ["Bucket against distance", "Query x key grid", "Bias from one scalar per bucket",
          "Why far positions share a bias"])
-
     with guard():
         info = layout(bidirectional, buckets, max_distance)  # raises a clear ValueError if max_distance is too small
         if tab_fn.open:
             with tab_fn:
-                span = controls.select_slider("Offsets shown (±)", "span", [32, 64, 128, 256, 512, 1024], 256,
-                                              format_func=str)
-                rel, bucket = bucket_curve(bidirectional, buckets, max_distance, span)
-                far = [-max_distance, -4 * max_distance]  # keys behind the query: valid in both directions
-                near_b, far_b = (int(b) for b in pc.t5_relative_position_bucket(far, bidirectional, buckets,
-                                                                                 max_distance))
-
-                def far_keys() -> str:
-                    return (f"Both land in bucket {near_b}: everything from distance {info['last_bucket_from']} on "
-                            f"shares the last bucket, so T5 gives a key {4 * max_distance:,} tokens back exactly the "
-                            f"bias of one {max_distance:,} back. The curve below is flat past that distance."
-                            if near_b == far_b else f"Buckets {near_b} and {far_b}.")
-
-                classroom.predict("t5_far", f"Two keys behind the query, {max_distance:,} and {4 * max_distance:,} "
-                                  "tokens back: how do their buckets compare?",
-                                  ["the farther key's bucket is about 4 times larger",
-                                   "the farther key's bucket is a little larger (log steps)",
-                                   "they share one bucket"],
-                                  2 if near_b == far_b else 0 if far_b >= 4 * near_b else 1, far_keys)
-                if bidirectional:  # one label per side, so the two labels never collide
-                    marks = [(-max_distance, "max_distance"), (-info["last_bucket_from"], ""),
-                             (max_distance, ""), (info["last_bucket_from"], "last bucket starts")]
-                else:
-                    marks = [(-max_distance, "max_distance"), (-info["last_bucket_from"], "")]
-                show(figures.lines(
-                    rel, {"bucket": bucket}, title=f"Bucket of each offset ({mode}, {buckets} buckets, "
-                                                   f"max_distance {max_distance})",
-                    x_title="relative position (key − query)", y_title="bucket index", hover_format="d",
-                    vlines=[m for m in marks if abs(m[0]) <= span], name="t5_bucket_curve",
-                    shade_x=(-(info["exact"] - 1), info["exact"] - 1 if bidirectional else 0, "exact"),
-                    alt="Step plot of bucket index against offset: one step per offset near zero, widening "
-                        "steps further out, flat beyond the last-bucket mark."))
-                st.caption(f"Dotted lines: ±max_distance = {max_distance} (outer) and the first distance of the "
-                           f"last bucket, {info['last_bucket_from']} (inner). Shaded: the exact region.")
-                classroom.snippet(f"rel = list(range({-span}, {span + 1}))  # offsets key − query",
-                                  f"bucket = pc.t5_relative_position_bucket(rel, {bidirectional}, {buckets}, "
-                                  f"{max_distance})  # ({2 * span + 1},) int64: the curve above")
-                notice(f"Near zero every offset has its own bucket: {info['exact']} exact buckets per direction "
-                       f"(half of the {info['per_direction']} {'per direction' if bidirectional else 'in total'}). "
-                       f"Then the steps widen logarithmically until max_distance = {max_distance}, and the "
-                       f"curve goes flat. Because bucket numbers are rounded down, the last bucket already "
-                       f"starts at distance {info['last_bucket_from']}, before max_distance."
-                       + ("" if bidirectional else " Causal mode uses all buckets for keys behind the query; "
-                                                   "keys ahead are masked anyway (they fall in bucket 0)."))
-                formula(r"b(r) = \begin{cases} r & r < $exact \\ \min\!\Big($last,\ $exact + \Big\lfloor "
-                        r"\frac{\ln(r/$exact)}{\ln($md/$exact)}\,($per - $exact)\Big\rfloor\Big) & r \ge $exact "
-                        r"\end{cases}\quad r = |\text{key} - \text{query}|" + (r",\ +$per\text{ if key after query}"
-                                                                                if bidirectional else ""),
-                        exact=info["exact"], md=max_distance, per=info["per_direction"],
-                        last=info["per_direction"] - 1)
-                st.caption("This is Hugging Face transformers' `_relative_position_bucket`, float32 arithmetic "
-                           "included (a test compares them on every offset from -3000 to 3000).")
-
+                bucket_tab(page, info, mode, buckets, max_distance)
         if tab_grid.open:
             with tab_grid:
-                n = controls.slider("Tokens", "n", 8, 256, 64, step=8)
-                g = grid(n, bidirectional, buckets, max_distance)
-                show(figures.heatmap(
-                    g, title=f"Bucket of every query-key pair ({n} tokens, {mode})", x_title="key position j",
-                    y_title="query position i", value_name="bucket", hover_format="d", name="t5_grid",
-                    alt="Heatmap of bucket indices: constant along each diagonal, with bands that widen away "
-                        "from the main diagonal."))
-                grid_call = classroom.call("t5_bucket_grid", n, None, bidirectional, buckets, max_distance)
-                classroom.snippet(f"g = {grid_call}  # ({n}, {n}) int64: bucket of (query i, key j)")
-                notice("Each diagonal has one bucket (the bucket depends only on j − i). Near the main diagonal the "
-                       "bands are one diagonal wide; further out a band covers many diagonals, and in the far "
-                       "corners a single colour fills everything past the last-bucket distance."
-                       + (" Above and below the diagonal are different buckets: direction matters."
-                          if bidirectional else ""))
-
+                grid_tab(page, mode, buckets, max_distance)
         if tab_bias.open:
             with tab_bias:
-                c1, c2, c3, c4 = st.columns(4)
-                with c1:
-                    seed = controls.number("Seed", "seed", 0, 9999, 0, step=1,
-                                           help="Draws the illustrative bucket values.")
-                with c2:
-                    edit = controls.slider("Bucket to edit", "eb", 0, buckets - 1, 0)
-                drawn = values(buckets, bidirectional, int(seed), None, 0.0)
-                with c3:
-                    value = controls.number("Its value", "ev", -10.0, 10.0, 3.0, step=0.5,
-                                            help="Overwrites the chosen bucket's learned scalar.")
-                with c4:
-                    n = controls.slider("Tokens", "bn", 8, 128, 48, step=8)
-                learned = values(buckets, bidirectional, int(seed), edit, float(value))
-                show(figures.bars(
-                    list(range(buckets)), {"learned scalar": learned}, title="One scalar per bucket (one head)",
-                    x_title="bucket", y_title="bias added to the score", name="t5_values",
-                    alt="Bar chart of the per-bucket biases: mostly falling with the bucket's distance, one "
-                        "bucket edited."))
-                show(figures.heatmap(
-                    bias(buckets, bidirectional, int(seed), edit, float(value), n, max_distance),
-                    title=f"Bias grid = scalar of each pair's bucket (bucket {edit} set to {value:g})",
-                    x_title="key position j", y_title="query position i", value_name="bias", name="t5_bias",
-                    alt="Heatmap of the bias grid built from the bucket scalars; the edited bucket shows up as "
-                        "a band of diagonals." + (" Masked future keys are blank." if not bidirectional else "")))
-                values_call = classroom.call("t5_bucket_values", buckets, bidirectional, int(seed), edit_bucket=edit,
-                                             edit_value=float(value))
-                classroom.snippet(f"learned = {values_call}  # ({buckets},): the bars",
-                                  f"bias = pc.t5_bias_grid(learned, {n}, {bidirectional}, {max_distance})  # ({n}, {n})"
-                                  + ("" if bidirectional else ", -inf where the mask hides future keys"))
-                notice(f"Edit a bucket and every diagonal that uses it changes at once. Bucket {edit} had "
-                       f"{drawn[edit]:.3f} before your edit. A model learns {buckets} numbers per head here, "
-                       "no matter how long the input is: far pairs can only get the biases of the buckets that "
-                       "exist.")
-                formula(r"\text{score}_{ij} = \frac{q_i\cdot k_j}{\sqrt d}\ (\text{T5 omits the } \sqrt d) + "
-                        r"\beta^{(h)}_{b(j-i)},\qquad \beta_{$b} = $v", b=edit, v=float(value))
-                st.caption("The values are a seeded illustration (falling with distance, plus noise), not "
-                           "weights of a trained T5. T5 applies no 1/√d scaling: it folds it into the "
-                           "initialisation.")
-
+                bias_tab(bidirectional, buckets, max_distance)
         if tab_share.open:
             with tab_share:
-                span = 2 * max_distance
-                table = spans(bidirectional, buckets, max_distance, span)
-                show(figures.bars(
-                    table["bucket"], {"offsets in the bucket": table["count"]}, log_y=True,
-                    title=f"How many offsets share each bucket (offsets within ±{span:,})", x_title="bucket",
-                    y_title="offsets (log scale)", name="t5_share",
-                    alt="Bar chart of offsets per bucket: one for each exact bucket, then growing, with the "
-                        "last bucket of each direction holding every far offset."))
-                spans_call = classroom.call("t5_bucket_spans", bidirectional, buckets, max_distance, span)
-                classroom.snippet(f"table = {spans_call}  # columns of ({buckets},): bucket, count, nearest, farthest")
-                notice(f"The exact buckets hold one offset each; the log buckets hold more and more; the last "
-                       f"bucket of a direction holds every offset from {info['last_bucket_from']} to the end of "
-                       "the input (here up to the window edge, in a long document thousands). All those pairs "
-                       "get the same bias, so for T5 a token 200 and a token 2,000 positions away look alike; "
-                       "only their content differs. That keeps the table small and lets T5 run on longer "
-                       "inputs than it was trained on, at the price of no fine position far away.")
-                st.dataframe({"bucket": table["bucket"], "offsets": table["count"], "nearest |offset|":
-                              table["nearest"], "farthest |offset|": table["farthest"]}, hide_index=True,
-                             height=300)
-                st.caption("A count of 0 marks a bucket the formula never reaches (in bidirectional mode, "
-                           "offset 0 always uses the first bucket, so the first bucket of the 'key after query' "
-                           "half stays empty).")
+                share_tab(info, bidirectional, buckets, max_distance)
 
 
 lesson()
+why(WHY)
 source(pc.t5_relative_position_bucket, pc.t5_bucket_layout, pc.t5_bias_grid)

@@ -1,7 +1,7 @@
 import streamlit as st
 
 import posenc_core as pc
-from page_kit import classroom, controls, figures, formula, guard, header, notice, sections, show, source
+from page_kit import classroom, controls, figures, formula, guard, header, notice, show, source, stage, why
 from page_kit.code_lines import fold
 from page_kit.figures import FlowNode
 
@@ -42,99 +42,105 @@ def diagram(preset: str, m: int, n: int) -> figures.Chart:
     return figures.flow_diagram(
         nodes, edges, notes=notes, title="One attention layer: where the rotation happens", name="rope_flow",
         height=440,
-        alt="Flow diagram: the layer input goes through W_q, W_k and W_v; only q and k are rotated, by their "
-            "positions; their dot product gives the scores, softmax weights the unrotated values, W_o projects "
-            "the result.")
+        alt=f"Flow diagram of one {preset} attention layer: the layer input goes through W_q, W_k and W_v; only q "
+            f"(position {m}) and k (position {n}) are rotated; their dot product gives the scores, softmax weights "
+            "the unrotated values, W_o projects the result.")
 
 
-header(
-    "Where RoPE lives in a model",
-    "RoPE is not a layer with weights and not something added to the input. It is a fixed step inside every "
-    "attention layer: after the query and key projections, before their dot product. Values never see it. "
-    "Pick a model to see the same picture with its real sizes."
-)
+header("Where RoPE lives in a model",
+       "RoPE is a fixed step inside every attention layer: after the query and key projections, before their dot "
+       "product. Pick a model to see it with that model's real sizes.")
+WHY = ("RoPE is not a layer with weights and not something added to the input. It is a fixed step inside every "
+       "attention layer: after the query and key projections, before their dot product. Values never see it. "
+       "Pick a model to see the same picture with its real sizes.")
+
+
+def flow_tab(preset: str, m: int, n: int) -> None:
+    c = pc.ROPE_MODEL_PRESETS[preset]
+    show(diagram(preset, m, n))
+    classroom.snippet(fold(f"config = pc.ROPE_MODEL_PRESETS[{preset!r}]", "dict: the sizes in the diagram's note"))
+    rotated = costs(preset, c["context"])["rotated_vectors_per_token"]
+
+    def rotated_reveal() -> str:
+        return (f"Only q and k: in {preset} that is {c['n_heads']} query and {c['n_kv_heads']} key heads in each of "
+                f"{c['n_layers']} layers, {rotated:,} vectors per token. The {c['n_kv_heads']} value heads of a "
+                "layer are never turned, and x only reaches the rotation through W_q and W_k.")
+
+    with classroom.predict("rm_rotated", f"{preset} has {c['n_layers']} layers, {c['n_heads']} query heads and "
+                           f"{c['n_kv_heads']} key/value heads. How many vectors does RoPE turn for each token?",
+                           ["layers × (query heads + 2 × key/value heads)", "layers × (query + key heads)",
+                            "query + key heads: it runs in the first layer only", "layers × query heads"],
+                           1, rotated_reveal):
+        formula(r"\text{score}_{mn} = \frac{(R_{m}W_q x_m)\cdot(R_{n}W_k x_n)}{\sqrt{d}}"
+                r" = \frac{x_m^{\top} W_q^{\top} R_{n-m} W_k\, x_n}{\sqrt{d}},\qquad n - m = $off", off=n - m)
+        notice("Three things to take away. Only q and k are rotated: the values that are mixed into the output carry "
+               "no position, unlike the original Transformer, whose added position vector flows into everything "
+               "(a common misconception is that RoPE rotates q, k *and* v; it does not). The rotation has no "
+               "weights: its angles come from the positions and θ_i alone. And it happens again in every layer, on "
+               "that layer's own q and k, so position information cannot wash out with depth.")
+
+
+def cost_tab(page, preset: str) -> None:
+    c = pc.ROPE_MODEL_PRESETS[preset]
+    with page.side:
+        seq_len = controls.select_slider("Sequence length", "seq", [2048, 4096, 8192, 32768, 131072], 8192,
+                                         format_func=lambda v: f"{v:,}")
+    out = costs(preset, seq_len)
+    share = out["rope_share_per_layer"]
+
+    def share_reveal() -> str:
+        return (f"{out['rope_multiplies_per_layer']:,} multiplications for the rotations against "
+                f"{out['projection_macs_per_layer']:,} for the projections: {share:.2%} of the work.")
+
+    with classroom.predict("rm_share", f"In {preset}, what share of the multiplications for q, k and v per token "
+                           "and layer (projections plus rotations) goes to RoPE?",
+                           ["more than 10%", "between 1% and 10%", "less than 1%"],
+                           0 if share > 0.1 else 1 if share >= 0.01 else 2, share_reveal):
+        show(figures.bars(
+            ["W_q, W_k, W_v projections", "RoPE rotations"],
+            {"per token, per layer": [out["projection_macs_per_layer"], out["rope_multiplies_per_layer"]]},
+            log_y=True, title=f"Work per token and layer in {preset} (log scale)", x_title="step",
+            y_title="multiplications", name="rope_cost", height=360, hover_format=",.0f",
+            alt=f"Bar chart on a log scale: the projections need {out['projection_macs_per_layer']:,} "
+                f"multiplications per token and layer, the rotations {out['rope_multiplies_per_layer']:,}."))
+        made = classroom.call("rope_model_costs", c["n_layers"], c["n_heads"], c["n_kv_heads"], c["head_dim"],
+                              seq_len, partial_rotary_factor=c["partial_rotary_factor"], d_model=c["d_model"])
+        classroom.snippet(fold(f"out = {made}", "dict"),
+                          "# out['projection_macs_per_layer'], out['rope_multiplies_per_layer']: the bars",
+                          "# the other keys: the numbers below")
+        cols = st.columns(2)
+        cols[0].metric("Parameters added by RoPE", f"{out['parameters']}")
+        cols[1].metric("Vectors rotated per token", f"{out['rotated_vectors_per_token']:,}")
+        cols = st.columns(2)
+        cols[0].metric("cos/sin table values", f"{out['table_values']:,}")
+        cols[1].metric("A learned table would need", f"{out['learned_table_parameters'] / 1e6:,.1f} M weights",
+                       help="A learned absolute table of sequence length x d_model.")
+        formula(r"\underbrace{L\,(h_q + h_{kv})}_{\text{q and k vectors}}\cdot\frac{r}{2}"
+                r"\text{ rotations} = $rot\ \text{per token},\quad r = $r",
+                rot=out["rotations_per_token"], r=out["rotary_dim"])
+        notice(f"The rotation is cheap next to the projections around it ({share:.2%} of the multiplications), and "
+               "its cos/sin table is computed once per sequence length and shared by every layer and head. With "
+               "grouped-query attention fewer key heads means fewer keys to rotate. A learned absolute table for "
+               "the same context would be millions of weights and would stop at its last row.")
 
 
 @st.fragment
 def lesson():
-    c1, c2, c3 = st.columns([2, 1, 1])
-    with c1:
+    page = stage(more_label=None)  # every control here drives the figure beside it
+    with page.side:
         preset = controls.select("Model", "model", PRESETS, 1)
-    with c2:
         m = controls.slider("Query position m", "m", 0, 64, 9)
-    with c3:
         n = controls.slider("Key position n", "n", 0, 64, 4)
-    tab_flow, tab_cost = sections(["The layer", "What it costs"])
-
+    tab_flow, tab_cost = page.sections(["The layer", "What it costs"])
     with guard():
-        c = pc.ROPE_MODEL_PRESETS[preset]
         if tab_flow.open:
             with tab_flow:
-                def rotated_reveal() -> str:
-                    out = costs(preset, c["context"])
-                    return (f"Only q and k: in {preset} that is {c['n_heads']} query and {c['n_kv_heads']} key heads "
-                            f"in each of {c['n_layers']} layers, {out['rotated_vectors_per_token']:,} vectors per "
-                            f"token. The {c['n_kv_heads']} value heads of a layer are never turned, and x only "
-                            "reaches the rotation through W_q and W_k.")
-
-                classroom.predict("rm_rotated", "Which vectors does RoPE rotate inside an attention layer?",
-                                  ["q, k and v", "q and k only", "the layer input x", "only q"], 1, rotated_reveal)
-                show(diagram(preset, m, n))
-                classroom.snippet(fold(f"config = pc.ROPE_MODEL_PRESETS[{preset!r}]",
-                                       "dict: the sizes in the diagram's note"))
-                formula(r"\text{score}_{mn} = \frac{(R_{m}W_q x_m)\cdot(R_{n}W_k x_n)}{\sqrt{d}}"
-                        r" = \frac{x_m^{\top} W_q^{\top} R_{n-m} W_k\, x_n}{\sqrt{d}},\qquad n - m = $off",
-                        off=n - m)
-                notice("Three things to take away. Only q and k are rotated: the values that are mixed into the "
-                       "output carry no position, unlike the original Transformer, whose added position vector "
-                       "flows into everything (a common misconception is that RoPE rotates q, k *and* v; it does "
-                       "not). The rotation has no weights: its angles come from the positions and θ_i alone. And it "
-                       "happens again in every layer, on that layer's own q and k, so position information cannot "
-                       "wash out with depth.")
-
+                flow_tab(preset, m, n)
         if tab_cost.open:
             with tab_cost:
-                seq_len = controls.select_slider("Sequence length", "seq", [2048, 4096, 8192, 32768, 131072], 8192,
-                                                 format_func=lambda v: f"{v:,}")
-                out = costs(preset, seq_len)
-                share = out["rope_share_per_layer"]
-
-                def share_reveal() -> str:
-                    return (f"{out['rope_multiplies_per_layer']:,} multiplications for the rotations against "
-                            f"{out['projection_macs_per_layer']:,} for the projections: {share:.2%} of the work.")
-
-                classroom.predict("rm_share", f"In {preset}, what share of the multiplications for q, k and v per "
-                                  "token and layer (projections plus rotations) goes to RoPE?",
-                                  ["more than 10%", "between 1% and 10%", "less than 1%"],
-                                  0 if share > 0.1 else 1 if share >= 0.01 else 2, share_reveal)
-                show(figures.bars(
-                    ["W_q, W_k, W_v projections", "RoPE rotations"],
-                    {"per token, per layer": [out["projection_macs_per_layer"], out["rope_multiplies_per_layer"]]},
-                    log_y=True, title=f"Work per token and layer in {preset} (log scale)", x_title="step",
-                    y_title="multiplications", name="rope_cost", height=360, hover_format=",.0f",
-                    alt="Bar chart on a log scale: the projections need millions of multiplications per token and "
-                        "layer, the rotations a few tens of thousands."))
-                made = classroom.call("rope_model_costs", c["n_layers"], c["n_heads"], c["n_kv_heads"], c["head_dim"],
-                                      seq_len, partial_rotary_factor=c["partial_rotary_factor"], d_model=c["d_model"])
-                classroom.snippet(fold(f"out = {made}", "dict"),
-                                  "# out['projection_macs_per_layer'], out['rope_multiplies_per_layer']: the bars",
-                                  "# the other keys: the numbers below")
-                cols = st.columns(4)
-                cols[0].metric("Parameters added by RoPE", f"{out['parameters']}")
-                cols[1].metric("Vectors rotated per token", f"{out['rotated_vectors_per_token']:,}")
-                cols[2].metric("cos/sin table values", f"{out['table_values']:,}")
-                cols[3].metric("A learned table would need",
-                               f"{out['learned_table_parameters'] / 1e6:,.1f} M weights",
-                               help="A learned absolute table of sequence length x d_model.")
-                formula(r"\underbrace{L\,(h_q + h_{kv})}_{\text{q and k vectors}}\cdot\frac{r}{2}"
-                        r"\text{ rotations} = $rot\ \text{per token},\quad r = $r",
-                        rot=out["rotations_per_token"], r=out["rotary_dim"])
-                notice("The rotation is cheap next to the projections around it (well under 1% of the "
-                       "multiplications), and its cos/sin table is computed once per sequence length and shared "
-                       "by every layer and head. With grouped-query attention fewer key heads means fewer keys to "
-                       "rotate. A learned absolute table for the same context would be millions of weights and "
-                       "would stop at its last row.")
+                cost_tab(page, preset)
 
 
 lesson()
+why(WHY)
 source(pc.rope_model_costs)

@@ -1,7 +1,20 @@
 import streamlit as st
 
 import posenc_core as pc
-from page_kit import classroom, controls, figures, formula, guard, header, notice, rope_views, sections, show, source
+from page_kit import (
+    classroom,
+    controls,
+    figures,
+    formula,
+    guard,
+    header,
+    notice,
+    rope_views,
+    show,
+    source,
+    stage,
+    why,
+)
 from page_kit.code_lines import fold
 
 BASES = [100, 1000, 10000, 500000, 1000000]
@@ -25,138 +38,136 @@ def cos_table(n: int, dim: int, base: float, fraction: float, layout: str):
     return pc.rope_cos_table(n, dim, base, partial_rotary_factor=fraction, layout=layout)
 
 
-header(
-    "RoPE layouts, partial rotary and precision",
-    "Every RoPE implementation turns pairs of numbers, but they do not all pick the same pairs, they do not "
-    "all rotate every dimension, and they do not all compute the angles with the same precision. These "
-    "details are invisible in the paper and decide whether a converted checkpoint works and whether "
-    "position 100,000 still means anything."
-)
+header("RoPE layouts, partial rotary and precision",
+       "Implementations of RoPE pick different pairs, rotate different shares of a head and compute the angles "
+       "in different precisions: details that decide whether a converted checkpoint works.")
+WHY = ("Every RoPE implementation turns pairs of numbers, but they do not all pick the same pairs, they do not "
+       "all rotate every dimension, and they do not all compute the angles with the same precision. These "
+       "details are invisible in the paper and decide whether a converted checkpoint works and whether "
+       "position 100,000 still means anything.")
+
+
+def layouts_tab(dim: int, base: float) -> None:
+    check, pairs = layout_check(dim, float(base))
+    show(figures.heatmap(
+        [pairs["half"], pairs["interleaved"]], y=["half", "interleaved"],
+        title="Which pair each dimension of a head belongs to", x_title="dimension", y_title="layout",
+        value_name="pair index", name="rope_layout_pairs", height=260, hover_format=".0f",
+        alt=f"Two rows of pair indices over {dim} dimensions: the half layout counts 0 to {dim // 2 - 1} twice, the "
+            "interleaved layout repeats each index in two neighbouring dimensions."))
+    classroom.snippet(fold(f"check = {classroom.call('rope_layout_check', 8, dim, float(base))}", "dict"),
+                      "# check['with_perm'], check['without_perm']: the two numbers below",
+                      fold(f"pairs = {{layout: pc.rope_cos_table(1, {dim}, {float(base)!r}, layout=layout)"
+                           f"['pair'] for layout in pc.ROPE_LAYOUTS}}", f"({dim},) each: the two rows"))
+
+    def layouts_reveal() -> str:
+        return (f"Reordered by the fixed permutation π they differ by at most {check['with_perm']:.1e} "
+                f"(rounding); applied to the same vector as it is, by up to {check['without_perm']:.2f}. "
+                "The figure shows why: the two layouts put pair i in different dimensions.")
+
+    with classroom.predict("rv_layouts", "Both layouts turn pair i by the same angle θ_i. Rotate one vector with "
+                           "each layout: do the results agree?",
+                           ["yes, exactly, as they are", "yes, once the dimensions are reordered",
+                            "no, they can never agree"], 1, layouts_reveal):
+        c = st.columns(2)
+        c[0].metric("max |RoPE_half(x)[perm] − RoPE_interleaved(x[perm])|", f"{check['with_perm']:.1e}")
+        c[1].metric("Same vector, other layout, no permutation", f"{check['without_perm']:.2f}")
+        perm = ", ".join(str(v) for v in check["perm"][:8])
+        formula(r"x^{\text{interleaved}} = x^{\text{half}}[\pi],\quad \pi = ($perm,\dots)", perm=perm)
+        formula(r"\mathrm{RoPE}_{\text{interleaved}}(x[\pi]) = \mathrm{RoPE}_{\text{half}}(x)[\pi]")
+        notice("The half layout (transformers' `rotate_half`, GPT-NeoX) pairs dimension i with i + d/2; the "
+               "interleaved layout (Meta's Llama code, GPT-J, RoFormer) pairs 2i with 2i+1. Pair i turns at the "
+               "same speed θ_i in both. Reorder the dimensions with the fixed permutation π and the two agree "
+               "exactly (the first number is zero, or rounding); apply the other layout without reordering and "
+               "the result is simply different.")
+
+
+def convert_tab(page, dim: int, base: float) -> None:
+    with page.side:
+        n = controls.slider("Positions", "n", 8, 256, 48, step=8)
+        seed = controls.number("Random seed", "seed", 0, 9999, 0,
+                               help="Draws the token vectors and the weights W_q, W_k.")
+    conv = conversion(n, dim, float(base), seed)
+    left, right = st.columns(2)
+    with left:
+        show(figures.heatmap(
+            conv["half"], title="Trained in half layout: scores", x_title="key position", y_title="query position",
+            value_name="score", name="rope_convert_original", height=400,
+            alt=f"Attention scores of one head of a model that uses the half layout, {n} by {n} positions."))
+    with right:
+        show(figures.heatmap(
+            conv["naive"], title="Same weights, interleaved rotation: scores", x_title="key position",
+            y_title="query position", value_name="score", name="rope_convert_naive", height=400,
+            alt=f"The same head run with the interleaved layout without permuting its weights: a different score "
+                f"pattern, off by up to {conv['naive_error']:.2f}."))
+    made = classroom.call("rope_conversion_scores", n, dim, float(base), seed=seed)
+    classroom.snippet(fold(f"conv = {made}", "dict"),
+                      f"# conv['half'], conv['naive'] ({n}, {n}) float64: the two grids",
+                      "# conv['converted_error'], conv['naive_error']: the numbers below")
+    c = st.columns(2)
+    c[0].metric("Rows of W_q, W_k permuted: largest score change", f"{conv['converted_error']:.1e}")
+    c[1].metric("Weights left as they are: largest score change", f"{conv['naive_error']:.2f}")
+    formula(r"W_q' = P\,W_q,\ W_k' = P\,W_k \;\Rightarrow")
+    formula(r"\mathrm{RoPE}_{\text{inter}}(W_q' x_m)\cdot\mathrm{RoPE}_{\text{inter}}(W_k' x_n) = "
+            r"\mathrm{RoPE}_{\text{half}}(W_q x_m)\cdot\mathrm{RoPE}_{\text{half}}(W_k x_n)")
+    notice("A layout is baked into the trained weights: the rows of W_q and W_k that the model learned to use as "
+           "partners must be the ones the rotation pairs up. Converting a checkpoint therefore permutes the rows "
+           "of W_q and W_k inside every head (transformers' script that converts Meta's Llama weights does exactly "
+           "this, row 2i to i and row 2i+1 to i + d/2). W_v and the output projection are untouched: values are "
+           "never rotated. Forget the permutation and the model still runs, with scores that mean nothing.")
+
+
+def partial_tab(page, dim: int, base: float) -> None:
+    with page.side:
+        fraction = controls.choice("Rotated fraction", "pct", [0.25, 0.5, 1.0], 0.25,
+                                   help="GPT-NeoX and Pythia: rotary_pct = 0.25. transformers calls it "
+                                        "partial_rotary_factor.")
+        layout = controls.choice("Layout", "layout", list(pc.ROPE_LAYOUTS), "half")
+        npos = controls.slider("Positions", "pos", 16, 1024, 128, step=16)
+    table = cos_table(npos, dim, float(base), float(fraction), layout)
+    r = table["rotary_dim"]
+    shade = [(r - 0.5, dim - 0.5, "pass-through: not rotated")] if r < dim else []
+    show(figures.heatmap(
+        table["cos"], title=f"cos(mθ) applied to each dimension: {r} of {dim} rotate ({layout})",
+        x_title="dimension", y_title="position m", value_name="cos", name="rope_partial", height=430,
+        shade_cols=shade, zrange=(-1.0, 1.0), hover_format=".3f",
+        alt=f"Over {npos} positions the first {r} dimensions oscillate with position; the remaining {dim - r} "
+            "stay at cos = 1, unrotated."))
+    made = classroom.call("rope_cos_table", npos, dim, float(base), partial_rotary_factor=float(fraction),
+                          layout=layout)
+    classroom.snippet(fold(f"table = {made}", "dict"), f"# table['cos'] ({npos}, {dim}) float32: the heatmap")
+    formula(r"r = \lfloor d \cdot \text{fraction} \rfloor = \lfloor $d \cdot $f \rfloor = $r,\qquad"
+            r"\theta_i = b^{-2i/r}\ (i < r/2)", d=dim, f=float(fraction), r=r)
+    notice("Only the first r dimensions are rotated; the rest of the head passes through unchanged, so those "
+           "dimensions give a position-free similarity of content. Note that θ_i uses r, not d, in the exponent: "
+           "with a quarter of the dimensions rotated, the frequencies span the same range with four times fewer "
+           "pairs. GPT-NeoX-20B rotates 24 of 96 dimensions; GPT-J 64 of 256 (interleaved); Phi-2 32 of 80.")
 
 
 @st.fragment
 def lesson():
-    c1, c2 = st.columns(2)
-    with c1:
+    page = stage()
+    with page.more:  # every tab uses them; each tab's own controls sit beside its figure
         dim = controls.select_slider("Head dimension d", "d", DIMS, 64, help="d/2 rotating pairs per head.")
-    with c2:
         base = controls.select_slider("Base (rope_theta)", "base", BASES, 10000, format_func=lambda b: f"{b:,}")
-
-    tab_layouts, tab_convert, tab_partial, tab_precision = sections(
+    tab_layouts, tab_convert, tab_partial, tab_precision = page.sections(
         ["Two layouts", "Converting a checkpoint", "Partial rotary", "Precision"])
-
     with guard():
         if tab_layouts.open:
             with tab_layouts:
-                check, pairs = layout_check(dim, float(base))
-
-                def layouts_reveal() -> str:
-                    return (f"Reordered by the fixed permutation π they differ by at most {check['with_perm']:.1e} "
-                            f"(rounding); applied to the same vector as it is, by up to {check['without_perm']:.2f}. "
-                            "The figure shows why: the two layouts put pair i in different dimensions.")
-
-                classroom.predict("rv_layouts", "Both layouts turn pair i by the same angle θ_i. Rotate one vector "
-                                  "with each layout: do the results agree?",
-                                  ["yes, exactly, as they are", "yes, once the dimensions are reordered",
-                                   "no, they can never agree"], 1, layouts_reveal)
-                show(figures.heatmap(
-                    [pairs["half"], pairs["interleaved"]], y=["half", "interleaved"],
-                    title="Which pair each dimension of a head belongs to", x_title="dimension",
-                    y_title="layout", value_name="pair index", name="rope_layout_pairs", height=260,
-                    hover_format=".0f",
-                    alt="Two rows of pair indices: the half layout counts 0 to d/2−1 twice, the interleaved "
-                        "layout repeats each index in two neighbouring dimensions."))
-                classroom.snippet(fold(f"check = {classroom.call('rope_layout_check', 8, dim, float(base))}", "dict"),
-                                  "# check['with_perm'], check['without_perm']: the two numbers below",
-                                  fold(f"pairs = {{layout: pc.rope_cos_table(1, {dim}, {float(base)!r}, layout=layout)"
-                                       f"['pair'] for layout in pc.ROPE_LAYOUTS}}", f"({dim},) each: the two rows"))
-                c = st.columns(2)
-                c[0].metric("max |RoPE_half(x)[perm] − RoPE_interleaved(x[perm])|", f"{check['with_perm']:.1e}")
-                c[1].metric("Same vector, other layout, no permutation", f"{check['without_perm']:.2f}")
-                perm = ", ".join(str(v) for v in check["perm"][:8])
-                formula(r"x^{\text{interleaved}} = x^{\text{half}}[\pi],\quad \pi = ($perm,\dots),\qquad"
-                        r"\mathrm{RoPE}_{\text{interleaved}}(x[\pi]) = \mathrm{RoPE}_{\text{half}}(x)[\pi]",
-                        perm=perm)
-                notice("The half layout (transformers' `rotate_half`, GPT-NeoX) pairs dimension i with i + d/2; "
-                       "the interleaved layout (Meta's Llama code, GPT-J, RoFormer) pairs 2i with 2i+1. Pair i "
-                       "turns at the same speed θ_i in both. Reorder the dimensions with the fixed permutation π "
-                       "and the two agree exactly (the first number is zero, or rounding); apply the other layout "
-                       "without reordering and the result is simply different.")
-
+                layouts_tab(dim, base)
         if tab_convert.open:
             with tab_convert:
-                t1, t2 = st.columns([3, 1])
-                with t1:
-                    n = controls.slider("Positions", "n", 8, 256, 48, step=8)
-                with t2:
-                    seed = controls.number("Random seed", "seed", 0, 9999, 0,
-                                           help="Draws the token vectors and the weights W_q, W_k.")
-                conv = conversion(n, dim, float(base), seed)
-                left, right = st.columns(2)
-                with left:
-                    show(figures.heatmap(
-                        conv["half"], title="Trained in half layout: scores", x_title="key position",
-                        y_title="query position", value_name="score", name="rope_convert_original", height=400,
-                        alt="Attention scores of one head of a model that uses the half layout."))
-                with right:
-                    show(figures.heatmap(
-                        conv["naive"], title="Same weights, interleaved rotation: scores", x_title="key position",
-                        y_title="query position", value_name="score", name="rope_convert_naive", height=400,
-                        alt="The same head run with the interleaved layout without permuting its weights: a "
-                            "different score pattern."))
-                made = classroom.call("rope_conversion_scores", n, dim, float(base), seed=seed)
-                classroom.snippet(fold(f"conv = {made}", "dict"),
-                                  f"# conv['half'], conv['naive'] ({n}, {n}) float64: the two grids",
-                                  "# conv['converted_error'], conv['naive_error']: the numbers below")
-                c = st.columns(2)
-                c[0].metric("Rows of W_q, W_k permuted: largest score change", f"{conv['converted_error']:.1e}")
-                c[1].metric("Weights left as they are: largest score change", f"{conv['naive_error']:.2f}")
-                formula(r"W_q' = P\,W_q,\ W_k' = P\,W_k \;\Rightarrow\; "
-                        r"\mathrm{RoPE}_{\text{inter}}(W_q' x_m)\cdot\mathrm{RoPE}_{\text{inter}}(W_k' x_n) = "
-                        r"\mathrm{RoPE}_{\text{half}}(W_q x_m)\cdot\mathrm{RoPE}_{\text{half}}(W_k x_n)")
-                notice("A layout is baked into the trained weights: the rows of W_q and W_k that the model learned "
-                       "to use as partners must be the ones the rotation pairs up. Converting a checkpoint therefore "
-                       "permutes the rows of W_q and W_k inside every head (transformers' script that converts "
-                       "Meta's Llama weights does exactly this, row 2i to i and row 2i+1 to i + d/2). W_v and the "
-                       "output projection are untouched: values are never rotated. Forget the permutation and the "
-                       "model still runs, with scores that mean nothing.")
-
+                convert_tab(page, dim, base)
         if tab_partial.open:
             with tab_partial:
-                t1, t2, t3 = st.columns([2, 2, 2])
-                with t1:
-                    fraction = controls.choice("Rotated fraction", "pct", [0.25, 0.5, 1.0], 0.25,
-                                               help="GPT-NeoX and Pythia: rotary_pct = 0.25. transformers calls "
-                                                    "it partial_rotary_factor.")
-                with t2:
-                    layout = controls.choice("Layout", "layout", list(pc.ROPE_LAYOUTS), "half")
-                with t3:
-                    npos = controls.slider("Positions", "pos", 16, 1024, 128, step=16)
-                table = cos_table(npos, dim, float(base), float(fraction), layout)
-                r = table["rotary_dim"]
-                shade = [(r - 0.5, dim - 0.5, "pass-through: not rotated")] if r < dim else []
-                show(figures.heatmap(
-                    table["cos"], title=f"cos(mθ) applied to each dimension: {r} of {dim} rotate ({layout})",
-                    x_title="dimension", y_title="position m", value_name="cos", name="rope_partial", height=430,
-                    shade_cols=shade, zrange=(-1.0, 1.0), hover_format=".3f",
-                    alt=f"The first {r} dimensions oscillate with position; the remaining {dim - r} stay at "
-                        "cos = 1, unrotated."))
-                made = classroom.call("rope_cos_table", npos, dim, float(base), partial_rotary_factor=float(fraction),
-                                      layout=layout)
-                classroom.snippet(fold(f"table = {made}", "dict"),
-                                  f"# table['cos'] ({npos}, {dim}) float32: the heatmap")
-                formula(r"r = \lfloor d \cdot \text{fraction} \rfloor = \lfloor $d \cdot $f \rfloor = $r,\qquad"
-                        r"\theta_i = b^{-2i/r}\ (i < r/2)", d=dim, f=float(fraction), r=r)
-                notice("Only the first r dimensions are rotated; the rest of the head passes through unchanged, so "
-                       "those dimensions give a position-free similarity of content. Note that θ_i uses r, not d, "
-                       "in the exponent: with a quarter of the dimensions rotated, the frequencies span the same "
-                       "range with four times fewer pairs. GPT-NeoX-20B rotates 24 of 96 dimensions; GPT-J 64 of "
-                       "256 (interleaved); Phi-2 32 of 80.")
-
+                partial_tab(page, dim, base)
         if tab_precision.open:
             with tab_precision:
-                rope_views.precision_section(dim, base)
+                rope_views.precision_section(dim, base, page.side)
+
 
 lesson()
+why(WHY)
 source(pc.half_to_interleaved_permutation, pc.half_rows_to_interleaved, pc.rope_cos_table, pc.round_to_dtype,
        pc.rope_angle_error_curve, pc.rope_float32_pow_difference)

@@ -1,7 +1,7 @@
 import streamlit as st
 
 import posenc_core as pc
-from page_kit import classroom, controls, figures, formula, guard, header, notice, sections, show, source
+from page_kit import classroom, controls, figures, formula, guard, header, notice, show, source, stage, why
 from page_kit.code_lines import fold
 
 TWINS = {"matched": "waves matched to the bits", "paper": "the paper's sin/cos table"}
@@ -20,104 +20,119 @@ def column(bit: int, periods: int):
     return pc.binary_column_curve(bit, periods)
 
 
-header(
-    "The binary analogy",
-    "Write the position in binary and read the bits as columns. The lowest bit flips at every step, the next "
-    "every two steps, the next every four: each column alternates half as fast as the one before. A row of "
-    "bits is a unique code for its position. The sinusoidal encoding keeps this idea of fast and slow "
-    "columns, but replaces the hard flips with smooth waves."
-)
+header("The binary analogy",
+       "Write each position in binary and read the bits as columns: each column alternates half as fast as the "
+       "one before, the rhythm the sinusoidal encoding smooths into waves.")
+WHY = ("Write the position in binary and read the bits as columns. The lowest bit flips at every step, the next "
+       "every two steps, the next every four: each column alternates half as fast as the one before. A row of "
+       "bits is a unique code for its position. The sinusoidal encoding keeps this idea of fast and slow "
+       "columns, but replaces the hard flips with smooth waves.")
+
+
+def bits_chart(codes, bits: int, n: int) -> None:
+    show(figures.heatmap(
+        codes, title=f"Bits of the position ({bits} bits)", x_title="bit k (0 = lowest)", y_title="position",
+        value_name="bit", signed=False, zrange=(0, 1), height=440, name="binary_bits",
+        alt=f"Heatmap of the {bits}-bit code of positions 0 to {n - 1}: column 0 flips every row, each next "
+            f"column half as often; column {bits - 1} flips every {2 ** (bits - 1)} rows."))
+
+
+def twin_chart(waves, bits: int, n: int, twin: str) -> None:
+    title = ("Smooth twins: cos(pi (p - (2^k - 1)/2) / 2^k)" if twin == "matched"
+             else f"Sinusoidal sines, d = {2 * bits}, base 10,000")
+    show(figures.heatmap(
+        waves, title=title, x_title="column k", y_title="position", value_name="value", signed=True, height=440,
+        name="binary_waves",
+        alt=f"Heatmap of {bits} columns of smooth waves over positions 0 to {n - 1} ({TWINS[twin]}), slowing "
+            "down from left to right like the bits."))
+    classroom.snippet(fold(f"codes = {classroom.call('binary_codes', n, bits)}", f"({n}, {bits}) int8: left"),
+                      fold(f"waves = pc.binary_waves(range({n}), {bits})", f"({n}, {bits}) float64: right")
+                      if twin == "matched" else
+                      fold(f"waves = pc.sinusoidal({n}, {2 * bits}, layout='concat')[:, :{bits}]",
+                           f"({n}, {bits}) float32: the sines, right"))
+
+
+def table_tab(page, bits: int, n: int) -> None:
+    with page.side:
+        twin = controls.choice("Next to the bits", "twin", list(TWINS), "matched", format_func=TWINS.get)
+    codes, waves = bits_and_twin(n, bits, twin)
+    cycle = pc.binary_codes(2 ** bits + 1, bits)  # one full cycle and the row that starts the next
+
+    def repeat_reveal() -> str:
+        read = "".join(str(b) for b in cycle[-1][::-1])
+        where = (f"You can see the pattern restart in the bits at row {len(cycle) - 1}." if n >= len(cycle)
+                 else f"Raise Positions above {len(cycle) - 1} to see the pattern restart.")
+        return (f"The slowest column, bit {bits - 1}, flips every {2 ** (bits - 1)} positions, so row "
+                f"{len(cycle) - 1} reads {read} (highest bit first), the same bits as row 0: "
+                f"{bits} bits only tell {len(cycle) - 1} positions apart. {where}")
+
+    left, right = st.columns(2)
+    with left:
+        bits_chart(codes, bits, n)
+    with right, classroom.predict("binary_repeat", f"With {bits} bits, after how many positions does the whole "
+                                  "bit pattern start over?",
+                                  ["after bits positions", "after 2 × bits positions", "after 2^bits positions",
+                                   "never: each row is unique"], 2, repeat_reveal):
+        twin_chart(waves, bits, n, twin)
+        if twin == "matched":
+            # three short formulas rather than one long row: they sit in half the page's width
+            formula(r"\mathrm{bit}_k(p) = \left\lfloor p / 2^k \right\rfloor \bmod 2")
+            formula(r"\operatorname{sign}\cos\!\Big(\frac{\pi\,(p - (2^k-1)/2)}{2^k}\Big) = 1 - 2\,"
+                    r"\mathrm{bit}_k(p)")
+            formula(r"\text{period of column } $last = 2^{$bits} = $period", last=bits - 1, bits=bits,
+                    period=2 ** bits)
+            notice("Both tables have the same rhythm: column k repeats every 2^(k+1) positions. Round each wave to "
+                   "its sign and you get the bit back exactly (the wave is negative where the bit is 1, positive "
+                   "where it is 0). But the waves take every value between -1 and 1, change gradually from one "
+                   "row to the next, and are defined between whole positions; bits jump. "
+                   + (f"With {bits} bits the code repeats after {2 ** bits} positions, which you can see as the "
+                      "pattern restarting." if n > 2 ** bits else ""))
+        else:
+            wavelengths = pc.sinusoidal_wavelengths(2 * bits, 10000)
+            formula(r"PE_{(p,\,k)} = \sin\!\big(p\cdot 10000^{-2k/$d}\big),\quad k < $bits", d=2 * bits, bits=bits)
+            notice("The paper's columns also slow down from left to right, but by a factor of "
+                   f"10000^(2/{2 * bits}) = {wavelengths[1] / wavelengths[0]:.2f} per column instead of 2, so a "
+                   "few columns cover a very long range. Only the sines are shown; each has a cosine partner, "
+                   "which is what makes shifting a position a rotation.")
+
+
+def column_tab(page, bits: int) -> None:
+    with page.side:
+        k = controls.slider("Bit k", "k", 0, bits - 1, min(2, bits - 1))
+    xs, col = column(k, 2)
+    show(figures.lines(
+        xs, {f"1 - 2 bit_{k}(p)": col["signed"], f"smooth twin of bit {k}": col["wave"]},
+        title=f"Bit {k} against its wave over two periods ({2 ** (k + 1)} positions each)",
+        x_title="position p (fractional positions allowed)", y_title="value", name="binary_column",
+        alt=f"A square wave stepping between 1 and -1 every {2 ** k} positions and a cosine with the same period "
+            f"of {2 ** (k + 1)} positions passing smoothly through it."))
+    classroom.snippet(fold(f"xs, col = {classroom.call('binary_column_curve', k, 2)}", "xs (801,) positions"),
+                      "# col['signed'] and col['wave'] (801,): the two curves")
+    formula(r"\text{period} = 2^{k+1} = $period\ \text{positions},\qquad "
+            r"\text{wave}_k(p) = \cos\!\Big(\frac{\pi\,(p - $shift)}{$half}\Big)",
+            period=2 ** (k + 1), shift=(2 ** k - 1) / 2, half=2 ** k)
+    notice("The square wave is the bit (scaled to ±1): flat, then a jump. The cosine crosses zero exactly between "
+           "the jumps' neighbours and changes a little at every step. A network copes far better with that: "
+           "nearby positions get nearby codes, the values stay bounded, and, with a sine beside each cosine, "
+           "moving by k positions is the same rotation everywhere.")
 
 
 @st.fragment
 def lesson():
-    c1, c2 = st.columns(2)
-    with c1:
+    page = stage(more_label=None)  # every control here drives the figure beside it
+    with page.side:
         bits = controls.slider("Bits", "bits", 2, 10, 6, help="Columns of the binary code.")
-    with c2:
         n = controls.slider("Positions", "n", 8, 1024, 64, step=8, help="Rows: positions 0 to n-1.")
-    tab_table, tab_column = sections(["Bits next to waves", "One column up close"])
-
+    tab_table, tab_column = page.sections(["Bits next to waves", "One column up close"])
     with guard():
         if tab_table.open:
             with tab_table:
-                twin = controls.choice("Next to the bits", "twin", list(TWINS), "matched", format_func=TWINS.get)
-                codes, waves = bits_and_twin(n, bits, twin)
-                cycle = pc.binary_codes(2 ** bits + 1, bits)  # one full cycle and the row that starts the next
-
-                def repeat_reveal() -> str:
-                    read = "".join(str(b) for b in cycle[-1][::-1])
-                    where = (f"You can see the pattern restart below at row {len(cycle) - 1}." if n >= len(cycle)
-                             else f"Raise Positions above {len(cycle) - 1} to see the pattern restart.")
-                    return (f"The slowest column, bit {bits - 1}, flips every {2 ** (bits - 1)} positions, so row "
-                            f"{len(cycle) - 1} reads {read} (highest bit first), the same bits as row 0: "
-                            f"{bits} bits only tell {len(cycle) - 1} positions apart. {where}")
-
-                classroom.predict("binary_repeat", f"With {bits} bits, after how many positions does the whole "
-                                  "bit pattern start over?",
-                                  ["after bits positions", "after 2 × bits positions", "after 2^bits positions",
-                                   "never: each row is unique"], 2, repeat_reveal)
-                left, right = st.columns(2)
-                with left:
-                    show(figures.heatmap(
-                        codes, title=f"Bits of the position ({bits} bits)", x_title="bit k (0 = lowest)",
-                        y_title="position", value_name="bit", signed=False, zrange=(0, 1), height=440,
-                        name="binary_bits",
-                        alt="Heatmap of the binary code: column 0 flips every row, each next column half as often."))
-                with right:
-                    title = ("Smooth twins: cos(pi (p - (2^k - 1)/2) / 2^k)" if twin == "matched"
-                             else f"Sinusoidal sines, d = {2 * bits}, base 10,000")
-                    show(figures.heatmap(
-                        waves, title=title, x_title="column k", y_title="position", value_name="value",
-                        signed=True, height=440, name="binary_waves",
-                        alt="Heatmap of smooth waves whose columns slow down from left to right, like the bits."))
-                classroom.snippet(fold(f"codes = {classroom.call('binary_codes', n, bits)}",
-                                       f"({n}, {bits}) int8: left"),
-                                  fold(f"waves = pc.binary_waves(range({n}), {bits})", f"({n}, {bits}) float64: right")
-                                  if twin == "matched" else
-                                  fold(f"waves = pc.sinusoidal({n}, {2 * bits}, layout='concat')[:, :{bits}]",
-                                       f"({n}, {bits}) float32: the sines, right"))
-                if twin == "matched":
-                    formula(r"\mathrm{bit}_k(p) = \left\lfloor p / 2^k \right\rfloor \bmod 2,\qquad "
-                            r"\operatorname{sign}\cos\!\Big(\frac{\pi\,(p - (2^k-1)/2)}{2^k}\Big) = 1 - 2\,"
-                            r"\mathrm{bit}_k(p),\qquad \text{period of column } $last = 2^{$bits} = $period",
-                            last=bits - 1, bits=bits, period=2 ** bits)
-                    notice("Both tables have the same rhythm: column k repeats every 2^(k+1) positions. Round each "
-                           "wave to its sign and you get the bit back exactly (blue where the bit is 1). But the "
-                           "waves take every value between -1 and 1, change gradually from one row to the next, "
-                           "and are defined between whole positions; bits jump. "
-                           + (f"With {bits} bits the code repeats after {2 ** bits} positions, which you can see "
-                              "as the pattern restarting." if n > 2 ** bits else ""))
-                else:
-                    formula(r"PE_{(p,\,k)} = \sin\!\big(p\cdot 10000^{-2k/$d}\big),\quad k < $bits",
-                            d=2 * bits, bits=bits)
-                    notice("The paper's columns also slow down from left to right, but by a factor of "
-                           f"10000^(2/{2 * bits}) = {10000 ** (2 / (2 * bits)):.2f} per column instead of 2, so a "
-                           "few columns cover a very long range. Only the sines are shown; each has a cosine "
-                           "partner, which is what makes shifting a position a rotation.")
-
+                table_tab(page, bits, n)
         if tab_column.open:
             with tab_column:
-                k = controls.slider("Bit k", "k", 0, bits - 1, min(2, bits - 1))
-                xs, col = column(k, 2)
-                show(figures.lines(
-                    xs, {f"1 - 2 bit_{k}(p)": col["signed"], f"smooth twin of bit {k}": col["wave"]},
-                    title=f"Bit {k} against its wave over two periods ({2 ** (k + 1)} positions each)",
-                    x_title="position p (fractional positions allowed)", y_title="value", name="binary_column",
-                    alt="A square wave stepping between 1 and -1 and a cosine with the same period passing "
-                        "smoothly through it."))
-                classroom.snippet(fold(f"xs, col = {classroom.call('binary_column_curve', k, 2)}",
-                                       "xs (801,) positions"),
-                                  "# col['signed'] and col['wave'] (801,): the two curves")
-                formula(r"\text{period} = 2^{k+1} = $period\ \text{positions},\qquad "
-                        r"\text{wave}_k(p) = \cos\!\Big(\frac{\pi\,(p - $shift)}{$half}\Big)",
-                        period=2 ** (k + 1), shift=(2 ** k - 1) / 2, half=2 ** k)
-                notice("The square wave is the bit (scaled to ±1): flat, then a jump. The cosine crosses zero "
-                       "exactly between the jumps' neighbours and changes a little at every step. A network "
-                       "copes far better with that: nearby positions get nearby codes, the values stay bounded, "
-                       "and, with a sine beside each cosine, moving by k positions is the same rotation "
-                       "everywhere.")
+                column_tab(page, bits)
 
 
 lesson()
+why(WHY)
 source(pc.binary_codes, pc.binary_waves, pc.binary_column)

@@ -1,10 +1,11 @@
 import streamlit as st
 
 import posenc_core as pc
-from page_kit import classroom, controls, figures, formula, guard, header, notice, sections, show, source
+from page_kit import classroom, controls, figures, formula, guard, header, notice, show, source, stage, why
 from page_kit.code_lines import fold
 
 KINDS = ("integer", "fraction", "sinusoidal")
+ORDERS = ["same", "shorter", "longer", "missing"]  # pc.fraction_code_order's answers, in the options' order
 
 
 @st.cache_data(max_entries=32, show_spinner=False)
@@ -22,112 +23,114 @@ def fractions(short: int, long: int):
     return pc.fraction_codes([short, long])
 
 
-header(
-    "Naive position codes",
-    "If attention cannot see order, why not just tell it the position? The two obvious ways are to add the "
-    "position number itself, or the position divided by the sequence length, to every channel of the token "
-    "embedding. Both carry the information, and both break something the model needs, as the figures show."
-)
+header("Naive position codes",
+       "Add the position number to every channel, or the position divided by the length: both carry the order, "
+       "and both break something the model needs.")
+WHY = ("If attention cannot see order, why not just tell it the position? The two obvious ways are to add the "
+       "position number itself, or the position divided by the sequence length, to every channel of the token "
+       "embedding. Both carry the information, and both break something the model needs, as the figures show.")
+
+
+def integer_tab(page) -> None:
+    with page.side:
+        n = controls.slider("Sequence length n", "n", 8, 2048, 256, step=8)
+        dim = controls.slider("Embedding width d", "d", 2, 256, 32, step=2)
+    r = ratios(n, dim)
+    last = float(r["integer"][-1])
+
+    def width_reveal() -> str:
+        wider = pc.naive_norm_ratio(n, "integer", 2 * dim)
+        return (f"At position {n - 1} the ratio is {last:,.2f} with d = {dim} and {wider[-1]:,.2f} with "
+                f"d = {2 * dim}: the code p·1 and the word both grow like √d, so the width cancels and the ratio "
+                "is p itself.")
+
+    show(figures.lines(
+        range(1, n), {"integer p": r["integer"][1:], "fraction p / n": r["fraction"][1:],
+                      "sinusoidal (for comparison)": r["sinusoidal"][1:]},
+        title="How much bigger the position code is than the word it is added to",
+        x_title="position p", y_title="||code|| / ||token embedding||", log_y=True,
+        hlines=[(1.0, "equal size")], name="naive_norm_ratio", dashed=["sinusoidal (for comparison)"],
+        alt=f"Log-scale lines over positions 1 to {n - 1}: the integer code's norm ratio grows with the "
+            f"position to {last:,.0f}, the fraction stays below 1, the sinusoidal code stays at "
+            f"{float(r['sinusoidal'][-1]):.2f}."))
+    classroom.snippet(fold(f"ratio = {{kind: pc.naive_norm_ratio({n}, kind, {dim}) for kind in {KINDS!r}}}",
+                           f"({n},) each: ||code|| / ||token||, the curves from position 1"))
+    with classroom.predict("naive_width", f"Double the embedding width from d = {dim} to {2 * dim}. What happens "
+                           f"to the integer code's size relative to the word at position {n - 1}?",
+                           ["it doubles", "it grows by √2", "it stays the same", "it halves"], 2, width_reveal):
+        formula(r"\frac{\lVert p\,\mathbf{1}_d\rVert}{\lVert x\rVert} \approx \frac{p\sqrt{d}}{\sqrt{d}} = p"
+                r"\quad\Rightarrow\quad p = $last:\ \text{ratio } $ratio", last=n - 1, ratio=last)
+        notice("Token embeddings here have entries of size about 1, so a word's vector has length about √d. The "
+               "integer code adds p to every channel, so from position 2 on the position outweighs the word, and "
+               f"at position {n - 1} it is {n - 1:,} times larger. Gradients through such inputs are badly scaled, "
+               "and the model never saw a position larger than its training length. The width d cancels out of "
+               "the ratio.")
+    rows = min(n, 128)
+    parts = inputs(rows, dim)
+    show(figures.small_multiples(
+        [parts["token"], parts["sum"]], ["token embeddings", "token + integer position"],
+        title="The words, before and after the integer is added (one colour scale)", cols=2,
+        x_title="channel", y_title="position", value_name="value", cell_px=320, name="naive_inputs",
+        alt=f"Two heatmaps of {rows} positions by {dim} channels sharing a colour scale: the token embeddings "
+            "look like faint noise; after adding the integer position, rows form a smooth ramp and the words "
+            "vanish."))
+    classroom.snippet(fold(f"parts = {classroom.call('naive_inputs', rows, dim, 'integer')}",
+                           f"({rows}, {dim}) each: parts['token'], parts['sum'], the panels"))
+    notice("On a shared colour scale the word information is a faint speckle next to the ramp the position adds: "
+           "the first layer would mostly see 'how far along', barely 'which word'.")
+
+
+def fraction_tab(page) -> None:
+    with page.side:
+        short = controls.slider("Short sequence length", "short", 2, 64, 10)
+        long = controls.slider("Long sequence length", "long", 2, 256, 20)
+        p = controls.slider("Position p", "p", 0, max(short, long) - 1, min(5, max(short, long) - 1))
+    table = fractions(short, long)
+    codes = [(short, float(table[0, p])), (long, float(table[1, p]))]  # NaN: no position p there
+    (_, a), (_, b) = codes
+
+    def fraction_reveal() -> str:
+        said = ", ".join(f"{p}/{length} = {code:.4f}" if code == code else f"a sequence of {length} has no "
+                         f"position {p}" for length, code in codes)
+        return f"{said}: the code of a position depends on the length of the sequence around it."
+
+    with classroom.predict("naive_fraction", f"Position {p} in a sequence of {short} words and in one of {long}: "
+                           "how do its two codes p / L compare?",
+                           ["they are the same", "larger in the shorter sequence", "larger in the longer sequence",
+                            "one sequence has no such position"],
+                           ORDERS.index(pc.fraction_code_order(short, long, p)), fraction_reveal):
+        show(figures.lines(
+            range(table.shape[1]), {f"length {short}": table[0], f"length {long}": table[1]},
+            title="p / length for two sequence lengths", x_title="position p", y_title="code p / length",
+            markers=True, vlines=[(p, f"p = {p}")], hlines=[(0.5, "code 0.5")], name="naive_fraction",
+            alt=f"Two lines of markers for lengths {short} and {long}: the shorter sequence's codes climb faster; "
+                f"at position {p} the codes are {a:.4f} and {b:.4f} (nan: no such position)."))
+        classroom.snippet(fold(f"table = {classroom.call('fraction_codes', [short, long])}",
+                               f"(2, {max(short, long)}): p / L, NaN past the end"))
+        st.dataframe({"sequence length": [short, long], f"code of position {p}": table[:, p]},
+                     hide_index=True, width="content",
+                     column_config={f"code of position {p}": st.column_config.NumberColumn(format="%.4f")})
+        formula(r"\mathrm{code}(p) = \frac{p}{L}:\quad \frac{$p}{$short} = $a,\qquad \frac{$p}{$long} = $b",
+                p=p, short=short, long=long, a=a, b=b)
+        notice("The same position gets a different code in sequences of different lengths, and the same code "
+               "(0.5) means a different position in each: the middle of one sentence and the middle of another. "
+               "The step between neighbours is 1/L, so 'the next word' has no fixed meaning either. An empty "
+               "cell means the sequence has no such position.")
 
 
 @st.fragment
 def lesson():
-    tab_int, tab_frac = sections(["Add the integer", "Divide by the length"])
-
+    page = stage(more_label=None)  # every control here drives the figure beside it
+    tab_int, tab_frac = page.sections(["Add the integer", "Divide by the length"])
     with guard():
         if tab_int.open:
             with tab_int:
-                c1, c2 = st.columns(2)
-                with c1:
-                    n = controls.slider("Sequence length n", "n", 8, 2048, 256, step=8)
-                with c2:
-                    dim = controls.slider("Embedding width d", "d", 2, 256, 32, step=2)
-                r = ratios(n, dim)
-
-                def width_reveal() -> str:
-                    wider = pc.naive_norm_ratio(n, "integer", 2 * dim)
-                    return (f"At position {n - 1} the ratio is {r['integer'][-1]:,.2f} with d = {dim} and "
-                            f"{wider[-1]:,.2f} with d = {2 * dim}: the code p·1 and the word both grow like √d, "
-                            "so the width cancels and the ratio is p itself.")
-
-                classroom.predict("naive_width", f"Double the embedding width from d = {dim} to {2 * dim}. What "
-                                  f"happens to the integer code's size relative to the word at position {n - 1}?",
-                                  ["it doubles", "it grows by √2", "it stays the same", "it halves"], 2,
-                                  width_reveal)
-                show(figures.lines(
-                    range(1, n), {"integer p": r["integer"][1:], "fraction p / n": r["fraction"][1:],
-                                  "sinusoidal (for comparison)": r["sinusoidal"][1:]},
-                    title="How much bigger the position code is than the word it is added to",
-                    x_title="position p", y_title="||code|| / ||token embedding||", log_y=True,
-                    hlines=[(1.0, "equal size")], name="naive_norm_ratio", dashed=["sinusoidal (for comparison)"],
-                    alt="Log-scale lines: the integer code's norm ratio grows linearly with position, the "
-                        "fraction stays below 1, the sinusoidal code stays at 0.71."))
-                classroom.snippet(fold(f"ratio = {{kind: pc.naive_norm_ratio({n}, kind, {dim}) for kind in {KINDS!r}}}",
-                                       f"({n},) each: ||code|| / ||token||, the curves from position 1"))
-                formula(r"\frac{\lVert p\,\mathbf{1}_d\rVert}{\lVert x\rVert} \approx \frac{p\sqrt{d}}{\sqrt{d}} = p"
-                        r"\quad\Rightarrow\quad p = $last:\ \text{ratio } $ratio",
-                        last=n - 1, ratio=float(r["integer"][-1]))
-                notice("Token embeddings here have entries of size about 1, so a word's vector has length about "
-                       "√d. The integer code adds p to every channel, so from position 2 on the position outweighs "
-                       f"the word, and at position {n - 1} it is {n - 1:,} times larger. Gradients through such "
-                       "inputs are badly scaled, and the model never saw a position larger than its training "
-                       "length. The width d cancels out of the ratio.")
-                parts = inputs(min(n, 128), dim)
-                show(figures.small_multiples(
-                    [parts["token"], parts["sum"]], ["token embeddings", "token + integer position"],
-                    title="The words, before and after the integer is added (one colour scale)", cols=2,
-                    x_title="channel", y_title="position", value_name="value", cell_px=320,
-                    name="naive_inputs",
-                    alt="Two heatmaps sharing a colour scale: the token embeddings look like faint noise; after "
-                        "adding the integer position, rows form a smooth gradient and the words vanish."))
-                classroom.snippet(fold(f"parts = {classroom.call('naive_inputs', min(n, 128), dim, 'integer')}",
-                                       f"({min(n, 128)}, {dim}) each: parts['token'], parts['sum'], the panels"))
-                notice("On a shared colour scale the word information is a faint speckle next to the ramp the "
-                       "position adds: the first layer would mostly see 'how far along', barely 'which word'.")
-
+                integer_tab(page)
         if tab_frac.open:
             with tab_frac:
-                c1, c2, c3 = st.columns(3)
-                with c1:
-                    short = controls.slider("Short sequence length", "short", 2, 64, 10)
-                with c2:
-                    long = controls.slider("Long sequence length", "long", 2, 256, 20)
-                with c3:
-                    p = controls.slider("Position p", "p", 0, max(short, long) - 1, min(5, max(short, long) - 1))
-                table = fractions(short, long)
-                codes = [(short, float(table[0, p])), (long, float(table[1, p]))]  # NaN: no position p there
-
-                def fraction_reveal() -> str:
-                    said = ", ".join(f"{p}/{length} = {code:.4f}" if code == code else f"a sequence of {length} "
-                                     f"has no position {p}" for length, code in codes)
-                    return f"{said}: the code of a position depends on the length of the sequence around it."
-
-                (_, a), (_, b) = codes
-                missing = a != a or b != b  # NaN != NaN
-                shorter_larger = (a > b) == (short < long)
-                classroom.predict("naive_fraction", f"Position {p} in a sequence of {short} words and in one of "
-                                  f"{long}: how do its two codes p / L compare?",
-                                  ["they are the same", "larger in the shorter sequence",
-                                   "larger in the longer sequence", "one sequence has no such position"],
-                                  3 if missing else 0 if a == b else 1 if shorter_larger else 2, fraction_reveal)
-                show(figures.lines(
-                    range(table.shape[1]), {f"length {short}": table[0], f"length {long}": table[1]},
-                    title="p / length for two sequence lengths", x_title="position p", y_title="code p / length",
-                    markers=True, vlines=[(p, f"p = {p}")], hlines=[(0.5, "code 0.5")], name="naive_fraction",
-                    alt="Two lines of markers: the shorter sequence's codes climb faster; at the same position the "
-                        "two codes differ."))
-                classroom.snippet(fold(f"table = {classroom.call('fraction_codes', [short, long])}",
-                                       f"(2, {max(short, long)}): p / L, NaN past the end"))
-                st.dataframe({"sequence length": [short, long], f"code of position {p}": table[:, p]},
-                             hide_index=True, width="content",
-                             column_config={f"code of position {p}": st.column_config.NumberColumn(format="%.4f")})
-                formula(r"\mathrm{code}(p) = \frac{p}{L}:\quad \frac{$p}{$short} = $a,\qquad \frac{$p}{$long} = $b",
-                        p=p, short=short, long=long, a=a, b=b)
-                notice("The same position gets a different code in sequences of different lengths, and the same "
-                       "code (0.5) means a different position in each: the middle of one sentence and the middle "
-                       "of another. The step between neighbours is 1/L, so 'the next word' has no fixed meaning "
-                       "either. An empty cell means the sequence has no such position.")
+                fraction_tab(page)
 
 
 lesson()
+why(WHY)
 source(pc.naive_codes, pc.naive_norm_ratio, pc.fraction_codes)
