@@ -93,7 +93,7 @@ def stage(more_label: str | None = "More settings") -> Stage:
 
 def why(text: str, label: str = "Why this matters") -> None:
     """The longer intuition of a lesson, under its figure (a picture-first page opens on the figure)."""
-    st.markdown(f"#### {label}")
+    st.markdown(f"## {label}")  # h2 under the page title: a screen reader's outline skips no level
     st.markdown(text)
 
 
