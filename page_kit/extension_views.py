@@ -23,9 +23,17 @@ BASES = [10000, 500000, 1000000]
 HEAD_DIMS = [32, 64, 96, 128, 256]
 
 
-def context_controls(default_factor: float) -> tuple[int, float, int, int]:
-    """The shared L, s, base and head_dim sliders of the long-context pages (same keys, so links carry over)."""
-    c1, c2, c3, c4 = st.columns(4)
+def context_controls(default_factor: float, page=None) -> tuple[int, float, int, int]:
+    """The shared L, s, base and head_dim sliders of the long-context pages (same keys, so links carry over).
+
+    With ``page`` (a ``lesson.stage()``) L and s sit beside the figure and base and head_dim under
+    "More settings"; without it the four share one row.
+    """
+    if page is None:
+        c1, c2, c3, c4 = st.columns(4)
+    else:
+        c1 = c2 = page.side
+        c3 = c4 = page.more
     with c1:
         original = controls.select_slider("Training context L", "L", CONTEXTS, 4096, format_func=lambda v: f"{v:,}")
     with c2:
