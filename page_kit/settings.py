@@ -44,6 +44,8 @@ GLOBAL_CSS = """
 <style>
 /* classroom.predict: the part that answers a question stays hidden until the question is answered */
 [class*="st-key-answer_hidden_"] { display: none !important; }
+/* lesson.stage: a lesson whose controls all sit beside the figure has nothing under "More settings": no empty fold */
+.st-key-stage_more:not(:has([data-testid="stElementContainer"])) { display: none; }
 /* A display formula wider than its box scrolls sideways, and says so: a shadow on the side where more of it
    hides (the cover gradients scroll with the formula, the shadows stay with the box, so a shadow shows only
    while something is hidden on its side). KaTeX cannot break a display formula into lines. */
