@@ -34,8 +34,7 @@ def curves(head_dim: int, base: float, fraction: float, context: int):
 
 
 header("Fewer frequencies: partial, p-RoPE, proportional",
-       "Many models rotate only part of each head. Same fraction, different frequencies: partial rotary keeps a "
-       "whole spectrum on a block, p-RoPE and Gemma 4's proportional keep only RoPE's fastest pairs.")
+       "Many models rotate only part of each head: the same fraction, different frequencies.")
 WHY = ("Many models rotate only part of each head. GPT-NeoX (`rotary_pct`), GLM-4.5 and Qwen3.5 "
        "(`partial_rotary_factor`) give the first dimensions a complete RoPE of their own. Barbero et al. (2025, "
        "\"Round and round we go! What makes Rotary Positional Encodings useful?\") argue that RoPE's slowest pairs "

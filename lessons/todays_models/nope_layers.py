@@ -51,8 +51,8 @@ def scout_rows():
 
 
 header("Layers without positions, and query temperature",
-       "Some 2025 models leave whole attention layers without positions (NoPE). With more and more keys such a "
-       "layer's softmax spreads thin, and a query temperature that grows with log position pushes back.")
+       "Some layers have no positions at all (NoPE); a query temperature keeps their attention from spreading "
+       "thin far away.")
 WHY = ("Several 2025 models leave some attention layers without any position encoding (NoPE): Llama 4 and "
        "SmolLM3 skip RoPE in every fourth layer, Cohere2 and EXAONE 4 rotate only in their sliding-window layers. "
        "A NoPE layer matches content anywhere in the context, but with more and more keys its softmax spreads "
