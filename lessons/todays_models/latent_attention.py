@@ -26,8 +26,8 @@ def scores(preset: str, heads: int, tokens: int, start: int, seed: int, interlea
 
 
 header("Latent attention's shared rotated key",
-       "Multi-head latent attention (MLA) caches one compressed vector per token, so it rotates a separate small "
-       "slice: every score is a content term plus a position term from one rotated key shared by all heads.")
+       "Latent attention rotates one small key per token, shared by every head: each score is content plus "
+       "position.")
 WHY = ("DeepSeek V3, Kimi K2, GLM-5 and Mistral Small 4 use multi-head latent attention (MLA): instead of keys and "
        "values per head, the cache keeps one compressed vector per token. A rotation cannot sit on that compressed "
        "vector, so MLA rotates a separate small slice: each head's query gets `qk_rope_head_dim` extra dimensions, "
@@ -188,8 +188,8 @@ def lesson():
                                                            "other"),
                                   'out["position"][0], other["position"][0]  # the two panels',
                                   "gap = pc.mla_layout_gap(out, other)  # the largest difference, printed below")
-                formula(r"\text{interleaved: pairs }(2i, 2i{+}1)\qquad\text{half: pairs }(i, i{+}r/2)\qquad"
-                        r"\max|\Delta\,\text{position term}| = $gap", gap=gap)
+                formula(r"\begin{gathered}\text{interleaved: pairs }(2i, 2i{+}1)\qquad\text{half: pairs }(i, i{+}r/2)"
+                        r"\\ \max|\Delta\,\text{position term}| = $gap\end{gathered}", gap=gap)
                 notice(f"{preset}'s checkpoint stores the rotated slice with interleaved pairs "
                        f"(`rope_interleave = {cfg.rope_interleave}`). transformers rotates them with "
                        "`apply_rotary_pos_emb_interleave`, which reads the even and odd dimensions as pairs "
