@@ -73,9 +73,9 @@ def map_tab(page, sink: float, window: int) -> None:
                       'result["probs"]  # (32, 32) query x key probabilities, NaN outside the window',
                       'result["sink"]  # (32,) what the sink column took in each row')
     with todays_class.ask_row_sum(kept, last, w):
-        formula(r"a_j = \frac{e^{z_j}}{e^{s} + \sum_{k} e^{z_k}},\qquad a_{\text{sink}} = "
-                r"\frac{e^{s}}{e^{s} + \sum_k e^{z_k}}:\quad \text{last row: } \textstyle\sum_j a_j = $k,"
-                r"\ a_{\text{sink}} = $s", k=kept, s=last)
+        formula(r"\begin{gathered}a_j = \frac{e^{z_j}}{e^{s} + \sum_{k} e^{z_k}},\qquad a_{\text{sink}} = "
+                r"\frac{e^{s}}{e^{s} + \sum_k e^{z_k}}\\ \text{last row: } \textstyle\sum_j a_j = $k,"
+                r"\ a_{\text{sink}} = $s\end{gathered}", k=kept, s=last)
         notice(f"Each row's probabilities on real keys sum to less than 1; the last column is what the "
                f"sink took ({last:.3g} in the last row) and is thrown away (transformers' gpt_oss "
                "eager_attention_forward drops it after the softmax), so it multiplies no value. Rows "
@@ -117,8 +117,8 @@ def window_tab(page, sink: float, window: int) -> None:
             f"({windowed:.3g} at the same position)."))
         classroom.snippet(f"result = {classroom.call('sink_mass_by_position', sink, n, window)}",
                           'result["full"], result["window"]  # (positions,) sink mass of each query')
-        formula(r"a_{\text{sink}}(p) = \frac{e^{s}}{e^{s} + \sum_{j=\max(0,\,p-W+1)}^{p} e^{z_j}},\quad "
-                r"p = $p:\ \text{window } $w,\ \text{full } $f", p=n - 1, w=windowed, f=full)
+        formula(r"\begin{gathered}a_{\text{sink}}(p) = \frac{e^{s}}{e^{s} + \sum_{j=\max(0,\,p-W+1)}^{p} e^{z_j}}"
+                r"\\ p = $p:\ \text{window } $w,\ \text{full } $f\end{gathered}", p=n - 1, w=windowed, f=full)
         notice(f"With full attention the number of keys grows with the position, so the sink's share "
                f"keeps shrinking ({full:.3g} at position {n - 1}). In a sliding-window layer "
                f"the query never sees more than {window} keys, so the share levels off "
@@ -145,9 +145,9 @@ def stream_tab(page, sink: float, window: int) -> None:
         'print(result["first_token"])  # token 0 as the sink: "before"/"after", mass on it ("parking") '
         'and on the rest ("tokens")',
         'print(result["learned_sink"])  # the same bars with a learned sink logit')
-    formula(r"\frac{a_j^{\text{after}}}{a_j^{\text{before}}} \le \frac{1}{1 - a_0} = $b\ \text{(token 0 as "
-            r"the sink)},\qquad \max_j \frac{a_j^{\text{after}}}{a_j^{\text{before}}} = $g\ "
-            r"\text{(learned sink)}", b=1 / (1 - result["first_token"]["before"]["parking"]),
+    formula(r"\begin{gathered}\frac{a_j^{\text{after}}}{a_j^{\text{before}}} \le \frac{1}{1 - a_0} = $b\ "
+            r"\text{(token 0 as the sink)}\\ \max_j \frac{a_j^{\text{after}}}{a_j^{\text{before}}} = $g\ "
+            r"\text{(learned sink)}\end{gathered}", b=1 / (1 - result["first_token"]["before"]["parking"]),
             g=result["learned_sink"]["growth"])
     notice(f"A streaming cache keeps the last {window} tokens. If the model parks "
            f"{result['first_token']['before']['parking']:.0%} of its attention on token 0, evicting "

@@ -147,9 +147,9 @@ def gemma_tab(view, info) -> None:
             f"then {256 - gemma['pairs']} zeros."))
     classroom.snippet('inv, factor = pc.rope_inv_freq(512, 1e6, {"rope_type": "proportional", '
                       '"partial_rotary_factor": 0.25})  # (256,) the line; factor: attention factor')
-    formula(r"\text{rope\_angles} = \mathrm{int}(0.25\cdot 512\,/\!/\,2) = $k,\quad \omega_i = "
-            r"\big(10^{6}\big)^{-2i/512}\ (i < $k),\quad \omega_i = 0\ (i \ge $k),\quad "
-            r"\lambda_{max} = $lam", k=gemma["pairs"], lam=gemma["longest_wavelength"])
+    formula(r"\begin{gathered}\text{rope\_angles} = \mathrm{int}(0.25\cdot 512\,/\!/\,2) = $k,\quad "
+            r"\lambda_{max} = $lam\\ \omega_i = \big(10^{6}\big)^{-2i/512}\ (i < $k),\quad "
+            r"\omega_i = 0\ (i \ge $k)\end{gathered}", k=gemma["pairs"], lam=gemma["longest_wavelength"])
     notice(f"The exponent divides by the whole head_dim (512), not by the {2 * gemma['pairs']} rotated "
            "dimensions, and the zeros go at the end of inv_freq, so with rotate_half the dimensions "
            f"{gemma['pairs']}–255 and {256 + gemma['pairs']}–511 never turn. This is p-RoPE in "

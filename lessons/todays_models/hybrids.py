@@ -96,10 +96,11 @@ def order_tab(page) -> None:
     result = experiment(n, kind, i, j, 0)
     errors = result["errors"]
     largest = {name: float(e.max()) for name, e in errors.items()}
-    formula(r"\text{conv: } y_t = \sum_{k<4} w_k \odot x_{t-k},\qquad \text{recurrence: } "
-            r"h_t = g_t \odot h_{t-1} + x_t,\ \ g_t = 0.9\,\sigma(x_t W_g)")
-    formula(r"\text{attention: } y_t = \sum_{s \in S_t} \mathrm{softmax}_s\big(q_t\cdot k_s/\sqrt{d}\big)"
-            r"\,v_s,\qquad S_t = \{0..t\}\ \text{(causal) or all (bidirectional)}")
+    # one row per mixer: on one line they ran past the figure column of a projector
+    formula(r"\begin{gathered}\text{conv: } y_t = \sum_{k<4} w_k \odot x_{t-k}\\ \text{recurrence: } "
+            r"h_t = g_t \odot h_{t-1} + x_t,\ \ g_t = 0.9\,\sigma(x_t W_g)\\ "
+            r"\text{attention: } y_t = \sum_{s \in S_t} \mathrm{softmax}_s\big(q_t\cdot k_s/\sqrt{d}\big)\,v_s,"
+            r"\ \ S_t = \{0..t\}\ \text{(causal) or all (bidirectional)}\end{gathered}")
     with todays_class.ask_blind(errors, kind, EXACT):
         chart = figures.stacked_lines(
             np.arange(n), {name: np.maximum(e, 1e-17) for name, e in errors.items()},
@@ -118,8 +119,8 @@ def order_tab(page) -> None:
             cols[k % 2].metric(name, f"{largest[name]:.1e}", help=f"Largest difference; outputs have norm "
                                                                   f"{result['scale'][name]:.2f} on average.")
         _order_notice(kind, i, j, errors, largest)
-        formula(r"e_t = \big\|f(Px)_t - (P f(x))_t\big\|,\quad \max_t e_t:\ \text{conv } $c,\ "
-                r"\text{recurrence } $r,\ \text{causal } $a,\ \text{bidirectional } $b",
+        formula(r"\begin{gathered}e_t = \big\|f(Px)_t - (P f(x))_t\big\|\\ \max_t e_t:\ \text{conv } $c,\ "
+                r"\text{recurrence } $r,\ \text{causal } $a,\ \text{bidirectional } $b\end{gathered}",
                 c=largest[CONV], r=largest[RECURRENCE], a=largest[CAUSAL], b=largest[BIDIRECTIONAL], digits=3)
 
 

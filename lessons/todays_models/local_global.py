@@ -135,8 +135,9 @@ def lesson():
                            f"those tell every distance the layer can see apart. In the full layers "
                            f"{full['full_turn_in_span']} of {full['pairs']} pairs turn at least once over the "
                            f"{context:,}-token context.{extra}")
-                    formula(r"\lambda_i = \frac{2\pi}{\theta_i},\qquad \theta_i^{\text{local}} = $tl,\qquad "
-                            r"\theta_i^{\text{full}} = $tf", tl=_theta_tex(spec.local, local["rotated_dims"]),
+                    formula(r"\begin{gathered}\lambda_i = \frac{2\pi}{\theta_i}\\ \theta_i^{\text{local}} = $tl"
+                            r"\\ \theta_i^{\text{full}} = $tf\end{gathered}",
+                            tl=_theta_tex(spec.local, local["rotated_dims"]),
                             tf=_theta_tex(spec.full, full["rotated_dims"]))
                     classroom.snippet(f"view = {classroom.call('local_global_view', model)}",
                                       'wl_local = view["local"]["wavelength"]  # (pairs,) tokens; inf: never turns',
@@ -193,8 +194,9 @@ def lesson():
                        f"{far:.3f} at the far end of the context. The local score {sharper}. The full layer's slow "
                        "and unrotated pairs keep a share of its score at every distance, so it can still match "
                        "content anywhere in the context.")
-                formula(r"s(r) = a^2\cdot\frac{1}{P}\sum_{i<P}\cos(r\,\theta_i),\quad P = \tfrac{\text{head\_dim}}{2}:"
-                        r"\ P_{\text{local}} = $pl,\ P_{\text{full}} = $pf,\ a_{\text{full}} = $af",
+                formula(r"\begin{gathered}s(r) = a^2\cdot\frac{1}{P}\sum_{i<P}\cos(r\,\theta_i),\quad "
+                        r"P = \tfrac{\text{head\_dim}}{2}\\ P_{\text{local}} = $pl,"
+                        r"\ P_{\text{full}} = $pf,\ a_{\text{full}} = $af\end{gathered}",
                         pl=local["pairs"], pf=full["pairs"], af=full["attention_factor"])
         if tab_config.open:
             with tab_config:

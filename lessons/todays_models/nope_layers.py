@@ -101,8 +101,8 @@ def rule_tab(page) -> None:
     p_last = int(grid[-1])
     llama_last = float(curves[LABELS['llama4']][-1])
     mistral_last = float(curves[LABELS['llama_4_scaling_beta']][-1])
-    formula(r"\text{Llama 4: } 1 + $s\cdot\ln\!\Big(1 + \Big\lfloor\frac{p+1}{8192}\Big\rfloor\Big)"
-            r"\qquad \text{Mistral: } 1 + $s\cdot\ln\!\Big(1 + \Big\lfloor\frac{p}{$L}\Big\rfloor\Big)",
+    formula(r"\begin{gathered}\text{Llama 4: } 1 + $s\cdot\ln\!\Big(1 + \Big\lfloor\frac{p+1}{8192}\Big\rfloor\Big)"
+            r"\\ \text{Mistral: } 1 + $s\cdot\ln\!\Big(1 + \Big\lfloor\frac{p}{$L}\Big\rfloor\Big)\end{gathered}",
             s=scale, L=period)
     with todays_class.ask_first_step(grid, period):
         show(figures.stacked_lines(
@@ -169,8 +169,8 @@ def entropy_tab(page) -> None:
     notice(f"With no positions every key competes with every other, so as p grows the softmax "
            f"spreads out and its entropy follows ln(p + 1). At p = {last:,} the rule multiplies "
            f"the query by {result['scale'][-1]:.3f}: {effect}")
-    formula(r"H = -\sum_{j\le p} a_j \ln a_j,\quad a_j = \mathrm{softmax}_j(\tau(p)\,z_j),\quad "
-            r"\tau($p) = $t", p=last, t=float(result["scale"][-1]))
+    formula(r"\begin{gathered}H = -\sum_{j\le p} a_j \ln a_j,\quad a_j = \mathrm{softmax}_j(\tau(p)\,z_j)"
+            r"\\ \tau($p) = $t\end{gathered}", p=last, t=float(result["scale"][-1]))
 
 
 @st.fragment
