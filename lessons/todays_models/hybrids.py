@@ -99,8 +99,8 @@ def order_tab(page) -> None:
     # one row per mixer: on one line they ran past the figure column of a projector
     formula(r"\begin{gathered}\text{conv: } y_t = \sum_{k<4} w_k \odot x_{t-k}\\ \text{recurrence: } "
             r"h_t = g_t \odot h_{t-1} + x_t,\ \ g_t = 0.9\,\sigma(x_t W_g)\\ "
-            r"\text{attention: } y_t = \sum_{s \in S_t} \mathrm{softmax}_s\big(q_t\cdot k_s/\sqrt{d}\big)\,v_s,"
-            r"\ \ S_t = \{0..t\}\ \text{(causal) or all (bidirectional)}\end{gathered}")
+            r"\text{attention: } y_t = \sum_{s \in S_t} \mathrm{softmax}_s\big(q_t\cdot k_s/\sqrt{d}\big)\,v_s"
+            r"\\ S_t = \{0..t\}\ \text{(causal) or all (bidirectional)}\end{gathered}")
     with todays_class.ask_blind(errors, kind, EXACT):
         chart = figures.stacked_lines(
             np.arange(n), {name: np.maximum(e, 1e-17) for name, e in errors.items()},
