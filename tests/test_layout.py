@@ -32,8 +32,8 @@ LESSONS = [p for p in registry.all_pages() if p is not registry.HOME]
 # converts a page removes it here. Presentation navigation is checked on every page regardless.
 NOT_YET = {
     "order", "naive", "binary", "learned", "token_position", "rope_variants", "rope_model", "t5", "nope", "shaw",
-    "compare", "layer_strip", "mm_position_ids", "mm_pair_axes", "mm_scores", "vision_rope", "patches", "resize",
-    "fourier", "lab", "real_encoder", "real_frequencies", "real_distance", "real_long_context",
+    "compare", "model_configs", "layer_strip", "mm_position_ids", "mm_pair_axes", "mm_scores", "vision_rope",
+    "patches", "resize", "fourier", "lab", "real_encoder", "real_frequencies", "real_distance", "real_long_context",
 }
 assert NOT_YET <= {p.url_path for p in LESSONS}, "NOT_YET names a page the registry does not have"
 

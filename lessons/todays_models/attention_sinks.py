@@ -54,8 +54,9 @@ WHY = ("Softmax must hand out all of its probability, even when no key is worth 
 def map_tab(page, sink: float, window: int) -> None:
     n = 32
     with page.side:
-        w = controls.slider("Window in this 32-token map", "mw", 2, n, 8,
-                            help="A small window, so its edge shows; the other tabs use W above.")
+        w = controls.slider("Map's window", "mw", 2, n, 8,
+                            help="The window in this 32-token map: small, so its edge shows; the other tabs "
+                                 "use W above.")
     result = attention_map(n, w, sink)
     last, kept = float(result["sink"][-1]), float(np.nansum(result["probs"][-1]))
     grid = np.column_stack([result["probs"], result["sink"]])  # (n, n + 1): keys, then the sink
@@ -128,7 +129,8 @@ def window_tab(page, sink: float, window: int) -> None:
 
 def stream_tab(page, sink: float, window: int) -> None:
     with page.side:
-        first = controls.slider("Score of token 0 in a model without a sink", "first", 0.0, 10.0, 6.0, step=0.5)
+        first = controls.slider("Token 0's score, no sink", "first", 0.0, 10.0, 6.0, step=0.5,
+                                help="The score of token 0 in a model without a sink logit.")
     result = eviction(window, sink, float(first))
     cases = {"token 0 as the sink": result["first_token"], "learned sink logit": result["learned_sink"]}
     whens = ("before", "after")

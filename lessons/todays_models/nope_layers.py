@@ -95,8 +95,8 @@ def rule_tab(page) -> None:
         scale = controls.slider("attn_scale / beta", "beta", 0.0, 0.5, 0.1, step=0.01,
                                 help="0.1 in Llama 4 (attn_scale) and in Ministral 3 (llama_4_scaling_beta).")
         period = controls.select_slider(
-            "Mistral's original_max_position_embeddings", "orig", [4096, 8192, 16384, 32768], 16384,
-            format_func=lambda v: f"{v:,}", help="16,384 in Ministral3Config, 8,192 in Mistral4Config.")
+            "Mistral's original L", "orig", [4096, 8192, 16384, 32768], 16384, format_func=lambda v: f"{v:,}",
+            help="original_max_position_embeddings: 16,384 in Ministral3Config, 8,192 in Mistral4Config.")
     grid, curves = rule_curves(context, float(scale), 8192, period)
     p_last = int(grid[-1])
     llama_last = float(curves[LABELS['llama4']][-1])
@@ -129,9 +129,9 @@ def entropy_tab(page) -> None:
     with page.side:
         rule = controls.choice("Rule", "rule", RULES, "llama4", format_func=lambda r: LABELS[r])
         context = controls.select_slider("Context", "ectx", CONTEXTS[:5], 1_048_576, format_func=lambda v: f"{v:,}")
-        margin = controls.slider("Score of the relevant key", "margin", 0.0, 10.0, 4.0, step=0.5,
+        margin = controls.slider("Relevant key's score", "margin", 0.0, 10.0, 4.0, step=0.5,
                                  help="Key 0 scores this much; the others score spread · N(0, 1).")
-        spread = controls.slider("Spread of other scores", "spread", 0.0, 3.0, 1.0, step=0.1)
+        spread = controls.slider("Other keys' spread", "spread", 0.0, 3.0, 1.0, step=0.1)
     period = pc.QUERY_SCALE_RULES[rule][3]  # the released values: 0.1 and 8,192 / 16,384
     result = entropy(rule, context, 0.1, period, float(margin), float(spread))
     p = result["positions"]
