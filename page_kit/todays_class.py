@@ -1,11 +1,15 @@
 """Predict-then-reveal questions (and snippet lines shared by several figures) of the Today's models lessons.
 
 Each question's answer is read from the same core results the figure below it draws, so it holds at every
-control value; the reveal sentence cites those numbers.
+control value; the reveal sentence cites those numbers. Each ``ask_*`` returns a context manager: wrap the
+block that answers the question in it (``with todays_class.ask_x(...):``) so that block stays hidden until the
+student answers (``classroom.Prediction``); where a setting leaves no single right answer it asks nothing and
+returns a context that hides nothing.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 
 import numpy as np
@@ -45,7 +49,7 @@ def ask_settings(rows, class_name: str) -> None:
 # --- local_global ---
 
 
-def ask_slowest(model: str, wl_local, wl_full) -> None:
+def ask_slowest(model: str, wl_local, wl_full) -> contextlib.AbstractContextManager:
     """Predict: which layer kind's slowest rotating pair has the longer wavelength (finite ones only)?"""
     slowest = {k: float(np.nanmax(np.where(np.isfinite(w), w, np.nan))) for k, w in
                (("local", wl_local), ("full", wl_full))}
@@ -57,7 +61,8 @@ def ask_slowest(model: str, wl_local, wl_full) -> None:
                 f"layers and {slowest['full']:,.0f} in the full layers (×{ratio:.3g}): the highest point of each line "
                 "below.")
 
-    classroom.predict("lg_slowest", f"{model} has sliding-window and full-attention layers. Which kind's slowest "
+    return classroom.predict(
+        "lg_slowest", f"{model} has sliding-window and full-attention layers. Which kind's slowest "
                       "rotating pair has the longer wavelength?",
                       ["the full layers'", "the sliding-window layers'", "neither: they are equal"], answer, reveal)
 
@@ -65,40 +70,40 @@ def ask_slowest(model: str, wl_local, wl_full) -> None:
 # --- nope_layers ---
 
 
-def ask_scout(names, whole) -> None:
-    """Predict: where are Llama 4 Scout's layers without positions? (read from the layer map)"""
-    row = whole[names.index("Llama 4 Scout")]
-    depth = int(np.count_nonzero(np.isfinite(row)))
-    nope = [int(i) for i in np.flatnonzero(row == 0)]
-    choices = [("every fourth layer (3, 7, 11, ...)", nope == list(range(3, depth, 4))),
-               ("the first few layers", bool(nope) and nope == list(range(len(nope)))),
-               ("the last few layers", bool(nope) and nope == list(range(depth - len(nope), depth))),
-               ("none: every layer rotates", not nope)]
-    answer = next(k for k, (_, holds) in enumerate(choices) if holds)
+def ask_scout(rows) -> contextlib.AbstractContextManager:
+    """Predict: which of Llama 4 Scout's layers see the whole context? (read from its config, not the map)"""
+    whole = {row.rotates for row in rows if row.chunk is None and row.window is None}
+    answer = {frozenset({False}): 0, frozenset({True}): 1, frozenset({True, False}): 2}.get(frozenset(whole), 3)
+    full = [row.index for row in rows if row.chunk is None and row.window is None]
+    chunks = sorted({row.chunk for row in rows if row.chunk})
 
     def reveal() -> str:
-        listed = ", ".join(str(i) for i in nope[:4]) + (", ..." if len(nope) > 4 else "")
-        return (f"{len(nope)} of Scout's {depth} layers have no position encoding: layers {listed} (the first row "
-                "below).")
+        listed = ", ".join(str(i) for i in full[:4]) + (", ..." if len(full) > 4 else "")
+        return (f"{len(full)} of Scout's {len(rows)} layers attend to the whole context of "
+                f"{rows[0].max_position_embeddings:,} positions (layers {listed}), and none of them rotates; the "
+                f"other {len(rows) - len(full)} rotate but see only chunks of "
+                f"{', '.join(f'{c:,}' for c in chunks) or 'no'} tokens.")
 
-    classroom.predict("nope_scout", "Llama 4 Scout leaves some attention layers without any position "
-                      "encoding. Which ones?", [c for c, _ in choices], answer, reveal)
+    return classroom.predict("nope_scout", "Llama 4 Scout splits its context into chunks in some layers. Which "
+                             "of its layers see the whole context?",
+                             ["the layers without positions", "the rotating layers", "every layer", "none"],
+                             answer, reveal)
 
 
-def ask_first_step(grid, period: int) -> None:
+def ask_first_step(grid, period: int) -> contextlib.AbstractContextManager:
     """Predict: which rule leaves 1 first? Read from the rules at scale 1 on the drawn positions."""
     first = {name: int(grid[np.argmax(curve > 1)]) if (curve > 1).any() else None for name, curve in
              zip(("llama", "mistral"), (pc.llama4_attn_temperature(grid, 1.0, 8192),
                                        pc.llama_4_scaling_beta(grid, 1.0, period)), strict=True)}
     if None in first.values():
-        return  # a context shorter than a period: no step to ask about
+        return contextlib.nullcontext()  # a context shorter than a period: no step to ask about
     answer = 0 if first["llama"] < first["mistral"] else 1 if first["mistral"] < first["llama"] else 2
 
     def reveal() -> str:
         return (f"Llama 4's multiplier first leaves 1 at p = {first['llama']:,} and Mistral's at "
                 f"p = {first['mistral']:,} (with original_max_position_embeddings {period:,}).")
 
-    classroom.predict("nope_first_step", f"Mistral's original_max_position_embeddings is {period:,}. Which "
+    return classroom.predict("nope_first_step", f"Mistral's original_max_position_embeddings is {period:,}. Which "
                       "multiplier steps above 1 first?", ["Llama 4's", "Mistral's", "both at the same position"],
                       answer, reveal)
 
@@ -106,7 +111,7 @@ def ask_first_step(grid, period: int) -> None:
 # --- hybrids ---
 
 
-def ask_all_drop() -> None:
+def ask_all_drop() -> contextlib.AbstractContextManager:
     """Predict: do hybrids drop positions from their attention? Read from the table's own rows."""
     without = [name for name, m in pc.HYBRID_MODELS.items() if m.rotates.startswith("none")]
     rotating = [name for name in pc.HYBRID_MODELS if name not in without]
@@ -117,24 +122,25 @@ def ask_all_drop() -> None:
                 f"({', '.join(without) or 'none'}) and {len(rotating)} rotate q and k in it "
                 f"({', '.join(rotating) or 'none'}).")
 
-    classroom.predict("hybrid_drop", "Hybrids fill most layers with mixers that read the sequence in order. "
+    return classroom.predict("hybrid_drop", "Hybrids fill most layers with mixers that read the sequence in order. "
                       "Which of them drop positions from their attention layers?",
                       ["every one of them", "some drop them, some keep RoPE", "none of them"],
                       answer, reveal)
 
 
-def ask_blind(errors: dict, kind: str, exact: float) -> None:
+def ask_blind(errors: dict, kind: str, exact: float) -> contextlib.AbstractContextManager:
     """Predict: which mixer cannot see the reordering? The one whose outputs only move with the tokens."""
     blind = [name for name, e in errors.items() if float(e.max()) <= exact]
     if len(blind) != 1:
-        return  # a setting where the answer is not a single mixer: no question
+        return contextlib.nullcontext()  # a setting where the answer is not a single mixer: no question
 
     def reveal() -> str:
         return (f"Only {blind[0]} gives the reordered outputs exactly (largest difference "
                 f"{float(errors[blind[0]].max()):.0e}, rounding); the others differ by up to "
                 + ", ".join(f"{float(e.max()):.2f} ({n})" for n, e in errors.items() if n != blind[0]) + ".")
 
-    classroom.predict("hybrid_blind", f"Apply a {kind} to the input tokens. Which mixer's output is just the old "
+    return classroom.predict(
+        "hybrid_blind", f"Apply a {kind} to the input tokens. Which mixer's output is just the old "
                       "output reordered the same way, as if it could not see order?", list(errors),
                       list(errors).index(blind[0]), reveal)
 
@@ -142,7 +148,7 @@ def ask_blind(errors: dict, kind: str, exact: float) -> None:
 # --- attention_sinks ---
 
 
-def ask_row_sum(kept: float, sink_share: float, w: int) -> None:
+def ask_row_sum(kept: float, sink_share: float, w: int) -> contextlib.AbstractContextManager:
     """Predict: do a row's probabilities on real keys still sum to 1 once the sink joins the softmax?"""
     answer = 1 if kept < 1 - 1e-12 else 0
 
@@ -150,13 +156,13 @@ def ask_row_sum(kept: float, sink_share: float, w: int) -> None:
         return (f"In the last row the {w} real keys get {kept:.4f} in total and the sink column {sink_share:.4f}; "
                 "the two add up to 1, and the sink's share is dropped before the values are mixed.")
 
-    classroom.predict("sink_row_sum", "The sink logit joins every row of the softmax. Add up one row's "
+    return classroom.predict("sink_row_sum", "The sink logit joins every row of the softmax. Add up one row's "
                       "probabilities on the real keys: what do you get?",
                       ["exactly 1: softmax always hands out everything", "less than 1: the sink's share is gone",
                        "more than 1"], answer, reveal)
 
 
-def ask_window(full: float, windowed: float, window: int, position: int) -> None:
+def ask_window(full: float, windowed: float, window: int, position: int) -> contextlib.AbstractContextManager:
     """Predict: far down the sequence, does the sink keep more of the query's attention with or without a window?"""
     answer = 0 if full > windowed else 1 if windowed > full else 2
 
@@ -164,7 +170,8 @@ def ask_window(full: float, windowed: float, window: int, position: int) -> None
         return (f"At position {position:,} the sink takes {full:.3g} under full attention ({position + 1:,} keys) "
                 f"and {windowed:.3g} in a window of {window} keys: the last point of each line below.")
 
-    classroom.predict("sink_window", f"A query at position {position:,}. Where does the sink take a larger share: "
+    return classroom.predict(
+        "sink_window", f"A query at position {position:,}. Where does the sink take a larger share: "
                       f"under full attention or in a sliding window of {window}?",
                       ["full attention", f"the window of {window}", "the same in both"], answer, reveal)
 
@@ -177,7 +184,7 @@ def scores_code(preset: str, heads: int, tokens: int, start: int, interleave: bo
     return f"{name} = {classroom.call('mla_demo_scores', preset, heads, tokens, start, 0, interleave)}"
 
 
-def ask_shift(preset: str, heads: int, tokens: int, start: int, out: dict) -> None:
+def ask_shift(preset: str, heads: int, tokens: int, start: int, out: dict) -> contextlib.AbstractContextManager:
     """Predict: move every token by the same number of positions; what happens to the position term?"""
     limit = pc.MLA_PRESETS[preset].max_position_embeddings - tokens
     moved_start = start + 1000 if start + 1000 <= limit else max(0, start - 1000)
@@ -192,7 +199,7 @@ def ask_shift(preset: str, heads: int, tokens: int, start: int, out: dict) -> No
                 f"{change:.2g} (its entries reach {size:.3g}): float32 rounding. The same tokens keep the same "
                 "offsets i − j, and that is all the rotated slice sees.")
 
-    classroom.predict("mla_shift", f"Move all {tokens} tokens so they start at position {moved_start:,} instead "
+    return classroom.predict("mla_shift", f"Move all {tokens} tokens so they start at position {moved_start:,} instead "
                       f"of {start:,}. What happens to the middle panel, the position term?",
                       ["nothing, up to rounding", "it changes everywhere", "it fades towards 0"], answer, reveal)
 
@@ -200,7 +207,7 @@ def ask_shift(preset: str, heads: int, tokens: int, start: int, out: dict) -> No
 # --- fewer_frequencies ---
 
 
-def ask_same_speeds(info: dict, fraction: float) -> None:
+def ask_same_speeds(info: dict, fraction: float) -> contextlib.AbstractContextManager:
     """Predict: with the same fraction, do partial rotary and p-RoPE turn at the same speeds?"""
     partial, p_rope = info["partial rotary"]["longest_wavelength"], info["p-RoPE"]["longest_wavelength"]
     answer = 0 if abs(partial - p_rope) <= 1e-9 * partial else 1 if partial > p_rope else 2
@@ -210,9 +217,10 @@ def ask_same_speeds(info: dict, fraction: float) -> None:
         return (f"The slowest turning pair has a wavelength of {partial:,.0f} positions under partial rotary "
                 f"(ω = {slow['partial rotary']:.3g} rad per position) and {p_rope:,.4g} under p-RoPE "
                 f"(ω = {slow['p-RoPE']:.3g}); RoPE's own slowest is {info['RoPE']['longest_wavelength']:,.0f}. "
-                "Hover the slowest coloured cell of each row below.")
+                "The highest point of each line in the chart below.")
 
-    classroom.predict("fewer_same", f"Partial rotary and p-RoPE both rotate a fraction {fraction:g} of the head. "
+    return classroom.predict(
+        "fewer_same", f"Partial rotary and p-RoPE both rotate a fraction {fraction:g} of the head. "
                       "How do the speeds of their turning dimensions compare?",
                       ["the same: the same fraction gives the same frequencies",
                        "partial rotary still reaches RoPE's slowest speed, p-RoPE keeps only the fastest",
@@ -232,7 +240,7 @@ def result_code(wanted, shipped_run: bool) -> str:
             "  # about a minute on CPU")
 
 
-def ask_dropped(acc: dict, t: int) -> None:
+def ask_dropped(acc: dict, t: int) -> contextlib.AbstractContextManager:
     """Predict: a trained RoPE model with its rotations removed, before any recalibration, at length T."""
     drop = acc["rope"][0] - acc["dropped"][0]
     answer = 1 if drop > 0.05 else 2 if drop < -0.05 else 0
@@ -241,7 +249,7 @@ def ask_dropped(acc: dict, t: int) -> None:
         return (f"At T = {t} the RoPE model scores {acc['rope'][0]:.0%} and the same weights without rotations "
                 f"{acc['dropped'][0]:.0%} (the leftmost points of the first two lines below).")
 
-    classroom.predict("drope_dropped", f"Take the trained RoPE model and remove every rotation, with no further "
+    return classroom.predict("drope_dropped", f"Take the trained RoPE model and remove every rotation, with no further "
                       f"training. At its training length T = {t}, its accuracy...",
                       ["it stays about the same", "it falls", "it rises"], answer, reveal)
 
@@ -254,7 +262,7 @@ def example_code(text: str, unit: str, target: int, sharpness: float, *lines: st
     classroom.snippet(f"ex = {classroom.call('cope_counting_example', text, unit, target, sharpness)}", *lines)
 
 
-def ask_how_many(ex: dict, unit: str, target: int) -> None:
+def ask_how_many(ex: dict, unit: str, target: int) -> contextlib.AbstractContextManager:
     """Predict: how many keys share the position the query asks for?"""
     found = int(ex["at_target"].sum())
     answer = 0 if found == 1 else 1 if found > 1 else 2
@@ -265,7 +273,7 @@ def ask_how_many(ex: dict, unit: str, target: int) -> None:
                 + (f" ({' '.join(keys)}), and together they get {ex['target_mass']:.1%} of the attention."
                    if found else ": the text is too short to reach it."))
 
-    classroom.predict("cope_how_many", f"The query asks for position {target}, counting {unit}. How many keys "
+    return classroom.predict("cope_how_many", f"The query asks for position {target}, counting {unit}. How many keys "
                       "sit at that position?", ["exactly one", "several: a whole unit shares one position",
                                                 "none"], answer, reveal)
 

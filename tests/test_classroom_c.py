@@ -137,9 +137,10 @@ def test_nope_snippets_give_the_rules_and_the_entropy():
 
 def test_hybrids_snippet_gives_the_table():
     at = _view("hybrids")
-    table = at.dataframe[0].value
-    assert _one(at)["rows"] == list(zip(table["model"], table["other layers"], table["attention"],
-                                        table["positions in attention"], strict=True))
+    mixers, positions = at.dataframe[0].value, at.dataframe[1].value  # the figure, then the answer it hides
+    assert list(mixers["model"]) == list(positions["model"])
+    assert _one(at)["rows"] == list(zip(mixers["model"], mixers["other layers"], mixers["attention"],
+                                        positions["positions in attention"], strict=True))
 
 
 @pytest.mark.parametrize("query", [{}, {"n": "16", "kind": "reverse"}])

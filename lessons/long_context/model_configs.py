@@ -1,9 +1,22 @@
+import contextlib
 import json
 
 import streamlit as st
 
 import posenc_core as pc
-from page_kit import classroom, controls, extension_views, formula, guard, header, layer_views, notice, sections, source
+from page_kit import (
+    classroom,
+    controls,
+    extension_views,
+    formula,
+    guard,
+    header,
+    layer_views,
+    notice,
+    source,
+    stage,
+    why,
+)
 from page_kit.config_input import choose_config
 
 EXAMPLE = json.dumps(pc.preset_config("llama3.1-8b"), indent=2)
@@ -27,11 +40,11 @@ def config_lines(config_text: str, layer: str | None) -> list[str]:
     return [*load, f"view = pc.config_view(config, {layer!r})"]
 
 
-def ask_trained_length(read, original: int, target: int | None, how: str) -> None:
+def ask_trained_length(read, original: int, target: int | None, how: str) -> contextlib.AbstractContextManager:
     """A common misconception: max_position_embeddings is the length the model was trained on."""
     declared = read.max_position_embeddings
     if declared is None:  # nothing to compare with; the caption says how L was chosen
-        return
+        return contextlib.nullcontext()
     answer = 0 if original == declared else 1 if original < declared else 2
 
     def reveal() -> str:
@@ -39,22 +52,24 @@ def ask_trained_length(read, original: int, target: int | None, how: str) -> Non
         return (f"Here L = {original:,}{extended}; max_position_embeddings = {declared:,}. How L was chosen: "
                 f"{how}.")
 
-    classroom.predict("cfg_trained", f"This config declares max_position_embeddings = {declared:,}. Is that the "
-                      "context L its rotation was trained for?",
-                      ["yes: L = max_position_embeddings", "no: L is shorter", "no: L is longer"], answer, reveal)
+    return classroom.predict("cfg_trained", f"This config declares max_position_embeddings = {declared:,}. Is that "
+                             "the context L its rotation was trained for?",
+                             ["yes: L = max_position_embeddings", "no: L is shorter", "no: L is longer"], answer,
+                             reveal)
 
 
-header(
-    "Model presets and config.json",
-    "Everything on the previous pages, for a real model. Pick a well-known model, whose RoPE settings are "
-    "kept here with the config file they come from, or paste or upload any config.json: the page reads it "
-    "through the model's own transformers config class, shows what it read, and draws the pair-by-pair picture."
-)
+header("Model presets and config.json",
+       "Everything on the previous pages, for a real model: pick a preset or paste any config.json, and see what "
+       "its own transformers config class reads.")
+WHY = ("Everything on the previous pages, for a real model. Pick a well-known model, whose RoPE settings are "
+       "kept here with the config file they come from, or paste or upload any config.json: the page reads it "
+       "through the model's own transformers config class, shows what it read, and draws the pair-by-pair picture.")
 
 
 @st.fragment
 def lesson():
-    with guard():
+    page = stage()
+    with guard(), page.side:  # the chooser beside the figures; each tab writes into its own container
         config_text, origin = choose_config("llama3.1-8b", EXAMPLE, PRESET_ORDER)
         st.markdown(origin)
         if config_text is None:
@@ -67,36 +82,19 @@ def lesson():
                                     help="This config gives each kind of layer its own RoPE settings.")
         read, rows, how, original, target, result, distances, before, after, softmax = analyse(config_text, layer)
         label = read.rope_type
-        tab_read, tab_pairs, tab_angle, tab_score = sections(
+        tab_read, tab_pairs, tab_angle, tab_score = page.sections(
             ["What was read", "Per pair", "Angles reached", "Score vs distance"])
         if tab_read.open:
             with tab_read:
-                ask_trained_length(read, original, target, how)
                 st.dataframe({"setting": [r[0] for r in rows], "value": [r[1] for r in rows],
                               "read from": [r[2] for r in rows]}, hide_index=True, width="stretch")
-                m1, m2, m3, m4 = st.columns(4)
-                m1.metric("L (trained)", f"{original:,}")
-                if target is None:
-                    m2.metric("L′ (target)", "none", help="No scaling: the config does not extend its context.")
-                    m3.metric("Attention factor a", "1")
-                else:
-                    m2.metric("L′ (target)", f"{target:,}", f"× {result['factor']:g}")
-                    m3.metric("Attention factor a", f"{result['attention_factor']:.4f}")
-                m4.metric("Softmax scale × (DeepSeek)", f"{softmax:.4f}")
-                st.caption(f"How L and L′ were chosen: {how}.")
-                classroom.snippet(*config_lines(config_text, layer),
-                                  "read = view['read']  # head_dim, base, rope_type, scaling, as the config class "
-                                  "reads them",
-                                  "print(view['original'], view['target'], view['how'])  # L, L′ (None: no scaling)")
-                notice("These are the values the model's rotary code uses: head_dim, the base, the scaling type and "
-                       "its parameters, and how much of each head rotates, after the model's config class has "
-                       "filled in its defaults and translated legacy names (rotary_pct, rotary_emb_base, type, "
-                       "Phi-3's 'su', latent attention's qk_rope_head_dim).")
-                formula(r"\theta_i = $b^{-2i/$r},\quad i = 0,\dots,$n", b=read.base, r=read.rotary_dim,
-                        n=read.rotary_dim // 2 - 1)
-                info = layer_views.registry.page("layer_strip")
-                if info is not None:
-                    st.page_link(info.path, label="Read this config layer by layer", icon=info.icon)
+                with ask_trained_length(read, original, target, how):
+                    _read_numbers(read, how, original, target, result, softmax)
+                    classroom.snippet(*config_lines(config_text, layer),
+                                      "read = view['read']  # head_dim, base, rope_type, scaling, as the config "
+                                      "class reads them",
+                                      "print(view['original'], view['target'], view['how'])  # L, L′ (None: no "
+                                      "scaling)")
         if target is None:
             _unscaled(tab_pairs, tab_angle, tab_score, result, distances, before, original,
                       config_lines(config_text, layer))
@@ -123,6 +121,28 @@ def lesson():
                                   "distance, unscaled and scaled")
 
 
+def _read_numbers(read, how: str, original: int, target: int | None, result, softmax: float) -> None:
+    """L, L′ and the factors the reading gives, what to notice, and the frequencies' formula."""
+    m1, m2, m3, m4 = st.columns(4)
+    m1.metric("L (trained)", f"{original:,}")
+    if target is None:
+        m2.metric("L′ (target)", "none", help="No scaling: the config does not extend its context.")
+        m3.metric("Attention factor a", "1")
+    else:
+        m2.metric("L′ (target)", f"{target:,}", f"× {result['factor']:g}")
+        m3.metric("Attention factor a", f"{result['attention_factor']:.4f}")
+    m4.metric("Softmax scale × (DeepSeek)", f"{softmax:.4f}")
+    st.caption(f"How L and L′ were chosen: {how}.")
+    notice("These are the values the model's rotary code uses: head_dim, the base, the scaling type and "
+           "its parameters, and how much of each head rotates, after the model's config class has "
+           "filled in its defaults and translated legacy names (rotary_pct, rotary_emb_base, type, "
+           "Phi-3's 'su', latent attention's qk_rope_head_dim).")
+    formula(r"\theta_i = $b^{-2i/$r},\quad i = 0,\dots,$n", b=read.base, r=read.rotary_dim, n=read.rotary_dim // 2 - 1)
+    info = layer_views.registry.page("layer_strip")
+    if info is not None:
+        st.page_link(info.path, label="Read this config layer by layer", icon=info.icon)
+
+
 def _unscaled(tab_pairs, tab_angle, tab_score, pairs, distances, scores, original, lines) -> None:
     """A config without scaling: its pairs against L, and one score curve (there is no L′ to compare)."""
     if tab_pairs.open:
@@ -142,4 +162,5 @@ def _unscaled(tab_pairs, tab_angle, tab_score, pairs, distances, scores, origina
 
 
 lesson()
+why(WHY)
 source(pc.read_rope_config, pc.config_contexts, pc.parse_config_json)

@@ -2,7 +2,20 @@ import numpy as np
 import streamlit as st
 
 import posenc_core as pc
-from page_kit import classroom, controls, figures, formula, guard, header, notice, sections, show, source, todays_class
+from page_kit import (
+    classroom,
+    controls,
+    figures,
+    formula,
+    guard,
+    header,
+    notice,
+    show,
+    source,
+    stage,
+    todays_class,
+    why,
+)
 
 TEXT = "The cat sat. Then it slept on the warm mat. Birds sang outside the window. Everyone listened quietly."
 SHARPNESS = [1, 2, 4, 8, 16, 30]
@@ -21,126 +34,144 @@ def highlighted(tokens, hits) -> str:
     return " ".join(f"**:blue-background[{t}]**" if hit else t for t, hit in zip(tokens, hits, strict=True))
 
 
-header(
-    "CoPE: counting what matters",
-    "Every encoding so far counts tokens. CoPE (contextual position encoding, Golovneva, Wang, Weston and "
-    "Sukhbaatar 2024, arXiv:2405.18719, section 3) lets the query decide what to count: a sigmoid gate on each "
-    "key says whether it counts, a key's position is the sum of the gates between it and the query, and the "
-    "position embedding of a fractional position is interpolated between its two integer neighbours. Count "
-    "only sentence ends and 'three back' means three sentences back."
-)
-formula(r"\begin{gathered}g_{ij} = \sigma(q_i\cdot k_j),\qquad p_{ij} = \sum_{t=j}^{i} g_{it}\\ "
-        r"a_{ij} = \mathrm{softmax}_j\big(q_i\cdot k_j + q_i\cdot e[p_{ij}]\big)\\ "
-        r"e[p] = (p-\lfloor p\rfloor)\,e[\lceil p\rceil] + (1-p+\lfloor p\rfloor)\,e[\lfloor p\rfloor]"
-        r"\end{gathered}")
+header("CoPE: counting what matters",
+       "Every encoding so far counts tokens. CoPE lets the query decide what to count: count only sentence ends, "
+       "and 'three back' means three sentences back.")
+WHY = ("Every encoding so far counts tokens. CoPE (contextual position encoding, Golovneva, Wang, Weston and "
+       "Sukhbaatar 2024, arXiv:2405.18719, section 3) lets the query decide what to count: a sigmoid gate on each "
+       "key says whether it counts, a key's position is the sum of the gates between it and the query, and the "
+       "position embedding of a fractional position is interpolated between its two integer neighbours. Count "
+       "only sentence ends and 'three back' means three sentences back.")
+
+
+def _attention_chart(ex, unit: str, target: int, name: str):
+    tokens = ex["tokens"]
+    return figures.bars(labelled(tokens), {f"attention of the last token, counting {unit}": ex["attention"]},
+                        title=f"Counting {unit}: where '{tokens[ex['query']]}' looks for position {target}",
+                        x_title="key (index·token)", y_title="attention", name=name,
+                        alt=f"Bars of the last token's attention on each of {len(tokens)} keys, counting {unit}; "
+                            f"the {int(ex['at_target'].sum())} keys at position {target} get "
+                            f"{ex['target_mass']:.1%} of it.")
+
+
+def example_tab(page, view, ex) -> None:
+    text, unit, target, sharpness = view["text"], view["unit"], view["target"], view["sharpness"]
+    tokens = ex["tokens"]
+    by_tokens = example(text, "tokens", target, sharpness)
+    show(_attention_chart(by_tokens, "tokens", target, "cope_by_tokens"))
+    st.caption("Tokens come from a toy tokenizer that cuts words into pieces of at most four letters, "
+               "so a long word is several tokens, as with a real BPE vocabulary.")
+    with todays_class.ask_how_many(ex, unit, target):
+        st.markdown(f"Counting **{unit}**, position {target} is (in bold): {highlighted(tokens, ex['at_target'])}")
+        show(_attention_chart(ex, unit, target, "cope_attention"))
+        todays_class.example_code(text, unit, target, sharpness,
+                                  f'ex["attention"]  # ({len(tokens)},) the last token\'s attention on '
+                                  'each key: the bars')
+        picked = [t for t, hit in zip(tokens, by_tokens["at_target"], strict=True) if hit]
+        found = int(ex["at_target"].sum())
+        here = (f"Counted in {unit}, position {target} holds {found} token{'s' * (found != 1)}, which "
+                f"together get {ex['target_mass']:.1%} of the attention." if found else
+                f"Counted in {unit}, no key reaches position {target} (the text has too few), so the "
+                "attention has nothing to single out.")
+        notice(f"Counted in tokens, position {target} is '{' '.join(picked) or '(none)'}', {target - 1} "
+               f"tokens before the query. {here} Nothing about the weights changed but which keys the "
+               f"gates open on: the query's position embedding still asks for position {target}, and the "
+               "gates decide what a step is.")
+
+
+def gates_tab(page, view, ex) -> None:
+    tokens, query, names = ex["tokens"], ex["query"], labelled(ex["tokens"])
+    with page.side:
+        j = controls.slider("Key j", "j", 0, query, max(0, query - 6)) if query > 0 else 0
+    opened = int(np.sum(ex["gates"] > 0.5))
+    show(figures.bars(names, {"gate g": ex["gates"]}, title="The last token's gate on each key "
+                      "(1: this key counts)", x_title="key (index·token)", y_title="gate", height=300,
+                      name="cope_gates", alt=f"Bars per key: the gate is near 1 on the {opened} keys that end a "
+                                             f"unit ({view['unit']}) and near 0 on the other {len(tokens) - opened}."))
+    show(figures.bars(names, {"CoPE position p": ex["positions"], "token count i − j + 1": ex["token_positions"]},
+                      title="The positions the gates add up to, next to the plain token count",
+                      x_title="key (index·token)", y_title="position", name="cope_positions",
+                      alt=f"Grouped bars per key: the contextual position climbs in steps to "
+                          f"{float(ex['positions'][0]):.2f} at key 0, the token count climbs by one at every key "
+                          f"to {float(ex['token_positions'][0]):.0f}."))
+    todays_class.example_code(view["text"], view["unit"], view["target"], view["sharpness"],
+                              f'ex["gates"]  # ({len(tokens)},) the last token\'s gate on each key',
+                              f'ex["positions"], ex["token_positions"]  # ({len(tokens)},) each: CoPE '
+                              'position and token count')
+    formula(r"p_{$i,$j} = \sum_{t=$j}^{$i} g_{$i,t} = $p\qquad\text{(token count: } $c\text{)}",
+            i=query, j=j, p=float(ex["positions"][j]), c=float(ex["token_positions"][j]))
+    notice("Reading right to left from the query, the position rises by one at each key whose gate is "
+           "open and stays put elsewhere, so all tokens of one unit share a position. With every gate "
+           "at 1 (count tokens) CoPE's position is exactly the token count i − j + 1. Lower the "
+           "sharpness and closed gates leak a little: positions become fractional.")
+
+
+def grid_tab(page, view, ex) -> None:
+    tokens = ex["tokens"]
+    grid = figures.blank_masked(np.where(np.tril(np.ones_like(ex["position_grid"])), ex["position_grid"], np.nan))
+    show(figures.heatmap(grid, title=f"p_ij for every query i and key j (counting {view['unit']})",
+                         x_title="key j", y_title="query i", value_name="p", name="cope_grid",
+                         alt=f"Lower-triangular heatmap of the contextual positions of {len(tokens)} queries and "
+                             f"keys, counting {view['unit']}; the last query's farthest key is at position "
+                             f"{float(ex['positions'][0]):.2f}."))
+    todays_class.example_code(view["text"], view["unit"], view["target"], view["sharpness"],
+                              f'ex["position_grid"]  # ({len(tokens)}, {len(tokens)}) p_ij (the figure blanks j > i)')
+    notice("Each row is one query's count, restarting at the query. In this hand-built example the "
+           "gates depend only on the key, so every row agrees on where units end; in a trained model "
+           "the gate is σ(q_i·k_j), and each query (and head) can count something different.")
+
+
+def interp_tab(page, view, ex) -> None:
+    with page.side:
+        p = controls.slider("Fractional position p", "p", 0.0, 8.0, 2.4, step=0.1)
+    interp = pc.cope_interpolation_curve(view["target"], view["sharpness"], p)
+    show(figures.lines(interp["grid"], {"q·e[p] (interpolated)": interp["curve"]},
+                       title="The query's position score between integer positions", x_title="p",
+                       y_title="q·e[p]", vlines=[(p, f"p = {p:.1f}")], name="cope_interp",
+                       alt=f"A tent-shaped line peaking at the requested position {view['target']}; at p = {p:.1f} "
+                           f"it is {interp['value']:.3f}."))
+    call = classroom.call("cope_interpolation_curve", view["target"], view["sharpness"], p)
+    classroom.snippet(f"interp = {call}",
+                      'interp["grid"], interp["curve"]  # (161,) p and q·e[p], the line; interp["value"] at p')
+    formula(r"q\cdot e[$p] = $wh\cdot q\cdot e[$hi] + $wl\cdot q\cdot e[$lo] = $v",
+            p=interp["p"], wh=interp["w_high"], wl=interp["w_low"], hi=interp["high"],
+            lo=interp["low"], v=interp["value"], digits=3)
+    notice("Only integer positions have embeddings; a fractional count borrows from its two "
+           "neighbours in proportion. CoPE computes q·e[p] once per integer p and interpolates the "
+           "numbers, which is cheaper than interpolating vectors and gives the same result.")
 
 
 @st.fragment
 def lesson():
-    text = controls.text("Text", "text", TEXT, max_chars=600, help="The last token is the query.")
-    c1, c2, c3 = st.columns([3, 2, 2])
-    with c1:
+    page = stage()
+    with page.side:
         unit = controls.choice("Count", "unit", list(pc.COPE_UNITS), "sentences",
                                help="Which keys get gate 1: every token, the last piece of each word, or . ! ?")
-    with c2:
         target = controls.slider("Find position", "target", 1, 8, 3,
                                  help="A query that ends a unit is at position 1; keys count up from there.")
-    with c3:
         sharpness = controls.select_slider("Gate sharpness", "s", SHARPNESS, 8,
                                            help="q·k = ±sharpness; small values give fractional gates.")
-    tab_example, tab_gates, tab_grid, tab_interp = sections(
-        ["The counting example", "Gates and positions", "Every query's positions", "Fractional positions"])
-
+    with page.more:
+        text = controls.text("Text", "text", TEXT, max_chars=600, help="The last token is the query.")
+    view = {"text": text, "unit": unit, "target": target, "sharpness": float(sharpness)}
+    tabs = page.sections(["The counting example", "Gates and positions", "Every query's positions",
+                          "Fractional positions"])
     with guard():
         ex = example(text, unit, target, float(sharpness))
         if ex["dropped"]:
-            st.caption(f"The text makes {len(ex['tokens']) + ex['dropped']} tokens; the example keeps the last "
-                       f"{len(ex['tokens'])} (the query is the last token).")
-        tokens, query = ex["tokens"], ex["query"]
-        names = labelled(tokens)
-        if tab_example.open:
-            with tab_example:
-                by_tokens = example(text, "tokens", target, float(sharpness))
-                todays_class.ask_how_many(ex, unit, target)
-                st.markdown(f"Counting **{unit}**, position {target} is: {highlighted(tokens, ex['at_target'])}")
-                st.caption("Tokens come from a toy tokenizer that cuts words into pieces of at most four letters, "
-                           "so a long word is several tokens, as with a real BPE vocabulary.")
-                show(figures.bars(names, {"attention of the last token": ex["attention"]},
-                                  title=f"Where the query '{tokens[query]}' looks when it asks for position {target}",
-                                  x_title="key (index·token)", y_title="attention", name="cope_attention",
-                                  alt=f"Bars of the last token's attention on each key; the keys at position "
-                                      f"{target} get {ex['target_mass']:.1%} of it."))
-                todays_class.example_code(text, unit, target, float(sharpness),
-                                          f'ex["attention"]  # ({len(tokens)},) the last token\'s attention on '
-                                          'each key: the bars')
-                picked = [t for t, hit in zip(tokens, by_tokens["at_target"], strict=True) if hit]
-                found = int(ex["at_target"].sum())
-                here = (f"Counted in {unit}, position {target} holds {found} token{'s' * (found != 1)}, which "
-                        f"together get {ex['target_mass']:.1%} of the attention." if found else
-                        f"Counted in {unit}, no key reaches position {target} (the text has too few), so the "
-                        "attention has nothing to single out.")
-                notice(f"Counted in tokens, position {target} is '{' '.join(picked) or '(none)'}', {target - 1} "
-                       f"tokens before the query. {here} Nothing about the weights changed but which keys the "
-                       f"gates open on: the query's position embedding still asks for position {target}, and the "
-                       "gates decide what a step is.")
-
-        if tab_gates.open:
-            with tab_gates:
-                j = controls.slider("Key j", "j", 0, query, max(0, query - 6)) if query > 0 else 0
-                show(figures.bars(names, {"gate g": ex["gates"]}, title="The last token's gate on each key "
-                                  "(1: this key counts)", x_title="key (index·token)", y_title="gate", height=300,
-                                  name="cope_gates", alt="Bars per key: the gate is near 1 on keys that end a unit "
-                                                         "and near 0 elsewhere."))
-                show(figures.bars(names, {"CoPE position p": ex["positions"],
-                                          "token count i − j + 1": ex["token_positions"]},
-                                  title="The positions the gates add up to, next to the plain token count",
-                                  x_title="key (index·token)", y_title="position", name="cope_positions",
-                                  alt="Grouped bars per key: the contextual position climbs in steps, the token "
-                                      "count climbs by one at every key."))
-                todays_class.example_code(text, unit, target, float(sharpness),
-                                          f'ex["gates"]  # ({len(tokens)},) the last token\'s gate on each key',
-                                          f'ex["positions"], ex["token_positions"]  # ({len(tokens)},) each: CoPE '
-                                          'position and token count')
-                formula(r"p_{$i,$j} = \sum_{t=$j}^{$i} g_{$i,t} = $p\qquad\text{(token count: } $c\text{)}",
-                        i=query, j=j, p=float(ex["positions"][j]), c=float(ex["token_positions"][j]))
-                notice("Reading right to left from the query, the position rises by one at each key whose gate is "
-                       "open and stays put elsewhere, so all tokens of one unit share a position. With every gate "
-                       "at 1 (count tokens) CoPE's position is exactly the token count i − j + 1. Lower the "
-                       "sharpness and closed gates leak a little: positions become fractional.")
-
-        if tab_grid.open:
-            with tab_grid:
-                grid = figures.blank_masked(np.where(np.tril(np.ones_like(ex["position_grid"])), ex["position_grid"],
-                                                     np.nan))
-                show(figures.heatmap(grid, title=f"p_ij for every query i and key j (counting {unit})",
-                                     x_title="key j", y_title="query i", value_name="p", name="cope_grid",
-                                     alt="Lower-triangular heatmap of contextual positions."))
-                todays_class.example_code(text, unit, target, float(sharpness),
-                                          f'ex["position_grid"]  # ({len(tokens)}, {len(tokens)}) p_ij (the '
-                                          'figure blanks j > i)')
-                notice("Each row is one query's count, restarting at the query. In this hand-built example the "
-                       "gates depend only on the key, so every row agrees on where units end; in a trained model "
-                       "the gate is σ(q_i·k_j), and each query (and head) can count something different.")
-
-        if tab_interp.open:
-            with tab_interp:
-                p = controls.slider("Fractional position p", "p", 0.0, 8.0, 2.4, step=0.1)
-                interp = pc.cope_interpolation_curve(target, float(sharpness), p)
-                show(figures.lines(interp["grid"], {"q·e[p] (interpolated)": interp["curve"]},
-                                   title="The query's position score between integer positions", x_title="p",
-                                   y_title="q·e[p]", vlines=[(p, f"p = {p:.1f}")], name="cope_interp",
-                                   alt="A tent-shaped line peaking at the requested integer position."))
-                call = classroom.call("cope_interpolation_curve", target, float(sharpness), p)
-                classroom.snippet(f"interp = {call}",
-                                  'interp["grid"], interp["curve"]  # (161,) p and q·e[p], the line; '
-                                  'interp["value"] at p')
-                formula(r"q\cdot e[$p] = $wh\cdot q\cdot e[$hi] + $wl\cdot q\cdot e[$lo] = $v",
-                        p=interp["p"], wh=interp["w_high"], wl=interp["w_low"], hi=interp["high"],
-                        lo=interp["low"], v=interp["value"], digits=3)
-                notice("Only integer positions have embeddings; a fractional count borrows from its two "
-                       "neighbours in proportion. CoPE computes q·e[p] once per integer p and interpolates the "
-                       "numbers, which is cheaper than interpolating vectors and gives the same result.")
+            with page.main:
+                st.caption(f"The text makes {len(ex['tokens']) + ex['dropped']} tokens; the example keeps the last "
+                           f"{len(ex['tokens'])} (the query is the last token).")
+        for tab, draw in zip(tabs, (example_tab, gates_tab, grid_tab, interp_tab), strict=True):
+            if tab.open:
+                with tab:
+                    draw(page, view, ex)
 
 
 lesson()
+why(WHY)
+formula(r"\begin{gathered}g_{ij} = \sigma(q_i\cdot k_j),\qquad p_{ij} = \sum_{t=j}^{i} g_{it}\\ "
+        r"a_{ij} = \mathrm{softmax}_j\big(q_i\cdot k_j + q_i\cdot e[p_{ij}]\big)\\ "
+        r"e[p] = (p-\lfloor p\rfloor)\,e[\lceil p\rceil] + (1-p+\lfloor p\rfloor)\,e[\lfloor p\rfloor]"
+        r"\end{gathered}")
 source(pc.cope_positions, pc.cope_interpolate, pc.cope_counting_example)

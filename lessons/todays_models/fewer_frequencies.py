@@ -1,7 +1,20 @@
 import streamlit as st
 
 import posenc_core as pc
-from page_kit import classroom, controls, figures, formula, guard, header, notice, sections, show, source, todays_class
+from page_kit import (
+    classroom,
+    controls,
+    figures,
+    formula,
+    guard,
+    header,
+    notice,
+    show,
+    source,
+    stage,
+    todays_class,
+    why,
+)
 
 METHODS = pc.FEWER_FREQUENCY_METHODS
 COLOURS = {m: i for i, m in enumerate(METHODS)}  # one colour per method in every figure
@@ -20,154 +33,164 @@ def curves(head_dim: int, base: float, fraction: float, context: int):
     return pc.frequency_score_curves(head_dim, base, fraction, context, 800)
 
 
-header(
-    "Fewer frequencies: partial, p-RoPE, proportional",
-    "Many models rotate only part of each head. GPT-NeoX (`rotary_pct`), GLM-4.5 and Qwen3.5 "
-    "(`partial_rotary_factor`) give the first dimensions a complete RoPE of their own. Barbero et al. (2025, "
-    "\"Round and round we go! What makes Rotary Positional Encodings useful?\") argue that RoPE's slowest pairs "
-    "barely turn within a context and end up carrying meaning, not position, and propose **p-RoPE**: keep the "
-    "fastest fraction p of RoPE's frequencies and set the rest to zero. Gemma 4's full-attention layers do this "
-    "through transformers' `proportional` rope type. Same fraction, different frequencies."
-)
+header("Fewer frequencies: partial, p-RoPE, proportional",
+       "Many models rotate only part of each head: the same fraction, different frequencies.")
+WHY = ("Many models rotate only part of each head. GPT-NeoX (`rotary_pct`), GLM-4.5 and Qwen3.5 "
+       "(`partial_rotary_factor`) give the first dimensions a complete RoPE of their own. Barbero et al. (2025, "
+       "\"Round and round we go! What makes Rotary Positional Encodings useful?\") argue that RoPE's slowest pairs "
+       "barely turn within a context and end up carrying meaning, not position, and propose **p-RoPE**: keep the "
+       "fastest fraction p of RoPE's frequencies and set the rest to zero. Gemma 4's full-attention layers do this "
+       "through transformers' `proportional` rope type. Same fraction, different frequencies.")
+
+
+def dims_tab(view, info) -> None:
+    head_dim, base, fraction = view["head_dim"], view["base"], view["fraction"]
+    table = pc.dimension_frequency_table(head_dim, base, fraction)
+    partial, prop = info["partial rotary"], info["proportional"]
+    show(figures.heatmap(
+        table, y=list(METHODS), title=f"How fast each dimension turns (head_dim {head_dim}, fraction "
+        f"{fraction:g}); blank: never turns", x_title="dimension of the head", y_title="",
+        value_name="log10 ω (rad/pos)", name="fewer_dims", height=300, hover_format=".2f",
+        alt=f"One row per method, one cell per dimension of a {head_dim}-dimension head, coloured by log10 of its "
+            f"angular speed; dimensions that never turn are blank. At fraction {fraction:g} partial rotary turns "
+            f"the first {partial['block']} dimensions as one block, p-RoPE ({info['p-RoPE']['pairs']} pairs) and "
+            f"proportional ({prop['pairs']} pairs) turn the leading dimensions of each half."))
+    call = classroom.call("dimension_frequency_table", head_dim, float(base), float(fraction))
+    classroom.snippet(f"table = {call}  # (4, {head_dim}) log10 ω per dimension, NaN: never turns",
+                      f"# rows: {', '.join(METHODS)}")
+    notice(f"All three rotate {partial['rotated_dims']} of {head_dim} dimensions. Partial rotary packs "
+           f"them into the first {partial['block']} and spreads a whole RoPE spectrum over them (fast "
+           "to slow within the block); the rest pass through. p-RoPE and proportional keep RoPE's "
+           f"rotate_half layout over the full head: pair i is dimensions i and i + {head_dim // 2}, so "
+           "the turning dimensions are the first of each half, with exactly RoPE's fastest frequencies. "
+           f"p-RoPE keeps {info['p-RoPE']['pairs']} pairs (floor of p·d/2), proportional "
+           f"{prop['pairs']} (transformers' int(p·d // 2)).")
+
+
+def waves_tab(view, info) -> None:
+    head_dim, context = view["head_dim"], view["context"]
+    partial, p_rope = info["partial rotary"], info["p-RoPE"]
+    with todays_class.ask_same_speeds(info, view["fraction"]):
+        show(figures.lines(
+            range(head_dim // 2), {m: info[m]["wavelengths"] for m in DRAW_ORDER},
+            title="Wavelength of each rotating pair (gaps: pair never turns)",
+            x_title="pair index", y_title="wavelength (positions)", log_y=True, colours=COLOURS,
+            legend_right=True, margin=dict(l=70, r=220), dashed=["p-RoPE"],
+            hlines=[(context, f"context {context:,}")], name="fewer_wavelengths",
+            alt=f"Log-scale wavelength per pair for {', '.join(DRAW_ORDER)} (p-RoPE dashed); the dotted line marks "
+                f"the context of {context:,}. Longest wavelengths: "
+                + ", ".join(f"{m} {info[m]['longest_wavelength']:,.4g}" for m in DRAW_ORDER) + "."))
+        call = classroom.call("fewer_frequency_summaries", head_dim, float(view["base"]), float(view["fraction"]),
+                              context)
+        classroom.snippet(f"info = {call}",
+                          'info["p-RoPE"]["wavelengths"]  # (head_dim/2,) positions per pair, NaN: never '
+                          'turns; one line per method, the table\'s columns are the other keys')
+        st.dataframe({"method": list(METHODS),
+                      "rotating pairs": [info[m]["pairs"] for m in METHODS],
+                      "still dimensions": [info[m]["still_dims"] for m in METHODS],
+                      "shortest λ": [info[m]["shortest_wavelength"] for m in METHODS],
+                      "longest λ": [info[m]["longest_wavelength"] for m in METHODS],
+                      f"pairs with a full turn in {context:,}": [info[m]["full_turn"] for m in METHODS],
+                      "pairs turning < π/2": [info[m]["under_quarter"] for m in METHODS],
+                      "unambiguous up to": [info[m]["unambiguous"] for m in METHODS]},
+                     hide_index=True, width="stretch",
+                     column_config={k: st.column_config.NumberColumn(format="%.4g")
+                                    for k in ("shortest λ", "longest λ", "unambiguous up to")})
+        slow = partial["under_quarter"]
+        notice(f"Partial rotary still reaches a wavelength of {partial['longest_wavelength']:,.0f} "
+               f"positions: its block spans RoPE's whole range with fewer pairs, and {slow} of its "
+               f"{partial['pairs']} pairs turn less than a quarter turn over {context:,} tokens"
+               + (" (slow, nearly position-free channels)" if slow else "") + ". p-RoPE's longest "
+               f"wavelength is {p_rope['longest_wavelength']:,.4g} positions, and {p_rope['full_turn']} of "
+               f"its {p_rope['pairs']} pairs complete a full turn within the context. 'Unambiguous up to' "
+               "is half the longest wavelength: beyond it the slowest kept pair gives distances Δ and λ − Δ "
+               "the same cosine, so far-apart tokens are told apart only by the mix of faster pairs.")
+
+
+def score_tab(view, info) -> None:
+    head_dim, base, fraction, context = view["head_dim"], view["base"], view["fraction"], view["context"]
+    data = curves(head_dim, float(base), float(fraction), context)
+    still = info["p-RoPE"]["still_share"]
+    far = data["far_mean"]
+    show(figures.lines(
+        data["distance"], {m: data[m] for m in DRAW_ORDER}, colours=COLOURS, dashed=["p-RoPE"],
+        legend_right=True, margin=dict(l=70, r=220), log_x=True,
+        title="q · R(Δ) q / |q|² for q with equal coordinates (log distance axis)", x_title="distance Δ",
+        y_title="normalised score", hlines=[(still, f"position-free share {still:.2f}")],
+        name="fewer_scores",
+        alt=f"Normalised score against distance on a log axis for {', '.join(DRAW_ORDER)} (p-RoPE dashed); the "
+            f"dotted line marks the share of dimensions that never turn, {still:.2f}. Mean over the far half: "
+            + ", ".join(f"{m} {far[m]:.3f}" for m in METHODS) + "."))
+    call = classroom.call("frequency_score_curves", head_dim, float(base), float(fraction), context, 800)
+    classroom.snippet(f"data = {call}",
+                      'data["distance"], data["p-RoPE"]  # (points,) distance and the normalised '
+                      'score, one key per method')
+    formula(r"\frac{q\cdot R(\Delta)q}{|q|^2} = \frac{1}{d}\sum_{\text{dims}} \cos(\Delta\,\omega) "
+            r"= \underbrace{$still}_{\text{still dims}} + \frac{1}{$d}\sum_{\omega>0}\cos(\Delta\omega)",
+            still=still, d=head_dim)
+    notice(f"Every dimension that never turns adds exactly 1/{head_dim} to this score at every "
+           f"distance, so {still:.0%} of it is position-free by construction. Averaged over the far "
+           f"half of the distances ({context // 2:,} to {context:,}) the score is "
+           + ", ".join(f"{far[m]:.3f} for {m}" for m in METHODS)
+           + f": the reduced methods settle near the still share {still:.2f}, their rotating "
+           "dimensions averaging out, and nothing in that floor says how far apart two tokens are.")
+
+
+def gemma_tab(view, info) -> None:
+    inv, factor = pc.rope_inv_freq(512, 1e6, {"rope_type": "proportional", "partial_rotary_factor": 0.25})
+    gemma = pc.fewer_frequencies("proportional", 512, 1e6, 0.25, view["context"])
+    show(figures.lines(
+        range(256), {"inv_freq (Gemma 4 full attention)": inv}, title="Gemma 4's proportional "
+        "inv_freq: 256 entries for head_dim 512", x_title="pair index", y_title="inv_freq",
+        log_y=False, markers=False, name="gemma4_inv_freq",
+        alt=f"inv_freq for Gemma 4's full-attention layers: {gemma['pairs']} decaying values from {inv[0]:g}, "
+            f"then {256 - gemma['pairs']} zeros."))
+    classroom.snippet('inv, factor = pc.rope_inv_freq(512, 1e6, {"rope_type": "proportional", '
+                      '"partial_rotary_factor": 0.25})  # (256,) the line; factor: attention factor')
+    formula(r"\begin{gathered}\text{rope\_angles} = \mathrm{int}(0.25\cdot 512\,/\!/\,2) = $k,\quad "
+            r"\lambda_{max} = $lam\\ \omega_i = \big(10^{6}\big)^{-2i/512}\ (i < $k),\quad "
+            r"\omega_i = 0\ (i \ge $k)\end{gathered}", k=gemma["pairs"], lam=gemma["longest_wavelength"])
+    notice(f"The exponent divides by the whole head_dim (512), not by the {2 * gemma['pairs']} rotated "
+           "dimensions, and the zeros go at the end of inv_freq, so with rotate_half the dimensions "
+           f"{gemma['pairs']}–255 and {256 + gemma['pairs']}–511 never turn. This is p-RoPE in "
+           "transformers' float32 (bit-identical with the model's buffer; a test checks it). The "
+           f"attention factor is {factor:g}. Gemma 4's sliding-window layers keep plain RoPE "
+           "(head_dim 256, base 10,000).")
+
+
+def models_tab(view, info) -> None:
+    rows = pc.FEWER_FREQUENCY_MODELS
+    st.dataframe({"model": list(rows), "head_dim": [r[0] for r in rows.values()],
+                  "fraction": [r[1] for r in rows.values()], "method": [r[2] for r in rows.values()],
+                  "rotated dims": [pc.fewer_frequencies(r[2], r[0], view["base"], r[1])["rotated_dims"]
+                                   for r in rows.values()],
+                  "source": [r[3] for r in rows.values()]}, hide_index=True, width="stretch")
+    notice("The same 'fraction 0.25' means different frequencies: Qwen3.5 and GPT-NeoX give their "
+           "rotated block a full spectrum (partial rotary), Gemma 4 keeps only RoPE's fastest pairs "
+           "(proportional). transformers reads both from `partial_rotary_factor`; only `rope_type` "
+           "tells them apart.")
 
 
 @st.fragment
 def lesson():
-    c1, c2, c3, c4 = st.columns(4)
-    with c1:
-        head_dim = controls.select("head_dim", "d", [64, 96, 128, 256, 512], 2)
-    with c2:
+    page = stage()
+    with page.side:
         fraction = controls.select_slider("Fraction rotated", "p", [0.125, 0.25, 0.5, 0.75, 1.0], 0.25,
                                           help="partial_rotary_factor / rotary_pct / p-RoPE's p.")
-    with c3:
+        head_dim = controls.select("head_dim", "d", [64, 96, 128, 256, 512], 2)
         base = controls.select_slider("Base (rope_theta)", "base", BASES, 10000, format_func=lambda b: f"{b:,}")
-    with c4:
         context = controls.select_slider("Context length", "ctx", CONTEXTS, 32768, format_func=lambda v: f"{v:,}")
-    tab_dims, tab_waves, tab_score, tab_gemma, tab_models = sections(
-        ["Which dimensions turn", "Wavelengths and the context", "Where the score stops seeing position",
-         "Gemma 4's proportional", "In real models"])
-
+    view = {"head_dim": head_dim, "fraction": fraction, "base": base, "context": context}
+    tabs = page.sections(["Which dimensions turn", "Wavelengths and the context",
+                          "Where the score stops seeing position", "Gemma 4's proportional", "In real models"])
     with guard():
         info = summaries(head_dim, float(base), float(fraction), context)
-        if tab_dims.open:
-            with tab_dims:
-                todays_class.ask_same_speeds(info, fraction)
-                table = pc.dimension_frequency_table(head_dim, base, fraction)
-                show(figures.heatmap(
-                    table, y=list(METHODS), title=f"How fast each dimension turns (head_dim {head_dim}, fraction "
-                    f"{fraction:g}); blank: never turns", x_title="dimension of the head", y_title="",
-                    value_name="log10 ω (rad/pos)", name="fewer_dims", height=300, hover_format=".2f",
-                    alt="One row per method, one cell per dimension of the head, coloured by log10 of its angular "
-                        "speed; dimensions that never turn are blank. Partial rotary turns one leading block, "
-                        "p-RoPE and proportional turn the leading dimensions of each half."))
-                call = classroom.call("dimension_frequency_table", head_dim, float(base), float(fraction))
-                classroom.snippet(f"table = {call}  # (4, {head_dim}) log10 ω per dimension, NaN: never turns",
-                                  f"# rows: {', '.join(METHODS)}")
-                partial, prop = info["partial rotary"], info["proportional"]
-                notice(f"All three rotate {partial['rotated_dims']} of {head_dim} dimensions. Partial rotary packs "
-                       f"them into the first {partial['block']} and spreads a whole RoPE spectrum over them (fast "
-                       "to slow within the block); the rest pass through. p-RoPE and proportional keep RoPE's "
-                       f"rotate_half layout over the full head: pair i is dimensions i and i + {head_dim // 2}, so "
-                       "the turning dimensions are the first of each half, with exactly RoPE's fastest frequencies. "
-                       f"p-RoPE keeps {info['p-RoPE']['pairs']} pairs (floor of p·d/2), proportional "
-                       f"{prop['pairs']} (transformers' int(p·d // 2)).")
-
-        if tab_waves.open:
-            with tab_waves:
-                show(figures.lines(
-                    range(head_dim // 2), {m: info[m]["wavelengths"] for m in DRAW_ORDER},
-                    title="Wavelength of each rotating pair (gaps: pair never turns)",
-                    x_title="pair index", y_title="wavelength (positions)", log_y=True, colours=COLOURS,
-                    legend_right=True, margin=dict(l=70, r=220), dashed=["p-RoPE"],
-                    hlines=[(context, f"context {context:,}")], name="fewer_wavelengths",
-                    alt="Log-scale wavelength per pair; the dotted line marks the context length."))
-                call = classroom.call("fewer_frequency_summaries", head_dim, float(base), float(fraction), context)
-                classroom.snippet(f"info = {call}",
-                                  'info["p-RoPE"]["wavelengths"]  # (head_dim/2,) positions per pair, NaN: never '
-                                  'turns; one line per method, the table\'s columns are the other keys')
-                st.dataframe({"method": list(METHODS),
-                              "rotating pairs": [info[m]["pairs"] for m in METHODS],
-                              "still dimensions": [info[m]["still_dims"] for m in METHODS],
-                              "shortest λ": [info[m]["shortest_wavelength"] for m in METHODS],
-                              "longest λ": [info[m]["longest_wavelength"] for m in METHODS],
-                              f"pairs with a full turn in {context:,}": [info[m]["full_turn"] for m in METHODS],
-                              "pairs turning < π/2": [info[m]["under_quarter"] for m in METHODS],
-                              "unambiguous up to": [info[m]["unambiguous"] for m in METHODS]},
-                             hide_index=True, width="stretch",
-                             column_config={k: st.column_config.NumberColumn(format="%.4g")
-                                            for k in ("shortest λ", "longest λ", "unambiguous up to")})
-                partial, p_rope = info["partial rotary"], info["p-RoPE"]
-                slow = partial["under_quarter"]
-                notice(f"Partial rotary still reaches a wavelength of {partial['longest_wavelength']:,.0f} "
-                       f"positions: its block spans RoPE's whole range with fewer pairs, and {slow} of its "
-                       f"{partial['pairs']} pairs turn less than a quarter turn over {context:,} tokens"
-                       + (" (slow, nearly position-free channels)" if slow else "") + ". p-RoPE's longest "
-                       f"wavelength is {p_rope['longest_wavelength']:,.4g} positions, and {p_rope['full_turn']} of "
-                       f"its {p_rope['pairs']} pairs complete a full turn within the context. 'Unambiguous up to' "
-                       "is half the longest wavelength: beyond it the slowest kept pair gives distances Δ and λ − Δ "
-                       "the same cosine, so far-apart tokens are told apart only by the mix of faster pairs.")
-
-        if tab_score.open:
-            with tab_score:
-                data = curves(head_dim, float(base), float(fraction), context)
-                still = info["p-RoPE"]["still_share"]
-                show(figures.lines(
-                    data["distance"], {m: data[m] for m in DRAW_ORDER}, colours=COLOURS, dashed=["p-RoPE"],
-                    legend_right=True, margin=dict(l=70, r=220), log_x=True,
-                    title="q · R(Δ) q / |q|² for q with equal coordinates (log distance axis)", x_title="distance Δ",
-                    y_title="normalised score", hlines=[(still, f"position-free share {still:.2f}")],
-                    name="fewer_scores",
-                    alt="Normalised score against distance on a log axis for the four methods; the dotted line "
-                        "marks the share of dimensions that never turn."))
-                call = classroom.call("frequency_score_curves", head_dim, float(base), float(fraction), context, 800)
-                classroom.snippet(f"data = {call}",
-                                  'data["distance"], data["p-RoPE"]  # (points,) distance and the normalised '
-                                  'score, one key per method')
-                formula(r"\frac{q\cdot R(\Delta)q}{|q|^2} = \frac{1}{d}\sum_{\text{dims}} \cos(\Delta\,\omega) "
-                        r"= \underbrace{$still}_{\text{still dims}} + \frac{1}{$d}\sum_{\omega>0}\cos(\Delta\omega)",
-                        still=still, d=head_dim)
-                far = data["far_mean"]
-                notice(f"Every dimension that never turns adds exactly 1/{head_dim} to this score at every "
-                       f"distance, so {still:.0%} of it is position-free by construction. Averaged over the far "
-                       f"half of the distances ({context // 2:,} to {context:,}) the score is "
-                       + ", ".join(f"{far[m]:.3f} for {m}" for m in METHODS)
-                       + f": the reduced methods settle near the still share {still:.2f}, their rotating "
-                       "dimensions averaging out, and nothing in that floor says how far apart two tokens are.")
-
-        if tab_gemma.open:
-            with tab_gemma:
-                inv, factor = pc.rope_inv_freq(512, 1e6, {"rope_type": "proportional", "partial_rotary_factor": 0.25})
-                gemma = pc.fewer_frequencies("proportional", 512, 1e6, 0.25, context)
-                show(figures.lines(
-                    range(256), {"inv_freq (Gemma 4 full attention)": inv}, title="Gemma 4's proportional "
-                    "inv_freq: 256 entries for head_dim 512", x_title="pair index", y_title="inv_freq",
-                    log_y=False, markers=False, name="gemma4_inv_freq",
-                    alt="inv_freq for Gemma 4's full-attention layers: 64 decaying values, then 192 zeros."))
-                classroom.snippet('inv, factor = pc.rope_inv_freq(512, 1e6, {"rope_type": "proportional", '
-                                  '"partial_rotary_factor": 0.25})  # (256,) the line; factor: attention factor')
-                formula(r"\text{rope\_angles} = \mathrm{int}(0.25\cdot 512\,/\!/\,2) = $k,\quad \omega_i = "
-                        r"\big(10^{6}\big)^{-2i/512}\ (i < $k),\quad \omega_i = 0\ (i \ge $k),\quad "
-                        r"\lambda_{max} = $lam", k=gemma["pairs"], lam=gemma["longest_wavelength"])
-                notice(f"The exponent divides by the whole head_dim (512), not by the {2 * gemma['pairs']} rotated "
-                       "dimensions, and the zeros go at the end of inv_freq, so with rotate_half the dimensions "
-                       f"{gemma['pairs']}–255 and {256 + gemma['pairs']}–511 never turn. This is p-RoPE in "
-                       "transformers' float32 (bit-identical with the model's buffer; a test checks it). The "
-                       f"attention factor is {factor:g}. Gemma 4's sliding-window layers keep plain RoPE "
-                       "(head_dim 256, base 10,000).")
-
-        if tab_models.open:
-            with tab_models:
-                rows = pc.FEWER_FREQUENCY_MODELS
-                st.dataframe({"model": list(rows), "head_dim": [r[0] for r in rows.values()],
-                              "fraction": [r[1] for r in rows.values()], "method": [r[2] for r in rows.values()],
-                              "rotated dims": [pc.fewer_frequencies(r[2], r[0], base, r[1])["rotated_dims"]
-                                               for r in rows.values()],
-                              "source": [r[3] for r in rows.values()]}, hide_index=True, width="stretch")
-                notice("The same 'fraction 0.25' means different frequencies: Qwen3.5 and GPT-NeoX give their "
-                       "rotated block a full spectrum (partial rotary), Gemma 4 keeps only RoPE's fastest pairs "
-                       "(proportional). transformers reads both from `partial_rotary_factor`; only `rope_type` "
-                       "tells them apart.")
+        for tab, draw in zip(tabs, (dims_tab, waves_tab, score_tab, gemma_tab, models_tab), strict=True):
+            if tab.open:
+                with tab:
+                    draw(view, info)
 
 
 lesson()
+why(WHY)
 source(pc.p_rope_inv_freq, pc.dimension_frequencies, pc.fewer_frequencies)

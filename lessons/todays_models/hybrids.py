@@ -10,17 +10,17 @@ from page_kit import (
     guard,
     header,
     notice,
-    sections,
     see_also,
     show,
     source,
+    stage,
     todays_class,
+    why,
 )
 
 KINDS = ["swap", "reverse", "shuffle"]
 EXACT = 1e-12  # float64: below this an error is rounding, not a difference
 CONV, RECURRENCE, CAUSAL, BIDIRECTIONAL = list(pc.MIXERS)
-
 
 
 @st.cache_data(max_entries=32, show_spinner=False)
@@ -42,94 +42,100 @@ def _where(errors: np.ndarray) -> str:
     return ", ".join(f"{a}" if a == b else f"{a}-{b}" for a, b in runs)
 
 
-header(
-    "Hybrids: attention among recurrent layers",
-    "Many 2025 models use attention in only some layers and fill the rest with cheaper mixers: linear "
-    "attention (Gated DeltaNet, Kimi Delta Attention), state-space layers (Mamba-2) or short convolutions. "
-    "Those mixers read the sequence in order by construction, so some hybrids give their attention layers no "
-    "position encoding at all, and others keep a slice of RoPE. Reorder the inputs below and measure which "
-    "mixers notice."
-)
+header("Hybrids: attention among recurrent layers",
+       "Many 2025 models use attention in only some layers and fill the rest with cheaper mixers that read the "
+       "sequence in order. Reorder the inputs and measure which mixers notice.")
+WHY = ("Many 2025 models use attention in only some layers and fill the rest with cheaper mixers: linear "
+       "attention (Gated DeltaNet, Kimi Delta Attention), state-space layers (Mamba-2) or short convolutions. "
+       "Those mixers read the sequence in order by construction, so some hybrids give their attention layers no "
+       "position encoding at all, and others keep a slice of RoPE. Reorder the inputs and measure which "
+       "mixers notice.")
+
+
+def models_tab(page) -> None:
+    st.dataframe([{"model": name, "other layers": m.mixers, "attention": m.attention}
+                for name, m in pc.HYBRID_MODELS.items()], hide_index=True)
+    with todays_class.ask_all_drop():
+        nope_only = controls.toggle("Only hybrids whose attention has no positions", "nope")
+        st.dataframe([{"model": name, "positions in attention": m.rotates} for name, m in pc.HYBRID_MODELS.items()
+                    if not nope_only or m.rotates.startswith("none")], hide_index=True)
+        classroom.snippet("rows = [(name, m.mixers, m.attention, m.rotates)  # the tables above, one row per "
+                          "model", "        for name, m in pc.HYBRID_MODELS.items()]")
+        notice("A common misconception is that every hybrid drops positions from its attention. In "
+               "transformers' modeling code Kimi Linear and Nemotron-H never rotate q or k, Granite 4.0-H "
+               "rotates only when its config says position_embedding_type 'rope' (its released configs "
+               "say 'nope'), but Qwen3-Next / Qwen3.5 rotate a quarter of "
+               "each head, and Falcon-H1 and LFM2 apply full RoPE in their attention layers. The app "
+               "follows the code; a test reads each attention class's forward to keep this table honest.")
+
+
+def _order_notice(kind: str, i: int, j: int, errors, largest) -> None:
+    if kind == "swap":
+        notice(f"Swap tokens {i} and {j}. Bidirectional attention with no positions differs nowhere "
+               f"(largest difference {largest[BIDIRECTIONAL]:.0e}, rounding): it is permutation-"
+               f"equivariant and cannot see order. Causal attention differs only at positions "
+               f"{_where(errors[CAUSAL])}: before {i} nothing changed, and from {j + 1} on each query "
+               "sees the same set of tokens, so the same output. The convolution differs at "
+               f"{_where(errors[CONV])}, exactly where its 4-token kernel covers a swapped token, and "
+               f"the recurrence from {i} onwards, fading as its gates forget. Those two read order by "
+               "construction; a NoPE attention layer between them receives tokens that already carry it.")
+    else:
+        notice(f"Under a {kind}, bidirectional attention without positions still only reorders its "
+               f"outputs (largest difference {largest[BIDIRECTIONAL]:.0e}), while the convolution "
+               f"({largest[CONV]:.2f}), the recurrence ({largest[RECURRENCE]:.2f}) and causal attention "
+               f"({largest[CAUSAL]:.2f}, through its mask alone) all change their outputs: they are "
+               "order-aware, and only the first two in a way that depends on distances.")
+
+
+def order_tab(page) -> None:
+    with page.side:
+        n = controls.slider("Tokens", "n", 8, 64, 24)
+        kind = controls.choice("Reordering", "kind", KINDS, "swap")
+        i = controls.slider("Swap token i", "i", 0, n - 3, min(3, n - 3), help="Used by 'swap' only.")
+        j = controls.slider("with token j", "j", i + 1, n - 1, min(max(10, i + 1), n - 1), help="Used by 'swap' only.")
+    result = experiment(n, kind, i, j, 0)
+    errors = result["errors"]
+    largest = {name: float(e.max()) for name, e in errors.items()}
+    # one row per mixer: on one line they ran past the figure column of a projector
+    formula(r"\begin{gathered}\text{conv: } y_t = \sum_{k<4} w_k \odot x_{t-k}\\ \text{recurrence: } "
+            r"h_t = g_t \odot h_{t-1} + x_t,\ \ g_t = 0.9\,\sigma(x_t W_g)\\ "
+            r"\text{attention: } y_t = \sum_{s \in S_t} \mathrm{softmax}_s\big(q_t\cdot k_s/\sqrt{d}\big)\,v_s"
+            r"\\ S_t = \{0..t\}\ \text{(causal) or all (bidirectional)}\end{gathered}")
+    with todays_class.ask_blind(errors, kind, EXACT):
+        chart = figures.stacked_lines(
+            np.arange(n), {name: np.maximum(e, 1e-17) for name, e in errors.items()},
+            title="|f(reordered x)_t − (reordered f(x))_t| at each position t",
+            x_title="position t", y_title="difference (log; 1e-17 = none)", log_y=True, markers=True,
+            hover_format=".3g", name="hybrid_order", hlines=[(EXACT, "float64 rounding below")],
+            alt=f"Per-position difference ({kind}) between mixing the reordered tokens and reordering the mixed "
+                "tokens, one line per mixer; largest differences: "
+                + ", ".join(f"{name} {v:.1e}" for name, v in largest.items()) + ".")
+        chart.figure.update_yaxes(tickformat=".0e")  # 1e-12 reads better here than SI prefixes (1p)
+        show(chart)
+        classroom.snippet(f"result = {classroom.call('order_test', n, 16, kind, i=i, j=j, seed=0)}",
+                          'errors = result["errors"]  # {mixer: (tokens,)} difference at each position')
+        cols = st.columns(2)
+        for k, name in enumerate(errors):
+            cols[k % 2].metric(name, f"{largest[name]:.1e}", help=f"Largest difference; outputs have norm "
+                                                                  f"{result['scale'][name]:.2f} on average.")
+        _order_notice(kind, i, j, errors, largest)
+        formula(r"\begin{gathered}e_t = \big\|f(Px)_t - (P f(x))_t\big\|\\ \max_t e_t:\ \text{conv } $c,\ "
+                r"\text{recurrence } $r,\ \text{causal } $a,\ \text{bidirectional } $b\end{gathered}",
+                c=largest[CONV], r=largest[RECURRENCE], a=largest[CAUSAL], b=largest[BIDIRECTIONAL], digits=3)
 
 
 @st.fragment
 def lesson():
-    tab_models, tab_order = sections(["Who mixes what", "Reorder the inputs"])
+    page = stage()
+    tabs = page.sections(["Who mixes what", "Reorder the inputs"])
     with guard():
-        if tab_models.open:
-            with tab_models:
-                todays_class.ask_all_drop()
-                nope_only = controls.toggle("Only hybrids whose attention has no positions", "nope")
-                st.dataframe([{"model": name, "other layers": m.mixers, "attention": m.attention,
-                               "positions in attention": m.rotates}
-                              for name, m in pc.HYBRID_MODELS.items()
-                              if not nope_only or m.rotates.startswith("none")], hide_index=True)
-                classroom.snippet("rows = [(name, m.mixers, m.attention, m.rotates)  # the table above, one row per "
-                                  "model", "        for name, m in pc.HYBRID_MODELS.items()]")
-                notice("A common misconception is that every hybrid drops positions from its attention. In "
-                       "transformers' modeling code Kimi Linear and Nemotron-H never rotate q or k, Granite 4.0-H "
-                       "rotates only when its config says position_embedding_type 'rope' (its released configs "
-                       "say 'nope'), but Qwen3-Next / Qwen3.5 rotate a quarter of "
-                       "each head, and Falcon-H1 and LFM2 apply full RoPE in their attention layers. The app "
-                       "follows the code; a test reads each attention class's forward to keep this table honest.")
-        if tab_order.open:
-            with tab_order:
-                c1, c2, c3, c4 = st.columns([2, 3, 2, 2])
-                with c1:
-                    n = controls.slider("Tokens", "n", 8, 64, 24)
-                with c2:
-                    kind = controls.choice("Reordering", "kind", KINDS, "swap")
-                with c3:
-                    i = controls.slider("Swap token i", "i", 0, n - 3, min(3, n - 3),
-                                        help="Used by 'swap' only.")
-                with c4:
-                    j = controls.slider("with token j", "j", i + 1, n - 1, min(max(10, i + 1), n - 1),
-                                        help="Used by 'swap' only.")
-                result = experiment(n, kind, i, j, 0)
-                errors = result["errors"]
-                todays_class.ask_blind(errors, kind, EXACT)
-                chart = figures.stacked_lines(
-                    np.arange(n), {name: np.maximum(e, 1e-17) for name, e in errors.items()},
-                    title="|f(reordered x)_t − (reordered f(x))_t| at each position t",
-                    x_title="position t", y_title="difference (log; 1e-17 = none)", log_y=True, markers=True,
-                    hover_format=".3g", name="hybrid_order", hlines=[(EXACT, "float64 rounding below")],
-                    alt="Per-position difference between mixing the reordered tokens and reordering the mixed "
-                        "tokens, one line per mixer.")
-                chart.figure.update_yaxes(tickformat=".0e")  # 1e-12 reads better here than SI prefixes (1p)
-                show(chart)
-                classroom.snippet(f"result = {classroom.call('order_test', n, 16, kind, i=i, j=j, seed=0)}",
-                                  'errors = result["errors"]  # {mixer: (tokens,)} difference at each position')
-                largest = {name: float(e.max()) for name, e in errors.items()}
-                cols = st.columns(4)
-                for col, name in zip(cols, errors, strict=True):
-                    col.metric(name, f"{largest[name]:.1e}", help=f"Largest difference; outputs have norm "
-                                                                   f"{result['scale'][name]:.2f} on average.")
-                if kind == "swap":
-                    notice(f"Swap tokens {i} and {j}. Bidirectional attention with no positions differs nowhere "
-                           f"(largest difference {largest[BIDIRECTIONAL]:.0e}, rounding): it is permutation-"
-                           f"equivariant and cannot see order. Causal attention differs only at positions "
-                           f"{_where(errors[CAUSAL])}: before {i} nothing changed, and from {j + 1} on each query "
-                           "sees the same set of tokens, so the same output. The convolution differs at "
-                           f"{_where(errors[CONV])}, exactly where its 4-token kernel covers a swapped token, and "
-                           f"the recurrence from {i} onwards, fading as its gates forget. Those two read order by "
-                           "construction; a NoPE attention layer between them receives tokens that already carry "
-                           "it.")
-                else:
-                    notice(f"Under a {kind}, bidirectional attention without positions still only reorders its "
-                           f"outputs (largest difference {largest[BIDIRECTIONAL]:.0e}), while the convolution "
-                           f"({largest[CONV]:.2f}), the recurrence ({largest[RECURRENCE]:.2f}) and causal attention "
-                           f"({largest[CAUSAL]:.2f}, through its mask alone) all change their outputs: they are "
-                           "order-aware, and only the first two in a way that depends on distances.")
-                formula(r"e_t = \big\|f(Px)_t - (P f(x))_t\big\|,\quad \max_t e_t:\ \text{conv } $c,\ "
-                        r"\text{recurrence } $r,\ \text{causal } $a,\ \text{bidirectional } $b",
-                        c=largest[CONV], r=largest[RECURRENCE], a=largest[CAUSAL], b=largest[BIDIRECTIONAL], digits=3)
-                formula(r"\text{conv: } y_t = \sum_{k<4} w_k \odot x_{t-k},\qquad \text{recurrence: } "
-                        r"h_t = g_t \odot h_{t-1} + x_t,\ \ g_t = 0.9\,\sigma(x_t W_g)")
-                formula(r"\text{attention: } y_t = \sum_{s \in S_t} \mathrm{softmax}_s\big(q_t\cdot k_s/\sqrt{d}\big)"
-                        r"\,v_s,\qquad S_t = \{0..t\}\ \text{(causal) or all (bidirectional)}")
-
+        for tab, draw in zip(tabs, (models_tab, order_tab), strict=True):
+            if tab.open:
+                with tab:
+                    draw(page)
 
 
 lesson()
+why(WHY)
 see_also('order', 'nope', 'nope_layers')
 source(pc.order_test, pc.causal_conv, pc.gated_recurrence, pc.nope_attention)

@@ -2,7 +2,20 @@ import numpy as np
 import streamlit as st
 
 import posenc_core as pc
-from page_kit import classroom, controls, figures, formula, guard, header, notice, sections, show, source, todays_class
+from page_kit import (
+    classroom,
+    controls,
+    figures,
+    formula,
+    guard,
+    header,
+    notice,
+    show,
+    source,
+    stage,
+    todays_class,
+    why,
+)
 
 PRESETS = list(pc.MLA_PRESETS)
 
@@ -12,32 +25,30 @@ def scores(preset: str, heads: int, tokens: int, start: int, seed: int, interlea
     return pc.mla_demo_scores(preset, heads, tokens, start, seed, interleave)
 
 
-header(
-    "Latent attention's shared rotated key",
-    "DeepSeek V3, Kimi K2, GLM-5 and Mistral Small 4 use multi-head latent attention (MLA): instead of keys and "
-    "values per head, the cache keeps one compressed vector per token. A rotation cannot sit on that compressed "
-    "vector, so MLA rotates a separate small slice: each head's query gets `qk_rope_head_dim` extra dimensions, "
-    "and each token gets **one** rotated key of that size, shared by every head. The score is a content term "
-    "plus a position term. Below, a layer with the preset's per-head sizes and rope settings (a few heads, "
-    "random weights) computes both, the same way transformers' `DeepseekV3Attention` does."
-)
+header("Latent attention's shared rotated key",
+       "Latent attention rotates one small key per token, shared by every head: each score is content plus "
+       "position.")
+WHY = ("DeepSeek V3, Kimi K2, GLM-5 and Mistral Small 4 use multi-head latent attention (MLA): instead of keys and "
+       "values per head, the cache keeps one compressed vector per token. A rotation cannot sit on that compressed "
+       "vector, so MLA rotates a separate small slice: each head's query gets `qk_rope_head_dim` extra dimensions, "
+       "and each token gets **one** rotated key of that size, shared by every head. The score is a content term "
+       "plus a position term. The figures use a layer with the preset's per-head sizes and rope settings (a few "
+       "heads, random weights) and compute both the same way transformers' `DeepseekV3Attention` does.")
 
 
 @st.fragment
 def lesson():
-    c1, c2, c3, c4 = st.columns([3, 2, 2, 3])
-    with c1:
+    page = stage()
+    with page.side:
         preset = controls.select("Model", "model", PRESETS, help="Per-head sizes and rope settings of this model.")
     cfg = pc.MLA_PRESETS[preset]
-    with c2:
+    page.side.caption(f"Sizes from {cfg.source}.")
+    with page.more:
         tokens = controls.slider("Tokens", "n", 4, 24, 12)
-    with c3:
         heads = controls.slider("Heads shown", "h", 1, 8, 4, help=f"{preset} has {cfg.num_attention_heads}.")
-    with c4:
         start = controls.slider("First position", "start", 0, cfg.max_position_embeddings - tokens, 0, step=1,
                                 help="Where the tokens sit; past the original length YaRN's slowed pairs matter.")
-    st.caption(f"Sizes from {cfg.source}.")
-    tab_terms, tab_shared, tab_scale, tab_cache, tab_layout = sections(
+    tab_terms, tab_shared, tab_scale, tab_cache, tab_layout = page.sections(
         ["Content + position", "The shared rotated key", "Softmax scale", "KV cache per token", "Interleaved pairs"])
 
     with guard():
@@ -45,22 +56,21 @@ def lesson():
         scale = out["scale"]
         if tab_terms.open:
             with tab_terms:
-                s1, s2, s3 = st.columns(3)
-                with s1:
+                with page.side:
                     head = controls.slider("Head", "head", 0, heads - 1, 0) if heads > 1 else 0
-                with s2:
                     i = controls.slider("Query i", "i", 1, tokens - 1, tokens - 1)
-                with s3:
                     j = controls.slider("Key j", "j", 0, i, max(0, i - 3))
-                todays_class.ask_shift(preset, heads, tokens, start, out)
                 grids = [figures.blank_masked(np.where(np.tril(np.ones((tokens, tokens))), g[head], np.nan))
                          for g in (out["content"], out["position"])] + [figures.blank_masked(out["logits"][head])]
                 show(figures.small_multiples(
                     grids, ["content", "position", "scaled logit"],
                     title=f"Head {head}, positions {start:,}–{start + tokens - 1:,}", cols=3, value_name="value",
                     name="mla_terms", cell_px=300,
-                    alt="Three heatmaps over query and key: the content term q_nope·k_nope, the position term "
-                        "R q_rot · R k_rot and their scaled sum; entries above the diagonal are masked."))
+                    alt=f"Three heatmaps over {tokens} queries and keys at positions {start:,} to "
+                        f"{start + tokens - 1:,} for head {head}: the content term q_nope·k_nope, the position term "
+                        f"R q_rot · R k_rot and their scaled sum; entries above the diagonal are masked. At query "
+                        f"{i}, key {j}: content {float(out['content'][head, i, j]):.3g}, position "
+                        f"{float(out['position'][head, i, j]):.3g}."))
                 classroom.snippet(todays_class.scores_code(preset, heads, tokens, start, cfg.rope_interleave),
                                   f'out["content"][{head}], out["position"][{head}], out["logits"][{head}]  '
                                   f'# ({tokens}, {tokens}) each: the three panels (masked above the diagonal)')
@@ -69,18 +79,21 @@ def lesson():
                         r"\cdot k^{nope}} + \underbrace{$p}_{R_{$pi}q^{rot}\cdot R_{$pj}k^{rot}}\big) = $s",
                         i=i, j=j, scale=scale["scale"], c=content, p=position, pi=start + i, pj=start + j,
                         s=float(out["logits"][head, i, j]))
-                notice(f"Only {cfg.qk_rope_head_dim} of the {cfg.qk_head_dim} query-key dimensions carry "
-                       f"position; for these random weights the position term is {out['position_share'][head]:.0%} "
-                       "of the mean absolute score in this head. Slide the first position: neither panel changes "
-                       "(up to float32 rounding far out), because the same tokens keep the same offsets. Only the "
-                       "rotated slice ever sees a position, and it sees only the offset i − j.")
+                with todays_class.ask_shift(preset, heads, tokens, start, out):
+                    notice(f"Only {cfg.qk_rope_head_dim} of the {cfg.qk_head_dim} query-key dimensions carry "
+                           f"position; for these random weights the position term is "
+                           f"{out['position_share'][head]:.0%} of the mean absolute score in this head. Slide the "
+                           "first position: neither panel changes (up to float32 rounding far out), because the "
+                           "same tokens keep the same offsets. Only the rotated slice ever sees a position, and it "
+                           "sees only the offset i − j.")
 
         if tab_shared.open:
             with tab_shared:
                 show(figures.heatmap(out["k_rot"], title="k_rot: one rotated key per token, read by every head",
                                      x_title="rotated dimension", y_title="token", value_name="k_rot",
                                      name="mla_k_rot", height=340,
-                                     alt="Heatmap of the shared rotated keys: one row per token."))
+                                     alt=f"Heatmap of the shared rotated keys: one row per token ({tokens}), one "
+                                         f"column per rotated dimension ({cfg.qk_rope_head_dim})."))
                 classroom.snippet(todays_class.scores_code(preset, heads, tokens, start, cfg.rope_interleave),
                                   f'out["k_rot"]  # ({tokens}, {cfg.qk_rope_head_dim}) one rotated key per token',
                                   f'out["position"]  # ({heads}, {tokens}, {tokens}) the position term per head')
@@ -89,7 +102,8 @@ def lesson():
                      for p in out["position"]], [f"head {h}" for h in range(heads)],
                     title="The position term per head: the same keys, each head's own rotated query",
                     cols=min(heads, 4), value_name="R q_rot · R k_rot", name="mla_position_heads",
-                    alt="One heatmap per head of the position term; the patterns differ because the queries differ."))
+                    alt=f"One heatmap per head ({heads}) of the position term over {tokens} tokens; the patterns "
+                        "differ because the queries differ."))
                 cache = pc.kv_cache_per_token(cfg)
                 notice(f"Every head reads the same k_rot row for a token; heads differ only in their queries. The "
                        f"cache keeps the {cfg.kv_lora_rank}-value latent plus this {cfg.qk_rope_head_dim}-value "
@@ -121,13 +135,10 @@ def lesson():
 
         if tab_cache.open:
             with tab_cache:
-                k1, k2, k3 = st.columns(3)
-                with k1:
+                with page.side:
                     dtype = controls.choice("Cache dtype", "dtype", list(pc.KV_CACHE_DTYPES), "bfloat16")
-                with k2:
                     groups = [g for g in (1, 2, 4, 8, 16) if cfg.num_attention_heads % g == 0]
                     kv_heads = controls.select("GQA key-value heads", "kvh", groups, groups.index(8))
-                with k3:
                     context = controls.select_slider("Context", "ctx", [4096, 32768, 131072, 262144, 1048576],
                                                      131072, format_func=lambda v: f"{v:,}")
                 cache = pc.kv_cache_per_token(cfg, kv_heads=kv_heads, dtype=dtype, context=context)
@@ -136,7 +147,9 @@ def lesson():
                                           np.array([cache["bytes_per_token"][k] / 1024 for k in names])},
                                   title=f"{preset}: KV cache per token, {cfg.num_hidden_layers} layers, {dtype}",
                                   x_title="attention", y_title="KiB per token", log_y=True, name="mla_cache",
-                                  alt="Bars of cache bytes per token for MHA, GQA, MLA and MLA with coupled RoPE."))
+                                  alt=f"Bars of cache KiB per token, all {cfg.num_hidden_layers} layers in {dtype}: "
+                                      + ", ".join(f"{k} {cache['bytes_per_token'][k] / 1024:,.1f}" for k in names)
+                                      + "."))
                 classroom.snippet(f"cache = pc.kv_cache_per_token(pc.MLA_PRESETS[{preset!r}], kv_heads={kv_heads}, "
                                   f"dtype={dtype!r}, context={context})",
                                   'cache["bytes_per_token"]  # {attention: bytes per token, all layers}; the bars '
@@ -168,14 +181,15 @@ def lesson():
                      f"same weights read as {'half-split' if cfg.rope_interleave else 'interleaved'} pairs"],
                     title="Head 0's position term under the two pairings", cols=2, cell_px=320,
                     value_name="R q_rot · R k_rot", name="mla_layouts",
-                    alt="Two heatmaps of the position term: the correct pairing and the wrong one differ."))
+                    alt=f"Two heatmaps of head 0's position term: the stored pairing and the wrong one differ by "
+                        f"up to {gap:.3g}."))
                 classroom.snippet(todays_class.scores_code(preset, heads, tokens, start, cfg.rope_interleave),
                                   todays_class.scores_code(preset, heads, tokens, start, not cfg.rope_interleave,
                                                            "other"),
                                   'out["position"][0], other["position"][0]  # the two panels',
                                   "gap = pc.mla_layout_gap(out, other)  # the largest difference, printed below")
-                formula(r"\text{interleaved: pairs }(2i, 2i{+}1)\qquad\text{half: pairs }(i, i{+}r/2)\qquad"
-                        r"\max|\Delta\,\text{position term}| = $gap", gap=gap)
+                formula(r"\begin{gathered}\text{interleaved: pairs }(2i, 2i{+}1)\qquad\text{half: pairs }(i, i{+}r/2)"
+                        r"\\ \max|\Delta\,\text{position term}| = $gap\end{gathered}", gap=gap)
                 notice(f"{preset}'s checkpoint stores the rotated slice with interleaved pairs "
                        f"(`rope_interleave = {cfg.rope_interleave}`). transformers rotates them with "
                        "`apply_rotary_pos_emb_interleave`, which reads the even and odd dimensions as pairs "
@@ -186,4 +200,5 @@ def lesson():
 
 
 lesson()
+why(WHY)
 source(pc.mla_scores, pc.mla_softmax_scale, pc.kv_cache_per_token)

@@ -10,15 +10,15 @@ from page_kit import (
     guard,
     header,
     notice,
-    sections,
     see_also,
     show,
     source,
+    stage,
     todays_class,
+    why,
 )
 
 KINDS = {"local": "sliding-window layers", "full": "full-attention layers"}
-
 
 
 @st.cache_data(max_entries=16, show_spinner=False)
@@ -83,25 +83,35 @@ def _how_slow(spec: pc.LocalGlobalModel) -> str:
     return text
 
 
-header(
-    "Local and global layers",
-    "Most open models of 2025-26 interleave two kinds of attention layer. *Sliding-window* (local) layers let "
-    "each token look back a few hundred or thousand tokens; *full* (global) layers see the whole context. The "
-    "two kinds rarely share a rotary setting: local layers keep a small base so their pairs turn quickly, "
-    "global layers take a large base, a context-extension scaling, or rotate only part of the head. Pick a "
-    "model and compare its two layer kinds pair by pair."
-)
+def _wavelength_chart(model: str, pairs, series, window: int, context: int, name: str, what: str):
+    return figures.stacked_lines(
+        pairs, series, title=f"{model}: wavelength of each rotary pair, {what}", x_title="rotary pair i",
+        y_title="wavelength (tokens, log)", log_y=True, hover_format=",.0f",
+        hlines=[(window, f"window {window:,}"), (context, f"context {context:,}")], name=name,
+        alt=f"Wavelength per rotary pair of {model}'s {' and '.join(series)}, on a log axis, against the window of "
+            f"{window:,} tokens and the context of {context:,}; the slowest rotating pair: "
+            + ", ".join(f"{k} {np.nanmax(v):,.0f} tokens" for k, v in series.items()) + ".")
+
+
+header("Local and global layers",
+       "Most open models of 2025-26 interleave sliding-window (local) and full (global) attention layers, and the "
+       "two kinds rarely share a rotary setting. Pick a model and compare them pair by pair.")
+WHY = ("Most open models of 2025-26 interleave two kinds of attention layer. *Sliding-window* (local) layers let "
+       "each token look back a few hundred or thousand tokens; *full* (global) layers see the whole context. The "
+       "two kinds rarely share a rotary setting: local layers keep a small base so their pairs turn quickly, "
+       "global layers take a large base, a context-extension scaling, or rotate only part of the head. Pick a "
+       "model and compare its two layer kinds pair by pair.")
 
 
 @st.fragment
 def lesson():
-    c_model, _ = st.columns([1, 2])
-    with c_model:
+    page = stage()
+    with page.side:
         model = controls.select("Model", "model", list(pc.LOCAL_GLOBAL_MODELS),
                                 help="Values from each model's config.json or transformers' config class "
                                      "(listed under the figures).")
     spec = pc.LOCAL_GLOBAL_MODELS[model]
-    tab_wave, tab_turns, tab_score, tab_config = sections(
+    tab_wave, tab_turns, tab_score, tab_config = page.sections(
         ["Wavelengths", "Turns inside the window", "Score against distance", "The two settings"])
     with guard():
         result = view(model)
@@ -110,31 +120,29 @@ def lesson():
         if tab_wave.open:
             with tab_wave:
                 pairs, (wl_local, wl_full) = _per_pair(local["wavelength"], full["wavelength"])
-                todays_class.ask_slowest(model, wl_local, wl_full)
                 series = {"sliding-window layers": np.where(np.isfinite(wl_local), wl_local, np.nan),
                           "full layers": np.where(np.isfinite(wl_full), wl_full, np.nan)}
-                show(figures.stacked_lines(
-                    pairs, series, title=f"{model}: wavelength of each rotary pair", x_title="rotary pair i",
-                    y_title="wavelength (tokens, log)", log_y=True, hover_format=",.0f",
-                    hlines=[(window, f"window {window:,}"), (context, f"context {context:,}")],
-                    name="lg_wavelengths",
-                    alt=f"Wavelength per pair for {model}'s sliding-window and full layers, against the window of "
-                        f"{window:,} tokens and the context of {context:,}."))
-                still = {k: result[k]["pairs"] - result[k]["rotated_dims"] // 2 for k in KINDS}
-                extra = "".join(f" {still[k]} of the {KINDS[k]}' {result[k]['pairs']} pairs are not rotated "
-                                "(no line): those dimensions carry content only." for k in KINDS if still[k])
-                notice(f"In the local layers {local['full_turn_in_span']} of {local['pairs']} pairs complete at "
-                       f"least one turn inside the {window:,}-token window (wavelength below the window line): "
-                       f"those tell every distance the layer can see apart. In the full layers "
-                       f"{full['full_turn_in_span']} of {full['pairs']} pairs turn at least once over the "
-                       f"{context:,}-token context.{extra}")
-                formula(r"\lambda_i = \frac{2\pi}{\theta_i},\qquad \theta_i^{\text{local}} = $tl,\qquad "
-                        r"\theta_i^{\text{full}} = $tf", tl=_theta_tex(spec.local, local["rotated_dims"]),
-                        tf=_theta_tex(spec.full, full["rotated_dims"]))
-                classroom.snippet(f"view = {classroom.call('local_global_view', model)}",
-                                  'wl_local = view["local"]["wavelength"]  # (pairs,) tokens; inf: never turns',
-                                  'wl_full = view["full"]["wavelength"]  # (pairs,) tokens, the two lines above')
-                st.caption(f"Local: {_describe(spec.local)}. Full: {_describe(spec.full)}.")
+                show(_wavelength_chart(model, pairs, {"sliding-window layers": series["sliding-window layers"]},
+                                       window, context, "lg_wavelengths_local", "its sliding-window layers"))
+                with todays_class.ask_slowest(model, wl_local, wl_full):
+                    show(_wavelength_chart(model, pairs, series, window, context, "lg_wavelengths",
+                                           "both layer kinds"))
+                    still = {k: result[k]["pairs"] - result[k]["rotated_dims"] // 2 for k in KINDS}
+                    extra = "".join(f" {still[k]} of the {KINDS[k]}' {result[k]['pairs']} pairs are not rotated "
+                                    "(no line): those dimensions carry content only." for k in KINDS if still[k])
+                    notice(f"In the local layers {local['full_turn_in_span']} of {local['pairs']} pairs complete at "
+                           f"least one turn inside the {window:,}-token window (wavelength below the window line): "
+                           f"those tell every distance the layer can see apart. In the full layers "
+                           f"{full['full_turn_in_span']} of {full['pairs']} pairs turn at least once over the "
+                           f"{context:,}-token context.{extra}")
+                    formula(r"\begin{gathered}\lambda_i = \frac{2\pi}{\theta_i}\\ \theta_i^{\text{local}} = $tl"
+                            r"\\ \theta_i^{\text{full}} = $tf\end{gathered}",
+                            tl=_theta_tex(spec.local, local["rotated_dims"]),
+                            tf=_theta_tex(spec.full, full["rotated_dims"]))
+                    classroom.snippet(f"view = {classroom.call('local_global_view', model)}",
+                                      'wl_local = view["local"]["wavelength"]  # (pairs,) tokens; inf: never turns',
+                                      'wl_full = view["full"]["wavelength"]  # (pairs,) tokens, the two lines above')
+                    st.caption(f"Local: {_describe(spec.local)}. Full: {_describe(spec.full)}.")
         if tab_turns.open:
             with tab_turns:
                 pairs, (t_local, t_full) = _per_pair(local["turns_in_span"], full["turns_in_span"])
@@ -144,7 +152,10 @@ def lesson():
                     title="How far each pair turns across what its layer sees", x_title="rotary pair i",
                     y_title="turns (log)", log_y=True, hover_format=".3g",
                     hlines=[(1.0, "one full turn"), (0.25, "a quarter turn")], name="lg_turns",
-                    alt="Turns per pair across the farthest distance each layer kind attends to."))
+                    alt=f"Turns per pair across the farthest distance each layer kind attends to: at most "
+                        f"{np.nanmax(t_local):,.3g} turns over the {window - 1:,} tokens of the window for the local "
+                        f"layers, {np.nanmax(t_full):,.3g} over the {context - 1:,} of the context for the full "
+                        "layers; one full turn and a quarter turn are marked."))
                 classroom.snippet(f"view = {classroom.call('local_global_view', model)}",
                                   'turns_local = view["local"]["turns_in_span"]  # (pairs,) turns over the window',
                                   'turns_full = view["full"]["turns_in_span"]  # (pairs,) turns over the context')
@@ -166,7 +177,8 @@ def lesson():
                     title="Score of a query with an identical key, against distance", x_title="distance (log)",
                     y_title="a² · mean cos(r θ_i)", log_x=True, hover_format=".3f",
                     vlines=[(window - 1, "window edge")], name="lg_score",
-                    alt="Score against distance for both layer kinds; the local curve stops at the window edge."))
+                    alt=f"Score against distance for both layer kinds; the local curve stops at the window edge "
+                        f"({window - 1:,} tokens back), the full one runs to {context - 1:,}."))
                 classroom.snippet(f"distances, curves = {classroom.call('local_global_scores', model)}",
                                   '# distances (points,) tokens; curves["local"], curves["full"] (points,) scores, '
                                   'NaN past the window')
@@ -182,8 +194,9 @@ def lesson():
                        f"{far:.3f} at the far end of the context. The local score {sharper}. The full layer's slow "
                        "and unrotated pairs keep a share of its score at every distance, so it can still match "
                        "content anywhere in the context.")
-                formula(r"s(r) = a^2\cdot\frac{1}{P}\sum_{i<P}\cos(r\,\theta_i),\quad P = \tfrac{\text{head\_dim}}{2}:"
-                        r"\ P_{\text{local}} = $pl,\ P_{\text{full}} = $pf,\ a_{\text{full}} = $af",
+                formula(r"\begin{gathered}s(r) = a^2\cdot\frac{1}{P}\sum_{i<P}\cos(r\,\theta_i),\quad "
+                        r"P = \tfrac{\text{head\_dim}}{2}\\ P_{\text{local}} = $pl,"
+                        r"\ P_{\text{full}} = $pf,\ a_{\text{full}} = $af\end{gathered}",
                         pl=local["pairs"], pf=full["pairs"], af=full["attention_factor"])
         if tab_config.open:
             with tab_config:
@@ -205,8 +218,7 @@ def lesson():
                        "not a 128-wide one's.")
 
 
-
-
 lesson()
+why(WHY)
 see_also('layer_strip', 'fewer_frequencies', 'extension')
 source(pc.local_global_view, pc.layer_kind_inv_freq, pc.proportional_inv_freq)
