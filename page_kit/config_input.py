@@ -40,14 +40,16 @@ def pasted_config_text(text: str) -> str:
     return json.dumps(pc.parse_config_json(text))
 
 
-def choose_config(default_preset: str, example: str, presets=None) -> tuple[str | None, str]:
+def choose_config(default_preset: str, example: str, presets=None, *, stacked: bool = False
+                  ) -> tuple[str | None, str]:
     """The config to read, as canonical JSON text (a cache key), and a sentence saying where it came from.
 
     Returns ``(None, message)`` while the user has chosen to upload but not uploaded yet. Raises
-    ``ValueError`` (shown by the page's guard) for a config that cannot be parsed.
+    ``ValueError`` (shown by the page's guard) for a config that cannot be parsed. ``stacked`` puts the
+    source above the model, for the narrow control column beside a figure (side by side, "Source" wrapped).
     """
     presets = list(presets or pc.PRESETS)
-    c1, c2 = st.columns([1, 2])
+    c1, c2 = (st.container(), st.container()) if stacked else st.columns([1, 2])
     with c1:
         # The options are shown as they are: a bound control puts the shown label in the URL, so ?src=json
         # stays a valid, stable link.

@@ -70,7 +70,7 @@ WHY = ("Everything on the previous pages, for a real model. Pick a well-known mo
 def lesson():
     page = stage()
     with guard(), page.side:  # the chooser beside the figures; each tab writes into its own container
-        config_text, origin = choose_config("llama3.1-8b", EXAMPLE, PRESET_ORDER)
+        config_text, origin = choose_config("llama3.1-8b", EXAMPLE, PRESET_ORDER, stacked=True)
         st.markdown(origin)
         if config_text is None:
             return
