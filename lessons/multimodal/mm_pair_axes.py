@@ -8,6 +8,8 @@ from page_kit import classroom, figures, formula, guard, header, multimodal_view
 AXIS_SCALE = [[0.0, figures.CATEGORICAL[0]], [1 / 3, figures.CATEGORICAL[0]], [1 / 3, figures.CATEGORICAL[1]],
               [2 / 3, figures.CATEGORICAL[1]], [2 / 3, figures.CATEGORICAL[2]], [1.0, figures.CATEGORICAL[2]]]
 
+IMAGE_WIDTH = 64  # tokens: a wide image after the 2 x 2 merge (e.g. 1,792 px at 14 px patches)
+
 header("Which pairs carry which axis",
        "Each rotary pair of a head turns with one of a token's three ids: time, row or column. Where a family puts "
        "each axis, among the fast pairs or the slow ones, decides which axis can tell near from far.")
@@ -56,30 +58,29 @@ def model_section(model, settings):
     series = pc.mm_pair_wavelengths(settings)
     ranges = pc.mm_wavelength_ranges(settings)
     slowest = next(name for name, r in ranges.items() if r["slowest_run"])
-
-    def slow_axis() -> str:
-        r = ranges[slowest]
-        return (f"The slowest pair, {settings.n_pairs - 1}, turns with the {slowest} id (one turn per "
-                f"{r['longest']:,.0f} positions)" + (f", and so do the {r['slowest_run']} slowest pairs in a row"
-                                                    if r["slowest_run"] > 1 else "") + ": the last markers below.")
-
     counts = ", ".join(f"{r['pairs']} {name}" for name, r in ranges.items())
-    with classroom.predict("mm_axes_slowest", f"{model.name} rotates {settings.n_pairs} pairs per head, each slower "
-                           "than the one before. Which position id turns the slowest pair?",
-                           ["time", "height (the row)", "width (the column)"],
-                           list(pc.AXIS_NAMES).index(slowest), slow_axis):
-        show(figures.padded(figures.lines(
-            np.arange(settings.n_pairs), series, markers=True, log_y=True, colours=multimodal_views.AXIS_COLOURS,
-            title=f"{model.name}: each rotary pair's wavelength, coloured by the id that turns it",
-            x_title="rotary pair j (fast → slow)", y_title="wavelength 2π/θ_j (positions)", hover_format=",.1f",
-            height=400, name="mm_pair_wavelengths",
-            alt=f"Wavelength of each of the {settings.n_pairs} pairs of {model.name} on a log scale, from "
-                f"{np.nanmin([r['shortest'] for r in ranges.values()]):,.1f} to "
-                f"{np.nanmax([r['longest'] for r in ranges.values()]):,.0f} positions; {settings.allocation} "
-                f"allocation: {counts} pairs; the slowest pair turns with {slowest}."), left=96))
-        classroom.snippet(multimodal_views.settings_code(model),
-                          "# {axis: (n_pairs,) wavelength in positions, NaN where another axis turns the pair}",
-                          "waves = pc.mm_pair_wavelengths(settings)")
+    show(figures.padded(figures.lines(
+        np.arange(settings.n_pairs), series, markers=True, log_y=True, colours=multimodal_views.AXIS_COLOURS,
+        title=f"{model.name}: each rotary pair's wavelength, coloured by the id that turns it",
+        x_title="rotary pair j (fast → slow)", y_title="wavelength 2π/θ_j (positions)", hover_format=",.1f",
+        height=400, name="mm_pair_wavelengths",
+        alt=f"Wavelength of each of the {settings.n_pairs} pairs of {model.name} on a log scale; "
+            f"{settings.allocation} allocation: {counts} pairs; the slowest pair turns with {slowest}."), left=96))
+    classroom.snippet(multimodal_views.settings_code(model),
+                      "# {axis: (n_pairs,) wavelength in positions, NaN where another axis turns the pair}",
+                      "waves = pc.mm_pair_wavelengths(settings)")
+    width = ranges["width"]
+    slow = int(np.sum(series["width"] > IMAGE_WIDTH))  # NaN (a pair of another axis) compares False
+
+    def too_slow() -> str:
+        return (f"{slow} of the {width['pairs']} width pairs have a wavelength over {IMAGE_WIDTH} positions "
+                f"(they run from {width['shortest']:,.1f} to {width['longest']:,.0f}), so they turn less than "
+                f"once across the image; the table below lists each axis's range.")
+
+    with classroom.predict("mm_axes_wide", f"An image {IMAGE_WIDTH} tokens wide. How many of {model.name}'s "
+                           f"{width['pairs']} width pairs turn less than once across it?",
+                           ["none of them", "some, not all", "all of them"],
+                           0 if slow == 0 else 2 if slow == width["pairs"] else 1, too_slow):
         st.dataframe({"axis": list(ranges), "pairs": [r["pairs"] for r in ranges.values()],
                       "shortest wavelength": [f"{r['shortest']:,.1f}" for r in ranges.values()],
                       "longest wavelength": [f"{r['longest']:,.0f}" for r in ranges.values()]},
