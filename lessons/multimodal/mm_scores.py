@@ -93,32 +93,33 @@ def image_section(page, model):
     side = col + 1 if col + 1 < w else col - 1  # the neighbour in the query's row (the image has 2+ columns)
     beside = float(own["map"][row, side])
 
-    def neighbour() -> str:
-        return (f"{own_name}: the patch at row {row}, column {side} scores {beside:.4f} of the query's own score; "
-                "the first map below shows every patch.")
-
-    with classroom.predict("mm_scores_beside", f"Same content everywhere, so only position differs. In "
-                           f"{model.name}, how does the patch directly beside the query (same row) score, relative "
-                           "to the query (1)?",
-                           ["above 0.99: almost the same place", "between 0.5 and 0.99",
-                            "below 0.5: clearly elsewhere"], 0 if beside > 0.99 else 1 if beside >= 0.5 else 2,
-                           neighbour):
-        image_maps_view(model, panels, h, w, row, col)
-    formula(r"\frac{q_{(r,c)}\cdot k_{(r',c')}}{q\cdot k} = \frac{1}{d}\Big[\sum_{j\in H} 2\cos(\Delta r\,"
-            r"\theta_j) + \sum_{j\in W} 2\cos(\Delta c\,\theta_j) + \sum_{j\in T} 2 + (d - r_{\text{rot}})\Big]")
-
-
-def image_maps_view(model, panels, h, w, row, col):
-    """The maps that answer the neighbour question, their code and the neighbours' numbers."""
     lines = ", ".join(f"{name}: right {p['right']:.4f}, below {p['below']:.4f}" for name, p in panels.items())
     show(figures.mark_panels(figures.square_panels(figures.padded(figures.small_multiples(
         [p["map"] for p in panels.values()], list(panels), title=f"Score of the patch at row {row}, column {col} "
         f"with every patch of a {h} × {w} image (÷ its score with itself)", cols=len(panels), signed=None,
         value_name="relative score", x_title="column", y_title="row", cell_px=300, name="mm_image_scores",
         alt=f"{len(panels)} score maps of the query patch at row {row}, column {col} over a {h} × {w} image, one "
-            f"per allocation, the query marked. Next to the query: {lines}. Where height and width own fast "
-            "pairs the map falls off around the query; where they own only slow pairs it is nearly flat.",
+            "per allocation, the query marked. Where height and width own fast pairs the map falls off around "
+            "the query; where they own only slow pairs it is nearly flat.",
         margin=dict(t=110)))), col, row, "query"))
+
+    def neighbour() -> str:
+        return (f"{own_name}: the patch at row {row}, column {side} scores {beside:.4f} of the query's own score. "
+                f"All maps, right and below the query: {lines}.")
+
+    with classroom.predict("mm_scores_beside", f"Same content everywhere, so only position differs. In "
+                           f"{model.name}, how much of the query's own score (1) does the patch directly beside it "
+                           "(same row) get? The colours tell near from far; the number needs the answer.",
+                           ["above 0.99: almost the same place", "between 0.5 and 0.99",
+                            "below 0.5: clearly elsewhere"], 0 if beside > 0.99 else 1 if beside >= 0.5 else 2,
+                           neighbour):
+        image_numbers(model, lines, h, w, row, col)
+    formula(r"\frac{q_{(r,c)}\cdot k_{(r',c')}}{q\cdot k} = \frac{1}{d}\Big[\sum_{j\in H} 2\cos(\Delta r\,"
+            r"\theta_j) + \sum_{j\in W} 2\cos(\Delta c\,\theta_j) + \sum_{j\in T} 2 + (d - r_{\text{rot}})\Big]")
+
+
+def image_numbers(model, lines: str, h: int, w: int, row: int, col: int):
+    """The code of the maps and the neighbours' scores: what answers the question."""
     allocation = multimodal_views.settings_of(model).allocation
     others = tuple(key for a, key in ALLOCATION_MODELS.items() if a != allocation)
     classroom.snippet(multimodal_views.settings_code(model),
