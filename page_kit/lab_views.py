@@ -6,11 +6,16 @@ No math here: the numbers come from ``posenc_core.lab`` (``lab_series``); this m
 
 from __future__ import annotations
 
+import contextlib
+import threading
+
 import numpy as np
+import streamlit as st
 
 import posenc_core as pc
 
-from . import classroom
+from . import classroom, figures
+from .render import show
 
 # the trained models a student is most likely to expect to extrapolate, in the order they are offered
 CANDIDATES = ("sinusoidal", "rope", "alibi", "t5", "none")
@@ -35,18 +40,18 @@ def _by_name(result: dict, metric: str) -> dict[str, np.ndarray]:
     return dict(zip(result["methods"], series.values(), strict=True))
 
 
-def ask_longest(result: dict) -> None:
+def ask_longest(result: dict):
     """Which trained model keeps the highest accuracy at the longest test length (8T)? Only asked when one
     model is clearly ahead (by more than 0.01) of at least one other, so exactly one option is right."""
     lengths = result["eval_lengths"]
     accuracy = {n: float(v[-1]) for n, v in _by_name(result, "accuracy").items()
                 if n in CANDIDATES and np.isfinite(v[-1])}
     if len(accuracy) < 2:
-        return
+        return contextlib.nullcontext()  # not asked: what it would hide shows at once
     best = max(accuracy, key=accuracy.get)
     others = [n for n in CANDIDATES if n in accuracy and accuracy[n] < accuracy[best] - 0.01][:3]
     if not others:
-        return
+        return contextlib.nullcontext()  # not asked: what it would hide shows at once
     names = [n for n in CANDIDATES if n == best or n in others]
     labels = [pc.LAB_METHODS[n].label for n in names]
 
@@ -54,15 +59,16 @@ def ask_longest(result: dict) -> None:
         return (f"At {lengths[-1]} tokens: " + "; ".join(f"{pc.LAB_METHODS[n].label} {accuracy[n]:.3f}"
                                                         for n in names) + ". The solid curves below, at the right.")
 
-    classroom.predict("lab_longest", f"Each model learned the task at T = {result['train_len']}. Which keeps the "
-                      f"highest accuracy at {lengths[-1]} tokens?", labels, names.index(best), reveal)
+    return classroom.predict("lab_longest", f"Each model learned the task at T = {result['train_len']}. Which "
+                             f"keeps the highest accuracy at {lengths[-1]} tokens?", labels, names.index(best),
+                             reveal)
 
 
-def ask_interpolation(result: dict) -> None:
+def ask_interpolation(result: dict):
     """RoPE + position interpolation at 2T, against the loss of a uniform guess (asked when it was run)."""
     loss = _by_name(result, "loss")
     if "rope_pi" not in loss:
-        return
+        return contextlib.nullcontext()  # not asked: what it would hide shows at once
     value, guess, length = float(loss["rope_pi"][1]), pc.uniform_guess_loss(result["task"]["vocab"]), \
         result["eval_lengths"][1]
     low, high = 0.8 * guess, 1.25 * guess  # "about guessing": within these bounds
@@ -73,12 +79,64 @@ def ask_interpolation(result: dict) -> None:
                 "shrinks the offset the model learned to read"
                 + (", so it is confidently wrong." if value > high else "."))
 
-    classroom.predict("lab_pi", f"RoPE + position interpolation divides every rotary frequency by "
+    return classroom.predict("lab_pi", f"RoPE + position interpolation divides every rotary frequency by "
                       f"{length / result['train_len']:g} (= {length}/{result['train_len']}) at test time, with no "
                       f"fine-tuning. Its test loss at {length} tokens?",
                       [f"below {low:.2f} nats: it still knows the answer", f"{low:.2f} to {high:.2f} nats: about "
                        "a uniform guess", f"above {high:.2f} nats: confidently wrong"],
                       0 if value < low else 1 if value <= high else 2, reveal)
+
+
+LABELS = {name: m.label for name, m in pc.LAB_METHODS.items()}
+LIVE_MARGIN = {"l": 62, "r": 10, "t": 48, "b": 50}  # room for the tick labels of the live loss chart
+
+
+def train_with_progress(run, args: tuple) -> dict:
+    """Run ``run(*args, _progress=report)`` (the page's cached lab run) in a worker thread and draw its progress
+    and training curves as they come.
+
+    Streamlit's cache cannot hold a function that draws into the page (it would replay those calls),
+    so the cached function only reports into a dict, and this script thread draws from it.
+    """
+    state, box = {"event": None, "curves": {}}, {}
+
+    def report(event):
+        if event["kind"] == "train":
+            state["curves"][event["method"]] = {k: list(v) for k, v in event["curve"].items()}
+        state["event"] = event
+
+    def work():
+        try:
+            box["result"] = run(*args, _progress=report)
+        except Exception as error:  # handed to the script thread, which shows it
+            box["error"] = error
+
+    worker = threading.Thread(target=work, daemon=True)
+    worker.start()
+    bar, live = st.progress(0.0, text="Starting: building the models…"), st.empty()
+    drawn, frame = None, 0
+    while worker.is_alive():
+        worker.join(0.4)
+        event = state["event"]
+        if event is None or event is drawn:
+            continue
+        what = (f"training {LABELS[event['method']]}: step {event['step']:,} of {event['steps']:,}, "
+                f"loss {event['loss']:.3f}" if event["kind"] == "train" else
+                f"evaluating {LABELS[event['method']]} at length {event['length']}")
+        bar.progress(event["fraction"], text=f"{100 * event['fraction']:.0f}% · {event['elapsed']:.0f} s · {what}")
+        steps, series = pc.lab_live_series(state["curves"], LABELS)
+        if frame % 3 == 0 and steps.size:
+            with live.container():
+                show(figures.lines(steps, series, title="Training loss so far (cross-entropy on the training batch)",
+                                   x_title="optimiser step", y_title="loss (nats)", name=f"lab_live_{frame}",
+                                   legend_right=True, margin=LIVE_MARGIN,
+                                   alt="Training loss of each model so far; the curves fill in as training runs."))
+        frame, drawn = frame + 1, event
+    bar.empty()
+    live.empty()
+    if "error" in box:
+        raise box["error"]
+    return box["result"]
 
 
 READING = """
