@@ -6,9 +6,12 @@ from page_kit import registry, settings
 from page_kit._heap import freeze_import_heap
 
 # A presentation link (?present=true) opens with the sidebar folded away: less chrome on a projector. "auto"
-# folds it on narrow screens too, so a phone opens on the lesson, not on a drawer covering it.
+# folds it on narrow screens too, so a phone opens on the lesson, not on a drawer covering it. The presentation
+# bar's Next / Previous switch pages with a clean URL, before the bound toggle writes present=true back: the
+# session's toggle says it is still a presentation, so the sidebar stays folded there too.
+presenting = st.query_params.get("present") == "true" or bool(st.session_state.get("present"))
 st.set_page_config(page_title="PosEnc Explorer", page_icon=":material/pin_drop:", layout="wide",
-                   initial_sidebar_state="collapsed" if st.query_params.get("present") == "true" else "auto")
+                   initial_sidebar_state="collapsed" if presenting else "auto")
 
 
 def _page(info: registry.PageInfo, default: bool = False) -> st.Page:

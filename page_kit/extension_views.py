@@ -23,17 +23,24 @@ BASES = [10000, 500000, 1000000]
 HEAD_DIMS = [32, 64, 96, 128, 256]
 
 
-def context_controls(default_factor: float) -> tuple[int, float, int, int]:
-    """The shared L, s, base and head_dim sliders of the long-context pages (same keys, so links carry over)."""
-    c1, c2, c3, c4 = st.columns(4)
-    with c1:
-        original = controls.select_slider("Training context L", "L", CONTEXTS, 4096, format_func=lambda v: f"{v:,}")
-    with c2:
+def context_controls(default_factor: float, stage=None) -> tuple[int, float, int, int]:
+    """The shared L, s, base and head_dim sliders of the long-context pages (same keys, so links carry over).
+
+    Given a ``lesson.stage``, s and L go beside its figure and base and head_dim under "More settings";
+    without one, the four sit in a row.
+    """
+    if stage is not None:
+        first, second, third, fourth = stage.side, stage.side, stage.more, stage.more
+    else:
+        first, second, third, fourth = st.columns(4)
+    with second:
         factor = controls.select_slider("Extension factor s = L′/L", "s", FACTORS, default_factor,
                                         format_func=lambda v: f"{v:g}")
-    with c3:
+    with first:
+        original = controls.select_slider("Training context L", "L", CONTEXTS, 4096, format_func=lambda v: f"{v:,}")
+    with third:
         base = controls.select_slider("Base (rope_theta)", "base", BASES, 10000, format_func=lambda v: f"{v:,}")
-    with c4:
+    with fourth:
         head_dim = controls.select_slider("head_dim", "d", HEAD_DIMS, 128)
     return original, factor, base, head_dim
 

@@ -60,6 +60,14 @@ GLOBAL_CSS = """
   /* picture first on a phone: a title that fits one or two short lines, so the figure starts in the top 40% */
   [data-testid="stMain"] h1 { font-size: 1.75rem; padding-top: 0.25rem; }
   .block-container { padding-top: 3.5rem !important; }
+  /* lesson.stage's controls follow the figure column on a phone; while that column is in view they dock at the
+     bottom of the screen (a quarter of it at most, scrolling), so the hand reaches them under the figure */
+  [data-testid="stColumn"]:has(> div > .st-key-stage_side), [data-testid="stColumn"]:has(.st-key-stage_side) {
+    position: sticky; bottom: 0; z-index: 5; max-height: 25vh; overflow-y: auto;
+    background: var(--st-background-color, #fff); border-top: 1px solid rgba(127, 127, 127, 0.35);
+    box-shadow: 0 -0.4rem 0.8rem rgba(0, 0, 0, 0.08); padding: 0.3rem 0.2rem 0; }
+  /* compact there: a slider's end labels repeat what its value says */
+  .st-key-stage_side [data-testid="stSliderTickBar"], .st-key-stage_side .ls-ends { display: none; }
   .js-plotly-plot .gtitle { font-size: 12px !important; }
   .js-plotly-plot .legendtext { font-size: 11px !important; }
   .js-plotly-plot .annotation-text { font-size: 10px !important; }

@@ -1,7 +1,7 @@
 import streamlit as st
 
 import posenc_core as pc
-from page_kit import animation, classroom, controls, figures, formula, guard, header, notice, sections, show, source
+from page_kit import animation, classroom, controls, figures, formula, guard, header, notice, show, source, stage, why
 
 TRAIN_LENGTHS = [128, 256, 512, 1024, 2048]
 MAX_PANELS = 8
@@ -42,31 +42,34 @@ def beyond(heads: int, train_len: int, eval_len: int):
     return pc.alibi_mass_beyond(heads, train_len, eval_len)
 
 
-header(
-    "ALiBi: attention with linear biases",
-    "ALiBi adds no vector to any token. Instead, every attention score is lowered by a penalty that grows "
-    "linearly with the distance between query and key, and each head gets its own slope: steep heads look "
-    "only at their neighbours, gentle heads look far back. The slopes are fixed numbers, not learned, and "
-    "nothing about the penalty depends on the training length, which is why ALiBi copes with longer inputs."
-)
+header("ALiBi: attention with linear biases",
+       "ALiBi lowers every attention score by a penalty that grows linearly with the distance, at a fixed slope "
+       "per head: steep heads look at their neighbours, gentle heads look far back.")
+WHY = ("ALiBi adds no vector to any token. Instead, every attention score is lowered by a penalty that grows "
+       "linearly with the distance between query and key, and each head gets its own slope: steep heads look "
+       "only at their neighbours, gentle heads look far back. The slopes are fixed numbers, not learned, and "
+       "nothing about the penalty depends on the training length, which is why ALiBi copes with longer inputs.")
+
+
+def grid_length(page) -> int:
+    """The grids' size, beside the bias and attention figures that use it."""
+    with page.side:
+        return controls.slider("Sequence length (grids)", "n", 4, 96, 24, step=4,
+                               help="Queries and keys in the grids of the bias and attention tabs.")
 
 
 @st.fragment
 def lesson():
-    c1, c2, c3 = st.columns([3, 3, 2])
-    with c1:
+    page = stage()
+    with page.side:
         heads = controls.slider("Heads", "h", 1, 64, 8, help="Any count from 1 to 64; non-powers of two use the "
                                                              "authors' fill-in rule.")
-    with c2:
-        n = controls.slider("Sequence length (grids)", "n", 4, 96, 24, step=4,
-                            help="Queries and keys in the grids of the bias and attention tabs.")
-    with c3:
         mask = controls.choice("Attention", "mask", ["causal", "symmetric"], "causal",
                                help="causal: decoders, future keys are masked. symmetric: the penalty uses "
                                     "|i - j| in both directions (encoders).")
     causal = mask == "causal"
 
-    tab_slopes, tab_bias, tab_attn, tab_long = sections(
+    tab_slopes, tab_bias, tab_attn, tab_long = page.sections(
         ["Slopes per head", "Bias grids", "Bias alone = attention pattern", "Longer than training"])
 
     with guard():
@@ -74,14 +77,6 @@ def lesson():
             with tab_slopes:
                 table = slope_table(heads)
 
-                def sixteen() -> str:
-                    slopes = pc.alibi_slopes(16)
-                    return (f"With 16 heads the slopes start at {slopes[0]:.4f} = 2^(-0.5) and end at "
-                            f"{slopes[-1]:.6f} = 2^(-8): a common misconception is 1/2, 1/4, ..., 1/2^16, which "
-                            "holds for 8 heads only (2^(-8h/n) with n = 8).")
-
-                classroom.predict("sixteen", "A model with 16 heads: what is head 1's slope?",
-                                  ["1/2", "2^(-0.5) ≈ 0.707", "1/16", "1/256"], 1, sixteen)
                 show(figures.bars(
                     table["head"], {"authors' code (used by models)": table["code"],
                                     "paper: 2^(-8h/n)": table["paper"]},
@@ -90,6 +85,20 @@ def lesson():
                     alt=f"Bar chart of the {heads} ALiBi slopes from the authors' code next to the paper's "
                         "geometric sequence; they agree for powers of two and differ otherwise."))
                 classroom.snippet(f"slopes = {classroom.call('alibi_slopes', heads)}  # one per head, as plotted")
+                now, later = float(table["code"][0]), float(slope_table(2 * heads)["code"][0])
+                first_group = int((slope_table(2 * heads)["group"] == "geometric").sum())
+
+                def doubled() -> str:
+                    return (f"With {2 * heads} heads head 1's slope is {later:.4g} = 2^(-8/{first_group}), up from "
+                            f"{now:.4g}: the first slope is 2^(-8/n') for the largest power of two n' up to the "
+                            "head count, so more heads start gentler and step down to 2^(-8) = 1/256 more finely.")
+
+                with classroom.predict("doubled", f"Double the heads from {heads} to {2 * heads}. What becomes of "
+                                       f"head 1's slope, now {now:.4g}?",
+                                       [f"it stays {now:.4g}", f"it grows to {later:.4g}", f"it halves to "
+                                        f"{now / 2:.4g}"], 1, doubled):
+                    formula(r"m_1 = 2^{-8/n'}:\quad $now\ (n = $h)\ 	o\ $later\ (n = $h2,\ n' = $p2)",
+                            now=now, h=heads, later=later, h2=2 * heads, p2=first_group)
                 p = int((table["group"] == "geometric").sum())
                 if p == heads:
                     notice(f"{heads} is a power of two, so the code and the paper agree: a geometric sequence "
@@ -114,6 +123,7 @@ def lesson():
 
         if tab_bias.open:
             with tab_bias:
+                n = grid_length(page)
                 shown, grids = bias_panels(heads, n, causal)
                 slopes = slope_table(heads)["code"]
                 show(figures.small_multiples(
@@ -132,6 +142,7 @@ def lesson():
 
         if tab_attn.open:
             with tab_attn:
+                n = grid_length(page)
                 shown, weights = attention_panels(heads, n, causal)
                 show(figures.small_multiples(
                     weights, [f"head {h + 1}" for h in shown], title="softmax(bias) when all content scores "
@@ -176,11 +187,9 @@ def lesson():
 
         if tab_long.open:
             with tab_long:
-                c1, c2 = st.columns(2)
-                with c1:
+                with page.side:
                     train = controls.select_slider("Training length", "train", TRAIN_LENGTHS, 512,
                                                    format_func=lambda v: f"{v:,}")
-                with c2:
                     factor = controls.select_slider("Evaluate at", "factor", [1, 2, 4, 8], 4,
                                                     format_func=lambda v: f"{v}x training")
                 eval_len = train * factor
@@ -212,4 +221,5 @@ def lesson():
 
 
 lesson()
+why(WHY)
 source(pc.alibi_slopes, pc.alibi_bias, pc.alibi_attention, pc.alibi_receptive_field, pc.alibi_mass_beyond)

@@ -11,9 +11,10 @@ from page_kit import (
     guard,
     header,
     notice,
-    sections,
     show,
     source,
+    stage,
+    why,
 )
 from page_kit.dynamic_views import stateful_calls
 
@@ -56,24 +57,27 @@ def attention_curves(original: int):
     return factors, pc.attention_factor_curve(factors, original)
 
 
-header(
-    "Extending RoPE's context",
-    "A model trained on L tokens has only seen each rotary pair turn through the angles that L positions "
-    "produce. Run it at L′ > L and the slow pairs rotate further than ever before, into angles the model "
-    "cannot read. Every extension method answers one question differently: which pairs to slow down, and by "
-    "how much. Pick a method and watch what it does to each of the d/2 pairs."
-)
+header("Extending RoPE's context",
+       "Past its training length L, a model's slow rotary pairs turn into unseen angles; each method slows some "
+       "down.")
+WHY = ("A model trained on L tokens has only seen each rotary pair turn through the angles that L positions "
+       "produce. Run it at L′ > L and the slow pairs rotate further than ever before, into angles the model "
+       "cannot read. Every extension method answers one question differently: which pairs to slow down, and by "
+       "how much. Pick a method and watch what it does to each of the d/2 pairs.")
 
 
 @st.fragment
 def lesson():
-    original, factor, base, head_dim = extension_views.context_controls(default_factor=4.0)
-    method = controls.choice("Method", "m", list(pc.EXTENSION_METHODS), "yarn",
-                             format_func=lambda m: pc.EXTENSION_METHODS[m])
+    page = stage()
+    with page.side:
+        # a drop-down: the methods' row of buttons would wrap onto three lines beside the figure
+        method = controls.select("Method", "m", list(pc.EXTENSION_METHODS), list(pc.EXTENSION_METHODS).index("yarn"),
+                                 format_func=lambda m: pc.EXTENSION_METHODS[m])
+    original, factor, base, head_dim = extension_views.context_controls(default_factor=4.0, stage=page)
     target = int(round(factor * original))
     knobs = dict(current=factor, beta_fast=32.0, beta_slow=1.0, mscale=0.0, mscale_all_dim=0.0, truncate=True,
                  low_ff=1.0, high_ff=4.0, alpha=float(factor))
-    k1, k2, k3, k4, k5 = st.columns(5)
+    k1 = k2 = k3 = k4 = k5 = page.more  # the method's own knobs: folded, one under another
     if method in ("dynamic", "longrope"):
         with k1:
             knobs["current"] = controls.slider(
@@ -119,7 +123,7 @@ def lesson():
                        "lists on the *Model presets and config.json* page.")
     label = pc.EXTENSION_METHODS[method]
 
-    tab_wave, tab_ratio, tab_angle, tab_score, tab_calls = sections(
+    tab_wave, tab_ratio, tab_angle, tab_score, tab_calls = page.sections(
         ["Wavelengths", "New / old frequency", "Angles reached", "Attention factor & score",
          "Dynamic NTK over calls"])
     with guard():
@@ -130,26 +134,16 @@ def lesson():
                            float(knobs["high_ff"]), float(knobs["alpha"]))
 
         scaling, result, paper, distances, before, after = analysis_at(factor)
-        st.caption(f"rope_scaling passed to the transformers-equal code: `{_short(scaling)}` · L′ = {target:,}")
+        with page.more:
+            st.caption(f"rope_scaling passed to the transformers-equal code: `{_short(scaling)}` · L′ = {target:,}")
         if tab_wave.open:
             with tab_wave:
-                divided = [int(i) for i in result["pair"][result["band"] == "interpolated"]]
-                n_pairs = len(result["pair"])
-                answer = 2 if len(divided) == n_pairs else 3 if not divided else 1 if divided[-1] == n_pairs - 1 else 0
-
-                def which() -> str:
-                    kept = int((result["band"] == "extrapolated").sum())
-                    return (f"{label} at s = {factor:g}: {len(divided)} of {n_pairs} pairs are divided by s, "
-                            f"{kept} are kept as they are and {n_pairs - kept - len(divided)} are blended.")
-
-                classroom.predict(f"divided_{method}", f"{label} with s = {factor:g}: which rotary pairs are slowed "
-                                  "down by the full factor s?",
-                                  ["the fastest pairs (small i)", "the slowest pairs (large i)", "all of them",
-                                   "none of them: every pair is changed by less than s"], answer, which)
                 chart = extension_views.wavelength_chart(result, name="ext_wavelengths", label=label)
-                if controls.toggle("Animate the factor s", "play_s",
-                                   help="A scrub bar and a Play button under the figure: s grows from 1.2 to 64 "
-                                        "and the bands move, each frame computed by the same core call."):
+                with page.side:
+                    play = controls.toggle("Animate s", "play_s",
+                                           help="A scrub bar and a Play button under the figure: s grows from 1.2 "
+                                                "to 64 and the bands move, each frame computed by the same core call.")
+                if play:
                     def wave_chart(s):
                         return extension_views.wavelength_chart(analysis_at(s)[1], name="ext_wavelengths", label=label)
                     animation.attach(chart, wave_chart, "s", PLAY_FACTORS, start_value=factor)
@@ -166,6 +160,22 @@ def lesson():
                     f"target={target}, seq_len={int(round(knobs['current'] * original))}, "
                     "max_position_embeddings=max_pos)",
                     "print(result['wavelength_before'], result['wavelength_after'], result['band'])")
+                n_pairs = len(result["pair"])
+                now, later = (int((r["band"] == "interpolated").sum()) for r in (result, analysis_at(2 * factor)[1]))
+                answer = 0 if later > now else 1 if later == now else 2
+
+                def which() -> str:
+                    return (f"{label}: {now} of {n_pairs} pairs are divided by the full factor at s = {factor:g}, "
+                            f"{later} at s = {2 * factor:g}. " + ("The band edges of YaRN and Llama 3 are set by L "
+                                                                  "and their own knobs, not by s."
+                                                                  if method in ("yarn", "llama3") else ""))
+
+                with classroom.predict(f"divided_{method}", f"{label}: double the factor to s = {2 * factor:g}. "
+                                       "The pairs slowed down by the full factor s (the 'divided by s' band) ...",
+                                       ["grow in number", "stay the same pairs", "shrink in number"], answer, which):
+                    formula(r"\#\{i : \theta'_i = \theta_i / s\} = $now\ (s = $s)\ \to\ $later\ (s = $s2)"
+                            r"\quad\text{of } $n \text{ pairs}", now=now, s=factor, later=later, s2=2 * factor,
+                            n=n_pairs)
                 _method_formula(method, factor, original, base, head_dim, knobs, result)
         if tab_ratio.open:
             with tab_ratio:
@@ -279,4 +289,5 @@ def _method_formula(method, factor, original, base, head_dim, knobs, result) -> 
 
 
 lesson()
+why(WHY)
 source(pc.extension_analysis, pc.yarn_paper_ramp, pc.rope_inv_freq, pc.rope_dynamic_calls)

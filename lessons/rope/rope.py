@@ -101,7 +101,7 @@ def lesson():
 
                 chart = pair_chart(m)
                 with page.side:
-                    play = controls.toggle("Animate the query position m", "play_m",
+                    play = controls.toggle("Animate m", "play_m",
                                            help="Adds a scrub bar and a Play button under the figure: m sweeps 0 "
                                                 "to 200 in the browser, each frame computed by the same core call.")
                 if play:
@@ -111,7 +111,7 @@ def lesson():
                                   f"out = pc.rope_pair(({qx!r}, {qy!r}), ({kx!r}, {ky!r}), {m}, {n}, theta)",
                                   "print(out['q_rot'], out['k_rot'], out['score'])  # the arrows and the score")
 
-                c = st.columns(4)
+                c = [*st.columns(2), *st.columns(2)]  # two by two: the labels fit the figure column whole
                 c[0].metric("Score after rotation q̃·k̃", f"{out['score']:.4f}")
                 c[1].metric("Score without RoPE q·k", f"{out['plain_score']:.4f}")
                 c[2].metric("Offset m − n", f"{m - n}")
