@@ -2,7 +2,8 @@
 
 import streamlit as st
 
-from page_kit import registry, settings
+from page_kit import a11y, registry, settings
+from page_kit import navigation as nav
 from page_kit._heap import freeze_import_heap
 
 # A presentation link (?present=true) opens with the sidebar folded away: less chrome on a projector. "auto"
@@ -20,8 +21,12 @@ def _page(info: registry.PageInfo, default: bool = False) -> st.Page:
 
 home = _page(registry.HOME, default=True)
 sections = {section.title: [_page(p) for p in section.pages] for section in registry.SECTIONS}
-navigation = st.navigation({"": [home], **sections}, position="sidebar", expanded=True)
+# Streamlit routes (every URL path as before); the sidebar's list is ours, valid for screen readers (nav.py).
+navigation = st.navigation({"": [home], **sections}, position="hidden")
+st.set_page_config(page_title=f"{navigation.title} · PosEnc Explorer")  # each lesson names its browser tab
+nav.sidebar_links([("", [home]), *sections.items()])
 settings.sidebar()  # imports torch, when present, to ask for CUDA
+a11y.apply()
 settings.presentation_bar([("Home", [home]), *sections.items()], navigation)
 navigation.run()
 freeze_import_heap()  # after the page, so the modules it imported on first use are frozen too

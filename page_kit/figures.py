@@ -15,7 +15,15 @@ from dataclasses import dataclass, field
 import numpy as np
 import plotly.graph_objects as go
 
-from .theme import CATEGORICAL, CYCLIC, DIVERGING, SEQUENTIAL, series_style, template_name  # noqa: F401 (CYCLIC)
+from .theme import (  # noqa: F401 (CYCLIC)
+    CATEGORICAL,
+    CYCLIC,
+    DIVERGING,
+    SEQUENTIAL,
+    series_style,
+    series_symbols,
+    template_name,
+)
 
 MAX_HEATMAP_ROWS = 480  # about the plot's height in pixels
 MAX_HEATMAP_COLS = 960  # about the plot's width in pixels
@@ -206,6 +214,19 @@ def heatmap(z, *, title: str, x_title: str, y_title: str, alt: str, name: str, x
     return Chart(fig, alt, name, matrix=full, note=note)
 
 
+BAR_PATTERNS = ("", "/", ".", "x", "\\", "+", "-", "|")
+SPARSE_MARKERS = 12  # shapes along a curve that only needs them to be told apart from its neighbours
+
+
+def _series_marker(symbol: str, colour: str, *, every_point: bool, alone: bool) -> dict:
+    """Each curve of a figure with several also differs by its marker shape, not only by colour (WCAG 1.4.1);
+    curves drawn without points show a dozen of them, spread along the curve, in the legend too."""
+    if alone:
+        return dict(color=colour)
+    marker = dict(color=colour, symbol=symbol, size=7)
+    return marker if every_point else {**marker, "maxdisplayed": SPARSE_MARKERS}
+
+
 def lines(x, series: Mapping[str, np.ndarray], *, title: str, x_title: str, y_title: str, alt: str, name: str,
           markers: bool = False, vlines: Sequence[tuple[float, str]] = (), hlines: Sequence[tuple[float, str]] = (),
           log_x: bool = False, log_y: bool = False, height: int = 380, hover_format: str = ".4f",
@@ -227,6 +248,7 @@ def lines(x, series: Mapping[str, np.ndarray], *, title: str, x_title: str, y_ti
     step = stride_for(x.shape[0], MAX_LINE_POINTS)
     fig = go.Figure()
     styles = series_styles(list(series), colours, dashed)
+    symbols = series_symbols(list(series))
     # wide reference curves (training, no scaling) first, so a method that coincides leaves them visible
     # drawn in layers: wide reference curves, then solid lines, then dashed ones on top, so where curves
     # coincide the dashes let the line beneath show; the legend keeps the page's order (legendrank)
@@ -236,8 +258,9 @@ def lines(x, series: Mapping[str, np.ndarray], *, title: str, x_title: str, y_ti
         colour, dash, width = styles[label]
         fig.add_trace(go.Scatter(
             x=_f32(x[::step]), y=_f32(np.asarray(series[label])[::step]), name=label, legendrank=1000 + order[label],
-            mode="lines+markers" if markers else "lines", line=dict(color=colour, width=width, dash=dash),
-            marker=dict(color=colour),
+            mode="lines+markers" if markers or len(series) > 1 else "lines",
+            line=dict(color=colour, width=width, dash=dash),
+            marker=_series_marker(symbols[label], colour, every_point=markers, alone=len(series) == 1),
             hovertemplate=f"{label}<br>{x_title}: %{{x}}<br>{y_title}: %{{y:{hover_format}}}<extra></extra>"))
     if shade_x is not None:
         fig.add_vrect(x0=shade_x[0], x1=shade_x[1], fillcolor="#999999", opacity=0.12, line_width=0,
@@ -273,8 +296,11 @@ def bars(categories, series: Mapping[str, np.ndarray], *, title: str, x_title: s
         raise ValueError(f"A bar chart shows at most {MAX_BARS} bars.")
     fig = go.Figure()
     styles = series_styles(list(series))
-    for label, values in series.items():
+    for i, (label, values) in enumerate(series.items()):
+        # grouped bars differ by fill pattern too, not only colour (WCAG 1.4.1)
+        pattern = dict(shape=BAR_PATTERNS[i % len(BAR_PATTERNS)], solidity=0.25) if len(series) > 1 else None
         fig.add_trace(go.Bar(x=categories, y=_f32(values), name=label, marker_color=styles[label][0],
+                             marker_pattern=pattern,
                              hovertemplate=f"{label}<br>{x_title}: %{{x}}<br>{y_title}: %{{y:{hover_format}}}"
                                            "<extra></extra>"))
     _base_layout(fig, title, x_title, y_title, height)

@@ -8,6 +8,7 @@
 // every update is a normal rerun of the same core call.
 
 const ACK_TIMEOUT_MS = 600; // a rerun that never echoes the index (the page clamped it) must not stall the drag
+const SETTLE_MS = 700; // a screen reader hears the value once, this long after the last move, not every frame
 
 function build(parentElement, id) {
   const root = document.createElement("div");
@@ -18,7 +19,8 @@ function build(parentElement, id) {
     '<output class="ls-value" aria-hidden="true"></output></div>' +
     '<div class="ls-tip" hidden></div>' +
     '<input type="range" class="ls-range" min="0" step="1">' +
-    '<div class="ls-ends" aria-hidden="true"><span class="ls-min"></span><span class="ls-max"></span></div>';
+    '<div class="ls-ends" aria-hidden="true"><span class="ls-min"></span><span class="ls-max"></span></div>' +
+    '<span class="ls-live" role="status" aria-live="polite"></span>';
   const input = root.querySelector(".ls-range");
   input.id = id;
   root.querySelector(".ls-label").htmlFor = id;
@@ -100,9 +102,35 @@ export default function ({ parentElement, data, setStateValue }) {
     flush();
   };
   input.onchange = input.oninput; // the release: its value must reach the server even if no input event did
+  keyboard(root, input, data.label, labels);
   input.onpointerdown = () => {
     flow.dragging = true;
     // the release may happen outside the input
     window.addEventListener("pointerup", () => { flow.dragging = false; }, { once: true });
   };
+}
+
+// Keyboard and screen readers. The native range input already moves by one stop with the arrows and to the
+// ends with Home / End; PageUp / PageDown move by a tenth of the range (and stay with the slider, not the
+// presentation bar's page keys). Once a move has settled, a polite live region says the new value once.
+function keyboard(root, input, label, labels) {
+  root.__a11y = { label, labels }; // this run's label and stops; the listeners below are added once
+  if (root.__a11yBound) return;
+  root.__a11yBound = true;
+  input.addEventListener("keydown", (event) => {
+    if (event.key !== "PageUp" && event.key !== "PageDown") return;
+    event.preventDefault();
+    event.stopPropagation();
+    const last = root.__a11y.labels.length - 1;
+    const step = Math.max(1, Math.round(last / 10)) * (event.key === "PageUp" ? 1 : -1);
+    input.value = String(Math.min(last, Math.max(0, Number(input.value) + step)));
+    input.dispatchEvent(new Event("input"));
+  });
+  const live = root.querySelector(".ls-live");
+  input.addEventListener("input", () => {
+    clearTimeout(root.__announce);
+    root.__announce = setTimeout(() => {
+      live.textContent = root.__a11y.label + ": " + root.__a11y.labels[Number(input.value)];
+    }, SETTLE_MS);
+  });
 }

@@ -31,7 +31,7 @@ _component = st.components.v2.component(
         ".ls-label{flex:0 1 auto;min-width:0}",
         ".ls-help[hidden]{display:none}",
         ".ls-help{display:inline-grid;place-items:center;width:1rem;height:1rem;padding:0;border-radius:50%;"
-        "border:1px solid currentColor;background:none;color:inherit;font:inherit;font-size:.65rem;opacity:.6;"
+        "border:1px solid currentColor;background:none;color:inherit;font:inherit;font-size:.65rem;opacity:.85;"
         "cursor:help;flex:none}",
         ".ls-help[aria-expanded=true]{opacity:1;color:var(--st-primary-color)}",
         ".ls-tip[hidden]{display:none}",
@@ -49,8 +49,10 @@ _component = st.components.v2.component(
         ".ls-range::-moz-range-thumb{width:1rem;height:1rem;border-radius:50%;border:none;"
         "background:var(--st-primary-color)}",
         ".ls-range:focus-visible{outline:2px solid var(--st-primary-color);outline-offset:3px}",
-        ".ls-ends{display:flex;justify-content:space-between;font-size:.75rem;opacity:.7;"
-        "font-variant-numeric:tabular-nums}"]),
+        ".ls-ends{display:flex;justify-content:space-between;font-size:.75rem;opacity:.85;"
+        "font-variant-numeric:tabular-nums}",
+        # read by screen readers only (the value is on screen already)
+        ".ls-live{position:absolute;width:1px;height:1px;overflow:hidden;clip-path:inset(50%);white-space:nowrap}"]),
     isolate_styles=False)
 
 

@@ -77,10 +77,18 @@ function frameSwitcher(root, plot, figure, config, frames, Plotly) {
       show(i);
       i += 1;
       if (i >= frames.values.length) { clearInterval(root.__timer); root.__timer = null; button.textContent = "\u25B6 Play"; }
-    }, frames.interval_ms);
+    }, frameInterval(frames.interval_ms));
   };
   range.value = String(frames.start);
   label.textContent = frames.label + " = " + frames.values[frames.start];
+}
+
+// A reader whose system asks for less motion (prefers-reduced-motion) still gets Play, at one frame a second
+// at most: the figure steps through its values instead of sweeping (WCAG 2.3.3).
+const REDUCED_MOTION_MS = 1000;
+function frameInterval(ms) {
+  const reduce = window.matchMedia && window.matchMedia("(prefers-reduced-motion: reduce)").matches;
+  return reduce ? Math.max(ms, REDUCED_MOTION_MS) : ms;
 }
 
 // A legend stacked beside the plot takes a third of a phone's width and squeezes the plot to a sliver: on a
@@ -95,6 +103,14 @@ function narrowLegend(layout, width) {
   if (layout.margin && layout.margin.r > 40) layout.margin = { ...layout.margin, r: 20 };
 }
 
+// The chart's text alternative (the kit's alt text, with the current numbers) as the accessible name of a
+// figure. Role "figure", not "img": an img's content is presentational, and Plotly's toolbar and drag layers
+// inside it are interactive (axe: nested-interactive), which would hide them from keyboard and screen reader.
+function nameFigure(root, alt) {
+  if (root.getAttribute("role") !== "figure") root.setAttribute("role", "figure");
+  if (root.getAttribute("aria-label") !== (alt || "")) root.setAttribute("aria-label", alt || "");
+}
+
 export default function ({ parentElement, data }) {
   let root = parentElement.querySelector(".pe-chart");
   if (!root) {
@@ -107,8 +123,7 @@ export default function ({ parentElement, data }) {
     count("mounts");
   }
   const plot = root.querySelector(".pe-plot");
-  if (plot.getAttribute("role") !== "img") plot.setAttribute("role", "img");
-  if (plot.getAttribute("aria-label") !== (data.alt || "")) plot.setAttribute("aria-label", data.alt || "");
+  nameFigure(root, data.alt);
   const figure = JSON.parse(data.figure);
   narrowLegend(figure.layout, parentElement.clientWidth);
   loadPlotly().then((Plotly) => {

@@ -9,10 +9,14 @@ import streamlit as st
 
 from . import plotly_element
 from .figures import Chart
+from .lesson import folded
 from .settings import dark, export_format, presentation
 from .theme import template_name
 
 MAX_CSV_VALUES = 1_000_000  # bigger matrices download as .npy only
+# "Show the numbers" lists at most this much: a table a screen reader can walk row by row (the downloads
+# have everything).
+MAX_TABLE_ROWS, MAX_TABLE_COLUMNS = 50, 12
 
 
 def _table_csv(table: dict[str, np.ndarray]) -> str:
@@ -36,6 +40,57 @@ def _npy(matrix: np.ndarray) -> bytes:
     buffer = io.BytesIO()
     np.save(buffer, np.asarray(matrix), allow_pickle=False)
     return buffer.getvalue()
+
+
+def _cell(value) -> str:
+    return f"{value:.4g}" if isinstance(value, (float, np.floating)) else str(value)
+
+
+def _axis_title(chart: Chart, axis: str) -> str:
+    title = getattr(getattr(chart.figure.layout, axis), "title", None)
+    return str(getattr(title, "text", None) or "")
+
+
+def numbers_table(chart: Chart) -> tuple[list[str], list[list[str]], str] | None:
+    """The data behind a chart as (header, rows, what was left out), from what its downloads offer; None if none.
+
+    Columns come from the chart's table (one per series) or, for a matrix, one per column index, the row
+    index first; more than MAX_TABLE_ROWS x MAX_TABLE_COLUMNS is cut, and the last item says so."""
+    if chart.table:
+        names = list(chart.table)
+        columns = [np.asarray(chart.table[name]) for name in names]
+        total_rows = len(columns[0])
+        rows = [[_cell(column[r]) for column in columns[:MAX_TABLE_COLUMNS]]
+                for r in range(min(total_rows, MAX_TABLE_ROWS))]
+        header, total_columns = names[:MAX_TABLE_COLUMNS], len(names)
+    elif chart.matrix is not None:
+        matrix = np.asarray(chart.matrix)
+        matrix = matrix.reshape(-1, matrix.shape[-1]) if matrix.ndim > 2 else matrix.reshape(matrix.shape[0], -1)
+        total_rows, total_columns = matrix.shape
+        y_title, x_title = _axis_title(chart, "yaxis") or "row", _axis_title(chart, "xaxis") or "column"
+        header = [f"{y_title} / {x_title}"] + [str(j) for j in range(min(total_columns, MAX_TABLE_COLUMNS))]
+        rows = [[str(r)] + [_cell(v) for v in matrix[r, :MAX_TABLE_COLUMNS]]
+                for r in range(min(total_rows, MAX_TABLE_ROWS))]
+    else:
+        return None
+    cut = []
+    if total_rows > MAX_TABLE_ROWS:
+        cut.append(f"the first {MAX_TABLE_ROWS} of {total_rows:,} rows")
+    if total_columns > MAX_TABLE_COLUMNS:
+        cut.append(f"the first {MAX_TABLE_COLUMNS} of {total_columns:,} columns")
+    note = f"Showing {' and '.join(cut)}; the download has all of them." if cut else ""
+    return header, rows, note
+
+
+def show_numbers(chart: Chart) -> None:
+    """A folded table of the numbers behind the chart, built and sent only while it is open."""
+    if chart.table or chart.matrix is not None:
+        with folded("Show the numbers", f"numbers_{chart.name}", icon=":material/table:") as is_open:
+            if is_open:
+                header, rows, note = numbers_table(chart)
+                st.table({name: [row[i] for row in rows] for i, name in enumerate(header)})
+                if note:
+                    st.caption(note)
 
 
 def plot_config(name: str) -> dict:
@@ -70,3 +125,4 @@ def show(chart: Chart) -> None:
             buttons.download_button(".npy", data=lambda: _npy(chart.matrix), file_name=f"{chart.name}.npy",
                                     mime="application/octet-stream", key=f"npy_{chart.name}",
                                     on_click="ignore", icon=":material/download:", type="tertiary")
+    show_numbers(chart)

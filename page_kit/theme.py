@@ -73,6 +73,25 @@ SERIES_STYLES: tuple[SeriesStyle, ...] = (
 )
 
 
+# Marker shapes, so series differ by more than colour (WCAG 1.4.1; a grey print or a colour-blind reader):
+# a registered series keeps the shape of its place in SERIES_STYLES on every page, other series take the next.
+SYMBOLS = ("circle", "square", "diamond", "triangle-up", "x", "triangle-down", "cross", "star", "pentagon",
+           "hexagon", "star-triangle-up", "hourglass", "bowtie", "triangle-left", "asterisk", "y-up")
+
+
+def series_symbols(labels) -> dict[str, str]:
+    """The marker shape of each series of one figure: a registered series keeps its own, the others take the
+    shapes no series of this figure uses yet, in order."""
+    def registered(label):
+        text = str(label).lower()
+        return next((i for i, style in enumerate(SERIES_STYLES) if re.search(style.pattern, text)), None)
+
+    own = {label: registered(label) for label in labels}
+    taken = {SYMBOLS[i % len(SYMBOLS)] for i in own.values() if i is not None}
+    free = iter([s for s in SYMBOLS if s not in taken] or SYMBOLS)
+    return {label: SYMBOLS[i % len(SYMBOLS)] if i is not None else next(free, SYMBOLS[0]) for label, i in own.items()}
+
+
 def series_style(label: str) -> SeriesStyle | None:
     """The registered style of a named series, or None when the label names nothing in the registry."""
     text = str(label).lower()

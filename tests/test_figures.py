@@ -157,3 +157,57 @@ def test_decimated_heatmaps_keep_the_colour_range_of_the_full_data():
     trace = chart.figure.data[0]
     assert (trace.zmin, trace.zmax) == (-1.0, 1.0)
     assert "mean of 2 x 2" in trace.hovertemplate
+
+
+def test_shown_numbers_are_the_downloaded_ones_cut_to_a_readable_table():
+    x = np.arange(80)
+    chart = figures.lines(x, {"RoPE": np.sin(x / 7.0), "ALiBi": -0.5 * x}, title="t", x_title="position",
+                          y_title="score", alt="a", name="numbers")
+    header, rows, note = render.numbers_table(chart)
+    assert header == ["position", "RoPE", "ALiBi"]
+    assert len(rows) == render.MAX_TABLE_ROWS and rows[7] == ["7", f"{np.sin(1.0):.4g}", "-3.5"]
+    assert note == f"Showing the first {render.MAX_TABLE_ROWS} of 80 rows; the download has all of them."
+    grid = np.arange(6 * 30, dtype=np.float64).reshape(6, 30)
+    heat = figures.heatmap(grid, title="t", x_title="key", y_title="query", alt="a", name="grid")
+    header, rows, note = render.numbers_table(heat)
+    assert header[0] == "query / key" and header[1:] == [str(j) for j in range(render.MAX_TABLE_COLUMNS)]
+    assert rows[2][:3] == ["2", "60", "61"] and len(rows) == 6
+    assert note == f"Showing the first {render.MAX_TABLE_COLUMNS} of 30 columns; the download has all of them."
+
+
+def test_series_differ_by_marker_shape_not_only_colour():
+    x = np.arange(50)
+    series = {"RoPE": x, "RoPE + YaRN": x, "ALiBi": x, "my curve": x, "another": x}
+    chart = figures.lines(x, series, title="t", x_title="x", y_title="y", alt="a", name="shapes")
+    symbols = {trace.name: trace.marker.symbol for trace in chart.figure.data}
+    assert len(set(symbols.values())) == len(series), symbols
+    # a registered series keeps its shape in every figure, whatever else the figure holds
+    alone = figures.lines(x, {"my curve": x, "RoPE": x}, title="t", x_title="x", y_title="y", alt="a", name="two")
+    assert {t.name: t.marker.symbol for t in alone.figure.data}["RoPE"] == symbols["RoPE"]
+    assert all(trace.marker.maxdisplayed == figures.SPARSE_MARKERS for trace in chart.figure.data)
+    bars = figures.bars(["a", "b"], {"RoPE": [1, 2], "ALiBi": [2, 1]}, title="t", x_title="x", y_title="y",
+                        alt="a", name="b")
+    assert len({trace.marker.pattern.shape for trace in bars.figure.data}) == 2
+
+
+def _contrast(a: str, b: str) -> float:
+    """WCAG 2 contrast ratio of two #rrggbb colours."""
+    def luminance(colour):
+        channels = [int(colour.lstrip("#")[i:i + 2], 16) / 255 for i in (0, 2, 4)]
+        r, g, b = [c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4 for c in channels]
+        return 0.2126 * r + 0.7152 * g + 0.0722 * b
+    high, low = sorted((luminance(a), luminance(b)), reverse=True)
+    return (high + 0.05) / (low + 0.05)
+
+
+@pytest.mark.parametrize("dark", [False, True])
+@pytest.mark.parametrize("presenting", [False, True])
+def test_figure_text_meets_aa_contrast(dark, presenting):
+    """Titles, tick labels, legends and annotations take the template's ink on its paper (axe cannot read the
+    SVG's text), and the flow diagram's box labels are dark on its light box colours, in both themes."""
+    layout = pio.templates[theme.template_name(dark, presenting)].layout
+    assert _contrast(layout.font.color, layout.paper_bgcolor) >= 4.5
+    assert _contrast(layout.font.color, layout.plot_bgcolor) >= 4.5
+    assert layout.xaxis.tickfont.color in (None, layout.font.color)
+    for box in figures.FLOW_COLOURS.values():
+        assert _contrast("#1a1a1a", box) >= 4.5
