@@ -24,7 +24,7 @@ header[data-testid="stHeader"], [data-testid="stToolbar"], footer { display: non
 /* Streamlit wraps the bar in a layout box of its own height, where "sticky" has no room to stick: pin that box,
    whose parent is the whole page, so the bar stays in view however far the lesson scrolls */
 [data-testid="stLayoutWrapper"]:has(> .st-key-present_bar) {
-  position: sticky; top: 0; z-index: 99; background: var(--st-background-color, #fff); }
+  position: sticky; top: 0; z-index: 99; background: var(--page-bg); }
 .st-key-present_bar { flex-wrap: nowrap; }
 .st-key-present_bar p { white-space: nowrap; }
 /* picture first: a compact title, so the figure starts in the top 40% of a 720 px projector screen */
@@ -42,6 +42,8 @@ header[data-testid="stHeader"], [data-testid="stToolbar"], footer { display: non
 # Plotly cannot wrap, so that they are not cut off at the right edge.
 GLOBAL_CSS = """
 <style>
+/* lesson.stage: a "More settings" fold with nothing in it (a tab whose controls all sit beside its figure) */
+.st-key-stage_more:not(:has([data-testid="stElementContainer"])) { display: none; }
 /* classroom.predict: the part that answers a question stays hidden until the question is answered */
 [class*="st-key-answer_hidden_"] { display: none !important; }
 /* A display formula wider than its box scrolls sideways, and says so: a shadow on the side where more of it
@@ -50,8 +52,8 @@ GLOBAL_CSS = """
 [data-testid="stMain"] .katex-display {
   overflow-x: auto; overflow-y: hidden; padding: 0.2rem 0 0.35rem;
   background:
-    linear-gradient(to right, var(--st-background-color, #fff) 40%, transparent) left / 2.2rem 100% no-repeat local,
-    linear-gradient(to left, var(--st-background-color, #fff) 40%, transparent) right / 2.2rem 100% no-repeat local,
+    linear-gradient(to right, var(--page-bg) 40%, transparent) left / 2.2rem 100% no-repeat local,
+    linear-gradient(to left, var(--page-bg) 40%, transparent) right / 2.2rem 100% no-repeat local,
     radial-gradient(farthest-side at 0 50%, rgba(127, 127, 127, 0.55), transparent) left / 1rem 100% no-repeat scroll,
     radial-gradient(farthest-side at 100% 50%, rgba(127, 127, 127, 0.55), transparent) right / 1rem 100% no-repeat
       scroll; }
@@ -64,7 +66,7 @@ GLOBAL_CSS = """
      bottom of the screen (a quarter of it at most, scrolling), so the hand reaches them under the figure */
   [data-testid="stColumn"]:has(> div > .st-key-stage_side), [data-testid="stColumn"]:has(.st-key-stage_side) {
     position: sticky; bottom: 0; z-index: 5; max-height: 25vh; overflow-y: auto;
-    background: var(--st-background-color, #fff); border-top: 1px solid rgba(127, 127, 127, 0.35);
+    background: var(--page-bg); border-top: 1px solid rgba(127, 127, 127, 0.35);
     box-shadow: 0 -0.4rem 0.8rem rgba(0, 0, 0, 0.08); padding: 0.3rem 0.2rem 0; }
   /* compact there: a slider's end labels repeat what its value says */
   .st-key-stage_side [data-testid="stSliderTickBar"], .st-key-stage_side .ls-ends { display: none; }
@@ -74,6 +76,8 @@ GLOBAL_CSS = """
 }
 </style>
 """
+
+PAGE_BACKGROUND = {False: "#ffffff", True: "#171614"}  # Streamlit 1.67's light and dark page (theme.py's paper)
 
 # Keys a presenter's clicker sends (PageUp / PageDown), with Shift for whole sections; Escape leaves.
 PRESENT_KEYS = {"previous": "pageup", "next": "pagedown", "previous section": "shift+pageup",
@@ -99,7 +103,9 @@ def sidebar() -> None:
         st.segmented_control("Figure export format", ["png", "svg"], key="export", default="png",
                              help="Format of the camera button in each figure's toolbar.")
         theme_switch()
-    st.html(GLOBAL_CSS)
+    # Streamlit sets no page-level CSS variable for its background: the pinned bar, the docked controls and the
+    # formula scroll cue need it to cover what scrolls under them, in the theme being shown
+    st.html(f"<style>:root {{ --page-bg: {PAGE_BACKGROUND[dark()]}; }}</style>" + GLOBAL_CSS)
     if presentation():
         st.html(PRESENTATION_CSS)
 
@@ -185,14 +191,14 @@ def presentation_bar(groups, current) -> None:
     chosen = None
     for role, (icon, after) in _PRESENT_BUTTONS.items():
         if role == "next":
-            bar.caption(f"{number} / {total} · {links['here'][0]}",
-                        help="Keys (or a presenter's clicker): PageDown / PageUp for the next / previous lesson, "
-                             "with Shift for sections; Escape leaves presentation mode.")
+            bar.caption(f"{number} / {total}",
+                        help=f"Section: {links['here'][0]}. Keys (or a presenter's clicker): PageDown / PageUp for "
+                             "the next / previous lesson, with Shift for sections; Escape leaves presentation mode.")
         target = links[role]
-        if role.endswith("section"):
-            label = "Section"  # the double arrow says which way; the tooltip names the section
-        else:
-            label = target[1].title if target else role.capitalize()
+        # One row at 1,280 px whatever the titles (the longest is 48 characters): only the next lesson is named
+        # on its button; the double arrows say which way a section lies, and every tooltip names its target.
+        label = target[1].title if role == "next" and target else "Section" if role.endswith("section") else \
+            role.capitalize()
         name = (target[0] if role.endswith("section") else target[1].title) if target else "none"
         if bar.button(label, key=f"present_{role.replace(' ', '_')}", icon=icon,
                       icon_position="right" if after else "left", type="tertiary", disabled=target is None,

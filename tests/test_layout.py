@@ -31,10 +31,9 @@ LESSONS = [p for p in registry.all_pages() if p is not registry.HOME]
 # Their layout checks are expected to fail until they adopt lesson.stage() and gated classroom.predict(); whoever
 # converts a page removes it here. Presentation navigation is checked on every page regardless.
 NOT_YET = {
-    "order", "naive", "binary", "learned", "token_position", "rope_relative", "rope_variants", "rope_model", "alibi",
-    "t5", "nope", "shaw", "compare", "extension", "extension_compare", "model_configs", "layer_strip",
-    "local_global", "nope_layers", "hybrids", "attention_sinks", "latent_attention", "fewer_frequencies", "drope",
-    "cope", "mm_position_ids",
+    "order", "naive", "binary", "learned", "token_position", "rope_variants", "rope_model", "t5", "nope", "shaw",
+    "compare", "extension_compare", "model_configs", "layer_strip", "local_global", "nope_layers", "hybrids",
+    "attention_sinks", "latent_attention", "fewer_frequencies", "drope", "cope", "mm_position_ids",
 }
 assert NOT_YET <= {p.url_path for p in LESSONS}, "NOT_YET names a page the registry does not have"
 
@@ -100,6 +99,8 @@ def test_the_first_screen_opens_on_the_figure(views, info, view):
         f"{FIRST_SCREEN_SHARE:.0%} of a {report['height']} px screen")
     assert len(report["controls"]) <= MOST_CONTROLS_ABOVE, f"{where}: controls above the figure: {report['controls']}"
     _check_formulas(report, where)
+    if view == "projector":  # projector fonts: every label reads whole, on one line
+        assert not report["cut"], f"{where}: labels wrapped or cut off: {report['cut']}"
 
 
 def _question_keys(page) -> list[str]:
@@ -166,6 +167,14 @@ def test_presentation_next_stays_in_view_and_keeps_the_sidebar_folded(views, inf
     box = button.bounding_box()
     assert box is not None and 0 <= box["y"] and box["y"] + box["height"] <= 720, (
         f"{info.url_path}: after scrolling to the end the Next control is out of view ({box})")
+    bar = page.evaluate("""() => { const bar = document.querySelector('.st-key-present_bar');
+        const tops = [...bar.querySelectorAll('[data-testid="stElementContainer"]')]
+            .map((el) => Math.round(el.getBoundingClientRect().top));
+        return {rows: new Set(tops).size, right: bar.getBoundingClientRect().right, overflow: bar.scrollWidth -
+                bar.clientWidth, cut: [...bar.querySelectorAll('p')].some((p) => p.scrollWidth > p.clientWidth + 1)};
+        }""")
+    assert bar["rows"] == 1 and bar["overflow"] <= 1 and not bar["cut"] and bar["right"] <= 1280, (
+        f"{info.url_path}: the presentation bar wraps, overflows or cuts a label: {bar}")
     following = LESSONS[LESSONS.index(info) + 1]
     button.click()
     page.wait_for_url(f"**/{following.url_path}**", timeout=30000)

@@ -54,7 +54,7 @@ WHY = ("ALiBi adds no vector to any token. Instead, every attention score is low
 def grid_length(page) -> int:
     """The grids' size, beside the bias and attention figures that use it."""
     with page.side:
-        return controls.slider("Sequence length (grids)", "n", 4, 96, 24, step=4,
+        return controls.slider("Grid size n", "n", 4, 96, 24, step=4,
                                help="Queries and keys in the grids of the bias and attention tabs.")
 
 
