@@ -55,7 +55,7 @@ def lesson():
     with page.side:
         train_len = controls.select_slider("Training length T", "T", LENGTHS, defaults["T"],
                                            help="Tokens per training sequence; the tests run at T, 2T, 4T, 8T.")
-        steps = controls.select_slider("Training steps per model", "steps", STEPS, defaults["steps"],
+        steps = controls.select_slider("Steps per model", "steps", STEPS, defaults["steps"],
                                        format_func=lambda s: f"{s:,}", help="AdamW steps for each trained model.")
         methods = controls.multiselect("Methods", "methods", list(pc.LAB_METHODS), list(pc.LAB_METHODS),
                                        format_func=METHOD_LABELS.get,

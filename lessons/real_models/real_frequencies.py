@@ -68,7 +68,7 @@ def energy_tab(page, summary: dict, found: dict):
                             "more than half"], 0 if slow < even / 2 else 1 if slow <= 0.5 else 2, slow_share):
         energy_numbers(summary, found)
     with page.side:
-        layer = controls.slider("Layer for the per-head view", "layer", 1, summary["q_share"].shape[0], 1)
+        layer = controls.slider("Layer (per-head view)", "layer", 1, summary["q_share"].shape[0], 1)
     grid = summary["q_share"][layer - 1]  # (9, 32)
     show(figures.heatmap(grid, title=f"Layer {layer}: each query head's energy per pair", x_title="rotary pair i",
                          y_title="query head", value_name="share", x=np.arange(grid.shape[1]),
@@ -139,7 +139,7 @@ def sink_tab(page, summary: dict, found: dict):
     classroom.snippet(summary_code(), "# (30 layers, 9 heads): mean weight on the first token",
                       "sink = summary['sink']")
     with page.side:
-        pick = controls.slider("Layer for the per-head view", "sl", 1, sink.shape[0], found["sink_top"][0])
+        pick = controls.slider("Layer (per-head view)", "sl", 1, sink.shape[0], found["sink_top"][0])
     heads = np.arange(1, sink.shape[1] + 1)
     show(figures.bars(heads, {"first token": sink[pick - 1],
                               "uniform": np.full(sink.shape[1], found["sink_uniform"])},

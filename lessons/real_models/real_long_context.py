@@ -49,7 +49,7 @@ def lesson():
 
 def curve_tab(page):
     with page.side:
-        bin_size = controls.select_slider("Average over bins of (positions)", "bin", [64, 128, 256, 512, 1024], 256)
+        bin_size = controls.select_slider("Bin width (positions)", "bin", [64, 128, 256, 512, 1024], 256)
     s, made = shipped(bin_size)
     show(figures.lines(s["start"] + bin_size / 2, s["loss"], title="SmolLM2-135M: next-token loss by position",
                        x_title="position in the sequence (tokens)", y_title="mean loss (nats)",
@@ -114,7 +114,7 @@ def table_tab(page):
     s, _ = shipped(256)
     labels = list(s["inside"])
     with page.side:
-        ppl = controls.toggle("Perplexity instead of loss", "ppl", False, help="Perplexity is e to the mean loss.")
+        ppl = controls.toggle("Show perplexity", "ppl", False, help="Perplexity is e to the mean loss.")
     inside, past, unit = ("inside_ppl", "past_ppl", "perplexity") if ppl else ("inside", "past", "mean loss (nats)")
     show(figures.bars(labels, {"before 8,192": np.array([s[inside][k] for k in labels]),
                                "past 8,192": np.array([s[past][k] for k in labels])},
