@@ -30,8 +30,7 @@ def labels(tokens) -> list[str]:
 
 
 header("Positions in a real encoder (MiniLM)",
-       "A real sentence encoder runs on your sentence and on its shuffle, with its 512 learned position rows and "
-       "without them: how much of word order do those rows carry?")
+       "MiniLM reads your sentence and its shuffle, with and without its 512 learned position rows.")
 WHY = (
     "all-MiniLM-L6-v2 is a 6-layer BERT that turns a sentence into one 384-number vector (the mean of its "
     "token vectors, normalised), used for search and clustering. Its only sense of order is a learned table of "
@@ -77,7 +76,6 @@ def order_code(text: str, seed: int, *lines: str) -> None:
 
 def order_tab(text: str, seed: int):
     r = order_experiment(text, seed)
-    st.markdown(f"**As typed:** `{' '.join(r['tokens'])}`  \n**Shuffled:** `{' '.join(r['shuffled_tokens'])}`")
     cosine, change = r["cosine"][False], r["max_abs_diff"][False]
     show(figures.lines(np.arange(384), {"with position rows": r["shuffle_change"][True]},
                        title="Shuffled minus typed sentence embedding, per dimension (trained position rows)",
@@ -85,6 +83,7 @@ def order_tab(text: str, seed: int):
                        alt="The change of each of the 384 embedding numbers when the words are shuffled, with the "
                            f"trained position rows: up to {r['max_abs_diff'][True]:.3f} (cosine "
                            f"{r['cosine'][True]:.4f})."))
+    st.markdown(f"**As typed:** `{' '.join(r['tokens'])}`  \n**Shuffled:** `{' '.join(r['shuffled_tokens'])}`")
 
     def unordered() -> str:
         return (f"Without the rows the two embeddings differ by at most {change:.1e} (cosine {cosine:.10f}): "
