@@ -14,14 +14,15 @@ st.markdown("Pick a lesson below or in the sidebar. Every slider is stored in th
             "link you copy opens exactly the view you are looking at.")
 
 for number, section in enumerate(registry.SECTIONS, start=1):
-    st.subheader(f"{number}. {section.title}")
+    # "##" is a level-2 heading under the page's title (st.subheader would skip to level 3 for a screen reader)
+    st.markdown(f"## {number}. {section.title}")
     st.markdown(section.story)
     for start in range(0, len(section.pages), 2):  # two lesson cards per row, rows aligned
         for column, page in zip(st.columns(2), section.pages[start:start + 2], strict=False):
             with column, st.container(border=True, height="stretch"):
                 st.page_link(page.path, label=f"**{page.title}**", icon=page.icon)
-                st.caption(page.summary)
+                st.markdown(page.summary)
 
 st.divider()
-st.caption("Conventions follow the code models run: Hugging Face `transformers` for RoPE and T5, the ALiBi "
-           "authors' slope code, MAE's 2D sin-cos. Where a paper and its code disagree, the page says so.")
+st.markdown("Conventions follow the code models run: Hugging Face `transformers` for RoPE and T5, the ALiBi "
+            "authors' slope code, MAE's 2D sin-cos. Where a paper and its code disagree, the page says so.")

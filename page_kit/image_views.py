@@ -97,7 +97,7 @@ def similarity_snippet(h, w, dim, base, last: str) -> None:
                       f"sim = pc.patch_similarity_maps(pe, {h}, {w}, 'cosine')  # ({h * w}, {h}, {w})", last)
 
 
-def ask_diagonal(sim, row: int, col: int, h: int, w: int) -> None:
+def ask_diagonal(sim, row: int, col: int, h: int, w: int) -> classroom.Prediction:
     """Straight-across against diagonal neighbour, asked before the map that answers it (sim: (h, w))."""
     dr, dc = (1 if row + 1 < h else -1), (1 if col + 1 < w else -1)  # a neighbour that exists, even at an edge
     across, diagonal = float(sim[row, col + dc]), float(sim[row + dr, col + dc])
@@ -108,13 +108,14 @@ def ask_diagonal(sim, row: int, col: int, h: int, w: int) -> None:
         return (f"The patch to the {side} scores {across:.3f}, the diagonal one {diagonal:.3f}. The {side} neighbour "
                 "shares the whole row half of the code; the diagonal one differs in both halves.")
 
-    classroom.predict("vit_diagonal", f"Which patch's code is more similar to patch ({row}, {col})'s: the one to its "
-                      f"{side}, or the diagonal one ({row + dr}, {col + dc})?",
-                      [f"the one to the {side}", "the diagonal one", "equally similar: both are one step away"],
-                      answer, reveal)
+    return classroom.predict(
+        "vit_diagonal", f"Which patch's code is more similar to patch ({row}, {col})'s: the one to its "
+        f"{side}, or the diagonal one ({row + dr}, {col + dc})?",
+        [f"the one to the {side}", "the diagonal one", "equally similar: both are one step away"],
+        answer, reveal)
 
 
-def ask_flattened(sim2d, sim1d, row: int, col: int, h: int, w: int) -> None:
+def ask_flattened(sim2d, sim1d, row: int, col: int, h: int, w: int) -> classroom.Prediction:
     """Side neighbour against vertical neighbour under the flattened code, asked before the two maps (each (h, w))."""
     dr, dc = (1 if row + 1 < h else -1), (1 if col + 1 < w else -1)  # neighbours that exist, even at an edge
     side, vertical = float(sim1d[row, col + dc]), float(sim1d[row + dr, col])
@@ -127,10 +128,11 @@ def ask_flattened(sim2d, sim1d, row: int, col: int, h: int, w: int) -> None:
                 f"{vertical_name} ({w} numbers away) {vertical:.3f}. The 2D code gives them {across:.3f} and "
                 f"{down:.3f}: there one step is one step in either direction.")
 
-    classroom.predict("vit_flat", f"Flatten the grid row by row and use a 1D code. Which neighbour of patch ({row}, "
-                      f"{col}) looks more like it: the one to its {side_name} or the one {vertical_name} it?",
-                      [f"the one to the {side_name}", f"the one {vertical_name}",
-                       "equally similar, as in the 2D code"], answer, reveal)
+    return classroom.predict(
+        "vit_flat", f"Flatten the grid row by row and use a 1D code. Which neighbour of patch ({row}, "
+        f"{col}) looks more like it: the one to its {side_name} or the one {vertical_name} it?",
+        [f"the one to the {side_name}", f"the one {vertical_name}",
+         "equally similar, as in the 2D code"], answer, reveal)
 
 
 def resize_lines(src, old, new, dim, prefix, mode, antialias) -> list[str]:
@@ -144,7 +146,7 @@ def resize_lines(src, old, new, dim, prefix, mode, antialias) -> list[str]:
 
 
 def ask_neighbour(before, after, cell: tuple[int, int], new_cell: tuple[int, int], old: int, new: int,
-                  mode: str) -> None:
+                  mode: str) -> classroom.Prediction:
     """Is a one-patch step more or less similar after the resize? Asked before the two maps (each (size, size))."""
     (row, col), (new_row, new_col) = cell, new_cell
     step = 1 if col + 1 < old and new_col + 1 < new else -1  # a neighbour that exists on both grids
@@ -160,10 +162,11 @@ def ask_neighbour(before, after, cell: tuple[int, int], new_cell: tuple[int, int
         return (f"One patch to the {side}: similarity {was:.3f} on the {old} x {old} grid, {now:.3f} on the {new} x "
                 f"{new} grid. One new patch spans {old}/{new} of an old one. {how}")
 
-    classroom.predict("resize_step", f"On the {old} x {old} grid, the patch one step {side} of ({row}, {col}) has some "
-                      f"similarity to it. After resizing to {new} x {new}, the patch one step {side} of "
-                      f"({new_row}, {new_col}) is:", ["more similar", "exactly as similar", "less similar"],
-                      answer, reveal)
+    return classroom.predict(
+        "resize_step", f"On the {old} x {old} grid, the patch one step {side} of ({row}, {col}) has some "
+        f"similarity to it. After resizing to {new} x {new}, the patch one step {side} of "
+        f"({new_row}, {new_col}) is:", ["more similar", "exactly as similar", "less similar"],
+        answer, reveal)
 
 
 def fit_scores(result) -> None:
@@ -193,7 +196,7 @@ def fit_curves(result, task: str) -> None:
         alt="Amplitude against frequency: the raw-coordinate fit loses the high frequencies of the target.")))
 
 
-def ask_what_sets_detail(octaves: int, sigma: float, features: int, magnitudes) -> None:
+def ask_what_sets_detail(octaves: int, sigma: float, features: int, magnitudes) -> classroom.Prediction:
     """Count against spread, asked before the Gaussian table (``magnitudes``: (m,) sorted frequencies)."""
     more = pc.encoding_tables(octaves, sigma, 2 * features)["frequency"][-1]  # the fastest of twice as many draws
     wider = pc.encoding_tables(octaves, 2 * sigma, features)["frequency"][-1]  # the fastest with twice the spread
@@ -207,10 +210,11 @@ def ask_what_sets_detail(octaves: int, sigma: float, features: int, magnitudes) 
                 "frequency is σ times a fixed random number, so σ scales them all and the count barely moves the "
                 "top.")
 
-    classroom.predict("ff_sigma", f"Gaussian features, m = {features}, σ = {sigma:g}. Which change makes the fastest "
-                      "feature about twice as fast?",
-                      [f"doubling m to {2 * features}", f"doubling σ to {2 * sigma:g}", "either one", "neither"],
-                      answer, reveal)
+    return classroom.predict(
+        "ff_sigma", f"Gaussian features, m = {features}, σ = {sigma:g}. Which change makes the fastest "
+        "feature about twice as fast?",
+        [f"doubling m to {2 * features}", f"doubling σ to {2 * sigma:g}", "either one", "neither"],
+        answer, reveal)
 
 
 def fit_snippet(task: str, settings, *lines: str) -> None:
@@ -220,7 +224,7 @@ def fit_snippet(task: str, settings, *lines: str) -> None:
     classroom.snippet(f"result = {call}  # trains three small networks: seconds", *lines)
 
 
-def ask_worst_fit(result, settings) -> None:
+def ask_worst_fit(result, settings) -> classroom.Prediction:
     """Which input ends worst on the held-out samples: asked before the fits are drawn."""
     psnr = {e: result[e]["final_test_psnr"] for e in pc.ENCODINGS}
     worst = min(psnr, key=psnr.get)
@@ -229,8 +233,9 @@ def ask_worst_fit(result, settings) -> None:
         scores_now = ", ".join(f"{LABELS[e]} {psnr[e]:.1f} dB" for e in pc.ENCODINGS)
         return f"Held-out PSNR (higher is better): {scores_now}. Worst: {LABELS[worst]}."
 
-    classroom.predict("ff_worst", f"After {settings[3]} steps with σ = {settings[1]:g} and L = {settings[0]}, which "
-                      "input predicts the held-out samples worst?", [LABELS[e] for e in pc.ENCODINGS],
-                      list(pc.ENCODINGS).index(worst), reveal)
+    return classroom.predict(
+        "ff_worst", f"After {settings[3]} steps with σ = {settings[1]:g} and L = {settings[0]}, which "
+        "input predicts the held-out samples worst?", [LABELS[e] for e in pc.ENCODINGS],
+        list(pc.ENCODINGS).index(worst), reveal)
 
 

@@ -50,9 +50,14 @@ def _from_reading(reading, label: str) -> Model:
                  reading.time.get("n_window", 50), label)
 
 
-def model_picker() -> tuple[Model, object]:
-    """A preset (default) or a pasted / uploaded config.json; returns the model and the config's reading."""
-    c1, c2 = st.columns([1, 2])
+def model_picker(config_box=None) -> tuple[Model, object]:
+    """A preset (default) or a pasted / uploaded config.json; returns the model and the config's reading.
+
+    Without ``config_box`` the two pickers sit side by side. With it (a picture-first page, whose pickers stand
+    in the narrow column beside the figure) they stack, and the config inputs, which need the width, go into
+    ``config_box``.
+    """
+    c1, c2 = st.columns([1, 2]) if config_box is None else (st.container(), st.container())
     with c1:
         origin = controls.choice("Model from", "src", ["preset", "json"], "preset",
                                  format_func={"preset": "A released model", "json": "Your config.json"}.get)
@@ -64,11 +69,12 @@ def model_picker() -> tuple[Model, object]:
         st.caption(f"Values from [`{preset.model_id}`](https://huggingface.co/{preset.model_id}) {preset.source}. "
                    f"{preset.note}")
         return _from_reading(read_config(json.dumps(preset.config)), preset.name), None
-    with c2:
+    with c2 if config_box is None else config_box:
         uploaded = st.file_uploader(f"Upload config.json (at most {UPLOAD_MB} MB)", type=["json"], key="upload",
                                     max_upload_size=UPLOAD_MB)
-    # Not bound to the URL: a config can be many kilobytes; share a preset link instead.
-    text = st.text_area("… or paste it here", EXAMPLE, height=180, key="cfg", max_chars=PASTE_CHARS)
+    with st.container() if config_box is None else config_box:
+        # Not bound to the URL: a config can be many kilobytes; share a preset link instead.
+        text = st.text_area("… or paste it here", EXAMPLE, height=180, key="cfg", max_chars=PASTE_CHARS)
     config_text = uploaded_config_text(uploaded) if uploaded is not None else pasted_config_text(text)
     reading = read_config(config_text)
     return _from_reading(reading, ""), reading

@@ -85,8 +85,9 @@ def test_pair_axes_snippet_gives_the_wavelengths_and_the_answer(preset):
     assert ns["settings"] == settings
     for axis, values in pc.mm_pair_wavelengths(settings).items():
         np.testing.assert_array_equal(ns["waves"][axis], values)
-    slowest = pc.AXIS_NAMES[int(pc.mm_pair_axes(ns["settings"])[-1])]
-    assert f"turns with the {slowest} id" in _reveal(at, "mm_axes_slowest")
+    slow = int(np.sum(pc.mm_pair_wavelengths(settings)["width"] > 64))
+    assert f"{slow} of the {int(np.sum(pc.mm_pair_axes(settings) == 2))} width pairs have a wavelength over 64" \
+        in _reveal(at, "mm_axes_wide")
     families = apptest_pages.open_tab(at, "view", "All families side by side")
     axes = _snippet_with(families, "axes")["axes"]
     assert list(axes) == list(pc.MM_FAMILIES)

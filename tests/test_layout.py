@@ -31,8 +31,7 @@ LESSONS = [p for p in registry.all_pages() if p is not registry.HOME]
 # Their layout checks are expected to fail until they adopt lesson.stage() and gated classroom.predict(); whoever
 # converts a page removes it here. Presentation navigation is checked on every page regardless.
 NOT_YET = {
-    "layer_strip", "mm_position_ids", "mm_pair_axes", "mm_scores", "vision_rope", "patches",
-    "resize", "fourier", "lab", "real_encoder", "real_frequencies", "real_distance", "real_long_context",
+    "layer_strip", "mm_position_ids",
 }
 assert NOT_YET <= {p.url_path for p in LESSONS}, "NOT_YET names a page the registry does not have"
 

@@ -1,7 +1,7 @@
 import streamlit as st
 
 import posenc_core as pc
-from page_kit import classroom, controls, figures, formula, guard, header, image_views, notice, sections, show, source
+from page_kit import classroom, controls, figures, formula, guard, header, image_views, notice, show, source, stage, why
 
 BASES = [100, 1000, 10000, 100000]
 
@@ -23,136 +23,150 @@ def similarity_scale(h: int, w: int, dim: int, base: float):
     return figures.similarity_range(maps(h, w, dim, base), maps(h, w, dim, base, True))
 
 
-header(
-    "2D positions for image patches",
-    "A Vision Transformer cuts an image into a grid of patches and reads them as a sequence. If the "
-    "positions are numbered 0, 1, 2, ... row by row, the last patch of one row and the first patch of the "
-    "next get neighbouring numbers although they sit on opposite edges of the image. MAE and many later "
-    "ViTs fix this with a 2D code: half of each vector is a sine/cosine code of the patch's column, the "
-    "other half a code of its row, so 'near in the image' becomes 'similar vectors'."
-)
+header("2D positions for image patches",
+       "Half of each patch's code is a sine/cosine code of its column, half of its row, so 'near in the image' "
+       "becomes 'similar vectors'. Pick a patch and see which patches look like it.")
+WHY = ("A Vision Transformer cuts an image into a grid of patches and reads them as a sequence. If the "
+       "positions are numbered 0, 1, 2, ... row by row, the last patch of one row and the first patch of the "
+       "next get neighbouring numbers although they sit on opposite edges of the image. MAE and many later "
+       "ViTs fix this with a 2D code: half of each vector is a sine/cosine code of the patch's column, the "
+       "other half a code of its row, so 'near in the image' becomes 'similar vectors'.")
 
 
 @st.fragment
 def lesson():
-    c1, c2, c3, c4, c5, c6 = st.columns([2, 2, 2.4, 2.6, 2, 2])
-    with c1:
+    page = stage()
+    with page.more:
         h = controls.slider("Grid rows", "gh", 2, 16, 14, help="Patches per column of the image (ViT-B/16 at "
                                                               "224 px has 14 x 14).")
-    with c2:
         w = controls.slider("Grid columns", "gw", 2, 16, 14)
-    with c3:
+    with page.side:
+        row = controls.slider("Patch row", "r", 0, h - 1, min(4, h - 1), help="The patch whose similarities "
+                                                                             "are shown (row from the top).")
+        col = controls.slider("Patch column", "c", 0, w - 1, min(9, w - 1))
         dim = controls.slider("Dimension d", "d", 8, 256, 64, step=8,
                               help="Sin-cos: d/2 channels for the column, d/2 for the row, each half sines then "
                                    "cosines. 2D RoPE: the head size, d/2 dimensions turned by the row, d/2 by the "
                                    "column.")
-    with c4:
         base = controls.select_slider("Base", "base", BASES, 10000, format_func=lambda b: f"{b:,}")
-    with c5:
-        row = controls.slider("Patch row", "r", 0, h - 1, min(4, h - 1), help="The patch whose similarities "
-                                                                             "are shown (row from the top).")
-    with c6:
-        col = controls.slider("Patch column", "c", 0, w - 1, min(9, w - 1))
-    patch = row * w + col
+    grid = (h, w, dim, float(base))
 
-    tab_one, tab_all, tab_flat, tab_table, tab_rope = sections(
+    tab_one, tab_all, tab_flat, tab_table, tab_rope = page.sections(
         ["One patch", "Every patch", "2D versus flattened 1D", "The table", "2D RoPE (axial)"])
-
     with guard():
         if tab_one.open:
             with tab_one:
-                sim = maps(h, w, dim, float(base))
-                zrange, signed = similarity_scale(h, w, dim, float(base))
-                image_views.ask_diagonal(sim[patch], row, col, h, w)
-                show(figures.marked_heatmap(
-                    sim[patch], [(col, row, f"patch ({row}, {col})")],
-                    title=f"Cosine similarity of patch (row {row}, col {col}) to every patch", x_title="column",
-                    y_title="row", value_name="cosine similarity", name="vit2d_one_patch", zrange=zrange,
-                    signed=signed, height=460,
-                    alt=f"Heatmap over the {h} x {w} grid: similarity to patch ({row}, {col}) is 1 there and "
-                        "falls off with distance in a plus-shaped pattern along its row and column."))
-                image_views.similarity_snippet(h, w, dim, base, f"sim[{patch}]  # ({h}, {w}): the map above, patch "
-                                                                f"({row}, {col})")
-                right = sim[patch, row, min(col + 1, w - 1)]
-                below = sim[patch, min(row + 1, h - 1), col]
-                diagonal = sim[patch, min(row + 1, h - 1), min(col + 1, w - 1)]
-                notice("The bright cross: patches in the same row share the whole row half of the code, and patches "
-                       "in the same column share the column half, so each starts from 0.5 before the other half "
-                       "is counted. A diagonal neighbour differs in both halves and is less similar than a "
-                       "neighbour straight across. "
-                       "Move the patch: the pattern moves with it and keeps its shape, because the similarity "
-                       "depends only on the offset (Δrow, Δcol).")
-                formula(r"\cos\angle\big(PE(r,c),PE(r',c')\big) = \frac{2}{d}\Big[\sum_{i<d/4}\cos(\Delta c\,"
-                        r"\omega_i) + \sum_{i<d/4}\cos(\Delta r\,\omega_i)\Big],\ \omega_i = $base^{-i/(d/4)}",
-                        base=base)
-                formula(r"\text{right: } $right,\quad \text{below: } $below,\quad \text{diagonal: } $diag",
-                        right=float(right), below=float(below), diag=float(diagonal), digits=3)
-
+                one_patch_tab(grid, row, col)
         if tab_all.open:
             with tab_all:
-                sim = maps(h, w, dim, float(base))
-                zrange, signed = similarity_scale(h, w, dim, float(base))
-                show(figures.mosaic(
-                    sim, title=f"Every patch's similarity map, placed at that patch ({h} x {w} grid, d = {dim})",
-                    value_name="cosine similarity", zrange=zrange, signed=signed, highlight=patch,
-                    outer="patch", inner="compared with", name="vit2d_every_patch", height=700,
-                    alt=f"A {h} x {w} mosaic of small similarity maps; the map in grid cell (r, c) has its bright "
-                        "spot at (r, c), so the spots sweep across the image."))
-                image_views.similarity_snippet(h, w, dim, base, f"sim  # ({h * w}, {h}, {w}): one map per patch")
-                notice("This is the view of the ViT paper's figure 7, here for a fixed 2D code instead of learned "
-                       "embeddings: the bright spot in each small map sits where that small map sits in the "
-                       "mosaic. Learned ViT embeddings come out looking much the same, which is why a fixed 2D "
-                       "code works about as well. The orange frame is the patch chosen above.")
-
+                every_patch_tab(grid, row * w + col)
         if tab_flat.open:
             with tab_flat:
-                sim2d, sim1d = maps(h, w, dim, float(base)), maps(h, w, dim, float(base), True)
-                zrange, signed = similarity_scale(h, w, dim, float(base))
-                image_views.ask_flattened(sim2d[patch], sim1d[patch], row, col, h, w)
-                show(figures.square_panels(figures.padded(figures.mark_panels(figures.small_multiples(
-                    [sim2d[patch], sim1d[patch]],
-                    ["2D sin-cos (column half + row half)", f"1D sin-cos of the raster index r·{w} + c"],
-                    title=f"Similarity to patch ({row}, {col}) with the same d = {dim}", cols=2, signed=signed,
-                    zrange=zrange, value_name="cosine similarity", x_title="column", y_title="row", cell_px=360,
-                    name="vit2d_flat_vs_2d",
-                    alt="Two maps. Left: a cross centred on the patch. Right: a horizontal band along the "
-                        "patch's own row that wraps into the ends of the rows above and below."), col, row,
-                    f"patch ({row}, {col})"))))
-                classroom.snippet(
-                    f"sim2d = pc.patch_similarity_maps({classroom.call('sincos_2d', h, w, dim, float(base))}, "
-                    f"{h}, {w}, 'cosine')",
-                    f"sim1d = pc.patch_similarity_maps({classroom.call('flattened_sincos', h, w, dim, float(base))}, "
-                    f"{h}, {w}, 'cosine')",
-                    f"sim2d[{patch}], sim1d[{patch}]  # ({h}, {w}) each: the two maps, patch ({row}, {col})")
-                notice(f"Flattened, patch ({row}, {col}) gets the number {patch}: its neighbours in the code are the "
-                       f"patches left and right of it, and the one directly below is {w} numbers away, as far as a "
-                       "patch that is many columns off in the same row. The 1D code sees a long line, not a grid, "
-                       "so the vertical neighbours fade and the end of one row looks close to the start of the "
-                       "next. (Standard ViT uses a learned 1D table and has to learn the grid from data.)")
-                formula(r"\text{1D: } PE(p),\ p = r\cdot w + c = $r\cdot $w + $c = $p \qquad "
-                        r"\text{2D: } \big[PE_{d/2}(c)\ \|\ PE_{d/2}(r)\big] = "
-                        r"\big[PE_{d/2}($c)\ \|\ PE_{d/2}($r)\big]",
-                        r=row, w=w, c=col, p=patch)
-
+                flattened_tab(grid, row, col)
         if tab_table.open:
             with tab_table:
-                pe = table(h, w, dim, float(base))
-                show(figures.padded(figures.heatmap(
-                    pe, title=f"The 2D sin-cos table: {h * w} patches (raster order) x {dim} channels",
-                    x_title="channel", y_title="patch index (r·w + c)", value_name="PE", name="vit2d_table",
-                    alt="Heatmap of the table. The left half repeats the same pattern every grid row (it only "
-                        "depends on the column); the right half changes in blocks of one grid row.")))
-                notice(f"MAE's layout: channels 0 to {dim // 2 - 1} encode the column (sines, then cosines), "
-                       f"channels {dim // 2} to {dim - 1} the row. In raster order the column half repeats every {w} "
-                       "rows of the table and the row half is constant over each block of w rows. Papers often "
-                       "write the code as [PE(x) ‖ PE(y)]; that matches, with x the column.")
-                formula(r"PE(r,c) = \big[\sin(c\,\omega),\ \cos(c\,\omega),\ \sin(r\,\omega),\ \cos(r\,\omega)\big],"
-                        r"\quad \omega_i = $base^{-i/$q},\ i < $q", base=base, q=dim // 4)
-
+                table_tab(grid)
         if tab_rope.open:
             with tab_rope:
                 image_views.rope_section(h, w, dim, float(base), row, col)
 
 
+def one_patch_tab(grid, row: int, col: int):
+    h, w, dim, base = grid
+    patch = row * w + col
+    sim = maps(*grid)
+    zrange, signed = similarity_scale(*grid)
+    right = float(sim[patch, row, min(col + 1, w - 1)])
+    below = float(sim[patch, min(row + 1, h - 1), col])
+    diagonal = float(sim[patch, min(row + 1, h - 1), min(col + 1, w - 1)])
+    show(figures.marked_heatmap(
+        sim[patch], [(col, row, f"patch ({row}, {col})")],
+        title=f"Cosine similarity of patch (row {row}, col {col}) to every patch", x_title="column",
+        y_title="row", value_name="cosine similarity", name="vit2d_one_patch", zrange=zrange,
+        signed=signed, height=460,
+        alt=f"Heatmap over the {h} x {w} grid (d = {dim}, base {base:,.0f}): similarity to patch ({row}, {col}) "
+            "is 1 there and falls off with distance in a plus-shaped pattern along its row and column."))
+    with image_views.ask_diagonal(sim[patch], row, col, h, w):
+        image_views.similarity_snippet(h, w, dim, base, f"sim[{patch}]  # ({h}, {w}): the map above, patch "
+                                                        f"({row}, {col})")
+        notice("The bright cross: patches in the same row share the whole row half of the code, and patches "
+               "in the same column share the column half, so each starts from 0.5 before the other half "
+               "is counted. A diagonal neighbour differs in both halves and is less similar than a "
+               "neighbour straight across. "
+               "Move the patch: the pattern moves with it and keeps its shape, because the similarity "
+               "depends only on the offset (Δrow, Δcol).")
+        formula(r"\text{right: } $right,\quad \text{below: } $below,\quad \text{diagonal: } $diag",
+                right=right, below=below, diag=diagonal, digits=3)
+    formula(r"\cos\angle\big(PE(r,c),PE(r',c')\big) = \frac{2}{d}\Big[\sum_{i<d/4}\cos(\Delta c\,"
+            r"\omega_i) + \sum_{i<d/4}\cos(\Delta r\,\omega_i)\Big],\ \omega_i = $base^{-i/(d/4)}",
+            base=base)
+
+
+def every_patch_tab(grid, patch: int):
+    h, w, dim, base = grid
+    sim = maps(*grid)
+    zrange, signed = similarity_scale(*grid)
+    show(figures.mosaic(
+        sim, title=f"Every patch's similarity map, placed at that patch ({h} x {w} grid, d = {dim})",
+        value_name="cosine similarity", zrange=zrange, signed=signed, highlight=patch,
+        outer="patch", inner="compared with", name="vit2d_every_patch", height=700,
+        alt=f"A {h} x {w} mosaic of small similarity maps; the map in grid cell (r, c) has its bright "
+            f"spot at (r, c), so the spots sweep across the image. Patch {patch} is framed."))
+    image_views.similarity_snippet(h, w, dim, base, f"sim  # ({h * w}, {h}, {w}): one map per patch")
+    notice("This is the view of the ViT paper's figure 7, here for a fixed 2D code instead of learned "
+           "embeddings: the bright spot in each small map sits where that small map sits in the "
+           "mosaic. Learned ViT embeddings come out looking much the same, which is why a fixed 2D "
+           "code works about as well. The framed map is the patch chosen beside the figure.")
+
+
+def flattened_tab(grid, row: int, col: int):
+    h, w, dim, base = grid
+    patch = row * w + col
+    sim2d, sim1d = maps(*grid), maps(*grid, True)
+    zrange, signed = similarity_scale(*grid)
+    with image_views.ask_flattened(sim2d[patch], sim1d[patch], row, col, h, w):
+        show(figures.square_panels(figures.padded(figures.mark_panels(figures.small_multiples(
+            [sim2d[patch], sim1d[patch]],
+            ["2D sin-cos (column half + row half)", f"1D sin-cos of the raster index r·{w} + c"],
+            title=f"Similarity to patch ({row}, {col}) with the same d = {dim}", cols=2, signed=signed,
+            zrange=zrange, value_name="cosine similarity", x_title="column", y_title="row", cell_px=360,
+            name="vit2d_flat_vs_2d",
+            alt=f"Two maps of the {h} x {w} grid for patch ({row}, {col}). Left: a cross centred on the patch. "
+                "Right: a horizontal band along the patch's own row that wraps into the ends of the rows above "
+                "and below."), col, row, f"patch ({row}, {col})"))))
+        classroom.snippet(
+            f"sim2d = pc.patch_similarity_maps({classroom.call('sincos_2d', h, w, dim, base)}, "
+            f"{h}, {w}, 'cosine')",
+            f"sim1d = pc.patch_similarity_maps({classroom.call('flattened_sincos', h, w, dim, base)}, "
+            f"{h}, {w}, 'cosine')",
+            f"sim2d[{patch}], sim1d[{patch}]  # ({h}, {w}) each: the two maps, patch ({row}, {col})")
+        notice(f"Flattened, patch ({row}, {col}) gets the number {patch}: its neighbours in the code are the "
+               f"patches left and right of it, and the one directly below is {w} numbers away, as far as a "
+               "patch that is many columns off in the same row. The 1D code sees a long line, not a grid, "
+               "so the vertical neighbours fade and the end of one row looks close to the start of the "
+               "next. (Standard ViT uses a learned 1D table and has to learn the grid from data.)")
+    formula(r"\text{1D: } PE(p),\ p = r\cdot w + c = $r\cdot $w + $c = $p \qquad "
+            r"\text{2D: } \big[PE_{d/2}(c)\ \|\ PE_{d/2}(r)\big] = "
+            r"\big[PE_{d/2}($c)\ \|\ PE_{d/2}($r)\big]",
+            r=row, w=w, c=col, p=patch)
+
+
+def table_tab(grid):
+    h, w, dim, base = grid
+    pe = table(*grid)
+    show(figures.padded(figures.heatmap(
+        pe, title=f"The 2D sin-cos table: {h * w} patches (raster order) x {dim} channels",
+        x_title="channel", y_title="patch index (r·w + c)", value_name="PE", name="vit2d_table",
+        alt=f"Heatmap of the {h * w} x {dim} table. The left half repeats the same pattern every {w} rows (it only "
+            f"depends on the column); the right half changes in blocks of {w} rows.")))
+    notice(f"MAE's layout: channels 0 to {dim // 2 - 1} encode the column (sines, then cosines), "
+           f"channels {dim // 2} to {dim - 1} the row. In raster order the column half repeats every {w} "
+           "rows of the table and the row half is constant over each block of w rows. Papers often "
+           "write the code as [PE(x) ‖ PE(y)]; that matches, with x the column.")
+    formula(r"PE(r,c) = \big[\sin(c\,\omega),\ \cos(c\,\omega),\ \sin(r\,\omega),\ \cos(r\,\omega)\big],"
+            r"\quad \omega_i = $base^{-i/$q},\ i < $q", base=base, q=dim // 4)
+
+
 lesson()
+why(WHY)
 source(pc.sincos_2d, pc.flattened_sincos, pc.patch_similarity_maps)

@@ -2,20 +2,22 @@ import numpy as np
 import streamlit as st
 
 import posenc_core as pc
-from page_kit import classroom, figures, formula, guard, header, multimodal_views, notice, sections, show, source
+from page_kit import classroom, figures, formula, guard, header, multimodal_views, notice, show, source, stage, why
 
 # one colour per axis, the same three as the id rows on the previous page (Okabe & Ito)
 AXIS_SCALE = [[0.0, figures.CATEGORICAL[0]], [1 / 3, figures.CATEGORICAL[0]], [1 / 3, figures.CATEGORICAL[1]],
               [2 / 3, figures.CATEGORICAL[1]], [2 / 3, figures.CATEGORICAL[2]], [1.0, figures.CATEGORICAL[2]]]
 
-header(
-    "Which pairs carry which axis",
-    "A rotary head is a set of pairs, each turning at its own speed, from very fast (a few tokens per turn) to "
-    "very slow. With three ids per token the model must decide which pairs turn with time, which with the row "
-    "and which with the column. The families here answer differently: contiguous blocks, a repeating "
-    "time-height-width cycle, or height and width alternating with time kept for the slowest pairs. The choice "
-    "decides which axis can tell near from far.",
-)
+IMAGE_WIDTH = 64  # tokens: a wide image after the 2 x 2 merge (e.g. 1,792 px at 14 px patches)
+
+header("Which pairs carry which axis",
+       "Each rotary pair of a head turns with one of a token's three ids: time, row or column. Where a family puts "
+       "each axis, among the fast pairs or the slow ones, decides which axis can tell near from far.")
+WHY = ("A rotary head is a set of pairs, each turning at its own speed, from very fast (a few tokens per turn) to "
+       "very slow. With three ids per token the model must decide which pairs turn with time, which with the row "
+       "and which with the column. The families here answer differently: contiguous blocks, a repeating "
+       "time-height-width cycle, or height and width alternating with time kept for the slowest pairs. The choice "
+       "decides which axis can tell near from far.")
 
 
 @st.cache_data(max_entries=16, show_spinner=False)
@@ -35,12 +37,15 @@ def all_families():
 
 @st.fragment
 def lesson():
+    page = stage()
     with guard():
-        model, reading = multimodal_views.model_picker()
+        with page.side:
+            model, reading = multimodal_views.model_picker(config_box=page.main)
         if reading is not None:
-            multimodal_views.show_reading(reading)
+            with page.main:
+                multimodal_views.show_reading(reading)
         settings = multimodal_views.settings_of(model)
-        tab_model, tab_all = sections(["This model's pairs", "All families side by side"])
+        tab_model, tab_all = page.sections(["This model's pairs", "All families side by side"])
         if tab_model.open:
             with tab_model:
                 model_section(model, settings)
@@ -53,31 +58,45 @@ def model_section(model, settings):
     series = pc.mm_pair_wavelengths(settings)
     ranges = pc.mm_wavelength_ranges(settings)
     slowest = next(name for name, r in ranges.items() if r["slowest_run"])
-
-    def slow_axis() -> str:
-        r = ranges[slowest]
-        return (f"The slowest pair, {settings.n_pairs - 1}, turns with the {slowest} id (one turn per "
-                f"{r['longest']:,.0f} positions)" + (f", and so do the {r['slowest_run']} slowest pairs in a row"
-                                                    if r["slowest_run"] > 1 else "") + ": the last markers below.")
-
-    classroom.predict("mm_axes_slowest", f"{model.name} rotates {settings.n_pairs} pairs per head, each slower than "
-                      "the one before. Which position id turns the slowest pair?",
-                      ["time", "height (the row)", "width (the column)"],
-                      list(pc.AXIS_NAMES).index(slowest), slow_axis)
+    counts = ", ".join(f"{r['pairs']} {name}" for name, r in ranges.items())
     show(figures.padded(figures.lines(
         np.arange(settings.n_pairs), series, markers=True, log_y=True, colours=multimodal_views.AXIS_COLOURS,
         title=f"{model.name}: each rotary pair's wavelength, coloured by the id that turns it",
         x_title="rotary pair j (fast → slow)", y_title="wavelength 2π/θ_j (positions)", hover_format=",.1f",
         height=400, name="mm_pair_wavelengths",
-        alt=f"Wavelength of each of the {settings.n_pairs} pairs on a log scale, rising from left to "
-            f"right; markers coloured time, height or width by the {settings.allocation} allocation."), left=96))
+        alt=f"Wavelength of each of the {settings.n_pairs} pairs of {model.name} on a log scale; "
+            f"{settings.allocation} allocation: {counts} pairs; the slowest pair turns with {slowest}."), left=96))
     classroom.snippet(multimodal_views.settings_code(model),
                       "# {axis: (n_pairs,) wavelength in positions, NaN where another axis turns the pair}",
                       "waves = pc.mm_pair_wavelengths(settings)")
-    st.dataframe({"axis": list(ranges), "pairs": [r["pairs"] for r in ranges.values()],
-                  "shortest wavelength": [f"{r['shortest']:,.1f}" for r in ranges.values()],
-                  "longest wavelength": [f"{r['longest']:,.0f}" for r in ranges.values()]},
-                 hide_index=True, width="stretch")
+    width = ranges["width"]
+    slow = int(np.sum(series["width"] > IMAGE_WIDTH))  # NaN (a pair of another axis) compares False
+
+    def too_slow() -> str:
+        return (f"{slow} of the {width['pairs']} width pairs have a wavelength over {IMAGE_WIDTH} positions "
+                f"(they run from {width['shortest']:,.1f} to {width['longest']:,.0f}), so they turn less than "
+                f"once across the image; the table below lists each axis's range.")
+
+    with classroom.predict("mm_axes_wide", f"An image {IMAGE_WIDTH} tokens wide. How many of {model.name}'s "
+                           f"{width['pairs']} width pairs turn less than once across it?",
+                           ["none of them", "some, not all", "all of them"],
+                           0 if slow == 0 else 2 if slow == width["pairs"] else 1, too_slow):
+        st.dataframe({"axis": list(ranges), "pairs": [r["pairs"] for r in ranges.values()],
+                      "shortest wavelength": [f"{r['shortest']:,.1f}" for r in ranges.values()],
+                      "longest wavelength": [f"{r['longest']:,.0f}" for r in ranges.values()]},
+                     hide_index=True, width="stretch")
+        notice(allocation_text(settings, ranges))
+    layout = "(j,\\ j + r/2)" if settings.pair_layout == "half" else "(2j,\\ 2j+1)"
+    formula(r"\theta_j = $b^{-2j/$r},\ j < $n,\qquad \text{angle}_j = \text{id}_{\text{axis}(j)}\cdot\theta_j,"
+            r"\qquad \text{pair } j = \text{dimensions } " + layout, b=settings.rope_theta, r=settings.rotary_dim,
+            n=settings.n_pairs)
+    section = list(settings.mrope_section)
+    order = "(height, width, time)" if settings.allocation == "ernie3d" else "(time, height, width)"
+    formula(r"\texttt{mrope\_section} = $s\ \text{pairs } " + r"\text{" + order + "}", s=str(section))
+
+
+def allocation_text(settings, ranges) -> str:
+    """What the chosen family's split means, in the numbers of ``ranges`` (pc.mm_wavelength_ranges)."""
     t, h, w = ranges["time"], ranges["height"], ranges["width"]
     if settings.allocation == "chunked":
         what = (f"Contiguous blocks: time takes the {t['pairs']} fastest pairs (wavelengths {t['shortest']:,.1f} to "
@@ -102,14 +121,7 @@ def model_section(model, settings):
                  f"(partial_rotary_factor {settings.rotary_dim / settings.head_dim:g}); the other "
                  f"{settings.head_dim - settings.rotary_dim} carry no position, so all three axes share "
                  f"{settings.n_pairs} pairs.")
-    notice(what)
-    layout = "(j,\\ j + r/2)" if settings.pair_layout == "half" else "(2j,\\ 2j+1)"
-    formula(r"\theta_j = $b^{-2j/$r},\ j < $n,\qquad \text{angle}_j = \text{id}_{\text{axis}(j)}\cdot\theta_j,"
-            r"\qquad \text{pair } j = \text{dimensions } " + layout, b=settings.rope_theta, r=settings.rotary_dim,
-            n=settings.n_pairs)
-    section = list(settings.mrope_section)
-    order = "(height, width, time)" if settings.allocation == "ernie3d" else "(time, height, width)"
-    formula(r"\texttt{mrope\_section} = $s\ \text{pairs } " + r"\text{" + order + "}", s=str(section))
+    return what
 
 
 def families_section():
@@ -118,17 +130,20 @@ def families_section():
         grid, title="Axis of each rotary pair, every family at its released settings", x_title="rotary pair j",
         y_title="", y=names, value_name="axis (0 time, 1 height, 2 width)", colorscale=AXIS_SCALE, zrange=(0, 2),
         hover_format=".0f", height=380, name="mm_axes_families",
-        alt="One row per family, one cell per rotary pair, coloured by axis: blocks for Qwen2-VL, Qwen2.5-VL and "
-            "GLM, a repeating three-colour stripe for Qwen3-VL, Qwen3.5 and Qwen3-Omni, alternating height and "
-            "width then a time block for ERNIE. Qwen3.5 and GLM rotate 32 pairs, the others 64."), left=260))
+        alt=f"{len(names)} rows, one per family, one cell per rotary pair, coloured by axis: blocks for "
+            "Qwen2-VL, Qwen2.5-VL and GLM, a repeating three-colour stripe for Qwen3-VL, Qwen3.5 and Qwen3-Omni, "
+            "alternating height and width then a time block for ERNIE. Qwen3.5 and GLM rotate 32 pairs, the "
+            "others 64."), left=260))
     classroom.snippet("# {family: (n_pairs,) axis of each pair, 0 time, 1 height, 2 width}: the rows",
                       "axes = {key: pc.mm_pair_axes(pc.mm_rope_settings(key))\n        for key in pc.MM_FAMILIES}")
-    notice("Blue is time, orange height, green width (the colours of the id rows). Qwen2-VL's blocks give time "
-           "the fastest pairs and width the slowest; Qwen3-VL's cycle spreads each axis over the whole range, "
-           "which Qwen3-VL's release describes as full-frequency allocation over time, height and width; "
-           "ERNIE keeps time to the slowest pairs. "
+    notice("Read each row from the fastest pair on the left to the slowest on the right; the colour key names the "
+           "axis (0 time, 1 height, 2 width: the colours of the id rows), and hovering a cell names it too. "
+           "Qwen2-VL's blocks give time the fastest pairs and width the slowest; Qwen3-VL's cycle spreads each "
+           "axis over the whole range, which Qwen3-VL's release describes as full-frequency allocation over "
+           "time, height and width; ERNIE keeps time to the slowest pairs. "
            "Qwen3.5 and GLM rotate only part of the head (32 pairs), so their rows end early.")
 
 
 lesson()
+why(WHY)
 source(pc.mm_pair_axes, pc.mm_wavelength_ranges, pc.mm_rope_settings)

@@ -2,25 +2,21 @@ import numpy as np
 import streamlit as st
 
 import posenc_core as pc
-from page_kit import classroom, controls, figures, formula, guard, header, notice, sections, show, source
+from page_kit import classroom, controls, figures, formula, guard, header, notice, show, source, stage, why
 from page_kit.registry import all_pages
 
 QWEN_TOWERS = [k for k, t in pc.VISION_TOWERS.items() if t.layout == "hwhw"]
 LAYOUT_SCALE = [[0.0, figures.CATEGORICAL[1]], [0.5, figures.CATEGORICAL[1]], [0.5, figures.CATEGORICAL[2]],
                 [1.0, figures.CATEGORICAL[2]]]  # row orange, column green: the height and width colours
 
-header(
-    "Vision towers: 2D RoPE and learned tables",
-    "Before the language model sees an image, a vision transformer reads its patches, and it needs positions "
-    "too. The towers of today's vision-language models use axial 2D RoPE: half of the rotary pairs turn with "
-    "the patch's row, half with its column, at the same frequencies. They differ in the base θ, in where the "
-    "two halves sit inside a head, and in whether a learned table is added as well. This page extends the "
-    "axial 2D RoPE of the Images section with the settings these models run.",
-)
-patches = next((p for p in all_pages() if p.url_path == "patches"), None)
-if patches is not None:
-    st.page_link(patches.path, label=f"First: {patches.title} (axial 2D RoPE against flattened 1D)",
-                 icon=patches.icon)
+header("Vision towers: 2D RoPE and learned tables",
+       "A vision tower turns half of each head's rotary pairs with a patch's row and half with its column: the "
+       "base θ decides how far across the image two patches still look alike.")
+WHY = ("Before the language model sees an image, a vision transformer reads its patches, and it needs positions "
+       "too. The towers of today's vision-language models use axial 2D RoPE: half of the rotary pairs turn with "
+       "the patch's row, half with its column, at the same frequencies. They differ in the base θ, in where the "
+       "two halves sit inside a head, and in whether a learned table is added as well. This page extends the "
+       "axial 2D RoPE of the Images section with the settings these models run.")
 
 
 @st.cache_data(max_entries=32, show_spinner=False)
@@ -33,103 +29,122 @@ def maps(tower: str, h: int, w: int, row: int, col: int):
 
 @st.fragment
 def lesson():
-    c1, c2, c3, c4, c5 = st.columns([3, 2, 2, 2, 2])
-    with c1:
+    page = stage()
+    with page.side:
         tower = controls.select("Qwen-style tower", "tw", QWEN_TOWERS,
                                 format_func=lambda k: pc.VISION_TOWERS[k].name)
-    with c2:
+    with page.more:
         h = controls.slider("Patch rows", "gh", 2, 48, 24)
-    with c3:
         w = controls.slider("Patch columns", "gw", 2, 48, 32)
-    with c4:
+    with page.side:
         row = controls.slider("Query row", "r", 0, h - 1, min(8, h - 1))
-    with c5:
         col = controls.slider("Query column", "c", 0, w - 1, min(12, w - 1))
-    qwen_tower, gemma = pc.VISION_TOWERS[tower], pc.VISION_TOWERS["gemma4"]
     with guard():
-        tab_maps, tab_waves, tab_layout = sections(["Score maps", "Why θ = 100", "Where the halves sit"])
+        tab_maps, tab_waves, tab_layout = page.sections(["Score maps", "Why θ = 100", "Where the halves sit"])
         if tab_maps.open:
             with tab_maps:
-                qwen_map, gemma_map, learned_map = maps(tower, h, w, row, col)
-                far = min(w - 1, col + 16) if col < w - 1 else max(0, col - 16)  # up to 16 columns along the row
-                far_q, far_g = float(qwen_map[row, far]), float(gemma_map[row, far])
-
-                def far_scores() -> str:
-                    return (f"{abs(far - col)} columns from the query, {qwen_tower.name} scores {far_q:.3f} and "
-                            f"Gemma 4 {far_g:.3f} of the query's own score (the first two maps below).")
-
-                classroom.predict("vision_far", f"Same content at every patch. {abs(far - col)} columns along the "
-                                  "query's row, which tower still scores the patch closer to the query itself (1)?",
-                                  [f"{qwen_tower.name} (θ = {qwen_tower.theta:,.0f})",
-                                   f"Gemma 4 (θ = {gemma.theta:,.0f})", "both the same"],
-                                  2 if abs(far_q - far_g) < 5e-4 else 0 if far_q > far_g else 1, far_scores)
-                titles = [f"Qwen, θ {qwen_tower.theta:,.0f}", f"Gemma 4, θ {gemma.theta:,.0f}", "Learned x + y"]
-                show(figures.mark_panels(figures.square_panels(figures.padded(figures.small_multiples(
-                    [qwen_map, gemma_map, learned_map], titles, cols=3, value_name="relative score / cosine",
-                    title=f"Query patch (row {row}, column {col}) against every patch of a {h} × {w} grid",
-                    x_title="column", y_title="row", cell_px=280, name="vision_tower_maps", margin=dict(t=110),
-                    alt="Three maps with a cross through the query: with theta 10,000 it stays high across the "
-                        "whole grid; with theta 100 it fades with distance; the learned table's cross is soft and "
-                        "patches far off the query's row and column score below zero."))),
-                    col, row, "query"))
-                qwen_call, gemma_call = (classroom.call("vision_tower_score_map", key, h, w, row, col, relative=True)
-                                         for key in (tower, "gemma4"))
-                classroom.snippet(f"# ({h}, {w}) each, divided by the query's score with itself",
-                                  f"qwen = {qwen_call}", f"gemma = {gemma_call}",
-                                  f"# ({h}, {w}) cosines of the stand-in table's rows with the query patch's row",
-                                  f"learned = pc.factorized_learned_table({h}, {w}, 64)[{row} * {w} + {col}]")
-                notice(f"Same content at every patch, so only position differs (each map ÷ the query's own score; "
-                       f"{qwen_tower.name} heads have d = {qwen_tower.head_dim}, Gemma 4's d = {gemma.head_dim}; the "
-                       "learned table is a seeded stand-in for trained weights). "
-                       f"{abs(far - col)} columns along the row the Qwen tower still scores {far_q:.3f} and "
-                       f"Gemma 4 {far_g:.3f}: with θ = 10,000 most pairs are too slow to change "
-                       "across an image, with θ = 100 all of them turn within a few hundred patches. The learned "
-                       "table adds a row of an x table and a row of a y table, so patches in the query's row or "
-                       "column share half of it: the cross. Gemma 4's patch embedder adds such a table "
-                       "(position_embedding_size 10,240 per axis) before its attention layers apply RoPE.")
+                maps_tab(tower, h, w, row, col)
         if tab_waves.open:
             with tab_waves:
-                table = pc.vision_wavelength_table([tower, "gemma4"])  # (2, d/4 of the larger head)
-                waves = {f"{qwen_tower.name} (θ {qwen_tower.theta:,.0f})": table[0],
-                         f"Gemma 4 (θ {gemma.theta:,.0f})": table[1]}
-                show(figures.padded(figures.lines(
-                    np.arange(table.shape[1]), waves, markers=True, log_y=True, hover_format=",.1f",
-                    hlines=[(max(h, w), f"grid side {max(h, w)}")], legend_right=True, margin=dict(r=230),
-                    title="Wavelength of each frequency an axis turns at (in patches)", x_title="frequency i",
-                    y_title="wavelength 2π/θ_i (patches)", name="vision_wavelengths", height=380,
-                    alt="Two rising curves on a log scale; theta 10,000 reaches tens of thousands of patches, "
-                        "theta 100 stays within a few hundred."), left=96))
-                classroom.snippet("# (2, d/4): wavelength of each frequency in patches, NaN past a tower's d/4",
-                                  f"table = pc.vision_wavelength_table({[tower, 'gemma4']!r})")
-                q, g = (v[np.isfinite(v)] for v in waves.values())
-                notice(f"{qwen_tower.name}: wavelengths from {q.min():.1f} to {q.max():,.0f} patches; "
-                       f"{int(np.sum(q > 4 * max(h, w)))} of its {len(q)} frequencies per axis have a wavelength "
-                       f"over four times this grid's side and barely turn across it. Gemma 4: {g.min():.1f} to "
-                       f"{g.max():,.0f} patches, {int(np.sum(g > 4 * max(h, w)))} of {len(g)} over four sides.")
-                formula(r"\theta_i = \theta^{-4i/d},\ i < d/4:\quad \lambda_{\max} = 2\pi\cdot $t^{(d/4-1)/(d/4)}"
-                        r" = $lq\ \ (\theta = $t,\ d = $d)", t=qwen_tower.theta, d=qwen_tower.head_dim,
-                        lq=float(q.max()))
+                waves_tab(tower, h, w)
         if tab_layout.open:
             with tab_layout:
-                towers = [tower, "gemma4"]
-                grid = pc.vision_layout_table(towers)  # (2, the larger head_dim)
-                show(figures.padded(figures.heatmap(
-                    grid, title="Which coordinate turns each dimension of a head", x_title="dimension",
-                    y_title="", y=[pc.VISION_TOWERS[k].name for k in towers], value_name="0 row, 1 column",
-                    colorscale=LAYOUT_SCALE, zrange=(0, 1), hover_format=".0f", height=260,
-                    name="vision_layouts", alt="Two rows of coloured blocks: row, column, row, column for the "
-                                                "Qwen tower; column, column, row, row for Gemma 4."), left=200))
-                classroom.snippet("# (2, head_dim): which coordinate turns each dimension, 0 row, 1 column",
-                                  f"grid = pc.vision_layout_table({towers!r})")
-                notice("Qwen's tower concatenates [row, column] frequencies and repeats them, then rotates dimension "
-                       "j with j + d/2 across the whole head. Gemma 4 builds [x, x, y, y] and rotates each half on "
-                       "its own (apply_multidimensional_rope); its code names the halves h and w, but the position "
-                       "ids it receives are (x, y), so the first half turns with the column. Both are the same "
-                       "rotation up to a fixed permutation of dimensions, so the scores of the maps do not depend "
-                       "on it; converted weights do.")
-                formula(r"\text{Qwen: } [\,R(r\theta)\,\|\,R(c\theta)\,] \text{ on pairs } (j,\ j+d/2);\qquad "
-                        r"\text{Gemma 4: } [\,\text{RoPE}_{d/2}(x)\ \|\ \text{RoPE}_{d/2}(y)\,]")
+                layout_tab(tower)
+
+
+def maps_tab(tower: str, h: int, w: int, row: int, col: int):
+    qwen_tower, gemma = pc.VISION_TOWERS[tower], pc.VISION_TOWERS["gemma4"]
+    qwen_map, gemma_map, learned_map = maps(tower, h, w, row, col)
+    far = min(w - 1, col + 16) if col < w - 1 else max(0, col - 16)  # up to 16 columns along the row
+    far_q, far_g = float(qwen_map[row, far]), float(gemma_map[row, far])
+    titles = [f"Qwen, θ {qwen_tower.theta:,.0f}", f"Gemma 4, θ {gemma.theta:,.0f}", "Learned x + y"]
+    show(figures.mark_panels(figures.square_panels(figures.padded(figures.small_multiples(
+        [qwen_map, gemma_map, learned_map], titles, cols=3, value_name="relative score / cosine",
+        title=f"Query patch (row {row}, column {col}) against every patch of a {h} × {w} grid",
+        x_title="column", y_title="row", cell_px=280, name="vision_tower_maps", margin=dict(t=110),
+        alt=f"Three maps of a {h} × {w} grid with a cross through the query at row {row}, column {col}: the "
+            f"Qwen tower (theta {qwen_tower.theta:,.0f}), Gemma 4 (theta {gemma.theta:,.0f}) and a learned x + y "
+            "table, whose cross is soft and whose patches far off the query's row and column score below zero."
+    ))), col, row, "query"))
+
+    def far_scores() -> str:
+        return (f"{abs(far - col)} columns from the query, {qwen_tower.name} scores {far_q:.3f} and "
+                f"Gemma 4 {far_g:.3f} of the query's own score.")
+
+    with classroom.predict("vision_far", f"Same content at every patch. {abs(far - col)} columns along the "
+                           "query's row, which tower scores the patch closer to the query itself (1)? Read the "
+                           "colours, then check the numbers.",
+                           [f"{qwen_tower.name} (θ = {qwen_tower.theta:,.0f})", f"Gemma 4 (θ = {gemma.theta:,.0f})",
+                            "both the same"], 2 if abs(far_q - far_g) < 5e-4 else 0 if far_q > far_g else 1,
+                           far_scores):
+        qwen_call, gemma_call = (classroom.call("vision_tower_score_map", key, h, w, row, col, relative=True)
+                                 for key in (tower, "gemma4"))
+        classroom.snippet(f"# ({h}, {w}) each, divided by the query's score with itself",
+                          f"qwen = {qwen_call}", f"gemma = {gemma_call}",
+                          f"# ({h}, {w}) cosines of the stand-in table's rows with the query patch's row",
+                          f"learned = pc.factorized_learned_table({h}, {w}, 64)[{row} * {w} + {col}]")
+        notice(f"Same content at every patch, so only position differs (each map ÷ the query's own score; "
+               f"{qwen_tower.name} heads have d = {qwen_tower.head_dim}, Gemma 4's d = {gemma.head_dim}; the "
+               "learned table is a seeded stand-in for trained weights). "
+               f"{abs(far - col)} columns along the row the Qwen tower still scores {far_q:.3f} and "
+               f"Gemma 4 {far_g:.3f}: with θ = 10,000 most pairs are too slow to change "
+               "across an image, with θ = 100 all of them turn within a few hundred patches. The learned "
+               "table adds a row of an x table and a row of a y table, so patches in the query's row or "
+               "column share half of it: the cross. Gemma 4's patch embedder adds such a table "
+               "(position_embedding_size 10,240 per axis) before its attention layers apply RoPE.")
+
+
+def waves_tab(tower: str, h: int, w: int):
+    qwen_tower, gemma = pc.VISION_TOWERS[tower], pc.VISION_TOWERS["gemma4"]
+    table = pc.vision_wavelength_table([tower, "gemma4"])  # (2, d/4 of the larger head)
+    waves = {f"{qwen_tower.name} (θ {qwen_tower.theta:,.0f})": table[0],
+             f"Gemma 4 (θ {gemma.theta:,.0f})": table[1]}
+    q, g = (v[np.isfinite(v)] for v in waves.values())
+    side = max(h, w)
+    show(figures.padded(figures.lines(
+        np.arange(table.shape[1]), waves, markers=True, log_y=True, hover_format=",.1f",
+        hlines=[(side, f"grid side {side}")], legend_right=True, margin=dict(r=230),
+        title="Wavelength of each frequency an axis turns at (in patches)", x_title="frequency i",
+        y_title="wavelength 2π/θ_i (patches)", name="vision_wavelengths", height=380,
+        alt=f"Two rising curves on a log scale: {qwen_tower.name} from {q.min():.1f} to {q.max():,.0f} patches, "
+            f"Gemma 4 from {g.min():.1f} to {g.max():,.0f}; a line marks the grid side, {side} patches."), left=96))
+    classroom.snippet("# (2, d/4): wavelength of each frequency in patches, NaN past a tower's d/4",
+                      f"table = pc.vision_wavelength_table({[tower, 'gemma4']!r})")
+    notice(f"{qwen_tower.name}: wavelengths from {q.min():.1f} to {q.max():,.0f} patches; "
+           f"{int(np.sum(q > 4 * side))} of its {len(q)} frequencies per axis have a wavelength "
+           f"over four times this grid's side and barely turn across it. Gemma 4: {g.min():.1f} to "
+           f"{g.max():,.0f} patches, {int(np.sum(g > 4 * side))} of {len(g)} over four sides.")
+    formula(r"\theta_i = \theta^{-4i/d},\ i < d/4:\quad \lambda_{\max} = 2\pi\cdot $t^{(d/4-1)/(d/4)}"
+            r" = $lq\ \ (\theta = $t,\ d = $d)", t=qwen_tower.theta, d=qwen_tower.head_dim, lq=float(q.max()))
+
+
+def layout_tab(tower: str):
+    towers = [tower, "gemma4"]
+    grid = pc.vision_layout_table(towers)  # (2, the larger head_dim)
+    names = [pc.VISION_TOWERS[k].name for k in towers]
+    show(figures.padded(figures.heatmap(
+        grid, title="Which coordinate turns each dimension of a head", x_title="dimension",
+        y_title="", y=names, value_name="0 row, 1 column",
+        colorscale=LAYOUT_SCALE, zrange=(0, 1), hover_format=".0f", height=260,
+        name="vision_layouts", alt=f"Two rows of blocks over {grid.shape[1]} dimensions, coloured by the "
+                                   f"coordinate that turns them: row, column, row, column for {names[0]}; column, "
+                                   "column, row, row for Gemma 4."), left=200))
+    classroom.snippet("# (2, head_dim): which coordinate turns each dimension, 0 row, 1 column",
+                      f"grid = pc.vision_layout_table({towers!r})")
+    notice("Qwen's tower concatenates [row, column] frequencies and repeats them, then rotates dimension "
+           "j with j + d/2 across the whole head. Gemma 4 builds [x, x, y, y] and rotates each half on "
+           "its own (apply_multidimensional_rope); its code names the halves h and w, but the position "
+           "ids it receives are (x, y), so the first half turns with the column. Both are the same "
+           "rotation up to a fixed permutation of dimensions, so the scores of the maps do not depend "
+           "on it; converted weights do.")
+    formula(r"\text{Qwen: } [\,R(r\theta)\,\|\,R(c\theta)\,] \text{ on pairs } (j,\ j+d/2);\qquad "
+            r"\text{Gemma 4: } [\,\text{RoPE}_{d/2}(x)\ \|\ \text{RoPE}_{d/2}(y)\,]")
 
 
 lesson()
+why(WHY)
+patches = next((p for p in all_pages() if p.url_path == "patches"), None)
+if patches is not None:
+    st.page_link(patches.path, label=f"First: {patches.title} (axial 2D RoPE against flattened 1D)",
+                 icon=patches.icon)
 source(pc.vision_rope_cos_sin, pc.vision_tower_score_map, pc.factorized_learned_table, pc.vision_wavelengths)

@@ -2,15 +2,17 @@ import numpy as np
 import streamlit as st
 
 import posenc_core as pc
-from page_kit import classroom, controls, figures, formula, guard, header, notice, sections, show, source
+from page_kit import classroom, controls, figures, formula, guard, header, notice, show, source, stage, why
 from page_kit.real_views import attention_summary, summary_code
 
 real = pc.real
 LAYER_CHOICES = list(range(1, 31))
 DEFAULT_LAYERS = [1, 8, 15, 22, 30]
 
-header(
-    "Attention against distance, measured",
+header("Attention against distance, measured",
+       "SmolLM2 reading real text: how much attention does a key get at each distance from its query, layer by "
+       "layer, against attention spread evenly?")
+WHY = (
     "The RoPE pages draw RoFormer's promise that a score fades as two tokens move apart, for random vectors. "
     "Here is the same question asked of SmolLM2-135M reading real text: at each offset m − n between a query and "
     "an earlier key, the mean attention weight and the mean raw score q·k, layer by layer (averaged over the 9 "
@@ -20,52 +22,68 @@ header(
 
 @st.fragment
 def lesson():
+    page = stage()
     with guard():
-        summary, where = attention_summary()
-        st.caption(where)
-        layers = controls.multiselect("Layers", "layers", LAYER_CHOICES, DEFAULT_LAYERS, max_selections=8,
-                                      help="Up to eight layers; each curve is the mean over the layer's 9 heads.")
+        with page.side:
+            layers = controls.multiselect("Layers", "layers", LAYER_CHOICES, DEFAULT_LAYERS, max_selections=8,
+                                          help="Up to eight layers; each curve is the mean over the layer's 9 "
+                                               "heads.")
+            summary, where = attention_summary()  # an expander of its own: not inside "More settings"
+            st.caption(where)
         if not layers:
-            st.info("Choose at least one layer.", icon=":material/info:")
+            with page.main:
+                st.info("Choose at least one layer.", icon=":material/info:")
             return
         profile = real.distance_profile(summary, tuple(layers))
-        tab_weight, tab_score = sections(["Mean attention weight", "Mean q·k and RoFormer's bound"])
+        tab_weight, tab_score = page.sections(["Mean attention weight", "Mean q·k and RoFormer's bound"])
         if tab_weight.open:
             with tab_weight:
-                weight_tab(profile, summary, layers)
+                weight_tab(page, profile, summary, layers)
         if tab_score.open:
             with tab_score:
-                score_tab(profile, layers)
+                score_tab(page, profile, layers)
 
 
 def profile_code(layers: list[int], *lines: str) -> None:
     classroom.snippet(summary_code(), f"profile = pc.real.distance_profile(summary, {tuple(layers)!r})", *lines)
 
 
-def weight_tab(profile: dict, summary: dict, layers: list[int]):
+def weight_tab(page, profile: dict, summary: dict, layers: list[int]):
     offsets = np.arange(1, profile["layer_weight"].shape[1])
     far, ratio = int(profile["offsets"][-1]), profile["far_ratio"]
+    with page.side:
+        log = controls.toggle("Log axes", "logw", True, help="Both axes logarithmic: the weights span orders of "
+                                                              "magnitude.")
+    series = {f"layer {layer}": profile["layer_weight"][layer - 1, 1:] for layer in layers}
+    series["uniform attention"] = summary["uniform_weight"][1:]
+    scale = " (log scale)" if log else ""
+    show(figures.lines(offsets, series, title="Mean attention weight at each offset (mean over heads)",
+                       x_title=f"offset m − n (tokens{', log scale' if log else ''})", y_title=f"mean weight{scale}",
+                       log_x=log, log_y=log, dashed=["uniform attention"], legend_right=True,
+                       name="real_distance_weight", hover_format=".2e",
+                       alt=f"Mean attention weight against offset 1 to {offsets[-1]} for layers "
+                           f"{', '.join(map(str, layers))}{', log-log' if log else ''}, with uniform attention "
+                           "dashed."))
 
     def far_share() -> str:
         return (f"At offset {far} the chosen layers give a key {ratio:.2f} times the uniform share "
                 f"({profile['weight_at'][-1]:.2e} against {profile['uniform'][-1]:.2e}); at offset "
                 f"{int(profile['offsets'][0])} {profile['near_ratio']:.1f} times.")
 
-    classroom.predict("real_distance_far", f"A key {far} tokens back: compared with attention spread evenly over "
-                      "all earlier keys, how much weight does it get (mean of the chosen layers)?",
-                      ["less than half the even share", "between half and twice the even share",
-                       "more than twice the even share"], 0 if ratio < 0.5 else 1 if ratio <= 2 else 2, far_share)
-    series = {f"layer {layer}": profile["layer_weight"][layer - 1, 1:] for layer in layers}
-    series["uniform attention"] = summary["uniform_weight"][1:]
-    log = controls.toggle("Log axes", "logw", True, help="Both axes logarithmic: the weights span orders of "
-                                                          "magnitude.")
-    scale = " (log scale)" if log else ""
-    show(figures.lines(offsets, series, title="Mean attention weight at each offset (mean over heads)",
-                       x_title=f"offset m − n (tokens{', log scale' if log else ''})", y_title=f"mean weight{scale}",
-                       log_x=log, log_y=log,
-                       dashed=["uniform attention"], legend_right=True, name="real_distance_weight",
-                       hover_format=".2e", alt="Mean attention weight against offset for the chosen layers, log-log, "
-                                               "with uniform attention dashed."))
+    with classroom.predict("real_distance_far", f"A key {far} tokens back: compared with attention spread evenly "
+                           "over all earlier keys (the dashed line), how much weight does it get (mean of the "
+                           "chosen layers)?",
+                           ["less than half the even share", "between half and twice the even share",
+                            "more than twice the even share"], 0 if ratio < 0.5 else 1 if ratio <= 2 else 2,
+                           far_share):
+        weight_numbers(profile, layers, offsets)
+    formula(r"\bar A(r) = \frac{1}{N_r}\sum_{m-n=r,\ n\ge1} A_{m,n},\qquad \text{uniform: } "
+            r"\frac{1}{N_r}\sum_{m=r+1}^{T-1}\frac{1}{m+1},\quad T = $t", t=summary["tokens"])
+    source(real.distance_profile)
+
+
+def weight_numbers(profile: dict, layers: list[int], offsets):
+    """The code of the curves and the weights at the marked offsets: what answers the question."""
     profile_code(layers, f"# mean weight at offsets 1 to {offsets[-1]} (mean over heads), one curve per layer",
                  "weights = {f'layer {layer}': profile['layer_weight'][layer - 1, 1:]",
                  f"           for layer in {list(layers)!r}}}",
@@ -79,25 +97,29 @@ def weight_tab(profile: dict, summary: dict, layers: list[int]):
            f"times. The layers do not share one decay curve: at offset {far} they range from {lo:.1e} to {hi:.1e}, "
            "and within a layer the weight a head gives is set by content as much as by distance (the R² on the "
            "*Which rotary pairs* page).")
-    formula(r"\bar A(r) = \frac{1}{N_r}\sum_{m-n=r,\ n\ge1} A_{m,n},\qquad \text{uniform: } "
-            r"\frac{1}{N_r}\sum_{m=r+1}^{T-1}\frac{1}{m+1},\quad T = $t", t=summary["tokens"])
-    source(real.distance_profile)
 
 
-def score_tab(profile: dict, layers: list[int]):
+def score_tab(page, profile: dict, layers: list[int]):
     offsets = np.arange(1, profile["layer_score"].shape[1])
-    log = controls.toggle("Log offset axis", "logs", False, help="Spreads out the short offsets, where most of "
-                                                                 "the change happens.")
+    with page.side:
+        log = controls.toggle("Log offset axis", "logs", False, help="Spreads out the short offsets, where most "
+                                                                     "of the change happens.")
     x_title = f"offset m − n (tokens{', log scale' if log else ''})"
     series = {f"layer {layer}": profile["layer_score"][layer - 1, 1:] for layer in layers}
     show(figures.lines(offsets, series, title="Mean raw score q·k at each offset (mean over heads)",
                        x_title=x_title, y_title="mean q·k", legend_right=True, log_x=log,
-                       name="real_distance_score", alt="Mean raw query-key score against offset for chosen layers."))
+                       name="real_distance_score",
+                       alt=f"Mean raw query-key score against offset for layers {', '.join(map(str, layers))}; "
+                           "change from offset 0 at the marked offsets: "
+                           + ", ".join(f"{o}: {d:+.1f}" for o, d in zip(profile["offsets"], profile["score_change"],
+                                                                        strict=True)) + "."))
     show(figures.lines(offsets, {"RoFormer bound, relative to offset 0": profile["bound"][1:]}, log_x=log,
                        title="RoFormer's decay bound for head_dim 64, base 100,000", x_title=x_title,
                        y_title="bound / bound at 0", name="real_distance_bound", colours={"RoFormer bound, relative "
                                                                                            "to offset 0": 7},
-                       alt="RoFormer's relative upper bound on the score against offset, for SmolLM2's settings."))
+                       alt="RoFormer's relative upper bound on the score against offset, for SmolLM2's settings: "
+                           + ", ".join(f"{b:.2f} at {o}" for o, b in zip(profile["offsets"], profile["bound_at"],
+                                                                         strict=True)) + "."))
     profile_code(layers, f"# mean raw score q·k at offsets 1 to {offsets[-1]} (mean over heads), one curve per layer",
                  "scores = {f'layer {layer}': profile['layer_score'][layer - 1, 1:]",
                  f"          for layer in {list(layers)!r}}}",
@@ -118,3 +140,4 @@ def score_tab(profile: dict, layers: list[int]):
 
 
 lesson()
+why(WHY)

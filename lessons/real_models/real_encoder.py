@@ -2,7 +2,7 @@ import numpy as np
 import streamlit as st
 
 import posenc_core as pc
-from page_kit import classroom, controls, figures, formula, guard, header, notice, sections, show, source
+from page_kit import classroom, controls, figures, formula, guard, header, notice, show, source, stage, why
 from page_kit.real_views import models_ready
 
 real = pc.real
@@ -29,8 +29,9 @@ def labels(tokens) -> list[str]:
     return [f"{i} {t}" for i, t in enumerate(tokens)]  # numbered: a repeated word must stay its own row
 
 
-header(
-    "Positions in a real encoder (MiniLM)",
+header("Positions in a real encoder (MiniLM)",
+       "MiniLM reads your sentence and its shuffle, with and without its 512 learned position rows.")
+WHY = (
     "all-MiniLM-L6-v2 is a 6-layer BERT that turns a sentence into one 384-number vector (the mean of its "
     "token vectors, normalised), used for search and clustering. Its only sense of order is a learned table of "
     "512 position rows added to the word vectors. Here the real model runs on your sentence, with that table "
@@ -40,18 +41,18 @@ header(
 
 @st.fragment
 def lesson():
-    c1, c2, c3 = st.columns([2, 3, 1])
-    with c1:
+    page = stage()
+    with page.side:
         picked = controls.select("Pick a sentence", "pick", SENTENCES)
-    with c2:
         typed = controls.text("…or type your own", "text", "", max_chars=real.MAX_ENCODER_CHARS,
-                              help="Leave empty to use the sentence on the left.")
-    with c3:
+                              help="Leave empty to use the sentence picked above.")
+    with page.more:
         seed = controls.number("Shuffle seed", "seed", 0, 999, 0, help="Which shuffle of the words.")
     text = typed.strip() or picked
-    if not models_ready(real.MINILM_NAME):
-        return
-    tab_order, tab_maps, tab_heads, tab_past = sections(
+    with page.main:
+        if not models_ready(real.MINILM_NAME):
+            return
+    tab_order, tab_maps, tab_heads, tab_past = page.sections(
         ["Shuffle the words", "Attention maps", "Positional heads", "Past row 512"])
     with guard():
         if tab_order.open:
@@ -59,7 +60,7 @@ def lesson():
                 order_tab(text, int(seed))
         if tab_maps.open:
             with tab_maps:
-                maps_tab(text, int(seed))
+                maps_tab(page, text, int(seed))
         if tab_heads.open:
             with tab_heads:
                 heads_tab()
@@ -75,29 +76,42 @@ def order_code(text: str, seed: int, *lines: str) -> None:
 
 def order_tab(text: str, seed: int):
     r = order_experiment(text, seed)
-    st.markdown(f"**As typed:** `{' '.join(r['tokens'])}`  \n**Shuffled:** `{' '.join(r['shuffled_tokens'])}`")
     cosine, change = r["cosine"][False], r["max_abs_diff"][False]
+    show(figures.lines(np.arange(384), {"with position rows": r["shuffle_change"][True]},
+                       title="Shuffled minus typed sentence embedding, per dimension (trained position rows)",
+                       x_title="embedding dimension", y_title="difference", name="encoder_shuffle_rows",
+                       alt="The change of each of the 384 embedding numbers when the words are shuffled, with the "
+                           f"trained position rows: up to {r['max_abs_diff'][True]:.3f} (cosine "
+                           f"{r['cosine'][True]:.4f})."))
+    st.markdown(f"**As typed:** `{' '.join(r['tokens'])}`  \n**Shuffled:** `{' '.join(r['shuffled_tokens'])}`")
 
     def unordered() -> str:
         return (f"Without the rows the two embeddings differ by at most {change:.1e} (cosine {cosine:.10f}): "
                 f"float32 rounding. With the rows the cosine is {r['cosine'][True]:.4f}. Attention itself does not "
                 "see order; a common misconception is that it does.")
 
-    classroom.predict("encoder_no_rows", "Remove the 512 learned position rows and shuffle the words. How do the "
-                      "sentence embeddings of the typed and the shuffled sentence compare?",
-                      ["identical, up to float rounding", "close, but clearly different",
-                       "very different: the words now sit elsewhere"],
-                      0 if change < 1e-4 else 1 if cosine > 0.9 else 2, unordered)
+    with classroom.predict("encoder_no_rows", "Remove the 512 learned position rows and shuffle the words. How do "
+                           "the sentence embeddings of the typed and the shuffled sentence compare?",
+                           ["identical, up to float rounding", "close, but clearly different",
+                            "very different: the words now sit elsewhere"],
+                           0 if change < 1e-4 else 1 if cosine > 0.9 else 2, unordered):
+        order_answer(r, text, seed)
+    source(real.encoder_order_experiment)
+
+
+def order_answer(r: dict, text: str, seed: int):
+    """The cosines and the per-dimension change that answer the shuffle question."""
     m1, m2 = st.columns(2)
     m1.metric("Cosine, typed vs shuffled, with position rows", f"{r['cosine'][True]:.6f}")
     m2.metric("Cosine, typed vs shuffled, rows removed", f"{r['cosine'][False]:.12f}")
     dims = np.arange(384)
     diff = {"with position rows": r["shuffle_change"][True], "position rows removed": r["shuffle_change"][False]}
-    show(figures.lines(dims, diff, title="Shuffled minus typed sentence embedding, per dimension",
+    show(figures.lines(dims, diff, title="Shuffled minus typed, with the rows and with the rows removed",
                        x_title="embedding dimension", y_title="difference", name="encoder_shuffle_diff",
                        legend_right=True,
                        alt="The change of each of the 384 embedding numbers when the words are shuffled: large "
-                           "with the position rows, a flat zero line without them."))
+                           f"with the position rows (largest {r['max_abs_diff'][True]:.3f}), a flat zero line "
+                           f"without them (largest {r['max_abs_diff'][False]:.1e})."))
     order_code(text, seed, "# (384,) each: shuffled minus typed embedding, the two lines",
                "with_rows, without = r['shuffle_change'][True], r['shuffle_change'][False]",
                "print(r['cosine'])  # {True: cosine with the rows, False: without}")
@@ -109,28 +123,26 @@ def order_tab(text: str, seed: int):
     formula(r"e = \frac{\bar h}{\lVert \bar h\rVert},\ \bar h = \frac1n\sum_{i=1}^{n} h_i;\qquad "
             r"\cos(e, e_{\text{shuffled}}) = $a\ \text{(rows)},\quad $b\ \text{(no rows)}",
             a=r["cosine"][True], b=r["cosine"][False], digits=10)
-    source(real.encoder_order_experiment)
 
 
-def maps_tab(text: str, seed: int):
+def maps_tab(page, text: str, seed: int):
     r = order_experiment(text, seed)
-    c1, c2 = st.columns(2)
-    with c1:
+    with page.side:
         layer = controls.slider("Layer", "layer", 1, 6, 1)
-    with c2:
         head = controls.slider("Head", "head", 1, 12, 3)
     names = labels(r["tokens"])
     grids = [r["attention"][True][layer - 1, head - 1], r["attention"][False][layer - 1, head - 1]]
+    prev = [float(np.mean(np.diagonal(g, offset=-1))) for g in grids]
     show(figures.small_multiples(grids, ["trained position rows", "position rows removed"], cols=2,
                                  title=f"Layer {layer}, head {head}: attention weights", value_name="weight",
                                  x_title="key token", y_title="query token", name="encoder_attention",
-                                 alt=f"Attention of layer {layer} head {head} over the sentence's tokens, with and "
-                                     "without the position rows, on one colour scale."))
+                                 alt=f"Attention of layer {layer} head {head} over the sentence's {len(names)} "
+                                     "tokens, with and without the position rows, on one colour scale; mean weight "
+                                     f"on the previous token {prev[0]:.3f} and {prev[1]:.3f}."))
     order_code(text, seed, f"# ({len(names)}, {len(names)}) attention weights, query rows and key columns",
                f"with_rows = r['attention'][True][{layer - 1}, {head - 1}]",
                f"without = r['attention'][False][{layer - 1}, {head - 1}]")
     st.caption("Tokens, top to bottom and left to right: " + ", ".join(names))
-    prev = [float(np.mean(np.diagonal(g, offset=-1))) for g in grids]
     top = heads()["top"]["previous"]
     notice(f"Mean weight on the previous token in this head: {prev[0]:.3f} with the rows, {prev[1]:.3f} without "
            "(a diagonal just below the main one is a head that reads its left neighbour). Without rows, the same "
@@ -150,11 +162,17 @@ def heads_tab():
         return (f"Layer {layer}, head {head} puts {kept:.3f} of its weight on the previous token with the rows and "
                 f"{removed:.3f} without them (an even spread: {h['uniform']:.4f}); the bottom-left panel shows it.")
 
-    classroom.predict("encoder_prev_head", f"Layer {layer}, head {head} is MiniLM's clearest previous-token head "
-                      f"({kept:.3f} of its weight on the word piece just before). Remove the position rows: its weight "
-                      "on the previous token...", ["keeps at least half of it: the head reads the words",
-                                                   "falls below half of it", "grows"],
-                      2 if removed > kept else 0 if removed >= kept / 2 else 1, switched_off)
+    with classroom.predict("encoder_prev_head", f"Layer {layer}, head {head} is MiniLM's clearest previous-token "
+                           f"head ({kept:.3f} of its weight on the word piece just before). Remove the position "
+                           "rows: its weight on the previous token...",
+                           ["keeps at least half of it: the head reads the words", "falls below half of it",
+                            "grows"], 2 if removed > kept else 0 if removed >= kept / 2 else 1, switched_off):
+        heads_answer(h)
+    source(real.positional_heads)
+
+
+def heads_answer(h: dict):
+    """Every head's weight on its neighbours, with and without the rows: the panels that answer the question."""
     grids = [h["previous"][True], h["next"][True], h["previous"][False], h["next"][False]]
     titles = ["previous token, trained rows", "next token, trained rows", "previous token, rows removed",
               "next token, rows removed"]
@@ -162,7 +180,9 @@ def heads_tab():
                                  x_title="head", y_title="layer", name="encoder_heads", cell_px=170,
                                  title="Mean attention on the neighbouring token, every layer (rows) and head",
                                  alt="Four 6 x 12 grids: each head's mean weight on the previous and on the next "
-                                     "token, with and without the position rows."))
+                                     "token, with and without the position rows; the largest previous-token weight "
+                                     f"is {float(h['previous'][True].max()):.3f} with the rows and "
+                                     f"{float(h['previous'][False].max()):.3f} without."))
     classroom.snippet("h = pc.real.positional_heads()  # the shipped text, 4 stretches of 128 word pieces",
                       "# (6 layers, 12 heads) each, in the order of the panels",
                       "grids = [h['previous'][True], h['next'][True],\n         h['previous'][False], "
@@ -175,7 +195,6 @@ def heads_tab():
            "training made them out of the position rows, and removing the rows switches them off.")
     formula(r"\text{prev}(l,h) = \frac{1}{n-2}\sum_{i=1}^{n-2} A^{(l,h)}_{i,i-1},\quad "
             r"\max = $a,\quad \text{uniform} = 1/$n", a=float(h["previous"][True].max()), n=h["length"])
-    source(real.positional_heads)
 
 
 def past_tab():
@@ -186,8 +205,9 @@ def past_tab():
     show(figures.bars(["sentence-transformers (cut at 256)", "the model reading up to 512"], series,
                       title=f"Two texts that share their first {p['shared_pieces']} word pieces, then differ",
                       x_title="how the text is read", y_title="cosine", name="encoder_past",
-                      alt="Cosine similarity of the two texts' embeddings: 1 when cut at 256 word pieces, lower "
-                          "when the model reads up to its 512 rows."))
+                      alt=f"Cosine similarity of the two texts' embeddings: {p['st_cosine']:.4f} when cut at "
+                          f"{p['st_length']} word pieces, {p['model_cosine']:.4f} when the model reads up to its "
+                          f"{p['rows']} rows."))
     classroom.snippet("# MiniLM and sentence-transformers on two texts from the shipped text",
                       "p = pc.real.encoder_past_table()", "print(p['st_cosine'], p['model_cosine'])  # the two bars")
     notice(f"The table has {p['rows']} rows, so position {p['rows']} has no vector and the forward fails. "
@@ -201,3 +221,4 @@ def past_tab():
 
 
 lesson()
+why(WHY)

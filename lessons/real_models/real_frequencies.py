@@ -2,14 +2,16 @@ import numpy as np
 import streamlit as st
 
 import posenc_core as pc
-from page_kit import classroom, controls, figures, formula, guard, header, notice, sections, show, source
+from page_kit import classroom, controls, figures, formula, guard, header, notice, show, source, stage, why
 from page_kit.real_views import attention_summary, summary_code
 
 real = pc.real
 PAIR_COLOURS = {"queries": 0, "keys": 1, "even spread": 7}
 
-header(
-    "Which rotary pairs SmolLM2 uses",
+header("Which rotary pairs SmolLM2 uses",
+       "A real model reading real text: how much of each head's query and key sits in each rotary pair, from the "
+       "fastest to the slowest?")
+WHY = (
     "SmolLM2-135M rotates each 64-number query and key as 32 pairs, pair i turning by θᵢ = 100000^(−2i/64) per "
     "position: pair 0 every 6.3 tokens, pair 31 once in 438,000. The RoPE pages treat every pair alike. Here the "
     "real model runs on real text, and we measure how much of each head's query and key sits in each pair, "
@@ -19,38 +21,27 @@ header(
 
 @st.fragment
 def lesson():
+    page = stage()
     with guard():
-        summary, where = attention_summary()
-        st.caption(where)
+        with page.side:
+            summary, where = attention_summary()
+            st.caption(where)
         found = real.attention_findings(summary, real.SMOLLM2_CONTEXT)
-        tab_energy, tab_relative, tab_sink = sections(["Energy per rotary pair", "Relative or not",
-                                                       "The attention sink"])
+        tab_energy, tab_relative, tab_sink = page.sections(["Energy per rotary pair", "Relative or not",
+                                                            "The attention sink"])
         if tab_energy.open:
             with tab_energy:
-                energy_tab(summary, found)
+                energy_tab(page, summary, found)
         if tab_relative.open:
             with tab_relative:
-                relative_tab(summary, found)
+                relative_tab(page, summary, found)
         if tab_sink.open:
             with tab_sink:
-                sink_tab(summary, found)
+                sink_tab(page, summary, found)
 
 
-def energy_tab(summary: dict, found: dict):
+def energy_tab(page, summary: dict, found: dict):
     waves = summary["wavelengths"]
-    even = found["uniform_pair"] * found["slow_pairs"]  # what the slow pairs would hold if every pair held as much
-    slow = found["q_slow"]
-
-    def slow_share() -> str:
-        return (f"The {found['slow_pairs']} slowest pairs hold {100 * slow:.0f}% of the query energy "
-                f"({100 * found['k_slow']:.0f}% of the key energy); an even spread would give them "
-                f"{100 * even:.0f}%. The curve below peaks at pair {found['peak_pair']}.")
-
-    classroom.predict("real_freq_slow", f"SmolLM2's {found['slow_pairs']} slowest rotary pairs turn less than once "
-                      f"across its {found['context']:,}-token context. What share of the query energy do they hold?",
-                      [f"under {100 * even / 2:.0f}%: pairs that hardly turn are of little use",
-                       f"{100 * even / 2:.0f}% to 50%, around their even share of {100 * even:.0f}%",
-                       "more than half"], 0 if slow < even / 2 else 1 if slow <= 0.5 else 2, slow_share)
     series = {"queries": found["q_pairs"], "keys": found["k_pairs"],
               "even spread": np.full(waves.shape, found["uniform_pair"])}
     show(figures.lines(waves, series, title="Share of query and key energy in each rotary pair (all layers and heads)",
@@ -59,7 +50,38 @@ def energy_tab(summary: dict, found: dict):
                        legend_right=True,
                        vlines=[(real.SMOLLM2_CONTEXT, "context 8,192")], hover_format=".4f",
                        alt="Share of energy per rotary pair against the pair's wavelength: low for the fast pairs, "
-                           "a peak among the slow pairs past the context length."))
+                           f"a peak at pair {found['peak_pair']} ({found['peak_wavelength']:,.0f} tokens), past the "
+                           f"context length; an even spread gives {found['uniform_pair']:.4f} per pair."))
+    even = found["uniform_pair"] * found["slow_pairs"]  # what the slow pairs would hold if every pair held as much
+    slow = found["q_slow"]
+
+    def slow_share() -> str:
+        return (f"The {found['slow_pairs']} slowest pairs hold {100 * slow:.0f}% of the query energy "
+                f"({100 * found['k_slow']:.0f}% of the key energy); an even spread would give them "
+                f"{100 * even:.0f}%. The curve above peaks at pair {found['peak_pair']}.")
+
+    with classroom.predict("real_freq_slow", f"SmolLM2's {found['slow_pairs']} slowest rotary pairs turn less than "
+                           f"once across its {found['context']:,}-token context (right of the marker). Add up "
+                           "their shares: what part of the query energy do they hold?",
+                           [f"under {100 * even / 2:.0f}%: pairs that hardly turn are of little use",
+                            f"{100 * even / 2:.0f}% to 50%, around their even share of {100 * even:.0f}%",
+                            "more than half"], 0 if slow < even / 2 else 1 if slow <= 0.5 else 2, slow_share):
+        energy_numbers(summary, found)
+    with page.side:
+        layer = controls.slider("Layer (per-head view)", "layer", 1, summary["q_share"].shape[0], 1)
+    grid = summary["q_share"][layer - 1]  # (9, 32)
+    show(figures.heatmap(grid, title=f"Layer {layer}: each query head's energy per pair", x_title="rotary pair i",
+                         y_title="query head", value_name="share", x=np.arange(grid.shape[1]),
+                         y=np.arange(1, grid.shape[0] + 1), name="real_pair_heads", height=330,
+                         alt=f"Share of energy per rotary pair for the 9 query heads of layer {layer}; the largest "
+                             f"share is {float(grid.max()):.3f}."))
+    classroom.snippet(summary_code(), f"# (9 query heads, 32 pairs): layer {layer}",
+                      f"grid = summary['q_share'][{layer - 1}]")
+    source(real.attention_stats)
+
+
+def energy_numbers(summary: dict, found: dict):
+    """The shares that answer the question: the code of the curves, the sums, the formula."""
     classroom.snippet(summary_code(), f"found = pc.real.attention_findings(summary, {found['context']})",
                       "# (32,) each: the share of energy in each pair, and each pair's wavelength (the x axis)",
                       "queries, keys = found['q_pairs'], found['k_pairs']", "waves = summary['wavelengths']")
@@ -71,26 +93,19 @@ def energy_tab(summary: dict, found: dict):
            f"{found['peak_pair']} (one turn per {found['peak_wavelength']:,.0f} tokens). A common misconception is "
            "that RoPE's pairs share the work evenly: this model keeps most of its query and key in pairs that turn "
            "less than once across its whole context, so within it they change little with position.")
-    layer = controls.slider("Layer for the per-head view", "layer", 1, summary["q_share"].shape[0], 1)
-    grid = summary["q_share"][layer - 1]  # (9, 32)
-    show(figures.heatmap(grid, title=f"Layer {layer}: each query head's energy per pair", x_title="rotary pair i",
-                         y_title="query head", value_name="share", x=np.arange(grid.shape[1]),
-                         y=np.arange(1, grid.shape[0] + 1), name="real_pair_heads", height=330,
-                         alt=f"Share of energy per rotary pair for the 9 query heads of layer {layer}."))
-    classroom.snippet(summary_code(), f"# (9 query heads, 32 pairs): layer {layer}",
-                      f"grid = summary['q_share'][{layer - 1}]")
     formula(r"\text{share}_i = \frac{\mathbb{E}_t\,[q_{t,i}^2 + q_{t,i+32}^2]}{\mathbb{E}_t\,\lVert q_t\rVert^2},"
             r"\quad \theta_i = 100000^{-2i/64},\quad \sum_{\lambda_i > 8192}\text{share}_i = $s",
             s=found["q_slow"])
-    source(real.attention_stats)
 
 
-def relative_tab(summary: dict, found: dict):
+def relative_tab(page, summary: dict, found: dict):
     r2 = summary["relative_r2"]
     show(figures.heatmap(r2, title="How much of each head's score the offset m − n explains (R²)", x_title="head",
                          y_title="layer", value_name="R²", zrange=(0.0, 1.0), x=np.arange(1, r2.shape[1] + 1),
                          y=np.arange(1, r2.shape[0] + 1), name="real_relative_r2", height=520,
-                         alt="R squared of each head's scores against the offset, 30 layers by 9 heads."))
+                         alt=f"R squared of each head's scores against the offset, {r2.shape[0]} layers by "
+                             f"{r2.shape[1]} heads; {found['r2_high']} heads above 0.5, {found['r2_low']} below "
+                             "0.1."))
     classroom.snippet(summary_code(), "# (30 layers, 9 heads): R² of each head's scores against the offset",
                       "r2 = summary['relative_r2']")
     best, worst = found["r2_best"], found["r2_worst"]
@@ -99,36 +114,40 @@ def relative_tab(summary: dict, found: dict):
            f"{found['r2_high']} of {found['heads']} heads have R² above 0.5, {found['r2_low']} below 0.1. The most "
            f"relative head is layer {best[0]} head {best[1]} (R² = {best[2]:.2f}); the least, layer {worst[0]} "
            f"head {worst[1]} (R² = {worst[2]:.3f}), scores by content almost regardless of distance.")
-    c1, c2 = st.columns(2)
-    with c1:
+    with page.side:
         layer = controls.slider("Layer", "rl", 1, r2.shape[0], best[0])
-    with c2:
         head = controls.slider("Head", "rh", 1, r2.shape[1], best[1])
     offsets = np.arange(summary["mean_score"].shape[-1])
     value = float(r2[layer - 1, head - 1])
     show(figures.lines(offsets, {"mean q·k at this offset": summary["mean_score"][layer - 1, head - 1]},
                        title=f"Layer {layer}, head {head}: mean raw score by offset (R² = {value:.2f})",
                        x_title="offset m − n (tokens)", y_title="mean q·k", name="real_relative_head",
-                       alt="Mean score of one head at each offset."))
+                       alt=f"Mean score of layer {layer}, head {head} at each offset from 0 to {offsets[-1]} "
+                           f"(R² = {value:.2f})."))
     formula(r"R^2 = \frac{\sum_r N_r(\bar s_r - \bar s)^2}{\sum_{m\ge n}(s_{mn}-\bar s)^2},\quad "
             r"\bar s_r = \text{mean score at offset } r;\quad R^2 = $v", v=value)
 
 
-def sink_tab(summary: dict, found: dict):
+def sink_tab(page, summary: dict, found: dict):
     sink = summary["sink"]
     show(figures.heatmap(sink, title="Mean attention on the first token, queries from 32 on", x_title="head",
                          y_title="layer", value_name="weight", zrange=(0.0, 1.0), x=np.arange(1, sink.shape[1] + 1),
                          y=np.arange(1, sink.shape[0] + 1), name="real_sink", height=520,
-                         alt="Mean attention weight on the first token for each layer and head."))
+                         alt=f"Mean attention weight on the first token for each of {sink.shape[0]} layers and "
+                             f"{sink.shape[1]} heads; the first two layers give it {found['sink_first_layers']:.3f}, "
+                             f"the last ten {found['sink_last_layers']:.3f}."))
     classroom.snippet(summary_code(), "# (30 layers, 9 heads): mean weight on the first token",
                       "sink = summary['sink']")
-    pick = controls.slider("Layer for the per-head view", "sl", 1, sink.shape[0], found["sink_top"][0])
+    with page.side:
+        pick = controls.slider("Layer (per-head view)", "sl", 1, sink.shape[0], found["sink_top"][0])
     heads = np.arange(1, sink.shape[1] + 1)
     show(figures.bars(heads, {"first token": sink[pick - 1],
                               "uniform": np.full(sink.shape[1], found["sink_uniform"])},
                       title=f"Layer {pick}: each head's mean weight on the first token", x_title="head",
                       y_title="mean weight", name="real_sink_layer",
-                      alt=f"Mean weight on the first token for the 9 heads of layer {pick}, next to uniform."))
+                      alt=f"Mean weight on the first token for the 9 heads of layer {pick}, from "
+                          f"{float(sink[pick - 1].min()):.3f} to {float(sink[pick - 1].max()):.3f}, next to uniform "
+                          f"({found['sink_uniform']:.4f})."))
     layer, head, value = found["sink_top"]
     notice(f"Spread evenly, a query at position 32 or later would give the first token {found['sink_uniform']:.4f} "
            f"on average. The first two layers give it {found['sink_first_layers']:.3f}; the last ten give it "
@@ -143,3 +162,4 @@ def sink_tab(summary: dict, found: dict):
 
 
 lesson()
+why(WHY)

@@ -1,8 +1,10 @@
+import contextlib
+
 import numpy as np
 import streamlit as st
 
 import posenc_core as pc
-from page_kit import classroom, controls, figures, formula, guard, header, notice, sections, show, source
+from page_kit import classroom, controls, figures, formula, guard, header, notice, show, source, stage, why
 from page_kit.real_views import models_ready, run_with_progress
 
 real = pc.real
@@ -17,8 +19,10 @@ def shipped(bin_size: int) -> tuple[dict, dict]:
     return real.long_context_summary(result, bin_size), {k: result[k] for k in ("command", "seconds", "model")}
 
 
-header(
-    "Past the context window, for real",
+header("Past the context window, for real",
+       "SmolLM2-135M was trained on up to 8,192 tokens. Here is its loss at every position of a 16,384-token "
+       "text, with its own RoPE and with each context-extension method.")
+WHY = (
     "SmolLM2-135M was trained on sequences of up to 8,192 tokens. What happens when it reads 16,384? Here is "
     "its loss at every position of *The Devil's Dictionary*, with the RoPE it was trained with and with each "
     "context-extension method of the *Long context* pages switched on at scale factor s = 2. Each method is "
@@ -29,44 +33,36 @@ header(
 
 @st.fragment
 def lesson():
+    page = stage()
     with guard():
-        tab_curve, tab_table, tab_live = sections(["Loss by position", "Inside vs past 8,192", "Run it here"])
+        tab_curve, tab_table, tab_live = page.sections(["Loss by position", "Inside vs past 8,192", "Run it here"])
         if tab_curve.open:
             with tab_curve:
-                curve_tab()
+                curve_tab(page)
         if tab_table.open:
             with tab_table:
-                table_tab()
+                table_tab(page)
         if tab_live.open:
             with tab_live:
-                live_tab()
+                live_tab(page)
 
 
-def curve_tab():
-    bin_size = controls.select_slider("Average over bins of (positions)", "bin", [64, 128, 256, 512, 1024], 256)
+def curve_tab(page):
+    with page.side:
+        bin_size = controls.select_slider("Bin width (positions)", "bin", [64, 128, 256, 512, 1024], 256)
     s, made = shipped(bin_size)
-    plain = real.LONG_METHODS["none"].label
-    if plain in s["inside"]:
-        rise = s["past"][plain] - s["inside"][plain]
-
-        def past() -> str:
-            return (f"With its own RoPE the mean loss goes from {s['inside'][plain]:.3f} nats before position 8,192 "
-                    f"to {s['past'][plain]:.3f} past it ({rise:+.3f} nats; perplexity {s['inside_ppl'][plain]:.1f} "
-                    f"→ {s['past_ppl'][plain]:.1f}): the curve marked '{plain}' below.")
-
-        classroom.predict("real_long_past", "SmolLM2 reads 16,384 tokens with the RoPE it was trained with (no "
-                          "extension). Past its trained 8,192 positions, what does its mean loss do?",
-                          ["falls: more text to read helps", "changes by less than 0.1 nats",
-                           "rises by 0.1 to 1 nat", "rises by more than 1 nat"],
-                          0 if rise < -0.1 else 1 if rise <= 0.1 else 2 if rise <= 1 else 3, past)
     show(figures.lines(s["start"] + bin_size / 2, s["loss"], title="SmolLM2-135M: next-token loss by position",
-                       x_title="position in the sequence (tokens)", y_title="mean loss (nats)", name="real_long_loss",
-                       colours=COLOURS, legend_right=True, vlines=[(s["context"], "trained context 8,192")],
-                       alt="Mean loss per bin of positions for each method; the trained context 8,192 is marked."))
-    classroom.snippet(f"s = pc.real.long_context_summary(pc.real.shipped_long_context(), {bin_size})",
-                      "# (bins,) first position of each bin; {method: (bins,) mean loss in nats}",
-                      "start, losses = s['start'], s['loss']")
-    notice(findings(s))
+                       x_title="position in the sequence (tokens)", y_title="mean loss (nats)",
+                       name="real_long_loss", colours=COLOURS, legend_right=True,
+                       vlines=[(s["context"], "trained context 8,192")],
+                       alt=f"Mean loss per bin of {bin_size} positions from 0 to {s['tokens']:,} for "
+                           f"{len(s['loss'])} methods: " + ", ".join(s["loss"]) + "; the trained context 8,192 is "
+                           "marked."))
+    with past_question(s):
+        classroom.snippet(f"s = pc.real.long_context_summary(pc.real.shipped_long_context(), {bin_size})",
+                          "# (bins,) first position of each bin; {method: (bins,) mean loss in nats}",
+                          "start, losses = s['start'], s['loss']")
+        notice(findings(s))
     commands = made["command"] if isinstance(made["command"], list) else [made["command"]]
     st.caption(f"Shipped results: {s['windows']} stretch of {s['tokens']:,} tokens of the text, {made['model']}. "
                f"Made on the project machine (2 CPU cores shared with other work) by "
@@ -76,6 +72,25 @@ def curve_tab():
     formula(r"\ell_p = -\log p_\theta(x_{p+1}\mid x_{0..p}),\qquad \bar\ell_{[a,b)} = \frac{1}{b-a}\sum_{p=a}^{b-1}"
             r"\ell_p,\qquad \text{bins of } $b", b=bin_size)
     source(real.position_losses, real.smollm2_forward)
+
+
+def past_question(s: dict):
+    """What the plain model's loss does past 8,192, asked before the curves (when the shipped run has it)."""
+    plain = real.LONG_METHODS["none"].label
+    if plain not in s["inside"]:
+        return contextlib.nullcontext()  # nothing to ask: the curves show at once
+    rise = s["past"][plain] - s["inside"][plain]
+
+    def past() -> str:
+        return (f"With its own RoPE the mean loss goes from {s['inside'][plain]:.3f} nats before position 8,192 "
+                f"to {s['past'][plain]:.3f} past it ({rise:+.3f} nats; perplexity {s['inside_ppl'][plain]:.1f} "
+                f"→ {s['past_ppl'][plain]:.1f}): the curve marked '{plain}' above.")
+
+    return classroom.predict("real_long_past", "SmolLM2 reads 16,384 tokens with the RoPE it was trained with (no "
+                             "extension). Past its trained 8,192 positions, what does its mean loss do?",
+                             ["falls: more text to read helps", "changes by less than 0.1 nats",
+                              "rises by 0.1 to 1 nat", "rises by more than 1 nat"],
+                             0 if rise < -0.1 else 1 if rise <= 0.1 else 2 if rise <= 1 else 3, past)
 
 
 def findings(s: dict) -> str:
@@ -95,16 +110,18 @@ def findings(s: dict) -> str:
     return " ".join(parts)
 
 
-def table_tab():
+def table_tab(page):
     s, _ = shipped(256)
     labels = list(s["inside"])
-    ppl = controls.toggle("Perplexity instead of loss", "ppl", False, help="Perplexity is e to the mean loss.")
+    with page.side:
+        ppl = controls.toggle("Show perplexity", "ppl", False, help="Perplexity is e to the mean loss.")
     inside, past, unit = ("inside_ppl", "past_ppl", "perplexity") if ppl else ("inside", "past", "mean loss (nats)")
     show(figures.bars(labels, {"before 8,192": np.array([s[inside][k] for k in labels]),
                                "past 8,192": np.array([s[past][k] for k in labels])},
                       title=f"{unit.capitalize()} inside and past the trained context", x_title="method",
                       y_title=unit, name="real_long_table",
-                      alt="Mean loss or perplexity of each method over the first and the second 8,192 positions."))
+                      alt=f"{unit.capitalize()} of each method over the first and the second 8,192 positions: "
+                          + "; ".join(f"{k} {s[inside][k]:.3f} and {s[past][k]:.3f}" for k in labels) + "."))
     classroom.snippet("s = pc.real.long_context_summary(pc.real.shipped_long_context(), 256)",
                       f"# {{method: {unit}}} over the first 8,192 positions and past them",
                       f"before, past = s[{inside!r}], s[{past!r}]")
@@ -119,19 +136,16 @@ def table_tab():
     source(real.long_context_summary, real.method_rope_parameters)
 
 
-def live_tab():
+def live_tab(page):
     st.markdown("A shorter version you can run here: a stretch of the text placed at a chosen position, so that it "
                 "sits before or past 8,192 without reading 16,384 tokens. It measures the positions, not a long "
                 "context: the model sees only this stretch.")
-    c1, c2, c3 = st.columns(3)
-    with c1:
+    with page.side:
         tokens = controls.select_slider("Tokens", "n", LIVE_LENGTHS, 512)
-    with c2:
         offset = controls.select_slider("First position", "p0", LIVE_OFFSETS, 12288, format_func=lambda v: f"{v:,}")
-    with c3:
         factor = controls.select_slider("Scale factor s", "s", [1.5, 2.0, 4.0], 2.0)
-    methods = controls.multiselect("Methods", "methods", list(real.LONG_METHODS), ["none", "linear", "yarn"],
-                                   format_func=lambda m: real.LONG_METHODS[m].label)
+        methods = controls.multiselect("Methods", "methods", list(real.LONG_METHODS), ["none", "linear", "yarn"],
+                                       format_func=lambda m: real.LONG_METHODS[m].label)
     key = f"real_long_live/{tokens}/{offset}/{factor}/{','.join(methods)}"  # this view's finished run
     if st.button("Run", key="run", type="primary", icon=":material/play_arrow:") and methods:
         if models_ready(real.SMOLLM2_NAME):
@@ -152,7 +166,9 @@ def live_tab():
     show(figures.lines(positions[: len(next(iter(binned.values()))) * 32: 32] + 16, binned,
                        title=f"Loss of the same {tokens} tokens placed at positions {offset:,}+", colours=COLOURS,
                        x_title="position (tokens)", y_title="mean loss per 32 positions (nats)", name="real_long_live",
-                       legend_right=True, alt="Loss of the chosen methods over the live stretch."))
+                       legend_right=True,
+                       alt=f"Loss of {len(losses)} methods over {tokens} tokens placed at positions {offset:,}+, "
+                           "in bins of 32 positions."))
     classroom.snippet(f"# {{method: ({tokens - 1},) loss at each position, nats}}: SmolLM2 runs, seconds each",
                       f"losses = {{m: pc.real.position_losses(m, {float(factor)!r}, 0, {tokens}, "
                       f"position_offset={offset})\n          for m in {list(methods)!r}}}",
@@ -163,3 +179,4 @@ def live_tab():
 
 
 lesson()
+why(WHY)
