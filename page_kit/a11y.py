@@ -56,9 +56,14 @@ A11Y_SCRIPT = """
       }
     }
   };
-  // again a second later: a table's width settles after its fonts and columns are laid out
-  let timers = [];
-  const later = () => { timers.forEach(clearTimeout); timers = [150, 1000].map((ms) => setTimeout(mark, ms)); };
+  // soon after a change, and again a second later: a table's width settles after its fonts and columns are
+  // laid out. Throttled, not debounced: a chart that keeps redrawing must not keep pushing the marking back.
+  const pending = {};
+  const later = () => {
+    for (const ms of [30, 300, 1000]) {
+      if (!pending[ms]) pending[ms] = setTimeout(() => { pending[ms] = null; mark(); }, ms);
+    }
+  };
   new MutationObserver(later).observe(document.body, { childList: true, subtree: true });
   window.addEventListener("resize", later);
   document.fonts.ready.then(later);

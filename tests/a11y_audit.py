@@ -64,6 +64,7 @@ def new_context(browser, view: View):
 
 def audit(page) -> list[dict]:
     """axe's violations of the WCAG A/AA rules on the page as it is now."""
+    page.wait_for_timeout(100)  # the page's own a11y script marks new wide formulas within 30 ms of a change
     return page.evaluate(_RUN_AXE, WCAG_TAGS)
 
 
@@ -91,14 +92,25 @@ def open_tab(page, index: int) -> None:
     wait_until_idle(page)
 
 
-def audit_page(page, url: str, path: str, view: View) -> dict[str, list[dict]]:
-    """Every tab of a page (or only the first, for views that audit each page once): {where: violations}."""
+def audit_page(page, url: str, path: str, view: View, on_tab=None) -> dict[str, list[dict]]:
+    """Every tab of a page (or only the first, for views that audit each page once): {where: violations}.
+
+    ``on_tab(page, where)`` runs on each tab while it is open, so other checks of every tab share this visit
+    (opening a tab is most of the cost of a browser sweep).
+    """
     open_page(page, url, path, view)
-    found = {f"{path} [{view.name}]": audit(page)}
+    labels = tab_labels(page)
+    where = f"{path} / {labels[0] if labels else 'page'} [{view.name}]"
+    found = {where: audit(page)}
+    if on_tab:
+        on_tab(page, where)
     if view.every_tab:
-        for index, label in enumerate(tab_labels(page)[1:], start=1):
+        for index, label in enumerate(labels[1:], start=1):
             open_tab(page, index)
-            found[f"{path} / {label} [{view.name}]"] = audit(page)
+            where = f"{path} / {label} [{view.name}]"
+            found[where] = audit(page)
+            if on_tab:
+                on_tab(page, where)
     return found
 
 
