@@ -181,7 +181,25 @@ def _touches(attention, width: int) -> bool:
     return False  # it returned without reading them
 
 
-DECIDING = [t for t in SWEEP if any(p in GUARD_RULES for g in attention_guards(t) or () for p in g.split(" & "))]
+def _decides(model_type: str | None) -> bool:
+    return any(p in GUARD_RULES for g in attention_guards(model_type) or () for p in g.split(" & "))
+
+
+def _text_type(model_type: str) -> str | None:
+    """The model_type of a multimodal config's language model (its ``text_config`` sub-config), without building it."""
+    spec = (getattr(CONFIG_MAPPING[model_type], "sub_configs_defaults", None) or {}).get("text_config")
+    return getattr(spec, "model_type", None)
+
+
+# Multimodal wrappers whose language model (AutoModel.from_config(config.text_config)) decides per layer too:
+# EXAONE 4.5 runs EXAONE 4's attention, Aya Vision Cohere2's.
+WRAPPED = sorted(t for t in CONFIG_MAPPING.keys() if t not in SWEEP and _text_type(t) not in (None, t)
+                 and _decides(_text_type(t)))
+DECIDING = sorted([t for t in SWEEP if _decides(t)] + WRAPPED)
+
+
+def test_the_probe_covers_the_wrapped_language_models():
+    assert {"exaone4_5", "aya_vision"} <= set(WRAPPED)
 
 
 @pytest.mark.parametrize("model_type", DECIDING)
@@ -189,7 +207,7 @@ def test_which_layers_rotate_as_the_attention_code_runs(model_type):
     reading, rows = reading_of(model_type)
     text = reading.obj
     text._attn_implementation = "eager"
-    layers = _base_model(model_type, text)
+    layers = _base_model(reading.model_type, text)  # a wrapper's language model is its text_config's model
     assert len(layers) == len(rows)
     compared = 0
     for row, layer in zip(rows, layers, strict=True):

@@ -183,6 +183,14 @@ def model_contexts(rows: list[LayerRow]) -> tuple[int, int | None, str]:
     return layer_contexts(next(r for r in rotating if r.rope_label == chosen))
 
 
+# M-RoPE layout (a key of multimodal.ALLOCATIONS, read from the rotary module's code) -> (axes in section order, how)
+MROPE_WORDS = {
+    "chunked": ("time, height and width", "in consecutive blocks"),
+    "interleaved": ("time, height and width", "interleaved across pairs (t, h, w, t, h, w, ...)"),
+    "ernie3d": ("height, width and time", "height and width alternating over the fastest pairs, time on the slowest"),
+}
+
+
 def layer_facts(row: LayerRow) -> list[tuple[str, str]]:
     """What one layer does with positions, one ``(feature, sentence)`` per feature the app teaches that it uses.
 
@@ -217,11 +225,10 @@ def layer_facts(row: LayerRow) -> list[tuple[str, str]]:
     elif row.partial_rotary_factor < 1:
         facts.append(("fraction", f"partial rotary: {row.partial_rotary_factor:g} of each {row.head_dim}-dim head "
                                   f"rotates ({pairs} of {total} pairs)"))
-    section = row.scaling.get("mrope_section")
-    if section:
-        layout = "interleaved across pairs" if row.scaling.get("mrope_interleaved") else "in consecutive blocks"
-        facts.append(("mrope", f"multimodal RoPE (M-RoPE): the pairs are split {list(section)} between time, height "
-                               f"and width, {layout}"))
+    if row.mrope_section:
+        axes, layout = MROPE_WORDS.get(row.mrope_layout, ("time, height and width", f"in {row.mrope_layout} layout"))
+        facts.append(("mrope", f"multimodal RoPE (M-RoPE): the pairs are split {list(row.mrope_section)} between "
+                               f"{axes}, {layout}"))
     if row.rope_type not in ("default", "proportional"):
         try:
             original, target, _ = layer_contexts(row)
