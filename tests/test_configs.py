@@ -437,3 +437,28 @@ def test_the_multimodal_reading_follows_the_class_defaults():
     assert settings.rope_theta == 500_000.0 and settings.mrope_section == (24, 20, 20)
     rows = dict((r[0], r[2]) for r in pc.read_multimodal_config({"model_type": "qwen3_vl"}).rows)
     assert "Qwen3VLTextConfig's default" in rows["rope_theta"] and "rotary module code" in rows["mrope_section"]
+
+
+def _offered(key):
+    """Every (preset, layer type) Model presets offers: its default view and each entry of its layer picker."""
+    config = pc.preset_config(key)
+    if not any(r.rotates for r in pc.read_layers(config)[1]):
+        return []
+    return [(key, None)] + [(key, t) for t in pc.rope_layer_types(config)]
+
+
+@pytest.mark.parametrize("key,layer", [p for k in pc.PRESETS for p in _offered(k)])
+def test_model_presets_shows_the_one_readings_numbers(key, layer):
+    """L, L′, θ, head size, rotated pairs and the feature sentences of Model presets are those of the layer the one
+    reading (read_layers, what Layer by layer draws) gives for the same setting."""
+    config = pc.preset_config(key)
+    view = pc.config_view(config, layer)
+    row = pc.read_layers(config)[1][view["layer"]]
+    read = view["read"]
+    assert (view["original"], view["target"]) == pc.layer_contexts(row)[:2]
+    assert (read.head_dim, read.base, read.rope_type) == (row.head_dim, row.theta, row.rope_type)
+    pairs = view["pairs"].get("inv_freq_after", view["pairs"].get("inv_freq"))
+    assert np.count_nonzero(pairs) == row.rotated_pairs
+    assert view["facts"] == pc.layer_facts(row)
+    if row.mrope_section:
+        assert any(k == "mrope" and str(list(row.mrope_section)) in s for k, s in view["facts"])

@@ -328,11 +328,12 @@ def config_view(config: Mapping, layer_type: str | None = None) -> dict:
     """
     read = read_rope_config(config, layer_type)
     original, target, how = config_contexts(read)
+    _, layers = read_layers(config)
+    row = next(r for r in layers if r.rotates and r.rope_label == read.layer_type)  # the layer shown, as Layer by layer
     view = {"read": read, "rows": describe_rope_config(config, layer_type), "original": original, "target": target,
-            "how": how, "softmax_scale": deepseek_softmax_mscale(read.scaling)}
+            "how": how, "softmax_scale": deepseek_softmax_mscale(read.scaling), "facts": layer_facts(row),
+            "layer": row.index}
     if target is None:  # no scaling: the pairs against L, and one score curve; nothing is extended
-        _, layers = read_layers(config)
-        row = next(r for r in layers if r.rotates and r.rope_label == read.layer_type)
         pairs = layer_pairs(row, original)
         distances, before = score_vs_distance(pairs["inv_freq"], pairs["attention_factor"], 4 * original)
         return view | {"pairs": pairs, "distances": distances, "before": before, "after": None}
