@@ -372,7 +372,7 @@ def test_a_validation_error_of_the_class_becomes_a_sentence_with_its_numbers():
 
 @pytest.mark.parametrize("key,layer,feature,words", [
     ("deepseek-v3", 0, "latent", "64-dim qk_rope_head_dim slice of each 192-dim"),
-    ("mistral-small4", 0, "latent", "shared by all heads"),
+    ("mistral-small4", 0, "latent", "64-dim qk_rope_head_dim slice of each 128-dim"),
     ("qwen2-vl-7b", 0, "mrope", "[16, 24, 24]"),
     ("qwen3-vl-8b", 0, "mrope", "interleaved"),
     ("gemma4", 5, "fraction", "proportional RoPE"),

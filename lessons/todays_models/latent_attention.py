@@ -12,6 +12,12 @@ def scores(preset: str, heads: int, tokens: int, start: int, seed: int, interlea
     return pc.mla_demo_scores(preset, heads, tokens, start, seed, interleave)
 
 
+@st.cache_data(max_entries=8, show_spinner=False)
+def facts(preset: str) -> list[tuple[str, str]]:
+    """The layer facts of the preset's config.json, read as every config page reads it."""
+    return pc.latent_config(pc.MLA_CONFIGS[preset])[1]
+
+
 header(
     "Latent attention's shared rotated key",
     "DeepSeek V3, Kimi K2, GLM-5 and Mistral Small 4 use multi-head latent attention (MLA): instead of keys and "
@@ -36,7 +42,8 @@ def lesson():
     with c4:
         start = controls.slider("First position", "start", 0, cfg.max_position_embeddings - tokens, 0, step=1,
                                 help="Where the tokens sit; past the original length YaRN's slowed pairs matter.")
-    st.caption(f"Sizes from {cfg.source}.")
+    st.caption(f"Sizes from {cfg.source}. As Layer by layer reads that config: "  # the one reading's sentences
+               + "; ".join(sentence for _, sentence in facts(preset)) + ".")
     tab_terms, tab_shared, tab_scale, tab_cache, tab_layout = sections(
         ["Content + position", "The shared rotated key", "Softmax scale", "KV cache per token", "Interleaved pairs"])
 

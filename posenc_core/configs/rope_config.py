@@ -216,9 +216,10 @@ def layer_facts(row: LayerRow) -> list[tuple[str, str]]:
         return facts
     pairs, total = row.rotated_pairs, (row.head_dim or 0) // 2
     if row.latent and row.qk_nope_head_dim:
-        full = row.head_dim + row.qk_nope_head_dim
-        facts.append(("latent", f"latent attention: only the {row.head_dim}-dim qk_rope_head_dim slice of each "
-                                f"{full}-dim query/key head rotates; one rotated key is shared by all heads"))
+        rope_dims = 2 * pairs  # Mistral Small 4 computes its 64-dim slice as head_dim 128 x partial_rotary_factor 0.5
+        facts.append(("latent", f"latent attention: only the {rope_dims}-dim qk_rope_head_dim slice of each "
+                                f"{rope_dims + row.qk_nope_head_dim}-dim query/key head rotates; one rotated key is "
+                                "shared by all heads"))
     if row.rope_type == "proportional":
         facts.append(("fraction", f"proportional RoPE: {pairs} of {total} pairs turn, with exponents over the whole "
                                   "head; the rest have frequency 0"))
