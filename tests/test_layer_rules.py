@@ -148,7 +148,7 @@ def test_local_global_reads_the_preset_as_every_config_page_does(name):
         assert spec.facts[kind] == tuple(pc.layer_facts(row))
     assert any(k == "window" for k, _ in spec.facts["local"])
     if full.rope_type == "proportional":
-        np.testing.assert_array_max_ulp(view["full"]["inv_freq"], pc.proportional_inv_freq(
+        np.testing.assert_array_max_ulp(view["full"]["inv_freq"].astype(np.float32), pc.proportional_inv_freq(
             full.head_dim, full.base, full.partial_rotary_factor), maxulp=1)
 
 
