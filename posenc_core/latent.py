@@ -30,7 +30,9 @@ __all__ = [
     "MLA_PRESETS",
     "GQA_REFERENCE",
     "LatentConfig",
+    "MLA_CONFIGS",
     "kv_cache_per_token",
+    "latent_config",
     "mla_demo_scores",
     "mla_layout_gap",
     "mla_random_weights",
@@ -88,6 +90,60 @@ MLA_PRESETS: dict[str, LatentConfig] = {
         "transformers' Mistral4Config defaults (checkpoint mistralai/Mistral-Small-4-119B-2603; yarn factor 128 "
         "over 8,192 tokens)"),
 }
+
+# The config.json each preset's sizes come from, as the config pages read them (``read_layers``); ``latent_config``
+# turns one into a LatentConfig, and the tests hold MLA_PRESETS equal to it, so this page and Layer by layer agree.
+MLA_CONFIGS: dict[str, dict] = {
+    "DeepSeek V3": {"model_type": "deepseek_v3", "hidden_size": 7168, "num_attention_heads": 128,
+                    "qk_rope_head_dim": 64, "qk_nope_head_dim": 128, "max_position_embeddings": 163840,
+                    "rope_theta": 10000, "rope_scaling": {"beta_fast": 32, "beta_slow": 1, "factor": 40, "mscale": 1.0,
+                                                          "mscale_all_dim": 1.0,
+                                                          "original_max_position_embeddings": 4096, "type": "yarn"}},
+    "Kimi K2 (0905)": {"model_type": "deepseek_v3", "hidden_size": 7168, "num_attention_heads": 64,
+                       "num_hidden_layers": 61, "q_lora_rank": 1536, "kv_lora_rank": 512, "qk_rope_head_dim": 64,
+                       "qk_nope_head_dim": 128, "v_head_dim": 128, "max_position_embeddings": 262144,
+                       "rope_theta": 50000.0,
+                       "rope_scaling": {"beta_fast": 1.0, "beta_slow": 1.0, "factor": 64.0, "mscale": 1.0,
+                                        "mscale_all_dim": 1.0, "original_max_position_embeddings": 4096,
+                                        "type": "yarn"}},
+    "GLM-5": {"model_type": "glm_moe_dsa"},
+    "Mistral Small 4": {"model_type": "mistral4", "hidden_size": 4096, "num_attention_heads": 32,
+                        "num_hidden_layers": 36, "head_dim": 128, "q_lora_rank": 1024, "kv_lora_rank": 256,
+                        "qk_rope_head_dim": 64, "qk_nope_head_dim": 64, "v_head_dim": 128,
+                        "max_position_embeddings": 1048576,
+                        "rope_parameters": {"type": "yarn", "rope_theta": 10000.0, "factor": 128.0,
+                                            "original_max_position_embeddings": 8192,
+                                            "max_position_embeddings": 1048576, "beta_fast": 32.0, "beta_slow": 1.0,
+                                            "mscale_all_dim": 1.0, "mscale": 1.0, "llama_4_scaling_beta": 0.1,
+                                            "partial_rotary_factor": 0.5}},
+}
+
+
+def latent_config(config: Mapping, source: str = "") -> tuple[LatentConfig, list[tuple[str, str]]]:
+    """A config.json read through the one config reading (``read_layers``) as MLA sizes, with the layer facts the
+    config pages show for its first latent layer.
+
+    The rotated slice is the reading's rotated pairs x 2 (Mistral Small 4: half of a 128-dim head), its base and
+    scaling the layer's RoPE setting. ``rope_interleave`` is the config's; a class without the field (GLM-5's
+    GlmMoeDsaConfig) runs ``apply_rotary_pos_emb_interleave`` unconditionally.
+    """
+    from .configs import layer_facts, read_layers  # the config reading imports transformers only when it runs
+
+    reading, rows = read_layers(config)
+    row = next((r for r in rows if r.rotates and r.latent), None)
+    if row is None:
+        raise ValueError("No layer of this config uses latent attention with a rotation (kv_lora_rank and "
+                         "qk_rope_head_dim), so there is no shared rotated key to show.")
+    rope = {k: v for k, v in row.scaling.items() if k in ("rope_type", "factor", "original_max_position_embeddings",
+                                                          "mscale", "mscale_all_dim", "beta_fast", "beta_slow")}
+    latent = LatentConfig(
+        int(reading.get("hidden_size")), int(reading.get("num_attention_heads")), len(rows),
+        None if reading.get("q_lora_rank") is None else int(reading.get("q_lora_rank")),
+        int(reading.get("kv_lora_rank")), int(row.qk_nope_head_dim), 2 * row.rotated_pairs,
+        int(reading.get("v_head_dim")), {"rope_theta": row.theta, **rope}, bool(reading.get("rope_interleave", True)),
+        int(row.max_position_embeddings), source)
+    return latent, layer_facts(row)
+
 
 # A grouped-query model for the cache comparison (not MLA): GLM-4.5 keeps 8 key-value heads of 128.
 GQA_REFERENCE = {"name": "GLM-4.5 (GQA)", "num_hidden_layers": 46, "num_attention_heads": 96,

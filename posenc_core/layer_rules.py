@@ -3,8 +3,9 @@
 Two ideas live here, each following transformers 5.23's model files:
 
 * local and global layers: a sliding-window layer and a full-attention layer of the same model rotate
-  with different settings (base, scaling, rotated fraction, head size). ``LOCAL_GLOBAL_MODELS`` holds
-  four such models; ``local_global_view`` measures each layer kind's pairs against its own window and
+  with different settings (base, scaling, rotated fraction, head size). ``LOCAL_GLOBAL_MODELS`` names four
+  such models; ``local_global_model`` reads each layer kind's setting from the model's preset config through
+  the one config reading, and ``local_global_view`` measures each kind's pairs against its own window and
   against the whole context.
 * query temperature on layers that do not rotate: Llama 4 multiplies the query of its NoPE layers by
   1 + 0.1·log1p(floor((p + 1) / 8192)); Ministral 3 / Mistral Small 4 multiply every query by
@@ -14,6 +15,7 @@ Two ideas live here, each following transformers 5.23's model files:
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -33,6 +35,7 @@ __all__ = [
     "layer_kind_inv_freq",
     "llama4_attn_temperature",
     "llama_4_scaling_beta",
+    "local_global_model",
     "local_global_scores",
     "local_global_view",
     "nope_layer_map",
@@ -65,40 +68,51 @@ class LocalGlobalModel:
     pattern: str  # how the two kinds alternate
     context: int  # max_position_embeddings
     source: str
+    facts: dict = field(default_factory=dict)  # kind -> layer_facts of its first layer: (feature, sentence), ...
+    layers: dict = field(default_factory=dict)  # kind -> the index of that layer
 
 
-LOCAL_GLOBAL_MODELS: dict[str, LocalGlobalModel] = {
-    "Gemma 3 27B": LocalGlobalModel(
-        local=LayerRope(128, 10_000.0, window=1024),
-        full=LayerRope(128, 1_000_000.0, "linear", {"factor": 8.0}),
-        pattern="5 sliding layers, then 1 full layer (sliding_window_pattern 6)", context=131_072,
-        source="google/gemma-3-27b-it config.json: head_dim 128, sliding_window 1024, rope_local_base_freq "
-               "10000, rope_theta 1000000, rope_scaling {linear, factor 8}; Gemma3TextConfig applies "
-               "rope_scaling to full_attention layers only"),
-    "Gemma 4": LocalGlobalModel(
-        local=LayerRope(256, 10_000.0, window=512),
-        full=LayerRope(512, 1_000_000.0, "proportional", partial_rotary_factor=0.25),
-        pattern="5 sliding layers, then 1 full layer; the last layer is always full", context=131_072,
-        source="Gemma4TextConfig's defaults in transformers 5.23: head_dim 256 with sliding_window 512 and "
-               "θ 10,000; full layers get global_head_dim 512 (per_layer_config) and proportional RoPE "
-               "over 25% of the head at θ 1,000,000"),
-    "Olmo 3 7B": LocalGlobalModel(
-        local=LayerRope(128, 500_000.0, window=4096),
-        full=LayerRope(128, 500_000.0, "yarn", {"factor": 8.0, "original_max_position_embeddings": 8192,
-                                                "attention_factor": 1.2079441541679836, "beta_fast": 32.0,
-                                                "beta_slow": 1.0}),
-        pattern="3 sliding layers, then 1 full layer", context=65_536,
-        source="allenai/Olmo-3-1025-7B config.json: rope_theta 500000, sliding_window 4096, rope_scaling "
-               "{yarn, factor 8, original_max_position_embeddings 8192, attention_factor 1.2079}; "
-               "Olmo3Config applies rope_scaling to full_attention layers only"),
-    "MiMo-V2-Flash": LocalGlobalModel(
-        local=LayerRope(192, 10_000.0, partial_rotary_factor=0.334, window=129),
-        full=LayerRope(192, 5_000_000.0, partial_rotary_factor=0.334),
-        pattern="layer 0 full, then 5 sliding layers for every full one", context=131_072,
-        source="MiMoV2FlashConfig's defaults in transformers 5.23 ('matching the XiaomiMiMo/MiMo-V2-Flash "
-               "pretrained thetas'): head_dim 192, 33.4% rotated, θ 5,000,000 on full and 10,000 on sliding "
-               "layers, sliding_window 129 (128 earlier tokens plus the query)"),
+# name -> the preset (``posenc_core.configs.PRESETS``) whose config each layer kind's setting is read from, through
+# the one reading every config page uses (``read_layers``: the model's transformers config class and its code).
+LOCAL_GLOBAL_MODELS: dict[str, str] = {
+    "Gemma 3 27B": "gemma3-27b",
+    "Gemma 4": "gemma4",
+    "Olmo 3 7B": "olmo3-7b",
+    "MiMo-V2-Flash": "mimo-v2-flash",
 }
+KIND_MIXERS = {"local": "sliding window", "full": "full attention"}
+
+
+def _layer_rope(row) -> LayerRope:
+    scaling = {k: v for k, v in row.scaling.items() if k != "rope_type" and v is not None}
+    return LayerRope(row.head_dim, row.theta, row.rope_type, scaling, row.partial_rotary_factor, row.window)
+
+
+def _layout(rows) -> str:
+    """How the two kinds alternate, counted from the reading: totals and the first layers as L (local) / G."""
+    kinds = ["L" if r.mixer == "sliding window" else "G" for r in rows if r.is_attention]
+    shown = min(len(kinds), 12)
+    return (f"{kinds.count('L')} sliding-window and {kinds.count('G')} full-attention layers of {len(kinds)}; "
+            f"layers 0-{shown - 1}: {''.join(kinds[:shown])} (L sliding, G full)")
+
+
+@functools.lru_cache(maxsize=8)
+def local_global_model(model: str) -> LocalGlobalModel:
+    """Each layer kind of ``model``'s preset config as the one reading reads it (the first rotating layer of each
+    kind), with the layer facts the other config pages show for it."""
+    from .configs import PRESETS, layer_facts, read_layers  # the config reading sits above these rules
+
+    key = LOCAL_GLOBAL_MODELS[as_choice("model", model, tuple(LOCAL_GLOBAL_MODELS))]
+    preset = PRESETS[key]
+    reading, rows = read_layers(preset.config)
+    picked = {kind: next(r for r in rows if r.rotates and r.mixer == mixer) for kind, mixer in KIND_MIXERS.items()}
+    return LocalGlobalModel(
+        local=_layer_rope(picked["local"]), full=_layer_rope(picked["full"]), pattern=_layout(rows),
+        context=int(reading.get("max_position_embeddings")),
+        source=f"{preset.model_id}, {preset.source}, read through transformers' {reading.class_name} "
+               f"(preset '{key}', the same reading as Layer by layer)",
+        facts={kind: tuple(layer_facts(row)) for kind, row in picked.items()},
+        layers={kind: row.index for kind, row in picked.items()})
 
 
 def proportional_inv_freq(head_dim, base, partial_rotary_factor=1.0, factor=1.0) -> np.ndarray:
@@ -129,8 +143,10 @@ def layer_kind_inv_freq(layer: LayerRope, context: int | None = None) -> tuple[n
     frequencies, the trailing ones 0; the other types return rotary_dim / 2.
     """
     if layer.rope_type == "proportional":
-        return proportional_inv_freq(layer.head_dim, layer.base, layer.partial_rotary_factor,
-                                     layer.scaling.get("factor", 1.0)), 1.0
+        # transformers' own op order (rope_inv_freq's proportional type), as Layer by layer computes it: the numpy
+        # proportional_inv_freq can land one float32 ulp away from the model's buffer
+        scaling = {"rope_type": "proportional", **layer.scaling, "partial_rotary_factor": layer.partial_rotary_factor}
+        return rope_inv_freq(layer.head_dim, layer.base, scaling, max_position_embeddings=context)
     scaling = {"rope_type": layer.rope_type, **layer.scaling} if layer.rope_type != "default" else None
     return rope_inv_freq(layer.head_dim, layer.base, scaling, partial_rotary_factor=layer.partial_rotary_factor,
                          max_position_embeddings=context)
@@ -166,7 +182,7 @@ def local_global_view(model: str) -> dict:
         ``span`` (the window, or the context for full layers), ``attention_factor``, ``pairs``,
         ``rotated_dims``, ``head_dim``, ``full_turn_in_span`` and ``near_still_in_span`` (pair counts).
     """
-    spec = LOCAL_GLOBAL_MODELS[as_choice("model", model, tuple(LOCAL_GLOBAL_MODELS))]
+    spec = local_global_model(model)
     return {"local": _pair_view(spec.local, spec.context), "full": _pair_view(spec.full, spec.context),
             "context": spec.context}
 

@@ -181,7 +181,35 @@ def _touches(attention, width: int) -> bool:
     return False  # it returned without reading them
 
 
-DECIDING = [t for t in SWEEP if any(p in GUARD_RULES for g in attention_guards(t) or () for p in g.split(" & "))]
+def _decides(model_type: str | None) -> bool:
+    return any(p in GUARD_RULES for g in attention_guards(model_type) or () for p in g.split(" & "))
+
+
+TEXT_SUB_CONFIG = re.compile(r'"text_config":\s*SubConfigSpec\([^)]*model_type="(\w+)"')
+
+
+def _text_type(model_type: str) -> str | None:
+    """The model_type of a multimodal config's language model (its ``text_config`` SubConfigSpec), read from the
+    configuration file's text: importing every config module to ask its class took most of a minute."""
+    name = model_type_to_module_name(model_type)
+    path = os.path.join(ROOT, name, f"configuration_{name}.py")
+    if not os.path.exists(path):
+        return None
+    with open(path, encoding="utf-8") as handle:
+        match = TEXT_SUB_CONFIG.search(handle.read())
+    return match.group(1) if match else None
+
+
+# Multimodal wrappers whose language model (AutoModel.from_config(config.text_config)) decides per layer too:
+# EXAONE 4.5 runs EXAONE 4's attention, Aya Vision Cohere2's.
+WRAPPED = sorted(t for t in CONFIG_MAPPING.keys() if t not in SWEEP and model_type_to_module_name(t) == t
+                 and _text_type(t) not in (None, t)
+                 and _decides(_text_type(t)))
+DECIDING = sorted([t for t in SWEEP if _decides(t)] + WRAPPED)
+
+
+def test_the_probe_covers_the_wrapped_language_models():
+    assert {"exaone4_5", "aya_vision"} <= set(WRAPPED)
 
 
 @pytest.mark.parametrize("model_type", DECIDING)
@@ -189,7 +217,7 @@ def test_which_layers_rotate_as_the_attention_code_runs(model_type):
     reading, rows = reading_of(model_type)
     text = reading.obj
     text._attn_implementation = "eager"
-    layers = _base_model(model_type, text)
+    layers = _base_model(reading.model_type, text)  # a wrapper's language model is its text_config's model
     assert len(layers) == len(rows)
     compared = 0
     for row, layer in zip(rows, layers, strict=True):

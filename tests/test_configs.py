@@ -372,7 +372,7 @@ def test_a_validation_error_of_the_class_becomes_a_sentence_with_its_numbers():
 
 @pytest.mark.parametrize("key,layer,feature,words", [
     ("deepseek-v3", 0, "latent", "64-dim qk_rope_head_dim slice of each 192-dim"),
-    ("mistral-small4", 0, "latent", "shared by all heads"),
+    ("mistral-small4", 0, "latent", "64-dim qk_rope_head_dim slice of each 128-dim"),
     ("qwen2-vl-7b", 0, "mrope", "[16, 24, 24]"),
     ("qwen3-vl-8b", 0, "mrope", "interleaved"),
     ("gemma4", 5, "fraction", "proportional RoPE"),
@@ -385,3 +385,80 @@ def test_each_reading_names_its_feature(key, layer, feature, words):
     _, rows = pc.read_layers(pc.preset_config(key))
     facts = pc.layer_facts(rows[layer])
     assert any(k == feature and words in sentence for k, sentence in facts), facts
+
+
+# ------------------------------------------------------------------ M-RoPE as the rotary module's code takes it
+
+MROPE_TYPES = {"qwen2_vl": "qwen2_vl", "qwen2_5_vl": "qwen2_5_vl", "qwen3_vl": "qwen3_vl", "glm4v": "glm4v",
+               "ernie4_5_vl_moe": "ernie4_5_vl", "qwen3_5": "qwen3_5", "qwen3_omni_moe": "qwen3_omni"}
+
+
+@pytest.mark.parametrize("model_type", MROPE_TYPES)
+def test_mrope_sections_at_class_defaults_are_the_rotary_modules(model_type):
+    """A config that names no mrope_section gets the one the model's rotary module falls back to in its code."""
+    pytest.importorskip("transformers")
+    import importlib
+    import inspect
+
+    from transformers.models.auto.configuration_auto import model_type_to_module_name
+
+    reading, rows = pc.read_layers({"model_type": model_type})
+    row = next(r for r in rows if r.rotates)
+    name = model_type_to_module_name(model_type)
+    module = importlib.import_module(f"transformers.models.{name}.modeling_{name}")
+    built = []
+    for cls_name, cls in vars(module).items():
+        if inspect.isclass(cls) and cls_name.endswith("RotaryEmbedding") and hasattr(cls, "recomposition_frequencies"):
+            try:
+                built.append(cls(reading.obj))
+            except Exception:  # noqa: BLE001, S112 (a rotary module of another sub-config)
+                continue
+    assert built and tuple(built[0].mrope_section) == row.mrope_section
+    assert "mrope_section" not in reading.obj.rope_parameters  # the class leaves it to the code
+    assert row.mrope_layout == pc.MM_FAMILIES[MROPE_TYPES[model_type]].allocation
+    assert any(k == "mrope" and str(list(row.mrope_section)) in s for k, s in pc.layer_facts(row))
+
+
+@pytest.mark.parametrize("key", list(pc.MULTIMODAL_PRESETS))
+def test_the_multimodal_pages_read_what_layer_by_layer_reads(key):
+    """head_dim, rotated dims, θ, sections and their layout: the multimodal reading is the one reading."""
+    config = pc.preset_config(key)
+    settings = pc.read_multimodal_config(config).settings
+    row = next(r for r in pc.read_layers(config)[1] if r.rotates)
+    assert (settings.head_dim, settings.rotary_dim, settings.rope_theta, settings.mrope_section,
+            settings.allocation) == (row.head_dim, 2 * row.rotated_pairs, row.theta, row.mrope_section,
+                                     row.mrope_layout)
+
+
+def test_the_multimodal_reading_follows_the_class_defaults():
+    """Qwen3-VL's class default base is 500,000 (the released 8B writes 5,000,000 in its file): the class wins."""
+    pytest.importorskip("transformers")
+    settings = pc.read_multimodal_config({"model_type": "qwen3_vl"}).settings
+    assert settings.rope_theta == 500_000.0 and settings.mrope_section == (24, 20, 20)
+    rows = dict((r[0], r[2]) for r in pc.read_multimodal_config({"model_type": "qwen3_vl"}).rows)
+    assert "Qwen3VLTextConfig's default" in rows["rope_theta"] and "rotary module code" in rows["mrope_section"]
+
+
+def _offered(key):
+    """Every (preset, layer type) Model presets offers: its default view and each entry of its layer picker."""
+    config = pc.preset_config(key)
+    if not any(r.rotates for r in pc.read_layers(config)[1]):
+        return []
+    return [(key, None)] + [(key, t) for t in pc.rope_layer_types(config)]
+
+
+@pytest.mark.parametrize("key,layer", [p for k in pc.PRESETS for p in _offered(k)])
+def test_model_presets_shows_the_one_readings_numbers(key, layer):
+    """L, L′, θ, head size, rotated pairs and the feature sentences of Model presets are those of the layer the one
+    reading (read_layers, what Layer by layer draws) gives for the same setting."""
+    config = pc.preset_config(key)
+    view = pc.config_view(config, layer)
+    row = pc.read_layers(config)[1][view["layer"]]
+    read = view["read"]
+    assert (view["original"], view["target"]) == pc.layer_contexts(row)[:2]
+    assert (read.head_dim, read.base, read.rope_type) == (row.head_dim, row.theta, row.rope_type)
+    pairs = view["pairs"].get("inv_freq_after", view["pairs"].get("inv_freq"))
+    assert np.count_nonzero(pairs) == row.rotated_pairs
+    assert view["facts"] == pc.layer_facts(row)
+    if row.mrope_section:
+        assert any(k == "mrope" and str(list(row.mrope_section)) in s for k, s in view["facts"])

@@ -157,3 +157,23 @@ def test_demo_scores_keep_the_layer_and_move_only_the_positions():
         pc.mla_demo_scores(preset, 2, 6, -1)
     with pytest.raises(ValueError):
         pc.mla_demo_scores("GPT-2", 2, 6, 0)
+
+
+@pytest.mark.parametrize("name", list(pc.MLA_PRESETS))
+def test_each_mla_preset_is_the_one_reading_of_its_config(name):
+    """Sizes, rotated slice, base, scaling, context and the softmax scale of the latent page are those the one config
+    reading (read_layers, what Layer by layer draws) gives for the preset's config.json; its facts name the slice."""
+    from posenc_core.latent import _rope
+
+    read, facts = pc.latent_config(pc.MLA_CONFIGS[name])
+    preset = pc.MLA_PRESETS[name]
+    fields = ("hidden_size", "num_attention_heads", "num_hidden_layers", "q_lora_rank", "kv_lora_rank",
+              "qk_nope_head_dim", "qk_rope_head_dim", "v_head_dim", "rope_interleave", "max_position_embeddings")
+    assert [getattr(read, f) for f in fields] == [getattr(preset, f) for f in fields]
+    for ours, theirs in zip(_rope(read), _rope(preset), strict=True):
+        np.testing.assert_array_equal(ours, theirs)
+    assert pc.mla_softmax_scale(read) == pc.mla_softmax_scale(preset)
+    latent = next(s for k, s in facts if k == "latent")
+    assert f"{preset.qk_rope_head_dim}-dim qk_rope_head_dim slice of each {preset.qk_head_dim}-dim" in latent
+    _, rows = pc.read_layers(pc.MLA_CONFIGS[name])
+    assert pc.layer_contexts(next(r for r in rows if r.rotates))[1] in (None, preset.max_position_embeddings)

@@ -43,8 +43,8 @@ def _rope_parameters(layer: pc.LayerRope) -> dict:
 
 
 def _hf_model(name):
-    """The model's own config class and rotary module, built from the values in LOCAL_GLOBAL_MODELS."""
-    spec = pc.LOCAL_GLOBAL_MODELS[name]
+    """The model's own config class and rotary module, built from the values local_global_model reads."""
+    spec = pc.local_global_model(name)
     rope = {"sliding_attention": _rope_parameters(spec.local), "full_attention": _rope_parameters(spec.full)}
     common = dict(SMALL, head_dim=spec.local.head_dim, sliding_window=spec.local.window,
                   max_position_embeddings=spec.context, rope_parameters=rope)
@@ -64,13 +64,13 @@ def _hf_model(name):
 @pytest.mark.parametrize("name", list(pc.LOCAL_GLOBAL_MODELS))
 def test_local_global_frequencies_match_each_models_rotary_module(name):
     config, rotary = _hf_model(name)
-    spec = pc.LOCAL_GLOBAL_MODELS[name]
+    spec = pc.local_global_model(name)
     assert config.sliding_window == spec.local.window
     for kind, layer_type in (("local", "sliding_attention"), ("full", "full_attention")):
         expected = getattr(rotary, f"{layer_type}_inv_freq").numpy()
         inv, factor = pc.layer_kind_inv_freq(getattr(spec, kind), spec.context)
         assert inv.dtype == np.float32 and inv.shape == expected.shape
-        np.testing.assert_allclose(inv, expected, rtol=2e-6, atol=0)
+        np.testing.assert_array_equal(inv, expected)  # bit for bit, proportional included
         expected_factor = getattr(rotary, f"{layer_type}_attention_scaling", None)
         if expected_factor is None:
             expected_factor = rotary.attention_scaling[layer_type]
@@ -80,7 +80,7 @@ def test_local_global_frequencies_match_each_models_rotary_module(name):
 def test_gemma4_full_layers_have_their_own_head_dim():
     config, _ = _hf_model("Gemma 4")
     full = config.layer_types.index("full_attention")
-    assert config.per_layer_config[full].head_dim == pc.LOCAL_GLOBAL_MODELS["Gemma 4"].full.head_dim
+    assert config.per_layer_config[full].head_dim == pc.local_global_model("Gemma 4").full.head_dim
 
 
 @pytest.mark.parametrize("name", list(pc.LOCAL_GLOBAL_MODELS))
@@ -93,11 +93,63 @@ def test_local_global_view_counts(name):
         assert v["full_turn_in_span"] == np.count_nonzero(v["turns_in_span"] >= 1 - 1e-9)
         np.testing.assert_allclose(v["wavelength"][turning] * v["inv_freq"][turning], 2 * math.pi, rtol=1e-6)
         assert v["pairs"] == v["head_dim"] // 2
-        inv, _ = pc.layer_kind_inv_freq(getattr(pc.LOCAL_GLOBAL_MODELS[name], kind), view["context"])
+        inv, _ = pc.layer_kind_inv_freq(getattr(pc.local_global_model(name), kind), view["context"])
         np.testing.assert_array_equal(v["inv_freq"][: inv.size], inv)
         assert np.all(v["inv_freq"][inv.size:] == 0)
-    assert view["local"]["span"] == pc.LOCAL_GLOBAL_MODELS[name].local.window
+    assert view["local"]["span"] == pc.local_global_model(name).local.window
     assert view["full"]["span"] == view["context"]
+
+
+# The table the Local and global page drew from before it read the preset configs (each value cited to its
+# config.json or class defaults); every number the page shows must stay bit for bit what this table gave.
+FORMER_TABLE = {
+    "Gemma 3 27B": (pc.LayerRope(128, 10_000.0, window=1024), pc.LayerRope(128, 1_000_000.0, "linear", {"factor": 8.0}),
+                    131_072),
+    "Gemma 4": (pc.LayerRope(256, 10_000.0, window=512),
+                pc.LayerRope(512, 1_000_000.0, "proportional", partial_rotary_factor=0.25), 131_072),
+    "Olmo 3 7B": (pc.LayerRope(128, 500_000.0, window=4096),
+                  pc.LayerRope(128, 500_000.0, "yarn", {"factor": 8.0, "original_max_position_embeddings": 8192,
+                                                        "attention_factor": 1.2079441541679836, "beta_fast": 32.0,
+                                                        "beta_slow": 1.0}), 65_536),
+    "MiMo-V2-Flash": (pc.LayerRope(192, 10_000.0, partial_rotary_factor=0.334, window=129),
+                      pc.LayerRope(192, 5_000_000.0, partial_rotary_factor=0.334), 131_072),
+}
+
+
+@pytest.mark.parametrize("name", list(pc.LOCAL_GLOBAL_MODELS))
+def test_local_global_reads_the_preset_as_every_config_page_does(name):
+    """Each kind's setting is the one reading's (read_layers of the preset), and every number the page shows is
+    bit for bit what the former hand table gave, through the same frequency rule. (Gemma 4's proportional
+    frequencies now follow transformers' op order, as Layer by layer does: at most one float32 ulp from the numpy
+    rule the page used before, checked below.)"""
+    spec = pc.local_global_model(name)
+    local, full, context = FORMER_TABLE[name]
+    assert spec.context == context
+    for kind, former in (("local", local), ("full", full)):
+        ours = getattr(spec, kind)
+        assert (ours.head_dim, ours.base, ours.rope_type, ours.partial_rotary_factor, ours.window) == (
+            former.head_dim, former.base, former.rope_type, former.partial_rotary_factor, former.window)
+        assert dict(ours.scaling) == dict(former.scaling)
+        for a, b in zip(pc.layer_kind_inv_freq(ours, context), pc.layer_kind_inv_freq(former, context), strict=True):
+            np.testing.assert_array_equal(a, b)
+    view = pc.local_global_view(name)
+    pair_view = pc.local_global_view.__globals__["_pair_view"]
+    former_views = {"local": pair_view(local, context), "full": pair_view(full, context)}
+    for kind in ("local", "full"):
+        for field, value in former_views[kind].items():
+            np.testing.assert_array_equal(view[kind][field], value)
+    # the one reading: the same frequencies as layer_inv_freq of the layer the page picked, and its facts
+    _, rows = pc.read_layers(pc.preset_config(pc.LOCAL_GLOBAL_MODELS[name]))
+    for kind in ("local", "full"):
+        row = rows[spec.layers[kind]]
+        inv, factor = pc.layer_inv_freq(row)
+        np.testing.assert_array_equal(view[kind]["inv_freq"][: inv.size], inv)
+        assert view[kind]["attention_factor"] == factor
+        assert spec.facts[kind] == tuple(pc.layer_facts(row))
+    assert any(k == "window" for k, _ in spec.facts["local"])
+    if full.rope_type == "proportional":
+        np.testing.assert_array_max_ulp(view["full"]["inv_freq"].astype(np.float32), pc.proportional_inv_freq(
+            full.head_dim, full.base, full.partial_rotary_factor), maxulp=1)
 
 
 def test_proportional_matches_transformers_and_checks():

@@ -29,7 +29,7 @@ def analyse(config_text: str, layer: str | None):
     """Everything the page draws for one config (given as canonical JSON text, so the cache key is a string)."""
     view = pc.config_view(json.loads(config_text), layer)
     return (view["read"], view["rows"], view["how"], view["original"], view["target"], view["pairs"],
-            view["distances"], view["before"], view["after"], view["softmax_scale"])
+            view["distances"], view["before"], view["after"], view["softmax_scale"], view["facts"], view["layer"])
 
 
 def config_lines(config_text: str, layer: str | None) -> list[str]:
@@ -80,7 +80,8 @@ def lesson():
             default = layers.index("full_attention") if "full_attention" in layers else 0
             layer = controls.select("Layer type", "layer", layers, default,
                                     help="This config gives each kind of layer its own RoPE settings.")
-        read, rows, how, original, target, result, distances, before, after, softmax = analyse(config_text, layer)
+        read, rows, how, original, target, result, distances, before, after, softmax, facts, index = \
+            analyse(config_text, layer)
         label = read.rope_type
         tab_read, tab_pairs, tab_angle, tab_score = page.sections(
             ["What was read", "Per pair", "Angles reached", "Score vs distance"])
@@ -90,6 +91,9 @@ def lesson():
                               "read from": [r[2] for r in rows]}, hide_index=True, width="stretch")
                 with ask_trained_length(read, original, target, how):
                     _read_numbers(read, how, original, target, result, softmax)
+                    st.markdown(f"**Layer {index}, as Layer by layer reads it:**"  # one sentence per feature it uses
+                                + "".join(f"\n- {sentence}" for _, sentence in facts))
+                    layer_views.lesson_links(key for key, _ in facts)
                     classroom.snippet(*config_lines(config_text, layer),
                                       "read = view['read']  # head_dim, base, rope_type, scaling, as the config "
                                       "class reads them",

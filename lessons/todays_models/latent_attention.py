@@ -25,6 +25,12 @@ def scores(preset: str, heads: int, tokens: int, start: int, seed: int, interlea
     return pc.mla_demo_scores(preset, heads, tokens, start, seed, interleave)
 
 
+@st.cache_data(max_entries=8, show_spinner=False)
+def facts(preset: str) -> list[tuple[str, str]]:
+    """The layer facts of the preset's config.json, read as every config page reads it."""
+    return pc.latent_config(pc.MLA_CONFIGS[preset])[1]
+
+
 header("Latent attention's shared rotated key",
        "Latent attention rotates one small key per token, shared by every head: each score is content plus "
        "position.")
@@ -48,6 +54,8 @@ def lesson():
         heads = controls.slider("Heads shown", "h", 1, 8, 4, help=f"{preset} has {cfg.num_attention_heads}.")
         start = controls.slider("First position", "start", 0, cfg.max_position_embeddings - tokens, 0, step=1,
                                 help="Where the tokens sit; past the original length YaRN's slowed pairs matter.")
+    st.caption(f"{preset}, as Layer by layer reads its config: "  # the one reading's sentences, under the figure
+               + "; ".join(sentence for _, sentence in facts(preset)) + ".")
     tab_terms, tab_shared, tab_scale, tab_cache, tab_layout = page.sections(
         ["Content + position", "The shared rotated key", "Softmax scale", "KV cache per token", "Interleaved pairs"])
 

@@ -9,6 +9,7 @@ from page_kit import (
     formula,
     guard,
     header,
+    layer_views,
     notice,
     see_also,
     show,
@@ -110,7 +111,7 @@ def lesson():
         model = controls.select("Model", "model", list(pc.LOCAL_GLOBAL_MODELS),
                                 help="Values from each model's config.json or transformers' config class "
                                      "(listed under the figures).")
-    spec = pc.LOCAL_GLOBAL_MODELS[model]
+    spec = pc.local_global_model(model)  # read from the preset config, as Layer by layer reads it
     tab_wave, tab_turns, tab_score, tab_config = page.sections(
         ["Wavelengths", "Turns inside the window", "Score against distance", "The two settings"])
     with guard():
@@ -211,6 +212,11 @@ def lesson():
                         f"{v['attention_factor']:.4f}"]
                 st.dataframe(table, hide_index=True)
                 st.markdown(f"**Layout.** {spec.pattern}.  \n**Source.** {spec.source}.")
+                for kind in KINDS:  # the same sentences Layer by layer shows for these layers
+                    st.markdown(f"**{KINDS[kind].capitalize()}** (layer {spec.layers[kind]}):"
+                                + "".join(f"\n- {sentence}" for _, sentence in spec.facts[kind]))
+                layer_views.lesson_links(key for kind in KINDS for key, _ in spec.facts[kind]
+                                         if key != "window")  # window: this page
                 notice("Gemma 3 and Olmo 3 apply a legacy `rope_scaling` to the full layers only: transformers' "
                        "config classes copy it into `rope_parameters['full_attention']`, so the local layers keep "
                        "plain RoPE. Gemma 4's full layers divide by the whole head_dim even for the 25% they rotate "
@@ -221,4 +227,4 @@ def lesson():
 lesson()
 why(WHY)
 see_also('layer_strip', 'fewer_frequencies', 'extension')
-source(pc.local_global_view, pc.layer_kind_inv_freq, pc.proportional_inv_freq)
+source(pc.local_global_model, pc.local_global_view, pc.layer_kind_inv_freq)

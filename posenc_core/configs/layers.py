@@ -17,7 +17,7 @@ import numpy as np
 from .._checks import MAX_DIM, MAX_POSITIONS, as_base, as_float, as_int
 from ..scaling import ROPE_SCALING, rope_inv_freq
 from .reader import ConfigReading, normalise_config
-from .rotation import layer_rotates
+from .rotation import layer_rotates, mrope_code
 
 __all__ = [
     "LayerRow",
@@ -89,6 +89,8 @@ class LayerRow:
     mrope: bool = False
     max_position_embeddings: int | None = None
     qk_nope_head_dim: int | None = None  # latent attention: the part of each query/key head that is not rotated
+    mrope_section: tuple[int, ...] | None = None  # multimodal RoPE: pairs per axis, as the rotary module splits them
+    mrope_layout: str | None = None  # how it hands pairs to the axes (a key of multimodal.ALLOCATIONS), from its code
 
     @property
     def is_attention(self) -> bool:
@@ -191,6 +193,27 @@ def _head_dim(reading: ConfigReading, index: int) -> int | None:
     return None
 
 
+def _mrope(reading: ConfigReading, params: Mapping) -> tuple[tuple[int, ...] | None, str | None]:
+    """``(mrope_section, layout)`` as the model's text rotary module takes them: the config's sections, else the
+    default its code writes (``config.rope_parameters.get("mrope_section", [16, 24, 24])`` in Qwen2-VL), laid out
+    as its ``recomposition_frequencies`` does (the config's interleaved flag is not read by transformers)."""
+    code = mrope_code(reading.model_type) if reading.obj is not None else None
+    given = params.get("mrope_section")
+    if isinstance(given, (list, tuple)) and given and all(isinstance(v, int) and not isinstance(v, bool)
+                                                          for v in given):
+        section = tuple(given)
+    elif given is not None:
+        raise ValueError(f"rope_parameters['mrope_section'] must be a list of 3 whole numbers of pairs (time, height, "
+                         f"width), not {given!r}.")
+    else:
+        section = code[0] if code else None
+    if section is None:
+        return None, None
+    if code is not None:
+        return section, code[1]
+    return section, "interleaved" if params.get("mrope_interleaved") else "chunked"
+
+
 # DeepSeek V4 keys its RoPE dicts by role, not by layer type: sliding layers use 'main', the others 'compress'.
 ROPE_LABEL_RULES: dict[str, Callable[[str], str]] = {
     "deepseek_v4": lambda layer_type: "main" if layer_type == "sliding_attention" else "compress",
@@ -286,6 +309,7 @@ def layer_scheme(reading: ConfigReading, *, default_layers: int | None = None) -
                 and scaling.get("alpha"):
             # Hunyuan's configs say "dynamic", but its rotary module switches to a fixed NTK-alpha on ``alpha``.
             scaling = {**{k: v for k, v in scaling.items() if k != "type"}, "rope_type": "ntk_alpha"}
+        mrope = _mrope(reading, layer_params)
         rows.append(LayerRow(
             index, layer_type, mixer, mixer_name,
             window=None if window is None else as_int("sliding_window", window, minimum=1),
@@ -298,7 +322,8 @@ def layer_scheme(reading: ConfigReading, *, default_layers: int | None = None) -
             head_dim=_head_dim(reading, index), scaling=scaling if rotates else {},
             query_scale=_query_scale(reading, rotates, layer_params), sink=_sink(reading, layer_type),
             latent=reading.layer_get("kv_lora_rank", index) is not None,
-            mrope=bool(layer_params.get("mrope_section")), max_position_embeddings=max_pos,
+            mrope=bool(rotates and mrope[0]), mrope_section=mrope[0] if rotates else None,
+            mrope_layout=mrope[1] if rotates and mrope[0] else None, max_position_embeddings=max_pos,
             qk_nope_head_dim=reading.layer_get("qk_nope_head_dim", index)
             if reading.layer_get("kv_lora_rank", index) is not None else None))
     return rows

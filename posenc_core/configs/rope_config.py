@@ -183,6 +183,14 @@ def model_contexts(rows: list[LayerRow]) -> tuple[int, int | None, str]:
     return layer_contexts(next(r for r in rotating if r.rope_label == chosen))
 
 
+# M-RoPE layout (a key of multimodal.ALLOCATIONS, read from the rotary module's code) -> (axes in section order, how)
+MROPE_WORDS = {
+    "chunked": ("time, height and width", "in consecutive blocks"),
+    "interleaved": ("time, height and width", "interleaved across pairs (t, h, w, t, h, w, ...)"),
+    "ernie3d": ("height, width and time", "height and width alternating over the fastest pairs, time on the slowest"),
+}
+
+
 def layer_facts(row: LayerRow) -> list[tuple[str, str]]:
     """What one layer does with positions, one ``(feature, sentence)`` per feature the app teaches that it uses.
 
@@ -208,20 +216,20 @@ def layer_facts(row: LayerRow) -> list[tuple[str, str]]:
         return facts
     pairs, total = row.rotated_pairs, (row.head_dim or 0) // 2
     if row.latent and row.qk_nope_head_dim:
-        full = row.head_dim + row.qk_nope_head_dim
-        facts.append(("latent", f"latent attention: only the {row.head_dim}-dim qk_rope_head_dim slice of each "
-                                f"{full}-dim query/key head rotates; one rotated key is shared by all heads"))
+        rope_dims = 2 * pairs  # Mistral Small 4 computes its 64-dim slice as head_dim 128 x partial_rotary_factor 0.5
+        facts.append(("latent", f"latent attention: only the {rope_dims}-dim qk_rope_head_dim slice of each "
+                                f"{rope_dims + row.qk_nope_head_dim}-dim query/key head rotates; one rotated key is "
+                                "shared by all heads"))
     if row.rope_type == "proportional":
         facts.append(("fraction", f"proportional RoPE: {pairs} of {total} pairs turn, with exponents over the whole "
                                   "head; the rest have frequency 0"))
     elif row.partial_rotary_factor < 1:
         facts.append(("fraction", f"partial rotary: {row.partial_rotary_factor:g} of each {row.head_dim}-dim head "
                                   f"rotates ({pairs} of {total} pairs)"))
-    section = row.scaling.get("mrope_section")
-    if section:
-        layout = "interleaved across pairs" if row.scaling.get("mrope_interleaved") else "in consecutive blocks"
-        facts.append(("mrope", f"multimodal RoPE (M-RoPE): the pairs are split {list(section)} between time, height "
-                               f"and width, {layout}"))
+    if row.mrope_section:
+        axes, layout = MROPE_WORDS.get(row.mrope_layout, ("time, height and width", f"in {row.mrope_layout} layout"))
+        facts.append(("mrope", f"multimodal RoPE (M-RoPE): the pairs are split {list(row.mrope_section)} between "
+                               f"{axes}, {layout}"))
     if row.rope_type not in ("default", "proportional"):
         try:
             original, target, _ = layer_contexts(row)
@@ -321,11 +329,12 @@ def config_view(config: Mapping, layer_type: str | None = None) -> dict:
     """
     read = read_rope_config(config, layer_type)
     original, target, how = config_contexts(read)
+    _, layers = read_layers(config)
+    row = next(r for r in layers if r.rotates and r.rope_label == read.layer_type)  # the layer shown, as Layer by layer
     view = {"read": read, "rows": describe_rope_config(config, layer_type), "original": original, "target": target,
-            "how": how, "softmax_scale": deepseek_softmax_mscale(read.scaling)}
+            "how": how, "softmax_scale": deepseek_softmax_mscale(read.scaling), "facts": layer_facts(row),
+            "layer": row.index}
     if target is None:  # no scaling: the pairs against L, and one score curve; nothing is extended
-        _, layers = read_layers(config)
-        row = next(r for r in layers if r.rotates and r.rope_label == read.layer_type)
         pairs = layer_pairs(row, original)
         distances, before = score_vs_distance(pairs["inv_freq"], pairs["attention_factor"], 4 * original)
         return view | {"pairs": pairs, "distances": distances, "before": before, "after": None}

@@ -20,7 +20,8 @@ from collections.abc import Callable
 
 from .reader import ConfigReading
 
-__all__ = ["GUARD_RULES", "NEUTRAL_GUARDS", "attention_guards", "has_rotary_module", "layer_rotates"]
+__all__ = ["GUARD_RULES", "MROPE_LAYOUTS", "NEUTRAL_GUARDS", "attention_guards", "has_rotary_module", "layer_rotates",
+           "mrope_code"]
 
 # Classes of a modeling file that belong to an encoder of another modality, not to the language model.
 _OTHER_MODALITIES = ("Vision", "Visual", "Audio", "Speech", "Image", "Encoder", "Cross", "Vit", "Sam", "Video")
@@ -121,6 +122,8 @@ def _parse(model_type: str) -> tuple[bool, tuple[str, ...]] | None:
     classes = [n for n in tree.body if isinstance(n, ast.ClassDef)]
     rotary = any(c.name.endswith("RotaryEmbedding") and not any(w in c.name for w in _OTHER_MODALITIES)
                  for c in classes)
+    mrope = next((m for c in classes if c.name.endswith("RotaryEmbedding")
+                  and not any(w in c.name for w in _OTHER_MODALITIES) for m in [_mrope_of(c)] if m), None)
     guards: set[str] = set()
     for cls in classes:
         if not cls.name.endswith("Attention") or any(w in cls.name for w in _OTHER_MODALITIES):
@@ -128,7 +131,40 @@ def _parse(model_type: str) -> tuple[bool, tuple[str, ...]] | None:
         forward = next((f for f in cls.body if isinstance(f, ast.FunctionDef) and f.name == "forward"), None)
         if forward is not None:
             guards |= _call_guards(forward)
-    return rotary, tuple(sorted(guards))
+    return rotary, tuple(sorted(guards)), mrope
+
+
+# How a text rotary module's ``recomposition_frequencies`` hands its pairs to the time / height / width axes, told by
+# the expression that does it (keys of ``posenc_core.multimodal.ALLOCATIONS``); the first fragment found wins.
+MROPE_LAYOUTS = (
+    ("(i + 1) % 3", "ernie3d"),  # ERNIE 4.5 VL: height and width alternate over the fast pairs, time takes the slow
+    ("slice(offset, length, 3)", "interleaved"),  # Qwen3-VL, Qwen3.5, Qwen3-Omni: t, h, w, t, h, w, ...
+    ("m[i % 3]", "chunked"),  # Qwen2-VL, Qwen2.5-VL, GLM-4V: consecutive blocks of pairs
+    ("m[i % len(self.mrope_section)]", "chunked"),  # HunYuan-VL: its sections, in consecutive blocks
+)
+
+
+def _mrope_of(cls: ast.ClassDef) -> tuple[tuple[int, ...] | None, str] | None:
+    """``(default mrope_section, layout)`` of a rotary module that recomposes frequencies per axis, else None.
+
+    The default is the literal of ``config.rope_parameters.get("mrope_section", [...])`` in its ``__init__``: the
+    sections a config that names none gets (None where the code has no default)."""
+    recompose = next((f for f in cls.body if isinstance(f, ast.FunctionDef) and f.name == "recomposition_frequencies"),
+                     None)
+    if recompose is None:
+        return None
+    default = None
+    for node in ast.walk(cls):
+        if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "get"
+                and node.args and isinstance(node.args[0], ast.Constant) and node.args[0].value == "mrope_section"
+                and len(node.args) > 1):
+            try:
+                default = tuple(int(v) for v in ast.literal_eval(node.args[1]))
+            except (ValueError, TypeError):
+                default = None
+    text = ast.unparse(recompose)
+    layout = next((name for fragment, name in MROPE_LAYOUTS if fragment in text), "the model's own")
+    return default, layout
 
 
 def _call_guards(forward: ast.FunctionDef) -> set[str]:
@@ -160,6 +196,13 @@ def attention_guards(model_type: str | None) -> tuple[str, ...] | None:
     """The conditions under which the model's text attention calls its rotation ('' = always), or None."""
     parsed = _parse(model_type) if model_type else None
     return None if parsed is None else parsed[1]
+
+
+def mrope_code(model_type: str | None) -> tuple[tuple[int, ...] | None, str] | None:
+    """``(default mrope_section, layout)`` where the model's text rotary module splits its pairs between time,
+    height and width (multimodal RoPE), read from its code; None where it does not."""
+    parsed = _parse(model_type) if model_type else None
+    return None if parsed is None else parsed[2]
 
 
 def layer_rotates(reading: ConfigReading, index: int, layer_type: str,

@@ -42,6 +42,18 @@ def _section(config: Mapping, key: str) -> Mapping:
     return value if isinstance(value, Mapping) else {}
 
 
+def _rotating_row(config: Mapping):
+    """The first rotating layer of the one reading (``read_layers``) and the class that read it."""
+    from ..configs.layers import read_layers  # the config reader imports transformers lazily too
+
+    reading, rows = read_layers(config)
+    row = next((r for r in rows if r.rotates and r.mrope_section), None)
+    if row is None:
+        raise ValueError(f"{reading.class_name or 'The reading'} finds no layer that rotates with multimodal RoPE "
+                         "sections in this config, so there is no time / height / width split to show.")
+    return row, reading.class_name
+
+
 def read_multimodal_config(config) -> MMConfigReading:
     """The multimodal rotary settings of a parsed config.json (see ``parse_config_json``)."""
     if not isinstance(config, Mapping):
@@ -80,29 +92,26 @@ def read_multimodal_config(config) -> MMConfigReading:
         value, place = take(text, text_where, key)
         return (value, place) if value is not None else take(config, "", key)
 
-    head_dim, head_from = take(text, text_where, "head_dim")
-    if head_dim is None:
+    # The numbers come from the one reading every page uses (the text model's config class, its rotary module's
+    # code for the M-RoPE sections and layout); this function only says where in the file each was found.
+    row, class_name = _rotating_row(config)
+    default = f"not in the file: {class_name or family.name}'s default"
+    head_dim = row.head_dim
+    _, head_from = take(text, text_where, "head_dim")
+    if head_from is None:
         hidden, _ = take(text, text_where, "hidden_size")
         heads, _ = take(text, text_where, "num_attention_heads")
-        if isinstance(hidden, int) and isinstance(heads, int) and heads > 0:
-            head_dim, head_from = hidden // heads, f"{text_where}hidden_size / num_attention_heads = {hidden} / {heads}"
-        else:
-            head_dim, head_from = family.head_dim, f"not in the file: {family.name}'s {family.head_dim}"
-    theta, theta_from = rope_key("rope_theta")
-    if theta is None:
-        theta, theta_from = family.rope_theta, f"not in the file: {family.name}'s {family.rope_theta:,.0f}"
-    factor, factor_from = rope_key("partial_rotary_factor")
-    if factor is None:
-        factor = family.partial_rotary_factor
-        factor_from = "not in the file: all dimensions rotate" if factor == 1 else \
-            f"not in the file: {family.name}'s default {factor:g} (transformers' config class)"
-    section, section_from = params.get("mrope_section"), f"{params_where}['mrope_section']"
-    if section is None:
-        section, section_from = family.mrope_section, f"not in the file: {family.name}'s default"
-    if not isinstance(section, (list, tuple)):
-        raise ValueError(f"mrope_section must be a list of 3 numbers of pairs, but the file has {section!r}.")
-    settings = mm_rope_settings(family.key, head_dim=head_dim, partial_rotary_factor=factor, rope_theta=theta,
-                                mrope_section=tuple(section))
+        head_from = (f"{text_where}hidden_size / num_attention_heads = {hidden} / {heads}"
+                     if isinstance(hidden, int) and isinstance(heads, int) and heads > 0 else default)
+    theta = row.theta
+    theta_from = rope_key("rope_theta")[1] or default
+    factor_from = rope_key("partial_rotary_factor")[1] or (
+        "not in the file: all dimensions rotate" if row.partial_rotary_factor == 1 else default)
+    section = row.mrope_section
+    section_from = f"{params_where}['mrope_section']" if params.get("mrope_section") is not None else \
+        f"not in the file: the default in {class_name or family.name}'s rotary module code"
+    settings = mm_rope_settings(family.key, head_dim=head_dim, rotary_dim=2 * row.rotated_pairs, rope_theta=theta,
+                                mrope_section=tuple(section), allocation=row.mrope_layout)
     axes = "(height, width, time)" if settings.allocation == "ernie3d" else "(time, height, width)"
     rows = [("family", family.name, f"model_type = {model_type!r}"),
             ("head_dim", f"{settings.head_dim}", head_from),
@@ -110,7 +119,7 @@ def read_multimodal_config(config) -> MMConfigReading:
             ("partial_rotary_factor", f"{settings.rotary_dim / settings.head_dim:g}: {settings.rotary_dim} of "
                                       f"{settings.head_dim} dimensions rotate ({settings.n_pairs} pairs)", factor_from),
             ("mrope_section", f"{list(settings.mrope_section)} pairs {axes}", section_from),
-            ("allocation", settings.allocation, f"{family.name}'s recomposition_frequencies in transformers")]
+            ("allocation", settings.allocation, f"{family.name}'s recomposition_frequencies (its code)")]
     for key in ("rope_type", "type", "interleaved", "mrope_interleaved"):
         if key in params:
             rows.append((key, repr(params[key]), f"{params_where}['{key}']"))
