@@ -50,8 +50,11 @@ def _from_reading(reading, label: str) -> Model:
                  reading.time.get("n_window", 50), label)
 
 
-def model_picker() -> tuple[Model, object]:
-    """A preset (default) or a pasted / uploaded config.json; returns the model and the config's reading."""
+def model_picker(note=None) -> tuple[Model, object]:
+    """A preset (default) or a pasted / uploaded config.json; returns the model and the config's reading.
+
+    ``note``: where the preset's source and note go (default: under the pickers); a picture-first page puts
+    them under the figure's own controls."""
     c1, c2 = st.columns([1, 2])
     with c1:
         origin = controls.choice("Model from", "src", ["preset", "json"], "preset",
@@ -61,8 +64,8 @@ def model_picker() -> tuple[Model, object]:
             key = controls.select("Model", "model", list(pc.MULTIMODAL_PRESETS),
                                   format_func=lambda k: pc.MULTIMODAL_PRESETS[k].name)
         preset = pc.MULTIMODAL_PRESETS[key]
-        st.caption(f"Values from [`{preset.model_id}`](https://huggingface.co/{preset.model_id}) {preset.source}. "
-                   f"{preset.note}")
+        link = f"[`{preset.model_id}`](https://huggingface.co/{preset.model_id})"
+        (st if note is None else note).caption(f"Values from {link} {preset.source}. {preset.note}")
         return _from_reading(read_config(json.dumps(preset.config)), preset.name), None
     with c2:
         uploaded = st.file_uploader(f"Upload config.json (at most {UPLOAD_MB} MB)", type=["json"], key="upload",
@@ -111,10 +114,18 @@ def ids_for(model: Model, spec: str, frame_text: int):
                         model.n_window)
 
 
-def sequence_controls(model: Model, *, audio_default: bool = False) -> tuple[str, int]:
-    """The mixed sequence: text, an image, text, a video, text (and sound for Qwen3-Omni), as a spec string."""
+def sequence_controls(model: Model, *, audio_default: bool = False, side=None, more=None) -> tuple[str, int]:
+    """The mixed sequence: text, an image, text, a video, text (and sound for Qwen3-Omni), as a spec string.
+
+    Given ``side`` and ``more`` (a ``lesson.stage``'s side column, or a box in it, and its "More settings"),
+    the image's rows and columns go beside the figure and the rest is folded; without them, they sit in two
+    rows of six. The keys are the same, so links carry over.
+    """
     family = pc.MM_FAMILIES[model.family]
-    cols = st.columns(6)
+    if side is None:
+        cols = [*st.columns(6), *st.columns(6)]
+    else:  # slots in the rows' order: the image's two beside the figure, the rest folded one under another
+        cols = [more, side, side, *[more] * 9]
     with cols[0]:
         before = controls.slider("Text before", "t0", 1, 12, 4, help="Text tokens before the image, including "
                                                                      "the vision start token's neighbours.")
@@ -131,7 +142,7 @@ def sequence_controls(model: Model, *, audio_default: bool = False) -> tuple[str
     with cols[5]:
         fps = controls.select_slider("Video fps", "fps", [0.5, 1.0, 2.0, 4.0, 8.0], 2.0,
                                      format_func=lambda v: f"{v:g}")
-    cols = st.columns(6)
+    cols = cols[6:]
     with cols[0]:
         vh = controls.slider("Video rows", "vh", 1, 8, 2)
     with cols[1]:

@@ -33,7 +33,7 @@ LESSONS = [p for p in registry.all_pages() if p is not registry.HOME]
 NOT_YET = {
     "order", "naive", "binary", "learned", "token_position", "rope_variants", "rope_model", "t5", "nope", "shaw",
     "compare", "extension_compare", "model_configs", "local_global", "nope_layers", "hybrids",
-    "attention_sinks", "latent_attention", "fewer_frequencies", "drope", "cope", "mm_position_ids", "mm_pair_axes",
+    "attention_sinks", "latent_attention", "fewer_frequencies", "drope", "cope", "mm_pair_axes",
     "mm_scores", "vision_rope", "patches", "resize", "fourier", "lab", "real_encoder", "real_frequencies",
     "real_distance", "real_long_context",
 }
