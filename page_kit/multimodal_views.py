@@ -114,18 +114,24 @@ def ids_for(model: Model, spec: str, frame_text: int):
                         model.n_window)
 
 
-def sequence_controls(model: Model, *, audio_default: bool = False, side=None, more=None) -> tuple[str, int]:
+# the sequence controls' URL keys, in the order of their two rows of six
+SEQUENCE_KEYS = ("t0", "ih", "iw", "t1", "vf", "fps", "vh", "vw", "t2", "ft/snd", "au")
+
+
+def sequence_controls(model: Model, *, audio_default: bool = False, side=None, more=None,
+                      beside: tuple[str, ...] = ("ih", "iw")) -> tuple[str, int]:
     """The mixed sequence: text, an image, text, a video, text (and sound for Qwen3-Omni), as a spec string.
 
     Given ``side`` and ``more`` (a ``lesson.stage``'s side column, or a box in it, and its "More settings"),
-    the image's rows and columns go beside the figure and the rest is folded; without them, they sit in two
-    rows of six. The keys are the same, so links carry over.
+    the controls keyed in ``beside`` (the image's rows and columns unless a tab drives others) go beside the
+    figure and the rest is folded; without them, they sit in two rows of six. The keys are the same either
+    way, so links carry over.
     """
     family = pc.MM_FAMILIES[model.family]
     if side is None:
         cols = [*st.columns(6), *st.columns(6)]
-    else:  # slots in the rows' order: the image's two beside the figure, the rest folded one under another
-        cols = [more, side, side, *[more] * 9]
+    else:  # slots in the rows' order, one under another
+        cols = [side if any(k in beside for k in key.split("/")) else more for key in SEQUENCE_KEYS]
     with cols[0]:
         before = controls.slider("Text before", "t0", 1, 12, 4, help="Text tokens before the image, including "
                                                                      "the vision start token's neighbours.")

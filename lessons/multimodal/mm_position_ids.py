@@ -20,15 +20,16 @@ WHY = ("A vision-language model reads one long sequence: text tokens, then an im
 def lesson():
     page = stage()
     with page.main, guard():  # an error shows in the figure column, where the figure would be
-        with page.side:  # the model and the image's size beside the figure, then the model's source
+        tab_rows, tab_rules, tab_table = page.sections(["The three id rows", "How each part is numbered",
+                                                        "Token table"])
+        with page.side:  # the model and what the open tab's figure answers to beside it, then the model's source
             picks, sizes, note = st.container(), st.container(), st.container()
         with picks:
             model, reading = multimodal_views.model_picker(note=note)
-        spec, frame_text = multimodal_views.sequence_controls(model, side=sizes, more=page.more)  # rest: folded
+        spec, frame_text = multimodal_views.sequence_controls(  # the rest of the sequence: folded
+            model, side=sizes, more=page.more, beside=("vf", "fps") if tab_rules.open else ("ih", "iw"))
         result = multimodal_views.ids_for(model, spec, frame_text)
         family = pc.MM_FAMILIES[model.family]
-        tab_rows, tab_rules, tab_table = page.sections(["The three id rows", "How each part is numbered",
-                                                        "Token table"])
         if tab_rows.open:
             with tab_rows:
                 rows_section(model, result, spec, frame_text)
