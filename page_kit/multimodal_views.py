@@ -50,12 +50,12 @@ def _from_reading(reading, label: str) -> Model:
                  reading.time.get("n_window", 50), label)
 
 
-def model_picker(config_box=None) -> tuple[Model, object]:
+def model_picker(config_box=None, note=None) -> tuple[Model, object]:
     """A preset (default) or a pasted / uploaded config.json; returns the model and the config's reading.
 
     Without ``config_box`` the two pickers sit side by side. With it (a picture-first page, whose pickers stand
     in the narrow column beside the figure) they stack, and the config inputs, which need the width, go into
-    ``config_box``.
+    ``config_box``. ``note``: where the preset's source and note go (default: under the pickers).
     """
     c1, c2 = st.columns([1, 2]) if config_box is None else (st.container(), st.container())
     with c1:
@@ -66,8 +66,8 @@ def model_picker(config_box=None) -> tuple[Model, object]:
             key = controls.select("Model", "model", list(pc.MULTIMODAL_PRESETS),
                                   format_func=lambda k: pc.MULTIMODAL_PRESETS[k].name)
         preset = pc.MULTIMODAL_PRESETS[key]
-        st.caption(f"Values from [`{preset.model_id}`](https://huggingface.co/{preset.model_id}) {preset.source}. "
-                   f"{preset.note}")
+        link = f"[`{preset.model_id}`](https://huggingface.co/{preset.model_id})"
+        (st if note is None else note).caption(f"Values from {link} {preset.source}. {preset.note}")
         return _from_reading(read_config(json.dumps(preset.config)), preset.name), None
     with c2 if config_box is None else config_box:
         uploaded = st.file_uploader(f"Upload config.json (at most {UPLOAD_MB} MB)", type=["json"], key="upload",
@@ -117,10 +117,24 @@ def ids_for(model: Model, spec: str, frame_text: int):
                         model.n_window)
 
 
-def sequence_controls(model: Model, *, audio_default: bool = False) -> tuple[str, int]:
-    """The mixed sequence: text, an image, text, a video, text (and sound for Qwen3-Omni), as a spec string."""
+# the sequence controls' URL keys, in the order of their two rows of six
+SEQUENCE_KEYS = ("t0", "ih", "iw", "t1", "vf", "fps", "vh", "vw", "t2", "ft/snd", "au")
+
+
+def sequence_controls(model: Model, *, audio_default: bool = False, side=None, more=None,
+                      beside: tuple[str, ...] = ("ih", "iw")) -> tuple[str, int]:
+    """The mixed sequence: text, an image, text, a video, text (and sound for Qwen3-Omni), as a spec string.
+
+    Given ``side`` and ``more`` (a ``lesson.stage``'s side column, or a box in it, and its "More settings"),
+    the controls keyed in ``beside`` (the image's rows and columns unless a tab drives others) go beside the
+    figure and the rest is folded; without them, they sit in two rows of six. The keys are the same either
+    way, so links carry over.
+    """
     family = pc.MM_FAMILIES[model.family]
-    cols = st.columns(6)
+    if side is None:
+        cols = [*st.columns(6), *st.columns(6)]
+    else:  # slots in the rows' order, one under another
+        cols = [side if any(k in beside for k in key.split("/")) else more for key in SEQUENCE_KEYS]
     with cols[0]:
         before = controls.slider("Text before", "t0", 1, 12, 4, help="Text tokens before the image, including "
                                                                      "the vision start token's neighbours.")
@@ -137,7 +151,7 @@ def sequence_controls(model: Model, *, audio_default: bool = False) -> tuple[str
     with cols[5]:
         fps = controls.select_slider("Video fps", "fps", [0.5, 1.0, 2.0, 4.0, 8.0], 2.0,
                                      format_func=lambda v: f"{v:g}")
-    cols = st.columns(6)
+    cols = cols[6:]
     with cols[0]:
         vh = controls.slider("Video rows", "vh", 1, 8, 2)
     with cols[1]:

@@ -44,6 +44,12 @@ GLOBAL_CSS = """
 <style>
 /* lesson.stage: a "More settings" fold with nothing in it (a tab whose controls all sit beside its figure) */
 .st-key-stage_more:not(:has([data-testid="stElementContainer"])) { display: none; }
+/* lesson.stage: a kit helper's row of controls (st.columns) in the narrow side column goes one under another */
+.st-key-stage_side [data-testid="stHorizontalBlock"] { flex-direction: column; gap: 0; }
+.st-key-stage_side [data-testid="stHorizontalBlock"] > [data-testid="stColumn"] { width: 100% !important;
+  flex: 1 1 auto !important; min-width: 0; }
+/* ... and a segmented control's options wrap there instead of running past the column's edge */
+.st-key-stage_side [data-testid="stButtonGroup"] div:has(> button) { flex-wrap: wrap; row-gap: 0.3rem; }
 /* classroom.predict: the part that answers a question stays hidden until the question is answered */
 [class*="st-key-answer_hidden_"] { display: none !important; }
 /* A display formula wider than its box scrolls sideways, and says so: a shadow on the side where more of it

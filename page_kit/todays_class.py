@@ -17,6 +17,7 @@ import numpy as np
 import posenc_core as pc
 
 from . import classroom
+from .lesson import formula
 
 # --- layer_strip ---
 
@@ -29,21 +30,32 @@ def config_lines(config_text: str) -> list[str]:
     return [config, "reading, rows = pc.read_layers(config)  # rows: one LayerRow per layer"]
 
 
-def ask_settings(rows, class_name: str) -> None:
-    """Predict: how many different position settings do this model's layers use (the strip's bottom row)?"""
-    counts: dict[str, int] = {}
-    for row in rows:
-        counts[pc.layer_label(row)] = counts.get(pc.layer_label(row), 0) + 1
-    answer = min(len(counts), 3) - 1
+def ask_longer_prompt(rows, context: int) -> None:
+    """Predict (a what-if about the strip's top row): with a prompt twice the context, in how many attention layers
+    does a query meet keys farther back than any a context-long prompt holds? Those without a window or chunk
+    narrower than the context; the count stays hidden until answered."""
+    attention = [r for r in rows if r.is_attention]
+    if not attention:  # nothing attends: the strip has no spans to ask about
+        return
+    spans = {r.index: r.window or r.chunk for r in attention}  # None: the whole prompt
+    farther = [i for i, span in spans.items() if span is None or span > context]
+    bounded = sorted({span for span in spans.values() if span is not None and span <= context})
+    answer = 0 if len(farther) == len(attention) else 2 if not farther else 1
 
     def reveal() -> str:
-        return (f"{len(counts)} setting{'s' * (len(counts) != 1)} across {len(rows)} layers: "
-                + "; ".join(f"{n} × {label}" for label, n in counts.items()) + ". One colour each in the strip's "
-                "bottom row.")
+        return (f"{len(farther)} of the {len(attention)} attention layers have no window or chunk narrower than "
+                f"{context:,} tokens: with {2 * context:,} tokens their queries meet keys up to {2 * context - 1:,} "
+                "positions back, twice as far as ever before."
+                + (f" The other {len(attention) - len(farther)} see at most "
+                   f"{' or '.join(f'{b:,}' for b in bounded)} tokens back (the window cells of the top row), "
+                   "however long the prompt." if bounded else ""))
 
-    classroom.predict("strip_settings", f"Read through {class_name}, how many different ways of handling "
-                      "positions do this model's layers use?",
-                      ["one, shared by every layer", "two", "three or more"], answer, reveal)
+    with classroom.predict("strip_longer", f"Give this model a prompt of {2 * context:,} tokens, twice its "
+                           f"{context:,}-token context. In how many of its attention layers does a query then meet "
+                           f"a key farther back than {context - 1:,} positions?",
+                           [f"all {len(attention)} of them", "some of them", "none of them"], answer, reveal):
+        formula(r"\#\{\ell:\ \text{span}_\ell > $L\} = $k\ \text{of}\ $n\ \text{attention layers}",
+                L=context, k=len(farther), n=len(attention))
 
 
 # --- local_global ---

@@ -82,6 +82,19 @@ def test_layer_strip_snippet_reads_a_pasted_config():
     assert ns["labels"] == _labels(config)[1] and len(ns["labels"]) == 6
 
 
+@pytest.mark.parametrize("preset, pick, counted", [
+    ("gemma3-27b", "some of them", "10 of the 62"),  # five 1,024-token windows per global layer: 10 global
+    ("mistral-7b", "none of them", "0 of the 32"),  # every layer slides over 4,096 tokens of a 32,768 context
+    ("llama2-7b", "all 32 of them", "32 of the 32"),  # no windows at all
+])
+def test_layer_strip_question_counts_the_layers_that_meet_farther_keys(preset, pick, counted):
+    at = _view("layer_strip", model=pc.PRESETS[preset].name)
+    at.radio(key="predict_strip_longer").set_value(pick).run()
+    apptest_pages.assert_clean(at, "after answering")
+    assert any(e.value.startswith(f"Right. {counted} attention layers") for e in at.success), \
+        [e.value for e in [*at.success, *at.info]]
+
+
 # --- local_global --------------------------------------------------------------------------------------------
 
 def test_local_global_snippet_gives_the_wavelengths():

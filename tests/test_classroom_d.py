@@ -65,12 +65,16 @@ def test_position_ids_snippet_gives_the_ids_the_page_draws(preset, query, spec):
     expected = pc.mm_position_ids(result_family(preset), pc.parse_segments(spec), frame_text=int(query.get("ft", 1)))
     np.testing.assert_array_equal(result.ids, expected.ids)
     assert f"A token appended now gets id {result.next_text:g}" in _text(at)
-    image = np.flatnonzero(result.kind == 1)
-    start, end = result.ids[0, image[0]], result.ids[0, image[-1] + 1]
     h, w = (int(v) for v in spec.split("image ")[1].split(",")[0].split("x"))
-    assert end - start == max(h, w)
-    assert f"the token right after it gets {end:g}, {end - start:g} more = max({h}, {w})" in \
-        _reveal(at, "mm_ids_image")
+    # the what-if question: twice the columns; its reveal names the advance from the same numbering
+    wider = pc.mm_position_ids(result_family(preset), pc.parse_segments(spec.replace(f"image {h}x{w}",
+                                                                                     f"image {h}x{2 * w}")),
+                               frame_text=int(query.get("ft", 1)))
+    image = np.flatnonzero(wider.kind == 1)
+    advance = wider.ids[0, image[-1] + 1] - wider.ids[0, image[0]]
+    assert advance == max(h, 2 * w)
+    assert f"The text after a {h} × {2 * w} image starts {advance:g} ids after the image's first id" in \
+        _reveal(at, "mm_ids_wider")
 
 
 def result_family(preset: str) -> str:

@@ -30,9 +30,7 @@ LESSONS = [p for p in registry.all_pages() if p is not registry.HOME]
 # Lessons still laid out the old way (title, intro, a block of controls, then the figure; questions not gated).
 # Their layout checks are expected to fail until they adopt lesson.stage() and gated classroom.predict(); whoever
 # converts a page removes it here. Presentation navigation is checked on every page regardless.
-NOT_YET = {
-    "layer_strip", "mm_position_ids",
-}
+NOT_YET: set[str] = set()  # every lesson is converted
 assert NOT_YET <= {p.url_path for p in LESSONS}, "NOT_YET names a page the registry does not have"
 
 VIEWS = {  # name: (browser context options, query the page is opened with)

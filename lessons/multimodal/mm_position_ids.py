@@ -2,28 +2,34 @@ import numpy as np
 import streamlit as st
 
 import posenc_core as pc
-from page_kit import classroom, figures, formula, guard, header, multimodal_views, notice, sections, show, source
+from page_kit import classroom, figures, formula, guard, header, multimodal_views, notice, show, source, stage, why
 
 header(
     "Position ids of a mixed sequence",
-    "A vision-language model reads one long sequence: text tokens, then an image cut into patches, more text, "
-    "a video, maybe sound. Instead of one position number per token it gives every token three: a time id, a "
-    "row id and a column id. Text gets the same number three times, so for text nothing changes; an image's "
-    "patches share one time id and spread over rows and columns. Build a sequence and see the three rows each "
-    "model computes, token by token, exactly as its `get_rope_index` in transformers does.",
+    "A vision-language model gives every token three position ids, time, row and column: text gets the same "
+    "number three times, an image's patches share one time id and spread over rows and columns.",
 )
+WHY = ("A vision-language model reads one long sequence: text tokens, then an image cut into patches, more text, "
+       "a video, maybe sound. Instead of one position number per token it gives every token three: a time id, a "
+       "row id and a column id. Text gets the same number three times, so for text nothing changes; an image's "
+       "patches share one time id and spread over rows and columns. Build a sequence and see the three rows each "
+       "model computes, token by token, exactly as its `get_rope_index` in transformers does.")
 
 
 @st.fragment
 def lesson():
-    with guard():
-        model, reading = multimodal_views.model_picker()
-        if reading is not None:
-            multimodal_views.show_reading(reading)
-        spec, frame_text = multimodal_views.sequence_controls(model)
+    page = stage()
+    with page.main, guard():  # an error shows in the figure column, where the figure would be
+        tab_rows, tab_rules, tab_table = page.sections(["The three id rows", "How each part is numbered",
+                                                        "Token table"])
+        with page.side:  # the model and what the open tab's figure answers to beside it, then the model's source
+            picks, sizes, note = st.container(), st.container(), st.container()
+        with picks:
+            model, reading = multimodal_views.model_picker(note=note)
+        spec, frame_text = multimodal_views.sequence_controls(  # the rest of the sequence: folded
+            model, side=sizes, more=page.more, beside=("vf", "fps") if tab_rules.open else ("ih", "iw"))
         result = multimodal_views.ids_for(model, spec, frame_text)
         family = pc.MM_FAMILIES[model.family]
-        tab_rows, tab_rules, tab_table = sections(["The three id rows", "How each part is numbered", "Token table"])
         if tab_rows.open:
             with tab_rows:
                 rows_section(model, result, spec, frame_text)
@@ -33,26 +39,14 @@ def lesson():
         if tab_table.open:
             with tab_table:
                 table_section(result)
+        if reading is not None:  # what a pasted config gave, under the figure
+            multimodal_views.show_reading(reading)
 
 
 def rows_section(model, result, spec, frame_text):
     ids = result.ids  # (3, n)
     n = ids.shape[1]
-    image = np.flatnonzero(result.kind == 1)  # the image's tokens, raster order
     part = next(p for p in pc.parse_segments(spec) if p.kind == "image")
-    start, end = float(ids[0, image[0]]), float(ids[0, image[-1] + 1])  # first image id; the end token's id
-    rules = [max(part.h, part.w), part.h * part.w, part.h + part.w, 1]
-
-    def image_cost() -> str:
-        return (f"The image's {image.size} tokens start at id {start:g}; the token right after it gets {end:g}, "
-                f"{end - start:g} more = max({part.h}, {part.w}). All its patches share time id {start:g}; only "
-                "the height and width ids step, by row and by column (the flat blue stretch below).")
-
-    classroom.predict("mm_ids_image", f"{model.name} reads a {part.h} × {part.w} image ({part.h * part.w} tokens). "
-                      "How much larger is the id of the token right after the image than the image's first id?",
-                      ["max(rows, columns): the larger side", "rows × columns: one per image token",
-                       "rows + columns", "1: the whole image is one position"], rules.index(end - start),
-                      image_cost)
     show(figures.padded(figures.lines(
         np.arange(n), {"time": ids[0], "height": ids[1], "width": ids[2]},
         title=f"{model.name}: the three position ids of each of the {n} tokens", x_title="token index",
@@ -63,11 +57,12 @@ def rows_section(model, result, spec, frame_text):
             "row; the video repeats that per frame.")))
     ids_code(model, spec, frame_text, "# (3, n): the time, height and width id of every token (the curves)",
              "ids = result.ids")
+    ask_wider(model, part.h, part.w)
     video = np.flatnonzero(result.kind == 2)
     after = int(video[-1]) + 1  # the end token right after the video
     video_top, next_id = float(ids[0, video].max()), float(ids[0, after])
     notice(f"Text tokens carry three equal ids, so a text-only prompt is ordinary 1D RoPE. The image costs "
-           f"{_image_tokens(result)} tokens but moves the next text only by its larger side, not by its token count: "
+           f"{_image_tokens(result)} tokens, yet the text after it goes on from a far smaller id (the question above): "
            f"the ids stay small and a long prompt with images stays inside the trained range. "
            f"A token appended now gets id {result.next_text:g} from `get_rope_index`; the first generated token "
            f"gets max + 1 = {result.next_generated:g} (the model's rope delta)."
@@ -89,6 +84,26 @@ def rows_section(model, result, spec, frame_text):
         i = int(first_image[0])
         formula(r"\text{first image token: } (t, h, w) = ($t, $h, $w) = \text{start} + (0,\ \text{row},\ "
                 r"\text{column}),\quad \text{start} = $s", t=ids[0, i], h=ids[1, i], w=ids[2, i], s=ids[0, i])
+
+
+def ask_wider(model, h: int, w: int) -> None:
+    """A what-if about the figure above: twice the columns, how far does the next text's id move?"""
+    now, wider = (pc.mm_image_advance(model.family, h, cols)["advance"] for cols in (w, 2 * w))
+    # the candidates: unchanged, one more id per added token, and the family's own rule (whichever it is)
+    named = {now: "as now", now + h * w: "one more per added token"}
+    values = sorted({now, now + h * w, wider})
+
+    def reveal() -> str:
+        return (f"The text after a {h} × {2 * w} image starts {wider:g} ids after the image's first id, "
+                f"{'up from' if wider > now else 'the same as'} {now:g} for {h} × {w}: max({h}, {2 * w}) = "
+                f"{max(h, 2 * w)}. The {h * w} added tokens cost ids only where they make the larger side longer.")
+
+    with classroom.predict("mm_ids_wider", f"Give the image twice the columns: {h} × {2 * w}, {h * w} more tokens. "
+                           f"How many ids after the image's first id does the next text then start (now {now:g})?",
+                           [f"{v:g}" + (f" ({named[v]})" if v in named else "") for v in values],
+                           values.index(wider), reveal):
+        formula(r"\text{next text id} - \text{first image id}:\quad $now\ ($h\times $w)\ \to\ "
+                r"$wider\ ($h\times $w2)", now=now, h=h, w=w, wider=wider, w2=2 * w)
 
 
 def ids_code(model, spec: str, frame_text: int, *lines: str) -> None:
@@ -160,5 +175,6 @@ def table_section(result):
 
 
 lesson()
-source(pc.mm_position_ids, pc.multimodal.sequence._grid_ids, pc.multimodal.omni._omni_ids,
+why(WHY)
+source(pc.mm_position_ids, pc.mm_image_advance, pc.multimodal.sequence._grid_ids, pc.multimodal.omni._omni_ids,
        pc.multimodal.omni._merge_by_time, pc.omni_audio_tokens, label="Show the code that numbered the tokens")

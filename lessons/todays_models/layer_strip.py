@@ -4,7 +4,7 @@ import numpy as np
 import streamlit as st
 
 import posenc_core as pc
-from page_kit import classroom, controls, guard, header, layer_views, notice, sections, source, todays_class
+from page_kit import classroom, controls, guard, header, layer_views, notice, source, stage, todays_class, why
 from page_kit.config_input import choose_config
 
 EXAMPLE = json.dumps(pc.preset_config("gpt-oss-20b"), indent=2)
@@ -44,13 +44,13 @@ def layer_view(config_text: str, index: int, context: int):
     return out
 
 
-header(
-    "Layer by layer: read any config",
-    "A model's config.json says, layer by layer, how each layer sees positions: some attend through a short "
-    "sliding window with fast rotations, some see everything with slow ones, some rotate only part of each "
-    "head, some use no positions at all, and some are not attention layers. Pick a model, or paste your own "
-    "config: it is read through the model's own `transformers` config class, exactly as the model reads it."
-)
+header("Layer by layer: read any config",
+       "One cell per layer of a real model: the top row is what it mixes tokens with, the bottom row what it "
+       "does with positions. Pick a model or paste your own config.json.")
+WHY = ("A model's config.json says, layer by layer, how each layer sees positions: some attend through a short "
+       "sliding window with fast rotations, some see everything with slow ones, some rotate only part of each "
+       "head, some use no positions at all, and some are not attention layers. Pick a model, or paste your own "
+       "config: it is read through the model's own `transformers` config class, exactly as the model reads it.")
 
 
 def _strip_notice(rows, groups) -> None:
@@ -64,24 +64,28 @@ def _strip_notice(rows, groups) -> None:
 
 @st.fragment
 def lesson():
-    with guard():
-        config_text, origin = choose_config("gemma3-27b", EXAMPLE)
-        st.markdown(origin)
+    page = stage()
+    with page.main, guard():  # an error shows in the figure column, where the figure would be
+        with page.side:  # the model (or the pasted config) and the layer: the strip's own controls
+            config_text, origin = choose_config("gemma3-27b", EXAMPLE)
         if config_text is None:
+            st.markdown(origin)
             return
         class_name, notes, read_rows, ignored, context, rows, groups, table = read(config_text)
         default = next((r.index for r in rows if r.is_attention and r.mixer == "full attention"), 0)
-        index = 0 if len(rows) == 1 else controls.slider(  # a slider needs two ends
-            "Layer", "layer", 0, len(rows) - 1, default, help="Pick a layer to see its own pairs, span and scores.")
+        with page.side:
+            index = 0 if len(rows) == 1 else controls.slider(  # a slider needs two ends
+                "Layer", "layer", 0, len(rows) - 1, default, help="Pick a layer to see its own pairs, span and scores.")
         row = rows[index]
-        tab_strip, tab_layer, tab_compare, tab_read = sections(
+        tab_strip, tab_layer, tab_compare, tab_read = page.sections(
             ["Layer strip", "One layer", "Settings side by side", "What was read"])
         if tab_strip.open:
             with tab_strip:
-                todays_class.ask_settings(rows, class_name)
                 layer_views.strip(rows, groups, table, name="layer_strip",
                                   title=f"{len(rows)} layers: what each mixes with, and what it does with positions",
                                   picks=("layer", "view", "One layer") if len(rows) > 1 else None)  # click a layer
+                st.markdown(origin)
+                todays_class.ask_longer_prompt(rows, context)  # about the strip's top row, after it: a what-if
                 classroom.snippet(*todays_class.config_lines(config_text),
                                   "labels = [pc.layer_label(r) for r in rows]  # (layers,) the strip's bottom row")
                 _strip_notice(rows, groups)
@@ -99,6 +103,7 @@ def lesson():
                                   'each, positions')
         if tab_read.open:
             with tab_read:
+                st.markdown(origin)
                 for note in notes:
                     st.markdown(f"- {note}")
                 st.dataframe({"field": [r[0] for r in read_rows], "value": [r[1] for r in read_rows],
@@ -162,4 +167,5 @@ def _side_by_side(config_text, groups, context) -> None:
 
 
 lesson()
+why(WHY)
 source(pc.layer_scheme, pc.normalise_config)

@@ -12,7 +12,23 @@ from .._checks import as_int
 from .rotary import MRopeSettings, mm_scores
 from .sequence import Segment, mm_position_ids
 
-__all__ = ["mm_image_scores", "mm_time_id_table", "mm_time_ids", "mm_video_scores"]
+__all__ = ["mm_image_advance", "mm_image_scores", "mm_time_id_table", "mm_time_ids", "mm_video_scores"]
+
+
+def mm_image_advance(family_key, grid_h, grid_w) -> dict:
+    """How far an image moves the position ids: the text token right after a ``grid_h`` x ``grid_w`` image,
+    numbered by the family's get_rope_index rules, against the image's first token.
+
+    Returns dict with ``start`` (the time id of the image's first token), ``next`` (the id of the text token
+    right after the image) and ``advance`` (``next - start``: what the image costs in ids, not in tokens).
+    """
+    h = as_int("image rows", grid_h, minimum=1, maximum=64)
+    w = as_int("image columns", grid_w, minimum=1, maximum=64)
+    result = mm_position_ids(family_key, [Segment("text", tokens=1), Segment("image", h=h, w=w),
+                                          Segment("text", tokens=1)])
+    image = np.flatnonzero(result.kind == 1)  # (h·w,) raster order; the end token follows the last one
+    start, after = float(result.ids[0, image[0]]), float(result.ids[0, image[-1] + 1])
+    return {"start": start, "next": after, "advance": after - start}
 
 
 def mm_image_scores(family_key, settings: MRopeSettings, grid_h, grid_w, row, col, *, vectors="ones",
