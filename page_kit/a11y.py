@@ -11,6 +11,8 @@ import streamlit as st
 
 A11Y_CSS = """
 <style>
+/* The element that carries the script below takes no room: it pushed every lesson's figure 2-4 px down. */
+.st-key-a11y_script { display: none; }
 /* Captions, hints and the compute-backend note: Streamlit greys them to about 3.9:1; at 0.8 of the text
    colour (inherited from the page) they read above 4.5:1 on either theme's background. */
 [data-testid="stCaptionContainer"], [data-testid="stWidgetLabel"] [data-testid="stTooltipIcon"],
@@ -89,4 +91,5 @@ def apply() -> None:
     from .settings import dark
 
     st.html(A11Y_CSS + (DARK_CSS if dark() else ""))
-    st.html(A11Y_SCRIPT, unsafe_allow_javascript=True)
+    with st.container(key="a11y_script"):  # hidden (A11Y_CSS); a script still runs in a hidden element
+        st.html(A11Y_SCRIPT, unsafe_allow_javascript=True)

@@ -58,7 +58,7 @@ def lesson():
                     seed = controls.number("Random seed", "seed", 0, 9999, 0,
                                            help="Draws the query vector q and the key vector k.")
                     # a click on a cell picks its diagonal m − n; this slider is its twin
-                    offset = controls.slider("Diagonal m − n (or click a cell)", "off", -(n - 1), n - 1, 0)
+                    offset = controls.slider("Diagonal m − n", "off", -(n - 1), n - 1, 0)
                 grids = {layout: score_grid(n, dim, float(base), layout, seed) for layout in pc.ROPE_LAYOUTS}
 
                 deviations = {layout: grids[layout][1] for layout in pc.ROPE_LAYOUTS}
