@@ -85,6 +85,10 @@ def test_page_and_each_section_render_without_exceptions(browser_page, info):
     page.goto(f"{url}/{info.url_path}", wait_until="domcontentloaded")
     wait_until_idle(page)
     page.wait_for_selector("h1", timeout=30000)
+    try:  # the sidebar (the app's own lesson list and settings) is drawn after the page's first elements
+        page.get_by_text("Compute backend").first.wait_for(state="attached", timeout=30000)
+    except Exception:  # noqa: BLE001 (playwright's timeout): the assertion below says what is missing
+        pass
     assert page.get_by_text("Compute backend").count() == 1, "app.py's sidebar is missing (legacy pages mode?)"
     _check_clean(page, errors, info.url_path)
     _check_figures(page, info.url_path)
