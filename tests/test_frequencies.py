@@ -122,8 +122,13 @@ def test_errors_are_sentences():
         pc.p_rope_inv_freq(63)
     with pytest.raises(ValueError, match="at most 1"):
         pc.p_rope_inv_freq(64, p=1.5)
-    with pytest.raises(ValueError, match="even number"):
-        pc.fewer_frequencies("partial rotary", 10, 10000.0, 0.3)
+
+
+def test_an_odd_rotary_dim_rotates_what_transformers_rotates():
+    # int(10 * 0.3) = 3: transformers' arange(0, 3, 2) gives two frequencies, and apply_rotary_pos_emb rotates
+    # cos.shape[-1] = 4 dims, so four dims turn and six stay still.
+    odd = pc.fewer_frequencies("partial rotary", 10, 10000.0, 0.3)
+    assert (odd["pairs"], odd["rotated_dims"], odd["still_dims"]) == (2, 4, 6)
 
 
 def test_summaries_give_rope_the_whole_head_and_the_others_the_fraction():

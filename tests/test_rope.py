@@ -97,7 +97,6 @@ def test_decay_bound_known_values():
 
 
 @pytest.mark.parametrize("call, message", [
-    (lambda: pc.rope_inv_freq(63), "even"),
     (lambda: pc.rope_inv_freq(64, partial_rotary_factor=0.01), "even number"),
     (lambda: pc.rope_inv_freq(64, partial_rotary_factor=1.5), "at most 1"),
     (lambda: pc.rope_inv_freq(64, base=0.5), "greater than 1"),
@@ -110,6 +109,12 @@ def test_decay_bound_known_values():
 def test_bad_arguments_raise_clear_value_errors(call, message):
     with pytest.raises(ValueError, match=message):
         call()
+
+
+def test_an_odd_head_dim_gets_the_extra_frequency_transformers_gives():
+    torch = pytest.importorskip("torch")
+    expected = 1.0 / (10000.0 ** (torch.arange(0, 63, 2, dtype=torch.int64).float() / 63))
+    np.testing.assert_array_equal(pc.rope_inv_freq(63)[0], expected.numpy())
 
 
 # --- one pair -------------------------------------------------------------------------------------------
