@@ -19,7 +19,7 @@ header[data-testid="stHeader"], [data-testid="stToolbar"], footer { display: non
 /* a lesson's tabs wrap onto a second row instead of scrolling out of sight at projector sizes */
 [data-testid="stMain"] [role="tablist"] { flex-wrap: wrap; row-gap: 0.1rem; }
 [data-testid="stMain"] [data-testid="stTab"] p { font-size: 0.8rem; }
-[data-testid="stMain"] [role="tablist"] ~ button, [data-testid="stMain"] [data-testid="stTabsScrollButton"] {
+[data-testid="stMain"] [role="tablist"] ~ button, [data-testid="stMain"] [data-testid^="stTabsScroll"] {
   display: none; }
 /* Streamlit wraps the bar in a layout box of its own height, where "sticky" has no room to stick: pin that box,
    whose parent is the whole page, so the bar stays in view however far the lesson scrolls */

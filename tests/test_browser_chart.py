@@ -38,7 +38,7 @@ def _open(page, url, path):
 @pytest.mark.parametrize("path, thumb", [
     ("sinusoidal", ".ls-range"),  # a live slider (page_kit/live_slider.py)
     ("t5", ".ls-range"),
-    # a Streamlit slider: a range too long for a live one (163,840 positions)
+    # a Streamlit slider: a range too long for a live one (163,840 positions), folded under "More settings"
     ("latent_attention", '[data-testid="stSlider"] input[type="range"]'),
 ])
 def test_a_slider_move_draws_once_and_never_remounts(page_and_url, path, thumb):
@@ -47,6 +47,9 @@ def test_a_slider_move_draws_once_and_never_remounts(page_and_url, path, thumb):
     plot = page.locator(".pe-plot").first
     plot.evaluate("el => { el.__marker = 'original' }")  # a remount would replace this node
     before = _counters(page)
+    if thumb.startswith('[data-testid="stSlider"]') and not page.locator('[data-testid="stSlider"]').first.is_visible():
+        page.locator(".st-key-stage_more summary").first.click()  # under the folded "More settings": unfold it
+        page.locator('[data-testid="stSlider"]').first.wait_for(state="visible", timeout=10000)
     thumb = page.locator(thumb).first
     for key in ("ArrowRight", "ArrowRight", "ArrowLeft"):
         thumb.focus()

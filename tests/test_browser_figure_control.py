@@ -59,7 +59,7 @@ def _query(page) -> dict:
 
 
 def _slider_value(page, key):
-    return page.locator(f'.ls[data-key="{key}"] .ls-value').inner_text()
+    return page.locator(f'.ls[data-key="{key}"] .ls-value').text_content()  # folded under "More settings" or not
 
 
 def test_dragging_the_query_arrow_sets_qx_and_qy(page_and_url):
@@ -79,6 +79,9 @@ def test_dragging_the_query_arrow_sets_qx_and_qy(page_and_url):
     assert page.evaluate(TRACE_TIP, ["Pair 0", "q"]) == pytest.approx([-1.0, 0.7], abs=1e-6)
     # the slider stays the twin: a key press moves on from the figure's value
     thumb = page.locator('.ls[data-key="qx"] .ls-range')
+    if not thumb.is_visible():
+        page.locator(".st-key-stage_more summary").first.click()  # the q sliders sit under "More settings"
+        thumb.wait_for(state="visible", timeout=10000)
     thumb.focus()
     thumb.press("ArrowRight")
     _settle(page)

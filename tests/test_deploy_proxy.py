@@ -148,6 +148,8 @@ def test_a_config_upload_on_the_model_presets_page_works_through_the_proxy(proxi
     context, page, cookie, errors = _session(browser, url, "model_configs?src=json&how=upload")
     page.locator('[data-testid="stFileUploaderDropzoneInput"]').set_input_files(
         files=[{"name": "config.json", "mimeType": "application/json", "buffer": json.dumps(config).encode()}])
+    # the numbers answer the page's predict-first question, so they show once the reader asks to see them
+    page.locator(".st-key-predict_cfg_trained_show button").click(timeout=60000)
     page.locator('[data-testid="stMetricValue"]', has_text=f"{target:,}").first.wait_for(timeout=60000)
     wait_until_idle(page)
     _assert_clean(page, errors, "config upload")
