@@ -1,5 +1,7 @@
 """PosEnc Explorer: entry point. Page config, navigation (from page_kit.registry), global sidebar."""
 
+from pathlib import Path
+
 import streamlit as st
 
 from page_kit import a11y, registry, settings
@@ -11,8 +13,11 @@ from page_kit.lesson import report_unexpected
 # folds it on narrow screens too, so a phone opens on the lesson, not on a drawer covering it. The presentation
 # bar's Next / Previous switch pages with a clean URL, before the bound toggle writes present=true back: the
 # session's toggle says it is still a presentation, so the sidebar stays folded there too.
+# a local icon: a material one would be fetched from Google's font servers, which a classroom offline (or a
+# privacy policy) does not reach
+FAVICON = str(Path(__file__).resolve().parent / "assets" / "favicon.png")
 presenting = st.query_params.get("present") == "true" or bool(st.session_state.get("present"))
-st.set_page_config(page_title="PosEnc Explorer", page_icon=":material/pin_drop:", layout="wide",
+st.set_page_config(page_title="PosEnc Explorer", page_icon=FAVICON, layout="wide",
                    initial_sidebar_state="collapsed" if presenting else "auto")
 
 
