@@ -32,9 +32,10 @@ a:focus-visible, button:focus-visible, summary:focus-visible, input:focus-visibl
    together): WCAG 2.2's target size (2.5.8) asks 24 px per target. */
 /* An element's toolbar (a table's search, download and fullscreen buttons) floats above the element, where a tab
    panel's first table would lay it over the tab strip and its scroll button (target-size): room for it on a
-   phone, where the toolbar always shows and the strip scrolls. */
+   phone, where the toolbar always shows, when the strip scrolls. */
 @media (max-width: 640px) {
-  [role="tabpanel"] > [data-testid="stVerticalBlock"] > [data-testid="stElementContainer"]:first-child:has(
+  .stTabs:has([data-testid^="stTabsScroll"]) [role="tabpanel"] > [data-testid="stVerticalBlock"] >
+    [data-testid="stElementContainer"]:first-child:has(
     [data-testid="stElementToolbar"]) { margin-top: 1.2rem; } }
 [data-testid^="stTabsScroll"] { min-width: 24px; }
 .st-key-lesson_nav > .stElementContainer { margin-top: -2px !important; margin-bottom: -2px !important; }

@@ -30,7 +30,7 @@ header[data-testid="stHeader"], [data-testid="stToolbar"], footer { display: non
 /* picture first: a compact title, so the figure starts in the top 40% of a 720 px projector screen */
 .block-container { padding-top: 0.4rem !important; }
 [data-testid="stMain"] h1 { font-size: 1.6rem; padding: 0.2rem 0 0.1rem; }
-[data-testid="stMain"] [data-testid="stTab"] { height: 1.8rem; white-space: nowrap; }
+[data-testid="stMain"] [data-testid="stTab"] { height: 1.55rem; white-space: nowrap; }
 .st-key-present_bar button { min-height: 1.9rem; padding-top: 0.1rem; padding-bottom: 0.1rem; }
 .st-key-present_bar button p, .st-key-present_bar [data-testid="stCaptionContainer"] { font-size: 0.72rem; }
 .st-key-present_bar kbd { display: none; }  /* the keys are listed once, in the bar's caption */
@@ -66,7 +66,7 @@ GLOBAL_CSS = """
 @media (hover: none) { .js-plotly-plot .modebar-container { display: none !important; } }
 @media (max-width: 640px) {
   /* picture first on a phone: a title that fits one or two short lines, so the figure starts in the top 40% */
-  [data-testid="stMain"] h1 { font-size: 1.75rem; padding-top: 0.25rem; }
+  [data-testid="stMain"] h1 { font-size: 1.6rem; padding-top: 0.25rem; }
   .block-container { padding-top: 3.5rem !important; }
   /* lesson.stage's controls follow the figure column on a phone; while that column is in view they dock at the
      bottom of the screen (a quarter of it at most, scrolling), so the hand reaches them under the figure */

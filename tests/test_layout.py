@@ -44,9 +44,6 @@ NOT_YET_REASON = "not yet converted to the picture-first layout (lesson.stage, g
 # Measured after the accessibility and figure-as-control kits joined the layout: on these pages the tab strip
 # wraps onto a second row and the first figure starts 2-4 px below the 40% line (290 px of 720, 342 of 844).
 # Open work (issue 26): a shorter tab strip; whoever fixes one removes it here.
-TAB_STRIP_WRAPS = {("sinusoidal", "projector"), ("t5", "projector"), ("extension", "projector"),
-                   ("fewer_frequencies", "projector"), ("nope", "phone"), ("shaw", "phone")}
-TAB_STRIP_WRAPS_REASON = "the tab strip wraps and the figure starts a few px below the top 40% (issue 26)"
 
 
 def _lessons(converted_only_marks: bool = True):
@@ -90,8 +87,6 @@ def _tabs(page):
 @pytest.mark.parametrize("view", list(VIEWS))
 @pytest.mark.parametrize("info", _lessons())
 def test_the_first_screen_opens_on_the_figure(views, info, view):
-    if (info.url_path, view) in TAB_STRIP_WRAPS:
-        pytest.xfail(TAB_STRIP_WRAPS_REASON)
     url, pages = views
     page = pages[view]
     _open(url, page, info, view)
