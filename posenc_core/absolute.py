@@ -96,6 +96,9 @@ def sinusoidal_at(positions, dim, base=10000.0, layout="interleaved", *, dtype="
     check_size(n * dim, "The sinusoidal table")
     out = np.empty((n, dim), dtype=np.float32)  # (n, d)
     sin_cols, cos_cols = (out[:, 0::2], out[:, 1::2]) if layout == "interleaved" else (out[:, :half], out[:, half:])
+    if variant == "paper" and n > 1 and np.array_equal(positions, np.arange(n)):
+        _paper_model_rows(n, dim, base, sin_cols, cos_cols)  # the whole table: the same bits, ~10x sooner
+        return to_backend(out, backend, device)
     fill = _t2t_model_block if variant == "tensor2tensor" else _paper_model_block
     # Row blocks of about 32k values keep the temporaries in cache before the strided copy into place.
     rows = max(1, _BLOCK_VALUES // half)
@@ -109,6 +112,39 @@ def _paper_model_block(positions, dim, base):
     """DistilBERT's arithmetic: pos / np.power(base, 2 * (j // 2) / dim) in float64, sin / cos, then float32."""
     angles = np.divide.outer(positions, np.power(base, np.arange(0, dim, 2) / dim))  # (k, d/2) float64
     return np.sin(angles).astype(np.float32), np.cos(angles).astype(np.float32)
+
+
+def _paper_model_rows(n, dim, base, sin_cols, cos_cols) -> None:
+    """DistilBERT's table for positions 0 .. n-1, the same float32 bits as ``_paper_model_block``, ~10x sooner.
+
+    float64 sin and cos run ~10x slower than float32 ones (no SIMD), and the model's table needs them. Position
+    p = a + r (a a multiple of the block length, 0 <= r < block) gives sin(p w) = sin(a w) cos(r w) +
+    cos(a w) sin(r w): float64 sines of a few hundred angles, then products. That sum is within ``eps`` of the
+    model's float64 value (the angles' roundings, p w ~ n, and a few float64 roundings), so where both ends of
+    [value - eps, value + eps] round to one float32 it is the model's float32. The rest (a value that close to a
+    float32 rounding midpoint, ~1e-4 of them) is computed as the model does.
+    """
+    half = dim // 2
+    den = np.power(base, np.arange(0, dim, 2) / dim)  # (d/2,) float64, as the model's code forms it
+    eps = 1e-14 + 1e-15 * (n - 1) / den  # (d/2,) bound on |our sum - the model's float64 value|, 10x margin
+    block = 64
+    within = np.arange(block, dtype=np.float64)  # (b,)
+    sin_r, cos_r = np.sin(np.divide.outer(within, den)), np.cos(np.divide.outer(within, den))  # (b, d/2)
+    rows = max(block, (_BLOCK_VALUES // half) // block * block)
+    for start in range(0, n, rows):
+        stop = min(n, start + rows)
+        k = stop - start
+        starts = np.arange(start, stop, block, dtype=np.float64)  # (k/b,) block starts a
+        angle_a = np.divide.outer(starts, den)[:, None, :]  # (k/b, 1, d/2)
+        sin_a, cos_a = np.sin(angle_a), np.cos(angle_a)
+        sin_v = (sin_a * cos_r + cos_a * sin_r).reshape(-1, half)[:k]  # (k, d/2) float64
+        cos_v = (cos_a * cos_r - sin_a * sin_r).reshape(-1, half)[:k]
+        for value, cols, exact in ((sin_v, sin_cols, np.sin), (cos_v, cos_cols, np.cos)):
+            rounded = value.astype(np.float32)
+            unsure = (value - eps).astype(np.float32) != (value + eps).astype(np.float32)  # (k, d/2)
+            row, col = np.nonzero(unsure)
+            rounded[row, col] = exact((start + row) / den[col]).astype(np.float32)  # the model's own arithmetic
+            cols[start:stop] = rounded
 
 
 def _t2t_model_block(positions, dim, base):

@@ -296,3 +296,27 @@ def test_fractional_positions_follow_the_same_arithmetic():
     rows = pc.sinusoidal_at([0.5, 17.25, -3.0], 32)
     exact = pc.sinusoidal_at([0.5, 17.25, -3.0], 32, dtype="float64")
     np.testing.assert_array_equal(rows, exact.astype(np.float32))  # float64 angles, one rounding
+
+
+@settings(max_examples=25, deadline=None)
+@given(n=st.integers(2, 3000), half=st.integers(1, 300), base=st.sampled_from([2.0, 10.0, 10000.0, 5e5, 1e6]),
+       layout=st.sampled_from(["interleaved", "concat"]))
+def test_the_whole_table_has_the_bits_of_the_model_arithmetic_row_by_row(n, half, base, layout):
+    """sinusoidal() builds 0 .. n-1 by angle addition; every value must be the model's float64 sin / cos rounded."""
+    from posenc_core import absolute
+
+    table = pc.sinusoidal(n, 2 * half, base, layout)
+    sin, cos = absolute._paper_model_block(np.arange(n, dtype=np.float64), 2 * half, base)  # the model's arithmetic
+    sin_cols, cos_cols = (table[:, 0::2], table[:, 1::2]) if layout == "interleaved" else (table[:, :half],
+                                                                                          table[:, half:])
+    np.testing.assert_array_equal(sin_cols.view(np.uint32), sin.view(np.uint32))
+    np.testing.assert_array_equal(cos_cols.view(np.uint32), cos.view(np.uint32))
+
+
+def test_a_large_table_has_the_bits_of_the_model_arithmetic():
+    from posenc_core import absolute
+
+    table = pc.sinusoidal(8192, 1024)
+    sin, cos = absolute._paper_model_block(np.arange(8192, dtype=np.float64), 1024, 10000.0)
+    np.testing.assert_array_equal(table[:, 0::2].view(np.uint32), sin.view(np.uint32))
+    np.testing.assert_array_equal(table[:, 1::2].view(np.uint32), cos.view(np.uint32))
