@@ -739,6 +739,15 @@ def mark_panels(chart: Chart, x: int, y: int, label: str) -> Chart:
     return chart
 
 
+def mark_diagonal(chart: Chart, offset: int) -> Chart:
+    """A dotted line over the cells with row - column = ``offset`` of a square heatmap (query m, key n)."""
+    n = chart.matrix.shape[0]
+    chart.figure.add_shape(type="line", x0=max(0, -offset) - 0.5, y0=max(0, offset) - 0.5,
+                           x1=n - 1 - max(0, offset) + 0.5, y1=n - 1 - max(0, -offset) + 0.5,
+                           line=dict(color="#111111", width=2, dash="dot"))
+    return chart
+
+
 def padded(chart: Chart, left: int = 64, bottom: int = 56, top: int | None = None) -> Chart:
     """Room for tick labels and axis titles (the template's 10 px margins with automargin off clip them);
     a larger `top` leaves room for a legend above a long title."""

@@ -9,6 +9,7 @@ from ._checks import as_choice, check_size
 
 __all__ = [
     "similarity_matrix",
+    "diagonal_cells",
     "toeplitz_deviation",
 ]
 
@@ -25,6 +26,17 @@ def similarity_matrix(table, metric="dot") -> np.ndarray:
         norms = np.linalg.norm(rows, axis=1, keepdims=True)
         rows = rows / np.where(norms == 0, 1, norms)
     return rows @ rows.T
+
+
+def diagonal_cells(matrix, offset: int) -> dict:
+    """The cells of a query x key matrix with m - n = ``offset`` (row minus column): their count and range."""
+    m = np.asarray(to_numpy(matrix), dtype=np.float64)
+    if m.ndim != 2:
+        raise ValueError("diagonal_cells needs a 2D matrix.")
+    if not -(m.shape[1] - 1) <= int(offset) <= m.shape[0] - 1:
+        raise ValueError(f"The diagonal m - n = {offset} lies outside a {m.shape[0]} x {m.shape[1]} matrix.")
+    cells = np.diagonal(m, offset=-int(offset))  # numpy's offset is column minus row
+    return {"count": int(cells.size), "min": float(cells.min()), "max": float(cells.max())}
 
 
 def toeplitz_deviation(matrix) -> float:

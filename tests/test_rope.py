@@ -375,3 +375,12 @@ def test_bound_factor_by_brute_force():
     h = np.concatenate([h, np.zeros((16, 1))], axis=1)
     expected = np.mean([max(abs(row[j + 1] - row[j]) for j in range(4)) for row in h])
     assert out["random_bound_factor"] == pytest.approx(expected)
+
+
+def test_diagonal_cells_reads_the_cells_with_m_minus_n_fixed():
+    grid = np.arange(12.0).reshape(3, 4)  # row m, column n
+    assert pc.diagonal_cells(grid, 0) == {"count": 3, "min": 0.0, "max": 10.0}  # (0,0) (1,1) (2,2)
+    assert pc.diagonal_cells(grid, 2) == {"count": 1, "min": 8.0, "max": 8.0}  # m - n = 2: (2, 0)
+    assert pc.diagonal_cells(grid, -3) == {"count": 1, "min": 3.0, "max": 3.0}  # (0, 3)
+    with pytest.raises(ValueError, match="outside"):
+        pc.diagonal_cells(grid, 3)

@@ -1,4 +1,3 @@
-import numpy as np
 import streamlit as st
 
 import posenc_core as pc
@@ -70,14 +69,12 @@ def lesson():
                         alt=f"Score matrix of one random query and key placed at every position, {layout} layout: "
                             "every diagonal has a single colour.")
                     # the chosen diagonal, dotted: the cells with m − n = offset
-                    chart.figure.add_shape(type="line", x0=max(0, -offset) - 0.5, y0=max(0, offset) - 0.5,
-                                           x1=n - 1 - max(0, offset) + 0.5, y1=n - 1 - max(0, -offset) + 0.5,
-                                           line=dict(color="#111111", width=2, dash="dot"))
-                    return figure_control.pick(chart, diagonal="off")
+                    return figure_control.pick(figures.mark_diagonal(chart, offset), diagonal="off")
 
                 def along(layout: str) -> str:
-                    cells = np.diagonal(grids[layout][0], offset=-offset)
-                    return f"Along m − n = {offset}: {cells.size} cells, scores {cells.min():.6f} to {cells.max():.6f}."
+                    cells = pc.diagonal_cells(grids[layout][0], offset)
+                    return (f"Along m − n = {offset}: {cells['count']} cells, scores {cells['min']:.6f} to "
+                            f"{cells['max']:.6f}.")
 
                 first, second = pc.ROPE_LAYOUTS
                 show(score_chart(first))
