@@ -17,8 +17,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._checks import as_even_dim, as_float, check_size
-from ..scaling import rope_inv_freq
+from .._checks import as_base, as_even_dim, as_float, check_size
 from ._toy import toy_weight, toy_words
 
 __all__ = ["path_householder", "path_rope_transform", "path_scores", "path_sentence", "path_transform_scores",
@@ -94,7 +93,9 @@ def path_rope_transform(dim, base=10000.0) -> np.ndarray:
     With it for every token, ``path_transform_scores`` equals (R^i q_i) . (R^j k_j) of ``apply_rope``.
     """
     dim = as_even_dim("dim", dim)
-    theta = np.asarray(rope_inv_freq(dim, base)[0], dtype=np.float64)  # (d/2,) the model's float32 frequencies
+    # (d/2,) base^(-2p/d) in float64: rope_inv_freq(dim, base, ideal=True) without its torch import, which
+    # would cost a cold page seconds
+    theta = as_base(base) ** (-np.arange(0, dim, 2, dtype=np.float64) / dim)
     half = dim // 2
     rot = np.eye(dim)
     p = np.arange(half)
