@@ -71,6 +71,7 @@ def test_fox_sentence_without_dependence_is_alibi_and_with_it_is_not():
     finite = np.isfinite(still["alibi"])
     np.testing.assert_allclose(still["fox"][finite], still["alibi"][finite], atol=1e-5)
     assert still["effective_slope"] == pytest.approx(still["slope"], rel=1e-9)
+    assert still["alibi_gap"] < 1e-5
     moved = pc.fox_sentence(TEXT, 8, 3, dependence=2.0)
     assert np.ptp(moved["local_slope"]) > 0.1  # the words now set different slopes
     # the total bias from the last word to the first is -(L - 1) times the effective slope
@@ -145,6 +146,7 @@ def test_constant_logit_gives_a_geometric_decay_like_alibi(logit):
     ratio = out["weights"] / out["alibi"]
     np.testing.assert_allclose(ratio, ratio[0], rtol=1e-10)
     assert out["weights"].sum() + out["remainder"] == pytest.approx(1.0)
+    assert out["ratio"] == pytest.approx(_sigmoid(-logit))
 
 
 @pytest.mark.parametrize("attend_current", [False, True])
@@ -249,6 +251,7 @@ def test_fixed_transforms_depend_on_the_offset_only():
     # one fixed Householder step for every word (data-independent) is also a function of the offset
     spread = [np.ptp(np.diagonal(out["wordless"], -t)) for t in range(len(out["tokens"]))]
     np.testing.assert_allclose(spread, 0.0, atol=1e-9)
+    np.testing.assert_allclose(out["spread"]["fixed"], spread)
     # the words' own transforms break it
     assert out["spread"]["path"][1:-1].max() > 0.5
     assert ((out["beta"] > 0) & (out["beta"] < 2)).all()

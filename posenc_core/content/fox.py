@@ -72,7 +72,7 @@ def fox_sentence(text, n_heads=8, head=1, dependence=1.0, seed=0, dim=16) -> dic
     Returns {"tokens", "gates" (L,), "log_forget" (L,), "fox" (L, L), "alibi" (L, L) both -inf above the
     diagonal, "slope": ALiBi's slope, "effective_slope": the one slope that gives the last word the same total
     bias on the first word, "local_slope" (L,): -log f_t, the slope each word sets, "fox_attention"/"alibi_attention"
-    (L,): the last word's attention from the bias alone (equal content scores)}.
+    (L,): the last word's attention from the bias alone (equal content scores), "alibi_gap": max |FoX - ALiBi|}.
     """
     n_heads = as_int("n_heads", n_heads, minimum=1, maximum=MAX_HEADS)
     head = as_int("head", head, minimum=1, maximum=n_heads)
@@ -86,7 +86,9 @@ def fox_sentence(text, n_heads=8, head=1, dependence=1.0, seed=0, dim=16) -> dic
     alibi = alibi_bias(n_heads, length)[head - 1].astype(np.float64)  # (L, L), the app's ALiBi grid
     zeros = np.zeros((length, length))
     alibi_att = np.exp(alibi[-1] - alibi[-1].max())
+    visible = np.isfinite(alibi)
     return {"tokens": tokens, "gates": np.exp(log_f), "log_forget": log_f, "fox": fox, "alibi": alibi,
             "slope": slope, "local_slope": -log_f,
             "effective_slope": float(-log_f[1:].mean()) if length > 1 else slope,
-            "fox_attention": fox_attention(zeros, log_f)[-1], "alibi_attention": alibi_att / alibi_att.sum()}
+            "fox_attention": fox_attention(zeros, log_f)[-1], "alibi_attention": alibi_att / alibi_att.sum(),
+            "alibi_gap": float(np.abs(fox[visible] - alibi[visible]).max())}

@@ -126,7 +126,8 @@ def path_sentence(text, dim=8, seed=0, base=10000.0, sharpness=1.0) -> dict:
 
     Returns {"tokens", "rope" (L, L), "path" (L, L) both -inf above the diagonal, "beta" (L,), "w" (L, d),
     "offsets" (L,): 0..L-1, "spread": {"rope", "path"}: (L,) the range (max - min) of the scores at each
-    offset i - j over every pair, "wordless": (L, L) PaTH's scores when every word has the same w and beta}.
+    offset i - j over every pair ("fixed" for "wordless"), "wordless": (L, L) PaTH's scores when every word has
+    word 0's w and beta (one data-independent transform)}.
     """
     sharpness = as_float("sharpness", sharpness, minimum=0.0, maximum=10.0)
     tokens, x = toy_words(text, dim)  # (L, d)
@@ -142,6 +143,6 @@ def path_sentence(text, dim=8, seed=0, base=10000.0, sharpness=1.0) -> dict:
     def spread(grid):
         return np.array([np.ptp(np.diagonal(grid, -t)) for t in range(length)])  # (L,) per offset
 
-    return {"tokens": tokens, "rope": rope, "path": path, "beta": beta, "w": w,
-            "offsets": np.arange(length), "spread": {"rope": spread(rope), "path": spread(path)},
+    return {"tokens": tokens, "rope": rope, "path": path, "beta": beta, "w": w, "offsets": np.arange(length),
+            "spread": {"rope": spread(rope), "path": spread(path), "fixed": spread(wordless)},
             "wordless": wordless}

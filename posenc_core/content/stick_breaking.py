@@ -63,7 +63,7 @@ def stick_breaking_constant(logit, length) -> dict:
     Returns {"distance" (L-1,): 1..L-1, "weights": A at each distance, sigmoid(z) sigmoid(-z)^(t-1), computed by
     ``stick_breaking_weights`` for the last query; "alibi": softmax over the same keys with ALiBi's bias
     -slope * t and no content score; "slope": softplus(z), the ALiBi slope with the same ratio between neighbours;
-    "remainder": the stick left}.
+    "ratio": sigmoid(-z) = e^-slope, the factor from one distance to the next; "remainder": the stick left}.
     """
     logit = as_float("logit", logit, minimum=-20.0, maximum=20.0)
     length = as_int("length", length, minimum=2, maximum=4096)
@@ -72,7 +72,7 @@ def stick_breaking_constant(logit, length) -> dict:
     slope = float(np.logaddexp(0.0, logit))  # softplus(z) = -log sigmoid(-z)
     distance = np.arange(1, length, dtype=np.float64)
     return {"distance": distance, "weights": last, "alibi": _softmax_rows(-slope * distance), "slope": slope,
-            "remainder": float(out["remainder"][-1])}
+            "ratio": float(np.exp(-slope)), "remainder": float(out["remainder"][-1])}
 
 
 def stick_breaking_sentence(text, level=0.0, n_heads=8, head=1, seed=0, dim=16, attend_current=False) -> dict:
