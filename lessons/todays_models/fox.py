@@ -25,10 +25,11 @@ WHY = ("The Forgetting Transformer (Lin, Nikishin, He and Courville 2025, arXiv:
        "per head and token, f_t = σ(w·x_t + b), to ordinary softmax attention: the score of key j for query i "
        "gets D_ij = log f_{j+1} + … + log f_i, the log of the product of the gates of every token after j. "
        "A gate near 1 lets the past through; a gate near 0 makes the query forget everything before it. "
-       "If every gate is the same number e^{-m}, D_ij = −m(i − j): ALiBi with slope m, as the paper notes. "
-       "FoX needs no position encoding besides this bias, and the model can learn to forget fast after a full "
-       "stop and slowly inside a phrase. Its kernels (flash-linear-attention) need a GPU; this page computes the "
-       "same equations in numpy, and the app's tests check them against that library's pure-PyTorch reference.")
+       "If every gate is the same number e^(−m), D_ij = −m(i − j): exactly ALiBi with slope m. "
+       "The paper trains FoX without RoPE: this bias is its only source of order, and a trained model can learn "
+       "to forget fast after some words and slowly after others. The released kernel is a GPU (Triton) kernel; "
+       "this page computes the same equations in numpy, and the app's tests check them against the pure-PyTorch "
+       "reference in flash-linear-attention (fla-core).")
 
 
 def bias_tab(page, view, ex) -> None:

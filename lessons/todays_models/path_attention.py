@@ -24,11 +24,14 @@ header("PaTH: transforms along the path",
        "tokens in between. RoPE is the case where every token brings the same rotation.")
 WHY = ("PaTH attention (Yang, Shen, Wen, Tan, Mishra, Ren, Panda and Kim 2025, arXiv:2505.16381) reads position "
        "from the path between two tokens. Each token t gives a transform H_t = I − β_t w_t w_tᵀ, with a unit "
-       "direction w_t and a strength β_t = 2σ(·) in (0, 2) both computed from the token; query i scores key j as "
+       "direction w_t and a strength β_t = 2σ(·) in (0, 2), both computed from the token (in "
+       "flash-linear-attention's layer, w_t through a low-rank projection, a short convolution and an L2 norm); "
+       "query i scores key j as "
        "q_iᵀ H_i H_{i−1} ⋯ H_{j+1} k_j. RoPE has the same shape: q_iᵀ (Rᵀ)^(i−j) k_j, one fixed rotation per "
        "step, so the score can only depend on how many steps lie between. PaTH lets the words choose the steps, "
-       "so 'three words back' depends on which three words: a full stop can reflect the query away from "
-       "everything before it. β = 2 is a true reflection, and a rotation in a plane is two reflections, so a "
+       "so 'three words back' depends on which three words: one token can turn the query away from "
+       "everything before it. That layer can also add FoX's forget gate on top (use_forget_gate). "
+       "β = 2 is a true reflection, and a rotation in a plane is two reflections, so a "
        "product of such steps can rotate as RoPE does. The released kernels (flash-linear-attention) need a GPU; "
        "this page computes the product directly, checked against that library's pure-PyTorch reference.")
 

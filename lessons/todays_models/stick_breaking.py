@@ -34,7 +34,8 @@ WHY = ("Stick-breaking attention (Tan, Shen, Peng, Courville and Panda 2024, arX
        "nearer key left enough, so order is built into the weights and the model needs no position encoding. The "
        "weights need not add up to 1: what nobody took is dropped. With one constant score every key takes the "
        "same share of what is left, and the weights fall geometrically with distance, the shape softmax + ALiBi "
-       "gives. The authors' code leaves the query's own key out (attend_current=False); the kernels need a GPU, "
+       "gives. The reference code leaves the query's own key out by default (attend_current=False); the "
+       "kernels need a GPU, "
        "and this page computes the same equations in numpy, checked against flash-linear-attention's "
        "pure-PyTorch reference.")
 

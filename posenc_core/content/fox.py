@@ -6,7 +6,7 @@ product of the gates of the tokens after j up to i, taken into the logits as a s
     D_ij = sum_{l=j+1..i} log f_l = c_i - c_j,   c_i = sum_{l<=i} log f_l   (causal: j <= i)
     a_ij = softmax_j( q_i . k_j / sqrt(d) + D_ij )
 
-A constant gate f = exp(-m) gives D_ij = -m (i - j): ALiBi with slope m (the paper's section 2 says so).
+A constant gate f = exp(-m) gives D_ij = -m (i - j): exactly ALiBi with slope m.
 FoX lets the data choose the slope token by token. numpy only; flash-linear-attention's naive reference
 ``naive_forgetting_attn`` computes the same D as a difference of cumulative sums.
 """
