@@ -18,9 +18,9 @@ def code(view, *lines: str) -> None:
     classroom.snippet(f"ex = {call}", *lines)
 
 
-header("Forgetting Transformer: ALiBi with a slope the data decides",
-       "FoX gives every token a forget gate; each query's logits get the log of the gates between it and the key. "
-       "With one constant gate that is ALiBi; with gates read from the words, the slope changes word by word.")
+header("Forgetting Transformer (FoX)",
+       "Every token has a forget gate, and the log of the gates between key and query joins the logits. One "
+       "constant gate is ALiBi; gates read from the words change the slope word by word.")
 WHY = ("The Forgetting Transformer (Lin, Nikishin, He and Courville 2025, arXiv:2503.02130) adds one scalar gate "
        "per head and token, f_t = σ(w·x_t + b), to ordinary softmax attention: the score of key j for query i "
        "gets D_ij = log f_{j+1} + … + log f_i, the log of the product of the gates of every token after j. "
