@@ -167,7 +167,7 @@ SECTIONS: tuple[Section, ...] = (
                      ":material/format_list_numbered:",
                      "Contextual positions: sigmoid gates decide which tokens count, so 'three back' can mean three "
                      "tokens, three words or three sentences."),
-            PageInfo("lessons/todays_models/fox.py", "Forgetting Transformer: a slope the data decides", "fox",
+            PageInfo("lessons/todays_models/fox.py", "Forgetting Transformer (FoX)", "fox",
                      ":material/auto_delete:",
                      "FoX's forget gate per token: the log of the gates between key and query joins the logits, "
                      "ALiBi when every gate is equal; the bias for your sentence next to ALiBi's."),

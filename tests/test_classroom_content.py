@@ -11,7 +11,7 @@ TEXT = "the cat sat on the warm mat and then the old dog slept by the door"
 
 def test_fox_snippets_give_the_bias_and_the_slopes():
     ns = _one(_view("fox"))
-    expected = pc.fox_sentence(TEXT, 8, 2, 1.0, 0)
+    expected = pc.fox_sentence(TEXT, 8, 2, 2.0, 0)
     np.testing.assert_array_equal(ns["ex"]["fox"], expected["fox"])
     np.testing.assert_array_equal(ns["ex"]["alibi"], expected["alibi"])
     ns = _one(_view("fox", "Slope per word", dep="2.5", heads="12", head="7", seed="3"))

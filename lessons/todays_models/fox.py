@@ -94,7 +94,7 @@ def attention_tab(page, view, ex) -> None:
 def lesson():
     page = stage()
     with page.side:
-        dep = controls.slider("Data dependence", "dep", 0.0, 3.0, 1.0, step=0.25,
+        dep = controls.slider("Data dependence", "dep", 0.0, 3.0, 2.0, step=0.25,
                               help="How much each word moves its gate's logit; 0 gives every word ALiBi's gate.")
         heads = controls.select_slider("ALiBi heads", "heads", [4, 8, 12, 16], 8)
         head = controls.slider("Head", "head", 1, heads, 2, help="ALiBi's slope for this head sets the gate's bias.")

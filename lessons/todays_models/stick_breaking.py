@@ -79,15 +79,17 @@ def constant_tab(page, view, ex) -> None:
     out = constant(float(z), 24)
     show(figures.lines(out["distance"], {"stick-breaking": out["weights"], "softmax + ALiBi": out["alibi"]},
                        title=f"Every key scores z = {z:g}: weight against distance", x_title="distance to the query",
-                       y_title="weight (log)", log_y=True, markers=True, name="sb_constant",
+                       y_title="weight (log)", log_y=True, markers=True, dashed=["softmax + ALiBi"], name="sb_constant",
                        alt=f"Two straight lines on a log axis over distances 1 to 23: stick-breaking's weight "
                            f"σ(z)σ(−z)^(t−1) and softmax + ALiBi with slope {out['slope']:.4g}; both fall by a "
                            f"factor {out['ratio']:.4g} per step."))
     classroom.snippet(f"out = {classroom.call('stick_breaking_constant', float(z), 24)}",
                       'out["distance"], out["weights"], out["alibi"]  # (23,) each, the two lines')
-    formula(r"A_t = \sigma(z)\,\sigma(-z)^{t-1},\qquad \frac{A_{t+1}}{A_t} = \sigma(-z) = e^{-\mathrm{softplus}(z)}"
-            r" = e^{-$m},\qquad \text{left over: } $r", m=out["slope"], r=out["remainder"])
-    notice(f"Parallel lines on a log axis: the same decay as ALiBi with slope softplus(z) = {out['slope']:.4g}. "
+    formula(r"\begin{gathered}A_t = \sigma(z)\,\sigma(-z)^{t-1},\qquad \frac{A_{t+1}}{A_t} = \sigma(-z) = "
+            r"e^{-\mathrm{softplus}(z)} = e^{-$m}\\ \text{left over: } 1 - \textstyle\sum_t A_t = $r\end{gathered}",
+            m=out["slope"], r=out["remainder"])
+    notice(f"Parallel straight lines on a log axis (one on top of the other when almost the whole stick is handed "
+           f"out): the same decay as ALiBi with slope softplus(z) = {out['slope']:.4g}. "
            "Only the normalisation differs: softmax makes its weights add up to 1, stick-breaking leaves "
            f"{out['remainder']:.3g} of the stick untaken. With real scores each key's share varies, so the "
            "decay is no longer a straight line.")
