@@ -132,8 +132,8 @@ def lesson():
 
 lesson()
 why(WHY)
-formula(r"\begin{gathered}\beta_{ij} = \sigma(q_i^\top k_j/\sqrt{d}),\qquad "
-        r"A_{ij} = \beta_{ij}\prod_{j<l<i}(1-\beta_{il})\\ o_i = \sum_{j<i} A_{ij} v_j,\qquad "
+formula(r"\begin{gathered}\beta_{ij} = \sigma(q_i^\top k_j/\sqrt{d})\\ "
+        r"A_{ij} = \beta_{ij}\prod_{j<l<i}(1-\beta_{il}),\qquad o_i = \sum_{j<i} A_{ij} v_j\\ "
         r"\sum_{j<i} A_{ij} = 1 - \prod_{j<i}(1-\beta_{ij}) \le 1\end{gathered}")
 see_also("fox", "alibi")
 source(pc.stick_breaking_weights, pc.stick_breaking_sentence)
