@@ -167,6 +167,18 @@ SECTIONS: tuple[Section, ...] = (
                      ":material/format_list_numbered:",
                      "Contextual positions: sigmoid gates decide which tokens count, so 'three back' can mean three "
                      "tokens, three words or three sentences."),
+            PageInfo("lessons/todays_models/fox.py", "Forgetting Transformer (FoX)", "fox",
+                     ":material/auto_delete:",
+                     "FoX's forget gate per token: the log of the gates between key and query joins the logits, "
+                     "ALiBi when every gate is equal; the bias for your sentence next to ALiBi's."),
+            PageInfo("lessons/todays_models/stick_breaking.py", "Stick-breaking attention", "stick_breaking",
+                     ":material/content_cut:",
+                     "Each query hands its attention out from the nearest key back, each key taking a share of "
+                     "what is left: recency with no position encoding, next to softmax + ALiBi."),
+            PageInfo("lessons/todays_models/path_attention.py", "PaTH: transforms along the path", "path_attention",
+                     ":material/route:",
+                     "Every token brings a Householder-like transform and a query sees a key through all those in "
+                     "between: RoPE is the case of one fixed rotation; what words that choose them change."),
         ),
     ),
     Section(

@@ -14,6 +14,7 @@ from .attention import *  # noqa: F403
 from .biases import *  # noqa: F403
 from .comparison import *  # noqa: F403
 from .configs import *  # noqa: F403
+from .content import *  # noqa: F403
 from .cope import *  # noqa: F403
 from .drope import *  # noqa: F403
 from .extension import *  # noqa: F403
