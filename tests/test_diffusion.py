@@ -204,3 +204,12 @@ def test_presets_are_consistent():
             assert pc.video_axis_split(p.family, p.head_dim) == p.axes
         if p.family == "sd3":
             assert sum(p.axes) == p.head_dim * p.heads
+
+
+def test_frame_time_ids_follow_the_pipelines():
+    wan, cog15 = pc.dit_preset("Wan2.1-T2V-14B"), pc.dit_preset("CogVideoX1.5-5B")
+    # 81 frames -> 21 latents (frame 0 alone, then 4 per latent): frame 80 is in the last latent, id 20
+    assert pc.dit_frame_time_id(wan, 81, 80) == 20 and pc.dit_frame_time_id(wan, 49, 4) == 1
+    # CogVideoX 1.5: 45 frames -> 12 latents (even, no padding); 49 -> 13, padded to 14 with one in front
+    assert pc.dit_frame_time_id(cog15, 45, 44) == 5 and pc.dit_frame_time_id(cog15, 49, 44) == 6
+    assert pc.dit_axis_extents(cog15, 1360, 768, 81) == {"time": 11, "height": 48, "width": 85}

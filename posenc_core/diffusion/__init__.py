@@ -12,3 +12,4 @@ from .qwen import *  # noqa: F403
 from .rotary import *  # noqa: F403
 from .sd3 import *  # noqa: F403
 from .video import *  # noqa: F403
+from .views import *  # noqa: F403

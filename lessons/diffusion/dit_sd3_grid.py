@@ -1,0 +1,87 @@
+import streamlit as st
+
+import posenc_core as pc
+from page_kit import classroom, controls, figures, formula, guard, header, notice, show, source, stage, why
+
+MODELS = ["Stable Diffusion 3.5 Large", "Stable Diffusion 3.5 Medium"]
+SIZES = [256, 512, 768, 1024, 1440, 2048, 3072, 4096, 6144]  # pixels
+
+header("SD3: a cropped sin-cos grid",
+       "Stable Diffusion 3 adds a fixed 2D sine-cosine vector to each patch, taken from one large square table: "
+       "every image gets the centred window of its own size.")
+WHY = ("SD3 and SD3.5 do not rotate queries and keys. Like the original Transformer and ViT they add a position "
+       "vector to each patch embedding, built from sines and cosines: half the width encodes the patch's column, "
+       "half its row. The table is made once, when the model is built, for a square grid of "
+       "`pos_embed_max_size` patches a side, and an image of h x w patches receives the h x w window in its "
+       "middle (`PatchEmbed.cropped_pos_embed`). A small image therefore sits in the centre of the table, not "
+       "in its corner, and a bigger image reaches further out: the ids it reads near its edges are ids a "
+       "smaller training image never saw. Past the table's edge there is nothing to crop, and diffusers "
+       "refuses the image.")
+
+
+@st.cache_data(max_entries=16, show_spinner=False)
+def similarity(name: str):
+    p = pc.dit_preset(name)
+    size = p.extra["pos_embed_max_size"]
+    return pc.sd3_similarity_grid(p.head_dim * p.heads, size, p.extra["base_size"], size // 2, size // 2)
+
+
+@st.fragment
+def lesson():
+    page = stage(more_label=None)
+    with page.side:
+        name = controls.choice("Model", "model", MODELS, MODELS[0])
+        width = controls.select_slider("Width (px)", "w", SIZES, 1024)
+        height = controls.select_slider("Height (px)", "h", SIZES, 1024)
+    preset = pc.dit_preset(name)
+    size, base = preset.extra["pos_embed_max_size"], preset.extra["base_size"]
+    with page.main, guard():
+        rows, cols = pc.sd3_patch_grid(height, width)
+        top, left = pc.sd3_crop_window(size, rows, cols)  # a ValueError past the grid: shown as an error
+        window = (top, left, rows, cols)
+        grid = similarity(name)
+        options = ["the top-left corner", "the centre", "the whole table, resized"]
+
+        def reveal() -> str:
+            return (f"The {rows} x {cols} patches read rows {top} to {top + rows - 1} and columns {left} to "
+                    f"{left + cols - 1} of the {size} x {size} table: the centred window.")
+
+        with classroom.predict("dit_sd3_crop", f"{name}, a {width} x {height} image ({cols} x {rows} patches). "
+                               f"Which part of the {size} x {size} table does it read?", options, 1, reveal):
+            crop = grid[top:top + rows, left:left + cols]
+            show(figures.padded(figures.small_multiples(
+                [grid, crop], [f"the whole {size} x {size} table", f"the {rows} x {cols} window this image gets"],
+                cols=2, x_title="patch column", y_title="patch row", value_name="cosine similarity",
+                hover_format=".3f", zrange=(float(grid.min()), 1.0), name="dit_sd3_window",
+                title=f"{name}: similarity of every table row to the table's centre",
+                alt=f"Left: the {size} x {size} table, cosine similarity to its centre from {grid.min():.2f} to "
+                    f"1. Right: the {rows} x {cols} window at rows {top} to {top + rows - 1}, columns {left} "
+                    f"to {left + cols - 1}, similarity {crop.min():.2f} to {crop.max():.2f}.")))
+        classroom.snippet(f"rows, cols = pc.sd3_patch_grid({height}, {width})  # VAE 8x, patch 2: 16 px",
+                          f"top, left = pc.sd3_crop_window({size}, rows, cols)",
+                          f"table = pc.sd3_table({preset.head_dim * preset.heads}, {size}, {base})  "
+                          "# (max², D) as PatchEmbed holds it",
+                          f"window = pc.sd3_cropped_table(table, {size}, rows, cols)")
+        details(preset, size, base, window)
+
+
+def details(preset, size, base, window):
+    top, left, rows, cols = window
+    step = base / size
+    formula(r"\text{coordinate}_i = \frac{i}{\text{max}/\text{base}} = i \cdot \frac{$b}{$m},\qquad "
+            r"\text{PE}(r, c) = [\sin, \cos](c\,\omega_k)\ \Vert\ [\sin, \cos](r\,\omega_k),\ "
+            r"\omega_k = 10000^{-k/(D/4)}", b=base, m=size)
+    free = size - max(rows, cols)
+    notice(f"Neighbouring patches are {step:.4g} apart in the table's coordinates (base_size {base} over "
+           f"pos_embed_max_size {size}), at every resolution: the crop never stretches the grid, so a patch's "
+           f"vector depends on where it sits relative to the table's centre, not to the image's corner. This "
+           f"image leaves {free} patch{'es' if free != 1 else ''} of table unused on its longer side; an image "
+           f"over {size * 16:,} px on a side has no window and is refused. Which windows a model was trained on "
+           "decides which parts of the table it knows: the edges of the table are only read by the largest "
+           "images.")
+    st.caption(" · ".join(f"{k}: {v}" for k, v in preset.cites.items()))
+
+
+lesson()
+why(WHY)
+source(pc.sd3_table, pc.sd3_crop_window, pc.sd3_cropped_table)
