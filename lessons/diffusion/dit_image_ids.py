@@ -53,34 +53,38 @@ def lesson():
 def ids_section(preset, family, rows, cols, centred):
     grids = id_grids(family, rows, cols, centred)
     row_ids, col_ids = grids["row"], grids["column"]
-    corner = f"({row_ids[0, 0]}, {col_ids[0, 0]})"
-    options = ["(0, 0)", f"({-(rows - rows // 2)}, {-(cols - cols // 2)})", f"({rows // 2}, {cols // 2})"]
-    answer = options.index(corner)
-
-    def reveal() -> str:
-        where = "counts from the corner" if corner == "(0, 0)" else "puts id 0 at the centre"
-        return (f"The top-left token has (row, column) ids {corner}: {preset.name} {where}. Its ids run from "
-                f"{row_ids.min()} to {row_ids.max()} down and {col_ids.min()} to {col_ids.max()} across "
-                f"({rows} x {cols} tokens).")
-
-    with classroom.predict("dit_corner", f"{preset.name}, a {cols * 16} x {rows * 16} image: which (row, column) "
-                           "ids does its top-left token get?", options, answer, reveal):
-        show(figures.padded(figures.small_multiples(
-            [row_ids, col_ids], ["row id", "column id"], cols=2, x_title="token column", y_title="token row",
-            value_name="id", hover_format="d", title=f"{preset.name}: ids of the {rows} x {cols} image tokens",
-            name="dit_image_ids",
-            alt=f"Two heatmaps, {rows} rows by {cols} columns: the row id runs from {row_ids.min()} at the top "
-                f"to {row_ids.max()} at the bottom, the column id from {col_ids.min()} on the left to "
-                f"{col_ids.max()} on the right.")))
+    show(figures.padded(figures.small_multiples(
+        [row_ids, col_ids], ["row id", "column id"], cols=2, x_title="token column", y_title="token row",
+        value_name="id", hover_format="d", title=f"{preset.name}: ids of the {rows} x {cols} image tokens",
+        name="dit_image_ids",
+        alt=f"Two heatmaps, {rows} rows by {cols} columns: the row id runs from {row_ids.min()} at the top "
+            f"to {row_ids.max()} at the bottom, the column id from {col_ids.min()} on the left to "
+            f"{col_ids.max()} on the right.")))
     classroom.snippet(f"rows, cols = pc.flux_token_grid({rows * 16}, {cols * 16})  # 16 px per token",
                       f"grids = pc.dit_image_id_grids({family!r}, rows, cols, centred={centred})",
                       "# {axis: (rows, cols) ids}; the rotary itself: pc.flux_rope / pc.qwen_rope")
+    wide = id_grids(family, rows, 2 * cols, centred)
+    here = (int(row_ids[0, 0]), int(col_ids[0, 0]))
+    there = (int(wide["row"][0, 0]), int(wide["column"][0, 0]))
+
+    def reveal() -> str:
+        how = ("FLUX counts from the corner, so the corner is (0, 0) at every size and new columns get new ids "
+               "on the right" if here == there else "Qwen-Image centres the grid, so widening the image moves the "
+               "corner further into the negative ids while the centre keeps id 0")
+        return f"{how}: the top-left token is {here} at {cols} columns and {there} at {2 * cols}."
+
+    with classroom.predict("dit_corner", f"Make this image twice as wide ({2 * cols} token columns). What happens "
+                           "to the ids of its top-left token?", ["they stay the same", "they change"],
+                           0 if here == there else 1, reveal):
+        st.dataframe({"image": [f"{cols * 16} x {rows * 16} px", f"{2 * cols * 16} x {rows * 16} px"],
+                      "top-left (row, column)": [str(here), str(there)],
+                      "column ids": [f"{col_ids.min()} to {col_ids.max()}",
+                                     f"{wide['column'].min()} to {wide['column'].max()}"]},
+                     hide_index=True, width="stretch")
     others = [k for k in grids if k not in ("row", "column")]
     rest = ", ".join(f"{k} = {int(np.unique(grids[k])[0])}" for k in others)
-    notice(f"Every image token also carries {rest} on its other id(s). "
-           + ("Resize the image: the centre stays at id 0 and the ids grow outwards both ways."
-              if row_ids.min() < 0 else "Resize the image: new ids are added at the bottom and the right; a "
-              "token's ids say how far it is from the top-left corner, not from the centre."))
+    notice(f"Every image token also carries {rest} on its other id(s). A token's ids say how far it is from "
+           + ("the centre of the picture." if row_ids.min() < 0 else "the top-left corner."))
 
 
 def split_section(preset, width, height):

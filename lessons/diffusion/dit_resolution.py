@@ -41,34 +41,51 @@ def lesson():
                                             help=f"{name} is released at {preset.size[0]} x {preset.size[1]} px.")
     with page.main, guard():
         dim, trained, new, series = turns(name, trained_px, new_px, method)
-        keys = list(series)
+        keys = list(series)  # trained, new with ids unchanged, new with the remedy
         first = {k: float(v[0]) for k, v in series.items()}
         last = {k: float(v[-1]) for k, v in series.items()}
-        options = ["it keeps its speed", "it slows down like the others"]
-
-        def reveal() -> str:
-            return (f"With {method}, the fastest width pair turns {first[keys[2]]:,.1f} times across {new} columns "
-                    f"(it turned {first[keys[0]]:,.1f} times across the trained {trained}); the slowest turns "
-                    f"{last[keys[2]]:.4f} times (trained: {last[keys[0]]:.4f}, ids unchanged: "
-                    f"{last[keys[1]]:.4f}).")
-
-        with classroom.predict("dit_res_fast", f"{name}, {trained_px} px trained, {new_px} px asked, remedy: "
-                               f"{method}. What happens to the fastest width pair?", options,
-                               0 if np.isclose(first[keys[2]], first[keys[1]]) else 1, reveal):
-            show(figures.padded(figures.lines(
-                np.arange(dim // 2), series, markers=True, log_y=True, dashed=[keys[1]],
-                hlines=[(1.0, "one full turn")], title=f"{name}: turns of each width pair across the image",
-                x_title="width pair j (fast → slow)", y_title="turns across the image", hover_format=",.4g",
-                name="dit_resolution",
-                alt=f"{dim // 2} width pairs on a log scale. Trained, {trained} columns: {first[keys[0]]:,.1f} to "
-                    f"{last[keys[0]]:.4f} turns. {new} columns with ids unchanged: {first[keys[1]]:,.1f} to "
-                    f"{last[keys[1]]:.4f}. With {method}: {first[keys[2]]:,.1f} to {last[keys[2]]:.4f}."),
-                left=80))
+        problem = {k: series[k] for k in keys[:2]}
+        show(figures.padded(figures.lines(
+            np.arange(dim // 2), problem, markers=True, log_y=True, hlines=[(1.0, "one full turn")],
+            title=f"{name}: turns of each width pair, {trained_px} px trained, {new_px} px asked",
+            x_title="width pair j (fast → slow)", y_title="turns across the image", hover_format=",.4g",
+            name="dit_resolution",
+            alt=f"{dim // 2} width pairs on a log scale. Trained, {trained} columns: {first[keys[0]]:,.1f} to "
+                f"{last[keys[0]]:.4f} turns. {new} columns with ids unchanged: {first[keys[1]]:,.1f} to "
+                f"{last[keys[1]]:.4f}."), left=80))
         classroom.snippet(f"series = pc.dit_resolution_turns({dim}, {preset.theta}, {trained}, {new}, {method!r})",
                           "# {label: (pairs,) turns across the width}; the tables themselves:",
                           f"cos, sin = pc.dit_rotary_1d({dim}, range({new}), {preset.theta}, ntk_factor=..., "
                           "linear_factor=...)")
+        remedy(name, method, dim, (trained, new), series)
         explain(preset, dim, trained, new)
+
+
+def remedy(name, method, dim, sizes, series):
+    """Predict what the remedy does to the fastest pair; the answer is the figure with the remedy added."""
+    trained, new = sizes
+    keys = list(series)
+    first = {k: float(v[0]) for k, v in series.items()}
+    last = {k: float(v[-1]) for k, v in series.items()}
+
+    def reveal() -> str:
+        return (f"With {method}, the fastest width pair turns {first[keys[2]]:,.1f} times across {new} columns "
+                f"(ids unchanged: {first[keys[1]]:,.1f}; trained: {first[keys[0]]:,.1f} across {trained}); the "
+                f"slowest turns {last[keys[2]]:.4f} times (ids unchanged: {last[keys[1]]:.4f}; trained: "
+                f"{last[keys[0]]:.4f}).")
+
+    with classroom.predict("dit_res_fast", f"Remedy: {method}. What happens to the fastest width pair across "
+                           f"the {new}-column image, against leaving the ids unchanged?",
+                           ["it keeps its speed", "it slows down"],
+                           0 if np.isclose(first[keys[2]], first[keys[1]]) else 1, reveal):
+        show(figures.padded(figures.lines(
+            np.arange(dim // 2), series, markers=True, log_y=True, dashed=[keys[1]],
+            hlines=[(1.0, "one full turn")], title=f"{name}: the same pairs with {method}",
+            x_title="width pair j (fast → slow)", y_title="turns across the image", hover_format=",.4g",
+            name="dit_resolution_remedy",
+            alt=f"Three curves over {dim // 2} width pairs: trained {first[keys[0]]:,.1f} to {last[keys[0]]:.4f} "
+                f"turns, ids unchanged {first[keys[1]]:,.1f} to {last[keys[1]]:.4f}, {method} "
+                f"{first[keys[2]]:,.1f} to {last[keys[2]]:.4f}."), left=80))
 
 
 def explain(preset, dim, trained, new):

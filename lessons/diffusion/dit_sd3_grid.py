@@ -1,3 +1,4 @@
+import numpy as np
 import streamlit as st
 
 import posenc_core as pc
@@ -30,7 +31,8 @@ def similarity(name: str):
 def lesson():
     page = stage(more_label=None)
     with page.side:
-        name = controls.choice("Model", "model", MODELS, MODELS[0])
+        name = controls.choice("Model", "model", MODELS, MODELS[0],
+                               format_func=lambda m: m.replace("Stable Diffusion ", "SD"))
         width = controls.select_slider("Width (px)", "w", SIZES, 1024)
         height = controls.select_slider("Height (px)", "h", SIZES, 1024)
     preset = pc.dit_preset(name)
@@ -40,37 +42,42 @@ def lesson():
         top, left = pc.sd3_crop_window(size, rows, cols)  # a ValueError past the grid: shown as an error
         window = (top, left, rows, cols)
         grid = similarity(name)
-        options = ["the top-left corner", "the centre", "the whole table, resized"]
-
-        def reveal() -> str:
-            return (f"The {rows} x {cols} patches read rows {top} to {top + rows - 1} and columns {left} to "
-                    f"{left + cols - 1} of the {size} x {size} table: the centred window.")
-
-        with classroom.predict("dit_sd3_crop", f"{name}, a {width} x {height} image ({cols} x {rows} patches). "
-                               f"Which part of the {size} x {size} table does it read?", options, 1, reveal):
-            crop = grid[top:top + rows, left:left + cols]
-            show(figures.padded(figures.small_multiples(
-                [grid, crop], [f"the whole {size} x {size} table", f"the {rows} x {cols} window this image gets"],
-                cols=2, x_title="patch column", y_title="patch row", value_name="cosine similarity",
-                hover_format=".3f", zrange=(float(grid.min()), 1.0), name="dit_sd3_window",
-                title=f"{name}: similarity of every table row to the table's centre",
-                alt=f"Left: the {size} x {size} table, cosine similarity to its centre from {grid.min():.2f} to "
-                    f"1. Right: the {rows} x {cols} window at rows {top} to {top + rows - 1}, columns {left} "
-                    f"to {left + cols - 1}, similarity {crop.min():.2f} to {crop.max():.2f}.")))
+        crop = pc.sd3_window_only(grid, size, rows, cols)  # NaN (blank) where this image reads nothing
+        show(figures.padded(figures.small_multiples(
+            [grid, crop], [f"the whole {size} x {size} table", f"the {rows} x {cols} window this image reads"],
+            cols=2, x_title="patch column", y_title="patch row", value_name="cosine similarity",
+            hover_format=".3f", zrange=(float(grid.min()), 1.0), name="dit_sd3_window",
+            title=f"{name}: similarity of every table row to the table's centre",
+            alt=f"Left: the {size} x {size} table, cosine similarity to its centre from {grid.min():.2f} to "
+                f"1. Right: only the {rows} x {cols} window at rows {top} to {top + rows - 1}, columns {left} "
+                f"to {left + cols - 1} is filled, similarity {np.nanmin(crop):.2f} to {np.nanmax(crop):.2f}.")))
         classroom.snippet(f"rows, cols = pc.sd3_patch_grid({height}, {width})  # VAE 8x, patch 2: 16 px",
                           f"top, left = pc.sd3_crop_window({size}, rows, cols)",
                           f"table = pc.sd3_table({preset.head_dim * preset.heads}, {size}, {base})  "
                           "# (max², D) as PatchEmbed holds it",
                           f"window = pc.sd3_cropped_table(table, {size}, rows, cols)")
+        unseen = pc.sd3_unseen_patches(size, rows, cols, base)
+        answer = 0 if unseen == 0 else 2 if unseen == rows * cols else 1
+
+        def reveal() -> str:
+            return (f"{unseen:,} of its {rows * cols:,} patches read cells outside the centred {base} x {base} "
+                    f"window ({base * 16:,} px, the config's sample_size) that a square training image of that "
+                    "size reads: a bigger image reaches cells such an image never used, a smaller one reads a "
+                    "part of the middle.")
+
+        with classroom.predict("dit_sd3_unseen", f"Training at {base * 16:,} x {base * 16:,} px reads the middle "
+                               f"{base} x {base} cells. How many of this {width} x {height} image's patches read "
+                               "cells outside them?", ["none", "some", "all"], answer, reveal):
+            st.metric(f"patches reading cells outside the {base * 16:,} px window", f"{unseen:,} of {rows * cols:,}")
         details(preset, size, base, window)
 
 
 def details(preset, size, base, window):
     top, left, rows, cols = window
     step = base / size
-    formula(r"\text{coordinate}_i = \frac{i}{\text{max}/\text{base}} = i \cdot \frac{$b}{$m},\qquad "
-            r"\text{PE}(r, c) = [\sin, \cos](c\,\omega_k)\ \Vert\ [\sin, \cos](r\,\omega_k),\ "
-            r"\omega_k = 10000^{-k/(D/4)}", b=base, m=size)
+    formula(r"\text{coordinate}_i = \frac{i}{\text{max}/\text{base}} = i \cdot \frac{$b}{$m}", b=base, m=size)
+    formula(r"\text{PE}(r, c) = [\sin, \cos](c\,\omega_k)\ \Vert\ [\sin, \cos](r\,\omega_k),\quad "
+            r"\omega_k = 10000^{-k/(D/4)}")
     free = size - max(rows, cols)
     notice(f"Neighbouring patches are {step:.4g} apart in the table's coordinates (base_size {base} over "
            f"pos_embed_max_size {size}), at every resolution: the crop never stretches the grid, so a patch's "

@@ -25,9 +25,9 @@ def two_clips(name: str, width: int, height: int, frames_a: int, frames_b: int):
     p = pc.dit_preset(name)
     a = pc.dit_axis_extents(p, width, height, frames_a)
     b = pc.dit_axis_extents(p, width, height, frames_b)
-    series = pc.dit_axis_series(p, a, f" ({frames_a} frames)")
-    series[f"time ({frames_b} frames)"] = pc.dit_axis_series(p, b)["time"]
-    return a, b, series
+    clip_a, clip_b = pc.dit_axis_series(p, a), pc.dit_axis_series(p, b)
+    series = {f"time ({frames_a} frames)": clip_a.pop("time"), f"time ({frames_b} frames)": clip_b["time"]}
+    return a, b, series | clip_a  # height and width do not depend on the frame count
 
 
 @st.fragment
@@ -48,33 +48,44 @@ def lesson():
         slow_b = float(np.nanmin(series[f"time ({frames_b} frames)"]))
         last = min(frames_a, frames_b) - 1  # the last frame both clips have
         id_a, id_b = pc.dit_frame_time_id(preset, frames_a, last), pc.dit_frame_time_id(preset, frames_b, last)
-        options = ["the same time id", "a different time id in each"]
-
-        def reveal() -> str:
-            return (f"Time ids count latent frames from the start of the clip, whatever its length: video frame "
-                    f"{last} gets time id {id_a} in clip A and {id_b} in clip B. Clip A has time ids 0 to "
-                    f"{t_a - 1}, clip B 0 to {t_b - 1}; the longer clip adds ids, and its slowest time pair "
-                    "turns further across it." + ("" if id_a == id_b else " CogVideoX 1.5 pairs latent frames "
-                    "and pads an odd count with one latent in front, which shifts every frame of one clip."))
-
-        with classroom.predict("dit_video_frames", f"{name}: the same scene made as a {frames_a}-frame and a "
-                               f"{frames_b}-frame clip. Video frame {last} (in both): which time id does it get?",
-                               options, 0 if id_a == id_b else 1, reveal):
-            show(figures.padded(figures.lines(
-                np.arange(sum(preset.axes) // 2), series, markers=True, log_y=True, colours=None,
-                dashed=[f"time ({frames_b} frames)"], hlines=[(1.0, "one full turn")],
-                title=f"{name}: turns of each pair across a {width} x {height} clip",
-                x_title="rotary pair j of a head (time block, then height, then width)",
-                y_title="turns across the clip", hover_format=",.3g", name="dit_video_split",
-                alt=f"{sum(preset.axes) // 2} pairs split {preset.axes[0] // 2} time, {preset.axes[1] // 2} "
-                    f"height, {preset.axes[2] // 2} width. Across clip A's {t_a} time ids the slowest time pair "
-                    f"turns {slow_a:.3g} times, across clip B's {t_b} ids {slow_b:.3g} times; the width block "
-                    f"spans {a['width']} columns."), left=80))
+        show(figures.padded(figures.lines(
+            np.arange(sum(preset.axes) // 2), series, markers=True, log_y=True, colours=None,
+            dashed=[f"time ({frames_b} frames)"], hlines=[(1.0, "one full turn")],
+            title=f"{name}: turns of each pair across a {width} x {height} clip",
+            x_title="rotary pair j of a head (time block, then height, then width)",
+            y_title="turns across the clip", hover_format=",.3g", name="dit_video_split",
+            alt=f"{sum(preset.axes) // 2} pairs split {preset.axes[0] // 2} time, {preset.axes[1] // 2} "
+                f"height, {preset.axes[2] // 2} width. Across clip A's {t_a} time ids the slowest time pair "
+                f"turns {slow_a:.3g} times, across clip B's {t_b} ids {slow_b:.3g} times; the width block "
+                f"spans {a['width']} columns."), left=80))
         classroom.snippet(f"preset = pc.dit_preset({name!r})",
                           f"clip = pc.dit_axis_extents(preset, {width}, {height}, {frames_a})  # ids per axis",
                           "turns = pc.dit_axis_series(preset, clip)  # {axis: (pairs,) turns, NaN elsewhere}",
                           f"cos, sin = {rope_call(preset, a)}  # the model's own table")
+        frames_question(preset, frames_a, frames_b, (t_a, t_b), (id_a, id_b), last)
         explain(preset, a)
+
+
+def frames_question(preset, frames_a, frames_b, counts, ids, last):
+    """Predict the time id of one video frame in both clips; the answer is a small table of frames and ids."""
+    (t_a, t_b), (id_a, id_b) = counts, ids
+    options = ["the same time id", "a different time id in each"]
+
+    def reveal() -> str:
+        return (f"Time ids count latent frames from the start of the clip, whatever its length: video frame "
+                f"{last} gets time id {id_a} in clip A and {id_b} in clip B. Clip A has time ids 0 to "
+                f"{t_a - 1}, clip B 0 to {t_b - 1}; the longer clip adds ids, and its slowest time pair "
+                "turns further across it." + ("" if id_a == id_b else " CogVideoX 1.5 pairs latent frames "
+                "and pads an odd count with one latent in front, which shifts every frame of one clip."))
+
+    frames = sorted({0, 4, last // 2, last})
+    with classroom.predict("dit_video_frames", f"{preset.name}: the same scene made as a {frames_a}-frame and a "
+                           f"{frames_b}-frame clip. Video frame {last} (in both): which time id does it get?",
+                           options, 0 if id_a == id_b else 1, reveal):
+        st.dataframe({"video frame": frames,
+                      f"time id, {frames_a} frames": [pc.dit_frame_time_id(preset, frames_a, f) for f in frames],
+                      f"time id, {frames_b} frames": [pc.dit_frame_time_id(preset, frames_b, f) for f in frames]},
+                     hide_index=True, width="stretch")
 
 
 def rope_call(preset, extents) -> str:

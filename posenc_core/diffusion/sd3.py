@@ -11,12 +11,14 @@ An image wider than the grid has no table to crop from: diffusers raises an erro
 
 from __future__ import annotations
 
+import numpy as np
 import torch
 
 from .._checks import as_even_dim, as_int, check_size
 
 __all__ = ["sd3_sincos_1d", "sd3_table", "sd3_crop_window", "sd3_cropped_table", "sd3_patch_grid",
-           "sd3_grid_coordinates"]
+           "sd3_grid_coordinates", "sd3_window_only",
+           "sd3_unseen_patches"]
 
 SD3_PIXELS_PER_PATCH = 16  # VAE 8x, patch 2
 
@@ -71,6 +73,24 @@ def sd3_cropped_table(table: torch.Tensor, max_size: int, rows: int, cols: int) 
     top, left = sd3_crop_window(max_size, rows, cols)
     spatial = table.reshape(max_size, max_size, -1)[top:top + rows, left:left + cols, :]
     return spatial.reshape(rows * cols, -1)
+
+
+def sd3_window_only(grid, max_size: int, rows: int, cols: int):
+    """A float copy of a (max_size, max_size) grid with NaN outside the image's window (the cells it never reads)."""
+    top, left = sd3_crop_window(max_size, rows, cols)
+    out = np.full((max_size, max_size), np.nan)
+    out[top:top + rows, left:left + cols] = np.asarray(grid)[top:top + rows, left:left + cols]
+    return out
+
+
+def sd3_unseen_patches(max_size: int, rows: int, cols: int, base_size: int) -> int:
+    """How many of a rows x cols image's patches read table cells outside the centred base_size² window
+    (the window of a square image at the config's sample_size, e.g. 64 x 64 patches = 1,024 px)."""
+    top, left = sd3_crop_window(max_size, rows, cols)
+    t0, l0 = sd3_crop_window(max_size, base_size, base_size)
+    inside_rows = max(0, min(top + rows, t0 + base_size) - max(top, t0))
+    inside_cols = max(0, min(left + cols, l0 + base_size) - max(left, l0))
+    return rows * cols - inside_rows * inside_cols
 
 
 def sd3_patch_grid(height_px: int, width_px: int) -> tuple[int, int]:
