@@ -53,13 +53,13 @@ def lesson():
 def ids_section(preset, family, rows, cols, centred):
     grids = id_grids(family, rows, cols, centred)
     row_ids, col_ids = grids["row"], grids["column"]
-    show(figures.padded(figures.small_multiples(
+    show(figures.square_panels(figures.padded(figures.small_multiples(
         [row_ids, col_ids], ["row id", "column id"], cols=2, x_title="token column", y_title="token row",
         value_name="id", hover_format="d", title=f"{preset.name}: ids of the {rows} x {cols} image tokens",
         name="dit_image_ids",
         alt=f"Two heatmaps, {rows} rows by {cols} columns: the row id runs from {row_ids.min()} at the top "
             f"to {row_ids.max()} at the bottom, the column id from {col_ids.min()} on the left to "
-            f"{col_ids.max()} on the right.")))
+            f"{col_ids.max()} on the right."))))
     classroom.snippet(f"rows, cols = pc.flux_token_grid({rows * 16}, {cols * 16})  # 16 px per token",
                       f"grids = pc.dit_image_id_grids({family!r}, rows, cols, centred={centred})",
                       "# {axis: (rows, cols) ids}; the rotary itself: pc.flux_rope / pc.qwen_rope")

@@ -34,7 +34,7 @@ def lesson():
     with page.side:
         name = controls.select("Model", "model", MODELS)
         new_px = controls.select_slider("New width (px)", "w", SIZES, 2048)
-        method = controls.select("Remedy", "method", list(pc.RESOLUTION_METHODS), index=3)
+        method = controls.select("Remedy", "method", list(pc.RESOLUTION_METHODS), index=2)
     preset = pc.dit_preset(name)
     with page.more:
         trained_px = controls.select_slider("Trained width (px)", "tw", SIZES, 1024,

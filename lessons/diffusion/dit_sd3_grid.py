@@ -5,7 +5,7 @@ import posenc_core as pc
 from page_kit import classroom, controls, figures, formula, guard, header, notice, show, source, stage, why
 
 MODELS = ["Stable Diffusion 3.5 Large", "Stable Diffusion 3.5 Medium"]
-SIZES = [256, 512, 768, 1024, 1440, 2048, 3072, 4096, 6144]  # pixels
+SIZES = [256, 512, 768, 1024, 1440, 2048, 3072, 4096, 6144]  # pixels; each model offers those its grid holds
 
 header("SD3: a cropped sin-cos grid",
        "Stable Diffusion 3 adds a fixed 2D sine-cosine vector to each patch, taken from one large square table: "
@@ -33,24 +33,26 @@ def lesson():
     with page.side:
         name = controls.choice("Model", "model", MODELS, MODELS[0],
                                format_func=lambda m: m.replace("Stable Diffusion ", "SD"))
-        width = controls.select_slider("Width (px)", "w", SIZES, 1024)
-        height = controls.select_slider("Height (px)", "h", SIZES, 1024)
     preset = pc.dit_preset(name)
     size, base = preset.extra["pos_embed_max_size"], preset.extra["base_size"]
+    sizes = [s for s in SIZES if s <= size * pc.SD3_PIXELS_PER_PATCH]  # past the grid there is no window
+    with page.side:
+        width = controls.select_slider("Width (px)", "w", sizes, 1024)
+        height = controls.select_slider("Height (px)", "h", sizes, 1024)
     with page.main, guard():
         rows, cols = pc.sd3_patch_grid(height, width)
         top, left = pc.sd3_crop_window(size, rows, cols)  # a ValueError past the grid: shown as an error
         window = (top, left, rows, cols)
         grid = similarity(name)
         crop = pc.sd3_window_only(grid, size, rows, cols)  # NaN (blank) where this image reads nothing
-        show(figures.padded(figures.small_multiples(
+        show(figures.square_panels(figures.padded(figures.small_multiples(
             [grid, crop], [f"the whole {size} x {size} table", f"the {rows} x {cols} window this image reads"],
             cols=2, x_title="patch column", y_title="patch row", value_name="cosine similarity",
             hover_format=".3f", zrange=(float(grid.min()), 1.0), name="dit_sd3_window",
             title=f"{name}: similarity of every table row to the table's centre",
             alt=f"Left: the {size} x {size} table, cosine similarity to its centre from {grid.min():.2f} to "
                 f"1. Right: only the {rows} x {cols} window at rows {top} to {top + rows - 1}, columns {left} "
-                f"to {left + cols - 1} is filled, similarity {np.nanmin(crop):.2f} to {np.nanmax(crop):.2f}.")))
+                f"to {left + cols - 1} is filled, similarity {np.nanmin(crop):.2f} to {np.nanmax(crop):.2f}."))))
         classroom.snippet(f"rows, cols = pc.sd3_patch_grid({height}, {width})  # VAE 8x, patch 2: 16 px",
                           f"top, left = pc.sd3_crop_window({size}, rows, cols)",
                           f"table = pc.sd3_table({preset.head_dim * preset.heads}, {size}, {base})  "

@@ -18,7 +18,7 @@ from .._checks import as_even_dim, as_int, check_size
 
 __all__ = ["sd3_sincos_1d", "sd3_table", "sd3_crop_window", "sd3_cropped_table", "sd3_patch_grid",
            "sd3_grid_coordinates", "sd3_window_only",
-           "sd3_unseen_patches"]
+           "sd3_unseen_patches", "SD3_PIXELS_PER_PATCH"]
 
 SD3_PIXELS_PER_PATCH = 16  # VAE 8x, patch 2
 

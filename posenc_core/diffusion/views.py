@@ -17,7 +17,7 @@ __all__ = ["DIT_ID_AXES", "dit_image_id_grids", "dit_axis_series", "dit_axis_ext
 
 # family -> (axis names in id order, function (rows, cols, centred) -> (rows*cols, n_axes) ids)
 DIT_ID_AXES = {
-    "flux1": (("time (always 0)", "row", "column"), lambda r, c, _: flux_image_ids(r, c)),
+    "flux1": (("time", "row", "column"), lambda r, c, _: flux_image_ids(r, c)),
     "flux2": (("time", "row", "column", "text index l"), lambda r, c, _: flux2_image_ids(r, c)),
     "qwen": (("frame", "row", "column"), lambda r, c, centred: qwen_token_ids(1, r, c, centred)),
 }
@@ -76,7 +76,7 @@ def sd3_similarity_grid(embed_dim: int, max_size: int, base_size: int, row: int,
     return (down[:, None] + along[None, :]) / (embed_dim / 2)
 
 
-RESOLUTION_METHODS = ("ids unchanged", "interpolate the ids", "linear_factor", "ntk_factor")
+RESOLUTION_METHODS = ("interpolate the ids", "linear_factor", "ntk_factor")  # remedies against ids left as they are
 
 
 def dit_resolution_turns(dim: int, theta: float, trained: int, new: int, method: str) -> dict[str, np.ndarray]:
@@ -91,9 +91,8 @@ def dit_resolution_turns(dim: int, theta: float, trained: int, new: int, method:
     as_choice("method", method, RESOLUTION_METHODS)
     scale = as_float("new / trained", new / trained, above=0.0)
     base = dit_pair_wavelengths(dim, theta)
-    steps = {"ids unchanged": new - 1, "interpolate the ids": (new - 1) / scale}
-    if method in steps:
-        turns = steps[method] / base
+    if method == "interpolate the ids":
+        turns = (new - 1) / scale / base
     elif method == "linear_factor":
         turns = (new - 1) / dit_pair_wavelengths(dim, theta, linear_factor=scale)
     else:
