@@ -213,3 +213,17 @@ def test_frame_time_ids_follow_the_pipelines():
     # CogVideoX 1.5: 45 frames -> 12 latents (even, no padding); 49 -> 13, padded to 14 with one in front
     assert pc.dit_frame_time_id(cog15, 45, 44) == 5 and pc.dit_frame_time_id(cog15, 49, 44) == 6
     assert pc.dit_axis_extents(cog15, 1360, 768, 81) == {"time": 11, "height": 48, "width": 85}
+
+
+@pytest.mark.parametrize("call,field", [
+    (lambda: pc.sd3_crop_window(192, 200, 64), "pos_embed_max_size"),
+    (lambda: pc.wan_rope(128, 2, 4, 100, max_seq_len=64), "rope_max_seq_len"),
+    (lambda: pc.qwen_rope(64, 64, 4070), "4,096"),
+    (lambda: pc.flux_rope(torch.zeros(5, 2), (16, 56, 56), 10000), "axes_dims_rope"),
+    (lambda: pc.flux_token_grid(8, 1024), "height"),
+    (lambda: pc.cogvideox_rope(64, 3, 160, 10, 150, 150, patch_size_t=2), "trained grid"),
+    (lambda: pc.dit_rotary_1d(7, [0, 1], 10000.0), "dim"),
+])
+def test_errors_name_the_field(call, field):
+    with pytest.raises(ValueError, match=field):
+        call()

@@ -38,6 +38,8 @@ def qwen_axis_ids(n: int, scale_rope: bool = True) -> torch.Tensor:
 def qwen_token_ids(frame: int, rows: int, cols: int, scale_rope: bool = True, idx: int = 0) -> torch.Tensor:
     """(frame*rows*cols, 3) int64 (frame, row, column) ids of the image tokens, reading order."""
     frame = as_int("frames", frame, minimum=1, maximum=64)
+    rows = as_int("rows of patches", rows, minimum=1, maximum=4096)
+    cols = as_int("columns of patches", cols, minimum=1, maximum=4096)
     check_size(frame * rows * cols * 3, "the Qwen-Image ids")
     t = torch.arange(idx, idx + frame)
     return torch.cartesian_prod(t, qwen_axis_ids(rows, scale_rope), qwen_axis_ids(cols, scale_rope))

@@ -99,6 +99,9 @@ def cogvideox_crop_region(rows: int, cols: int, base_rows: int, base_cols: int):
 
     As the pipeline's ``get_resize_crop_region_for_grid``: the longer side fills the trained grid.
     """
+    rows, cols = as_int("rows of patches", rows, minimum=1), as_int("columns of patches", cols, minimum=1)
+    base_rows = as_int("the trained rows (sample_height / patch_size)", base_rows, minimum=1)
+    base_cols = as_int("the trained columns (sample_width / patch_size)", base_cols, minimum=1)
     ratio = rows / cols
     if ratio > base_rows / base_cols:
         resize_h, resize_w = base_rows, int(round(base_rows / rows * cols))
@@ -128,6 +131,8 @@ def cogvideox_axis_ids(frames: int, rows: int, cols: int, base_rows: int, base_c
 def cogvideox_rope(head_dim: int, frames: int, rows: int, cols: int, base_rows: int, base_cols: int,
                    patch_size_t: int | None = None, theta: float = 10000.0) -> tuple[torch.Tensor, torch.Tensor]:
     """(cos, sin), each (frames*rows*cols, head_dim) float32, as the CogVideoX pipeline asks for them."""
+    frames, rows, cols = _grid(frames, rows, cols)
+    head_dim = as_int("head_dim", head_dim, minimum=8, maximum=1024)
     check_size(frames * rows * cols * head_dim, "the CogVideoX rotary table")
     ids = cogvideox_axis_ids(frames, rows, cols, base_rows, base_cols, patch_size_t)
     if patch_size_t is not None:  # the table covers the trained grid; the slice comes after the cos/sin
