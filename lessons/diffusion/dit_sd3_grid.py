@@ -57,7 +57,10 @@ def lesson():
                           f"top, left = pc.sd3_crop_window({size}, rows, cols)",
                           f"table = pc.sd3_table({preset.head_dim * preset.heads}, {size}, {base})  "
                           "# (max², D) as PatchEmbed holds it",
-                          f"window = pc.sd3_cropped_table(table, {size}, rows, cols)")
+                          f"window = pc.sd3_cropped_table(table, {size}, rows, cols)",
+                          "# the figure: cosine similarity of every cell to the centre cell",
+                          f"sim = pc.sd3_similarity_grid({preset.head_dim * preset.heads}, {size}, {base}, "
+                          f"{size // 2}, {size // 2})")
         unseen = pc.sd3_unseen_patches(size, rows, cols, base)
         answer = 0 if unseen == 0 else 2 if unseen == rows * cols else 1
 
