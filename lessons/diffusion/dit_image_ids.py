@@ -106,9 +106,10 @@ def split_section(preset, width, height):
                       "turns = pc.dit_axis_series(preset, extents)  # {axis: (pairs,) turns, NaN elsewhere}")
     formula(r"\text{axes\_dims\_rope} = $a,\quad \theta = $t,\quad \text{angle}_j = \text{id}_{\text{axis}(j)}"
             r"\cdot \theta^{-2j'/d_{\text{axis}}}", a=str(list(preset.axes)), t=preset.theta)
+    fastest = pc.dit_pair_wavelengths(preset.axes[1], preset.theta)[0]
     notice(f"The head's {preset.head_dim} dimensions are cut into contiguous blocks, one per id, each a small "
-           f"rotary of its own that restarts at one turn per ~6 ids. The time block of an image generator "
-           f"turns with an id that is the same for every image token, so for the picture it carries nothing; "
+           f"rotary of its own whose fastest pair turns once every {fastest:.2f} ids. The time block of an image "
+           f"generator turns with an id that is the same for every image token, so for the picture it carries nothing; "
            f"the {preset.axes[1] // 2} height and {preset.axes[2] // 2} width pairs carry where the token is. "
            "Pairs under the one-turn line change by less than a turn from one edge to the other.")
 
