@@ -102,22 +102,28 @@ def rope_call(preset, extents) -> str:
 
 def explain(preset, extents):
     t, h, w = preset.axes
-    formula(r"d = $d \;\to\; (t, h, w) = ($t, $h, $w),\qquad \theta = $th", d=preset.head_dim, t=t, h=h, w=w,
-            th=preset.theta)
+    formula(r"d = $d \;\to\; (t, h, w) = ($t, $h, $w)", d=preset.head_dim, t=t, h=h, w=w)
+    x = preset.extra
+    slowest = pc.dit_pair_wavelengths(t, preset.theta)[-1]
+    usual = pc.dit_pair_wavelengths(t, 10000.0)[-1]
     texts = {
-        "wan": "Wan's rotary table is made once for rope_max_seq_len = 1,024 ids per axis and sliced to the "
-               "clip, so ids never change with the clip's size: frame 0 is always time id 0.",
-        "hunyuan": "HunyuanVideo's θ = 256 is far below the usual 10,000: its pairs turn faster, so even the "
-                   "slowest ones move across the few dozen ids a clip has.",
-        "cogvideox": ("CogVideoX 1.0 spreads rows and columns over its trained 30 x 45 grid (ids need not be whole "
-                      "numbers at another size: the next lesson); time ids are 0, 1, 2, ... as elsewhere."
-                      if preset.extra.get("patch_size_t") is None else
-                      "CogVideoX 1.5 pairs latent frames (patch_size_t = 2), so one time id covers 8 video "
-                      "frames, and slices whole-number ids from a table made for its 150 x 150 trained grid."),
+        "wan": f"Wan's rotary table is made once for rope_max_seq_len = {x.get('rope_max_seq_len', 0):,} ids per axis "
+               "and sliced to the clip, so ids never change with the clip's size: frame 0 is always time id 0.",
+        "hunyuan": f"At θ = {preset.theta:g} its slowest time pair turns once every {slowest:,.0f} ids, against "
+                   f"{usual:,.0f} at θ = 10,000: a low θ keeps the slow pairs moving across the few dozen ids "
+                   "a clip has.",
+        "cogvideox": (f"CogVideoX 1.0 fits rows and columns into its trained {x.get('base_rows')} x "
+                      f"{x.get('base_cols')} grid (linspace: at another size the ids are fractions, interpolated "
+                      "as in the next lesson); time ids are 0, 1, 2, ... as elsewhere."
+                      if x.get("patch_size_t") is None else
+                      f"CogVideoX 1.5 pairs latent frames (patch_size_t = {x.get('patch_size_t')}), so one time id "
+                      f"covers {preset.frames_per_token} video frames, and slices whole-number ids from a table made "
+                      f"for its {x.get('base_rows')} x {x.get('base_cols')} trained grid."),
     }
-    notice(f"The time block is the {t // 2} fastest pairs of the head. " + texts[preset.family]
-           + f" This clip spans {extents['time']} time ids, {extents['height']} rows and {extents['width']} "
-           "columns of patches.")
+    notice(f"The time block is the first {t // 2} pairs of the head (fast to slow, then height starts again "
+           f"fast), at θ = {preset.theta:,.0f}. "
+           + texts[preset.family] + f" This clip spans {extents['time']} time ids, {extents['height']} rows and "
+           f"{extents['width']} columns of patches.")
     st.caption(" · ".join(f"{k}: {v}" for k, v in preset.cites.items()))
 
 
