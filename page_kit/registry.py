@@ -206,6 +206,30 @@ SECTIONS: tuple[Section, ...] = (
         ),
     ),
     Section(
+        "Diffusion transformers",
+        "Image and video generators ask the same question (where is this patch?) in 2D and 3D: integer ids "
+        "per token for one shared rotary, or a cropped sin-cos table, and every new resolution or frame count "
+        "moves them. The numbers are those diffusers computes.",
+        (
+            PageInfo("lessons/diffusion/dit_image_ids.py", "Position ids of an image", "dit_image_ids",
+                     ":material/grid_on:",
+                     "FLUX.1's text at zero and image at (0, row, column), FLUX.2's four ids, Qwen-Image's centred "
+                     "ids with negative rows, and how the head's rotary pairs split between the axes."),
+            PageInfo("lessons/diffusion/dit_sd3_grid.py", "SD3: a cropped sin-cos grid", "dit_sd3_grid",
+                     ":material/crop:",
+                     "Stable Diffusion 3.5's fixed 2D table, made once on a large square grid; each image takes its "
+                     "centred window, and an image bigger than the grid has none."),
+            PageInfo("lessons/diffusion/dit_video_rope.py", "Video: 3D rotary over time, rows and columns",
+                     "dit_video_rope", ":material/movie:",
+                     "Wan, HunyuanVideo and CogVideoX: how each splits a head between time, height and width, and "
+                     "the same clip at two frame counts."),
+            PageInfo("lessons/diffusion/dit_resolution.py", "Changing the resolution", "dit_resolution",
+                     ":material/aspect_ratio:",
+                     "Ids left alone, interpolated ids, linear_factor and ntk_factor: what each does to every "
+                     "pair's turns across a bigger image or a longer clip."),
+        ),
+    ),
+    Section(
         "Images and coordinates",
         "The same sine waves that number tokens can number image patches on a grid, survive a change of "
         "resolution, and turn raw coordinates into detail a small network can learn.",

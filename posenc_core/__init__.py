@@ -16,6 +16,7 @@ from .comparison import *  # noqa: F403
 from .configs import *  # noqa: F403
 from .content import *  # noqa: F403
 from .cope import *  # noqa: F403
+from .diffusion import *  # noqa: F403
 from .drope import *  # noqa: F403
 from .extension import *  # noqa: F403
 from .fourier import *  # noqa: F403

@@ -1,0 +1,110 @@
+import numpy as np
+import streamlit as st
+
+import posenc_core as pc
+from page_kit import classroom, controls, figures, formula, guard, header, notice, show, source, stage, why
+
+MODELS = ["FLUX.1-dev", "Qwen-Image", "HunyuanVideo", "Wan2.1-T2V-14B"]
+SIZES = [512, 768, 1024, 1328, 1536, 2048, 3072, 4096]  # pixels along the width
+
+header("Changing the resolution",
+       "A bigger image means more token columns, so the width ids run further than in training. Leave them, "
+       "squeeze them back, or slow the pairs down (linear_factor, ntk_factor): see what each does to every pair.")
+WHY = ("Rotary ids count tokens, so an image twice as wide has column ids running twice as far: the fast pairs "
+       "simply turn more often (they only ever compare neighbours), but the slowest pairs reach angles the model "
+       "never saw in training. The long-context section met the same problem for language. Three remedies exist "
+       "in diffusers' code. Interpolating the ids squeezes the new grid into the trained range, as CogVideoX 1.0's "
+       "linspace grid does for any size: every pair sees trained angles, but neighbouring tokens move closer. "
+       "`linear_factor` in `get_1d_rotary_pos_embed` divides every frequency, which gives the same angles. "
+       "`ntk_factor` multiplies θ instead: the fastest pair keeps its speed, and the slower a pair, the more it "
+       "slows, so local detail stays sharp while the slowest pairs stay inside their trained range.")
+
+
+@st.cache_data(max_entries=32, show_spinner=False)
+def turns(name: str, trained_px: int, new_px: int, method: str):
+    p = pc.dit_preset(name)
+    width_dim = p.axes[2]
+    trained, new = trained_px // p.pixels_per_token, new_px // p.pixels_per_token
+    return width_dim, trained, new, pc.dit_resolution_turns(width_dim, p.theta, trained, new, method)
+
+
+@st.fragment
+def lesson():
+    page = stage()
+    with page.side:
+        name = controls.select("Model", "model", MODELS)
+        new_px = controls.select_slider("New width (px)", "w", SIZES, 2048)
+        method = controls.select("Remedy", "method", list(pc.RESOLUTION_METHODS), index=2)
+    preset = pc.dit_preset(name)
+    with page.more:
+        trained_px = controls.select_slider("Trained width (px)", "tw", SIZES, 1024,
+                                            help=f"{name} is released at {preset.size[0]} x {preset.size[1]} px.")
+    with page.main, guard():
+        dim, trained, new, series = turns(name, trained_px, new_px, method)
+        keys = list(series)  # trained, new with ids unchanged, new with the remedy
+        first = {k: float(v[0]) for k, v in series.items()}
+        last = {k: float(v[-1]) for k, v in series.items()}
+        problem = {k: series[k] for k in keys[:2]}
+        show(figures.padded(figures.lines(
+            np.arange(dim // 2), problem, markers=True, log_y=True, hlines=[(1.0, "one full turn")],
+            title=f"{name}: turns of each width pair, {trained_px} px trained, {new_px} px asked",
+            x_title="width pair j (fast → slow)", y_title="turns across the image", hover_format=",.4g",
+            name="dit_resolution",
+            alt=f"{dim // 2} width pairs on a log scale. Trained, {trained} columns: {first[keys[0]]:,.1f} to "
+                f"{last[keys[0]]:.4f} turns. {new} columns with ids unchanged: {first[keys[1]]:,.1f} to "
+                f"{last[keys[1]]:.4f}."), left=80))
+        classroom.snippet(f"series = pc.dit_resolution_turns({dim}, {preset.theta}, {trained}, {new}, {method!r})",
+                          "# {label: (pairs,) turns across the width}; the tables themselves:",
+                          f"cos, sin = pc.dit_rotary_1d({dim}, range({new}), {preset.theta}, ntk_factor=..., "
+                          "linear_factor=...)")
+        remedy(name, method, dim, (trained, new), series)
+        explain(preset, dim, trained, new)
+
+
+def remedy(name, method, dim, sizes, series):
+    """Predict what the remedy does to the fastest pair; the answer is the figure with the remedy added."""
+    trained, new = sizes
+    keys = list(series)
+    first = {k: float(v[0]) for k, v in series.items()}
+    last = {k: float(v[-1]) for k, v in series.items()}
+
+    def reveal() -> str:
+        return (f"With {method}, the fastest width pair turns {first[keys[2]]:,.1f} times across {new} columns "
+                f"(ids unchanged: {first[keys[1]]:,.1f}; trained: {first[keys[0]]:,.1f} across {trained}); the "
+                f"slowest turns {last[keys[2]]:.4f} times (ids unchanged: {last[keys[1]]:.4f}; trained: "
+                f"{last[keys[0]]:.4f}).")
+
+    with classroom.predict("dit_res_fast", f"Remedy: {method}. What happens to the fastest width pair across "
+                           f"the {new}-column image, against leaving the ids unchanged?",
+                           ["it keeps its speed", "it slows down"],
+                           0 if np.isclose(first[keys[2]], first[keys[1]]) else 1, reveal):
+        show(figures.padded(figures.lines(
+            np.arange(dim // 2), series, markers=True, log_y=True, dashed=[keys[1]],
+            hlines=[(1.0, "one full turn")], title=f"{name}: the same pairs with {method}",
+            x_title="width pair j (fast → slow)", y_title="turns across the image", hover_format=",.4g",
+            name="dit_resolution_remedy",
+            alt=f"Three curves over {dim // 2} width pairs: trained {first[keys[0]]:,.1f} to {last[keys[0]]:.4f} "
+                f"turns, ids unchanged {first[keys[1]]:,.1f} to {last[keys[1]]:.4f}, {method} "
+                f"{first[keys[2]]:,.1f} to {last[keys[2]]:.4f}."), left=80))
+
+
+def explain(preset, dim, trained, new):
+    ratio = new / trained
+    formula(r"\omega_j = \frac{(\theta\cdot\text{ntk})^{-2j/d}}{\text{linear}},\qquad d = $d,\ \theta = $t,\ "
+            r"\text{new}/\text{trained} = $r", d=dim, t=preset.theta, r=ratio)
+    notice(f"Pairs above the 'one full turn' line wrap around within the image; pairs below it turn less "
+           "than once, so their angle alone says how far across the image a token is, and those are the ones "
+           f"that meet untrained angles when the ids run {ratio:g} times further. Interpolated ids and "
+           "linear_factor lie on the trained curve: every angle stays familiar, but two neighbouring tokens are "
+           "now closer than any two tokens in training. ntk_factor here is ratio^(d/(d−2)), which slows the "
+           f"slowest pair by exactly {ratio:g} and the fastest not at all. None of the models of this section "
+           "sets these factors in diffusers: FLUX, Qwen-Image, Wan and HunyuanVideo extend the ids, SD3 crops a "
+           "fixed table, CogVideoX 1.0 interpolates its grid. Lumina-Next's pipeline is the one that passes "
+           "them: its resolution scale as linear_factor during the early, noisy steps and as ntk_factor (the "
+           "scale itself, not the exponent used here) during the later ones.")
+    st.caption(" · ".join(f"{k}: {v}" for k, v in preset.cites.items()))
+
+
+lesson()
+why(WHY)
+source(pc.dit_rotary_1d, pc.dit_resolution_turns)

@@ -1,0 +1,140 @@
+"""What the diffusion lessons draw, from the exact functions of this package (pages do no math)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .._checks import as_choice, as_float, as_int
+from .flux import flux2_image_ids, flux2_text_ids, flux_image_ids, flux_text_ids
+from .presets import DitPreset
+from .qwen import qwen_text_start, qwen_token_ids
+from .rotary import dit_pair_wavelengths
+from .sd3 import sd3_grid_coordinates, sd3_sincos_1d
+
+__all__ = ["DIT_ID_AXES", "dit_image_id_grids", "dit_axis_series", "dit_axis_extents", "sd3_similarity_grid",
+           "dit_resolution_turns", "RESOLUTION_METHODS", "dit_sequence_ids",
+           "dit_frame_time_id"]
+
+# family -> (axis names in id order, function (rows, cols, centred) -> (rows*cols, n_axes) ids)
+DIT_ID_AXES = {
+    "flux1": (("time", "row", "column"), lambda r, c, _: flux_image_ids(r, c)),
+    "flux2": (("time", "row", "column", "text index l"), lambda r, c, _: flux2_image_ids(r, c)),
+    "qwen": (("frame", "row", "column"), lambda r, c, centred: qwen_token_ids(1, r, c, centred)),
+}
+
+
+def dit_image_id_grids(family: str, rows: int, cols: int, centred: bool = True) -> dict[str, np.ndarray]:
+    """{axis name: (rows, cols) id of each image token on that axis} for a FLUX.1, FLUX.2 or Qwen-Image image."""
+    as_choice("the model family", family, list(DIT_ID_AXES))
+    names, build = DIT_ID_AXES[family]
+    ids = build(rows, cols, centred).numpy().astype(np.int64)  # (rows*cols, n_axes)
+    return {name: ids[:, i].reshape(rows, cols) for i, name in enumerate(names)}
+
+
+def dit_axis_extents(preset: DitPreset, width_px: int, height_px: int, frames: int = 1) -> dict[str, int]:
+    """{axis: ids the image or clip spans along it}: time ids, then rows and columns of tokens."""
+    w = as_int("the width (pixels)", width_px, minimum=preset.pixels_per_token, maximum=8192)
+    h = as_int("the height (pixels)", height_px, minimum=preset.pixels_per_token, maximum=8192)
+    n = as_int("the number of frames", frames, minimum=1, maximum=1024)
+    if preset.frames_per_token == 1:
+        t = 1
+    else:  # the VAE keeps the first frame alone, then one latent per 4 frames; CogVideoX 1.5 pairs latents
+        latents = (n - 1) // 4 + 1
+        per = preset.frames_per_token // 4
+        t = -(-latents // per)
+    return {"time": t, "height": h // preset.pixels_per_token, "width": w // preset.pixels_per_token}
+
+
+def dit_axis_series(preset: DitPreset, extents: dict[str, int], label: str = "") -> dict[str, np.ndarray]:
+    """{axis: (n_pairs,) turns each pair of the head makes across that axis's extent, NaN on other axes' pairs}.
+
+    The pairs are in head order, one block per axis (time, height, width; FLUX.2 adds its text axis).
+    """
+    names = ["time", "height", "width", "text"][:len(preset.axes)]
+    total = sum(preset.axes) // 2
+    out, start = {}, 0
+    for name, dim in zip(names, preset.axes, strict=True):
+        series = np.full(total, np.nan)
+        extent = max(extents.get(name, 1) - 1, 0)  # ids 0..n-1 span n-1 steps
+        series[start:start + dim // 2] = extent / dit_pair_wavelengths(dim, preset.theta)
+        out[f"{name}{label}"] = series
+        start += dim // 2
+    return out
+
+
+def sd3_similarity_grid(embed_dim: int, max_size: int, base_size: int, row: int, col: int) -> np.ndarray:
+    """(max_size, max_size) cosine similarity of every cell of SD3's table with cell (row, col).
+
+    The table is [column code | row code], each code of D/4 sin-cos pairs, so every vector has squared
+    length D/2 and the dot product splits into a column part and a row part (computed in float64).
+    """
+    row = as_int("the row", row, minimum=0, maximum=max_size - 1)
+    col = as_int("the column", col, minimum=0, maximum=max_size - 1)
+    code = sd3_sincos_1d(embed_dim // 2, sd3_grid_coordinates(max_size, base_size)).numpy()  # (max, D/2)
+    along = code @ code[col]  # (max,) column part, by column
+    down = code @ code[row]  # (max,) row part, by row
+    return (down[:, None] + along[None, :]) / (embed_dim / 2)
+
+
+RESOLUTION_METHODS = ("interpolate the ids", "linear_factor", "ntk_factor")  # remedies against ids left as they are
+
+
+def dit_resolution_turns(dim: int, theta: float, trained: int, new: int, method: str) -> dict[str, np.ndarray]:
+    """{series: (dim/2,) turns of each pair of one axis across the image}: trained size, new size, new + method.
+
+    'interpolate the ids' spaces the new ids trained/new apart (as CogVideoX 1.0's linspace grid does);
+    linear_factor = new/trained divides every frequency; ntk_factor = (new/trained)^(dim/(dim-2)) raises θ
+    so the slowest pair slows by exactly new/trained while the fastest keeps its speed.
+    """
+    trained = as_int("the trained size (tokens)", trained, minimum=2, maximum=4096)
+    new = as_int("the new size (tokens)", new, minimum=2, maximum=4096)
+    as_choice("method", method, RESOLUTION_METHODS)
+    scale = as_float("new / trained", new / trained, above=0.0)
+    base = dit_pair_wavelengths(dim, theta)
+    if method == "interpolate the ids":
+        turns = (new - 1) / scale / base
+    elif method == "linear_factor":
+        turns = (new - 1) / dit_pair_wavelengths(dim, theta, linear_factor=scale)
+    else:
+        turns = (new - 1) / dit_pair_wavelengths(dim, theta, ntk_factor=scale ** (dim / (dim - 2)))
+    return {f"trained, {trained} tokens": (trained - 1) / base, f"{new} tokens, ids unchanged": (new - 1) / base,
+            f"{new} tokens, {method}": turns}
+
+
+def _qwen_sequence(rows: int, cols: int, n_text: int):
+    start = qwen_text_start(rows, cols)
+    text = np.repeat(np.arange(start, start + n_text)[:, None], 3, axis=1)  # (n_text, 3): same id on each axis
+    return ["image", "text"], [qwen_token_ids(1, rows, cols).numpy(), text]
+
+
+# family -> (rows, cols, n_text) -> (part names in sequence order, their (n, n_axes) ids)
+_SEQUENCES = {
+    "flux1": lambda r, c, n: (["text", "image"], [flux_text_ids(n).numpy(), flux_image_ids(r, c).numpy()]),
+    "flux2": lambda r, c, n: (["text", "image"], [flux2_text_ids(n).numpy(), flux2_image_ids(r, c).numpy()]),
+    "qwen": _qwen_sequence,
+}
+
+
+def dit_sequence_ids(family: str, rows: int, cols: int, n_text: int, keep: int = 3):
+    """(kinds, (n, n_axes) int ids): text and image tokens in the order the model attends them, the first
+    ``keep`` tokens of each part (a table's worth)."""
+    as_choice("the model family", family, list(_SEQUENCES))
+    parts, blocks = _SEQUENCES[family](rows, cols, n_text)
+    kinds = [p for p, b in zip(parts, blocks, strict=True) for _ in range(min(keep, len(b)))]
+    return kinds, np.concatenate([b[:keep] for b in blocks]).astype(np.int64)
+
+
+def dit_frame_time_id(preset: DitPreset, num_frames: int, frame: int) -> int:
+    """The time id of video frame ``frame`` (0-based) in a clip of ``num_frames`` frames.
+
+    The VAE keeps frame 0 alone and folds each next 4 frames into one latent, so frame f lands in latent
+    ceil(f / 4). CogVideoX 1.5 pairs latents (patch_size_t = 2); when their count is odd its pipeline puts
+    one extra latent in front (and drops it after decoding), which moves every real frame one latent on.
+    """
+    n = as_int("the number of frames", num_frames, minimum=1, maximum=4096)
+    f = as_int("the frame", frame, minimum=0, maximum=n - 1)
+    if preset.frames_per_token == 1:
+        return 0
+    latent, per = -(-f // 4), preset.frames_per_token // 4
+    latents = (n - 1) // 4 + 1
+    return (latent + (-latents) % per) // per
