@@ -14,6 +14,7 @@ import numpy as np
 from ._backend import require_torch, to_backend, to_numpy
 from ._checks import MAX_DIM, MAX_POSITIONS, as_base, as_choice, as_even_dim, as_int, check_size
 from ._tokens import token_embeddings
+from .scaling import base_inv_freq
 
 __all__ = [
     "EMBEDDING_INITS",
@@ -64,7 +65,7 @@ def sinusoidal_frequencies(dim, base=10000.0, variant="paper") -> np.ndarray:
     half = dim // 2
     if as_choice("variant", variant, VARIANTS) == "tensor2tensor":
         return base ** (-np.arange(half, dtype=np.float64) / max(half - 1, 1))
-    return base ** (-np.arange(0, dim, 2, dtype=np.float64) / dim)
+    return base_inv_freq(base, dim)  # the same frequencies as plain RoPE's
 
 
 def sinusoidal_wavelengths(dim, base=10000.0, variant="paper") -> np.ndarray:

@@ -15,7 +15,7 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 
 from ._checks import MAX_DIM, MAX_POSITIONS, as_base, as_choice, as_float, as_int
-from .scaling import MAX_ATTENTION_FACTOR, rope_inv_freq, rotary_dim, yarn_correction_dim, yarn_mscale
+from .scaling import MAX_ATTENTION_FACTOR, base_inv_freq, rope_inv_freq, rotary_dim, yarn_correction_dim, yarn_mscale
 
 __all__ = [
     "BANDS",
@@ -219,7 +219,7 @@ def yarn_paper_ramp(head_dim, base, original, beta_fast=32.0, beta_slow=1.0, par
     if beta <= alpha:
         raise ValueError(f"beta_fast ({beta:g}) must be larger than beta_slow ({alpha:g}): the ramp runs from "
                          "pairs that turn beta_slow times in L to pairs that turn beta_fast times.")
-    theta = base ** (-np.arange(0, dim, 2, dtype=np.float64) / dim)  # (dim/2,)
+    theta = base_inv_freq(base, dim)  # (dim/2,)
     rotations = original * theta / (2 * math.pi)
     gamma = np.clip((rotations - alpha) / (beta - alpha), 0.0, 1.0)
     return 1.0 - gamma

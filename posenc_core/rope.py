@@ -13,7 +13,7 @@ import numpy as np
 
 from ._backend import check_backend, require_torch, to_backend, to_numpy
 from ._checks import MAX_DIM, MAX_ELEMENTS, MAX_POSITIONS, as_base, as_choice, as_even_dim, as_float, as_int, check_size
-from .scaling import rope_inv_freq, rotary_dim
+from .scaling import base_inv_freq, rope_inv_freq, rotary_dim
 
 __all__ = [
     "ANGLE_DTYPES",
@@ -166,7 +166,7 @@ def rope_decay_bound(head_dim, distances, base=10000.0, *, backend="numpy", devi
         Array of shape (len(distances),), float32.
     """
     d = as_even_dim("head_dim", head_dim)
-    theta = as_base(base) ** (-np.arange(0, d, 2, dtype=np.float64) / d)  # (d/2,)
+    theta = base_inv_freq(as_base(base), d)  # (d/2,)
     r = np.asarray(distances, dtype=np.float64).reshape(-1)  # (n,)
     check_size(r.shape[0] * theta.shape[0], "The decay bound")
     out = np.empty(r.shape[0], dtype=np.float64)
@@ -184,7 +184,7 @@ def rope_pair_theta(pair, head_dim, base=10000.0) -> float:
     """theta_i = base^(-2i/d) for pair ``pair`` of a head of size ``head_dim`` (float64, exact formula)."""
     d = as_even_dim("head_dim", head_dim)
     i = as_int("pair index", pair, minimum=0, maximum=d // 2 - 1)
-    return float(as_base(base) ** (-2.0 * i / d))
+    return float(base_inv_freq(as_base(base), d)[i])
 
 
 def _as_pair(name, value) -> complex:
@@ -296,7 +296,7 @@ def rope_turns(head_dim, base=10000.0, context=4096) -> dict:
     """
     d = as_even_dim("head_dim", head_dim)
     context = as_int("context length", context, minimum=1, maximum=MAX_POSITIONS * 64)
-    theta = as_base(base) ** (-np.arange(0, d, 2, dtype=np.float64) / d)  # (d/2,)
+    theta = base_inv_freq(as_base(base), d)  # (d/2,)
     turns = context * theta / (2 * np.pi)
     return {"pair": np.arange(d // 2), "theta": theta, "wavelength": 2 * np.pi / theta, "turns": turns,
             "full_turn_pairs": int(np.count_nonzero(turns >= 1.0))}
@@ -351,7 +351,7 @@ def rope_mean_abs_scores(head_dim, distances, base=10000.0, *, samples=256, seed
     if not np.all(np.isfinite(r)):
         raise ValueError("distances must be finite numbers.")
     check_size(r.shape[0] * (samples + d // 2), "The decay curves")
-    theta = as_base(base) ** (-np.arange(0, d, 2, dtype=np.float64) / d)  # (d/2,)
+    theta = base_inv_freq(as_base(base), d)  # (d/2,)
     phase = np.multiply.outer(theta, r)  # (d/2, N)
     cos, sin = np.cos(phase), np.sin(phase)
     q, k = _gaussian(seed, 2, samples, d)  # half layout: pair i is (i, i + d/2)
@@ -657,7 +657,7 @@ def rope_angle_error_curve(max_position, head_dim, base=10000.0, dtype="bfloat16
     bins = as_int("bins", bins, minimum=2, maximum=2000)
     per_bin = as_int("per_bin", per_bin, minimum=1, maximum=1024)
     check_size(bins * per_bin * d // 2, "The error curve")
-    theta_exact = as_base(base) ** (-np.arange(0, d, 2, dtype=np.float64) / d)
+    theta_exact = base_inv_freq(as_base(base), d)
     theta_model = _model_inv_freq(d, base, dtype)
     edges = np.unique(np.geomspace(1, max_position, bins + 1).round().astype(np.int64))
     positions, errors = [], []
@@ -685,7 +685,7 @@ def rope_first_bad_position(head_dim, base=10000.0, dtype="bfloat16", *, thresho
     d = as_even_dim("head_dim", head_dim)
     threshold = as_float("threshold", threshold, above=0.0)
     max_position = as_int("max_position", max_position, minimum=1, maximum=MAX_POSITIONS)
-    theta_exact = as_base(base) ** (-np.arange(0, d, 2, dtype=np.float64) / d)
+    theta_exact = base_inv_freq(as_base(base), d)
     theta_model = _model_inv_freq(d, base, dtype)
     chunk = max(1, (1 << 20) // (d // 2))
     drift, u = float(np.abs(theta_model - theta_exact).max()), _UNIT_ROUNDOFF[dtype]

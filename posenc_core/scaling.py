@@ -14,6 +14,7 @@ because the point of this module is to show what the model actually computes.
 
 from __future__ import annotations
 
+import importlib.util
 import math
 import numbers
 from collections.abc import Callable, Mapping
@@ -58,8 +59,11 @@ class ScalingContext:
 
 
 def base_inv_freq(base: float, dim: int) -> np.ndarray:
-    """theta_i = base^(-2i/dim) for i < dim/2, shape (dim/2,), float64 (the ideal values)."""
-    return 1.0 / base ** (np.arange(0, dim, 2, dtype=np.float64) / dim)
+    """theta_i = base^(-2i/dim) for i < dim/2, shape (dim/2,), float64: the exact frequencies of plain RoPE
+    (and of the sinusoidal table's pairs). The one place the formula is written in float64; the float32 values
+    a model holds come from ``rope_inv_freq``, in transformers' op order. An odd ``dim`` gives the extra
+    frequency transformers' ``arange(0, dim, 2)`` gives."""
+    return base ** (-np.arange(0, dim, 2, dtype=np.float64) / dim)  # (dim/2,)
 
 
 def _torch():
@@ -234,11 +238,9 @@ def _ntk_alpha(base, dim, params, ctx):
     # float32 torch), so the frequencies are bit-identical to it.
     alpha = _param_float(params, "alpha", "ntk_alpha", required=True, above=0.0)
     stretched = base * alpha ** _ntk_exponent(dim, "ntk_alpha")
-    try:
-        import torch
-    except ImportError:  # torch is optional for the core; float64 then float32 differs by at most 1 ulp
+    if importlib.util.find_spec("torch") is None:  # torch is optional here: float64 then float32 is within 1 ulp
         return base_inv_freq(stretched, dim), 1.0
-    return (1.0 / (stretched ** (torch.arange(0, dim, 2, dtype=torch.float) / dim))).numpy(), 1.0
+    return _inv_freq(stretched, dim, ctx), 1.0
 
 
 def _yarn_ramp_torch(low, high, n_pairs: int, ctx: ScalingContext):
@@ -332,10 +334,9 @@ def _proportional(base, dim, params, ctx):
     factor = _param_float(params, "factor", "proportional", default=1.0, above=0.0)
     proportion = _param_float(params, "partial_rotary_factor", "proportional", default=1.0, above=0.0)
     rope_angles = int(proportion * dim // 2)
-    exponents = torch.arange(0, 2 * rope_angles, 2, dtype=torch.int64).to(dtype=torch.float) / dim
-    inv_freq = 1.0 / (base ** exponents)
+    inv_freq = _inv_freq(base, dim, ctx)[:rope_angles]  # the same exponents over the whole head, cut
     if dim // 2 > rope_angles:
-        inv_freq = torch.cat((inv_freq, torch.zeros(dim // 2 - rope_angles, dtype=torch.float32)))
+        inv_freq = torch.cat((inv_freq, torch.zeros(dim // 2 - rope_angles, dtype=inv_freq.dtype)))
     inv_freq /= factor
     return inv_freq.numpy().astype(np.float64), 1.0
 

@@ -35,6 +35,8 @@ MAX_GRID = 4096
 
 def _sincos_1d(dim: int, coords: np.ndarray, base: float) -> np.ndarray:
     """MAE's 1D helper: sines then cosines, omega_i = base^(-i/(dim/2)). (n,) -> (n, dim)."""
+    # The frequencies of base_inv_freq(base, dim), in MAE's own op order (i / (dim/2), then 1 / pow), so the
+    # table keeps MAE's bits.
     omega = 1.0 / base ** (np.arange(dim // 2, dtype=np.float64) / (dim / 2.0))  # (dim/2,)
     angles = np.multiply.outer(coords.reshape(-1).astype(np.float64), omega)  # (n, dim/2)
     return np.concatenate([np.sin(angles), np.cos(angles)], axis=1)
