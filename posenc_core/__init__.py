@@ -25,7 +25,6 @@ from .layer_rules import *  # noqa: F403
 from .learned import *  # noqa: F403
 from .mixers import *  # noqa: F403
 from .multimodal import *  # noqa: F403
-from .presets import *  # noqa: F403
 from .relative import *  # noqa: F403
 from .rope import *  # noqa: F403
 from .scaling import *  # noqa: F403

@@ -20,6 +20,8 @@ from .scaling import MAX_ATTENTION_FACTOR, base_inv_freq, rope_inv_freq, rotary_
 __all__ = [
     "BANDS",
     "EXTENSION_METHODS",
+    "PHI35_LONG_FACTOR",
+    "PHI35_SHORT_FACTOR",
     "attention_factor_curve",
     "deepseek_softmax_mscale",
     "extension_analysis",
@@ -45,6 +47,36 @@ BANDS = ("extrapolated", "blended", "interpolated")
 MAX_CONTEXT = MAX_POSITIONS * 64  # the largest L' the analysis accepts (268M tokens)
 MAX_TURNS = 1e12  # YaRN's beta_fast / beta_slow count turns; 2 pi times more must still be a float
 _TOL = 1e-5  # relative tolerance for "kept" / "divided by s"; float32 frequencies carry ~6e-8 error
+
+
+# LongRoPE's searched factors as Phi-3.5-mini ships them: the comparison resamples them to any head size, and
+# the Phi-3.5 preset (configs.presets) quotes them whole.
+# microsoft/Phi-3.5-mini-instruct, config.json, rope_scaling (48 pairs: head_dim 96). Checked against three
+# independent public copies of that file; the float32-looking digits are as published.
+PHI35_LONG_FACTOR = (
+    1.0800000429153442, 1.1100000143051147, 1.1399999856948853, 1.340000033378601, 1.5899999141693115,
+    1.600000023841858, 1.6200000047683716, 2.620000123977661, 3.2300000190734863, 3.2300000190734863,
+    4.789999961853027, 7.400000095367432, 7.700000286102295, 9.09000015258789, 12.199999809265137,
+    17.670000076293945, 24.46000099182129, 28.57000160217285, 30.420001983642578, 30.840002059936523,
+    32.590003967285156, 32.93000411987305, 42.320003509521484, 44.96000289916992, 50.340003967285156,
+    50.45000457763672, 57.55000305175781, 57.93000411987305, 58.21000289916992, 60.1400032043457,
+    62.61000442504883, 62.62000274658203, 62.71000289916992, 63.1400032043457, 63.1400032043457,
+    63.77000427246094, 63.93000411987305, 63.96000289916992, 63.970001220703125, 64.02999877929688,
+    64.06999969482422, 64.08000183105469, 64.12000274658203, 64.41000366210938, 64.4800033569336,
+    64.51000213623047, 64.52999877929688, 64.83999633789062,
+)
+PHI35_SHORT_FACTOR = (
+    1.0, 1.0199999809265137, 1.0299999713897705, 1.0299999713897705, 1.0499999523162842, 1.0499999523162842,
+    1.0499999523162842, 1.0499999523162842, 1.0499999523162842, 1.0699999332427979, 1.0999999046325684,
+    1.1099998950958252, 1.1599998474121094, 1.1599998474121094, 1.1699998378753662, 1.2899998426437378,
+    1.339999794960022, 1.679999828338623, 1.7899998426437378, 1.8199998140335083, 1.8499997854232788,
+    1.8799997568130493, 1.9099997282028198, 1.9399996995925903, 1.9899996519088745, 2.0199997425079346,
+    2.0199997425079346, 2.0199997425079346, 2.0199997425079346, 2.0199997425079346, 2.0199997425079346,
+    2.0299997329711914, 2.0299997329711914, 2.0299997329711914, 2.0299997329711914, 2.0299997329711914,
+    2.0299997329711914, 2.0299997329711914, 2.0299997329711914, 2.0299997329711914, 2.0799996852874756,
+    2.0899996757507324, 2.189999580383301, 2.2199995517730713, 2.5899994373321533, 2.729999542236328,
+    2.749999523162842, 2.8399994373321533,
+)
 
 
 def resample_factors(values: Sequence[float], n_pairs) -> np.ndarray:
@@ -181,8 +213,6 @@ def extension_at_defaults(method, head_dim, base, original, factor):
         ``(result, distances, scores)``: ``extension_analysis``'s dict, and ``score_vs_distance`` of the
         frequencies after scaling (before, for None) with the method's attention factor.
     """
-    from .configs.presets import PHI35_LONG_FACTOR, PHI35_SHORT_FACTOR  # configs is a sibling package
-
     original = as_int("original context L", original, minimum=2, maximum=MAX_CONTEXT)
     factor = as_float("extension factor s", factor, above=0.0)
     target = int(round(factor * original))

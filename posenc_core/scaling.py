@@ -18,7 +18,7 @@ import importlib.util
 import math
 import numbers
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -28,7 +28,6 @@ from ._checks import MAX_DIM, MAX_POSITIONS, as_base, as_choice, as_float, as_in
 __all__ = [
     "DYNAMIC_CALL_PATTERNS",
     "ROPE_SCALING",
-    "RopeConfig",
     "ScalingContext",
     "base_inv_freq",
     "dynamic_call_lengths",
@@ -491,20 +490,3 @@ def dynamic_call_lengths(pattern, original, factor) -> list[int]:
     original = as_int("original", original, minimum=1, maximum=MAX_POSITIONS)
     factor = as_float("factor", factor, minimum=1.0, maximum=1024.0)
     return [max(1, int(round(m * original))) for m in DYNAMIC_CALL_PATTERNS[pattern](factor)]
-
-
-@dataclass(frozen=True)
-class RopeConfig:
-    """What ``rope_from_config`` read from a model's config.json."""
-
-    head_dim: int
-    base: float
-    rope_type: str
-    scaling: dict = field(default_factory=dict)
-    partial_rotary_factor: float = 1.0
-    max_position_embeddings: int | None = None
-    layer_type: str | None = None
-
-    @property
-    def rotary_dim(self) -> int:
-        return rotary_dim(self.head_dim, self.partial_rotary_factor)

@@ -5,9 +5,9 @@ from pathlib import Path
 
 import pytest
 
+from devtools.streamlit_server import CHROMIUM_FLAGS, chromium_path, streamlit_server, wait_until_idle
 from page_kit import registry
 from page_kit.theme import series_style
-from tests.streamlit_server import CHROMIUM_FLAGS, chromium_path, streamlit_server, wait_until_idle
 
 SHOTS = Path(__file__).resolve().parent / "artifacts" / "screenshots"
 CHROMIUM = chromium_path()

@@ -22,15 +22,7 @@ def _page(url_path: str, **query):
     return apptest_pages.load(BY_URL[url_path], **query)
 
 
-def _snippets(at) -> list[dict]:
-    """Run every snippet on the page, as a notebook would; one namespace each."""
-    spaces = []
-    for code in apptest_pages.snippets(at):
-        namespace: dict = {}
-        exec(compile(code, "<snippet>", "exec"), namespace)  # noqa: S102 (the page's own generated code)
-        spaces.append(namespace)
-    assert spaces, "the view shows no snippet"
-    return spaces
+_snippets = apptest_pages.run_snippets
 
 
 def _snippet_with(at, name: str) -> dict:

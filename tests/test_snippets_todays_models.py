@@ -26,15 +26,7 @@ def _view(url_path: str, tab: str | None = None, **query):
     return at
 
 
-def _snippets(at) -> list[dict]:
-    """Every snippet on the page, executed; one namespace each, in page order."""
-    spaces = []
-    for code in apptest_pages.snippets(at):
-        namespace: dict = {}
-        exec(compile(code, "<snippet>", "exec"), namespace)  # noqa: S102 (the page's own generated code)
-        spaces.append(namespace)
-    assert spaces, "the view shows no snippet"
-    return spaces
+_snippets = apptest_pages.run_snippets
 
 
 def _one(at) -> dict:

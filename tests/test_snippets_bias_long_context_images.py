@@ -18,15 +18,7 @@ BY_URL = {p.url_path: p for p in registry.all_pages()}
 
 def _snippets(url_path: str, **query) -> list[dict]:
     """The namespaces left by running each snippet of the page's default view."""
-    at = apptest_pages.load(BY_URL[url_path], **query)
-    codes = apptest_pages.snippets(at)
-    assert codes, f"{url_path} shows no snippet at its default view"
-    spaces = []
-    for code in codes:
-        namespace: dict = {}
-        exec(compile(code, f"<{url_path} snippet>", "exec"), namespace)  # noqa: S102 (the app's own code)
-        spaces.append(namespace)
-    return spaces
+    return apptest_pages.run_snippets(apptest_pages.load(BY_URL[url_path], **query), url_path)
 
 
 def _named(spaces: list[dict], name: str):

@@ -1,4 +1,4 @@
-"""Start the app on a free loopback port for browser tests and the benchmark."""
+"""Start the app on a free loopback port, for the browser tests and the benchmarks."""
 
 from __future__ import annotations
 
