@@ -156,7 +156,7 @@ def test_shipped_results_are_complete():
     assert set(long["methods"]) == set(real.LONG_METHODS)
     s = real.long_context_summary(long)
     assert set(s["past"]) == {m.label for m in real.LONG_METHODS.values()}
-    from page_kit.real_views import ATTENTION_NPZ
+    from lessons.real_models.real_views import ATTENTION_NPZ
 
     summary = real.load_summary(ATTENTION_NPZ)
     assert summary["q_share"].shape == (30, 9, 32) and summary["tokens"] >= 512

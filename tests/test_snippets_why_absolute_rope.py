@@ -10,7 +10,9 @@ import pytest
 
 import page_kit
 import posenc_core as pc
-from page_kit import registry, rope_views, why_views
+from lessons.rope import rope_views
+from lessons.why_position import why_views
+from page_kit import registry
 from tests import apptest_pages
 
 BY_URL = {p.url_path: p for p in registry.all_pages()}

@@ -57,8 +57,7 @@ def lesson():
                             help="Rows of the table: positions 0 to n-1.")
         dim = controls.slider("Dimension d", "d", 4, 1024, 64, step=4,
                               help="Columns: d/2 sine/cosine pairs.")
-        base = controls.select_slider("Base", "base", BASES, 10000, format_func=lambda b: f"{b:,}",
-                                      help="Sets the slowest wavelength, 2pi x base.")
+        base = controls.base_slider(BASES, label="Base", help="Sets the slowest wavelength, 2pi x base.")
     with page.more:
         layout = controls.choice("Column layout", "layout", list(pc.LAYOUTS), "interleaved",
                                  help="interleaved: sin, cos, sin, cos (the paper). "

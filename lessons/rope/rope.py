@@ -18,8 +18,6 @@ from page_kit import (
     why,
 )
 
-BASES = [100, 1000, 10000, 500000, 1000000]
-DIMS = [8, 16, 32, 64, 128, 256]
 PLAY_POSITIONS = list(range(0, 201, 4))  # 51 frames of the query position
 CONTEXTS = [512, 2048, 4096, 8192, 32768, 131072, 1048576]
 
@@ -62,10 +60,8 @@ def complex_tex(re: float, im: float) -> str:
 def lesson():
     page = stage()
     with page.more:
-        dim = controls.select_slider("Head dimension d", "d", DIMS, 64,
-                                     help="Size of one attention head: d/2 rotating pairs.")
-        base = controls.select_slider("Base (rope_theta)", "base", BASES, 10000, format_func=lambda b: f"{b:,}",
-                                      help="θ_i = base^(−2i/d). Llama 2 uses 10,000, Llama 3 uses 500,000.")
+        dim = controls.head_dim_slider(help="Size of one attention head: d/2 rotating pairs.")
+        base = controls.base_slider(help="θ_i = base^(−2i/d). Llama 2 uses 10,000, Llama 3 uses 500,000.")
 
     tab_pair, tab_complex, tab_all, tab_wave = page.sections(
         ["One pair", "As complex numbers", "All pairs at once", "Wavelengths"])

@@ -5,9 +5,9 @@ from __future__ import annotations
 import numpy as np
 import streamlit as st
 
-from . import figures
-from .lesson import notice
-from .render import show
+from page_kit import figures
+from page_kit.lesson import notice
+from page_kit.render import show
 
 EVENTS = {"grow": "recompute for this length, cache it", "keep": "keep the cached frequencies",
           "reset": "back to the original frequencies"}

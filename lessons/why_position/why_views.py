@@ -9,11 +9,10 @@ from __future__ import annotations
 import streamlit as st
 
 import posenc_core as pc
-
-from . import classroom, controls, figures
-from .code_lines import fold
-from .lesson import formula, notice
-from .render import show
+from page_kit import classroom, controls, figures
+from page_kit.code_lines import fold
+from page_kit.lesson import formula, notice
+from page_kit.render import show
 
 
 @st.cache_data(max_entries=32, show_spinner=False)

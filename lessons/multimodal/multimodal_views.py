@@ -11,9 +11,8 @@ import numpy as np
 import streamlit as st
 
 import posenc_core as pc
-
-from . import controls
-from .config_input import PASTE_CHARS, UPLOAD_MB, pasted_config_text, uploaded_config_text
+from page_kit import controls
+from page_kit.config_input import PASTE_CHARS, UPLOAD_MB, pasted_config_text, uploaded_config_text
 
 AXIS_COLOURS = {"time": 0, "height": 1, "width": 2}  # palette indices: one colour per axis on every page
 KIND_NAMES = ("text", "image", "video", "audio")

@@ -15,7 +15,7 @@ import json
 import os
 from pathlib import Path
 
-import posenc_core as pc
+from .results import save_lab_results
 
 SHARED_DIR_ENV = "POSENC_SHARED_DIR"
 
@@ -49,7 +49,7 @@ def save(settings: tuple, result: dict) -> None:
     folder.mkdir(parents=True, exist_ok=True)
     stem, tag = _stem(settings), f"{os.getpid()}.tmp"
     json_tmp, npz_tmp = folder / f"{stem}.{tag}.json", folder / f"{stem}.{tag}.npz"
-    pc.save_lab_results(result, json_tmp, npz_tmp)
+    save_lab_results(result, json_tmp, npz_tmp)
     if npz_tmp.exists():
         os.replace(npz_tmp, folder / f"{stem}.npz")
     os.replace(json_tmp, folder / f"{stem}.json")

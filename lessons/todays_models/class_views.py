@@ -2,7 +2,7 @@
 
 Each question's answer is read from the same core results the figure below it draws, so it holds at every
 control value; the reveal sentence cites those numbers. Each ``ask_*`` returns a context manager: wrap the
-block that answers the question in it (``with todays_class.ask_x(...):``) so that block stays hidden until the
+block that answers the question in it (``with class_views.ask_x(...):``) so that block stays hidden until the
 student answers (``classroom.Prediction``); where a setting leaves no single right answer it asks nothing and
 returns a context that hides nothing.
 """
@@ -15,9 +15,8 @@ import json
 import numpy as np
 
 import posenc_core as pc
-
-from . import classroom
-from .lesson import formula
+from page_kit import classroom
+from page_kit.lesson import formula
 
 # --- layer_strip ---
 

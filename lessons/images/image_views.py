@@ -7,10 +7,9 @@ from __future__ import annotations
 import streamlit as st
 
 import posenc_core as pc
-
-from . import classroom, controls, figures
-from .lesson import formula, notice, source
-from .render import show
+from page_kit import classroom, controls, figures
+from page_kit.lesson import formula, notice, source
+from page_kit.render import show
 
 LABELS = {"raw": "raw coordinates", "nerf": "NeRF encoding", "gaussian": "Fourier features"}
 # one colour per input in every chart of a tab; the target takes the kit's reference style (wide grey dashes)

@@ -11,9 +11,9 @@ import math
 import numpy as np
 import streamlit as st
 
-from . import controls, figures
-from .lesson import formula, notice
-from .render import show
+from page_kit import controls, figures
+from page_kit.lesson import formula, notice
+from page_kit.render import show
 
 OOD_COLORS = {"in distribution": "#56B4E9", "out of distribution": "#D55E00"}
 
@@ -39,9 +39,9 @@ def context_controls(default_factor: float, stage=None) -> tuple[int, float, int
     with first:
         original = controls.select_slider("Training context L", "L", CONTEXTS, 4096, format_func=lambda v: f"{v:,}")
     with third:
-        base = controls.select_slider("Base (rope_theta)", "base", BASES, 10000, format_func=lambda v: f"{v:,}")
+        base = controls.base_slider(BASES)
     with fourth:
-        head_dim = controls.select_slider("head_dim", "d", HEAD_DIMS, 128)
+        head_dim = controls.head_dim_slider(HEAD_DIMS, 128, label="head_dim", help=None)
     return original, factor, base, head_dim
 
 

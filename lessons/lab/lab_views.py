@@ -15,9 +15,9 @@ import numpy as np
 import streamlit as st
 
 import posenc_core as pc
-
-from . import classroom, figures, shared_runs  # shared_runs: lab runs that other replicas finished
-from .render import show
+from page_kit import classroom, figures
+from page_kit.render import show
+from posenc_core.lab import shared_runs  # lab runs that other replicas finished
 
 # the trained models a student is most likely to expect to extrapolate, in the order they are offered
 CANDIDATES = ("sinusoidal", "rope", "alibi", "t5", "none")
