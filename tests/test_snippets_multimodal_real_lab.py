@@ -236,7 +236,7 @@ def test_lab_snippet_gives_the_shipped_curves_and_the_answers(methods):
 # ---------------------------------------------------------------- the core helpers the snippets call
 
 def test_shipped_results_load_the_files_the_pages_name():
-    from lessons.real_models.real_views import ATTENTION_NPZ
+    from posenc_core.real.attention_stats import SHIPPED_ATTENTION as ATTENTION_NPZ
     from tests.conftest import ROOT
 
     shipped, by_path = real.shipped_attention_summary(), real.load_summary(ATTENTION_NPZ)

@@ -7,15 +7,13 @@ No math here: the numbers come from ``posenc_core.real``.
 from __future__ import annotations
 
 import threading
-from pathlib import Path
 
 import streamlit as st
 
 import posenc_core as pc
 
 real = pc.real
-# the file real.shipped_attention_summary() reads
-ATTENTION_NPZ = Path(__file__).resolve().parents[1] / "assets" / "smollm2_attention_stats.npz"
+# how the file real.shipped_attention_summary() reads was made
 ATTENTION_COMMAND = ("python -m posenc_core.real attention --npz assets/smollm2_attention_stats.npz "
                      "--tokens 1024 --windows 4")
 LIVE_KEY = "real_attention_live"  # session state: the summary of the reader's own measurement

@@ -156,7 +156,7 @@ def curves_tab(result, wanted, shipped_run) -> None:
 def made_tab(result, wanted, shipped_run) -> None:
     st.markdown(f"Task: {result['task']}  \nEvaluation: {result['settings']['eval_sequences']} fixed "
                 "sequences per length, the same for every model. The shipped file was made with "
-                "`python -m posenc_core.drope assets/drope_seed0.json`; 'Run these settings' calls the "
+                "`python -m posenc_core.todays_models.drope assets/drope_seed0.json`; 'Run these settings' calls the "
                 "same function.")
     st.json(result["settings"] | {"recalibration": result["recalibration"], "seconds": result["seconds"]},
             expanded=False)

@@ -11,7 +11,7 @@ import copy
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from ..extension import PHI35_LONG_FACTOR, PHI35_SHORT_FACTOR
+from ..long_context.extension import PHI35_LONG_FACTOR, PHI35_SHORT_FACTOR
 from .todays_presets import todays_presets
 
 __all__ = [

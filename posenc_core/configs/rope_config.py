@@ -11,8 +11,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from .._checks import MAX_POSITIONS, as_base, as_float, as_int
-from ..extension import deepseek_softmax_mscale, extension_analysis, score_vs_distance
-from ..scaling import rope_inv_freq, rotary_dim, scaling_type
+from ..long_context.extension import deepseek_softmax_mscale, extension_analysis, score_vs_distance
+from ..rope.frequencies import rope_inv_freq, rotary_dim, scaling_type
 from .layers import LayerRow, layer_scheme, query_scale_start, read_layers, rope_call
 from .reader import normalise_config
 from .summaries import layer_pairs

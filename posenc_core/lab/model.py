@@ -15,10 +15,10 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from ..absolute import sinusoidal
-from ..biases import alibi_bias, t5_bucket_grid
+from ..absolute.sinusoidal import sinusoidal
+from ..attention_bias.biases import alibi_bias, t5_bucket_grid
 from ..rope import apply_rope
-from ..scaling import rope_inv_freq
+from ..rope.frequencies import rope_inv_freq
 from .methods import LAB_METHODS
 
 ROPE_BASE = 10000.0

@@ -20,7 +20,7 @@ from pathlib import Path
 import numpy as np
 
 from .._checks import as_int
-from ..scaling import base_inv_freq
+from ..rope.frequencies import base_inv_freq
 
 __all__ = [
     "MAX_LIVE_STATS_TOKENS",

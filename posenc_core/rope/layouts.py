@@ -11,7 +11,7 @@ import numpy as np
 
 from .._backend import to_numpy
 from .._checks import MAX_DIM, MAX_POSITIONS, as_choice, as_even_dim, as_int, check_size
-from ..scaling import rope_inv_freq
+from .frequencies import rope_inv_freq
 from .rotation import ROPE_LAYOUTS, _gaussian, apply_rope, rope_angles
 
 __all__ = [

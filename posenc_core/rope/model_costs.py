@@ -6,7 +6,7 @@ The lesson *Where RoPE lives in a model*.
 from __future__ import annotations
 
 from .._checks import MAX_DIM, MAX_POSITIONS, as_even_dim, as_int
-from ..scaling import rotary_dim
+from .frequencies import rotary_dim
 
 __all__ = [
     "ROPE_MODEL_PRESETS",

@@ -9,7 +9,7 @@ import numpy as np
 
 from .._backend import to_backend
 from .._checks import MAX_POSITIONS, as_base, as_even_dim, as_int, check_size
-from ..scaling import base_inv_freq, rope_inv_freq
+from .frequencies import base_inv_freq, rope_inv_freq
 from .rotation import _gaussian, apply_rope
 
 __all__ = [

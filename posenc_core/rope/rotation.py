@@ -13,7 +13,7 @@ import numpy as np
 
 from .._backend import check_backend, require_torch, to_numpy
 from .._checks import MAX_ELEMENTS, MAX_POSITIONS, as_base, as_choice, as_even_dim, as_float, as_int, check_size
-from ..scaling import base_inv_freq, rope_inv_freq
+from .frequencies import base_inv_freq, rope_inv_freq
 
 __all__ = [
     "ROPE_LAYOUTS",

@@ -22,8 +22,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ._backend import require_torch, to_backend, to_numpy
-from ._checks import MAX_DIM, MAX_POSITIONS, as_base, as_choice, as_float, as_int
+from .._backend import require_torch, to_backend, to_numpy
+from .._checks import MAX_DIM, MAX_POSITIONS, as_base, as_choice, as_float, as_int
 
 __all__ = [
     "DYNAMIC_CALL_PATTERNS",

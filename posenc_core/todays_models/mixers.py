@@ -17,8 +17,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ._checks import as_choice, as_float, as_int, check_size
-from .attention import permutation
+from .._checks import as_choice, as_float, as_int, check_size
+from ..why_position.order import permutation
 
 __all__ = [
     "HYBRID_MODELS",

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ._checks import MAX_DIM, as_int, check_size
+from .._checks import MAX_DIM, as_int, check_size
 from .table_files import TableLimits, read_npy_table, read_safetensors_table
 
 __all__ = [
@@ -81,7 +81,7 @@ def load_position_table(data, filename, tensor_name=None) -> np.ndarray:
     """Read a user's 2D position table from the bytes of a .npy or .safetensors file.
 
     The file's header is read first and its dtype, shape and size are checked against the caps before any
-    value is converted (``posenc_core.table_files``); nothing is unpickled and no temporary file is written.
+    value is converted (``posenc_core.absolute.table_files``); nothing is unpickled and no temporary file is written.
 
     Args:
         data: the file's bytes (at most MAX_UPLOAD_BYTES); bytes, bytearray or a memoryview.

@@ -21,9 +21,9 @@ from dataclasses import asdict, dataclass, field
 
 import numpy as np
 
-from ._checks import MAX_POSITIONS, as_choice, as_int, check_size
-from .rope import apply_rope
-from .scaling import rope_inv_freq, yarn_mscale
+from .._checks import MAX_POSITIONS, as_choice, as_int, check_size
+from ..rope import apply_rope
+from ..rope.frequencies import rope_inv_freq, yarn_mscale
 
 __all__ = [
     "KV_CACHE_DTYPES",
@@ -127,7 +127,7 @@ def latent_config(config: Mapping, source: str = "") -> tuple[LatentConfig, list
     scaling the layer's RoPE setting. ``rope_interleave`` is the config's; a class without the field (GLM-5's
     GlmMoeDsaConfig) runs ``apply_rotary_pos_emb_interleave`` unconditionally.
     """
-    from .configs import layer_facts, read_layers  # the config reading imports transformers only when it runs
+    from ..configs import layer_facts, read_layers  # the config reading imports transformers only when it runs
 
     reading, rows = read_layers(config)
     row = next((r for r in rows if r.rotates and r.latent), None)

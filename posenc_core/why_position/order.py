@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._checks import MAX_DIM, as_choice, as_int, check_size
-from ._tokens import MAX_TOKENS, token_embeddings, token_seed, tokenize
-from .absolute import _sinusoidal64
+from .._checks import MAX_DIM, as_choice, as_int, check_size
+from .._tokens import MAX_TOKENS, token_embeddings, token_seed, tokenize
+from ..absolute.sinusoidal import _sinusoidal64
 
 __all__ = [
     "PERMUTATIONS",

@@ -22,9 +22,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ._checks import MAX_DIM, MAX_POSITIONS, as_base, as_choice, as_float, as_int
-from .extension import score_vs_distance
-from .scaling import rope_inv_freq
+from .._checks import MAX_DIM, MAX_POSITIONS, as_base, as_choice, as_float, as_int
+from ..long_context.extension import score_vs_distance
+from ..rope.frequencies import rope_inv_freq
 
 __all__ = [
     "LOCAL_GLOBAL_MODELS",
@@ -100,7 +100,7 @@ def _layout(rows) -> str:
 def local_global_model(model: str) -> LocalGlobalModel:
     """Each layer kind of ``model``'s preset config as the one reading reads it (the first rotating layer of each
     kind), with the layer facts the other config pages show for it."""
-    from .configs import PRESETS, layer_facts, read_layers  # the config reading sits above these rules
+    from ..configs import PRESETS, layer_facts, read_layers  # the config reading sits above these rules
 
     key = LOCAL_GLOBAL_MODELS[as_choice("model", model, tuple(LOCAL_GLOBAL_MODELS))]
     preset = PRESETS[key]

@@ -6,8 +6,8 @@ import math
 
 import numpy as np
 
-from ._backend import require_torch, to_backend, to_numpy
-from ._checks import MAX_HEADS, MAX_POSITIONS, as_float, as_int, check_size
+from .._backend import require_torch, to_backend, to_numpy
+from .._checks import MAX_HEADS, MAX_POSITIONS, as_float, as_int, check_size
 
 __all__ = [
     "alibi_attention",

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._checks import MAX_POSITIONS, as_float, as_int, check_size
+from .._checks import MAX_POSITIONS, as_float, as_int, check_size
 
 __all__ = [
     "sink_attention_map",

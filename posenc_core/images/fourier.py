@@ -19,9 +19,9 @@ from collections.abc import Callable
 
 import numpy as np
 
-from ._backend import require_torch
-from ._checks import as_choice, as_float, as_int, check_size
-from .absolute import sinusoidal_at
+from .._backend import require_torch
+from .._checks import as_choice, as_float, as_int, check_size
+from ..absolute.sinusoidal import sinusoidal_at
 
 __all__ = [
     "ENCODINGS",

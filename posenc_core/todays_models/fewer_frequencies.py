@@ -20,8 +20,8 @@ import math
 
 import numpy as np
 
-from ._checks import MAX_POSITIONS, as_base, as_choice, as_even_dim, as_float, as_int, check_size
-from .scaling import base_inv_freq, rope_inv_freq
+from .._checks import MAX_POSITIONS, as_base, as_choice, as_even_dim, as_float, as_int, check_size
+from ..rope.frequencies import base_inv_freq, rope_inv_freq
 
 __all__ = [
     "FEWER_FREQUENCY_METHODS",

@@ -14,8 +14,15 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 
-from ._checks import MAX_DIM, MAX_POSITIONS, as_base, as_choice, as_float, as_int
-from .scaling import MAX_ATTENTION_FACTOR, base_inv_freq, rope_inv_freq, rotary_dim, yarn_correction_dim, yarn_mscale
+from .._checks import MAX_DIM, MAX_POSITIONS, as_base, as_choice, as_float, as_int
+from ..rope.frequencies import (
+    MAX_ATTENTION_FACTOR,
+    base_inv_freq,
+    rope_inv_freq,
+    rotary_dim,
+    yarn_correction_dim,
+    yarn_mscale,
+)
 
 __all__ = [
     "BANDS",

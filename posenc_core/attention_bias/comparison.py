@@ -13,10 +13,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ._checks import MAX_DIM, MAX_HEADS, MAX_POSITIONS, as_base, as_choice, as_even_dim, as_int, check_size
-from .absolute import sinusoidal_at
+from .._checks import MAX_DIM, MAX_HEADS, MAX_POSITIONS, as_base, as_choice, as_even_dim, as_int, check_size
+from ..absolute.sinusoidal import sinusoidal_at
+from ..rope import rope_decay_bound
 from .biases import alibi_slopes, t5_bucket_values, t5_relative_position_bucket
-from .rope import rope_decay_bound
 
 __all__ = [
     "CURVES",

@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._backend import require_torch, to_backend, to_numpy
-from ._checks import MAX_POSITIONS, as_base, as_choice, as_even_dim, as_float, as_int, check_size
-from .rope import ROPE_LAYOUTS, apply_rope
-from .rope.rotation import _is_torch
-from .scaling import rope_inv_freq
+from .._backend import require_torch, to_backend, to_numpy
+from .._checks import MAX_POSITIONS, as_base, as_choice, as_even_dim, as_float, as_int, check_size
+from ..rope import ROPE_LAYOUTS, apply_rope
+from ..rope.frequencies import rope_inv_freq
+from ..rope.rotation import _is_torch
 
 __all__ = [
     "AXIAL_QK",

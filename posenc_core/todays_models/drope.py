@@ -8,7 +8,7 @@ task: the same RoPE model evaluated with its rotations, with them simply removed
 recalibration without them, next to a NoPE model trained from scratch for as many steps in total.
 
 torch is imported when a function runs. The shipped result ``assets/drope_seed0.json`` was made with
-``python -m posenc_core.drope assets/drope_seed0.json`` (the defaults below, seed 0, CPU).
+``python -m posenc_core.todays_models.drope assets/drope_seed0.json`` (the defaults below, seed 0, CPU).
 """
 
 from __future__ import annotations
@@ -22,10 +22,10 @@ from pathlib import Path
 
 import numpy as np
 
-from ._backend import require_torch
-from ._checks import as_int
-from .lab.task import IGNORE, TASK_DESCRIPTION, retrieval_batch
-from .lab.train import _deterministic, _learning_rate, eval_batch, evaluate, lab_settings, offset_mass, train_model
+from .._backend import require_torch
+from .._checks import as_int
+from ..lab.task import IGNORE, TASK_DESCRIPTION, retrieval_batch
+from ..lab.train import _deterministic, _learning_rate, eval_batch, evaluate, lab_settings, offset_mass, train_model
 
 __all__ = ["DROPE_VARIANTS", "drop_positions", "drope_experiment", "load_drope_result", "recalibrate"]
 
@@ -56,7 +56,7 @@ def recalibrate(model, settings, steps: int) -> dict:
     data stream. Returns the curve {"step", "loss", "accuracy"}.
     """
     torch = require_torch()
-    from .lab.model import as_tensor, loss_and_accuracy
+    from ..lab.model import as_tensor, loss_and_accuracy
 
     steps = as_int("recalibration steps", steps, minimum=1, maximum=MAX_RECALIBRATION)
     short = replace(settings, steps=steps)
@@ -86,7 +86,7 @@ def recalibrate(model, settings, steps: int) -> dict:
 def _maps(model, settings) -> np.ndarray:
     """Every head's attention on the first evaluation sequence at T, (layers, heads, T, T)."""
     torch = require_torch()
-    from .lab.model import as_tensor
+    from ..lab.model import as_tensor
 
     tokens, _ = eval_batch(settings.train_len, settings)
     with torch.no_grad():
@@ -148,7 +148,7 @@ def load_drope_result(path) -> dict:
     return result
 
 
-if __name__ == "__main__":  # python -m posenc_core.drope OUT.json
+if __name__ == "__main__":  # python -m posenc_core.todays_models.drope OUT.json
     out = drope_experiment()
     Path(sys.argv[1]).write_text(json.dumps(out, indent=1))
     print({k: v["accuracy"] for k, v in out["variants"].items()}, out["seconds"], "s")

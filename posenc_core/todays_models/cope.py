@@ -18,7 +18,7 @@ import re
 
 import numpy as np
 
-from ._checks import as_choice, as_float, as_int, check_size
+from .._checks import as_choice, as_float, as_int, check_size
 
 __all__ = [
     "COPE_UNITS",

@@ -15,8 +15,8 @@ import math
 
 import numpy as np
 
-from ._backend import to_numpy
-from ._checks import MAX_DIM, MAX_POSITIONS, as_int, check_size
+from .._backend import to_numpy
+from .._checks import MAX_DIM, MAX_POSITIONS, as_int, check_size
 
 __all__ = [
     "masked_softmax",
