@@ -6,7 +6,7 @@ import streamlit as st
 
 from page_kit import a11y, registry, settings
 from page_kit import navigation as nav
-from page_kit._heap import freeze_import_heap
+from page_kit.heap import freeze_import_heap
 from page_kit.lesson import report_unexpected
 
 # A presentation link (?present=true) opens with the sidebar folded away: less chrome on a projector. "auto"

@@ -110,7 +110,7 @@ MOVES = 30
 
 
 def bench_browser(rows: list[dict]) -> dict | None:
-    from tests.streamlit_server import CHROMIUM_FLAGS, chromium_path, streamlit_server, wait_until_idle
+    from devtools.streamlit_server import CHROMIUM_FLAGS, chromium_path, streamlit_server, wait_until_idle
 
     chromium = chromium_path()
     if chromium is None:

@@ -27,14 +27,14 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from page_kit import registry  # noqa: E402
-from tests.streamlit_server import (  # noqa: E402
+from devtools.streamlit_server import (  # noqa: E402
     CHROMIUM_FLAGS,
     chromium_path,
     free_port,
     streamlit_server,
     wait_until_idle,
 )
+from page_kit import registry  # noqa: E402
 
 # Installed before any page script: timestamps of websocket traffic, script-state changes, DOM changes,
 # new Plotly roots (a mount) and finished Plotly draws (plotly_afterplot on any chart).

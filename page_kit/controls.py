@@ -150,3 +150,32 @@ def text(label, key, value, *, help=None, max_chars=None):
 def _as_tuple(value) -> tuple:
     return tuple(value) if isinstance(value, (tuple, list)) else (value,)
 
+
+
+# ---------------------------------------------------------------------------------------------------------
+# Controls many lessons share, so each looks and links the same everywhere (same label style, same URL key).
+
+ROPE_BASES = (100, 1000, 10000, 500000, 1000000)  # toy bases, the paper's 10,000, Llama 3's and Qwen2's
+HEAD_DIMS = (8, 16, 32, 64, 128, 256)
+
+
+def base_slider(options=ROPE_BASES, value=10000, *, label="Base (rope_theta)", help=None):
+    """The base of the frequencies theta_i = base^(-2i/d), URL key ``base``, shown with thousands separators."""
+    return select_slider(label, "base", list(options), value, help=help, format_func=lambda b: f"{b:,}")
+
+
+def head_dim_slider(options=HEAD_DIMS, value=64, *, label="Head dimension d", help="d/2 rotating pairs per head."):
+    """The size d of one attention head (d/2 rotating pairs), URL key ``d``."""
+    return select_slider(label, "d", list(options), value, help=help)
+
+
+def grid_size(max_side, value, *, labels=("Grid rows", "Grid columns"), keys=("gh", "gw"), help=None):
+    """Rows and columns of a patch grid, 2 to ``max_side`` each; ``value`` is the (rows, columns) default."""
+    rows = slider(labels[0], keys[0], 2, max_side, value[0], help=help)
+    return rows, slider(labels[1], keys[1], 2, max_side, value[1])
+
+
+def grid_cell(rows, columns, value, *, labels=("Patch row", "Patch column"), keys=("r", "c"), help=None):
+    """One cell of a rows x columns grid (the query patch); ``value`` is the default cell, kept inside the grid."""
+    row = slider(labels[0], keys[0], 0, rows - 1, min(value[0], rows - 1), help=help)
+    return row, slider(labels[1], keys[1], 0, columns - 1, min(value[1], columns - 1))

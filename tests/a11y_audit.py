@@ -13,7 +13,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from tests.streamlit_server import wait_until_idle
+from devtools.streamlit_server import wait_until_idle
 
 AXE_JS = Path(__file__).resolve().parents[1] / "node_modules" / "axe-core" / "axe.min.js"
 # WCAG 2.0, 2.1 and 2.2 at levels A and AA: what universities ask of course material.
@@ -145,8 +145,8 @@ def describe(where: str, violations: list[dict], limit: int = 4) -> str:
 def main(args: list[str]) -> None:
     from playwright.sync_api import sync_playwright
 
+    from devtools.streamlit_server import CHROMIUM_FLAGS, chromium_path, streamlit_server
     from page_kit import registry
-    from tests.streamlit_server import CHROMIUM_FLAGS, chromium_path, streamlit_server
 
     names = [args[i + 1] for i, a in enumerate(args) if a == "--view"]
     paths = [a for i, a in enumerate(args) if a != "--view" and (i == 0 or args[i - 1] != "--view")]

@@ -89,6 +89,17 @@ def snippets(at: AppTest) -> list[str]:
     return [c.value for c in at.code if c.value.startswith("import posenc_core as pc")]
 
 
+def run_snippets(at: AppTest, where: str = "the view") -> list[dict]:
+    """Run every snippet of the view as a student would paste it; one namespace each, in page order."""
+    spaces = []
+    for code in snippets(at):
+        namespace: dict = {}
+        exec(compile(code, f"<{where} snippet>", "exec"), namespace)  # noqa: S102 (the page's own generated code)
+        spaces.append(namespace)
+    assert spaces, f"{where} shows no snippet"
+    return spaces
+
+
 def _live_elements(at: AppTest) -> dict[str, tuple[str, list[str], str]]:
     """The page's live sliders (page_kit.live_slider): session-state key -> (element id, the values' URL texts,
     the component's data as JSON)."""

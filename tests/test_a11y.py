@@ -9,9 +9,9 @@ import re
 
 import pytest
 
+from devtools.streamlit_server import CHROMIUM_FLAGS, chromium_path, streamlit_server, wait_until_idle
 from page_kit import registry
 from tests import a11y_audit
-from tests.streamlit_server import CHROMIUM_FLAGS, chromium_path, streamlit_server, wait_until_idle
 
 CHROMIUM = chromium_path()
 pytestmark = [

@@ -303,10 +303,10 @@ def test_fractional_positions_follow_the_same_arithmetic():
        layout=st.sampled_from(["interleaved", "concat"]))
 def test_the_whole_table_has_the_bits_of_the_model_arithmetic_row_by_row(n, half, base, layout):
     """sinusoidal() builds 0 .. n-1 by angle addition; every value must be the model's float64 sin / cos rounded."""
-    from posenc_core import absolute
+    from posenc_core.absolute.sinusoidal import _paper_model_block
 
     table = pc.sinusoidal(n, 2 * half, base, layout)
-    sin, cos = absolute._paper_model_block(np.arange(n, dtype=np.float64), 2 * half, base)  # the model's arithmetic
+    sin, cos = _paper_model_block(np.arange(n, dtype=np.float64), 2 * half, base)  # the model's arithmetic
     sin_cols, cos_cols = (table[:, 0::2], table[:, 1::2]) if layout == "interleaved" else (table[:, :half],
                                                                                           table[:, half:])
     np.testing.assert_array_equal(sin_cols.view(np.uint32), sin.view(np.uint32))
@@ -314,9 +314,9 @@ def test_the_whole_table_has_the_bits_of_the_model_arithmetic_row_by_row(n, half
 
 
 def test_a_large_table_has_the_bits_of_the_model_arithmetic():
-    from posenc_core import absolute
+    from posenc_core.absolute.sinusoidal import _paper_model_block
 
     table = pc.sinusoidal(8192, 1024)
-    sin, cos = absolute._paper_model_block(np.arange(8192, dtype=np.float64), 1024, 10000.0)
+    sin, cos = _paper_model_block(np.arange(8192, dtype=np.float64), 1024, 10000.0)
     np.testing.assert_array_equal(table[:, 0::2].view(np.uint32), sin.view(np.uint32))
     np.testing.assert_array_equal(table[:, 1::2].view(np.uint32), cos.view(np.uint32))

@@ -20,7 +20,7 @@ def test_self_attention_matches_torch_reference():
     torch = pytest.importorskip("torch")
     x = pc.token_embeddings(pc.tokenize(SENTENCE), 12)
     out, weights = pc.self_attention(x)
-    from posenc_core.attention import _matrix
+    from posenc_core.why_position.order import _matrix
     wq, wk, wv = (torch.from_numpy(_matrix(f"layer/{n}", 12, 12)) for n in ("W_q", "W_k", "W_v"))
     xt = torch.from_numpy(x)
     q, k, v = xt @ wq, xt @ wk, xt @ wv

@@ -6,9 +6,9 @@ from urllib.parse import urlparse
 
 import pytest
 
+from devtools.streamlit_server import CHROMIUM_FLAGS, chromium_path, streamlit_server, wait_until_idle
 from page_kit import registry
 from page_kit.theme import series_style
-from tests.streamlit_server import CHROMIUM_FLAGS, chromium_path, streamlit_server, wait_until_idle
 
 SHOTS = Path(__file__).resolve().parent / "artifacts" / "screenshots"
 CHROMIUM = chromium_path()

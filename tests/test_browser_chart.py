@@ -3,7 +3,7 @@ and Play steps through precomputed frames without a round trip to the server."""
 
 import pytest
 
-from tests.streamlit_server import CHROMIUM_FLAGS, chromium_path, streamlit_server, wait_until_idle
+from devtools.streamlit_server import CHROMIUM_FLAGS, chromium_path, streamlit_server, wait_until_idle
 
 CHROMIUM = chromium_path()
 pytestmark = [

@@ -3,7 +3,7 @@ URL key as the slider beside the figure, the figure redraws with it, and the sli
 
 import pytest
 
-from tests.streamlit_server import CHROMIUM_FLAGS, chromium_path, streamlit_server, wait_until_idle
+from devtools.streamlit_server import CHROMIUM_FLAGS, chromium_path, streamlit_server, wait_until_idle
 
 CHROMIUM = chromium_path()
 pytestmark = [

@@ -6,9 +6,9 @@ from urllib.parse import parse_qs, urlencode, urlparse
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from devtools.streamlit_server import CHROMIUM_FLAGS, chromium_path, streamlit_server, wait_until_idle
 from page_kit import registry
 from tests.conftest import ROOT
-from tests.streamlit_server import CHROMIUM_FLAGS, chromium_path, streamlit_server, wait_until_idle
 from tests.test_url_pages import _bound_widgets, _hostile
 
 CHROMIUM = chromium_path()

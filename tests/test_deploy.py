@@ -16,7 +16,7 @@ import yaml
 
 import posenc_core as pc
 from deploy import local_proxy
-from page_kit import shared_runs
+from posenc_core.lab import shared_runs
 
 ROOT = Path(__file__).resolve().parents[1]
 DEPLOY = ROOT / "deploy"

@@ -20,7 +20,7 @@ import pytest
 
 import posenc_core as pc
 from deploy import local_proxy
-from tests.streamlit_server import CHROMIUM_FLAGS, chromium_path, wait_until_idle
+from devtools.streamlit_server import CHROMIUM_FLAGS, chromium_path, wait_until_idle
 
 CHROMIUM = chromium_path()
 pytestmark = [

@@ -6,7 +6,8 @@ import numpy as np
 from streamlit.testing.v1 import AppTest
 
 import posenc_core as pc
-from page_kit import registry, shared_runs
+from page_kit import registry
+from posenc_core.lab import shared_runs
 from tests import apptest_pages
 from tests.conftest import ROOT
 

@@ -1,20 +1,20 @@
-"""page_kit._heap: the import-time heap is frozen once, so Streamlit's full collection after each run is cheap."""
+"""page_kit.heap: the import-time heap is frozen once, so Streamlit's full collection after each run is cheap."""
 
 import gc
 import sys
 
-from page_kit import _heap
+from page_kit import heap
 
 
 def test_freezes_again_only_after_new_imports(monkeypatch):
     calls = []
-    monkeypatch.setattr(_heap, "_modules_when_frozen", 0)
+    monkeypatch.setattr(heap, "_modules_when_frozen", 0)
     monkeypatch.setattr(gc, "freeze", lambda: calls.append("freeze"))
-    _heap.freeze_import_heap()
-    _heap.freeze_import_heap()
+    heap.freeze_import_heap()
+    heap.freeze_import_heap()
     assert calls == ["freeze"]
     monkeypatch.setitem(sys.modules, "posenc_fake_module", object())  # a page imported something new
-    _heap.freeze_import_heap()
+    heap.freeze_import_heap()
     assert calls == ["freeze", "freeze"]
 
 

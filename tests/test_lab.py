@@ -328,3 +328,12 @@ def test_uniform_guess_loss():
     assert pc.uniform_guess_loss(16) == pytest.approx(np.log(16))
     with pytest.raises(ValueError, match="at least 2"):
         pc.uniform_guess_loss(1)
+
+
+def test_every_trained_method_has_its_position_inputs_and_an_unknown_one_is_named():
+    from posenc_core.lab.model import POSITION_INPUTS, POSITION_PARAMETERS, ModelConfig, TinyTransformer
+
+    assert set(POSITION_INPUTS) == set(pc.TRAINED_METHODS)  # one registry entry per trained model
+    assert set(POSITION_PARAMETERS) <= set(POSITION_INPUTS)
+    with pytest.raises(ValueError, match="Unknown lab method 'rope_pi'"):
+        TinyTransformer("rope_pi", ModelConfig())  # an inference-only variant runs the RoPE model

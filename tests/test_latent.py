@@ -163,7 +163,7 @@ def test_demo_scores_keep_the_layer_and_move_only_the_positions():
 def test_each_mla_preset_is_the_one_reading_of_its_config(name):
     """Sizes, rotated slice, base, scaling, context and the softmax scale of the latent page are those the one config
     reading (read_layers, what Layer by layer draws) gives for the preset's config.json; its facts name the slice."""
-    from posenc_core.latent import _rope
+    from posenc_core.todays_models.latent import _rope
 
     read, facts = pc.latent_config(pc.MLA_CONFIGS[name])
     preset = pc.MLA_PRESETS[name]

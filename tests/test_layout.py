@@ -15,8 +15,8 @@ from pathlib import Path
 
 import pytest
 
+from devtools.streamlit_server import wait_until_idle
 from page_kit import registry
-from tests.streamlit_server import wait_until_idle
 from tests.test_browser import CHROMIUM, browser_page, chromium_browser  # noqa: F401 (fixtures)
 
 pytestmark = [

@@ -16,7 +16,7 @@ def test_minilm_table_is_the_bert_position_tensor():
     assert not table.flags.writeable
     # cross-check against the model as transformers loads it
     transformers = pytest.importorskip("transformers")
-    from posenc_core.learned import _minilm_file
+    from posenc_core.absolute.learned import _minilm_file
     model = transformers.AutoModel.from_pretrained(str(_minilm_file().parent))
     np.testing.assert_array_equal(table, model.embeddings.position_embeddings.weight.detach().numpy())
 

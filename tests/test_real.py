@@ -115,7 +115,7 @@ def test_past_the_table_fails_and_sentence_transformers_cuts_at_256():
 
 @pytest.mark.parametrize("method", list(real.LONG_METHODS))
 def test_method_frequencies_equal_the_core_scaling_code(method):
-    """transformers' LlamaRotaryEmbedding built from each method's rope_parameters = posenc_core.scaling."""
+    """transformers' LlamaRotaryEmbedding built from each method's rope_parameters = posenc_core.rope.frequencies."""
     from transformers import LlamaConfig
     from transformers.models.llama.modeling_llama import LlamaRotaryEmbedding
 
@@ -156,7 +156,7 @@ def test_shipped_results_are_complete():
     assert set(long["methods"]) == set(real.LONG_METHODS)
     s = real.long_context_summary(long)
     assert set(s["past"]) == {m.label for m in real.LONG_METHODS.values()}
-    from page_kit.real_views import ATTENTION_NPZ
+    from posenc_core.real.attention_stats import SHIPPED_ATTENTION as ATTENTION_NPZ
 
     summary = real.load_summary(ATTENTION_NPZ)
     assert summary["q_share"].shape == (30, 9, 32) and summary["tokens"] >= 512

@@ -1,5 +1,6 @@
 """The page registry is the single list of pages; these are the rules every entry must follow."""
 
+import re
 from pathlib import Path
 
 from page_kit import registry
@@ -13,7 +14,9 @@ def test_every_page_file_exists_and_is_listed_once():
     for path in paths:
         assert (ROOT / path).is_file(), path
     listed = {Path(p).as_posix() for p in paths}
-    on_disk = {p.relative_to(ROOT).as_posix() for p in (ROOT / "lessons").rglob("*.py")}
+    # A section's own figures and questions sit beside its lessons as <name>_views.py; every other file is a page.
+    on_disk = {p.relative_to(ROOT).as_posix() for p in (ROOT / "lessons").rglob("*.py")
+               if not p.stem.endswith("_views")}
     assert on_disk == listed, f"pages not in the registry: {on_disk - listed}"
 
 
@@ -29,3 +32,27 @@ def test_url_paths_are_unique_and_pages_sit_in_their_section_folder():
 def test_sections_have_a_story_and_visible_pages():
     for section in registry.SECTIONS:
         assert section.story and section.pages, section.title
+
+
+def _readme_lesson_map() -> list[tuple[str, str, str, str]]:
+    """(section, title, file, url_path) of each row of README's lesson map, in order."""
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    table = text.split("## What each page teaches", 1)[1].split("\n## ", 1)[0]
+    rows = []
+    for line in table.splitlines():
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if len(cells) < 3 or cells[1] in ("Page", "---"):
+            continue
+        linked = re.fullmatch(r"\[(.+)\]\((.+)\) \(`/(.+)`\)", cells[1])
+        rows.append((cells[0], *linked.groups()) if linked else (cells[0], cells[1], "", ""))
+    return rows
+
+
+def test_readme_lesson_map_lists_exactly_the_registry_pages_in_order():
+    # The README's map is the first thing a newcomer reads; the registry is what the app shows. Home has no row
+    # link; every lesson's row names its section, title, file and url path as the registry does.
+    expected = [("", registry.HOME.title, "", "")] + [
+        (section.title, page.title, page.path, page.url_path)
+        for section in registry.SECTIONS for page in section.pages
+    ]
+    assert _readme_lesson_map() == expected

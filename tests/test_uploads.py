@@ -19,7 +19,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import posenc_core as pc
-from posenc_core.table_files import FLOAT8_E4M3FN, SAFETENSORS_DTYPES
+from posenc_core.absolute.table_files import FLOAT8_E4M3FN, SAFETENSORS_DTYPES
 
 SETTINGS = settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 NPY_DTYPES = ["<f8", ">f8", "<f4", "<f2", "<i8", "<i4", "<i2", "|i1", "|u1", "<u2", "|b1", "<c8", "<U3", "|O",

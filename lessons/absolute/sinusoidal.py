@@ -49,6 +49,219 @@ WHY = ("The original Transformer gives position *p* a fixed vector of sines and 
        "and all values stay between -1 and 1.")
 
 
+def table_tab(page, n, dim, base, layout, backend, device):
+    def table_chart(b):
+        values = table(n, dim, float(b), layout, backend, device) if b == base else \
+            pc.sinusoidal(n, dim, float(b), layout)  # animation frames: not worth a cache entry each
+        return figures.heatmap(
+            values,
+            title=f"PE table: {n} positions x {dim} dimensions (base {b:,}, {layout})",
+            x_title="dimension (column)", y_title="position", value_name="PE", name="sinusoidal_table",
+            alt=f"Heatmap of the sinusoidal table for {n} positions and {dim} dimensions. Left columns "
+                "oscillate quickly down the positions; right columns change slowly.", zrange=(-1, 1))
+
+    chart = table_chart(base)
+    with page.side:
+        play = controls.toggle("Animate the base", "play_base",
+                               help="A scrub bar and a Play button under the table: the base sweeps "
+                                    "from 10 to 1,000,000 and the waves stretch, each frame computed "
+                                    "by the same core call.")
+    if play:
+        animation.attach(chart, table_chart, "base", PLAY_BASES, interval_ms=150)
+    # a click on a cell opens "One cell" on that position and column
+    show(figure_control.pick(chart, x=figure_control.Target("col", bounds=(0, dim - 1, 1)),
+                             y=figure_control.Target("p", bounds=(0, n - 1, 1)),
+                             opens=("view", "One cell")))
+    classroom.snippet(f"pe = {classroom.call('sinusoidal', n, dim, float(base), layout)}"
+                      f"  # ({n}, {dim}) float32: the table above")
+    notice("Down each column the colour oscillates; the left columns flip every few positions and the "
+           "right ones barely change. Read a row left to right and you get a barcode that no other row "
+           "repeats. Raise the base and the slow columns slow down further.")
+
+    now, twice = (pc.sinusoidal_wavelengths(dim, b)[-1] for b in (base, 2 * base))
+
+    def doubled() -> str:
+        return (f"With d = {dim} the slowest wavelength goes from {now:,.0f} to {twice:,.0f} positions "
+                f"(x{twice / now:.3f}): it is 2π·base^((d−2)/d), almost proportional to the base.")
+
+    with classroom.predict("base", f"Double the base from {base:,} to {2 * base:,}. What happens to "
+                           "the slowest wavelength (the last column pair)?",
+                           ["it halves", "it stays the same", "it roughly doubles", "it squares"], 2,
+                           doubled):
+        formula(r"\lambda_{$last} = 2\pi\cdot b^{(d-2)/d}:\quad $now\ (b = $base)"
+                r"\ \to\ $twice\ (b = $base2)", last=dim // 2 - 1, now=now, twice=twice, base=base,
+                base2=2 * base)
+
+
+def cell_tab(page, n, dim, base, layout, backend, device):
+    with page.side:
+        p = controls.slider("Position p", "p", 0, n - 1, min(17, n - 1))
+        col = controls.slider("Column", "col", 0, dim - 1, min(6, dim - 1))
+    cell = pc.sinusoidal_entry(p, col, dim, base, layout)
+    formula(r"PE_{(p,\,\mathrm{col})} = \$fn\!\left(\frac{p}{b^{2i/d}}\right)"
+            r"\quad\Rightarrow\quad PE_{($p,\,$col)} = \$fn\!\left(\frac{$p}{$base^{2\cdot $i/$dim}}\right)"
+            r" = \$fn($angle) = $value",
+            fn=cell["function"], p=p, col=col, base=base, i=cell["pair"], dim=dim, angle=cell["angle"],
+            value=cell["value"])
+    st.caption(f"Column {col} belongs to pair i = {cell['pair']}, frequency ω = {cell['omega']:.4g} "
+               f"rad per position, wavelength 2π/ω = {cell['wavelength']:,.1f} positions.")
+
+
+def waves_tab(page, n, dim, base, layout, backend, device):
+    pe = table(n, dim, float(base), layout, backend, device)
+    defaults = sorted({c for c in (0, 6, 12, 20) if c < dim})  # sines of four well-spread wavelengths
+    with page.side:
+        chosen = controls.multiselect("Columns to plot", "cols", list(range(dim)), defaults,
+                                      max_selections=8)
+    series = {}
+    for c in chosen:
+        info = pc.sinusoidal_entry(0, c, dim, base, layout)
+        series[f"col {c}: {info['function']}, λ={info['wavelength']:,.0f}"] = pe[:, c]
+    if series:
+        show(figures.lines(
+            range(n), series, title="Chosen columns against position", x_title="position",
+            y_title="PE value", name="sinusoidal_waves",
+            alt=f"Line plot of {len(series)} columns of the table; each is a sine or cosine of its own "
+                "wavelength."))
+    notice("Each column is a plain sine or cosine of the position. Its wavelength grows geometrically with "
+           "the pair index, from 2π for the first pair to almost 2π × base for the last.")
+
+
+def seed_tab(page, n, dim, base, layout, backend, device):
+    seed = pc.sinusoidal(4, 4, dtype="float64")
+    st.markdown("With d = 4 there are two pairs: ω₀ = 1 and ω₁ = 10000^(-2/4) = 0.01. These are the values "
+                f"a hand calculation gives. Positions count from 0, so the fourth row is position 3 "
+                f"(sin 3 = {seed[3, 0]:.5f}); a common misconception labels it 'pos 4'.")
+    headers = [f"col {c} ({'sin' if c % 2 == 0 else 'cos'}, i={c // 2})" for c in range(4)]
+    st.dataframe({"position": range(4), **{h: seed[:, c] for c, h in enumerate(headers)}}, hide_index=True,
+                 width="content",
+                 column_config={h: st.column_config.NumberColumn(format="%.8f") for h in headers})
+    formula(r"PE_{(1,0)} = \sin(1/10000^{0/4}) = \sin 1 = $a,\qquad PE_{(1,2)} = \sin(1/10000^{2/4}) "
+            r"= \sin 0.01 = $b", a=float(seed[1, 0]), b=float(seed[1, 2]), digits=8)
+
+
+def similarity_tab(page, n, dim, base, layout, backend, device):
+    sim, deviation = similarity(n, dim, float(base), layout)
+    show(figures.heatmap(sim, title="PE(i) · PE(j)", x_title="position j", y_title="position i",
+                         value_name="dot product", name="sinusoidal_similarity", signed=True,
+                         alt="Heatmap of dot products between encodings: constant along every diagonal."))
+    formula(r"PE(i)\cdot PE(j) = \sum_{k=0}^{d/2-1}\cos\big((i-j)\,\omega_k\big)"
+            r"\qquad \max_{\text{diagonals}}\,(\max-\min) = $dev", dev=deviation)
+    notice("Every diagonal has a single colour: the dot product of two encodings depends on how far apart "
+           "they are, not on where they sit. It peaks at zero offset and falls off, with ripples. (The "
+           "tiny spread printed above is float32 rounding.)")
+
+
+def shift_tab(page, n, dim, base, layout, backend, device):
+    with page.side:
+        offset = controls.slider("Offset k", "k", -64, 64, 5)
+    shift = pc.sinusoidal_shift_matrix(dim, offset, base, layout)
+    error = pc.sinusoidal_shift_error(n, dim, offset, base, layout)
+    show(figures.heatmap(shift, title=f"M_k for k = {offset}: PE(p + k) = M_k · PE(p)",
+                         x_title="input column", y_title="output column", value_name="M entry",
+                         name="sinusoidal_shift_matrix",
+                         alt="Block-diagonal matrix: one 2x2 rotation per sine/cosine pair."))
+    first = pc.sinusoidal_entry(offset, 0, dim, base, layout)
+    formula(r"\begin{pmatrix}\sin(p+k)\omega\\ \cos(p+k)\omega\end{pmatrix} = "
+            r"\begin{pmatrix}\cos k\omega & \sin k\omega\\ -\sin k\omega & \cos k\omega\end{pmatrix}"
+            r"\begin{pmatrix}\sin p\omega\\ \cos p\omega\end{pmatrix},\quad k\omega_0 = $angle",
+            angle=first["angle"])
+    st.metric("Largest |M_k·PE(p) − PE(p+k)| over all shown positions (float64)", f"{error:.1e}")
+    notice("M_k contains k but not p: the same matrix moves every position by k. A linear layer can learn "
+           "such a map, which is the paper's argument that relative offsets are easy to attend to.")
+
+
+def past_tab(page, n, dim, base, layout, backend, device):
+    with page.side:
+        train = controls.slider("Training length L", "train", 1, n, max(1, n // 4),
+                                help="The longest sequence the model saw while training.")
+    pe = table(n, dim, float(base), layout, backend, device)
+    coverage = pc.sinusoidal_coverage(train, dim, base)
+    half = dim // 2
+    pairs = sorted({0, half // 4, half // 2, half - 1})
+    series = {}
+    for pair in pairs:
+        col = 2 * pair if layout == "interleaved" else pair
+        info = pc.sinusoidal_entry(0, col, dim, base, layout)
+        series[f"pair {pair} (sin, λ={info['wavelength']:,.0f})"] = pe[:, col]
+    show(figures.lines(
+        range(n), series, title=f"Sines of four pairs, trained on positions 0 to {train - 1}",
+        x_title="position", y_title="PE value",
+        shade_x=(train - 1, n - 1, f"past the training length L = {train}"),
+        name="sinusoidal_extrapolation",
+        alt="Four sine columns continuing smoothly past the training length into a shaded region."))
+    show(figures.bars(
+        list(range(half)), {"fraction of one turn seen": coverage},
+        title="How much of each pair's circle the training positions covered", x_title="pair i",
+        y_title="fraction of 2π", name="sinusoidal_coverage",
+        alt="Bars per pair: fast pairs are fully covered, slow pairs only partly."))
+    formula(r"\text{covered}_i = \min\!\Big(1, \frac{(L-1)\,\omega_i}{2\pi}\Big),\quad L = $train:"
+            r"\ $full \text{ of } $half \text{ pairs have turned a full circle}",
+            train=train, full=int((coverage >= 1).sum()), half=half)
+    notice("Past the marker every column simply keeps going: the formula has an answer for any "
+           "position, and all values stay in [-1, 1]. What is new is the *combination*: the fast pairs "
+           "repeat values they have shown many times, but the slow pairs (short bars) move into angles "
+           "training never produced, so the full row is a code the model has not learned to read. "
+           "That is why sinusoidal models still degrade beyond their training length, less abruptly "
+           "than a learned table that has no row at all.")
+
+
+def lambda_tab(page, n, dim, base, layout, backend, device):
+    pairs = list(range(dim // 2))
+    show(figures.lines(
+        pairs, {"paper: λ_i = 2π·base^(2i/d)": pc.sinusoidal_wavelengths(dim, base),
+                "tensor2tensor: λ_i = 2π·base^(i/(d/2-1))":
+                    pc.sinusoidal_wavelengths(dim, base, "tensor2tensor")},
+        title=f"Wavelength of each pair (d = {dim}, base {base:,})", x_title="pair i",
+        y_title="wavelength (positions)", log_y=True, markers=dim <= 64,
+        dashed=["tensor2tensor: λ_i = 2π·base^(i/(d/2-1))"],
+        hlines=[(2 * 3.141592653589793, "2π"), (2 * 3.141592653589793 * base, "2π·base")],
+        name="sinusoidal_wavelengths",
+        alt="Log-scale lines: wavelengths grow geometrically with the pair index, from 2π towards "
+            "2π times the base."))
+    last = pc.sinusoidal_entry(0, dim - 1, dim, base, layout)
+    formula(r"\lambda_i = \frac{2\pi}{\omega_i} = 2\pi\cdot $base^{2i/$dim},\qquad \lambda_0 = 2\pi,"
+            r"\quad \lambda_{$lasti} = $lastl", base=base, dim=dim, lasti=dim // 2 - 1,
+            lastl=last["wavelength"])
+    notice("On a log scale the wavelengths are a straight line: each pair is slower than the last by "
+           "the same factor, base^(2/d). The base sets where the line ends (the longest wavelength, "
+           "almost 2π·base), and d sets how many pairs share that range, so a larger d only fills it "
+           "more densely. The dashed tensor2tensor line ends exactly at 2π·base.")
+
+
+def t2t_tab(page, n, dim, base, layout, backend, device):
+    t2t, gap = variant_tables(n, dim, float(base))
+    show(figures.heatmap(
+        t2t, title=f"tensor2tensor / fairseq table: {n} positions x {dim} (sines, then cosines)",
+        x_title="dimension (column)", y_title="position", value_name="PE", name="sinusoidal_t2t",
+        alt="Heatmap of the tensor2tensor variant: the left half holds the sines, the right half the "
+            "cosines, each going from fast to slow."))
+    formula(r"PE_{(p,\,i)} = \sin(p\,\omega_i),\ PE_{(p,\,d/2+i)} = \cos(p\,\omega_i),\quad "
+            r"\omega_i = $base^{-i/($half-1)}\quad\text{vs. the paper's } $base^{-2i/$dim};\quad "
+            r"\max|\Delta| = $gap", base=base, half=dim // 2, dim=dim, gap=gap)
+    notice("Two things differ from the paper's formula. The columns are concatenated (all sines, then "
+           "all cosines) instead of interleaved, a harmless reordering; and the exponent divides by "
+           "d/2 - 1 instead of d/2, so the frequencies are spaced slightly wider and the slowest one is "
+           "exactly 1/base. Code you meet in tensor2tensor (get_timing_signal_1d), fairseq "
+           "(SinusoidalPositionalEmbedding) and models ported from them uses this variant; fairseq "
+           "also starts counting positions at padding_idx + 1 and zeroes the padding row. The "
+           "printed gap is the largest difference from the paper's concatenated table.")
+
+
+# The lesson's tabs in order: label, and the function that draws it (each runs only while its tab is open).
+TABS = [
+    ("The table", table_tab),
+    ("One cell", cell_tab),
+    ("Columns are waves", waves_tab),
+    ("A 4 x 4 example", seed_tab),
+    ("Similarity", similarity_tab),
+    ("Shifting is linear", shift_tab),
+    ("Past the training length", past_tab),
+    ("Wavelengths", lambda_tab),
+    ("tensor2tensor / fairseq", t2t_tab),
+]
+
+
 @st.fragment
 def lesson():
     page = stage()
@@ -57,217 +270,19 @@ def lesson():
                             help="Rows of the table: positions 0 to n-1.")
         dim = controls.slider("Dimension d", "d", 4, 1024, 64, step=4,
                               help="Columns: d/2 sine/cosine pairs.")
-        base = controls.select_slider("Base", "base", BASES, 10000, format_func=lambda b: f"{b:,}",
-                                      help="Sets the slowest wavelength, 2pi x base.")
+        base = controls.base_slider(BASES, label="Base", help="Sets the slowest wavelength, 2pi x base.")
     with page.more:
         layout = controls.choice("Column layout", "layout", list(pc.LAYOUTS), "interleaved",
                                  help="interleaved: sin, cos, sin, cos (the paper). "
                                       "concat: all sines, then all cosines.")
     backend, device = current_backend()
 
-    tab_table, tab_cell, tab_waves, tab_seed, tab_similarity, tab_shift, tab_past, tab_lambda, tab_t2t = page.sections(
-        ["The table", "One cell", "Columns are waves", "A 4 x 4 example", "Similarity", "Shifting is linear",
-         "Past the training length", "Wavelengths", "tensor2tensor / fairseq"])
-
+    sections = page.sections([label for label, _ in TABS])
     with guard():
-        if tab_table.open:
-            with tab_table:
-                def table_chart(b):
-                    values = table(n, dim, float(b), layout, backend, device) if b == base else \
-                        pc.sinusoidal(n, dim, float(b), layout)  # animation frames: not worth a cache entry each
-                    return figures.heatmap(
-                        values,
-                        title=f"PE table: {n} positions x {dim} dimensions (base {b:,}, {layout})",
-                        x_title="dimension (column)", y_title="position", value_name="PE", name="sinusoidal_table",
-                        alt=f"Heatmap of the sinusoidal table for {n} positions and {dim} dimensions. Left columns "
-                            "oscillate quickly down the positions; right columns change slowly.", zrange=(-1, 1))
-
-                chart = table_chart(base)
-                with page.side:
-                    play = controls.toggle("Animate the base", "play_base",
-                                           help="A scrub bar and a Play button under the table: the base sweeps "
-                                                "from 10 to 1,000,000 and the waves stretch, each frame computed "
-                                                "by the same core call.")
-                if play:
-                    animation.attach(chart, table_chart, "base", PLAY_BASES, interval_ms=150)
-                # a click on a cell opens "One cell" on that position and column
-                show(figure_control.pick(chart, x=figure_control.Target("col", bounds=(0, dim - 1, 1)),
-                                         y=figure_control.Target("p", bounds=(0, n - 1, 1)),
-                                         opens=("view", "One cell")))
-                classroom.snippet(f"pe = {classroom.call('sinusoidal', n, dim, float(base), layout)}"
-                                  f"  # ({n}, {dim}) float32: the table above")
-                notice("Down each column the colour oscillates; the left columns flip every few positions and the "
-                       "right ones barely change. Read a row left to right and you get a barcode that no other row "
-                       "repeats. Raise the base and the slow columns slow down further.")
-
-                now, twice = (pc.sinusoidal_wavelengths(dim, b)[-1] for b in (base, 2 * base))
-
-                def doubled() -> str:
-                    return (f"With d = {dim} the slowest wavelength goes from {now:,.0f} to {twice:,.0f} positions "
-                            f"(x{twice / now:.3f}): it is 2π·base^((d−2)/d), almost proportional to the base.")
-
-                with classroom.predict("base", f"Double the base from {base:,} to {2 * base:,}. What happens to "
-                                       "the slowest wavelength (the last column pair)?",
-                                       ["it halves", "it stays the same", "it roughly doubles", "it squares"], 2,
-                                       doubled):
-                    formula(r"\lambda_{$last} = 2\pi\cdot b^{(d-2)/d}:\quad $now\ (b = $base)"
-                            r"\ \to\ $twice\ (b = $base2)", last=dim // 2 - 1, now=now, twice=twice, base=base,
-                            base2=2 * base)
-
-        if tab_cell.open:
-            with tab_cell:
-                with page.side:
-                    p = controls.slider("Position p", "p", 0, n - 1, min(17, n - 1))
-                    col = controls.slider("Column", "col", 0, dim - 1, min(6, dim - 1))
-                cell = pc.sinusoidal_entry(p, col, dim, base, layout)
-                formula(r"PE_{(p,\,\mathrm{col})} = \$fn\!\left(\frac{p}{b^{2i/d}}\right)"
-                        r"\quad\Rightarrow\quad PE_{($p,\,$col)} = \$fn\!\left(\frac{$p}{$base^{2\cdot $i/$dim}}\right)"
-                        r" = \$fn($angle) = $value",
-                        fn=cell["function"], p=p, col=col, base=base, i=cell["pair"], dim=dim, angle=cell["angle"],
-                        value=cell["value"])
-                st.caption(f"Column {col} belongs to pair i = {cell['pair']}, frequency ω = {cell['omega']:.4g} "
-                           f"rad per position, wavelength 2π/ω = {cell['wavelength']:,.1f} positions.")
-
-        if tab_waves.open:
-            with tab_waves:
-                pe = table(n, dim, float(base), layout, backend, device)
-                defaults = sorted({c for c in (0, 6, 12, 20) if c < dim})  # sines of four well-spread wavelengths
-                with page.side:
-                    chosen = controls.multiselect("Columns to plot", "cols", list(range(dim)), defaults,
-                                                  max_selections=8)
-                series = {}
-                for c in chosen:
-                    info = pc.sinusoidal_entry(0, c, dim, base, layout)
-                    series[f"col {c}: {info['function']}, λ={info['wavelength']:,.0f}"] = pe[:, c]
-                if series:
-                    show(figures.lines(
-                        range(n), series, title="Chosen columns against position", x_title="position",
-                        y_title="PE value", name="sinusoidal_waves",
-                        alt=f"Line plot of {len(series)} columns of the table; each is a sine or cosine of its own "
-                            "wavelength."))
-                notice("Each column is a plain sine or cosine of the position. Its wavelength grows geometrically with "
-                       "the pair index, from 2π for the first pair to almost 2π × base for the last.")
-
-        if tab_seed.open:
-            with tab_seed:
-                seed = pc.sinusoidal(4, 4, dtype="float64")
-                st.markdown("With d = 4 there are two pairs: ω₀ = 1 and ω₁ = 10000^(-2/4) = 0.01. These are the values "
-                            f"a hand calculation gives. Positions count from 0, so the fourth row is position 3 "
-                            f"(sin 3 = {seed[3, 0]:.5f}); a common misconception labels it 'pos 4'.")
-                headers = [f"col {c} ({'sin' if c % 2 == 0 else 'cos'}, i={c // 2})" for c in range(4)]
-                st.dataframe({"position": range(4), **{h: seed[:, c] for c, h in enumerate(headers)}}, hide_index=True,
-                             width="content",
-                             column_config={h: st.column_config.NumberColumn(format="%.8f") for h in headers})
-                formula(r"PE_{(1,0)} = \sin(1/10000^{0/4}) = \sin 1 = $a,\qquad PE_{(1,2)} = \sin(1/10000^{2/4}) "
-                        r"= \sin 0.01 = $b", a=float(seed[1, 0]), b=float(seed[1, 2]), digits=8)
-
-        if tab_similarity.open:
-            with tab_similarity:
-                sim, deviation = similarity(n, dim, float(base), layout)
-                show(figures.heatmap(sim, title="PE(i) · PE(j)", x_title="position j", y_title="position i",
-                                     value_name="dot product", name="sinusoidal_similarity", signed=True,
-                                     alt="Heatmap of dot products between encodings: constant along every diagonal."))
-                formula(r"PE(i)\cdot PE(j) = \sum_{k=0}^{d/2-1}\cos\big((i-j)\,\omega_k\big)"
-                        r"\qquad \max_{\text{diagonals}}\,(\max-\min) = $dev", dev=deviation)
-                notice("Every diagonal has a single colour: the dot product of two encodings depends on how far apart "
-                       "they are, not on where they sit. It peaks at zero offset and falls off, with ripples. (The "
-                       "tiny spread printed above is float32 rounding.)")
-
-        if tab_shift.open:
-            with tab_shift:
-                with page.side:
-                    offset = controls.slider("Offset k", "k", -64, 64, 5)
-                shift = pc.sinusoidal_shift_matrix(dim, offset, base, layout)
-                error = pc.sinusoidal_shift_error(n, dim, offset, base, layout)
-                show(figures.heatmap(shift, title=f"M_k for k = {offset}: PE(p + k) = M_k · PE(p)",
-                                     x_title="input column", y_title="output column", value_name="M entry",
-                                     name="sinusoidal_shift_matrix",
-                                     alt="Block-diagonal matrix: one 2x2 rotation per sine/cosine pair."))
-                first = pc.sinusoidal_entry(offset, 0, dim, base, layout)
-                formula(r"\begin{pmatrix}\sin(p+k)\omega\\ \cos(p+k)\omega\end{pmatrix} = "
-                        r"\begin{pmatrix}\cos k\omega & \sin k\omega\\ -\sin k\omega & \cos k\omega\end{pmatrix}"
-                        r"\begin{pmatrix}\sin p\omega\\ \cos p\omega\end{pmatrix},\quad k\omega_0 = $angle",
-                        angle=first["angle"])
-                st.metric("Largest |M_k·PE(p) − PE(p+k)| over all shown positions (float64)", f"{error:.1e}")
-                notice("M_k contains k but not p: the same matrix moves every position by k. A linear layer can learn "
-                       "such a map, which is the paper's argument that relative offsets are easy to attend to.")
-
-        if tab_past.open:
-            with tab_past:
-                with page.side:
-                    train = controls.slider("Training length L", "train", 1, n, max(1, n // 4),
-                                            help="The longest sequence the model saw while training.")
-                pe = table(n, dim, float(base), layout, backend, device)
-                coverage = pc.sinusoidal_coverage(train, dim, base)
-                half = dim // 2
-                pairs = sorted({0, half // 4, half // 2, half - 1})
-                series = {}
-                for pair in pairs:
-                    col = 2 * pair if layout == "interleaved" else pair
-                    info = pc.sinusoidal_entry(0, col, dim, base, layout)
-                    series[f"pair {pair} (sin, λ={info['wavelength']:,.0f})"] = pe[:, col]
-                show(figures.lines(
-                    range(n), series, title=f"Sines of four pairs, trained on positions 0 to {train - 1}",
-                    x_title="position", y_title="PE value",
-                    shade_x=(train - 1, n - 1, f"past the training length L = {train}"),
-                    name="sinusoidal_extrapolation",
-                    alt="Four sine columns continuing smoothly past the training length into a shaded region."))
-                show(figures.bars(
-                    list(range(half)), {"fraction of one turn seen": coverage},
-                    title="How much of each pair's circle the training positions covered", x_title="pair i",
-                    y_title="fraction of 2π", name="sinusoidal_coverage",
-                    alt="Bars per pair: fast pairs are fully covered, slow pairs only partly."))
-                formula(r"\text{covered}_i = \min\!\Big(1, \frac{(L-1)\,\omega_i}{2\pi}\Big),\quad L = $train:"
-                        r"\ $full \text{ of } $half \text{ pairs have turned a full circle}",
-                        train=train, full=int((coverage >= 1).sum()), half=half)
-                notice("Past the marker every column simply keeps going: the formula has an answer for any "
-                       "position, and all values stay in [-1, 1]. What is new is the *combination*: the fast pairs "
-                       "repeat values they have shown many times, but the slow pairs (short bars) move into angles "
-                       "training never produced, so the full row is a code the model has not learned to read. "
-                       "That is why sinusoidal models still degrade beyond their training length, less abruptly "
-                       "than a learned table that has no row at all.")
-
-        if tab_lambda.open:
-            with tab_lambda:
-                pairs = list(range(dim // 2))
-                show(figures.lines(
-                    pairs, {"paper: λ_i = 2π·base^(2i/d)": pc.sinusoidal_wavelengths(dim, base),
-                            "tensor2tensor: λ_i = 2π·base^(i/(d/2-1))":
-                                pc.sinusoidal_wavelengths(dim, base, "tensor2tensor")},
-                    title=f"Wavelength of each pair (d = {dim}, base {base:,})", x_title="pair i",
-                    y_title="wavelength (positions)", log_y=True, markers=dim <= 64,
-                    dashed=["tensor2tensor: λ_i = 2π·base^(i/(d/2-1))"],
-                    hlines=[(2 * 3.141592653589793, "2π"), (2 * 3.141592653589793 * base, "2π·base")],
-                    name="sinusoidal_wavelengths",
-                    alt="Log-scale lines: wavelengths grow geometrically with the pair index, from 2π towards "
-                        "2π times the base."))
-                last = pc.sinusoidal_entry(0, dim - 1, dim, base, layout)
-                formula(r"\lambda_i = \frac{2\pi}{\omega_i} = 2\pi\cdot $base^{2i/$dim},\qquad \lambda_0 = 2\pi,"
-                        r"\quad \lambda_{$lasti} = $lastl", base=base, dim=dim, lasti=dim // 2 - 1,
-                        lastl=last["wavelength"])
-                notice("On a log scale the wavelengths are a straight line: each pair is slower than the last by "
-                       "the same factor, base^(2/d). The base sets where the line ends (the longest wavelength, "
-                       "almost 2π·base), and d sets how many pairs share that range, so a larger d only fills it "
-                       "more densely. The dashed tensor2tensor line ends exactly at 2π·base.")
-
-        if tab_t2t.open:
-            with tab_t2t:
-                t2t, gap = variant_tables(n, dim, float(base))
-                show(figures.heatmap(
-                    t2t, title=f"tensor2tensor / fairseq table: {n} positions x {dim} (sines, then cosines)",
-                    x_title="dimension (column)", y_title="position", value_name="PE", name="sinusoidal_t2t",
-                    alt="Heatmap of the tensor2tensor variant: the left half holds the sines, the right half the "
-                        "cosines, each going from fast to slow."))
-                formula(r"PE_{(p,\,i)} = \sin(p\,\omega_i),\ PE_{(p,\,d/2+i)} = \cos(p\,\omega_i),\quad "
-                        r"\omega_i = $base^{-i/($half-1)}\quad\text{vs. the paper's } $base^{-2i/$dim};\quad "
-                        r"\max|\Delta| = $gap", base=base, half=dim // 2, dim=dim, gap=gap)
-                notice("Two things differ from the paper's formula. The columns are concatenated (all sines, then "
-                       "all cosines) instead of interleaved, a harmless reordering; and the exponent divides by "
-                       "d/2 - 1 instead of d/2, so the frequencies are spaced slightly wider and the slowest one is "
-                       "exactly 1/base. Code you meet in tensor2tensor (get_timing_signal_1d), fairseq "
-                       "(SinusoidalPositionalEmbedding) and models ported from them uses this variant; fairseq "
-                       "also starts counting positions at padding_idx + 1 and zeroes the padding row. The "
-                       "printed gap is the largest difference from the paper's concatenated table.")
+        for tab, (_, draw) in zip(sections, TABS, strict=True):
+            if tab.open:
+                with tab:
+                    draw(page, n, dim, base, layout, backend, device)
 
 
 lesson()

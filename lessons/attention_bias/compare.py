@@ -49,7 +49,8 @@ def table_tab(page) -> None:
         notice("Only learned tables cost parameters, and only the learned absolute table grows with the maximum "
                "length. The methods that act on the scores (ALiBi, T5) or on q and k (RoPE) are the ones that cope "
                "with longer inputs; the ones added once at the input do not.")
-    st.caption("The rows come from `posenc_core.comparison.METHODS` (data, not prose in the page); the counts "
+    st.caption("The rows come from `posenc_core.attention_bias.comparison.METHODS` (data, not prose in the page); "
+               "the counts "
                "evaluate each row's formula for the sizes above. T5 keeps one bucket table per stack, shared by its "
                "layers; Shaw et al. share their tables across heads but not layers. ALiBi's penalty is subtracted in "
                "the paper's words and added as a negative bias in code: the same number, so both descriptions in the "

@@ -2,7 +2,8 @@ import numpy as np
 import streamlit as st
 
 import posenc_core as pc
-from page_kit import classroom, controls, figures, formula, guard, header, image_views, notice, show, source, stage, why
+from lessons.images import image_views
+from page_kit import classroom, controls, figures, formula, guard, header, notice, show, source, stage, why
 
 SIGMAS_1D = [1, 2, 5, 10, 20, 50, 100]
 SIGMAS_2D = [0.5, 1, 2, 4, 8, 16, 32]

@@ -1,7 +1,8 @@
 import streamlit as st
 
 import posenc_core as pc
-from page_kit import classroom, controls, figures, formula, guard, header, image_views, notice, show, source, stage, why
+from lessons.images import image_views
+from page_kit import classroom, controls, figures, formula, guard, header, notice, show, source, stage, why
 
 BASES = [100, 1000, 10000, 100000]
 
@@ -37,18 +38,15 @@ WHY = ("A Vision Transformer cuts an image into a grid of patches and reads them
 def lesson():
     page = stage()
     with page.more:
-        h = controls.slider("Grid rows", "gh", 2, 16, 14, help="Patches per column of the image (ViT-B/16 at "
-                                                              "224 px has 14 x 14).")
-        w = controls.slider("Grid columns", "gw", 2, 16, 14)
+        h, w = controls.grid_size(16, (14, 14), help="Patches per column of the image (ViT-B/16 at 224 px has "
+                                                     "14 x 14).")
     with page.side:
-        row = controls.slider("Patch row", "r", 0, h - 1, min(4, h - 1), help="The patch whose similarities "
-                                                                             "are shown (row from the top).")
-        col = controls.slider("Patch column", "c", 0, w - 1, min(9, w - 1))
+        row, col = controls.grid_cell(h, w, (4, 9), help="The patch whose similarities are shown (row from the top).")
         dim = controls.slider("Dimension d", "d", 8, 256, 64, step=8,
                               help="Sin-cos: d/2 channels for the column, d/2 for the row, each half sines then "
                                    "cosines. 2D RoPE: the head size, d/2 dimensions turned by the row, d/2 by the "
                                    "column.")
-        base = controls.select_slider("Base", "base", BASES, 10000, format_func=lambda b: f"{b:,}")
+        base = controls.base_slider(BASES, label="Base")
     grid = (h, w, dim, float(base))
 
     tab_one, tab_all, tab_flat, tab_table, tab_rope = page.sections(

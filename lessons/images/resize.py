@@ -2,7 +2,8 @@ import numpy as np
 import streamlit as st
 
 import posenc_core as pc
-from page_kit import classroom, controls, figures, formula, guard, header, image_views, notice, show, source, stage, why
+from lessons.images import image_views
+from page_kit import classroom, controls, figures, formula, guard, header, notice, show, source, stage, why
 
 SOURCES = {"sincos": "2D sin-cos", "learned": "learned-like (seeded)"}
 
@@ -57,8 +58,7 @@ def lesson():
         new = controls.slider("New grid", "new", 4, 32, 24, help="Patches per side after resizing.")
         mode = controls.choice("Interpolation", "mode", list(pc.RESIZE_MODES), "bicubic",
                                help="timm's default is bicubic.")
-        row = controls.slider("Patch row (old grid)", "r", 0, old - 1, min(3, old - 1))
-        col = controls.slider("Patch column (old grid)", "c", 0, old - 1, min(9, old - 1))
+        row, col = controls.grid_cell(old, old, (3, 9), labels=("Patch row (old grid)", "Patch column (old grid)"))
     setup = (src, old, new, dim, prefix)  # the grid before and after, whatever the interpolation
     cell = (row, col, pc.matching_cell(row, old, new), pc.matching_cell(col, old, new))
 

@@ -2,6 +2,7 @@ import numpy as np
 import streamlit as st
 
 import posenc_core as pc
+from lessons.lab import lab_views
 from page_kit import (
     controls,
     current_backend,
@@ -9,7 +10,6 @@ from page_kit import (
     formula,
     guard,
     header,
-    lab_views,
     notice,
     show,
     source,

@@ -1,11 +1,12 @@
 import streamlit as st
 
 import posenc_core as pc
+from lessons.long_context import extension_views
+from lessons.long_context.dynamic_views import stateful_calls
 from page_kit import (
     animation,
     classroom,
     controls,
-    extension_views,
     figure_control,
     figures,
     formula,
@@ -17,7 +18,6 @@ from page_kit import (
     stage,
     why,
 )
-from page_kit.dynamic_views import stateful_calls
 
 MSCALES = [0.0, 0.707, 1.0]
 ALPHAS = [1.0, 2.0, 4.0, 8.0, 16.0, 32.0, 64.0, 128.0, 256.0, 1000.0]

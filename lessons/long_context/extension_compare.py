@@ -3,7 +3,8 @@ import contextlib
 import streamlit as st
 
 import posenc_core as pc
-from page_kit import classroom, controls, extension_views, figures, guard, header, notice, show, source, stage, why
+from lessons.long_context import extension_views
+from page_kit import classroom, controls, figures, guard, header, notice, show, source, stage, why
 
 
 @st.cache_data(max_entries=128, show_spinner=False)

@@ -4,10 +4,10 @@ import json
 import streamlit as st
 
 import posenc_core as pc
+from lessons.long_context import extension_views
 from page_kit import (
     classroom,
     controls,
-    extension_views,
     formula,
     guard,
     header,

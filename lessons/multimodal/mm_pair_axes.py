@@ -2,7 +2,8 @@ import numpy as np
 import streamlit as st
 
 import posenc_core as pc
-from page_kit import classroom, figures, formula, guard, header, multimodal_views, notice, show, source, stage, why
+from lessons.multimodal import multimodal_views
+from page_kit import classroom, figures, formula, guard, header, notice, show, source, stage, why
 
 # one colour per axis, the same three as the id rows on the previous page (Okabe & Ito)
 AXIS_SCALE = [[0.0, figures.CATEGORICAL[0]], [1 / 3, figures.CATEGORICAL[0]], [1 / 3, figures.CATEGORICAL[1]],

@@ -2,7 +2,8 @@ import numpy as np
 import streamlit as st
 
 import posenc_core as pc
-from page_kit import classroom, figures, formula, guard, header, multimodal_views, notice, show, source, stage, why
+from lessons.multimodal import multimodal_views
+from page_kit import classroom, figures, formula, guard, header, notice, show, source, stage, why
 
 header(
     "Position ids of a mixed sequence",

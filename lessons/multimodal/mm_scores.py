@@ -2,6 +2,7 @@ import numpy as np
 import streamlit as st
 
 import posenc_core as pc
+from lessons.multimodal import multimodal_views
 from page_kit import (
     classroom,
     controls,
@@ -9,7 +10,6 @@ from page_kit import (
     formula,
     guard,
     header,
-    multimodal_views,
     notice,
     show,
     source,
@@ -83,11 +83,9 @@ def lesson():
 
 def image_section(page, model):
     with page.more:
-        h = controls.slider("Image rows", "sh", 2, 24, 12)
-        w = controls.slider("Image columns", "sw", 2, 24, 16)
+        h, w = controls.grid_size(24, (12, 16), labels=("Image rows", "Image columns"), keys=("sh", "sw"))
     with page.side:
-        row = controls.slider("Query row", "qr", 0, h - 1, min(5, h - 1))
-        col = controls.slider("Query column", "qc", 0, w - 1, min(7, w - 1))
+        row, col = controls.grid_cell(h, w, (5, 7), labels=("Query row", "Query column"), keys=("qr", "qc"))
     panels = image_maps(model.family, model.head_dim, model.rotary_dim, model.theta, model.section, h, w, row, col)
     own_name, own = next(iter(panels.items()))
     side = col + 1 if col + 1 < w else col - 1  # the neighbour in the query's row (the image has 2+ columns)

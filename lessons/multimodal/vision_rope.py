@@ -34,11 +34,9 @@ def lesson():
         tower = controls.select("Qwen-style tower", "tw", QWEN_TOWERS,
                                 format_func=lambda k: pc.VISION_TOWERS[k].name)
     with page.more:
-        h = controls.slider("Patch rows", "gh", 2, 48, 24)
-        w = controls.slider("Patch columns", "gw", 2, 48, 32)
+        h, w = controls.grid_size(48, (24, 32), labels=("Patch rows", "Patch columns"))
     with page.side:
-        row = controls.slider("Query row", "r", 0, h - 1, min(8, h - 1))
-        col = controls.slider("Query column", "c", 0, w - 1, min(12, w - 1))
+        row, col = controls.grid_cell(h, w, (8, 12), labels=("Query row", "Query column"))
     with guard():
         tab_maps, tab_waves, tab_layout = page.sections(["Score maps", "Why θ = 100", "Where the halves sit"])
         if tab_maps.open:

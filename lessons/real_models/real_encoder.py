@@ -2,8 +2,8 @@ import numpy as np
 import streamlit as st
 
 import posenc_core as pc
+from lessons.real_models.real_views import models_ready
 from page_kit import classroom, controls, figures, formula, guard, header, notice, show, source, stage, why
-from page_kit.real_views import models_ready
 
 real = pc.real
 SENTENCES = ["the dog bit the man", "my kid likes the movie", "she gave him the book before he left",

@@ -2,8 +2,8 @@ import numpy as np
 import streamlit as st
 
 import posenc_core as pc
+from lessons.real_models.real_views import attention_summary, summary_code
 from page_kit import classroom, controls, figures, formula, guard, header, notice, show, source, stage, why
-from page_kit.real_views import attention_summary, summary_code
 
 real = pc.real
 PAIR_COLOURS = {"queries": 0, "keys": 1, "even spread": 7}

@@ -4,8 +4,8 @@ import numpy as np
 import streamlit as st
 
 import posenc_core as pc
+from lessons.real_models.real_views import models_ready, run_with_progress
 from page_kit import classroom, controls, figures, formula, guard, header, notice, show, source, stage, why
-from page_kit.real_views import models_ready, run_with_progress
 
 real = pc.real
 COLOURS = {m.label: i for i, m in enumerate(real.LONG_METHODS.values())}

@@ -18,8 +18,6 @@ from page_kit import (
     why,
 )
 
-BASES = [100, 1000, 10000, 500000, 1000000]
-DIMS = [8, 16, 32, 64, 128, 256]
 PLAY_POSITIONS = list(range(0, 201, 4))  # 51 frames of the query position
 CONTEXTS = [512, 2048, 4096, 8192, 32768, 131072, 1048576]
 
@@ -58,174 +56,192 @@ def complex_tex(re: float, im: float) -> str:
     return f"{fmt(re)} {'-' if im < 0 else '+'} {fmt(abs(im))}\\,i"
 
 
+def pair_controls(page, dim, base):
+    """The query, key and pair the first two tabs share: (m, n, i, qx, qy, kx, ky, theta, out)."""
+    with page.side:
+        m = controls.slider("Query position m", "m", 0, 200, 5)
+        n = controls.slider("Key position n", "n", 0, 200, 2)
+        i = controls.slider("Pair index i", "i", 0, dim // 2 - 1, 0,
+                            help="Pair 0 turns fastest (θ = 1 rad per position).")
+    with page.more:
+        qx = controls.slider("q, first number", "qx", -2.0, 2.0, 1.0, 0.1)
+        qy = controls.slider("q, second number", "qy", -2.0, 2.0, 0.3, 0.1)
+        kx = controls.slider("k, first number", "kx", -2.0, 2.0, 0.6, 0.1)
+        ky = controls.slider("k, second number", "ky", -2.0, 2.0, 0.8, 0.1)
+    theta = pc.rope_pair_theta(i, dim, base)
+    out = pair(qx, qy, kx, ky, m, n, theta)
+    return m, n, i, qx, qy, kx, ky, theta, out
+
+
+def pair_tab(page, dim, base, shared):
+    m, n, i, qx, qy, kx, ky, theta, out = shared
+    def pair_chart(m_value):
+        o = pair(qx, qy, kx, ky, m_value, n, theta)
+        return figures.vectors2d(
+            {"q": (qx, qy), "q turned by mθ": o["q_rot"], "k": (kx, ky), "k turned by nθ": o["k_rot"]},
+            dashed=("q", "k"), colours={"q": 0, "q turned by mθ": 0, "k": 3, "k turned by nθ": 3},
+            arcs=[(0.35, *o["q_arc"], "mθ"), (0.22, *o["k_arc"], "nθ")],
+            arc_colours=(0, 3), legend_right=True,
+            title=f"Pair {i}: θ = {theta:.4g} rad per position", name="rope_pair_vectors",
+            height=440,
+            alt=f"A query pair turned by {o['q_angle']:.3g} rad and a key pair turned by "
+                f"{o['k_angle']:.3g} rad; both keep their length.")
+
+    chart = pair_chart(m)
+    with page.side:
+        play = controls.toggle("Animate m", "play_m",
+                               help="Adds a scrub bar and a Play button under the figure: m sweeps 0 "
+                                    "to 200 in the browser, each frame computed by the same core call.")
+    if play:
+        animation.attach(chart, pair_chart, "m", PLAY_POSITIONS, start_value=m)
+    # drag the tips of q and k (the dashed arrows) to set them: the sliders are their twins
+    show(figure_control.drag_points(chart, {"q": ("qx", "qy"), "k": ("kx", "ky")}))
+    classroom.snippet(f"theta = {classroom.call('rope_pair_theta', i, dim, float(base))}",
+                      f"out = pc.rope_pair(({qx!r}, {qy!r}), ({kx!r}, {ky!r}), {m}, {n}, theta)",
+                      "print(out['q_rot'], out['k_rot'], out['score'])  # the arrows and the score")
+
+    c = [*st.columns(2), *st.columns(2)]  # two by two: the labels fit the figure column whole
+    c[0].metric("Score after rotation q̃·k̃", f"{out['score']:.4f}")
+    c[1].metric("Score without RoPE q·k", f"{out['plain_score']:.4f}")
+    c[2].metric("Offset m − n", f"{m - n}")
+    c[3].metric("Relative angle (m − n)θ", f"{out['relative_angle']:.4f} rad")
+    formula(r"\tilde q\cdot\tilde k = (R_{m\theta}\,q)\cdot(R_{n\theta}\,k) = q^{\top} R_{(n-m)\theta}\,k"
+            r" = |q|\,|k|\cos\!\big(\varphi_q-\varphi_k+(m-n)\theta\big) = $score"
+            r"\quad\text{with}\ (m-n)\theta = $rel",
+            off=m - n, rel=out["relative_angle"], score=out["score"])
+
+    def moved() -> str:
+        later = pair(qx, qy, kx, ky, m + 10, n + 10, theta)
+        return (f"q̃·k̃ = {out['score']:.4f} at (m, n) = ({m}, {n}) and {later['score']:.4f} at "
+                f"({m + 10}, {n + 10}): only the offset m − n = {m - n} reaches the score.")
+
+    with classroom.predict("shift", "Move the query and the key 10 positions further along (m + 10, "
+                           "n + 10). What happens to their score q̃·k̃?",
+                           ["it stays the same", "it grows", "it shrinks", "it changes sign"], 0, moved):
+        s = shifts(qx, qy, kx, ky, m, n, theta)
+        show(figures.lines(
+            s["shift"], {"both move": s["together"], "only the key moves": s["key_only"]},
+            title="The score when positions shift by s", x_title="shift s (positions)",
+            y_title="score q̃·k̃", name="rope_pair_shift", height=380, markers=True,
+            alt="Two curves: the score stays constant when both positions move together, and "
+                "oscillates when only the key moves."))
+        notice("Both arrows keep their length: a rotation changes direction only. Move m and n by the same "
+               "amount and the picture spins as a whole, but the angle between the arrows and therefore "
+               "the score stay put (the flat blue line). Move only one of them and the score swings like "
+               "a cosine of the offset, once every 2π/θ positions.")
+
+
+def complex_tab(page, dim, base, shared):
+    m, n, i, qx, qy, kx, ky, theta, out = shared
+    px, py = out["product"]
+    show(figures.vectors2d(
+        {"q·conj(k)": (out["q_conj_k"], out["q_conj_k_imag"]), "q̃·conj(k̃)": (px, py)},
+        dashed=("q·conj(k)",), colours={"q·conj(k)": 0},
+        arcs=[(0.3, *out["relative_arc"], "(m−n)θ")], arc_colours=(2,), legend_right=True,
+        guides=[((px, py), (px, 0.0), "Re = score")],
+        x_title="real part", y_title="imaginary part", height=460,
+        title="One number carries the whole score: q·conj(k), turned by (m − n)θ",
+        name="rope_complex_plane",
+        alt=f"In the complex plane, q times the conjugate of k is turned by {out['relative_angle']:.3g} "
+            f"rad; its real part, {out['score']:.3g}, is the attention score of the pair."))
+    st.markdown("Write the pair (x, y) as the complex number x + iy. Turning it by an angle α is "
+                "multiplying by e^(iα), and the dot product of two pairs is the real part of one times "
+                "the conjugate of the other. The derivation, with your numbers:")
+    formula(r"\begin{aligned}"
+            r"\tilde q &= q\,e^{im\theta} = ($q)\,e^{i\cdot $mt},\qquad "
+            r"\tilde k = k\,e^{in\theta} = ($k)\,e^{i\cdot $nt}\\"
+            r"\tilde q\cdot\tilde k &= \mathrm{Re}\big(\tilde q\,\overline{\tilde k}\big)"
+            r"= \mathrm{Re}\big(q\,e^{im\theta}\,\bar k\,e^{-in\theta}\big)"
+            r"= \mathrm{Re}\big(q\bar k\,e^{i(m-n)\theta}\big)\\"
+            r"&= \mathrm{Re}\big(($z)\,e^{i\cdot $rel}\big) = \mathrm{Re}($p) = $score"
+            r"\end{aligned}",
+            q=complex_tex(qx, qy), k=complex_tex(kx, ky), mt=out["q_angle"], nt=out["k_angle"],
+            z=complex_tex(out["q_conj_k"], out["q_conj_k_imag"]), rel=out["relative_angle"],
+            p=complex_tex(px, py), score=out["score"])
+    notice("The positions enter only through e^(i(m−n)θ): the absolute angles mθ and nθ cancel in the "
+           "product with the conjugate. This is the whole trick of RoPE, and it is exact, not an "
+           "approximation. The dashed arrow depends only on the content of q and k; the position "
+           "turns it, and the score is its shadow on the real axis.")
+
+
+def all_pairs_tab(page, dim, base, shared):
+    with page.side:
+        npos = controls.slider("Positions", "pos", 16, 4096, 256, step=16)
+        part = controls.choice("Show", "part", ["angle", "cos", "sin"], "angle",
+                               help="angle: mθ_i reduced to one turn [0, 2π). cos and sin: what "
+                                    "multiplies the pair.")
+    table = angle_table(npos, dim, float(base), part)
+    label = {"angle": "mθ_i mod 2π (rad)", "cos": "cos(mθ_i)", "sin": "sin(mθ_i)"}[part]
+    show(figures.heatmap(
+        table, title=f"{label} for {npos} positions and {dim // 2} pairs (base {base:,})",
+        x_title="pair index i", y_title="position m", value_name=label, name="rope_angle_table",
+        colorscale=figures.CYCLIC if part == "angle" else None,
+        zrange=(0.0, 6.2832) if part == "angle" else None, hover_format=".3f",
+        alt=f"Heatmap of {label}: the left pairs cycle every few positions, the right pairs barely "
+            "move."))
+    formula(r"\theta_i = b^{-2i/d},\quad \theta_0 = $t0,\ \theta_{$last} = $tl\ \text{rad per position}",
+            t0=pc.rope_pair_theta(0, dim, base), last=dim // 2 - 1,
+            tl=pc.rope_pair_theta(dim // 2 - 1, dim, base))
+    notice("Pair 0 turns a full radian per position, so its colour cycles every 6.3 rows; each pair to "
+           "the right is slower by the same factor, and the last pairs hardly turn at all within the "
+           "table. The angle colours wrap around (0 and 2π are the same colour) because they are the "
+           "same rotation. The cos/sin views are what a model actually multiplies with.")
+
+
+def wavelengths_tab(page, dim, base, shared):
+    with page.side:
+        context = controls.select_slider("Context length", "ctx", CONTEXTS, 4096,
+                                         format_func=lambda c: f"{c:,}")
+    t = turns(dim, float(base), context)
+    show(figures.lines(
+        t["pair"], {"wavelength 2π/θ_i": t["wavelength"]}, markers=True, log_y=True,
+        hlines=[(float(context), f"context {context:,}")],
+        title=f"Wavelength of each pair against the context (d = {dim}, base {base:,})",
+        x_title="pair index i", y_title="wavelength (positions)", name="rope_wavelengths",
+        hover_format=",.1f",
+        alt=f"Wavelengths grow geometrically with the pair index; {t['full_turn_pairs']} of "
+            f"{dim // 2} pairs lie below the context line and complete a full turn."))
+    c = st.columns(3)
+    c[0].metric("Pairs that complete a turn", f"{t['full_turn_pairs']} of {dim // 2}")
+    c[1].metric("Fastest pair, turns in context", f"{t['turns'][0]:,.0f}")
+    c[2].metric("Slowest pair, fraction of a turn", f"{t['turns'][-1]:.3g}")
+    formula(r"\lambda_i = \frac{2\pi}{\theta_i} = 2\pi\, b^{2i/d},\qquad"
+            r"\lambda_0 = $w0,\ \lambda_{$last} = $wl",
+            w0=float(t["wavelength"][0]), last=dim // 2 - 1, wl=float(t["wavelength"][-1]))
+    notice("Pairs below the dotted line go all the way round inside the context: after one wavelength "
+           "they repeat, so on their own they only tell position modulo λ. Pairs above it never "
+           "close a turn, so during training the model only sees part of their circle; these slow "
+           "pairs are what long-context methods (position interpolation, NTK, YaRN) rescale. Careful "
+           "with tables that list θ_i close to 1 for the *late* pairs: it is the other way round, "
+           "pair 0 is the fastest.")
+
+
+# The lesson's tabs in order: label, the function that draws it, and whether it needs the shared query / key pair.
+TABS = [
+    ("One pair", pair_tab, True),
+    ("As complex numbers", complex_tab, True),
+    ("All pairs at once", all_pairs_tab, False),
+    ("Wavelengths", wavelengths_tab, False),
+]
+
+
 @st.fragment
 def lesson():
     page = stage()
     with page.more:
-        dim = controls.select_slider("Head dimension d", "d", DIMS, 64,
-                                     help="Size of one attention head: d/2 rotating pairs.")
-        base = controls.select_slider("Base (rope_theta)", "base", BASES, 10000, format_func=lambda b: f"{b:,}",
-                                      help="θ_i = base^(−2i/d). Llama 2 uses 10,000, Llama 3 uses 500,000.")
+        dim = controls.head_dim_slider(help="Size of one attention head: d/2 rotating pairs.")
+        base = controls.base_slider(help="θ_i = base^(−2i/d). Llama 2 uses 10,000, Llama 3 uses 500,000.")
 
-    tab_pair, tab_complex, tab_all, tab_wave = page.sections(
-        ["One pair", "As complex numbers", "All pairs at once", "Wavelengths"])
-
+    sections = page.sections([label for label, _, _ in TABS])
     with guard():
-        if tab_pair.open or tab_complex.open:
-            with tab_pair if tab_pair.open else tab_complex:
-                with page.side:
-                    m = controls.slider("Query position m", "m", 0, 200, 5)
-                    n = controls.slider("Key position n", "n", 0, 200, 2)
-                    i = controls.slider("Pair index i", "i", 0, dim // 2 - 1, 0,
-                                        help="Pair 0 turns fastest (θ = 1 rad per position).")
-                with page.more:
-                    qx = controls.slider("q, first number", "qx", -2.0, 2.0, 1.0, 0.1)
-                    qy = controls.slider("q, second number", "qy", -2.0, 2.0, 0.3, 0.1)
-                    kx = controls.slider("k, first number", "kx", -2.0, 2.0, 0.6, 0.1)
-                    ky = controls.slider("k, second number", "ky", -2.0, 2.0, 0.8, 0.1)
-                theta = pc.rope_pair_theta(i, dim, base)
-                out = pair(qx, qy, kx, ky, m, n, theta)
-
-        if tab_pair.open:
-            with tab_pair:
-                def pair_chart(m_value):
-                    o = pair(qx, qy, kx, ky, m_value, n, theta)
-                    return figures.vectors2d(
-                        {"q": (qx, qy), "q turned by mθ": o["q_rot"], "k": (kx, ky), "k turned by nθ": o["k_rot"]},
-                        dashed=("q", "k"), colours={"q": 0, "q turned by mθ": 0, "k": 3, "k turned by nθ": 3},
-                        arcs=[(0.35, *o["q_arc"], "mθ"), (0.22, *o["k_arc"], "nθ")],
-                        arc_colours=(0, 3), legend_right=True,
-                        title=f"Pair {i}: θ = {theta:.4g} rad per position", name="rope_pair_vectors",
-                        height=440,
-                        alt=f"A query pair turned by {o['q_angle']:.3g} rad and a key pair turned by "
-                            f"{o['k_angle']:.3g} rad; both keep their length.")
-
-                chart = pair_chart(m)
-                with page.side:
-                    play = controls.toggle("Animate m", "play_m",
-                                           help="Adds a scrub bar and a Play button under the figure: m sweeps 0 "
-                                                "to 200 in the browser, each frame computed by the same core call.")
-                if play:
-                    animation.attach(chart, pair_chart, "m", PLAY_POSITIONS, start_value=m)
-                # drag the tips of q and k (the dashed arrows) to set them: the sliders are their twins
-                show(figure_control.drag_points(chart, {"q": ("qx", "qy"), "k": ("kx", "ky")}))
-                classroom.snippet(f"theta = {classroom.call('rope_pair_theta', i, dim, float(base))}",
-                                  f"out = pc.rope_pair(({qx!r}, {qy!r}), ({kx!r}, {ky!r}), {m}, {n}, theta)",
-                                  "print(out['q_rot'], out['k_rot'], out['score'])  # the arrows and the score")
-
-                c = [*st.columns(2), *st.columns(2)]  # two by two: the labels fit the figure column whole
-                c[0].metric("Score after rotation q̃·k̃", f"{out['score']:.4f}")
-                c[1].metric("Score without RoPE q·k", f"{out['plain_score']:.4f}")
-                c[2].metric("Offset m − n", f"{m - n}")
-                c[3].metric("Relative angle (m − n)θ", f"{out['relative_angle']:.4f} rad")
-                formula(r"\tilde q\cdot\tilde k = (R_{m\theta}\,q)\cdot(R_{n\theta}\,k) = q^{\top} R_{(n-m)\theta}\,k"
-                        r" = |q|\,|k|\cos\!\big(\varphi_q-\varphi_k+(m-n)\theta\big) = $score"
-                        r"\quad\text{with}\ (m-n)\theta = $rel",
-                        off=m - n, rel=out["relative_angle"], score=out["score"])
-
-                def moved() -> str:
-                    later = pair(qx, qy, kx, ky, m + 10, n + 10, theta)
-                    return (f"q̃·k̃ = {out['score']:.4f} at (m, n) = ({m}, {n}) and {later['score']:.4f} at "
-                            f"({m + 10}, {n + 10}): only the offset m − n = {m - n} reaches the score.")
-
-                with classroom.predict("shift", "Move the query and the key 10 positions further along (m + 10, "
-                                       "n + 10). What happens to their score q̃·k̃?",
-                                       ["it stays the same", "it grows", "it shrinks", "it changes sign"], 0, moved):
-                    s = shifts(qx, qy, kx, ky, m, n, theta)
-                    show(figures.lines(
-                        s["shift"], {"both move": s["together"], "only the key moves": s["key_only"]},
-                        title="The score when positions shift by s", x_title="shift s (positions)",
-                        y_title="score q̃·k̃", name="rope_pair_shift", height=380, markers=True,
-                        alt="Two curves: the score stays constant when both positions move together, and "
-                            "oscillates when only the key moves."))
-                    notice("Both arrows keep their length: a rotation changes direction only. Move m and n by the same "
-                           "amount and the picture spins as a whole, but the angle between the arrows and therefore "
-                           "the score stay put (the flat blue line). Move only one of them and the score swings like "
-                           "a cosine of the offset, once every 2π/θ positions.")
-
-        if tab_complex.open:
-            with tab_complex:
-                px, py = out["product"]
-                show(figures.vectors2d(
-                    {"q·conj(k)": (out["q_conj_k"], out["q_conj_k_imag"]), "q̃·conj(k̃)": (px, py)},
-                    dashed=("q·conj(k)",), colours={"q·conj(k)": 0},
-                    arcs=[(0.3, *out["relative_arc"], "(m−n)θ")], arc_colours=(2,), legend_right=True,
-                    guides=[((px, py), (px, 0.0), "Re = score")],
-                    x_title="real part", y_title="imaginary part", height=460,
-                    title="One number carries the whole score: q·conj(k), turned by (m − n)θ",
-                    name="rope_complex_plane",
-                    alt=f"In the complex plane, q times the conjugate of k is turned by {out['relative_angle']:.3g} "
-                        f"rad; its real part, {out['score']:.3g}, is the attention score of the pair."))
-                st.markdown("Write the pair (x, y) as the complex number x + iy. Turning it by an angle α is "
-                            "multiplying by e^(iα), and the dot product of two pairs is the real part of one times "
-                            "the conjugate of the other. The derivation, with your numbers:")
-                formula(r"\begin{aligned}"
-                        r"\tilde q &= q\,e^{im\theta} = ($q)\,e^{i\cdot $mt},\qquad "
-                        r"\tilde k = k\,e^{in\theta} = ($k)\,e^{i\cdot $nt}\\"
-                        r"\tilde q\cdot\tilde k &= \mathrm{Re}\big(\tilde q\,\overline{\tilde k}\big)"
-                        r"= \mathrm{Re}\big(q\,e^{im\theta}\,\bar k\,e^{-in\theta}\big)"
-                        r"= \mathrm{Re}\big(q\bar k\,e^{i(m-n)\theta}\big)\\"
-                        r"&= \mathrm{Re}\big(($z)\,e^{i\cdot $rel}\big) = \mathrm{Re}($p) = $score"
-                        r"\end{aligned}",
-                        q=complex_tex(qx, qy), k=complex_tex(kx, ky), mt=out["q_angle"], nt=out["k_angle"],
-                        z=complex_tex(out["q_conj_k"], out["q_conj_k_imag"]), rel=out["relative_angle"],
-                        p=complex_tex(px, py), score=out["score"])
-                notice("The positions enter only through e^(i(m−n)θ): the absolute angles mθ and nθ cancel in the "
-                       "product with the conjugate. This is the whole trick of RoPE, and it is exact, not an "
-                       "approximation. The dashed arrow depends only on the content of q and k; the position "
-                       "turns it, and the score is its shadow on the real axis.")
-
-        if tab_all.open:
-            with tab_all:
-                with page.side:
-                    npos = controls.slider("Positions", "pos", 16, 4096, 256, step=16)
-                    part = controls.choice("Show", "part", ["angle", "cos", "sin"], "angle",
-                                           help="angle: mθ_i reduced to one turn [0, 2π). cos and sin: what "
-                                                "multiplies the pair.")
-                table = angle_table(npos, dim, float(base), part)
-                label = {"angle": "mθ_i mod 2π (rad)", "cos": "cos(mθ_i)", "sin": "sin(mθ_i)"}[part]
-                show(figures.heatmap(
-                    table, title=f"{label} for {npos} positions and {dim // 2} pairs (base {base:,})",
-                    x_title="pair index i", y_title="position m", value_name=label, name="rope_angle_table",
-                    colorscale=figures.CYCLIC if part == "angle" else None,
-                    zrange=(0.0, 6.2832) if part == "angle" else None, hover_format=".3f",
-                    alt=f"Heatmap of {label}: the left pairs cycle every few positions, the right pairs barely "
-                        "move."))
-                formula(r"\theta_i = b^{-2i/d},\quad \theta_0 = $t0,\ \theta_{$last} = $tl\ \text{rad per position}",
-                        t0=pc.rope_pair_theta(0, dim, base), last=dim // 2 - 1,
-                        tl=pc.rope_pair_theta(dim // 2 - 1, dim, base))
-                notice("Pair 0 turns a full radian per position, so its colour cycles every 6.3 rows; each pair to "
-                       "the right is slower by the same factor, and the last pairs hardly turn at all within the "
-                       "table. The angle colours wrap around (0 and 2π are the same colour) because they are the "
-                       "same rotation. The cos/sin views are what a model actually multiplies with.")
-
-        if tab_wave.open:
-            with tab_wave:
-                with page.side:
-                    context = controls.select_slider("Context length", "ctx", CONTEXTS, 4096,
-                                                     format_func=lambda c: f"{c:,}")
-                t = turns(dim, float(base), context)
-                show(figures.lines(
-                    t["pair"], {"wavelength 2π/θ_i": t["wavelength"]}, markers=True, log_y=True,
-                    hlines=[(float(context), f"context {context:,}")],
-                    title=f"Wavelength of each pair against the context (d = {dim}, base {base:,})",
-                    x_title="pair index i", y_title="wavelength (positions)", name="rope_wavelengths",
-                    hover_format=",.1f",
-                    alt=f"Wavelengths grow geometrically with the pair index; {t['full_turn_pairs']} of "
-                        f"{dim // 2} pairs lie below the context line and complete a full turn."))
-                c = st.columns(3)
-                c[0].metric("Pairs that complete a turn", f"{t['full_turn_pairs']} of {dim // 2}")
-                c[1].metric("Fastest pair, turns in context", f"{t['turns'][0]:,.0f}")
-                c[2].metric("Slowest pair, fraction of a turn", f"{t['turns'][-1]:.3g}")
-                formula(r"\lambda_i = \frac{2\pi}{\theta_i} = 2\pi\, b^{2i/d},\qquad"
-                        r"\lambda_0 = $w0,\ \lambda_{$last} = $wl",
-                        w0=float(t["wavelength"][0]), last=dim // 2 - 1, wl=float(t["wavelength"][-1]))
-                notice("Pairs below the dotted line go all the way round inside the context: after one wavelength "
-                       "they repeat, so on their own they only tell position modulo λ. Pairs above it never "
-                       "close a turn, so during training the model only sees part of their circle; these slow "
-                       "pairs are what long-context methods (position interpolation, NTK, YaRN) rescale. Careful "
-                       "with tables that list θ_i close to 1 for the *late* pairs: it is the other way round, "
-                       "pair 0 is the fastest.")
+        open_tabs = [(tab, draw, paired) for tab, (_, draw, paired) in zip(sections, TABS, strict=True) if tab.open]
+        shared = None
+        if any(paired for _, _, paired in open_tabs):
+            with next(tab for tab, _, paired in open_tabs if paired):  # beside the first open tab that uses them
+                shared = pair_controls(page, dim, base)
+        for tab, draw, _ in open_tabs:
+            with tab:
+                draw(page, dim, base, shared)
 
 
 lesson()

@@ -17,8 +17,6 @@ from page_kit import (
 )
 from page_kit.code_lines import fold
 
-BASES = [100, 1000, 10000, 500000, 1000000]
-DIMS = [8, 16, 32, 64, 128, 256]
 DISTANCES = [64, 256, 1024, 4096, 16384, 65536]
 
 
@@ -44,8 +42,8 @@ WHY = ("Each token's query and key are turned by their own absolute position, ye
 def lesson():
     page = stage()
     with page.more:
-        dim = controls.select_slider("Head dimension d", "d", DIMS, 64, help="d/2 rotating pairs per head.")
-        base = controls.select_slider("Base (rope_theta)", "base", BASES, 10000, format_func=lambda b: f"{b:,}")
+        dim = controls.head_dim_slider()
+        base = controls.base_slider()
 
     tab_toeplitz, tab_decay = page.sections(["Scores are Toeplitz", "Long-term decay"])
 

@@ -1,6 +1,7 @@
 import streamlit as st
 
 import posenc_core as pc
+from lessons.rope import rope_views
 from page_kit import (
     classroom,
     controls,
@@ -9,7 +10,6 @@ from page_kit import (
     guard,
     header,
     notice,
-    rope_views,
     show,
     source,
     stage,
@@ -17,7 +17,6 @@ from page_kit import (
 )
 from page_kit.code_lines import fold
 
-BASES = [100, 1000, 10000, 500000, 1000000]
 DIMS = [8, 16, 32, 64, 96, 128, 256]
 
 
@@ -148,8 +147,8 @@ def partial_tab(page, dim: int, base: float) -> None:
 def lesson():
     page = stage()
     with page.more:  # every tab uses them; each tab's own controls sit beside its figure
-        dim = controls.select_slider("Head dimension d", "d", DIMS, 64, help="d/2 rotating pairs per head.")
-        base = controls.select_slider("Base (rope_theta)", "base", BASES, 10000, format_func=lambda b: f"{b:,}")
+        dim = controls.head_dim_slider(DIMS)
+        base = controls.base_slider()
     tab_layouts, tab_convert, tab_partial, tab_precision = page.sections(
         ["Two layouts", "Converting a checkpoint", "Partial rotary", "Precision"])
     with guard():

@@ -2,6 +2,7 @@ import numpy as np
 import streamlit as st
 
 import posenc_core as pc
+from lessons.todays_models import class_views
 from page_kit import (
     classroom,
     controls,
@@ -14,7 +15,6 @@ from page_kit import (
     show,
     source,
     stage,
-    todays_class,
     why,
 )
 
@@ -73,7 +73,7 @@ def map_tab(page, sink: float, window: int) -> None:
     classroom.snippet(f"result = {classroom.call('sink_attention_map', n, w, sink)}",
                       'result["probs"]  # (32, 32) query x key probabilities, NaN outside the window',
                       'result["sink"]  # (32,) what the sink column took in each row')
-    with todays_class.ask_row_sum(kept, last, w):
+    with class_views.ask_row_sum(kept, last, w):
         formula(r"\begin{gathered}a_j = \frac{e^{z_j}}{e^{s} + \sum_{k} e^{z_k}},\qquad a_{\text{sink}} = "
                 r"\frac{e^{s}}{e^{s} + \sum_k e^{z_k}}\\ \text{last row: } \textstyle\sum_j a_j = $k,"
                 r"\ a_{\text{sink}} = $s\end{gathered}", k=kept, s=last)
@@ -108,7 +108,7 @@ def window_tab(page, sink: float, window: int) -> None:
     n = 4 * window
     result = mass_by_position(sink, n, window)
     full, windowed = float(result["full"][-1]), float(result["window"][-1])
-    with todays_class.ask_window(full, windowed, window, n - 1):
+    with class_views.ask_window(full, windowed, window, n - 1):
         show(figures.stacked_lines(
             np.arange(n), {"full attention": result["full"], f"sliding window of {window}": result["window"]},
             title="Sink mass of the query at each position", x_title="query position",

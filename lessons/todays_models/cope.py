@@ -2,6 +2,7 @@ import numpy as np
 import streamlit as st
 
 import posenc_core as pc
+from lessons.todays_models import class_views
 from page_kit import (
     classroom,
     controls,
@@ -13,7 +14,6 @@ from page_kit import (
     show,
     source,
     stage,
-    todays_class,
     why,
 )
 
@@ -61,10 +61,10 @@ def example_tab(page, view, ex) -> None:
     show(_attention_chart(by_tokens, "tokens", target, "cope_by_tokens"))
     st.caption("Tokens come from a toy tokenizer that cuts words into pieces of at most four letters, "
                "so a long word is several tokens, as with a real BPE vocabulary.")
-    with todays_class.ask_how_many(ex, unit, target):
+    with class_views.ask_how_many(ex, unit, target):
         st.markdown(f"Counting **{unit}**, position {target} is (in bold): {highlighted(tokens, ex['at_target'])}")
         show(_attention_chart(ex, unit, target, "cope_attention"))
-        todays_class.example_code(text, unit, target, sharpness,
+        class_views.example_code(text, unit, target, sharpness,
                                   f'ex["attention"]  # ({len(tokens)},) the last token\'s attention on '
                                   'each key: the bars')
         picked = [t for t, hit in zip(tokens, by_tokens["at_target"], strict=True) if hit]
@@ -94,7 +94,7 @@ def gates_tab(page, view, ex) -> None:
                       alt=f"Grouped bars per key: the contextual position climbs in steps to "
                           f"{float(ex['positions'][0]):.2f} at key 0, the token count climbs by one at every key "
                           f"to {float(ex['token_positions'][0]):.0f}."))
-    todays_class.example_code(view["text"], view["unit"], view["target"], view["sharpness"],
+    class_views.example_code(view["text"], view["unit"], view["target"], view["sharpness"],
                               f'ex["gates"]  # ({len(tokens)},) the last token\'s gate on each key',
                               f'ex["positions"], ex["token_positions"]  # ({len(tokens)},) each: CoPE '
                               'position and token count')
@@ -114,7 +114,7 @@ def grid_tab(page, view, ex) -> None:
                          alt=f"Lower-triangular heatmap of the contextual positions of {len(tokens)} queries and "
                              f"keys, counting {view['unit']}; the last query's farthest key is at position "
                              f"{float(ex['positions'][0]):.2f}."))
-    todays_class.example_code(view["text"], view["unit"], view["target"], view["sharpness"],
+    class_views.example_code(view["text"], view["unit"], view["target"], view["sharpness"],
                               f'ex["position_grid"]  # ({len(tokens)}, {len(tokens)}) p_ij (the figure blanks j > i)')
     notice("Each row is one query's count, restarting at the query. In this hand-built example the "
            "gates depend only on the key, so every row agrees on where units end; in a trained model "

@@ -4,6 +4,7 @@ import numpy as np
 import streamlit as st
 
 import posenc_core as pc
+from lessons.todays_models import class_views
 from page_kit import (
     classroom,
     controls,
@@ -15,7 +16,6 @@ from page_kit import (
     show,
     source,
     stage,
-    todays_class,
     why,
 )
 
@@ -91,9 +91,9 @@ def accuracy_tab(result, wanted, shipped_run) -> None:
     acc = {n: result["variants"][n]["accuracy"] for n in NAMES}
     show(_accuracy_chart(result, acc, ["rope", "nope"], "drope_baselines",
                          f"Look back {k}: trained with RoPE and without positions"))
-    with todays_class.ask_dropped(acc, t):
+    with class_views.ask_dropped(acc, t):
         show(_accuracy_chart(result, acc, NAMES, "drope_accuracy", f"Look back {k}: accuracy at T to 8T"))
-        classroom.snippet(todays_class.result_code(wanted, shipped_run),
+        classroom.snippet(class_views.result_code(wanted, shipped_run),
                           'acc = {name: result["variants"][name]["accuracy"] for name in pc.DROPE_VARIANTS}'
                           '  # one accuracy per length in result["eval_lengths"]')
         # two rows: on one the 8T half ran past the right edge of a 1,280 px projector page
@@ -126,7 +126,7 @@ def head_tab(result, wanted, shipped_run) -> None:
         alt=f"Four attention maps of layer {head['layer']}, head {head['head']} on one sequence of {t} tokens; "
             f"the share of attention on the key {k} back: "
             + ", ".join(f"{pc.DROPE_VARIANTS[n]} {mass[n]:.0%}" for n in NAMES) + "."))
-    classroom.snippet(todays_class.result_code(wanted, shipped_run),
+    classroom.snippet(class_views.result_code(wanted, shipped_run),
                       f'maps = result["attention"]  # {{variant: ({t}, {t}) attention of layer '
                       f'{head["layer"]}, head {head["head"]}}}',
                       'mass = result["offset_mass"]  # {variant: share of attention on the key k back}')
@@ -156,7 +156,7 @@ def curves_tab(result, wanted, shipped_run) -> None:
 def made_tab(result, wanted, shipped_run) -> None:
     st.markdown(f"Task: {result['task']}  \nEvaluation: {result['settings']['eval_sequences']} fixed "
                 "sequences per length, the same for every model. The shipped file was made with "
-                "`python -m posenc_core.drope assets/drope_seed0.json`; 'Run these settings' calls the "
+                "`python -m posenc_core.todays_models.drope assets/drope_seed0.json`; 'Run these settings' calls the "
                 "same function.")
     st.json(result["settings"] | {"recalibration": result["recalibration"], "seconds": result["seconds"]},
             expanded=False)

@@ -1,6 +1,7 @@
 import streamlit as st
 
 import posenc_core as pc
+from lessons.todays_models import class_views
 from page_kit import (
     classroom,
     controls,
@@ -12,7 +13,6 @@ from page_kit import (
     show,
     source,
     stage,
-    todays_class,
     why,
 )
 
@@ -70,7 +70,7 @@ def dims_tab(view, info) -> None:
 def waves_tab(view, info) -> None:
     head_dim, context = view["head_dim"], view["context"]
     partial, p_rope = info["partial rotary"], info["p-RoPE"]
-    with todays_class.ask_same_speeds(info, view["fraction"]):
+    with class_views.ask_same_speeds(info, view["fraction"]):
         show(figures.lines(
             range(head_dim // 2), {m: info[m]["wavelengths"] for m in DRAW_ORDER},
             title="Wavelength of each rotating pair (gaps: pair never turns)",
@@ -178,7 +178,7 @@ def lesson():
         fraction = controls.select_slider("Fraction rotated", "p", [0.125, 0.25, 0.5, 0.75, 1.0], 0.25,
                                           help="partial_rotary_factor / rotary_pct / p-RoPE's p.")
         head_dim = controls.select("head_dim", "d", [64, 96, 128, 256, 512], 2)
-        base = controls.select_slider("Base (rope_theta)", "base", BASES, 10000, format_func=lambda b: f"{b:,}")
+        base = controls.base_slider(BASES)
         context = controls.select_slider("Context length", "ctx", CONTEXTS, 32768, format_func=lambda v: f"{v:,}")
     view = {"head_dim": head_dim, "fraction": fraction, "base": base, "context": context}
     tabs = page.sections(["Which dimensions turn", "Wavelengths and the context",

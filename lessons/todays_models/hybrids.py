@@ -2,6 +2,7 @@ import numpy as np
 import streamlit as st
 
 import posenc_core as pc
+from lessons.todays_models import class_views
 from page_kit import (
     classroom,
     controls,
@@ -14,7 +15,6 @@ from page_kit import (
     show,
     source,
     stage,
-    todays_class,
     why,
 )
 
@@ -55,7 +55,7 @@ WHY = ("Many 2025 models use attention in only some layers and fill the rest wit
 def models_tab(page) -> None:
     st.dataframe([{"model": name, "other layers": m.mixers, "attention": m.attention}
                 for name, m in pc.HYBRID_MODELS.items()], hide_index=True)
-    with todays_class.ask_all_drop():
+    with class_views.ask_all_drop():
         nope_only = controls.toggle("Only hybrids whose attention has no positions", "nope")
         st.dataframe([{"model": name, "positions in attention": m.rotates} for name, m in pc.HYBRID_MODELS.items()
                     if not nope_only or m.rotates.startswith("none")], hide_index=True)
@@ -101,7 +101,7 @@ def order_tab(page) -> None:
             r"h_t = g_t \odot h_{t-1} + x_t,\ \ g_t = 0.9\,\sigma(x_t W_g)\\ "
             r"\text{attention: } y_t = \sum_{s \in S_t} \mathrm{softmax}_s\big(q_t\cdot k_s/\sqrt{d}\big)\,v_s"
             r"\\ S_t = \{0..t\}\ \text{(causal) or all (bidirectional)}\end{gathered}")
-    with todays_class.ask_blind(errors, kind, EXACT):
+    with class_views.ask_blind(errors, kind, EXACT):
         chart = figures.stacked_lines(
             np.arange(n), {name: np.maximum(e, 1e-17) for name, e in errors.items()},
             title="|f(reordered x)_t − (reordered f(x))_t| at each position t",

@@ -2,6 +2,7 @@ import numpy as np
 import streamlit as st
 
 import posenc_core as pc
+from lessons.todays_models import class_views
 from page_kit import (
     classroom,
     controls,
@@ -13,7 +14,6 @@ from page_kit import (
     show,
     source,
     stage,
-    todays_class,
     why,
 )
 
@@ -79,7 +79,7 @@ def lesson():
                         f"R q_rot · R k_rot and their scaled sum; entries above the diagonal are masked. At query "
                         f"{i}, key {j}: content {float(out['content'][head, i, j]):.3g}, position "
                         f"{float(out['position'][head, i, j]):.3g}."))
-                classroom.snippet(todays_class.scores_code(preset, heads, tokens, start, cfg.rope_interleave),
+                classroom.snippet(class_views.scores_code(preset, heads, tokens, start, cfg.rope_interleave),
                                   f'out["content"][{head}], out["position"][{head}], out["logits"][{head}]  '
                                   f'# ({tokens}, {tokens}) each: the three panels (masked above the diagonal)')
                 content, position = float(out["content"][head, i, j]), float(out["position"][head, i, j])
@@ -87,7 +87,7 @@ def lesson():
                         r"\cdot k^{nope}} + \underbrace{$p}_{R_{$pi}q^{rot}\cdot R_{$pj}k^{rot}}\big) = $s",
                         i=i, j=j, scale=scale["scale"], c=content, p=position, pi=start + i, pj=start + j,
                         s=float(out["logits"][head, i, j]))
-                with todays_class.ask_shift(preset, heads, tokens, start, out):
+                with class_views.ask_shift(preset, heads, tokens, start, out):
                     notice(f"Only {cfg.qk_rope_head_dim} of the {cfg.qk_head_dim} query-key dimensions carry "
                            f"position; for these random weights the position term is "
                            f"{out['position_share'][head]:.0%} of the mean absolute score in this head. Slide the "
@@ -102,7 +102,7 @@ def lesson():
                                      name="mla_k_rot", height=340,
                                      alt=f"Heatmap of the shared rotated keys: one row per token ({tokens}), one "
                                          f"column per rotated dimension ({cfg.qk_rope_head_dim})."))
-                classroom.snippet(todays_class.scores_code(preset, heads, tokens, start, cfg.rope_interleave),
+                classroom.snippet(class_views.scores_code(preset, heads, tokens, start, cfg.rope_interleave),
                                   f'out["k_rot"]  # ({tokens}, {cfg.qk_rope_head_dim}) one rotated key per token',
                                   f'out["position"]  # ({heads}, {tokens}, {tokens}) the position term per head')
                 show(figures.small_multiples(
@@ -191,8 +191,8 @@ def lesson():
                     value_name="R q_rot · R k_rot", name="mla_layouts",
                     alt=f"Two heatmaps of head 0's position term: the stored pairing and the wrong one differ by "
                         f"up to {gap:.3g}."))
-                classroom.snippet(todays_class.scores_code(preset, heads, tokens, start, cfg.rope_interleave),
-                                  todays_class.scores_code(preset, heads, tokens, start, not cfg.rope_interleave,
+                classroom.snippet(class_views.scores_code(preset, heads, tokens, start, cfg.rope_interleave),
+                                  class_views.scores_code(preset, heads, tokens, start, not cfg.rope_interleave,
                                                            "other"),
                                   'out["position"][0], other["position"][0]  # the two panels',
                                   "gap = pc.mla_layout_gap(out, other)  # the largest difference, printed below")

@@ -2,6 +2,7 @@ import numpy as np
 import streamlit as st
 
 import posenc_core as pc
+from lessons.todays_models import class_views
 from page_kit import (
     classroom,
     controls,
@@ -15,7 +16,6 @@ from page_kit import (
     show,
     source,
     stage,
-    todays_class,
     why,
 )
 
@@ -125,7 +125,7 @@ def lesson():
                           "full layers": np.where(np.isfinite(wl_full), wl_full, np.nan)}
                 show(_wavelength_chart(model, pairs, {"sliding-window layers": series["sliding-window layers"]},
                                        window, context, "lg_wavelengths_local", "its sliding-window layers"))
-                with todays_class.ask_slowest(model, wl_local, wl_full):
+                with class_views.ask_slowest(model, wl_local, wl_full):
                     show(_wavelength_chart(model, pairs, series, window, context, "lg_wavelengths",
                                            "both layer kinds"))
                     still = {k: result[k]["pairs"] - result[k]["rotated_dims"] // 2 for k in KINDS}

@@ -1,7 +1,8 @@
 import streamlit as st
 
 import posenc_core as pc
-from page_kit import classroom, controls, figures, formula, guard, header, notice, show, source, stage, why, why_views
+from lessons.why_position import why_views
+from page_kit import classroom, controls, figures, formula, guard, header, notice, show, source, stage, why
 from page_kit.code_lines import fold
 
 DEFAULT_SENTENCE = "my kid likes the movie"

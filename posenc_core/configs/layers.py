@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .._checks import MAX_DIM, MAX_POSITIONS, as_base, as_float, as_int
-from ..scaling import ROPE_SCALING, rope_inv_freq
+from ..rope.frequencies import ROPE_SCALING, rope_inv_freq
 from .reader import ConfigReading, normalise_config
 from .rotation import layer_rotates, mrope_code
 

@@ -8,15 +8,17 @@ the same way on every page.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass, field
 
 from .._checks import MAX_POSITIONS, as_base, as_float, as_int
-from ..extension import deepseek_softmax_mscale, extension_analysis, score_vs_distance
-from ..scaling import RopeConfig, rope_inv_freq, scaling_type
+from ..long_context.extension import deepseek_softmax_mscale, extension_analysis, score_vs_distance
+from ..rope.frequencies import rope_inv_freq, rotary_dim, scaling_type
 from .layers import LayerRow, layer_scheme, query_scale_start, read_layers, rope_call
 from .reader import normalise_config
 from .summaries import layer_pairs
 
 __all__ = [
+    "RopeConfig",
     "config_contexts",
     "config_view",
     "layer_contexts",
@@ -29,6 +31,23 @@ __all__ = [
 ]
 
 _MAX_CONTEXT = MAX_POSITIONS * 64
+
+
+@dataclass(frozen=True)
+class RopeConfig:
+    """What ``rope_from_config`` read from a model's config.json."""
+
+    head_dim: int
+    base: float
+    rope_type: str
+    scaling: dict = field(default_factory=dict)
+    partial_rotary_factor: float = 1.0
+    max_position_embeddings: int | None = None
+    layer_type: str | None = None
+
+    @property
+    def rotary_dim(self) -> int:
+        return rotary_dim(self.head_dim, self.partial_rotary_factor)
 
 
 def _rotating_rows(config: Mapping) -> tuple[list[LayerRow], object]:

@@ -15,10 +15,10 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from ..absolute import sinusoidal
-from ..biases import alibi_bias, t5_bucket_grid
+from ..absolute.sinusoidal import sinusoidal
+from ..attention_bias.biases import alibi_bias, t5_bucket_grid
 from ..rope import apply_rope
-from ..scaling import rope_inv_freq
+from ..rope.frequencies import rope_inv_freq
 from .methods import LAB_METHODS
 
 ROPE_BASE = 10000.0
@@ -73,23 +73,78 @@ class Block(nn.Module):
         return x + self.mlp(self.ln2(x)), attn
 
 
+# What each trained method of LAB_METHODS gives the model (the inference-only variants run the "rope" model):
+# name -> fn(model, length, rope_scaling, mask) -> (added (L, D) or None, attention bias (h or 1, L, L),
+# rope args (positions, inv_freq, attention factor) or None). mask is the causal mask (L, L).
+def _nope(model, length, rope_scaling, mask):
+    return None, mask, None
+
+
+def _sinusoidal(model, length, rope_scaling, mask):
+    added = model._table(("sin", length, mask.device), lambda: torch.from_numpy(
+        sinusoidal(length, model.cfg.d_model)).to(mask.device))  # (L, D)
+    return added, mask, None
+
+
+def _learned(model, length, rope_scaling, mask):
+    if length > model.cfg.train_len:
+        raise ValueError(f"The learned table has {model.cfg.train_len} rows (positions 0..{model.cfg.train_len - 1}); "
+                         f"a sequence of {length} tokens needs rows that were never created.")
+    return model.pos_table.weight[:length], mask, None  # (L, D)
+
+
+def _alibi(model, length, rope_scaling, mask):
+    bias = model._table(("alibi", length, mask.device), lambda: torch.from_numpy(
+        alibi_bias(model.cfg.n_heads, length)).to(mask.device))  # (h, L, L), -inf above the diagonal
+    return None, bias, None
+
+
+def _t5(model, length, rope_scaling, mask):
+    buckets = model._table(("t5", length, mask.device), lambda: torch.from_numpy(
+        t5_bucket_grid(length, bidirectional=False, num_buckets=T5_BUCKETS,
+                       max_distance=T5_MAX_DISTANCE)).to(mask.device))  # (L, L) bucket of key - query
+    return None, model.t5_bias(buckets).permute(2, 0, 1) + mask, None  # (h, L, L); shared by all layers, as in T5
+
+
+def _rope(model, length, rope_scaling, mask):
+    cfg = model.cfg
+    inv_freq, factor = rope_inv_freq(cfg.d_model // cfg.n_heads, ROPE_BASE, rope_scaling)
+    return None, mask, (torch.arange(length, device=mask.device), torch.from_numpy(inv_freq).to(mask.device), factor)
+
+
+POSITION_INPUTS = {"none": _nope, "sinusoidal": _sinusoidal, "learned": _learned, "alibi": _alibi, "t5": _t5,
+                   "rope": _rope}
+
+
+def _learned_table(model, cfg):
+    model.pos_table = nn.Embedding(cfg.train_len, cfg.d_model)
+    nn.init.normal_(model.pos_table.weight, std=1.0)  # the same scale as the token embeddings
+
+
+def _t5_scalars(model, cfg):
+    model.t5_bias = nn.Embedding(T5_BUCKETS, cfg.n_heads)  # one learned scalar per bucket and head
+    nn.init.zeros_(model.t5_bias.weight)
+
+
+# The methods with parameters of their own: name -> fn(model, cfg) that creates them.
+POSITION_PARAMETERS = {"learned": _learned_table, "t5": _t5_scalars}
+
+
 class TinyTransformer(nn.Module):
     """Pre-LN decoder: embed -> (+ absolute position) -> n_layers x [attention, MLP] -> logits.
 
-    ``method`` is one of the trained methods; ``rope_scaling`` (a transformers rope_scaling dict)
-    changes the RoPE frequencies at inference only.
+    ``method`` is one of the trained methods (a key of ``POSITION_INPUTS``); ``rope_scaling`` (a transformers
+    rope_scaling dict) changes the RoPE frequencies at inference only.
     """
 
     def __init__(self, method: str, cfg: ModelConfig):
         super().__init__()
+        if method not in POSITION_INPUTS:
+            raise ValueError(f"Unknown lab method '{method}': the trained methods are {', '.join(POSITION_INPUTS)}.")
         self.method, self.cfg = method, cfg
         self.embed = nn.Embedding(cfg.vocab, cfg.d_model)
-        if method == "learned":
-            self.pos_table = nn.Embedding(cfg.train_len, cfg.d_model)
-            nn.init.normal_(self.pos_table.weight, std=1.0)  # the same scale as the token embeddings
-        if method == "t5":
-            self.t5_bias = nn.Embedding(T5_BUCKETS, cfg.n_heads)  # one learned scalar per bucket and head
-            nn.init.zeros_(self.t5_bias.weight)
+        if method in POSITION_PARAMETERS:
+            POSITION_PARAMETERS[method](self, cfg)
         self.blocks = nn.ModuleList(Block(cfg) for _ in range(cfg.n_layers))
         self.ln_f = nn.LayerNorm(cfg.d_model)
         self.head = nn.Linear(cfg.d_model, cfg.vocab)
@@ -101,33 +156,12 @@ class TinyTransformer(nn.Module):
         return self._tables[key]
 
     def position_inputs(self, length: int, rope_scaling: dict | None = None):
-        """What each method adds: (embedding or None, attention bias (h or 1, L, L), rope args or None)."""
-        dev = self.embed.weight.device
-        cfg, method = self.cfg, self.method
-        if method == "learned" and length > cfg.train_len:
-            raise ValueError(f"The learned table has {cfg.train_len} rows (positions 0..{cfg.train_len - 1}); "
-                             f"a sequence of {length} tokens needs rows that were never created.")
-        if rope_scaling is not None and method != "rope":
+        """What the method adds: (embedding or None, attention bias (h or 1, L, L), rope args or None)."""
+        if rope_scaling is not None and self.method != "rope":
             raise ValueError("rope_scaling only applies to the RoPE model.")
-        added, rope = None, None
-        bias = self._table(("mask", length, dev), lambda: causal_mask(length, dev))  # (L, L)
-        if method == "sinusoidal":
-            added = self._table(("sin", length, dev), lambda: torch.from_numpy(
-                sinusoidal(length, cfg.d_model)).to(dev))  # (L, D)
-        elif method == "learned":
-            added = self.pos_table.weight[:length]  # (L, D)
-        elif method == "alibi":
-            bias = self._table(("alibi", length, dev), lambda: torch.from_numpy(
-                alibi_bias(cfg.n_heads, length)).to(dev))  # (h, L, L), -inf above the diagonal
-        elif method == "t5":
-            buckets = self._table(("t5", length, dev), lambda: torch.from_numpy(
-                t5_bucket_grid(length, bidirectional=False, num_buckets=T5_BUCKETS,
-                               max_distance=T5_MAX_DISTANCE)).to(dev))  # (L, L) bucket of key - query
-            bias = self.t5_bias(buckets).permute(2, 0, 1) + bias  # (h, L, L); shared by all layers, as in T5
-        elif method == "rope":
-            inv_freq, factor = rope_inv_freq(cfg.d_model // cfg.n_heads, ROPE_BASE, rope_scaling)
-            rope = (torch.arange(length, device=dev), torch.from_numpy(inv_freq).to(dev), factor)
-        return added, bias, rope
+        dev = self.embed.weight.device
+        mask = self._table(("mask", length, dev), lambda: causal_mask(length, dev))  # (L, L)
+        return POSITION_INPUTS[self.method](self, length, rope_scaling, mask)
 
     def forward(self, tokens, rope_scaling: dict | None = None, return_attention: bool = False):
         """tokens (B, L) int64 -> logits (B, L, vocab) [, list of n_layers attention maps (B, h, L, L)]."""

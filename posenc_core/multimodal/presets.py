@@ -7,7 +7,7 @@ i19 merges this dict into the preset registry; the keys are stable.
 
 from __future__ import annotations
 
-from ..presets import Preset
+from ..configs.presets import Preset
 
 __all__ = ["MULTIMODAL_PRESETS", "MULTIMODAL_PRESET_FAMILY"]
 

@@ -20,8 +20,8 @@ import numpy as np
 
 from .._backend import require_torch, torch_installed
 from .._checks import as_base, as_choice, as_int, check_size
+from ..images.vision import learned_like_grid, patch_similarity_maps
 from ..rope import rope_inv_freq_float32_pow
-from ..vision import learned_like_grid, patch_similarity_maps
 
 __all__ = ["VISION_TOWERS", "VisionTower", "factorized_learned_table", "vision_dimension_axes", "vision_layout_table",
            "vision_rope_cos_sin", "vision_tower_score_map", "vision_wavelength_table", "vision_wavelengths"]

@@ -20,6 +20,7 @@ from pathlib import Path
 import numpy as np
 
 from .._checks import as_int
+from ..rope.frequencies import base_inv_freq
 
 __all__ = [
     "MAX_LIVE_STATS_TOKENS",
@@ -46,7 +47,7 @@ SINK_FROM = 32  # the sink is read from queries m >= 32, where a uniform weight 
 
 def pair_wavelengths(head_dim: int = 64, base: float = 100000.0) -> np.ndarray:
     """Wavelength 2 pi / theta_i in positions of each rotary pair i, theta_i = base^(-2i/d); shape (d/2,)."""
-    theta = base ** (-np.arange(0, head_dim, 2, dtype=np.float64) / head_dim)
+    theta = base_inv_freq(base, head_dim)  # (d/2,)
     return 2 * np.pi / theta
 
 

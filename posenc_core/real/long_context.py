@@ -2,7 +2,7 @@
 applied through transformers' own rotary code (``LlamaRotaryEmbedding`` + ``ROPE_INIT_FUNCTIONS``).
 
 transformers has no "static NTK" rope_type: static NTK-aware scaling is only a larger base, so it runs as
-``rope_type="default"`` with ``rope_theta = base * s^(d/(d-2))`` (bloc97's rule, as ``posenc_core.scaling``).
+``rope_type="default"`` with ``rope_theta = base * s^(d/(d-2))`` (bloc97's rule, as ``posenc_core.rope.frequencies``).
 """
 
 from __future__ import annotations

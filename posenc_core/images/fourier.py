@@ -1,0 +1,366 @@
+"""Coordinates in, signal out: NeRF's positional encoding, Gaussian random Fourier features, and a
+small MLP that fits a 1D signal or a 2D image from raw coordinates or from either encoding.
+
+Conventions:
+- NeRF (Mildenhall et al. 2020), paper: gamma(p) = (sin(2^0 pi p), cos(2^0 pi p), ..., sin(2^(L-1) pi p),
+  cos(2^(L-1) pi p)). The official code multiplies by 2^k without pi and prepends p itself; both are
+  options here (``include_pi``, ``include_input``). For D-dimensional inputs the code's order is used:
+  frequency by frequency, the sines of all D coordinates, then their cosines.
+- Fourier features (Tancik et al. 2020): gamma(v) = [cos(2 pi B v), sin(2 pi B v)], B ~ N(0, sigma^2),
+  shape (features, D), drawn once from a seed and never trained.
+
+Coordinates live in [0, 1). Training runs on the CPU with torch (imported lazily).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+
+import numpy as np
+
+from .._backend import require_torch
+from .._checks import as_choice, as_float, as_int, check_size
+from ..absolute.sinusoidal import sinusoidal_at
+
+__all__ = [
+    "ENCODINGS",
+    "FIT_TASKS",
+    "encoding_tables",
+    "fit_coordinates",
+    "fourier_features",
+    "gaussian_frequencies",
+    "nerf_as_sinusoidal",
+    "nerf_encoding",
+    "nerf_frequencies",
+    "radial_spectrum",
+    "spectrum_1d",
+    "target_image",
+    "target_signal",
+]
+
+ENCODINGS = ("raw", "nerf", "gaussian")
+FIT_TASKS = ("1d", "2d")
+MAX_OCTAVES = 16
+MAX_FEATURES = 1024
+MAX_STEPS = 5000
+SIGNAL_SAMPLES = 256  # 1D task: 256 samples, the network sees every other one
+SPECTRUM_FLOOR = 1e-5  # amplitudes below this are shown as this on log axes
+IMAGE_SIZE = 64  # 2D task: 64 x 64 pixels, the network sees every other row and column
+
+
+def _as_points(x, name: str = "coordinates") -> np.ndarray:
+    """(n,) or (n, D) coordinates -> (n, D) float64."""
+    points = np.asarray(x, dtype=np.float64)
+    if points.ndim == 1:
+        points = points[:, None]
+    if points.ndim != 2 or points.shape[1] < 1:
+        raise ValueError(f"{name} must be a list of numbers or a (points, dimensions) array, "
+                         f"but has shape {points.shape}.")
+    if not np.all(np.isfinite(points)):
+        raise ValueError(f"{name} must be finite numbers.")
+    return points
+
+
+def nerf_frequencies(n_octaves, *, include_pi=True) -> np.ndarray:
+    """Angular frequencies 2^k (times pi in the paper) for k < n_octaves, shape (L,), float64."""
+    n_octaves = as_int("number of octaves", n_octaves, minimum=1, maximum=MAX_OCTAVES)
+    return 2.0 ** np.arange(n_octaves) * (math.pi if include_pi else 1.0)
+
+
+def nerf_encoding(p, n_octaves, *, include_pi=True, include_input=False) -> np.ndarray:
+    """NeRF's positional encoding gamma(p).
+
+    Args:
+        p: coordinates, shape (n,) or (n, D).
+        n_octaves: L, the number of frequencies 2^0 .. 2^(L-1).
+        include_pi: multiply by pi as the paper writes (True) or not, as the official code does (False).
+        include_input: prepend p itself, as the official code does.
+
+    Returns:
+        (n, D * 2L) float32 (plus D columns first with ``include_input``). For each frequency: the
+        sines of all D coordinates, then their cosines; for D = 1 this is the paper's (sin, cos) pairs.
+    """
+    points = _as_points(p)
+    freqs = nerf_frequencies(n_octaves, include_pi=include_pi)  # (L,)
+    n, dims = points.shape
+    check_size(n * dims * (2 * freqs.size + 1), "The NeRF encoding")
+    angles = points[:, None, :] * freqs[None, :, None]  # (n, L, D)
+    blocks = np.concatenate([np.sin(angles), np.cos(angles)], axis=2).reshape(n, -1)  # (n, L * 2D)
+    if include_input:
+        blocks = np.concatenate([points, blocks], axis=1)
+    return blocks.astype(np.float32)
+
+
+def gaussian_frequencies(n_features, in_dim, sigma, seed=0) -> np.ndarray:
+    """The fixed random matrix B ~ N(0, sigma^2) of Gaussian Fourier features, shape (features, D), float64.
+
+    The same seed always gives the same B (numpy's PCG64 generator).
+    """
+    n_features = as_int("number of features", n_features, minimum=1, maximum=MAX_FEATURES)
+    in_dim = as_int("input dimension", in_dim, minimum=1, maximum=8)
+    sigma = as_float("sigma", sigma, above=0.0, maximum=1e4)
+    seed = as_int("seed", seed, minimum=0, maximum=2**32 - 1)
+    return np.random.default_rng(seed).normal(0.0, sigma, size=(n_features, in_dim))
+
+
+def fourier_features(x, B) -> np.ndarray:
+    """gamma(v) = [cos(2 pi B v), sin(2 pi B v)] for every row v of x.
+
+    Args:
+        x: coordinates, shape (n,) or (n, D).
+        B: frequencies in cycles per unit, shape (features, D).
+
+    Returns:
+        (n, 2 * features) float32: all cosines, then all sines.
+    """
+    points = _as_points(x)
+    freqs = np.asarray(B, dtype=np.float64)
+    if freqs.ndim != 2 or freqs.shape[1] != points.shape[1]:
+        raise ValueError(f"B must have one column per coordinate dimension ({points.shape[1]}), "
+                         f"but has shape {freqs.shape}.")
+    check_size(points.shape[0] * freqs.shape[0] * 2, "The Fourier features")
+    angles = 2.0 * math.pi * points @ freqs.T  # (n, features)
+    return np.concatenate([np.cos(angles), np.sin(angles)], axis=1).astype(np.float32)
+
+
+def target_signal(n=SIGNAL_SAMPLES) -> tuple[np.ndarray, np.ndarray]:
+    """The 1D signal to fit: slow and fast waves plus a sharp step, on x = i / n in [0, 1).
+
+    Returns:
+        x (n,) and y (n,), float64. The fastest wave has 20 cycles per unit; the step has every frequency.
+    """
+    n = as_int("number of samples", n, minimum=16, maximum=1 << 16)
+    x = np.arange(n) / n
+    y = (0.5 * np.sin(2 * np.pi * 2 * x) + 0.25 * np.sin(2 * np.pi * 7 * x + 1.0)
+         + 0.15 * np.sin(2 * np.pi * 20 * x) + 0.35 * ((x > 0.55) & (x < 0.8)))
+    return x, y
+
+
+def target_image(size=IMAGE_SIZE) -> np.ndarray:
+    """The 2D image to fit (grey levels in [0, 1]), generated so that it ships as code, not a file.
+
+    A smooth shading, a sharp-edged disc, a checkerboard patch and rings whose frequency grows
+    outwards (a chirp): from coarse to fine detail in one picture. Shape (size, size), float64,
+    row 0 at the top.
+    """
+    size = as_int("image size", size, minimum=8, maximum=1024)
+    y, x = np.meshgrid(np.arange(size) / size, np.arange(size) / size, indexing="ij")
+    image = 0.25 + 0.25 * x + 0.1 * np.cos(2 * np.pi * y)
+    disc = (x - 0.3) ** 2 + (y - 0.3) ** 2 < 0.17**2
+    image = np.where(disc, 0.85, image)
+    checker = ((np.floor(x * 10) + np.floor(y * 10)) % 2 == 0) & (x > 0.58) & (x < 0.92) & (y > 0.1) & (y < 0.42)
+    image = np.where((x > 0.58) & (x < 0.92) & (y > 0.1) & (y < 0.42), np.where(checker, 0.95, 0.1), image)
+    r2 = (x - 0.5) ** 2 + (y - 0.78) ** 2
+    rings = r2 < 0.2**2
+    image = np.where(rings, 0.5 + 0.45 * np.cos(2 * np.pi * 30 * r2), image)
+    return np.clip(image, 0.0, 1.0)
+
+
+def spectrum_1d(signal) -> tuple[np.ndarray, np.ndarray]:
+    """Amplitude spectrum of a signal sampled at n points of [0, 1): frequency in cycles per unit, |FFT| / n.
+
+    The mean is removed first, so the plot starts with the slowest wave. Amplitudes are floored at
+    SPECTRUM_FLOOR so that exact zeros (a pure sum of sines has many) stay on a log axis.
+    """
+    y = np.asarray(signal, dtype=np.float64)
+    if y.ndim != 1 or y.size < 4:
+        raise ValueError("spectrum_1d needs a 1D signal with at least 4 samples.")
+    amplitude = np.maximum(np.abs(np.fft.rfft(y - y.mean())) / y.size, SPECTRUM_FLOOR)
+    return np.arange(amplitude.size, dtype=np.float64), amplitude
+
+
+def radial_spectrum(image) -> tuple[np.ndarray, np.ndarray]:
+    """Radially averaged amplitude spectrum of a square image on [0, 1)^2.
+
+    Returns:
+        frequencies 1 .. size/2 (cycles per unit) and the mean |FFT| / size^2 over each ring (floored at
+        SPECTRUM_FLOOR).
+    """
+    img = np.asarray(image, dtype=np.float64)
+    if img.ndim != 2 or img.shape[0] != img.shape[1] or img.shape[0] < 4:
+        raise ValueError("radial_spectrum needs a square 2D image of at least 4 x 4 pixels.")
+    size = img.shape[0]
+    amplitude = np.abs(np.fft.fft2(img - img.mean())) / img.size  # (size, size)
+    k = np.fft.fftfreq(size, d=1.0 / size)  # cycles per unit
+    radius = np.rint(np.hypot(*np.meshgrid(k, k, indexing="ij"))).astype(int)
+    bins = np.arange(1, size // 2 + 1)
+    totals = np.bincount(radius.ravel(), weights=amplitude.ravel(), minlength=size)
+    counts = np.bincount(radius.ravel(), minlength=size)
+    return bins.astype(np.float64), np.maximum(totals[bins] / np.maximum(counts[bins], 1), SPECTRUM_FLOOR)
+
+
+def _encode(points: np.ndarray, encoding: str, n_octaves: int, sigma: float, n_features: int,
+            seed: int) -> np.ndarray:
+    """(n, D) coordinates -> (n, features) network inputs for one encoding."""
+    if encoding == "raw":
+        return points.astype(np.float32)
+    if encoding == "nerf":
+        return nerf_encoding(points, n_octaves)
+    return fourier_features(points, gaussian_frequencies(n_features, points.shape[1], sigma, seed))
+
+
+def _psnr(mse: float) -> float:
+    """Peak signal-to-noise ratio in dB for signals with a peak-to-peak range of 1."""
+    return float(10.0 * math.log10(1.0 / max(mse, 1e-12)))
+
+
+def _train_one(torch, inputs, targets, train_mask, *, width, depth, steps, lr, seed, log_every, report):
+    """Full-batch Adam on the training points; returns predictions at every point and the curves."""
+    generator = torch.Generator().manual_seed(seed)
+    sizes = [inputs.shape[1]] + [width] * depth + [1]
+    layers = []
+    for fan_in, fan_out in zip(sizes[:-1], sizes[1:], strict=True):
+        layer = torch.nn.Linear(fan_in, fan_out)
+        bound = 1.0 / math.sqrt(fan_in)  # torch's default Linear init, drawn from our own generator
+        with torch.no_grad():
+            layer.weight.copy_((torch.rand(layer.weight.shape, generator=generator) * 2 - 1) * bound)
+            layer.bias.copy_((torch.rand(layer.bias.shape, generator=generator) * 2 - 1) * bound)
+        layers += [layer, torch.nn.ReLU()]
+    model = torch.nn.Sequential(*layers[:-1])  # no ReLU after the output layer
+    optimizer = torch.optim.Adam(model.parameters(), lr=lr)
+    x_all = torch.from_numpy(inputs)  # (n, features)
+    y_all = torch.from_numpy(targets.astype(np.float32))[:, None]  # (n, 1)
+    mask = torch.from_numpy(train_mask)
+    x_train, y_train = x_all[mask], y_all[mask]
+    train_loss, logged_steps, test_psnr = np.empty(steps), [], []
+    for step in range(steps):
+        optimizer.zero_grad(set_to_none=True)
+        loss = torch.mean((model(x_train) - y_train) ** 2)
+        loss.backward()
+        optimizer.step()
+        train_loss[step] = loss.item()
+        if (step + 1) % log_every == 0 or step == steps - 1:
+            with torch.no_grad():
+                test_mse = torch.mean((model(x_all[~mask]) - y_all[~mask]) ** 2).item()
+            logged_steps.append(step + 1)
+            test_psnr.append(_psnr(test_mse))
+            report(step + 1)
+    with torch.no_grad():
+        prediction = model(x_all)[:, 0].numpy().astype(np.float64)
+    return prediction, train_loss, np.array(logged_steps), np.array(test_psnr)
+
+
+def fit_coordinates(task="1d", *, n_octaves=6, sigma=10.0, n_features=64, steps=300, width=64, depth=3,
+                    lr=2e-3, seed=0, encodings=ENCODINGS,
+                    progress: Callable[[float, str], None] | None = None) -> dict:
+    """Fit the 1D signal or the 2D image with one small ReLU MLP per encoding, on the CPU.
+
+    The network sees every other sample (1D) or every other row and column (2D); the points in
+    between are held out, so the test error shows whether a method generalises or only memorises.
+
+    Args:
+        task: "1d" (256 samples of ``target_signal``) or "2d" (the 64 x 64 ``target_image``).
+        n_octaves: L for the NeRF encoding.
+        sigma, n_features: scale and number of the Gaussian Fourier features (B has n_features rows).
+        steps, width, depth, lr: full-batch Adam steps, hidden width, hidden layers, learning rate.
+        seed: seeds B and every network's initial weights; the same seed gives the same result.
+        encodings: which of "raw", "nerf", "gaussian" to train.
+        progress: called as progress(fraction_done, message) while training.
+
+    Returns:
+        dict with "x" (1D: (256,); 2D: (64,)), "target" ((256,) or (64, 64)), "train_mask", and for each
+        encoding a dict: "prediction" (same shape as target), "train_loss" (steps,), "logged_steps",
+        "test_psnr" (dB on the held-out points), "input_features" (the network's input width),
+        "final_test_psnr", "final_train_psnr"; plus "spectra": frequency axis and amplitude per curve.
+    """
+    task = as_choice("task", task, FIT_TASKS)
+    n_octaves = as_int("number of octaves", n_octaves, minimum=1, maximum=MAX_OCTAVES)
+    sigma = as_float("sigma", sigma, above=0.0, maximum=1e4)
+    n_features = as_int("number of features", n_features, minimum=1, maximum=MAX_FEATURES)
+    steps = as_int("steps", steps, minimum=1, maximum=MAX_STEPS)
+    width = as_int("width", width, minimum=4, maximum=512)
+    depth = as_int("depth", depth, minimum=1, maximum=8)
+    lr = as_float("learning rate", lr, above=0.0, maximum=1.0)
+    seed = as_int("seed", seed, minimum=0, maximum=2**31 - 1)
+    encodings = tuple(as_choice("encoding", e, ENCODINGS) for e in encodings)
+    if not encodings:
+        raise ValueError("Pick at least one encoding to train.")
+    torch = require_torch()
+
+    if task == "1d":
+        x, target = target_signal()
+        points = x[:, None]  # (256, 1)
+        train_mask = np.arange(x.size) % 2 == 0
+        flat_target = target
+    else:
+        target = target_image()
+        x = np.arange(IMAGE_SIZE) / IMAGE_SIZE
+        rows, cols = np.meshgrid(x, x, indexing="ij")
+        points = np.stack([cols.ravel(), rows.ravel()], axis=1)  # (4096, 2) as (x, y)
+        index = np.arange(IMAGE_SIZE)
+        train_mask = ((index[:, None] % 2 == 0) & (index[None, :] % 2 == 0)).ravel()
+        flat_target = target.ravel()
+
+    log_every = max(1, steps // 25)
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)  # a network this small trains fastest on one thread (and shares the machine)
+    try:
+        return _fit(torch, task, x, points, target, flat_target, train_mask, encodings, n_octaves, sigma,
+                    n_features, steps, width, depth, lr, seed, log_every, progress)
+    finally:
+        torch.set_num_threads(threads)
+
+
+def _fit(torch, task, x, points, target, flat_target, train_mask, encodings, n_octaves, sigma, n_features,
+         steps, width, depth, lr, seed, log_every, progress) -> dict:
+    result: dict = {"x": x, "target": target, "train_mask": train_mask.reshape(target.shape)}
+    total = steps * len(encodings)
+    for number, encoding in enumerate(encodings):
+        inputs = _encode(points, encoding, n_octaves, sigma, n_features, seed)
+        label = {"raw": "raw coordinates", "nerf": f"NeRF encoding (L={n_octaves})",
+                 "gaussian": f"Fourier features (sigma={sigma:g}, m={n_features})"}[encoding]
+
+        def report(done, number=number, label=label):
+            if progress is not None:
+                progress((number * steps + done) / total, f"Training on {label}: step {done} of {steps}")
+
+        prediction, train_loss, logged, test_psnr = _train_one(
+            torch, inputs, flat_target, train_mask, width=width, depth=depth, steps=steps, lr=lr,
+            seed=seed + 1 + ENCODINGS.index(encoding), log_every=log_every, report=report)
+        train_mse = float(np.mean((prediction[train_mask] - flat_target[train_mask]) ** 2))
+        result[encoding] = {
+            "prediction": prediction.reshape(target.shape), "train_loss": train_loss, "logged_steps": logged,
+            "test_psnr": test_psnr, "input_features": int(inputs.shape[1]),
+            "final_test_psnr": float(test_psnr[-1]), "final_train_psnr": _psnr(train_mse),
+        }
+    spectrum = spectrum_1d if task == "1d" else radial_spectrum
+    freqs, amplitude = spectrum(target)
+    result["spectra"] = {"frequency": freqs, "target": amplitude,
+                         **{e: spectrum(result[e]["prediction"])[1] for e in encodings}}
+    return result
+
+
+def nerf_as_sinusoidal(p, n_octaves) -> dict:
+    """The duality in one identity: NeRF's gamma(p) with L octaves is a row of the Transformer's sinusoidal
+    table with d = 2L and base = 2^L, read at position t = 2^(L-1) pi p, with its (sin, cos) pairs in
+    reverse order. (omega_i = (2^L)^(-2i/2L) = 2^-i, and 2^-i * 2^(L-1) pi p = 2^(L-1-i) pi p.)
+
+    Returns:
+        dict with "nerf" (2L,), "transformer" (2L,) the reordered table row (float64), "position" t,
+        "base", "dim" and "max_difference".
+    """
+    value = as_float("coordinate p", p, minimum=-1e6, maximum=1e6)
+    n_octaves = as_int("number of octaves", n_octaves, minimum=1, maximum=MAX_OCTAVES)
+    dim, base, position = 2 * n_octaves, 2.0**n_octaves, 2.0 ** (n_octaves - 1) * math.pi * value
+    angles = 2.0 ** np.arange(n_octaves) * math.pi * value  # exact float64 version of nerf
+    nerf = np.stack([np.sin(angles), np.cos(angles)], axis=1).reshape(-1)
+    row = np.asarray(sinusoidal_at([position], dim, base, "interleaved", dtype="float64"))[0]  # (2L,)
+    transformer = row.reshape(n_octaves, 2)[::-1].reshape(-1)  # pairs reversed: slowest first -> fastest last
+    return {"nerf": nerf, "transformer": transformer, "position": position, "base": base, "dim": dim,
+            "max_difference": float(np.abs(nerf - transformer).max())}
+
+
+def encoding_tables(n_octaves, sigma, n_features, seed=0, samples=512) -> dict:
+    """Both encodings of ``samples`` evenly spaced coordinates in [0, 1), for drawing them side by side.
+
+    The Gaussian features are sorted by the magnitude of their frequency so the table reads from slow to fast.
+
+    Returns:
+        dict with ``p`` (samples,), ``nerf`` (samples, 2L), ``fourier`` (samples, 2m) and ``frequency`` (m,).
+    """
+    p = np.linspace(0.0, 1.0, int(samples), endpoint=False)  # (samples,)
+    freqs = gaussian_frequencies(n_features, 1, sigma, seed)  # (m, 1)
+    order = np.argsort(np.abs(freqs[:, 0]))
+    return {"p": p, "nerf": nerf_encoding(p, n_octaves), "fourier": fourier_features(p, freqs[order]),
+            "frequency": np.abs(freqs[order, 0])}

@@ -1,0 +1,144 @@
+"""RoPE's layouts: half-split against interleaved pairs, checkpoint conversion, partial rotary's cos table.
+
+The first part of the lesson *RoPE layouts, partial rotary and precision*.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from .._backend import to_numpy
+from .._checks import MAX_DIM, MAX_POSITIONS, as_choice, as_even_dim, as_int, check_size
+from .frequencies import rope_inv_freq
+from .rotation import ROPE_LAYOUTS, _gaussian, apply_rope, rope_angles
+
+__all__ = [
+    "half_rows_to_interleaved",
+    "half_to_interleaved_permutation",
+    "interleaved_rows_to_half",
+    "rope_conversion_scores",
+    "rope_cos_table",
+    "rope_layout_check",
+]
+
+
+def rope_layout_check(n, head_dim, base=10000.0, seed=0) -> dict:
+    """Numerical proof that the two layouts are one rotation up to the fixed permutation.
+
+    Returns:
+        dict with ``x`` (n, d) random vectors in half layout, ``half`` = RoPE_half(x) and
+        ``interleaved`` = RoPE_interleaved(x[:, perm]), ``permuted_half`` = RoPE_half(x)[:, perm],
+        ``perm``, and the largest differences: ``with_perm`` (tiny) and ``without_perm`` (the two
+        layouts applied to the same unpermuted vector, large).
+    """
+    n = as_int("positions", n, minimum=1, maximum=4096)
+    d = as_even_dim("head_dim", head_dim)
+    check_size(4 * n * d, "The layout check")
+    x = _gaussian(seed, n, d)
+    inv_freq, _ = rope_inv_freq(d, base)
+    positions = np.arange(n)
+    perm = half_to_interleaved_permutation(d)
+    half = apply_rope(x, positions, inv_freq, "half")
+    inter = apply_rope(x[:, perm], positions, inv_freq, "interleaved")
+    return {"x": x, "perm": perm, "half": half, "interleaved": inter, "permuted_half": half[:, perm],
+            "with_perm": float(np.abs(half[:, perm] - inter).max()),
+            "without_perm": float(np.abs(half - apply_rope(x, positions, inv_freq, "interleaved")).max())}
+
+
+def _rows_per_head(weight, n_heads):
+    w = np.asarray(to_numpy(weight))
+    if w.ndim != 2:
+        raise ValueError(f"A projection weight must be 2D (out_features x in_features), but has shape {w.shape}.")
+    n_heads = as_int("n_heads", n_heads, minimum=1, maximum=4096)
+    if w.shape[0] % n_heads or (w.shape[0] // n_heads) % 2:
+        raise ValueError(f"The weight has {w.shape[0]} rows, which do not split into {n_heads} heads of an even "
+                         "head_dim.")
+    return w.reshape(n_heads, w.shape[0] // n_heads, w.shape[1])  # (heads, head_dim, in)
+
+
+def interleaved_rows_to_half(weight, n_heads) -> np.ndarray:
+    """Reorder the rows of W_q or W_k from interleaved pairs to the half layout, head by head.
+
+    This is what converting Meta's Llama checkpoints for transformers does: in every head, row 2i
+    goes to i and row 2i+1 goes to i + head_dim/2. Shape (n_heads * head_dim, in) in and out.
+    """
+    w = _rows_per_head(weight, n_heads)
+    inverse = np.argsort(half_to_interleaved_permutation(w.shape[1]))
+    return w[:, inverse, :].reshape(-1, w.shape[2])
+
+
+def half_rows_to_interleaved(weight, n_heads) -> np.ndarray:
+    """The inverse of ``interleaved_rows_to_half``: row i goes to 2i and row i + head_dim/2 to 2i+1."""
+    w = _rows_per_head(weight, n_heads)
+    return w[:, half_to_interleaved_permutation(w.shape[1]), :].reshape(-1, w.shape[2])
+
+
+def rope_conversion_scores(n, head_dim, base=10000.0, *, d_model=None, seed=0) -> dict:
+    """Attention scores of one head in half layout, and after converting it to interleaved.
+
+    A model trained with the half layout has weights W_q, W_k (head_dim x d_model). Run with the
+    interleaved layout, it gives the same scores only if the rows of W_q and W_k are permuted.
+
+    Returns:
+        dict with ``half`` (original model), ``converted`` (permuted rows, interleaved rotation),
+        ``naive`` (same weights, interleaved rotation), each (n, n) float64, and the largest
+        differences ``converted_error`` and ``naive_error`` from ``half``.
+    """
+    n = as_int("positions", n, minimum=1, maximum=4096)
+    d = as_even_dim("head_dim", head_dim)
+    d_model = 2 * d if d_model is None else as_int("d_model", d_model, minimum=1, maximum=MAX_DIM)
+    check_size(3 * n * n + 2 * d * d_model + n * d_model, "The conversion check")
+    rng_x, rng_q, rng_k = (_gaussian(seed + j, *shape) for j, shape in
+                           enumerate([(n, d_model), (d, d_model), (d, d_model)]))
+    x, w_q, w_k = rng_x, rng_q / math.sqrt(d_model), rng_k / math.sqrt(d_model)
+    inv_freq, _ = rope_inv_freq(d, base)
+    positions = np.arange(n)
+
+    def scores(wq, wk, layout):
+        q = apply_rope(x @ wq.T, positions, inv_freq, layout)  # (n, d)
+        k = apply_rope(x @ wk.T, positions, inv_freq, layout)  # (n, d)
+        return q @ k.T
+
+    half = scores(w_q, w_k, "half")
+    converted = scores(half_rows_to_interleaved(w_q, 1), half_rows_to_interleaved(w_k, 1), "interleaved")
+    naive = scores(w_q, w_k, "interleaved")
+    return {"half": half, "converted": converted, "naive": naive,
+            "converted_error": float(np.abs(converted - half).max()),
+            "naive_error": float(np.abs(naive - half).max())}
+
+
+def rope_cos_table(n, head_dim, base=10000.0, *, partial_rotary_factor=1.0, layout="half") -> dict:
+    """The cos coefficient each dimension of a head gets at each position, pass-through dimensions included.
+
+    With partial rotary (GPT-NeoX's rotary_pct), only the first rotary_dim = int(head_dim * factor)
+    dimensions rotate; the rest keep cos = 1, sin = 0 (they are copied through unchanged).
+
+    Returns:
+        dict with ``cos`` (n, head_dim) float32, ``pair`` (head_dim,) the pair index of each dimension
+        (-1 for pass-through) and ``rotary_dim``.
+    """
+    n = as_int("positions", n, minimum=1, maximum=MAX_POSITIONS)
+    d = as_even_dim("head_dim", head_dim)
+    layout = as_choice("layout", layout, ROPE_LAYOUTS)
+    check_size(n * d, "The cos table")
+    inv_freq, _ = rope_inv_freq(d, base, partial_rotary_factor=partial_rotary_factor)
+    r = 2 * inv_freq.shape[0]
+    cos_pairs = np.cos(rope_angles(np.arange(n), inv_freq))  # (n, r/2)
+    pair_of_dim = np.full(d, -1)
+    pair_of_dim[:r] = np.tile(np.arange(r // 2), 2) if layout == "half" else np.repeat(np.arange(r // 2), 2)
+    table = np.ones((n, d), dtype=np.float32)
+    table[:, :r] = cos_pairs[:, pair_of_dim[:r]]
+    return {"cos": table, "pair": pair_of_dim, "rotary_dim": r}
+
+
+
+def half_to_interleaved_permutation(rotary_dim) -> np.ndarray:
+    """perm with x_interleaved = x_half[..., perm]: half-layout index i -> 2i, i + r/2 -> 2i + 1.
+
+    This is the fixed permutation a checkpoint needs on its W_q / W_k rows when converted
+    between the two layouts.
+    """
+    r = as_even_dim("rotary_dim", rotary_dim)
+    return np.stack([np.arange(r // 2), np.arange(r // 2) + r // 2], axis=-1).reshape(-1)

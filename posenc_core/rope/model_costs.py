@@ -1,0 +1,58 @@
+"""Where RoPE lives in a model: what it costs next to the projections, for published configs.
+
+The lesson *Where RoPE lives in a model*.
+"""
+
+from __future__ import annotations
+
+from .._checks import MAX_DIM, MAX_POSITIONS, as_even_dim, as_int
+from .frequencies import rotary_dim
+
+__all__ = [
+    "ROPE_MODEL_PRESETS",
+    "rope_model_costs",
+]
+
+
+def rope_model_costs(n_layers, n_heads, n_kv_heads, head_dim, seq_len, *, partial_rotary_factor=1.0,
+                     d_model=None) -> dict:
+    """What RoPE adds to a decoder: no parameters, and a few rotations per token.
+
+    Returns:
+        dict with ``parameters`` (always 0), ``rotated_vectors_per_token`` (queries and keys of every
+        head in every layer; values are not rotated), ``rotations_per_token`` (2D rotations, one per
+        pair), ``table_values`` (the cos and sin tables for seq_len positions, shared by every layer),
+        and ``learned_table_parameters`` (what a learned absolute table of seq_len x d_model would cost);
+        per token and layer, ``projection_macs_per_layer`` (x W_q, x W_k, x W_v), ``rope_multiplies_per_layer``
+        and ``rope_share_per_layer``, the rotations' fraction of the two together.
+    """
+    n_layers = as_int("n_layers", n_layers, minimum=1, maximum=1024)
+    n_heads = as_int("n_heads", n_heads, minimum=1, maximum=4096)
+    n_kv_heads = as_int("n_kv_heads", n_kv_heads, minimum=1, maximum=n_heads)
+    if n_heads % n_kv_heads:
+        raise ValueError(f"n_heads ({n_heads}) must be a multiple of n_kv_heads ({n_kv_heads}): each group of "
+                         "query heads shares one key head.")
+    d = as_even_dim("head_dim", head_dim)
+    seq_len = as_int("seq_len", seq_len, minimum=1, maximum=MAX_POSITIONS * 64)
+    r = rotary_dim(d, partial_rotary_factor)
+    d_model = n_heads * d if d_model is None else as_int("d_model", d_model, minimum=1, maximum=MAX_DIM * 64)
+    vectors = n_layers * (n_heads + n_kv_heads)
+    # per token and layer: x W_q, x W_k, x W_v as multiply-adds; each 2D rotation is 4 multiplies
+    projection, rotation = d_model * (n_heads + 2 * n_kv_heads) * d, 4 * (n_heads + n_kv_heads) * r // 2
+    return {"parameters": 0, "rotated_vectors_per_token": vectors, "rotations_per_token": vectors * r // 2,
+            "table_values": 2 * seq_len * r // 2, "learned_table_parameters": seq_len * d_model,
+            "rotary_dim": r, "projection_macs_per_layer": projection, "rope_multiplies_per_layer": rotation,
+            "rope_share_per_layer": rotation / (rotation + projection)}
+
+
+# Published configs (config.json on the Hugging Face Hub), for the "where it lives" lesson.
+ROPE_MODEL_PRESETS = {
+    "Llama 2 7B": dict(n_layers=32, n_heads=32, n_kv_heads=32, head_dim=128, d_model=4096, base=10000.0,
+                       context=4096, partial_rotary_factor=1.0),
+    "Llama 3 8B": dict(n_layers=32, n_heads=32, n_kv_heads=8, head_dim=128, d_model=4096, base=500000.0,
+                       context=8192, partial_rotary_factor=1.0),
+    "Qwen2 7B": dict(n_layers=28, n_heads=28, n_kv_heads=4, head_dim=128, d_model=3584, base=1000000.0,
+                     context=32768, partial_rotary_factor=1.0),
+    "GPT-NeoX 20B": dict(n_layers=44, n_heads=64, n_kv_heads=64, head_dim=96, d_model=6144, base=10000.0,
+                         context=2048, partial_rotary_factor=0.25),
+}

@@ -1,0 +1,254 @@
+"""RoPE's rotation: each query/key pair turned by m * theta_i, one pair at a time and every pair at once.
+
+``half`` layout pairs dimension i with i + r/2 (``rotate_half`` in transformers and GPT-NeoX);
+``interleaved`` pairs (2i, 2i+1) (Meta's reference Llama code, GPT-J, RoFormer). Both are the
+same rotation up to a fixed permutation of the dimensions (``layouts``). The lesson *RoPE: one rotation*.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from .._backend import check_backend, require_torch, to_numpy
+from .._checks import MAX_ELEMENTS, MAX_POSITIONS, as_base, as_choice, as_even_dim, as_float, as_int, check_size
+from .frequencies import base_inv_freq, rope_inv_freq
+
+__all__ = [
+    "ROPE_LAYOUTS",
+    "apply_rope",
+    "rope_angle_table",
+    "rope_angles",
+    "rope_pair",
+    "rope_pair_shift_scores",
+    "rope_pair_theta",
+    "rope_turns",
+]
+
+
+ROPE_LAYOUTS = ("half", "interleaved")
+
+
+def _gaussian(seed, *shape) -> np.ndarray:
+    # The seeded query, key and weight draws of the relative and layout lessons.
+    seed = as_int("seed", seed, minimum=0, maximum=2**32 - 1)
+    return np.random.default_rng(seed).standard_normal(shape)
+
+
+def rope_angles(positions, inv_freq) -> np.ndarray:
+    """m * theta_i for each position m and pair i, shape (len(positions), len(inv_freq)), float32.
+
+    Both are taken as float32 first (any dtype, numpy or torch), as transformers does with
+    ``position_ids.float()`` and ``inv_freq.float()``.
+    """
+    positions = np.asarray(to_numpy(positions), dtype=np.float32).reshape(-1)
+    inv_freq = np.asarray(to_numpy(inv_freq), dtype=np.float32).reshape(-1)
+    check_size(positions.shape[0] * inv_freq.shape[0], "The angle table")
+    return np.multiply.outer(positions, inv_freq)  # (seq, r/2)
+
+
+def _split(x, r, layout):
+    """The two members of each rotated pair, and the pass-through tail."""
+    rot, rest = x[..., :r], x[..., r:]
+    if layout == "half":
+        return rot[..., : r // 2], rot[..., r // 2:], rest
+    return rot[..., 0::2], rot[..., 1::2], rest
+
+
+def _is_torch(x) -> bool:
+    return type(x).__module__.startswith("torch")
+
+
+def apply_rope(x, positions, inv_freq, layout="half", *, attention_factor=1.0, backend=None, device=None):
+    """Rotate the last dimension of ``x`` by RoPE, as transformers' rotary embedding does.
+
+    The angles are formed in float32 from float32 copies of ``positions`` and ``inv_freq`` (a bfloat16 or
+    float16 inv_freq, as in a model cast to half precision, is upcast first, as ``inv_freq.float()`` does),
+    cos and sin are cast to x's dtype, and the rotation runs in x's dtype. For torch tensors in the half
+    layout this is bit-identical to ``apply_rotary_pos_emb`` with the module's cos and sin, for every
+    floating dtype.
+
+    Args:
+        x: array or tensor of shape (..., seq, head_dim).
+        positions: (seq,) positions of the rows of x.
+        inv_freq: (r/2,) inverse frequencies; dimensions beyond r = 2 * len(inv_freq) pass through.
+        layout: "half" (rotate_half) or "interleaved" (pairs 2i, 2i+1).
+        attention_factor: multiplies cos and sin (YaRN / LongRoPE), as transformers does.
+        backend: None (the default) keeps x's kind; "torch" computes in torch and returns a tensor (a numpy
+            x is converted, onto ``device``); "numpy" returns a numpy array (a torch x is brought to the CPU;
+            a bfloat16 one as float32, since numpy has no bfloat16).
+
+    Returns:
+        The rotated x, same shape and dtype as the input, of the kind the backend names (by default the
+        input's own: torch tensors stay on their device).
+    """
+    layout = as_choice("layout", layout, ROPE_LAYOUTS)
+    backend = backend or ("torch" if _is_torch(x) else "numpy")
+    check_backend(backend, device)
+    half = int(np.asarray(to_numpy(inv_freq)).reshape(-1).shape[0])
+    r = 2 * half
+    head_dim, seq = int(x.shape[-1]), int(x.shape[-2])
+    if r > head_dim:
+        raise ValueError(f"inv_freq has {half} frequencies, which rotate {r} dimensions, "
+                         f"but x has only head_dim = {head_dim}.")
+    if int(np.prod(x.shape)) > MAX_ELEMENTS:
+        raise ValueError(f"x has {int(np.prod(x.shape)):,} values, above the cap of {MAX_ELEMENTS:,}.")
+    if len(positions) != seq:
+        raise ValueError(f"positions has {len(positions)} entries but x has {seq} rows (its second-to-last axis).")
+    if backend == "torch":
+        return _apply_rope_torch(x, positions, inv_freq, layout, attention_factor, device)
+
+    x = to_numpy(x)
+    angles = rope_angles(positions, inv_freq)  # (seq, r/2)
+    cos = (np.cos(angles) * attention_factor).astype(x.dtype)
+    sin = (np.sin(angles) * attention_factor).astype(x.dtype)
+    x1, x2, rest = _split(x, r, layout)
+    out = np.empty_like(x)
+    o1, o2, orest = _split(out, r, layout)
+    o1[...] = x1 * cos - x2 * sin
+    o2[...] = x2 * cos + x1 * sin
+    orest[...] = rest
+    return out
+
+
+def _apply_rope_torch(x, positions, inv_freq, layout, attention_factor, device):
+    torch = require_torch()
+    if not isinstance(x, torch.Tensor):
+        x = torch.as_tensor(np.asarray(x))
+    if device is not None:
+        x = x.to(device)
+    inv = torch.as_tensor(to_numpy(inv_freq) if not isinstance(inv_freq, torch.Tensor) else inv_freq,
+                          dtype=torch.float32, device=x.device).reshape(-1)
+    pos = torch.as_tensor(to_numpy(positions) if not isinstance(positions, torch.Tensor) else positions,
+                          device=x.device).to(torch.float32).reshape(-1)
+    angles = pos[:, None] * inv[None, :]  # (seq, r/2), float32 even under autocast
+    cos = (angles.cos() * attention_factor).to(x.dtype)
+    sin = (angles.sin() * attention_factor).to(x.dtype)
+    r = 2 * inv.shape[0]
+    x1, x2, rest = _split(x, r, layout)
+    y1 = x1 * cos - x2 * sin
+    y2 = x2 * cos + x1 * sin
+    if layout == "half":
+        return torch.cat((y1, y2, rest), dim=-1)
+    return torch.cat((torch.stack((y1, y2), dim=-1).flatten(-2), rest), dim=-1)
+
+
+
+def rope_pair_theta(pair, head_dim, base=10000.0) -> float:
+    """theta_i = base^(-2i/d) for pair ``pair`` of a head of size ``head_dim`` (float64, exact formula)."""
+    d = as_even_dim("head_dim", head_dim)
+    i = as_int("pair index", pair, minimum=0, maximum=d // 2 - 1)
+    return float(base_inv_freq(as_base(base), d)[i])
+
+
+def _as_pair(name, value) -> complex:
+    try:
+        x, y = (as_float(f"{name}[{j}]", v) for j, v in enumerate(value))
+    except (TypeError, ValueError) as error:
+        raise ValueError(f"{name} must be two finite numbers (x, y); {error}") from None
+    return complex(x, y)
+
+
+def rope_pair(q, k, m, n, theta) -> dict:
+    """Rotate one query pair by m*theta and one key pair by n*theta, the complex-number way.
+
+    A pair (x, y) is the complex number x + iy; rotating by an angle a multiplies it by e^{ia}.
+    The dot product of two pairs is Re(a * conj(b)), so the score is
+    Re(q conj(k) e^{i(m-n) theta}): only m - n appears.
+
+    Args:
+        q, k: (x, y) pairs.
+        m, n: positions of the query and the key.
+        theta: rotation speed of the pair, radians per position.
+
+    Returns:
+        dict with the rotated pairs ``q_rot``, ``k_rot`` as (x, y), the angles, the rotated ``score``,
+        the unrotated ``plain_score`` = q . k, the complex ``q_conj_k`` = q conj(k) and
+        ``product`` = q_rot conj(k_rot), all float64.
+    """
+    qc, kc = _as_pair("q", q), _as_pair("k", k)
+    m = as_float("m", m, minimum=-MAX_POSITIONS, maximum=MAX_POSITIONS)
+    n = as_float("n", n, minimum=-MAX_POSITIONS, maximum=MAX_POSITIONS)
+    theta = as_float("theta", theta, minimum=-1e3, maximum=1e3)
+    q_rot, k_rot = qc * complex(math.cos(m * theta), math.sin(m * theta)), \
+        kc * complex(math.cos(n * theta), math.sin(n * theta))
+    product = q_rot * k_rot.conjugate()
+    return {
+        "q_rot": (q_rot.real, q_rot.imag), "k_rot": (k_rot.real, k_rot.imag),
+        "q_angle": m * theta, "k_angle": n * theta, "relative_angle": (m - n) * theta,
+        "score": q_rot.real * k_rot.real + q_rot.imag * k_rot.imag,
+        "plain_score": qc.real * kc.real + qc.imag * kc.imag,
+        "q_conj_k": (qc * kc.conjugate()).real + 0.0, "q_conj_k_imag": (qc * kc.conjugate()).imag + 0.0,
+        "product": (product.real, product.imag),
+        # arcs for a drawing: from each vector's direction, turning by its angle (mod one full turn)
+        "q_arc": (math.atan2(qc.imag, qc.real), math.atan2(qc.imag, qc.real) + math.fmod(m * theta, 2 * math.pi)),
+        "k_arc": (math.atan2(kc.imag, kc.real), math.atan2(kc.imag, kc.real) + math.fmod(n * theta, 2 * math.pi)),
+        "relative_arc": (math.atan2((qc * kc.conjugate()).imag, (qc * kc.conjugate()).real),
+                         math.atan2((qc * kc.conjugate()).imag, (qc * kc.conjugate()).real)
+                         + math.fmod((m - n) * theta, 2 * math.pi)),
+    }
+
+
+def rope_pair_shift_scores(q, k, m, n, theta, max_shift=None) -> dict:
+    """Scores of one pair as both positions move together (m+s, n+s) and as only the key moves (m, n+s).
+
+    By default the shifts cover about four wavelengths 2 pi / theta (between 24 and 4096 positions).
+
+    Returns:
+        dict with ``shift`` (s = 0..max_shift), ``together`` and ``key_only``, each shape (max_shift + 1,).
+    """
+    qc, kc = _as_pair("q", q), _as_pair("k", k)
+    theta = as_float("theta", theta, minimum=-1e3, maximum=1e3)
+    if max_shift is None:
+        max_shift = int(min(4096, max(24, 8 * math.pi / abs(theta)))) if theta else 24
+    max_shift = as_int("max_shift", max_shift, minimum=1, maximum=MAX_POSITIONS)
+    m = as_float("m", m, minimum=-MAX_POSITIONS, maximum=MAX_POSITIONS)
+    n = as_float("n", n, minimum=-MAX_POSITIONS, maximum=MAX_POSITIONS)
+    s = np.arange(max_shift + 1, dtype=np.float64)  # (S,)
+    z = qc * kc.conjugate()
+
+    def score(pos_q, pos_k):  # Re(q conj(k) e^{i (m - n) theta}), computed from the two rotations
+        return np.real(z * np.exp(1j * pos_q * theta) * np.exp(-1j * pos_k * theta))
+
+    return {"shift": s, "together": score(m + s, n + s), "key_only": score(m + 0 * s, n + s)}
+
+
+def rope_angle_table(n, head_dim, base=10000.0, part="angle") -> np.ndarray:
+    """The table every RoPE layer uses: m * theta_i (mod 2 pi), or its cos / sin.
+
+    Args:
+        n: positions 0..n-1.
+        head_dim: rotated dimensions (d/2 pairs).
+        part: "angle" (m theta_i mod 2 pi, in [0, 2 pi)), "cos" or "sin".
+
+    Returns:
+        Array of shape (n, head_dim/2), float32, computed as transformers does (float32 angles).
+    """
+    n = as_int("positions", n, minimum=1, maximum=MAX_POSITIONS)
+    part = as_choice("part", part, ("angle", "cos", "sin"))
+    d = as_even_dim("head_dim", head_dim)
+    check_size(n * d // 2, "The angle table")
+    inv_freq, _ = rope_inv_freq(d, base)
+    angles = rope_angles(np.arange(n), inv_freq)  # (n, d/2) float32
+    if part == "cos":
+        return np.cos(angles)
+    if part == "sin":
+        return np.sin(angles)
+    return np.mod(angles.astype(np.float64), 2 * np.pi).astype(np.float32)
+
+
+def rope_turns(head_dim, base=10000.0, context=4096) -> dict:
+    """How far each pair turns within a context of ``context`` positions.
+
+    Returns:
+        dict with ``pair`` (d/2,), ``theta`` (rad per position), ``wavelength`` (2 pi / theta, positions)
+        and ``turns`` (context * theta / 2 pi, full turns made inside the context), all float64, plus
+        ``full_turn_pairs``: how many pairs complete at least one turn.
+    """
+    d = as_even_dim("head_dim", head_dim)
+    context = as_int("context length", context, minimum=1, maximum=MAX_POSITIONS * 64)
+    theta = base_inv_freq(as_base(base), d)  # (d/2,)
+    turns = context * theta / (2 * np.pi)
+    return {"pair": np.arange(d // 2), "theta": theta, "wavelength": 2 * np.pi / theta, "turns": turns,
+            "full_turn_pairs": int(np.count_nonzero(turns >= 1.0))}

@@ -1,0 +1,166 @@
+"""Fewer frequencies: rotating only part of each head.
+
+Three ways to leave dimensions unrotated, which look alike and are not:
+
+* partial rotary (GPT-NeoX ``rotary_pct``, ``partial_rotary_factor`` in GLM, Phi, Qwen3.5): the first
+  r = int(head_dim x f) dimensions get a complete RoPE spectrum of their own, exponents over r, so the
+  wavelengths still run from 2 pi to almost 2 pi x base, with fewer pairs in between;
+* p-RoPE (Barbero et al. 2025, "Round and round we go! What makes Rotary Positional Encodings useful?",
+  section 6): the full head's spectrum theta_i = base^(-2i/d), with the lowest frequencies set to zero so
+  those pairs become position-free channels; RoPE keeps the fraction p of the highest ones;
+* ``proportional`` (transformers, Gemma 4's full-attention layers): p-RoPE as the model code computes it,
+  keeping int(p x head_dim // 2) of the fastest pairs (see ``scaling._proportional``).
+
+Everything here is in the half (rotate_half) layout: pair i is dimensions (i, i + r/2). numpy only.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from .._checks import MAX_POSITIONS, as_base, as_choice, as_even_dim, as_float, as_int, check_size
+from ..rope.frequencies import base_inv_freq, rope_inv_freq
+
+__all__ = [
+    "FEWER_FREQUENCY_METHODS",
+    "FEWER_FREQUENCY_MODELS",
+    "dimension_frequencies",
+    "dimension_frequency_table",
+    "fewer_frequencies",
+    "fewer_frequency_summaries",
+    "frequency_score_curves",
+    "p_rope_inv_freq",
+]
+
+FEWER_FREQUENCY_METHODS = ("RoPE", "partial rotary", "p-RoPE", "proportional")
+
+# Who rotates part of each head (head_dim, fraction, method), from transformers' config classes and config.json.
+FEWER_FREQUENCY_MODELS = {
+    "GPT-NeoX 20B": (96, 0.25, "partial rotary", "GPTNeoXConfig: rotary_pct 0.25 (EleutherAI/gpt-neox-20b)"),
+    "GLM-4.5": (128, 0.5, "partial rotary", "Glm4MoeConfig: partial_rotary_factor 0.5; head_dim 128 (zai-org/GLM-4.5)"),
+    "Qwen3.5 (full-attention layers)": (256, 0.25, "partial rotary",
+                                        "Qwen3_5TextConfig: head_dim 256, partial_rotary_factor 0.25"),
+    "Gemma 4 (full-attention layers)": (512, 0.25, "proportional",
+                                        "Gemma4TextConfig: global_head_dim 512, rope_type proportional, "
+                                        "partial_rotary_factor 0.25, rope_theta 1,000,000"),
+}
+
+
+def p_rope_inv_freq(head_dim, base=10000.0, p=1.0) -> np.ndarray:
+    """p-RoPE's frequencies (Barbero et al. 2025, sec. 6): theta_i = base^(-2i/d), the lowest set to 0.
+
+    Keeps the first floor(p x d/2) pairs (the fastest); shape (d/2,), float64. p = 1 is RoPE, p = 0 is NoPE.
+    """
+    d = as_even_dim("head_dim", head_dim)
+    p = as_float("p (the kept fraction)", p, minimum=0.0, maximum=1.0)
+    inv_freq = base_inv_freq(as_base(base), d)  # (d/2,)
+    kept = math.floor(p * d / 2)
+    inv_freq[kept:] = 0.0
+    return inv_freq
+
+
+def _pair_frequencies(method: str, head_dim: int, base: float, fraction: float) -> tuple[np.ndarray, int]:
+    """(inv_freq of the rotated block, width of that block) for one method."""
+    if method == "RoPE":
+        return rope_inv_freq(head_dim, base)[0].astype(np.float64), head_dim
+    if method == "partial rotary":
+        inv_freq = rope_inv_freq(head_dim, base, partial_rotary_factor=fraction)[0]
+        return inv_freq.astype(np.float64), 2 * inv_freq.shape[0]
+    if method == "p-RoPE":
+        return p_rope_inv_freq(head_dim, base, fraction), head_dim
+    scaling = {"rope_type": "proportional", "partial_rotary_factor": fraction}
+    return rope_inv_freq(head_dim, base, scaling)[0].astype(np.float64), head_dim
+
+
+def dimension_frequencies(method, head_dim, base=10000.0, fraction=1.0) -> np.ndarray:
+    """How fast each dimension of a head turns (radians per position; 0 = never), shape (head_dim,).
+
+    In the half layout, pair i of a rotated block of width r is dimensions i and i + r/2; dimensions past
+    the block (partial rotary) pass through unrotated.
+    """
+    method = as_choice("method", method, FEWER_FREQUENCY_METHODS)
+    d = as_even_dim("head_dim", head_dim)
+    inv_freq, width = _pair_frequencies(method, d, as_base(base), fraction)
+    out = np.zeros(d)
+    out[:width] = np.concatenate([inv_freq, inv_freq])  # (r,) = cat(freqs, freqs), as transformers builds cos
+    return out
+
+
+def dimension_frequency_table(head_dim, base=10000.0, fraction=1.0) -> np.ndarray:
+    """log10 of each dimension's angular speed, one row per method (FEWER_FREQUENCY_METHODS order; RoPE at
+    fraction 1), NaN where a dimension never turns. Shape (4, head_dim)."""
+    rows = [dimension_frequencies(m, head_dim, base, 1.0 if m == "RoPE" else fraction)
+            for m in FEWER_FREQUENCY_METHODS]
+    table = np.stack(rows)  # (4, d)
+    with np.errstate(divide="ignore"):
+        return np.where(table > 0, np.log10(table), np.nan)
+
+
+def fewer_frequencies(method, head_dim, base=10000.0, fraction=1.0, context=4096) -> dict:
+    """What one method keeps: which pairs turn, their wavelengths, and what a context of ``context`` sees.
+
+    Returns:
+        dict with ``inv_freq`` (pairs of the rotated block), ``wavelengths`` (d/2,) per pair index (NaN where a
+        pair never turns or, for partial rotary, lies outside the block), ``rotated_dims``, ``still_dims`` (never turn),
+        ``pairs`` (rotating pairs), ``longest_wavelength`` and ``shortest_wavelength`` (positions, of the
+        rotating pairs), ``full_turn`` (pairs that turn at least once within ``context``), ``under_quarter``
+        (rotating pairs that turn less than a quarter turn, pi/2, within ``context``: nearly position-free),
+        ``still_share`` (fraction of the head's dimensions whose part of the score never depends on position)
+        and ``unambiguous`` (half the longest wavelength: up to that distance the slowest pair's angle grows
+        with the distance; beyond it, distances Delta and lambda - Delta give that pair the same cosine).
+    """
+    method = as_choice("method", method, FEWER_FREQUENCY_METHODS)
+    d = as_even_dim("head_dim", head_dim)
+    base = as_base(base)
+    context = as_int("context", context, minimum=1, maximum=MAX_POSITIONS * 64)
+    inv_freq, width = _pair_frequencies(method, d, base, fraction)
+    turning = inv_freq[inv_freq > 0]
+    rotated = 2 * int(turning.shape[0])
+    if turning.size == 0:
+        raise ValueError(f"With {method} at fraction {fraction:g}, no pair of a {d}-dimensional head rotates; "
+                         "choose a larger fraction.")
+    angle_at_context = turning * (context - 1)
+    wavelengths = 2 * np.pi / turning
+    with np.errstate(divide="ignore"):
+        per_pair = np.where(inv_freq > 0, 2 * np.pi / inv_freq, np.nan)  # (block/2,), NaN: never turns
+    per_pair = np.concatenate([per_pair, np.full(d // 2 - per_pair.shape[0], np.nan)])  # (d/2,) for any method
+    return {"inv_freq": inv_freq, "wavelengths": per_pair, "rotated_dims": rotated, "still_dims": d - rotated,
+            "pairs": rotated // 2,
+            "block": width, "longest_wavelength": float(wavelengths.max()),
+            "shortest_wavelength": float(wavelengths.min()),
+            "full_turn": int((angle_at_context >= 2 * np.pi).sum()),
+            "under_quarter": int((angle_at_context < np.pi / 2).sum()),
+            "still_share": (d - rotated) / d, "unambiguous": float(wavelengths.max() / 2)}
+
+
+def fewer_frequency_summaries(head_dim, base=10000.0, fraction=1.0, context=4096) -> dict[str, dict]:
+    """``fewer_frequencies`` of every method at one setting: RoPE rotates the whole head, the others
+    ``fraction`` of it. Returns {method: summary} in FEWER_FREQUENCY_METHODS order."""
+    return {m: fewer_frequencies(m, head_dim, base, 1.0 if m == "RoPE" else fraction, context)
+            for m in FEWER_FREQUENCY_METHODS}
+
+
+def frequency_score_curves(head_dim, base=10000.0, fraction=0.25, max_distance=4096, points=600) -> dict:
+    """q . R(Delta) q / |q|^2 for q with every coordinate equal, against the distance Delta, per method.
+
+    That is the mean over dimensions of cos(Delta x omega_dim): each rotating dimension adds a cosine, each
+    still dimension adds exactly 1, the part of the score that no distance can change.
+
+    Returns {"distance": (points,), method name: (points,) for every method, "far_mean": {method: the mean
+    score over the far half of the distances, Delta > max_distance / 2}}.
+    """
+    d = as_even_dim("head_dim", head_dim)
+    max_distance = as_int("max_distance", max_distance, minimum=1, maximum=MAX_POSITIONS * 64)
+    points = as_int("points", points, minimum=2, maximum=4096)
+    check_size(points * d, "The score curves")
+    # 0, then log-spaced: the fast pairs decorrelate within a few positions, the slow ones over thousands
+    distance = np.unique(np.concatenate([[0.0], np.round(np.geomspace(1, max_distance, points - 1))]))  # (P,)
+    curves = {"distance": distance}
+    for method in FEWER_FREQUENCY_METHODS:
+        omega = dimension_frequencies(method, d, base, fraction)  # (d,)
+        curves[method] = np.cos(np.multiply.outer(distance, omega)).mean(axis=1)  # (P,)
+    far = distance > max_distance / 2
+    curves["far_mean"] = {m: float(curves[m][far].mean()) for m in FEWER_FREQUENCY_METHODS}
+    return curves

@@ -1,0 +1,351 @@
+"""Position rules that differ from layer to layer in the language models of 2025-26.
+
+Two ideas live here, each following transformers 5.23's model files:
+
+* local and global layers: a sliding-window layer and a full-attention layer of the same model rotate
+  with different settings (base, scaling, rotated fraction, head size). ``LOCAL_GLOBAL_MODELS`` names four
+  such models; ``local_global_model`` reads each layer kind's setting from the model's preset config through
+  the one config reading, and ``local_global_view`` measures each kind's pairs against its own window and
+  against the whole context.
+* query temperature on layers that do not rotate: Llama 4 multiplies the query of its NoPE layers by
+  1 + 0.1·log1p(floor((p + 1) / 8192)); Ministral 3 / Mistral Small 4 multiply every query by
+  1 + beta·log(1 + floor(p / L_orig)). ``QUERY_SCALE_RULES`` holds both, with one signature, and
+  ``temperature_entropy`` shows on computed scores what they do to attention far away.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from .._checks import MAX_DIM, MAX_POSITIONS, as_base, as_choice, as_float, as_int
+from ..long_context.extension import score_vs_distance
+from ..rope.frequencies import rope_inv_freq
+
+__all__ = [
+    "LOCAL_GLOBAL_MODELS",
+    "NOPE_LAYER_MODELS",
+    "QUERY_SCALE_RULES",
+    "LayerRope",
+    "LocalGlobalModel",
+    "layer_kind_inv_freq",
+    "llama4_attn_temperature",
+    "llama_4_scaling_beta",
+    "local_global_model",
+    "local_global_scores",
+    "local_global_view",
+    "nope_layer_map",
+    "proportional_inv_freq",
+    "query_scale_positions",
+    "query_temperature",
+    "temperature_entropy",
+    "temperature_positions",
+]
+
+MAX_RULE_POSITION = 1 << 27  # 134M: past every released context (Llama 4 Scout: 10M)
+
+
+@dataclass(frozen=True)
+class LayerRope:
+    """How one kind of layer rotates: transformers' rope_parameters for that layer type, plus its window."""
+
+    head_dim: int
+    base: float
+    rope_type: str = "default"  # default, linear, yarn or proportional
+    scaling: Mapping = field(default_factory=dict)  # the other keys of that layer type's rope_parameters
+    partial_rotary_factor: float = 1.0
+    window: int | None = None  # keys a query sees (itself included), as transformers' sliding_window; None: all
+
+
+@dataclass(frozen=True)
+class LocalGlobalModel:
+    local: LayerRope
+    full: LayerRope
+    pattern: str  # how the two kinds alternate
+    context: int  # max_position_embeddings
+    source: str
+    facts: dict = field(default_factory=dict)  # kind -> layer_facts of its first layer: (feature, sentence), ...
+    layers: dict = field(default_factory=dict)  # kind -> the index of that layer
+
+
+# name -> the preset (``posenc_core.configs.PRESETS``) whose config each layer kind's setting is read from, through
+# the one reading every config page uses (``read_layers``: the model's transformers config class and its code).
+LOCAL_GLOBAL_MODELS: dict[str, str] = {
+    "Gemma 3 27B": "gemma3-27b",
+    "Gemma 4": "gemma4",
+    "Olmo 3 7B": "olmo3-7b",
+    "MiMo-V2-Flash": "mimo-v2-flash",
+}
+KIND_MIXERS = {"local": "sliding window", "full": "full attention"}
+
+
+def _layer_rope(row) -> LayerRope:
+    scaling = {k: v for k, v in row.scaling.items() if k != "rope_type" and v is not None}
+    return LayerRope(row.head_dim, row.theta, row.rope_type, scaling, row.partial_rotary_factor, row.window)
+
+
+def _layout(rows) -> str:
+    """How the two kinds alternate, counted from the reading: totals and the first layers as L (local) / G."""
+    kinds = ["L" if r.mixer == "sliding window" else "G" for r in rows if r.is_attention]
+    shown = min(len(kinds), 12)
+    return (f"{kinds.count('L')} sliding-window and {kinds.count('G')} full-attention layers of {len(kinds)}; "
+            f"layers 0-{shown - 1}: {''.join(kinds[:shown])} (L sliding, G full)")
+
+
+@functools.lru_cache(maxsize=8)
+def local_global_model(model: str) -> LocalGlobalModel:
+    """Each layer kind of ``model``'s preset config as the one reading reads it (the first rotating layer of each
+    kind), with the layer facts the other config pages show for it."""
+    from ..configs import PRESETS, layer_facts, read_layers  # the config reading sits above these rules
+
+    key = LOCAL_GLOBAL_MODELS[as_choice("model", model, tuple(LOCAL_GLOBAL_MODELS))]
+    preset = PRESETS[key]
+    reading, rows = read_layers(preset.config)
+    picked = {kind: next(r for r in rows if r.rotates and r.mixer == mixer) for kind, mixer in KIND_MIXERS.items()}
+    return LocalGlobalModel(
+        local=_layer_rope(picked["local"]), full=_layer_rope(picked["full"]), pattern=_layout(rows),
+        context=int(reading.get("max_position_embeddings")),
+        source=f"{preset.model_id}, {preset.source}, read through transformers' {reading.class_name} "
+               f"(preset '{key}', the same reading as Layer by layer)",
+        facts={kind: tuple(layer_facts(row)) for kind, row in picked.items()},
+        layers={kind: row.index for kind, row in picked.items()})
+
+
+def proportional_inv_freq(head_dim, base, partial_rotary_factor=1.0, factor=1.0) -> np.ndarray:
+    """Gemma 4's "proportional" RoPE: the first pairs turn with exponents over the *whole* head_dim, the rest do not.
+
+    Mirrors transformers' ``_compute_proportional_rope_parameters`` in float32: int(fraction·head_dim // 2)
+    pairs get 1 / base^(2i / head_dim) (not / rotary_dim, as partial RoPE elsewhere), the remaining pairs
+    get frequency 0, and everything is divided by ``factor``.
+
+    Returns:
+        (head_dim / 2,) float32.
+    """
+    head_dim = as_int("head_dim", head_dim, minimum=2, maximum=MAX_DIM)
+    base = as_base(base)
+    fraction = as_float("partial_rotary_factor", partial_rotary_factor, minimum=0.0, maximum=1.0)
+    factor = as_float("factor", factor, above=0.0)
+    rope_angles = int(fraction * head_dim // 2)
+    exponents = np.arange(0, 2 * rope_angles, 2, dtype=np.int64).astype(np.float32) / np.float32(head_dim)
+    rotated = (1.0 / np.power(np.float64(base), exponents.astype(np.float64))).astype(np.float32)
+    inv_freq = np.concatenate([rotated, np.zeros(head_dim // 2 - rope_angles, dtype=np.float32)])
+    return (inv_freq / np.float32(factor)).astype(np.float32)
+
+
+def layer_kind_inv_freq(layer: LayerRope, context: int | None = None) -> tuple[np.ndarray, float]:
+    """``(inv_freq, attention_factor)`` of one layer kind, as that layer's rotary module computes them.
+
+    ``context`` is max_position_embeddings (YaRN's default L'). Proportional RoPE returns head_dim / 2
+    frequencies, the trailing ones 0; the other types return rotary_dim / 2.
+    """
+    if layer.rope_type == "proportional":
+        # transformers' own op order (rope_inv_freq's proportional type), as Layer by layer computes it: the numpy
+        # proportional_inv_freq can land one float32 ulp away from the model's buffer
+        scaling = {"rope_type": "proportional", **layer.scaling, "partial_rotary_factor": layer.partial_rotary_factor}
+        return rope_inv_freq(layer.head_dim, layer.base, scaling, max_position_embeddings=context)
+    scaling = {"rope_type": layer.rope_type, **layer.scaling} if layer.rope_type != "default" else None
+    return rope_inv_freq(layer.head_dim, layer.base, scaling, partial_rotary_factor=layer.partial_rotary_factor,
+                         max_position_embeddings=context)
+
+
+def _pair_view(layer: LayerRope, context: int) -> dict:
+    inv_freq, attention_factor = layer_kind_inv_freq(layer, context)
+    # the whole head, pair by pair: dimensions partial RoPE leaves alone are pairs with frequency 0
+    theta = np.zeros(layer.head_dim // 2)  # (head_dim / 2,)
+    theta[: inv_freq.size] = inv_freq
+    with np.errstate(divide="ignore"):
+        wavelength = np.where(theta > 0, 2 * math.pi / np.where(theta > 0, theta, 1.0), np.inf)
+    span = layer.window or context  # the farthest a query of this layer looks, plus one
+    return {
+        "inv_freq": theta, "attention_factor": attention_factor, "wavelength": wavelength,
+        "span": span, "turns_in_span": (span - 1) * theta / (2 * math.pi),
+        "turns_in_context": (context - 1) * theta / (2 * math.pi),
+        "pairs": int(theta.size), "rotated_dims": int(2 * np.count_nonzero(theta)), "head_dim": layer.head_dim,
+        # a pair that turns at least once inside what the layer sees tells every distance there apart by angle
+        "full_turn_in_span": int(np.count_nonzero(wavelength <= span - 1)),
+        # a pair whose angle stays under a quarter turn over the whole span is nearly a constant: content only
+        "near_still_in_span": int(np.count_nonzero((span - 1) * theta < math.pi / 2)),
+    }
+
+
+def local_global_view(model: str) -> dict:
+    """Each layer kind of a model measured against what it sees.
+
+    Returns:
+        ``{"local": view, "full": view, "context": int}``; a view covers the whole head (pairs = head_dim / 2,
+        the ones RoPE leaves alone with frequency 0) and holds ``inv_freq`` (pairs,) float64, ``wavelength``
+        (pairs,; inf where a pair does not turn), ``turns_in_span`` and ``turns_in_context`` (pairs,),
+        ``span`` (the window, or the context for full layers), ``attention_factor``, ``pairs``,
+        ``rotated_dims``, ``head_dim``, ``full_turn_in_span`` and ``near_still_in_span`` (pair counts).
+    """
+    spec = local_global_model(model)
+    return {"local": _pair_view(spec.local, spec.context), "full": _pair_view(spec.full, spec.context),
+            "context": spec.context}
+
+
+def local_global_scores(model: str) -> tuple[np.ndarray, dict[str, np.ndarray]]:
+    """Score of a query with an identical key against distance, for each layer kind of ``model``.
+
+    Returns ``(distances, {"local": scores, "full": scores})``: ``score_vs_distance`` over the context, each
+    kind's scores NaN past the farthest key it sees (window - 1 for sliding-window layers).
+    """
+    result = local_global_view(model)
+    distances, series = None, {}
+    for kind in ("local", "full"):
+        view = result[kind]
+        distances, scores = score_vs_distance(view["inv_freq"], view["attention_factor"], result["context"] - 1)
+        series[kind] = np.where(distances <= view["span"] - 1, scores, np.nan)  # (points,)
+    return distances, series
+
+
+# --- layers without positions ----------------------------------------------------------------------------
+
+def _every_fourth_nope(i: int) -> bool:
+    return (i + 1) % 4 != 0  # Llama4TextConfig / SmolLM3Config: no_rope_layer_interval 4
+
+
+# name -> (rotates(layer index), what the other layers do, number of layers: the config class's default)
+NOPE_LAYER_MODELS: dict[str, tuple[Callable[[int], bool], str, int]] = {
+    "Llama 4 Scout": (_every_fourth_nope, "RoPE layers: chunks of 8,192 tokens; NoPE layers: all, with temperature",
+                      48),
+    "SmolLM3": (_every_fourth_nope, "every layer attends to everything; every fourth has no RoPE", 36),
+    "Cohere2": (lambda i: (i + 1) % 4 != 0, "3 sliding-window layers with RoPE, then 1 full layer without", 40),
+    "EXAONE 4": (lambda i: (i + 1) % 4 != 0, "sliding_window_pattern 4 ('LLLG'): local layers rotate, global "
+                 "ones do not", 32),
+    "Ministral 3": (lambda i: True, "every layer rotates (YaRN) and every query gets llama_4_scaling_beta's "
+                    "temperature", 34),
+}
+
+
+def nope_layer_map(n_layers=48) -> tuple[list[str], np.ndarray]:
+    """Which layers rotate in each model of NOPE_LAYER_MODELS: ``(names, (models, n_layers))`` with 1 = RoPE,
+    0 = no positions, NaN past that model's last layer."""
+    n_layers = as_int("number of layers", n_layers, minimum=1, maximum=256)
+    names = list(NOPE_LAYER_MODELS)
+    grid = np.full((len(names), n_layers), np.nan)
+    for row, name in enumerate(names):
+        rotates, _, depth = NOPE_LAYER_MODELS[name]
+        for i in range(min(depth, n_layers)):
+            grid[row, i] = float(rotates(i))
+    return names, grid
+
+
+# --- query temperature ----------------------------------------------------------------------------------
+
+def _positions(positions) -> np.ndarray:
+    p = np.asarray(positions)
+    if p.size == 0 or not np.issubdtype(p.dtype, np.number) or np.issubdtype(p.dtype, np.complexfloating):
+        raise ValueError("Positions must be a non-empty list of whole numbers.")
+    if not np.all(np.isfinite(p)) or np.any(p < 0) or np.any(p != np.floor(p)):
+        raise ValueError("Positions must be whole numbers of at least 0.")
+    if p.max() > MAX_RULE_POSITION:
+        raise ValueError(f"Positions must be at most {MAX_RULE_POSITION:,}.")
+    return p.astype(np.float32)  # torch: positions.float()
+
+
+def llama4_attn_temperature(positions, scale=0.1, period=8192) -> np.ndarray:
+    """Llama 4's NoPE-layer query scale, log1p(floor((p + 1) / floor_scale)) · attn_scale + 1, in float32.
+
+    As ``Llama4TextAttention.forward``: p counts from 0 (cache length + index), the +1 makes the first
+    step land at p = floor_scale - 1, and only layers without RoPE use it (``attn_temperature_tuning``).
+    """
+    p = _positions(positions)
+    scale = np.float32(as_float("attn_scale", scale, minimum=0.0, maximum=10.0))
+    period = np.float32(as_int("floor_scale", period, minimum=1, maximum=MAX_POSITIONS))
+    return (np.log1p(np.floor((p + np.float32(1.0)) / period)) * scale + np.float32(1.0)).astype(np.float32)
+
+
+def llama_4_scaling_beta(positions, scale=0.1, period=16384) -> np.ndarray:
+    """Ministral 3 / Mistral Small 4's query scale, 1 + beta · log(1 + floor(p / L_orig)), in float32.
+
+    As ``get_llama_4_attn_scale`` in transformers' ministral3 and mistral4 code: p is the position id
+    (no +1), L_orig is rope_parameters['original_max_position_embeddings'], and every layer applies it
+    after RoPE.
+    """
+    p = _positions(positions)
+    scale = np.float32(as_float("llama_4_scaling_beta", scale, minimum=0.0, maximum=10.0))
+    period = np.float32(as_int("original_max_position_embeddings", period, minimum=1, maximum=MAX_POSITIONS))
+    return (np.float32(1.0) + scale * np.log(np.float32(1.0) + np.floor(p / period))).astype(np.float32)
+
+
+QueryScaleFn = Callable[..., np.ndarray]
+
+# name -> (function, label, default scale, default period); the defaults are the released models' values
+QUERY_SCALE_RULES: dict[str, tuple[QueryScaleFn, str, float, int]] = {
+    "llama4": (llama4_attn_temperature, "Llama 4 (NoPE layers)", 0.1, 8192),
+    "llama_4_scaling_beta": (llama_4_scaling_beta, "Ministral 3 / Mistral Small 4 (all layers)", 0.1, 16384),
+}
+
+
+def query_temperature(rule, positions, scale=None, period=None) -> np.ndarray:
+    """The query multiplier of ``rule`` (a key of QUERY_SCALE_RULES) at each position, float32."""
+    fn, _, default_scale, default_period = QUERY_SCALE_RULES[as_choice("rule", rule, tuple(QUERY_SCALE_RULES))]
+    return fn(positions, default_scale if scale is None else scale, default_period if period is None else period)
+
+
+def _row_stats(logits: np.ndarray) -> tuple[float, float]:
+    """(entropy in nats, probability of key 0) of softmax(logits)."""
+    shifted = logits - logits.max()
+    weights = np.exp(shifted)
+    total = weights.sum()
+    probs = weights / total
+    entropy = float(-(probs * shifted).sum() + math.log(total))  # -sum p log p, without log(0)
+    return entropy, float(probs[0])
+
+
+def query_scale_positions(context, periods=(8192, 16384), steps=16) -> np.ndarray:
+    """Positions 1 .. context - 1 to draw the query-scale rules at: a 1,000-point log grid plus both sides of the
+    first ``steps`` steps of each period (Llama 4 steps at k·period - 1, Mistral at k·period), so the stairs
+    stay sharp where they are wide enough to see. Returns (n,) int64, sorted and unique."""
+    context = as_int("context", context, minimum=2, maximum=MAX_RULE_POSITION)
+    steps = as_int("steps", steps, minimum=0, maximum=64)
+    llama, mistral = (as_int("period", p, minimum=1, maximum=MAX_RULE_POSITION) for p in periods)
+    stairs = [np.arange(start, min(context, start + steps * period), period)
+              for start, period in ((llama - 1, llama), (mistral, mistral))]
+    grid = np.unique(np.concatenate([np.geomspace(1, context - 1, 1000).astype(np.int64), *stairs,
+                                     *(s - 1 for s in stairs)]))
+    return grid[(grid >= 1) & (grid < context)]
+
+
+def temperature_positions(context, points=64) -> np.ndarray:
+    """Query positions for ``temperature_entropy``: ``points`` log-spaced positions from 1 to the context
+    (capped below MAX_POSITIONS), as unique int64."""
+    context = as_int("context", context, minimum=2, maximum=MAX_RULE_POSITION)
+    points = as_int("points", points, minimum=2, maximum=512)
+    return np.unique(np.geomspace(1, min(context, MAX_POSITIONS - 1), points).astype(np.int64))
+
+
+def temperature_entropy(rule, lengths, *, scale=None, period=None, spread=1.0, margin=4.0, seed=0) -> dict:
+    """Attention entropy of a query far down the sequence, with and without the rule's query scale.
+
+    The query at position p sees keys 0..p. Key 0 is the one that matters (its score is ``margin``); every
+    other key scores spread · N(0, 1) (seeded, the same draws for every p). Scaling the query by s
+    multiplies every score by s, so the rule is a softmax temperature of 1/s.
+
+    Returns:
+        ``{"positions": (n,), "scale": (n,), "entropy": (n,), "entropy_scaled": (n,), "uniform": (n,)
+        (log(p + 1), the entropy of uniform attention), "needle": (n,), "needle_scaled": (n,)}`` float64.
+    """
+    p = np.unique(np.asarray(lengths, dtype=np.int64).reshape(-1))
+    if p.size == 0 or p.min() < 1:
+        raise ValueError("Query positions must be at least 1 (position 0 sees only itself).")
+    if p.max() >= MAX_POSITIONS:
+        raise ValueError(f"Query positions must be below {MAX_POSITIONS:,}, a size cap that keeps memory bounded.")
+    if p.size > 512:
+        raise ValueError("Ask for at most 512 query positions.")
+    spread = as_float("score spread", spread, minimum=0.0, maximum=20.0)
+    margin = as_float("needle score", margin, minimum=-50.0, maximum=50.0)
+    seed = as_int("seed", seed, minimum=0, maximum=2**32 - 1)
+    scales = query_temperature(rule, p, scale, period).astype(np.float64)  # (n,)
+    scores = spread * np.random.default_rng(seed).standard_normal(int(p.max()) + 1)  # (max p + 1,)
+    scores[0] = margin
+    out = {k: np.empty(p.size) for k in ("entropy", "entropy_scaled", "needle", "needle_scaled")}
+    for i, (pos, s) in enumerate(zip(p, scales, strict=True)):
+        row = scores[: pos + 1]
+        out["entropy"][i], out["needle"][i] = _row_stats(row)
+        out["entropy_scaled"][i], out["needle_scaled"][i] = _row_stats(s * row)
+    return {"positions": p.astype(np.float64), "scale": scales, "uniform": np.log(p + 1.0), **out}

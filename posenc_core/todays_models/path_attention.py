@@ -1,0 +1,148 @@
+"""PaTH attention (Yang, Shen, Wen, Tan, Mishra, Ren, Panda, Kim 2025, arXiv:2505.16381, section 3).
+
+Every token t brings a Householder-like transform H_t = I - beta_t w_t w_t^T, with w_t a unit vector and
+beta_t = 2 sigmoid(u . x_t) in (0, 2), both read from the token. Query i sees key j through the product of the
+transforms of the tokens after j, up to and including i:
+
+    s_ij = q_i^T H_i H_{i-1} ... H_{j+1} k_j        (s_ii = q_i . k_i)
+
+flash-linear-attention's decoding step does exactly this: each new token applies its H to every cached key.
+RoPE is the special case of one fixed transform for every token, the rotation R^T by -theta per pair:
+s_ij = q_i^T (R^T)^(i-j) k_j = (R^i q_i) . (R^j k_j), which depends on i - j only. A rotation in one plane is
+itself two reflections (beta = 2): R(theta) = H(w2) H(w1) with w1 at angle 0 and w2 at theta/2.
+numpy; O(L^2 d) with one rank-one update per step.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .._checks import as_base, as_even_dim, as_float, check_size
+from ._toy_inputs import toy_weight, toy_words
+
+__all__ = ["path_householder", "path_rope_transform", "path_scores", "path_sentence", "path_transform_scores",
+           "path_two_reflections"]
+
+
+def path_householder(w, beta) -> np.ndarray:
+    """H = I - beta w w^T for each row of ``w`` (normalised to unit length first), shape (..., d, d)."""
+    w = np.asarray(w, dtype=np.float64)
+    beta = np.asarray(beta, dtype=np.float64)
+    norm = np.linalg.norm(w, axis=-1, keepdims=True)
+    if np.any(norm == 0):
+        raise ValueError("Every Householder direction w must be a nonzero vector.")
+    w = w / norm
+    eye = np.eye(w.shape[-1])
+    return eye - beta[..., None, None] * w[..., :, None] * w[..., None, :]
+
+
+def _check_qk(q, k) -> tuple[np.ndarray, np.ndarray]:
+    q, k = np.asarray(q, dtype=np.float64), np.asarray(k, dtype=np.float64)
+    if q.ndim != 2 or q.shape != k.shape:
+        raise ValueError(f"q and k must both be (L, d) with the same shape, but got {q.shape} and {k.shape}.")
+    check_size(q.shape[0] ** 2 * q.shape[1], "The PaTH score computation")
+    return q, k
+
+
+def path_scores(q, k, w, beta) -> np.ndarray:
+    """PaTH's scores s_ij = q_i^T H_i ... H_{j+1} k_j with H_t = I - beta_t w_t w_t^T (w_t normalised).
+
+    Args:
+        q, k: (L, d) queries and keys; w: (L, d) directions; beta: (L,) strengths (2 is a true reflection).
+
+    Returns:
+        (L, L) float64 scores (no 1/sqrt(d) scale), -inf above the diagonal.
+    """
+    q, k = _check_qk(q, k)
+    w, beta = np.asarray(w, dtype=np.float64), np.asarray(beta, dtype=np.float64)
+    if w.shape != q.shape or beta.shape != (q.shape[0],):
+        raise ValueError(f"w must be (L, d) = {q.shape} and beta (L,), but got {w.shape} and {beta.shape}.")
+    w = w / np.linalg.norm(w, axis=-1, keepdims=True)
+    length = q.shape[0]
+    scores = np.full((length, length), -np.inf)
+    for i in range(length):
+        v = q[i].copy()  # (d,) q_i^T H_i ... H_{j+1}, as a column (each H is symmetric)
+        for j in range(i, -1, -1):
+            scores[i, j] = v @ k[j]
+            v -= beta[j] * (w[j] @ v) * w[j]  # one more transform, H_j, before key j - 1
+    return scores
+
+
+def path_transform_scores(q, k, transforms) -> np.ndarray:
+    """s_ij = q_i^T M_i M_{i-1} ... M_{j+1} k_j for any per-token matrices ``transforms`` (L, d, d).
+
+    The general form behind ``path_scores`` (M_t = H_t) and RoPE (M_t = R^T for every t). (L, L), -inf above.
+    """
+    q, k = _check_qk(q, k)
+    m = np.asarray(transforms, dtype=np.float64)
+    if m.shape != (q.shape[0], q.shape[1], q.shape[1]):
+        raise ValueError(f"transforms must be (L, d, d) = {(q.shape[0], q.shape[1], q.shape[1])}, got {m.shape}.")
+    length = q.shape[0]
+    scores = np.full((length, length), -np.inf)
+    for i in range(length):
+        row = q[i].copy()  # (d,) the row vector q_i^T M_i ... M_{j+1}
+        for j in range(i, -1, -1):
+            scores[i, j] = row @ k[j]
+            row = row @ m[j]
+    return scores
+
+
+def path_rope_transform(dim, base=10000.0) -> np.ndarray:
+    """RoPE's step as one fixed transform, (d, d): R^T, the rotation by -theta_p of each half-split pair p.
+
+    With it for every token, ``path_transform_scores`` equals (R^i q_i) . (R^j k_j) of ``apply_rope``.
+    """
+    dim = as_even_dim("dim", dim)
+    # (d/2,) base^(-2p/d) in float64: rope_inv_freq(dim, base, ideal=True) without its torch import, which
+    # would cost a cold page seconds
+    theta = as_base(base) ** (-np.arange(0, dim, 2, dtype=np.float64) / dim)
+    half = dim // 2
+    rot = np.eye(dim)
+    p = np.arange(half)
+    c, s = np.cos(theta), np.sin(theta)
+    rot[p, p], rot[p + half, p + half] = c, c
+    rot[p, p + half], rot[p + half, p] = s, -s  # R^T: x' = x c + y s, y' = -x s + y c
+    return rot
+
+
+def path_two_reflections(theta) -> dict:
+    """A 2-D rotation by ``theta`` written as two Householder reflections: R(theta) = H(w2) H(w1), beta = 2.
+
+    Returns {"w1", "w2": the unit directions (2,), "rotation": (2, 2) the product, "target": (2, 2) R(theta)}.
+    """
+    theta = as_float("theta", theta, minimum=-10.0, maximum=10.0)
+    w1, w2 = np.array([1.0, 0.0]), np.array([np.cos(theta / 2), np.sin(theta / 2)])
+    product = path_householder(w2, 2.0) @ path_householder(w1, 2.0)
+    c, s = np.cos(theta), np.sin(theta)
+    return {"w1": w1, "w2": w2, "rotation": product, "target": np.array([[c, -s], [s, c]])}
+
+
+def path_sentence(text, dim=8, seed=0, base=10000.0, sharpness=1.0) -> dict:
+    """PaTH's and RoPE's scores for a sentence, probed with one fixed q and k so that only position shows.
+
+    Every word gets the same query q and key k (seeded toy vectors), so any difference between two cells is
+    made by the transforms between them. PaTH's w_t = W x_t and beta_t = 2 sigmoid(sharpness * u . x_t) come
+    from seeded toy weights (not a trained model) and each word's seeded embedding x_t.
+
+    Returns {"tokens", "rope" (L, L), "path" (L, L) both -inf above the diagonal, "beta" (L,), "w" (L, d),
+    "offsets" (L,): 0..L-1, "spread": {"rope", "path"}: (L,) the range (max - min) of the scores at each
+    offset i - j over every pair ("fixed" for "wordless"), "wordless": (L, L) PaTH's scores when every word has
+    word 0's w and beta (one data-independent transform)}.
+    """
+    sharpness = as_float("sharpness", sharpness, minimum=0.0, maximum=10.0)
+    tokens, x = toy_words(text, dim)  # (L, d)
+    length, d = x.shape
+    q = np.tile(toy_weight("path-probe-q", seed, d) * np.sqrt(d), (length, 1))  # (L, d), the same every word
+    k = np.tile(toy_weight("path-probe-k", seed, d) * np.sqrt(d), (length, 1))
+    w = x @ toy_weight("path-w", seed, d, d)  # (L, d)
+    beta = 2.0 / (1.0 + np.exp(-sharpness * (x @ toy_weight("path-beta", seed, d))))  # (L,) in (0, 2)
+    rope = path_transform_scores(q, k, np.broadcast_to(path_rope_transform(d, base), (length, d, d)))
+    path = path_scores(q, k, w, beta)
+    wordless = path_scores(q, k, np.tile(w[:1], (length, 1)), np.full(length, beta[0]))
+
+    def spread(grid):
+        return np.array([np.ptp(np.diagonal(grid, -t)) for t in range(length)])  # (L,) per offset
+
+    return {"tokens": tokens, "rope": rope, "path": path, "beta": beta, "w": w, "offsets": np.arange(length),
+            "spread": {"rope": spread(rope), "path": spread(path), "fixed": spread(wordless)},
+            "wordless": wordless}
