@@ -16,6 +16,7 @@ from .comparison import *  # noqa: F403
 from .configs import *  # noqa: F403
 from .cope import *  # noqa: F403
 from .drope import *  # noqa: F403
+from .encoders import *  # noqa: F403
 from .extension import *  # noqa: F403
 from .fourier import *  # noqa: F403
 from .frequencies import *  # noqa: F403
@@ -34,3 +35,4 @@ from .vision import *  # noqa: F403
 
 # The multimodal presets join the one preset registry, so the config pages and the layer strip list them too.
 add_presets(MULTIMODAL_PRESETS)  # noqa: F405
+add_presets(MODERNBERT_PRESETS)  # noqa: F405
