@@ -92,13 +92,17 @@ def deberta_bucket_curve(max_distance, position_buckets=256, max_relative_positi
     """The bucket and the table row of every distance from −max_distance to max_distance.
 
     Returns ``distance`` (2D + 1,), ``bucket`` and ``row``: clamp(bucket + span, 0, 2·span − 1), the row of the
-    relative table the content-to-position term reads (the clamp catches buckets past the table's ends).
+    relative table the content-to-position term reads (the clamp catches buckets past the table's ends), and
+    ``first_shared``: the smallest distance d > 0 whose bucket is that of d − 1 (0 if none up to max_distance).
     """
     top = as_int("max_distance", max_distance, minimum=1, maximum=MAX_POSITIONS // 2)
     span = deberta_span(position_buckets, max_relative_positions)
     distance = np.arange(-top, top + 1, dtype=np.int64)
     bucket = deberta_bucket(distance, position_buckets, max_relative_positions)
-    return {"distance": distance, "bucket": bucket, "row": np.clip(bucket + span, 0, 2 * span - 1)}
+    ahead = bucket[top:]  # (D + 1,): distances 0 .. D
+    shared = np.flatnonzero(np.diff(ahead) == 0)
+    return {"distance": distance, "bucket": bucket, "row": np.clip(bucket + span, 0, 2 * span - 1),
+            "first_shared": int(shared[0] + 1) if shared.size else 0}
 
 
 def deberta_example(n, hidden=32, heads=2, position_buckets=16, max_relative_positions=64, seed=0) -> dict:
