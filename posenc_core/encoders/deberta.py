@@ -20,6 +20,8 @@ __all__ = [
     "DEBERTA_V3",
     "deberta_bucket",
     "deberta_bucket_curve",
+    "deberta_query",
+    "deberta_table_facts",
     "deberta_example",
     "deberta_relative_positions",
     "deberta_span",
@@ -168,3 +170,32 @@ def deberta_terms(example: dict) -> dict[str, np.ndarray]:
     return {"c2c": c2c.numpy(), "c2p": c2p.numpy(), "p2c": p2c.numpy(), "total": total.numpy(),
             "weights": torch.softmax(total, dim=-1).numpy(), "delta": delta.numpy(),
             "c2p_row": c2p_row.numpy(), "p2c_row": p2c_index.transpose(0, 1).numpy(), "scale": float(scale)}
+
+
+def deberta_table_facts(position_buckets=256, max_relative_positions=512, hidden=768) -> dict[str, int]:
+    """The relative table of one model: ``rows`` (2·span), ``parameters`` (rows · hidden, one table shared by every
+    layer), ``exact_up_to`` (the largest distance with its own bucket, position_buckets / 2; span without buckets),
+    ``first_shared`` (the first distance that shares a bucket), ``last_row_from`` (the first distance i − j > 0
+    whose row is the table's last, 2·span − 1)."""
+    span = deberta_span(position_buckets, max_relative_positions)
+    hidden = as_int("hidden_size", hidden, minimum=1, maximum=65536)
+    curve = deberta_bucket_curve(4 * max(span, int(max_relative_positions)), position_buckets,
+                                 max_relative_positions)
+    ahead = curve["distance"] > 0
+    last = curve["distance"][ahead & (curve["row"] == 2 * span - 1)]
+    return {"rows": 2 * span, "parameters": 2 * span * hidden, "span": span,
+            "exact_up_to": int(position_buckets) // 2 if int(position_buckets) > 0 else span,
+            "first_shared": curve["first_shared"], "last_row_from": int(last[0])}
+
+
+def deberta_query(terms: dict, head: int, i: int) -> dict:
+    """One query's row of every term (keys 0 .. n − 1), and two keys that read the same relative row (the same
+    bucket), if any: ``c2c``, ``c2p``, ``p2c``, ``total``, ``delta`` (n,), ``same_bucket`` (j1, j2) or None."""
+    heads, n = terms["total"].shape[0], terms["total"].shape[1]
+    head = as_int("head", head, minimum=0, maximum=heads - 1)
+    i = as_int("query", i, minimum=0, maximum=n - 1)
+    out = {name: terms[name][head, i] for name in ("c2c", "c2p", "p2c", "total")}
+    row = terms["c2p_row"][i]  # (n,)
+    pairs = [(a, b) for a in range(n) for b in range(a + 1, n) if row[a] == row[b]]
+    out.update(delta=terms["delta"][i], same_bucket=max(pairs, key=lambda p: abs(p[1] - p[0])) if pairs else None)
+    return out

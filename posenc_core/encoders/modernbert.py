@@ -18,8 +18,10 @@ from .._checks import MAX_POSITIONS, as_choice, as_int
 __all__ = [
     "MODERNBERT_PRESETS",
     "modernbert_attention_cost",
+    "modernbert_cost_curve",
     "modernbert_frequencies",
     "modernbert_masks",
+    "modernbert_pairs",
     "modernbert_reading",
 ]
 
@@ -102,3 +104,28 @@ def modernbert_attention_cost(n, preset="modernbert-base") -> dict[str, int]:
     return {"modernbert": global_layers * n * n + (layers - global_layers) * local, "all_global": layers * n * n,
             "causal": layers * n * (n + 1) // 2, "layers": layers, "global_layers": global_layers,
             "local_per_layer": local}
+
+
+def modernbert_cost_curve(preset="modernbert-base", longest=8192, points=7) -> dict[str, np.ndarray]:
+    """``modernbert_attention_cost`` at ``points`` lengths doubling up to ``longest``: ``tokens`` and one (points,)
+    int64 array per count (``modernbert``, ``all_global``, ``causal``), and ``share`` = modernbert / all_global."""
+    longest = as_int("reading length", longest, minimum=2, maximum=MAX_POSITIONS)
+    points = as_int("points", points, minimum=1, maximum=20)
+    tokens = np.unique(np.maximum(longest // 2 ** np.arange(points - 1, -1, -1), 1)).astype(np.int64)
+    costs = [modernbert_attention_cost(int(t), preset) for t in tokens]
+    out = {key: np.array([c[key] for c in costs], dtype=np.int64) for key in ("modernbert", "all_global", "causal")}
+    return {"tokens": tokens, **out, "share": out["modernbert"] / out["all_global"]}
+
+
+def modernbert_pairs(preset="modernbert-base") -> dict[str, dict]:
+    """Each layer kind's pairs as Layer by layer draws them (``layer_pairs``: wavelength and band per pair against
+    the layer's reach and the context), with ``counts``: pairs per band."""
+    from ..configs import layer_pairs
+    from ..configs.summaries import PAIR_BANDS
+
+    reading = modernbert_reading(preset)
+    out = {}
+    for kind in KINDS:
+        pairs = layer_pairs(reading[kind], reading["context"])
+        out[kind] = {**pairs, "counts": {band: int(np.count_nonzero(pairs["band"] == band)) for band in PAIR_BANDS}}
+    return out

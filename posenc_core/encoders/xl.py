@@ -20,7 +20,7 @@ import numpy as np
 
 from .._checks import as_int
 
-__all__ = ["xl_example", "xl_relative_sinusoid", "xl_terms"]
+__all__ = ["xl_distance_bias", "xl_example", "xl_relative_sinusoid", "xl_terms"]
 
 
 def xl_relative_sinusoid(qlen, klen, d_model) -> tuple[np.ndarray, np.ndarray]:
@@ -99,3 +99,15 @@ def xl_terms(example: dict) -> dict[str, np.ndarray]:
     out.update(total=total.numpy(), weights=torch.softmax(total, dim=-1).numpy(),
                offset=offsets[rows.numpy()], R=table, offsets=offsets)
     return out
+
+
+def xl_distance_bias(terms: dict) -> dict[str, np.ndarray | float]:
+    """Term (d) as a function of the offset alone: ``offset`` −(n − 1) .. n − 1 (2n − 1,), ``bias`` (2n − 1,) read
+    from the grid's last row and first column, and ``spread``: the largest difference between two cells of one
+    diagonal (float32 rounding: v·W_R R_{i−j} knows nothing but i − j)."""
+    d = np.asarray(terms["d"])  # (n, n)
+    n = d.shape[0]
+    offset = np.arange(-(n - 1), n)
+    bias = np.concatenate([d[0, :0:-1], d[:, 0]])  # i − j = −(n − 1) .. −1 from row 0, then 0 .. n − 1 from column 0
+    spread = max(float(np.ptp(np.diagonal(d, k))) for k in range(-(n - 1), n))
+    return {"offset": offset, "bias": bias, "spread": spread}
