@@ -36,14 +36,14 @@ def test_deberta_relative_positions_are_build_relative_position():
 
 def test_deberta_v3_buckets_known_values():
     curve = pc.deberta_bucket_curve(2000, 256, 512)
-    bucket = dict(zip(curve["distance"].tolist(), curve["bucket"].tolist()))
+    bucket = dict(zip(curve["distance"].tolist(), curve["bucket"].tolist(), strict=True))
     assert [bucket[d] for d in (0, 1, -1, 127, 128, -128)] == [0, 1, -1, 127, 128, -128]  # exact up to mid = 128
     # log stretch: ceil(log(d / 128) / log(511 / 128) · 127) + 128, by hand; 131 and 132 are the first to share
     assert bucket[132] == math.ceil(math.log(132 / 128) / math.log(511 / 128) * 127) + 128 == 131 == bucket[131]
     assert curve["first_shared"] == 132
     assert bucket[511] == 255 and bucket[-511] == -255 and bucket[-512] == -256
     assert bucket[2000] > 255  # the function does not saturate; the table clamp does
-    row = dict(zip(curve["distance"].tolist(), curve["row"].tolist()))
+    row = dict(zip(curve["distance"].tolist(), curve["row"].tolist(), strict=True))
     assert row[2000] == 511 and row[-2000] == 0 and row[0] == 256
 
 

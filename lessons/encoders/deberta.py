@@ -47,7 +47,7 @@ def three_terms_tab(args, t, head: int, i: int) -> None:
             r"{\sqrt{3\cdot $d}},\quad \delta(i,j) = \mathrm{bucket}(i - j)", d=int(round(t["scale"] ** 2 / 3)))
     notice("Content → position depends only on the query and the bucket δ(i, j), position → content only on the "
            "key and δ(i, j): each repeats along the diagonals of the grid where the bucket does. transformers' code "
-           "(like Microsoft's release) gathers position → content at −δ(j, i) = δ(i, j), the same table row as "
+           "gathers position → content at −δ(j, i) = δ(i, j), the same table row as "
            "content → position; the paper's equation writes δ(j, i). This page follows the code.")
 
 

@@ -52,9 +52,9 @@ def pairs_tab(preset: str, reading: dict) -> None:
                       f"view = {classroom.call('modernbert_pairs', preset)}",
                       "view['global']['wavelength'], view['local']['wavelength']  # (32,) each: the two curves")
     g, loc = view["global"]["counts"], view["local"]["counts"]
-    notice(f"Local layers: {loc['turns in its window']} of {view['local']['pairs'].size} pairs turn at least once "
+    notice(f"Local layers: {loc['turns in its window']} of {view['local']['pair'].size} pairs turn at least once "
            f"within the {reach} tokens they see on each side; the other "
-           f"{view['local']['pairs'].size - loc['turns in its window']} turn less than once there and read mostly "
+           f"{view['local']['pair'].size - loc['turns in its window']} turn less than once there and read mostly "
            f"content. Global layers: {g['turns in the context']} pairs turn within the {context:,}-token context and "
            f"{g['never a full turn']} never complete a turn, so far keys stay distinguishable without wrapping.")
     formula(r"\theta_k = $b^{-2k/$d}\ \text{(global)},\qquad \theta_k = $l^{-2k/$d}\ \text{(local)}",
