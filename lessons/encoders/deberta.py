@@ -36,7 +36,7 @@ def three_terms_tab(args, t, head: int, i: int) -> None:
     n = args[0]
     grids = [t["c2c"][head], t["c2p"][head], t["p2c"][head], t["total"][head]]
     show(figures.small_multiples(
-        grids, [*TERMS.values(), "total score"], cols=4, cell_px=210,
+        grids, [*TERMS.values(), "total score"], cols=2, cell_px=260,
         title=f"Head {head}: the three terms of every score and their sum (seeded random weights)",
         value_name="score", name="deberta_terms",
         alt=f"Four {n} x {n} heatmaps on one colour scale: content to content (noisy), content to position and "

@@ -4,6 +4,7 @@ import posenc_core as pc
 from page_kit import classroom, controls, figures, formula, guard, header, notice, show, source, stage, why
 
 PRESET_NAMES = {key: spec.name for key, spec in pc.MODERNBERT_PRESETS.items()}
+PRESET_KEYS = {name: key for key, name in PRESET_NAMES.items()}  # the URL holds the model's name, as Layer by layer
 KIND_LABELS = {"global": "global layers (full attention)", "local": "local layers (sliding window)"}
 
 
@@ -61,7 +62,9 @@ def pairs_tab(preset: str, reading: dict) -> None:
             b=int(reading["global"].theta), l=int(reading["local"].theta), d=reading["global"].head_dim)
 
 
-def masks_tab(preset: str, reading: dict, n: int) -> None:
+def masks_tab(page, preset: str, reading: dict) -> None:
+    with page.side:
+        n = controls.slider("Tokens in the mask", "n", 64, 512, 256, step=32)
     m = masks(n, preset)
     mid = n // 2
 
@@ -86,7 +89,9 @@ def masks_tab(preset: str, reading: dict, n: int) -> None:
            "builds on the CPU keeps |i − j| ≤ sliding_window.")
 
 
-def cost_tab(preset: str, reading: dict, longest: int) -> None:
+def cost_tab(page, preset: str, reading: dict) -> None:
+    with page.side:
+        longest = controls.select_slider("Reading length", "len", [512, 1024, 2048, 4096, 8192], 8192)
     c = costs(preset, longest)
     share = float(c["share"][-1])
 
@@ -123,17 +128,14 @@ def layers_tab(preset: str, reading: dict) -> None:
 
 @st.fragment
 def lesson():
-    page = stage()
+    page = stage(more_label=None)
     with page.side:
-        preset = controls.select("Model", "model", list(PRESET_NAMES), format_func=PRESET_NAMES.get)
-        n = controls.slider("Tokens in the mask", "n", 64, 512, 256, step=32)
-    with page.more:
-        longest = controls.select_slider("Reading length", "len", [512, 1024, 2048, 4096, 8192], 8192)
+        preset = PRESET_KEYS[controls.select("Model", "model", list(PRESET_KEYS))]
     tabs = page.sections(["Pairs by layer kind", "Who sees whom", "Reading 8,192 tokens", "Layer pattern"])
     with guard():
         reading = pc.modernbert_reading(preset)
-        views = (lambda: pairs_tab(preset, reading), lambda: masks_tab(preset, reading, n),
-                 lambda: cost_tab(preset, reading, longest), lambda: layers_tab(preset, reading))
+        views = (lambda: pairs_tab(preset, reading), lambda: masks_tab(page, preset, reading),
+                 lambda: cost_tab(page, preset, reading), lambda: layers_tab(preset, reading))
         for tab, view in zip(tabs, views, strict=True):
             if tab.open:
                 with tab:

@@ -3,8 +3,7 @@ import streamlit as st
 import posenc_core as pc
 from page_kit import classroom, controls, figures, formula, guard, header, notice, see_also, show, source, stage, why
 
-TERMS = {"a": "(a) content q·k", "b": "(b) content–position q·W_R R", "c": "(c) global content u·k",
-         "d": "(d) global position v·W_R R"}
+TERMS = {"a": "(a) content q·k", "b": "(b) q·W_R R", "c": "(c) global u·k", "d": "(d) global v·W_R R"}
 
 
 @st.cache_data(max_entries=32, show_spinner=False)
@@ -34,7 +33,7 @@ WHY = ("Transformer-XL (Dai et al., 2019) reads a long text segment by segment a
 def terms_tab(args, t, i: int) -> None:
     n = args[0]
     show(figures.small_multiples(
-        [t[k] for k in TERMS] + [t["total"]], [*TERMS.values(), "score (sum × 1/√d)"], cols=5, cell_px=170,
+        [t[k] for k in TERMS] + [t["total"]], [*TERMS.values(), "score: the sum"], cols=3, cell_px=220,
         title="The four terms of every score (seeded random weights, one head)", value_name="score",
         name="xl_terms",
         alt=f"Five {n} x {n} heatmaps on one colour scale: content, content-position, a global content term that "
