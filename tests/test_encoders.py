@@ -218,3 +218,33 @@ def test_xl_by_hand():
     assert t["c"][1, 0] == 0.0
     assert t["d"][1, 0] == pytest.approx(math.sin(1) * s, abs=1e-6)
     assert t["d"][0, 1] == pytest.approx(-math.sin(1) * s, abs=1e-6)  # the sine term tells left from right
+
+
+def test_deberta_v3_table_facts():
+    assert pc.deberta_table_facts(256, 512, 768) == {"rows": 512, "parameters": 393216, "span": 256,
+                                                     "exact_up_to": 128, "first_shared": 132, "last_row_from": 506}
+    assert pc.deberta_bucket(np.array([505, 506, 511]), 256, 512).tolist() == [254, 255, 255]
+
+
+def test_deberta_query_finds_keys_sharing_a_bucket():
+    t = pc.deberta_terms(pc.deberta_example(16, 32, 2, 8, 64))
+    q = pc.deberta_query(t, 1, 6)
+    a, b = q["same_bucket"]
+    assert q["delta"][a] == q["delta"][b] and q["c2p"][a] == q["c2p"][b] and q["p2c"][a] != q["p2c"][b]
+    assert np.array_equal(q["total"], t["total"][1, 6])
+
+
+@settings(max_examples=15, deadline=None)
+@given(st.integers(2, 24), st.sampled_from([8, 16, 32]), st.integers(0, 10_000))
+def test_xl_global_terms_ignore_the_query(n, d_model, seed):
+    t = pc.xl_terms(pc.xl_example(n, d_model, 8, seed))
+    assert pc.xl_distance_bias(t)["spread"] <= 1e-6  # (d): one value per diagonal
+    assert np.ptp(t["c"], axis=0).max() <= 1e-6  # (c): one value per key, down each column
+
+
+@settings(max_examples=20, deadline=None)
+@given(st.integers(1, 20_000))
+def test_modernbert_cost_between_local_only_and_full(n):
+    c = pc.modernbert_attention_cost(n)
+    assert c["local_per_layer"] <= min(n * n, 129 * n)
+    assert c["modernbert"] <= c["all_global"] and (n > 65 or c["modernbert"] == c["all_global"])
