@@ -120,8 +120,9 @@ def lesson():
         i = controls.slider("Query i", "i", 0, n - 1, min(6, n - 1))
         buckets = controls.select_slider("position_buckets", "pb", BUCKETS, 8,
                                          help="DeBERTa v3 uses 256; small values show the buckets in a short input.")
-        top = controls.select_slider("max_relative_positions", "mr", [m for m in TOPS if m - 1 > buckets // 2 + 1],
-                                     64, help="How far the log buckets stretch (v3: 512, max_position_embeddings).")
+        top = controls.select_slider("Max distance", "mr", [m for m in TOPS if m - 1 > buckets // 2 + 1], 64,
+                                     help="max_relative_positions: how far the log buckets stretch (v3: 512, from "
+                                          "max_position_embeddings).")
     with page.more:
         hidden = controls.select_slider("Hidden size", "hidden", [16, 32, 64, 128], 32)
         heads = controls.select_slider("Heads", "heads", [1, 2, 4], 2)
