@@ -46,12 +46,12 @@ def three_terms_tab(args, t, head: int, i: int) -> None:
     formula(r"A_{ij} = \frac{Q^c_i\cdot K^c_j + Q^c_i\cdot K^r_{\delta(i,j)} + K^c_j\cdot Q^r_{\delta(i,j)}}"
             r"{\sqrt{3\cdot $d}},\quad \delta(i,j) = \mathrm{bucket}(i - j)", d=int(round(t["scale"] ** 2 / 3)))
     table = pc.deberta_table_facts(args[3], args[4], args[1])
-    formula(r"K^r = P\,W_k^\top + b_k,\quad Q^r = P\,W_q^\top + b_q,\quad P:\ $r \times $h\ "
-            r"\text{(one table for every layer; each layer projects it with its own } W_q, W_k)",
+    formula(r"K^r = P\,W_k^\top + b_k,\quad Q^r = P\,W_q^\top + b_q,\quad P:\ $r \times $h",
             r=table["rows"], h=args[1])
-    notice("Content → position depends only on the query and the bucket δ(i, j), position → content only on the "
-           "key and δ(i, j): each repeats along the diagonals of the grid where the bucket does. transformers' code "
-           "gathers position → content at −δ(j, i) = δ(i, j), the same table row as "
+    notice(f"P is the one relative table of the whole model ({table['rows']} rows here); each layer projects it "
+           "with its own W_q and W_k. Content → position depends only on the query and the bucket δ(i, j), "
+           "position → content only on the key and δ(i, j): each repeats along the diagonals of the grid where the "
+           "bucket does. transformers' code gathers position → content at −δ(j, i) = δ(i, j), the same table row as "
            "content → position; the paper's equation writes δ(j, i). This page follows the code.")
 
 
