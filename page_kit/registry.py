@@ -182,6 +182,26 @@ SECTIONS: tuple[Section, ...] = (
         ),
     ),
     Section(
+        "Encoders",
+        "Encoders read the whole input at once, both directions, for retrieval, classification and reranking. "
+        "Three designs: DeBERTa's disentangled relative attention, ModernBERT's local and global rotary layers over "
+        "8,192 tokens, and Transformer-XL / XLNet's relative sinusoid with its two learned biases.",
+        (
+            PageInfo("lessons/encoders/deberta.py", "DeBERTa: disentangled attention", "deberta",
+                     ":material/call_split:",
+                     "Content-to-content, content-to-position and position-to-content terms from one shared, "
+                     "log-bucketed table of relative positions, term by term for one query."),
+            PageInfo("lessons/encoders/modernbert.py", "ModernBERT: local and global layers", "modernbert",
+                     ":material/view_week:",
+                     "A global layer with theta 160,000 every third layer, local layers with theta 10,000 that see "
+                     "64 tokens each side: the pairs, the masks and the cost of reading 8,192 tokens."),
+            PageInfo("lessons/encoders/xl_relative.py", "Transformer-XL / XLNet relative attention", "xl_relative",
+                     ":material/stacked_bar_chart:",
+                     "A relative sinusoid R and two learned biases u and v: the four terms of the score, and how they "
+                     "sit between Shaw's clipped vectors and T5's bias per bucket."),
+        ),
+    ),
+    Section(
         "Multimodal positions",
         "Vision-language and omni models give every token several position ids (time, height, width) and split "
         "the rotary pairs between them. Build a mixed sequence and see the ids, the pairs and the scores each "

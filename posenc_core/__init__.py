@@ -2,10 +2,9 @@
 
 Pure functions, numpy by default, torch on request (``backend="torch"``, ``device="cuda"``).
 It knows nothing of Streamlit or plotly. One package per lesson section (``why_position``, ``absolute``,
-``rope``, ``attention_bias``, ``long_context``, ``todays_models``, ``images``, ``multimodal``, ``diffusion``, ``lab``,
-``real``)
-plus ``configs`` and ``measures``, shared by several; each module lists its public names in ``__all__`` and
-is re-exported here, so ``import posenc_core as pc`` reaches everything.
+``rope``, ``attention_bias``, ``long_context``, ``todays_models``, ``encoders``, ``images``, ``multimodal``,
+``diffusion``, ``lab``, ``real``) plus ``configs`` and ``measures``, shared by several; each module lists its
+public names in ``__all__`` and is re-exported here, so ``import posenc_core as pc`` reaches everything.
 """
 
 from . import real  # noqa: F401  (Inside real models: imports torch/transformers only when measuring)
@@ -15,6 +14,7 @@ from .absolute import *  # noqa: F403
 from .attention_bias import *  # noqa: F403
 from .configs import *  # noqa: F403
 from .diffusion import *  # noqa: F403
+from .encoders import *  # noqa: F403
 from .images import *  # noqa: F403
 from .lab import *  # noqa: F403
 from .long_context import *  # noqa: F403
@@ -26,3 +26,4 @@ from .why_position import *  # noqa: F403
 
 # The multimodal presets join the one preset registry, so the config pages and the layer strip list them too.
 add_presets(MULTIMODAL_PRESETS)  # noqa: F405
+add_presets(MODERNBERT_PRESETS)  # noqa: F405

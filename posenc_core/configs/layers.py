@@ -64,6 +64,13 @@ MIXER_NAMES = {
 }
 STATE_SPACE_FAMILIES = ("granitemoehybrid", "nemotron_h")
 
+# Encoders attend both ways. ModernBERT's config class stores half its window (sliding_window = local_attention // 2)
+# and its attention module passes sliding_window + 1, so a query sees keys up to sliding_window away on each side;
+# the rule turns the config's value into the row's window (the farthest distance plus one, as for causal windows).
+BIDIRECTIONAL_WINDOW_RULES: dict[str, Callable[[int], int]] = {
+    "modernbert": lambda half: half + 1,
+}
+
 
 @dataclass(frozen=True)
 class LayerRow:
@@ -73,7 +80,9 @@ class LayerRow:
     layer_type: str  # the config's label
     mixer: str  # full attention / sliding window / chunked attention / linear attention / state space / ...
     mixer_name: str  # the family's name for it (Gated DeltaNet, Mamba-2, ...)
-    window: int | None = None  # sliding-window width (keys a query can see)
+    # sliding-window width: the farthest key a query sees, plus one (a causal window: the keys it sees, itself
+    # included; a bidirectional one sees window - 1 keys on each side and itself: 2 * window - 1 keys)
+    window: int | None = None
     chunk: int | None = None  # chunked attention's chunk size
     rotates: bool = False
     why: str = ""  # why it rotates or not, in the model code's terms
@@ -91,6 +100,7 @@ class LayerRow:
     qk_nope_head_dim: int | None = None  # latent attention: the part of each query/key head that is not rotated
     mrope_section: tuple[int, ...] | None = None  # multimodal RoPE: pairs per axis, as the rotary module splits them
     mrope_layout: str | None = None  # how it hands pairs to the axes (a key of multimodal.ALLOCATIONS), from its code
+    bidirectional: bool = False  # an encoder: queries see keys on both sides (no causal mask)
 
     @property
     def is_attention(self) -> bool:
@@ -273,6 +283,8 @@ def layer_scheme(reading: ConfigReading, *, default_layers: int | None = None) -
         window = chunk = None
         if mixer == "sliding window" or (model_type == "deepseek_v4" and mixer == "full attention"):
             window = reading.layer_get("sliding_window", index) or None  # 0 means unused (Qwen2-MoE's default)
+            if window is not None and model_type in BIDIRECTIONAL_WINDOW_RULES:
+                window = BIDIRECTIONAL_WINDOW_RULES[model_type](as_int("sliding_window", window, minimum=1))
         if mixer == "chunked attention":
             chunk = reading.get("attention_chunk_size")
         if mixer not in ATTENTION_KINDS:
@@ -325,7 +337,8 @@ def layer_scheme(reading: ConfigReading, *, default_layers: int | None = None) -
             mrope=bool(rotates and mrope[0]), mrope_section=mrope[0] if rotates else None,
             mrope_layout=mrope[1] if rotates and mrope[0] else None, max_position_embeddings=max_pos,
             qk_nope_head_dim=reading.layer_get("qk_nope_head_dim", index)
-            if reading.layer_get("kv_lora_rank", index) is not None else None))
+            if reading.layer_get("kv_lora_rank", index) is not None else None,
+            bidirectional=model_type in BIDIRECTIONAL_WINDOW_RULES))
     return rows
 
 

@@ -70,6 +70,10 @@ POSITION_KEYS = {
     "hybrid_override_pattern": "Nemotron-H: one letter per block (M Mamba-2, * attention, E MoE, - MLP)",
     "full_attn_idxs": "LFM2: which layers are attention (the rest are convolutions)",
     "mrope_section": "multimodal RoPE: pairs per axis (time, height, width)",
+    "global_attn_every_n_layers": "ModernBERT: every n-th layer (from layer 0) attends to everything",
+    "global_rope_theta": "ModernBERT: RoPE base of its global layers",
+    "local_rope_theta": "ModernBERT: RoPE base of its local (sliding-window) layers",
+    "local_attention": "ModernBERT: the whole local window, half of it on each side",
 }
 
 

@@ -220,7 +220,10 @@ def layer_facts(row: LayerRow) -> list[tuple[str, str]]:
         return [("mixer", f"{row.mixer_name}: no attention, so no positions to rotate; order comes from the "
                           f"{row.mixer} itself")]
     facts = []
-    if row.window:
+    if row.window and row.bidirectional:
+        facts.append(("window", f"sliding window both ways: each token sees the {row.window - 1:,} tokens on each "
+                                f"side and itself ({2 * row.window - 1:,} tokens)"))
+    elif row.window:
         facts.append(("window", f"sliding window: each query sees the last {row.window:,} tokens"))
     if row.chunk:
         facts.append(("window", f"chunked attention: tokens see only their own chunk of {row.chunk:,}"))

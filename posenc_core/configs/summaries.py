@@ -50,6 +50,16 @@ def layer_groups(rows: list[LayerRow]) -> list[dict]:
     return list(groups.values())
 
 
+def _sees(r: LayerRow) -> str:
+    if r.window:
+        return f"{r.window - 1:,} on each side" if r.bidirectional else f"{r.window:,} tokens"
+    if r.chunk:
+        return f"chunks of {r.chunk:,}"
+    if r.is_attention:
+        return "all tokens, both sides" if r.bidirectional else "all earlier tokens"
+    return "its running state"
+
+
 def layer_table(rows: list[LayerRow]) -> dict[str, list]:
     """One column per property, one entry per layer (the table under the strip, and its CSV)."""
     def fmt(value, pattern="{:,}"):
@@ -59,8 +69,7 @@ def layer_table(rows: list[LayerRow]) -> dict[str, list]:
         "layer": [r.index for r in rows],
         "layer type": [r.layer_type for r in rows],
         "mixer": [r.mixer_name for r in rows],
-        "sees": [f"{r.window:,} tokens" if r.window else f"chunks of {r.chunk:,}" if r.chunk else
-                 ("all earlier tokens" if r.is_attention else "its running state") for r in rows],
+        "sees": [_sees(r) for r in rows],
         "positions": ["RoPE" if r.rotates else ("NoPE" if r.is_attention else "-") for r in rows],
         "θ": [fmt(r.theta, "{:,.0f}") for r in rows],
         "pairs turning": [f"{r.rotated_pairs} of {(r.head_dim or 0) // 2}" if r.rotates else "" for r in rows],

@@ -1,0 +1,131 @@
+"""ModernBERT's local and global rotary layers, read through the one config reading every config page uses.
+
+``ModernBertConfig`` lays out its layers as "full_attention" every ``global_attn_every_n_layers`` (3) layers,
+counting from layer 0, and "sliding_attention" between them; full layers rotate with global_rope_theta (160,000),
+sliding ones with local_rope_theta (10,000). ``local_attention`` (128) is the whole window: the class stores half
+of it as ``sliding_window`` and the bidirectional mask lets a token see up to 64 keys on each side. The rows here
+come from ``read_layers`` (so Layer by layer shows the same facts) and the frequencies from ``layer_inv_freq``.
+"""
+
+from __future__ import annotations
+
+import functools
+
+import numpy as np
+
+from .._checks import MAX_POSITIONS, as_choice, as_int
+
+__all__ = [
+    "MODERNBERT_PRESETS",
+    "modernbert_attention_cost",
+    "modernbert_cost_curve",
+    "modernbert_frequencies",
+    "modernbert_masks",
+    "modernbert_pairs",
+    "modernbert_reading",
+]
+
+
+def _presets() -> dict:
+    from ..configs.presets import Preset
+
+    note = ("The sizes were written from the released config.json and agree with transformers' ModernBertConfig "
+            "defaults (base) and its docstring; the position keys (global_attn_every_n_layers 3, global_rope_theta "
+            "160,000, local_attention 128, local_rope_theta 10,000, max_position_embeddings 8,192) are the same in "
+            "both sizes.")
+    common = {"model_type": "modernbert", "max_position_embeddings": 8192, "global_attn_every_n_layers": 3,
+              "global_rope_theta": 160000.0, "local_attention": 128, "local_rope_theta": 10000.0}
+    return {
+        "modernbert-base": Preset("ModernBERT-base", "answerdotai/ModernBERT-base", "config.json",
+                                  {**common, "hidden_size": 768, "num_attention_heads": 12, "num_hidden_layers": 22,
+                                   "intermediate_size": 1152}, note),
+        "modernbert-large": Preset("ModernBERT-large", "answerdotai/ModernBERT-large", "config.json",
+                                   {**common, "hidden_size": 1024, "num_attention_heads": 16,
+                                    "num_hidden_layers": 28, "intermediate_size": 2624}, note),
+    }
+
+
+MODERNBERT_PRESETS = _presets()
+KINDS = {"global": "full attention", "local": "sliding window"}
+
+
+@functools.lru_cache(maxsize=4)
+def modernbert_reading(preset="modernbert-base") -> dict:
+    """A ModernBERT preset as the one reading reads it.
+
+    Returns:
+        ``rows`` (one LayerRow per layer), ``global`` and ``local`` (the first row of each kind), ``pattern``
+        ("G" / "L" per layer), ``context`` (max_position_embeddings), ``class_name`` and ``source``.
+    """
+    from ..configs import layer_facts, read_layers
+
+    key = as_choice("preset", preset, tuple(MODERNBERT_PRESETS))
+    spec = MODERNBERT_PRESETS[key]
+    reading, rows = read_layers(spec.config)
+    picked = {kind: next(r for r in rows if r.mixer == mixer) for kind, mixer in KINDS.items()}
+    return {"rows": rows, **picked, "pattern": "".join("L" if r.window else "G" for r in rows),
+            "context": int(reading.get("max_position_embeddings")), "class_name": reading.class_name,
+            "facts": {kind: tuple(layer_facts(row)) for kind, row in picked.items()},
+            "source": f"{spec.model_id}, {spec.source}, read through transformers' {reading.class_name}"}
+
+
+def modernbert_frequencies(preset="modernbert-base") -> dict[str, np.ndarray]:
+    """Each layer kind's inv_freq, (head_dim / 2,) float32, as ``ModernBertRotaryEmbedding`` holds it."""
+    from ..configs import layer_inv_freq
+
+    reading = modernbert_reading(preset)
+    return {kind: np.asarray(layer_inv_freq(reading[kind])[0]) for kind in KINDS}
+
+
+def modernbert_masks(n, preset="modernbert-base") -> dict[str, np.ndarray]:
+    """Which keys each query sees in each layer kind, (n, n) bool: every key in a global layer, keys at most
+    window − 1 away on either side in a local one (transformers' bidirectional sliding-window mask)."""
+    n = as_int("tokens", n, minimum=1, maximum=2048)
+    reach = modernbert_reading(preset)["local"].window - 1
+    ids = np.arange(n)
+    return {"global": np.ones((n, n), dtype=bool), "local": np.abs(ids[:, None] - ids[None, :]) <= reach}
+
+
+def modernbert_attention_cost(n, preset="modernbert-base") -> dict[str, int]:
+    """How many query-key scores one forward pass over n tokens computes, counted layer by layer.
+
+    Returns ``modernbert`` (its global layers n² each, its local layers what the window leaves), ``all_global``
+    (every layer n²), ``causal`` (every layer n(n + 1) / 2, a decoder's mask), ``layers``, ``global_layers``,
+    ``local_per_layer``: exact integers.
+    """
+    n = as_int("tokens", n, minimum=1, maximum=MAX_POSITIONS)
+    reading = modernbert_reading(preset)
+    reach = reading["local"].window - 1
+    # (n,): the keys query i sees run from max(i − reach, 0) to min(i + reach, n − 1)
+    ids = np.arange(n, dtype=np.int64)
+    local = int(np.sum(np.minimum(ids + reach, n - 1) - np.maximum(ids - reach, 0) + 1))
+    layers = len(reading["rows"])
+    global_layers = reading["pattern"].count("G")
+    return {"modernbert": global_layers * n * n + (layers - global_layers) * local, "all_global": layers * n * n,
+            "causal": layers * n * (n + 1) // 2, "layers": layers, "global_layers": global_layers,
+            "local_per_layer": local}
+
+
+def modernbert_cost_curve(preset="modernbert-base", longest=8192, points=7) -> dict[str, np.ndarray]:
+    """``modernbert_attention_cost`` at ``points`` lengths doubling up to ``longest``: ``tokens`` and one (points,)
+    int64 array per count (``modernbert``, ``all_global``, ``causal``), and ``share`` = modernbert / all_global."""
+    longest = as_int("reading length", longest, minimum=2, maximum=MAX_POSITIONS)
+    points = as_int("points", points, minimum=1, maximum=20)
+    tokens = np.unique(np.maximum(longest // 2 ** np.arange(points - 1, -1, -1), 1)).astype(np.int64)
+    costs = [modernbert_attention_cost(int(t), preset) for t in tokens]
+    out = {key: np.array([c[key] for c in costs], dtype=np.int64) for key in ("modernbert", "all_global", "causal")}
+    return {"tokens": tokens, **out, "share": out["modernbert"] / out["all_global"]}
+
+
+def modernbert_pairs(preset="modernbert-base") -> dict[str, dict]:
+    """Each layer kind's pairs as Layer by layer draws them (``layer_pairs``: wavelength and band per pair against
+    the layer's reach and the context), with ``counts``: pairs per band."""
+    from ..configs import layer_pairs
+    from ..configs.summaries import PAIR_BANDS
+
+    reading = modernbert_reading(preset)
+    out = {}
+    for kind in KINDS:
+        pairs = layer_pairs(reading[kind], reading["context"])
+        out[kind] = {**pairs, "counts": {band: int(np.count_nonzero(pairs["band"] == band)) for band in PAIR_BANDS}}
+    return out
