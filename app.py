@@ -2,7 +2,7 @@
 
 import streamlit as st
 
-from page_kit import a11y, registry, settings
+from page_kit import a11y, live, live_panel, registry, settings
 from page_kit import navigation as nav
 from page_kit._heap import freeze_import_heap
 from page_kit.lesson import report_unexpected
@@ -27,10 +27,13 @@ navigation = st.navigation({"": [home], **sections}, position="hidden")
 st.set_page_config(page_title=f"{navigation.title} · PosEnc Explorer")  # each lesson names its browser tab
 nav.sidebar_links([("", [home]), *sections.items()])
 settings.sidebar()  # imports torch, when present, to ask for CUDA
+live.begin()  # a live class: join from the link, read the room once for this run
+live_panel.sidebar()
 a11y.apply()
 settings.presentation_bar([("Home", [home]), *sections.items()], navigation)
 try:
     navigation.run()
 except Exception as error:  # noqa: BLE001 (outside any guard(): a logged bug and a sentence, not a redacted box)
     report_unexpected(error)
+live.publish(navigation.url_path)  # after the page: its final URL state is what followers open
 freeze_import_heap()  # after the page, so the modules it imported on first use are frozen too
