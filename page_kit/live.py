@@ -95,7 +95,12 @@ def begin() -> None:
     except ClassError as error:
         _leave(str(error))
         return
-    for name, value in _membership().items():  # a page link from the sidebar starts with a bare URL
+    keep_url()
+
+
+def keep_url() -> None:
+    """The class's parameters in the address bar (a page link from the sidebar starts with a bare URL)."""
+    for name, value in _membership().items():
         if st.query_params.get(name) != value:
             st.query_params[name] = value
     if "follow" in st.query_params and not ss.get("live_follow"):

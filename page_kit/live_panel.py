@@ -24,12 +24,14 @@ def _start() -> None:
         ss["live_message"] = str(error)
         return
     ss.update(live_code=room, live_key=key, live_seat=None, live_message=None, live_show_code=True)
+    live.keep_url()
 
 
 def _join() -> None:
     try:
         live._enter(ss.get("live_join_code", ""), None, None)
         ss["live_message"] = None
+        live.keep_url()
     except ClassError as error:
         ss["live_message"] = str(error)
 
@@ -53,9 +55,10 @@ def join_link() -> str:
 def join_code() -> None:
     """For the projector: the code in large letters, the link and its QR code (drawn here, no network)."""
     link = join_link()
-    qr = segno.make(link, error="m").svg_inline(scale=7, dark="#000000", light="#ffffff")
+    # an <img> of the SVG (st.html's sanitiser drops inline SVG): black on white in either theme, as scanners want
+    qr = segno.make(link, error="m").svg_data_uri(scale=7, dark="#000000", light="#ffffff")
     st.html(f'<div style="display:flex;gap:2rem;align-items:center;flex-wrap:wrap">'
-            f'<div role="img" aria-label="QR code of the join link">{qr}</div><div>'
+            f'<img src="{qr}" alt="QR code of the join link" class="live-qr"><div>'
             f'<p style="margin:0">Room code</p><p class="live-code" style="font-size:4rem;font-weight:700;'
             f'letter-spacing:0.3rem;margin:0">{html.escape(live.code())}</p>'
             f'<p style="margin:0">or open <code>{html.escape(link)}</code></p></div></div>')
