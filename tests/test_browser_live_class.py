@@ -13,8 +13,8 @@ import time
 import pytest
 
 from deploy import local_proxy
+from deploy.local_redis import redis_server, redis_server_path
 from live_class import rooms
-from tests.live_redis import redis_server, redis_server_path
 from tests.streamlit_server import CHROMIUM_FLAGS, chromium_path, wait_until_idle
 
 CHROMIUM = chromium_path()

@@ -7,11 +7,11 @@ import time
 
 import pytest
 
+from deploy.local_redis import redis_server, redis_server_path
 from live_class import rooms
 from live_class.rooms import ClassError, Classroom
 from live_class.sqlite_store import SQLiteStore
 from live_class.store import Join
-from tests.live_redis import redis_server, redis_server_path
 
 
 @pytest.fixture(scope="module")

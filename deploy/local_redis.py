@@ -1,4 +1,4 @@
-"""A real redis-server for tests and the bench: Debian's binary as a child process on a free loopback port."""
+"""A real redis-server for the tests and bench/load.py: Debian's binary as a child process on a free loopback port."""
 
 from __future__ import annotations
 
