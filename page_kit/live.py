@@ -61,7 +61,8 @@ def _enter(room: str, key: str | None, student_seat: str | None) -> None:
 
 
 def _leave(message: str | None = None) -> None:
-    for name in ("live_code", "live_key", "live_seat", "live_state", "live_followed", "live_follow"):
+    for name in ("live_code", "live_key", "live_seat", "live_state", "live_followed", "live_follow",
+                 "live_published"):
         ss.pop(name, None)
     for name in MEMBERSHIP:
         if name in st.query_params:
@@ -121,11 +122,21 @@ def _where(view: str) -> tuple[str, str]:
 
 
 def publish(url_path: str) -> None:
-    """After the page: the teacher's view, for followers (written only when it changed)."""
+    """After the page: the teacher's view goes to the room; a student's page starts its poll."""
+    if code() is None:
+        return
+    ss["live_page"] = url_path
+    if teacher():
+        _publish(url_path)
+    else:
+        _poll()  # after the page, so it knows where this browser is
+
+
+@st.fragment(run_every=POLL_S)
+def _publish(url_path: str) -> None:
+    """The teacher's view, written when it changed. Also every POLL_S s: a lesson's tabs and sliders rerun only
+    the lesson's fragment, which does not reach the end of app.py, so a new tab would otherwise wait."""
     if not teacher():
-        if code():
-            ss["live_here"] = _view(url_path)
-            _poll()  # after the page, so it knows where this browser is
         return
     view = _view(url_path)
     if view != ss.get("live_published"):
@@ -134,6 +145,7 @@ def publish(url_path: str) -> None:
             ss["live_published"] = view
         except ClassError as error:
             _leave(str(error))
+            st.rerun(scope="app")
 
 
 def _go(view: str) -> None:
@@ -158,7 +170,7 @@ def _poll() -> None:
     before, ss["live_state"] = ss.get("live_state"), state
     if ss.get("live_follow") and state.view and state.view != ss.get("live_followed"):
         ss["live_followed"] = state.view
-        if _where(state.view) != _where(ss.get("live_here", "")):
+        if _where(state.view) != _where(_view(ss.get("live_page", ""))):  # this browser's tab, as of now
             _go(state.view)
             return
     if before is None or state.revealed != before.revealed:

@@ -122,9 +122,15 @@ def _reveal(question: str) -> None:
         ss["live_message"] = str(error)
 
 
-@st.fragment(run_every=live.POLL_S)
 def room_answers(question: str, options: Sequence[str]) -> None:
-    """The teacher's view of one question: how many answered, the spread on demand, reveal to the room."""
+    """The teacher's view of one question, next to it (nothing, and no timer, for anyone else)."""
+    if live.teacher():
+        _room_answers(question, options)
+
+
+@st.fragment(run_every=live.POLL_S)
+def _room_answers(question: str, options: Sequence[str]) -> None:
+    """How many answered, the spread on demand, reveal to the room: read again every POLL_S seconds."""
     if not live.teacher():
         return
     try:
