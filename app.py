@@ -28,12 +28,11 @@ st.set_page_config(page_title=f"{navigation.title} · PosEnc Explorer")  # each 
 nav.sidebar_links([("", [home]), *sections.items()])
 settings.sidebar()  # imports torch, when present, to ask for CUDA
 live.begin()  # a live class: join from the link, read the room once for this run
-live_panel.sidebar()
+live_panel.sidebar(navigation.url_path)  # in a class, also the room's 1 s poll (page_kit/live.py)
 a11y.apply()
 settings.presentation_bar([("Home", [home]), *sections.items()], navigation)
 try:
     navigation.run()
 except Exception as error:  # noqa: BLE001 (outside any guard(): a logged bug and a sentence, not a redacted box)
     report_unexpected(error)
-live.publish(navigation.url_path)  # after the page: its final URL state is what followers open
 freeze_import_heap()  # after the page, so the modules it imported on first use are frozen too

@@ -121,21 +121,27 @@ def _where(view: str) -> tuple[str, str]:
     return parts.path, tab
 
 
-def publish(url_path: str) -> None:
-    """After the page: the teacher's view goes to the room; a student's page starts its poll."""
+def watch(url_path: str) -> None:
+    """The teacher's view goes to the room; a student's page polls it. Drawn in the sidebar, which is the same
+    on every page: a timed fragment's rerun that arrives just after a page change then still finds its place
+    (at the end of the main area, the next page's elements are elsewhere and the browser rejects the update)."""
     if code() is None:
         return
     ss["live_page"] = url_path
     if teacher():
         _publish(url_path)
     else:
-        _poll()  # after the page, so it knows where this browser is
+        _poll()
 
 
 @st.fragment(run_every=POLL_S)
 def _publish(url_path: str) -> None:
-    """The teacher's view, written when it changed. Also every POLL_S s: a lesson's tabs and sliders rerun only
-    the lesson's fragment, which does not reach the end of app.py, so a new tab would otherwise wait."""
+    """Every POLL_S s, since a lesson's tabs and sliders rerun only the lesson's own fragment."""
+    publish(url_path)
+
+
+def publish(url_path: str) -> None:
+    """The teacher's view, written to the room when it changed."""
     if not teacher():
         return
     view = _view(url_path)

@@ -64,16 +64,17 @@ def join_code() -> None:
             f'<p style="margin:0">or open <code>{html.escape(link)}</code></p></div></div>')
 
 
-def open_from_bar() -> None:
+def open_from_bar(url_path: str) -> None:
     """The presentation bar's Class button: start a room when there is none, then show its join code."""
     if not live.teacher():
         _start()
+        live.publish(url_path)  # the sidebar's poll was drawn before this click: followers need the page now
     if live.teacher():
         join_code()
 
 
-def sidebar() -> None:
-    """Start or join a class; in a class, its state and the one-click ways out."""
+def sidebar(url_path: str) -> None:
+    """Start or join a class; in a class, its state and the one-click ways out (``url_path``: this page)."""
     with st.sidebar, st.container(key="live_panel"):
         st.markdown("**Live class**")
         if ss.get("live_message"):
@@ -96,6 +97,7 @@ def sidebar() -> None:
                 st.form_submit_button("Join", icon=":material/login:", on_click=_join)
             st.button("Start a class", icon=":material/co_present:", key="live_start", on_click=_start,
                       help="A room for this class: a code and QR code for the projector; the answers gathered.")
+        live.watch(url_path)
     if ss.pop("live_show_code", False):
         join_code()
 
