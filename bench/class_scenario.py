@@ -116,8 +116,8 @@ async def restarted(replica_url: str, pid: int, at: float, log: list[str]):
                                  "--server.address", "127.0.0.1"], cwd=ROOT, env={**os.environ, **CONTAINER_ENV},
                                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         await asyncio.to_thread(wait_healthy, replica_url, 120, proc)
-        log.append(f"replica {replica_url} stopped at +{stopped - at:.1f} s of its slot, healthy again after "
-                   f"{time.monotonic() - stopped:.1f} s")
+        log.append(f"replica {replica_url} stopped {stopped - at:.1f} s after the window's middle (SIGTERM), "
+                   f"healthy again {time.monotonic() - stopped:.1f} s later")
         return proc
 
     task = asyncio.create_task(cycle())
