@@ -4,7 +4,7 @@ from pathlib import Path
 
 import streamlit as st
 
-from page_kit import a11y, registry, settings
+from page_kit import a11y, live, live_panel, registry, settings
 from page_kit import navigation as nav
 from page_kit.heap import freeze_import_heap
 from page_kit.lesson import report_unexpected
@@ -32,6 +32,8 @@ navigation = st.navigation({"": [home], **sections}, position="hidden")
 st.set_page_config(page_title=f"{navigation.title} · PosEnc Explorer")  # each lesson names its browser tab
 nav.sidebar_links([("", [home]), *sections.items()])
 settings.sidebar()  # imports torch, when present, to ask for CUDA
+live.begin()  # a live class: join from the link, read the room once for this run
+live_panel.sidebar(navigation.url_path)  # in a class, also the room's 1 s poll (page_kit/live.py)
 a11y.apply()
 settings.presentation_bar([("Home", [home]), *sections.items()], navigation)
 try:

@@ -5,6 +5,8 @@
     python bench/load.py --replicas 1 --levels 40,80 --waves 0
     python bench/load.py --replicas 2 --levels 40,80 --waves 0 --post-script-gc true   # 80 and 160 students
     python bench/load.py --url http://127.0.0.1:8501 --levels 20   # an app you started yourself
+    python bench/load.py --class 200    # a live class: 200 students answer in 10 s, two replicas sharing Redis,
+                                        # one replica restarted halfway (bench/class_scenario.py)
 
 It starts its own app processes on loopback ports (and, for two or more replicas, nginx configured by
 deploy/nginx/default.conf.template, the compose file's proxy), warms every page once on every replica, then for
@@ -276,7 +278,32 @@ def holds(row: dict) -> bool:
             and row["moves_per_s"] >= 0.95 * row["asked_per_s"])
 
 
+async def class_setup(args) -> None:
+    """--class N: two replicas behind nginx sharing a fresh redis-server; one live class (bench/class_scenario.py)."""
+    import class_scenario
+
+    from deploy.local_redis import redis_server
+    from live_class.rooms import REDIS_URL_ENV
+
+    load = os.getloadavg()
+    print(f"bench/load.py --class: {os.cpu_count()} cores, load average before start {load[0]:.2f} {load[1]:.2f} "
+          f"{load[2]:.2f} (1/5/15 min)")
+    with redis_server() as redis_url, contextlib.ExitStack() as stack:
+        os.environ[REDIS_URL_ENV] = redis_url  # the replicas inherit it: every one talks to this Redis
+        replicas = stack.enter_context(app_processes(2, [], args.server_log))
+        url, _log = stack.enter_context(nginx_proxy([u.removeprefix("http://") for u, _ in replicas], free_port()))
+        await warm([Replica(u, pid) for u, pid in replicas], [class_scenario.PAGE])
+        print(class_scenario.HEADER)
+        row = await class_scenario.run_class(url, redis_url, replicas, args.class_students, args.class_window,
+                                             args.seed)
+        class_scenario.report(row, args.class_window)
+    print(f"load average after: {os.getloadavg()[0]:.2f}")
+
+
 async def main(args) -> None:
+    if args.class_students:
+        await class_setup(args)
+        return
     pages = args.pages or lesson_pages()
     load = os.getloadavg()
     print(f"bench/load.py: {len(pages)} lesson pages, {args.seconds:.0f} s per level, think time 3-7 s, "
@@ -326,10 +353,15 @@ def parse_args(argv=None):
     parser.add_argument("--server-log", help="write each app process's output (tracebacks too) to this folder")
     parser.add_argument("--url", help="load an app that is already running (no RSS/CPU readings)")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--class", dest="class_students", type=int, default=0,
+                        help="run the live-class scenario with this many students instead of the levels")
+    parser.add_argument("--class-window", type=float, default=10.0, help="seconds in which the class answers")
     args = parser.parse_args(argv)
     if (not args.replicas or not 1 <= min(args.replicas) <= max(args.replicas) <= 8 or not args.levels
             or max(args.levels) * max(args.replicas) > 1000 or args.seconds > 600):
         parser.error("keep it bounded: 1-8 replicas, at most 1,000 students and 600 s per level")
+    if not 0 <= args.class_students <= 1000 or not 1 <= args.class_window <= 120:
+        parser.error("keep the class bounded: at most 1,000 students, an answer window of 1-120 s")
     if args.url:
         args.replicas = [1]
     if args.pages and set(args.pages) - set(lesson_pages()):

@@ -3,6 +3,8 @@
 A question is asked before the figure that answers it. The student's choice lives only in their own
 browser session (it is not a URL parameter and nothing stores it), and the answer is a sentence the
 page computes from the same core call as the figure, so question, figure and answer cannot disagree.
+In a live class (page_kit.live) the answer is also counted for the room, and the teacher can reveal
+the answer to everyone, including those who had not answered.
 A snippet is the core call behind a figure with the current control values, ready to paste in a notebook.
 """
 
@@ -13,6 +15,7 @@ from collections.abc import Callable, Sequence
 
 import streamlit as st
 
+from . import live_panel
 from .lesson import folded
 
 
@@ -60,7 +63,9 @@ def predict(key: str, question: str, options: Sequence[str], answer: int, reveal
     with st.container(border=True):
         picked = st.radio(f":material/psychology_alt: **Predict first.** {question}", list(options), index=None,
                           key=f"predict_{key}", horizontal=True)
-        shown = bool(st.session_state.get(f"predict_{key}_shown"))
+        live_panel.record(key, options, picked)
+        live_panel.room_answers(key, options)
+        shown = bool(st.session_state.get(f"predict_{key}_shown")) or live_panel.live.revealed(key)
         if picked is None and not shown:
             row = st.container(horizontal=True, vertical_alignment="center", gap="small")
             row.caption("Answer first: what answers it stays hidden until you choose.")

@@ -211,6 +211,11 @@ def presentation_bar(groups, current) -> None:
                       shortcut=PRESENT_KEYS[role],
                       help=f"{role.capitalize()}: {name} (key: {PRESENT_KEYS[role]})"):
             chosen = target
+    if bar.button("Class", key="present_class", icon=":material/groups:", type="tertiary",
+                  help="A live class: start a room (or show its join code) for the students to answer together."):
+        from . import live_panel  # the class panel imports the store; only a click here needs it
+
+        live_panel.open_from_bar(current.url_path)
     bar.button("Exit (Esc)", key="present_exit", icon=":material/close_fullscreen:", type="secondary",
                on_click=_leave_presentation, shortcut=PRESENT_KEYS["exit"],
                help="Back to the normal layout with the navigation sidebar (key: escape).")

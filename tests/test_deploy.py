@@ -16,6 +16,7 @@ import yaml
 
 import posenc_core as pc
 from deploy import local_proxy
+from live_class import rooms
 from posenc_core.lab import shared_runs
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -30,7 +31,8 @@ def _yaml(name: str) -> dict:
 
 
 COMPOSE = _yaml("compose.yaml")
-K8S = {kind: _yaml(f"k8s/{kind}.yaml") for kind in ("deployment", "service", "ingress", "hpa")}
+K8S = {kind: _yaml(f"k8s/{kind}.yaml") for kind in ("deployment", "service", "ingress", "hpa", "redis-deployment",
+                                                    "redis-service")}
 DOCKERFILE = (ROOT / "Dockerfile").read_text()
 CONFIG = (ROOT / ".streamlit" / "config.toml").read_text()
 APP_PORT = int(re.search(r"^EXPOSE (\d+)$", DOCKERFILE, re.M).group(1))
@@ -166,3 +168,19 @@ def test_nginx_accepts_the_rendered_compose_configuration(tmp_path):
     checked = subprocess.run([local_proxy.nginx_path(), "-t", "-p", str(tmp_path), "-c", str(conf),
                               "-e", str(tmp_path / "error.log")], capture_output=True, text=True, timeout=30)
     assert checked.returncode == 0, checked.stderr
+
+
+def test_replicas_share_one_redis_for_live_classes():
+    """Compose and Kubernetes hand every replica the same Redis URL, naming a service that exists there."""
+    compose_url = COMPOSE["services"]["app"]["environment"][rooms.REDIS_URL_ENV]
+    assert re.fullmatch(r"redis://redis:6379/0", compose_url) and "redis" in COMPOSE["services"]
+    assert COMPOSE["services"]["redis"]["expose"] == ["6379"]
+    assert COMPOSE["services"]["app"]["depends_on"]["redis"]["condition"] == "service_healthy"
+    k8s_url = next(e["value"] for e in CONTAINER["env"] if e["name"] == rooms.REDIS_URL_ENV)
+    service = K8S["redis-service"]
+    assert k8s_url == f"redis://{service['metadata']['name']}:{service['spec']['ports'][0]['port']}/0"
+    assert service["spec"]["selector"] == K8S["redis-deployment"]["spec"]["template"]["metadata"]["labels"]
+    redis_container = K8S["redis-deployment"]["spec"]["template"]["spec"]["containers"][0]
+    assert service["spec"]["ports"][0]["targetPort"] == redis_container["ports"][0]["name"]
+    for args in (redis_container["args"], COMPOSE["services"]["redis"]["command"]):
+        assert args[args.index("--maxmemory-policy") + 1] == "noeviction"  # never drop an answer to make room

@@ -1,0 +1,178 @@
+"""bench/load.py --class N: a live class of N students on two replicas that share one Redis.
+
+A teacher starts a room (the store's own call, what the Start button does); N protocol-level students
+(Streamlit's BackMsg/ForwardMsg over /_stcore/stream, through nginx with its sticky cookie, as bench/st_client.py)
+open the lesson with the join link, then each answers its predict-then-reveal question at a random moment of
+the answer window. Halfway through the window one replica is stopped and started again on its port: its students'
+websockets drop, and like a browser they reconnect (the proxy sends them to the replica that is up) with the
+same URL (room and seat), rejoin the same seat and answer again if their answer was not confirmed. The teacher's
+count (the store's call behind the count next to the question) is read every 50 ms; the run reports when it was
+complete, and checks that it ends at exactly N: none lost, none doubled.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import random
+import signal
+import subprocess
+import sys
+import time
+import urllib.parse
+import urllib.request
+
+import websockets
+from st_client import FINISHED, RUN_TIMEOUT_S, STICKY_COOKIE
+from streamlit.proto.BackMsg_pb2 import BackMsg
+from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
+
+from deploy.local_proxy import CONTAINER_ENV, ROOT, wait_healthy
+from live_class import Classroom
+from live_class.redis_store import RedisStore
+from live_class.rooms import new_seat
+
+PAGE, QUESTION = "order", "order_rows"  # the question beside the lesson's first figure
+
+
+class ClassStudent:
+    def __init__(self, url: str, code: str, rng: random.Random):
+        self.url, self.rng, self.seat = url, rng, new_seat()
+        self.query = urllib.parse.urlencode({"room": code, "seat": self.seat})
+        self.confirmed = False  # the answer's run finished without an error
+        self.reconnects = 0
+        self.errors: list[str] = []
+
+    def _cookie(self) -> str:
+        with urllib.request.urlopen(f"{self.url}/{PAGE}?{self.query}", timeout=30) as response:
+            response.read()
+            for header in response.headers.get_all("Set-Cookie") or []:
+                name, _, rest = header.partition("=")
+                if name.strip() == STICKY_COOKIE:
+                    return f"{STICKY_COOKIE}={rest.split(';')[0]}"
+        return ""
+
+    async def _run(self, ws, radio: dict | None = None) -> int:
+        """One rerun (the page, or the radio's fragment with its new value); its script_finished status."""
+        msg = BackMsg()
+        msg.rerun_script.page_name, msg.rerun_script.query_string = PAGE, self.query
+        if radio:
+            msg.rerun_script.fragment_id = radio["fragment"]
+            widget = msg.rerun_script.widget_states.widgets.add()
+            widget.id, widget.string_value = radio["id"], radio["options"][radio["choice"]]
+        await ws.send(msg.SerializeToString())
+        while True:
+            forward = ForwardMsg()
+            forward.ParseFromString(await asyncio.wait_for(ws.recv(), RUN_TIMEOUT_S))
+            kind = forward.WhichOneof("type")
+            if kind == "delta" and forward.delta.WhichOneof("type") == "new_element":
+                element = forward.delta.new_element
+                which = element.WhichOneof("type")
+                if which == "radio" and element.radio.id.endswith(f"predict_{QUESTION}"):
+                    self.radio = {"id": element.radio.id, "fragment": forward.delta.fragment_id,
+                                  "options": list(element.radio.options)}
+                elif which == "exception" or (which == "alert" and element.alert.format == element.alert.ERROR):
+                    self.errors.append((element.exception.message or element.alert.body)[:100])
+            elif kind == "script_finished":
+                if forward.script_finished != ForwardMsg.FINISHED_EARLY_FOR_RERUN:
+                    return forward.script_finished
+
+    async def attend(self, answer_at: float, stop_at: float) -> None:
+        """Open the join link, answer at answer_at; reconnect (same URL, same seat) after any drop."""
+        while not self.confirmed and time.monotonic() < stop_at:
+            try:
+                cookie = await asyncio.to_thread(self._cookie)
+                ws_url = self.url.replace("http", "ws", 1) + "/_stcore/stream"
+                async with websockets.connect(ws_url, subprotocols=["streamlit"], max_size=None,
+                                              additional_headers={"Cookie": cookie} if cookie else {}) as ws:
+                    self.radio = None
+                    if await self._run(ws) not in FINISHED or self.radio is None:
+                        self.errors.append("the lesson's question did not load")
+                        return
+                    await asyncio.sleep(max(0.0, answer_at - time.monotonic()))
+                    choice = dict(self.radio, choice=self.rng.randrange(len(self.radio["options"])))
+                    self.confirmed = await self._run(ws, choice) in FINISHED
+                    await asyncio.sleep(max(0.0, min(2.0, stop_at - time.monotonic())))  # stay a moment, as in class
+            except (OSError, websockets.exceptions.WebSocketException, asyncio.TimeoutError):
+                self.reconnects += 1
+                await asyncio.sleep(0.5 + self.rng.random())  # a browser's reconnect back-off
+
+
+@contextlib.asynccontextmanager
+async def restarted(replica_url: str, pid: int, at: float, log: list[str]):
+    """Stop the replica `pid` at `at` (SIGTERM, as Kubernetes does) and start it again on its port."""
+    async def cycle() -> subprocess.Popen:
+        await asyncio.sleep(max(0.0, at - time.monotonic()))
+        os.kill(pid, signal.SIGTERM)
+        stopped = time.monotonic()
+        while os.path.exists(f"/proc/{pid}") and time.monotonic() - stopped < 15:
+            with open(f"/proc/{pid}/stat") as stat:
+                if stat.read().rsplit(")", 1)[1].split()[0] == "Z":
+                    break
+            await asyncio.sleep(0.1)
+        port = replica_url.rsplit(":", 1)[1]
+        proc = subprocess.Popen([sys.executable, "-m", "streamlit", "run", "app.py", "--server.port", port,
+                                 "--server.address", "127.0.0.1"], cwd=ROOT, env={**os.environ, **CONTAINER_ENV},
+                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        await asyncio.to_thread(wait_healthy, replica_url, 120, proc)
+        log.append(f"replica {replica_url} stopped {stopped - at:.1f} s after the window's middle (SIGTERM), "
+                   f"healthy again {time.monotonic() - stopped:.1f} s later")
+        return proc
+
+    task = asyncio.create_task(cycle())
+    try:
+        yield
+    finally:
+        proc = await task
+        proc.terminate()
+        proc.wait(timeout=15)
+
+
+async def run_class(url: str, redis_url: str, replicas: list[tuple[str, int]], n: int, window_s: float,
+                    seed: int) -> dict:
+    room = Classroom(RedisStore(redis_url, 3600))
+    code, _key = room.start()
+    rng = random.Random(seed)
+    start = time.monotonic() + 2.0 + n / 20  # arrivals first (a join link opened by everyone in the room)
+    window_end = start + window_s
+    students = [ClassStudent(url, code, random.Random(rng.random())) for _ in range(n)]
+    complete_at, log = None, []
+
+    async def teacher() -> None:
+        nonlocal complete_at
+        while time.monotonic() < window_end + 60:
+            if sum(room.counts(code, QUESTION, 3)) >= n and complete_at is None:
+                complete_at = time.monotonic()
+                return
+            await asyncio.sleep(0.05)
+
+    async with restarted(*replicas[1], at=start + window_s / 2, log=log):
+        watcher = asyncio.create_task(teacher())
+        await asyncio.gather(*(s.attend(start + rng.uniform(0, window_s), window_end + 60) for s in students))
+        await asyncio.wait_for(watcher, 65)
+    counts = room.counts(code, QUESTION, 3)
+    return {"n": n, "counted": sum(counts), "seats": room.room(code).seats, "counts": counts,
+            "complete_s": None if complete_at is None else complete_at - start,
+            "after_window_s": None if complete_at is None else complete_at - window_end,
+            "confirmed": sum(s.confirmed for s in students), "reconnects": sum(s.reconnects for s in students),
+            "students_reconnected": sum(s.reconnects > 0 for s in students),
+            "errors": [e for s in students for e in s.errors], "log": log}
+
+
+def report(row: dict, window_s: float) -> None:
+    ok = row["counted"] == row["n"] == row["seats"]
+    print(f"| {row['n']} | {window_s:.0f} s | {row['counted']} ({', '.join(map(str, row['counts']))}) | "
+          f"{row['seats']} | {'-' if row['complete_s'] is None else format(row['complete_s'], '.1f')} s | "
+          f"{'-' if row['after_window_s'] is None else format(row['after_window_s'], '+.1f')} s | "
+          f"{row['students_reconnected']} ({row['reconnects']}) | {len(row['errors'])} | "
+          f"{'none lost, none doubled' if ok else 'MISMATCH'} |", flush=True)
+    for line in row["log"]:
+        print(f"    {line}")
+    for error in sorted(set(row["errors"]))[:5]:
+        print(f"    error: {error}")
+
+
+HEADER = ("| students | answer window | answers counted (per option) | seats | teacher's count complete, from the "
+          "window's start | after the window's end | students who reconnected (reconnects) | errors | result |\n"
+          "|---|---|---|---|---|---|---|---|---|")

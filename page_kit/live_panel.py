@@ -1,0 +1,152 @@
+"""What the live class draws: the sidebar's room panel, the projector's join code, and the room's side of
+every predict-then-reveal question (a student's answer recorded; the teacher's count, spread and reveal)."""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Sequence
+from urllib.parse import urlsplit
+
+import segno
+import streamlit as st
+
+from live_class import ClassError
+
+from . import live
+
+ss = st.session_state
+
+
+def _start() -> None:
+    try:
+        room, key = live.classroom().start()
+    except ClassError as error:
+        ss["live_message"] = str(error)
+        return
+    ss.update(live_code=room, live_key=key, live_seat=None, live_message=None, live_show_code=True)
+    live.keep_url()
+
+
+def _join() -> None:
+    try:
+        live._enter(ss.get("live_join_code", ""), None, None)
+        ss["live_message"] = None
+        live.keep_url()
+    except ClassError as error:
+        ss["live_message"] = str(error)
+
+
+def _end() -> None:
+    try:
+        live.classroom().close(live.code(), ss.get("live_key"))
+    except ClassError:
+        pass  # already gone: leaving is all that is left
+    live._leave("The class has ended; its answers are deleted.")
+
+
+def join_link() -> str:
+    """The address students open: this app's base address with the room code only (never the key)."""
+    parts = urlsplit(st.context.url or "http://localhost:8501/")
+    base = parts.path.rsplit("/", 1)[0]
+    return f"{parts.scheme}://{parts.netloc}{base}/?room={live.code()}"
+
+
+@st.dialog("Join the class", width="large")
+def join_code() -> None:
+    """For the projector: the code in large letters, the link and its QR code (drawn here, no network)."""
+    link = join_link()
+    # an <img> of the SVG (st.html's sanitiser drops inline SVG): black on white in either theme, as scanners want
+    qr = segno.make(link, error="m").svg_data_uri(scale=7, dark="#000000", light="#ffffff")
+    st.html(f'<div style="display:flex;gap:2rem;align-items:center;flex-wrap:wrap">'
+            f'<img src="{qr}" alt="QR code of the join link" class="live-qr"><div>'
+            f'<p style="margin:0">Room code</p><p class="live-code" style="font-size:4rem;font-weight:700;'
+            f'letter-spacing:0.3rem;margin:0">{html.escape(live.code())}</p>'
+            f'<p style="margin:0">or open <code>{html.escape(link)}</code></p></div></div>')
+
+
+def open_from_bar(url_path: str) -> None:
+    """The presentation bar's Class button: start a room when there is none, then show its join code."""
+    if not live.teacher():
+        _start()
+        live.publish(url_path)  # the sidebar's poll was drawn before this click: followers need the page now
+    if live.teacher():
+        join_code()
+
+
+def sidebar(url_path: str) -> None:
+    """Start or join a class; in a class, its state and the one-click ways out (``url_path``: this page)."""
+    with st.sidebar, st.container(key="live_panel"):
+        st.markdown("**Live class**")
+        if ss.get("live_message"):
+            st.info(ss["live_message"])
+        state = ss.get("live_state")
+        if live.teacher() and state:
+            st.caption(f"You teach room **{live.code()}** · {state.seats} joined.")
+            if st.button("Show the join code", icon=":material/qr_code_2:", key="live_show"):
+                join_code()
+            st.button("End the class", icon=":material/logout:", key="live_end", on_click=_end,
+                      help="Closes the room for everyone and deletes its answers.")
+        elif live.code() and state:
+            st.caption(f"You are in room **{live.code()}**; your answers count anonymously.")
+            st.toggle("Follow the teacher", key="live_follow",
+                      help="Opens the lesson and tab the teacher shows, when the teacher moves on.")
+            st.button("Leave the class", icon=":material/logout:", key="live_leave", on_click=live._leave)
+        else:
+            with st.form("live_join_form", border=False, enter_to_submit=True):
+                st.text_input("Room code", key="live_join_code", max_chars=12, placeholder="e.g. K7RAX")
+                st.form_submit_button("Join", icon=":material/login:", on_click=_join)
+            st.button("Start a class", icon=":material/co_present:", key="live_start", on_click=_start,
+                      help="A room for this class: a code and QR code for the projector; the answers gathered.")
+        live.watch(url_path)
+    if ss.pop("live_show_code", False):
+        join_code()
+
+
+def record(question: str, options: Sequence[str], picked: str | None) -> None:
+    """A student's answer, sent to the room once per change (a rerun without a change sends nothing)."""
+    student = live.seat()
+    if student is None or picked is None:
+        return
+    choice = list(options).index(picked)
+    if ss.get(f"live_sent_{question}") == choice:
+        return
+    try:
+        live.classroom().answer(live.code(), student, question, choice, len(options))
+        ss[f"live_sent_{question}"] = choice
+    except ClassError as error:
+        st.warning(str(error))
+
+
+def _reveal(question: str) -> None:
+    try:
+        live.classroom().reveal(live.code(), ss.get("live_key"), question)
+    except ClassError as error:
+        ss["live_message"] = str(error)
+
+
+def room_answers(question: str, options: Sequence[str]) -> None:
+    """The teacher's view of one question, next to it (nothing, and no timer, for anyone else)."""
+    if live.teacher():
+        _room_answers(question, options)
+
+
+@st.fragment(run_every=live.POLL_S)
+def _room_answers(question: str, options: Sequence[str]) -> None:
+    """How many answered, the spread on demand, reveal to the room: read again every POLL_S seconds."""
+    if not live.teacher():
+        return
+    try:
+        counts = live.classroom().counts(live.code(), question, len(options))
+        state = live.classroom().room(live.code())
+    except ClassError:
+        return  # the room ended: the next full run says so in the sidebar
+    row = st.container(horizontal=True, vertical_alignment="center", gap="small", key=f"live_row_{question}")
+    row.markdown(f":material/groups: **{sum(counts)}** of {state.seats} answered")
+    spread = row.toggle("Spread", key=f"live_spread_{question}", help="The room's answers as a bar chart.")
+    done = question in state.revealed
+    if row.button("Revealed" if done else "Reveal to the room", key=f"live_reveal_{question}", disabled=done,
+                  icon=":material/visibility:", type="primary", on_click=_reveal, args=(question,)):
+        st.rerun(scope="app")
+    if spread:
+        st.bar_chart({"answer": list(options), "students": counts}, x="answer", y="students", horizontal=True,
+                     height=40 + 34 * len(options), x_label="students", y_label="")

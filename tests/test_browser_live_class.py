@@ -1,0 +1,119 @@
+"""A live class in real browsers, on the served deployment: two app replicas behind the compose file's nginx,
+sharing one real redis-server. A teacher (presentation mode) and two students, each its own browser context
+(own cookie, so the proxy may seat them on different replicas): join by link and by code, answer, the teacher's
+count, reveal to the room (the student who did not answer sees it too), and a follower taken to the next lesson.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import time
+
+import pytest
+
+from deploy import local_proxy
+from deploy.local_redis import redis_server, redis_server_path
+from live_class import rooms
+from tests.streamlit_server import CHROMIUM_FLAGS, chromium_path, wait_until_idle
+
+CHROMIUM = chromium_path()
+pytestmark = [
+    pytest.mark.browser,
+    pytest.mark.skipif(CHROMIUM is None, reason="chromium is not installed (apt-get install chromium)"),
+    pytest.mark.skipif(local_proxy.nginx_path() is None, reason="nginx is not installed (apt-get install nginx)"),
+    pytest.mark.skipif(redis_server_path() is None, reason="redis-server is not installed (apt-get install "
+                                                           "redis-server; .ci/run installs it)"),
+]
+RADIO = '.st-key-predict_order_rows [role="radiogroup"] label'
+
+
+@pytest.fixture(scope="module")
+def served():
+    """The proxy's URL, with two replicas that share a Redis store (POSENC_REDIS_URL in their environment)."""
+    with redis_server() as redis_url:
+        before = os.environ.get(rooms.REDIS_URL_ENV)
+        os.environ[rooms.REDIS_URL_ENV] = redis_url
+        try:
+            with local_proxy.app_processes(2) as replicas:
+                upstreams = [url.removeprefix("http://") for url, _ in replicas]
+                with local_proxy.nginx_proxy(upstreams, local_proxy.free_port()) as (url, _log):
+                    yield url
+        finally:
+            os.environ.pop(rooms.REDIS_URL_ENV) if before is None else os.environ.update({rooms.REDIS_URL_ENV: before})
+
+
+def _open(browser, url: str, path: str, width: int = 1400):
+    context = browser.new_context(viewport={"width": width, "height": 900})
+    page = context.new_page()
+    errors = []
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    page.goto(f"{url}/{path}", wait_until="domcontentloaded")
+    wait_until_idle(page)
+    return context, page, errors
+
+
+def _wait_path(page, pattern: str, timeout_s: float = 60) -> None:
+    """Until the address bar matches: a follower's browser loads the teacher's page after its next poll."""
+    deadline = time.monotonic() + timeout_s
+    while not re.search(pattern, page.url):
+        assert time.monotonic() < deadline, f"still at {page.url}, expected {pattern}"
+        page.wait_for_timeout(250)
+    wait_until_idle(page)
+
+
+def _clean(page, errors, who: str) -> None:
+    for selector in ('[data-testid="stException"]', '[data-testid="stAlertContentError"]'):
+        assert page.locator(selector).count() == 0, f"{who}: {page.locator(selector).first.inner_text()}"
+    assert not errors, f"{who}: {errors}"
+
+
+def test_a_class_answers_sees_the_reveal_and_follows(served):
+    sync_api = pytest.importorskip("playwright.sync_api")
+    url = served
+    with sync_api.sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_FLAGS)
+        teacher_ctx, teacher, teacher_errors = _open(browser, url, "order?present=true", width=1280)
+        teacher.locator(".st-key-present_class button").first.click()  # the presentation bar's Class button
+        code = teacher.locator(".live-code").inner_text(timeout=60000).strip()
+        assert re.fullmatch(f"[{rooms.ALPHABET}]{{{rooms.CODE_LENGTH}}}", code)
+        assert teacher.locator('img.live-qr[alt="QR code of the join link"]').count() == 1
+        teacher.keyboard.press("Escape")
+        wait_until_idle(teacher)
+
+        # one student by the join link, following; one types the code in the sidebar and never answers
+        follower_ctx, follower, follower_errors = _open(browser, url, f"?room={code}")
+        follower.get_by_text("Follow the teacher").click()
+        _wait_path(follower, r"/order\?.*room=")  # taken to the teacher's lesson
+        assert "key=" not in follower.url
+        quiet_ctx, quiet, quiet_errors = _open(browser, url, "order")
+        quiet.get_by_label("Room code").fill(code.lower())
+        quiet.get_by_role("button", name="Join").click()
+        quiet.get_by_text(f"You are in room {code}").wait_for(timeout=30000)
+
+        started = time.monotonic()
+        follower.locator(RADIO).first.click()
+        wait_until_idle(follower)
+        teacher.get_by_text("1 of 2 answered").wait_for(timeout=30000)  # the count, from the teacher's poll
+        counted_s = time.monotonic() - started
+        assert quiet.locator('[class*="st-key-answer_hidden_order_rows"]').count() == 1
+        assert quiet.get_by_text("answered").count() == 0  # students see no count and no reveal button
+        assert quiet.get_by_role("button", name="Reveal to the room").count() == 0
+
+        teacher.get_by_role("button", name="Reveal to the room").click()
+        quiet.get_by_text("The answer: ").wait_for(timeout=30000)  # not answered, revealed by the room
+        assert quiet.locator('[class*="st-key-answer_open_order_rows"]').count() == 1
+
+        teacher.locator(".st-key-present_next button").first.click()  # the teacher moves on
+        moved = time.monotonic()
+        _wait_path(follower, r"/naive\?.*room=")
+        followed_s = time.monotonic() - moved
+        assert "/order" in quiet.url  # who does not follow stays
+        for page, errors, who in ((teacher, teacher_errors, "teacher"), (follower, follower_errors, "follower"),
+                                  (quiet, quiet_errors, "student")):
+            _clean(page, errors, who)
+        print(f"answer to the teacher's count: {counted_s:.1f} s; teacher's Next to the follower's new page "
+              f"loaded: {followed_s:.1f} s")
+        for context in (teacher_ctx, follower_ctx, quiet_ctx):
+            context.close()
+        browser.close()
