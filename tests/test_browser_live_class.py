@@ -14,8 +14,8 @@ import pytest
 
 from deploy import local_proxy
 from deploy.local_redis import redis_server, redis_server_path
+from devtools.streamlit_server import CHROMIUM_FLAGS, chromium_path, wait_until_idle
 from live_class import rooms
-from tests.streamlit_server import CHROMIUM_FLAGS, chromium_path, wait_until_idle
 
 CHROMIUM = chromium_path()
 pytestmark = [
