@@ -309,3 +309,10 @@ def test_parse_config_json_errors(data, message):
 def test_bad_arguments_raise_clear_value_errors(call, message):
     with pytest.raises(ValueError, match=message):
         call()
+
+
+def test_doubling_the_stretch_moves_only_the_fastest_pair_of_position_interpolation():
+    out = pc.fastest_pair_when_doubled(("linear", "ntk", "yarn", "llama3"), 128, 10000.0, 4096, 4.0)
+    assert out["changed"] == ["linear"]  # the others leave pair 0 (a wavelength of 2 pi) alone
+    assert out["before"]["linear"] == pytest.approx(1 / 4) and out["after"]["linear"] == pytest.approx(1 / 8)
+    assert out["before"]["yarn"] == out["after"]["yarn"] == 1.0

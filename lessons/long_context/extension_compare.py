@@ -12,7 +12,12 @@ def analyse(method: str | None, head_dim: int, base: float, original: int, facto
     return pc.extension_at_defaults(method, head_dim, base, original, factor)
 
 
-FAST_PAIR_METHODS = ["linear", "ntk", "yarn", "llama3"]  # the question's options, in the default selection's order
+FAST_PAIR_METHODS = ("linear", "ntk", "yarn", "llama3")  # the question's options, in the default selection's order
+
+
+@st.cache_data(max_entries=64, show_spinner=False)
+def doubling(head_dim: int, base: float, original: int, factor: float):
+    return pc.fastest_pair_when_doubled(FAST_PAIR_METHODS, head_dim, base, original, factor)
 
 header("Compare extension methods",
        "Same model, same target length L′ = s·L, different recipes: overlaid, the methods split into those that "
@@ -35,13 +40,12 @@ def _snippet(view, what: str) -> None:
 def ask_doubled(view):
     """What if s doubles: whose fastest pair (pair 0, the left end of each line) changes? Read from the core."""
     factor, twice = float(view["factor"]), 2.0 * float(view["factor"])
-    ratio = {s: {m: analyse(m, view["head_dim"], float(view["base"]), view["original"], s)[0]["ratio"][0]
-                 for m in FAST_PAIR_METHODS} for s in (factor, twice)}
-    changed = [m for m in FAST_PAIR_METHODS if abs(ratio[twice][m] - ratio[factor][m]) > 1e-9 * ratio[factor][m]]
+    doubled = doubling(view["head_dim"], float(view["base"]), view["original"], factor)
+    ratio, changed = {factor: doubled["before"], twice: doubled["after"]}, doubled["changed"]
     options = [pc.EXTENSION_METHODS[m] for m in FAST_PAIR_METHODS] + ["every one of them", "none of them"]
     if len(changed) not in (0, 1, len(FAST_PAIR_METHODS)):
         return contextlib.nullcontext(), ratio  # no single right option at this setting: no question
-    answer = (FAST_PAIR_METHODS.index(changed[0]) if len(changed) == 1 else
+    answer = (list(FAST_PAIR_METHODS).index(changed[0]) if len(changed) == 1 else
               len(FAST_PAIR_METHODS) if changed else len(FAST_PAIR_METHODS) + 1)
 
     def reveal() -> str:
@@ -155,7 +159,7 @@ def lesson():
     page = stage()
     original, factor, base, head_dim = extension_views.context_controls(8.0, page)
     with page.side:
-        chosen = controls.multiselect("Methods", "ms", list(pc.EXTENSION_METHODS), FAST_PAIR_METHODS,
+        chosen = controls.multiselect("Methods", "ms", list(pc.EXTENSION_METHODS), list(FAST_PAIR_METHODS),
                                       format_func=lambda m: pc.EXTENSION_METHODS[m], max_selections=6)
     view = {"original": original, "factor": factor, "base": base, "head_dim": head_dim, "chosen": chosen,
             "target": int(round(factor * original))}

@@ -26,6 +26,7 @@ from ..rope.frequencies import (
 
 __all__ = [
     "BANDS",
+    "fastest_pair_when_doubled",
     "EXTENSION_METHODS",
     "PHI35_LONG_FACTOR",
     "PHI35_SHORT_FACTOR",
@@ -235,6 +236,20 @@ def extension_at_defaults(method, head_dim, base, original, factor):
                                 max_position_embeddings=max_pos)
     distances, scores = score_vs_distance(result["inv_freq_after"], result["attention_factor"], 4 * target)
     return result, distances, scores
+
+
+def fastest_pair_when_doubled(methods, head_dim, base, original, factor) -> dict:
+    """What doubling the stretch s does to each method's fastest pair (pair 0), at every knob's default.
+
+    Returns:
+        dict with ``before`` / ``after``: {method: theta'/theta of pair 0} at s and at 2 s (floats), and
+        ``changed``: the methods whose pair 0 moves by more than 1e-9 of its value, in the order given.
+    """
+    factor = as_float("extension factor s", factor, above=0.0)
+    before, after = ({m: float(extension_at_defaults(m, head_dim, base, original, s)[0]["ratio"][0]) for m in methods}
+                     for s in (factor, 2.0 * factor))
+    changed = [m for m in methods if abs(after[m] - before[m]) > 1e-9 * abs(before[m])]
+    return {"before": before, "after": after, "changed": changed}
 
 
 def yarn_paper_ramp(head_dim, base, original, beta_fast=32.0, beta_slow=1.0, partial_rotary_factor=1.0):
