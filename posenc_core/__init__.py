@@ -7,13 +7,14 @@ It knows nothing of Streamlit or plotly. One package per lesson section (``why_p
 public names in ``__all__`` and is re-exported here, so ``import posenc_core as pc`` reaches everything.
 """
 
+import importlib
+
 from . import real  # noqa: F401  (Inside real models: imports torch/transformers only when measuring)
 from ._backend import available_backends, cuda_available, default_device, to_numpy, torch_installed  # noqa: F401
 from ._checks import MAX_DIM, MAX_ELEMENTS, MAX_HEADS, MAX_POSITIONS  # noqa: F401
 from .absolute import *  # noqa: F403
 from .attention_bias import *  # noqa: F403
 from .configs import *  # noqa: F403
-from .diffusion import *  # noqa: F403
 from .encoders import *  # noqa: F403
 from .images import *  # noqa: F403
 from .lab import *  # noqa: F403
@@ -23,6 +24,20 @@ from .multimodal import *  # noqa: F403
 from .rope import *  # noqa: F403
 from .todays_models import *  # noqa: F403
 from .why_position import *  # noqa: F403
+
+
+def __getattr__(name: str):
+    """The diffusion section's names, loaded on first use: it computes in torch as diffusers does, and the
+    rest of the core imports without torch (an app process starts seconds sooner)."""
+    if name.startswith("__"):
+        raise AttributeError(name)
+    diffusion = importlib.import_module(".diffusion", __name__)  # not "from . import": that asks this hook again
+    if name == "diffusion":
+        return diffusion
+    if not name.startswith("_") and hasattr(diffusion, name):
+        return getattr(diffusion, name)
+    raise AttributeError(f"module 'posenc_core' has no attribute {name!r}")
+
 
 # The multimodal presets join the one preset registry, so the config pages and the layer strip list them too.
 add_presets(MULTIMODAL_PRESETS)  # noqa: F405

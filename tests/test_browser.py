@@ -148,8 +148,9 @@ def test_presentation_mode_offers_navigation_and_a_way_out(browser_page):
         wait_until_idle(page)  # a first visit can run the script twice; let the second finish
         assert bar.count() == 1, pages[index].url_path
         bar.get_by_role("button", name=re.compile("Exit")).wait_for(state="visible", timeout=30000)
-        # previous section, previous, next, next section, exit (disabled at either end, never missing)
-        assert bar.locator("[data-testid=stButton]").count() == 5
+        # previous section, previous, next, next section, the live class, exit (disabled at either end, never
+        # missing)
+        assert bar.locator("[data-testid=stButton]").count() == 6
     page.goto(f"{url}/{pages[4].url_path}?present=true", wait_until="domcontentloaded")
     # the keys belong to this page's bar: wait for it (the app's first paint can still be the last page's bar)
     page.locator(".st-key-present_bar", has_text=f"5 / {len(pages)}").wait_for(state="visible", timeout=30000)

@@ -4,7 +4,7 @@ the numbers its figure shows, at the default view and at a view set by a link.""
 import numpy as np
 
 import posenc_core as pc
-from tests.test_classroom_c import _one, _view
+from tests.test_snippets_todays_models import _one, _view
 
 TEXT = "the cat sat on the warm mat and then the old dog slept by the door"
 

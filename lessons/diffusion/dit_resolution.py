@@ -54,9 +54,10 @@ def lesson():
                 f"{last[keys[0]]:.4f} turns. {new} columns with ids unchanged: {first[keys[1]]:,.1f} to "
                 f"{last[keys[1]]:.4f}."), left=80))
         classroom.snippet(f"series = pc.dit_resolution_turns({dim}, {preset.theta}, {trained}, {new}, {method!r})",
-                          "# {label: (pairs,) turns across the width}; the tables themselves:",
-                          f"cos, sin = pc.dit_rotary_1d({dim}, range({new}), {preset.theta}, ntk_factor=..., "
-                          "linear_factor=...)")
+                          "# {label: (pairs,) turns across the width}; the table with ids left as they are",
+                          "# (the remedies pass their own ntk_factor / linear_factor):",
+                          f"cos, sin = pc.dit_rotary_1d({dim}, range({new}), {preset.theta}, ntk_factor=1.0, "
+                          "linear_factor=1.0)")
         remedy(name, method, dim, (trained, new), series)
         explain(preset, dim, trained, new)
 

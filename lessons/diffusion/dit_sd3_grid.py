@@ -54,10 +54,7 @@ def lesson():
                 f"1. Right: only the {rows} x {cols} window at rows {top} to {top + rows - 1}, columns {left} "
                 f"to {left + cols - 1} is filled, similarity {np.nanmin(crop):.2f} to {np.nanmax(crop):.2f}."))))
         classroom.snippet(f"rows, cols = pc.sd3_patch_grid({height}, {width})  # VAE 8x, patch 2: 16 px",
-                          f"top, left = pc.sd3_crop_window({size}, rows, cols)",
-                          f"table = pc.sd3_table({preset.head_dim * preset.heads}, {size}, {base})  "
-                          "# (max², D) as PatchEmbed holds it",
-                          f"window = pc.sd3_cropped_table(table, {size}, rows, cols)",
+                          f"top, left = pc.sd3_crop_window({size}, rows, cols)  # the window's first row, column",
                           "# the figure: cosine similarity of every cell to the centre cell",
                           f"sim = pc.sd3_similarity_grid({preset.head_dim * preset.heads}, {size}, {base}, "
                           f"{size // 2}, {size // 2})")
