@@ -24,7 +24,7 @@ import urllib.parse
 import urllib.request
 
 import websockets
-from st_client import FINISHED, RUN_TIMEOUT_S, STICKY_COOKIE
+from st_client import FINISHED, RUN_TIMEOUT_S, sticky_cookie
 from streamlit.proto.BackMsg_pb2 import BackMsg
 from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 
@@ -45,13 +45,7 @@ class ClassStudent:
         self.errors: list[str] = []
 
     def _cookie(self) -> str:
-        with urllib.request.urlopen(f"{self.url}/{PAGE}?{self.query}", timeout=30) as response:
-            response.read()
-            for header in response.headers.get_all("Set-Cookie") or []:
-                name, _, rest = header.partition("=")
-                if name.strip() == STICKY_COOKIE:
-                    return f"{STICKY_COOKIE}={rest.split(';')[0]}"
-        return ""
+        return sticky_cookie(f"{self.url}/{PAGE}?{self.query}")
 
     async def _run(self, ws, radio: dict | None = None) -> int:
         """One rerun (the page, or the radio's fragment with its new value); its script_finished status."""

@@ -23,6 +23,17 @@ from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 from streamlit.proto.Slider_pb2 import Slider
 
 STICKY_COOKIE = "posenc_replica"  # set by deploy/nginx/default.conf.template
+
+
+def sticky_cookie(page_url: str) -> str:
+    """What the page request would leave in the browser: the proxy's sticky cookie (none without a proxy)."""
+    with urllib.request.urlopen(page_url, timeout=30) as response:
+        response.read()
+        for header in response.headers.get_all("Set-Cookie") or []:
+            name, _, rest = header.partition("=")
+            if name.strip() == STICKY_COOKIE:
+                return f"{STICKY_COOKIE}={rest.split(';')[0]}"
+    return ""
 FINISHED = {ForwardMsg.FINISHED_SUCCESSFULLY, ForwardMsg.FINISHED_FRAGMENT_RUN_SUCCESSFULLY}
 RUN_TIMEOUT_S = 30.0  # a run that takes longer counts as an error: a student would have given up
 
@@ -118,14 +129,7 @@ class Student:
         self.deflate = zlib.compressobj(wbits=-15) if compression else None
 
     def _cookie(self) -> str:
-        """What the page request would leave in the browser: the proxy's sticky cookie (none without a proxy)."""
-        with urllib.request.urlopen(f"{self.base_url}/{self.page}", timeout=30) as response:
-            response.read()
-            for header in response.headers.get_all("Set-Cookie") or []:
-                name, _, rest = header.partition("=")
-                if name.strip() == STICKY_COOKIE:
-                    return f"{STICKY_COOKIE}={rest.split(';')[0]}"
-        return ""
+        return sticky_cookie(f"{self.base_url}/{self.page}")
 
     async def run(self, stop_at: float, active: bool = True) -> None:
         """Open the page and, if active, move sliders until stop_at; an idle student only holds the session."""

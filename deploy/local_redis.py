@@ -4,20 +4,15 @@ from __future__ import annotations
 
 import contextlib
 import shutil
-import socket
 import subprocess
 import tempfile
 import time
 
+from deploy.local_proxy import free_port
+
 
 def redis_server_path() -> str | None:
     return shutil.which("redis-server") or next((p for p in ("/usr/bin/redis-server",) if shutil.which(p)), None)
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 @contextlib.contextmanager
@@ -28,7 +23,7 @@ def redis_server(timeout: float = 15.0):
     binary = redis_server_path()
     if binary is None:
         raise RuntimeError("redis-server is not installed (apt-get install redis-server)")
-    port = _free_port()
+    port = free_port()
     with tempfile.TemporaryDirectory(prefix="posenc-redis-") as folder:
         process = subprocess.Popen([binary, "--port", str(port), "--bind", "127.0.0.1", "--save", "",
                                     "--appendonly", "no", "--dir", folder, "--protected-mode", "yes"],
