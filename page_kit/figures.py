@@ -402,6 +402,9 @@ def vectors2d(vectors: Mapping[str, tuple[float, float]], *, title: str, alt: st
     return Chart(fig, alt, name, table=table)
 
 
+PANEL_TITLE = "panel_title"  # page_kit/plotly_element.js fits these to their panel's width
+
+
 def small_multiples(grids: Sequence[np.ndarray], titles: Sequence[str], *, title: str, alt: str, name: str,
                     cols: int = 4, signed: bool | None = None, value_name: str = "value",
                     x_title: str = "key", y_title: str = "query", cell_px: int = 190,
@@ -442,9 +445,10 @@ def small_multiples(grids: Sequence[np.ndarray], titles: Sequence[str], *, title
         suffix = "" if i == 0 else str(i + 1)
         axes[f"xaxis{suffix}"] = dict(domain=[max(0.0, x0), min(1.0, x0 + width)], anchor=f"y{suffix}")
         axes[f"yaxis{suffix}"] = dict(domain=[max(0.0, top - height), min(1.0, top)], anchor=f"x{suffix}")
+        # named, so the chart element can break it again to the panel's width on a narrow screen
         annotations.append(dict(text=wrap_label(titles[i], 90 // cols), x=x0 + width / 2, y=top, xref="paper",
-                                yref="paper",
-                                xanchor="center", yanchor="bottom", showarrow=False))
+                                yref="paper", xanchor="center", yanchor="bottom", showarrow=False,
+                                name=PANEL_TITLE))
         # every panel gets its axis title and a few ticks in data units (block starts when decimated),
         # so a small multiple reads on its own; titles only along the bottom row and the left column
         bottom = i + cols >= n  # nothing below this panel: its x labels cannot meet a panel title

@@ -103,6 +103,85 @@ function narrowLegend(layout, width) {
   if (layout.margin && layout.margin.r > 40) layout.margin = { ...layout.margin, r: 20 };
 }
 
+// Plotly draws a figure title on one line, so on a phone a long one ran past the chart's right edge. Break it
+// at spaces into lines that fit the chart's width (measured in the title's own font), and lower the plot by
+// the lines added so the title never meets the legend row above the plot.
+const TITLE_SAFETY = 1.06; // the web font may not have loaded when this measures: a little room for the swap
+let measureCanvas = null;
+function textWidth(text, font) {
+  measureCanvas = measureCanvas || document.createElement("canvas");
+  const context = measureCanvas.getContext("2d");
+  context.font = font;
+  return context.measureText(text).width * TITLE_SAFETY;
+}
+
+function wrapWords(text, fits) {
+  const lines = [];
+  let line = "";
+  for (const word of text.split(" ")) {
+    const next = line ? line + " " + word : word;
+    if (line && !fits(next)) { lines.push(line); line = word; } else { line = next; }
+  }
+  return [...lines, line];
+}
+
+function fitTitle(layout, width) {
+  const title = typeof layout.title === "string" ? { text: layout.title } : layout.title;
+  if (!width || !title || !title.text || String(title.text).includes("<br>")) return;
+  const base = (layout.template && layout.template.layout) || {};
+  const baseTitle = base.title || {};
+  const size = (title.font && title.font.size) || (baseTitle.font && baseTitle.font.size) ||
+               (base.font && base.font.size) || 16;
+  const family = (base.font && base.font.family) || "sans-serif";
+  const pad = (title.pad && title.pad.l) || (baseTitle.pad && baseTitle.pad.l) || 0;
+  const room = width - pad - 8;
+  const font = `${size}px ${family}`;
+  const text = String(title.text);
+  if (textWidth(text.replace(/<[^>]+>/g, ""), font) <= room) return;
+  const lines = wrapWords(text, (line) => textWidth(line.replace(/<[^>]+>/g, ""), font) <= room);
+  // Plotly centres the extra lines of a title anchored at its top about the first, so half of them would rise
+  // out of the chart: push the title down by that half
+  const padTop = ((title.pad && title.pad.t) || (baseTitle.pad && baseTitle.pad.t) || 0) +
+                 Math.ceil((lines.length - 1) * size * 1.3 / 2);
+  layout.title = { ...title, text: lines.join("<br>"), pad: { ...(baseTitle.pad || {}), ...(title.pad || {}), t: padTop } };
+  // the plot moves down by the added lines and the push, so the legend row above it keeps its place
+  const grow = Math.ceil((lines.length - 1) * size * 1.3 * 1.5);
+  const margin = { ...(base.margin || {}), ...(layout.margin || {}) };
+  layout.margin = { ...(layout.margin || {}), t: (margin.t || 78) + grow };
+  if (layout.height) layout.height += grow;
+}
+
+// Panel titles of small multiples (figures.small_multiples) were broken for a laptop's panel width; two panels
+// side by side on a phone are a third as wide, and their titles ran into each other. Break each line again to
+// its panel's share of the plot, and lower the top row of panels by the lines added.
+const COLOURBAR_PX = 80; // what a colour bar and its title take from the plot's width
+function fitPanelTitles(layout, width) {
+  const notes = (layout.annotations || []).filter((a) => a.name === "panel_title");
+  if (!width || !notes.length) return;
+  const base = (layout.template && layout.template.layout) || {};
+  const margin = { ...(base.margin || {}), ...(layout.margin || {}) };
+  const plotWidth = width - (margin.l || 0) - (margin.r || 0) - (layout.coloraxis ? COLOURBAR_PX : 0);
+  const top = Math.max(...notes.map((a) => a.y));
+  let added = 0, size = 12;
+  for (const note of notes) {
+    const axis = Object.keys(layout).filter((k) => k.startsWith("xaxis")).map((k) => layout[k])
+      .find((a) => a.domain && a.domain[0] <= note.x && note.x <= a.domain[1]);
+    if (!axis) continue;
+    size = (note.font && note.font.size) || (base.font && base.font.size) || size;
+    const font = `${size}px ${(base.font && base.font.family) || "sans-serif"}`;
+    const room = (axis.domain[1] - axis.domain[0]) * plotWidth - 4;
+    const before = String(note.text).split("<br>");
+    const lines = before.flatMap((line) => wrapWords(line, (l) => textWidth(l.replace(/<[^>]+>/g, ""), font) <= room));
+    if (lines.length === before.length) continue;
+    note.text = lines.join("<br>");
+    if (note.y === top) added = Math.max(added, lines.length - before.length);
+  }
+  if (!added) return;
+  const grow = Math.ceil(added * size * 1.3);
+  layout.margin = { ...(layout.margin || {}), t: (margin.t || 78) + grow };
+  if (layout.height) layout.height += grow;
+}
+
 // The figure as a control (page_kit/figure_control.py). A click on a cell or point ("pick"), or a press and
 // drag near a handle (an arrow's tip, a marker line), reports where the hand went in data units as the state
 // value "hand"; Python snaps it onto the slider it sets and reruns, as a live slider's move does. Listeners
@@ -249,6 +328,8 @@ export default function ({ parentElement, data, setStateValue }) {
   nameFigure(root, data.alt);
   const figure = JSON.parse(data.figure);
   narrowLegend(figure.layout, parentElement.clientWidth);
+  fitTitle(figure.layout, parentElement.clientWidth);
+  fitPanelTitles(figure.layout, parentElement.clientWidth);
   loadPlotly().then((Plotly) => {
     Plotly.react(plot, figure.data, figure.layout, data.config).then(() => {
       count("draws");

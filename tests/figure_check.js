@@ -2,9 +2,10 @@
 // fonts: figures whose text did not resolve to the page's own, loaded "Source Sans" (a fallback);
 // overlaps: a legend or annotation box that intersects the title, an axis title, the colour-bar title,
 // the legend or another annotation, and a tick label on an axis title, the legend or an annotation;
+// clipped: a title or annotation that runs past the figure's left or right edge (a long title on a phone);
 // series: [name, colour, dash] of every named line.
 () => {
-  const out = {fonts: [], overlaps: [], figures: 0, series: []};
+  const out = {fonts: [], overlaps: [], clipped: [], figures: 0, series: []};
   const box = (el) => {
     const r = el.getBoundingClientRect();
     return {l: r.left, t: r.top, r: r.right, b: r.bottom, w: r.width, h: r.height};
@@ -40,6 +41,13 @@
     for (const a of plot.querySelectorAll('.annotation')) {
       const label = a.textContent.trim();
       if (label) items.push([`annotation "${label.slice(0, 40)}"`, box(a.querySelector('.annotation-text-g') || a)]);
+    }
+    const frame = box(plot);
+    for (const [n, b] of items) {
+      if ((n === 'title' || n.startsWith('annotation')) && (b.r > frame.r + 1 || b.l < frame.l - 1)) {
+        out.clipped.push(`${name}: ${n} runs past the figure's edge (${Math.round(b.l - frame.l)} to ` +
+                         `${Math.round(b.r - frame.l)} px of ${Math.round(frame.w)})`);
+      }
     }
     const colourbar = plot.querySelector('.cbtitle text');
     if (colourbar && colourbar.textContent) items.push(['colour-bar title', box(colourbar)]);

@@ -69,6 +69,7 @@ def _check_figures(page, where: str) -> None:
     report = page.evaluate(FIGURE_CHECK_JS)
     assert not report["fonts"], f"{where}: figure text fell back to another font: {report['fonts']}"
     assert not report["overlaps"], f"{where}: {report['overlaps']}"
+    assert not report["clipped"], f"{where}: {report['clipped']}"
     for name, colour, dash in report["series"]:
         style = series_style(name)
         if style is not None:  # a named encoding / method / reference curve looks the same in every figure

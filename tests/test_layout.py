@@ -17,7 +17,7 @@ import pytest
 
 from devtools.streamlit_server import wait_until_idle
 from page_kit import registry
-from tests.test_browser import CHROMIUM, browser_page, chromium_browser  # noqa: F401 (fixtures)
+from tests.test_browser import CHROMIUM, _check_figures, browser_page, chromium_browser  # noqa: F401 (fixtures)
 
 pytestmark = [
     pytest.mark.browser,
@@ -100,6 +100,9 @@ def test_the_first_screen_opens_on_the_figure(views, info, view):
     _check_formulas(report, where)
     if view == "projector":  # projector fonts: every label reads whole, on one line
         assert not report["cut"], f"{where}: labels wrapped or cut off: {report['cut']}"
+    # titles, panel titles and reference-line labels inside the figure, apart, in the page's font (phone widths
+    # and projector fonts are where a long title ran off the edge and panel titles met)
+    _check_figures(page, where)
 
 
 def _question_keys(page) -> list[str]:
