@@ -607,7 +607,7 @@ FLOW_KIND_LABELS = {"data": "activations", "weights": "learned weights", "fixed"
 
 def flow_diagram(nodes: Mapping[str, FlowNode], edges: Sequence[tuple[str, str] | tuple[str, str, str]], *,
                  title: str, alt: str, name: str, height: int = 420,
-                 notes: Sequence[tuple[float, float, str]] = ()) -> Chart:
+                 notes: Sequence[tuple[float, float, str]] = (), design_px: int = 780) -> Chart:
     """Boxes joined by arrows (a small computation graph), drawn with shapes so it exports like any figure.
 
     ``edges`` are (from, to) or (from, to, label); ``notes`` are free text (x, y, text). Box colours
@@ -651,8 +651,10 @@ def flow_diagram(nodes: Mapping[str, FlowNode], edges: Sequence[tuple[str, str] 
     _base_layout(fig, title, "", "", height)
     fig.update_xaxes(visible=False, range=[min(xs) - 1.0, max(xs) + 1.0])
     fig.update_yaxes(visible=False, range=[min(ys) - 0.7, max(ys) + 0.7])
+    # meta.design_px: the chart width its boxes were sized for at 13 px text (page_kit/plotly_element.js scales
+    # the text to wider charts and lets narrower ones scroll)
     fig.update_layout(plot_bgcolor="rgba(0,0,0,0)", margin=dict(l=10, r=10, t=56, b=40),  # no axes to label
-                      legend=dict(orientation="h", x=0.0, y=-0.02, yanchor="top"))
+                      legend=dict(orientation="h", x=0.0, y=-0.02, yanchor="top"), meta=dict(design_px=design_px))
     table = {"box": np.array(list(nodes)), "text": np.array([n.text for n in nodes.values()]),
              "kind": np.array([n.kind for n in nodes.values()])}
     return Chart(fig, alt, name, table=table)

@@ -91,21 +91,40 @@ function frameInterval(ms) {
   return reduce ? Math.max(ms, REDUCED_MOTION_MS) : ms;
 }
 
-// A legend stacked beside the plot takes a third of a phone's width and squeezes the plot to a sliver: on a
-// narrow chart it goes under the plot instead, and the right margin kept for it is given back.
+// A legend stacked beside the plot takes a third of a phone's width and squeezes the plot to a sliver, and a
+// legend row above the plot that does not fit one row grows upwards into the title: on a narrow chart either
+// goes under the plot instead, and the margin kept for it is given back (no blank band where it was).
 const NARROW_PX = 600;
-function narrowLegend(layout, width) {
-  const legend = layout.legend;
-  if (!width || width >= NARROW_PX || !legend || legend.orientation !== "v" || !(legend.x > 1)) return;
+const LEGEND_ITEM_PX = 44; // a legend entry's symbol and gaps beside its text
+function legendFitsOneRow(layout, data, legend, width) {
+  const base = (layout.template && layout.template.layout) || {};
+  const size = (legend.font && legend.font.size) || (base.font && base.font.size) || 13;
+  const font = `${size}px ${(base.font && base.font.family) || "sans-serif"}`;
+  const names = data.filter((t) => t.name && t.showlegend !== false && t.visible !== false).map((t) => String(t.name));
+  const total = [...new Set(names)].reduce((sum, name) => sum + textWidth(name, font) + LEGEND_ITEM_PX, 0);
+  return total <= width - 20;
+}
+
+function narrowLegend(layout, data, width) {
+  if (!width || width >= NARROW_PX || layout.showlegend === false) return;
+  const base = (layout.template && layout.template.layout) || {};
+  const legend = { ...(base.legend || {}), ...(layout.legend || {}) };
+  const beside = legend.orientation === "v" && legend.x > 1;
+  const above = legend.orientation === "h" && legend.y > 1 && (legend.yref || "paper") === "paper" &&
+                !legendFitsOneRow(layout, data, legend, width);
+  if (!beside && !above) return;
   // at the bottom of the chart's own box ("container"), so Plotly makes room for it under the axis title
-  layout.legend = { ...legend, orientation: "h", x: 0, xanchor: "left", xref: "container",
+  layout.legend = { ...(layout.legend || {}), orientation: "h", x: 0, xanchor: "left", xref: "container",
                     y: 0, yanchor: "bottom", yref: "container" };
-  if (layout.margin && layout.margin.r > 40) layout.margin = { ...layout.margin, r: 20 };
+  const margin = { ...(base.margin || {}), ...(layout.margin || {}) };
+  if (beside && margin.r > 40) layout.margin = { ...(layout.margin || {}), r: 20 };
+  if (above && margin.t > 60) layout.margin = { ...(layout.margin || {}), t: margin.t - 26 };
 }
 
 // Plotly draws a figure title on one line, so on a phone a long one ran past the chart's right edge. Break it
 // at spaces into lines that fit the chart's width (measured in the title's own font), and lower the plot by
-// the lines added so the title never meets the legend row above the plot.
+// the lines added so the title never meets the legend row above the plot. The chart keeps its height (the
+// page reserved it), so the plot itself is that much shorter.
 const TITLE_SAFETY = 1.06; // the web font may not have loaded when this measures: a little room for the swap
 let measureCanvas = null;
 function textWidth(text, font) {
@@ -148,7 +167,6 @@ function fitTitle(layout, width) {
   const grow = Math.ceil((lines.length - 1) * size * 1.3 * 1.5);
   const margin = { ...(base.margin || {}), ...(layout.margin || {}) };
   layout.margin = { ...(layout.margin || {}), t: (margin.t || 78) + grow };
-  if (layout.height) layout.height += grow;
 }
 
 // Panel titles of small multiples (figures.small_multiples) were broken for a laptop's panel width; two panels
@@ -179,7 +197,44 @@ function fitPanelTitles(layout, width) {
   if (!added) return;
   const grow = Math.ceil(added * size * 1.3);
   layout.margin = { ...(layout.margin || {}), t: (margin.t || 78) + grow };
-  if (layout.height) layout.height += grow;
+}
+
+// A diagram (figures.flow_diagram) places its boxes in data units, sized for its text at 13 px on a chart of
+// layout.meta.design_px: its text grows or shrinks with the chart's width (up to the template's size, down to
+// 85%), and on a phone the diagram keeps its designed width and scrolls sideways (with a cue) rather than
+// piling its labels up.
+const DESIGN_FONT_PX = 13;
+const SHRINK_LIMIT = 0.85; // text goes down to 11 px before the diagram scrolls instead
+const SCROLLBAR_PX = 16;
+const CUE_PX = 28; // the scroll cue's line and margin (.pe-scroll-cue in plotly_element.py)
+function fitDiagram(root, plot, layout, width) {
+  const design = layout.meta && layout.meta.design_px;
+  let cue = root.querySelector(".pe-scroll-cue");
+  if (!design || !width) { if (cue) cue.remove(); return; }
+  const base = (layout.template && layout.template.layout) || {};
+  const templateFont = (base.font && base.font.size) || DESIGN_FONT_PX;
+  const narrow = width < SHRINK_LIMIT * design;
+  // a little narrower than designed: smaller text; much narrower: the designed size, scrolled
+  const scale = narrow ? 1 : Math.min(templateFont / DESIGN_FONT_PX, width / design);
+  for (const note of layout.annotations || []) {
+    const size = (note.font && note.font.size) || DESIGN_FONT_PX;
+    note.font = { ...(note.font || {}), size: Math.round(size * scale * 10) / 10 };
+  }
+  // the page reserved the chart's height: the cue (and, under a mouse, the scroll bar) take their share
+  const bar = window.matchMedia && window.matchMedia("(pointer: coarse)").matches ? 0 : SCROLLBAR_PX;
+  if (narrow && layout.height) layout.height -= CUE_PX + bar;
+  plot.style.minWidth = narrow ? `${design}px` : "";
+  root.style.overflowX = narrow ? "auto" : "";
+  root.style.overflowY = narrow ? "hidden" : "";
+  // a region that scrolls must take the keyboard's focus, or arrow keys cannot scroll it (axe:
+  // scrollable-region-focusable); it keeps its role and name as a figure
+  if (narrow) root.tabIndex = 0; else root.removeAttribute("tabindex");
+  if (narrow && !cue) {
+    cue = document.createElement("p");
+    cue.className = "pe-scroll-cue";
+    cue.textContent = "The diagram is wider than the screen: scroll it sideways →";
+    root.insertBefore(cue, plot);
+  } else if (!narrow && cue) cue.remove();
 }
 
 // The figure as a control (page_kit/figure_control.py). A click on a cell or point ("pick"), or a press and
@@ -327,9 +382,10 @@ export default function ({ parentElement, data, setStateValue }) {
   const plot = root.querySelector(".pe-plot");
   nameFigure(root, data.alt);
   const figure = JSON.parse(data.figure);
-  narrowLegend(figure.layout, parentElement.clientWidth);
+  narrowLegend(figure.layout, figure.data, parentElement.clientWidth);
   fitTitle(figure.layout, parentElement.clientWidth);
   fitPanelTitles(figure.layout, parentElement.clientWidth);
+  fitDiagram(root, plot, figure.layout, parentElement.clientWidth);
   loadPlotly().then((Plotly) => {
     Plotly.react(plot, figure.data, figure.layout, data.config).then(() => {
       count("draws");

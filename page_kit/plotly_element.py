@@ -53,7 +53,9 @@ _component = st.components.v2.component(
         "background:transparent;color:inherit;cursor:pointer}"
         ".pe-label{min-width:9rem;font-variant-numeric:tabular-nums}"
         # a figure that is a control says so under the pointer (figure_control)
-        ".pe-control .nsewdrag{cursor:pointer !important}",
+        ".pe-control .nsewdrag{cursor:pointer !important}"
+        ".pe-scroll-cue{margin:0;height:28px;line-height:24px;font-size:.85rem;opacity:.8;position:sticky;left:0;"
+        "white-space:nowrap}",
     isolate_styles=False)
 
 
