@@ -3,7 +3,8 @@ and can be presented without a stumble.
 
 Each lesson page is opened in headless Chromium as a 1,280 x 720 projector in presentation mode and as a
 390 x 844 touch phone. On the first screen the first figure's top must lie within the top 40% with at most
-four controls above it; in every tab no display formula may be wider than its box without a scroll cue; every
+four controls above it; in every tab no display formula may be wider than its box without a scroll cue, and no
+figure title, panel title, legend or reference-line label runs past the figure's edge or into another; every
 predict-then-reveal question hides what answers it until it is answered; in presentation mode the Next control
 is in view after scrolling to the end, and clicking it leaves the sidebar folded.
 """
@@ -147,6 +148,7 @@ def test_questions_come_before_their_answers_and_formulas_fit(views, info):
                 wait_until_idle(page)
             where = f"{info.url_path} / {label} ({view})"
             _check_formulas(page.evaluate(LAYOUT_CHECK_JS), where)
+            _check_figures(page, where)  # every tab's figures: titles, reference-line labels, legends apart
             if view == "projector":
                 asked += _check_questions(page, where)
     assert asked, f"{info.url_path}: no predict-then-reveal question found"
