@@ -204,5 +204,17 @@ def _room_answers(question: str, options: Sequence[str]) -> None:
             return
         st.html(f'<div class="live-who">{_names("Answered:", done)}{_names("Not yet:", waiting)}</div>')
     if spread:
-        st.bar_chart({"answer": list(options), "students": counts}, x="answer", y="students", horizontal=True,
-                     height=40 + 34 * len(options), x_label="students", y_label="")
+        st.html(_spread(options, counts))
+
+
+SPREAD_COLOUR = "#4c78a8"  # one blue, readable on the light and the dark theme (no hint of which option is right)
+
+
+def _spread(options: Sequence[str], counts: Sequence[int]) -> str:
+    """The room's answers as bars, each under its option's whole text (a chart axis cut the long ones short)."""
+    most = max(max(counts), 1)
+    rows = [f'<div style="margin:0 0 0.4rem 0"><div style="font-size:0.85rem;line-height:1.25">{html.escape(o)}'
+            f'</div><div style="display:flex;align-items:center;gap:0.4rem"><div style="height:0.8rem;'
+            f'width:{70 * n / most:.1f}%;min-width:2px;background:{SPREAD_COLOUR};border-radius:2px"></div>'
+            f'<strong>{n}</strong></div></div>' for o, n in zip(options, counts, strict=True)]
+    return f'<div class="live-spread" role="group" aria-label="The room\'s answers, per option">{"".join(rows)}</div>'

@@ -3,6 +3,8 @@ reveal, end; nicknames reach the teacher only, as plain text."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from streamlit.testing.v1 import AppTest
 
@@ -62,7 +64,8 @@ def test_a_class_from_start_to_reveal_to_end():
     teacher.run()
     assert "**1** of 2 answered" in _answered(teacher)
     teacher.toggle(key=f"live_spread_{QUESTION}").set_value(True).run()
-    assert teacher.get("vega_lite_chart")  # the spread as a bar chart
+    spread = _html(teacher).split('class="live-spread"')[1]  # the spread as bars, under each option's whole text
+    assert [int(n) for n in re.findall(r"<strong>(\d+)</strong>", spread)] == [0, 1, 0]
     teacher.button(key=f"live_reveal_{QUESTION}").click().run()
     _clean(teacher)
 
