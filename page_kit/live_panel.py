@@ -70,11 +70,13 @@ def join_code() -> None:
     link = join_link()
     # an <img> of the SVG (st.html's sanitiser drops inline SVG): black on white in either theme, as scanners want
     qr = segno.make(link, error="m").svg_data_uri(scale=7, dark="#000000", light="#ffffff")
+    # sizes follow the window: large on a projector, the code still on one line on a 390 px phone
     st.html(f'<div style="display:flex;gap:2rem;align-items:center;flex-wrap:wrap">'
-            f'<img src="{qr}" alt="QR code of the join link" class="live-qr"><div>'
-            f'<p style="margin:0">Room code</p><p class="live-code" style="font-size:4rem;font-weight:700;'
-            f'letter-spacing:0.3rem;margin:0">{html.escape(live.code())}</p>'
-            f'<p style="margin:0">or open <code>{html.escape(link)}</code></p></div></div>')
+            f'<img src="{qr}" alt="QR code of the join link" class="live-qr" '
+            f'style="width:clamp(200px,30vw,380px);height:auto"><div>'
+            f'<p style="margin:0">Room code</p><p class="live-code" style="font-size:clamp(2.5rem,14vw,6rem);'
+            f'font-weight:700;letter-spacing:0.3rem;margin:0;line-height:1.1">{html.escape(live.code())}</p>'
+            f'<p style="margin:0;overflow-wrap:anywhere">or open <code>{html.escape(link)}</code></p></div></div>')
 
 
 def open_from_bar(url_path: str) -> None:
@@ -190,13 +192,13 @@ def _room_answers(question: str, options: Sequence[str]) -> None:
         return  # the room ended: the next full run says so in the sidebar
     row = st.container(horizontal=True, vertical_alignment="center", gap="small", key=f"live_row_{question}")
     row.markdown(f":material/groups: **{sum(counts)}** of {state.seats} answered")
-    spread = row.toggle("Spread", key=f"live_spread_{question}", help="The room's answers as a bar chart.")
-    who = row.toggle("Who", key=f"live_who_{question}", help="Nicknames of who answered and who has not yet. "
-                     "Only your screen shows them: keep this off while projecting.")
-    done = question in state.revealed
+    done = question in state.revealed  # the count and the reveal first: they are what a class needs most
     if row.button("Revealed" if done else "Reveal to the room", key=f"live_reveal_{question}", disabled=done,
                   icon=":material/visibility:", type="primary", on_click=_reveal, args=(question,)):
         st.rerun(scope="app")
+    spread = row.toggle("Spread", key=f"live_spread_{question}", help="The room's answers, per option.")
+    who = row.toggle("Who", key=f"live_who_{question}", help="Nicknames of who answered and who has not yet. "
+                     "Only your screen shows them: keep this off while projecting.")
     if who:
         try:
             done, waiting = live.classroom().answered(live.code(), ss.get("live_key"), question)
