@@ -96,7 +96,7 @@ def _names(label: str, names: Names) -> str:
     """One line of nicknames as HTML: each escaped, so a nickname is only ever its own text."""
     chips = [f'<span class="live-name" style="{_NAME_STYLE}">{html.escape(n)}</span>' for n in names.named]
     if names.anonymous:
-        chips.append(f"{names.anonymous} anonymous")
+        chips.append(f'<span style="white-space:nowrap">{names.anonymous} anonymous</span>')
     return f'<p style="margin:0 0 0.3rem 0"><strong>{label}</strong> {" ".join(chips) or "nobody"}</p>'
 
 
