@@ -1,10 +1,11 @@
 """The live-class store for several replicas: one Redis server that every replica talks to.
 
 Keys of a room share the hash tag ``{code}`` (one slot, should the server ever be a cluster):
-``lc:{CODE}:meta`` (hash: key_hash, view), ``:seats`` (set), ``:revealed`` (set), ``:questions`` (set) and
-``:a:<question>`` (hash seat -> choice). Each check-then-write (join under the cap, answer only from a seat that
-joined) is one Lua script, so it is atomic however many replicas write at once, and each one refreshes the
-expiry of every key of the room: the room expires whole, ``ttl_s`` after its last write.
+``lc:{CODE}:meta`` (hash: key_hash, view), ``:seats`` (set), ``:names`` (hash seat -> nickname, only seats that
+gave one), ``:revealed`` (set), ``:questions`` (set) and ``:a:<question>`` (hash seat -> choice). Each
+check-then-write (join under the cap, answer only from a seat that joined) is one Lua script, so it is atomic
+however many replicas write at once, and each one refreshes the expiry of every key of the
+room: the room expires whole, ``ttl_s`` after its last write.
 """
 
 from __future__ import annotations
@@ -17,15 +18,29 @@ from .store import Join, RoomState, Store
 _TOUCH = """
 local function touch(meta, ttl)
   local base = string.sub(meta, 1, -5)
-  for _, suffix in ipairs({'meta', 'seats', 'revealed', 'questions'}) do redis.call('PEXPIRE', base .. suffix, ttl) end
+  for _, suffix in ipairs({'meta', 'seats', 'names', 'revealed', 'questions'}) do
+    redis.call('PEXPIRE', base .. suffix, ttl)
+  end
   for _, q in ipairs(redis.call('SMEMBERS', base .. 'questions')) do redis.call('PEXPIRE', base .. 'a:' .. q, ttl) end
 end
 """
+# KEYS: meta, seats, names; ARGV: ttl, seat, cap, nickname ('' keeps the seat's nickname as it is)
 JOIN = _TOUCH + """
 if redis.call('EXISTS', KEYS[1]) == 0 then return -1 end
-if redis.call('SISMEMBER', KEYS[2], ARGV[2]) == 1 then return 0 end
-if redis.call('SCARD', KEYS[2]) >= tonumber(ARGV[3]) then return -2 end
-redis.call('SADD', KEYS[2], ARGV[2])
+local result = 0
+if redis.call('SISMEMBER', KEYS[2], ARGV[2]) == 0 then
+  if redis.call('SCARD', KEYS[2]) >= tonumber(ARGV[3]) then return -2 end
+  redis.call('SADD', KEYS[2], ARGV[2])
+  result = 1
+end
+if ARGV[4] ~= '' then redis.call('HSET', KEYS[3], ARGV[2], ARGV[4]) end
+if result == 1 or ARGV[4] ~= '' then touch(KEYS[1], ARGV[1]) end
+return result
+"""
+# KEYS: meta, seats, names; ARGV: ttl, seat, nickname ('' removes it)
+NAME = _TOUCH + """
+if redis.call('EXISTS', KEYS[1]) == 0 or redis.call('SISMEMBER', KEYS[2], ARGV[2]) == 0 then return 0 end
+if ARGV[3] == '' then redis.call('HDEL', KEYS[3], ARGV[2]) else redis.call('HSET', KEYS[3], ARGV[2], ARGV[3]) end
 touch(KEYS[1], ARGV[1])
 return 1
 """
@@ -57,7 +72,8 @@ class RedisStore(Store):
         self._ttl_ms = max(1, int(self.ttl_s * 1000))
         # the client keeps a pool of connections shared by the threads of this process
         self._r = redis.Redis.from_url(url, decode_responses=True, socket_timeout=5, health_check_interval=30)
-        self._join, self._answer, self._write = (self._r.register_script(s) for s in (JOIN, ANSWER, WRITE))
+        self._join, self._name, self._answer, self._write = (self._r.register_script(s)
+                                                             for s in (JOIN, NAME, ANSWER, WRITE))
 
     def ping(self) -> bool:
         return bool(self._r.ping())
@@ -81,8 +97,19 @@ class RedisStore(Store):
             return None
         return RoomState(meta["key_hash"], meta.get("view", ""), frozenset(revealed), int(seats))
 
-    def join(self, code, seat, cap):
-        return _JOINS[int(self._join(keys=[_key(code, "meta"), _key(code, "seats")], args=[self._ttl_ms, seat, cap]))]
+    def join(self, code, seat, cap, nickname=""):
+        keys = [_key(code, "meta"), _key(code, "seats"), _key(code, "names")]
+        return _JOINS[int(self._join(keys=keys, args=[self._ttl_ms, seat, cap, nickname]))]
+
+    def set_nickname(self, code, seat, nickname):
+        keys = [_key(code, "meta"), _key(code, "seats"), _key(code, "names")]
+        return bool(self._name(keys=keys, args=[self._ttl_ms, seat, nickname]))
+
+    def nicknames(self, code):
+        return self._r.hgetall(_key(code, "names"))
+
+    def answered(self, code, question):
+        return frozenset(self._r.hkeys(_key(code, f"a:{question}")))
 
     def answer(self, code, seat, question, choice):
         keys = [_key(code, "meta"), _key(code, "seats"), _key(code, "questions"), _key(code, f"a:{question}")]
@@ -103,7 +130,7 @@ class RedisStore(Store):
 
     def close(self, code):
         questions = self._r.smembers(_key(code, "questions"))
-        self._r.delete(*(_key(code, part) for part in ("meta", "seats", "revealed", "questions")),
+        self._r.delete(*(_key(code, part) for part in ("meta", "seats", "names", "revealed", "questions")),
                        *(_key(code, f"a:{q}") for q in questions))
 
     def hit(self, seat, window_s):

@@ -6,6 +6,8 @@
   action (reveal, show a page, close) checks it. A student's link has no key.
 - A seat is an anonymous random token the server makes for a browser; answers are keyed by seat, so nobody
   answers for another without their token, and a changed answer replaces the old one.
+- A seat may carry a nickname (normal_nickname: printable text, whitespace folded, MAX_NICKNAME_CHARS at most);
+  only the teacher key reads nicknames (roster, answered), so no student ever gets another's.
 - Limits: MAX_STUDENTS seats a room, WRITES_PER_MINUTE writes a seat (counted in the shared store, so a second
   replica does not double it), rooms gone TTL_S after their last activity.
 """
@@ -18,6 +20,7 @@ import os
 import re
 import secrets
 import tempfile
+from dataclasses import dataclass
 from pathlib import Path
 
 from .store import Join, RoomState, Store
@@ -29,6 +32,7 @@ WRITES_PER_MINUTE = 30
 TTL_S = 4 * 3600
 MAX_OPTIONS = 12
 MAX_VIEW_CHARS = 2000
+MAX_NICKNAME_CHARS = 24
 REDIS_URL_ENV, SQLITE_PATH_ENV = "POSENC_REDIS_URL", "POSENC_CLASS_DB"
 _QUESTION = re.compile(r"[a-z0-9_]{1,64}")
 _SEAT = re.compile(r"[A-Za-z0-9_-]{22}")
@@ -45,6 +49,30 @@ def normal_code(text: str) -> str:
         raise ClassError(f"The room code '{str(text)[:20]}' is not a room code: a code has {CODE_LENGTH} "
                          f"letters and digits, as shown on the teacher's screen.")
     return code
+
+
+def normal_nickname(text: str | None) -> str:
+    """A nickname as stored: runs of whitespace folded to one space, trimmed ("" for none); ClassError if it is
+    longer than MAX_NICKNAME_CHARS or holds characters that do not print (control or formatting characters)."""
+    nickname = " ".join(str(text or "").split())
+    if not nickname.isprintable():
+        raise ClassError("The nickname holds characters that do not print: use letters, digits, spaces and "
+                         "punctuation.")
+    if len(nickname) > MAX_NICKNAME_CHARS:
+        raise ClassError(f"The nickname is {len(nickname)} characters long: at most {MAX_NICKNAME_CHARS}.")
+    return nickname
+
+
+@dataclass(frozen=True)
+class Names:
+    """Some of a room's seats, for the teacher: the nicknames (sorted, repeats kept) and how many have none."""
+    named: tuple[str, ...]
+    anonymous: int
+
+    @classmethod
+    def of(cls, seats, nicknames: dict[str, str]) -> Names:
+        named = [nicknames[s] for s in seats if s in nicknames]
+        return cls(tuple(sorted(named, key=str.casefold)), len(seats) - len(named))
 
 
 def new_seat() -> str:
@@ -95,10 +123,12 @@ class Classroom:
         state = self.store.room(normal_code(code))
         return bool(key) and state is not None and hmac.compare_digest(state.key_hash, _hash(key))
 
-    def join(self, code: str, seat: str) -> Join:
+    def join(self, code: str, seat: str, nickname: str | None = None) -> Join:
+        """Seat a student; an optional nickname (seen by the teacher only) is checked first."""
+        nickname = normal_nickname(nickname)
         if not valid_seat(seat):
             raise ClassError("This browser's seat is not valid: reload the join link.")
-        result = self.store.join(normal_code(code), seat, self.cap)
+        result = self.store.join(normal_code(code), seat, self.cap, nickname)
         if result is Join.FULL:
             raise ClassError(f"Room {normal_code(code)} is full: it holds {self.cap} students.")
         if result is Join.MISSING:
@@ -121,6 +151,36 @@ class Classroom:
         if not self.store.answer(normal_code(code), seat, question, choice):
             self.room(code)  # a missing room says so
             raise ClassError(f"This browser has not joined room {normal_code(code)}: open the join link again.")
+
+    def rename(self, code: str, seat: str, nickname: str | None) -> str:
+        """Give a seated student a nickname ("" or None: none); returns the nickname as stored."""
+        nickname = normal_nickname(nickname)
+        if not valid_seat(seat):
+            raise ClassError("This browser's seat is not valid: reload the join link.")
+        self._limit(seat)
+        if not self.store.set_nickname(normal_code(code), seat, nickname):
+            self.room(code)
+            raise ClassError(f"This browser has not joined room {normal_code(code)}: open the join link again.")
+        return nickname
+
+    def nickname(self, code: str, seat: str) -> str:
+        """A student's own nickname ("" for none): the seat token, which only that browser holds, reads it."""
+        return self.store.nicknames(normal_code(code)).get(seat, "") if valid_seat(seat) else ""
+
+    def roster(self, code: str, key: str | None) -> Names:
+        """Who has joined, for the teacher key only."""
+        nicknames = self.store.nicknames(self._teacher(code, key))
+        seats = self.room(code).seats
+        named = sorted(nicknames.values(), key=str.casefold)
+        return Names(tuple(named), max(0, seats - len(named)))
+
+    def answered(self, code: str, key: str | None, question: str) -> tuple[Names, Names]:
+        """Who answered ``question`` and who has not yet, for the teacher key only."""
+        room = self._teacher(code, key)
+        nicknames, done = self.store.nicknames(room), self.store.answered(room, question)
+        waiting = Names.of([s for s in nicknames if s not in done], nicknames)
+        seats = self.room(code).seats
+        return Names.of(done, nicknames), Names(waiting.named, max(0, seats - len(done) - len(waiting.named)))
 
     def counts(self, code: str, question: str, options: int) -> list[int]:
         """Seats per option, in the question's order (answers outside the options are not counted)."""

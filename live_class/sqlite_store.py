@@ -17,7 +17,8 @@ from .store import Join, RoomState, Store
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS rooms (code TEXT PRIMARY KEY, key_hash TEXT NOT NULL, view TEXT NOT NULL DEFAULT '',
                                   active REAL NOT NULL);
-CREATE TABLE IF NOT EXISTS seats (code TEXT NOT NULL, seat TEXT NOT NULL, PRIMARY KEY (code, seat));
+CREATE TABLE IF NOT EXISTS seats (code TEXT NOT NULL, seat TEXT NOT NULL, nickname TEXT NOT NULL DEFAULT '',
+                                  PRIMARY KEY (code, seat));
 CREATE TABLE IF NOT EXISTS answers (code TEXT NOT NULL, question TEXT NOT NULL, seat TEXT NOT NULL,
                                     choice INTEGER NOT NULL, PRIMARY KEY (code, question, seat));
 CREATE TABLE IF NOT EXISTS revealed (code TEXT NOT NULL, question TEXT NOT NULL, PRIMARY KEY (code, question));
@@ -34,6 +35,8 @@ class SQLiteStore(Store):
         self._local = threading.local()
         with self._db() as db:
             db.executescript(SCHEMA)
+            if "nickname" not in {row[1] for row in db.execute("PRAGMA table_info(seats)")}:
+                db.execute("ALTER TABLE seats ADD COLUMN nickname TEXT NOT NULL DEFAULT ''")  # a file from before
 
     def _db(self) -> sqlite3.Connection:
         db = getattr(self._local, "db", None)
@@ -86,21 +89,49 @@ class SQLiteStore(Store):
         (seats,) = db.execute("SELECT COUNT(*) FROM seats WHERE code = ?", (code,)).fetchone()
         return RoomState(row[0], row[1], revealed, seats)
 
-    def join(self, code, seat, cap):
+    def join(self, code, seat, cap, nickname=""):
         db = self._db()
         db.execute("BEGIN IMMEDIATE")
         try:
             if not self._live(db, code):
                 return Join.MISSING
             if db.execute("SELECT 1 FROM seats WHERE code = ? AND seat = ?", (code, seat)).fetchone():
+                if nickname:
+                    self._name(db, code, seat, nickname)
                 return Join.ALREADY
             if db.execute("SELECT COUNT(*) FROM seats WHERE code = ?", (code,)).fetchone()[0] >= cap:
                 return Join.FULL
-            db.execute("INSERT INTO seats (code, seat) VALUES (?, ?)", (code, seat))
+            db.execute("INSERT INTO seats (code, seat, nickname) VALUES (?, ?, ?)", (code, seat, nickname))
             self._touch(db, code)
             return Join.JOINED
         finally:
             db.execute("COMMIT")
+
+    def _name(self, db, code: str, seat: str, nickname: str) -> None:
+        db.execute("UPDATE seats SET nickname = ? WHERE code = ? AND seat = ?", (nickname, code, seat))
+        self._touch(db, code)
+
+    def set_nickname(self, code, seat, nickname):
+        db = self._db()
+        db.execute("BEGIN IMMEDIATE")
+        try:
+            if not self._live(db, code) or not db.execute(
+                    "SELECT 1 FROM seats WHERE code = ? AND seat = ?", (code, seat)).fetchone():
+                return False
+            self._name(db, code, seat, nickname)
+            return True
+        finally:
+            db.execute("COMMIT")
+
+    def nicknames(self, code):
+        rows = self._db().execute("SELECT seat, nickname FROM seats JOIN rooms USING (code) WHERE code = ? "
+                                  "AND nickname != '' AND active >= ?", (code, time.time() - self.ttl_s))
+        return dict(rows.fetchall())
+
+    def answered(self, code, question):
+        rows = self._db().execute("SELECT seat FROM answers JOIN rooms USING (code) WHERE code = ? AND question = ? "
+                                  "AND active >= ?", (code, question, time.time() - self.ttl_s))
+        return frozenset(seat for (seat,) in rows)
 
     def answer(self, code, seat, question, choice):
         db = self._db()

@@ -3,7 +3,8 @@
 A room is a code, the hash of its teacher key, the teacher's current view (a page and its URL state), the
 seats that joined, the questions revealed to the room, and one answer per seat and question (a later answer
 replaces the earlier one). Every write is "activity": a room expires ``ttl_s`` seconds after its last one, and
-an expired or closed room is gone with all its answers. Seats are anonymous random tokens made by the server.
+an expired or closed room is gone with all its answers. Seats are anonymous random tokens made by the server;
+a seat may carry a nickname (already checked by ``rooms.normal_nickname``), which only the teacher reads.
 """
 
 from __future__ import annotations
@@ -42,8 +43,21 @@ class Store(ABC):
         """The room, or None when there is none under this code (never made, expired or closed)."""
 
     @abstractmethod
-    def join(self, code: str, seat: str, cap: int) -> Join:
-        """Seat a student, unless ``cap`` seats are taken already."""
+    def join(self, code: str, seat: str, cap: int, nickname: str = "") -> Join:
+        """Seat a student, unless ``cap`` seats are taken already; a non-empty ``nickname`` is kept for the seat
+        (also when it had joined already: a nickname typed on a second join replaces the first)."""
+
+    @abstractmethod
+    def set_nickname(self, code: str, seat: str, nickname: str) -> bool:
+        """Give a seated student a nickname ("" removes it); False when the room is gone or the seat never joined."""
+
+    @abstractmethod
+    def nicknames(self, code: str) -> dict[str, str]:
+        """Seat -> nickname, for the seats that have one."""
+
+    @abstractmethod
+    def answered(self, code: str, question: str) -> frozenset[str]:
+        """The seats that answered ``question``."""
 
     @abstractmethod
     def answer(self, code: str, seat: str, question: str, choice: int) -> bool:

@@ -46,8 +46,9 @@ def revealed(question: str) -> bool:
     return bool(state and question in state.revealed)
 
 
-def _enter(room: str, key: str | None, student_seat: str | None) -> None:
-    """Join as teacher (with the key) or student; a ClassError says why not, in the sidebar."""
+def _enter(room: str, key: str | None, student_seat: str | None, nickname: str | None = None) -> None:
+    """Join as teacher (with the key) or student (with an optional nickname, for the teacher's eyes only); a
+    ClassError says why not, in the sidebar."""
     room = normal_code(room)
     classroom().room(room)  # a wrong or expired code says so
     if key:
@@ -56,13 +57,15 @@ def _enter(room: str, key: str | None, student_seat: str | None) -> None:
         ss.update(live_code=room, live_key=key, live_seat=None)
         return
     student_seat = student_seat if valid_seat(student_seat) else new_seat()
-    classroom().join(room, student_seat)
-    ss.update(live_code=room, live_key=None, live_seat=student_seat)
+    classroom().join(room, student_seat, nickname)
+    # the class panel's nickname field starts from the stored one (a reload keeps the seat, and so its nickname)
+    ss.update(live_code=room, live_key=None, live_seat=student_seat,
+              live_nickname=classroom().nickname(room, student_seat))
 
 
 def _leave(message: str | None = None) -> None:
     for name in ("live_code", "live_key", "live_seat", "live_state", "live_followed", "live_follow",
-                 "live_published"):
+                 "live_published", "live_nickname", "live_roster"):
         ss.pop(name, None)
     for name in MEMBERSHIP:
         if name in st.query_params:

@@ -1,5 +1,9 @@
 """What the live class draws: the sidebar's room panel, the projector's join code, and the room's side of
-every predict-then-reveal question (a student's answer recorded; the teacher's count, spread and reveal)."""
+every predict-then-reveal question (a student's answer recorded; the teacher's count, spread and reveal).
+
+Nicknames reach the teacher's page only (the store gives them to the teacher key alone), behind toggles that
+start off, since the teacher's screen is often the projector; they are drawn as escaped text, never markdown.
+"""
 
 from __future__ import annotations
 
@@ -11,6 +15,7 @@ import segno
 import streamlit as st
 
 from live_class import ClassError
+from live_class.rooms import MAX_NICKNAME_CHARS, Names
 
 from . import live
 
@@ -29,9 +34,17 @@ def _start() -> None:
 
 def _join() -> None:
     try:
-        live._enter(ss.get("live_join_code", ""), None, None)
+        live._enter(ss.get("live_join_code", ""), None, None, ss.get("live_join_nickname"))
         ss["live_message"] = None
         live.keep_url()
+    except ClassError as error:
+        ss["live_message"] = str(error)
+
+
+def _rename() -> None:
+    try:
+        ss["live_nickname"] = live.classroom().rename(live.code(), live.seat(), ss.get("live_nickname"))
+        ss["live_message"] = None
     except ClassError as error:
         ss["live_message"] = str(error)
 
@@ -57,11 +70,13 @@ def join_code() -> None:
     link = join_link()
     # an <img> of the SVG (st.html's sanitiser drops inline SVG): black on white in either theme, as scanners want
     qr = segno.make(link, error="m").svg_data_uri(scale=7, dark="#000000", light="#ffffff")
+    # sizes follow the window: large on a projector, the code still on one line on a 390 px phone
     st.html(f'<div style="display:flex;gap:2rem;align-items:center;flex-wrap:wrap">'
-            f'<img src="{qr}" alt="QR code of the join link" class="live-qr"><div>'
-            f'<p style="margin:0">Room code</p><p class="live-code" style="font-size:4rem;font-weight:700;'
-            f'letter-spacing:0.3rem;margin:0">{html.escape(live.code())}</p>'
-            f'<p style="margin:0">or open <code>{html.escape(link)}</code></p></div></div>')
+            f'<img src="{qr}" alt="QR code of the join link" class="live-qr" '
+            f'style="width:clamp(200px,30vw,380px);height:auto"><div>'
+            f'<p style="margin:0">Room code</p><p class="live-code" style="font-size:clamp(2.5rem,14vw,6rem);'
+            f'font-weight:700;letter-spacing:0.3rem;margin:0;line-height:1.1">{html.escape(live.code())}</p>'
+            f'<p style="margin:0;overflow-wrap:anywhere">or open <code>{html.escape(link)}</code></p></div></div>')
 
 
 def open_from_bar(url_path: str) -> None:
@@ -71,6 +86,39 @@ def open_from_bar(url_path: str) -> None:
         live.publish(url_path)  # the sidebar's poll was drawn before this click: followers need the page now
     if live.teacher():
         join_code()
+
+
+_NAME_STYLE = ("display:inline-block;padding:0 0.4rem;margin:0 0.25rem 0.25rem 0;border-radius:0.6rem;"
+               "border:1px solid rgba(128,128,128,0.5)")
+
+
+def _names(label: str, names: Names) -> str:
+    """One line of nicknames as HTML: each escaped, so a nickname is only ever its own text."""
+    chips = [f'<span class="live-name" style="{_NAME_STYLE}">{html.escape(n)}</span>' for n in names.named]
+    if names.anonymous:
+        chips.append(f'<span style="white-space:nowrap">{names.anonymous} anonymous</span>')
+    return f'<p style="margin:0 0 0.3rem 0"><strong>{label}</strong> {" ".join(chips) or "nobody"}</p>'
+
+
+@st.fragment(run_every=live.POLL_S)
+def _roster() -> None:
+    """Who has joined, for the teacher, read again every POLL_S seconds while the toggle is on."""
+    try:
+        names = live.classroom().roster(live.code(), ss.get("live_key"))
+    except ClassError:
+        return  # the room ended: the next full run says so
+    st.html(f'<div class="live-roster">{_names(f"Joined ({len(names.named) + names.anonymous}):", names)}</div>')
+
+
+def _student_panel() -> None:
+    st.caption(f"You are in room **{live.code()}**. No other student sees your answers or your nickname.")
+    with st.form("live_nickname_form", border=False, enter_to_submit=True):
+        st.text_input("Nickname (optional, only the teacher sees it)", key="live_nickname",
+                      max_chars=MAX_NICKNAME_CHARS, placeholder="anonymous")
+        st.form_submit_button("Save nickname", on_click=_rename)
+    st.toggle("Follow the teacher", key="live_follow",
+              help="Opens the lesson and tab the teacher shows, when the teacher moves on.")
+    st.button("Leave the class", icon=":material/logout:", key="live_leave", on_click=live._leave)
 
 
 def sidebar(url_path: str) -> None:
@@ -84,16 +132,18 @@ def sidebar(url_path: str) -> None:
             st.caption(f"You teach room **{live.code()}** · {state.seats} joined.")
             if st.button("Show the join code", icon=":material/qr_code_2:", key="live_show"):
                 join_code()
+            if st.toggle("Who joined", key="live_roster", help="The nicknames of who has joined (the others count "
+                         "as anonymous). Only your screen shows them: keep this off while the sidebar is projected."):
+                _roster()
             st.button("End the class", icon=":material/logout:", key="live_end", on_click=_end,
                       help="Closes the room for everyone and deletes its answers.")
         elif live.code() and state:
-            st.caption(f"You are in room **{live.code()}**; your answers count anonymously.")
-            st.toggle("Follow the teacher", key="live_follow",
-                      help="Opens the lesson and tab the teacher shows, when the teacher moves on.")
-            st.button("Leave the class", icon=":material/logout:", key="live_leave", on_click=live._leave)
+            _student_panel()
         else:
             with st.form("live_join_form", border=False, enter_to_submit=True):
                 st.text_input("Room code", key="live_join_code", max_chars=12, placeholder="e.g. K7RAX")
+                st.text_input("Nickname (optional)", key="live_join_nickname", max_chars=MAX_NICKNAME_CHARS,
+                              placeholder="anonymous", help="Only the teacher sees it; no other student does.")
                 st.form_submit_button("Join", icon=":material/login:", on_click=_join)
             st.button("Start a class", icon=":material/co_present:", key="live_start", on_click=_start,
                       help="A room for this class: a code and QR code for the projector; the answers gathered.")
@@ -142,11 +192,31 @@ def _room_answers(question: str, options: Sequence[str]) -> None:
         return  # the room ended: the next full run says so in the sidebar
     row = st.container(horizontal=True, vertical_alignment="center", gap="small", key=f"live_row_{question}")
     row.markdown(f":material/groups: **{sum(counts)}** of {state.seats} answered")
-    spread = row.toggle("Spread", key=f"live_spread_{question}", help="The room's answers as a bar chart.")
-    done = question in state.revealed
+    done = question in state.revealed  # the count and the reveal first: they are what a class needs most
     if row.button("Revealed" if done else "Reveal to the room", key=f"live_reveal_{question}", disabled=done,
                   icon=":material/visibility:", type="primary", on_click=_reveal, args=(question,)):
         st.rerun(scope="app")
+    spread = row.toggle("Spread", key=f"live_spread_{question}", help="The room's answers, per option.")
+    who = row.toggle("Who", key=f"live_who_{question}", help="Nicknames of who answered and who has not yet. "
+                     "Only your screen shows them: keep this off while projecting.")
+    if who:
+        try:
+            done, waiting = live.classroom().answered(live.code(), ss.get("live_key"), question)
+        except ClassError:
+            return
+        st.html(f'<div class="live-who">{_names("Answered:", done)}{_names("Not yet:", waiting)}</div>')
     if spread:
-        st.bar_chart({"answer": list(options), "students": counts}, x="answer", y="students", horizontal=True,
-                     height=40 + 34 * len(options), x_label="students", y_label="")
+        st.html(_spread(options, counts))
+
+
+SPREAD_COLOUR = "#4c78a8"  # one blue, readable on the light and the dark theme (no hint of which option is right)
+
+
+def _spread(options: Sequence[str], counts: Sequence[int]) -> str:
+    """The room's answers as bars, each under its option's whole text (a chart axis cut the long ones short)."""
+    most = max(max(counts), 1)
+    rows = [f'<div style="margin:0 0 0.4rem 0"><div style="font-size:0.85rem;line-height:1.25">{html.escape(o)}'
+            f'</div><div style="display:flex;align-items:center;gap:0.4rem"><div style="height:0.8rem;'
+            f'width:{70 * n / most:.1f}%;min-width:2px;background:{SPREAD_COLOUR};border-radius:2px"></div>'
+            f'<strong>{n}</strong></div></div>' for o, n in zip(options, counts, strict=True)]
+    return f'<div class="live-spread" role="group" aria-label="The room\'s answers, per option">{"".join(rows)}</div>'

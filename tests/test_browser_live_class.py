@@ -2,6 +2,7 @@
 sharing one real redis-server. A teacher (presentation mode) and two students, each its own browser context
 (own cookie, so the proxy may seat them on different replicas): join by link and by code, answer, the teacher's
 count, reveal to the room (the student who did not answer sees it too), and a follower taken to the next lesson.
+The student who types the code gives a nickname: the teacher sees it, as plain text; the other student does not.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ pytestmark = [
                                                            "redis-server; .ci/run installs it)"),
 ]
 RADIO = '.st-key-predict_order_rows [role="radiogroup"] label'
+NICKNAME = "<i>Quinn</i>"  # markup in a nickname is text, nothing more
 
 
 @pytest.fixture(scope="module")
@@ -88,6 +90,7 @@ def test_a_class_answers_sees_the_reveal_and_follows(served):
         assert "key=" not in follower.url
         quiet_ctx, quiet, quiet_errors = _open(browser, url, "order")
         quiet.get_by_label("Room code").fill(code.lower())
+        quiet.get_by_role("textbox", name="Nickname (optional)").fill(NICKNAME)
         quiet.get_by_role("button", name="Join").click()
         quiet.get_by_text(f"You are in room {code}").wait_for(timeout=30000)
 
@@ -99,6 +102,13 @@ def test_a_class_answers_sees_the_reveal_and_follows(served):
         assert quiet.locator('[class*="st-key-answer_hidden_order_rows"]').count() == 1
         assert quiet.get_by_text("answered").count() == 0  # students see no count and no reveal button
         assert quiet.get_by_role("button", name="Reveal to the room").count() == 0
+
+        teacher.locator(".st-key-live_who_order_rows").click()  # who answered, who has not yet, by nickname
+        name = teacher.locator(".live-who .live-name").first
+        name.wait_for(timeout=30000)
+        assert name.inner_text() == NICKNAME and teacher.locator(".live-who i").count() == 0
+        assert "1 anonymous" in teacher.locator(".live-who").inner_text()  # the follower gave no nickname
+        assert follower.get_by_text("Quinn").count() == 0 and follower.locator(".live-name").count() == 0
 
         teacher.get_by_role("button", name="Reveal to the room").click()
         quiet.get_by_text("The answer: ").wait_for(timeout=30000)  # not answered, revealed by the room

@@ -1,6 +1,9 @@
-"""The live class in the app (AppTest, SQLite store): start, join by link, answer, count, reveal, end."""
+"""The live class in the app (AppTest, SQLite store): start, join by link or code (with a nickname), answer, count,
+reveal, end; nicknames reach the teacher only, as plain text."""
 
 from __future__ import annotations
+
+import re
 
 import pytest
 from streamlit.testing.v1 import AppTest
@@ -61,7 +64,8 @@ def test_a_class_from_start_to_reveal_to_end():
     teacher.run()
     assert "**1** of 2 answered" in _answered(teacher)
     teacher.toggle(key=f"live_spread_{QUESTION}").set_value(True).run()
-    assert teacher.get("vega_lite_chart")  # the spread as a bar chart
+    spread = _html(teacher).split('class="live-spread"')[1]  # the spread as bars, under each option's whole text
+    assert [int(n) for n in re.findall(r"<strong>(\d+)</strong>", spread)] == [0, 1, 0]
     teacher.button(key=f"live_reveal_{QUESTION}").click().run()
     _clean(teacher)
 
@@ -86,3 +90,72 @@ def test_wrong_codes_and_keys_get_a_sentence_and_no_rights():
     forged = _app(room=code, key="x" * 32)
     assert any("does not open room" in i.value for i in forged.sidebar.info)
     assert "live_code" not in forged.session_state and "key" not in forged.query_params
+
+
+
+
+def _html(at: AppTest) -> str:
+    return "\n".join(h.proto.body for h in at.get("html"))
+
+
+def _everything(at: AppTest) -> str:
+    """Every text the page sent: markdown, captions, alerts, HTML and the widgets' labels and values."""
+    parts = [str(e.value) for kind in ("markdown", "caption", "info", "success", "warning") for e in getattr(at, kind)]
+    parts += [str(w.value) for w in at.text_input] + [w.label for w in at.text_input]
+    return "\n".join(parts) + _html(at)
+
+
+def test_a_nickname_is_shown_to_the_teacher_only_and_as_plain_text():
+    nickname = "<b>Zoe</b> **x**"
+    teacher = _app()
+    teacher.button(key="live_start").click().run()
+    code = teacher.query_params["room"]
+    teacher.switch_page(ORDER.path).run()
+
+    named = _app()  # types the code and a nickname in the sidebar
+    named.text_input(key="live_join_code").input(code)
+    named.text_input(key="live_join_nickname").input(f"  {nickname}\t")
+    next(b for b in named.button if b.label == "Join").click().run()
+    _clean(named)
+    assert named.text_input(key="live_nickname").value == nickname  # folded, and shown back to its owner only
+    named.switch_page(ORDER.path).run()
+    named.radio(key=f"predict_{QUESTION}").set_value(named.radio(key=f"predict_{QUESTION}").options[0]).run()
+
+    other = _app(room=code)  # by the link: anonymous, then names itself in the class panel
+    other.text_input(key="live_nickname").input("Ann")
+    next(b for b in other.button if b.label == "Save nickname").click().run()
+    _clean(other)
+    other.switch_page(ORDER.path).run()
+
+    teacher.run()
+    assert "Zoe" not in _everything(teacher)  # the nicknames start hidden: the teacher's screen may be projected
+    teacher.toggle(key="live_roster").set_value(True).run()
+    teacher.toggle(key=f"live_who_{QUESTION}").set_value(True).run()
+    _clean(teacher)
+    shown = _html(teacher)
+    escaped = "&lt;b&gt;Zoe&lt;/b&gt; **x**"
+    assert '<span class="live-name" style=' in shown and "<b>Zoe" not in shown
+    assert "Joined (2):" in shown and shown.count(escaped) == 2  # in the roster and among who answered
+    answered, waiting = shown.split("Answered:")[1].split("Not yet:")
+    assert escaped in answered and ">Ann<" in waiting
+
+    anonymous = _app(room=code)  # a third, without a nickname, counted as anonymous
+    anonymous.switch_page(ORDER.path).run()
+    teacher.run()
+    assert "Joined (3):" in _html(teacher) and "1 anonymous" in _html(teacher)
+
+    for student in (other, anonymous):  # no student gets another's nickname, anywhere on the page
+        student.run()
+        assert "Zoe" not in _everything(student) and "live-name" not in _html(student)
+    assert "Ann" not in _everything(anonymous) and "Ann" not in _everything(named.run())
+
+
+def test_a_bad_nickname_gets_a_sentence_and_no_seat():
+    teacher = _app()
+    teacher.button(key="live_start").click().run()
+    student = _app()
+    student.text_input(key="live_join_code").input(teacher.query_params["room"])
+    student.text_input(key="live_join_nickname").input("Bo\u202e")
+    next(b for b in student.button if b.label == "Join").click().run()
+    assert any("nickname holds characters that do not print" in i.value for i in student.sidebar.info)
+    assert "live_code" not in student.session_state

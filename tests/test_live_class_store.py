@@ -155,3 +155,47 @@ def test_two_replicas_see_one_room(make):
     assert teacher.counts(code, "q", 2) == [0, 1]
     teacher.reveal(code, key, "q")
     assert student.room(code).revealed == {"q"}
+
+
+def test_nicknames_are_checked_folded_and_read_by_the_teacher_only(make):
+    room = Classroom(make())
+    code, key = room.start()
+    assert room.join(code, _seat(1), "  Ana \t  Lee\n") is Join.JOINED
+    room.join(code, _seat(2))  # no nickname: anonymous
+    room.join(code, _seat(3), "<b>Bo</b> & **x**")  # stored as typed: the page escapes it
+    assert room.nickname(code, _seat(1)) == "Ana Lee" and room.nickname(code, _seat(2)) == ""
+    assert room.roster(code, key) == rooms.Names(("<b>Bo</b> & **x**", "Ana Lee"), 1)
+    room.answer(code, _seat(1), "q", 0, 2)
+    room.answer(code, _seat(2), "q", 1, 2)
+    assert room.answered(code, key, "q") == (rooms.Names(("Ana Lee",), 1), rooms.Names(("<b>Bo</b> & **x**",), 0))
+    for wrong in (None, "x" * 32):  # a student's link has no key: no names
+        for read in (lambda k: room.roster(code, k), lambda k: room.answered(code, k, "q")):
+            with pytest.raises(ClassError, match="teacher"):
+                read(wrong)
+    room.rename(code, _seat(2), "Cy")  # named later, from the class panel
+    assert room.join(code, _seat(1), "Ana") is Join.ALREADY  # a nickname on a second join replaces the first
+    room.rename(code, _seat(3), "")  # and an empty one removes it
+    assert room.roster(code, key) == rooms.Names(("Ana", "Cy"), 1)
+    for bad, sentence in (("x" * (rooms.MAX_NICKNAME_CHARS + 1), "nickname is 25 characters long: at most 24"),
+                          ("A\x00B", "nickname holds characters that do not print"),
+                          ("A\u202eB", "nickname holds characters that do not print")):
+        with pytest.raises(ClassError, match=sentence):
+            room.join(code, _seat(4), bad)
+        with pytest.raises(ClassError, match=sentence):
+            room.rename(code, _seat(1), bad)
+    assert room.nickname(code, _seat(1)) == "Ana" and room.room(code).seats == 3
+    with pytest.raises(ClassError, match="has not joined"):
+        room.rename(code, _seat(9), "Eve")
+    room.close(code, key)
+    assert room.store.nicknames(code) == {} and room.nickname(code, _seat(1)) == ""  # gone with the room
+    code2, _ = room.start()
+    with pytest.raises(ClassError, match="has not joined"):
+        room.rename(code2, _seat(1), "Ana")  # a seat of another room is not seated here
+
+
+def test_nicknames_expire_with_the_room(make):
+    room = Classroom(make(ttl_s=0.5))
+    code, _ = room.start()
+    room.join(code, _seat(1), "Ana")
+    time.sleep(0.8)
+    assert room.store.nicknames(code) == {}
