@@ -402,7 +402,7 @@ def vectors2d(vectors: Mapping[str, tuple[float, float]], *, title: str, alt: st
     return Chart(fig, alt, name, table=table)
 
 
-PANEL_TITLE = "panel_title"  # page_kit/plotly_element.js fits these to their panel's width
+PANEL_TITLE = "panel_title"  # page_kit/figure_fit.js fits these to their panel's width
 
 
 def small_multiples(grids: Sequence[np.ndarray], titles: Sequence[str], *, title: str, alt: str, name: str,
@@ -651,7 +651,7 @@ def flow_diagram(nodes: Mapping[str, FlowNode], edges: Sequence[tuple[str, str] 
     _base_layout(fig, title, "", "", height)
     fig.update_xaxes(visible=False, range=[min(xs) - 1.0, max(xs) + 1.0])
     fig.update_yaxes(visible=False, range=[min(ys) - 0.7, max(ys) + 0.7])
-    # meta.design_px: the chart width its boxes were sized for at 13 px text (page_kit/plotly_element.js scales
+    # meta.design_px: the chart width its boxes were sized for at 13 px text (page_kit/figure_fit.js scales
     # the text to wider charts and lets narrower ones scroll)
     fig.update_layout(plot_bgcolor="rgba(0,0,0,0)", margin=dict(l=10, r=10, t=56, b=40),  # no axes to label
                       legend=dict(orientation="h", x=0.0, y=-0.02, yanchor="top"), meta=dict(design_px=design_px))

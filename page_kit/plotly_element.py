@@ -46,7 +46,9 @@ def available() -> bool:
 
 
 _component = st.components.v2.component(
-    "posenc_plotly", js=(Path(__file__).with_name("plotly_element.js")).read_text(encoding="utf-8"),
+    # figure_fit.js (fitting a figure to the width it is drawn at) goes first: plotly_element.js calls it
+    "posenc_plotly", js="\n".join(Path(__file__).with_name(name).read_text(encoding="utf-8")
+                                   for name in ("figure_fit.js", "plotly_element.js")),
     css=".pe-frames{display:flex;align-items:center;gap:.75rem;margin-top:.35rem}"
         ".pe-range{flex:1;accent-color:#0072B2}"
         ".pe-play{font:inherit;padding:.2rem .8rem;border-radius:.5rem;border:1px solid rgba(128,128,128,.5);"
