@@ -138,7 +138,7 @@ def test_vision_bad_arguments(call, message):
 
 
 def test_resample_without_torch_says_so(monkeypatch):
-    import posenc_core.images.vision as vision
+    import posenc_core.images.grid_resize as vision
 
     def missing():
         raise ValueError("no torch")

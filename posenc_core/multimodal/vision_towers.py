@@ -20,7 +20,7 @@ import numpy as np
 
 from .._backend import require_torch, torch_installed
 from .._checks import as_base, as_choice, as_int, check_size
-from ..images.vision import learned_like_grid, patch_similarity_maps
+from ..images.patch_grid import learned_like_grid, patch_similarity_maps
 from ..rope import rope_inv_freq_float32_pow
 
 __all__ = ["VISION_TOWERS", "VisionTower", "factorized_learned_table", "vision_dimension_axes", "vision_layout_table",
