@@ -7,7 +7,7 @@ import numpy as np
 
 from .._backend import require_torch
 from .._checks import as_choice, as_int, check_size
-from .patch_grid import MAX_GRID, learned_like_grid
+from .patch_grid import MAX_GRID, learned_like_grid, patch_similarity_maps
 from .sincos_grid import sincos_2d, sincos_2d_at
 
 __all__ = [
@@ -17,6 +17,11 @@ __all__ = [
     "resample_pos_embed",
     "resample_sincos_error",
     "resample_source_coords",
+    "resize_neighbour",
+    "resize_plan",
+    "resize_profile",
+    "resize_what_if_size",
+    "sincos_resize_errors",
     "vit_position_table",
 ]
 
@@ -134,3 +139,86 @@ def prefix_change(before, after, num_prefix_tokens) -> float:
         return 0.0
     return float(np.abs(np.asarray(after)[:prefix] - np.asarray(before)[:prefix]).max())
 
+
+
+def resize_plan(old_size, new_size, num_prefix_tokens, row, col) -> dict:
+    """The bookkeeping of one square resize that the lesson states: where the query patch goes, how much every
+    distance stretches, and how many rows the table has before and after.
+
+    Returns:
+        dict with ``new_cell`` (row, col) on the new grid (``matching_cell``), ``index_before`` /
+        ``index_after`` (the patch's raster index on each grid, prefix rows not counted), ``stretch``
+        (new / old), ``patches_before`` / ``patches_after`` and ``rows_before`` / ``rows_after`` (prefix
+        rows included).
+    """
+    old = as_int("old grid size", old_size, minimum=1, maximum=MAX_GRID)
+    new = as_int("new grid size", new_size, minimum=1, maximum=MAX_GRID)
+    prefix = as_int("num_prefix_tokens", num_prefix_tokens, minimum=0, maximum=64)
+    new_row, new_col = matching_cell(row, old, new), matching_cell(col, old, new)
+    return {"new_cell": (new_row, new_col), "index_before": int(row) * old + int(col),
+            "index_after": new_row * new + new_col, "stretch": new / old,
+            "patches_before": old * old, "patches_after": new * new,
+            "rows_before": prefix + old * old, "rows_after": prefix + new * new}
+
+
+def resize_what_if_size(new_size, largest=32) -> int:
+    """The other grid size a what-if asks about: twice ``new_size``, or half of it when twice passes ``largest``."""
+    largest = as_int("largest grid size", largest, minimum=2, maximum=MAX_GRID)
+    new = as_int("new grid size", new_size, minimum=1, maximum=largest)
+    return 2 * new if 2 * new <= largest else max(1, new // 2)
+
+
+def resize_neighbour(source, old_size, new_size, dim, num_prefix_tokens, mode, antialias, row, col, *,
+                     seed=0) -> dict:
+    """Cosine similarity of a patch to the patch one step across, before and after resizing the grid.
+
+    The step goes right unless the patch, or its matching cell on the new grid, sits on the last column;
+    then it goes left on both grids. Values are read from ``patch_similarity_maps`` of the table and of the
+    resized table, the maps the lesson draws.
+
+    Returns:
+        dict with ``side`` ("right" or "left"), ``new_cell`` (row, col), ``before`` and ``after`` (floats).
+    """
+    old = as_int("old grid size", old_size, minimum=2, maximum=MAX_GRID)
+    new = as_int("new grid size", new_size, minimum=2, maximum=MAX_GRID)
+    plan = resize_plan(old, new, num_prefix_tokens, row, col)
+    new_row, new_col = plan["new_cell"]
+    step = 1 if col + 1 < old and new_col + 1 < new else -1  # a neighbour that exists on both grids
+    table = vit_position_table(source, old, dim, num_prefix_tokens, seed)
+    resized = resample_pos_embed(table, (old, old), (new, new), num_prefix_tokens, mode, antialias)
+    before = patch_similarity_maps(table, old, old, "cosine", num_prefix_tokens)[plan["index_before"]]  # (old, old)
+    after = patch_similarity_maps(resized, new, new, "cosine", num_prefix_tokens)[plan["index_after"]]  # (new, new)
+    return {"side": "right" if step > 0 else "left", "new_cell": (new_row, new_col),
+            "before": float(before[row, col + step]), "after": float(after[new_row, new_col + step])}
+
+
+def resize_profile(source, old_size, new_size, dim, num_prefix_tokens, antialias, new_row, channel, *,
+                   seed=0) -> dict:
+    """One channel of the resized grid along one new row, for every interpolation mode.
+
+    Returns:
+        dict with ``coords`` (new,) the old-grid column each new cell samples, ``series`` {mode: (new,)} and
+        ``exact``: 2D sin-cos at those coordinates (new,) for a sin-cos source, else None.
+    """
+    old = as_int("old grid size", old_size, minimum=1, maximum=MAX_GRID)
+    new = as_int("new grid size", new_size, minimum=1, maximum=MAX_GRID)
+    dim = as_int("dim", dim, minimum=1, maximum=16384)
+    new_row = as_int("new row", new_row, minimum=0, maximum=new - 1)
+    channel = as_int("channel", channel, minimum=0, maximum=dim - 1)
+    prefix = as_int("num_prefix_tokens", num_prefix_tokens, minimum=0, maximum=64)
+    table = vit_position_table(source, old, dim, prefix, seed)
+    coords = resample_source_coords(old, new)  # (new,)
+    series = {mode: resample_pos_embed(table, (old, old), (new, new), prefix, mode, antialias)[prefix:]
+              .reshape(new, new, dim)[new_row, :, channel] for mode in RESIZE_MODES}  # (new,) each
+    exact = sincos_2d_at([coords[new_row]], coords, dim)[:, channel] if source == "sincos" else None
+    return {"coords": coords, "series": series, "exact": exact}
+
+
+def sincos_resize_errors(old_size, new_size, dim, base=10000.0, antialias=True) -> dict:
+    """``resample_sincos_error`` for every mode, and the error at channel 0 (the fastest column wave).
+
+    Returns:
+        dict with ``by_mode`` {mode: (dim,) float64} and ``first_channel`` {mode: float}.
+    """
+    by_mode = {mode: resample_sincos_error(old_size, new_size, dim, base, mode, antialias) for mode in RESIZE_MODES}
+    return {"by_mode": by_mode, "first_channel": {mode: float(e[0]) for mode, e in by_mode.items()}}

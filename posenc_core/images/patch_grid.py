@@ -8,7 +8,7 @@ import numpy as np
 from .._backend import to_numpy
 from .._checks import as_choice, as_float, as_int, check_size
 
-__all__ = ["learned_like_grid", "patch_similarity_maps"]
+__all__ = ["grid_neighbours", "learned_like_grid", "patch_similarity_maps"]
 
 MAX_GRID = 4096
 
@@ -69,3 +69,31 @@ def patch_similarity_maps(table, grid_h, grid_w, metric="cosine", num_prefix_tok
         patches = patches / np.where(norms == 0, 1, norms)
     return (patches @ patches.T).reshape(h * w, h, w).astype(np.float32)
 
+
+
+def grid_neighbours(grid_map, row, col) -> dict:
+    """The values of a map over the patch grid at the query's nearest neighbours: straight across, straight
+    down and diagonally, each on the far side (left, above) where the query sits on the last column or row.
+
+    Args:
+        grid_map: (grid_h, grid_w) values, e.g. one patch's similarity map (``patch_similarity_maps(...)[q]``).
+        row, col: the query patch.
+    Returns:
+        dict with ``query`` (the map at the query) and ``side``, ``vertical``, ``diagonal``: each a dict with
+        ``label`` ("right" / "left", "below" / "above", "diagonal"), ``cell`` (row, col) and ``value`` (float).
+    """
+    values = np.asarray(to_numpy(grid_map), dtype=np.float64)
+    if values.ndim != 2 or min(values.shape) < 2:
+        raise ValueError(f"A neighbour needs a grid of at least 2 x 2 patches; the map has shape {values.shape}.")
+    h, w = values.shape
+    row = as_int("row", row, minimum=0, maximum=h - 1)
+    col = as_int("col", col, minimum=0, maximum=w - 1)
+    dr, dc = (1 if row + 1 < h else -1), (1 if col + 1 < w else -1)  # a neighbour that exists, even at an edge
+
+    def at(r: int, c: int, label: str) -> dict:
+        return {"label": label, "cell": (r, c), "value": float(values[r, c])}
+
+    return {"query": float(values[row, col]),
+            "side": at(row, col + dc, "right" if dc > 0 else "left"),
+            "vertical": at(row + dr, col, "below" if dr > 0 else "above"),
+            "diagonal": at(row + dr, col + dc, "diagonal")}

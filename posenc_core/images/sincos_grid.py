@@ -7,9 +7,9 @@ import numpy as np
 
 from .._backend import to_backend
 from .._checks import as_base, as_int, check_size
-from .patch_grid import MAX_GRID
+from .patch_grid import MAX_GRID, grid_neighbours, patch_similarity_maps
 
-__all__ = ["flattened_sincos", "sincos_2d", "sincos_2d_at"]
+__all__ = ["flattened_sincos", "sincos_2d", "sincos_2d_at", "sincos_neighbours"]
 
 
 def _sincos_1d(dim: int, coords: np.ndarray, base: float) -> np.ndarray:
@@ -74,3 +74,22 @@ def flattened_sincos(grid_h, grid_w, dim, base=10000.0) -> np.ndarray:
     check_size(h * w * dim, "The flattened embedding")
     return _sincos_1d(dim, np.arange(h * w), base).astype(np.float32)
 
+
+
+def sincos_neighbours(grid_h, grid_w, dim, base, row, col) -> dict:
+    """Cosine similarity of patch (row, col) to its nearest neighbours under the 2D sin-cos code and under
+    the 1D code of the flattened index: what the lesson's questions compare and its formulas print.
+
+    Returns:
+        dict with ``2d`` and ``1d``: each ``grid_neighbours`` of that code's similarity map of the patch
+        (``side``, ``vertical``, ``diagonal``), and ``raster_step``: how many raster numbers apart the patch
+        and the one below it are (grid_w).
+    """
+    h = as_int("grid_h", grid_h, minimum=2, maximum=MAX_GRID)
+    w = as_int("grid_w", grid_w, minimum=2, maximum=MAX_GRID)
+    row = as_int("row", row, minimum=0, maximum=h - 1)
+    col = as_int("col", col, minimum=0, maximum=w - 1)
+    patch = row * w + col
+    maps = {"2d": patch_similarity_maps(sincos_2d(h, w, dim, base), h, w, "cosine")[patch],  # (h, w)
+            "1d": patch_similarity_maps(flattened_sincos(h, w, dim, base), h, w, "cosine")[patch]}
+    return {**{code: grid_neighbours(m, row, col) for code, m in maps.items()}, "raster_step": w}
