@@ -108,7 +108,8 @@ def rope_2d_score_maps(grid_h, grid_w, head_dim, query_row, query_col, base=1000
 
     Returns:
         dict with ``axial`` and ``flat`` (grid_h, grid_w) float64 score maps, ``query_index`` (the raster
-        index), and ``vertical`` / ``horizontal``: the nearest patch below (above on the last row) and to
+        index), ``half`` (d/2, the size of each axis's half) and ``frequencies`` (d/4 per axis), and
+        ``vertical`` / ``horizontal``: the nearest patch below (above on the last row) and to
         the right (left on the last column) as dicts with ``label``, ``row``, ``col``, ``axial``, ``flat``
         and ``raster_distance``, or None when the grid has a single row / column.
     """
@@ -138,7 +139,7 @@ def rope_2d_score_maps(grid_h, grid_w, head_dim, query_row, query_col, base=1000
         return {"label": label, "row": r, "col": c, "axial": float(axial[r, c]), "flat": float(flat[r, c]),
                 "raster_distance": abs((r * w + c) - index)}
 
-    return {"axial": axial, "flat": flat, "query_index": index,
+    return {"axial": axial, "flat": flat, "query_index": index, "half": d // 2, "frequencies": d // 4,
             "vertical": neighbour(1, 0, "below", "above"), "horizontal": neighbour(0, 1, "right", "left")}
 
 
@@ -153,7 +154,8 @@ def rope_2d_relative_check(grid_h, grid_w, head_dim, base=10000.0, *, vectors="o
     float32 rounding of the angles, which the RoPE code shares with transformers.
 
     Returns:
-        dict with ``axial`` and ``flat`` (largest absolute deviation), and ``scale`` (largest |score|, d for
+        dict with ``patches`` (h * w: the check covers patches x patches pairs), ``axial`` and ``flat``
+        (largest absolute deviation), and ``scale`` (largest |score|, d for
         all-ones vectors) to read them against.
     """
     h, w, d, rows, cols, q, k = _axial_setup(grid_h, grid_w, head_dim, vectors, seed)
@@ -174,6 +176,6 @@ def rope_2d_relative_check(grid_h, grid_w, head_dim, base=10000.0, *, vectors="o
     shifts = np.arange(-(n - 1), n)
     flat_by_offset = apply_rope(np.tile(k, (shifts.size, 1)), shifts, inv_freq_1d, layout) @ q  # (2n-1,)
     flat_reference = flat_by_offset[np.subtract.outer(index, index).T + n - 1]  # (n, n)
-    return {"axial": float(np.abs(axial - axial_reference).max()),
+    return {"patches": n, "axial": float(np.abs(axial - axial_reference).max()),
             "flat": float(np.abs(flat - flat_reference).max()),
             "scale": float(max(np.abs(axial).max(), np.abs(flat).max()))}

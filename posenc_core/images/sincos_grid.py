@@ -9,7 +9,7 @@ from .._backend import to_backend
 from .._checks import as_base, as_int, check_size
 from .patch_grid import MAX_GRID, grid_neighbours, patch_similarity_maps
 
-__all__ = ["flattened_sincos", "sincos_2d", "sincos_2d_at", "sincos_neighbours"]
+__all__ = ["flattened_sincos", "sincos_2d", "sincos_2d_at", "sincos_layout", "sincos_neighbours"]
 
 
 def _sincos_1d(dim: int, coords: np.ndarray, base: float) -> np.ndarray:
@@ -82,8 +82,8 @@ def sincos_neighbours(grid_h, grid_w, dim, base, row, col) -> dict:
 
     Returns:
         dict with ``2d`` and ``1d``: each ``grid_neighbours`` of that code's similarity map of the patch
-        (``side``, ``vertical``, ``diagonal``), and ``raster_step``: how many raster numbers apart the patch
-        and the one below it are (grid_w).
+        (``side``, ``vertical``, ``diagonal``), ``index`` (the patch's raster number r * grid_w + c) and
+        ``raster_step``: how many raster numbers apart the patch and the one below it are (grid_w).
     """
     h = as_int("grid_h", grid_h, minimum=2, maximum=MAX_GRID)
     w = as_int("grid_w", grid_w, minimum=2, maximum=MAX_GRID)
@@ -92,4 +92,20 @@ def sincos_neighbours(grid_h, grid_w, dim, base, row, col) -> dict:
     patch = row * w + col
     maps = {"2d": patch_similarity_maps(sincos_2d(h, w, dim, base), h, w, "cosine")[patch],  # (h, w)
             "1d": patch_similarity_maps(flattened_sincos(h, w, dim, base), h, w, "cosine")[patch]}
-    return {**{code: grid_neighbours(m, row, col) for code, m in maps.items()}, "raster_step": w}
+    return {**{code: grid_neighbours(m, row, col) for code, m in maps.items()}, "index": patch, "raster_step": w}
+
+
+def sincos_layout(grid_h, grid_w, dim) -> dict:
+    """Where things sit in MAE's 2D sin-cos table: its rows (patches in raster order) and its channels.
+
+    Returns:
+        dict with ``patches`` (grid_h * grid_w rows), ``column_channels`` and ``row_channels`` ((first, last)
+        channel of each half) and ``frequencies`` (d/4 per axis: each half is d/4 sines, then d/4 cosines).
+    """
+    h = as_int("grid_h", grid_h, minimum=1, maximum=MAX_GRID)
+    w = as_int("grid_w", grid_w, minimum=1, maximum=MAX_GRID)
+    dim = as_int("dim", dim, minimum=4, maximum=16384)
+    if dim % 4:
+        raise ValueError(f"dim must be a multiple of 4 (two axes, each with sin and cos halves); got {dim}.")
+    return {"patches": h * w, "column_channels": (0, dim // 2 - 1), "row_channels": (dim // 2, dim - 1),
+            "frequencies": dim // 4}
