@@ -13,7 +13,7 @@ from .rotary import MRopeSettings, mm_scores
 from .sequence import Segment, mm_position_ids
 
 __all__ = ["SCORE_BANDS", "mm_image_advance", "mm_image_scores", "mm_row_end_score", "mm_score_band",
-           "mm_time_id_table", "mm_time_ids", "mm_video_scores"]
+           "mm_time_id_table", "mm_time_ids", "mm_video_scores", "mm_wider_image"]
 
 # how close to the query a relative score is, in the words of the lesson's question
 SCORE_BANDS = ("above 0.99: almost the same place", "between 0.5 and 0.99", "below 0.5: clearly elsewhere")
@@ -33,6 +33,22 @@ def mm_image_advance(family_key, grid_h, grid_w) -> dict:
     image = np.flatnonzero(result.kind == 1)  # (h·w,) raster order; the end token follows the last one
     start, after = float(result.ids[0, image[0]]), float(result.ids[0, image[-1] + 1])
     return {"start": start, "next": after, "advance": after - start}
+
+
+def mm_wider_image(family_key, grid_h, grid_w) -> dict:
+    """A what-if on an image's cost in ids: the same image with twice the columns.
+
+    Returns:
+        dict with ``now`` and ``wider`` (``mm_image_advance``'s advance for grid_w and 2 grid_w columns),
+        ``columns`` (2 grid_w), ``larger_side`` (max(grid_h, 2 grid_w)), ``added_tokens`` (grid_h x grid_w),
+        and ``candidates``: the sorted distinct values among now, now plus one id per added token, and wider
+        (the options of the lesson's question).
+    """
+    h = as_int("image rows", grid_h, minimum=1, maximum=64)
+    w = as_int("image columns", grid_w, minimum=1, maximum=32)
+    now, wider = (mm_image_advance(family_key, h, cols)["advance"] for cols in (w, 2 * w))
+    return {"now": now, "wider": wider, "columns": 2 * w, "larger_side": max(h, 2 * w), "added_tokens": h * w,
+            "candidates": sorted({now, now + h * w, wider})}
 
 
 def mm_image_scores(family_key, settings: MRopeSettings, grid_h, grid_w, row, col, *, vectors="ones",

@@ -54,8 +54,8 @@ def mm_video_groups(result: MixedIds, fps) -> dict:
     """The time id of each temporal group (2 frames) of the sequence's first video and its start in seconds.
 
     Returns:
-        dict with ``seconds`` and ``time_ids`` (groups,), and ``steps`` (groups - 1,): how far the time id
-        moves from one group to the next.
+        dict with ``seconds`` and ``time_ids`` (groups,), ``steps`` (groups - 1,): how far the time id
+        moves from one group to the next, and ``group_seconds`` (2 / fps: how far apart two groups are).
     """
     fps = as_float("fps", fps, above=0.0, maximum=1e4)
     video = np.flatnonzero(result.kind == VIDEO)
@@ -65,4 +65,5 @@ def mm_video_groups(result: MixedIds, fps) -> dict:
     groups = result.cell[video, 0]
     first_of_group = video[np.r_[True, np.diff(groups) != 0]]  # first token of each temporal group
     time_ids = result.ids[0, first_of_group]
-    return {"seconds": np.arange(time_ids.size) * 2.0 / fps, "time_ids": time_ids, "steps": np.diff(time_ids)}
+    return {"seconds": np.arange(time_ids.size) * 2.0 / fps, "time_ids": time_ids, "steps": np.diff(time_ids),
+            "group_seconds": 2.0 / fps}

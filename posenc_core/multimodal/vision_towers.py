@@ -171,18 +171,19 @@ def vision_far_score(key, grid_h, grid_w, row, col, *, reach=16, theta=None) -> 
     return {"col": far, "distance": abs(far - col), "score": float(scores[row, far])}
 
 
-def vision_wavelength_summary(keys, grid_side) -> dict:
-    """What the wavelength chart says in numbers, per tower: its shortest and longest wavelength in patches,
-    how many frequencies an axis has (d/4), and how many of them have a wavelength over four grid sides
-    (they barely turn across the image).
+def vision_wavelength_summary(keys, grid_h, grid_w) -> dict:
+    """What the wavelength chart says in numbers: the grid's longer side, and per tower its shortest and longest
+    wavelength in patches, how many frequencies an axis has (d/4), and how many of them have a wavelength over
+    four times that side (they barely turn across the image).
 
     Returns:
-        {key: dict with ``shortest``, ``longest``, ``frequencies`` and ``over_four_sides``}.
+        dict with ``side`` and ``towers``: {key: dict with ``shortest``, ``longest``, ``frequencies`` and
+        ``over_four_sides``}.
     """
-    side = as_int("grid side", grid_side, minimum=1, maximum=256)
-    out = {}
+    side = max(as_int("grid_h", grid_h, minimum=1, maximum=256), as_int("grid_w", grid_w, minimum=1, maximum=256))
+    towers = {}
     for key in keys:
         waves = vision_wavelengths(key)  # (d/4,)
-        out[key] = {"shortest": float(waves.min()), "longest": float(waves.max()), "frequencies": int(waves.size),
-                    "over_four_sides": int(np.sum(waves > 4 * side))}
-    return out
+        towers[key] = {"shortest": float(waves.min()), "longest": float(waves.max()), "frequencies": int(waves.size),
+                       "over_four_sides": int(np.sum(waves > 4 * side))}
+    return {"side": side, "towers": towers}
