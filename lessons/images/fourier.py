@@ -140,7 +140,7 @@ def fit_2d_tab(page):
         [result["target"]] + [result[e]["prediction"] for e in pc.ENCODINGS],
         ["target (64 x 64)"] + [f"{fourier_views.LABELS[e]}: {result[e]['final_test_psnr']:.1f} dB"
                                 for e in pc.ENCODINGS],
-        title="Fits of the image (trained on every other row and column)", cols=4,
+        title="Fits of the image (trained on every other row and column)", cols=2,  # 2 x 2: readable on a phone
         value_name="grey level", x_title="x (pixel)", y_title="y (pixel)", cell_px=300,
         signed=False, zrange=(0, 1), name="fourier_2d_fit",  # grey levels past [0, 1] show as black or white
         alt="Four images: the target, a blurry fit from raw coordinates, and two sharper fits from "

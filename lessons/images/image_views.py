@@ -168,7 +168,7 @@ def ask_resized_to(now, then, sizes, cell) -> classroom.Prediction:
                 "the closer two neighbouring cells sit in the image, so the more alike their blended embeddings.")
 
     return classroom.predict(
-        "resize_other", f"Resize the {old} x {old} grid to {other} x {other} instead of {new} x {new}. The patch "
-        f"one step {then['side']} of the matching cell {then['new_cell']} (of patch {cell}) is then, compared "
-        f"with the step shown above ({now['after']:.3f}):", ["more similar", "exactly as similar", "less similar"],
+        "resize_other", f"Resize the {old} x {old} grid to {other} x {other} instead of {new} x {new}. Patch {cell} "
+        f"then lands on cell {then['new_cell']}; compared with the step shown above ({now['after']:.3f}), the patch "
+        f"one step {then['side']} of it is:", ["more similar", "exactly as similar", "less similar"],
         answer, reveal)
