@@ -23,11 +23,6 @@ def rope_check(h: int, w: int, dim: int, base: float, vectors: str):
 
 
 def rope_section(h: int, w: int, dim: int, base: float, row: int, col: int):
-    st.markdown("RoPE-based vision models (EVA-02, RoPE-ViT, the vision encoder of Qwen2-VL) put position into "
-                "the attention score instead of into the patch vectors. The axial form cuts each query and key "
-                "in two: the first half is turned by the patch's row, the second half by its column, each half "
-                "an ordinary RoPE of size d/2. Below, the same query content sits at the chosen patch and the "
-                "same key content at every patch, so the colours show what position alone does to the score.")
     vectors = controls.choice(
         "Query and key content", "qk", list(pc.AXIAL_QK), "ones",
         format_func={"ones": "all ones", "random": "random"}.get,
@@ -38,7 +33,7 @@ def rope_section(h: int, w: int, dim: int, base: float, row: int, col: int):
     scores, check = rope_maps(h, w, dim, base, row, col, vectors), rope_check(h, w, dim, base, vectors)
     show(figures.mark_panels(figures.square_panels(figures.padded(figures.small_multiples(
         [scores["axial"], scores["flat"]],
-        ["Axial 2D RoPE (row half + column half)", f"1D RoPE of the raster index r·{w} + c"],
+        ["Axial 2D RoPE<br>(row half + column half)", f"1D RoPE of the<br>raster index r·{w} + c"],
         title=f"Score of the query at patch ({row}, {col}) with a key at every patch, d = {dim}, base {base:,.0f}",
         cols=2, value_name="score q·k", x_title="column", y_title="row", cell_px=360,
         name="rope2d_axial_vs_flat",
@@ -46,6 +41,11 @@ def rope_section(h: int, w: int, dim: int, base: float, row: int, col: int):
             f"falling off along its row and its column{' alike' if ones else ''}. Right: high along the query's "
             "own row and into the ends of the neighbouring rows; the patches straight above and below score "
             "far lower."))), col, row, f"query patch ({row}, {col})"))
+    st.markdown("RoPE-based vision models (EVA-02, RoPE-ViT, the vision encoder of Qwen2-VL) put position into the "
+                "attention score instead of into the patch vectors. The axial form cuts each query and key in two: "
+                "the first half is turned by the patch's row, the second half by its column, each half an ordinary "
+                "RoPE of size d/2. Here the same query content sits at the chosen patch and the same key content at "
+                "every patch, so the colours show what position alone does to the score.")
     classroom.snippet(f"scores = {classroom.call('rope_2d_score_maps', h, w, dim, row, col, base, vectors=vectors)}",
                       f"scores['axial'], scores['flat']  # ({h}, {w}) each: the two maps")
     st.markdown(f":material/check_circle: **Checked on all {check['patches']:,} x {check['patches']:,} patch "

@@ -116,7 +116,8 @@ def flattened_tab(grid, cell):
     with image_views.ask_flattened(near, cell):
         show(figures.square_panels(figures.padded(figures.mark_panels(figures.small_multiples(
             [maps(*grid)[patch], maps(*grid, True)[patch]],
-            ["2D sin-cos (column half + row half)", f"1D sin-cos of the raster index r·{w} + c"],
+            # two-line panel titles (plotly's <br>): one line each would run into each other on a phone
+            ["2D sin-cos<br>(column half + row half)", f"1D sin-cos of the<br>raster index r·{w} + c"],
             title=f"Similarity to patch ({row}, {col}) with the same d = {dim}", cols=2, signed=signed,
             zrange=zrange, value_name="cosine similarity", x_title="column", y_title="row", cell_px=360,
             name="vit2d_flat_vs_2d",

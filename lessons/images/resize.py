@@ -126,7 +126,7 @@ def modes_tab(page, setup, mode: str, antialias: bool, cell, plan):
     new_row, new_col = plan["new_cell"]
     panels = [maps(*setup, m, antialias)[1][plan["index_after"]] for m in pc.RESIZE_MODES]
     show(figures.square_panels(figures.padded(figures.small_multiples(
-        panels, [f"{m}" + (", antialias" if antialias and m != "nearest" else "") for m in pc.RESIZE_MODES],
+        panels, [m + (",<br>antialias" if antialias and m != "nearest" else "") for m in pc.RESIZE_MODES],
         title=f"Similarity to patch ({new_row}, {new_col}) on the {new} x {new} grid, three ways",
         cols=3, value_name="cosine similarity", x_title="column", y_title="row", cell_px=300,
         name="resize_modes",

@@ -45,8 +45,9 @@ def image_section(page, model):
         row, col = controls.grid_cell(h, w, (5, 7), labels=("Query row", "Query column"), keys=("qr", "qc"))
     scalars = (model.family, model.head_dim, model.rotary_dim, model.theta, model.section, h, w, row, col)
     panels = scores_views.image_maps(*scalars)
+    titles = [name.replace(", ", ",<br>") for name in panels]  # two lines: three panels fit a phone
     show(figures.mark_panels(figures.square_panels(figures.padded(figures.small_multiples(
-        [p["map"] for p in panels.values()], list(panels), title=f"Score of the patch at row {row}, column {col} "
+        [p["map"] for p in panels.values()], titles, title=f"Score of the patch at row {row}, column {col} "
         f"with every patch of a {h} × {w} image (÷ its score with itself)", cols=len(panels), signed=None,
         value_name="relative score", x_title="column", y_title="row", cell_px=300, name="mm_image_scores",
         alt=f"{len(panels)} score maps of the query patch at row {row}, column {col} over a {h} × {w} image, one "

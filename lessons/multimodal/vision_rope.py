@@ -56,7 +56,7 @@ def maps_tab(tower: str, grid, cell):
     qwen_tower, gemma = pc.VISION_TOWERS[tower], pc.VISION_TOWERS["gemma4"]
     qwen_map, gemma_map, learned_map = maps(tower, h, w, row, col)
     far_q, far_g, swapped = far_scores(tower, h, w, row, col)
-    titles = [f"Qwen, θ {qwen_tower.theta:,.0f}", f"Gemma 4, θ {gemma.theta:,.0f}", "Learned x + y"]
+    titles = [f"Qwen,<br>θ {qwen_tower.theta:,.0f}", f"Gemma 4,<br>θ {gemma.theta:,.0f}", "Learned<br>x + y"]
     show(figures.mark_panels(figures.square_panels(figures.padded(figures.small_multiples(
         [qwen_map, gemma_map, learned_map], titles, cols=3, value_name="relative score / cosine",
         title=f"Query patch (row {row}, column {col}) against every patch of a {h} × {w} grid",
