@@ -51,8 +51,9 @@ def image_numbers(model, panels, h: int, w: int, row: int, col: int):
                       "# the other maps: one released model per other allocation",
                       f"others = {{key: pc.mm_image_scores(key, pc.mm_rope_settings(key), {h}, {w}, {row}, {col})"
                       f"\n          for key in {others!r}}}")
+    qwen2_width = pc.mm_wavelength_ranges(pc.mm_rope_settings("qwen2_vl"))["width"]["pairs"]
     notice(f"Next to the query, 1 means 'indistinguishable by position'. {lines}. A model whose height and "
-           "width pairs are all slow (Qwen2-VL's contiguous blocks give width the slowest 24 pairs) sees "
+           f"width pairs are all slow (Qwen2-VL's contiguous blocks give width the slowest {qwen2_width} pairs) sees "
            "neighbouring patches as nearly the same place, so it must learn the layout from content; "
            "interleaving gives both axes fast pairs and a sharp peak. (Trained weights can still read small "
            "angle differences by putting large norms on those pairs; the maps show what the rotation alone "
