@@ -135,3 +135,26 @@ def test_encoding_tables_are_sorted_by_frequency_and_seeded():
     assert np.all(np.diff(tables["frequency"]) >= 0)
     again = pc.encoding_tables(4, 10.0, 16, seed=3, samples=64)
     np.testing.assert_array_equal(tables["fourier"], again["fourier"])
+
+
+def test_encoding_ranges_and_the_detail_what_if():
+    ranges = pc.encoding_ranges(4, 5.0, 32)
+    frequency = pc.encoding_tables(4, 5.0, 32)["frequency"]
+    assert ranges == {"nerf_fastest": 4.0, "gaussian_slowest": frequency[0], "gaussian_fastest": frequency[-1]}
+    what_if = pc.detail_what_if(5.0, 32)
+    assert what_if["now"] == frequency[-1]
+    assert what_if["wider_sigma"] == pytest.approx(2 * what_if["now"])  # σ scales every draw
+    assert what_if["more_features"] == pc.encoding_tables(4, 5.0, 64)["frequency"][-1]
+    doubles = [what_if[k] >= 1.5 * what_if["now"] for k in ("more_features", "wider_sigma")]
+    assert pc.DETAIL_CHANGES[what_if["answer"]] == {(True, True): "either", (True, False): "features",
+                                                     (False, True): "sigma", (False, False): "neither"}[tuple(doubles)]
+    with pytest.raises(ValueError, match="sigma"):
+        pc.detail_what_if(0.0, 32)
+
+
+def test_worst_encoding_is_the_lowest_held_out_psnr():
+    result = {"raw": {"final_test_psnr": 18.0}, "nerf": {"final_test_psnr": 30.0},
+              "gaussian": {"final_test_psnr": 25.0}}
+    assert pc.worst_encoding(result) == "raw"
+    with pytest.raises(ValueError, match="no fit"):
+        pc.worst_encoding({})

@@ -113,8 +113,12 @@ def test_image_scores_snippet_gives_the_maps_and_the_printed_neighbours(preset, 
     for key, scores in ns["others"].items():
         assert f"{pc.MM_FAMILIES[key].name}" in _text(at)
         assert f"right {scores['right']:.4f}, below {scores['below']:.4f}" in _text(at)
-    side = col + 1 if col + 1 < w else col - 1
-    assert f"column {side} scores {ns['own']['map'][row, side]:.4f}" in _reveal(at, "mm_scores_beside")
+    # the what-if: the same query in an image twice as wide, scored with the last patch of its row
+    far = pc.mm_row_end_score(reading.family, reading.settings, h, w, row, col)
+    wider = pc.mm_image_scores(reading.family, reading.settings, h, 2 * w, row, col)["map"]
+    assert far["score"] == wider[row, 2 * w - 1]
+    assert f"column {2 * w - 1} ({2 * w - 1 - col} columns from the query) {far['score']:.4f}" in \
+        _reveal(at, "mm_scores_wider")
 
 
 def test_fps_snippet_gives_the_time_ids_and_the_answer():
@@ -141,7 +145,9 @@ def test_vision_snippet_gives_the_relative_maps(query, row, col):
     far = min(w - 1, col + 16) if col < w - 1 else max(0, col - 16)
     shown = f"scores {ns['qwen'][row, far]:.3f} and Gemma 4 {ns['gemma'][row, far]:.3f}"
     assert shown in _text(at).replace("still scores", "scores")
-    assert f"{abs(far - col)} columns from the query" in _reveal(at, "vision_far")
+    # the what-if: the Qwen tower with Gemma 4's theta, at the same far patch
+    swapped = pc.vision_tower_score_map(tower, h, w, row, col, theta=100.0, relative=True)[row, far]
+    assert f"{abs(far - col)} columns along {swapped:.3f}" in _reveal(at, "vision_theta")
 
 
 # ---------------------------------------------------------------- Inside real models

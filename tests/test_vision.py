@@ -138,7 +138,7 @@ def test_vision_bad_arguments(call, message):
 
 
 def test_resample_without_torch_says_so(monkeypatch):
-    import posenc_core.images.vision as vision
+    import posenc_core.images.grid_resize as vision
 
     def missing():
         raise ValueError("no torch")
@@ -336,3 +336,90 @@ def test_relative_check_over_all_pairs(vectors):
 def test_axial_rope_bad_arguments(call, message):
     with pytest.raises(ValueError, match=message):
         call()
+
+
+# ---------------------------------------------------------------------------------------------------------
+# The numbers the lessons state: neighbours, layout, resize bookkeeping and what-ifs
+
+
+def test_grid_neighbours_pick_the_far_side_at_an_edge():
+    grid = np.arange(12.0).reshape(3, 4)
+    inside = pc.grid_neighbours(grid, 1, 1)
+    assert inside["query"] == 5.0
+    assert (inside["side"]["label"], inside["side"]["cell"], inside["side"]["value"]) == ("right", (1, 2), 6.0)
+    assert (inside["vertical"]["label"], inside["vertical"]["value"]) == ("below", 9.0)
+    assert inside["diagonal"]["value"] == 10.0
+    corner = pc.grid_neighbours(grid, 2, 3)
+    assert (corner["side"]["label"], corner["side"]["value"]) == ("left", 10.0)
+    assert (corner["vertical"]["label"], corner["vertical"]["value"]) == ("above", 7.0)
+    assert corner["diagonal"]["cell"] == (1, 2)
+    with pytest.raises(ValueError, match="at least 2 x 2"):
+        pc.grid_neighbours(np.zeros((1, 5)), 0, 0)
+
+
+@given(st.integers(2, 8), st.integers(2, 8), st.sampled_from([8, 16, 32]), st.data())
+@settings(max_examples=20, deadline=None)
+def test_sincos_neighbours_read_the_similarity_maps(h, w, dim, data):
+    row, col = data.draw(st.integers(0, h - 1)), data.draw(st.integers(0, w - 1))
+    near = pc.sincos_neighbours(h, w, dim, 100.0, row, col)
+    maps = pc.patch_similarity_maps(pc.sincos_2d(h, w, dim, 100.0), h, w, "cosine")[row * w + col]
+    flat = pc.patch_similarity_maps(pc.flattened_sincos(h, w, dim, 100.0), h, w, "cosine")[row * w + col]
+    for code, grid in (("2d", maps), ("1d", flat)):
+        for key in ("side", "vertical", "diagonal"):
+            assert near[code][key]["value"] == float(grid[near[code][key]["cell"]])
+    assert near["index"] == row * w + col and near["raster_step"] == w
+    # in the 2D code one step is one step either way; the diagonal differs in both halves
+    assert near["2d"]["side"]["value"] == pytest.approx(near["2d"]["vertical"]["value"], abs=1e-6)
+    assert near["2d"]["diagonal"]["value"] < near["2d"]["side"]["value"]
+
+
+def test_a_larger_base_makes_the_neighbour_more_similar():
+    for base in (100.0, 1000.0, 10000.0, 100000.0):
+        now = pc.sincos_neighbours(14, 14, 64, base, 4, 9)["2d"]["side"]["value"]
+        assert pc.sincos_neighbours(14, 14, 64, 10 * base, 4, 9)["2d"]["side"]["value"] > now
+
+
+def test_sincos_layout_names_the_halves():
+    assert pc.sincos_layout(3, 5, 16) == {"patches": 15, "column_channels": (0, 7), "row_channels": (8, 15),
+                                          "frequencies": 4}
+    with pytest.raises(ValueError, match="multiple of 4"):
+        pc.sincos_layout(3, 5, 10)
+
+
+def test_resize_plan_counts_rows_and_maps_the_cell():
+    plan = pc.resize_plan(14, 24, 1, 3, 9)
+    assert plan["new_cell"] == (pc.matching_cell(3, 14, 24), pc.matching_cell(9, 14, 24))
+    assert plan["index_before"] == 3 * 14 + 9 and plan["index_after"] == plan["new_cell"][0] * 24 + plan["new_cell"][1]
+    assert (plan["rows_before"], plan["rows_after"]) == (197, 577) and plan["stretch"] == 24 / 14
+    assert [pc.resize_what_if_size(n, 32) for n in (4, 16, 17, 32)] == [8, 32, 8, 16]
+    with pytest.raises(ValueError, match="at most 32"):
+        pc.resize_what_if_size(40, 32)
+
+
+def test_resize_neighbour_reads_the_maps_the_page_draws():
+    pytest.importorskip("torch")
+    result = pc.resize_neighbour("sincos", 6, 9, 16, 1, "bicubic", True, 2, 5)  # column 5 is the last: step left
+    assert result["side"] == "left"
+    table = pc.vit_position_table("sincos", 6, 16, 1)
+    resized = pc.resample_pos_embed(table, (6, 6), (9, 9), 1, "bicubic", True)
+    r, c = result["new_cell"]
+    assert result["before"] == float(pc.patch_similarity_maps(table, 6, 6, "cosine", 1)[2 * 6 + 5][2, 4])
+    assert result["after"] == float(pc.patch_similarity_maps(resized, 9, 9, "cosine", 1)[r * 9 + c][r, c - 1])
+    nearest = pc.resize_neighbour("sincos", 4, 8, 16, 0, "nearest", True, 1, 0)
+    # nearest copies each old cell onto a 2 x 2 block: the step from the block's second cell is an old step
+    assert nearest["after"] == pytest.approx(nearest["before"], abs=1e-6)
+
+
+def test_resize_profile_and_errors_agree_with_the_resize():
+    pytest.importorskip("torch")
+    curves = pc.resize_profile("sincos", 6, 9, 16, 1, True, 4, 0)
+    resized = pc.resample_pos_embed(pc.vit_position_table("sincos", 6, 16, 1), (6, 6), (9, 9), 1, "bilinear", True)
+    np.testing.assert_array_equal(curves["series"]["bilinear"], resized[1:].reshape(9, 9, 16)[4, :, 0])
+    np.testing.assert_array_equal(curves["coords"], pc.resample_source_coords(6, 9))
+    assert curves["exact"].shape == (9,) and pc.resize_profile("learned", 6, 9, 16, 0, True, 4, 0)["exact"] is None
+    errors = pc.sincos_resize_errors(6, 9, 16)
+    for mode in pc.RESIZE_MODES:
+        np.testing.assert_array_equal(errors["by_mode"][mode], pc.resample_sincos_error(6, 9, 16, 10000.0, mode))
+        assert errors["first_channel"][mode] == errors["by_mode"][mode][0]
+    with pytest.raises(ValueError, match="channel"):
+        pc.resize_profile("sincos", 6, 9, 16, 0, True, 4, 16)

@@ -1,12 +1,12 @@
-import numpy as np
 import streamlit as st
 
 import posenc_core as pc
-from lessons.images import image_views
+from lessons.images import fourier_views
 from page_kit import classroom, controls, figures, formula, guard, header, notice, show, source, stage, why
 
 SIGMAS_1D = [1, 2, 5, 10, 20, 50, 100]
 SIGMAS_2D = [0.5, 1, 2, 4, 8, 16, 32]
+SHOWN_OCTAVES = 6  # the NeRF chart draws at most this many sine columns, so the waves stay readable
 
 
 @st.cache_data(max_entries=24, show_spinner=False)
@@ -22,7 +22,7 @@ def fitted(task: str, octaves: int, sigma: float, features: int, steps: int, see
 @st.cache_data(max_entries=16, show_spinner=False)
 def encodings(octaves: int, sigma: float, features: int, seed: int):
     tables = pc.encoding_tables(octaves, sigma, features, seed)
-    return tables["p"], tables["nerf"], tables["fourier"], tables["frequency"]
+    return tables["p"], tables["nerf"], tables["fourier"], pc.encoding_ranges(octaves, sigma, features, seed)
 
 
 header("Fourier features and NeRF",
@@ -55,21 +55,11 @@ def fit_controls(page, suffix: str, sigmas, sigma_default, octave_default, steps
 @st.fragment
 def lesson():
     page = stage()
-    tab_enc, tab_1d, tab_2d, tab_dual = page.sections(["The encodings", "Fit a 1D signal", "Fit a 2D image",
-                                                       "The duality"])
     with guard():
-        if tab_enc.open:
-            with tab_enc:
-                encodings_tab(page)
-        if tab_1d.open:
-            with tab_1d:
-                fit_1d_tab(page)
-        if tab_2d.open:
-            with tab_2d:
-                fit_2d_tab(page)
-        if tab_dual.open:
-            with tab_dual:
-                duality_tab(page)
+        for tab, (_, draw) in zip(page.sections([label for label, _ in TABS]), TABS, strict=True):
+            if tab.open:
+                with tab:
+                    draw(page)
 
 
 def encodings_tab(page):
@@ -77,28 +67,29 @@ def encodings_tab(page):
         octaves = controls.slider("NeRF octaves L", "L", 1, 8, 4)
         sigma = controls.select_slider("Fourier σ", "s", SIGMAS_1D, 5)
         features = controls.slider("Fourier features m", "m", 16, 128, 32, step=16)
-    p, nerf, ff, magnitudes = encodings(octaves, float(sigma), features, 0)
+    p, nerf, ff, ranges = encodings(octaves, float(sigma), features, 0)
+    waves = {f"sin(2^{k} π p)": nerf[:, 2 * k] for k in range(min(octaves, SHOWN_OCTAVES))}  # sine columns
     show(figures.padded(figures.lines(
-        p, {f"sin(2^{k} π p)": nerf[:, 2 * k] for k in range(min(octaves, 6))},
-        title="NeRF's encoding: sines of the coordinate at doubling frequencies", x_title="coordinate p",
+        p, waves, title="NeRF's encoding: sines of the coordinate at doubling frequencies", x_title="coordinate p",
         y_title="γ(p)", name="fourier_nerf_columns", height=380,
-        alt=f"{min(octaves, 6)} sine waves of p with 1, 2, 4 ... {2 ** (min(octaves, 6) - 1)} half-cycles over "
-            "[0, 1)."), top=90))
+        alt=f"{len(waves)} sine waves of p with 1, 2, 4 ... half-cycles over [0, 1), the last "
+            f"{list(waves)[-1]}."), top=90))
     classroom.snippet(f"tables = {classroom.call('encoding_tables', octaves, float(sigma), features, 0)}",
-                      f"tables['nerf']  # ({p.shape[0]}, {2 * octaves}): γ(p), sin and cos per octave",
-                      f"tables['fourier'], tables['frequency']  # ({p.shape[0]}, {2 * features}) and "
+                      f"tables['nerf']  # ({p.shape[0]}, {nerf.shape[1]}): γ(p), sin and cos per octave",
+                      f"tables['fourier'], tables['frequency']  # ({p.shape[0]}, {ff.shape[1]}) and "
                       f"({features},) cycles per unit, sorted")
-    with image_views.ask_what_sets_detail(octaves, float(sigma), features, magnitudes):
+    with fourier_views.ask_what_sets_detail(float(sigma), features):
         show(figures.padded(figures.heatmap(
-            ff, x=np.arange(ff.shape[1]), y=p, title=f"Gaussian Fourier features of p (m = {features}, "
+            ff, x=list(range(ff.shape[1])), y=p, title=f"Gaussian Fourier features of p (m = {features}, "
             f"σ = {sigma}), columns sorted by |frequency|", x_title="feature (cosines, then sines)",
             y_title="coordinate p", value_name="feature", name="fourier_gaussian_table", height=360,
             alt=f"Heatmap of {features} random Fourier features (cosine and sine columns) over p: left columns "
-                f"vary slowly, right ones quickly, from {magnitudes.min():.2f} to {magnitudes.max():.1f} "
-                "cycles per unit.")))
+                f"vary slowly, right ones quickly, from {ranges['gaussian_slowest']:.2f} to "
+                f"{ranges['gaussian_fastest']:.1f} cycles per unit.")))
         notice(f"NeRF uses a fixed ladder: octave k completes 2^k / 2 cycles over [0, 1), up to "
-               f"{2 ** (octaves - 1) / 2:g} cycles at L = {octaves}. Gaussian features draw their frequencies "
-               f"at random instead; here they range from {magnitudes.min():.2f} to {magnitudes.max():.1f} "
+               f"{ranges['nerf_fastest']:g} cycles at L = {octaves}. Gaussian features draw their frequencies "
+               f"at random instead; here they range from {ranges['gaussian_slowest']:.2f} to "
+               f"{ranges['gaussian_fastest']:.1f} "
                "cycles. σ sets how fast the fastest ones swing, and that, not the count, decides how fine "
                "the detail a network can fit.")
     formula(r"\gamma_{\text{NeRF}}(p) = \big(\sin 2^k\pi p,\ \cos 2^k\pi p\big)_{k=0}^{$L1},\quad "
@@ -112,25 +103,25 @@ def encodings_tab(page):
 def fit_1d_tab(page):
     settings = fit_controls(page, "1", SIGMAS_1D, 10, 6, [150, 300, 600], 300)
     result = fitted("1d", *settings)
-    with image_views.ask_worst_fit(result, settings):
+    with fourier_views.ask_worst_fit(result, settings):
         fit_1d_view(result, settings)
 
 
 def fit_1d_view(result, settings):
     """The fits that answer the question, their scores, curves and spectra."""
     show(figures.padded(figures.lines(
-        result["x"], {"target": result["target"], **{image_views.LABELS[e]: result[e]["prediction"]
+        result["x"], {"target": result["target"], **{fourier_views.LABELS[e]: result[e]["prediction"]
                                                      for e in pc.ENCODINGS}},
         title="Fits of the 1D signal (trained on every other sample)", x_title="coordinate x",
-        y_title="value", dashed=["target", *image_views.DASHED], colours=image_views.COLOURS,
+        y_title="value", dashed=["target", *fourier_views.DASHED], colours=fourier_views.COLOURS,
         name="fourier_1d_fit", height=400,
         alt="The target signal and three fits: raw coordinates give a smooth blur, both encodings "
-            "follow the fast wiggles and the step. Held-out PSNR: " + psnr_text(result) + "."), top=90))
-    image_views.fit_snippet("1d", settings, "result['x'], result['target']  # (256,) each: the signal",
+            "follow the fast wiggles and the step. Held-out PSNR: " + fourier_views.psnr_text(result) + "."), top=90))
+    fourier_views.fit_snippet("1d", settings, "result['x'], result['target']  # (256,) each: the signal",
                             "result['raw']['prediction'], result['raw']['final_test_psnr']  # a fit, its "
                             "score")
-    image_views.fit_scores(result)
-    image_views.fit_curves(result, "1d")
+    fourier_views.fit_scores(result)
+    fourier_views.fit_curves(result, "1d")
     notice("With raw x the network bends a few straight pieces through the slow swell: it misses the "
            "20-cycle wave entirely (no peak at 20 in its spectrum) and blunts the step. Both encodings "
            "follow the detail. Push σ to 50 "
@@ -142,26 +133,22 @@ def fit_1d_view(result, settings):
             b=result["nerf"]["final_test_psnr"], c=result["gaussian"]["final_test_psnr"], digits=3)
 
 
-def psnr_text(result) -> str:
-    return ", ".join(f"{image_views.LABELS[e]} {result[e]['final_test_psnr']:.1f} dB" for e in pc.ENCODINGS)
-
-
 def fit_2d_tab(page):
     settings = fit_controls(page, "2", SIGMAS_2D, 2, 4, [100, 200, 300], 200)
     result = fitted("2d", *settings)
     show(figures.square_panels(figures.padded(figures.small_multiples(
-        [result["target"]] + [np.clip(result[e]["prediction"], 0, 1) for e in pc.ENCODINGS],
-        ["target (64 x 64)"] + [f"{image_views.LABELS[e]}: {result[e]['final_test_psnr']:.1f} dB"
+        [result["target"]] + [result[e]["prediction"] for e in pc.ENCODINGS],
+        ["target (64 x 64)"] + [f"{fourier_views.LABELS[e]}: {result[e]['final_test_psnr']:.1f} dB"
                                 for e in pc.ENCODINGS],
-        title="Fits of the image (trained on every other row and column)", cols=4,
+        title="Fits of the image (trained on every other row and column)", cols=2,  # 2 x 2: readable on a phone
         value_name="grey level", x_title="x (pixel)", y_title="y (pixel)", cell_px=300,
-        signed=False, name="fourier_2d_fit",
+        signed=False, zrange=(0, 1), name="fourier_2d_fit",  # grey levels past [0, 1] show as black or white
         alt="Four images: the target, a blurry fit from raw coordinates, and two sharper fits from "
-            "the NeRF encoding and Fourier features. Held-out PSNR: " + psnr_text(result) + "."))))
-    image_views.fit_snippet("2d", settings, "result['target']  # (64, 64) grey levels",
+            "the NeRF encoding and Fourier features. Held-out PSNR: " + fourier_views.psnr_text(result) + "."))))
+    fourier_views.fit_snippet("2d", settings, "result['target']  # (64, 64) grey levels",
                             "result['gaussian']['prediction']  # (64, 64), before clipping to [0, 1]")
-    image_views.fit_scores(result)
-    image_views.fit_curves(result, "2d")
+    fourier_views.fit_scores(result)
+    fourier_views.fit_curves(result, "2d")
     notice("Raw (x, y) gives a blur of the layout. The encodings recover the disc's edge, the "
            "checkerboard and the inner rings. Turn σ up to 16 or 32: the training pixels are still "
            "matched, but the unseen pixels in between fill with speckle, which is the σ trade-off of "
@@ -178,16 +165,16 @@ def duality_tab(page):
         p = controls.slider("Coordinate p", "dp", 0.0, 1.0, 0.3, step=0.01)
     dual = pc.nerf_as_sinusoidal(p, octaves)
     show(figures.padded(figures.lines(
-        np.arange(2 * octaves), {"NeRF γ(p)": dual["nerf"],
+        list(range(dual["dim"])), {"NeRF γ(p)": dual["nerf"],
                                  "Transformer PE row, pairs reversed": dual["transformer"]},
         markers=True, dashed=["Transformer PE row, pairs reversed"],
         title="Two encodings, one family: NeRF's γ(p) and a row of the sinusoidal table",
         x_title="encoding column (sin, cos per frequency)", y_title="value", name="fourier_duality",
-        alt=f"Two identical zig-zag curves over {2 * octaves} encoding columns: NeRF's encoding of p = {p:.2f} "
+        alt=f"Two identical zig-zag curves over {dual['dim']} encoding columns: NeRF's encoding of p = {p:.2f} "
             f"and the matching Transformer position row (largest difference {dual['max_difference']:.1e})."),
         top=90))
     classroom.snippet(f"dual = {classroom.call('nerf_as_sinusoidal', float(p), octaves)}",
-                      f"dual['nerf'], dual['transformer']  # ({2 * octaves},) each: the two curves")
+                      f"dual['nerf'], dual['transformer']  # ({dual['dim']},) each: the two curves")
     notice("The curves coincide: NeRF's encoding is a row of the Transformer's sinusoidal table with "
            f"d = 2L = {dual['dim']} and base 2^L = {dual['base']:g}, read at a position that grows with "
            "the coordinate. The only differences are the order of the pairs (the Transformer lists the "
@@ -198,6 +185,10 @@ def duality_tab(page):
             r"\omega_i = (2^L)^{-2i/2L} = 2^{-i},\ t = 2^{L-1}\pi p = $t;\quad "
             r"\max|\gamma - PE| = $err", t=dual["position"], err=dual["max_difference"], digits=4)
 
+
+# The lesson's tabs in order: label, and the function that draws it (each runs only while its tab is open).
+TABS = [("The encodings", encodings_tab), ("Fit a 1D signal", fit_1d_tab), ("Fit a 2D image", fit_2d_tab),
+        ("The duality", duality_tab)]
 
 lesson()
 why(WHY)

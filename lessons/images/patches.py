@@ -34,6 +34,11 @@ WHY = ("A Vision Transformer cuts an image into a grid of patches and reads them
        "other half a code of its row, so 'near in the image' becomes 'similar vectors'.")
 
 
+@st.cache_data(max_entries=32, show_spinner=False)
+def neighbours(h: int, w: int, dim: int, base: float, row: int, col: int):
+    return pc.sincos_neighbours(h, w, dim, base, row, col)
+
+
 @st.fragment
 def lesson():
     page = stage()
@@ -47,85 +52,72 @@ def lesson():
                                    "cosines. 2D RoPE: the head size, d/2 dimensions turned by the row, d/2 by the "
                                    "column.")
         base = controls.base_slider(BASES, label="Base")
-    grid = (h, w, dim, float(base))
-
-    tab_one, tab_all, tab_flat, tab_table, tab_rope = page.sections(
-        ["One patch", "Every patch", "2D versus flattened 1D", "The table", "2D RoPE (axial)"])
+    grid, cell = (h, w, dim, float(base)), (row, col)
     with guard():
-        if tab_one.open:
-            with tab_one:
-                one_patch_tab(grid, row, col)
-        if tab_all.open:
-            with tab_all:
-                every_patch_tab(grid, row * w + col)
-        if tab_flat.open:
-            with tab_flat:
-                flattened_tab(grid, row, col)
-        if tab_table.open:
-            with tab_table:
-                table_tab(grid)
-        if tab_rope.open:
-            with tab_rope:
-                image_views.rope_section(h, w, dim, float(base), row, col)
+        for tab, (_, draw) in zip(page.sections([label for label, _ in TABS]), TABS, strict=True):
+            if tab.open:
+                with tab:
+                    draw(grid, cell)
 
 
-def one_patch_tab(grid, row: int, col: int):
+def one_patch_tab(grid, cell):
     h, w, dim, base = grid
-    patch = row * w + col
-    sim = maps(*grid)
+    row, col = cell
+    near = neighbours(*grid, row, col)
     zrange, signed = similarity_scale(*grid)
-    right = float(sim[patch, row, min(col + 1, w - 1)])
-    below = float(sim[patch, min(row + 1, h - 1), col])
-    diagonal = float(sim[patch, min(row + 1, h - 1), min(col + 1, w - 1)])
     show(figures.marked_heatmap(
-        sim[patch], [(col, row, f"patch ({row}, {col})")],
+        maps(*grid)[near["index"]], [(col, row, f"patch ({row}, {col})")],
         title=f"Cosine similarity of patch (row {row}, col {col}) to every patch", x_title="column",
         y_title="row", value_name="cosine similarity", name="vit2d_one_patch", zrange=zrange,
         signed=signed, height=460,
         alt=f"Heatmap over the {h} x {w} grid (d = {dim}, base {base:,.0f}): similarity to patch ({row}, {col}) "
             "is 1 there and falls off with distance in a plus-shaped pattern along its row and column."))
-    with image_views.ask_diagonal(sim[patch], row, col, h, w):
-        image_views.similarity_snippet(h, w, dim, base, f"sim[{patch}]  # ({h}, {w}): the map above, patch "
-                                                        f"({row}, {col})")
-        notice("The bright cross: patches in the same row share the whole row half of the code, and patches "
-               "in the same column share the column half, so each starts from 0.5 before the other half "
-               "is counted. A diagonal neighbour differs in both halves and is less similar than a "
-               "neighbour straight across. "
-               "Move the patch: the pattern moves with it and keeps its shape, because the similarity "
-               "depends only on the offset (Δrow, Δcol).")
-        formula(r"\text{right: } $right,\quad \text{below: } $below,\quad \text{diagonal: } $diag",
-                right=right, below=below, diag=diagonal, digits=3)
+    image_views.similarity_snippet(h, w, dim, base, f"sim[{row} * {w} + {col}]  # ({h}, {w}): the map above, "
+                                                    f"patch ({row}, {col})")
+    notice("The bright cross: patches in the same row share the whole row half of the code, and patches "
+           "in the same column share the column half, so each starts from 0.5 before the other half "
+           "is counted. A diagonal neighbour differs in both halves and is less similar than a "
+           "neighbour straight across. "
+           "Move the patch: the pattern moves with it and keeps its shape, because the similarity "
+           "depends only on the offset (Δrow, Δcol).")
+    image_views.neighbour_formula(near["2d"])
+    larger = 10 * base  # the what-if: ten times the base
+    then = neighbours(h, w, dim, larger, row, col)["2d"]
+    with image_views.ask_larger_base(near["2d"]["side"], then, larger, cell):
+        image_views.neighbour_formula(then, base=larger)
     formula(r"\cos\angle\big(PE(r,c),PE(r',c')\big) = \frac{2}{d}\Big[\sum_{i<d/4}\cos(\Delta c\,"
             r"\omega_i) + \sum_{i<d/4}\cos(\Delta r\,\omega_i)\Big],\ \omega_i = $base^{-i/(d/4)}",
             base=base)
 
 
-def every_patch_tab(grid, patch: int):
+def every_patch_tab(grid, cell):
     h, w, dim, base = grid
-    sim = maps(*grid)
     zrange, signed = similarity_scale(*grid)
+    patches = pc.sincos_layout(h, w, dim)["patches"]
     show(figures.mosaic(
-        sim, title=f"Every patch's similarity map, placed at that patch ({h} x {w} grid, d = {dim})",
-        value_name="cosine similarity", zrange=zrange, signed=signed, highlight=patch,
+        maps(*grid), title=f"Every patch's similarity map, placed at that patch ({h} x {w} grid, d = {dim})",
+        value_name="cosine similarity", zrange=zrange, signed=signed, highlight=neighbours(*grid, *cell)["index"],
         outer="patch", inner="compared with", name="vit2d_every_patch", height=700,
         alt=f"A {h} x {w} mosaic of small similarity maps; the map in grid cell (r, c) has its bright "
-            f"spot at (r, c), so the spots sweep across the image. Patch {patch} is framed."))
-    image_views.similarity_snippet(h, w, dim, base, f"sim  # ({h * w}, {h}, {w}): one map per patch")
+            f"spot at (r, c), so the spots sweep across the image. Patch {cell} is framed."))
+    image_views.similarity_snippet(h, w, dim, base, f"sim  # ({patches}, {h}, {w}): one map per patch")
     notice("This is the view of the ViT paper's figure 7, here for a fixed 2D code instead of learned "
            "embeddings: the bright spot in each small map sits where that small map sits in the "
            "mosaic. Learned ViT embeddings come out looking much the same, which is why a fixed 2D "
            "code works about as well. The framed map is the patch chosen beside the figure.")
 
 
-def flattened_tab(grid, row: int, col: int):
+def flattened_tab(grid, cell):
     h, w, dim, base = grid
-    patch = row * w + col
-    sim2d, sim1d = maps(*grid), maps(*grid, True)
+    row, col = cell
+    near = neighbours(*grid, row, col)
+    patch = near["index"]
     zrange, signed = similarity_scale(*grid)
-    with image_views.ask_flattened(sim2d[patch], sim1d[patch], row, col, h, w):
+    with image_views.ask_flattened(near, cell):
         show(figures.square_panels(figures.padded(figures.mark_panels(figures.small_multiples(
-            [sim2d[patch], sim1d[patch]],
-            ["2D sin-cos (column half + row half)", f"1D sin-cos of the raster index r·{w} + c"],
+            [maps(*grid)[patch], maps(*grid, True)[patch]],
+            # two-line panel titles (plotly's <br>): one line each would run into each other on a phone
+            ["2D sin-cos<br>(column half + row half)", f"1D sin-cos of the<br>raster index r·{w} + c"],
             title=f"Similarity to patch ({row}, {col}) with the same d = {dim}", cols=2, signed=signed,
             zrange=zrange, value_name="cosine similarity", x_title="column", y_title="row", cell_px=360,
             name="vit2d_flat_vs_2d",
@@ -139,9 +131,9 @@ def flattened_tab(grid, row: int, col: int):
             f"{h}, {w}, 'cosine')",
             f"sim2d[{patch}], sim1d[{patch}]  # ({h}, {w}) each: the two maps, patch ({row}, {col})")
         notice(f"Flattened, patch ({row}, {col}) gets the number {patch}: its neighbours in the code are the "
-               f"patches left and right of it, and the one directly below is {w} numbers away, as far as a "
-               "patch that is many columns off in the same row. The 1D code sees a long line, not a grid, "
-               "so the vertical neighbours fade and the end of one row looks close to the start of the "
+               f"patches left and right of it, and the one directly below is {near['raster_step']} numbers away, "
+               "as far as a patch that is many columns off in the same row. The 1D code sees a long line, not a "
+               "grid, so the vertical neighbours fade and the end of one row looks close to the start of the "
                "next. (Standard ViT uses a learned 1D table and has to learn the grid from data.)")
     formula(r"\text{1D: } PE(p),\ p = r\cdot w + c = $r\cdot $w + $c = $p \qquad "
             r"\text{2D: } \big[PE_{d/2}(c)\ \|\ PE_{d/2}(r)\big] = "
@@ -149,20 +141,30 @@ def flattened_tab(grid, row: int, col: int):
             r=row, w=w, c=col, p=patch)
 
 
-def table_tab(grid):
+def table_tab(grid, cell):
     h, w, dim, base = grid
-    pe = table(*grid)
+    layout = pc.sincos_layout(h, w, dim)
+    (c0, c1), (r0, r1) = layout["column_channels"], layout["row_channels"]
     show(figures.padded(figures.heatmap(
-        pe, title=f"The 2D sin-cos table: {h * w} patches (raster order) x {dim} channels",
+        table(*grid), title=f"The 2D sin-cos table: {layout['patches']} patches (raster order) x {dim} channels",
         x_title="channel", y_title="patch index (r·w + c)", value_name="PE", name="vit2d_table",
-        alt=f"Heatmap of the {h * w} x {dim} table. The left half repeats the same pattern every {w} rows (it only "
-            f"depends on the column); the right half changes in blocks of {w} rows.")))
-    notice(f"MAE's layout: channels 0 to {dim // 2 - 1} encode the column (sines, then cosines), "
-           f"channels {dim // 2} to {dim - 1} the row. In raster order the column half repeats every {w} "
-           "rows of the table and the row half is constant over each block of w rows. Papers often "
+        alt=f"Heatmap of the {layout['patches']} x {dim} table. The left half repeats the same pattern every {w} "
+            f"rows (it only depends on the column); the right half changes in blocks of {w} rows.")))
+    notice(f"MAE's layout: channels {c0} to {c1} encode the column (sines, then cosines), "
+           f"channels {r0} to {r1} the row. In raster order the column half repeats every {w} "
+           f"rows of the table and the row half is constant over each block of {w} rows. Papers often "
            "write the code as [PE(x) ‖ PE(y)]; that matches, with x the column.")
     formula(r"PE(r,c) = \big[\sin(c\,\omega),\ \cos(c\,\omega),\ \sin(r\,\omega),\ \cos(r\,\omega)\big],"
-            r"\quad \omega_i = $base^{-i/$q},\ i < $q", base=base, q=dim // 4)
+            r"\quad \omega_i = $base^{-i/$q},\ i < $q", base=base, q=layout["frequencies"])
+
+
+def rope_tab(grid, cell):
+    image_views.rope_section(*grid, *cell)
+
+
+# The lesson's tabs in order: label, and the function that draws it (each runs only while its tab is open).
+TABS = [("One patch", one_patch_tab), ("Every patch", every_patch_tab), ("2D versus flattened 1D", flattened_tab),
+        ("The table", table_tab), ("2D RoPE (axial)", rope_tab)]
 
 
 lesson()

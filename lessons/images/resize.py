@@ -1,4 +1,3 @@
-import numpy as np
 import streamlit as st
 
 import posenc_core as pc
@@ -28,7 +27,17 @@ def maps(src: str, old: int, new: int, dim: int, prefix: int, mode: str, antiali
 
 @st.cache_data(max_entries=32, show_spinner=False)
 def sincos_errors(old: int, new: int, dim: int, antialias: bool):
-    return {mode: pc.resample_sincos_error(old, new, dim, 10000.0, mode, antialias) for mode in pc.RESIZE_MODES}
+    return pc.sincos_resize_errors(old, new, dim, 10000.0, antialias)
+
+
+@st.cache_data(max_entries=64, show_spinner=False)
+def neighbour(src: str, old: int, new: int, dim: int, prefix: int, mode: str, antialias: bool, row: int, col: int):
+    return pc.resize_neighbour(src, old, new, dim, prefix, mode, antialias, row, col)
+
+
+@st.cache_data(max_entries=64, show_spinner=False)
+def profile(src: str, old: int, new: int, dim: int, prefix: int, antialias: bool, new_row: int, channel: int):
+    return pc.resize_profile(src, old, new, dim, prefix, antialias, new_row, channel)
 
 
 header("Resizing a position grid",
@@ -60,35 +69,24 @@ def lesson():
                                help="timm's default is bicubic.")
         row, col = controls.grid_cell(old, old, (3, 9), labels=("Patch row (old grid)", "Patch column (old grid)"))
     setup = (src, old, new, dim, prefix)  # the grid before and after, whatever the interpolation
-    cell = (row, col, pc.matching_cell(row, old, new), pc.matching_cell(col, old, new))
-
-    tab_maps, tab_modes, tab_profile, tab_exact = page.sections(
-        ["Before and after", "Three interpolations", "One channel along a row", "Against exact sin-cos"])
     with guard():
-        if tab_maps.open:
-            with tab_maps:
-                maps_tab(setup, mode, antialias, cell)
-        if tab_modes.open:
-            with tab_modes:
-                modes_tab(setup, antialias, cell)
-        if tab_profile.open:
-            with tab_profile:
-                profile_tab(page, setup, antialias, cell)
-        if tab_exact.open:
-            with tab_exact:
-                exact_tab(old, new, dim, antialias)
+        plan = pc.resize_plan(old, new, prefix, row, col)
+        for tab, (_, draw) in zip(page.sections([label for label, _ in TABS]), TABS, strict=True):
+            if tab.open:
+                with tab:
+                    draw(page, setup, mode, antialias, (row, col), plan)
 
 
-def maps_tab(setup, mode: str, antialias: bool, cell):
+def maps_tab(page, setup, mode: str, antialias: bool, cell, plan):
     src, old, new, dim, prefix = setup
-    row, col, new_row, new_col = cell
-    before, after = maps(*setup, mode, antialias)
-    zrange, signed = figures.similarity_range(before[row * old + col], after[new_row * new + new_col])
+    (row, col), (new_row, new_col) = cell, plan["new_cell"]
+    before, after = (m[i] for m, i in zip(maps(*setup, mode, antialias), (plan["index_before"], plan["index_after"]),
+                                          strict=True))
+    zrange, signed = figures.similarity_range(before, after)
     left, right = st.columns(2)
-    for column, grid, size, (r, c), label, stem in (
-            (left, before[row * old + col], old, (row, col), "before", "resize_before"),
-            (right, after[new_row * new + new_col], new, (new_row, new_col), f"after ({mode})",
-             "resize_after")):
+    for column, grid, size, (r, c), label, stem in ((left, before, old, cell, "before", "resize_before"),
+                                                   (right, after, new, plan["new_cell"], f"after ({mode})",
+                                                    "resize_after")):
         with column:
             show(figures.marked_heatmap(
                 grid, [(c, r, f"patch ({r}, {c})")], title=f"{label}: {size} x {size}, patch ({r}, {c})",
@@ -96,35 +94,39 @@ def maps_tab(setup, mode: str, antialias: bool, cell):
                 signed=signed, name=stem, height=430,
                 alt=f"Similarity to patch ({r}, {c}) on the {size} x {size} grid ({label}): a bright spot at "
                     "the patch that fades with distance."))
-    with image_views.ask_neighbour(before[row * old + col], after[new_row * new + new_col], (row, col),
-                                   (new_row, new_col), old, new, mode):
-        classroom.snippet(*image_views.resize_lines(src, old, new, dim, prefix, mode, antialias),
-                          f"before = pc.patch_similarity_maps(table, {old}, {old}, 'cosine', {prefix})"
-                          f"  # ({old * old}, {old}, {old})",
-                          f"after = pc.patch_similarity_maps(resized, {new}, {new}, 'cosine', {prefix})"
-                          f"  # ({new * new}, {new}, {new})",
-                          f"before[{row * old + col}], after[{new_row * new + new_col}]  # the two maps above")
-        notice("The bright spot keeps its place in the image but covers more patches: every distance is "
-               f"stretched by {new}/{old} = {new / old:.2f}. The model's weights were trained on the old "
-               "spacing, so the resized grid is a starting point that fine-tuning adapts, not an exact "
-               "answer (a common misconception: it works 'because relative positions are preserved'; they are "
-               "only preserved in units of the image, not of patches).")
+    classroom.snippet(*image_views.resize_lines(src, old, new, dim, prefix, mode, antialias),
+                      f"before = pc.patch_similarity_maps(table, {old}, {old}, 'cosine', {prefix})"
+                      f"  # ({plan['patches_before']}, {old}, {old})",
+                      f"after = pc.patch_similarity_maps(resized, {new}, {new}, 'cosine', {prefix})"
+                      f"  # ({plan['patches_after']}, {new}, {new})",
+                      f"before[{plan['index_before']}], after[{plan['index_after']}]  # the two maps above")
+    notice("The bright spot keeps its place in the image but covers more patches: every distance is "
+           f"stretched by {new}/{old} = {plan['stretch']:.2f}. The model's weights were trained on the old "
+           "spacing, so the resized grid is a starting point that fine-tuning adapts, not an exact "
+           "answer (a common misconception: it works 'because relative positions are preserved'; they are "
+           "only preserved in units of the image, not of patches).")
     cls_change = pc.prefix_change(original(src, old, dim, prefix), resized(*setup, mode, antialias), prefix)
-    st.caption(f"Rows: {prefix} prefix + {old * old} patches = {prefix + old * old} before, "
-               f"{prefix} prefix + {new * new} patches = {prefix + new * new} after. Largest change of a "
-               f"prefix row: {cls_change:g} (they are set aside and put back unchanged).")
+    st.caption(f"Rows: {prefix} prefix + {plan['patches_before']} patches = {plan['rows_before']} before, "
+               f"{prefix} prefix + {plan['patches_after']} patches = {plan['rows_after']} after. Largest change of "
+               f"a prefix row: {cls_change:g} (they are set aside and put back unchanged).")
+    other = pc.resize_what_if_size(new, 32)  # the new-grid slider ends at 32
+    now, then = (neighbour(src, old, size, dim, prefix, mode, antialias, row, col) for size in (new, other))
+    with image_views.ask_resized_to(now, then, (old, new, other), cell):
+        formula(r"\text{one step " + then["side"] + r"}:\ $a\ ($old\times $old)\ \to\ $b\ ($new\times $new)"
+                r"\ \to\ $c\ ($other\times $other)", a=now["before"], b=now["after"], c=then["after"], old=old,
+                new=new, other=other, digits=3)
     formula(r"\text{new cell } i \text{ samples old coordinate } x = (i + \tfrac12)\,\frac{$old}{$new}"
             r" - \tfrac12\ \ (\texttt{align\_corners=False}),\quad "
             r"(r, c) = ($row, $col) \mapsto ($nr, $nc)",
             old=old, new=new, row=row, col=col, nr=new_row, nc=new_col)
 
 
-def modes_tab(setup, antialias: bool, cell):
+def modes_tab(page, setup, mode: str, antialias: bool, cell, plan):
     src, old, new, dim, prefix = setup
-    new_row, new_col = cell[2:]
-    panels = [maps(*setup, m, antialias)[1][new_row * new + new_col] for m in pc.RESIZE_MODES]
+    new_row, new_col = plan["new_cell"]
+    panels = [maps(*setup, m, antialias)[1][plan["index_after"]] for m in pc.RESIZE_MODES]
     show(figures.square_panels(figures.padded(figures.small_multiples(
-        panels, [f"{m}" + (", antialias" if antialias and m != "nearest" else "") for m in pc.RESIZE_MODES],
+        panels, [m + (",<br>antialias" if antialias and m != "nearest" else "") for m in pc.RESIZE_MODES],
         title=f"Similarity to patch ({new_row}, {new_col}) on the {new} x {new} grid, three ways",
         cols=3, value_name="cosine similarity", x_title="column", y_title="row", cell_px=300,
         name="resize_modes",
@@ -132,28 +134,26 @@ def modes_tab(setup, antialias: bool, cell):
             "with bicubic, bilinear and nearest; the nearest one is blocky."))))
     classroom.snippet(*image_views.resize_lines(src, old, new, dim, prefix, None, antialias),
                       f"    after = pc.patch_similarity_maps(resized, {new}, {new}, 'cosine', {prefix})",
-                      f"    print(mode, after[{new_row * new + new_col}])  # ({new}, {new}) per mode")
+                      f"    print(mode, after[{plan['index_after']}])  # ({new}, {new}) per mode")
     notice("Nearest copies each old embedding onto a block of new patches, so neighbours inside a block "
            "become identical (similarity exactly 1) and the map turns into steps. Bilinear and "
            "bicubic blend neighbouring embeddings; bicubic follows curved changes more closely, which "
            "is why the original ViT code and timm use it.")
 
 
-def profile_tab(page, setup, antialias: bool, cell):
+def profile_tab(page, setup, mode: str, antialias: bool, cell, plan):
     src, old, new, dim, prefix = setup
-    new_row = cell[2]
+    new_row = plan["new_cell"][0]
     with page.side:
         channel = controls.slider("Channel", "ch", 0, dim - 1, 0,
                                   help="Column-half channels (the first d/2) change along a row.")
-    coords = pc.resample_source_coords(old, new)
-    series = {m: resized(*setup, m, antialias)[prefix:].reshape(new, new, dim)[new_row, :, channel]
-              for m in pc.RESIZE_MODES}  # (new,): that row of the grid, one channel
-    if src == "sincos":
-        series["exact sin-cos at these coordinates"] = pc.sincos_2d_at([coords[new_row]], coords, dim)[:, channel]
+    curves = profile(*setup, antialias, new_row, channel)
+    coords, exact = curves["coords"], "exact sin-cos at these coordinates"
+    series = {**curves["series"], **({} if curves["exact"] is None else {exact: curves["exact"]})}
     show(figures.padded(figures.lines(
         coords, series, markers=True, title=f"Channel {channel} along new row {new_row}",
         x_title="position in old-grid units (column)", y_title="embedding value",
-        name="resize_profile", dashed=["exact sin-cos at these coordinates"],
+        name="resize_profile", dashed=[exact],
         alt=f"Channel {channel} of new row {new_row}, sampled at {new} fractional old-grid positions from "
             f"{coords[0]:.2f} to {coords[-1]:.2f}: nearest is a staircase, the other two are smooth curves."),
         top=90))
@@ -169,16 +169,18 @@ def profile_tab(page, setup, antialias: bool, cell):
            "plain one a = −0.75.")
 
 
-def exact_tab(old: int, new: int, dim: int, antialias: bool):
+def exact_tab(page, setup, mode: str, antialias: bool, cell, plan):
+    _, old, new, dim, _ = setup
     errors = sincos_errors(old, new, dim, antialias)
+    first = errors["first_channel"]
     show(figures.padded(figures.lines(
-        np.arange(dim), errors, markers=True, log_y=True,
+        list(range(dim)), errors["by_mode"], markers=True, log_y=True,
         title=f"Largest error per channel: resized {old} x {old} sin-cos vs exact sin-cos, {new} x {new}",
         x_title="channel (column half, then row half)", y_title="max |resized − exact|",
         name="resize_exact_error",
         alt=f"Error per channel on a log scale, {dim} channels: large for the first, fast channels of each half "
-            f"(channel 0: bicubic {errors['bicubic'][0]:.3g}, bilinear {errors['bilinear'][0]:.3g}, nearest "
-            f"{errors['nearest'][0]:.3g}), tiny for the slow ones."), top=90))
+            f"(channel 0: bicubic {first['bicubic']:.3g}, bilinear {first['bilinear']:.3g}, nearest "
+            f"{first['nearest']:.3g}), tiny for the slow ones."), top=90))
     classroom.snippet(f"errors = {{mode: pc.resample_sincos_error({old}, {new}, {dim}, 10000.0, mode, "
                       f"{antialias}) for mode in pc.RESIZE_MODES}}  # ({dim},) each: the three curves")
     notice("A sin-cos grid gives the resize a ground truth: sin-cos evaluated at the coordinates the new "
@@ -188,8 +190,12 @@ def exact_tab(old: int, new: int, dim: int, antialias: bool):
            "2D sin-cos with base 10,000, whatever the source chosen under More settings.")
     formula(r"\max_{\text{patches}} \big|\,\mathrm{resize}(PE_{$old})_{i} - PE(x_{\text{src}})_{i}\big|"
             r"\ \text{at channel } 0:\ \text{bicubic } $bc,\ \text{bilinear } $bl,\ \text{nearest } $nn",
-            old=old, bc=float(errors["bicubic"][0]), bl=float(errors["bilinear"][0]),
-            nn=float(errors["nearest"][0]), digits=3)
+            old=old, bc=first["bicubic"], bl=first["bilinear"], nn=first["nearest"], digits=3)
+
+
+# The lesson's tabs in order: label, and the function that draws it (each runs only while its tab is open).
+TABS = [("Before and after", maps_tab), ("Three interpolations", modes_tab), ("One channel along a row", profile_tab),
+        ("Against exact sin-cos", exact_tab)]
 
 
 lesson()

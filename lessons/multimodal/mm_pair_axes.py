@@ -1,4 +1,3 @@
-import numpy as np
 import streamlit as st
 
 import posenc_core as pc
@@ -23,28 +22,16 @@ WHY = ("A rotary head is a set of pairs, each turning at its own speed, from ver
 
 @st.cache_data(max_entries=16, show_spinner=False)
 def all_families():
-    """(families, pairs) axis map for every family's default settings, NaN past a family's last pair."""
-    names, rows = [], []
-    for key, family in pc.MM_FAMILIES.items():
-        axes = pc.mm_pair_axes(pc.mm_rope_settings(key)).astype(float)
-        names.append(f"{family.name} ({family.allocation})")
-        rows.append(axes)
-    width = max(len(r) for r in rows)
-    grid = np.full((len(rows), width), np.nan)
-    for i, r in enumerate(rows):
-        grid[i, :len(r)] = r
-    return names, grid
+    """(family labels, (families, pairs) axis table) at every family's released settings."""
+    keys, grid = pc.mm_family_axis_table()
+    return [f"{pc.MM_FAMILIES[k].name} ({pc.MM_FAMILIES[k].allocation})" for k in keys], grid
 
 
 @st.fragment
 def lesson():
     page = stage()
     with guard():
-        with page.side:
-            model, reading = multimodal_views.model_picker(config_box=page.main)
-        if reading is not None:
-            with page.main:
-                multimodal_views.show_reading(reading)
+        model = multimodal_views.picked_model(page)
         settings = multimodal_views.settings_of(model)
         tab_model, tab_all = page.sections(["This model's pairs", "All families side by side"])
         if tab_model.open:
@@ -57,11 +44,11 @@ def lesson():
 
 def model_section(model, settings):
     series = pc.mm_pair_wavelengths(settings)
-    ranges = pc.mm_wavelength_ranges(settings)
-    slowest = next(name for name, r in ranges.items() if r["slowest_run"])
+    ranges, summary = pc.mm_wavelength_ranges(settings), pc.mm_allocation_summary(settings)
+    slowest = summary["slowest_axis"]
     counts = ", ".join(f"{r['pairs']} {name}" for name, r in ranges.items())
     show(figures.padded(figures.lines(
-        np.arange(settings.n_pairs), series, markers=True, log_y=True, colours=multimodal_views.AXIS_COLOURS,
+        list(range(settings.n_pairs)), series, markers=True, log_y=True, colours=multimodal_views.AXIS_COLOURS,
         title=f"{model.name}: each rotary pair's wavelength, coloured by the id that turns it",
         x_title="rotary pair j (fast → slow)", y_title="wavelength 2π/θ_j (positions)", hover_format=",.1f",
         height=400, name="mm_pair_wavelengths",
@@ -71,7 +58,7 @@ def model_section(model, settings):
                       "# {axis: (n_pairs,) wavelength in positions, NaN where another axis turns the pair}",
                       "waves = pc.mm_pair_wavelengths(settings)")
     width = ranges["width"]
-    slow = int(np.sum(series["width"] > IMAGE_WIDTH))  # NaN (a pair of another axis) compares False
+    slow = pc.mm_slow_pairs(settings, "width", IMAGE_WIDTH)
 
     def too_slow() -> str:
         return (f"{slow} of the {width['pairs']} width pairs have a wavelength over {IMAGE_WIDTH} positions "
@@ -86,7 +73,7 @@ def model_section(model, settings):
                       "shortest wavelength": [f"{r['shortest']:,.1f}" for r in ranges.values()],
                       "longest wavelength": [f"{r['longest']:,.0f}" for r in ranges.values()]},
                      hide_index=True, width="stretch")
-        notice(allocation_text(settings, ranges))
+        notice(allocation_text(settings, ranges, summary))
     layout = "(j,\\ j + r/2)" if settings.pair_layout == "half" else "(2j,\\ 2j+1)"
     formula(r"\theta_j = $b^{-2j/$r},\ j < $n,\qquad \text{angle}_j = \text{id}_{\text{axis}(j)}\cdot\theta_j,"
             r"\qquad \text{pair } j = \text{dimensions } " + layout, b=settings.rope_theta, r=settings.rotary_dim,
@@ -96,8 +83,9 @@ def model_section(model, settings):
     formula(r"\texttt{mrope\_section} = $s\ \text{pairs } " + r"\text{" + order + "}", s=str(section))
 
 
-def allocation_text(settings, ranges) -> str:
-    """What the chosen family's split means, in the numbers of ``ranges`` (pc.mm_wavelength_ranges)."""
+def allocation_text(settings, ranges, summary) -> str:
+    """What the chosen family's split means, in the numbers of ``ranges`` (pc.mm_wavelength_ranges) and
+    ``summary`` (pc.mm_allocation_summary)."""
     t, h, w = ranges["time"], ranges["height"], ranges["width"]
     if settings.allocation == "chunked":
         what = (f"Contiguous blocks: time takes the {t['pairs']} fastest pairs (wavelengths {t['shortest']:,.1f} to "
@@ -108,19 +96,18 @@ def allocation_text(settings, ranges) -> str:
     elif settings.allocation == "interleaved":
         what = (f"Interleaved: the pairs cycle time, height, width, so every axis has fast and slow pairs: time "
                 f"from {t['shortest']:,.1f}, height from {h['shortest']:,.1f}, width from {w['shortest']:,.1f} "
-                "positions. " + next((f"The {r['slowest_run']} slowest pairs all belong to {name}, past the end "
-                                      "of the cycle." if r["slowest_run"] > 1 else
-                                      f"The slowest pair belongs to {name}.")
-                                     for name, r in ranges.items() if r["slowest_run"]))
+                "positions. " + (f"The {summary['slowest_run']} slowest pairs all belong to {summary['slowest_axis']}, "
+                                 "past the end of the cycle." if summary["slowest_run"] > 1 else
+                                 f"The slowest pair belongs to {summary['slowest_axis']}."))
     else:
-        what = (f"ERNIE's 3D layout: height and width alternate over the {h['pairs'] + w['pairs']} fastest pairs "
-                f"(both from {min(h['shortest'], w['shortest']):,.1f} positions), and time takes only the "
+        what = (f"ERNIE's 3D layout: height and width alternate over the {summary['spatial_pairs']} fastest pairs "
+                f"(both from {summary['spatial_shortest']:,.1f} positions), and time takes only the "
                 f"{t['pairs']} slowest (from {t['shortest']:,.0f} positions): a token's place in the image is "
                 "resolved finely, its time coarsely.")
-    if settings.rotary_dim < settings.head_dim:
+    if summary["still_dims"]:
         what += (f" Only {settings.rotary_dim} of the {settings.head_dim} dimensions of a head rotate "
-                 f"(partial_rotary_factor {settings.rotary_dim / settings.head_dim:g}); the other "
-                 f"{settings.head_dim - settings.rotary_dim} carry no position, so all three axes share "
+                 f"(partial_rotary_factor {summary['rotary_fraction']:g}); the other "
+                 f"{summary['still_dims']} carry no position, so all three axes share "
                  f"{settings.n_pairs} pairs.")
     return what
 

@@ -1,4 +1,3 @@
-import numpy as np
 import streamlit as st
 
 import posenc_core as pc
@@ -49,7 +48,7 @@ def rows_section(model, result, spec, frame_text):
     n = ids.shape[1]
     part = next(p for p in pc.parse_segments(spec) if p.kind == "image")
     show(figures.padded(figures.lines(
-        np.arange(n), {"time": ids[0], "height": ids[1], "width": ids[2]},
+        list(range(n)), {"time": ids[0], "height": ids[1], "width": ids[2]},
         title=f"{model.name}: the three position ids of each of the {n} tokens", x_title="token index",
         y_title="position id", markers=True, vlines=multimodal_views.segment_marks(result, spec), height=420,
         hover_format=".2f", colours=multimodal_views.AXIS_COLOURS, dashed=("time",), name="mm_id_rows",
@@ -59,52 +58,50 @@ def rows_section(model, result, spec, frame_text):
     ids_code(model, spec, frame_text, "# (3, n): the time, height and width id of every token (the curves)",
              "ids = result.ids")
     ask_wider(model, part.h, part.w)
-    video = np.flatnonzero(result.kind == 2)
-    after = int(video[-1]) + 1  # the end token right after the video
-    video_top, next_id = float(ids[0, video].max()), float(ids[0, after])
+    summary = pc.mm_sequence_summary(result)
+    video_top, next_id = summary["video_top_time"], summary["after_video"]
     notice(f"Text tokens carry three equal ids, so a text-only prompt is ordinary 1D RoPE. The image costs "
-           f"{_image_tokens(result)} tokens, yet the text after it goes on from a far smaller id (the question above): "
-           f"the ids stay small and a long prompt with images stays inside the trained range. "
+           f"{summary['image_tokens']} tokens, yet the text after it goes on from a far smaller id (the question "
+           "above): the ids stay small and a long prompt with images stays inside the trained range. "
            f"A token appended now gets id {result.next_text:g} from `get_rope_index`; the first generated token "
            f"gets max + 1 = {result.next_generated:g} (the model's rope delta)."
            + (f" Here the video's time ids reach {video_top:g} while the token right after the video gets "
               f"{next_id:g}: in transformers 5.23 text after a video continues from the largest row or column id, "
               "not from the largest time id (transformers 4.x, and Qwen3-Omni's code here, continue after the "
-              "largest id of any row)." if video_top > next_id else ""))
-    in_video = result.segment == result.segment[video[0]]
-    sound = np.flatnonzero(in_video & (result.kind == 3))  # the video's own audio tokens (Qwen3-Omni)
-    if sound.size:
-        frames = result.ids[0, video]
-        notice(f"With its sound, the video brings {sound.size} audio tokens. Each takes one id, counting up from the "
-               f"video's start ({result.ids[0, sound[0]]:g} to {result.ids[0, sound[-1]]:g}), while the frames' time "
-               f"ids run from {frames.min():g} to {frames.max():g}; the model puts every frame before the audio "
-               "tokens whose ids are at least its time id, so sound and picture are interleaved by time "
-               "(TMRoPE). All three rows of an audio token are equal, like text.")
-    first_image = np.flatnonzero(result.kind == 1)
-    if first_image.size:
-        i = int(first_image[0])
+              "largest id of any row)." if video_top is not None and video_top > next_id else ""))
+    sound, frames = summary["video_audio"], summary["frame_times"]
+    if sound:
+        notice(f"With its sound, the video brings {sound['count']} audio tokens. Each takes one id, counting up "
+               f"from the video's start ({sound['first']:g} to {sound['last']:g}), while the frames' time ids run "
+               f"from {frames[0]:g} to {frames[1]:g}; the model puts every frame before the audio tokens whose ids "
+               "are at least its time id, so sound and picture are interleaved by time (TMRoPE). All three rows of "
+               "an audio token are equal, like text.")
+    if summary["first_image"]:
+        t, h, w = summary["first_image"]
         formula(r"\text{first image token: } (t, h, w) = ($t, $h, $w) = \text{start} + (0,\ \text{row},\ "
-                r"\text{column}),\quad \text{start} = $s", t=ids[0, i], h=ids[1, i], w=ids[2, i], s=ids[0, i])
+                r"\text{column}),\quad \text{start} = $s", t=t, h=h, w=w, s=t)
 
 
 def ask_wider(model, h: int, w: int) -> None:
     """A what-if about the figure above: twice the columns, how far does the next text's id move?"""
-    now, wider = (pc.mm_image_advance(model.family, h, cols)["advance"] for cols in (w, 2 * w))
+    what_if = pc.mm_wider_image(model.family, h, w)
+    now, wider, added = what_if["now"], what_if["wider"], what_if["added_tokens"]
     # the candidates: unchanged, one more id per added token, and the family's own rule (whichever it is)
-    named = {now: "as now", now + h * w: "one more per added token"}
-    values = sorted({now, now + h * w, wider})
+    named = {now: "as now", now + added: "one more per added token"}
+    values, cols = what_if["candidates"], what_if["columns"]
 
     def reveal() -> str:
-        return (f"The text after a {h} × {2 * w} image starts {wider:g} ids after the image's first id, "
-                f"{'up from' if wider > now else 'the same as'} {now:g} for {h} × {w}: max({h}, {2 * w}) = "
-                f"{max(h, 2 * w)}. The {h * w} added tokens cost ids only where they make the larger side longer.")
+        return (f"The text after a {h} × {cols} image starts {wider:g} ids after the image's first id, "
+                f"{'up from' if wider > now else 'the same as'} {now:g} for {h} × {w}: max({h}, {cols}) = "
+                f"{what_if['larger_side']}. The {added} added tokens cost ids only where they make the larger side "
+                "longer.")
 
-    with classroom.predict("mm_ids_wider", f"Give the image twice the columns: {h} × {2 * w}, {h * w} more tokens. "
+    with classroom.predict("mm_ids_wider", f"Give the image twice the columns: {h} × {cols}, {added} more tokens. "
                            f"How many ids after the image's first id does the next text then start (now {now:g})?",
                            [f"{v:g}" + (f" ({named[v]})" if v in named else "") for v in values],
                            values.index(wider), reveal):
         formula(r"\text{next text id} - \text{first image id}:\quad $now\ ($h\times $w)\ \to\ "
-                r"$wider\ ($h\times $w2)", now=now, h=h, w=w, wider=wider, w2=2 * w)
+                r"$wider\ ($h\times $w2)", now=now, h=h, w=w, wider=wider, w2=cols)
 
 
 def ids_code(model, spec: str, frame_text: int, *lines: str) -> None:
@@ -113,10 +110,6 @@ def ids_code(model, spec: str, frame_text: int, *lines: str) -> None:
                       f"    frame_text={frame_text}, n_window={model.n_window}, "
                       f"tokens_per_second={model.tokens_per_second!r},\n"
                       f"    position_id_per_seconds={model.position_id_per_seconds!r})", *lines)
-
-
-def _image_tokens(result) -> int:
-    return int(np.sum(result.kind == 1))
 
 
 RULES = {
@@ -138,22 +131,19 @@ def rules_section(model, family, result, spec, frame_text):
                 f"**Images.** All patches get t = start; row r gets h = start + r, column c gets w = start + c. "
                 f"The next text continues at start + max(rows, columns).  \n"
                 f"**Video ({family.name}).** {RULES[family.time_rule]}")
-    video = np.flatnonzero(result.kind == 2)
-    groups = result.cell[video, 0]
-    first_of_group = video[np.r_[True, np.diff(groups) != 0]]  # first token of each temporal group
-    time_ids = result.ids[0, first_of_group]
     part = next(p for p in pc.parse_segments(spec) if p.kind == "video")
-    seconds = np.arange(time_ids.size) * 2 / part.fps
+    groups = pc.mm_video_groups(result, part.fps)
     show(figures.padded(figures.lines(
-        seconds, {"time id of the group": time_ids}, markers=True, title=f"{family.name}: the time id of each "
-        f"temporal group of the video ({part.frames} frames at {part.fps:g} fps)", x_title="seconds into the video",
+        groups["seconds"], {"time id of the group": groups["time_ids"]}, markers=True,
+        title=f"{family.name}: the time id of each temporal group of the video ({part.frames} frames at "
+              f"{part.fps:g} fps)", x_title="seconds into the video",
         y_title="time id", colours={"time id of the group": 0}, height=340, name="mm_video_time_ids",
         alt="The time id of each group of two frames against its time in seconds.")))
     ids_code(model, spec, frame_text, "video = result.kind == 2  # the video's tokens",
              "# their time ids; each group's id repeats over its rows x columns", "time = result.ids[0, video]")
-    steps = np.diff(time_ids)
-    notice(f"Here the time id moves by {', '.join(f'{s:g}' for s in steps[:6]) or 'nothing (one group)'} from one "
-           f"group of two frames to the next ({2 / part.fps:g} s apart). Change the fps: "
+    steps = ", ".join(f"{s:g}" for s in groups["steps"][:6])
+    notice(f"Here the time id moves by {steps or 'nothing (one group)'} from one "
+           f"group of two frames to the next ({groups['group_seconds']:g} s apart). Change the fps: "
            + ("the steps stay tied to seconds." if family.time_rule in ("seconds", "omni_seconds") else
               "the steps do not change, because time here counts groups, not seconds."))
     if family.time_rule == "seconds":
@@ -167,7 +157,7 @@ def rules_section(model, family, result, spec, frame_text):
 def table_section(result):
     n = result.ids.shape[1]
     shown = min(n, 400)
-    st.dataframe({"token": np.arange(shown), "kind": [multimodal_views.KIND_NAMES[k] for k in result.kind[:shown]],
+    st.dataframe({"token": list(range(shown)), "kind": [multimodal_views.KIND_NAMES[k] for k in result.kind[:shown]],
                   "t": result.ids[0, :shown], "h": result.ids[1, :shown], "w": result.ids[2, :shown],
                   "frame group": result.cell[:shown, 0], "row": result.cell[:shown, 1],
                   "column": result.cell[:shown, 2]}, hide_index=True, width="stretch", height=360)

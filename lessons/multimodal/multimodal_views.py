@@ -7,7 +7,6 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 
-import numpy as np
 import streamlit as st
 
 import posenc_core as pc
@@ -77,6 +76,16 @@ def model_picker(config_box=None, note=None) -> tuple[Model, object]:
     config_text = uploaded_config_text(uploaded) if uploaded is not None else pasted_config_text(text)
     reading = read_config(config_text)
     return _from_reading(reading, ""), reading
+
+
+def picked_model(page) -> Model:
+    """The model picker beside a stage's figure and, for a pasted config, what was read from it above the figure."""
+    with page.side:
+        model, reading = model_picker(config_box=page.main)
+    if reading is not None:
+        with page.main:
+            show_reading(reading)
+    return model
 
 
 def show_reading(reading) -> None:
@@ -182,14 +191,8 @@ def sequence_controls(model: Model, *, audio_default: bool = False, side=None, m
 
 
 def segment_marks(result, spec: str) -> list[tuple[float, str]]:
-    """(first token index, label) of each image, video and audio segment, for vertical markers."""
-    parts = pc.parse_segments(spec)
-    marks = []
-    for index, part in enumerate(parts):
-        if part.kind == "text":
-            continue
-        first = int(np.flatnonzero(result.segment == index)[0]) + 1  # after the start token
-        label = {"image": f"image {part.h}×{part.w}", "video": f"video {part.frames}f {part.h}×{part.w}",
-                 "audio": f"audio {part.seconds:g}s"}[part.kind]
-        marks.append((first, label))
-    return marks
+    """(first own token, label) of each image, video and audio segment, for vertical markers."""
+    labels = {"image": "image {p.h}×{p.w}", "video": "video {p.frames}f {p.h}×{p.w}", "audio": "audio {p.seconds:g}s"}
+    return [(start, labels[part.kind].format(p=part))
+            for part, start in zip(pc.parse_segments(spec), pc.mm_segment_starts(result), strict=True)
+            if part.kind != "text"]

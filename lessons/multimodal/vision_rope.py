@@ -1,4 +1,3 @@
-import numpy as np
 import streamlit as st
 
 import posenc_core as pc
@@ -27,6 +26,14 @@ def maps(tower: str, h: int, w: int, row: int, col: int):
     return qwen, gemma, learned
 
 
+@st.cache_data(max_entries=32, show_spinner=False)
+def far_scores(tower: str, h: int, w: int, row: int, col: int):
+    """16 columns along the query's row: the chosen tower, Gemma 4, and the chosen tower at Gemma 4's θ (what-if)."""
+    theta = pc.VISION_TOWERS["gemma4"].theta
+    return (pc.vision_far_score(tower, h, w, row, col), pc.vision_far_score("gemma4", h, w, row, col),
+            pc.vision_far_score(tower, h, w, row, col, theta=theta))
+
+
 @st.fragment
 def lesson():
     page = stage()
@@ -38,24 +45,18 @@ def lesson():
     with page.side:
         row, col = controls.grid_cell(h, w, (8, 12), labels=("Query row", "Query column"))
     with guard():
-        tab_maps, tab_waves, tab_layout = page.sections(["Score maps", "Why θ = 100", "Where the halves sit"])
-        if tab_maps.open:
-            with tab_maps:
-                maps_tab(tower, h, w, row, col)
-        if tab_waves.open:
-            with tab_waves:
-                waves_tab(tower, h, w)
-        if tab_layout.open:
-            with tab_layout:
-                layout_tab(tower)
+        for tab, (_, draw) in zip(page.sections([label for label, _ in TABS]), TABS, strict=True):
+            if tab.open:
+                with tab:
+                    draw(tower, (h, w), (row, col))
 
 
-def maps_tab(tower: str, h: int, w: int, row: int, col: int):
+def maps_tab(tower: str, grid, cell):
+    (h, w), (row, col) = grid, cell
     qwen_tower, gemma = pc.VISION_TOWERS[tower], pc.VISION_TOWERS["gemma4"]
     qwen_map, gemma_map, learned_map = maps(tower, h, w, row, col)
-    far = min(w - 1, col + 16) if col < w - 1 else max(0, col - 16)  # up to 16 columns along the row
-    far_q, far_g = float(qwen_map[row, far]), float(gemma_map[row, far])
-    titles = [f"Qwen, θ {qwen_tower.theta:,.0f}", f"Gemma 4, θ {gemma.theta:,.0f}", "Learned x + y"]
+    far_q, far_g, swapped = far_scores(tower, h, w, row, col)
+    titles = [f"Qwen,<br>θ {qwen_tower.theta:,.0f}", f"Gemma 4,<br>θ {gemma.theta:,.0f}", "Learned<br>x + y"]
     show(figures.mark_panels(figures.square_panels(figures.padded(figures.small_multiples(
         [qwen_map, gemma_map, learned_map], titles, cols=3, value_name="relative score / cosine",
         title=f"Query patch (row {row}, column {col}) against every patch of a {h} × {w} grid",
@@ -64,59 +65,67 @@ def maps_tab(tower: str, h: int, w: int, row: int, col: int):
             f"Qwen tower (theta {qwen_tower.theta:,.0f}), Gemma 4 (theta {gemma.theta:,.0f}) and a learned x + y "
             "table, whose cross is soft and whose patches far off the query's row and column score below zero."
     ))), col, row, "query"))
-
-    def far_scores() -> str:
-        return (f"{abs(far - col)} columns from the query, {qwen_tower.name} scores {far_q:.3f} and "
-                f"Gemma 4 {far_g:.3f} of the query's own score.")
-
-    with classroom.predict("vision_far", f"Same content at every patch. {abs(far - col)} columns along the "
-                           "query's row, which tower scores the patch closer to the query itself (1)? Read the "
-                           "colours, then check the numbers.",
-                           [f"{qwen_tower.name} (θ = {qwen_tower.theta:,.0f})", f"Gemma 4 (θ = {gemma.theta:,.0f})",
-                            "both the same"], 2 if abs(far_q - far_g) < 5e-4 else 0 if far_q > far_g else 1,
-                           far_scores):
-        qwen_call, gemma_call = (classroom.call("vision_tower_score_map", key, h, w, row, col, relative=True)
-                                 for key in (tower, "gemma4"))
-        classroom.snippet(f"# ({h}, {w}) each, divided by the query's score with itself",
-                          f"qwen = {qwen_call}", f"gemma = {gemma_call}",
-                          f"# ({h}, {w}) cosines of the stand-in table's rows with the query patch's row",
-                          f"learned = pc.factorized_learned_table({h}, {w}, 64)[{row} * {w} + {col}]")
-        notice(f"Same content at every patch, so only position differs (each map ÷ the query's own score; "
-               f"{qwen_tower.name} heads have d = {qwen_tower.head_dim}, Gemma 4's d = {gemma.head_dim}; the "
-               "learned table is a seeded stand-in for trained weights). "
-               f"{abs(far - col)} columns along the row the Qwen tower still scores {far_q:.3f} and "
-               f"Gemma 4 {far_g:.3f}: with θ = 10,000 most pairs are too slow to change "
-               "across an image, with θ = 100 all of them turn within a few hundred patches. The learned "
-               "table adds a row of an x table and a row of a y table, so patches in the query's row or "
-               "column share half of it: the cross. Gemma 4's patch embedder adds such a table "
-               "(position_embedding_size 10,240 per axis) before its attention layers apply RoPE.")
+    qwen_call, gemma_call = (classroom.call("vision_tower_score_map", key, h, w, row, col, relative=True)
+                             for key in (tower, "gemma4"))
+    classroom.snippet(f"# ({h}, {w}) each, divided by the query's score with itself",
+                      f"qwen = {qwen_call}", f"gemma = {gemma_call}",
+                      f"# ({h}, {w}) cosines of the stand-in table's rows with the query patch's row",
+                      f"learned = pc.factorized_learned_table({h}, {w}, 64)[{row} * {w} + {col}]")
+    distance = far_q["distance"]
+    notice(f"Same content at every patch, so only position differs (each map ÷ the query's own score; "
+           f"{qwen_tower.name} heads have d = {qwen_tower.head_dim}, Gemma 4's d = {gemma.head_dim}; the "
+           "learned table is a seeded stand-in for trained weights). "
+           f"{distance} columns along the row the Qwen tower still scores {far_q['score']:.3f} and "
+           f"Gemma 4 {far_g['score']:.3f}. The learned table adds a row of an x table and a row of a y table, so "
+           "patches in the query's row or column share half of it: the cross. Gemma 4's patch embedder adds such "
+           "a table (position_embedding_size 10,240 per axis) before its attention layers apply RoPE.")
+    ask_theta(qwen_tower, gemma, far_q, swapped)
 
 
-def waves_tab(tower: str, h: int, w: int):
+def ask_theta(qwen_tower, gemma, far_q, swapped) -> None:
+    """What-if: the Qwen tower with Gemma 4's θ, scored at the same far patch (gated: its score)."""
+    now, then = far_q["score"], swapped["score"]
+
+    def reveal() -> str:
+        return (f"With θ = {gemma.theta:,.0f}, {qwen_tower.name} scores the patch {far_q['distance']} columns along "
+                f"{then:.3f}, against {now:.3f} with θ = {qwen_tower.theta:,.0f}. With θ = 10,000 most pairs are too "
+                "slow to change across an image; with θ = 100 all of them turn within a few hundred patches.")
+
+    with classroom.predict("vision_theta", f"Give {qwen_tower.name} Gemma 4's θ = {gemma.theta:,.0f} (its head "
+                           f"stays d = {qwen_tower.head_dim}). The patch {far_q['distance']} columns along the "
+                           f"query's row scores {now:.3f} now; it would then score:",
+                           ["higher", "about the same", "lower"],
+                           1 if abs(then - now) < 5e-4 else 0 if then > now else 2, reveal):
+        formula(r"\text{$dist columns along: } $now\ (\theta = $t)\ \to\ $then\ (\theta = $t2)",
+                dist=far_q["distance"], now=now, t=qwen_tower.theta, then=then, t2=gemma.theta, digits=3)
+
+
+def waves_tab(tower: str, grid, cell):
     qwen_tower, gemma = pc.VISION_TOWERS[tower], pc.VISION_TOWERS["gemma4"]
     table = pc.vision_wavelength_table([tower, "gemma4"])  # (2, d/4 of the larger head)
     waves = {f"{qwen_tower.name} (θ {qwen_tower.theta:,.0f})": table[0],
              f"Gemma 4 (θ {gemma.theta:,.0f})": table[1]}
-    q, g = (v[np.isfinite(v)] for v in waves.values())
-    side = max(h, w)
+    summary = pc.vision_wavelength_summary([tower, "gemma4"], *grid)
+    side, q, g = summary["side"], summary["towers"][tower], summary["towers"]["gemma4"]
     show(figures.padded(figures.lines(
-        np.arange(table.shape[1]), waves, markers=True, log_y=True, hover_format=",.1f",
+        list(range(table.shape[1])), waves, markers=True, log_y=True, hover_format=",.1f",
         hlines=[(side, f"grid side {side}")], legend_right=True, margin=dict(r=230),
         title="Wavelength of each frequency an axis turns at (in patches)", x_title="frequency i",
         y_title="wavelength 2π/θ_i (patches)", name="vision_wavelengths", height=380,
-        alt=f"Two rising curves on a log scale: {qwen_tower.name} from {q.min():.1f} to {q.max():,.0f} patches, "
-            f"Gemma 4 from {g.min():.1f} to {g.max():,.0f}; a line marks the grid side, {side} patches."), left=96))
+        alt=f"Two rising curves on a log scale: {qwen_tower.name} from {q['shortest']:.1f} to {q['longest']:,.0f} "
+            f"patches, Gemma 4 from {g['shortest']:.1f} to {g['longest']:,.0f}; a line marks the grid side, {side} "
+            "patches."), left=96))
     classroom.snippet("# (2, d/4): wavelength of each frequency in patches, NaN past a tower's d/4",
                       f"table = pc.vision_wavelength_table({[tower, 'gemma4']!r})")
-    notice(f"{qwen_tower.name}: wavelengths from {q.min():.1f} to {q.max():,.0f} patches; "
-           f"{int(np.sum(q > 4 * side))} of its {len(q)} frequencies per axis have a wavelength "
-           f"over four times this grid's side and barely turn across it. Gemma 4: {g.min():.1f} to "
-           f"{g.max():,.0f} patches, {int(np.sum(g > 4 * side))} of {len(g)} over four sides.")
+    notice(f"{qwen_tower.name}: wavelengths from {q['shortest']:.1f} to {q['longest']:,.0f} patches; "
+           f"{q['over_four_sides']} of its {q['frequencies']} frequencies per axis have a wavelength "
+           f"over four times this grid's side and barely turn across it. Gemma 4: {g['shortest']:.1f} to "
+           f"{g['longest']:,.0f} patches, {g['over_four_sides']} of {g['frequencies']} over four sides.")
     formula(r"\theta_i = \theta^{-4i/d},\ i < d/4:\quad \lambda_{\max} = 2\pi\cdot $t^{(d/4-1)/(d/4)}"
-            r" = $lq\ \ (\theta = $t,\ d = $d)", t=qwen_tower.theta, d=qwen_tower.head_dim, lq=float(q.max()))
+            r" = $lq\ \ (\theta = $t,\ d = $d)", t=qwen_tower.theta, d=qwen_tower.head_dim, lq=q["longest"])
 
 
-def layout_tab(tower: str):
+def layout_tab(tower: str, grid, cell):
     towers = [tower, "gemma4"]
     grid = pc.vision_layout_table(towers)  # (2, the larger head_dim)
     names = [pc.VISION_TOWERS[k].name for k in towers]
@@ -138,6 +147,9 @@ def layout_tab(tower: str):
     formula(r"\text{Qwen: } [\,R(r\theta)\,\|\,R(c\theta)\,] \text{ on pairs } (j,\ j+d/2);\qquad "
             r"\text{Gemma 4: } [\,\text{RoPE}_{d/2}(x)\ \|\ \text{RoPE}_{d/2}(y)\,]")
 
+
+# The lesson's tabs in order: label, and the function that draws it (each runs only while its tab is open).
+TABS = [("Score maps", maps_tab), ("Why θ = 100", waves_tab), ("Where the halves sit", layout_tab)]
 
 lesson()
 why(WHY)

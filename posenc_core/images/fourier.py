@@ -24,8 +24,11 @@ from .._checks import as_choice, as_float, as_int, check_size
 from ..absolute.sinusoidal import sinusoidal_at
 
 __all__ = [
+    "DETAIL_CHANGES",
     "ENCODINGS",
     "FIT_TASKS",
+    "detail_what_if",
+    "encoding_ranges",
     "encoding_tables",
     "fit_coordinates",
     "fourier_features",
@@ -37,6 +40,7 @@ __all__ = [
     "spectrum_1d",
     "target_image",
     "target_signal",
+    "worst_encoding",
 ]
 
 ENCODINGS = ("raw", "nerf", "gaussian")
@@ -364,3 +368,48 @@ def encoding_tables(n_octaves, sigma, n_features, seed=0, samples=512) -> dict:
     order = np.argsort(np.abs(freqs[:, 0]))
     return {"p": p, "nerf": nerf_encoding(p, n_octaves), "fourier": fourier_features(p, freqs[order]),
             "frequency": np.abs(freqs[order, 0])}
+
+
+def encoding_ranges(n_octaves, sigma, n_features, seed=0) -> dict:
+    """How fast each encoding's waves turn over [0, 1), in cycles per unit: what the encodings tab states.
+
+    Returns:
+        dict with ``nerf_fastest`` (octave L - 1 completes 2^(L-1) / 2 cycles), ``gaussian_slowest`` and
+        ``gaussian_fastest`` (the smallest and largest |frequency| of the m Gaussian draws).
+    """
+    n_octaves = as_int("number of octaves", n_octaves, minimum=1, maximum=MAX_OCTAVES)
+    magnitudes = np.abs(gaussian_frequencies(n_features, 1, sigma, seed)[:, 0])  # (m,)
+    return {"nerf_fastest": 2.0 ** (n_octaves - 1) / 2, "gaussian_slowest": float(magnitudes.min()),
+            "gaussian_fastest": float(magnitudes.max())}
+
+
+# the options of the question "which change makes the fastest Gaussian feature about twice as fast?"
+DETAIL_CHANGES = ("features", "sigma", "either", "neither")
+
+
+def detail_what_if(sigma, n_features, seed=0) -> dict:
+    """The fastest Gaussian feature now, with twice the features and with twice the spread σ.
+
+    "About twice as fast" means over 1.5 times the current fastest frequency.
+
+    Returns:
+        dict with ``now``, ``more_features`` (m doubled: the same draws plus as many more), ``wider_sigma``
+        (σ doubled: every frequency doubled), in cycles per unit, and ``answer``: the index in
+        ``DETAIL_CHANGES`` of the change(s) that make the fastest feature about twice as fast.
+    """
+    n_features = as_int("number of features", n_features, minimum=1, maximum=MAX_FEATURES // 2)
+    sigma = as_float("sigma", sigma, above=0.0, maximum=1e4)
+    fastest = {key: float(np.abs(gaussian_frequencies(m, 1, s, seed)).max())
+               for key, m, s in (("now", n_features, sigma), ("more_features", 2 * n_features, sigma),
+                                 ("wider_sigma", n_features, 2 * sigma))}
+    doubles = [fastest[key] >= 1.5 * fastest["now"] for key in ("more_features", "wider_sigma")]
+    answer = 2 if all(doubles) else 0 if doubles[0] else 1 if doubles[1] else 3
+    return {**fastest, "answer": answer}
+
+
+def worst_encoding(result) -> str:
+    """The input (a key of ``ENCODINGS``) whose fit scores the lowest held-out PSNR in a ``fit_coordinates`` result."""
+    scores = {e: result[e]["final_test_psnr"] for e in ENCODINGS if e in result}
+    if not scores:
+        raise ValueError("The result holds no fit to compare: run fit_coordinates first.")
+    return min(scores, key=scores.get)

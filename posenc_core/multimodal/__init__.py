@@ -7,6 +7,7 @@ from .config import *  # noqa: F403
 from .families import *  # noqa: F403
 from .presets import *  # noqa: F403
 from .probes import *  # noqa: F403
+from .readouts import *  # noqa: F403
 from .rotary import *  # noqa: F403
 from .sequence import *  # noqa: F403
 from .vision_towers import *  # noqa: F403

@@ -93,3 +93,10 @@ def _video_time(family: MMFamily, groups: int, fps: float) -> np.ndarray:
         second_per_grid = np.float32(family.temporal_patch / fps)
         return ((k * second_per_grid) * np.float32(family.position_id_per_seconds)).astype(np.float64)
     return k.astype(np.float64)
+
+
+def padded_rows(rows: list[np.ndarray]) -> np.ndarray:
+    """Rows of different lengths stacked into one float64 table, NaN past each row's end. (rows, longest)."""
+    width = max(r.size for r in rows)
+    return np.stack([np.pad(np.asarray(r, dtype=np.float64), (0, width - r.size), constant_values=np.nan)
+                     for r in rows])

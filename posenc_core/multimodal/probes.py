@@ -12,7 +12,11 @@ from .._checks import as_int
 from .rotary import MRopeSettings, mm_scores
 from .sequence import Segment, mm_position_ids
 
-__all__ = ["mm_image_advance", "mm_image_scores", "mm_time_id_table", "mm_time_ids", "mm_video_scores"]
+__all__ = ["SCORE_BANDS", "mm_image_advance", "mm_image_scores", "mm_row_end_score", "mm_score_band",
+           "mm_time_id_table", "mm_time_ids", "mm_video_scores", "mm_wider_image"]
+
+# how close to the query a relative score is, in the words of the lesson's question
+SCORE_BANDS = ("above 0.99: almost the same place", "between 0.5 and 0.99", "below 0.5: clearly elsewhere")
 
 
 def mm_image_advance(family_key, grid_h, grid_w) -> dict:
@@ -29,6 +33,22 @@ def mm_image_advance(family_key, grid_h, grid_w) -> dict:
     image = np.flatnonzero(result.kind == 1)  # (h·w,) raster order; the end token follows the last one
     start, after = float(result.ids[0, image[0]]), float(result.ids[0, image[-1] + 1])
     return {"start": start, "next": after, "advance": after - start}
+
+
+def mm_wider_image(family_key, grid_h, grid_w) -> dict:
+    """A what-if on an image's cost in ids: the same image with twice the columns.
+
+    Returns:
+        dict with ``now`` and ``wider`` (``mm_image_advance``'s advance for grid_w and 2 grid_w columns),
+        ``columns`` (2 grid_w), ``larger_side`` (max(grid_h, 2 grid_w)), ``added_tokens`` (grid_h x grid_w),
+        and ``candidates``: the sorted distinct values among now, now plus one id per added token, and wider
+        (the options of the lesson's question).
+    """
+    h = as_int("image rows", grid_h, minimum=1, maximum=64)
+    w = as_int("image columns", grid_w, minimum=1, maximum=32)
+    now, wider = (mm_image_advance(family_key, h, cols)["advance"] for cols in (w, 2 * w))
+    return {"now": now, "wider": wider, "columns": 2 * w, "larger_side": max(h, 2 * w), "added_tokens": h * w,
+            "candidates": sorted({now, now + h * w, wider})}
 
 
 def mm_image_scores(family_key, settings: MRopeSettings, grid_h, grid_w, row, col, *, vectors="ones",
@@ -58,7 +78,8 @@ def mm_video_scores(family_key, settings: MRopeSettings, frames, grid_h, grid_w,
     """Score of the video token at (group, row, col) with the same patch in every temporal group.
 
     Returns dict with ``seconds`` (the group's start time, 2 frames per group), ``scores`` (divided by the
-    query's score with itself) and ``time_ids`` (the time id of that patch in each group), each (groups,).
+    query's score with itself) and ``time_ids`` (the time id of that patch in each group), each (groups,),
+    and ``time_span``: how far that time id moves over the clip (last group's minus first group's).
     """
     video = Segment("video", frames=frames, h=grid_h, w=grid_w, fps=fps)
     result = mm_position_ids(family_key, [Segment("text", tokens=4), video, Segment("text", tokens=2)],
@@ -69,8 +90,9 @@ def mm_video_scores(family_key, settings: MRopeSettings, frames, grid_h, grid_w,
     group = as_int("group", group, minimum=0, maximum=groups - 1)
     same = np.flatnonzero((result.kind == 2) & (result.cell[:, 1] == row) & (result.cell[:, 2] == col))  # (groups,)
     raw = mm_scores(settings, result.ids, int(same[group]), vectors=vectors)[same]
-    return {"seconds": np.arange(groups) * 2.0 / video.fps, "scores": raw / raw[group],
-            "time_ids": result.ids[0, same]}
+    time_ids = result.ids[0, same]  # (groups,)
+    return {"seconds": np.arange(groups) * 2.0 / video.fps, "scores": raw / raw[group], "time_ids": time_ids,
+            "time_span": float(time_ids[-1] - time_ids[0])}
 
 
 def mm_time_ids(family_key, frames, fps, *, frame_text=None, **time) -> dict:
@@ -88,8 +110,10 @@ def mm_time_ids(family_key, frames, fps, *, frame_text=None, **time) -> dict:
 def mm_time_id_table(frames, fps_values, family_keys) -> dict:
     """Time ids of the same clip length at several fps under several families, on one axis of seconds.
 
-    Returns dict with ``seconds`` (every group start time of any clip, sorted) and ``series``:
-    {"<family> at <fps> fps": (len(seconds),) time ids, NaN at times where that clip has no group}.
+    Returns dict with ``seconds`` (every group start time of any clip, sorted), ``series``:
+    {"<family> at <fps> fps": (len(seconds),) time ids, NaN at times where that clip has no group}, ``last``:
+    {same keys: the time id of that clip's last group}, and per fps ``group_seconds`` {fps: 2 / fps, the
+    time one group of 2 frames spans} and ``last_start`` {fps: when the last group starts, in seconds}.
     """
     runs = {(key, fps): mm_time_ids(key, frames, fps) for key in family_keys for fps in fps_values}
     seconds = np.unique(np.concatenate([r["seconds"] for r in runs.values()]))
@@ -98,4 +122,29 @@ def mm_time_id_table(frames, fps_values, family_keys) -> dict:
         column = np.full(seconds.shape, np.nan)
         column[np.searchsorted(seconds, run["seconds"])] = run["time_ids"]
         series[f"{key} at {fps:g} fps"] = column
-    return {"seconds": seconds, "series": series}
+    return {"seconds": seconds, "series": series,
+            "last": {f"{key} at {fps:g} fps": float(run["time_ids"][-1]) for (key, fps), run in runs.items()},
+            "group_seconds": {fps: 2.0 / fps for fps in fps_values},
+            "last_start": {fps: float(runs[(family_keys[0], fps)]["seconds"][-1]) for fps in fps_values}}
+
+
+def mm_score_band(score) -> int:
+    """The index in ``SCORE_BANDS`` of a relative score: above 0.99, 0.5 to 0.99, or below 0.5."""
+    value = float(score)
+    return 0 if value > 0.99 else 1 if value >= 0.5 else 2
+
+
+def mm_row_end_score(family_key, settings: MRopeSettings, grid_h, grid_w, row, col, *, widen=2) -> dict:
+    """A what-if on the image map: make the image ``widen`` times as wide and score the query patch with the
+    last patch of its own row, same content everywhere (``mm_image_scores`` on the wider image).
+
+    Returns:
+        dict with ``columns`` (the wider image's width), ``col`` (its last column), ``distance`` (columns
+        from the query) and ``score`` (relative to the query's score with itself).
+    """
+    w = as_int("grid_w", grid_w, minimum=1, maximum=64)
+    widen = as_int("widen", widen, minimum=1, maximum=8)
+    columns = min(64, w * widen)
+    wider = mm_image_scores(family_key, settings, grid_h, columns, row, col)["map"]  # (h, columns)
+    return {"columns": columns, "col": columns - 1, "distance": columns - 1 - int(col),
+            "score": float(wider[int(row), columns - 1])}

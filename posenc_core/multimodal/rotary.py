@@ -16,10 +16,11 @@ import numpy as np
 from .._backend import require_torch, torch_installed
 from .._checks import MAX_DIM, as_base, as_choice, as_float, as_int, check_size
 from ..rope import rope_inv_freq_float32_pow
-from .families import ALLOCATIONS, mm_family
+from ._blocks import padded_rows
+from .families import ALLOCATIONS, MM_FAMILIES, mm_family
 
-__all__ = ["AXIS_NAMES", "MRopeSettings", "mm_cos_sin", "mm_pair_axes", "mm_pair_wavelengths", "mm_rope_settings",
-           "mm_scores", "mm_wavelength_ranges"]
+__all__ = ["AXIS_NAMES", "MRopeSettings", "mm_allocation_summary", "mm_cos_sin", "mm_family_axis_table", "mm_pair_axes",
+           "mm_pair_wavelengths", "mm_rope_settings", "mm_scores", "mm_slow_pairs", "mm_wavelength_ranges"]
 
 AXIS_NAMES = ("time", "height", "width")
 
@@ -168,3 +169,42 @@ def mm_scores(settings: MRopeSettings, ids, query, *, vectors="ones", seed=0) ->
     rotated = _rotate(np.broadcast_to(content, (n, settings.head_dim)), cos, sin, settings.pair_layout)  # (n, d)
     return rotated @ rotated[query]
 
+
+
+def mm_slow_pairs(settings: MRopeSettings, axis, span) -> int:
+    """How many of ``axis``'s pairs have a wavelength over ``span`` positions: they turn less than once across
+    an image (or clip) ``span`` tokens long."""
+    axis = as_choice("axis", axis, AXIS_NAMES)
+    span = as_float("span", span, above=0.0, maximum=1e12)
+    waves = mm_pair_wavelengths(settings)[axis]  # NaN where another axis turns the pair; NaN > span is False
+    return int(np.sum(waves > span))
+
+
+def mm_family_axis_table() -> tuple[list[str], np.ndarray]:
+    """The axis of each rotary pair for every family at its released settings, one row per family.
+
+    Returns:
+        (family keys in ``MM_FAMILIES`` order, (families, most pairs) float64: 0 time, 1 height, 2 width,
+        NaN past a family's last pair).
+    """
+    keys = list(MM_FAMILIES)
+    return keys, padded_rows([mm_pair_axes(mm_rope_settings(key)) for key in keys])
+
+
+def mm_allocation_summary(settings: MRopeSettings) -> dict:
+    """The numbers the lesson states about one family's split, next to ``mm_wavelength_ranges``.
+
+    Returns:
+        dict with ``slowest_axis`` (the axis that turns the slowest pair) and ``slowest_run`` (how many of
+        the slowest pairs in a row it owns), ``spatial_pairs`` (height + width pairs), ``spatial_shortest``
+        (the shortest wavelength of either), ``rotary_fraction`` (rotary_dim / head_dim) and ``still_dims``
+        (dimensions that carry no position).
+    """
+    ranges = mm_wavelength_ranges(settings)
+    slowest = next(name for name, r in ranges.items() if r["slowest_run"])
+    height, width = ranges["height"], ranges["width"]
+    return {"slowest_axis": slowest, "slowest_run": ranges[slowest]["slowest_run"],
+            "spatial_pairs": height["pairs"] + width["pairs"],
+            "spatial_shortest": float(np.fmin(height["shortest"], width["shortest"])),
+            "rotary_fraction": settings.rotary_dim / settings.head_dim,
+            "still_dims": settings.head_dim - settings.rotary_dim}

@@ -20,11 +20,13 @@ import numpy as np
 
 from .._backend import require_torch, torch_installed
 from .._checks import as_base, as_choice, as_int, check_size
-from ..images.vision import learned_like_grid, patch_similarity_maps
+from ..images.patch_grid import learned_like_grid, patch_similarity_maps
 from ..rope import rope_inv_freq_float32_pow
+from ._blocks import padded_rows
 
-__all__ = ["VISION_TOWERS", "VisionTower", "factorized_learned_table", "vision_dimension_axes", "vision_layout_table",
-           "vision_rope_cos_sin", "vision_tower_score_map", "vision_wavelength_table", "vision_wavelengths"]
+__all__ = ["VISION_TOWERS", "VisionTower", "factorized_learned_table", "vision_dimension_axes", "vision_far_score",
+           "vision_layout_table", "vision_rope_cos_sin", "vision_tower_score_map", "vision_wavelength_summary",
+           "vision_wavelength_table", "vision_wavelengths"]
 
 
 @dataclass(frozen=True)
@@ -142,16 +144,46 @@ def vision_wavelengths(key, theta=None) -> np.ndarray:
     return 2 * np.pi / rope_inv_freq_float32_pow(tower.head_dim // 2, theta).astype(np.float64)
 
 
-def _padded_rows(rows: list[np.ndarray]) -> np.ndarray:
-    width = max(r.size for r in rows)
-    return np.stack([np.pad(r.astype(np.float64), (0, width - r.size), constant_values=np.nan) for r in rows])
-
-
 def vision_layout_table(keys) -> np.ndarray:
     """``vision_dimension_axes`` of several towers, one row each, NaN past a tower's head_dim. (towers, max d)."""
-    return _padded_rows([vision_dimension_axes(k) for k in keys])
+    return padded_rows([vision_dimension_axes(k) for k in keys])
 
 
 def vision_wavelength_table(keys) -> np.ndarray:
     """``vision_wavelengths`` of several towers, one row each, NaN past a tower's d/4. (towers, max d/4)."""
-    return _padded_rows([vision_wavelengths(k) for k in keys])
+    return padded_rows([vision_wavelengths(k) for k in keys])
+
+
+def vision_far_score(key, grid_h, grid_w, row, col, *, reach=16, theta=None) -> dict:
+    """The relative score of the patch ``reach`` columns along the query's row (fewer at the grid's edge;
+    to the left when the query is on the last column), same content everywhere, under tower ``key``'s
+    rotary with its own θ or ``theta``.
+
+    Returns:
+        dict with ``col`` (the far patch's column), ``distance`` (columns from the query) and ``score``
+        (``vision_tower_score_map(..., relative=True)`` there: 1 means scored like the query itself).
+    """
+    w = as_int("grid_w", grid_w, minimum=2, maximum=256)
+    col = as_int("col", col, minimum=0, maximum=w - 1)
+    reach = as_int("reach", reach, minimum=1, maximum=256)
+    far = min(w - 1, col + reach) if col < w - 1 else max(0, col - reach)
+    scores = vision_tower_score_map(key, grid_h, w, row, col, theta=theta, relative=True)  # (h, w)
+    return {"col": far, "distance": abs(far - col), "score": float(scores[row, far])}
+
+
+def vision_wavelength_summary(keys, grid_h, grid_w) -> dict:
+    """What the wavelength chart says in numbers: the grid's longer side, and per tower its shortest and longest
+    wavelength in patches, how many frequencies an axis has (d/4), and how many of them have a wavelength over
+    four times that side (they barely turn across the image).
+
+    Returns:
+        dict with ``side`` and ``towers``: {key: dict with ``shortest``, ``longest``, ``frequencies`` and
+        ``over_four_sides``}.
+    """
+    side = max(as_int("grid_h", grid_h, minimum=1, maximum=256), as_int("grid_w", grid_w, minimum=1, maximum=256))
+    towers = {}
+    for key in keys:
+        waves = vision_wavelengths(key)  # (d/4,)
+        towers[key] = {"shortest": float(waves.min()), "longest": float(waves.max()), "frequencies": int(waves.size),
+                       "over_four_sides": int(np.sum(waves > 4 * side))}
+    return {"side": side, "towers": towers}

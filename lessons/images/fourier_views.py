@@ -1,0 +1,84 @@
+"""Views of the Fourier-features lesson that would crowd its page: the fits' score table and training curves,
+the snippet of the fit, and the lesson's predict-then-reveal questions."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+import posenc_core as pc
+from page_kit import classroom, figures
+from page_kit.render import show
+
+LABELS = {"raw": "raw coordinates", "nerf": "NeRF encoding", "gaussian": "Fourier features"}
+# one colour per input in every chart of a tab; the target takes the kit's reference style (wide grey dashes)
+COLOURS = {"target": 7, "raw coordinates": 0, "NeRF encoding": 1, "Fourier features": 2}
+DASHED = ["Fourier features"]  # drawn last and dashed, so the NeRF fit under it stays visible where they agree
+
+
+def fit_scores(result) -> None:
+    st.dataframe({"input": [LABELS[e] for e in pc.ENCODINGS],
+                  "network inputs": [result[e]["input_features"] for e in pc.ENCODINGS],
+                  "train PSNR (dB)": [result[e]["final_train_psnr"] for e in pc.ENCODINGS],
+                  "held-out PSNR (dB)": [result[e]["final_test_psnr"] for e in pc.ENCODINGS]},
+                 hide_index=True, width="content",
+                 column_config={k: st.column_config.NumberColumn(format="%.1f")
+                                for k in ("train PSNR (dB)", "held-out PSNR (dB)")})
+
+
+def fit_curves(result, task: str) -> None:
+    show(figures.padded(figures.lines(
+        result["raw"]["logged_steps"], {LABELS[e]: result[e]["test_psnr"] for e in pc.ENCODINGS},
+        title="Held-out error while training", x_title="training step",
+        y_title="held-out PSNR (dB, higher is better)", colours=COLOURS, dashed=DASHED,
+        name=f"fourier_{task}_curves", height=360,
+        alt="Held-out PSNR against training step for the three inputs.")))
+    # full width: a spectrum's narrow peaks and the gap between the fits need the horizontal room
+    spectra = result["spectra"]
+    show(figures.padded(figures.lines(
+        spectra["frequency"], {"target": spectra["target"], **{LABELS[e]: spectra[e] for e in pc.ENCODINGS}},
+        title="Spectrum" + (" (radial mean)" if task == "2d" else ""),
+        x_title="frequency (cycles per unit)", y_title="amplitude (log scale)", log_y=True,
+        dashed=["target", *DASHED], colours=COLOURS, name=f"fourier_{task}_spectrum", height=440,
+        alt="Amplitude against frequency: the raw-coordinate fit loses the high frequencies of the target.")))
+
+
+def ask_what_sets_detail(sigma: float, features: int) -> classroom.Prediction:
+    """Count against spread, asked before the Gaussian table (the answer from ``pc.detail_what_if``)."""
+    what_if = pc.detail_what_if(sigma, features)
+
+    def reveal() -> str:
+        return (f"The fastest feature now turns {what_if['now']:.2f} cycles per unit. With m = {2 * features} it "
+                f"would turn {what_if['more_features']:.2f} (the same draws plus more of them); with "
+                f"σ = {2 * sigma:g}, {what_if['wider_sigma']:.2f}: every frequency is σ times a fixed random "
+                "number, so σ scales them all and the count barely moves the top.")
+
+    return classroom.predict(
+        "ff_sigma", f"Gaussian features, m = {features}, σ = {sigma:g}. Which change makes the fastest "
+        "feature about twice as fast?",
+        [f"doubling m to {2 * features}", f"doubling σ to {2 * sigma:g}", "either one", "neither"],
+        what_if["answer"], reveal)
+
+
+def fit_snippet(task: str, settings, *lines: str) -> None:
+    octaves, sigma, features, steps, seed = settings
+    call = classroom.call("fit_coordinates", task, n_octaves=octaves, sigma=sigma, n_features=features, steps=steps,
+                          seed=seed)
+    classroom.snippet(f"result = {call}  # trains three small networks: seconds", *lines)
+
+
+def ask_worst_fit(result, settings) -> classroom.Prediction:
+    """Which input ends worst on the held-out samples: asked before the fits are drawn."""
+    worst = pc.worst_encoding(result)
+
+    def reveal() -> str:
+        return f"Held-out PSNR (higher is better): {psnr_text(result)}. Worst: {LABELS[worst]}."
+
+    return classroom.predict(
+        "ff_worst", f"After {settings[3]} steps with σ = {settings[1]:g} and L = {settings[0]}, which "
+        "input predicts the held-out samples worst?", [LABELS[e] for e in pc.ENCODINGS],
+        list(pc.ENCODINGS).index(worst), reveal)
+
+
+def psnr_text(result) -> str:
+    """Each input's held-out PSNR, as the alt text and the reveal list them."""
+    return ", ".join(f"{LABELS[e]} {result[e]['final_test_psnr']:.1f} dB" for e in pc.ENCODINGS)

@@ -1,0 +1,99 @@
+"""A grid of image patches: similarity maps of every patch's code with every other, a learned-like stand-in for
+trained ViT position embeddings, and the neighbours of a patch that the lessons compare."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .._backend import to_numpy
+from .._checks import as_choice, as_float, as_int, check_size
+
+__all__ = ["grid_neighbours", "learned_like_grid", "patch_similarity_maps"]
+
+MAX_GRID = 4096
+
+
+def learned_like_grid(grid_h, grid_w, dim, seed=0, smoothness=1.5) -> np.ndarray:
+    """A seeded stand-in for a trained ViT's position embeddings: smooth random fields on the grid.
+
+    Each channel is white noise blurred with a Gaussian of ``smoothness`` patches (separable, edges
+    renormalised) and scaled to unit standard deviation, so neighbouring patches get similar vectors,
+    as they do in trained ViTs, without any sine structure.
+
+    Returns:
+        (grid_h * grid_w, dim) float32, raster order.
+    """
+    h = as_int("grid_h", grid_h, minimum=1, maximum=MAX_GRID)
+    w = as_int("grid_w", grid_w, minimum=1, maximum=MAX_GRID)
+    dim = as_int("dim", dim, minimum=1, maximum=16384)
+    seed = as_int("seed", seed, minimum=0, maximum=2**32 - 1)
+    smoothness = as_float("smoothness", smoothness, minimum=0.0, maximum=64.0)
+    check_size(h * w * dim, "The learned-like grid")
+    noise = np.random.default_rng(seed).standard_normal((h, w, dim))
+
+    def blur(n: int) -> np.ndarray:  # (n, n) row-normalised Gaussian weights
+        if smoothness == 0:
+            return np.eye(n)
+        d = np.subtract.outer(np.arange(n), np.arange(n))
+        k = np.exp(-0.5 * (d / smoothness) ** 2)
+        return k / k.sum(axis=1, keepdims=True)
+
+    field = np.einsum("ri,ijc->rjc", blur(h), noise)  # blur along rows: (h, w, dim)
+    field = np.einsum("jk,rkc->rjc", blur(w), field)  # blur columns
+    field = (field - field.mean(axis=(0, 1))) / np.maximum(field.std(axis=(0, 1)), 1e-12)
+    return field.reshape(h * w, dim).astype(np.float32)
+
+
+def patch_similarity_maps(table, grid_h, grid_w, metric="cosine", num_prefix_tokens=0) -> np.ndarray:
+    """For every patch, its similarity to every patch, laid out on the grid.
+
+    Args:
+        table: (num_prefix_tokens + grid_h * grid_w, C) embeddings in raster order; prefix rows
+            ([CLS] and the like) are skipped.
+        metric: "cosine" (as in the ViT paper's figure) or "dot".
+    Returns:
+        (grid_h * grid_w, grid_h, grid_w) float32: maps[q] is patch q's similarity map.
+    """
+    h = as_int("grid_h", grid_h, minimum=1, maximum=MAX_GRID)
+    w = as_int("grid_w", grid_w, minimum=1, maximum=MAX_GRID)
+    prefix = as_int("num_prefix_tokens", num_prefix_tokens, minimum=0, maximum=64)
+    metric = as_choice("metric", metric, ("dot", "cosine"))
+    rows = np.asarray(to_numpy(table), dtype=np.float64)
+    if rows.ndim != 2 or rows.shape[0] != prefix + h * w:
+        raise ValueError(f"The table must have {prefix} prefix rows plus {h} x {w} = {h * w} patch rows, "
+                         f"but has shape {rows.shape}.")
+    check_size((h * w) ** 2, "The similarity maps")
+    patches = rows[prefix:]
+    if metric == "cosine":
+        norms = np.linalg.norm(patches, axis=1, keepdims=True)
+        patches = patches / np.where(norms == 0, 1, norms)
+    return (patches @ patches.T).reshape(h * w, h, w).astype(np.float32)
+
+
+
+def grid_neighbours(grid_map, row, col) -> dict:
+    """The values of a map over the patch grid at the query's nearest neighbours: straight across, straight
+    down and diagonally, each on the far side (left, above) where the query sits on the last column or row.
+
+    Args:
+        grid_map: (grid_h, grid_w) values, e.g. one patch's similarity map (``patch_similarity_maps(...)[q]``).
+        row, col: the query patch.
+    Returns:
+        dict with ``query`` (the map at the query) and ``side``, ``vertical``, ``diagonal``: each a dict with
+        ``label`` ("right" / "left", "below" / "above", "diagonal"), ``cell`` (row, col) and ``value`` (float).
+    """
+    values = np.asarray(to_numpy(grid_map), dtype=np.float64)
+    if values.ndim != 2 or min(values.shape) < 2:
+        raise ValueError(f"A neighbour needs a grid of at least 2 x 2 patches; the map has shape {values.shape}.")
+    h, w = values.shape
+    row = as_int("row", row, minimum=0, maximum=h - 1)
+    col = as_int("col", col, minimum=0, maximum=w - 1)
+    dr, dc = (1 if row + 1 < h else -1), (1 if col + 1 < w else -1)  # a neighbour that exists, even at an edge
+
+    def at(r: int, c: int, label: str) -> dict:
+        return {"label": label, "cell": (r, c), "value": float(values[r, c])}
+
+    return {"query": float(values[row, col]),
+            "side": at(row, col + dc, "right" if dc > 0 else "left"),
+            "vertical": at(row + dr, col, "below" if dr > 0 else "above"),
+            "diagonal": at(row + dr, col + dc, "diagonal")}
