@@ -9,7 +9,7 @@ import numpy as np
 
 from .._backend import require_torch, to_backend, to_numpy
 from .._checks import MAX_POSITIONS, as_base, as_choice, as_even_dim, as_int, check_size
-from ..rope.frequencies import base_inv_freq
+from ..rope.frequencies import base_freq_divisors, base_inv_freq
 
 __all__ = [
     "LAYOUTS",
@@ -91,7 +91,7 @@ def sinusoidal_at(positions, dim, base=10000.0, layout="interleaved", *, dtype="
 
 def _paper_model_block(positions, dim, base):
     """DistilBERT's arithmetic: pos / np.power(base, 2 * (j // 2) / dim) in float64, sin / cos, then float32."""
-    angles = np.divide.outer(positions, np.power(base, np.arange(0, dim, 2) / dim))  # (k, d/2) float64
+    angles = np.divide.outer(positions, base_freq_divisors(base, dim))  # (k, d/2) float64
     return np.sin(angles).astype(np.float32), np.cos(angles).astype(np.float32)
 
 
@@ -106,7 +106,7 @@ def _paper_model_rows(n, dim, base, sin_cols, cos_cols) -> None:
     float32 rounding midpoint, ~1e-4 of them) is computed as the model does.
     """
     half = dim // 2
-    den = np.power(base, np.arange(0, dim, 2) / dim)  # (d/2,) float64, as the model's code forms it
+    den = base_freq_divisors(base, dim)  # (d/2,) float64, as the model's code forms it
     eps = 1e-14 + 1e-15 * (n - 1) / den  # (d/2,) bound on |our sum - the model's float64 value|, 10x margin
     block = 64
     within = np.arange(block, dtype=np.float64)  # (b,)
