@@ -99,6 +99,13 @@ def balance_tab(x, words, made, dim: int, init: str, scale: bool) -> None:
                "and with 0.02 it is about 35.")
 
 
+# The lesson's tabs in order: label, and the function that draws it (each runs only while its tab is open).
+TABS = [
+    ("Forming the input", forming_tab),
+    ("Norm balance", balance_tab),
+]
+
+
 @st.fragment
 def lesson():
     page = stage(more_label=None)  # every control here drives the figure beside it
@@ -111,17 +118,15 @@ def lesson():
         scale = controls.toggle("× √d", "scale", True,
                                 help="The Transformer paper multiplies the token embeddings by √d before adding "
                                      "the sinusoidal table.")
-    tab_form, tab_balance = page.sections(["Forming the input", "Norm balance"])
+    sections = page.sections([label for label, _ in TABS])
     with guard():
         x = parts(text, dim, init, scale)
         words = pc.tokenize(text)
         made = fold(f"x = pc.token_plus_position(pc.tokenize({text!r}), {dim}, {init!r}, {scale})", "dict")
-        if tab_form.open:
-            with tab_form:
-                forming_tab(x, words, made, dim, init, scale)
-        if tab_balance.open:
-            with tab_balance:
-                balance_tab(x, words, made, dim, init, scale)
+        for tab, (_, draw) in zip(sections, TABS, strict=True):
+            if tab.open:
+                with tab:
+                    draw(x, words, made, dim, init, scale)
 
 
 lesson()

@@ -55,7 +55,7 @@ WHY = ("RoPE is not a layer with weights and not something added to the input. I
        "Pick a model to see the same picture with its real sizes.")
 
 
-def flow_tab(preset: str, m: int, n: int) -> None:
+def flow_tab(page, preset: str, m: int, n: int) -> None:
     c = pc.ROPE_MODEL_PRESETS[preset]
     show(diagram(preset, m, n))
     classroom.snippet(fold(f"config = pc.ROPE_MODEL_PRESETS[{preset!r}]", "dict: the sizes in the diagram's note"))
@@ -80,7 +80,7 @@ def flow_tab(preset: str, m: int, n: int) -> None:
                "that layer's own q and k, so position information cannot wash out with depth.")
 
 
-def cost_tab(page, preset: str) -> None:
+def cost_tab(page, preset: str, m: int, n: int) -> None:
     c = pc.ROPE_MODEL_PRESETS[preset]
     with page.side:
         seq_len = controls.select_slider("Sequence length", "seq", [2048, 4096, 8192, 32768, 131072], 8192,
@@ -124,6 +124,13 @@ def cost_tab(page, preset: str) -> None:
                "the same context would be millions of weights and would stop at its last row.")
 
 
+# The lesson's tabs in order: label, and the function that draws it (each runs only while its tab is open).
+TABS = [
+    ("The layer", flow_tab),
+    ("What it costs", cost_tab),
+]
+
+
 @st.fragment
 def lesson():
     page = stage(more_label=None)  # every control here drives the figure beside it
@@ -131,14 +138,12 @@ def lesson():
         preset = controls.select("Model", "model", PRESETS, 1)
         m = controls.slider("Query position m", "m", 0, 64, 9)
         n = controls.slider("Key position n", "n", 0, 64, 4)
-    tab_flow, tab_cost = page.sections(["The layer", "What it costs"])
+    sections = page.sections([label for label, _ in TABS])
     with guard():
-        if tab_flow.open:
-            with tab_flow:
-                flow_tab(preset, m, n)
-        if tab_cost.open:
-            with tab_cost:
-                cost_tab(page, preset)
+        for tab, (_, draw) in zip(sections, TABS, strict=True):
+            if tab.open:
+                with tab:
+                    draw(page, preset, m, n)
 
 
 lesson()
