@@ -67,8 +67,8 @@ def slopes_tab(page, heads: int, causal: bool) -> None:
                f"1-{first}) and fills heads {first + 1}-{heads} with every other slope of the {2 * first}-head "
                "sequence, so the extra heads sit halfway between existing ones. The paper's formula would instead "
                "spread all heads evenly; models such as BLOOM use the code, so this page does too.")
-    formula(r"m_h = 2^{-8h/n'}\ (h \le n'),\qquad m_{n'+k} = 2^{-8(2k-1)/(2n')}\ (k = 1..n-n'),"
-            r"\qquad n' = 2^{\lfloor\log_2 n\rfloor} = $p", p=first)
+    formula(r"m_h = 2^{-8h/n'}\ (h \le n'),\qquad m_{n'+k} = 2^{-8(2k-1)/(2n')}\ (k = 1..n-n')")
+    formula(r"n' = 2^{\lfloor\log_2 n\rfloor} = $p", p=first)
     number = {c: st.column_config.NumberColumn(format=f) for c, f in
               (("slope (code)", "%.6f"), ("log2 slope", "%.2f"), ("slope (paper)", "%.6f"))}
     st.dataframe({"head": table["head"], "group": table["group"], "slope (code)": table["code"],
@@ -136,8 +136,8 @@ def attention_tab(page, heads: int, causal: bool) -> None:
         animation.attach(chart, field_chart, "context", PLAY_CONTEXTS, start_value=length)
     show(chart)
     gentle = pc.alibi_gentlest_head(heads)
-    formula(r"w_d = \frac{e^{-m d}}{\sum_{d'=0}^{L-1} e^{-m d'}},\qquad D = \left\lceil"
-            r"\frac{\ln\big(1/(1-$mass)\big)}{m}\right\rceil - 1 = $limit\ \text{for } m = $m"
+    formula(r"w_d = \frac{e^{-m d}}{\sum_{d'=0}^{L-1} e^{-m d'}}")
+    formula(r"D = \left\lceil\frac{\ln\big(1/(1-$mass)\big)}{m}\right\rceil - 1 = $limit\ \text{for } m = $m"
             r"\ \text{(head } $h\text{); bar: } $exact",
             mass=mass, m=float(views.slope_table(heads)["code"][gentle]),
             limit=int(pc.alibi_receptive_field_limit(heads, mass)[gentle]), h=gentle + 1, exact=int(fields[gentle]))

@@ -73,10 +73,10 @@ def pair_tab(page, dim, base, shared):
     c[1].metric("Score without RoPE q·k", f"{out['plain_score']:.4f}")
     c[2].metric("Offset m − n", f"{m - n}")
     c[3].metric("Relative angle (m − n)θ", f"{out['relative_angle']:.4f} rad")
-    formula(r"\tilde q\cdot\tilde k = (R_{m\theta}\,q)\cdot(R_{n\theta}\,k) = q^{\top} R_{(n-m)\theta}\,k"
-            r" = |q|\,|k|\cos\!\big(\varphi_q-\varphi_k+(m-n)\theta\big) = $score"
-            r"\quad\text{with}\ (m-n)\theta = $rel",
-            off=m - n, rel=out["relative_angle"], score=out["score"])
+    # two rows: one would run past the figure column's right edge
+    formula(r"\tilde q\cdot\tilde k = (R_{m\theta}\,q)\cdot(R_{n\theta}\,k) = q^{\top} R_{(n-m)\theta}\,k")
+    formula(r"= |q|\,|k|\cos\!\big(\varphi_q-\varphi_k+(m-n)\theta\big) = $score"
+            r"\quad\text{with}\ (m-n)\theta = $rel", rel=out["relative_angle"], score=out["score"])
 
     def moved() -> str:
         later = views.pair(qx, qy, kx, ky, m + 10, n + 10, theta)
