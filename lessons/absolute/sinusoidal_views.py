@@ -98,8 +98,9 @@ def t2t_tab(page, n, dim, base, layout, backend, device):
         alt="Heatmap of the tensor2tensor variant: the left half holds the sines, the right half the "
             "cosines, each going from fast to slow."))
     formula(r"PE_{(p,\,i)} = \sin(p\,\omega_i),\ PE_{(p,\,d/2+i)} = \cos(p\,\omega_i),\quad "
-            r"\omega_i = $base^{-i/($half-1)}\quad\text{vs. the paper's } $base^{-2i/$dim};\quad "
-            r"\max|\Delta| = $gap", base=base, half=dim // 2, dim=dim, gap=gap)
+            r"\omega_i = $base^{-i/($half-1)}", base=base, half=dim // 2)
+    formula(r"\text{vs. the paper's } \omega_i = $base^{-2i/$dim}:\quad \max|\Delta| = $gap", base=base, dim=dim,
+            gap=gap)
     notice("Two things differ from the paper's formula. The columns are concatenated (all sines, then "
            "all cosines) instead of interleaved, a harmless reordering; and the exponent divides by "
            "d/2 - 1 instead of d/2, so the frequencies are spaced slightly wider and the slowest one is "

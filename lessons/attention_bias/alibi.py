@@ -67,7 +67,8 @@ def slopes_tab(page, heads: int, causal: bool) -> None:
                f"1-{first}) and fills heads {first + 1}-{heads} with every other slope of the {2 * first}-head "
                "sequence, so the extra heads sit halfway between existing ones. The paper's formula would instead "
                "spread all heads evenly; models such as BLOOM use the code, so this page does too.")
-    formula(r"m_h = 2^{-8h/n'}\ (h \le n'),\qquad m_{n'+k} = 2^{-8(2k-1)/(2n')}\ (k = 1..n-n')")
+    formula(r"m_h = 2^{-8h/n'}\ (h \le n')")  # one rule a row: each fits a phone's width
+    formula(r"m_{n'+k} = 2^{-8(2k-1)/(2n')}\ (k = 1..n-n')")
     formula(r"n' = 2^{\lfloor\log_2 n\rfloor} = $p", p=first)
     number = {c: st.column_config.NumberColumn(format=f) for c, f in
               (("slope (code)", "%.6f"), ("log2 slope", "%.2f"), ("slope (paper)", "%.6f"))}
