@@ -4,7 +4,7 @@ import posenc_core as pc
 from page_kit import classroom, controls, figures, formula, guard, header, notice, show, source, stage, why
 from page_kit.code_lines import fold
 
-DIMS = (8, 16, 32, 64, 128, 256, 512, 1024)
+WIDTHS = (8, 16, 32, 64, 128, 256, 512, 1024)  # the model widths the norm-balance figure compares (not a control)
 
 
 @st.cache_data(max_entries=32, show_spinner=False)
@@ -14,7 +14,7 @@ def parts(text: str, dim: int, init: str, scale: bool):
 
 @st.cache_data(max_entries=32, show_spinner=False)
 def balance(init: str, scale: bool, dim: int):
-    return pc.embedding_norm_balance(sorted(set(DIMS) | {dim}), init, scale)
+    return pc.embedding_norm_balance(sorted(set(WIDTHS) | {dim}), init, scale)
 
 
 header("Token + position",
@@ -86,7 +86,7 @@ def balance_tab(x, words, made, dim: int, init: str, scale: bool) -> None:
             hlines=[(1.0, "equal")], name="token_position_balance",
             alt=f"Log-log lines of the norm ratio against the width from {b['dim'][0]} to {b['dim'][-1]}, measured "
                 f"and expected; at d = {dim} the expected ratio is {float(b['expected'][here]):.3f}."))
-        widths = sorted(set(DIMS) | {dim})
+        widths = sorted(set(WIDTHS) | {dim})
         classroom.snippet(fold(f"b = {classroom.call('embedding_norm_balance', widths, init, scale)}", "dict"),
                           f"# b['measured'], b['expected'] ({len(widths)},): the curves over b['dim']")
         formula(r"\frac{\lVert PE(p)\rVert}{\lVert \text{token}\rVert} \approx \frac{\sqrt{d/2}}{s\sqrt{d}}"
