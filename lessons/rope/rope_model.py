@@ -18,7 +18,7 @@ def costs(preset: str, seq_len: int):
 def diagram(preset: str, m: int, n: int) -> figures.Chart:
     c = pc.ROPE_MODEL_PRESETS[preset]
     nodes = {  # two short lines a label: the boxes are in diagram units, the text in pixels
-        "x": FlowNode(0.0, 0.0, "x, layer input<br>(normalised)", "data", width=1.6, height=0.8),
+        "x": FlowNode(0.0, 0.0, "x, layer input<br>(normalised)", "data", width=1.8, height=0.8),
         "wq": FlowNode(2.1, 1.25, "W_q", "weights", width=1.0),
         "wk": FlowNode(2.1, 0.0, "W_k", "weights", width=1.0),
         "wv": FlowNode(2.1, -1.25, "W_v", "weights", width=1.0),
@@ -27,7 +27,7 @@ def diagram(preset: str, m: int, n: int) -> figures.Chart:
         "v": FlowNode(3.8, -1.25, "v<br>(not rotated)", "data", width=1.6, height=0.8),
         "rq": FlowNode(5.8, 1.25, f"rotate<br>by {m}·θ_i", "fixed", width=1.7, height=0.8),
         "rk": FlowNode(5.8, 0.0, f"rotate<br>by {n}·θ_i", "fixed", width=1.7, height=0.8),
-        "score": FlowNode(8.0, 0.62, "q̃·k̃ / √d<br>(sees only m − n)", "op", width=2.0, height=0.8),
+        "score": FlowNode(8.0, 0.62, "q̃·k̃ / √d<br>(sees only m − n)", "op", width=2.2, height=0.8),
         "soft": FlowNode(10.1, 0.62, "softmax<br>over keys", "op", width=1.5, height=0.8),
         "mix": FlowNode(10.1, -1.25, "weighted sum<br>of v", "op", width=1.5, height=0.8),
         "wo": FlowNode(12.2, -1.25, "W_o, then<br>next layer", "weights", width=1.5, height=0.8),
