@@ -179,3 +179,10 @@ def grid_cell(rows, columns, value, *, labels=("Patch row", "Patch column"), key
     """One cell of a rows x columns grid (the query patch); ``value`` is the default cell, kept inside the grid."""
     row = slider(labels[0], keys[0], 0, rows - 1, min(value[0], rows - 1), help=help)
     return row, slider(labels[1], keys[1], 0, columns - 1, min(value[1], columns - 1))
+
+
+# ---------------------------------------------------------------------------------------------------------
+# Classic sections (why position, absolute, RoPE, attention biases): their value lists, defined once here.
+
+DECADE_BASES = (10, 100, 1000, 10000, 100000, 1000000)  # the sinusoidal table's bases, one per decade
+CHECKPOINT_HEAD_DIMS = (8, 16, 32, 64, 96, 128, 256)  # HEAD_DIMS and GPT-NeoX-20B's 96

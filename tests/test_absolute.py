@@ -320,3 +320,23 @@ def test_a_large_table_has_the_bits_of_the_model_arithmetic():
     sin, cos = _paper_model_block(np.arange(8192, dtype=np.float64), 1024, 10000.0)
     np.testing.assert_array_equal(table[:, 0::2].view(np.uint32), sin.view(np.uint32))
     np.testing.assert_array_equal(table[:, 1::2].view(np.uint32), cos.view(np.uint32))
+
+
+def test_sinusoidal_numbers_the_lesson_states():
+    assert pc.sinusoidal_full_circles(32, 64, 10000) == int((pc.sinusoidal_coverage(32, 64, 10000) >= 1).sum())
+    assert pc.sinusoidal_full_circles(1, 64) == 0
+    doubling = pc.sinusoidal_base_doubling(64, 10000)
+    assert doubling["ratio"] == pytest.approx(2 ** (62 / 64))
+    assert doubling["now"] == pytest.approx(2 * np.pi * 10000 ** (62 / 64))
+    t2t = pc.sinusoidal(40, 16, 100.0, "concat", variant="tensor2tensor")
+    assert pc.sinusoidal_variant_gap(40, 16, 100.0) == float(np.abs(t2t - pc.sinusoidal(40, 16, 100.0, "concat")).max())
+    assert pc.sinusoidal_wavelength_step(8, 10000) == pytest.approx(10.0)
+    assert pc.binary_period(5) == 32 == len(pc.binary_codes(33, 5)) - 1
+    assert (pc.binary_codes(33, 5)[32] == pc.binary_codes(1, 5)[0]).all()  # the pattern starts over
+
+
+@pytest.mark.parametrize("call", [lambda: pc.sinusoidal_wavelength_step(2), lambda: pc.binary_period(0),
+                                  lambda: pc.sinusoidal_full_circles(0, 8), lambda: pc.sinusoidal_base_doubling(7)])
+def test_sinusoidal_numbers_reject_bad_input(call):
+    with pytest.raises(ValueError):
+        call()

@@ -225,3 +225,23 @@ def test_t5_buckets_are_bit_identical_over_random_large_settings():
     rel = np.array([-53075])
     expected = t5.T5Attention._relative_position_bucket(torch.from_numpy(rel), False, 859, 173947).numpy()
     np.testing.assert_array_equal(pc.t5_relative_position_bucket(rel, False, 859, 173947), expected)
+
+
+@given(st.integers(1, 1024))
+@settings(max_examples=60, deadline=None)
+def test_alibi_head_counts_the_page_states(heads):
+    slopes = pc.alibi_slopes(heads)
+    first = pc.alibi_geometric_heads(heads)
+    assert first == 2 ** math.floor(math.log2(heads)) and first <= heads < 2 * first
+    assert int((pc.alibi_slope_table(heads)["group"] == "geometric").sum()) == first
+    assert pc.alibi_gentlest_head(heads) == int(np.argmin(slopes)) == first - 1  # the code's gentlest: 2^-8
+    shown = pc.alibi_shown_heads(heads)
+    assert shown[0] == 0 and len(shown) <= 8 and shown == sorted(set(shown)) and shown[-1] < heads
+    assert len(shown) == heads or heads > 8
+
+
+@pytest.mark.parametrize("call", [lambda: pc.alibi_geometric_heads(0), lambda: pc.alibi_shown_heads(8, 0),
+                                  lambda: pc.alibi_shown_heads(2000)])
+def test_alibi_head_counts_reject_bad_input(call):
+    with pytest.raises(ValueError):
+        call()

@@ -37,6 +37,7 @@ def test_principal_components_match_the_covariance_eigenvectors():
     values, vectors = np.linalg.eigh(cov)
     order = np.argsort(values)[::-1][:3]
     np.testing.assert_allclose(result["explained"], values[order] / values.sum(), rtol=1e-10)
+    assert result["explained_total"] == pytest.approx(values[order].sum() / values.sum())
     for k in range(3):
         assert abs(abs(result["components"][k] @ vectors[:, order[k]]) - 1) < 1e-9
         np.testing.assert_allclose(result["scores"][:, k], (table - table.mean(0)) @ result["components"][k])

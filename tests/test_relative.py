@@ -128,3 +128,11 @@ def test_nope_outputs_leak_position_only_with_the_mask():
 def test_bad_arguments_raise_clear_value_errors(call, message):
     with pytest.raises(ValueError, match=message):
         call()
+
+
+def test_nope_summary_numbers():
+    out = pc.nope_outputs(16, 8)
+    assert out["bidirectional_worst"] == float(out["bidirectional_spread"].max()) < 1e-9
+    gap = out["neighbour_gap"]
+    assert out["gap_shrink"] == pytest.approx(gap[1] / gap[-1]) and out["gap_shrink"] > 1
+    assert np.isnan(pc.nope_outputs(3, 8)["gap_shrink"])

@@ -207,6 +207,9 @@ def test_identical_vectors_decay_and_random_ones_do_not():
     out = pc.rope_mean_abs_scores(128, np.concatenate([[0], far]), samples=2048, seed=0)
     assert out["identical"][1:].mean() < 0.2 * out["identical"][0]
     assert out["random"][1:].mean() == pytest.approx(out["random"][0], rel=0.1)
+    curves = pc.rope_decay_curves(32, 256, samples=256)
+    assert (curves["random_low"], curves["random_high"]) == (curves["random_score"].min(),
+                                                             curves["random_score"].max())
 
 
 # --- layouts, conversion, partial ------------------------------------------------------------------------

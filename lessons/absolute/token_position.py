@@ -4,7 +4,7 @@ import posenc_core as pc
 from page_kit import classroom, controls, figures, formula, guard, header, notice, show, source, stage, why
 from page_kit.code_lines import fold
 
-DIMS = (8, 16, 32, 64, 128, 256, 512, 1024)
+WIDTHS = (8, 16, 32, 64, 128, 256, 512, 1024)  # the model widths the norm-balance figure compares (not a control)
 
 
 @st.cache_data(max_entries=32, show_spinner=False)
@@ -14,7 +14,7 @@ def parts(text: str, dim: int, init: str, scale: bool):
 
 @st.cache_data(max_entries=32, show_spinner=False)
 def balance(init: str, scale: bool, dim: int):
-    return pc.embedding_norm_balance(sorted(set(DIMS) | {dim}), init, scale)
+    return pc.embedding_norm_balance(sorted(set(WIDTHS) | {dim}), init, scale)
 
 
 header("Token + position",
@@ -86,7 +86,7 @@ def balance_tab(x, words, made, dim: int, init: str, scale: bool) -> None:
             hlines=[(1.0, "equal")], name="token_position_balance",
             alt=f"Log-log lines of the norm ratio against the width from {b['dim'][0]} to {b['dim'][-1]}, measured "
                 f"and expected; at d = {dim} the expected ratio is {float(b['expected'][here]):.3f}."))
-        widths = sorted(set(DIMS) | {dim})
+        widths = sorted(set(WIDTHS) | {dim})
         classroom.snippet(fold(f"b = {classroom.call('embedding_norm_balance', widths, init, scale)}", "dict"),
                           f"# b['measured'], b['expected'] ({len(widths)},): the curves over b['dim']")
         formula(r"\frac{\lVert PE(p)\rVert}{\lVert \text{token}\rVert} \approx \frac{\sqrt{d/2}}{s\sqrt{d}}"
@@ -97,6 +97,13 @@ def balance_tab(x, words, made, dim: int, init: str, scale: bool) -> None:
                "standard deviation s has length about s√d. With entries of size 1 (the 1/√d init times √d, or "
                "N(0, 1)) the ratio is 0.71 at every width; without the √d the position's share grows like √d, "
                "and with 0.02 it is about 35.")
+
+
+# The lesson's tabs in order: label, and the function that draws it (each runs only while its tab is open).
+TABS = [
+    ("Forming the input", forming_tab),
+    ("Norm balance", balance_tab),
+]
 
 
 @st.fragment
@@ -111,17 +118,15 @@ def lesson():
         scale = controls.toggle("× √d", "scale", True,
                                 help="The Transformer paper multiplies the token embeddings by √d before adding "
                                      "the sinusoidal table.")
-    tab_form, tab_balance = page.sections(["Forming the input", "Norm balance"])
+    sections = page.sections([label for label, _ in TABS])
     with guard():
         x = parts(text, dim, init, scale)
         words = pc.tokenize(text)
         made = fold(f"x = pc.token_plus_position(pc.tokenize({text!r}), {dim}, {init!r}, {scale})", "dict")
-        if tab_form.open:
-            with tab_form:
-                forming_tab(x, words, made, dim, init, scale)
-        if tab_balance.open:
-            with tab_balance:
-                balance_tab(x, words, made, dim, init, scale)
+        for tab, (_, draw) in zip(sections, TABS, strict=True):
+            if tab.open:
+                with tab:
+                    draw(x, words, made, dim, init, scale)
 
 
 lesson()

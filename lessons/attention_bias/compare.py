@@ -110,17 +110,22 @@ def ask_length_cost(data, d_model, n_heads, n_layers, max_len, num_buckets, max_
                              answer, reveal)
 
 
+# The lesson's tabs in order: label, and the function that draws it (each runs only while its tab is open).
+TABS = [
+    ("The table", table_tab),
+    ("Score against distance", curves_tab),
+]
+
+
 @st.fragment
 def lesson():
     page = stage(more_label=None)  # each tab's controls sit beside its figure
-    tab_table, tab_curves = page.sections(["The table", "Score against distance"])
+    sections = page.sections([label for label, _ in TABS])
     with guard():
-        if tab_table.open:
-            with tab_table:
-                table_tab(page)
-        if tab_curves.open:
-            with tab_curves:
-                curves_tab(page)
+        for tab, (_, draw) in zip(sections, TABS, strict=True):
+            if tab.open:
+                with tab:
+                    draw(page)
 
 
 lesson()

@@ -34,7 +34,7 @@ def mean_tab(n: int, dim: int, pattern: str, seed: int) -> None:
 
     def unmasked() -> str:
         return (f"Unmasked, every output row is the mean of all {n} values: rows differ from the last one by at most "
-                f"{out['bidirectional_spread'].max():.1g} (float rounding). With the causal mask, row 0 is "
+                f"{out['bidirectional_worst']:.1g} (float rounding). With the causal mask, row 0 is "
                 f"{out['causal_spread'][0]:.3g} away from row {n - 1}: the mask alone makes the outputs depend on "
                 "position.")
 
@@ -109,7 +109,7 @@ def cost_tab(n: int, dim: int, pattern: str, seed: int) -> None:
             f"{gap[0]:.3g} to {gap[-1]:.3g}."))
     classroom.snippet(f"out = {classroom.call('nope_outputs', n, dim, pattern, seed)}",
                       f"out['neighbour_gap']  # ({n - 1},): ‖o_i − o_(i−1)‖ for i = 1..{n - 1}")
-    shrink = (f"so telling position {n - 2} from {n - 1} is {gap[1] / gap[-1]:,.0f} times harder than telling 1 "
+    shrink = (f"so telling position {n - 2} from {n - 1} is {out['gap_shrink']:,.0f} times harder than telling 1 "
               "from 2 here") if n > 3 else "and it shrinks further with every position"
     rule = ("neighbours differ by ‖v₀ − v‖ / (i(i+1))" if pattern == "start token" else
             "neighbours differ by ‖v_i − o_(i−1)‖ / (i+1), a random size over a growing count")
@@ -127,6 +127,14 @@ def cost_tab(n: int, dim: int, pattern: str, seed: int) -> None:
         "and shuffling the tokens only shuffles the outputs.")
 
 
+# The lesson's tabs in order: label, and the function that draws it (each runs only while its tab is open).
+TABS = [
+    ("Uniform attention is a running mean", mean_tab),
+    ("The mask leaks order", leak_tab),
+    ("What it costs", cost_tab),
+]
+
+
 @st.fragment
 def lesson():
     page = stage()
@@ -138,13 +146,12 @@ def lesson():
     with page.more:
         dim = controls.slider("Value dimension", "d", 2, 64, 16, step=2)
         seed = int(controls.number("Seed", "seed", 0, 9999, 0, step=1))
-    tab_mean, tab_leak, tab_cost = page.sections(["Uniform attention is a running mean", "The mask leaks order",
-                                                  "What it costs"])
+    sections = page.sections([label for label, _ in TABS])
     with guard():
-        for tab, view in ((tab_mean, mean_tab), (tab_leak, leak_tab), (tab_cost, cost_tab)):
+        for tab, (_, draw) in zip(sections, TABS, strict=True):
             if tab.open:
                 with tab:
-                    view(n, dim, pattern, seed)
+                    draw(n, dim, pattern, seed)
 
 
 lesson()

@@ -40,12 +40,12 @@ WHY = ("The first relative scheme (Shaw, Uszkoreit and Vaswani, 2018) learns one
        "beyond k share the vector of k, so the table has only 2k + 1 rows, and the model works on any length.")
 
 
-def index_tab(n: int, k: int, dim: int, seed: int) -> None:
+def index_tab(page, n: int, k: int, dim: int, seed: int) -> None:
     grid = clipped_grid(n, k)
     show(figures.heatmap(
         grid, title=f"Clipped relative distance clip(j − i, ±{k}) for {n} tokens", x_title="key position j",
         y_title="query position i", value_name="clipped j − i", hover_format="d", name="shaw_index",
-        alt=f"Heatmap of clipped relative distances for {n} tokens, from {int(grid.min())} to {int(grid.max())}: a "
+        alt=f"Heatmap of clipped relative distances for {n} tokens, at most ±{k}: a "
             f"few distinct diagonals near the main one, and two flat corners where the distance is clipped to ±{k}."))
     rows = example(n, dim, k, seed)["a_k"].shape[0]  # the key-side table, (2k + 1, d)
 
@@ -159,6 +159,15 @@ def cache_tab(page, n: int, k: int, dim: int, seed: int) -> None:
                "usual fused attention kernels.")
 
 
+# The lesson's tabs in order: label, and the function that draws it (each runs only while its tab is open).
+TABS = [
+    ("Clipped distances", index_tab),
+    ("Score = content + relative", scores_tab),
+    ("Values too", values_tab),
+    ("Why a KV cache is awkward", cache_tab),
+]
+
+
 @st.fragment
 def lesson():
     page = stage()
@@ -170,16 +179,12 @@ def lesson():
     with page.more:
         dim = controls.slider("Head dimension d", "d", 2, 64, 8, step=2)
         seed = int(controls.number("Seed", "seed", 0, 9999, 0, step=1, help="Draws q, k, v and the two tables."))
-    tab_index, tab_scores, tab_values, tab_cache = page.sections(
-        ["Clipped distances", "Score = content + relative", "Values too", "Why a KV cache is awkward"])
+    sections = page.sections([label for label, _ in TABS])
     with guard():
-        if tab_index.open:
-            with tab_index:
-                index_tab(n, k, dim, seed)
-        for tab, view in ((tab_scores, scores_tab), (tab_values, values_tab), (tab_cache, cache_tab)):
+        for tab, (_, draw) in zip(sections, TABS, strict=True):
             if tab.open:
                 with tab:
-                    view(page, n, k, dim, seed)
+                    draw(page, n, k, dim, seed)
 
 
 lesson()

@@ -1,42 +1,10 @@
 import streamlit as st
 
 import posenc_core as pc
+from lessons.attention_bias import t5_views as views
 from page_kit import classroom, controls, figures, formula, guard, header, notice, show, source, stage, why
 
 BUCKETS = [8, 16, 32, 64, 128]
-
-
-@st.cache_data(max_entries=32, show_spinner=False)
-def bucket_curve(bidirectional: bool, buckets: int, max_distance: int, span: int):
-    rel = list(range(-span, span + 1))
-    return rel, pc.t5_relative_position_bucket(rel, bidirectional, buckets, max_distance)
-
-
-@st.cache_data(max_entries=32, show_spinner=False)
-def layout(bidirectional: bool, buckets: int, max_distance: int):
-    return pc.t5_bucket_layout(bidirectional, buckets, max_distance)
-
-
-@st.cache_data(max_entries=32, show_spinner=False)
-def grid(n: int, bidirectional: bool, buckets: int, max_distance: int):
-    return pc.t5_bucket_grid(n, None, bidirectional, buckets, max_distance)
-
-
-@st.cache_data(max_entries=32, show_spinner=False)
-def values(buckets: int, bidirectional: bool, seed: int, edit: int | None, value: float):
-    return pc.t5_bucket_values(buckets, bidirectional, seed, edit_bucket=edit, edit_value=value)
-
-
-@st.cache_data(max_entries=32, show_spinner=False)
-def bias(buckets: int, bidirectional: bool, seed: int, edit: int, value: float, n: int, max_distance: int):
-    return figures.blank_masked(pc.t5_bias_grid(values(buckets, bidirectional, seed, edit, value), n,
-                                                bidirectional, max_distance))
-
-
-@st.cache_data(max_entries=32, show_spinner=False)
-def spans(bidirectional: bool, buckets: int, max_distance: int, span: int):
-    return pc.t5_bucket_spans(bidirectional, buckets, max_distance, span)
-
 
 header("T5 relative buckets",
        "T5 adds one learned number per bucket of key − query distance to each score; far distances share buckets.")
@@ -51,7 +19,7 @@ def bucket_tab(page, info, mode: str, buckets: int, max_distance: int) -> None:
     with page.side:
         span = controls.select_slider("Offsets shown (±)", "span", [32, 64, 128, 256, 512, 1024], 256,
                                       format_func=str)
-    rel, bucket = bucket_curve(bidirectional, buckets, max_distance, span)
+    rel, bucket = views.bucket_curve(bidirectional, buckets, max_distance, span)
     if bidirectional:  # one label per side, so the two labels never collide
         marks = [(-max_distance, "max_distance"), (-info["last_bucket_from"], ""), (max_distance, ""),
                  (info["last_bucket_from"], "last bucket starts")]
@@ -101,15 +69,15 @@ def bucket_tab(page, info, mode: str, buckets: int, max_distance: int) -> None:
                    "test compares them on every offset from -3000 to 3000).")
 
 
-def grid_tab(page, mode: str, buckets: int, max_distance: int) -> None:
+def grid_tab(page, info, mode: str, buckets: int, max_distance: int) -> None:
     bidirectional = mode == "bidirectional"
     with page.side:
         n = controls.slider("Tokens", "n", 8, 256, 64, step=8)
-    g = grid(n, bidirectional, buckets, max_distance)
+    g = views.grid(n, bidirectional, buckets, max_distance)
     show(figures.heatmap(
         g, title=f"Bucket of every query-key pair ({n} tokens, {mode})", x_title="key position j",
         y_title="query position i", value_name="bucket", hover_format="d", name="t5_grid",
-        alt=f"Heatmap of bucket indices for {n} tokens, from {int(g.min())} to {int(g.max())}: constant along each "
+        alt=f"Heatmap of bucket indices for {n} tokens, {buckets} buckets at most: constant along each "
             "diagonal, with bands that widen away from the main diagonal."))
     grid_call = classroom.call("t5_bucket_grid", n, None, bidirectional, buckets, max_distance)
     classroom.snippet(f"g = {grid_call}  # ({n}, {n}) int64: bucket of (query i, key j)")
@@ -119,22 +87,23 @@ def grid_tab(page, mode: str, buckets: int, max_distance: int) -> None:
            + (" Above and below the diagonal are different buckets: direction matters." if bidirectional else ""))
 
 
-def bias_tab(bidirectional: bool, buckets: int, max_distance: int) -> None:
+def bias_tab(page, info, mode: str, buckets: int, max_distance: int) -> None:
+    bidirectional = mode == "bidirectional"
     with st.container(horizontal=True):  # this tab's own four controls, over its two figures
         seed = controls.number("Seed", "seed", 0, 9999, 0, step=1, help="Draws the illustrative bucket values.")
         edit = controls.slider("Bucket to edit", "eb", 0, buckets - 1, 0)
         value = controls.number("Its value", "ev", -10.0, 10.0, 3.0, step=0.5,
                                 help="Overwrites the chosen bucket's learned scalar.")
         n = controls.slider("Tokens", "bn", 8, 128, 48, step=8)
-    drawn = values(buckets, bidirectional, int(seed), None, 0.0)
-    learned = values(buckets, bidirectional, int(seed), edit, float(value))
+    drawn = views.values(buckets, bidirectional, int(seed), None, 0.0)
+    learned = views.values(buckets, bidirectional, int(seed), edit, float(value))
     show(figures.bars(
         list(range(buckets)), {"learned scalar": learned}, title="One scalar per bucket (one head)",
         x_title="bucket", y_title="bias added to the score", name="t5_values",
         alt=f"Bar chart of the {buckets} per-bucket biases: mostly falling with the bucket's distance; bucket "
             f"{edit} edited to {value:g}."))
     show(figures.heatmap(
-        bias(buckets, bidirectional, int(seed), edit, float(value), n, max_distance),
+        views.bias(buckets, bidirectional, int(seed), edit, float(value), n, max_distance),
         title=f"Bias grid = scalar of each pair's bucket (bucket {edit} set to {value:g})",
         x_title="key position j", y_title="query position i", value_name="bias", name="t5_bias",
         alt=f"Heatmap of the {n} x {n} bias grid built from the bucket scalars; the edited bucket {edit} shows up "
@@ -153,9 +122,10 @@ def bias_tab(bidirectional: bool, buckets: int, max_distance: int) -> None:
                "T5. T5 applies no 1/√d scaling: it folds it into the initialisation.")
 
 
-def share_tab(info, bidirectional: bool, buckets: int, max_distance: int) -> None:
+def share_tab(page, info, mode: str, buckets: int, max_distance: int) -> None:
+    bidirectional = mode == "bidirectional"
     span = 2 * max_distance
-    table = spans(bidirectional, buckets, max_distance, span)
+    table = views.spans(bidirectional, buckets, max_distance, span)
     show(figures.bars(
         table["bucket"], {"offsets in the bucket": table["count"]}, log_y=True,
         title=f"How many offsets share each bucket (offsets within ±{span:,})", x_title="bucket",
@@ -175,6 +145,15 @@ def share_tab(info, bidirectional: bool, buckets: int, max_distance: int) -> Non
                "the first bucket, so the first bucket of the 'key after query' half stays empty).")
 
 
+# The lesson's tabs in order: label, and the function that draws it (each runs only while its tab is open).
+TABS = [
+    ("Bucket against distance", bucket_tab),
+    ("Query x key grid", grid_tab),
+    ("Bias from one scalar per bucket", bias_tab),
+    ("Why far positions share a bias", share_tab),
+]
+
+
 @st.fragment
 def lesson():
     page = stage(more_label=None)  # every control here drives the figure beside it
@@ -191,24 +170,13 @@ def lesson():
                                        help="Beyond this distance every pair shares the last bucket. It must exceed "
                                             "the exact buckets (a quarter of num_buckets when bidirectional, half "
                                             "when causal), so the slider starts just past them. T5 uses 128.")
-    tab_fn, tab_grid, tab_bias, tab_share = page.sections(
-        ["Bucket against distance", "Query x key grid", "Bias from one scalar per bucket",
-         "Why far positions share a bias"])
+    sections = page.sections([label for label, _ in TABS])
     with guard():
-        info = layout(bidirectional, buckets, max_distance)  # raises a clear ValueError if max_distance is too small
-        if tab_fn.open:
-            with tab_fn:
-                bucket_tab(page, info, mode, buckets, max_distance)
-        if tab_grid.open:
-            with tab_grid:
-                grid_tab(page, mode, buckets, max_distance)
-        if tab_bias.open:
-            with tab_bias:
-                bias_tab(bidirectional, buckets, max_distance)
-        if tab_share.open:
-            with tab_share:
-                share_tab(info, bidirectional, buckets, max_distance)
-
+        info = views.layout(bidirectional, buckets, max_distance)  # a clear ValueError if max_distance is too small
+        for tab, (_, draw) in zip(sections, TABS, strict=True):
+            if tab.open:
+                with tab:
+                    draw(page, info, mode, buckets, max_distance)
 
 lesson()
 why(WHY)

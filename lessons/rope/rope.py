@@ -1,13 +1,13 @@
 import streamlit as st
 
 import posenc_core as pc
+from lessons.rope import pair_views as views
 from page_kit import (
     animation,
     classroom,
     controls,
     figure_control,
     figures,
-    fmt,
     formula,
     guard,
     header,
@@ -20,16 +20,6 @@ from page_kit import (
 
 PLAY_POSITIONS = list(range(0, 201, 4))  # 51 frames of the query position
 CONTEXTS = [512, 2048, 4096, 8192, 32768, 131072, 1048576]
-
-
-@st.cache_data(max_entries=64, show_spinner=False)
-def pair(qx: float, qy: float, kx: float, ky: float, m: int, n: int, theta: float):
-    return pc.rope_pair((qx, qy), (kx, ky), m, n, theta)
-
-
-@st.cache_data(max_entries=64, show_spinner=False)
-def shifts(qx: float, qy: float, kx: float, ky: float, m: int, n: int, theta: float):
-    return pc.rope_pair_shift_scores((qx, qy), (kx, ky), m, n, theta)
 
 
 @st.cache_data(max_entries=32, show_spinner=False)
@@ -51,32 +41,10 @@ WHY = ("Rotary position embedding does not add anything to a token. It takes the
        "between them then only sees the difference *m − n*. Start with a single pair, then look at all of them.")
 
 
-def complex_tex(re: float, im: float) -> str:
-    """a + bi as LaTeX, with the sign folded in (no '+ -')."""
-    return f"{fmt(re)} {'-' if im < 0 else '+'} {fmt(abs(im))}\\,i"
-
-
-def pair_controls(page, dim, base):
-    """The query, key and pair the first two tabs share: (m, n, i, qx, qy, kx, ky, theta, out)."""
-    with page.side:
-        m = controls.slider("Query position m", "m", 0, 200, 5)
-        n = controls.slider("Key position n", "n", 0, 200, 2)
-        i = controls.slider("Pair index i", "i", 0, dim // 2 - 1, 0,
-                            help="Pair 0 turns fastest (θ = 1 rad per position).")
-    with page.more:
-        qx = controls.slider("q, first number", "qx", -2.0, 2.0, 1.0, 0.1)
-        qy = controls.slider("q, second number", "qy", -2.0, 2.0, 0.3, 0.1)
-        kx = controls.slider("k, first number", "kx", -2.0, 2.0, 0.6, 0.1)
-        ky = controls.slider("k, second number", "ky", -2.0, 2.0, 0.8, 0.1)
-    theta = pc.rope_pair_theta(i, dim, base)
-    out = pair(qx, qy, kx, ky, m, n, theta)
-    return m, n, i, qx, qy, kx, ky, theta, out
-
-
 def pair_tab(page, dim, base, shared):
     m, n, i, qx, qy, kx, ky, theta, out = shared
     def pair_chart(m_value):
-        o = pair(qx, qy, kx, ky, m_value, n, theta)
+        o = views.pair(qx, qy, kx, ky, m_value, n, theta)
         return figures.vectors2d(
             {"q": (qx, qy), "q turned by mθ": o["q_rot"], "k": (kx, ky), "k turned by nθ": o["k_rot"]},
             dashed=("q", "k"), colours={"q": 0, "q turned by mθ": 0, "k": 3, "k turned by nθ": 3},
@@ -105,20 +73,20 @@ def pair_tab(page, dim, base, shared):
     c[1].metric("Score without RoPE q·k", f"{out['plain_score']:.4f}")
     c[2].metric("Offset m − n", f"{m - n}")
     c[3].metric("Relative angle (m − n)θ", f"{out['relative_angle']:.4f} rad")
-    formula(r"\tilde q\cdot\tilde k = (R_{m\theta}\,q)\cdot(R_{n\theta}\,k) = q^{\top} R_{(n-m)\theta}\,k"
-            r" = |q|\,|k|\cos\!\big(\varphi_q-\varphi_k+(m-n)\theta\big) = $score"
-            r"\quad\text{with}\ (m-n)\theta = $rel",
-            off=m - n, rel=out["relative_angle"], score=out["score"])
+    # two rows: one would run past the figure column's right edge
+    formula(r"\tilde q\cdot\tilde k = (R_{m\theta}\,q)\cdot(R_{n\theta}\,k) = q^{\top} R_{(n-m)\theta}\,k")
+    formula(r"= |q|\,|k|\cos\!\big(\varphi_q-\varphi_k+(m-n)\theta\big) = $score"
+            r"\quad\text{with}\ (m-n)\theta = $rel", rel=out["relative_angle"], score=out["score"])
 
     def moved() -> str:
-        later = pair(qx, qy, kx, ky, m + 10, n + 10, theta)
+        later = views.pair(qx, qy, kx, ky, m + 10, n + 10, theta)
         return (f"q̃·k̃ = {out['score']:.4f} at (m, n) = ({m}, {n}) and {later['score']:.4f} at "
                 f"({m + 10}, {n + 10}): only the offset m − n = {m - n} reaches the score.")
 
     with classroom.predict("shift", "Move the query and the key 10 positions further along (m + 10, "
                            "n + 10). What happens to their score q̃·k̃?",
                            ["it stays the same", "it grows", "it shrinks", "it changes sign"], 0, moved):
-        s = shifts(qx, qy, kx, ky, m, n, theta)
+        s = views.shifts(qx, qy, kx, ky, m, n, theta)
         show(figures.lines(
             s["shift"], {"both move": s["together"], "only the key moves": s["key_only"]},
             title="The score when positions shift by s", x_title="shift s (positions)",
@@ -129,39 +97,6 @@ def pair_tab(page, dim, base, shared):
                "amount and the picture spins as a whole, but the angle between the arrows and therefore "
                "the score stay put (the flat blue line). Move only one of them and the score swings like "
                "a cosine of the offset, once every 2π/θ positions.")
-
-
-def complex_tab(page, dim, base, shared):
-    m, n, i, qx, qy, kx, ky, theta, out = shared
-    px, py = out["product"]
-    show(figures.vectors2d(
-        {"q·conj(k)": (out["q_conj_k"], out["q_conj_k_imag"]), "q̃·conj(k̃)": (px, py)},
-        dashed=("q·conj(k)",), colours={"q·conj(k)": 0},
-        arcs=[(0.3, *out["relative_arc"], "(m−n)θ")], arc_colours=(2,), legend_right=True,
-        guides=[((px, py), (px, 0.0), "Re = score")],
-        x_title="real part", y_title="imaginary part", height=460,
-        title="One number carries the whole score: q·conj(k), turned by (m − n)θ",
-        name="rope_complex_plane",
-        alt=f"In the complex plane, q times the conjugate of k is turned by {out['relative_angle']:.3g} "
-            f"rad; its real part, {out['score']:.3g}, is the attention score of the pair."))
-    st.markdown("Write the pair (x, y) as the complex number x + iy. Turning it by an angle α is "
-                "multiplying by e^(iα), and the dot product of two pairs is the real part of one times "
-                "the conjugate of the other. The derivation, with your numbers:")
-    formula(r"\begin{aligned}"
-            r"\tilde q &= q\,e^{im\theta} = ($q)\,e^{i\cdot $mt},\qquad "
-            r"\tilde k = k\,e^{in\theta} = ($k)\,e^{i\cdot $nt}\\"
-            r"\tilde q\cdot\tilde k &= \mathrm{Re}\big(\tilde q\,\overline{\tilde k}\big)"
-            r"= \mathrm{Re}\big(q\,e^{im\theta}\,\bar k\,e^{-in\theta}\big)"
-            r"= \mathrm{Re}\big(q\bar k\,e^{i(m-n)\theta}\big)\\"
-            r"&= \mathrm{Re}\big(($z)\,e^{i\cdot $rel}\big) = \mathrm{Re}($p) = $score"
-            r"\end{aligned}",
-            q=complex_tex(qx, qy), k=complex_tex(kx, ky), mt=out["q_angle"], nt=out["k_angle"],
-            z=complex_tex(out["q_conj_k"], out["q_conj_k_imag"]), rel=out["relative_angle"],
-            p=complex_tex(px, py), score=out["score"])
-    notice("The positions enter only through e^(i(m−n)θ): the absolute angles mθ and nθ cancel in the "
-           "product with the conjugate. This is the whole trick of RoPE, and it is exact, not an "
-           "approximation. The dashed arrow depends only on the content of q and k; the position "
-           "turns it, and the score is its shadow on the real axis.")
 
 
 def all_pairs_tab(page, dim, base, shared):
@@ -219,7 +154,7 @@ def wavelengths_tab(page, dim, base, shared):
 # The lesson's tabs in order: label, the function that draws it, and whether it needs the shared query / key pair.
 TABS = [
     ("One pair", pair_tab, True),
-    ("As complex numbers", complex_tab, True),
+    ("As complex numbers", views.complex_tab, True),
     ("All pairs at once", all_pairs_tab, False),
     ("Wavelengths", wavelengths_tab, False),
 ]
@@ -238,7 +173,7 @@ def lesson():
         shared = None
         if any(paired for _, _, paired in open_tabs):
             with next(tab for tab, _, paired in open_tabs if paired):  # beside the first open tab that uses them
-                shared = pair_controls(page, dim, base)
+                shared = views.pair_controls(page, dim, base)
         for tab, draw, _ in open_tabs:
             with tab:
                 draw(page, dim, base, shared)

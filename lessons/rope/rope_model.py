@@ -17,17 +17,17 @@ def costs(preset: str, seq_len: int):
 
 def diagram(preset: str, m: int, n: int) -> figures.Chart:
     c = pc.ROPE_MODEL_PRESETS[preset]
-    nodes = {
-        "x": FlowNode(0.0, 0.0, "x (layer input,<br>normalised)", "data", width=1.6),
+    nodes = {  # two short lines a label: the boxes are in diagram units, the text in pixels
+        "x": FlowNode(0.0, 0.0, "x, layer input<br>(normalised)", "data", width=1.8, height=0.8),
         "wq": FlowNode(2.1, 1.25, "W_q", "weights", width=1.0),
         "wk": FlowNode(2.1, 0.0, "W_k", "weights", width=1.0),
         "wv": FlowNode(2.1, -1.25, "W_v", "weights", width=1.0),
-        "q": FlowNode(3.8, 1.25, f"q at position {m}", "data", width=1.6),
-        "k": FlowNode(3.8, 0.0, f"k at position {n}", "data", width=1.6),
-        "v": FlowNode(3.8, -1.25, "v (not rotated)", "data", width=1.6),
-        "rq": FlowNode(5.8, 1.25, f"rotate by {m}·θ_i", "fixed", width=1.7),
-        "rk": FlowNode(5.8, 0.0, f"rotate by {n}·θ_i", "fixed", width=1.7),
-        "score": FlowNode(8.0, 0.62, "q̃·k̃ / √d<br>(sees only m − n)", "op", width=2.0, height=0.8),
+        "q": FlowNode(3.8, 1.25, f"q at<br>position {m}", "data", width=1.6, height=0.8),
+        "k": FlowNode(3.8, 0.0, f"k at<br>position {n}", "data", width=1.6, height=0.8),
+        "v": FlowNode(3.8, -1.25, "v<br>(not rotated)", "data", width=1.6, height=0.8),
+        "rq": FlowNode(5.8, 1.25, f"rotate<br>by {m}·θ_i", "fixed", width=1.7, height=0.8),
+        "rk": FlowNode(5.8, 0.0, f"rotate<br>by {n}·θ_i", "fixed", width=1.7, height=0.8),
+        "score": FlowNode(8.0, 0.62, "q̃·k̃ / √d<br>(sees only m − n)", "op", width=2.2, height=0.8),
         "soft": FlowNode(10.1, 0.62, "softmax<br>over keys", "op", width=1.5, height=0.8),
         "mix": FlowNode(10.1, -1.25, "weighted sum<br>of v", "op", width=1.5, height=0.8),
         "wo": FlowNode(12.2, -1.25, "W_o, then<br>next layer", "weights", width=1.5, height=0.8),
@@ -55,7 +55,7 @@ WHY = ("RoPE is not a layer with weights and not something added to the input. I
        "Pick a model to see the same picture with its real sizes.")
 
 
-def flow_tab(preset: str, m: int, n: int) -> None:
+def flow_tab(page, preset: str, m: int, n: int) -> None:
     c = pc.ROPE_MODEL_PRESETS[preset]
     show(diagram(preset, m, n))
     classroom.snippet(fold(f"config = pc.ROPE_MODEL_PRESETS[{preset!r}]", "dict: the sizes in the diagram's note"))
@@ -80,7 +80,7 @@ def flow_tab(preset: str, m: int, n: int) -> None:
                "that layer's own q and k, so position information cannot wash out with depth.")
 
 
-def cost_tab(page, preset: str) -> None:
+def cost_tab(page, preset: str, m: int, n: int) -> None:
     c = pc.ROPE_MODEL_PRESETS[preset]
     with page.side:
         seq_len = controls.select_slider("Sequence length", "seq", [2048, 4096, 8192, 32768, 131072], 8192,
@@ -124,6 +124,13 @@ def cost_tab(page, preset: str) -> None:
                "the same context would be millions of weights and would stop at its last row.")
 
 
+# The lesson's tabs in order: label, and the function that draws it (each runs only while its tab is open).
+TABS = [
+    ("The layer", flow_tab),
+    ("What it costs", cost_tab),
+]
+
+
 @st.fragment
 def lesson():
     page = stage(more_label=None)  # every control here drives the figure beside it
@@ -131,14 +138,12 @@ def lesson():
         preset = controls.select("Model", "model", PRESETS, 1)
         m = controls.slider("Query position m", "m", 0, 64, 9)
         n = controls.slider("Key position n", "n", 0, 64, 4)
-    tab_flow, tab_cost = page.sections(["The layer", "What it costs"])
+    sections = page.sections([label for label, _ in TABS])
     with guard():
-        if tab_flow.open:
-            with tab_flow:
-                flow_tab(preset, m, n)
-        if tab_cost.open:
-            with tab_cost:
-                cost_tab(page, preset)
+        for tab, (_, draw) in zip(sections, TABS, strict=True):
+            if tab.open:
+                with tab:
+                    draw(page, preset, m, n)
 
 
 lesson()

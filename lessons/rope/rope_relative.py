@@ -38,133 +38,142 @@ WHY = ("Each token's query and key are turned by their own absolute position, ye
        "from the RoFormer paper: that scores fade as the distance grows. That promise needs a careful reading.")
 
 
+def toeplitz_tab(page, dim: int, base: float) -> None:
+    with page.side:
+        n = controls.slider("Positions", "n", 16, 512, 96, step=16)
+        seed = controls.number("Random seed", "seed", 0, 9999, 0,
+                               help="Draws the query vector q and the key vector k.")
+        # a click on a cell picks its diagonal m − n; this slider is its twin
+        offset = controls.slider("Diagonal m − n", "off", -(n - 1), n - 1, 0)
+    grids = {layout: score_grid(n, dim, float(base), layout, seed) for layout in pc.ROPE_LAYOUTS}
+    deviations = {layout: grids[layout][1] for layout in pc.ROPE_LAYOUTS}
+
+    def score_chart(layout: str):
+        chart = figures.heatmap(
+            grids[layout][0], title=f"q_m · k_n, {layout} layout", x_title="key position n",
+            y_title="query position m", value_name="score", name=f"rope_scores_{layout}", height=430,
+            alt=f"Score matrix of one random query and key placed at every position, {layout} layout: "
+                "every diagonal has a single colour.")
+        # the chosen diagonal, dotted: the cells with m − n = offset
+        return figure_control.pick(figures.mark_diagonal(chart, offset), diagonal="off")
+
+    def along(layout: str) -> str:
+        cells = pc.diagonal_cells(grids[layout][0], offset)
+        return (f"Along m − n = {offset}: {cells['count']} cells, scores {cells['min']:.6f} to "
+                f"{cells['max']:.6f}.")
+
+    first, second = pc.ROPE_LAYOUTS
+    show(score_chart(first))
+    st.caption(along(first))
+    st.metric(f"Largest spread along a diagonal ({first})", f"{deviations[first]:.1e}")
+
+    def diagonal_reveal() -> str:
+        return (f"Along every diagonal the {second} grid varies by at most {deviations[second]:.1e} "
+                f"({deviations[first]:.1e} for {first}): float32 rounding of the angles. Its colours "
+                "differ, because it pairs other dimensions, but moving both tokens by the same step "
+                "still leaves m − n, and the score, as is.")
+
+    with classroom.predict("rr_diagonal", f"The {second} layout rotates other pairs of dimensions of "
+                           "the same q and k. Along each diagonal of its score matrix (m − n fixed), "
+                           "the score ...", ["stays the same", "grows", "fades", "oscillates"], 0,
+                           diagonal_reveal):
+        show(score_chart(second))
+        st.caption(along(second))
+        st.metric(f"Largest spread along a diagonal ({second})", f"{deviations[second]:.1e}")
+        classroom.snippet(fold(f"scores = {{layout: pc.rope_score_matrix({n}, {dim}, {float(base)!r}, "
+                               f"layout, {seed}) for layout in pc.ROPE_LAYOUTS}}",
+                               f"({n}, {n}) float64 each"))
+        formula(r"\tilde q_m\cdot\tilde k_n = \sum_{j} \mathrm{Re}\big(q_j\,\bar k_j\,"
+                r"e^{\mathrm{i}(m-n)\theta_j}\big)"
+                r"\quad\Rightarrow\quad \max_{\text{diagonals}}(\max-\min) = $a\ \text{(half)},\ "
+                r"$b\ \text{(interleaved)}", a=deviations["half"], b=deviations["interleaved"], digits=2)
+        notice("The same q and k sit at every position, so any change across the matrix comes from "
+               "the rotation alone. Stripes run parallel to the main diagonal: the score depends on m − n "
+               "only, a Toeplitz matrix. The spread printed is float32 rounding of the angles (about 1e-7 "
+               "of the angle, which grows with the position), not a failure of the idea. The two layouts "
+               "pair different dimensions, so with the same q and k they give different, but equally "
+               "Toeplitz, grids.")
+
+
+def decay_tab(page, dim: int, base: float) -> None:
+    with page.side:
+        max_distance = controls.select_slider("Largest distance", "dist", DISTANCES, 4096,
+                                              format_func=lambda v: f"{v:,}")
+        log_distance = controls.toggle("Log distance axis", "logd", True)
+    curves = decay(dim, max_distance, float(base), log_distance)
+
+    def random_reveal() -> str:
+        return (f"It stays between {curves['random_low']:.2f} and {curves['random_high']:.2f} at every distance "
+                f"shown (it is {curves['random_at_zero']:.2f} at distance 0): turning a random direction gives "
+                "another random direction. Only the q = k score falls, with the bound.")
+
+    with classroom.predict("rr_random", "Independent random q and k: as the distance m − n grows, "
+                           "their mean |q·k| ...", ["falls, like the bound", "stays about flat", "grows"],
+                           1, random_reveal):
+        show(figures.lines(
+            curves["distance"], {"RoFormer's bound, q = k": curves["identical_bound"],
+                                 "mean |q·k|, q = k": curves["identical_score"],
+                                 "RoFormer's bound, random q, k": curves["random_bound"],
+                                 "mean |q·k|, random q, k": curves["random_score"]},
+            log_x=log_distance, log_y=True,
+            title=f"Scores and their bound against relative distance (d = {dim}, base {base:,})",
+            x_title="relative distance m − n (positions)", y_title="|q·k| (log scale)",
+            name="rope_decay", height=460, hover_format=".3g",
+            dashed=["RoFormer's bound, q = k", "RoFormer's bound, random q, k"],
+            colours={"RoFormer's bound, q = k": 0, "mean |q·k|, q = k": 0,
+                     "RoFormer's bound, random q, k": 1, "mean |q·k|, random q, k": 1},
+            alt="Log-scale lines in the score's own units: each dashed bound stays above its solid "
+                "measured score; the q = k score falls with distance, the random one stays flat."))
+        made = classroom.call("rope_decay_curves", dim, max_distance, float(base),
+                              log_distance=log_distance, samples=2048)
+        classroom.snippet(fold(f"curves = {made}", "dict"),
+                          "# curves['distance'] and the four curves, e.g. curves['random_score']")
+        formula(r"\Big|\sum_{j=0}^{d/2-1} h_j\,e^{\mathrm{i} r\theta_j}\Big| \le "
+                r"\big(\max_j |h_{j+1}-h_j|\big)"
+                r"\sum_{j=1}^{d/2} |S_j|,\quad S_j = \sum_{k<j} e^{\mathrm{i} r\theta_k},"
+                r"\quad h_j = q_j\bar k_j,\ h_{d/2} = 0;\qquad \textstyle\sum_j |S_j| = $s0 "
+                r"\text{ at } r = 0",
+                s0=curves["partial_sums_at_zero"])
+        st.caption(f"Averages over 2,048 seeded standard-normal vectors. At distance 0 the mean |q·k| is "
+                   f"{curves['identical_at_zero']:.1f} for q = k (that is |q|² ≈ d) and "
+                   f"{curves['random_at_zero']:.1f} for independent q, k; the content factor "
+                   f"max |h_(j+1) − h_j| averages {curves['identical_bound_factor']:.2f} and "
+                   f"{curves['random_bound_factor']:.2f}.")
+        notice(f"Each dashed bound stays above its solid score at every distance shown, by a factor of at "
+               f"least {curves['identical_slack']:,.1f} for q = k and {curves['random_slack']:,.1f} for "
+               "random q, k: the bound limits the score, loosely. It falls with distance, and so does the "
+               "score of a query with an identical key: the pairs start aligned and drift out of phase. "
+               "Independent random q and k do **not** decay: their pairs point in random directions "
+               "already, and turning a random direction gives another random direction. So the decay is "
+               "a statement about aligned content. Raise the base and the decay stretches out, which is "
+               "why long-context models use a large rope_theta.")
+        st.caption("A common misconception compares the bound with the score after dividing each by its "
+                   "value at distance 0. The bound is loosest at distance 0, so divided that way it falls "
+                   f"below the q = k score at {curves['normalised_bound_below']:,} of the "
+                   f"{len(curves['distance']):,} distances here, although in the score's units (above) it "
+                   "never does.")
+
+
+# The lesson's tabs in order: label, and the function that draws it (each runs only while its tab is open).
+TABS = [
+    ("Scores are Toeplitz", toeplitz_tab),
+    ("Long-term decay", decay_tab),
+]
+
+
 @st.fragment
 def lesson():
     page = stage()
     with page.more:
         dim = controls.head_dim_slider()
         base = controls.base_slider()
-
-    tab_toeplitz, tab_decay = page.sections(["Scores are Toeplitz", "Long-term decay"])
-
+    sections = page.sections([label for label, _ in TABS])
     with guard():
-        if tab_toeplitz.open:
-            with tab_toeplitz:
-                with page.side:
-                    n = controls.slider("Positions", "n", 16, 512, 96, step=16)
-                    seed = controls.number("Random seed", "seed", 0, 9999, 0,
-                                           help="Draws the query vector q and the key vector k.")
-                    # a click on a cell picks its diagonal m − n; this slider is its twin
-                    offset = controls.slider("Diagonal m − n", "off", -(n - 1), n - 1, 0)
-                grids = {layout: score_grid(n, dim, float(base), layout, seed) for layout in pc.ROPE_LAYOUTS}
+        for tab, (_, draw) in zip(sections, TABS, strict=True):
+            if tab.open:
+                with tab:
+                    draw(page, dim, base)
 
-                deviations = {layout: grids[layout][1] for layout in pc.ROPE_LAYOUTS}
-
-                def score_chart(layout: str):
-                    chart = figures.heatmap(
-                        grids[layout][0], title=f"q_m · k_n, {layout} layout", x_title="key position n",
-                        y_title="query position m", value_name="score", name=f"rope_scores_{layout}", height=430,
-                        alt=f"Score matrix of one random query and key placed at every position, {layout} layout: "
-                            "every diagonal has a single colour.")
-                    # the chosen diagonal, dotted: the cells with m − n = offset
-                    return figure_control.pick(figures.mark_diagonal(chart, offset), diagonal="off")
-
-                def along(layout: str) -> str:
-                    cells = pc.diagonal_cells(grids[layout][0], offset)
-                    return (f"Along m − n = {offset}: {cells['count']} cells, scores {cells['min']:.6f} to "
-                            f"{cells['max']:.6f}.")
-
-                first, second = pc.ROPE_LAYOUTS
-                show(score_chart(first))
-                st.caption(along(first))
-                st.metric(f"Largest spread along a diagonal ({first})", f"{deviations[first]:.1e}")
-
-                def diagonal_reveal() -> str:
-                    return (f"Along every diagonal the {second} grid varies by at most {deviations[second]:.1e} "
-                            f"({deviations[first]:.1e} for {first}): float32 rounding of the angles. Its colours "
-                            "differ, because it pairs other dimensions, but moving both tokens by the same step "
-                            "still leaves m − n, and the score, as is.")
-
-                with classroom.predict("rr_diagonal", f"The {second} layout rotates other pairs of dimensions of "
-                                       "the same q and k. Along each diagonal of its score matrix (m − n fixed), "
-                                       "the score ...", ["stays the same", "grows", "fades", "oscillates"], 0,
-                                       diagonal_reveal):
-                    show(score_chart(second))
-                    st.caption(along(second))
-                    st.metric(f"Largest spread along a diagonal ({second})", f"{deviations[second]:.1e}")
-                    classroom.snippet(fold(f"scores = {{layout: pc.rope_score_matrix({n}, {dim}, {float(base)!r}, "
-                                           f"layout, {seed}) for layout in pc.ROPE_LAYOUTS}}",
-                                           f"({n}, {n}) float64 each"))
-                    formula(r"\tilde q_m\cdot\tilde k_n = \sum_{j} \mathrm{Re}\big(q_j\,\bar k_j\,"
-                            r"e^{\mathrm{i}(m-n)\theta_j}\big)"
-                            r"\quad\Rightarrow\quad \max_{\text{diagonals}}(\max-\min) = $a\ \text{(half)},\ "
-                            r"$b\ \text{(interleaved)}", a=deviations["half"], b=deviations["interleaved"], digits=2)
-                    notice("The same q and k sit at every position, so any change across the matrix comes from "
-                           "the rotation alone. Stripes run parallel to the main diagonal: the score depends on m − n "
-                           "only, a Toeplitz matrix. The spread printed is float32 rounding of the angles (about 1e-7 "
-                           "of the angle, which grows with the position), not a failure of the idea. The two layouts "
-                           "pair different dimensions, so with the same q and k they give different, but equally "
-                           "Toeplitz, grids.")
-
-        if tab_decay.open:
-            with tab_decay:
-                with page.side:
-                    max_distance = controls.select_slider("Largest distance", "dist", DISTANCES, 4096,
-                                                          format_func=lambda v: f"{v:,}")
-                    log_distance = controls.toggle("Log distance axis", "logd", True)
-                curves = decay(dim, max_distance, float(base), log_distance)
-
-                def random_reveal() -> str:
-                    low, high = curves["random_score"].min(), curves["random_score"].max()
-                    return (f"It stays between {low:.2f} and {high:.2f} at every distance shown (it is "
-                            f"{curves['random_at_zero']:.2f} at distance 0): turning a random direction gives "
-                            "another random direction. Only the q = k score falls, with the bound.")
-
-                with classroom.predict("rr_random", "Independent random q and k: as the distance m − n grows, "
-                                       "their mean |q·k| ...", ["falls, like the bound", "stays about flat", "grows"],
-                                       1, random_reveal):
-                    show(figures.lines(
-                        curves["distance"], {"RoFormer's bound, q = k": curves["identical_bound"],
-                                             "mean |q·k|, q = k": curves["identical_score"],
-                                             "RoFormer's bound, random q, k": curves["random_bound"],
-                                             "mean |q·k|, random q, k": curves["random_score"]},
-                        log_x=log_distance, log_y=True,
-                        title=f"Scores and their bound against relative distance (d = {dim}, base {base:,})",
-                        x_title="relative distance m − n (positions)", y_title="|q·k| (log scale)",
-                        name="rope_decay", height=460, hover_format=".3g",
-                        dashed=["RoFormer's bound, q = k", "RoFormer's bound, random q, k"],
-                        colours={"RoFormer's bound, q = k": 0, "mean |q·k|, q = k": 0,
-                                 "RoFormer's bound, random q, k": 1, "mean |q·k|, random q, k": 1},
-                        alt="Log-scale lines in the score's own units: each dashed bound stays above its solid "
-                            "measured score; the q = k score falls with distance, the random one stays flat."))
-                    made = classroom.call("rope_decay_curves", dim, max_distance, float(base),
-                                          log_distance=log_distance, samples=2048)
-                    classroom.snippet(fold(f"curves = {made}", "dict"),
-                                      "# curves['distance'] and the four curves, e.g. curves['random_score']")
-                    formula(r"\Big|\sum_{j=0}^{d/2-1} h_j\,e^{\mathrm{i} r\theta_j}\Big| \le "
-                            r"\big(\max_j |h_{j+1}-h_j|\big)"
-                            r"\sum_{j=1}^{d/2} |S_j|,\quad S_j = \sum_{k<j} e^{\mathrm{i} r\theta_k},"
-                            r"\quad h_j = q_j\bar k_j,\ h_{d/2} = 0;\qquad \textstyle\sum_j |S_j| = $s0 "
-                            r"\text{ at } r = 0",
-                            s0=curves["partial_sums_at_zero"])
-                    st.caption(f"Averages over 2,048 seeded standard-normal vectors. At distance 0 the mean |q·k| is "
-                               f"{curves['identical_at_zero']:.1f} for q = k (that is |q|² ≈ d) and "
-                               f"{curves['random_at_zero']:.1f} for independent q, k; the content factor "
-                               f"max |h_(j+1) − h_j| averages {curves['identical_bound_factor']:.2f} and "
-                               f"{curves['random_bound_factor']:.2f}.")
-                    notice(f"Each dashed bound stays above its solid score at every distance shown, by a factor of at "
-                           f"least {curves['identical_slack']:,.1f} for q = k and {curves['random_slack']:,.1f} for "
-                           "random q, k: the bound limits the score, loosely. It falls with distance, and so does the "
-                           "score of a query with an identical key: the pairs start aligned and drift out of phase. "
-                           "Independent random q and k do **not** decay: their pairs point in random directions "
-                           "already, and turning a random direction gives another random direction. So the decay is "
-                           "a statement about aligned content. Raise the base and the decay stretches out, which is "
-                           "why long-context models use a large rope_theta.")
-                    st.caption("A common misconception compares the bound with the score after dividing each by its "
-                               "value at distance 0. The bound is loosest at distance 0, so divided that way it falls "
-                               f"below the q = k score at {curves['normalised_bound_below']:,} of the "
-                               f"{len(curves['distance']):,} distances here, although in the score's units (above) it "
-                               "never does.")
 
 lesson()
 why(WHY)

@@ -17,8 +17,6 @@ from page_kit import (
 )
 from page_kit.code_lines import fold
 
-DIMS = [8, 16, 32, 64, 96, 128, 256]
-
 
 @st.cache_data(max_entries=16, show_spinner=False)
 def layout_check(dim: int, base: float):
@@ -46,7 +44,7 @@ WHY = ("Every RoPE implementation turns pairs of numbers, but they do not all pi
        "position 100,000 still means anything.")
 
 
-def layouts_tab(dim: int, base: float) -> None:
+def layouts_tab(page, dim: int, base: float) -> None:
     check, pairs = layout_check(dim, float(base))
     show(figures.heatmap(
         [pairs["half"], pairs["interleaved"]], y=["half", "interleaved"],
@@ -143,27 +141,27 @@ def partial_tab(page, dim: int, base: float) -> None:
            "pairs. GPT-NeoX-20B rotates 24 of 96 dimensions; GPT-J 64 of 256 (interleaved); Phi-2 32 of 80.")
 
 
+# The lesson's tabs in order: label, and the function that draws it (each runs only while its tab is open).
+TABS = [
+    ("Two layouts", layouts_tab),
+    ("Converting a checkpoint", convert_tab),
+    ("Partial rotary", partial_tab),
+    ("Precision", lambda page, dim, base: rope_views.precision_section(dim, base, page.side)),
+]
+
+
 @st.fragment
 def lesson():
     page = stage()
     with page.more:  # every tab uses them; each tab's own controls sit beside its figure
-        dim = controls.head_dim_slider(DIMS)
+        dim = controls.head_dim_slider(controls.CHECKPOINT_HEAD_DIMS)
         base = controls.base_slider()
-    tab_layouts, tab_convert, tab_partial, tab_precision = page.sections(
-        ["Two layouts", "Converting a checkpoint", "Partial rotary", "Precision"])
+    sections = page.sections([label for label, _ in TABS])
     with guard():
-        if tab_layouts.open:
-            with tab_layouts:
-                layouts_tab(dim, base)
-        if tab_convert.open:
-            with tab_convert:
-                convert_tab(page, dim, base)
-        if tab_partial.open:
-            with tab_partial:
-                partial_tab(page, dim, base)
-        if tab_precision.open:
-            with tab_precision:
-                rope_views.precision_section(dim, base, page.side)
+        for tab, (_, draw) in zip(sections, TABS, strict=True):
+            if tab.open:
+                with tab:
+                    draw(page, dim, base)
 
 
 lesson()

@@ -66,61 +66,71 @@ def precision_section(dim: int, base: float, side=None) -> None:
                             "never, in the range shown"],
                            3 if bf16 is None else 0 if bf16 < 1000 else 1 if bf16 < 100_000 else 2,
                            bf16_reveal):
-        left, right = st.columns([1.3, 1])
-        with left:
-            show(figures.lines(
-                curves["bfloat16"]["position"],
-                {dtype_name: curves[dtype_name]["error"] for dtype_name in pc.ANGLE_DTYPES},
-                log_x=True, log_y=True, hlines=[(1.0, "1 rad: the angle is meaningless")],
-                title="Worst angle error of m·θ_i against float64", x_title="position m",
-                y_title="|error| (rad)", name="rope_precision", height=430, hover_format=".3g",
-                alt="Angle error against position on log axes: bfloat16 passes 1 radian in the hundreds, "
-                    "float16 in the thousands and then overflows, float32 stays far below."))
-        with right:
-            zoom = staircase(around, dim, float(base), dtype)
-            show(figures.lines(
-                zoom["position"], {"exact": zoom["exact"], dtype: zoom["computed"]},
-                markers=True, title=f"Pair 0 angle near {around:,}", x_title="position m",
-                y_title="m·θ₀ (rad)", name="rope_precision_zoom", height=430, hover_format=",.2f",
-                alt=f"The angle of pair 0 for 48 positions from {around:,}: exact values rise by one per "
-                    f"position; in {dtype} they move in steps."))
-        b = float(base)
-        classroom.snippet(
-            fold(f"curves = {{dtype: pc.rope_angle_error_curve({length}, {dim}, {b!r}, dtype) for dtype in "
-                 "pc.ANGLE_DTYPES}", "curves[dtype]['error'] (bins,): left"),
-            fold(f"zoom = {classroom.call('rope_angles_in_dtype', around, 48, dim, b, pair=0, dtype=dtype)}",
-                 "zoom['exact'], zoom['computed'] (48,): right"),
-            fold(f"first_bad = {{dtype: pc.rope_first_bad_position({dim}, {b!r}, dtype, max_position={length}) "
-                 "for dtype in pc.ANGLE_DTYPES}", "the three numbers below"))
-        c = st.columns(3)
-        for column, dtype_name in zip(c, pc.ANGLE_DTYPES, strict=True):
-            column.metric(f"{dtype_name}: first position off by ≥ 1 rad",
-                          position_text(first_bad[dtype_name], length))
-        overflow = curves["float16"]["overflow_from"]
-        if overflow is not None:
-            st.caption(f"float16 cannot hold numbers above 65,504: from about position {overflow:,.0f} the "
-                       "angle is infinite and its sine is NaN (the gap in the float16 curve).")
-        gap, gap_long = pow_difference(dim, float(base), 1500), pow_difference(dim, float(base), length)
-        formula(r"\theta_i\ \text{(float32 pow, as transformers)}:\ $nd/$np\ \text{pairs off the rounded "
-                r"value, up to } $ulp\ \text{ulp}", nd=gap["pairs_differing"], np=gap["n_pairs"],
-                ulp=f"{gap['max_ulp']:.1f}")
-        formula(r"\max_i |\mathrm{fl}_{32}(m\,\theta_i) - m\,\theta_i^{\text{exact}}| = $a\ (m{=}1{,}500),"
-                r"\ $b\ (m{=}$len)", a=gap["angle_error"], b=gap_long["angle_error"], len=f"{length:,}",
-                digits=2)
-        notice("The angle of pair 0 is the position itself (θ₀ = 1), so low precision first fails there. "
-               "bfloat16 keeps 8 significant bits: above 256 it cannot even write every position, and "
-               "neighbouring tokens get the same rotation (the flat steps on the right). float16 keeps 11 "
-               "bits and overflows past 65,504. float32 stays below "
-               f"{curves['float32']['worst']:.2g} rad up to {length:,} positions. That is why model code "
-               "forms the angles in float32 even when the rest runs in bfloat16: transformers multiplies "
-               "float32 copies of the position ids and inv_freq and "
-               "casts only cos and sin to the model's dtype (its earlier versions formed the angles with a "
-               "matrix product and had to switch autocast off around it, since autocast runs matrix "
-               "products in bfloat16). "
-               "Even float32 has a visible seam: transformers forms θ_i with a float32 pow and division, "
-               f"which lands up to {gap['max_ulp']:.1f} units in the last place from the exact value "
-               f"({gap['pairs_differing']} of {gap['n_pairs']} pairs differ from the correctly rounded θ), "
-               "and the error grows linearly with m: at position "
-               f"{length:,} the angles transformers forms are off by up to {gap_long['angle_error']:.2g} rad, "
-               f"against {gap_long['rounded_angle_error']:.2g} rad with correctly rounded θ. The curves on "
-               "the left use transformers' own θ, so they show these measured errors.")
+        precision_charts(dim, base, length, around, dtype, curves)
+        precision_numbers(dim, base, length, around, dtype, curves, first_bad)
+
+
+def precision_charts(dim: int, base: float, length: int, around: int, dtype: str, curves) -> None:
+    """The worst angle error per dtype (left) and the zoom on pair 0's angle near ``around`` (right)."""
+    left, right = st.columns([1.3, 1])
+    with left:
+        show(figures.lines(
+            curves["bfloat16"]["position"],
+            {dtype_name: curves[dtype_name]["error"] for dtype_name in pc.ANGLE_DTYPES},
+            log_x=True, log_y=True, hlines=[(1.0, "1 rad: the angle is meaningless")],
+            title="Worst angle error of m·θ_i against float64", x_title="position m",
+            y_title="|error| (rad)", name="rope_precision", height=430, hover_format=".3g",
+            alt="Angle error against position on log axes: bfloat16 passes 1 radian in the hundreds, "
+                "float16 in the thousands and then overflows, float32 stays far below."))
+    with right:
+        zoom = staircase(around, dim, float(base), dtype)
+        show(figures.lines(
+            zoom["position"], {"exact": zoom["exact"], dtype: zoom["computed"]},
+            markers=True, title=f"Pair 0 angle near {around:,}", x_title="position m",
+            y_title="m·θ₀ (rad)", name="rope_precision_zoom", height=430, hover_format=",.2f",
+            alt=f"The angle of pair 0 for 48 positions from {around:,}: exact values rise by one per "
+                f"position; in {dtype} they move in steps."))
+
+
+def precision_numbers(dim: int, base: float, length: int, around: int, dtype: str, curves, first_bad) -> None:
+    """The code to copy, the first bad position per dtype, and transformers' float32 seam in numbers and words."""
+    b = float(base)
+    classroom.snippet(
+        fold(f"curves = {{dtype: pc.rope_angle_error_curve({length}, {dim}, {b!r}, dtype) for dtype in "
+             "pc.ANGLE_DTYPES}", "curves[dtype]['error'] (bins,): left"),
+        fold(f"zoom = {classroom.call('rope_angles_in_dtype', around, 48, dim, b, pair=0, dtype=dtype)}",
+             "zoom['exact'], zoom['computed'] (48,): right"),
+        fold(f"first_bad = {{dtype: pc.rope_first_bad_position({dim}, {b!r}, dtype, max_position={length}) "
+             "for dtype in pc.ANGLE_DTYPES}", "the three numbers below"))
+    c = st.columns(3)
+    for column, dtype_name in zip(c, pc.ANGLE_DTYPES, strict=True):
+        column.metric(f"{dtype_name}: first position off by ≥ 1 rad",
+                      position_text(first_bad[dtype_name], length))
+    overflow = curves["float16"]["overflow_from"]
+    if overflow is not None:
+        st.caption(f"float16 cannot hold numbers above 65,504: from about position {overflow:,.0f} the "
+                   "angle is infinite and its sine is NaN (the gap in the float16 curve).")
+    gap, gap_long = pow_difference(dim, float(base), 1500), pow_difference(dim, float(base), length)
+    formula(r"\theta_i\ \text{(float32 pow, as transformers)}:\ $nd/$np\ \text{pairs off the rounded "
+            r"value, up to } $ulp\ \text{ulp}", nd=gap["pairs_differing"], np=gap["n_pairs"],
+            ulp=f"{gap['max_ulp']:.1f}")
+    formula(r"\max_i |\mathrm{fl}_{32}(m\,\theta_i) - m\,\theta_i^{\text{exact}}| = $a\ (m{=}1{,}500),"
+            r"\ $b\ (m{=}$len)", a=gap["angle_error"], b=gap_long["angle_error"], len=f"{length:,}",
+            digits=2)
+    notice("The angle of pair 0 is the position itself (θ₀ = 1), so low precision first fails there. "
+           "bfloat16 keeps 8 significant bits: above 256 it cannot even write every position, and "
+           "neighbouring tokens get the same rotation (the flat steps on the right). float16 keeps 11 "
+           "bits and overflows past 65,504. float32 stays below "
+           f"{curves['float32']['worst']:.2g} rad up to {length:,} positions. That is why model code "
+           "forms the angles in float32 even when the rest runs in bfloat16: transformers multiplies "
+           "float32 copies of the position ids and inv_freq and "
+           "casts only cos and sin to the model's dtype (its earlier versions formed the angles with a "
+           "matrix product and had to switch autocast off around it, since autocast runs matrix "
+           "products in bfloat16). "
+           "Even float32 has a visible seam: transformers forms θ_i with a float32 pow and division, "
+           f"which lands up to {gap['max_ulp']:.1f} units in the last place from the exact value "
+           f"({gap['pairs_differing']} of {gap['n_pairs']} pairs differ from the correctly rounded θ), "
+           "and the error grows linearly with m: at position "
+           f"{length:,} the angles transformers forms are off by up to {gap_long['angle_error']:.2g} rad, "
+           f"against {gap_long['rounded_angle_error']:.2g} rad with correctly rounded θ. The curves on "
+           "the left use transformers' own θ, so they show these measured errors.")

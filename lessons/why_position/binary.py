@@ -56,15 +56,15 @@ def table_tab(page, bits: int, n: int) -> None:
     with page.side:
         twin = controls.choice("Next to the bits", "twin", list(TWINS), "matched", format_func=TWINS.get)
     codes, waves = bits_and_twin(n, bits, twin)
-    cycle = pc.binary_codes(2 ** bits + 1, bits)  # one full cycle and the row that starts the next
+    period = pc.binary_period(bits)  # the row where the whole pattern starts over
 
     def repeat_reveal() -> str:
-        read = "".join(str(b) for b in cycle[-1][::-1])
-        where = (f"You can see the pattern restart in the bits at row {len(cycle) - 1}." if n >= len(cycle)
-                 else f"Raise Positions above {len(cycle) - 1} to see the pattern restart.")
-        return (f"The slowest column, bit {bits - 1}, flips every {2 ** (bits - 1)} positions, so row "
-                f"{len(cycle) - 1} reads {read} (highest bit first), the same bits as row 0: "
-                f"{bits} bits only tell {len(cycle) - 1} positions apart. {where}")
+        read = "".join(str(b) for b in pc.binary_codes(period + 1, bits)[period][::-1])
+        where = (f"You can see the pattern restart in the bits at row {period}." if n > period
+                 else f"Raise Positions above {period} to see the pattern restart.")
+        return (f"The slowest column, bit {bits - 1}, flips every {period // 2} positions, so row "
+                f"{period} reads {read} (highest bit first), the same bits as row 0: "
+                f"{bits} bits only tell {period} positions apart. {where}")
 
     left, right = st.columns(2)
     with left:
@@ -80,23 +80,22 @@ def table_tab(page, bits: int, n: int) -> None:
             formula(r"\operatorname{sign}\cos\!\Big(\frac{\pi\,(p - (2^k-1)/2)}{2^k}\Big) = 1 - 2\,"
                     r"\mathrm{bit}_k(p)")
             formula(r"\text{period of column } $last = 2^{$bits} = $period", last=bits - 1, bits=bits,
-                    period=2 ** bits)
+                    period=period)
             notice("Both tables have the same rhythm: column k repeats every 2^(k+1) positions. Round each wave to "
                    "its sign and you get the bit back exactly (the wave is negative where the bit is 1, positive "
                    "where it is 0). But the waves take every value between -1 and 1, change gradually from one "
                    "row to the next, and are defined between whole positions; bits jump. "
-                   + (f"With {bits} bits the code repeats after {2 ** bits} positions, which you can see as the "
-                      "pattern restarting." if n > 2 ** bits else ""))
+                   + (f"With {bits} bits the code repeats after {period} positions, which you can see as the "
+                      "pattern restarting." if n > period else ""))
         else:
-            wavelengths = pc.sinusoidal_wavelengths(2 * bits, 10000)
             formula(r"PE_{(p,\,k)} = \sin\!\big(p\cdot 10000^{-2k/$d}\big),\quad k < $bits", d=2 * bits, bits=bits)
             notice("The paper's columns also slow down from left to right, but by a factor of "
-                   f"10000^(2/{2 * bits}) = {wavelengths[1] / wavelengths[0]:.2f} per column instead of 2, so a "
-                   "few columns cover a very long range. Only the sines are shown; each has a cosine partner, "
-                   "which is what makes shifting a position a rotation.")
+                   f"10000^(2/{2 * bits}) = {pc.sinusoidal_wavelength_step(2 * bits, 10000):.2f} per column "
+                   "instead of 2, so a few columns cover a very long range. Only the sines are shown; each has a "
+                   "cosine partner, which is what makes shifting a position a rotation.")
 
 
-def column_tab(page, bits: int) -> None:
+def column_tab(page, bits: int, n: int) -> None:
     with page.side:
         k = controls.slider("Bit k", "k", 0, bits - 1, min(2, bits - 1))
     xs, col = column(k, 2)
@@ -117,20 +116,25 @@ def column_tab(page, bits: int) -> None:
            "moving by k positions is the same rotation everywhere.")
 
 
+# The lesson's tabs in order: label, and the function that draws it (each runs only while its tab is open).
+TABS = [
+    ("Bits next to waves", table_tab),
+    ("One column up close", column_tab),
+]
+
+
 @st.fragment
 def lesson():
     page = stage(more_label=None)  # every control here drives the figure beside it
     with page.side:
         bits = controls.slider("Bits", "bits", 2, 10, 6, help="Columns of the binary code.")
         n = controls.slider("Positions", "n", 8, 1024, 64, step=8, help="Rows: positions 0 to n-1.")
-    tab_table, tab_column = page.sections(["Bits next to waves", "One column up close"])
+    sections = page.sections([label for label, _ in TABS])
     with guard():
-        if tab_table.open:
-            with tab_table:
-                table_tab(page, bits, n)
-        if tab_column.open:
-            with tab_column:
-                column_tab(page, bits)
+        for tab, (_, draw) in zip(sections, TABS, strict=True):
+            if tab.open:
+                with tab:
+                    draw(page, bits, n)
 
 
 lesson()

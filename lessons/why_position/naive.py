@@ -118,17 +118,22 @@ def fraction_tab(page) -> None:
                "cell means the sequence has no such position.")
 
 
+# The lesson's tabs in order: label, and the function that draws it (each runs only while its tab is open).
+TABS = [
+    ("Add the integer", integer_tab),
+    ("Divide by the length", fraction_tab),
+]
+
+
 @st.fragment
 def lesson():
     page = stage(more_label=None)  # every control here drives the figure beside it
-    tab_int, tab_frac = page.sections(["Add the integer", "Divide by the length"])
+    sections = page.sections([label for label, _ in TABS])
     with guard():
-        if tab_int.open:
-            with tab_int:
-                integer_tab(page)
-        if tab_frac.open:
-            with tab_frac:
-                fraction_tab(page)
+        for tab, (_, draw) in zip(sections, TABS, strict=True):
+            if tab.open:
+                with tab:
+                    draw(page)
 
 
 lesson()

@@ -140,6 +140,18 @@ def weights_tab(result, labels, labels_re, call, positions: bool) -> None:
            + (" With positions on, the numbers themselves change." if positions else ""))
 
 
+# The lesson's tabs in order: label, and the function that draws it from the run's shared values ``v``.
+TABS = [
+    ("Outputs follow their tokens",
+     lambda v: outputs_tab(v["result"], v["labels"], v["labels_re"], v["call"], v["positions"])),
+    ("The pooled summary",
+     lambda v: pooled_tab(v["result"], v["call"], v["pooling"], v["positions"], v["before"], v["after"])),
+    ("Attention weights",
+     lambda v: weights_tab(v["result"], v["labels"], v["labels_re"], v["call"], v["positions"])),
+    ("Shuffle an image", lambda v: why_views.shuffled_image_section(v["positions"], v["pooling"])),
+]
+
+
 @st.fragment
 def lesson():
     page = stage()
@@ -161,25 +173,18 @@ def lesson():
         before, after = " ".join(result["tokens"]), " ".join(result["reordered"])
         with page.side:  # beside the figure, so the picture still opens the page
             st.markdown(f"**Original:** {before}  \n**Reordered:** {after}")
-        tab_out, tab_pool, tab_weights, tab_image = page.sections(
-            ["Outputs follow their tokens", "The pooled summary", "Attention weights", "Shuffle an image"])
+        sections = page.sections([label for label, _ in TABS])
         labels = [f"{k}: {w}" for k, w in enumerate(result["tokens"])]
         labels_re = [f"{k}: {w} (was {p})" for k, (w, p) in enumerate(zip(result["reordered"], result["perm"],
                                                                           strict=True))]
         call = classroom.call("order_experiment", text, dim, kind, seed=seed, i=i, j=j, order=order,
                               positions=positions, pooling=pooling)
-        if tab_out.open:
-            with tab_out:
-                outputs_tab(result, labels, labels_re, call, positions)
-        if tab_pool.open:
-            with tab_pool:
-                pooled_tab(result, call, pooling, positions, before, after)
-        if tab_weights.open:
-            with tab_weights:
-                weights_tab(result, labels, labels_re, call, positions)
-        if tab_image.open:
-            with tab_image:
-                why_views.shuffled_image_section(positions, pooling)
+        shared = {"result": result, "labels": labels, "labels_re": labels_re, "call": call, "positions": positions,
+                  "pooling": pooling, "before": before, "after": after}
+        for tab, (_, draw) in zip(sections, TABS, strict=True):
+            if tab.open:
+                with tab:
+                    draw(shared)
 
 
 lesson()

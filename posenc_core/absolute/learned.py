@@ -141,7 +141,8 @@ def principal_components(table, k=4) -> dict:
 
     Returns:
         dict with "scores" (positions, k): the coordinate of each position on each component; "explained"
-        (k,): the fraction of the table's variance each component carries; "components" (k, channels).
+        (k,): the fraction of the table's variance each component carries; "explained_total": their sum (a float);
+        "components" (k, channels).
     """
     table = np.asarray(table)
     if table.ndim != 2 or table.shape[0] < 2:
@@ -160,7 +161,9 @@ def principal_components(table, k=4) -> dict:
         u, s, vt = _randomized_svd(centred, k)
     u, s, vt = (np.asarray(a, dtype=np.float64) for a in (u, s, vt))
     signs = np.sign(vt[np.arange(k), np.abs(vt).argmax(axis=1)])
-    return {"scores": u * s * signs, "explained": s ** 2 / (total or 1.0), "components": vt * signs[:, None]}
+    explained = s ** 2 / (total or 1.0)  # (k,)
+    return {"scores": u * s * signs, "explained": explained, "explained_total": float(explained.sum()),
+            "components": vt * signs[:, None]}
 
 
 def sampled_similarity(table, max_rows=SIMILARITY_ROWS) -> dict:

@@ -8,19 +8,23 @@ import math
 import numpy as np
 
 from .._backend import require_torch, to_backend, to_numpy
-from .._checks import MAX_POSITIONS, as_base, as_choice, as_even_dim, as_int, check_size
-from ..rope.frequencies import base_inv_freq
+from .._checks import MAX_DIM, MAX_POSITIONS, as_base, as_choice, as_even_dim, as_int, check_size
+from ..rope.frequencies import base_freq_divisors, base_inv_freq
 
 __all__ = [
     "LAYOUTS",
     "VARIANTS",
     "sinusoidal",
     "sinusoidal_at",
+    "sinusoidal_base_doubling",
     "sinusoidal_coverage",
     "sinusoidal_entry",
     "sinusoidal_frequencies",
+    "sinusoidal_full_circles",
     "sinusoidal_shift_error",
     "sinusoidal_shift_matrix",
+    "sinusoidal_variant_gap",
+    "sinusoidal_wavelength_step",
     "sinusoidal_wavelengths",
 ]
 
@@ -91,7 +95,7 @@ def sinusoidal_at(positions, dim, base=10000.0, layout="interleaved", *, dtype="
 
 def _paper_model_block(positions, dim, base):
     """DistilBERT's arithmetic: pos / np.power(base, 2 * (j // 2) / dim) in float64, sin / cos, then float32."""
-    angles = np.divide.outer(positions, np.power(base, np.arange(0, dim, 2) / dim))  # (k, d/2) float64
+    angles = np.divide.outer(positions, base_freq_divisors(base, dim))  # (k, d/2) float64
     return np.sin(angles).astype(np.float32), np.cos(angles).astype(np.float32)
 
 
@@ -106,7 +110,7 @@ def _paper_model_rows(n, dim, base, sin_cols, cos_cols) -> None:
     float32 rounding midpoint, ~1e-4 of them) is computed as the model does.
     """
     half = dim // 2
-    den = np.power(base, np.arange(0, dim, 2) / dim)  # (d/2,) float64, as the model's code forms it
+    den = base_freq_divisors(base, dim)  # (d/2,) float64, as the model's code forms it
     eps = 1e-14 + 1e-15 * (n - 1) / den  # (d/2,) bound on |our sum - the model's float64 value|, 10x margin
     block = 64
     within = np.arange(block, dtype=np.float64)  # (b,)
@@ -227,3 +231,44 @@ def sinusoidal_coverage(train_length, dim, base=10000.0, variant="paper") -> np.
     length = as_int("training length", train_length, minimum=1, maximum=MAX_POSITIONS)
     omega = sinusoidal_frequencies(dim, base, variant)  # (d/2,)
     return np.minimum(1.0, (length - 1) * omega / (2 * np.pi))
+
+
+def sinusoidal_full_circles(train_length, dim, base=10000.0, variant="paper") -> int:
+    """How many of the d/2 pairs turn a full circle within positions 0 .. train_length-1 (coverage 1).
+
+    Args:
+        train_length: the training length L, 1 to the position cap.
+        dim, base, variant: the table's, as ``sinusoidal_frequencies``.
+    Returns:
+        The count, 0 to dim/2.
+    """
+    return int(np.count_nonzero(sinusoidal_coverage(train_length, dim, base, variant) >= 1.0))
+
+
+def sinusoidal_base_doubling(dim, base=10000.0) -> dict[str, float]:
+    """The slowest pair's wavelength 2*pi*base^((d-2)/d) at ``base`` and at twice it.
+
+    Returns:
+        dict with ``now`` and ``doubled`` (positions) and ``ratio`` = doubled / now = 2^((d-2)/d), just under 2.
+    """
+    now, doubled = (float(sinusoidal_wavelengths(dim, b)[-1]) for b in (as_base(base), 2 * as_base(base)))
+    return {"now": now, "doubled": doubled, "ratio": doubled / now}
+
+
+def sinusoidal_variant_gap(n, dim, base=10000.0) -> float:
+    """Largest |tensor2tensor - paper| entry over the n x dim float32 tables, both in the concat layout.
+
+    Both variants share sin/cos and the layout, so the gap is the frequency exponent's doing alone.
+    """
+    paper = sinusoidal(n, dim, base, "concat")  # (n, d)
+    t2t = sinusoidal(n, dim, base, "concat", variant="tensor2tensor")  # (n, d)
+    return float(np.max(np.abs(t2t - paper)))
+
+
+def sinusoidal_wavelength_step(dim, base=10000.0) -> float:
+    """By what factor each pair is slower than the one before: lambda_1 / lambda_0 = base^(2/d) (paper variant).
+
+    Binary codes slow down by exactly 2 per column; the sinusoidal table by this factor. Needs d >= 4 (two pairs).
+    """
+    wavelengths = sinusoidal_wavelengths(as_int("dim", dim, minimum=4, maximum=MAX_DIM), base)  # (d/2,)
+    return float(wavelengths[1] / wavelengths[0])

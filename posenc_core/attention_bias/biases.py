@@ -14,10 +14,13 @@ __all__ = [
     "alibi_bias",
     "alibi_bias_by_distance",
     "alibi_distance_weights",
+    "alibi_geometric_heads",
+    "alibi_gentlest_head",
     "alibi_mass_beyond",
     "alibi_paper_slopes",
     "alibi_receptive_field",
     "alibi_receptive_field_limit",
+    "alibi_shown_heads",
     "alibi_slope_table",
     "alibi_slopes",
     "t5_bias_grid",
@@ -39,10 +42,11 @@ def alibi_slopes(n_heads, *, backend="numpy", device=None):
     from its first: those interleave between the first ones, so no head duplicates another.
 
     Returns:
-        Array of shape (n_heads,), float32, from the gentlest slope to the steepest of the first group.
+        Array of shape (n_heads,), float32, from the steepest slope (head 1) to the gentlest of the first group
+        (head n'), then the filled heads.
     """
     n = as_int("n_heads", n_heads, minimum=1, maximum=MAX_HEADS)
-    p = 2 ** math.floor(math.log2(n))
+    p = alibi_geometric_heads(n)
     slopes = [2.0 ** (-8.0 * (i + 1) / p) for i in range(p)]
     # every other slope of the 2p-head sequence, 2^(-8(2k+1)/(2p)), for the leftover heads
     slopes += [2.0 ** (-8.0 * (2 * k + 1) / (2 * p)) for k in range(n - p)]
@@ -149,7 +153,7 @@ def alibi_slope_table(n_heads) -> dict[str, np.ndarray]:
         2^floor(log2 n) heads of the plain sequence, "filled" for the heads taken from the 2n' sequence.
     """
     n = as_int("n_heads", n_heads, minimum=1, maximum=MAX_HEADS)
-    p = 2 ** math.floor(math.log2(n))
+    p = alibi_geometric_heads(n)
     code = alibi_slopes(n).astype(np.float64)
     return {
         "head": np.arange(1, n + 1),
@@ -158,6 +162,37 @@ def alibi_slope_table(n_heads) -> dict[str, np.ndarray]:
         "log2_code": np.log2(code),
         "group": np.array(["geometric"] * p + ["filled"] * (n - p)),
     }
+
+
+def alibi_geometric_heads(n_heads) -> int:
+    """n' = 2^floor(log2 n): how many heads take the plain geometric sequence 2^(-8h/n'); the rest are filled in.
+
+    Args:
+        n_heads: the model's head count, 1 to 1,024.
+    Returns:
+        n' (an int); equal to ``n_heads`` exactly when it is a power of two.
+    """
+    n = as_int("n_heads", n_heads, minimum=1, maximum=MAX_HEADS)
+    return 2 ** math.floor(math.log2(n))
+
+
+def alibi_gentlest_head(n_heads) -> int:
+    """The 0-based head with the smallest slope (the one that looks farthest back); head n' - 1 in the code."""
+    return int(np.argmin(alibi_slopes(n_heads)))
+
+
+def alibi_shown_heads(n_heads, most=8) -> list[int]:
+    """At most ``most`` 0-based heads spread evenly over all of them, the first always included (a grid per head).
+
+    Args:
+        n_heads: the model's head count.
+        most: how many panels a figure has room for, 1 to 64.
+    Returns:
+        Sorted head indices, every ceil(n_heads / most)-th one from 0.
+    """
+    n = as_int("n_heads", n_heads, minimum=1, maximum=MAX_HEADS)
+    most = as_int("most", most, minimum=1, maximum=64)
+    return list(range(0, n, -(-n // most)))  # ceil(n / most) apart
 
 
 def _softmax_rows(scores: np.ndarray) -> np.ndarray:

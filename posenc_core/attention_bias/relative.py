@@ -236,17 +236,23 @@ def nope_outputs(n, dim, pattern="start token", seed=0) -> dict[str, np.ndarray]
         outputs cannot tell positions apart; ``start_weight_causal`` / ``start_weight_bidirectional`` (n,):
         the attention each position puts on token 0 (1/(i+1) causal, 1/n bidirectional);
         ``neighbour_gap`` (n - 1,): |out_{i+1} - out_i| for the causal outputs, how far apart two neighbouring
-        positions' outputs are (it shrinks like 1/i^2 for the start-token pattern).
+        positions' outputs are (it shrinks like 1/i^2 for the start-token pattern); ``bidirectional_worst``: the
+        largest bidirectional spread (float rounding only); ``gap_shrink``: neighbour_gap[1] / neighbour_gap[-1],
+        how many times harder telling the last two positions apart is than telling 1 from 2 (NaN for n < 4).
     """
     values = nope_values(n, dim, pattern, seed)
     causal = uniform_attention(values, causal=True)
     both = uniform_attention(values, causal=False)
+    gap = np.linalg.norm(np.diff(causal, axis=0), axis=1)  # (n - 1,)
+    spread = np.linalg.norm(both - both[-1], axis=1)  # (n,)
     return {
         "causal": causal,
         "bidirectional": both,
         "causal_spread": np.linalg.norm(causal - causal[-1], axis=1),
-        "bidirectional_spread": np.linalg.norm(both - both[-1], axis=1),
+        "bidirectional_spread": spread,
+        "bidirectional_worst": float(spread.max()),
+        "gap_shrink": float(gap[1] / gap[-1]) if gap.size >= 3 else float("nan"),
         "start_weight_causal": uniform_attention_weights(values.shape[0], causal=True)[:, 0],
         "start_weight_bidirectional": uniform_attention_weights(values.shape[0], causal=False)[:, 0],
-        "neighbour_gap": np.linalg.norm(np.diff(causal, axis=0), axis=1),
+        "neighbour_gap": gap,
     }

@@ -26,12 +26,10 @@ from .._backend import require_torch, to_backend, to_numpy
 from .._checks import MAX_DIM, MAX_POSITIONS, as_base, as_choice, as_float, as_int
 
 __all__ = [
-    "DYNAMIC_CALL_PATTERNS",
     "ROPE_SCALING",
     "ScalingContext",
+    "base_freq_divisors",
     "base_inv_freq",
-    "dynamic_call_lengths",
-    "rope_dynamic_calls",
     "rope_inv_freq",
     "rotary_dim",
     "scaling_type",
@@ -62,7 +60,18 @@ def base_inv_freq(base: float, dim: int) -> np.ndarray:
     (and of the sinusoidal table's pairs). The one place the formula is written in float64; the float32 values
     a model holds come from ``rope_inv_freq``, in transformers' op order. An odd ``dim`` gives the extra
     frequency transformers' ``arange(0, dim, 2)`` gives."""
-    return base ** (-np.arange(0, dim, 2, dtype=np.float64) / dim)  # (dim/2,)
+    return base ** -_pair_exponents(dim)  # (dim/2,); -(2i/d) is (-2i)/d to the bit: division is sign-symmetric
+
+
+def base_freq_divisors(base: float, dim: int) -> np.ndarray:
+    """base^(2i/dim) = 1/theta_i for i < dim/2, shape (dim/2,), float64, formed as code that divides by it
+    (DistilBERT's sinusoidal table: pos / base^(2i/d)); the same exponents as ``base_inv_freq``."""
+    return base ** _pair_exponents(dim)  # (dim/2,)
+
+
+def _pair_exponents(dim: int) -> np.ndarray:
+    """2i/dim for i < dim/2 in float64: the exponent of theta_i = base^(-2i/d), written once."""
+    return np.arange(0, dim, 2, dtype=np.float64) / dim  # (dim/2,)
 
 
 def _torch():
@@ -419,74 +428,3 @@ def rope_inv_freq(head_dim, base=10000.0, scaling=None, *, partial_rotary_factor
     inv_freq, attention_factor = ROPE_SCALING[rope_type](base, dim, scaling or {}, ctx)
     inv_freq = to_numpy(inv_freq).astype(np.float64 if ideal else np.float32)
     return to_backend(inv_freq, backend, device), float(attention_factor)
-
-
-def rope_dynamic_calls(head_dim, base=10000.0, factor=2.0, max_position_embeddings=4096, call_lengths=(),
-                       *, partial_rotary_factor=1.0) -> dict:
-    """The frequencies a dynamic-NTK rotary module uses at each of a series of forward calls.
-
-    transformers' ``dynamic_rope_update`` is stateful: a call longer than any before recomputes the frequencies
-    for its length and caches that length; a later call keeps the cached frequencies, however short, unless it
-    is shorter than ``max_position_embeddings`` while the cache is past it, which resets them to the originals.
-    So after a forward at 8,192 positions, a call at 5,000 still runs with the 8,192-position frequencies.
-
-    Args:
-        head_dim, base, factor, max_position_embeddings, partial_rotary_factor: the config.
-        call_lengths: sequence lengths of the calls in order (max(position_ids) + 1 of each), at most 256.
-
-    Returns:
-        dict with ``inv_freq`` (n_calls, rotary_dim / 2) float32, bit-identical to the module's buffer at each
-        call; ``cached`` (n_calls,) the cached length after the call; ``event`` (n_calls,) "grow", "reset" or
-        "keep"; ``fresh`` (n_calls, rotary_dim / 2), what a freshly built module would use at that length;
-        ``length`` the calls; ``stale`` (n_calls,) True where the module differs from a fresh one;
-        ``slowest_ratio`` and ``fresh_slowest_ratio`` (n_calls,), the slowest pair's frequency over its
-        original value, stateful and fresh.
-    """
-    lengths = list(call_lengths)
-    if not 1 <= len(lengths) <= 256:
-        raise ValueError(f"call_lengths must list between 1 and 256 calls, but has {len(lengths)}.")
-    lengths = [as_int("a call length", n, minimum=1, maximum=MAX_POSITIONS * 64) for n in lengths]
-    trained = as_int("max_position_embeddings", max_position_embeddings, minimum=1, maximum=MAX_POSITIONS * 64)
-    scaling = {"rope_type": "dynamic", "factor": factor}
-
-    def at(seq_len):
-        return rope_inv_freq(head_dim, base, scaling, partial_rotary_factor=partial_rotary_factor,
-                             seq_len=seq_len, max_position_embeddings=trained)[0]
-
-    original = at(None)  # the buffer built at init
-    current, cached = original, trained
-    used, cached_after, events, fresh = [], [], [], []
-    for n in lengths:
-        event = "keep"
-        if n > cached:  # growth: recompute for this length and remember it
-            current, event = at(n), "grow"
-        elif n < trained < cached:  # back inside the trained length: the original frequencies return
-            current, event = original, "reset"
-        cached = n if event == "grow" else trained if event == "reset" else cached
-        used.append(current)
-        cached_after.append(cached)
-        events.append(event)
-        fresh.append(at(n))
-    used, fresh = np.stack(used), np.stack(fresh)  # (n_calls, r/2) each
-    return {"inv_freq": used, "cached": np.array(cached_after), "event": events, "fresh": fresh,
-            "length": np.array(lengths),
-            "stale": np.any(used != fresh, axis=1),  # (n_calls,) the call runs with another length's frequencies
-            # the slowest pair's frequency against the original one: 1 = unscaled, 1/s = fully interpolated
-            "slowest_ratio": used[:, -1].astype(np.float64) / float(original[-1]),
-            "fresh_slowest_ratio": fresh[:, -1].astype(np.float64) / float(original[-1])}
-
-
-# Call sequences that show dynamic NTK's state, as multiples of the trained length L (s = the factor).
-DYNAMIC_CALL_PATTERNS = {
-    "long prompt, then shorter calls": lambda s: [1.0, s, s / 2, 1.0, 0.5, s / 2],
-    "growing conversation": lambda s: [0.5, 1.0, 1 + (s - 1) / 4, 1 + (s - 1) / 2, s, 0.75],
-    "alternating long and short": lambda s: [s, 0.25, s, 1 + (s - 1) / 2, 0.25, 1 + (s - 1) / 2],
-}
-
-
-def dynamic_call_lengths(pattern, original, factor) -> list[int]:
-    """The call lengths of a named pattern in DYNAMIC_CALL_PATTERNS for trained length L = ``original``."""
-    pattern = as_choice("pattern", pattern, tuple(DYNAMIC_CALL_PATTERNS))
-    original = as_int("original", original, minimum=1, maximum=MAX_POSITIONS)
-    factor = as_float("factor", factor, minimum=1.0, maximum=1024.0)
-    return [max(1, int(round(m * original))) for m in DYNAMIC_CALL_PATTERNS[pattern](factor)]

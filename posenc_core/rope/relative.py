@@ -96,6 +96,7 @@ def rope_decay_curves(head_dim, max_distance, base=10000.0, *, log_distance=Fals
         bound max_j |h_{j+1} - h_j| * sum_j |S_j| over the same samples), and ``identical_slack`` /
         ``random_slack``, the smallest ratio bound / score over the distances (at least 1), with the content
         factors ``identical_bound_factor`` / ``random_bound_factor``;
+        ``random_low`` / ``random_high``: the smallest and largest mean |q . k| of random q, k over the distances;
         ``normalised_bound_below`` counts the distances where the normalised bound is below the normalised
         q = k score.
 
@@ -123,6 +124,7 @@ def rope_decay_curves(head_dim, max_distance, base=10000.0, *, log_distance=Fals
         out[f"{name}_score"], out[f"{name}_bound"] = scores[name], ceiling
         out[f"{name}_bound_factor"] = scores[f"{name}_bound_factor"]
         out[f"{name}_slack"] = float(np.min(ceiling / np.maximum(scores[name], np.finfo(np.float64).tiny)))
+    out["random_low"], out["random_high"] = float(scores["random"].min()), float(scores["random"].max())
     out["normalised_bound_below"] = int(np.sum(out["bound"] < out["identical"]))  # distances where shapes mislead
     return out
 

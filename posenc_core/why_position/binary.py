@@ -12,11 +12,23 @@ __all__ = [
     "binary_codes",
     "binary_column",
     "binary_column_curve",
+    "binary_period",
     "binary_waves",
 ]
 
 
 MAX_BITS = 24
+
+
+def binary_period(bits) -> int:
+    """After how many positions a ``bits``-bit code starts over: 2^bits (the slowest bit flips every 2^(bits-1)).
+
+    Args:
+        bits: 1 to MAX_BITS.
+    Returns:
+        2^bits, an int.
+    """
+    return 2 ** as_int("bits", bits, minimum=1, maximum=MAX_BITS)
 
 
 def binary_codes(num_positions, bits) -> np.ndarray:

@@ -1,0 +1,110 @@
+"""The sinusoidal lesson's table cache and its three wavelength tabs (lessons/absolute/sinusoidal): past the
+training length, the wavelengths, and the tensor2tensor / fairseq variant.
+
+Every number comes from a cached core call; this module lays out the controls, figures and text around them.
+"""
+
+from __future__ import annotations
+
+import math
+
+import streamlit as st
+
+import posenc_core as pc
+from page_kit import controls, figures
+from page_kit.lesson import formula, notice
+from page_kit.render import show
+
+
+@st.cache_data(max_entries=32, show_spinner=False)
+def table(n: int, dim: int, base: float, layout: str, backend: str, device: str):
+    return pc.to_numpy(pc.sinusoidal(n, dim, base, layout, backend=backend, device=device))
+
+
+@st.cache_data(max_entries=32, show_spinner=False)
+def variant_tables(n: int, dim: int, base: float):
+    return pc.sinusoidal(n, dim, base, "concat", variant="tensor2tensor"), pc.sinusoidal_variant_gap(n, dim, base)
+
+
+@st.cache_data(max_entries=32, show_spinner=False)
+def similarity(n: int, dim: int, base: float, layout: str):
+    sim = pc.similarity_matrix(table(n, dim, base, layout, "numpy", "cpu"))
+    return sim, pc.toeplitz_deviation(sim)
+
+
+def past_tab(page, n, dim, base, layout, backend, device):
+    with page.side:
+        train = controls.slider("Training length L", "train", 1, n, max(1, n // 4),
+                                help="The longest sequence the model saw while training.")
+    pe = table(n, dim, float(base), layout, backend, device)
+    coverage = pc.sinusoidal_coverage(train, dim, base)
+    half = dim // 2
+    pairs = sorted({0, half // 4, half // 2, half - 1})
+    series = {}
+    for pair in pairs:
+        col = 2 * pair if layout == "interleaved" else pair
+        info = pc.sinusoidal_entry(0, col, dim, base, layout)
+        series[f"pair {pair} (sin, λ={info['wavelength']:,.0f})"] = pe[:, col]
+    show(figures.lines(
+        range(n), series, title=f"Sines of four pairs, trained on positions 0 to {train - 1}",
+        x_title="position", y_title="PE value",
+        shade_x=(train - 1, n - 1, f"past the training length L = {train}"),
+        name="sinusoidal_extrapolation",
+        alt="Four sine columns continuing smoothly past the training length into a shaded region."))
+    show(figures.bars(
+        list(range(half)), {"fraction of one turn seen": coverage},
+        title="How much of each pair's circle the training positions covered", x_title="pair i",
+        y_title="fraction of 2π", name="sinusoidal_coverage",
+        alt="Bars per pair: fast pairs are fully covered, slow pairs only partly."))
+    formula(r"\text{covered}_i = \min\!\Big(1, \frac{(L-1)\,\omega_i}{2\pi}\Big),\quad L = $train:"
+            r"\ $full \text{ of } $half \text{ pairs have turned a full circle}",
+            train=train, full=pc.sinusoidal_full_circles(train, dim, base), half=half)
+    notice("Past the marker every column simply keeps going: the formula has an answer for any "
+           "position, and all values stay in [-1, 1]. What is new is the *combination*: the fast pairs "
+           "repeat values they have shown many times, but the slow pairs (short bars) move into angles "
+           "training never produced, so the full row is a code the model has not learned to read. "
+           "That is why sinusoidal models still degrade beyond their training length, less abruptly "
+           "than a learned table that has no row at all.")
+
+
+def lambda_tab(page, n, dim, base, layout, backend, device):
+    pairs = list(range(dim // 2))
+    show(figures.lines(
+        pairs, {"paper: λ_i = 2π·base^(2i/d)": pc.sinusoidal_wavelengths(dim, base),
+                "tensor2tensor: λ_i = 2π·base^(i/(d/2-1))":
+                    pc.sinusoidal_wavelengths(dim, base, "tensor2tensor")},
+        title=f"Wavelength of each pair (d = {dim}, base {base:,})", x_title="pair i",
+        y_title="wavelength (positions)", log_y=True, markers=dim <= 64,
+        dashed=["tensor2tensor: λ_i = 2π·base^(i/(d/2-1))"],
+        hlines=[(math.tau, "2π"), (math.tau * base, "2π·base")],
+        name="sinusoidal_wavelengths",
+        alt="Log-scale lines: wavelengths grow geometrically with the pair index, from 2π towards "
+            "2π times the base."))
+    last = pc.sinusoidal_entry(0, dim - 1, dim, base, layout)
+    formula(r"\lambda_i = \frac{2\pi}{\omega_i} = 2\pi\cdot $base^{2i/$dim},\qquad \lambda_0 = 2\pi,"
+            r"\quad \lambda_{$lasti} = $lastl", base=base, dim=dim, lasti=dim // 2 - 1,
+            lastl=last["wavelength"])
+    notice("On a log scale the wavelengths are a straight line: each pair is slower than the last by "
+           "the same factor, base^(2/d). The base sets where the line ends (the longest wavelength, "
+           "almost 2π·base), and d sets how many pairs share that range, so a larger d only fills it "
+           "more densely. The dashed tensor2tensor line ends exactly at 2π·base.")
+
+
+def t2t_tab(page, n, dim, base, layout, backend, device):
+    t2t, gap = variant_tables(n, dim, float(base))
+    show(figures.heatmap(
+        t2t, title=f"tensor2tensor / fairseq table: {n} positions x {dim} (sines, then cosines)",
+        x_title="dimension (column)", y_title="position", value_name="PE", name="sinusoidal_t2t",
+        alt="Heatmap of the tensor2tensor variant: the left half holds the sines, the right half the "
+            "cosines, each going from fast to slow."))
+    formula(r"PE_{(p,\,i)} = \sin(p\,\omega_i),\ PE_{(p,\,d/2+i)} = \cos(p\,\omega_i),\quad "
+            r"\omega_i = $base^{-i/($half-1)}", base=base, half=dim // 2)
+    formula(r"\text{vs. the paper's } \omega_i = $base^{-2i/$dim}:\quad \max|\Delta| = $gap", base=base, dim=dim,
+            gap=gap)
+    notice("Two things differ from the paper's formula. The columns are concatenated (all sines, then "
+           "all cosines) instead of interleaved, a harmless reordering; and the exponent divides by "
+           "d/2 - 1 instead of d/2, so the frequencies are spaced slightly wider and the slowest one is "
+           "exactly 1/base. Code you meet in tensor2tensor (get_timing_signal_1d), fairseq "
+           "(SinusoidalPositionalEmbedding) and models ported from them uses this variant; fairseq "
+           "also starts counting positions at padding_idx + 1 and zeroes the padding row. The "
+           "printed gap is the largest difference from the paper's concatenated table.")

@@ -1,0 +1,83 @@
+"""ALiBi's cached core calls and its 'Longer than training' tab (lessons/attention_bias/alibi).
+
+Every number comes from a cached core call; this module lays out the controls, figures and text around them.
+"""
+
+from __future__ import annotations
+
+import streamlit as st
+
+import posenc_core as pc
+from page_kit import controls, figures
+from page_kit.lesson import formula, notice
+from page_kit.render import show
+
+MAX_PANELS = 8
+TRAIN_LENGTHS = [128, 256, 512, 1024, 2048]
+
+
+@st.cache_data(max_entries=32, show_spinner=False)
+def slope_table(heads: int):
+    return pc.alibi_slope_table(heads)
+
+
+@st.cache_data(max_entries=32, show_spinner=False)
+def bias_panels(heads: int, n: int, causal: bool):
+    shown = pc.alibi_shown_heads(heads, MAX_PANELS)  # at most 8 heads, spread over all of them
+    grids = pc.alibi_bias(heads, n, n, causal)
+    return shown, [figures.blank_masked(grids[h]) for h in shown]
+
+
+@st.cache_data(max_entries=32, show_spinner=False)
+def attention_panels(heads: int, n: int, causal: bool):
+    shown = pc.alibi_shown_heads(heads, MAX_PANELS)
+    weights = pc.alibi_attention(heads, n, causal)
+    return shown, [weights[h] for h in shown]
+
+
+@st.cache_data(max_entries=32, show_spinner=False)
+def receptive_fields(heads: int, length: int, mass: float):
+    return pc.alibi_receptive_field(heads, length, mass)
+
+
+@st.cache_data(max_entries=32, show_spinner=False)
+def distance_bias(heads: int, length: int):
+    return pc.alibi_bias_by_distance(heads, length)
+
+
+@st.cache_data(max_entries=32, show_spinner=False)
+def beyond(heads: int, train_len: int, eval_len: int):
+    return pc.alibi_mass_beyond(heads, train_len, eval_len)
+
+
+def longer_tab(page, heads: int) -> None:
+    """The 'Longer than training' tab: the bias lines past the training length and the attention beyond it."""
+    with page.side:
+        train = controls.select_slider("Training length", "train", TRAIN_LENGTHS, 512, format_func=lambda v: f"{v:,}")
+        factor = controls.select_slider("Evaluate at", "factor", [1, 2, 4, 8], 4,
+                                        format_func=lambda v: f"{v}x training")
+    eval_len = train * factor
+    share = beyond(heads, train, eval_len)
+    table = slope_table(heads)
+    picks = sorted({0, heads // 2, heads - 1})  # the steepest, a middle and the last head
+    lines = distance_bias(heads, eval_len)
+    show(figures.lines(
+        range(eval_len), {f"head {h + 1} (m = {table['code'][h]:.3g})": lines[h] for h in picks},
+        title=f"Bias against distance, up to {eval_len:,} tokens", x_title="distance back (tokens)",
+        y_title="bias added to the score", vlines=[(train, "training length")], name="alibi_long",
+        alt="Straight lines of bias against distance for three heads, continuing past the training "
+            "length with the same slope."))
+    notice("Nothing happens at the training length: the lines keep their slope, so a distance the model never saw "
+           "just gets a bigger penalty of the same kind. A head that was local in training stays local.")
+    show(figures.bars(
+        table["head"], {"share of attention beyond the training length": share},
+        title=f"Attention of the last query that lands on keys more than {train:,} tokens back",
+        x_title="head h", y_title="share of the attention", hover_format=".3g", name="alibi_beyond",
+        alt="Bar chart of the attention share beyond the training distance per head: vanishing for "
+            "steep heads, a few percent for the gentlest."))
+    gentle = pc.alibi_gentlest_head(heads)
+    formula(r"\text{share}_h = \sum_{d \ge $train} w_d \approx e^{-m_h \cdot $train},\qquad"
+            r"\text{head } $h\ (m = $m):\ $share", train=train, share=float(share[gentle]),
+            h=gentle + 1, m=float(table["code"][gentle]))
+    st.caption(f"Equal content scores, {eval_len:,} tokens. Distance {train:,} and beyond never "
+               "occurred in training; only the gentlest heads hand it noticeable weight.")

@@ -1,0 +1,79 @@
+"""The query / key pair the first two tabs of the RoPE lesson share (lessons/rope/rope): its cached core calls,
+its controls, and the complex-plane tab.
+
+Every number comes from a cached core call; this module lays out the controls, figures and text around them.
+"""
+
+from __future__ import annotations
+
+import streamlit as st
+
+import posenc_core as pc
+from page_kit import controls, figures, fmt
+from page_kit.lesson import formula, notice
+from page_kit.render import show
+
+
+@st.cache_data(max_entries=64, show_spinner=False)
+def pair(qx: float, qy: float, kx: float, ky: float, m: int, n: int, theta: float):
+    return pc.rope_pair((qx, qy), (kx, ky), m, n, theta)
+
+
+@st.cache_data(max_entries=64, show_spinner=False)
+def shifts(qx: float, qy: float, kx: float, ky: float, m: int, n: int, theta: float):
+    return pc.rope_pair_shift_scores((qx, qy), (kx, ky), m, n, theta)
+
+
+def complex_tex(re: float, im: float) -> str:
+    """a + bi as LaTeX, with the sign folded in (no '+ -')."""
+    return f"{fmt(re)} {'-' if im < 0 else '+'} {fmt(abs(im))}\\,i"
+
+
+def pair_controls(page, dim, base):
+    """The query, key and pair the first two tabs share: (m, n, i, qx, qy, kx, ky, theta, out)."""
+    with page.side:
+        m = controls.slider("Query position m", "m", 0, 200, 5)
+        n = controls.slider("Key position n", "n", 0, 200, 2)
+        i = controls.slider("Pair index i", "i", 0, dim // 2 - 1, 0,
+                            help="Pair 0 turns fastest (θ = 1 rad per position).")
+    with page.more:
+        qx = controls.slider("q, first number", "qx", -2.0, 2.0, 1.0, 0.1)
+        qy = controls.slider("q, second number", "qy", -2.0, 2.0, 0.3, 0.1)
+        kx = controls.slider("k, first number", "kx", -2.0, 2.0, 0.6, 0.1)
+        ky = controls.slider("k, second number", "ky", -2.0, 2.0, 0.8, 0.1)
+    theta = pc.rope_pair_theta(i, dim, base)
+    out = pair(qx, qy, kx, ky, m, n, theta)
+    return m, n, i, qx, qy, kx, ky, theta, out
+
+
+def complex_tab(page, dim, base, shared):
+    m, n, i, qx, qy, kx, ky, theta, out = shared
+    px, py = out["product"]
+    show(figures.vectors2d(
+        {"q·conj(k)": (out["q_conj_k"], out["q_conj_k_imag"]), "q̃·conj(k̃)": (px, py)},
+        dashed=("q·conj(k)",), colours={"q·conj(k)": 0},
+        arcs=[(0.3, *out["relative_arc"], "(m−n)θ")], arc_colours=(2,), legend_right=True,
+        guides=[((px, py), (px, 0.0), "Re = score")],
+        x_title="real part", y_title="imaginary part", height=460,
+        title="One number carries the whole score: q·conj(k), turned by (m − n)θ",
+        name="rope_complex_plane",
+        alt=f"In the complex plane, q times the conjugate of k is turned by {out['relative_angle']:.3g} "
+            f"rad; its real part, {out['score']:.3g}, is the attention score of the pair."))
+    st.markdown("Write the pair (x, y) as the complex number x + iy. Turning it by an angle α is "
+                "multiplying by e^(iα), and the dot product of two pairs is the real part of one times "
+                "the conjugate of the other. The derivation, with your numbers:")
+    formula(r"\begin{aligned}"
+            r"\tilde q &= q\,e^{im\theta} = ($q)\,e^{i\cdot $mt},\qquad "
+            r"\tilde k = k\,e^{in\theta} = ($k)\,e^{i\cdot $nt}\\"
+            r"\tilde q\cdot\tilde k &= \mathrm{Re}\big(\tilde q\,\overline{\tilde k}\big)"
+            r"= \mathrm{Re}\big(q\,e^{im\theta}\,\bar k\,e^{-in\theta}\big)"
+            r"= \mathrm{Re}\big(q\bar k\,e^{i(m-n)\theta}\big)\\"
+            r"&= \mathrm{Re}\big(($z)\,e^{i\cdot $rel}\big) = \mathrm{Re}($p) = $score"
+            r"\end{aligned}",
+            q=complex_tex(qx, qy), k=complex_tex(kx, ky), mt=out["q_angle"], nt=out["k_angle"],
+            z=complex_tex(out["q_conj_k"], out["q_conj_k_imag"]), rel=out["relative_angle"],
+            p=complex_tex(px, py), score=out["score"])
+    notice("The positions enter only through e^(i(m−n)θ): the absolute angles mθ and nθ cancel in the "
+           "product with the conjugate. This is the whole trick of RoPE, and it is exact, not an "
+           "approximation. The dashed arrow depends only on the content of q and k; the position "
+           "turns it, and the score is its shadow on the real axis.")
