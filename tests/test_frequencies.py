@@ -1,3 +1,5 @@
+import itertools
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -27,20 +29,21 @@ def test_proportional_is_bit_identical_with_gemma4_for_each_layer_type():
     assert "proportional" in {p["rope_type"] for p in config.rope_parameters.values()}
 
 
-@settings(max_examples=30, deadline=None)
-@given(head_dim=st.sampled_from([8, 64, 128, 256, 512]), p=st.sampled_from([0.125, 0.25, 0.5, 0.75, 1.0]),
-       base=st.sampled_from([10000.0, 1e6, 500000.0]), factor=st.sampled_from([1.0, 2.0, 8.0]))
-def test_proportional_is_bit_identical_with_rope_init_functions(head_dim, p, base, factor):
+def test_proportional_is_bit_identical_with_rope_init_functions():
+    # every combination, not a sample: one of them (head_dim 128, three quarters, base 1e6) once differed by an
+    # ulp, and 30 random draws found it in about one run of three
     from transformers import PreTrainedConfig
     from transformers.modeling_rope_utils import ROPE_INIT_FUNCTIONS
 
-    params = {"rope_type": "proportional", "rope_theta": base, "partial_rotary_factor": p, "factor": factor}
-    config = PreTrainedConfig()
-    config.head_dim, config.hidden_size, config.num_attention_heads = head_dim, head_dim, 1
-    config.rope_parameters = dict(params)
-    theirs, _ = ROPE_INIT_FUNCTIONS["proportional"](config)
-    ours, _ = pc.rope_inv_freq(head_dim, base, {k: v for k, v in params.items() if k != "rope_theta"})
-    np.testing.assert_array_equal(ours, theirs.numpy())
+    for head_dim, p, base, factor in itertools.product([8, 64, 96, 128, 256, 512], [0.125, 0.25, 0.3, 0.5, 0.75, 1.0],
+                                                       [10000.0, 1e6, 500000.0], [1.0, 2.0, 8.0]):
+        params = {"rope_type": "proportional", "rope_theta": base, "partial_rotary_factor": p, "factor": factor}
+        config = PreTrainedConfig()
+        config.head_dim, config.hidden_size, config.num_attention_heads = head_dim, head_dim, 1
+        config.rope_parameters = dict(params)
+        theirs, _ = ROPE_INIT_FUNCTIONS["proportional"](config)
+        ours, _ = pc.rope_inv_freq(head_dim, base, {k: v for k, v in params.items() if k != "rope_theta"})
+        np.testing.assert_array_equal(ours, theirs.numpy(), err_msg=str((head_dim, p, base, factor)))
 
 
 def _x(seed, *shape):

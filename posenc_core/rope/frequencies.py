@@ -89,15 +89,19 @@ def _float(ctx: ScalingContext):
     return torch.float64 if ctx.ideal else torch.float32
 
 
-def _exponents(dim: int, ctx: ScalingContext):
-    """2i/dim for i < dim/2 as transformers forms it: arange(0, dim, 2) in int64, cast, then divided."""
+def _exponents(dim: int, ctx: ScalingContext, stop: int | None = None):
+    """2i/dim for 2i < stop (default dim) as transformers forms it: arange(0, stop, 2) in int64, cast, divided."""
     torch = _torch()
-    return torch.arange(0, dim, 2, dtype=torch.int64).to(_float(ctx)) / dim  # (dim/2,)
+    return torch.arange(0, dim if stop is None else stop, 2, dtype=torch.int64).to(_float(ctx)) / dim  # (stop/2,)
 
 
-def _inv_freq(base, dim: int, ctx: ScalingContext):
-    """1 / base ** (2i/dim): transformers' line, float32 pow and division (float64 when ctx.ideal)."""
-    return 1.0 / (base ** _exponents(dim, ctx))  # (dim/2,)
+def _inv_freq(base, dim: int, ctx: ScalingContext, stop: int | None = None):
+    """1 / base ** (2i/dim): transformers' line, float32 pow and division (float64 when ctx.ideal).
+
+    ``stop`` ends the pairs early, as a model that rotates only some of them forms its vector. It is not the
+    same as cutting the whole vector: torch's vectorised pow can round a value of a shorter vector one ulp
+    apart (proportional RoPE, head_dim 128, three quarters of the pairs, base 1e6)."""
+    return 1.0 / (base ** _exponents(dim, ctx, stop))  # (stop/2,)
 
 
 def _param_float(params: Mapping, key: str, rope_type: str, *, required: bool = False, default=None,
@@ -342,7 +346,7 @@ def _proportional(base, dim, params, ctx):
     factor = _param_float(params, "factor", "proportional", default=1.0, above=0.0)
     proportion = _param_float(params, "partial_rotary_factor", "proportional", default=1.0, above=0.0)
     rope_angles = int(proportion * dim // 2)
-    inv_freq = _inv_freq(base, dim, ctx)[:rope_angles]  # the same exponents over the whole head, cut
+    inv_freq = _inv_freq(base, dim, ctx, stop=2 * rope_angles)  # the whole head's exponents, the first pairs
     if dim // 2 > rope_angles:
         inv_freq = torch.cat((inv_freq, torch.zeros(dim // 2 - rope_angles, dtype=inv_freq.dtype)))
     inv_freq /= factor
