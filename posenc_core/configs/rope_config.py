@@ -13,7 +13,10 @@ from dataclasses import dataclass, field
 from .._checks import MAX_POSITIONS, as_base, as_float, as_int
 from ..long_context.extension import deepseek_softmax_mscale, extension_analysis, score_vs_distance
 from ..rope.frequencies import rope_inv_freq, rotary_dim, scaling_type
-from .layers import LayerRow, layer_scheme, query_scale_start, read_layers, rope_call
+from .layer_reading import layer_scheme, read_layers
+from .layer_rope import rope_call
+from .layer_row import LayerRow
+from .query_scale import query_scale_start
 from .reader import normalise_config
 from .summaries import layer_pairs
 

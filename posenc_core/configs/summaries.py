@@ -5,7 +5,8 @@ from __future__ import annotations
 import numpy as np
 
 from .._checks import MAX_POSITIONS, as_int
-from .layers import LayerRow, layer_inv_freq
+from .layer_rope import layer_inv_freq
+from .layer_row import LayerRow
 
 __all__ = [
     "PAIR_BANDS",
