@@ -123,7 +123,7 @@ def pairs_figure(pairs, *, who: str, context: int, name: str, trained: int | Non
             + f"the {context:,}-token context as horizontal lines; shading groups the pairs by whether they "
             "complete a turn inside the span the layer sees, inside the context, or never.")
     show(stacked_legend(chart, 1 + len(set(pairs["band"]))))
-    counts = {band: int(np.sum(pairs["band"] == band)) for band in PAIR_BAND_COLOURS}
+    counts = pairs["band_counts"]
     span = pairs["span"]
     parts = [f"{counts['turns in its window']} pairs turn at least once inside the {span:,} tokens this "
              "layer sees" if span < context else
@@ -169,7 +169,7 @@ def query_scale_figure(positions, scale, row, start: int, *, name: str) -> None:
 
 
 def theta_formula(row, pairs) -> None:
-    turning = int(np.sum(pairs["inv_freq"] > 0))
+    turning = pairs["turning"]
     first, last = float(pairs["wavelength"][0]), float(pairs["wavelength"][turning - 1])
     prime = "'" if row.scaling and row.rope_type not in ("default", "proportional") else ""
     formula(r"\theta_i = $b^{-2i/$d},\; i = 0..$n,\qquad \lambda${p}_0 = $w0,\; \lambda${p}_{$n} = $wl",
@@ -204,7 +204,7 @@ def compare_figure(views, *, context: int, name: str) -> None:
     parts = []
     for label, view in views.items():
         span = view["span"]
-        inside = int(np.sum(view["wavelength"] <= span))
+        inside = view["turn_in_span"]
         parts.append(f"{label}: {inside} of {view['pair'].shape[0]} pairs turn within the "
                      f"{span:,} tokens it sees")
     notice("; ".join(parts) + ". Local layers pair a short span with fast rotations that turn many times inside "

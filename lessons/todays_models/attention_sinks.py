@@ -58,7 +58,7 @@ def map_tab(page, sink: float, window: int) -> None:
                             help="The window in this 32-token map: small, so its edge shows; the other tabs "
                                  "use W above.")
     result = attention_map(n, w, sink)
-    last, kept = float(result["sink"][-1]), float(np.nansum(result["probs"][-1]))
+    last, kept = float(result["sink"][-1]), float(result["kept"][-1])
     grid = np.column_stack([result["probs"], result["sink"]])  # (n, n + 1): keys, then the sink
     chart = figures.heatmap(
         grid, x=[str(k) for k in range(n)] + ["sink"], y=np.arange(n),
@@ -85,8 +85,7 @@ def map_tab(page, sink: float, window: int) -> None:
 
 def score_tab(page, sink: float, window: int) -> None:
     curves = mass_by_score(sink, window)
-    middle = curves[f"sink logit {sink:g}"]
-    at_zero = float(middle[np.argmin(np.abs(OFFSETS))])
+    at_zero = float(pc.sink_mass_by_score(sink, [0.0], window)[0])  # unshifted: the curve's middle point
     show(figures.stacked_lines(
         OFFSETS, curves, title=f"Probability the sink absorbs, {window} keys", x_title="shift of every "
         "key's score", y_title="sink mass", hover_format=".3f", y_range=(0.0, 1.0), name="sink_score",

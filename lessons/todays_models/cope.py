@@ -50,7 +50,7 @@ def _attention_chart(ex, unit: str, target: int, name: str):
                         title=f"Counting {unit}: where '{tokens[ex['query']]}' looks for position {target}",
                         x_title="key (index·token)", y_title="attention", name=name,
                         alt=f"Bars of the last token's attention on each of {len(tokens)} keys, counting {unit}; "
-                            f"the {int(ex['at_target'].sum())} keys at position {target} get "
+                            f"the {ex['found']} keys at position {target} get "
                             f"{ex['target_mass']:.1%} of it.")
 
 
@@ -68,7 +68,7 @@ def example_tab(page, view, ex) -> None:
                                   f'ex["attention"]  # ({len(tokens)},) the last token\'s attention on '
                                   'each key: the bars')
         picked = [t for t, hit in zip(tokens, by_tokens["at_target"], strict=True) if hit]
-        found = int(ex["at_target"].sum())
+        found = ex["found"]
         here = (f"Counted in {unit}, position {target} holds {found} token{'s' * (found != 1)}, which "
                 f"together get {ex['target_mass']:.1%} of the attention." if found else
                 f"Counted in {unit}, no key reaches position {target} (the text has too few), so the "
@@ -83,7 +83,7 @@ def gates_tab(page, view, ex) -> None:
     tokens, query, names = ex["tokens"], ex["query"], labelled(ex["tokens"])
     with page.side:
         j = controls.slider("Key j", "j", 0, query, max(0, query - 6)) if query > 0 else 0
-    opened = int(np.sum(ex["gates"] > 0.5))
+    opened = ex["open_gates"]
     show(figures.bars(names, {"gate g": ex["gates"]}, title="The last token's gate on each key "
                       "(1: this key counts)", x_title="key (index·token)", y_title="gate", height=300,
                       name="cope_gates", alt=f"Bars per key: the gate is near 1 on the {opened} keys that end a "

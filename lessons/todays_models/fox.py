@@ -40,8 +40,8 @@ def bias_tab(page, view, ex) -> None:
         title=f"The bias added to each logit, head {view['head']} of {view['heads']}", value_name="bias",
         x_title="key j", y_title="query i", name="fox_bias",
         alt=f"Two lower-triangular heatmaps for {len(tokens)} words. ALiBi's bias falls by {ex['slope']:.4g} per "
-            f"step back; FoX's falls by the gates' logs, from {ex['local_slope'].min():.3g} to "
-            f"{ex['local_slope'].max():.3g} per word. The last word's bias on the first is "
+            f"step back; FoX's falls by the gates' logs, from {ex['slope_range'][0]:.3g} to "
+            f"{ex['slope_range'][1]:.3g} per word. The last word's bias on the first is "
             f"{ex['fox'][-1, 0]:.3f} under FoX and {ex['alibi'][-1, 0]:.3f} under ALiBi."))
     st.caption(TOY)
     code(view, f'ex["fox"], ex["alibi"]  # ({len(tokens)}, {len(tokens)}) each, -inf above the diagonal')
@@ -65,8 +65,8 @@ def slope_tab(page, view, ex) -> None:
     show(figures.bars(names, {"−log f_t (this word's slope)": ex["local_slope"]},
                       title="How much each word makes the queries after it forget", x_title="word (index·text)",
                       y_title="−log f_t", name="fox_slopes",
-                      alt=f"Bars per word of −log f_t, between {ex['local_slope'].min():.3g} and "
-                          f"{ex['local_slope'].max():.3g}; ALiBi's constant slope is {ex['slope']:.4g}."))
+                      alt=f"Bars per word of −log f_t, between {ex['slope_range'][0]:.3g} and "
+                          f"{ex['slope_range'][1]:.3g}; ALiBi's constant slope is {ex['slope']:.4g}."))
     st.caption(f"ALiBi's slope for this head: {ex['slope']:.4g} for every word. {TOY}")
     code(view, f'ex["local_slope"]  # ({len(names)},) −log f_t, the bars; ex["gates"] f_t')
     formula(r"f_t = \sigma\big(b + \lambda\,w\cdot x_t\big),\quad b = -\log(e^{m}-1) = $b,\quad \lambda = $l",

@@ -4,7 +4,7 @@ import numpy as np
 import streamlit as st
 
 import posenc_core as pc
-from lessons.todays_models import class_views
+from lessons.todays_models import layer_questions_views as questions
 from page_kit import classroom, controls, guard, header, layer_views, notice, source, stage, why
 from page_kit.config_input import choose_config
 
@@ -86,8 +86,8 @@ def lesson():
                                   title=f"{len(rows)} layers: what each mixes with, and what it does with positions",
                                   picks=("layer", "view", "One layer") if len(rows) > 1 else None)  # click a layer
                 st.markdown(origin)
-                class_views.ask_longer_prompt(rows, context)  # about the strip's top row, after it: a what-if
-                classroom.snippet(*class_views.config_lines(config_text),
+                questions.ask_longer_prompt(rows, context)  # about the strip's top row, after it: a what-if
+                classroom.snippet(*questions.config_lines(config_text),
                                   "labels = [pc.layer_label(r) for r in rows]  # (layers,) the strip's bottom row")
                 _strip_notice(rows, groups)
                 st.dataframe(table, hide_index=True, height=300, width="stretch")
@@ -98,7 +98,7 @@ def lesson():
         if tab_compare.open:
             with tab_compare:
                 _side_by_side(config_text, groups, context)
-                classroom.snippet(*class_views.config_lines(config_text),
+                classroom.snippet(*questions.config_lines(config_text),
                                   f'wavelengths = {{g["label"]: pc.layer_pairs(g["row"], {context})["wavelength"]',
                                   '               for g in pc.layer_groups(rows) if g["row"].rotates}  # (pairs,) '
                                   'each, positions')
@@ -129,7 +129,7 @@ def _one_layer(config_text, row, context) -> None:
         layer_views.theta_formula(row, view["pairs"])
         layer_views.score_figure(view["distances"], view["scores"], who=f"layer {row.index}", context=context,
                                  name="layer_score", window=row.window, chunk=row.chunk)
-        classroom.snippet(*class_views.config_lines(config_text),
+        classroom.snippet(*questions.config_lines(config_text),
                           f"pairs = pc.layer_pairs(rows[{row.index}], {context})  # \"wavelength\" (pairs,) positions",
                           f'distances, scores = pc.score_vs_distance(pairs["inv_freq"], pairs["attention_factor"], '
                           f'{min(2 * context, pc.MAX_POSITIONS * 64)})  # the score curve above')

@@ -1,4 +1,3 @@
-import numpy as np
 import streamlit as st
 
 import posenc_core as pc
@@ -38,19 +37,19 @@ WHY = ("PaTH attention (Yang, Shen, Wen, Tan, Mishra, Ren, Panda and Kim 2025, a
 
 def grids_tab(page, view, ex) -> None:
     tokens = ex["tokens"]
-    spread = ex["spread"]
+    spread = ex["largest_spread"]
     show(figures.small_multiples(
         [figures.blank_masked(ex["rope"]), figures.blank_masked(ex["path"])],
-        ["RoPE: one fixed rotation per step", "PaTH: each word's own transform"], cols=2,
+        ["RoPE: fixed steps", "PaTH: word's steps"], cols=2,  # short: two panels side by side on a phone
         title="Score of the same probe q and k at every query and key", value_name="q·k", x_title="key j",
         y_title="query i", name="path_grids",
         alt=f"Two lower-triangular heatmaps for {len(tokens)} words. RoPE's is constant along every diagonal "
-            f"(largest spread {spread['rope'].max():.1e}); PaTH's changes along them (largest spread "
-            f"{spread['path'].max():.2f} at offset {int(np.argmax(spread['path']))})."))
+            f"(largest spread {spread['rope']:.1e}); PaTH's changes along them (largest spread "
+            f"{spread['path']:.2f} at offset {ex['widest_offset']})."))
     st.caption(TOY)
     code(view, f'ex["rope"], ex["path"]  # ({len(tokens)}, {len(tokens)}) each, -inf above the diagonal')
     same = ex["wordless"]
-    flat = float(spread["fixed"].max())
+    flat = spread["fixed"]
     with classroom.predict("path_fixed", "Now give every word the same w and β (word 0's): one fixed, "
                            "data-independent transform. What does PaTH's grid become?",
                            ["Constant along each diagonal, like RoPE", "Still changing along the diagonals",
@@ -63,7 +62,7 @@ def grids_tab(page, view, ex) -> None:
                                  f"{flat:.1e}): a fixed transform, like RoPE's, sees only the offset."))
     notice(f"RoPE's diagonals are constant: two words {len(tokens) // 2} apart score the same wherever they sit. "
            f"PaTH's are not, because the transforms in between differ from word to word (spread up to "
-           f"{spread['path'].max():.2f}). Position has become a property of the path, not of the count.")
+           f"{spread['path']:.2f}). Position has become a property of the path, not of the count.")
 
 
 def spread_tab(page, view, ex) -> None:
@@ -72,12 +71,12 @@ def spread_tab(page, view, ex) -> None:
                       title="How much the score at one offset depends on where the pair sits",
                       x_title="offset i − j", y_title="max − min along the diagonal", name="path_spread",
                       alt=f"Grouped bars per offset: RoPE's spread is 0 at every offset (at most "
-                          f"{ex['spread']['rope'].max():.1e}); PaTH's reaches {ex['spread']['path'].max():.2f}."))
+                          f"{ex['largest_spread']['rope']:.1e}); PaTH's reaches {ex['largest_spread']['path']:.2f}."))
     code(view, f'ex["spread"]["rope"], ex["spread"]["path"]  # ({len(offsets)},) each, the bars')
     names = [f"{i}·{t}" for i, t in enumerate(ex["tokens"])]
     show(figures.bars(names, {"β_t": ex["beta"]}, title="Each word's strength β_t (2: a full reflection)",
                       x_title="word (index·text)", y_title="β", height=300, name="path_beta",
-                      alt=f"Bars of β per word, between {ex['beta'].min():.2f} and {ex['beta'].max():.2f}."))
+                      alt=f"Bars of β per word, between {ex['beta_range'][0]:.2f} and {ex['beta_range'][1]:.2f}."))
     notice("Offset 0 is the diagonal, q·k with no transform, the same for every word. The last offset has a single "
            "pair, so nothing to compare. In between, PaTH's spread is what data dependence adds; β near 0 makes "
            "a word nearly transparent, β near 2 reflects the query.")

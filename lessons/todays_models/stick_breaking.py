@@ -49,7 +49,7 @@ def last_tab(page, view, ex) -> None:
     show(figures.bars(names, rows, title=f"What the last word '{tokens[-1]}' attends to", x_title="key (index·word)",
                       y_title="weight", name="sb_last",
                       alt=f"Grouped bars over {len(tokens)} keys. Stick-breaking hands out "
-                          f"{ex['stick'][-1].sum():.3f} of its stick (the rest, {ex['remainder'][-1]:.3f}, goes "
+                          f"{ex['last_taken']:.3f} of its stick (the rest, {ex['remainder'][-1]:.3f}, goes "
                           f"nowhere), at a mean distance of {mean['stick-breaking']:.2f} words; softmax + ALiBi at "
                           f"{mean['softmax + ALiBi']:.2f}; softmax without positions at "
                           f"{mean['softmax, no positions']:.2f}."))

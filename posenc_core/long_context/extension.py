@@ -242,7 +242,7 @@ def ntk_stretched_base(head_dim, base, stretch) -> float:
 
 
 def dynamic_ntk_base(head_dim, base, factor, seq_len, original) -> float:
-    """Dynamic NTK's base for a sequence of ``seq_len`` tokens: b' = b (s n / L − (s − 1))^(d/(d-2)), n = max(seq_len, L).
+    """Dynamic NTK's base for ``seq_len`` tokens: b' = b (s n / L − (s − 1))^(d/(d-2)), n = max(seq_len, L).
 
     Float64, as transformers computes it at init and for lengths within L (the figures' own frequencies come from
     ``rope_inv_freq``, which also follows the forward pass's float32 arithmetic past L).

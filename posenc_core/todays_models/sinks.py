@@ -103,7 +103,8 @@ def sink_attention_map(n, window, sink, *, spread=1.0, seed=0) -> dict:
     """One head's causal sliding-window attention with a sink, on seeded scores.
 
     Returns:
-        ``{"probs": (n, n) (NaN where masked), "sink": (n,)}``.
+        ``{"probs": (n, n) (NaN where masked), "sink": (n,), "kept": (n,)}``; ``kept`` is each row's total on
+        the real keys (1 − sink).
     """
     n = as_int("number of positions", n, minimum=1, maximum=1024)
     window = as_int("window", window, minimum=1, maximum=n)
@@ -113,8 +114,9 @@ def sink_attention_map(n, window, sink, *, spread=1.0, seed=0) -> dict:
     visible = (k <= q) & (q - k < window)  # transformers' sliding window: q - k < sliding_window
     logits[~visible] = -np.inf
     probs, mass = sink_softmax(logits, as_float("sink logit", sink))
+    kept = np.where(visible, probs, 0.0).sum(axis=1)  # (n,)
     probs[~visible] = np.nan
-    return {"probs": probs, "sink": mass}
+    return {"probs": probs, "sink": mass, "kept": kept}
 
 
 def streaming_eviction(window, sink, first_score=6.0, *, spread=1.0, seed=0) -> dict:
