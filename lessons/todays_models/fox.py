@@ -1,9 +1,9 @@
 import streamlit as st
 
 import posenc_core as pc
+from lessons.todays_models import sentence_views
 from page_kit import classroom, controls, figures, formula, guard, header, notice, see_also, show, source, stage, why
 
-TEXT = "the cat sat on the warm mat and then the old dog slept by the door"
 TOY = ("The gates come from seeded toy weights (a random w and b on each word's seeded embedding), not from a "
        "trained model: they show what the mechanism can do, not what FoX learned.")
 
@@ -14,8 +14,8 @@ def sentence(text: str, n_heads: int, head: int, dependence: float, seed: int):
 
 
 def code(view, *lines: str) -> None:
-    call = classroom.call("fox_sentence", view["text"], view["heads"], view["head"], view["dep"], view["seed"])
-    classroom.snippet(f"ex = {call}", *lines)
+    args = (view["text"], view["heads"], view["head"], view["dep"], view["seed"])
+    sentence_views.sentence_snippet("fox_sentence", args, *lines)
 
 
 header("Forgetting Transformer (FoX)",
@@ -99,7 +99,7 @@ def lesson():
         heads = controls.select_slider("ALiBi heads", "heads", [4, 8, 12, 16], 8)
         head = controls.slider("Head", "head", 1, heads, 2, help="ALiBi's slope for this head sets the gate's bias.")
     with page.more:
-        text = controls.text("Sentence", "text", TEXT, max_chars=300, help="Words split on spaces, at most 64.")
+        text = sentence_views.sentence_control()
         seed = controls.slider("Toy weight seed", "seed", 0, 9, 0)
     view = {"text": text, "dep": float(dep), "heads": heads, "head": head, "seed": seed}
     tabs = page.sections(["Bias for your sentence", "Slope per word", "Attention"])

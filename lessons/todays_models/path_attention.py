@@ -1,9 +1,9 @@
 import streamlit as st
 
 import posenc_core as pc
+from lessons.todays_models import sentence_views
 from page_kit import classroom, controls, figures, formula, guard, header, notice, see_also, show, source, stage, why
 
-TEXT = "the cat sat on the warm mat and then the old dog slept by the door"
 TOY = ("Every word gets the same probe query and key, so only the transforms make two cells differ. PaTH's w_t and "
        "β_t come from seeded toy weights on each word's seeded embedding, not from a trained model.")
 
@@ -14,8 +14,8 @@ def sentence(text: str, dim: int, seed: int, base: float, sharpness: float):
 
 
 def code(view, *lines: str) -> None:
-    call = classroom.call("path_sentence", view["text"], view["dim"], view["seed"], view["base"], view["sharp"])
-    classroom.snippet(f"ex = {call}", *lines)
+    args = (view["text"], view["dim"], view["seed"], view["base"], view["sharp"])
+    sentence_views.sentence_snippet("path_sentence", args, *lines)
 
 
 header("PaTH: transforms along the path",
@@ -109,7 +109,7 @@ def lesson():
                                 help="Multiplies u·x_t in β_t = 2σ(u·x_t); 0 gives every word β = 1.")
         dim = controls.select_slider("Head dimension", "dim", [2, 4, 8, 16], 8)
     with page.more:
-        text = controls.text("Sentence", "text", TEXT, max_chars=300, help="Words split on spaces, at most 64.")
+        text = sentence_views.sentence_control()
         base = controls.select_slider("RoPE base", "base", [10.0, 100.0, 1000.0, 10000.0], 100.0,
                                       help="A small base turns fast enough to show in a short sentence.")
         seed = controls.slider("Toy weight seed", "seed", 0, 9, 0)

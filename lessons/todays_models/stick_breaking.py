@@ -1,9 +1,9 @@
 import streamlit as st
 
 import posenc_core as pc
+from lessons.todays_models import sentence_views
 from page_kit import classroom, controls, figures, formula, guard, header, notice, see_also, show, source, stage, why
 
-TEXT = "the cat sat on the warm mat and then the old dog slept by the door"
 TOY = ("The logits come from seeded toy query and key weights on each word's seeded embedding, not from a trained "
        "model: they show what the mechanism does with scores, not what a trained model attends to.")
 METHODS = ("stick-breaking", "softmax + ALiBi", "softmax, no positions")
@@ -20,9 +20,8 @@ def constant(logit: float, length: int):
 
 
 def code(view, *lines: str) -> None:
-    call = classroom.call("stick_breaking_sentence", view["text"], view["level"], view["heads"], view["head"],
-                          view["seed"], attend_current=view["current"])
-    classroom.snippet(f"ex = {call}", *lines)
+    args = (view["text"], view["level"], view["heads"], view["head"], view["seed"])
+    sentence_views.sentence_snippet("stick_breaking_sentence", args, *lines, attend_current=view["current"])
 
 
 header("Stick-breaking attention",
@@ -116,7 +115,7 @@ def lesson():
         heads = controls.select_slider("ALiBi heads", "heads", [4, 8, 12, 16], 8)
         head = controls.slider("ALiBi head", "head", 1, heads, 2)
     with page.more:
-        text = controls.text("Sentence", "text", TEXT, max_chars=300, help="Words split on spaces, at most 64.")
+        text = sentence_views.sentence_control()
         seed = controls.slider("Toy weight seed", "seed", 0, 9, 0)
         current = controls.toggle("Query takes from its own key", "current", False,
                                   help="attend_current in the authors' code; off by default there.")
