@@ -172,7 +172,9 @@ def theta_formula(row, pairs) -> None:
     turning = pairs["turning"]
     first, last = float(pairs["wavelength"][0]), float(pairs["wavelength"][turning - 1])
     prime = "'" if row.scaling and row.rope_type not in ("default", "proportional") else ""
-    formula(r"\theta_i = $b^{-2i/$d},\; i = 0..$n,\qquad \lambda${p}_0 = $w0,\; \lambda${p}_{$n} = $wl",
+    # two lines: on one, a 10^7 wavelength ran past the figure column of a projector
+    formula(r"\begin{gathered}\theta_i = $b^{-2i/$d},\; i = 0..$n\\ \lambda${p}_0 = $w0,\; \lambda${p}_{$n} = $wl"
+            r"\end{gathered}",
             p=prime,
             b=row.theta, d=int(row.head_dim * row.partial_rotary_factor) if row.rope_type != "proportional"
             else row.head_dim, n=turning - 1, w0=first, wl=last)

@@ -253,6 +253,7 @@ def test_describe_rope_config_rows():
     rows = {r[0]: r for r in pc.describe_rope_config(pc.preset_config("phi3.5-mini"))}
     assert rows["long_factor"][1].startswith("48 values")
     assert "top-level" in rows["original_max_position_embeddings"][2]
+    assert rows["original_max_position_embeddings"][1] == "4,096"  # lengths with separators, as in the table
     rows = {r[0]: r for r in pc.describe_rope_config(pc.preset_config("deepseek-v3"))}
     assert "qk_rope_head_dim" in rows["head_dim"][2]
     nested = {"hidden_size": 1024, "num_attention_heads": 8, "head_dim": 256,

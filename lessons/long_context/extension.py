@@ -87,8 +87,9 @@ def ask_doubled(view, result) -> None:
     with classroom.predict(f"divided_{view['method']}", f"{label}: double the factor to s = {2 * factor:g}. "
                            "The pairs slowed down by the full factor s (the 'divided by s' band) ...",
                            ["grow in number", "stay the same pairs", "shrink in number"], answer, which):
-        formula(r"\#\{i : \theta'_i = \theta_i / s\} = $now\ (s = $s)\ \to\ $later\ (s = $s2)"
-                r"\quad\text{of } $n \text{ pairs}", now=now, s=factor, later=later, s2=2 * factor, n=n_pairs)
+        formula(r"\begin{gathered}\#\{i : \theta'_i = \theta_i / s\}\ \text{of } $n \text{ pairs:}\\ "
+                r"$now\ (s = $s)\ \to\ $later\ (s = $s2)\end{gathered}", now=now, s=factor, later=later,
+                s2=2 * factor, n=n_pairs)
 
 
 def wave_tab(page, view, analysis) -> None:
@@ -120,9 +121,9 @@ def ratio_tab(page, view, analysis) -> None:
 
 def angle_tab(page, view, analysis) -> None:
     extension_views.angles(analysis[1], name="ext_angles", label=view["label"])
-    formula(r"\text{training: } L\,\theta_i = $L\,\theta_i,\qquad \text{after: } L'\,\theta'_i = $Lp\,"
-            r"\theta'_i,\qquad \text{out of distribution if } L\theta_i < 2\pi \text{ and } "
-            r"L'\theta'_i > L\theta_i", L=view["original"], Lp=view["target"])
+    formula(r"\begin{gathered}\text{training: } L\,\theta_i = $L\,\theta_i,\qquad \text{after: } L'\,\theta'_i = "
+            r"$Lp\,\theta'_i\\ \text{out of distribution if } L\theta_i < 2\pi \text{ and } "
+            r"L'\theta'_i > L\theta_i\end{gathered}", L=view["original"], Lp=view["target"])
 
 
 def score_tab(page, view, analysis) -> None:
@@ -137,8 +138,8 @@ def score_tab(page, view, analysis) -> None:
                              x_title="s = L′/L (log)", y_title="a", log_x=True, vlines=[(factor, f"s = {factor:g}")],
                              name="ext_attention_factor",
                              alt="YaRN's 0.1 ln s + 1 and LongRoPE's sqrt(1 + ln s / ln L) against s."))
-    formula(r"a_{\text{YaRN}} = 0.1\ln s + 1 = $y,\qquad a_{\text{LongRoPE}} = "
-            r"\sqrt{1 + \frac{\ln s}{\ln L}} = $lr", y=pc.yarn_mscale(factor),
+    formula(r"\begin{gathered}a_{\text{YaRN}} = 0.1\ln s + 1 = $y\\ a_{\text{LongRoPE}} = "
+            r"\sqrt{1 + \frac{\ln s}{\ln L}} = $lr\end{gathered}", y=pc.yarn_mscale(factor),
             lr=float(pc.attention_factor_curve([factor], original)["LongRoPE"][0]))
 
 
@@ -149,9 +150,9 @@ def calls_tab(page, view, analysis) -> None:
                               help="Sequence lengths of successive forward calls of one model.")
     calls = dynamic_calls(pattern, view["head_dim"], float(view["base"]), original, float(factor))
     stateful_calls(calls, original, factor, name="ext_dynamic_calls")
-    formula(r"n > n_{\text{cached}}:\ b' = b\left(\frac{s\,n}{L} - (s-1)\right)^{d/(d-2)},\ "
-            r"n_{\text{cached}} = n;\qquad n < L = $L < n_{\text{cached}}:\ \theta' = \theta,\ "
-            r"n_{\text{cached}} = L", L=original)
+    formula(r"\begin{gathered}n > n_{\text{cached}}:\ b' = b\left(\frac{s\,n}{L} - (s-1)\right)^{d/(d-2)},\ "
+            r"n_{\text{cached}} = n\\ n < L = $L < n_{\text{cached}}:\ \theta' = \theta,\ "
+            r"n_{\text{cached}} = L\end{gathered}", L=original)
 
 
 # The lesson's tabs in order: label, and the function that draws it (each runs only while its tab is open).

@@ -107,22 +107,24 @@ def _linear_formula(view) -> None:
 
 
 def _ntk_formula(view) -> None:
-    formula(r"b' = b\,s^{d/(d-2)} = $b\cdot $s^{$d/$dm} = $nb,\qquad \theta'_i = b'^{-2i/d}",
+    formula(r"\begin{gathered}b' = b\,s^{d/(d-2)} = $b\cdot $s^{$d/$dm} = $nb\\ \theta'_i = b'^{-2i/d}"
+            r"\end{gathered}",
             b=view["base"], s=view["factor"], d=view["head_dim"], dm=view["head_dim"] - 2,
             nb=pc.ntk_stretched_base(view["head_dim"], view["base"], view["factor"]))
 
 
 def _ntk_alpha_formula(view) -> None:
     alpha = view["knobs"]["alpha"]
-    formula(r"b' = b\,\alpha^{d/(d-2)} = $b\cdot $a^{$d/$dm} = $nb,\qquad \theta'_i = b'^{-2i/d}",
+    formula(r"\begin{gathered}b' = b\,\alpha^{d/(d-2)} = $b\cdot $a^{$d/$dm} = $nb\\ \theta'_i = b'^{-2i/d}"
+            r"\end{gathered}",
             b=view["base"], a=alpha, d=view["head_dim"], dm=view["head_dim"] - 2,
             nb=pc.ntk_stretched_base(view["head_dim"], view["base"], alpha))
 
 
 def _dynamic_formula(view) -> None:
     seq_len = view["seq_len"]
-    formula(r"b' = b\left(\frac{s\,n}{L} - (s-1)\right)^{d/(d-2)},\quad n = \max(\text{seq len}, L) = $n,"
-            r"\quad b' = $nb", n=max(seq_len, view["original"]),
+    formula(r"\begin{gathered}b' = b\left(\frac{s\,n}{L} - (s-1)\right)^{d/(d-2)}\\ n = \max(\text{seq len}, L) "
+            r"= $n,\quad b' = $nb\end{gathered}", n=max(seq_len, view["original"]),
             nb=pc.dynamic_ntk_base(view["head_dim"], view["base"], view["factor"], seq_len, view["original"]))
 
 
@@ -130,16 +132,18 @@ def _yarn_formula(view) -> None:
     knobs = view["knobs"]
     low, high = pc.yarn_ramp_bounds({"beta_fast": knobs["beta_fast"], "beta_slow": knobs["beta_slow"],
                                      "truncate": knobs["truncate"]}, view["head_dim"], view["base"], view["original"])
-    formula(r"\theta'_i = (1-\gamma_i)\frac{\theta_i}{s} + \gamma_i\theta_i,\quad \gamma_i = "
-            r"1 - \mathrm{clip}\!\left(\frac{i - $lo}{$hi - $lo}, 0, 1\right),\quad "
-            r"i_{\text{lo,hi}} = \frac{d\,\ln\!\big(L/(2\pi\beta)\big)}{2\ln b}", lo=low, hi=high)
+    # one rule a line: on one line it ran past a phone's width
+    formula(r"\begin{gathered}\theta'_i = (1-\gamma_i)\frac{\theta_i}{s} + \gamma_i\theta_i\\ \gamma_i = "
+            r"1 - \mathrm{clip}\!\left(\frac{i - $lo}{$hi - $lo}, 0, 1\right)\\ "
+            r"i_{\text{lo,hi}} = \frac{d\,\ln\!\big(L/(2\pi\beta)\big)}{2\ln b}\end{gathered}", lo=low, hi=high)
 
 
 def _llama3_formula(view) -> None:
     knobs, original = view["knobs"], view["original"]
-    formula(r"\lambda_i < \frac{L}{\text{high}} = $a \Rightarrow \theta_i;\quad \lambda_i > \frac{L}{\text{low}} "
-            r"= $b \Rightarrow \frac{\theta_i}{s};\quad \text{between: } (1-w)\frac{\theta_i}{s} + w\,\theta_i,\ "
-            r"w = \frac{L/\lambda_i - \text{low}}{\text{high}-\text{low}}",
+    formula(r"\begin{gathered}\lambda_i < \frac{L}{\text{high}} = $a \Rightarrow \theta_i;\quad "
+            r"\lambda_i > \frac{L}{\text{low}} = $b \Rightarrow \frac{\theta_i}{s}\\ \text{between: } "
+            r"(1-w)\frac{\theta_i}{s} + w\,\theta_i,\ w = \frac{L/\lambda_i - \text{low}}{\text{high}-\text{low}}"
+            r"\end{gathered}",
             a=original / knobs["high_ff"], b=original / knobs["low_ff"])
 
 

@@ -118,7 +118,8 @@ def score(distances, before, after, result, *, name: str, label: str) -> None:
     notice("Slowing pairs down stretches the curve to the right: the score falls off over longer distances, "
            "so far-away tokens look closer than they did. The attention factor a lifts the whole curve by a², "
            "sharpening the softmax to make up for the flatter logits at long range.")
-    formula(r"\mathrm{score}(r) = a^2\,\frac{2}{d}\sum_{i<d/2}\cos(r\,\theta'_i),\qquad a = $a,\quad a^2 = $a2",
+    formula(r"\begin{gathered}\mathrm{score}(r) = a^2\,\frac{2}{d}\sum_{i<d/2}\cos(r\,\theta'_i)\\ a = $a,\quad "
+            r"a^2 = $a2\end{gathered}",
             a=result["attention_factor"], a2=result["attention_factor"] ** 2)
 
 

@@ -317,6 +317,8 @@ def _scaling_rows(text: Mapping, params: Mapping, read, by_class: str | None) ->
             shown = f"{len(value)} values, {min(numbers):.4g} to {max(numbers):.4g}"
         elif isinstance(value, (list, tuple)):
             shown = f"a list of {len(value)}" if value else "empty list"
+        elif isinstance(value, int) and not isinstance(value, bool):
+            shown = f"{value:,}"  # a length reads as the other lengths in the table do
         else:
             shown = repr(value)
         if key == "original_max_position_embeddings" and text.get(key) is not None and \
