@@ -64,9 +64,9 @@ def map_tab(page, sink: float, window: int) -> None:
         grid, x=[str(k) for k in range(n)] + ["sink"], y=np.arange(n),
         title=f"One head, causal window of {w} keys, sink logit {sink:g}", x_title="key (then the sink)",
         y_title="query position", value_name="probability", zrange=(0.0, 1.0), name="sink_map",
+        # the sink's shares are left to the answer below: they would give the question away
         alt=f"Attention probabilities of {n} queries in a causal window of {w} keys, with the sink logit {sink:g} "
-            f"as the last column; blank cells are outside the window. The sink takes {result['sink'][0]:.3g} of "
-            f"the first row and {last:.3g} of the last.")
+            "as the last column; blank cells are outside the window.")
     ticks = [str(k) for k in range(0, n, 4)] + ["sink"]  # label the sink column explicitly
     chart.figure.update_xaxes(type="category", tickvals=ticks, ticktext=ticks)
     show(chart)

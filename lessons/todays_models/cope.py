@@ -50,8 +50,7 @@ def _attention_chart(ex, unit: str, target: int, name: str):
                         title=f"Counting {unit}: where '{tokens[ex['query']]}' looks for position {target}",
                         x_title="key (index·token)", y_title="attention", name=name,
                         alt=f"Bars of the last token's attention on each of {len(tokens)} keys, counting {unit}; "
-                            f"the {ex['found']} keys at position {target} get "
-                            f"{ex['target_mass']:.1%} of it.")
+                            f"the keys at position {target} get {ex['target_mass']:.1%} of it.")  # no count: asked
 
 
 def example_tab(page, view, ex) -> None:
