@@ -146,10 +146,10 @@ def stream_tab(page, sink: float, window: int) -> None:
         'print(result["first_token"])  # token 0 as the sink: "before"/"after", mass on it ("parking") '
         'and on the rest ("tokens")',
         'print(result["learned_sink"])  # the same bars with a learned sink logit')
-    formula(r"\begin{gathered}\frac{a_j^{\text{after}}}{a_j^{\text{before}}} \le \frac{1}{1 - a_0} = $b\ "
-            r"\text{(token 0 as the sink)}\\ \max_j \frac{a_j^{\text{after}}}{a_j^{\text{before}}} = $g\ "
-            r"\text{(learned sink)}\end{gathered}", b=1 / (1 - result["first_token"]["before"]["parking"]),
-            g=result["learned_sink"]["growth"])
+    formula(r"\begin{gathered}\text{token 0 as the sink:}\\ \frac{a_j^{\text{after}}}{a_j^{\text{before}}} \le "
+            r"\frac{1}{1 - a_0} = $b\\ \text{learned sink:}\\ "
+            r"\max_j \frac{a_j^{\text{after}}}{a_j^{\text{before}}} = $g\end{gathered}",
+            b=result["first_token"]["growth_bound"], g=result["learned_sink"]["growth"])
     notice(f"A streaming cache keeps the last {window} tokens. If the model parks "
            f"{result['first_token']['before']['parking']:.0%} of its attention on token 0, evicting "
            f"token 0 hands that mass to the remaining tokens: each one's weight grows up to "

@@ -87,11 +87,12 @@ def order_tab(page) -> None:
     result = experiment(n, kind, i, j, 0)
     errors = result["errors"]
     largest = result["largest"]
-    # one row per mixer: on one line they ran past the figure column of a projector
+    # short rows: one row per mixer ran past the figure column of a projector, and past a phone's width
     formula(r"\begin{gathered}\text{conv: } y_t = \sum_{k<4} w_k \odot x_{t-k}\\ \text{recurrence: } "
-            r"h_t = g_t \odot h_{t-1} + x_t,\ \ g_t = 0.9\,\sigma(x_t W_g)\\ "
-            r"\text{attention: } y_t = \sum_{s \in S_t} \mathrm{softmax}_s\big(q_t\cdot k_s/\sqrt{d}\big)\,v_s"
-            r"\\ S_t = \{0..t\}\ \text{(causal) or all (bidirectional)}\end{gathered}")
+            r"h_t = g_t \odot h_{t-1} + x_t\\ g_t = 0.9\,\sigma(x_t W_g)\\ "
+            r"\text{attention: } y_t = \sum_{s \in S_t} a_{ts}\,v_s\\ a_{ts} = "
+            r"\mathrm{softmax}_s\big(q_t\cdot k_s/\sqrt{d}\big)\\ S_t = \{0..t\}\ \text{(causal)}\\ "
+            r"\text{or all (bidirectional)}\end{gathered}")
     with questions.ask_blind(result, kind):
         chart = figures.stacked_lines(
             np.arange(n), {name: np.maximum(e, 1e-17) for name, e in errors.items()},

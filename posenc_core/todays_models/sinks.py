@@ -129,7 +129,7 @@ def streaming_eviction(window, sink, first_score=6.0, *, spread=1.0, seed=0) -> 
     Returns:
         ``{"first_token": {...}, "learned_sink": {...}}``, each with ``before`` and ``after``: dicts of the
         mass on the parking place (token 0 or the sink), the mass on the other tokens, and the largest
-        factor by which one kept token's weight grew.
+        factor by which one kept token's weight grew (``growth``), with its bound 1 / (1 − a_0) (``growth_bound``).
     """
     window = as_int("cache size", window, minimum=2, maximum=MAX_POSITIONS)
     spread = as_float("score spread", spread, minimum=0.0, maximum=20.0)
@@ -143,7 +143,9 @@ def streaming_eviction(window, sink, first_score=6.0, *, spread=1.0, seed=0) -> 
         shared = slice(1, window)  # tokens 1..W-1 are in the cache both times
         growth = float(np.max(after[0][: window - 1] / before[0][shared]))
         return {"before": {"parking": parking_before, "tokens": 1.0 - parking_before},
-                "after": {"parking": parking_after, "tokens": 1.0 - parking_after}, "growth": growth}
+                "after": {"parking": parking_after, "tokens": 1.0 - parking_after}, "growth": growth,
+                # evicting a parking place that held a_0 can grow a kept weight by at most 1 / (1 - a_0)
+                "growth_bound": 1.0 / (1.0 - parking_before)}
 
     b, a = _softmax(parked[None, :window]), _softmax(parked[None, 1:])  # plain softmax: no sink column
     first = stats(b, a, float(b[0, 0]), 0.0)
