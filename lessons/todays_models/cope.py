@@ -97,7 +97,7 @@ def gates_tab(page, view, ex) -> None:
                               f'ex["gates"]  # ({len(tokens)},) the last token\'s gate on each key',
                               f'ex["positions"], ex["token_positions"]  # ({len(tokens)},) each: CoPE '
                               'position and token count')
-    formula(r"p_{$i,$j} = \sum_{t=$j}^{$i} g_{$i,t} = $p\qquad\text{(token count: } $c\text{)}",
+    formula(r"\begin{gathered}p_{$i,$j} = \sum_{t=$j}^{$i} g_{$i,t} = $p\\ \text{token count: } $c\end{gathered}",
             i=query, j=j, p=float(ex["positions"][j]), c=float(ex["token_positions"][j]))
     notice("Reading right to left from the query, the position rises by one at each key whose gate is "
            "open and stays put elsewhere, so all tokens of one unit share a position. With every gate "
@@ -171,6 +171,6 @@ lesson()
 why(WHY)
 formula(r"\begin{gathered}g_{ij} = \sigma(q_i\cdot k_j),\qquad p_{ij} = \sum_{t=j}^{i} g_{it}\\ "
         r"a_{ij} = \mathrm{softmax}_j\big(q_i\cdot k_j + q_i\cdot e[p_{ij}]\big)\\ "
-        r"e[p] = (p-\lfloor p\rfloor)\,e[\lceil p\rceil] + (1-p+\lfloor p\rfloor)\,e[\lfloor p\rfloor]"
-        r"\end{gathered}")
+        r"e[p] = (p-\lfloor p\rfloor)\,e[\lceil p\rceil]\\ \quad + (1-p+\lfloor p\rfloor)\,e[\lfloor p\rfloor]"
+        r"\end{gathered}")  # the interpolation on two lines: on one it ran past a phone's width
 source(pc.cope_positions, pc.cope_interpolate, pc.cope_counting_example)
