@@ -53,8 +53,8 @@ def bias_tab(page, view, ex) -> None:
                            lambda: f"With dependence 0 every gate is e^(−{still['slope']:.4g}) = "
                                    f"{float(still['gates'][0]):.4f}, and FoX's bias differs from ALiBi's by at most "
                                    f"{gap:.1e} (float32 rounding in ALiBi's grid)."):
-        formula(r"f = \sigma(b) = e^{-m} = $g,\qquad D_{ij} = (i-j)\log f = -$m\,(i-j),\qquad "
-                r"\max|D - \text{ALiBi}| = $e", g=float(still["gates"][0]), m=still["slope"], e=gap)
+        formula(r"\begin{gathered}f = \sigma(b) = e^{-m} = $g\\ D_{ij} = (i-j)\log f = -$m\,(i-j)\\ "
+                r"\max|D - \text{ALiBi}| = $e\end{gathered}", g=float(still["gates"][0]), m=still["slope"], e=gap)
     notice(f"ALiBi's rows all fall at the same rate. FoX's fall faster after words whose gate is small: the "
            f"last word's bias on the first is {ex['fox'][-1, 0]:.3f}, ALiBi's {ex['alibi'][-1, 0]:.3f}, i.e. an "
            f"effective slope of {ex['effective_slope']:.4g} instead of {ex['slope']:.4g}.")
@@ -69,7 +69,8 @@ def slope_tab(page, view, ex) -> None:
                           f"{ex['slope_range'][1]:.3g}; ALiBi's constant slope is {ex['slope']:.4g}."))
     st.caption(f"ALiBi's slope for this head: {ex['slope']:.4g} for every word. {TOY}")
     code(view, f'ex["local_slope"]  # ({len(names)},) −log f_t, the bars; ex["gates"] f_t')
-    formula(r"f_t = \sigma\big(b + \lambda\,w\cdot x_t\big),\quad b = -\log(e^{m}-1) = $b,\quad \lambda = $l",
+    formula(r"\begin{gathered}f_t = \sigma\big(b + \lambda\,w\cdot x_t\big)\\ b = -\log(e^{m}-1) = $b,\quad "
+            r"\lambda = $l\end{gathered}",
             b=pc.fox_gate_logit_for_slope(ex["slope"]), l=view["dep"])
     notice("A word's gate acts on every query after it: the bias of a key is the sum of the bars between the key "
            "(excluded) and the query (included). Word 0's gate is never used by anyone. The bias b is chosen so "
@@ -113,7 +114,7 @@ def lesson():
 
 lesson()
 why(WHY)
-formula(r"\begin{gathered}f_t = \sigma(w_f^\top x_t + b_f),\qquad D_{ij} = \sum_{l=j+1}^{i}\log f_l\\ "
+formula(r"\begin{gathered}f_t = \sigma(w_f^\top x_t + b_f)\\ D_{ij} = \sum_{l=j+1}^{i}\log f_l\\ "
         r"a_{ij} = \mathrm{softmax}_j\big(q_i^\top k_j/\sqrt{d} + D_{ij}\big)\end{gathered}")
 see_also("alibi", "stick_breaking")
 source(pc.fox_bias, pc.fox_sentence)

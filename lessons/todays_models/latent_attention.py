@@ -66,8 +66,9 @@ def terms_tab(page, view, out) -> None:
     classroom.snippet(latent_views.scores_code(preset, heads, tokens, start, cfg.rope_interleave),
                       f'out["content"][{head}], out["position"][{head}], out["logits"][{head}]  '
                       f'# ({tokens}, {tokens}) each: the three panels (masked above the diagonal)')
-    formula(r"s_{$i,$j} = \underbrace{$scale}_{\text{scale}}\times\big(\underbrace{$c}_{q^{nope}"
-            r"\cdot k^{nope}} + \underbrace{$p}_{R_{$pi}q^{rot}\cdot R_{$pj}k^{rot}}\big) = $s",
+    # the rule, then its numbers: on one line it ran past a phone's width
+    formula(r"\begin{gathered}s_{$i,$j} = \text{scale}\times\big(q^{nope}\cdot k^{nope} + R_{$pi}q^{rot}\cdot "
+            r"R_{$pj}k^{rot}\big)\\ = $scale\times\big($c + $p\big) = $s\end{gathered}",
             i=i, j=j, scale=out["scale"]["scale"], c=content, p=position, pi=start + i, pj=start + j,
             s=float(out["logits"][head, i, j]))
     with latent_views.ask_shift(preset, heads, tokens, start):
@@ -151,7 +152,7 @@ def layout_tab(page, view, out) -> None:
                       latent_views.scores_code(preset, heads, tokens, start, not cfg.rope_interleave, "other"),
                       'out["position"][0], other["position"][0]  # the two panels',
                       "gap = pc.mla_layout_gap(out, other)  # the largest difference, printed below")
-    formula(r"\begin{gathered}\text{interleaved: pairs }(2i, 2i{+}1)\qquad\text{half: pairs }(i, i{+}r/2)"
+    formula(r"\begin{gathered}\text{interleaved: pairs }(2i, 2i{+}1)\\ \text{half: pairs }(i, i{+}r/2)"
             r"\\ \max|\Delta\,\text{position term}| = $gap\end{gathered}", gap=gap)
     notice(f"{preset}'s checkpoint stores the rotated slice with interleaved pairs (`rope_interleave = "
            f"{cfg.rope_interleave}`). transformers rotates them with `apply_rotary_pos_emb_interleave`, which reads "

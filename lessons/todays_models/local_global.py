@@ -97,8 +97,8 @@ def turns_tab(page, model, spec, result) -> None:
            "pairs, many of them turning inside its window; a full layer needs pairs that do not wrap around over the "
            f"long context, so a token far away is not mistaken for a near one. {model}'s full layers get them "
            f"{views.how_slow(spec)}.")
-    formula(r"\text{turns}_i = \frac{(W-1)\,\theta_i}{2\pi},\qquad W_{\text{local}} = $w,\quad "
-            r"W_{\text{full}} = L = $L", w=window, L=context)
+    formula(r"\begin{gathered}\text{turns}_i = \frac{(W-1)\,\theta_i}{2\pi}\\ W_{\text{local}} = $w,\quad "
+            r"W_{\text{full}} = L = $L\end{gathered}", w=window, L=context)
 
 
 def score_tab(page, model, spec, result) -> None:
@@ -123,7 +123,7 @@ def score_tab(page, model, spec, result) -> None:
            f"{edge['far']:.3f} at the far end of the context. The local score {sharper}. The full layer's slow and "
            "unrotated pairs keep a share of its score at every distance, so it can still match content anywhere in "
            "the context.")
-    formula(r"\begin{gathered}s(r) = a^2\cdot\frac{1}{P}\sum_{i<P}\cos(r\,\theta_i),\quad "
+    formula(r"\begin{gathered}s(r) = a^2\cdot\frac{1}{P}\sum_{i<P}\cos(r\,\theta_i)\\ "
             r"P = \tfrac{\text{head\_dim}}{2}\\ P_{\text{local}} = $pl,"
             r"\ P_{\text{full}} = $pf,\ a_{\text{full}} = $af\end{gathered}",
             pl=local["pairs"], pf=full["pairs"], af=full["attention_factor"])

@@ -167,7 +167,7 @@ def entropy_tab(page) -> None:
     notice(f"With no positions every key competes with every other, so as p grows the softmax "
            f"spreads out and its entropy follows ln(p + 1). At p = {last:,} the rule multiplies "
            f"the query by {result['scale'][-1]:.3f}: {effect}")
-    formula(r"\begin{gathered}H = -\sum_{j\le p} a_j \ln a_j,\quad a_j = \mathrm{softmax}_j(\tau(p)\,z_j)"
+    formula(r"\begin{gathered}H = -\sum_{j\le p} a_j \ln a_j\\ a_j = \mathrm{softmax}_j(\tau(p)\,z_j)"
             r"\\ \tau($p) = $t\end{gathered}", p=last, t=float(result["scale"][-1]))
 
 

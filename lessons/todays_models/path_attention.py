@@ -126,7 +126,7 @@ def lesson():
 lesson()
 why(WHY)
 formula(r"\begin{gathered}H_t = I - \beta_t w_t w_t^\top,\quad \beta_t = 2\sigma(u^\top x_t)\\ "
-        r"s_{ij} = q_i^\top H_i H_{i-1}\cdots H_{j+1}\, k_j\\ \text{RoPE: } s_{ij} = q_i^\top (R^\top)^{i-j} k_j "
+        r"s_{ij} = q_i^\top H_i H_{i-1}\cdots H_{j+1}\, k_j\\ \text{RoPE: } s_{ij} = q_i^\top (R^\top)^{i-j} k_j\\ "
         r"= (R^i q_i)^\top (R^j k_j)\end{gathered}")
 see_also("rope_relative", "fox")
 source(pc.path_scores, pc.path_sentence)

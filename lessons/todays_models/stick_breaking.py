@@ -84,7 +84,7 @@ def constant_tab(page, view, ex) -> None:
                            f"factor {out['ratio']:.4g} per step."))
     classroom.snippet(f"out = {classroom.call('stick_breaking_constant', float(z), 24)}",
                       'out["distance"], out["weights"], out["alibi"]  # (23,) each, the two lines')
-    formula(r"\begin{gathered}A_t = \sigma(z)\,\sigma(-z)^{t-1},\qquad \frac{A_{t+1}}{A_t} = \sigma(-z) = "
+    formula(r"\begin{gathered}A_t = \sigma(z)\,\sigma(-z)^{t-1}\\ \frac{A_{t+1}}{A_t} = \sigma(-z) = "
             r"e^{-\mathrm{softplus}(z)} = e^{-$m}\\ \text{left over: } 1 - \textstyle\sum_t A_t = $r\end{gathered}",
             m=out["slope"], r=out["remainder"])
     notice(f"Parallel straight lines on a log axis (one on top of the other when almost the whole stick is handed "
@@ -132,7 +132,7 @@ def lesson():
 lesson()
 why(WHY)
 formula(r"\begin{gathered}\beta_{ij} = \sigma(q_i^\top k_j/\sqrt{d})\\ "
-        r"A_{ij} = \beta_{ij}\prod_{j<l<i}(1-\beta_{il}),\qquad o_i = \sum_{j<i} A_{ij} v_j\\ "
+        r"A_{ij} = \beta_{ij}\prod_{j<l<i}(1-\beta_{il})\\ o_i = \sum_{j<i} A_{ij} v_j\\ "
         r"\sum_{j<i} A_{ij} = 1 - \prod_{j<i}(1-\beta_{ij}) \le 1\end{gathered}")
 see_also("fox", "alibi")
 source(pc.stick_breaking_weights, pc.stick_breaking_sentence)
