@@ -143,8 +143,9 @@ def layout_tab(page, view, out) -> None:
     gap = pc.mla_layout_gap(out, other)
     show(figures.small_multiples(
         [causal(g["position"][0], tokens) for g in (out, other)],
-        [f"pairs as stored (rope_interleave = {cfg.rope_interleave})",
-         f"same weights read as {'half-split' if cfg.rope_interleave else 'interleaved'} pairs"],
+        # short panel titles: the two sentences overlapped on a phone (the caption below says the rest)
+        [f"as stored ({'interleaved' if cfg.rope_interleave else 'half-split'})",
+         f"read {'half-split' if cfg.rope_interleave else 'interleaved'}"],
         title="Head 0's position term under the two pairings", cols=2, cell_px=320,
         value_name="R q_rot · R k_rot", name="mla_layouts",
         alt=f"Two heatmaps of head 0's position term: the stored pairing and the wrong one differ by up to {gap:.3g}."))

@@ -96,7 +96,10 @@ def constant_tab(page, view, ex) -> None:
 
 def maps_tab(page, view, ex) -> None:
     grids = [ex["stick"], ex["alibi"], ex["softmax"]]
-    show(figures.small_multiples(grids, list(METHODS), cols=3, title="Every query's weights", value_name="weight",
+    # short panel titles: the three method names overlapped on a phone
+    show(figures.small_multiples(grids, ["stick-breaking", "+ ALiBi", "no positions"], cols=3,
+                                 title="Every query's weights (stick-breaking; softmax + ALiBi; softmax)",
+                                 value_name="weight",
                                  x_title="key j", y_title="query i", name="sb_maps", zrange=(0.0, 1.0),
                                  alt=f"Three lower-triangular heatmaps for {len(ex['tokens'])} words: stick-breaking "
                                      "and softmax + ALiBi are bright near the diagonal, softmax without positions "
