@@ -119,9 +119,9 @@ def pairs_figure(pairs, *, who: str, context: int, name: str, trained: int | Non
         title=f"{who}: wavelength of each pair", x_title="rotary pair i",
         y_title="wavelength (positions, log)", log_y=True, hlines=hlines, hover_format=",.1f", name=name,
         alt=f"Log-scale wavelength of each rotary pair ({who}), with "
-            + (f"its {window or chunk:,}-token span and " if window or chunk else "")
-            + f"the {context:,}-token context as horizontal lines; shading groups the pairs by whether they "
-            "complete a turn inside the span the layer sees, inside the context, or never.")
+            + " and ".join(label for _, label in hlines)  # the lines as the figure labels them
+            + f" as {'horizontal lines' if len(hlines) > 1 else 'a horizontal line'}; shading groups the pairs by "
+            "whether they complete a turn inside the span the layer sees, inside the context, or never.")
     show(stacked_legend(chart, 1 + len(set(pairs["band"]))))
     counts = pairs["band_counts"]
     span = pairs["span"]
