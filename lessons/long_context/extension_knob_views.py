@@ -149,8 +149,9 @@ def _llama3_formula(view) -> None:
 
 def _longrope_formula(view) -> None:
     which = "long" if view["seq_len"] > view["original"] else "short"
-    formula(r"\theta'_i = \frac{\theta_i}{f_i},\quad f = \text{$which\_factor (sequence } $n "
-            r"\text{ tokens vs } L = $L)", which=which, n=view["seq_len"], L=view["original"])
+    formula(r"\begin{gathered}\theta'_i = \frac{\theta_i}{f_i},\quad f = \text{$which\_factor}\\ "
+            r"\text{(sequence } $n \text{ tokens vs } L = $L)\end{gathered}", which=which, n=view["seq_len"],
+            L=view["original"])
 
 
 METHOD_FORMULAS = {"linear": _linear_formula, "ntk": _ntk_formula, "ntk_alpha": _ntk_alpha_formula,
