@@ -119,11 +119,11 @@ def pairs_figure(pairs, *, who: str, context: int, name: str, trained: int | Non
         title=f"{who}: wavelength of each pair", x_title="rotary pair i",
         y_title="wavelength (positions, log)", log_y=True, hlines=hlines, hover_format=",.1f", name=name,
         alt=f"Log-scale wavelength of each rotary pair ({who}), with "
-            + (f"its {window or chunk:,}-token span and " if window or chunk else "")
-            + f"the {context:,}-token context as horizontal lines; shading groups the pairs by whether they "
-            "complete a turn inside the span the layer sees, inside the context, or never.")
+            + " and ".join(label for _, label in hlines)  # the lines as the figure labels them
+            + f" as {'horizontal lines' if len(hlines) > 1 else 'a horizontal line'}; shading groups the pairs by "
+            "whether they complete a turn inside the span the layer sees, inside the context, or never.")
     show(stacked_legend(chart, 1 + len(set(pairs["band"]))))
-    counts = {band: int(np.sum(pairs["band"] == band)) for band in PAIR_BAND_COLOURS}
+    counts = pairs["band_counts"]
     span = pairs["span"]
     parts = [f"{counts['turns in its window']} pairs turn at least once inside the {span:,} tokens this "
              "layer sees" if span < context else
@@ -169,10 +169,12 @@ def query_scale_figure(positions, scale, row, start: int, *, name: str) -> None:
 
 
 def theta_formula(row, pairs) -> None:
-    turning = int(np.sum(pairs["inv_freq"] > 0))
+    turning = pairs["turning"]
     first, last = float(pairs["wavelength"][0]), float(pairs["wavelength"][turning - 1])
     prime = "'" if row.scaling and row.rope_type not in ("default", "proportional") else ""
-    formula(r"\theta_i = $b^{-2i/$d},\; i = 0..$n,\qquad \lambda${p}_0 = $w0,\; \lambda${p}_{$n} = $wl",
+    # two lines: on one, a 10^7 wavelength ran past the figure column of a projector
+    formula(r"\begin{gathered}\theta_i = $b^{-2i/$d},\; i = 0..$n\\ \lambda${p}_0 = $w0,\; \lambda${p}_{$n} = $wl"
+            r"\end{gathered}",
             p=prime,
             b=row.theta, d=int(row.head_dim * row.partial_rotary_factor) if row.rope_type != "proportional"
             else row.head_dim, n=turning - 1, w0=first, wl=last)
@@ -204,7 +206,7 @@ def compare_figure(views, *, context: int, name: str) -> None:
     parts = []
     for label, view in views.items():
         span = view["span"]
-        inside = int(np.sum(view["wavelength"] <= span))
+        inside = view["turn_in_span"]
         parts.append(f"{label}: {inside} of {view['pair'].shape[0]} pairs turn within the "
                      f"{span:,} tokens it sees")
     notice("; ".join(parts) + ". Local layers pair a short span with fast rotations that turn many times inside "

@@ -462,3 +462,12 @@ def test_model_presets_shows_the_one_readings_numbers(key, layer):
     assert view["facts"] == pc.layer_facts(row)
     if row.mrope_section:
         assert any(k == "mrope" and str(list(row.mrope_section)) in s for k, s in view["facts"])
+
+
+def test_layer_pairs_counts_its_bands():
+    _, rows = pc.read_layers(pc.preset_config("gemma3-27b"))
+    pairs = pc.layer_pairs(rows[0], 131072)
+    assert sum(pairs["band_counts"].values()) == len(pairs["pair"])
+    assert pairs["band_counts"]["turns in its window"] == int(np.sum(pairs["band"] == "turns in its window"))
+    assert pairs["turning"] == int(np.sum(pairs["inv_freq"] > 0))
+    assert pairs["turn_in_span"] == int(np.sum(pairs["wavelength"] <= pairs["span"]))

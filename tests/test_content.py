@@ -270,3 +270,44 @@ def test_path_errors_name_the_field():
         pc.path_householder(np.zeros(3), 1.0)
     with pytest.raises(ValueError, match="dim must be even"):
         pc.path_sentence(TEXT, dim=5)
+
+
+# --- the summary numbers the lessons state, read from the same results as the figures -------------------------
+
+def test_sentence_summaries_match_their_arrays():
+    fox = pc.fox_sentence(TEXT, 8, 3, dependence=2.0)
+    assert fox["slope_range"] == (fox["local_slope"].min(), fox["local_slope"].max())
+    path = pc.path_sentence(TEXT, 8, 0, 100.0, 1.0)
+    assert path["largest_spread"]["path"] == path["spread"]["path"].max()
+    assert path["widest_offset"] == int(np.argmax(path["spread"]["path"]))
+    assert path["beta_range"] == (path["beta"].min(), path["beta"].max())
+    stick = pc.stick_breaking_sentence(TEXT, level=1.0)
+    assert stick["last_taken"] == pytest.approx(1 - stick["remainder"][-1])
+
+
+def test_order_test_names_the_blind_mixer_and_the_changed_runs():
+    result = pc.order_test(24, 16, "swap", i=3, j=10, seed=0)
+    assert result["largest"] == {k: float(e.max()) for k, e in result["errors"].items()}
+    for name, runs in result["changed_runs"].items():
+        hit = [t for a, b in runs for t in range(a, b + 1)]
+        assert hit == list(np.flatnonzero(result["errors"][name] > pc.ORDER_EXACT))
+    assert result["blind"] == [n for n, e in result["errors"].items() if e.max() <= pc.ORDER_EXACT]
+    assert len(result["blind"]) == 1
+
+
+def test_sink_map_kept_is_what_the_sink_leaves():
+    result = pc.sink_attention_map(32, 8, 0.0)
+    assert np.allclose(result["kept"], np.nansum(result["probs"], axis=1))
+    assert np.allclose(result["kept"] + result["sink"], 1.0)
+
+
+def test_fewer_frequencies_slowest_omega_is_the_longest_wavelengths():
+    info = pc.fewer_frequencies("p-RoPE", 64, 10000.0, 0.5)
+    assert 2 * math.pi / info["slowest_omega"] == pytest.approx(info["longest_wavelength"])
+
+
+def test_streaming_eviction_growth_stays_under_its_bound():
+    result = pc.streaming_eviction(128, 2.0, 6.0)
+    first = result["first_token"]
+    assert first["growth_bound"] == pytest.approx(1 / (1 - first["before"]["parking"]))
+    assert first["growth"] <= first["growth_bound"] * (1 + 1e-9)

@@ -89,3 +89,9 @@ def test_errors_are_sentences():
         pc.cope_counting_example(TEXT, "tokens", target=40, p_max=16)
     long = pc.cope_tokens("word " * 300)  # the query is the last token: a long text loses its start
     assert len(long["tokens"]) == 256 and long["dropped"] == 44
+
+
+def test_counting_example_counts_its_keys_and_open_gates():
+    ex = pc.cope_counting_example("the cat sat. the dog ran.", "words", 2, 8.0)
+    assert ex["found"] == int(ex["at_target"].sum())
+    assert ex["open_gates"] == int(np.sum(ex["gates"] > 0.5))

@@ -253,6 +253,7 @@ def test_describe_rope_config_rows():
     rows = {r[0]: r for r in pc.describe_rope_config(pc.preset_config("phi3.5-mini"))}
     assert rows["long_factor"][1].startswith("48 values")
     assert "top-level" in rows["original_max_position_embeddings"][2]
+    assert rows["original_max_position_embeddings"][1] == "4,096"  # lengths with separators, as in the table
     rows = {r[0]: r for r in pc.describe_rope_config(pc.preset_config("deepseek-v3"))}
     assert "qk_rope_head_dim" in rows["head_dim"][2]
     nested = {"hidden_size": 1024, "num_attention_heads": 8, "head_dim": 256,
@@ -316,3 +317,49 @@ def test_doubling_the_stretch_moves_only_the_fastest_pair_of_position_interpolat
     assert out["changed"] == ["linear"]  # the others leave pair 0 (a wavelength of 2 pi) alone
     assert out["before"]["linear"] == pytest.approx(1 / 4) and out["after"]["linear"] == pytest.approx(1 / 8)
     assert out["before"]["yarn"] == out["after"]["yarn"] == 1.0
+
+
+# --- the numbers the Extension lesson states ---------------------------------------------------------------------
+
+def test_band_counts_add_up_and_match_the_bands():
+    scaling, max_pos = pc.extension_scaling("yarn", 8.0, 4096)
+    result = pc.extension_analysis(128, 10000.0, scaling, original=4096, target=32768,
+                                   max_position_embeddings=max_pos)
+    counts = pc.extension_band_counts(result)
+    assert counts["pairs"] == 64 == counts["extrapolated"] + counts["blended"] + counts["interpolated"]
+    assert counts["interpolated"] == int((result["band"] == "interpolated").sum())
+    assert counts["out_of_distribution"] == int(result["out_of_distribution"].sum())
+    with pytest.raises(ValueError):
+        pc.extension_band_counts({"pair": 1})
+
+
+def test_ntk_stretched_base_is_the_base_the_ntk_frequencies_use():
+    base = pc.ntk_stretched_base(128, 10000.0, 4.0)
+    assert base == pytest.approx(10000.0 * 4.0 ** (128 / 126))
+    theta, _ = pc.rope_inv_freq(128, 10000.0, {"rope_type": "ntk", "factor": 4.0})
+    assert theta[-1] == pytest.approx(base ** (-126 / 128), rel=1e-5)
+    with pytest.raises(ValueError):
+        pc.ntk_stretched_base(2, 10000.0, 4.0)
+
+
+def test_dynamic_ntk_base_keeps_the_base_up_to_L_and_grows_past_it():
+    assert pc.dynamic_ntk_base(128, 10000.0, 4.0, 1000, 4096) == pytest.approx(10000.0)
+    grown = pc.dynamic_ntk_base(128, 10000.0, 4.0, 8192, 4096)
+    assert grown == pytest.approx(10000.0 * (4.0 * 2 - 3.0) ** (128 / 126))
+    with pytest.raises(ValueError):
+        pc.dynamic_ntk_base(128, 10000.0, 4.0, 0, 4096)
+
+
+def test_first_stale_call_finds_the_shorter_call_after_a_longer_one():
+    calls = pc.rope_dynamic_calls(64, 10000.0, 4.0, 4096, [8192, 6000, 2000])
+    k = pc.first_stale_call(calls)
+    assert k == 1 and calls["stale"][1] and not calls["stale"][0]
+    assert pc.first_stale_call(pc.rope_dynamic_calls(64, 10000.0, 4.0, 4096, [1000, 2000])) is None
+    with pytest.raises(ValueError):
+        pc.first_stale_call({})
+
+
+def test_yarn_paper_ratio_runs_from_one_to_one_over_s():
+    ratio = pc.yarn_paper_ratio(128, 10000.0, 4096, 8.0)
+    assert ratio[0] == pytest.approx(1.0) and ratio[-1] == pytest.approx(1 / 8)
+    assert np.allclose(ratio, pc.yarn_paper_ramp(128, 10000.0, 4096) / 8 + 1 - pc.yarn_paper_ramp(128, 10000.0, 4096))

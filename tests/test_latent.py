@@ -116,6 +116,17 @@ def test_kv_cache_deepseek_v3_known_values():
     assert values["MLA"] == 576 and values["MHA"] == 128 * (192 + 128) and values["GQA (8 KV heads)"] == 8 * 320
     assert cache["bytes_per_token"]["MLA"] == 576 * 2 * 61
     assert cache["rope_share_of_mla"] == pytest.approx(64 / 576)
+    assert cache["kib_per_token"]["MLA"] == pytest.approx(576 * 2 * 61 / 1024)
+    assert cache["mha_over_mla"] == pytest.approx(128 * 320 / 576)
+
+
+def test_shift_change_is_rounding_and_moves_later_when_it_fits():
+    shift = pc.mla_shift_change("DeepSeek V3", 2, 8, 0)
+    assert shift["moved_start"] == 1000 and shift["change"] < 0.1 * shift["size"]
+    limit = pc.MLA_PRESETS["DeepSeek V3"].max_position_embeddings - 8
+    assert pc.mla_shift_change("DeepSeek V3", 2, 8, limit)["moved_start"] == limit - 1000
+    with pytest.raises(ValueError):
+        pc.mla_shift_change("no such model", 2, 8, 0)
 
 
 @settings(max_examples=25, deadline=None)

@@ -484,3 +484,36 @@ def test_temperature_positions_are_log_spaced_and_capped():
 def test_the_figure_helpers_reject_bad_input(call):
     with pytest.raises(ValueError):
         call()
+
+
+def test_local_global_view_states_slowest_wavelengths_and_turns():
+    for model in pc.LOCAL_GLOBAL_MODELS:
+        result = pc.local_global_view(model)
+        for kind in ("local", "full"):
+            v = result[kind]
+            finite = v["wavelength"][np.isfinite(v["wavelength"])]
+            assert v["slowest_wavelength"] == pytest.approx(finite.max())
+            assert v["unrotated_pairs"] == v["pairs"] - v["rotated_dims"] // 2
+            assert v["most_turns_in_span"] == pytest.approx(v["turns_in_span"].max())
+        assert result["slowest_ratio"] == pytest.approx(result["full"]["slowest_wavelength"]
+                                                       / result["local"]["slowest_wavelength"])
+
+
+def test_local_global_window_edge_reads_the_curves_at_the_last_distance_inside_the_window():
+    distances, curves = pc.local_global_scores("Gemma 3 27B")
+    edge = pc.local_global_window_edge("Gemma 3 27B")
+    window = pc.local_global_view("Gemma 3 27B")["local"]["span"]
+    assert edge["distance"] <= window - 1 < distances[list(distances).index(edge["distance"]) + 1]
+    assert edge["far"] == pytest.approx(curves["full"][-1])
+    with pytest.raises(ValueError):
+        pc.local_global_window_edge("no such model")
+
+
+def test_nope_layer_counts_and_the_first_query_scale_steps():
+    counts = pc.nope_layer_counts()
+    names, grid = pc.nope_layer_map(64)
+    for name, row in zip(names, grid, strict=True):
+        assert counts[name] == (int(np.nansum(row == 0)), int(np.count_nonzero(np.isfinite(row))))
+    first = pc.query_scale_first_steps(np.arange(1, 40000), 16384)
+    assert first == {"llama": 8191, "mistral": 16384}
+    assert pc.query_scale_first_steps([1, 2, 3], 16384) == {"llama": None, "mistral": None}

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 import streamlit as st
 
+import posenc_core as pc
 from page_kit import figures
 from page_kit.lesson import notice
 from page_kit.render import show
@@ -33,9 +34,8 @@ def stateful_calls(calls: dict, original: int, factor: float, *, name: str) -> N
                  hide_index=True,
                  column_config={"θ′/θ (module)": st.column_config.NumberColumn(format="%.5f"),
                                 "θ′/θ (fresh)": st.column_config.NumberColumn(format="%.5f")})
-    stale = np.flatnonzero(calls["stale"])
-    if stale.size:
-        k = int(stale[0])
+    k = pc.first_stale_call(calls)
+    if k is not None:
         what = (f"Call {k + 1} has {int(calls['length'][k]):,} tokens but runs with the frequencies cached for "
                 f"{int(calls['cached'][k]):,}: its slowest pair turns at {calls['slowest_ratio'][k]:.4f} of the "
                 f"original speed, where a fresh module would use {calls['fresh_slowest_ratio'][k]:.4f}. ")

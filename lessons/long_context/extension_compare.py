@@ -68,7 +68,8 @@ def ask_unscaled_ood(none, original: int, target: int):
         if not any(ood):
             return f"None: every pair completed a full turn within L = {original:,}, so every angle was seen."
         first = ood.index(True)
-        return (f"{sum(ood)} of {len(ood)} pairs, pair {first} and up: the slow pairs turned less than a full circle "
+        return (f"{pc.extension_band_counts(none)['out_of_distribution']} of {len(ood)} pairs, pair {first} and up: "
+                "the slow pairs turned less than a full circle "
                 f"across L = {original:,} (L·θ < 2π), so the larger angles they reach across L′ = {target:,} are new "
                 "to the model. Fast pairs went round many times and have seen every angle.")
 
@@ -120,8 +121,8 @@ def angle_tab(view, results, none, pairs) -> None:
     with ask_unscaled_ood(none, view["original"], view["target"]):
         series = {"training: L·θ": none["angle_train"], "no scaling: L′·θ": none["angle_unscaled"]}
         series.update({k: r[0]["angle_target"] for k, r in results.items()})
-        counts = {"no scaling": int(none["out_of_distribution"].sum())}
-        counts.update({k: int(r[0]["out_of_distribution"].sum()) for k, r in results.items()})
+        counts = {"no scaling": pc.extension_band_counts(none)["out_of_distribution"]}
+        counts.update({k: pc.extension_band_counts(r[0])["out_of_distribution"] for k, r in results.items()})
         listed = "; ".join(f"{k}: {c}" for k, c in counts.items())
         show(figures.roomy_lines(pairs, series, title="Angle each pair turns across the context",
                                  x_title="rotary pair i", y_title="angle (rad, log)", log_y=True,

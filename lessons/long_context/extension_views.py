@@ -11,6 +11,7 @@ import math
 import numpy as np
 import streamlit as st
 
+import posenc_core as pc
 from page_kit import controls, figures
 from page_kit.lesson import formula, notice
 from page_kit.render import show
@@ -64,7 +65,7 @@ def wavelength_chart(result, *, name: str, label: str) -> figures.Chart:
 def wavelengths(result, *, name: str, label: str, chart: figures.Chart | None = None) -> None:
     """The wavelength figure and its notice; pass ``chart`` when the page has given it animation frames."""
     show(chart or wavelength_chart(result, name=name, label=label))
-    counts = {band: int(np.sum(result["band"] == band)) for band in ("extrapolated", "blended", "interpolated")}
+    counts = pc.extension_band_counts(result)
     notice(f"Pairs whose wavelength is far below L turn many times inside the training context, so they already "
            f"know every angle and can be kept; pairs whose wavelength is above L never completed a turn and must "
            f"be slowed down to stay inside what they saw. Here {counts['extrapolated']} pairs are kept, "
@@ -99,10 +100,11 @@ def angles(result, *, name: str, label: str) -> None:
         hover_format=".4g", name=name,
         alt="Per rotary pair, the angle turned across the training context, across the target context without "
             f"scaling, and with {label}; pairs shaded red reach angles they never saw in training."))
-    ood = int(result["out_of_distribution"].sum())
+    counts = pc.extension_band_counts(result)
     notice(f"A pair whose training angle stayed below 2π only ever saw part of the circle. Run it at L′ without "
            f"scaling and its angle grows s times, into values the model never met: that is why plain RoPE "
-           f"breaks past L. With {label}, {ood} of {len(result['pair'])} pairs still leave their training range.")
+           f"breaks past L. With {label}, {counts['out_of_distribution']} of {counts['pairs']} pairs still leave "
+           "their training range.")
 
 
 def score(distances, before, after, result, *, name: str, label: str) -> None:
@@ -116,7 +118,8 @@ def score(distances, before, after, result, *, name: str, label: str) -> None:
     notice("Slowing pairs down stretches the curve to the right: the score falls off over longer distances, "
            "so far-away tokens look closer than they did. The attention factor a lifts the whole curve by a², "
            "sharpening the softmax to make up for the flatter logits at long range.")
-    formula(r"\mathrm{score}(r) = a^2\,\frac{2}{d}\sum_{i<d/2}\cos(r\,\theta'_i),\qquad a = $a,\quad a^2 = $a2",
+    formula(r"\begin{gathered}\mathrm{score}(r) = a^2\,\frac{2}{d}\sum_{i<d/2}\cos(r\,\theta'_i)\\ a = $a,\quad "
+            r"a^2 = $a2\end{gathered}",
             a=result["attention_factor"], a2=result["attention_factor"] ** 2)
 
 

@@ -40,22 +40,26 @@ def config_lines(config_text: str, layer: str | None) -> list[str]:
     return [*load, f"view = pc.config_view(config, {layer!r})"]
 
 
-def ask_trained_length(read, original: int, target: int | None, how: str) -> contextlib.AbstractContextManager:
-    """A common misconception: max_position_embeddings is the length the model was trained on."""
+def ask_trained_length(config_text: str, layer: str | None, read, original: int,
+                       how: str) -> contextlib.AbstractContextManager:
+    """A what-if on a common misconception (max_position_embeddings is the training length): double the declared
+    value; does L follow? The answer is the reading of the changed config, so it holds for every preset and paste."""
     declared = read.max_position_embeddings
-    if declared is None:  # nothing to compare with; the caption says how L was chosen
+    if declared is None:  # nothing to double; the caption says how L was chosen
         return contextlib.nullcontext()
-    answer = 0 if original == declared else 1 if original < declared else 2
+    try:
+        doubled = analyse(json.dumps(json.loads(config_text) | {"max_position_embeddings": 2 * declared}), layer)[3]
+    except ValueError:  # the doubled value is past what the reading accepts: no question
+        return contextlib.nullcontext()
+    answer = 0 if doubled == original else 1 if doubled == 2 * original else 2
 
     def reveal() -> str:
-        extended = f" and runs to L′ = {target:,}" if target is not None else ", and nothing is extended"
-        return (f"Here L = {original:,}{extended}; max_position_embeddings = {declared:,}. How L was chosen: "
-                f"{how}.")
+        return (f"With max_position_embeddings = {2 * declared:,}, L = {doubled:,}; as the config stands, "
+                f"L = {original:,}. How L is chosen here: {how}.")
 
-    return classroom.predict("cfg_trained", f"This config declares max_position_embeddings = {declared:,}. Is that "
-                             "the context L its rotation was trained for?",
-                             ["yes: L = max_position_embeddings", "no: L is shorter", "no: L is longer"], answer,
-                             reveal)
+    return classroom.predict("cfg_trained", f"This config declares max_position_embeddings = {declared:,}. Double it "
+                             f"to {2 * declared:,}: what happens to the context L its rotation was trained for?",
+                             ["L stays the same", "L doubles too", "L changes by another factor"], answer, reveal)
 
 
 header("Model presets and config.json",
@@ -89,7 +93,7 @@ def lesson():
             with tab_read:
                 st.dataframe({"setting": [r[0] for r in rows], "value": [r[1] for r in rows],
                               "read from": [r[2] for r in rows]}, hide_index=True, width="stretch")
-                with ask_trained_length(read, original, target, how):
+                with ask_trained_length(config_text, layer, read, original, how):
                     _read_numbers(read, how, original, target, result, softmax)
                     st.markdown(f"**Layer {index}, as Layer by layer reads it:**"  # one sentence per feature it uses
                                 + "".join(f"\n- {sentence}" for _, sentence in facts))

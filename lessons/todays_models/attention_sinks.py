@@ -58,15 +58,15 @@ def map_tab(page, sink: float, window: int) -> None:
                             help="The window in this 32-token map: small, so its edge shows; the other tabs "
                                  "use W above.")
     result = attention_map(n, w, sink)
-    last, kept = float(result["sink"][-1]), float(np.nansum(result["probs"][-1]))
+    last, kept = float(result["sink"][-1]), float(result["kept"][-1])
     grid = np.column_stack([result["probs"], result["sink"]])  # (n, n + 1): keys, then the sink
     chart = figures.heatmap(
         grid, x=[str(k) for k in range(n)] + ["sink"], y=np.arange(n),
         title=f"One head, causal window of {w} keys, sink logit {sink:g}", x_title="key (then the sink)",
         y_title="query position", value_name="probability", zrange=(0.0, 1.0), name="sink_map",
+        # the sink's shares are left to the answer below: they would give the question away
         alt=f"Attention probabilities of {n} queries in a causal window of {w} keys, with the sink logit {sink:g} "
-            f"as the last column; blank cells are outside the window. The sink takes {result['sink'][0]:.3g} of "
-            f"the first row and {last:.3g} of the last.")
+            "as the last column; blank cells are outside the window.")
     ticks = [str(k) for k in range(0, n, 4)] + ["sink"]  # label the sink column explicitly
     chart.figure.update_xaxes(type="category", tickvals=ticks, ticktext=ticks)
     show(chart)
@@ -85,8 +85,7 @@ def map_tab(page, sink: float, window: int) -> None:
 
 def score_tab(page, sink: float, window: int) -> None:
     curves = mass_by_score(sink, window)
-    middle = curves[f"sink logit {sink:g}"]
-    at_zero = float(middle[np.argmin(np.abs(OFFSETS))])
+    at_zero = float(pc.sink_mass_by_score(sink, [0.0], window)[0])  # unshifted: the curve's middle point
     show(figures.stacked_lines(
         OFFSETS, curves, title=f"Probability the sink absorbs, {window} keys", x_title="shift of every "
         "key's score", y_title="sink mass", hover_format=".3f", y_range=(0.0, 1.0), name="sink_score",
@@ -147,10 +146,10 @@ def stream_tab(page, sink: float, window: int) -> None:
         'print(result["first_token"])  # token 0 as the sink: "before"/"after", mass on it ("parking") '
         'and on the rest ("tokens")',
         'print(result["learned_sink"])  # the same bars with a learned sink logit')
-    formula(r"\begin{gathered}\frac{a_j^{\text{after}}}{a_j^{\text{before}}} \le \frac{1}{1 - a_0} = $b\ "
-            r"\text{(token 0 as the sink)}\\ \max_j \frac{a_j^{\text{after}}}{a_j^{\text{before}}} = $g\ "
-            r"\text{(learned sink)}\end{gathered}", b=1 / (1 - result["first_token"]["before"]["parking"]),
-            g=result["learned_sink"]["growth"])
+    formula(r"\begin{gathered}\text{token 0 as the sink:}\\ \frac{a_j^{\text{after}}}{a_j^{\text{before}}} \le "
+            r"\frac{1}{1 - a_0} = $b\\ \text{learned sink:}\\ "
+            r"\max_j \frac{a_j^{\text{after}}}{a_j^{\text{before}}} = $g\end{gathered}",
+            b=result["first_token"]["growth_bound"], g=result["learned_sink"]["growth"])
     notice(f"A streaming cache keeps the last {window} tokens. If the model parks "
            f"{result['first_token']['before']['parking']:.0%} of its attention on token 0, evicting "
            f"token 0 hands that mass to the remaining tokens: each one's weight grows up to "

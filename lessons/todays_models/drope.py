@@ -115,13 +115,17 @@ def accuracy_tab(result, wanted, shipped_run) -> None:
                "pretraining tokens, where it reports that quality at the training length recovers.")
 
 
+# Short panel titles (with each variant's share on the key k back): the full names overlapped on a phone.
+PANEL_NAMES = {"rope": "RoPE", "dropped": "rotations dropped", "drope": "DroPE", "nope": "NoPE"}
+
+
 def head_tab(result, wanted, shipped_run) -> None:
     t, k = result["train_len"], result["k"]
     head, mass = result["head"], result["offset_mass"]
     show(figures.small_multiples(
         [result["attention"][n] for n in NAMES],
-        [f"{pc.DROPE_VARIANTS[n]} ({mass[n]:.0%} on k back)" for n in NAMES],
-        title=f"Layer {head['layer']}, head {head['head']}: attention at T = {t} on one sequence",
+        [f"{PANEL_NAMES[n]}: {mass[n]:.0%}" for n in NAMES],
+        title=f"Layer {head['layer']}, head {head['head']}, T = {t}: share on the key {k} back",
         cols=2, value_name="attention", cell_px=300, name="drope_heads",
         alt=f"Four attention maps of layer {head['layer']}, head {head['head']} on one sequence of {t} tokens; "
             f"the share of attention on the key {k} back: "

@@ -125,8 +125,9 @@ def score_tab(view, info) -> None:
     classroom.snippet(f"data = {call}",
                       'data["distance"], data["p-RoPE"]  # (points,) distance and the normalised '
                       'score, one key per method')
-    formula(r"\frac{q\cdot R(\Delta)q}{|q|^2} = \frac{1}{d}\sum_{\text{dims}} \cos(\Delta\,\omega) "
-            r"= \underbrace{$still}_{\text{still dims}} + \frac{1}{$d}\sum_{\omega>0}\cos(\Delta\omega)",
+    # two lines: on one it ran past a phone's width
+    formula(r"\begin{gathered}\frac{q\cdot R(\Delta)q}{|q|^2} = \frac{1}{d}\sum_{\text{dims}} \cos(\Delta\,\omega)\\ "
+            r"= \underbrace{$still}_{\text{still dims}} + \frac{1}{$d}\sum_{\omega>0}\cos(\Delta\omega)\end{gathered}",
             still=still, d=head_dim)
     notice(f"Every dimension that never turns adds exactly 1/{head_dim} to this score at every "
            f"distance, so {still:.0%} of it is position-free by construction. Averaged over the far "
@@ -147,8 +148,8 @@ def gemma_tab(view, info) -> None:
             f"then {256 - gemma['pairs']} zeros."))
     classroom.snippet('inv, factor = pc.rope_inv_freq(512, 1e6, {"rope_type": "proportional", '
                       '"partial_rotary_factor": 0.25})  # (256,) the line; factor: attention factor')
-    formula(r"\begin{gathered}\text{rope\_angles} = \mathrm{int}(0.25\cdot 512\,/\!/\,2) = $k,\quad "
-            r"\lambda_{max} = $lam\\ \omega_i = \big(10^{6}\big)^{-2i/512}\ (i < $k),\quad "
+    formula(r"\begin{gathered}\text{rope\_angles} = \mathrm{int}(0.25\cdot 512\,/\!/\,2) = $k\\ "
+            r"\lambda_{max} = $lam\\ \omega_i = \big(10^{6}\big)^{-2i/512}\ (i < $k)\\ "
             r"\omega_i = 0\ (i \ge $k)\end{gathered}", k=gemma["pairs"], lam=gemma["longest_wavelength"])
     notice(f"The exponent divides by the whole head_dim (512), not by the {2 * gemma['pairs']} rotated "
            "dimensions, and the zeros go at the end of inv_freq, so with rotate_half the dimensions "

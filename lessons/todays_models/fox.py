@@ -1,9 +1,9 @@
 import streamlit as st
 
 import posenc_core as pc
+from lessons.todays_models import sentence_views
 from page_kit import classroom, controls, figures, formula, guard, header, notice, see_also, show, source, stage, why
 
-TEXT = "the cat sat on the warm mat and then the old dog slept by the door"
 TOY = ("The gates come from seeded toy weights (a random w and b on each word's seeded embedding), not from a "
        "trained model: they show what the mechanism can do, not what FoX learned.")
 
@@ -14,8 +14,8 @@ def sentence(text: str, n_heads: int, head: int, dependence: float, seed: int):
 
 
 def code(view, *lines: str) -> None:
-    call = classroom.call("fox_sentence", view["text"], view["heads"], view["head"], view["dep"], view["seed"])
-    classroom.snippet(f"ex = {call}", *lines)
+    args = (view["text"], view["heads"], view["head"], view["dep"], view["seed"])
+    sentence_views.sentence_snippet("fox_sentence", args, *lines)
 
 
 header("Forgetting Transformer (FoX)",
@@ -40,8 +40,8 @@ def bias_tab(page, view, ex) -> None:
         title=f"The bias added to each logit, head {view['head']} of {view['heads']}", value_name="bias",
         x_title="key j", y_title="query i", name="fox_bias",
         alt=f"Two lower-triangular heatmaps for {len(tokens)} words. ALiBi's bias falls by {ex['slope']:.4g} per "
-            f"step back; FoX's falls by the gates' logs, from {ex['local_slope'].min():.3g} to "
-            f"{ex['local_slope'].max():.3g} per word. The last word's bias on the first is "
+            f"step back; FoX's falls by the gates' logs, from {ex['slope_range'][0]:.3g} to "
+            f"{ex['slope_range'][1]:.3g} per word. The last word's bias on the first is "
             f"{ex['fox'][-1, 0]:.3f} under FoX and {ex['alibi'][-1, 0]:.3f} under ALiBi."))
     st.caption(TOY)
     code(view, f'ex["fox"], ex["alibi"]  # ({len(tokens)}, {len(tokens)}) each, -inf above the diagonal')
@@ -53,8 +53,8 @@ def bias_tab(page, view, ex) -> None:
                            lambda: f"With dependence 0 every gate is e^(−{still['slope']:.4g}) = "
                                    f"{float(still['gates'][0]):.4f}, and FoX's bias differs from ALiBi's by at most "
                                    f"{gap:.1e} (float32 rounding in ALiBi's grid)."):
-        formula(r"f = \sigma(b) = e^{-m} = $g,\qquad D_{ij} = (i-j)\log f = -$m\,(i-j),\qquad "
-                r"\max|D - \text{ALiBi}| = $e", g=float(still["gates"][0]), m=still["slope"], e=gap)
+        formula(r"\begin{gathered}f = \sigma(b) = e^{-m} = $g\\ D_{ij} = (i-j)\log f = -$m\,(i-j)\\ "
+                r"\max|D - \text{ALiBi}| = $e\end{gathered}", g=float(still["gates"][0]), m=still["slope"], e=gap)
     notice(f"ALiBi's rows all fall at the same rate. FoX's fall faster after words whose gate is small: the "
            f"last word's bias on the first is {ex['fox'][-1, 0]:.3f}, ALiBi's {ex['alibi'][-1, 0]:.3f}, i.e. an "
            f"effective slope of {ex['effective_slope']:.4g} instead of {ex['slope']:.4g}.")
@@ -65,11 +65,12 @@ def slope_tab(page, view, ex) -> None:
     show(figures.bars(names, {"−log f_t (this word's slope)": ex["local_slope"]},
                       title="How much each word makes the queries after it forget", x_title="word (index·text)",
                       y_title="−log f_t", name="fox_slopes",
-                      alt=f"Bars per word of −log f_t, between {ex['local_slope'].min():.3g} and "
-                          f"{ex['local_slope'].max():.3g}; ALiBi's constant slope is {ex['slope']:.4g}."))
+                      alt=f"Bars per word of −log f_t, between {ex['slope_range'][0]:.3g} and "
+                          f"{ex['slope_range'][1]:.3g}; ALiBi's constant slope is {ex['slope']:.4g}."))
     st.caption(f"ALiBi's slope for this head: {ex['slope']:.4g} for every word. {TOY}")
     code(view, f'ex["local_slope"]  # ({len(names)},) −log f_t, the bars; ex["gates"] f_t')
-    formula(r"f_t = \sigma\big(b + \lambda\,w\cdot x_t\big),\quad b = -\log(e^{m}-1) = $b,\quad \lambda = $l",
+    formula(r"\begin{gathered}f_t = \sigma\big(b + \lambda\,w\cdot x_t\big)\\ b = -\log(e^{m}-1) = $b,\quad "
+            r"\lambda = $l\end{gathered}",
             b=pc.fox_gate_logit_for_slope(ex["slope"]), l=view["dep"])
     notice("A word's gate acts on every query after it: the bias of a key is the sum of the bars between the key "
            "(excluded) and the query (included). Word 0's gate is never used by anyone. The bias b is chosen so "
@@ -99,7 +100,7 @@ def lesson():
         heads = controls.select_slider("ALiBi heads", "heads", [4, 8, 12, 16], 8)
         head = controls.slider("Head", "head", 1, heads, 2, help="ALiBi's slope for this head sets the gate's bias.")
     with page.more:
-        text = controls.text("Sentence", "text", TEXT, max_chars=300, help="Words split on spaces, at most 64.")
+        text = sentence_views.sentence_control()
         seed = controls.slider("Toy weight seed", "seed", 0, 9, 0)
     view = {"text": text, "dep": float(dep), "heads": heads, "head": head, "seed": seed}
     tabs = page.sections(["Bias for your sentence", "Slope per word", "Attention"])
@@ -113,7 +114,7 @@ def lesson():
 
 lesson()
 why(WHY)
-formula(r"\begin{gathered}f_t = \sigma(w_f^\top x_t + b_f),\qquad D_{ij} = \sum_{l=j+1}^{i}\log f_l\\ "
+formula(r"\begin{gathered}f_t = \sigma(w_f^\top x_t + b_f)\\ D_{ij} = \sum_{l=j+1}^{i}\log f_l\\ "
         r"a_{ij} = \mathrm{softmax}_j\big(q_i^\top k_j/\sqrt{d} + D_{ij}\big)\end{gathered}")
 see_also("alibi", "stick_breaking")
 source(pc.fox_bias, pc.fox_sentence)

@@ -2,7 +2,7 @@ import numpy as np
 import streamlit as st
 
 import posenc_core as pc
-from lessons.todays_models import class_views
+from lessons.todays_models import layer_questions_views as questions
 from page_kit import (
     classroom,
     controls,
@@ -19,7 +19,6 @@ from page_kit import (
 )
 
 KINDS = ["swap", "reverse", "shuffle"]
-EXACT = 1e-12  # float64: below this an error is rounding, not a difference
 CONV, RECURRENCE, CAUSAL, BIDIRECTIONAL = list(pc.MIXERS)
 
 
@@ -28,18 +27,9 @@ def experiment(n: int, kind: str, i: int, j: int, seed: int):
     return pc.order_test(n, 16, kind, i=i, j=j, seed=seed)
 
 
-def _where(errors: np.ndarray) -> str:
-    """The positions where an error is not rounding, as compact ranges ('3-6, 10-13')."""
-    hit = np.flatnonzero(errors > EXACT)
-    if hit.size == 0:
-        return "none"
-    runs, start = [], hit[0]
-    for a, b in zip(hit[:-1], hit[1:], strict=True):
-        if b != a + 1:
-            runs.append((start, a))
-            start = b
-    runs.append((start, hit[-1]))
-    return ", ".join(f"{a}" if a == b else f"{a}-{b}" for a, b in runs)
+def _where(runs) -> str:
+    """Runs of positions as compact ranges ('3-6, 10-13')."""
+    return ", ".join(f"{a}" if a == b else f"{a}-{b}" for a, b in runs) or "none"
 
 
 header("Hybrids: attention among recurrent layers",
@@ -55,7 +45,7 @@ WHY = ("Many 2025 models use attention in only some layers and fill the rest wit
 def models_tab(page) -> None:
     st.dataframe([{"model": name, "other layers": m.mixers, "attention": m.attention}
                 for name, m in pc.HYBRID_MODELS.items()], hide_index=True)
-    with class_views.ask_all_drop():
+    with questions.ask_all_drop():
         nope_only = controls.toggle("Only hybrids whose attention has no positions", "nope")
         st.dataframe([{"model": name, "positions in attention": m.rotates} for name, m in pc.HYBRID_MODELS.items()
                     if not nope_only or m.rotates.startswith("none")], hide_index=True)
@@ -69,14 +59,15 @@ def models_tab(page) -> None:
                "follows the code; a test reads each attention class's forward to keep this table honest.")
 
 
-def _order_notice(kind: str, i: int, j: int, errors, largest) -> None:
+def _order_notice(kind: str, i: int, j: int, result) -> None:
+    largest, runs = result["largest"], result["changed_runs"]
     if kind == "swap":
         notice(f"Swap tokens {i} and {j}. Bidirectional attention with no positions differs nowhere "
                f"(largest difference {largest[BIDIRECTIONAL]:.0e}, rounding): it is permutation-"
                f"equivariant and cannot see order. Causal attention differs only at positions "
-               f"{_where(errors[CAUSAL])}: before {i} nothing changed, and from {j + 1} on each query "
+               f"{_where(runs[CAUSAL])}: before {i} nothing changed, and from {j + 1} on each query "
                "sees the same set of tokens, so the same output. The convolution differs at "
-               f"{_where(errors[CONV])}, exactly where its 4-token kernel covers a swapped token, and "
+               f"{_where(runs[CONV])}, exactly where its 4-token kernel covers a swapped token, and "
                f"the recurrence from {i} onwards, fading as its gates forget. Those two read order by "
                "construction; a NoPE attention layer between them receives tokens that already carry it.")
     else:
@@ -95,18 +86,19 @@ def order_tab(page) -> None:
         j = controls.slider("with token j", "j", i + 1, n - 1, min(max(10, i + 1), n - 1), help="Used by 'swap' only.")
     result = experiment(n, kind, i, j, 0)
     errors = result["errors"]
-    largest = {name: float(e.max()) for name, e in errors.items()}
-    # one row per mixer: on one line they ran past the figure column of a projector
+    largest = result["largest"]
+    # short rows: one row per mixer ran past the figure column of a projector, and past a phone's width
     formula(r"\begin{gathered}\text{conv: } y_t = \sum_{k<4} w_k \odot x_{t-k}\\ \text{recurrence: } "
-            r"h_t = g_t \odot h_{t-1} + x_t,\ \ g_t = 0.9\,\sigma(x_t W_g)\\ "
-            r"\text{attention: } y_t = \sum_{s \in S_t} \mathrm{softmax}_s\big(q_t\cdot k_s/\sqrt{d}\big)\,v_s"
-            r"\\ S_t = \{0..t\}\ \text{(causal) or all (bidirectional)}\end{gathered}")
-    with class_views.ask_blind(errors, kind, EXACT):
+            r"h_t = g_t \odot h_{t-1} + x_t\\ g_t = 0.9\,\sigma(x_t W_g)\\ "
+            r"\text{attention: } y_t = \sum_{s \in S_t} a_{ts}\,v_s\\ a_{ts} = "
+            r"\mathrm{softmax}_s\big(q_t\cdot k_s/\sqrt{d}\big)\\ S_t = \{0..t\}\ \text{(causal)}\\ "
+            r"\text{or all (bidirectional)}\end{gathered}")
+    with questions.ask_blind(result, kind):
         chart = figures.stacked_lines(
             np.arange(n), {name: np.maximum(e, 1e-17) for name, e in errors.items()},
             title="|f(reordered x)_t − (reordered f(x))_t| at each position t",
             x_title="position t", y_title="difference (log; 1e-17 = none)", log_y=True, markers=True,
-            hover_format=".3g", name="hybrid_order", hlines=[(EXACT, "float64 rounding below")],
+            hover_format=".3g", name="hybrid_order", hlines=[(pc.ORDER_EXACT, "float64 rounding below")],
             alt=f"Per-position difference ({kind}) between mixing the reordered tokens and reordering the mixed "
                 "tokens, one line per mixer; largest differences: "
                 + ", ".join(f"{name} {v:.1e}" for name, v in largest.items()) + ".")
@@ -118,7 +110,7 @@ def order_tab(page) -> None:
         for k, name in enumerate(errors):
             cols[k % 2].metric(name, f"{largest[name]:.1e}", help=f"Largest difference; outputs have norm "
                                                                   f"{result['scale'][name]:.2f} on average.")
-        _order_notice(kind, i, j, errors, largest)
+        _order_notice(kind, i, j, result)
         formula(r"\begin{gathered}e_t = \big\|f(Px)_t - (P f(x))_t\big\|\\ \max_t e_t:\ \text{conv } $c,\ "
                 r"\text{recurrence } $r,\ \text{causal } $a,\ \text{bidirectional } $b\end{gathered}",
                 c=largest[CONV], r=largest[RECURRENCE], a=largest[CAUSAL], b=largest[BIDIRECTIONAL], digits=3)

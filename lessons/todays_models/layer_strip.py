@@ -4,7 +4,7 @@ import numpy as np
 import streamlit as st
 
 import posenc_core as pc
-from lessons.todays_models import class_views
+from lessons.todays_models import layer_questions_views as questions
 from page_kit import classroom, controls, guard, header, layer_views, notice, source, stage, why
 from page_kit.config_input import choose_config
 
@@ -63,61 +63,6 @@ def _strip_notice(rows, groups) -> None:
            "why the layer rotates or not.")
 
 
-@st.fragment
-def lesson():
-    page = stage()
-    with page.main, guard():  # an error shows in the figure column, where the figure would be
-        with page.side:  # the model (or the pasted config) and the layer: the strip's own controls
-            config_text, origin = choose_config("gemma3-27b", EXAMPLE)
-        if config_text is None:
-            st.markdown(origin)
-            return
-        class_name, notes, read_rows, ignored, context, rows, groups, table = read(config_text)
-        default = next((r.index for r in rows if r.is_attention and r.mixer == "full attention"), 0)
-        with page.side:
-            index = 0 if len(rows) == 1 else controls.slider(  # a slider needs two ends
-                "Layer", "layer", 0, len(rows) - 1, default, help="Pick a layer to see its own pairs, span and scores.")
-        row = rows[index]
-        tab_strip, tab_layer, tab_compare, tab_read = page.sections(
-            ["Layer strip", "One layer", "Settings side by side", "What was read"])
-        if tab_strip.open:
-            with tab_strip:
-                layer_views.strip(rows, groups, table, name="layer_strip",
-                                  title=f"{len(rows)} layers: what each mixes with, and what it does with positions",
-                                  picks=("layer", "view", "One layer") if len(rows) > 1 else None)  # click a layer
-                st.markdown(origin)
-                class_views.ask_longer_prompt(rows, context)  # about the strip's top row, after it: a what-if
-                classroom.snippet(*class_views.config_lines(config_text),
-                                  "labels = [pc.layer_label(r) for r in rows]  # (layers,) the strip's bottom row")
-                _strip_notice(rows, groups)
-                st.dataframe(table, hide_index=True, height=300, width="stretch")
-                layer_views.lesson_links(k for r in rows for k in layer_views.features(r))
-        if tab_layer.open:
-            with tab_layer:
-                _one_layer(config_text, row, context)
-        if tab_compare.open:
-            with tab_compare:
-                _side_by_side(config_text, groups, context)
-                classroom.snippet(*class_views.config_lines(config_text),
-                                  f'wavelengths = {{g["label"]: pc.layer_pairs(g["row"], {context})["wavelength"]',
-                                  '               for g in pc.layer_groups(rows) if g["row"].rotates}  # (pairs,) '
-                                  'each, positions')
-        if tab_read.open:
-            with tab_read:
-                st.markdown(origin)
-                for note in notes:
-                    st.markdown(f"- {note}")
-                st.dataframe({"field": [r[0] for r in read_rows], "value": [r[1] for r in read_rows],
-                              "what it sets": [r[2] for r in read_rows]}, hide_index=True, width="stretch")
-                if ignored:
-                    st.markdown("**Not used for positions**")
-                    st.dataframe({"field": [r[0] for r in ignored], "why": [r[1] for r in ignored]},
-                                 hide_index=True, width="stretch")
-                notice("Every field the reading uses is listed with what it sets; every other field is listed "
-                       "with the reason it is not used. A field the model's class does not know is never an "
-                       "error: the model's code would ignore it too.")
-
-
 def _one_layer(config_text, row, context) -> None:
     facts = pc.layer_facts(row)  # one sentence per feature this layer uses, each with its lesson below
     st.markdown(f"**Layer {row.index}** (`{row.layer_type}`): {row.mixer_name}. *Why:* {row.why}.\n"
@@ -129,7 +74,7 @@ def _one_layer(config_text, row, context) -> None:
         layer_views.theta_formula(row, view["pairs"])
         layer_views.score_figure(view["distances"], view["scores"], who=f"layer {row.index}", context=context,
                                  name="layer_score", window=row.window, chunk=row.chunk)
-        classroom.snippet(*class_views.config_lines(config_text),
+        classroom.snippet(*questions.config_lines(config_text),
                           f"pairs = pc.layer_pairs(rows[{row.index}], {context})  # \"wavelength\" (pairs,) positions",
                           f'distances, scores = pc.score_vs_distance(pairs["inv_freq"], pairs["attention_factor"], '
                           f'{min(2 * context, pc.MAX_POSITIONS * 64)})  # the score curve above')
@@ -165,6 +110,80 @@ def _side_by_side(config_text, groups, context) -> None:
         layer_views.compare_figure(views, context=context, name="layer_compare")
     for line in missing:
         st.warning(line, icon=":material/info:")
+
+
+def strip_tab(page, model) -> None:
+    rows, groups, table, config_text = model["rows"], model["groups"], model["table"], model["config_text"]
+    layer_views.strip(rows, groups, table, name="layer_strip",
+                      title=f"{len(rows)} layers: what each mixes with, and what it does with positions",
+                      picks=("layer", "view", "One layer") if len(rows) > 1 else None)  # click a layer
+    st.markdown(model["origin"])
+    questions.ask_longer_prompt(rows, model["context"])  # about the strip's top row, after it: a what-if
+    classroom.snippet(*questions.config_lines(config_text),
+                      "labels = [pc.layer_label(r) for r in rows]  # (layers,) the strip's bottom row")
+    _strip_notice(rows, groups)
+    st.dataframe(table, hide_index=True, height=300, width="stretch")
+    layer_views.lesson_links(k for r in rows for k in layer_views.features(r))
+
+
+def layer_tab(page, model) -> None:
+    _one_layer(model["config_text"], model["rows"][model["index"]], model["context"])
+
+
+def compare_tab(page, model) -> None:
+    config_text, context = model["config_text"], model["context"]
+    _side_by_side(config_text, model["groups"], context)
+    classroom.snippet(*questions.config_lines(config_text),
+                      f'wavelengths = {{g["label"]: pc.layer_pairs(g["row"], {context})["wavelength"]',
+                      '               for g in pc.layer_groups(rows) if g["row"].rotates}  # (pairs,) each, positions')
+
+
+def read_tab(page, model) -> None:
+    st.markdown(model["origin"])
+    for note in model["notes"]:
+        st.markdown(f"- {note}")
+    read_rows, ignored = model["read"], model["ignored"]
+    st.dataframe({"field": [r[0] for r in read_rows], "value": [r[1] for r in read_rows],
+                  "what it sets": [r[2] for r in read_rows]}, hide_index=True, width="stretch")
+    if ignored:
+        st.markdown("**Not used for positions**")
+        st.dataframe({"field": [r[0] for r in ignored], "why": [r[1] for r in ignored]}, hide_index=True,
+                     width="stretch")
+    notice("Every field the reading uses is listed with what it sets; every other field is listed with the reason "
+           "it is not used. A field the model's class does not know is never an error: the model's code would "
+           "ignore it too.")
+
+
+# The lesson's tabs in order: label, and the function that draws it (each runs only while its tab is open).
+TABS = [
+    ("Layer strip", strip_tab),
+    ("One layer", layer_tab),
+    ("Settings side by side", compare_tab),
+    ("What was read", read_tab),
+]
+
+
+@st.fragment
+def lesson():
+    page = stage()
+    with page.main, guard():  # an error shows in the figure column, where the figure would be
+        with page.side:  # the model (or the pasted config) and the layer: the strip's own controls
+            config_text, origin = choose_config("gemma3-27b", EXAMPLE)
+        if config_text is None:
+            st.markdown(origin)
+            return
+        class_name, notes, read_rows, ignored, context, rows, groups, table = read(config_text)
+        default = next((r.index for r in rows if r.is_attention and r.mixer == "full attention"), 0)
+        with page.side:
+            index = 0 if len(rows) == 1 else controls.slider(  # a slider needs two ends
+                "Layer", "layer", 0, len(rows) - 1, default, help="Pick a layer to see its own pairs, span and scores.")
+        model = {"config_text": config_text, "origin": origin, "notes": notes, "read": read_rows, "ignored": ignored,
+                 "context": context, "rows": rows, "groups": groups, "table": table, "index": index}
+        sections = page.sections([label for label, _ in TABS])
+        for tab, (_, draw) in zip(sections, TABS, strict=True):
+            if tab.open:
+                with tab:
+                    draw(page, model)
 
 
 lesson()

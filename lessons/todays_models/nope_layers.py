@@ -2,7 +2,7 @@ import numpy as np
 import streamlit as st
 
 import posenc_core as pc
-from lessons.todays_models import class_views
+from lessons.todays_models import layer_questions_views as questions
 from page_kit import (
     classroom,
     controls,
@@ -66,9 +66,7 @@ def map_tab(page) -> None:
         shown = controls.slider("Layers shown", "layers", 8, 64, 48,
                                 help="The first layers of each model; blank cells are past its last layer.")
     names, grid = layer_map(shown)
-    _, whole = layer_map(64)  # every model's full depth, whatever is shown
-    counts = {name: (int(np.nansum(row == 0)), int(np.count_nonzero(np.isfinite(row))))
-              for name, row in zip(names, whole, strict=True)}
+    counts = pc.nope_layer_counts()  # every model's full depth, whatever is shown
     show(figures.padded(figures.heatmap(
         grid, x=np.arange(grid.shape[1]), y=names, title="RoPE (1) or no positions (0), layer by layer",
         x_title="layer", y_title="", value_name="rotates", zrange=(0.0, 1.0), height=320,
@@ -78,7 +76,7 @@ def map_tab(page) -> None:
             + "; ".join(f"{name} {k} of {depth}" for name, (k, depth) in counts.items()) + "."), left=130))
     classroom.snippet(f"names, grid = {classroom.call('nope_layer_map', shown)}",
                       f"# grid ({len(names)}, {shown}): 1 = RoPE, 0 = no positions, NaN past the last layer")
-    with class_views.ask_scout(scout_rows()):
+    with questions.ask_scout(scout_rows()):
         st.dataframe([{"model": name, "NoPE layers": f"{counts[name][0]} of {counts[name][1]}",
                        "the rule": pc.NOPE_LAYER_MODELS[name][1]} for name in names], hide_index=True)
         notice(f"Llama 4 Scout leaves {counts['Llama 4 Scout'][0]} of its {counts['Llama 4 Scout'][1]} "
@@ -104,7 +102,7 @@ def rule_tab(page) -> None:
     formula(r"\begin{gathered}\text{Llama 4: } 1 + $s\cdot\ln\!\Big(1 + \Big\lfloor\frac{p+1}{8192}\Big\rfloor\Big)"
             r"\\ \text{Mistral: } 1 + $s\cdot\ln\!\Big(1 + \Big\lfloor\frac{p}{$L}\Big\rfloor\Big)\end{gathered}",
             s=scale, L=period)
-    with class_views.ask_first_step(grid, period):
+    with questions.ask_first_step(grid, period):
         show(figures.stacked_lines(
             grid, curves, title="Query multiplier against position", x_title="position p (log)",
             y_title="query scale", log_x=True, hover_format=".4f", name="nope_rules",
@@ -169,7 +167,7 @@ def entropy_tab(page) -> None:
     notice(f"With no positions every key competes with every other, so as p grows the softmax "
            f"spreads out and its entropy follows ln(p + 1). At p = {last:,} the rule multiplies "
            f"the query by {result['scale'][-1]:.3f}: {effect}")
-    formula(r"\begin{gathered}H = -\sum_{j\le p} a_j \ln a_j,\quad a_j = \mathrm{softmax}_j(\tau(p)\,z_j)"
+    formula(r"\begin{gathered}H = -\sum_{j\le p} a_j \ln a_j\\ a_j = \mathrm{softmax}_j(\tau(p)\,z_j)"
             r"\\ \tau($p) = $t\end{gathered}", p=last, t=float(result["scale"][-1]))
 
 

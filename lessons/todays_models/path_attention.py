@@ -1,10 +1,9 @@
-import numpy as np
 import streamlit as st
 
 import posenc_core as pc
+from lessons.todays_models import sentence_views
 from page_kit import classroom, controls, figures, formula, guard, header, notice, see_also, show, source, stage, why
 
-TEXT = "the cat sat on the warm mat and then the old dog slept by the door"
 TOY = ("Every word gets the same probe query and key, so only the transforms make two cells differ. PaTH's w_t and "
        "β_t come from seeded toy weights on each word's seeded embedding, not from a trained model.")
 
@@ -15,8 +14,8 @@ def sentence(text: str, dim: int, seed: int, base: float, sharpness: float):
 
 
 def code(view, *lines: str) -> None:
-    call = classroom.call("path_sentence", view["text"], view["dim"], view["seed"], view["base"], view["sharp"])
-    classroom.snippet(f"ex = {call}", *lines)
+    args = (view["text"], view["dim"], view["seed"], view["base"], view["sharp"])
+    sentence_views.sentence_snippet("path_sentence", args, *lines)
 
 
 header("PaTH: transforms along the path",
@@ -38,19 +37,19 @@ WHY = ("PaTH attention (Yang, Shen, Wen, Tan, Mishra, Ren, Panda and Kim 2025, a
 
 def grids_tab(page, view, ex) -> None:
     tokens = ex["tokens"]
-    spread = ex["spread"]
+    spread = ex["largest_spread"]
     show(figures.small_multiples(
         [figures.blank_masked(ex["rope"]), figures.blank_masked(ex["path"])],
-        ["RoPE: one fixed rotation per step", "PaTH: each word's own transform"], cols=2,
+        ["RoPE: fixed steps", "PaTH: word's steps"], cols=2,  # short: two panels side by side on a phone
         title="Score of the same probe q and k at every query and key", value_name="q·k", x_title="key j",
         y_title="query i", name="path_grids",
         alt=f"Two lower-triangular heatmaps for {len(tokens)} words. RoPE's is constant along every diagonal "
-            f"(largest spread {spread['rope'].max():.1e}); PaTH's changes along them (largest spread "
-            f"{spread['path'].max():.2f} at offset {int(np.argmax(spread['path']))})."))
+            f"(largest spread {spread['rope']:.1e}); PaTH's changes along them (largest spread "
+            f"{spread['path']:.2f} at offset {ex['widest_offset']})."))
     st.caption(TOY)
     code(view, f'ex["rope"], ex["path"]  # ({len(tokens)}, {len(tokens)}) each, -inf above the diagonal')
     same = ex["wordless"]
-    flat = float(spread["fixed"].max())
+    flat = spread["fixed"]
     with classroom.predict("path_fixed", "Now give every word the same w and β (word 0's): one fixed, "
                            "data-independent transform. What does PaTH's grid become?",
                            ["Constant along each diagonal, like RoPE", "Still changing along the diagonals",
@@ -63,7 +62,7 @@ def grids_tab(page, view, ex) -> None:
                                  f"{flat:.1e}): a fixed transform, like RoPE's, sees only the offset."))
     notice(f"RoPE's diagonals are constant: two words {len(tokens) // 2} apart score the same wherever they sit. "
            f"PaTH's are not, because the transforms in between differ from word to word (spread up to "
-           f"{spread['path'].max():.2f}). Position has become a property of the path, not of the count.")
+           f"{spread['path']:.2f}). Position has become a property of the path, not of the count.")
 
 
 def spread_tab(page, view, ex) -> None:
@@ -72,12 +71,12 @@ def spread_tab(page, view, ex) -> None:
                       title="How much the score at one offset depends on where the pair sits",
                       x_title="offset i − j", y_title="max − min along the diagonal", name="path_spread",
                       alt=f"Grouped bars per offset: RoPE's spread is 0 at every offset (at most "
-                          f"{ex['spread']['rope'].max():.1e}); PaTH's reaches {ex['spread']['path'].max():.2f}."))
+                          f"{ex['largest_spread']['rope']:.1e}); PaTH's reaches {ex['largest_spread']['path']:.2f}."))
     code(view, f'ex["spread"]["rope"], ex["spread"]["path"]  # ({len(offsets)},) each, the bars')
     names = [f"{i}·{t}" for i, t in enumerate(ex["tokens"])]
     show(figures.bars(names, {"β_t": ex["beta"]}, title="Each word's strength β_t (2: a full reflection)",
                       x_title="word (index·text)", y_title="β", height=300, name="path_beta",
-                      alt=f"Bars of β per word, between {ex['beta'].min():.2f} and {ex['beta'].max():.2f}."))
+                      alt=f"Bars of β per word, between {ex['beta_range'][0]:.2f} and {ex['beta_range'][1]:.2f}."))
     notice("Offset 0 is the diagonal, q·k with no transform, the same for every word. The last offset has a single "
            "pair, so nothing to compare. In between, PaTH's spread is what data dependence adds; β near 0 makes "
            "a word nearly transparent, β near 2 reflects the query.")
@@ -110,7 +109,7 @@ def lesson():
                                 help="Multiplies u·x_t in β_t = 2σ(u·x_t); 0 gives every word β = 1.")
         dim = controls.select_slider("Head dimension", "dim", [2, 4, 8, 16], 8)
     with page.more:
-        text = controls.text("Sentence", "text", TEXT, max_chars=300, help="Words split on spaces, at most 64.")
+        text = sentence_views.sentence_control()
         base = controls.select_slider("RoPE base", "base", [10.0, 100.0, 1000.0, 10000.0], 100.0,
                                       help="A small base turns fast enough to show in a short sentence.")
         seed = controls.slider("Toy weight seed", "seed", 0, 9, 0)
@@ -127,7 +126,7 @@ def lesson():
 lesson()
 why(WHY)
 formula(r"\begin{gathered}H_t = I - \beta_t w_t w_t^\top,\quad \beta_t = 2\sigma(u^\top x_t)\\ "
-        r"s_{ij} = q_i^\top H_i H_{i-1}\cdots H_{j+1}\, k_j\\ \text{RoPE: } s_{ij} = q_i^\top (R^\top)^{i-j} k_j "
+        r"s_{ij} = q_i^\top H_i H_{i-1}\cdots H_{j+1}\, k_j\\ \text{RoPE: } s_{ij} = q_i^\top (R^\top)^{i-j} k_j\\ "
         r"= (R^i q_i)^\top (R^j k_j)\end{gathered}")
 see_also("rope_relative", "fox")
 source(pc.path_scores, pc.path_sentence)

@@ -1,9 +1,9 @@
 import streamlit as st
 
 import posenc_core as pc
+from lessons.todays_models import sentence_views
 from page_kit import classroom, controls, figures, formula, guard, header, notice, see_also, show, source, stage, why
 
-TEXT = "the cat sat on the warm mat and then the old dog slept by the door"
 TOY = ("The logits come from seeded toy query and key weights on each word's seeded embedding, not from a trained "
        "model: they show what the mechanism does with scores, not what a trained model attends to.")
 METHODS = ("stick-breaking", "softmax + ALiBi", "softmax, no positions")
@@ -20,9 +20,8 @@ def constant(logit: float, length: int):
 
 
 def code(view, *lines: str) -> None:
-    call = classroom.call("stick_breaking_sentence", view["text"], view["level"], view["heads"], view["head"],
-                          view["seed"], attend_current=view["current"])
-    classroom.snippet(f"ex = {call}", *lines)
+    args = (view["text"], view["level"], view["heads"], view["head"], view["seed"])
+    sentence_views.sentence_snippet("stick_breaking_sentence", args, *lines, attend_current=view["current"])
 
 
 header("Stick-breaking attention",
@@ -49,7 +48,7 @@ def last_tab(page, view, ex) -> None:
     show(figures.bars(names, rows, title=f"What the last word '{tokens[-1]}' attends to", x_title="key (index·word)",
                       y_title="weight", name="sb_last",
                       alt=f"Grouped bars over {len(tokens)} keys. Stick-breaking hands out "
-                          f"{ex['stick'][-1].sum():.3f} of its stick (the rest, {ex['remainder'][-1]:.3f}, goes "
+                          f"{ex['last_taken']:.3f} of its stick (the rest, {ex['remainder'][-1]:.3f}, goes "
                           f"nowhere), at a mean distance of {mean['stick-breaking']:.2f} words; softmax + ALiBi at "
                           f"{mean['softmax + ALiBi']:.2f}; softmax without positions at "
                           f"{mean['softmax, no positions']:.2f}."))
@@ -85,7 +84,7 @@ def constant_tab(page, view, ex) -> None:
                            f"factor {out['ratio']:.4g} per step."))
     classroom.snippet(f"out = {classroom.call('stick_breaking_constant', float(z), 24)}",
                       'out["distance"], out["weights"], out["alibi"]  # (23,) each, the two lines')
-    formula(r"\begin{gathered}A_t = \sigma(z)\,\sigma(-z)^{t-1},\qquad \frac{A_{t+1}}{A_t} = \sigma(-z) = "
+    formula(r"\begin{gathered}A_t = \sigma(z)\,\sigma(-z)^{t-1}\\ \frac{A_{t+1}}{A_t} = \sigma(-z) = "
             r"e^{-\mathrm{softplus}(z)} = e^{-$m}\\ \text{left over: } 1 - \textstyle\sum_t A_t = $r\end{gathered}",
             m=out["slope"], r=out["remainder"])
     notice(f"Parallel straight lines on a log axis (one on top of the other when almost the whole stick is handed "
@@ -97,7 +96,10 @@ def constant_tab(page, view, ex) -> None:
 
 def maps_tab(page, view, ex) -> None:
     grids = [ex["stick"], ex["alibi"], ex["softmax"]]
-    show(figures.small_multiples(grids, list(METHODS), cols=3, title="Every query's weights", value_name="weight",
+    # short panel titles: the three method names overlapped on a phone
+    show(figures.small_multiples(grids, ["stick-breaking", "+ ALiBi", "no positions"], cols=3,
+                                 title="Every query's weights (stick-breaking; softmax + ALiBi; softmax)",
+                                 value_name="weight",
                                  x_title="key j", y_title="query i", name="sb_maps", zrange=(0.0, 1.0),
                                  alt=f"Three lower-triangular heatmaps for {len(ex['tokens'])} words: stick-breaking "
                                      "and softmax + ALiBi are bright near the diagonal, softmax without positions "
@@ -116,7 +118,7 @@ def lesson():
         heads = controls.select_slider("ALiBi heads", "heads", [4, 8, 12, 16], 8)
         head = controls.slider("ALiBi head", "head", 1, heads, 2)
     with page.more:
-        text = controls.text("Sentence", "text", TEXT, max_chars=300, help="Words split on spaces, at most 64.")
+        text = sentence_views.sentence_control()
         seed = controls.slider("Toy weight seed", "seed", 0, 9, 0)
         current = controls.toggle("Query takes from its own key", "current", False,
                                   help="attend_current in the authors' code; off by default there.")
@@ -133,7 +135,7 @@ def lesson():
 lesson()
 why(WHY)
 formula(r"\begin{gathered}\beta_{ij} = \sigma(q_i^\top k_j/\sqrt{d})\\ "
-        r"A_{ij} = \beta_{ij}\prod_{j<l<i}(1-\beta_{il}),\qquad o_i = \sum_{j<i} A_{ij} v_j\\ "
+        r"A_{ij} = \beta_{ij}\prod_{j<l<i}(1-\beta_{il})\\ o_i = \sum_{j<i} A_{ij} v_j\\ "
         r"\sum_{j<i} A_{ij} = 1 - \prod_{j<i}(1-\beta_{ij}) \le 1\end{gathered}")
 see_also("fox", "alibi")
 source(pc.stick_breaking_weights, pc.stick_breaking_sentence)

@@ -278,6 +278,24 @@ def _through_class(config: dict, model_type: str) -> tuple[object, str | None]:
     return text, nested
 
 
+def _sort_keys(reading: ConfigReading, config: Mapping, source: Mapping, class_fields: set) -> None:
+    """Each key of the config into ``reading.read`` (it sets positions) or ``reading.ignored`` (with the reason)."""
+    obj, nested, class_name = reading.obj, reading.nested_from, reading.class_name
+    for key in sorted(config if nested is None else {**config, **source}):
+        value = source.get(key, config.get(key))
+        if key in POSITION_KEYS:
+            reading.read.append((key, _short(value), POSITION_KEYS[key]))
+        elif obj is not None and key in class_fields:
+            continue  # a field the class knows and the position reading does not need
+        elif key in ("architectures", "torch_dtype", "dtype", "transformers_version", "auto_map", "vision_config",
+                     "audio_config", "quantization_config", "_name_or_path"):
+            reading.ignored.append((key, "not about positions"))
+        elif obj is not None:
+            reading.ignored.append((key, f"not a field of {class_name}: the model's code never reads it"))
+        else:
+            reading.ignored.append((key, "not a field the generic reading knows"))
+
+
 def normalise_config(config: Mapping) -> ConfigReading:
     """Read a config dict through its model's transformers config class where possible.
 
@@ -338,19 +356,7 @@ def normalise_config(config: Mapping) -> ConfigReading:
 
     reading = ConfigReading(model_type=fields.get("model_type"), class_name=class_name, fields=fields, obj=obj,
                             notes=notes, nested_from=nested)
-    for key in sorted(config if nested is None else {**config, **source}):
-        value = source.get(key, config.get(key))
-        if key in POSITION_KEYS:
-            reading.read.append((key, _short(value), POSITION_KEYS[key]))
-        elif obj is not None and key in class_fields:
-            continue  # a field the class knows and the position reading does not need
-        elif key in ("architectures", "torch_dtype", "dtype", "transformers_version", "auto_map", "vision_config",
-                     "audio_config", "quantization_config", "_name_or_path"):
-            reading.ignored.append((key, "not about positions"))
-        elif obj is not None:
-            reading.ignored.append((key, f"not a field of {class_name}: the model's code never reads it"))
-        else:
-            reading.ignored.append((key, "not a field the generic reading knows"))
+    _sort_keys(reading, config, source, class_fields)
     return reading
 
 

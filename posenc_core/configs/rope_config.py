@@ -13,7 +13,10 @@ from dataclasses import dataclass, field
 from .._checks import MAX_POSITIONS, as_base, as_float, as_int
 from ..long_context.extension import deepseek_softmax_mscale, extension_analysis, score_vs_distance
 from ..rope.frequencies import rope_inv_freq, rotary_dim, scaling_type
-from .layers import LayerRow, layer_scheme, query_scale_start, read_layers, rope_call
+from .layer_reading import layer_scheme, read_layers
+from .layer_rope import rope_call
+from .layer_row import LayerRow
+from .query_scale import query_scale_start
 from .reader import normalise_config
 from .summaries import layer_pairs
 
@@ -107,6 +110,34 @@ def rope_from_config(config: Mapping, seq_len=None, *, layer_type=None, backend=
                          max_position_embeddings=read.max_position_embeddings, backend=backend, device=device)
 
 
+def _original_based_contexts(read: RopeConfig) -> tuple[int, int, str]:
+    """llama3 / yarn / longrope: L = original_max_position_embeddings and L′ = factor × L."""
+    scaling, max_pos, kind = read.scaling or {}, read.max_position_embeddings, read.rope_type
+    original = scaling.get("original_max_position_embeddings") or max_pos
+    if original is None:
+        raise ValueError(f"rope_type '{kind}' needs original_max_position_embeddings.")
+    original = as_int("original_max_position_embeddings", original, minimum=2, maximum=_MAX_CONTEXT)
+    factor = scaling.get("factor")
+    if factor is None:
+        if max_pos is None or max_pos <= original:
+            raise ValueError("The config has neither a factor nor a max_position_embeddings above the original "
+                             "context, so the target length is unknown.")
+        factor, origin = max_pos / original, "factor = max_position_embeddings / L (transformers' rule)"
+    else:
+        origin = "factor from the config"
+    factor = as_float("rope_scaling['factor']", factor, above=0.0)
+    if factor * original > _MAX_CONTEXT:  # refused where L' is formed, naming what the user wrote
+        raise ValueError(f"rope_scaling['factor'] = {factor:g} times original_max_position_embeddings = "
+                         f"{original:,} asks for a context of {factor * original:.4g} tokens; this page reads "
+                         f"contexts up to {_MAX_CONTEXT:,} tokens.")
+    target = max(int(round(factor * original)), 2)
+    how = f"L = original_max_position_embeddings; L′ = factor × L, {origin}"
+    if max_pos is not None and max_pos != target:
+        how += (f". The config also declares max_position_embeddings = {max_pos:,}; {kind}'s frequencies do "
+                f"not depend on it{' beyond choosing short or long factors' if kind == 'longrope' else ''}")
+    return original, target, how
+
+
 def config_contexts(read: RopeConfig) -> tuple[int, int | None, str]:
     """``(L, L′, how)``: the training length and the target length a RoPE setting implies.
 
@@ -124,29 +155,7 @@ def config_contexts(read: RopeConfig) -> tuple[int, int | None, str]:
     max_pos = read.max_position_embeddings
     kind = read.rope_type
     if kind in ("yarn", "llama3", "longrope"):
-        original = scaling.get("original_max_position_embeddings") or max_pos
-        if original is None:
-            raise ValueError(f"rope_type '{kind}' needs original_max_position_embeddings.")
-        original = as_int("original_max_position_embeddings", original, minimum=2, maximum=_MAX_CONTEXT)
-        factor = scaling.get("factor")
-        if factor is None:
-            if max_pos is None or max_pos <= original:
-                raise ValueError("The config has neither a factor nor a max_position_embeddings above the original "
-                                 "context, so the target length is unknown.")
-            factor, origin = max_pos / original, "factor = max_position_embeddings / L (transformers' rule)"
-        else:
-            origin = "factor from the config"
-        factor = as_float("rope_scaling['factor']", factor, above=0.0)
-        if factor * original > _MAX_CONTEXT:  # refused where L' is formed, naming what the user wrote
-            raise ValueError(f"rope_scaling['factor'] = {factor:g} times original_max_position_embeddings = "
-                             f"{original:,} asks for a context of {factor * original:.4g} tokens; this page reads "
-                             f"contexts up to {_MAX_CONTEXT:,} tokens.")
-        target = max(int(round(factor * original)), 2)
-        how = f"L = original_max_position_embeddings; L′ = factor × L, {origin}"
-        if max_pos is not None and max_pos != target:
-            how += (f". The config also declares max_position_embeddings = {max_pos:,}; {kind}'s frequencies do "
-                    f"not depend on it{' beyond choosing short or long factors' if kind == 'longrope' else ''}")
-        return original, target, how
+        return _original_based_contexts(read)
     if kind == "linear":
         factor = as_float("rope_scaling['factor']", scaling.get("factor"), above=0.0)
         if max_pos is None:
@@ -264,58 +273,41 @@ def layer_facts(row: LayerRow) -> list[tuple[str, str]]:
     return facts
 
 
-def describe_rope_config(config, layer_type=None) -> list[tuple[str, str, str]]:
-    """What ``read_rope_config`` takes from a config, as (setting, value, where it came from) rows."""
-    read = read_rope_config(config, layer_type)
-    reading = normalise_config(config)
-    by_class = f"{reading.class_name}" if reading.class_name else None
-    text = config.get("text_config") if isinstance(config.get("text_config"), Mapping) else config
+def _head_source(text: Mapping, read) -> str:
     if text.get("qk_rope_head_dim") is not None and read.head_dim == text.get("qk_rope_head_dim"):
-        head_from = "qk_rope_head_dim (latent attention: only this part of each head is rotated)"
-    elif text.get("global_head_dim") is not None and read.layer_type == "full_attention":
-        head_from = "global_head_dim (the full layers' own head size)"
-    elif text.get("head_dim") is not None:
-        head_from = "head_dim"
-    else:
-        head_from = f"hidden_size / num_attention_heads = {text.get('hidden_size')} / " \
-                    f"{text.get('num_attention_heads')}"
-    params = text.get("rope_scaling") or text.get("rope_parameters") or {}
-    if isinstance(params, Mapping) and read.layer_type is not None and isinstance(params.get(read.layer_type),
-                                                                                  Mapping):
-        params = params[read.layer_type]
-    params = params if isinstance(params, Mapping) else {}
+        return "qk_rope_head_dim (latent attention: only this part of each head is rotated)"
+    if text.get("global_head_dim") is not None and read.layer_type == "full_attention":
+        return "global_head_dim (the full layers' own head size)"
+    if text.get("head_dim") is not None:
+        return "head_dim"
+    return f"hidden_size / num_attention_heads = {text.get('hidden_size')} / {text.get('num_attention_heads')}"
+
+
+def _base_source(text: Mapping, params: Mapping, read, by_class: str | None) -> str:
     if "rope_theta" in params:
-        base_from = "rope_parameters['rope_theta']" if read.layer_type is None else \
+        return "rope_parameters['rope_theta']" if read.layer_type is None else \
             f"rope_parameters['{read.layer_type}']['rope_theta']"
-    elif "rope_theta" in text or "rope_local_base_freq" in text:
-        base_from = "rope_theta" if read.layer_type != "sliding_attention" or "rope_local_base_freq" not in text \
+    if "rope_theta" in text or "rope_local_base_freq" in text:
+        return "rope_theta" if read.layer_type != "sliding_attention" or "rope_local_base_freq" not in text \
             else "rope_local_base_freq (Gemma 3's base for sliding layers)"
-    elif "rotary_emb_base" in text:
-        base_from = "rotary_emb_base (GPT-NeoX's name)"
-    else:
-        base_from = f"not in the config: {by_class or 'transformers'}' default"
+    if "rotary_emb_base" in text:
+        return "rotary_emb_base (GPT-NeoX's name)"
+    return f"not in the config: {by_class or 'transformers'}' default"
+
+
+def _partial_source(text: Mapping, params: Mapping, read, by_class: str | None) -> str:
     if "partial_rotary_factor" in params or "partial_rotary_factor" in text:
-        partial_from = "partial_rotary_factor"
-    elif "rotary_pct" in text:
-        partial_from = "rotary_pct (GPT-NeoX's name)"
-    elif read.partial_rotary_factor != 1.0:
-        partial_from = f"not in the config: {by_class}'s default"
-    else:
-        partial_from = "not in the config: all dimensions rotate"
-    rotated = (f"{read.partial_rotary_factor:g} -> " + (
-        f"{int(read.partial_rotary_factor * read.head_dim // 2)} of {read.head_dim // 2} pairs turn, the rest get "
-        "frequency 0" if read.rope_type == "proportional" else
-        f"{read.rotary_dim} of {read.head_dim} dimensions rotate ({read.rotary_dim // 2} pairs)"))
-    rows = [
-        ("head_dim", f"{read.head_dim}", head_from),
-        ("base (rope_theta)", f"{read.base:,.6g}", base_from),
-        ("partial rotary", rotated, partial_from),
-        ("rope_type", read.rope_type, "rope_type / type" if params else "no rope_scaling: default"),
-        ("max_position_embeddings", "-" if read.max_position_embeddings is None
-         else f"{read.max_position_embeddings:,}", "max_position_embeddings"),
-    ]
-    if read.layer_type is not None:
-        rows.append(("layer type", read.layer_type, "nested rope_parameters (one setting per kind of layer)"))
+        return "partial_rotary_factor"
+    if "rotary_pct" in text:
+        return "rotary_pct (GPT-NeoX's name)"
+    if read.partial_rotary_factor != 1.0:
+        return f"not in the config: {by_class}'s default"
+    return "not in the config: all dimensions rotate"
+
+
+def _scaling_rows(text: Mapping, params: Mapping, read, by_class: str | None) -> list[tuple[str, str, str]]:
+    """One row per key of the scaling dict: its value (a list summarised) and where it came from."""
+    rows = []
     for key, value in read.scaling.items():
         if key in ("rope_type", "type"):
             continue
@@ -325,6 +317,8 @@ def describe_rope_config(config, layer_type=None) -> list[tuple[str, str, str]]:
             shown = f"{len(value)} values, {min(numbers):.4g} to {max(numbers):.4g}"
         elif isinstance(value, (list, tuple)):
             shown = f"a list of {len(value)}" if value else "empty list"
+        elif isinstance(value, int) and not isinstance(value, bool):
+            shown = f"{value:,}"  # a length reads as the other lengths in the table do
         else:
             shown = repr(value)
         if key == "original_max_position_embeddings" and text.get(key) is not None and \
@@ -336,6 +330,34 @@ def describe_rope_config(config, layer_type=None) -> list[tuple[str, str, str]]:
             origin = "rope_scaling" if key in params else f"added by {by_class or 'the reading'}"
         rows.append((key, shown, origin))
     return rows
+
+
+def describe_rope_config(config, layer_type=None) -> list[tuple[str, str, str]]:
+    """What ``read_rope_config`` takes from a config, as (setting, value, where it came from) rows."""
+    read = read_rope_config(config, layer_type)
+    reading = normalise_config(config)
+    by_class = f"{reading.class_name}" if reading.class_name else None
+    text = config.get("text_config") if isinstance(config.get("text_config"), Mapping) else config
+    params = text.get("rope_scaling") or text.get("rope_parameters") or {}
+    if isinstance(params, Mapping) and read.layer_type is not None and isinstance(params.get(read.layer_type),
+                                                                                  Mapping):
+        params = params[read.layer_type]
+    params = params if isinstance(params, Mapping) else {}
+    rotated = (f"{read.partial_rotary_factor:g} -> " + (
+        f"{int(read.partial_rotary_factor * read.head_dim // 2)} of {read.head_dim // 2} pairs turn, the rest get "
+        "frequency 0" if read.rope_type == "proportional" else
+        f"{read.rotary_dim} of {read.head_dim} dimensions rotate ({read.rotary_dim // 2} pairs)"))
+    rows = [
+        ("head_dim", f"{read.head_dim}", _head_source(text, read)),
+        ("base (rope_theta)", f"{read.base:,.6g}", _base_source(text, params, read, by_class)),
+        ("partial rotary", rotated, _partial_source(text, params, read, by_class)),
+        ("rope_type", read.rope_type, "rope_type / type" if params else "no rope_scaling: default"),
+        ("max_position_embeddings", "-" if read.max_position_embeddings is None
+         else f"{read.max_position_embeddings:,}", "max_position_embeddings"),
+    ]
+    if read.layer_type is not None:
+        rows.append(("layer type", read.layer_type, "nested rope_parameters (one setting per kind of layer)"))
+    return rows + _scaling_rows(text, params, read, by_class)
 
 
 def config_view(config: Mapping, layer_type: str | None = None) -> dict:

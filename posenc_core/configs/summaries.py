@@ -5,7 +5,8 @@ from __future__ import annotations
 import numpy as np
 
 from .._checks import MAX_POSITIONS, as_int
-from .layers import LayerRow, layer_inv_freq
+from .layer_rope import layer_inv_freq
+from .layer_row import LayerRow
 
 __all__ = [
     "PAIR_BANDS",
@@ -88,7 +89,9 @@ def layer_pairs(row: LayerRow, context: int, seq_len=None) -> dict:
     Returns:
         ``pair`` (head_dim/2,) float64, ``inv_freq`` and ``wavelength`` (positions; inf for a frequency of 0,
         as proportional RoPE gives its unrotated pairs), ``band`` (one of PAIR_BANDS per pair), ``span`` (the
-        window or chunk the layer attends over, or the context), and ``attention_factor``.
+        window or chunk the layer attends over, or the context), ``attention_factor``, ``band_counts``
+        ({band: pairs} for every band of PAIR_BANDS), ``turning`` (pairs with a frequency above 0) and
+        ``turn_in_span`` (pairs whose wavelength fits in the span).
     """
     context = as_int("context", context, minimum=2, maximum=MAX_POSITIONS * 64)
     inv_freq, attention_factor = layer_inv_freq(row, seq_len)
@@ -100,4 +103,6 @@ def layer_pairs(row: LayerRow, context: int, seq_len=None) -> dict:
                                                        PAIR_BANDS[1],
                                                        np.where(wavelength <= context, PAIR_BANDS[1], PAIR_BANDS[2])))
     return {"pair": np.arange(inv.shape[0], dtype=np.float64), "inv_freq": inv, "wavelength": wavelength,
-            "band": band.astype(object), "span": int(span), "attention_factor": float(attention_factor)}
+            "band": band.astype(object), "span": int(span), "attention_factor": float(attention_factor),
+            "band_counts": {name: int(np.sum(band == name)) for name in PAIR_BANDS},
+            "turning": int(np.count_nonzero(inv > 0)), "turn_in_span": int(np.count_nonzero(wavelength <= span))}

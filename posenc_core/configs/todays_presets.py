@@ -20,9 +20,8 @@ def _every(n_layers: int, period: int) -> list[int]:
     return [0 if (i + 1) % period == 0 else 1 for i in range(n_layers)]
 
 
-def todays_presets(preset_class) -> dict:
-    """The presets as ``preset_class`` objects (the class lives in presets.py; this keeps the data apart)."""
-    P = preset_class
+def _gemma_llama4_gpt_oss(P) -> dict:
+    """Gemma 3 and 4, Llama 4 Scout, SmolLM3, GPT-OSS: windows, chunks, NoPE layers and sinks."""
     return {
         "gemma3-27b": P(
             "Gemma 3 27B", "google/gemma-3-27b-it", "config.json (text_config)",
@@ -78,6 +77,12 @@ def todays_presets(preset_class) -> dict:
                               "truncate": False, "original_max_position_embeddings": 4096}},
             "Sliding (128 tokens) and full layers alternate; all rotate with YaRN × 32 (truncate false), and every "
             "head of every layer has a learned sink logit, an extra softmax column."),
+    }
+
+
+def _olmo_exaone_cohere_mimo(P) -> dict:
+    """Olmo 3, EXAONE 4, Command R7B, MiMo-V2-Flash: sliding windows beside full layers."""
+    return {
         "olmo3-7b": P(
             "Olmo 3 7B", "allenai/Olmo-3-7B-Instruct", "config.json",
             {"model_type": "olmo3", "hidden_size": 4096, "num_attention_heads": 32, "num_hidden_layers": 32,
@@ -118,6 +123,12 @@ def todays_presets(preset_class) -> dict:
             "θ per layer type (5,000,000 global, 10,000 local) with a third of each 192-dim head rotated; "
             "sliding layers (128 previous tokens + the query) also have a sink logit. Values are the class "
             "defaults; the exact layer pattern is not checked against the released file."),
+    }
+
+
+def _qwen(P) -> dict:
+    """Qwen3 and its hybrid successors."""
+    return {
         "qwen3-8b": P(
             "Qwen3 8B", "Qwen/Qwen3-8B", "config.json",
             {"model_type": "qwen3", "hidden_size": 4096, "num_attention_heads": 32, "num_key_value_heads": 8,
@@ -142,6 +153,12 @@ def todays_presets(preset_class) -> dict:
              "rope_parameters": {"rope_type": "default", "rope_theta": 10000.0, "partial_rotary_factor": 0.25}},
             "One full-attention layer in four among Gated DeltaNet layers, rotating a quarter of its head. The "
             "released model is multimodal (M-RoPE over that quarter); the multimodal pages cover that part."),
+    }
+
+
+def _deepseek_kimi(P) -> dict:
+    """DeepSeek V3.2 and V4, Kimi K2: latent attention and long YaRN contexts."""
+    return {
         "deepseek-v3.2": P(
             "DeepSeek V3.2-Exp", "deepseek-ai/DeepSeek-V3.2-Exp", "config.json",
             {"model_type": "deepseek_v32", "hidden_size": 7168, "num_attention_heads": 128, "num_hidden_layers": 61,
@@ -179,6 +196,12 @@ def todays_presets(preset_class) -> dict:
             "DeepSeek V3's architecture with 64 heads and base 50,000. K2.5 / K2.6 wrap this text model in a "
             "multimodal config (kimi_k25) with a longer context; the rope_scaling values here (including "
             "beta_fast = beta_slow = 1) are as remembered from K2's file and not checked offline."),
+    }
+
+
+def _mistral_glm(P) -> dict:
+    """Ministral 3, Mistral Small 4, GLM-4.5: query temperature and partial rotation."""
+    return {
         "ministral3-8b": P(
             "Ministral 3 8B", "mistralai/Ministral-3-8B-Base-2512", "config.json (text_config)",
             {"model_type": "mistral3", "text_config": {
@@ -210,6 +233,12 @@ def todays_presets(preset_class) -> dict:
              "head_dim": 128, "num_hidden_layers": 92, "max_position_embeddings": 131072,
              "rope_theta": 1000000, "partial_rotary_factor": 0.5, "rope_scaling": None},
             "Half of each 128-dim head rotates (64 dims, 32 pairs), base 1,000,000, no scaling."),
+    }
+
+
+def _hybrids(P) -> dict:
+    """Kimi Linear, Granite 4.0-H, Nemotron, LFM2: attention among recurrent or convolution layers."""
+    return {
         "kimi-linear-48b": P(
             "Kimi Linear 48B-A3B", "moonshotai/Kimi-Linear-48B-A3B-Instruct", "config.json",
             {"model_type": "kimi_linear", "hidden_size": 2304, "num_attention_heads": 32, "num_hidden_layers": 27,
@@ -244,6 +273,12 @@ def todays_presets(preset_class) -> dict:
              "full_attn_idxs": [2, 5, 8, 10, 12, 14]},
             "Short gated convolutions with six attention layers. Unlike the other hybrids here, LFM2's attention "
             "layers do rotate (Lfm2Attention calls apply_rotary_pos_emb)."),
+    }
+
+
+def _hunyuan_apertus(P) -> dict:
+    """Hunyuan's NTK-alpha and Apertus' Llama 3 rule on a large base."""
+    return {
         "hunyuan-7b": P(
             "Hunyuan 7B Instruct", "tencent/Hunyuan-7B-Instruct", "config.json",
             {"model_type": "hunyuan_v1_dense", "hidden_size": 4096, "num_attention_heads": 32,
@@ -262,3 +297,11 @@ def todays_presets(preset_class) -> dict:
              "rope_theta": 12000000.0},
             "Llama 3's rule (× 8 over 8,192) on a very large base, 12,000,000."),
     }
+
+
+def todays_presets(preset_class) -> dict:
+    """The presets as ``preset_class`` objects (the class lives in presets.py; this keeps the data apart)."""
+    P = preset_class
+    return {key: preset for family in (_gemma_llama4_gpt_oss, _olmo_exaone_cohere_mimo, _qwen,
+                                       _deepseek_kimi, _mistral_glm, _hybrids, _hunyuan_apertus)
+            for key, preset in family(P).items()}

@@ -32,13 +32,18 @@ __all__ = [
     "PHI35_SHORT_FACTOR",
     "attention_factor_curve",
     "deepseek_softmax_mscale",
+    "dynamic_ntk_base",
     "extension_analysis",
     "extension_at_defaults",
+    "extension_band_counts",
+    "first_stale_call",
+    "ntk_stretched_base",
     "extension_scaling",
     "resample_factors",
     "score_vs_distance",
     "yarn_code_bounds",
     "yarn_paper_ramp",
+    "yarn_paper_ratio",
 ]
 
 # name -> what the page calls it; "ntk" is the static NTK-aware rule (not a transformers type).
@@ -210,6 +215,57 @@ def extension_analysis(head_dim, base, scaling, *, original, target, seq_len=Non
     }
 
 
+def extension_band_counts(result: Mapping) -> dict[str, int]:
+    """How many pairs of an ``extension_analysis`` result fall in each band, and how many leave their training range.
+
+    Returns:
+        ``{"extrapolated": int, "blended": int, "interpolated": int, "out_of_distribution": int, "pairs": int}``.
+    """
+    if not isinstance(result, Mapping) or "band" not in result or "out_of_distribution" not in result:
+        raise ValueError("extension_band_counts needs the dict extension_analysis returns.")
+    band = np.asarray(result["band"])  # (pairs,) strings
+    counts = {name: int(np.sum(band == name)) for name in BANDS}
+    counts["out_of_distribution"] = int(np.sum(np.asarray(result["out_of_distribution"], dtype=bool)))
+    counts["pairs"] = int(band.shape[0])
+    return counts
+
+
+def ntk_stretched_base(head_dim, base, stretch) -> float:
+    """Static NTK-aware (and NTK-alpha's) new base b' = b · stretch^(d/(d-2)), in float64.
+
+    Args:
+        head_dim: d, the rotated dimension (at least 4). base: b. stretch: s for static NTK, alpha for NTK-alpha.
+    """
+    head_dim = as_int("head_dim", head_dim, minimum=4, maximum=MAX_DIM)
+    stretch = as_float("stretch", stretch, above=0.0)
+    return float(as_base(base) * stretch ** (head_dim / (head_dim - 2)))
+
+
+def dynamic_ntk_base(head_dim, base, factor, seq_len, original) -> float:
+    """Dynamic NTK's base for ``seq_len`` tokens: b' = b (s n / L − (s − 1))^(d/(d-2)), n = max(seq_len, L).
+
+    Float64, as transformers computes it at init and for lengths within L (the figures' own frequencies come from
+    ``rope_inv_freq``, which also follows the forward pass's float32 arithmetic past L).
+    """
+    head_dim = as_int("head_dim", head_dim, minimum=4, maximum=MAX_DIM)
+    factor = as_float("extension factor s", factor, above=0.0)
+    original = as_int("original context L", original, minimum=2, maximum=MAX_CONTEXT)
+    n = max(as_int("sequence length", seq_len, minimum=1, maximum=4 * MAX_CONTEXT), original)
+    return float(as_base(base) * (factor * n / original - (factor - 1)) ** (head_dim / (head_dim - 2)))
+
+
+def first_stale_call(calls: Mapping) -> int | None:
+    """The index of the first call that runs with frequencies cached for another length (``rope_dynamic_calls``).
+
+    Returns:
+        The 0-based call index, or None when every call uses what a fresh module would.
+    """
+    if not isinstance(calls, Mapping) or "stale" not in calls:
+        raise ValueError("first_stale_call needs the dict rope_dynamic_calls returns.")
+    stale = np.flatnonzero(np.asarray(calls["stale"], dtype=bool))  # (stale calls,)
+    return int(stale[0]) if stale.size else None
+
+
 def extension_at_defaults(method, head_dim, base, original, factor):
     """One method with every knob at its default, as the *Compare extension methods* page draws it.
 
@@ -275,6 +331,17 @@ def yarn_paper_ramp(head_dim, base, original, beta_fast=32.0, beta_slow=1.0, par
     rotations = original * theta / (2 * math.pi)
     gamma = np.clip((rotations - alpha) / (beta - alpha), 0.0, 1.0)
     return 1.0 - gamma
+
+
+def yarn_paper_ratio(head_dim, base, original, factor, beta_fast=32.0, beta_slow=1.0):
+    """The new/old frequency ratio the paper's ramp implies: w / s + (1 − w), w = ``yarn_paper_ramp``.
+
+    Returns:
+        (head_dim/2,) float64 array in [1/s, 1].
+    """
+    factor = as_float("extension factor s", factor, above=0.0)
+    weight = yarn_paper_ramp(head_dim, base, original, beta_fast, beta_slow)  # (head_dim/2,)
+    return weight / factor + (1.0 - weight)
 
 
 def yarn_code_bounds(head_dim, base, original, beta_fast=32.0, beta_slow=1.0) -> tuple[float, float]:

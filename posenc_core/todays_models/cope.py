@@ -152,7 +152,8 @@ def cope_counting_example(text, unit="sentences", target=3, sharpness=8.0, p_max
 
     Returns the tokens, the query's row of gates, CoPE positions, token-count positions (i - j + 1), position
     logits and attention, the full (L, L) position grid, ``at_target`` (L,) the keys whose position rounds to
-    ``target`` and ``target_mass``, the attention they receive together.
+    ``target`` and ``target_mass``, the attention they receive together; ``found`` counts those keys and
+    ``open_gates`` the query's gates above 0.5.
     """
     unit = as_choice("unit", unit, COPE_UNITS)
     p_max = as_int("p_max", p_max, minimum=1, maximum=64)
@@ -172,4 +173,5 @@ def cope_counting_example(text, unit="sentences", target=3, sharpness=8.0, p_max
             "positions": out["positions"][query], "token_positions": np.arange(length, 0, -1, dtype=np.float64),
             "position_logits": out["position_logits"][query], "attention": out["attention"][query],
             "position_grid": out["positions"], "at_target": at_target,
-            "target_mass": float(out["attention"][query][at_target].sum())}
+            "target_mass": float(out["attention"][query][at_target].sum()), "found": int(at_target.sum()),
+            "open_gates": int(np.sum(out["gates"][query] > 0.5))}

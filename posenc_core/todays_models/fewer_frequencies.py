@@ -109,7 +109,8 @@ def fewer_frequencies(method, head_dim, base=10000.0, fraction=1.0, context=4096
         (rotating pairs that turn less than a quarter turn, pi/2, within ``context``: nearly position-free),
         ``still_share`` (fraction of the head's dimensions whose part of the score never depends on position)
         and ``unambiguous`` (half the longest wavelength: up to that distance the slowest pair's angle grows
-        with the distance; beyond it, distances Delta and lambda - Delta give that pair the same cosine).
+        with the distance; beyond it, distances Delta and lambda - Delta give that pair the same cosine),
+        ``slowest_omega`` (rad per position, the slowest turning pair).
     """
     method = as_choice("method", method, FEWER_FREQUENCY_METHODS)
     d = as_even_dim("head_dim", head_dim)
@@ -132,7 +133,8 @@ def fewer_frequencies(method, head_dim, base=10000.0, fraction=1.0, context=4096
             "shortest_wavelength": float(wavelengths.min()),
             "full_turn": int((angle_at_context >= 2 * np.pi).sum()),
             "under_quarter": int((angle_at_context < np.pi / 2).sum()),
-            "still_share": (d - rotated) / d, "unambiguous": float(wavelengths.max() / 2)}
+            "still_share": (d - rotated) / d, "unambiguous": float(wavelengths.max() / 2),
+            "slowest_omega": float(turning.min())}
 
 
 def fewer_frequency_summaries(head_dim, base=10000.0, fraction=1.0, context=4096) -> dict[str, dict]:

@@ -71,7 +71,8 @@ def fox_sentence(text, n_heads=8, head=1, dependence=1.0, seed=0, dim=16) -> dic
 
     Returns {"tokens", "gates" (L,), "log_forget" (L,), "fox" (L, L), "alibi" (L, L) both -inf above the
     diagonal, "slope": ALiBi's slope, "effective_slope": the one slope that gives the last word the same total
-    bias on the first word, "local_slope" (L,): -log f_t, the slope each word sets, "fox_attention"/"alibi_attention"
+    bias on the first word, "local_slope" (L,): -log f_t, the slope each word sets, "slope_range": its (min, max),
+    "fox_attention"/"alibi_attention"
     (L,): the last word's attention from the bias alone (equal content scores), "alibi_gap": max |FoX - ALiBi|}.
     """
     n_heads = as_int("n_heads", n_heads, minimum=1, maximum=MAX_HEADS)
@@ -89,6 +90,7 @@ def fox_sentence(text, n_heads=8, head=1, dependence=1.0, seed=0, dim=16) -> dic
     visible = np.isfinite(alibi)
     return {"tokens": tokens, "gates": np.exp(log_f), "log_forget": log_f, "fox": fox, "alibi": alibi,
             "slope": slope, "local_slope": -log_f,
+            "slope_range": (float(-log_f.max()), float(-log_f.min())),
             "effective_slope": float(-log_f[1:].mean()) if length > 1 else slope,
             "fox_attention": fox_attention(zeros, log_f)[-1], "alibi_attention": alibi_att / alibi_att.sum(),
             "alibi_gap": float(np.abs(fox[visible] - alibi[visible]).max())}

@@ -35,6 +35,7 @@ __all__ = [
     "latent_config",
     "mla_demo_scores",
     "mla_layout_gap",
+    "mla_shift_change",
     "mla_random_weights",
     "mla_scores",
     "mla_softmax_scale",
@@ -301,6 +302,25 @@ def mla_layout_gap(a: Mapping, b: Mapping) -> float:
     return float(np.abs(a["position"] - b["position"])[:, causal].max())
 
 
+def mla_shift_change(preset: str, heads: int, tokens: int, start: int) -> dict:
+    """Move the demo's tokens 1,000 positions (later, else earlier): how much does the position term change?
+
+    Returns:
+        ``{"moved_start": int, "change": float, "size": float}``: the new first position, the largest
+        |difference| of the position terms over the causal pairs, and the largest |position term| at ``start``.
+    """
+    cfg = MLA_PRESETS[as_choice("preset", preset, tuple(MLA_PRESETS))]
+    tokens = as_int("tokens", tokens, minimum=1, maximum=4096)
+    limit = cfg.max_position_embeddings - tokens
+    start = as_int("first position", start, minimum=0, maximum=limit)
+    moved_start = start + 1000 if start + 1000 <= limit else max(0, start - 1000)
+    out = mla_demo_scores(preset, heads, tokens, start, 0, cfg.rope_interleave)
+    moved = mla_demo_scores(preset, heads, tokens, moved_start, 0, cfg.rope_interleave)
+    causal = np.tril(np.ones((tokens, tokens), bool))  # (tokens, tokens)
+    return {"moved_start": moved_start, "change": mla_layout_gap(moved, out),
+            "size": float(np.abs(out["position"][:, causal]).max())}
+
+
 def kv_cache_per_token(cfg: LatentConfig, *, kv_heads: int = 8, dtype: str = "bfloat16", context: int = 131072) -> dict:
     """Cached values per token and layer, bytes per token over all layers, and GiB for ``context`` tokens.
 
@@ -325,4 +345,6 @@ def kv_cache_per_token(cfg: LatentConfig, *, kv_heads: int = 8, dtype: str = "bf
     return {"values_per_layer": values, "bytes_per_token": per_token,
             "gib_at_context": {k: v * context / 2**30 for k, v in per_token.items()},
             "reference_bytes_per_token": reference,  # GLM-4.5's GQA cache, for scale
-            "rope_share_of_mla": cfg.qk_rope_head_dim / values["MLA"], "bytes_per_value": size}
+            "rope_share_of_mla": cfg.qk_rope_head_dim / values["MLA"], "bytes_per_value": size,
+            "kib_per_token": {k: v / 1024 for k, v in per_token.items()},
+            "mha_over_mla": per_token["MHA"] / per_token["MLA"]}

@@ -38,7 +38,10 @@ __all__ = [
     "local_global_model",
     "local_global_scores",
     "local_global_view",
+    "local_global_window_edge",
+    "nope_layer_counts",
     "nope_layer_map",
+    "query_scale_first_steps",
     "proportional_inv_freq",
     "query_scale_positions",
     "query_temperature",
@@ -169,6 +172,9 @@ def _pair_view(layer: LayerRope, context: int) -> dict:
         "full_turn_in_span": int(np.count_nonzero(wavelength <= span - 1)),
         # a pair whose angle stays under a quarter turn over the whole span is nearly a constant: content only
         "near_still_in_span": int(np.count_nonzero((span - 1) * theta < math.pi / 2)),
+        "slowest_wavelength": float(wavelength[np.isfinite(wavelength)].max()) if np.any(theta > 0) else math.inf,
+        "unrotated_pairs": int(theta.size - np.count_nonzero(theta)),
+        "most_turns_in_span": float((span - 1) * theta.max() / (2 * math.pi)),
     }
 
 
@@ -180,11 +186,14 @@ def local_global_view(model: str) -> dict:
         the ones RoPE leaves alone with frequency 0) and holds ``inv_freq`` (pairs,) float64, ``wavelength``
         (pairs,; inf where a pair does not turn), ``turns_in_span`` and ``turns_in_context`` (pairs,),
         ``span`` (the window, or the context for full layers), ``attention_factor``, ``pairs``,
-        ``rotated_dims``, ``head_dim``, ``full_turn_in_span`` and ``near_still_in_span`` (pair counts).
+        ``rotated_dims``, ``head_dim``, ``full_turn_in_span``, ``near_still_in_span`` and ``unrotated_pairs``
+        (pair counts), ``slowest_wavelength`` (the longest finite one) and ``most_turns_in_span`` (the fastest
+        pair's turns over the span); ``slowest_ratio`` is the full layers' slowest wavelength over the local ones'.
     """
     spec = local_global_model(model)
-    return {"local": _pair_view(spec.local, spec.context), "full": _pair_view(spec.full, spec.context),
-            "context": spec.context}
+    local, full = _pair_view(spec.local, spec.context), _pair_view(spec.full, spec.context)
+    return {"local": local, "full": full, "context": spec.context,
+            "slowest_ratio": full["slowest_wavelength"] / local["slowest_wavelength"]}
 
 
 def local_global_scores(model: str) -> tuple[np.ndarray, dict[str, np.ndarray]]:
@@ -200,6 +209,19 @@ def local_global_scores(model: str) -> tuple[np.ndarray, dict[str, np.ndarray]]:
         distances, scores = score_vs_distance(view["inv_freq"], view["attention_factor"], result["context"] - 1)
         series[kind] = np.where(distances <= view["span"] - 1, scores, np.nan)  # (points,)
     return distances, series
+
+
+def local_global_window_edge(model: str) -> dict:
+    """Both layer kinds' scores at the last plotted distance inside the window, and the full one's at the far end.
+
+    Returns:
+        ``{"distance": int, "local": float, "full": float, "far": float}`` read from ``local_global_scores``.
+    """
+    distances, curves = local_global_scores(model)
+    window = local_global_view(model)["local"]["span"]
+    edge = int(np.searchsorted(distances, window - 1, side="right")) - 1
+    return {"distance": int(distances[edge]), "local": float(curves["local"][edge]),
+            "full": float(curves["full"][edge]), "far": float(curves["full"][-1])}
 
 
 # --- layers without positions ----------------------------------------------------------------------------
@@ -234,6 +256,12 @@ def nope_layer_map(n_layers=48) -> tuple[list[str], np.ndarray]:
     return names, grid
 
 
+def nope_layer_counts() -> dict[str, tuple[int, int]]:
+    """For each model of NOPE_LAYER_MODELS: ``(layers without positions, layers)`` over its whole depth."""
+    return {name: (sum(1 for i in range(depth) if not rotates(i)), depth)
+            for name, (rotates, _, depth) in NOPE_LAYER_MODELS.items()}
+
+
 # --- query temperature ----------------------------------------------------------------------------------
 
 def _positions(positions) -> np.ndarray:
@@ -245,6 +273,22 @@ def _positions(positions) -> np.ndarray:
     if p.max() > MAX_RULE_POSITION:
         raise ValueError(f"Positions must be at most {MAX_RULE_POSITION:,}.")
     return p.astype(np.float32)  # torch: positions.float()
+
+
+def query_scale_first_steps(positions, period=16384) -> dict[str, int | None]:
+    """The first of ``positions`` where each rule's multiplier (at scale 1) leaves 1.
+
+    Returns:
+        ``{"llama": int | None, "mistral": int | None}``: Llama 4's (floor_scale 8,192) and Mistral's
+        (original_max_position_embeddings ``period``) first step among the positions, None if none reaches it.
+    """
+    p = _positions(positions)  # (n,)
+    out = {}
+    for name, curve in (("llama", llama4_attn_temperature(p, 1.0, 8192)),
+                        ("mistral", llama_4_scaling_beta(p, 1.0, period))):
+        above = np.flatnonzero(curve > 1)
+        out[name] = int(p[above[0]]) if above.size else None
+    return out
 
 
 def llama4_attn_temperature(positions, scale=0.1, period=8192) -> np.ndarray:

@@ -24,6 +24,7 @@ __all__ = [
     "HYBRID_MODELS",
     "MIXERS",
     "HybridModel",
+    "ORDER_EXACT",
     "causal_conv",
     "gated_recurrence",
     "nope_attention",
@@ -126,6 +127,9 @@ def _tokens(x) -> np.ndarray:
     return x
 
 
+ORDER_EXACT = 1e-12  # float64: below this a difference is rounding, not order
+
+
 def order_test(n=24, dim=16, kind="swap", *, i=3, j=10, seed=0) -> dict:
     """Reorder seeded input tokens and measure, per position, how far each mixer is from just reordering.
 
@@ -133,8 +137,10 @@ def order_test(n=24, dim=16, kind="swap", *, i=3, j=10, seed=0) -> dict:
     0 at every t means the mixer cannot see the order; anything else means it can.
 
     Returns:
-        ``{"perm": (n,), "errors": {mixer: (n,)}, "scale": {mixer: float}}``; scale is the mean output norm
-        of f(x), to read the errors against.
+        ``{"perm": (n,), "errors": {mixer: (n,)}, "scale": {mixer: float}, "largest": {mixer: float},
+        "changed_runs": {mixer: [(first, last), ...]}, "blind": [mixer, ...]}``; scale is the mean output norm
+        of f(x), to read the errors against; ``changed_runs`` are the runs of positions whose error exceeds
+        ``ORDER_EXACT`` (float64 rounding), and ``blind`` the mixers with no such position.
     """
     n = as_int("number of tokens", n, minimum=2, maximum=MAX_MIX_TOKENS)
     dim = as_int("dimension", dim, minimum=1, maximum=MAX_MIX_DIM)
@@ -147,4 +153,17 @@ def order_test(n=24, dim=16, kind="swap", *, i=3, j=10, seed=0) -> dict:
         y = mixer(x)  # (n, dim)
         errors[name] = np.linalg.norm(mixer(x[perm]) - y[perm], axis=1)
         scale[name] = float(np.linalg.norm(y, axis=1).mean())
-    return {"perm": perm, "errors": errors, "scale": scale}
+    runs = {name: _runs(np.flatnonzero(e > ORDER_EXACT)) for name, e in errors.items()}
+    return {"perm": perm, "errors": errors, "scale": scale,
+            "largest": {name: float(e.max()) for name, e in errors.items()},
+            "changed_runs": runs, "blind": [name for name, r in runs.items() if not r]}
+
+
+def _runs(hit: np.ndarray) -> list[tuple[int, int]]:
+    """Consecutive indices as (first, last) runs: [3, 4, 5, 9] -> [(3, 5), (9, 9)]."""
+    if hit.size == 0:
+        return []
+    breaks = np.flatnonzero(np.diff(hit) != 1)  # (runs - 1,) where a run ends
+    starts = np.concatenate([[hit[0]], hit[breaks + 1]])
+    ends = np.concatenate([hit[breaks], [hit[-1]]])
+    return [(int(a), int(b)) for a, b in zip(starts, ends, strict=True)]

@@ -125,7 +125,9 @@ def path_sentence(text, dim=8, seed=0, base=10000.0, sharpness=1.0) -> dict:
     from seeded toy weights (not a trained model) and each word's seeded embedding x_t.
 
     Returns {"tokens", "rope" (L, L), "path" (L, L) both -inf above the diagonal, "beta" (L,), "w" (L, d),
-    "offsets" (L,): 0..L-1, "spread": {"rope", "path"}: (L,) the range (max - min) of the scores at each
+    "offsets" (L,): 0..L-1, "largest_spread": {"rope", "path", "fixed"}: float, "widest_offset": the offset of
+    PaTH's largest spread, "beta_range": (min, max) of beta, "spread": {"rope", "path"}: (L,) the range (max - min)
+    of the scores at each
     offset i - j over every pair ("fixed" for "wordless"), "wordless": (L, L) PaTH's scores when every word has
     word 0's w and beta (one data-independent transform)}.
     """
@@ -143,6 +145,8 @@ def path_sentence(text, dim=8, seed=0, base=10000.0, sharpness=1.0) -> dict:
     def spread(grid):
         return np.array([np.ptp(np.diagonal(grid, -t)) for t in range(length)])  # (L,) per offset
 
+    spreads = {"rope": spread(rope), "path": spread(path), "fixed": spread(wordless)}  # (L,) each
     return {"tokens": tokens, "rope": rope, "path": path, "beta": beta, "w": w, "offsets": np.arange(length),
-            "spread": {"rope": spread(rope), "path": spread(path), "fixed": spread(wordless)},
-            "wordless": wordless}
+            "spread": spreads, "wordless": wordless,
+            "largest_spread": {k: float(v.max()) for k, v in spreads.items()},
+            "widest_offset": int(np.argmax(spreads["path"])), "beta_range": (float(beta.min()), float(beta.max()))}

@@ -103,7 +103,8 @@ def sink_attention_map(n, window, sink, *, spread=1.0, seed=0) -> dict:
     """One head's causal sliding-window attention with a sink, on seeded scores.
 
     Returns:
-        ``{"probs": (n, n) (NaN where masked), "sink": (n,)}``.
+        ``{"probs": (n, n) (NaN where masked), "sink": (n,), "kept": (n,)}``; ``kept`` is each row's total on
+        the real keys (1 − sink).
     """
     n = as_int("number of positions", n, minimum=1, maximum=1024)
     window = as_int("window", window, minimum=1, maximum=n)
@@ -113,8 +114,9 @@ def sink_attention_map(n, window, sink, *, spread=1.0, seed=0) -> dict:
     visible = (k <= q) & (q - k < window)  # transformers' sliding window: q - k < sliding_window
     logits[~visible] = -np.inf
     probs, mass = sink_softmax(logits, as_float("sink logit", sink))
+    kept = np.where(visible, probs, 0.0).sum(axis=1)  # (n,)
     probs[~visible] = np.nan
-    return {"probs": probs, "sink": mass}
+    return {"probs": probs, "sink": mass, "kept": kept}
 
 
 def streaming_eviction(window, sink, first_score=6.0, *, spread=1.0, seed=0) -> dict:
@@ -127,7 +129,7 @@ def streaming_eviction(window, sink, first_score=6.0, *, spread=1.0, seed=0) -> 
     Returns:
         ``{"first_token": {...}, "learned_sink": {...}}``, each with ``before`` and ``after``: dicts of the
         mass on the parking place (token 0 or the sink), the mass on the other tokens, and the largest
-        factor by which one kept token's weight grew.
+        factor by which one kept token's weight grew (``growth``), with its bound 1 / (1 − a_0) (``growth_bound``).
     """
     window = as_int("cache size", window, minimum=2, maximum=MAX_POSITIONS)
     spread = as_float("score spread", spread, minimum=0.0, maximum=20.0)
@@ -141,7 +143,9 @@ def streaming_eviction(window, sink, first_score=6.0, *, spread=1.0, seed=0) -> 
         shared = slice(1, window)  # tokens 1..W-1 are in the cache both times
         growth = float(np.max(after[0][: window - 1] / before[0][shared]))
         return {"before": {"parking": parking_before, "tokens": 1.0 - parking_before},
-                "after": {"parking": parking_after, "tokens": 1.0 - parking_after}, "growth": growth}
+                "after": {"parking": parking_after, "tokens": 1.0 - parking_after}, "growth": growth,
+                # evicting a parking place that held a_0 can grow a kept weight by at most 1 / (1 - a_0)
+                "growth_bound": 1.0 / (1.0 - parking_before)}
 
     b, a = _softmax(parked[None, :window]), _softmax(parked[None, 1:])  # plain softmax: no sink column
     first = stats(b, a, float(b[0, 0]), 0.0)

@@ -83,7 +83,8 @@ def stick_breaking_sentence(text, level=0.0, n_heads=8, head=1, seed=0, dim=16, 
     ALiBi uses the slope of ``head`` of ``n_heads`` (``alibi_slopes``, ``alibi_bias``).
 
     Returns {"tokens", "logits" (L, L), "stick" (L, L), "remainder" (L,), "alibi" (L, L), "softmax" (L, L),
-    "slope", "mean_distance": {name: the last word's mean distance to what it attends to}}.
+    "slope", "mean_distance": {name: the last word's mean distance to what it attends to}, "last_taken": the share
+    of the stick the last word hands out}.
     """
     level = as_float("level", level, minimum=-10.0, maximum=10.0)
     n_heads = as_int("n_heads", n_heads, minimum=1, maximum=MAX_HEADS)
@@ -102,4 +103,4 @@ def stick_breaking_sentence(text, level=0.0, n_heads=8, head=1, seed=0, dim=16, 
     mean = {name: float(m[-1] @ distance / max(m[-1].sum(), 1e-300)) for name, m in maps.items()}
     return {"tokens": tokens, "logits": logits, "stick": sb["weights"], "remainder": sb["remainder"],
             "alibi": alibi, "softmax": plain, "slope": float(alibi_slopes(n_heads)[head - 1]),
-            "mean_distance": mean}
+            "mean_distance": mean, "last_taken": float(sb["weights"][-1].sum())}
