@@ -6,7 +6,7 @@ import contextlib
 import inspect
 import logging
 import string
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import streamlit as st
@@ -53,6 +53,14 @@ class Stage:
         """The lesson's tabs, in the figure column (``sections``)."""
         with self.main:
             return sections(labels, key)
+
+    def walk(self, tabs: Sequence[tuple[str, Callable]], *args, key: str = "view", **kwargs) -> None:
+        """The lesson's tabs from its ``TABS`` list of (label, function): only the open one runs, as
+        ``function(*args, **kwargs)`` inside its tab, so a lesson reads as one small function per tab."""
+        for tab, (_, draw) in zip(self.sections([label for label, _ in tabs], key), tabs, strict=True):
+            if tab.open:
+                with tab:
+                    draw(*args, **kwargs)
 
 
 def stage(more_label: str | None = "More settings") -> Stage:

@@ -173,11 +173,7 @@ def lesson():
         return
     with guard():
         v = table_view(page, *chosen)
-        sections = page.sections([label for label, _ in TABS])
-        for tab, (_, draw) in zip(sections, TABS, strict=True):
-            if tab.open:
-                with tab:
-                    draw(page, v)
+        page.walk(TABS, page, v)
     why(WHY)
 
 

@@ -184,12 +184,8 @@ def lesson():
                                       "concat: all sines, then all cosines.")
     backend, device = current_backend()
 
-    sections = page.sections([label for label, _ in TABS])
     with guard():
-        for tab, (_, draw) in zip(sections, TABS, strict=True):
-            if tab.open:
-                with tab:
-                    draw(page, n, dim, base, layout, backend, device)
+        page.walk(TABS, page, n, dim, base, layout, backend, device)
 
 
 lesson()

@@ -118,15 +118,11 @@ def lesson():
         scale = controls.toggle("× √d", "scale", True,
                                 help="The Transformer paper multiplies the token embeddings by √d before adding "
                                      "the sinusoidal table.")
-    sections = page.sections([label for label, _ in TABS])
     with guard():
         x = parts(text, dim, init, scale)
         words = pc.tokenize(text)
         made = fold(f"x = pc.token_plus_position(pc.tokenize({text!r}), {dim}, {init!r}, {scale})", "dict")
-        for tab, (_, draw) in zip(sections, TABS, strict=True):
-            if tab.open:
-                with tab:
-                    draw(x, words, made, dim, init, scale)
+        page.walk(TABS, x, words, made, dim, init, scale)
 
 
 lesson()

@@ -164,12 +164,8 @@ def lesson():
         mask = controls.choice("Attention", "mask", ["causal", "symmetric"], "causal",
                                help="causal: decoders, future keys are masked. symmetric: the penalty uses "
                                     "|i - j| in both directions (encoders).")
-    sections = page.sections([label for label, _ in TABS])
     with guard():
-        for tab, (_, draw) in zip(sections, TABS, strict=True):
-            if tab.open:
-                with tab:
-                    draw(page, heads, mask == "causal")
+        page.walk(TABS, page, heads, mask == "causal")
 
 
 lesson()

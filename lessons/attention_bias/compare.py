@@ -120,12 +120,8 @@ TABS = [
 @st.fragment
 def lesson():
     page = stage(more_label=None)  # each tab's controls sit beside its figure
-    sections = page.sections([label for label, _ in TABS])
     with guard():
-        for tab, (_, draw) in zip(sections, TABS, strict=True):
-            if tab.open:
-                with tab:
-                    draw(page)
+        page.walk(TABS, page)
 
 
 lesson()

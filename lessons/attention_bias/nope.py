@@ -146,12 +146,8 @@ def lesson():
     with page.more:
         dim = controls.slider("Value dimension", "d", 2, 64, 16, step=2)
         seed = int(controls.number("Seed", "seed", 0, 9999, 0, step=1))
-    sections = page.sections([label for label, _ in TABS])
     with guard():
-        for tab, (_, draw) in zip(sections, TABS, strict=True):
-            if tab.open:
-                with tab:
-                    draw(n, dim, pattern, seed)
+        page.walk(TABS, n, dim, pattern, seed)
 
 
 lesson()

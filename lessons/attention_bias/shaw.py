@@ -179,12 +179,8 @@ def lesson():
     with page.more:
         dim = controls.slider("Head dimension d", "d", 2, 64, 8, step=2)
         seed = int(controls.number("Seed", "seed", 0, 9999, 0, step=1, help="Draws q, k, v and the two tables."))
-    sections = page.sections([label for label, _ in TABS])
     with guard():
-        for tab, (_, draw) in zip(sections, TABS, strict=True):
-            if tab.open:
-                with tab:
-                    draw(page, n, k, dim, seed)
+        page.walk(TABS, page, n, k, dim, seed)
 
 
 lesson()

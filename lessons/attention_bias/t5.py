@@ -170,13 +170,9 @@ def lesson():
                                        help="Beyond this distance every pair shares the last bucket. It must exceed "
                                             "the exact buckets (a quarter of num_buckets when bidirectional, half "
                                             "when causal), so the slider starts just past them. T5 uses 128.")
-    sections = page.sections([label for label, _ in TABS])
     with guard():
         info = views.layout(bidirectional, buckets, max_distance)  # a clear ValueError if max_distance is too small
-        for tab, (_, draw) in zip(sections, TABS, strict=True):
-            if tab.open:
-                with tab:
-                    draw(page, info, mode, buckets, max_distance)
+        page.walk(TABS, page, info, mode, buckets, max_distance)
 
 lesson()
 why(WHY)

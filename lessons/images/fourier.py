@@ -56,10 +56,7 @@ def fit_controls(page, suffix: str, sigmas, sigma_default, octave_default, steps
 def lesson():
     page = stage()
     with guard():
-        for tab, (_, draw) in zip(page.sections([label for label, _ in TABS]), TABS, strict=True):
-            if tab.open:
-                with tab:
-                    draw(page)
+        page.walk(TABS, page)
 
 
 def encodings_tab(page):

@@ -54,10 +54,7 @@ def lesson():
         base = controls.base_slider(BASES, label="Base")
     grid, cell = (h, w, dim, float(base)), (row, col)
     with guard():
-        for tab, (_, draw) in zip(page.sections([label for label, _ in TABS]), TABS, strict=True):
-            if tab.open:
-                with tab:
-                    draw(grid, cell)
+        page.walk(TABS, grid, cell)
 
 
 def one_patch_tab(grid, cell):

@@ -71,10 +71,7 @@ def lesson():
     setup = (src, old, new, dim, prefix)  # the grid before and after, whatever the interpolation
     with guard():
         plan = pc.resize_plan(old, new, prefix, row, col)
-        for tab, (_, draw) in zip(page.sections([label for label, _ in TABS]), TABS, strict=True):
-            if tab.open:
-                with tab:
-                    draw(page, setup, mode, antialias, (row, col), plan)
+        page.walk(TABS, page, setup, mode, antialias, (row, col), plan)
 
 
 def maps_tab(page, setup, mode: str, antialias: bool, cell, plan):

@@ -181,16 +181,12 @@ def lesson():
     view = {"method": method, "label": pc.EXTENSION_METHODS[method], "original": original, "factor": factor,
             "base": base, "head_dim": head_dim, "knobs": knobs, "target": int(round(factor * original)),
             "seq_len": int(round(knobs["current"] * original))}
-    sections = page.sections([label for label, _ in TABS])
     with guard():
         analysis = analysis_at(view, factor)
         with page.more:
             st.caption(f"rope_scaling passed to the transformers-equal code: "
                        f"`{extension_knob_views.short_scaling(analysis[0])}` · L′ = {view['target']:,}")
-        for tab, (_, draw) in zip(sections, TABS, strict=True):
-            if tab.open:
-                with tab:
-                    draw(page, view, analysis)
+        page.walk(TABS, page, view, analysis)
 
 
 lesson()

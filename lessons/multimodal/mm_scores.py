@@ -32,10 +32,7 @@ def lesson():
     page = stage()
     with guard():
         model = multimodal_views.picked_model(page)
-        for tab, (_, draw) in zip(page.sections([label for label, _ in TABS]), TABS, strict=True):
-            if tab.open:
-                with tab:
-                    draw(page, model)
+        page.walk(TABS, page, model)
 
 
 def image_section(page, model):

@@ -45,10 +45,7 @@ def lesson():
     with page.side:
         row, col = controls.grid_cell(h, w, (8, 12), labels=("Query row", "Query column"))
     with guard():
-        for tab, (_, draw) in zip(page.sections([label for label, _ in TABS]), TABS, strict=True):
-            if tab.open:
-                with tab:
-                    draw(tower, (h, w), (row, col))
+        page.walk(TABS, tower, (h, w), (row, col))
 
 
 def maps_tab(tower: str, grid, cell):

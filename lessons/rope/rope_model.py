@@ -138,12 +138,8 @@ def lesson():
         preset = controls.select("Model", "model", PRESETS, 1)
         m = controls.slider("Query position m", "m", 0, 64, 9)
         n = controls.slider("Key position n", "n", 0, 64, 4)
-    sections = page.sections([label for label, _ in TABS])
     with guard():
-        for tab, (_, draw) in zip(sections, TABS, strict=True):
-            if tab.open:
-                with tab:
-                    draw(page, preset, m, n)
+        page.walk(TABS, page, preset, m, n)
 
 
 lesson()

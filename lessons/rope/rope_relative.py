@@ -167,12 +167,8 @@ def lesson():
     with page.more:
         dim = controls.head_dim_slider()
         base = controls.base_slider()
-    sections = page.sections([label for label, _ in TABS])
     with guard():
-        for tab, (_, draw) in zip(sections, TABS, strict=True):
-            if tab.open:
-                with tab:
-                    draw(page, dim, base)
+        page.walk(TABS, page, dim, base)
 
 
 lesson()

@@ -156,12 +156,8 @@ def lesson():
     with page.more:  # every tab uses them; each tab's own controls sit beside its figure
         dim = controls.head_dim_slider(controls.CHECKPOINT_HEAD_DIMS)
         base = controls.base_slider()
-    sections = page.sections([label for label, _ in TABS])
     with guard():
-        for tab, (_, draw) in zip(sections, TABS, strict=True):
-            if tab.open:
-                with tab:
-                    draw(page, dim, base)
+        page.walk(TABS, page, dim, base)
 
 
 lesson()

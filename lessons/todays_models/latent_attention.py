@@ -188,13 +188,9 @@ def lesson():
     st.caption(f"{preset}, as Layer by layer reads its config: "  # the one reading's sentences, under the figure
                + "; ".join(sentence for _, sentence in facts(preset)) + ".")
     view = {"preset": preset, "cfg": cfg, "tokens": tokens, "heads": heads, "start": start}
-    sections = page.sections([label for label, _ in TABS])
     with guard():
         out = scores(preset, heads, tokens, start, 0, cfg.rope_interleave)
-        for tab, (_, draw) in zip(sections, TABS, strict=True):
-            if tab.open:
-                with tab:
-                    draw(page, view, out)
+        page.walk(TABS, page, view, out)
 
 
 lesson()

@@ -179,11 +179,7 @@ def lesson():
                 "Layer", "layer", 0, len(rows) - 1, default, help="Pick a layer to see its own pairs, span and scores.")
         model = {"config_text": config_text, "origin": origin, "notes": notes, "read": read_rows, "ignored": ignored,
                  "context": context, "rows": rows, "groups": groups, "table": table, "index": index}
-        sections = page.sections([label for label, _ in TABS])
-        for tab, (_, draw) in zip(sections, TABS, strict=True):
-            if tab.open:
-                with tab:
-                    draw(page, model)
+        page.walk(TABS, page, model)
 
 
 lesson()

@@ -154,13 +154,9 @@ def lesson():
                                 help="Values from each model's config.json or transformers' config class "
                                      "(listed under the figures).")
     spec = pc.local_global_model(model)  # read from the preset config, as Layer by layer reads it
-    sections = page.sections([label for label, _ in TABS])
     with guard():
         result = view(model)
-        for tab, (_, draw) in zip(sections, TABS, strict=True):
-            if tab.open:
-                with tab:
-                    draw(page, model, spec, result)
+        page.walk(TABS, page, model, spec, result)
 
 
 lesson()

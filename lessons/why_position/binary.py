@@ -129,12 +129,8 @@ def lesson():
     with page.side:
         bits = controls.slider("Bits", "bits", 2, 10, 6, help="Columns of the binary code.")
         n = controls.slider("Positions", "n", 8, 1024, 64, step=8, help="Rows: positions 0 to n-1.")
-    sections = page.sections([label for label, _ in TABS])
     with guard():
-        for tab, (_, draw) in zip(sections, TABS, strict=True):
-            if tab.open:
-                with tab:
-                    draw(page, bits, n)
+        page.walk(TABS, page, bits, n)
 
 
 lesson()

@@ -173,7 +173,6 @@ def lesson():
         before, after = " ".join(result["tokens"]), " ".join(result["reordered"])
         with page.side:  # beside the figure, so the picture still opens the page
             st.markdown(f"**Original:** {before}  \n**Reordered:** {after}")
-        sections = page.sections([label for label, _ in TABS])
         labels = [f"{k}: {w}" for k, w in enumerate(result["tokens"])]
         labels_re = [f"{k}: {w} (was {p})" for k, (w, p) in enumerate(zip(result["reordered"], result["perm"],
                                                                           strict=True))]
@@ -181,10 +180,7 @@ def lesson():
                               positions=positions, pooling=pooling)
         shared = {"result": result, "labels": labels, "labels_re": labels_re, "call": call, "positions": positions,
                   "pooling": pooling, "before": before, "after": after}
-        for tab, (_, draw) in zip(sections, TABS, strict=True):
-            if tab.open:
-                with tab:
-                    draw(shared)
+        page.walk(TABS, shared)
 
 
 lesson()
