@@ -7,6 +7,7 @@ takes the write lock first (BEGIN IMMEDIATE), so two joins cannot both take the 
 
 from __future__ import annotations
 
+import contextlib
 import sqlite3
 import threading
 import time
@@ -111,17 +112,25 @@ class SQLiteStore(Store):
         db.execute("UPDATE seats SET nickname = ? WHERE code = ? AND seat = ?", (nickname, code, seat))
         self._touch(db, code)
 
-    def set_nickname(self, code, seat, nickname):
+    @contextlib.contextmanager
+    def _seated(self, code: str, seat: str):
+        """A write on a seat of a live room, under the write lock: yields the connection, or None when the
+        room has expired or the seat is not in it (the caller then returns False)."""
         db = self._db()
         db.execute("BEGIN IMMEDIATE")
         try:
-            if not self._live(db, code) or not db.execute(
-                    "SELECT 1 FROM seats WHERE code = ? AND seat = ?", (code, seat)).fetchone():
+            seated = self._live(db, code) and db.execute(
+                "SELECT 1 FROM seats WHERE code = ? AND seat = ?", (code, seat)).fetchone()
+            yield db if seated else None
+        finally:
+            db.execute("COMMIT")
+
+    def set_nickname(self, code, seat, nickname):
+        with self._seated(code, seat) as db:
+            if db is None:
                 return False
             self._name(db, code, seat, nickname)
             return True
-        finally:
-            db.execute("COMMIT")
 
     def nicknames(self, code):
         rows = self._db().execute("SELECT seat, nickname FROM seats JOIN rooms USING (code) WHERE code = ? "
@@ -134,19 +143,14 @@ class SQLiteStore(Store):
         return frozenset(seat for (seat,) in rows)
 
     def answer(self, code, seat, question, choice):
-        db = self._db()
-        db.execute("BEGIN IMMEDIATE")
-        try:
-            if not self._live(db, code) or not db.execute(
-                    "SELECT 1 FROM seats WHERE code = ? AND seat = ?", (code, seat)).fetchone():
+        with self._seated(code, seat) as db:
+            if db is None:
                 return False
             db.execute("INSERT INTO answers (code, question, seat, choice) VALUES (?, ?, ?, ?) "
                        "ON CONFLICT (code, question, seat) DO UPDATE SET choice = excluded.choice",
                        (code, question, seat, choice))
             self._touch(db, code)
             return True
-        finally:
-            db.execute("COMMIT")
 
     def counts(self, code, question):
         # only a live room's answers: an expired room's rows wait for the next create() to be deleted
