@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 import posenc_core as pc
 
-real = pc.real
+real = pc.real_models
 MISSING = real.missing_models()
 needs_models = pytest.mark.skipif(bool(MISSING), reason=" ".join(MISSING.values()) +
                                   f" Install with `{real.INSTALL_COMMAND}`.")
@@ -62,7 +62,7 @@ def test_cached_float_copy_and_our_layer_loop_give_transformers_own_logits(smoll
 
 @needs_models
 def test_attention_statistics_equal_transformers_eager_attention(smollm2):
-    from posenc_core.real.models import load_smollm2
+    from posenc_core.real_models.models import load_smollm2
 
     ids = real.text_tokens(0, 40)
     stats = real.attention_stats(ids)
@@ -133,7 +133,7 @@ def test_method_frequencies_equal_the_core_scaling_code(method):
 
 @needs_models
 def test_headless_command_on_a_short_setting(tmp_path, capsys):
-    from posenc_core.real.__main__ import main
+    from posenc_core.real_models.__main__ import main
 
     path = tmp_path / "long.json"
     assert main(["long", "--json", str(path), "--tokens", "24", "--methods", "none,yarn", "--threads", "1"]) == 0
@@ -156,7 +156,7 @@ def test_shipped_results_are_complete():
     assert set(long["methods"]) == set(real.LONG_METHODS)
     s = real.long_context_summary(long)
     assert set(s["past"]) == {m.label for m in real.LONG_METHODS.values()}
-    from posenc_core.real.attention_stats import SHIPPED_ATTENTION as ATTENTION_NPZ
+    from posenc_core.real_models.attention_stats import SHIPPED_ATTENTION as ATTENTION_NPZ
 
     summary = real.load_summary(ATTENTION_NPZ)
     assert summary["q_share"].shape == (30, 9, 32) and summary["tokens"] >= 512
@@ -221,9 +221,24 @@ def test_core_imports_without_torch_or_transformers():
     import subprocess
     import sys
 
-    code = "import sys, posenc_core.real; print('torch' in sys.modules, 'transformers' in sys.modules)"
+    code = "import sys, posenc_core.real_models; print('torch' in sys.modules, 'transformers' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.split() == ["False", "False"]
+
+
+def test_the_package_keeps_its_old_name():
+    # the section's core was posenc_core.real before it matched lessons/real_models/; pc.real still reaches it
+    assert pc.real is pc.real_models
+    assert pc.real.long_context_summary is pc.real_models.long_context.long_context_summary
+
+
+def test_older_run_commands_read_as_the_renamed_package():
+    import re
+
+    new = "python -m posenc_core.real_models long --tokens 8"
+    for old in ("python -m posenc_core.real long --tokens 8", "/x/posenc_core/real/__main__.py long --tokens 8",
+                "posenc_core/real_models/__main__.py long --tokens 8", new):
+        assert re.sub(real.long_context.OLD_COMMAND, "python -m posenc_core.real_models", old) == new
 
 
 def test_missing_models_message_names_the_install_command(monkeypatch):

@@ -13,7 +13,7 @@ from page_kit import registry
 from tests import apptest_pages
 
 BY_URL = {p.url_path: p for p in registry.all_pages()}
-real = pc.real
+real = pc.real_models
 needs_minilm = pytest.mark.skipif(real.MINILM_NAME in real.missing_models() or "torch" in real.missing_models(),
                                   reason="all-MiniLM-L6-v2 is not installed")
 
@@ -236,7 +236,7 @@ def test_lab_snippet_gives_the_shipped_curves_and_the_answers(methods):
 # ---------------------------------------------------------------- the core helpers the snippets call
 
 def test_shipped_results_load_the_files_the_pages_name():
-    from posenc_core.real.attention_stats import SHIPPED_ATTENTION as ATTENTION_NPZ
+    from posenc_core.real_models.attention_stats import SHIPPED_ATTENTION as ATTENTION_NPZ
     from tests.conftest import ROOT
 
     shipped, by_path = real.shipped_attention_summary(), real.load_summary(ATTENTION_NPZ)

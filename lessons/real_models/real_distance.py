@@ -5,7 +5,7 @@ import posenc_core as pc
 from lessons.real_models.real_views import attention_summary, summary_code
 from page_kit import classroom, controls, figures, formula, guard, header, notice, show, source, stage, why
 
-real = pc.real
+real = pc.real_models
 LAYER_CHOICES = list(range(1, 31))
 DEFAULT_LAYERS = [1, 8, 15, 22, 30]
 
@@ -45,7 +45,7 @@ def lesson():
 
 
 def profile_code(layers: list[int], *lines: str) -> None:
-    classroom.snippet(summary_code(), f"profile = pc.real.distance_profile(summary, {tuple(layers)!r})", *lines)
+    classroom.snippet(summary_code(), f"profile = pc.real_models.distance_profile(summary, {tuple(layers)!r})", *lines)
 
 
 def weight_tab(page, profile: dict, summary: dict, layers: list[int]):

@@ -5,7 +5,7 @@ import posenc_core as pc
 from lessons.real_models.real_views import models_ready
 from page_kit import classroom, controls, figures, formula, guard, header, notice, show, source, stage, why
 
-real = pc.real
+real = pc.real_models
 SENTENCES = ["the dog bit the man", "my kid likes the movie", "she gave him the book before he left",
              "the cat sat on the mat because it was warm"]
 
@@ -183,7 +183,7 @@ def heads_answer(h: dict):
                                      "token, with and without the position rows; the largest previous-token weight "
                                      f"is {float(h['previous'][True].max()):.3f} with the rows and "
                                      f"{float(h['previous'][False].max()):.3f} without."))
-    classroom.snippet("h = pc.real.positional_heads()  # the shipped text, 4 stretches of 128 word pieces",
+    classroom.snippet("h = pc.real_models.positional_heads()  # the shipped text, 4 stretches of 128 word pieces",
                       "# (6 layers, 12 heads) each, in the order of the panels",
                       "grids = [h['previous'][True], h['next'][True],\n         h['previous'][False], "
                       "h['next'][False]]")
@@ -209,7 +209,8 @@ def past_tab():
                           f"{p['st_length']} word pieces, {p['model_cosine']:.4f} when the model reads up to its "
                           f"{p['rows']} rows."))
     classroom.snippet("# MiniLM and sentence-transformers on two texts from the shipped text",
-                      "p = pc.real.encoder_past_table()", "print(p['st_cosine'], p['model_cosine'])  # the two bars")
+                      "p = pc.real_models.encoder_past_table()",
+                      "print(p['st_cosine'], p['model_cosine'])  # the two bars")
     notice(f"The table has {p['rows']} rows, so position {p['rows']} has no vector and the forward fails. "
            f"sentence-transformers never gets there: it cuts every input at {p['st_length']} word pieces. Two texts "
            f"sharing their first {p['shared_pieces']} pieces then get the same embedding (cosine "

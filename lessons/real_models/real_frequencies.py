@@ -5,7 +5,7 @@ import posenc_core as pc
 from lessons.real_models.real_views import attention_summary, summary_code
 from page_kit import classroom, controls, figures, formula, guard, header, notice, show, source, stage, why
 
-real = pc.real
+real = pc.real_models
 PAIR_COLOURS = {"queries": 0, "keys": 1, "even spread": 7}
 
 header("Which rotary pairs SmolLM2 uses",
@@ -82,7 +82,7 @@ def energy_tab(page, summary: dict, found: dict):
 
 def energy_numbers(summary: dict, found: dict):
     """The shares that answer the question: the code of the curves, the sums, the formula."""
-    classroom.snippet(summary_code(), f"found = pc.real.attention_findings(summary, {found['context']})",
+    classroom.snippet(summary_code(), f"found = pc.real_models.attention_findings(summary, {found['context']})",
                       "# (32,) each: the share of energy in each pair, and each pair's wavelength (the x axis)",
                       "queries, keys = found['q_pairs'], found['k_pairs']", "waves = summary['wavelengths']")
     notice(f"An even spread would give each pair {found['uniform_pair']:.4f}. Measured, the {found['slow_pairs']} "

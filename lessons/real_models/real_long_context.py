@@ -7,7 +7,7 @@ import posenc_core as pc
 from lessons.real_models.real_views import models_ready, run_with_progress
 from page_kit import classroom, controls, figures, formula, guard, header, notice, show, source, stage, why
 
-real = pc.real
+real = pc.real_models
 COLOURS = {m.label: i for i, m in enumerate(real.LONG_METHODS.values())}
 LIVE_LENGTHS = [256, 512, 1024, 2048]
 LIVE_OFFSETS = [0, 4096, 8192, 12288, 16384]
@@ -59,7 +59,7 @@ def curve_tab(page):
                            f"{len(s['loss'])} methods: " + ", ".join(s["loss"]) + "; the trained context 8,192 is "
                            "marked."))
     with past_question(s):
-        classroom.snippet(f"s = pc.real.long_context_summary(pc.real.shipped_long_context(), {bin_size})",
+        classroom.snippet(f"s = pc.real_models.long_context_summary(pc.real_models.shipped_long_context(), {bin_size})",
                           "# (bins,) first position of each bin; {method: (bins,) mean loss in nats}",
                           "start, losses = s['start'], s['loss']")
         notice(findings(s))
@@ -67,7 +67,7 @@ def curve_tab(page):
     st.caption(f"Shipped results: {s['windows']} stretch of {s['tokens']:,} tokens of the text, {made['model']}. "
                f"Made on the project machine (2 CPU cores shared with other work) by "
                + " and ".join(f"`{c}`" for c in commands) + " (parallel processes, each kept for the methods it "
-               f"finished, merged with `python -m posenc_core.real merge`); "
+               f"finished, merged with `python -m posenc_core.real_models merge`); "
                f"{sum(made['seconds'].values()) / 60:.0f} min of forward passes in all.")
     formula(r"\ell_p = -\log p_\theta(x_{p+1}\mid x_{0..p}),\qquad \bar\ell_{[a,b)} = \frac{1}{b-a}\sum_{p=a}^{b-1}"
             r"\ell_p,\qquad \text{bins of } $b", b=bin_size)
@@ -122,7 +122,7 @@ def table_tab(page):
                       y_title=unit, name="real_long_table",
                       alt=f"{unit.capitalize()} of each method over the first and the second 8,192 positions: "
                           + "; ".join(f"{k} {s[inside][k]:.3f} and {s[past][k]:.3f}" for k in labels) + "."))
-    classroom.snippet("s = pc.real.long_context_summary(pc.real.shipped_long_context(), 256)",
+    classroom.snippet("s = pc.real_models.long_context_summary(pc.real_models.shipped_long_context(), 256)",
                       f"# {{method: {unit}}} over the first 8,192 positions and past them",
                       f"before, past = s[{inside!r}], s[{past!r}]")
     rows = [f"{k}: {s['inside'][k]:.3f} → {s['past'][k]:.3f} nats (perplexity {s['inside_ppl'][k]:.1f} → "
@@ -170,9 +170,9 @@ def live_tab(page):
                        alt=f"Loss of {len(losses)} methods over {tokens} tokens placed at positions {offset:,}+, "
                            "in bins of 32 positions."))
     classroom.snippet(f"# {{method: ({tokens - 1},) loss at each position, nats}}: SmolLM2 runs, seconds each",
-                      f"losses = {{m: pc.real.position_losses(m, {float(factor)!r}, 0, {tokens}, "
+                      f"losses = {{m: pc.real_models.position_losses(m, {float(factor)!r}, 0, {tokens}, "
                       f"position_offset={offset})\n          for m in {list(methods)!r}}}",
-                      "curves = {m: pc.real.binned_loss(v, 32)['loss'] for m, v in losses.items()}  # as plotted")
+                      "curves = {m: pc.real_models.binned_loss(v, 32)['loss'] for m, v in losses.items()}  # plotted")
     means = {k: float(np.mean(v)) for k, v in losses.items()}
     notice("Mean loss over the stretch: " + "; ".join(f"{k} {v:.3f}" for k, v in means.items()) + ". Move the "
            "first position below and past 8,192 to see which methods keep the loss where it was.")

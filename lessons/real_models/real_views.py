@@ -1,7 +1,7 @@
 """Shared pieces of the "Inside real models" pages: the install hint, live runs with a progress bar, and
 SmolLM2's attention statistics (shipped, or measured here on the reader's text, shared by two pages).
 
-No math here: the numbers come from ``posenc_core.real``.
+No math here: the numbers come from ``posenc_core.real_models``.
 """
 
 from __future__ import annotations
@@ -12,9 +12,9 @@ import streamlit as st
 
 import posenc_core as pc
 
-real = pc.real
+real = pc.real_models
 # how the file real.shipped_attention_summary() reads was made
-ATTENTION_COMMAND = ("python -m posenc_core.real attention --npz assets/smollm2_attention_stats.npz "
+ATTENTION_COMMAND = ("python -m posenc_core.real_models attention --npz assets/smollm2_attention_stats.npz "
                      "--tokens 1024 --windows 4")
 LIVE_KEY = "real_attention_live"  # session state: the summary of the reader's own measurement
 LIVE_TEXT_KEY = "real_attention_live_text"  # ... and the text it was measured on (for the code snippets)
@@ -66,8 +66,8 @@ def summary_code() -> str:
     """The snippet line that gives ``summary`` as the page shows it: the shipped one, or the reader's text."""
     if st.session_state.get(LIVE_KEY) is not None and LIVE_TEXT_KEY in st.session_state:
         return (f"text = {st.session_state[LIVE_TEXT_KEY]!r}\n"
-                "summary = pc.real.text_attention_summary(text)  # SmolLM2 on your text")
-    return "summary = pc.real.shipped_attention_summary()  # measured on the shipped text"
+                "summary = pc.real_models.text_attention_summary(text)  # SmolLM2 on your text")
+    return "summary = pc.real_models.shipped_attention_summary()  # measured on the shipped text"
 
 
 def attention_summary() -> tuple[dict, str]:

@@ -205,8 +205,8 @@ def load_summary(path) -> dict:
 
 
 def shipped_attention_summary() -> dict:
-    """The shipped summary (4 stretches of 1,024 tokens of the shipped text), made by
-    ``python -m posenc_core.real attention --npz assets/smollm2_attention_stats.npz --tokens 1024 --windows 4``."""
+    """The shipped summary (4 stretches of 1,024 tokens of the shipped text), made by ``python -m
+    posenc_core.real_models attention --npz assets/smollm2_attention_stats.npz --tokens 1024 --windows 4``."""
     return load_summary(SHIPPED_ATTENTION)
 
 

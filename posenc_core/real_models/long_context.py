@@ -40,6 +40,8 @@ SMOLLM2_CONTEXT = 8192  # max_position_embeddings: the longest position it was t
 SMOLLM2_HEAD_DIM = 64
 MAX_LONG_TOKENS = 32768  # headless runs: the work grows with n^2 in attention
 MAX_LIVE_TOKENS = 2048  # the app's live run: keeps one request to seconds and the app under 2 GB
+# how older runs wrote their command: the script's path, or the package's name before it was posenc_core.real_models
+OLD_COMMAND = r"^(\S*posenc_core/real(_models)?/__main__\.py|python -m posenc_core\.real(?!_models))"
 
 
 @dataclass(frozen=True)
@@ -230,8 +232,8 @@ def merge_long_runs(runs) -> dict:
                 raise ValueError(f"Method {name} is in more than one run.")
             merged["methods"][name] = {**entry, "losses": entry["losses"][:windows]}
         merged["seconds"].update({k: v for k, v in run["seconds"].items() if int(k.split("/")[1]) < windows})
-        # runs saved before the CLI wrote its own name have the script's path in place of "python -m ..."
-        merged["command"].append(re.sub(r"^\S*posenc_core/real/__main__\.py", "python -m posenc_core.real",
-                                        run.get("command", "")))
+        # runs saved before the CLI wrote its own name have the script's path in place of "python -m ...",
+        # and runs saved before the package was renamed name posenc_core.real
+        merged["command"].append(re.sub(OLD_COMMAND, "python -m posenc_core.real_models", run.get("command", "")))
     merged["methods"] = {m: merged["methods"][m] for m in LONG_METHODS if m in merged["methods"]}
     return merged

@@ -2,7 +2,7 @@
 
 Importing this package needs neither torch nor transformers (the functions import them); the models come
 from the PyPI packages in requirements-models.txt and ``missing_models()`` says what is absent. Headless:
-``python -m posenc_core.real long --json PATH`` and ``python -m posenc_core.real attention --npz PATH``.
+``python -m posenc_core.real_models long --json PATH`` and ``python -m posenc_core.real_models attention --npz PATH``.
 """
 
 from .attention_stats import (
