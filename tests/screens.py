@@ -32,6 +32,17 @@ def _tall_shot(page, path: Path, width: int, height: int) -> None:
     page.set_viewport_size({"width": width, "height": height})
 
 
+def _wait_for_figures(page, timeout_ms: int = 30000) -> None:
+    # a chart is drawn by its custom element after the script has finished; on a busy machine a shot taken at
+    # "idle" caught empty chart boxes, so wait until every visible chart has its Plotly SVG
+    try:
+        page.wait_for_function("""() => [...document.querySelectorAll('[data-testid="stMain"] .pe-plot')]
+            .filter((plot) => plot.offsetParent).every((plot) => plot.querySelector('.main-svg'))""",
+            timeout=timeout_ms)
+    except Exception as exc:  # noqa: BLE001 (a shot of a page whose chart never drew is still worth looking at)
+        print(f"NOTE: a chart had not drawn after {timeout_ms / 1000:.0f} s ({type(exc).__name__})")
+
+
 def _problems(page) -> list[str]:
     boxes = page.locator('[data-testid="stException"], [data-testid="stAlertContentError"]')
     return [boxes.nth(i).inner_text()[:300] for i in range(boxes.count())]
@@ -56,6 +67,7 @@ def shoot(targets: list[str], modes: list[str], out: Path, all_tabs: bool = True
                 full_query = "&".join(q for q in (own_query, query) if q)
                 page.goto(f"{url}/{path}" + (f"?{full_query}" if full_query else ""), wait_until="domcontentloaded")
                 wait_until_idle(page)
+                _wait_for_figures(page)
                 stem = f"{path or 'home'}-{mode}"
                 saved.append(out / f"{stem}.png")
                 _tall_shot(page, saved[-1], width, height)
@@ -68,6 +80,7 @@ def shoot(targets: list[str], modes: list[str], out: Path, all_tabs: bool = True
                 for index in range(1, tabs.count()):
                     tabs.nth(index).click()
                     wait_until_idle(page)
+                    _wait_for_figures(page)
                     saved.append(out / f"{stem}--{index}.png")
                     _tall_shot(page, saved[-1], width, height)
                     for problem in _problems(page) + errors:

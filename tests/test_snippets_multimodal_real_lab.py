@@ -182,9 +182,12 @@ def test_frequency_snippets_give_the_energy_curves_and_the_head_grid(query):
     np.testing.assert_array_equal(ns["queries"], found["q_pairs"])
     np.testing.assert_array_equal(ns["keys"], found["k_pairs"])
     layer = int(query.get("layer", 1))
+    view = real.layer_findings(real.shipped_attention_summary(), layer)
     np.testing.assert_array_equal(_snippet_with(at, "grid")["grid"],
                                   real.shipped_attention_summary()["q_share"][layer - 1])
-    assert f"slowest pairs hold {100 * found['q_slow']:.0f}% of the query energy" in _reveal(at, "real_freq_slow")
+    assert f"context, hold {100 * found['q_slow']:.0f}% of the query energy" in _text(at)  # the hero's notice
+    revealed = _reveal(at, "real_freq_layer")
+    assert f"hold {100 * view['q_slow']:.0f}% of its query energy, against {100 * found['q_slow']:.0f}%" in revealed
 
 
 @pytest.mark.parametrize("query, layers", [({}, (1, 8, 15, 22, 30)), ({"layers": ["3", "29"]}, (3, 29))])

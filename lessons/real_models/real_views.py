@@ -8,9 +8,11 @@ from __future__ import annotations
 
 import threading
 
+import numpy as np
 import streamlit as st
 
 import posenc_core as pc
+from page_kit import figures, show
 
 real = pc.real_models
 # how the file real.shipped_attention_summary() reads was made
@@ -55,6 +57,13 @@ def run_with_progress(work, text: str):
     if "error" in box:
         raise box["error"]
     return box["result"]
+
+
+def layer_head_map(grid, title: str, value_name: str, name: str, alt: str) -> None:
+    """A (layers, heads) heatmap of SmolLM2's statistics, layers and heads counted from 1, values in [0, 1]."""
+    show(figures.heatmap(grid, title=title, x_title="head", y_title="layer", value_name=value_name,
+                         zrange=(0.0, 1.0), x=np.arange(1, grid.shape[1] + 1), y=np.arange(1, grid.shape[0] + 1),
+                         name=name, height=520, alt=alt))
 
 
 @st.cache_data(show_spinner=False)

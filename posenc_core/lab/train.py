@@ -126,8 +126,13 @@ def build_model(method: str, settings: LabSettings, seed: int | None = None):
     return TinyTransformer(method, _model_config(settings)).to(settings.device)
 
 
+def warmup_steps(steps: int) -> int:
+    """The learning rate's warmup: the first tenth of the ``steps`` (at least one step)."""
+    return max(1, int(steps) // 10)
+
+
 def _learning_rate(step: int, settings: LabSettings) -> float:
-    warmup = max(1, settings.steps // 10)
+    warmup = warmup_steps(settings.steps)
     if step < warmup:
         return settings.lr * (step + 1) / warmup
     progress = (step - warmup) / max(1, settings.steps - warmup)
