@@ -209,6 +209,9 @@ def test_binned_loss_is_the_mean_of_each_bin(windows, bins, size):
     (lambda: real.load_long_context("/nonexistent.json"), "Could not read"),
     (lambda: real.merge_attention_stats([]), "no measurements"),
     (lambda: real.positional_heads(length=4), "length"),
+    (lambda: real.layer_findings(real.shipped_attention_summary(), 31), "layer"),
+    (lambda: real.previous_token_weight(np.zeros((3, 4))), "square"),
+    (lambda: real.stretch_losses({}, 0), "no losses"),
 ])
 def test_bad_input_is_a_sentence(call, words):
     if MISSING and words in ("empty", "characters", "at least"):
@@ -262,3 +265,44 @@ def test_json_results_round_trip(tmp_path):
     assert result["windows_done"] == 1  # only windows every method finished
     s = real.long_context_summary(result, 2)
     assert s["inside"] == {"No scaling": 1.0, "YaRN": 3.0}
+
+
+def test_layer_findings_are_one_layer_of_the_summary():
+    summary = real.shipped_attention_summary()
+    found = real.attention_findings(summary, real.SMOLLM2_CONTEXT)
+    slow = summary["wavelengths"] > real.SMOLLM2_CONTEXT
+    for layer in (1, 17, 30):
+        view = real.layer_findings(summary, layer, real.SMOLLM2_CONTEXT, margin=0.05)
+        grid = summary["q_share"][layer - 1]  # (9, 32)
+        np.testing.assert_array_equal(view["q_share"], grid)
+        assert view["q_slow"] == pytest.approx(grid.mean(axis=0)[slow].sum())
+        assert view["all_q_slow"] == pytest.approx(found["q_slow"])  # the hero curve's number
+        assert view["largest_share"] == grid.max()
+        assert (view["sink_min"], view["sink_max"]) == (summary["sink"][layer - 1].min(),
+                                                        summary["sink"][layer - 1].max())
+        low, high = view["slow_band"]
+        side = 0 if view["q_slow"] > high else 2 if view["q_slow"] < low else 1
+        assert view["slow_side"] == side
+    assert real.layer_findings(summary, 1)["slow_side"] == 2  # the first layer leans on the faster pairs
+
+
+def test_previous_token_weight_is_the_mean_of_the_subdiagonal():
+    grid = np.arange(16.0).reshape(4, 4)
+    assert real.previous_token_weight(grid) == pytest.approx((4 + 9 + 14) / 3)
+
+
+def test_stretch_losses_bin_the_live_run_at_its_positions():
+    losses = {"a": np.arange(100.0), "b": np.ones(100)}
+    out = real.stretch_losses(losses, 8192, 32)
+    np.testing.assert_array_equal(out["position"], [8208.0, 8240.0, 8272.0])  # bin middles, a short bin dropped
+    np.testing.assert_array_equal(out["loss"]["a"], real.binned_loss(losses["a"], 32)["loss"])
+    assert out["mean"] == {"a": 49.5, "b": 1.0}
+
+
+def test_long_context_summary_counts_the_bins_inside_and_the_rise():
+    s = real.long_context_summary(real.shipped_long_context(), 256)
+    assert s["inside_bins"] == real.SMOLLM2_CONTEXT // 256
+    assert s["start"][s["inside_bins"] - 1] + 256 == real.SMOLLM2_CONTEXT
+    for label in s["inside"]:
+        assert s["rise"][label] == pytest.approx(s["past"][label] - s["inside"][label])
+    assert s["minutes"] == pytest.approx(sum(real.shipped_long_context()["seconds"].values()) / 60)
