@@ -78,7 +78,7 @@ def one_query_tab(args, t, head: int, i: int) -> None:
                               "the same bucket have equal content → position bars."))
         classroom.snippet(f"t = pc.deberta_terms({classroom.call('deberta_example', *args)})",
                           f"q = pc.deberta_query(t, {head}, {i})  # q['c2c'], q['c2p'], q['p2c'], q['total']: (n,)")
-        j = int(q["total"].argmax())
+        j = q["strongest"]
         formula(r"A_{$i,$j} = $a + $b + $c = $s", i=i, j=j, a=float(q["c2c"][j]), b=float(q["c2p"][j]),
                 c=float(q["p2c"][j]), s=float(q["total"][j]))
 

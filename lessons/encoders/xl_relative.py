@@ -40,11 +40,10 @@ def terms_tab(args, t, i: int) -> None:
             "repeats down each column, a global position term constant along each diagonal, and their sum."))
     classroom.snippet(f"t = pc.xl_terms({classroom.call('xl_example', *args)})",
                       "t['a'], t['b'], t['c'], t['d'], t['total']  # (n, n) each: the five maps")
-    j = int(t["total"][i].argmax())
+    top = pc.xl_strongest_score(t, i)  # query i's largest score, term by term
     formula(r"A_{$i,$j} = \underbrace{$a}_{q\cdot k} + \underbrace{$b}_{q\cdot W_R R_{$o}} + "
             r"\underbrace{$c}_{u\cdot k} + \underbrace{$d}_{v\cdot W_R R_{$o}} = $s",
-            i=i, j=j, o=int(t["offset"][i, j]), a=float(t["a"][i, j]), b=float(t["b"][i, j]),
-            c=float(t["c"][i, j]), d=float(t["d"][i, j]), s=float(t["total"][i, j]))
+            i=i, j=top["j"], o=top["offset"], a=top["a"], b=top["b"], c=top["c"], d=top["d"], s=top["total"])
     notice("(c) depends only on the key: a learned 'how much does this word matter to anyone'. (d) depends only on "
            "i − j: a bias per distance, computed from a sinusoid instead of looked up. XLNet's code forms "
            "(a) + (c) as (q + u)·k and (b) + (d) as (q + v)·W_R R, on a table of every offset shifted into place.")
