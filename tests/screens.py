@@ -28,6 +28,8 @@ def _tall_shot(page, path: Path, width: int, height: int) -> None:
     full = page.evaluate("() => document.querySelector('[data-testid=\"stMain\"]').scrollHeight")
     page.set_viewport_size({"width": width, "height": min(max(height, full + 40), 12000)})
     page.wait_for_timeout(500)
+    wait_until_idle(page)  # a resize can start a rerun (presentation mode): shoot what it settles on
+    _wait_for_figures(page)
     page.screenshot(path=str(path))
     page.set_viewport_size({"width": width, "height": height})
 

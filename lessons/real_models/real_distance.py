@@ -17,7 +17,7 @@ WHY = (
     "The RoPE pages draw RoFormer's promise that a score fades as two tokens move apart, for random vectors. "
     "Here is the same question asked of SmolLM2-135M reading real text: at each offset m − n between a query and "
     "an earlier key, the mean attention weight and the mean raw score q·k, layer by layer (averaged over the 9 "
-    "heads; the first token, the attention sink, is left out and measured on the *Which rotary pairs* page).",
+    "heads; the first token, the attention sink, is left out and measured on the *Which rotary pairs* page)."
 )
 
 

@@ -17,7 +17,7 @@ WHY = (
     "all-MiniLM-L6-v2 is a 6-layer BERT that turns a sentence into one 384-number vector (the mean of its "
     "token vectors, normalised), used for search and clustering. Its only sense of order is a learned table of "
     "512 position rows added to the word vectors. Here the real model runs on your sentence, with that table "
-    "and with its rows removed, so you can measure what the positions do.",
+    "and with its rows removed, so you can measure what the positions do."
 )
 
 

@@ -15,7 +15,7 @@ WHY = (
     "SmolLM2-135M rotates each 64-number query and key as 32 pairs, pair i turning by θᵢ = 100000^(−2i/64) per "
     "position: pair 0 every 6.3 tokens, pair 31 once in 438,000. The RoPE pages treat every pair alike. Here the "
     "real model runs on real text, and we measure how much of each head's query and key sits in each pair, "
-    "whether its scores follow the offset between tokens, and how much it attends to the first token.",
+    "whether its scores follow the offset between tokens, and how much it attends to the first token."
 )
 
 

@@ -27,7 +27,7 @@ WHY = (
     "its loss at every position of *The Devil's Dictionary*, with the RoPE it was trained with and with each "
     "context-extension method of the *Long context* pages switched on at scale factor s = 2. Each method is "
     "applied through transformers' own rotary code (`LlamaRotaryEmbedding` with the method's `rope_parameters`), "
-    "so these are the numbers those methods really give this model, with no fine-tuning.",
+    "so these are the numbers those methods really give this model, with no fine-tuning."
 )
 
 
