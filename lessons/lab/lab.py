@@ -101,8 +101,8 @@ def accuracy_tab(result: dict, code: tuple):
                "learned table stops at T: positions from T on have no row, so there is no number to plot. "
                "Dashed curves are the RoPE model with a context-extension rule switched on at test time only.")
     formula(r"\mathrm{acc}(L) = \frac{1}{N\,(L-k)}\sum_{n=1}^{N}\sum_{t=k}^{L-1}"
-            r"\mathbb{1}\!\left[\arg\max \hat p_t = x_{t-k}\right],\qquad "
-            r"\text{best at }T{=}$T:\ \text{$best}\ $acc,\quad \text{chance } 1/$V",
+            r"\mathbb{1}\!\left[\arg\max \hat p_t = x_{t-k}\right]")
+    formula(r"\text{best at }T{=}$T:\ \text{$best}\ $acc,\qquad \text{chance } 1/$V",
             T=T, best=METHOD_LABELS.get(best, best).replace("+", r"{+}"), acc=f"{best_acc:.3f}", V=vocab)
 
 

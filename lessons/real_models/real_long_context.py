@@ -6,6 +6,7 @@ import streamlit as st
 import posenc_core as pc
 from lessons.real_models.real_views import models_ready, run_with_progress
 from page_kit import classroom, controls, figures, formula, guard, header, notice, show, source, stage, why
+from page_kit.lesson import folded
 
 real = pc.real_models
 COLOURS = {m.label: i for i, m in enumerate(real.LONG_METHODS.values())}
@@ -52,12 +53,14 @@ def curve_tab(page):
                           f"{bin_size})", "# (bins,) first position of each bin; {method: (bins,) mean loss in nats}",
                           "start, losses = s['start'], s['loss']")
         notice(findings(s))
-    commands = made["command"] if isinstance(made["command"], list) else [made["command"]]
-    st.caption(f"Shipped results: {s['windows']} stretch of {s['tokens']:,} tokens of the text, {made['model']}. "
-               f"Made on the project machine (2 CPU cores shared with other work) by "
-               + " and ".join(f"`{c}`" for c in commands) + " (parallel processes, each kept for the methods it "
-               f"finished, merged with `python -m posenc_core.real_models merge`); "
+    st.caption(f"Shipped results: {s['windows']} stretch of {s['tokens']:,} tokens of the text, {made['model']}; "
                f"{s['minutes']:.0f} min of forward passes in all.")
+    with folded("How the shipped results were made", "real_long_made", icon=":material/terminal:") as is_open:
+        if is_open:
+            commands = made["command"] if isinstance(made["command"], list) else [made["command"]]
+            st.markdown("On the project machine (2 CPU cores shared with other work), as parallel processes, each "
+                        "kept for the methods it finished and merged with `python -m posenc_core.real_models merge`:")
+            st.code("\n".join(commands), language="bash", wrap_lines=True)
     formula(r"\ell_p = -\log p_\theta(x_{p+1}\mid x_{0..p}),\qquad \bar\ell_{[a,b)} = \frac{1}{b-a}"
             r"\sum_{p=a}^{b-1}\ell_p,\qquad \text{bins of } $b", b=bin_size)
     source(real.position_losses, real.smollm2_forward)
