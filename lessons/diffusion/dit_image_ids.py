@@ -97,7 +97,7 @@ def split_section(preset, width, height):
     show(figures.padded(figures.lines(
         np.arange(n_pairs), series, markers=True, log_y=True, colours=AXIS_COLOURS,
         hlines=[(1.0, "one full turn")], title=f"{preset.name}: turns of each rotary pair across the image",
-        x_title="rotary pair j of a head (in head order)", y_title="turns across the image", hover_format=",.3g",
+        x_title="pair j of a head (in head order)", y_title="turns across the image", hover_format=",.3g",
         name="dit_head_split",
         alt=f"{n_pairs} pairs of a {preset.head_dim}-dimension head split into blocks of {blocks} pairs; "
             f"across {extents['width']} token columns the fastest width pair turns "

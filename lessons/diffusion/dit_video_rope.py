@@ -52,7 +52,7 @@ def lesson():
             np.arange(preset.pairs), series, markers=True, log_y=True, colours=None,
             dashed=[f"time ({frames_b} frames)"], hlines=[(1.0, "one full turn")],
             title=f"{name}: turns of each pair across a {width} x {height} clip",
-            x_title="rotary pair j of a head (time block, then height, then width)",
+            x_title="pair j of a head (time, height, width blocks)",
             y_title="turns across the clip", hover_format=",.3g", name="dit_video_split",
             alt=f"{preset.pairs} pairs split {preset.axes[0] // 2} time, {preset.axes[1] // 2} "
                 f"height, {preset.axes[2] // 2} width. Across clip A's {t_a} time ids the slowest time pair "

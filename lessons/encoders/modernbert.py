@@ -43,7 +43,7 @@ def pairs_tab(preset: str, reading: dict) -> None:
     reach, context = reading["local"].window - 1, reading["context"]
     show(figures.lines(
         view["global"]["pair"], {KIND_LABELS[k]: view[k]["wavelength"] for k in KIND_LABELS}, log_y=True,
-        title=f"{PRESET_NAMES[preset]}: each rotary pair's wavelength, by layer kind", x_title="pair index",
+        title=f"{PRESET_NAMES[preset]}: pair wavelengths by layer kind", x_title="pair index",
         y_title="wavelength (tokens)", name="modernbert_wavelengths", markers=True,
         hlines=[(reach, f"local reach {reach}"), (context, f"context {context:,}")],
         alt=f"Wavelength per pair on a log axis for the global layers (θ {reading['global'].theta:,.0f}) and the "

@@ -34,7 +34,7 @@ def terms_tab(args, t, i: int) -> None:
     n = args[0]
     show(figures.small_multiples(
         [t[k] for k in TERMS] + [t["total"]], [*TERMS.values(), "score: the sum"], cols=3, cell_px=220,
-        title="The four terms of every score (seeded random weights, one head)", value_name="score",
+        title="Four terms of every score (random weights)", value_name="score",
         name="xl_terms",
         alt=f"Five {n} x {n} heatmaps on one colour scale: content, content-position, a global content term that "
             "repeats down each column, a global position term constant along each diagonal, and their sum."))
@@ -74,7 +74,7 @@ def shaw_tab(args, t, i: int, clip: int) -> None:
     shaw = shaw_relative(n, d_head, clip, seed)
     show(figures.lines(list(range(n)), {"Shaw: q·aᴷ_clip(j−i)": shaw[i], "XL (b): q·W_R R_{i−j}": t["b"][i],
                                         "XL (d): v·W_R R_{i−j}": t["d"][i]}, markers=True,
-                       title=f"Query {i}: the position part of its scores, Shaw (clip ±{clip}) against XL",
+                       title=f"Query {i}: position terms, Shaw (±{clip}) and XL",
                        x_title="key j", y_title="score", name="xl_shaw", vlines=[(i, "query")],
                        alt=f"Three curves over the keys of query {i}: Shaw's relative term goes flat beyond ±{clip} "
                            "of the query; XL's two position terms keep changing with distance."))

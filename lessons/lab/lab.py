@@ -100,10 +100,8 @@ def accuracy_tab(result: dict, code: tuple):
                "length; a curve that drops means it learned something tied to the positions it saw. The "
                "learned table stops at T: positions from T on have no row, so there is no number to plot. "
                "Dashed curves are the RoPE model with a context-extension rule switched on at test time only.")
-    formula(r"\mathrm{acc}(L) = \frac{1}{N\,(L-k)}\sum_{n=1}^{N}\sum_{t=k}^{L-1}"
-            r"\mathbb{1}\!\left[\arg\max \hat p_t = x_{t-k}\right]")
-    formula(r"\text{best at }T{=}$T:\ \text{$best}\ $acc,\qquad \text{chance } 1/$V",
-            T=T, best=METHOD_LABELS.get(best, best).replace("+", r"{+}"), acc=f"{best_acc:.3f}", V=vocab)
+    formula(r"\mathrm{acc}(L) = \frac{1}{N\,(L-k)}\sum_{n,t}\mathbb{1}\!\left[\arg\max \hat p_t = x_{t-k}\right]")
+    st.caption(f"Best at T = {T}: {METHOD_LABELS.get(best, best)}, accuracy {best_acc:.3f}; chance is 1/{vocab}.")
 
 
 def loss_tab(result: dict, code: tuple):
@@ -123,8 +121,8 @@ def loss_tab(result: dict, code: tuple):
         notice("The loss tells what accuracy hides: a model can keep the right answer on top while growing "
                "less sure of it, or become confidently wrong (a loss far above the guessing line). Wrong "
                "and confident is what unseen positions usually produce.")
-    formula(r"\mathcal{L}(L) = -\frac{1}{N\,(L-k)}\sum_{n,t}\log \hat p_t(x_{t-k}),\qquad "
-            r"\text{uniform guess: } \ln $V = $g", V=vocab, g=pc.uniform_guess_loss(vocab))
+    formula(r"\mathcal{L}(L) = -\frac{1}{N\,(L-k)}\sum_{n,t}\log \hat p_t(x_{t-k})")
+    formula(r"\text{uniform guess: } \ln $V = $g", V=vocab, g=pc.uniform_guess_loss(vocab))
 
 
 def training_tab(result: dict, code: tuple):
@@ -141,8 +139,8 @@ def training_tab(result: dict, code: tuple):
     notice("All models see the same batches in the same order and start from the same seed; they differ "
            "only in how position enters. Some learn the task in a few hundred steps, some slowly, some "
            "never: learning at T is a separate question from extrapolating beyond it.")
-    formula(r"\eta(s) = \eta_{\max}\left(0.1 + 0.45\left(1+\cos\frac{\pi (s-w)}{S-w}\right)\right),"
-            r"\quad \eta_{\max} = $lr,\ S = $S,\ w = $w,\ \text{batch } $B",
+    formula(r"\eta(s) = \eta_{\max}\left(0.1 + 0.45\left(1+\cos\frac{\pi (s-w)}{S-w}\right)\right)")
+    formula(r"\eta_{\max} = $lr,\ S = $S,\ w = $w,\ \text{batch } $B",
             lr=schedule["lr"], S=schedule["steps"], w=schedule["warmup"], B=schedule["batch"])
 
 

@@ -60,5 +60,5 @@ def heads_panels(h: dict) -> None:
     notice(f"Measured on {h['chunks']} stretches of {h['length']} word pieces of the shipped text: {rows[0]}; "
            f"{rows[1]}. Spreading evenly would give {h['uniform']:.4f}. These heads were found, not designed: "
            "training made them out of the position rows, and removing the rows switches them off.")
-    formula(r"\text{prev}(l,h) = \frac{1}{n-2}\sum_{i=1}^{n-2} A^{(l,h)}_{i,i-1},\quad "
-            r"\max = $a,\quad \text{uniform} = 1/$n", a=h["largest"][True], n=h["length"])
+    formula(r"\text{prev}(l,h) = \frac{1}{n-2}\sum_{i=1}^{n-2} A^{(l,h)}_{i,i-1}")
+    formula(r"\max = $a,\quad \text{uniform} = 1/$n", a=h["largest"][True], n=h["length"])

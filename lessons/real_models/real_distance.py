@@ -63,8 +63,8 @@ def weight_tab(page, profile: dict, summary: dict, layers: list[int]):
         weight_chart(profile, summary, layers, last, log, "real_distance_weight_all",
                      f"Every offset, 1 to {last} (mean over heads)")
         weight_numbers(profile, layers, last)
-    formula(r"\bar A(r) = \frac{1}{N_r}\sum_{m-n=r,\ n\ge1} A_{m,n},\qquad \text{uniform: } "
-            r"\frac{1}{N_r}\sum_{m=r+1}^{T-1}\frac{1}{m+1},\quad T = $t", t=summary["tokens"])
+    formula(r"\bar A(r) = \frac{1}{N_r}\sum_{m-n=r,\ n\ge1} A_{m,n}")
+    formula(r"\text{uniform: }\frac{1}{N_r}\sum_{m=r+1}^{T-1}\frac{1}{m+1},\quad T = $t", t=summary["tokens"])
     source(real.distance_profile)
 
 
@@ -120,8 +120,8 @@ def score_tab(page, profile: dict, summary: dict, layers: list[int]):
            + "The bound caps |q·k| for fixed content, so it says nothing about the sign or the mean of real "
            "scores: trained queries and keys are not random, and the distance preference they learned is "
            "the model's, not the bound's.")
-    formula(r"\bar s(r) = \frac{1}{N_r}\sum_{m-n=r} q_m^\top R_{(n-m)\theta}\, k_n,\qquad "
-            r"B(r) = \frac{1}{32}\sum_{j=1}^{32}\Big|\sum_{i<j} e^{\mathrm{i} r\theta_i}\Big|")
+    formula(r"\bar s(r) = \frac{1}{N_r}\sum_{m-n=r} q_m^\top R_{(n-m)\theta}\, k_n")
+    formula(r"B(r) = \frac{1}{32}\sum_{j=1}^{32}\Big|\sum_{i<j} e^{\mathrm{i} r\theta_i}\Big|")
     source(pc.rope_decay_bound)
 
 

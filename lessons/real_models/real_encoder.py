@@ -67,8 +67,8 @@ def order_answer(r: dict, text: str, seed: int):
            f"the largest change is {r['max_abs_diff'][False]:.1e}, float32 rounding (the sums run in another "
            "order), and every token's final vector is the same vector moved to its new place (largest "
            f"difference {r['hidden_diff'][False]:.1e}). Everything BERT knows about order comes from those rows.")
-    formula(r"e = \frac{\bar h}{\lVert \bar h\rVert},\ \bar h = \frac1n\sum_{i=1}^{n} h_i;\qquad "
-            r"\cos(e, e_{\text{shuffled}}) = $a\ \text{(rows)},\quad $b\ \text{(no rows)}",
+    formula(r"e = \frac{\bar h}{\lVert \bar h\rVert},\ \bar h = \frac1n\sum_{i=1}^{n} h_i")
+    formula(r"\cos(e, e_{\text{shuffled}}) = $a\ \text{(rows)},\quad $b\ \text{(no rows)}",
             a=r["cosine"][True], b=r["cosine"][False], digits=10)
 
 
@@ -96,8 +96,8 @@ def maps_tab(page, text: str, seed: int):
            "word at two places gets the same row and column, so a head can only follow content. Measured on the "
            f"shipped text, the clearest previous-token head is layer {top[0]}, head {top[1]} ({top[2]:.3f}): see "
            "the next tab.")
-    formula(r"A = \mathrm{softmax}\!\left(\frac{Q K^\top}{\sqrt{32}}\right),\quad "
-            r"\overline{A_{i,i-1}} = $p\ \text{(rows)},\ $q\ \text{(no rows)}", p=prev[0], q=prev[1])
+    formula(r"A = \mathrm{softmax}\!\left(\frac{Q K^\top}{\sqrt{32}}\right)")
+    formula(r"\overline{A_{i,i-1}} = $p\ \text{(rows)},\ $q\ \text{(no rows)}", p=prev[0], q=prev[1])
 
 
 def heads_tab(page, text: str, seed: int):
@@ -137,8 +137,8 @@ def past_tab(page, text: str, seed: int):
            f"sharing their first {p['shared_pieces']} pieces then get the same embedding (cosine "
            f"{p['st_cosine']:.8f}) however different their endings; read up to 512 pieces "
            f"({p['pieces'][0]} and {p['pieces'][1]}) they differ (cosine {p['model_cosine']:.4f}).")
-    formula(r"\text{rows} = $r,\quad \text{cut} = $c,\quad \cos_{\text{cut}} = $a,\quad \cos_{512} = $b",
-            r=p["rows"], c=p["st_length"], a=p["st_cosine"], b=p["model_cosine"], digits=8)
+    formula(r"\text{rows} = $r,\quad \text{cut} = $c", r=p["rows"], c=p["st_length"])
+    formula(r"\cos_{\text{cut}} = $a,\quad \cos_{512} = $b", a=p["st_cosine"], b=p["model_cosine"], digits=8)
     source(real.encoder_past_table)
 
 

@@ -64,9 +64,8 @@ def energy_numbers(summary: dict, found: dict):
            f"{found['peak_pair']} (one turn per {found['peak_wavelength']:,.0f} tokens). A common misconception is "
            "that RoPE's pairs share the work evenly: this model keeps most of its query and key in pairs that turn "
            "less than once across its whole context, so within it they change little with position.")
-    formula(r"\text{share}_i = \frac{\mathbb{E}_t\,[q_{t,i}^2 + q_{t,i+32}^2]}{\mathbb{E}_t\,\lVert q_t\rVert^2},"
-            r"\quad \theta_i = 100000^{-2i/64},\quad \sum_{\lambda_i > 8192}\text{share}_i = $s",
-            s=found["q_slow"])
+    formula(r"\text{share}_i = \frac{\mathbb{E}_t\,[q_{t,i}^2 + q_{t,i+32}^2]}{\mathbb{E}_t\,\lVert q_t\rVert^2}")
+    formula(r"\theta_i = 100000^{-2i/64},\quad \sum_{\lambda_i > 8192}\text{share}_i = $s", s=found["q_slow"])
 
 
 def layer_numbers(summary: dict, view: dict):
@@ -80,8 +79,8 @@ def layer_numbers(summary: dict, view: dict):
     classroom.snippet(summary_code(), f"view = pc.real_models.layer_findings(summary, {layer})",
                       "grid = view['q_share']  # (9 query heads, 32 pairs)",
                       "print(view['q_slow'], view['all_q_slow'])  # this layer's slow share, and all layers'")
-    formula(r"\sum_{\lambda_i > 8192}\overline{\text{share}}^{(l)}_i = $s\quad(l = $l),\qquad "
-            r"\text{all layers: } $a", s=view["q_slow"], l=layer, a=view["all_q_slow"])
+    formula(r"\sum_{\lambda_i > 8192}\overline{\text{share}}^{(l)}_i = $s\quad(l = $l)", s=view["q_slow"], l=layer)
+    formula(r"\text{all layers: } $a", a=view["all_q_slow"])
 
 
 def relative_tab(page, summary: dict, found: dict):
@@ -108,7 +107,8 @@ def relative_tab(page, summary: dict, found: dict):
                        alt=f"Mean score of layer {layer}, head {head} at each offset from 0 to {offsets[-1]} "
                            f"(R² = {value:.2f})."))
     formula(r"R^2 = \frac{\sum_r N_r(\bar s_r - \bar s)^2}{\sum_{m\ge n}(s_{mn}-\bar s)^2},\quad "
-            r"\bar s_r = \text{mean score at offset } r;\quad R^2 = $v", v=value)
+            r"\bar s_r = \text{mean score at offset } r")
+    formula(r"R^2 = $v", v=value)
 
 
 def sink_tab(page, summary: dict, found: dict):
@@ -137,8 +137,8 @@ def sink_tab(page, summary: dict, found: dict):
            "the stretch happens to start with: no special token is added. A common "
            "explanation: softmax weights must sum to one, so a head with nothing to add parks its weight "
            "somewhere, and the first token, seen by every query, is where training put it.")
-    formula(r"\text{sink}(l,h) = \frac{1}{n-32}\sum_{m=32}^{n-1} A^{(l,h)}_{m,0},\qquad \max = $v,"
-            r"\quad \text{even: } $u", v=value, u=found["sink_uniform"])
+    formula(r"\text{sink}(l,h) = \frac{1}{n-32}\sum_{m=32}^{n-1} A^{(l,h)}_{m,0}")
+    formula(r"\max = $v,\quad \text{even: } $u", v=value, u=found["sink_uniform"])
     source(real.summarise_stats, real.attention_findings)
 
 

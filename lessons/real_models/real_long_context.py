@@ -61,8 +61,8 @@ def curve_tab(page):
             st.markdown("On the project machine (2 CPU cores shared with other work), as parallel processes, each "
                         "kept for the methods it finished and merged with `python -m posenc_core.real_models merge`:")
             st.code("\n".join(commands), language="bash", wrap_lines=True)
-    formula(r"\ell_p = -\log p_\theta(x_{p+1}\mid x_{0..p}),\qquad \bar\ell_{[a,b)} = \frac{1}{b-a}"
-            r"\sum_{p=a}^{b-1}\ell_p,\qquad \text{bins of } $b", b=bin_size)
+    formula(r"\ell_p = -\log p_\theta(x_{p+1}\mid x_{0..p})")
+    formula(r"\bar\ell_{[a,b)} = \frac{1}{b-a}\sum_{p=a}^{b-1}\ell_p,\qquad \text{bins of } $b", b=bin_size)
     source(real.position_losses, real.smollm2_forward)
 
 
