@@ -106,8 +106,8 @@ def split_section(preset, width, height):
     classroom.snippet(f"preset = pc.dit_preset({preset.name!r})",
                       f"extents = pc.dit_axis_extents(preset, {width}, {height})",
                       "turns = pc.dit_axis_series(preset, extents)  # {axis: (pairs,) turns, NaN elsewhere}")
-    formula(r"\text{axes\_dims\_rope} = $a,\quad \theta = $t,\quad \text{angle}_j = \text{id}_{\text{axis}(j)}"
-            r"\cdot \theta^{-2j'/d_{\text{axis}}}", a=str(list(preset.axes)), t=preset.theta)
+    formula(r"\text{axes\_dims\_rope} = $a,\quad \theta = $t", a=str(list(preset.axes)), t=preset.theta)
+    formula(r"\text{angle}_j = \text{id}_{\text{axis}(j)}\cdot \theta^{-2j'/d_{\text{axis}}}")
     fastest = pc.dit_pair_wavelengths(preset.axes[1], preset.theta)[0]
     notice(f"The head's {preset.head_dim} dimensions are cut into contiguous blocks, one per id, each a small "
            f"rotary of its own whose fastest pair turns once every {fastest:.2f} ids. The time block of an image "

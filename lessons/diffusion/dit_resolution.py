@@ -86,8 +86,8 @@ def remedy(name, method, view):
 
 def explain(preset, view):
     dim, ratio = view["dim"], view["ratio"]
-    formula(r"\omega_j = \frac{(\theta\cdot\text{ntk})^{-2j/d}}{\text{linear}},\qquad d = $d,\ \theta = $t,\ "
-            r"\text{new}/\text{trained} = $r", d=dim, t=preset.theta, r=ratio)
+    formula(r"\omega_j = \frac{(\theta\cdot\text{ntk})^{-2j/d}}{\text{linear}}")
+    formula(r"d = $d,\ \theta = $t,\ \text{new}/\text{trained} = $r", d=dim, t=preset.theta, r=ratio)
     notice(f"Pairs above the 'one full turn' line wrap around within the image; pairs below it turn less "
            "than once, so their angle alone says how far across the image a token is, and those are the ones "
            f"that meet untrained angles when the ids run {ratio:g} times further. Interpolated ids and "

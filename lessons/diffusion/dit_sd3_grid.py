@@ -78,8 +78,8 @@ def details(preset, size, base, window, facts):
     top, left, rows, cols = window
     step, free = facts["step"], facts["free"]
     formula(r"\text{coordinate}_i = \frac{i}{\text{max}/\text{base}} = i \cdot \frac{$b}{$m}", b=base, m=size)
-    formula(r"\text{PE}(r, c) = [\sin, \cos](c\,\omega_k)\ \Vert\ [\sin, \cos](r\,\omega_k),\quad "
-            r"\omega_k = 10000^{-k/(D/4)}")
+    formula(r"\text{PE}(r, c) = [\sin, \cos](c\,\omega_k)\ \Vert\ [\sin, \cos](r\,\omega_k)")
+    formula(r"\omega_k = 10000^{-k/(D/4)}")
     notice(f"Neighbouring patches are {step:.4g} apart in the table's coordinates (base_size {base} over "
            f"pos_embed_max_size {size}), at every resolution: the crop never stretches the grid, so a patch's "
            f"vector depends on where it sits relative to the table's centre, not to the image's corner. This "
