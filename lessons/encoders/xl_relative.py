@@ -42,8 +42,9 @@ def terms_tab(args, t, i: int) -> None:
                       "t['a'], t['b'], t['c'], t['d'], t['total']  # (n, n) each: the five maps")
     top = pc.xl_strongest_score(t, i)  # query i's largest score, term by term
     formula(r"A_{$i,$j} = \underbrace{$a}_{q\cdot k} + \underbrace{$b}_{q\cdot W_R R_{$o}} + "
-            r"\underbrace{$c}_{u\cdot k} + \underbrace{$d}_{v\cdot W_R R_{$o}} = $s",
-            i=i, j=top["j"], o=top["offset"], a=top["a"], b=top["b"], c=top["c"], d=top["d"], s=top["total"])
+            r"\underbrace{$c}_{u\cdot k} + \underbrace{$d}_{v\cdot W_R R_{$o}}",
+            i=i, j=top["j"], o=top["offset"], a=top["a"], b=top["b"], c=top["c"], d=top["d"])
+    formula(r"A_{$i,$j} = $s\quad\text{(query $i's largest score)}", i=i, j=top["j"], s=top["total"])
     notice("(c) depends only on the key: a learned 'how much does this word matter to anyone'. (d) depends only on "
            "i − j: a bias per distance, computed from a sinusoid instead of looked up. XLNet's code forms "
            "(a) + (c) as (q + u)·k and (b) + (d) as (q + v)·W_R R, on a table of every offset shifted into place.")
