@@ -3,13 +3,13 @@
 Pure functions, numpy by default, torch on request (``backend="torch"``, ``device="cuda"``).
 It knows nothing of Streamlit or plotly. One package per lesson section (``why_position``, ``absolute``,
 ``rope``, ``attention_bias``, ``long_context``, ``todays_models``, ``encoders``, ``images``, ``multimodal``,
-``diffusion``, ``lab``, ``real``) plus ``configs`` and ``measures``, shared by several; each module lists its
+``diffusion``, ``lab``, ``real_models``) plus ``configs`` and ``measures``, shared by several; each module lists its
 public names in ``__all__`` and is re-exported here, so ``import posenc_core as pc`` reaches everything.
 """
 
 import importlib
 
-from . import real  # noqa: F401  (Inside real models: imports torch/transformers only when measuring)
+from . import real_models  # noqa: F401  (Inside real models: imports torch/transformers only when measuring)
 from ._backend import available_backends, cuda_available, default_device, to_numpy, torch_installed  # noqa: F401
 from ._checks import MAX_DIM, MAX_ELEMENTS, MAX_HEADS, MAX_POSITIONS  # noqa: F401
 from .absolute import *  # noqa: F403
@@ -24,6 +24,8 @@ from .multimodal import *  # noqa: F403
 from .rope import *  # noqa: F403
 from .todays_models import *  # noqa: F403
 from .why_position import *  # noqa: F403
+
+real = real_models  # pc.real, its name before it matched the section's folder, keeps working
 
 
 def __getattr__(name: str):

@@ -227,3 +227,33 @@ def test_frame_time_ids_follow_the_pipelines():
 def test_errors_name_the_field(call, field):
     with pytest.raises(ValueError, match=field):
         call()
+
+
+# ---- the numbers the pages state ------------------------------------------------------------------------------
+
+def test_value_range_skips_the_cells_left_blank():
+    assert pc.dit_value_range(np.array([[3, -2], [0, 7]])) == (-2, 7)
+    assert isinstance(pc.dit_value_range(np.arange(4))[0], int)
+    assert pc.dit_value_range(np.array([np.nan, 0.25, 4.0])) == (0.25, 4.0)
+    with pytest.raises(ValueError, match="no values"):
+        pc.dit_value_range(np.full(3, np.nan))
+
+
+@pytest.mark.parametrize("method", pc.RESOLUTION_METHODS)
+def test_resolution_view_reads_the_turns(method):
+    view = pc.dit_resolution_view("FLUX.1-dev", 1024, 2048, method)
+    preset = pc.dit_preset("FLUX.1-dev")
+    assert (view["trained"], view["new"], view["ratio"], view["dim"]) == (64, 128, 2.0, preset.axes[2])
+    series = pc.dit_resolution_turns(preset.axes[2], preset.theta, 64, 128, method)
+    for label, turns in series.items():
+        np.testing.assert_array_equal(view["series"][label], turns)
+        assert (view["fastest"][label], view["slowest"][label]) == (turns[0], turns[-1])
+    assert view["keeps_fastest"] == (method == "ntk_factor")  # NTK keeps the fastest pair, the others slow it
+
+
+def test_sd3_window_facts():
+    facts = pc.sd3_window_facts(192, 64, 64, 64)  # SD3.5 Large at its trained 1,024 px: the training window itself
+    assert facts == {"patches": 4096, "unseen": 0, "unseen_side": 0, "step": 64 / 192, "free": 128}
+    assert pc.sd3_window_facts(192, 64, 128, 128)["unseen_side"] == 1
+    assert pc.sd3_window_facts(192, 64, 16, 16)["unseen"] == 0
+    assert pc.dit_preset("FLUX.1-dev").pairs == 64

@@ -248,3 +248,27 @@ def test_modernbert_cost_between_local_only_and_full(n):
     c = pc.modernbert_attention_cost(n)
     assert c["local_per_layer"] <= min(n * n, 129 * n)
     assert c["modernbert"] <= c["all_global"] and (n > 65 or c["modernbert"] == c["all_global"])
+
+
+def test_the_numbers_the_pages_state_are_the_grids_read_directly():
+    d = pc.deberta_terms(pc.deberta_example(16, 32, 2, 8, 64, 0))
+    q = pc.deberta_query(d, 1, 6)
+    assert q["strongest"] == int(np.argmax(d["total"][1, 6]))
+    t = pc.xl_terms(pc.xl_example(12, 16, 8, 0))
+    top = pc.xl_strongest_score(t, 6)
+    j = int(np.argmax(t["total"][6]))
+    assert top["j"] == j and top["offset"] == 6 - j and top["total"] == float(t["total"][6, j])
+    assert all(top[k] == float(t[k][6, j]) for k in "abcd")
+    m = pc.modernbert_masks(256)
+    assert pc.modernbert_keys_seen(256, 128) == int(m["local"][128].sum()) == 129
+    assert pc.modernbert_keys_seen(256, 0) == 65  # an end token sees one side only
+    cost = pc.modernbert_attention_cost(8192)
+    assert cost["local_layers"] == cost["layers"] - cost["global_layers"]
+    assert cost["local_per_token"] == cost["local_per_layer"] / 8192
+    view = pc.modernbert_pairs()["local"]
+    assert view["pairs"] == view["pair"].size and view["under_a_turn"] == view["pairs"] - \
+        view["counts"]["turns in its window"]
+    with pytest.raises(ValueError, match="query"):
+        pc.xl_strongest_score(t, 12)
+    with pytest.raises(ValueError, match="query"):
+        pc.modernbert_keys_seen(8, 8)

@@ -337,3 +337,33 @@ def test_every_trained_method_has_its_position_inputs_and_an_unknown_one_is_name
     assert set(POSITION_PARAMETERS) <= set(POSITION_INPUTS)
     with pytest.raises(ValueError, match="Unknown lab method 'rope_pi'"):
         TinyTransformer("rope_pi", ModelConfig())  # an inference-only variant runs the RoPE model
+
+
+# ---- what the page states about a run ---------------------------------------------------------------------------
+
+def test_findings_of_the_shipped_run():
+    shipped = pc.shipped_lab_results()
+    acc = pc.lab_by_method(shipped, "accuracy")
+    assert list(acc) == list(shipped["methods"])
+    longest = pc.lab_longest_question(shipped)
+    assert longest["best"] == max(longest["accuracy"], key=longest["accuracy"].get)
+    assert all(longest["accuracy"][n] < longest["accuracy"][longest["best"]] - 0.01
+               for n in longest["names"] if n != longest["best"])
+    assert longest["length"] == shipped["eval_lengths"][-1] and set(longest["names"]) <= set(pc.LONGEST_CANDIDATES)
+    pi = pc.lab_interpolation_question(shipped)
+    assert pi["loss"] == pc.lab_by_method(shipped, "loss")["rope_pi"][1]
+    assert pi["guess"] == pc.uniform_guess_loss(shipped["task"]["vocab"]) and pi["factor"] == 2
+    assert pi["side"] == 2  # the shipped run: confidently wrong
+    at_t = pc.lab_scores_at(shipped, "accuracy", "T")
+    at_end = pc.lab_scores_at(shipped, "accuracy", "longest")
+    assert pc.LAB_METHODS["learned"].label in at_t and pc.LAB_METHODS["learned"].label not in at_end  # no rows
+    schedule = pc.lab_schedule(shipped)
+    assert schedule["warmup"] == pc.warmup_steps(schedule["steps"]) == schedule["steps"] // 10
+
+
+def test_questions_are_not_asked_without_their_methods():
+    shipped = pc.shipped_lab_results()
+    assert pc.lab_longest_question(pc.select_methods(shipped, ["rope"])) is None
+    assert pc.lab_interpolation_question(pc.select_methods(shipped, ["rope", "alibi"])) is None
+    with pytest.raises(ValueError, match="length"):
+        pc.lab_scores_at(shipped, "accuracy", "8T")

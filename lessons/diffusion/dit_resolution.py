@@ -21,11 +21,8 @@ WHY = ("Rotary ids count tokens, so an image twice as wide has column ids runnin
 
 
 @st.cache_data(max_entries=32, show_spinner=False)
-def turns(name: str, trained_px: int, new_px: int, method: str):
-    p = pc.dit_preset(name)
-    width_dim = p.axes[2]
-    trained, new = trained_px // p.pixels_per_token, new_px // p.pixels_per_token
-    return width_dim, trained, new, pc.dit_resolution_turns(width_dim, p.theta, trained, new, method)
+def resolution(name: str, trained_px: int, new_px: int, method: str) -> dict:
+    return pc.dit_resolution_view(name, trained_px, new_px, method)
 
 
 @st.fragment
@@ -40,14 +37,14 @@ def lesson():
         trained_px = controls.select_slider("Trained width (px)", "tw", SIZES, 1024,
                                             help=f"{name} is released at {preset.size[0]} x {preset.size[1]} px.")
     with page.main, guard():
-        dim, trained, new, series = turns(name, trained_px, new_px, method)
+        view = resolution(name, trained_px, new_px, method)
+        dim, trained, new, series = view["dim"], view["trained"], view["new"], view["series"]
         keys = list(series)  # trained, new with ids unchanged, new with the remedy
-        first = {k: float(v[0]) for k, v in series.items()}
-        last = {k: float(v[-1]) for k, v in series.items()}
+        first, last = view["fastest"], view["slowest"]
         problem = {k: series[k] for k in keys[:2]}
         show(figures.padded(figures.lines(
             np.arange(dim // 2), problem, markers=True, log_y=True, hlines=[(1.0, "one full turn")],
-            title=f"{name}: turns of each width pair, {trained_px} px trained, {new_px} px asked",
+            title=f"{name}: width pairs' turns, {trained_px} px trained, {new_px} px asked",
             x_title="width pair j (fast → slow)", y_title="turns across the image", hover_format=",.4g",
             name="dit_resolution",
             alt=f"{dim // 2} width pairs on a log scale. Trained, {trained} columns: {first[keys[0]]:,.1f} to "
@@ -58,16 +55,15 @@ def lesson():
                           "# (the remedies pass their own ntk_factor / linear_factor):",
                           f"cos, sin = pc.dit_rotary_1d({dim}, range({new}), {preset.theta}, ntk_factor=1.0, "
                           "linear_factor=1.0)")
-        remedy(name, method, dim, (trained, new), series)
-        explain(preset, dim, trained, new)
+        remedy(name, method, view)
+        explain(preset, view)
 
 
-def remedy(name, method, dim, sizes, series):
+def remedy(name, method, view):
     """Predict what the remedy does to the fastest pair; the answer is the figure with the remedy added."""
-    trained, new = sizes
+    dim, trained, new, series = view["dim"], view["trained"], view["new"], view["series"]
     keys = list(series)
-    first = {k: float(v[0]) for k, v in series.items()}
-    last = {k: float(v[-1]) for k, v in series.items()}
+    first, last = view["fastest"], view["slowest"]
 
     def reveal() -> str:
         return (f"With {method}, the fastest width pair turns {first[keys[2]]:,.1f} times across {new} columns "
@@ -77,8 +73,7 @@ def remedy(name, method, dim, sizes, series):
 
     with classroom.predict("dit_res_fast", f"Remedy: {method}. What happens to the fastest width pair across "
                            f"the {new}-column image, against leaving the ids unchanged?",
-                           ["it keeps its speed", "it slows down"],
-                           0 if np.isclose(first[keys[2]], first[keys[1]]) else 1, reveal):
+                           ["it keeps its speed", "it slows down"], 0 if view["keeps_fastest"] else 1, reveal):
         show(figures.padded(figures.lines(
             np.arange(dim // 2), series, markers=True, log_y=True, dashed=[keys[1]],
             hlines=[(1.0, "one full turn")], title=f"{name}: the same pairs with {method}",
@@ -89,10 +84,10 @@ def remedy(name, method, dim, sizes, series):
                 f"{first[keys[2]]:,.1f} to {last[keys[2]]:.4f}."), left=80))
 
 
-def explain(preset, dim, trained, new):
-    ratio = new / trained
-    formula(r"\omega_j = \frac{(\theta\cdot\text{ntk})^{-2j/d}}{\text{linear}},\qquad d = $d,\ \theta = $t,\ "
-            r"\text{new}/\text{trained} = $r", d=dim, t=preset.theta, r=ratio)
+def explain(preset, view):
+    dim, ratio = view["dim"], view["ratio"]
+    formula(r"\omega_j = \frac{(\theta\cdot\text{ntk})^{-2j/d}}{\text{linear}}")
+    formula(r"d = $d,\ \theta = $t,\ \text{new}/\text{trained} = $r", d=dim, t=preset.theta, r=ratio)
     notice(f"Pairs above the 'one full turn' line wrap around within the image; pairs below it turn less "
            "than once, so their angle alone says how far across the image a token is, and those are the ones "
            f"that meet untrained angles when the ids run {ratio:g} times further. Interpolated ids and "

@@ -1,4 +1,3 @@
-import numpy as np
 import streamlit as st
 
 import posenc_core as pc
@@ -45,42 +44,42 @@ def lesson():
         window = (top, left, rows, cols)
         grid = similarity(name)
         crop = pc.sd3_window_only(grid, size, rows, cols)  # NaN (blank) where this image reads nothing
+        (grid_lo, _), (crop_lo, crop_hi) = pc.dit_value_range(grid), pc.dit_value_range(crop)
+        facts = pc.sd3_window_facts(size, base, rows, cols)
         show(figures.square_panels(figures.padded(figures.small_multiples(
             [grid, crop], [f"the whole {size} x {size} table", f"the {rows} x {cols} window this image reads"],
             cols=2, x_title="patch column", y_title="patch row", value_name="cosine similarity",
-            hover_format=".3f", zrange=(float(grid.min()), 1.0), name="dit_sd3_window",
+            hover_format=".3f", zrange=(grid_lo, 1.0), name="dit_sd3_window",
             title=f"{name}: similarity of every table row to the table's centre",
-            alt=f"Left: the {size} x {size} table, cosine similarity to its centre from {grid.min():.2f} to "
+            alt=f"Left: the {size} x {size} table, cosine similarity to its centre from {grid_lo:.2f} to "
                 f"1. Right: only the {rows} x {cols} window at rows {top} to {top + rows - 1}, columns {left} "
-                f"to {left + cols - 1} is filled, similarity {np.nanmin(crop):.2f} to {np.nanmax(crop):.2f}."))))
+                f"to {left + cols - 1} is filled, similarity {crop_lo:.2f} to {crop_hi:.2f}."))))
         classroom.snippet(f"rows, cols = pc.sd3_patch_grid({height}, {width})  # VAE 8x, patch 2: 16 px",
                           f"top, left = pc.sd3_crop_window({size}, rows, cols)  # the window's first row, column",
                           "# the figure: cosine similarity of every cell to the centre cell",
                           f"sim = pc.sd3_similarity_grid({preset.head_dim * preset.heads}, {size}, {base}, "
                           f"{size // 2}, {size // 2})")
-        unseen = pc.sd3_unseen_patches(size, rows, cols, base)
-        answer = 0 if unseen == 0 else 2 if unseen == rows * cols else 1
+        unseen, patches = facts["unseen"], facts["patches"]
 
         def reveal() -> str:
-            return (f"{unseen:,} of its {rows * cols:,} patches read cells outside the centred {base} x {base} "
+            return (f"{unseen:,} of its {patches:,} patches read cells outside the centred {base} x {base} "
                     f"window ({base * 16:,} px, the config's sample_size) that a square training image of that "
                     "size reads: a bigger image reaches cells such an image never used, a smaller one reads a "
                     "part of the middle.")
 
         with classroom.predict("dit_sd3_unseen", f"Training at {base * 16:,} x {base * 16:,} px reads the middle "
                                f"{base} x {base} cells. How many of this {width} x {height} image's patches read "
-                               "cells outside them?", ["none", "some", "all"], answer, reveal):
-            st.metric(f"patches reading cells outside the {base * 16:,} px window", f"{unseen:,} of {rows * cols:,}")
-        details(preset, size, base, window)
+                               "cells outside them?", ["none", "some", "all"], facts["unseen_side"], reveal):
+            st.metric(f"patches reading cells outside the {base * 16:,} px window", f"{unseen:,} of {patches:,}")
+        details(preset, size, base, window, facts)
 
 
-def details(preset, size, base, window):
+def details(preset, size, base, window, facts):
     top, left, rows, cols = window
-    step = base / size
+    step, free = facts["step"], facts["free"]
     formula(r"\text{coordinate}_i = \frac{i}{\text{max}/\text{base}} = i \cdot \frac{$b}{$m}", b=base, m=size)
-    formula(r"\text{PE}(r, c) = [\sin, \cos](c\,\omega_k)\ \Vert\ [\sin, \cos](r\,\omega_k),\quad "
-            r"\omega_k = 10000^{-k/(D/4)}")
-    free = size - max(rows, cols)
+    formula(r"\text{PE}(r, c) = [\sin, \cos](c\,\omega_k)\ \Vert\ [\sin, \cos](r\,\omega_k)")
+    formula(r"\omega_k = 10000^{-k/(D/4)}")
     notice(f"Neighbouring patches are {step:.4g} apart in the table's coordinates (base_size {base} over "
            f"pos_embed_max_size {size}), at every resolution: the crop never stretches the grid, so a patch's "
            f"vector depends on where it sits relative to the table's centre, not to the image's corner. This "

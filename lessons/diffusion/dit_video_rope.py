@@ -44,17 +44,17 @@ def lesson():
     with page.main, guard():
         a, b, series = two_clips(name, width, height, frames_a, frames_b)
         t_a, t_b = a["time"], b["time"]
-        slow_a = float(np.nanmin(series[f"time ({frames_a} frames)"]))
-        slow_b = float(np.nanmin(series[f"time ({frames_b} frames)"]))
+        slow_a = pc.dit_value_range(series[f"time ({frames_a} frames)"])[0]  # the slowest time pair's turns
+        slow_b = pc.dit_value_range(series[f"time ({frames_b} frames)"])[0]
         last = min(frames_a, frames_b) - 1  # the last frame both clips have
         id_a, id_b = pc.dit_frame_time_id(preset, frames_a, last), pc.dit_frame_time_id(preset, frames_b, last)
         show(figures.padded(figures.lines(
-            np.arange(sum(preset.axes) // 2), series, markers=True, log_y=True, colours=None,
+            np.arange(preset.pairs), series, markers=True, log_y=True, colours=None,
             dashed=[f"time ({frames_b} frames)"], hlines=[(1.0, "one full turn")],
             title=f"{name}: turns of each pair across a {width} x {height} clip",
-            x_title="rotary pair j of a head (time block, then height, then width)",
+            x_title="pair j of a head (time, height, width blocks)",
             y_title="turns across the clip", hover_format=",.3g", name="dit_video_split",
-            alt=f"{sum(preset.axes) // 2} pairs split {preset.axes[0] // 2} time, {preset.axes[1] // 2} "
+            alt=f"{preset.pairs} pairs split {preset.axes[0] // 2} time, {preset.axes[1] // 2} "
                 f"height, {preset.axes[2] // 2} width. Across clip A's {t_a} time ids the slowest time pair "
                 f"turns {slow_a:.3g} times, across clip B's {t_b} ids {slow_b:.3g} times; the width block "
                 f"spans {a['width']} columns."), left=80))

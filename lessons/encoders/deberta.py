@@ -37,7 +37,7 @@ def three_terms_tab(args, t, head: int, i: int) -> None:
     grids = [t["c2c"][head], t["c2p"][head], t["p2c"][head], t["total"][head]]
     show(figures.small_multiples(
         grids, [*TERMS.values(), "total score"], cols=2, cell_px=260,
-        title=f"Head {head}: the three terms of every score and their sum (seeded random weights)",
+        title=f"Head {head}: three terms and their sum",
         value_name="score", name="deberta_terms",
         alt=f"Four {n} x {n} heatmaps on one colour scale: content to content (noisy), content to position and "
             "position to content (banded along the diagonals where the bucket repeats), and their sum."))
@@ -46,8 +46,8 @@ def three_terms_tab(args, t, head: int, i: int) -> None:
     formula(r"A_{ij} = \frac{Q^c_i\cdot K^c_j + Q^c_i\cdot K^r_{\delta(i,j)} + K^c_j\cdot Q^r_{\delta(i,j)}}"
             r"{\sqrt{3\cdot $d}},\quad \delta(i,j) = \mathrm{bucket}(i - j)", d=int(round(t["scale"] ** 2 / 3)))
     table = pc.deberta_table_facts(args[3], args[4], args[1])
-    formula(r"K^r = P\,W_k^\top + b_k,\quad Q^r = P\,W_q^\top + b_q,\quad P:\ $r \times $h",
-            r=table["rows"], h=args[1])
+    formula(r"K^r = P\,W_k^\top + b_k,\quad Q^r = P\,W_q^\top + b_q")
+    formula(r"P:\ $r \times $h", r=table["rows"], h=args[1])
     notice(f"P is the one relative table of the whole model ({table['rows']} rows here); each layer projects it "
            "with its own W_q and W_k. Content → position depends only on the query and the bucket δ(i, j), "
            "position → content only on the key and δ(i, j): each repeats along the diagonals of the grid where the "
@@ -78,7 +78,7 @@ def one_query_tab(args, t, head: int, i: int) -> None:
                               "the same bucket have equal content → position bars."))
         classroom.snippet(f"t = pc.deberta_terms({classroom.call('deberta_example', *args)})",
                           f"q = pc.deberta_query(t, {head}, {i})  # q['c2c'], q['c2p'], q['p2c'], q['total']: (n,)")
-        j = int(q["total"].argmax())
+        j = q["strongest"]
         formula(r"A_{$i,$j} = $a + $b + $c = $s", i=i, j=j, a=float(q["c2c"][j]), b=float(q["c2p"][j]),
                 c=float(q["p2c"][j]), s=float(q["total"][j]))
 
@@ -90,7 +90,7 @@ def buckets_tab(args, t, head: int, i: int) -> None:
     v3 = pc.deberta_table_facts(256, 512, 768)
     mine = pc.deberta_table_facts(buckets, top, args[1])
     show(figures.lines(c["distance"], {"bucket δ(i, j)": c["bucket"], "table row − span": c["row"] - mine["span"]},
-                       title=f"position_buckets {buckets}, max_relative_positions {top}: the bucket of each i − j",
+                       title=f"The bucket of each i − j ({buckets} buckets, up to {top})",
                        x_title="i − j (query minus key)", y_title="bucket", name="deberta_buckets",
                        vlines=[(mine["exact_up_to"], "exact up to here"), (top - 1, "max_relative_positions − 1")],
                        dashed=["table row − span"],

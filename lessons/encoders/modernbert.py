@@ -43,7 +43,7 @@ def pairs_tab(preset: str, reading: dict) -> None:
     reach, context = reading["local"].window - 1, reading["context"]
     show(figures.lines(
         view["global"]["pair"], {KIND_LABELS[k]: view[k]["wavelength"] for k in KIND_LABELS}, log_y=True,
-        title=f"{PRESET_NAMES[preset]}: each rotary pair's wavelength, by layer kind", x_title="pair index",
+        title=f"{PRESET_NAMES[preset]}: pair wavelengths by layer kind", x_title="pair index",
         y_title="wavelength (tokens)", name="modernbert_wavelengths", markers=True,
         hlines=[(reach, f"local reach {reach}"), (context, f"context {context:,}")],
         alt=f"Wavelength per pair on a log axis for the global layers (θ {reading['global'].theta:,.0f}) and the "
@@ -53,9 +53,9 @@ def pairs_tab(preset: str, reading: dict) -> None:
                       f"view = {classroom.call('modernbert_pairs', preset)}",
                       "view['global']['wavelength'], view['local']['wavelength']  # (32,) each: the two curves")
     g, loc = view["global"]["counts"], view["local"]["counts"]
-    notice(f"Local layers: {loc['turns in its window']} of {view['local']['pair'].size} pairs turn at least once "
-           f"within the {reach} tokens they see on each side; the other "
-           f"{view['local']['pair'].size - loc['turns in its window']} turn less than once there and read mostly "
+    notice(f"Local layers: {loc['turns in its window']} of {view['local']['pairs']} pairs turn at least once "
+           f"within the {reach} tokens they see on each side; the other {view['local']['under_a_turn']} turn less "
+           "than once there and read mostly "
            f"content. Global layers: {g['turns in the context']} pairs turn within the {context:,}-token context and "
            f"{g['never a full turn']} never complete a turn, so far keys stay distinguishable without wrapping.")
     formula(r"\theta_k = $b^{-2k/$d}\ \text{(global)},\qquad \theta_k = $l^{-2k/$d}\ \text{(local)}",
@@ -69,7 +69,7 @@ def masks_tab(page, preset: str, reading: dict) -> None:
     mid = n // 2
 
     def reveal() -> str:
-        seen = int(m["local"][mid].sum())
+        seen = pc.modernbert_keys_seen(n, mid, preset)
         return (f"{seen}: {reading['local'].window - 1} keys on each side and itself (row {mid} of the right map). "
                 f"The config says local_attention {seen - 1} and transformers stores sliding_window "
                 f"{reading['local'].window - 1}: both count the window without the token, and it reaches both ways.")
@@ -98,8 +98,8 @@ def cost_tab(page, preset: str, reading: dict) -> None:
     def reveal() -> str:
         cost = pc.modernbert_attention_cost(longest, preset)
         return (f"About {share:.0%}: {cost['global_layers']} global layers compute {longest:,}² scores each, the "
-                f"other {cost['layers'] - cost['global_layers']} only {cost['local_per_layer']:,} each "
-                f"({cost['local_per_layer'] / longest:.0f} per token instead of {longest:,}).")
+                f"other {cost['local_layers']} only {cost['local_per_layer']:,} each "
+                f"({cost['local_per_token']:.0f} per token instead of {longest:,}).")
 
     with classroom.predict("mb_cost", f"Reading {longest:,} tokens, how many attention scores does "
                            f"{PRESET_NAMES[preset]} compute, compared with full attention in every layer?",

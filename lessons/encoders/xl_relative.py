@@ -34,17 +34,17 @@ def terms_tab(args, t, i: int) -> None:
     n = args[0]
     show(figures.small_multiples(
         [t[k] for k in TERMS] + [t["total"]], [*TERMS.values(), "score: the sum"], cols=3, cell_px=220,
-        title="The four terms of every score (seeded random weights, one head)", value_name="score",
+        title="Four terms of every score (random weights)", value_name="score",
         name="xl_terms",
         alt=f"Five {n} x {n} heatmaps on one colour scale: content, content-position, a global content term that "
             "repeats down each column, a global position term constant along each diagonal, and their sum."))
     classroom.snippet(f"t = pc.xl_terms({classroom.call('xl_example', *args)})",
                       "t['a'], t['b'], t['c'], t['d'], t['total']  # (n, n) each: the five maps")
-    j = int(t["total"][i].argmax())
+    top = pc.xl_strongest_score(t, i)  # query i's largest score, term by term
     formula(r"A_{$i,$j} = \underbrace{$a}_{q\cdot k} + \underbrace{$b}_{q\cdot W_R R_{$o}} + "
-            r"\underbrace{$c}_{u\cdot k} + \underbrace{$d}_{v\cdot W_R R_{$o}} = $s",
-            i=i, j=j, o=int(t["offset"][i, j]), a=float(t["a"][i, j]), b=float(t["b"][i, j]),
-            c=float(t["c"][i, j]), d=float(t["d"][i, j]), s=float(t["total"][i, j]))
+            r"\underbrace{$c}_{u\cdot k} + \underbrace{$d}_{v\cdot W_R R_{$o}}",
+            i=i, j=top["j"], o=top["offset"], a=top["a"], b=top["b"], c=top["c"], d=top["d"])
+    formula(r"A_{$i,$j} = $s\quad\text{(query $i's largest score)}", i=i, j=top["j"], s=top["total"])
     notice("(c) depends only on the key: a learned 'how much does this word matter to anyone'. (d) depends only on "
            "i − j: a bias per distance, computed from a sinusoid instead of looked up. XLNet's code forms "
            "(a) + (c) as (q + u)·k and (b) + (d) as (q + v)·W_R R, on a table of every offset shifted into place.")
@@ -75,7 +75,7 @@ def shaw_tab(args, t, i: int, clip: int) -> None:
     shaw = shaw_relative(n, d_head, clip, seed)
     show(figures.lines(list(range(n)), {"Shaw: q·aᴷ_clip(j−i)": shaw[i], "XL (b): q·W_R R_{i−j}": t["b"][i],
                                         "XL (d): v·W_R R_{i−j}": t["d"][i]}, markers=True,
-                       title=f"Query {i}: the position part of its scores, Shaw (clip ±{clip}) against XL",
+                       title=f"Query {i}: position terms, Shaw (±{clip}) and XL",
                        x_title="key j", y_title="score", name="xl_shaw", vlines=[(i, "query")],
                        alt=f"Three curves over the keys of query {i}: Shaw's relative term goes flat beyond ±{clip} "
                            "of the query; XL's two position terms keep changing with distance."))

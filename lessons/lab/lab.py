@@ -2,20 +2,8 @@ import numpy as np
 import streamlit as st
 
 import posenc_core as pc
-from lessons.lab import lab_views
-from page_kit import (
-    controls,
-    current_backend,
-    figures,
-    formula,
-    guard,
-    header,
-    notice,
-    show,
-    source,
-    stage,
-    why,
-)
+from lessons.lab import lab_run_views, lab_views
+from page_kit import controls, current_backend, figures, formula, guard, header, notice, show, source, stage, why
 
 LENGTHS = [16, 32, 64, 128]
 STEPS = [100, 200, 300, 500, 1000, 1500, 2000, 3000]
@@ -43,14 +31,14 @@ def lesson():
     # Right after "Use quick settings" the three widgets take their values from session state; giving them a
     # default as well would make Streamlit log a warning with a stack trace, so that one run passes none.
     defaults = dict.fromkeys(("preset", "T", "steps")) if st.session_state.pop("lab_quick_set", False) \
-        else {key: lab_views.SHIPPED[key] for key in ("preset", "T", "steps")}
+        else {key: lab_run_views.SHIPPED[key] for key in ("preset", "T", "steps")}
     with page.more:
         preset = controls.choice("Preset", "preset", ["quick", "full"], defaults["preset"],
                                  help=f"Batch size, learning rate and evaluation size. quick: batch "
                                       f"{pc.QUICK.batch}, lr {pc.QUICK.lr:g}, {pc.QUICK.eval_sequences} test "
                                       f"sequences. full: batch {pc.FULL.batch}, lr {pc.FULL.lr:g}, "
                                       f"{pc.FULL.eval_sequences} test sequences.")
-        seed = controls.number("Seed", "seed", 0, 9999, lab_views.SHIPPED["seed"], step=1,
+        seed = controls.number("Seed", "seed", 0, 9999, lab_run_views.SHIPPED["seed"], step=1,
                                help="Seeds the weights, the training data and the test data.")
     with page.side:
         train_len = controls.select_slider("Training length T", "T", LENGTHS, defaults["T"],
@@ -61,7 +49,7 @@ def lesson():
                                        format_func=METHOD_LABELS.get,
                                        help="The last three reuse the RoPE model and change only its frequencies "
                                             "at test time; choosing one trains the RoPE model.")
-        lab_views.run_buttons()
+        lab_run_views.run_buttons()
     if not methods:
         with page.main:
             st.info("Choose at least one method.", icon=":material/info:")
@@ -71,37 +59,24 @@ def lesson():
     args = (preset, train_len, steps, int(seed), ",".join(names), device)
     with guard():
         with page.main:
-            origin, result = lab_views.run_or_stored(page, args)
+            origin, result = lab_run_views.run_or_stored(page, args)
         lesson_body(page, result, origin, args)
 
 
 def lesson_body(page, result: dict, origin: str, args: tuple):
-    tab_acc, tab_loss, tab_train, tab_attn, tab_read = page.sections(
-        ["Accuracy vs length", "Loss vs length", "Training", "Attention maps", "What this shows"])
     code = (origin, args)  # what the snippets call to get ``result``
-    if tab_acc.open:
-        with tab_acc:
-            accuracy_tab(result, code)
-    if tab_loss.open:
-        with tab_loss:
-            loss_tab(result, code)
-    if tab_train.open:
-        with tab_train:
-            training_tab(result, code)
-    if tab_attn.open:
-        with tab_attn:
-            attention_tab(result, code)
-    if tab_read.open:
-        with tab_read:
-            st.markdown(lab_views.READING)
+    for tab, (_, draw) in zip(page.sections([label for label, _ in TABS]), TABS, strict=True):
+        if tab.open:
+            with tab:
+                draw(result, code)
 
 
 def accuracy_tab(result: dict, code: tuple):
     T, k, vocab, lengths = result["train_len"], result["task"]["k"], result["task"]["vocab"], result["eval_lengths"]
     best, best_acc = pc.best_method(result)
     x, series = pc.lab_series(result, "accuracy")
-    at_end = "; ".join(f"{label} {v[-1]:.2f}" for label, v in series.items() if np.isfinite(v[-1]))
-    at_t = {label: v[0] for label, v in series.items()}  # the first test length is T itself
+    at_end = "; ".join(f"{label} {v:.2f}" for label, v in pc.lab_scores_at(result, "accuracy", "longest").items())
+    at_t = pc.lab_scores_at(result, "accuracy", "T")  # the first test length is T itself
     show(figures.bars(list(at_t), {f"accuracy at T = {T}": np.array(list(at_t.values()))},
                       title=f"Accuracy at the training length T = {T}: what each model learned", x_title="method",
                       y_title="accuracy", name="lab_accuracy_at_T", y_range=(0, 1.05), hover_format=".3f",
@@ -125,10 +100,8 @@ def accuracy_tab(result: dict, code: tuple):
                "length; a curve that drops means it learned something tied to the positions it saw. The "
                "learned table stops at T: positions from T on have no row, so there is no number to plot. "
                "Dashed curves are the RoPE model with a context-extension rule switched on at test time only.")
-    formula(r"\mathrm{acc}(L) = \frac{1}{N\,(L-k)}\sum_{n=1}^{N}\sum_{t=k}^{L-1}"
-            r"\mathbb{1}\!\left[\arg\max \hat p_t = x_{t-k}\right],\qquad "
-            r"\text{best at }T{=}$T:\ \text{$best}\ $acc,\quad \text{chance } 1/$V",
-            T=T, best=METHOD_LABELS.get(best, best).replace("+", r"{+}"), acc=f"{best_acc:.3f}", V=vocab)
+    formula(r"\mathrm{acc}(L) = \frac{1}{N\,(L-k)}\sum_{n,t}\mathbb{1}\!\left[\arg\max \hat p_t = x_{t-k}\right]")
+    st.caption(f"Best at T = {T}: {METHOD_LABELS.get(best, best)}, accuracy {best_acc:.3f}; chance is 1/{vocab}.")
 
 
 def loss_tab(result: dict, code: tuple):
@@ -148,8 +121,8 @@ def loss_tab(result: dict, code: tuple):
         notice("The loss tells what accuracy hides: a model can keep the right answer on top while growing "
                "less sure of it, or become confidently wrong (a loss far above the guessing line). Wrong "
                "and confident is what unseen positions usually produce.")
-    formula(r"\mathcal{L}(L) = -\frac{1}{N\,(L-k)}\sum_{n,t}\log \hat p_t(x_{t-k}),\qquad "
-            r"\text{uniform guess: } \ln $V = $g", V=vocab, g=pc.uniform_guess_loss(vocab))
+    formula(r"\mathcal{L}(L) = -\frac{1}{N\,(L-k)}\sum_{n,t}\log \hat p_t(x_{t-k})")
+    formula(r"\text{uniform guess: } \ln $V = $g", V=vocab, g=pc.uniform_guess_loss(vocab))
 
 
 def training_tab(result: dict, code: tuple):
@@ -162,14 +135,13 @@ def training_tab(result: dict, code: tuple):
             alt="Training loss against step for each trained model."))
         lab_views.snippet(*code, "# (k,) logged steps; {method: (k,) training loss}",
                           "steps, curves = pc.lab_train_curves(result, 'loss')")
-    settings = result["task"].get("settings", {})
+    schedule = pc.lab_schedule(result)
     notice("All models see the same batches in the same order and start from the same seed; they differ "
            "only in how position enters. Some learn the task in a few hundred steps, some slowly, some "
            "never: learning at T is a separate question from extrapolating beyond it.")
-    formula(r"\eta(s) = \eta_{\max}\left(0.1 + 0.45\left(1+\cos\frac{\pi (s-w)}{S-w}\right)\right),"
-            r"\quad \eta_{\max} = $lr,\ S = $S,\ w = $w,\ \text{batch } $B",
-            lr=settings.get("lr", 0.0), S=settings.get("steps", 0), w=max(1, settings.get("steps", 0) // 10),
-            B=settings.get("batch", 0))
+    formula(r"\eta(s) = \eta_{\max}\left(0.1 + 0.45\left(1+\cos\frac{\pi (s-w)}{S-w}\right)\right)")
+    formula(r"\eta_{\max} = $lr,\ S = $S,\ w = $w,\ \text{batch } $B",
+            lr=schedule["lr"], S=schedule["steps"], w=schedule["warmup"], B=schedule["batch"])
 
 
 def attention_tab(result: dict, code: tuple):
@@ -199,6 +171,20 @@ def attention_tab(result: dict, code: tuple):
            "there), so only the 4T figure shows them.")
     formula(r"m_{-k} = \frac{1}{L-k}\sum_{t=k}^{L-1} a_{t,\,t-k},\qquad k = $k,\ L \in \{$T, $T4\}",
             k=k, T=T, T4=4 * T)
+
+
+def reading_tab(result: dict, code: tuple):
+    st.markdown(lab_views.reading(lab_run_views.shipped()))
+
+
+# The lesson's tabs in order: label, and the function that draws it (each runs only while its tab is open).
+TABS = [
+    ("Accuracy vs length", accuracy_tab),
+    ("Loss vs length", loss_tab),
+    ("Training", training_tab),
+    ("Attention maps", attention_tab),
+    ("What this shows", reading_tab),
+]
 
 
 lesson()

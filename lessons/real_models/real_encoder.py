@@ -2,31 +2,13 @@ import numpy as np
 import streamlit as st
 
 import posenc_core as pc
+from lessons.real_models.encoder_views import heads, heads_panels, labels, order_code, order_experiment, past_table
 from lessons.real_models.real_views import models_ready
 from page_kit import classroom, controls, figures, formula, guard, header, notice, show, source, stage, why
 
-real = pc.real
+real = pc.real_models
 SENTENCES = ["the dog bit the man", "my kid likes the movie", "she gave him the book before he left",
              "the cat sat on the mat because it was warm"]
-
-
-@st.cache_data(max_entries=32, show_spinner="Running all-MiniLM-L6-v2…")
-def order_experiment(text: str, seed: int) -> dict:
-    return real.encoder_order_experiment(text, seed)
-
-
-@st.cache_data(show_spinner="Measuring every head on the shipped text…")
-def heads() -> dict:
-    return real.positional_heads()
-
-
-@st.cache_data(show_spinner="Running past the table's last row…")
-def past_table() -> dict:
-    return real.encoder_past_table()
-
-
-def labels(tokens) -> list[str]:
-    return [f"{i} {t}" for i, t in enumerate(tokens)]  # numbered: a repeated word must stay its own row
 
 
 header("Positions in a real encoder (MiniLM)",
@@ -35,50 +17,15 @@ WHY = (
     "all-MiniLM-L6-v2 is a 6-layer BERT that turns a sentence into one 384-number vector (the mean of its "
     "token vectors, normalised), used for search and clustering. Its only sense of order is a learned table of "
     "512 position rows added to the word vectors. Here the real model runs on your sentence, with that table "
-    "and with its rows removed, so you can measure what the positions do.",
+    "and with its rows removed, so you can measure what the positions do."
 )
 
 
-@st.fragment
-def lesson():
-    page = stage()
-    with page.side:
-        picked = controls.select("Pick a sentence", "pick", SENTENCES)
-        typed = controls.text("…or type your own", "text", "", max_chars=real.MAX_ENCODER_CHARS,
-                              help="Leave empty to use the sentence picked above.")
-    with page.more:
-        seed = controls.number("Shuffle seed", "seed", 0, 999, 0, help="Which shuffle of the words.")
-    text = typed.strip() or picked
-    with page.main:
-        if not models_ready(real.MINILM_NAME):
-            return
-    tab_order, tab_maps, tab_heads, tab_past = page.sections(
-        ["Shuffle the words", "Attention maps", "Positional heads", "Past row 512"])
-    with guard():
-        if tab_order.open:
-            with tab_order:
-                order_tab(text, int(seed))
-        if tab_maps.open:
-            with tab_maps:
-                maps_tab(page, text, int(seed))
-        if tab_heads.open:
-            with tab_heads:
-                heads_tab()
-        if tab_past.open:
-            with tab_past:
-                past_tab()
-
-
-def order_code(text: str, seed: int, *lines: str) -> None:
-    classroom.snippet("# all-MiniLM-L6-v2 on the sentence and its shuffle, with and without the position rows",
-                      f"r = {classroom.call('real.encoder_order_experiment', text, seed)}", *lines)
-
-
-def order_tab(text: str, seed: int):
+def order_tab(page, text: str, seed: int):
     r = order_experiment(text, seed)
     cosine, change = r["cosine"][False], r["max_abs_diff"][False]
     show(figures.lines(np.arange(384), {"with position rows": r["shuffle_change"][True]},
-                       title="Shuffled minus typed sentence embedding, per dimension (trained position rows)",
+                       title="Shuffled minus typed embedding, with the trained position rows",
                        x_title="embedding dimension", y_title="difference", name="encoder_shuffle_rows",
                        alt="The change of each of the 384 embedding numbers when the words are shuffled, with the "
                            f"trained position rows: up to {r['max_abs_diff'][True]:.3f} (cosine "
@@ -120,8 +67,8 @@ def order_answer(r: dict, text: str, seed: int):
            f"the largest change is {r['max_abs_diff'][False]:.1e}, float32 rounding (the sums run in another "
            "order), and every token's final vector is the same vector moved to its new place (largest "
            f"difference {r['hidden_diff'][False]:.1e}). Everything BERT knows about order comes from those rows.")
-    formula(r"e = \frac{\bar h}{\lVert \bar h\rVert},\ \bar h = \frac1n\sum_{i=1}^{n} h_i;\qquad "
-            r"\cos(e, e_{\text{shuffled}}) = $a\ \text{(rows)},\quad $b\ \text{(no rows)}",
+    formula(r"e = \frac{\bar h}{\lVert \bar h\rVert},\ \bar h = \frac1n\sum_{i=1}^{n} h_i")
+    formula(r"\cos(e, e_{\text{shuffled}}) = $a\ \text{(rows)},\quad $b\ \text{(no rows)}",
             a=r["cosine"][True], b=r["cosine"][False], digits=10)
 
 
@@ -132,7 +79,7 @@ def maps_tab(page, text: str, seed: int):
         head = controls.slider("Head", "head", 1, 12, 3)
     names = labels(r["tokens"])
     grids = [r["attention"][True][layer - 1, head - 1], r["attention"][False][layer - 1, head - 1]]
-    prev = [float(np.mean(np.diagonal(g, offset=-1))) for g in grids]
+    prev = [real.previous_token_weight(g) for g in grids]
     show(figures.small_multiples(grids, ["trained position rows", "position rows removed"], cols=2,
                                  title=f"Layer {layer}, head {head}: attention weights", value_name="weight",
                                  x_title="key token", y_title="query token", name="encoder_attention",
@@ -149,11 +96,11 @@ def maps_tab(page, text: str, seed: int):
            "word at two places gets the same row and column, so a head can only follow content. Measured on the "
            f"shipped text, the clearest previous-token head is layer {top[0]}, head {top[1]} ({top[2]:.3f}): see "
            "the next tab.")
-    formula(r"A = \mathrm{softmax}\!\left(\frac{Q K^\top}{\sqrt{32}}\right),\quad "
-            r"\overline{A_{i,i-1}} = $p\ \text{(rows)},\ $q\ \text{(no rows)}", p=prev[0], q=prev[1])
+    formula(r"A = \mathrm{softmax}\!\left(\frac{Q K^\top}{\sqrt{32}}\right)")
+    formula(r"\overline{A_{i,i-1}} = $p\ \text{(rows)},\ $q\ \text{(no rows)}", p=prev[0], q=prev[1])
 
 
-def heads_tab():
+def heads_tab(page, text: str, seed: int):
     h = heads()
     layer, head, kept = h["top"]["previous"]
     removed = float(h["previous"][False][layer - 1, head - 1])
@@ -167,37 +114,11 @@ def heads_tab():
                            "rows: its weight on the previous token...",
                            ["keeps at least half of it: the head reads the words", "falls below half of it",
                             "grows"], 2 if removed > kept else 0 if removed >= kept / 2 else 1, switched_off):
-        heads_answer(h)
+        heads_panels(h)
     source(real.positional_heads)
 
 
-def heads_answer(h: dict):
-    """Every head's weight on its neighbours, with and without the rows: the panels that answer the question."""
-    grids = [h["previous"][True], h["next"][True], h["previous"][False], h["next"][False]]
-    titles = ["previous token, trained rows", "next token, trained rows", "previous token, rows removed",
-              "next token, rows removed"]
-    show(figures.small_multiples([g.astype(float) for g in grids], titles, cols=2, value_name="mean weight",
-                                 x_title="head", y_title="layer", name="encoder_heads", cell_px=170,
-                                 title="Mean attention on the neighbouring token, every layer (rows) and head",
-                                 alt="Four 6 x 12 grids: each head's mean weight on the previous and on the next "
-                                     "token, with and without the position rows; the largest previous-token weight "
-                                     f"is {float(h['previous'][True].max()):.3f} with the rows and "
-                                     f"{float(h['previous'][False].max()):.3f} without."))
-    classroom.snippet("h = pc.real.positional_heads()  # the shipped text, 4 stretches of 128 word pieces",
-                      "# (6 layers, 12 heads) each, in the order of the panels",
-                      "grids = [h['previous'][True], h['next'][True],\n         h['previous'][False], "
-                      "h['next'][False]]")
-    rows = [f"layer {layer} head {head} puts {value:.3f} of its weight on the {key} token "
-            f"({h[key][False][layer - 1, head - 1]:.3f} without rows)"
-            for key in ("previous", "next") for layer, head, value in [h["top"][key]]]
-    notice(f"Measured on {h['chunks']} stretches of {h['length']} word pieces of the shipped text: {rows[0]}; "
-           f"{rows[1]}. Spreading evenly would give {h['uniform']:.4f}. These heads were found, not designed: "
-           "training made them out of the position rows, and removing the rows switches them off.")
-    formula(r"\text{prev}(l,h) = \frac{1}{n-2}\sum_{i=1}^{n-2} A^{(l,h)}_{i,i-1},\quad "
-            r"\max = $a,\quad \text{uniform} = 1/$n", a=float(h["previous"][True].max()), n=h["length"])
-
-
-def past_tab():
+def past_tab(page, text: str, seed: int):
     p = past_table()
     st.markdown(f"**{p['tokens']} word pieces through the model** (transformers' own error): `{p['error']}`"
                 if p["error"] else f"{p['tokens']} word pieces ran without an error.")
@@ -209,15 +130,45 @@ def past_tab():
                           f"{p['st_length']} word pieces, {p['model_cosine']:.4f} when the model reads up to its "
                           f"{p['rows']} rows."))
     classroom.snippet("# MiniLM and sentence-transformers on two texts from the shipped text",
-                      "p = pc.real.encoder_past_table()", "print(p['st_cosine'], p['model_cosine'])  # the two bars")
+                      "p = pc.real_models.encoder_past_table()",
+                      "print(p['st_cosine'], p['model_cosine'])  # the two bars")
     notice(f"The table has {p['rows']} rows, so position {p['rows']} has no vector and the forward fails. "
            f"sentence-transformers never gets there: it cuts every input at {p['st_length']} word pieces. Two texts "
            f"sharing their first {p['shared_pieces']} pieces then get the same embedding (cosine "
            f"{p['st_cosine']:.8f}) however different their endings; read up to 512 pieces "
            f"({p['pieces'][0]} and {p['pieces'][1]}) they differ (cosine {p['model_cosine']:.4f}).")
-    formula(r"\text{rows} = $r,\quad \text{cut} = $c,\quad \cos_{\text{cut}} = $a,\quad \cos_{512} = $b",
-            r=p["rows"], c=p["st_length"], a=p["st_cosine"], b=p["model_cosine"], digits=8)
+    formula(r"\text{rows} = $r,\quad \text{cut} = $c", r=p["rows"], c=p["st_length"])
+    formula(r"\cos_{\text{cut}} = $a,\quad \cos_{512} = $b", a=p["st_cosine"], b=p["model_cosine"], digits=8)
     source(real.encoder_past_table)
+
+
+# The lesson's tabs in order: label, and the function that draws it (each runs only while its tab is open).
+TABS = [
+    ("Shuffle the words", order_tab),
+    ("Attention maps", maps_tab),
+    ("Positional heads", heads_tab),
+    ("Past row 512", past_tab),
+]
+
+
+@st.fragment
+def lesson():
+    page = stage()
+    with page.side:
+        picked = controls.select("Pick a sentence", "pick", SENTENCES)
+        typed = controls.text("…or type your own", "text", "", max_chars=real.MAX_ENCODER_CHARS,
+                              help="Leave empty to use the sentence picked above.")
+    with page.more:
+        seed = controls.number("Shuffle seed", "seed", 0, 999, 0, help="Which shuffle of the words.")
+    text = typed.strip() or picked
+    with page.main:
+        if not models_ready(real.MINILM_NAME):
+            return
+    with guard():
+        for tab, (_, draw) in zip(page.sections([label for label, _ in TABS]), TABS, strict=True):
+            if tab.open:
+                with tab:
+                    draw(page, text, int(seed))
 
 
 lesson()

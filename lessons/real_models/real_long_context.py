@@ -6,8 +6,9 @@ import streamlit as st
 import posenc_core as pc
 from lessons.real_models.real_views import models_ready, run_with_progress
 from page_kit import classroom, controls, figures, formula, guard, header, notice, show, source, stage, why
+from page_kit.lesson import folded
 
-real = pc.real
+real = pc.real_models
 COLOURS = {m.label: i for i, m in enumerate(real.LONG_METHODS.values())}
 LIVE_LENGTHS = [256, 512, 1024, 2048]
 LIVE_OFFSETS = [0, 4096, 8192, 12288, 16384]
@@ -27,67 +28,59 @@ WHY = (
     "its loss at every position of *The Devil's Dictionary*, with the RoPE it was trained with and with each "
     "context-extension method of the *Long context* pages switched on at scale factor s = 2. Each method is "
     "applied through transformers' own rotary code (`LlamaRotaryEmbedding` with the method's `rope_parameters`), "
-    "so these are the numbers those methods really give this model, with no fine-tuning.",
+    "so these are the numbers those methods really give this model, with no fine-tuning."
 )
 
 
-@st.fragment
-def lesson():
-    page = stage()
-    with guard():
-        tab_curve, tab_table, tab_live = page.sections(["Loss by position", "Inside vs past 8,192", "Run it here"])
-        if tab_curve.open:
-            with tab_curve:
-                curve_tab(page)
-        if tab_table.open:
-            with tab_table:
-                table_tab(page)
-        if tab_live.open:
-            with tab_live:
-                live_tab(page)
+def loss_chart(s: dict, bins: int, bin_size: int, name: str, title: str):
+    """The binned loss of every method over the first ``bins`` bins, the trained context marked."""
+    show(figures.lines(s["start"][:bins] + bin_size / 2, {k: v[:bins] for k, v in s["loss"].items()}, title=title,
+                       x_title="position in the sequence (tokens)", y_title="mean loss (nats)", name=name,
+                       colours=COLOURS, legend_right=True, vlines=[(s["context"], "trained context 8,192")],
+                       alt=f"Mean loss per bin of {bin_size} positions from 0 to {bins * bin_size:,} for "
+                           f"{len(s['loss'])} methods: " + ", ".join(s["loss"]) + "; the trained context 8,192 is "
+                           "marked."))
 
 
 def curve_tab(page):
     with page.side:
         bin_size = controls.select_slider("Bin width (positions)", "bin", [64, 128, 256, 512, 1024], 256)
     s, made = shipped(bin_size)
-    show(figures.lines(s["start"] + bin_size / 2, s["loss"], title="SmolLM2-135M: next-token loss by position",
-                       x_title="position in the sequence (tokens)", y_title="mean loss (nats)",
-                       name="real_long_loss", colours=COLOURS, legend_right=True,
-                       vlines=[(s["context"], "trained context 8,192")],
-                       alt=f"Mean loss per bin of {bin_size} positions from 0 to {s['tokens']:,} for "
-                           f"{len(s['loss'])} methods: " + ", ".join(s["loss"]) + "; the trained context 8,192 is "
-                           "marked."))
+    loss_chart(s, s["inside_bins"], bin_size, "real_long_loss", "SmolLM2-135M: loss inside its trained 8,192")
     with past_question(s):
-        classroom.snippet(f"s = pc.real.long_context_summary(pc.real.shipped_long_context(), {bin_size})",
-                          "# (bins,) first position of each bin; {method: (bins,) mean loss in nats}",
+        loss_chart(s, len(s["start"]), bin_size, "real_long_loss_all", f"The whole {s['tokens']:,} tokens")
+        classroom.snippet(f"s = pc.real_models.long_context_summary(pc.real_models.shipped_long_context(), "
+                          f"{bin_size})", "# (bins,) first position of each bin; {method: (bins,) mean loss in nats}",
                           "start, losses = s['start'], s['loss']")
         notice(findings(s))
-    commands = made["command"] if isinstance(made["command"], list) else [made["command"]]
-    st.caption(f"Shipped results: {s['windows']} stretch of {s['tokens']:,} tokens of the text, {made['model']}. "
-               f"Made on the project machine (2 CPU cores shared with other work) by "
-               + " and ".join(f"`{c}`" for c in commands) + " (parallel processes, each kept for the methods it "
-               f"finished, merged with `python -m posenc_core.real merge`); "
-               f"{sum(made['seconds'].values()) / 60:.0f} min of forward passes in all.")
-    formula(r"\ell_p = -\log p_\theta(x_{p+1}\mid x_{0..p}),\qquad \bar\ell_{[a,b)} = \frac{1}{b-a}\sum_{p=a}^{b-1}"
-            r"\ell_p,\qquad \text{bins of } $b", b=bin_size)
+    st.caption(f"Shipped results: {s['windows']} stretch of {s['tokens']:,} tokens of the text, {made['model']}; "
+               f"{s['minutes']:.0f} min of forward passes in all.")
+    with folded("How the shipped results were made", "real_long_made", icon=":material/terminal:") as is_open:
+        if is_open:
+            commands = made["command"] if isinstance(made["command"], list) else [made["command"]]
+            st.markdown("On the project machine (2 CPU cores shared with other work), as parallel processes, each "
+                        "kept for the methods it finished and merged with `python -m posenc_core.real_models merge`:")
+            st.code("\n".join(commands), language="bash", wrap_lines=True)
+    formula(r"\ell_p = -\log p_\theta(x_{p+1}\mid x_{0..p})")
+    formula(r"\bar\ell_{[a,b)} = \frac{1}{b-a}\sum_{p=a}^{b-1}\ell_p,\qquad \text{bins of } $b", b=bin_size)
     source(real.position_losses, real.smollm2_forward)
 
 
 def past_question(s: dict):
-    """What the plain model's loss does past 8,192, asked before the curves (when the shipped run has it)."""
+    """What the plain model's loss does past 8,192, asked under the curves that stop there."""
     plain = real.LONG_METHODS["none"].label
     if plain not in s["inside"]:
-        return contextlib.nullcontext()  # nothing to ask: the curves show at once
-    rise = s["past"][plain] - s["inside"][plain]
+        return contextlib.nullcontext()  # nothing to ask: the whole curves show at once
+    rise = s["rise"][plain]
 
     def past() -> str:
         return (f"With its own RoPE the mean loss goes from {s['inside'][plain]:.3f} nats before position 8,192 "
                 f"to {s['past'][plain]:.3f} past it ({rise:+.3f} nats; perplexity {s['inside_ppl'][plain]:.1f} "
-                f"→ {s['past_ppl'][plain]:.1f}): the curve marked '{plain}' above.")
+                f"→ {s['past_ppl'][plain]:.1f}): the curve marked '{plain}' below.")
 
-    return classroom.predict("real_long_past", "SmolLM2 reads 16,384 tokens with the RoPE it was trained with (no "
-                             "extension). Past its trained 8,192 positions, what does its mean loss do?",
+    return classroom.predict("real_long_past", f"The curves above stop at 8,192, the longest text SmolLM2 was "
+                             f"trained on. It reads on to {s['tokens']:,} with the RoPE it was trained with (no "
+                             "extension). Past 8,192, what does its mean loss do?",
                              ["falls: more text to read helps", "changes by less than 0.1 nats",
                               "rises by 0.1 to 1 nat", "rises by more than 1 nat"],
                              0 if rise < -0.1 else 1 if rise <= 0.1 else 2 if rise <= 1 else 3, past)
@@ -122,7 +115,7 @@ def table_tab(page):
                       y_title=unit, name="real_long_table",
                       alt=f"{unit.capitalize()} of each method over the first and the second 8,192 positions: "
                           + "; ".join(f"{k} {s[inside][k]:.3f} and {s[past][k]:.3f}" for k in labels) + "."))
-    classroom.snippet("s = pc.real.long_context_summary(pc.real.shipped_long_context(), 256)",
+    classroom.snippet("s = pc.real_models.long_context_summary(pc.real_models.shipped_long_context(), 256)",
                       f"# {{method: {unit}}} over the first 8,192 positions and past them",
                       f"before, past = s[{inside!r}], s[{past!r}]")
     rows = [f"{k}: {s['inside'][k]:.3f} → {s['past'][k]:.3f} nats (perplexity {s['inside_ppl'][k]:.1f} → "
@@ -161,21 +154,36 @@ def live_tab(page):
         st.info("Press **Run**: each method takes a few seconds per 512 tokens on two CPU cores.",
                 icon=":material/info:")
         return
-    positions = np.arange(tokens - 1) + offset
-    binned = {k: real.binned_loss(v, 32)["loss"] for k, v in losses.items()}
-    show(figures.lines(positions[: len(next(iter(binned.values()))) * 32: 32] + 16, binned,
-                       title=f"Loss of the same {tokens} tokens placed at positions {offset:,}+", colours=COLOURS,
-                       x_title="position (tokens)", y_title="mean loss per 32 positions (nats)", name="real_long_live",
-                       legend_right=True,
+    curves = real.stretch_losses(losses, offset, 32)
+    show(figures.lines(curves["position"], curves["loss"], title=f"The same {tokens} tokens at positions {offset:,}+",
+                       colours=COLOURS, x_title="position (tokens)", y_title="mean loss per 32 positions (nats)",
+                       name="real_long_live", legend_right=True,
                        alt=f"Loss of {len(losses)} methods over {tokens} tokens placed at positions {offset:,}+, "
                            "in bins of 32 positions."))
     classroom.snippet(f"# {{method: ({tokens - 1},) loss at each position, nats}}: SmolLM2 runs, seconds each",
-                      f"losses = {{m: pc.real.position_losses(m, {float(factor)!r}, 0, {tokens}, "
+                      f"losses = {{m: pc.real_models.position_losses(m, {float(factor)!r}, 0, {tokens}, "
                       f"position_offset={offset})\n          for m in {list(methods)!r}}}",
-                      "curves = {m: pc.real.binned_loss(v, 32)['loss'] for m, v in losses.items()}  # as plotted")
-    means = {k: float(np.mean(v)) for k, v in losses.items()}
-    notice("Mean loss over the stretch: " + "; ".join(f"{k} {v:.3f}" for k, v in means.items()) + ". Move the "
-           "first position below and past 8,192 to see which methods keep the loss where it was.")
+                      f"curves = pc.real_models.stretch_losses(losses, {offset}, 32)  # curves['loss']: plotted")
+    notice("Mean loss over the stretch: " + "; ".join(f"{k} {v:.3f}" for k, v in curves["mean"].items()) + ". Move "
+           "the first position below and past 8,192 to see which methods keep the loss where it was.")
+
+
+# The lesson's tabs in order: label, and the function that draws it (each runs only while its tab is open).
+TABS = [
+    ("Loss by position", curve_tab),
+    ("Inside vs past 8,192", table_tab),
+    ("Run it here", live_tab),
+]
+
+
+@st.fragment
+def lesson():
+    page = stage()
+    with guard():
+        for tab, (_, draw) in zip(page.sections([label for label, _ in TABS]), TABS, strict=True):
+            if tab.open:
+                with tab:
+                    draw(page)
 
 
 lesson()

@@ -1,20 +1,22 @@
 """Shared pieces of the "Inside real models" pages: the install hint, live runs with a progress bar, and
 SmolLM2's attention statistics (shipped, or measured here on the reader's text, shared by two pages).
 
-No math here: the numbers come from ``posenc_core.real``.
+No math here: the numbers come from ``posenc_core.real_models``.
 """
 
 from __future__ import annotations
 
 import threading
 
+import numpy as np
 import streamlit as st
 
 import posenc_core as pc
+from page_kit import figures, show
 
-real = pc.real
+real = pc.real_models
 # how the file real.shipped_attention_summary() reads was made
-ATTENTION_COMMAND = ("python -m posenc_core.real attention --npz assets/smollm2_attention_stats.npz "
+ATTENTION_COMMAND = ("python -m posenc_core.real_models attention --npz assets/smollm2_attention_stats.npz "
                      "--tokens 1024 --windows 4")
 LIVE_KEY = "real_attention_live"  # session state: the summary of the reader's own measurement
 LIVE_TEXT_KEY = "real_attention_live_text"  # ... and the text it was measured on (for the code snippets)
@@ -57,6 +59,13 @@ def run_with_progress(work, text: str):
     return box["result"]
 
 
+def layer_head_map(grid, title: str, value_name: str, name: str, alt: str) -> None:
+    """A (layers, heads) heatmap of SmolLM2's statistics, layers and heads counted from 1, values in [0, 1]."""
+    show(figures.heatmap(grid, title=title, x_title="head", y_title="layer", value_name=value_name,
+                         zrange=(0.0, 1.0), x=np.arange(1, grid.shape[1] + 1), y=np.arange(1, grid.shape[0] + 1),
+                         name=name, height=520, alt=alt))
+
+
 @st.cache_data(show_spinner=False)
 def shipped_attention() -> dict:
     return real.shipped_attention_summary()
@@ -66,8 +75,8 @@ def summary_code() -> str:
     """The snippet line that gives ``summary`` as the page shows it: the shipped one, or the reader's text."""
     if st.session_state.get(LIVE_KEY) is not None and LIVE_TEXT_KEY in st.session_state:
         return (f"text = {st.session_state[LIVE_TEXT_KEY]!r}\n"
-                "summary = pc.real.text_attention_summary(text)  # SmolLM2 on your text")
-    return "summary = pc.real.shipped_attention_summary()  # measured on the shipped text"
+                "summary = pc.real_models.text_attention_summary(text)  # SmolLM2 on your text")
+    return "summary = pc.real_models.shipped_attention_summary()  # measured on the shipped text"
 
 
 def attention_summary() -> tuple[dict, str]:

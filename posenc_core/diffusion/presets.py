@@ -31,6 +31,11 @@ class DitPreset:
     cites: dict[str, str] = field(default_factory=dict)  # value -> where it comes from
     extra: dict = field(default_factory=dict)  # family-specific: pos_embed_max_size, base grid, ...
 
+    @property
+    def pairs(self) -> int:
+        """Rotary pairs in one head, all axes' blocks together."""
+        return sum(self.axes) // 2
+
 
 _DIFF = "diffusers 0.42.1"
 _MT = f"{_DIFF} models/transformers/"

@@ -6,14 +6,14 @@ import numpy as np
 
 from .._checks import as_choice, as_float, as_int
 from .flux import flux2_image_ids, flux2_text_ids, flux_image_ids, flux_text_ids
-from .presets import DitPreset
+from .presets import DitPreset, dit_preset
 from .qwen import qwen_text_start, qwen_token_ids
 from .rotary import dit_pair_wavelengths
-from .sd3 import sd3_grid_coordinates, sd3_sincos_1d
+from .sd3 import sd3_grid_coordinates, sd3_sincos_1d, sd3_unseen_patches
 
 __all__ = ["DIT_ID_AXES", "dit_image_id_grids", "dit_axis_series", "dit_axis_extents", "sd3_similarity_grid",
-           "dit_resolution_turns", "RESOLUTION_METHODS", "dit_sequence_ids",
-           "dit_frame_time_id"]
+           "dit_resolution_turns", "dit_resolution_view", "RESOLUTION_METHODS", "dit_sequence_ids",
+           "dit_frame_time_id", "dit_value_range", "sd3_window_facts"]
 
 # family -> (axis names in id order, function (rows, cols, centred) -> (rows*cols, n_axes) ids)
 DIT_ID_AXES = {
@@ -138,3 +138,47 @@ def dit_frame_time_id(preset: DitPreset, num_frames: int, frame: int) -> int:
     latent, per = -(-f // 4), preset.frames_per_token // 4
     latents = (n - 1) // 4 + 1
     return (latent + (-latents) % per) // per
+
+
+def dit_value_range(values) -> tuple[float, float]:
+    """(smallest, largest) of an array of ids, turns or similarities, NaN cells (an axis's other pairs, the cells
+    an image never reads) left out; an int array gives ints."""
+    values = np.asarray(values)
+    if values.size == 0 or (values.dtype.kind == "f" and np.isnan(values).all()):
+        raise ValueError("There are no values to read a range from.")
+    low, high = np.nanmin(values), np.nanmax(values)
+    cast = int if values.dtype.kind in "iu" else float
+    return cast(low), cast(high)
+
+
+def dit_resolution_view(name: str, trained_px: int, new_px: int, method: str) -> dict:
+    """What the resolution lesson draws for one model: its width block, the trained and new widths in tokens, and
+    ``dit_resolution_turns`` with each series' fastest and slowest pair.
+
+    Returns {"dim": the width block's dimensions, "trained", "new" (tokens), "ratio" (new / trained), "series",
+    "fastest" and "slowest" ({label: turns of the first and the last pair}), "keeps_fastest" (True when the
+    remedy leaves the fastest pair's turns as with the ids unchanged)}.
+    """
+    preset = dit_preset(name)
+    dim = preset.axes[2]
+    trained, new = trained_px // preset.pixels_per_token, new_px // preset.pixels_per_token
+    series = dit_resolution_turns(dim, preset.theta, trained, new, method)
+    fastest = {k: float(v[0]) for k, v in series.items()}
+    slowest = {k: float(v[-1]) for k, v in series.items()}
+    unchanged, remedied = list(series)[1:]
+    return {"dim": dim, "trained": trained, "new": new, "ratio": new / trained, "series": series,
+            "fastest": fastest, "slowest": slowest,
+            "keeps_fastest": bool(np.isclose(fastest[remedied], fastest[unchanged]))}
+
+
+def sd3_window_facts(max_size: int, base_size: int, rows: int, cols: int) -> dict:
+    """What the SD3 lesson states about one image's window in the table.
+
+    Returns {"patches": rows x cols, "unseen": patches reading cells outside the centred base_size² window,
+    "unseen_side" (0: none, 1: some, 2: all), "step": base_size / max_size (the distance of two neighbouring
+    patches in the table's coordinates), "free": table cells left unused on the image's longer side}.
+    """
+    unseen = sd3_unseen_patches(max_size, rows, cols, base_size)
+    patches = rows * cols
+    return {"patches": patches, "unseen": unseen, "unseen_side": 0 if unseen == 0 else 2 if unseen == patches else 1,
+            "step": base_size / max_size, "free": max_size - max(rows, cols)}

@@ -190,12 +190,14 @@ def deberta_table_facts(position_buckets=256, max_relative_positions=512, hidden
 
 def deberta_query(terms: dict, head: int, i: int) -> dict:
     """One query's row of every term (keys 0 .. n − 1), and two keys that read the same relative row (the same
-    bucket), if any: ``c2c``, ``c2p``, ``p2c``, ``total``, ``delta`` (n,), ``same_bucket`` (j1, j2) or None."""
+    bucket), if any: ``c2c``, ``c2p``, ``p2c``, ``total``, ``delta`` (n,), ``same_bucket`` (j1, j2) or None,
+    ``strongest`` (the key with the largest total score)."""
     heads, n = terms["total"].shape[0], terms["total"].shape[1]
     head = as_int("head", head, minimum=0, maximum=heads - 1)
     i = as_int("query", i, minimum=0, maximum=n - 1)
     out = {name: terms[name][head, i] for name in ("c2c", "c2p", "p2c", "total")}
     row = terms["c2p_row"][i]  # (n,)
     pairs = [(a, b) for a in range(n) for b in range(a + 1, n) if row[a] == row[b]]
-    out.update(delta=terms["delta"][i], same_bucket=max(pairs, key=lambda p: abs(p[1] - p[0])) if pairs else None)
+    out.update(delta=terms["delta"][i], same_bucket=max(pairs, key=lambda p: abs(p[1] - p[0])) if pairs else None,
+               strongest=int(np.argmax(out["total"])))
     return out

@@ -20,6 +20,7 @@ __all__ = [
     "modernbert_attention_cost",
     "modernbert_cost_curve",
     "modernbert_frequencies",
+    "modernbert_keys_seen",
     "modernbert_masks",
     "modernbert_pairs",
     "modernbert_reading",
@@ -86,12 +87,19 @@ def modernbert_masks(n, preset="modernbert-base") -> dict[str, np.ndarray]:
     return {"global": np.ones((n, n), dtype=bool), "local": np.abs(ids[:, None] - ids[None, :]) <= reach}
 
 
-def modernbert_attention_cost(n, preset="modernbert-base") -> dict[str, int]:
+def modernbert_keys_seen(n, query, preset="modernbert-base") -> int:
+    """How many keys query ``query`` of ``n`` tokens sees in a local layer (one row of ``modernbert_masks``)."""
+    n = as_int("tokens", n, minimum=1, maximum=2048)
+    query = as_int("query", query, minimum=0, maximum=n - 1)
+    return int(np.count_nonzero(modernbert_masks(n, preset)["local"][query]))
+
+
+def modernbert_attention_cost(n, preset="modernbert-base") -> dict[str, int | float]:
     """How many query-key scores one forward pass over n tokens computes, counted layer by layer.
 
     Returns ``modernbert`` (its global layers n² each, its local layers what the window leaves), ``all_global``
     (every layer n²), ``causal`` (every layer n(n + 1) / 2, a decoder's mask), ``layers``, ``global_layers``,
-    ``local_per_layer``: exact integers.
+    ``local_layers``, ``local_per_layer``: exact integers; ``local_per_token``: a local layer's scores per query.
     """
     n = as_int("tokens", n, minimum=1, maximum=MAX_POSITIONS)
     reading = modernbert_reading(preset)
@@ -103,7 +111,7 @@ def modernbert_attention_cost(n, preset="modernbert-base") -> dict[str, int]:
     global_layers = reading["pattern"].count("G")
     return {"modernbert": global_layers * n * n + (layers - global_layers) * local, "all_global": layers * n * n,
             "causal": layers * n * (n + 1) // 2, "layers": layers, "global_layers": global_layers,
-            "local_per_layer": local}
+            "local_layers": layers - global_layers, "local_per_layer": local, "local_per_token": local / n}
 
 
 def modernbert_cost_curve(preset="modernbert-base", longest=8192, points=7) -> dict[str, np.ndarray]:
@@ -119,7 +127,8 @@ def modernbert_cost_curve(preset="modernbert-base", longest=8192, points=7) -> d
 
 def modernbert_pairs(preset="modernbert-base") -> dict[str, dict]:
     """Each layer kind's pairs as Layer by layer draws them (``layer_pairs``: wavelength and band per pair against
-    the layer's reach and the context), with ``counts``: pairs per band."""
+    the layer's reach and the context), with ``counts``: pairs per band, ``pairs``: how many pairs, and
+    ``under_a_turn``: the pairs that turn less than once within the layer's reach."""
     from ..configs import layer_pairs
     from ..configs.summaries import PAIR_BANDS
 
@@ -127,5 +136,7 @@ def modernbert_pairs(preset="modernbert-base") -> dict[str, dict]:
     out = {}
     for kind in KINDS:
         pairs = layer_pairs(reading[kind], reading["context"])
-        out[kind] = {**pairs, "counts": {band: int(np.count_nonzero(pairs["band"] == band)) for band in PAIR_BANDS}}
+        counts = {band: int(np.count_nonzero(pairs["band"] == band)) for band in PAIR_BANDS}
+        out[kind] = {**pairs, "counts": counts, "pairs": int(pairs["pair"].size),
+                     "under_a_turn": int(pairs["pair"].size) - counts["turns in its window"]}
     return out

@@ -20,7 +20,7 @@ import numpy as np
 
 from .._checks import as_int
 
-__all__ = ["xl_distance_bias", "xl_example", "xl_relative_sinusoid", "xl_terms"]
+__all__ = ["xl_distance_bias", "xl_example", "xl_relative_sinusoid", "xl_strongest_score", "xl_terms"]
 
 
 def xl_relative_sinusoid(qlen, klen, d_model) -> tuple[np.ndarray, np.ndarray]:
@@ -111,3 +111,13 @@ def xl_distance_bias(terms: dict) -> dict[str, np.ndarray | float]:
     bias = np.concatenate([d[0, :0:-1], d[:, 0]])  # i − j = −(n − 1) .. −1 from row 0, then 0 .. n − 1 from column 0
     spread = max(float(np.ptp(np.diagonal(d, k))) for k in range(-(n - 1), n))
     return {"offset": offset, "bias": bias, "spread": spread}
+
+
+def xl_strongest_score(terms: dict, i: int) -> dict[str, float | int]:
+    """Query ``i``'s largest score split into its four terms: ``j`` (the key), ``offset`` (i − j), ``a``, ``b``,
+    ``c``, ``d`` and ``total`` (their sum as ``xl_terms`` forms it)."""
+    total = np.asarray(terms["total"])  # (n, n)
+    i = as_int("query", i, minimum=0, maximum=total.shape[0] - 1)
+    j = int(np.argmax(total[i]))
+    return {"j": j, "offset": int(terms["offset"][i, j]), "total": float(total[i, j]),
+            **{key: float(terms[key][i, j]) for key in ("a", "b", "c", "d")}}

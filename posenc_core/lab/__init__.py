@@ -5,6 +5,14 @@ Importing this package needs no torch (``posenc_core`` must import without it); 
 functions import torch when called. Run it headless with ``python -m posenc_core.lab --json PATH``.
 """
 
+from .findings import (
+    LONGEST_CANDIDATES,
+    lab_by_method,
+    lab_interpolation_question,
+    lab_longest_question,
+    lab_schedule,
+    lab_scores_at,
+)
 from .methods import LAB_METHODS, TRAINED_METHODS, LabMethod
 from .results import (
     best_method,
@@ -32,6 +40,7 @@ from .train import (
     offset_mass,
     run_lab,
     train_model,
+    warmup_steps,
 )
 
 __all__ = [
@@ -44,6 +53,7 @@ __all__ = [
     "TASK_NAME",
     "TRAINED_METHODS",
     "LabMethod",
+    "LONGEST_CANDIDATES",
     "LabSettings",
     "attention_maps",
     "best_method",
@@ -51,7 +61,12 @@ __all__ = [
     "check_methods",
     "evaluate",
     "lab_attention_panels",
+    "lab_by_method",
+    "lab_interpolation_question",
     "lab_live_series",
+    "lab_longest_question",
+    "lab_schedule",
+    "lab_scores_at",
     "lab_series",
     "lab_settings",
     "lab_train_curves",
@@ -64,4 +79,5 @@ __all__ = [
     "shipped_lab_results",
     "train_model",
     "uniform_guess_loss",
+    "warmup_steps",
 ]

@@ -126,8 +126,13 @@ def build_model(method: str, settings: LabSettings, seed: int | None = None):
     return TinyTransformer(method, _model_config(settings)).to(settings.device)
 
 
+def warmup_steps(steps: int) -> int:
+    """The learning rate's warmup: the first tenth of the ``steps`` (at least one step)."""
+    return max(1, int(steps) // 10)
+
+
 def _learning_rate(step: int, settings: LabSettings) -> float:
-    warmup = max(1, settings.steps // 10)
+    warmup = warmup_steps(settings.steps)
     if step < warmup:
         return settings.lr * (step + 1) / warmup
     progress = (step - warmup) / max(1, settings.steps - warmup)
@@ -235,6 +240,24 @@ def attention_maps(model, method: str, settings: LabSettings) -> dict:
     return out
 
 
+def _scores_at_lengths(model, name: str, settings: LabSettings, on_length) -> dict[str, list]:
+    """{"accuracy", "loss", "notes"}: one entry per test length, None (and the reason) where the method cannot run;
+    ``on_length(length, accuracy, loss)`` after each."""
+    scores = {"accuracy": [], "loss": [], "notes": []}
+    for length in settings.eval_lengths:
+        try:
+            loss, accuracy = evaluate(model, name, length, settings)
+            note = None
+        except ValueError as error:  # the learned table beyond T
+            loss = accuracy = None
+            note = str(error)
+        scores["accuracy"].append(accuracy)
+        scores["loss"].append(loss)
+        scores["notes"].append(note)
+        on_length(length, accuracy, loss)
+    return scores
+
+
 def run_lab(settings: LabSettings | None = None, methods: Sequence[str] | None = None, *,
             progress: Callable[[dict], None] | None = None, with_attention: bool = True) -> dict:
     """The whole experiment: train each needed model at T, evaluate every method at T, 2T, 4T, 8T.
@@ -279,22 +302,16 @@ def run_lab(settings: LabSettings | None = None, methods: Sequence[str] | None =
             models[name], curves[name] = train_model(name, settings, on_step)
         for name in methods:
             model = models[LAB_METHODS[name].trained_as]
-            entry = result["methods"][name] = {"accuracy": [], "loss": [], "notes": [],
-                                               "label": LAB_METHODS[name].label}
-            if name in curves:
-                entry["train_curve"] = curves[name]
-            for length in lengths:
-                try:
-                    loss, accuracy = evaluate(model, name, length, settings)
-                    note = None
-                except ValueError as error:  # the learned table beyond T
-                    loss = accuracy = None
-                    note = str(error)
-                entry["accuracy"].append(accuracy)
-                entry["loss"].append(loss)
-                entry["notes"].append(note)
+
+            def on_length(length, accuracy, loss, name=name):
+                nonlocal done
                 done += 1
                 report({"kind": "eval", "method": name, "length": length, "accuracy": accuracy, "loss": loss})
+
+            scores = _scores_at_lengths(model, name, settings, on_length)
+            entry = result["methods"][name] = {**scores, "label": LAB_METHODS[name].label}
+            if name in curves:
+                entry["train_curve"] = curves[name]
             if with_attention:
                 attention[name] = attention_maps(model, name, settings)
     result["seconds"] = round(time.perf_counter() - started, 2)

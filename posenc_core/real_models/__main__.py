@@ -1,8 +1,8 @@
 """Headless measurements of SmolLM2-135M on the shipped text.
 
-``python -m posenc_core.real long --json PATH [...]``: each RoPE extension method's per-position loss past
+``python -m posenc_core.real_models long --json PATH [...]``: each RoPE extension method's per-position loss past
 the 8,192 trained positions, saved after every (window, method) so a long run can be stopped and kept.
-``python -m posenc_core.real attention --npz PATH [...]``: per-layer, per-head query/key energy per rotary
+``python -m posenc_core.real_models attention --npz PATH [...]``: per-layer, per-head query/key energy per rotary
 pair, attention and score by offset, sink and relative-position fit (``attention_stats``).
 """
 
@@ -21,7 +21,7 @@ from .long_context import LONG_METHODS, load_long_context, long_context_run, mer
 
 
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="python -m posenc_core.real", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(prog="python -m posenc_core.real_models", description=__doc__.splitlines()[0])
     parser.add_argument("measurement", choices=("long", "attention", "merge"),
                         help="long: per-position loss past the context window; attention: attention statistics; "
                              "merge: join long runs of different methods (run in parallel) into --json")
@@ -42,7 +42,7 @@ def _parser() -> argparse.ArgumentParser:
 
 def _command() -> str:
     """This run's command line as a reader would type it (sys.argv[0] is the path of this file)."""
-    return " ".join(["python -m posenc_core.real", *sys.argv[1:]])
+    return " ".join(["python -m posenc_core.real_models", *sys.argv[1:]])
 
 
 def _save(result: dict, path: Path) -> None:

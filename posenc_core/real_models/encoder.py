@@ -24,6 +24,7 @@ __all__ = [
     "minilm_embedding",
     "minilm_max_seq_length",
     "positional_heads",
+    "previous_token_weight",
     "sentence_transformers_embedding",
 ]
 
@@ -148,7 +149,7 @@ def positional_heads(length: int = 128, chunks: int = 4) -> dict:
     """Each head's mean attention to the previous token, itself and the next token, on the shipped text.
 
     Returns {"previous", "self", "next": {positions: (6, 12)}, "top": {kind: (layer, head, weight)},
-    "uniform": float} for stretches of ``length``
+    "largest": {positions: the largest previous-token weight}, "uniform": float} for stretches of ``length``
     word pieces (128 by default: the length sentence-transformers trained this model on), with and
     without the position rows; "uniform" is what a head spreading its weight evenly would give, 1 / length.
     """
@@ -165,12 +166,22 @@ def positional_heads(length: int = 128, chunks: int = 4) -> dict:
             sums["next"] += w[:, :, inner, inner + 1].mean(axis=-1)
         for key, total in sums.items():
             out[key][positions] = total / chunks
+    out["largest"] = {positions: float(out["previous"][positions].max()) for positions in (True, False)}
     out["top"] = {}  # (layer, head) counted from 1, and the weight, of the strongest head with the trained rows
     for key in ("previous", "self", "next"):
         grid = out[key][True]
         layer, head = np.unravel_index(int(np.argmax(grid)), grid.shape)
         out["top"][key] = (int(layer) + 1, int(head) + 1, float(grid[layer, head]))
     return out
+
+
+def previous_token_weight(attention) -> float:
+    """Mean weight a head puts on the token just before each query, from one (n, n) attention map (query rows,
+    key columns): the mean of the diagonal just below the main one."""
+    attention = np.asarray(attention, dtype=np.float64)
+    if attention.ndim != 2 or attention.shape[0] != attention.shape[1] or attention.shape[0] < 2:
+        raise ValueError("The attention map must be square, with at least two tokens.")
+    return float(np.diagonal(attention, offset=-1).mean())
 
 
 @functools.cache

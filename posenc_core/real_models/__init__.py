@@ -2,7 +2,8 @@
 
 Importing this package needs neither torch nor transformers (the functions import them); the models come
 from the PyPI packages in requirements-models.txt and ``missing_models()`` says what is absent. Headless:
-``python -m posenc_core.real long --json PATH`` and ``python -m posenc_core.real attention --npz PATH``.
+``python -m posenc_core.real_models long --json PATH`` and
+``python -m posenc_core.real_models attention --npz PATH``.
 """
 
 from .attention_stats import (
@@ -12,6 +13,7 @@ from .attention_stats import (
     attention_findings,
     attention_stats,
     distance_profile,
+    layer_findings,
     load_summary,
     merge_attention_stats,
     pair_wavelengths,
@@ -30,6 +32,7 @@ from .encoder import (
     minilm_embedding,
     minilm_max_seq_length,
     positional_heads,
+    previous_token_weight,
     sentence_transformers_embedding,
 )
 from .long_context import (
@@ -48,6 +51,7 @@ from .long_context import (
     method_rope_parameters,
     position_losses,
     shipped_long_context,
+    stretch_losses,
 )
 from .models import (
     INSTALL_COMMAND,
@@ -84,6 +88,7 @@ __all__ = [
     "attention_findings",
     "attention_stats",
     "distance_profile",
+    "layer_findings",
     "binned_loss",
     "encoder_order_experiment",
     "encoder_past_table",
@@ -93,6 +98,7 @@ __all__ = [
     "load_long_context",
     "long_context_run",
     "long_context_summary",
+    "stretch_losses",
     "merge_long_runs",
     "merge_attention_stats",
     "method_rope_parameters",
@@ -103,6 +109,7 @@ __all__ = [
     "pair_wavelengths",
     "position_losses",
     "positional_heads",
+    "previous_token_weight",
     "save_summary",
     "sentence_transformers_embedding",
     "shipped_attention_summary",

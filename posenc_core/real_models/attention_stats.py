@@ -29,6 +29,7 @@ __all__ = [
     "attention_findings",
     "attention_stats",
     "distance_profile",
+    "layer_findings",
     "load_summary",
     "merge_attention_stats",
     "pair_wavelengths",
@@ -205,8 +206,8 @@ def load_summary(path) -> dict:
 
 
 def shipped_attention_summary() -> dict:
-    """The shipped summary (4 stretches of 1,024 tokens of the shipped text), made by
-    ``python -m posenc_core.real attention --npz assets/smollm2_attention_stats.npz --tokens 1024 --windows 4``."""
+    """The shipped summary (4 stretches of 1,024 tokens of the shipped text), made by ``python -m
+    posenc_core.real_models attention --npz assets/smollm2_attention_stats.npz --tokens 1024 --windows 4``."""
     return load_summary(SHIPPED_ATTENTION)
 
 
@@ -297,3 +298,28 @@ def distance_profile(summary: dict, layers=(1,), offsets=(1, 4, 16, 64, 256), he
             "uniform": summary["uniform_weight"][picked], "bound": bound, "bound_at": bound[picked],
             "first_negative": int(negative[0]) if negative.size else None,
             "lowest_score": float(mean_score.min()), "lowest_offset": int(np.argmin(mean_score))}
+
+
+def layer_findings(summary: dict, layer: int, context: int = 8192, margin: float = 0.05) -> dict:
+    """One layer of ``summarise_stats``'s summary, against the average over every layer.
+
+    ``layer`` is counted from 1. Returns q_share (heads, pairs): each query head's energy per pair; largest_share
+    (the largest cell); q_slow (the layer's query energy in the pairs whose wavelength is longer than
+    ``context``, mean over its heads) and all_q_slow (the same over every layer and head), slow_change (q_slow
+    minus all_q_slow), slow_band (all_q_slow ± ``margin``) and slow_side (0: above the band, 1: in it, 2: below);
+    sink (heads,): each head's mean weight on the first token, sink_min and sink_max.
+    """
+    q_share, sink = summary["q_share"], summary["sink"]  # (layers, heads, pairs), (layers, heads)
+    layer = as_int("layer", layer, minimum=1, maximum=q_share.shape[0])
+    context = as_int("context", context, minimum=1)
+    slow = summary["wavelengths"] > context  # (pairs,)
+    grid = q_share[layer - 1]  # (heads, pairs)
+    q_slow = float(grid.mean(axis=0)[slow].sum())
+    all_q_slow = float(q_share.mean(axis=(0, 1))[slow].sum())
+    row = sink[layer - 1]  # (heads,)
+    change = q_slow - all_q_slow
+    return {"layer": layer, "q_share": grid, "largest_share": float(grid.max()), "q_slow": q_slow,
+            "all_q_slow": all_q_slow, "slow_change": change, "slow_pairs": int(slow.sum()),
+            "slow_band": (all_q_slow - margin, all_q_slow + margin),
+            "slow_side": 0 if change > margin else 2 if change < -margin else 1,
+            "sink": row, "sink_min": float(row.min()), "sink_max": float(row.max())}

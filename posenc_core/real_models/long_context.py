@@ -29,6 +29,7 @@ __all__ = [
     "load_long_context",
     "long_context_run",
     "long_context_summary",
+    "stretch_losses",
     "merge_long_runs",
     "method_rope_parameters",
     "position_losses",
@@ -40,6 +41,8 @@ SMOLLM2_CONTEXT = 8192  # max_position_embeddings: the longest position it was t
 SMOLLM2_HEAD_DIM = 64
 MAX_LONG_TOKENS = 32768  # headless runs: the work grows with n^2 in attention
 MAX_LIVE_TOKENS = 2048  # the app's live run: keeps one request to seconds and the app under 2 GB
+# how older runs wrote their command: the script's path, or the package's name before it was posenc_core.real_models
+OLD_COMMAND = r"^(\S*posenc_core/real(_models)?/__main__\.py|python -m posenc_core\.real(?!_models))"
 
 
 @dataclass(frozen=True)
@@ -184,7 +187,9 @@ def long_context_summary(result: dict, bin_size: int = 256) -> dict:
     Returns {"start": (bins,), "loss": {label: (bins,)}, "inside": {label: float}, "past": {label: float},
     "past_ppl", "inside_ppl": {label: float}, "inside_change" / "past_change" ({label: loss minus the no-scaling
     loss}, when no scaling was run), "best_past" (the label with the lowest loss past the context), "tokens",
-    "windows", "context"}; the loss at position p is that of predicting token p + 1 from tokens 0..p.
+    "windows", "context", "inside_bins" (how many bins end by the context), "rise" ({label: past minus inside}),
+    "minutes" (the run's forward passes, all methods)}; the loss at position p is that of predicting token p + 1
+    from tokens 0..p.
     """
     context = int(result["trained_context"])
     out = {"loss": {}, "inside": {}, "past": {}, "inside_ppl": {}, "past_ppl": {}, "context": context,
@@ -206,7 +211,23 @@ def long_context_summary(result: dict, bin_size: int = 256) -> dict:
         out["past_change"] = {k: v - out["past"][plain] for k, v in out["past"].items() if k != plain}
     finite = {k: v for k, v in out["past"].items() if np.isfinite(v)}
     out["best_past"] = min(finite, key=finite.get) if finite else None
+    out["inside_bins"] = int(np.sum(out["start"] + bin_size <= context))
+    out["rise"] = {k: out["past"][k] - out["inside"][k] for k in out["inside"]}
+    out["minutes"] = sum(result.get("seconds", {}).values()) / 60
     return out
+
+
+def stretch_losses(losses: dict, offset: int, bin_size: int = 32) -> dict:
+    """The live run's curves: {label: (tokens - 1,) loss} from ``position_losses`` of one stretch placed at
+    ``offset``, binned. Returns "position" (bins,): the middle position of each bin, "loss" {label: (bins,)},
+    "mean" {label: the mean loss over the stretch}."""
+    offset = as_int("first position", offset, minimum=0)
+    binned = {label: binned_loss(v, bin_size) for label, v in losses.items()}
+    if not binned:
+        raise ValueError("There are no losses: choose at least one method.")
+    start = next(iter(binned.values()))["start"]  # (bins,)
+    return {"position": start + offset + bin_size / 2, "loss": {k: b["loss"] for k, b in binned.items()},
+            "mean": {k: float(np.mean(v)) for k, v in losses.items()}}
 
 
 def merge_long_runs(runs) -> dict:
@@ -230,8 +251,8 @@ def merge_long_runs(runs) -> dict:
                 raise ValueError(f"Method {name} is in more than one run.")
             merged["methods"][name] = {**entry, "losses": entry["losses"][:windows]}
         merged["seconds"].update({k: v for k, v in run["seconds"].items() if int(k.split("/")[1]) < windows})
-        # runs saved before the CLI wrote its own name have the script's path in place of "python -m ..."
-        merged["command"].append(re.sub(r"^\S*posenc_core/real/__main__\.py", "python -m posenc_core.real",
-                                        run.get("command", "")))
+        # runs saved before the CLI wrote its own name have the script's path in place of "python -m ...",
+        # and runs saved before the package was renamed name posenc_core.real
+        merged["command"].append(re.sub(OLD_COMMAND, "python -m posenc_core.real_models", run.get("command", "")))
     merged["methods"] = {m: merged["methods"][m] for m in LONG_METHODS if m in merged["methods"]}
     return merged

@@ -1,0 +1,81 @@
+"""What the lab's page states about a run: the scores at one test length, the two predict questions' numbers, the
+training schedule. Each takes a result of ``run_lab`` (or ``shipped_lab_results``), so the page only formats."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .._checks import as_choice
+from .results import lab_series, uniform_guess_loss
+from .train import warmup_steps
+
+__all__ = [
+    "LONGEST_CANDIDATES",
+    "lab_by_method",
+    "lab_interpolation_question",
+    "lab_longest_question",
+    "lab_schedule",
+    "lab_scores_at",
+]
+
+# the trained models a student is most likely to expect to extrapolate, in the order they are offered
+LONGEST_CANDIDATES = ("sinusoidal", "rope", "alibi", "t5", "none")
+
+
+def lab_by_method(result: dict, metric: str = "accuracy") -> dict[str, np.ndarray]:
+    """{method name: (test lengths,) values} for ``metric`` "accuracy" or "loss"; NaN where a method cannot run."""
+    _, series = lab_series(result, metric)  # keyed by label, in the result's method order
+    return dict(zip(result["methods"], series.values(), strict=True))
+
+
+def lab_scores_at(result: dict, metric: str = "accuracy", length: str = "T") -> dict[str, float]:
+    """{method label: value} at the training length ("T") or the longest test length ("longest"), leaving out the
+    methods that cannot run there."""
+    index = {"T": 0, "longest": -1}[as_choice("length", length, ("T", "longest"))]
+    _, series = lab_series(result, metric)
+    return {label: float(v[index]) for label, v in series.items() if np.isfinite(v[index])}
+
+
+def lab_longest_question(result: dict, candidates=LONGEST_CANDIDATES, margin: float = 0.01) -> dict | None:
+    """Which trained model keeps the highest accuracy at the longest test length? Asked only when one model is
+    ahead by more than ``margin`` of at least one other, so that exactly one option is right.
+
+    Returns None (not asked) or {"names": the options' method names, "best": the right one, "accuracy":
+    {name: accuracy at the longest length}, "length": that length}; at most three others join the best.
+    """
+    accuracy = {n: float(v[-1]) for n, v in lab_by_method(result, "accuracy").items()
+                if n in candidates and np.isfinite(v[-1])}
+    if len(accuracy) < 2:
+        return None
+    best = max(accuracy, key=accuracy.get)
+    others = [n for n in candidates if n in accuracy and accuracy[n] < accuracy[best] - margin][:3]
+    if not others:
+        return None
+    names = [n for n in candidates if n == best or n in others]
+    return {"names": names, "best": best, "accuracy": {n: accuracy[n] for n in names},
+            "length": int(result["eval_lengths"][-1])}
+
+
+def lab_interpolation_question(result: dict, low: float = 0.8, high: float = 1.25) -> dict | None:
+    """RoPE + position interpolation's test loss at 2T against a uniform guess (None when it was not run).
+
+    Returns {"loss", "guess" (ln vocab), "low", "high" (``low`` and ``high`` times the guess: "about guessing"),
+    "side" (0: below, 1: about guessing, 2: above), "length" (2T), "factor" (2T / T), "vocab"}.
+    """
+    loss = lab_by_method(result, "loss")
+    if "rope_pi" not in loss:
+        return None
+    vocab = int(result["task"]["vocab"])
+    value, guess = float(loss["rope_pi"][1]), uniform_guess_loss(vocab)
+    length = int(result["eval_lengths"][1])
+    return {"loss": value, "guess": guess, "low": low * guess, "high": high * guess, "vocab": vocab,
+            "side": 0 if value < low * guess else 1 if value <= high * guess else 2,
+            "length": length, "factor": length / int(result["train_len"])}
+
+
+def lab_schedule(result: dict) -> dict:
+    """The training settings of ``result``: {"lr", "steps", "warmup", "batch"} (zeros when it has none)."""
+    settings = result["task"].get("settings", {})
+    steps = int(settings.get("steps", 0))
+    return {"lr": float(settings.get("lr", 0.0)), "steps": steps, "warmup": warmup_steps(steps) if steps else 0,
+            "batch": int(settings.get("batch", 0))}
