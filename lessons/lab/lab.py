@@ -65,10 +65,7 @@ def lesson():
 
 def lesson_body(page, result: dict, origin: str, args: tuple):
     code = (origin, args)  # what the snippets call to get ``result``
-    for tab, (_, draw) in zip(page.sections([label for label, _ in TABS]), TABS, strict=True):
-        if tab.open:
-            with tab:
-                draw(result, code)
+    page.walk(TABS, result, code)
 
 
 def accuracy_tab(result: dict, code: tuple):

@@ -147,10 +147,7 @@ def lesson():
                 st.info("Choose at least one layer.", icon=":material/info:")
             return
         profile = real.distance_profile(summary, tuple(layers))
-        for tab, (_, draw) in zip(page.sections([label for label, _ in TABS]), TABS, strict=True):
-            if tab.open:
-                with tab:
-                    draw(page, profile, summary, layers)
+        page.walk(TABS, page, profile, summary, layers)
 
 
 lesson()

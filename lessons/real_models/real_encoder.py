@@ -165,10 +165,7 @@ def lesson():
         if not models_ready(real.MINILM_NAME):
             return
     with guard():
-        for tab, (_, draw) in zip(page.sections([label for label, _ in TABS]), TABS, strict=True):
-            if tab.open:
-                with tab:
-                    draw(page, text, int(seed))
+        page.walk(TABS, page, text, int(seed))
 
 
 lesson()

@@ -158,10 +158,7 @@ def lesson():
             summary, where = attention_summary()
             st.caption(where)
         found = real.attention_findings(summary, real.SMOLLM2_CONTEXT)
-        for tab, (_, draw) in zip(page.sections([label for label, _ in TABS]), TABS, strict=True):
-            if tab.open:
-                with tab:
-                    draw(page, summary, found)
+        page.walk(TABS, page, summary, found)
 
 
 lesson()

@@ -180,10 +180,7 @@ TABS = [
 def lesson():
     page = stage()
     with guard():
-        for tab, (_, draw) in zip(page.sections([label for label, _ in TABS]), TABS, strict=True):
-            if tab.open:
-                with tab:
-                    draw(page)
+        page.walk(TABS, page)
 
 
 lesson()
