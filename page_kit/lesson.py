@@ -101,6 +101,8 @@ def stage(more_label: str | None = "More settings") -> Stage:
 
 def why(text: str, label: str = "Why this matters") -> None:
     """The longer intuition of a lesson, under its figure (a picture-first page opens on the figure)."""
+    if not isinstance(text, str):  # a stray comma once made it a tuple, printed with its brackets and quotes
+        raise TypeError(f"why() takes the text as one string, not {type(text).__name__}")
     st.markdown(f"## {label}")  # h2 under the page title: a screen reader's outline skips no level
     st.markdown(text)
 
