@@ -11,7 +11,8 @@ const LINE = 1.3; // Plotly's line height, in font sizes
 const LEGEND_ROW = 1.6; // a legend row's height, in font sizes
 const TEXT_SAFETY = 1.06; // the web font may not have loaded when this measures: a little room for the swap
 const PANEL_TITLE_MIN_PX = 9;
-const COLOURBAR_PX = 80; // what a colour bar and its title take from the plot's width
+const COLOURBAR_PX = 80;
+const SQUARE_SAFETY = 0.9; // the top band may still grow (fitTop), leaving a square panel a little less height // what a colour bar and its title take from the plot's width
 const DESIGN_FONT_PX = 13; // a diagram's boxes are sized for text of this size at its meta.design_px
 const SHRINK_LIMIT = 0.85; // a diagram's text shrinks to 85% before the diagram scrolls sideways instead
 const SCROLLBAR_PX = 16;
@@ -100,16 +101,30 @@ function fitTitle(layout, width) {
 
 // Panel titles of small multiples (figures.PANEL_TITLE) were broken for a laptop's panel width; side by side on
 // a phone their panels are a third as wide. Each line is broken again to its panel's share of the plot.
-function fitPanelTitles(layout, width) {
+// A panel kept square (figures.square_panels: the y axis anchored to the x axis, constrained to its domain) is
+// narrower than its share of the width where the height is what limits it: its title must fit what is drawn.
+function panelWidth(layout, data, name, plotWidth, plotHeight) {
+  const suffix = name.slice("xaxis".length);
+  const xaxis = layout[name], yaxis = layout[`yaxis${suffix}`] || {};
+  const wide = (xaxis.domain[1] - xaxis.domain[0]) * plotWidth;
+  if (!yaxis.scaleanchor || !yaxis.domain) return wide;
+  const trace = data.find((t) => (t.xaxis || "x") === `x${suffix}` && t.z && t.z.shape);
+  const [rows, cols] = trace ? String(trace.z.shape).split(",").map(Number) : [1, 1];
+  const tall = (yaxis.domain[1] - yaxis.domain[0]) * plotHeight * SQUARE_SAFETY;
+  return Math.min(wide, tall * (cols / rows || 1));
+}
+
+function fitPanelTitles(layout, data, width) {
   const style = styleOf(layout);
   const plotWidth = width - (style.margin.l || 0) - (style.margin.r || 0) - (layout.coloraxis ? COLOURBAR_PX : 0);
-  const axes = Object.keys(layout).filter((k) => k.startsWith("xaxis")).map((k) => layout[k]);
+  const plotHeight = (layout.height || 450) - (style.margin.t || 0) - (style.margin.b || 0);
+  const axes = Object.keys(layout).filter((k) => k.startsWith("xaxis") && layout[k] && layout[k].domain);
   for (const note of layout.annotations || []) {
     if (note.name !== "panel_title") continue;
-    const axis = axes.find((a) => a.domain && a.domain[0] <= note.x && note.x <= a.domain[1]);
+    const axis = axes.find((k) => layout[k].domain[0] <= note.x && note.x <= layout[k].domain[1]);
     if (!axis) continue;
     let size = (note.font && note.font.size) || style.size;
-    const room = (axis.domain[1] - axis.domain[0]) * plotWidth - 4;
+    const room = panelWidth(layout, data, axis, plotWidth, plotHeight) - 4;
     // a word longer than the panel is wide cannot be broken: the title's text gets smaller instead
     const words = String(note.text).split(/<br>| /);
     const longest = Math.max(...words.map((w) => textWidth(w, `${size}px ${style.family}`)));
@@ -188,7 +203,7 @@ function fitFigure(root, plot, figure, width) {
   const layout = figure.layout;
   narrowLegend(layout, figure.data, width);
   fitTitle(layout, width);
-  fitPanelTitles(layout, width);
+  fitPanelTitles(layout, figure.data, width);
   fitDiagram(root, plot, layout, width);
   fitTop(layout, figure.data, width);
 }
