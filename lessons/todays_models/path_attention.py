@@ -44,7 +44,7 @@ def grids_tab(page, view, ex) -> None:
         title="Score of the same probe q and k at every query and key", value_name="q·k", x_title="key j",
         y_title="query i", name="path_grids",
         alt=f"Two lower-triangular heatmaps for {len(tokens)} words. RoPE's is constant along every diagonal "
-            f"(largest spread {spread['rope']:.1e}); PaTH's changes along them (largest spread "
+            f"(largest spread {spread['rope']:.2g}); PaTH's changes along them (largest spread "
             f"{spread['path']:.2f} at offset {ex['widest_offset']})."))
     st.caption(TOY)
     code(view, f'ex["rope"], ex["path"]  # ({len(tokens)}, {len(tokens)}) each, -inf above the diagonal')
@@ -55,11 +55,11 @@ def grids_tab(page, view, ex) -> None:
                            ["Constant along each diagonal, like RoPE", "Still changing along the diagonals",
                             "All zeros"], 0,
                            lambda: f"With one transform M for every step, the score is q·M^(i−j) k: a function of "
-                                   f"the offset only. Its largest spread along a diagonal is {flat:.1e}."):
+                                   f"the offset only. Its largest spread along a diagonal is {flat:.2g}."):
         show(figures.heatmap(figures.blank_masked(same), title="PaTH with one fixed transform for every word",
                              x_title="key j", y_title="query i", value_name="q·k", name="path_fixed", height=320,
                              alt=f"A lower-triangular heatmap constant along its diagonals (largest spread "
-                                 f"{flat:.1e}): a fixed transform, like RoPE's, sees only the offset."))
+                                 f"{flat:.2g}): a fixed transform, like RoPE's, sees only the offset."))
     notice(f"RoPE's diagonals are constant: two words {len(tokens) // 2} apart score the same wherever they sit. "
            f"PaTH's are not, because the transforms in between differ from word to word (spread up to "
            f"{spread['path']:.2f}). Position has become a property of the path, not of the count.")
