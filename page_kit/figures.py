@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import plotly.graph_objects as go
 
-from . import label_layout
+from . import figure_cache, label_layout
 from .theme import (  # noqa: F401 (CYCLIC)
     CATEGORICAL,
     CYCLIC,
@@ -34,11 +34,15 @@ MAX_LINE_POINTS = 1200
 MAX_BARS = 1024
 
 
-@dataclass
+@dataclass(eq=False)
 class Chart:
-    """A built figure plus what the page shows around it."""
+    """A built figure plus what the page shows around it.
 
-    figure: go.Figure
+    ``built`` is the plotly figure, or None while a chart that came from the shared cache (figure_cache) has
+    not needed it: a page that only shows it sends the cached JSON. ``key`` and ``recipe`` say how it was made.
+    """
+
+    built: go.Figure | None
     alt: str
     name: str  # file stem for downloads
     table: dict[str, np.ndarray] = field(default_factory=dict)  # columns for the CSV
@@ -46,6 +50,20 @@ class Chart:
     note: str = ""  # e.g. "showing every 4th row"
     frames: dict | None = None  # precomputed frames for a scrub bar and Play (plotly_element.frames_payload)
     control: dict | None = None  # what a click or a drag on the figure sets (figure_control)
+    key: str | None = None  # the recipe's digest: the view this figure shows (figure_cache)
+    recipe: tuple = ()  # (function, args, kwargs): the builder, then each kit step
+
+    @property
+    def figure(self) -> go.Figure:
+        """The plotly figure, to change: the chart no longer matches its cached recipe, so it loses its key."""
+        self.key = None
+        return self.materialised()
+
+    def materialised(self) -> go.Figure:
+        """The plotly figure, built now if the chart came from the cache; for reading, it keeps the key."""
+        if self.built is None:
+            self.built = figure_cache.rebuild(self.recipe)
+        return self.built
 
 
 def blank_masked(grid) -> np.ndarray:
@@ -186,6 +204,7 @@ def _base_layout(fig: go.Figure, title: str, x_title: str, y_title: str, height:
     return fig
 
 
+@figure_cache.builder
 def heatmap(z, *, title: str, x_title: str, y_title: str, alt: str, name: str, x=None, y=None,
             value_name: str = "value", signed: bool | None = None, zrange: tuple[float, float] | None = None,
             hover_format: str = ".4f", height: int = 420, colorscale=None, reverse_y: bool = True,
@@ -267,6 +286,7 @@ def _series_marker(symbol: str, colour: str, *, every_point: bool, alone: bool) 
     return marker if every_point else {**marker, "maxdisplayed": SPARSE_MARKERS}
 
 
+@figure_cache.builder
 def lines(x, series: Mapping[str, np.ndarray], *, title: str, x_title: str, y_title: str, alt: str, name: str,
           markers: bool = False, vlines: Sequence[tuple[float, str]] = (), hlines: Sequence[tuple[float, str]] = (),
           log_x: bool = False, log_y: bool = False, height: int = 380, hover_format: str = ".4f",
@@ -331,6 +351,7 @@ def lines(x, series: Mapping[str, np.ndarray], *, title: str, x_title: str, y_ti
                            first_row=1 if shade_x is not None and shade_x[2] else 0)
 
 
+@figure_cache.builder
 def bars(categories, series: Mapping[str, np.ndarray], *, title: str, x_title: str, y_title: str, alt: str,
          name: str, log_y: bool = False, height: int = 360, hover_format: str = ".4g",
          y_range: tuple[float, float] | None = None) -> Chart:
@@ -356,6 +377,7 @@ def bars(categories, series: Mapping[str, np.ndarray], *, title: str, x_title: s
     return Chart(fig, alt, name, table={x_title: categories, **{k: np.asarray(v) for k, v in series.items()}})
 
 
+@figure_cache.builder
 def vectors2d(vectors: Mapping[str, tuple[float, float]], *, title: str, alt: str, name: str,
               arcs: Sequence[tuple[float, float, float, str]] = (), height: int = 420,
               dashed: Sequence[str] = (), guides: Sequence[tuple[tuple[float, float], tuple[float, float], str]] = (),
@@ -405,6 +427,7 @@ def vectors2d(vectors: Mapping[str, tuple[float, float]], *, title: str, alt: st
 PANEL_TITLE = "panel_title"  # page_kit/figure_fit.js fits these to their panel's width
 
 
+@figure_cache.builder
 def small_multiples(grids: Sequence[np.ndarray], titles: Sequence[str], *, title: str, alt: str, name: str,
                     cols: int = 4, signed: bool | None = None, value_name: str = "value",
                     x_title: str = "key", y_title: str = "query", cell_px: int = 190,
@@ -477,6 +500,7 @@ def small_multiples(grids: Sequence[np.ndarray], titles: Sequence[str], *, title
 BAND_COLORS = {"extrapolated": "#0072B2", "blended": "#E69F00", "interpolated": "#009E73"}  # Okabe & Ito
 
 
+@figure_cache.builder
 def banded_lines(x, series: Mapping[str, np.ndarray], bands: Sequence[str], *, title: str, x_title: str,
                  y_title: str, alt: str, name: str, band_colors: Mapping[str, str] | None = None,
                  **line_options) -> Chart:
@@ -507,6 +531,7 @@ def banded_lines(x, series: Mapping[str, np.ndarray], bands: Sequence[str], *, t
     return roomy(chart)
 
 
+@figure_cache.builder
 def stacked_lines(x, series: Mapping[str, np.ndarray], **kwargs) -> Chart:
     """Line chart with its legend stacked at the bottom of the figure, one label per row: a horizontal legend
     can run into itself or the axis title, and one beside the plot leaves no room on a phone."""
@@ -519,6 +544,7 @@ def stacked_lines(x, series: Mapping[str, np.ndarray], **kwargs) -> Chart:
     return chart
 
 
+@figure_cache.step
 def roomy(chart: Chart) -> Chart:
     """Room for log-axis tick labels and a legend below the plot, so long legends never cover the title."""
     chart.figure.update_xaxes(automargin=True)
@@ -531,11 +557,13 @@ def roomy(chart: Chart) -> Chart:
     return chart
 
 
+@figure_cache.builder
 def roomy_lines(*args, **kwargs) -> Chart:
     """``lines`` with the room of ``roomy`` (log-axis tick labels, legend below)."""
     return roomy(lines(*args, **kwargs))
 
 
+@figure_cache.step
 def reference_lines(chart: Chart, *, hlines: Sequence[tuple[float, str]] = (),
                     vlines: Sequence[tuple[float, str]] = (), first_row: int = 0) -> Chart:
     """Labelled reference lines that also sit right on log axes, their labels never over each other.
@@ -605,6 +633,7 @@ FLOW_KIND_LABELS = {"data": "activations", "weights": "learned weights", "fixed"
                     "op": "operation"}
 
 
+@figure_cache.builder
 def flow_diagram(nodes: Mapping[str, FlowNode], edges: Sequence[tuple[str, str] | tuple[str, str, str]], *,
                  title: str, alt: str, name: str, height: int = 420,
                  notes: Sequence[tuple[float, float, str]] = (), design_px: int = 780) -> Chart:
@@ -659,6 +688,7 @@ def flow_diagram(nodes: Mapping[str, FlowNode], edges: Sequence[tuple[str, str] 
              "kind": np.array([n.kind for n in nodes.values()])}
     return Chart(fig, alt, name, table=table)
 
+@figure_cache.builder
 def mosaic(maps, *, title: str, alt: str, name: str, value_name: str = "value", signed: bool | None = None,
            zrange: tuple[float, float] | None = None, gap: int = 1, highlight: int | None = None,
            height: int = 640, hover_format: str = ".3f", outer: str = "patch", inner: str = "patch") -> Chart:
@@ -726,6 +756,7 @@ def _cross(x, y, label: str, colour: str, **axes) -> go.Scatter:
                       marker=dict(symbol="x-thin", size=14, line=dict(width=3, color=colour)), **axes)
 
 
+@figure_cache.builder
 def marked_heatmap(z, marks: Sequence[tuple[float, float, str]], **kwargs) -> Chart:
     """A heatmap with labelled markers (x, y, label) on top, e.g. the patch a similarity map is about."""
     chart = heatmap(z, **kwargs)
@@ -734,6 +765,7 @@ def marked_heatmap(z, marks: Sequence[tuple[float, float, str]], **kwargs) -> Ch
     return padded(chart)
 
 
+@figure_cache.step
 def mark_panels(chart: Chart, x: int, y: int, label: str) -> Chart:
     """The same labelled marker on cell (x = column, y = row) of every panel of a ``small_multiples`` chart,
     e.g. the query patch on several score maps; it follows the panels' decimation."""
@@ -745,6 +777,7 @@ def mark_panels(chart: Chart, x: int, y: int, label: str) -> Chart:
     return chart
 
 
+@figure_cache.step
 def mark_diagonal(chart: Chart, offset: int) -> Chart:
     """A dotted line over the cells with row - column = ``offset`` of a square heatmap (query m, key n)."""
     n = chart.matrix.shape[0]
@@ -754,6 +787,7 @@ def mark_diagonal(chart: Chart, offset: int) -> Chart:
     return chart
 
 
+@figure_cache.step
 def padded(chart: Chart, left: int = 64, bottom: int = 56, top: int | None = None) -> Chart:
     """Room for tick labels and axis titles (the template's 10 px margins with automargin off clip them);
     a larger `top` leaves room for a legend above a long title."""
@@ -761,6 +795,7 @@ def padded(chart: Chart, left: int = 64, bottom: int = 56, top: int | None = Non
     return chart
 
 
+@figure_cache.step
 def square_panels(chart: Chart) -> Chart:
     """Keep every heatmap panel's cells square (images and grids should not look stretched)."""
     layout = chart.figure.layout
@@ -778,6 +813,7 @@ def similarity_range(*maps) -> tuple[tuple[float, float], bool]:
     return ((-1.0, 1.0), True) if low < 0 else ((low, 1.0), False)
 
 
+@figure_cache.builder
 def category_strip(x, rows: Mapping[str, Sequence[str]], *, title: str, x_title: str, alt: str, name: str,
                    hover: Mapping[str, Sequence[str]] | None = None, height: int = 260) -> Chart:
     """Rows of coloured cells over a shared x (e.g. one cell per layer), one colour per category of a row.

@@ -21,7 +21,6 @@ from pathlib import Path
 
 import numpy as np
 import plotly
-import plotly.io as pio
 import streamlit as st
 
 APP_STATIC = Path(__file__).resolve().parents[1] / "static"  # Streamlit serves <app dir>/static at /app/static
@@ -87,13 +86,15 @@ def frames_payload(label: str, values: Sequence, patches: Sequence[Sequence[tupl
             "datas": list(datas) if datas else None}
 
 
-def plotly_element(figure, *, key: str, alt: str, config: dict, frames: dict | None = None,
-                   control: dict | None = None, on_hand=None) -> None:
-    """``control`` (figure_control.browser_spec) makes the figure a control: the browser reports a click or a
+def plotly_element(figure_json: str, *, height: int, key: str, alt: str, config: dict,
+                   frames: dict | None = None, control: dict | None = None, on_hand=None) -> None:
+    """``figure_json`` is the figure as plotly JSON (render.show builds it once per view: figure_cache) and
+    ``height`` its layout height in px.
+
+    ``control`` (figure_control.browser_spec) makes the figure a control: the browser reports a click or a
     drag as the state value "hand" ({kind, handle, x, y, n}: n counts events, so each one is a change) and
     ``on_hand`` runs before the rerun that follows, as a slider's on_change would."""
-    height = figure.layout.height or 450
-    data = {"figure": pio.to_json(figure, validate=False), "config": {**config, "responsive": True}, "alt": alt}
+    data = {"figure": figure_json, "config": {**config, "responsive": True}, "alt": alt}
     if frames is not None:
         data["frames"] = frames
         height += 44

@@ -5,9 +5,10 @@ from __future__ import annotations
 import io
 
 import numpy as np
+import plotly.io as pio
 import streamlit as st
 
-from . import figure_control, plotly_element
+from . import figure_cache, figure_control, plotly_element
 from .figures import Chart
 from .lesson import folded
 from .settings import dark, export_format, presentation
@@ -47,7 +48,7 @@ def _cell(value) -> str:
 
 
 def _axis_title(chart: Chart, axis: str) -> str:
-    title = getattr(getattr(chart.figure.layout, axis), "title", None)
+    title = getattr(getattr(chart.materialised().layout, axis), "title", None)
     return str(getattr(title, "text", None) or "")
 
 
@@ -98,21 +99,32 @@ def plot_config(name: str) -> dict:
             "toImageButtonOptions": {"format": export_format(), "filename": name, "scale": 2}}
 
 
+def _themed(figure, active: str):
+    if active != template_name():  # builders apply the default; re-validating a template costs ~3 ms a figure
+        figure.update_layout(template=active)
+    return figure
+
+
+def _serialised(figure, active: str) -> tuple[str, int]:
+    figure = _themed(figure, active)
+    return pio.to_json(figure, validate=False), int(figure.layout.height or 450)
+
+
 def show(chart: Chart) -> None:
     """Render a Chart with the active template, alt text, and CSV / .npy downloads."""
     active = template_name(dark(), presentation())
-    if active != template_name():  # builders apply the default; re-validating a template costs ~3 ms a figure
-        chart.figure.update_layout(template=active)
     if plotly_element.available():  # updated in place: one Plotly draw per move, no remount
         key = f"chart_{chart.name}"
         control = chart.control
+        figure_json, height = figure_cache.spec(chart, active, _serialised)  # built once per view and theme
         plotly_element.plotly_element(
-            chart.figure, key=key, alt=chart.alt, config=plot_config(chart.name), frames=chart.frames,
-            control=figure_control.browser_spec(control),
+            figure_json, height=height, key=key, alt=chart.alt, config=plot_config(chart.name),
+            frames=chart.frames, control=figure_control.browser_spec(control),
             # this run's targets: the event answers the figure the student saw
             on_hand=(lambda: figure_control.apply(control, plotly_element.hand_event(key))) if control else None)
     else:
-        st.plotly_chart(chart.figure, theme=None, config=plot_config(chart.name), alt=chart.alt,
+        figure = _themed(chart.materialised(), active)
+        st.plotly_chart(figure, theme=None, config=plot_config(chart.name), alt=chart.alt,
                         key=f"chart_{chart.name}")
     left, right = st.columns([5, 2], vertical_alignment="top")
     left.caption(f"{chart.alt} {chart.note}".strip())

@@ -1,0 +1,240 @@
+"""A figure built once for the whole class: a shared, bounded cache of finished figures, keyed by their recipe.
+
+Building a plotly figure (every property validated as it is set) and serialising it took about half of a
+slider move's server time (py-spy under bench/load.py), and in a class most moves ask for a figure another
+student has already seen: the same page, the same slider values. So every figure the kit builds is keyed by
+its recipe, the builder's name and arguments (arrays by their bytes), followed by each kit step applied to it
+(``reference_lines``, ``padded``, ...). The process keeps, per key, the chart's own numbers (alt text,
+download table) and, per key and template, the finished JSON the browser receives; a move that asks for a
+known view sends that JSON without building anything. Builders are pure functions of their arguments (no
+session state), which is what makes the key the view. A chart whose figure is taken by code outside the kit
+(``chart.figure``, which may change it) loses its key and is built and sent as before.
+
+Both stores are LRU-bounded in bytes and entries, shared by every session of the process (a lock guards
+them: Streamlit runs sessions in threads).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import hashlib
+import threading
+from collections import OrderedDict
+from collections.abc import Mapping
+
+import numpy as np
+
+MAX_CHART_BYTES = 128 << 20  # charts' own numbers (download tables and matrices)
+MAX_SPEC_BYTES = 64 << 20  # finished figure JSON
+MAX_ENTRIES = 2048
+
+
+class _Unkeyable(Exception):
+    """An argument the key cannot describe (a callable, an unknown object): the figure is built as before."""
+
+
+def _feed(h, value) -> None:
+    """Feed ``value`` into the hash with a type tag, so 1, 1.0, "1", (1,) and [1] all differ."""
+    if value is None or isinstance(value, bool):
+        h.update(b"k" + repr(value).encode())
+    elif isinstance(value, int):
+        h.update(b"i" + str(value).encode() + b";")
+    elif isinstance(value, float):
+        h.update(b"f" + float.hex(value).encode() + b";")
+    elif isinstance(value, str):
+        data = value.encode("utf-8", "surrogatepass")
+        h.update(b"s" + str(len(data)).encode() + b":" + data)
+    elif isinstance(value, (np.ndarray, np.generic)):
+        array = np.asarray(value)
+        if array.dtype.hasobject:
+            _feed(h, array.tolist())
+            return
+        h.update(b"a" + array.dtype.str.encode() + repr(array.shape).encode())
+        h.update(np.ascontiguousarray(array).view(np.uint8).reshape(-1).data)
+    elif isinstance(value, (tuple, list)):
+        h.update((b"t" if isinstance(value, tuple) else b"l") + str(len(value)).encode() + b"(")
+        for item in value:
+            _feed(h, item)
+        h.update(b")")
+    elif isinstance(value, range):
+        h.update(b"r" + repr((value.start, value.stop, value.step)).encode())
+    elif isinstance(value, Mapping):
+        h.update(b"m" + str(len(value)).encode() + b"{")
+        for name, item in value.items():  # in order: a legend lists the series as given
+            _feed(h, name)
+            _feed(h, item)
+        h.update(b"}")
+    elif dataclasses.is_dataclass(value) and not isinstance(value, type):
+        h.update(b"d" + type(value).__qualname__.encode())
+        _feed(h, [getattr(value, f.name) for f in dataclasses.fields(value)])
+    else:
+        raise _Unkeyable(type(value).__name__)
+
+
+def digest(*parts) -> str | None:
+    """A 128-bit key for ``parts``, or None when one of them cannot be keyed."""
+    h = hashlib.blake2b(digest_size=16)
+    try:
+        _feed(h, parts)
+    except _Unkeyable:
+        return None
+    return h.hexdigest()
+
+
+class Bounded:
+    """A thread-safe LRU mapping bounded by the total size of its values and by their number."""
+
+    def __init__(self, max_bytes: int, max_entries: int = MAX_ENTRIES) -> None:
+        self.max_bytes, self.max_entries = max_bytes, max_entries
+        self._items: OrderedDict = OrderedDict()  # key -> (value, size)
+        self._bytes = 0
+        self._lock = threading.Lock()
+        self.hits = self.misses = 0
+
+    def get(self, key):
+        with self._lock:
+            item = self._items.get(key)
+            if item is None:
+                self.misses += 1
+                return None
+            self._items.move_to_end(key)
+            self.hits += 1
+            return item[0]
+
+    def put(self, key, value, size: int) -> None:
+        if size > self.max_bytes:
+            return  # larger than the whole store: not kept
+        with self._lock:
+            old = self._items.pop(key, None)
+            if old is not None:
+                self._bytes -= old[1]
+            self._items[key] = (value, size)
+            self._bytes += size
+            while self._bytes > self.max_bytes or len(self._items) > self.max_entries:
+                _, (_, freed) = self._items.popitem(last=False)
+                self._bytes -= freed
+
+    def clear(self) -> None:
+        with self._lock:
+            self._items.clear()
+            self._bytes = 0
+
+    def stats(self) -> dict:
+        with self._lock:
+            return {"entries": len(self._items), "bytes": self._bytes, "hits": self.hits, "misses": self.misses}
+
+
+CHARTS = Bounded(MAX_CHART_BYTES)  # key -> the chart without its figure
+SPECS = Bounded(MAX_SPEC_BYTES)  # (key, template) -> (figure JSON, height in px)
+
+_building = threading.local()  # inside a builder or a rebuild, nested kit calls are part of that recipe
+
+
+@functools.cache
+def _qualname(function) -> str:
+    return f"{function.__module__}.{function.__qualname__}"
+
+
+def _size(chart) -> int:
+    arrays = list(chart.table.values()) + ([chart.matrix] if chart.matrix is not None else [])
+    return 512 + sum(np.asarray(a).nbytes for a in arrays)
+
+
+def _remember(chart) -> None:
+    # without the recipe: its arguments belong to the run that made it, and would be held uncounted
+    CHARTS.put(chart.key, dataclasses.replace(chart, built=None, table=dict(chart.table), recipe=()), _size(chart))
+
+
+def _from_known(known, key: str, recipe: tuple):
+    return dataclasses.replace(known, built=None, table=dict(known.table), key=key, recipe=recipe)
+
+
+class _Nested:
+    def __enter__(self):
+        _building.depth = getattr(_building, "depth", 0) + 1
+
+    def __exit__(self, *exc):
+        _building.depth -= 1
+
+
+def nested() -> _Nested:
+    """Kit calls made inside this block build eagerly and are keyed by the outer recipe."""
+    return _Nested()
+
+
+def _inside() -> bool:
+    return getattr(_building, "depth", 0) > 0
+
+
+def builder(function):
+    """A figure builder whose charts are keyed by its name and arguments (and reused across sessions)."""
+    @functools.wraps(function)
+    def keyed(*args, **kwargs):
+        if _inside():
+            return function(*args, **kwargs)
+        key = digest(_qualname(function), args, kwargs)
+        recipe = ((function, args, kwargs),)
+        if key is not None:
+            known = CHARTS.get(key)
+            if known is not None:
+                return _from_known(known, key, recipe)
+        with nested():
+            chart = function(*args, **kwargs)
+        if key is not None:
+            chart.key, chart.recipe = key, recipe
+            _remember(chart)
+        return chart
+    return keyed
+
+
+def step(function):
+    """A kit function that changes a chart's figure (``reference_lines``, ``padded``, ...): part of the key."""
+    @functools.wraps(function)
+    def keyed(chart, *args, **kwargs):
+        if _inside() or chart.key is None:
+            return function(chart, *args, **kwargs)
+        key = digest(chart.key, _qualname(function), args, kwargs)
+        recipe = chart.recipe + ((function, args, kwargs),)
+        if key is not None and chart.built is None:
+            known = CHARTS.get(key)
+            if known is not None:  # the same chart with the same step: nothing to build yet
+                for name in ("alt", "name", "note", "matrix", "frames", "control"):
+                    setattr(chart, name, getattr(known, name))
+                chart.table, chart.key, chart.recipe = dict(known.table), key, recipe
+                return chart
+        with nested():
+            result = function(chart, *args, **kwargs)
+        if key is not None and result is chart:
+            chart.key, chart.recipe = key, recipe
+            _remember(chart)
+        return result
+    return keyed
+
+
+def rebuild(recipe: tuple):
+    """The figure a recipe describes, built now (a cached chart's figure is only built when it is needed)."""
+    (function, args, kwargs), *steps = recipe
+    with nested():
+        chart = function(*args, **kwargs)
+        for change, step_args, step_kwargs in steps:
+            chart = change(chart, *step_args, **step_kwargs)
+    return chart.built
+
+
+def spec(chart, template: str, build) -> tuple[str, int]:
+    """The chart's figure as JSON for ``template`` and its height: from the shared store, else ``build()``.
+
+    ``build(figure, template)`` returns (json, height)."""
+    if chart.key is None:
+        return build(chart.materialised(), template)
+    known = SPECS.get((chart.key, template))
+    if known is not None:
+        return known
+    made = build(chart.materialised(), template)
+    SPECS.put((chart.key, template), made, len(made[0]) + 64)
+    return made
+
+
+def stats() -> dict:
+    return {"charts": CHARTS.stats(), "specs": SPECS.stats()}
