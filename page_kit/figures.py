@@ -1,10 +1,10 @@
 """The figure kit: every figure in the app is built here.
 
-Builders return a ``Chart``: the plotly figure (explicit template and colour scale, axis titles,
-hover readouts), the alt text, and the full-resolution numbers for download. Figures never
-ship more values than a screen can show: heatmaps keep at most MAX_HEATMAP_ROWS x
-MAX_HEATMAP_COLS cells and line traces at most MAX_LINE_POINTS points (every k-th sample), and
-every array goes to the browser as float32.
+Builders return a ``Chart``: the plotly figure (explicit colour scale, axis titles, hover readouts; the
+theme's template is added when the figure is sent, ``theme.figure_json``), the alt text, and the
+full-resolution numbers for download. Figures never ship more values than a screen can show: heatmaps
+keep at most MAX_HEATMAP_ROWS x MAX_HEATMAP_COLS cells and line traces at most MAX_LINE_POINTS points
+(every k-th sample), and every array goes to the browser as float32.
 """
 
 from __future__ import annotations
@@ -199,8 +199,7 @@ def _decade_ticks(values) -> dict:
 
 
 def _base_layout(fig: go.Figure, title: str, x_title: str, y_title: str, height: int) -> go.Figure:
-    fig.update_layout(template=template_name(), title=title, height=height,
-                      xaxis_title=x_title, yaxis_title=y_title)
+    fig.update_layout(title=title, height=height, xaxis_title=x_title, yaxis_title=y_title)
     return fig
 
 
@@ -253,9 +252,9 @@ def heatmap(z, *, title: str, x_title: str, y_title: str, alt: str, name: str, x
         trace.update(zmin=-bound, zmax=bound)
     elif zrange is not None:
         trace.update(zmin=zrange[0], zmax=zrange[1])
-    # One constructor call: plotly validates (and copies the template) once, not once per update_* call.
+    # One constructor call: plotly validates once, not once per update_* call.
     fig = go.Figure(data=[go.Heatmap(**trace)], layout=dict(
-        template=template_name(), title=dict(text=title), height=height, xaxis=dict(title=dict(text=x_title)),
+        title=dict(text=title), height=height, xaxis=dict(title=dict(text=x_title)),
         yaxis=dict(title=dict(text=y_title), autorange="reversed" if reverse_y else True)))
     for x0, x1, label in shade_cols:
         # a neutral grey veil: white would read as pink over a red map on a dark page; the label keeps the
@@ -485,7 +484,7 @@ def small_multiples(grids: Sequence[np.ndarray], titles: Sequence[str], *, title
                                  hovertemplate=f"{titles[i]}<br>{y_title}: %{{y}}<br>{x_title}: %{{x}}<br>"
                                                f"{value_name}: %{{z:{hover_format}}}<extra></extra>"))
     fig = go.Figure(data=traces, layout=dict(**axes, annotations=annotations))
-    fig.update_layout(template=template_name(), title=title, height=int(nrows * cell_px + 90),
+    fig.update_layout(title=title, height=int(nrows * cell_px + 90),
                       coloraxis=dict(colorscale=DIVERGING if signed else SEQUENTIAL, cmin=zmin, cmax=zmax,
                                      colorbar=dict(title=dict(text=value_name, side="right"))))
     fig.update_yaxes(autorange="reversed")
@@ -844,7 +843,7 @@ def category_strip(x, rows: Mapping[str, Sequence[str]], *, title: str, x_title:
     # legend at normal sizes. The figure grows by the legend's height at normal fonts, so the plot keeps its own.
     entries = len(fig.data) + len(rows)
     legend_px = 22 * entries + 12
-    fig.update_layout(template=template_name(), title=dict(text=title), height=height + legend_px, barmode="overlay",
+    fig.update_layout(title=dict(text=title), height=height + legend_px, barmode="overlay",
                       bargap=0, legend=dict(orientation="h", yref="container", yanchor="bottom", y=0, x=0,
                                             groupclick="toggleitem", tracegroupgap=8, entrywidth=1.0,
                                             entrywidthmode="fraction"),

@@ -5,14 +5,13 @@ from __future__ import annotations
 import io
 
 import numpy as np
-import plotly.io as pio
 import streamlit as st
 
 from . import figure_cache, figure_control, plotly_element
 from .figures import Chart
 from .lesson import folded
 from .settings import dark, export_format, presentation
-from .theme import template_name
+from .theme import figure_json, template_name
 
 MAX_CSV_VALUES = 1_000_000  # bigger matrices download as .npy only
 # "Show the numbers" lists at most this much: a table a screen reader can walk row by row (the downloads
@@ -99,15 +98,8 @@ def plot_config(name: str) -> dict:
             "toImageButtonOptions": {"format": export_format(), "filename": name, "scale": 2}}
 
 
-def _themed(figure, active: str):
-    if active != template_name():  # builders apply the default; re-validating a template costs ~3 ms a figure
-        figure.update_layout(template=active)
-    return figure
-
-
 def _serialised(figure, active: str) -> tuple[str, int]:
-    figure = _themed(figure, active)
-    return pio.to_json(figure, validate=False), int(figure.layout.height or 450)
+    return figure_json(figure, active), int(figure.layout.height or 450)
 
 
 def show(chart: Chart) -> None:
@@ -116,15 +108,15 @@ def show(chart: Chart) -> None:
     if plotly_element.available():  # updated in place: one Plotly draw per move, no remount
         key = f"chart_{chart.name}"
         control = chart.control
-        figure_json, height = figure_cache.spec(chart, active, _serialised)  # built once per view and theme
+        sent, height = figure_cache.spec(chart, active, _serialised)  # built once per view and theme
         plotly_element.plotly_element(
-            figure_json, height=height, key=key, alt=chart.alt, config=plot_config(chart.name),
+            sent, height=height, key=key, alt=chart.alt, config=plot_config(chart.name),
             frames=chart.frames, control=figure_control.browser_spec(control),
             # this run's targets: the event answers the figure the student saw
             on_hand=(lambda: figure_control.apply(control, plotly_element.hand_event(key))) if control else None)
     else:
-        figure = _themed(chart.materialised(), active)
-        st.plotly_chart(figure, theme=None, config=plot_config(chart.name), alt=chart.alt,
+        st.plotly_chart(chart.materialised().update_layout(template=active), theme=None,
+                        config=plot_config(chart.name), alt=chart.alt,
                         key=f"chart_{chart.name}")
     left, right = st.columns([5, 2], vertical_alignment="top")
     left.caption(f"{chart.alt} {chart.note}".strip())

@@ -1,6 +1,7 @@
 """The figure kit's promises: bounded, float32 payloads; honest colour scales; downloadable numbers."""
 
 import io
+import json
 
 import numpy as np
 import plotly.io as pio
@@ -60,7 +61,10 @@ def test_every_builder_sets_the_template_titles_and_hover():
     ]
     for chart in charts:
         layout = chart.figure.layout
-        assert layout.template.layout.font.family == theme.FONT_FAMILY
+        for dark in (False, True):  # the template is added as the figure is sent, in the page's theme
+            sent = json.loads(theme.figure_json(chart.figure, theme.template_name(dark)))
+            assert sent["layout"]["template"]["layout"]["font"]["family"] == theme.FONT_FAMILY
+            assert sent["layout"]["template"]["layout"]["paper_bgcolor"] == ("#171614" if dark else "#ffffff")
         assert layout.title.text
         assert chart.alt
         assert any(getattr(t, "hovertemplate", None) or getattr(t, "hoverinfo", None) for t in chart.figure.data)
@@ -193,7 +197,8 @@ def _collisions(fig, plot_px: float) -> list[str]:
     found = []
     for i, (ta, la, ra, ba, tpa) in enumerate(boxes):
         for tb, lb, rb, bb, tpb in boxes[i + 1:]:
-            if min(la, lb) > max(ra, rb) and min(tpa, tpb) > max(ba, bb):
+            # boxes that only touch (to floating-point rounding, 1e-6 px) do not meet
+            if min(la, lb) > max(ra, rb) + 1e-6 and min(tpa, tpb) > max(ba, bb) + 1e-6:
                 found.append(f"{ta!r} meets {tb!r}")
     return found
 
