@@ -200,18 +200,16 @@ def step(function):
             return function(chart, *args, **kwargs)
         key = digest(chart.key, _qualname(function), args, kwargs)
         recipe = chart.recipe + ((function, args, kwargs),)
-        if key is not None and chart.built is None:
-            known = CHARTS.get(key)
-            if known is not None:  # the same chart with the same step: nothing to build yet
-                for name in ("alt", "name", "note", "matrix", "frames", "control"):
-                    setattr(chart, name, getattr(known, name))
-                chart.table, chart.key, chart.recipe = dict(known.table), key, recipe
-                return chart
+        # Kit steps change only the figure, so a known step leaves the chart's numbers, note and control as
+        # this run set them (a control or a note added before the step belongs to this page, not the key).
+        if key is not None and chart.built is None and CHARTS.get(key) is not None:
+            chart.key, chart.recipe = key, recipe  # nothing to build yet
+            return chart
         with nested():
             result = function(chart, *args, **kwargs)
         if key is not None and result is chart:
             chart.key, chart.recipe = key, recipe
-            _remember(chart)
+            CHARTS.put(key, True, 64)  # the step is known; the figure itself is built only if it is needed
         return result
     return keyed
 

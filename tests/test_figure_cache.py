@@ -64,6 +64,16 @@ def test_steps_are_part_of_the_key_and_replay_on_a_rebuild():
     assert other.key != marked.key
 
 
+def test_a_known_step_keeps_this_pages_note_and_control():
+    figures.reference_lines(_lines(0.4), vlines=[(2.0, "A")])  # another page made this view, plainly
+    chart = _lines(0.4)
+    chart.note, chart.control = "click a point", {"pick": {}}  # as figure_control.pick sets them
+    hit = figures.reference_lines(chart, vlines=[(2.0, "A")])
+    assert hit.built is None and hit.note == "click a point" and hit.control == {"pick": {}}
+    plain = figures.reference_lines(_lines(0.4), vlines=[(2.0, "A")])
+    assert plain.note == "" and plain.control is None
+
+
 def test_taking_the_figure_to_change_it_drops_the_key():
     chart = _lines(0.7)
     chart.figure.update_layout(title="changed by a page")
