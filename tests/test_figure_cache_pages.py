@@ -1,0 +1,61 @@
+"""Every page sends the same figures from the shared figure cache as built afresh: at its defaults and after
+its first live slider moves (page_kit/figure_cache.py). A figure served for a view must be the one the core
+computes for it, whatever another session built before."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from page_kit import figure_cache, registry
+from tests.apptest_pages import live_sliders, move_live_slider
+from tests.apptest_pages import load as _load
+
+PAGES = registry.all_pages()
+
+
+def _figures(at: AppTest) -> dict[str, str]:
+    """The chart elements' figure JSON, by element id, as the browser receives them."""
+    found: dict[str, str] = {}
+
+    def walk(node):
+        for child in getattr(node, "children", {}).values():
+            proto = getattr(child, "proto", None)
+            if getattr(child, "type", None) == "bidi_component" and proto.component_name == "posenc_plotly":
+                found[proto.id] = json.loads(proto.json)["figure"]
+            walk(child)
+
+    walk(at.main)
+    return found
+
+
+def _views(info) -> list[dict[str, str]]:
+    """The page's figures at its defaults and, where it has one, after its first live slider's next stop."""
+    at = _load(info)
+    views = [_figures(at)]
+    sliders = live_sliders(at)
+    if sliders:
+        key, texts = sliders[0]
+        moved = move_live_slider(at, key, texts[min(1, len(texts) - 1)] if len(texts) > 1 else texts[0])
+        views.append(_figures(moved))
+    return views
+
+
+@pytest.fixture
+def cache_switch():
+    yield
+    figure_cache.ENABLED = True
+
+
+@pytest.mark.parametrize("info", PAGES, ids=lambda p: p.url_path)
+def test_cached_figures_are_the_figures_built_afresh(info, cache_switch):
+    figure_cache.ENABLED = True
+    first = _views(info)  # builds, or finds what an earlier test's page built
+    cached = _views(info)  # every figure now comes from the cache
+    figure_cache.ENABLED = False
+    fresh = _views(info)
+    if not any(fresh):
+        pytest.skip(f"{info.url_path} opens on a table, not a figure")
+    assert cached == fresh == first, f"{info.url_path}: a cached figure differs from the one built afresh"
