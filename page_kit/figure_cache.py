@@ -236,7 +236,3 @@ def spec(chart, template: str, build) -> tuple[str, int]:
     made = build(chart.materialised(), template)
     SPECS.put((chart.key, template), made, len(made[0]) + 64)
     return made
-
-
-def stats() -> dict:
-    return {"charts": CHARTS.stats(), "specs": SPECS.stats()}

@@ -687,6 +687,7 @@ def flow_diagram(nodes: Mapping[str, FlowNode], edges: Sequence[tuple[str, str] 
              "kind": np.array([n.kind for n in nodes.values()])}
     return Chart(fig, alt, name, table=table)
 
+
 @figure_cache.builder
 def mosaic(maps, *, title: str, alt: str, name: str, value_name: str = "value", signed: bool | None = None,
            zrange: tuple[float, float] | None = None, gap: int = 1, highlight: int | None = None,

@@ -80,10 +80,10 @@ def sinusoidal_at(positions, dim, base=10000.0, layout="interleaved", *, dtype="
     n, half = positions.shape[0], dim // 2
     check_size(n * dim, "The sinusoidal table")
     out = np.empty((n, dim), dtype=np.float32)  # (n, d)
-    sin_cols, cos_cols = (out[:, 0::2], out[:, 1::2]) if layout == "interleaved" else (out[:, :half], out[:, half:])
     if variant == "paper" and n > 1 and np.array_equal(positions, np.arange(n)):
         _paper_model_rows(n, dim, base, out, layout)  # the whole table: the same bits, ~5x sooner
         return to_backend(out, backend, device)
+    sin_cols, cos_cols = (out[:, 0::2], out[:, 1::2]) if layout == "interleaved" else (out[:, :half], out[:, half:])
     fill = _t2t_model_block if variant == "tensor2tensor" else _paper_model_block
     # Row blocks of about 32k values keep the temporaries in cache before the strided copy into place.
     rows = max(1, _BLOCK_VALUES // half)
