@@ -24,7 +24,7 @@ from dataclasses import dataclass
 
 import streamlit as st
 
-from . import _url
+from . import _url, figures
 from .figures import Chart
 
 SPECS_KEY = "_figure_targets"  # session state: key -> the slider's spec, recorded by controls each run
@@ -72,15 +72,16 @@ def pick(chart: Chart, *, x: str | Target | None = None, y: str | Target | None 
 
 def drag_points(chart: Chart, tips: Mapping[str, tuple[str | Target | None, str | Target | None]]) -> Chart:
     """The last point of each named trace (an arrow's tip) can be dragged; it sets the (x, y) keys given."""
-    names = [trace.name for trace in chart.figure.data]
+    data = chart.materialised().data  # read only: the chart keeps its place in the figure cache
+    names = [trace.name for trace in data]
     handles, targets = [], {}
     for trace, (x_key, y_key) in tips.items():
         if trace not in names:
             raise ValueError(f"The figure has no trace named {trace!r} to drag.")
-        tip = chart.figure.data[names.index(trace)]
+        tip = data[names.index(trace)]
         handles.append({"trace": trace, "x": float(tip.x[-1]), "y": float(tip.y[-1])})
         targets[str(len(handles) - 1)] = {"x": _target(x_key), "y": _target(y_key)}
-    chart.figure.update_layout(dragmode=False)  # a drag moves an arrow, not a zoom box
+    chart = figures.hand_drags(chart)
     _hint(chart, f"Drag the tip of {' or '.join(tips)} to move it; the sliders set the same values from the "
                  "keyboard.")
     chart.control = {"handles": handles, "anywhere": False, "targets": targets}
@@ -94,7 +95,7 @@ def drag_lines(chart: Chart, axis: str, lines: Sequence[tuple[float, str | Targe
         raise ValueError("A marker line runs across the x or the y axis.")
     handles = [{"trace": None, "x": None, "y": None, axis: float(value)} for value, _ in lines]
     targets = {str(i): {axis: _target(key)} for i, (_, key) in enumerate(lines)}
-    chart.figure.update_layout(dragmode=False)
+    chart = figures.hand_drags(chart)
     _hint(chart, "Press or drag on the figure: the nearer marker line follows; the sliders set the same values "
                  "from the keyboard.")
     chart.control = {"handles": handles, "anywhere": True, "targets": targets}

@@ -52,6 +52,7 @@ class Chart:
     control: dict | None = None  # what a click or a drag on the figure sets (figure_control)
     key: str | None = None  # the recipe's digest: the view this figure shows (figure_cache)
     recipe: tuple = ()  # (function, args, kwargs): the builder, then each kit step
+    ahead: object = None  # the frames either side of the slider under the hand (page_kit.hero_frames.Ahead)
 
     @property
     def figure(self) -> go.Figure:
@@ -540,6 +541,13 @@ def stacked_lines(x, series: Mapping[str, np.ndarray], **kwargs) -> Chart:
         height=(chart.figure.layout.height or 380) + 24 * rows, margin=dict(l=84, b=72 + 24 * rows),
         legend=dict(orientation="v", x=0, xanchor="left", y=0.01, yref="container", yanchor="bottom"))
     chart.figure.update_yaxes(automargin=True)  # room for log-axis tick labels beside the axis title
+    return chart
+
+
+@figure_cache.step
+def hand_drags(chart: Chart) -> Chart:
+    """A drag on the plot moves what the page lets the hand move (figure_control), not a zoom box."""
+    chart.figure.update_layout(dragmode=False)
     return chart
 
 

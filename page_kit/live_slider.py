@@ -21,6 +21,8 @@ import streamlit as st
 from . import _url
 
 MAX_STOPS = 4096  # positions a live slider can take: the labels travel with it
+STOPS_KEY = "_live_stops"  # session state: URL key -> (URL text, value, stops either side) as last drawn
+HAND_KEY = "_live_hand"  # session state: the URL key of the live slider that moved last (page_kit.hero_frames)
 
 _component = st.components.v2.component(
     "posenc_live_slider", js=Path(__file__).with_name("live_slider.js").read_text(encoding="utf-8"),
@@ -80,7 +82,44 @@ def live_slider(label: str, key: str, values: Sequence, default, *, labels: Sequ
                                     "url": url_text, "index": index},
                default={"value": url_text[index]}, on_value_change=_noop, height="content")
     _write_url(key, url_text[index] if index != default_index else None)
+    _remember(key, values, url_text, index)
     return values[index]
+
+
+def _remember(key: str, values: list, url_text: list[str], index: int) -> None:
+    """Keep where this slider stands and its stops one either side (not the whole list: it is kept per session),
+    and which slider the hand is on: a hero figure (page_kit.hero_frames) builds its frames for those stops."""
+    stops = st.session_state.setdefault(STOPS_KEY, {})
+    last = stops.get(key)
+    if last is not None and last[0] != url_text[index]:
+        st.session_state[HAND_KEY] = key
+    beside = tuple((values[i], url_text[i]) for i in (index - 1, index + 1) if 0 <= i < len(values))
+    stops[key] = (url_text[index], values[index], beside)
+
+
+def beside(key: str, value) -> tuple[tuple[object, str], ...]:
+    """The (value, URL text) of the stops either side of ``value`` on the live slider with this URL key, as it
+    was last drawn; empty when that slider is not live or stands elsewhere."""
+    last = st.session_state.get(STOPS_KEY, {}).get(key)
+    return last[2] if last is not None and _same(last[1], value) else ()
+
+
+def standing(key: str) -> str | None:
+    """The URL text of the value the live slider with this URL key was last drawn at, or None."""
+    last = st.session_state.get(STOPS_KEY, {}).get(key)
+    return None if last is None else last[0]
+
+
+def _same(a, b) -> bool:
+    try:
+        return bool(a == b)
+    except (TypeError, ValueError):  # an array's truth value
+        return False
+
+
+def hand() -> str | None:
+    """The URL key of the live slider that moved last in this session, or None."""
+    return st.session_state.get(HAND_KEY)
 
 
 def figure_choice(key: str, moved: str | None) -> str | None:

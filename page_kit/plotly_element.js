@@ -21,10 +21,11 @@ function loadPlotly() {
   return window.__posencPlotly;
 }
 
-// Counters the browser test and the bench read: draws (Plotly.react calls finished) and mounts.
+// Counters the browser test and the bench read: draws (Plotly.react calls finished), mounts, and aheadDraws
+// (hero frames drawn before the server answered).
 function count(name) {
   window.__posencCharts = window.__posencCharts || { draws: 0, mounts: 0 };
-  window.__posencCharts[name] += 1;
+  window.__posencCharts[name] = (window.__posencCharts[name] || 0) + 1;
 }
 
 // A float32 array sent as base64 ({bdata, shape}) back to plain arrays Plotly.restyle accepts.
@@ -57,6 +58,7 @@ function frameSwitcher(root, plot, figure, config, frames, Plotly) {
   range.max = String(frames.values.length - 1);
   range.setAttribute("aria-label", frames.label);
   const show = (i) => {
+    root.__drawn = null; // a frame of the scrub bar is on screen now, not the figure sent
     range.value = String(i);
     label.textContent = frames.label + " = " + frames.values[i];
     if (frames.datas) figure.data = frames.datas[i];
@@ -193,7 +195,7 @@ function figureControl(root, plot, control, setStateValue, Plotly) {
       const now = handAt(plot, e);
       const handle = root.__control.handles[hand.grabbed];
       if (!handle) return;
-      if (handle.trace) moveTip(plot, handle, now, Plotly);
+      if (handle.trace) { moveTip(plot, handle, now, Plotly); root.__drawn = null; }
       const out = { kind: "drag", handle: hand.grabbed };
       if (handle.x !== null) out.x = now.x;
       if (handle.y !== null) out.y = now.y;
@@ -222,6 +224,66 @@ function nameFigure(root, alt) {
   if (root.getAttribute("aria-label") !== (alt || "")) root.setAttribute("aria-label", alt || "");
 }
 
+// Hero frames (page_kit/hero_frames.py). Per chart key, the frames this page was sent (digest -> figure JSON; the
+// server says which to keep, so it knows what the browser holds) and, per view, which frame shows which value
+// of the slider under the hand. Kept on window, not on the chart's node: a tab switch unmounts the chart.
+const MAX_VIEWS = 8; // views remembered per chart (a view: every other control as it was)
+function heroStore(chart) {
+  window.__posencHero = window.__posencHero || new Map();
+  if (!window.__posencHero.has(chart)) window.__posencHero.set(chart, { frames: new Map(), views: new Map() });
+  return window.__posencHero.get(chart);
+}
+
+function keepFrames(root, data) {
+  const store = heroStore(data.chart);
+  store.frames.set(data.digest, data.figure);
+  const ahead = data.ahead;
+  if (!ahead) { root.__hero = null; return; }
+  for (const [digest, json] of Object.entries(ahead.new)) store.frames.set(digest, json);
+  const keep = new Set(ahead.keep);
+  for (const digest of store.frames.keys()) if (!keep.has(digest) && digest !== data.digest) store.frames.delete(digest);
+  let seen = null;
+  if (ahead.context) {
+    seen = store.views.get(ahead.context) || new Map();
+    store.views.delete(ahead.context);
+    store.views.set(ahead.context, seen); // newest last
+    for (const [url, digest] of Object.entries(ahead.frames)) seen.set(url, digest);
+    while (store.views.size > MAX_VIEWS) store.views.delete(store.views.keys().next().value);
+  }
+  root.__hero = { key: ahead.key, frames: ahead.frames, seen, store };
+}
+
+// The live slider under the hand moved (live_slider.js): draw the frame held for its new value, if any.
+function heroMove(root, plot, parentElement, detail) {
+  const hero = root.__hero;
+  if (!hero || hero.key !== detail.key) return;
+  const digest = hero.frames[detail.url] || (hero.seen && hero.seen.get(detail.url));
+  const json = digest && hero.store.frames.get(digest);
+  if (!json || digest === root.__drawn) return;
+  count("aheadDraws");
+  draw(root, plot, parentElement, json, digest, root.__config).catch((error) => { plot.textContent = String(error); });
+}
+
+function drawnAs(root, digest, width, config) {
+  return Boolean(digest) && root.__drawn === digest && root.__drawnWidth === width && root.__drawnConfig === config;
+}
+
+// One Plotly.react of a figure sent as JSON, fitted to the width it is drawn at.
+function draw(root, plot, parentElement, json, digest, config) {
+  const figure = JSON.parse(json);
+  const width = parentElement.clientWidth;
+  fitFigure(root, plot, figure, width); // figure_fit.js, loaded before this file
+  root.__drawn = digest;
+  root.__drawnWidth = width;
+  root.__drawnConfig = JSON.stringify(config);
+  root.__drawnJson = json; // what is on screen (the browser test compares it with the server's figure)
+  return loadPlotly().then((Plotly) => Plotly.react(plot, figure.data, figure.layout, config).then(() => {
+    count("draws");
+    root.__draws = (root.__draws || 0) + 1; // this chart's own count (the bench follows the hero figure)
+    return [Plotly, figure];
+  }));
+}
+
 export default function ({ parentElement, data, setStateValue }) {
   let root = parentElement.querySelector(".pe-chart");
   if (!root) {
@@ -235,16 +297,30 @@ export default function ({ parentElement, data, setStateValue }) {
   }
   const plot = root.querySelector(".pe-plot");
   nameFigure(root, data.alt);
-  const figure = JSON.parse(data.figure);
-  fitFigure(root, plot, figure, parentElement.clientWidth); // figure_fit.js, loaded before this file
-  loadPlotly().then((Plotly) => {
-    Plotly.react(plot, figure.data, figure.layout, data.config).then(() => {
-      count("draws");
-      root.__draws = (root.__draws || 0) + 1; // this chart's own count (the bench follows the hero figure)
-      if (data.control) figureControl(root, plot, data.control, setStateValue, Plotly);
-      if (data.frames) frameSwitcher(root, plot, figure, data.config, data.frames, Plotly);
-      else { const bar = root.querySelector(".pe-frames"); if (bar) bar.remove(); }
-    });
-  }).catch((error) => { plot.textContent = String(error); });
+  keepFrames(root, data);
+  root.__config = data.config;
+  root.__sent = data.figure;
+  if (!root.__heroBound) {
+    root.__heroBound = true;
+    const onSlider = (event) => {
+      if (!root.isConnected) { window.removeEventListener("posenc:slider", onSlider); return; }
+      heroMove(root, plot, parentElement, event.detail);
+    };
+    window.addEventListener("posenc:slider", onSlider);
+  }
+  const after = (Plotly, figure) => {
+    if (data.control) figureControl(root, plot, data.control, setStateValue, Plotly);
+    if (data.frames) frameSwitcher(root, plot, figure, data.config, data.frames, Plotly);
+    else { const bar = root.querySelector(".pe-frames"); if (bar) bar.remove(); }
+  };
+  // A rerun whose figure is the one on screen (a hero frame drawn ahead of it, or a move that changed only the
+  // text) is not drawn again.
+  if (!data.frames && drawnAs(root, data.digest, parentElement.clientWidth, JSON.stringify(data.config))) {
+    loadPlotly().then((Plotly) => after(Plotly, null)).catch((error) => { plot.textContent = String(error); });
+  } else {
+    draw(root, plot, parentElement, data.figure, data.digest, data.config)
+      .then(([Plotly, figure]) => after(Plotly, figure))
+      .catch((error) => { plot.textContent = String(error); });
+  }
   return () => { if (root.__timer) clearInterval(root.__timer); };
 }

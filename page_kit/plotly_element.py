@@ -86,15 +86,20 @@ def frames_payload(label: str, values: Sequence, patches: Sequence[Sequence[tupl
             "datas": list(datas) if datas else None}
 
 
-def plotly_element(figure_json: str, *, height: int, key: str, alt: str, config: dict,
-                   frames: dict | None = None, control: dict | None = None, on_hand=None) -> None:
-    """``figure_json`` is the figure as plotly JSON (render.show builds it once per view: figure_cache) and
-    ``height`` its layout height in px.
+def plotly_element(figure_json: str, *, height: int, key: str, alt: str, config: dict, digest: str = "",
+                   frames: dict | None = None, control: dict | None = None, on_hand=None,
+                   ahead: dict | None = None) -> None:
+    """``figure_json`` is the figure as plotly JSON (render.show builds it once per view: figure_cache),
+    ``height`` its layout height in px and ``digest`` a digest of the JSON (a figure already drawn is not
+    drawn again). ``ahead`` (page_kit.hero_frames.payload) carries a hero figure's frames for the stops either side
+    of the live slider under the hand.
 
     ``control`` (figure_control.browser_spec) makes the figure a control: the browser reports a click or a
     drag as the state value "hand" ({kind, handle, x, y, n}: n counts events, so each one is a change) and
     ``on_hand`` runs before the rerun that follows, as a slider's on_change would."""
-    data = {"figure": figure_json, "config": {**config, "responsive": True}, "alt": alt}
+    data = {"chart": key, "figure": figure_json, "digest": digest, "config": {**config, "responsive": True}, "alt": alt}
+    if ahead is not None:
+        data["ahead"] = ahead
     if frames is not None:
         data["frames"] = frames
         height += 44

@@ -7,7 +7,9 @@ import io
 import numpy as np
 import streamlit as st
 
-from . import figure_cache, figure_control, plotly_element
+import hashlib
+
+from . import figure_cache, figure_control, hero_frames, plotly_element
 from .figures import Chart
 from .lesson import folded
 from .settings import dark, export_format, presentation
@@ -98,8 +100,11 @@ def plot_config(name: str) -> dict:
             "toImageButtonOptions": {"format": export_format(), "filename": name, "scale": 2}}
 
 
-def _serialised(figure, active: str) -> tuple[str, int]:
-    return figure_json(figure, active), int(figure.layout.height or 450)
+def _serialised(figure, active: str) -> tuple[str, int, str]:
+    """The figure as sent: JSON, height in px, and the JSON's digest (the chart element skips a figure it has
+    already drawn, and finds hero frames by it)."""
+    sent = figure_json(figure, active)
+    return sent, int(figure.layout.height or 450), hashlib.blake2b(sent.encode(), digest_size=12).hexdigest()
 
 
 def show(chart: Chart) -> None:
@@ -108,9 +113,11 @@ def show(chart: Chart) -> None:
     if plotly_element.available():  # updated in place: one Plotly draw per move, no remount
         key = f"chart_{chart.name}"
         control = chart.control
-        sent, height = figure_cache.spec(chart, active, _serialised)  # built once per view and theme
+        current = figure_cache.spec(chart, active, _serialised)  # built once per view and theme
+        sent, height, digest = current
         plotly_element.plotly_element(
-            sent, height=height, key=key, alt=chart.alt, config=plot_config(chart.name),
+            sent, height=height, digest=digest, key=key, alt=chart.alt, config=plot_config(chart.name),
+            ahead=hero_frames.payload(chart, active, _serialised, current),
             frames=chart.frames, control=figure_control.browser_spec(control),
             # this run's targets: the event answers the figure the student saw
             on_hand=(lambda: figure_control.apply(control, plotly_element.hand_event(key))) if control else None)

@@ -146,3 +146,48 @@ def test_a_live_sliders_help_opens_on_a_tap(page_and_url):
     assert help_button.get_attribute("aria-expanded") == "true"
     help_button.click()
     assert not tip.is_visible()
+
+
+HOLD_SENDS = """() => {
+  if (!window.__held) {
+    window.__held = [];
+    const send = WebSocket.prototype.send;
+    WebSocket.prototype.send = function (data) {
+      if (window.__holding) { window.__held.push([this, data]); return; }
+      return send.call(this, data);
+    };
+    window.__release = () => {
+      window.__holding = false;
+      for (const [socket, data] of window.__held.splice(0)) send.call(socket, data);
+    };
+  }
+  window.__holding = true;
+}"""
+
+
+def test_a_hero_figure_draws_the_next_value_before_the_server_answers(page_and_url):
+    """page_kit/hero_frames.py: the frame for the stop beside the slider's value is drawn as the key is
+    pressed, with every message to the server held back; the server's figure for that value, once it comes,
+    is the one already drawn, and is not drawn again."""
+    page, url = page_and_url
+    _open(page, url, "sinusoidal")
+    chart = page.locator(".pe-chart").first
+    thumb = page.locator(".ls-range").first  # Positions n, 128
+    page.evaluate(HOLD_SENDS)
+    before = _counters(page)
+    thumb.focus()
+    thumb.press("ArrowRight")
+    page.wait_for_function("() => (window.__posencCharts.aheadDraws || 0) > 0", timeout=5000)
+    page.wait_for_timeout(200)
+    title = page.locator(".pe-plot .gtitle").first.text_content()
+    assert "136 positions" in title, f"the figure ({title!r}) was not drawn for n = 136 ahead of the server"
+    assert page.evaluate("() => window.__held.length") >= 1, "the move reached the server while it was held"
+    ahead_drawn = chart.evaluate("el => el.__drawnJson")
+    draws = _counters(page)["draws"]
+    assert draws == before["draws"] + 1
+    page.evaluate("() => window.__release()")
+    wait_until_idle(page)
+    page.wait_for_timeout(500)
+    assert chart.evaluate("el => el.__sent") == ahead_drawn, "the frame drawn is not the figure the server sent"
+    assert _counters(page)["draws"] == draws, "the server's figure, already on screen, was drawn again"
+    assert "n=136" in page.url

@@ -12,6 +12,7 @@ from page_kit import (
     formula,
     guard,
     header,
+    hero,
     notice,
     show,
     source,
@@ -31,25 +32,28 @@ WHY = ("The original Transformer gives position *p* a fixed vector of sines and 
        "and all values stay between -1 and 1.")
 
 
-def table_tab(page, n, dim, base, layout, backend, device):
-    def table_chart(b):
-        values = views.table(n, dim, float(b), layout, backend, device) if b == base else \
-            pc.sinusoidal(n, dim, float(b), layout)  # animation frames: not worth a cache entry each
-        return figures.heatmap(
-            values,
-            title=f"PE table: {n} positions x {dim} dimensions (base {b:,}, {layout})",
-            x_title="dimension (column)", y_title="position", value_name="PE", name="sinusoidal_table",
-            alt=f"Heatmap of the sinusoidal table for {n} positions and {dim} dimensions. Left columns "
-                "oscillate quickly down the positions; right columns change slowly.", zrange=(-1, 1))
+def table_chart(n, d, base, layout, backend="numpy", device="cpu", cached=True):
+    values = views.table(n, d, float(base), layout, backend, device) if cached else \
+        pc.sinusoidal(n, d, float(base), layout)  # animation frames: not worth a cache entry each
+    return figures.heatmap(
+        values,
+        title=f"PE table: {n} positions x {d} dimensions (base {base:,}, {layout})",
+        x_title="dimension (column)", y_title="position", value_name="PE", name="sinusoidal_table",
+        alt=f"Heatmap of the sinusoidal table for {n} positions and {d} dimensions. Left columns "
+            "oscillate quickly down the positions; right columns change slowly.", zrange=(-1, 1))
 
-    chart = table_chart(base)
+
+def table_tab(page, n, dim, base, layout, backend, device):
+    # drawn ahead of the hand: the same table one stop either side of the slider being moved
+    chart = hero(table_chart, n=n, d=dim, base=base, layout=layout, backend=backend, device=device)
     with page.side:
         play = controls.toggle("Animate the base", "play_base",
                                help="A scrub bar and a Play button under the table: the base sweeps "
                                     "from 10 to 1,000,000 and the waves stretch, each frame computed "
                                     "by the same core call.")
     if play:
-        animation.attach(chart, table_chart, "base", PLAY_BASES, interval_ms=150)
+        animation.attach(chart, lambda b: table_chart(n, dim, b, layout, cached=b == base), "base", PLAY_BASES,
+                         interval_ms=150)
     # a click on a cell opens "One cell" on that position and column
     show(figure_control.pick(chart, x=figure_control.Target("col", bounds=(0, dim - 1, 1)),
                              y=figure_control.Target("p", bounds=(0, n - 1, 1)),

@@ -1,0 +1,108 @@
+"""A lesson's hero figure, with its frames one stop either side of the slider under the hand.
+
+A key press on a live slider used to wait for the whole round trip (browser -> server run -> browser) before
+the figure moved. A hero figure also carries, for the live slider the hand is on, the same figure built for
+the stop just below and just above (by the same builder, so the same core call: the frame the student sees
+is the figure the server would send for that value). The slider tells the chart element its new value as it
+moves (live_slider.js), the element draws the frame it holds for that value at once, and the server run
+that follows updates the text, the numbers and the URL; when its figure is the one already drawn, the
+element does not draw it again.
+
+Frames are the figure cache's JSON (figure_cache), so a class that walks a slider builds each frame once.
+The browser keeps what it was sent per chart (bounded: MAX_KEPT frames, MAX_KEPT_BYTES), and this module
+keeps, per session, which frames those are, so a frame goes over the wire once. A frame larger than
+MAX_FRAME_BYTES is not sent: such a figure takes its round trip as before.
+
+    chart = hero(lambda n, d, base: table_chart(n, d, base), n=n, d=dim, base=base)
+    show(chart)
+
+The names in ``view`` are the URL keys of the controls the figure depends on; ``build`` gets them as keyword
+arguments. A view without a live slider gets no frames.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections import OrderedDict
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import streamlit as st
+
+from . import figure_cache, live_slider
+from .figures import Chart
+
+MAX_FRAME_BYTES = 1_500_000  # a frame's JSON; larger figures are not worth the bytes ahead of the hand
+MAX_KEPT = 12  # frames the browser keeps per chart (the current figure, its neighbours, where the hand was)
+MAX_KEPT_BYTES = 8_000_000
+SENT_KEY = "_hero_sent"  # session state: chart name -> OrderedDict(digest -> bytes) the browser holds
+
+
+@dataclass(frozen=True)
+class Ahead:
+    """What a hero chart needs to build its frames when it is shown."""
+
+    key: str  # the live slider's URL key
+    current: str  # its URL text now
+    context: str | None  # the rest of the view: frames drawn for another view are never reused
+    builds: tuple[tuple[str, Callable[[], Chart]], ...]  # (URL text, build) for the stops either side
+
+
+def hero(build: Callable[..., Chart], **view) -> Chart:
+    """``build(**view)``, with frames for the stops either side of the live slider the hand is on.
+
+    The slider is the one in ``view`` that moved last, else the first live slider in ``view``."""
+    chart = build(**view)
+    key = _hand_key(view)
+    if key is None:
+        return chart
+    here = live_slider.standing(key)
+    rest = {name: value for name, value in view.items() if name != key}
+    builds = tuple((text, functools.partial(build, **{**rest, key: value}))
+                   for value, text in live_slider.beside(key, view[key]))
+    chart.ahead = Ahead(key, here, figure_cache.digest(chart.name, key, rest), builds)
+    return chart
+
+
+def _hand_key(view: dict) -> str | None:
+    moving = live_slider.hand()
+    if moving in view and live_slider.beside(moving, view[moving]):
+        return moving
+    return next((name for name, value in view.items() if live_slider.beside(name, value)), None)
+
+
+def payload(chart: Chart, template: str, serialised, current: tuple[str, int, str]) -> dict | None:
+    """The chart element's ``ahead`` data: which frame to draw for which value, and the frames it lacks.
+
+    ``serialised(figure, template)`` makes (json, height, digest) as render.show does; ``current`` is the
+    chart's own. Frames whose build fails (a value the page refuses) are left out: that move takes its
+    round trip and shows the page's message."""
+    ahead: Ahead | None = chart.ahead
+    if ahead is None or chart.frames is not None:  # a chart with a scrub bar switches its own frames
+        return None
+    sent = st.session_state.setdefault(SENT_KEY, {}).setdefault(chart.name, OrderedDict())
+    frames, new = {ahead.current: current[2]}, {}
+    _keep(sent, current[2], len(current[0]))  # the browser stores the figure it is sent
+    for text, build in ahead.builds:
+        try:
+            neighbour = build()
+        except ValueError:
+            continue
+        json, _, digest = figure_cache.spec(neighbour, template, serialised)
+        if len(json) > MAX_FRAME_BYTES:
+            continue
+        frames[text] = digest
+        if digest not in sent:
+            new[digest] = json
+        _keep(sent, digest, len(json))
+    return {"key": ahead.key, "current": ahead.current,
+            "context": None if ahead.context is None else f"{ahead.context}/{template}",
+            "frames": frames, "new": {d: j for d, j in new.items() if d in sent}, "keep": list(sent)}
+
+
+def _keep(sent: OrderedDict, digest: str, size: int) -> None:
+    """Note that the browser holds this frame (newest last) and drop the oldest beyond the bounds."""
+    sent.pop(digest, None)
+    sent[digest] = size
+    while len(sent) > MAX_KEPT or (len(sent) > 1 and sum(sent.values()) > MAX_KEPT_BYTES):
+        sent.popitem(last=False)

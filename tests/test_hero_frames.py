@@ -1,0 +1,98 @@
+"""A hero figure's frames are the figures the server sends for those values (page_kit/hero_frames.py).
+
+For every page whose figure carries frames, the test keeps what a browser would keep (the figures and frames
+it was sent, dropping what the server says to drop), then moves the slider under the hand to each stop a
+frame was sent for, and checks that the figure the run sends for that value is, byte for byte, the frame the
+browser would already have drawn. It then moves on from that stop, so frames built after a move are checked
+too, and checks that a frame goes over the wire only once.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from page_kit import registry
+from tests.apptest_pages import live_sliders, move_live_slider
+from tests.apptest_pages import load as _load
+
+PAGES = registry.all_pages()
+
+
+def _charts(at) -> dict[str, dict]:
+    """The chart elements' data, by chart key, as the browser receives it."""
+    found: dict[str, dict] = {}
+
+    def walk(node):
+        for child in getattr(node, "children", {}).values():
+            proto = getattr(child, "proto", None)
+            if getattr(child, "type", None) == "bidi_component" and proto.component_name == "posenc_plotly":
+                data = json.loads(proto.json)
+                found[data["chart"]] = data
+            walk(child)
+
+    walk(at.main)
+    return found
+
+
+class Browser:
+    """What plotly_element.js keeps per chart: frames by digest, as the server sends and prunes them."""
+
+    def __init__(self):
+        self.frames: dict[str, dict[str, str]] = {}
+        self.wire: dict[str, int] = {}  # digest -> times its JSON was sent as a frame
+
+    def receive(self, charts: dict[str, dict]) -> None:
+        for chart, data in charts.items():
+            store = self.frames.setdefault(chart, {})
+            store[data["digest"]] = data["figure"]
+            ahead = data.get("ahead")
+            if ahead:
+                for digest, figure in ahead["new"].items():
+                    self.wire[digest] = self.wire.get(digest, 0) + 1
+                    store[digest] = figure
+                keep = set(ahead["keep"]) | {data["digest"]}
+                for digest in [d for d in store if d not in keep]:
+                    del store[digest]
+
+
+def _hero(charts: dict[str, dict]) -> tuple[str, dict] | None:
+    return next(((chart, data) for chart, data in charts.items() if data.get("ahead")), None)
+
+
+def _state_key(at, url_key: str) -> str | None:
+    return next((key for key, _ in live_sliders(at) if key == f"live_{url_key}"), None)
+
+
+@pytest.mark.parametrize("info", PAGES, ids=lambda p: p.url_path)
+def test_frames_are_the_figures_sent_for_their_values(info):
+    at = _load(info)
+    browser = Browser()
+    charts = _charts(at)
+    browser.receive(charts)
+    found = _hero(charts)
+    if found is None:
+        pytest.skip(f"{info.url_path} has no hero figure with frames")
+    chart, data = found
+    checked = 0
+    for _ in range(2):  # the frames sent at first, then those sent after a move
+        ahead = data["ahead"]
+        state_key = _state_key(at, ahead["key"])
+        assert state_key, f"{info.url_path}: frames for {ahead['key']!r}, which is not a live slider on the page"
+        stops = [text for text in ahead["frames"] if text != ahead["current"]]
+        assert stops, f"{info.url_path}: a hero figure with no frame beside its value"
+        for text in stops:
+            drawn = browser.frames[chart].get(ahead["frames"][text])
+            assert drawn is not None, f"{info.url_path}: the frame for {text!r} was never sent"
+            at = move_live_slider(at, state_key, text)
+            charts = _charts(at)
+            browser.receive(charts)
+            assert charts[chart]["figure"] == drawn, \
+                f"{info.url_path}: the frame drawn for {ahead['key']}={text} is not the figure the server sends"
+            checked += 1
+        data = charts[chart]
+        if not data.get("ahead"):
+            break
+    assert checked >= 2
+    assert max(browser.wire.values(), default=1) == 1, f"{info.url_path}: a frame was sent twice"
