@@ -85,6 +85,7 @@ PROBE = """
   watch();
 })();
 """
+DRAWN_AIM = 0.5  # key press -> hero figure redrawn, as a share of the bare app's (issue 30)
 SLICES = ("sent", "running", "notRunning", "recv", "drawn", "settled")  # drawn: the hero figure redrawn
 
 
@@ -226,6 +227,13 @@ def main() -> None:
         + f"{statistics.mean(r['draws_per_move'] for r in ours):>7.1f}")
     print(f"\nkey press -> settled page, median over {len(ours)} pages: {settled:.0f} ms "
           f"= {settled / base['settled']:.2f}x the bare Streamlit app's {base['settled']:.0f} ms (aim <= 120 ms)")
+    drawn = {name: r["drawn"] / base["drawn"] for name, r in results.items() if name != "baseline"}
+    slow = sorted((ratio, name) for name, ratio in drawn.items() if ratio > DRAWN_AIM)
+    print(f"key press -> hero figure redrawn, median over {len(ours)} pages: "
+          f"{statistics.median(r['drawn'] for r in ours):.0f} ms = {statistics.median(drawn.values()):.2f}x the bare "
+          f"app's {base['drawn']:.0f} ms; pages at or under {DRAWN_AIM}x: {len(drawn) - len(slow)} of {len(drawn)}")
+    if slow:
+        print("  over the aim: " + ", ".join(f"{name} {ratio:.2f}x" for ratio, name in reversed(slow)))
     if drags:
         print(f"\nwhile dragging ({DRAG_MS / 1000:g} s there and back, a pointer event every {DRAG_STEP_MS} ms): "
               "new slider values per second under the hand, hero-figure redraws per second (aim >= 10, or every "

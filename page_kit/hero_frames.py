@@ -17,7 +17,9 @@ MAX_FRAME_BYTES is not sent: such a figure takes its round trip as before.
     show(chart)
 
 The names in ``view`` are the URL keys of the controls the figure depends on; ``build`` gets them as keyword
-arguments. A view without a live slider gets no frames.
+arguments, and returns the chart exactly as the page shows it (its kit steps and figure control included)
+without writing to the page. A view without a live slider gets no frames. tests/test_hero_frames.py moves
+every page's slider onto each frame's value and checks that the server then sends that frame, byte for byte.
 """
 
 from __future__ import annotations
@@ -79,6 +81,8 @@ def payload(chart: Chart, template: str, serialised, current: tuple[str, int, st
     round trip and shows the page's message."""
     ahead: Ahead | None = chart.ahead
     if ahead is None or chart.frames is not None:  # a chart with a scrub bar switches its own frames
+        return None
+    if len(current[0]) > MAX_FRAME_BYTES:  # its neighbours would be as large: not built only to be dropped
         return None
     sent = st.session_state.setdefault(SENT_KEY, {}).setdefault(chart.name, OrderedDict())
     frames, new = {ahead.current: current[2]}, {}
