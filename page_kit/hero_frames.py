@@ -46,7 +46,6 @@ class Ahead:
 
     key: str  # the live slider's URL key
     current: str  # its URL text now
-    context: str | None  # the rest of the view: frames drawn for another view are never reused
     builds: tuple[tuple[str, Callable[[], Chart]], ...]  # (URL text, build) for the stops either side
 
 
@@ -56,13 +55,13 @@ def hero(build: Callable[..., Chart], **view) -> Chart:
     The slider is the one in ``view`` that moved last, else the first live slider in ``view``."""
     chart = build(**view)
     key = _hand_key(view)
-    if key is None:
-        return chart
+    if key is None or any(live_slider.displaced(name) for name in view if name != key):
+        return chart  # a slider pulled along by a range would move back with it: a frame could not show that
     here = live_slider.standing(key)
     rest = {name: value for name, value in view.items() if name != key}
     builds = tuple((text, functools.partial(build, **{**rest, key: value}))
                    for value, text in live_slider.beside(key, view[key]))
-    chart.ahead = Ahead(key, here, figure_cache.digest(chart.name, key, rest), builds)
+    chart.ahead = Ahead(key, here, builds)
     return chart
 
 
@@ -99,9 +98,8 @@ def payload(chart: Chart, template: str, serialised, current: tuple[str, int, st
         if digest not in sent:
             new[digest] = json
         _keep(sent, digest, len(json))
-    return {"key": ahead.key, "current": ahead.current,
-            "context": None if ahead.context is None else f"{ahead.context}/{template}",
-            "frames": frames, "new": {d: j for d, j in new.items() if d in sent}, "keep": list(sent)}
+    # only this run's frames are drawn: one kept from an earlier view may depend on something that has changed
+    return {"key": ahead.key, "current": ahead.current, "frames": frames, "new": {d: j for d, j in new.items() if d in sent}, "keep": list(sent)}
 
 
 def _keep(sent: OrderedDict, digest: str, size: int) -> None:

@@ -21,7 +21,7 @@ import streamlit as st
 from . import _url
 
 MAX_STOPS = 4096  # positions a live slider can take: the labels travel with it
-STOPS_KEY = "_live_stops"  # session state: URL key -> (URL text, value, stops either side) as last drawn
+STOPS_KEY = "_live_stops"  # session state: URL key -> where the slider stands, as last drawn (_remember)
 HAND_KEY = "_live_hand"  # session state: the URL key of the live slider that moved last (page_kit.hero_frames)
 
 _component = st.components.v2.component(
@@ -82,19 +82,25 @@ def live_slider(label: str, key: str, values: Sequence, default, *, labels: Sequ
                                     "url": url_text, "index": index},
                default={"value": url_text[index]}, on_value_change=_noop, height="content")
     _write_url(key, url_text[index] if index != default_index else None)
-    _remember(key, values, url_text, index)
+    _remember(key, values, url_text, index, text)
     return values[index]
 
 
-def _remember(key: str, values: list, url_text: list[str], index: int) -> None:
+def _remember(key: str, values: list, url_text: list[str], index: int, asked) -> None:
     """Keep where this slider stands and its stops one either side (not the whole list: it is kept per session),
-    and which slider the hand is on: a hero figure (page_kit.hero_frames) builds its frames for those stops."""
+    and which slider the hand is on: a hero figure (page_kit.hero_frames) builds its frames for those stops.
+
+    ``asked`` is the value the thumb (or a figure, or the link) asked for. The hand is on the slider whose thumb
+    moved, not on one a moving range pulled along; a slider that stands elsewhere than its thumb asked (its
+    range moved under it) is "displaced": when the range moves back, so does the slider, which a frame built
+    with every other slider where it stands would not show."""
     stops = st.session_state.setdefault(STOPS_KEY, {})
     last = stops.get(key)
-    if last is not None and last[0] != url_text[index]:
+    if last is not None and last[3] != asked:
         st.session_state[HAND_KEY] = key
     beside = tuple((values[i], url_text[i]) for i in (index - 1, index + 1) if 0 <= i < len(values))
-    stops[key] = (url_text[index], values[index], beside)
+    displaced = asked is not None and asked != url_text[index]
+    stops[key] = (url_text[index], values[index], beside, asked, displaced)
 
 
 def beside(key: str, value) -> tuple[tuple[object, str], ...]:
@@ -102,6 +108,12 @@ def beside(key: str, value) -> tuple[tuple[object, str], ...]:
     was last drawn; empty when that slider is not live or stands elsewhere."""
     last = st.session_state.get(STOPS_KEY, {}).get(key)
     return last[2] if last is not None and _same(last[1], value) else ()
+
+
+def displaced(key: str) -> bool:
+    """True when the live slider with this URL key stands elsewhere than its thumb asked (see _remember)."""
+    last = st.session_state.get(STOPS_KEY, {}).get(key)
+    return last is not None and last[4]
 
 
 def standing(key: str) -> str | None:

@@ -224,41 +224,32 @@ function nameFigure(root, alt) {
   if (root.getAttribute("aria-label") !== (alt || "")) root.setAttribute("aria-label", alt || "");
 }
 
-// Hero frames (page_kit/hero_frames.py). Per chart key, the frames this page was sent (digest -> figure JSON; the
-// server says which to keep, so it knows what the browser holds) and, per view, which frame shows which value
-// of the slider under the hand. Kept on window, not on the chart's node: a tab switch unmounts the chart.
-const MAX_VIEWS = 8; // views remembered per chart (a view: every other control as it was)
+// Hero frames (page_kit/hero_frames.py). Per chart key, the frames this page was sent (digest -> figure JSON;
+// the server says which to keep, so it knows what the browser holds), and which of them shows which value of the
+// slider under the hand in the latest run. Kept on window, not on the chart's node: a tab switch unmounts it.
 function heroStore(chart) {
   window.__posencHero = window.__posencHero || new Map();
-  if (!window.__posencHero.has(chart)) window.__posencHero.set(chart, { frames: new Map(), views: new Map() });
+  if (!window.__posencHero.has(chart)) window.__posencHero.set(chart, new Map());
   return window.__posencHero.get(chart);
 }
 
 function keepFrames(root, data) {
   const store = heroStore(data.chart);
-  store.frames.set(data.digest, data.figure);
+  store.set(data.digest, data.figure);
   const ahead = data.ahead;
   if (!ahead) { root.__hero = null; return; }
-  for (const [digest, json] of Object.entries(ahead.new)) store.frames.set(digest, json);
+  for (const [digest, json] of Object.entries(ahead.new)) store.set(digest, json);
   const keep = new Set(ahead.keep);
-  for (const digest of store.frames.keys()) if (!keep.has(digest) && digest !== data.digest) store.frames.delete(digest);
-  let seen = null;
-  if (ahead.context) {
-    seen = store.views.get(ahead.context) || new Map();
-    store.views.delete(ahead.context);
-    store.views.set(ahead.context, seen); // newest last
-    for (const [url, digest] of Object.entries(ahead.frames)) seen.set(url, digest);
-    while (store.views.size > MAX_VIEWS) store.views.delete(store.views.keys().next().value);
-  }
-  root.__hero = { key: ahead.key, frames: ahead.frames, seen, store };
+  for (const digest of [...store.keys()]) if (!keep.has(digest) && digest !== data.digest) store.delete(digest);
+  root.__hero = { key: ahead.key, frames: ahead.frames, store };
 }
 
 // The live slider under the hand moved (live_slider.js): draw the frame held for its new value, if any.
 function heroMove(root, plot, parentElement, detail) {
   const hero = root.__hero;
   if (!hero || hero.key !== detail.key) return;
-  const digest = hero.frames[detail.url] || (hero.seen && hero.seen.get(detail.url));
-  const json = digest && hero.store.frames.get(digest);
+  const digest = hero.frames[detail.url];
+  const json = digest && hero.store.get(digest);
   if (!json || digest === root.__drawn) return;
   count("aheadDraws");
   draw(root, plot, parentElement, json, digest, root.__config).catch((error) => { plot.textContent = String(error); });
