@@ -42,7 +42,7 @@ def lesson():
         hand = {"w": width, "h": height, "model": name}  # the figures' view, by URL key
         if tab_ids.open:
             with tab_ids:
-                ids_section(preset, family, rows, cols, hand | {"centred": centred or family != "qwen"})
+                ids_section(family, rows, cols, hand | {"centred": centred or family != "qwen"})
         if tab_split.open:
             with tab_split:
                 split_section(preset, width, height, hand)
@@ -63,7 +63,7 @@ def ids_chart(w: int, h: int, model: str, centred: bool):
             f"at the bottom, the column id from {col_lo} on the left to {col_hi} on the right.")))
 
 
-def ids_section(preset, family, rows, cols, hand):
+def ids_section(family, rows, cols, hand):
     centred = hand["centred"]
     grids = id_grids(family, rows, cols, centred)
     row_ids, col_ids = grids["row"], grids["column"]
