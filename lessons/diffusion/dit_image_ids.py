@@ -2,7 +2,7 @@ import numpy as np
 import streamlit as st
 
 import posenc_core as pc
-from page_kit import classroom, controls, figures, formula, guard, header, notice, show, source, stage, why
+from page_kit import classroom, controls, figures, formula, guard, header, hero, notice, show, source, stage, why
 
 MODELS = {"FLUX.1-dev": "flux1", "FLUX.2-dev": "flux2", "Qwen-Image": "qwen"}
 SIZES = [256, 512, 768, 1024, 1328, 1536, 2048]  # pixels
@@ -39,28 +39,37 @@ def lesson():
     tab_ids, tab_split, tab_seq = page.sections(["Ids of each patch", "The head split", "Text and image together"])
     with page.main, guard():
         rows, cols = pc.flux_token_grid(height, width)
+        hand = {"w": width, "h": height, "model": name}  # the figures' view, by URL key
         if tab_ids.open:
             with tab_ids:
-                ids_section(preset, family, rows, cols, centred or family != "qwen")
+                ids_section(family, rows, cols, hand | {"centred": centred or family != "qwen"})
         if tab_split.open:
             with tab_split:
-                split_section(preset, width, height)
+                split_section(preset, width, height, hand)
         if tab_seq.open:
             with tab_seq:
                 sequence_section(family, rows, cols)
 
 
-def ids_section(preset, family, rows, cols, centred):
+def ids_chart(w: int, h: int, model: str, centred: bool):
+    rows, cols = pc.flux_token_grid(h, w)
+    grids = id_grids(MODELS[model], rows, cols, centred)
+    (row_lo, row_hi), (col_lo, col_hi) = pc.dit_value_range(grids["row"]), pc.dit_value_range(grids["column"])
+    return figures.square_panels(figures.padded(figures.small_multiples(
+        [grids["row"], grids["column"]], ["row id", "column id"], cols=2, x_title="token column",
+        y_title="token row", value_name="id", hover_format="d",
+        title=f"{pc.dit_preset(model).name}: ids of the {rows} x {cols} image tokens", name="dit_image_ids",
+        alt=f"Two heatmaps, {rows} rows by {cols} columns: the row id runs from {row_lo} at the top to {row_hi} "
+            f"at the bottom, the column id from {col_lo} on the left to {col_hi} on the right.")))
+
+
+def ids_section(family, rows, cols, hand):
+    centred = hand["centred"]
     grids = id_grids(family, rows, cols, centred)
     row_ids, col_ids = grids["row"], grids["column"]
     ranges = {axis: pc.dit_value_range(ids) for axis, ids in grids.items()}  # {axis: (smallest, largest id)}
-    (row_lo, row_hi), (col_lo, col_hi) = ranges["row"], ranges["column"]
-    show(figures.square_panels(figures.padded(figures.small_multiples(
-        [row_ids, col_ids], ["row id", "column id"], cols=2, x_title="token column", y_title="token row",
-        value_name="id", hover_format="d", title=f"{preset.name}: ids of the {rows} x {cols} image tokens",
-        name="dit_image_ids",
-        alt=f"Two heatmaps, {rows} rows by {cols} columns: the row id runs from {row_lo} at the top to {row_hi} "
-            f"at the bottom, the column id from {col_lo} on the left to {col_hi} on the right."))))
+    row_lo = ranges["row"][0]
+    show(hero(ids_chart, **hand))  # drawn ahead of the hand: one stop either side of the slider being moved
     classroom.snippet(f"rows, cols = pc.flux_token_grid({rows * 16}, {cols * 16})  # 16 px per token",
                       f"grids = pc.dit_image_id_grids({family!r}, rows, cols, centred={centred})",
                       "# {axis: (rows, cols) ids}; the rotary itself: pc.flux_rope / pc.qwen_rope")
@@ -88,21 +97,25 @@ def ids_section(preset, family, rows, cols, centred):
            + ("the centre of the picture." if row_lo < 0 else "the top-left corner."))
 
 
-def split_section(preset, width, height):
-    extents = pc.dit_axis_extents(preset, width, height)
+def split_chart(w: int, h: int, model: str):
+    preset = pc.dit_preset(model)
+    extents = pc.dit_axis_extents(preset, w, h)
     series = pc.dit_axis_series(preset, extents)
-    n_pairs = preset.pairs
     fastest, slowest = pc.dit_value_range(series["width"])[::-1]
     blocks = ", ".join(f"{d // 2} {a}" for a, d in zip(series, preset.axes, strict=True))
-    show(figures.padded(figures.lines(
-        np.arange(n_pairs), series, markers=True, log_y=True, colours=AXIS_COLOURS,
+    return figures.padded(figures.lines(
+        np.arange(preset.pairs), series, markers=True, log_y=True, colours=AXIS_COLOURS,
         hlines=[(1.0, "one full turn")], title=f"{preset.name}: turns of each rotary pair across the image",
         x_title="pair j of a head (in head order)", y_title="turns across the image", hover_format=",.3g",
         name="dit_head_split",
-        alt=f"{n_pairs} pairs of a {preset.head_dim}-dimension head split into blocks of {blocks} pairs; "
+        alt=f"{preset.pairs} pairs of a {preset.head_dim}-dimension head split into blocks of {blocks} pairs; "
             f"across {extents['width']} token columns the fastest width pair turns "
             f"{fastest:.1f} times and the slowest {slowest:.4f} times."),
-        left=80))
+        left=80)
+
+
+def split_section(preset, width, height, hand):
+    show(hero(split_chart, **hand))
     classroom.snippet(f"preset = pc.dit_preset({preset.name!r})",
                       f"extents = pc.dit_axis_extents(preset, {width}, {height})",
                       "turns = pc.dit_axis_series(preset, extents)  # {axis: (pairs,) turns, NaN elsewhere}")

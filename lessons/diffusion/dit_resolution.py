@@ -2,7 +2,7 @@ import numpy as np
 import streamlit as st
 
 import posenc_core as pc
-from page_kit import classroom, controls, figures, formula, guard, header, notice, show, source, stage, why
+from page_kit import classroom, controls, figures, formula, guard, header, hero, notice, show, source, stage, why
 
 MODELS = ["FLUX.1-dev", "Qwen-Image", "HunyuanVideo", "Wan2.1-T2V-14B"]
 SIZES = [512, 768, 1024, 1328, 1536, 2048, 3072, 4096]  # pixels along the width
@@ -38,30 +38,51 @@ def lesson():
                                             help=f"{name} is released at {preset.size[0]} x {preset.size[1]} px.")
     with page.main, guard():
         view = resolution(name, trained_px, new_px, method)
-        dim, trained, new, series = view["dim"], view["trained"], view["new"], view["series"]
-        keys = list(series)  # trained, new with ids unchanged, new with the remedy
-        first, last = view["fastest"], view["slowest"]
-        problem = {k: series[k] for k in keys[:2]}
-        show(figures.padded(figures.lines(
-            np.arange(dim // 2), problem, markers=True, log_y=True, hlines=[(1.0, "one full turn")],
-            title=f"{name}: width pairs' turns, {trained_px} px trained, {new_px} px asked",
-            x_title="width pair j (fast → slow)", y_title="turns across the image", hover_format=",.4g",
-            name="dit_resolution",
-            alt=f"{dim // 2} width pairs on a log scale. Trained, {trained} columns: {first[keys[0]]:,.1f} to "
-                f"{last[keys[0]]:.4f} turns. {new} columns with ids unchanged: {first[keys[1]]:,.1f} to "
-                f"{last[keys[1]]:.4f}."), left=80))
+        dim, trained, new = view["dim"], view["trained"], view["new"]
+        hand = {"w": new_px, "tw": trained_px, "model": name, "method": method}  # the figures' view, by URL key
+        show(hero(problem_chart, **hand))  # drawn ahead of the hand: one stop either side of the slider moved
         classroom.snippet(f"series = pc.dit_resolution_turns({dim}, {preset.theta}, {trained}, {new}, {method!r})",
                           "# {label: (pairs,) turns across the width}; the table with ids left as they are",
                           "# (the remedies pass their own ntk_factor / linear_factor):",
                           f"cos, sin = pc.dit_rotary_1d({dim}, range({new}), {preset.theta}, ntk_factor=1.0, "
                           "linear_factor=1.0)")
-        remedy(name, method, view)
+        remedy(method, view, hand)
         explain(preset, view)
 
 
-def remedy(name, method, view):
-    """Predict what the remedy does to the fastest pair; the answer is the figure with the remedy added."""
+def problem_chart(w: int, tw: int, model: str, method: str):
+    view = resolution(model, tw, w, method)
     dim, trained, new, series = view["dim"], view["trained"], view["new"], view["series"]
+    keys = list(series)  # trained, new with ids unchanged, new with the remedy
+    first, last = view["fastest"], view["slowest"]
+    return figures.padded(figures.lines(
+        np.arange(dim // 2), {k: series[k] for k in keys[:2]}, markers=True, log_y=True,
+        hlines=[(1.0, "one full turn")], title=f"{model}: width pairs' turns, {tw} px trained, {w} px asked",
+        x_title="width pair j (fast → slow)", y_title="turns across the image", hover_format=",.4g",
+        name="dit_resolution",
+        alt=f"{dim // 2} width pairs on a log scale. Trained, {trained} columns: {first[keys[0]]:,.1f} to "
+            f"{last[keys[0]]:.4f} turns. {new} columns with ids unchanged: {first[keys[1]]:,.1f} to "
+            f"{last[keys[1]]:.4f}."), left=80)
+
+
+def remedy_chart(w: int, tw: int, model: str, method: str):
+    view = resolution(model, tw, w, method)
+    dim, series = view["dim"], view["series"]
+    keys = list(series)
+    first, last = view["fastest"], view["slowest"]
+    return figures.padded(figures.lines(
+        np.arange(dim // 2), series, markers=True, log_y=True, dashed=[keys[1]],
+        hlines=[(1.0, "one full turn")], title=f"{model}: the same pairs with {method}",
+        x_title="width pair j (fast → slow)", y_title="turns across the image", hover_format=",.4g",
+        name="dit_resolution_remedy",
+        alt=f"Three curves over {dim // 2} width pairs: trained {first[keys[0]]:,.1f} to {last[keys[0]]:.4f} "
+            f"turns, ids unchanged {first[keys[1]]:,.1f} to {last[keys[1]]:.4f}, {method} "
+            f"{first[keys[2]]:,.1f} to {last[keys[2]]:.4f}."), left=80)
+
+
+def remedy(method, view, hand):
+    """Predict what the remedy does to the fastest pair; the answer is the figure with the remedy added."""
+    trained, new, series = view["trained"], view["new"], view["series"]
     keys = list(series)
     first, last = view["fastest"], view["slowest"]
 
@@ -74,14 +95,7 @@ def remedy(name, method, view):
     with classroom.predict("dit_res_fast", f"Remedy: {method}. What happens to the fastest width pair across "
                            f"the {new}-column image, against leaving the ids unchanged?",
                            ["it keeps its speed", "it slows down"], 0 if view["keeps_fastest"] else 1, reveal):
-        show(figures.padded(figures.lines(
-            np.arange(dim // 2), series, markers=True, log_y=True, dashed=[keys[1]],
-            hlines=[(1.0, "one full turn")], title=f"{name}: the same pairs with {method}",
-            x_title="width pair j (fast → slow)", y_title="turns across the image", hover_format=",.4g",
-            name="dit_resolution_remedy",
-            alt=f"Three curves over {dim // 2} width pairs: trained {first[keys[0]]:,.1f} to {last[keys[0]]:.4f} "
-                f"turns, ids unchanged {first[keys[1]]:,.1f} to {last[keys[1]]:.4f}, {method} "
-                f"{first[keys[2]]:,.1f} to {last[keys[2]]:.4f}."), left=80))
+        show(hero(remedy_chart, **hand))
 
 
 def explain(preset, view):

@@ -1,7 +1,7 @@
 import streamlit as st
 
 import posenc_core as pc
-from page_kit import classroom, controls, figures, formula, guard, header, notice, show, source, stage, why
+from page_kit import classroom, controls, figures, formula, guard, header, hero, notice, show, source, stage, why
 
 MODELS = ["Stable Diffusion 3.5 Large", "Stable Diffusion 3.5 Medium"]
 SIZES = [256, 512, 768, 1024, 1440, 2048, 3072, 4096, 6144]  # pixels; each model offers those its grid holds
@@ -26,6 +26,23 @@ def similarity(name: str):
     return pc.sd3_similarity_grid(p.head_dim * p.heads, size, p.extra["base_size"], size // 2, size // 2)
 
 
+def window_chart(w: int, h: int, model: str):
+    size = pc.dit_preset(model).extra["pos_embed_max_size"]
+    rows, cols = pc.sd3_patch_grid(h, w)
+    top, left = pc.sd3_crop_window(size, rows, cols)
+    grid = similarity(model)
+    crop = pc.sd3_window_only(grid, size, rows, cols)  # NaN (blank) where this image reads nothing
+    (grid_lo, _), (crop_lo, crop_hi) = pc.dit_value_range(grid), pc.dit_value_range(crop)
+    return figures.square_panels(figures.padded(figures.small_multiples(
+        [grid, crop], [f"the whole {size} x {size} table", f"the {rows} x {cols} window this image reads"],
+        cols=2, x_title="patch column", y_title="patch row", value_name="cosine similarity",
+        hover_format=".3f", zrange=(grid_lo, 1.0), name="dit_sd3_window",
+        title=f"{model}: similarity of every table row to the table's centre",
+        alt=f"Left: the {size} x {size} table, cosine similarity to its centre from {grid_lo:.2f} to "
+            f"1. Right: only the {rows} x {cols} window at rows {top} to {top + rows - 1}, columns {left} "
+            f"to {left + cols - 1} is filled, similarity {crop_lo:.2f} to {crop_hi:.2f}.")))
+
+
 @st.fragment
 def lesson():
     page = stage(more_label=None)
@@ -42,18 +59,9 @@ def lesson():
         rows, cols = pc.sd3_patch_grid(height, width)
         top, left = pc.sd3_crop_window(size, rows, cols)  # a ValueError past the grid: shown as an error
         window = (top, left, rows, cols)
-        grid = similarity(name)
-        crop = pc.sd3_window_only(grid, size, rows, cols)  # NaN (blank) where this image reads nothing
-        (grid_lo, _), (crop_lo, crop_hi) = pc.dit_value_range(grid), pc.dit_value_range(crop)
         facts = pc.sd3_window_facts(size, base, rows, cols)
-        show(figures.square_panels(figures.padded(figures.small_multiples(
-            [grid, crop], [f"the whole {size} x {size} table", f"the {rows} x {cols} window this image reads"],
-            cols=2, x_title="patch column", y_title="patch row", value_name="cosine similarity",
-            hover_format=".3f", zrange=(grid_lo, 1.0), name="dit_sd3_window",
-            title=f"{name}: similarity of every table row to the table's centre",
-            alt=f"Left: the {size} x {size} table, cosine similarity to its centre from {grid_lo:.2f} to "
-                f"1. Right: only the {rows} x {cols} window at rows {top} to {top + rows - 1}, columns {left} "
-                f"to {left + cols - 1} is filled, similarity {crop_lo:.2f} to {crop_hi:.2f}."))))
+        # drawn ahead of the hand: the same window one stop either side of the slider being moved
+        show(hero(window_chart, w=width, h=height, model=name))
         classroom.snippet(f"rows, cols = pc.sd3_patch_grid({height}, {width})  # VAE 8x, patch 2: 16 px",
                           f"top, left = pc.sd3_crop_window({size}, rows, cols)  # the window's first row, column",
                           "# the figure: cosine similarity of every cell to the centre cell",

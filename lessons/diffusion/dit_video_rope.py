@@ -2,7 +2,7 @@ import numpy as np
 import streamlit as st
 
 import posenc_core as pc
-from page_kit import classroom, controls, figures, formula, guard, header, notice, show, source, stage, why
+from page_kit import classroom, controls, figures, formula, guard, header, hero, notice, show, source, stage, why
 
 MODELS = ["Wan2.1-T2V-14B", "Wan2.1-T2V-1.3B", "HunyuanVideo", "CogVideoX-5b", "CogVideoX1.5-5B"]
 FRAMES = [17, 33, 45, 49, 81, 129, 161]  # 4k + 1: the VAE keeps frame 0 alone
@@ -42,28 +42,35 @@ def lesson():
         width = controls.select_slider("Width (px)", "w", [480, 640, 720, 832, 1280, 1360], preset.size[0])
         height = controls.select_slider("Height (px)", "h", [320, 480, 544, 720, 768], preset.size[1])
     with page.main, guard():
-        a, b, series = two_clips(name, width, height, frames_a, frames_b)
+        a, b, _ = two_clips(name, width, height, frames_a, frames_b)
         t_a, t_b = a["time"], b["time"]
-        slow_a = pc.dit_value_range(series[f"time ({frames_a} frames)"])[0]  # the slowest time pair's turns
-        slow_b = pc.dit_value_range(series[f"time ({frames_b} frames)"])[0]
         last = min(frames_a, frames_b) - 1  # the last frame both clips have
         id_a, id_b = pc.dit_frame_time_id(preset, frames_a, last), pc.dit_frame_time_id(preset, frames_b, last)
-        show(figures.padded(figures.lines(
-            np.arange(preset.pairs), series, markers=True, log_y=True, colours=None,
-            dashed=[f"time ({frames_b} frames)"], hlines=[(1.0, "one full turn")],
-            title=f"{name}: turns of each pair across a {width} x {height} clip",
-            x_title="pair j of a head (time, height, width blocks)",
-            y_title="turns across the clip", hover_format=",.3g", name="dit_video_split",
-            alt=f"{preset.pairs} pairs split {preset.axes[0] // 2} time, {preset.axes[1] // 2} "
-                f"height, {preset.axes[2] // 2} width. Across clip A's {t_a} time ids the slowest time pair "
-                f"turns {slow_a:.3g} times, across clip B's {t_b} ids {slow_b:.3g} times; the width block "
-                f"spans {a['width']} columns."), left=80))
+        # drawn ahead of the hand: the same curves one stop either side of the slider being moved
+        show(hero(split_chart, fa=frames_a, fb=frames_b, w=width, h=height, model=name))
         classroom.snippet(f"preset = pc.dit_preset({name!r})",
                           f"clip = pc.dit_axis_extents(preset, {width}, {height}, {frames_a})  # ids per axis",
                           "turns = pc.dit_axis_series(preset, clip)  # {axis: (pairs,) turns, NaN elsewhere}",
                           f"cos, sin = {rope_call(preset, a)}  # the model's own table")
         frames_question(preset, frames_a, frames_b, (t_a, t_b), (id_a, id_b), last)
         explain(preset, a)
+
+
+def split_chart(fa: int, fb: int, w: int, h: int, model: str):
+    preset = pc.dit_preset(model)
+    a, b, series = two_clips(model, w, h, fa, fb)
+    slow_a = pc.dit_value_range(series[f"time ({fa} frames)"])[0]  # the slowest time pair's turns
+    slow_b = pc.dit_value_range(series[f"time ({fb} frames)"])[0]
+    return figures.padded(figures.lines(
+        np.arange(preset.pairs), series, markers=True, log_y=True, colours=None,
+        dashed=[f"time ({fb} frames)"], hlines=[(1.0, "one full turn")],
+        title=f"{model}: turns of each pair across a {w} x {h} clip",
+        x_title="pair j of a head (time, height, width blocks)",
+        y_title="turns across the clip", hover_format=",.3g", name="dit_video_split",
+        alt=f"{preset.pairs} pairs split {preset.axes[0] // 2} time, {preset.axes[1] // 2} "
+            f"height, {preset.axes[2] // 2} width. Across clip A's {a['time']} time ids the slowest time pair "
+            f"turns {slow_a:.3g} times, across clip B's {b['time']} ids {slow_b:.3g} times; the width block "
+            f"spans {a['width']} columns."), left=80)
 
 
 def frames_question(preset, frames_a, frames_b, counts, ids, last):

@@ -1,7 +1,7 @@
 import streamlit as st
 
 import posenc_core as pc
-from page_kit import classroom, controls, figures, formula, guard, header, notice, show, source, stage, why
+from page_kit import classroom, controls, figures, formula, guard, header, hero, notice, show, source, stage, why
 
 BUCKETS = [4, 8, 16, 32, 64, 256]
 TOPS = [16, 32, 64, 128, 256, 512, 1024]
@@ -32,15 +32,34 @@ WHY = ("BERT adds a position row to each token once, at the input, and from then
        "retrieval, and why it can read past 512 tokens (distances past the table's ends share its last rows).")
 
 
-def three_terms_tab(args, t, head: int, i: int) -> None:
-    n = args[0]
+def tops(buckets: int) -> list[int]:
+    return [m for m in TOPS if m - 1 > buckets // 2 + 1]
+
+
+def view(args, head: int) -> dict:
+    """The figures' view by URL key: a hero figure builds its frames from it."""
+    return dict(zip(("n", "hidden", "heads", "pb", "mr", "seed"), args, strict=True)) | {"head": head}
+
+
+def settled(n, hidden, heads, pb, mr, seed, head):
+    """A frame's terms and head: a slider whose range follows the one moved goes to its nearest stop, as on the page."""
+    mr = min(tops(pb), key=lambda m: abs(m - mr))
+    return terms(n, hidden, heads, pb, mr, seed), min(head, heads - 1)
+
+
+def terms_chart(n, head, **rest):
+    t, head = settled(n, head=head, **rest)
     grids = [t["c2c"][head], t["c2p"][head], t["p2c"][head], t["total"][head]]
-    show(figures.small_multiples(
+    return figures.small_multiples(
         grids, [*TERMS.values(), "total score"], cols=2, cell_px=260,
         title=f"Head {head}: three terms and their sum",
         value_name="score", name="deberta_terms",
         alt=f"Four {n} x {n} heatmaps on one colour scale: content to content (noisy), content to position and "
-            "position to content (banded along the diagonals where the bucket repeats), and their sum."))
+            "position to content (banded along the diagonals where the bucket repeats), and their sum.")
+
+
+def three_terms_tab(args, t, head: int, i: int) -> None:
+    show(hero(terms_chart, **view(args, head)))  # drawn ahead of the hand: one stop either side of the slider moved
     classroom.snippet(f"t = pc.deberta_terms({classroom.call('deberta_example', *args)})",
                       "t['c2c'], t['c2p'], t['p2c'], t['total']  # (heads, n, n): the four maps")
     formula(r"A_{ij} = \frac{Q^c_i\cdot K^c_j + Q^c_i\cdot K^r_{\delta(i,j)} + K^c_j\cdot Q^r_{\delta(i,j)}}"
@@ -55,8 +74,18 @@ def three_terms_tab(args, t, head: int, i: int) -> None:
            "content → position; the paper's equation writes δ(j, i). This page follows the code.")
 
 
+def query_chart(i, n, head, **rest):
+    (t, head), i = settled(n, head=head, **rest), min(i, n - 1)  # fewer tokens: the query moves into the range
+    q = pc.deberta_query(t, head, i)
+    return figures.bars(list(range(n)), {TERMS[k]: q[k] for k in TERMS} | {"total": q["total"]},
+                        title=f"Query {i}, head {head}: each key's three terms and total", x_title="key j",
+                        y_title="score", name="deberta_query",
+                        alt=f"Grouped bars for the {n} keys of query {i}: the three terms and their sum. Keys in "
+                            "the same bucket have equal content → position bars.")
+
+
 def one_query_tab(args, t, head: int, i: int) -> None:
-    n, q = args[0], pc.deberta_query(t, head, i)
+    q = pc.deberta_query(t, head, i)
     pair = q["same_bucket"]
 
     def reveal() -> str:
@@ -71,11 +100,7 @@ def one_query_tab(args, t, head: int, i: int) -> None:
     with classroom.predict("deberta_same", f"Two keys fall in the same distance bucket of query {i}. Which terms can "
                            "still tell them apart?", ["only content → content", "content → content and position → "
                            "content", "all three", "none: same bucket, same score"], 1, reveal):
-        show(figures.bars(list(range(n)), {TERMS[k]: q[k] for k in TERMS} | {"total": q["total"]},
-                          title=f"Query {i}, head {head}: each key's three terms and total", x_title="key j",
-                          y_title="score", name="deberta_query",
-                          alt=f"Grouped bars for the {n} keys of query {i}: the three terms and their sum. Keys in "
-                              "the same bucket have equal content → position bars."))
+        show(hero(query_chart, i=i, **view(args, head)))
         classroom.snippet(f"t = pc.deberta_terms({classroom.call('deberta_example', *args)})",
                           f"q = pc.deberta_query(t, {head}, {i})  # q['c2c'], q['c2p'], q['p2c'], q['total']: (n,)")
         j = q["strongest"]
@@ -83,19 +108,23 @@ def one_query_tab(args, t, head: int, i: int) -> None:
                 c=float(q["p2c"][j]), s=float(q["total"][j]))
 
 
+def buckets_chart(pb: int, mr: int, hidden: int):
+    mr = min(tops(pb), key=lambda m: abs(m - mr))  # as settled(): the page moves it into the new range
+    c, mine = curve(2 * mr, pb, mr), pc.deberta_table_facts(pb, mr, hidden)
+    return figures.lines(c["distance"], {"bucket δ(i, j)": c["bucket"], "table row − span": c["row"] - mine["span"]},
+                         title=f"The bucket of each i − j ({pb} buckets, up to {mr})",
+                         x_title="i − j (query minus key)", y_title="bucket", name="deberta_buckets",
+                         vlines=[(mine["exact_up_to"], "exact up to here"), (mr - 1, "max_relative_positions − 1")],
+                         dashed=["table row − span"],
+                         alt=f"Bucket against distance: the identity up to {mine['exact_up_to']}, then logarithmic; "
+                             f"the table row saturates at ±{mine['span']} from distance {mine['last_row_from']} on.")
+
+
 def buckets_tab(args, t, head: int, i: int) -> None:
     buckets, top = args[3], args[4]
     far = 2 * top
-    c = curve(far, buckets, top)
     v3 = pc.deberta_table_facts(256, 512, 768)
-    mine = pc.deberta_table_facts(buckets, top, args[1])
-    show(figures.lines(c["distance"], {"bucket δ(i, j)": c["bucket"], "table row − span": c["row"] - mine["span"]},
-                       title=f"The bucket of each i − j ({buckets} buckets, up to {top})",
-                       x_title="i − j (query minus key)", y_title="bucket", name="deberta_buckets",
-                       vlines=[(mine["exact_up_to"], "exact up to here"), (top - 1, "max_relative_positions − 1")],
-                       dashed=["table row − span"],
-                       alt=f"Bucket against distance: the identity up to {mine['exact_up_to']}, then logarithmic; the "
-                           f"table row saturates at ±{mine['span']} from distance {mine['last_row_from']} on."))
+    show(hero(buckets_chart, pb=buckets, mr=top, hidden=args[1]))
     classroom.snippet(f"c = {classroom.call('deberta_bucket_curve', far, buckets, top)}",
                       "c['distance'], c['bucket'], c['row']  # (2·D + 1,) each")
 
@@ -124,7 +153,7 @@ def lesson():
         i = controls.slider("Query i", "i", 0, n - 1, min(6, n - 1))
         buckets = controls.select_slider("position_buckets", "pb", BUCKETS, 8,
                                          help="DeBERTa v3 uses 256; small values show the buckets in a short input.")
-        top = controls.select_slider("Max distance", "mr", [m for m in TOPS if m - 1 > buckets // 2 + 1], 64,
+        top = controls.select_slider("Max distance", "mr", tops(buckets), 64,
                                      help="max_relative_positions: how far the log buckets stretch (v3: 512, from "
                                           "max_position_embeddings).")
     with page.more:

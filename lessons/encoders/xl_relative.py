@@ -1,7 +1,21 @@
 import streamlit as st
 
 import posenc_core as pc
-from page_kit import classroom, controls, figures, formula, guard, header, notice, see_also, show, source, stage, why
+from page_kit import (
+    classroom,
+    controls,
+    figures,
+    formula,
+    guard,
+    header,
+    hero,
+    notice,
+    see_also,
+    show,
+    source,
+    stage,
+    why,
+)
 
 TERMS = {"a": "(a) content q·k", "b": "(b) q·W_R R", "c": "(c) global u·k", "d": "(d) global v·W_R R"}
 
@@ -30,14 +44,24 @@ WHY = ("Transformer-XL (Dai et al., 2019) reads a long text segment by segment a
        "and stop at ±k, and T5, which keeps only a learned number per distance bucket, term (d) on its own.")
 
 
-def terms_tab(args, t, i: int) -> None:
-    n = args[0]
-    show(figures.small_multiples(
+def view(args) -> dict:
+    """The figures' view by URL key: a hero figure builds its frames from it."""
+    n, d_model, d_head, seed = args
+    return {"n": n, "dm": d_model, "dh": d_head, "seed": seed}
+
+
+def terms_chart(n: int, dm: int, dh: int, seed: int):
+    t = terms(n, dm, dh, seed)
+    return figures.small_multiples(
         [t[k] for k in TERMS] + [t["total"]], [*TERMS.values(), "score: the sum"], cols=3, cell_px=220,
         title="Four terms of every score (random weights)", value_name="score",
         name="xl_terms",
         alt=f"Five {n} x {n} heatmaps on one colour scale: content, content-position, a global content term that "
-            "repeats down each column, a global position term constant along each diagonal, and their sum."))
+            "repeats down each column, a global position term constant along each diagonal, and their sum.")
+
+
+def terms_tab(args, t, i: int) -> None:
+    show(hero(terms_chart, **view(args)))  # drawn ahead of the hand: one stop either side of the slider moved
     classroom.snippet(f"t = pc.xl_terms({classroom.call('xl_example', *args)})",
                       "t['a'], t['b'], t['c'], t['d'], t['total']  # (n, n) each: the five maps")
     top = pc.xl_strongest_score(t, i)  # query i's largest score, term by term
@@ -48,6 +72,15 @@ def terms_tab(args, t, i: int) -> None:
     notice("(c) depends only on the key: a learned 'how much does this word matter to anyone'. (d) depends only on "
            "i − j: a bias per distance, computed from a sinusoid instead of looked up. XLNet's code forms "
            "(a) + (c) as (q + u)·k and (b) + (d) as (q + v)·W_R R, on a table of every offset shifted into place.")
+
+
+def bias_chart(n: int, dm: int, dh: int, seed: int):
+    bias = pc.xl_distance_bias(terms(n, dm, dh, seed))
+    return figures.lines(bias["offset"], {"(d) v·W_R R_{i−j}": bias["bias"]}, markers=True,
+                         title="Term (d) against the offset: one number per distance", x_title="i − j",
+                         y_title="score", name="xl_bias",
+                         alt=f"Term (d) for offsets {int(bias['offset'][0])} to {int(bias['offset'][-1])}: a "
+                             "smooth curve, different on the two sides because the sine part of R changes sign.")
 
 
 def bias_tab(args, t, i: int) -> None:
@@ -61,24 +94,25 @@ def bias_tab(args, t, i: int) -> None:
     with classroom.predict("xl_d", "Term (d) = v·W_R R_{i−j}. Which of these does it change with?",
                            ["the query's word", "the key's word", "only the distance i − j", "the absolute position"],
                            2, reveal):
-        show(figures.lines(bias["offset"], {"(d) v·W_R R_{i−j}": bias["bias"]}, markers=True,
-                           title="Term (d) against the offset: one number per distance", x_title="i − j",
-                           y_title="score", name="xl_bias",
-                           alt=f"Term (d) for offsets {int(bias['offset'][0])} to {int(bias['offset'][-1])}: a "
-                               "smooth curve, different on the two sides because the sine part of R changes sign."))
+        show(hero(bias_chart, **view(args)))
         classroom.snippet(f"t = pc.xl_terms({classroom.call('xl_example', *args)})",
                           "bias = pc.xl_distance_bias(t)  # bias['offset'], bias['bias']: the curve")
 
 
+def shaw_chart(i: int, k: int, n: int, dm: int, dh: int, seed: int):
+    i = min(i, n - 1)  # a frame for fewer tokens: the query slider moves into the new range, as on the page
+    shaw, t = shaw_relative(n, dh, k, seed), terms(n, dm, dh, seed)
+    return figures.lines(list(range(n)), {"Shaw: q·aᴷ_clip(j−i)": shaw[i], "XL (b): q·W_R R_{i−j}": t["b"][i],
+                                          "XL (d): v·W_R R_{i−j}": t["d"][i]}, markers=True,
+                         title=f"Query {i}: position terms, Shaw (±{k}) and XL",
+                         x_title="key j", y_title="score", name="xl_shaw", vlines=[(i, "query")],
+                         alt=f"Three curves over the keys of query {i}: Shaw's relative term goes flat beyond ±{k} "
+                             "of the query; XL's two position terms keep changing with distance.")
+
+
 def shaw_tab(args, t, i: int, clip: int) -> None:
     n, _, d_head, seed = args
-    shaw = shaw_relative(n, d_head, clip, seed)
-    show(figures.lines(list(range(n)), {"Shaw: q·aᴷ_clip(j−i)": shaw[i], "XL (b): q·W_R R_{i−j}": t["b"][i],
-                                        "XL (d): v·W_R R_{i−j}": t["d"][i]}, markers=True,
-                       title=f"Query {i}: position terms, Shaw (±{clip}) and XL",
-                       x_title="key j", y_title="score", name="xl_shaw", vlines=[(i, "query")],
-                       alt=f"Three curves over the keys of query {i}: Shaw's relative term goes flat beyond ±{clip} "
-                           "of the query; XL's two position terms keep changing with distance."))
+    show(hero(shaw_chart, i=i, k=clip, **view(args)))
     classroom.snippet(f"e = {classroom.call('shaw_example', n, d_head, clip, seed)}",
                       f"shaw = pc.shaw_scores(e['q'], e['k'], e['a_k'], {clip})['relative'][{i}]",
                       f"t = pc.xl_terms({classroom.call('xl_example', *args)})",

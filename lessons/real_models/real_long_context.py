@@ -5,7 +5,7 @@ import streamlit as st
 
 import posenc_core as pc
 from lessons.real_models.real_views import models_ready, run_with_progress
-from page_kit import classroom, controls, figures, formula, guard, header, notice, show, source, stage, why
+from page_kit import classroom, controls, figures, formula, guard, header, hero, notice, show, source, stage, why
 from page_kit.lesson import folded
 
 real = pc.real_models
@@ -34,21 +34,31 @@ WHY = (
 
 def loss_chart(s: dict, bins: int, bin_size: int, name: str, title: str):
     """The binned loss of every method over the first ``bins`` bins, the trained context marked."""
-    show(figures.lines(s["start"][:bins] + bin_size / 2, {k: v[:bins] for k, v in s["loss"].items()}, title=title,
-                       x_title="position in the sequence (tokens)", y_title="mean loss (nats)", name=name,
-                       colours=COLOURS, legend_right=True, vlines=[(s["context"], "trained context 8,192")],
-                       alt=f"Mean loss per bin of {bin_size} positions from 0 to {bins * bin_size:,} for "
-                           f"{len(s['loss'])} methods: " + ", ".join(s["loss"]) + "; the trained context 8,192 is "
-                           "marked."))
+    return figures.lines(s["start"][:bins] + bin_size / 2, {k: v[:bins] for k, v in s["loss"].items()}, title=title,
+                     x_title="position in the sequence (tokens)", y_title="mean loss (nats)", name=name,
+                     colours=COLOURS, legend_right=True, vlines=[(s["context"], "trained context 8,192")],
+                     alt=f"Mean loss per bin of {bin_size} positions from 0 to {bins * bin_size:,} for "
+                         f"{len(s['loss'])} methods: " + ", ".join(s["loss"]) + "; the trained context 8,192 is "
+                         "marked.")
+
+
+def inside_chart(bin: int):  # the bin slider's URL key: a hero figure builds its frames by it
+    s, _ = shipped(bin)
+    return loss_chart(s, s["inside_bins"], bin, "real_long_loss", "SmolLM2-135M: loss inside its trained 8,192")
+
+
+def whole_chart(bin: int):
+    s, _ = shipped(bin)
+    return loss_chart(s, len(s["start"]), bin, "real_long_loss_all", f"The whole {s['tokens']:,} tokens")
 
 
 def curve_tab(page):
     with page.side:
         bin_size = controls.select_slider("Bin width (positions)", "bin", [64, 128, 256, 512, 1024], 256)
     s, made = shipped(bin_size)
-    loss_chart(s, s["inside_bins"], bin_size, "real_long_loss", "SmolLM2-135M: loss inside its trained 8,192")
+    show(hero(inside_chart, bin=bin_size))  # drawn ahead of the hand: one stop either side of the bin width
     with past_question(s):
-        loss_chart(s, len(s["start"]), bin_size, "real_long_loss_all", f"The whole {s['tokens']:,} tokens")
+        show(hero(whole_chart, bin=bin_size))
         classroom.snippet(f"s = pc.real_models.long_context_summary(pc.real_models.shipped_long_context(), "
                           f"{bin_size})", "# (bins,) first position of each bin; {method: (bins,) mean loss in nats}",
                           "start, losses = s['start'], s['loss']")
