@@ -98,9 +98,11 @@ def _move_slices(log: list) -> dict | None:
     times = {**first, **last, "settled": max(t for t, _ in log)}
     if any(v is None for v in times.values()):
         return None
-    # the first chart's last redraw (a remounting chart draws twice); a move that leaves it unchanged counts as
-    # settled
-    times["drawn"] = max((t for t, x in log if x == "draw" and t >= pressed), default=times["settled"])
+    # the first chart's last redraw (a remounting chart draws twice); where the slider leaves it as it is, the last
+    # redraw of another chart (the one the slider drives); a move that redraws no chart counts as settled
+    hero = [t for t, x in log if x == "draw" and t >= pressed]
+    other = [t for t, x in log if x == "draw-other" and t >= pressed]
+    times["drawn"] = max(hero or other or [times["settled"]])
     return {**{k: v - pressed for k, v in times.items()},
             "mounts": sum(e == "mount" for _, e in log), "draws": sum(e == "draw" for _, e in log)}
 
