@@ -2,7 +2,7 @@ import streamlit as st
 
 import posenc_core as pc
 from lessons.images import fourier_views
-from page_kit import classroom, controls, figures, formula, guard, header, notice, show, source, stage, why
+from page_kit import classroom, controls, figures, formula, guard, header, hero, notice, show, source, stage, why
 
 SIGMAS_1D = [1, 2, 5, 10, 20, 50, 100]
 SIGMAS_2D = [0.5, 1, 2, 4, 8, 16, 32]
@@ -59,18 +59,24 @@ def lesson():
         page.walk(TABS, page)
 
 
+def nerf_columns(L, s, m) -> figures.Chart:
+    """NeRF's sine columns for ``L`` octaves (the hero's frames either side are built here too)."""
+    p, nerf, _, _ = encodings(L, float(s), m, 0)
+    waves = {f"sin(2^{k} π p)": nerf[:, 2 * k] for k in range(min(L, SHOWN_OCTAVES))}  # sine columns
+    return figures.padded(figures.lines(
+        p, waves, title="NeRF's encoding: sines of the coordinate at doubling frequencies", x_title="coordinate p",
+        y_title="γ(p)", name="fourier_nerf_columns", height=380,
+        alt=f"{len(waves)} sine waves of p with 1, 2, 4 ... half-cycles over [0, 1), the last "
+            f"{list(waves)[-1]}."), top=90)
+
+
 def encodings_tab(page):
     with page.side:
         octaves = controls.slider("NeRF octaves L", "L", 1, 8, 4)
         sigma = controls.select_slider("Fourier σ", "s", SIGMAS_1D, 5)
         features = controls.slider("Fourier features m", "m", 16, 128, 32, step=16)
     p, nerf, ff, ranges = encodings(octaves, float(sigma), features, 0)
-    waves = {f"sin(2^{k} π p)": nerf[:, 2 * k] for k in range(min(octaves, SHOWN_OCTAVES))}  # sine columns
-    show(figures.padded(figures.lines(
-        p, waves, title="NeRF's encoding: sines of the coordinate at doubling frequencies", x_title="coordinate p",
-        y_title="γ(p)", name="fourier_nerf_columns", height=380,
-        alt=f"{len(waves)} sine waves of p with 1, 2, 4 ... half-cycles over [0, 1), the last "
-            f"{list(waves)[-1]}."), top=90))
+    show(hero(nerf_columns, L=octaves, s=sigma, m=features))
     classroom.snippet(f"tables = {classroom.call('encoding_tables', octaves, float(sigma), features, 0)}",
                       f"tables['nerf']  # ({p.shape[0]}, {nerf.shape[1]}): γ(p), sin and cos per octave",
                       f"tables['fourier'], tables['frequency']  # ({p.shape[0]}, {ff.shape[1]}) and "

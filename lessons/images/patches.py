@@ -2,7 +2,7 @@ import streamlit as st
 
 import posenc_core as pc
 from lessons.images import image_views
-from page_kit import classroom, controls, figures, formula, guard, header, notice, show, source, stage, why
+from page_kit import classroom, controls, figures, formula, guard, header, hero, notice, show, source, stage, why
 
 BASES = [100, 1000, 10000, 100000]
 
@@ -57,18 +57,25 @@ def lesson():
         page.walk(TABS, grid, cell)
 
 
+def one_patch_figure(r, c, gh, gw, d, base) -> figures.Chart:
+    """The similarity map of patch (r, c); the hero's frames either side are built here too."""
+    r, c = min(r, gh - 1), min(c, gw - 1)  # a smaller grid moves the patch slider to its last stop, as here
+    grid = (gh, gw, d, float(base))
+    zrange, signed = similarity_scale(*grid)
+    return figures.marked_heatmap(
+        maps(*grid)[neighbours(*grid, r, c)["index"]], [(c, r, f"patch ({r}, {c})")],
+        title=f"Cosine similarity of patch (row {r}, col {c}) to every patch", x_title="column",
+        y_title="row", value_name="cosine similarity", name="vit2d_one_patch", zrange=zrange,
+        signed=signed, height=460,
+        alt=f"Heatmap over the {gh} x {gw} grid (d = {d}, base {float(base):,.0f}): similarity to patch ({r}, {c}) "
+            "is 1 there and falls off with distance in a plus-shaped pattern along its row and column.")
+
+
 def one_patch_tab(grid, cell):
     h, w, dim, base = grid
     row, col = cell
     near = neighbours(*grid, row, col)
-    zrange, signed = similarity_scale(*grid)
-    show(figures.marked_heatmap(
-        maps(*grid)[near["index"]], [(col, row, f"patch ({row}, {col})")],
-        title=f"Cosine similarity of patch (row {row}, col {col}) to every patch", x_title="column",
-        y_title="row", value_name="cosine similarity", name="vit2d_one_patch", zrange=zrange,
-        signed=signed, height=460,
-        alt=f"Heatmap over the {h} x {w} grid (d = {dim}, base {base:,.0f}): similarity to patch ({row}, {col}) "
-            "is 1 there and falls off with distance in a plus-shaped pattern along its row and column."))
+    show(hero(one_patch_figure, r=row, c=col, gh=h, gw=w, d=dim, base=base))
     image_views.similarity_snippet(h, w, dim, base, f"sim[{row} * {w} + {col}]  # ({h}, {w}): the map above, "
                                                     f"patch ({row}, {col})")
     notice("The bright cross: patches in the same row share the whole row half of the code, and patches "

@@ -1,28 +1,11 @@
 import streamlit as st
 
 import posenc_core as pc
-from lessons.images import image_views
-from page_kit import classroom, controls, figures, formula, guard, header, notice, show, source, stage, why
+from lessons.images import image_views, resize_views
+from lessons.images.resize_views import maps, original, resized
+from page_kit import classroom, controls, figures, formula, guard, header, hero, notice, show, source, stage, why
 
 SOURCES = {"sincos": "2D sin-cos", "learned": "learned-like (seeded)"}
-
-
-@st.cache_data(max_entries=32, show_spinner=False)
-def original(src: str, old: int, dim: int, prefix: int):
-    return pc.vit_position_table(src, old, dim, prefix, seed=0)
-
-
-@st.cache_data(max_entries=64, show_spinner=False)
-def resized(src: str, old: int, new: int, dim: int, prefix: int, mode: str, antialias: bool):
-    return pc.resample_pos_embed(original(src, old, dim, prefix), (old, old), (new, new), prefix, mode, antialias)
-
-
-@st.cache_data(max_entries=64, show_spinner=False)
-def maps(src: str, old: int, new: int, dim: int, prefix: int, mode: str, antialias: bool):
-    before = pc.patch_similarity_maps(original(src, old, dim, prefix), old, old, "cosine", prefix)
-    after = pc.patch_similarity_maps(resized(src, old, new, dim, prefix, mode, antialias), new, new, "cosine",
-                                     prefix)
-    return before, after
 
 
 @st.cache_data(max_entries=32, show_spinner=False)
@@ -77,20 +60,10 @@ def lesson():
 def maps_tab(page, setup, mode: str, antialias: bool, cell, plan):
     src, old, new, dim, prefix = setup
     (row, col), (new_row, new_col) = cell, plan["new_cell"]
-    before, after = (m[i] for m, i in zip(maps(*setup, mode, antialias), (plan["index_before"], plan["index_after"]),
-                                          strict=True))
-    zrange, signed = figures.similarity_range(before, after)
-    left, right = st.columns(2)
-    for column, grid, size, (r, c), label, stem in ((left, before, old, cell, "before", "resize_before"),
-                                                   (right, after, new, plan["new_cell"], f"after ({mode})",
-                                                    "resize_after")):
-        with column:
-            show(figures.marked_heatmap(
-                grid, [(c, r, f"patch ({r}, {c})")], title=f"{label}: {size} x {size}, patch ({r}, {c})",
-                x_title="column", y_title="row", value_name="cosine similarity", zrange=zrange,
-                signed=signed, name=stem, height=430,
-                alt=f"Similarity to patch ({r}, {c}) on the {size} x {size} grid ({label}): a bright spot at "
-                    "the patch that fades with distance."))
+    for column, which in zip(st.columns(2), ("before", "after"), strict=True):
+        with column:  # both drawn ahead of the hand: the colour scale they share follows the new grid too
+            show(hero(resize_views.map_figure, which=which, new=new, r=row, c=col, old=old, d=dim, cls=prefix,
+                      src=src, mode=mode, aa=antialias))
     classroom.snippet(*image_views.resize_lines(src, old, new, dim, prefix, mode, antialias),
                       f"before = pc.patch_similarity_maps(table, {old}, {old}, 'cosine', {prefix})"
                       f"  # ({plan['patches_before']}, {old}, {old})",

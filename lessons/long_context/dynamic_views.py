@@ -14,6 +14,12 @@ EVENTS = {"grow": "recompute for this length, cache it", "keep": "keep the cache
           "reset": "back to the original frequencies"}
 
 
+@st.cache_data(max_entries=32, show_spinner=False)
+def dynamic_calls(pattern: str, head_dim: int, base: float, original: int, factor: float):
+    lengths = pc.dynamic_call_lengths(pattern, original, factor)
+    return pc.rope_dynamic_calls(head_dim, base, factor, original, lengths)
+
+
 def stateful_calls(calls: dict, original: int, factor: float, *, name: str) -> None:
     """Slowest pair's frequency call by call, stateful module against a fresh one, a table, and what to notice."""
     call = np.arange(1, len(calls["length"]) + 1)

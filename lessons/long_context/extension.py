@@ -2,7 +2,7 @@ import streamlit as st
 
 import posenc_core as pc
 from lessons.long_context import extension_knob_views, extension_views
-from lessons.long_context.dynamic_views import stateful_calls
+from lessons.long_context.dynamic_views import dynamic_calls, stateful_calls
 from page_kit import (
     animation,
     classroom,
@@ -12,6 +12,7 @@ from page_kit import (
     formula,
     guard,
     header,
+    hero,
     notice,
     show,
     source,
@@ -39,12 +40,6 @@ def analyse(method: str, head_dim: int, base: float, original: int, factor: floa
     distances, before = pc.score_vs_distance(result["inv_freq_before"], 1.0, 4 * target)
     _, after = pc.score_vs_distance(result["inv_freq_after"], result["attention_factor"], 4 * target)
     return scaling, result, paper, distances, before, after
-
-
-@st.cache_data(max_entries=32, show_spinner=False)
-def dynamic_calls(pattern: str, head_dim: int, base: float, original: int, factor: float):
-    lengths = pc.dynamic_call_lengths(pattern, original, factor)
-    return pc.rope_dynamic_calls(head_dim, base, factor, original, lengths)
 
 
 @st.cache_data(max_entries=8, show_spinner=False)
@@ -92,10 +87,21 @@ def ask_doubled(view, result) -> None:
                 s2=2 * factor, n=n_pairs)
 
 
+def wave_figure(m, s, L, base, d, own) -> figures.Chart:
+    """The Wavelengths figure for the factor ``s``, marker lines included (the hero's frames are built here too)."""
+    view = {"method": m, "head_dim": d, "base": base, "original": L,
+            "knobs": {**extension_knob_views.default_knobs(s), **own}}
+    chart = extension_views.wavelength_chart(analysis_at(view, s)[1], name="ext_wavelengths",
+                                             label=pc.EXTENSION_METHODS[m])
+    # press or drag on the figure: the nearer marker line follows, L sets L, L′ sets s = L′ / L
+    return figure_control.drag_lines(chart, "y", [(L, "L"), (int(round(s * L)), figure_control.Target("s", 1 / L))])
+
+
 def wave_tab(page, view, analysis) -> None:
     _, result, *_ = analysis
-    label, original, factor = view["label"], view["original"], view["factor"]
-    chart = extension_views.wavelength_chart(result, name="ext_wavelengths", label=label)
+    label, factor = view["label"], view["factor"]
+    chart = hero(wave_figure, s=factor, L=view["original"], base=view["base"], d=view["head_dim"],
+                 m=view["method"], own=view["own"])
     with page.side:
         play = controls.toggle("Animate s", "play_s",
                                help="A scrub bar and a Play button under the figure: s grows from 1.2 "
@@ -104,8 +110,6 @@ def wave_tab(page, view, analysis) -> None:
         def wave_chart(s):
             return extension_views.wavelength_chart(analysis_at(view, s)[1], name="ext_wavelengths", label=label)
         animation.attach(chart, wave_chart, "s", PLAY_FACTORS, start_value=factor)
-    # press or drag on the figure: the nearer marker line follows, L sets L, L′ sets s = L′ / L
-    figure_control.drag_lines(chart, "y", [(original, "L"), (view["target"], figure_control.Target("s", 1 / original))])
     extension_views.wavelengths(result, name="ext_wavelengths", label=label, chart=chart)
     extension_knob_views.wave_snippet(view)
     ask_doubled(view, result)
@@ -173,13 +177,14 @@ def lesson():
         method = controls.select("Method", "m", list(pc.EXTENSION_METHODS), list(pc.EXTENSION_METHODS).index("yarn"),
                                  format_func=lambda m: pc.EXTENSION_METHODS[m])
     original, factor, base, head_dim = extension_views.context_controls(default_factor=4.0, stage=page)
-    knobs = extension_knob_views.method_knobs(page, method, factor)
+    own = extension_knob_views.method_knobs(page, method, factor)
     if method == "longrope":  # full width under the row: in a fifth of it, this ran to eight lines of three words
         st.caption(f"Factor lists: Phi-3.5-mini's searched short/long factors (48 pairs, s = 32, L = 4,096), "
                    f"resampled to {head_dim // 2} pairs; exact at head_dim 96. Paste any config with your own "
                    "lists on the *Model presets and config.json* page.")
+    knobs = {**extension_knob_views.default_knobs(factor), **own}
     view = {"method": method, "label": pc.EXTENSION_METHODS[method], "original": original, "factor": factor,
-            "base": base, "head_dim": head_dim, "knobs": knobs, "target": int(round(factor * original)),
+            "base": base, "head_dim": head_dim, "own": own, "knobs": knobs, "target": int(round(factor * original)),
             "seq_len": int(round(knobs["current"] * original))}
     with guard():
         analysis = analysis_at(view, factor)

@@ -4,7 +4,7 @@ import streamlit as st
 
 import posenc_core as pc
 from lessons.long_context import extension_views
-from page_kit import classroom, controls, figures, guard, header, notice, show, source, stage, why
+from page_kit import classroom, controls, figures, guard, header, hero, notice, show, source, stage, why
 
 
 @st.cache_data(max_entries=128, show_spinner=False)
@@ -78,15 +78,22 @@ def ask_unscaled_ood(none, original: int, target: int):
                              ["the fastest pairs", "the slowest pairs", "every pair", "none"], answer, reveal)
 
 
-def ratio_tab(view, results, pairs) -> None:
+def ratio_figure(s, L, base, d, ms) -> figures.Chart:
+    """θ′/θ per pair of each chosen method at the factor ``s`` (the hero's frames are built here too)."""
+    results = {pc.EXTENSION_METHODS[m]: analyse(m, d, float(base), L, float(s)) for m in ms}
+    return figures.roomy_lines(analyse(None, d, float(base), L, float(s))[0]["pair"],
+                               {k: r[0]["ratio"] for k, r in results.items()},
+                               title=f"θ′/θ per pair, s = {s:g}", x_title="rotary pair i",
+                               y_title="θ′/θ (log scale)", log_y=True, hover_format=".4g",
+                               hlines=[(1.0, "1: kept"), (1 / s, "1/s")], name="cmp_ratio",
+                               alt=f"New over old frequency per rotary pair at s = {s:g} for "
+                                   + ", ".join(f"{k} (pair 0: {r[0]['ratio'][0]:.3g}, last pair: "
+                                               f"{r[0]['ratio'][-1]:.3g})" for k, r in results.items()) + ".")
+
+
+def ratio_tab(view) -> None:
     factor = view["factor"]
-    show(figures.roomy_lines(pairs, {k: r[0]["ratio"] for k, r in results.items()},
-                             title=f"θ′/θ per pair, s = {factor:g}", x_title="rotary pair i",
-                             y_title="θ′/θ (log scale)", log_y=True, hover_format=".4g",
-                             hlines=[(1.0, "1: kept"), (1 / factor, "1/s")], name="cmp_ratio",
-                             alt=f"New over old frequency per rotary pair at s = {factor:g} for "
-                                 + ", ".join(f"{k} (pair 0: {r[0]['ratio'][0]:.3g}, last pair: "
-                                             f"{r[0]['ratio'][-1]:.3g})" for k, r in results.items()) + "."))
+    show(hero(ratio_figure, s=factor, L=view["original"], base=view["base"], d=view["head_dim"], ms=view["chosen"]))
     _snippet(view, "result['ratio'])  # (head_dim/2,): θ′/θ per pair")
     asked, ratio = ask_doubled(view)
     with asked:
@@ -173,7 +180,7 @@ def lesson():
             with page.main:
                 st.info("Pick at least one method beside the figure.")
             return
-        for tab, draw in ((tab_ratio, lambda: ratio_tab(view, results, none["pair"])),
+        for tab, draw in ((tab_ratio, lambda: ratio_tab(view)),
                           (tab_wave, lambda: wavelength_tab(view, results, none, none["pair"])),
                           (tab_angle, lambda: angle_tab(view, results, none, none["pair"])),
                           (tab_score, lambda: score_tab(view, results, none_d, none_s))):

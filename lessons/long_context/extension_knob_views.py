@@ -63,12 +63,14 @@ METHOD_KNOBS = {"dynamic": _current_length, "longrope": _current_length, "yarn":
 
 
 def method_knobs(page, method: str, factor: float) -> dict:
-    """The method's own knobs, folded under the stage's "More settings"; the rest at their defaults."""
-    knobs = default_knobs(factor)
+    """The knobs the method shows, folded under the stage's "More settings"; ``default_knobs`` gives the rest.
+
+    Only these are fixed by controls: the others follow s, so a figure built for another s takes them afresh."""
+    own: dict = {}
     if method in METHOD_KNOBS:
         with page.more:
-            METHOD_KNOBS[method](knobs, factor)
-    return knobs
+            METHOD_KNOBS[method](own, factor)
+    return own
 
 
 def short_scaling(scaling: dict) -> str:

@@ -2,7 +2,7 @@ import streamlit as st
 
 import posenc_core as pc
 from lessons.multimodal import multimodal_views
-from page_kit import classroom, figures, formula, guard, header, notice, show, source, stage, why
+from page_kit import classroom, figures, formula, guard, header, hero, notice, show, source, stage, why
 
 header(
     "Position ids of a mixed sequence",
@@ -26,13 +26,14 @@ def lesson():
             picks, sizes, note = st.container(), st.container(), st.container()
         with picks:
             model, reading = multimodal_views.model_picker(note=note)
-        spec, frame_text = multimodal_views.sequence_controls(  # the rest of the sequence: folded
+        parts = multimodal_views.sequence_controls(  # the rest of the sequence: folded
             model, side=sizes, more=page.more, beside=("vf", "fps") if tab_rules.open else ("ih", "iw"))
+        spec, frame_text = multimodal_views.sequence(model, **parts)
         result = multimodal_views.ids_for(model, spec, frame_text)
         family = pc.MM_FAMILIES[model.family]
         if tab_rows.open:
             with tab_rows:
-                rows_section(model, result, spec, frame_text)
+                rows_section(model, result, spec, frame_text, parts)
         if tab_rules.open:
             with tab_rules:
                 rules_section(model, family, result, spec, frame_text)
@@ -43,18 +44,26 @@ def lesson():
             multimodal_views.show_reading(reading)
 
 
-def rows_section(model, result, spec, frame_text):
+def rows_figure(model, **parts) -> figures.Chart:
+    """The three id rows of the sequence ``parts`` sets; the hero's frames either side are built here too."""
+    spec, frame_text = multimodal_views.sequence(model, **parts)
+    result = multimodal_views.ids_for(model, spec, frame_text)
     ids = result.ids  # (3, n)
     n = ids.shape[1]
-    part = next(p for p in pc.parse_segments(spec) if p.kind == "image")
-    show(figures.padded(figures.lines(
+    return figures.padded(figures.lines(
         list(range(n)), {"time": ids[0], "height": ids[1], "width": ids[2]},
         title=f"{model.name}: the three position ids of each of the {n} tokens", x_title="token index",
         y_title="position id", markers=True, vlines=multimodal_views.segment_marks(result, spec), height=420,
         hover_format=".2f", colours=multimodal_views.AXIS_COLOURS, dashed=("time",), name="mm_id_rows",
         alt=f"Three step curves over the {n} tokens. On text they coincide and climb by one per token; over the "
             "image the time id stays flat while the height id steps once per row and the width id sweeps each "
-            "row; the video repeats that per frame.")))
+            "row; the video repeats that per frame."))
+
+
+def rows_section(model, result, spec, frame_text, parts):
+    part = next(p for p in pc.parse_segments(spec) if p.kind == "image")
+    # the image's rows and columns first: beside the figure, they are the sliders a hand that has not moved yet takes
+    show(hero(rows_figure, **{"ih": parts["ih"], "iw": parts["iw"]} | parts, model=model))
     ids_code(model, spec, frame_text, "# (3, n): the time, height and width id of every token (the curves)",
              "ids = result.ids")
     ask_wider(model, part.h, part.w)

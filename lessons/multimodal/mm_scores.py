@@ -2,7 +2,7 @@ import streamlit as st
 
 import posenc_core as pc
 from lessons.multimodal import multimodal_views, scores_views
-from page_kit import classroom, controls, figures, formula, guard, header, notice, show, source, stage, why
+from page_kit import classroom, controls, figures, formula, guard, header, hero, notice, show, source, stage, why
 
 FPS = [0.5, 1.0, 2.0, 4.0, 8.0]
 
@@ -35,6 +35,22 @@ def lesson():
         page.walk(TABS, page, model)
 
 
+def image_figure(qr, qc, sh, sw, model) -> figures.Chart:
+    """The score maps of the query patch (qr, qc); the hero's frames either side are built here too."""
+    row, col = min(qr, sh - 1), min(qc, sw - 1)  # a smaller image moves the query slider to its last stop, as here
+    panels = scores_views.image_maps(model.family, model.head_dim, model.rotary_dim, model.theta, model.section,
+                                     sh, sw, row, col)
+    titles = [name.replace(", ", ",<br>") for name in panels]  # two lines: three panels fit a phone
+    return figures.mark_panels(figures.square_panels(figures.padded(figures.small_multiples(
+        [p["map"] for p in panels.values()], titles, title=f"Score of the patch at row {row}, column {col} "
+        f"with every patch of a {sh} × {sw} image (÷ its score with itself)", cols=len(panels), signed=None,
+        value_name="relative score", x_title="column", y_title="row", cell_px=300, name="mm_image_scores",
+        alt=f"{len(panels)} score maps of the query patch at row {row}, column {col} over a {sh} × {sw} image, one "
+            "per allocation, the query marked. Where height and width own fast pairs the map falls off around "
+            "the query; where they own only slow pairs it is nearly flat.",
+        margin=dict(t=110)))), col, row, "query")
+
+
 def image_section(page, model):
     with page.more:
         h, w = controls.grid_size(24, (12, 16), labels=("Image rows", "Image columns"), keys=("sh", "sw"))
@@ -42,15 +58,7 @@ def image_section(page, model):
         row, col = controls.grid_cell(h, w, (5, 7), labels=("Query row", "Query column"), keys=("qr", "qc"))
     scalars = (model.family, model.head_dim, model.rotary_dim, model.theta, model.section, h, w, row, col)
     panels = scores_views.image_maps(*scalars)
-    titles = [name.replace(", ", ",<br>") for name in panels]  # two lines: three panels fit a phone
-    show(figures.mark_panels(figures.square_panels(figures.padded(figures.small_multiples(
-        [p["map"] for p in panels.values()], titles, title=f"Score of the patch at row {row}, column {col} "
-        f"with every patch of a {h} × {w} image (÷ its score with itself)", cols=len(panels), signed=None,
-        value_name="relative score", x_title="column", y_title="row", cell_px=300, name="mm_image_scores",
-        alt=f"{len(panels)} score maps of the query patch at row {row}, column {col} over a {h} × {w} image, one "
-            "per allocation, the query marked. Where height and width own fast pairs the map falls off around "
-            "the query; where they own only slow pairs it is nearly flat.",
-        margin=dict(t=110)))), col, row, "query"))
+    show(hero(image_figure, qr=row, qc=col, sh=h, sw=w, model=model))
     scores_views.image_numbers(model, panels, h, w, row, col)
     far = scores_views.row_end(*scalars)
 

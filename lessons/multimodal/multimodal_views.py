@@ -130,64 +130,65 @@ SEQUENCE_KEYS = ("t0", "ih", "iw", "t1", "vf", "fps", "vh", "vw", "t2", "ft/snd"
 
 
 def sequence_controls(model: Model, *, audio_default: bool = False, side=None, more=None,
-                      beside: tuple[str, ...] = ("ih", "iw")) -> tuple[str, int]:
-    """The mixed sequence: text, an image, text, a video, text (and sound for Qwen3-Omni), as a spec string.
-
-    Given ``side`` and ``more`` (a ``lesson.stage``'s side column, or a box in it, and its "More settings"),
-    the controls keyed in ``beside`` (the image's rows and columns unless a tab drives others) go beside the
-    figure and the rest is folded; without them, they sit in two rows of six. The keys are the same either
-    way, so links carry over.
+                      beside: tuple[str, ...] = ("ih", "iw")) -> dict:
+    """The mixed sequence's controls, {URL key: value} (None where the family has none): ``sequence`` makes the
+    spec from them, so a figure built for a neighbouring value (page_kit.hero) makes its own. Given ``side`` and
+    ``more`` (a ``lesson.stage``'s side column, or a box in it, and its "More settings"), the controls keyed in
+    ``beside`` (the image's rows and columns unless a tab drives others) go beside the figure and the rest is
+    folded; without them, they sit in two rows of six. The keys are the same either way, so links carry over.
     """
     family = pc.MM_FAMILIES[model.family]
     if side is None:
         cols = [*st.columns(6), *st.columns(6)]
     else:  # slots in the rows' order, one under another
         cols = [side if any(k in beside for k in key.split("/")) else more for key in SEQUENCE_KEYS]
+    v = dict.fromkeys(("ft", "snd", "au"))
     with cols[0]:
-        before = controls.slider("Text before", "t0", 1, 12, 4, help="Text tokens before the image, including "
-                                                                     "the vision start token's neighbours.")
+        v["t0"] = controls.slider("Text before", "t0", 1, 12, 4, help="Text tokens before the image, including "
+                                                                      "the vision start token's neighbours.")
     with cols[1]:
-        ih = controls.slider("Image rows", "ih", 1, 12, 3, help="Image height in language-model tokens, after "
-                                                                "the vision tower merges 2 x 2 patches.")
+        v["ih"] = controls.slider("Image rows", "ih", 1, 12, 3, help="Image height in language-model tokens, after "
+                                                                     "the vision tower merges 2 x 2 patches.")
     with cols[2]:
-        iw = controls.slider("Image columns", "iw", 1, 12, 4)
+        v["iw"] = controls.slider("Image columns", "iw", 1, 12, 4)
     with cols[3]:
-        middle = controls.slider("Text between", "t1", 1, 12, 3)
+        v["t1"] = controls.slider("Text between", "t1", 1, 12, 3)
     with cols[4]:
-        frames = controls.slider("Video frames", "vf", 2, 16, 6, step=2,
-                                 help="Sampled frames; the vision tower packs 2 frames into one temporal patch.")
+        v["vf"] = controls.slider("Video frames", "vf", 2, 16, 6, step=2,
+                                  help="Sampled frames; the vision tower packs 2 frames into one temporal patch.")
     with cols[5]:
-        fps = controls.select_slider("Video fps", "fps", [0.5, 1.0, 2.0, 4.0, 8.0], 2.0,
-                                     format_func=lambda v: f"{v:g}")
+        v["fps"] = controls.select_slider("Video fps", "fps", [0.5, 1.0, 2.0, 4.0, 8.0], 2.0,
+                                          format_func=lambda x: f"{x:g}")
     cols = cols[6:]
     with cols[0]:
-        vh = controls.slider("Video rows", "vh", 1, 8, 2)
+        v["vh"] = controls.slider("Video rows", "vh", 1, 8, 2)
     with cols[1]:
-        vw = controls.slider("Video columns", "vw", 1, 8, 2)
+        v["vw"] = controls.slider("Video columns", "vw", 1, 8, 2)
     with cols[2]:
-        after = controls.slider("Text after", "t2", 1, 12, 3)
-    frame_text = family.frame_text or 1
+        v["t2"] = controls.slider("Text after", "t2", 1, 12, 3)
     if family.time_rule == "text_timestamps":
         with cols[3]:
-            frame_text = controls.slider("Text between frames", "ft", 1, 16, family.frame_text,
-                                         help=f"What the processor writes between two frames, e.g. "
-                                              f"{family.frame_text_example}; the exact count depends on the "
-                                              "tokenizer and the digits of the time stamp.")
-    sound = ""
-    audio = ""
+            v["ft"] = controls.slider("Text between frames", "ft", 1, 16, family.frame_text,
+                                      help=f"What the processor writes between two frames, e.g. "
+                                           f"{family.frame_text_example}; the exact count depends on the "
+                                           "tokenizer and the digits of the time stamp.")
     if family.audio:
         with cols[3]:
-            with_sound = controls.toggle("With sound", "snd", audio_default,
-                                         help="use_audio_in_video: the video's own audio track, its tokens "
-                                              "merged with the frames by time.")
+            v["snd"] = controls.toggle("With sound", "snd", audio_default,
+                                       help="use_audio_in_video: the video's own audio track, its tokens "
+                                            "merged with the frames by time.")
         with cols[4]:
-            seconds = controls.select_slider("Audio clip (s)", "au", [0.0, 0.5, 1.0, 2.0, 4.0], 1.0,
-                                             format_func=lambda v: "none" if v == 0 else f"{v:g}")
-        sound = " +audio" if with_sound else ""
-        audio = f", audio {seconds:g}s, text 2" if seconds else ""
-    spec = (f"text {before}, image {ih}x{iw}, text {middle}, video {frames}f {vh}x{vw} @{fps:g}{sound}, "
-            f"text {after}{audio}")
-    return spec, frame_text
+            v["au"] = controls.select_slider("Audio clip (s)", "au", [0.0, 0.5, 1.0, 2.0, 4.0], 1.0,
+                                             format_func=lambda x: "none" if x == 0 else f"{x:g}")
+    return v
+
+
+def sequence(model: Model, t0, ih, iw, t1, vf, fps, vh, vw, t2, ft=None, snd=None, au=None) -> tuple[str, int]:
+    """The spec string and the text between frames of the sequence ``sequence_controls`` set."""
+    frame_text = ft if ft is not None else pc.MM_FAMILIES[model.family].frame_text or 1
+    audio = f", audio {au:g}s, text 2" if au else ""
+    return (f"text {t0}, image {ih}x{iw}, text {t1}, video {vf}f {vh}x{vw} @{fps:g}{' +audio' if snd else ''}, "
+            f"text {t2}{audio}"), frame_text
 
 
 def segment_marks(result, spec: str) -> list[tuple[float, str]]:

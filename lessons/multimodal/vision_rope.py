@@ -1,7 +1,7 @@
 import streamlit as st
 
 import posenc_core as pc
-from page_kit import classroom, controls, figures, formula, guard, header, notice, show, source, stage, why
+from page_kit import classroom, controls, figures, formula, guard, header, hero, notice, show, source, stage, why
 from page_kit.registry import all_pages
 
 QWEN_TOWERS = [k for k, t in pc.VISION_TOWERS.items() if t.layout == "hwhw"]
@@ -48,20 +48,26 @@ def lesson():
         page.walk(TABS, tower, (h, w), (row, col))
 
 
+def maps_figure(r, c, gh, gw, tw) -> figures.Chart:
+    """The three score maps of the query patch (r, c); the hero's frames either side are built here too."""
+    row, col = min(r, gh - 1), min(c, gw - 1)  # a smaller grid moves the query slider to its last stop, as here
+    qwen_tower, gemma = pc.VISION_TOWERS[tw], pc.VISION_TOWERS["gemma4"]
+    titles = [f"Qwen,<br>θ {qwen_tower.theta:,.0f}", f"Gemma 4,<br>θ {gemma.theta:,.0f}", "Learned<br>x + y"]
+    return figures.mark_panels(figures.square_panels(figures.padded(figures.small_multiples(
+        list(maps(tw, gh, gw, row, col)), titles, cols=3, value_name="relative score / cosine",
+        title=f"Query patch (row {row}, column {col}) against every patch of a {gh} × {gw} grid",
+        x_title="column", y_title="row", cell_px=280, name="vision_tower_maps", margin=dict(t=110),
+        alt=f"Three maps of a {gh} × {gw} grid with a cross through the query at row {row}, column {col}: the "
+            f"Qwen tower (theta {qwen_tower.theta:,.0f}), Gemma 4 (theta {gemma.theta:,.0f}) and a learned x + y "
+            "table, whose cross is soft and whose patches far off the query's row and column score below zero."
+    ))), col, row, "query")
+
+
 def maps_tab(tower: str, grid, cell):
     (h, w), (row, col) = grid, cell
     qwen_tower, gemma = pc.VISION_TOWERS[tower], pc.VISION_TOWERS["gemma4"]
-    qwen_map, gemma_map, learned_map = maps(tower, h, w, row, col)
     far_q, far_g, swapped = far_scores(tower, h, w, row, col)
-    titles = [f"Qwen,<br>θ {qwen_tower.theta:,.0f}", f"Gemma 4,<br>θ {gemma.theta:,.0f}", "Learned<br>x + y"]
-    show(figures.mark_panels(figures.square_panels(figures.padded(figures.small_multiples(
-        [qwen_map, gemma_map, learned_map], titles, cols=3, value_name="relative score / cosine",
-        title=f"Query patch (row {row}, column {col}) against every patch of a {h} × {w} grid",
-        x_title="column", y_title="row", cell_px=280, name="vision_tower_maps", margin=dict(t=110),
-        alt=f"Three maps of a {h} × {w} grid with a cross through the query at row {row}, column {col}: the "
-            f"Qwen tower (theta {qwen_tower.theta:,.0f}), Gemma 4 (theta {gemma.theta:,.0f}) and a learned x + y "
-            "table, whose cross is soft and whose patches far off the query's row and column score below zero."
-    ))), col, row, "query"))
+    show(hero(maps_figure, r=row, c=col, gh=h, gw=w, tw=tower))
     qwen_call, gemma_call = (classroom.call("vision_tower_score_map", key, h, w, row, col, relative=True)
                              for key in (tower, "gemma4"))
     classroom.snippet(f"# ({h}, {w}) each, divided by the query's score with itself",
