@@ -25,6 +25,7 @@ every page's slider onto each frame's value and checks that the server then send
 from __future__ import annotations
 
 import functools
+import logging
 from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -37,6 +38,7 @@ from .figures import Chart
 MAX_FRAME_BYTES = 1_500_000  # a frame's JSON; larger figures are not worth the bytes ahead of the hand
 MAX_KEPT = 12  # frames the browser keeps per chart (the current figure, its neighbours, where the hand was)
 MAX_KEPT_BYTES = 8_000_000
+_log = logging.getLogger("posenc_explorer.hero_frames")
 SENT_KEY = "_hero_sent"  # session state: chart name -> OrderedDict(digest -> bytes) the browser holds
 
 
@@ -77,7 +79,7 @@ def payload(chart: Chart, template: str, serialised, current: tuple[str, int, st
 
     ``serialised(figure, template)`` makes (json, height, digest) as render.show does; ``current`` is the
     chart's own. Frames whose build fails (a value the page refuses) are left out: that move takes its
-    round trip and shows the page's message."""
+    round trip and shows the page's message; any other failure is logged and left out too."""
     ahead: Ahead | None = chart.ahead
     if ahead is None or chart.frames is not None:  # a chart with a scrub bar switches its own frames
         return None
@@ -89,7 +91,10 @@ def payload(chart: Chart, template: str, serialised, current: tuple[str, int, st
     for text, build in ahead.builds:
         try:
             neighbour = build()
-        except ValueError:
+        except ValueError:  # a value the page refuses: that move takes its round trip and shows the message
+            continue
+        except Exception:  # noqa: BLE001 (a frame is a guess ahead of the hand: it never breaks the view shown)
+            _log.warning("hero frame %s=%s of %s could not be built", ahead.key, text, chart.name, exc_info=True)
             continue
         json, _, digest = figure_cache.spec(neighbour, template, serialised)
         if len(json) > MAX_FRAME_BYTES:
@@ -99,7 +104,8 @@ def payload(chart: Chart, template: str, serialised, current: tuple[str, int, st
             new[digest] = json
         _keep(sent, digest, len(json))
     # only this run's frames are drawn: one kept from an earlier view may depend on something that has changed
-    return {"key": ahead.key, "current": ahead.current, "frames": frames, "new": {d: j for d, j in new.items() if d in sent}, "keep": list(sent)}
+    return {"key": ahead.key, "current": ahead.current, "frames": frames,
+            "new": {d: j for d, j in new.items() if d in sent}, "keep": list(sent)}
 
 
 def _keep(sent: OrderedDict, digest: str, size: int) -> None:

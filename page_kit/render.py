@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
+import hashlib
 import io
 
 import numpy as np
 import streamlit as st
-
-import hashlib
 
 from . import figure_cache, figure_control, hero_frames, plotly_element
 from .figures import Chart

@@ -10,6 +10,7 @@ too, and checks that a frame goes over the wire only once.
 from __future__ import annotations
 
 import json
+import logging
 
 import pytest
 
@@ -66,7 +67,8 @@ def _state_key(at, url_key: str) -> str | None:
 
 
 @pytest.mark.parametrize("info", PAGES, ids=lambda p: p.url_path)
-def test_frames_are_the_figures_sent_for_their_values(info):
+def test_frames_are_the_figures_sent_for_their_values(info, caplog):
+    caplog.set_level(logging.WARNING, logger="posenc_explorer.hero_frames")
     at = _load(info)
     browser = Browser()
     charts = _charts(at)
@@ -95,4 +97,6 @@ def test_frames_are_the_figures_sent_for_their_values(info):
         if not data.get("ahead"):
             break
     assert checked >= 2
+    failed = [r.getMessage() for r in caplog.records if r.name == "posenc_explorer.hero_frames"]
+    assert not failed, f"{info.url_path}: frames that could not be built: {failed}"
     assert max(browser.wire.values(), default=1) == 1, f"{info.url_path}: a frame was sent twice"
