@@ -1,15 +1,15 @@
-import numpy as np
 import streamlit as st
 
 import posenc_core as pc
 from lessons.todays_models import class_views
+from lessons.todays_models import sinks_views as views
 from page_kit import (
     classroom,
     controls,
-    figures,
     formula,
     guard,
     header,
+    hero,
     notice,
     see_also,
     show,
@@ -17,29 +17,6 @@ from page_kit import (
     stage,
     why,
 )
-
-OFFSETS = np.linspace(-6.0, 6.0, 121)  # mean key score minus the sink logit's neighbourhood
-
-
-@st.cache_data(max_entries=32, show_spinner=False)
-def attention_map(n: int, window: int, sink: float):
-    return pc.sink_attention_map(n, window, sink)
-
-
-@st.cache_data(max_entries=32, show_spinner=False)
-def mass_by_score(sink: float, n_keys: int):
-    return {f"sink logit {s:g}": pc.sink_mass_by_score(s, OFFSETS, n_keys) for s in (sink - 2, sink, sink + 2)}
-
-
-@st.cache_data(max_entries=32, show_spinner=False)
-def mass_by_position(sink: float, n: int, window: int):
-    return pc.sink_mass_by_position(sink, n, window)
-
-
-@st.cache_data(max_entries=32, show_spinner=False)
-def eviction(window: int, sink: float, first_score: float):
-    return pc.streaming_eviction(window, sink, first_score)
-
 
 header("Attention sinks",
        "Softmax must hand out all of its probability, even when no key is worth it. GPT-OSS gives each head a "
@@ -52,24 +29,15 @@ WHY = ("Softmax must hand out all of its probability, even when no key is worth 
 
 
 def map_tab(page, sink: float, window: int) -> None:
-    n = 32
+    n = views.MAP_TOKENS
     with page.side:
         w = controls.slider("Map's window", "mw", 2, n, 8,
                             help="The window in this 32-token map: small, so its edge shows; the other tabs "
                                  "use W above.")
-    result = attention_map(n, w, sink)
+    result = views.attention_map(n, w, sink)
     last, kept = float(result["sink"][-1]), float(result["kept"][-1])
-    grid = np.column_stack([result["probs"], result["sink"]])  # (n, n + 1): keys, then the sink
-    chart = figures.heatmap(
-        grid, x=[str(k) for k in range(n)] + ["sink"], y=np.arange(n),
-        title=f"One head, causal window of {w} keys, sink logit {sink:g}", x_title="key (then the sink)",
-        y_title="query position", value_name="probability", zrange=(0.0, 1.0), name="sink_map",
-        # the sink's shares are left to the answer below: they would give the question away
-        alt=f"Attention probabilities of {n} queries in a causal window of {w} keys, with the sink logit {sink:g} "
-            "as the last column; blank cells are outside the window.")
-    ticks = [str(k) for k in range(0, n, 4)] + ["sink"]  # label the sink column explicitly
-    chart.figure.update_xaxes(type="category", tickvals=ticks, ticktext=ticks)
-    show(chart)
+    # drawn ahead of the hand: the same map one stop either side of the slider being moved
+    show(hero(views.map_chart, sink=sink, mw=w))
     classroom.snippet(f"result = {classroom.call('sink_attention_map', n, w, sink)}",
                       'result["probs"]  # (32, 32) query x key probabilities, NaN outside the window',
                       'result["sink"]  # (32,) what the sink column took in each row')
@@ -84,14 +52,8 @@ def map_tab(page, sink: float, window: int) -> None:
 
 
 def score_tab(page, sink: float, window: int) -> None:
-    curves = mass_by_score(sink, window)
     at_zero = float(pc.sink_mass_by_score(sink, [0.0], window)[0])  # unshifted: the curve's middle point
-    show(figures.stacked_lines(
-        OFFSETS, curves, title=f"Probability the sink absorbs, {window} keys", x_title="shift of every "
-        "key's score", y_title="sink mass", hover_format=".3f", y_range=(0.0, 1.0), name="sink_score",
-        alt=f"Sink mass against a shift of every key's score, for sink logits {sink - 2:g}, {sink:g} and "
-            f"{sink + 2:g}: each falls in a sigmoid as the keys' scores rise past the sink logit; unshifted, the "
-            f"sink logit {sink:g} takes {at_zero:.3f}."))
+    show(hero(views.score_chart, sink=sink, w=window))
     classroom.snippet("import numpy as np", "",
                       "offsets = np.linspace(-6.0, 6.0, 121)  # (121,) shift of every key's score",
                       f"mass = {{s: pc.sink_mass_by_score(s, offsets, {window}) for s in "
@@ -105,16 +67,10 @@ def score_tab(page, sink: float, window: int) -> None:
 
 def window_tab(page, sink: float, window: int) -> None:
     n = 4 * window
-    result = mass_by_position(sink, n, window)
+    result = views.mass_by_position(sink, n, window)
     full, windowed = float(result["full"][-1]), float(result["window"][-1])
     with class_views.ask_window(full, windowed, window, n - 1):
-        show(figures.stacked_lines(
-            np.arange(n), {"full attention": result["full"], f"sliding window of {window}": result["window"]},
-            title="Sink mass of the query at each position", x_title="query position",
-            y_title="sink mass (log)", log_y=True, hover_format=".3g", vlines=[(window - 1, "window full")],
-            name="sink_window", alt=f"With full attention the sink's share keeps falling as keys accumulate "
-            f"({full:.3g} at position {n - 1:,}); with a window of {window} it levels off once the window is full "
-            f"({windowed:.3g} at the same position)."))
+        show(hero(views.window_chart, sink=sink, w=window))
         classroom.snippet(f"result = {classroom.call('sink_mass_by_position', sink, n, window)}",
                           'result["full"], result["window"]  # (positions,) sink mass of each query')
         formula(r"\begin{gathered}a_{\text{sink}}(p) = \frac{e^{s}}{e^{s} + \sum_{j=\max(0,\,p-W+1)}^{p} e^{z_j}}"
@@ -130,17 +86,8 @@ def stream_tab(page, sink: float, window: int) -> None:
     with page.side:
         first = controls.slider("Token 0's score, no sink", "first", 0.0, 10.0, 6.0, step=0.5,
                                 help="The score of token 0 in a model without a sink logit.")
-    result = eviction(window, sink, float(first))
-    cases = {"token 0 as the sink": result["first_token"], "learned sink logit": result["learned_sink"]}
-    whens = ("before", "after")
-    parked = [cases[c][w]["parking"] for c in cases for w in whens]
-    show(figures.bars(
-        [f"{case}, {when}" for case in cases for when in whens],
-        {"on the sink / token 0": parked, "on the other tokens": [cases[c][w]["tokens"] for c in cases for w in whens]},
-        title=f"A cache of {window} tokens drops token 0", x_title="", y_title="probability", name="sink_stream",
-        alt=f"Mass on the parking place before and after token 0 leaves a cache of {window}: token 0 as the sink "
-            f"{parked[0]:.3f} then {parked[1]:.3f}, its mass moved onto the other tokens; a learned sink logit "
-            f"{parked[2]:.3f} then {parked[3]:.3f}, almost nothing changes."))
+    result = views.eviction(window, sink, float(first))
+    show(hero(views.stream_chart, sink=sink, w=window, first=first))
     classroom.snippet(
         f"result = {classroom.call('streaming_eviction', window, sink, float(first))}",
         'print(result["first_token"])  # token 0 as the sink: "before"/"after", mass on it ("parking") '

@@ -1,15 +1,15 @@
-import numpy as np
 import streamlit as st
 
 import posenc_core as pc
 from lessons.todays_models import class_views
+from lessons.todays_models import cope_views as views
 from page_kit import (
     classroom,
     controls,
-    figures,
     formula,
     guard,
     header,
+    hero,
     notice,
     show,
     source,
@@ -19,15 +19,6 @@ from page_kit import (
 
 TEXT = "The cat sat. Then it slept on the warm mat. Birds sang outside the window. Everyone listened quietly."
 SHARPNESS = [1, 2, 4, 8, 16, 30]
-
-
-@st.cache_data(max_entries=32, show_spinner=False)
-def example(text: str, unit: str, target: int, sharpness: float):
-    return pc.cope_counting_example(text, unit, target, sharpness)
-
-
-def labelled(tokens) -> list[str]:
-    return [f"{i}·{t}" for i, t in enumerate(tokens)]  # unique category labels for the bar charts
 
 
 def highlighted(tokens, hits) -> str:
@@ -44,25 +35,17 @@ WHY = ("Every encoding so far counts tokens. CoPE (contextual position encoding,
        "only sentence ends and 'three back' means three sentences back.")
 
 
-def _attention_chart(ex, unit: str, target: int, name: str):
-    tokens = ex["tokens"]
-    return figures.bars(labelled(tokens), {f"attention of the last token, counting {unit}": ex["attention"]},
-                        title=f"Counting {unit}: where '{tokens[ex['query']]}' looks for position {target}",
-                        x_title="key (index·token)", y_title="attention", name=name,
-                        alt=f"Bars of the last token's attention on each of {len(tokens)} keys, counting {unit}; "
-                            f"the keys at position {target} get {ex['target_mass']:.1%} of it.")  # no count: asked
-
-
 def example_tab(page, view, ex) -> None:
     text, unit, target, sharpness = view["text"], view["unit"], view["target"], view["sharpness"]
     tokens = ex["tokens"]
-    by_tokens = example(text, "tokens", target, sharpness)
-    show(_attention_chart(by_tokens, "tokens", target, "cope_by_tokens"))
+    by_tokens = views.example(text, "tokens", target, sharpness)
+    # drawn ahead of the hand: the same bars one stop either side of the slider being moved
+    show(hero(views.attention_chart, target=target, s=sharpness, unit="tokens", text=text, name="cope_by_tokens"))
     st.caption("Tokens come from a toy tokenizer that cuts words into pieces of at most four letters, "
                "so a long word is several tokens, as with a real BPE vocabulary.")
     with class_views.ask_how_many(ex, unit, target):
         st.markdown(f"Counting **{unit}**, position {target} is (in bold): {highlighted(tokens, ex['at_target'])}")
-        show(_attention_chart(ex, unit, target, "cope_attention"))
+        show(hero(views.attention_chart, target=target, s=sharpness, unit=unit, text=text, name="cope_attention"))
         class_views.example_code(text, unit, target, sharpness,
                                   f'ex["attention"]  # ({len(tokens)},) the last token\'s attention on '
                                   'each key: the bars')
@@ -79,20 +62,11 @@ def example_tab(page, view, ex) -> None:
 
 
 def gates_tab(page, view, ex) -> None:
-    tokens, query, names = ex["tokens"], ex["query"], labelled(ex["tokens"])
+    tokens, query = ex["tokens"], ex["query"]
     with page.side:
         j = controls.slider("Key j", "j", 0, query, max(0, query - 6)) if query > 0 else 0
-    opened = ex["open_gates"]
-    show(figures.bars(names, {"gate g": ex["gates"]}, title="The last token's gate on each key "
-                      "(1: this key counts)", x_title="key (index·token)", y_title="gate", height=300,
-                      name="cope_gates", alt=f"Bars per key: the gate is near 1 on the {opened} keys that end a "
-                                             f"unit ({view['unit']}) and near 0 on the other {len(tokens) - opened}."))
-    show(figures.bars(names, {"CoPE position p": ex["positions"], "token count i − j + 1": ex["token_positions"]},
-                      title="The positions the gates add up to, next to the plain token count",
-                      x_title="key (index·token)", y_title="position", name="cope_positions",
-                      alt=f"Grouped bars per key: the contextual position climbs in steps to "
-                          f"{float(ex['positions'][0]):.2f} at key 0, the token count climbs by one at every key "
-                          f"to {float(ex['token_positions'][0]):.0f}."))
+    show(hero(views.gates_chart, **views.hands(view)))
+    show(hero(views.positions_chart, **views.hands(view)))
     class_views.example_code(view["text"], view["unit"], view["target"], view["sharpness"],
                               f'ex["gates"]  # ({len(tokens)},) the last token\'s gate on each key',
                               f'ex["positions"], ex["token_positions"]  # ({len(tokens)},) each: CoPE '
@@ -107,12 +81,7 @@ def gates_tab(page, view, ex) -> None:
 
 def grid_tab(page, view, ex) -> None:
     tokens = ex["tokens"]
-    grid = figures.blank_masked(np.where(np.tril(np.ones_like(ex["position_grid"])), ex["position_grid"], np.nan))
-    show(figures.heatmap(grid, title=f"p_ij for every query i and key j (counting {view['unit']})",
-                         x_title="key j", y_title="query i", value_name="p", name="cope_grid",
-                         alt=f"Lower-triangular heatmap of the contextual positions of {len(tokens)} queries and "
-                             f"keys, counting {view['unit']}; the last query's farthest key is at position "
-                             f"{float(ex['positions'][0]):.2f}."))
+    show(hero(views.grid_chart, **views.hands(view)))
     class_views.example_code(view["text"], view["unit"], view["target"], view["sharpness"],
                               f'ex["position_grid"]  # ({len(tokens)}, {len(tokens)}) p_ij (the figure blanks j > i)')
     notice("Each row is one query's count, restarting at the query. In this hand-built example the "
@@ -124,11 +93,7 @@ def interp_tab(page, view, ex) -> None:
     with page.side:
         p = controls.slider("Fractional position p", "p", 0.0, 8.0, 2.4, step=0.1)
     interp = pc.cope_interpolation_curve(view["target"], view["sharpness"], p)
-    show(figures.lines(interp["grid"], {"q·e[p] (interpolated)": interp["curve"]},
-                       title="The query's position score between integer positions", x_title="p",
-                       y_title="q·e[p]", vlines=[(p, f"p = {p:.1f}")], name="cope_interp",
-                       alt=f"A tent-shaped line peaking at the requested position {view['target']}; at p = {p:.1f} "
-                           f"it is {interp['value']:.3f}."))
+    show(hero(views.interp_chart, p=p, target=view["target"], s=view["sharpness"]))
     call = classroom.call("cope_interpolation_curve", view["target"], view["sharpness"], p)
     classroom.snippet(f"interp = {call}",
                       'interp["grid"], interp["curve"]  # (161,) p and q·e[p], the line; interp["value"] at p')
@@ -156,7 +121,7 @@ def lesson():
     tabs = page.sections(["The counting example", "Gates and positions", "Every query's positions",
                           "Fractional positions"])
     with guard():
-        ex = example(text, unit, target, float(sharpness))
+        ex = views.example(text, unit, target, float(sharpness))
         if ex["dropped"]:
             with page.main:
                 st.caption(f"The text makes {len(ex['tokens']) + ex['dropped']} tokens; the example keeps the last "

@@ -2,6 +2,7 @@ import streamlit as st
 
 import posenc_core as pc
 from lessons.todays_models import class_views
+from lessons.todays_models import fewer_views as views
 from page_kit import (
     classroom,
     controls,
@@ -9,6 +10,7 @@ from page_kit import (
     formula,
     guard,
     header,
+    hero,
     notice,
     show,
     source,
@@ -16,21 +18,9 @@ from page_kit import (
     why,
 )
 
-METHODS = pc.FEWER_FREQUENCY_METHODS
-COLOURS = {m: i for i, m in enumerate(METHODS)}  # one colour per method in every figure
-DRAW_ORDER = ("RoPE", "partial rotary", "proportional", "p-RoPE")  # dashed p-RoPE on top of proportional
+METHODS = views.METHODS
 BASES = [10000, 100000, 500000, 1000000, 10000000]
 CONTEXTS = [2048, 8192, 32768, 131072, 1048576]
-
-
-@st.cache_data(max_entries=32, show_spinner=False)
-def summaries(head_dim: int, base: float, fraction: float, context: int):
-    return pc.fewer_frequency_summaries(head_dim, base, fraction, context)
-
-
-@st.cache_data(max_entries=16, show_spinner=False)
-def curves(head_dim: int, base: float, fraction: float, context: int):
-    return pc.frequency_score_curves(head_dim, base, fraction, context, 800)
 
 
 header("Fewer frequencies: partial, p-RoPE, proportional",
@@ -45,16 +35,9 @@ WHY = ("Many models rotate only part of each head. GPT-NeoX (`rotary_pct`), GLM-
 
 def dims_tab(view, info) -> None:
     head_dim, base, fraction = view["head_dim"], view["base"], view["fraction"]
-    table = pc.dimension_frequency_table(head_dim, base, fraction)
     partial, prop = info["partial rotary"], info["proportional"]
-    show(figures.heatmap(
-        table, y=list(METHODS), title=f"How fast each dimension turns (head_dim {head_dim}, fraction "
-        f"{fraction:g}); blank: never turns", x_title="dimension of the head", y_title="",
-        value_name="log10 ω (rad/pos)", name="fewer_dims", height=300, hover_format=".2f",
-        alt=f"One row per method, one cell per dimension of a {head_dim}-dimension head, coloured by log10 of its "
-            f"angular speed; dimensions that never turn are blank. At fraction {fraction:g} partial rotary turns "
-            f"the first {partial['block']} dimensions as one block, p-RoPE ({info['p-RoPE']['pairs']} pairs) and "
-            f"proportional ({prop['pairs']} pairs) turn the leading dimensions of each half."))
+    # drawn ahead of the hand: the same table one stop either side of the slider being moved
+    show(hero(views.dims_chart, **views.hands(view)))
     call = classroom.call("dimension_frequency_table", head_dim, float(base), float(fraction))
     classroom.snippet(f"table = {call}  # (4, {head_dim}) log10 ω per dimension, NaN: never turns",
                       f"# rows: {', '.join(METHODS)}")
@@ -71,15 +54,7 @@ def waves_tab(view, info) -> None:
     head_dim, context = view["head_dim"], view["context"]
     partial, p_rope = info["partial rotary"], info["p-RoPE"]
     with class_views.ask_same_speeds(info, view["fraction"]):
-        show(figures.lines(
-            range(head_dim // 2), {m: info[m]["wavelengths"] for m in DRAW_ORDER},
-            title="Wavelength of each rotating pair (gaps: pair never turns)",
-            x_title="pair index", y_title="wavelength (positions)", log_y=True, colours=COLOURS,
-            legend_right=True, margin=dict(l=70, r=220), dashed=["p-RoPE"],
-            hlines=[(context, f"context {context:,}")], name="fewer_wavelengths",
-            alt=f"Log-scale wavelength per pair for {', '.join(DRAW_ORDER)} (p-RoPE dashed); the dotted line marks "
-                f"the context of {context:,}. Longest wavelengths: "
-                + ", ".join(f"{m} {info[m]['longest_wavelength']:,.4g}" for m in DRAW_ORDER) + "."))
+        show(hero(views.waves_chart, **views.hands(view)))
         call = classroom.call("fewer_frequency_summaries", head_dim, float(view["base"]), float(view["fraction"]),
                               context)
         classroom.snippet(f"info = {call}",
@@ -109,18 +84,9 @@ def waves_tab(view, info) -> None:
 
 def score_tab(view, info) -> None:
     head_dim, base, fraction, context = view["head_dim"], view["base"], view["fraction"], view["context"]
-    data = curves(head_dim, float(base), float(fraction), context)
+    far = views.curves(head_dim, float(base), float(fraction), context)["far_mean"]
     still = info["p-RoPE"]["still_share"]
-    far = data["far_mean"]
-    show(figures.lines(
-        data["distance"], {m: data[m] for m in DRAW_ORDER}, colours=COLOURS, dashed=["p-RoPE"],
-        legend_right=True, margin=dict(l=70, r=220), log_x=True,
-        title="q · R(Δ) q / |q|² for q with equal coordinates (log distance axis)", x_title="distance Δ",
-        y_title="normalised score", hlines=[(still, f"position-free share {still:.2f}")],
-        name="fewer_scores",
-        alt=f"Normalised score against distance on a log axis for {', '.join(DRAW_ORDER)} (p-RoPE dashed); the "
-            f"dotted line marks the share of dimensions that never turn, {still:.2f}. Mean over the far half: "
-            + ", ".join(f"{m} {far[m]:.3f}" for m in METHODS) + "."))
+    show(hero(views.score_chart, **views.hands(view)))
     call = classroom.call("frequency_score_curves", head_dim, float(base), float(fraction), context, 800)
     classroom.snippet(f"data = {call}",
                       'data["distance"], data["p-RoPE"]  # (points,) distance and the normalised '
@@ -185,7 +151,7 @@ def lesson():
     tabs = page.sections(["Which dimensions turn", "Wavelengths and the context",
                           "Where the score stops seeing position", "Gemma 4's proportional", "In real models"])
     with guard():
-        info = summaries(head_dim, float(base), float(fraction), context)
+        info = views.summaries(head_dim, float(base), float(fraction), context)
         for tab, draw in zip(tabs, (dims_tab, waves_tab, score_tab, gemma_tab, models_tab), strict=True):
             if tab.open:
                 with tab:

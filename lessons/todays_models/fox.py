@@ -2,7 +2,21 @@ import streamlit as st
 
 import posenc_core as pc
 from lessons.todays_models import sentence_views
-from page_kit import classroom, controls, figures, formula, guard, header, notice, see_also, show, source, stage, why
+from page_kit import (
+    classroom,
+    controls,
+    figures,
+    formula,
+    guard,
+    header,
+    hero,
+    notice,
+    see_also,
+    show,
+    source,
+    stage,
+    why,
+)
 
 TOY = ("The gates come from seeded toy weights (a random w and b on each word's seeded embedding), not from a "
        "trained model: they show what the mechanism can do, not what FoX learned.")
@@ -32,17 +46,24 @@ WHY = ("The Forgetting Transformer (Lin, Nikishin, He and Courville 2025, arXiv:
        "reference in flash-linear-attention (fla-core).")
 
 
-def bias_tab(page, view, ex) -> None:
+def bias_chart(text, dep, heads, head, seed):
+    ex = sentence(text, heads, head, float(dep), seed)
     tokens = ex["tokens"]
     fox, alibi = figures.blank_masked(ex["fox"]), figures.blank_masked(ex["alibi"])
-    show(figures.small_multiples(
-        [fox, alibi], [f"FoX, dependence {view['dep']:g}", f"ALiBi, slope {ex['slope']:.4g}"], cols=2,
-        title=f"The bias added to each logit, head {view['head']} of {view['heads']}", value_name="bias",
+    return figures.small_multiples(
+        [fox, alibi], [f"FoX, dependence {dep:g}", f"ALiBi, slope {ex['slope']:.4g}"], cols=2,
+        title=f"The bias added to each logit, head {head} of {heads}", value_name="bias",
         x_title="key j", y_title="query i", name="fox_bias",
         alt=f"Two lower-triangular heatmaps for {len(tokens)} words. ALiBi's bias falls by {ex['slope']:.4g} per "
             f"step back; FoX's falls by the gates' logs, from {ex['slope_range'][0]:.3g} to "
             f"{ex['slope_range'][1]:.3g} per word. The last word's bias on the first is "
-            f"{ex['fox'][-1, 0]:.3f} under FoX and {ex['alibi'][-1, 0]:.3f} under ALiBi."))
+            f"{ex['fox'][-1, 0]:.3f} under FoX and {ex['alibi'][-1, 0]:.3f} under ALiBi.")
+
+
+def bias_tab(page, view, ex) -> None:
+    tokens = ex["tokens"]
+    # drawn ahead of the hand: the same bias one stop either side of the slider being moved
+    show(hero(bias_chart, **view))
     st.caption(TOY)
     code(view, f'ex["fox"], ex["alibi"]  # ({len(tokens)}, {len(tokens)}) each, -inf above the diagonal')
     still = sentence(view["text"], view["heads"], view["head"], 0.0, view["seed"])
@@ -102,7 +123,7 @@ def lesson():
     with page.more:
         text = sentence_views.sentence_control()
         seed = controls.slider("Toy weight seed", "seed", 0, 9, 0)
-    view = {"text": text, "dep": float(dep), "heads": heads, "head": head, "seed": seed}
+    view = {"dep": float(dep), "heads": heads, "head": head, "text": text, "seed": seed}
     tabs = page.sections(["Bias for your sentence", "Slope per word", "Attention"])
     with guard():
         ex = sentence(text, heads, head, float(dep), seed)

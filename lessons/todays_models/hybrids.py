@@ -10,6 +10,7 @@ from page_kit import (
     formula,
     guard,
     header,
+    hero,
     notice,
     see_also,
     show,
@@ -78,6 +79,23 @@ def _order_notice(kind: str, i: int, j: int, result) -> None:
                "order-aware, and only the first two in a way that depends on distances.")
 
 
+def order_chart(n: int, i: int, j: int, kind: str):
+    if not i + 1 <= j <= n - 1 or i > n - 3:
+        # one stop from the hand, the page would move the other sliders first: that move takes its round trip
+        raise ValueError("Token i must come before token j, both inside the sequence.")
+    result = experiment(n, kind, i, j, 0)
+    chart = figures.stacked_lines(
+        np.arange(n), {name: np.maximum(e, 1e-17) for name, e in result["errors"].items()},
+        title="|f(reordered x)_t − (reordered f(x))_t| at each position t",
+        x_title="position t", y_title="difference (log; 1e-17 = none)", log_y=True, markers=True,
+        hover_format=".3g", name="hybrid_order", hlines=[(pc.ORDER_EXACT, "float64 rounding below")],
+        alt=f"Per-position difference ({kind}) between mixing the reordered tokens and reordering the mixed "
+            "tokens, one line per mixer; largest differences: "
+            + ", ".join(f"{name} {v:.1e}" for name, v in result["largest"].items()) + ".")
+    chart.figure.update_yaxes(tickformat=".0e")  # 1e-12 reads better here than SI prefixes (1p)
+    return chart
+
+
 def order_tab(page) -> None:
     with page.side:
         n = controls.slider("Tokens", "n", 8, 64, 24)
@@ -94,16 +112,8 @@ def order_tab(page) -> None:
             r"\mathrm{softmax}_s\big(q_t\cdot k_s/\sqrt{d}\big)\\ S_t = \{0..t\}\ \text{(causal)}\\ "
             r"\text{or all (bidirectional)}\end{gathered}")
     with questions.ask_blind(result, kind):
-        chart = figures.stacked_lines(
-            np.arange(n), {name: np.maximum(e, 1e-17) for name, e in errors.items()},
-            title="|f(reordered x)_t − (reordered f(x))_t| at each position t",
-            x_title="position t", y_title="difference (log; 1e-17 = none)", log_y=True, markers=True,
-            hover_format=".3g", name="hybrid_order", hlines=[(pc.ORDER_EXACT, "float64 rounding below")],
-            alt=f"Per-position difference ({kind}) between mixing the reordered tokens and reordering the mixed "
-                "tokens, one line per mixer; largest differences: "
-                + ", ".join(f"{name} {v:.1e}" for name, v in largest.items()) + ".")
-        chart.figure.update_yaxes(tickformat=".0e")  # 1e-12 reads better here than SI prefixes (1p)
-        show(chart)
+        # drawn ahead of the hand: the same lines one stop either side of the slider being moved
+        show(hero(order_chart, n=n, i=i, j=j, kind=kind))
         classroom.snippet(f"result = {classroom.call('order_test', n, 16, kind, i=i, j=j, seed=0)}",
                           'errors = result["errors"]  # {mixer: (tokens,)} difference at each position')
         cols = st.columns(2)

@@ -1,4 +1,3 @@
-import numpy as np
 import streamlit as st
 
 import posenc_core as pc
@@ -6,10 +5,10 @@ from lessons.todays_models import latent_views
 from page_kit import (
     classroom,
     controls,
-    figures,
     formula,
     guard,
     header,
+    hero,
     notice,
     show,
     source,
@@ -18,11 +17,6 @@ from page_kit import (
 )
 
 PRESETS = list(pc.MLA_PRESETS)
-
-
-@st.cache_data(max_entries=16, show_spinner=False)
-def scores(preset: str, heads: int, tokens: int, start: int, seed: int, interleave: bool):
-    return pc.mla_demo_scores(preset, heads, tokens, start, seed, interleave)
 
 
 @st.cache_data(max_entries=8, show_spinner=False)
@@ -42,9 +36,9 @@ WHY = ("DeepSeek V3, Kimi K2, GLM-5 and Mistral Small 4 use multi-head latent at
        "heads, random weights) and compute both the same way transformers' `DeepseekV3Attention` does.")
 
 
-def causal(grid, tokens: int):
-    """Blank the cells above the diagonal, which the causal mask never scores."""
-    return figures.blank_masked(np.where(np.tril(np.ones((tokens, tokens))), grid, np.nan))
+def hands(view: dict) -> dict:
+    """The view under its controls' URL keys: what the scores depend on."""
+    return {"model": view["preset"], "n": view["tokens"], "h": view["heads"], "start": view["start"]}
 
 
 def terms_tab(page, view, out) -> None:
@@ -54,15 +48,8 @@ def terms_tab(page, view, out) -> None:
         i = controls.slider("Query i", "i", 1, tokens - 1, tokens - 1)
         j = controls.slider("Key j", "j", 0, i, max(0, i - 3))
     content, position = float(out["content"][head, i, j]), float(out["position"][head, i, j])
-    show(figures.small_multiples(
-        [causal(out["content"][head], tokens), causal(out["position"][head], tokens),
-         figures.blank_masked(out["logits"][head])], ["content", "position", "scaled logit"],
-        title=f"Head {head}, positions {start:,}–{start + tokens - 1:,}", cols=3, value_name="value",
-        name="mla_terms", cell_px=300,
-        alt=f"Three heatmaps over {tokens} queries and keys at positions {start:,} to {start + tokens - 1:,} for "
-            f"head {head}: the content term q_nope·k_nope, the position term R q_rot · R k_rot and their scaled sum; "
-            f"entries above the diagonal are masked. At query {i}, key {j}: content {content:.3g}, position "
-            f"{position:.3g}."))
+    # drawn ahead of the hand: the same panels one stop either side of the slider being moved
+    show(hero(latent_views.terms_chart, head=head, i=i, j=j, **hands(view)))
     classroom.snippet(latent_views.scores_code(preset, heads, tokens, start, cfg.rope_interleave),
                       f'out["content"][{head}], out["position"][{head}], out["logits"][{head}]  '
                       f'# ({tokens}, {tokens}) each: the three panels (masked above the diagonal)')
@@ -81,19 +68,11 @@ def terms_tab(page, view, out) -> None:
 
 def shared_tab(page, view, out) -> None:
     preset, heads, tokens, start, cfg = view["preset"], view["heads"], view["tokens"], view["start"], view["cfg"]
-    show(figures.heatmap(out["k_rot"], title="k_rot: one rotated key per token, read by every head",
-                         x_title="rotated dimension", y_title="token", value_name="k_rot", name="mla_k_rot",
-                         height=340, alt=f"Heatmap of the shared rotated keys: one row per token ({tokens}), one "
-                                         f"column per rotated dimension ({cfg.qk_rope_head_dim})."))
+    show(hero(latent_views.k_rot_chart, **hands(view)))
     classroom.snippet(latent_views.scores_code(preset, heads, tokens, start, cfg.rope_interleave),
                       f'out["k_rot"]  # ({tokens}, {cfg.qk_rope_head_dim}) one rotated key per token',
                       f'out["position"]  # ({heads}, {tokens}, {tokens}) the position term per head')
-    show(figures.small_multiples(
-        [causal(p, tokens) for p in out["position"]], [f"head {h}" for h in range(heads)],
-        title="The position term per head: the same keys, each head's own rotated query",
-        cols=min(heads, 4), value_name="R q_rot · R k_rot", name="mla_position_heads",
-        alt=f"One heatmap per head ({heads}) of the position term over {tokens} tokens; the patterns "
-            "differ because the queries differ."))
+    show(hero(latent_views.position_heads_chart, **hands(view)))
     cache = pc.kv_cache_per_token(cfg)
     notice(f"Every head reads the same k_rot row for a token; heads differ only in their queries. The cache keeps "
            f"the {cfg.kv_lora_rank}-value latent plus this {cfg.qk_rope_head_dim}-value key per token and layer "
@@ -125,12 +104,7 @@ def cache_tab(page, view, out) -> None:
         context = controls.select_slider("Context", "ctx", [4096, 32768, 131072, 262144, 1048576],
                                          131072, format_func=lambda v: f"{v:,}")
     cache = pc.kv_cache_per_token(cfg, kv_heads=kv_heads, dtype=dtype, context=context)
-    kib = cache["kib_per_token"]
-    show(figures.bars(list(kib), {"KiB per token (all layers)": np.array(list(kib.values()))},
-                      title=f"{preset}: KV cache per token, {cfg.num_hidden_layers} layers, {dtype}",
-                      x_title="attention", y_title="KiB per token", log_y=True, name="mla_cache",
-                      alt=f"Bars of cache KiB per token, all {cfg.num_hidden_layers} layers in {dtype}: "
-                          + ", ".join(f"{k} {v:,.1f}" for k, v in kib.items()) + "."))
+    show(hero(latent_views.cache_chart, ctx=context, model=preset, dtype=dtype, kvh=kv_heads))
     classroom.snippet(f"cache = pc.kv_cache_per_token(pc.MLA_PRESETS[{preset!r}], kv_heads={kv_heads}, "
                       f"dtype={dtype!r}, context={context})",
                       'cache["kib_per_token"]  # {attention: KiB per token, all layers}: the bars')
@@ -139,16 +113,8 @@ def cache_tab(page, view, out) -> None:
 
 def layout_tab(page, view, out) -> None:
     preset, heads, tokens, start, cfg = view["preset"], view["heads"], view["tokens"], view["start"], view["cfg"]
-    other = scores(preset, heads, tokens, start, 0, not cfg.rope_interleave)
-    gap = pc.mla_layout_gap(out, other)
-    show(figures.small_multiples(
-        [causal(g["position"][0], tokens) for g in (out, other)],
-        # short panel titles: the two sentences overlapped on a phone (the caption below says the rest)
-        [f"as stored ({'interleaved' if cfg.rope_interleave else 'half-split'})",
-         f"read {'half-split' if cfg.rope_interleave else 'interleaved'}"],
-        title="Head 0's position term under the two pairings", cols=2, cell_px=320,
-        value_name="R q_rot · R k_rot", name="mla_layouts",
-        alt=f"Two heatmaps of head 0's position term: the stored pairing and the wrong one differ by up to {gap:.3g}."))
+    gap = pc.mla_layout_gap(out, latent_views.scores(preset, heads, tokens, start, 0, not cfg.rope_interleave))
+    show(hero(latent_views.layout_chart, **hands(view)))
     classroom.snippet(latent_views.scores_code(preset, heads, tokens, start, cfg.rope_interleave),
                       latent_views.scores_code(preset, heads, tokens, start, not cfg.rope_interleave, "other"),
                       'out["position"][0], other["position"][0]  # the two panels',
@@ -189,7 +155,7 @@ def lesson():
                + "; ".join(sentence for _, sentence in facts(preset)) + ".")
     view = {"preset": preset, "cfg": cfg, "tokens": tokens, "heads": heads, "start": start}
     with guard():
-        out = scores(preset, heads, tokens, start, 0, cfg.rope_interleave)
+        out = latent_views.scores(preset, heads, tokens, start, 0, cfg.rope_interleave)
         page.walk(TABS, page, view, out)
 
 

@@ -1,14 +1,96 @@
-"""The question, snippet lines and tables of the latent-attention lesson (numbers from the core)."""
+"""The core call, figures, question, snippet lines and tables of the latent-attention lesson (numbers from the core).
+
+Each figure is built from its controls' values (page_kit.hero draws it ahead of the hand)."""
 
 from __future__ import annotations
 
 import contextlib
 
+import numpy as np
 import streamlit as st
 
 import posenc_core as pc
-from page_kit import classroom
+from page_kit import classroom, figures
 from page_kit.lesson import notice
+
+
+@st.cache_data(max_entries=16, show_spinner=False)
+def scores(preset: str, heads: int, tokens: int, start: int, seed: int, interleave: bool):
+    return pc.mla_demo_scores(preset, heads, tokens, start, seed, interleave)
+
+
+def causal(grid, tokens: int):
+    """Blank the cells above the diagonal, which the causal mask never scores."""
+    return figures.blank_masked(np.where(np.tril(np.ones((tokens, tokens))), grid, np.nan))
+
+
+def view_scores(model: str, n: int, h: int, start: int, interleave: bool | None = None):
+    """``scores`` for a view the page's sliders can show. A frame one stop from the hand can ask for one they
+    cannot (fewer tokens than the query index, a start past the last one): its build fails, and that move
+    takes its round trip, where the sliders move each other."""
+    cfg = pc.MLA_PRESETS[model]
+    if start > cfg.max_position_embeddings - n:
+        raise ValueError(f"{n} tokens starting at {start:,} run past {model}'s positions.")
+    return scores(model, h, n, start, 0, cfg.rope_interleave if interleave is None else interleave)
+
+
+def terms_chart(head: int, i: int, j: int, model: str, n: int, h: int, start: int):
+    if head >= h or i >= n or j > i:
+        raise ValueError("The head, query and key must lie inside the heads and tokens shown, the key at or "
+                         "before the query.")
+    out = view_scores(model, n, h, start)
+    content, position = float(out["content"][head, i, j]), float(out["position"][head, i, j])
+    return figures.small_multiples(
+        [causal(out["content"][head], n), causal(out["position"][head], n),
+         figures.blank_masked(out["logits"][head])], ["content", "position", "scaled logit"],
+        title=f"Head {head}, positions {start:,}–{start + n - 1:,}", cols=3, value_name="value",
+        name="mla_terms", cell_px=300,
+        alt=f"Three heatmaps over {n} queries and keys at positions {start:,} to {start + n - 1:,} for "
+            f"head {head}: the content term q_nope·k_nope, the position term R q_rot · R k_rot and their scaled sum; "
+            f"entries above the diagonal are masked. At query {i}, key {j}: content {content:.3g}, position "
+            f"{position:.3g}.")
+
+
+def k_rot_chart(model: str, n: int, h: int, start: int):
+    out = view_scores(model, n, h, start)
+    return figures.heatmap(out["k_rot"], title="k_rot: one rotated key per token, read by every head",
+                           x_title="rotated dimension", y_title="token", value_name="k_rot", name="mla_k_rot",
+                           height=340, alt=f"Heatmap of the shared rotated keys: one row per token ({n}), one "
+                                           f"column per rotated dimension ({pc.MLA_PRESETS[model].qk_rope_head_dim}).")
+
+
+def position_heads_chart(model: str, n: int, h: int, start: int):
+    out = view_scores(model, n, h, start)
+    return figures.small_multiples(
+        [causal(p, n) for p in out["position"]], [f"head {k}" for k in range(h)],
+        title="The position term per head: the same keys, each head's own rotated query",
+        cols=min(h, 4), value_name="R q_rot · R k_rot", name="mla_position_heads",
+        alt=f"One heatmap per head ({h}) of the position term over {n} tokens; the patterns "
+            "differ because the queries differ.")
+
+
+def cache_chart(ctx: int, model: str, dtype: str, kvh: int):
+    cfg = pc.MLA_PRESETS[model]
+    kib = pc.kv_cache_per_token(cfg, kv_heads=kvh, dtype=dtype, context=ctx)["kib_per_token"]
+    return figures.bars(list(kib), {"KiB per token (all layers)": np.array(list(kib.values()))},
+                        title=f"{model}: KV cache per token, {cfg.num_hidden_layers} layers, {dtype}",
+                        x_title="attention", y_title="KiB per token", log_y=True, name="mla_cache",
+                        alt=f"Bars of cache KiB per token, all {cfg.num_hidden_layers} layers in {dtype}: "
+                            + ", ".join(f"{k} {v:,.1f}" for k, v in kib.items()) + ".")
+
+
+def layout_chart(model: str, n: int, h: int, start: int):
+    interleave = pc.MLA_PRESETS[model].rope_interleave
+    out, other = view_scores(model, n, h, start), view_scores(model, n, h, start, not interleave)
+    gap = pc.mla_layout_gap(out, other)
+    return figures.small_multiples(
+        [causal(g["position"][0], n) for g in (out, other)],
+        # short panel titles: the two sentences overlapped on a phone (the caption below says the rest)
+        [f"as stored ({'interleaved' if interleave else 'half-split'})",
+         f"read {'half-split' if interleave else 'interleaved'}"],
+        title="Head 0's position term under the two pairings", cols=2, cell_px=320,
+        value_name="R q_rot · R k_rot", name="mla_layouts",
+        alt=f"Two heatmaps of head 0's position term: the stored pairing and the wrong one differ by up to {gap:.3g}.")
 
 
 def scores_code(preset: str, heads: int, tokens: int, start: int, interleave: bool, name: str = "out") -> str:

@@ -1,15 +1,15 @@
-import numpy as np
 import streamlit as st
 
 import posenc_core as pc
 from lessons.todays_models import layer_questions_views as questions
+from lessons.todays_models import nope_views as views
 from page_kit import (
     classroom,
     controls,
-    figures,
     formula,
     guard,
     header,
+    hero,
     notice,
     see_also,
     show,
@@ -18,31 +18,7 @@ from page_kit import (
     why,
 )
 
-RULES = list(pc.QUERY_SCALE_RULES)
-LABELS = {rule: pc.QUERY_SCALE_RULES[rule][1] for rule in RULES}
-# a two-colour map for a yes/no grid: orange = no positions (0), blue = RoPE (1)
-TWO_COLOURS = [[0.0, figures.CATEGORICAL[1]], [0.5, figures.CATEGORICAL[1]], [0.5, figures.CATEGORICAL[0]],
-               [1.0, figures.CATEGORICAL[0]]]
 CONTEXTS = [65_536, 131_072, 262_144, 1_048_576, 4_194_304, 10_485_760]  # the last: Llama 4 Scout's 10M
-
-
-@st.cache_data(max_entries=8, show_spinner=False)
-def layer_map(n_layers: int):
-    return pc.nope_layer_map(n_layers)
-
-
-@st.cache_data(max_entries=32, show_spinner=False)
-def rule_curves(context: int, scale: float, llama_period: int, mistral_period: int):
-    # every integer position is too many to draw (the kit draws at most 1,200 points): a log grid plus the stairs
-    grid = pc.query_scale_positions(context, (llama_period, mistral_period))
-    return grid, {LABELS["llama4"]: pc.llama4_attn_temperature(grid, scale, llama_period),
-                  LABELS["llama_4_scaling_beta"]: pc.llama_4_scaling_beta(grid, scale, mistral_period)}
-
-
-@st.cache_data(max_entries=32, show_spinner=False)
-def entropy(rule: str, context: int, scale: float, period: int, margin: float, spread: float):
-    return pc.temperature_entropy(rule, pc.temperature_positions(context), scale=scale, period=period,
-                                  spread=spread, margin=margin)
 
 
 @st.cache_data(max_entries=1, show_spinner=False)
@@ -65,15 +41,10 @@ def map_tab(page) -> None:
     with page.side:
         shown = controls.slider("Layers shown", "layers", 8, 64, 48,
                                 help="The first layers of each model; blank cells are past its last layer.")
-    names, grid = layer_map(shown)
+    names, _ = views.layer_map(shown)
     counts = pc.nope_layer_counts()  # every model's full depth, whatever is shown
-    show(figures.padded(figures.heatmap(
-        grid, x=np.arange(grid.shape[1]), y=names, title="RoPE (1) or no positions (0), layer by layer",
-        x_title="layer", y_title="", value_name="rotates", zrange=(0.0, 1.0), height=320,
-        hover_format=".0f", colorscale=TWO_COLOURS, name="nope_layer_map",
-        alt=f"One row per model, one cell per layer for the first {shown} layers: value 1 where the layer "
-            "rotates, 0 where it has no positions, blank past a model's last layer. Layers without positions: "
-            + "; ".join(f"{name} {k} of {depth}" for name, (k, depth) in counts.items()) + "."), left=130))
+    # drawn ahead of the hand: the same map one stop either side of the slider being moved
+    show(hero(views.map_chart, layers=shown))
     classroom.snippet(f"names, grid = {classroom.call('nope_layer_map', shown)}",
                       f"# grid ({len(names)}, {shown}): 1 = RoPE, 0 = no positions, NaN past the last layer")
     with questions.ask_scout(scout_rows()):
@@ -95,20 +66,15 @@ def rule_tab(page) -> None:
         period = controls.select_slider(
             "Mistral's original L", "orig", [4096, 8192, 16384, 32768], 16384, format_func=lambda v: f"{v:,}",
             help="original_max_position_embeddings: 16,384 in Ministral3Config, 8,192 in Mistral4Config.")
-    grid, curves = rule_curves(context, float(scale), 8192, period)
+    grid, curves = views.rule_curves(context, float(scale), views.LLAMA_PERIOD, period)
     p_last = int(grid[-1])
-    llama_last = float(curves[LABELS['llama4']][-1])
-    mistral_last = float(curves[LABELS['llama_4_scaling_beta']][-1])
+    llama_last = float(curves[views.LABELS['llama4']][-1])
+    mistral_last = float(curves[views.LABELS['llama_4_scaling_beta']][-1])
     formula(r"\begin{gathered}\text{Llama 4: } 1 + $s\cdot\ln\!\Big(1 + \Big\lfloor\frac{p+1}{8192}\Big\rfloor\Big)"
             r"\\ \text{Mistral: } 1 + $s\cdot\ln\!\Big(1 + \Big\lfloor\frac{p}{$L}\Big\rfloor\Big)\end{gathered}",
             s=scale, L=period)
     with questions.ask_first_step(grid, period):
-        show(figures.stacked_lines(
-            grid, curves, title="Query multiplier against position", x_title="position p (log)",
-            y_title="query scale", log_x=True, hover_format=".4f", name="nope_rules",
-            vlines=[(8191, "Llama 4's first step")],
-            alt=f"Both rules are 1 until their first step, then climb like a staircase in log position; at "
-                f"p = {p_last:,} Llama 4's multiplier is {llama_last:.4f} and Mistral's {mistral_last:.4f}."))
+        show(hero(views.rule_chart, ctx=context, beta=scale, orig=period))
         classroom.snippet(
             f"p = {classroom.call('query_scale_positions', context, (8192, period))}  # positions drawn",
             f"llama = pc.llama4_attn_temperature(p, {float(scale)!r}, 8192)  # (positions,) Llama 4's",
@@ -125,30 +91,17 @@ def rule_tab(page) -> None:
 
 def entropy_tab(page) -> None:
     with page.side:
-        rule = controls.choice("Rule", "rule", RULES, "llama4", format_func=lambda r: LABELS[r])
+        rule = controls.choice("Rule", "rule", views.RULES, "llama4", format_func=lambda r: views.LABELS[r])
         context = controls.select_slider("Context", "ectx", CONTEXTS[:5], 1_048_576, format_func=lambda v: f"{v:,}")
         margin = controls.slider("Relevant key's score", "margin", 0.0, 10.0, 4.0, step=0.5,
                                  help="Key 0 scores this much; the others score spread · N(0, 1).")
         spread = controls.slider("Other keys' spread", "spread", 0.0, 3.0, 1.0, step=0.1)
     period = pc.QUERY_SCALE_RULES[rule][3]  # the released values: 0.1 and 8,192 / 16,384
-    result = entropy(rule, context, 0.1, period, float(margin), float(spread))
-    p = result["positions"]
-    last = int(p[-1])
-    show(figures.stacked_lines(
-        p, {"without the temperature": result["entropy"], "with it": result["entropy_scaled"],
-            "uniform attention, ln(p + 1)": result["uniform"]},
-        title=f"Attention entropy of the query at position p ({LABELS[rule]})",
-        x_title="query position p (log)", y_title="entropy (nats)", log_x=True, hover_format=".3f",
-        dashed=["uniform attention, ln(p + 1)"], name="nope_entropy",
-        alt=f"Entropy grows with the log of the number of keys; at p = {last:,} it is "
-            f"{result['entropy'][-1]:.3f} nats without the temperature, {result['entropy_scaled'][-1]:.3f} with "
-            f"it and {result['uniform'][-1]:.3f} for uniform attention (dashed)."))
-    show(figures.stacked_lines(
-        p, {"without the temperature": result["needle"], "with it": result["needle_scaled"]},
-        title="Probability on the one relevant key (key 0, the farthest)", x_title="query position p (log)",
-        y_title="probability (log)", log_x=True, log_y=True, hover_format=".3g", name="nope_needle",
-        alt=f"The relevant key's share falls as the keys multiply: at p = {last:,} it is "
-            f"{result['needle'][-1]:.2e} without the temperature and {result['needle_scaled'][-1]:.2e} with it."))
+    result = views.entropy_for(rule, context, margin, spread)
+    last = int(result["positions"][-1])
+    hands = {"ectx": context, "margin": margin, "spread": spread, "rule": rule}
+    show(hero(views.entropy_chart, **hands))
+    show(hero(views.needle_chart, **hands))
     classroom.snippet(
         f"positions = {classroom.call('temperature_positions', context)}  # query positions drawn",
         f"result = pc.temperature_entropy({rule!r}, positions, scale=0.1, period={period}, "

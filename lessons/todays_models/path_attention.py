@@ -2,7 +2,21 @@ import streamlit as st
 
 import posenc_core as pc
 from lessons.todays_models import sentence_views
-from page_kit import classroom, controls, figures, formula, guard, header, notice, see_also, show, source, stage, why
+from page_kit import (
+    classroom,
+    controls,
+    figures,
+    formula,
+    guard,
+    header,
+    hero,
+    notice,
+    see_also,
+    show,
+    source,
+    stage,
+    why,
+)
 
 TOY = ("Every word gets the same probe query and key, so only the transforms make two cells differ. PaTH's w_t and "
        "β_t come from seeded toy weights on each word's seeded embedding, not from a trained model.")
@@ -35,17 +49,24 @@ WHY = ("PaTH attention (Yang, Shen, Wen, Tan, Mishra, Ren, Panda and Kim 2025, a
        "this page computes the product directly, checked against that library's pure-PyTorch reference.")
 
 
-def grids_tab(page, view, ex) -> None:
-    tokens = ex["tokens"]
+def grids_chart(sharp, dim, text, seed, base):
+    ex = sentence(text, dim, seed, float(base), float(sharp))
     spread = ex["largest_spread"]
-    show(figures.small_multiples(
+    return figures.small_multiples(
         [figures.blank_masked(ex["rope"]), figures.blank_masked(ex["path"])],
         ["RoPE: fixed steps", "PaTH: word's steps"], cols=2,  # short: two panels side by side on a phone
         title="Score of the same probe q and k at every query and key", value_name="q·k", x_title="key j",
         y_title="query i", name="path_grids",
-        alt=f"Two lower-triangular heatmaps for {len(tokens)} words. RoPE's is constant along every diagonal "
+        alt=f"Two lower-triangular heatmaps for {len(ex['tokens'])} words. RoPE's is constant along every diagonal "
             f"(largest spread {spread['rope']:.2g}); PaTH's changes along them (largest spread "
-            f"{spread['path']:.2f} at offset {ex['widest_offset']})."))
+            f"{spread['path']:.2f} at offset {ex['widest_offset']}).")
+
+
+def grids_tab(page, view, ex) -> None:
+    tokens = ex["tokens"]
+    spread = ex["largest_spread"]
+    # drawn ahead of the hand: the same grids one stop either side of the slider being moved
+    show(hero(grids_chart, **view))
     st.caption(TOY)
     code(view, f'ex["rope"], ex["path"]  # ({len(tokens)}, {len(tokens)}) each, -inf above the diagonal')
     same = ex["wordless"]
@@ -82,16 +103,21 @@ def spread_tab(page, view, ex) -> None:
            "a word nearly transparent, β near 2 reflects the query.")
 
 
+def reflections_chart(theta):
+    out = pc.path_two_reflections(float(theta))
+    vectors = {"w₁": tuple(out["w1"]), "w₂": tuple(out["w2"]), "e₁ rotated": tuple(out["rotation"][:, 0])}
+    return figures.vectors2d(vectors, title=f"Two reflections make a rotation by θ = {theta:g}",
+                             name="path_reflections",
+                             alt=f"Unit vectors w1 at angle 0 and w2 at angle {theta / 2:.2f}; reflecting across "
+                                 f"both turns e1 to ({out['rotation'][0, 0]:.3f}, {out['rotation'][1, 0]:.3f}), "
+                                 f"the rotation by {theta:g}.")
+
+
 def reflections_tab(page, view, ex) -> None:
     with page.side:
         theta = controls.slider("Rotation angle θ", "theta", -3.0, 3.0, 1.0, step=0.1)
     out = pc.path_two_reflections(float(theta))
-    vectors = {"w₁": tuple(out["w1"]), "w₂": tuple(out["w2"]), "e₁ rotated": tuple(out["rotation"][:, 0])}
-    show(figures.vectors2d(vectors, title=f"Two reflections make a rotation by θ = {theta:g}",
-                           name="path_reflections",
-                           alt=f"Unit vectors w1 at angle 0 and w2 at angle {theta / 2:.2f}; reflecting across both "
-                               f"turns e1 to ({out['rotation'][0, 0]:.3f}, {out['rotation'][1, 0]:.3f}), the "
-                               f"rotation by {theta:g}."))
+    show(hero(reflections_chart, theta=theta))
     classroom.snippet(f"out = {classroom.call('path_two_reflections', float(theta))}",
                       'out["rotation"], out["target"]  # (2, 2) each: H(w2) H(w1) and R(θ)')
     formula(r"H(w_2)H(w_1) = \begin{pmatrix}$a & $b\\ $c & $d\end{pmatrix} = R($t)", a=out["rotation"][0, 0],
@@ -113,7 +139,7 @@ def lesson():
         base = controls.select_slider("RoPE base", "base", [10.0, 100.0, 1000.0, 10000.0], 100.0,
                                       help="A small base turns fast enough to show in a short sentence.")
         seed = controls.slider("Toy weight seed", "seed", 0, 9, 0)
-    view = {"text": text, "dim": dim, "seed": seed, "base": float(base), "sharp": float(sharp)}
+    view = {"sharp": float(sharp), "dim": dim, "text": text, "seed": seed, "base": float(base)}
     tabs = page.sections(["Scores along the path", "Offsets", "Rotations from reflections"])
     with guard():
         ex = sentence(text, dim, seed, float(base), float(sharp))

@@ -2,7 +2,21 @@ import streamlit as st
 
 import posenc_core as pc
 from lessons.todays_models import sentence_views
-from page_kit import classroom, controls, figures, formula, guard, header, notice, see_also, show, source, stage, why
+from page_kit import (
+    classroom,
+    controls,
+    figures,
+    formula,
+    guard,
+    header,
+    hero,
+    notice,
+    see_also,
+    show,
+    source,
+    stage,
+    why,
+)
 
 TOY = ("The logits come from seeded toy query and key weights on each word's seeded embedding, not from a trained "
        "model: they show what the mechanism does with scores, not what a trained model attends to.")
@@ -39,19 +53,27 @@ WHY = ("Stick-breaking attention (Tan, Shen, Peng, Courville and Panda 2024, arX
        "pure-PyTorch reference.")
 
 
-def last_tab(page, view, ex) -> None:
+def last_chart(level, heads, head, text, seed, current):
+    ex = sentence(text, float(level), heads, head, seed, current)
     tokens = ex["tokens"]
     names = [f"{i}·{t}" for i, t in enumerate(tokens)]
     rows = {"stick-breaking": ex["stick"][-1], "softmax + ALiBi": ex["alibi"][-1],
             "softmax, no positions": ex["softmax"][-1]}
     mean = ex["mean_distance"]
-    show(figures.bars(names, rows, title=f"What the last word '{tokens[-1]}' attends to", x_title="key (index·word)",
-                      y_title="weight", name="sb_last",
-                      alt=f"Grouped bars over {len(tokens)} keys. Stick-breaking hands out "
-                          f"{ex['last_taken']:.3f} of its stick (the rest, {ex['remainder'][-1]:.3f}, goes "
-                          f"nowhere), at a mean distance of {mean['stick-breaking']:.2f} words; softmax + ALiBi at "
-                          f"{mean['softmax + ALiBi']:.2f}; softmax without positions at "
-                          f"{mean['softmax, no positions']:.2f}."))
+    return figures.bars(names, rows, title=f"What the last word '{tokens[-1]}' attends to",
+                        x_title="key (index·word)", y_title="weight", name="sb_last",
+                        alt=f"Grouped bars over {len(tokens)} keys. Stick-breaking hands out "
+                            f"{ex['last_taken']:.3f} of its stick (the rest, {ex['remainder'][-1]:.3f}, goes "
+                            f"nowhere), at a mean distance of {mean['stick-breaking']:.2f} words; softmax + ALiBi "
+                            f"at {mean['softmax + ALiBi']:.2f}; softmax without positions at "
+                            f"{mean['softmax, no positions']:.2f}.")
+
+
+def last_tab(page, view, ex) -> None:
+    tokens = ex["tokens"]
+    mean = ex["mean_distance"]
+    # drawn ahead of the hand: the same bars one stop either side of the slider being moved
+    show(hero(last_chart, **view))
     st.caption(TOY)
     code(view, f'ex["stick"][-1], ex["alibi"][-1], ex["softmax"][-1]  # ({len(tokens)},) each, the bars')
     up = min(view["level"] + 3.0, 10.0)
@@ -72,16 +94,22 @@ def last_tab(page, view, ex) -> None:
            "from the order of the walk alone.")
 
 
+def constant_chart(z):
+    out = constant(float(z), 24)
+    return figures.lines(out["distance"], {"stick-breaking": out["weights"], "softmax + ALiBi": out["alibi"]},
+                         title=f"Every key scores z = {z:g}: weight against distance",
+                         x_title="distance to the query", y_title="weight (log)", log_y=True, markers=True,
+                         dashed=["softmax + ALiBi"], name="sb_constant",
+                         alt=f"Two straight lines on a log axis over distances 1 to 23: stick-breaking's weight "
+                             f"σ(z)σ(−z)^(t−1) and softmax + ALiBi with slope {out['slope']:.4g}; both fall by a "
+                             f"factor {out['ratio']:.4g} per step.")
+
+
 def constant_tab(page, view, ex) -> None:
     with page.side:
         z = controls.slider("Constant logit z", "z", -3.0, 3.0, 0.0, step=0.25)
     out = constant(float(z), 24)
-    show(figures.lines(out["distance"], {"stick-breaking": out["weights"], "softmax + ALiBi": out["alibi"]},
-                       title=f"Every key scores z = {z:g}: weight against distance", x_title="distance to the query",
-                       y_title="weight (log)", log_y=True, markers=True, dashed=["softmax + ALiBi"], name="sb_constant",
-                       alt=f"Two straight lines on a log axis over distances 1 to 23: stick-breaking's weight "
-                           f"σ(z)σ(−z)^(t−1) and softmax + ALiBi with slope {out['slope']:.4g}; both fall by a "
-                           f"factor {out['ratio']:.4g} per step."))
+    show(hero(constant_chart, z=z))
     classroom.snippet(f"out = {classroom.call('stick_breaking_constant', float(z), 24)}",
                       'out["distance"], out["weights"], out["alibi"]  # (23,) each, the two lines')
     formula(r"\begin{gathered}A_t = \sigma(z)\,\sigma(-z)^{t-1}\\ \frac{A_{t+1}}{A_t} = \sigma(-z) = "
@@ -94,16 +122,21 @@ def constant_tab(page, view, ex) -> None:
            "decay is no longer a straight line.")
 
 
-def maps_tab(page, view, ex) -> None:
+def maps_chart(level, heads, head, text, seed, current):
+    ex = sentence(text, float(level), heads, head, seed, current)
     grids = [ex["stick"], ex["alibi"], ex["softmax"]]
     # short panel titles: the three method names overlapped on a phone
-    show(figures.small_multiples(grids, ["stick-breaking", "+ ALiBi", "no positions"], cols=3,
-                                 title="Every query's weights (stick-breaking; softmax + ALiBi; softmax)",
-                                 value_name="weight",
-                                 x_title="key j", y_title="query i", name="sb_maps", zrange=(0.0, 1.0),
-                                 alt=f"Three lower-triangular heatmaps for {len(ex['tokens'])} words: stick-breaking "
-                                     "and softmax + ALiBi are bright near the diagonal, softmax without positions "
-                                     "is spread out."))
+    return figures.small_multiples(grids, ["stick-breaking", "+ ALiBi", "no positions"], cols=3,
+                                   title="Every query's weights (stick-breaking; softmax + ALiBi; softmax)",
+                                   value_name="weight",
+                                   x_title="key j", y_title="query i", name="sb_maps", zrange=(0.0, 1.0),
+                                   alt=f"Three lower-triangular heatmaps for {len(ex['tokens'])} words: "
+                                       "stick-breaking and softmax + ALiBi are bright near the diagonal, softmax "
+                                       "without positions is spread out.")
+
+
+def maps_tab(page, view, ex) -> None:
+    show(hero(maps_chart, **view))
     code(view, f'ex["stick"], ex["alibi"], ex["softmax"]  # ({len(ex["tokens"])}, {len(ex["tokens"])}) each')
     notice("Stick-breaking's first row is empty when a query cannot take from its own key (the authors' default): "
            "the first word has nothing before it. Its rows add up to less than 1.")
@@ -122,7 +155,7 @@ def lesson():
         seed = controls.slider("Toy weight seed", "seed", 0, 9, 0)
         current = controls.toggle("Query takes from its own key", "current", False,
                                   help="attend_current in the authors' code; off by default there.")
-    view = {"text": text, "level": float(level), "heads": heads, "head": head, "seed": seed, "current": current}
+    view = {"level": float(level), "heads": heads, "head": head, "text": text, "seed": seed, "current": current}
     tabs = page.sections(["The last word", "Constant scores", "All queries"])
     with guard():
         ex = sentence(text, float(level), heads, head, seed, current)
