@@ -16,7 +16,7 @@ WHY = ("T5 learns one number per attention head for each *bucket* of relative di
 
 def curve_chart(nb: int, mode: str, md: int, span: int) -> figures.Chart:
     bidirectional = mode == "bidirectional"
-    info = views.layout(bidirectional, nb, md)  # a ValueError for a max_distance this many buckets refuse
+    info = views.layout(bidirectional, nb, md)  # the page refuses (ValueError) too small a max_distance
     rel, bucket = views.bucket_curve(bidirectional, nb, md, span)
     if bidirectional:  # one label per side, so the two labels never collide
         marks = [(-md, "max_distance"), (-info["last_bucket_from"], ""), (md, ""),
@@ -34,7 +34,7 @@ def curve_chart(nb: int, mode: str, md: int, span: int) -> figures.Chart:
 
 
 def grid_chart(nb: int, mode: str, md: int, n: int) -> figures.Chart:
-    views.layout(mode == "bidirectional", nb, md)  # a ValueError for a max_distance this many buckets refuse
+    views.layout(mode == "bidirectional", nb, md)  # the page refuses (ValueError) too small a max_distance
     return figures.heatmap(
         views.grid(n, mode == "bidirectional", nb, md), title=f"Bucket of every query-key pair ({n} tokens, {mode})",
         x_title="key position j", y_title="query position i", value_name="bucket", hover_format="d", name="t5_grid",
@@ -43,7 +43,7 @@ def grid_chart(nb: int, mode: str, md: int, n: int) -> figures.Chart:
 
 
 def values_chart(eb: int, nb: int, mode: str, md: int, seed, ev: float) -> figures.Chart:
-    views.layout(mode == "bidirectional", nb, md)  # a ValueError for a max_distance this many buckets refuse
+    views.layout(mode == "bidirectional", nb, md)  # the page refuses (ValueError) too small a max_distance
     learned = views.values(nb, mode == "bidirectional", int(seed), eb, float(ev))
     return figures.bars(
         list(range(nb)), {"learned scalar": learned}, title="One scalar per bucket (one head)",
@@ -53,7 +53,7 @@ def values_chart(eb: int, nb: int, mode: str, md: int, seed, ev: float) -> figur
 
 
 def share_chart(nb: int, mode: str, md: int) -> figures.Chart:
-    info = views.layout(mode == "bidirectional", nb, md)  # a ValueError for a max_distance this many buckets refuse
+    info = views.layout(mode == "bidirectional", nb, md)  # the page refuses (ValueError) too small a max_distance
     span = 2 * md
     table = views.spans(mode == "bidirectional", nb, md, span)
     return figures.bars(
