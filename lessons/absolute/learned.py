@@ -2,7 +2,7 @@ import streamlit as st
 
 import posenc_core as pc
 from lessons.absolute import learned_views as views
-from page_kit import classroom, controls, figures, formula, guard, header, notice, show, source, stage, why
+from page_kit import classroom, controls, figures, formula, guard, header, hero, notice, show, source, stage, why
 from page_kit.code_lines import fold
 
 header("Learned absolute embeddings",
@@ -14,14 +14,34 @@ WHY = ("Instead of a formula, give the model a table P with one trainable row pe
        "longer input has nowhere to look.")
 
 
-def table_tab(page, v) -> None:
-    table, rows, cols, info = v["table"], v["rows"], v["cols"], v["info"]
-    shown, summary, table_code = v["shown"], info["summary"], v["table_code"]
-    show(figures.heatmap(
-        table, title=f"{v['label']}: P has {rows} rows x {cols} channels (showing positions 0-{shown - 1})",
+def table_chart(rows: int, src: str, file_id: str, filename: str, tensor: str) -> figures.Chart:
+    """The first ``rows`` rows of the table (``rows`` is the 'Positions analysed' slider's URL key)."""
+    full = views.table_for(src, file_id, filename, tensor)
+    total, cols = full.shape
+    summary = views.analysis(src, file_id, filename, tensor, rows)["summary"]
+    label = views.SOURCES[src] if src == "minilm" else filename
+    return figures.heatmap(
+        full[:rows], title=f"{label}: P has {total} rows x {cols} channels (showing positions 0-{rows - 1})",
         x_title="channel", y_title="position p", value_name="P[p, c]", name="learned_table", signed=True, robust=99,
-        alt=f"Heatmap of a learned position table with {rows} rows and {cols} channels, positions 0 to {shown - 1}; "
-            f"row norms run from {summary['min_norm']:.2f} to {summary['max_norm']:.2f}."))
+        alt=f"Heatmap of a learned position table with {total} rows and {cols} channels, positions 0 to {rows - 1}; "
+            f"row norms run from {summary['min_norm']:.2f} to {summary['max_norm']:.2f}.")
+
+
+def lookup_chart(src: str, file_id: str, filename: str, tensor: str, **slider) -> figures.Chart:
+    length = slider["len"]  # the slider's URL key, a builtin's name
+    rows = views.table_for(src, file_id, filename, tensor).shape[0]
+    rows_used, _ = views.lookup(src, file_id, filename, tensor, length)
+    return figures.heatmap(
+        rows_used, title=f"Rows looked up for {length} positions (blank: no row exists)", x_title="channel",
+        y_title="position p", value_name="P[p, c]", name="learned_lookup", signed=True, robust=99,
+        alt=f"Heatmap of the rows looked up for {length} positions from a table of {rows}"
+            + (f"; below row {rows - 1} the plot is empty." if length > rows else "."))
+
+
+def table_tab(page, v) -> None:
+    rows, cols, summary, table_code = v["rows"], v["cols"], v["info"]["summary"], v["table_code"]
+    src, file_id, filename, tensor = v["key"]
+    show(hero(table_chart, rows=v["shown"], src=src, file_id=file_id, filename=filename, tensor=tensor))
     classroom.snippet(*table_code)
 
     def rows_reveal() -> str:
@@ -46,12 +66,9 @@ def past_tab(page, v) -> None:
     with page.side:
         length = controls.slider("Sequence length", "len", 1, 2 * rows, min(2 * rows, rows + rows // 4),
                                  help="How many positions the input has.")
-    rows_used, message = views.lookup(*v["key"], length)
-    show(figures.heatmap(
-        rows_used, title=f"Rows looked up for {length} positions (blank: no row exists)", x_title="channel",
-        y_title="position p", value_name="P[p, c]", name="learned_lookup", signed=True, robust=99,
-        alt=f"Heatmap of the rows looked up for {length} positions from a table of {rows}"
-            + (f"; below row {rows - 1} the plot is empty." if length > rows else ".")))
+    _, message = views.lookup(*v["key"], length)
+    src, file_id, filename, tensor = v["key"]
+    show(hero(lookup_chart, src=src, file_id=file_id, filename=filename, tensor=tensor, len=length))
     classroom.snippet(table_code[0], fold(f"rows_used = pc.learned_lookup(P, {length}, strict=False)",
                                           f"({length}, {cols}), NaN: no row"))
     formula(r"x_p = E[w_p] + P[p]\ \text{ needs }\ p < T_{\max} = $rows", rows=rows)
@@ -159,7 +176,6 @@ def table_view(page, src: str, file_id: str, filename: str, tensor: str) -> dict
     load = ("P = pc.minilm_position_table()" if src == "minilm" else
             f"P = pc.load_position_table(open({filename!r}, 'rb').read(), {filename!r}, {tensor!r})")
     return {"table": full[:shown], "rows": rows, "cols": cols, "shown": shown, "key": (src, file_id, filename, tensor),
-            "label": views.SOURCES[src] if src == "minilm" else filename,
             "info": views.analysis(src, file_id, filename, tensor, shown),
             "table_code": (fold(load, f"({rows}, {cols}) float32: the whole table"),
                            f"table = P[:{shown}]  # ({shown}, {cols}): the positions analysed")}

@@ -1,7 +1,7 @@
 import streamlit as st
 
 import posenc_core as pc
-from page_kit import classroom, controls, figures, formula, guard, header, notice, show, source, stage, why
+from page_kit import classroom, controls, figures, formula, guard, header, hero, notice, show, source, stage, why
 from page_kit.code_lines import fold
 
 WIDTHS = (8, 16, 32, 64, 128, 256, 512, 1024)  # the model widths the norm-balance figure compares (not a control)
@@ -27,14 +27,29 @@ WHY = ("The first layer of an absolute-position Transformer sees one vector per 
 CHANGES = ["same", "grows", "shrinks"]  # pc.norm_ratio_doubling's answers, in the width question's order
 
 
-def forming_tab(x, words, made, dim: int, init: str, scale: bool) -> None:
-    show(figures.small_multiples(
+def parts_chart(s: str, d: int, init: str, scale: bool) -> figures.Chart:
+    x, words = parts(s, d, init, scale), pc.tokenize(s)
+    return figures.small_multiples(
         [x["token"], x["position"], x["input"]],
         ["token embedding" + (" x √d" if scale else ""), "sinusoidal position row", "input = sum"],
-        title=f"{len(words)} words x {dim} channels (one colour scale)", cols=3, x_title="channel",
+        title=f"{len(words)} words x {d} channels (one colour scale)", cols=3, x_title="channel",
         y_title="word", value_name="value", cell_px=300, name="token_position_parts",
-        alt=f"Three heatmaps on one colour scale, {len(words)} words by {dim} channels: the token embeddings, the "
-            "position rows and their sum."))
+        alt=f"Three heatmaps on one colour scale, {len(words)} words by {d} channels: the token embeddings, the "
+            "position rows and their sum.")
+
+
+def norms_chart(s: str, d: int, init: str, scale: bool) -> figures.Chart:
+    x, words = parts(s, d, init, scale), pc.tokenize(s)
+    return figures.bars(
+        [f"{k}: {w}" for k, w in enumerate(words)],
+        {"token": x["token_norm"], "position": x["position_norm"], "sum": x["input_norm"]},
+        title="Vector lengths, word by word", x_title="slot: word", y_title="L2 norm", name="token_position_norms",
+        alt=f"Grouped bars of the token, position and input norms for each of the {len(words)} words; every "
+            f"position bar is {float(x['position_norm'][0]):.3f}.")
+
+
+def forming_tab(x, words, made, text: str, dim: int, init: str, scale: bool) -> None:
+    show(hero(parts_chart, s=text, d=dim, init=init, scale=scale))
     classroom.snippet(made, f"# x['token'], x['position'], x['input']: ({len(words)}, {dim}) each,",
                       "# the three panels")
     word, position = float(x["token_norm"][0]), float(x["position_norm"][0])
@@ -56,13 +71,8 @@ def forming_tab(x, words, made, dim: int, init: str, scale: bool) -> None:
                "loud, the position is a small nudge on top of the word.")
 
 
-def balance_tab(x, words, made, dim: int, init: str, scale: bool) -> None:
-    labels = [f"{k}: {w}" for k, w in enumerate(words)]
-    show(figures.bars(
-        labels, {"token": x["token_norm"], "position": x["position_norm"], "sum": x["input_norm"]},
-        title="Vector lengths, word by word", x_title="slot: word", y_title="L2 norm", name="token_position_norms",
-        alt=f"Grouped bars of the token, position and input norms for each of the {len(words)} words; every "
-            f"position bar is {float(x['position_norm'][0]):.3f}."))
+def balance_tab(x, words, made, text: str, dim: int, init: str, scale: bool) -> None:
+    show(hero(norms_chart, s=text, d=dim, init=init, scale=scale))
     classroom.snippet(made, "# x['token_norm'], x['position_norm'], x['input_norm']:",
                       f"# ({len(words)},) each, the bars")
     b = balance(init, scale, dim)
@@ -122,7 +132,7 @@ def lesson():
         x = parts(text, dim, init, scale)
         words = pc.tokenize(text)
         made = fold(f"x = pc.token_plus_position(pc.tokenize({text!r}), {dim}, {init!r}, {scale})", "dict")
-        page.walk(TABS, x, words, made, dim, init, scale)
+        page.walk(TABS, x, words, made, text, dim, init, scale)
 
 
 lesson()

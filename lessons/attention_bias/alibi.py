@@ -11,6 +11,7 @@ from page_kit import (
     formula,
     guard,
     header,
+    hero,
     notice,
     show,
     source,
@@ -37,14 +38,48 @@ def grid_length(page) -> int:
                                help="Queries and keys in the grids of the bias and attention tabs.")
 
 
+def slopes_chart(h: int) -> figures.Chart:
+    table = views.slope_table(h)
+    return figures.bars(
+        table["head"], {"authors' code (used by models)": table["code"], "paper: 2^(-8h/n)": table["paper"]},
+        title=f"Slopes for {h} head{'s' if h > 1 else ''}", x_title="head h",
+        y_title="slope m (log scale)", log_y=True, name="alibi_slopes",
+        alt=f"Bar chart of the {h} ALiBi slopes from the authors' code next to the paper's geometric "
+            "sequence; they agree for powers of two and differ otherwise.")
+
+
+def bias_chart(h: int, n: int, causal: bool) -> figures.Chart:
+    shown, grids = views.bias_panels(h, n, causal)
+    slopes = views.slope_table(h)["code"]
+    return figure_control.pick(figures.small_multiples(
+        grids, [f"head {k + 1}: m = {slopes[k]:.4g}" for k in shown],
+        title=f"ALiBi bias per head ({'causal' if causal else 'symmetric'}), {n} x {n}", value_name="bias",
+        name="alibi_bias",
+        alt=f"{len(shown)} bias grids, one per head: zero on the diagonal and falling linearly away from it; "
+            "steeper heads fall faster." + (" Masked future keys are blank." if causal else "")), distance="off")
+
+
+def attention_chart(h: int, n: int, causal: bool) -> figures.Chart:
+    shown, weights = views.attention_panels(h, n, causal)
+    return figures.small_multiples(
+        weights, [f"head {k + 1}" for k in shown], title="softmax(bias) when all content scores are equal",
+        value_name="weight", name="alibi_attention",
+        alt="Attention grids produced by the bias alone: steep heads put nearly all weight on the diagonal, "
+            "gentle heads spread it over many keys.")
+
+
+def field_chart(h: int, ctx, mass: float) -> figures.Chart:
+    return figures.bars(
+        views.slope_table(h)["head"], {"receptive field": views.receptive_fields(h, int(ctx), mass)},
+        log_y=True, y_range=(0, 4.3),
+        title=f"Distance that holds {mass:.0%} of the last query's attention ({ctx:,} tokens)",
+        x_title="head h", y_title="distance back (tokens, log scale)", name="alibi_fields",
+        alt="Bar chart of the effective receptive field per head; it grows as the slope shrinks.")
+
+
 def slopes_tab(page, heads: int, causal: bool) -> None:
     table = views.slope_table(heads)
-    show(figures.bars(
-        table["head"], {"authors' code (used by models)": table["code"], "paper: 2^(-8h/n)": table["paper"]},
-        title=f"Slopes for {heads} head{'s' if heads > 1 else ''}", x_title="head h",
-        y_title="slope m (log scale)", log_y=True, name="alibi_slopes",
-        alt=f"Bar chart of the {heads} ALiBi slopes from the authors' code next to the paper's geometric "
-            "sequence; they agree for powers of two and differ otherwise."))
+    show(hero(slopes_chart, h=heads))
     classroom.snippet(f"slopes = {classroom.call('alibi_slopes', heads)}  # one per head, as plotted")
     now, later = float(table["code"][0]), float(views.slope_table(2 * heads)["code"][0])
     first, first_doubled = pc.alibi_geometric_heads(heads), pc.alibi_geometric_heads(2 * heads)
@@ -84,12 +119,7 @@ def bias_tab(page, heads: int, causal: bool) -> None:
     n = grid_length(page)
     shown, grids = views.bias_panels(heads, n, causal)
     slopes = views.slope_table(heads)["code"]
-    show(figure_control.pick(figures.small_multiples(
-        grids, [f"head {h + 1}: m = {slopes[h]:.4g}" for h in shown],
-        title=f"ALiBi bias per head ({'causal' if causal else 'symmetric'}), {n} x {n}", value_name="bias",
-        name="alibi_bias",
-        alt=f"{len(shown)} bias grids, one per head: zero on the diagonal and falling linearly away from it; "
-            "steeper heads fall faster." + (" Masked future keys are blank." if causal else "")), distance="off"))
+    show(hero(bias_chart, h=heads, n=n, causal=causal))
     # a click on a cell picks its distance i − j for the formula below; this slider is its twin
     with page.side:
         off = controls.slider("Distance i − j (or click a cell)", "off", 0, n - 1, n - 1)
@@ -104,12 +134,7 @@ def bias_tab(page, heads: int, causal: bool) -> None:
 
 def attention_tab(page, heads: int, causal: bool) -> None:
     n = grid_length(page)
-    shown, weights = views.attention_panels(heads, n, causal)
-    show(figures.small_multiples(
-        weights, [f"head {h + 1}" for h in shown], title="softmax(bias) when all content scores are equal",
-        value_name="weight", name="alibi_attention",
-        alt="Attention grids produced by the bias alone: steep heads put nearly all weight on the diagonal, "
-            "gentle heads spread it over many keys."))
+    show(hero(attention_chart, h=heads, n=n, causal=causal))
     notice("With equal content scores the content cancels in the softmax and only the bias is left. Steep heads "
            "attend almost only to the token itself and its neighbours; the gentlest heads spread their weight over "
            "the whole window. This is each head's default receptive field; content scores then move weight "
@@ -122,19 +147,12 @@ def attention_tab(page, heads: int, causal: bool) -> None:
         mass = controls.slider("Share of the attention", "mass", 0.5, 0.99, 0.9, step=0.01)
     fields = views.receptive_fields(heads, length, mass)
 
-    def field_chart(context):
-        return figures.bars(
-            views.slope_table(heads)["head"], {"receptive field": views.receptive_fields(heads, int(context), mass)},
-            log_y=True, y_range=(0, 4.3),
-            title=f"Distance that holds {mass:.0%} of the last query's attention ({context:,} tokens)",
-            x_title="head h", y_title="distance back (tokens, log scale)", name="alibi_fields",
-            alt="Bar chart of the effective receptive field per head; it grows as the slope shrinks.")
-
-    chart = field_chart(length)
+    chart = hero(field_chart, h=heads, ctx=length, mass=mass)
     if controls.toggle("Animate the context growing", "play_ctx",
                        help="A scrub bar and a Play button under the bars: the context grows from 16 to 16,384 "
                             "tokens; steep heads stop growing at once, gentle heads keep going."):
-        animation.attach(chart, field_chart, "context", PLAY_CONTEXTS, start_value=length)
+        animation.attach(chart, lambda context: field_chart(heads, context, mass), "context", PLAY_CONTEXTS,
+                         start_value=length)
     show(chart)
     gentle = pc.alibi_gentlest_head(heads)
     formula(r"w_d = \frac{e^{-m d}}{\sum_{d'=0}^{L-1} e^{-m d'}}")

@@ -8,7 +8,7 @@ from __future__ import annotations
 import streamlit as st
 
 import posenc_core as pc
-from page_kit import controls, figures
+from page_kit import controls, figures, hero
 from page_kit.lesson import formula, notice
 from page_kit.render import show
 
@@ -50,6 +50,18 @@ def beyond(heads: int, train_len: int, eval_len: int):
     return pc.alibi_mass_beyond(heads, train_len, eval_len)
 
 
+def long_chart(h: int, train: int, factor: int) -> figures.Chart:
+    eval_len, table = train * factor, slope_table(h)
+    picks = sorted({0, h // 2, h - 1})  # the steepest, a middle and the last head
+    lines = distance_bias(h, eval_len)
+    return figures.lines(
+        range(eval_len), {f"head {k + 1} (m = {table['code'][k]:.3g})": lines[k] for k in picks},
+        title=f"Bias against distance, up to {eval_len:,} tokens", x_title="distance back (tokens)",
+        y_title="bias added to the score", vlines=[(train, "training length")], name="alibi_long",
+        alt="Straight lines of bias against distance for three heads, continuing past the training "
+            "length with the same slope.")
+
+
 def longer_tab(page, heads: int) -> None:
     """The 'Longer than training' tab: the bias lines past the training length and the attention beyond it."""
     with page.side:
@@ -59,14 +71,7 @@ def longer_tab(page, heads: int) -> None:
     eval_len = train * factor
     share = beyond(heads, train, eval_len)
     table = slope_table(heads)
-    picks = sorted({0, heads // 2, heads - 1})  # the steepest, a middle and the last head
-    lines = distance_bias(heads, eval_len)
-    show(figures.lines(
-        range(eval_len), {f"head {h + 1} (m = {table['code'][h]:.3g})": lines[h] for h in picks},
-        title=f"Bias against distance, up to {eval_len:,} tokens", x_title="distance back (tokens)",
-        y_title="bias added to the score", vlines=[(train, "training length")], name="alibi_long",
-        alt="Straight lines of bias against distance for three heads, continuing past the training "
-            "length with the same slope."))
+    show(hero(long_chart, h=heads, train=train, factor=factor))
     notice("Nothing happens at the training length: the lines keep their slope, so a distance the model never saw "
            "just gets a bigger penalty of the same kind. A head that was local in training stays local.")
     show(figures.bars(

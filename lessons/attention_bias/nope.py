@@ -1,7 +1,7 @@
 import streamlit as st
 
 import posenc_core as pc
-from page_kit import classroom, controls, figures, formula, guard, header, notice, show, source, stage, why
+from page_kit import classroom, controls, figures, formula, guard, header, hero, notice, show, source, stage, why
 
 
 @st.cache_data(max_entries=32, show_spinner=False)
@@ -23,13 +23,37 @@ WHY = ("What if a model gets no position information at all? Without a mask, att
        "causal model without any encoding can still work out roughly where it is.")
 
 
-def mean_tab(n: int, dim: int, pattern: str, seed: int) -> None:
-    show(figures.small_multiples(
+def weights_chart(n: int) -> figures.Chart:
+    return figures.small_multiples(
         uniform_weights(n), ["causal mask", "no mask (bidirectional)"], cols=2, cell_px=330,
         title="Attention weights when every score is equal", value_name="weight", x_title="key", y_title="query",
         name="nope_weights",
         alt=f"Two {n} x {n} grids of attention weights: causal row i spreads 1/(i+1) over the first i+1 keys; "
-            f"bidirectional rows spread 1/{n} over all keys."))
+            f"bidirectional rows spread 1/{n} over all keys.")
+
+
+def spread_chart(n: int, d: int, input: str, seed: int) -> figures.Chart:
+    out = outputs(n, d, input, seed)
+    return figures.lines(
+        range(n), {"causal": out["causal_spread"], "no mask": out["bidirectional_spread"]},
+        title="How far each output is from the last position's output", x_title="position i",
+        y_title="‖o_i − o_last‖", markers=True, name="nope_spread",
+        alt=f"Line plot over {n} positions: the causal distance falls from {out['causal_spread'][0]:.3g} toward "
+            "zero; the unmasked one is zero everywhere.")
+
+
+def gap_chart(n: int, d: int, input: str, seed: int) -> figures.Chart:
+    gap = outputs(n, d, input, seed)["neighbour_gap"]
+    return figures.lines(
+        range(1, n), {"‖o_i − o_(i−1)‖ (causal)": gap},
+        title="How different two neighbouring positions look", x_title="position i", y_title="distance (log scale)",
+        log_y=True, markers=True, name="nope_gap",
+        alt=f"Line plot on a log scale: the gap between neighbouring outputs falls steeply with position, from "
+            f"{gap[0]:.3g} to {gap[-1]:.3g}.")
+
+
+def mean_tab(n: int, dim: int, pattern: str, seed: int) -> None:
+    show(hero(weights_chart, n=n))
     out = outputs(n, dim, pattern, seed)
 
     def unmasked() -> str:
@@ -63,12 +87,7 @@ def mean_tab(n: int, dim: int, pattern: str, seed: int) -> None:
 
 def leak_tab(n: int, dim: int, pattern: str, seed: int) -> None:
     out = outputs(n, dim, pattern, seed)
-    show(figures.lines(
-        range(n), {"causal": out["causal_spread"], "no mask": out["bidirectional_spread"]},
-        title="How far each output is from the last position's output", x_title="position i",
-        y_title="‖o_i − o_last‖", markers=True, name="nope_spread",
-        alt=f"Line plot over {n} positions: the causal distance falls from {out['causal_spread'][0]:.3g} toward "
-            "zero; the unmasked one is zero everywhere."))
+    show(hero(spread_chart, n=n, d=dim, input=pattern, seed=seed))
     classroom.snippet(f"out = {classroom.call('nope_outputs', n, dim, pattern, seed)}",
                       f"out['causal_spread'], out['bidirectional_spread']  # ({n},): ‖o_i − o_last‖",
                       f"out['start_weight_causal']  # ({n},): 1/(i+1), the attention on token 0")
@@ -101,12 +120,7 @@ def leak_tab(n: int, dim: int, pattern: str, seed: int) -> None:
 def cost_tab(n: int, dim: int, pattern: str, seed: int) -> None:
     out = outputs(n, dim, pattern, seed)
     gap = out["neighbour_gap"]  # (n - 1,): gap[i - 1] = ‖o_i − o_(i−1)‖
-    show(figures.lines(
-        range(1, n), {"‖o_i − o_(i−1)‖ (causal)": gap},
-        title="How different two neighbouring positions look", x_title="position i", y_title="distance (log scale)",
-        log_y=True, markers=True, name="nope_gap",
-        alt=f"Line plot on a log scale: the gap between neighbouring outputs falls steeply with position, from "
-            f"{gap[0]:.3g} to {gap[-1]:.3g}."))
+    show(hero(gap_chart, n=n, d=dim, input=pattern, seed=seed))
     classroom.snippet(f"out = {classroom.call('nope_outputs', n, dim, pattern, seed)}",
                       f"out['neighbour_gap']  # ({n - 1},): ‖o_i − o_(i−1)‖ for i = 1..{n - 1}")
     shrink = (f"so telling position {n - 2} from {n - 1} is {out['gap_shrink']:,.0f} times harder than telling 1 "

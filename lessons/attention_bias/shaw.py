@@ -1,35 +1,8 @@
 import streamlit as st
 
 import posenc_core as pc
-from page_kit import classroom, controls, figures, formula, guard, header, notice, show, source, stage, why
-
-
-@st.cache_data(max_entries=32, show_spinner=False)
-def clipped_grid(n: int, k: int):
-    return pc.shaw_clipped_distance(n, None, k)
-
-
-@st.cache_data(max_entries=32, show_spinner=False)
-def example(n: int, dim: int, k: int, seed: int):
-    return pc.shaw_example(n, dim, k, seed)
-
-
-@st.cache_data(max_entries=32, show_spinner=False)
-def scores(n: int, dim: int, k: int, seed: int):
-    e = example(n, dim, k, seed)
-    return pc.shaw_scores(e["q"], e["k"], e["a_k"], k)
-
-
-@st.cache_data(max_entries=32, show_spinner=False)
-def attention(n: int, dim: int, k: int, seed: int, causal: bool):
-    e = example(n, dim, k, seed)
-    return pc.shaw_attention(e["q"], e["k"], e["v"], e["a_k"], e["a_v"], k, causal)
-
-
-@st.cache_data(max_entries=32, show_spinner=False)
-def effective_keys(n: int, dim: int, k: int, j: int, seed: int):
-    return pc.shaw_effective_keys(n, dim, k, j, seed)
-
+from lessons.attention_bias import shaw_views as views
+from page_kit import classroom, controls, formula, guard, header, hero, notice, show, source, stage, why
 
 header("Relative positions inside keys and values (Shaw et al.)",
        "One learned vector per relative distance, clipped at ±k, added inside attention: to the key when scoring, "
@@ -41,13 +14,8 @@ WHY = ("The first relative scheme (Shaw, Uszkoreit and Vaswani, 2018) learns one
 
 
 def index_tab(page, n: int, k: int, dim: int, seed: int) -> None:
-    grid = clipped_grid(n, k)
-    show(figures.heatmap(
-        grid, title=f"Clipped relative distance clip(j − i, ±{k}) for {n} tokens", x_title="key position j",
-        y_title="query position i", value_name="clipped j − i", hover_format="d", name="shaw_index",
-        alt=f"Heatmap of clipped relative distances for {n} tokens, at most ±{k}: a "
-            f"few distinct diagonals near the main one, and two flat corners where the distance is clipped to ±{k}."))
-    rows = example(n, dim, k, seed)["a_k"].shape[0]  # the key-side table, (2k + 1, d)
+    show(hero(views.index_chart, n=n, k=k))
+    rows = views.example(n, dim, k, seed)["a_k"].shape[0]  # the key-side table, (2k + 1, d)
 
     def table_rows() -> str:
         return (f"The table has {rows} rows for k = {k}, for {n} tokens or for a million: distances past ±{k} reuse "
@@ -72,7 +40,7 @@ def scores_tab(page, n: int, k: int, dim: int, seed: int) -> None:
     with page.side:
         qi = controls.slider("Query i", "qi", 0, n - 1, min(n - 1, 6))
         kj = controls.slider("Key j", "kj", 0, n - 1, min(n - 1, 2))
-    s = scores(n, dim, k, seed)
+    s = views.scores(n, dim, k, seed)
     far_keys = n - 1 - k  # keys 0 .. n-k-2 lie more than k before the last query
 
     def beyond_k() -> str:
@@ -88,18 +56,13 @@ def scores_tab(page, n: int, k: int, dim: int, seed: int) -> None:
                            "from the query: how does the term change from key to key?",
                            ["it keeps falling with distance", "not at all: it is constant", "it alternates in sign"],
                            1, beyond_k):
-        show(figures.small_multiples(
-            [s["content"], s["relative"], s["total"]], ["content: q·k/√d", "relative: q·aᴷ/√d", "total logit"],
-            cols=3, cell_px=300, title="The attention logit splits into two terms (seeded random q, k and table)",
-            value_name="logit", name="shaw_scores",
-            alt=f"Three {n} x {n} heatmaps on one colour scale: a noisy content term, a relative term that is "
-                f"constant along each row beyond the clipping distance {k}, and their sum."))
+        show(hero(views.scores_chart, n=n, k=k, d=dim, seed=seed))
         classroom.snippet(f"e = {classroom.call('shaw_example', n, dim, k, seed)}  # seeded q, k, v, aᴷ, aⱽ",
                           f"s = pc.shaw_scores(e['q'], e['k'], e['a_k'], {k})",
                           f"s['content'], s['relative'], s['total']  # ({n}, {n}) each: the three maps")
         formula(r"e_{$i,$j} = \underbrace{\frac{q_{$i}\cdot k_{$j}}{\sqrt{$d}}}_{$c}"
                 r" + \underbrace{\frac{q_{$i}\cdot a^K_{$r}}{\sqrt{$d}}}_{$rel} = $t",
-                i=qi, j=kj, d=dim, r=int(clipped_grid(n, k)[qi, kj]), c=float(s["content"][qi, kj]),
+                i=qi, j=kj, d=dim, r=int(views.clipped_grid(n, k)[qi, kj]), c=float(s["content"][qi, kj]),
                 rel=float(s["relative"][qi, kj]), t=float(s["total"][qi, kj]))
         notice(f"The relative term depends on the query and on the clipped distance only: along each row it is "
                f"constant once |j − i| > {k}. The content term knows nothing about position. Implementations "
@@ -110,13 +73,7 @@ def scores_tab(page, n: int, k: int, dim: int, seed: int) -> None:
 def values_tab(page, n: int, k: int, dim: int, seed: int) -> None:
     with page.side:
         causal = controls.toggle("Causal mask", "causal", True)
-    out = attention(n, dim, k, seed, causal)
-    show(figures.small_multiples(
-        [out["content_out"], out["relative_out"]], ["Σ α·v (content)", "Σ α·aⱽ (relative)"], cols=2, cell_px=330,
-        title="Output = weighted values + weighted relative vectors", value_name="output", x_title="dimension",
-        y_title="position", name="shaw_values",
-        alt=f"Two heatmaps of the output parts, {n} positions by {dim} dimensions: the usual weighted sum of values "
-            "and the extra weighted sum of relative value vectors."))
+    show(hero(views.values_chart, n=n, k=k, d=dim, seed=seed, causal=causal))
     classroom.snippet(f"e = {classroom.call('shaw_example', n, dim, k, seed)}",
                       f"out = pc.shaw_attention(e['q'], e['k'], e['v'], e['a_k'], e['a_v'], {k}, {causal})",
                       f"out['content_out'], out['relative_out']  # ({n}, {dim}) each: the two maps")
@@ -139,20 +96,15 @@ CACHE_TABLE = ("| | what the cache holds | extra work per new token |\n|---|---|
 def cache_tab(page, n: int, k: int, dim: int, seed: int) -> None:
     with page.side:
         j = controls.slider("Cached key (token j)", "j", 0, n - 1, min(2, n - 1))
-    eff = effective_keys(n, dim, k, j, seed)
-    changing = eff["changing_steps"]
-    show(figures.heatmap(
-        eff["keys"], y=eff["queries"], title=f"The key of token {j} as each later query sees it",
-        x_title="dimension", y_title="reading query i (decoding step)", value_name="k_j + aᴷ", name="shaw_cache",
-        alt=f"Heatmap: one row per decoding step from {j} to {n - 1}. The rows change for the first {changing} "
-            "steps after the token is written, then stay equal."))
+    changing = views.effective_keys(n, dim, k, j, seed)["changing_steps"]
+    show(hero(views.cache_chart, n=n, k=k, j=j, d=dim, seed=seed))
     classroom.snippet(f"eff = {classroom.call('shaw_effective_keys', n, dim, k, j, seed)}",
                       "eff['keys']  # (reading queries, d): k_j + aᴷ row by row, queries in eff['queries']")
     notice(f"The rows differ for the first {changing} step{'s' if changing != 1 else ''} after token {j} is "
            "written: the positional part of its key depends on who is reading it. A KV cache cannot store a "
            "finished key; it stores k_j and every decoding step has to add a different table row for every "
            "cached token (and do the same on the value side).")
-    st.markdown(CACHE_TABLE.format(rows=example(n, dim, k, seed)["a_k"].shape[0]))
+    st.markdown(CACHE_TABLE.format(rows=views.example(n, dim, k, seed)["a_k"].shape[0]))
     st.caption("A common misconception is that the relative positions 'are updated each time a new token is "
                "added'. More exactly: the stored keys do not change, but the distance from the new query to each of "
                "them does, so the positional term is recomputed for every cached token at every step, outside the "

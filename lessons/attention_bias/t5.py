@@ -2,7 +2,7 @@ import streamlit as st
 
 import posenc_core as pc
 from lessons.attention_bias import t5_views as views
-from page_kit import classroom, controls, figures, formula, guard, header, notice, show, source, stage, why
+from page_kit import classroom, controls, figures, formula, guard, header, hero, notice, show, source, stage, why
 
 BUCKETS = [8, 16, 32, 64, 128]
 
@@ -14,26 +14,62 @@ WHY = ("T5 learns one number per attention head for each *bucket* of relative di
        "lands in one last bucket. The bucket of a pair depends only on key position minus query position.")
 
 
-def bucket_tab(page, info, mode: str, buckets: int, max_distance: int) -> None:
+def curve_chart(nb: int, mode: str, md: int, span: int) -> figures.Chart:
     bidirectional = mode == "bidirectional"
-    with page.side:
-        span = controls.select_slider("Offsets shown (±)", "span", [32, 64, 128, 256, 512, 1024], 256,
-                                      format_func=str)
-    rel, bucket = views.bucket_curve(bidirectional, buckets, max_distance, span)
+    info = views.layout(bidirectional, nb, md)  # the page refuses (ValueError) too small a max_distance
+    rel, bucket = views.bucket_curve(bidirectional, nb, md, span)
     if bidirectional:  # one label per side, so the two labels never collide
-        marks = [(-max_distance, "max_distance"), (-info["last_bucket_from"], ""), (max_distance, ""),
+        marks = [(-md, "max_distance"), (-info["last_bucket_from"], ""), (md, ""),
                  (info["last_bucket_from"], "last bucket starts")]
     else:
-        marks = [(-max_distance, "max_distance"), (-info["last_bucket_from"], "")]
-    show(figures.lines(
-        rel, {"bucket": bucket}, title=f"Bucket of each offset ({mode}, {buckets} buckets, max_distance "
-                                       f"{max_distance})",
+        marks = [(-md, "max_distance"), (-info["last_bucket_from"], "")]
+    return figures.lines(
+        rel, {"bucket": bucket}, title=f"Bucket of each offset ({mode}, {nb} buckets, max_distance {md})",
         x_title="relative position (key − query)", y_title="bucket index", hover_format="d",
         vlines=[m for m in marks if abs(m[0]) <= span], name="t5_bucket_curve",
         shade_x=(-(info["exact"] - 1), info["exact"] - 1 if bidirectional else 0, "exact"),
         alt=f"Step plot of bucket index against offsets from {-span} to {span}: one step per offset for the "
             f"{info['exact']} exact buckets, widening steps further out, flat from distance "
-            f"{info['last_bucket_from']} on."))
+            f"{info['last_bucket_from']} on.")
+
+
+def grid_chart(nb: int, mode: str, md: int, n: int) -> figures.Chart:
+    views.layout(mode == "bidirectional", nb, md)  # the page refuses (ValueError) too small a max_distance
+    return figures.heatmap(
+        views.grid(n, mode == "bidirectional", nb, md), title=f"Bucket of every query-key pair ({n} tokens, {mode})",
+        x_title="key position j", y_title="query position i", value_name="bucket", hover_format="d", name="t5_grid",
+        alt=f"Heatmap of bucket indices for {n} tokens, {nb} buckets at most: constant along each "
+            "diagonal, with bands that widen away from the main diagonal.")
+
+
+def values_chart(eb: int, nb: int, mode: str, md: int, seed, ev: float) -> figures.Chart:
+    views.layout(mode == "bidirectional", nb, md)  # the page refuses (ValueError) too small a max_distance
+    learned = views.values(nb, mode == "bidirectional", int(seed), eb, float(ev))
+    return figures.bars(
+        list(range(nb)), {"learned scalar": learned}, title="One scalar per bucket (one head)",
+        x_title="bucket", y_title="bias added to the score", name="t5_values",
+        alt=f"Bar chart of the {nb} per-bucket biases: mostly falling with the bucket's distance; bucket "
+            f"{eb} edited to {ev:g}.")
+
+
+def share_chart(nb: int, mode: str, md: int) -> figures.Chart:
+    info = views.layout(mode == "bidirectional", nb, md)  # the page refuses (ValueError) too small a max_distance
+    span = 2 * md
+    table = views.spans(mode == "bidirectional", nb, md, span)
+    return figures.bars(
+        table["bucket"], {"offsets in the bucket": table["count"]}, log_y=True,
+        title=f"How many offsets share each bucket (offsets within ±{span:,})", x_title="bucket",
+        y_title="offsets (log scale)", name="t5_share",
+        alt=f"Bar chart of offsets per bucket: one for each exact bucket, then growing, with the last bucket of "
+            f"each direction holding every offset from {info['last_bucket_from']} to ±{span:,}.")
+
+
+def bucket_tab(page, info, mode: str, buckets: int, max_distance: int) -> None:
+    bidirectional = mode == "bidirectional"
+    with page.side:
+        span = controls.select_slider("Offsets shown (±)", "span", [32, 64, 128, 256, 512, 1024], 256,
+                                      format_func=str)
+    show(hero(curve_chart, nb=buckets, mode=mode, md=max_distance, span=span))
     st.caption(f"Dotted lines: ±max_distance = {max_distance} (outer) and the first distance of the last bucket, "
                f"{info['last_bucket_from']} (inner). Shaded: the exact region.")
     classroom.snippet(f"rel = list(range({-span}, {span + 1}))  # offsets key − query",
@@ -73,12 +109,7 @@ def grid_tab(page, info, mode: str, buckets: int, max_distance: int) -> None:
     bidirectional = mode == "bidirectional"
     with page.side:
         n = controls.slider("Tokens", "n", 8, 256, 64, step=8)
-    g = views.grid(n, bidirectional, buckets, max_distance)
-    show(figures.heatmap(
-        g, title=f"Bucket of every query-key pair ({n} tokens, {mode})", x_title="key position j",
-        y_title="query position i", value_name="bucket", hover_format="d", name="t5_grid",
-        alt=f"Heatmap of bucket indices for {n} tokens, {buckets} buckets at most: constant along each "
-            "diagonal, with bands that widen away from the main diagonal."))
+    show(hero(grid_chart, nb=buckets, mode=mode, md=max_distance, n=n))
     grid_call = classroom.call("t5_bucket_grid", n, None, bidirectional, buckets, max_distance)
     classroom.snippet(f"g = {grid_call}  # ({n}, {n}) int64: bucket of (query i, key j)")
     notice("Each diagonal has one bucket (the bucket depends only on j − i). Near the main diagonal the bands are "
@@ -96,12 +127,7 @@ def bias_tab(page, info, mode: str, buckets: int, max_distance: int) -> None:
                                 help="Overwrites the chosen bucket's learned scalar.")
         n = controls.slider("Tokens", "bn", 8, 128, 48, step=8)
     drawn = views.values(buckets, bidirectional, int(seed), None, 0.0)
-    learned = views.values(buckets, bidirectional, int(seed), edit, float(value))
-    show(figures.bars(
-        list(range(buckets)), {"learned scalar": learned}, title="One scalar per bucket (one head)",
-        x_title="bucket", y_title="bias added to the score", name="t5_values",
-        alt=f"Bar chart of the {buckets} per-bucket biases: mostly falling with the bucket's distance; bucket "
-            f"{edit} edited to {value:g}."))
+    show(hero(values_chart, eb=edit, nb=buckets, mode=mode, md=max_distance, seed=seed, ev=value))
     show(figures.heatmap(
         views.bias(buckets, bidirectional, int(seed), edit, float(value), n, max_distance),
         title=f"Bias grid = scalar of each pair's bucket (bucket {edit} set to {value:g})",
@@ -126,12 +152,7 @@ def share_tab(page, info, mode: str, buckets: int, max_distance: int) -> None:
     bidirectional = mode == "bidirectional"
     span = 2 * max_distance
     table = views.spans(bidirectional, buckets, max_distance, span)
-    show(figures.bars(
-        table["bucket"], {"offsets in the bucket": table["count"]}, log_y=True,
-        title=f"How many offsets share each bucket (offsets within ±{span:,})", x_title="bucket",
-        y_title="offsets (log scale)", name="t5_share",
-        alt=f"Bar chart of offsets per bucket: one for each exact bucket, then growing, with the last bucket of "
-            f"each direction holding every offset from {info['last_bucket_from']} to ±{span:,}."))
+    show(hero(share_chart, nb=buckets, mode=mode, md=max_distance))
     spans_call = classroom.call("t5_bucket_spans", bidirectional, buckets, max_distance, span)
     classroom.snippet(f"table = {spans_call}  # columns of ({buckets},): bucket, count, nearest, farthest")
     notice(f"The exact buckets hold one offset each; the log buckets hold more and more; the last bucket of a "

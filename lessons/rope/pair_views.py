@@ -9,7 +9,7 @@ from __future__ import annotations
 import streamlit as st
 
 import posenc_core as pc
-from page_kit import controls, figures, fmt
+from page_kit import controls, figure_control, figures, fmt, hero
 from page_kit.lesson import formula, notice
 from page_kit.render import show
 
@@ -22,6 +22,32 @@ def pair(qx: float, qy: float, kx: float, ky: float, m: int, n: int, theta: floa
 @st.cache_data(max_entries=64, show_spinner=False)
 def shifts(qx: float, qy: float, kx: float, ky: float, m: int, n: int, theta: float):
     return pc.rope_pair_shift_scores((qx, qy), (kx, ky), m, n, theta)
+
+
+def pair_chart(m: int, n: int, i: int, qx: float, qy: float, kx: float, ky: float, d: int, base) -> figures.Chart:
+    """The query and key arrows, before and after their turns (the view's keys are the sliders' URL keys)."""
+    theta = pc.rope_pair_theta(i, d, base)
+    o = pair(qx, qy, kx, ky, m, n, theta)
+    return figures.vectors2d(
+        {"q": (qx, qy), "q turned by mθ": o["q_rot"], "k": (kx, ky), "k turned by nθ": o["k_rot"]},
+        dashed=("q", "k"), colours={"q": 0, "q turned by mθ": 0, "k": 3, "k turned by nθ": 3},
+        arcs=[(0.35, *o["q_arc"], "mθ"), (0.22, *o["k_arc"], "nθ")],
+        arc_colours=(0, 3), legend_right=True,
+        title=f"Pair {i}: θ = {theta:.4g} rad per position", name="rope_pair_vectors",
+        height=440,
+        alt=f"A query pair turned by {o['q_angle']:.3g} rad and a key pair turned by "
+            f"{o['k_angle']:.3g} rad; both keep their length.")
+
+
+def dragged_pair_chart(**view) -> figures.Chart:
+    # drag the tips of q and k (the dashed arrows) to set them: the sliders are their twins
+    return figure_control.drag_points(pair_chart(**view), {"q": ("qx", "qy"), "k": ("kx", "ky")})
+
+
+def pair_view(shared, dim, base) -> dict:
+    """The pair's sliders by URL key, the view of the figures drawn ahead of the hand."""
+    m, n, i, qx, qy, kx, ky, _, _ = shared
+    return {"m": m, "n": n, "i": i, "qx": qx, "qy": qy, "kx": kx, "ky": ky, "d": dim, "base": base}
 
 
 def complex_tex(re: float, im: float) -> str:
@@ -46,10 +72,10 @@ def pair_controls(page, dim, base):
     return m, n, i, qx, qy, kx, ky, theta, out
 
 
-def complex_tab(page, dim, base, shared):
-    m, n, i, qx, qy, kx, ky, theta, out = shared
+def complex_chart(m: int, n: int, i: int, qx: float, qy: float, kx: float, ky: float, d: int, base) -> figures.Chart:
+    out = pair(qx, qy, kx, ky, m, n, pc.rope_pair_theta(i, d, base))
     px, py = out["product"]
-    show(figures.vectors2d(
+    return figures.vectors2d(
         {"q·conj(k)": (out["q_conj_k"], out["q_conj_k_imag"]), "q̃·conj(k̃)": (px, py)},
         dashed=("q·conj(k)",), colours={"q·conj(k)": 0},
         arcs=[(0.3, *out["relative_arc"], "(m−n)θ")], arc_colours=(2,), legend_right=True,
@@ -58,7 +84,13 @@ def complex_tab(page, dim, base, shared):
         title="One number carries the whole score: q·conj(k), turned by (m − n)θ",
         name="rope_complex_plane",
         alt=f"In the complex plane, q times the conjugate of k is turned by {out['relative_angle']:.3g} "
-            f"rad; its real part, {out['score']:.3g}, is the attention score of the pair."))
+            f"rad; its real part, {out['score']:.3g}, is the attention score of the pair.")
+
+
+def complex_tab(page, dim, base, shared):
+    m, n, i, qx, qy, kx, ky, theta, out = shared
+    px, py = out["product"]
+    show(hero(complex_chart, **pair_view(shared, dim, base)))
     st.markdown("Write the pair (x, y) as the complex number x + iy. Turning it by an angle α is "
                 "multiplying by e^(iα), and the dot product of two pairs is the real part of one times "
                 "the conjugate of the other. The derivation, with your numbers:")

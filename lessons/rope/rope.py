@@ -6,11 +6,11 @@ from page_kit import (
     animation,
     classroom,
     controls,
-    figure_control,
     figures,
     formula,
     guard,
     header,
+    hero,
     notice,
     show,
     source,
@@ -43,27 +43,16 @@ WHY = ("Rotary position embedding does not add anything to a token. It takes the
 
 def pair_tab(page, dim, base, shared):
     m, n, i, qx, qy, kx, ky, theta, out = shared
-    def pair_chart(m_value):
-        o = views.pair(qx, qy, kx, ky, m_value, n, theta)
-        return figures.vectors2d(
-            {"q": (qx, qy), "q turned by mθ": o["q_rot"], "k": (kx, ky), "k turned by nθ": o["k_rot"]},
-            dashed=("q", "k"), colours={"q": 0, "q turned by mθ": 0, "k": 3, "k turned by nθ": 3},
-            arcs=[(0.35, *o["q_arc"], "mθ"), (0.22, *o["k_arc"], "nθ")],
-            arc_colours=(0, 3), legend_right=True,
-            title=f"Pair {i}: θ = {theta:.4g} rad per position", name="rope_pair_vectors",
-            height=440,
-            alt=f"A query pair turned by {o['q_angle']:.3g} rad and a key pair turned by "
-                f"{o['k_angle']:.3g} rad; both keep their length.")
-
-    chart = pair_chart(m)
+    view = views.pair_view(shared, dim, base)
+    chart = hero(views.dragged_pair_chart, **view)
     with page.side:
         play = controls.toggle("Animate m", "play_m",
                                help="Adds a scrub bar and a Play button under the figure: m sweeps 0 "
                                     "to 200 in the browser, each frame computed by the same core call.")
     if play:
-        animation.attach(chart, pair_chart, "m", PLAY_POSITIONS, start_value=m)
-    # drag the tips of q and k (the dashed arrows) to set them: the sliders are their twins
-    show(figure_control.drag_points(chart, {"q": ("qx", "qy"), "k": ("kx", "ky")}))
+        animation.attach(chart, lambda m_value: views.pair_chart(**{**view, "m": m_value}), "m", PLAY_POSITIONS,
+                         start_value=m)
+    show(chart)
     classroom.snippet(f"theta = {classroom.call('rope_pair_theta', i, dim, float(base))}",
                       f"out = pc.rope_pair(({qx!r}, {qy!r}), ({kx!r}, {ky!r}), {m}, {n}, theta)",
                       "print(out['q_rot'], out['k_rot'], out['score'])  # the arrows and the score")
@@ -99,21 +88,25 @@ def pair_tab(page, dim, base, shared):
                "a cosine of the offset, once every 2π/θ positions.")
 
 
+def angle_chart(pos: int, part: str, d: int, base) -> figures.Chart:
+    table = angle_table(pos, d, float(base), part)
+    label = {"angle": "mθ_i mod 2π (rad)", "cos": "cos(mθ_i)", "sin": "sin(mθ_i)"}[part]
+    return figures.heatmap(
+        table, title=f"{label} for {pos} positions and {d // 2} pairs (base {base:,})",
+        x_title="pair index i", y_title="position m", value_name=label, name="rope_angle_table",
+        colorscale=figures.CYCLIC if part == "angle" else None,
+        zrange=(0.0, 6.2832) if part == "angle" else None, hover_format=".3f",
+        alt=f"Heatmap of {label}: the left pairs cycle every few positions, the right pairs barely "
+            "move.")
+
+
 def all_pairs_tab(page, dim, base, shared):
     with page.side:
         npos = controls.slider("Positions", "pos", 16, 4096, 256, step=16)
         part = controls.choice("Show", "part", ["angle", "cos", "sin"], "angle",
                                help="angle: mθ_i reduced to one turn [0, 2π). cos and sin: what "
                                     "multiplies the pair.")
-    table = angle_table(npos, dim, float(base), part)
-    label = {"angle": "mθ_i mod 2π (rad)", "cos": "cos(mθ_i)", "sin": "sin(mθ_i)"}[part]
-    show(figures.heatmap(
-        table, title=f"{label} for {npos} positions and {dim // 2} pairs (base {base:,})",
-        x_title="pair index i", y_title="position m", value_name=label, name="rope_angle_table",
-        colorscale=figures.CYCLIC if part == "angle" else None,
-        zrange=(0.0, 6.2832) if part == "angle" else None, hover_format=".3f",
-        alt=f"Heatmap of {label}: the left pairs cycle every few positions, the right pairs barely "
-            "move."))
+    show(hero(angle_chart, pos=npos, part=part, d=dim, base=base))
     formula(r"\theta_i = b^{-2i/d},\quad \theta_0 = $t0,\ \theta_{$last} = $tl\ \text{rad per position}",
             t0=pc.rope_pair_theta(0, dim, base), last=dim // 2 - 1,
             tl=pc.rope_pair_theta(dim // 2 - 1, dim, base))
@@ -123,19 +116,24 @@ def all_pairs_tab(page, dim, base, shared):
            "same rotation. The cos/sin views are what a model actually multiplies with.")
 
 
+def wavelength_chart(ctx: int, d: int, base) -> figures.Chart:
+    t = turns(d, float(base), ctx)
+    return figures.lines(
+        t["pair"], {"wavelength 2π/θ_i": t["wavelength"]}, markers=True, log_y=True,
+        hlines=[(float(ctx), f"context {ctx:,}")],
+        title=f"Wavelength of each pair against the context (d = {d}, base {base:,})",
+        x_title="pair index i", y_title="wavelength (positions)", name="rope_wavelengths",
+        hover_format=",.1f",
+        alt=f"Wavelengths grow geometrically with the pair index; {t['full_turn_pairs']} of "
+            f"{d // 2} pairs lie below the context line and complete a full turn.")
+
+
 def wavelengths_tab(page, dim, base, shared):
     with page.side:
         context = controls.select_slider("Context length", "ctx", CONTEXTS, 4096,
                                          format_func=lambda c: f"{c:,}")
     t = turns(dim, float(base), context)
-    show(figures.lines(
-        t["pair"], {"wavelength 2π/θ_i": t["wavelength"]}, markers=True, log_y=True,
-        hlines=[(float(context), f"context {context:,}")],
-        title=f"Wavelength of each pair against the context (d = {dim}, base {base:,})",
-        x_title="pair index i", y_title="wavelength (positions)", name="rope_wavelengths",
-        hover_format=",.1f",
-        alt=f"Wavelengths grow geometrically with the pair index; {t['full_turn_pairs']} of "
-            f"{dim // 2} pairs lie below the context line and complete a full turn."))
+    show(hero(wavelength_chart, ctx=context, d=dim, base=base))
     c = st.columns(3)
     c[0].metric("Pairs that complete a turn", f"{t['full_turn_pairs']} of {dim // 2}")
     c[1].metric("Fastest pair, turns in context", f"{t['turns'][0]:,.0f}")

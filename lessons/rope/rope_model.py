@@ -1,7 +1,7 @@
 import streamlit as st
 
 import posenc_core as pc
-from page_kit import classroom, controls, figures, formula, guard, header, notice, show, source, stage, why
+from page_kit import classroom, controls, figures, formula, guard, header, hero, notice, show, source, stage, why
 from page_kit.code_lines import fold
 from page_kit.figures import FlowNode
 
@@ -15,8 +15,8 @@ def costs(preset: str, seq_len: int):
                                partial_rotary_factor=c["partial_rotary_factor"], d_model=c["d_model"])
 
 
-def diagram(preset: str, m: int, n: int) -> figures.Chart:
-    c = pc.ROPE_MODEL_PRESETS[preset]
+def diagram(model: str, m: int, n: int) -> figures.Chart:
+    c = pc.ROPE_MODEL_PRESETS[model]
     nodes = {  # two short lines a label: the boxes are in diagram units, the text in pixels
         "x": FlowNode(0.0, 0.0, "x, layer input<br>(normalised)", "data", width=1.8, height=0.8),
         "wq": FlowNode(2.1, 1.25, "W_q", "weights", width=1.0),
@@ -37,12 +37,12 @@ def diagram(preset: str, m: int, n: int) -> figures.Chart:
              ("v", "mix"), ("mix", "wo")]
     notes = [(3.0, 2.1, f"q and k are turned by their own positions · the same angles in all {c['n_layers']} "
                         "layers · no parameters"),
-             (-0.8, -2.2, f"{preset}: {c['n_heads']} query heads, {c['n_kv_heads']} key/value heads, head_dim "
+             (-0.8, -2.2, f"{model}: {c['n_heads']} query heads, {c['n_kv_heads']} key/value heads, head_dim "
                          f"{c['head_dim']}, rope_theta {c['base']:,.0f}")]
     return figures.flow_diagram(
         nodes, edges, notes=notes, title="One attention layer: where the rotation happens", name="rope_flow",
         height=440,
-        alt=f"Flow diagram of one {preset} attention layer: the layer input goes through W_q, W_k and W_v; only q "
+        alt=f"Flow diagram of one {model} attention layer: the layer input goes through W_q, W_k and W_v; only q "
             f"(position {m}) and k (position {n}) are rotated; their dot product gives the scores, softmax weights "
             "the unrotated values, W_o projects the result.")
 
@@ -57,7 +57,7 @@ WHY = ("RoPE is not a layer with weights and not something added to the input. I
 
 def flow_tab(page, preset: str, m: int, n: int) -> None:
     c = pc.ROPE_MODEL_PRESETS[preset]
-    show(diagram(preset, m, n))
+    show(hero(diagram, model=preset, m=m, n=n))
     classroom.snippet(fold(f"config = pc.ROPE_MODEL_PRESETS[{preset!r}]", "dict: the sizes in the diagram's note"))
     rotated = costs(preset, c["context"])["rotated_vectors_per_token"]
 
@@ -80,6 +80,17 @@ def flow_tab(page, preset: str, m: int, n: int) -> None:
                "that layer's own q and k, so position information cannot wash out with depth.")
 
 
+def cost_chart(model: str, seq: int) -> figures.Chart:
+    out = costs(model, seq)
+    return figures.bars(
+        ["W_q, W_k, W_v projections", "RoPE rotations"],
+        {"per token, per layer": [out["projection_macs_per_layer"], out["rope_multiplies_per_layer"]]},
+        log_y=True, title=f"Work per token and layer in {model} (log scale)", x_title="step",
+        y_title="multiplications", name="rope_cost", height=360, hover_format=",.0f",
+        alt=f"Bar chart on a log scale: the projections need {out['projection_macs_per_layer']:,} "
+            f"multiplications per token and layer, the rotations {out['rope_multiplies_per_layer']:,}.")
+
+
 def cost_tab(page, preset: str, m: int, n: int) -> None:
     c = pc.ROPE_MODEL_PRESETS[preset]
     with page.side:
@@ -96,13 +107,7 @@ def cost_tab(page, preset: str, m: int, n: int) -> None:
                            "and layer (projections plus rotations) goes to RoPE?",
                            ["more than 10%", "between 1% and 10%", "less than 1%"],
                            0 if share > 0.1 else 1 if share >= 0.01 else 2, share_reveal):
-        show(figures.bars(
-            ["W_q, W_k, W_v projections", "RoPE rotations"],
-            {"per token, per layer": [out["projection_macs_per_layer"], out["rope_multiplies_per_layer"]]},
-            log_y=True, title=f"Work per token and layer in {preset} (log scale)", x_title="step",
-            y_title="multiplications", name="rope_cost", height=360, hover_format=",.0f",
-            alt=f"Bar chart on a log scale: the projections need {out['projection_macs_per_layer']:,} "
-                f"multiplications per token and layer, the rotations {out['rope_multiplies_per_layer']:,}."))
+        show(hero(cost_chart, model=preset, seq=seq_len))
         made = classroom.call("rope_model_costs", c["n_layers"], c["n_heads"], c["n_kv_heads"], c["head_dim"],
                               seq_len, partial_rotary_factor=c["partial_rotary_factor"], d_model=c["d_model"])
         classroom.snippet(fold(f"out = {made}", "dict"),

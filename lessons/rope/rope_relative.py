@@ -9,6 +9,7 @@ from page_kit import (
     formula,
     guard,
     header,
+    hero,
     notice,
     show,
     source,
@@ -38,6 +39,35 @@ WHY = ("Each token's query and key are turned by their own absolute position, ye
        "from the RoFormer paper: that scores fade as the distance grows. That promise needs a careful reading.")
 
 
+def score_chart(layout: str, n: int, off: int, seed: int, d: int, base) -> figures.Chart:
+    off = max(-(n - 1), min(n - 1, off))  # a frame for fewer positions shows the diagonal where its slider will be
+    chart = figures.heatmap(
+        score_grid(n, d, float(base), layout, seed)[0], title=f"q_m · k_n, {layout} layout",
+        x_title="key position n", y_title="query position m", value_name="score", name=f"rope_scores_{layout}",
+        height=430, alt=f"Score matrix of one random query and key placed at every position, {layout} layout: "
+                        "every diagonal has a single colour.")
+    # the chosen diagonal, dotted: the cells with m − n = offset
+    return figure_control.pick(figures.mark_diagonal(chart, off), diagonal="off")
+
+
+def decay_chart(dist: int, logd: bool, d: int, base) -> figures.Chart:
+    curves = decay(d, dist, float(base), logd)
+    return figures.lines(
+        curves["distance"], {"RoFormer's bound, q = k": curves["identical_bound"],
+                             "mean |q·k|, q = k": curves["identical_score"],
+                             "RoFormer's bound, random q, k": curves["random_bound"],
+                             "mean |q·k|, random q, k": curves["random_score"]},
+        log_x=logd, log_y=True,
+        title=f"Scores and their bound against relative distance (d = {d}, base {base:,})",
+        x_title="relative distance m − n (positions)", y_title="|q·k| (log scale)",
+        name="rope_decay", height=460, hover_format=".3g",
+        dashed=["RoFormer's bound, q = k", "RoFormer's bound, random q, k"],
+        colours={"RoFormer's bound, q = k": 0, "mean |q·k|, q = k": 0,
+                 "RoFormer's bound, random q, k": 1, "mean |q·k|, random q, k": 1},
+        alt="Log-scale lines in the score's own units: each dashed bound stays above its solid "
+            "measured score; the q = k score falls with distance, the random one stays flat.")
+
+
 def toeplitz_tab(page, dim: int, base: float) -> None:
     with page.side:
         n = controls.slider("Positions", "n", 16, 512, 96, step=16)
@@ -48,22 +78,14 @@ def toeplitz_tab(page, dim: int, base: float) -> None:
     grids = {layout: score_grid(n, dim, float(base), layout, seed) for layout in pc.ROPE_LAYOUTS}
     deviations = {layout: grids[layout][1] for layout in pc.ROPE_LAYOUTS}
 
-    def score_chart(layout: str):
-        chart = figures.heatmap(
-            grids[layout][0], title=f"q_m · k_n, {layout} layout", x_title="key position n",
-            y_title="query position m", value_name="score", name=f"rope_scores_{layout}", height=430,
-            alt=f"Score matrix of one random query and key placed at every position, {layout} layout: "
-                "every diagonal has a single colour.")
-        # the chosen diagonal, dotted: the cells with m − n = offset
-        return figure_control.pick(figures.mark_diagonal(chart, offset), diagonal="off")
-
+    view = {"n": n, "off": offset, "seed": seed, "d": dim, "base": base}
     def along(layout: str) -> str:
         cells = pc.diagonal_cells(grids[layout][0], offset)
         return (f"Along m − n = {offset}: {cells['count']} cells, scores {cells['min']:.6f} to "
                 f"{cells['max']:.6f}.")
 
     first, second = pc.ROPE_LAYOUTS
-    show(score_chart(first))
+    show(hero(score_chart, layout=first, **view))
     st.caption(along(first))
     st.metric(f"Largest spread along a diagonal ({first})", f"{deviations[first]:.1e}")
 
@@ -77,7 +99,7 @@ def toeplitz_tab(page, dim: int, base: float) -> None:
                            "the same q and k. Along each diagonal of its score matrix (m − n fixed), "
                            "the score ...", ["stays the same", "grows", "fades", "oscillates"], 0,
                            diagonal_reveal):
-        show(score_chart(second))
+        show(hero(score_chart, layout=second, **view))
         st.caption(along(second))
         st.metric(f"Largest spread along a diagonal ({second})", f"{deviations[second]:.1e}")
         classroom.snippet(fold(f"scores = {{layout: pc.rope_score_matrix({n}, {dim}, {float(base)!r}, "
@@ -110,20 +132,7 @@ def decay_tab(page, dim: int, base: float) -> None:
     with classroom.predict("rr_random", "Independent random q and k: as the distance m − n grows, "
                            "their mean |q·k| ...", ["falls, like the bound", "stays about flat", "grows"],
                            1, random_reveal):
-        show(figures.lines(
-            curves["distance"], {"RoFormer's bound, q = k": curves["identical_bound"],
-                                 "mean |q·k|, q = k": curves["identical_score"],
-                                 "RoFormer's bound, random q, k": curves["random_bound"],
-                                 "mean |q·k|, random q, k": curves["random_score"]},
-            log_x=log_distance, log_y=True,
-            title=f"Scores and their bound against relative distance (d = {dim}, base {base:,})",
-            x_title="relative distance m − n (positions)", y_title="|q·k| (log scale)",
-            name="rope_decay", height=460, hover_format=".3g",
-            dashed=["RoFormer's bound, q = k", "RoFormer's bound, random q, k"],
-            colours={"RoFormer's bound, q = k": 0, "mean |q·k|, q = k": 0,
-                     "RoFormer's bound, random q, k": 1, "mean |q·k|, random q, k": 1},
-            alt="Log-scale lines in the score's own units: each dashed bound stays above its solid "
-                "measured score; the q = k score falls with distance, the random one stays flat."))
+        show(hero(decay_chart, dist=max_distance, logd=log_distance, d=dim, base=base))
         made = classroom.call("rope_decay_curves", dim, max_distance, float(base),
                               log_distance=log_distance, samples=2048)
         classroom.snippet(fold(f"curves = {made}", "dict"),

@@ -9,6 +9,7 @@ from page_kit import (
     formula,
     guard,
     header,
+    hero,
     notice,
     show,
     source,
@@ -44,14 +45,45 @@ WHY = ("Every RoPE implementation turns pairs of numbers, but they do not all pi
        "position 100,000 still means anything.")
 
 
-def layouts_tab(page, dim: int, base: float) -> None:
-    check, pairs = layout_check(dim, float(base))
-    show(figures.heatmap(
+def pairs_chart(d: int, base) -> figures.Chart:
+    _, pairs = layout_check(d, float(base))
+    return figures.heatmap(
         [pairs["half"], pairs["interleaved"]], y=["half", "interleaved"],
         title="Which pair each dimension of a head belongs to", x_title="dimension", y_title="layout",
         value_name="pair index", name="rope_layout_pairs", height=260, hover_format=".0f",
-        alt=f"Two rows of pair indices over {dim} dimensions: the half layout counts 0 to {dim // 2 - 1} twice, the "
-            "interleaved layout repeats each index in two neighbouring dimensions."))
+        alt=f"Two rows of pair indices over {d} dimensions: the half layout counts 0 to {d // 2 - 1} twice, the "
+            "interleaved layout repeats each index in two neighbouring dimensions.")
+
+
+def convert_chart(side: str, n: int, seed: int, d: int, base) -> figures.Chart:
+    conv = conversion(n, d, float(base), seed)
+    if side == "half":
+        return figures.heatmap(
+            conv["half"], title="Trained in half layout: scores", x_title="key position", y_title="query position",
+            value_name="score", name="rope_convert_original", height=400,
+            alt=f"Attention scores of one head of a model that uses the half layout, {n} by {n} positions.")
+    return figures.heatmap(
+        conv["naive"], title="Same weights, interleaved rotation: scores", x_title="key position",
+        y_title="query position", value_name="score", name="rope_convert_naive", height=400,
+        alt=f"The same head run with the interleaved layout without permuting its weights: a different score "
+            f"pattern, off by up to {conv['naive_error']:.2f}.")
+
+
+def partial_chart(pos: int, pct: float, layout: str, d: int, base) -> figures.Chart:
+    table = cos_table(pos, d, float(base), float(pct), layout)
+    r = table["rotary_dim"]
+    shade = [(r - 0.5, d - 0.5, "pass-through: not rotated")] if r < d else []
+    return figures.heatmap(
+        table["cos"], title=f"cos(mθ) applied to each dimension: {r} of {d} rotate ({layout})",
+        x_title="dimension", y_title="position m", value_name="cos", name="rope_partial", height=430,
+        shade_cols=shade, zrange=(-1.0, 1.0), hover_format=".3f",
+        alt=f"Over {pos} positions the first {r} dimensions oscillate with position; the remaining {d - r} "
+            "stay at cos = 1, unrotated.")
+
+
+def layouts_tab(page, dim: int, base: float) -> None:
+    check, _ = layout_check(dim, float(base))
+    show(hero(pairs_chart, d=dim, base=base))
     classroom.snippet(fold(f"check = {classroom.call('rope_layout_check', 8, dim, float(base))}", "dict"),
                       "# check['with_perm'], check['without_perm']: the two numbers below",
                       fold(f"pairs = {{layout: pc.rope_cos_table(1, {dim}, {float(base)!r}, layout=layout)"
@@ -86,17 +118,10 @@ def convert_tab(page, dim: int, base: float) -> None:
                                help="Draws the token vectors and the weights W_q, W_k.")
     conv = conversion(n, dim, float(base), seed)
     left, right = st.columns(2)
-    with left:
-        show(figures.heatmap(
-            conv["half"], title="Trained in half layout: scores", x_title="key position", y_title="query position",
-            value_name="score", name="rope_convert_original", height=400,
-            alt=f"Attention scores of one head of a model that uses the half layout, {n} by {n} positions."))
+    with left:  # both grids drawn ahead of the hand, so they move together
+        show(hero(convert_chart, side="half", n=n, seed=seed, d=dim, base=base))
     with right:
-        show(figures.heatmap(
-            conv["naive"], title="Same weights, interleaved rotation: scores", x_title="key position",
-            y_title="query position", value_name="score", name="rope_convert_naive", height=400,
-            alt=f"The same head run with the interleaved layout without permuting its weights: a different score "
-                f"pattern, off by up to {conv['naive_error']:.2f}."))
+        show(hero(convert_chart, side="naive", n=n, seed=seed, d=dim, base=base))
     made = classroom.call("rope_conversion_scores", n, dim, float(base), seed=seed)
     classroom.snippet(fold(f"conv = {made}", "dict"),
                       f"# conv['half'], conv['naive'] ({n}, {n}) float64: the two grids",
@@ -121,15 +146,8 @@ def partial_tab(page, dim: int, base: float) -> None:
                                         "partial_rotary_factor.")
         layout = controls.choice("Layout", "layout", list(pc.ROPE_LAYOUTS), "half")
         npos = controls.slider("Positions", "pos", 16, 1024, 128, step=16)
-    table = cos_table(npos, dim, float(base), float(fraction), layout)
-    r = table["rotary_dim"]
-    shade = [(r - 0.5, dim - 0.5, "pass-through: not rotated")] if r < dim else []
-    show(figures.heatmap(
-        table["cos"], title=f"cos(mθ) applied to each dimension: {r} of {dim} rotate ({layout})",
-        x_title="dimension", y_title="position m", value_name="cos", name="rope_partial", height=430,
-        shade_cols=shade, zrange=(-1.0, 1.0), hover_format=".3f",
-        alt=f"Over {npos} positions the first {r} dimensions oscillate with position; the remaining {dim - r} "
-            "stay at cos = 1, unrotated."))
+    r = cos_table(npos, dim, float(base), float(fraction), layout)["rotary_dim"]
+    show(hero(partial_chart, pos=npos, pct=fraction, layout=layout, d=dim, base=base))
     made = classroom.call("rope_cos_table", npos, dim, float(base), partial_rotary_factor=float(fraction),
                           layout=layout)
     classroom.snippet(fold(f"table = {made}", "dict"), f"# table['cos'] ({npos}, {dim}) float32: the heatmap")

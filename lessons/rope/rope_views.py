@@ -9,7 +9,7 @@ from __future__ import annotations
 import streamlit as st
 
 import posenc_core as pc
-from page_kit import classroom, controls, figures
+from page_kit import classroom, controls, figures, hero
 from page_kit.code_lines import fold
 from page_kit.lesson import formula, notice
 from page_kit.render import show
@@ -66,30 +66,40 @@ def precision_section(dim: int, base: float, side=None) -> None:
                             "never, in the range shown"],
                            3 if bf16 is None else 0 if bf16 < 1000 else 1 if bf16 < 100_000 else 2,
                            bf16_reveal):
-        precision_charts(dim, base, length, around, dtype, curves)
+        precision_charts(dim, base, length, around, dtype)
         precision_numbers(dim, base, length, around, dtype, curves, first_bad)
 
 
-def precision_charts(dim: int, base: float, length: int, around: int, dtype: str, curves) -> None:
-    """The worst angle error per dtype (left) and the zoom on pair 0's angle near ``around`` (right)."""
+def error_chart(d: int, base, **slider) -> figures.Chart:
+    curves, _ = precision(d, float(base), slider["len"])  # "len": the slider's URL key, a builtin's name
+    return figures.lines(
+        curves["bfloat16"]["position"],
+        {dtype_name: curves[dtype_name]["error"] for dtype_name in pc.ANGLE_DTYPES},
+        log_x=True, log_y=True, hlines=[(1.0, "1 rad: the angle is meaningless")],
+        title="Worst angle error of m·θ_i against float64", x_title="position m",
+        y_title="|error| (rad)", name="rope_precision", height=430, hover_format=".3g",
+        alt="Angle error against position on log axes: bfloat16 passes 1 radian in the hundreds, "
+            "float16 in the thousands and then overflows, float32 stays far below.")
+
+
+def zoom_chart(at: int, dtype: str, d: int, base) -> figures.Chart:
+    zoom = staircase(at, d, float(base), dtype)
+    return figures.lines(
+        zoom["position"], {"exact": zoom["exact"], dtype: zoom["computed"]},
+        markers=True, title=f"Pair 0 angle near {at:,}", x_title="position m",
+        y_title="m·θ₀ (rad)", name="rope_precision_zoom", height=430, hover_format=",.2f",
+        alt=f"The angle of pair 0 for 48 positions from {at:,}: exact values rise by one per "
+            f"position; in {dtype} they move in steps.")
+
+
+def precision_charts(dim: int, base: float, length: int, around: int, dtype: str) -> None:
+    """The worst angle error per dtype (left) and the zoom on pair 0's angle near ``around`` (right), each drawn
+    ahead of the hand on its own slider."""
     left, right = st.columns([1.3, 1])
     with left:
-        show(figures.lines(
-            curves["bfloat16"]["position"],
-            {dtype_name: curves[dtype_name]["error"] for dtype_name in pc.ANGLE_DTYPES},
-            log_x=True, log_y=True, hlines=[(1.0, "1 rad: the angle is meaningless")],
-            title="Worst angle error of m·θ_i against float64", x_title="position m",
-            y_title="|error| (rad)", name="rope_precision", height=430, hover_format=".3g",
-            alt="Angle error against position on log axes: bfloat16 passes 1 radian in the hundreds, "
-                "float16 in the thousands and then overflows, float32 stays far below."))
+        show(hero(error_chart, len=length, d=dim, base=base))
     with right:
-        zoom = staircase(around, dim, float(base), dtype)
-        show(figures.lines(
-            zoom["position"], {"exact": zoom["exact"], dtype: zoom["computed"]},
-            markers=True, title=f"Pair 0 angle near {around:,}", x_title="position m",
-            y_title="m·θ₀ (rad)", name="rope_precision_zoom", height=430, hover_format=",.2f",
-            alt=f"The angle of pair 0 for 48 positions from {around:,}: exact values rise by one per "
-                f"position; in {dtype} they move in steps."))
+        show(hero(zoom_chart, at=around, dtype=dtype, d=dim, base=base))
 
 
 def precision_numbers(dim: int, base: float, length: int, around: int, dtype: str, curves, first_bad) -> None:

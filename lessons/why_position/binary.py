@@ -1,7 +1,7 @@
 import streamlit as st
 
 import posenc_core as pc
-from page_kit import classroom, controls, figures, formula, guard, header, notice, show, source, stage, why
+from page_kit import classroom, controls, figures, formula, guard, header, hero, notice, show, source, stage, why
 from page_kit.code_lines import fold
 
 TWINS = {"matched": "waves matched to the bits", "paper": "the paper's sin/cos table"}
@@ -29,22 +29,27 @@ WHY = ("Write the position in binary and read the bits as columns. The lowest bi
        "columns, but replaces the hard flips with smooth waves.")
 
 
-def bits_chart(codes, bits: int, n: int) -> None:
-    show(figures.heatmap(
+def bits_chart(bits: int, n: int, twin: str) -> figures.Chart:
+    codes, _ = bits_and_twin(n, bits, twin)
+    return figures.heatmap(
         codes, title=f"Bits of the position ({bits} bits)", x_title="bit k (0 = lowest)", y_title="position",
         value_name="bit", signed=False, zrange=(0, 1), height=440, name="binary_bits",
         alt=f"Heatmap of the {bits}-bit code of positions 0 to {n - 1}: column 0 flips every row, each next "
-            f"column half as often; column {bits - 1} flips every {2 ** (bits - 1)} rows."))
+            f"column half as often; column {bits - 1} flips every {2 ** (bits - 1)} rows.")
 
 
-def twin_chart(waves, bits: int, n: int, twin: str) -> None:
+def twin_chart(bits: int, n: int, twin: str) -> figures.Chart:
+    _, waves = bits_and_twin(n, bits, twin)
     title = ("Smooth twins: cos(pi (p - (2^k - 1)/2) / 2^k)" if twin == "matched"
              else f"Sinusoidal sines, d = {2 * bits}, base 10,000")
-    show(figures.heatmap(
+    return figures.heatmap(
         waves, title=title, x_title="column k", y_title="position", value_name="value", signed=True, height=440,
         name="binary_waves",
         alt=f"Heatmap of {bits} columns of smooth waves over positions 0 to {n - 1} ({TWINS[twin]}), slowing "
-            "down from left to right like the bits."))
+            "down from left to right like the bits.")
+
+
+def twin_snippet(bits: int, n: int, twin: str) -> None:
     classroom.snippet(fold(f"codes = {classroom.call('binary_codes', n, bits)}", f"({n}, {bits}) int8: left"),
                       fold(f"waves = pc.binary_waves(range({n}), {bits})", f"({n}, {bits}) float64: right")
                       if twin == "matched" else
@@ -55,7 +60,6 @@ def twin_chart(waves, bits: int, n: int, twin: str) -> None:
 def table_tab(page, bits: int, n: int) -> None:
     with page.side:
         twin = controls.choice("Next to the bits", "twin", list(TWINS), "matched", format_func=TWINS.get)
-    codes, waves = bits_and_twin(n, bits, twin)
     period = pc.binary_period(bits)  # the row where the whole pattern starts over
 
     def repeat_reveal() -> str:
@@ -67,13 +71,14 @@ def table_tab(page, bits: int, n: int) -> None:
                 f"{bits} bits only tell {period} positions apart. {where}")
 
     left, right = st.columns(2)
-    with left:
-        bits_chart(codes, bits, n)
+    with left:  # both panels drawn ahead of the hand, so they move together
+        show(hero(bits_chart, bits=bits, n=n, twin=twin))
     with right, classroom.predict("binary_repeat", f"With {bits} bits, after how many positions does the whole "
                                   "bit pattern start over?",
                                   ["after bits positions", "after 2 × bits positions", "after 2^bits positions",
                                    "never: each row is unique"], 2, repeat_reveal):
-        twin_chart(waves, bits, n, twin)
+        show(hero(twin_chart, bits=bits, n=n, twin=twin))
+        twin_snippet(bits, n, twin)
         if twin == "matched":
             # three short formulas rather than one long row: they sit in half the page's width
             formula(r"\mathrm{bit}_k(p) = \left\lfloor p / 2^k \right\rfloor \bmod 2")
@@ -95,16 +100,20 @@ def table_tab(page, bits: int, n: int) -> None:
                    "cosine partner, which is what makes shifting a position a rotation.")
 
 
-def column_tab(page, bits: int, n: int) -> None:
-    with page.side:
-        k = controls.slider("Bit k", "k", 0, bits - 1, min(2, bits - 1))
+def column_chart(k: int) -> figures.Chart:
     xs, col = column(k, 2)
-    show(figures.lines(
+    return figures.lines(
         xs, {f"1 - 2 bit_{k}(p)": col["signed"], f"smooth twin of bit {k}": col["wave"]},
         title=f"Bit {k} against its wave over two periods ({2 ** (k + 1)} positions each)",
         x_title="position p (fractional positions allowed)", y_title="value", name="binary_column",
         alt=f"A square wave stepping between 1 and -1 every {2 ** k} positions and a cosine with the same period "
-            f"of {2 ** (k + 1)} positions passing smoothly through it."))
+            f"of {2 ** (k + 1)} positions passing smoothly through it.")
+
+
+def column_tab(page, bits: int, n: int) -> None:
+    with page.side:
+        k = controls.slider("Bit k", "k", 0, bits - 1, min(2, bits - 1))
+    show(hero(column_chart, k=k))  # the curves do not depend on the number of bits, only on k
     classroom.snippet(fold(f"xs, col = {classroom.call('binary_column_curve', k, 2)}", "xs (801,) positions"),
                       "# col['signed'] and col['wave'] (801,): the two curves")
     formula(r"\text{period} = 2^{k+1} = $period\ \text{positions},\qquad "

@@ -1,7 +1,7 @@
 import streamlit as st
 
 import posenc_core as pc
-from page_kit import classroom, controls, figures, formula, guard, header, notice, show, source, stage, why
+from page_kit import classroom, controls, figures, formula, guard, header, hero, notice, show, source, stage, why
 from page_kit.code_lines import fold
 
 KINDS = ("integer", "fraction", "sinusoidal")
@@ -31,6 +31,19 @@ WHY = ("If attention cannot see order, why not just tell it the position? The tw
        "embedding. Both carry the information, and both break something the model needs, as the figures show.")
 
 
+def ratio_chart(n: int, d: int) -> figures.Chart:
+    r = ratios(n, d)
+    return figures.lines(
+        range(1, n), {"integer p": r["integer"][1:], "fraction p / n": r["fraction"][1:],
+                      "sinusoidal (for comparison)": r["sinusoidal"][1:]},
+        title="How much bigger the position code is than the word it is added to",
+        x_title="position p", y_title="||code|| / ||token embedding||", log_y=True,
+        hlines=[(1.0, "equal size")], name="naive_norm_ratio", dashed=["sinusoidal (for comparison)"],
+        alt=f"Log-scale lines over positions 1 to {n - 1}: the integer code's norm ratio grows with the "
+            f"position to {float(r['integer'][-1]):,.0f}, the fraction stays below 1, the sinusoidal code stays at "
+            f"{float(r['sinusoidal'][-1]):.2f}.")
+
+
 def integer_tab(page) -> None:
     with page.side:
         n = controls.slider("Sequence length n", "n", 8, 2048, 256, step=8)
@@ -44,15 +57,8 @@ def integer_tab(page) -> None:
                 f"d = {2 * dim}: the code p·1 and the word both grow like √d, so the width cancels and the ratio "
                 "is p itself.")
 
-    show(figures.lines(
-        range(1, n), {"integer p": r["integer"][1:], "fraction p / n": r["fraction"][1:],
-                      "sinusoidal (for comparison)": r["sinusoidal"][1:]},
-        title="How much bigger the position code is than the word it is added to",
-        x_title="position p", y_title="||code|| / ||token embedding||", log_y=True,
-        hlines=[(1.0, "equal size")], name="naive_norm_ratio", dashed=["sinusoidal (for comparison)"],
-        alt=f"Log-scale lines over positions 1 to {n - 1}: the integer code's norm ratio grows with the "
-            f"position to {last:,.0f}, the fraction stays below 1, the sinusoidal code stays at "
-            f"{float(r['sinusoidal'][-1]):.2f}."))
+    # drawn ahead of the hand: the same curves one stop either side of the slider being moved
+    show(hero(ratio_chart, n=n, d=dim))
     classroom.snippet(fold(f"ratio = {{kind: pc.naive_norm_ratio({n}, kind, {dim}) for kind in {KINDS!r}}}",
                            f"({n},) each: ||code|| / ||token||, the curves from position 1"))
     with classroom.predict("naive_width", f"Double the embedding width from d = {dim} to {2 * dim}. What happens "
@@ -80,6 +86,19 @@ def integer_tab(page) -> None:
            "the first layer would mostly see 'how far along', barely 'which word'.")
 
 
+def fraction_chart(short: int, long: int, p: int) -> figures.Chart:
+    # p's slider ends at the longer length: a frame for a shorter length shows p where that slider will put it
+    p = min(p, max(short, long) - 1)
+    table = fractions(short, long)
+    a, b = float(table[0, p]), float(table[1, p])
+    return figures.lines(
+        range(table.shape[1]), {f"length {short}": table[0], f"length {long}": table[1]},
+        title="p / length for two sequence lengths", x_title="position p", y_title="code p / length",
+        markers=True, vlines=[(p, f"p = {p}")], hlines=[(0.5, "code 0.5")], name="naive_fraction",
+        alt=f"Two lines of markers for lengths {short} and {long}: the shorter sequence's codes climb faster; "
+            f"at position {p} the codes are {a:.4f} and {b:.4f} (nan: no such position).")
+
+
 def fraction_tab(page) -> None:
     with page.side:
         short = controls.slider("Short sequence length", "short", 2, 64, 10)
@@ -99,12 +118,7 @@ def fraction_tab(page) -> None:
                            ["they are the same", "larger in the shorter sequence", "larger in the longer sequence",
                             "one sequence has no such position"],
                            ORDERS.index(pc.fraction_code_order(short, long, p)), fraction_reveal):
-        show(figures.lines(
-            range(table.shape[1]), {f"length {short}": table[0], f"length {long}": table[1]},
-            title="p / length for two sequence lengths", x_title="position p", y_title="code p / length",
-            markers=True, vlines=[(p, f"p = {p}")], hlines=[(0.5, "code 0.5")], name="naive_fraction",
-            alt=f"Two lines of markers for lengths {short} and {long}: the shorter sequence's codes climb faster; "
-                f"at position {p} the codes are {a:.4f} and {b:.4f} (nan: no such position)."))
+        show(hero(fraction_chart, short=short, long=long, p=p))
         classroom.snippet(fold(f"table = {classroom.call('fraction_codes', [short, long])}",
                                f"(2, {max(short, long)}): p / L, NaN past the end"))
         st.dataframe({"sequence length": [short, long], f"code of position {p}": table[:, p]},

@@ -2,7 +2,7 @@ import streamlit as st
 
 import posenc_core as pc
 from lessons.why_position import why_views
-from page_kit import classroom, controls, figures, formula, guard, header, notice, show, source, stage, why
+from page_kit import classroom, controls, figures, formula, guard, header, hero, notice, show, source, stage, why
 from page_kit.code_lines import fold
 
 DEFAULT_SENTENCE = "my kid likes the movie"
@@ -23,6 +23,27 @@ WHY = ("Self-attention lets every token look at every other token and mix in wha
        "computation says *where* a token sits: the scores compare contents only. So if you reorder the words, "
        "each word's output simply moves along with it, and anything that summarises the whole sequence cannot "
        "notice the change. Try it above with one attention layer and fixed random embeddings.")
+
+
+def row_labels(result) -> tuple[list[str], list[str]]:
+    """The rows' labels, original and reordered (the reordered ones say which slot each word came from)."""
+    return ([f"{k}: {w}" for k, w in enumerate(result["tokens"])],
+            [f"{k}: {w} (was {p})" for k, (w, p) in enumerate(zip(result["reordered"], result["perm"], strict=True))])
+
+
+def outputs_chart(key: str, s: str, d: int, how: str, order: str, pe: bool, pool: str, seed: int = 0, i: int = 0,
+                  j: int = 1) -> figures.Chart:
+    result = experiment(s, d, how, seed, i, j, order, pe, pool)
+    n, dim = result["out"].shape
+    gap, bound = result["equivariance_gap"], result["output_bound"]
+    labels, labels_re = row_labels(result)
+    title = "original order" if key == "out" else "reordered"
+    return figures.heatmap(
+        result[key], y=labels if key == "out" else labels_re, title=f"Outputs, {title}", x_title="channel",
+        y_title="slot: word", value_name="output", zrange=(-bound, bound), signed=True, height=340,
+        name="order_outputs" if key == "out" else "order_outputs_reordered",
+        alt=f"Attention outputs, {title}: {n} rows (one per word) by {dim} channels"
+            + ("." if key == "out" else f"; the largest difference from the moved original rows is {gap:.1e}."))
 
 
 def reordering(tokens: list[str], kind: str) -> tuple[int, int, int, str]:
@@ -46,7 +67,7 @@ def reordering(tokens: list[str], kind: str) -> tuple[int, int, int, str]:
     return seed, i, j, order
 
 
-def outputs_tab(result, labels, labels_re, call, positions: bool) -> None:
+def outputs_tab(result, view: dict, call, positions: bool) -> None:
     gap = result["equivariance_gap"]
     moved = gap < 1e-9  # float64 rounding: the rows are the same vectors in new slots
 
@@ -55,25 +76,15 @@ def outputs_tab(result, labels, labels_re, call, positions: bool) -> None:
                 ("rounding, so every row on the right is a row from the left, moved with its word."
                  if moved else "with positions added, a word's output depends on its slot too."))
 
-    n, dim = result["out"].shape
-    bound = result["output_bound"]
-
-    def grid(key: str, rows, title: str, name: str) -> None:
-        show(figures.heatmap(
-            result[key], y=rows, title=f"Outputs, {title}", x_title="channel", y_title="slot: word",
-            value_name="output", zrange=(-bound, bound), signed=True, height=340, name=name,
-            alt=f"Attention outputs, {title}: {n} rows (one per word) by {dim} channels"
-                + ("." if key == "out" else f"; the largest difference from the moved original rows is {gap:.1e}.")))
-
     left, right = st.columns(2)
-    with left:
-        grid("out", labels, "original order", "order_outputs")
+    with left:  # both grids drawn ahead of the hand, so they move together
+        show(hero(outputs_chart, key="out", **view))
     with right, classroom.predict("order_rows", "Reorder the words as shown" + (" (positions are added)"
                                                                                if positions else "")
                                   + ". What happens to each word's output row?",
                                   ["it keeps its numbers and moves with the word", "it gets new numbers",
                                    "all rows become one average vector"], 0 if moved else 1, rows_reveal):
-        grid("out_reordered", labels_re, "reordered", "order_outputs_reordered")
+        show(hero(outputs_chart, key="out_reordered", **view))
         classroom.snippet(fold(f"result = {call}", "dict of arrays"),
                           "out, out_reordered = result['out'], result['out_reordered']",
                           "# (n, d) each: the two heatmaps")
@@ -119,7 +130,8 @@ def pooled_tab(result, call, pooling: str, positions: bool, before: str, after: 
                "Switch on *Add positions* to break the tie.")
 
 
-def weights_tab(result, labels, labels_re, call, positions: bool) -> None:
+def weights_tab(result, call, positions: bool) -> None:
+    labels, labels_re = row_labels(result)
     n = len(labels)
     left, right = st.columns(2)
     for column, key, names, title, name in ((left, "weights", labels, "original", "order_weights"),
@@ -143,11 +155,11 @@ def weights_tab(result, labels, labels_re, call, positions: bool) -> None:
 # The lesson's tabs in order: label, and the function that draws it from the run's shared values ``v``.
 TABS = [
     ("Outputs follow their tokens",
-     lambda v: outputs_tab(v["result"], v["labels"], v["labels_re"], v["call"], v["positions"])),
+     lambda v: outputs_tab(v["result"], v["view"], v["call"], v["positions"])),
     ("The pooled summary",
      lambda v: pooled_tab(v["result"], v["call"], v["pooling"], v["positions"], v["before"], v["after"])),
     ("Attention weights",
-     lambda v: weights_tab(v["result"], v["labels"], v["labels_re"], v["call"], v["positions"])),
+     lambda v: weights_tab(v["result"], v["call"], v["positions"])),
     ("Shuffle an image", lambda v: why_views.shuffled_image_section(v["positions"], v["pooling"])),
 ]
 
@@ -173,13 +185,14 @@ def lesson():
         before, after = " ".join(result["tokens"]), " ".join(result["reordered"])
         with page.side:  # beside the figure, so the picture still opens the page
             st.markdown(f"**Original:** {before}  \n**Reordered:** {after}")
-        labels = [f"{k}: {w}" for k, w in enumerate(result["tokens"])]
-        labels_re = [f"{k}: {w} (was {p})" for k, (w, p) in enumerate(zip(result["reordered"], result["perm"],
-                                                                          strict=True))]
+        # only the sliders drawn in this run, leading as on the page: the frames follow the first one, or the one
+        # under the hand, and a key whose slider is not here (kept from another order) must not take them
+        moves = {"seed": seed} if kind == "shuffle" else {"i": i, "j": j} if kind == "swap" and len(tokens) >= 2 else {}
+        view = {**moves, "d": dim, "s": text, "how": kind, "order": order, "pe": positions, "pool": pooling}
         call = classroom.call("order_experiment", text, dim, kind, seed=seed, i=i, j=j, order=order,
                               positions=positions, pooling=pooling)
-        shared = {"result": result, "labels": labels, "labels_re": labels_re, "call": call, "positions": positions,
-                  "pooling": pooling, "before": before, "after": after}
+        shared = {"result": result, "view": view, "call": call, "positions": positions, "pooling": pooling,
+                  "before": before, "after": after}
         page.walk(TABS, shared)
 
 

@@ -1,0 +1,78 @@
+"""Shaw et al.'s cached core calls and the lesson's figures (lessons/attention_bias/shaw).
+
+Every number comes from a cached core call; each figure is built from the sliders' values by URL key, so the
+same builder makes the figure shown and its frames either side of the slider under the hand.
+"""
+
+from __future__ import annotations
+
+import streamlit as st
+
+import posenc_core as pc
+from page_kit import figures
+
+
+@st.cache_data(max_entries=32, show_spinner=False)
+def clipped_grid(n: int, k: int):
+    return pc.shaw_clipped_distance(n, None, k)
+
+
+@st.cache_data(max_entries=32, show_spinner=False)
+def example(n: int, dim: int, k: int, seed: int):
+    return pc.shaw_example(n, dim, k, seed)
+
+
+@st.cache_data(max_entries=32, show_spinner=False)
+def scores(n: int, dim: int, k: int, seed: int):
+    e = example(n, dim, k, seed)
+    return pc.shaw_scores(e["q"], e["k"], e["a_k"], k)
+
+
+@st.cache_data(max_entries=32, show_spinner=False)
+def attention(n: int, dim: int, k: int, seed: int, causal: bool):
+    e = example(n, dim, k, seed)
+    return pc.shaw_attention(e["q"], e["k"], e["v"], e["a_k"], e["a_v"], k, causal)
+
+
+@st.cache_data(max_entries=32, show_spinner=False)
+def effective_keys(n: int, dim: int, k: int, j: int, seed: int):
+    return pc.shaw_effective_keys(n, dim, k, j, seed)
+
+
+def index_chart(n: int, k: int) -> figures.Chart:
+    return figures.heatmap(
+        clipped_grid(n, k), title=f"Clipped relative distance clip(j − i, ±{k}) for {n} tokens",
+        x_title="key position j", y_title="query position i", value_name="clipped j − i", hover_format="d",
+        name="shaw_index",
+        alt=f"Heatmap of clipped relative distances for {n} tokens, at most ±{k}: a "
+            f"few distinct diagonals near the main one, and two flat corners where the distance is clipped to ±{k}.")
+
+
+def scores_chart(n: int, k: int, d: int, seed: int) -> figures.Chart:
+    s = scores(n, d, k, seed)
+    return figures.small_multiples(
+        [s["content"], s["relative"], s["total"]], ["content: q·k/√d", "relative: q·aᴷ/√d", "total logit"],
+        cols=3, cell_px=300, title="The attention logit splits into two terms (seeded random q, k and table)",
+        value_name="logit", name="shaw_scores",
+        alt=f"Three {n} x {n} heatmaps on one colour scale: a noisy content term, a relative term that is "
+            f"constant along each row beyond the clipping distance {k}, and their sum.")
+
+
+def values_chart(n: int, k: int, d: int, seed: int, causal: bool) -> figures.Chart:
+    out = attention(n, d, k, seed, causal)
+    return figures.small_multiples(
+        [out["content_out"], out["relative_out"]], ["Σ α·v (content)", "Σ α·aⱽ (relative)"], cols=2, cell_px=330,
+        title="Output = weighted values + weighted relative vectors", value_name="output", x_title="dimension",
+        y_title="position", name="shaw_values",
+        alt=f"Two heatmaps of the output parts, {n} positions by {d} dimensions: the usual weighted sum of values "
+            "and the extra weighted sum of relative value vectors.")
+
+
+def cache_chart(n: int, k: int, j: int, d: int, seed: int) -> figures.Chart:
+    j = min(j, n - 1)  # a frame for fewer tokens shows the key where its slider will put it
+    eff = effective_keys(n, d, k, j, seed)
+    return figures.heatmap(
+        eff["keys"], y=eff["queries"], title=f"The key of token {j} as each later query sees it",
+        x_title="dimension", y_title="reading query i (decoding step)", value_name="k_j + aᴷ", name="shaw_cache",
+        alt=f"Heatmap: one row per decoding step from {j} to {n - 1}. The rows change for the first "
+            f"{eff['changing_steps']} steps after the token is written, then stay equal.")
