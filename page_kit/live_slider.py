@@ -17,6 +17,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 import streamlit as st
+from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 from . import _url
 
@@ -100,25 +101,38 @@ def _remember(key: str, values: list, url_text: list[str], index: int, asked) ->
         st.session_state[HAND_KEY] = key
     beside = tuple((values[i], url_text[i]) for i in (index - 1, index + 1) if 0 <= i < len(values))
     displaced = asked is not None and asked != url_text[index]
-    stops[key] = (url_text[index], values[index], beside, asked, displaced)
+    stops[key] = (url_text[index], values[index], beside, asked, displaced, _this_run())
+
+
+def _this_run() -> tuple:
+    """Tells this script run from the others (the context gets a new cursor table per run): a slider of the
+    same key on another page, or drawn in an earlier run only, is not one the hand can press now."""
+    ctx = get_script_run_ctx()
+    return (None, None) if ctx is None else (ctx.page_script_hash, id(ctx.cursors))
+
+
+def _drawn(key: str):
+    """This slider's record (see _remember) if it was drawn in this run, else None."""
+    last = st.session_state.get(STOPS_KEY, {}).get(key)
+    return last if last is not None and last[5] == _this_run() else None
 
 
 def beside(key: str, value) -> tuple[tuple[object, str], ...]:
     """The (value, URL text) of the stops either side of ``value`` on the live slider with this URL key, as it
     was last drawn; empty when that slider is not live or stands elsewhere."""
-    last = st.session_state.get(STOPS_KEY, {}).get(key)
+    last = _drawn(key)
     return last[2] if last is not None and _same(last[1], value) else ()
 
 
 def displaced(key: str) -> bool:
     """True when the live slider with this URL key stands elsewhere than its thumb asked (see _remember)."""
-    last = st.session_state.get(STOPS_KEY, {}).get(key)
+    last = _drawn(key)
     return last is not None and last[4]
 
 
 def standing(key: str) -> str | None:
     """The URL text of the value the live slider with this URL key was last drawn at, or None."""
-    last = st.session_state.get(STOPS_KEY, {}).get(key)
+    last = _drawn(key)
     return None if last is None else last[0]
 
 
@@ -130,8 +144,9 @@ def _same(a, b) -> bool:
 
 
 def hand() -> str | None:
-    """The URL key of the live slider that moved last in this session, or None."""
-    return st.session_state.get(HAND_KEY)
+    """The URL key of the live slider that moved last in this session, if it was drawn in this run, else None."""
+    key = st.session_state.get(HAND_KEY)
+    return key if key is not None and _drawn(key) is not None else None
 
 
 def figure_choice(key: str, moved: str | None) -> str | None:
