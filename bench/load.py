@@ -308,7 +308,8 @@ async def main(args) -> None:
     load = os.getloadavg()
     print(f"bench/load.py: {len(pages)} lesson pages, {args.seconds:.0f} s per level, think time 3-7 s, "
           f"postScriptGC={args.post_script_gc or 'as in .streamlit/config.toml'}, websocket compression "
-          f"{'on' if args.compression else 'off'}, figure cache {'off' if args.no_figure_cache else 'on'}")
+          f"{'on' if args.compression else 'off'}, figure cache {'off' if args.no_figure_cache else 'on'}, "
+          f"hero frames {'off' if args.no_hero_frames else 'on'}")
     print(f"machine: {os.cpu_count()} cores, load average before start {load[0]:.2f} {load[1]:.2f} {load[2]:.2f} "
           "(1/5/15 min); other work on the machine makes every latency here pessimistic")
     held = {}
@@ -347,6 +348,8 @@ def parse_args(argv=None):
                         help="the app's server.disconnectedSessionTTL (default: read from .streamlit/config.toml)")
     parser.add_argument("--post-script-gc", choices=["true", "false"], default=None,
                         help="override runner.postScriptGC (default: .streamlit/config.toml)")
+    parser.add_argument("--no-hero-frames", action="store_true",
+                        help="send no frames ahead of the hand (POSENC_HERO_FRAMES=off), to compare")
     parser.add_argument("--no-figure-cache", action="store_true",
                         help="build every figure on every run (POSENC_FIGURE_CACHE=off), to compare with the cache")
     parser.add_argument("--compression", action="store_true", help="websocket compression on, server and client")
@@ -368,6 +371,8 @@ def parse_args(argv=None):
         args.replicas = [1]
     if args.no_figure_cache:  # the app processes this script starts inherit it
         os.environ["POSENC_FIGURE_CACHE"] = "off"
+    if args.no_hero_frames:
+        os.environ["POSENC_HERO_FRAMES"] = "off"
     if args.pages and set(args.pages) - set(lesson_pages()):
         parser.error(f"unknown pages: {', '.join(sorted(set(args.pages) - set(lesson_pages())))}")
     if args.url and not re.match(r"^http://(127\.0\.0\.1|localhost)(:\d+)?/?$", args.url):

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import functools
 import logging
+import os
 from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -35,6 +36,8 @@ import streamlit as st
 from . import figure_cache, live_slider
 from .figures import Chart
 
+# POSENC_HERO_FRAMES=off sends no frames (bench/load.py --no-hero-frames): what they cost the server
+ENABLED = os.environ.get("POSENC_HERO_FRAMES", "on").lower() not in ("off", "0", "false", "no")
 MAX_FRAME_BYTES = 1_500_000  # a frame's JSON; larger figures are not worth the bytes ahead of the hand
 MAX_KEPT = 12  # frames the browser keeps per chart (the current figure, its neighbours, where the hand was)
 MAX_KEPT_BYTES = 8_000_000
@@ -56,6 +59,8 @@ def hero(build: Callable[..., Chart], **view) -> Chart:
 
     The slider is the one in ``view`` that moved last, else the first live slider in ``view``."""
     chart = build(**view)
+    if not ENABLED:
+        return chart
     key = _hand_key(view)
     if key is None or any(live_slider.displaced(name) for name in view if name != key):
         return chart  # a slider pulled along by a range would move back with it: a frame could not show that
