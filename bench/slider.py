@@ -235,7 +235,10 @@ def main() -> None:
           f"{statistics.median(r['drawn'] for r in ours):.0f} ms = {statistics.median(drawn.values()):.2f}x the bare "
           f"app's {base['drawn']:.0f} ms; pages at or under {DRAWN_AIM}x: {len(drawn) - len(slow)} of {len(drawn)}")
     if slow:
-        print("  over the aim: " + ", ".join(f"{name} {ratio:.2f}x" for ratio, name in reversed(slow)))
+        still = {name for name, r in results.items() if name != "baseline" and r["draws_per_move"] == 0}
+        print("  over the aim: " + ", ".join(f"{name} {ratio:.2f}x" + (" (no figure follows this slider)"
+                                                                       if name in still else "")
+                                             for ratio, name in reversed(slow)))
     if drags:
         print(f"\nwhile dragging ({DRAG_MS / 1000:g} s there and back, a pointer event every {DRAG_STEP_MS} ms): "
               "new slider values per second under the hand, hero-figure redraws per second (aim >= 10, or every "
