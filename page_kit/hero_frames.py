@@ -43,6 +43,7 @@ MAX_KEPT = 12  # frames the browser keeps per chart (the current figure, its nei
 MAX_KEPT_BYTES = 8_000_000
 _log = logging.getLogger("posenc_explorer.hero_frames")
 SENT_KEY = "_hero_sent"  # session state: chart name -> OrderedDict(digest -> bytes) the browser holds
+SHOWN_KEY = "_hero_shown"  # session state: chart name -> ((slider key, rest of the view, theme), URL text, digest)
 
 
 @dataclass(frozen=True)
@@ -51,32 +52,48 @@ class Ahead:
 
     key: str  # the live slider's URL key
     current: str  # its URL text now
-    builds: tuple[tuple[str, Callable[[], Chart]], ...]  # (URL text, build) for the stops either side
+    rest: str | None  # a digest of the rest of the view: the figure drawn before is a frame only if it matches
+    builds: tuple[tuple[str, Callable[[], Chart]], ...]  # (URL text, build) for the stops ahead of the hand
 
 
 def hero(build: Callable[..., Chart], **view) -> Chart:
-    """``build(**view)``, with frames for the stops either side of the live slider the hand is on.
+    """``build(**view)``, with frames for the stops beside the live slider the hand is on.
 
-    The slider is the one in ``view`` that moved last, else the first live slider in ``view``."""
+    The slider is the one in ``view`` that moved last, else the first live slider in ``view``. After a move
+    one way, only the next stop that way is built: the stop the hand came from is the figure drawn before
+    (payload), so a walk along a slider costs one frame per move, the one its next step asks for."""
     chart = build(**view)
     if not ENABLED:
         return chart
-    key = _hand_key(view)
-    if key is None or any(live_slider.displaced(name) for name in view if name != key):
+    key, step = _hand(view)
+    if key is None or any(_displaced(name) for name in view if name != key):
         return chart  # a slider pulled along by a range would move back with it: a frame could not show that
-    here = live_slider.standing(key)
     rest = {name: value for name, value in view.items() if name != key}
     builds = tuple((text, functools.partial(build, **{**rest, key: value}))
-                   for value, text in live_slider.beside(key, view[key]))
-    chart.ahead = Ahead(key, here, builds)
+                   for value, text, side in live_slider.beside(key, view[key]) if step in (0, side))
+    chart.ahead = Ahead(key, live_slider.standing(key).text, figure_cache.digest(*_recipe(build), key, rest), builds)
     return chart
 
 
-def _hand_key(view: dict) -> str | None:
+def _recipe(build) -> tuple:
+    """What ``build`` is, for telling views apart: its name, and the values it closes over (a closure over
+    something the key cannot describe gives no digest, and so no frame from memory)."""
+    cells = [cell.cell_contents for cell in (getattr(build, "__closure__", None) or ())]
+    return (getattr(build, "__module__", None), getattr(build, "__qualname__", None), cells,
+            getattr(build, "__defaults__", None), getattr(build, "__kwdefaults__", None))
+
+
+def _hand(view: dict) -> tuple[str | None, int]:
+    """The view's live slider the hand is on, and the way it last moved (0: not known)."""
     moving = live_slider.hand()
-    if moving in view and live_slider.beside(moving, view[moving]):
+    if moving is not None and moving[0] in view and live_slider.beside(moving[0], view[moving[0]]):
         return moving
-    return next((name for name, value in view.items() if live_slider.beside(name, value)), None)
+    return next(((name, 0) for name, value in view.items() if live_slider.beside(name, value)), (None, 0))
+
+
+def _displaced(key: str) -> bool:
+    standing = live_slider.standing(key)
+    return standing is not None and standing.displaced
 
 
 def payload(chart: Chart, template: str, serialised, current: tuple[str, int, str]) -> dict | None:
@@ -92,6 +109,13 @@ def payload(chart: Chart, template: str, serialised, current: tuple[str, int, st
         return None
     sent = st.session_state.setdefault(SENT_KEY, {}).setdefault(chart.name, OrderedDict())
     frames, new = {ahead.current: current[2]}, {}
+    shown = st.session_state.setdefault(SHOWN_KEY, {})
+    view = (ahead.key, ahead.rest, template)
+    before = shown.get(chart.name)  # (view, URL text, digest) of the figure this chart showed last
+    if ahead.rest is not None and before is not None and before[0] == view and before[1] != ahead.current \
+            and before[2] in sent:
+        frames[before[1]] = before[2]  # where the hand came from: that figure is in the browser already
+    shown[chart.name] = (view, ahead.current, current[2])
     _keep(sent, current[2], len(current[0]))  # the browser stores the figure it is sent
     for text, build in ahead.builds:
         try:

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 import streamlit as st
@@ -23,7 +24,7 @@ from . import _url
 
 MAX_STOPS = 4096  # positions a live slider can take: the labels travel with it
 STOPS_KEY = "_live_stops"  # session state: URL key -> where the slider stands, as last drawn (_remember)
-HAND_KEY = "_live_hand"  # session state: the URL key of the live slider that moved last (page_kit.hero_frames)
+HAND_KEY = "_live_hand"  # session state: (URL key, direction) of the live slider that moved last
 
 _component = st.components.v2.component(
     "posenc_live_slider", js=Path(__file__).with_name("live_slider.js").read_text(encoding="utf-8"),
@@ -87,9 +88,22 @@ def live_slider(label: str, key: str, values: Sequence, default, *, labels: Sequ
     return values[index]
 
 
+@dataclass(frozen=True)
+class Standing:
+    """Where a live slider stood when it was last drawn (kept per session, so not its whole list of stops)."""
+
+    text: str  # the URL text of its value
+    value: object
+    index: int
+    beside: tuple[tuple[object, str, int], ...]  # (value, URL text, -1 or +1) of the stops either side
+    asked: object  # what the thumb, a figure or the link asked for
+    displaced: bool  # it stands elsewhere than asked: its range moved under it (see _remember)
+    run: tuple  # the script run that drew it (_this_run)
+
+
 def _remember(key: str, values: list, url_text: list[str], index: int, asked) -> None:
-    """Keep where this slider stands and its stops one either side (not the whole list: it is kept per session),
-    and which slider the hand is on: a hero figure (page_kit.hero_frames) builds its frames for those stops.
+    """Keep where this slider stands, and which slider the hand is on and which way it moved: a hero figure
+    (page_kit.hero_frames) builds its frames for the stops beside it.
 
     ``asked`` is the value the thumb (or a figure, or the link) asked for. The hand is on the slider whose thumb
     moved, not on one a moving range pulled along; a slider that stands elsewhere than its thumb asked (its
@@ -97,11 +111,13 @@ def _remember(key: str, values: list, url_text: list[str], index: int, asked) ->
     with every other slider where it stands would not show."""
     stops = st.session_state.setdefault(STOPS_KEY, {})
     last = stops.get(key)
-    if last is not None and last[3] != asked:
-        st.session_state[HAND_KEY] = key
-    beside = tuple((values[i], url_text[i]) for i in (index - 1, index + 1) if 0 <= i < len(values))
-    displaced = asked is not None and asked != url_text[index]
-    stops[key] = (url_text[index], values[index], beside, asked, displaced, _this_run())
+    # a thumb that moved changes both; a range that moved changes only where the slider stands, and a slider's
+    # first state message (its default, where the first run had none) only what was asked
+    if last is not None and last.asked != asked and last.text != url_text[index]:
+        st.session_state[HAND_KEY] = (key, (index > last.index) - (index < last.index))
+    beside = tuple((values[i], url_text[i], i - index) for i in (index - 1, index + 1) if 0 <= i < len(values))
+    stops[key] = Standing(url_text[index], values[index], index, beside, asked,
+                          asked is not None and asked != url_text[index], _this_run())
 
 
 def _this_run() -> tuple:
@@ -111,29 +127,17 @@ def _this_run() -> tuple:
     return (None, None) if ctx is None else (ctx.page_script_hash, id(ctx.cursors))
 
 
-def _drawn(key: str):
-    """This slider's record (see _remember) if it was drawn in this run, else None."""
+def standing(key: str) -> Standing | None:
+    """Where the live slider with this URL key stands, if it was drawn in this run, else None."""
     last = st.session_state.get(STOPS_KEY, {}).get(key)
-    return last if last is not None and last[5] == _this_run() else None
+    return last if last is not None and last.run == _this_run() else None
 
 
-def beside(key: str, value) -> tuple[tuple[object, str], ...]:
-    """The (value, URL text) of the stops either side of ``value`` on the live slider with this URL key, as it
-    was last drawn; empty when that slider is not live or stands elsewhere."""
-    last = _drawn(key)
-    return last[2] if last is not None and _same(last[1], value) else ()
-
-
-def displaced(key: str) -> bool:
-    """True when the live slider with this URL key stands elsewhere than its thumb asked (see _remember)."""
-    last = _drawn(key)
-    return last is not None and last[4]
-
-
-def standing(key: str) -> str | None:
-    """The URL text of the value the live slider with this URL key was last drawn at, or None."""
-    last = _drawn(key)
-    return None if last is None else last[0]
+def beside(key: str, value) -> tuple[tuple[object, str, int], ...]:
+    """The (value, URL text, -1 or +1) of the stops either side of ``value`` on the live slider with this URL key;
+    empty when that slider was not drawn in this run or stands elsewhere."""
+    last = standing(key)
+    return last.beside if last is not None and _same(last.value, value) else ()
 
 
 def _same(a, b) -> bool:
@@ -143,10 +147,11 @@ def _same(a, b) -> bool:
         return False
 
 
-def hand() -> str | None:
-    """The URL key of the live slider that moved last in this session, if it was drawn in this run, else None."""
-    key = st.session_state.get(HAND_KEY)
-    return key if key is not None and _drawn(key) is not None else None
+def hand() -> tuple[str, int] | None:
+    """(URL key, -1, 0 or +1) of the live slider that moved last in this session and the way it moved (0: its
+    value did not change, or the move came before this session), if it was drawn in this run, else None."""
+    moved = st.session_state.get(HAND_KEY)
+    return moved if isinstance(moved, tuple) and standing(moved[0]) is not None else None
 
 
 def figure_choice(key: str, moved: str | None) -> str | None:

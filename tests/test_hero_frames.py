@@ -118,3 +118,20 @@ def test_frames_are_the_figures_sent_for_their_values(info, caplog):
     failed = [r.getMessage() for r in caplog.records if r.name == "posenc_explorer.hero_frames"]
     assert not failed, f"{info.url_path}: frames that could not be built: {failed}"
     assert max(browser.wire.values(), default=1) == 1, f"{info.url_path}: a frame was sent twice"
+
+
+def test_a_walk_along_a_slider_sends_one_new_frame_per_move():
+    """After a move one way, the frame the hand came from is the figure drawn before (no build, not sent again)
+    and only the next stop that way is built and sent."""
+    info = next(p for p in PAGES if p.url_path == "sinusoidal")
+    at = _load(info)
+    first = _charts(at)["chart_sinusoidal_table"]["ahead"]
+    assert set(first["frames"]) == {"120", "128", "136"}  # before any move: both sides of n = 128
+    for here, came_from, ahead in (("136", "128", "144"), ("144", "136", "152")):
+        at = move_live_slider(at, "live_n", here)
+        data = _charts(at)["chart_sinusoidal_table"]["ahead"]
+        assert data["key"] == "n" and set(data["frames"]) == {came_from, here, ahead}
+        assert list(data["new"]) == [data["frames"][ahead]], "only the frame ahead of the hand is new"
+    at = move_live_slider(at, "live_n", "136")  # and back: the frame for 128 is built again, 144 is in memory
+    data = _charts(at)["chart_sinusoidal_table"]["ahead"]
+    assert set(data["frames"]) == {"136", "144", "128"}
