@@ -24,7 +24,7 @@ from . import _url
 
 MAX_STOPS = 4096  # positions a live slider can take: the labels travel with it
 STOPS_KEY = "_live_stops"  # session state: URL key -> where the slider stands, as last drawn (_remember)
-HAND_KEY = "_live_hand"  # session state: (URL key, direction) of the live slider that moved last
+HAND_KEY = "_live_hand"  # session state: (URL key, direction, moves in a row) of the last slider moved
 
 _component = st.components.v2.component(
     "posenc_live_slider", js=Path(__file__).with_name("live_slider.js").read_text(encoding="utf-8"),
@@ -114,7 +114,9 @@ def _remember(key: str, values: list, url_text: list[str], index: int, asked) ->
     # a thumb that moved changes both; a range that moved changes only where the slider stands, and a slider's
     # first state message (its default, where the first run had none) only what was asked
     if last is not None and last.asked != asked and last.text != url_text[index]:
-        st.session_state[HAND_KEY] = (key, (index > last.index) - (index < last.index))
+        before = st.session_state.get(HAND_KEY)
+        moves = before[2] + 1 if isinstance(before, tuple) and before[0] == key else 1
+        st.session_state[HAND_KEY] = (key, (index > last.index) - (index < last.index), moves)
     beside = tuple((values[i], url_text[i], i - index) for i in (index - 1, index + 1) if 0 <= i < len(values))
     stops[key] = Standing(url_text[index], values[index], index, beside, asked,
                           asked is not None and asked != url_text[index], _this_run())
@@ -147,9 +149,9 @@ def _same(a, b) -> bool:
         return False
 
 
-def hand() -> tuple[str, int] | None:
-    """(URL key, -1, 0 or +1) of the live slider that moved last in this session and the way it moved (0: its
-    value did not change, or the move came before this session), if it was drawn in this run, else None."""
+def hand() -> tuple[str, int, int] | None:
+    """(URL key, -1 or +1, moves) of the live slider that moved last in this session, the way it moved and how
+    many moves in a row it has made, if it was drawn in this run, else None."""
     moved = st.session_state.get(HAND_KEY)
     return moved if isinstance(moved, tuple) and standing(moved[0]) is not None else None
 

@@ -235,9 +235,9 @@ function heroStore(chart) {
 
 function keepFrames(root, data) {
   const store = heroStore(data.chart);
-  store.set(data.digest, data.figure);
   const ahead = data.ahead;
-  if (!ahead) { root.__hero = null; return; }
+  if (!ahead) { store.clear(); root.__hero = null; return; } // not a hero figure: nothing to keep
+  store.set(data.digest, data.figure);
   for (const [digest, json] of Object.entries(ahead.new)) store.set(digest, json);
   const keep = new Set(ahead.keep);
   for (const digest of [...store.keys()]) if (!keep.has(digest) && digest !== data.digest) store.delete(digest);

@@ -165,29 +165,39 @@ HOLD_SENDS = """() => {
 }"""
 
 
-def test_a_hero_figure_draws_the_next_value_before_the_server_answers(page_and_url):
-    """page_kit/hero_frames.py: the frame for the stop beside the slider's value is drawn as the key is
-    pressed, with every message to the server held back; the server's figure for that value, once it comes,
-    is the one already drawn, and is not drawn again."""
-    page, url = page_and_url
-    _open(page, url, "sinusoidal")
-    chart = page.locator(".pe-chart").first
-    thumb = page.locator(".ls-range").first  # Positions n, 128
+def _press_held(page, thumb, key: str, expect: str):
+    """Press ``key`` with every message to the server held back; the hero figure must show ``expect`` (a title
+    fragment) at once. Then let the messages go; returns (JSON drawn ahead, draws so far)."""
     page.evaluate(HOLD_SENDS)
     before = _counters(page)
     thumb.focus()
-    thumb.press("ArrowRight")
-    page.wait_for_function("() => (window.__posencCharts.aheadDraws || 0) > 0", timeout=5000)
+    thumb.press(key)
+    page.wait_for_function(f"() => (window.__posencCharts.aheadDraws || 0) > {before.get('aheadDraws', 0)}",
+                           timeout=5000)
     page.wait_for_timeout(200)
     title = page.locator(".pe-plot .gtitle").first.text_content()
-    assert "136 positions" in title, f"the figure ({title!r}) was not drawn for n = 136 ahead of the server"
+    assert expect in title, f"the figure ({title!r}) was not drawn for {expect!r} ahead of the server"
     assert page.evaluate("() => window.__held.length") >= 1, "the move reached the server while it was held"
-    ahead_drawn = chart.evaluate("el => el.__drawnJson")
-    draws = _counters(page)["draws"]
+    drawn, draws = page.locator(".pe-chart").first.evaluate("el => el.__drawnJson"), _counters(page)["draws"]
     assert draws == before["draws"] + 1
     page.evaluate("() => window.__release()")
     wait_until_idle(page)
     page.wait_for_timeout(500)
-    assert chart.evaluate("el => el.__sent") == ahead_drawn, "the frame drawn is not the figure the server sent"
-    assert _counters(page)["draws"] == draws, "the server's figure, already on screen, was drawn again"
-    assert "n=136" in page.url
+    return drawn, draws
+
+
+def test_a_hero_figure_draws_the_next_value_before_the_server_answers(page_and_url):
+    """page_kit/hero_frames.py: after a move, the figure the hand came from is drawn again as the key goes back;
+    after a second move the same way, the next stop's frame is drawn as the key is pressed, with every message
+    to the server held back. The server's figure for that value, once it comes, is the one already drawn, and
+    is not drawn again."""
+    page, url = page_and_url
+    _open(page, url, "sinusoidal")
+    chart = page.locator(".pe-chart").first
+    thumb = page.locator(".ls-range").first  # Positions n, 128
+    _press(page, thumb, "ArrowRight")  # 136: a first move builds no frame
+    for expect in ("128 positions", "120 positions"):  # back where it came from, then a stop built ahead
+        drawn, draws = _press_held(page, thumb, "ArrowLeft", expect)
+        assert chart.evaluate("el => el.__sent") == drawn, "the frame drawn is not the figure the server sent"
+        assert _counters(page)["draws"] == draws, "the server's figure, already on screen, was drawn again"
+    assert "n=120" in page.url
