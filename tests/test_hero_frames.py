@@ -155,3 +155,21 @@ def test_a_walk_along_a_slider_sends_one_new_frame_per_move():
     at = move_live_slider(at, "live_base", "100,000")  # another slider: its first move builds nothing
     data = _charts(at)["chart_sinusoidal_table"]["ahead"]
     assert data["key"] == "base" and set(data["frames"]) == {"10,000", "100,000"} and not data["new"]
+
+
+def test_no_frames_while_a_range_holds_a_slider_away_from_its_thumb():
+    """Patches: the patch row r runs to the grid's last row. With r's thumb at row 13, a grid of 12 rows holds r
+    at 11; walking the grid back up to 13 rows puts r at 12, and the next stop (14 rows) would bring it back to
+    13, which a frame built with r where it stands (12) would not show: no frames until r stands where its thumb
+    is again."""
+    info = next(p for p in PAGES if p.url_path == "patches")
+    at = _load(info)
+    at = move_live_slider(at, "live_r", "13")  # the last row of the 14-row grid
+    for rows, r in (("13", "12"), ("12", "11"), ("13", "12")):  # a walk down, then up: the grid pulls r along
+        at = move_live_slider(at, "live_gh", rows)
+        assert live_value(at, "r") == r
+        assert _charts(at)["chart_vit2d_one_patch"]["ahead"]["key"] is None
+    at = move_live_slider(at, "live_gh", "14")  # r back at 13, where its thumb is: frames again (the next stop;
+    assert live_value(at, "r") == "13"  # not the figure before, which had r elsewhere)
+    data = _charts(at)["chart_vit2d_one_patch"]["ahead"]
+    assert data["key"] == "gh" and set(data["frames"]) == {"14", "15"}
