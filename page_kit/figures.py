@@ -52,7 +52,7 @@ class Chart:
     control: dict | None = None  # what a click or a drag on the figure sets (figure_control)
     key: str | None = None  # the recipe's digest: the view this figure shows (figure_cache)
     recipe: tuple = ()  # (function, args, kwargs): the builder, then each kit step
-    ahead: object = None  # the frames either side of the slider under the hand (page_kit.hero_frames.Ahead)
+    ahead: object = None  # frames for the slider under the hand (page_kit.hero_frames.Ahead)
 
     @property
     def figure(self) -> go.Figure:

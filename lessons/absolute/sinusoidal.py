@@ -44,7 +44,6 @@ def table_chart(n, d, base, layout, backend="numpy", device="cpu", cached=True):
 
 
 def table_tab(page, n, dim, base, layout, backend, device):
-    # drawn ahead of the hand: the same table one stop either side of the slider being moved
     chart = hero(table_chart, n=n, d=dim, base=base, layout=layout, backend=backend, device=device)
     with page.side:
         play = controls.toggle("Animate the base", "play_base",

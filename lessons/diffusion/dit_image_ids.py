@@ -69,7 +69,7 @@ def ids_section(family, rows, cols, hand):
     row_ids, col_ids = grids["row"], grids["column"]
     ranges = {axis: pc.dit_value_range(ids) for axis, ids in grids.items()}  # {axis: (smallest, largest id)}
     row_lo = ranges["row"][0]
-    show(hero(ids_chart, **hand))  # drawn ahead of the hand: one stop either side of the slider being moved
+    show(hero(ids_chart, **hand))
     classroom.snippet(f"rows, cols = pc.flux_token_grid({rows * 16}, {cols * 16})  # 16 px per token",
                       f"grids = pc.dit_image_id_grids({family!r}, rows, cols, centred={centred})",
                       "# {axis: (rows, cols) ids}; the rotary itself: pc.flux_rope / pc.qwen_rope")

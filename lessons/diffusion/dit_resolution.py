@@ -40,7 +40,7 @@ def lesson():
         view = resolution(name, trained_px, new_px, method)
         dim, trained, new = view["dim"], view["trained"], view["new"]
         hand = {"w": new_px, "tw": trained_px, "model": name, "method": method}  # the figures' view, by URL key
-        show(hero(problem_chart, **hand))  # drawn ahead of the hand: one stop either side of the slider moved
+        show(hero(problem_chart, **hand))
         classroom.snippet(f"series = pc.dit_resolution_turns({dim}, {preset.theta}, {trained}, {new}, {method!r})",
                           "# {label: (pairs,) turns across the width}; the table with ids left as they are",
                           "# (the remedies pass their own ntk_factor / linear_factor):",

@@ -60,7 +60,6 @@ def lesson():
         top, left = pc.sd3_crop_window(size, rows, cols)  # a ValueError past the grid: shown as an error
         window = (top, left, rows, cols)
         facts = pc.sd3_window_facts(size, base, rows, cols)
-        # drawn ahead of the hand: the same window one stop either side of the slider being moved
         show(hero(window_chart, w=width, h=height, model=name))
         classroom.snippet(f"rows, cols = pc.sd3_patch_grid({height}, {width})  # VAE 8x, patch 2: 16 px",
                           f"top, left = pc.sd3_crop_window({size}, rows, cols)  # the window's first row, column",

@@ -46,7 +46,6 @@ def lesson():
         t_a, t_b = a["time"], b["time"]
         last = min(frames_a, frames_b) - 1  # the last frame both clips have
         id_a, id_b = pc.dit_frame_time_id(preset, frames_a, last), pc.dit_frame_time_id(preset, frames_b, last)
-        # drawn ahead of the hand: the same curves one stop either side of the slider being moved
         show(hero(split_chart, fa=frames_a, fb=frames_b, w=width, h=height, model=name))
         classroom.snippet(f"preset = pc.dit_preset({name!r})",
                           f"clip = pc.dit_axis_extents(preset, {width}, {height}, {frames_a})  # ids per axis",

@@ -59,7 +59,7 @@ def terms_chart(n, head, **rest):
 
 
 def three_terms_tab(args, t, head: int, i: int) -> None:
-    show(hero(terms_chart, **view(args, head)))  # drawn ahead of the hand: one stop either side of the slider moved
+    show(hero(terms_chart, **view(args, head)))
     classroom.snippet(f"t = pc.deberta_terms({classroom.call('deberta_example', *args)})",
                       "t['c2c'], t['c2p'], t['p2c'], t['total']  # (heads, n, n): the four maps")
     formula(r"A_{ij} = \frac{Q^c_i\cdot K^c_j + Q^c_i\cdot K^r_{\delta(i,j)} + K^c_j\cdot Q^r_{\delta(i,j)}}"

@@ -61,7 +61,7 @@ def terms_chart(n: int, dm: int, dh: int, seed: int):
 
 
 def terms_tab(args, t, i: int) -> None:
-    show(hero(terms_chart, **view(args)))  # drawn ahead of the hand: one stop either side of the slider moved
+    show(hero(terms_chart, **view(args)))
     classroom.snippet(f"t = pc.xl_terms({classroom.call('xl_example', *args)})",
                       "t['a'], t['b'], t['c'], t['d'], t['total']  # (n, n) each: the five maps")
     top = pc.xl_strongest_score(t, i)  # query i's largest score, term by term

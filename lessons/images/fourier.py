@@ -60,7 +60,7 @@ def lesson():
 
 
 def nerf_columns(L, s, m) -> figures.Chart:
-    """NeRF's sine columns for ``L`` octaves (the hero's frames either side are built here too)."""
+    """NeRF's sine columns for ``L`` octaves (the hero's frames are built here too)."""
     p, nerf, _, _ = encodings(L, float(s), m, 0)
     waves = {f"sin(2^{k} π p)": nerf[:, 2 * k] for k in range(min(L, SHOWN_OCTAVES))}  # sine columns
     return figures.padded(figures.lines(

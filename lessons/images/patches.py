@@ -58,7 +58,7 @@ def lesson():
 
 
 def one_patch_figure(r, c, gh, gw, d, base) -> figures.Chart:
-    """The similarity map of patch (r, c); the hero's frames either side are built here too."""
+    """The similarity map of patch (r, c); the hero's frames are built here too."""
     r, c = min(r, gh - 1), min(c, gw - 1)  # a smaller grid moves the patch slider to its last stop, as here
     grid = (gh, gw, d, float(base))
     zrange, signed = similarity_scale(*grid)

@@ -45,7 +45,7 @@ def lesson():
 
 
 def rows_figure(model, **parts) -> figures.Chart:
-    """The three id rows of the sequence ``parts`` sets; the hero's frames either side are built here too."""
+    """The three id rows of the sequence ``parts`` sets; the hero's frames are built here too."""
     spec, frame_text = multimodal_views.sequence(model, **parts)
     result = multimodal_views.ids_for(model, spec, frame_text)
     ids = result.ids  # (3, n)

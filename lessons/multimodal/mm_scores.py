@@ -36,7 +36,7 @@ def lesson():
 
 
 def image_figure(qr, qc, sh, sw, model) -> figures.Chart:
-    """The score maps of the query patch (qr, qc); the hero's frames either side are built here too."""
+    """The score maps of the query patch (qr, qc); the hero's frames are built here too."""
     row, col = min(qr, sh - 1), min(qc, sw - 1)  # a smaller image moves the query slider to its last stop, as here
     panels = scores_views.image_maps(model.family, model.head_dim, model.rotary_dim, model.theta, model.section,
                                      sh, sw, row, col)

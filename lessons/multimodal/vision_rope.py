@@ -49,7 +49,7 @@ def lesson():
 
 
 def maps_figure(r, c, gh, gw, tw) -> figures.Chart:
-    """The three score maps of the query patch (r, c); the hero's frames either side are built here too."""
+    """The three score maps of the query patch (r, c); the hero's frames are built here too."""
     row, col = min(r, gh - 1), min(c, gw - 1)  # a smaller grid moves the query slider to its last stop, as here
     qwen_tower, gemma = pc.VISION_TOWERS[tw], pc.VISION_TOWERS["gemma4"]
     titles = [f"Qwen,<br>θ {qwen_tower.theta:,.0f}", f"Gemma 4,<br>θ {gemma.theta:,.0f}", "Learned<br>x + y"]

@@ -56,7 +56,7 @@ def curve_tab(page):
     with page.side:
         bin_size = controls.select_slider("Bin width (positions)", "bin", [64, 128, 256, 512, 1024], 256)
     s, made = shipped(bin_size)
-    show(hero(inside_chart, bin=bin_size))  # drawn ahead of the hand: one stop either side of the bin width
+    show(hero(inside_chart, bin=bin_size))
     with past_question(s):
         show(hero(whole_chart, bin=bin_size))
         classroom.snippet(f"s = pc.real_models.long_context_summary(pc.real_models.shipped_long_context(), "

@@ -36,7 +36,6 @@ def map_tab(page, sink: float, window: int) -> None:
                                  "use W above.")
     result = views.attention_map(n, w, sink)
     last, kept = float(result["sink"][-1]), float(result["kept"][-1])
-    # drawn ahead of the hand: the same map one stop either side of the slider being moved
     show(hero(views.map_chart, sink=sink, mw=w))
     classroom.snippet(f"result = {classroom.call('sink_attention_map', n, w, sink)}",
                       'result["probs"]  # (32, 32) query x key probabilities, NaN outside the window',

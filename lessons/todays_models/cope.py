@@ -39,7 +39,6 @@ def example_tab(page, view, ex) -> None:
     text, unit, target, sharpness = view["text"], view["unit"], view["target"], view["sharpness"]
     tokens = ex["tokens"]
     by_tokens = views.example(text, "tokens", target, sharpness)
-    # drawn ahead of the hand: the same bars one stop either side of the slider being moved
     show(hero(views.attention_chart, target=target, s=sharpness, unit="tokens", text=text, name="cope_by_tokens"))
     st.caption("Tokens come from a toy tokenizer that cuts words into pieces of at most four letters, "
                "so a long word is several tokens, as with a real BPE vocabulary.")

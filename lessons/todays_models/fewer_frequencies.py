@@ -36,7 +36,6 @@ WHY = ("Many models rotate only part of each head. GPT-NeoX (`rotary_pct`), GLM-
 def dims_tab(view, info) -> None:
     head_dim, base, fraction = view["head_dim"], view["base"], view["fraction"]
     partial, prop = info["partial rotary"], info["proportional"]
-    # drawn ahead of the hand: the same table one stop either side of the slider being moved
     show(hero(views.dims_chart, **views.hands(view)))
     call = classroom.call("dimension_frequency_table", head_dim, float(base), float(fraction))
     classroom.snippet(f"table = {call}  # (4, {head_dim}) log10 ω per dimension, NaN: never turns",

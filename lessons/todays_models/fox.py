@@ -62,7 +62,6 @@ def bias_chart(text, dep, heads, head, seed):
 
 def bias_tab(page, view, ex) -> None:
     tokens = ex["tokens"]
-    # drawn ahead of the hand: the same bias one stop either side of the slider being moved
     show(hero(bias_chart, **view))
     st.caption(TOY)
     code(view, f'ex["fox"], ex["alibi"]  # ({len(tokens)}, {len(tokens)}) each, -inf above the diagonal')

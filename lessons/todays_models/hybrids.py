@@ -112,7 +112,6 @@ def order_tab(page) -> None:
             r"\mathrm{softmax}_s\big(q_t\cdot k_s/\sqrt{d}\big)\\ S_t = \{0..t\}\ \text{(causal)}\\ "
             r"\text{or all (bidirectional)}\end{gathered}")
     with questions.ask_blind(result, kind):
-        # drawn ahead of the hand: the same lines one stop either side of the slider being moved
         show(hero(order_chart, n=n, i=i, j=j, kind=kind))
         classroom.snippet(f"result = {classroom.call('order_test', n, 16, kind, i=i, j=j, seed=0)}",
                           'errors = result["errors"]  # {mixer: (tokens,)} difference at each position')

@@ -48,7 +48,6 @@ def terms_tab(page, view, out) -> None:
         i = controls.slider("Query i", "i", 1, tokens - 1, tokens - 1)
         j = controls.slider("Key j", "j", 0, i, max(0, i - 3))
     content, position = float(out["content"][head, i, j]), float(out["position"][head, i, j])
-    # drawn ahead of the hand: the same panels one stop either side of the slider being moved
     show(hero(latent_views.terms_chart, head=head, i=i, j=j, **hands(view)))
     classroom.snippet(latent_views.scores_code(preset, heads, tokens, start, cfg.rope_interleave),
                       f'out["content"][{head}], out["position"][{head}], out["logits"][{head}]  '

@@ -43,7 +43,6 @@ def map_tab(page) -> None:
                                 help="The first layers of each model; blank cells are past its last layer.")
     names, _ = views.layer_map(shown)
     counts = pc.nope_layer_counts()  # every model's full depth, whatever is shown
-    # drawn ahead of the hand: the same map one stop either side of the slider being moved
     show(hero(views.map_chart, layers=shown))
     classroom.snippet(f"names, grid = {classroom.call('nope_layer_map', shown)}",
                       f"# grid ({len(names)}, {shown}): 1 = RoPE, 0 = no positions, NaN past the last layer")

@@ -65,7 +65,6 @@ def grids_chart(sharp, dim, text, seed, base):
 def grids_tab(page, view, ex) -> None:
     tokens = ex["tokens"]
     spread = ex["largest_spread"]
-    # drawn ahead of the hand: the same grids one stop either side of the slider being moved
     show(hero(grids_chart, **view))
     st.caption(TOY)
     code(view, f'ex["rope"], ex["path"]  # ({len(tokens)}, {len(tokens)}) each, -inf above the diagonal')

@@ -72,7 +72,6 @@ def last_chart(level, heads, head, text, seed, current):
 def last_tab(page, view, ex) -> None:
     tokens = ex["tokens"]
     mean = ex["mean_distance"]
-    # drawn ahead of the hand: the same bars one stop either side of the slider being moved
     show(hero(last_chart, **view))
     st.caption(TOY)
     code(view, f'ex["stick"][-1], ex["alibi"][-1], ex["softmax"][-1]  # ({len(tokens)},) each, the bars')

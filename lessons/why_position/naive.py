@@ -57,7 +57,6 @@ def integer_tab(page) -> None:
                 f"d = {2 * dim}: the code p·1 and the word both grow like √d, so the width cancels and the ratio "
                 "is p itself.")
 
-    # drawn ahead of the hand: the same curves one stop either side of the slider being moved
     show(hero(ratio_chart, n=n, d=dim))
     classroom.snippet(fold(f"ratio = {{kind: pc.naive_norm_ratio({n}, kind, {dim}) for kind in {KINDS!r}}}",
                            f"({n},) each: ||code|| / ||token||, the curves from position 1"))
