@@ -98,7 +98,7 @@ class LiveSliderState:
 def _live_slider(element, fragment_id: str) -> LiveSliderState | None:
     if element.component_name != "posenc_live_slider":
         return None
-    data = json.loads(element.json)
+    data = json.loads(element.json)[0]  # page_kit/element_data.py: the dict travels in a one-item list
     return LiveSliderState(element.id, fragment_id, list(data["url"]), int(data["index"]))
 
 

@@ -39,7 +39,8 @@ function build(parentElement, id) {
   return root;
 }
 
-export default function ({ parentElement, data, setStateValue }) {
+export default function ({ parentElement, data: sent, setStateValue }) {
+  const data = sent[0]; // element_data.py: a one-item list
   let root = parentElement.querySelector(".ls");
   if (!root) root = build(parentElement, "ls-" + String(data.key).replace(/[^A-Za-z0-9_-]/g, "_"));
   const input = root.querySelector(".ls-range");

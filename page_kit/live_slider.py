@@ -20,7 +20,7 @@ from pathlib import Path
 import streamlit as st
 from streamlit.runtime.scriptrunner import get_script_run_ctx
 
-from . import _url
+from . import _url, element_data
 
 MAX_STOPS = 4096  # positions a live slider can take: the labels travel with it
 STOPS_KEY = "_live_stops"  # session state: URL key -> where the slider stands, as last drawn (_remember)
@@ -80,8 +80,8 @@ def live_slider(label: str, key: str, values: Sequence, default, *, labels: Sequ
     if text is None:  # first run of this slider in this session: the link's value, or the default
         text = st.query_params.get(key)
     index = _index_for(text, values, url_text, default_index)
-    _component(key=state_key, data={"key": key, "label": label, "help": help or "", "labels": list(labels),
-                                    "url": url_text, "index": index},
+    data = {"key": key, "label": label, "help": help or "", "labels": list(labels), "url": url_text, "index": index}
+    _component(key=state_key, data=element_data.wrap(data),
                default={"value": url_text[index]}, on_value_change=_noop, height="content")
     _write_url(key, url_text[index] if index != default_index else None)
     _remember(key, values, url_text, index, text)

@@ -275,7 +275,8 @@ function draw(root, plot, parentElement, json, digest, config) {
   }));
 }
 
-export default function ({ parentElement, data, setStateValue }) {
+export default function ({ parentElement, data: sent, setStateValue }) {
+  const data = sent[0]; // element_data.py: a one-item list
   let root = parentElement.querySelector(".pe-chart");
   if (!root) {
     root = document.createElement("div");

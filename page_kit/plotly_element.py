@@ -23,6 +23,8 @@ import numpy as np
 import plotly
 import streamlit as st
 
+from . import element_data
+
 APP_STATIC = Path(__file__).resolve().parents[1] / "static"  # Streamlit serves <app dir>/static at /app/static
 PLOTLY_JS = Path(plotly.__file__).parent / "package_data" / "plotly.min.js"
 MAX_FRAME_BYTES = 2_000_000  # all frames of one chart together, as float32, before base64
@@ -104,10 +106,11 @@ def plotly_element(figure_json: str, *, height: int, key: str, alt: str, config:
         data["frames"] = frames
         height += 44
     if control is None:
-        _component(key=key, data=data, height=int(height))
+        _component(key=key, data=element_data.wrap(data), height=int(height))
         return
     data["control"] = control
-    _component(key=key, data=data, height=int(height), default={"hand": None}, on_hand_change=on_hand)
+    _component(key=key, data=element_data.wrap(data), height=int(height), default={"hand": None},
+               on_hand_change=on_hand)
 
 
 def hand_event(key: str):

@@ -6,7 +6,7 @@ import json
 
 from streamlit.testing.v1 import AppTest
 
-from page_kit import registry
+from page_kit import element_data, registry
 from tests.conftest import ROOT
 
 TIMEOUT = 120
@@ -109,7 +109,7 @@ def _live_elements(at: AppTest) -> dict[str, tuple[str, list[str], str]]:
         for child in getattr(node, "children", {}).values():
             proto = getattr(child, "proto", None)
             if getattr(child, "type", None) == "bidi_component" and proto.component_name == "posenc_live_slider":
-                found[proto.id.split("-", 2)[-1]] = (proto.id, json.loads(proto.json)["url"], proto.json)
+                found[proto.id.split("-", 2)[-1]] = (proto.id, element_data.unwrap(proto.json)["url"], proto.json)
             walk(child)
 
     walk(at.main)
@@ -121,7 +121,7 @@ def live_value(at: AppTest, key: str) -> str | None:
     element = _live_elements(at).get(f"live_{key}")
     if element is None:
         return None
-    data = json.loads(element[2])
+    data = element_data.unwrap(element[2])
     return data["url"][data["index"]]
 
 

@@ -4,12 +4,11 @@ computes for it, whatever another session built before."""
 
 from __future__ import annotations
 
-import json
 
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from page_kit import figure_cache, registry
+from page_kit import element_data, figure_cache, registry
 from tests.apptest_pages import live_sliders, move_live_slider
 from tests.apptest_pages import load as _load
 
@@ -24,7 +23,7 @@ def _figures(at: AppTest) -> dict[str, str]:
         for child in getattr(node, "children", {}).values():
             proto = getattr(child, "proto", None)
             if getattr(child, "type", None) == "bidi_component" and proto.component_name == "posenc_plotly":
-                found[proto.id] = json.loads(proto.json)["figure"]
+                found[proto.id] = element_data.unwrap(proto.json)["figure"]
             walk(child)
 
     walk(at.main)

@@ -9,12 +9,11 @@ too, and checks that a frame goes over the wire only once.
 
 from __future__ import annotations
 
-import json
 import logging
 
 import pytest
 
-from page_kit import registry
+from page_kit import element_data, registry
 from tests.apptest_pages import live_sliders, live_value, move_live_slider
 from tests.apptest_pages import load as _load
 
@@ -45,7 +44,7 @@ def _charts(at) -> dict[str, dict]:
         for child in getattr(node, "children", {}).values():
             proto = getattr(child, "proto", None)
             if getattr(child, "type", None) == "bidi_component" and proto.component_name == "posenc_plotly":
-                data = json.loads(proto.json)
+                data = element_data.unwrap(proto.json)
                 found[data["chart"]] = data
             walk(child)
 
