@@ -4,7 +4,7 @@ from pathlib import Path
 
 import streamlit as st
 
-from page_kit import a11y, live, live_panel, registry, settings
+from page_kit import a11y, live, live_panel, settings
 from page_kit import navigation as nav
 from page_kit.heap import freeze_import_heap
 from page_kit.lesson import report_unexpected
@@ -21,14 +21,9 @@ st.set_page_config(page_title="PosEnc Explorer", page_icon=FAVICON, layout="wide
                    initial_sidebar_state="collapsed" if presenting else "auto")
 
 
-def _page(info: registry.PageInfo, default: bool = False) -> st.Page:
-    return st.Page(info.path, title=info.title, icon=info.icon, url_path=info.url_path, default=default)
-
-
-home = _page(registry.HOME, default=True)
-sections = {section.title: [_page(p) for p in section.pages] for section in registry.SECTIONS}
+home, sections = nav.pages()
 # Streamlit routes (every URL path as before); the sidebar's list is ours, valid for screen readers (nav.py).
-navigation = st.navigation({"": [home], **sections}, position="hidden")
+navigation = nav.runnable(st.navigation({"": [home], **{t: list(p) for t, p in sections.items()}}, position="hidden"))
 st.set_page_config(page_title=f"{navigation.title} · PosEnc Explorer")  # each lesson names its browser tab
 nav.sidebar_links([("", [home]), *sections.items()])
 settings.sidebar()  # imports torch, when present, to ask for CUDA

@@ -9,9 +9,13 @@ navigation, so the session and its settings survive a page change, as with Strea
 
 from __future__ import annotations
 
+import copy
+import functools
 from collections.abc import Sequence
 
 import streamlit as st
+
+from . import registry
 
 
 def sidebar_links(groups: Sequence[tuple[str, Sequence[st.Page]]]) -> None:
@@ -22,3 +26,23 @@ def sidebar_links(groups: Sequence[tuple[str, Sequence[st.Page]]]) -> None:
                 st.markdown(f"**{title}**")
             for page in pages:
                 st.page_link(page, label=page.title, icon=page.icon)
+
+
+@functools.cache
+def pages() -> tuple[st.Page, dict[str, tuple[st.Page, ...]]]:
+    """(home, {section title: its pages}): every st.Page built once per process, not on every page visit.
+
+    A Page resolves its file and checks its icon when built: 49 of them were 6% of a class's server CPU under
+    bench/load.py. The objects are shared by every session, so the page st.navigation picks is run as a copy
+    (``runnable``)."""
+    def page(info: registry.PageInfo, default: bool = False) -> st.Page:
+        return st.Page(info.path, title=info.title, icon=info.icon, url_path=info.url_path, default=default)
+
+    return page(registry.HOME, default=True), {s.title: tuple(page(p) for p in s.pages) for s in registry.SECTIONS}
+
+
+def runnable(chosen: st.Page) -> st.Page:
+    """The page st.navigation returned, as this run's own object. st.navigation marks the shared page callable
+    and Page.run() unmarks it: two sessions on the same page at once would each find it unmarked by the other."""
+    return copy.copy(chosen)
+
