@@ -24,7 +24,7 @@ from dataclasses import dataclass
 
 import streamlit as st
 
-from . import _url, figures
+from . import _url, figure_cache, figures
 from .figures import Chart
 
 SPECS_KEY = "_figure_targets"  # session state: key -> the slider's spec, recorded by controls each run
@@ -72,20 +72,29 @@ def pick(chart: Chart, *, x: str | Target | None = None, y: str | Target | None 
 
 def drag_points(chart: Chart, tips: Mapping[str, tuple[str | Target | None, str | Target | None]]) -> Chart:
     """The last point of each named trace (an arrow's tip) can be dragged; it sets the (x, y) keys given."""
-    data = chart.materialised().data  # read only: the chart keeps its place in the figure cache
-    names = [trace.name for trace in data]
+    ends = figure_cache.derived(chart, "trace_ends", _trace_ends)
     handles, targets = [], {}
     for trace, (x_key, y_key) in tips.items():
-        if trace not in names:
+        if trace not in ends:
             raise ValueError(f"The figure has no trace named {trace!r} to drag.")
-        tip = data[names.index(trace)]
-        handles.append({"trace": trace, "x": float(tip.x[-1]), "y": float(tip.y[-1])})
+        x, y = ends[trace]
+        handles.append({"trace": trace, "x": x, "y": y})
         targets[str(len(handles) - 1)] = {"x": _target(x_key), "y": _target(y_key)}
     chart = figures.hand_drags(chart)
     _hint(chart, f"Drag the tip of {' or '.join(tips)} to move it; the sliders set the same values from the "
                  "keyboard.")
     chart.control = {"handles": handles, "anywhere": False, "targets": targets}
     return chart
+
+
+def _trace_ends(figure) -> dict[str, tuple[float, float]]:
+    """Where each named trace with x and y ends: (x, y) of its last point (the first trace of a name wins)."""
+    ends: dict[str, tuple[float, float]] = {}
+    for trace in figure.data:
+        x, y = getattr(trace, "x", None), getattr(trace, "y", None)
+        if trace.name is not None and trace.name not in ends and x is not None and y is not None and len(x):
+            ends[trace.name] = (float(x[-1]), float(y[-1]))
+    return ends
 
 
 def drag_lines(chart: Chart, axis: str, lines: Sequence[tuple[float, str | Target]]) -> Chart:

@@ -17,11 +17,11 @@ from page_kit.theme import template_name
 
 @pytest.fixture(autouse=True)
 def empty_cache():
-    figure_cache.CHARTS.clear()
-    figure_cache.SPECS.clear()
+    for store in (figure_cache.CHARTS, figure_cache.SPECS, figure_cache.DERIVED):
+        store.clear()
     yield
-    figure_cache.CHARTS.clear()
-    figure_cache.SPECS.clear()
+    for store in (figure_cache.CHARTS, figure_cache.SPECS, figure_cache.DERIVED):
+        store.clear()
 
 
 def _json(figure, template):
@@ -50,6 +50,22 @@ def test_a_cached_view_sends_the_figure_its_recipe_builds(template):
     assert figure_cache.spec(again, template, _json) == sent_first  # ... and sends the stored JSON
     assert sent_first == _json(_uncached(lambda: _lines(0.3)).built, template)
     assert again.alt == first.alt and again.table.keys() == first.table.keys()
+
+
+def test_a_value_read_off_a_figure_is_read_once_per_view():
+    """figure_cache.derived: a draggable figure's handles come from its traces, without building a known view."""
+    reads = []
+
+    def last_sin(figure):
+        reads.append(figure)
+        return float(next(t for t in figure.data if t.name == "sin").y[-1])
+
+    assert figure_cache.derived(_lines(0.3), "end", last_sin) == pytest.approx(np.sin(31 * 0.3))
+    again = _lines(0.3)
+    assert figure_cache.derived(again, "end", last_sin) == pytest.approx(np.sin(31 * 0.3))
+    assert len(reads) == 1 and again.built is None  # the second view read nothing and built nothing
+    assert figure_cache.derived(_lines(0.4), "end", last_sin) == pytest.approx(np.sin(31 * 0.4))
+    assert len(reads) == 2  # another view is read afresh
 
 
 def test_steps_are_part_of_the_key_and_replay_on_a_rebuild():
