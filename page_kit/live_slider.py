@@ -12,6 +12,7 @@ URL under the same key a Streamlit slider would use, written as the same text, s
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -214,8 +215,11 @@ def stop_count(low, high, step) -> int:
     return int((high - low) / step + 1e-9) + 1
 
 
-def numeric_stops(low, high, step, *, integer: bool, format: str | None) -> tuple[list, list[str], list[str]]:
-    """The values a numeric slider can take, their labels and their URL texts (as Streamlit writes them)."""
+@functools.lru_cache(maxsize=512, typed=True)
+def numeric_stops(low, high, step, *, integer: bool, format: str | None) -> tuple[tuple, tuple, tuple]:
+    """The values a numeric slider can take, their labels and their URL texts (as Streamlit writes them).
+
+    Kept per range (every move redrew every slider's few hundred labels: 1% of a class's server CPU)."""
     count = stop_count(low, high, step)
     if count > MAX_STOPS:
         raise ValueError(f"A live slider takes at most {MAX_STOPS} positions; this range has {count}.")
@@ -224,4 +228,4 @@ def numeric_stops(low, high, step, *, integer: bool, format: str | None) -> tupl
         labels = [format % v for v in values]
     else:
         labels = [f"{v:,}" if integer else f"{v:g}" for v in values]
-    return values, labels, [_url.format_number(v, integer) for v in values]
+    return tuple(values), tuple(labels), tuple(_url.format_number(v, integer) for v in values)

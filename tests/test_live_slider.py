@@ -11,11 +11,11 @@ SINUSOIDAL = registry.page("sinusoidal")
 
 def test_numeric_stops_match_streamlit_steps_labels_and_url_text():
     values, labels, url = live_slider.numeric_stops(8, 2048, 8, integer=True, format=None)
-    assert values[:3] == [8, 16, 24] and values[-1] == 2048 and len(values) == 256
+    assert values[:3] == (8, 16, 24) and values[-1] == 2048 and len(values) == 256
     assert labels[-1] == "2,048" and url[-1] == "2048"
     values, labels, url = live_slider.numeric_stops(-2.0, 2.0, 0.1, integer=False, format="%.1f")
     assert len(values) == 41 and values[20] == 0.0 and values[-1] == 2.0
-    assert labels[:2] == ["-2.0", "-1.9"] and url[:2] == ["-2", "-1.9"]  # whole floats without ".0", as Streamlit
+    assert labels[:2] == ("-2.0", "-1.9") and url[:2] == ("-2", "-1.9")  # whole floats without ".0", as Streamlit
 
 
 def test_a_range_with_too_many_stops_is_refused_before_any_list_is_built():
