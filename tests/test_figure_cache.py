@@ -158,3 +158,25 @@ def test_sessions_in_threads_share_one_entry():
         thread.join()
     assert not errors and len({r[0] for r in results}) == 1
     assert figure_cache.SPECS.stats()["entries"] == 1
+
+
+def test_cached_functions_keep_their_signature_and_still_key_by_every_argument():
+    """page_kit.cached_signatures: st.cache_data asks for a function's parameters on every call; they are kept
+    per function, and the cache still tells calls apart by each argument's name and value."""
+    import streamlit as st
+    from streamlit import type_util
+
+    import page_kit  # noqa: F401 (installs the memo)
+
+    assert hasattr(type_util.get_func_parameters, "cache_info")
+
+    @st.cache_data(show_spinner=False)
+    def scaled(a, b, _ignored=None):
+        return a * 10 + b
+
+    assert [scaled(1, 2), scaled(2, 1), scaled(1, 2, _ignored=5), scaled(b=3, a=1)] == [12, 21, 12, 13]
+    def plain(x, y=1, *rest, z):
+        return x
+
+    assert [p.name for p in type_util.get_func_parameters(plain)] == ["x", "y", "rest", "z"]
+    assert type_util.get_func_parameters(plain) is type_util.get_func_parameters(plain)  # read once
