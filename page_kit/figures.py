@@ -552,6 +552,16 @@ def hand_drags(chart: Chart) -> Chart:
 
 
 @figure_cache.step
+def axis_settings(chart: Chart, axis: str, **settings) -> Chart:
+    """Settings for every ``axis`` ("x" or "y") axis that the builders do not take (category ticks, a tick format),
+    as a kit step: the chart keeps its place in the figure cache, where ``chart.figure`` would lose it."""
+    if axis not in ("x", "y"):
+        raise ValueError("Axis settings are for the x or the y axes.")
+    getattr(chart.figure, f"update_{axis}axes")(**settings)
+    return chart
+
+
+@figure_cache.step
 def roomy(chart: Chart) -> Chart:
     """Room for log-axis tick labels and a legend below the plot, so long legends never cover the title."""
     chart.figure.update_xaxes(automargin=True)

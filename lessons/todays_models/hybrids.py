@@ -92,8 +92,7 @@ def order_chart(n: int, i: int, j: int, kind: str):
         alt=f"Per-position difference ({kind}) between mixing the reordered tokens and reordering the mixed "
             "tokens, one line per mixer; largest differences: "
             + ", ".join(f"{name} {v:.1e}" for name, v in result["largest"].items()) + ".")
-    chart.figure.update_yaxes(tickformat=".0e")  # 1e-12 reads better here than SI prefixes (1p)
-    return chart
+    return figures.axis_settings(chart, "y", tickformat=".0e")  # 1e-12 reads better here than SI prefixes (1p)
 
 
 def order_tab(page) -> None:

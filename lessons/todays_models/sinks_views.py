@@ -45,8 +45,7 @@ def map_chart(sink: float, mw: int):
         alt=f"Attention probabilities of {n} queries in a causal window of {mw} keys, with the sink logit "
             f"{sink:g} as the last column; blank cells are outside the window.")
     ticks = [str(k) for k in range(0, n, 4)] + ["sink"]  # label the sink column explicitly
-    chart.figure.update_xaxes(type="category", tickvals=ticks, ticktext=ticks)
-    return chart
+    return figures.axis_settings(chart, "x", type="category", tickvals=ticks, ticktext=ticks)
 
 
 def score_chart(sink: float, w: int):
