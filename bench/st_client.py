@@ -22,6 +22,8 @@ from streamlit.proto.BackMsg_pb2 import BackMsg
 from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 from streamlit.proto.Slider_pb2 import Slider
 
+from page_kit import element_data  # the scripts that import this module put the project root on sys.path
+
 STICKY_COOKIE = "posenc_replica"  # set by deploy/nginx/default.conf.template
 
 
@@ -98,7 +100,7 @@ class LiveSliderState:
 def _live_slider(element, fragment_id: str) -> LiveSliderState | None:
     if element.component_name != "posenc_live_slider":
         return None
-    data = json.loads(element.json)[0]  # page_kit/element_data.py: the dict travels in a one-item list
+    data = element_data.unwrap(element)
     return LiveSliderState(element.id, fragment_id, list(data["url"]), int(data["index"]))
 
 

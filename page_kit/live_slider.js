@@ -40,7 +40,7 @@ function build(parentElement, id) {
 }
 
 export default function ({ parentElement, data: sent, setStateValue }) {
-  const data = sent[0]; // element_data.py: a one-item list
+  const data = unpackElementData(sent); // element_data.py
   let root = parentElement.querySelector(".ls");
   if (!root) root = build(parentElement, "ls-" + String(data.key).replace(/[^A-Za-z0-9_-]/g, "_"));
   const input = root.querySelector(".ls-range");

@@ -28,7 +28,7 @@ STOPS_KEY = "_live_stops"  # session state: URL key -> where the slider stands, 
 HAND_KEY = "_live_hand"  # session state: (URL key, direction, moves in a row) of the last slider moved
 
 _component = st.components.v2.component(
-    "posenc_live_slider", js=Path(__file__).with_name("live_slider.js").read_text(encoding="utf-8"),
+    "posenc_live_slider", js=element_data.JS + Path(__file__).with_name("live_slider.js").read_text(encoding="utf-8"),
     # one rule per line: a one-line CSS string with "[" would be taken for a file pattern
     css="\n".join([
         ".ls{font-family:var(--st-font);color:var(--st-text-color);padding-bottom:.25rem}",
@@ -82,7 +82,7 @@ def live_slider(label: str, key: str, values: Sequence, default, *, labels: Sequ
         text = st.query_params.get(key)
     index = _index_for(text, values, url_text, default_index)
     data = {"key": key, "label": label, "help": help or "", "labels": list(labels), "url": url_text, "index": index}
-    _component(key=state_key, data=element_data.wrap(data),
+    _component(key=state_key, data=element_data.pack(data),
                default={"value": url_text[index]}, on_value_change=_noop, height="content")
     _write_url(key, url_text[index] if index != default_index else None)
     _remember(key, values, url_text, index, text)

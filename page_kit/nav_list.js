@@ -48,7 +48,7 @@ function build(parentElement, groups) {
 }
 
 export default function ({ parentElement, data: sent, setTriggerValue }) {
-  const data = sent[0]; // element_data.py: a one-item list
+  const data = unpackElementData(sent); // element_data.py
   let nav = parentElement.querySelector(".nl");
   if (!nav || nav.__digest !== data.digest) {
     if (nav) nav.remove();

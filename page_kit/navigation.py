@@ -23,7 +23,7 @@ from . import element_data, registry
 
 
 _component = st.components.v2.component(
-    "posenc_nav_list", js=Path(__file__).with_name("nav_list.js").read_text(encoding="utf-8"),
+    "posenc_nav_list", js=element_data.JS + Path(__file__).with_name("nav_list.js").read_text(encoding="utf-8"),
     # one rule per line: a one-line CSS string with "[" would be taken for a file pattern
     css="\n".join([
         ".nl{font-family:var(--st-font);color:var(--st-text-color);font-size:.875rem}",
@@ -59,8 +59,7 @@ def sidebar_links(groups: Sequence[tuple[str, Sequence[st.Page]]], here: str) ->
     entries = [[title, [[p.url_path, p.title, _glyph(p.icon)] for p in pages]] for title, pages in groups]
     digest = hashlib.blake2b(json.dumps(entries).encode(), digest_size=8).hexdigest()
     with st.sidebar:
-        result = _component(key="lesson_nav", data=element_data.wrap({"groups": entries, "here": here,
-                                                                      "digest": digest}),
+        result = _component(key="lesson_nav", data=element_data.pack({"groups": entries, "here": here, "digest": digest}),
                             on_go_change=_noop, height="content")
     target = {p.url_path: p for _, pages in groups for p in pages}.get(result.go)
     if target is not None and target.url_path != here:

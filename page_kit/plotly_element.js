@@ -276,7 +276,7 @@ function draw(root, plot, parentElement, json, digest, config) {
 }
 
 export default function ({ parentElement, data: sent, setStateValue }) {
-  const data = sent[0]; // element_data.py: a one-item list
+  const data = unpackElementData(sent); // element_data.py
   let root = parentElement.querySelector(".pe-chart");
   if (!root) {
     root = document.createElement("div");

@@ -48,8 +48,8 @@ def available() -> bool:
 
 _component = st.components.v2.component(
     # figure_fit.js (fitting a figure to the width it is drawn at) goes first: plotly_element.js calls it
-    "posenc_plotly", js="\n".join(Path(__file__).with_name(name).read_text(encoding="utf-8")
-                                   for name in ("figure_fit.js", "plotly_element.js")),
+    "posenc_plotly", js="\n".join([element_data.JS] + [Path(__file__).with_name(name).read_text(encoding="utf-8")
+                                                     for name in ("figure_fit.js", "plotly_element.js")]),
     css=".pe-frames{display:flex;align-items:center;gap:.75rem;margin-top:.35rem}"
         ".pe-range{flex:1;accent-color:#0072B2}"
         ".pe-play{font:inherit;padding:.2rem .8rem;border-radius:.5rem;border:1px solid rgba(128,128,128,.5);"
@@ -99,17 +99,19 @@ def plotly_element(figure_json: str, *, height: int, key: str, alt: str, config:
     ``control`` (figure_control.browser_spec) makes the figure a control: the browser reports a click or a
     drag as the state value "hand" ({kind, handle, x, y, n}: n counts events, so each one is a change) and
     ``on_hand`` runs before the rerun that follows, as a slider's on_change would."""
-    data = {"chart": key, "figure": figure_json, "digest": digest, "config": {**config, "responsive": True}, "alt": alt}
+    data = {"chart": key, "digest": digest, "config": {**config, "responsive": True}, "alt": alt}
+    texts = [(("figure",), figure_json)]  # JSON already: sent as it is (element_data)
     if ahead is not None:
-        data["ahead"] = ahead
+        data["ahead"] = {**ahead, "new": {}}
+        texts += [(("ahead", "new", frame), json) for frame, json in ahead["new"].items()]
     if frames is not None:
         data["frames"] = frames
         height += 44
     if control is None:
-        _component(key=key, data=element_data.wrap(data), height=int(height))
+        _component(key=key, data=element_data.pack(data, texts), height=int(height))
         return
     data["control"] = control
-    _component(key=key, data=element_data.wrap(data), height=int(height), default={"hand": None},
+    _component(key=key, data=element_data.pack(data, texts), height=int(height), default={"hand": None},
                on_hand_change=on_hand)
 
 

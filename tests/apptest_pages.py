@@ -100,16 +100,16 @@ def run_snippets(at: AppTest, where: str = "the view") -> list[dict]:
     return spaces
 
 
-def _live_elements(at: AppTest) -> dict[str, tuple[str, list[str], str]]:
+def _live_elements(at: AppTest) -> dict[str, tuple[str, list[str], object]]:
     """The page's live sliders (page_kit.live_slider): session-state key -> (element id, the values' URL texts,
-    the component's data as JSON)."""
-    found: dict[str, tuple[str, list[str], str]] = {}
+    the component's protobuf)."""
+    found: dict[str, tuple[str, list[str], object]] = {}
 
     def walk(node):
         for child in getattr(node, "children", {}).values():
             proto = getattr(child, "proto", None)
             if getattr(child, "type", None) == "bidi_component" and proto.component_name == "posenc_live_slider":
-                found[proto.id.split("-", 2)[-1]] = (proto.id, element_data.unwrap(proto.json)["url"], proto.json)
+                found[proto.id.split("-", 2)[-1]] = (proto.id, element_data.unwrap(proto)["url"], proto)
             walk(child)
 
     walk(at.main)

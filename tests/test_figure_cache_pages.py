@@ -23,7 +23,7 @@ def _figures(at: AppTest) -> dict[str, str]:
         for child in getattr(node, "children", {}).values():
             proto = getattr(child, "proto", None)
             if getattr(child, "type", None) == "bidi_component" and proto.component_name == "posenc_plotly":
-                found[proto.id] = element_data.unwrap(proto.json)["figure"]
+                found[proto.id] = element_data.unwrap(proto)["figure"]
             walk(child)
 
     walk(at.main)

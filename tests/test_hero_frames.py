@@ -44,7 +44,7 @@ def _charts(at) -> dict[str, dict]:
         for child in getattr(node, "children", {}).values():
             proto = getattr(child, "proto", None)
             if getattr(child, "type", None) == "bidi_component" and proto.component_name == "posenc_plotly":
-                data = element_data.unwrap(proto.json)
+                data = element_data.unwrap(proto)
                 found[data["chart"]] = data
             walk(child)
 
