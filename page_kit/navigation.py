@@ -21,7 +21,6 @@ import streamlit as st
 
 from . import element_data, registry
 
-
 _component = st.components.v2.component(
     "posenc_nav_list", js=element_data.JS + Path(__file__).with_name("nav_list.js").read_text(encoding="utf-8"),
     # one rule per line: a one-line CSS string with "[" would be taken for a file pattern
@@ -59,8 +58,8 @@ def sidebar_links(groups: Sequence[tuple[str, Sequence[st.Page]]], here: str) ->
     entries = [[title, [[p.url_path, p.title, _glyph(p.icon)] for p in pages]] for title, pages in groups]
     digest = hashlib.blake2b(json.dumps(entries).encode(), digest_size=8).hexdigest()
     with st.sidebar:
-        result = _component(key="lesson_nav", data=element_data.pack({"groups": entries, "here": here, "digest": digest}),
-                            on_go_change=_noop, height="content")
+        data = element_data.pack({"groups": entries, "here": here, "digest": digest})
+        result = _component(key="lesson_nav", data=data, on_go_change=_noop, height="content")
     target = {p.url_path: p for _, pages in groups for p in pages}.get(result.go)
     if target is not None and target.url_path != here:
         st.switch_page(target, query_params={})  # a clean URL, as a page link leaves; bound widgets forbid none

@@ -213,6 +213,11 @@ def test_sidebar_lesson_links_navigate_inside_the_app(browser_page):
     assert page.evaluate("() => window.__sameDocument === true"), "the link reloaded the page: a new session"
     assert nav.locator('a[aria-current="page"]').inner_text().strip().endswith(target.title)
     _check_clean(page, errors, f"{source.url_path} -> {target.url_path} by the sidebar")
+    page.go_back()  # the browser's history holds the lesson left, as with any link
+    page.wait_for_url(f"**/{source.url_path}", timeout=60000)
+    page.locator("h1", has_text=source.title).first.wait_for(timeout=30000)
+    wait_until_idle(page)
+    _check_clean(page, errors, f"back to {source.url_path}")
 
 
 def test_first_visit_deep_link_opens_the_page_with_navigation(chromium_browser):

@@ -4,7 +4,6 @@ computes for it, whatever another session built before."""
 
 from __future__ import annotations
 
-
 import pytest
 from streamlit.testing.v1 import AppTest
 
