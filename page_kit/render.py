@@ -125,7 +125,7 @@ def show(chart: Chart) -> None:
                         config=plot_config(chart.name), alt=chart.alt,
                         key=f"chart_{chart.name}")
     # one row block, not columns (a flex, two columns and a button row: four blocks a figure on every move);
-    # the caption takes the row, the buttons its right end (settings.GLOBAL_CSS)
+    # the caption takes the row, the buttons its right end, or the line under it on a phone (settings.GLOBAL_CSS)
     row = st.container(horizontal=True, vertical_alignment="top", gap="small", key=f"under_chart_{chart.name}")
     row.caption(f"{chart.alt} {chart.note}".strip(), width="stretch")
     if chart.table:

@@ -54,6 +54,9 @@ GLOBAL_CSS = """
    wrap under it only where the row is too narrow for both */
 [class*="st-key-under_chart_"] > [data-testid="stElementContainer"]:first-child { flex: 1 1 0 !important;
   min-width: min(16rem, 60%); }
+/* ... and on a phone the caption keeps the whole width, the buttons under it */
+@media (max-width: 640px) {
+  [class*="st-key-under_chart_"] > [data-testid="stElementContainer"]:first-child { min-width: 100%; } }
 /* classroom.predict: the part that answers a question stays hidden until the question is answered */
 [class*="st-key-answer_hidden_"] { display: none !important; }
 /* A display formula wider than its box scrolls sideways, and says so: a shadow on the side where more of it
