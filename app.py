@@ -25,7 +25,7 @@ home, sections = nav.pages()
 # Streamlit routes (every URL path as before); the sidebar's list is ours, valid for screen readers (nav.py).
 navigation = nav.runnable(st.navigation({"": [home], **{t: list(p) for t, p in sections.items()}}, position="hidden"))
 st.set_page_config(page_title=f"{navigation.title} · PosEnc Explorer")  # each lesson names its browser tab
-nav.sidebar_links([("", [home]), *sections.items()], navigation.url_path)
+nav.sidebar_links([("", [home]), *sections.items()])
 settings.sidebar()  # imports torch, when present, to ask for CUDA
 live.begin()  # a live class: join from the link, read the room once for this run
 live_panel.sidebar(navigation.url_path)  # in a class, also the room's 1 s poll (page_kit/live.py)

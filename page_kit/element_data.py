@@ -1,4 +1,4 @@
-"""The data the kit's own elements (live_slider, plotly_element, the lesson list) carry: one bytes payload.
+"""The data the kit's own elements (live_slider, plotly_element) carry: one bytes payload.
 
 A dict handed to a Streamlit component costs, on every run: a dataframe check of each top-level value (a scan
 of every list: a live slider's few hundred labels, about 1 ms a slider), a JSON dump for the browser, a second,

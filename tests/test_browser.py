@@ -190,36 +190,6 @@ def test_presentation_mode_offers_navigation_and_a_way_out(browser_page):
     assert "present=true" not in page.url
 
 
-def test_sidebar_lesson_links_navigate_inside_the_app(browser_page):
-    """The sidebar's lesson list (page_kit/navigation.py) is one <nav> of links: a click opens the lesson in the
-    same session (no page load), marks it as current, and the links keep their hrefs for a new tab."""
-    url, page, errors = browser_page
-    errors.clear()
-    pages = registry.all_pages()
-    source, target = pages[4], pages[-1]
-    page.goto(f"{url}/{source.url_path}", wait_until="domcontentloaded")
-    wait_until_idle(page)
-    nav = page.locator('[data-testid="stSidebarContent"] nav[aria-label="Lessons"]')
-    nav.wait_for(state="attached", timeout=30000)
-    assert nav.locator("a").count() == len(pages)
-    assert nav.locator('a[aria-current="page"]').inner_text().strip().endswith(source.title)
-    link = nav.get_by_role("link", name=target.title, exact=True)
-    assert link.get_attribute("href") == target.url_path
-    page.evaluate("() => { window.__sameDocument = true; }")
-    link.click()
-    page.wait_for_url(f"**/{target.url_path}", timeout=60000)
-    page.locator("h1", has_text=target.title).first.wait_for(timeout=30000)
-    wait_until_idle(page)
-    assert page.evaluate("() => window.__sameDocument === true"), "the link reloaded the page: a new session"
-    assert nav.locator('a[aria-current="page"]').inner_text().strip().endswith(target.title)
-    _check_clean(page, errors, f"{source.url_path} -> {target.url_path} by the sidebar")
-    page.go_back()  # the browser's history holds the lesson left, as with any link
-    page.wait_for_url(f"**/{source.url_path}", timeout=60000)
-    page.locator("h1", has_text=source.title).first.wait_for(timeout=30000)
-    wait_until_idle(page)
-    _check_clean(page, errors, f"back to {source.url_path}")
-
-
 def test_first_visit_deep_link_opens_the_page_with_navigation(chromium_browser):
     """The first request after the server starts goes straight to a lesson (a link shared by a teacher)."""
     target = registry.all_pages()[-1]
