@@ -277,21 +277,27 @@ def extension_at_defaults(method, head_dim, base, original, factor):
         ``(result, distances, scores)``: ``extension_analysis``'s dict, and ``score_vs_distance`` of the
         frequencies after scaling (before, for None) with the method's attention factor.
     """
+    result, target = _analysis_at_defaults(method, head_dim, base, original, factor)
+    if method is None:
+        distances, scores = score_vs_distance(result["inv_freq_before"], 1.0, 4 * target)
+    else:
+        distances, scores = score_vs_distance(result["inv_freq_after"], result["attention_factor"], 4 * target)
+    return result, distances, scores
+
+
+def _analysis_at_defaults(method, head_dim, base, original, factor) -> tuple[dict, int]:
+    """``extension_analysis`` of one method at its default knobs, and the target length L'."""
     original = as_int("original context L", original, minimum=2, maximum=MAX_CONTEXT)
     factor = as_float("extension factor s", factor, above=0.0)
     target = int(round(factor * original))
     if method is None:
-        result = extension_analysis(head_dim, base, None, original=original, target=target)
-        distances, scores = score_vs_distance(result["inv_freq_before"], 1.0, 4 * target)
-        return result, distances, scores
+        return extension_analysis(head_dim, base, None, original=original, target=target), target
     n_pairs = rotary_dim(head_dim, 1.0) // 2  # validates head_dim
     scaling, max_pos = extension_scaling(method, factor, original,
                                          short_factor=resample_factors(PHI35_SHORT_FACTOR, n_pairs),
                                          long_factor=resample_factors(PHI35_LONG_FACTOR, n_pairs))
-    result = extension_analysis(head_dim, base, scaling, original=original, target=target,
-                                max_position_embeddings=max_pos)
-    distances, scores = score_vs_distance(result["inv_freq_after"], result["attention_factor"], 4 * target)
-    return result, distances, scores
+    return extension_analysis(head_dim, base, scaling, original=original, target=target,
+                              max_position_embeddings=max_pos), target
 
 
 def fastest_pair_when_doubled(methods, head_dim, base, original, factor) -> dict:
@@ -302,7 +308,8 @@ def fastest_pair_when_doubled(methods, head_dim, base, original, factor) -> dict
         ``changed``: the methods whose pair 0 moves by more than 1e-9 of its value, in the order given.
     """
     factor = as_float("extension factor s", factor, above=0.0)
-    before, after = ({m: float(extension_at_defaults(m, head_dim, base, original, s)[0]["ratio"][0]) for m in methods}
+    # the analysis alone: the score curves extension_at_defaults adds are not read here
+    before, after = ({m: float(_analysis_at_defaults(m, head_dim, base, original, s)[0]["ratio"][0]) for m in methods}
                      for s in (factor, 2.0 * factor))
     changed = [m for m in methods if abs(after[m] - before[m]) > 1e-9 * abs(before[m])]
     return {"before": before, "after": after, "changed": changed}
