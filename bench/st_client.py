@@ -47,6 +47,7 @@ class Tally:
     errors: dict[str, int] = field(default_factory=dict)
     drops: int = 0
     bytes_in: int = 0
+    messages: int = 0  # ForwardMsgs received (elements, blocks, the run's own messages)
     requested: int = 0  # moves and page visits sent (first loads not counted)
     bytes_deflated: int = 0  # with --compression: what permessage-deflate puts on the wire (estimated here)
 
@@ -203,6 +204,7 @@ class Student:
         try:
             async for raw in ws:
                 self.tally.bytes_in += len(raw)
+                self.tally.messages += 1
                 if self.deflate is not None:
                     self.tally.bytes_deflated += len(self.deflate.compress(raw) + self.deflate.flush(zlib.Z_SYNC_FLUSH))
                 msg = ForwardMsg()

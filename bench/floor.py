@@ -1,0 +1,160 @@
+"""The server's cost of a slider move when everything it shows is already cached: the floor under bench/load.py.
+
+    python bench/floor.py                       # every lesson page with a slider
+    python bench/floor.py --pages sinusoidal rope --moves 60
+
+One protocol-level student (bench/st_client.py) per page opens it, then moves the page's first slider one stop
+right and back, again and again: after the first two moves every view it asks for is in the figure cache and in
+`st.cache_data`, and every frame ahead of the hand has been sent. The server CPU the process spends per move from
+then on (utime + stime from /proc, nothing else runs in the process) is what Streamlit and the kit cost for a
+move that computes nothing: the least a run can cost, however well views are shared. In the same run it measures a
+bare Streamlit app (`bench/baseline_app.py`: one slider, one heatmap) the same way.
+
+The last line turns the median into students: at `bench/load.py`'s pace (a move every 3-7 s, so 0.2 runs a
+second per student) one core of Python (a process holds the GIL) serves at most 1 / (0.2 x CPU per run)
+students at 100% busy; a p95 under 300 ms needs the core well under full. Not a test.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import os
+import random
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import websockets
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from st_client import LiveSliderState, Student, Tally  # noqa: E402  (bench/ is on sys.path: this script lives there)
+
+from deploy.local_proxy import app_processes, free_port, wait_healthy  # noqa: E402
+from page_kit import registry  # noqa: E402
+
+CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
+RUNS_PER_STUDENT_S = 1 / 5  # bench/load.py: a move every 3-7 s
+BARE_MESSAGES = 7  # what a bare fragment with one slider sends per rerun (the run's own messages and the slider)
+
+
+def cpu_s(pid: int) -> float:
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / CLOCK_TICKS
+
+
+class Mover(Student):
+    """A student that moves one slider there and back, and counts what each move brings back."""
+
+    def __init__(self, base_url: str, page: str) -> None:
+        super().__init__(base_url, [page], random.Random(0), Tally())
+
+    async def moves(self, count: int, pid: int, warm: int = 4) -> dict | None:
+        ws_url = self.base_url.replace("http", "ws", 1) + "/_stcore/stream"
+        async with websockets.connect(ws_url, subprotocols=["streamlit"], max_size=None) as ws:
+            reader = asyncio.create_task(self._read(ws))
+            try:
+                await self._rerun(ws, "first")
+                await asyncio.sleep(0.3)
+                movable = [s for s in self.sliders.values() if s.movable]
+                if not movable:
+                    return None
+                slider = next((s for s in movable if isinstance(s, LiveSliderState)), movable[0])
+                for _ in range(warm):
+                    await self._move(ws, slider)
+                cpu0, bytes0, messages0, t0 = cpu_s(pid), self.tally.bytes_in, self.tally.messages, time.perf_counter()
+                for _ in range(count):
+                    await self._move(ws, slider)
+                elapsed = time.perf_counter() - t0
+                cpu = cpu_s(pid) - cpu0
+            finally:
+                reader.cancel()
+        if self.tally.errors:
+            raise RuntimeError(f"{self.page}: {self.tally.errors}")
+        return {"cpu_ms": 1000 * cpu / count, "wall_ms": 1000 * elapsed / count,
+                "kb": (self.tally.bytes_in - bytes0) / 1024 / count,
+                "messages": (self.tally.messages - messages0) / count}
+
+    async def _move(self, ws, slider) -> None:
+        """One stop right of where the slider started, then back: the same two views, cached after the first pair."""
+        self.flip = not getattr(self, "flip", False)
+        if isinstance(slider, LiveSliderState):
+            if not hasattr(self, "start"):
+                self.start = slider.index if slider.index + 1 < len(slider.texts) else slider.index - 1
+            slider.index = self.start + self.flip
+        else:
+            if not hasattr(self, "start"):
+                value = slider.values[0]
+                self.start = value if value + slider.step <= slider.high else value - slider.step
+            slider.values[0] = self.start + slider.step * self.flip
+        await self._rerun(ws, "move", slider)
+
+
+def measure(url: str, pid: int, pages: list[str], moves: int, label: str | None = None) -> dict[str, dict]:
+    results = {}
+    for page in pages:
+        row = asyncio.run(Mover(url, page).moves(moves, pid))
+        if row:
+            results[page] = row
+            print(f"{label or page:<22} {row['cpu_ms']:6.1f} ms CPU / move  {row['wall_ms']:6.1f} ms wall  "
+                  f"{row['kb']:6.1f} KB  {row['messages']:5.1f} messages", flush=True)
+    return results
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--pages", nargs="*", help="url paths (default: every lesson page)")
+    parser.add_argument("--moves", type=int, default=40)
+    args = parser.parse_args()
+    pages = args.pages or [p.url_path for p in registry.all_pages() if p is not registry.HOME]
+    print(f"load average before: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
+    with app_processes(1, ["--server.headless", "true"]) as [(url, pid)]:
+        for page in pages[:3]:  # first visits import the lessons' modules: not what a move costs
+            asyncio.run(Mover(url, page).moves(2, pid, warm=0))
+        ours = measure(url, pid, pages, args.moves)
+    cpus = [r["cpu_ms"] for r in ours.values()]
+    cpu, messages = statistics.median(cpus), statistics.median(r["messages"] for r in ours.values())
+    bare = {}
+    for name, script, elements in (("bare fragment, slider only", "bare_elements_app.py", 0),
+                                   (f"bare fragment, slider + {messages - BARE_MESSAGES:.0f} captions",
+                                    "bare_elements_app.py", int(messages - BARE_MESSAGES)),
+                                   ("the quick Streamlit app (bench/baseline_app.py)", "baseline_app.py", 0)):
+        with bare_process(script, elements) as (url, pid):
+            bare[name] = measure(url, pid, [""], args.moves, label=name)[""]
+    print(f"\nmedian of {len(ours)} pages: {cpu:.1f} ms of server CPU per cached move (lowest {min(cpus):.1f}, "
+          f"highest {max(cpus):.1f}), {messages:.0f} messages a move")
+    for name, row in bare.items():
+        print(f"{name}: {row['cpu_ms']:.1f} ms, {row['messages']:.0f} messages")
+    students = 1000 / (RUNS_PER_STUDENT_S * cpu)
+    print(f"at a move every 5 s, one process at 100% of a core serves at most {students:.0f} students with every "
+          f"view cached; as many elements in a bare fragment: at most "
+          f"{1000 / (RUNS_PER_STUDENT_S * list(bare.values())[1]['cpu_ms']):.0f}")
+    print(f"load average after: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
+
+
+@contextlib.contextmanager
+def bare_process(script: str, elements: int = 0):
+    """A bench/ script served like the app (one process, no file watcher, no per-run collection): (url, pid)."""
+    port = free_port()
+    proc = subprocess.Popen([sys.executable, "-m", "streamlit", "run", str(ROOT / "bench" / script),
+                             "--server.port", str(port), "--server.address", "127.0.0.1", "--server.headless", "true",
+                             "--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none",
+                             "--runner.postScriptGC", "false"],
+                            cwd=ROOT / "bench", env={**os.environ, "POSENC_BARE_ELEMENTS": str(elements)},
+                            stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT)
+    url = f"http://127.0.0.1:{port}"
+    try:
+        wait_healthy(url, proc=proc)
+        yield url, proc.pid
+    finally:
+        proc.terminate()
+        proc.wait(timeout=15)
+
+
+if __name__ == "__main__":
+    main()
