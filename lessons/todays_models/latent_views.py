@@ -98,9 +98,15 @@ def scores_code(preset: str, heads: int, tokens: int, start: int, interleave: bo
     return f"{name} = {classroom.call('mla_demo_scores', preset, heads, tokens, start, 0, interleave)}"
 
 
+@st.cache_data(max_entries=16, show_spinner=False)
+def shift_change(preset: str, heads: int, tokens: int, start: int) -> dict:
+    # two demo layers' scores: ~60 ms of torch on every move while it ran uncached (bench/floor.py)
+    return pc.mla_shift_change(preset, heads, tokens, start)
+
+
 def ask_shift(preset: str, heads: int, tokens: int, start: int) -> contextlib.AbstractContextManager:
     """Predict: move every token by the same number of positions; what happens to the position term?"""
-    shift = pc.mla_shift_change(preset, heads, tokens, start)
+    shift = shift_change(preset, heads, tokens, start)
     moved_start, change, size = shift["moved_start"], shift["change"], shift["size"]
     answer = 0 if change <= 0.1 * size else 1  # float32 angles far out round by a few hundredths of a radian
 
