@@ -17,6 +17,12 @@ def balance(init: str, scale: bool, dim: int):
     return pc.embedding_norm_balance(sorted(set(WIDTHS) | {dim}), init, scale)
 
 
+@st.cache_data(max_entries=32, show_spinner=False)
+def doubled_balance(init: str, scale: bool, dim: int):
+    """The balance at d and at 2d: the width question's answer."""
+    return pc.embedding_norm_balance([dim, 2 * dim], init, scale)
+
+
 header("Token + position",
        "The first layer sees one vector per word: the word's embedding plus its position's row. Both share the "
        "same channels, so their sizes decide which one the model mostly hears.")
@@ -76,7 +82,7 @@ def balance_tab(x, words, made, text: str, dim: int, init: str, scale: bool) -> 
     classroom.snippet(made, "# x['token_norm'], x['position_norm'], x['input_norm']:",
                       f"# ({len(words)},) each, the bars")
     b = balance(init, scale, dim)
-    wider = pc.embedding_norm_balance([dim, 2 * dim], init, scale)
+    wider = doubled_balance(init, scale, dim)
     (e0, e1), (m0, m1) = wider["expected"], wider["measured"]
 
     def width_reveal() -> str:

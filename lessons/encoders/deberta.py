@@ -18,6 +18,11 @@ def curve(distance: int, buckets: int, top: int):
     return pc.deberta_bucket_curve(distance, buckets, top)
 
 
+@st.cache_data(max_entries=32, show_spinner=False)
+def table_facts(buckets: int, top: int, hidden: int):
+    return pc.deberta_table_facts(buckets, top, hidden)
+
+
 header("DeBERTa: disentangled attention",
        "DeBERTa v2 / v3 keep content and position apart: every score adds what the query's content says about the "
        "key's content, about the key's distance, and what that distance says about the key's content.")
@@ -64,7 +69,7 @@ def three_terms_tab(args, t, head: int, i: int) -> None:
                       "t['c2c'], t['c2p'], t['p2c'], t['total']  # (heads, n, n): the four maps")
     formula(r"A_{ij} = \frac{Q^c_i\cdot K^c_j + Q^c_i\cdot K^r_{\delta(i,j)} + K^c_j\cdot Q^r_{\delta(i,j)}}"
             r"{\sqrt{3\cdot $d}},\quad \delta(i,j) = \mathrm{bucket}(i - j)", d=int(round(t["scale"] ** 2 / 3)))
-    table = pc.deberta_table_facts(args[3], args[4], args[1])
+    table = table_facts(args[3], args[4], args[1])
     formula(r"K^r = P\,W_k^\top + b_k,\quad Q^r = P\,W_q^\top + b_q")
     formula(r"P:\ $r \times $h", r=table["rows"], h=args[1])
     notice(f"P is the one relative table of the whole model ({table['rows']} rows here); each layer projects it "
@@ -110,7 +115,7 @@ def one_query_tab(args, t, head: int, i: int) -> None:
 
 def buckets_chart(pb: int, mr: int, hidden: int):
     mr = min(tops(pb), key=lambda m: abs(m - mr))  # as settled(): the page moves it into the new range
-    c, mine = curve(2 * mr, pb, mr), pc.deberta_table_facts(pb, mr, hidden)
+    c, mine = curve(2 * mr, pb, mr), table_facts(pb, mr, hidden)
     return figures.lines(c["distance"], {"bucket δ(i, j)": c["bucket"], "table row − span": c["row"] - mine["span"]},
                          title=f"The bucket of each i − j ({pb} buckets, up to {mr})",
                          x_title="i − j (query minus key)", y_title="bucket", name="deberta_buckets",
@@ -123,7 +128,7 @@ def buckets_chart(pb: int, mr: int, hidden: int):
 def buckets_tab(args, t, head: int, i: int) -> None:
     buckets, top = args[3], args[4]
     far = 2 * top
-    v3 = pc.deberta_table_facts(256, 512, 768)
+    v3 = table_facts(256, 512, 768)
     show(hero(buckets_chart, pb=buckets, mr=top, hidden=args[1]))
     classroom.snippet(f"c = {classroom.call('deberta_bucket_curve', far, buckets, top)}",
                       "c['distance'], c['bucket'], c['row']  # (2·D + 1,) each")

@@ -32,6 +32,12 @@ def analyse(config_text: str, layer: str | None):
             view["distances"], view["before"], view["after"], view["softmax_scale"], view["facts"], view["layer"])
 
 
+@st.cache_data(max_entries=32, show_spinner=False)
+def layer_types(config_text: str) -> list[str]:
+    """The config's layer types with RoPE settings of their own (empty: one setting for every layer)."""
+    return pc.rope_layer_types(json.loads(config_text))
+
+
 def config_lines(config_text: str, layer: str | None) -> list[str]:
     """The snippet's first lines: the preset by name when the text is one, else the JSON itself."""
     preset = next((k for k, p in pc.PRESETS.items() if json.dumps(p.config) == config_text), None)
@@ -79,7 +85,7 @@ def lesson():
         if config_text is None:
             return
         layer = None
-        layers = pc.rope_layer_types(json.loads(config_text))
+        layers = layer_types(config_text)
         if layers:
             default = layers.index("full_attention") if "full_attention" in layers else 0
             layer = controls.select("Layer type", "layer", layers, default,

@@ -18,6 +18,11 @@ def summaries(head_dim: int, base: float, fraction: float, context: int):
     return pc.fewer_frequency_summaries(head_dim, base, fraction, context)
 
 
+@st.cache_data(max_entries=32, show_spinner=False)
+def frequency_table(head_dim: int, base: float, fraction: float):
+    return pc.dimension_frequency_table(head_dim, base, fraction)
+
+
 @st.cache_data(max_entries=16, show_spinner=False)
 def curves(head_dim: int, base: float, fraction: float, context: int):
     return pc.frequency_score_curves(head_dim, base, fraction, context, 800)
@@ -30,7 +35,7 @@ def hands(view: dict) -> dict:
 
 def dims_chart(p: float, base: int, ctx: int, d: int):
     info = summaries(d, float(base), float(p), ctx)
-    table = pc.dimension_frequency_table(d, base, p)
+    table = frequency_table(d, float(base), float(p))
     partial, prop = info["partial rotary"], info["proportional"]
     return figures.heatmap(
         table, y=list(METHODS), title=f"How fast each dimension turns (head_dim {d}, fraction "
