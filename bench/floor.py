@@ -138,14 +138,16 @@ def main() -> None:
 
 
 @contextlib.contextmanager
-def bare_process(script: str, elements: int = 0):
-    """A bench/ script served like the app (one process, no file watcher, no per-run collection): (url, pid)."""
+def bare_process(script: str, elements: int = 0, env: dict[str, str] | None = None):
+    """A bench/ script served like the app (one process, no file watcher, no per-run collection, static files
+    served as the kit's chart element needs): (url, pid)."""
     port = free_port()
+    env = {**os.environ, "POSENC_BARE_ELEMENTS": str(elements), **(env or {})}
     proc = subprocess.Popen([sys.executable, "-m", "streamlit", "run", str(ROOT / "bench" / script),
                              "--server.port", str(port), "--server.address", "127.0.0.1", "--server.headless", "true",
                              "--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none",
-                             "--runner.postScriptGC", "false"],
-                            cwd=ROOT / "bench", env={**os.environ, "POSENC_BARE_ELEMENTS": str(elements)},
+                             "--runner.postScriptGC", "false", "--server.enableStaticServing", "true"],
+                            cwd=ROOT / "bench", env=env,
                             stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT)
     url = f"http://127.0.0.1:{port}"
     try:
