@@ -28,8 +28,6 @@ a:focus-visible, button:focus-visible, summary:focus-visible, input:focus-visibl
   *, *::before, *::after { animation-duration: .01ms !important; animation-iteration-count: 1 !important;
                            transition-duration: .01ms !important; scroll-behavior: auto !important; }
 }
-/* The sidebar's lesson links 28 px tall and no longer overlapping (Streamlit pulls gap-less elements 6 px
-   together): WCAG 2.2's target size (2.5.8) asks 24 px per target. */
 /* An element's toolbar (a table's search, download and fullscreen buttons) floats above the element, where a tab
    panel's first table would lay it over the tab strip and its scroll button (target-size): room for it on a
    phone, where the toolbar always shows, when the strip scrolls. */
@@ -38,6 +36,8 @@ a:focus-visible, button:focus-visible, summary:focus-visible, input:focus-visibl
     [data-testid="stElementContainer"]:first-child:has(
     [data-testid="stElementToolbar"]) { margin-top: 1.2rem; } }
 [data-testid^="stTabsScroll"] { min-width: 24px; }
+/* The sidebar's lesson links 28 px tall and no longer overlapping (Streamlit pulls gap-less elements 6 px
+   together): WCAG 2.2's target size (2.5.8) asks 24 px per target. */
 .st-key-lesson_nav > .stElementContainer { margin-top: -2px !important; margin-bottom: -2px !important; }
 </style>
 """

@@ -38,3 +38,17 @@ def no_fallback(request):
         first = handler.records[0]
         pytest.fail(f"a page fell back to its last-line guard: {first.getMessage()}\n"
                     + logging.Formatter().formatException(first.exc_info), pytrace=False)
+
+
+@pytest.fixture
+def empty_figure_cache():
+    """The process-wide figure cache (page_kit.figure_cache) emptied before and after the test: a view an earlier
+    test built would come back without its builder or kit steps running."""
+    from page_kit import figure_cache
+
+    stores = (figure_cache.CHARTS, figure_cache.SPECS, figure_cache.DERIVED)
+    for store in stores:
+        store.clear()
+    yield
+    for store in stores:
+        store.clear()

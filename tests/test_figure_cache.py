@@ -14,14 +14,7 @@ from hypothesis import strategies as st
 from page_kit import figure_cache, figures
 from page_kit.theme import template_name
 
-
-@pytest.fixture(autouse=True)
-def empty_cache():
-    for store in (figure_cache.CHARTS, figure_cache.SPECS, figure_cache.DERIVED):
-        store.clear()
-    yield
-    for store in (figure_cache.CHARTS, figure_cache.SPECS, figure_cache.DERIVED):
-        store.clear()
+pytestmark = pytest.mark.usefixtures("empty_figure_cache")  # every test starts and ends with an empty cache
 
 
 def _json(figure, template):

@@ -274,16 +274,14 @@ REFERENCE_PAGES = ["layer_strip", "model_configs", "extension", "extension_compa
 
 
 @pytest.mark.parametrize("url_path", REFERENCE_PAGES)
+@pytest.mark.usefixtures("empty_figure_cache")  # a cached view would skip the kit steps this test records
 def test_no_reference_labels_meet_on_any_tab(monkeypatch, url_path):
     """Every figure with reference lines that a page builds, on every tab: no two label boxes intersect, with
     the label positions the kit assigned (the page-level check of the Layer by layer collision)."""
-    from page_kit import figure_cache, registry
+    from page_kit import registry
     from page_kit.label_layout import plot_height
     from tests.apptest_pages import load, open_tab, tab_groups
 
-    # a view an earlier test built comes from the shared figure cache, without calling its kit steps again
-    for store in (figure_cache.CHARTS, figure_cache.SPECS, figure_cache.DERIVED):
-        store.clear()
     built = []
     original = figures.reference_lines
 
