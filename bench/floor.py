@@ -7,8 +7,9 @@ One protocol-level student (bench/st_client.py) per page opens it, then moves th
 right and back, again and again: after the first two moves every view it asks for is in the figure cache and in
 `st.cache_data`, and every frame ahead of the hand has been sent. The server CPU the process spends per move from
 then on (utime + stime from /proc, nothing else runs in the process) is what Streamlit and the kit cost for a
-move that computes nothing: the least a run can cost, however well views are shared. In the same run it measures a
-bare Streamlit app (`bench/baseline_app.py`: one slider, one heatmap) the same way.
+move that computes nothing: the least a run can cost, however well views are shared. In the same run it measures,
+the same way, a bare Streamlit fragment with one slider, the same fragment with as many captions as the pages'
+median move sends messages (`bench/bare_elements_app.py`), and the quick one-heatmap app (`bench/baseline_app.py`).
 
 The last line turns the median into students: at `bench/load.py`'s pace (a move every 3-7 s, so 0.2 runs a
 second per student) one core of Python (a process holds the GIL) serves at most 1 / (0.2 x CPU per run)
@@ -53,6 +54,8 @@ class Mover(Student):
 
     def __init__(self, base_url: str, page: str) -> None:
         super().__init__(base_url, [page], random.Random(0), Tally())
+        self.start: float | None = None  # the stop left of the pair the slider moves between (index or value)
+        self.right = False  # where the last move went
 
     async def moves(self, count: int, pid: int, warm: int = 4) -> dict | None:
         ws_url = self.base_url.replace("http", "ws", 1) + "/_stcore/stream"
@@ -82,16 +85,16 @@ class Mover(Student):
 
     async def _move(self, ws, slider) -> None:
         """One stop right of where the slider started, then back: the same two views, cached after the first pair."""
-        self.flip = not getattr(self, "flip", False)
+        self.right = not self.right
         if isinstance(slider, LiveSliderState):
-            if not hasattr(self, "start"):
+            if self.start is None:
                 self.start = slider.index if slider.index + 1 < len(slider.texts) else slider.index - 1
-            slider.index = self.start + self.flip
+            slider.index = self.start + self.right
         else:
-            if not hasattr(self, "start"):
+            if self.start is None:
                 value = slider.values[0]
                 self.start = value if value + slider.step <= slider.high else value - slider.step
-            slider.values[0] = self.start + slider.step * self.flip
+            slider.values[0] = self.start + slider.step * self.right
         await self._rerun(ws, "move", slider)
 
 
@@ -124,7 +127,7 @@ def main() -> None:
                                    (f"bare fragment, slider + {messages - BARE_MESSAGES:.0f} captions",
                                     "bare_elements_app.py", int(messages - BARE_MESSAGES)),
                                    ("the quick Streamlit app (bench/baseline_app.py)", "baseline_app.py", 0)):
-        with bare_process(script, elements) as (url, pid):
+        with bare_process(script, {"POSENC_BARE_ELEMENTS": str(elements)}) as (url, pid):
             bare[name] = measure(url, pid, [""], args.moves, label=name)[""]
     print(f"\nmedian of {len(ours)} pages: {cpu:.1f} ms of server CPU per cached move (lowest {min(cpus):.1f}, "
           f"highest {max(cpus):.1f}), {messages:.0f} messages a move")
@@ -138,11 +141,11 @@ def main() -> None:
 
 
 @contextlib.contextmanager
-def bare_process(script: str, elements: int = 0, env: dict[str, str] | None = None):
+def bare_process(script: str, env: dict[str, str] | None = None):
     """A bench/ script served like the app (one process, no file watcher, no per-run collection, static files
-    served as the kit's chart element needs): (url, pid)."""
+    served as the kit's chart element needs), with ``env`` added to its environment: (url, pid)."""
     port = free_port()
-    env = {**os.environ, "POSENC_BARE_ELEMENTS": str(elements), **(env or {})}
+    env = {**os.environ, **(env or {})}
     proc = subprocess.Popen([sys.executable, "-m", "streamlit", "run", str(ROOT / "bench" / script),
                              "--server.port", str(port), "--server.address", "127.0.0.1", "--server.headless", "true",
                              "--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none",
