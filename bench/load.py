@@ -135,6 +135,21 @@ def ms(value: float) -> str:
     return "-" if value != value else f"{1000 * value:,.0f}"
 
 
+def slow_pages(runs: list[tuple[str, str, float]], p95: float, top: int = 8) -> list[tuple]:
+    """Which pages make the tail: (page, moves over p95, visits over p95, the page's runs, its slowest run) for
+    the pages with the most runs over ``p95``, so a fix starts where the students wait."""
+    over: dict[str, list[int]] = {}
+    count: dict[str, int] = {}
+    worst: dict[str, float] = {}
+    for page, kind, seconds in runs:
+        count[page] = count.get(page, 0) + 1
+        worst[page] = max(worst.get(page, 0.0), seconds)
+        if seconds > p95:
+            over.setdefault(page, [0, 0])[kind == "visit"] += 1
+    ranked = sorted(over, key=lambda page: (-sum(over[page]), -worst[page]))[:top]
+    return [(page, *over[page], count[page], worst[page]) for page in ranked]
+
+
 async def run_level(url: str, replicas: list[Replica], pages: list[str], n: int, args) -> dict:
     tally = Tally()
     cache0 = [r.cache_counts() for r in replicas]
@@ -171,6 +186,7 @@ async def run_level(url: str, replicas: list[Replica], pages: list[str], n: int,
         "rss_trace": rss_trace, "hit_rate": hits / (hits + misses) if hits + misses else float("nan"),
         "compute_s": sum(c1[2] - c0[2] for c0, c1 in zip(cache0, cache1, strict=True)),
         "sessions": [r.sessions() for r in replicas],
+        "slow_pages": slow_pages(tally.runs, percentile(runs, 0.95)),
         "kb_per_run": tally.bytes_in / 1024 / max(1, len(runs) + len(tally.latencies["first"])),
         "deflated": tally.bytes_deflated / tally.bytes_in if tally.bytes_in and args.compression else None,
         # share of the level's wall time in which some runnable task (a replica, nginx, this client) waited
@@ -191,6 +207,10 @@ def print_level(row: dict) -> None:
         print(f"    /_stcore/metrics, replica {i + 1}, since it started: {sessions}")
     if row["deflated"] is not None:
         print(f"    websocket compression: {row['deflated']:.0%} of the bytes on the wire")
+    if row["slow_pages"]:
+        print("    the runs over this level's p95, by page (page: moves + visits over it, of its runs; its slowest "
+              "ms): " + "; ".join(f"{page}: {moves} + {visits} of {runs}, {ms(worst)}"
+                                  for page, moves, visits, runs, worst in row["slow_pages"]))
     for kind, count in row["error_kinds"].items():
         print(f"    error x{count}: {kind}")
 

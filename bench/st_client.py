@@ -50,6 +50,7 @@ class Tally:
     messages: int = 0  # ForwardMsgs received (elements, blocks, the run's own messages)
     requested: int = 0  # moves and page visits sent (first loads not counted)
     bytes_deflated: int = 0  # with --compression: what permessage-deflate puts on the wire (estimated here)
+    runs: list[tuple[str, str, float]] = field(default_factory=list)  # (page, move or visit, seconds) per run
 
     def error(self, kind: str) -> None:
         self.errors[kind] = self.errors.get(kind, 0) + 1
@@ -197,6 +198,8 @@ class Student:
             return
         if status in FINISHED:
             self.tally.latencies[kind].append(time.perf_counter() - start)
+            if kind != "first":
+                self.tally.runs.append((self.page, kind, self.tally.latencies[kind][-1]))
         elif status != ForwardMsg.FINISHED_EARLY_FOR_RERUN:
             self.tally.error(f"{kind}: script finished with {ForwardMsg.ScriptFinishedStatus.Name(status)}")
 

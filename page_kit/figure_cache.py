@@ -12,6 +12,12 @@ session state), which is what makes the key the view. A chart whose figure is ta
 
 Both stores are LRU-bounded in bytes and entries, shared by every session of the process (a lock guards
 them: Streamlit runs sessions in threads).
+
+Inside a builder (or a rebuild) plotly does not check the properties the kit sets. Its checks were half the time
+of building a figure, and under bench/load.py, where a random walk asks for views nobody has seen yet, building
+figures took a fifth of the server's CPU (py-spy, 27 Nov 2026). The kit's builders are the only code that sets
+these properties, and tests/test_figures.py builds every kind of figure both ways and compares what the browser
+receives, so a misspelt property still fails a test. POSENC_CHECK_FIGURES=1 checks them in the app too.
 """
 
 from __future__ import annotations
@@ -25,12 +31,14 @@ from collections import OrderedDict
 from collections.abc import Mapping
 
 import numpy as np
+import plotly.basedatatypes
 
 # POSENC_FIGURE_CACHE=off builds every figure on every run, as before the cache (bench/load.py --no-figure-cache)
 ENABLED = os.environ.get("POSENC_FIGURE_CACHE", "on").lower() not in ("off", "0", "false", "no")
 MAX_CHART_BYTES = 128 << 20  # charts' own numbers (download tables and matrices)
 MAX_SPEC_BYTES = 64 << 20  # finished figure JSON
 MAX_ENTRIES = 2048
+CHECKED = os.environ.get("POSENC_CHECK_FIGURES", "0").lower() in ("1", "on", "true", "yes")
 
 
 class _Unkeyable(Exception):
@@ -162,6 +170,23 @@ class _Nested:
         _building.depth -= 1
 
 
+class _Checks:
+    """plotly's per-object ``_validate`` flag, read through the thread: False while this thread is inside a kit
+    builder (``nested``), else what plotly set (its own code turns it off for known-good values)."""
+
+    def __get__(self, obj, owner=None):
+        if obj is None:
+            return self
+        return obj.__dict__.get("_posenc_validate", True) and (CHECKED or getattr(_building, "depth", 0) == 0)
+
+    def __set__(self, obj, value) -> None:
+        obj.__dict__["_posenc_validate"] = value
+
+
+plotly.basedatatypes.BasePlotlyType._validate = _Checks()
+plotly.basedatatypes.BaseFigure._validate = _Checks()
+
+
 def nested() -> _Nested:
     """Kit calls made inside this block build eagerly and are keyed by the outer recipe."""
     return _Nested()
@@ -177,7 +202,8 @@ def builder(function):
     @functools.wraps(function)
     def keyed(*args, **kwargs):
         if _inside():
-            return function(*args, **kwargs)
+            with nested():  # built unchecked, also with the cache off
+                return function(*args, **kwargs)
         key = digest(_qualname(function), args, kwargs)
         recipe = ((function, args, kwargs),)
         if key is not None:
@@ -198,7 +224,8 @@ def step(function):
     @functools.wraps(function)
     def keyed(chart, *args, **kwargs):
         if _inside() or chart.key is None:
-            return function(chart, *args, **kwargs)
+            with nested():
+                return function(chart, *args, **kwargs)
         key = digest(chart.key, _qualname(function), args, kwargs)
         recipe = chart.recipe + ((function, args, kwargs),)
         # Kit steps change only the figure, so a known step leaves the chart's numbers, note and control as

@@ -200,7 +200,8 @@ def _decade_ticks(values) -> dict:
 
 
 def _base_layout(fig: go.Figure, title: str, x_title: str, y_title: str, height: int) -> go.Figure:
-    fig.update_layout(title=title, height=height, xaxis_title=x_title, yaxis_title=y_title)
+    fig.update_layout(title=dict(text=title), height=height, xaxis=dict(title=dict(text=x_title)),
+                      yaxis=dict(title=dict(text=y_title)))
     return fig
 
 
@@ -362,10 +363,10 @@ def bars(categories, series: Mapping[str, np.ndarray], *, title: str, x_title: s
     fig = go.Figure()
     styles = series_styles(list(series))
     for i, (label, values) in enumerate(series.items()):
-        # grouped bars differ by fill pattern too, not only colour (WCAG 1.4.1)
-        pattern = dict(shape=BAR_PATTERNS[i % len(BAR_PATTERNS)], solidity=0.25) if len(series) > 1 else None
-        fig.add_trace(go.Bar(x=categories, y=_f32(values), name=label, marker_color=styles[label][0],
-                             marker_pattern=pattern,
+        marker = dict(color=styles[label][0])
+        if len(series) > 1:  # grouped bars differ by fill pattern too, not only colour (WCAG 1.4.1)
+            marker["pattern"] = dict(shape=BAR_PATTERNS[i % len(BAR_PATTERNS)], solidity=0.25)
+        fig.add_trace(go.Bar(x=categories, y=_f32(values), name=label, marker=marker,
                              hovertemplate=f"{label}<br>{x_title}: %{{x}}<br>{y_title}: %{{y:{hover_format}}}"
                                            "<extra></extra>"))
     _base_layout(fig, title, x_title, y_title, height)
@@ -485,7 +486,7 @@ def small_multiples(grids: Sequence[np.ndarray], titles: Sequence[str], *, title
                                  hovertemplate=f"{titles[i]}<br>{y_title}: %{{y}}<br>{x_title}: %{{x}}<br>"
                                                f"{value_name}: %{{z:{hover_format}}}<extra></extra>"))
     fig = go.Figure(data=traces, layout=dict(**axes, annotations=annotations))
-    fig.update_layout(title=title, height=int(nrows * cell_px + 90),
+    fig.update_layout(title=dict(text=title), height=int(nrows * cell_px + 90),
                       coloraxis=dict(colorscale=DIVERGING if signed else SEQUENTIAL, cmin=zmin, cmax=zmax,
                                      colorbar=dict(title=dict(text=value_name, side="right"))))
     fig.update_yaxes(autorange="reversed")
