@@ -2,6 +2,7 @@
 
     python bench/floor.py                       # every lesson page with a slider
     python bench/floor.py --pages sinusoidal rope --moves 60
+    python bench/floor.py --fresh               # every move to a stop not asked for before: the cost of a miss
 
 One protocol-level student (bench/st_client.py) per page opens it, then moves the page's first slider one stop
 right and back, again and again: after the first two moves every view it asks for is in the figure cache and in
@@ -14,6 +15,11 @@ median move sends messages (`bench/bare_elements_app.py`), and the quick one-hea
 The last line turns the median into students: at `bench/load.py`'s pace (a move every 3-7 s, so 0.2 runs a
 second per student) one core of Python (a process holds the GIL) serves at most 1 / (0.2 x CPU per run)
 students at 100% busy; a p95 under 300 ms needs the core well under full. Not a test.
+
+With --fresh the slider walks one way instead, a stop a move, so every move asks for a view nobody asked for
+before (the frame ahead of the hand, built once the hand has moved twice, is the only help it gets): what a
+page's move costs when the caches miss, as a quarter of bench/load.py's random walk does. The bare apps are
+not run then.
 """
 
 from __future__ import annotations
@@ -52,10 +58,12 @@ def cpu_s(pid: int) -> float:
 class Mover(Student):
     """A student that moves one slider there and back, and counts what each move brings back."""
 
-    def __init__(self, base_url: str, page: str) -> None:
+    def __init__(self, base_url: str, page: str, fresh: bool = False) -> None:
         super().__init__(base_url, [page], random.Random(0), Tally())
         self.start: float | None = None  # the stop left of the pair the slider moves between (index or value)
         self.right = False  # where the last move went
+        self.fresh = fresh  # walk one way, a new stop each move (--fresh)
+        self.back = False  # with fresh: walking towards the low end
 
     async def moves(self, count: int, pid: int, warm: int = 4) -> dict | None:
         ws_url = self.base_url.replace("http", "ws", 1) + "/_stcore/stream"
@@ -84,7 +92,25 @@ class Mover(Student):
                 "messages": (self.tally.messages - messages0) / count}
 
     async def _move(self, ws, slider) -> None:
-        """One stop right of where the slider started, then back: the same two views, cached after the first pair."""
+        """One stop right of where the slider started, then back: the same two views, cached after the first pair.
+        With ``fresh``, one stop further each time, turning at the ends."""
+        # each run's reply brings the slider's element again, and _read keeps its new state: move that one (the
+        # state picked before the first move is stale by now, and moving it sent the slider where it stood)
+        slider = self.sliders.get(slider.id.split("-", 2)[-1], slider)
+        if self.fresh:
+            if isinstance(slider, LiveSliderState):
+                low, high, at, step = 0, len(slider.texts) - 1, slider.index, 1
+            else:
+                low, high, at, step = slider.low, slider.high, slider.values[0], slider.step
+            if not low <= at + step * (-1 if self.back else 1) <= high:  # turn at the end
+                self.back = not self.back
+            at += step * (-1 if self.back else 1)
+            if isinstance(slider, LiveSliderState):
+                slider.index = at
+            else:
+                slider.values[0] = at
+            await self._rerun(ws, "move", slider)
+            return
         self.right = not self.right
         if isinstance(slider, LiveSliderState):
             if self.start is None:
@@ -98,10 +124,11 @@ class Mover(Student):
         await self._rerun(ws, "move", slider)
 
 
-def measure(url: str, pid: int, pages: list[str], moves: int, label: str | None = None) -> dict[str, dict]:
+def measure(url: str, pid: int, pages: list[str], moves: int, label: str | None = None,
+            fresh: bool = False) -> dict[str, dict]:
     results = {}
     for page in pages:
-        row = asyncio.run(Mover(url, page).moves(moves, pid))
+        row = asyncio.run(Mover(url, page, fresh).moves(moves, pid))
         if row:
             results[page] = row
             print(f"{label or page:<22} {row['cpu_ms']:6.1f} ms CPU / move  {row['wall_ms']:6.1f} ms wall  "
@@ -113,15 +140,23 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--pages", nargs="*", help="url paths (default: every lesson page)")
     parser.add_argument("--moves", type=int, default=40)
+    parser.add_argument("--fresh", action="store_true", help="every move to a new stop: the cost of a miss")
     args = parser.parse_args()
     pages = args.pages or [p.url_path for p in registry.all_pages() if p is not registry.HOME]
     print(f"load average before: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
     with app_processes(1, ["--server.headless", "true"]) as [(url, pid)]:
         for page in pages[:3]:  # first visits import the lessons' modules: not what a move costs
             asyncio.run(Mover(url, page).moves(2, pid, warm=0))
-        ours = measure(url, pid, pages, args.moves)
+        ours = measure(url, pid, pages, args.moves, fresh=args.fresh)
     cpus = [r["cpu_ms"] for r in ours.values()]
     cpu, messages = statistics.median(cpus), statistics.median(r["messages"] for r in ours.values())
+    if args.fresh:
+        ranked = sorted(ours, key=lambda page: -ours[page]["cpu_ms"])
+        print(f"\nmedian of {len(ours)} pages: {cpu:.1f} ms of server CPU per move to a new stop (mean "
+              f"{statistics.mean(cpus):.1f}); the most: "
+              + ", ".join(f"{page} {ours[page]['cpu_ms']:.0f}" for page in ranked[:8]))
+        print(f"load average after: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
+        return
     bare = {}
     for name, script, elements in (("bare fragment, slider only", "bare_elements_app.py", 0),
                                    (f"bare fragment, slider + {messages - BARE_MESSAGES:.0f} captions",
