@@ -364,21 +364,21 @@ def bars(categories, series: Mapping[str, np.ndarray], *, title: str, x_title: s
     categories = np.asarray(categories)
     if categories.shape[0] > MAX_BARS:
         raise ValueError(f"A bar chart shows at most {MAX_BARS} bars.")
-    fig = go.Figure()
     styles = series_styles(list(series))
+    traces = []
     for i, (label, values) in enumerate(series.items()):
         marker = dict(color=styles[label][0])
         if len(series) > 1:  # grouped bars differ by fill pattern too, not only colour (WCAG 1.4.1)
             marker["pattern"] = dict(shape=BAR_PATTERNS[i % len(BAR_PATTERNS)], solidity=0.25)
-        fig.add_trace(go.Bar(x=categories, y=_f32(values), name=label, marker=marker,
+        traces.append(go.Bar(x=categories, y=_f32(values), name=label, marker=marker,
                              hovertemplate=f"{label}<br>{x_title}: %{{x}}<br>{y_title}: %{{y:{hover_format}}}"
                                            "<extra></extra>"))
-    _base_layout(fig, title, x_title, y_title, height)
-    fig.update_layout(barmode="group", bargap=0.15)
-    fig.update_yaxes(type="log" if log_y else "linear",
-                     **(_decade_ticks(np.concatenate([np.ravel(np.asarray(v, dtype=np.float64))
-                                                      for v in series.values()])) if log_y else {}),
-                     **({"range": list(y_range)} if y_range else {}))
+    y_axis = dict(title=dict(text=y_title), type="log" if log_y else "linear",
+                  **(_decade_ticks(np.concatenate([np.ravel(np.asarray(v, dtype=np.float64))
+                                                   for v in series.values()])) if log_y else {}),
+                  **({"range": list(y_range)} if y_range else {}))
+    fig = go.Figure(data=traces, layout=dict(title=dict(text=title), height=height, barmode="group", bargap=0.15,
+                                             xaxis=dict(title=dict(text=x_title)), yaxis=y_axis))
     return Chart(fig, alt, name, table={x_title: categories, **{k: np.asarray(v) for k, v in series.items()}})
 
 
@@ -599,23 +599,30 @@ def reference_lines(chart: Chart, *, hlines: Sequence[tuple[float, str]] = (),
     # Labels sit inside the plot area on a translucent grey chip (legible on both themes): above the plot
     # is the legend row, where a label would collide with it.
     chip = dict(showarrow=False, bgcolor="rgba(128,128,128,0.16)", borderpad=2)
+    # the lines as plotly's add_vline / add_hline write them, all added at once (each add_* call walked the
+    # whole layout: three lines took 8 of a curve figure's 9 ms)
+    shapes, labels = [], []
     for i, (value, label) in enumerate(vlines):
-        chart.figure.add_vline(x=value, line=dict(color="#888888", dash="dot", width=1.5))
-        chart.figure.add_annotation(y=1, yref="paper", yanchor="top", xanchor="left", xshift=3,
-                                    yshift=-label_layout.LABEL_PX * (i + first_row),
-                                    x=float(np.log10(value)) if log_x else value, text=label, **chip)
-    if not hlines:
-        return chart
-    low, high = _y_extent(chart.figure, [v for v, _ in hlines], log_y)
-    height = label_layout.plot_height(layout.height or 450)
-    pixels = label_layout.axis_pixels([v for v, _ in hlines], low, high, height, log_y)
-    rows = len(vlines) + first_row
-    spots = label_layout.place_hlines(pixels, [label for _, label in hlines], height, rows)
-    for (value, label), spot in zip(hlines, spots, strict=True):
-        chart.figure.add_hline(y=value, line=dict(color="#888888", dash="dot", width=1.2))
-        chart.figure.add_annotation(x=1, xref="paper", xanchor="right", xshift=spot["xshift"],
-                                    yanchor="top" if spot["below"] else "bottom", yshift=spot["yshift"], **chip,
-                                    y=float(np.log10(value)) if log_y else value, text=label)
+        shapes.append(dict(type="line", x0=value, x1=value, xref="x", y0=0, y1=1, yref="y domain",
+                           line=dict(color="#888888", dash="dot", width=1.5)))
+        labels.append(dict(y=1, yref="paper", yanchor="top", xanchor="left", xshift=3,
+                           yshift=-label_layout.LABEL_PX * (i + first_row),
+                           x=float(np.log10(value)) if log_x else value, text=label, **chip))
+    if hlines:
+        low, high = _y_extent(chart.figure, [v for v, _ in hlines], log_y)
+        height = label_layout.plot_height(layout.height or 450)
+        pixels = label_layout.axis_pixels([v for v, _ in hlines], low, high, height, log_y)
+        rows = len(vlines) + first_row
+        spots = label_layout.place_hlines(pixels, [label for _, label in hlines], height, rows)
+        for (value, label), spot in zip(hlines, spots, strict=True):
+            shapes.append(dict(type="line", x0=0, x1=1, xref="x domain", y0=value, y1=value, yref="y",
+                               line=dict(color="#888888", dash="dot", width=1.2)))
+            labels.append(dict(x=1, xref="paper", xanchor="right", xshift=spot["xshift"],
+                               yanchor="top" if spot["below"] else "bottom", yshift=spot["yshift"], **chip,
+                               y=float(np.log10(value)) if log_y else value, text=label))
+    if shapes:
+        layout.shapes = [shape.to_plotly_json() for shape in layout.shapes] + shapes
+        layout.annotations = [note.to_plotly_json() for note in layout.annotations] + labels
     return chart
 
 
