@@ -64,6 +64,7 @@ class Mover(Student):
         self.right = False  # where the last move went
         self.fresh = fresh  # walk one way, a new stop each move (--fresh)
         self.back = False  # with fresh: walking towards the low end
+        self.at: float | None = None  # with fresh: where the slider was sent last
 
     async def moves(self, count: int, pid: int, warm: int = 4) -> dict | None:
         ws_url = self.base_url.replace("http", "ws", 1) + "/_stcore/stream"
@@ -102,14 +103,16 @@ class Mover(Student):
                 low, high, at, step = 0, len(slider.texts) - 1, slider.index, 1
             else:
                 low, high, at, step = slider.low, slider.high, slider.values[0], slider.step
+            at = at if self.at is None else self.at  # a Streamlit slider's element carries its default only
             if not low <= at + step * (-1 if self.back else 1) <= high:  # turn at the end
                 self.back = not self.back
             at += step * (-1 if self.back else 1)
+            self.at = at
             if isinstance(slider, LiveSliderState):
                 slider.index = at
             else:
                 slider.values[0] = at
-            await self._rerun(ws, "move", slider)
+            await self._moved(ws, slider)
             return
         self.right = not self.right
         if isinstance(slider, LiveSliderState):
@@ -121,7 +124,16 @@ class Mover(Student):
                 value = slider.values[0]
                 self.start = value if value + slider.step <= slider.high else value - slider.step
             slider.values[0] = self.start + slider.step * self.right
+        await self._moved(ws, slider)
+
+    async def _moved(self, ws, slider) -> None:
+        """Send the move, and check that the server drew a live slider where it was sent (its element says where
+        it stands; a Streamlit slider's carries only its default)."""
         await self._rerun(ws, "move", slider)
+        drawn = self.sliders.get(slider.id.split("-", 2)[-1])
+        if isinstance(slider, LiveSliderState) and isinstance(drawn, LiveSliderState) and drawn.index != slider.index:
+            raise RuntimeError(f"{self.page}: a move sent the slider to stop {slider.index}, the server drew it at "
+                               f"stop {drawn.index}")
 
 
 def measure(url: str, pid: int, pages: list[str], moves: int, label: str | None = None,
