@@ -16,8 +16,8 @@ them: Streamlit runs sessions in threads).
 Inside a builder (or a rebuild) plotly does not check the properties the kit sets. Its checks were half the time
 of building a figure, and under bench/load.py, where a random walk asks for views nobody has seen yet, building
 figures took a fifth of the server's CPU (py-spy, 27 Nov 2026). The kit's builders are the only code that sets
-these properties, and tests/test_figures.py builds every kind of figure both ways and compares what the browser
-receives, so a misspelt property still fails a test. POSENC_CHECK_FIGURES=1 checks them in the app too.
+these properties, and tests/test_figures_unchecked.py builds every figure of every tab both ways and compares what
+the browser receives, so a misspelt property still fails a test. POSENC_CHECK_FIGURES=1 checks them in the app too.
 """
 
 from __future__ import annotations
