@@ -162,3 +162,18 @@ def move_live_slider(at: AppTest, state_key: str, text: str) -> AppTest:
 def _only_live_keys(at: AppTest) -> None:
     live = {key.removeprefix("live_") for key in _live_elements(at)}
     at.query_params = {k: v for k, v in at.query_params.items() if k in live}
+
+
+def chart_figures(at: AppTest) -> dict[str, str]:
+    """The chart elements' figure JSON, by element id, as the browser receives them."""
+    found: dict[str, str] = {}
+
+    def walk(node):
+        for child in getattr(node, "children", {}).values():
+            proto = getattr(child, "proto", None)
+            if getattr(child, "type", None) == "bidi_component" and proto.component_name == "posenc_plotly":
+                found[proto.id] = element_data.unwrap(proto)["figure"]
+            walk(child)
+
+    walk(at.main)
+    return found

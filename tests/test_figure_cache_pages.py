@@ -5,39 +5,23 @@ computes for it, whatever another session built before."""
 from __future__ import annotations
 
 import pytest
-from streamlit.testing.v1 import AppTest
 
-from page_kit import element_data, figure_cache, registry
-from tests.apptest_pages import live_sliders, move_live_slider
+from page_kit import figure_cache, registry
+from tests.apptest_pages import chart_figures, live_sliders, move_live_slider
 from tests.apptest_pages import load as _load
 
 PAGES = registry.all_pages()
 
 
-def _figures(at: AppTest) -> dict[str, str]:
-    """The chart elements' figure JSON, by element id, as the browser receives them."""
-    found: dict[str, str] = {}
-
-    def walk(node):
-        for child in getattr(node, "children", {}).values():
-            proto = getattr(child, "proto", None)
-            if getattr(child, "type", None) == "bidi_component" and proto.component_name == "posenc_plotly":
-                found[proto.id] = element_data.unwrap(proto)["figure"]
-            walk(child)
-
-    walk(at.main)
-    return found
-
-
 def _views(info) -> list[dict[str, str]]:
     """The page's figures at its defaults and, where it has one, after its first live slider's next stop."""
     at = _load(info)
-    views = [_figures(at)]
+    views = [chart_figures(at)]
     sliders = live_sliders(at)
     if sliders:
         key, texts = sliders[0]
         moved = move_live_slider(at, key, texts[min(1, len(texts) - 1)] if len(texts) > 1 else texts[0])
-        views.append(_figures(moved))
+        views.append(chart_figures(moved))
     return views
 
 

@@ -8,8 +8,7 @@ import json
 import pytest
 
 from page_kit import figure_cache, registry
-from tests.apptest_pages import load, open_tab, tab_groups
-from tests.test_figure_cache_pages import _figures
+from tests.apptest_pages import chart_figures, load, open_tab, tab_groups
 
 PAGES = registry.all_pages()
 
@@ -30,11 +29,11 @@ def _differences(sent, checked, path="") -> list[str]:
 def _every_tab(info) -> dict[str, dict]:
     """Every figure of every tab at its defaults, parsed, by tab and element id."""
     at = load(info)
-    found = {f"(opening) {element}": json.loads(figure) for element, figure in _figures(at).items()}
+    found = {f"(opening) {element}": json.loads(figure) for element, figure in chart_figures(at).items()}
     for key, labels in tab_groups(at).items():
         for label in labels[1:]:
             at = open_tab(at, key, label)
-            found.update({f"{label} {element}": json.loads(figure) for element, figure in _figures(at).items()})
+            found.update({f"{label} {element}": json.loads(figure) for element, figure in chart_figures(at).items()})
     return found
 
 
