@@ -10,13 +10,14 @@ A snippet is the core call behind a figure with the current control values, read
 
 from __future__ import annotations
 
+import contextlib
 import re
 from collections.abc import Callable, Sequence
 
 import streamlit as st
 
 from . import live_panel
-from .lesson import folded
+from .lesson import folded, unseen
 
 
 class Prediction:
@@ -25,7 +26,8 @@ class Prediction:
     Used as a context manager it gates the block that answers the question: the block runs (so the values
     it computes stay available below it) but stays hidden until then, in a container keyed
     ``answer_hidden_<key>`` / ``answer_open_<key>`` (the hidden one is ``display: none`` in
-    ``settings.GLOBAL_CSS``, so neither eyes nor screen readers get the answer early)::
+    ``settings.GLOBAL_CSS``, so neither eyes nor screen readers get the answer early). Its charts are not
+    sent until then (``lesson.unseen``)::
 
         with classroom.predict("shift", "Move both 10 positions on. Their score?", options, 0, moved):
             show(shift_chart)  # hidden until answered
@@ -33,19 +35,21 @@ class Prediction:
 
     def __init__(self, key: str, revealed: bool):
         self.key, self.revealed = key, revealed
-        self._box = None
+        self._stack: contextlib.ExitStack | None = None
 
     def __bool__(self) -> bool:
         return self.revealed
 
     def __enter__(self) -> Prediction:
         state = "open" if self.revealed else "hidden"
-        self._box = st.container(key=f"answer_{state}_{self.key}")
-        self._box.__enter__()
+        self._stack = contextlib.ExitStack()
+        self._stack.enter_context(st.container(key=f"answer_{state}_{self.key}"))
+        if not self.revealed:
+            self._stack.enter_context(unseen())  # its charts are drawn once it is answered, not before
         return self
 
     def __exit__(self, *exc) -> bool:
-        return bool(self._box.__exit__(*exc))
+        return bool(self._stack.__exit__(*exc))
 
 
 def _show_me(key: str) -> None:

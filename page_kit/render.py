@@ -10,7 +10,7 @@ import streamlit as st
 
 from . import figure_cache, figure_control, hero_frames, plotly_element
 from .figures import Chart
-from .lesson import folded
+from .lesson import folded, is_unseen
 from .settings import dark, export_format, presentation
 from .theme import figure_json, template_name
 
@@ -107,7 +107,10 @@ def _serialised(figure, active: str) -> tuple[str, int, str]:
 
 
 def show(chart: Chart) -> None:
-    """Render a Chart with the active template, alt text, and CSV / .npy downloads."""
+    """Render a Chart with the active template, alt text, and CSV / .npy downloads (nothing in a block nobody
+    can see yet, ``lesson.unseen``)."""
+    if is_unseen():
+        return
     active = template_name(dark(), presentation())
     if plotly_element.available():  # updated in place: one Plotly draw per move, no remount
         key = f"chart_{chart.name}"

@@ -54,6 +54,19 @@ def open_tab(at: AppTest, key: str, label: str) -> AppTest:
     return at
 
 
+def reveal_answers(at: AppTest) -> AppTest:
+    """Every predict-first question of the view answered with "Show me" (page_kit.classroom), so the charts
+    that stay unsent until then are drawn too."""
+    keys = [f"{radio.key}_shown" for radio in at.radio if radio.key and radio.key.startswith("predict_")]
+    hidden = [key for key in keys if not (key in at.session_state and at.session_state[key])]
+    for key in hidden:
+        at.session_state[key] = True
+    if hidden:
+        at.run()
+        assert_clean(at, "answers shown")
+    return at
+
+
 def _folds(at: AppTest) -> list[str]:
     """Session-state keys of the view's folded sections (page_kit.lesson.folded)."""
     keys = []

@@ -100,3 +100,21 @@ def test_the_sinusoidal_snippet_reproduces_the_table():
     exec(compile(code, "<sinusoidal snippet>", "exec"), namespace)  # noqa: S102
     # the page's default view: 128 positions, 64 dimensions, base 10,000
     np.testing.assert_array_equal(namespace["pe"], pc.sinusoidal(128, 64, 10000.0, "interleaved"))
+
+
+def test_a_chart_behind_an_unanswered_question_is_sent_once_it_is_answered():
+    """A hidden answer's chart would be redrawn, unseen, on every move (80 ms of the browser's main thread on RoPE
+    relative): it is not sent until the question is answered, and then it is the chart the page computes."""
+    at = _page("rope_relative")
+    names = {"half": "chart_rope_scores_half", "interleaved": "chart_rope_scores_interleaved"}
+
+    def charts():
+        return {name for name, key in names.items()
+                if any(c.proto.id.endswith(key) for c in at.get("bidi_component")
+                       if c.proto.component_name == "posenc_plotly")}
+
+    assert charts() == {"half"}  # the interleaved grid answers the question: unsent, its box empty
+    assert at.session_state["predict_rr_diagonal"] is None
+    at.radio(key="predict_rr_diagonal").set_value("grows").run()
+    assert charts() == {"half", "interleaved"}
+    assert "Not quite" in at.info[0].value

@@ -8,7 +8,7 @@ import json
 import pytest
 
 from page_kit import figure_cache, registry
-from tests.apptest_pages import chart_figures, load, open_tab, tab_groups
+from tests.apptest_pages import chart_figures, load, open_tab, reveal_answers, tab_groups
 
 PAGES = registry.all_pages()
 
@@ -27,12 +27,12 @@ def _differences(sent, checked, path="") -> list[str]:
 
 
 def _every_tab(info) -> dict[str, dict]:
-    """Every figure of every tab at its defaults, parsed, by tab and element id."""
-    at = load(info)
+    """Every figure of every tab at its defaults, its questions answered, parsed, by tab and element id."""
+    at = reveal_answers(load(info))
     found = {f"(opening) {element}": json.loads(figure) for element, figure in chart_figures(at).items()}
     for key, labels in tab_groups(at).items():
         for label in labels[1:]:
-            at = open_tab(at, key, label)
+            at = reveal_answers(open_tab(at, key, label))
             found.update({f"{label} {element}": json.loads(figure) for element, figure in chart_figures(at).items()})
     return found
 
