@@ -6,6 +6,7 @@
 // plotly.js is the plotly package's own file, served once by Streamlit's static route and cached.
 
 const PLOTLY_URL = "./app/static/plotly.min.js";
+const WIDTH_SETTLE_MS = 150; // a column that changes width (the sidebar sliding) is redrawn once it has stopped
 
 function loadPlotly() {
   if (window.Plotly) return Promise.resolve(window.Plotly);
@@ -259,8 +260,9 @@ function drawnAs(root, digest, width, config) {
   return Boolean(digest) && root.__drawn === digest && root.__drawnWidth === width && root.__drawnConfig === config;
 }
 
-// One Plotly.react of a figure sent as JSON, fitted to the width it is drawn at.
-function draw(root, plot, parentElement, json, digest, config) {
+// One Plotly.react of a figure sent as JSON, fitted to the width it is drawn at. A redraw for a new width is not
+// counted as a draw (the counters say what a slider move costs).
+function draw(root, plot, parentElement, json, digest, config, counted = true) {
   const figure = JSON.parse(json);
   const width = parentElement.clientWidth;
   fitFigure(root, plot, figure, width); // figure_fit.js, loaded before this file
@@ -269,10 +271,38 @@ function draw(root, plot, parentElement, json, digest, config) {
   root.__drawnConfig = JSON.stringify(config);
   root.__drawnJson = json; // what is on screen (the browser test compares it with the server's figure)
   return loadPlotly().then((Plotly) => Plotly.react(plot, figure.data, figure.layout, config).then(() => {
-    count("draws");
-    root.__draws = (root.__draws || 0) + 1; // this chart's own count (the bench follows the hero figure)
+    if (counted) {
+      count("draws");
+      root.__draws = (root.__draws || 0) + 1; // this chart's own count (the bench follows the hero figure)
+    }
     return [Plotly, figure];
   }));
+}
+
+// A figure is fitted to its column's width when drawn, and Plotly itself follows only the window's size. The
+// column also changes width when the sidebar opens or closes, or a scrollbar appears: the figure then overran
+// the column or left a gap beside it. Draw it again, fitted, once the width has settled. A chart with a scrub
+// bar keeps the frame it shows: Plotly only resizes it.
+function followWidth(root, plot, parentElement) {
+  if (root.__widthObserver || typeof ResizeObserver === "undefined") return;
+  root.__widthObserver = new ResizeObserver(() => {
+    if (!root.isConnected) { root.__widthObserver.disconnect(); return; }
+    clearTimeout(root.__widthTimer);
+    root.__widthTimer = setTimeout(() => {
+      const width = parentElement.clientWidth;
+      if (!width || !root.__drawnJson || width === root.__drawnWidth) return;
+      if (root.querySelector(".pe-frames")) {
+        root.__drawnWidth = width;
+        loadPlotly().then((Plotly) => Plotly.Plots.resize(plot)).catch(() => {});
+        return;
+      }
+      // fitted again for the new width; Plotly sizes an unchanged figure anew only when asked to
+      draw(root, plot, parentElement, root.__drawnJson, root.__drawn, root.__config, false)
+        .then(([Plotly]) => Plotly.Plots.resize(plot))
+        .catch((error) => { plot.textContent = String(error); });
+    }, WIDTH_SETTLE_MS);
+  });
+  root.__widthObserver.observe(parentElement);
 }
 
 export default function ({ parentElement, data: sent, setStateValue }) {
@@ -288,6 +318,7 @@ export default function ({ parentElement, data: sent, setStateValue }) {
     count("mounts");
   }
   const plot = root.querySelector(".pe-plot");
+  followWidth(root, plot, parentElement);
   nameFigure(root, data.alt);
   keepFrames(root, data);
   root.__config = data.config;

@@ -201,3 +201,28 @@ def test_a_hero_figure_draws_the_next_value_before_the_server_answers(page_and_u
         assert chart.evaluate("el => el.__sent") == drawn, "the frame drawn is not the figure the server sent"
         assert _counters(page)["draws"] == draws, "the server's figure, already on screen, was drawn again"
     assert "n=120" in page.url
+
+
+def test_a_figure_follows_its_column_when_the_sidebar_opens_or_closes(page_and_url):
+    """The sidebar changes the column's width without the window changing, which Plotly alone does not follow:
+    the figure overran its column or left a gap beside it."""
+    page, url = page_and_url
+    _open(page, url, "sinusoidal")
+    widths = """() => { const chart = document.querySelector('.pe-chart');
+        return [chart.parentElement.clientWidth,
+                Math.round(chart.querySelector('.main-svg').getBoundingClientRect().width)]; }"""
+
+    def toggle(press) -> None:
+        column, _ = page.evaluate(widths)
+        press()
+        page.wait_for_function(f"() => ({widths})()[0] !== {column}", timeout=10000)
+        page.wait_for_function(f"() => ({widths})()[0] === ({widths})()[1]", timeout=10000)
+        column_now, drawn_now = page.evaluate(widths)
+        assert column_now != column and drawn_now == column_now, (column, column_now, drawn_now)
+
+    def close() -> None:
+        page.locator('[data-testid="stSidebar"]').hover()
+        page.locator('[data-testid="stSidebarCollapseButton"] button').first.click()
+
+    toggle(close)
+    toggle(lambda: page.locator('[data-testid="stExpandSidebarButton"]').first.click())
