@@ -109,9 +109,8 @@ def test_a_chart_behind_an_unanswered_question_is_sent_once_it_is_answered():
     names = {"half": "chart_rope_scores_half", "interleaved": "chart_rope_scores_interleaved"}
 
     def charts():
-        return {name for name, key in names.items()
-                if any(c.proto.id.endswith(key) for c in at.get("bidi_component")
-                       if c.proto.component_name == "posenc_plotly")}
+        sent = apptest_pages.chart_figures(at)
+        return {name for name, key in names.items() if any(element.endswith(key) for element in sent)}
 
     assert charts() == {"half"}  # the interleaved grid answers the question: unsent, its box empty
     assert at.session_state["predict_rr_diagonal"] is None
