@@ -660,6 +660,9 @@ FLOW_KIND_LABELS = {"data": "activations", "weights": "learned weights", "fixed"
                     "op": "operation"}
 
 
+ARROW_HEAD_PX = 11  # a flow diagram's arrowheads
+
+
 @figure_cache.builder
 def flow_diagram(nodes: Mapping[str, FlowNode], edges: Sequence[tuple[str, str] | tuple[str, str, str]], *,
                  title: str, alt: str, name: str, height: int = 420,
@@ -678,6 +681,10 @@ def flow_diagram(nodes: Mapping[str, FlowNode], edges: Sequence[tuple[str, str] 
                            fillcolor=FLOW_COLOURS.get(node.kind, FLOW_COLOURS["op"]),
                            line=dict(color="#555555", width=1.2)))
         annotations.append(dict(x=node.x, y=node.y, text=node.text, showarrow=False, font=dict(color="#1a1a1a")))
+    # The arrows are one line trace whose segment ends carry arrow markers turned along the segment
+    # (angleref="previous"): Plotly draws an annotation arrow by measuring its SVG path, which made every redraw of
+    # a 14-arrow diagram cost about 80 ms in the browser, against about 35 ms this way.
+    arrow_x, arrow_y, arrow_size = [], [], []
     for edge in edges:
         start, end = nodes[edge[0]], nodes[edge[1]]
         dx, dy = end.x - start.x, end.y - start.y
@@ -688,9 +695,9 @@ def flow_diagram(nodes: Mapping[str, FlowNode], edges: Sequence[tuple[str, str] 
         else:
             x0, y0 = start.x, start.y + np.sign(dy) * start.height / 2
             x1, y1 = end.x, end.y - np.sign(dy) * end.height / 2
-        annotations.append(dict(x=float(x1), y=float(y1), ax=float(x0), ay=float(y0), xref="x", yref="y", axref="x",
-                                ayref="y", text="", showarrow=True, arrowhead=2, arrowsize=1.2, arrowwidth=1.6,
-                                arrowcolor="#555555"))
+        arrow_x += [float(x0), float(x1), None]
+        arrow_y += [float(y0), float(y1), None]
+        arrow_size += [0, ARROW_HEAD_PX, 0]
         if len(edge) == 3 and edge[2]:
             annotations.append(dict(x=float(x0 + x1) / 2, y=float(y0 + y1) / 2, text=edge[2], showarrow=False,
                                     yshift=10, font=dict(size=11, color="#444444")))
@@ -698,6 +705,10 @@ def flow_diagram(nodes: Mapping[str, FlowNode], edges: Sequence[tuple[str, str] 
         annotations.append(dict(x=x, y=y, text=text, showarrow=False, align="left", xanchor="left",
                                 font=dict(size=12, color="#444444")))
     fig = go.Figure(layout=dict(shapes=shapes, annotations=annotations))
+    fig.add_trace(go.Scatter(x=arrow_x, y=arrow_y, mode="lines+markers", line=dict(color="#555555", width=1.6),
+                             marker=dict(symbol="arrow", size=arrow_size, angleref="previous", color="#555555",
+                                         standoff=ARROW_HEAD_PX / 2),
+                             hoverinfo="skip", showlegend=False, name="arrows"))
     for kind in dict.fromkeys(node.kind for node in nodes.values()):  # legend entries, in order of first use
         fig.add_trace(go.Scatter(x=[None], y=[None], mode="markers", name=FLOW_KIND_LABELS.get(kind, kind),
                                  marker=dict(symbol="square", size=14, color=FLOW_COLOURS.get(kind),
