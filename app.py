@@ -4,7 +4,7 @@ from pathlib import Path
 
 import streamlit as st
 
-from page_kit import a11y, live, live_panel, settings
+from page_kit import a11y, live, live_panel, settings, streamlit_runtime
 from page_kit import navigation as nav
 from page_kit.heap import freeze_import_heap
 from page_kit.lesson import report_unexpected
@@ -15,6 +15,7 @@ from page_kit.lesson import report_unexpected
 # session's toggle says it is still a presentation, so the sidebar stays folded there too.
 # a local icon: a material one would be fetched from Google's font servers, which a classroom offline (or a
 # privacy policy) does not reach
+streamlit_runtime.apply()  # once per process in effect: see page_kit/streamlit_runtime.py
 FAVICON = str(Path(__file__).resolve().parent / "assets" / "favicon.png")
 presenting = st.query_params.get("present") == "true" or bool(st.session_state.get("present"))
 st.set_page_config(page_title="PosEnc Explorer", page_icon=FAVICON, layout="wide",
