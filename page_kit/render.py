@@ -127,20 +127,20 @@ def show(chart: Chart) -> None:
         st.plotly_chart(chart.materialised().update_layout(template=active), theme=None,
                         config=plot_config(chart.name), alt=chart.alt,
                         key=f"chart_{chart.name}")
-    left, right = st.columns([5, 2], vertical_alignment="top")
-    left.caption(f"{chart.alt} {chart.note}".strip())
-    with right:
-        buttons = st.container(horizontal=True, horizontal_alignment="right")
-        if chart.table:
-            buttons.download_button("CSV", data=lambda: _table_csv(chart.table), file_name=f"{chart.name}.csv",
-                                    mime="text/csv", key=f"csv_{chart.name}", on_click="ignore",
-                                    icon=":material/download:", type="tertiary")
-        elif chart.matrix is not None and chart.matrix.size <= MAX_CSV_VALUES:
-            buttons.download_button("CSV", data=lambda: _matrix_csv(chart.matrix), file_name=f"{chart.name}.csv",
-                                    mime="text/csv", key=f"csv_{chart.name}", on_click="ignore",
-                                    icon=":material/download:", type="tertiary")
-        if chart.matrix is not None:
-            buttons.download_button(".npy", data=lambda: _npy(chart.matrix), file_name=f"{chart.name}.npy",
-                                    mime="application/octet-stream", key=f"npy_{chart.name}",
-                                    on_click="ignore", icon=":material/download:", type="tertiary")
+    # one row block, not columns (a flex, two columns and a button row: four blocks a figure on every move);
+    # the caption takes the row, the buttons its right end, or the line under it on a phone (settings.GLOBAL_CSS)
+    row = st.container(horizontal=True, vertical_alignment="top", gap="small", key=f"under_chart_{chart.name}")
+    row.caption(f"{chart.alt} {chart.note}".strip(), width="stretch")
+    if chart.table:
+        row.download_button("CSV", data=lambda: _table_csv(chart.table), file_name=f"{chart.name}.csv",
+                            mime="text/csv", key=f"csv_{chart.name}", on_click="ignore",
+                            icon=":material/download:", type="tertiary")
+    elif chart.matrix is not None and chart.matrix.size <= MAX_CSV_VALUES:
+        row.download_button("CSV", data=lambda: _matrix_csv(chart.matrix), file_name=f"{chart.name}.csv",
+                            mime="text/csv", key=f"csv_{chart.name}", on_click="ignore",
+                            icon=":material/download:", type="tertiary")
+    if chart.matrix is not None:
+        row.download_button(".npy", data=lambda: _npy(chart.matrix), file_name=f"{chart.name}.npy",
+                            mime="application/octet-stream", key=f"npy_{chart.name}",
+                            on_click="ignore", icon=":material/download:", type="tertiary")
     show_numbers(chart)

@@ -50,6 +50,13 @@ GLOBAL_CSS = """
   flex: 1 1 auto !important; min-width: 0; }
 /* ... and a segmented control's options wrap there instead of running past the column's edge */
 .st-key-stage_side [data-testid="stButtonGroup"] div:has(> button) { flex-wrap: wrap; row-gap: 0.3rem; }
+/* render.show: under a figure, its caption takes the row and the download buttons sit at its right end; they
+   wrap under it only where the row is too narrow for both */
+[class*="st-key-under_chart_"] > [data-testid="stElementContainer"]:first-child { flex: 1 1 0 !important;
+  min-width: min(16rem, 60%); }
+/* ... and on a phone the caption keeps the whole width, the buttons under it */
+@media (max-width: 640px) {
+  [class*="st-key-under_chart_"] > [data-testid="stElementContainer"]:first-child { min-width: 100%; } }
 /* classroom.predict: the part that answers a question stays hidden until the question is answered */
 [class*="st-key-answer_hidden_"] { display: none !important; }
 /* A display formula wider than its box scrolls sideways, and says so: a shadow on the side where more of it
