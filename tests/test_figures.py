@@ -353,3 +353,22 @@ def test_figure_text_meets_aa_contrast(dark, presenting):
     assert layout.xaxis.tickfont.color in (None, layout.font.color)
     for box in figures.FLOW_COLOURS.values():
         assert _contrast("#1a1a1a", box) >= 4.5
+
+
+def test_flow_diagram_arrows_are_one_trace_with_a_head_per_edge():
+    """The arrows are one line trace whose segment ends carry arrow markers, turned along each segment: Plotly
+    measures every annotation arrow's SVG path on each redraw (twice as slow for a 14-arrow diagram)."""
+    nodes = {"a": figures.FlowNode(0.0, 0.0, "a", "data"), "b": figures.FlowNode(3.0, 0.0, "b", "weights"),
+             "c": figures.FlowNode(3.0, 2.0, "c", "op")}
+    chart = figures.flow_diagram(nodes, [("a", "b"), ("a", "c", "mix"), ("b", "c")], title="t", alt="a", name="f")
+    fig = chart.figure
+    assert not [a for a in fig.layout.annotations if a.showarrow]
+    arrows = [t for t in fig.data if t.name == "arrows"]
+    assert len(arrows) == 1 and arrows[0].marker.symbol == "arrow" and arrows[0].marker.angleref == "previous"
+    (trace,) = arrows
+    heads = [(x, y) for x, y, size in zip(trace.x, trace.y, trace.marker.size, strict=True) if size]
+    assert len(heads) == 3 and trace.hoverinfo == "skip" and trace.showlegend is False
+    # each head sits on the edge of the box the arrow points at: b's left side, c's bottom (twice)
+    under_c = (3.0, 2.0 - nodes["c"].height / 2)
+    assert heads == [(3.0 - nodes["b"].width / 2, 0.0), under_c, under_c]
+    assert [a.text for a in fig.layout.annotations if a.text == "mix"] == ["mix"]
