@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import streamlit
 from streamlit import config
 from streamlit.components.v2.presentation import make_bidi_component_presenter
@@ -12,12 +14,13 @@ from streamlit.runtime.state.session_state import SessionState
 
 from page_kit import streamlit_runtime
 
+ROOT = Path(__file__).resolve().parents[1]
 SECTIONS = ["theme", "theme.light", "theme.dark", "theme.sidebar", "theme.light.sidebar", "theme.dark.sidebar"]
 
 
 def test_it_patches_the_pinned_streamlit_only():
-    pinned = next(line.split("==")[1].strip() for line in open("requirements.txt")
-                  if line.startswith("streamlit=="))
+    requirements = (ROOT / "requirements.txt").read_text(encoding="utf-8")
+    pinned = next(line.split("==")[1].strip() for line in requirements.splitlines() if line.startswith("streamlit=="))
     assert streamlit_runtime.STREAMLIT_VERSION == pinned == streamlit.__version__
     assert streamlit_runtime.apply()
     assert app_session._populate_theme_msg is streamlit_runtime.theme_msg
@@ -31,6 +34,7 @@ def _theme(fill, section: str) -> bytes:
 
 
 def test_each_theme_section_is_what_streamlit_builds(monkeypatch):
+    monkeypatch.chdir(ROOT)
     config.get_config_options()  # the app's .streamlit/config.toml, which sets the light and dark themes
     monkeypatch.setattr(streamlit_runtime, "_theme_sections", {})
     for section in SECTIONS:
@@ -40,6 +44,7 @@ def test_each_theme_section_is_what_streamlit_builds(monkeypatch):
 
 
 def test_a_new_config_is_read_again(monkeypatch):
+    monkeypatch.chdir(ROOT)
     config.get_config_options()
     monkeypatch.setattr(streamlit_runtime, "_theme_sections", {})
     first = _theme(streamlit_runtime.theme_msg, "theme")
