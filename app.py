@@ -9,13 +9,14 @@ from page_kit import navigation as nav
 from page_kit.heap import freeze_import_heap
 from page_kit.lesson import report_unexpected
 
+streamlit_runtime.apply()  # once per process in effect: see page_kit/streamlit_runtime.py
+
 # A presentation link (?present=true) opens with the sidebar folded away: less chrome on a projector. "auto"
 # folds it on narrow screens too, so a phone opens on the lesson, not on a drawer covering it. The presentation
 # bar's Next / Previous switch pages with a clean URL, before the bound toggle writes present=true back: the
 # session's toggle says it is still a presentation, so the sidebar stays folded there too.
 # a local icon: a material one would be fetched from Google's font servers, which a classroom offline (or a
 # privacy policy) does not reach
-streamlit_runtime.apply()  # once per process in effect: see page_kit/streamlit_runtime.py
 FAVICON = str(Path(__file__).resolve().parent / "assets" / "favicon.png")
 presenting = st.query_params.get("present") == "true" or bool(st.session_state.get("present"))
 st.set_page_config(page_title="PosEnc Explorer", page_icon=FAVICON, layout="wide",
