@@ -661,6 +661,8 @@ FLOW_KIND_LABELS = {"data": "activations", "weights": "learned weights", "fixed"
 
 
 ARROW_HEAD_PX = 11  # a flow diagram's arrowheads
+# its arrows: a grey with at least 3:1 against both themes' paper (the notes beside them take the template's ink)
+FLOW_ARROW = "#767676"
 
 
 @figure_cache.builder
@@ -700,13 +702,13 @@ def flow_diagram(nodes: Mapping[str, FlowNode], edges: Sequence[tuple[str, str] 
         arrow_size += [0, ARROW_HEAD_PX, 0]
         if len(edge) == 3 and edge[2]:
             annotations.append(dict(x=float(x0 + x1) / 2, y=float(y0 + y1) / 2, text=edge[2], showarrow=False,
-                                    yshift=10, font=dict(size=11, color="#444444")))
+                                    yshift=10, font=dict(size=11)))
     for x, y, text in notes:
         annotations.append(dict(x=x, y=y, text=text, showarrow=False, align="left", xanchor="left",
-                                font=dict(size=12, color="#444444")))
+                                font=dict(size=12)))
     fig = go.Figure(layout=dict(shapes=shapes, annotations=annotations))
-    fig.add_trace(go.Scatter(x=arrow_x, y=arrow_y, mode="lines+markers", line=dict(color="#555555", width=1.6),
-                             marker=dict(symbol="arrow", size=arrow_size, angleref="previous", color="#555555",
+    fig.add_trace(go.Scatter(x=arrow_x, y=arrow_y, mode="lines+markers", line=dict(color=FLOW_ARROW, width=1.6),
+                             marker=dict(symbol="arrow", size=arrow_size, angleref="previous", color=FLOW_ARROW,
                                          standoff=ARROW_HEAD_PX / 2),
                              hoverinfo="skip", showlegend=False, name="arrows"))
     for kind in dict.fromkeys(node.kind for node in nodes.values()):  # legend entries, in order of first use

@@ -353,6 +353,7 @@ def test_figure_text_meets_aa_contrast(dark, presenting):
     assert layout.xaxis.tickfont.color in (None, layout.font.color)
     for box in figures.FLOW_COLOURS.values():
         assert _contrast("#1a1a1a", box) >= 4.5
+    assert _contrast(figures.FLOW_ARROW, layout.paper_bgcolor) >= 3  # a graphical object (WCAG 1.4.11)
 
 
 def test_flow_diagram_arrows_are_one_trace_with_a_head_per_edge():
@@ -372,3 +373,5 @@ def test_flow_diagram_arrows_are_one_trace_with_a_head_per_edge():
     under_c = (3.0, 2.0 - nodes["c"].height / 2)
     assert heads == [(3.0 - nodes["b"].width / 2, 0.0), under_c, under_c]
     assert [a.text for a in fig.layout.annotations if a.text == "mix"] == ["mix"]
+    # an edge's label and the notes are not on a box: they take the template's ink, readable in both themes
+    assert fig.layout.annotations[-1].font.color is None
