@@ -5,6 +5,8 @@
     python bench/load.py --replicas 1 --levels 40,80 --waves 0
     python bench/load.py --replicas 2 --levels 40,80 --waves 0 --post-script-gc true   # 80 and 160 students
     python bench/load.py --url http://127.0.0.1:8501 --levels 20   # an app you started yourself
+    python bench/load.py --bare baseline_app.py --levels 100,200 --waves 0   # Streamlit's own floor: the quick
+                                        # one-slider, one-heatmap app under the same students
     python bench/load.py --class 200    # a live class: 200 students answer in 10 s, two replicas sharing Redis,
                                         # one replica restarted halfway (bench/class_scenario.py)
 
@@ -86,7 +88,14 @@ class Replica:
 
 @contextlib.contextmanager
 def replicas_for(count: int, args):
-    """The app processes of this run, started as the Dockerfile starts them, with the run's overrides."""
+    """The app processes of this run, started as the Dockerfile starts them, with the run's overrides; with
+    --bare, one process of that bench/ script instead, served as bench/floor.py serves it."""
+    if args.bare:
+        from floor import bare_process
+
+        with bare_process(args.bare) as (url, pid):
+            yield [Replica(url, pid)]
+        return
     options = []
     if args.post_script_gc is not None:
         options += ["--runner.postScriptGC", args.post_script_gc]
@@ -324,9 +333,10 @@ async def main(args) -> None:
     if args.class_students:
         await class_setup(args)
         return
-    pages = args.pages or lesson_pages()
+    pages = [""] if args.bare else args.pages or lesson_pages()  # "": a bare script's only page
     load = os.getloadavg()
-    print(f"bench/load.py: {len(pages)} lesson pages, {args.seconds:.0f} s per level, think time 3-7 s, "
+    print(f"bench/load.py: {f'bench/{args.bare}, not the app' if args.bare else f'{len(pages)} lesson pages'}, "
+          f"{args.seconds:.0f} s per level, think time 3-7 s, "
           f"postScriptGC={args.post_script_gc or 'as in .streamlit/config.toml'}, websocket compression "
           f"{'on' if args.compression else 'off'}, figure cache {'off' if args.no_figure_cache else 'on'}, "
           f"hero frames {'off' if args.no_hero_frames else 'on'}")
@@ -376,6 +386,9 @@ def parse_args(argv=None):
     parser.add_argument("--pages", type=lambda s: [p for p in s.split(",") if p],
                         help="only these lesson pages (url paths, comma-separated); default: all")
     parser.add_argument("--server-log", help="write each app process's output (tracebacks too) to this folder")
+    parser.add_argument("--bare", choices=["baseline_app.py", "bare_elements_app.py"],
+                        help="load a bare bench/ script instead of the app (one process): what Streamlit itself "
+                             "holds on this machine under the same students")
     parser.add_argument("--url", help="load an app that is already running (no RSS/CPU readings)")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--class", dest="class_students", type=int, default=0,
@@ -387,7 +400,7 @@ def parse_args(argv=None):
         parser.error("keep it bounded: 1-8 replicas, at most 1,000 students and 600 s per level")
     if not 0 <= args.class_students <= 1000 or not 1 <= args.class_window <= 120:
         parser.error("keep the class bounded: at most 1,000 students, an answer window of 1-120 s")
-    if args.url:
+    if args.url or args.bare:
         args.replicas = [1]
     if args.no_figure_cache:  # the app processes this script starts inherit it
         os.environ["POSENC_FIGURE_CACHE"] = "off"
