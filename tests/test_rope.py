@@ -232,6 +232,32 @@ def test_row_permutation_matches_the_view_transpose_form_of_the_llama_conversion
     np.testing.assert_array_equal(pc.half_rows_to_interleaved(pc.interleaved_rows_to_half(w, n_heads), n_heads), w)
 
 
+@settings(max_examples=25, deadline=None)
+@given(n=st.integers(1, 70), half_d=st.integers(1, 64), factor=st.sampled_from([1.0, 0.5, 0.25]),
+       layout=st.sampled_from(pc.ROPE_LAYOUTS), base=st.sampled_from([500.0, 10000.0, 1e6]))
+def test_cos_table_equals_a_gather_by_pair(n, half_d, factor, layout, base):
+    """The table is built by block copies; each dimension must hold exactly its pair's cos (1 when it passes)."""
+    d = 2 * half_d
+    try:
+        out = pc.rope_cos_table(n, d, base, partial_rotary_factor=factor, layout=layout)
+    except ValueError:  # int(d * factor) odd or zero: refused with a message, as before
+        return
+    inv = pc.rope_inv_freq(d, base, partial_rotary_factor=factor)[0]
+    cos_pairs = np.cos(pc.rope_angles(np.arange(n), inv))  # (n, r/2)
+    pair = out["pair"]
+    expected = np.where(pair >= 0, cos_pairs[:, np.maximum(pair, 0)], np.float32(1.0))  # (n, d)
+    np.testing.assert_array_equal(out["cos"], expected.astype(np.float32))
+    assert out["cos"].dtype == np.float32
+
+
+@pytest.mark.parametrize(("n", "d", "base"), [(50, 16, 500.0), (1024, 1024, 10000.0), (4097, 128, 1e6)])
+def test_angle_table_wraps_exactly_as_np_mod(n, d, base):
+    """torch's fmod wraps the angles; the bits must be np.mod's (both exact for angles >= 0)."""
+    angles = pc.rope_angles(np.arange(n), pc.rope_inv_freq(d, base)[0])  # (n, d/2) float32
+    expected = np.mod(angles.astype(np.float64), 2 * np.pi).astype(np.float32)
+    np.testing.assert_array_equal(pc.rope_angle_table(n, d, base), expected)
+
+
 @pytest.mark.parametrize("layout", pc.ROPE_LAYOUTS)
 def test_cos_table_marks_pass_through_dimensions(layout):
     out = pc.rope_cos_table(10, 64, partial_rotary_factor=0.25, layout=layout)
