@@ -471,3 +471,87 @@ def test_layer_pairs_counts_its_bands():
     assert pairs["band_counts"]["turns in its window"] == int(np.sum(pairs["band"] == "turns in its window"))
     assert pairs["turning"] == int(np.sum(pairs["inv_freq"] > 0))
     assert pairs["turn_in_span"] == int(np.sum(pairs["wavelength"] <= pairs["span"]))
+
+
+# ------------------------------------------------------------------ config_view against its former code
+
+def _config_view_before(config, layer_type=None):
+    """config_view as it was before it read the config once: each part through its own public function, each
+    of which reads the config through the transformers class again."""
+    read = pc.read_rope_config(config, layer_type)
+    original, target, how = pc.config_contexts(read)
+    _, layers = pc.read_layers(config)
+    row = next(r for r in layers if r.rotates and r.rope_label == read.layer_type)
+    view = {"read": read, "rows": pc.describe_rope_config(config, layer_type), "original": original,
+            "target": target, "how": how, "softmax_scale": pc.deepseek_softmax_mscale(read.scaling),
+            "facts": pc.layer_facts(row), "layer": row.index}
+    if target is None:
+        pairs = pc.layer_pairs(row, original)
+        distances, before = pc.score_vs_distance(pairs["inv_freq"], pairs["attention_factor"], 4 * original)
+        return view | {"pairs": pairs, "distances": distances, "before": before, "after": None}
+    pairs = pc.extension_analysis(read.head_dim, read.base, read.scaling or None, original=original, target=target,
+                                  partial_rotary_factor=read.partial_rotary_factor,
+                                  max_position_embeddings=read.max_position_embeddings)
+    distances, before = pc.score_vs_distance(pairs["inv_freq_before"], 1.0, 4 * target)
+    _, after = pc.score_vs_distance(pairs["inv_freq_after"], pairs["attention_factor"], 4 * target)
+    return view | {"pairs": pairs, "distances": distances, "before": before, "after": after}
+
+
+def _same(new, old, where="view"):
+    """Exact equality down the tree: arrays bit for bit (dtype, shape, NaN where NaN), scalars of the same type."""
+    assert type(new) is type(old), f"{where}: {type(new).__name__} vs {type(old).__name__}"
+    if isinstance(new, dict):
+        assert list(new) == list(old), where
+        for key in new:
+            _same(new[key], old[key], f"{where}[{key!r}]")
+    elif isinstance(new, (list, tuple)):
+        assert len(new) == len(old), where
+        for i, (a, b) in enumerate(zip(new, old, strict=True)):
+            _same(a, b, f"{where}[{i}]")
+    elif isinstance(new, np.ndarray):
+        assert new.dtype == old.dtype and new.shape == old.shape, where
+        if new.dtype.kind == "f":
+            assert np.array_equal(new.view(f"u{new.itemsize}"), old.view(f"u{old.itemsize}")), where
+        else:
+            assert np.array_equal(new, old), where
+    elif isinstance(new, float) and new != new:
+        assert old != old, where
+    else:
+        assert new == old, where
+
+
+VIEW_CASES = [(k, t) for k in pc.PRESETS for t in [None, *pc.rope_layer_types(pc.preset_config(k))]]
+
+
+@pytest.mark.parametrize("key,layer", VIEW_CASES)
+def test_config_view_matches_its_former_code_bit_for_bit(key, layer):
+    """One reading of the config gives the view the four readings gave: every number, bit for bit, and the same
+    refusal (NoPE-only models) with the same message."""
+    config = pc.preset_config(key)
+    try:
+        old = _config_view_before(config, layer)
+    except ValueError as error:
+        with pytest.raises(ValueError) as raised:
+            pc.config_view(config, layer)
+        assert str(raised.value) == str(error)
+        return
+    _same(pc.config_view(config, layer), old)
+
+
+@pytest.mark.parametrize("config,layer", [
+    ({"hidden_size": 512, "num_attention_heads": 8, "rope_theta": 1e4}, None),  # no layer count: read_layers refuses
+    ({"hidden_size": 512, "num_attention_heads": 8, "rope_theta": 1e4,
+      "rope_scaling": {"rope_type": "yarn", "factor": 4.0}}, None),  # no L: config_contexts refuses first
+    (pc.preset_config("gemma3-27b"), "no_such_layer"),
+    (QWEN3_YARN, None),
+    ({**QWEN3_YARN, "rope_scaling": {"rope_type": "linear", "factor": 2.0}}, None),
+])
+def test_config_view_refuses_and_reads_pasted_configs_as_before(config, layer):
+    try:
+        old = _config_view_before(config, layer)
+    except ValueError as error:
+        with pytest.raises(ValueError) as raised:
+            pc.config_view(config, layer)
+        assert str(raised.value) == str(error)
+        return
+    _same(pc.config_view(config, layer), old)

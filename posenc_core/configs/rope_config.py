@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from .._checks import MAX_POSITIONS, as_base, as_float, as_int
 from ..long_context.extension import deepseek_softmax_mscale, extension_analysis, score_vs_distance
 from ..rope.frequencies import rope_inv_freq, rotary_dim, scaling_type
-from .layer_reading import layer_scheme, read_layers
+from .layer_reading import _layer_count, layer_scheme
 from .layer_rope import rope_call
 from .layer_row import LayerRow
 from .query_scale import query_scale_start
@@ -76,7 +76,14 @@ def read_rope_config(config: Mapping, layer_type: str | None = None) -> RopeConf
     ``layer_type`` picks a key of a nested ``rope_parameters`` (default: ``full_attention`` if there is one,
     else the first). Raises ``ValueError`` when no layer of the model rotates.
     """
-    rows, reading = _rotating_rows(config)
+    return _read_rope(normalise_config(config), layer_type)
+
+
+def _read_rope(reading, layer_type: str | None, scheme: list[LayerRow] | None = None) -> RopeConfig:
+    """``read_rope_config`` from a config already read through its class (the class is the costly part) and,
+    where the caller has it, ``layer_scheme(reading, default_layers=1)``."""
+    scheme = layer_scheme(reading, default_layers=1) if scheme is None else scheme
+    rows = [row for row in scheme if row.rotates]
     if not rows:
         raise ValueError("No layer of this model rotates its queries and keys (every attention layer is NoPE, "
                          "or the config has no RoPE settings), so there are no frequencies to show.")
@@ -334,8 +341,12 @@ def _scaling_rows(text: Mapping, params: Mapping, read, by_class: str | None) ->
 
 def describe_rope_config(config, layer_type=None) -> list[tuple[str, str, str]]:
     """What ``read_rope_config`` takes from a config, as (setting, value, where it came from) rows."""
-    read = read_rope_config(config, layer_type)
     reading = normalise_config(config)
+    return _describe(config, reading, _read_rope(reading, layer_type))
+
+
+def _describe(config: Mapping, reading, read: RopeConfig) -> list[tuple[str, str, str]]:
+    """``describe_rope_config`` from the reading and the setting read from it."""
     by_class = f"{reading.class_name}" if reading.class_name else None
     text = config.get("text_config") if isinstance(config.get("text_config"), Mapping) else config
     params = text.get("rope_scaling") or text.get("rope_parameters") or {}
@@ -371,11 +382,17 @@ def config_view(config: Mapping, layer_type: str | None = None) -> dict:
         ``after`` (scaled, with the attention factor), both to 4 L′; without scaling ``before`` is the model's
         own score to 4 L and ``after`` is None.
     """
-    read = read_rope_config(config, layer_type)
+    # One pass through the transformers class serves every part below: building the class is most of the time
+    # (a multimodal config's class builds and validates each sub-config), and each pass would read the same fields.
+    reading = normalise_config(config)
+    layers = layer_scheme(reading, default_layers=1)  # per-layer reading is the next cost (Gemma 3: 62 layers)
+    read = _read_rope(reading, layer_type, layers)
     original, target, how = config_contexts(read)
-    _, layers = read_layers(config)
+    # read_layers' rows are these same rows once the config states its layer count; without one read_layers refuses
+    # here, after the checks above, with its own sentence
+    _layer_count(reading, None)
     row = next(r for r in layers if r.rotates and r.rope_label == read.layer_type)  # the layer shown, as Layer by layer
-    view = {"read": read, "rows": describe_rope_config(config, layer_type), "original": original, "target": target,
+    view = {"read": read, "rows": _describe(config, reading, read), "original": original, "target": target,
             "how": how, "softmax_scale": deepseek_softmax_mscale(read.scaling), "facts": layer_facts(row),
             "layer": row.index}
     if target is None:  # no scaling: the pairs against L, and one score curve; nothing is extended
