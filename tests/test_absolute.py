@@ -188,6 +188,56 @@ def test_norm_balance_matches_its_expectation(init, scale, expected):
     np.testing.assert_allclose(balance["measured"], expected, rtol=0.05)  # chi distribution, 256 words
 
 
+def _norm_balance_before(dims, init="normal(0, 1/sqrt(d))", scale=True, samples=256):
+    """embedding_norm_balance as it was before it seeded each word once: token_embeddings at every width."""
+    from posenc_core._checks import as_even_dim, as_int, check_size
+    from posenc_core._tokens import token_embeddings
+    from posenc_core.absolute.token_position import _init_std
+
+    dims = [as_even_dim("dim", d) for d in dims]
+    samples = as_int("samples", samples, minimum=1, maximum=4096)
+    check_size(samples * sum(dims), "The norm balance")
+    measured, expected, stds = [], [], []
+    words = [f"w{i}" for i in range(samples)]
+    for d in dims:
+        std = _init_std(init, d) * (np.sqrt(d) if scale else 1.0)
+        token_norm = np.linalg.norm(token_embeddings(words, d, std), axis=1)
+        measured.append(float(np.mean(np.sqrt(d / 2) / token_norm)))
+        expected.append(1 / (std * np.sqrt(2)))
+        stds.append(std)
+    return {"dim": np.asarray(dims), "measured": np.asarray(measured), "expected": np.asarray(expected),
+            "std": np.asarray(stds)}
+
+
+@pytest.mark.parametrize("dims, samples", [
+    ([8, 16, 32, 64, 128, 256, 512, 1024], 256), ([8, 16, 32, 64, 128, 256, 512, 1024, 96], 256),
+    ([1024, 8, 1024], 256), ([2], 1), ([16384], 3), ([64, 128], 4096), ([], 256), ([6, 10], 17),
+])
+@pytest.mark.parametrize("init", list(pc.EMBEDDING_INITS))
+@pytest.mark.parametrize("scale", [True, False])
+def test_norm_balance_matches_its_former_code_bit_for_bit(dims, samples, init, scale):
+    """The same words, seeds and standard_normal(d) draws as token_embeddings at each width: the same bits."""
+    new, old = pc.embedding_norm_balance(dims, init, scale, samples), _norm_balance_before(dims, init, scale, samples)
+    assert list(new) == list(old)
+    for key in old:
+        assert new[key].dtype == old[key].dtype and new[key].shape == old[key].shape
+        assert new[key].tobytes() == old[key].tobytes(), key
+
+
+@pytest.mark.parametrize("args", [([7],), ([8, 9],), ([0],), ([8], "xavier"), ([], "xavier"), (["8"],), ([16384] * 40,),
+                                  ([8], "normal(0, 1)", True, 0), ([8], "normal(0, 1)", True, 5000)])
+def test_norm_balance_refuses_as_its_former_code(args):
+    try:
+        old = _norm_balance_before(*args)
+    except ValueError as error:
+        with pytest.raises(ValueError) as raised:
+            pc.embedding_norm_balance(*args)
+        assert str(raised.value) == str(error)
+        return
+    new = pc.embedding_norm_balance(*args)
+    assert all(new[k].tobytes() == old[k].tobytes() for k in old)
+
+
 def test_unscaled_small_init_grows_with_width():
     balance = pc.embedding_norm_balance([16, 1024], "normal(0, 1/sqrt(d))", False)
     np.testing.assert_allclose(balance["expected"], np.sqrt([16, 1024]) / np.sqrt(2))
