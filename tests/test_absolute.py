@@ -147,6 +147,46 @@ def test_naive_inputs_add_the_code_to_every_channel():
     assert abs(parts["token"].std() - 1) < 0.5
 
 
+def _naive_inputs_before(num_positions, dim, kind="integer"):
+    """naive_inputs as it was before it kept the words' seeded generators: token_embeddings on every call."""
+    from posenc_core._checks import MAX_DIM, as_int, check_size
+    from posenc_core._tokens import token_embeddings
+
+    n = as_int("the number of positions", num_positions, minimum=1, maximum=4096)
+    dim = as_int("dim", dim, minimum=1, maximum=MAX_DIM)
+    check_size(n * dim, "The inputs")
+    token = token_embeddings([f"w{p}" for p in range(n)], dim)
+    code = np.repeat(pc.naive_codes(n, kind)[:, None], dim, axis=1)
+    return {"token": token, "code": code, "sum": token + code}
+
+
+@pytest.mark.parametrize("n, dim, kind", [(2048, 256, "integer"), (2048, 256, "fraction"), (2048, 64, "integer"),
+                                          (4096, 1, "fraction"), (1, 16384, "integer"), (7, 3, "fraction"),
+                                          (300, 256, "integer"), (2, 2, "integer")])
+def test_naive_inputs_match_their_former_code_bit_for_bit(n, dim, kind):
+    """The same seeds and standard_normal(dim) calls as token_embeddings, before and after the seeded states are
+    kept (twice: the second call reads them back): the same bits."""
+    from posenc_core.why_position import naive
+
+    old = _naive_inputs_before(n, dim, kind)
+    naive._seeded_state.cache_clear()  # the first call seeds, the second reads the kept states
+    for _ in range(2):
+        new = pc.naive_inputs(n, dim, kind)
+        assert list(new) == list(old)
+        for key in old:
+            assert new[key].dtype == old[key].dtype and new[key].shape == old[key].shape
+            assert new[key].tobytes() == old[key].tobytes(), key
+
+
+@pytest.mark.parametrize("args", [(0, 4), (5000, 4), (4, 0), (4, 20000), (4, 4, "log"), ("4", 4), (4096, 16384)])
+def test_naive_inputs_refuse_as_their_former_code(args):
+    with pytest.raises(ValueError) as expected:
+        _naive_inputs_before(*args)
+    with pytest.raises(ValueError) as raised:
+        pc.naive_inputs(*args)
+    assert str(raised.value) == str(expected.value)
+
+
 # --- binary analogy ----------------------------------------------------------------------------------------
 
 def test_binary_codes_known_values():
