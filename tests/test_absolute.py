@@ -147,10 +147,34 @@ def test_naive_inputs_add_the_code_to_every_channel():
     assert abs(parts["token"].std() - 1) < 0.5
 
 
+def _token_embeddings_before(tokens, dim, std=1.0):
+    """token_embeddings as it was before it kept each token's seeded state: a generator seeded per row."""
+    from posenc_core._tokens import token_seed
+
+    out = np.empty((len(tokens), dim))  # (n, d)
+    for row, token in enumerate(tokens):
+        out[row] = np.random.default_rng(token_seed(token, "embedding")).standard_normal(dim)
+    return out * std
+
+
+@settings(max_examples=40, deadline=None)
+@given(words=st.lists(st.text(min_size=1, max_size=12), min_size=1, max_size=20),
+       dim=st.integers(1, 300), std=st.sampled_from([1.0, 0.02, 1 / 3, 7.5]))
+def test_token_embeddings_match_a_generator_seeded_per_row(words, dim, std):
+    """Restoring a token's seeded state gives the draws seeding gives, repeated tokens and later calls included."""
+    from posenc_core import _tokens
+
+    _tokens._seeded_state.cache_clear()
+    old = _token_embeddings_before(words, dim, std)
+    for _ in range(2):  # the first call seeds, the second reads the kept states
+        new = _tokens.token_embeddings(words, dim, std)
+        assert new.dtype == old.dtype and new.tobytes() == old.tobytes()
+
+
 def _naive_inputs_before(num_positions, dim, kind="integer"):
     """naive_inputs as it was before it kept the words' seeded generators: token_embeddings on every call."""
     from posenc_core._checks import MAX_DIM, as_int, check_size
-    from posenc_core._tokens import token_embeddings
+    token_embeddings = _token_embeddings_before
 
     n = as_int("the number of positions", num_positions, minimum=1, maximum=4096)
     dim = as_int("dim", dim, minimum=1, maximum=MAX_DIM)
@@ -166,10 +190,10 @@ def _naive_inputs_before(num_positions, dim, kind="integer"):
 def test_naive_inputs_match_their_former_code_bit_for_bit(n, dim, kind):
     """The same seeds and standard_normal(dim) calls as token_embeddings, before and after the seeded states are
     kept (twice: the second call reads them back): the same bits."""
-    from posenc_core.why_position import naive
+    from posenc_core import _tokens
 
     old = _naive_inputs_before(n, dim, kind)
-    naive._seeded_state.cache_clear()  # the first call seeds, the second reads the kept states
+    _tokens._seeded_state.cache_clear()  # the first call seeds, the second reads the kept states
     for _ in range(2):
         new = pc.naive_inputs(n, dim, kind)
         assert list(new) == list(old)
@@ -231,7 +255,7 @@ def test_norm_balance_matches_its_expectation(init, scale, expected):
 def _norm_balance_before(dims, init="normal(0, 1/sqrt(d))", scale=True, samples=256):
     """embedding_norm_balance as it was before it seeded each word once: token_embeddings at every width."""
     from posenc_core._checks import as_even_dim, as_int, check_size
-    from posenc_core._tokens import token_embeddings
+    token_embeddings = _token_embeddings_before
     from posenc_core.absolute.token_position import _init_std
 
     dims = [as_even_dim("dim", d) for d in dims]

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._checks import as_base, as_choice, as_even_dim, as_int, check_size
-from .._tokens import token_embeddings, token_seed
+from .._tokens import token_embeddings
 from .sinusoidal import _sinusoidal64
 
 __all__ = [
@@ -53,27 +53,6 @@ def token_plus_position(tokens, dim, init="normal(0, 1/sqrt(d))", scale=True, ba
             "input_norm": np.linalg.norm(total, axis=1)}
 
 
-class _SeededWords:
-    """The made-up words w0, w1, ... with token_embeddings' generators, seeded once and rewound for each width.
-
-    Seeding (SHA-256 of the word, then numpy's SeedSequence) costs about 20x a short draw, and token_embeddings
-    seeds anew for every word at every width; restoring the seeded state gives the very generator seeding gives,
-    so each width's draw is the same standard_normal(d) call from the same state, the same bits.
-    """
-
-    def __init__(self, samples: int):
-        self.generators = [np.random.default_rng(token_seed(f"w{i}", "embedding")) for i in range(samples)]
-        self.states = [g.bit_generator.state for g in self.generators]
-
-    def embeddings(self, dim: int) -> np.ndarray:
-        """token_embeddings(words, dim, 1.0): one row per word."""
-        out = np.empty((len(self.generators), dim))  # (samples, d)
-        for row, (generator, state) in enumerate(zip(self.generators, self.states, strict=True)):
-            generator.bit_generator.state = state
-            out[row] = generator.standard_normal(dim)
-        return out
-
-
 def embedding_norm_balance(dims, init="normal(0, 1/sqrt(d))", scale=True, samples=256) -> dict:
     """||position row|| / ||token row|| as the width changes, measured on `samples` made-up words.
 
@@ -90,10 +69,10 @@ def embedding_norm_balance(dims, init="normal(0, 1/sqrt(d))", scale=True, sample
     samples = as_int("samples", samples, minimum=1, maximum=4096)
     check_size(samples * sum(dims), "The norm balance")
     measured, expected, stds = [], [], []
-    words = _SeededWords(samples) if dims else None
+    words = [f"w{i}" for i in range(samples)]
     for d in dims:
         std = _init_std(init, d) * (np.sqrt(d) if scale else 1.0)
-        token_norm = np.linalg.norm(words.embeddings(d) * std, axis=1)  # (samples,)
+        token_norm = np.linalg.norm(token_embeddings(words, d, std), axis=1)  # (samples,)
         measured.append(float(np.mean(np.sqrt(d / 2) / token_norm)))
         expected.append(1 / (std * np.sqrt(2)))
         stds.append(std)

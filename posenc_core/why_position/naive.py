@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-import functools
-
 import numpy as np
 
 from .._checks import MAX_DIM, MAX_POSITIONS, as_choice, as_even_dim, as_int, check_size
-from .._tokens import token_seed
+from .._tokens import token_embeddings
 from ..absolute.sinusoidal import _sinusoidal64
 
 __all__ = [
@@ -84,12 +82,6 @@ def naive_norm_ratio(num_positions, kind="integer", dim=64) -> np.ndarray:
     return np.abs(naive_codes(n, kind)) * np.sqrt(dim) / token_norm
 
 
-@functools.lru_cache(maxsize=4096)  # naive_inputs' words w0 .. w4095
-def _seeded_state(word: str) -> dict:
-    """The PCG64 state token_embeddings seeds for ``word``: its generator before the first draw (read-only)."""
-    return np.random.default_rng(token_seed(word, "embedding")).bit_generator.state
-
-
 def naive_inputs(num_positions, dim, kind="integer") -> dict:
     """Token embeddings (entries of size 1) plus a naive code, for a sequence of made-up words w0, w1, ...
 
@@ -99,13 +91,6 @@ def naive_inputs(num_positions, dim, kind="integer") -> dict:
     n = as_int("the number of positions", num_positions, minimum=1, maximum=4096)
     dim = as_int("dim", dim, minimum=1, maximum=MAX_DIM)
     check_size(n * dim, "The inputs")
-    # token_embeddings([w0, w1, ...], dim) row by row: each word's seeded generator and its standard_normal(dim) call.
-    # Seeding (SHA-256 + SeedSequence) costs ~3x a row's draw and every slider move re-seeds the same words, so it is
-    # kept per process; token_embeddings' final "* std" with std 1 changes no bit and is left out.
-    generator = np.random.Generator(np.random.PCG64(0))  # a holder: its state is replaced before every draw
-    token = np.empty((n, dim))  # (n, d)
-    for p in range(n):
-        generator.bit_generator.state = _seeded_state(f"w{p}")
-        token[p] = generator.standard_normal(dim)
+    token = token_embeddings([f"w{p}" for p in range(n)], dim)  # (n, d)
     code = np.repeat(naive_codes(n, kind)[:, None], dim, axis=1)  # (n, d)
     return {"token": token, "code": code, "sum": token + code}
