@@ -372,6 +372,39 @@ def test_first_bad_position_has_the_bits_of_the_float64_arithmetic(dtype):
                                           _reference_angle_errors(m, theta_exact, theta_model, dtype))
 
 
+def _reference_first_bad_position(d, base, dtype, threshold, max_position):
+    # rope_first_bad_position before it measured its chunks in runs: each whole chunk at once, float64 arithmetic.
+    theta_exact, theta_model = _reference_thetas(d, base, dtype)
+    chunk = max(1, (1 << 20) // (d // 2))
+    u = {"bfloat16": 2.0**-8, "float16": 2.0**-11, "float32": 2.0**-24}[dtype]
+    drift = float(np.abs(theta_model - theta_exact).max())
+    for start in range(0, max_position + 1, chunk):
+        m = np.arange(start, min(start + chunk, max_position + 1), dtype=np.float64)
+        hi = float(m[-1])
+        if hi * drift + 2.5 * u * hi * float(theta_model.max()) < threshold:
+            continue
+        bad = np.nonzero((_reference_angle_errors(m, theta_exact, theta_model, dtype) >= threshold).any(axis=1))[0]
+        if bad.size:
+            return int(m[bad[0]])
+    return None
+
+
+@settings(max_examples=30, deadline=None)
+@given(d=st.sampled_from([2, 8, 64, 128]), base=st.sampled_from([10.0, 10000.0, 1e6, 5e8]),
+       dtype=st.sampled_from(pc.ANGLE_DTYPES), threshold=st.sampled_from([1e-4, 0.01, 0.25, 1.0, 4.0]),
+       max_position=st.integers(1, 100_000))
+def test_first_bad_position_is_the_whole_chunk_scans_answer(d, base, dtype, threshold, max_position):
+    expected = _reference_first_bad_position(d, base, dtype, threshold, max_position)
+    assert pc.rope_first_bad_position(d, base, dtype, threshold=threshold, max_position=max_position) == expected
+
+
+@pytest.mark.parametrize("dtype", pc.ANGLE_DTYPES)
+def test_first_bad_position_is_the_whole_chunk_scans_answer_at_the_lesson_sizes(dtype):
+    for d, base, threshold in ((256, 1e6, 1.0), (64, 10000.0, 1000.0)):
+        expected = _reference_first_bad_position(d, base, dtype, threshold, 1 << 20)
+        assert pc.rope_first_bad_position(d, base, dtype, threshold=threshold, max_position=1 << 20) == expected
+
+
 def test_float32_pow_difference_measures_transformers_angles():
     torch = pytest.importorskip("torch")
     for d, base, position in ((128, 10000.0, 1500), (96, 1e6, 1 << 20), (96, 10000.0, 131072)):

@@ -214,13 +214,16 @@ def rope_first_bad_position(head_dim, base=10000.0, dtype="bfloat16", *, thresho
     theta_exact = base_inv_freq(as_base(base), d)
     theta_model = _model_inv_freq(d, base, dtype)
     chunk = max(1, (1 << 20) // (d // 2))
+    rows = max(1, (1 << 15) // (d // 2))  # a chunk is measured in cache-sized runs, stopping at the first hit
     drift, u = float(np.abs(theta_model - theta_exact).max()), _UNIT_ROUNDOFF[dtype]
     for start in range(0, max_position + 1, chunk):
-        m = np.arange(start, min(start + chunk, max_position + 1), dtype=np.float64)
+        m = np.arange(start, min(start + chunk, max_position + 1), dtype=np.float64)  # (chunk,)
         hi = float(m[-1])
         if hi * drift + 2.5 * u * hi * float(theta_model.max()) < threshold:
             continue
-        bad = np.nonzero((_angle_errors(m, theta_exact, theta_model, dtype) >= threshold).any(axis=1))[0]
-        if bad.size:
-            return int(m[bad[0]])
+        for run in range(0, m.shape[0], rows):
+            errors = _angle_errors(m[run:run + rows], theta_exact, theta_model, dtype)  # (rows, d/2)
+            bad = np.nonzero((errors >= threshold).any(axis=1))[0]
+            if bad.size:
+                return int(m[run + bad[0]])
     return None
