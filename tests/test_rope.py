@@ -4,6 +4,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import posenc_core as pc
+from posenc_core.rope.precision import _angle_errors, _bin_samples
 
 dims = st.sampled_from([2, 4, 8, 16, 64])
 layouts = st.sampled_from(pc.ROPE_LAYOUTS)
@@ -318,6 +319,116 @@ def test_error_curve_grows_and_float16_overflows():
     assert np.all(np.diff(bf["position"]) > 0)
     assert np.isnan(f16["error"][-1]) and np.isfinite(f16["error"][0])
     assert 65504 < f16["overflow_from"] < 70000 and bf["overflow_from"] is None
+
+
+def _reference_angle_errors(m, theta_exact, theta_model, dtype):
+    # The float64 arithmetic the precision functions used before they moved to float32 products.
+    with np.errstate(invalid="ignore"):
+        computed = pc.round_to_dtype(np.multiply.outer(pc.round_to_dtype(m, dtype), theta_model), dtype)
+        return np.abs(computed - np.multiply.outer(m, theta_exact))
+
+
+def _reference_thetas(d, base, dtype):
+    return pc.base_inv_freq(float(base), d), pc.round_to_dtype(pc.rope_inv_freq(d, base)[0], dtype)
+
+
+def _reference_angle_error_curve(max_position, d, base, dtype, bins, per_bin):
+    # rope_angle_error_curve before it was vectorised: one np.linspace sample and one max per bin.
+    theta_exact, theta_model = _reference_thetas(d, base, dtype)
+    edges = np.unique(np.geomspace(1, max_position, bins + 1).round().astype(np.int64))
+    positions, errors = [], []
+    for lo, hi in zip(edges[:-1], edges[1:], strict=True):
+        sample = np.unique(np.linspace(lo + 1, hi, min(per_bin, hi - lo)).round())
+        positions.append(float(hi))
+        errors.append(float(_reference_angle_errors(sample, theta_exact, theta_model, dtype).max()))
+    errors = np.array(errors)
+    overflow = ~np.isfinite(errors)
+    finite = errors[~overflow]
+    return {"position": np.array(positions), "error": np.where(overflow, np.nan, errors),
+            "overflow_from": float(np.array(positions)[overflow][0]) if overflow.any() else None,
+            "worst": float(finite.max()) if finite.size else float("nan")}
+
+
+def _assert_same_curve(new, ref):
+    assert new.keys() == ref.keys()
+    for key in ("position", "error"):
+        assert new[key].dtype == ref[key].dtype and new[key].shape == ref[key].shape
+        assert np.array_equal(new[key], ref[key], equal_nan=True), key
+    assert new["overflow_from"] == ref["overflow_from"]
+    assert np.array_equal(new["worst"], ref["worst"], equal_nan=True)
+
+
+@settings(max_examples=40, deadline=None)
+@given(max_position=st.one_of(st.integers(2, 5000), st.integers(2, pc.MAX_POSITIONS)),
+       d=st.sampled_from([2, 8, 64, 96, 128]), base=st.sampled_from([10.0, 500.0, 10000.0, 1e6, 5e8]),
+       dtype=st.sampled_from(pc.ANGLE_DTYPES), bins=st.integers(2, 300), per_bin=st.integers(1, 64))
+def test_error_curve_has_the_bits_of_the_per_bin_loop(max_position, d, base, dtype, bins, per_bin):
+    new = pc.rope_angle_error_curve(max_position, d, base, dtype, bins=bins, per_bin=per_bin)
+    _assert_same_curve(new, _reference_angle_error_curve(max_position, d, base, dtype, bins, per_bin))
+
+
+@pytest.mark.parametrize("dtype", pc.ANGLE_DTYPES)
+@pytest.mark.parametrize("max_position, d, base", [(1 << 20, 256, 1e6), (pc.MAX_POSITIONS, 64, 10000.0),
+                                                   (1 << 17, 128, 5e8)])
+def test_error_curve_has_the_bits_of_the_per_bin_loop_at_the_lesson_sizes(dtype, max_position, d, base):
+    # The page's largest setting, float16 overflowing, and a base whose smallest float16 thetas are subnormal.
+    new = pc.rope_angle_error_curve(max_position, d, base, dtype)
+    _assert_same_curve(new, _reference_angle_error_curve(max_position, d, base, dtype, 240, 48))
+
+
+@settings(max_examples=60, deadline=None)
+@given(widths=st.lists(st.integers(1, 3000), min_size=1, max_size=40), first=st.integers(1, 10**6),
+       per_bin=st.integers(1, 1024))
+def test_bin_samples_are_linspace_rounded_bin_by_bin(widths, first, per_bin):
+    edges = np.cumsum([first, *widths]).astype(np.int64)
+    sample, starts = _bin_samples(edges, per_bin)
+    runs = np.split(sample, starts[1:])
+    for lo, hi, run in zip(edges[:-1], edges[1:], runs, strict=True):
+        np.testing.assert_array_equal(run, np.linspace(lo + 1, hi, min(per_bin, hi - lo)).round())
+
+
+@pytest.mark.parametrize("dtype", pc.ANGLE_DTYPES)
+def test_first_bad_position_has_the_bits_of_the_float64_arithmetic(dtype):
+    # rope_first_bad_position shares the float32 angle errors: every position of a chunk, every pair, from 0.
+    for d, base in ((64, 10000.0), (256, 1e6), (96, 5e8)):
+        theta_exact, theta_model = _reference_thetas(d, base, dtype)
+        for start in (0, 65200, 1 << 20):  # float16 overflows past 65,504
+            m = np.arange(start, start + 700, dtype=np.float64)
+            np.testing.assert_array_equal(_angle_errors(m, theta_exact, theta_model, dtype),
+                                          _reference_angle_errors(m, theta_exact, theta_model, dtype))
+
+
+def _reference_first_bad_position(d, base, dtype, threshold, max_position):
+    # rope_first_bad_position before it measured its chunks in runs: each whole chunk at once, float64 arithmetic.
+    theta_exact, theta_model = _reference_thetas(d, base, dtype)
+    chunk = max(1, (1 << 20) // (d // 2))
+    u = {"bfloat16": 2.0**-8, "float16": 2.0**-11, "float32": 2.0**-24}[dtype]
+    drift = float(np.abs(theta_model - theta_exact).max())
+    for start in range(0, max_position + 1, chunk):
+        m = np.arange(start, min(start + chunk, max_position + 1), dtype=np.float64)
+        hi = float(m[-1])
+        if hi * drift + 2.5 * u * hi * float(theta_model.max()) < threshold:
+            continue
+        bad = np.nonzero((_reference_angle_errors(m, theta_exact, theta_model, dtype) >= threshold).any(axis=1))[0]
+        if bad.size:
+            return int(m[bad[0]])
+    return None
+
+
+@settings(max_examples=30, deadline=None)
+@given(d=st.sampled_from([2, 8, 64, 128]), base=st.sampled_from([10.0, 10000.0, 1e6, 5e8]),
+       dtype=st.sampled_from(pc.ANGLE_DTYPES), threshold=st.sampled_from([1e-4, 0.01, 0.25, 1.0, 4.0]),
+       max_position=st.integers(1, 100_000))
+def test_first_bad_position_is_the_whole_chunk_scans_answer(d, base, dtype, threshold, max_position):
+    expected = _reference_first_bad_position(d, base, dtype, threshold, max_position)
+    assert pc.rope_first_bad_position(d, base, dtype, threshold=threshold, max_position=max_position) == expected
+
+
+@pytest.mark.parametrize("dtype", pc.ANGLE_DTYPES)
+def test_first_bad_position_is_the_whole_chunk_scans_answer_at_the_lesson_sizes(dtype):
+    for d, base, threshold in ((256, 1e6, 1.0), (64, 10000.0, 1000.0)):
+        expected = _reference_first_bad_position(d, base, dtype, threshold, 1 << 20)
+        assert pc.rope_first_bad_position(d, base, dtype, threshold=threshold, max_position=1 << 20) == expected
 
 
 def test_float32_pow_difference_measures_transformers_angles():

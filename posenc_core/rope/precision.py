@@ -9,6 +9,7 @@ import math
 
 import numpy as np
 
+from .._backend import require_torch
 from .._checks import MAX_POSITIONS, as_base, as_choice, as_even_dim, as_float, as_int, check_size
 from .frequencies import base_inv_freq, rope_inv_freq
 from .rotation import rope_pair_theta
@@ -99,11 +100,43 @@ def _model_inv_freq(head_dim, base, dtype) -> np.ndarray:
 
 
 def _angle_errors(positions, theta_exact, theta_model, dtype) -> np.ndarray:
-    """|m theta computed in dtype - m theta exact|, shape (len(positions), d/2), inf on overflow."""
+    """|m theta computed in dtype - m theta exact|, shape (len(positions), d/2), inf on overflow.
+
+    The same bits as rounding the float64 product to ``dtype`` with ``round_to_dtype``, done in float32: a
+    bfloat16 or float16 product has at most 22 significant bits, so its float32 product is exact and one
+    rounding to ``dtype`` is the model's multiply; in float32 the float32 multiply is that rounding itself.
+    """
     m = np.asarray(positions, dtype=np.float64)
-    with np.errstate(invalid="ignore"):
-        computed = round_to_dtype(np.multiply.outer(round_to_dtype(m, dtype), theta_model), dtype)
-        return np.abs(computed - np.multiply.outer(m, theta_exact))
+    m_dtype = round_to_dtype(m, dtype).astype(np.float32)  # (n,) exact: dtype values are float32 values
+    with np.errstate(invalid="ignore"):  # float16: positions from 65,520 round to inf; inf * a 0 theta is NaN
+        computed = np.multiply.outer(m_dtype, theta_model.astype(np.float32))  # (n, d/2) float32
+        if dtype != "float32":
+            # torch's casts round to nearest even as round_to_dtype does, and are several times faster than
+            # numpy's float16 cast or round_to_dtype's bfloat16 bit trick; from_numpy and .numpy() share memory.
+            torch = require_torch()
+            computed = torch.from_numpy(computed).to(getattr(torch, dtype)).float().numpy()  # (n, d/2)
+        # |exact - computed| has the bits of |computed - exact|; subtracting the float32 values directly
+        # skips a float64 copy of them.
+        errors = np.multiply.outer(m, theta_exact)  # (n, d/2)
+        errors -= computed
+        return np.abs(errors, out=errors)
+
+
+def _bin_samples(edges, per_bin) -> tuple[np.ndarray, np.ndarray]:
+    """Every bin's sample positions, concatenated, and the index where each bin's run starts.
+
+    Bin (lo, hi] gets np.linspace(lo + 1, hi, n).round() with n = min(per_bin, hi - lo), built with
+    linspace's own float steps (k * step + start, last point = hi) so rounding ties fall the same way.
+    """
+    lo, hi = edges[:-1], edges[1:]  # (bins,)
+    n = np.minimum(per_bin, hi - lo)  # (bins,) at least 1: edges are unique
+    starts = np.concatenate([[0], np.cumsum(n)[:-1]])  # (bins,)
+    step = np.zeros(n.shape[0])  # (bins,) linspace multiplies a one-point bin by 0 and adds lo + 1
+    np.divide((hi - lo - 1).astype(np.float64), n - 1, out=step, where=n > 1)
+    k = (np.arange(int(n.sum())) - np.repeat(starts, n)).astype(np.float64)  # (samples,) index in its bin
+    sample = k * np.repeat(step, n) + np.repeat(lo + 1, n)  # (samples,)
+    sample[(starts + n - 1)[n > 1]] = hi[n > 1]
+    return sample.round(), starts
 
 
 def rope_angles_in_dtype(start, count, head_dim, base=10000.0, *, pair=0, dtype="bfloat16") -> dict:
@@ -152,16 +185,17 @@ def rope_angle_error_curve(max_position, head_dim, base=10000.0, dtype="bfloat16
     theta_exact = base_inv_freq(as_base(base), d)
     theta_model = _model_inv_freq(d, base, dtype)
     edges = np.unique(np.geomspace(1, max_position, bins + 1).round().astype(np.int64))
-    positions, errors = [], []
-    for lo, hi in zip(edges[:-1], edges[1:], strict=True):
-        sample = np.unique(np.linspace(lo + 1, hi, min(per_bin, hi - lo)).round())
-        positions.append(float(hi))
-        errors.append(float(_angle_errors(sample, theta_exact, theta_model, dtype).max()))
-    errors = np.array(errors)
+    sample, starts = _bin_samples(edges, per_bin)  # (samples,), (bins,)
+    worst = np.empty(sample.shape[0])  # (samples,) largest error over the pairs
+    rows = max(1, (1 << 15) // (d // 2))  # chunks whose work arrays stay in cache
+    for i in range(0, sample.shape[0], rows):
+        worst[i:i + rows] = _angle_errors(sample[i:i + rows], theta_exact, theta_model, dtype).max(axis=1)
+    errors = np.maximum.reduceat(worst, starts)  # (bins,) NaN and inf carry through as np.max's did
+    positions = edges[1:].astype(np.float64)  # (bins,)
     overflow = ~np.isfinite(errors)
     finite = errors[~overflow]
-    return {"position": np.array(positions), "error": np.where(overflow, np.nan, errors),
-            "overflow_from": float(np.array(positions)[overflow][0]) if overflow.any() else None,
+    return {"position": positions, "error": np.where(overflow, np.nan, errors),
+            "overflow_from": float(positions[overflow][0]) if overflow.any() else None,
             "worst": float(finite.max()) if finite.size else math.nan}
 
 
@@ -180,13 +214,16 @@ def rope_first_bad_position(head_dim, base=10000.0, dtype="bfloat16", *, thresho
     theta_exact = base_inv_freq(as_base(base), d)
     theta_model = _model_inv_freq(d, base, dtype)
     chunk = max(1, (1 << 20) // (d // 2))
+    rows = max(1, (1 << 15) // (d // 2))  # a chunk is measured in cache-sized runs, stopping at the first hit
     drift, u = float(np.abs(theta_model - theta_exact).max()), _UNIT_ROUNDOFF[dtype]
     for start in range(0, max_position + 1, chunk):
-        m = np.arange(start, min(start + chunk, max_position + 1), dtype=np.float64)
+        m = np.arange(start, min(start + chunk, max_position + 1), dtype=np.float64)  # (chunk,)
         hi = float(m[-1])
         if hi * drift + 2.5 * u * hi * float(theta_model.max()) < threshold:
             continue
-        bad = np.nonzero((_angle_errors(m, theta_exact, theta_model, dtype) >= threshold).any(axis=1))[0]
-        if bad.size:
-            return int(m[bad[0]])
+        for run in range(0, m.shape[0], rows):
+            errors = _angle_errors(m[run:run + rows], theta_exact, theta_model, dtype)  # (rows, d/2)
+            bad = np.nonzero((errors >= threshold).any(axis=1))[0]
+            if bad.size:
+                return int(m[run + bad[0]])
     return None
