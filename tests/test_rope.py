@@ -399,7 +399,8 @@ def test_first_bad_position_has_the_bits_of_the_float64_arithmetic(dtype):
 
 
 def _reference_first_bad_position(d, base, dtype, threshold, max_position):
-    # rope_first_bad_position before it measured its chunks in runs: each whole chunk at once, float64 arithmetic.
+    # rope_first_bad_position before it measured its chunks in runs: each whole chunk at once, float64 arithmetic
+    # (with float16's overflow, which the skip once ignored, counted)
     theta_exact, theta_model = _reference_thetas(d, base, dtype)
     chunk = max(1, (1 << 20) // (d // 2))
     u = {"bfloat16": 2.0**-8, "float16": 2.0**-11, "float32": 2.0**-24}[dtype]
@@ -407,7 +408,8 @@ def _reference_first_bad_position(d, base, dtype, threshold, max_position):
     for start in range(0, max_position + 1, chunk):
         m = np.arange(start, min(start + chunk, max_position + 1), dtype=np.float64)
         hi = float(m[-1])
-        if hi * drift + 2.5 * u * hi * float(theta_model.max()) < threshold:
+        overflows = dtype == "float16" and hi >= 65520  # an inf error: no bound may skip it
+        if not overflows and hi * drift + 2.5 * u * hi * float(theta_model.max()) < threshold:
             continue
         bad = np.nonzero((_reference_angle_errors(m, theta_exact, theta_model, dtype) >= threshold).any(axis=1))[0]
         if bad.size:
@@ -524,3 +526,16 @@ def test_diagonal_cells_reads_the_cells_with_m_minus_n_fixed():
     assert pc.diagonal_cells(grid, -3) == {"count": 1, "min": 3.0, "max": 3.0}  # (0, 3)
     with pytest.raises(ValueError, match="outside"):
         pc.diagonal_cells(grid, 3)
+
+
+@pytest.mark.parametrize(("d", "threshold"), [(64, 1000.0), (8, 50.0), (128, 1e6)])
+def test_first_bad_position_counts_float16_overflow(d, threshold):
+    """From 65,520 a float16 position is inf, an infinite error: no threshold lets the scan skip past it."""
+    assert pc.rope_first_bad_position(d, dtype="float16", threshold=threshold, max_position=1 << 20) <= 65520
+    m = np.arange(0, 65521, dtype=np.float64)  # (65521,) every position up to the first that overflows
+    theta_exact = pc.base_inv_freq(10000.0, d)
+    from posenc_core.rope.precision import _angle_errors, _model_inv_freq
+
+    errors = _angle_errors(m, theta_exact, _model_inv_freq(d, 10000.0, "float16"), "float16")  # (65521, d/2)
+    first = int(m[np.nonzero((errors >= threshold).any(axis=1))[0][0]])
+    assert pc.rope_first_bad_position(d, dtype="float16", threshold=threshold, max_position=1 << 20) == first

@@ -28,6 +28,7 @@ __all__ = [
 ANGLE_DTYPES = ("bfloat16", "float16", "float32")
 _UNIT_ROUNDOFF = {"bfloat16": 2.0**-8, "float16": 2.0**-11, "float32": 2.0**-24}
 _FLOAT16_MAX = 65504.0
+_FLOAT16_OVERFLOW = 65520.0  # the least value that rounds to inf in float16 (half a step past its largest)
 
 
 def round_to_dtype(x, dtype) -> np.ndarray:
@@ -205,7 +206,8 @@ def rope_first_bad_position(head_dim, base=10000.0, dtype="bfloat16", *, thresho
 
     Scans every position 0..max_position (in chunks, stopping at the first hit). None if none does.
     A chunk is skipped when a rounding-error bound proves no position in it can reach the threshold
-    (the error is at most hi * |theta_model - theta| + two roundings of at most u * hi * theta each).
+    (the error is at most hi * |theta_model - theta| + two roundings of at most u * hi * theta each), unless
+    float16 overflows in it (an infinite error reaches every threshold).
     """
     dtype = as_choice("dtype", dtype, ANGLE_DTYPES)
     d = as_even_dim("head_dim", head_dim)
@@ -219,7 +221,9 @@ def rope_first_bad_position(head_dim, base=10000.0, dtype="bfloat16", *, thresho
     for start in range(0, max_position + 1, chunk):
         m = np.arange(start, min(start + chunk, max_position + 1), dtype=np.float64)  # (chunk,)
         hi = float(m[-1])
-        if hi * drift + 2.5 * u * hi * float(theta_model.max()) < threshold:
+        # the bound holds for finite products only: from 65,520 a float16 position rounds to inf, an error of inf
+        overflows = dtype == "float16" and hi >= _FLOAT16_OVERFLOW
+        if not overflows and hi * drift + 2.5 * u * hi * float(theta_model.max()) < threshold:
             continue
         for run in range(0, m.shape[0], rows):
             errors = _angle_errors(m[run:run + rows], theta_exact, theta_model, dtype)  # (rows, d/2)
