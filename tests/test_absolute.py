@@ -454,3 +454,34 @@ def test_sinusoidal_numbers_the_lesson_states():
 def test_sinusoidal_numbers_reject_bad_input(call):
     with pytest.raises(ValueError):
         call()
+
+
+def _toeplitz_deviation_before(matrix):
+    """toeplitz_deviation as it was: a loop over the diagonals, float64."""
+    m = np.asarray(matrix, dtype=np.float64)
+    finite = np.where(np.isfinite(m), m, np.nan)
+    worst = 0.0
+    for k in range(-m.shape[0] + 1, m.shape[1]):
+        diag = np.diagonal(finite, offset=k)
+        diag = diag[~np.isnan(diag)]
+        if diag.size > 1:
+            worst = max(worst, float(diag.max() - diag.min()))
+    return worst
+
+
+@settings(max_examples=60, deadline=None)
+@given(rows=st.integers(1, 40), cols=st.integers(1, 40), dtype=st.sampled_from([np.float32, np.float64, np.int64]),
+       holes=st.floats(0.0, 0.5), seed=st.integers(0, 2**32 - 1))
+def test_toeplitz_deviation_equals_the_loop_over_diagonals(rows, cols, dtype, holes, seed):
+    """Row-wise fmax / fmin give every diagonal's spread bit for bit, NaN and infinities left out."""
+    rng = np.random.default_rng(seed)
+    matrix = (rng.standard_normal((rows, cols)) * 100).astype(dtype)  # (rows, cols)
+    if dtype != np.int64:
+        matrix[rng.random((rows, cols)) < holes] = np.nan
+        matrix[rng.random((rows, cols)) < holes / 2] = np.inf
+    assert pc.toeplitz_deviation(matrix) == _toeplitz_deviation_before(matrix)
+
+
+def test_toeplitz_deviation_of_the_lessons_largest_table():
+    similarity = pc.similarity_matrix(pc.sinusoidal(2048, 1024))  # (2048, 2048) float32
+    assert pc.toeplitz_deviation(similarity) == _toeplitz_deviation_before(similarity)
