@@ -539,3 +539,25 @@ def test_first_bad_position_counts_float16_overflow(d, threshold):
     errors = _angle_errors(m, theta_exact, _model_inv_freq(d, 10000.0, "float16"), "float16")  # (65521, d/2)
     first = int(m[np.nonzero((errors >= threshold).any(axis=1))[0][0]])
     assert pc.rope_first_bad_position(d, dtype="float16", threshold=threshold, max_position=1 << 20) == first
+
+
+@pytest.mark.parametrize(("n", "d", "base", "seed"), [(16, 8, 10000.0, 0), (64, 32, 500.0, 3), (256, 128, 1e6, 7)])
+def test_conversion_scores_equal_three_separate_runs(n, d, base, seed):
+    """The half and naive runs share one projection of x; each score matrix must be what its own run gives."""
+    from posenc_core.rope.rotation import _gaussian
+
+    d_model = 2 * d
+    x = _gaussian(seed, n, d_model)
+    w_q, w_k = _gaussian(seed + 1, d, d_model) / np.sqrt(d_model), _gaussian(seed + 2, d, d_model) / np.sqrt(d_model)
+    inv_freq = pc.rope_inv_freq(d, base)[0]
+
+    def run(wq, wk, layout):
+        q = pc.apply_rope(x @ wq.T, np.arange(n), inv_freq, layout)  # (n, d)
+        k = pc.apply_rope(x @ wk.T, np.arange(n), inv_freq, layout)  # (n, d)
+        return q @ k.T
+
+    out = pc.rope_conversion_scores(n, d, base, seed=seed)
+    np.testing.assert_array_equal(out["half"], run(w_q, w_k, "half"))
+    np.testing.assert_array_equal(out["naive"], run(w_q, w_k, "interleaved"))
+    np.testing.assert_array_equal(out["converted"], run(pc.half_rows_to_interleaved(w_q, 1),
+                                                         pc.half_rows_to_interleaved(w_k, 1), "interleaved"))

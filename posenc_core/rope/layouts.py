@@ -96,14 +96,15 @@ def rope_conversion_scores(n, head_dim, base=10000.0, *, d_model=None, seed=0) -
     inv_freq, _ = rope_inv_freq(d, base)
     positions = np.arange(n)
 
-    def scores(wq, wk, layout):
-        q = apply_rope(x @ wq.T, positions, inv_freq, layout)  # (n, d)
-        k = apply_rope(x @ wk.T, positions, inv_freq, layout)  # (n, d)
+    def scores(q_in, k_in, layout):  # the projected queries and keys, (n, d) each
+        q = apply_rope(q_in, positions, inv_freq, layout)  # (n, d)
+        k = apply_rope(k_in, positions, inv_freq, layout)  # (n, d)
         return q @ k.T
 
-    half = scores(w_q, w_k, "half")
-    converted = scores(half_rows_to_interleaved(w_q, 1), half_rows_to_interleaved(w_k, 1), "interleaved")
-    naive = scores(w_q, w_k, "interleaved")
+    q_in, k_in = x @ w_q.T, x @ w_k.T  # (n, d) each: the half and the naive runs project with the same weights
+    half = scores(q_in, k_in, "half")
+    converted = scores(x @ half_rows_to_interleaved(w_q, 1).T, x @ half_rows_to_interleaved(w_k, 1).T, "interleaved")
+    naive = scores(q_in, k_in, "interleaved")
     return {"half": half, "converted": converted, "naive": naive,
             "converted_error": float(np.abs(converted - half).max()),
             "naive_error": float(np.abs(naive - half).max())}
