@@ -13,6 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import posenc_core as pc
+from posenc_core.todays_models import layer_rules
 
 torch = pytest.importorskip("torch")
 transformers = pytest.importorskip("transformers")
@@ -237,6 +238,93 @@ def test_temperature_entropy():
         pc.temperature_entropy("alibi", [5])
     with pytest.raises(ValueError, match="whole numbers"):
         pc.llama4_attn_temperature([-1, 2])
+
+
+def _direct_entropy(rule, lengths, scale=None, period=None, spread=1.0, margin=4.0, seed=0) -> dict:
+    """temperature_entropy as first written: one softmax over the whole row per position and scale."""
+    p = np.unique(np.asarray(lengths, dtype=np.int64).reshape(-1))
+    scales = pc.query_temperature(rule, p, scale, period).astype(np.float64)
+    scores = spread * np.random.default_rng(seed).standard_normal(int(p.max()) + 1)
+    scores[0] = margin
+    out = {k: np.empty(p.size) for k in ("entropy", "entropy_scaled", "needle", "needle_scaled")}
+    for i, (pos, s) in enumerate(zip(p, scales, strict=True)):
+        for suffix, logits in (("", scores[: pos + 1]), ("_scaled", s * scores[: pos + 1])):
+            shifted = logits - logits.max()
+            weights = np.exp(shifted)
+            total = weights.sum()
+            probs = weights / total
+            out["entropy" + suffix][i] = -(probs * shifted).sum() + math.log(total)
+            out["needle" + suffix][i] = probs[0]
+    return {"positions": p.astype(np.float64), "scale": scales, "uniform": np.log(p + 1.0), **out}
+
+
+# temperature_entropy sums each softmax from binned draws; it may differ from the direct softmax by rounding only.
+# Each bin's Taylor series stops below 2^-56 of a term, and each exponent s·score - shift is rounded in another
+# order: a few ulps of |s·score| + |shift|, at most ~800 for any key whose term is above exp(-745) (key 0's term
+# is computed as the direct softmax does). That is <= ~1e-12 relative in the sums and <= ~3e-11 nats in an entropy
+# of up to ln(4M) = 15; the lesson's sliders give ~1e-14. 1e-9 (relative, and absolute in nats for entropies near
+# 0) keeps a 30x margin, and the page shows entropies to 3 decimals and probabilities to 2-3 significant digits.
+DIRECT_SOFTMAX_TOLERANCE = 1e-9
+
+
+def _assert_matches_direct_softmax(rule, lengths, **kwargs):
+    got, want = pc.temperature_entropy(rule, lengths, **kwargs), _direct_entropy(rule, lengths, **kwargs)
+    assert got.keys() == want.keys()
+    for key in ("positions", "scale", "uniform"):
+        np.testing.assert_array_equal(got[key], want[key])
+    for key in ("entropy", "entropy_scaled"):
+        np.testing.assert_allclose(got[key], want[key], rtol=DIRECT_SOFTMAX_TOLERANCE, atol=DIRECT_SOFTMAX_TOLERANCE)
+    for key in ("needle", "needle_scaled"):  # down to exp(-745) and below: relative, but for subnormals
+        np.testing.assert_allclose(got[key], want[key], rtol=DIRECT_SOFTMAX_TOLERANCE, atol=1e-300)
+    same = got["scale"] == 1.0
+    for key in ("entropy", "needle"):
+        np.testing.assert_array_equal(got[key + "_scaled"][same], got[key][same])
+
+
+@pytest.mark.parametrize("rule", list(pc.QUERY_SCALE_RULES))
+@pytest.mark.parametrize("spread, margin", [(0.0, 0.0), (0.0, 50.0), (0.0, -50.0), (1.0, 4.0), (3.0, 10.0),
+                                            (10.0, 0.0), (20.0, 50.0), (20.0, -50.0)])
+@pytest.mark.parametrize("seed", [0, 7])
+def test_temperature_entropy_matches_the_direct_softmax(rule, spread, margin, seed):
+    # the step edges of both rules at the default periods, and a log grid past several steps
+    lengths = np.concatenate([pc.temperature_positions(300_000, 40), [8190, 8191, 16383, 16384]])
+    _assert_matches_direct_softmax(rule, lengths, spread=spread, margin=margin, seed=seed)
+
+
+@pytest.mark.parametrize("rule", list(pc.QUERY_SCALE_RULES))
+@pytest.mark.parametrize("scale, period", [(10.0, 1), (2.0, 100), (0.0, 1)])
+def test_temperature_entropy_matches_the_direct_softmax_at_strong_scales(rule, scale, period):
+    # scales up to ~130: past the bins' series for most pairs, so the direct softmax takes over row by row
+    for spread, margin in ((20.0, -50.0), (1.0, 50.0), (0.05, 4.0)):
+        _assert_matches_direct_softmax(rule, pc.temperature_positions(100_000, 24), scale=scale, period=period,
+                                       spread=spread, margin=margin, seed=3)
+
+
+@pytest.mark.parametrize("rule", list(pc.QUERY_SCALE_RULES))
+def test_temperature_entropy_matches_the_direct_softmax_on_the_lesson(rule):
+    _assert_matches_direct_softmax(rule, pc.temperature_positions(1_048_576), scale=0.1,
+                                   period=pc.QUERY_SCALE_RULES[rule][3], spread=3.0, margin=10.0)
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.sampled_from(list(pc.QUERY_SCALE_RULES)), st.lists(st.integers(1, 30_000), min_size=1, max_size=12),
+       st.floats(0.0, 10.0), st.integers(1, 20_000), st.floats(0.0, 20.0), st.floats(-50.0, 50.0),
+       st.integers(0, 2**32 - 1))
+def test_temperature_entropy_matches_the_direct_softmax_anywhere(rule, lengths, scale, period, spread, margin, seed):
+    _assert_matches_direct_softmax(rule, lengths, scale=scale, period=period, spread=spread, margin=margin,
+                                   seed=seed)
+
+
+def test_temperature_entropy_is_the_same_bits_from_a_cold_cache():
+    positions = pc.temperature_positions(200_000)
+    warm = pc.temperature_entropy("llama4", positions, spread=2.0, margin=3.0)
+    layer_rules._draw_sums.cache_clear()
+    cold = pc.temperature_entropy("llama4", positions, spread=2.0, margin=3.0)
+    for key in warm:
+        np.testing.assert_array_equal(cold[key], warm[key])
+    sums = layer_rules._draw_sums(0, positions.astype(np.int64).tobytes())[-1]
+    with pytest.raises(ValueError, match="read-only"):  # one cached copy serves every caller
+        sums[0, 0, 0] = 1.0
 
 
 # --- attention sinks ------------------------------------------------------------------------------------
