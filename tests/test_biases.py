@@ -245,3 +245,24 @@ def test_alibi_head_counts_the_page_states(heads):
 def test_alibi_head_counts_reject_bad_input(call):
     with pytest.raises(ValueError):
         call()
+
+
+def _alibi_weights_reference(n_heads, length):
+    """alibi_distance_weights as it was: one softmax over every head's whole row, exp on every entry."""
+    slopes = pc.alibi_slopes(n_heads).astype(np.float64)
+    scores = -slopes[:, None] * np.arange(length, dtype=np.float64)[None, :]
+    weights = np.exp(scores - np.max(scores, axis=-1, keepdims=True))
+    return weights / weights.sum(axis=-1, keepdims=True)
+
+
+@settings(max_examples=30, deadline=None)
+@given(heads=st.sampled_from([1, 2, 3, 8, 12, 17, 64]), length=st.sampled_from([1, 2, 7, 300, 1493, 3000, 16384]),
+       mass=st.sampled_from([0.5, 0.9, 0.97, 0.99, 1.0]), train=st.integers(1, 16384))
+def test_alibi_weights_and_their_summaries_match_the_whole_row_softmax_bit_for_bit(heads, length, mass, train):
+    ref = _alibi_weights_reference(heads, length)
+    weights = pc.alibi_distance_weights(heads, length)
+    assert weights.dtype == ref.dtype and np.array_equal(weights, ref)
+    assert np.array_equal(np.signbit(weights), np.signbit(ref))  # the zeros past underflow are +0 as before
+    field = np.argmax(np.cumsum(ref, axis=1) >= mass - 1e-12, axis=1).astype(np.int64)
+    assert np.array_equal(pc.alibi_receptive_field(heads, length, mass), field)
+    assert np.array_equal(pc.alibi_mass_beyond(heads, train, length), ref[:, train:].sum(axis=1))

@@ -61,3 +61,32 @@ def test_relative_scale_starts_at_zero_and_peaks_at_one(max_r, dim, head, seed):
 def test_bad_arguments_raise_clear_value_errors(call, message):
     with pytest.raises(ValueError, match=message):
         call()
+
+
+def _score_curves_reference(max_r, dim, base, alibi_head, seed, scale):
+    """score_curves as it was before the sinusoidal curve skipped its sines: the whole float64 table."""
+    r = np.arange(max_r + 1, dtype=np.float64)
+    origin = pc.sinusoidal_at([0], dim, base, dtype="float64")[0]
+    curves = {"Sinusoidal: PE(0)·PE(r)": pc.sinusoidal_at(r, dim, base, dtype="float64") @ origin,
+              "RoPE: decay bound": pc.rope_decay_bound(dim, r, base).astype(np.float64),
+              "ALiBi: −m·r": 0.0 - float(pc.alibi_slopes(8)[alibi_head - 1]) * r,
+              "T5: bucket bias": pc.t5_bucket_values(32, False, seed).astype(np.float64)[
+                  pc.t5_relative_position_bucket(-r, False, 32, 128)]}
+    if scale == "relative":
+        for name, values in curves.items():
+            change = values - values[0]
+            peak = float(np.abs(change).max())
+            curves[name] = change / peak if peak > 0 else change
+    return r, curves
+
+
+@settings(max_examples=25, deadline=None)
+@given(max_r=st.sampled_from([1, 2, 31, 257, 1000, 4096]), dim=st.sampled_from([2, 16, 64, 256]),
+       base=st.sampled_from([10000.0, 500000.0, 1.5]), head=st.integers(1, 8), seed=st.integers(0, 9),
+       scale=st.sampled_from(["raw", "relative"]))
+def test_score_curves_match_the_full_table_bit_for_bit(max_r, dim, base, head, seed, scale):
+    r, curves = pc.score_curves(max_r, dim, base, 8, head, 32, 128, seed, scale)
+    ref_r, ref = _score_curves_reference(max_r, dim, base, head, seed, scale)
+    assert np.array_equal(r, ref_r) and list(curves) == list(ref)
+    for name in ref:
+        assert np.array_equal(curves[name], ref[name]), name

@@ -215,6 +215,9 @@ def alibi_attention(n_heads, q_len, causal=True) -> np.ndarray:
     return _softmax_rows(bias).astype(np.float32)
 
 
+_EXP_UNDERFLOW = 760.0  # exp(-x) is exactly 0.0 in float64 for x above ~745.2
+
+
 def alibi_distance_weights(n_heads, length) -> np.ndarray:
     """Attention of the last query of a causal sequence of ``length`` tokens, by distance back 0..length-1.
 
@@ -225,7 +228,15 @@ def alibi_distance_weights(n_heads, length) -> np.ndarray:
     slopes = alibi_slopes(n_heads).astype(np.float64)  # (h,)
     check_size(slopes.shape[0] * length, "The ALiBi weight table")
     distance = np.arange(length, dtype=np.float64)  # (L,)
-    return _softmax_rows(-slopes[:, None] * distance[None, :])  # (h, L)
+    # exp(-m d) is exactly 0 once m d passes ~745 (below the smallest subnormal), so a steep head's row is zeros
+    # from there on: exp runs on each head's nonzero prefix only (about 40% less at 64 heads and 16k tokens).
+    ends = np.minimum(length, np.floor(_EXP_UNDERFLOW / slopes).astype(np.int64) + 1)  # (h,)
+    weights = np.zeros((slopes.shape[0], length))  # (h, L)
+    for h, end in enumerate(ends):
+        # the row's max is e^0 at d = 0, so the softmax's shift by it changes no bit and is left out
+        weights[h, :end] = np.exp(-slopes[h] * distance[:end])  # (end,)
+    weights /= weights.sum(axis=1, keepdims=True)  # whole rows: the zeros keep the pairwise sum's order
+    return weights  # (h, L)
 
 
 def alibi_receptive_field(n_heads, length, mass=0.9) -> np.ndarray:

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .._checks import MAX_DIM, MAX_HEADS, MAX_POSITIONS, as_base, as_choice, as_even_dim, as_int, check_size
-from ..absolute.sinusoidal import sinusoidal_at
+from ..absolute.sinusoidal import sinusoidal_at, sinusoidal_frequencies
 from ..rope import rope_decay_bound
 from .biases import alibi_slopes, t5_bucket_values, t5_relative_position_bucket
 
@@ -144,8 +144,13 @@ class CurveSettings:
 
 
 def _sinusoidal_curve(r: np.ndarray, s: CurveSettings) -> np.ndarray:
-    origin = sinusoidal_at([0], s.dim, s.base, dtype="float64")[0]  # (d,)
-    return sinusoidal_at(r, s.dim, s.base, dtype="float64") @ origin  # PE(0) . PE(r) = sum_i cos(r w_i)
+    origin = sinusoidal_at([0], s.dim, s.base, dtype="float64")[0]  # (d,): (sin 0, cos 0) = (0, 1) per pair
+    # The sines only ever meet origin's zeros, so float64 sin (half the table's cost) is skipped; zeros stand in
+    # for them and the table keeps its interleaved (n, d) layout, because the curve's bits depend on the order
+    # in which the matmul sums the columns.
+    table = np.zeros((r.shape[0], s.dim))  # (n, d)
+    table[:, 1::2] = np.cos(np.multiply.outer(r, sinusoidal_frequencies(s.dim, s.base)))  # (n, d/2)
+    return table @ origin  # PE(0) . PE(r) = sum_i cos(r w_i)
 
 
 def _rope_curve(r: np.ndarray, s: CurveSettings) -> np.ndarray:
