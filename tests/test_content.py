@@ -11,6 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import posenc_core as pc
+from posenc_core.todays_models._toy_inputs import toy_weight
 
 TEXT = "the cat sat on the mat because it was warm"
 
@@ -255,6 +256,66 @@ def test_fixed_transforms_depend_on_the_offset_only():
     # the words' own transforms break it
     assert out["spread"]["path"][1:-1].max() > 0.5
     assert ((out["beta"] > 0) & (out["beta"] < 2)).all()
+
+
+def _path_scores_loop(q, k, w, beta):
+    """path_scores before it took every query's step at once: one Python step per (i, j)."""
+    w = w / np.linalg.norm(w, axis=-1, keepdims=True)
+    scores = np.full((len(q), len(q)), -np.inf)
+    for i in range(len(q)):
+        v = q[i].copy()
+        for j in range(i, -1, -1):
+            scores[i, j] = v @ k[j]
+            v -= beta[j] * (w[j] @ v) * w[j]
+    return scores
+
+
+def _path_transform_scores_loop(q, k, m):
+    scores = np.full((len(q), len(q)), -np.inf)
+    for i in range(len(q)):
+        row = q[i].copy()
+        for j in range(i, -1, -1):
+            scores[i, j] = row @ k[j]
+            row = row @ m[j]
+    return scores
+
+
+@settings(max_examples=30, deadline=None)
+@given(length=st.integers(1, 40), dim=st.sampled_from([2, 4, 8, 16, 64]), seed=st.integers(0, 10**6),
+       fortran=st.booleans())
+def test_path_scores_match_the_per_pair_loop_bit_for_bit(length, dim, seed, fortran):
+    rng = np.random.default_rng(seed)
+    q, k, w = (rng.standard_normal((length, dim)) * rng.uniform(0.1, 100) for _ in range(3))
+    if fortran:  # strided rows: the dots leave BLAS in both
+        q, k, w = np.asfortranarray(q), np.asfortranarray(k), np.asfortranarray(w)
+    beta = rng.uniform(0, 2, length)
+    m = pc.path_householder(w, beta)  # (L, d, d)
+    assert np.array_equal(pc.path_scores(q, k, w, beta), _path_scores_loop(q, k, w, beta))
+    assert np.array_equal(pc.path_transform_scores(q, k, m), _path_transform_scores_loop(q, k, m))
+    step = np.broadcast_to(pc.path_rope_transform(dim), (length, dim, dim))
+    assert np.array_equal(pc.path_transform_scores(q, k, step), _path_transform_scores_loop(q, k, step))
+
+
+@settings(max_examples=15, deadline=None)
+@given(words=st.integers(1, 64), dim=st.sampled_from([2, 4, 8, 16]), seed=st.integers(0, 9),
+       base=st.sampled_from([10.0, 100.0, 1000.0, 10000.0]), sharp=st.sampled_from([0.0, 1.0, 4.0]))
+def test_path_sentence_matches_the_per_pair_loop_bit_for_bit(words, dim, seed, base, sharp):
+    text = " ".join(TEXT.split()[i % 10] + str(i % 7) for i in range(words))
+    out = pc.path_sentence(text, dim, seed, base, sharp)
+    length = len(out["tokens"])
+    q = np.tile(toy_weight("path-probe-q", seed, dim) * np.sqrt(dim), (length, 1))
+    k = np.tile(toy_weight("path-probe-k", seed, dim) * np.sqrt(dim), (length, 1))
+    step = np.broadcast_to(pc.path_rope_transform(dim, base), (length, dim, dim))
+    grids = {"rope": _path_transform_scores_loop(q, k, step),
+             "path": _path_scores_loop(q, k, out["w"], out["beta"]),
+             "fixed": _path_scores_loop(q, k, np.tile(out["w"][:1], (length, 1)), np.full(length, out["beta"][0]))}
+    assert np.array_equal(out["rope"], grids["rope"]) and np.array_equal(out["path"], grids["path"])
+    assert np.array_equal(out["wordless"], grids["fixed"])
+    for name, grid in grids.items():
+        spread = np.array([np.ptp(np.diagonal(grid, -t)) for t in range(length)])
+        assert np.array_equal(out["spread"][name], spread)
+        assert out["largest_spread"][name] == float(spread.max())
+    assert out["widest_offset"] == int(np.argmax(out["spread"]["path"]))
 
 
 @pytest.mark.parametrize("theta", [0.3, 1.0, -2.0, math.pi])

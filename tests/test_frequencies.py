@@ -116,6 +116,39 @@ def test_score_curves_start_at_one_and_still_dims_set_the_floor():
     assert curves["p-RoPE"].min() >= 0.5 - 1e-9 and curves["partial rotary"].min() >= 0.5 - 1e-9
 
 
+def _score_curves_per_method(head_dim, base, fraction, max_distance, points):
+    """frequency_score_curves before it took each distinct frequency's cosines once: a whole table per method."""
+    distance = np.unique(np.concatenate([[0.0], np.round(np.geomspace(1, max_distance, points - 1))]))
+    curves = {"distance": distance}
+    for method in pc.FEWER_FREQUENCY_METHODS:
+        omega = pc.dimension_frequencies(method, head_dim, base, fraction)
+        curves[method] = np.cos(np.multiply.outer(distance, omega)).mean(axis=1)
+    far = distance > max_distance / 2
+    curves["far_mean"] = {m: float(curves[m][far].mean()) for m in pc.FEWER_FREQUENCY_METHODS}
+    return curves
+
+
+@settings(max_examples=40, deadline=None)
+@given(head_dim=st.sampled_from([2, 4, 6, 10, 64, 96, 128, 256, 512]),
+       base=st.sampled_from([10.0, 10000.0, 500000.0, 1e7]),
+       fraction=st.sampled_from([0.125, 0.25, 0.3, 0.5, 0.75, 1.0]),
+       max_distance=st.sampled_from([1, 7, 2048, 32768, 1048576]), points=st.sampled_from([2, 3, 37, 300, 800]))
+def test_score_curves_match_a_table_per_method_bit_for_bit(head_dim, base, fraction, max_distance, points):
+    try:
+        expected = _score_curves_per_method(head_dim, base, fraction, max_distance, points)
+    except ValueError as error:  # too few dimensions for the fraction: the same refusal
+        with pytest.raises(ValueError, match=str(error).split(",")[0]):
+            pc.frequency_score_curves(head_dim, base, fraction, max_distance, points)
+        return
+    curves = pc.frequency_score_curves(head_dim, base, fraction, max_distance, points)
+    assert list(curves) == list(expected)
+    for key in ("distance", *pc.FEWER_FREQUENCY_METHODS):
+        assert np.array_equal(curves[key], expected[key]), key
+    far, far_expected = curves["far_mean"], expected["far_mean"]
+    assert list(far) == list(far_expected)  # NaN for max_distance 1: no distance lies in the far half
+    assert np.array_equal(list(far.values()), list(far_expected.values()), equal_nan=True)
+
+
 def test_errors_are_sentences():
     with pytest.raises(ValueError, match="no pair"):
         pc.fewer_frequencies("p-RoPE", 64, 10000.0, 0.01)

@@ -7,6 +7,8 @@ import types
 import numpy as np
 import pytest
 import torch
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import posenc_core as pc
 from posenc_core import multimodal as mm
@@ -133,6 +135,37 @@ def test_gemma_score_map_is_the_images_sections_axial_rope_with_columns_first():
     rotated = pc.rope_2d_axial(ones, cols, rows, base=100.0)  # first half by the column, as Gemma 4
     expected = (rotated @ rotated[row * w + col]).reshape(h, w)
     np.testing.assert_allclose(mm.vision_tower_score_map("gemma4", h, w, row, col), expected, rtol=1e-5)
+
+
+def _score_map_whole_grid(key, h, w, row, col, head_dim, theta, vectors, seed, relative):
+    """vision_tower_score_map before it rotated one row and one column of patches: the whole grid's cos, sin."""
+    rows, cols = np.divmod(np.arange(h * w), w)
+    cos, sin = mm.vision_rope_cos_sin(key, rows, cols, head_dim=head_dim, theta=theta, backend="numpy")
+    d = cos.shape[-1]
+    content = np.ones(d) if vectors == "ones" else np.random.default_rng(seed).standard_normal(d)
+    rotated = mm.vision_towers._rotate_tower(np.broadcast_to(content, (h * w, d)), cos.astype(np.float64),
+                                             sin.astype(np.float64), mm.VISION_TOWERS[key].layout)
+    scores = (rotated @ rotated[row * w + col]).reshape(h, w)
+    return scores / scores[row, col] if relative else scores
+
+
+@settings(max_examples=40, deadline=None)
+@given(key=st.sampled_from(list(mm.VISION_TOWERS)), h=st.integers(1, 64), w=st.integers(1, 64),
+       cell=st.floats(0, 1), head_dim=st.sampled_from([None, 4, 12, 64, 256]),
+       theta=st.sampled_from([None, 100.0, 10_000.0, 1e6]), vectors=st.sampled_from(["ones", "random"]),
+       seed=st.integers(0, 99), relative=st.booleans())
+def test_vision_score_map_matches_the_whole_grid_bit_for_bit(key, h, w, cell, head_dim, theta, vectors, seed,
+                                                              relative):
+    row, col = int(cell * (h - 1)), int((1 - cell) * (w - 1))
+    args = (key, h, w, row, col)
+    mine = mm.vision_tower_score_map(*args, head_dim=head_dim, theta=theta, vectors=vectors, seed=seed,
+                                     relative=relative)
+    assert np.array_equal(mine, _score_map_whole_grid(*args, head_dim, theta, vectors, seed, relative))
+
+
+def test_vision_score_map_keeps_the_whole_grids_size_cap():
+    with pytest.raises(ValueError, match="The vision cos/sin table would hold 134,217,728 values"):
+        mm.vision_tower_score_map("gemma4", 256, 256, 0, 0, head_dim=1024)
 
 
 def test_vision_layouts_and_wavelengths():

@@ -104,12 +104,24 @@ def vision_tower_score_map(key, grid_h, grid_w, row, col, *, head_dim=None, thet
     row = as_int("row", row, minimum=0, maximum=h - 1)
     col = as_int("col", col, minimum=0, maximum=w - 1)
     vectors = as_choice("vectors", vectors, ("ones", "random"))
-    rows, cols = np.divmod(np.arange(h * w), w)
-    cos, sin = vision_rope_cos_sin(key, rows, cols, head_dim=head_dim, theta=theta, backend="numpy")
-    d = cos.shape[-1]
+    # Each dimension turns with the row or with the column only, and the content is the same everywhere, so
+    # a rotated dimension is a function of one coordinate: rotate one column of patches and one row of them
+    # (h + w patches, not h·w) and lay them out; every value is the same elementwise arithmetic as before.
+    down = vision_rope_cos_sin(key, np.arange(h), np.zeros(h), head_dim=head_dim, theta=theta, backend="numpy")
+    d = down[0].shape[-1]
+    check_size(h * w * d * 2, "The vision cos/sin table")  # the whole grid's table, as the map once built it
+    across = vision_rope_cos_sin(key, np.zeros(w), np.arange(w), head_dim=d, theta=theta, backend="numpy")
     content = np.ones(d) if vectors == "ones" else np.random.default_rng(seed).standard_normal(d)
-    rotated = _rotate_tower(np.broadcast_to(content, (h * w, d)), cos.astype(np.float64), sin.astype(np.float64),
-                            tower.layout)  # (h·w, d)
+
+    def rotate(cos_sin):  # (n, d) float32 cos, sin -> (n, d) float64 rotated content
+        cos, sin = cos_sin
+        return _rotate_tower(np.broadcast_to(content, cos.shape), cos.astype(np.float64), sin.astype(np.float64),
+                             tower.layout)
+    by_col = _axes(tower.layout, d) == 1  # (d,)
+    rotated = np.empty((h, w, d))  # (h, w, d)
+    rotated[:, :, ~by_col] = rotate(down)[:, None, ~by_col]
+    rotated[:, :, by_col] = rotate(across)[None, :, by_col]
+    rotated = rotated.reshape(h * w, d)  # (h·w, d)
     scores = (rotated @ rotated[row * w + col]).reshape(h, w)
     return scores / scores[row, col] if relative else scores
 
@@ -132,9 +144,12 @@ def factorized_learned_table(grid_h, grid_w, dim, seed=0) -> np.ndarray:
 def vision_dimension_axes(key) -> np.ndarray:
     """For each dimension of a head: 0 if the patch's row turns it, 1 if its column does. Shape (head_dim,)."""
     tower = _tower(key)
-    q = tower.head_dim // 4
-    blocks = [0, 1, 0, 1] if tower.layout == "hwhw" else [1, 1, 0, 0]  # Gemma 4: x (column) first
-    return np.repeat(np.array(blocks, dtype=np.int8), q)
+    return _axes(tower.layout, tower.head_dim)
+
+
+def _axes(layout: str, head_dim: int) -> np.ndarray:
+    blocks = [0, 1, 0, 1] if layout == "hwhw" else [1, 1, 0, 0]  # Gemma 4: x (column) first
+    return np.repeat(np.array(blocks, dtype=np.int8), head_dim // 4)  # (head_dim,)
 
 
 def vision_wavelengths(key, theta=None) -> np.ndarray:

@@ -59,12 +59,14 @@ def path_scores(q, k, w, beta) -> np.ndarray:
         raise ValueError(f"w must be (L, d) = {q.shape} and beta (L,), but got {w.shape} and {beta.shape}.")
     w = w / np.linalg.norm(w, axis=-1, keepdims=True)
     length = q.shape[0]
-    scores = np.full((length, length), -np.inf)
-    for i in range(length):
-        v = q[i].copy()  # (d,) q_i^T H_i ... H_{j+1}, as a column (each H is symmetric)
-        for j in range(i, -1, -1):
-            scores[i, j] = v @ k[j]
-            v -= beta[j] * (w[j] @ v) * w[j]  # one more transform, H_j, before key j - 1
+    scores = np.full((length, length), -np.inf)  # (L, L)
+    # Every query i >= j takes its step j at once, one loop over keys instead of L^2 / 2 Python steps. A
+    # stacked (1, d) @ (d,) is one dot per row, the same dot as the per-row v @ k[j], so the bits do not
+    # change; a (n, d) @ (d,) would be one gemv, whose sums run in another order.
+    v = q.copy()  # (L, d) row i: q_i^T H_i ... H_{j+1}, as a column (each H is symmetric)
+    for j in range(length - 1, -1, -1):
+        scores[j:, j] = (v[j:, None, :] @ k[j])[:, 0]  # (L - j,)
+        v[j:] -= beta[j] * (w[j] @ v[j:, :, None]) * w[j]  # (L - j, d) one more transform, H_j
     return scores
 
 
@@ -78,12 +80,13 @@ def path_transform_scores(q, k, transforms) -> np.ndarray:
     if m.shape != (q.shape[0], q.shape[1], q.shape[1]):
         raise ValueError(f"transforms must be (L, d, d) = {(q.shape[0], q.shape[1], q.shape[1])}, got {m.shape}.")
     length = q.shape[0]
-    scores = np.full((length, length), -np.inf)
-    for i in range(length):
-        row = q[i].copy()  # (d,) the row vector q_i^T M_i ... M_{j+1}
-        for j in range(i, -1, -1):
-            scores[i, j] = row @ k[j]
-            row = row @ m[j]
+    scores = np.full((length, length), -np.inf)  # (L, L)
+    # As in path_scores, one step j for every query i >= j at once; a stacked (1, d) @ (d, d) is the same gemv
+    # per row as the per-row row @ m[j] (a (n, d) @ (d, d) would be one gemm, summed in another order).
+    row = q.copy()  # (L, d) row i: the row vector q_i^T M_i ... M_{j+1}
+    for j in range(length - 1, -1, -1):
+        scores[j:, j] = (row[j:, None, :] @ k[j])[:, 0]  # (L - j,)
+        row[j:] = (row[j:, None, :] @ m[j])[:, 0]  # (L - j, d)
     return scores
 
 
@@ -142,8 +145,14 @@ def path_sentence(text, dim=8, seed=0, base=10000.0, sharpness=1.0) -> dict:
     path = path_scores(q, k, w, beta)
     wordless = path_scores(q, k, np.tile(w[:1], (length, 1)), np.full(length, beta[0]))
 
+    # (L, L) row t: grid[i + t, i] over i, the entries at offset t, padded past the edge with -inf (max), inf (min)
+    rows = np.arange(length)[:, None] + np.arange(length)  # (L, L)
+    inside = rows < length
+
     def spread(grid):
-        return np.array([np.ptp(np.diagonal(grid, -t)) for t in range(length)])  # (L,) per offset
+        entries = grid[np.minimum(rows, length - 1), np.arange(length)]  # (L, L)
+        high = np.where(inside, entries, -np.inf).max(axis=1)  # (L,) per offset
+        return high - np.where(inside, entries, np.inf).min(axis=1)  # (L,) np.ptp of each diagonal
 
     spreads = {"rope": spread(rope), "path": spread(path), "fixed": spread(wordless)}  # (L,) each
     return {"tokens": tokens, "rope": rope, "path": path, "beta": beta, "w": w, "offsets": np.arange(length),
