@@ -340,7 +340,8 @@ LESSONS = {
         ("pc.mm_time_id_table(ff, (fa, fb), scores_views.TIME_FAMILIES)", F32)]),
     "vision_rope": (["multimodal/vision_rope.py"], {}, [
         ("pc.vision_tower_score_map(c, gh, gw, gh - 1, gw - 1, relative=True), pc.vision_tower_score_map('gemma4', "
-         "gh, gw, gh - 1, gw - 1, relative=True), pc.factorized_learned_table(gh, gw, 64)[-1]", F32, TOWERS),
+         "gh, gw, gh - 1, gw - 1, relative=True), pc.factorized_learned_table(gh, gw, 64, query=(gh - 1, gw - 1))",
+         F32, TOWERS),
         ("pc.vision_far_score(c, gh, gw, gh - 1, 0), pc.vision_far_score('gemma4', gh, gw, gh - 1, 0), "
          "pc.vision_far_score(c, gh, gw, gh - 1, 0, theta=pc.VISION_TOWERS['gemma4'].theta)", F32, TOWERS)]),
     "deberta": (["encoders/deberta.py"], {}, [  # at pb = 256 the max-distance list keeps every top: max(TOPS)

@@ -185,6 +185,19 @@ def test_factorized_learned_table_shares_rows_and_columns():
     np.testing.assert_allclose(maps[10].reshape(6, 8)[1, 2], 1.0, atol=1e-6)
 
 
+@pytest.mark.parametrize(("h", "w", "seed"), [(1, 1, 0), (6, 8, 0), (48, 48, 3), (13, 5, 7)])
+def test_factorized_learned_table_one_query_is_that_map(h, w, seed):
+    """A query's map from one matrix-vector product: the full maps' row, to float32 (the products' last float64
+    bit may differ, which float32 all but always rounds away)."""
+    maps = mm.factorized_learned_table(h, w, 64, seed)  # (h·w, h, w)
+    for row, col in {(0, 0), (h - 1, w - 1), (h // 2, w // 3)}:
+        one = mm.factorized_learned_table(h, w, 64, seed, query=(row, col))
+        assert one.shape == (h, w) and one.dtype == np.float32
+        np.testing.assert_allclose(one, maps[row * w + col], rtol=0, atol=1e-7)
+    with pytest.raises(ValueError, match="query row"):
+        mm.factorized_learned_table(h, w, 64, seed, query=(h, 0))
+
+
 @pytest.mark.parametrize("call, message", [
     (lambda: mm.vision_rope_cos_sin("clip", [0], [0]), "tower"),
     (lambda: mm.vision_rope_cos_sin("gemma4", [0], [0], head_dim=66), "multiple of 4"),

@@ -141,7 +141,7 @@ def test_vision_snippet_gives_the_relative_maps(query, row, col):
     raw = pc.vision_tower_score_map(tower, h, w, row, col)
     np.testing.assert_array_equal(ns["qwen"], raw / raw[row, col])
     np.testing.assert_array_equal(ns["gemma"], pc.vision_tower_score_map("gemma4", h, w, row, col, relative=True))
-    np.testing.assert_array_equal(ns["learned"], pc.factorized_learned_table(h, w, 64)[row * w + col])
+    np.testing.assert_array_equal(ns["learned"], pc.factorized_learned_table(h, w, 64, query=(row, col)))
     far = min(w - 1, col + 16) if col < w - 1 else max(0, col - 16)
     shown = f"scores {ns['qwen'][row, far]:.3f} and Gemma 4 {ns['gemma'][row, far]:.3f}"
     assert shown in _text(at).replace("still scores", "scores")

@@ -22,7 +22,7 @@ WHY = ("Before the language model sees an image, a vision transformer reads its 
 def maps(tower: str, h: int, w: int, row: int, col: int):
     qwen = pc.vision_tower_score_map(tower, h, w, row, col, relative=True)
     gemma = pc.vision_tower_score_map("gemma4", h, w, row, col, relative=True)
-    learned = pc.factorized_learned_table(h, w, 64)[row * w + col]
+    learned = pc.factorized_learned_table(h, w, 64, query=(row, col))
     return qwen, gemma, learned
 
 
@@ -73,7 +73,7 @@ def maps_tab(tower: str, grid, cell):
     classroom.snippet(f"# ({h}, {w}) each, divided by the query's score with itself",
                       f"qwen = {qwen_call}", f"gemma = {gemma_call}",
                       f"# ({h}, {w}) cosines of the stand-in table's rows with the query patch's row",
-                      f"learned = pc.factorized_learned_table({h}, {w}, 64)[{row} * {w} + {col}]")
+                      f"learned = pc.factorized_learned_table({h}, {w}, 64, query=({row}, {col}))")
     distance = far_q["distance"]
     notice(f"Same content at every patch, so only position differs (each map ÷ the query's own score; "
            f"{qwen_tower.name} heads have d = {qwen_tower.head_dim}, Gemma 4's d = {gemma.head_dim}; the "

@@ -126,18 +126,27 @@ def vision_tower_score_map(key, grid_h, grid_w, row, col, *, head_dim=None, thet
     return scores / scores[row, col] if relative else scores
 
 
-def factorized_learned_table(grid_h, grid_w, dim, seed=0) -> np.ndarray:
+def factorized_learned_table(grid_h, grid_w, dim, seed=0, *, query=None) -> np.ndarray:
     """A learned-like 2D table built as Gemma 4 builds its own: a row of an x table plus a row of a y table.
 
     Each 1D table is a seeded smooth random field (``learned_like_grid``), standing in for trained
-    weights. Returns its (grid_h, grid_w, grid_h, grid_w) cosine-similarity maps.
+    weights. Returns its (grid_h, grid_w, grid_h, grid_w) cosine-similarity maps, or with ``query=(row, col)``
+    that patch's map alone, (grid_h, grid_w): the same cosines from one matrix-vector product instead of all
+    (h·w)² (a 48 x 48 grid's maps are 5.3 M values; a page shows one map).
     """
     h = as_int("grid_h", grid_h, minimum=1, maximum=256)
     w = as_int("grid_w", grid_w, minimum=1, maximum=256)
     x_table = learned_like_grid(1, w, dim, seed=seed)  # (w, dim)
     y_table = learned_like_grid(h, 1, dim, seed=seed + 1)  # (h, dim)
     table = (y_table[:, None, :] + x_table[None, :, :]).reshape(h * w, dim)  # (h·w, dim)
-    return patch_similarity_maps(table, h, w, "cosine")
+    if query is None:
+        return patch_similarity_maps(table, h, w, "cosine")
+    row = as_int("query row", query[0], minimum=0, maximum=h - 1)
+    col = as_int("query column", query[1], minimum=0, maximum=w - 1)
+    rows = np.asarray(table, dtype=np.float64)  # (h·w, dim) normalised as patch_similarity_maps does
+    norms = np.linalg.norm(rows, axis=1, keepdims=True)  # (h·w, 1)
+    rows = rows / np.where(norms == 0, 1, norms)
+    return (rows @ rows[row * w + col]).reshape(h, w).astype(np.float32)  # (h, w)
 
 
 
