@@ -13,7 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import posenc_core as pc
-from posenc_core.todays_models import layer_rules
+from posenc_core.todays_models import attention_entropy
 
 torch = pytest.importorskip("torch")
 transformers = pytest.importorskip("transformers")
@@ -318,11 +318,11 @@ def test_temperature_entropy_matches_the_direct_softmax_anywhere(rule, lengths, 
 def test_temperature_entropy_is_the_same_bits_from_a_cold_cache():
     positions = pc.temperature_positions(200_000)
     warm = pc.temperature_entropy("llama4", positions, spread=2.0, margin=3.0)
-    layer_rules._draw_sums.cache_clear()
+    attention_entropy._draw_sums.cache_clear()
     cold = pc.temperature_entropy("llama4", positions, spread=2.0, margin=3.0)
     for key in warm:
         np.testing.assert_array_equal(cold[key], warm[key])
-    sums = layer_rules._draw_sums(0, positions.astype(np.int64).tobytes())[-1]
+    sums = attention_entropy._draw_sums(0, positions.astype(np.int64).tobytes())[-1]
     with pytest.raises(ValueError, match="read-only"):  # one cached copy serves every caller
         sums[0, 0, 0] = 1.0
 

@@ -2,6 +2,8 @@
 and positions read from content: FoX, stick-breaking and PaTH attention (lessons/todays_models). The last three
 have GPU-only released kernels; these are the papers' equations in numpy, small enough for a slide."""
 
+from .attention_entropy import *  # noqa: F403
+from .attention_entropy import __all__ as _entropy_all
 from .cope import *  # noqa: F403
 from .cope import __all__ as _cope_all
 from .drope import *  # noqa: F403
@@ -23,5 +25,5 @@ from .sinks import __all__ as _sinks_all
 from .stick_breaking import *  # noqa: F403
 from .stick_breaking import __all__ as _stick_all
 
-__all__ = [*_layer_rules_all, *_sinks_all, *_mixers_all, *_latent_all, *_fewer_frequencies_all, *_drope_all, *_cope_all,
-           *_fox_all, *_stick_all, *_path_all]
+__all__ = [*_layer_rules_all, *_entropy_all, *_sinks_all, *_mixers_all, *_latent_all, *_fewer_frequencies_all,
+           *_drope_all, *_cope_all, *_fox_all, *_stick_all, *_path_all]
