@@ -63,11 +63,14 @@ def patch_similarity_maps(table, grid_h, grid_w, metric="cosine", num_prefix_tok
         raise ValueError(f"The table must have {prefix} prefix rows plus {h} x {w} = {h * w} patch rows, "
                          f"but has shape {rows.shape}.")
     check_size((h * w) ** 2, "The similarity maps")
-    patches = rows[prefix:]
-    if metric == "cosine":
-        norms = np.linalg.norm(patches, axis=1, keepdims=True)
-        patches = patches / np.where(norms == 0, 1, norms)
+    patches = unit_rows(rows[prefix:]) if metric == "cosine" else rows[prefix:]
     return (patches @ patches.T).reshape(h * w, h, w).astype(np.float32)
+
+
+def unit_rows(rows: np.ndarray) -> np.ndarray:
+    """Each row divided by its length (an all-zero row stays zero): the rows cosine similarities are dot products of."""
+    norms = np.linalg.norm(rows, axis=1, keepdims=True)  # (n, 1)
+    return rows / np.where(norms == 0, 1, norms)
 
 
 

@@ -20,7 +20,7 @@ import numpy as np
 
 from .._backend import require_torch, torch_installed
 from .._checks import as_base, as_choice, as_int, check_size
-from ..images.patch_grid import learned_like_grid, patch_similarity_maps
+from ..images.patch_grid import learned_like_grid, patch_similarity_maps, unit_rows
 from ..rope import rope_inv_freq_float32_pow
 from ._blocks import padded_rows
 
@@ -143,9 +143,7 @@ def factorized_learned_table(grid_h, grid_w, dim, seed=0, *, query=None) -> np.n
         return patch_similarity_maps(table, h, w, "cosine")
     row = as_int("query row", query[0], minimum=0, maximum=h - 1)
     col = as_int("query column", query[1], minimum=0, maximum=w - 1)
-    rows = np.asarray(table, dtype=np.float64)  # (h·w, dim) normalised as patch_similarity_maps does
-    norms = np.linalg.norm(rows, axis=1, keepdims=True)  # (h·w, 1)
-    rows = rows / np.where(norms == 0, 1, norms)
+    rows = unit_rows(np.asarray(table, dtype=np.float64))  # (h·w, dim) as patch_similarity_maps' cosine
     return (rows @ rows[row * w + col]).reshape(h, w).astype(np.float32)  # (h, w)
 
 
