@@ -62,8 +62,97 @@ def streamlit_server(timeout: float = 60.0):
             proc.kill()
 
 
+# Settled: the script has finished (Streamlit's own run state), no element is left stale from the last run, every
+# chart on screen has drawn and none is drawing or waiting to fit a new width (page_kit/plotly_element.js), fonts
+# and images have loaded, and nothing in the document has changed for QUIET_MS. Each is a condition the
+# page reports; QUIET_MS only bridges the gap between a run's last message and the render it causes (a rerun the
+# page asks for, a component mounting), so the wait takes as long as the machine needs and no longer.
+QUIET_MS = 80
+_SETTLED_JS = """([quietMs, timeoutMs]) => new Promise((resolve) => {
+  const start = performance.now();
+  let last = start;
+  const observer = new MutationObserver(() => { last = performance.now(); });
+  observer.observe(document.documentElement, {subtree: true, childList: true, attributes: true, characterData: true});
+  const busy = () => {
+    const app = document.querySelector('[data-testid="stApp"]');
+    if (!app || app.dataset.testScriptState !== 'notRunning') return 'the script is running';
+    if (document.querySelector('[data-stale="true"]')) return 'elements of the last run are stale';
+    const undrawn = [...document.querySelectorAll('[data-testid="stMain"] .pe-plot')]
+      .filter((plot) => plot.offsetParent && !plot.querySelector('.main-svg'));
+    if (undrawn.length || (window.__posencCharts || {}).pending > 0) return 'a chart is drawing';
+    if (document.querySelector('.pe-chart[data-width-pending]')) return 'a chart waits to fit a new width';
+    if (document.fonts && document.fonts.status !== 'loaded') return 'fonts are loading';
+    const images = [...document.querySelectorAll('[data-testid="stMain"] img')].filter((img) => !img.complete);
+    return images.length ? 'an image is loading' : null;
+  };
+  const tick = () => {
+    const now = performance.now();
+    const why = busy();
+    if (why) last = now;
+    if (!why && now - last >= quietMs) { observer.disconnect(); resolve(null); return; }
+    if (now - start > timeoutMs) { observer.disconnect(); resolve(why || 'the page kept changing'); return; }
+    setTimeout(tick, 20);
+  };
+  tick();
+})"""
+
+
 def wait_until_idle(page, timeout_ms: int = 60000) -> None:
-    """Wait until the script has run to the end and the page has stopped changing."""
-    page.wait_for_selector('[data-testid="stApp"][data-test-script-state="notRunning"]', timeout=timeout_ms)
-    page.wait_for_timeout(300)
-    page.wait_for_selector('[data-testid="stApp"][data-test-script-state="notRunning"]', timeout=timeout_ms)
+    """Wait until the page has settled: its script has run to the end and the page has stopped changing."""
+    page.wait_for_selector('[data-testid="stApp"]', state="attached", timeout=timeout_ms)
+    why = page.evaluate(_SETTLED_JS, [QUIET_MS, timeout_ms])
+    if why:
+        raise TimeoutError(f"the page did not settle in {timeout_ms / 1000:.0f} s: {why}")
+
+
+def wait_for_query(page, timeout_ms: int = 30000, **expected: str) -> None:
+    """Wait for the run an action started to put ``expected`` in the address bar, then for the page to settle.
+
+    A click or key press reaches the server a moment after it is made: waiting for the page to settle at once
+    could see the page before that run begins. Returns quietly at the timeout, for the caller's assertion to say
+    what the address bar holds.
+    """
+    try:
+        page.wait_for_function("""(want) => { const query = new URLSearchParams(location.search);
+            return Object.entries(want).every(([key, value]) => query.getAll(key).slice(-1)[0] === value); }""",
+                               arg=expected, timeout=timeout_ms)
+    except Exception:  # noqa: BLE001 (playwright's timeout): the caller's assertion names what is there instead
+        pass
+    wait_until_idle(page)
+
+
+_COUNT_RUNS = """() => { if (!window.__peRuns) {
+    window.__peRuns = {started: 0};
+    const app = document.querySelector('[data-testid="stApp"]');
+    new MutationObserver(() => { if (app.dataset.testScriptState === 'running') window.__peRuns.started += 1; })
+      .observe(app, {attributes: true, attributeFilter: ['data-test-script-state']});
+  }
+  return window.__peRuns.started; }"""
+
+
+def runs_started(page) -> int:
+    """How many script runs the page has started since it loaded (counted from the first call on)."""
+    return page.evaluate(_COUNT_RUNS)
+
+
+def wait_for_run(page, before: int, start_ms: int = 3000) -> bool:
+    """Wait for a run after the ``before``-th to start (for at most ``start_ms``), then for the page to settle.
+    Returns whether one started."""
+    try:
+        page.wait_for_function(f"() => window.__peRuns.started > {before}", timeout=start_ms)
+        started = True
+    except Exception:  # noqa: BLE001 (playwright's timeout): no run began
+        started = False
+    wait_until_idle(page)
+    return started
+
+
+def settle_after(page, action, start_ms: int = 3000) -> bool:
+    """Do ``action`` (a key press, a click) and wait for the run it starts, then for the page to settle.
+
+    An action that changes nothing (a key at the end of a slider's range) starts no run: after ``start_ms``
+    without one, the page is taken as it is. Returns whether a run started.
+    """
+    before = runs_started(page)
+    action()
+    return wait_for_run(page, before, start_ms)

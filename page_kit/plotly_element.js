@@ -24,9 +24,9 @@ function loadPlotly() {
 
 // Counters the browser test and the bench read: draws (Plotly.react calls finished), mounts, and aheadDraws
 // (hero frames drawn before the server answered).
-function count(name) {
+function count(name, by = 1) {
   window.__posencCharts = window.__posencCharts || { draws: 0, mounts: 0 };
-  window.__posencCharts[name] = (window.__posencCharts[name] || 0) + 1;
+  window.__posencCharts[name] = (window.__posencCharts[name] || 0) + by;
 }
 
 // A float32 array sent as base64 ({bdata, shape}) back to plain arrays Plotly.restyle accepts.
@@ -270,13 +270,14 @@ function draw(root, plot, parentElement, json, digest, config, counted = true) {
   root.__drawnWidth = width;
   root.__drawnConfig = JSON.stringify(config);
   root.__drawnJson = json; // what is on screen (the browser test compares it with the server's figure)
+  count("pending"); // draws begun and not finished: a page has settled only at 0 (devtools/streamlit_server.py)
   return loadPlotly().then((Plotly) => Plotly.react(plot, figure.data, figure.layout, config).then(() => {
     if (counted) {
       count("draws");
       root.__draws = (root.__draws || 0) + 1; // this chart's own count (the bench follows the hero figure)
     }
     return [Plotly, figure];
-  }));
+  })).finally(() => count("pending", -1));
 }
 
 // A figure is fitted to its column's width when drawn, and Plotly itself follows only the window's size. The
@@ -288,7 +289,9 @@ function followWidth(root, plot, parentElement) {
   root.__widthObserver = new ResizeObserver(() => {
     if (!root.isConnected) { root.__widthObserver.disconnect(); return; }
     clearTimeout(root.__widthTimer);
+    root.dataset.widthPending = "true"; // a redraw for the new width is due (devtools/streamlit_server.py waits)
     root.__widthTimer = setTimeout(() => {
+      delete root.dataset.widthPending;
       const width = parentElement.clientWidth;
       if (!width || !root.__drawnJson || width === root.__drawnWidth) return;
       if (root.querySelector(".pe-frames")) {

@@ -13,7 +13,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from devtools.streamlit_server import wait_until_idle
+from devtools.streamlit_server import settle_after, wait_until_idle
 
 AXE_JS = Path(__file__).resolve().parents[1] / "node_modules" / "axe-core" / "axe.min.js"
 # WCAG 2.0, 2.1 and 2.2 at levels A and AA: what universities ask of course material.
@@ -77,7 +77,8 @@ _REDOCK = "() => document.getElementById('a11y-audit-undock')?.remove()"
 
 def audit(page) -> list[dict]:
     """axe's violations of the WCAG A/AA rules on the page as it is now (with the phone's control dock in flow)."""
-    page.wait_for_timeout(100)  # the page's own a11y script marks new wide formulas within 30 ms of a change
+    # the page's own a11y script marks new wide formulas within 30 ms of a change: a settled page
+    # (devtools.streamlit_server.wait_until_idle, no change for 150 ms) has them marked
     page.evaluate(_UNDOCK)
     try:
         return page.evaluate(_RUN_AXE, WCAG_TAGS)
@@ -95,8 +96,10 @@ def open_page(page, url: str, path: str, view: View) -> None:
     wait_until_idle(page)
     page.wait_for_selector("h1", timeout=30000)
     # the sidebar's lessons arrive after the page's first elements; audited before, its scrolling box is empty
-    page.wait_for_selector('[data-testid="stSidebarContent"] .st-key-lesson_nav a', state="attached", timeout=30000)
-    wait_until_idle(page)
+    nav = '[data-testid="stSidebarContent"] .st-key-lesson_nav a'
+    if not page.locator(nav).count():
+        page.wait_for_selector(nav, state="attached", timeout=30000)
+        wait_until_idle(page)
 
 
 def tab_labels(page) -> list[str]:
@@ -105,8 +108,7 @@ def tab_labels(page) -> list[str]:
 
 
 def open_tab(page, index: int) -> None:
-    page.locator('[data-testid="stMain"] [role="tab"]').nth(index).click()
-    wait_until_idle(page)
+    settle_after(page, page.locator('[data-testid="stMain"] [role="tab"]').nth(index).click)
 
 
 def audit_page(page, url: str, path: str, view: View, on_tab=None) -> dict[str, list[dict]]:

@@ -6,8 +6,72 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 import logging  # noqa: E402
+import os  # noqa: E402
 
 import pytest  # noqa: E402
+from hypothesis import settings  # noqa: E402
+
+# --- hypothesis: the same examples on every run, more of them on request ---------------------------------------
+# "ci" (the default) derandomizes: every run draws the same examples, so a test passes or fails for its code, never
+# for its luck, and each test's own max_examples bounds its time. POSENC_HYPOTHESIS=deep draws fresh examples,
+# DEEP_FACTOR times as many, for a search before a release (about ten times the core layer's time).
+DEEP_FACTOR = 10
+settings.register_profile("ci", derandomize=True, deadline=None, database=None, print_blob=True)
+settings.register_profile("deep", derandomize=False, deadline=None, print_blob=True)
+HYPOTHESIS_PROFILE = os.environ.get("POSENC_HYPOTHESIS", "ci")
+settings.load_profile(HYPOTHESIS_PROFILE)
+
+
+# --- layers: what a change touches -------------------------------------------------------------------------------
+# Every test carries one layer marker, decided from its module (CONTRIBUTING.md: which command fits which change):
+# browser (marked so: a real Chromium), pages (Streamlit's AppTest), kit (page_kit without a page) or core.
+LAYERS = {
+    "browser": lambda module, source: any(m.name == "browser" for m in getattr(module, "pytestmark", [])),
+    "pages": lambda module, source: "AppTest" in source or "apptest_pages" in source,
+    "kit": lambda module, source: "page_kit" in source,
+    "core": lambda module, source: True,
+}
+
+
+def pytest_addoption(parser):
+    parser.addoption("--lesson", action="append", default=[], metavar="URL_PATH",
+                     help="only the tests of one lesson (its url_path, e.g. sinusoidal): its AppTest views and its "
+                          "browser views; repeat for several")
+
+
+def _layer(module) -> str:
+    source = open(module.__file__, encoding="utf-8").read()  # noqa: SIM115 (read once per module, below)
+    return next(name for name, rule in LAYERS.items() if rule(module, source))
+
+
+def _lessons_of(item) -> set[str]:
+    """The url_paths a test is parametrized with: a page of the registry, or its url_path in the test's id."""
+    from page_kit.registry import PageInfo
+
+    params = getattr(getattr(item, "callspec", None), "params", {})
+    found = {value.url_path for value in params.values() if isinstance(value, PageInfo)}
+    ident = getattr(getattr(item, "callspec", None), "id", "")
+    return found | set(ident.replace("?", "-").split("-"))
+
+
+def pytest_collection_modifyitems(config, items):
+    layers, deepened = {}, set()
+    for item in items:
+        module = item.module
+        if module.__name__ not in layers:
+            layers[module.__name__] = _layer(module)
+        item.add_marker(getattr(pytest.mark, layers[module.__name__]))
+        test = getattr(item, "obj", None)
+        if HYPOTHESIS_PROFILE == "deep" and hasattr(test, "_hypothesis_internal_use_settings") \
+                and id(test) not in deepened:  # a parametrized test's items share one function
+            deepened.add(id(test))
+            own = item.obj._hypothesis_internal_use_settings
+            item.obj._hypothesis_internal_use_settings = settings(own, max_examples=own.max_examples * DEEP_FACTOR)
+    lessons = set(config.getoption("lesson"))
+    if lessons:
+        keep = [item for item in items if _lessons_of(item) & lessons]
+        config.hook.pytest_deselected(items=[item for item in items if item not in keep])
+        items[:] = keep
 
 
 class _Fallbacks(logging.Handler):
@@ -52,3 +116,49 @@ def empty_figure_cache():
     yield
     for store in stores:
         store.clear()
+
+
+# --- one app server and one browser per test process -------------------------------------------------------------
+# Starting Streamlit and Chromium costs seconds; every browser test of a worker shares these two.
+
+@pytest.fixture(scope="session")
+def app_url():
+    """The base URL of the app, served once for the whole run of this test process."""
+    from devtools.streamlit_server import streamlit_server
+
+    with streamlit_server() as url:
+        yield url
+
+
+@pytest.fixture(scope="session")
+def chromium():
+    """Headless Chromium (Debian's package), launched once for the whole run of this test process."""
+    from devtools.streamlit_server import CHROMIUM_FLAGS, chromium_path
+
+    if chromium_path() is None:
+        pytest.skip("chromium is not installed (apt-get install chromium); .ci/run installs it")
+    sync_api = pytest.importorskip("playwright.sync_api")
+    with sync_api.sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=chromium_path(), args=CHROMIUM_FLAGS)
+        yield browser
+        browser.close()
+
+
+@pytest.fixture(scope="session")
+def view_pages(chromium, app_url):
+    """One browser context and tab per view (tests/a11y_audit.VIEWS), opened on first use and kept for the run:
+    view name -> (url, page, the page's collected errors)."""
+    from tests import a11y_audit, browser_views
+
+    opened = {}
+
+    def get(view):
+        if view.name not in opened:
+            context = a11y_audit.new_context(chromium, view)
+            page = context.new_page()
+            opened[view.name] = (context, page, browser_views.watch(page))
+        return app_url, *opened[view.name][1:]
+
+    yield get
+    for context, _, _ in opened.values():
+        context.close()

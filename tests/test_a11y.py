@@ -1,15 +1,15 @@
-"""Accessibility in a real browser: axe-core's WCAG 2.2 A/AA audit of every page and tab, in light and dark,
-in presentation mode and on a phone; a hero lesson driven by the keyboard alone; every chart's text alternative.
+"""Accessibility in a real browser: a hero lesson driven by the keyboard alone.
 
-axe-core is the npm package pinned in package.json (`npm ci`); tests/a11y_audit.py holds the views and the
-report (run `python -m tests.a11y_audit` to print every finding, not only the blocking ones)."""
+axe-core's WCAG 2.2 A/AA audit of every page and tab (light, dark, projector, phone) and every chart's text
+alternative run in the one visit per page and view of tests/test_view_*.py (tests/browser_views.py); axe-core is
+the npm package pinned in package.json (`npm ci`), and `python -m tests.a11y_audit` prints every finding, not only
+the blocking ones."""
 
-import json
 import re
 
 import pytest
 
-from devtools.streamlit_server import CHROMIUM_FLAGS, chromium_path, streamlit_server, wait_until_idle
+from devtools.streamlit_server import chromium_path, settle_after, wait_until_idle
 from page_kit import registry
 from tests import a11y_audit
 
@@ -24,49 +24,8 @@ PAGES = registry.all_pages()
 
 
 @pytest.fixture(scope="module")
-def server_and_browser():
-    sync_api = pytest.importorskip("playwright.sync_api")
-    with streamlit_server() as url, sync_api.sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_FLAGS)
-        yield url, browser
-        browser.close()
-
-
-@pytest.fixture(scope="module")
-def view_pages(server_and_browser):
-    """One browser context and tab per view, opened on first use and reused for every page."""
-    url, browser = server_and_browser
-    opened = {}
-
-    def get(view):
-        if view.name not in opened:
-            context = a11y_audit.new_context(browser, view)
-            opened[view.name] = (context, context.new_page())
-        return url, opened[view.name][1]
-
-    yield get
-    for context, _ in opened.values():
-        context.close()
-
-
-@pytest.mark.parametrize("view", a11y_audit.VIEWS, ids=lambda v: v.name)
-@pytest.mark.parametrize("info", PAGES, ids=lambda p: p.url_path)
-def test_no_serious_axe_findings(view_pages, info, view):
-    """axe's blocking findings on every tab; in the light view the same visit checks each chart's text alternative."""
-    url, page = view_pages(view)
-    found = a11y_audit.audit_page(page, url, info.url_path, view,
-                                  on_tab=_charts_expose_their_text_alternative if view.name == "light" else None)
-    report = "\n".join(a11y_audit.describe(where, a11y_audit.blocking(v)) for where, v in found.items()
-                       if a11y_audit.blocking(v))
-    assert not report, f"axe-core (WCAG 2.2 A/AA) finds critical or serious problems:\n{report}"
-    if view.phone:  # 390 px is also a 1,280 px screen at 330 % zoom: the page reflows, never scrolls sideways
-        wide = page.evaluate(_SIDEWAYS)
-        assert not wide, f"{info.url_path}: the page scrolls sideways on a phone: {wide}"
-
-
-_SIDEWAYS = """() => { const main = document.querySelector('[data-testid="stMain"]');
-  const widths = {document: document.documentElement.scrollWidth, main: main.scrollWidth};
-  return Object.values(widths).some((w) => w > window.innerWidth + 1) ? widths : null; }"""
+def server_and_browser(app_url, chromium):
+    return app_url, chromium
 
 
 # --- keyboard only ---------------------------------------------------------------------------------------------
@@ -84,10 +43,9 @@ _ACTIVE = """() => {
 _DRAWS = "() => (window.__posencCharts || {draws: 0}).draws"  # Plotly draws of the chart element (a move: one)
 
 
-def _settle(page) -> None:
-    wait_until_idle(page)
-    page.wait_for_timeout(900)  # the live slider's next value and the chart's draw land after the rerun
-    wait_until_idle(page)
+def _settle_after(page, *keys: str) -> None:
+    """Press ``keys`` and wait for the run they start (a live slider's value, a tab) and the redraw it brings."""
+    settle_after(page, lambda: [page.keyboard.press(key) for key in keys])
 
 
 def test_keyboard_alone_drives_the_sinusoidal_lesson(server_and_browser):
@@ -98,7 +56,7 @@ def test_keyboard_alone_drives_the_sinusoidal_lesson(server_and_browser):
     page = context.new_page()
     try:
         page.goto(f"{url}/sinusoidal", wait_until="domcontentloaded")
-        _settle(page)
+        wait_until_idle(page)
         page.wait_for_function("() => !!document.querySelector('[data-testid=\"stMain\"] .pe-plot .main-svg')",
                                timeout=30000)
         reached, moved, seen = [], {}, []
@@ -113,8 +71,7 @@ def test_keyboard_alone_drives_the_sinusoidal_lesson(server_and_browser):
             seen.append(active)
             assert active["ring"], f"no visible focus ring on {active}"
             if active["tag"] == "SUMMARY" and "More settings" in active["text"]:
-                page.keyboard.press("Enter")
-                _settle(page)
+                _settle_after(page, "Enter")
                 continue
             slider = active["slider"] if active["tag"] == "INPUT" else None  # not its "?" help button
             target = slider or (active["group"] if active["group"] == "Column layout" else None)
@@ -126,10 +83,13 @@ def test_keyboard_alone_drives_the_sinusoidal_lesson(server_and_browser):
             if target == "tabs":
                 continue  # switched last: another tab brings its own controls
             before = page.evaluate(_DRAWS)
-            page.keyboard.press(keys[target])
-            if active["role"] == "radio" and page.evaluate(_ACTIVE)["checked"] != "true":
-                page.keyboard.press("Space")  # the arrows move to the next option; Space chooses it
-            _settle(page)
+
+            def press(key=keys[target], radio=active["role"] == "radio"):
+                page.keyboard.press(key)
+                if radio and page.evaluate(_ACTIVE)["checked"] != "true":
+                    page.keyboard.press("Space")  # the arrows move to the next option; Space chooses it
+
+            settle_after(page, press)
             moved[target] = page.evaluate(_DRAWS) > before
             if target == "Column layout":
                 break
@@ -139,31 +99,9 @@ def test_keyboard_alone_drives_the_sinusoidal_lesson(server_and_browser):
             page.keyboard.press("Shift+Tab")
             if (page.evaluate(_ACTIVE) or {}).get("role") == "tab":
                 break
-        page.keyboard.press("ArrowRight")
-        page.keyboard.press("Enter")
-        _settle(page)
+        _settle_after(page, "ArrowRight", "Enter")
         assert "view=" in page.url, "the arrow keys did not open the next tab"
         for moved_to in (r"[?&]n=136\b", r"[?&]base=1(%2C)?000(%2C)?000\b", r"[?&]layout=concat\b"):
             assert re.search(moved_to, page.url), page.url
     finally:
         context.close()
-
-
-# --- text alternatives -------------------------------------------------------------------------------------------
-
-_FIGURES = """() => [...document.querySelectorAll('[data-testid="stMain"] .js-plotly-plot')].map((plot) => {
-  const named = plot.closest('[role="figure"], [role="img"], figure');
-  return {name: named ? (named.getAttribute('aria-label') || '').trim() : '',
-          role: named ? (named.getAttribute('role') || named.tagName.toLowerCase()) : null};
-})"""
-
-
-def _charts_expose_their_text_alternative(page, where: str) -> None:
-    """Every chart is a figure whose accessible name is the kit's alt text (what it shows, with the current
-    numbers), and offers its numbers as a folded table."""
-    figures = page.evaluate(_FIGURES)
-    for figure in figures:
-        assert figure["role"] in ("figure", "img"), f"{where}: a chart is not exposed as a figure: {figure}"
-        assert len(figure["name"]) >= 15, f"{where}: a chart has no text alternative: {json.dumps(figure)}"
-    folds = page.locator('[data-testid="stMain"] [data-testid="stExpander"] summary', has_text="Show the numbers")
-    assert folds.count() >= min(1, len(figures)), f"{where}: no 'Show the numbers' table"

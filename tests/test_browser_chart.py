@@ -3,7 +3,7 @@ and Play steps through precomputed frames without a round trip to the server."""
 
 import pytest
 
-from devtools.streamlit_server import CHROMIUM_FLAGS, chromium_path, streamlit_server, wait_until_idle
+from devtools.streamlit_server import chromium_path, runs_started, settle_after, wait_for_run, wait_until_idle
 
 CHROMIUM = chromium_path()
 pytestmark = [
@@ -13,15 +13,12 @@ pytestmark = [
 
 
 @pytest.fixture(scope="module")
-def page_and_url():
-    sync_api = pytest.importorskip("playwright.sync_api")
-    with streamlit_server() as url, sync_api.sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_FLAGS)
-        page = browser.new_page(viewport={"width": 1400, "height": 1000})
-        page.sent = []  # every message the browser sends the server
-        page.on("websocket", lambda ws: ws.on("framesent", lambda frame: page.sent.append(frame)))
-        yield page, url
-        browser.close()
+def page_and_url(chromium, app_url):
+    page = chromium.new_page(viewport={"width": 1400, "height": 1000})
+    page.sent = []  # every message the browser sends the server
+    page.on("websocket", lambda ws: ws.on("framesent", lambda frame: page.sent.append(frame)))
+    yield page, app_url
+    page.close()
 
 
 def _counters(page) -> dict:
@@ -32,7 +29,7 @@ def _open(page, url, path):
     page.goto(f"{url}/{path}", wait_until="domcontentloaded")
     wait_until_idle(page)
     page.wait_for_function("() => window.__posencCharts && window.__posencCharts.draws >= 1", timeout=30000)
-    page.wait_for_timeout(300)
+    wait_until_idle(page)
 
 
 @pytest.mark.parametrize("path, thumb", [
@@ -53,9 +50,7 @@ def test_a_slider_move_draws_once_and_never_remounts(page_and_url, path, thumb):
     thumb = page.locator(thumb).first
     for key in ("ArrowRight", "ArrowRight", "ArrowLeft"):
         thumb.focus()
-        thumb.press(key)
-        wait_until_idle(page)
-        page.wait_for_timeout(400)
+        settle_after(page, lambda key=key: thumb.press(key))
     after = _counters(page)
     assert after["mounts"] == before["mounts"], "the chart was remounted"
     assert after["draws"] - before["draws"] == 3, f"expected one draw per move, got {after} from {before}"
@@ -77,9 +72,7 @@ def test_a_live_slider_redraws_the_figure_while_it_is_dragged(page_and_url):
         page.mouse.move(start_x + k * box["width"] * 0.015, y)
         page.wait_for_timeout(50)
     during = _counters(page)
-    page.mouse.up()
-    wait_until_idle(page)
-    page.wait_for_timeout(800)
+    settle_after(page, page.mouse.up)
     after = _counters(page)
     assert during["draws"] - before["draws"] >= 4, f"the figure did not follow the drag: {before} -> {during}"
     assert after["mounts"] == before["mounts"], "the chart was remounted"
@@ -100,17 +93,24 @@ def test_play_steps_through_frames_in_the_browser(page_and_url):
     page.sent.clear()
     page.locator(".pe-play").first.click()
     page.wait_for_function(f"() => document.querySelector('.pe-label').textContent !== {start!r}", timeout=10000)
-    page.wait_for_timeout(600)
     assert label.inner_text() != start
     page.locator(".pe-play").first.click()  # pause
     assert not page.sent, "Play must not ask the server for anything"
 
 
+_VALUE = "el => el.getAttribute('aria-valuenow') ?? el.value"
+
+
 def _press(page, locator, key):
+    """Press ``key`` on a slider and wait for the run it starts; a key at the end of the range moves nothing and
+    starts no run."""
     locator.focus()
+    value, runs = locator.evaluate(_VALUE), runs_started(page)
     locator.press(key)
-    wait_until_idle(page)
-    page.wait_for_timeout(500)
+    if locator.evaluate(_VALUE) == value:
+        wait_until_idle(page)
+    else:
+        wait_for_run(page, runs)
 
 
 @pytest.mark.parametrize("path, live_key", [("sinusoidal?view=One+cell", "n"), ("rope", "i")])
@@ -174,15 +174,13 @@ def _press_held(page, thumb, key: str, expect: str):
     thumb.press(key)
     page.wait_for_function(f"() => (window.__posencCharts.aheadDraws || 0) > {before.get('aheadDraws', 0)}",
                            timeout=5000)
-    page.wait_for_timeout(200)
+    page.wait_for_function("() => !(window.__posencCharts.pending > 0)", timeout=5000)  # that frame's draw is done
     title = page.locator(".pe-plot .gtitle").first.text_content()
     assert expect in title, f"the figure ({title!r}) was not drawn for {expect!r} ahead of the server"
     assert page.evaluate("() => window.__held.length") >= 1, "the move reached the server while it was held"
     drawn, draws = page.locator(".pe-chart").first.evaluate("el => el.__drawnJson"), _counters(page)["draws"]
     assert draws == before["draws"] + 1
-    page.evaluate("() => window.__release()")
-    wait_until_idle(page)
-    page.wait_for_timeout(500)
+    settle_after(page, lambda: page.evaluate("() => window.__release()"))
     return drawn, draws
 
 

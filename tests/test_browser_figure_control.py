@@ -3,7 +3,7 @@ URL key as the slider beside the figure, the figure redraws with it, and the sli
 
 import pytest
 
-from devtools.streamlit_server import CHROMIUM_FLAGS, chromium_path, streamlit_server, wait_until_idle
+from devtools.streamlit_server import chromium_path, wait_for_query, wait_until_idle
 
 CHROMIUM = chromium_path()
 pytestmark = [
@@ -29,13 +29,10 @@ TRACE_TIP = """([title, name]) => {
 
 
 @pytest.fixture(scope="module")
-def page_and_url():
-    sync_api = pytest.importorskip("playwright.sync_api")
-    with streamlit_server() as url, sync_api.sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_FLAGS)
-        page = browser.new_page(viewport={"width": 1400, "height": 1000})
-        yield page, url
-        browser.close()
+def page_and_url(chromium, app_url):
+    page = chromium.new_page(viewport={"width": 1400, "height": 1000})
+    yield page, app_url
+    page.close()
 
 
 def _open(page, url, path, title):
@@ -43,12 +40,6 @@ def _open(page, url, path, title):
     wait_until_idle(page)
     page.wait_for_function(f"() => [...document.querySelectorAll('.pe-plot .gtitle')].some("
                            f"(t) => t.textContent.startsWith({title!r}))", timeout=30000)
-    page.wait_for_timeout(500)
-
-
-def _settle(page):
-    wait_until_idle(page)
-    page.wait_for_timeout(1200)
     wait_until_idle(page)
 
 
@@ -73,7 +64,7 @@ def test_dragging_the_query_arrow_sets_qx_and_qy(page_and_url):
         page.mouse.move(start[0] + (end[0] - start[0]) * k / 10, start[1] + (end[1] - start[1]) * k / 10)
         page.wait_for_timeout(40)
     page.mouse.up()
-    _settle(page)
+    wait_for_query(page, qx="-1", qy="0.7")
     assert (_query(page)["qx"], _query(page)["qy"]) == ("-1", "0.7"), page.url
     assert _slider_value(page, "qx") == "-1" and _slider_value(page, "qy") == "0.7"
     assert page.evaluate(TRACE_TIP, ["Pair 0", "q"]) == pytest.approx([-1.0, 0.7], abs=1e-6)
@@ -84,7 +75,7 @@ def test_dragging_the_query_arrow_sets_qx_and_qy(page_and_url):
         thumb.wait_for(state="visible", timeout=10000)
     thumb.focus()
     thumb.press("ArrowRight")
-    _settle(page)
+    wait_for_query(page, qx="-0.9")
     assert _query(page)["qx"] == "-0.9"
     assert page.evaluate(TRACE_TIP, ["Pair 0", "q"])[0] == pytest.approx(-0.9, abs=1e-6)
 
@@ -98,19 +89,19 @@ def test_a_browser_value_off_the_slider_lands_on_its_range(page_and_url):
     page.mouse.down()
     page.mouse.move(start[0] + 2000, start[1] - 2000, steps=8)  # far off the plot, up and to the right
     page.mouse.up()
-    _settle(page)
+    wait_for_query(page, kx="2", ky="2")
     assert (_query(page)["kx"], _query(page)["ky"]) == ("2", "2"), page.url
 
 
-def _click(page, title, x, y):
+def _click(page, title, x, y, **expected):
     page.mouse.click(*page.evaluate(TO_PAGE, [title, x, y]))
-    _settle(page)
+    wait_for_query(page, **expected)
 
 
 def test_clicking_a_table_cell_opens_that_cell(page_and_url):
     page, url = page_and_url
     _open(page, url, "sinusoidal", "PE table")
-    _click(page, "PE table", 20, 40)  # column 20, position 40
+    _click(page, "PE table", 20, 40, col="20", p="40")  # column 20, position 40
     query = _query(page)
     assert (query.get("col"), query.get("p"), query.get("view")) == ("20", "40", "One cell"), page.url
     assert _slider_value(page, "p") == "40" and _slider_value(page, "col") == "20"
@@ -119,7 +110,7 @@ def test_clicking_a_table_cell_opens_that_cell(page_and_url):
 def test_clicking_a_score_cell_picks_its_diagonal_and_marks_it(page_and_url):
     page, url = page_and_url
     _open(page, url, "rope_relative", "q_m · k_n, half")
-    _click(page, "q_m · k_n, half", 10, 40)  # key n = 10, query m = 40: m − n = 30
+    _click(page, "q_m · k_n, half", 10, 40, off="30")  # key n = 10, query m = 40: m − n = 30
     assert _query(page).get("off") == "30", page.url
     shape = page.evaluate("""() => [...document.querySelectorAll('.pe-plot')].find((p) =>
         p.querySelector('.gtitle').textContent.startsWith('q_m · k_n, half'))._fullLayout.shapes[0]""")
@@ -132,7 +123,7 @@ def test_a_layer_of_the_strip_opens_that_layer(page_and_url):
     _open(page, url, "layer_strip", "")
     title = page.evaluate("() => document.querySelector('.pe-plot .gtitle').textContent")
     page.mouse.click(*page.evaluate(TO_PAGE, [title, 7, 0.5]))  # layer 7's bottom cell
-    _settle(page)
+    wait_for_query(page, layer="7")
     assert (_query(page).get("layer"), _query(page).get("view")) == ("7", "One layer"), page.url
     assert page.get_by_text("Layer 7", exact=False).first.is_visible()
 
@@ -143,7 +134,7 @@ def test_pressing_near_the_target_line_sets_the_factor(page_and_url):
     title = page.evaluate("""() => [...document.querySelectorAll('.pe-plot .gtitle')].map((t) => t.textContent)
         .find((t) => t.startsWith('Wavelength of each pair'))""")
     # L = 4,096 and L' = 16,384 (s = 4) by default: a press at 120,000 takes L' there, s = 29.3 -> 32
-    _click(page, title, 20, 120000)
+    _click(page, title, 20, 120000, s="32")
     assert _query(page).get("s") == "32", page.url
     assert _slider_value(page, "s") == "32"
 
@@ -151,7 +142,7 @@ def test_pressing_near_the_target_line_sets_the_factor(page_and_url):
 def test_clicking_a_bias_cell_picks_its_distance_for_the_formula(page_and_url):
     page, url = page_and_url
     _open(page, url, "alibi?view=Bias+grids", "ALiBi bias per head")
-    _click(page, "ALiBi bias per head", 3, 15)  # head 1's panel: query i = 15, key j = 3, i − j = 12
+    _click(page, "ALiBi bias per head", 3, 15, off="12")  # head 1's panel: query i = 15, key j = 3, i − j = 12
     assert _query(page).get("off") == "12", page.url
     assert _slider_value(page, "off") == "12"
     assert page.locator(".katex").filter(has_text="12").count() >= 1  # the formula's B at distance 12

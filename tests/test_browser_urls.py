@@ -1,15 +1,17 @@
-"""Hostile links in a real browser: every page opened from a URL that gives each of its widgets a value it cannot
-hold (round 0) or nearly can (round 1, off the step or past an end), as a shared link would arrive."""
+"""Hostile links in a real browser: pages that hold every kind of URL-bound widget (tests/test_url_pages.py's
+BROWSER_PAGES, which checks that no page has a kind they leave out) opened from a URL that gives each widget a
+value it cannot hold (round 0) or nearly can (round 1, off the step or past an end), as a shared link arrives."""
 
 from urllib.parse import parse_qs, urlencode, urlparse
 
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from devtools.streamlit_server import CHROMIUM_FLAGS, chromium_path, streamlit_server, wait_until_idle
+from devtools.streamlit_server import chromium_path, wait_for_query, wait_until_idle
 from page_kit import registry
+from tests.apptest_pages import live_sliders
 from tests.conftest import ROOT
-from tests.test_url_pages import _bound_widgets, _hostile
+from tests.test_url_pages import BROWSER_KINDS, BROWSER_PAGES, _bound_widgets, _hostile, _live_hostile, widget_kinds
 
 CHROMIUM = chromium_path()
 pytestmark = [
@@ -17,34 +19,39 @@ pytestmark = [
     pytest.mark.skipif(CHROMIUM is None, reason="chromium is not installed (apt-get install chromium); "
                                                 ".ci/run installs it"),
 ]
-PAGES = [p for p in registry.all_pages() if p is not registry.HOME]
+PAGES = [p for p in registry.all_pages() if p.url_path in BROWSER_PAGES]
 
 
-def _widgets(info):
+def _page(info) -> AppTest:
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120).run()
     at.switch_page(info.path).run()
-    return _bound_widgets(at)
+    return at
+
+
+def test_the_pages_hold_every_kind_the_browser_is_to_meet():
+    assert {p.url_path for p in PAGES} == set(BROWSER_PAGES), "BROWSER_PAGES names a page the registry lacks"
+    assert set().union(*(widget_kinds(_page(info)) for info in PAGES)) == BROWSER_KINDS
 
 
 @pytest.fixture(scope="module")
-def server_page():
-    sync_api = pytest.importorskip("playwright.sync_api")
-    with sync_api.sync_playwright() as pw, streamlit_server() as url:
-        browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_FLAGS)
-        page = browser.new_page(viewport={"width": 1400, "height": 900})
-        errors = []
-        page.on("pageerror", lambda exc: errors.append(str(exc)))
-        yield url, page, errors
-        browser.close()
+def server_page(chromium, app_url):
+    page = chromium.new_page(viewport={"width": 1400, "height": 900})
+    errors = []
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    yield app_url, page, errors
+    page.close()
 
 
 @pytest.mark.parametrize("info", PAGES, ids=lambda p: p.url_path)
 def test_hostile_link_to_every_widget_of_a_page(server_page, info):
     url, page, errors = server_page
-    widgets = _widgets(info)
+    at = _page(info)
+    widgets, live = _bound_widgets(at), live_sliders(at)
     for round_ in (0, 1):
         errors.clear()
-        query = urlencode({w.key: _hostile(kind, w, round_) for kind, ws in widgets.items() for w in ws}, doseq=True)
+        query = {w.key: _hostile(kind, w, round_) for kind, ws in widgets.items() for w in ws}
+        query |= {key.removeprefix("live_"): _live_hostile(texts, round_) for key, texts in live}
+        query = urlencode(query, doseq=True)
         page.goto(f"{url}/{info.url_path}?{query}", wait_until="domcontentloaded")
         wait_until_idle(page)
         page.wait_for_selector("h1", timeout=30000)
@@ -61,8 +68,7 @@ def test_hostile_link_to_every_widget_of_a_page(server_page, info):
 def test_the_address_bar_shows_the_corrected_values(server_page):
     url, page, _ = server_page
     page.goto(f"{url}/sinusoidal?d=9&n=1e309&base=%3Cscript%3E&layout=concat", wait_until="domcontentloaded")
-    wait_until_idle(page)
-    page.wait_for_timeout(500)
+    wait_for_query(page, d="8")  # the corrected value, written back by the page's run
     shown = parse_qs(urlparse(page.url).query)
     assert shown.get("d") == ["8"]  # off the step: the nearest valid value
     assert "n" not in shown and "base" not in shown  # refused: the defaults apply

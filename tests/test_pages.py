@@ -56,14 +56,26 @@ def _views(info):
 VIEWS = [(info, key, label) for info in PAGES for key, label in _views(info)]
 
 
-@pytest.mark.parametrize("info, tab_key, tab", VIEWS,
-                         ids=[f"{i.url_path}-{t or 'page'}" for i, _, t in VIEWS])
-def test_page_survives_changing_each_widget(info, tab_key, tab):
+def _open_view(info, tab_key, tab) -> AppTest:
     at = _load(info)
     if tab_key is not None:
         at.session_state[tab_key] = tab
         at.run()
         _assert_clean(at, f"{info.path} tab {tab!r}")
+    return at
+
+
+@pytest.mark.parametrize("info, tab_key, tab", VIEWS,
+                         ids=[f"{i.url_path}-{t or 'page'}" for i, _, t in VIEWS])
+def test_every_widget_changes_and_every_slider_reaches_both_ends(info, tab_key, tab):
+    """One view, opened once: each widget changed once, then every slider pushed to its end, to the other end,
+    and back (both directions of every range that follows another control)."""
+    at = _open_view(info, tab_key, tab)
+    _change_each_widget(at, info)
+    _push_sliders_to_their_ends(at, info, tab)
+
+
+def _change_each_widget(at: AppTest, info) -> None:
     main_keys = {w.key for w in at.sidebar.get("radio")} | {w.key for w in at.sidebar.get("toggle")}
     kinds = ("slider", "select_slider", "selectbox", "radio", "segmented_control", "toggle", "checkbox",
              "number_input")
@@ -108,42 +120,35 @@ def _live_now(at: AppTest, state_key: str) -> str | None:
     return remembered.get("value") if isinstance(remembered, dict) else None
 
 
-@pytest.mark.parametrize("info, tab_key, tab", VIEWS,
-                         ids=[f"{i.url_path}-{t or 'page'}" for i, _, t in VIEWS])
-def test_sliders_whose_range_follows_another_control_stay_valid(info, tab_key, tab):
-    """Push every slider to one end, then each to the other: a range that depends on another control
+def _push_sliders_to_their_ends(at: AppTest, info, tab) -> None:
+    """Push every slider to one end, then each to the other, and back: a range that depends on another control
     (a position slider ending at the sequence length, T5's max_distance starting past the exact buckets)
     must move the remembered value inside it, not raise. Live sliders are pushed as a browser moves them
     (tests/apptest_pages.move_live_slider), Streamlit's own (ranges, very long ones) with set_value."""
-    for first, then in (("max", "min"), ("min", "max")):
-        at = _load(info)
-        if tab_key is not None:
-            at.session_state[tab_key] = tab
-            at.run()
-        for end in (first, then):
-            for index in range(len(live_sliders(at))):
-                sliders = live_sliders(at)
-                if index >= len(sliders):
-                    break
-                state_key, texts = sliders[index]
-                target = texts[-1] if end == "max" else texts[0]
-                if _live_now(at, state_key) == target:
-                    continue
-                move_live_slider(at, state_key, target)
-                _assert_clean(at, f"{info.path} {tab!r}: {state_key!r} -> {end} {target!r}")
-                for key, now_texts in live_sliders(at):  # the address bar holds a value the slider can take
-                    written = at.query_params.get(key.removeprefix("live_"))
-                    written = written[0] if isinstance(written, list) else written
-                    assert written is None or written in now_texts, f"{info.path}: the URL has {key} = {written!r}"
-            for index in range(len(_sliders(at))):
-                sliders = _sliders(at)
-                if index >= len(sliders):
-                    break
-                slider = sliders[index]
-                target = slider.max if end == "max" else slider.min
-                if slider.value == target:
-                    continue
-                slider.set_value(target).run()
-                _assert_clean(at, f"{info.path} {tab!r}: {slider.key!r} -> {end} {target!r}")
-                for s in _sliders(at):
-                    assert s.min <= s.value <= s.max, f"{info.path}: {s.key!r} = {s.value} outside [{s.min}, {s.max}]"
+    for end in ("max", "min", "max"):
+        for index in range(len(live_sliders(at))):
+            sliders = live_sliders(at)
+            if index >= len(sliders):
+                break
+            state_key, texts = sliders[index]
+            target = texts[-1] if end == "max" else texts[0]
+            if _live_now(at, state_key) == target:
+                continue
+            move_live_slider(at, state_key, target)
+            _assert_clean(at, f"{info.path} {tab!r}: {state_key!r} -> {end} {target!r}")
+            for key, now_texts in live_sliders(at):  # the address bar holds a value the slider can take
+                written = at.query_params.get(key.removeprefix("live_"))
+                written = written[0] if isinstance(written, list) else written
+                assert written is None or written in now_texts, f"{info.path}: the URL has {key} = {written!r}"
+        for index in range(len(_sliders(at))):
+            sliders = _sliders(at)
+            if index >= len(sliders):
+                break
+            slider = sliders[index]
+            target = slider.max if end == "max" else slider.min
+            if slider.value == target:
+                continue
+            slider.set_value(target).run()
+            _assert_clean(at, f"{info.path} {tab!r}: {slider.key!r} -> {end} {target!r}")
+            for s in _sliders(at):
+                assert s.min <= s.value <= s.max, f"{info.path}: {s.key!r} = {s.value} outside [{s.min}, {s.max}]"

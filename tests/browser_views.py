@@ -1,0 +1,279 @@
+"""One visit per page and view, every browser check of that view on the one load.
+
+A view is one way a student sees the app (tests/a11y_audit.VIEWS): light and dark at 1,400 x 900, a 1,280 x 720
+projector in presentation mode, a 390 x 844 touch phone. Opening a page and each of its tabs is most of the cost
+of a browser check, so each view of each page is opened once and every check that applies runs on it:
+
+- every view, every tab: no exception box, error box, page error or request to another host; figures whose text
+  resolves, whose titles, legends and labels stay apart and inside, and whose named series keep their colour;
+  no mention of notes the reader cannot see; axe-core's WCAG 2.2 A/AA audit (light and dark on every tab, the
+  projector and the phone on the first, as a student meets them);
+- light: app.py's sidebar is there, every chart is a figure named by its alt text with a "Show the numbers"
+  table, a whole-page screenshot of every tab (tests/artifacts/screenshots/);
+- projector and phone (lessons): the first figure starts in the top 40% of the first screen with at most four
+  controls above it, display formulas fit or say they scroll; on the projector labels read whole, every
+  predict-then-reveal question hides its answer until answered, and Next stays in view and leads on with the
+  sidebar folded; on the phone nothing covers the title, no Plotly toolbar, titles inside the screen, and the
+  page never scrolls sideways.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from urllib.parse import urlparse
+
+from devtools.streamlit_server import settle_after, wait_until_idle
+from page_kit import registry
+from page_kit.theme import series_style
+from tests import a11y_audit
+
+HERE = Path(__file__).resolve().parent
+SHOTS = HERE / "artifacts" / "screenshots"
+FIGURE_CHECK_JS = (HERE / "figure_check.js").read_text()
+LAYOUT_CHECK_JS = (HERE / "layout_check.js").read_text()
+LESSONS = [p for p in registry.all_pages() if p is not registry.HOME]
+LOCAL_HOSTS = {"127.0.0.1", "localhost"}
+NOTES = re.compile(r"\b(source|course|our|lecture|private) notes?\b|\bone of the notes\b|\bthe seed notes?\b", re.I)
+FIRST_SCREEN_SHARE = 0.4  # the first figure's top lies within the top 40% of the first screen
+MOST_CONTROLS_ABOVE = 4
+
+
+def watch(page) -> list[str]:
+    """A list that collects the page's uncaught errors and every request to another host, for as long as it lives.
+    Nothing leaves the machine: a classroom may be offline, and a reader's visit is nobody else's business."""
+    errors: list[str] = []
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    page.on("request", lambda request: urlparse(request.url).hostname not in LOCAL_HOSTS
+            and urlparse(request.url).scheme in ("http", "https", "ws", "wss")
+            and errors.append(f"request to another host: {request.url}"))
+    return errors
+
+
+# --- checks of the page as it is now -----------------------------------------------------------------------------
+
+def check_clean(page, errors: list[str], where: str) -> None:
+    exceptions = page.locator('[data-testid="stException"]')
+    assert exceptions.count() == 0, f"{where}: {exceptions.first.inner_text()}"
+    error_boxes = page.locator('[data-testid="stAlertContentError"]')
+    assert error_boxes.count() == 0, f"{where}: {error_boxes.first.inner_text()}"
+    assert not errors, f"{where}: {errors}"
+
+
+def check_text(page, where: str) -> None:
+    """Readers have never seen any notes behind the lessons: corrections are phrased as misconceptions."""
+    found = NOTES.search(page.locator('[data-testid="stMain"]').inner_text())
+    assert found is None, f"{where}: the page mentions notes the reader cannot see: {found.group(0)!r}"
+
+
+def check_figures(page, where: str) -> None:
+    report = page.evaluate(FIGURE_CHECK_JS)
+    assert not report["fonts"], f"{where}: figure text fell back to another font: {report['fonts']}"
+    assert not report["overlaps"], f"{where}: {report['overlaps']}"
+    assert not report["clipped"], f"{where}: {report['clipped']}"
+    for name, colour, dash in report["series"]:
+        style = series_style(name)
+        if style is not None:  # a named encoding / method / reference curve looks the same in every figure
+            assert (colour.lower(), dash) == (style.colour.lower(), style.dash), f"{where}: series {name!r}"
+
+
+def check_formulas(report: dict, where: str) -> None:
+    for formula in report["formulas"]:
+        assert not formula["wide"] or formula["cue"], (
+            f"{where}: the formula {formula['text']!r} is {formula['scrollWidth']} px wide in a "
+            f"{formula['width']} px box with no scroll cue")
+
+
+def check_axe(page, where: str) -> None:
+    bad = a11y_audit.blocking(a11y_audit.audit(page))
+    assert not bad, ("axe-core (WCAG 2.2 A/AA) finds critical or serious problems:\n"
+                     + a11y_audit.describe(where, bad))
+
+
+_FIGURES = """() => [...document.querySelectorAll('[data-testid="stMain"] .js-plotly-plot')].map((plot) => {
+  const named = plot.closest('[role="figure"], [role="img"], figure');
+  return {name: named ? (named.getAttribute('aria-label') || '').trim() : '',
+          role: named ? (named.getAttribute('role') || named.tagName.toLowerCase()) : null};
+})"""
+
+
+def check_text_alternatives(page, where: str) -> None:
+    """Every chart is a figure whose accessible name is the kit's alt text (what it shows, with the current
+    numbers), and offers its numbers as a folded table."""
+    figures = page.evaluate(_FIGURES)
+    for figure in figures:
+        assert figure["role"] in ("figure", "img"), f"{where}: a chart is not exposed as a figure: {figure}"
+        assert len(figure["name"]) >= 15, f"{where}: a chart has no text alternative: {json.dumps(figure)}"
+    folds = page.locator('[data-testid="stMain"] [data-testid="stExpander"] summary', has_text="Show the numbers")
+    assert folds.count() >= min(1, len(figures)), f"{where}: no 'Show the numbers' table"
+
+
+def screenshot(page, name: str, width: int, height: int) -> None:
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    # Streamlit scrolls inside its own container, so grow the viewport to the content for a whole-page shot.
+    full = page.evaluate("() => document.querySelector('[data-testid=\"stMain\"]').scrollHeight")
+    page.set_viewport_size({"width": width, "height": min(max(height, full + 40), 12000)})
+    wait_until_idle(page)
+    page.screenshot(path=str(SHOTS / f"{name}.png"))
+    page.set_viewport_size({"width": width, "height": height})
+
+
+# --- the first screen -------------------------------------------------------------------------------------------
+
+def settled_layout(page) -> dict:
+    """LAYOUT_CHECK_JS once two readings a frame apart agree on where the figure starts (a layout can still move
+    without a change to the document: a font or an image arriving)."""
+    report = page.evaluate(LAYOUT_CHECK_JS)
+    for _ in range(20):
+        wait_until_idle(page)
+        again = page.evaluate(LAYOUT_CHECK_JS)
+        if again["figureTop"] == report["figureTop"]:
+            return again
+        report = again
+    return report
+
+
+def check_first_screen(page, view: a11y_audit.View, where: str) -> None:
+    report = settled_layout(page)
+    assert report["figureTop"] is not None, f"{where}: no figure on the first tab"
+    assert report["figureTop"] <= FIRST_SCREEN_SHARE * report["height"], (
+        f"{where}: the first figure starts at {report['figureTop']:.0f} px, below the top "
+        f"{FIRST_SCREEN_SHARE:.0%} of a {report['height']} px screen")
+    assert len(report["controls"]) <= MOST_CONTROLS_ABOVE, f"{where}: controls above the figure: {report['controls']}"
+    check_formulas(report, where)
+    if view.present:  # projector fonts: every label reads whole, on one line
+        assert not report["cut"], f"{where}: labels wrapped or cut off: {report['cut']}"
+
+
+_SIDEWAYS = """() => { const main = document.querySelector('[data-testid="stMain"]');
+  const widths = {document: document.documentElement.scrollWidth, main: main.scrollWidth};
+  return Object.values(widths).some((w) => w > window.innerWidth + 1) ? widths : null; }"""
+_TITLE_COVERED = """() => { const h = document.querySelector('h1').getBoundingClientRect();
+  const top = document.elementFromPoint(h.left + 20, h.top + h.height / 2);
+  return top && top.closest('h1') ? null : (top ? top.outerHTML.slice(0, 160) : 'nothing'); }"""
+
+
+def check_phone(page, where: str) -> None:
+    """390 px: no navigation drawer over the lesson, no Plotly toolbar over the chart titles, titles inside the
+    screen, and no sideways scroll (390 px is also a 1,280 px screen at 330 % zoom: the page reflows)."""
+    cover = page.evaluate(_TITLE_COVERED)
+    assert not cover, f"{where}: something (the navigation drawer?) covers the title: {cover}"
+    toolbars = page.locator(".js-plotly-plot .modebar-container")
+    assert not toolbars.count() or toolbars.first.is_hidden(), f"{where}: a Plotly toolbar is shown"
+    for title in page.locator(".js-plotly-plot .gtitle").all():
+        box = title.bounding_box()
+        assert box is None or box["x"] + box["width"] <= 390, f"{where}: a figure title runs off the screen"
+    wide = page.evaluate(_SIDEWAYS)
+    assert not wide, f"{where}: the page scrolls sideways on a phone: {wide}"
+
+
+# --- questions and presentation ---------------------------------------------------------------------------------
+
+def _question_keys(page) -> list[str]:
+    """The keys of the predict-then-reveal questions on screen (classroom.predict keys its radio predict_<key>)."""
+    return page.evaluate("""() => [...document.querySelectorAll('[data-testid="stMain"] [class*="st-key-predict_"]')]
+        .filter((el) => el.querySelector('[role="radiogroup"]'))
+        .map((el) => [...el.classList].find((c) => c.startsWith('st-key-predict_')).slice('st-key-predict_'.length))""")
+
+
+def check_questions(page, where: str) -> int:
+    """Every question hides its answering block until answered; answering shows it and a computed number."""
+    keys = _question_keys(page)
+    for key in keys:
+        hidden, shown = page.locator(f".st-key-answer_hidden_{key}"), page.locator(f".st-key-answer_open_{key}")
+        # an answer that is only a chart sends nothing before it is answered (lesson.unseen), and the browser
+        # draws no empty box: whether the question gates something shows once it is answered (below)
+        assert hidden.count() <= 1 and shown.count() == 0, f"{where}: the answer to {key!r} is open unanswered"
+        assert not hidden.count() or not hidden.is_visible(), f"{where}: the answer to {key!r} is on screen unanswered"
+        box = page.locator(f".st-key-predict_{key}")
+        assert box.locator('[data-testid="stAlert"]').count() == 0, f"{where}: {key!r} reveals before an answer"
+        settle_after(page, box.locator('[role="radiogroup"] label').first.click)
+        assert page.locator(f".st-key-answer_open_{key}").is_visible(), (
+            f"{where}: the question {key!r} gates nothing (use `with classroom.predict(...):` around its answer)")
+        reveal = page.locator('[data-testid="stMain"] [data-testid="stAlert"]').filter(
+            has=page.locator("text=/Right\\.|Not quite/"))
+        assert reveal.count() >= 1, f"{where}: answering {key!r} reveals nothing"
+        assert re.search(r"\d", reveal.first.inner_text()), f"{where}: the reveal of {key!r} names no number"
+    return len(keys)
+
+
+_BAR = """() => { const bar = document.querySelector('.st-key-present_bar');
+    const tops = [...bar.querySelectorAll('[data-testid="stElementContainer"]')]
+        .map((el) => Math.round(el.getBoundingClientRect().top));
+    return {rows: new Set(tops).size, right: bar.getBoundingClientRect().right, overflow: bar.scrollWidth -
+            bar.clientWidth, cut: [...bar.querySelectorAll('p')].some((p) => p.scrollWidth > p.clientWidth + 1)};
+    }"""
+_SIDEBAR_FOLDED = """() => { const bar = document.querySelector('[data-testid="stSidebar"]');
+    return !bar || bar.getAttribute('aria-expanded') === 'false' || bar.getBoundingClientRect().right <= 1; }"""
+
+
+def check_next(page, info, where: str) -> None:
+    """Scrolled to the end, Next is in view on one unbroken bar; it opens the next lesson with the sidebar folded."""
+    page.evaluate("() => { const main = document.querySelector('[data-testid=\"stMain\"]'); "
+                  "main.scrollTop = main.scrollHeight; }")
+    page.evaluate("() => new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done)))")
+    button = page.locator(".st-key-present_next button").first
+    box = button.bounding_box()
+    assert box is not None and 0 <= box["y"] and box["y"] + box["height"] <= 720, (
+        f"{where}: after scrolling to the end the Next control is out of view ({box})")
+    bar = page.evaluate(_BAR)
+    assert bar["rows"] == 1 and bar["overflow"] <= 1 and not bar["cut"] and bar["right"] <= 1280, (
+        f"{where}: the presentation bar wraps, overflows or cuts a label: {bar}")
+    following = LESSONS[LESSONS.index(info) + 1]
+    button.click()
+    page.wait_for_url(f"**/{following.url_path}**", timeout=30000)
+    wait_until_idle(page)
+    # the browser tab names the lesson by its registry title (a lesson's own h1 may say more: "ALiBi: ...")
+    page.wait_for_function("t => document.title.startsWith(t)", arg=following.title, timeout=30000)
+    assert page.locator("h1").first.inner_text().strip()
+    assert page.evaluate(_SIDEBAR_FOLDED), f"{where}: Next opened the sidebar on {following.url_path}"
+
+
+# --- the visit --------------------------------------------------------------------------------------------------
+
+def open_view(page, url: str, info, view: a11y_audit.View) -> None:
+    # Home is the app's root ("/"): its url_path names it in the navigation, and /home is "Page not found"
+    a11y_audit.open_page(page, url, "" if info is registry.HOME else info.url_path, view)
+    assert page.get_by_text("Page not found").count() == 0, f"{info.url_path}: Streamlit says Page not found"
+
+
+def tabs(page):
+    return page.locator('[data-testid="stMain"] [role="tab"]')
+
+
+def visit(page, errors: list[str], url: str, info, view: a11y_audit.View) -> None:
+    """Open ``info`` in ``view`` once and run every check of that view on the page and each of its tabs."""
+    errors.clear()
+    open_view(page, url, info, view)
+    lesson = info is not registry.HOME
+    first = f"{info.url_path} [{view.name}]"
+    if view.name == "light":
+        assert page.get_by_text("Compute backend").count() == 1, "app.py's sidebar is missing (legacy pages mode?)"
+    if lesson and (view.present or view.phone):
+        check_first_screen(page, view, first)
+    if view.phone:
+        check_phone(page, first)
+    labels = [tabs(page).nth(i).inner_text().strip() for i in range(tabs(page).count())] or [""]
+    asked = 0
+    for index, label in enumerate(labels):
+        if index:
+            settle_after(page, tabs(page).nth(index).click)
+        where = f"{info.url_path} / {label or 'page'} [{view.name}]"
+        check_clean(page, errors, where)
+        check_figures(page, where)
+        check_text(page, where)
+        if view.present or view.phone:
+            check_formulas(page.evaluate(LAYOUT_CHECK_JS), where)
+        if index == 0 or view.every_tab:
+            check_axe(page, where)
+        if view.name == "light":
+            check_text_alternatives(page, where)
+            screenshot(page, info.url_path + (f"--{index}" if index else ""), view.width, view.height)
+        if view.present and lesson:
+            asked += check_questions(page, where)
+            check_clean(page, errors, f"{where}, questions answered")
+    if view.present and lesson:
+        assert asked, f"{info.url_path}: no predict-then-reveal question found"
+        if info is not LESSONS[-1]:  # the last lesson has no Next
+            check_next(page, info, first)
