@@ -24,7 +24,7 @@ st.set_page_config(page_title="PosEnc Explorer", page_icon=FAVICON, layout="wide
 
 
 home, sections = nav.pages()
-# Streamlit routes (every URL path as before); the sidebar's list is ours, valid for screen readers (nav.py).
+# Streamlit routes every URL path; the sidebar's list is ours, valid for screen readers (nav.py).
 navigation = nav.runnable(st.navigation({"": [home], **{t: list(p) for t, p in sections.items()}}, position="hidden"))
 st.set_page_config(page_title=f"{navigation.title} · PosEnc Explorer")  # each lesson names its browser tab
 nav.sidebar_links([("", [home]), *sections.items()])

@@ -36,7 +36,7 @@ a:focus-visible, button:focus-visible, summary:focus-visible, input:focus-visibl
     [data-testid="stElementContainer"]:first-child:has(
     [data-testid="stElementToolbar"]) { margin-top: 1.2rem; } }
 [data-testid^="stTabsScroll"] { min-width: 24px; }
-/* The sidebar's lesson links 28 px tall and no longer overlapping (Streamlit pulls gap-less elements 6 px
+/* The sidebar's lesson links 28 px tall and not overlapping (Streamlit pulls gap-less elements 6 px
    together): WCAG 2.2's target size (2.5.8) asks 24 px per target. */
 .st-key-lesson_nav > .stElementContainer { margin-top: -2px !important; margin-bottom: -2px !important; }
 </style>

@@ -8,7 +8,7 @@ its recipe, the builder's name and arguments (arrays by their bytes), followed b
 download table) and, per key and template, the finished JSON the browser receives; a move that asks for a
 known view sends that JSON without building anything. Builders are pure functions of their arguments (no
 session state), which is what makes the key the view. A chart whose figure is taken by code outside the kit
-(``chart.figure``, which may change it) loses its key and is built and sent as before.
+(``chart.figure``, which may change it) loses its key and is built and sent on every run.
 
 Both stores are LRU-bounded in bytes and entries, shared by every session of the process (a lock guards
 them: Streamlit runs sessions in threads).
@@ -33,7 +33,7 @@ from collections.abc import Mapping
 import numpy as np
 import plotly.basedatatypes
 
-# POSENC_FIGURE_CACHE=off builds every figure on every run, as before the cache (bench/load.py --no-figure-cache)
+# POSENC_FIGURE_CACHE=off builds every figure on every run, without the cache (bench/load.py --no-figure-cache)
 ENABLED = os.environ.get("POSENC_FIGURE_CACHE", "on").lower() not in ("off", "0", "false", "no")
 MAX_CHART_BYTES = 128 << 20  # charts' own numbers (download tables and matrices)
 MAX_SPEC_BYTES = 64 << 20  # finished figure JSON
@@ -42,7 +42,7 @@ CHECKED = os.environ.get("POSENC_CHECK_FIGURES", "0").lower() in ("1", "on", "tr
 
 
 class _Unkeyable(Exception):
-    """An argument the key cannot describe (a callable, an unknown object): the figure is built as before."""
+    """An argument the key cannot describe (a callable, an unknown object): the figure is built on every run."""
 
 
 def _feed(h, value) -> None:

@@ -1,7 +1,7 @@
 """A lesson's hero figure, with the frames a hand walking one of its live sliders asks for next.
 
-A key press on a live slider used to wait for the whole round trip (browser -> server run -> browser) before
-the figure moved. A hero figure also carries frames for the live slider the hand is on: the figure at the stop
+Without frames, a key press on a live slider waits for the whole round trip (browser -> server run -> browser)
+before the figure moves. A hero figure also carries frames for the live slider the hand is on: the figure at the stop
 the hand came from (the one drawn before) and, once the hand has moved that slider twice in a row, the figure
 at the next stop the way it moves, built by the same builder, so the same core call: the frame the student
 sees is the figure the server would send for that value. The slider tells the chart element its new value as
@@ -12,7 +12,7 @@ element does not draw it again. A page visit, or a first move, builds no frame.
 Frames are the figure cache's JSON (figure_cache), so a class that walks a slider builds each frame once.
 The browser keeps what it was sent per chart (bounded: MAX_KEPT frames, MAX_KEPT_BYTES), and this module
 keeps, per session, which frames those are, so a frame goes over the wire once. A frame larger than
-MAX_FRAME_BYTES is not sent: such a figure takes its round trip as before.
+MAX_FRAME_BYTES is not sent: such a figure waits for the round trip.
 
     chart = hero(lambda n, d, base: table_chart(n, d, base), n=n, d=dim, base=base)
     show(chart)

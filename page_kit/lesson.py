@@ -151,10 +151,10 @@ def notice(text: str) -> None:
 def folded(label: str, name: str, *, icon: str | None = None):
     """A collapsed section whose body runs only while it is open; yields whether it is open.
 
-    A closed expander's content is still built and sent on every slider move (Sinusoidal's closed source view
-    was 25 KB of each move's messages); a folded section sends nothing until a student opens it. ``name``
-    keys its open state, so it stays open while sliders move; a second fold of the same name in one run gets
-    ``name_2``, and so on.
+    A closed expander's content is still built and sent on every slider move (Sinusoidal's source view in a
+    closed expander would be 25 KB of each move's messages); a folded section sends nothing until a student
+    opens it. ``name`` keys its open state, so it stays open while sliders move; a second fold of the same name
+    in one run gets ``name_2``, and so on.
     """
     key, count = f"fold_{name}", 1
     while True:

@@ -86,7 +86,7 @@ def resample_pos_embed(table, old_size, new_size, num_prefix_tokens=0, mode="bic
     grid = F.interpolate(grid, size=(new_h, new_w), mode=mode, **options)  # (1, C, H', W')
     grid = grid.permute(0, 2, 3, 1).reshape(new_h * new_w, -1).to(source.dtype)  # (H'W', C)
     # Every patch value timm returns, in any floating dtype, is a float32 value, so float32 numpy holds it
-    # exactly (the prefix rows, untouched by timm, are rounded to float32 here as before).
+    # exactly (the prefix rows, which timm leaves untouched, are rounded to float32 here as well).
     return torch.cat([prefix_rows, grid], dim=0).float().numpy()
 
 

@@ -106,7 +106,7 @@ def vision_tower_score_map(key, grid_h, grid_w, row, col, *, head_dim=None, thet
     vectors = as_choice("vectors", vectors, ("ones", "random"))
     # Each dimension turns with the row or with the column only, and the content is the same everywhere, so
     # a rotated dimension is a function of one coordinate: rotate one column of patches and one row of them
-    # (h + w patches, not h·w) and lay them out; every value is the same elementwise arithmetic as before.
+    # (h + w patches, not h·w) and lay them out; every value is the same elementwise arithmetic as rotating every patch.
     down = vision_rope_cos_sin(key, np.arange(h), np.zeros(h), head_dim=head_dim, theta=theta, backend="numpy")
     d = down[0].shape[-1]
     check_size(h * w * d * 2, "The vision cos/sin table")  # the whole grid's table, as the map once built it

@@ -67,7 +67,7 @@ def _layer_stats(attn, x, cos_sin):
     q_rot, k_rot = apply_rotary_pos_emb(q, k, *cos_sin)
     k_rot = repeat_kv(k_rot, attn.num_key_value_groups)  # (1, 9, n, 64): grouped-query heads share keys
     raw = (q_rot @ k_rot.transpose(-1, -2))[0]  # (9, n, n) q.k
-    device = x.device  # every helper tensor on the model's device (a CUDA run mixed CPU masks in)
+    device = x.device  # every helper tensor on the model's device (CPU masks do not mix with a model on CUDA)
     causal = torch.ones(n, n, dtype=torch.bool, device=device).tril()
     weights = torch.softmax((raw * attn.scaling).masked_fill(~causal, float("-inf")), dim=-1)  # (9, n, n)
     # Every (query, key) pair with 0 < key <= query. The first token is left out of the by-offset numbers: it

@@ -163,7 +163,7 @@ def frequency_score_curves(head_dim, base=10000.0, fraction=0.25, max_distance=4
     omegas = [dimension_frequencies(m, d, base, fraction) for m in FEWER_FREQUENCY_METHODS]  # 4 x (d,)
     # The cosines are the cost: each pair's frequency sits in two dimensions, still dimensions are all 0 and
     # the methods share frequencies, so take each distinct one once and gather every method's (P, d) table
-    # from those columns: the same elementwise cosines, averaged over the same table as before.
+    # from those columns: the same elementwise cosines, averaged over the same table as one built per method.
     unique, column = np.unique(np.concatenate(omegas), return_inverse=True)  # (U,), (4 d,)
     cosines = np.cos(np.multiply.outer(distance, unique))  # (P, U)
     done = {}  # methods with the same frequencies (all but p-RoPE at fraction 1) have the same curve
@@ -171,10 +171,10 @@ def frequency_score_curves(head_dim, base=10000.0, fraction=0.25, max_distance=4
         key = omegas[i].tobytes()
         if key not in done:
             # take, not cosines[:, idx]: that one is laid out by column, and a mean across a row of it sums in
-            # another order than the pairwise sum along the C-ordered table the curves were first averaged over
+            # another order than the pairwise sum along a C-ordered table built per method
             table = np.ascontiguousarray(np.take(cosines, column[i * d:(i + 1) * d], axis=1))  # (P, d) C-ordered
             done[key] = table.mean(axis=1)  # (P,)
-        curves[method] = done[key].copy()  # (P,) an array of its own, as before
+        curves[method] = done[key].copy()  # (P,) an array of its own per method
     far = distance > max_distance / 2
     curves["far_mean"] = {m: float(curves[m][far].mean()) for m in FEWER_FREQUENCY_METHODS}
     return curves
