@@ -26,10 +26,10 @@ settings.load_profile(HYPOTHESIS_PROFILE)
 # Every test carries one layer marker, decided from its module (CONTRIBUTING.md: which command fits which change):
 # browser (marked so: a real Chromium), pages (Streamlit's AppTest), kit (page_kit without a page) or core.
 LAYERS = {
-    "browser": lambda module, source: any(m.name == "browser" for m in getattr(module, "pytestmark", [])),
-    "pages": lambda module, source: "AppTest" in source or "apptest_pages" in source,
-    "kit": lambda module, source: "page_kit" in source,
-    "core": lambda module, source: True,
+    "browser": lambda item, source: item.get_closest_marker("browser") is not None,
+    "pages": lambda item, source: "AppTest" in source or "apptest_pages" in source,
+    "kit": lambda item, source: "page_kit" in source,
+    "core": lambda item, source: True,
 }
 
 
@@ -39,9 +39,10 @@ def pytest_addoption(parser):
                           "browser views; repeat for several")
 
 
-def _layer(module) -> str:
-    source = open(module.__file__, encoding="utf-8").read()  # noqa: SIM115 (read once per module, below)
-    return next(name for name, rule in LAYERS.items() if rule(module, source))
+def _layer(item) -> str:
+    """The layer of ``item``'s module, judged on the module's first test (marks and source are the module's)."""
+    source = Path(item.module.__file__).read_text(encoding="utf-8")
+    return next(name for name, rule in LAYERS.items() if rule(item, source))
 
 
 def _lessons_of(item) -> set[str]:
@@ -57,10 +58,10 @@ def _lessons_of(item) -> set[str]:
 def pytest_collection_modifyitems(config, items):
     layers, deepened = {}, set()
     for item in items:
-        module = item.module
-        if module.__name__ not in layers:
-            layers[module.__name__] = _layer(module)
-        item.add_marker(getattr(pytest.mark, layers[module.__name__]))
+        module = item.module.__name__
+        if module not in layers:
+            layers[module] = _layer(item)
+        item.add_marker(getattr(pytest.mark, layers[module]))
         test = getattr(item, "obj", None)
         if HYPOTHESIS_PROFILE == "deep" and hasattr(test, "_hypothesis_internal_use_settings") \
                 and id(test) not in deepened:  # a parametrized test's items share one function

@@ -15,7 +15,7 @@ import pytest
 
 from deploy import local_proxy
 from deploy.local_redis import redis_server, redis_server_path
-from devtools.streamlit_server import CHROMIUM_FLAGS, chromium_path, wait_until_idle
+from devtools.streamlit_server import chromium_path, wait_until_idle
 from live_class import rooms
 
 CHROMIUM = chromium_path()
@@ -70,60 +70,57 @@ def _clean(page, errors, who: str) -> None:
     assert not errors, f"{who}: {errors}"
 
 
-def test_a_class_answers_sees_the_reveal_and_follows(served):
-    sync_api = pytest.importorskip("playwright.sync_api")
+def test_a_class_answers_sees_the_reveal_and_follows(served, chromium):
     url = served
-    with sync_api.sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_FLAGS)
-        teacher_ctx, teacher, teacher_errors = _open(browser, url, "order?present=true", width=1280)
-        teacher.locator(".st-key-present_class button").first.click()  # the presentation bar's Class button
-        code = teacher.locator(".live-code").inner_text(timeout=60000).strip()
-        assert re.fullmatch(f"[{rooms.ALPHABET}]{{{rooms.CODE_LENGTH}}}", code)
-        assert teacher.locator('img.live-qr[alt="QR code of the join link"]').count() == 1
-        teacher.keyboard.press("Escape")
-        wait_until_idle(teacher)
+    browser = chromium  # the process's one Chromium (tests/conftest.py): Playwright's sync API runs once a thread
+    teacher_ctx, teacher, teacher_errors = _open(browser, url, "order?present=true", width=1280)
+    teacher.locator(".st-key-present_class button").first.click()  # the presentation bar's Class button
+    code = teacher.locator(".live-code").inner_text(timeout=60000).strip()
+    assert re.fullmatch(f"[{rooms.ALPHABET}]{{{rooms.CODE_LENGTH}}}", code)
+    assert teacher.locator('img.live-qr[alt="QR code of the join link"]').count() == 1
+    teacher.keyboard.press("Escape")
+    wait_until_idle(teacher)
 
-        # one student by the join link, following; one types the code in the sidebar and never answers
-        follower_ctx, follower, follower_errors = _open(browser, url, f"?room={code}")
-        follower.get_by_text("Follow the teacher").click()
-        _wait_path(follower, r"/order\?.*room=")  # taken to the teacher's lesson
-        assert "key=" not in follower.url
-        quiet_ctx, quiet, quiet_errors = _open(browser, url, "order")
-        quiet.get_by_label("Room code").fill(code.lower())
-        quiet.get_by_role("textbox", name="Nickname (optional)").fill(NICKNAME)
-        quiet.get_by_role("button", name="Join").click()
-        quiet.get_by_text(f"You are in room {code}").wait_for(timeout=30000)
+    # one student by the join link, following; one types the code in the sidebar and never answers
+    follower_ctx, follower, follower_errors = _open(browser, url, f"?room={code}")
+    follower.get_by_text("Follow the teacher").click()
+    _wait_path(follower, r"/order\?.*room=")  # taken to the teacher's lesson
+    assert "key=" not in follower.url
+    quiet_ctx, quiet, quiet_errors = _open(browser, url, "order")
+    quiet.get_by_label("Room code").fill(code.lower())
+    quiet.get_by_role("textbox", name="Nickname (optional)").fill(NICKNAME)
+    quiet.get_by_role("button", name="Join").click()
+    quiet.get_by_text(f"You are in room {code}").wait_for(timeout=30000)
 
-        started = time.monotonic()
-        follower.locator(RADIO).first.click()
-        wait_until_idle(follower)
-        teacher.get_by_text("1 of 2 answered").wait_for(timeout=30000)  # the count, from the teacher's poll
-        counted_s = time.monotonic() - started
-        assert quiet.locator('[class*="st-key-answer_hidden_order_rows"]').count() == 1
-        assert quiet.get_by_text("answered").count() == 0  # students see no count and no reveal button
-        assert quiet.get_by_role("button", name="Reveal to the room").count() == 0
+    started = time.monotonic()
+    follower.locator(RADIO).first.click()
+    wait_until_idle(follower)
+    teacher.get_by_text("1 of 2 answered").wait_for(timeout=30000)  # the count, from the teacher's poll
+    counted_s = time.monotonic() - started
+    assert quiet.locator('[class*="st-key-answer_hidden_order_rows"]').count() == 1
+    assert quiet.get_by_text("answered").count() == 0  # students see no count and no reveal button
+    assert quiet.get_by_role("button", name="Reveal to the room").count() == 0
 
-        teacher.locator(".st-key-live_who_order_rows").click()  # who answered, who has not yet, by nickname
-        name = teacher.locator(".live-who .live-name").first
-        name.wait_for(timeout=30000)
-        assert name.inner_text() == NICKNAME and teacher.locator(".live-who i").count() == 0
-        assert "1 anonymous" in teacher.locator(".live-who").inner_text()  # the follower gave no nickname
-        assert follower.get_by_text("Quinn").count() == 0 and follower.locator(".live-name").count() == 0
+    teacher.locator(".st-key-live_who_order_rows").click()  # who answered, who has not yet, by nickname
+    name = teacher.locator(".live-who .live-name").first
+    name.wait_for(timeout=30000)
+    assert name.inner_text() == NICKNAME and teacher.locator(".live-who i").count() == 0
+    assert "1 anonymous" in teacher.locator(".live-who").inner_text()  # the follower gave no nickname
+    assert follower.get_by_text("Quinn").count() == 0 and follower.locator(".live-name").count() == 0
 
-        teacher.get_by_role("button", name="Reveal to the room").click()
-        quiet.get_by_text("The answer: ").wait_for(timeout=30000)  # not answered, revealed by the room
-        assert quiet.locator('[class*="st-key-answer_open_order_rows"]').count() == 1
+    teacher.get_by_role("button", name="Reveal to the room").click()
+    quiet.get_by_text("The answer: ").wait_for(timeout=30000)  # not answered, revealed by the room
+    assert quiet.locator('[class*="st-key-answer_open_order_rows"]').count() == 1
 
-        teacher.locator(".st-key-present_next button").first.click()  # the teacher moves on
-        moved = time.monotonic()
-        _wait_path(follower, r"/naive\?.*room=")
-        followed_s = time.monotonic() - moved
-        assert "/order" in quiet.url  # who does not follow stays
-        for page, errors, who in ((teacher, teacher_errors, "teacher"), (follower, follower_errors, "follower"),
-                                  (quiet, quiet_errors, "student")):
-            _clean(page, errors, who)
-        print(f"answer to the teacher's count: {counted_s:.1f} s; teacher's Next to the follower's new page "
-              f"loaded: {followed_s:.1f} s")
-        for context in (teacher_ctx, follower_ctx, quiet_ctx):
-            context.close()
-        browser.close()
+    teacher.locator(".st-key-present_next button").first.click()  # the teacher moves on
+    moved = time.monotonic()
+    _wait_path(follower, r"/naive\?.*room=")
+    followed_s = time.monotonic() - moved
+    assert "/order" in quiet.url  # who does not follow stays
+    for page, errors, who in ((teacher, teacher_errors, "teacher"), (follower, follower_errors, "follower"),
+                              (quiet, quiet_errors, "student")):
+        _clean(page, errors, who)
+    print(f"answer to the teacher's count: {counted_s:.1f} s; teacher's Next to the follower's new page "
+          f"loaded: {followed_s:.1f} s")
+    for context in (teacher_ctx, follower_ctx, quiet_ctx):
+        context.close()

@@ -20,7 +20,7 @@ import pytest
 
 import posenc_core as pc
 from deploy import local_proxy
-from devtools.streamlit_server import CHROMIUM_FLAGS, chromium_path, wait_until_idle
+from devtools.streamlit_server import chromium_path, wait_until_idle
 
 CHROMIUM = chromium_path()
 pytestmark = [
@@ -43,12 +43,8 @@ def proxied():
 
 
 @pytest.fixture(scope="module")
-def browser():
-    sync_api = pytest.importorskip("playwright.sync_api")
-    with sync_api.sync_playwright() as pw:
-        chromium = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_FLAGS)
-        yield chromium
-        chromium.close()
+def browser(chromium):
+    return chromium  # the process's one Chromium (tests/conftest.py): Playwright's sync API runs once a thread
 
 
 def _requests_by_key(log, settle_s: float = 1.0) -> dict[str, list[dict]]:
