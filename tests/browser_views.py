@@ -277,3 +277,21 @@ def visit(page, errors: list[str], url: str, info, view: a11y_audit.View) -> Non
         assert asked, f"{info.url_path}: no predict-then-reveal question found"
         if info is not LESSONS[-1]:  # the last lesson has no Next
             check_next(page, info, first)
+
+
+def view_test(name: str):
+    """The test of one view (tests/test_view_<view>.py): every page of the registry, visited once.
+
+    Each view is its own file so that two test processes (`-n 2 --dist loadfile`) share the views between them."""
+    import pytest
+
+    view = a11y_audit.VIEW_NAMES[name]
+
+    @pytest.mark.browser
+    @pytest.mark.skipif(not a11y_audit.axe_available(), reason="axe-core is not installed: run `npm ci`")
+    @pytest.mark.parametrize("info", registry.all_pages(), ids=lambda p: p.url_path)
+    def test_view(view_pages, info):
+        url, page, errors = view_pages(view)
+        visit(page, errors, url, info, view)
+
+    return test_view

@@ -50,9 +50,9 @@ def test_presentation_mode_and_colour_schemes(browser_page, scheme):
 
 def _press_to(page, key: str, url_path: str) -> None:
     """Press a presenter's key with the page's own document focused (a clicker's key goes to the page, not into
-    a slider), and wait for the lesson it leads to. Once, under CI's load, a press was lost (no navigation in
-    60 s, never reproduced since): a second press then tells a lost key from a key that does nothing, and the
-    state the first one met is printed."""
+    a slider), and wait for the lesson it leads to. A key pressed while the page is still busy can be lost: after
+    20 s without the new lesson the page's state is printed and the key pressed again, so a lost key is told
+    from a key that does nothing."""
     page.evaluate("() => document.activeElement && document.activeElement.blur()")
     page.keyboard.press(key)
     try:

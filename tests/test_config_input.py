@@ -1,8 +1,8 @@
 """Hostile configs through every function that reads one: a result or a ValueError, never another exception.
 
 The generated trees use the real field names at hostile values (huge, negative, zero, non-finite, the wrong
-type, nested), and every reader runs under a time and an allocation budget. Each case of issue 29 is also
-a regression test with the sentence it must give.
+type, nested), and every reader runs under a time and an allocation budget. Each named hostile case below is
+also a regression test with the sentence it must give.
 """
 
 from __future__ import annotations

@@ -52,7 +52,7 @@ def test_multimodal_configs_are_read_through_text_config():
     assert reading.nested_from == "text_config"
 
 
-# ------------------------------------------------------------------ issue 13: read as each class reads it
+# ------------------------------------------------------------------ read as each class reads it
 
 def test_phi3_class_default_wins_over_the_inner_original_length():
     config = {**pc.preset_config("phi3.5-mini")}
@@ -182,7 +182,7 @@ def test_query_scale_is_one_before_its_start_and_never_decreases(positions, beta
     (lambda: pc.normalise_config({"layer_types": ["full_attention"] * 2000}), "at most 1,024"),
     (lambda: pc.read_layers({"hidden_size": 64, "num_attention_heads": 2}), "neither num_hidden_layers"),
     (lambda: pc.read_layers(generic(layer_types=["full_attention"])), "lists 1 layers"),
-    (lambda: pc.read_layers(generic(sliding_window=[None])), "whole number"),  # found by the fuzz test below
+    (lambda: pc.read_layers(generic(sliding_window=[None])), "whole number"),  # a case of the fuzz test below
     (lambda: pc.read_layers({**generic(), "model_type": "llama", "text_config": []}), "text_config"),
     (lambda: pc.read_layers(generic(layer_types=[1, 2, 3, 4])), "list of strings"),
     (lambda: pc.read_layers(generic(rope_parameters=[1])), "JSON object"),
@@ -272,7 +272,7 @@ def _ok(fn, *a):
         return False
 
 
-# ------------------------------------------------------------------ issue 28: one reading of any config
+# ------------------------------------------------------------------ one reading of any config
 
 def _rotary(model_type, config):
     """The model's own rotary module, built from its config class (the reference every value is compared with)."""

@@ -399,8 +399,8 @@ def test_first_bad_position_has_the_bits_of_the_float64_arithmetic(dtype):
 
 
 def _reference_first_bad_position(d, base, dtype, threshold, max_position):
-    # rope_first_bad_position before it measured its chunks in runs: each whole chunk at once, float64 arithmetic
-    # (with float16's overflow, which the skip once ignored, counted)
+    # a plain reference: each whole chunk at once, float64 arithmetic, float16's overflow counted (the fast
+    # function skips chunks by a bound, which must not skip an overflow)
     theta_exact, theta_model = _reference_thetas(d, base, dtype)
     chunk = max(1, (1 << 20) // (d // 2))
     u = {"bfloat16": 2.0**-8, "float16": 2.0**-11, "float32": 2.0**-24}[dtype]

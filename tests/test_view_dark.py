@@ -1,17 +1,6 @@
 """Every page and tab at 1,400 x 900 in the dark scheme, on one visit each: clean, figures, text, and axe on
 every tab (contrast is where dark mode breaks). The checks: tests/browser_views.py."""
 
-import pytest
+from tests.browser_views import view_test
 
-from page_kit import registry
-from tests import a11y_audit, browser_views
-
-pytestmark = [pytest.mark.browser,
-              pytest.mark.skipif(not a11y_audit.axe_available(), reason="axe-core is not installed: run `npm ci`")]
-VIEW = a11y_audit.VIEW_NAMES["dark"]
-
-
-@pytest.mark.parametrize("info", registry.all_pages(), ids=lambda p: p.url_path)
-def test_dark_view(view_pages, info):
-    url, page, errors = view_pages(VIEW)
-    browser_views.visit(page, errors, url, info, VIEW)
+test_dark_view = view_test("dark")
