@@ -388,8 +388,11 @@ def vectors2d(vectors: Mapping[str, tuple[float, float]], *, title: str, alt: st
               dashed: Sequence[str] = (), guides: Sequence[tuple[tuple[float, float], tuple[float, float], str]] = (),
               x_title: str = "x (first of the pair)", y_title: str = "y (second of the pair)",
               colours: Mapping[str, int] | None = None, arc_colours: Sequence[int] = (),
-              legend_right: bool = False) -> Chart:
+              legend_right: bool = False, reach: float | None = None) -> Chart:
     """Arrows from the origin in a square, equal-aspect plane; arcs are (radius, from, to angle, label).
+
+    The plane fits the longest arrow, or shows radius ``reach`` whatever the arrows: a plane whose arrows are
+    dragged (page_kit.figure_control) must keep its scale, or a redraw during the drag moves the point under the hand.
 
     Vectors named in ``dashed`` are drawn dashed (e.g. before a rotation); ``guides`` are dotted
     segments ((x0, y0), (x1, y1), label), e.g. a projection onto an axis. ``colours`` maps a vector's
@@ -397,7 +400,7 @@ def vectors2d(vectors: Mapping[str, tuple[float, float]], *, title: str, alt: st
     does the same for the arcs, in order; ``legend_right`` stacks the legend beside the plot.
     """
     fig = go.Figure()
-    extent = max([1.0] + [float(np.hypot(*v)) for v in vectors.values()]) * 1.15
+    extent = (reach if reach is not None else max([1.0] + [float(np.hypot(*v)) for v in vectors.values()])) * 1.15
     theta = np.linspace(0, 2 * np.pi, 181)
     fig.add_trace(go.Scatter(x=_f32(np.cos(theta)), y=_f32(np.sin(theta)), mode="lines", hoverinfo="skip",
                              line=dict(color="#aaaaaa", width=1, dash="dot"), showlegend=False))

@@ -13,6 +13,9 @@ from page_kit import controls, figure_control, figures, fmt, hero
 from page_kit.lesson import formula, notice
 from page_kit.render import show
 
+PAIR_LIMIT = 2.0  # the q and k sliders run from -2 to 2 in each number
+PAIR_REACH = 2.83  # the plane's radius: (±2, ±2) and every turn of it fit, so a drag never rescales the plane
+
 
 @st.cache_data(max_entries=64, show_spinner=False)
 def pair(qx: float, qy: float, kx: float, ky: float, m: int, n: int, theta: float):
@@ -32,7 +35,7 @@ def pair_chart(m: int, n: int, i: int, qx: float, qy: float, kx: float, ky: floa
         {"q": (qx, qy), "q turned by mθ": o["q_rot"], "k": (kx, ky), "k turned by nθ": o["k_rot"]},
         dashed=("q", "k"), colours={"q": 0, "q turned by mθ": 0, "k": 3, "k turned by nθ": 3},
         arcs=[(0.35, *o["q_arc"], "mθ"), (0.22, *o["k_arc"], "nθ")],
-        arc_colours=(0, 3), legend_right=True,
+        arc_colours=(0, 3), legend_right=True, reach=PAIR_REACH,
         title=f"Pair {i}: θ = {theta:.4g} rad per position", name="rope_pair_vectors",
         height=440,
         alt=f"A query pair turned by {o['q_angle']:.3g} rad and a key pair turned by "
@@ -63,10 +66,10 @@ def pair_controls(page, dim, base):
         i = controls.slider("Pair index i", "i", 0, dim // 2 - 1, 0,
                             help="Pair 0 turns fastest (θ = 1 rad per position).")
     with page.more:
-        qx = controls.slider("q, first number", "qx", -2.0, 2.0, 1.0, 0.1)
-        qy = controls.slider("q, second number", "qy", -2.0, 2.0, 0.3, 0.1)
-        kx = controls.slider("k, first number", "kx", -2.0, 2.0, 0.6, 0.1)
-        ky = controls.slider("k, second number", "ky", -2.0, 2.0, 0.8, 0.1)
+        qx = controls.slider("q, first number", "qx", -PAIR_LIMIT, PAIR_LIMIT, 1.0, 0.1)
+        qy = controls.slider("q, second number", "qy", -PAIR_LIMIT, PAIR_LIMIT, 0.3, 0.1)
+        kx = controls.slider("k, first number", "kx", -PAIR_LIMIT, PAIR_LIMIT, 0.6, 0.1)
+        ky = controls.slider("k, second number", "ky", -PAIR_LIMIT, PAIR_LIMIT, 0.8, 0.1)
     theta = pc.rope_pair_theta(i, dim, base)
     out = pair(qx, qy, kx, ky, m, n, theta)
     return m, n, i, qx, qy, kx, ky, theta, out
