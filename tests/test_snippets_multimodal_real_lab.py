@@ -162,7 +162,11 @@ def test_encoder_snippet_gives_the_shuffle_change_and_the_metrics(query, text, s
     r = real.encoder_order_experiment(text, seed)
     np.testing.assert_array_equal(ns["with_rows"], r["embeddings"][(True, True)] - r["embeddings"][(True, False)])
     np.testing.assert_array_equal(ns["without"], r["embeddings"][(False, True)] - r["embeddings"][(False, False)])
-    assert [m.value for m in at.metric][:2] == [f"{ns['r']['cosine'][True]:.6f}", f"{ns['r']['cosine'][False]:.12f}"]
+    shown = [m.value for m in at.metric][:2]
+    assert shown[0] == f"{ns['r']['cosine'][True]:.6f}"
+    # without rows the cosine is 1 to float32 rounding: the model's float32 sums land within about 1e-13 of each
+    # other from one call to the next, which moves the twelfth decimal the page prints (0.999999999999 or 1.0)
+    assert abs(float(shown[1]) - ns["r"]["cosine"][False]) <= 2e-12, (shown, ns["r"]["cosine"][False])
     assert f"cosine {ns['r']['cosine'][False]:.10f}" in _reveal(at, "encoder_no_rows")
 
 
