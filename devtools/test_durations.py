@@ -26,7 +26,7 @@ def layer(module: str) -> str:
         if module == prefix or module.startswith(prefix + "_"):
             return family
     source = (TESTS / f"{module}.py").read_text(encoding="utf-8")
-    if "pytest.mark.browser" in source:
+    if "pytest.mark.browser" in source or "browser_views" in source:
         return "browser"
     if "AppTest" in source or "apptest_pages" in source:
         return "pages (AppTest)"
