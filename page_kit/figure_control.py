@@ -11,7 +11,7 @@ The chart element (``plotly_element.js``, ``figureControl``) reports the event i
 then sets the named widget keys before the rerun that follows, exactly as a slider move would. Values from
 the browser are untrusted: each one is snapped by the same rule the URL layer applies to a link
 (``_url.nearest`` for a numeric slider, the nearest listed option for a select slider) using the slider's
-own range, step or options as ``controls`` recorded them in this session's last run; a key with no slider
+own range, step or options as ``controls`` recorded them in this browser tab's last run; a key with no slider
 on the page, or a value that is not a finite number, is ignored. The slider stays as the keyboard, touch
 and screen-reader twin: it shows the value the figure chose, and moving it takes over again.
 """
@@ -36,7 +36,7 @@ class Target:
     """A widget key the figure sets, from a coordinate times ``scale`` (L′ on the axis -> s = L′ / L).
 
     ``bounds`` (low, high, step) describe the key's live slider for a figure that sets a slider drawn in
-    another tab, which may not have run yet in this session (a lazy tab runs only while open); a slider that
+    another tab, which may not have run yet in this browser tab (a lazy tab runs only while open); a slider that
     has run is always described by its own record."""
 
     key: str

@@ -78,7 +78,7 @@ def live_slider(label: str, key: str, values: Sequence, default, *, labels: Sequ
     remembered = st.session_state.get(state_key)
     moved = remembered.get("value") if isinstance(remembered, dict) else None  # the thumb's last value
     text = figure_choice(key, moved) or moved
-    if text is None:  # first run of this slider in this session: the link's value, or the default
+    if text is None:  # first run of this slider in this browser tab: the link's value, or the default
         text = st.query_params.get(key)
     index = _index_for(text, values, url_text, default_index)
     data = {"key": key, "label": label, "help": help or "", "labels": list(labels), "url": url_text, "index": index}
@@ -151,7 +151,7 @@ def _same(a, b) -> bool:
 
 
 def hand() -> tuple[str, int, int] | None:
-    """(URL key, -1 or +1, moves) of the live slider that moved last in this session, the way it moved and how
+    """(URL key, -1 or +1, moves) of the live slider that moved last in this browser tab, the way it moved and how
     many moves in a row it has made, if it was drawn in this run, else None."""
     moved = st.session_state.get(HAND_KEY)
     return moved if isinstance(moved, tuple) and standing(moved[0]) is not None else None

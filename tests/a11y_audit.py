@@ -78,7 +78,7 @@ _REDOCK = "() => document.getElementById('a11y-audit-undock')?.remove()"
 def audit(page) -> list[dict]:
     """axe's violations of the WCAG A/AA rules on the page as it is now (with the phone's control dock in flow)."""
     # the page's own a11y script marks new wide formulas within 30 ms of a change: a settled page
-    # (devtools.streamlit_server.wait_until_idle, no change for 150 ms) has them marked
+    # (devtools.streamlit_server.wait_until_idle, no change for 80 ms) has them marked
     page.evaluate(_UNDOCK)
     try:
         return page.evaluate(_RUN_AXE, WCAG_TAGS)

@@ -24,6 +24,8 @@ import re
 from pathlib import Path
 from urllib.parse import urlparse
 
+import pytest
+
 from devtools.streamlit_server import settle_after, wait_until_idle
 from page_kit import registry
 from page_kit.theme import series_style
@@ -283,8 +285,6 @@ def view_test(name: str):
     """The test of one view (tests/test_view_<view>.py): every page of the registry, visited once.
 
     Each view is its own file so that two test processes (`-n 2 --dist loadfile`) share the views between them."""
-    import pytest
-
     view = a11y_audit.VIEW_NAMES[name]
 
     @pytest.mark.browser
