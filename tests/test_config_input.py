@@ -234,3 +234,23 @@ def test_a_cut_paste_says_it_was_cut_and_an_oversized_one_its_size():
         pasted_config_text(big[:PASTE_CHARS])  # what the text area hands over
     with pytest.raises(ValueError, match="bytes; a config.json is a few kilobytes"):
         pc.parse_config_json(big)
+
+
+EXTREMES = (1e308, 1e-308, 10**30)
+SCALING_NUMBERS = ("factor", "original_max_position_embeddings", "attention_factor", "beta_fast", "beta_slow",
+                   "low_freq_factor", "high_freq_factor", "mscale", "mscale_all_dim", "alpha", "floor_scale")
+CONFIG_NUMBERS = ("max_position_embeddings", "rope_theta", "partial_rotary_factor", "head_dim", "hidden_size",
+                  "num_attention_heads", "sliding_window", "qk_rope_head_dim", "global_rope_theta", "attn_scale")
+
+
+@pytest.mark.parametrize("rope_type", ROPE_TYPES)
+def test_every_rope_type_with_an_extreme_number_in_every_numeric_field_gives_a_result_or_a_value_error(rope_type):
+    """Every number a length or a frequency is formed from, at the ends of what JSON holds, for every rope type: a
+    reading or a sentence, never an overflow (random draws missed `dynamic` with factor 1e308, whose example
+    length was rounded from infinity, and YaRN with rope_theta 1e-308, whose ramp bounds were infinite)."""
+    for name in SCALING_NUMBERS + CONFIG_NUMBERS:
+        for number in EXTREMES:
+            scaling = {"rope_type": rope_type, "factor": 4.0, "original_max_position_embeddings": 4096}
+            cfg = {"model_type": "llama", "max_position_embeddings": 16384, "rope_scaling": scaling}
+            (scaling if name in SCALING_NUMBERS else cfg)[name] = number
+            read_everywhere(cfg)

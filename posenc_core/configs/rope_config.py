@@ -167,6 +167,10 @@ def config_contexts(read: RopeConfig) -> tuple[int, int | None, str]:
         factor = as_float("rope_scaling['factor']", scaling.get("factor"), above=0.0)
         if max_pos is None:
             raise ValueError("A linear-scaled config needs max_position_embeddings, the context it is run at.")
+        if not max_pos / factor <= _MAX_CONTEXT:  # a tiny factor: refused before the division becomes a length
+            raise ValueError(f"max_position_embeddings = {max_pos:,} divided by rope_scaling['factor'] = "
+                             f"{factor:g} is a context of {max_pos / factor:.4g} tokens; this page reads contexts up "
+                             f"to {_MAX_CONTEXT:,} tokens.")
         original = max(int(round(max_pos / factor)), 2)
         return original, max_pos, ("L′ = max_position_embeddings; L = L′ / factor: positions up to L′ turn by "
                                    "the angles unscaled positions reached by L")
@@ -185,7 +189,7 @@ def config_contexts(read: RopeConfig) -> tuple[int, int | None, str]:
             how = "no scaling, and no max_position_embeddings: L = 4,096 is only a reference"
         return original, None, how
     factor = as_float("rope_scaling['factor']", scaling.get("factor"), above=0.0)
-    target = min(max(int(round(factor * original)), 2), _MAX_CONTEXT)
+    target = max(int(round(min(factor * original, _MAX_CONTEXT))), 2)  # an example length: capped, never infinite
     return original, target, (f"L = max_position_embeddings; {kind} has no fixed target, so L′ = factor × L "
                               "is shown as an example")
 

@@ -228,6 +228,9 @@ def yarn_ramp_bounds(params: Mapping, dim: int, base: float, original: int) -> t
     beta_slow = _param_float(params, "beta_slow", "yarn", minimum=0.0, maximum=1e12) or 1
     low = yarn_correction_dim(beta_fast, dim, base, original)
     high = yarn_correction_dim(beta_slow, dim, base, original)
+    if not (math.isfinite(low) and math.isfinite(high)):  # a base of 1 (or one whose log is no longer a float)
+        raise ValueError(f"YaRN places its ramp by log(rope_theta), which is 0 or not a number for rope_theta = "
+                         f"{base:g}: rope_theta must be a number above 1.")
     if params.get("truncate", True):  # an explicit None disables truncation in transformers too
         low, high = math.floor(low), math.ceil(high)
     return max(low, 0), min(high, dim - 1)
