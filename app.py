@@ -7,7 +7,7 @@ import streamlit as st
 from page_kit import a11y, live, live_panel, settings, streamlit_runtime
 from page_kit import navigation as nav
 from page_kit.heap import freeze_import_heap
-from page_kit.lesson import report_unexpected
+from page_kit.lesson import guard, report_unexpected
 
 streamlit_runtime.apply()  # once per process in effect: see page_kit/streamlit_runtime.py
 
@@ -29,8 +29,10 @@ navigation = nav.runnable(st.navigation({"": [home], **{t: list(p) for t, p in s
 st.set_page_config(page_title=f"{navigation.title} · PosEnc Explorer")  # each lesson names its browser tab
 nav.sidebar_links([("", [home]), *sections.items()])
 settings.sidebar()  # imports torch, when present, to ask for CUDA
-live.begin()  # a live class: join from the link, read the room once for this run
-live_panel.sidebar(navigation.url_path)  # in a class, also the room's 1 s poll (page_kit/live.py)
+with guard():  # the class never takes the lesson down: a store that cannot be reached is one sentence
+    live.begin()  # a live class: join from the link, read the room once for this run
+    live_panel.sidebar(navigation.url_path)  # in a class, also the room's 1 s poll (page_kit/live_poll.py)
+    live_panel.student_bar()  # a student's room and the control to stop following, above the lesson
 a11y.apply()
 settings.presentation_bar([("Home", [home]), *sections.items()], navigation)
 try:

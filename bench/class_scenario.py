@@ -31,14 +31,13 @@ from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 from deploy.local_proxy import CONTAINER_ENV, ROOT, wait_healthy
 from live_class import Classroom
 from live_class.redis_store import RedisStore
-from live_class.rooms import new_seat
 
 PAGE, QUESTION = "order", "order_rows"  # the question beside the lesson's first figure
 
 
 class ClassStudent:
-    def __init__(self, url: str, code: str, rng: random.Random):
-        self.url, self.rng, self.seat = url, rng, new_seat()
+    def __init__(self, url: str, code: str, seat: str, rng: random.Random):
+        self.url, self.rng, self.seat = url, rng, seat  # a seat the server signed, as the join link's first run makes
         self.query = urllib.parse.urlencode({"room": code, "seat": self.seat})
         self.confirmed = False  # the answer's run finished without an error
         self.reconnects = 0
@@ -130,7 +129,7 @@ async def run_class(url: str, redis_url: str, replicas: list[tuple[str, int]], n
     rng = random.Random(seed)
     start = time.monotonic() + 2.0 + n / 20  # arrivals first (a join link opened by everyone in the room)
     window_end = start + window_s
-    students = [ClassStudent(url, code, random.Random(rng.random())) for _ in range(n)]
+    students = [ClassStudent(url, code, room.new_seat(), random.Random(rng.random())) for _ in range(n)]
     complete_at, log = None, []
 
     async def teacher() -> None:

@@ -25,7 +25,8 @@ ROOT = DEPLOY.parent
 # What the Dockerfile sets (a shared cookie secret stands in for the deployment's own).
 CONTAINER_ENV = {"STREAMLIT_SERVER_FILE_WATCHER_TYPE": "none", "STREAMLIT_SERVER_HEADLESS": "true",
                  "STREAMLIT_BROWSER_GATHER_USAGE_STATS": "false",
-                 "STREAMLIT_SERVER_COOKIE_SECRET": "loopback-test-secret-shared-by-all-replicas"}
+                 "STREAMLIT_SERVER_COOKIE_SECRET": "loopback-test-secret-shared-by-all-replicas",
+                 "POSENC_TRUSTED_PROXY": "1"}  # behind nginx_proxy, which sets X-Real-IP
 TEMPLATE = DEPLOY / "nginx" / "default.conf.template"
 VARIABLE = re.compile(r"\$\{([A-Z_][A-Z0-9_]*)\}")
 

@@ -6,11 +6,11 @@ Pages import from here; nothing here does the math (that is posenc_core's job).
 from . import cached_signatures, controls, figures
 from .figures import Chart
 from .hero_frames import hero
-from .lesson import Stage, fmt, formula, guard, header, notice, sections, see_also, source, stage, why
+from .lesson import Stage, fmt, formula, guard, header, literal, notice, sections, see_also, source, stage, why
 from .render import show
 from .settings import current_backend, presentation
 
 cached_signatures.install()  # every st.cache_data call of the app goes through it
 
 __all__ = ["Chart", "Stage", "controls", "current_backend", "figures", "fmt", "formula", "guard", "header", "hero",
-           "notice", "presentation", "sections", "see_also", "show", "source", "stage", "why"]
+           "literal", "notice", "presentation", "sections", "see_also", "show", "source", "stage", "why"]

@@ -16,7 +16,7 @@ from collections.abc import Callable, Sequence
 
 import streamlit as st
 
-from . import live_panel
+from . import live, live_panel
 from .lesson import folded, unseen
 
 
@@ -65,11 +65,18 @@ def predict(key: str, question: str, options: Sequence[str], answer: int, reveal
     the URL: a teacher's shared link never carries anyone's answer.
     """
     with st.container(border=True):
-        picked = st.radio(f":material/psychology_alt: **Predict first.** {question}", list(options), index=None,
-                          key=f"predict_{key}", horizontal=True)
+        st.markdown(f":material/psychology_alt: **Predict first.** {question}")
+        # the visible question is the markdown above; the group's accessible name is the same sentence as text
+        picked = st.radio(f"Predict first. {plain(question)}", list(options), index=None, key=f"predict_{key}",
+                          horizontal=True, label_visibility="collapsed")
         live_panel.record(key, options, picked)
         live_panel.room_answers(key, options)
-        shown = bool(st.session_state.get(f"predict_{key}_shown")) or live_panel.live.revealed(key)
+        if live.seat() is not None and not live.revealed(key):
+            # a student in a room: the answer is saved, the verdict and what shows it wait for the teacher's
+            # reveal, so nobody can call it out before the room has answered
+            st.caption(live_panel.answer_note(key, picked))
+            return Prediction(key, False)
+        shown = bool(st.session_state.get(f"predict_{key}_shown")) or live.revealed(key)
         if picked is None and not shown:
             row = st.container(horizontal=True, vertical_alignment="center", gap="small")
             row.caption("Answer first: what answers it stays hidden until you choose.")
@@ -82,6 +89,11 @@ def predict(key: str, question: str, options: Sequence[str], answer: int, reveal
             right = list(options).index(picked) == answer
             (st.success if right else st.info)(("Right. " if right else f"Not quite: {options[answer]}. ") + reveal())
     return Prediction(key, True)
+
+
+def plain(text: str) -> str:
+    """Markdown as the sentence it reads: icons and emphasis marks dropped (for an accessible name)."""
+    return " ".join(re.sub(r":material/\w+:|\*\*|[*`$]", "", text).split())
 
 
 def _literal(value) -> str:

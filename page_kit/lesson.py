@@ -6,6 +6,7 @@ import contextlib
 import contextvars
 import inspect
 import logging
+import re
 import string
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -176,6 +177,19 @@ def source(*functions, label: str = "Show the code that computed this") -> None:
                 st.code(inspect.getsource(function), language="python")
 
 
+_PUNCTUATION = re.compile(r"([!-/:-@\[-^_{-~])")  # ASCII punctuation but the backtick: CommonMark escapes it
+
+
+def literal(text: str) -> str:
+    """A sentence that may quote what a user gave (a config value, a file name), as Streamlit's markdown shows
+    it letter for letter: every punctuation mark escaped, so no link, image, emphasis or formula can form.
+    Closed `code spans` stay as they are (markdown shows them literally already); an odd backtick is escaped too."""
+    parts = text.split("`")
+    if len(parts) % 2 == 0:
+        return _PUNCTUATION.sub(r"\\\1", text).replace("`", "\\`")
+    return "`".join(p if i % 2 else _PUNCTUATION.sub(r"\\\1", p) for i, p in enumerate(parts))
+
+
 # The last line of defence logs here; the test suites fail on any record of it (tests/conftest.py).
 FALLBACK_LOG = logging.getLogger("posenc_explorer.fallback")
 FALLBACK_MESSAGE = ("Something went wrong here that the page did not expect; the details were logged for the "
@@ -199,7 +213,7 @@ def guard():
     try:
         yield
     except ValueError as error:
-        st.error(str(error), icon=":material/error:")
+        st.error(literal(str(error)), icon=":material/error:")
     except Exception as error:  # noqa: BLE001 (the last line: every bug becomes a message and a log record)
         report_unexpected(error)
 

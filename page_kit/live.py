@@ -1,25 +1,36 @@
-"""The live class in the app: start or join a room, the projector's join code, followers, the room's poll.
+"""The live class in the app: start or join a room, followers, the room's poll, answers that are never lost.
 
-Membership lives in the session and in the URL (``room``, and ``seat`` for a student or ``key`` for the
-teacher), so a reload, or a reconnect to another replica after one restarted, rejoins the same seat: nothing
-is counted twice. The join link on the projector carries the room code only; the teacher key never leaves
-the teacher's link. Open pages learn what changed from a fragment that reads the room every POLL_S seconds
-(a reveal reruns the page; a teacher who moves to another lesson or tab takes followers there).
+Membership lives in the session and in the URL: ``room`` for everyone, ``seat`` (a token the server signed) for a
+student, ``follow=false`` for a student who stopped following. A reload, or a reconnect to another replica after
+one restarted, rejoins the same seat: nothing is counted twice. The teacher key is never in the address bar (it
+is projected): the teacher's browser keeps it in a cookie for the room's lifetime, and a link that carries it
+(``key``, e.g. opened on a second device) is adopted and the key removed from the address at once.
+
+An answer goes to an outbox first and leaves it only once the store has taken it; while the store cannot be
+reached (a lock held elsewhere, Redis stopped) the student's poll retries with backoff, and the question says
+"saving", then "saved". Everything here catches the store's ``ClassUnreachable``: a lesson opened while the class
+cannot be reached works as a lesson, with one sentence.
 """
 
 from __future__ import annotations
 
 import json
+import os
+import time
 from urllib.parse import urlencode, urlsplit
 
 import streamlit as st
 
-from live_class import ClassError, Classroom, open_store
-from live_class.rooms import new_seat, normal_code, valid_seat
+from live_class import ClassError, Classroom, ClassUnreachable, open_store
+from live_class.rooms import TTL_S, UNREACHABLE, normal_code  # noqa: F401 (UNREACHABLE: the panel's sentence)
 
 POLL_S = 1.0
+HEARTBEAT_S = 20.0   # a student's open page tells the room it is still there (rules.Limits.active_s: 90 s)
+RETRY_MAX_S = 8.0    # the longest wait between two tries of an answer the store did not take
 MEMBERSHIP = ("room", "seat", "key", "follow")  # URL parameters of the class, never part of a lesson's view
 _NOT_VIEW = MEMBERSHIP + ("present",)            # the teacher's presentation mode is not sent to followers
+TEACHER_COOKIE = "posenc_teacher"
+TRUSTED_PROXY_ENV = "POSENC_TRUSTED_PROXY"
 ss = st.session_state
 
 
@@ -46,26 +57,62 @@ def revealed(question: str) -> bool:
     return bool(state and question in state.revealed)
 
 
+def client() -> str:
+    """Who is asking, for the join limits: the address the proxy saw (only when this deployment says its proxy
+    sets X-Real-IP, which a browser cannot then forge), else the connection's own address."""
+    if os.environ.get(TRUSTED_PROXY_ENV):
+        real = st.context.headers.get("X-Real-IP")
+        if real:
+            return real
+    return st.context.ip_address or "loopback"
+
+
+def _cookie(value: str, max_age: int) -> None:
+    """Set (or, with max_age 0, clear) the teacher-key cookie on this app's path."""
+    st.html("<script>(() => { const parts = window.location.pathname.split('/'); parts.pop(); "
+            f"document.cookie = {json.dumps(TEACHER_COOKIE + '=' + value)} + '; path=' + (parts.join('/') || '/') "
+            f"+ '; max-age={max_age}; SameSite=Strict'; }})();</script>", unsafe_allow_javascript=True)
+
+
+def _kept_key(room: str) -> str | None:
+    """The teacher key this browser keeps for ``room`` (cookie ``CODE.key``)."""
+    kept = st.context.cookies.get(TEACHER_COOKIE)
+    if not isinstance(kept, str):  # no cookie (and no request at all under AppTest)
+        return None
+    kept_room, _, key = kept.partition(".")
+    return key if kept_room == room and key else None
+
+
 def _enter(room: str, key: str | None, student_seat: str | None, nickname: str | None = None) -> None:
     """Join as teacher (with the key) or student (with an optional nickname, for the teacher's eyes only); a
-    ClassError says why not, in the sidebar."""
+    ClassError says why not."""
     room = normal_code(room)
-    classroom().room(room)  # a wrong or expired code says so
+    classroom().find(room, client())  # a wrong or expired code says so (and counts against this address)
     if key:
         if not classroom().is_teacher(room, key):
             raise ClassError(f"This teacher link's key does not open room {room}.")
-        ss.update(live_code=room, live_key=key, live_seat=None)
+        ss.update(live_code=room, live_key=key, live_seat=None, live_set_cookie=True)
         return
-    student_seat = student_seat if valid_seat(student_seat) else new_seat()
-    classroom().join(room, student_seat, nickname)
+    student_seat = student_seat if classroom().valid_seat(student_seat) else classroom().new_seat()
+    classroom().join(room, student_seat, nickname, client())
     # the class panel's nickname field starts from the stored one (a reload keeps the seat, and so its nickname)
-    ss.update(live_code=room, live_key=None, live_seat=student_seat,
-              live_nickname=classroom().nickname(room, student_seat))
+    ss.update(live_code=room, live_key=None, live_seat=student_seat, live_follow=ss.get("live_follow", True),
+              live_nickname=classroom().nickname(room, student_seat), live_seen_at=time.monotonic())
 
 
-def _leave(message: str | None = None) -> None:
+def leave(message: str | None = None) -> None:
+    """Out of the room: its seat stops counting, the session and the address forget the class."""
+    room, student = code(), seat()
+    if room and student:
+        try:
+            classroom().leave(room, student)
+        except ClassError:
+            pass  # the room is gone or unreachable: the seat goes quiet on its own
+    if teacher():
+        ss["live_clear_cookie"] = True
     for name in ("live_code", "live_key", "live_seat", "live_state", "live_followed", "live_follow",
-                 "live_published", "live_nickname", "live_roster"):
+                 "live_published", "live_nickname", "live_roster", "live_outbox", "live_saved", "live_failed",
+                 "live_pending", "live_unreachable"):
         ss.pop(name, None)
     for name in MEMBERSHIP:
         if name in st.query_params:
@@ -75,29 +122,50 @@ def _leave(message: str | None = None) -> None:
 
 def _membership() -> dict[str, str]:
     params = {"room": code()}
-    if teacher():
-        params["key"] = ss["live_key"]
-    else:
+    if not teacher():
         params["seat"] = ss["live_seat"]
-        if ss.get("live_follow"):
-            params["follow"] = "true"
+        if not ss.get("live_follow", True):
+            params["follow"] = "false"
     return params
+
+
+def _adopt() -> None:
+    """A class link (or this browser's teacher cookie) opens the room; a link's key leaves the address at once."""
+    room = st.query_params.get("room", "")
+    key = st.query_params.get("key") or None
+    if "key" in st.query_params:
+        del st.query_params["key"]
+    try:
+        normal = normal_code(room)
+        key = key or _kept_key(normal)
+        if st.query_params.get("follow") == "false":
+            ss["live_follow"] = False
+        _enter(normal, key, st.query_params.get("seat"))
+        ss.pop("live_pending", None)
+    except ClassUnreachable as error:
+        ss.update(live_pending=True, live_message=str(error))  # the poll tries again
+    except ClassError as error:
+        ss.pop("live_pending", None)
+        leave(str(error))
 
 
 def begin() -> None:
     """Before the page: adopt a class link, read the room once for this run, keep the URL's membership."""
-    if code() is None and st.query_params.get("room") and not ss.get("live_message"):
-        try:
-            _enter(st.query_params["room"], st.query_params.get("key"), st.query_params.get("seat"))
-            ss["live_follow"] = st.query_params.get("follow") == "true" and not teacher()
-        except ClassError as error:
-            _leave(str(error))
+    if code() is None and st.query_params.get("room") and (ss.get("live_pending") or not ss.get("live_message")):
+        _adopt()
+    if ss.pop("live_set_cookie", False) and teacher():
+        _cookie(f"{code()}.{ss['live_key']}", TTL_S)
+    if ss.pop("live_clear_cookie", False):
+        _cookie("", 0)
     if code() is None:
         return
     try:
         ss["live_state"] = classroom().room(code())
+        ss.pop("live_unreachable", None)
+    except ClassUnreachable:
+        ss["live_unreachable"] = True  # the last state read stays; the poll reads again
     except ClassError as error:
-        _leave(str(error))
+        leave(str(error))
         return
     keep_url()
 
@@ -107,80 +175,34 @@ def keep_url() -> None:
     for name, value in _membership().items():
         if st.query_params.get(name) != value:
             st.query_params[name] = value
-    if "follow" in st.query_params and not ss.get("live_follow"):
-        del st.query_params["follow"]
+    for name in ("follow", "key", "seat"):
+        if name in st.query_params and name not in _membership():
+            del st.query_params[name]
 
 
-def _view(url_path: str) -> str:
+def join_link() -> str:
+    """The address students open: this app's base address with the room code only (never the key)."""
+    parts = urlsplit(st.context.url or "http://localhost:8501/")
+    return f"{parts.scheme}://{parts.netloc}{parts.path.rsplit('/', 1)[0]}/?room={code()}"
+
+
+def view(url_path: str) -> str:
     """The page and its URL state, without the class's own parameters: what followers open."""
     params = [(k, v) for k in st.query_params for v in st.query_params.get_all(k) if k not in _NOT_VIEW]
     return url_path + ("?" + urlencode(params) if params else "")
 
 
-def _where(view: str) -> tuple[str, str]:
+def where(view: str) -> tuple[str, str]:
     """A view's lesson and tab: followers move when these change, not on every slider the teacher touches."""
     parts = urlsplit(view)
     tab = next((v for k, v in (p.split("=", 1) for p in parts.query.split("&") if "=" in p) if k == "view"), "")
     return parts.path, tab
 
 
-def watch(url_path: str) -> None:
-    """The teacher's view goes to the room; a student's page polls it. Drawn in the sidebar, which is the same
-    on every page: a timed fragment's rerun that arrives just after a page change then still finds its place
-    (at the end of the main area, the next page's elements are elsewhere and the browser rejects the update)."""
-    if code() is None:
-        return
-    ss["live_page"] = url_path
-    if teacher():
-        _publish(url_path)
-    else:
-        _poll()
-
-
-@st.fragment(run_every=POLL_S)
-def _publish(url_path: str) -> None:
-    """Every POLL_S s, since a lesson's tabs and sliders rerun only the lesson's own fragment."""
-    publish(url_path)
-
-
-def publish(url_path: str) -> None:
-    """The teacher's view, written to the room when it changed."""
-    if not teacher():
-        return
-    view = _view(url_path)
-    if view != ss.get("live_published"):
-        try:
-            classroom().show(code(), ss["live_key"], view)
-            ss["live_published"] = view
-        except ClassError as error:
-            _leave(str(error))
-            st.rerun(scope="app")
-
-
-def _go(view: str) -> None:
+def go(view: str) -> None:
     """Open the teacher's view in this browser: a new page load, so every control takes the URL's state."""
     path, _, query = view.partition("?")
     target = path + "?" + "&".join(part for part in (query, urlencode(_membership())) if part)
     st.html("<script>(() => { const parts = window.location.pathname.split('/'); parts.pop(); "
             f"window.location.assign(parts.join('/') + '/' + {json.dumps(target)}); }})();</script>",
             unsafe_allow_javascript=True)
-
-
-@st.fragment(run_every=POLL_S)
-def _poll() -> None:
-    """Every POLL_S s while in a room: a reveal reruns the page, the teacher's move takes followers along."""
-    if code() is None:
-        return
-    try:
-        state = classroom().room(code())
-    except ClassError as error:
-        _leave(str(error))
-        st.rerun(scope="app")
-    before, ss["live_state"] = ss.get("live_state"), state
-    if ss.get("live_follow") and state.view and state.view != ss.get("live_followed"):
-        ss["live_followed"] = state.view
-        if _where(state.view) != _where(_view(ss.get("live_page", ""))):  # this browser's tab, as of now
-            _go(state.view)
-            return
-    if before is None or state.revealed != before.revealed:
-        st.rerun(scope="app")

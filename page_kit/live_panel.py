@@ -1,23 +1,24 @@
-"""What the live class draws: the sidebar's room panel, the projector's join code, and the room's side of
-every predict-then-reveal question (a student's answer recorded; the teacher's count, spread and reveal).
+"""What the live class draws: the sidebar's room panel, the projector's join code, the student's bar above the
+lesson, and the room's side of every predict-then-reveal question (a student's answer saved; the teacher's
+count, spread and reveal).
 
-Nicknames reach the teacher's page only (the store gives them to the teacher key alone), behind toggles that
-start off, since the teacher's screen is often the projector; they are drawn as escaped text, never markdown.
+Nothing a person typed (a room code, a nickname) and nothing from the URL is drawn as markdown or HTML: sentences
+quote typed text only through ``rules.shown``, and nicknames are escaped into ``st.html``. Nicknames reach the
+teacher's page only (the store gives them to the teacher key alone), behind toggles that start off, since the
+teacher's screen is often the projector.
 """
 
 from __future__ import annotations
 
 import html
 from collections.abc import Sequence
-from urllib.parse import urlsplit
 
 import segno
 import streamlit as st
 
-from live_class import ClassError
-from live_class.rooms import MAX_NICKNAME_CHARS, Names
+from live_class import ClassError, ClassUnreachable
 
-from . import live
+from . import live, live_outbox, live_poll, live_teacher
 
 ss = st.session_state
 
@@ -28,7 +29,8 @@ def _start() -> None:
     except ClassError as error:
         ss["live_message"] = str(error)
         return
-    ss.update(live_code=room, live_key=key, live_seat=None, live_message=None, live_show_code=True)
+    ss.update(live_code=room, live_key=key, live_seat=None, live_message=None, live_show_code=True,
+              live_set_cookie=True)
     live.keep_url()
 
 
@@ -49,25 +51,23 @@ def _rename() -> None:
         ss["live_message"] = str(error)
 
 
-def _end() -> None:
+@st.fragment(run_every=live.POLL_S)
+def _joined_count() -> None:
+    state = ss.get("live_state")
     try:
-        live.classroom().close(live.code(), ss.get("live_key"))
+        state = live.classroom().room(live.code())
     except ClassError:
-        pass  # already gone: leaving is all that is left
-    live._leave("The class has ended; its answers are deleted.")
-
-
-def join_link() -> str:
-    """The address students open: this app's base address with the room code only (never the key)."""
-    parts = urlsplit(st.context.url or "http://localhost:8501/")
-    base = parts.path.rsplit("/", 1)[0]
-    return f"{parts.scheme}://{parts.netloc}{base}/?room={live.code()}"
+        pass  # the last count read stays
+    if state is not None:
+        st.html(f'<p class="live-joined" style="margin:0;font-size:clamp(1.2rem,3vw,2rem)">'
+                f'<strong>{state.seats}</strong> joined</p>')
 
 
 @st.dialog("Join the class", width="large")
 def join_code() -> None:
-    """For the projector: the code in large letters, the link and its QR code (drawn here, no network)."""
-    link = join_link()
+    """For the projector: the code in large letters, the link and its QR code (drawn here, no network), and how
+    many have joined, counted as they do."""
+    link = live.join_link()
     # an <img> of the SVG (st.html's sanitiser drops inline SVG): black on white in either theme, as scanners want
     qr = segno.make(link, error="m").svg_data_uri(scale=7, dark="#000000", light="#ffffff")
     # sizes follow the window: large on a projector, the code still on one line on a 390 px phone
@@ -77,48 +77,25 @@ def join_code() -> None:
             f'<p style="margin:0">Room code</p><p class="live-code" style="font-size:clamp(2.5rem,14vw,6rem);'
             f'font-weight:700;letter-spacing:0.3rem;margin:0;line-height:1.1">{html.escape(live.code())}</p>'
             f'<p style="margin:0;overflow-wrap:anywhere">or open <code>{html.escape(link)}</code></p></div></div>')
+    _joined_count()
 
 
 def open_from_bar(url_path: str) -> None:
     """The presentation bar's Class button: start a room when there is none, then show its join code."""
     if not live.teacher():
         _start()
-        live.publish(url_path)  # the sidebar's poll was drawn before this click: followers need the page now
+        live.begin()  # this run's class set-up came before the click: the key goes to the browser's cookie now
+        live_poll.publish(url_path)  # the sidebar's poll was drawn before this click: followers need the page now
     if live.teacher():
         join_code()
-
-
-_NAME_STYLE = ("display:inline-block;padding:0 0.4rem;margin:0 0.25rem 0.25rem 0;border-radius:0.6rem;"
-               "border:1px solid rgba(128,128,128,0.5)")
-
-
-def _names(label: str, names: Names) -> str:
-    """One line of nicknames as HTML: each escaped, so a nickname is only ever its own text."""
-    chips = [f'<span class="live-name" style="{_NAME_STYLE}">{html.escape(n)}</span>' for n in names.named]
-    if names.anonymous:
-        chips.append(f'<span style="white-space:nowrap">{names.anonymous} anonymous</span>')
-    return f'<p style="margin:0 0 0.3rem 0"><strong>{label}</strong> {" ".join(chips) or "nobody"}</p>'
-
-
-@st.fragment(run_every=live.POLL_S)
-def _roster() -> None:
-    """Who has joined, for the teacher, read again every POLL_S seconds while the toggle is on."""
-    try:
-        names = live.classroom().roster(live.code(), ss.get("live_key"))
-    except ClassError:
-        return  # the room ended: the next full run says so
-    st.html(f'<div class="live-roster">{_names(f"Joined ({len(names.named) + names.anonymous}):", names)}</div>')
 
 
 def _student_panel() -> None:
     st.caption(f"You are in room **{live.code()}**. No other student sees your answers or your nickname.")
     with st.form("live_nickname_form", border=False, enter_to_submit=True):
-        st.text_input("Nickname (optional, only the teacher sees it)", key="live_nickname",
-                      max_chars=MAX_NICKNAME_CHARS, placeholder="anonymous")
+        st.text_input("Nickname (optional, only the teacher sees it)", key="live_nickname", placeholder="anonymous")
         st.form_submit_button("Save nickname", on_click=_rename)
-    st.toggle("Follow the teacher", key="live_follow",
-              help="Opens the lesson and tab the teacher shows, when the teacher moves on.")
-    st.button("Leave the class", icon=":material/logout:", key="live_leave", on_click=live._leave)
+    st.button("Leave the class", icon=":material/logout:", key="live_leave", on_click=live.leave)
 
 
 def sidebar(url_path: str) -> None:
@@ -126,45 +103,63 @@ def sidebar(url_path: str) -> None:
     with st.sidebar, st.container(key="live_panel"):
         st.markdown("**Live class**")
         if ss.get("live_message"):
-            st.info(ss["live_message"])
+            st.info(ss["live_message"])  # sentences quote typed text only through rules.shown: no markup
+        elif ss.get("live_unreachable"):
+            st.info(live.UNREACHABLE)
         state = ss.get("live_state")
         if live.teacher() and state:
-            st.caption(f"You teach room **{live.code()}** · {state.seats} joined.")
-            if st.button("Show the join code", icon=":material/qr_code_2:", key="live_show"):
-                join_code()
-            if st.toggle("Who joined", key="live_roster", help="The nicknames of who has joined (the others count "
-                         "as anonymous). Only your screen shows them: keep this off while the sidebar is projected."):
-                _roster()
-            st.button("End the class", icon=":material/logout:", key="live_end", on_click=_end,
-                      help="Closes the room for everyone and deletes its answers.")
+            live_teacher.panel(state, join_code)
         elif live.code() and state:
             _student_panel()
-        else:
+        elif not ss.get("live_pending"):
             with st.form("live_join_form", border=False, enter_to_submit=True):
                 st.text_input("Room code", key="live_join_code", max_chars=12, placeholder="e.g. K7RAX")
-                st.text_input("Nickname (optional)", key="live_join_nickname", max_chars=MAX_NICKNAME_CHARS,
-                              placeholder="anonymous", help="Only the teacher sees it; no other student does.")
+                st.text_input("Nickname (optional)", key="live_join_nickname", placeholder="anonymous",
+                              help="Only the teacher sees it; no other student does.")
                 st.form_submit_button("Join", icon=":material/login:", on_click=_join)
             st.button("Start a class", icon=":material/co_present:", key="live_start", on_click=_start,
                       help="A room for this class: a code and QR code for the projector; the answers gathered.")
-        live.watch(url_path)
+        live_poll.watch(url_path)
     if ss.pop("live_show_code", False):
         join_code()
 
 
+def _toggle_follow() -> None:
+    ss["live_follow"] = not ss.get("live_follow", True)
+    ss.pop("live_followed", None)  # following again goes to where the teacher is now
+    live.keep_url()
+
+
+def student_bar() -> None:
+    """Above a student's lesson: the room, and the one control that stops (or starts) following the teacher."""
+    if live.seat() is None or ss.get("live_state") is None:
+        return
+    following = ss.get("live_follow", True)
+    row = st.container(horizontal=True, vertical_alignment="center", gap="small", key="live_student_bar")
+    row.caption(f":material/groups: Room **{live.code()}**" + (" · following the teacher" if following else ""))
+    row.button("Stop following" if following else "Follow the teacher", key="live_follow_button", type="tertiary",
+               icon=":material/pause:" if following else ":material/play_arrow:", on_click=_toggle_follow,
+               help="Following opens the lesson and tab the teacher shows, when the teacher moves on.")
+
+
 def record(question: str, options: Sequence[str], picked: str | None) -> None:
-    """A student's answer, sent to the room once per change (a rerun without a change sends nothing)."""
-    student = live.seat()
-    if student is None or picked is None:
+    """A student's answer, sent to the room once per change and kept until the room has it."""
+    if live.seat() is None or picked is None:
         return
-    choice = list(options).index(picked)
-    if ss.get(f"live_sent_{question}") == choice:
-        return
-    try:
-        live.classroom().answer(live.code(), student, question, choice, len(options))
-        ss[f"live_sent_{question}"] = choice
-    except ClassError as error:
-        st.warning(str(error))
+    live_outbox.send(question, list(options).index(picked), len(options))
+
+
+def answer_note(question: str, picked: str | None) -> str:
+    """What a student in a room reads under the question until the teacher reveals it: no verdict yet."""
+    state = live_outbox.status(question)
+    if picked is None:
+        return "The teacher reveals the answer to the room once everyone has answered."
+    if state == "saving":
+        return (f"Saving your answer “{picked}”… The class cannot be reached just now; it is sent as soon as "
+                "the class is back.")
+    if state not in (None, "saved"):
+        return state  # a refusal's sentence (a limit, a seat the teacher removed)
+    return f"Your answer “{picked}” is saved. The teacher reveals the answer to the room."
 
 
 def _reveal(question: str) -> None:
@@ -188,7 +183,9 @@ def _room_answers(question: str, options: Sequence[str]) -> None:
     try:
         counts = live.classroom().counts(live.code(), question, len(options))
         state = live.classroom().room(live.code())
-    except ClassError:
+    except ClassError as error:
+        if isinstance(error, ClassUnreachable):
+            st.caption(str(error))
         return  # the room ended: the next full run says so in the sidebar
     row = st.container(horizontal=True, vertical_alignment="center", gap="small", key=f"live_row_{question}")
     row.markdown(f":material/groups: **{sum(counts)}** of {state.seats} answered")
@@ -204,7 +201,8 @@ def _room_answers(question: str, options: Sequence[str]) -> None:
             done, waiting = live.classroom().answered(live.code(), ss.get("live_key"), question)
         except ClassError:
             return
-        st.html(f'<div class="live-who">{_names("Answered:", done)}{_names("Not yet:", waiting)}</div>')
+        st.html(f'<div class="live-who">{live_teacher.names("Answered:", done)}'
+                f'{live_teacher.names("Not yet:", waiting)}</div>')
     if spread:
         st.html(_spread(options, counts))
 
@@ -220,3 +218,4 @@ def _spread(options: Sequence[str], counts: Sequence[int]) -> str:
             f'width:{70 * n / most:.1f}%;min-width:2px;background:{SPREAD_COLOUR};border-radius:2px"></div>'
             f'<strong>{n}</strong></div></div>' for o, n in zip(options, counts, strict=True)]
     return f'<div class="live-spread" role="group" aria-label="The room\'s answers, per option">{"".join(rows)}</div>'
+

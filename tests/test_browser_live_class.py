@@ -1,8 +1,10 @@
-"""A live class in real browsers, on the served deployment: two app replicas behind the compose file's nginx,
-sharing one real redis-server. A teacher (presentation mode) and two students, each its own browser context
-(own cookie, so the proxy may seat them on different replicas): join by link and by code, answer, the teacher's
-count, reveal to the room (the student who did not answer sees it too), and a follower taken to the next lesson.
-The student who types the code gives a nickname: the teacher sees it, as plain text; the other student does not.
+"""A live class in real browsers, as a teacher runs it, on the served deployment: two app replicas behind the
+compose file's nginx, sharing one real redis-server. A teacher (presentation mode) and two students, each its own
+browser context (own cookie, so the proxy may seat them on different replicas). The student who opens the join
+link lands on the teacher's lesson (joining follows the teacher); the one who types the code gives a nickname and
+stops following from the bar above the lesson. A student's answer is saved with no verdict until the teacher
+reveals it; then both see it. The teacher's address never carries the key, and a reload keeps the room. The
+teacher sees the nickname as plain text; the other student does not.
 """
 
 from __future__ import annotations
@@ -45,13 +47,14 @@ def served():
             os.environ.pop(rooms.REDIS_URL_ENV) if before is None else os.environ.update({rooms.REDIS_URL_ENV: before})
 
 
-def _open(browser, url: str, path: str, width: int = 1400):
+def _open(browser, url: str, path: str, width: int = 1400, settle: bool = True):
     context = browser.new_context(viewport={"width": width, "height": 900})
     page = context.new_page()
     errors = []
     page.on("pageerror", lambda exc: errors.append(str(exc)))
     page.goto(f"{url}/{path}", wait_until="domcontentloaded")
-    wait_until_idle(page)
+    if settle:  # a join link's page moves to the teacher's lesson on its own: _wait_path waits for that one
+        wait_until_idle(page)
     return context, page, errors
 
 
@@ -81,24 +84,29 @@ def test_a_class_answers_sees_the_reveal_and_follows(served, chromium):
     teacher.keyboard.press("Escape")
     wait_until_idle(teacher)
 
-    # one student by the join link, following; one types the code in the sidebar and never answers
-    follower_ctx, follower, follower_errors = _open(browser, url, f"?room={code}")
-    follower.get_by_text("Follow the teacher").click()
-    _wait_path(follower, r"/order\?.*room=")  # taken to the teacher's lesson
+    assert "key=" not in teacher.url  # the projected address bar carries no teacher key
+
+    # one student by the join link: taken to the teacher's lesson; one types the code in the sidebar
+    follower_ctx, follower, follower_errors = _open(browser, url, f"?room={code}", settle=False)
+    _wait_path(follower, r"/order\?.*room=")
     assert "key=" not in follower.url
     quiet_ctx, quiet, quiet_errors = _open(browser, url, "order")
     quiet.get_by_label("Room code").fill(code.lower())
     quiet.get_by_role("textbox", name="Nickname (optional)").fill(NICKNAME)
     quiet.get_by_role("button", name="Join").click()
     quiet.get_by_text(f"You are in room {code}").wait_for(timeout=30000)
+    quiet.get_by_role("button", name="Stop following").click()  # on the page, above the lesson
+    quiet.get_by_role("button", name="Follow the teacher").wait_for(timeout=30000)
 
     started = time.monotonic()
     follower.locator(RADIO).first.click()
-    wait_until_idle(follower)
+    follower.get_by_text("is saved. The teacher reveals the answer to the room.").wait_for(timeout=30000)
+    assert follower.locator('[class*="st-key-answer_hidden_order_rows"]').count() == 1  # no verdict, no figure
+    assert follower.get_by_text("Right.").count() == 0 and follower.get_by_text("Not quite").count() == 0
     teacher.get_by_text("1 of 2 answered").wait_for(timeout=30000)  # the count, from the teacher's poll
     counted_s = time.monotonic() - started
     assert quiet.locator('[class*="st-key-answer_hidden_order_rows"]').count() == 1
-    assert quiet.get_by_text("answered").count() == 0  # students see no count and no reveal button
+    assert quiet.get_by_text(re.compile(r"\d+ of \d+ answered")).count() == 0  # no count, no reveal button
     assert quiet.get_by_role("button", name="Reveal to the room").count() == 0
 
     teacher.locator(".st-key-live_who_order_rows").click()  # who answered, who has not yet, by nickname
@@ -108,15 +116,19 @@ def test_a_class_answers_sees_the_reveal_and_follows(served, chromium):
     assert "1 anonymous" in teacher.locator(".live-who").inner_text()  # the follower gave no nickname
     assert follower.get_by_text("Quinn").count() == 0 and follower.locator(".live-name").count() == 0
 
+    teacher.reload(wait_until="domcontentloaded")  # the key lives in the teacher's browser, not the address
+    wait_until_idle(teacher)
     teacher.get_by_role("button", name="Reveal to the room").click()
     quiet.get_by_text("The answer: ").wait_for(timeout=30000)  # not answered, revealed by the room
     assert quiet.locator('[class*="st-key-answer_open_order_rows"]').count() == 1
+    follower.locator('[class*="st-key-answer_open_order_rows"]').wait_for(timeout=30000)
+    assert follower.get_by_text("Right.").count() + follower.get_by_text("Not quite").count() == 1  # now, the verdict
 
     teacher.locator(".st-key-present_next button").first.click()  # the teacher moves on
     moved = time.monotonic()
     _wait_path(follower, r"/naive\?.*room=")
     followed_s = time.monotonic() - moved
-    assert "/order" in quiet.url  # who does not follow stays
+    assert "/order" in quiet.url  # who stopped following stays
     for page, errors, who in ((teacher, teacher_errors, "teacher"), (follower, follower_errors, "follower"),
                               (quiet, quiet_errors, "student")):
         _clean(page, errors, who)

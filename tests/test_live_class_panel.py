@@ -1,9 +1,11 @@
 """The live class in the app (AppTest, SQLite store): start, join by link or code (with a nickname), answer, count,
-reveal, end; nicknames reach the teacher only, as plain text."""
+reveal, end; nicknames reach the teacher only, as plain text; no verdict before the reveal; nothing from the URL
+drawn as markup; forged seats, bad nicknames and a store that cannot be reached, each with its sentence."""
 
 from __future__ import annotations
 
 import re
+import sqlite3
 
 import pytest
 from streamlit.testing.v1 import AppTest
@@ -43,20 +45,24 @@ def _answered(at: AppTest) -> str:
 def test_a_class_from_start_to_reveal_to_end():
     teacher = _app()
     teacher.button(key="live_start").click().run()
-    code, key = teacher.query_params["room"], teacher.query_params["key"]
-    assert len(code) == rooms.CODE_LENGTH and len(key) >= 32
+    code, key = teacher.query_params["room"], teacher.session_state["live_key"]
+    assert len(code) == rooms.CODE_LENGTH and len(key) >= 32 and "key" not in teacher.query_params  # projected
     teacher.switch_page(ORDER.path).run()
     _clean(teacher)
     assert "**0** of 0 answered" in _answered(teacher)
 
     student = _app(room=code.lower())  # the join link (case forgiven)
     seat = student.query_params["seat"]
-    assert rooms.valid_seat(seat) and "key" not in student.query_params
+    assert _classroom().valid_seat(seat) and "key" not in student.query_params
     student.switch_page(ORDER.path).run()
     assert not [m for m in student.markdown if "answered" in m.value]  # a student sees no count, no reveal button
     assert not [b for b in student.button if b.key and b.key.startswith("live_reveal")]
-    student.radio(key=f"predict_{QUESTION}").set_value(student.radio(key=f"predict_{QUESTION}").options[1]).run()
+    assert not [b for b in student.button if b.key == f"predict_{QUESTION}_show"]  # no "Show me" in a room
+    picked = student.radio(key=f"predict_{QUESTION}").options[1]
+    student.radio(key=f"predict_{QUESTION}").set_value(picked).run()
     _clean(student)
+    assert any(f"Your answer “{picked}” is saved" in c.value for c in student.caption)
+    assert not _verdicts(student), "no verdict before the teacher reveals it"
 
     late = _app(room=code)  # joins, never answers
     late.switch_page(ORDER.path).run()
@@ -71,6 +77,7 @@ def test_a_class_from_start_to_reveal_to_end():
 
     late.run()  # what the poll's rerun does in the browser
     assert [i.value for i in late.info if i.value.startswith("The answer: ")], "revealed to those who had not answered"
+    assert _verdicts(student.run()) == ["Not quite"], "the verdict once revealed"
 
     again = _app(room=code, seat=seat)  # a reload or another replica: the same seat, not a second student
     assert again.session_state["live_state"].seats == 2
@@ -79,6 +86,16 @@ def test_a_class_from_start_to_reveal_to_end():
     student.run()
     assert any("no open room" in i.value for i in student.sidebar.info), [i.value for i in student.sidebar.info]
     assert "room" not in student.query_params
+
+
+def _classroom():
+    from page_kit import live
+    return live.classroom()
+
+
+def _verdicts(at: AppTest) -> list[str]:
+    return [a.value.split(":")[0].split(".")[0] for a in [*at.success, *at.info]
+            if a.value.startswith(("Right.", "Not quite"))]
 
 
 def test_wrong_codes_and_keys_get_a_sentence_and_no_rights():
@@ -90,6 +107,74 @@ def test_wrong_codes_and_keys_get_a_sentence_and_no_rights():
     forged = _app(room=code, key="x" * 32)
     assert any("does not open room" in i.value for i in forged.sidebar.info)
     assert "live_code" not in forged.session_state and "key" not in forged.query_params
+    empty_key = _app(room=code, key="")  # an empty key: a student, and the address loses it
+    assert "key" not in empty_key.query_params and empty_key.session_state["live_seat"]
+    second_device = _app(room=code, key=teacher.session_state["live_key"])  # the teacher link, opened elsewhere
+    assert second_device.session_state["live_key"] and "key" not in second_device.query_params
+
+
+@pytest.mark.parametrize("room", ["[Log in](//ev.il)", "![](//x.invalid/a)", "<img src=//x.invalid/b>",
+                                  "https://ev.il/login", ":red[**OPEN**]"])
+def test_a_room_code_from_the_url_is_never_drawn_as_markup(room):
+    at = _app(room=room)
+    sentences = [i.value for i in at.sidebar.info]
+    assert len(sentences) == 1 and "not a room code" in sentences[0]
+    assert re.fullmatch(r"[A-Za-z0-9 -]*", "".join(re.findall(r"'([^']*)'", sentences[0])))  # letters and digits
+    assert not set(sentences[0]) & set("[]()!<>/*")
+
+
+def test_a_made_up_seat_gets_a_fresh_seat_of_its_own():
+    teacher = _app()
+    teacher.button(key="live_start").click().run()
+    code = teacher.query_params["room"]
+    owner = _app(room=code)
+    owner.text_input(key="live_nickname").input("Owner")
+    next(b for b in owner.button if b.label == "Save nickname").click().run()
+    seats = set()
+    for forged in ("FixedSeatFromALink0001", owner.query_params["seat"][:-1] + "x"):
+        for _ in range(2):  # the same link opened in two browsers
+            at = _app(room=code, seat=forged)
+            seats.add(at.query_params["seat"])
+            assert at.text_input(key="live_nickname").value == "" and "Owner" not in _everything(at)
+    assert len(seats) == 4 and owner.query_params["seat"] not in seats
+    assert _classroom().room(code).seats == 5
+
+
+def test_nicknames_that_show_nothing_or_are_too_long_are_refused_with_their_sentence():
+    teacher = _app()
+    teacher.button(key="live_start").click().run()
+    student = _app(room=teacher.query_params["room"])
+    for nickname, sentence in (("\u3164\u2800", "shows nothing"), ("x" * 10_000, "10,000 characters long")):
+        student.text_input(key="live_nickname").input(nickname)
+        next(b for b in student.button if b.label == "Save nickname").click().run()
+        assert any(sentence in i.value for i in student.sidebar.info), [i.value for i in student.sidebar.info]
+    assert _classroom().nickname(teacher.query_params["room"], student.query_params["seat"]) == ""
+
+
+def test_a_store_that_cannot_be_reached_loses_no_answer_and_breaks_no_lesson(tmp_path):
+    teacher = _app()
+    teacher.button(key="live_start").click().run()
+    code = teacher.query_params["room"]
+    student = _app(room=code)
+    student.switch_page(ORDER.path).run()
+    other = sqlite3.connect(str(tmp_path / "class.sqlite3"), isolation_level=None)
+    other.execute("BEGIN IMMEDIATE")  # another process's write lock, held
+    picked = student.radio(key=f"predict_{QUESTION}").options[0]
+    student.radio(key=f"predict_{QUESTION}").set_value(picked).run()
+    _clean(student)
+    assert any(f"Saving your answer “{picked}”" in c.value for c in student.caption)
+    late = _app(room=code)  # a page opened while the class cannot be reached: the lesson, and one sentence
+    late.switch_page(ORDER.path).run()
+    _clean(late)
+    assert any("cannot be reached" in i.value for i in late.sidebar.info)
+    assert late.radio(key=f"predict_{QUESTION}") is not None
+    other.execute("COMMIT")
+    student.session_state["live_retry_at"] = 0.0  # the backoff's wait, over
+    student.run()  # the poll's next tick
+    assert any(f"Your answer “{picked}” is saved" in c.value for c in student.caption)
+    assert _classroom().counts(code, QUESTION, 3) == [1, 0, 0]
+    late.run()
+    assert late.session_state["live_seat"] and _classroom().room(code).seats == 2
 
 
 

@@ -2,7 +2,21 @@ import streamlit as st
 
 import posenc_core as pc
 from lessons.absolute import learned_views as views
-from page_kit import classroom, controls, figures, formula, guard, header, hero, notice, show, source, stage, why
+from page_kit import (
+    classroom,
+    controls,
+    figures,
+    formula,
+    guard,
+    header,
+    hero,
+    literal,
+    notice,
+    show,
+    source,
+    stage,
+    why,
+)
 from page_kit.code_lines import fold
 
 header("Learned absolute embeddings",
@@ -74,7 +88,7 @@ def past_tab(page, v) -> None:
     formula(r"x_p = E[w_p] + P[p]\ \text{ needs }\ p < T_{\max} = $rows", rows=rows)
     formula(r"\text{longest position asked for: } $last", last=length - 1)
     if message:
-        st.warning(f"What the model would say: {message}", icon=":material/block:")
+        st.warning(literal(f"What the model would say: {message}"), icon=":material/block:")
         notice("This is not a rounding problem a better formula could fix: the rows beyond the table were never "
                "created, so a model with a learned table must refuse (or truncate) longer inputs. BERT-style models "
                "stop at 512 tokens for exactly this reason. A formula such as the sinusoidal table can at least "

@@ -8,7 +8,7 @@ from __future__ import annotations
 import streamlit as st
 
 import posenc_core as pc
-from page_kit import controls
+from page_kit import controls, literal
 
 SOURCES = {"minilm": "all-MiniLM-L6-v2", "upload": "your upload"}
 UPLOAD_MB = pc.MAX_UPLOAD_BYTES // 2**20  # Streamlit's MB are MiB; the label, the widget and the core agree
@@ -57,7 +57,8 @@ def choose_table(page) -> tuple[str, str, str, str] | None:
             return None
         file_id, filename = upload.file_id, upload.name
         if upload.size > pc.MAX_UPLOAD_BYTES:  # before the file is read (the server's cap may be set higher)
-            st.error(f"{filename} is {upload.size / 2**20:.1f} MB; this page reads tables of at most {UPLOAD_MB} MB.",
+            st.error(literal(f"{filename} is {upload.size / 2**20:.1f} MB; this page reads tables of at most "
+                             f"{UPLOAD_MB} MB."),
                      icon=":material/error:")
             return None
     else:

@@ -5,7 +5,7 @@ import streamlit as st
 
 import posenc_core as pc
 from lessons.todays_models import layer_questions_views as questions
-from page_kit import classroom, controls, guard, header, layer_views, notice, source, stage, why
+from page_kit import classroom, controls, guard, header, layer_views, literal, notice, source, stage, why
 from page_kit.config_input import choose_config
 
 EXAMPLE = json.dumps(pc.preset_config("gpt-oss-20b"), indent=2)
@@ -109,7 +109,7 @@ def _side_by_side(config_text, groups, context) -> None:
     if views:
         layer_views.compare_figure(views, context=context, name="layer_compare")
     for line in missing:
-        st.warning(line, icon=":material/info:")
+        st.warning(literal(line), icon=":material/info:")  # it quotes the pasted config
 
 
 def strip_tab(page, model) -> None:

@@ -1,0 +1,94 @@
+"""The room's clock on every open page: the teacher's view sent to the room, a student's page kept up with it.
+
+Both run as fragments every ``live.POLL_S`` in the sidebar, which is the same on every page: a timed fragment's
+rerun that arrives just after a page change then still finds its place (at the end of the main area, the next
+page's elements are elsewhere and the browser rejects the update). A poll that cannot reach the store keeps the
+last state it read and tries again on the next tick; it never ends the class on its own.
+"""
+
+from __future__ import annotations
+
+import time
+
+import streamlit as st
+
+from live_class import ClassError, ClassUnreachable
+
+from . import live, live_outbox
+
+ss = st.session_state
+
+
+def watch(url_path: str) -> None:
+    """The teacher publishes, a student (or a link that waits for the store) polls."""
+    ss["live_page"] = url_path
+    if live.teacher():
+        _publish(url_path)
+    elif live.code() is not None or ss.get("live_pending"):
+        _poll()
+
+
+@st.fragment(run_every=live.POLL_S)
+def _publish(url_path: str) -> None:
+    """Every POLL_S s, since a lesson's tabs and sliders rerun only the lesson's own fragment."""
+    publish(url_path)
+
+
+def publish(url_path: str) -> None:
+    """The teacher's view, written to the room when it changed (tried again on the next tick if unreachable)."""
+    if not live.teacher():
+        return
+    view = live.view(url_path)
+    if view != ss.get("live_published"):
+        try:
+            live.classroom().show(live.code(), ss["live_key"], view)
+            ss["live_published"] = view
+        except ClassUnreachable:
+            pass
+        except ClassError as error:
+            live.leave(str(error))
+            st.rerun(scope="app")
+
+
+def _heartbeat() -> None:
+    """Now and then, the open page tells the room this seat is still here; a seat the room no longer holds
+    (it went quiet and the room filled, or the teacher removed it) joins again or hears why not."""
+    if time.monotonic() - ss.get("live_seen_at", 0.0) < live.HEARTBEAT_S:
+        return
+    ss["live_seen_at"] = time.monotonic()
+    if not live.classroom().seen(live.code(), live.seat()):
+        live.classroom().join(live.code(), live.seat(), None, live.client())
+
+
+@st.fragment(run_every=live.POLL_S)
+def _poll() -> None:
+    """Every POLL_S s: a join that waits for the store, the outbox, the heartbeat, a reveal (reruns the page) and
+    the teacher's move (takes followers along)."""
+    if ss.get("live_pending"):
+        live.begin()
+        if not ss.get("live_pending"):
+            st.rerun(scope="app")
+        return
+    if live.code() is None:
+        return
+    try:
+        saved = live_outbox.flush()
+        _heartbeat()
+        state = live.classroom().room(live.code())
+    except ClassUnreachable:
+        if not ss.get("live_unreachable"):
+            ss["live_unreachable"] = True
+            st.rerun(scope="app")  # the sidebar and the question say so
+        return
+    except ClassError as error:
+        live.leave(str(error))
+        st.rerun(scope="app")
+    before, ss["live_state"] = ss.get("live_state"), state
+    back = ss.pop("live_unreachable", False)
+    if ss.get("live_follow", True) and state.view and state.view != ss.get("live_followed"):
+        ss["live_followed"] = state.view
+        if live.where(state.view) != live.where(live.view(ss.get("live_page", ""))):  # this browser's tab, now
+            live.go(state.view)
+            return
+    if saved or back or before is None or state.revealed != before.revealed:
+        st.rerun(scope="app")
