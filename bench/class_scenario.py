@@ -5,7 +5,10 @@ A teacher starts a room (the store's own call, what the Start button does); N pr
 open the lesson with the join link, then each answers its predict-then-reveal question at a random moment of
 the answer window. Halfway through the window one replica is stopped and started again on its port: its students'
 websockets drop, and like a browser they reconnect (the proxy sends them to the replica that is up) with the
-same URL (room and seat), rejoin the same seat and answer again if their answer was not confirmed. The teacher's
+same URL (room and seat), rejoin the same seat and answer again if their answer was not saved. With --stall-store S
+Redis is frozen (SIGSTOP) for S seconds from the window's middle instead: the pages keep the answers they could not
+write and their poll (the fragment timer a browser runs every second, which the students here run too) writes them
+once Redis is back; a student counts as done when the page says "is saved". The teacher's
 count (the store's call behind the count next to the question) is read every 50 ms; the run reports when it was
 complete, and checks that it ends at exactly N: none lost, none doubled.
 """
@@ -39,18 +42,25 @@ class ClassStudent:
     def __init__(self, url: str, code: str, seat: str, rng: random.Random):
         self.url, self.rng, self.seat = url, rng, seat  # a seat the server signed, as the join link's first run makes
         self.query = urllib.parse.urlencode({"room": code, "seat": self.seat})
-        self.confirmed = False  # the answer's run finished without an error
+        self.confirmed = False  # the page said "is saved": the store has the answer
+        self.page_hash = ""     # the page st.navigation ran: a browser sends it back with every run
+        self.poll = ""          # the class poll's fragment id: the browser's timer reruns it every second
         self.reconnects = 0
         self.errors: list[str] = []
 
     def _cookie(self) -> str:
         return sticky_cookie(f"{self.url}/{PAGE}?{self.query}")
 
-    async def _run(self, ws, radio: dict | None = None) -> int:
+    async def _run(self, ws, radio: dict | str | None = None) -> int:
         """One rerun (the page, or the radio's fragment with its new value); its script_finished status."""
         msg = BackMsg()
         msg.rerun_script.page_name, msg.rerun_script.query_string = PAGE, self.query
-        if radio:
+        msg.rerun_script.page_script_hash = self.page_hash
+        if radio == "poll":
+            msg.rerun_script.fragment_id = self.poll
+            widget = msg.rerun_script.widget_states.widgets.add()
+            widget.id, widget.string_value = self.radio["id"], self.radio["options"][self.radio["choice"]]
+        elif radio:
             msg.rerun_script.fragment_id = radio["fragment"]
             widget = msg.rerun_script.widget_states.widgets.add()
             widget.id, widget.string_value = radio["id"], radio["options"][radio["choice"]]
@@ -59,12 +69,18 @@ class ClassStudent:
             forward = ForwardMsg()
             forward.ParseFromString(await asyncio.wait_for(ws.recv(), RUN_TIMEOUT_S))
             kind = forward.WhichOneof("type")
-            if kind == "delta" and forward.delta.WhichOneof("type") == "new_element":
+            if kind == "navigation":
+                self.page_hash = forward.navigation.page_script_hash
+            elif kind == "auto_rerun" and not self.poll:
+                self.poll = forward.auto_rerun.fragment_id  # the first timer of a student's page is the class poll
+            elif kind == "delta" and forward.delta.WhichOneof("type") == "new_element":
                 element = forward.delta.new_element
                 which = element.WhichOneof("type")
                 if which == "radio" and element.radio.id.endswith(f"predict_{QUESTION}"):
                     self.radio = {"id": element.radio.id, "fragment": forward.delta.fragment_id,
                                   "options": list(element.radio.options)}
+                elif which == "markdown" and "is saved" in element.markdown.body:
+                    self.saved = True
                 elif which == "exception" or (which == "alert" and element.alert.format == element.alert.ERROR):
                     self.errors.append((element.exception.message or element.alert.body)[:100])
             elif kind == "script_finished":
@@ -84,12 +100,34 @@ class ClassStudent:
                         self.errors.append("the lesson's question did not load")
                         return
                     await asyncio.sleep(max(0.0, answer_at - time.monotonic()))
-                    choice = dict(self.radio, choice=self.rng.randrange(len(self.radio["options"])))
-                    self.confirmed = await self._run(ws, choice) in FINISHED
+                    self.radio = dict(self.radio, choice=self.rng.randrange(len(self.radio["options"])))
+                    self.saved = False
+                    await self._run(ws, self.radio)
+                    while not self.saved and time.monotonic() < stop_at:  # "saving": the poll retries it
+                        await asyncio.sleep(1.0)
+                        await self._run(ws, "poll")
+                    self.confirmed = self.saved
                     await asyncio.sleep(max(0.0, min(2.0, stop_at - time.monotonic())))  # stay a moment, as in class
             except (OSError, websockets.exceptions.WebSocketException, asyncio.TimeoutError):
                 self.reconnects += 1
                 await asyncio.sleep(0.5 + self.rng.random())  # a browser's reconnect back-off
+
+
+@contextlib.asynccontextmanager
+async def stalled(server, at: float, seconds: float, log: list[str]):
+    """Freeze the Redis server (deploy.local_redis.RedisProcess) at `at` for `seconds`, as a stalled host does."""
+    async def cycle() -> None:
+        await asyncio.sleep(max(0.0, at - time.monotonic()))
+        server.pause()
+        await asyncio.sleep(seconds)
+        server.resume()
+        log.append(f"Redis frozen (SIGSTOP) for {seconds:.0f} s from the window's middle")
+
+    task = asyncio.create_task(cycle())
+    try:
+        yield
+    finally:
+        await task
 
 
 @contextlib.asynccontextmanager
@@ -122,9 +160,10 @@ async def restarted(replica_url: str, pid: int, at: float, log: list[str]):
         proc.wait(timeout=15)
 
 
-async def run_class(url: str, redis_url: str, replicas: list[tuple[str, int]], n: int, window_s: float,
-                    seed: int) -> dict:
-    room = Classroom(RedisStore(redis_url, 3600))
+async def run_class(url: str, redis, replicas: list[tuple[str, int]], n: int, window_s: float,
+                    seed: int, stall_s: float = 0.0) -> dict:
+    """``redis``: the RedisProcess every replica shares; ``stall_s`` > 0 freezes it instead of restarting a replica."""
+    room = Classroom(RedisStore(redis.url, 3600))
     code, _key = room.start()
     rng = random.Random(seed)
     start = time.monotonic() + 2.0 + n / 20  # arrivals first (a join link opened by everyone in the room)
@@ -140,7 +179,9 @@ async def run_class(url: str, redis_url: str, replicas: list[tuple[str, int]], n
                 return
             await asyncio.sleep(0.05)
 
-    async with restarted(*replicas[1], at=start + window_s / 2, log=log):
+    disrupt = (stalled(redis, start + window_s / 2, stall_s, log) if stall_s
+               else restarted(*replicas[1], at=start + window_s / 2, log=log))
+    async with disrupt:
         watcher = asyncio.create_task(teacher())
         await asyncio.gather(*(s.attend(start + rng.uniform(0, window_s), window_end + 60) for s in students))
         await asyncio.wait_for(watcher, 65)

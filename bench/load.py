@@ -9,6 +9,7 @@
                                         # one-slider, one-heatmap app under the same students
     python bench/load.py --class 200    # a live class: 200 students answer in 10 s, two replicas sharing Redis,
                                         # one replica restarted halfway (bench/class_scenario.py)
+    python bench/load.py --class 200 --stall-store 10   # the same with Redis frozen for 10 s instead
 
 It starts its own app processes on loopback ports (and, for two or more replicas, nginx configured by
 deploy/nginx/default.conf.template, the compose file's proxy), warms every page once on every replica, then for
@@ -311,20 +312,24 @@ async def class_setup(args) -> None:
     """--class N: two replicas behind nginx sharing a fresh redis-server; one live class (bench/class_scenario.py)."""
     import class_scenario
 
-    from deploy.local_redis import redis_server
+    from deploy.local_redis import redis_process
     from live_class.rooms import REDIS_URL_ENV
 
     load = os.getloadavg()
     print(f"bench/load.py --class: {os.cpu_count()} cores, load average before start {load[0]:.2f} {load[1]:.2f} "
           f"{load[2]:.2f} (1/5/15 min)")
-    with redis_server() as redis_url, contextlib.ExitStack() as stack:
-        os.environ[REDIS_URL_ENV] = redis_url  # the replicas inherit it: every one talks to this Redis
+    with redis_process() as redis, contextlib.ExitStack() as stack:
+        os.environ[REDIS_URL_ENV] = redis.url  # the replicas inherit it: every one talks to this Redis
+        # every simulated student reaches nginx from this machine's one address: the per-address join limit (a
+        # class behind one NAT) is raised to the class's size, as a teacher of a large hall behind one NAT would
+        os.environ["POSENC_CLASS_SEATS_PER_CLIENT"] = str(max(60, 2 * args.class_students))
+        os.environ["POSENC_CLASS_SEATS_PER_ROOM_MINUTE"] = str(max(200, 2 * args.class_students))
         replicas = stack.enter_context(app_processes(2, [], args.server_log))
         url, _log = stack.enter_context(nginx_proxy([u.removeprefix("http://") for u, _ in replicas], free_port()))
         await warm([Replica(u, pid) for u, pid in replicas], [class_scenario.PAGE])
         print(class_scenario.HEADER)
-        row = await class_scenario.run_class(url, redis_url, replicas, args.class_students, args.class_window,
-                                             args.seed)
+        row = await class_scenario.run_class(url, redis, replicas, args.class_students, args.class_window,
+                                             args.seed, args.stall_store)
         class_scenario.report(row, args.class_window)
     print(f"load average after: {os.getloadavg()[0]:.2f}")
 
@@ -394,11 +399,14 @@ def parse_args(argv=None):
     parser.add_argument("--class", dest="class_students", type=int, default=0,
                         help="run the live-class scenario with this many students instead of the levels")
     parser.add_argument("--class-window", type=float, default=10.0, help="seconds in which the class answers")
+    parser.add_argument("--stall-store", type=float, default=0.0,
+                        help="freeze Redis for this many seconds from the window's middle, instead of restarting a "
+                             "replica")
     args = parser.parse_args(argv)
     if (not args.replicas or not 1 <= min(args.replicas) <= max(args.replicas) <= 8 or not args.levels
             or max(args.levels) * max(args.replicas) > 1000 or args.seconds > 600):
         parser.error("keep it bounded: 1-8 replicas, at most 1,000 students and 600 s per level")
-    if not 0 <= args.class_students <= 1000 or not 1 <= args.class_window <= 120:
+    if not 0 <= args.class_students <= 1000 or not 1 <= args.class_window <= 120 or not 0 <= args.stall_store <= 60:
         parser.error("keep the class bounded: at most 1,000 students, an answer window of 1-120 s")
     if args.url or args.bare:
         args.replicas = [1]

@@ -33,10 +33,10 @@ def free_port() -> int:
 
 
 @contextlib.contextmanager
-def streamlit_server(timeout: float = 60.0):
-    """Yield the base URL of a running app; stop it afterwards."""
+def streamlit_server(timeout: float = 60.0, env: dict[str, str] | None = None):
+    """Yield the base URL of a running app (``env``: variables to add to its environment); stop it afterwards."""
     port = free_port()
-    env = {**os.environ, "STREAMLIT_BROWSER_GATHER_USAGE_STATS": "false"}
+    env = {**os.environ, "STREAMLIT_BROWSER_GATHER_USAGE_STATS": "false", **(env or {})}
     proc = subprocess.Popen(
         [sys.executable, "-m", "streamlit", "run", "app.py", "--server.port", str(port),
          "--server.address", "127.0.0.1", "--server.headless", "true"],

@@ -43,16 +43,22 @@ class SQLiteStore(Store):
         self.path, self.ttl_s, self.active_s = str(path), float(ttl_s), float(active_s)
         Path(self.path).parent.mkdir(parents=True, exist_ok=True)
         self._local = threading.local()
-        db = self._db()
+        self._ready = False  # the schema is made on first use: a lock held elsewhere then fails that call alone
+
+    def _prepare(self, db: sqlite3.Connection) -> None:
+        if db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION:
+            self._ready = True
+            return
         with self._write(db):
             if db.execute("PRAGMA user_version").fetchone()[0] < SCHEMA_VERSION:
                 # a file of an older layout: rooms live hours, so starting empty loses no class in progress
                 for (table,) in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'").fetchall():
                     db.execute(f'DROP TABLE "{table}"')
-                db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
             for statement in SCHEMA.split(";"):  # not executescript: it would commit the open transaction
                 if statement.strip():
                     db.execute(statement)
+            db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+        self._ready = True
 
     def _db(self) -> sqlite3.Connection:
         db = getattr(self._local, "db", None)
@@ -62,6 +68,8 @@ class SQLiteStore(Store):
             db.execute("PRAGMA journal_mode=WAL")
             db.execute("PRAGMA synchronous=NORMAL")  # WAL + NORMAL: durable across a process crash
             self._local.db = db
+        if not self._ready:
+            self._prepare(db)
         return db
 
     @staticmethod

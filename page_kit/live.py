@@ -136,6 +136,7 @@ def _adopt() -> None:
     if "key" in st.query_params:
         del st.query_params["key"]
     try:
+        classroom().find(room, client())  # a malformed or unknown code counts against this address's tries
         normal = normal_code(room)
         key = key or _kept_key(normal)
         if st.query_params.get("follow") == "false":

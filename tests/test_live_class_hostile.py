@@ -1,0 +1,186 @@
+"""The live class against a hostile client and a failing store, at Streamlit's protocol level (devtools.st_protocol):
+what a prankster can do with nothing but the room code and a websocket, and what a stalled, stopped or restarted
+store does to a room that is answering. Each case runs on a real app server, on SQLite (its write lock held by
+another process) and on a real redis-server (stopped with SIGSTOP, restarted), and ends with the answers counted
+exactly (none lost, none doubled), no error box and nothing from the address drawn as markup.
+
+The servers trust X-Real-IP (POSENC_TRUSTED_PROXY, as behind deploy/nginx), so each tab here says which address it
+comes from, as the proxy would; the join limits are set low so that a flood reaches them in a few joins.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import threading
+import time
+
+import pytest
+
+from deploy.local_redis import redis_process, redis_server_path
+from devtools.st_protocol import Tab
+from devtools.streamlit_server import streamlit_server
+from live_class.rooms import Classroom
+from live_class.sqlite_store import SQLiteStore
+
+QUESTION, PAGE = "order_rows", "order"
+LIMITS = {"POSENC_TRUSTED_PROXY": "1", "POSENC_CLASS_SEATS_PER_CLIENT": "4", "POSENC_CLASS_WRONG_CODES_PER_MINUTE": "3"}
+HOLD_LOCK = ("import sqlite3, sys, time\n"
+             "db = sqlite3.connect(sys.argv[1], isolation_level=None)\n"
+             "db.execute('BEGIN IMMEDIATE')\n"
+             "print('locked', flush=True)\n"
+             "time.sleep(float(sys.argv[2]))\n"
+             "db.execute('COMMIT')\n")
+
+
+class Served:
+    """An app server and the same store as the teacher's side reads it."""
+
+    def __init__(self, url: str, classroom: Classroom, stall, restart=None):
+        self.url, self.classroom, self.stall, self.restart = url, classroom, stall, restart
+
+
+@pytest.fixture(scope="module")
+def sqlite_app(tmp_path_factory):
+    path = tmp_path_factory.mktemp("class") / "class.sqlite3"
+
+    def stall(seconds: float) -> subprocess.Popen:
+        holder = subprocess.Popen([sys.executable, "-c", HOLD_LOCK, str(path), str(seconds)], stdout=subprocess.PIPE,
+                                  text=True)
+        assert holder.stdout.readline().strip() == "locked"
+        return holder
+
+    with streamlit_server(env={**LIMITS, "POSENC_CLASS_DB": str(path)}) as url:
+        yield Served(url, Classroom(SQLiteStore(path, 3600)), stall)
+
+
+@pytest.fixture(scope="module")
+def redis_app():
+    if redis_server_path() is None:
+        pytest.skip("redis-server is not installed (apt-get install redis-server; .ci/run installs it)")
+    from live_class.redis_store import RedisStore
+
+    with redis_process(persist=True) as server:
+        def stall(seconds: float) -> threading.Thread:
+            server.pause()
+            resume = threading.Timer(seconds, server.resume)
+            resume.start()
+            return resume
+
+        with streamlit_server(env={**LIMITS, "POSENC_REDIS_URL": server.url}) as url:
+            yield Served(url, Classroom(RedisStore(server.url, 3600)), stall, server.restart)
+
+
+@pytest.fixture(params=["sqlite", "redis"])
+def served(request):
+    return request.getfixturevalue(f"{request.param}_app")
+
+
+def _tab(served: Served, query: str, address: str, page: str = PAGE) -> tuple[Tab, object]:
+    tab = Tab(served.url, page, query, headers={"X-Real-IP": address})
+    return tab, tab.run()
+
+
+def _answer_through_a_stall(served: Served, students: int, disrupt) -> None:
+    code, _ = served.classroom.start()
+    tabs = []
+    for i in range(students):
+        tab, run = _tab(served, f"room={code}", f"10.1.0.{i}")
+        assert run.ok and not run.errors() and "seat=" in tab.query, run.errors()
+        tabs.append((tab, run.widget(f"predict_{QUESTION}")))
+    disrupt()
+    for i, (tab, radio) in enumerate(tabs):  # everyone answers while the store is out
+        tab.set(radio.id, string_value=radio.options[i % 3])
+        run = tab.run(fragment=radio.fragment)
+        assert run.ok and not run.errors(), run.errors()
+        assert any("Saving your answer" in t or "is saved" in t for t in run.texts("markdown")), run.texts()
+    deadline = time.monotonic() + 60
+    waiting = list(tabs)
+    while waiting:  # the page's poll, ticking as the browser's timer does, until every answer says "saved"
+        assert time.monotonic() < deadline, f"{len(waiting)} answers still not saved"
+        time.sleep(1.0)
+        for tab, radio in list(waiting):
+            runs = tab.tick()
+            assert all(r.ok and not r.errors() for r in runs), [r.errors() for r in runs]
+            again = tab.run(fragment=radio.fragment)  # the lesson as it now reads
+            if any("is saved" in t for t in again.texts("markdown")):
+                waiting.remove((tab, radio))
+    per_option = [len(range(o, students, 3)) for o in range(3)]
+    assert served.classroom.counts(code, QUESTION, 3) == per_option and served.classroom.room(code).seats == students
+    for tab, _ in tabs:
+        tab.close()
+
+
+def test_no_answer_is_lost_while_the_store_stalls(served):
+    """SQLite's write lock held by another process, or Redis frozen (SIGSTOP), for 4 s while a room answers."""
+    stalled = []
+    _answer_through_a_stall(served, 6, lambda: stalled.append(served.stall(4)))
+    for s in stalled:
+        s.wait(30) if isinstance(s, subprocess.Popen) else s.join(30)
+
+
+def test_no_answer_is_lost_while_redis_restarts(redis_app):
+    _answer_through_a_stall(redis_app, 4, redis_app.restart)
+
+
+def test_a_page_opened_while_the_store_is_out_is_a_lesson_and_joins_when_it_is_back(served):
+    code, _ = served.classroom.start()
+    stall = served.stall(4)
+    tab, run = _tab(served, f"room={code}", "10.2.0.1")
+    assert run.ok and not run.errors(), run.errors()
+    assert any("cannot be reached" in t for t in run.texts("alert")) and run.widget(f"predict_{QUESTION}")
+    stall.wait(30) if isinstance(stall, subprocess.Popen) else stall.join(30)
+    deadline = time.monotonic() + 30
+    while "seat=" not in tab.query:  # the poll tries the join again
+        assert time.monotonic() < deadline
+        time.sleep(1.0)
+        assert all(r.ok and not r.errors() for r in tab.tick())
+    assert served.classroom.room(code).seats == 1
+    tab.close()
+
+
+def test_a_join_flood_from_one_address_stops_at_its_limit_and_leaving_frees_the_seat(redis_app):
+    code, _ = redis_app.classroom.start()
+    seated = []
+    for _ in range(6):  # one address opens the join link again and again, keeping nothing between loads
+        tab, run = _tab(redis_app, f"room={code}", "10.3.0.1", page="")
+        seated.append("seat=" in tab.query)
+        if not seated[-1]:
+            assert any("This connection has taken 4 new seats" in t for t in run.texts("alert")), run.texts("alert")
+        tab.close()
+    assert seated == [True] * 4 + [False] * 2
+    student, run = _tab(redis_app, f"room={code}", "10.3.0.2", page="")  # a real student elsewhere still joins
+    assert "seat=" in student.query and redis_app.classroom.room(code).seats == 5
+    run = student.run(trigger=run.widget("live_leave").id)  # Leave the class: the seat stops counting at once
+    assert run.ok and "room=" not in student.query and redis_app.classroom.room(code).seats == 4
+    student.close()
+
+
+def test_a_made_up_seat_in_a_shared_link_gets_a_fresh_seat_in_every_tab(served):
+    code, _ = served.classroom.start()
+    seats = set()
+    for i in range(3):
+        tab, run = _tab(served, f"room={code}&seat=FixedSeatFromALink0001", f"10.4.0.{i}")
+        radio = run.widget(f"predict_{QUESTION}")
+        tab.set(radio.id, string_value=radio.options[0])
+        assert tab.run(fragment=radio.fragment).ok
+        seats.add(dict(p.split("=", 1) for p in tab.query.split("&"))["seat"])
+        tab.close()
+    assert len(seats) == 3 and "FixedSeatFromALink0001" not in seats
+    assert served.classroom.counts(code, QUESTION, 3) == [3, 0, 0] and served.classroom.room(code).seats == 3
+
+
+def test_wrong_codes_are_limited_and_nothing_from_the_address_becomes_markup(sqlite_app):
+    for room in ("[Log in](//ev.il)", "![](//x.invalid/a)", "ACDEF"):
+        tab, run = _tab(sqlite_app, f"room={room}", "10.5.0.1", page="")
+        shown = "\n".join(run.texts("alert") + run.texts("markdown") + run.texts("html"))
+        assert "ev.il" not in shown and "x.invalid" not in shown and "](" not in shown
+        assert not run.errors()
+        tab.close()
+    code, _ = sqlite_app.classroom.start()
+    tab, run = _tab(sqlite_app, f"room={code}", "10.5.0.1", page="")  # the right code, after three wrong ones
+    assert any("Too many room codes" in t for t in run.texts("alert")) and "seat=" not in tab.query
+    tab.close()
+    tab, run = _tab(sqlite_app, f"room={code}&key=", "10.5.0.2", page="")  # an empty key leaves the address
+    assert "seat=" in tab.query and "key" not in tab.query
+    tab.close()
