@@ -110,7 +110,7 @@ def leave(message: str | None = None) -> None:
             pass  # the room is gone or unreachable: the seat goes quiet on its own
     if teacher():
         ss["live_clear_cookie"] = True
-    for name in ("live_code", "live_key", "live_seat", "live_state", "live_followed", "live_follow",
+    for name in ("live_code", "live_key", "live_seat", "live_state", "live_follow",
                  "live_published", "live_nickname", "live_roster", "live_outbox", "live_saved", "live_failed",
                  "live_pending", "live_unreachable"):
         ss.pop(name, None)

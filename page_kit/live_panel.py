@@ -126,7 +126,6 @@ def sidebar(url_path: str) -> None:
 
 def _toggle_follow() -> None:
     ss["live_follow"] = not ss.get("live_follow", True)
-    ss.pop("live_followed", None)  # following again goes to where the teacher is now
     live.keep_url()
 
 

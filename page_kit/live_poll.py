@@ -85,10 +85,11 @@ def _poll() -> None:
         st.rerun(scope="app")
     before, ss["live_state"] = ss.get("live_state"), state
     back = ss.pop("live_unreachable", False)
-    if ss.get("live_follow", True) and state.view and state.view != ss.get("live_followed"):
-        ss["live_followed"] = state.view
-        if live.where(state.view) != live.where(live.view(ss.get("live_page", ""))):  # this browser's tab, now
-            live.go(state.view)
-            return
+    # a follower goes wherever this browser's lesson or tab is not the teacher's: compared on every tick, not
+    # once per change, since the run that drew the move can be replaced by the browser's next run unseen
+    here = live.where(live.view(ss.get("live_page", "")))
+    if ss.get("live_follow", True) and state.view and live.where(state.view) != here:
+        live.go(state.view)
+        return
     if saved or back or before is None or state.revealed != before.revealed:
         st.rerun(scope="app")
