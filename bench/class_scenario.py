@@ -77,8 +77,9 @@ class ClassStudent:
                 element = forward.delta.new_element
                 which = element.WhichOneof("type")
                 if which == "radio" and element.radio.id.endswith(f"predict_{QUESTION}"):
-                    self.radio = {"id": element.radio.id, "fragment": forward.delta.fragment_id,
-                                  "options": list(element.radio.options)}
+                    # a redraw keeps the choice made before it
+                    self.radio = {**(self.radio or {}), "id": element.radio.id,
+                                  "fragment": forward.delta.fragment_id, "options": list(element.radio.options)}
                 elif which == "markdown" and "is saved" in element.markdown.body:
                     self.saved = True
                 elif which == "exception" or (which == "alert" and element.alert.format == element.alert.ERROR):

@@ -27,7 +27,8 @@ settings.load_profile(HYPOTHESIS_PROFILE)
 # browser (marked so: a real Chromium), pages (Streamlit's AppTest), kit (page_kit without a page) or core.
 LAYERS = {
     "browser": lambda item, source: item.get_closest_marker("browser") is not None,
-    "pages": lambda item, source: "AppTest" in source or "apptest_pages" in source,
+    # AppTest, or a served app spoken to at the protocol level (devtools.st_protocol): pages without a browser
+    "pages": lambda item, source: any(s in source for s in ("AppTest", "apptest_pages", "st_protocol")),
     "kit": lambda item, source: "page_kit" in source,
     "core": lambda item, source: True,
 }
