@@ -93,7 +93,8 @@ def _enter(room: str, key: str | None, student_seat: str | None, nickname: str |
             raise ClassError(f"This teacher link's key does not open room {room}.")
         ss.update(live_code=room, live_key=key, live_seat=None, live_set_cookie=True)
         return
-    student_seat = student_seat if classroom().valid_seat(student_seat) else classroom().new_seat()
+    if not classroom().valid_seat(student_seat):  # none in the link, or one the server never signed
+        student_seat = ss.get("live_kept_seats", {}).get(room) or classroom().new_seat()  # left and back: same seat
     classroom().join(room, student_seat, nickname, client())
     # the class panel's nickname field starts from the stored one (a reload keeps the seat, and so its nickname)
     ss.update(live_code=room, live_key=None, live_seat=student_seat, live_follow=ss.get("live_follow", True),
@@ -104,6 +105,7 @@ def leave(message: str | None = None) -> None:
     """Out of the room: its seat stops counting, the session and the address forget the class."""
     room, student = code(), seat()
     if room and student:
+        ss.setdefault("live_kept_seats", {})[room] = student  # joining this room again in this tab takes it back
         try:
             classroom().leave(room, student)
         except ClassError:

@@ -140,6 +140,19 @@ def test_a_made_up_seat_gets_a_fresh_seat_of_its_own():
     assert _classroom().room(code).seats == 5
 
 
+def test_leaving_frees_the_seat_and_joining_again_takes_it_back():
+    teacher = _app()
+    teacher.button(key="live_start").click().run()
+    code = teacher.query_params["room"]
+    student = _app(room=code)
+    seat = student.query_params["seat"]
+    student.button(key="live_leave").click().run()
+    assert "room" not in student.query_params and _classroom().room(code).seats == 0  # it stops counting at once
+    student.text_input(key="live_join_code").input(code)
+    next(b for b in student.button if b.label == "Join").click().run()
+    assert student.query_params["seat"] == seat and _classroom().room(code).seats == 1
+
+
 def test_nicknames_that_show_nothing_or_are_too_long_are_refused_with_their_sentence():
     teacher = _app()
     teacher.button(key="live_start").click().run()
