@@ -44,20 +44,20 @@ class ClassStudent:
         self.query = urllib.parse.urlencode({"room": code, "seat": self.seat})
         self.confirmed = False  # the page said "is saved": the store has the answer
         self.page_hash = ""     # the page st.navigation ran: a browser sends it back with every run
-        self.poll = ""          # the class poll's fragment id: the browser's timer reruns it every second
+        self.timers: list[str] = []  # fragments a browser reruns every second: the class poll, the answer's note
         self.reconnects = 0
         self.errors: list[str] = []
 
     def _cookie(self) -> str:
         return sticky_cookie(f"{self.url}/{PAGE}?{self.query}")
 
-    async def _run(self, ws, radio: dict | str | None = None) -> int:
+    async def _run(self, ws, radio: dict | str | None = None, fragment: str = "") -> int:
         """One rerun (the page, or the radio's fragment with its new value); its script_finished status."""
         msg = BackMsg()
         msg.rerun_script.page_name, msg.rerun_script.query_string = PAGE, self.query
         msg.rerun_script.page_script_hash = self.page_hash
-        if radio == "poll":
-            msg.rerun_script.fragment_id = self.poll
+        if radio == "timer":
+            msg.rerun_script.fragment_id = fragment
             widget = msg.rerun_script.widget_states.widgets.add()
             widget.id, widget.string_value = self.radio["id"], self.radio["options"][self.radio["choice"]]
         elif radio:
@@ -71,8 +71,8 @@ class ClassStudent:
             kind = forward.WhichOneof("type")
             if kind == "navigation":
                 self.page_hash = forward.navigation.page_script_hash
-            elif kind == "auto_rerun" and not self.poll:
-                self.poll = forward.auto_rerun.fragment_id  # the first timer of a student's page is the class poll
+            elif kind == "auto_rerun" and forward.auto_rerun.fragment_id not in self.timers:
+                self.timers.append(forward.auto_rerun.fragment_id)
             elif kind == "delta" and forward.delta.WhichOneof("type") == "new_element":
                 element = forward.delta.new_element
                 which = element.WhichOneof("type")
@@ -106,7 +106,8 @@ class ClassStudent:
                     await self._run(ws, self.radio)
                     while not self.saved and time.monotonic() < stop_at:  # "saving": the poll retries it
                         await asyncio.sleep(1.0)
-                        await self._run(ws, "poll")
+                        for timer in list(self.timers):  # as the browser's timers: the poll, then the note
+                            await self._run(ws, "timer", timer)
                     self.confirmed = self.saved
                     await asyncio.sleep(max(0.0, min(2.0, stop_at - time.monotonic())))  # stay a moment, as in class
             except (OSError, websockets.exceptions.WebSocketException, asyncio.TimeoutError):

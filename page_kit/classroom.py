@@ -74,7 +74,7 @@ def predict(key: str, question: str, options: Sequence[str], answer: int, reveal
         if live.seat() is not None and not live.revealed(key):
             # a student in a room: the answer is saved, the verdict and what shows it wait for the teacher's
             # reveal, so nobody can call it out before the room has answered
-            st.caption(live_panel.answer_note(key, picked))
+            live_panel.answer_note(key, picked)
             return Prediction(key, False)
         shown = bool(st.session_state.get(f"predict_{key}_shown")) or live.revealed(key)
         if picked is None and not shown:

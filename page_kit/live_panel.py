@@ -104,8 +104,6 @@ def sidebar(url_path: str) -> None:
         st.markdown("**Live class**")
         if ss.get("live_message"):
             st.info(ss["live_message"])  # sentences quote typed text only through rules.shown: no markup
-        elif ss.get("live_unreachable"):
-            st.info(live.UNREACHABLE)
         state = ss.get("live_state")
         if live.teacher() and state:
             live_teacher.panel(state, join_code)
@@ -148,17 +146,31 @@ def record(question: str, options: Sequence[str], picked: str | None) -> None:
     live_outbox.send(question, list(options).index(picked), len(options))
 
 
-def answer_note(question: str, picked: str | None) -> str:
-    """What a student in a room reads under the question until the teacher reveals it: no verdict yet."""
+def _note(question: str, picked: str) -> str:
     state = live_outbox.status(question)
-    if picked is None:
-        return "The teacher reveals the answer to the room once everyone has answered."
     if state == "saving":
         return (f"Saving your answer “{picked}”… The class cannot be reached just now; it is sent as soon as "
                 "the class is back.")
     if state not in (None, "saved"):
         return state  # a refusal's sentence (a limit, a seat the teacher removed)
     return f"Your answer “{picked}” is saved. The teacher reveals the answer to the room."
+
+
+@st.fragment(run_every=live.POLL_S)
+def _saving_note(question: str, picked: str) -> None:
+    """While an answer waits in the outbox: the note, read again every POLL_S s (the poll sends the answer), so
+    "saving" turns to "saved" without a run of the whole page."""
+    st.caption(_note(question, picked))
+
+
+def answer_note(question: str, picked: str | None) -> None:
+    """What a student in a room reads under the question until the teacher reveals it: no verdict yet."""
+    if picked is None:
+        st.caption("The teacher reveals the answer to the room once everyone has answered.")
+    elif live_outbox.status(question) == "saving":
+        _saving_note(question, picked)
+    else:
+        st.caption(_note(question, picked))
 
 
 def _reveal(question: str) -> None:

@@ -63,7 +63,8 @@ def _heartbeat() -> None:
 @st.fragment(run_every=live.POLL_S)
 def _poll() -> None:
     """Every POLL_S s: a join that waits for the store, the outbox, the heartbeat, a reveal (reruns the page) and
-    the teacher's move (takes followers along)."""
+    the teacher's move (takes followers along). An answer saved or a store back needs no run of the page: the
+    question's note and this fragment's own sentence follow on their own ticks."""
     if ss.get("live_pending"):
         live.begin()
         if not ss.get("live_pending"):
@@ -72,24 +73,23 @@ def _poll() -> None:
     if live.code() is None:
         return
     try:
-        saved = live_outbox.flush()
+        live_outbox.flush()
         _heartbeat()
         state = live.classroom().room(live.code())
     except ClassUnreachable:
-        if not ss.get("live_unreachable"):
-            ss["live_unreachable"] = True
-            st.rerun(scope="app")  # the sidebar and the question say so
+        ss["live_unreachable"] = True
+        st.info(live.UNREACHABLE)  # drawn by this fragment, so it comes and goes without a run of the page
         return
     except ClassError as error:
         live.leave(str(error))
         st.rerun(scope="app")
     before, ss["live_state"] = ss.get("live_state"), state
-    back = ss.pop("live_unreachable", False)
+    ss.pop("live_unreachable", None)
     # a follower goes wherever this browser's lesson or tab is not the teacher's: compared on every tick, not
     # once per change, since the run that drew the move can be replaced by the browser's next run unseen
     here = live.where(live.view(ss.get("live_page", "")))
     if ss.get("live_follow", True) and state.view and live.where(state.view) != here:
         live.go(state.view)
         return
-    if saved or back or before is None or state.revealed != before.revealed:
-        st.rerun(scope="app")
+    if before is None or state.revealed != before.revealed:
+        st.rerun(scope="app")  # a reveal opens answers on the page: the one change that needs the whole page
