@@ -9,6 +9,8 @@ public names in ``__all__`` and is re-exported here, so ``import posenc_core as 
 
 import importlib
 
+__version__ = "0.1.0"
+
 from . import real_models  # noqa: F401  (Inside real models: imports torch/transformers only when measuring)
 from ._backend import available_backends, cuda_available, default_device, to_numpy, torch_installed  # noqa: F401
 from ._checks import MAX_DIM, MAX_ELEMENTS, MAX_HEADS, MAX_POSITIONS  # noqa: F401

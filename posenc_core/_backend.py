@@ -12,9 +12,22 @@ from __future__ import annotations
 import functools
 import importlib.util
 
+from typing import Any
+
 import numpy as np
 
+__all__ = ["BACKENDS", "MissingExtraError", "available_backends", "check_backend", "cuda_available", "default_device",
+           "is_tensor", "require_torch", "to_backend", "to_numpy", "torch_installed"]
+
 BACKENDS = ("numpy", "torch")
+
+
+class MissingExtraError(ImportError, ValueError):
+    """A function needs a package the installed extras do not provide.
+
+    An ImportError for a library user and a ValueError for the pages, whose guard shows every refusal as a
+    sentence.
+    """
 
 
 def torch_installed() -> bool:
@@ -44,9 +57,11 @@ def default_device() -> str:
     return "cuda" if cuda_available() else "cpu"
 
 
-def require_torch():
+def require_torch(what: str = "The torch backend") -> Any:
+    """Import torch, or say which extra brings it: ``what`` names what needs it, as a sentence's subject."""
     if not torch_installed():
-        raise ValueError("The torch backend needs PyTorch; install it with `pip install torch`.")
+        raise MissingExtraError(f'{what} needs PyTorch; install it with `pip install "posenc-core[torch]"` '
+                                "(or `pip install torch`).", name="torch")
     import torch
 
     return torch
@@ -70,6 +85,11 @@ def to_backend(array: np.ndarray, backend: str = "numpy", device: str | None = N
         return array
     torch = require_torch()
     return torch.from_numpy(np.ascontiguousarray(array)).to(device or "cpu")
+
+
+def is_tensor(x: object) -> bool:
+    """Whether ``x`` is a torch tensor, told without importing torch."""
+    return type(x).__module__.startswith("torch")
 
 
 def to_numpy(array) -> np.ndarray:

@@ -61,11 +61,7 @@ def resample_pos_embed(table, old_size, new_size, num_prefix_tokens=0, mode="bic
         new_h, new_w = (as_int("new grid size", v, minimum=1, maximum=MAX_GRID) for v in new_size)
     except TypeError:
         raise ValueError("Grid sizes must be (height, width) pairs of whole numbers.") from None
-    try:
-        torch = require_torch()
-    except ValueError:
-        raise ValueError("Resizing a position grid uses torch's interpolate (as timm does); install torch "
-                         "with `pip install torch`.") from None
+    torch = require_torch("Resizing a position grid, with torch's interpolate as timm does,")
     import torch.nn.functional as F
 
     if isinstance(table, torch.Tensor):

@@ -77,11 +77,7 @@ def _pair_exponents(dim: int) -> np.ndarray:
 def _torch():
     # RoPE frequencies are formed with torch because that is the arithmetic the models run: numpy's
     # float32 pow differs from torch's in the last bits.
-    try:
-        return require_torch()
-    except ValueError:
-        raise ValueError("RoPE frequencies are formed with torch, as transformers forms them; install it with "
-                         "`pip install torch`.") from None
+    return require_torch("RoPE frequencies, formed with torch as transformers forms them,")
 
 
 def _float(ctx: ScalingContext):
