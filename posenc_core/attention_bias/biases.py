@@ -6,7 +6,7 @@ import math
 
 import numpy as np
 
-from .._backend import require_torch, to_backend, to_numpy
+from .._backend import is_tensor, require_torch, to_backend, to_numpy
 from .._checks import MAX_HEADS, MAX_POSITIONS, as_float, as_int, check_size
 
 __all__ = [
@@ -85,7 +85,7 @@ def alibi_bias(n_heads, q_len, k_len=None, causal=True, *, backend="numpy", devi
 
 
 def t5_relative_position_bucket(relative_position, bidirectional=True, num_buckets=32, max_distance=128, *,
-                                backend="numpy", device=None):
+                                backend=None, device=None):
     """T5's bucket index for each relative position (key position - query position).
 
     Half the buckets (per direction when bidirectional) hold exact small distances; the rest
@@ -93,16 +93,26 @@ def t5_relative_position_bucket(relative_position, bidirectional=True, num_bucke
     The arithmetic is transformers' own, torch float32 included, so every bucket is bit-identical to
     ``T5Attention._relative_position_bucket``.
 
+    Args:
+        relative_position: whole numbers of any shape, a numpy array, a list or a torch tensor.
+        backend: None (the default) returns the input's kind (a torch tensor stays a tensor, on its device);
+            "numpy" or "torch" ask for one.
+
     Returns:
-        int64 array with the shape of relative_position.
+        int64 buckets with the shape of relative_position.
     """
+    bidirectional = bool(bidirectional)
     num_buckets = as_int("num_buckets", num_buckets, minimum=2, maximum=4096)
+    if bidirectional and num_buckets < 4:
+        raise ValueError(f"A bidirectional T5 bias needs num_buckets of at least 4 (got {num_buckets}): each "
+                         "direction gets half of them, and half of a direction's buckets hold its exact distances.")
     max_distance = as_int("max_distance", max_distance, minimum=1, maximum=MAX_POSITIONS)
-    rel = np.asarray(relative_position)
+    if backend is None and is_tensor(relative_position):
+        backend, device = "torch", device or str(relative_position.device)
+    rel = np.asarray(to_numpy(relative_position))
     if rel.size and not np.issubdtype(rel.dtype, np.integer):
         if not np.all(np.isfinite(rel)) or not np.all(np.mod(rel, 1) == 0):
             raise ValueError("relative_position must hold whole numbers (key position - query position).")
-        rel = rel.astype(np.int64)
     rel = rel.astype(np.int64)
     check_size(rel.size, "The relative-position array")
     buckets = np.zeros(rel.shape, dtype=np.int64)
@@ -113,7 +123,7 @@ def t5_relative_position_bucket(relative_position, bidirectional=True, num_bucke
     else:
         rel = -np.minimum(rel, 0)
     max_exact = num_buckets // 2
-    if max_exact < 1 or max_distance <= max_exact:
+    if max_distance <= max_exact:
         raise ValueError(
             f"With num_buckets={num_buckets * (2 if bidirectional else 1)} the exact range is {max_exact} "
             f"positions, so max_distance must be larger than {max_exact} (got {max_distance})."
@@ -121,12 +131,12 @@ def t5_relative_position_bucket(relative_position, bidirectional=True, num_bucke
     is_small = rel < max_exact
     # transformers' line, in torch float32: numpy's float32 log differs from torch's by an ulp at some
     # arguments, which moves a bucket edge when there are hundreds of buckets.
-    torch = require_torch()
+    torch = require_torch("T5's buckets, formed with torch as the model forms them,")
     safe = torch.from_numpy(np.maximum(rel, 1)).float()  # log(0) is never used: those positions are "small"
     scaled = (torch.log(safe / max_exact) / math.log(max_distance / max_exact) * (num_buckets - max_exact))
     if_large = np.minimum(max_exact + scaled.to(torch.long).numpy(), num_buckets - 1)
     buckets += np.where(is_small, rel, if_large)
-    return to_backend(buckets, backend, device)
+    return to_backend(buckets, backend or "numpy", device)
 
 
 def t5_bucket_grid(q_len, k_len=None, bidirectional=True, num_buckets=32, max_distance=128, *,
