@@ -71,7 +71,8 @@ def apply_rope(x, positions, inv_freq, layout="half", *, attention_factor=1.0, b
 
     Args:
         x: array or tensor of shape (..., seq, head_dim).
-        positions: (seq,) positions of the rows of x.
+        positions: (seq,) positions of the rows of x, or transformers' (batch, seq) ``position_ids`` for an x of
+            shape (batch, ..., seq, head_dim) (a batch of 1 applies to every sequence).
         inv_freq: (r/2,) inverse frequencies; dimensions beyond r = 2 * len(inv_freq) pass through.
         layout: "half" (rotate_half) or "interleaved" (pairs 2i, 2i+1).
         attention_factor: multiplies cos and sin (YaRN / LongRoPE), as transformers does.
@@ -94,13 +95,14 @@ def apply_rope(x, positions, inv_freq, layout="half", *, attention_factor=1.0, b
                          f"but x has only head_dim = {head_dim}.")
     if int(np.prod(x.shape)) > MAX_ELEMENTS:
         raise ValueError(f"x has {int(np.prod(x.shape)):,} values, above the cap of {MAX_ELEMENTS:,}.")
-    if len(positions) != seq:
-        raise ValueError(f"positions has {len(positions)} entries but x has {seq} rows (its second-to-last axis).")
+    rows = _rows_shape(tuple(np.shape(positions) if not _is_torch(positions) else positions.shape), tuple(x.shape))
+    check_size(math.prod(rows) * half, "The angle table")
     if backend == "torch":
-        return _apply_rope_torch(x, positions, inv_freq, layout, attention_factor, device)
+        return _apply_rope_torch(x, positions, inv_freq, layout, attention_factor, device, rows)
 
     x = to_numpy(x)
-    angles = rope_angles(positions, inv_freq)  # (seq, r/2)
+    pos = np.asarray(to_numpy(positions), dtype=np.float32).reshape(rows)
+    angles = pos[..., None] * np.asarray(to_numpy(inv_freq), dtype=np.float32).reshape(-1)  # (*rows, r/2)
     cos = (np.cos(angles) * attention_factor).astype(x.dtype)
     sin = (np.sin(angles) * attention_factor).astype(x.dtype)
     x1, x2, rest = _split(x, r, layout)
@@ -112,7 +114,24 @@ def apply_rope(x, positions, inv_freq, layout="half", *, attention_factor=1.0, b
     return out
 
 
-def _apply_rope_torch(x, positions, inv_freq, layout, attention_factor, device):
+def _rows_shape(positions_shape: tuple[int, ...], x_shape: tuple[int, ...]) -> tuple[int, ...]:
+    """The shape positions take to line up with x's rows: (seq,), or (batch, 1, ..., seq) for (batch, seq) ids,
+    as transformers unsqueezes cos and sin over the heads axis."""
+    seq = x_shape[-2]
+    if len(positions_shape) <= 1:
+        count = positions_shape[0] if positions_shape else 1
+        if count != seq:
+            raise ValueError(f"positions has {count} entries but x has {seq} rows (its second-to-last axis).")
+        return (seq,)
+    batch = positions_shape[0]
+    if len(positions_shape) == 2 and len(x_shape) >= 3 and positions_shape[1] == seq and batch in (1, x_shape[0]):
+        return (batch,) + (1,) * (len(x_shape) - 3) + (seq,)
+    raise ValueError(f"positions of shape {positions_shape} do not fit x of shape {x_shape}: give (seq,) positions, "
+                     "or (batch, seq) position_ids as transformers does, with x's batch first and its rows "
+                     "second to last.")
+
+
+def _apply_rope_torch(x, positions, inv_freq, layout, attention_factor, device, rows):
     torch = require_torch()
     if not isinstance(x, torch.Tensor):
         x = torch.as_tensor(np.asarray(x))
@@ -121,8 +140,8 @@ def _apply_rope_torch(x, positions, inv_freq, layout, attention_factor, device):
     inv = torch.as_tensor(to_numpy(inv_freq) if not isinstance(inv_freq, torch.Tensor) else inv_freq,
                           dtype=torch.float32, device=x.device).reshape(-1)
     pos = torch.as_tensor(to_numpy(positions) if not isinstance(positions, torch.Tensor) else positions,
-                          device=x.device).to(torch.float32).reshape(-1)
-    angles = pos[:, None] * inv[None, :]  # (seq, r/2), float32 even under autocast
+                          device=x.device).to(torch.float32).reshape(rows)
+    angles = pos[..., None] * inv  # (*rows, r/2), float32 even under autocast
     cos = (angles.cos() * attention_factor).to(x.dtype)
     sin = (angles.sin() * attention_factor).to(x.dtype)
     r = 2 * inv.shape[0]
