@@ -89,7 +89,7 @@ def apply_rope(x, positions, inv_freq, layout="half", *, attention_factor=1.0, b
     check_backend(backend, device)
     half = int(np.asarray(to_numpy(inv_freq)).reshape(-1).shape[0])
     r = 2 * half
-    head_dim, seq = int(x.shape[-1]), int(x.shape[-2])
+    head_dim = int(x.shape[-1])
     if r > head_dim:
         raise ValueError(f"inv_freq has {half} frequencies, which rotate {r} dimensions, "
                          f"but x has only head_dim = {head_dim}.")
