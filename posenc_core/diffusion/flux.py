@@ -53,7 +53,7 @@ def flux_sequence_ids(n_text: int, rows: int, cols: int) -> torch.Tensor:
 
 def flux2_text_ids(n_text: int, t: int = 0) -> torch.Tensor:
     """(n_text, 4) int64 ids (t, 0, 0, l) with l = 0..n_text-1, as Flux2Pipeline's ``_prepare_text_ids``."""
-    n_text = as_int("the number of text tokens", n_text, minimum=1, maximum=4096)
+    n_text = as_int("the number of text tokens", n_text, minimum=0, maximum=4096)  # 0: an empty prompt
     return torch.cartesian_prod(torch.tensor([as_int("t", t, minimum=0)]), torch.arange(1), torch.arange(1),
                                 torch.arange(n_text))
 
