@@ -260,6 +260,9 @@ def _yarn_ramp_torch(low, high, n_pairs: int, ctx: ScalingContext):
 
 
 def _yarn(base, dim, params, ctx):
+    if dim % 2:  # transformers' ramp has dim // 2 entries and its frequencies ceil(dim / 2): its own code fails
+        raise ValueError(f"YaRN blends each rotary pair's frequency with a ramp, so the rotary dimension (head_dim x "
+                         f"partial_rotary_factor) must be even; it is {dim}.")
     original = _original_context(params, "yarn", ctx)
     factor = _factor_or_ratio(params, "yarn", ctx, original)
     attention_factor = _param_float(params, "attention_factor", "yarn", above=0.0, maximum=MAX_ATTENTION_FACTOR)
