@@ -10,6 +10,9 @@ import math
 import numbers
 import sys
 
+__all__ = ["MAX_DIM", "MAX_ELEMENTS", "MAX_HEADS", "MAX_POSITIONS", "as_base", "as_choice", "as_even_dim", "as_float",
+           "as_int", "check_size"]
+
 # Size caps. They bound memory, not correctness: 2**25 float32 values are 128 MiB,
 # far more than any figure shows, and small enough for a 2-core laptop.
 MAX_ELEMENTS = 1 << 25

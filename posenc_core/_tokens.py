@@ -13,6 +13,8 @@ import numpy as np
 
 from ._checks import MAX_DIM, as_float, as_int, check_size
 
+__all__ = ["MAX_TOKENS", "MAX_TOKEN_CHARS", "token_embeddings", "token_seed", "tokenize"]
+
 MAX_TOKENS = 64  # a sentence on a slide, not a document
 MAX_TOKEN_CHARS = 40
 

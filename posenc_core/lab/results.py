@@ -9,6 +9,10 @@ import numpy as np
 
 from .methods import LAB_METHODS
 
+__all__ = ["SHIPPED_LAB_JSON", "SHIPPED_LAB_NPZ", "best_method", "lab_attention_panels", "lab_live_series",
+           "lab_series", "lab_train_curves", "load_lab_results", "save_lab_results", "select_methods",
+           "shipped_lab_results", "uniform_guess_loss"]
+
 _ASSETS = Path(__file__).resolve().parents[2] / "assets"
 SHIPPED_LAB_JSON = _ASSETS / "lab_full_seed0.json"  # made by python -m posenc_core.lab (full preset, seed 0)
 SHIPPED_LAB_NPZ = _ASSETS / "lab_full_seed0_attention.npz"

@@ -13,6 +13,8 @@ import numpy as np
 
 from .._checks import MAX_POSITIONS, as_int, check_size
 
+__all__ = ["IGNORE", "TASK_DESCRIPTION", "TASK_NAME", "retrieval_batch"]
+
 IGNORE = -100  # the target of positions t < k, where there is nothing k steps back (torch's ignore_index)
 
 TASK_NAME = "retrieve-k-back"

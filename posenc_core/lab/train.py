@@ -19,6 +19,10 @@ from .._checks import as_choice, as_int
 from .methods import LAB_METHODS, TRAINED_METHODS
 from .task import IGNORE, TASK_DESCRIPTION, TASK_NAME, retrieval_batch
 
+__all__ = ["ATTENTION_FACTOR", "EVAL_FACTORS", "FULL", "MAX_STEPS", "MAX_TRAIN_LEN", "QUICK", "LabSettings",
+           "attention_maps", "build_model", "check_methods", "eval_batch", "evaluate", "lab_settings", "offset_mass",
+           "run_lab", "train_model", "warmup_steps"]
+
 EVAL_FACTORS = (1, 2, 4, 8)  # evaluation lengths as multiples of T
 MAX_TRAIN_LEN = 128
 MAX_STEPS = 20000
