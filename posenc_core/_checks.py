@@ -25,7 +25,7 @@ def as_int(name: str, value, *, minimum: int | None = None, maximum: int | None 
     """Return ``value`` as an int, or raise a ValueError that names ``name``."""
     if isinstance(value, bool) or not isinstance(value, numbers.Integral):
         if isinstance(value, numbers.Real) and not isinstance(value, bool) and float(value).is_integer():
-            value = int(value)
+            value = math.trunc(value)
         else:
             raise ValueError(f"{name} must be a whole number, but got {value!r}.")
     value = int(value)

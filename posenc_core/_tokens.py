@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import functools
 import hashlib
+from collections.abc import Mapping
+from typing import Any
 
 import numpy as np
 
@@ -65,7 +67,7 @@ def token_embeddings(tokens, dim, std=1.0) -> np.ndarray:
 
 
 @functools.lru_cache(maxsize=4096)  # the pages' made-up words w0 .. w4095, or as many typed ones
-def _seeded_state(token: str) -> dict:
+def _seeded_state(token: str) -> Mapping[str, Any]:
     """The PCG64 state ``default_rng(token_seed(token, "embedding"))`` starts from: restoring it gives the very
     generator seeding gives, the same draws. Seeding (SHA-256, then numpy's SeedSequence) costs about 3x a
     64-wide draw, and every slider move on Naive and Token + position re-draws the same words. Read-only."""

@@ -18,7 +18,7 @@ __all__ = [
 def similarity_matrix(table, metric="dot") -> np.ndarray:
     """Pairwise similarity of the rows of a (n, d) table: "dot" or "cosine". Shape (n, n), float32."""
     metric = as_choice("metric", metric, ("dot", "cosine"))
-    rows = np.asarray(to_numpy(table), dtype=np.float32)
+    rows: np.ndarray = np.asarray(to_numpy(table), dtype=np.float32)
     if rows.ndim != 2:
         raise ValueError(f"A position table must be 2D (positions x channels), but has shape {rows.shape}.")
     check_size(rows.shape[0] ** 2, "The similarity matrix")

@@ -265,7 +265,8 @@ def layer_facts(row: LayerRow) -> list[tuple[str, str]]:
         facts.append(("fraction", f"partial rotary: {row.partial_rotary_factor:g} of each {row.head_dim}-dim head "
                                   f"rotates ({pairs} of {total} pairs)"))
     if row.mrope_section:
-        axes, layout = MROPE_WORDS.get(row.mrope_layout, ("time, height and width", f"in {row.mrope_layout} layout"))
+        fallback = ("time, height and width", f"in {row.mrope_layout} layout")
+        axes, layout = MROPE_WORDS.get(row.mrope_layout or "", fallback)
         facts.append(("mrope", f"multimodal RoPE (M-RoPE): the pairs are split {list(row.mrope_section)} between "
                                f"{axes}, {layout}"))
     if row.rope_type not in ("default", "proportional"):
@@ -348,7 +349,7 @@ def describe_rope_config(config, layer_type=None) -> list[tuple[str, str, str]]:
 def _describe(config: Mapping, reading, read: RopeConfig) -> list[tuple[str, str, str]]:
     """``describe_rope_config`` from the reading and the setting read from it."""
     by_class = f"{reading.class_name}" if reading.class_name else None
-    text = config.get("text_config") if isinstance(config.get("text_config"), Mapping) else config
+    text: Mapping = config["text_config"] if isinstance(config.get("text_config"), Mapping) else config
     params = text.get("rope_scaling") or text.get("rope_parameters") or {}
     if isinstance(params, Mapping) and read.layer_type is not None and isinstance(params.get(read.layer_type),
                                                                                   Mapping):

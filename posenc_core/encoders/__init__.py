@@ -2,10 +2,12 @@
 XLNet's relative attention, each as the code the models run computes it."""
 
 from .deberta import *  # noqa: F403
-from .deberta import __all__ as _deberta_all
 from .modernbert import *  # noqa: F403
-from .modernbert import __all__ as _modernbert_all
 from .xl import *  # noqa: F403
-from .xl import __all__ as _xl_all
 
-__all__ = [*_deberta_all, *_modernbert_all, *_xl_all]
+__all__ = [
+    "DEBERTA_V3", "deberta_bucket", "deberta_bucket_curve", "deberta_query", "deberta_table_facts", "deberta_example",
+    "deberta_relative_positions", "deberta_span", "deberta_terms", "MODERNBERT_PRESETS", "modernbert_attention_cost",
+    "modernbert_cost_curve", "modernbert_frequencies", "modernbert_keys_seen", "modernbert_masks", "modernbert_pairs",
+    "modernbert_reading", "xl_distance_bias", "xl_example", "xl_relative_sinusoid", "xl_strongest_score", "xl_terms",
+]

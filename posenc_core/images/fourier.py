@@ -412,4 +412,4 @@ def worst_encoding(result) -> str:
     scores = {e: result[e]["final_test_psnr"] for e in ENCODINGS if e in result}
     if not scores:
         raise ValueError("The result holds no fit to compare: run fit_coordinates first.")
-    return min(scores, key=scores.get)
+    return min(scores, key=scores.__getitem__)

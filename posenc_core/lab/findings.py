@@ -47,7 +47,7 @@ def lab_longest_question(result: dict, candidates=LONGEST_CANDIDATES, margin: fl
                 if n in candidates and np.isfinite(v[-1])}
     if len(accuracy) < 2:
         return None
-    best = max(accuracy, key=accuracy.get)
+    best = max(accuracy, key=accuracy.__getitem__)
     others = [n for n in candidates if n in accuracy and accuracy[n] < accuracy[best] - margin][:3]
     if not others:
         return None

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -44,7 +45,8 @@ def save_lab_results(result: dict, json_path, npz_path=None) -> None:
     attention = result.get("attention")
     if npz_path is None or not attention:
         return
-    arrays, meta = {}, {}
+    arrays: dict[str, Any] = {}
+    meta = {}
     for name, item in attention.items():
         for key in ("at_T", "at_4T"):
             if item[key] is not None:

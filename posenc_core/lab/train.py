@@ -11,6 +11,7 @@ import os
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, replace
+from typing import Any
 
 import numpy as np
 
@@ -68,7 +69,7 @@ def lab_settings(mode="quick", *, train_len=None, steps=None, seed=0, device="cp
         device: "cpu" or "cuda".
     """
     base = {"quick": QUICK, "full": FULL}[as_choice("mode", mode, ("quick", "full"))]
-    changes = {"seed": as_int("seed", seed, minimum=0, maximum=2**31 - 1),
+    changes: dict[str, Any] = {"seed": as_int("seed", seed, minimum=0, maximum=2**31 - 1),
                "device": as_choice("device", device, ("cpu", "cuda"))}
     if train_len is not None:
         changes["train_len"] = as_int("T (the training length)", train_len, minimum=8, maximum=MAX_TRAIN_LEN)
@@ -152,7 +153,7 @@ def train_model(method: str, settings: LabSettings, progress: Callable[[dict], N
     optimiser = torch.optim.AdamW(model.parameters(), lr=settings.lr, betas=(0.9, 0.98), weight_decay=0.01)
     rng = np.random.default_rng([settings.seed, 0])  # the same training stream for every method
     log_every = max(1, settings.steps // 50)
-    curve = {"step": [], "loss": [], "accuracy": []}
+    curve: dict[str, list] = {"step": [], "loss": [], "accuracy": []}
     model.train()
     for step in range(settings.steps):
         tokens, targets = retrieval_batch(settings.batch, settings.train_len, settings.k, settings.vocab, rng)
@@ -247,11 +248,13 @@ def attention_maps(model, method: str, settings: LabSettings) -> dict:
 def _scores_at_lengths(model, name: str, settings: LabSettings, on_length) -> dict[str, list]:
     """{"accuracy", "loss", "notes"}: one entry per test length, None (and the reason) where the method cannot run;
     ``on_length(length, accuracy, loss)`` after each."""
-    scores = {"accuracy": [], "loss": [], "notes": []}
+    scores: dict[str, list] = {"accuracy": [], "loss": [], "notes": []}
     for length in settings.eval_lengths:
+        loss: float | None
+        accuracy: float | None
+        note: str | None = None
         try:
             loss, accuracy = evaluate(model, name, length, settings)
-            note = None
         except ValueError as error:  # the learned table beyond T
             loss = accuracy = None
             note = str(error)
@@ -284,7 +287,7 @@ def run_lab(settings: LabSettings | None = None, methods: Sequence[str] | None =
     to_train = [name for name in TRAINED_METHODS if any(LAB_METHODS[m].trained_as == name for m in methods)]
     lengths = settings.eval_lengths
     started = time.perf_counter()
-    result = {"task": {"name": TASK_NAME, "description": TASK_DESCRIPTION, "k": settings.k,
+    result: dict[str, Any] = {"task": {"name": TASK_NAME, "description": TASK_DESCRIPTION, "k": settings.k,
                        "vocab": settings.vocab, "chance_accuracy": 1 / settings.vocab,
                        "settings": asdict(settings) | {"torch": torch.__version__}},
               "train_len": settings.train_len, "eval_lengths": lengths, "methods": {}, "seconds": None}

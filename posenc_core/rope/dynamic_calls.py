@@ -60,13 +60,14 @@ def rope_dynamic_calls(head_dim, base=10000.0, factor=2.0, max_position_embeddin
         cached_after.append(cached)
         events.append(event)
         fresh.append(at(n))
-    used, fresh = np.stack(used), np.stack(fresh)  # (n_calls, r/2) each
-    return {"inv_freq": used, "cached": np.array(cached_after), "event": events, "fresh": fresh,
+    used_table, fresh_table = np.stack(used), np.stack(fresh)  # (n_calls, r/2) each
+    return {"inv_freq": used_table, "cached": np.array(cached_after), "event": events, "fresh": fresh_table,
             "length": np.array(lengths),
-            "stale": np.any(used != fresh, axis=1),  # (n_calls,) the call runs with another length's frequencies
+            # (n_calls,) the call runs with another length's frequencies
+            "stale": np.any(used_table != fresh_table, axis=1),
             # the slowest pair's frequency against the original one: 1 = unscaled, 1/s = fully interpolated
-            "slowest_ratio": used[:, -1].astype(np.float64) / float(original[-1]),
-            "fresh_slowest_ratio": fresh[:, -1].astype(np.float64) / float(original[-1])}
+            "slowest_ratio": used_table[:, -1].astype(np.float64) / float(original[-1]),
+            "fresh_slowest_ratio": fresh_table[:, -1].astype(np.float64) / float(original[-1])}
 
 
 # Call sequences that show dynamic NTK's state, as multiples of the trained length L (s = the factor).

@@ -62,7 +62,7 @@ def recalibrate(model, settings, steps: int) -> dict:
     short = replace(settings, steps=steps)
     optimiser = torch.optim.AdamW(model.parameters(), lr=settings.lr, betas=(0.9, 0.98), weight_decay=0.01)
     rng = np.random.default_rng([settings.seed, 2])  # not the pretraining stream
-    curve = {"step": [], "loss": [], "accuracy": []}
+    curve: dict[str, list] = {"step": [], "loss": [], "accuracy": []}
     log_every = max(1, steps // 25)
     model.train()
     for step in range(steps):

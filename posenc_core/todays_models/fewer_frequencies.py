@@ -17,6 +17,7 @@ Everything here is in the half (rotate_half) layout: pair i is dimensions (i, i 
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import numpy as np
 
@@ -159,7 +160,7 @@ def frequency_score_curves(head_dim, base=10000.0, fraction=0.25, max_distance=4
     check_size(points * d, "The score curves")
     # 0, then log-spaced: the fast pairs decorrelate within a few positions, the slow ones over thousands
     distance = np.unique(np.concatenate([[0.0], np.round(np.geomspace(1, max_distance, points - 1))]))  # (P,)
-    curves = {"distance": distance}
+    curves: dict[str, Any] = {"distance": distance}
     omegas = [dimension_frequencies(m, d, base, fraction) for m in FEWER_FREQUENCY_METHODS]  # 4 x (d,)
     # The cosines are the cost: each pair's frequency sits in two dimensions, still dimensions are all 0 and
     # the methods share frequencies, so take each distinct one once and gather every method's (P, d) table

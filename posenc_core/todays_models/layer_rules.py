@@ -146,8 +146,9 @@ def layer_kind_inv_freq(layer: LayerRope, context: int | None = None) -> tuple[n
     if layer.rope_type == "proportional":
         # transformers' own op order (rope_inv_freq's proportional type), as Layer by layer computes it: the numpy
         # proportional_inv_freq can land one float32 ulp away from the model's buffer
-        scaling = {"rope_type": "proportional", **layer.scaling, "partial_rotary_factor": layer.partial_rotary_factor}
-        return rope_inv_freq(layer.head_dim, layer.base, scaling, max_position_embeddings=context)
+        proportional = {"rope_type": "proportional", **layer.scaling,
+                        "partial_rotary_factor": layer.partial_rotary_factor}
+        return rope_inv_freq(layer.head_dim, layer.base, proportional, max_position_embeddings=context)
     scaling = {"rope_type": layer.rope_type, **layer.scaling} if layer.rope_type != "default" else None
     return rope_inv_freq(layer.head_dim, layer.base, scaling, partial_rotary_factor=layer.partial_rotary_factor,
                          max_position_embeddings=context)
@@ -201,7 +202,7 @@ def local_global_scores(model: str) -> tuple[np.ndarray, dict[str, np.ndarray]]:
     kind's scores NaN past the farthest key it sees (window - 1 for sliding-window layers).
     """
     result = local_global_view(model)
-    distances, series = None, {}
+    distances, series = np.empty(0), {}
     for kind in ("local", "full"):
         view = result[kind]
         distances, scores = score_vs_distance(view["inv_freq"], view["attention_factor"], result["context"] - 1)

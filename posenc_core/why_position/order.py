@@ -7,6 +7,8 @@ every student. Everything runs in float64, so "identical" means equal to ~1e-15,
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 
 from .._checks import MAX_DIM, as_choice, as_int, check_size
@@ -65,7 +67,8 @@ def pool(outputs, how="mean") -> np.ndarray:
     """Summarise (n, d) outputs into one (d,) vector, as a classifier head or a sentence embedding does."""
     how = as_choice("pooling", how, POOLINGS)
     outputs = np.asarray(outputs, dtype=np.float64)
-    return {"mean": np.mean, "max": np.max, "sum": np.sum}[how](outputs, axis=0)
+    reduce: dict[str, Callable[..., np.ndarray]] = {"mean": np.mean, "max": np.max, "sum": np.sum}
+    return reduce[how](outputs, axis=0)
 
 
 def _parse_order(order, n: int) -> list[int]:
@@ -190,7 +193,7 @@ def shuffle_patches(image, patch, seed=0) -> tuple[np.ndarray, np.ndarray]:
     patch = _check_patch(image.shape[0], patch)
     tiles = _patches(image, patch)
     perm = np.random.default_rng(as_int("seed", seed, minimum=0, maximum=2**32 - 1)).permutation(len(tiles))
-    return _unpatch(tiles[perm], *image.shape, patch), perm
+    return _unpatch(tiles[perm], image.shape[0], image.shape[1], patch), perm
 
 
 def patch_experiment(size=48, patch=8, seed=0, dim=32, positions=False, pooling="mean") -> dict:
