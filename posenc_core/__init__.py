@@ -58,7 +58,7 @@ real = real_models  # pc.real, its name before it matched the section's folder, 
 
 __all__ = [
     "MAX_DIM", "MAX_ELEMENTS", "MAX_HEADS", "MAX_POSITIONS", "MissingExtraError", "__version__", "available_backends",
-    "cuda_available", "default_device", "real", "real_models", "to_numpy", "torch_installed",
+    "cuda_available", "default_device", "real_models", "to_numpy", "torch_installed",
     *_absolute_all, *_attention_bias_all, *_configs_all, *_encoders_all, *_images_all, *_lab_all, *_long_context_all,
     *_measures_all, *_multimodal_all, *_rope_all, *_todays_models_all, *_why_position_all,
 ]
