@@ -15,6 +15,8 @@ from typing import Any
 
 import numpy as np
 
+from ._types import ArrayOrTensor
+
 __all__ = ["BACKENDS", "MissingExtraError", "available_backends", "check_backend", "cuda_available", "default_device",
            "is_tensor", "require_torch", "to_backend", "to_numpy", "torch_installed"]
 
@@ -91,7 +93,7 @@ def is_tensor(x: object) -> bool:
     return type(x).__module__.startswith("torch")
 
 
-def to_numpy(array) -> np.ndarray:
+def to_numpy(array: ArrayOrTensor) -> np.ndarray:
     """Bring a numpy array or a torch tensor (any device, any dtype) back to numpy.
 
     numpy has no bfloat16 (nor torch's float8 types), so such a tensor comes back as float32, which holds

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import functools
 import hashlib
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -21,7 +21,7 @@ MAX_TOKENS = 64  # a sentence on a slide, not a document
 MAX_TOKEN_CHARS = 40
 
 
-def tokenize(text) -> list[str]:
+def tokenize(text: str) -> list[str]:
     """Split a sentence on whitespace, lower-cased; a readable error for empty or overlong input."""
     if not isinstance(text, str):
         raise ValueError(f"The sentence must be text, but got {type(text).__name__}.")
@@ -41,7 +41,7 @@ def token_seed(token: str, salt: str = "") -> int:
     return int.from_bytes(hashlib.sha256(f"{salt}\x00{token}".encode()).digest()[:8], "little")
 
 
-def token_embeddings(tokens, dim, std=1.0) -> np.ndarray:
+def token_embeddings(tokens: Sequence[str], dim: int, std: float = 1.0) -> np.ndarray:
     """One row per token, entries drawn from N(0, std^2) with a seed taken from the token's text.
 
     Args:

@@ -132,3 +132,20 @@ def test_the_api_reference_builds_and_lists_every_public_name(tmp_path):
     assert not missing, missing
     diffusion = (tmp_path / "posenc_core" / "diffusion.html").read_text(encoding="utf-8")
     assert not [name for name in pc.diffusion.__all__ if f'id="{name}"' not in diffusion]
+def _unannotated() -> dict[str, list[str]]:
+    found = {}
+    for name in [*pc.__all__, *pc.diffusion.__all__]:
+        obj = getattr(pc, name)
+        if not inspect.isfunction(obj):
+            continue
+        signature = inspect.signature(obj)
+        missing = [p for p, v in signature.parameters.items() if v.annotation is inspect.Parameter.empty]
+        if signature.return_annotation is inspect.Signature.empty:
+            missing.append("return")
+        if missing:
+            found[name] = missing
+    return found
+
+
+def test_every_public_function_is_annotated():
+    assert _unannotated() == {}

@@ -138,7 +138,7 @@ class ConfigReading:
         return self.get(key, default)
 
 
-def parse_config_json(data, max_bytes=MAX_CONFIG_BYTES) -> dict:
+def parse_config_json(data: str | bytes, max_bytes: int = MAX_CONFIG_BYTES) -> dict:
     """Parse the text (or bytes) of a config.json, with one clear sentence for each way it can fail.
 
     The size is checked before anything is decoded or parsed, and the tree's depth, size and numbers

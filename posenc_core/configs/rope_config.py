@@ -9,8 +9,10 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from typing import Any
 
 from .._checks import MAX_POSITIONS, as_base, as_float, as_int
+from .._types import ArrayOrTensor
 from ..long_context.extension import deepseek_softmax_mscale, extension_analysis, score_vs_distance
 from ..rope.frequencies import rope_inv_freq, rotary_dim, scaling_type
 from .layer_reading import _layer_count, layer_scheme
@@ -109,7 +111,8 @@ def _read_rope(reading, layer_type: str | None, scheme: list[LayerRow] | None = 
                       layer_type=chosen)
 
 
-def rope_from_config(config: Mapping, seq_len=None, *, layer_type=None, backend="numpy", device=None):
+def rope_from_config(config: Mapping, seq_len: int | None = None, *, layer_type: str | None = None,
+                     backend: str = "numpy", device: str | None = None) -> tuple[ArrayOrTensor, float]:
     """``(inv_freq, attention_factor)`` for a model's config.json dict, as transformers computes them."""
     read = read_rope_config(config, layer_type)
     return rope_inv_freq(read.head_dim, read.base, read.scaling or None,
@@ -340,7 +343,7 @@ def _scaling_rows(text: Mapping, params: Mapping, read, by_class: str | None) ->
     return rows
 
 
-def describe_rope_config(config, layer_type=None) -> list[tuple[str, str, str]]:
+def describe_rope_config(config: Mapping[str, Any], layer_type: str | None = None) -> list[tuple[str, str, str]]:
     """What ``read_rope_config`` takes from a config, as (setting, value, where it came from) rows."""
     reading = normalise_config(config)
     return _describe(config, reading, _read_rope(reading, layer_type))
@@ -404,5 +407,5 @@ def config_view(config: Mapping, layer_type: str | None = None) -> dict:
                                partial_rotary_factor=read.partial_rotary_factor,
                                max_position_embeddings=read.max_position_embeddings)
     distances, before = score_vs_distance(pairs["inv_freq_before"], 1.0, 4 * target)
-    _, after = score_vs_distance(pairs["inv_freq_after"], pairs["attention_factor"], 4 * target)
+    _, after = score_vs_distance(pairs["inv_freq_after"], float(pairs["attention_factor"]), 4 * target)
     return view | {"pairs": pairs, "distances": distances, "before": before, "after": after}

@@ -49,7 +49,7 @@ def layer_table(rows: list[LayerRow]) -> dict[str, list]:
     }
 
 
-def layer_pairs(row: LayerRow, context: int, seq_len=None) -> dict:
+def layer_pairs(row: LayerRow, context: int, seq_len: int | None = None) -> dict:
     """Each rotary pair of one layer against that layer's window and the model's context.
 
     Returns:

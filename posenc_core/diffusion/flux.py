@@ -10,6 +10,8 @@ text tokens (0, 0, 0, l) with l their index, image tokens (0, h, w, 0), and refe
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import torch
 
 from .._checks import as_int, check_size
@@ -67,7 +69,7 @@ def flux2_image_ids(rows: int, cols: int, t: int = 0) -> torch.Tensor:
                                 torch.arange(1))
 
 
-def flux2_reference_ids(sizes, scale: int = 10) -> torch.Tensor:
+def flux2_reference_ids(sizes: Sequence[tuple[int, int]], scale: int = 10) -> torch.Tensor:
     """(sum of rows*cols, 4) ids of reference images: image i gets time id scale + scale·i (``_prepare_image_ids``)."""
     blocks = [flux2_image_ids(r, c, t=scale + scale * i) for i, (r, c) in enumerate(sizes)]
     if not blocks:
@@ -75,7 +77,7 @@ def flux2_reference_ids(sizes, scale: int = 10) -> torch.Tensor:
     return torch.cat(blocks, dim=0)
 
 
-def flux_rope(ids: torch.Tensor, axes_dim, theta: float) -> tuple[torch.Tensor, torch.Tensor]:
+def flux_rope(ids: torch.Tensor, axes_dim: Sequence[int], theta: float) -> tuple[torch.Tensor, torch.Tensor]:
     """(cos, sin), each (n_tokens, sum(axes_dim)) float32: axis i's ids turn its block of axes_dim[i] dims.
 
     The same steps as FluxPosEmbed / Flux2PosEmbed: ids cast to float32, pair frequencies in float64.

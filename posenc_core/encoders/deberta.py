@@ -11,8 +11,10 @@ as ``DisentangledSelfAttention``, so tests can hold it to the module bit for bit
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from .._backend import require_torch
 from .._checks import MAX_POSITIONS, as_int, check_size
@@ -54,7 +56,8 @@ def _buckets(position_buckets, max_relative_positions, max_position_embeddings=5
     return buckets, top
 
 
-def deberta_span(position_buckets=256, max_relative_positions=512, max_position_embeddings=512) -> int:
+def deberta_span(position_buckets: int = 256, max_relative_positions: int = 512,
+                 max_position_embeddings: int = 512) -> int:
     """att_span: half the rows of the relative table (position_buckets, or max_relative_positions without them).
 
     As in DebertaV2's config, position_buckets -1 means no buckets and max_relative_positions -1 means
@@ -64,8 +67,8 @@ def deberta_span(position_buckets=256, max_relative_positions=512, max_position_
     return buckets if buckets > 0 else top
 
 
-def deberta_bucket(relative_pos, position_buckets=256, max_relative_positions=512,
-                   max_position_embeddings=512) -> np.ndarray:
+def deberta_bucket(relative_pos: ArrayLike, position_buckets: int = 256, max_relative_positions: int = 512,
+                   max_position_embeddings: int = 512) -> np.ndarray:
     """``make_log_bucket_position``: i − j itself while |i − j| <= position_buckets / 2, then
     sign · (ceil(log(|i − j| / mid) / log((max_relative_positions − 1) / mid) · (mid − 1)) + mid).
 
@@ -92,8 +95,8 @@ def deberta_bucket(relative_pos, position_buckets=256, max_relative_positions=51
     return bucket.to(torch.long).numpy()
 
 
-def deberta_relative_positions(n, position_buckets=256, max_relative_positions=512,
-                               max_position_embeddings=512) -> np.ndarray:
+def deberta_relative_positions(n: int, position_buckets: int = 256, max_relative_positions: int = 512,
+                               max_position_embeddings: int = 512) -> np.ndarray:
     """``build_relative_position`` for n tokens: δ(i, j) = bucket(i − j), shape (n, n) int64."""
     n = as_int("tokens", n, minimum=1, maximum=4096)
     ids = np.arange(n, dtype=np.int64)
@@ -101,8 +104,8 @@ def deberta_relative_positions(n, position_buckets=256, max_relative_positions=5
                           max_position_embeddings)  # (n, n)
 
 
-def deberta_bucket_curve(max_distance, position_buckets=256, max_relative_positions=512,
-                         max_position_embeddings=512) -> dict[str, np.ndarray]:
+def deberta_bucket_curve(max_distance: int, position_buckets: int = 256, max_relative_positions: int = 512,
+                         max_position_embeddings: int = 512) -> dict[str, Any]:
     """The bucket and the table row of every distance from −max_distance to max_distance.
 
     Returns ``distance`` (2D + 1,), ``bucket`` and ``row``: clamp(bucket + span, 0, 2·span − 1), the row of the
@@ -119,8 +122,9 @@ def deberta_bucket_curve(max_distance, position_buckets=256, max_relative_positi
             "first_shared": int(shared[0] + 1) if shared.size else 0}
 
 
-def deberta_example(n, hidden=32, heads=2, position_buckets=16, max_relative_positions=64, seed=0,
-                    max_position_embeddings=512) -> dict:
+def deberta_example(n: int, hidden: int = 32, heads: int = 2, position_buckets: int = 16,
+                    max_relative_positions: int = 64, seed: int = 0,
+                    max_position_embeddings: int = 512) -> dict:
     """Seeded inputs for one DeBERTa v3 attention layer: hidden states, query/key projections (nn.Linear layout,
     (out, in) weight and bias) and the shared relative table of 2·span rows (after its LayerNorm)."""
     n = as_int("tokens", n, minimum=1, maximum=512)
@@ -187,8 +191,8 @@ def deberta_terms(example: dict) -> dict[str, np.ndarray]:
             "c2p_row": c2p_row.numpy(), "p2c_row": p2c_index.transpose(0, 1).numpy(), "scale": float(scale)}
 
 
-def deberta_table_facts(position_buckets=256, max_relative_positions=512, hidden=768,
-                        max_position_embeddings=512) -> dict[str, int]:
+def deberta_table_facts(position_buckets: int = 256, max_relative_positions: int = 512, hidden: int = 768,
+                        max_position_embeddings: int = 512) -> dict[str, int]:
     """The relative table of one model: ``rows`` (2·span), ``parameters`` (rows · hidden, one table shared by every
     layer), ``exact_up_to`` (the largest distance with its own bucket, position_buckets / 2; span without buckets),
     ``first_shared`` (the first distance that shares a bucket), ``last_row_from`` (the first distance i − j > 0

@@ -182,7 +182,7 @@ def _omni_time_rows(reader: _Reader, rows: list, time: dict) -> None:
             rows.append(("n_window (audio)", f"{int(n_window)}", place))
 
 
-def read_multimodal_config(config) -> MMConfigReading:
+def read_multimodal_config(config: Mapping[str, Any]) -> MMConfigReading:
     """The multimodal rotary settings of a parsed config.json (see ``parse_config_json``)."""
     family = _family_of(config)
     reader = _Reader(config)

@@ -52,7 +52,7 @@ def mm_sequence_summary(result: MixedIds) -> dict:
     return summary
 
 
-def mm_video_groups(result: MixedIds, fps) -> dict:
+def mm_video_groups(result: MixedIds, fps: float) -> dict:
     """The time id of each temporal group (2 frames) of the sequence's first video and its start in seconds.
 
     Returns:

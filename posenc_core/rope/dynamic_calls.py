@@ -6,6 +6,8 @@ caches them across calls, so the same length can run with different frequencies 
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 
 from .._checks import MAX_POSITIONS, as_choice, as_float, as_int
@@ -14,8 +16,9 @@ from .frequencies import rope_inv_freq
 __all__ = ["DYNAMIC_CALL_PATTERNS", "dynamic_call_lengths", "rope_dynamic_calls"]
 
 
-def rope_dynamic_calls(head_dim, base=10000.0, factor=2.0, max_position_embeddings=4096, call_lengths=(),
-                       *, partial_rotary_factor=1.0) -> dict:
+def rope_dynamic_calls(head_dim: int, base: float = 10000.0, factor: float = 2.0, max_position_embeddings: int = 4096,
+                       call_lengths: Sequence[int] = (),
+                       *, partial_rotary_factor: float = 1.0) -> dict:
     """The frequencies a dynamic-NTK rotary module uses at each of a series of forward calls.
 
     transformers' ``dynamic_rope_update`` is stateful: a call longer than any before recomputes the frequencies
@@ -78,7 +81,7 @@ DYNAMIC_CALL_PATTERNS = {
 }
 
 
-def dynamic_call_lengths(pattern, original, factor) -> list[int]:
+def dynamic_call_lengths(pattern: str, original: int, factor: float) -> list[int]:
     """The call lengths of a named pattern in DYNAMIC_CALL_PATTERNS for trained length L = ``original``."""
     pattern = as_choice("pattern", pattern, tuple(DYNAMIC_CALL_PATTERNS))
     original = as_int("original", original, minimum=1, maximum=MAX_POSITIONS)

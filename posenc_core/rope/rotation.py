@@ -13,6 +13,7 @@ import numpy as np
 
 from .._backend import check_backend, require_torch, to_numpy
 from .._checks import MAX_ELEMENTS, MAX_POSITIONS, as_base, as_choice, as_even_dim, as_float, as_int, check_size
+from .._types import ArrayOrTensor
 from .frequencies import base_inv_freq, rope_inv_freq
 
 __all__ = [
@@ -36,7 +37,7 @@ def _gaussian(seed, *shape) -> np.ndarray:
     return np.random.default_rng(seed).standard_normal(shape)
 
 
-def rope_angles(positions, inv_freq) -> np.ndarray:
+def rope_angles(positions: ArrayOrTensor, inv_freq: ArrayOrTensor) -> np.ndarray:
     """m * theta_i for each position m and pair i, shape (len(positions), len(inv_freq)), float32.
 
     Both are taken as float32 first (any dtype, numpy or torch), as transformers does with
@@ -60,7 +61,8 @@ def _is_torch(x) -> bool:
     return type(x).__module__.startswith("torch")
 
 
-def apply_rope(x, positions, inv_freq, layout="half", *, attention_factor=1.0, backend=None, device=None):
+def apply_rope(x: ArrayOrTensor, positions: ArrayOrTensor, inv_freq: ArrayOrTensor, layout: str = "half", *,
+               attention_factor: float = 1.0, backend: str | None = None, device: str | None = None) -> ArrayOrTensor:
     """Rotate the last dimension of ``x`` by RoPE, as transformers' rotary embedding does.
 
     The angles are formed in float32 from float32 copies of ``positions`` and ``inv_freq`` (a bfloat16 or
@@ -154,7 +156,7 @@ def _apply_rope_torch(x, positions, inv_freq, layout, attention_factor, device, 
 
 
 
-def rope_pair_theta(pair, head_dim, base=10000.0) -> float:
+def rope_pair_theta(pair: int, head_dim: int, base: float = 10000.0) -> float:
     """theta_i = base^(-2i/d) for pair ``pair`` of a head of size ``head_dim`` (float64, exact formula)."""
     d = as_even_dim("head_dim", head_dim)
     i = as_int("pair index", pair, minimum=0, maximum=d // 2 - 1)
@@ -169,7 +171,7 @@ def _as_pair(name, value) -> complex:
     return complex(x, y)
 
 
-def rope_pair(q, k, m, n, theta) -> dict:
+def rope_pair(q: ArrayOrTensor, k: ArrayOrTensor, m: float, n: float, theta: float) -> dict:
     """Rotate one query pair by m*theta and one key pair by n*theta, the complex-number way.
 
     A pair (x, y) is the complex number x + iy; rotating by an angle a multiplies it by e^{ia}.
@@ -209,7 +211,8 @@ def rope_pair(q, k, m, n, theta) -> dict:
     }
 
 
-def rope_pair_shift_scores(q, k, m, n, theta, max_shift=None) -> dict:
+def rope_pair_shift_scores(q: ArrayOrTensor, k: ArrayOrTensor, m: float, n: float, theta: float,
+                           max_shift: int | None = None) -> dict:
     """Scores of one pair as both positions move together (m+s, n+s) and as only the key moves (m, n+s).
 
     By default the shifts cover about four wavelengths 2 pi / theta (between 24 and 4096 positions).
@@ -233,7 +236,7 @@ def rope_pair_shift_scores(q, k, m, n, theta, max_shift=None) -> dict:
     return {"shift": s, "together": score(m + s, n + s), "key_only": score(m + 0 * s, n + s)}
 
 
-def rope_angle_table(n, head_dim, base=10000.0, part="angle") -> np.ndarray:
+def rope_angle_table(n: int, head_dim: int, base: float = 10000.0, part: str = "angle") -> np.ndarray:
     """The table every RoPE layer uses: m * theta_i (mod 2 pi), or its cos / sin.
 
     Args:
@@ -262,7 +265,7 @@ def rope_angle_table(n, head_dim, base=10000.0, part="angle") -> np.ndarray:
     return wrapped.float().numpy()
 
 
-def rope_turns(head_dim, base=10000.0, context=4096) -> dict:
+def rope_turns(head_dim: int, base: float = 10000.0, context: int = 4096) -> dict:
     """How far each pair turns within a context of ``context`` positions.
 
     Returns:

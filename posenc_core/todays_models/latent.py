@@ -21,8 +21,10 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from .._checks import MAX_POSITIONS, as_choice, as_int, check_size
+from .._types import ArrayOrTensor
 from ..rope import apply_rope
 from ..rope.frequencies import rope_inv_freq, yarn_mscale
 
@@ -212,7 +214,8 @@ def _rms_norm(x, weight):
     return weight * (x / np.sqrt((x * x).mean(-1, keepdims=True) + RMS_EPS))
 
 
-def mla_scores(hidden, weights: Mapping[str, np.ndarray], cfg: LatentConfig, positions=None) -> dict:
+def mla_scores(hidden: ArrayLike, weights: Mapping[str, np.ndarray], cfg: LatentConfig,
+               positions: ArrayOrTensor | None = None) -> dict:
     """The attention scores of one MLA layer, split into its content and position terms.
 
     Args:

@@ -7,12 +7,14 @@ every student. Everything runs in float64, so "identical" means equal to ~1e-15,
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from .._checks import MAX_DIM, as_choice, as_int, check_size
 from .._tokens import MAX_TOKENS, token_embeddings, token_seed, tokenize
+from .._types import ArrayOrTensor
 from ..absolute.sinusoidal import _sinusoidal64
 
 __all__ = [
@@ -39,7 +41,7 @@ def _matrix(name: str, rows: int, cols: int) -> np.ndarray:
     return np.random.default_rng(token_seed(name, "weights")).standard_normal((rows, cols)) / np.sqrt(rows)
 
 
-def self_attention(x, seed="layer") -> tuple[np.ndarray, np.ndarray]:
+def self_attention(x: ArrayOrTensor, seed: str = "layer") -> tuple[np.ndarray, np.ndarray]:
     """One head of scaled dot-product self-attention, no mask, fixed random W_q, W_k, W_v (d x d).
 
     Args:
@@ -63,7 +65,7 @@ def self_attention(x, seed="layer") -> tuple[np.ndarray, np.ndarray]:
     return weights @ v, weights
 
 
-def pool(outputs, how="mean") -> np.ndarray:
+def pool(outputs: ArrayLike, how: str = "mean") -> np.ndarray:
     """Summarise (n, d) outputs into one (d,) vector, as a classifier head or a sentence embedding does."""
     how = as_choice("pooling", how, POOLINGS)
     outputs = np.asarray(outputs, dtype=np.float64)
@@ -85,7 +87,8 @@ def _parse_order(order, n: int) -> list[int]:
     return order + [i for i in range(n) if i not in order]  # tokens not named keep their relative order
 
 
-def permutation(n, kind="shuffle", *, seed=0, i=0, j=1, order=None) -> np.ndarray:
+def permutation(n: int, kind: str = "shuffle", *, seed: int = 0, i: int = 0, j: int = 1,
+                order: Sequence[int] | None = None) -> np.ndarray:
     """The new order as indices into the old sequence: reordered = tokens[perm]. Shape (n,), int.
 
     kind: "shuffle" (seeded), "reverse", "swap" (tokens i and j trade places), or "custom" (order is a
@@ -107,8 +110,9 @@ def permutation(n, kind="shuffle", *, seed=0, i=0, j=1, order=None) -> np.ndarra
     return np.random.default_rng(seed).permutation(n)
 
 
-def order_experiment(text, dim=16, kind="reverse", *, seed=0, i=0, j=1, order=None, positions=False,
-                     pooling="mean", base=10000.0) -> dict:
+def order_experiment(text: str, dim: int = 16, kind: str = "reverse", *, seed: int = 0, i: int = 0, j: int = 1,
+                     order: Sequence[int] | None = None, positions: bool = False,
+                     pooling: str = "mean", base: float = 10000.0) -> dict:
     """Run one attention layer on a sentence and on a reordering of it, and compare.
 
     Args:
@@ -145,7 +149,7 @@ def order_experiment(text, dim=16, kind="reverse", *, seed=0, i=0, j=1, order=No
             "output_bound": float(max(np.abs(out).max(), np.abs(out_re).max()))}
 
 
-def demo_image(size=48) -> np.ndarray:
+def demo_image(size: int = 48) -> np.ndarray:
     """A small grey-scale picture drawn in code: a house with a door and a window, a sun, a hill.
 
     Returns a (size, size) float64 array in [0, 1], row 0 at the top.
@@ -182,7 +186,7 @@ def _unpatch(patches: np.ndarray, h: int, w: int, patch: int) -> np.ndarray:
     return patches.reshape(h // patch, w // patch, patch, patch).transpose(0, 2, 1, 3).reshape(h, w)
 
 
-def shuffle_patches(image, patch, seed=0) -> tuple[np.ndarray, np.ndarray]:
+def shuffle_patches(image: ArrayLike, patch: int, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
     """Cut a square image into patch x patch tiles and put them back in a seeded random order.
 
     Returns (shuffled image (H, W), perm): tile k of the result is tile perm[k] of the input.
@@ -196,7 +200,8 @@ def shuffle_patches(image, patch, seed=0) -> tuple[np.ndarray, np.ndarray]:
     return _unpatch(tiles[perm], image.shape[0], image.shape[1], patch), perm
 
 
-def patch_experiment(size=48, patch=8, seed=0, dim=32, positions=False, pooling="mean") -> dict:
+def patch_experiment(size: int = 48, patch: int = 8, seed: int = 0, dim: int = 32, positions: bool = False,
+                     pooling: str = "mean") -> dict:
     """A bag of patches: the attention layer's pooled summary of the picture and of a shuffled copy.
 
     Each patch is flattened and projected to `dim` channels by a fixed random matrix (as ViT's patch
