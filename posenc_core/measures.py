@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ._backend import to_numpy
+from ._backend import keeps_kind, to_numpy
 from ._checks import as_choice, check_size
 from ._types import ArrayOrTensor
 
@@ -17,7 +17,8 @@ __all__ = [
 
 
 
-def similarity_matrix(table: ArrayOrTensor, metric: str = "dot") -> np.ndarray:
+@keeps_kind
+def similarity_matrix(table: ArrayOrTensor, metric: str = "dot") -> ArrayOrTensor:
     """Pairwise similarity of the rows of a (n, d) table: "dot" or "cosine". Shape (n, n), float32."""
     metric = as_choice("metric", metric, ("dot", "cosine"))
     rows: np.ndarray = np.asarray(to_numpy(table), dtype=np.float32)

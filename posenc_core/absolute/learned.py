@@ -14,6 +14,7 @@ from pathlib import Path
 
 import numpy as np
 
+from .._backend import keeps_kind
 from .._checks import MAX_DIM, as_int, check_size
 from .._types import ArrayOrTensor
 from .table_files import TableLimits, read_npy_table, read_safetensors_table
@@ -213,7 +214,8 @@ def missing_rows_message(table_rows: int, sequence_length: int) -> str:
             f"(positions 0 to {rows - 1}), and nothing in it says what row {rows} should be.")
 
 
-def learned_lookup(table: ArrayOrTensor, sequence_length: int, *, strict: bool = True) -> np.ndarray:
+@keeps_kind
+def learned_lookup(table: ArrayOrTensor, sequence_length: int, *, strict: bool = True) -> ArrayOrTensor:
     """The position rows for a sequence of the given length: P[0], P[1], ..., P[length-1].
 
     Args:

@@ -7,7 +7,7 @@ import math
 
 import numpy as np
 
-from .._backend import require_torch, to_backend, to_numpy
+from .._backend import kind_of, require_torch, to_backend, to_numpy
 from .._checks import MAX_DIM, MAX_POSITIONS, as_base, as_choice, as_even_dim, as_int, check_size
 from .._types import ArrayOrTensor
 from ..rope.frequencies import base_freq_divisors, base_inv_freq
@@ -60,7 +60,7 @@ def sinusoidal_wavelengths(dim: int, base: float = 10000.0, variant: str = "pape
 
 def sinusoidal_at(positions: ArrayOrTensor, dim: int, base: float = 10000.0, layout: str = "interleaved", *,
                   dtype: str = "float32", variant: str = "paper",
-                  backend: str = "numpy", device: str | None = None) -> ArrayOrTensor:
+                  backend: str | None = None, device: str | None = None) -> ArrayOrTensor:
     """Sinusoidal encodings of arbitrary (possibly fractional or negative) positions.
 
     ``dtype="float32"`` gives the table the models hold, bit-identical to transformers' code for it:
@@ -69,8 +69,11 @@ def sinusoidal_at(positions: ArrayOrTensor, dim: int, base: float = 10000.0, lay
     as fairseq's / M2M100's ``SinusoidalPositionalEmbedding.get_embedding``, all in torch float32 (exp of the
     scaled pair index, the products, sin and cos). ``"float64"`` gives the exact values a hand calculation gets.
 
-    Returns an array of shape (len(positions), dim).
+    Returns an array of shape (len(positions), dim), of the kind ``backend`` names (by default the kind of
+    ``positions``: a torch tensor gives a tensor on its device).
     """
+    backend, device = kind_of(backend, device, positions)
+    positions = to_numpy(positions)
     layout = as_choice("layout", layout, LAYOUTS)
     variant = as_choice("variant", variant, VARIANTS)
     dim = as_even_dim("dim", dim)

@@ -7,7 +7,7 @@ import math
 import numpy as np
 from numpy.typing import ArrayLike
 
-from .._backend import is_tensor, require_torch, to_backend, to_numpy
+from .._backend import kind_of, require_torch, to_backend, to_numpy
 from .._checks import MAX_HEADS, MAX_POSITIONS, as_float, as_int, check_size
 from .._types import ArrayOrTensor
 
@@ -111,8 +111,7 @@ def t5_relative_position_bucket(relative_position: ArrayOrTensor, bidirectional:
         raise ValueError(f"A bidirectional T5 bias needs num_buckets of at least 4 (got {num_buckets}): each "
                          "direction gets half of them, and half of a direction's buckets hold its exact distances.")
     max_distance = as_int("max_distance", max_distance, minimum=1, maximum=MAX_POSITIONS)
-    if backend is None and is_tensor(relative_position):
-        backend, device = "torch", device or str(relative_position.device)
+    backend, device = kind_of(backend, device, relative_position)
     rel = np.asarray(to_numpy(relative_position))
     if rel.size and not np.issubdtype(rel.dtype, np.integer):
         if not np.all(np.isfinite(rel)) or not np.all(np.mod(rel, 1) == 0):
@@ -140,7 +139,7 @@ def t5_relative_position_bucket(relative_position: ArrayOrTensor, bidirectional:
     scaled = (torch.log(safe / max_exact) / math.log(max_distance / max_exact) * (num_buckets - max_exact))
     if_large = np.minimum(max_exact + scaled.to(torch.long).numpy(), num_buckets - 1)
     buckets += np.where(is_small, rel, if_large)
-    return to_backend(buckets, backend or "numpy", device)
+    return to_backend(buckets, backend, device)
 
 
 def t5_bucket_grid(q_len: int, k_len: int | None = None, bidirectional: bool = True, num_buckets: int = 32,
@@ -395,15 +394,16 @@ def t5_bucket_values(num_buckets: int = 32, bidirectional: bool = True, seed: in
 
 
 def t5_bias_grid(values: ArrayLike, q_len: int, bidirectional: bool = True, max_distance: int = 128, *,
-                 backend: str = "numpy", device: str | None = None) -> ArrayOrTensor:
+                 backend: str | None = None, device: str | None = None) -> ArrayOrTensor:
     """The bias of every (query, key) pair: the learned scalar of the pair's bucket, values[bucket(j - i)].
 
     ``values`` holds one scalar per bucket (its length is num_buckets). Causal grids are -inf above the
     diagonal, where the mask hides future keys.
 
     Returns:
-        Array of shape (q_len, q_len), float32.
+        Array of shape (q_len, q_len), float32, of the kind ``backend`` names (by default that of ``values``).
     """
+    backend, device = kind_of(backend, device, values)
     values = np.asarray(to_numpy(values), dtype=np.float32).reshape(-1)  # (num_buckets,)
     grid = t5_bucket_grid(q_len, None, bidirectional, values.shape[0], max_distance)  # (q, k)
     bias = values[grid]

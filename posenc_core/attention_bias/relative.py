@@ -16,7 +16,7 @@ import math
 import numpy as np
 from numpy.typing import ArrayLike
 
-from .._backend import to_numpy
+from .._backend import keeps_kind, to_numpy
 from .._checks import MAX_DIM, MAX_POSITIONS, as_int, check_size
 from .._types import ArrayOrTensor
 
@@ -95,7 +95,8 @@ def _qk(q, k) -> tuple[np.ndarray, np.ndarray]:
     return q, k
 
 
-def shaw_scores(q: ArrayOrTensor, k: ArrayOrTensor, a_k: ArrayLike, max_rel: int) -> dict[str, np.ndarray]:
+@keeps_kind
+def shaw_scores(q: ArrayOrTensor, k: ArrayOrTensor, a_k: ArrayLike, max_rel: int) -> dict[str, ArrayOrTensor]:
     """Split Shaw et al.'s attention logits into a content term and a relative term.
 
     content_ij = q_i . k_j / sqrt(d),  relative_ij = q_i . a^K_{clip(j - i)} / sqrt(d),  total = the sum.
@@ -116,7 +117,8 @@ def shaw_scores(q: ArrayOrTensor, k: ArrayOrTensor, a_k: ArrayLike, max_rel: int
     return {"content": content, "relative": relative, "total": content + relative}
 
 
-def masked_softmax(scores: ArrayLike, causal: bool = True) -> np.ndarray:
+@keeps_kind
+def masked_softmax(scores: ArrayLike, causal: bool = True) -> ArrayOrTensor:
     """Row softmax of a (q, k) score grid; with ``causal`` keys after the query (j > i) get weight 0.
 
     Returns:
@@ -132,8 +134,9 @@ def masked_softmax(scores: ArrayLike, causal: bool = True) -> np.ndarray:
     return weights / weights.sum(axis=1, keepdims=True)
 
 
+@keeps_kind
 def shaw_attention(q: ArrayOrTensor, k: ArrayOrTensor, v: ArrayLike, a_k: ArrayLike, a_v: ArrayLike, max_rel: int,
-                   causal: bool = False) -> dict[str, np.ndarray]:
+                   causal: bool = False) -> dict[str, ArrayOrTensor]:
     """Full Shaw et al. attention: relative vectors on the keys (logits) and on the values (outputs).
 
     z_i = sum_j alpha_ij v_j + sum_j alpha_ij a^V_{clip(j - i)}; the second sum is formed by adding up
@@ -192,7 +195,8 @@ def uniform_attention_weights(n: int, causal: bool = True) -> np.ndarray:
     return masked_softmax(np.zeros((n, n)), causal)
 
 
-def uniform_attention(values: ArrayLike, causal: bool = True) -> np.ndarray:
+@keeps_kind
+def uniform_attention(values: ArrayLike, causal: bool = True) -> ArrayOrTensor:
     """Attention with every score equal and no positional encoding at all.
 
     Bidirectional: every position gets the mean of all values (order is invisible). Causal: position i

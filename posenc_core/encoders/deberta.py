@@ -16,8 +16,9 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike
 
-from .._backend import require_torch
+from .._backend import keeps_kind, require_torch
 from .._checks import MAX_POSITIONS, as_int, check_size
+from .._types import ArrayOrTensor
 
 __all__ = [
     "DEBERTA_V3",
@@ -67,8 +68,9 @@ def deberta_span(position_buckets: int = 256, max_relative_positions: int = 512,
     return buckets if buckets > 0 else top
 
 
+@keeps_kind
 def deberta_bucket(relative_pos: ArrayLike, position_buckets: int = 256, max_relative_positions: int = 512,
-                   max_position_embeddings: int = 512) -> np.ndarray:
+                   max_position_embeddings: int = 512) -> ArrayOrTensor:
     """``make_log_bucket_position``: i − j itself while |i − j| <= position_buckets / 2, then
     sign · (ceil(log(|i − j| / mid) / log((max_relative_positions − 1) / mid) · (mid − 1)) + mid).
 

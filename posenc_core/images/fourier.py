@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from .._backend import require_torch
+from .._backend import keeps_kind, require_torch
 from .._checks import as_choice, as_float, as_int, check_size
 from .._types import ArrayLike, ArrayOrTensor
 from ..absolute.sinusoidal import sinusoidal_at
@@ -74,7 +74,9 @@ def nerf_frequencies(n_octaves: int, *, include_pi: bool = True) -> np.ndarray:
     return 2.0 ** np.arange(n_octaves) * (math.pi if include_pi else 1.0)
 
 
-def nerf_encoding(p: ArrayLike, n_octaves: int, *, include_pi: bool = True, include_input: bool = False) -> np.ndarray:
+@keeps_kind
+def nerf_encoding(p: ArrayLike, n_octaves: int, *, include_pi: bool = True,
+                  include_input: bool = False) -> ArrayOrTensor:
     """NeRF's positional encoding gamma(p).
 
     Args:
@@ -110,7 +112,8 @@ def gaussian_frequencies(n_features: int, in_dim: int, sigma: float, seed: int =
     return np.random.default_rng(seed).normal(0.0, sigma, size=(n_features, in_dim))
 
 
-def fourier_features(x: ArrayOrTensor, B: ArrayLike) -> np.ndarray:
+@keeps_kind
+def fourier_features(x: ArrayOrTensor, B: ArrayLike) -> ArrayOrTensor:
     """gamma(v) = [cos(2 pi B v), sin(2 pi B v)] for every row v of x.
 
     Args:

@@ -41,7 +41,7 @@ def resample_source_coords(old_size: int, new_size: int) -> np.ndarray:
 def resample_pos_embed(table: ArrayOrTensor, old_size: tuple[int, int], new_size: tuple[int, int],
                        num_prefix_tokens: int = 0,
                        mode: str = "bicubic",
-                       antialias: bool = True) -> np.ndarray:
+                       antialias: bool = True) -> ArrayOrTensor:
     """Resize a grid of absolute position embeddings, following timm's ``resample_abs_pos_embed``.
 
     The prefix rows ([CLS], register or distillation tokens) are set aside; the patch rows are
@@ -55,8 +55,9 @@ def resample_pos_embed(table: ArrayOrTensor, old_size: tuple[int, int], new_size
         table: (num_prefix_tokens + H * W, C) array or tensor of any floating dtype (bfloat16 included).
         old_size, new_size: (H, W) and (H', W') grid sizes.
     Returns:
-        (num_prefix_tokens + H' * W', C) float32 numpy array: timm's result, computed in float32 and rounded
-        to the table's dtype as timm does (a bfloat16 table gives bfloat16 values), held exactly in float32.
+        (num_prefix_tokens + H' * W', C): timm's result, computed in float32 and rounded to the table's dtype as
+        timm does. A tensor gives a tensor in its dtype on its device; an array gives float32 numpy, which holds
+        those values exactly (a bfloat16 table's bfloat16 values too).
     """
     mode = as_choice("mode", mode, RESIZE_MODES)
     prefix = as_int("num_prefix_tokens", num_prefix_tokens, minimum=0, maximum=64)
@@ -85,9 +86,12 @@ def resample_pos_embed(table: ArrayOrTensor, old_size: tuple[int, int], new_size
     options = {} if mode == "nearest" else {"align_corners": False, "antialias": bool(antialias)}
     grid = F.interpolate(grid, size=(new_h, new_w), mode=mode, **options)  # (1, C, H', W')
     grid = grid.permute(0, 2, 3, 1).reshape(new_h * new_w, -1).to(source.dtype)  # (H'W', C)
+    resized = torch.cat([prefix_rows, grid], dim=0)  # (prefix + H'W', C) in the table's dtype, as timm returns it
+    if isinstance(table, torch.Tensor):
+        return resized.to(table.device)
     # Every patch value timm returns, in any floating dtype, is a float32 value, so float32 numpy holds it
     # exactly (the prefix rows, which timm leaves untouched, are rounded to float32 here as well).
-    return torch.cat([prefix_rows, grid], dim=0).float().numpy()
+    return resized.float().numpy()
 
 
 def matching_cell(index: int, old_size: int, new_size: int) -> int:

@@ -10,8 +10,9 @@ import math
 import numpy as np
 from numpy.typing import ArrayLike
 
-from .._backend import to_numpy
+from .._backend import keeps_kind, to_numpy
 from .._checks import MAX_DIM, MAX_POSITIONS, as_choice, as_even_dim, as_int, check_size
+from .._types import ArrayOrTensor
 from .frequencies import rope_inv_freq
 from .rotation import ROPE_LAYOUTS, _gaussian, apply_rope, rope_angles
 
@@ -59,7 +60,8 @@ def _rows_per_head(weight, n_heads):
     return w.reshape(n_heads, w.shape[0] // n_heads, w.shape[1])  # (heads, head_dim, in)
 
 
-def interleaved_rows_to_half(weight: ArrayLike, n_heads: int) -> np.ndarray:
+@keeps_kind
+def interleaved_rows_to_half(weight: ArrayLike, n_heads: int) -> ArrayOrTensor:
     """Reorder the rows of W_q or W_k from interleaved pairs to the half layout, head by head.
 
     This is what converting Meta's Llama checkpoints for transformers does: in every head, row 2i
@@ -70,7 +72,8 @@ def interleaved_rows_to_half(weight: ArrayLike, n_heads: int) -> np.ndarray:
     return w[:, inverse, :].reshape(-1, w.shape[2])
 
 
-def half_rows_to_interleaved(weight: ArrayLike, n_heads: int) -> np.ndarray:
+@keeps_kind
+def half_rows_to_interleaved(weight: ArrayLike, n_heads: int) -> ArrayOrTensor:
     """The inverse of ``interleaved_rows_to_half``: row i goes to 2i and row i + head_dim/2 to 2i+1."""
     w = _rows_per_head(weight, n_heads)
     return w[:, half_to_interleaved_permutation(w.shape[1]), :].reshape(-1, w.shape[2])

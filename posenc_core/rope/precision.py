@@ -9,7 +9,7 @@ import math
 
 import numpy as np
 
-from .._backend import require_torch
+from .._backend import keeps_kind, require_torch
 from .._checks import MAX_POSITIONS, as_base, as_choice, as_even_dim, as_float, as_int, check_size
 from .._types import ArrayOrTensor
 from .frequencies import base_inv_freq, rope_inv_freq
@@ -32,7 +32,8 @@ _FLOAT16_MAX = 65504.0
 _FLOAT16_OVERFLOW = 65520.0  # the least value that rounds to inf in float16 (half a step past its largest)
 
 
-def round_to_dtype(x: ArrayOrTensor, dtype: str) -> np.ndarray:
+@keeps_kind
+def round_to_dtype(x: ArrayOrTensor, dtype: str) -> ArrayOrTensor:
     """Round float values to bfloat16, float16 or float32 (nearest, ties to even); float64 out.
 
     bfloat16 keeps the top 16 bits of a float32 (8 significant bits), which is what torch does when

@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import ArrayLike
 
-from .._backend import to_backend
+from .._backend import kind_of, to_backend, to_numpy
 from .._checks import MAX_POSITIONS, as_base, as_even_dim, as_int, check_size
 from .._types import ArrayOrTensor
 from .frequencies import base_inv_freq, rope_inv_freq
@@ -134,18 +134,19 @@ def rope_decay_curves(head_dim: int, max_distance: int, base: float = 10000.0, *
 
 
 
-def rope_decay_bound(head_dim: int, distances: ArrayLike, base: float = 10000.0, *, backend: str = "numpy",
+def rope_decay_bound(head_dim: int, distances: ArrayOrTensor, base: float = 10000.0, *, backend: str | None = None,
                      device: str | None = None) -> ArrayOrTensor:
     """RoFormer's relative upper bound on |q . k| as a function of relative distance r.
 
     (1 / (d/2)) * sum_{j=1..d/2} |sum_{k<j} exp(i r theta_k)|, with theta_k = base^(-2k/d).
 
     Returns:
-        Array of shape (len(distances),), float32.
+        Array of shape (len(distances),), float32, of the kind ``backend`` names (by default that of ``distances``).
     """
+    backend, device = kind_of(backend, device, distances)
     d = as_even_dim("head_dim", head_dim)
     theta = base_inv_freq(as_base(base), d)  # (d/2,)
-    r = np.asarray(distances, dtype=np.float64).reshape(-1)  # (n,)
+    r = np.asarray(to_numpy(distances), dtype=np.float64).reshape(-1)  # (n,)
     check_size(r.shape[0] * theta.shape[0], "The decay bound")
     out = np.empty(r.shape[0], dtype=np.float64)
     chunk = max(1, (1 << 20) // theta.shape[0])  # keep the complex work buffer near 16 MiB

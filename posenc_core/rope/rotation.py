@@ -11,7 +11,7 @@ import math
 
 import numpy as np
 
-from .._backend import check_backend, require_torch, to_numpy
+from .._backend import check_backend, keeps_kind, require_torch, to_numpy
 from .._checks import MAX_ELEMENTS, MAX_POSITIONS, as_base, as_choice, as_even_dim, as_float, as_int, check_size
 from .._types import ArrayOrTensor
 from .frequencies import base_inv_freq, rope_inv_freq
@@ -37,7 +37,8 @@ def _gaussian(seed, *shape) -> np.ndarray:
     return np.random.default_rng(seed).standard_normal(shape)
 
 
-def rope_angles(positions: ArrayOrTensor, inv_freq: ArrayOrTensor) -> np.ndarray:
+@keeps_kind
+def rope_angles(positions: ArrayOrTensor, inv_freq: ArrayOrTensor) -> ArrayOrTensor:
     """m * theta_i for each position m and pair i, shape (len(positions), len(inv_freq)), float32.
 
     Both are taken as float32 first (any dtype, numpy or torch), as transformers does with

@@ -19,6 +19,7 @@ import re
 import numpy as np
 from numpy.typing import ArrayLike
 
+from .._backend import keeps_kind
 from .._checks import as_choice, as_float, as_int, check_size
 from .._types import ArrayOrTensor
 
@@ -41,7 +42,8 @@ def _sigmoid(x):
     return 0.5 * (1.0 + np.tanh(0.5 * x))  # stable for large |x|
 
 
-def cope_positions(gate_logits: ArrayLike, p_max: float | None = None) -> tuple[np.ndarray, np.ndarray]:
+@keeps_kind
+def cope_positions(gate_logits: ArrayLike, p_max: float | None = None) -> tuple[ArrayOrTensor, ArrayOrTensor]:
     """Gates and contextual positions from the gate logits q_i . k_j.
 
     Args:
@@ -65,7 +67,8 @@ def cope_positions(gate_logits: ArrayLike, p_max: float | None = None) -> tuple[
     return gates, positions
 
 
-def cope_interpolate(z: ArrayLike, positions: ArrayOrTensor) -> np.ndarray:
+@keeps_kind
+def cope_interpolate(z: ArrayLike, positions: ArrayOrTensor) -> ArrayOrTensor:
     """q_i . e[p_ij] by interpolating z_i[p] = q_i . e[p] between the integers around p_ij.
 
     Args:
@@ -106,6 +109,7 @@ def cope_interpolation_curve(target: int, strength: float, p: float, p_max: int 
             "w_low": 1.0 - p + low, "w_high": p - low}
 
 
+@keeps_kind
 def cope_attention(content_logits: ArrayLike, gate_logits: ArrayLike, z: ArrayLike, p_max: int | None = None) -> dict:
     """Causal CoPE attention: softmax_j(q_i . k_j + q_i . e[p_ij]).
 

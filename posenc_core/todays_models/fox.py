@@ -16,7 +16,9 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import ArrayLike
 
+from .._backend import keeps_kind
 from .._checks import MAX_HEADS, as_float, as_int, check_size
+from .._types import ArrayOrTensor
 from ..attention_bias.biases import alibi_bias, alibi_slopes
 from ._toy_inputs import toy_weight, toy_words
 
@@ -27,7 +29,8 @@ def _log_sigmoid(x):
     return -np.logaddexp(0.0, -x)  # log(1 / (1 + e^-x)), stable for large |x|
 
 
-def fox_bias(log_forget: ArrayLike) -> np.ndarray:
+@keeps_kind
+def fox_bias(log_forget: ArrayLike) -> ArrayOrTensor:
     """FoX's decay bias D from the log forget gates.
 
     Args:
@@ -49,7 +52,8 @@ def fox_bias(log_forget: ArrayLike) -> np.ndarray:
     return np.where(np.tril(np.ones((length, length), bool)), bias, -np.inf)
 
 
-def fox_attention(logits: ArrayLike, log_forget: ArrayLike) -> np.ndarray:
+@keeps_kind
+def fox_attention(logits: ArrayLike, log_forget: ArrayLike) -> ArrayOrTensor:
     """softmax_j(logits_ij + D_ij) over the causal keys; ``logits`` (..., L, L), ``log_forget`` (..., L)."""
     bias = fox_bias(log_forget)
     z = np.asarray(logits, dtype=np.float64) + bias  # (..., L, L), -inf above the diagonal

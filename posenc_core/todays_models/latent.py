@@ -23,6 +23,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike
 
+from .._backend import keeps_kind
 from .._checks import MAX_POSITIONS, as_choice, as_int, check_size
 from .._types import ArrayOrTensor
 from ..rope import apply_rope
@@ -214,6 +215,7 @@ def _rms_norm(x, weight):
     return weight * (x / np.sqrt((x * x).mean(-1, keepdims=True) + RMS_EPS))
 
 
+@keeps_kind
 def mla_scores(hidden: ArrayLike, weights: Mapping[str, np.ndarray], cfg: LatentConfig,
                positions: ArrayOrTensor | None = None) -> dict:
     """The attention scores of one MLA layer, split into its content and position terms.

@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from .._backend import keeps_kind
 from .._checks import MAX_DIM, MAX_POSITIONS, as_base, as_choice, as_float, as_int
 from .._types import ArrayOrTensor
 from ..long_context.extension import score_vs_distance
@@ -292,7 +293,8 @@ def query_scale_first_steps(positions: ArrayOrTensor, period: int = 16384) -> di
     return out
 
 
-def llama4_attn_temperature(positions: ArrayOrTensor, scale: float = 0.1, period: int = 8192) -> np.ndarray:
+@keeps_kind
+def llama4_attn_temperature(positions: ArrayOrTensor, scale: float = 0.1, period: int = 8192) -> ArrayOrTensor:
     """Llama 4's NoPE-layer query scale, log1p(floor((p + 1) / floor_scale)) · attn_scale + 1, in float32.
 
     As ``Llama4TextAttention.forward``: p counts from 0 (cache length + index), the +1 makes the first
@@ -304,7 +306,8 @@ def llama4_attn_temperature(positions: ArrayOrTensor, scale: float = 0.1, period
     return (np.log1p(np.floor((p + np.float32(1.0)) / period)) * scale + np.float32(1.0)).astype(np.float32)
 
 
-def llama_4_scaling_beta(positions: ArrayOrTensor, scale: float = 0.1, period: int = 16384) -> np.ndarray:
+@keeps_kind
+def llama_4_scaling_beta(positions: ArrayOrTensor, scale: float = 0.1, period: int = 16384) -> ArrayOrTensor:
     """Ministral 3 / Mistral Small 4's query scale, 1 + beta · log(1 + floor(p / L_orig)), in float32.
 
     As ``get_llama_4_attn_scale`` in transformers' ministral3 and mistral4 code: p is the position id
@@ -326,8 +329,9 @@ QUERY_SCALE_RULES: dict[str, tuple[QueryScaleFn, str, float, int]] = {
 }
 
 
+@keeps_kind
 def query_temperature(rule: str, positions: ArrayOrTensor, scale: float | None = None,
-                      period: int | None = None) -> np.ndarray:
+                      period: int | None = None) -> ArrayOrTensor:
     """The query multiplier of ``rule`` (a key of QUERY_SCALE_RULES) at each position, float32."""
     fn, _, default_scale, default_period = QUERY_SCALE_RULES[as_choice("rule", rule, tuple(QUERY_SCALE_RULES))]
     return fn(positions, default_scale if scale is None else scale, default_period if period is None else period)

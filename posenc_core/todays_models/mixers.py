@@ -17,6 +17,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .._backend import keeps_kind
 from .._checks import as_choice, as_float, as_int, check_size
 from .._types import ArrayOrTensor
 from ..why_position.order import permutation
@@ -62,7 +63,8 @@ def _weights(name: str, *shape) -> np.ndarray:
     return np.random.default_rng(seed).standard_normal(shape)
 
 
-def causal_conv(x: ArrayOrTensor, kernel_size: int = 4) -> np.ndarray:
+@keeps_kind
+def causal_conv(x: ArrayOrTensor, kernel_size: int = 4) -> ArrayOrTensor:
     """Depthwise causal convolution, y_t = sum_{i < K} w_i ⊙ x_{t-i} (zeros before the start); fixed seeded w.
 
     The short convolution of LFM2 and the one in front of every Mamba / Gated DeltaNet layer.
@@ -77,7 +79,8 @@ def causal_conv(x: ArrayOrTensor, kernel_size: int = 4) -> np.ndarray:
     return y
 
 
-def gated_recurrence(x: ArrayOrTensor, decay: float = 0.9) -> np.ndarray:
+@keeps_kind
+def gated_recurrence(x: ArrayOrTensor, decay: float = 0.9) -> ArrayOrTensor:
     """A gated linear recurrence, h_t = g_t ⊙ h_{t-1} + x_t with g_t = decay · sigmoid(x_t W_g) ∈ (0, decay).
 
     The state-update shape shared by Mamba-2, gated linear attention and the gated delta rule (without
@@ -95,7 +98,8 @@ def gated_recurrence(x: ArrayOrTensor, decay: float = 0.9) -> np.ndarray:
     return out
 
 
-def nope_attention(x: ArrayOrTensor, causal: bool = True) -> np.ndarray:
+@keeps_kind
+def nope_attention(x: ArrayOrTensor, causal: bool = True) -> ArrayOrTensor:
     """One head of softmax attention with no position information, fixed seeded W_q, W_k, W_v. (n, d) -> (n, d)."""
     x = _tokens(x)
     d = x.shape[1]

@@ -18,6 +18,7 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import ArrayLike
 
+from .._backend import keeps_kind
 from .._checks import as_base, as_even_dim, as_float, check_size
 from .._types import ArrayOrTensor
 from ._toy_inputs import toy_weight, toy_words
@@ -26,7 +27,8 @@ __all__ = ["path_householder", "path_rope_transform", "path_scores", "path_sente
            "path_two_reflections"]
 
 
-def path_householder(w: ArrayLike, beta: ArrayLike) -> np.ndarray:
+@keeps_kind
+def path_householder(w: ArrayLike, beta: ArrayLike) -> ArrayOrTensor:
     """H = I - beta w w^T for each row of ``w`` (normalised to unit length first), shape (..., d, d)."""
     w = np.asarray(w, dtype=np.float64)
     beta = np.asarray(beta, dtype=np.float64)
@@ -46,7 +48,8 @@ def _check_qk(q, k) -> tuple[np.ndarray, np.ndarray]:
     return q, k
 
 
-def path_scores(q: ArrayOrTensor, k: ArrayOrTensor, w: ArrayLike, beta: ArrayLike) -> np.ndarray:
+@keeps_kind
+def path_scores(q: ArrayOrTensor, k: ArrayOrTensor, w: ArrayLike, beta: ArrayLike) -> ArrayOrTensor:
     """PaTH's scores s_ij = q_i^T H_i ... H_{j+1} k_j with H_t = I - beta_t w_t w_t^T (w_t normalised).
 
     Args:
@@ -72,7 +75,8 @@ def path_scores(q: ArrayOrTensor, k: ArrayOrTensor, w: ArrayLike, beta: ArrayLik
     return scores
 
 
-def path_transform_scores(q: ArrayOrTensor, k: ArrayOrTensor, transforms: ArrayLike) -> np.ndarray:
+@keeps_kind
+def path_transform_scores(q: ArrayOrTensor, k: ArrayOrTensor, transforms: ArrayLike) -> ArrayOrTensor:
     """s_ij = q_i^T M_i M_{i-1} ... M_{j+1} k_j for any per-token matrices ``transforms`` (L, d, d).
 
     The general form behind ``path_scores`` (M_t = H_t) and RoPE (M_t = R^T for every t). (L, L), -inf above.

@@ -11,7 +11,9 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import ArrayLike
 
+from .._backend import keeps_kind
 from .._checks import MAX_POSITIONS, as_float, as_int, check_size
+from .._types import ArrayOrTensor
 
 __all__ = [
     "sink_attention_map",
@@ -22,7 +24,8 @@ __all__ = [
 ]
 
 
-def sink_softmax(logits: ArrayLike, sink: ArrayLike) -> tuple[np.ndarray, np.ndarray]:
+@keeps_kind
+def sink_softmax(logits: ArrayLike, sink: ArrayLike) -> tuple[ArrayOrTensor, ArrayOrTensor]:
     """Softmax over each row of ``logits`` plus one sink logit, as GPT-OSS computes it.
 
     Args:

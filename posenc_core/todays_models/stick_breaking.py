@@ -17,6 +17,7 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import ArrayLike
 
+from .._backend import keeps_kind
 from .._checks import MAX_HEADS, as_float, as_int, check_size
 from ..attention_bias.biases import alibi_bias, alibi_slopes
 from ._toy_inputs import toy_weight, toy_words
@@ -33,6 +34,7 @@ def _softmax_rows(z):
     return z / z.sum(-1, keepdims=True)
 
 
+@keeps_kind
 def stick_breaking_weights(logits: ArrayLike, attend_current: bool = False) -> dict:
     """Stick-breaking attention weights from the logits z_ij = q_i . k_j / sqrt(d).
 

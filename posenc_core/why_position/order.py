@@ -12,6 +12,7 @@ from collections.abc import Callable, Sequence
 import numpy as np
 from numpy.typing import ArrayLike
 
+from .._backend import keeps_kind
 from .._checks import MAX_DIM, as_choice, as_int, check_size
 from .._tokens import MAX_TOKENS, token_embeddings, token_seed, tokenize
 from .._types import ArrayOrTensor
@@ -41,7 +42,8 @@ def _matrix(name: str, rows: int, cols: int) -> np.ndarray:
     return np.random.default_rng(token_seed(name, "weights")).standard_normal((rows, cols)) / np.sqrt(rows)
 
 
-def self_attention(x: ArrayOrTensor, seed: str = "layer") -> tuple[np.ndarray, np.ndarray]:
+@keeps_kind
+def self_attention(x: ArrayOrTensor, seed: str = "layer") -> tuple[ArrayOrTensor, ArrayOrTensor]:
     """One head of scaled dot-product self-attention, no mask, fixed random W_q, W_k, W_v (d x d).
 
     Args:
@@ -65,7 +67,8 @@ def self_attention(x: ArrayOrTensor, seed: str = "layer") -> tuple[np.ndarray, n
     return weights @ v, weights
 
 
-def pool(outputs: ArrayLike, how: str = "mean") -> np.ndarray:
+@keeps_kind
+def pool(outputs: ArrayLike, how: str = "mean") -> ArrayOrTensor:
     """Summarise (n, d) outputs into one (d,) vector, as a classifier head or a sentence embedding does."""
     how = as_choice("pooling", how, POOLINGS)
     outputs = np.asarray(outputs, dtype=np.float64)
