@@ -11,10 +11,27 @@ from __future__ import annotations
 
 import functools
 import importlib.util
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 import numpy as np
 
+from ._types import ArrayOrTensor
+
+__all__ = ["BACKENDS", "MissingExtraError", "available_backends", "check_backend", "cuda_available", "default_device",
+           "is_tensor", "keeps_kind", "kind_of", "require_torch", "to_backend", "to_numpy", "torch_installed"]
+
 BACKENDS = ("numpy", "torch")
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+class MissingExtraError(ImportError, ValueError):
+    """A function needs a package the installed extras do not provide.
+
+    An ImportError for a library user and a ValueError for the pages, whose guard shows every refusal as a
+    sentence.
+    """
 
 
 def torch_installed() -> bool:
@@ -44,9 +61,11 @@ def default_device() -> str:
     return "cuda" if cuda_available() else "cpu"
 
 
-def require_torch():
+def require_torch(what: str = "The torch backend") -> Any:
+    """Import torch, or say which extra brings it: ``what`` names what needs it, as a sentence's subject."""
     if not torch_installed():
-        raise ValueError("The torch backend needs PyTorch; install it with `pip install torch`.")
+        raise MissingExtraError(f'{what} needs PyTorch; install it with `pip install "posenc-core[torch]"` '
+                                "(or `pip install torch`).", name="torch")
     import torch
 
     return torch
@@ -72,7 +91,49 @@ def to_backend(array: np.ndarray, backend: str = "numpy", device: str | None = N
     return torch.from_numpy(np.ascontiguousarray(array)).to(device or "cpu")
 
 
-def to_numpy(array) -> np.ndarray:
+def is_tensor(x: object) -> bool:
+    """Whether ``x`` is a torch tensor, told without importing torch."""
+    return type(x).__module__.startswith("torch")
+
+
+def kind_of(backend: str | None, device: str | None, *inputs: object) -> tuple[str, str | None]:
+    """``(backend, device)`` of a result: the one named, else the inputs' own (torch, on the first tensor's
+    device, when any input is a tensor; numpy otherwise)."""
+    if backend is not None:
+        return backend, device
+    tensor = next((x for x in inputs if is_tensor(x)), None)
+    return ("numpy", device) if tensor is None else ("torch", device or str(tensor.device))  # type: ignore[attr-defined]
+
+
+def _as_tensors(value: Any, device: str) -> Any:
+    if isinstance(value, np.ndarray):
+        return require_torch().from_numpy(np.ascontiguousarray(value)).to(device)
+    if isinstance(value, tuple):
+        return tuple(_as_tensors(v, device) for v in value)
+    if isinstance(value, list):
+        return [_as_tensors(v, device) for v in value]
+    if isinstance(value, dict):
+        return {k: _as_tensors(v, device) for k, v in value.items()}
+    return value
+
+
+def keeps_kind(fn: F) -> F:
+    """A function that computes in numpy, given a torch tensor, returns torch tensors (on that tensor's device):
+    its tensor arguments reach it as numpy arrays (``to_numpy``), so its own calls stay in numpy, and each array
+    of its result, inside tuples, lists and dicts too, comes back as a tensor; numbers and strings stay."""
+    @functools.wraps(fn)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        tensor = next((x for x in (*args, *kwargs.values()) if is_tensor(x)), None)
+        if tensor is None:
+            return fn(*args, **kwargs)
+        out = fn(*(to_numpy(x) if is_tensor(x) else x for x in args),
+                 **{k: to_numpy(v) if is_tensor(v) else v for k, v in kwargs.items()})
+        return _as_tensors(out, str(tensor.device))  # type: ignore[attr-defined]
+
+    return wrapper  # type: ignore[return-value]
+
+
+def to_numpy(array: ArrayOrTensor) -> np.ndarray:
     """Bring a numpy array or a torch tensor (any device, any dtype) back to numpy.
 
     numpy has no bfloat16 (nor torch's float8 types), so such a tensor comes back as float32, which holds

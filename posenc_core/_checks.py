@@ -10,6 +10,9 @@ import math
 import numbers
 import sys
 
+__all__ = ["MAX_DIM", "MAX_ELEMENTS", "MAX_HEADS", "MAX_POSITIONS", "as_base", "as_choice", "as_even_dim", "as_float",
+           "as_int", "check_size"]
+
 # Size caps. They bound memory, not correctness: 2**25 float32 values are 128 MiB,
 # far more than any figure shows, and small enough for a 2-core laptop.
 MAX_ELEMENTS = 1 << 25
@@ -22,7 +25,7 @@ def as_int(name: str, value, *, minimum: int | None = None, maximum: int | None 
     """Return ``value`` as an int, or raise a ValueError that names ``name``."""
     if isinstance(value, bool) or not isinstance(value, numbers.Integral):
         if isinstance(value, numbers.Real) and not isinstance(value, bool) and float(value).is_integer():
-            value = int(value)
+            value = math.trunc(value)
         else:
             raise ValueError(f"{name} must be a whole number, but got {value!r}.")
     value = int(value)

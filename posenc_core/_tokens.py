@@ -8,16 +8,20 @@ from __future__ import annotations
 
 import functools
 import hashlib
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 import numpy as np
 
 from ._checks import MAX_DIM, as_float, as_int, check_size
 
+__all__ = ["MAX_TOKENS", "MAX_TOKEN_CHARS", "token_embeddings", "token_seed", "tokenize"]
+
 MAX_TOKENS = 64  # a sentence on a slide, not a document
 MAX_TOKEN_CHARS = 40
 
 
-def tokenize(text) -> list[str]:
+def tokenize(text: str) -> list[str]:
     """Split a sentence on whitespace, lower-cased; a readable error for empty or overlong input."""
     if not isinstance(text, str):
         raise ValueError(f"The sentence must be text, but got {type(text).__name__}.")
@@ -37,7 +41,7 @@ def token_seed(token: str, salt: str = "") -> int:
     return int.from_bytes(hashlib.sha256(f"{salt}\x00{token}".encode()).digest()[:8], "little")
 
 
-def token_embeddings(tokens, dim, std=1.0) -> np.ndarray:
+def token_embeddings(tokens: Sequence[str], dim: int, std: float = 1.0) -> np.ndarray:
     """One row per token, entries drawn from N(0, std^2) with a seed taken from the token's text.
 
     Args:
@@ -63,7 +67,7 @@ def token_embeddings(tokens, dim, std=1.0) -> np.ndarray:
 
 
 @functools.lru_cache(maxsize=4096)  # the pages' made-up words w0 .. w4095, or as many typed ones
-def _seeded_state(token: str) -> dict:
+def _seeded_state(token: str) -> Mapping[str, Any]:
     """The PCG64 state ``default_rng(token_seed(token, "embedding"))`` starts from: restoring it gives the very
     generator seeding gives, the same draws. Seeding (SHA-256, then numpy's SeedSequence) costs about 3x a
     64-wide draw, and every slider move on Naive and Token + position re-draws the same words. Read-only."""

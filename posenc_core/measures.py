@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import numpy as np
+from numpy.typing import ArrayLike
 
-from ._backend import to_numpy
+from ._backend import keeps_kind, to_numpy
 from ._checks import as_choice, check_size
+from ._types import ArrayOrTensor
 
 __all__ = [
     "similarity_matrix",
@@ -15,10 +17,11 @@ __all__ = [
 
 
 
-def similarity_matrix(table, metric="dot") -> np.ndarray:
+@keeps_kind
+def similarity_matrix(table: ArrayOrTensor, metric: str = "dot") -> ArrayOrTensor:
     """Pairwise similarity of the rows of a (n, d) table: "dot" or "cosine". Shape (n, n), float32."""
     metric = as_choice("metric", metric, ("dot", "cosine"))
-    rows = np.asarray(to_numpy(table), dtype=np.float32)
+    rows: np.ndarray = np.asarray(to_numpy(table), dtype=np.float32)
     if rows.ndim != 2:
         raise ValueError(f"A position table must be 2D (positions x channels), but has shape {rows.shape}.")
     check_size(rows.shape[0] ** 2, "The similarity matrix")
@@ -28,7 +31,7 @@ def similarity_matrix(table, metric="dot") -> np.ndarray:
     return rows @ rows.T
 
 
-def diagonal_cells(matrix, offset: int) -> dict:
+def diagonal_cells(matrix: ArrayLike, offset: int) -> dict:
     """The cells of a query x key matrix with m - n = ``offset`` (row minus column): their count and range."""
     m = np.asarray(to_numpy(matrix), dtype=np.float64)
     if m.ndim != 2:
@@ -39,7 +42,7 @@ def diagonal_cells(matrix, offset: int) -> dict:
     return {"count": int(cells.size), "min": float(cells.min()), "max": float(cells.max())}
 
 
-def toeplitz_deviation(matrix) -> float:
+def toeplitz_deviation(matrix: ArrayLike) -> float:
     """Largest spread (max - min) along any diagonal: 0 when the matrix depends only on i - j.
 
     Non-finite entries are left out; a diagonal with no finite entry has no spread.

@@ -88,3 +88,56 @@ def test_core_does_not_import_ui_libraries():
 def test_backend_errors(call, message):
     with pytest.raises(ValueError, match=message):
         call()
+
+
+def _arrays(*shape, seed=0):
+    return np.random.default_rng(seed).standard_normal(shape)
+
+
+# Functions a model's tensors go into: each call's array arguments go through ``t`` (numpy as is, or a torch tensor).
+KIND_CALLS = {
+    "sinusoidal_at": lambda t: pc.sinusoidal_at(t(np.array([0.5, 3.0, 10.0])), 8),
+    "t5_bias_grid": lambda t: pc.t5_bias_grid(t(_arrays(32).astype(np.float32)), 6),
+    "rope_decay_bound": lambda t: pc.rope_decay_bound(16, t(np.arange(20.0))),
+    "t5_relative_position_bucket": lambda t: pc.t5_relative_position_bucket(t(np.arange(-40, 40))),
+    "deberta_bucket": lambda t: pc.deberta_bucket(t(np.arange(-300, 300)), 16, 64),
+    "learned_lookup": lambda t: pc.learned_lookup(t(_arrays(16, 4)), 8),
+    "masked_softmax": lambda t: pc.masked_softmax(t(_arrays(5, 5))),
+    "shaw_scores": lambda t: pc.shaw_scores(t(_arrays(4, 8)), t(_arrays(4, 8, seed=1)), t(_arrays(5, 8, seed=2)), 2),
+    "uniform_attention": lambda t: pc.uniform_attention(t(_arrays(5, 3))),
+    "resample_pos_embed": lambda t: pc.resample_pos_embed(t(_arrays(16, 8).astype(np.float32)), (4, 4), (6, 6)),
+    "fourier_features": lambda t: pc.fourier_features(t(_arrays(10, 2)), t(_arrays(4, 2, seed=1))),
+    "nerf_encoding": lambda t: pc.nerf_encoding(t(np.linspace(0, 1, 7)), 3),
+    "similarity_matrix": lambda t: pc.similarity_matrix(t(_arrays(6, 4)), "cosine"),
+    "rope_angles": lambda t: pc.rope_angles(t(np.arange(6)), t(np.array([1.0, 0.1, 0.01]))),
+    "half_rows_to_interleaved": lambda t: pc.half_rows_to_interleaved(t(_arrays(16, 4)), 2),
+    "round_to_dtype": lambda t: pc.round_to_dtype(t(_arrays(7)), "bfloat16"),
+    "llama4_attn_temperature": lambda t: pc.llama4_attn_temperature(t(np.arange(0, 40000, 997))),
+    "sink_softmax": lambda t: pc.sink_softmax(t(_arrays(3, 4)), 0.5),
+    "causal_conv": lambda t: pc.causal_conv(t(_arrays(6, 3))),
+    "fox_attention": lambda t: pc.fox_attention(t(_arrays(5, 5)), t(-np.abs(_arrays(5, seed=1)))),
+    "stick_breaking_weights": lambda t: pc.stick_breaking_weights(t(_arrays(5, 5))),
+    "path_scores": lambda t: pc.path_scores(t(_arrays(4, 3)), t(_arrays(4, 3, seed=1)), t(_arrays(4, 3, seed=2)),
+                                            t(np.full(4, 2.0))),
+    "pool": lambda t: pc.pool(t(_arrays(5, 3)), "max"),
+}
+
+
+def _leaves(value):
+    if isinstance(value, dict):
+        return [leaf for v in value.values() for leaf in _leaves(v)]
+    if isinstance(value, (tuple, list)):
+        return [leaf for v in value for leaf in _leaves(v)]
+    return [value]
+
+
+@pytest.mark.parametrize("name", list(KIND_CALLS))
+def test_a_tensor_in_gives_tensors_out_with_the_numpy_values(name):
+    torch = pytest.importorskip("torch")
+    expected = KIND_CALLS[name](lambda a: a)
+    got = KIND_CALLS[name](torch.from_numpy)
+    arrays = [(e, g) for e, g in zip(_leaves(expected), _leaves(got), strict=True) if isinstance(e, np.ndarray)]
+    assert arrays, "the call returns no array"
+    for e, g in arrays:
+        assert isinstance(g, torch.Tensor) and g.device.type == "cpu"
+        np.testing.assert_array_equal(g.numpy(), e)

@@ -266,3 +266,23 @@ def test_alibi_weights_and_their_summaries_match_the_whole_row_softmax_bit_for_b
     field = np.argmax(np.cumsum(ref, axis=1) >= mass - 1e-12, axis=1).astype(np.int64)
     assert np.array_equal(pc.alibi_receptive_field(heads, length, mass), field)
     assert np.array_equal(pc.alibi_mass_beyond(heads, train, length), ref[:, train:].sum(axis=1))
+
+
+def test_t5_buckets_keep_a_torch_tensor_a_tensor():
+    torch = pytest.importorskip("torch")
+    t5 = pytest.importorskip("transformers.models.t5.modeling_t5")
+    rel = torch.arange(-300, 300)
+    got = pc.t5_relative_position_bucket(rel, False, 32, 128)
+    assert isinstance(got, torch.Tensor) and got.dtype == torch.int64 and got.device == rel.device
+    assert torch.equal(got, t5.T5Attention._relative_position_bucket(rel, False, 32, 128))
+    assert isinstance(pc.t5_relative_position_bucket(rel, backend="numpy"), np.ndarray)
+
+
+def test_t5_two_buckets_are_refused_when_bidirectional_and_match_the_model_when_causal():
+    torch = pytest.importorskip("torch")
+    t5 = pytest.importorskip("transformers.models.t5.modeling_t5")
+    with pytest.raises(ValueError, match="bidirectional T5 bias needs num_buckets of at least 4"):
+        pc.t5_relative_position_bucket([1], num_buckets=2, max_distance=4)
+    rel = np.arange(-20, 20)
+    expected = t5.T5Attention._relative_position_bucket(torch.from_numpy(rel), False, 2, 4).numpy()
+    np.testing.assert_array_equal(pc.t5_relative_position_bucket(rel, False, 2, 4), expected)

@@ -120,6 +120,46 @@ def test_frequencies_equal_the_models_rotary_module(model_type):
         assert attention_factor == factor, row.index
 
 
+# Every model type whose modeling file defines a rotary module, modality encoders included (the sweep above keeps
+# the language models): where one of those modules builds from the type's config at its class defaults, the model
+# rotates, and the reading must not say its code has none.
+ANY_ROTARY = sorted(t for t in CONFIG_MAPPING.keys() if ROTARY.search(_source(t) or ""))
+
+
+def _builds_a_rotary_module(model_type: str) -> str | None:
+    module, config = _module(model_type), CONFIG_MAPPING[model_type]()
+    configs = {id(c): c for c in (config, config.get_text_config(decoder=True))}.values()
+    for name, cls in vars(module).items():
+        if inspect.isclass(cls) and name.endswith("RotaryEmbedding") and cls.__module__ == module.__name__:
+            for candidate in configs:
+                try:
+                    cls(candidate)
+                except Exception:  # noqa: BLE001, S112 (built from another sub-config: try the next)
+                    continue
+                return name
+    return None
+
+
+@pytest.mark.parametrize("model_type", ANY_ROTARY)
+def test_a_model_whose_rotary_module_builds_is_read_as_rotating(model_type):
+    built = _builds_a_rotary_module(model_type)
+    if built is None:
+        pytest.skip(f"no rotary module of {model_type}'s file builds from its config at the class defaults")
+    try:
+        _, rows = reading_of(model_type)
+    except ValueError as error:  # a tracker or matcher config with no stack of layers to read
+        pytest.skip(f"{model_type}: {error}")
+    misread = [row.index for row in rows if row.why.startswith("the model's code has no rotary module")]
+    assert not misread, f"{model_type} builds {built}, but the reading calls layers {misread} NoPE"
+
+
+def test_the_rotary_sweep_covers_models_named_for_a_modality():
+    """Model types whose every class name carries a modality word (GLM-Image, PE Audio, LASR's encoder)."""
+    assert {"glm_image", "glm_image_text", "granite4_vision", "granite4_vision_text", "higgs_audio_v2",
+            "kyutai_speech_to_text", "lasr_encoder", "pe_audio_encoder", "pe_video_encoder", "pe_audio_video_encoder",
+            "pocket_tts_audio_tokenizer"} <= set(ANY_ROTARY)
+
+
 @pytest.mark.parametrize("model_type", SWEEP)
 def test_the_rotation_condition_of_the_attention_code_is_known(model_type):
     for guard in attention_guards(model_type) or ():

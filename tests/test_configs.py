@@ -387,6 +387,21 @@ def test_each_reading_names_its_feature(key, layer, feature, words):
     assert any(k == feature and words in sentence for k, sentence in facts), facts
 
 
+
+@pytest.mark.parametrize("key,words", [
+    ("deepseek-v3", "latent attention (64 of 192 query/key dims rotate), yarn × 40 (4,096 → 163,840 tokens)"),
+    ("mistral-small4", "latent attention (64 of 128 query/key dims rotate), yarn × 128 (8,192 → 1,048,576 tokens)"),
+    ("qwen3-vl-8b", "M-RoPE sections [24, 20, 20] (interleaved)"),
+    ("qwen2-vl-7b", "M-RoPE sections [16, 24, 24] (chunked)"),
+    ("llama3.1-8b", "llama3 × 8 (8,192 → 65,536 tokens)"),
+])
+def test_the_strip_label_names_latent_attention_mrope_and_the_extended_context(key, words):
+    """The one-line reading of the strip and its groups, as a pasted config gets it."""
+    _, rows = pc.read_layers(pc.preset_config(key))
+    assert words in pc.layer_label(rows[0])
+    assert words in pc.layer_groups(rows)[0]["label"]
+
+
 # ------------------------------------------------------------------ M-RoPE as the rotary module's code takes it
 
 MROPE_TYPES = {"qwen2_vl": "qwen2_vl", "qwen2_5_vl": "qwen2_5_vl", "qwen3_vl": "qwen3_vl", "glm4v": "glm4v",

@@ -257,3 +257,9 @@ def test_sd3_window_facts():
     assert pc.sd3_window_facts(192, 64, 128, 128)["unseen_side"] == 1
     assert pc.sd3_window_facts(192, 64, 16, 16)["unseen"] == 0
     assert pc.dit_preset("FLUX.1-dev").pairs == 64
+
+
+def test_flux2_text_ids_of_an_empty_prompt_are_empty_as_in_diffusers():
+    ref = Flux2Pipeline._prepare_text_ids(torch.zeros(1, 0, 8))[0]
+    same_bits(pc.flux2_text_ids(0), ref)
+    assert tuple(pc.flux2_text_ids(0).shape) == (0, 4)

@@ -42,10 +42,10 @@ def test_apply_rope_is_bit_identical_to_transformers_in_every_dtype(dtype, rope)
 def test_rope_angles_upcast_like_the_model(dtype):
     inv = torch.from_numpy(pc.rope_inv_freq(64)[0]).to(dtype)
     positions = torch.arange(0, 2048, 7).to(dtype)
-    angles = pc.rope_angles(positions, inv)
+    angles = pc.rope_angles(positions, inv)  # tensors in, a tensor out
     expected = positions.float()[:, None] * inv.float()[None, :]
-    assert angles.dtype == np.float32
-    np.testing.assert_array_equal(angles, expected.numpy())
+    assert angles.dtype == torch.float32
+    assert torch.equal(angles, expected)
 
 
 @pytest.mark.parametrize("dtype", DTYPES, ids=str)
@@ -79,10 +79,13 @@ def _timm(posemb, old, new, prefix, mode="bicubic", antialias=True):
 def test_resample_pos_embed_matches_timm_in_every_dtype(dtype):
     table = torch.from_numpy(np.vstack([np.zeros((1, 24), np.float32), pc.learned_like_grid(7, 7, 24, seed=3)]))
     table = table.to(dtype)
-    ours = pc.resample_pos_embed(table, (7, 7), (12, 12), 1)
+    ours = pc.resample_pos_embed(table, (7, 7), (12, 12), 1)  # a tensor in, timm's tensor out, in its dtype
     expected = _timm(table, (7, 7), (12, 12), 1)
-    assert ours.dtype == np.float32
-    np.testing.assert_array_equal(ours[1:], expected[1:].float().numpy())
+    assert ours.dtype == dtype
+    assert torch.equal(ours[1:], expected[1:])
+    as_array = pc.resample_pos_embed(table.float().numpy() if dtype != torch.float64 else table.numpy(), (7, 7),
+                                     (12, 12), 1)
+    assert as_array.dtype == np.float32
 
 
 def test_numpy_input_with_torch_backend_returns_a_tensor_as_documented():

@@ -63,7 +63,8 @@ def _deberta_module(example, hidden, heads):
     config = DebertaV2Config(hidden_size=hidden, num_attention_heads=heads, intermediate_size=2 * hidden,
                              relative_attention=True, position_buckets=example["position_buckets"],
                              max_relative_positions=example["max_relative_positions"], share_att_key=True,
-                             pos_att_type=["p2c", "c2p"], hidden_dropout_prob=0.0, attention_probs_dropout_prob=0.0)
+                             pos_att_type=["p2c", "c2p"], hidden_dropout_prob=0.0, attention_probs_dropout_prob=0.0,
+                             max_position_embeddings=example["max_position_embeddings"])
     module = DisentangledSelfAttention(config).eval()
     with torch.no_grad():
         for proj, w, b in ((module.query_proj, "w_q", "b_q"), (module.key_proj, "w_k", "b_k")):
@@ -73,14 +74,17 @@ def _deberta_module(example, hidden, heads):
 
 
 @pytest.mark.parametrize(("n", "hidden", "heads", "buckets", "top"), [(12, 16, 2, 4, 10), (40, 32, 4, 16, 64),
-                                                                      (9, 24, 3, 0, 6)])
+                                                                      (9, 24, 3, 0, 6), (20, 16, 2, -1, -1),
+                                                                      (20, 16, 2, 16, -1)])
 def test_deberta_terms_are_disentangled_self_attention(n, hidden, heads, buckets, top):
-    from transformers.models.deberta_v2.modeling_deberta_v2 import build_relative_position
-    example = pc.deberta_example(n, hidden, heads, buckets, top, seed=3)
+    """The -1s are DebertaV2Config's defaults: no buckets, and max_position_embeddings for the distance."""
+    encoder = pytest.importorskip("transformers.models.deberta_v2.modeling_deberta_v2")
+    example = pc.deberta_example(n, hidden, heads, buckets, top, seed=3, max_position_embeddings=48)
     terms = pc.deberta_terms(example)
     module = _deberta_module(example, hidden, heads)
     h, rel = torch.from_numpy(example["hidden"])[None], torch.from_numpy(example["rel"])
-    rel_pos = build_relative_position(h, h, bucket_size=buckets, max_position=top)
+    assert rel.shape[0] == 2 * module.pos_ebd_size  # the table's rows: the module's own reading of the config
+    rel_pos = encoder.build_relative_position(h, h, bucket_size=buckets, max_position=module.max_relative_positions)
     with torch.no_grad():
         _, probs = module(h, torch.ones(1, 1, n, n), output_attentions=True, relative_pos=rel_pos,
                           rel_embeddings=rel)
@@ -108,7 +112,9 @@ def test_deberta_both_position_terms_read_the_row_of_i_minus_j():
 @pytest.mark.parametrize(("kwargs", "field"), [({"position_buckets": 2}, "position_buckets"),
                                                ({"position_buckets": 256, "max_relative_positions": 100},
                                                 "max_relative_positions"),
-                                               ({"position_buckets": -1}, "position_buckets")])
+                                               ({"position_buckets": 3}, "position_buckets"),
+                                               ({"max_relative_positions": -1, "max_position_embeddings": 0},
+                                                "max_position_embeddings")])
 def test_deberta_refuses_naming_the_field(kwargs, field):
     with pytest.raises(ValueError, match=field):
         pc.deberta_span(**kwargs)

@@ -561,3 +561,24 @@ def test_conversion_scores_equal_three_separate_runs(n, d, base, seed):
     np.testing.assert_array_equal(out["naive"], run(w_q, w_k, "interleaved"))
     np.testing.assert_array_equal(out["converted"], run(pc.half_rows_to_interleaved(w_q, 1),
                                                          pc.half_rows_to_interleaved(w_k, 1), "interleaved"))
+
+
+def test_apply_rope_takes_transformers_batch_position_ids():
+    """(batch, seq) position_ids, one row of ids per sequence, as LlamaRotaryEmbedding and
+    apply_rotary_pos_emb take them: torch bit-equal to the model, numpy row by row equal to its 1-D call."""
+    torch = pytest.importorskip("torch")
+    llama = pytest.importorskip("transformers.models.llama.modeling_llama")
+    from transformers import LlamaConfig
+
+    rotary = llama.LlamaRotaryEmbedding(LlamaConfig(hidden_size=256, num_attention_heads=4))
+    q = torch.from_numpy(np.random.default_rng(0).standard_normal((2, 4, 7, 64), dtype=np.float32))
+    ids = torch.tensor([[0, 1, 2, 3, 4, 5, 6], [3, 4, 5, 9, 10, 11, 4000]])
+    for position_ids in (ids, ids[:1]):
+        expected = llama.apply_rotary_pos_emb(q, q, *rotary(q, position_ids))[0]
+        assert torch.equal(pc.apply_rope(q, position_ids, rotary.inv_freq), expected)
+    batch = pc.apply_rope(q.numpy(), ids.numpy(), rotary.inv_freq.numpy())
+    for row in range(2):
+        np.testing.assert_array_equal(batch[row], pc.apply_rope(q.numpy()[row], ids[row].numpy(),
+                                                                rotary.inv_freq.numpy()))
+    with pytest.raises(ValueError, match="position_ids as transformers does"):
+        pc.apply_rope(q, torch.zeros(3, 7), rotary.inv_freq)

@@ -205,3 +205,17 @@ def test_call_patterns_and_the_summary_columns():
         pc.dynamic_call_lengths("random", 4096, 4.0)
     with pytest.raises(ValueError, match="at least 1"):
         pc.dynamic_call_lengths("growing conversation", 4096, 0.5)
+
+
+def test_yarn_with_an_odd_rotary_dimension_is_refused_where_transformers_fails():
+    """transformers 5.23's config check refuses an odd rotary dimension; its YaRN function, reached with one anyway,
+    fails inside torch. The core says why, as a ValueError."""
+    params = {"rope_type": "yarn", "factor": 4.0, "original_max_position_embeddings": 4096}
+    config = llama_config(64, 10000.0, params, 4096)
+    config.__dict__["head_dim"] = 63  # past the config's own validation, as an old config object could be
+    with pytest.raises(RuntimeError):
+        ROPE_INIT_FUNCTIONS["yarn"](config, "cpu")
+    with pytest.raises(ValueError, match="YaRN .* must be even; it is 63"):
+        pc.rope_inv_freq(63, 10000.0, params)
+    with pytest.raises(ValueError, match="must be even; it is 19"):
+        pc.rope_inv_freq(64, 10000.0, params, partial_rotary_factor=0.3)

@@ -138,13 +138,10 @@ def test_vision_bad_arguments(call, message):
 
 
 def test_resample_without_torch_says_so(monkeypatch):
-    import posenc_core.images.grid_resize as vision
+    import posenc_core._backend as backend
 
-    def missing():
-        raise ValueError("no torch")
-
-    monkeypatch.setattr(vision, "require_torch", missing)
-    with pytest.raises(ValueError, match="install torch"):
+    monkeypatch.setattr(backend, "torch_installed", lambda: False)
+    with pytest.raises(pc.MissingExtraError, match=r"Resizing a position grid.*needs PyTorch.*posenc-core\[torch\]"):
         pc.resample_pos_embed(np.zeros((4, 4)), (2, 2), (3, 3))
 
 

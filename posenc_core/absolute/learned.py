@@ -14,7 +14,9 @@ from pathlib import Path
 
 import numpy as np
 
+from .._backend import keeps_kind
 from .._checks import MAX_DIM, as_int, check_size
+from .._types import ArrayOrTensor
 from .table_files import TableLimits, read_npy_table, read_safetensors_table
 
 __all__ = [
@@ -77,7 +79,7 @@ def _finite_float32(table: np.ndarray, where: str) -> np.ndarray:
     return table
 
 
-def load_position_table(data, filename, tensor_name=None) -> np.ndarray:
+def load_position_table(data: bytes, filename: str, tensor_name: str | None = None) -> np.ndarray:
     """Read a user's 2D position table from the bytes of a .npy or .safetensors file.
 
     The file's header is read first and its dtype, shape and size are checked against the caps before any
@@ -131,7 +133,7 @@ def _randomized_svd(x: np.ndarray, k: int, *, oversample: int = 10, passes: int 
     return q @ u_small[:, :k], s[:k], vt[:k]
 
 
-def principal_components(table, k=4) -> dict:
+def principal_components(table: ArrayOrTensor, k: int = 4) -> dict:
     """Principal components of the rows of a (positions, channels) table, by SVD of the centred table.
 
     Only the k components asked for are computed: a full SVD when the table has at most 256 rows or
@@ -166,7 +168,7 @@ def principal_components(table, k=4) -> dict:
             "components": vt * signs[:, None]}
 
 
-def sampled_similarity(table, max_rows=SIMILARITY_ROWS) -> dict:
+def sampled_similarity(table: ArrayOrTensor, max_rows: int = SIMILARITY_ROWS) -> dict:
     """Cosine similarity between evenly spaced rows of a table: at most ``max_rows`` of them, always row 0.
 
     A heatmap shows about 480 rows, so a 4,096-row table's full 4,096 x 4,096 grid (64 MB, seconds of work)
@@ -188,7 +190,7 @@ def sampled_similarity(table, max_rows=SIMILARITY_ROWS) -> dict:
     return {"positions": positions, "similarity": rows @ rows.T, "stride": stride}
 
 
-def table_summary(table) -> dict:
+def table_summary(table: ArrayOrTensor) -> dict:
     """Numbers a page prints about a table: shape, row norms, and the 4 channels that vary most with position."""
     table = np.asarray(table)
     small = table.size <= 1 << 20  # a large table is summarised in float32, without a float64 copy
@@ -202,7 +204,7 @@ def table_summary(table) -> dict:
             "busiest": [int(c) for c in busiest]}
 
 
-def missing_rows_message(table_rows, sequence_length) -> str:
+def missing_rows_message(table_rows: int, sequence_length: int) -> str:
     """The sentence a learned table gives for a sequence longer than the table ('' when it fits)."""
     rows = as_int("table rows", table_rows, minimum=1)
     length = as_int("sequence length", sequence_length, minimum=1)
@@ -212,7 +214,8 @@ def missing_rows_message(table_rows, sequence_length) -> str:
             f"(positions 0 to {rows - 1}), and nothing in it says what row {rows} should be.")
 
 
-def learned_lookup(table, sequence_length, *, strict=True) -> np.ndarray:
+@keeps_kind
+def learned_lookup(table: ArrayOrTensor, sequence_length: int, *, strict: bool = True) -> ArrayOrTensor:
     """The position rows for a sequence of the given length: P[0], P[1], ..., P[length-1].
 
     Args:

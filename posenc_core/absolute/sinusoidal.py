@@ -7,8 +7,9 @@ import math
 
 import numpy as np
 
-from .._backend import require_torch, to_backend, to_numpy
+from .._backend import kind_of, require_torch, to_backend, to_numpy
 from .._checks import MAX_DIM, MAX_POSITIONS, as_base, as_choice, as_even_dim, as_int, check_size
+from .._types import ArrayOrTensor
 from ..rope.frequencies import base_freq_divisors, base_inv_freq
 
 __all__ = [
@@ -34,7 +35,7 @@ VARIANTS = ("paper", "tensor2tensor")  # the frequency exponent; see sinusoidal_
 _BLOCK_VALUES = 1 << 15
 
 
-def sinusoidal_frequencies(dim, base=10000.0, variant="paper") -> np.ndarray:
+def sinusoidal_frequencies(dim: int, base: float = 10000.0, variant: str = "paper") -> np.ndarray:
     """The angular frequencies of the d/2 (sin, cos) pairs, shape (dim/2,), float64.
 
     variant="paper": omega_i = base^(-2i/d), so the slowest pair stops just short of 1/base.
@@ -52,13 +53,14 @@ def sinusoidal_frequencies(dim, base=10000.0, variant="paper") -> np.ndarray:
     return base_inv_freq(base, dim)  # the same frequencies as plain RoPE's
 
 
-def sinusoidal_wavelengths(dim, base=10000.0, variant="paper") -> np.ndarray:
+def sinusoidal_wavelengths(dim: int, base: float = 10000.0, variant: str = "paper") -> np.ndarray:
     """Wavelength 2*pi/omega_i of each pair, in positions, shape (dim/2,): from 2*pi up to (almost) 2*pi*base."""
     return 2 * np.pi / sinusoidal_frequencies(dim, base, variant)
 
 
-def sinusoidal_at(positions, dim, base=10000.0, layout="interleaved", *, dtype="float32", variant="paper",
-                  backend="numpy", device=None):
+def sinusoidal_at(positions: ArrayOrTensor, dim: int, base: float = 10000.0, layout: str = "interleaved", *,
+                  dtype: str = "float32", variant: str = "paper",
+                  backend: str | None = None, device: str | None = None) -> ArrayOrTensor:
     """Sinusoidal encodings of arbitrary (possibly fractional or negative) positions.
 
     ``dtype="float32"`` gives the table the models hold, bit-identical to transformers' code for it:
@@ -67,8 +69,11 @@ def sinusoidal_at(positions, dim, base=10000.0, layout="interleaved", *, dtype="
     as fairseq's / M2M100's ``SinusoidalPositionalEmbedding.get_embedding``, all in torch float32 (exp of the
     scaled pair index, the products, sin and cos). ``"float64"`` gives the exact values a hand calculation gets.
 
-    Returns an array of shape (len(positions), dim).
+    Returns an array of shape (len(positions), dim), of the kind ``backend`` names (by default the kind of
+    ``positions``: a torch tensor gives a tensor on its device).
     """
+    backend, device = kind_of(backend, device, positions)
+    positions = to_numpy(positions)
     layout = as_choice("layout", layout, LAYOUTS)
     variant = as_choice("variant", variant, VARIANTS)
     dim = as_even_dim("dim", dim)
@@ -157,8 +162,9 @@ def _t2t_model_block(positions, dim, base):
     return torch.sin(angles).numpy(), torch.cos(angles).numpy()
 
 
-def sinusoidal(num_positions, dim, base=10000.0, layout="interleaved", *, dtype="float32", variant="paper",
-               backend="numpy", device=None):
+def sinusoidal(num_positions: int, dim: int, base: float = 10000.0, layout: str = "interleaved", *,
+               dtype: str = "float32", variant: str = "paper",
+               backend: str = "numpy", device: str | None = None) -> ArrayOrTensor:
     """The sinusoidal position table for positions 0 .. num_positions-1.
 
     Args:
@@ -180,7 +186,7 @@ def sinusoidal(num_positions, dim, base=10000.0, layout="interleaved", *, dtype=
                          device=device)
 
 
-def sinusoidal_shift_matrix(dim, offset, base=10000.0, layout="interleaved") -> np.ndarray:
+def sinusoidal_shift_matrix(dim: int, offset: int, base: float = 10000.0, layout: str = "interleaved") -> np.ndarray:
     """The (dim, dim) matrix M with PE(p + offset) = M @ PE(p) for every position p.
 
     Each (sin, cos) pair at frequency omega is rotated by offset * omega, because
@@ -210,7 +216,7 @@ def _sinusoidal64(positions, dim, base, layout, variant="paper") -> np.ndarray:
     return np.concatenate([sin, cos], axis=1)
 
 
-def sinusoidal_entry(position, column, dim, base=10000.0, layout="interleaved") -> dict:
+def sinusoidal_entry(position: int, column: int, dim: int, base: float = 10000.0, layout: str = "interleaved") -> dict:
     """Everything that goes into one cell PE(position, column): pair index, frequency, angle, value."""
     dim = as_even_dim("dim", dim)
     column = as_int("column", column, minimum=0, maximum=dim - 1)
@@ -223,7 +229,8 @@ def sinusoidal_entry(position, column, dim, base=10000.0, layout="interleaved") 
             "wavelength": 2 * np.pi / omega, "value": float(np.cos(angle) if is_cos else np.sin(angle))}
 
 
-def sinusoidal_shift_error(num_positions, dim, offset, base=10000.0, layout="interleaved") -> float:
+def sinusoidal_shift_error(num_positions: int, dim: int, offset: int, base: float = 10000.0,
+                           layout: str = "interleaved") -> float:
     """max over p < num_positions of |M_offset PE(p) - PE(p + offset)|, computed in float64."""
     n = as_int("num_positions", num_positions, minimum=1, maximum=MAX_POSITIONS)
     dim = as_even_dim("dim", dim)
@@ -236,7 +243,7 @@ def sinusoidal_shift_error(num_positions, dim, offset, base=10000.0, layout="int
 
 # --- Where a training length ends -------------------------------------------------------------------------
 
-def sinusoidal_coverage(train_length, dim, base=10000.0, variant="paper") -> np.ndarray:
+def sinusoidal_coverage(train_length: int, dim: int, base: float = 10000.0, variant: str = "paper") -> np.ndarray:
     """For each (sin, cos) pair, the fraction of one full turn that positions 0 .. train_length-1 cover.
 
     A pair whose wavelength is shorter than the training length has shown the model every value it can
@@ -248,7 +255,7 @@ def sinusoidal_coverage(train_length, dim, base=10000.0, variant="paper") -> np.
     return np.minimum(1.0, (length - 1) * omega / (2 * np.pi))
 
 
-def sinusoidal_full_circles(train_length, dim, base=10000.0, variant="paper") -> int:
+def sinusoidal_full_circles(train_length: int, dim: int, base: float = 10000.0, variant: str = "paper") -> int:
     """How many of the d/2 pairs turn a full circle within positions 0 .. train_length-1 (coverage 1).
 
     Args:
@@ -260,7 +267,7 @@ def sinusoidal_full_circles(train_length, dim, base=10000.0, variant="paper") ->
     return int(np.count_nonzero(sinusoidal_coverage(train_length, dim, base, variant) >= 1.0))
 
 
-def sinusoidal_base_doubling(dim, base=10000.0) -> dict[str, float]:
+def sinusoidal_base_doubling(dim: int, base: float = 10000.0) -> dict[str, float]:
     """The slowest pair's wavelength 2*pi*base^((d-2)/d) at ``base`` and at twice it.
 
     Returns:
@@ -270,7 +277,7 @@ def sinusoidal_base_doubling(dim, base=10000.0) -> dict[str, float]:
     return {"now": now, "doubled": doubled, "ratio": doubled / now}
 
 
-def sinusoidal_variant_gap(n, dim, base=10000.0) -> float:
+def sinusoidal_variant_gap(n: int, dim: int, base: float = 10000.0) -> float:
     """Largest |tensor2tensor - paper| entry over the n x dim float32 tables, both in the concat layout.
 
     Both variants share sin/cos and the layout, so the gap is the frequency exponent's doing alone.
@@ -280,7 +287,7 @@ def sinusoidal_variant_gap(n, dim, base=10000.0) -> float:
     return float(np.max(np.abs(t2t - paper)))
 
 
-def sinusoidal_wavelength_step(dim, base=10000.0) -> float:
+def sinusoidal_wavelength_step(dim: int, base: float = 10000.0) -> float:
     """By what factor each pair is slower than the one before: lambda_1 / lambda_0 = base^(2/d) (paper variant).
 
     Binary codes slow down by exactly 2 per column; the sinusoidal table by this factor. Needs d >= 4 (two pairs).

@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 
 from .._checks import as_base, as_choice, as_even_dim, as_int, check_size
@@ -30,7 +32,8 @@ def _init_std(init: str, dim: int) -> float:
     return {"normal(0, 1)": 1.0, "normal(0, 0.02)": 0.02, "normal(0, 1/sqrt(d))": dim ** -0.5}[init]
 
 
-def token_plus_position(tokens, dim, init="normal(0, 1/sqrt(d))", scale=True, base=10000.0) -> dict:
+def token_plus_position(tokens: Sequence[str], dim: int, init: str = "normal(0, 1/sqrt(d))", scale: bool = True,
+                        base: float = 10000.0) -> dict:
     """The model's input for a sentence: token embedding (times sqrt(d) when scale) + sinusoidal row.
 
     Args:
@@ -53,7 +56,8 @@ def token_plus_position(tokens, dim, init="normal(0, 1/sqrt(d))", scale=True, ba
             "input_norm": np.linalg.norm(total, axis=1)}
 
 
-def embedding_norm_balance(dims, init="normal(0, 1/sqrt(d))", scale=True, samples=256) -> dict:
+def embedding_norm_balance(dims: Sequence[int], init: str = "normal(0, 1/sqrt(d))", scale: bool = True,
+                           samples: int = 256) -> dict:
     """||position row|| / ||token row|| as the width changes, measured on `samples` made-up words.
 
     The sinusoidal row has norm sqrt(d/2) at every position; a token row with entries of standard
@@ -80,7 +84,7 @@ def embedding_norm_balance(dims, init="normal(0, 1/sqrt(d))", scale=True, sample
             "std": np.asarray(stds)}
 
 
-def norm_ratio_doubling(dim, init="normal(0, 1/sqrt(d))", scale=True) -> str:
+def norm_ratio_doubling(dim: int, init: str = "normal(0, 1/sqrt(d))", scale: bool = True) -> str:
     """What doubling the width does to the expected ||position row|| / ||token row|| = 1 / (s sqrt 2).
 
     Returns "same" when the entry size s does not depend on d (normal(0, 1), 0.02, or 1/sqrt(d) times sqrt(d)),

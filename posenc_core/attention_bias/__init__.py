@@ -2,10 +2,16 @@
 (lessons/attention_bias)."""
 
 from .biases import *  # noqa: F403
-from .biases import __all__ as _biases_all
 from .comparison import *  # noqa: F403
-from .comparison import __all__ as _comparison_all
 from .relative import *  # noqa: F403
-from .relative import __all__ as _relative_all
 
-__all__ = [*_biases_all, *_relative_all, *_comparison_all]
+__all__ = [
+    "alibi_attention", "alibi_bias", "alibi_bias_by_distance", "alibi_distance_weights", "alibi_geometric_heads",
+    "alibi_gentlest_head", "alibi_mass_beyond", "alibi_paper_slopes", "alibi_receptive_field",
+    "alibi_receptive_field_limit", "alibi_shown_heads", "alibi_slope_table", "alibi_slopes", "t5_bias_grid",
+    "t5_bucket_grid", "t5_bucket_layout", "t5_bucket_spans", "t5_bucket_values", "t5_relative_position_bucket",
+    "t5_smallest_max_distance", "masked_softmax", "nope_outputs", "nope_values", "shaw_attention",
+    "shaw_clipped_distance", "shaw_effective_keys", "shaw_example", "shaw_relative_index", "shaw_scores",
+    "uniform_attention", "uniform_attention_weights", "CURVES", "METHODS", "CurveSettings", "Method",
+    "comparison_table", "parameter_counts", "score_curves",
+]

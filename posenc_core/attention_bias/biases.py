@@ -5,9 +5,11 @@ from __future__ import annotations
 import math
 
 import numpy as np
+from numpy.typing import ArrayLike
 
-from .._backend import require_torch, to_backend, to_numpy
+from .._backend import kind_of, require_torch, to_backend, to_numpy
 from .._checks import MAX_HEADS, MAX_POSITIONS, as_float, as_int, check_size
+from .._types import ArrayOrTensor
 
 __all__ = [
     "alibi_attention",
@@ -33,7 +35,7 @@ __all__ = [
 ]
 
 
-def alibi_slopes(n_heads, *, backend="numpy", device=None):
+def alibi_slopes(n_heads: int, *, backend: str = "numpy", device: str | None = None) -> ArrayOrTensor:
     """Per-head ALiBi slopes, exactly as the authors' ``get_slopes``.
 
     For a power of two n the slopes are the geometric sequence 2^(-8/n), 2^(-16/n), ..., 2^(-8).
@@ -53,7 +55,7 @@ def alibi_slopes(n_heads, *, backend="numpy", device=None):
     return to_backend(np.asarray(slopes, dtype=np.float32), backend, device)
 
 
-def alibi_paper_slopes(n_heads) -> np.ndarray:
+def alibi_paper_slopes(n_heads: int) -> np.ndarray:
     """The paper's plain geometric sequence 2^(-8h/n), h = 1..n, for comparison with the code."""
     n = as_int("n_heads", n_heads, minimum=1, maximum=MAX_HEADS)
     return (2.0 ** (-8.0 * np.arange(1, n + 1) / n)).astype(np.float32)
@@ -65,7 +67,8 @@ def _query_key_distance(q_len: int, k_len: int) -> np.ndarray:
     return q_pos[:, None] - np.arange(k_len)[None, :]  # (q, k)
 
 
-def alibi_bias(n_heads, q_len, k_len=None, causal=True, *, backend="numpy", device=None):
+def alibi_bias(n_heads: int, q_len: int, k_len: int | None = None, causal: bool = True, *, backend: str = "numpy",
+               device: str | None = None) -> ArrayOrTensor:
     """ALiBi bias grid, shape (n_heads, q_len, k_len), float32.
 
     bias[h, i, j] = -slope_h * (i - j) for keys at or before the query; -inf after it when causal,
@@ -84,8 +87,9 @@ def alibi_bias(n_heads, q_len, k_len=None, causal=True, *, backend="numpy", devi
     return to_backend(bias, backend, device)
 
 
-def t5_relative_position_bucket(relative_position, bidirectional=True, num_buckets=32, max_distance=128, *,
-                                backend="numpy", device=None):
+def t5_relative_position_bucket(relative_position: ArrayOrTensor, bidirectional: bool = True, num_buckets: int = 32,
+                                max_distance: int = 128, *,
+                                backend: str | None = None, device: str | None = None) -> ArrayOrTensor:
     """T5's bucket index for each relative position (key position - query position).
 
     Half the buckets (per direction when bidirectional) hold exact small distances; the rest
@@ -93,16 +97,25 @@ def t5_relative_position_bucket(relative_position, bidirectional=True, num_bucke
     The arithmetic is transformers' own, torch float32 included, so every bucket is bit-identical to
     ``T5Attention._relative_position_bucket``.
 
+    Args:
+        relative_position: whole numbers of any shape, a numpy array, a list or a torch tensor.
+        backend: None (the default) returns the input's kind (a torch tensor stays a tensor, on its device);
+            "numpy" or "torch" ask for one.
+
     Returns:
-        int64 array with the shape of relative_position.
+        int64 buckets with the shape of relative_position.
     """
+    bidirectional = bool(bidirectional)
     num_buckets = as_int("num_buckets", num_buckets, minimum=2, maximum=4096)
+    if bidirectional and num_buckets < 4:
+        raise ValueError(f"A bidirectional T5 bias needs num_buckets of at least 4 (got {num_buckets}): each "
+                         "direction gets half of them, and half of a direction's buckets hold its exact distances.")
     max_distance = as_int("max_distance", max_distance, minimum=1, maximum=MAX_POSITIONS)
-    rel = np.asarray(relative_position)
+    backend, device = kind_of(backend, device, relative_position)
+    rel = np.asarray(to_numpy(relative_position))
     if rel.size and not np.issubdtype(rel.dtype, np.integer):
         if not np.all(np.isfinite(rel)) or not np.all(np.mod(rel, 1) == 0):
             raise ValueError("relative_position must hold whole numbers (key position - query position).")
-        rel = rel.astype(np.int64)
     rel = rel.astype(np.int64)
     check_size(rel.size, "The relative-position array")
     buckets = np.zeros(rel.shape, dtype=np.int64)
@@ -113,7 +126,7 @@ def t5_relative_position_bucket(relative_position, bidirectional=True, num_bucke
     else:
         rel = -np.minimum(rel, 0)
     max_exact = num_buckets // 2
-    if max_exact < 1 or max_distance <= max_exact:
+    if max_distance <= max_exact:
         raise ValueError(
             f"With num_buckets={num_buckets * (2 if bidirectional else 1)} the exact range is {max_exact} "
             f"positions, so max_distance must be larger than {max_exact} (got {max_distance})."
@@ -121,7 +134,7 @@ def t5_relative_position_bucket(relative_position, bidirectional=True, num_bucke
     is_small = rel < max_exact
     # transformers' line, in torch float32: numpy's float32 log differs from torch's by an ulp at some
     # arguments, which moves a bucket edge when there are hundreds of buckets.
-    torch = require_torch()
+    torch = require_torch("T5's buckets, formed with torch as the model forms them,")
     safe = torch.from_numpy(np.maximum(rel, 1)).float()  # log(0) is never used: those positions are "small"
     scaled = (torch.log(safe / max_exact) / math.log(max_distance / max_exact) * (num_buckets - max_exact))
     if_large = np.minimum(max_exact + scaled.to(torch.long).numpy(), num_buckets - 1)
@@ -129,8 +142,9 @@ def t5_relative_position_bucket(relative_position, bidirectional=True, num_bucke
     return to_backend(buckets, backend, device)
 
 
-def t5_bucket_grid(q_len, k_len=None, bidirectional=True, num_buckets=32, max_distance=128, *,
-                   backend="numpy", device=None):
+def t5_bucket_grid(q_len: int, k_len: int | None = None, bidirectional: bool = True, num_buckets: int = 32,
+                   max_distance: int = 128, *,
+                   backend: str = "numpy", device: str | None = None) -> ArrayOrTensor:
     """Bucket of every (query, key) pair, shape (q_len, k_len), int64."""
     q_len = as_int("q_len", q_len, minimum=1, maximum=MAX_POSITIONS)
     k_len = q_len if k_len is None else as_int("k_len", k_len, minimum=1, maximum=MAX_POSITIONS)
@@ -144,7 +158,7 @@ def t5_bucket_grid(q_len, k_len=None, bidirectional=True, num_buckets=32, max_di
 # ALiBi as a lesson: where the slopes come from and what attention a bias alone produces.
 # ---------------------------------------------------------------------------------------------
 
-def alibi_slope_table(n_heads) -> dict[str, np.ndarray]:
+def alibi_slope_table(n_heads: int) -> dict[str, np.ndarray]:
     """Each head's slope from the authors' code next to the paper's formula.
 
     Returns:
@@ -164,7 +178,7 @@ def alibi_slope_table(n_heads) -> dict[str, np.ndarray]:
     }
 
 
-def alibi_geometric_heads(n_heads) -> int:
+def alibi_geometric_heads(n_heads: int) -> int:
     """n' = 2^floor(log2 n): how many heads take the plain geometric sequence 2^(-8h/n'); the rest are filled in.
 
     Args:
@@ -176,12 +190,12 @@ def alibi_geometric_heads(n_heads) -> int:
     return 2 ** math.floor(math.log2(n))
 
 
-def alibi_gentlest_head(n_heads) -> int:
+def alibi_gentlest_head(n_heads: int) -> int:
     """The 0-based head with the smallest slope (the one that looks farthest back); head n' - 1 in the code."""
     return int(np.argmin(alibi_slopes(n_heads)))
 
 
-def alibi_shown_heads(n_heads, most=8) -> list[int]:
+def alibi_shown_heads(n_heads: int, most: int = 8) -> list[int]:
     """At most ``most`` 0-based heads spread evenly over all of them, the first always included (a grid per head).
 
     Args:
@@ -202,7 +216,7 @@ def _softmax_rows(scores: np.ndarray) -> np.ndarray:
     return weights / weights.sum(axis=-1, keepdims=True)
 
 
-def alibi_attention(n_heads, q_len, causal=True) -> np.ndarray:
+def alibi_attention(n_heads: int, q_len: int, causal: bool = True) -> np.ndarray:
     """The attention a bias alone produces: softmax of each ALiBi row when every content score is equal.
 
     Equal content scores (all q.k the same) cancel inside the softmax, so what is left is the pattern the
@@ -218,7 +232,7 @@ def alibi_attention(n_heads, q_len, causal=True) -> np.ndarray:
 _EXP_UNDERFLOW = 760.0  # exp(-x) is exactly 0.0 in float64 for x above ~745.2
 
 
-def alibi_distance_weights(n_heads, length) -> np.ndarray:
+def alibi_distance_weights(n_heads: int, length: int) -> np.ndarray:
     """Attention of the last query of a causal sequence of ``length`` tokens, by distance back 0..length-1.
 
     Returns:
@@ -239,7 +253,7 @@ def alibi_distance_weights(n_heads, length) -> np.ndarray:
     return weights  # (h, L)
 
 
-def alibi_receptive_field(n_heads, length, mass=0.9) -> np.ndarray:
+def alibi_receptive_field(n_heads: int, length: int, mass: float = 0.9) -> np.ndarray:
     """Per head, the smallest distance D such that keys 0..D back hold at least ``mass`` of the attention.
 
     Measured for the last query of a causal sequence of ``length`` tokens with equal content scores.
@@ -255,7 +269,7 @@ def alibi_receptive_field(n_heads, length, mass=0.9) -> np.ndarray:
     return np.argmax(reached, axis=1).astype(np.int64)
 
 
-def alibi_receptive_field_limit(n_heads, mass=0.9) -> np.ndarray:
+def alibi_receptive_field_limit(n_heads: int, mass: float = 0.9) -> np.ndarray:
     """The receptive field of ``alibi_receptive_field`` for an unlimited context, in closed form.
 
     The weights are geometric, w_d = (1 - e^-m) e^(-m d), so keys 0..D hold 1 - e^(-m (D + 1)); the
@@ -269,7 +283,7 @@ def alibi_receptive_field_limit(n_heads, mass=0.9) -> np.ndarray:
     return (np.ceil(np.log(1.0 / (1.0 - mass)) / slopes) - 1).astype(np.int64)
 
 
-def alibi_bias_by_distance(n_heads, length) -> np.ndarray:
+def alibi_bias_by_distance(n_heads: int, length: int) -> np.ndarray:
     """The bias each head adds to a key d = 0..length-1 positions behind the query: -m_h * d.
 
     Returns:
@@ -281,7 +295,7 @@ def alibi_bias_by_distance(n_heads, length) -> np.ndarray:
     return 0.0 - slopes[:, None] * np.arange(length, dtype=np.float64)[None, :]  # (h, L)
 
 
-def alibi_mass_beyond(n_heads, train_len, eval_len) -> np.ndarray:
+def alibi_mass_beyond(n_heads: int, train_len: int, eval_len: int) -> np.ndarray:
     """Share of the last query's attention on keys farther back than ``train_len`` - 1, at ``eval_len`` tokens.
 
     These are distances no query saw in training; with equal content scores this is how much attention
@@ -300,7 +314,7 @@ def alibi_mass_beyond(n_heads, train_len, eval_len) -> np.ndarray:
 # T5 buckets as a lesson: the layout of the buckets and a bias from one scalar per bucket.
 # ---------------------------------------------------------------------------------------------
 
-def t5_smallest_max_distance(num_buckets=32, bidirectional=True) -> int:
+def t5_smallest_max_distance(num_buckets: int = 32, bidirectional: bool = True) -> int:
     """The smallest ``max_distance`` T5's bucketing accepts: one more than its exact range.
 
     Half of a direction's buckets hold one offset each (offsets 0 .. exact-1); the log-spaced buckets
@@ -312,7 +326,7 @@ def t5_smallest_max_distance(num_buckets=32, bidirectional=True) -> int:
     return per_direction // 2 + 1
 
 
-def t5_bucket_layout(bidirectional=True, num_buckets=32, max_distance=128) -> dict[str, int]:
+def t5_bucket_layout(bidirectional: bool = True, num_buckets: int = 32, max_distance: int = 128) -> dict[str, int]:
     """The numbers that describe T5's bucketing.
 
     Returns:
@@ -334,7 +348,8 @@ def t5_bucket_layout(bidirectional=True, num_buckets=32, max_distance=128) -> di
     }
 
 
-def t5_bucket_spans(bidirectional=True, num_buckets=32, max_distance=128, span=256) -> dict[str, np.ndarray]:
+def t5_bucket_spans(bidirectional: bool = True, num_buckets: int = 32, max_distance: int = 128,
+                    span: int = 256) -> dict[str, np.ndarray]:
     """Which relative positions (key - query) share each bucket, over offsets within +-``span``.
 
     Returns:
@@ -356,7 +371,8 @@ def t5_bucket_spans(bidirectional=True, num_buckets=32, max_distance=128, span=2
     return {"bucket": np.arange(total), "count": count, "nearest": nearest, "farthest": farthest}
 
 
-def t5_bucket_values(num_buckets=32, bidirectional=True, seed=0, edit_bucket=None, edit_value=0.0) -> np.ndarray:
+def t5_bucket_values(num_buckets: int = 32, bidirectional: bool = True, seed: int = 0, edit_bucket: int | None = None,
+                     edit_value: float = 0.0) -> np.ndarray:
     """Illustrative 'learned' biases, one scalar per bucket, from a seed (a trained model learns its own).
 
     The draw falls off with the bucket's rank inside its direction (near buckets favoured, as trained T5
@@ -377,15 +393,17 @@ def t5_bucket_values(num_buckets=32, bidirectional=True, seed=0, edit_bucket=Non
     return values.astype(np.float32)
 
 
-def t5_bias_grid(values, q_len, bidirectional=True, max_distance=128, *, backend="numpy", device=None):
+def t5_bias_grid(values: ArrayLike, q_len: int, bidirectional: bool = True, max_distance: int = 128, *,
+                 backend: str | None = None, device: str | None = None) -> ArrayOrTensor:
     """The bias of every (query, key) pair: the learned scalar of the pair's bucket, values[bucket(j - i)].
 
     ``values`` holds one scalar per bucket (its length is num_buckets). Causal grids are -inf above the
     diagonal, where the mask hides future keys.
 
     Returns:
-        Array of shape (q_len, q_len), float32.
+        Array of shape (q_len, q_len), float32, of the kind ``backend`` names (by default that of ``values``).
     """
+    backend, device = kind_of(backend, device, values)
     values = np.asarray(to_numpy(values), dtype=np.float32).reshape(-1)  # (num_buckets,)
     grid = t5_bucket_grid(q_len, None, bidirectional, values.shape[0], max_distance)  # (q, k)
     bias = values[grid]

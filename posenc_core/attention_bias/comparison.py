@@ -95,7 +95,8 @@ METHODS: tuple[Method, ...] = (
 )
 
 
-def parameter_counts(d_model=512, n_heads=8, n_layers=6, max_len=512, num_buckets=32, max_rel=16) -> dict[str, int]:
+def parameter_counts(d_model: int = 512, n_heads: int = 8, n_layers: int = 6, max_len: int = 512,
+                     num_buckets: int = 32, max_rel: int = 16) -> dict[str, int]:
     """Position parameters of each method for one model shape (a dict from method name to count)."""
     shape = _shape(d_model, n_heads, n_layers, max_len, num_buckets, max_rel)
     return {m.name: int(m.count(shape)) for m in METHODS}
@@ -112,8 +113,8 @@ def _shape(d_model, n_heads, n_layers, max_len, num_buckets, max_rel) -> ModelSh
                       as_int("max_rel", max_rel, minimum=0, maximum=4096))
 
 
-def comparison_table(d_model=512, n_heads=8, n_layers=6, max_len=512, num_buckets=32,
-                     max_rel=16) -> dict[str, list]:
+def comparison_table(d_model: int = 512, n_heads: int = 8, n_layers: int = 6, max_len: int = 512, num_buckets: int = 32,
+                     max_rel: int = 16) -> dict[str, list]:
     """The comparison as columns (one entry per method), with parameter counts for the given shape."""
     counts = parameter_counts(d_model, n_heads, n_layers, max_len, num_buckets, max_rel)
     return {
@@ -175,8 +176,9 @@ CURVES: dict[str, Callable[[np.ndarray, CurveSettings], np.ndarray]] = {
 }
 
 
-def score_curves(max_r=256, dim=64, base=10000.0, alibi_heads=8, alibi_head=1, num_buckets=32, max_distance=128,
-                 seed=0, scale="raw") -> tuple[np.ndarray, dict[str, np.ndarray]]:
+def score_curves(max_r: int = 256, dim: int = 64, base: float = 10000.0, alibi_heads: int = 8, alibi_head: int = 1,
+                 num_buckets: int = 32, max_distance: int = 128,
+                 seed: int = 0, scale: str = "raw") -> tuple[np.ndarray, dict[str, np.ndarray]]:
     """The score contribution of each family against the distance r = query - key (keys behind the query).
 
     scale="raw" returns each in its own units (dot products, logits); scale="relative" returns

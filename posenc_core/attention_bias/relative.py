@@ -14,9 +14,11 @@ from __future__ import annotations
 import math
 
 import numpy as np
+from numpy.typing import ArrayLike
 
-from .._backend import to_numpy
+from .._backend import keeps_kind, to_numpy
 from .._checks import MAX_DIM, MAX_POSITIONS, as_int, check_size
+from .._types import ArrayOrTensor
 
 __all__ = [
     "masked_softmax",
@@ -35,7 +37,7 @@ __all__ = [
 MAX_REL = 4096  # clipping distances beyond this never fit on a page
 
 
-def shaw_clipped_distance(q_len, k_len=None, max_rel=4) -> np.ndarray:
+def shaw_clipped_distance(q_len: int, k_len: int | None = None, max_rel: int = 4) -> np.ndarray:
     """clip(j - i, -k, k) for each (query i, key j): the relative distance as the model sees it.
 
     Returns:
@@ -49,7 +51,7 @@ def shaw_clipped_distance(q_len, k_len=None, max_rel=4) -> np.ndarray:
     return np.clip(rel, -max_rel, max_rel)
 
 
-def shaw_relative_index(q_len, k_len=None, max_rel=4) -> np.ndarray:
+def shaw_relative_index(q_len: int, k_len: int | None = None, max_rel: int = 4) -> np.ndarray:
     """Row of the relative table used by each (query i, key j): clip(j - i, -k, k) + k.
 
     Returns:
@@ -58,7 +60,7 @@ def shaw_relative_index(q_len, k_len=None, max_rel=4) -> np.ndarray:
     return shaw_clipped_distance(q_len, k_len, max_rel) + int(max_rel)
 
 
-def shaw_example(n, dim, max_rel, seed=0) -> dict[str, np.ndarray]:
+def shaw_example(n: int, dim: int, max_rel: int, seed: int = 0) -> dict[str, np.ndarray]:
     """Seeded queries, keys, values and relative tables for a small demonstration.
 
     Returns:
@@ -93,7 +95,8 @@ def _qk(q, k) -> tuple[np.ndarray, np.ndarray]:
     return q, k
 
 
-def shaw_scores(q, k, a_k, max_rel) -> dict[str, np.ndarray]:
+@keeps_kind
+def shaw_scores(q: ArrayOrTensor, k: ArrayOrTensor, a_k: ArrayLike, max_rel: int) -> dict[str, ArrayOrTensor]:
     """Split Shaw et al.'s attention logits into a content term and a relative term.
 
     content_ij = q_i . k_j / sqrt(d),  relative_ij = q_i . a^K_{clip(j - i)} / sqrt(d),  total = the sum.
@@ -114,7 +117,8 @@ def shaw_scores(q, k, a_k, max_rel) -> dict[str, np.ndarray]:
     return {"content": content, "relative": relative, "total": content + relative}
 
 
-def masked_softmax(scores, causal=True) -> np.ndarray:
+@keeps_kind
+def masked_softmax(scores: ArrayLike, causal: bool = True) -> ArrayOrTensor:
     """Row softmax of a (q, k) score grid; with ``causal`` keys after the query (j > i) get weight 0.
 
     Returns:
@@ -130,7 +134,9 @@ def masked_softmax(scores, causal=True) -> np.ndarray:
     return weights / weights.sum(axis=1, keepdims=True)
 
 
-def shaw_attention(q, k, v, a_k, a_v, max_rel, causal=False) -> dict[str, np.ndarray]:
+@keeps_kind
+def shaw_attention(q: ArrayOrTensor, k: ArrayOrTensor, v: ArrayLike, a_k: ArrayLike, a_v: ArrayLike, max_rel: int,
+                   causal: bool = False) -> dict[str, ArrayOrTensor]:
     """Full Shaw et al. attention: relative vectors on the keys (logits) and on the values (outputs).
 
     z_i = sum_j alpha_ij v_j + sum_j alpha_ij a^V_{clip(j - i)}; the second sum is formed by adding up
@@ -155,7 +161,8 @@ def shaw_attention(q, k, v, a_k, a_v, max_rel, causal=False) -> dict[str, np.nda
             "out": content_out + relative_out}
 
 
-def shaw_effective_keys(n, dim, max_rel, key_position, seed=0) -> dict[str, np.ndarray]:
+def shaw_effective_keys(n: int, dim: int, max_rel: int, key_position: int, seed: int = 0) -> dict[str,
+                        np.ndarray]:
     """What one cached key looks like to each later query while decoding: k_j + a^K_{clip(j - i)}.
 
     For RoPE the cache holds R_j k_j, final the moment token j is written; here the position part depends
@@ -177,7 +184,7 @@ def shaw_effective_keys(n, dim, max_rel, key_position, seed=0) -> dict[str, np.n
     return {"queries": queries, "keys": keys, "change": change, "changing_steps": int((change > 0).sum())}
 
 
-def uniform_attention_weights(n, causal=True) -> np.ndarray:
+def uniform_attention_weights(n: int, causal: bool = True) -> np.ndarray:
     """Attention weights when every score is equal: 1/(i+1) on keys 0..i (causal) or 1/n everywhere.
 
     Returns:
@@ -188,7 +195,8 @@ def uniform_attention_weights(n, causal=True) -> np.ndarray:
     return masked_softmax(np.zeros((n, n)), causal)
 
 
-def uniform_attention(values, causal=True) -> np.ndarray:
+@keeps_kind
+def uniform_attention(values: ArrayLike, causal: bool = True) -> ArrayOrTensor:
     """Attention with every score equal and no positional encoding at all.
 
     Bidirectional: every position gets the mean of all values (order is invisible). Causal: position i
@@ -203,7 +211,7 @@ def uniform_attention(values, causal=True) -> np.ndarray:
     return uniform_attention_weights(values.shape[0], causal) @ values  # (n, n) @ (n, d)
 
 
-def nope_values(n, dim, pattern="start token", seed=0) -> np.ndarray:
+def nope_values(n: int, dim: int, pattern: str = "start token", seed: int = 0) -> np.ndarray:
     """Seeded value vectors for the NoPE demonstration.
 
     ``pattern``: "start token" = one distinct first token followed by the same token repeated (the content
@@ -227,7 +235,7 @@ def nope_values(n, dim, pattern="start token", seed=0) -> np.ndarray:
     return values
 
 
-def nope_outputs(n, dim, pattern="start token", seed=0) -> dict[str, np.ndarray]:
+def nope_outputs(n: int, dim: int, pattern: str = "start token", seed: int = 0) -> dict[str, np.ndarray]:
     """Uniform attention over the same values with and without a causal mask.
 
     Returns:

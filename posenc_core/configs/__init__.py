@@ -1,14 +1,16 @@
 """Reading model configs: through transformers' config classes, layer by layer, and the model presets."""
 
+from .labels import *  # noqa: F403
 from .layers import *  # noqa: F403
-from .layers import __all__ as _layers_all
 from .presets import *  # noqa: F403
-from .presets import __all__ as _presets_all
 from .reader import *  # noqa: F403
-from .reader import __all__ as _reader_all
 from .rope_config import *  # noqa: F403
-from .rope_config import __all__ as _rope_config_all
 from .summaries import *  # noqa: F403
-from .summaries import __all__ as _summaries_all
 
-__all__ = [*_layers_all, *_presets_all, *_reader_all, *_rope_config_all, *_summaries_all]
+__all__ = [
+    "layer_groups", "layer_label", "LayerRow", "MIXER_KINDS", "layer_scheme", "read_layers", "layer_inv_freq",
+    "query_scale", "query_scale_start", "PRESETS", "Preset", "add_presets", "preset_config", "MAX_CONFIG_BYTES",
+    "ConfigReading", "normalise_config", "parse_config_json", "transformers_available", "RopeConfig", "config_contexts",
+    "config_view", "layer_contexts", "layer_facts", "model_contexts", "describe_rope_config", "read_rope_config",
+    "rope_from_config", "rope_layer_types", "PAIR_BANDS", "layer_pairs", "layer_table",
+]

@@ -15,6 +15,7 @@ from __future__ import annotations
 import math
 import sys
 from collections.abc import Mapping
+from typing import Any
 
 __all__ = ["MAX_CONFIG_DEPTH", "MAX_CONFIG_VALUES", "HugeInteger", "check_config_tree", "decode_special_float",
            "parse_json_int"]
@@ -75,7 +76,7 @@ def check_config_tree(config) -> list[tuple]:
     Returns:
         the paths of the non-finite numbers it let through (fields that do not set positions).
     """
-    stack = [(config, (), False)]  # (value, path, inside a position field)
+    stack: list[tuple[Any, tuple, bool]] = [(config, (), False)]  # (value, path, inside a position field)
     count, let_through = 1, []
     while stack:
         value, path, positional = stack.pop()

@@ -109,6 +109,7 @@ def _mrope(reading: ConfigReading, params: Mapping) -> tuple[tuple[int, ...] | N
     as its ``recomposition_frequencies`` does (the config's interleaved flag is not read by transformers)."""
     code = mrope_code(reading.model_type) if reading.obj is not None else None
     given = params.get("mrope_section")
+    section: tuple[int, ...] | None
     if isinstance(given, (list, tuple)) and given and all(isinstance(v, int) and not isinstance(v, bool)
                                                           for v in given):
         section = tuple(given)
@@ -146,7 +147,7 @@ def _query_scale(reading: ConfigReading, rotates: bool, params: Mapping | None) 
     if params and params.get("llama_4_scaling_beta") is not None and \
             reading.model_type in ("ministral3", "mistral4"):
         return {"rule": "llama4_beta", "beta": float(params["llama_4_scaling_beta"]),
-                "original": float(params.get("original_max_position_embeddings"))}
+                "original": float(params["original_max_position_embeddings"])}
     return None
 
 
@@ -169,7 +170,7 @@ def _mixer(model_type: str | None, layer_type: str) -> tuple[str, str]:
     if mixer == "linear attention" and model_type in STATE_SPACE_FAMILIES:
         mixer = "state space"
     generic = mixer in ("full attention", "sliding window", "chunked attention")
-    return mixer, mixer if generic else MIXER_NAMES.get(model_type, mixer)
+    return mixer, mixer if generic else MIXER_NAMES.get(model_type or "", mixer)
 
 
 def _span(reading: ConfigReading, index: int, mixer: str) -> tuple[int | None, int | None]:
@@ -190,7 +191,7 @@ def _layer_rope(reading: ConfigReading, params: Mapping, nested: list[str], inde
                 layer_type: str) -> tuple[str | None, bool, str, dict]:
     """``(rope label, rotates, why, RoPE dict)`` of one attention layer."""
     if nested:
-        label = ROPE_LABEL_RULES.get(reading.model_type, lambda t: t)(layer_type)
+        label = ROPE_LABEL_RULES.get(reading.model_type or "", lambda t: t)(layer_type)
         layer_params = params.get(label) if label in params else None
         default = ((True, f"rope_parameters['{label}']") if layer_params is not None else
                    (False, f"rope_parameters['{label}'] is null: NoPE" if label in params else

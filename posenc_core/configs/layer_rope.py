@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+from .._types import ArrayOrTensor
 from ..rope.frequencies import ROPE_SCALING, rope_inv_freq
 from .layer_row import LayerRow
 
 __all__ = ["layer_inv_freq"]
 
 
-def layer_inv_freq(row: LayerRow, seq_len=None, *, backend="numpy", device=None):
+def layer_inv_freq(row: LayerRow, seq_len: int | None = None, *, backend: str = "numpy",
+                   device: str | None = None) -> tuple[ArrayOrTensor, float]:
     """``(inv_freq, attention_factor)`` of one layer, from ``rope_inv_freq`` (what transformers computes)."""
     if not row.rotates:
         raise ValueError(f"Layer {row.index} ({row.layer_type}) does not rotate, so it has no frequencies.")
@@ -17,6 +19,8 @@ def layer_inv_freq(row: LayerRow, seq_len=None, *, backend="numpy", device=None)
     scaling, partial = rope_call(row)
     if scaling.get("rope_type", "default") not in ROPE_SCALING:
         raise ValueError(f"This layer's rope_type '{scaling.get('rope_type')}' is not one the app computes yet.")
+    if row.theta is None:
+        raise ValueError("The config gives this layer no rope_theta, so its frequencies are unknown.")
     return rope_inv_freq(row.head_dim, row.theta, scaling or None, partial_rotary_factor=partial,
                          seq_len=seq_len, max_position_embeddings=row.max_position_embeddings,
                          backend=backend, device=device)

@@ -5,12 +5,10 @@ query scales).
 """
 
 from .layer_reading import *  # noqa: F403
-from .layer_reading import __all__ as _reading_all
 from .layer_rope import *  # noqa: F403
-from .layer_rope import __all__ as _rope_all
 from .layer_row import *  # noqa: F403
-from .layer_row import __all__ as _row_all
 from .query_scale import *  # noqa: F403
-from .query_scale import __all__ as _query_scale_all
 
-__all__ = [*_row_all, *_reading_all, *_rope_all, *_query_scale_all]
+__all__ = [
+    "LayerRow", "MIXER_KINDS", "layer_scheme", "read_layers", "layer_inv_freq", "query_scale", "query_scale_start",
+]

@@ -101,7 +101,7 @@ def add_presets(presets: Mapping[str, Preset]) -> None:
         PRESETS[key] = preset
 
 
-def preset_config(key) -> dict:
+def preset_config(key: str) -> dict:
     """A fresh copy of a preset's config dict (callers may modify it)."""
     if key not in PRESETS:
         raise ValueError(f"Unknown preset {key!r}; choose one of {', '.join(PRESETS)}.")

@@ -7,7 +7,9 @@ from collections.abc import Mapping
 
 import numpy as np
 
+from .._backend import keeps_kind
 from .._checks import MAX_POSITIONS
+from .._types import ArrayOrTensor
 
 __all__ = ["query_scale", "query_scale_start"]
 
@@ -21,7 +23,8 @@ def query_scale_start(rule: Mapping) -> int:
     return int(math.ceil(rule["original"]))  # floor(p / original) >= 1
 
 
-def query_scale(rule: Mapping, positions) -> np.ndarray:
+@keeps_kind
+def query_scale(rule: Mapping, positions: ArrayOrTensor) -> ArrayOrTensor:
     """The factor a layer multiplies its queries by at each position (float32, as the model computes it).
 
     ``llama4_temperature`` (Llama 4's NoPE layers): 1 + attn_scale · log1p(floor((p + 1) / floor_scale)).

@@ -17,6 +17,7 @@ import logging
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from typing import Any
 
 from .._checks import MAX_DIM, MAX_POSITIONS, as_int
 from .json_bounds import check_config_tree, decode_special_float, parse_json_int
@@ -92,7 +93,7 @@ class ConfigReading:
     model_type: str | None
     class_name: str | None  # the transformers config class that read it, None for the generic reading
     fields: dict  # the text model's config after the class's normalisation (plain JSON-able dict)
-    obj: object = None  # the transformers config object (None for the generic reading)
+    obj: Any = None  # the transformers config object (None for the generic reading)
     notes: list[str] = field(default_factory=list)
     read: list[tuple[str, str, str]] = field(default_factory=list)  # (key, value, meaning)
     ignored: list[tuple[str, str]] = field(default_factory=list)  # (key, why)
@@ -137,7 +138,7 @@ class ConfigReading:
         return self.get(key, default)
 
 
-def parse_config_json(data, max_bytes=MAX_CONFIG_BYTES) -> dict:
+def parse_config_json(data: str | bytes, max_bytes: int = MAX_CONFIG_BYTES) -> dict:
     """Parse the text (or bytes) of a config.json, with one clear sentence for each way it can fail.
 
     The size is checked before anything is decoded or parsed, and the tree's depth, size and numbers
@@ -221,7 +222,7 @@ def _plain(value):
 
 def _rotated_pairs_sentence(config: Mapping) -> str:
     """Where the number of rotated pairs comes from: head_dim x partial_rotary_factor / 2, with the config's numbers."""
-    text = config.get("text_config") if isinstance(config.get("text_config"), Mapping) else config
+    text: Mapping = config["text_config"] if isinstance(config.get("text_config"), Mapping) else config
     params = text.get("rope_scaling") or text.get("rope_parameters") or {}
     partial = text.get("partial_rotary_factor", params.get("partial_rotary_factor", 1.0) if
                        isinstance(params, Mapping) else 1.0)
@@ -253,7 +254,7 @@ VALIDATION_SENTENCES = [
 ]
 
 
-def _through_class(config: dict, model_type: str) -> tuple[object, str | None]:
+def _through_class(config: Mapping, model_type: str) -> tuple[Any, str | None]:
     from transformers import AutoConfig
 
     kwargs = {k: copy.deepcopy(v) for k, v in config.items() if k not in ("model_type", "auto_map")}

@@ -9,8 +9,10 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from typing import Any
 
 from .._checks import MAX_POSITIONS, as_base, as_float, as_int
+from .._types import ArrayOrTensor
 from ..long_context.extension import deepseek_softmax_mscale, extension_analysis, score_vs_distance
 from ..rope.frequencies import rope_inv_freq, rotary_dim, scaling_type
 from .layer_reading import _layer_count, layer_scheme
@@ -109,7 +111,8 @@ def _read_rope(reading, layer_type: str | None, scheme: list[LayerRow] | None = 
                       layer_type=chosen)
 
 
-def rope_from_config(config: Mapping, seq_len=None, *, layer_type=None, backend="numpy", device=None):
+def rope_from_config(config: Mapping, seq_len: int | None = None, *, layer_type: str | None = None,
+                     backend: str = "numpy", device: str | None = None) -> tuple[ArrayOrTensor, float]:
     """``(inv_freq, attention_factor)`` for a model's config.json dict, as transformers computes them."""
     read = read_rope_config(config, layer_type)
     return rope_inv_freq(read.head_dim, read.base, read.scaling or None,
@@ -269,7 +272,8 @@ def layer_facts(row: LayerRow) -> list[tuple[str, str]]:
         facts.append(("fraction", f"partial rotary: {row.partial_rotary_factor:g} of each {row.head_dim}-dim head "
                                   f"rotates ({pairs} of {total} pairs)"))
     if row.mrope_section:
-        axes, layout = MROPE_WORDS.get(row.mrope_layout, ("time, height and width", f"in {row.mrope_layout} layout"))
+        fallback = ("time, height and width", f"in {row.mrope_layout} layout")
+        axes, layout = MROPE_WORDS.get(row.mrope_layout or "", fallback)
         facts.append(("mrope", f"multimodal RoPE (M-RoPE): the pairs are split {list(row.mrope_section)} between "
                                f"{axes}, {layout}"))
     if row.rope_type not in ("default", "proportional"):
@@ -343,7 +347,7 @@ def _scaling_rows(text: Mapping, params: Mapping, read, by_class: str | None) ->
     return rows
 
 
-def describe_rope_config(config, layer_type=None) -> list[tuple[str, str, str]]:
+def describe_rope_config(config: Mapping[str, Any], layer_type: str | None = None) -> list[tuple[str, str, str]]:
     """What ``read_rope_config`` takes from a config, as (setting, value, where it came from) rows."""
     reading = normalise_config(config)
     return _describe(config, reading, _read_rope(reading, layer_type))
@@ -352,7 +356,7 @@ def describe_rope_config(config, layer_type=None) -> list[tuple[str, str, str]]:
 def _describe(config: Mapping, reading, read: RopeConfig) -> list[tuple[str, str, str]]:
     """``describe_rope_config`` from the reading and the setting read from it."""
     by_class = f"{reading.class_name}" if reading.class_name else None
-    text = config.get("text_config") if isinstance(config.get("text_config"), Mapping) else config
+    text: Mapping = config["text_config"] if isinstance(config.get("text_config"), Mapping) else config
     params = text.get("rope_scaling") or text.get("rope_parameters") or {}
     if isinstance(params, Mapping) and read.layer_type is not None and isinstance(params.get(read.layer_type),
                                                                                   Mapping):
@@ -407,5 +411,5 @@ def config_view(config: Mapping, layer_type: str | None = None) -> dict:
                                partial_rotary_factor=read.partial_rotary_factor,
                                max_position_embeddings=read.max_position_embeddings)
     distances, before = score_vs_distance(pairs["inv_freq_before"], 1.0, 4 * target)
-    _, after = score_vs_distance(pairs["inv_freq_after"], pairs["attention_factor"], 4 * target)
+    _, after = score_vs_distance(pairs["inv_freq_after"], float(pairs["attention_factor"]), 4 * target)
     return view | {"pairs": pairs, "distances": distances, "before": before, "after": after}

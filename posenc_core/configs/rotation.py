@@ -16,6 +16,7 @@ from __future__ import annotations
 import ast
 import functools
 import os
+import re
 from collections.abc import Callable
 
 from .reader import ConfigReading
@@ -23,7 +24,10 @@ from .reader import ConfigReading
 __all__ = ["GUARD_RULES", "MROPE_LAYOUTS", "NEUTRAL_GUARDS", "attention_guards", "has_rotary_module", "layer_rotates",
            "mrope_code"]
 
-# Classes of a modeling file that belong to an encoder of another modality, not to the language model.
+# Classes of a modeling file that belong to an encoder of another modality, not to the language model. The words are
+# looked for after the part of a class name it shares with the model type's own name (``_of_other_modality``):
+# GLM-Image, PE Audio or LASR's encoder start every class name with a modality word, and their own rotary module is
+# the one the model runs.
 _OTHER_MODALITIES = ("Vision", "Visual", "Audio", "Speech", "Image", "Encoder", "Cross", "Vit", "Sam", "Video")
 
 # Conditions that do not decide per layer whether positions are used (a layout choice, a KV-sharing branch
@@ -101,6 +105,30 @@ GUARD_RULES: dict[str, Rule] = {
 }
 
 
+def _own_name(model_type: str) -> str | None:
+    """The class-name prefix of the model type (its config class's name without ``Config``), read from
+    transformers' table of names, so nothing is imported."""
+    try:
+        from transformers.models.auto.configuration_auto import CONFIG_MAPPING_NAMES
+    except ImportError:
+        return None
+    name = CONFIG_MAPPING_NAMES.get(model_type, "")
+    return name.removesuffix("Config") or None
+
+
+_WORDS = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z0-9_]+|[A-Z]+")
+
+
+def _of_other_modality(class_name: str, own: str | None) -> bool:
+    """Whether a class belongs to another modality than the model type's own: a modality word in what follows the
+    words its name shares with the type's (Qwen2VL: Qwen2*Vision*RotaryEmbedding; GlmImage: GlmImageTextAttention
+    is its own)."""
+    words, own_words = _WORDS.findall(class_name), _WORDS.findall(own or "")
+    shared = next((i for i, (a, b) in enumerate(zip(words, own_words, strict=False)) if a != b),
+                  min(len(words), len(own_words)))
+    return any(word in "".join(words[shared:]) for word in _OTHER_MODALITIES)
+
+
 def _modeling_path(model_type: str) -> str | None:
     try:
         import transformers
@@ -113,20 +141,19 @@ def _modeling_path(model_type: str) -> str | None:
 
 
 @functools.lru_cache(maxsize=512)
-def _parse(model_type: str) -> tuple[bool, tuple[str, ...]] | None:
+def _parse(model_type: str) -> tuple[bool, tuple[str, ...], tuple[tuple[int, ...] | None, str] | None] | None:
     path = _modeling_path(model_type)
     if path is None:
         return None
     with open(path, encoding="utf-8") as handle:
         tree = ast.parse(handle.read())
-    classes = [n for n in tree.body if isinstance(n, ast.ClassDef)]
-    rotary = any(c.name.endswith("RotaryEmbedding") and not any(w in c.name for w in _OTHER_MODALITIES)
-                 for c in classes)
-    mrope = next((m for c in classes if c.name.endswith("RotaryEmbedding")
-                  and not any(w in c.name for w in _OTHER_MODALITIES) for m in [_mrope_of(c)] if m), None)
+    own = _own_name(model_type)
+    classes = [n for n in tree.body if isinstance(n, ast.ClassDef) and not _of_other_modality(n.name, own)]
+    rotary = any(c.name.endswith("RotaryEmbedding") for c in classes)
+    mrope = next((m for c in classes if c.name.endswith("RotaryEmbedding") for m in [_mrope_of(c)] if m), None)
     guards: set[str] = set()
     for cls in classes:
-        if not cls.name.endswith("Attention") or any(w in cls.name for w in _OTHER_MODALITIES):
+        if not cls.name.endswith("Attention"):
             continue
         forward = next((f for f in cls.body if isinstance(f, ast.FunctionDef) and f.name == "forward"), None)
         if forward is not None:

@@ -1,4 +1,4 @@
-"""What the pages show for the layers of a model: labels, groups of equal layers, the table, one layer's pairs."""
+"""What the pages show for the layers of a model: the table, one layer's pairs (labels and groups: ``labels``)."""
 
 from __future__ import annotations
 
@@ -10,45 +10,11 @@ from .layer_row import LayerRow
 
 __all__ = [
     "PAIR_BANDS",
-    "layer_groups",
-    "layer_label",
     "layer_pairs",
     "layer_table",
 ]
 
 PAIR_BANDS = ("turns in its window", "turns in the context", "never a full turn", "frequency 0")
-
-
-def layer_label(row: LayerRow) -> str:
-    """A short description of what a layer does with positions, e.g. 'RoPE θ 10,000, 64 of 64 pairs'."""
-    if not row.is_attention:
-        return f"not attention: order from the {row.mixer} itself"
-    if not row.rotates:
-        rule = " + query scale" if row.query_scale else ""
-        return f"NoPE{rule}"
-    total = (row.head_dim or 0) // 2
-    text = f"RoPE θ {row.theta:,.0f}, {row.rotated_pairs} of {total} pairs"
-    if row.rope_type not in (None, "default", "proportional"):
-        factor = row.scaling_factor
-        text += f", {row.rope_type}" + (f" × {factor:g}" if factor else "")
-    if row.query_scale:
-        text += " + query scale"
-    return text
-
-
-def layer_groups(rows: list[LayerRow]) -> list[dict]:
-    """Layers with the same position setting, in order of first appearance.
-
-    Returns:
-        A list of ``{"label", "mixer", "layers" (indices), "row" (the first LayerRow)}``.
-    """
-    groups: dict[tuple, dict] = {}
-    for row in rows:
-        key = (row.signature(), row.mixer_name)
-        if key not in groups:
-            groups[key] = {"label": layer_label(row), "mixer": row.mixer, "layers": [], "row": row}
-        groups[key]["layers"].append(row.index)
-    return list(groups.values())
 
 
 def _sees(r: LayerRow) -> str:
@@ -83,7 +49,7 @@ def layer_table(rows: list[LayerRow]) -> dict[str, list]:
     }
 
 
-def layer_pairs(row: LayerRow, context: int, seq_len=None) -> dict:
+def layer_pairs(row: LayerRow, context: int, seq_len: int | None = None) -> dict:
     """Each rotary pair of one layer against that layer's window and the model's context.
 
     Returns:

@@ -9,6 +9,8 @@ of the real file (vocabulary, MoE sizes, ...) is left out.
 
 from __future__ import annotations
 
+__all__ = ["todays_presets"]
+
 
 def _pattern(n_layers: int, period: int, special: str, other: str, offset: int = 0) -> list[str]:
     """layer_types where every ``period``-th layer (counting from 1, shifted by offset) is ``special``."""

@@ -10,6 +10,8 @@ text tokens (0, 0, 0, l) with l their index, image tokens (0, h, w, 0), and refe
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import torch
 
 from .._checks import as_int, check_size
@@ -53,7 +55,7 @@ def flux_sequence_ids(n_text: int, rows: int, cols: int) -> torch.Tensor:
 
 def flux2_text_ids(n_text: int, t: int = 0) -> torch.Tensor:
     """(n_text, 4) int64 ids (t, 0, 0, l) with l = 0..n_text-1, as Flux2Pipeline's ``_prepare_text_ids``."""
-    n_text = as_int("the number of text tokens", n_text, minimum=1, maximum=4096)
+    n_text = as_int("the number of text tokens", n_text, minimum=0, maximum=4096)  # 0: an empty prompt
     return torch.cartesian_prod(torch.tensor([as_int("t", t, minimum=0)]), torch.arange(1), torch.arange(1),
                                 torch.arange(n_text))
 
@@ -67,7 +69,7 @@ def flux2_image_ids(rows: int, cols: int, t: int = 0) -> torch.Tensor:
                                 torch.arange(1))
 
 
-def flux2_reference_ids(sizes, scale: int = 10) -> torch.Tensor:
+def flux2_reference_ids(sizes: Sequence[tuple[int, int]], scale: int = 10) -> torch.Tensor:
     """(sum of rows*cols, 4) ids of reference images: image i gets time id scale + scale·i (``_prepare_image_ids``)."""
     blocks = [flux2_image_ids(r, c, t=scale + scale * i) for i, (r, c) in enumerate(sizes)]
     if not blocks:
@@ -75,7 +77,7 @@ def flux2_reference_ids(sizes, scale: int = 10) -> torch.Tensor:
     return torch.cat(blocks, dim=0)
 
 
-def flux_rope(ids: torch.Tensor, axes_dim, theta: float) -> tuple[torch.Tensor, torch.Tensor]:
+def flux_rope(ids: torch.Tensor, axes_dim: Sequence[int], theta: float) -> tuple[torch.Tensor, torch.Tensor]:
     """(cos, sin), each (n_tokens, sum(axes_dim)) float32: axis i's ids turn its block of axes_dim[i] dims.
 
     The same steps as FluxPosEmbed / Flux2PosEmbed: ids cast to float32, pair frequencies in float64.

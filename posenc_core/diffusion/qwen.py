@@ -10,6 +10,8 @@ With scale_rope=False (not used by the released model) ids would start at 0 in t
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import torch
 
 from .._checks import as_int, check_size
@@ -52,7 +54,8 @@ def qwen_text_start(rows: int, cols: int, scale_rope: bool = True) -> int:
     return max(rows // 2, cols // 2) if scale_rope else max(rows, cols)
 
 
-def qwen_rope(rows: int, cols: int, n_text: int, *, frame: int = 1, axes_dim=(16, 56, 56), theta: float = 10000.0,
+def qwen_rope(rows: int, cols: int, n_text: int, *, frame: int = 1, axes_dim: Sequence[int] = (16, 56, 56),
+              theta: float = 10000.0,
               scale_rope: bool = True) -> tuple[torch.Tensor, torch.Tensor]:
     """(image, text) complex64 tables, (frame*rows*cols, sum/2) and (n_text, sum/2), as QwenEmbedRope returns."""
     ids = qwen_token_ids(frame, rows, cols, scale_rope)  # (N, 3)

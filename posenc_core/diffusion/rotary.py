@@ -14,6 +14,7 @@ import numpy as np
 import torch
 
 from .._checks import as_even_dim, as_float, check_size
+from .._types import ArrayOrTensor
 
 __all__ = ["dit_rotary_1d", "dit_inv_freq", "dit_pair_wavelengths", "dit_turns_across"]
 
@@ -38,10 +39,11 @@ def dit_inv_freq(dim: int, theta: float, *, ntk_factor: float = 1.0, linear_fact
     return 1.0 / (theta ** (torch.arange(0, dim, 2, dtype=dtype) / dim)) / linear_factor
 
 
-def dit_rotary_1d(dim: int, positions, theta: float, *, ntk_factor: float = 1.0, linear_factor: float = 1.0,
+def dit_rotary_1d(dim: int, positions: ArrayOrTensor, theta: float, *, ntk_factor: float = 1.0,
+                  linear_factor: float = 1.0,
                   freqs_dtype: str = "float64") -> tuple[torch.Tensor, torch.Tensor]:
     """(cos, sin), each (n_positions, dim) float32, every pair's value repeated twice (interleaved pairs)."""
-    pos = torch.as_tensor(np.asarray(positions)) if not torch.is_tensor(positions) else positions
+    pos: torch.Tensor = positions if torch.is_tensor(positions) else torch.as_tensor(np.asarray(positions))
     if pos.ndim != 1:
         raise ValueError(f"positions must be one list of numbers, but got an array of shape {tuple(pos.shape)}.")
     check_size(int(pos.numel()) * int(dim), "rotary table values")

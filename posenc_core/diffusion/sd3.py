@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 import torch
+from numpy.typing import ArrayLike
 
 from .._checks import as_even_dim, as_int, check_size
 
@@ -75,7 +76,7 @@ def sd3_cropped_table(table: torch.Tensor, max_size: int, rows: int, cols: int) 
     return spatial.reshape(rows * cols, -1)
 
 
-def sd3_window_only(grid, max_size: int, rows: int, cols: int):
+def sd3_window_only(grid: ArrayLike, max_size: int, rows: int, cols: int) -> np.ndarray:
     """A float copy of a (max_size, max_size) grid with NaN outside the image's window (the cells it never reads)."""
     top, left = sd3_crop_window(max_size, rows, cols)
     out = np.full((max_size, max_size), np.nan)

@@ -14,6 +14,8 @@ into a time block, a height block and a width block, and fills each from the one
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import torch
 
 from .._checks import as_int, check_size
@@ -82,7 +84,7 @@ def wan_rope(head_dim: int, frames: int, rows: int, cols: int, *, max_seq_len: i
     return cos, sin
 
 
-def hunyuan_rope(frames: int, rows: int, cols: int, *, rope_dim=(16, 56, 56),
+def hunyuan_rope(frames: int, rows: int, cols: int, *, rope_dim: Sequence[int] = (16, 56, 56),
                  theta: float = 256.0) -> tuple[torch.Tensor, torch.Tensor]:
     """(cos, sin), each (frames*rows*cols, sum(rope_dim)) float32 (HunyuanVideo): ids from an 'ij' meshgrid."""
     frames, rows, cols = _grid(frames, rows, cols)
@@ -94,7 +96,8 @@ def hunyuan_rope(frames: int, rows: int, cols: int, *, rope_dim=(16, 56, 56),
     return torch.cat([c for c, _ in parts], dim=1), torch.cat([s for _, s in parts], dim=1)
 
 
-def cogvideox_crop_region(rows: int, cols: int, base_rows: int, base_cols: int):
+def cogvideox_crop_region(rows: int, cols: int, base_rows: int, base_cols: int) -> tuple[tuple[int, int],
+                          tuple[int, int]]:
     """((top, left), (bottom, right)): the clip's grid fitted inside the trained one, aspect kept.
 
     As the pipeline's ``get_resize_crop_region_for_grid``: the longer side fills the trained grid.

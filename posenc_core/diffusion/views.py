@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._checks import as_choice, as_float, as_int
+from .._types import ArrayLike
 from .flux import flux2_image_ids, flux2_text_ids, flux_image_ids, flux_text_ids
 from .presets import DitPreset, dit_preset
 from .qwen import qwen_text_start, qwen_token_ids
@@ -115,7 +116,7 @@ _SEQUENCES = {
 }
 
 
-def dit_sequence_ids(family: str, rows: int, cols: int, n_text: int, keep: int = 3):
+def dit_sequence_ids(family: str, rows: int, cols: int, n_text: int, keep: int = 3) -> tuple[list[str], np.ndarray]:
     """(kinds, (n, n_axes) int ids): text and image tokens in the order the model attends them, the first
     ``keep`` tokens of each part (a table's worth)."""
     as_choice("the model family", family, list(_SEQUENCES))
@@ -140,7 +141,7 @@ def dit_frame_time_id(preset: DitPreset, num_frames: int, frame: int) -> int:
     return (latent + (-latents) % per) // per
 
 
-def dit_value_range(values) -> tuple[float, float]:
+def dit_value_range(values: ArrayLike) -> tuple[float, float]:
     """(smallest, largest) of an array of ids, turns or similarities, NaN cells (an axis's other pairs, the cells
     an image never reads) left out; an int array gives ints."""
     values = np.asarray(values)

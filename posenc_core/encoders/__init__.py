@@ -4,3 +4,10 @@ XLNet's relative attention, each as the code the models run computes it."""
 from .deberta import *  # noqa: F403
 from .modernbert import *  # noqa: F403
 from .xl import *  # noqa: F403
+
+__all__ = [
+    "DEBERTA_V3", "deberta_bucket", "deberta_bucket_curve", "deberta_query", "deberta_table_facts", "deberta_example",
+    "deberta_relative_positions", "deberta_span", "deberta_terms", "MODERNBERT_PRESETS", "modernbert_attention_cost",
+    "modernbert_cost_curve", "modernbert_frequencies", "modernbert_keys_seen", "modernbert_masks", "modernbert_pairs",
+    "modernbert_reading", "xl_distance_bias", "xl_example", "xl_relative_sinusoid", "xl_strongest_score", "xl_terms",
+]

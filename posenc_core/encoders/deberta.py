@@ -11,10 +11,14 @@ as ``DisentangledSelfAttention``, so tests can hold it to the module bit for bit
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import numpy as np
+from numpy.typing import ArrayLike
 
+from .._backend import keeps_kind, require_torch
 from .._checks import MAX_POSITIONS, as_int, check_size
+from .._types import ArrayOrTensor
 
 __all__ = [
     "DEBERTA_V3",
@@ -37,41 +41,51 @@ DEBERTA_V3 = {"position_buckets": 256, "max_relative_positions": 512, "hidden_si
 MAX_HIDDEN = 256  # the seeded example is for reading, not for speed
 
 
-def _buckets(position_buckets, max_relative_positions) -> tuple[int, int]:
-    buckets = as_int("position_buckets", position_buckets, minimum=0, maximum=MAX_POSITIONS)
-    top = as_int("max_relative_positions", max_relative_positions, minimum=1, maximum=MAX_POSITIONS)
+def _buckets(position_buckets, max_relative_positions, max_position_embeddings=512) -> tuple[int, int]:
+    """(buckets, top) as DebertaV2's modules read the config: position_buckets <= 0 (the config's -1) means no
+    buckets, and max_relative_positions < 1 (its -1) means max_position_embeddings."""
+    buckets = max(as_int("position_buckets", position_buckets, maximum=MAX_POSITIONS), 0)
+    top = as_int("max_relative_positions", max_relative_positions, maximum=MAX_POSITIONS)
+    if top < 1:
+        top = as_int("max_position_embeddings", max_position_embeddings, minimum=1, maximum=MAX_POSITIONS)
     if buckets > 0 and buckets < 4:
-        raise ValueError(f"position_buckets must be 0 (no buckets) or at least 4, so that half of it leaves an exact "
-                         f"stretch and a log stretch; got {buckets}.")
+        raise ValueError(f"position_buckets must be -1 or 0 (no buckets) or at least 4, so that half of it leaves "
+                         f"an exact stretch and a log stretch; got {buckets}.")
     if buckets > 0 and top - 1 <= buckets // 2:
         raise ValueError(f"max_relative_positions ({top:,}) must exceed position_buckets / 2 + 1 "
                          f"({buckets // 2 + 1:,}): the log buckets stretch from position_buckets / 2 out to it.")
     return buckets, top
 
 
-def deberta_span(position_buckets=256, max_relative_positions=512) -> int:
-    """att_span: half the rows of the relative table (position_buckets, or max_relative_positions without them)."""
-    buckets, top = _buckets(position_buckets, max_relative_positions)
+def deberta_span(position_buckets: int = 256, max_relative_positions: int = 512,
+                 max_position_embeddings: int = 512) -> int:
+    """att_span: half the rows of the relative table (position_buckets, or max_relative_positions without them).
+
+    As in DebertaV2's config, position_buckets -1 means no buckets and max_relative_positions -1 means
+    max_position_embeddings.
+    """
+    buckets, top = _buckets(position_buckets, max_relative_positions, max_position_embeddings)
     return buckets if buckets > 0 else top
 
 
-def deberta_bucket(relative_pos, position_buckets=256, max_relative_positions=512) -> np.ndarray:
+@keeps_kind
+def deberta_bucket(relative_pos: ArrayLike, position_buckets: int = 256, max_relative_positions: int = 512,
+                   max_position_embeddings: int = 512) -> ArrayOrTensor:
     """``make_log_bucket_position``: i − j itself while |i − j| <= position_buckets / 2, then
     sign · (ceil(log(|i − j| / mid) / log((max_relative_positions − 1) / mid) · (mid − 1)) + mid).
 
     Args:
         relative_pos: integer array of i − j.
     Returns:
-        int64 array of the same shape (the bucket; unbucketed i − j when position_buckets is 0).
+        int64 array of the same shape (the bucket; unbucketed i − j when position_buckets is 0 or -1).
     """
-    import torch
-
-    buckets, top = _buckets(position_buckets, max_relative_positions)
+    buckets, top = _buckets(position_buckets, max_relative_positions, max_position_embeddings)
     rel = np.asarray(relative_pos)
     if not np.issubdtype(rel.dtype, np.integer) or rel.size > MAX_POSITIONS:
         raise ValueError(f"relative_pos must hold at most {MAX_POSITIONS:,} whole numbers (i − j).")
     if buckets == 0:
         return rel.astype(np.int64)
+    torch = require_torch("DeBERTa's buckets, formed with torch as the model forms them,")
     relative = torch.from_numpy(rel.astype(np.int64))
     # transformers' op order, float32 logs included: a reordering could move a ceil across an integer
     sign = torch.sign(relative)
@@ -83,14 +97,17 @@ def deberta_bucket(relative_pos, position_buckets=256, max_relative_positions=51
     return bucket.to(torch.long).numpy()
 
 
-def deberta_relative_positions(n, position_buckets=256, max_relative_positions=512) -> np.ndarray:
+def deberta_relative_positions(n: int, position_buckets: int = 256, max_relative_positions: int = 512,
+                               max_position_embeddings: int = 512) -> np.ndarray:
     """``build_relative_position`` for n tokens: δ(i, j) = bucket(i − j), shape (n, n) int64."""
     n = as_int("tokens", n, minimum=1, maximum=4096)
     ids = np.arange(n, dtype=np.int64)
-    return deberta_bucket(ids[:, None] - ids[None, :], position_buckets, max_relative_positions)  # (n, n)
+    return deberta_bucket(ids[:, None] - ids[None, :], position_buckets, max_relative_positions,
+                          max_position_embeddings)  # (n, n)
 
 
-def deberta_bucket_curve(max_distance, position_buckets=256, max_relative_positions=512) -> dict[str, np.ndarray]:
+def deberta_bucket_curve(max_distance: int, position_buckets: int = 256, max_relative_positions: int = 512,
+                         max_position_embeddings: int = 512) -> dict[str, Any]:
     """The bucket and the table row of every distance from −max_distance to max_distance.
 
     Returns ``distance`` (2D + 1,), ``bucket`` and ``row``: clamp(bucket + span, 0, 2·span − 1), the row of the
@@ -98,16 +115,18 @@ def deberta_bucket_curve(max_distance, position_buckets=256, max_relative_positi
     ``first_shared``: the smallest distance d > 0 whose bucket is that of d − 1 (0 if none up to max_distance).
     """
     top = as_int("max_distance", max_distance, minimum=1, maximum=MAX_POSITIONS // 2)
-    span = deberta_span(position_buckets, max_relative_positions)
+    span = deberta_span(position_buckets, max_relative_positions, max_position_embeddings)
     distance = np.arange(-top, top + 1, dtype=np.int64)
-    bucket = deberta_bucket(distance, position_buckets, max_relative_positions)
+    bucket = deberta_bucket(distance, position_buckets, max_relative_positions, max_position_embeddings)
     ahead = bucket[top:]  # (D + 1,): distances 0 .. D
     shared = np.flatnonzero(np.diff(ahead) == 0)
     return {"distance": distance, "bucket": bucket, "row": np.clip(bucket + span, 0, 2 * span - 1),
             "first_shared": int(shared[0] + 1) if shared.size else 0}
 
 
-def deberta_example(n, hidden=32, heads=2, position_buckets=16, max_relative_positions=64, seed=0) -> dict:
+def deberta_example(n: int, hidden: int = 32, heads: int = 2, position_buckets: int = 16,
+                    max_relative_positions: int = 64, seed: int = 0,
+                    max_position_embeddings: int = 512) -> dict:
     """Seeded inputs for one DeBERTa v3 attention layer: hidden states, query/key projections (nn.Linear layout,
     (out, in) weight and bias) and the shared relative table of 2·span rows (after its LayerNorm)."""
     n = as_int("tokens", n, minimum=1, maximum=512)
@@ -115,7 +134,7 @@ def deberta_example(n, hidden=32, heads=2, position_buckets=16, max_relative_pos
     heads = as_int("heads", heads, minimum=1, maximum=hidden)
     if hidden % heads:
         raise ValueError(f"The hidden size ({hidden}) must be a multiple of the number of heads ({heads}).")
-    span = deberta_span(position_buckets, max_relative_positions)
+    span = deberta_span(position_buckets, max_relative_positions, max_position_embeddings)
     check_size(2 * span * hidden + n * hidden, "The relative table and hidden states")
     rng = np.random.default_rng(as_int("seed", seed, minimum=0))
     scale = 1.0 / math.sqrt(hidden)
@@ -126,7 +145,8 @@ def deberta_example(n, hidden=32, heads=2, position_buckets=16, max_relative_pos
     return {"hidden": draw(n, hidden), "w_q": draw(hidden, hidden, std=scale), "b_q": draw(hidden, std=0.1),
             "w_k": draw(hidden, hidden, std=scale), "b_k": draw(hidden, std=0.1), "rel": draw(2 * span, hidden),
             "heads": heads, "position_buckets": int(position_buckets),
-            "max_relative_positions": int(max_relative_positions)}
+            "max_relative_positions": int(max_relative_positions),
+            "max_position_embeddings": int(max_position_embeddings)}
 
 
 def deberta_terms(example: dict) -> dict[str, np.ndarray]:
@@ -142,7 +162,9 @@ def deberta_terms(example: dict) -> dict[str, np.ndarray]:
     import torch.nn.functional as F
 
     heads = example["heads"]
-    span = deberta_span(example["position_buckets"], example["max_relative_positions"])
+    table = (example["position_buckets"], example["max_relative_positions"],
+             example.get("max_position_embeddings", 512))
+    span = deberta_span(*table)
     h = torch.from_numpy(example["hidden"])[None]  # (1, n, hidden)
     w_q, b_q = torch.from_numpy(example["w_q"]), torch.from_numpy(example["b_q"])
     w_k, b_k = torch.from_numpy(example["w_k"]), torch.from_numpy(example["b_k"])
@@ -156,8 +178,7 @@ def deberta_terms(example: dict) -> dict[str, np.ndarray]:
     # (heads, 2·span, d): v3 projects the table with the content weights (share_att_key)
     pos_q, pos_k = per_head(F.linear(rel_table, w_q, b_q)), per_head(F.linear(rel_table, w_k, b_k))
     scale = torch.sqrt(torch.tensor(q.size(-1), dtype=torch.float) * 3)
-    delta = torch.from_numpy(deberta_relative_positions(q.size(1), example["position_buckets"],
-                                                        example["max_relative_positions"]))  # (n, n)
+    delta = torch.from_numpy(deberta_relative_positions(q.size(1), *table))  # (n, n)
     c2c = torch.bmm(q, k.transpose(-1, -2) / scale)  # the module divides the keys first
     c2p_row = torch.clamp(delta + span, 0, 2 * span - 1)
     c2p = torch.gather(torch.bmm(q, pos_k.transpose(-1, -2)), -1, c2p_row.expand(q.size(0), -1, -1)) / scale
@@ -172,19 +193,20 @@ def deberta_terms(example: dict) -> dict[str, np.ndarray]:
             "c2p_row": c2p_row.numpy(), "p2c_row": p2c_index.transpose(0, 1).numpy(), "scale": float(scale)}
 
 
-def deberta_table_facts(position_buckets=256, max_relative_positions=512, hidden=768) -> dict[str, int]:
+def deberta_table_facts(position_buckets: int = 256, max_relative_positions: int = 512, hidden: int = 768,
+                        max_position_embeddings: int = 512) -> dict[str, int]:
     """The relative table of one model: ``rows`` (2·span), ``parameters`` (rows · hidden, one table shared by every
     layer), ``exact_up_to`` (the largest distance with its own bucket, position_buckets / 2; span without buckets),
     ``first_shared`` (the first distance that shares a bucket), ``last_row_from`` (the first distance i − j > 0
     whose row is the table's last, 2·span − 1)."""
-    span = deberta_span(position_buckets, max_relative_positions)
+    buckets, top = _buckets(position_buckets, max_relative_positions, max_position_embeddings)
+    span = buckets if buckets > 0 else top
     hidden = as_int("hidden_size", hidden, minimum=1, maximum=65536)
-    curve = deberta_bucket_curve(4 * max(span, int(max_relative_positions)), position_buckets,
-                                 max_relative_positions)
+    curve = deberta_bucket_curve(4 * max(span, top), buckets, top)
     ahead = curve["distance"] > 0
     last = curve["distance"][ahead & (curve["row"] == 2 * span - 1)]
     return {"rows": 2 * span, "parameters": 2 * span * hidden, "span": span,
-            "exact_up_to": int(position_buckets) // 2 if int(position_buckets) > 0 else span,
+            "exact_up_to": buckets // 2 if buckets > 0 else span,
             "first_shared": curve["first_shared"], "last_row_from": int(last[0])}
 
 

@@ -70,7 +70,7 @@ def modernbert_reading(preset="modernbert-base") -> dict:
             "source": f"{spec.model_id}, {spec.source}, read through transformers' {reading.class_name}"}
 
 
-def modernbert_frequencies(preset="modernbert-base") -> dict[str, np.ndarray]:
+def modernbert_frequencies(preset: str = "modernbert-base") -> dict[str, np.ndarray]:
     """Each layer kind's inv_freq, (head_dim / 2,) float32, as ``ModernBertRotaryEmbedding`` holds it."""
     from ..configs import layer_inv_freq
 
@@ -78,7 +78,7 @@ def modernbert_frequencies(preset="modernbert-base") -> dict[str, np.ndarray]:
     return {kind: np.asarray(layer_inv_freq(reading[kind])[0]) for kind in KINDS}
 
 
-def modernbert_masks(n, preset="modernbert-base") -> dict[str, np.ndarray]:
+def modernbert_masks(n: int, preset: str = "modernbert-base") -> dict[str, np.ndarray]:
     """Which keys each query sees in each layer kind, (n, n) bool: every key in a global layer, keys at most
     window − 1 away on either side in a local one (transformers' bidirectional sliding-window mask)."""
     n = as_int("tokens", n, minimum=1, maximum=2048)
@@ -87,14 +87,14 @@ def modernbert_masks(n, preset="modernbert-base") -> dict[str, np.ndarray]:
     return {"global": np.ones((n, n), dtype=bool), "local": np.abs(ids[:, None] - ids[None, :]) <= reach}
 
 
-def modernbert_keys_seen(n, query, preset="modernbert-base") -> int:
+def modernbert_keys_seen(n: int, query: int, preset: str = "modernbert-base") -> int:
     """How many keys query ``query`` of ``n`` tokens sees in a local layer (one row of ``modernbert_masks``)."""
     n = as_int("tokens", n, minimum=1, maximum=2048)
     query = as_int("query", query, minimum=0, maximum=n - 1)
     return int(np.count_nonzero(modernbert_masks(n, preset)["local"][query]))
 
 
-def modernbert_attention_cost(n, preset="modernbert-base") -> dict[str, int | float]:
+def modernbert_attention_cost(n: int, preset: str = "modernbert-base") -> dict[str, int | float]:
     """How many query-key scores one forward pass over n tokens computes, counted layer by layer.
 
     Returns ``modernbert`` (its global layers n² each, its local layers what the window leaves), ``all_global``
@@ -114,7 +114,8 @@ def modernbert_attention_cost(n, preset="modernbert-base") -> dict[str, int | fl
             "local_layers": layers - global_layers, "local_per_layer": local, "local_per_token": local / n}
 
 
-def modernbert_cost_curve(preset="modernbert-base", longest=8192, points=7) -> dict[str, np.ndarray]:
+def modernbert_cost_curve(preset: str = "modernbert-base", longest: int = 8192, points: int = 7) -> dict[str,
+                          np.ndarray]:
     """``modernbert_attention_cost`` at ``points`` lengths doubling up to ``longest``: ``tokens`` and one (points,)
     int64 array per count (``modernbert``, ``all_global``, ``causal``), and ``share`` = modernbert / all_global."""
     longest = as_int("reading length", longest, minimum=2, maximum=MAX_POSITIONS)
@@ -125,7 +126,7 @@ def modernbert_cost_curve(preset="modernbert-base", longest=8192, points=7) -> d
     return {"tokens": tokens, **out, "share": out["modernbert"] / out["all_global"]}
 
 
-def modernbert_pairs(preset="modernbert-base") -> dict[str, dict]:
+def modernbert_pairs(preset: str = "modernbert-base") -> dict[str, dict]:
     """Each layer kind's pairs as Layer by layer draws them (``layer_pairs``: wavelength and band per pair against
     the layer's reach and the context), with ``counts``: pairs per band, ``pairs``: how many pairs, and
     ``under_a_turn``: the pairs that turn less than once within the layer's reach."""

@@ -23,7 +23,7 @@ from .._checks import as_int
 __all__ = ["xl_distance_bias", "xl_example", "xl_relative_sinusoid", "xl_strongest_score", "xl_terms"]
 
 
-def xl_relative_sinusoid(qlen, klen, d_model) -> tuple[np.ndarray, np.ndarray]:
+def xl_relative_sinusoid(qlen: int, klen: int, d_model: int) -> tuple[np.ndarray, np.ndarray]:
     """``relative_positional_encoding`` for bidirectional attention without memory or clamping.
 
     Returns:
@@ -44,7 +44,7 @@ def xl_relative_sinusoid(qlen, klen, d_model) -> tuple[np.ndarray, np.ndarray]:
     return pos_seq.numpy(), torch.cat([torch.sin(sinusoid), torch.cos(sinusoid)], dim=-1).numpy()
 
 
-def xl_example(n, d_model=16, d_head=8, seed=0) -> dict:
+def xl_example(n: int, d_model: int = 16, d_head: int = 8, seed: int = 0) -> dict:
     """Seeded inputs for one head of one layer: hidden states (n, d_model), the projections W_q, W_k, W_R
     (d_model, 1, d_head) in XLNet's layout, and the biases u (r_w_bias) and v (r_r_bias) (1, d_head)."""
     n = as_int("tokens", n, minimum=1, maximum=512)

@@ -4,9 +4,11 @@ half by its column, against 1D RoPE on the flattened index (the 2D RoPE tab of l
 from __future__ import annotations
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from .._backend import require_torch, to_numpy
 from .._checks import MAX_POSITIONS, as_choice, as_even_dim, as_int, check_size
+from .._types import ArrayOrTensor
 from ..rope import ROPE_LAYOUTS, apply_rope
 from ..rope.frequencies import rope_inv_freq
 from ..rope.rotation import _is_torch
@@ -32,7 +34,8 @@ def _coordinates(name, values) -> np.ndarray:
     return coords
 
 
-def rope_2d_axial(x, rows, cols, base=10000.0, *, layout="half", backend=None, device=None):
+def rope_2d_axial(x: ArrayOrTensor, rows: ArrayLike, cols: ArrayLike, base: float = 10000.0, *, layout: str = "half",
+                  backend: str | None = None, device: str | None = None) -> ArrayOrTensor:
     """Axial 2D RoPE: turn the first half of each vector by its patch's row, the second half by its column.
 
     This is the axial form of 2D RoPE (EVA-02; RoPE-Axial in "Rotary Position Embedding for Vision
@@ -95,8 +98,9 @@ def _score_with_all(q, k, query_pos, key_pos, rotate):
     return keys @ rotate(q[None, :], *query_pos)[0]  # (n,)
 
 
-def rope_2d_score_maps(grid_h, grid_w, head_dim, query_row, query_col, base=10000.0, *, vectors="ones", seed=0,
-                       layout="half") -> dict:
+def rope_2d_score_maps(grid_h: int, grid_w: int, head_dim: int, query_row: int, query_col: int, base: float = 10000.0,
+                       *, vectors: str = "ones", seed: int = 0,
+                       layout: str = "half") -> dict:
     """One query patch's RoPE score with every patch of the grid: axial 2D RoPE against 1D RoPE on the
     raster index r * grid_w + c (the grid flattened row by row), with the same head_dim and base.
 
@@ -143,8 +147,9 @@ def rope_2d_score_maps(grid_h, grid_w, head_dim, query_row, query_col, base=1000
             "vertical": neighbour(1, 0, "below", "above"), "horizontal": neighbour(0, 1, "right", "left")}
 
 
-def rope_2d_relative_check(grid_h, grid_w, head_dim, base=10000.0, *, vectors="ones", seed=0,
-                           layout="half") -> dict:
+def rope_2d_relative_check(grid_h: int, grid_w: int, head_dim: int, base: float = 10000.0, *, vectors: str = "ones",
+                           seed: int = 0,
+                           layout: str = "half") -> dict:
     """How far each patch-pair score is from a function of the offset alone, over all (h*w)^2 pairs.
 
     For patches p and j the score (R_p q) . (R_j k) should equal q . (R_{j-p} k): the key turned by the

@@ -15,12 +15,14 @@ Coordinates live in [0, 1). Training runs on the CPU with torch (imported lazily
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
 
 import numpy as np
 
-from .._backend import require_torch
+from .._backend import keeps_kind, require_torch
 from .._checks import as_choice, as_float, as_int, check_size
+from .._types import ArrayLike, ArrayOrTensor
 from ..absolute.sinusoidal import sinusoidal_at
 
 __all__ = [
@@ -66,13 +68,15 @@ def _as_points(x, name: str = "coordinates") -> np.ndarray:
     return points
 
 
-def nerf_frequencies(n_octaves, *, include_pi=True) -> np.ndarray:
+def nerf_frequencies(n_octaves: int, *, include_pi: bool = True) -> np.ndarray:
     """Angular frequencies 2^k (times pi in the paper) for k < n_octaves, shape (L,), float64."""
     n_octaves = as_int("number of octaves", n_octaves, minimum=1, maximum=MAX_OCTAVES)
     return 2.0 ** np.arange(n_octaves) * (math.pi if include_pi else 1.0)
 
 
-def nerf_encoding(p, n_octaves, *, include_pi=True, include_input=False) -> np.ndarray:
+@keeps_kind
+def nerf_encoding(p: ArrayLike, n_octaves: int, *, include_pi: bool = True,
+                  include_input: bool = False) -> ArrayOrTensor:
     """NeRF's positional encoding gamma(p).
 
     Args:
@@ -96,7 +100,7 @@ def nerf_encoding(p, n_octaves, *, include_pi=True, include_input=False) -> np.n
     return blocks.astype(np.float32)
 
 
-def gaussian_frequencies(n_features, in_dim, sigma, seed=0) -> np.ndarray:
+def gaussian_frequencies(n_features: int, in_dim: int, sigma: float, seed: int = 0) -> np.ndarray:
     """The fixed random matrix B ~ N(0, sigma^2) of Gaussian Fourier features, shape (features, D), float64.
 
     The same seed always gives the same B (numpy's PCG64 generator).
@@ -108,7 +112,8 @@ def gaussian_frequencies(n_features, in_dim, sigma, seed=0) -> np.ndarray:
     return np.random.default_rng(seed).normal(0.0, sigma, size=(n_features, in_dim))
 
 
-def fourier_features(x, B) -> np.ndarray:
+@keeps_kind
+def fourier_features(x: ArrayOrTensor, B: ArrayLike) -> ArrayOrTensor:
     """gamma(v) = [cos(2 pi B v), sin(2 pi B v)] for every row v of x.
 
     Args:
@@ -128,7 +133,7 @@ def fourier_features(x, B) -> np.ndarray:
     return np.concatenate([np.cos(angles), np.sin(angles)], axis=1).astype(np.float32)
 
 
-def target_signal(n=SIGNAL_SAMPLES) -> tuple[np.ndarray, np.ndarray]:
+def target_signal(n: int = SIGNAL_SAMPLES) -> tuple[np.ndarray, np.ndarray]:
     """The 1D signal to fit: slow and fast waves plus a sharp step, on x = i / n in [0, 1).
 
     Returns:
@@ -141,7 +146,7 @@ def target_signal(n=SIGNAL_SAMPLES) -> tuple[np.ndarray, np.ndarray]:
     return x, y
 
 
-def target_image(size=IMAGE_SIZE) -> np.ndarray:
+def target_image(size: int = IMAGE_SIZE) -> np.ndarray:
     """The 2D image to fit (grey levels in [0, 1]), generated so that it ships as code, not a file.
 
     A smooth shading, a sharp-edged disc, a checkerboard patch and rings whose frequency grows
@@ -161,7 +166,7 @@ def target_image(size=IMAGE_SIZE) -> np.ndarray:
     return np.clip(image, 0.0, 1.0)
 
 
-def spectrum_1d(signal) -> tuple[np.ndarray, np.ndarray]:
+def spectrum_1d(signal: ArrayLike) -> tuple[np.ndarray, np.ndarray]:
     """Amplitude spectrum of a signal sampled at n points of [0, 1): frequency in cycles per unit, |FFT| / n.
 
     The mean is removed first, so the plot starts with the slowest wave. Amplitudes are floored at
@@ -174,7 +179,7 @@ def spectrum_1d(signal) -> tuple[np.ndarray, np.ndarray]:
     return np.arange(amplitude.size, dtype=np.float64), amplitude
 
 
-def radial_spectrum(image) -> tuple[np.ndarray, np.ndarray]:
+def radial_spectrum(image: ArrayLike) -> tuple[np.ndarray, np.ndarray]:
     """Radially averaged amplitude spectrum of a square image on [0, 1)^2.
 
     Returns:
@@ -245,8 +250,9 @@ def _train_one(torch, inputs, targets, train_mask, *, width, depth, steps, lr, s
     return prediction, train_loss, np.array(logged_steps), np.array(test_psnr)
 
 
-def fit_coordinates(task="1d", *, n_octaves=6, sigma=10.0, n_features=64, steps=300, width=64, depth=3,
-                    lr=2e-3, seed=0, encodings=ENCODINGS,
+def fit_coordinates(task: str = "1d", *, n_octaves: int = 6, sigma: float = 10.0, n_features: int = 64,
+                    steps: int = 300, width: int = 64, depth: int = 3,
+                    lr: float = 2e-3, seed: int = 0, encodings: Sequence[str] = ENCODINGS,
                     progress: Callable[[float, str], None] | None = None) -> dict:
     """Fit the 1D signal or the 2D image with one small ReLU MLP per encoding, on the CPU.
 
@@ -335,7 +341,7 @@ def _fit(torch, task, x, points, target, flat_target, train_mask, encodings, n_o
     return result
 
 
-def nerf_as_sinusoidal(p, n_octaves) -> dict:
+def nerf_as_sinusoidal(p: float, n_octaves: int) -> dict:
     """The duality in one identity: NeRF's gamma(p) with L octaves is a row of the Transformer's sinusoidal
     table with d = 2L and base = 2^L, read at position t = 2^(L-1) pi p, with its (sin, cos) pairs in
     reverse order. (omega_i = (2^L)^(-2i/2L) = 2^-i, and 2^-i * 2^(L-1) pi p = 2^(L-1-i) pi p.)
@@ -355,7 +361,7 @@ def nerf_as_sinusoidal(p, n_octaves) -> dict:
             "max_difference": float(np.abs(nerf - transformer).max())}
 
 
-def encoding_tables(n_octaves, sigma, n_features, seed=0, samples=512) -> dict:
+def encoding_tables(n_octaves: int, sigma: float, n_features: int, seed: int = 0, samples: int = 512) -> dict:
     """Both encodings of ``samples`` evenly spaced coordinates in [0, 1), for drawing them side by side.
 
     The Gaussian features are sorted by the magnitude of their frequency so the table reads from slow to fast.
@@ -370,7 +376,7 @@ def encoding_tables(n_octaves, sigma, n_features, seed=0, samples=512) -> dict:
             "frequency": np.abs(freqs[order, 0])}
 
 
-def encoding_ranges(n_octaves, sigma, n_features, seed=0) -> dict:
+def encoding_ranges(n_octaves: int, sigma: float, n_features: int, seed: int = 0) -> dict:
     """How fast each encoding's waves turn over [0, 1), in cycles per unit: what the encodings tab states.
 
     Returns:
@@ -387,7 +393,7 @@ def encoding_ranges(n_octaves, sigma, n_features, seed=0) -> dict:
 DETAIL_CHANGES = ("features", "sigma", "either", "neither")
 
 
-def detail_what_if(sigma, n_features, seed=0) -> dict:
+def detail_what_if(sigma: float, n_features: int, seed: int = 0) -> dict:
     """The fastest Gaussian feature now, with twice the features and with twice the spread σ.
 
     "About twice as fast" means over 1.5 times the current fastest frequency.
@@ -407,9 +413,9 @@ def detail_what_if(sigma, n_features, seed=0) -> dict:
     return {**fastest, "answer": answer}
 
 
-def worst_encoding(result) -> str:
+def worst_encoding(result: Mapping[str, Any]) -> str:
     """The input (a key of ``ENCODINGS``) whose fit scores the lowest held-out PSNR in a ``fit_coordinates`` result."""
     scores = {e: result[e]["final_test_psnr"] for e in ENCODINGS if e in result}
     if not scores:
         raise ValueError("The result holds no fit to compare: run fit_coordinates first.")
-    return min(scores, key=scores.get)
+    return min(scores, key=scores.__getitem__)

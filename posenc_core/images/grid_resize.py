@@ -4,9 +4,11 @@ what the resize gets wrong against the exact 2D sin-cos (lessons/images/resize).
 from __future__ import annotations
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from .._backend import require_torch
 from .._checks import as_choice, as_int, check_size
+from .._types import ArrayOrTensor
 from .patch_grid import MAX_GRID, learned_like_grid, patch_similarity_maps
 from .sincos_grid import sincos_2d, sincos_2d_at
 
@@ -28,7 +30,7 @@ __all__ = [
 RESIZE_MODES = ("bicubic", "bilinear", "nearest")
 
 
-def resample_source_coords(old_size, new_size) -> np.ndarray:
+def resample_source_coords(old_size: int, new_size: int) -> np.ndarray:
     """Where each new grid cell samples the old grid, with align_corners=False (timm's default):
     x_old = (i + 0.5) * old / new - 0.5 for i < new. Shape (new,), float64."""
     old = as_int("old grid size", old_size, minimum=1, maximum=MAX_GRID)
@@ -36,8 +38,10 @@ def resample_source_coords(old_size, new_size) -> np.ndarray:
     return (np.arange(new) + 0.5) * old / new - 0.5
 
 
-def resample_pos_embed(table, old_size, new_size, num_prefix_tokens=0, mode="bicubic",
-                       antialias=True) -> np.ndarray:
+def resample_pos_embed(table: ArrayOrTensor, old_size: tuple[int, int], new_size: tuple[int, int],
+                       num_prefix_tokens: int = 0,
+                       mode: str = "bicubic",
+                       antialias: bool = True) -> ArrayOrTensor:
     """Resize a grid of absolute position embeddings, following timm's ``resample_abs_pos_embed``.
 
     The prefix rows ([CLS], register or distillation tokens) are set aside; the patch rows are
@@ -51,8 +55,9 @@ def resample_pos_embed(table, old_size, new_size, num_prefix_tokens=0, mode="bic
         table: (num_prefix_tokens + H * W, C) array or tensor of any floating dtype (bfloat16 included).
         old_size, new_size: (H, W) and (H', W') grid sizes.
     Returns:
-        (num_prefix_tokens + H' * W', C) float32 numpy array: timm's result, computed in float32 and rounded
-        to the table's dtype as timm does (a bfloat16 table gives bfloat16 values), held exactly in float32.
+        (num_prefix_tokens + H' * W', C): timm's result, computed in float32 and rounded to the table's dtype as
+        timm does. A tensor gives a tensor in its dtype on its device; an array gives float32 numpy, which holds
+        those values exactly (a bfloat16 table's bfloat16 values too).
     """
     mode = as_choice("mode", mode, RESIZE_MODES)
     prefix = as_int("num_prefix_tokens", num_prefix_tokens, minimum=0, maximum=64)
@@ -61,11 +66,7 @@ def resample_pos_embed(table, old_size, new_size, num_prefix_tokens=0, mode="bic
         new_h, new_w = (as_int("new grid size", v, minimum=1, maximum=MAX_GRID) for v in new_size)
     except TypeError:
         raise ValueError("Grid sizes must be (height, width) pairs of whole numbers.") from None
-    try:
-        torch = require_torch()
-    except ValueError:
-        raise ValueError("Resizing a position grid uses torch's interpolate (as timm does); install torch "
-                         "with `pip install torch`.") from None
+    torch = require_torch("Resizing a position grid, with torch's interpolate as timm does,")
     import torch.nn.functional as F
 
     if isinstance(table, torch.Tensor):
@@ -85,12 +86,15 @@ def resample_pos_embed(table, old_size, new_size, num_prefix_tokens=0, mode="bic
     options = {} if mode == "nearest" else {"align_corners": False, "antialias": bool(antialias)}
     grid = F.interpolate(grid, size=(new_h, new_w), mode=mode, **options)  # (1, C, H', W')
     grid = grid.permute(0, 2, 3, 1).reshape(new_h * new_w, -1).to(source.dtype)  # (H'W', C)
+    resized = torch.cat([prefix_rows, grid], dim=0)  # (prefix + H'W', C) in the table's dtype, as timm returns it
+    if isinstance(table, torch.Tensor):
+        return resized.to(table.device)
     # Every patch value timm returns, in any floating dtype, is a float32 value, so float32 numpy holds it
     # exactly (the prefix rows, which timm leaves untouched, are rounded to float32 here as well).
-    return torch.cat([prefix_rows, grid], dim=0).float().numpy()
+    return resized.float().numpy()
 
 
-def matching_cell(index, old_size, new_size) -> int:
+def matching_cell(index: int, old_size: int, new_size: int) -> int:
     """The cell of a resized axis whose centre lies closest to the centre of cell ``index`` of the
     old axis (align_corners=False geometry: cell i covers [i, i + 1) / size of the image)."""
     old = as_int("old grid size", old_size, minimum=1, maximum=MAX_GRID)
@@ -99,7 +103,8 @@ def matching_cell(index, old_size, new_size) -> int:
     return int(min(new - 1, max(0, np.floor((index + 0.5) * new / old))))
 
 
-def resample_sincos_error(old_size, new_size, dim, base=10000.0, mode="bicubic", antialias=True) -> np.ndarray:
+def resample_sincos_error(old_size: int, new_size: int, dim: int, base: float = 10000.0,
+                          mode: str = "bicubic", antialias: bool = True) -> np.ndarray:
     """Per channel, the largest gap between a resized sin-cos grid and the exact sin-cos at the
     coordinates the new cells sample (``resample_source_coords``): what interpolation gets wrong.
 
@@ -115,7 +120,8 @@ def resample_sincos_error(old_size, new_size, dim, base=10000.0, mode="bicubic",
     return np.abs(resized - exact).max(axis=0)
 
 
-def vit_position_table(source, grid_size, dim, num_prefix_tokens=0, seed=0) -> np.ndarray:
+def vit_position_table(source: str, grid_size: int, dim: int, num_prefix_tokens: int = 0,
+                       seed: int = 0) -> np.ndarray:
     """A ViT-style position table: ``num_prefix_tokens`` rows for [CLS]-like tokens, then the grid's rows.
 
     ``source`` is "sincos" (MAE's 2D sin-cos) or "learned" (a seeded, smooth learned-like grid). The prefix
@@ -132,7 +138,7 @@ def vit_position_table(source, grid_size, dim, num_prefix_tokens=0, seed=0) -> n
     return np.concatenate([cls, np.asarray(grid, dtype=np.float32)], axis=0)
 
 
-def prefix_change(before, after, num_prefix_tokens) -> float:
+def prefix_change(before: ArrayLike, after: ArrayLike, num_prefix_tokens: int) -> float:
     """Largest absolute change of the prefix rows between two tables (0 when there are none)."""
     prefix = as_int("num_prefix_tokens", num_prefix_tokens, minimum=0)
     if prefix == 0:
@@ -141,7 +147,8 @@ def prefix_change(before, after, num_prefix_tokens) -> float:
 
 
 
-def resize_plan(old_size, new_size, num_prefix_tokens, row, col) -> dict:
+def resize_plan(old_size: int, new_size: int, num_prefix_tokens: int, row: int,
+                col: int) -> dict:
     """The bookkeeping of one square resize that the lesson states: where the query patch goes, how much every
     distance stretches, and how many rows the table has before and after.
 
@@ -161,15 +168,17 @@ def resize_plan(old_size, new_size, num_prefix_tokens, row, col) -> dict:
             "rows_before": prefix + old * old, "rows_after": prefix + new * new}
 
 
-def resize_what_if_size(new_size, largest=32) -> int:
+def resize_what_if_size(new_size: int, largest: int = 32) -> int:
     """The other grid size a what-if asks about: twice ``new_size``, or half of it when twice passes ``largest``."""
     largest = as_int("largest grid size", largest, minimum=2, maximum=MAX_GRID)
     new = as_int("new grid size", new_size, minimum=1, maximum=largest)
     return 2 * new if 2 * new <= largest else max(1, new // 2)
 
 
-def resize_neighbour(source, old_size, new_size, dim, num_prefix_tokens, mode, antialias, row, col, *,
-                     seed=0) -> dict:
+def resize_neighbour(source: str, old_size: int, new_size: int, dim: int,
+                     num_prefix_tokens: int,
+                     mode: str, antialias: bool, row: int, col: int, *,
+                     seed: int = 0) -> dict:
     """Cosine similarity of a patch to the patch one step across, before and after resizing the grid.
 
     The step goes right unless the patch, or its matching cell on the new grid, sits on the last column;
@@ -192,8 +201,9 @@ def resize_neighbour(source, old_size, new_size, dim, num_prefix_tokens, mode, a
             "before": float(before[row, col + step]), "after": float(after[new_row, new_col + step])}
 
 
-def resize_profile(source, old_size, new_size, dim, num_prefix_tokens, antialias, new_row, channel, *,
-                   seed=0) -> dict:
+def resize_profile(source: str, old_size: int, new_size: int, dim: int, num_prefix_tokens: int,
+                   antialias: bool, new_row: int, channel: int, *,
+                   seed: int = 0) -> dict:
     """One channel of the resized grid along one new row, for every interpolation mode.
 
     Returns:
@@ -214,7 +224,8 @@ def resize_profile(source, old_size, new_size, dim, num_prefix_tokens, antialias
     return {"coords": coords, "series": series, "exact": exact}
 
 
-def sincos_resize_errors(old_size, new_size, dim, base=10000.0, antialias=True) -> dict:
+def sincos_resize_errors(old_size: int, new_size: int, dim: int, base: float = 10000.0,
+                         antialias: bool = True) -> dict:
     """``resample_sincos_error`` for every mode, and the error at channel 0 (the fastest column wave).
 
     Returns:

@@ -4,16 +4,18 @@ trained ViT position embeddings, and the neighbours of a patch that the lessons 
 from __future__ import annotations
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from .._backend import to_numpy
 from .._checks import as_choice, as_float, as_int, check_size
+from .._types import ArrayOrTensor
 
 __all__ = ["grid_neighbours", "learned_like_grid", "patch_similarity_maps"]
 
 MAX_GRID = 4096
 
 
-def learned_like_grid(grid_h, grid_w, dim, seed=0, smoothness=1.5) -> np.ndarray:
+def learned_like_grid(grid_h: int, grid_w: int, dim: int, seed: int = 0, smoothness: float = 1.5) -> np.ndarray:
     """A seeded stand-in for a trained ViT's position embeddings: smooth random fields on the grid.
 
     Each channel is white noise blurred with a Gaussian of ``smoothness`` patches (separable, edges
@@ -44,7 +46,8 @@ def learned_like_grid(grid_h, grid_w, dim, seed=0, smoothness=1.5) -> np.ndarray
     return field.reshape(h * w, dim).astype(np.float32)
 
 
-def patch_similarity_maps(table, grid_h, grid_w, metric="cosine", num_prefix_tokens=0) -> np.ndarray:
+def patch_similarity_maps(table: ArrayOrTensor, grid_h: int, grid_w: int, metric: str = "cosine",
+                          num_prefix_tokens: int = 0) -> np.ndarray:
     """For every patch, its similarity to every patch, laid out on the grid.
 
     Args:
@@ -74,7 +77,7 @@ def unit_rows(rows: np.ndarray) -> np.ndarray:
 
 
 
-def grid_neighbours(grid_map, row, col) -> dict:
+def grid_neighbours(grid_map: ArrayLike, row: int, col: int) -> dict:
     """The values of a map over the patch grid at the query's nearest neighbours: straight across, straight
     down and diagonally, each on the far side (left, above) where the query sits on the last column or row.
 

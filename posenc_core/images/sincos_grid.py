@@ -4,9 +4,11 @@ row, and, for comparison, the 1D code of the flattened (raster) index (lessons/i
 from __future__ import annotations
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from .._backend import to_backend
 from .._checks import as_base, as_int, check_size
+from .._types import ArrayOrTensor
 from .patch_grid import MAX_GRID, grid_neighbours, patch_similarity_maps
 
 __all__ = ["flattened_sincos", "sincos_2d", "sincos_2d_at", "sincos_layout", "sincos_neighbours"]
@@ -21,7 +23,8 @@ def _sincos_1d(dim: int, coords: np.ndarray, base: float) -> np.ndarray:
     return np.concatenate([np.sin(angles), np.cos(angles)], axis=1)
 
 
-def sincos_2d(grid_h, grid_w, dim, base=10000.0, *, backend="numpy", device=None):
+def sincos_2d(grid_h: int, grid_w: int, dim: int, base: float = 10000.0, *, backend: str = "numpy",
+              device: str | None = None) -> ArrayOrTensor:
     """2D sin-cos position embedding in MAE's convention.
 
     Patches are in raster order (row by row). The first dim/2 channels encode the column
@@ -42,7 +45,7 @@ def sincos_2d(grid_h, grid_w, dim, base=10000.0, *, backend="numpy", device=None
     return to_backend(table.astype(np.float32), backend, device)
 
 
-def sincos_2d_at(rows, cols, dim, base=10000.0) -> np.ndarray:
+def sincos_2d_at(rows: ArrayLike, cols: ArrayLike, dim: int, base: float = 10000.0) -> np.ndarray:
     """MAE's 2D sin-cos at arbitrary (fractional) grid coordinates.
 
     Args:
@@ -62,7 +65,7 @@ def sincos_2d_at(rows, cols, dim, base=10000.0) -> np.ndarray:
     return np.concatenate([_sincos_1d(dim // 2, cc, base), _sincos_1d(dim // 2, rr, base)], axis=1)
 
 
-def flattened_sincos(grid_h, grid_w, dim, base=10000.0) -> np.ndarray:
+def flattened_sincos(grid_h: int, grid_w: int, dim: int, base: float = 10000.0) -> np.ndarray:
     """A 1D sin-cos code of each patch's raster index r * grid_w + c, with the same helper and dim as
     ``sincos_2d``: the only difference is that the grid was flattened first. Shape (h * w, dim), float32."""
     h = as_int("grid_h", grid_h, minimum=1, maximum=MAX_GRID)
@@ -76,7 +79,7 @@ def flattened_sincos(grid_h, grid_w, dim, base=10000.0) -> np.ndarray:
 
 
 
-def sincos_neighbours(grid_h, grid_w, dim, base, row, col) -> dict:
+def sincos_neighbours(grid_h: int, grid_w: int, dim: int, base: float, row: int, col: int) -> dict:
     """Cosine similarity of patch (row, col) to its nearest neighbours under the 2D sin-cos code and under
     the 1D code of the flattened index: what the lesson's questions compare and its formulas print.
 
@@ -95,7 +98,7 @@ def sincos_neighbours(grid_h, grid_w, dim, base, row, col) -> dict:
     return {**{code: grid_neighbours(m, row, col) for code, m in maps.items()}, "index": patch, "raster_step": w}
 
 
-def sincos_layout(grid_h, grid_w, dim) -> dict:
+def sincos_layout(grid_h: int, grid_w: int, dim: int) -> dict:
     """Where things sit in MAE's 2D sin-cos table: its rows (patches in raster order) and its channels.
 
     Returns:

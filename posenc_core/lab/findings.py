@@ -3,6 +3,8 @@ training schedule. Each takes a result of ``run_lab`` (or ``shipped_lab_results`
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 
 from .._checks import as_choice
@@ -36,7 +38,8 @@ def lab_scores_at(result: dict, metric: str = "accuracy", length: str = "T") -> 
     return {label: float(v[index]) for label, v in series.items() if np.isfinite(v[index])}
 
 
-def lab_longest_question(result: dict, candidates=LONGEST_CANDIDATES, margin: float = 0.01) -> dict | None:
+def lab_longest_question(result: dict, candidates: Sequence[str] = LONGEST_CANDIDATES,
+                         margin: float = 0.01) -> dict | None:
     """Which trained model keeps the highest accuracy at the longest test length? Asked only when one model is
     ahead by more than ``margin`` of at least one other, so that exactly one option is right.
 
@@ -47,7 +50,7 @@ def lab_longest_question(result: dict, candidates=LONGEST_CANDIDATES, margin: fl
                 if n in candidates and np.isfinite(v[-1])}
     if len(accuracy) < 2:
         return None
-    best = max(accuracy, key=accuracy.get)
+    best = max(accuracy, key=accuracy.__getitem__)
     others = [n for n in candidates if n in accuracy and accuracy[n] < accuracy[best] - margin][:3]
     if not others:
         return None

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+__all__ = ["LAB_METHODS", "TRAINED_METHODS", "LabMethod"]
+
 
 @dataclass(frozen=True)
 class LabMethod:

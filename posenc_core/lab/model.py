@@ -21,6 +21,9 @@ from ..rope import apply_rope
 from ..rope.frequencies import rope_inv_freq
 from .methods import LAB_METHODS
 
+__all__ = ["POSITION_INPUTS", "POSITION_PARAMETERS", "ROPE_BASE", "Attention", "Block", "ModelConfig",
+           "TinyTransformer", "as_tensor", "causal_mask", "loss_and_accuracy", "rope_scaling_for"]
+
 ROPE_BASE = 10000.0
 T5_BUCKETS, T5_MAX_DISTANCE = 32, 128  # T5's decoder values (causal, so all 32 buckets look back)
 

@@ -3,11 +3,18 @@
 from __future__ import annotations
 
 import json
+import os
+from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
 from .methods import LAB_METHODS
+
+__all__ = ["SHIPPED_LAB_JSON", "SHIPPED_LAB_NPZ", "best_method", "lab_attention_panels", "lab_live_series",
+           "lab_series", "lab_train_curves", "load_lab_results", "save_lab_results", "select_methods",
+           "shipped_lab_results", "uniform_guess_loss"]
 
 _ASSETS = Path(__file__).resolve().parents[2] / "assets"
 SHIPPED_LAB_JSON = _ASSETS / "lab_full_seed0.json"  # made by python -m posenc_core.lab (full preset, seed 0)
@@ -29,7 +36,8 @@ def _json_ready(result: dict) -> dict:
     return _rounded({key: value for key, value in result.items() if key != "attention"})
 
 
-def save_lab_results(result: dict, json_path, npz_path=None) -> None:
+def save_lab_results(result: dict, json_path: str | os.PathLike[str],
+                     npz_path: str | os.PathLike[str] | None = None) -> None:
     """Write ``result`` (from ``run_lab``) as JSON; its attention maps to ``npz_path`` when given.
 
     The maps are stored as float16 (attention weights lie in [0, 1]; 3 significant digits are plenty
@@ -40,7 +48,8 @@ def save_lab_results(result: dict, json_path, npz_path=None) -> None:
     attention = result.get("attention")
     if npz_path is None or not attention:
         return
-    arrays, meta = {}, {}
+    arrays: dict[str, Any] = {}
+    meta = {}
     for name, item in attention.items():
         for key in ("at_T", "at_4T"):
             if item[key] is not None:
@@ -50,7 +59,7 @@ def save_lab_results(result: dict, json_path, npz_path=None) -> None:
     np.savez_compressed(npz_path, **arrays)
 
 
-def load_lab_results(json_path, npz_path=None) -> dict:
+def load_lab_results(json_path: str | os.PathLike[str], npz_path: str | os.PathLike[str] | None = None) -> dict:
     """Read results written by ``save_lab_results`` (attention maps as float32, when an npz is given)."""
     try:
         result = json.loads(Path(json_path).read_text())
@@ -79,7 +88,7 @@ def _label(name: str, entry: dict) -> str:
     return LAB_METHODS[name].label if name in LAB_METHODS else entry.get("label", name)
 
 
-def select_methods(result: dict, names) -> dict:
+def select_methods(result: dict, names: Sequence[str]) -> dict:
     """A copy of ``result`` holding only the named methods (in the given order, unknown names skipped)."""
     keep = [n for n in names if n in result["methods"]]
     out = dict(result, methods={n: result["methods"][n] for n in keep})
@@ -108,7 +117,8 @@ def lab_train_curves(result: dict, metric: str = "loss") -> tuple[np.ndarray, di
     return steps, {label: np.asarray(c[metric], dtype=np.float64) for label, c in curves.items()}
 
 
-def lab_attention_panels(result: dict, at: str = "T", names=None) -> tuple[list[np.ndarray], list[str]]:
+def lab_attention_panels(result: dict, at: str = "T", names: Sequence[str] | None = None) -> tuple[list[np.ndarray],
+                         list[str]]:
     """The chosen head's attention of each method at "T" or "4T", with panel titles.
 
     A method that cannot run at that length gets an all-NaN panel (drawn empty) and says so in its title.
@@ -161,7 +171,7 @@ def lab_live_series(curves: dict, labels: dict | None = None) -> tuple[np.ndarra
     return np.asarray(steps, dtype=np.int64), series
 
 
-def uniform_guess_loss(vocab) -> float:
+def uniform_guess_loss(vocab: int) -> float:
     """Cross-entropy of guessing uniformly among ``vocab`` symbols: ln(vocab), the loss a model starts from."""
     vocab = int(vocab)
     if vocab < 2:

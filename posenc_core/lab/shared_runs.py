@@ -17,6 +17,8 @@ from pathlib import Path
 
 from .results import save_lab_results
 
+__all__ = ["SHARED_DIR_ENV", "save", "stored_paths"]
+
 SHARED_DIR_ENV = "POSENC_SHARED_DIR"
 
 

@@ -13,6 +13,8 @@ import numpy as np
 
 from .._checks import MAX_POSITIONS, as_int, check_size
 
+__all__ = ["IGNORE", "TASK_DESCRIPTION", "TASK_NAME", "retrieval_batch"]
+
 IGNORE = -100  # the target of positions t < k, where there is nothing k steps back (torch's ignore_index)
 
 TASK_NAME = "retrieve-k-back"
@@ -20,7 +22,8 @@ TASK_DESCRIPTION = ("Sequences of independent, uniformly random symbols; at ever
                     "predicts the symbol k steps back, x[t-k]. Positions t < k are not scored.")
 
 
-def retrieval_batch(batch, length, k, vocab, seed) -> tuple[np.ndarray, np.ndarray]:
+def retrieval_batch(batch: int, length: int, k: int, vocab: int,
+                    seed: int | np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
     """One batch of the look-back-k task.
 
     Args:

@@ -11,6 +11,7 @@ import os
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, replace
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -18,6 +19,13 @@ from .._backend import check_backend, require_torch
 from .._checks import as_choice, as_int
 from .methods import LAB_METHODS, TRAINED_METHODS
 from .task import IGNORE, TASK_DESCRIPTION, TASK_NAME, retrieval_batch
+
+if TYPE_CHECKING:  # torch's module, for the checker only: importing it here would import torch
+    from .model import TinyTransformer
+
+__all__ = ["ATTENTION_FACTOR", "EVAL_FACTORS", "FULL", "MAX_STEPS", "MAX_TRAIN_LEN", "QUICK", "LabSettings",
+           "attention_maps", "build_model", "check_methods", "eval_batch", "evaluate", "lab_settings", "offset_mass",
+           "run_lab", "train_model", "warmup_steps"]
 
 EVAL_FACTORS = (1, 2, 4, 8)  # evaluation lengths as multiples of T
 MAX_TRAIN_LEN = 128
@@ -53,7 +61,8 @@ QUICK = LabSettings()
 FULL = LabSettings(train_len=64, steps=1500, batch=32, lr=2e-3, eval_sequences=128, mode="full")
 
 
-def lab_settings(mode="quick", *, train_len=None, steps=None, seed=0, device="cpu") -> LabSettings:
+def lab_settings(mode: str = "quick", *, train_len: int | None = None, steps: int | None = None, seed: int = 0,
+                 device: str = "cpu") -> LabSettings:
     """The quick or full preset with optional overrides, validated.
 
     Args:
@@ -64,7 +73,7 @@ def lab_settings(mode="quick", *, train_len=None, steps=None, seed=0, device="cp
         device: "cpu" or "cuda".
     """
     base = {"quick": QUICK, "full": FULL}[as_choice("mode", mode, ("quick", "full"))]
-    changes = {"seed": as_int("seed", seed, minimum=0, maximum=2**31 - 1),
+    changes: dict[str, Any] = {"seed": as_int("seed", seed, minimum=0, maximum=2**31 - 1),
                "device": as_choice("device", device, ("cpu", "cuda"))}
     if train_len is not None:
         changes["train_len"] = as_int("T (the training length)", train_len, minimum=8, maximum=MAX_TRAIN_LEN)
@@ -116,7 +125,7 @@ def _model_config(settings: LabSettings):
                        n_layers=settings.n_layers, n_heads=settings.n_heads, d_mlp=4 * settings.d_model)
 
 
-def build_model(method: str, settings: LabSettings, seed: int | None = None):
+def build_model(method: str, settings: LabSettings, seed: int | None = None) -> TinyTransformer:
     """A freshly initialised TinyTransformer for a trained method (seeded: same seed, same weights)."""
     torch = require_torch()
     from .model import TinyTransformer
@@ -139,7 +148,8 @@ def _learning_rate(step: int, settings: LabSettings) -> float:
     return settings.lr * (0.1 + 0.9 * 0.5 * (1 + math.cos(math.pi * progress)))
 
 
-def train_model(method: str, settings: LabSettings, progress: Callable[[dict], None] | None = None):
+def train_model(method: str, settings: LabSettings,
+                progress: Callable[[dict], None] | None = None) -> tuple[TinyTransformer, dict[str, list]]:
     """Train one method at length T. Returns (model, curve) with curve = {"step", "loss", "accuracy"} lists."""
     torch = require_torch()
     from .model import as_tensor, loss_and_accuracy
@@ -148,7 +158,7 @@ def train_model(method: str, settings: LabSettings, progress: Callable[[dict], N
     optimiser = torch.optim.AdamW(model.parameters(), lr=settings.lr, betas=(0.9, 0.98), weight_decay=0.01)
     rng = np.random.default_rng([settings.seed, 0])  # the same training stream for every method
     log_every = max(1, settings.steps // 50)
-    curve = {"step": [], "loss": [], "accuracy": []}
+    curve: dict[str, list] = {"step": [], "loss": [], "accuracy": []}
     model.train()
     for step in range(settings.steps):
         tokens, targets = retrieval_batch(settings.batch, settings.train_len, settings.k, settings.vocab, rng)
@@ -177,7 +187,7 @@ def eval_batch(length: int, settings: LabSettings) -> tuple[np.ndarray, np.ndarr
                            np.random.default_rng([settings.seed, 1, length]))
 
 
-def evaluate(model, method: str, length: int, settings: LabSettings) -> tuple[float, float]:
+def evaluate(model: TinyTransformer, method: str, length: int, settings: LabSettings) -> tuple[float, float]:
     """(loss, accuracy) of a trained model at one length; the variants apply their RoPE scaling."""
     torch = require_torch()
     from .model import as_tensor, loss_and_accuracy, rope_scaling_for
@@ -204,7 +214,7 @@ def offset_mass(attn: np.ndarray, k: int) -> float:
     return float(np.diagonal(attn, offset=-k).mean())
 
 
-def attention_maps(model, method: str, settings: LabSettings) -> dict:
+def attention_maps(model: TinyTransformer, method: str, settings: LabSettings) -> dict:
     """One head's attention on the first evaluation sequence at T and at 4T.
 
     The head is the one (over all layers) that puts the most weight on the key k steps back at
@@ -243,11 +253,13 @@ def attention_maps(model, method: str, settings: LabSettings) -> dict:
 def _scores_at_lengths(model, name: str, settings: LabSettings, on_length) -> dict[str, list]:
     """{"accuracy", "loss", "notes"}: one entry per test length, None (and the reason) where the method cannot run;
     ``on_length(length, accuracy, loss)`` after each."""
-    scores = {"accuracy": [], "loss": [], "notes": []}
+    scores: dict[str, list] = {"accuracy": [], "loss": [], "notes": []}
     for length in settings.eval_lengths:
+        loss: float | None
+        accuracy: float | None
+        note: str | None = None
         try:
             loss, accuracy = evaluate(model, name, length, settings)
-            note = None
         except ValueError as error:  # the learned table beyond T
             loss = accuracy = None
             note = str(error)
@@ -280,7 +292,7 @@ def run_lab(settings: LabSettings | None = None, methods: Sequence[str] | None =
     to_train = [name for name in TRAINED_METHODS if any(LAB_METHODS[m].trained_as == name for m in methods)]
     lengths = settings.eval_lengths
     started = time.perf_counter()
-    result = {"task": {"name": TASK_NAME, "description": TASK_DESCRIPTION, "k": settings.k,
+    result: dict[str, Any] = {"task": {"name": TASK_NAME, "description": TASK_DESCRIPTION, "k": settings.k,
                        "vocab": settings.vocab, "chance_accuracy": 1 / settings.vocab,
                        "settings": asdict(settings) | {"torch": torch.__version__}},
               "train_len": settings.train_len, "eval_lengths": lengths, "methods": {}, "seconds": None}
@@ -309,7 +321,8 @@ def run_lab(settings: LabSettings | None = None, methods: Sequence[str] | None =
                 report({"kind": "eval", "method": name, "length": length, "accuracy": accuracy, "loss": loss})
 
             scores = _scores_at_lengths(model, name, settings, on_length)
-            entry = result["methods"][name] = {**scores, "label": LAB_METHODS[name].label}
+            entry: dict[str, Any] = {**scores, "label": LAB_METHODS[name].label}
+            result["methods"][name] = entry
             if name in curves:
                 entry["train_curve"] = curves[name]
             if with_attention:

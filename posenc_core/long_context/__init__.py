@@ -2,6 +2,10 @@
 The scaling types themselves are RoPE frequencies (``rope.frequencies``); config.json reading is ``configs``."""
 
 from .extension import *  # noqa: F403
-from .extension import __all__ as _extension_all
 
-__all__ = [*_extension_all]
+__all__ = [
+    "BANDS", "fastest_pair_when_doubled", "EXTENSION_METHODS", "PHI35_LONG_FACTOR", "PHI35_SHORT_FACTOR",
+    "attention_factor_curve", "deepseek_softmax_mscale", "dynamic_ntk_base", "extension_analysis",
+    "extension_at_defaults", "extension_band_counts", "first_stale_call", "ntk_stretched_base", "extension_scaling",
+    "resample_factors", "score_vs_distance", "yarn_code_bounds", "yarn_paper_ramp", "yarn_paper_ratio",
+]

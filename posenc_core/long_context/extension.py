@@ -11,10 +11,13 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
+from typing import Any
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from .._checks import MAX_DIM, MAX_POSITIONS, as_base, as_choice, as_float, as_int
+from .._types import ArrayOrTensor
 from ..rope.frequencies import (
     MAX_ATTENTION_FACTOR,
     base_inv_freq,
@@ -92,7 +95,7 @@ PHI35_SHORT_FACTOR = (
 )
 
 
-def resample_factors(values: Sequence[float], n_pairs) -> np.ndarray:
+def resample_factors(values: Sequence[float], n_pairs: int) -> np.ndarray:
     """A per-pair factor list stretched to ``n_pairs`` entries by linear interpolation in relative index.
 
     LongRoPE's lists are searched for one head size; to show them for another head size we keep the
@@ -109,9 +112,12 @@ def resample_factors(values: Sequence[float], n_pairs) -> np.ndarray:
     return np.interp(np.linspace(0.0, 1.0, n_pairs), np.linspace(0.0, 1.0, source.size), source)
 
 
-def extension_scaling(method, factor, original, *, beta_fast=32.0, beta_slow=1.0, mscale=0.0,
-                      mscale_all_dim=0.0, truncate=True, low_freq_factor=1.0, high_freq_factor=4.0,
-                      short_factor=None, long_factor=None, alpha=None) -> tuple[dict, int]:
+def extension_scaling(method: str, factor: float, original: int, *, beta_fast: float = 32.0, beta_slow: float = 1.0,
+                      mscale: float = 0.0,
+                      mscale_all_dim: float = 0.0, truncate: bool = True, low_freq_factor: float = 1.0,
+                      high_freq_factor: float = 4.0,
+                      short_factor: ArrayLike | None = None, long_factor: ArrayLike | None = None,
+                      alpha: float | None = None) -> tuple[dict, int]:
     """The ``rope_scaling`` dict (transformers' keys) for one method, and the max_position_embeddings to pass.
 
     Args:
@@ -154,8 +160,8 @@ def extension_scaling(method, factor, original, *, beta_fast=32.0, beta_slow=1.0
     if short_factor is None or long_factor is None:
         raise ValueError("LongRoPE needs both a short_factor and a long_factor list.")
     return {"rope_type": "longrope", "factor": factor, "original_max_position_embeddings": original,
-            "short_factor": [float(v) for v in short_factor],
-            "long_factor": [float(v) for v in long_factor]}, target
+            "short_factor": [float(v) for v in np.asarray(short_factor).reshape(-1)],
+            "long_factor": [float(v) for v in np.asarray(long_factor).reshape(-1)]}, target
 
 
 def _bands(ratio: np.ndarray, factor: float) -> np.ndarray:
@@ -167,8 +173,9 @@ def _bands(ratio: np.ndarray, factor: float) -> np.ndarray:
     return bands
 
 
-def extension_analysis(head_dim, base, scaling, *, original, target, seq_len=None, partial_rotary_factor=1.0,
-                       max_position_embeddings=None) -> dict[str, np.ndarray | float]:
+def extension_analysis(head_dim: int, base: float, scaling: Mapping[str, Any] | None, *, original: int, target: int,
+                       seq_len: int | None = None, partial_rotary_factor: float = 1.0,
+                       max_position_embeddings: int | None = None) -> dict[str, np.ndarray | float]:
     """Per-pair view of a context extension, computed with the transformers-equal ``rope_inv_freq``.
 
     Args:
@@ -230,7 +237,7 @@ def extension_band_counts(result: Mapping) -> dict[str, int]:
     return counts
 
 
-def ntk_stretched_base(head_dim, base, stretch) -> float:
+def ntk_stretched_base(head_dim: int, base: float, stretch: float) -> float:
     """Static NTK-aware (and NTK-alpha's) new base b' = b · stretch^(d/(d-2)), in float64.
 
     Args:
@@ -241,7 +248,7 @@ def ntk_stretched_base(head_dim, base, stretch) -> float:
     return float(as_base(base) * stretch ** (head_dim / (head_dim - 2)))
 
 
-def dynamic_ntk_base(head_dim, base, factor, seq_len, original) -> float:
+def dynamic_ntk_base(head_dim: int, base: float, factor: float, seq_len: int, original: int) -> float:
     """Dynamic NTK's base for ``seq_len`` tokens: b' = b (s n / L − (s − 1))^(d/(d-2)), n = max(seq_len, L).
 
     Float64, as transformers computes it at init and for lengths within L (the figures' own frequencies come from
@@ -266,7 +273,8 @@ def first_stale_call(calls: Mapping) -> int | None:
     return int(stale[0]) if stale.size else None
 
 
-def extension_at_defaults(method, head_dim, base, original, factor):
+def extension_at_defaults(method: str, head_dim: int, base: float, original: int,
+                          factor: float) -> tuple[dict[str, np.ndarray | float], np.ndarray, np.ndarray]:
     """One method with every knob at its default, as the *Compare extension methods* page draws it.
 
     ``method`` is a key of ``EXTENSION_METHODS``, or None for no scaling. LongRoPE takes Phi-3.5-mini's
@@ -300,7 +308,7 @@ def _analysis_at_defaults(method, head_dim, base, original, factor) -> tuple[dic
                               max_position_embeddings=max_pos), target
 
 
-def fastest_pair_when_doubled(methods, head_dim, base, original, factor) -> dict:
+def fastest_pair_when_doubled(methods: Sequence[str], head_dim: int, base: float, original: int, factor: float) -> dict:
     """What doubling the stretch s does to each method's fastest pair (pair 0), at every knob's default.
 
     Returns:
@@ -315,7 +323,8 @@ def fastest_pair_when_doubled(methods, head_dim, base, original, factor) -> dict
     return {"before": before, "after": after, "changed": changed}
 
 
-def yarn_paper_ramp(head_dim, base, original, beta_fast=32.0, beta_slow=1.0, partial_rotary_factor=1.0):
+def yarn_paper_ramp(head_dim: int, base: float, original: int, beta_fast: float = 32.0, beta_slow: float = 1.0,
+                    partial_rotary_factor: float = 1.0) -> np.ndarray:
     """YaRN's ramp as the paper writes it: the fraction of each pair that is interpolated.
 
     The paper counts rotations r_i = L / lambda_i and sets gamma(r) = 0 below alpha (= beta_slow),
@@ -340,7 +349,8 @@ def yarn_paper_ramp(head_dim, base, original, beta_fast=32.0, beta_slow=1.0, par
     return 1.0 - gamma
 
 
-def yarn_paper_ratio(head_dim, base, original, factor, beta_fast=32.0, beta_slow=1.0):
+def yarn_paper_ratio(head_dim: int, base: float, original: int, factor: float, beta_fast: float = 32.0,
+                     beta_slow: float = 1.0) -> np.ndarray:
     """The new/old frequency ratio the paper's ramp implies: w / s + (1 − w), w = ``yarn_paper_ramp``.
 
     Returns:
@@ -351,7 +361,8 @@ def yarn_paper_ratio(head_dim, base, original, factor, beta_fast=32.0, beta_slow
     return weight / factor + (1.0 - weight)
 
 
-def yarn_code_bounds(head_dim, base, original, beta_fast=32.0, beta_slow=1.0) -> tuple[float, float]:
+def yarn_code_bounds(head_dim: int, base: float, original: int, beta_fast: float = 32.0,
+                     beta_slow: float = 1.0) -> tuple[float, float]:
     """The untruncated pair indices where the code's ramp starts and ends (for labels)."""
     head_dim, base = as_int("head_dim", head_dim, minimum=2, maximum=MAX_DIM), as_base(base)
     original = as_int("original context L", original, minimum=2, maximum=MAX_CONTEXT)
@@ -361,7 +372,8 @@ def yarn_code_bounds(head_dim, base, original, beta_fast=32.0, beta_slow=1.0) ->
             yarn_correction_dim(beta_slow, head_dim, base, original))
 
 
-def score_vs_distance(inv_freq, attention_factor=1.0, max_distance=4096, n_points=1200):
+def score_vs_distance(inv_freq: ArrayOrTensor, attention_factor: float = 1.0, max_distance: int = 4096,
+                      n_points: int = 1200) -> tuple[np.ndarray, np.ndarray]:
     """Score of a query with an identical key at distance r, per rotated dimension.
 
     With q = k = (1, ..., 1) each pair contributes 2 cos(r theta_i), and YaRN/LongRoPE's attention
@@ -386,7 +398,7 @@ def score_vs_distance(inv_freq, attention_factor=1.0, max_distance=4096, n_point
     return distances, attention_factor ** 2 * scores
 
 
-def attention_factor_curve(factors, original=4096):
+def attention_factor_curve(factors: ArrayLike, original: int = 4096) -> dict[str, np.ndarray]:
     """YaRN's 0.1 ln s + 1 and LongRoPE's sqrt(1 + ln s / ln L) for each s (1 when s <= 1).
 
     Returns:

@@ -8,6 +8,8 @@ import numpy as np
 
 from .families import MMFamily
 
+__all__ = ["MAX_MM_TOKENS", "MAX_SIDE", "MEL_FRAMES_PER_SECOND", "SEGMENT_KINDS", "MixedIds", "Segment", "padded_rows"]
+
 SEGMENT_KINDS = ("text", "image", "video", "audio")
 TEXT, IMAGE, VIDEO, AUDIO = range(4)
 MAX_MM_TOKENS = 20_000  # a bounded page: a 32 x 32 image is 1,024 tokens

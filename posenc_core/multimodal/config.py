@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from typing import Any
 
 from ..configs.json_bounds import check_config_tree
 from .families import MMFamily, mm_family
@@ -66,7 +67,8 @@ class _Reader:
         text = self.holder.get("text_config")
         self.text, self.text_where = ((text, f"{self.where}text_config.") if isinstance(text, Mapping)
                                       else (self.holder, self.where))
-        self.params, self.params_where = {}, ""
+        self.params: Mapping = {}
+        self.params_where = ""
         for name in ("rope_parameters", "rope_scaling"):
             for source, place in ((self.text, self.text_where), (config, "")):
                 if not self.params and isinstance(source.get(name), Mapping):
@@ -145,7 +147,7 @@ def _rotary_rows(reader: _Reader, family: MMFamily) -> tuple[MRopeSettings, list
 
 def _vision_rows(reader: _Reader, family: MMFamily, rows: list, time: dict) -> dict:
     """The vision tower's keys (and Qwen2.5-VL's tokens_per_second) into ``rows``; its head_dim returned."""
-    vision = {}
+    vision: dict[str, Any] = {}
     vision_config, vision_where = reader.holder.get("vision_config"), f"{reader.where}vision_config."
     if not isinstance(vision_config, Mapping):
         return vision
@@ -180,7 +182,7 @@ def _omni_time_rows(reader: _Reader, rows: list, time: dict) -> None:
             rows.append(("n_window (audio)", f"{int(n_window)}", place))
 
 
-def read_multimodal_config(config) -> MMConfigReading:
+def read_multimodal_config(config: Mapping[str, Any]) -> MMConfigReading:
     """The multimodal rotary settings of a parsed config.json (see ``parse_config_json``)."""
     family = _family_of(config)
     reader = _Reader(config)

@@ -73,7 +73,7 @@ MM_FAMILIES: dict[str, MMFamily] = {
 }
 
 
-def mm_family(key) -> MMFamily:
+def mm_family(key: str) -> MMFamily:
     if key not in MM_FAMILIES:
         raise ValueError(f"Unknown model family {key!r}; choose one of {', '.join(MM_FAMILIES)}.")
     return MM_FAMILIES[key]

@@ -8,8 +8,10 @@ from .._checks import as_float
 from ._blocks import AUDIO, IMAGE, MEL_FRAMES_PER_SECOND, VIDEO, MixedIds, _Builder, _grid, _video_time
 from .families import MMFamily
 
+__all__ = ["omni_audio_tokens"]
 
-def omni_audio_tokens(seconds, n_window=50) -> tuple[int, int]:
+
+def omni_audio_tokens(seconds: float, n_window: int = 50) -> tuple[int, int]:
     """(mel frames, audio tokens) for ``seconds`` of sound, as Qwen3-Omni's _get_feat_extract_output_lengths counts.
 
     The encoder works on chunks of 2 · n_window mel frames; a full chunk gives 13 tokens, a partial

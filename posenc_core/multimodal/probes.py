@@ -6,6 +6,9 @@ get_rope_index rules and scores one query token against the tokens of interest w
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import Any
+
 import numpy as np
 
 from .._checks import as_int
@@ -19,7 +22,7 @@ __all__ = ["SCORE_BANDS", "mm_image_advance", "mm_image_scores", "mm_row_end_sco
 SCORE_BANDS = ("above 0.99: almost the same place", "between 0.5 and 0.99", "below 0.5: clearly elsewhere")
 
 
-def mm_image_advance(family_key, grid_h, grid_w) -> dict:
+def mm_image_advance(family_key: str, grid_h: int, grid_w: int) -> dict:
     """How far an image moves the position ids: the text token right after a ``grid_h`` x ``grid_w`` image,
     numbered by the family's get_rope_index rules, against the image's first token.
 
@@ -35,7 +38,7 @@ def mm_image_advance(family_key, grid_h, grid_w) -> dict:
     return {"start": start, "next": after, "advance": after - start}
 
 
-def mm_wider_image(family_key, grid_h, grid_w) -> dict:
+def mm_wider_image(family_key: str, grid_h: int, grid_w: int) -> dict:
     """A what-if on an image's cost in ids: the same image with twice the columns.
 
     Returns:
@@ -51,8 +54,9 @@ def mm_wider_image(family_key, grid_h, grid_w) -> dict:
             "candidates": sorted({now, now + h * w, wider})}
 
 
-def mm_image_scores(family_key, settings: MRopeSettings, grid_h, grid_w, row, col, *, vectors="ones",
-                    text_before=4) -> dict:
+def mm_image_scores(family_key: str, settings: MRopeSettings, grid_h: int, grid_w: int, row: int, col: int, *,
+                    vectors: str = "ones",
+                    text_before: int = 4) -> dict:
     """Score of the patch at (row, col) of an image with every patch of the same image.
 
     Returns dict with ``map`` (grid_h, grid_w) of scores divided by the query's score with itself (1 at the
@@ -73,8 +77,9 @@ def mm_image_scores(family_key, settings: MRopeSettings, grid_h, grid_w, row, co
             "below": float(scores[row + 1, col]) if row + 1 < h else float("nan")}
 
 
-def mm_video_scores(family_key, settings: MRopeSettings, frames, grid_h, grid_w, fps, row, col, group, *,
-                    vectors="ones", frame_text=None, **time) -> dict:
+def mm_video_scores(family_key: str, settings: MRopeSettings, frames: int, grid_h: int, grid_w: int, fps: float,
+                    row: int, col: int, group: int, *,
+                    vectors: str = "ones", frame_text: int | None = None, **time: Any) -> dict:
     """Score of the video token at (group, row, col) with the same patch in every temporal group.
 
     Returns dict with ``seconds`` (the group's start time, 2 frames per group), ``scores`` (divided by the
@@ -95,7 +100,7 @@ def mm_video_scores(family_key, settings: MRopeSettings, frames, grid_h, grid_w,
             "time_span": float(time_ids[-1] - time_ids[0])}
 
 
-def mm_time_ids(family_key, frames, fps, *, frame_text=None, **time) -> dict:
+def mm_time_ids(family_key: str, frames: int, fps: float, *, frame_text: int | None = None, **time: Any) -> dict:
     """Time ids of a 1 x 1 video's temporal groups, relative to the first: how a family spaces time.
 
     Returns dict with ``seconds`` and ``time_ids`` (groups,).
@@ -107,7 +112,7 @@ def mm_time_ids(family_key, frames, fps, *, frame_text=None, **time) -> dict:
     return {"seconds": np.arange(ids.size) * 2.0 / fps, "time_ids": ids - ids[0]}
 
 
-def mm_time_id_table(frames, fps_values, family_keys) -> dict:
+def mm_time_id_table(frames: int, fps_values: Sequence[float], family_keys: Sequence[str]) -> dict:
     """Time ids of the same clip length at several fps under several families, on one axis of seconds.
 
     Returns dict with ``seconds`` (every group start time of any clip, sorted), ``series``:
@@ -128,13 +133,14 @@ def mm_time_id_table(frames, fps_values, family_keys) -> dict:
             "last_start": {fps: float(runs[(family_keys[0], fps)]["seconds"][-1]) for fps in fps_values}}
 
 
-def mm_score_band(score) -> int:
+def mm_score_band(score: float) -> int:
     """The index in ``SCORE_BANDS`` of a relative score: above 0.99, 0.5 to 0.99, or below 0.5."""
     value = float(score)
     return 0 if value > 0.99 else 1 if value >= 0.5 else 2
 
 
-def mm_row_end_score(family_key, settings: MRopeSettings, grid_h, grid_w, row, col, *, widen=2) -> dict:
+def mm_row_end_score(family_key: str, settings: MRopeSettings, grid_h: int, grid_w: int, row: int, col: int, *,
+                     widen: int = 2) -> dict:
     """A what-if on the image map: make the image ``widen`` times as wide and score the query patch with the
     last patch of its own row, same content everywhere (``mm_image_scores`` on the wider image).
 

@@ -3,6 +3,8 @@ the image and the video cost in tokens and ids, and how the video's time ids ste
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from .._checks import as_float
@@ -33,8 +35,8 @@ def mm_sequence_summary(result: MixedIds) -> dict:
         ``count``, ``first`` and ``last`` id of the audio tokens inside the video: Qwen3-Omni's sound track).
     """
     image, video = np.flatnonzero(result.kind == IMAGE), np.flatnonzero(result.kind == VIDEO)
-    summary = {"image_tokens": int(image.size), "video_top_time": None, "after_video": None, "frame_times": None,
-               "video_audio": None,
+    summary: dict[str, Any] = {"image_tokens": int(image.size), "video_top_time": None, "after_video": None,
+                               "frame_times": None, "video_audio": None,
                "first_image": tuple(float(v) for v in result.ids[:, image[0]]) if image.size else None}
     if not video.size:
         return summary
@@ -50,7 +52,7 @@ def mm_sequence_summary(result: MixedIds) -> dict:
     return summary
 
 
-def mm_video_groups(result: MixedIds, fps) -> dict:
+def mm_video_groups(result: MixedIds, fps: float) -> dict:
     """The time id of each temporal group (2 frames) of the sequence's first video and its start in seconds.
 
     Returns:

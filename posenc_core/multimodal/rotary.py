@@ -9,9 +9,11 @@ time on the slow ones. After the pick, pair j always turns at frequency inv_freq
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from .._backend import require_torch, torch_installed
 from .._checks import MAX_DIM, as_base, as_choice, as_float, as_int, check_size
@@ -40,8 +42,10 @@ class MRopeSettings:
         return self.rotary_dim // 2
 
 
-def mm_rope_settings(family_key, *, head_dim=None, partial_rotary_factor=None, rope_theta=None,
-                     mrope_section=None, allocation=None, rotary_dim=None) -> MRopeSettings:
+def mm_rope_settings(family_key: str, *, head_dim: int | None = None, partial_rotary_factor: float | None = None,
+                     rope_theta: float | None = None,
+                     mrope_section: Sequence[int] | None = None, allocation: str | None = None,
+                     rotary_dim: int | None = None) -> MRopeSettings:
     """A family's rotary settings, any of them overridden (by a config or a slider), checked together.
 
     ``rotary_dim`` (the rotated dimensions, already known) takes the place of ``partial_rotary_factor``.
@@ -59,7 +63,8 @@ def mm_rope_settings(family_key, *, head_dim=None, partial_rotary_factor=None, r
     section = tuple(family.mrope_section if mrope_section is None else mrope_section)
     if len(section) != 3:
         raise ValueError(f"mrope_section must list 3 numbers of pairs, one per axis, but got {list(section)}.")
-    section = tuple(as_int("Each mrope_section entry", s, minimum=0, maximum=MAX_DIM) for s in section)
+    t, h, w = (as_int("Each mrope_section entry", s, minimum=0, maximum=MAX_DIM) for s in section)
+    section = (t, h, w)
     if sum(section) != rotary_dim // 2:
         raise ValueError(f"mrope_section {list(section)} sums to {sum(section)} pairs, but the head rotates "
                          f"{rotary_dim} dimensions = {rotary_dim // 2} pairs; the sections must add up to that.")
@@ -110,7 +115,7 @@ def mm_wavelength_ranges(settings: MRopeSettings) -> dict[str, dict]:
     return out
 
 
-def mm_cos_sin(settings: MRopeSettings, ids, *, backend=None) -> tuple[np.ndarray, np.ndarray]:
+def mm_cos_sin(settings: MRopeSettings, ids: ArrayLike, *, backend: str | None = None) -> tuple[np.ndarray, np.ndarray]:
     """cos and sin, each (n, rotary_dim) float32, for 3D ids of shape (3, n), as the model's rotary embedding.
 
     With torch (the default when installed) the angles and cos/sin are computed on the same (3, 1, n, pairs)
@@ -150,7 +155,8 @@ def _rotate(x: np.ndarray, cos: np.ndarray, sin: np.ndarray, layout: str) -> np.
     return np.concatenate([rot * cos + turned * sin, rest], axis=-1)
 
 
-def mm_scores(settings: MRopeSettings, ids, query, *, vectors="ones", seed=0) -> np.ndarray:
+def mm_scores(settings: MRopeSettings, ids: ArrayLike, query: int, *, vectors: str = "ones",
+              seed: int = 0) -> np.ndarray:
     """q·k of the token at index ``query`` with every token, same content everywhere, so position alone varies.
 
     vectors: "ones" (each pair adds 2 cos(Δangle), pass-through dimensions add 1) or "random" (one seeded
@@ -171,7 +177,7 @@ def mm_scores(settings: MRopeSettings, ids, query, *, vectors="ones", seed=0) ->
 
 
 
-def mm_slow_pairs(settings: MRopeSettings, axis, span) -> int:
+def mm_slow_pairs(settings: MRopeSettings, axis: str, span: float) -> int:
     """How many of ``axis``'s pairs have a wavelength over ``span`` positions: they turn less than once across
     an image (or clip) ``span`` tokens long."""
     axis = as_choice("axis", axis, AXIS_NAMES)

@@ -8,6 +8,7 @@ family's ``get_rope_index`` in transformers 5.23 (tests/test_multimodal.py check
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import replace
 
 import numpy as np
@@ -89,8 +90,9 @@ def _check(segment: Segment, family: MMFamily) -> Segment:
     return segment
 
 
-def mm_position_ids(family_key, segments, *, frame_text=None, n_window=50, tokens_per_second=None,
-                    position_id_per_seconds=None) -> MixedIds:
+def mm_position_ids(family_key: str, segments: Sequence[Segment], *, frame_text: int | None = None, n_window: int = 50,
+                    tokens_per_second: int | None = None,
+                    position_id_per_seconds: int | None = None) -> MixedIds:
     """The (3, n) position ids of a mixed sequence under ``family_key``'s get_rope_index.
 
     Args:

@@ -14,12 +14,15 @@ frequencies θ_i = θ^(-4i/d), i < d/4) and differ in where the halves sit:
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from .._backend import require_torch, torch_installed
 from .._checks import as_base, as_choice, as_int, check_size
+from .._types import ArrayOrTensor
 from ..images.patch_grid import learned_like_grid, patch_similarity_maps, unit_rows
 from ..rope import rope_inv_freq_float32_pow
 from ._blocks import padded_rows
@@ -55,7 +58,8 @@ def _tower(key) -> VisionTower:
     return VISION_TOWERS[as_choice("tower", key, tuple(VISION_TOWERS))]
 
 
-def vision_rope_cos_sin(key, rows, cols, *, head_dim=None, theta=None, backend=None):
+def vision_rope_cos_sin(key: str, rows: ArrayLike, cols: ArrayLike, *, head_dim: int | None = None,
+                        theta: float | None = None, backend: str | None = None) -> tuple[ArrayOrTensor, ArrayOrTensor]:
     """cos, sin of shape (n, head_dim) float32 for patches at (rows, cols), laid out as the tower's code does."""
     tower = _tower(key)
     d = as_int("head_dim", tower.head_dim if head_dim is None else head_dim, minimum=4, maximum=1024)
@@ -92,8 +96,9 @@ def _rotate_tower(x: np.ndarray, cos: np.ndarray, sin: np.ndarray, layout: str) 
                            x[..., half:] * cos[..., half:] + rotate_half(x[..., half:]) * sin[..., half:]], axis=-1)
 
 
-def vision_tower_score_map(key, grid_h, grid_w, row, col, *, head_dim=None, theta=None, vectors="ones", seed=0,
-                           relative=False):
+def vision_tower_score_map(key: str, grid_h: int, grid_w: int, row: int, col: int, *, head_dim: int | None = None,
+                           theta: float | None = None, vectors: str = "ones", seed: int = 0,
+                           relative: bool = False) -> np.ndarray:
     """Score of a query patch with every patch of an h x w grid under the tower's rotary, same content everywhere.
 
     Returns (grid_h, grid_w) float64; with ``relative`` divided by the query's score with itself (1 at the query).
@@ -121,12 +126,13 @@ def vision_tower_score_map(key, grid_h, grid_w, row, col, *, head_dim=None, thet
     rotated = np.empty((h, w, d))  # (h, w, d)
     rotated[:, :, ~by_col] = rotate(down)[:, None, ~by_col]
     rotated[:, :, by_col] = rotate(across)[None, :, by_col]
-    rotated = rotated.reshape(h * w, d)  # (h·w, d)
-    scores = (rotated @ rotated[row * w + col]).reshape(h, w)
+    flat = rotated.reshape(h * w, d)  # (h·w, d)
+    scores = (flat @ flat[row * w + col]).reshape(h, w)
     return scores / scores[row, col] if relative else scores
 
 
-def factorized_learned_table(grid_h, grid_w, dim, seed=0, *, query=None) -> np.ndarray:
+def factorized_learned_table(grid_h: int, grid_w: int, dim: int, seed: int = 0, *,
+                             query: tuple[int, int] | None = None) -> np.ndarray:
     """A learned-like 2D table built as Gemma 4 builds its own: a row of an x table plus a row of a y table.
 
     Each 1D table is a seeded smooth random field (``learned_like_grid``), standing in for trained
@@ -148,7 +154,7 @@ def factorized_learned_table(grid_h, grid_w, dim, seed=0, *, query=None) -> np.n
 
 
 
-def vision_dimension_axes(key) -> np.ndarray:
+def vision_dimension_axes(key: str) -> np.ndarray:
     """For each dimension of a head: 0 if the patch's row turns it, 1 if its column does. Shape (head_dim,)."""
     tower = _tower(key)
     return _axes(tower.layout, tower.head_dim)
@@ -159,24 +165,25 @@ def _axes(layout: str, head_dim: int) -> np.ndarray:
     return np.repeat(np.array(blocks, dtype=np.int8), head_dim // 4)  # (head_dim,)
 
 
-def vision_wavelengths(key, theta=None) -> np.ndarray:
+def vision_wavelengths(key: str, theta: float | None = None) -> np.ndarray:
     """Wavelength 2π/θ_i in patches of each of the d/4 frequencies an axis turns at. Shape (head_dim / 4,)."""
     tower = _tower(key)
     theta = as_base(tower.theta if theta is None else theta)
     return 2 * np.pi / rope_inv_freq_float32_pow(tower.head_dim // 2, theta).astype(np.float64)
 
 
-def vision_layout_table(keys) -> np.ndarray:
+def vision_layout_table(keys: Sequence[str]) -> np.ndarray:
     """``vision_dimension_axes`` of several towers, one row each, NaN past a tower's head_dim. (towers, max d)."""
     return padded_rows([vision_dimension_axes(k) for k in keys])
 
 
-def vision_wavelength_table(keys) -> np.ndarray:
+def vision_wavelength_table(keys: Sequence[str]) -> np.ndarray:
     """``vision_wavelengths`` of several towers, one row each, NaN past a tower's d/4. (towers, max d/4)."""
     return padded_rows([vision_wavelengths(k) for k in keys])
 
 
-def vision_far_score(key, grid_h, grid_w, row, col, *, reach=16, theta=None) -> dict:
+def vision_far_score(key: str, grid_h: int, grid_w: int, row: int, col: int, *, reach: int = 16,
+                     theta: float | None = None) -> dict:
     """The relative score of the patch ``reach`` columns along the query's row (fewer at the grid's edge;
     to the left when the query is on the last column), same content everywhere, under tower ``key``'s
     rotary with its own θ or ``theta``.
@@ -193,7 +200,7 @@ def vision_far_score(key, grid_h, grid_w, row, col, *, reach=16, theta=None) -> 
     return {"col": far, "distance": abs(far - col), "score": float(scores[row, far])}
 
 
-def vision_wavelength_summary(keys, grid_h, grid_w) -> dict:
+def vision_wavelength_summary(keys: Sequence[str], grid_h: int, grid_w: int) -> dict:
     """What the wavelength chart says in numbers: the grid's longer side, and per tower its shortest and longest
     wavelength in patches, how many frequencies an axis has (d/4), and how many of them have a wavelength over
     four times that side (they barely turn across the image).

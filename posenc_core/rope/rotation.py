@@ -11,8 +11,9 @@ import math
 
 import numpy as np
 
-from .._backend import check_backend, require_torch, to_numpy
+from .._backend import check_backend, keeps_kind, require_torch, to_numpy
 from .._checks import MAX_ELEMENTS, MAX_POSITIONS, as_base, as_choice, as_even_dim, as_float, as_int, check_size
+from .._types import ArrayOrTensor
 from .frequencies import base_inv_freq, rope_inv_freq
 
 __all__ = [
@@ -36,7 +37,8 @@ def _gaussian(seed, *shape) -> np.ndarray:
     return np.random.default_rng(seed).standard_normal(shape)
 
 
-def rope_angles(positions, inv_freq) -> np.ndarray:
+@keeps_kind
+def rope_angles(positions: ArrayOrTensor, inv_freq: ArrayOrTensor) -> ArrayOrTensor:
     """m * theta_i for each position m and pair i, shape (len(positions), len(inv_freq)), float32.
 
     Both are taken as float32 first (any dtype, numpy or torch), as transformers does with
@@ -60,7 +62,8 @@ def _is_torch(x) -> bool:
     return type(x).__module__.startswith("torch")
 
 
-def apply_rope(x, positions, inv_freq, layout="half", *, attention_factor=1.0, backend=None, device=None):
+def apply_rope(x: ArrayOrTensor, positions: ArrayOrTensor, inv_freq: ArrayOrTensor, layout: str = "half", *,
+               attention_factor: float = 1.0, backend: str | None = None, device: str | None = None) -> ArrayOrTensor:
     """Rotate the last dimension of ``x`` by RoPE, as transformers' rotary embedding does.
 
     The angles are formed in float32 from float32 copies of ``positions`` and ``inv_freq`` (a bfloat16 or
@@ -71,7 +74,8 @@ def apply_rope(x, positions, inv_freq, layout="half", *, attention_factor=1.0, b
 
     Args:
         x: array or tensor of shape (..., seq, head_dim).
-        positions: (seq,) positions of the rows of x.
+        positions: (seq,) positions of the rows of x, or transformers' (batch, seq) ``position_ids`` for an x of
+            shape (batch, ..., seq, head_dim) (a batch of 1 applies to every sequence).
         inv_freq: (r/2,) inverse frequencies; dimensions beyond r = 2 * len(inv_freq) pass through.
         layout: "half" (rotate_half) or "interleaved" (pairs 2i, 2i+1).
         attention_factor: multiplies cos and sin (YaRN / LongRoPE), as transformers does.
@@ -88,19 +92,20 @@ def apply_rope(x, positions, inv_freq, layout="half", *, attention_factor=1.0, b
     check_backend(backend, device)
     half = int(np.asarray(to_numpy(inv_freq)).reshape(-1).shape[0])
     r = 2 * half
-    head_dim, seq = int(x.shape[-1]), int(x.shape[-2])
+    head_dim = int(x.shape[-1])
     if r > head_dim:
         raise ValueError(f"inv_freq has {half} frequencies, which rotate {r} dimensions, "
                          f"but x has only head_dim = {head_dim}.")
     if int(np.prod(x.shape)) > MAX_ELEMENTS:
         raise ValueError(f"x has {int(np.prod(x.shape)):,} values, above the cap of {MAX_ELEMENTS:,}.")
-    if len(positions) != seq:
-        raise ValueError(f"positions has {len(positions)} entries but x has {seq} rows (its second-to-last axis).")
+    rows = _rows_shape(tuple(np.shape(positions) if not _is_torch(positions) else positions.shape), tuple(x.shape))
+    check_size(math.prod(rows) * half, "The angle table")
     if backend == "torch":
-        return _apply_rope_torch(x, positions, inv_freq, layout, attention_factor, device)
+        return _apply_rope_torch(x, positions, inv_freq, layout, attention_factor, device, rows)
 
     x = to_numpy(x)
-    angles = rope_angles(positions, inv_freq)  # (seq, r/2)
+    pos = np.asarray(to_numpy(positions), dtype=np.float32).reshape(rows)
+    angles = pos[..., None] * np.asarray(to_numpy(inv_freq), dtype=np.float32).reshape(-1)  # (*rows, r/2)
     cos = (np.cos(angles) * attention_factor).astype(x.dtype)
     sin = (np.sin(angles) * attention_factor).astype(x.dtype)
     x1, x2, rest = _split(x, r, layout)
@@ -112,7 +117,24 @@ def apply_rope(x, positions, inv_freq, layout="half", *, attention_factor=1.0, b
     return out
 
 
-def _apply_rope_torch(x, positions, inv_freq, layout, attention_factor, device):
+def _rows_shape(positions_shape: tuple[int, ...], x_shape: tuple[int, ...]) -> tuple[int, ...]:
+    """The shape positions take to line up with x's rows: (seq,), or (batch, 1, ..., seq) for (batch, seq) ids,
+    as transformers unsqueezes cos and sin over the heads axis."""
+    seq = x_shape[-2]
+    if len(positions_shape) <= 1:
+        count = positions_shape[0] if positions_shape else 1
+        if count != seq:
+            raise ValueError(f"positions has {count} entries but x has {seq} rows (its second-to-last axis).")
+        return (seq,)
+    batch = positions_shape[0]
+    if len(positions_shape) == 2 and len(x_shape) >= 3 and positions_shape[1] == seq and batch in (1, x_shape[0]):
+        return (batch,) + (1,) * (len(x_shape) - 3) + (seq,)
+    raise ValueError(f"positions of shape {positions_shape} do not fit x of shape {x_shape}: give (seq,) positions, "
+                     "or (batch, seq) position_ids as transformers does, with x's batch first and its rows "
+                     "second to last.")
+
+
+def _apply_rope_torch(x, positions, inv_freq, layout, attention_factor, device, rows):
     torch = require_torch()
     if not isinstance(x, torch.Tensor):
         x = torch.as_tensor(np.asarray(x))
@@ -121,8 +143,8 @@ def _apply_rope_torch(x, positions, inv_freq, layout, attention_factor, device):
     inv = torch.as_tensor(to_numpy(inv_freq) if not isinstance(inv_freq, torch.Tensor) else inv_freq,
                           dtype=torch.float32, device=x.device).reshape(-1)
     pos = torch.as_tensor(to_numpy(positions) if not isinstance(positions, torch.Tensor) else positions,
-                          device=x.device).to(torch.float32).reshape(-1)
-    angles = pos[:, None] * inv[None, :]  # (seq, r/2), float32 even under autocast
+                          device=x.device).to(torch.float32).reshape(rows)
+    angles = pos[..., None] * inv  # (*rows, r/2), float32 even under autocast
     cos = (angles.cos() * attention_factor).to(x.dtype)
     sin = (angles.sin() * attention_factor).to(x.dtype)
     r = 2 * inv.shape[0]
@@ -135,7 +157,7 @@ def _apply_rope_torch(x, positions, inv_freq, layout, attention_factor, device):
 
 
 
-def rope_pair_theta(pair, head_dim, base=10000.0) -> float:
+def rope_pair_theta(pair: int, head_dim: int, base: float = 10000.0) -> float:
     """theta_i = base^(-2i/d) for pair ``pair`` of a head of size ``head_dim`` (float64, exact formula)."""
     d = as_even_dim("head_dim", head_dim)
     i = as_int("pair index", pair, minimum=0, maximum=d // 2 - 1)
@@ -150,7 +172,7 @@ def _as_pair(name, value) -> complex:
     return complex(x, y)
 
 
-def rope_pair(q, k, m, n, theta) -> dict:
+def rope_pair(q: ArrayOrTensor, k: ArrayOrTensor, m: float, n: float, theta: float) -> dict:
     """Rotate one query pair by m*theta and one key pair by n*theta, the complex-number way.
 
     A pair (x, y) is the complex number x + iy; rotating by an angle a multiplies it by e^{ia}.
@@ -190,7 +212,8 @@ def rope_pair(q, k, m, n, theta) -> dict:
     }
 
 
-def rope_pair_shift_scores(q, k, m, n, theta, max_shift=None) -> dict:
+def rope_pair_shift_scores(q: ArrayOrTensor, k: ArrayOrTensor, m: float, n: float, theta: float,
+                           max_shift: int | None = None) -> dict:
     """Scores of one pair as both positions move together (m+s, n+s) and as only the key moves (m, n+s).
 
     By default the shifts cover about four wavelengths 2 pi / theta (between 24 and 4096 positions).
@@ -214,7 +237,7 @@ def rope_pair_shift_scores(q, k, m, n, theta, max_shift=None) -> dict:
     return {"shift": s, "together": score(m + s, n + s), "key_only": score(m + 0 * s, n + s)}
 
 
-def rope_angle_table(n, head_dim, base=10000.0, part="angle") -> np.ndarray:
+def rope_angle_table(n: int, head_dim: int, base: float = 10000.0, part: str = "angle") -> np.ndarray:
     """The table every RoPE layer uses: m * theta_i (mod 2 pi), or its cos / sin.
 
     Args:
@@ -243,7 +266,7 @@ def rope_angle_table(n, head_dim, base=10000.0, part="angle") -> np.ndarray:
     return wrapped.float().numpy()
 
 
-def rope_turns(head_dim, base=10000.0, context=4096) -> dict:
+def rope_turns(head_dim: int, base: float = 10000.0, context: int = 4096) -> dict:
     """How far each pair turns within a context of ``context`` positions.
 
     Returns:

@@ -3,27 +3,32 @@ and positions read from content: FoX, stick-breaking and PaTH attention (lessons
 have GPU-only released kernels; these are the papers' equations in numpy, small enough for a slide."""
 
 from .attention_entropy import *  # noqa: F403
-from .attention_entropy import __all__ as _entropy_all
 from .cope import *  # noqa: F403
-from .cope import __all__ as _cope_all
 from .drope import *  # noqa: F403
-from .drope import __all__ as _drope_all
 from .fewer_frequencies import *  # noqa: F403
-from .fewer_frequencies import __all__ as _fewer_frequencies_all
 from .fox import *  # noqa: F403
-from .fox import __all__ as _fox_all
 from .latent import *  # noqa: F403
-from .latent import __all__ as _latent_all
 from .layer_rules import *  # noqa: F403
-from .layer_rules import __all__ as _layer_rules_all
 from .mixers import *  # noqa: F403
-from .mixers import __all__ as _mixers_all
 from .path_attention import *  # noqa: F403
-from .path_attention import __all__ as _path_all
 from .sinks import *  # noqa: F403
-from .sinks import __all__ as _sinks_all
 from .stick_breaking import *  # noqa: F403
-from .stick_breaking import __all__ as _stick_all
 
-__all__ = [*_layer_rules_all, *_entropy_all, *_sinks_all, *_mixers_all, *_latent_all, *_fewer_frequencies_all,
-           *_drope_all, *_cope_all, *_fox_all, *_stick_all, *_path_all]
+__all__ = [
+    "LOCAL_GLOBAL_MODELS", "NOPE_LAYER_MODELS", "QUERY_SCALE_RULES", "LayerRope", "LocalGlobalModel",
+    "layer_kind_inv_freq", "llama4_attn_temperature", "llama_4_scaling_beta", "local_global_model",
+    "local_global_scores", "local_global_view", "local_global_window_edge", "nope_layer_counts", "nope_layer_map",
+    "query_scale_first_steps", "proportional_inv_freq", "query_scale_positions", "query_temperature",
+    "temperature_entropy", "temperature_positions", "sink_attention_map", "sink_mass_by_position", "sink_mass_by_score",
+    "sink_softmax", "streaming_eviction", "HYBRID_MODELS", "MIXERS", "HybridModel", "ORDER_EXACT", "causal_conv",
+    "gated_recurrence", "nope_attention", "order_test", "KV_CACHE_DTYPES", "MLA_PRESETS", "GQA_REFERENCE",
+    "LatentConfig", "MLA_CONFIGS", "kv_cache_per_token", "latent_config", "mla_demo_scores", "mla_layout_gap",
+    "mla_shift_change", "mla_random_weights", "mla_scores", "mla_softmax_scale", "mla_tiny_config",
+    "FEWER_FREQUENCY_METHODS", "FEWER_FREQUENCY_MODELS", "dimension_frequencies", "dimension_frequency_table",
+    "fewer_frequencies", "fewer_frequency_summaries", "frequency_score_curves", "p_rope_inv_freq", "DROPE_VARIANTS",
+    "drop_positions", "drope_experiment", "load_drope_result", "recalibrate", "COPE_UNITS", "cope_attention",
+    "cope_counting_example", "cope_interpolate", "cope_interpolation_curve", "cope_positions", "cope_tokens",
+    "fox_attention", "fox_bias", "fox_gate_logit_for_slope", "fox_sentence", "stick_breaking_constant",
+    "stick_breaking_sentence", "stick_breaking_weights", "path_householder", "path_rope_transform", "path_scores",
+    "path_sentence", "path_transform_scores", "path_two_reflections",
+]

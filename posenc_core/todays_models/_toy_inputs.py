@@ -11,6 +11,8 @@ import numpy as np
 from .._checks import as_even_dim, as_int
 from .._tokens import token_embeddings, token_seed, tokenize
 
+__all__ = ["MAX_TOY_DIM", "toy_weight", "toy_words"]
+
 MAX_TOY_DIM = 64  # a head on a slide: the path products cost L^2 * d
 
 

@@ -11,6 +11,7 @@ import functools
 import math
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from .._checks import MAX_POSITIONS, as_float, as_int
 from .layer_rules import MAX_RULE_POSITION, query_temperature
@@ -28,7 +29,7 @@ def _row_stats(logits: np.ndarray) -> tuple[float, float]:
     return entropy, float(probs[0])
 
 
-def temperature_positions(context, points=64) -> np.ndarray:
+def temperature_positions(context: int, points: int = 64) -> np.ndarray:
     """Query positions for ``temperature_entropy``: ``points`` log-spaced positions from 1 to the context
     (capped below MAX_POSITIONS), as unique int64."""
     context = as_int("context", context, minimum=2, maximum=MAX_RULE_POSITION)
@@ -114,7 +115,8 @@ def _binned_stats(seed, p, rows, scales, spread, margin) -> tuple[np.ndarray, np
     return entropy, needle, done
 
 
-def temperature_entropy(rule, lengths, *, scale=None, period=None, spread=1.0, margin=4.0, seed=0) -> dict:
+def temperature_entropy(rule: str, lengths: ArrayLike, *, scale: float | None = None, period: int | None = None,
+                        spread: float = 1.0, margin: float = 4.0, seed: int = 0) -> dict:
     """Attention entropy of a query far down the sequence, with and without the rule's query scale.
 
     The query at position p sees keys 0..p. Key 0 is the one that matters (its score is ``margin``); every

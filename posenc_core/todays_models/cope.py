@@ -17,8 +17,11 @@ from __future__ import annotations
 import re
 
 import numpy as np
+from numpy.typing import ArrayLike
 
+from .._backend import keeps_kind
 from .._checks import as_choice, as_float, as_int, check_size
+from .._types import ArrayOrTensor
 
 __all__ = [
     "COPE_UNITS",
@@ -39,7 +42,8 @@ def _sigmoid(x):
     return 0.5 * (1.0 + np.tanh(0.5 * x))  # stable for large |x|
 
 
-def cope_positions(gate_logits, p_max=None) -> tuple[np.ndarray, np.ndarray]:
+@keeps_kind
+def cope_positions(gate_logits: ArrayLike, p_max: float | None = None) -> tuple[ArrayOrTensor, ArrayOrTensor]:
     """Gates and contextual positions from the gate logits q_i . k_j.
 
     Args:
@@ -63,7 +67,8 @@ def cope_positions(gate_logits, p_max=None) -> tuple[np.ndarray, np.ndarray]:
     return gates, positions
 
 
-def cope_interpolate(z, positions) -> np.ndarray:
+@keeps_kind
+def cope_interpolate(z: ArrayLike, positions: ArrayOrTensor) -> ArrayOrTensor:
     """q_i . e[p_ij] by interpolating z_i[p] = q_i . e[p] between the integers around p_ij.
 
     Args:
@@ -84,7 +89,7 @@ def cope_interpolate(z, positions) -> np.ndarray:
     return frac * take(high) + (1.0 - frac) * take(low)
 
 
-def cope_interpolation_curve(target, strength, p, p_max=8, points=161) -> dict:
+def cope_interpolation_curve(target: int, strength: float, p: float, p_max: int = 8, points: int = 161) -> dict:
     """The position score q . e[p] of a query whose embedding table picks ``target`` (z[target] = strength).
 
     Returns {"grid": (points,) p values from 0 to p_max, "curve": (points,) interpolated scores, "p", "value": the
@@ -104,7 +109,8 @@ def cope_interpolation_curve(target, strength, p, p_max=8, points=161) -> dict:
             "w_low": 1.0 - p + low, "w_high": p - low}
 
 
-def cope_attention(content_logits, gate_logits, z, p_max=None) -> dict:
+@keeps_kind
+def cope_attention(content_logits: ArrayLike, gate_logits: ArrayLike, z: ArrayLike, p_max: int | None = None) -> dict:
     """Causal CoPE attention: softmax_j(q_i . k_j + q_i . e[p_ij]).
 
     ``content_logits`` and ``gate_logits`` are (..., L, L); in the paper both are q_i . k_j (one dot product
@@ -143,7 +149,8 @@ def cope_tokens(text: str) -> dict:
             "sentence_end": np.array([t in ".!?" for t in tokens]), "dropped": dropped}
 
 
-def cope_counting_example(text, unit="sentences", target=3, sharpness=8.0, p_max=16) -> dict:
+def cope_counting_example(text: str, unit: str = "sentences", target: int = 3, sharpness: float = 8.0,
+                          p_max: int = 16) -> dict:
     """The counting example: one query (the last token) looks for the key whose contextual position is ``target``.
 
     A hand-built query and key: the gate logit q . k_j is +sharpness on keys that end a ``unit`` (every token,

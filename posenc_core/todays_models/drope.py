@@ -15,10 +15,12 @@ from __future__ import annotations
 
 import copy
 import json
+import os
 import sys
 import time
 from dataclasses import asdict, replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -26,6 +28,10 @@ from .._backend import require_torch
 from .._checks import as_int
 from ..lab.task import IGNORE, TASK_DESCRIPTION, retrieval_batch
 from ..lab.train import _deterministic, _learning_rate, eval_batch, evaluate, lab_settings, offset_mass, train_model
+
+if TYPE_CHECKING:  # torch's module, for the checker only: importing it here would import torch
+    from ..lab.model import TinyTransformer
+    from ..lab.train import LabSettings
 
 __all__ = ["DROPE_VARIANTS", "drop_positions", "drope_experiment", "load_drope_result", "recalibrate"]
 
@@ -38,7 +44,7 @@ DROPE_VARIANTS = {
 MAX_RECALIBRATION = 2000
 
 
-def drop_positions(model):
+def drop_positions(model: TinyTransformer) -> TinyTransformer:
     """A copy of a trained lab model that runs with no rotations: the same weights, read as a NoPE model.
 
     The lab's TinyTransformer decides what to add from ``method``; "none" adds nothing but the causal mask,
@@ -49,7 +55,7 @@ def drop_positions(model):
     return dropped
 
 
-def recalibrate(model, settings, steps: int) -> dict:
+def recalibrate(model: TinyTransformer, settings: LabSettings, steps: int) -> dict:
     """Continue training ``model`` (already without positions) for ``steps`` at the training length T.
 
     The same optimiser and schedule as the lab's training (AdamW, warmup then cosine), restarted, on a fresh
@@ -62,7 +68,7 @@ def recalibrate(model, settings, steps: int) -> dict:
     short = replace(settings, steps=steps)
     optimiser = torch.optim.AdamW(model.parameters(), lr=settings.lr, betas=(0.9, 0.98), weight_decay=0.01)
     rng = np.random.default_rng([settings.seed, 2])  # not the pretraining stream
-    curve = {"step": [], "loss": [], "accuracy": []}
+    curve: dict[str, list] = {"step": [], "loss": [], "accuracy": []}
     log_every = max(1, steps // 25)
     model.train()
     for step in range(steps):
@@ -94,7 +100,8 @@ def _maps(model, settings) -> np.ndarray:
     return np.stack([m[0].float().cpu().numpy() for m in maps])
 
 
-def drope_experiment(train_len=32, steps=300, recalibration=150, seed=0, device="cpu") -> dict:
+def drope_experiment(train_len: int = 32, steps: int = 300, recalibration: int = 150, seed: int = 0,
+                     device: str = "cpu") -> dict:
     """Train RoPE at T, then measure it with rotations, without them, and after a DroPE recalibration.
 
     Args:
@@ -141,7 +148,7 @@ def drope_experiment(train_len=32, steps=300, recalibration=150, seed=0, device=
             "seconds": round(time.perf_counter() - started, 2)}
 
 
-def load_drope_result(path) -> dict:
+def load_drope_result(path: str | os.PathLike[str]) -> dict:
     """A saved ``drope_experiment`` result (JSON), with the attention maps as float arrays."""
     result = json.loads(Path(path).read_text())
     result["attention"] = {k: np.asarray(v, dtype=np.float64) for k, v in result["attention"].items()}

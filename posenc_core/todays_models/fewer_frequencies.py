@@ -17,6 +17,7 @@ Everything here is in the half (rotate_half) layout: pair i is dimensions (i, i 
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import numpy as np
 
@@ -48,7 +49,7 @@ FEWER_FREQUENCY_MODELS = {
 }
 
 
-def p_rope_inv_freq(head_dim, base=10000.0, p=1.0) -> np.ndarray:
+def p_rope_inv_freq(head_dim: int, base: float = 10000.0, p: float = 1.0) -> np.ndarray:
     """p-RoPE's frequencies (Barbero et al. 2025, sec. 6): theta_i = base^(-2i/d), the lowest set to 0.
 
     Keeps the first floor(p x d/2) pairs (the fastest); shape (d/2,), float64. p = 1 is RoPE, p = 0 is NoPE.
@@ -74,7 +75,7 @@ def _pair_frequencies(method: str, head_dim: int, base: float, fraction: float) 
     return rope_inv_freq(head_dim, base, scaling)[0].astype(np.float64), head_dim
 
 
-def dimension_frequencies(method, head_dim, base=10000.0, fraction=1.0) -> np.ndarray:
+def dimension_frequencies(method: str, head_dim: int, base: float = 10000.0, fraction: float = 1.0) -> np.ndarray:
     """How fast each dimension of a head turns (radians per position; 0 = never), shape (head_dim,).
 
     In the half layout, pair i of a rotated block of width r is dimensions i and i + r/2; dimensions past
@@ -88,7 +89,7 @@ def dimension_frequencies(method, head_dim, base=10000.0, fraction=1.0) -> np.nd
     return out
 
 
-def dimension_frequency_table(head_dim, base=10000.0, fraction=1.0) -> np.ndarray:
+def dimension_frequency_table(head_dim: int, base: float = 10000.0, fraction: float = 1.0) -> np.ndarray:
     """log10 of each dimension's angular speed, one row per method (FEWER_FREQUENCY_METHODS order; RoPE at
     fraction 1), NaN where a dimension never turns. Shape (4, head_dim)."""
     rows = [dimension_frequencies(m, head_dim, base, 1.0 if m == "RoPE" else fraction)
@@ -98,7 +99,8 @@ def dimension_frequency_table(head_dim, base=10000.0, fraction=1.0) -> np.ndarra
         return np.where(table > 0, np.log10(table), np.nan)
 
 
-def fewer_frequencies(method, head_dim, base=10000.0, fraction=1.0, context=4096) -> dict:
+def fewer_frequencies(method: str, head_dim: int, base: float = 10000.0, fraction: float = 1.0,
+                      context: int = 4096) -> dict:
     """What one method keeps: which pairs turn, their wavelengths, and what a context of ``context`` sees.
 
     Returns:
@@ -137,14 +139,16 @@ def fewer_frequencies(method, head_dim, base=10000.0, fraction=1.0, context=4096
             "slowest_omega": float(turning.min())}
 
 
-def fewer_frequency_summaries(head_dim, base=10000.0, fraction=1.0, context=4096) -> dict[str, dict]:
+def fewer_frequency_summaries(head_dim: int, base: float = 10000.0, fraction: float = 1.0,
+                              context: int = 4096) -> dict[str, dict]:
     """``fewer_frequencies`` of every method at one setting: RoPE rotates the whole head, the others
     ``fraction`` of it. Returns {method: summary} in FEWER_FREQUENCY_METHODS order."""
     return {m: fewer_frequencies(m, head_dim, base, 1.0 if m == "RoPE" else fraction, context)
             for m in FEWER_FREQUENCY_METHODS}
 
 
-def frequency_score_curves(head_dim, base=10000.0, fraction=0.25, max_distance=4096, points=600) -> dict:
+def frequency_score_curves(head_dim: int, base: float = 10000.0, fraction: float = 0.25, max_distance: int = 4096,
+                           points: int = 600) -> dict:
     """q . R(Delta) q / |q|^2 for q with every coordinate equal, against the distance Delta, per method.
 
     That is the mean over dimensions of cos(Delta x omega_dim): each rotating dimension adds a cosine, each
@@ -159,7 +163,7 @@ def frequency_score_curves(head_dim, base=10000.0, fraction=0.25, max_distance=4
     check_size(points * d, "The score curves")
     # 0, then log-spaced: the fast pairs decorrelate within a few positions, the slow ones over thousands
     distance = np.unique(np.concatenate([[0.0], np.round(np.geomspace(1, max_distance, points - 1))]))  # (P,)
-    curves = {"distance": distance}
+    curves: dict[str, Any] = {"distance": distance}
     omegas = [dimension_frequencies(m, d, base, fraction) for m in FEWER_FREQUENCY_METHODS]  # 4 x (d,)
     # The cosines are the cost: each pair's frequency sits in two dimensions, still dimensions are all 0 and
     # the methods share frequencies, so take each distinct one once and gather every method's (P, d) table

@@ -14,8 +14,11 @@ FoX lets the data choose the slope token by token. numpy only; flash-linear-atte
 from __future__ import annotations
 
 import numpy as np
+from numpy.typing import ArrayLike
 
+from .._backend import keeps_kind
 from .._checks import MAX_HEADS, as_float, as_int, check_size
+from .._types import ArrayOrTensor
 from ..attention_bias.biases import alibi_bias, alibi_slopes
 from ._toy_inputs import toy_weight, toy_words
 
@@ -26,7 +29,8 @@ def _log_sigmoid(x):
     return -np.logaddexp(0.0, -x)  # log(1 / (1 + e^-x)), stable for large |x|
 
 
-def fox_bias(log_forget) -> np.ndarray:
+@keeps_kind
+def fox_bias(log_forget: ArrayLike) -> ArrayOrTensor:
     """FoX's decay bias D from the log forget gates.
 
     Args:
@@ -48,7 +52,8 @@ def fox_bias(log_forget) -> np.ndarray:
     return np.where(np.tril(np.ones((length, length), bool)), bias, -np.inf)
 
 
-def fox_attention(logits, log_forget) -> np.ndarray:
+@keeps_kind
+def fox_attention(logits: ArrayLike, log_forget: ArrayLike) -> ArrayOrTensor:
     """softmax_j(logits_ij + D_ij) over the causal keys; ``logits`` (..., L, L), ``log_forget`` (..., L)."""
     bias = fox_bias(log_forget)
     z = np.asarray(logits, dtype=np.float64) + bias  # (..., L, L), -inf above the diagonal
@@ -56,13 +61,14 @@ def fox_attention(logits, log_forget) -> np.ndarray:
     return z / z.sum(-1, keepdims=True)
 
 
-def fox_gate_logit_for_slope(slope) -> float:
+def fox_gate_logit_for_slope(slope: float) -> float:
     """The gate logit b with sigmoid(b) = exp(-slope): the constant gate that reproduces an ALiBi slope."""
     slope = as_float("slope", slope, above=0.0, maximum=50.0)
     return float(-np.log(np.expm1(slope)))  # sigmoid(b) = e^-m  <=>  e^-b = e^m - 1
 
 
-def fox_sentence(text, n_heads=8, head=1, dependence=1.0, seed=0, dim=16) -> dict:
+def fox_sentence(text: str, n_heads: int = 8, head: int = 1, dependence: float = 1.0, seed: int = 0,
+                 dim: int = 16) -> dict:
     """FoX's bias for a sentence next to ALiBi's for the same head.
 
     The gate logit of word t is b + dependence * (w . x_t): b is the constant gate that gives ALiBi's slope for

@@ -18,10 +18,14 @@ from __future__ import annotations
 import functools
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
+from typing import Any
 
 import numpy as np
+from numpy.typing import ArrayLike
 
+from .._backend import keeps_kind
 from .._checks import MAX_POSITIONS, as_choice, as_int, check_size
+from .._types import ArrayOrTensor
 from ..rope import apply_rope
 from ..rope.frequencies import rope_inv_freq, yarn_mscale
 
@@ -135,6 +139,9 @@ def latent_config(config: Mapping, source: str = "") -> tuple[LatentConfig, list
     if row is None:
         raise ValueError("No layer of this config uses latent attention with a rotation (kv_lora_rank and "
                          "qk_rope_head_dim), so there is no shared rotated key to show.")
+    if row.qk_nope_head_dim is None or row.max_position_embeddings is None:
+        raise ValueError("Latent attention needs qk_nope_head_dim and max_position_embeddings in the config; this "
+                         "one lacks one of them.")
     rope = {k: v for k, v in row.scaling.items() if k in ("rope_type", "factor", "original_max_position_embeddings",
                                                           "mscale", "mscale_all_dim", "beta_fast", "beta_slow")}
     latent = LatentConfig(
@@ -147,7 +154,7 @@ def latent_config(config: Mapping, source: str = "") -> tuple[LatentConfig, list
 
 
 # A grouped-query model for the cache comparison (not MLA): GLM-4.5 keeps 8 key-value heads of 128.
-GQA_REFERENCE = {"name": "GLM-4.5 (GQA)", "num_hidden_layers": 46, "num_attention_heads": 96,
+GQA_REFERENCE: dict[str, Any] = {"name": "GLM-4.5 (GQA)", "num_hidden_layers": 46, "num_attention_heads": 96,
                  "num_key_value_heads": 8, "head_dim": 128, "partial_rotary_factor": 0.5,
                  "source": "transformers' Glm4MoeConfig defaults (checkpoint zai-org/GLM-4.5)"}
 
@@ -208,7 +215,9 @@ def _rms_norm(x, weight):
     return weight * (x / np.sqrt((x * x).mean(-1, keepdims=True) + RMS_EPS))
 
 
-def mla_scores(hidden, weights: Mapping[str, np.ndarray], cfg: LatentConfig, positions=None) -> dict:
+@keeps_kind
+def mla_scores(hidden: ArrayLike, weights: Mapping[str, np.ndarray], cfg: LatentConfig,
+               positions: ArrayOrTensor | None = None) -> dict:
     """The attention scores of one MLA layer, split into its content and position terms.
 
     Args:

@@ -17,12 +17,14 @@ from __future__ import annotations
 
 import functools
 import math
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
 
+from .._backend import keeps_kind
 from .._checks import MAX_DIM, MAX_POSITIONS, as_base, as_choice, as_float, as_int
+from .._types import ArrayOrTensor
 from ..long_context.extension import score_vs_distance
 from ..rope.frequencies import rope_inv_freq
 
@@ -116,7 +118,8 @@ def local_global_model(model: str) -> LocalGlobalModel:
         layers={kind: row.index for kind, row in picked.items()})
 
 
-def proportional_inv_freq(head_dim, base, partial_rotary_factor=1.0, factor=1.0) -> np.ndarray:
+def proportional_inv_freq(head_dim: int, base: float, partial_rotary_factor: float = 1.0,
+                          factor: float = 1.0) -> np.ndarray:
     """Gemma 4's "proportional" RoPE: the first pairs turn with exponents over the *whole* head_dim, the rest do not.
 
     Mirrors transformers' ``_compute_proportional_rope_parameters`` in float32: int(fraction·head_dim // 2)
@@ -146,8 +149,9 @@ def layer_kind_inv_freq(layer: LayerRope, context: int | None = None) -> tuple[n
     if layer.rope_type == "proportional":
         # transformers' own op order (rope_inv_freq's proportional type), as Layer by layer computes it: the numpy
         # proportional_inv_freq can land one float32 ulp away from the model's buffer
-        scaling = {"rope_type": "proportional", **layer.scaling, "partial_rotary_factor": layer.partial_rotary_factor}
-        return rope_inv_freq(layer.head_dim, layer.base, scaling, max_position_embeddings=context)
+        proportional = {"rope_type": "proportional", **layer.scaling,
+                        "partial_rotary_factor": layer.partial_rotary_factor}
+        return rope_inv_freq(layer.head_dim, layer.base, proportional, max_position_embeddings=context)
     scaling = {"rope_type": layer.rope_type, **layer.scaling} if layer.rope_type != "default" else None
     return rope_inv_freq(layer.head_dim, layer.base, scaling, partial_rotary_factor=layer.partial_rotary_factor,
                          max_position_embeddings=context)
@@ -201,7 +205,7 @@ def local_global_scores(model: str) -> tuple[np.ndarray, dict[str, np.ndarray]]:
     kind's scores NaN past the farthest key it sees (window - 1 for sliding-window layers).
     """
     result = local_global_view(model)
-    distances, series = None, {}
+    distances, series = np.empty(0), {}
     for kind in ("local", "full"):
         view = result[kind]
         distances, scores = score_vs_distance(view["inv_freq"], view["attention_factor"], result["context"] - 1)
@@ -241,7 +245,7 @@ NOPE_LAYER_MODELS: dict[str, tuple[Callable[[int], bool], str, int]] = {
 }
 
 
-def nope_layer_map(n_layers=48) -> tuple[list[str], np.ndarray]:
+def nope_layer_map(n_layers: int = 48) -> tuple[list[str], np.ndarray]:
     """Which layers rotate in each model of NOPE_LAYER_MODELS: ``(names, (models, n_layers))`` with 1 = RoPE,
     0 = no positions, NaN past that model's last layer."""
     n_layers = as_int("number of layers", n_layers, minimum=1, maximum=256)
@@ -273,7 +277,7 @@ def _positions(positions) -> np.ndarray:
     return p.astype(np.float32)  # torch: positions.float()
 
 
-def query_scale_first_steps(positions, period=16384) -> dict[str, int | None]:
+def query_scale_first_steps(positions: ArrayOrTensor, period: int = 16384) -> dict[str, int | None]:
     """The first of ``positions`` where each rule's multiplier (at scale 1) leaves 1.
 
     Returns:
@@ -289,7 +293,8 @@ def query_scale_first_steps(positions, period=16384) -> dict[str, int | None]:
     return out
 
 
-def llama4_attn_temperature(positions, scale=0.1, period=8192) -> np.ndarray:
+@keeps_kind
+def llama4_attn_temperature(positions: ArrayOrTensor, scale: float = 0.1, period: int = 8192) -> ArrayOrTensor:
     """Llama 4's NoPE-layer query scale, log1p(floor((p + 1) / floor_scale)) · attn_scale + 1, in float32.
 
     As ``Llama4TextAttention.forward``: p counts from 0 (cache length + index), the +1 makes the first
@@ -301,7 +306,8 @@ def llama4_attn_temperature(positions, scale=0.1, period=8192) -> np.ndarray:
     return (np.log1p(np.floor((p + np.float32(1.0)) / period)) * scale + np.float32(1.0)).astype(np.float32)
 
 
-def llama_4_scaling_beta(positions, scale=0.1, period=16384) -> np.ndarray:
+@keeps_kind
+def llama_4_scaling_beta(positions: ArrayOrTensor, scale: float = 0.1, period: int = 16384) -> ArrayOrTensor:
     """Ministral 3 / Mistral Small 4's query scale, 1 + beta · log(1 + floor(p / L_orig)), in float32.
 
     As ``get_llama_4_attn_scale`` in transformers' ministral3 and mistral4 code: p is the position id
@@ -323,13 +329,15 @@ QUERY_SCALE_RULES: dict[str, tuple[QueryScaleFn, str, float, int]] = {
 }
 
 
-def query_temperature(rule, positions, scale=None, period=None) -> np.ndarray:
+@keeps_kind
+def query_temperature(rule: str, positions: ArrayOrTensor, scale: float | None = None,
+                      period: int | None = None) -> ArrayOrTensor:
     """The query multiplier of ``rule`` (a key of QUERY_SCALE_RULES) at each position, float32."""
     fn, _, default_scale, default_period = QUERY_SCALE_RULES[as_choice("rule", rule, tuple(QUERY_SCALE_RULES))]
     return fn(positions, default_scale if scale is None else scale, default_period if period is None else period)
 
 
-def query_scale_positions(context, periods=(8192, 16384), steps=16) -> np.ndarray:
+def query_scale_positions(context: int, periods: Sequence[int] = (8192, 16384), steps: int = 16) -> np.ndarray:
     """Positions 1 .. context - 1 to draw the query-scale rules at: a 1,000-point log grid plus both sides of the
     first ``steps`` steps of each period (Llama 4 steps at k·period - 1, Mistral at k·period), so the stairs
     stay sharp where they are wide enough to see. Returns (n,) int64, sorted and unique."""

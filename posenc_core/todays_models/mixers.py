@@ -17,7 +17,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .._backend import keeps_kind
 from .._checks import as_choice, as_float, as_int, check_size
+from .._types import ArrayOrTensor
 from ..why_position.order import permutation
 
 __all__ = [
@@ -61,7 +63,8 @@ def _weights(name: str, *shape) -> np.ndarray:
     return np.random.default_rng(seed).standard_normal(shape)
 
 
-def causal_conv(x, kernel_size=4) -> np.ndarray:
+@keeps_kind
+def causal_conv(x: ArrayOrTensor, kernel_size: int = 4) -> ArrayOrTensor:
     """Depthwise causal convolution, y_t = sum_{i < K} w_i ⊙ x_{t-i} (zeros before the start); fixed seeded w.
 
     The short convolution of LFM2 and the one in front of every Mamba / Gated DeltaNet layer.
@@ -76,7 +79,8 @@ def causal_conv(x, kernel_size=4) -> np.ndarray:
     return y
 
 
-def gated_recurrence(x, decay=0.9) -> np.ndarray:
+@keeps_kind
+def gated_recurrence(x: ArrayOrTensor, decay: float = 0.9) -> ArrayOrTensor:
     """A gated linear recurrence, h_t = g_t ⊙ h_{t-1} + x_t with g_t = decay · sigmoid(x_t W_g) ∈ (0, decay).
 
     The state-update shape shared by Mamba-2, gated linear attention and the gated delta rule (without
@@ -94,7 +98,8 @@ def gated_recurrence(x, decay=0.9) -> np.ndarray:
     return out
 
 
-def nope_attention(x, causal=True) -> np.ndarray:
+@keeps_kind
+def nope_attention(x: ArrayOrTensor, causal: bool = True) -> ArrayOrTensor:
     """One head of softmax attention with no position information, fixed seeded W_q, W_k, W_v. (n, d) -> (n, d)."""
     x = _tokens(x)
     d = x.shape[1]
@@ -130,7 +135,7 @@ def _tokens(x) -> np.ndarray:
 ORDER_EXACT = 1e-12  # float64: below this a difference is rounding, not order
 
 
-def order_test(n=24, dim=16, kind="swap", *, i=3, j=10, seed=0) -> dict:
+def order_test(n: int = 24, dim: int = 16, kind: str = "swap", *, i: int = 3, j: int = 10, seed: int = 0) -> dict:
     """Reorder seeded input tokens and measure, per position, how far each mixer is from just reordering.
 
     For each mixer f and reordering P, the error at t is |f(P x)_t - (P f(x))_t| (Euclidean norm):

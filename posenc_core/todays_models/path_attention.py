@@ -16,24 +16,28 @@ numpy; O(L^2 d) with one rank-one update per step.
 from __future__ import annotations
 
 import numpy as np
+from numpy.typing import ArrayLike
 
+from .._backend import keeps_kind
 from .._checks import as_base, as_even_dim, as_float, check_size
+from .._types import ArrayOrTensor
 from ._toy_inputs import toy_weight, toy_words
 
 __all__ = ["path_householder", "path_rope_transform", "path_scores", "path_sentence", "path_transform_scores",
            "path_two_reflections"]
 
 
-def path_householder(w, beta) -> np.ndarray:
+@keeps_kind
+def path_householder(w: ArrayLike, beta: ArrayLike) -> ArrayOrTensor:
     """H = I - beta w w^T for each row of ``w`` (normalised to unit length first), shape (..., d, d)."""
     w = np.asarray(w, dtype=np.float64)
     beta = np.asarray(beta, dtype=np.float64)
     norm = np.linalg.norm(w, axis=-1, keepdims=True)
     if np.any(norm == 0):
         raise ValueError("Every Householder direction w must be a nonzero vector.")
-    w = w / norm
-    eye = np.eye(w.shape[-1])
-    return eye - beta[..., None, None] * w[..., :, None] * w[..., None, :]
+    unit = w / norm
+    eye = np.eye(unit.shape[-1])
+    return eye - beta[..., None, None] * unit[..., :, None] * unit[..., None, :]
 
 
 def _check_qk(q, k) -> tuple[np.ndarray, np.ndarray]:
@@ -44,7 +48,8 @@ def _check_qk(q, k) -> tuple[np.ndarray, np.ndarray]:
     return q, k
 
 
-def path_scores(q, k, w, beta) -> np.ndarray:
+@keeps_kind
+def path_scores(q: ArrayOrTensor, k: ArrayOrTensor, w: ArrayLike, beta: ArrayLike) -> ArrayOrTensor:
     """PaTH's scores s_ij = q_i^T H_i ... H_{j+1} k_j with H_t = I - beta_t w_t w_t^T (w_t normalised).
 
     Args:
@@ -57,7 +62,7 @@ def path_scores(q, k, w, beta) -> np.ndarray:
     w, beta = np.asarray(w, dtype=np.float64), np.asarray(beta, dtype=np.float64)
     if w.shape != q.shape or beta.shape != (q.shape[0],):
         raise ValueError(f"w must be (L, d) = {q.shape} and beta (L,), but got {w.shape} and {beta.shape}.")
-    w = w / np.linalg.norm(w, axis=-1, keepdims=True)
+    unit = w / np.linalg.norm(w, axis=-1, keepdims=True)
     length = q.shape[0]
     scores = np.full((length, length), -np.inf)  # (L, L)
     # Every query i >= j takes its step j at once, one loop over keys instead of L^2 / 2 Python steps. A
@@ -66,11 +71,12 @@ def path_scores(q, k, w, beta) -> np.ndarray:
     v = q.copy()  # (L, d) row i: q_i^T H_i ... H_{j+1}, as a column (each H is symmetric)
     for j in range(length - 1, -1, -1):
         scores[j:, j] = (v[j:, None, :] @ k[j])[:, 0]  # (L - j,)
-        v[j:] -= beta[j] * (w[j] @ v[j:, :, None]) * w[j]  # (L - j, d) one more transform, H_j
+        v[j:] -= beta[j] * (unit[j] @ v[j:, :, None]) * unit[j]  # (L - j, d) one more transform, H_j
     return scores
 
 
-def path_transform_scores(q, k, transforms) -> np.ndarray:
+@keeps_kind
+def path_transform_scores(q: ArrayOrTensor, k: ArrayOrTensor, transforms: ArrayLike) -> ArrayOrTensor:
     """s_ij = q_i^T M_i M_{i-1} ... M_{j+1} k_j for any per-token matrices ``transforms`` (L, d, d).
 
     The general form behind ``path_scores`` (M_t = H_t) and RoPE (M_t = R^T for every t). (L, L), -inf above.
@@ -90,7 +96,7 @@ def path_transform_scores(q, k, transforms) -> np.ndarray:
     return scores
 
 
-def path_rope_transform(dim, base=10000.0) -> np.ndarray:
+def path_rope_transform(dim: int, base: float = 10000.0) -> np.ndarray:
     """RoPE's step as one fixed transform, (d, d): R^T, the rotation by -theta_p of each half-split pair p.
 
     With it for every token, ``path_transform_scores`` equals (R^i q_i) . (R^j k_j) of ``apply_rope``.
@@ -108,7 +114,7 @@ def path_rope_transform(dim, base=10000.0) -> np.ndarray:
     return rot
 
 
-def path_two_reflections(theta) -> dict:
+def path_two_reflections(theta: float) -> dict:
     """A 2-D rotation by ``theta`` written as two Householder reflections: R(theta) = H(w2) H(w1), beta = 2.
 
     Returns {"w1", "w2": the unit directions (2,), "rotation": (2, 2) the product, "target": (2, 2) R(theta)}.
@@ -120,7 +126,7 @@ def path_two_reflections(theta) -> dict:
     return {"w1": w1, "w2": w2, "rotation": product, "target": np.array([[c, -s], [s, c]])}
 
 
-def path_sentence(text, dim=8, seed=0, base=10000.0, sharpness=1.0) -> dict:
+def path_sentence(text: str, dim: int = 8, seed: int = 0, base: float = 10000.0, sharpness: float = 1.0) -> dict:
     """PaTH's and RoPE's scores for a sentence, probed with one fixed q and k so that only position shows.
 
     Every word gets the same query q and key k (seeded toy vectors), so any difference between two cells is

@@ -9,8 +9,11 @@ vector, so it is a way for a head to say "nothing here" without piling attention
 from __future__ import annotations
 
 import numpy as np
+from numpy.typing import ArrayLike
 
+from .._backend import keeps_kind
 from .._checks import MAX_POSITIONS, as_float, as_int, check_size
+from .._types import ArrayOrTensor
 
 __all__ = [
     "sink_attention_map",
@@ -21,7 +24,8 @@ __all__ = [
 ]
 
 
-def sink_softmax(logits, sink) -> tuple[np.ndarray, np.ndarray]:
+@keeps_kind
+def sink_softmax(logits: ArrayLike, sink: ArrayLike) -> tuple[ArrayOrTensor, ArrayOrTensor]:
     """Softmax over each row of ``logits`` plus one sink logit, as GPT-OSS computes it.
 
     Args:
@@ -57,7 +61,8 @@ def _scores(n: int, spread: float, seed: int) -> np.ndarray:
     return spread * np.random.default_rng(seed).standard_normal(n)
 
 
-def sink_mass_by_score(sink, offsets, n_keys=128, *, spread=1.0, seed=0) -> np.ndarray:
+def sink_mass_by_score(sink: float, offsets: ArrayLike, n_keys: int = 128, *, spread: float = 1.0,
+                       seed: int = 0) -> np.ndarray:
     """Mass the sink absorbs as every key's score moves by an offset (keys score offset + spread·N(0,1)).
 
     Returns:
@@ -74,7 +79,8 @@ def sink_mass_by_score(sink, offsets, n_keys=128, *, spread=1.0, seed=0) -> np.n
     return mass
 
 
-def sink_mass_by_position(sink, n, window=None, *, offset=0.0, spread=1.0, seed=0) -> dict:
+def sink_mass_by_position(sink: float, n: int, window: int | None = None, *, offset: float = 0.0, spread: float = 1.0,
+                          seed: int = 0) -> dict:
     """Mass the sink absorbs for the query at each position 0..n-1, with a sliding window and without.
 
     Key j scores offset + spread·N(0,1), the same for every query. With a window of W keys (itself
@@ -99,7 +105,7 @@ def sink_mass_by_position(sink, n, window=None, *, offset=0.0, spread=1.0, seed=
             "keys_full": positions + 1.0, "keys_window": (positions - start + 1).astype(np.float64)}
 
 
-def sink_attention_map(n, window, sink, *, spread=1.0, seed=0) -> dict:
+def sink_attention_map(n: int, window: int, sink: float, *, spread: float = 1.0, seed: int = 0) -> dict:
     """One head's causal sliding-window attention with a sink, on seeded scores.
 
     Returns:
@@ -119,7 +125,8 @@ def sink_attention_map(n, window, sink, *, spread=1.0, seed=0) -> dict:
     return {"probs": probs, "sink": mass, "kept": kept}
 
 
-def streaming_eviction(window, sink, first_score=6.0, *, spread=1.0, seed=0) -> dict:
+def streaming_eviction(window: int, sink: float, first_score: float = 6.0, *, spread: float = 1.0,
+                       seed: int = 0) -> dict:
     """What a streaming cache's eviction of token 0 does to attention, with and without a learned sink.
 
     The cache holds ``window`` tokens. Before eviction the query sees tokens 0..W-1; after it, 1..W (token W

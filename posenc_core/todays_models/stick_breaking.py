@@ -15,7 +15,9 @@ authors' kernels and flash-linear-attention's ``naive_stickbreaking_attn`` compu
 from __future__ import annotations
 
 import numpy as np
+from numpy.typing import ArrayLike
 
+from .._backend import keeps_kind
 from .._checks import MAX_HEADS, as_float, as_int, check_size
 from ..attention_bias.biases import alibi_bias, alibi_slopes
 from ._toy_inputs import toy_weight, toy_words
@@ -32,7 +34,8 @@ def _softmax_rows(z):
     return z / z.sum(-1, keepdims=True)
 
 
-def stick_breaking_weights(logits, attend_current=False) -> dict:
+@keeps_kind
+def stick_breaking_weights(logits: ArrayLike, attend_current: bool = False) -> dict:
     """Stick-breaking attention weights from the logits z_ij = q_i . k_j / sqrt(d).
 
     Args:
@@ -57,7 +60,7 @@ def stick_breaking_weights(logits, attend_current=False) -> dict:
     return {"weights": weights, "remainder": np.exp(log_keep.sum(-1))}
 
 
-def stick_breaking_constant(logit, length) -> dict:
+def stick_breaking_constant(logit: float, length: int) -> dict:
     """Stick-breaking with the same logit z for every key: what its weights do with distance alone.
 
     Returns {"distance" (L-1,): 1..L-1, "weights": A at each distance, sigmoid(z) sigmoid(-z)^(t-1), computed by
@@ -75,7 +78,8 @@ def stick_breaking_constant(logit, length) -> dict:
             "ratio": float(np.exp(-slope)), "remainder": float(out["remainder"][-1])}
 
 
-def stick_breaking_sentence(text, level=0.0, n_heads=8, head=1, seed=0, dim=16, attend_current=False) -> dict:
+def stick_breaking_sentence(text: str, level: float = 0.0, n_heads: int = 8, head: int = 1, seed: int = 0,
+                            dim: int = 16, attend_current: bool = False) -> dict:
     """Stick-breaking, softmax + ALiBi and plain softmax on the same toy logits for a sentence.
 
     z_ij = q_i . k_j / sqrt(d) + level, with q and k from seeded toy weights (not a trained model) on each word's

@@ -1,10 +1,12 @@
 """Why position matters: attention without positions, and the first naive fixes (lessons/why_position)."""
 
 from .binary import *  # noqa: F403
-from .binary import __all__ as _binary_all
 from .naive import *  # noqa: F403
-from .naive import __all__ as _naive_all
 from .order import *  # noqa: F403
-from .order import __all__ as _order_all
 
-__all__ = [*_order_all, *_naive_all, *_binary_all]
+__all__ = [
+    "PERMUTATIONS", "POOLINGS", "demo_image", "order_experiment", "patch_experiment", "permutation", "pool",
+    "self_attention", "shuffle_patches", "token_embeddings", "tokenize", "NAIVE_KINDS", "fraction_code_order",
+    "fraction_codes", "naive_codes", "naive_inputs", "naive_norm_ratio", "MAX_BITS", "binary_codes", "binary_column",
+    "binary_column_curve", "binary_period", "binary_waves",
+]

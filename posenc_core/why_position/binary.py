@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._checks import MAX_POSITIONS, as_int, check_size
+from .._types import ArrayOrTensor
 
 __all__ = [
     "MAX_BITS",
@@ -20,7 +21,7 @@ __all__ = [
 MAX_BITS = 24
 
 
-def binary_period(bits) -> int:
+def binary_period(bits: int) -> int:
     """After how many positions a ``bits``-bit code starts over: 2^bits (the slowest bit flips every 2^(bits-1)).
 
     Args:
@@ -31,7 +32,7 @@ def binary_period(bits) -> int:
     return 2 ** as_int("bits", bits, minimum=1, maximum=MAX_BITS)
 
 
-def binary_codes(num_positions, bits) -> np.ndarray:
+def binary_codes(num_positions: int, bits: int) -> np.ndarray:
     """Bit k of each position p (column 0 is the least significant bit), shape (n, bits), int8.
 
     Column k repeats every 2^(k+1) positions: each column alternates half as fast as the one before. With
@@ -43,7 +44,7 @@ def binary_codes(num_positions, bits) -> np.ndarray:
     return ((np.arange(n)[:, None] >> np.arange(bits)[None, :]) & 1).astype(np.int8)
 
 
-def binary_waves(positions, bits) -> np.ndarray:
+def binary_waves(positions: ArrayOrTensor, bits: int) -> np.ndarray:
     """The smooth twin of each bit: cos(pi (p - (2^k - 1)/2) / 2^k), shape (len(positions), bits), float64.
 
     Column k has the period of bit k, 2^(k+1), and its phase puts a crest in the middle of every run of
@@ -57,7 +58,7 @@ def binary_waves(positions, bits) -> np.ndarray:
     return np.cos(np.pi * (p[:, None] - (scale - 1) / 2) / scale)
 
 
-def binary_column(positions, bit) -> dict:
+def binary_column(positions: ArrayOrTensor, bit: int) -> dict:
     """Bit `bit` of (possibly fractional) positions, floor(p / 2^k) mod 2, next to its smooth twin.
 
     Returns a dict of (n,) float64 arrays: "bit" (0 or 1), "signed" (1 - 2 bit, in {-1, 1}, the scale of
@@ -70,7 +71,7 @@ def binary_column(positions, bit) -> dict:
     return {"bit": value, "signed": 1 - 2 * value, "wave": binary_waves(p, bit + 1)[:, bit]}
 
 
-def binary_column_curve(bit, periods=2, samples=801) -> tuple[np.ndarray, dict]:
+def binary_column_curve(bit: int, periods: int = 2, samples: int = 801) -> tuple[np.ndarray, dict]:
     """binary_column on a fine grid of positions covering `periods` periods of bit `bit` (2^(bit+1) each).
 
     Returns (positions (samples,), the dict of binary_column).

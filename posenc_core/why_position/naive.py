@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 
 from .._checks import MAX_DIM, MAX_POSITIONS, as_choice, as_even_dim, as_int, check_size
@@ -21,7 +23,7 @@ __all__ = [
 NAIVE_KINDS = ("integer", "fraction")
 
 
-def naive_codes(num_positions, kind="integer") -> np.ndarray:
+def naive_codes(num_positions: int, kind: str = "integer") -> np.ndarray:
     """The scalar code of each position of a sequence of num_positions tokens, shape (n,), float64.
 
     "integer": the position itself, p = 0, 1, 2, ... (grows without bound).
@@ -36,7 +38,7 @@ def naive_codes(num_positions, kind="integer") -> np.ndarray:
     return positions
 
 
-def fraction_codes(lengths) -> np.ndarray:
+def fraction_codes(lengths: Sequence[int]) -> np.ndarray:
     """p / L for several sequence lengths L at once: row k holds lengths[k]'s codes, NaN past its end.
 
     Returns float64 array of shape (len(lengths), max(lengths)).
@@ -51,7 +53,7 @@ def fraction_codes(lengths) -> np.ndarray:
     return out
 
 
-def fraction_code_order(short, long, p) -> str:
+def fraction_code_order(short: int, long: int, p: int) -> str:
     """How position p's code p / L compares in a sequence of ``short`` and one of ``long`` words.
 
     Returns "missing" (one of them has no position p), "same", "shorter" (larger in the shorter sequence) or
@@ -65,7 +67,7 @@ def fraction_code_order(short, long, p) -> str:
     return "shorter" if (a > b) == (short < long) else "longer"
 
 
-def naive_norm_ratio(num_positions, kind="integer", dim=64) -> np.ndarray:
+def naive_norm_ratio(num_positions: int, kind: str = "integer", dim: int = 64) -> np.ndarray:
     """||position code|| / ||token embedding|| at every position, for token entries of size 1.
 
     A token embedding with d entries of variance 1 has a norm of about sqrt(d). A scalar code c added to all
@@ -82,7 +84,7 @@ def naive_norm_ratio(num_positions, kind="integer", dim=64) -> np.ndarray:
     return np.abs(naive_codes(n, kind)) * np.sqrt(dim) / token_norm
 
 
-def naive_inputs(num_positions, dim, kind="integer") -> dict:
+def naive_inputs(num_positions: int, dim: int, kind: str = "integer") -> dict:
     """Token embeddings (entries of size 1) plus a naive code, for a sequence of made-up words w0, w1, ...
 
     Returns a dict of (n, dim) float64 arrays: "token", "code" (the code broadcast over channels) and

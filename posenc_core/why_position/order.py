@@ -7,10 +7,15 @@ every student. Everything runs in float64, so "identical" means equal to ~1e-15,
 
 from __future__ import annotations
 
-import numpy as np
+from collections.abc import Callable, Sequence
 
+import numpy as np
+from numpy.typing import ArrayLike
+
+from .._backend import keeps_kind
 from .._checks import MAX_DIM, as_choice, as_int, check_size
 from .._tokens import MAX_TOKENS, token_embeddings, token_seed, tokenize
+from .._types import ArrayOrTensor
 from ..absolute.sinusoidal import _sinusoidal64
 
 __all__ = [
@@ -37,7 +42,8 @@ def _matrix(name: str, rows: int, cols: int) -> np.ndarray:
     return np.random.default_rng(token_seed(name, "weights")).standard_normal((rows, cols)) / np.sqrt(rows)
 
 
-def self_attention(x, seed="layer") -> tuple[np.ndarray, np.ndarray]:
+@keeps_kind
+def self_attention(x: ArrayOrTensor, seed: str = "layer") -> tuple[ArrayOrTensor, ArrayOrTensor]:
     """One head of scaled dot-product self-attention, no mask, fixed random W_q, W_k, W_v (d x d).
 
     Args:
@@ -61,11 +67,13 @@ def self_attention(x, seed="layer") -> tuple[np.ndarray, np.ndarray]:
     return weights @ v, weights
 
 
-def pool(outputs, how="mean") -> np.ndarray:
+@keeps_kind
+def pool(outputs: ArrayLike, how: str = "mean") -> ArrayOrTensor:
     """Summarise (n, d) outputs into one (d,) vector, as a classifier head or a sentence embedding does."""
     how = as_choice("pooling", how, POOLINGS)
     outputs = np.asarray(outputs, dtype=np.float64)
-    return {"mean": np.mean, "max": np.max, "sum": np.sum}[how](outputs, axis=0)
+    reduce: dict[str, Callable[..., np.ndarray]] = {"mean": np.mean, "max": np.max, "sum": np.sum}
+    return reduce[how](outputs, axis=0)
 
 
 def _parse_order(order, n: int) -> list[int]:
@@ -82,7 +90,8 @@ def _parse_order(order, n: int) -> list[int]:
     return order + [i for i in range(n) if i not in order]  # tokens not named keep their relative order
 
 
-def permutation(n, kind="shuffle", *, seed=0, i=0, j=1, order=None) -> np.ndarray:
+def permutation(n: int, kind: str = "shuffle", *, seed: int = 0, i: int = 0, j: int = 1,
+                order: Sequence[int] | None = None) -> np.ndarray:
     """The new order as indices into the old sequence: reordered = tokens[perm]. Shape (n,), int.
 
     kind: "shuffle" (seeded), "reverse", "swap" (tokens i and j trade places), or "custom" (order is a
@@ -104,8 +113,9 @@ def permutation(n, kind="shuffle", *, seed=0, i=0, j=1, order=None) -> np.ndarra
     return np.random.default_rng(seed).permutation(n)
 
 
-def order_experiment(text, dim=16, kind="reverse", *, seed=0, i=0, j=1, order=None, positions=False,
-                     pooling="mean", base=10000.0) -> dict:
+def order_experiment(text: str, dim: int = 16, kind: str = "reverse", *, seed: int = 0, i: int = 0, j: int = 1,
+                     order: Sequence[int] | None = None, positions: bool = False,
+                     pooling: str = "mean", base: float = 10000.0) -> dict:
     """Run one attention layer on a sentence and on a reordering of it, and compare.
 
     Args:
@@ -142,7 +152,7 @@ def order_experiment(text, dim=16, kind="reverse", *, seed=0, i=0, j=1, order=No
             "output_bound": float(max(np.abs(out).max(), np.abs(out_re).max()))}
 
 
-def demo_image(size=48) -> np.ndarray:
+def demo_image(size: int = 48) -> np.ndarray:
     """A small grey-scale picture drawn in code: a house with a door and a window, a sun, a hill.
 
     Returns a (size, size) float64 array in [0, 1], row 0 at the top.
@@ -179,7 +189,7 @@ def _unpatch(patches: np.ndarray, h: int, w: int, patch: int) -> np.ndarray:
     return patches.reshape(h // patch, w // patch, patch, patch).transpose(0, 2, 1, 3).reshape(h, w)
 
 
-def shuffle_patches(image, patch, seed=0) -> tuple[np.ndarray, np.ndarray]:
+def shuffle_patches(image: ArrayLike, patch: int, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
     """Cut a square image into patch x patch tiles and put them back in a seeded random order.
 
     Returns (shuffled image (H, W), perm): tile k of the result is tile perm[k] of the input.
@@ -190,10 +200,11 @@ def shuffle_patches(image, patch, seed=0) -> tuple[np.ndarray, np.ndarray]:
     patch = _check_patch(image.shape[0], patch)
     tiles = _patches(image, patch)
     perm = np.random.default_rng(as_int("seed", seed, minimum=0, maximum=2**32 - 1)).permutation(len(tiles))
-    return _unpatch(tiles[perm], *image.shape, patch), perm
+    return _unpatch(tiles[perm], image.shape[0], image.shape[1], patch), perm
 
 
-def patch_experiment(size=48, patch=8, seed=0, dim=32, positions=False, pooling="mean") -> dict:
+def patch_experiment(size: int = 48, patch: int = 8, seed: int = 0, dim: int = 32, positions: bool = False,
+                     pooling: str = "mean") -> dict:
     """A bag of patches: the attention layer's pooled summary of the picture and of a shuffled copy.
 
     Each patch is flattened and projected to `dim` channels by a fixed random matrix (as ViT's patch

@@ -1,0 +1,151 @@
+"""posenc-core as a library: the wheel, a bare environment with numpy alone, the type checker, the API reference.
+
+The wheel is built from a copy of the package (the working tree gets no build folder), installed into a fresh
+virtual environment that sees numpy and nothing else of this one, and the README's notebook examples run there
+against it: the numpy block as it is, the torch block first without torch (it must name the extra), then with
+this environment's torch added behind the bare one's packages.
+"""
+
+from __future__ import annotations
+
+import inspect
+import os
+import re
+import shutil
+import subprocess
+import sys
+import venv
+import zipfile
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import posenc_core as pc
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _notebook_blocks() -> list[str]:
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    section = text.split("## The core from a notebook", 1)[1].split("\n## ", 1)[0]
+    return re.findall(r"```python\n(.*?)```", section, re.S)
+
+
+@pytest.fixture(scope="module")
+def wheel(tmp_path_factory) -> Path:
+    source = tmp_path_factory.mktemp("source")
+    for name in ("pyproject.toml", "README.md"):
+        shutil.copy(ROOT / name, source / name)
+    shutil.copytree(ROOT / "posenc_core", source / "posenc_core", ignore=shutil.ignore_patterns("__pycache__"))
+    out = tmp_path_factory.mktemp("dist")
+    # no build isolation: the setuptools of requirements-dev.txt builds it, with no download
+    subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q", "-w", str(out),
+                    str(source)], check=True, cwd=source)
+    return next(out.glob("posenc_core-*.whl"))
+
+
+def _site_packages(python: Path) -> Path:
+    found = subprocess.run([str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+                           check=True, capture_output=True, text=True).stdout.strip()
+    return Path(found)
+
+
+@pytest.fixture(scope="module")
+def bare(wheel, tmp_path_factory) -> Path:
+    """The python of a new virtual environment holding the wheel, and numpy through a path file: nothing else."""
+    env = tmp_path_factory.mktemp("env")
+    venv.create(env, with_pip=False)
+    python = env / ("Scripts/python.exe" if os.name == "nt" else "bin/python")
+    site = _site_packages(python)
+    numpy_only = tmp_path_factory.mktemp("numpy_only")
+    packages = Path(np.__file__).resolve().parents[1]
+    for item in packages.iterdir():
+        if item.name == "numpy" or item.name.startswith(("numpy.libs", "numpy-")):
+            (numpy_only / item.name).symlink_to(item)
+    (site / "numpy_only.pth").write_text(f"{numpy_only}\n")
+    subprocess.run([sys.executable, "-m", "pip", "install", "--no-deps", "--no-index", "-q", "--target", str(site),
+                    str(wheel)], check=True)
+    return python
+
+
+def _run(python: Path, code: str, cwd: Path) -> subprocess.CompletedProcess:
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "PYTHONHOME", "VIRTUAL_ENV")}
+    return subprocess.run([str(python), "-c", code], capture_output=True, text=True, cwd=cwd, env=env)
+
+
+def test_the_wheel_declares_numpy_as_its_one_requirement(wheel):
+    with zipfile.ZipFile(wheel) as archive:
+        names = archive.namelist()
+        metadata = archive.read(next(n for n in names if n.endswith(".dist-info/METADATA"))).decode()
+    required = [line for line in metadata.splitlines() if line.startswith("Requires-Dist:") and "extra ==" not in line]
+    assert required == ["Requires-Dist: numpy<3,>=2.0"]
+    assert {"torch", "transformers", "diffusers", "all"} <= set(re.findall(r"^Provides-Extra: (\S+)", metadata, re.M))
+    assert "posenc_core/py.typed" in names
+    assert all(n.startswith(("posenc_core/", "posenc_core-")) for n in names)  # the app stays out
+
+
+def test_the_wheel_runs_the_readme_examples_with_numpy_alone(bare, tmp_path):
+    numpy_block, torch_block = _notebook_blocks()
+    where = _run(bare, "import importlib.util, posenc_core as pc\n"
+                       "assert importlib.util.find_spec('torch') is None\nprint(pc.__file__, pc.__version__)", tmp_path)
+    assert where.returncode == 0, where.stderr
+    assert where.stdout.startswith(str(_site_packages(bare))) and pc.__version__ in where.stdout
+    ran = _run(bare, numpy_block, tmp_path)
+    assert ran.returncode == 0, ran.stderr
+    refused = _run(bare, torch_block, tmp_path)
+    assert "MissingExtraError" in refused.stderr and 'pip install "posenc-core[torch]"' in refused.stderr
+    lazy = _run(bare, "import posenc_core as pc\nassert 'flux_rope' in dir(pc)\npc.flux_rope", tmp_path)
+    assert "MissingExtraError" in lazy.stderr and "posenc-core[torch]" in lazy.stderr
+
+
+def test_the_wheel_runs_the_torch_examples_with_the_torch_extra(bare, tmp_path):
+    torch = pytest.importorskip("torch")
+    extras = tmp_path / "with_torch"
+    extras.mkdir()
+    # this environment's packages come after the bare one's: posenc_core and numpy stay the wheel's and the link's
+    path_file = _site_packages(bare) / "with_torch.pth"
+    path_file.write_text(f"{Path(torch.__file__).resolve().parents[1]}\n")
+    try:
+        ran = _run(bare, "import posenc_core as pc\nprint(pc.__file__)\n" + _notebook_blocks()[1], extras)
+    finally:
+        path_file.unlink()
+    assert ran.returncode == 0, ran.stderr
+    assert ran.stdout.startswith(str(_site_packages(bare)))
+
+
+def test_mypy_is_clean_on_the_package():
+    pytest.importorskip("mypy")
+    ran = subprocess.run([sys.executable, "-m", "mypy"], cwd=ROOT, capture_output=True, text=True)  # pyproject.toml
+    assert ran.returncode == 0, ran.stdout[-4000:]
+
+
+def test_the_api_reference_builds_and_lists_every_public_name(tmp_path):
+    pytest.importorskip("pdoc")
+    ran = subprocess.run([sys.executable, "-m", "pdoc", "-o", str(tmp_path), "posenc_core", "posenc_core.diffusion"],
+                         cwd=ROOT, capture_output=True, text=True)
+    assert ran.returncode == 0, ran.stderr[-4000:]
+    page = (tmp_path / "posenc_core.html").read_text(encoding="utf-8")
+    modules = {name for name in pc.__all__ if inspect.ismodule(getattr(pc, name))}  # pages of their own
+    missing = [name for name in pc.__all__ if f'id="{name}"' not in page and name not in modules]
+    missing += [name for name in modules if not (tmp_path / "posenc_core" / f"{name}.html").exists()]
+    assert not missing, missing
+    diffusion = (tmp_path / "posenc_core" / "diffusion.html").read_text(encoding="utf-8")
+    assert not [name for name in pc.diffusion.__all__ if f'id="{name}"' not in diffusion]
+def _unannotated() -> dict[str, list[str]]:
+    found = {}
+    for name in [*pc.__all__, *pc.diffusion.__all__]:
+        obj = getattr(pc, name)
+        if not inspect.isfunction(obj):
+            continue
+        signature = inspect.signature(obj)
+        missing = [p for p, v in signature.parameters.items() if v.annotation is inspect.Parameter.empty]
+        if signature.return_annotation is inspect.Signature.empty:
+            missing.append("return")
+        if missing:
+            found[name] = missing
+    return found
+
+
+def test_every_public_function_is_annotated():
+    assert _unannotated() == {}
