@@ -24,8 +24,8 @@ settings.load_profile(HYPOTHESIS_PROFILE)
 
 # --- AppTest: the installed packages' component manifests read once per test process ---------------------------
 # Every new AppTest reads the metadata of every installed distribution for Streamlit component manifests (streamlit
-# 1.67, components/v2/manifest_scanner), about 80 ms, more than a page's own run, on each of the suite's thousand
-# or so AppTests. The installed packages cannot change during a run, so one reading serves every AppTest.
+# 1.67, components/v2/manifest_scanner), about 80 ms, more than a page's own run, on each of the 1,600 or so
+# AppTests of a run. The installed packages cannot change during a run, so one reading serves every AppTest.
 def _scan_once():
     import functools
 
