@@ -114,7 +114,7 @@ function panelWidth(layout, data, name, plotWidth, plotHeight) {
   return Math.min(wide, tall * (cols / rows || 1));
 }
 
-function fitPanelTitles(layout, data, width) {
+function fitPanelTitles(layout, data, width, min) {
   const style = styleOf(layout);
   const plotWidth = width - (style.margin.l || 0) - (style.margin.r || 0) - (layout.coloraxis ? COLOURBAR_PX : 0);
   const plotHeight = (layout.height || 450) - (style.margin.t || 0) - (style.margin.b || 0);
@@ -129,7 +129,7 @@ function fitPanelTitles(layout, data, width) {
     const words = String(note.text).split(/<br>| /);
     const longest = Math.max(...words.map((w) => textWidth(w, `${size}px ${style.family}`)));
     if (longest > room) {
-      size = Math.max(PANEL_TITLE_MIN_PX, Math.floor(size * room / longest));
+      size = Math.max(PANEL_TITLE_MIN_PX, min, Math.floor(size * room / longest));
       note.font = { ...(note.font || {}), size };
     }
     const font = `${size}px ${style.family}`;
@@ -198,12 +198,50 @@ function fitDiagram(root, plot, layout, width) {
   } else if (!narrow && cue) cue.remove();
 }
 
+// The screen's type scale and the height a figure may take (page_kit/settings.SCREEN_CSS, from theme.MIN_TEXT_PX
+// and theme.FIGURE_ROOM_VH): set on a projector in presentation mode and on a phone, unset elsewhere.
+function minText() {
+  return parseFloat(getComputedStyle(document.documentElement).getPropertyValue("--min-text")) || 0;
+}
+
+// Every font of the figure below the screen's minimum is raised to it: a builder's small print (a small multiple's
+// 10 px ticks) was made for a laptop at arm's length. Data arrays are not walked, only settings objects.
+function raiseFonts(node, min) {
+  for (const [key, value] of Object.entries(node)) {
+    if (!value || typeof value !== "object" || key === "template") continue;
+    if (Array.isArray(value) && typeof value[0] !== "object") continue;
+    if (/font$/i.test(key) && !Array.isArray(value)) {
+      if (typeof value.size === "number" && value.size < min) value.size = min;
+    } else if (!Array.isArray(value) || key === "annotations") raiseFonts(value, min);
+  }
+}
+
+function fitText(layout, data, min) {
+  if (!min) return;
+  raiseFonts(layout, min);
+  for (const trace of data) raiseFonts(trace, min);
+}
+
+// A figure taller than the room its box is given (a max-height from --figure-room) is drawn to the room: the
+// whole figure on the first screen, above the presentation bar or the phone's control dock.
+const FIGURE_MIN_PX = 240;
+function fitHeight(root, layout) {
+  const room = parseFloat(getComputedStyle(root.parentElement).maxHeight);
+  const height = layout.height || 450;
+  if (!(room > 0) || height + (root.__barPx || 0) <= room) return;
+  layout.height = Math.max(FIGURE_MIN_PX, Math.floor(room - (root.__barPx || 0)));
+}
+
 function fitFigure(root, plot, figure, width) {
   if (!width) return;
   const layout = figure.layout;
+  const min = minText();
+  fitHeight(root, layout);
+  fitText(layout, figure.data, min);
   narrowLegend(layout, figure.data, width);
   fitTitle(layout, width);
-  fitPanelTitles(layout, figure.data, width);
+  fitPanelTitles(layout, figure.data, width, min);
   fitDiagram(root, plot, layout, width);
+  fitText(layout, figure.data, min);
   fitTop(layout, figure.data, width);
 }
