@@ -11,10 +11,12 @@ of a browser check, so each view of each page is opened once and every check tha
 - light: app.py's sidebar is there, every chart is a figure named by its alt text with a "Show the numbers"
   table, a whole-page screenshot of every tab (tests/artifacts/screenshots/);
 - projector and phone (lessons): the first figure starts in the top 40% of the first screen with at most four
-  controls above it, display formulas fit or say they scroll; on the projector labels read whole, every
-  predict-then-reveal question hides its answer until answered, and Next stays in view and leads on with the
-  sidebar folded; on the phone nothing covers the title, no Plotly toolbar, titles inside the screen, and the
-  page never scrolls sideways.
+  controls above it; on every tab every chart fits between the presentation bar (or the phone's header) and the
+  phone's docked controls, one that starts in the top 40% ends above them on the first screen, and no figure
+  text is under the screen's minimum (page_kit/theme.MIN_TEXT_PX); on the projector display formulas fit their
+  column, labels read whole, every predict-then-reveal question hides its answer until answered, and Next stays
+  in view and leads on with the sidebar folded; on the phone formulas fit or say they scroll, nothing covers the
+  title, no Plotly toolbar, titles inside the screen, and the page never scrolls sideways.
 """
 
 from __future__ import annotations
