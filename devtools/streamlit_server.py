@@ -121,17 +121,69 @@ def wait_for_query(page, timeout_ms: int = 30000, **expected: str) -> None:
     wait_until_idle(page)
 
 
-_COUNT_RUNS = """() => { if (!window.__peRuns) {
+# A run is counted from the app's own socket: Streamlit sends a new_session message when a run (of the page or of a
+# fragment) starts and script_finished when it ends (ForwardMsg fields 4 and 6, streamlit/proto/ForwardMsg.proto).
+# The run state the page shows (data-test-script-state) cannot count runs: a run that ends before React draws
+# never shows "running", and the wait for it would last its whole time-out. The counter listens before Streamlit's
+# own handler, which dispatches a message in the same task (its message cache answers without a fetch), so by
+# the time a later evaluate sees the count, the app has taken in the run's end. Installed by count_runs before
+# the app loads; a page without it is counted from the run state as before.
+RUN_COUNTER_JS = """(() => {
+  const Native = window.WebSocket;
+  if (!Native || window.__peSocketRuns) return;
+  const runs = window.__peSocketRuns = {started: 0, finished: 0};
+  const field = (data) => {
+    if (!(data instanceof ArrayBuffer)) return 0;
+    const bytes = new Uint8Array(data);
+    let at = 0;
+    const varint = () => {
+      let value = 0, scale = 1, byte;
+      do { byte = bytes[at++]; value += (byte & 0x7f) * scale; scale *= 128; } while (byte & 0x80 && at < bytes.length);
+      return value;
+    };
+    while (at < bytes.length) {
+      const tag = varint(), number = Math.floor(tag / 8), wire = tag % 8;
+      if (number === 4 || number === 6) return number;
+      if (wire === 0) varint();
+      else if (wire === 2) { const length = varint(); at += length; }  // `at += varint()` adds to the old `at`
+      else if (wire === 1 || wire === 5) at += wire === 1 ? 8 : 4; else return 0;
+    }
+    return 0;
+  };
+  window.WebSocket = class extends Native {
+    constructor(...args) {
+      super(...args);
+      this.addEventListener('message', (event) => {
+        const number = field(event.data);
+        if (number === 4) runs.started += 1;
+        if (number === 6) runs.finished += 1;
+      });
+    }
+  };
+})();"""
+
+
+def count_runs(target) -> None:
+    """Count the app's runs on its socket in every document ``target`` (a browser context or a page) opens from now
+    on: settle_after and wait_for_run then never wait out their time-out for a run that did happen."""
+    target.add_init_script(script=RUN_COUNTER_JS)
+
+
+_COUNT_RUNS = """() => { if (window.__peSocketRuns) return window.__peSocketRuns.started;
+  if (!window.__peRuns) {
     window.__peRuns = {started: 0};
     const app = document.querySelector('[data-testid="stApp"]');
     new MutationObserver(() => { if (app.dataset.testScriptState === 'running') window.__peRuns.started += 1; })
       .observe(app, {attributes: true, attributeFilter: ['data-test-script-state']});
   }
   return window.__peRuns.started; }"""
+_STARTED = "(before) => (window.__peSocketRuns || window.__peRuns).started > before"
+_ENDED = "() => { const runs = window.__peSocketRuns; return !runs || runs.finished >= runs.started; }"
 
 
 def runs_started(page) -> int:
-    """How many script runs the page has started since it loaded (counted from the first call on)."""
+    """How many script runs the page has started since it loaded (counted from the first call on, on a page
+    without count_runs)."""
     return page.evaluate(_COUNT_RUNS)
 
 
@@ -139,10 +191,12 @@ def wait_for_run(page, before: int, start_ms: int = 3000) -> bool:
     """Wait for a run after the ``before``-th to start (for at most ``start_ms``), then for the page to settle.
     Returns whether one started."""
     try:
-        page.wait_for_function(f"() => window.__peRuns.started > {before}", timeout=start_ms)
+        page.wait_for_function(_STARTED, arg=before, timeout=start_ms)
         started = True
     except Exception:  # noqa: BLE001 (playwright's timeout): no run began
         started = False
+    if started:
+        page.wait_for_function(_ENDED, timeout=60000)
     wait_until_idle(page)
     return started
 

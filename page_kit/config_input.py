@@ -9,6 +9,7 @@ import streamlit as st
 import posenc_core as pc
 
 from . import controls
+from .lesson import literal
 
 UPLOAD_MB = pc.MAX_CONFIG_BYTES >> 20  # the uploader counts in MB; its label and the core's cap agree
 
@@ -72,8 +73,8 @@ def choose_config(default_preset: str, example: str, presets=None, *, stacked: b
                                     max_upload_size=UPLOAD_MB)
         if uploaded is None:
             return None, "Upload a config.json to read it (pasted text is not used while *upload* is chosen)."
-        return (uploaded_config_text(uploaded),
-                f"Reading the uploaded file **{uploaded.name}** ({uploaded.size:,} bytes).")
+        return (uploaded_config_text(uploaded),  # the file's name is the user's text: drawn letter for letter
+                f"Reading the uploaded file **{literal(uploaded.name)}** ({uploaded.size:,} bytes).")
     # Not bound to the URL: a config can be many kilobytes; share a preset link instead.
     text = st.text_area("Paste a config.json", example, height=220, key="cfg", max_chars=PASTE_CHARS)
     return pasted_config_text(text), "Reading the pasted text."

@@ -13,7 +13,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from devtools.streamlit_server import settle_after, wait_until_idle
+from devtools.streamlit_server import count_runs, settle_after, wait_until_idle
 
 AXE_JS = Path(__file__).resolve().parents[1] / "node_modules" / "axe-core" / "axe.min.js"
 # WCAG 2.0, 2.1 and 2.2 at levels A and AA: what universities ask of course material.
@@ -59,6 +59,7 @@ def new_context(browser, view: View):
     context = browser.new_context(viewport={"width": view.width, "height": view.height}, is_mobile=view.phone,
                                   has_touch=view.phone, color_scheme=view.scheme)
     context.add_init_script(path=str(AXE_JS))  # in every document, before the app's own scripts
+    count_runs(context)
     return context
 
 

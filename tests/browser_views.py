@@ -213,7 +213,8 @@ def check_questions(page, where: str) -> int:
         assert not hidden.count() or not hidden.is_visible(), f"{where}: the answer to {key!r} is on screen unanswered"
         box = page.locator(f".st-key-predict_{key}")
         assert box.locator('[data-testid="stAlert"]').count() == 0, f"{where}: {key!r} reveals before an answer"
-        settle_after(page, box.locator('[role="radiogroup"] label').first.click)
+        assert settle_after(page, box.locator('[role="radiogroup"] label').first.click), (
+            f"{where}: answering {key!r} started no run")
         assert page.locator(f".st-key-answer_open_{key}").is_visible(), (
             f"{where}: the question {key!r} gates nothing (use `with classroom.predict(...):` around its answer)")
         reveal = page.locator('[data-testid="stMain"] [data-testid="stAlert"]').filter(
@@ -282,8 +283,8 @@ def visit(page, errors: list[str], url: str, info, view: a11y_audit.View) -> Non
     labels = [tabs(page).nth(i).inner_text().strip() for i in range(tabs(page).count())] or [""]
     asked = 0
     for index, label in enumerate(labels):
-        if index:
-            settle_after(page, tabs(page).nth(index).click)
+        if index:  # a lesson's tabs are lazy sections: opening one is a run
+            assert settle_after(page, tabs(page).nth(index).click), f"{info.url_path}: tab {label!r} started no run"
         where = f"{info.url_path} / {label or 'page'} [{view.name}]"
         check_clean(page, errors, where)
         check_figures(page, where)

@@ -22,6 +22,22 @@ HYPOTHESIS_PROFILE = os.environ.get("POSENC_HYPOTHESIS", "ci")
 settings.load_profile(HYPOTHESIS_PROFILE)
 
 
+# --- AppTest: the installed packages' component manifests read once per test process ---------------------------
+# Every new AppTest reads the metadata of every installed distribution for Streamlit component manifests (streamlit
+# 1.67, components/v2/manifest_scanner), about 80 ms, more than a page's own run, on each of the 1,600 or so
+# AppTests of a run. The installed packages cannot change during a run, so one reading serves every AppTest.
+def _scan_once():
+    import functools
+
+    from streamlit.components.v2 import manifest_scanner
+
+    scan = functools.cache(manifest_scanner.scan_component_manifests)
+    manifest_scanner.scan_component_manifests = lambda *args, **kwargs: list(scan(*args, **kwargs))
+
+
+_scan_once()
+
+
 # --- layers: what a change touches -------------------------------------------------------------------------------
 # Every test carries one layer marker, decided from its module (CONTRIBUTING.md: which command fits which change):
 # browser (marked so: a real Chromium), pages (Streamlit's AppTest), kit (page_kit without a page) or core.

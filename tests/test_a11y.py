@@ -9,7 +9,7 @@ import re
 
 import pytest
 
-from devtools.streamlit_server import chromium_path, settle_after, wait_until_idle
+from devtools.streamlit_server import chromium_path, count_runs, settle_after, wait_until_idle
 from page_kit import registry
 from tests import a11y_audit
 
@@ -53,6 +53,7 @@ def test_keyboard_alone_drives_the_sinusoidal_lesson(server_and_browser):
     and its keys (arrows, PageUp / PageDown, Home / End, Space) change the figure; the tabs follow the arrows."""
     url, browser = server_and_browser
     context = browser.new_context(viewport={"width": 1400, "height": 900})
+    count_runs(context)
     page = context.new_page()
     try:
         page.goto(f"{url}/sinusoidal", wait_until="domcontentloaded")

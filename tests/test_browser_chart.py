@@ -3,7 +3,14 @@ and Play steps through precomputed frames without a round trip to the server."""
 
 import pytest
 
-from devtools.streamlit_server import chromium_path, runs_started, settle_after, wait_for_run, wait_until_idle
+from devtools.streamlit_server import (
+    chromium_path,
+    count_runs,
+    runs_started,
+    settle_after,
+    wait_for_run,
+    wait_until_idle,
+)
 
 CHROMIUM = chromium_path()
 pytestmark = [
@@ -15,6 +22,7 @@ pytestmark = [
 @pytest.fixture(scope="module")
 def page_and_url(chromium, app_url):
     page = chromium.new_page(viewport={"width": 1400, "height": 1000})
+    count_runs(page)
     page.sent = []  # every message the browser sends the server
     page.on("websocket", lambda ws: ws.on("framesent", lambda frame: page.sent.append(frame)))
     yield page, app_url

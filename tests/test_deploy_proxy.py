@@ -47,9 +47,8 @@ def browser(chromium):
     return chromium  # the process's one Chromium (tests/conftest.py): Playwright's sync API runs once a thread
 
 
-def _requests_by_key(log, settle_s: float = 1.0) -> dict[str, list[dict]]:
-    """The access log grouped by sticky key. nginx logs a websocket when it closes, hence the wait."""
-    time.sleep(settle_s)
+def _requests_by_key(log) -> dict[str, list[dict]]:
+    """The access log as it is now, grouped by sticky key."""
     grouped = defaultdict(list)
     for line in log.read_text().splitlines():
         match = LOG_LINE.search(line)
@@ -80,16 +79,23 @@ def _assert_clean(page, errors, where: str) -> None:
     assert not errors, f"{where}: {errors}"
 
 
-def _assert_one_replica(log, cookie: str, upstreams: list[str], must_include: tuple[str, ...]) -> str:
-    deadline = time.time() + 20  # a busy machine may take a moment to close the websocket and write its line
+def _assert_one_replica(log, cookie: str, upstreams: list[str], must_include: tuple[str, ...],
+                        sockets: int = 1) -> str:
+    """The session's requests all went to one replica, among them ``must_include`` and its ``sockets`` websockets."""
+    # nginx logs a websocket when it closes, and a busy machine may take a moment to close it and write the line
+    deadline = time.time() + 20
     while True:
-        requests = _requests_by_key(log, 0.5)[cookie]
-        if all(any(r["uri"].startswith(path) for r in requests) for path in must_include) or time.time() > deadline:
+        requests = _requests_by_key(log)[cookie]
+        closed = sum(r["uri"].startswith("/_stcore/stream") for r in requests)
+        if (closed >= sockets and all(any(r["uri"].startswith(path) for r in requests) for path in must_include)) \
+                or time.time() > deadline:
             break
+        time.sleep(0.1)
     served_by = {r["upstream"] for r in requests}
     assert len(served_by) == 1 and served_by <= set(upstreams), f"session {cookie} went to {served_by}"
     for path in must_include:
         assert any(r["uri"].startswith(path) for r in requests), f"no {path} request logged for {cookie}"
+    assert closed >= sockets, f"{closed} of the {sockets} websockets of {cookie} logged"
     return served_by.pop()
 
 
@@ -98,7 +104,7 @@ def test_requests_without_the_cookie_spread_over_both_replicas(proxied):
     for _ in range(24):
         with urllib.request.urlopen(f"{url}/sinusoidal", timeout=30) as response:
             assert "posenc_replica=" in response.headers["Set-Cookie"]
-    first_visits = [r for rs in _requests_by_key(log, 0).values() for r in rs if r["uri"] == "/sinusoidal"]
+    first_visits = [r for rs in _requests_by_key(log).values() for r in rs if r["uri"] == "/sinusoidal"]
     assert {r["upstream"] for r in first_visits} == set(upstreams)  # 24 random keys: both, but for 2**-23
 
 
@@ -118,7 +124,8 @@ def test_each_session_stays_on_one_replica_across_reruns(proxied, browser):
         assert float(page.locator(THUMB).first.input_value()) > before, "the moved slider (bound to the URL)"
         _assert_clean(page, errors, f"session {attempt}")
         context.close()
-        _assert_one_replica(log, cookie, upstreams, ("/sinusoidal", "/_stcore/stream", "/_stcore/host-config"))
+        # two websockets: the first load's and the reload's
+        _assert_one_replica(log, cookie, upstreams, ("/sinusoidal", "/_stcore/stream", "/_stcore/host-config"), 2)
 
 
 def test_a_table_upload_on_the_learned_page_works_through_the_proxy(proxied, browser):

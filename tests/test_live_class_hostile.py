@@ -184,3 +184,31 @@ def test_wrong_codes_are_limited_and_nothing_from_the_address_becomes_markup(sql
     tab, run = _tab(sqlite_app, f"room={code}&key=", "10.5.0.2", page="")  # an empty key leaves the address
     assert "seat=" in tab.query and "key" not in tab.query
     tab.close()
+
+
+@pytest.mark.parametrize("nickname, sentence", [("\u3164\u2800", "shows nothing"),
+                                                ("x" * 10_000, "10,000 characters long: at most 24")])
+def test_a_nickname_that_shows_nothing_or_is_too_long_is_refused_whole(sqlite_app, nickname, sentence):
+    """Sent straight down the socket, past any box's own limit: refused with its sentence, never cut to fit."""
+    code, key = sqlite_app.classroom.start()
+    tab, run = _tab(sqlite_app, "", "10.6.0.1", page="")
+    tab.set(run.widget("live_join_code").id, string_value=code)
+    tab.set(run.widget("live_join_nickname").id, string_value=nickname)
+    join = next(e for e in run.elements if e.kind == "button" and e.text == "Join")
+    run = tab.run(trigger=join.id)
+    assert any(sentence in t for t in run.texts("alert")), run.texts("alert")
+    assert "seat=" not in tab.query and sqlite_app.classroom.roster(code, key).named == ()
+    tab.close()
+
+
+def test_a_pasted_config_at_the_ends_of_json_is_read_or_refused_with_a_sentence(sqlite_app):
+    tab, run = _tab(sqlite_app, "src=json&how=paste", "10.7.0.1", page="layer_strip")
+    box = run.widget("cfg")
+    for factor in ("1e308", "1e-308"):
+        config = ('{"model_type": "llama", "max_position_embeddings": 4096, '
+                  f'"rope_scaling": {{"rope_type": "dynamic", "factor": {factor}}}}}')
+        tab.set(box.id, string_value=config)
+        run = tab.run(fragment=box.fragment)
+        assert run.ok and not [e for e in run.elements if e.kind == "exception"]
+        assert not any("Something went wrong" in t for t in run.texts("alert")), run.texts("alert")
+    tab.close()

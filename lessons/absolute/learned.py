@@ -1,3 +1,5 @@
+import html
+
 import streamlit as st
 
 import posenc_core as pc
@@ -33,7 +35,8 @@ def table_chart(rows: int, src: str, file_id: str, filename: str, tensor: str) -
     full = views.table_for(src, file_id, filename, tensor)
     total, cols = full.shape
     summary = views.analysis(src, file_id, filename, tensor, rows)["summary"]
-    label = views.SOURCES[src] if src == "minilm" else filename
+    # a file name is the uploader's text: escaped, since a chart title reads <a>, <b> and <br> as markup
+    label = views.SOURCES[src] if src == "minilm" else html.escape(filename, quote=False)
     return figures.heatmap(
         full[:rows], title=f"{label}: P has {total} rows x {cols} channels (showing positions 0-{rows - 1})",
         x_title="channel", y_title="position p", value_name="P[p, c]", name="learned_table", signed=True, robust=99,
