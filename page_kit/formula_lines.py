@@ -57,8 +57,10 @@ def _split(tex: str, spans: list[tuple[int, int]], keep: bool) -> list[str]:
 
 def _statement_lines(statement: str, budget: float) -> str:
     parts = _split(statement, _top_level(statement, _RELATION), keep=True)
-    if width(statement) <= budget or len(parts) < 3:
+    if width(statement) <= budget or len(parts) < 2:
         return statement
+    if len(parts) == 2:  # one relation: the left side, then the relation and the right side indented under it
+        return rf"\begin{{aligned}}&{parts[0]}\\ &\quad {parts[1]}\end{{aligned}}"
     lines, line = [], f"{parts[0]} & {parts[1]}"
     for part in parts[2:]:
         if width(line + part) > budget:

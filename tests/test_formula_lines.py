@@ -24,5 +24,7 @@ def test_a_long_statement_breaks_before_a_relation_aligned():
 
 def test_nothing_inside_braces_or_environments_is_broken():
     matrix = r"\begin{pmatrix}a = 1\\ b = 2\end{pmatrix} = " + "c + " * 30 + "d"
-    assert broken(matrix, 20) == matrix  # one relation at the top level: nothing to break before
+    # one relation at the top level: the left side, then the rest under it; the matrix's own = signs stay
+    assert broken(matrix, 20) == (r"\begin{aligned}&\begin{pmatrix}a = 1\\ b = 2\end{pmatrix}\\ &\quad = "
+                                  + "c + " * 30 + r"d\end{aligned}")
     assert width(r"\text{new cell } i") > width(r"\mathrm{newcell}i")
