@@ -170,12 +170,15 @@ function fitTop(layout, data, width) {
 // A diagram (figures.flow_diagram) places its boxes in data units, sized for 13 px text on a chart of
 // layout.meta.design_px: its text follows the chart's width (up to the template's size, down to 85%), and on a
 // phone the diagram keeps its designed width and scrolls sideways, with a cue, rather than piling its labels up.
-function fitDiagram(root, plot, layout, width) {
+function fitDiagram(root, plot, layout, width, min) {
   const design = layout.meta && layout.meta.design_px;
   let cue = root.querySelector(".pe-scroll-cue");
-  const narrow = Boolean(design) && width < SHRINK_LIMIT * design;
+  // a diagram whose notes would shrink under the screen's smallest type keeps its design size and scrolls instead
+  const fit = design ? Math.min(styleOf(layout).size / DESIGN_FONT_PX, width / design) : 1;
+  const smallest = Math.min(...(layout.annotations || []).map((n) => (n.font && n.font.size) || DESIGN_FONT_PX));
+  const narrow = Boolean(design) && (width < SHRINK_LIMIT * design || (min > 0 && smallest * fit < min));
   if (design) {
-    const scale = narrow ? 1 : Math.min(styleOf(layout).size / DESIGN_FONT_PX, width / design);
+    const scale = narrow ? 1 : fit;
     for (const note of layout.annotations || []) {
       const size = (note.font && note.font.size) || DESIGN_FONT_PX;
       note.font = { ...(note.font || {}), size: Math.round(size * scale * 10) / 10 };
@@ -241,7 +244,7 @@ function fitFigure(root, plot, figure, width) {
   narrowLegend(layout, figure.data, width);
   fitTitle(layout, width);
   fitPanelTitles(layout, figure.data, width, min);
-  fitDiagram(root, plot, layout, width);
+  fitDiagram(root, plot, layout, width, min);
   fitText(layout, figure.data, min);
   fitTop(layout, figure.data, width);
 }
