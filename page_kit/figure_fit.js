@@ -114,7 +114,7 @@ function panelWidth(layout, data, name, plotWidth, plotHeight) {
   return Math.min(wide, tall * (cols / rows || 1));
 }
 
-function fitPanelTitles(layout, data, width) {
+function fitPanelTitles(layout, data, width, min) {
   const style = styleOf(layout);
   const plotWidth = width - (style.margin.l || 0) - (style.margin.r || 0) - (layout.coloraxis ? COLOURBAR_PX : 0);
   const plotHeight = (layout.height || 450) - (style.margin.t || 0) - (style.margin.b || 0);
@@ -129,7 +129,7 @@ function fitPanelTitles(layout, data, width) {
     const words = String(note.text).split(/<br>| /);
     const longest = Math.max(...words.map((w) => textWidth(w, `${size}px ${style.family}`)));
     if (longest > room) {
-      size = Math.max(PANEL_TITLE_MIN_PX, Math.floor(size * room / longest));
+      size = Math.max(PANEL_TITLE_MIN_PX, min, Math.floor(size * room / longest));
       note.font = { ...(note.font || {}), size };
     }
     const font = `${size}px ${style.family}`;
@@ -170,12 +170,15 @@ function fitTop(layout, data, width) {
 // A diagram (figures.flow_diagram) places its boxes in data units, sized for 13 px text on a chart of
 // layout.meta.design_px: its text follows the chart's width (up to the template's size, down to 85%), and on a
 // phone the diagram keeps its designed width and scrolls sideways, with a cue, rather than piling its labels up.
-function fitDiagram(root, plot, layout, width) {
+function fitDiagram(root, plot, layout, width, min) {
   const design = layout.meta && layout.meta.design_px;
   let cue = root.querySelector(".pe-scroll-cue");
-  const narrow = Boolean(design) && width < SHRINK_LIMIT * design;
+  // a diagram whose notes would shrink under the screen's smallest type keeps its design size and scrolls instead
+  const fit = design ? Math.min(styleOf(layout).size / DESIGN_FONT_PX, width / design) : 1;
+  const smallest = Math.min(...(layout.annotations || []).map((n) => (n.font && n.font.size) || DESIGN_FONT_PX));
+  const narrow = Boolean(design) && (width < SHRINK_LIMIT * design || (min > 0 && smallest * fit < min));
   if (design) {
-    const scale = narrow ? 1 : Math.min(styleOf(layout).size / DESIGN_FONT_PX, width / design);
+    const scale = narrow ? 1 : fit;
     for (const note of layout.annotations || []) {
       const size = (note.font && note.font.size) || DESIGN_FONT_PX;
       note.font = { ...(note.font || {}), size: Math.round(size * scale * 10) / 10 };
@@ -198,12 +201,50 @@ function fitDiagram(root, plot, layout, width) {
   } else if (!narrow && cue) cue.remove();
 }
 
+// The screen's type scale and the height a figure may take (page_kit/settings.SCREEN_CSS, from theme.MIN_TEXT_PX
+// and theme.FIGURE_ROOM_VH): set on a projector in presentation mode and on a phone, unset elsewhere.
+function minText() {
+  return parseFloat(getComputedStyle(document.documentElement).getPropertyValue("--min-text")) || 0;
+}
+
+// Every font of the figure below the screen's minimum is raised to it: a builder's small print (a small multiple's
+// 10 px ticks) was made for a laptop at arm's length. Data arrays are not walked, only settings objects.
+function raiseFonts(node, min) {
+  for (const [key, value] of Object.entries(node)) {
+    if (!value || typeof value !== "object" || key === "template") continue;
+    if (Array.isArray(value) && typeof value[0] !== "object") continue;
+    if (/font$/i.test(key) && !Array.isArray(value)) {
+      if (typeof value.size === "number" && value.size < min) value.size = min;
+    } else if (!Array.isArray(value) || key === "annotations") raiseFonts(value, min);
+  }
+}
+
+function fitText(layout, data, min) {
+  if (!min) return;
+  raiseFonts(layout, min);
+  for (const trace of data) raiseFonts(trace, min);
+}
+
+// A figure taller than the room its box is given (a max-height from --figure-room) is drawn to the room: the
+// whole figure on the first screen, above the presentation bar or the phone's control dock.
+const FIGURE_MIN_PX = 240;
+function fitHeight(root, layout) {
+  const room = parseFloat(getComputedStyle(root.parentElement).maxHeight);
+  const height = layout.height || 450;
+  if (!(room > 0) || height + (root.__barPx || 0) <= room) return;
+  layout.height = Math.max(FIGURE_MIN_PX, Math.floor(room - (root.__barPx || 0)));
+}
+
 function fitFigure(root, plot, figure, width) {
   if (!width) return;
   const layout = figure.layout;
+  const min = minText();
+  fitHeight(root, layout);
+  fitText(layout, figure.data, min);
   narrowLegend(layout, figure.data, width);
   fitTitle(layout, width);
-  fitPanelTitles(layout, figure.data, width);
-  fitDiagram(root, plot, layout, width);
+  fitPanelTitles(layout, figure.data, width, min);
+  fitDiagram(root, plot, layout, width, min);
+  fitText(layout, figure.data, min);
   fitTop(layout, figure.data, width);
 }

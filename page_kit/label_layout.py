@@ -43,8 +43,13 @@ def label_width(text: str) -> float:
     return CHAR_PX * len(text) + 8
 
 
+# The smallest height figure_fit.js draws a figure at (FIGURE_MIN_PX) when it fits one to its room on a phone or
+# a projector: a figure drawn shorter brings its lines closer in pixels than its own height says
+SMALLEST_ROOM_PX = 240
+
+
 def plot_height(figure_height: float) -> float:
-    return PLOT_SHARE * figure_height
+    return PLOT_SHARE * min(figure_height, SMALLEST_ROOM_PX)
 
 
 def axis_pixels(values: Sequence[float], low: float, high: float, height: float, log: bool) -> list[float]:

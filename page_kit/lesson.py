@@ -14,8 +14,9 @@ from dataclasses import dataclass
 import streamlit as st
 from streamlit.errors import StreamlitDuplicateElementKey
 
-from . import _url
+from . import _url, formula_lines
 from .registry import page
+from .settings import presentation
 
 
 def fmt(value, digits: int = 4) -> str:
@@ -32,9 +33,11 @@ def fmt(value, digits: int = 4) -> str:
 
 
 def formula(tex: str, *, digits: int = 4, **values) -> None:
-    """Show a LaTeX formula where $name placeholders are replaced by the current values."""
-    st.latex(string.Template(tex).safe_substitute({k: fmt(v, digits) if not isinstance(v, str) else v
-                                                   for k, v in values.items()}))
+    """Show a LaTeX formula where $name placeholders are replaced by the current values; on a projector, one
+    too long for the figure column is set on several lines (formula_lines)."""
+    tex = string.Template(tex).safe_substitute({k: fmt(v, digits) if not isinstance(v, str) else v
+                                                for k, v in values.items()})
+    st.latex(formula_lines.broken(tex, formula_lines.PROJECTOR_CHARS) if presentation() else tex)
 
 
 def header(title: str, intro: str) -> None:

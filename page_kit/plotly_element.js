@@ -6,7 +6,8 @@
 // plotly.js is the plotly package's own file, served once by Streamlit's static route and cached.
 
 const PLOTLY_URL = "./app/static/plotly.min.js";
-const WIDTH_SETTLE_MS = 150; // a column that changes width (the sidebar sliding) is redrawn once it has stopped
+const WIDTH_SETTLE_MS = 150;
+const FRAMES_BAR_PX = 44; // plotly_element.py reserves this under a chart with frames // a column that changes width (the sidebar sliding) is redrawn once it has stopped
 
 function loadPlotly() {
   if (window.Plotly) return Promise.resolve(window.Plotly);
@@ -257,7 +258,12 @@ function heroMove(root, plot, parentElement, detail) {
 }
 
 function drawnAs(root, digest, width, config) {
-  return Boolean(digest) && root.__drawn === digest && root.__drawnWidth === width && root.__drawnConfig === config;
+  return Boolean(digest) && root.__drawn === digest && root.__drawnWidth === width && root.__drawnConfig === config
+    && root.__drawnRoom === roomOf(root);
+}
+
+function roomOf(root) {
+  return getComputedStyle(root.parentElement).maxHeight;
 }
 
 // One Plotly.react of a figure sent as JSON, fitted to the width it is drawn at. A redraw for a new width is not
@@ -268,6 +274,7 @@ function draw(root, plot, parentElement, json, digest, config, counted = true) {
   fitFigure(root, plot, figure, width); // figure_fit.js, loaded before this file
   root.__drawn = digest;
   root.__drawnWidth = width;
+  root.__drawnRoom = roomOf(root);
   root.__drawnConfig = JSON.stringify(config);
   root.__drawnJson = json; // what is on screen (the browser test compares it with the server's figure)
   count("pending"); // draws begun and not finished: a page has settled only at 0 (devtools/streamlit_server.py)
@@ -282,7 +289,8 @@ function draw(root, plot, parentElement, json, digest, config, counted = true) {
 
 // A figure is fitted to its column's width when drawn, and Plotly itself follows only the window's size. The
 // column also changes width when the sidebar opens or closes, or a scrollbar appears: the figure then overran
-// the column or left a gap beside it. Draw it again, fitted, once the width has settled. A chart with a scrub
+// the column or left a gap beside it. Draw it again, fitted, once the width has settled (and the height of a screen
+// that sets the figure's room, settings.SCREEN_CSS). A chart with a scrub
 // bar keeps the frame it shows: Plotly only resizes it.
 function followWidth(root, plot, parentElement) {
   if (root.__widthObserver || typeof ResizeObserver === "undefined") return;
@@ -293,7 +301,7 @@ function followWidth(root, plot, parentElement) {
     root.__widthTimer = setTimeout(() => {
       delete root.dataset.widthPending;
       const width = parentElement.clientWidth;
-      if (!width || !root.__drawnJson || width === root.__drawnWidth) return;
+      if (!width || !root.__drawnJson || (width === root.__drawnWidth && roomOf(root) === root.__drawnRoom)) return;
       if (root.querySelector(".pe-frames")) {
         root.__drawnWidth = width;
         loadPlotly().then((Plotly) => Plotly.Plots.resize(plot)).catch(() => {});
@@ -326,6 +334,7 @@ export default function ({ parentElement, data: sent, setStateValue }) {
   keepFrames(root, data);
   root.__config = data.config;
   root.__sent = data.figure;
+  root.__barPx = data.frames ? FRAMES_BAR_PX : 0; // the scrub bar shares the chart's box (figure_fit.js)
   if (!root.__heroBound) {
     root.__heroBound = true;
     const onSlider = (event) => {

@@ -7,6 +7,7 @@ import streamlit as st
 import posenc_core as pc
 
 from . import _url
+from .theme import FIGURE_ROOM_VH, MIN_TEXT_PX, PHONE_DOCK_VH
 
 BACKEND_LABELS = {"numpy": "numpy", "torch": "torch (CPU)", "torch-cuda": "torch (CUDA)"}
 
@@ -32,7 +33,8 @@ header[data-testid="stHeader"], [data-testid="stToolbar"], footer { display: non
 [data-testid="stMain"] h1 { font-size: 1.6rem; padding: 0.2rem 0 0.1rem; }
 [data-testid="stMain"] [data-testid="stTab"] { height: 1.55rem; white-space: nowrap; }
 .st-key-present_bar button { min-height: 1.9rem; padding-top: 0.1rem; padding-bottom: 0.1rem; }
-.st-key-present_bar button p, .st-key-present_bar [data-testid="stCaptionContainer"] { font-size: 0.72rem; }
+.st-key-present_bar button p, .st-key-present_bar [data-testid="stCaptionContainer"] {
+  font-size: var(--min-text); }
 .st-key-present_bar kbd { display: none; }  /* the keys are listed once, in the bar's caption */
 </style>
 """
@@ -76,9 +78,10 @@ GLOBAL_CSS = """
   [data-testid="stMain"] h1 { font-size: 1.6rem; padding-top: 0.25rem; }
   .block-container { padding-top: 3.5rem !important; }
   /* lesson.stage's controls follow the figure column on a phone; while that column is in view they dock at the
-     bottom of the screen (a quarter of it at most, scrolling), so the hand reaches them under the figure */
+     bottom of the screen, a compact band that scrolls, under a figure sized to end above it (--figure-room), so
+     the hand reaches them with the whole figure in sight */
   [data-testid="stColumn"]:has(> div > .st-key-stage_side), [data-testid="stColumn"]:has(.st-key-stage_side) {
-    position: sticky; bottom: 0; z-index: 5; max-height: 25vh; overflow-y: auto;
+    position: sticky; bottom: 0; z-index: 5; max-height: var(--dock-height); overflow-y: auto;
     background: var(--page-bg); border-top: 1px solid rgba(127, 127, 127, 0.35);
     box-shadow: 0 -0.4rem 0.8rem rgba(0, 0, 0, 0.08); padding: 0.3rem 0.2rem 0; }
   /* compact there: a slider's end labels repeat what its value says */
@@ -89,6 +92,19 @@ GLOBAL_CSS = """
 }
 </style>
 """
+
+# The screen's type scale and the height a figure may take (theme.MIN_TEXT_PX, theme.FIGURE_ROOM_VH), as CSS
+# variables: page_kit/figure_fit.js fits every figure to them and the browser tests read the same values.
+# A chart's box is capped at the room, and the chart element draws the figure to the box it gets.
+SCREEN_CSS = f"""
+<style>
+[class*="st-key-chart_"] [data-testid="stBidiComponentRegular"] {{ max-height: var(--figure-room, none); }}
+@media (max-width: 640px) {{ :root {{ --min-text: {MIN_TEXT_PX["phone"]}px; --figure-room: {FIGURE_ROOM_VH["phone"]}vh;
+  --dock-height: {PHONE_DOCK_VH}vh; }} }}
+</style>
+"""
+PRESENT_SCREEN_CSS = (f"<style>:root {{ --min-text: {MIN_TEXT_PX['present']}px; "
+                      f"--figure-room: {FIGURE_ROOM_VH['present']}vh; }}</style>")
 
 PAGE_BACKGROUND = {False: "#ffffff", True: "#171614"}  # Streamlit 1.67's light and dark page (theme.py's paper)
 
@@ -118,9 +134,9 @@ def sidebar() -> None:
         theme_switch()
     # Streamlit sets no page-level CSS variable for its background: the pinned bar, the docked controls and the
     # formula scroll cue need it to cover what scrolls under them, in the theme being shown
-    st.html(f"<style>:root {{ --page-bg: {PAGE_BACKGROUND[dark()]}; }}</style>" + GLOBAL_CSS)
+    st.html(f"<style>:root {{ --page-bg: {PAGE_BACKGROUND[dark()]}; }}</style>" + GLOBAL_CSS + SCREEN_CSS)
     if presentation():
-        st.html(PRESENTATION_CSS)
+        st.html(PRESENTATION_CSS + PRESENT_SCREEN_CSS)
 
 
 # Streamlit's frontend keeps the reader's theme choice in localStorage under a key made of the page path

@@ -11,10 +11,12 @@ of a browser check, so each view of each page is opened once and every check tha
 - light: app.py's sidebar is there, every chart is a figure named by its alt text with a "Show the numbers"
   table, a whole-page screenshot of every tab (tests/artifacts/screenshots/);
 - projector and phone (lessons): the first figure starts in the top 40% of the first screen with at most four
-  controls above it, display formulas fit or say they scroll; on the projector labels read whole, every
-  predict-then-reveal question hides its answer until answered, and Next stays in view and leads on with the
-  sidebar folded; on the phone nothing covers the title, no Plotly toolbar, titles inside the screen, and the
-  page never scrolls sideways.
+  controls above it; on every tab every chart fits between the presentation bar (or the phone's header) and the
+  phone's docked controls, one that starts in the top 40% ends above them on the first screen, and no figure
+  text is under the screen's minimum (page_kit/theme.MIN_TEXT_PX); on the projector display formulas fit their
+  column, labels read whole, every predict-then-reveal question hides its answer until answered, and Next stays
+  in view and leads on with the sidebar folded; on the phone formulas fit or say they scroll, nothing covers the
+  title, no Plotly toolbar, titles inside the screen, and the page never scrolls sideways.
 """
 
 from __future__ import annotations
@@ -74,17 +76,37 @@ def check_figures(page, where: str) -> None:
     assert not report["fonts"], f"{where}: figure text fell back to another font: {report['fonts']}"
     assert not report["overlaps"], f"{where}: {report['overlaps']}"
     assert not report["clipped"], f"{where}: {report['clipped']}"
+    assert not report["small"], f"{where}: figure text under the screen's minimum size: {report['small'][:6]}"
     for name, colour, dash in report["series"]:
         style = series_style(name)
         if style is not None:  # a named encoding / method / reference curve looks the same in every figure
             assert (colour.lower(), dash) == (style.colour.lower(), style.dash), f"{where}: series {name!r}"
 
 
-def check_formulas(report: dict, where: str) -> None:
+def check_formulas(report: dict, view: a11y_audit.View, where: str) -> None:
+    """A projector's formula fits its column (broken at a relation sign, lesson.formula); on a phone a formula
+    may scroll sideways as a last resort, saying so."""
     for formula in report["formulas"]:
-        assert not formula["wide"] or formula["cue"], (
+        assert not formula["wide"] or (formula["cue"] and not view.present), (
             f"{where}: the formula {formula['text']!r} is {formula['scrollWidth']} px wide in a "
-            f"{formula['width']} px box with no scroll cue")
+            f"{formula['width']} px box" + ("" if view.present else " with no scroll cue"))
+
+
+def check_room(report: dict, where: str) -> None:
+    """Every chart fits between the screen's chrome (the presentation bar, a phone's header and docked controls),
+    so it can be seen whole with its controls; one that starts in the top 40% (a tab's hero) ends above the dock
+    or the screen's bottom as it is, on the first screen. The text of the presentation bar is read from the
+    back of the room."""
+    room = report["room"]
+    for chart in report["charts"]:
+        assert chart["height"] <= room["bottom"] - room["top"] + 1, (
+            f"{where}: the figure {chart['name']!r} is {chart['height']} px tall, with {room['bottom'] - room['top']}"
+            f" px between the screen's bar and {'the docked controls' if room['docked'] else 'its bottom'}")
+        if 0 <= chart["top"] <= FIRST_SCREEN_SHARE * report["height"]:
+            assert chart["bottom"] <= room["bottom"] + 1, (
+                f"{where}: the figure {chart['name']!r} ends at {chart['bottom']} px, under "
+                f"{'the docked controls at' if room['docked'] else 'the first screen of'} {room['bottom']} px")
+    assert not report["small"], f"{where}: presentation-bar text under the screen's minimum: {report['small']}"
 
 
 def check_axe(page, where: str) -> None:
@@ -143,7 +165,8 @@ def check_first_screen(page, view: a11y_audit.View, where: str) -> None:
         f"{where}: the first figure starts at {report['figureTop']:.0f} px, below the top "
         f"{FIRST_SCREEN_SHARE:.0%} of a {report['height']} px screen")
     assert len(report["controls"]) <= MOST_CONTROLS_ABOVE, f"{where}: controls above the figure: {report['controls']}"
-    check_formulas(report, where)
+    check_formulas(report, view, where)
+    check_room(report, where)
     if view.present:  # projector fonts: every label reads whole, on one line
         assert not report["cut"], f"{where}: labels wrapped or cut off: {report['cut']}"
 
@@ -266,8 +289,10 @@ def visit(page, errors: list[str], url: str, info, view: a11y_audit.View) -> Non
         check_clean(page, errors, where)
         check_figures(page, where)
         check_text(page, where)
-        if view.present or view.phone:
-            check_formulas(page.evaluate(LAYOUT_CHECK_JS), where)
+        if (view.present or view.phone) and (index or not lesson):  # a lesson's first tab: check_first_screen
+            report = page.evaluate(LAYOUT_CHECK_JS)
+            check_formulas(report, view, where)
+            check_room(report, where)
         if index == 0 or view.every_tab:
             check_axe(page, where)
         if view.name == "light":

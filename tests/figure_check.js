@@ -3,9 +3,12 @@
 // overlaps: a legend or annotation box that intersects the title, an axis title, the colour-bar title,
 // the legend or another annotation, and a tick label on an axis title, the legend or an annotation;
 // clipped: a title or annotation that runs past the figure's left or right edge (a long title on a phone);
-// series: [name, colour, dash] of every named line.
+// series: [name, colour, dash] of every named line;
+// small: text drawn under the screen's minimum size (--min-text, set on a projector and a phone).
 () => {
-  const out = {fonts: [], overlaps: [], clipped: [], figures: 0, series: []};
+  const out = {fonts: [], overlaps: [], clipped: [], figures: 0, series: [], small: []};
+  // the screen's minimum text size (page_kit/settings.SCREEN_CSS: a projector and a phone; 0 elsewhere)
+  const minText = parseFloat(getComputedStyle(document.documentElement).getPropertyValue('--min-text')) || 0;
   const box = (el) => {
     const r = el.getBoundingClientRect();
     return {l: r.left, t: r.top, r: r.right, b: r.bottom, w: r.width, h: r.height};
@@ -28,6 +31,13 @@
       const first = family.split(',')[0].trim().replace(/["']/g, '');
       if (first !== 'Source Sans' || !faceLoaded || !document.fonts.check(`13px ${family}`)) {
         out.fonts.push(`${name}: ${family} (face loaded: ${faceLoaded})`);
+      }
+    }
+    if (minText) {
+      for (const t of plot.querySelectorAll('.main-svg text')) {
+        if (!t.textContent.trim() || t.closest('.hoverlayer')) continue;
+        const size = parseFloat(getComputedStyle(t).fontSize);
+        if (size < minText - 0.05) out.small.push(`${name}: "${t.textContent.trim().slice(0, 30)}" at ${size} px`);
       }
     }
     const items = [];

@@ -1,6 +1,8 @@
-// What a reader sees on the first screen of a lesson, measured in the browser (tests/test_layout.py).
+// What a reader sees on the first screen of a lesson, measured in the browser (tests/browser_views.py).
 // Returns the first figure's top (px from the top of the viewport, and as a share of its height), the
-// controls above it, and every display formula wider than its box without a scroll cue.
+// controls above it, every display formula and whether it is wider than its box, labels cut or wrapped, the
+// room a figure has between the screen's chrome (presentation bar, phone header, docked controls) and where
+// each chart lies, and presentation-bar text under the screen's minimum size.
 () => {
   const main = document.querySelector('[data-testid="stMain"]');
   const shown = (el) => { const r = el.getBoundingClientRect(); return r.width > 0 && r.height > 0; };
@@ -21,7 +23,8 @@
       .split("\n")[0].slice(0, 60));
   const formulas = [...main.querySelectorAll('.katex-display')].filter(shown).map((el) => {
     const box = el.getBoundingClientRect();
-    const wide = el.scrollWidth > el.clientWidth + 1 || box.right > window.innerWidth + 1;
+    // KaTeX's struts reach 2 px past a formula's box (.vlist-t2's margin): nothing a reader sees
+    const wide = el.scrollWidth > el.clientWidth + 2 || box.right > window.innerWidth + 1;
     const style = getComputedStyle(el);
     const scrolls = ["auto", "scroll"].includes(style.overflowX);
     const cue = scrolls && style.backgroundImage.includes("gradient");
@@ -47,5 +50,27 @@
     .filter((el) => !el.closest('details:not([open]), [class*="st-key-predict_"]'))
     .filter((el) => el.scrollWidth > el.clientWidth + 1 || lines(el) > 1)
     .map((el) => el.innerText.trim().slice(0, 60));
-  return { figureTop, height: window.innerHeight, controls, formulas, cut, figures: figures.length };
+  // the room a figure has: under the pinned presentation bar (or a phone's header), above the phone's docked
+  // controls (sticky at the bottom while the figure column is in view)
+  const bar = document.querySelector('.st-key-present_bar');
+  const header = document.querySelector('header[data-testid="stHeader"]');
+  const side = main.querySelector('.st-key-stage_side');
+  const column = side && side.closest('[data-testid="stColumn"]');
+  const docked = column && getComputedStyle(column).position === 'sticky' && shown(column) ?
+    column.getBoundingClientRect() : null;
+  const top = Math.max(bar && shown(bar) ? bar.getBoundingClientRect().bottom : 0,
+                       header && shown(header) ? header.getBoundingClientRect().bottom : 0);
+  const bottom = docked && docked.bottom >= window.innerHeight - 1 ? docked.top : window.innerHeight;
+  const charts = [...main.querySelectorAll('.js-plotly-plot')].filter(shown).map((plot) => {
+    const box = plot.getBoundingClientRect();
+    const title = plot.querySelector('.gtitle');
+    return { name: (title ? title.textContent : '(untitled)').slice(0, 60), top: Math.round(box.top),
+             bottom: Math.round(box.bottom), height: Math.round(box.height) };
+  });
+  const minText = parseFloat(getComputedStyle(document.documentElement).getPropertyValue('--min-text')) || 0;
+  const small = bar && minText ? [...bar.querySelectorAll('p')].filter(shown)
+    .filter((p) => parseFloat(getComputedStyle(p).fontSize) < minText - 0.05)
+    .map((p) => `${p.innerText.trim().slice(0, 30)} (${getComputedStyle(p).fontSize})`) : [];
+  return { figureTop, height: window.innerHeight, controls, formulas, cut, figures: figures.length,
+           room: { top: Math.round(top), bottom: Math.round(bottom), docked: Boolean(docked) }, charts, small };
 }

@@ -72,8 +72,9 @@ def image_section(page, model):
                            list(pc.SCORE_BANDS), pc.mm_score_band(far["score"]), far_score):
         formula(r"\text{row end, } $dist \text{ columns away } ($h\times $cols):\ $score", dist=far["distance"],
                 h=h, cols=far["columns"], score=far["score"], digits=4)
-    formula(r"\frac{q_{(r,c)}\cdot k_{(r',c')}}{q\cdot k} = \frac{1}{d}\Big[\sum_{j\in H} 2\cos(\Delta r\,"
-            r"\theta_j) + \sum_{j\in W} 2\cos(\Delta c\,\theta_j) + \sum_{j\in T} 2 + (d - r_{\text{rot}})\Big]")
+    formula(r"\begin{aligned}\frac{q_{(r,c)}\cdot k_{(r',c')}}{q\cdot k} &= \frac{1}{d}\Big[\sum_{j\in H} "
+            r"2\cos(\Delta r\,\theta_j) + \sum_{j\in W} 2\cos(\Delta c\,\theta_j)\\ &\qquad + \sum_{j\in T} 2"
+            r" + (d - r_{\text{rot}})\Big]\end{aligned}")
 
 
 def video_section(page, model):

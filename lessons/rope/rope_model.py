@@ -35,7 +35,7 @@ def diagram(model: str, m: int, n: int) -> figures.Chart:
     edges = [("x", "wq"), ("x", "wk"), ("x", "wv"), ("wq", "q"), ("wk", "k"), ("wv", "v"), ("q", "rq"),
              ("k", "rk"), ("rq", "score"), ("rk", "score"), ("score", "soft"), ("soft", "mix"),
              ("v", "mix"), ("mix", "wo")]
-    notes = [(3.0, 2.1, f"q and k are turned by their own positions · the same angles in all {c['n_layers']} "
+    notes = [(3.0, 2.5, f"q and k are turned by their own positions<br>the same angles in all {c['n_layers']} "
                         "layers · no parameters"),
              (-0.8, -2.2, f"{model}: {c['n_heads']} query heads, {c['n_kv_heads']} key/value heads, head_dim "
                          f"{c['head_dim']}, rope_theta {c['base']:,.0f}")]
