@@ -144,7 +144,8 @@ def _adopt() -> None:
         if st.query_params.get("follow") == "false":
             ss["live_follow"] = False
         _enter(normal, key, st.query_params.get("seat"))
-        ss.pop("live_pending", None)
+        if ss.pop("live_pending", None):
+            ss["live_message"] = None  # the store's sentence from the tries before: the class is reached now
     except ClassUnreachable as error:
         ss.update(live_pending=True, live_message=str(error))  # the poll tries again
     except ClassError as error:

@@ -188,6 +188,7 @@ def test_a_store_that_cannot_be_reached_loses_no_answer_and_breaks_no_lesson(tmp
     assert _classroom().counts(code, QUESTION, 3) == [1, 0, 0]
     late.run()
     assert late.session_state["live_seat"] and _classroom().room(code).seats == 2
+    assert not any("cannot be reached" in i.value for i in late.sidebar.info)  # the sentence goes once joined
 
 
 
