@@ -110,7 +110,10 @@ def plotly_element(figure_json: str, *, height: int, key: str, alt: str, config:
     if control is None:
         _component(key=key, data=element_data.pack(data, texts), height=int(height))
         return
-    data["control"] = control
+    # the number of the hand event this run answers: a release that snaps to the figure already drawn must
+    # still reach the chart, which then draws the exact figure over the arrow the hand left between steps
+    last = hand_event(key)
+    data["control"] = {**control, "answered": last.get("n") if isinstance(last, dict) else None}
     _component(key=key, data=element_data.pack(data, texts), height=int(height), default={"hand": None},
                on_hand_change=on_hand)
 
