@@ -35,10 +35,11 @@ def width(tex: str) -> float:
 
 
 def _top_level(tex: str, pattern: re.Pattern) -> list[tuple[int, int]]:
-    """Spans of ``pattern``'s matches outside every brace, \\left ... \\right and \\begin ... \\end."""
+    """Spans of ``pattern``'s matches outside every brace, bracket and parenthesis (a tuple ``(0,\\ r,\\ c)`` is
+    one piece), \\left ... \\right and \\begin ... \\end."""
     depth, level = 0, []
     for i, char in enumerate(tex):
-        depth += (char == "{") - (char == "}")
+        depth += (char in "{([") - (char in "})]")
         if tex.startswith(("\\left", "\\begin"), i):
             depth += 1
         elif tex.startswith(("\\right", "\\end"), i):

@@ -52,6 +52,14 @@ GLOBAL_CSS = """
   flex: 1 1 auto !important; min-width: 0; }
 /* ... and a segmented control's options wrap there instead of running past the column's edge */
 .st-key-stage_side [data-testid="stButtonGroup"] div:has(> button) { flex-wrap: wrap; row-gap: 0.3rem; }
+/* a chosen option of a multiselect shows its whole label, on two lines where the column is narrow (the lab's
+   methods beside its figure), instead of Streamlit's cut "sinusoid…" */
+[data-testid="stMultiSelect"] [data-tag] { height: auto; white-space: normal; }
+[data-testid="stMultiSelect"] [data-tag] > span[title] { white-space: normal; overflow-wrap: anywhere;
+  text-overflow: clip; line-height: 1.25; padding: 0.15em 0; }
+/* a page link in a lesson (the home page's lesson cards) wraps its title instead of cutting it on a phone */
+[data-testid="stMain"] [data-testid="stPageLink-NavLink"] span { white-space: normal; text-overflow: clip;
+  line-height: 1.4; overflow: visible; }
 /* render.show: under a figure, its caption takes the row and the download buttons sit at its right end; they
    wrap under it only where the row is too narrow for both */
 [class*="st-key-under_chart_"] > [data-testid="stElementContainer"]:first-child { flex: 1 1 0 !important;

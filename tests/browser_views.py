@@ -92,6 +92,11 @@ def check_formulas(report: dict, view: a11y_audit.View, where: str) -> None:
             f"{formula['width']} px box" + ("" if view.present else " with no scroll cue"))
 
 
+def check_elided(report: dict, where: str) -> None:
+    """No text cut short with an ellipsis: a chosen option, a select's value, a page link's title reads whole."""
+    assert not report["elided"], f"{where}: text cut with an ellipsis: {report['elided']}"
+
+
 def check_room(report: dict, where: str) -> None:
     """Every chart fits between the screen's chrome (the presentation bar, a phone's header and docked controls),
     so it can be seen whole with its controls; one that starts in the top 40% (a tab's hero) ends above the dock
@@ -167,6 +172,7 @@ def check_first_screen(page, view: a11y_audit.View, where: str) -> None:
     assert len(report["controls"]) <= MOST_CONTROLS_ABOVE, f"{where}: controls above the figure: {report['controls']}"
     check_formulas(report, view, where)
     check_room(report, where)
+    check_elided(report, where)
     if view.present:  # projector fonts: every label reads whole, on one line
         assert not report["cut"], f"{where}: labels wrapped or cut off: {report['cut']}"
 
@@ -293,6 +299,7 @@ def visit(page, errors: list[str], url: str, info, view: a11y_audit.View) -> Non
             report = page.evaluate(LAYOUT_CHECK_JS)
             check_formulas(report, view, where)
             check_room(report, where)
+            check_elided(report, where)
         if index == 0 or view.every_tab:
             check_axe(page, where)
         if view.name == "light":

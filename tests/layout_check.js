@@ -1,6 +1,7 @@
 // What a reader sees on the first screen of a lesson, measured in the browser (tests/browser_views.py).
 // Returns the first figure's top (px from the top of the viewport, and as a share of its height), the
-// controls above it, every display formula and whether it is wider than its box, labels cut or wrapped, the
+// controls above it, every display formula and whether it is wider than its box, labels cut or wrapped, text
+// the browser cuts with an ellipsis, the
 // room a figure has between the screen's chrome (presentation bar, phone header, docked controls) and where
 // each chart lies, and presentation-bar text under the screen's minimum size.
 () => {
@@ -50,6 +51,11 @@
     .filter((el) => !el.closest('details:not([open]), [class*="st-key-predict_"]'))
     .filter((el) => el.scrollWidth > el.clientWidth + 1 || lines(el) > 1)
     .map((el) => el.innerText.trim().slice(0, 60));
+  // and any text the browser cuts with an ellipsis (a chosen option, a page link's title): nothing is elided
+  const elided = [...main.querySelectorAll('span, p, div, a, label')].filter(shown)
+    .filter((el) => !el.closest('details:not([open])') && getComputedStyle(el).textOverflow === 'ellipsis')
+    .filter((el) => el.scrollWidth > el.clientWidth + 1)
+    .map((el) => el.innerText.trim().slice(0, 50));
   // the room a figure has: under the pinned presentation bar (or a phone's header), above the phone's docked
   // controls (sticky at the bottom while the figure column is in view)
   const bar = document.querySelector('.st-key-present_bar');
@@ -71,6 +77,6 @@
   const small = bar && minText ? [...bar.querySelectorAll('p')].filter(shown)
     .filter((p) => parseFloat(getComputedStyle(p).fontSize) < minText - 0.05)
     .map((p) => `${p.innerText.trim().slice(0, 30)} (${getComputedStyle(p).fontSize})`) : [];
-  return { figureTop, height: window.innerHeight, controls, formulas, cut, figures: figures.length,
+  return { figureTop, height: window.innerHeight, controls, formulas, cut, elided, figures: figures.length,
            room: { top: Math.round(top), bottom: Math.round(bottom), docked: Boolean(docked) }, charts, small };
 }

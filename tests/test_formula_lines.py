@@ -28,3 +28,12 @@ def test_nothing_inside_braces_or_environments_is_broken():
     assert broken(matrix, 20) == (r"\begin{aligned}&\begin{pmatrix}a = 1\\ b = 2\end{pmatrix}\\ &\quad = "
                                   + "c + " * 30 + r"d\end{aligned}")
     assert width(r"\text{new cell } i") > width(r"\mathrm{newcell}i")
+
+
+def test_a_tuple_or_an_interval_is_one_piece():
+    tex = (r"\text{first image token: } (t, h, w) = (5, 5, 5) = \text{start} + (0,\ \text{row},\ \text{column}),"
+           r"\quad \text{start} = 5")
+    out = broken(tex, PROJECTOR_CHARS)
+    assert r"(0,\ \text{row},\ \text{column})" in out  # not set one member a line
+    assert out.count(r"\\") == 2  # the second statement, and the first's values under its definition
+    assert broken(r"x \in [0, 1),\ y = 2", 8) == r"\begin{gathered}x \in [0, 1)\\ y = 2\end{gathered}"
