@@ -235,6 +235,33 @@ function fitHeight(root, layout) {
   layout.height = Math.max(FIGURE_MIN_PX, Math.floor(room - (root.__barPx || 0)));
 }
 
+// A row of square panels built for a laptop's column (figures.square_panels) is drawn narrower on a phone: its
+// panels are then as small as the width makes them, and the height above and below them is left blank. The
+// figure and the box the page reserved for it take the height the panels use.
+function fitSquare(root, layout, data, width) {
+  const style = styleOf(layout);
+  const plotWidth = width - (style.margin.l || 0) - (style.margin.r || 0) - (layout.coloraxis ? COLOURBAR_PX : 0);
+  let plotHeight = 0;
+  for (const name of Object.keys(layout).filter((k) => /^xaxis\d*$/.test(k) && layout[k] && layout[k].domain)) {
+    const suffix = name.slice("xaxis".length), yaxis = layout[`yaxis${suffix}`] || {};
+    if (!yaxis.scaleanchor || !yaxis.domain) return; // a figure with a panel that is not square keeps its height
+    const trace = data.find((t) => (t.xaxis || "x") === `x${suffix}` && t.z && t.z.shape);
+    const [rows, cols] = trace ? String(trace.z.shape).split(",").map(Number) : [1, 1];
+    const wide = (layout[name].domain[1] - layout[name].domain[0]) * plotWidth;
+    plotHeight = Math.max(plotHeight, wide * (rows / cols || 1) / (yaxis.domain[1] - yaxis.domain[0]));
+  }
+  const needed = Math.ceil(plotHeight / SQUARE_SAFETY + (style.margin.t || 0) + (style.margin.b || 0));
+  // Streamlit sizes the component's box, its wrapper and its element container to the height the page asked for
+  const boxes = [root.parentElement, root.parentElement.closest(".stBidiComponent"),
+    root.parentElement.closest('[data-testid="stElementContainer"]')].filter(Boolean);
+  if (!plotHeight || !layout.height || needed >= layout.height) {
+    for (const box of boxes) { box.style.removeProperty("height"); box.style.removeProperty("flex-basis"); }
+    return;
+  }
+  layout.height = needed;
+  for (const box of boxes) box.style.height = box.style.flexBasis = `${needed + (root.__barPx || 0)}px`;
+}
+
 function fitFigure(root, plot, figure, width) {
   if (!width) return;
   const layout = figure.layout;
@@ -247,4 +274,5 @@ function fitFigure(root, plot, figure, width) {
   fitDiagram(root, plot, layout, width, min);
   fitText(layout, figure.data, min);
   fitTop(layout, figure.data, width);
+  fitSquare(root, layout, figure.data, width);
 }

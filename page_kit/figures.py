@@ -839,14 +839,35 @@ def padded(chart: Chart, left: int = 64, bottom: int = 56, top: int | None = Non
     return chart
 
 
+SQUARE_PLOT_PX = 520  # a laptop's figure column (about 700 px) less the axis margins and a colour bar
+SQUARE_MAX_PX = 560
+
+
 @figure_cache.step
 def square_panels(chart: Chart) -> Chart:
-    """Keep every heatmap panel's cells square (images and grids should not look stretched)."""
-    layout = chart.figure.layout
+    """Keep every heatmap panel's cells square (images and grids should not look stretched).
+
+    A square panel is as tall as it is wide, so a row of one or two panels needs more height than the kit's
+    per-row default to use the column's width: the figure is made tall enough for panels as wide as their share
+    of a laptop's figure column (up to SQUARE_MAX_PX). A projector or a phone then fits it to its room
+    (figure_fit.js), where the panels fill what the screen has instead of a third of it."""
+    fig = chart.figure
+    layout = fig.layout
+    shapes = {(t.xaxis or "x"): np.shape(t.z) for t in fig.data if getattr(t, "z", None) is not None}
+    plot_px = 0.0  # the plot height that makes every panel as wide as its domain
     for name in [k for k in layout if k.startswith("yaxis")]:
         suffix = name[len("yaxis"):]
         layout[name].update(scaleanchor=f"x{suffix}", scaleratio=1, constrain="domain")
         layout[f"xaxis{suffix}"].update(constrain="domain")
+        x_domain, y_domain = layout[f"xaxis{suffix}"].domain, layout[name].domain
+        shape = shapes.get(f"x{suffix}")
+        if x_domain and y_domain and shape and len(shape) == 2 and min(shape) > 0:
+            wide = SQUARE_PLOT_PX * (x_domain[1] - x_domain[0])
+            plot_px = max(plot_px, wide * shape[0] / shape[1] / (y_domain[1] - y_domain[0]))
+    margin = layout.margin
+    height = min(SQUARE_MAX_PX, int(plot_px + (margin.t if margin.t is not None else 100) + (margin.b or 44)))
+    if height > (layout.height or 0):
+        layout.height = height
     return chart
 
 

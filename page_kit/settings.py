@@ -57,6 +57,12 @@ GLOBAL_CSS = """
 [data-testid="stMultiSelect"] [data-tag] { height: auto; white-space: normal; }
 [data-testid="stMultiSelect"] [data-tag] > span[title] { white-space: normal; overflow-wrap: anywhere;
   text-overflow: clip; line-height: 1.25; padding: 0.15em 0; }
+/* ... and so do a segmented control's options and a metric's label: wrapped where the column is narrow, with
+   the button growing to hold them, never cut short */
+[data-testid="stMain"] [data-testid="stButtonGroup"] button p, [data-testid="stMain"] [data-testid="stMetricLabel"] p {
+  white-space: normal; text-overflow: clip; overflow-wrap: anywhere; line-height: 1.3; }
+[data-testid="stMain"] [data-testid="stButtonGroup"] button { height: auto; padding-top: 0.3em;
+  padding-bottom: 0.3em; }
 /* a page link in a lesson (the home page's lesson cards) wraps its title instead of cutting it on a phone */
 [data-testid="stMain"] [data-testid="stPageLink-NavLink"] span { white-space: normal; text-overflow: clip;
   line-height: 1.4; overflow: visible; }

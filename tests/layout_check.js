@@ -32,8 +32,8 @@
     return { text: el.innerText.replace(/\s+/g, " ").slice(0, 60), wide, cue,
              right: Math.round(box.right), width: Math.round(box.width), scrollWidth: el.scrollWidth };
   });
-  // labels that must read whole on one line: widget and metric labels, metric values, tabs, the presentation bar
-  // (a predict question is a sentence: it may wrap)
+  // labels that must read whole on one line: widget labels, metric values, tabs, the presentation bar (a predict
+  // question is a sentence, a metric's label a phrase under which its value stands: they may wrap)
   const lines = (el) => {  // rows of text (text only: an icon beside it sits higher), tops over half a letter apart
     const size = parseFloat(getComputedStyle(el).fontSize);
     const walker = document.createTreeWalker(el, NodeFilter.SHOW_TEXT);
@@ -46,7 +46,7 @@
     const tops = rects.filter((r) => r.width > 0).map((r) => r.top).sort((a, b) => a - b);
     return tops.filter((top, i) => i === 0 || top - tops[i - 1] > 0.6 * size).length;
   };
-  const cut = [...main.querySelectorAll('[data-testid="stWidgetLabel"] p, .ls-label, [data-testid="stMetricLabel"] p,' +
+  const cut = [...main.querySelectorAll('[data-testid="stWidgetLabel"] p, .ls-label,' +
     ' [data-testid="stMetricValue"] div, [role="tab"] p, .st-key-present_bar p')].filter(shown)
     .filter((el) => !el.closest('details:not([open]), [class*="st-key-predict_"]'))
     .filter((el) => el.scrollWidth > el.clientWidth + 1 || lines(el) > 1)
