@@ -233,7 +233,7 @@ def _fresh(raw: np.ndarray, positions: np.ndarray, head_dim: int, base: float, d
     torch = _torch()
     inv_freq, _ = rope_inv_freq(head_dim, base)
     rotated = apply_rope(torch.from_numpy(raw.astype(np.float32)), torch.from_numpy(positions), inv_freq)
-    return rotated.to(_dtype(dtype))
+    return torch.as_tensor(rotated).to(_dtype(dtype))  # a tensor already: apply_rope keeps the input's kind
 
 
 def _log_steps(count: int, points: int = 40) -> np.ndarray:
