@@ -68,13 +68,13 @@ def one_shift_tab(page, n, keep, discard, model, rule):
         show(views.offsets_chart(n, keep, discard))
     head = pc.KSHIFT_HEADS[model]
     turn = views.shift_angles(p["n_discard"], model, rule)
-    formula(r"k_{p-n_d} = R(-n_d\,\theta_i)\,k_p,\quad n_d = $d:\ \text{pair } 0\ $a\ \text{rad},\ "
-            r"\text{pair } $i\ $b\ \text{rad}", d=p["n_discard"], a=float(turn[0]), i=head.head_dim // 2 - 1,
-            b=float(turn[-1]))
+    formula(r"\begin{gathered}k_{p-n_d} = R(-n_d\,\theta_i)\,k_p,\quad n_d = $d\\ \text{pair } 0:\ $a\ \text{rad},"
+            r"\quad \text{pair } $i:\ $b\ \text{rad}\end{gathered}", d=p["n_discard"], a=float(turn[0]),
+            i=head.head_dim // 2 - 1, b=float(turn[-1]))
     notice(f"{p['n_keep']} kept, {p['n_discard']:,} dropped, {n - p['n_keep'] - p['n_discard']:,} moved back; the "
            f"next token goes to position {p['next_position']:,}. At this rule the newest key lives through "
            f"{p['survived']:,} shift{'s' if p['survived'] != 1 else ''} before it is dropped in turn"
-           + (" (the default halves the rest each time, so a key is rotated once or twice)." if p["default"] else "."))
+           + (" (the default drops half of what follows the kept tokens each time)." if p["default"] else "."))
     with folded("What llama.cpp runs, and where accounts differ", "cs_llama_cpp", icon=":material/menu_book:") as o:
         if o:
             st.markdown(LLAMA_CPP)
@@ -103,16 +103,18 @@ def many_shifts_tab(page, n, keep, discard, model, rule):
     classroom.snippet(f"curve = {{d: pc.kshift_error_curve({head.head_dim}, {head.base!r}, {p['n_discard']}, "
                       f"{views.SHIFTS}, d, n_keys={views.CURVE_KEYS}, rule={rule!r})\n         for d in "
                       f"{list(pc.KSHIFT_DTYPES)!r}}}", "curve['float16']['key_error']  # (k,) at curve[d]['shifts']")
-    formula(r"e = \frac{\lVert \tilde k - k^{\star}\rVert}{\lVert k^{\star}\rVert},\quad"
-            r"\text{float16 after 1, }$n\text{ shifts: } $a,\ $b", n=views.SHIFTS, a=float(f16["key_error"][0]),
-            b=float(f16["key_error"][-1]))
+    formula(r"\begin{gathered}e = \frac{\lVert \tilde k - k^{\star}\rVert}{\lVert k^{\star}\rVert}\\"
+            r"\text{float16 after 1 and }$n\text{ shifts: } $a,\ $b\end{gathered}", n=views.SHIFTS,
+            a=float(f16["key_error"][0]), b=float(f16["key_error"][-1]))
     at = {d: float(v["key_error"][-1]) for d, v in c.items()}
+    lives = f"{p['survived']:,} shift{'s' if p['survived'] != 1 else ''}" + (
+        " (the dotted line)" if p["survived"] <= views.SHIFTS else "")
     notice(f"{views.CURVE_KEYS} keys start at positions {f16['first_position']:,}+ and end at 1 to {views.CURVE_KEYS}. "
            f"After {views.SHIFTS:,} shifts: float32 {at['float32']:.1e}, float16 {at['float16']:.1e}, bfloat16 "
            f"{at['bfloat16']:.1e} (a key computed fresh: {c['float16']['fresh_key_error'][-1]:.1e} in float16, "
-           f"{c['bfloat16']['fresh_key_error'][-1]:.1e} in bfloat16). At these settings a key lives through "
-           f"{p['survived']:,} shifts (the dotted line), so only a small n_discard lets the error build up. float32's "
-           "first point is the float32 angle error the key got at its first, larger position.")
+           f"{c['bfloat16']['fresh_key_error'][-1]:.1e} in bfloat16). At these settings a key lives through {lives}, "
+           "so only a small n_discard lets the error build up. float32's first point is the float32 angle error the "
+           "key got at its first, larger position.")
 
 
 def scores_tab(page, n, keep, discard, model, rule):

@@ -75,10 +75,10 @@ def error_chart(c: dict, which: str, survived: int, title: str, y_title: str, na
         colours[shifted] = colours[fresh] = DTYPE_COLOURS[dtype]
         dashed.append(fresh)
     x = next(iter(c.values()))["shifts"]
-    marks = [(survived, f"a key lives {survived:,} shifts")] if survived <= SHIFTS else []
+    marks = [(survived, f"a key lives {survived:,} shift{'s' if survived != 1 else ''}")] if survived <= SHIFTS else []
     return figures.lines(
         x, series, title=title, x_title="number of shifts", y_title=y_title, name=name, log_x=True, log_y=True,
-        colours=colours, dashed=dashed, vlines=marks, legend_right=True, hover_format=".3g",
+        colours=colours, dashed=dashed, vlines=marks, hover_format=".3g",
         alt=f"{y_title} against the number of shifts (1 to {SHIFTS:,}, log axes) in float32, float16 and bfloat16: "
             "the K-shifted keys drift away as every shift rounds them again, while a key computed fresh at its "
             "new position stays at one rounding (dashed).")
@@ -88,8 +88,9 @@ def scores_chart(s: dict):
     labels = {"no_shift": "with room to spare (no shift)", "exact": "after the shift, exact",
               "shifted": "after the shift, K-shifted cache"}
     return figures.lines(
-        s["position"], {labels[k]: s[k] for k in labels}, title="Scores q·k/√d of the next token against each key",
-        x_title="cached key (its position before the shift)", y_title="score", name="context_shift_scores",
+        s["new_position"], {labels[k]: s[k] for k in labels},
+        title="Scores q·k/√d of the next token against each key", x_title="key (its position after the shift)",
+        y_title="score", name="context_shift_scores",
         colours={v: i for i, v in enumerate(labels.values())}, dashed=[labels["exact"]], hover_format=".4f",
         alt=f"Scores of the next token against the {s['position'].shape[0]} keys that stay. The shifted keys score "
             "as they would with room to spare; the kept first keys score differently because they are nearer.")
@@ -99,10 +100,10 @@ def differences_chart(s: dict, dtype: str):
     moved = np.where(np.abs(s["moved"]) > 1e-9, np.abs(s["moved"]), np.nan)  # rounding-level zeros leave a gap
     fresh = np.abs(s["fresh"] - s["exact"])
     return figures.lines(
-        s["position"], {"|change from the shift itself|": moved,
+        s["new_position"], {"|change from the shift itself|": moved,
                         f"|K-shifted − exact| ({dtype})": np.abs(s["rounding"]),
                         f"|computed fresh − exact| ({dtype})": fresh},
-        title="What changed in each score, and what the rounding added", x_title="cached key (position before)",
+        title="What changed in each score, and what the rounding added", x_title="key (position after the shift)",
         y_title="|difference in score|", name="context_shift_differences", log_y=True, hover_format=".3g",
         dashed=[f"|computed fresh − exact| ({dtype})"],
         alt="Absolute change of each score on a log axis: large for the kept first keys only (the shift moved "
