@@ -151,7 +151,7 @@ def test_scores_after_a_shift_keep_relative_offsets_and_move_the_kept_tokens():
     ((10, 10), "n_keep must be at most 9"),
     ((10, 2, -3), "n_discard must be at least 0"),
     ((1, 0), "n_tokens must be at least 2"),
-    ((pc.MAX_POSITIONS + 1, 0), "n_tokens must be at most"),
+    ((2**20 + 1, 0), "n_tokens must be at most"),
     ((3, 2), "default rule"),
     ((10.5, 2), "n_tokens must be a whole number"),
 ])
@@ -198,7 +198,7 @@ def test_kshift_refuses():
 
 def test_scores_refuse_a_cache_too_large():
     with pytest.raises(ValueError, match="The cache of keys"):
-        pc.kshift_scores(pc.MAX_POSITIONS, 4, 0, 128, 10000.0)
+        pc.kshift_scores(2**20, 4, 0, 128, 10000.0)
     with pytest.raises(ValueError, match="n_keep \\+ n_discard"):
         pc.kshift_scores(16, 4, 12, 32, 10000.0)
 
@@ -207,3 +207,29 @@ def test_heads_come_from_public_configs():
     for head in pc.KSHIFT_HEADS.values():
         assert head.head_dim % 2 == 0 and head.base > 1 and "config.json" in head.source
     assert math.isclose(pc.KSHIFT_HEADS["smollm2-135m"].base, 100000.0)
+
+
+def test_fresh_keys_are_transformers_rotary_at_the_new_positions_stored_in_the_cache_type():
+    """kshift_scores' 'fresh' scores are those of keys rotated by transformers' rotary module (float32, at the
+    positions after the shift) and rounded to the cache's type; its 'shifted' ones start from transformers' keys
+    at the old positions, stored in that type and shifted once by kshift."""
+    n, keep, d, base = 40, 3, 32, 10000.0
+    s = pc.kshift_scores(n, keep, 0, d, base, "bfloat16", rule="transformers", seed=5)
+    rng = np.random.default_rng(5)
+    raw, q_raw = rng.standard_normal((n, d)), rng.standard_normal(d)
+    alive = s["plan"]["status"] != "dropped"
+    fresh = _hf_rope(torch.from_numpy(raw[alive]).float(), s["new_position"], d, base).to(torch.bfloat16)
+    stored = _hf_rope(torch.from_numpy(raw[alive]).float(), s["position"], d, base).to(torch.bfloat16).float()
+    moved = torch.from_numpy(s["status"] == "shifted")
+    shifted = stored.clone()
+    shifted[moved] = torch.from_numpy(pc.kshift(stored[moved], -s["plan"]["n_discard"], base, dtype="bfloat16",
+                                                rule="transformers"))
+    # scores are linear in the keys: equal keys give equal score differences against the same query
+    scale = 1 / math.sqrt(d)
+    inv = pc.base_inv_freq(base, d)
+    h = d // 2
+    angle = s["plan"]["next_position"] * inv
+    q_after = np.concatenate((q_raw[:h] * np.cos(angle) - q_raw[h:] * np.sin(angle),
+                              q_raw[h:] * np.cos(angle) + q_raw[:h] * np.sin(angle)))
+    np.testing.assert_allclose(fresh.double().numpy() @ q_after * scale, s["fresh"], rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(shifted.double().numpy() @ q_after * scale, s["shifted"], rtol=1e-12, atol=1e-12)

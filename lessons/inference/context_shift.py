@@ -95,26 +95,30 @@ def many_shifts_tab(page, n, keep, discard, model, rule):
     with classroom.predict("cs_many", f"{views.SHIFTS:,} shifts of a float16 cache later: how far are the shifted "
                            "keys from the exact ones, compared with keys computed fresh at the same positions?",
                            options, 0 if ratio < 1.01 else 1 if ratio < 3 else 2 if ratio < 30 else 3, reveal):
-        show(views.error_chart(c, "key", p["survived"], f"Keys: {head_text(model)}, shifts of {p['n_discard']:,}",
-                               "relative error of the keys", "context_shift_key_error"))
-    show(views.error_chart(c, "score", p["survived"], "Scores q·k of the next token", "relative error of the scores",
-                           "context_shift_score_error"))
-    head = pc.KSHIFT_HEADS[model]
+        many_shifts_answer(p, c, model, rule)
+
+
+def many_shifts_answer(p: dict, c: dict, model: str, rule: str) -> None:
+    f16, head, shifts, keys = c["float16"], pc.KSHIFT_HEADS[model], views.SHIFTS, views.CURVE_KEYS
+    show(views.error_chart(c, "key", p["survived"], f"Keys: {head_text(model)}, shifts of {p['n_discard']:,}",
+                           "relative error of the keys", "context_shift_key_error"))
+    show(views.error_chart(c, "score", p["survived"], "Scores q·k of the next token",
+                           "relative error of the scores", "context_shift_score_error"))
     classroom.snippet(f"curve = {{d: pc.kshift_error_curve({head.head_dim}, {head.base!r}, {p['n_discard']}, "
-                      f"{views.SHIFTS}, d, n_keys={views.CURVE_KEYS}, rule={rule!r})\n         for d in "
+                      f"{shifts}, d, n_keys={keys}, rule={rule!r})\n         for d in "
                       f"{list(pc.KSHIFT_DTYPES)!r}}}", "curve['float16']['key_error']  # (k,) at curve[d]['shifts']")
     formula(r"\begin{gathered}e = \frac{\lVert \tilde k - k^{\star}\rVert}{\lVert k^{\star}\rVert}\\"
-            r"\text{float16 after 1 and }$n\text{ shifts: } $a,\ $b\end{gathered}", n=views.SHIFTS,
+            r"\text{float16 after 1 and }$n\text{ shifts: } $a,\ $b\end{gathered}", n=shifts,
             a=float(f16["key_error"][0]), b=float(f16["key_error"][-1]))
     at = {d: float(v["key_error"][-1]) for d, v in c.items()}
+    fresh = {d: float(v["fresh_key_error"][-1]) for d, v in c.items()}
     lives = f"{p['survived']:,} shift{'s' if p['survived'] != 1 else ''}" + (
-        " (the dotted line)" if p["survived"] <= views.SHIFTS else "")
-    notice(f"{views.CURVE_KEYS} keys start at positions {f16['first_position']:,}+ and end at 1 to {views.CURVE_KEYS}. "
-           f"After {views.SHIFTS:,} shifts: float32 {at['float32']:.1e}, float16 {at['float16']:.1e}, bfloat16 "
-           f"{at['bfloat16']:.1e} (a key computed fresh: {c['float16']['fresh_key_error'][-1]:.1e} in float16, "
-           f"{c['bfloat16']['fresh_key_error'][-1]:.1e} in bfloat16). At these settings a key lives through {lives}, "
-           "so only a small n_discard lets the error build up. float32's first point is the float32 angle error the "
-           "key got at its first, larger position.")
+        " (the dotted line)" if p["survived"] <= shifts else "")
+    notice(f"{keys} keys start at positions {f16['first_position']:,}+ and end at 1 to {keys}. After {shifts:,} "
+           f"shifts: float32 {at['float32']:.1e}, float16 {at['float16']:.1e}, bfloat16 {at['bfloat16']:.1e} (a "
+           f"key computed fresh: {fresh['float16']:.1e} in float16, {fresh['bfloat16']:.1e} in bfloat16). At these "
+           f"settings a key lives through {lives}, so only a small n_discard lets the error build up. float32's "
+           "first point is the float32 angle error the key got at its first, larger position.")
 
 
 def scores_tab(page, n, keep, discard, model, rule):

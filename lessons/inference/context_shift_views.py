@@ -78,7 +78,7 @@ def error_chart(c: dict, which: str, survived: int, title: str, y_title: str, na
     marks = [(survived, f"a key lives {survived:,} shift{'s' if survived != 1 else ''}")] if survived <= SHIFTS else []
     return figures.lines(
         x, series, title=title, x_title="number of shifts", y_title=y_title, name=name, log_x=True, log_y=True,
-        colours=colours, dashed=dashed, vlines=marks, hover_format=".3g",
+        colours=colours, dashed=dashed, vlines=marks, hover_format=".3g", height=460,
         alt=f"{y_title} against the number of shifts (1 to {SHIFTS:,}, log axes) in float32, float16 and bfloat16: "
             "the K-shifted keys drift away as every shift rounds them again, while a key computed fresh at its "
             "new position stays at one rounding (dashed).")

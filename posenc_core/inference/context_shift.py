@@ -46,6 +46,7 @@ __all__ = [
 KSHIFT_DTYPES = ("float32", "float16", "bfloat16")
 MAX_SHIFTS = 1000
 MAX_KEYS = 4096
+MAX_TOKENS = 1 << 20  # a plan's cache: 1,048,576 tokens, the longest contexts served today
 
 
 @dataclass(frozen=True)
@@ -94,7 +95,7 @@ def context_shift_plan(n_tokens: int, n_keep: int, n_discard: int = 0) -> dict:
         dropped in turn), and ``offset_change``: how much the distance from the oldest token that stays to the
         newest one changes (-n_discard when the oldest that stays is a kept one, 0 when it moved too).
     """
-    n_tokens = as_int("n_tokens", n_tokens, minimum=2, maximum=MAX_POSITIONS)
+    n_tokens = as_int("n_tokens", n_tokens, minimum=2, maximum=MAX_TOKENS)
     n_keep = as_int("n_keep", n_keep, minimum=0, maximum=n_tokens - 1)
     n_left = n_tokens - n_keep
     n_discard = as_int("n_discard", n_discard, minimum=0)
@@ -331,9 +332,9 @@ def kshift_scores(n_tokens: int, n_keep: int, n_discard: int, head_dim: int, bas
         scores against the K-shifted keys, ``fresh`` (m,) against keys computed fresh at their new positions,
         ``rounding`` (m,) shifted - exact, ``moved`` (m,) exact - no_shift, and ``plan``.
     """
-    plan = context_shift_plan(n_tokens, n_keep, n_discard)
     head_dim, base = _check_head(head_dim, base)
-    check_size(plan["n_tokens"] * head_dim * 4, "The cache of keys")
+    check_size(as_int("n_tokens", n_tokens, minimum=2) * head_dim * 4, "The cache of keys")
+    plan = context_shift_plan(n_tokens, n_keep, n_discard)
     torch = _torch()
     rng = np.random.default_rng(as_int("seed", seed, minimum=0, maximum=2**32 - 1))
     raw = rng.standard_normal((plan["n_tokens"], head_dim))  # (n_tokens, head_dim)
