@@ -92,6 +92,9 @@ def many_shifts_tab(page, n, keep, discard, model, rule):
                 f"from the exact ones (relative RMS), {ratio:.1f}× the {f16['fresh_key_error'][-1]:.2e} of a key "
                 "computed fresh there: one rounding per shift, and they do not cancel.")
 
+    st.markdown(f"{views.CURVE_KEYS} keys of {head_text(model)} are rotated to their positions in float32 and stored "
+                f"in each type, then shifted back by n_discard = {p['n_discard']:,} again and again, as a long chat "
+                "would: each shift reads them into float32, rotates them and rounds them back.")
     with classroom.predict("cs_many", f"{views.SHIFTS:,} shifts of a float16 cache later: how far are the shifted "
                            "keys from the exact ones, compared with keys computed fresh at the same positions?",
                            options, 0 if ratio < 1.01 else 1 if ratio < 3 else 2 if ratio < 30 else 3, reveal):
