@@ -16,10 +16,11 @@ WHY = (
     "come n_discard positions nearer to everything after them. What exact arithmetic hides: the cache holds float16 "
     "keys, and each shift rounds them once more.")
 LLAMA_CPP = """
-**What llama.cpp runs** (read in its source, Nov 2026):
+**What llama.cpp runs** (ggml-org/llama.cpp, its source as read on 2026-11-29):
 
-- `tools/server/server-context.cpp`, `update_slots`: with `--context-shift` (off by default since PR #15416),
-  once `n_tokens + 1` reaches `n_ctx`, `n_keep` is the request's value (+1 for a BOS token, at most `n_ctx - 4`),
+- `tools/server/server-context.cpp`, `update_slots`: with `--context-shift` (off by default: `ctx_shift = false`
+  in `common/common.h`), once `n_tokens + 1` reaches `n_ctx`, `n_keep` is the request's value (-1: the whole
+  prompt; +1 for a BOS token; at most `n_ctx - 4`),
   `n_left = n_tokens - n_keep` and `n_discard` is the request's value or `n_left / 2` (integer division).
   Then `llama_memory_seq_rm(n_keep, n_keep + n_discard)` and
   `llama_memory_seq_add(n_keep + n_discard, n_tokens, -n_discard)`.
