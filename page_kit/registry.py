@@ -302,6 +302,17 @@ SECTIONS: tuple[Section, ...] = (
                      "position interpolation, NTK (static, dynamic) and YaRN, through transformers' own code."),
         ),
     ),
+    Section(
+        "Positions at inference",
+        "Serving a model meets positions again: keys are cached already rotated, a chat that outgrows the "
+        "context is shifted, a stream keeps its first tokens as sinks, and the engines read the rope settings "
+        "from their own metadata.",
+        (
+            PageInfo("lessons/inference/context_shift.py", "Context shift", "context_shift", ":material/low_priority:",
+                     "llama.cpp's answer to a full context: keep n_keep tokens, drop n_discard, rotate the cached "
+                     "keys back; what float16 rounding adds shift after shift, and what the query sees."),
+        ),
+    ),
 )
 
 
