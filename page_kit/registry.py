@@ -302,6 +302,18 @@ SECTIONS: tuple[Section, ...] = (
                      "position interpolation, NTK (static, dynamic) and YaRN, through transformers' own code."),
         ),
     ),
+    Section(
+        "Positions at inference",
+        "Serving a model meets positions again: keys are cached already rotated, a chat that outgrows the "
+        "context is shifted, a stream keeps its first tokens as sinks, and the engines read the rope settings "
+        "from their own metadata.",
+        (
+            PageInfo("lessons/inference/engine_metadata.py", "What the engine reads", "engine_metadata",
+                     ":material/settings_input_component:",
+                     "A GGUF file's rope keys read from its header, what transformers' GGUF loader makes of them, "
+                     "and llama.cpp's and vLLM's flags, each set beside the model's config.json."),
+        ),
+    ),
 )
 
 
