@@ -114,7 +114,8 @@ def flags_tab(page, v: dict):
     views.llama_table(llama)
     formula(r"\theta'_i = s\,\theta_i\,(1-\gamma_i) + \theta_i\,\gamma_i,\quad s = $s,\ \text{ext} = $e",
             s=llama["freq_scale"], e=llama["ext_factor"])
-    classroom.snippet(f"rope = pc.llama_cpp_rope(header, pc.llama_cpp_flags({llama_text!r}))")
+    classroom.snippet(f"header = pc.read_gguf_header(pc.gguf_example({ex!r})[0])",
+                      f"rope = pc.llama_cpp_rope(header, pc.llama_cpp_flags({llama_text!r}))  # the table above")
     st.markdown(f"**vLLM** reads the config.json with its overrides: it serves "
                 f"{views.shown(vllm['max_model_len'])} positions (the config allows {vllm['derived']:,})."
                 + (f" {vllm['refused']}" if vllm["refused"] else ""))
@@ -142,6 +143,10 @@ def lesson():
                 "lf": controls.text("llama.cpp command", "lf", LLAMA_DEFAULT, max_chars=pc.MAX_FLAGS_CHARS),
                 "vf": controls.text("vLLM command", "vf", VLLM_DEFAULT, max_chars=pc.MAX_FLAGS_CHARS),
             }
+        view["lf"], view["vf"], problems = views.usable_flags(view["lf"], view["vf"])
+        for problem in problems:
+            with page.main:
+                st.warning(literal(problem), icon=":material/warning:")
         page.walk(TABS, page, view)
 
 

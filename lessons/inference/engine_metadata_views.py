@@ -104,3 +104,21 @@ def llama_table(llama: dict) -> None:
     st.dataframe({"setting": list(LLAMA_FIELDS), "value": [shown(llama[k]) for k in LLAMA_FIELDS.values()],
                   "from": ["flag" if LLAMA_FLAG_FIELDS.get(k) in given else "GGUF or default"
                            for k in LLAMA_FIELDS.values()]}, hide_index=True, width="stretch")
+
+
+@st.cache_data(max_entries=64, show_spinner=False)
+def usable_flags(llama_text: str, vllm_text: str) -> tuple[str, str, list[str]]:
+    """The two command lines as the figure uses them: one that cannot be read is replaced by no flags, with
+    the core's sentence saying why (a link may carry any text)."""
+    problems = []
+    try:
+        pc.llama_cpp_flags(llama_text)
+    except ValueError as error:
+        problems.append(f"The llama.cpp command cannot be read: {error} It is left out below.")
+        llama_text = ""
+    try:
+        pc.vllm_flags(vllm_text)
+    except ValueError as error:
+        problems.append(f"The vLLM command cannot be read: {error} It is left out below.")
+        vllm_text = ""
+    return llama_text, vllm_text, problems

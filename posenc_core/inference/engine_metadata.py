@@ -241,7 +241,8 @@ def read_gguf_header(data: bytes | bytearray | memoryview, *, max_bytes: int = M
     tensor_count = cursor.scalar("Q", "the tensor count")
     kv_count = cursor.scalar("Q", "the key count")
     if kv_count > MAX_GGUF_KEYS or kv_count * 13 > cursor.left():  # each key: 8 + 1 + 4 bytes at least
-        raise ValueError(f"The header claims {kv_count:,} keys, but {cursor.left():,} bytes cannot hold that many "
+        keys = f"{kv_count:,} key{'s' * (kv_count != 1)}"
+        raise ValueError(f"The header claims {keys}, but {cursor.left():,} bytes cannot hold that many "
                          f"(and the limit here is {MAX_GGUF_KEYS:,}): the count is wrong or the file is cut short.")
     fields: dict[str, Any] = {}
     types: dict[str, str] = {}
