@@ -362,3 +362,14 @@ def test_engine_table_of_the_examples():
 def test_example_key_is_checked():
     with pytest.raises(ValueError, match="smollm2, qwen-yarn, qwen-no-yarn"):
         pc.gguf_example("llama")
+
+
+def test_full_turns_counts_pairs_within_the_length():
+    table = pc.engine_table(_qwen(True), pc.PRESETS["qwen2.5-7b-yarn"].config)
+    _, waves = pc.engine_wavelengths(table)
+    turns = pc.full_turns(table, 32768)
+    assert turns == {name: int(np.sum(w <= 32768)) for name, w in waves.items()}
+    assert turns["config.json"] == turns["llama.cpp"] < turns["GGUF → transformers"]  # YaRN stretches slow pairs
+    assert pc.full_turns(table, 1) == {name: 0 for name in waves}  # the fastest wavelength is 2π
+    with pytest.raises(ValueError, match="length must be at least 1"):
+        pc.full_turns(table, 0)

@@ -34,7 +34,7 @@ def side_by_side_tab(page, v: dict):
                       f"config = pc.gguf_example({ex!r})[1]",
                       f"table = pc.engine_table(header, config, {llama_text!r}, {vllm_text!r})",
                       "pairs, waves = pc.engine_wavelengths(table)  # {source: (pairs,) wavelength in tokens}")
-    notice(wave_notice(table, length))
+    notice(wave_notice(table, views.turns_for(ex, llama_text, vllm_text, length), length))
     with loader_question(table):
         views.rows_table(table)
         for name, sentences in table["disagreements"].items():
@@ -47,12 +47,11 @@ def side_by_side_tab(page, v: dict):
     source(pc.engine_table, pc.engine_wavelengths)
 
 
-def wave_notice(table: dict, length: int) -> str:
-    pairs, waves = pc.engine_wavelengths(table)
-    turning = {name: int((w <= length).sum()) for name, w in waves.items()}
-    same = [name for name, s in table["disagreements"].items() if not s and name in waves]
+def wave_notice(table: dict, turning: dict, length: int) -> str:
+    pairs = table["readings"]["config.json"]["rotary_dim"] // 2
+    same = [name for name, s in table["disagreements"].items() if not s and name in turning]
     return (f"Pairs that complete a full turn within {length:,} tokens: " +
-            "; ".join(f"{k} {v} of {len(pairs)}" for k, v in turning.items()) + ". " +
+            "; ".join(f"{k} {v} of {pairs}" for k, v in turning.items()) + ". " +
             (f"Agreeing with config.json on every field: {', '.join(same)}." if same else
              "No source agrees with config.json on every field."))
 
@@ -83,7 +82,12 @@ def header_tab(page, v: dict):
     st.markdown(f"**{pc.GGUF_EXAMPLES[ex].label}**: GGUF version {head.version}, {head.kv_count} keys, "
                 f"{head.tensor_count:,} tensors; the key-value section ends at byte {head.end:,}.")
     views.keys_table(head)
-    classroom.snippet(f"rows = pc.gguf_rope_keys(pc.read_gguf_header(pc.gguf_example({ex!r})[0]))")
+    classroom.snippet(f"rows = pc.gguf_rope_keys(pc.read_gguf_header(pc.gguf_example({ex!r})[0]))  # the table")
+    ignored = views.table_for(ex, "", "")["ignored"]
+    st.markdown("transformers' GGUF loader maps `context_length`, `rope.freq_base` and (llama, mistral) "
+                "`rope.dimension_count` into the config; " + (
+                    "of this file's position keys it leaves out " + ", ".join(f"`{k}`" for k in ignored) + "."
+                    if ignored else "this file has no other position key."))
     st.markdown(f"**Your own GGUF file.** A GGUF file is gigabytes; its settings sit in the first few megabytes. "
                 f"Send only those: `{pc.HEADER_COMMAND}` (at most {views.UPLOAD_MB} MB).")
     uploaded = st.file_uploader(f"Upload the header of a GGUF file (at most {views.UPLOAD_MB} MB)",
@@ -112,7 +116,8 @@ def flags_tab(page, v: dict):
     st.markdown("**llama.cpp** takes each setting from the GGUF unless a flag gives it "
                 f"(flags given: {', '.join(llama['given']) or 'none'}).")
     views.llama_table(llama)
-    formula(r"\theta'_i = s\,\theta_i\,(1-\gamma_i) + \theta_i\,\gamma_i,\quad s = $s,\ \text{ext} = $e",
+    formula(r"\theta'_i = s\,\theta_i\,(1-\gamma_i) + \theta_i\,\gamma_i,\quad "
+            r"\gamma_i = \text{ext}\cdot(1-\text{ramp}_i),\quad s = $s,\ \text{ext} = $e",
             s=llama["freq_scale"], e=llama["ext_factor"])
     classroom.snippet(f"header = pc.read_gguf_header(pc.gguf_example({ex!r})[0])",
                       f"rope = pc.llama_cpp_rope(header, pc.llama_cpp_flags({llama_text!r}))  # the table above")

@@ -59,17 +59,28 @@ def wave_chart(ex: str, L: int, lf: str, vf: str):  # noqa: N803 (the URL keys)
                              "source: " + ", ".join(waves) + f"; a line marks {L:,} tokens.")
 
 
+@st.cache_data(max_entries=32, show_spinner=False)
+def turns_for(key: str, llama_text: str, vllm_text: str, length: int) -> dict:
+    return pc.full_turns(table_for(key, llama_text, vllm_text), length)
+
+
+def _frame(columns: dict) -> None:
+    """A table tall enough for every row (no inner scroll bar)."""
+    rows = len(next(iter(columns.values())))
+    st.dataframe(columns, hide_index=True, width="stretch", height=36 * rows + 40)
+
+
 def rows_table(table: dict) -> None:
     """The comparison table, values that differ from config.json's marked ≠."""
     rows = pc.engine_rows(table)
-    st.dataframe({col: [r[col] for r in rows] for col in rows[0]}, hide_index=True, width="stretch")
+    _frame({col: [r[col] for r in rows] for col in rows[0]})
 
 
 def keys_table(header) -> None:
     rows = pc.gguf_rope_keys(header)
-    st.dataframe({"gguf constant": [r["constant"] for r in rows], "key": [r["key"] for r in rows],
-                  "type": [r["type"] or "absent" for r in rows],
-                  "value": [str(r["value"]) if r["present"] else "—" for r in rows]}, hide_index=True, width="stretch")
+    _frame({"gguf constant": [r["constant"] for r in rows], "key": [r["key"] for r in rows],
+            "type": [r["type"] or "absent" for r in rows],
+            "value": [shown(r["value"]) if r["present"] else "—" for r in rows]})
 
 
 # llama.cpp's settings as the Engine flags tab lists them: label -> key of pc.llama_cpp_rope's dict
@@ -89,7 +100,7 @@ def shown(value) -> str:
     if value is None:
         return "—"
     if isinstance(value, float):
-        return f"{value:,.6g}"
+        return f"{value:,.0f}" if value.is_integer() and abs(value) >= 1e4 else f"{value:,.6g}"
     if isinstance(value, int):
         return f"{value:,}"
     return str(value)
@@ -99,11 +110,20 @@ def example_config_text() -> str:
     return json.dumps(pc.SMOLLM2_CONFIG, indent=2)
 
 
+# the GGUF's own value of each field (pc.llama_cpp_rope's "gguf" dict), where the file sets one
+LLAMA_GGUF_FIELDS = {"n_ctx": "n_ctx_train", "n_ctx_train": "n_ctx_train", "freq_base": "rope_freq_base",
+                     "freq_scale": "rope_freq_scale", "scaling_type": "rope_scaling_type",
+                     "n_ctx_orig_yarn": "n_ctx_orig_yarn", "n_rot": "n_rot"}
+
+
 def llama_table(llama: dict) -> None:
-    given = set(llama["given"])
-    st.dataframe({"setting": list(LLAMA_FIELDS), "value": [shown(llama[k]) for k in LLAMA_FIELDS.values()],
-                  "from": ["flag" if LLAMA_FLAG_FIELDS.get(k) in given else "GGUF or default"
-                           for k in LLAMA_FIELDS.values()]}, hide_index=True, width="stretch")
+    """llama.cpp's settings: what the GGUF says, whether a flag replaced it, and what runs."""
+    given, gguf = set(llama["given"]), llama["gguf"]
+    _frame({"setting": list(LLAMA_FIELDS),
+            "GGUF (or llama.cpp's default)": [shown(gguf.get(LLAMA_GGUF_FIELDS.get(k, ""))) for k in
+                                              LLAMA_FIELDS.values()],
+            "flag given": ["yes" if LLAMA_FLAG_FIELDS.get(k) in given else "" for k in LLAMA_FIELDS.values()],
+            "llama.cpp uses": [shown(llama[k]) for k in LLAMA_FIELDS.values()]})
 
 
 @st.cache_data(max_entries=64, show_spinner=False)

@@ -21,7 +21,6 @@ The config.json side, and every config made here, is read by the project's confi
 
 from __future__ import annotations
 
-import json
 import math
 import shlex
 import struct
@@ -40,7 +39,7 @@ from ..configs.rope_config import read_rope_config, rope_from_config
 __all__ = [
     "GGUF_EXAMPLES", "HEADER_COMMAND", "LLAMA_CPP_OPTIONS", "MAX_FLAGS_CHARS", "MAX_GGUF_KEYS", "MAX_HEADER_BYTES",
     "READING_FIELDS", "SMOLLM2_CONFIG", "SOURCES", "VLLM_OPTIONS", "GGUFArray", "GGUFExample", "GGUFHeader",
-    "compare_readings", "engine_frequencies", "engine_rows", "engine_table", "engine_wavelengths", "example_json",
+    "compare_readings", "engine_frequencies", "engine_rows", "engine_table", "engine_wavelengths", "full_turns",
     "gguf_example", "gguf_header_bytes", "gguf_rope_keys", "gguf_transformers_config", "llama_cpp_flags",
     "llama_cpp_inv_freq", "llama_cpp_reading", "llama_cpp_rope", "read_gguf_header", "rope_reading", "vllm_config",
     "vllm_flags",
@@ -653,8 +652,8 @@ def llama_cpp_rope(header: GGUFHeader, flags: Mapping | None = None) -> dict:
     Returns:
         a dict with ``n_ctx``, ``n_ctx_train``, ``freq_base``, ``freq_scale``, ``scaling_type``,
         ``n_ctx_orig_yarn``, ``ext_factor``, ``attn_factor`` (the context's), ``mscale`` (what multiplies cos
-        and sin in the kernel), ``beta_fast``, ``beta_slow``, ``n_rot``, and
-        ``given`` (the fields a flag set).
+        and sin in the kernel), ``beta_fast``, ``beta_slow``, ``n_rot``, ``given`` (the fields a flag set) and
+        ``gguf`` (what the file's keys set, before any flag).
     """
     train = _llama_cpp_train(header)
     flags = dict(flags or {})
@@ -682,7 +681,7 @@ def llama_cpp_rope(header: GGUFHeader, flags: Mapping | None = None) -> dict:
             "freq_base": float(base), "freq_scale": float(scale), "scaling_type": kind, "n_ctx_orig_yarn": int(orig),
             "ext_factor": float(ext), "attn_factor": float(attn), "mscale": float(mscale),
             "beta_fast": 32.0 if beta_fast < 0 else beta_fast, "beta_slow": 1.0 if beta_slow < 0 else beta_slow,
-            "n_rot": train["n_rot"], "given": sorted(flags)}
+            "n_rot": train["n_rot"], "given": sorted(flags), "gguf": train}
 
 
 def llama_cpp_reading(rope: Mapping) -> dict:
@@ -921,11 +920,6 @@ def engine_frequencies(table: Mapping) -> dict[str, np.ndarray]:
     return {name: out[name] for name in SOURCES if name in out}
 
 
-def example_json(key: str) -> str:
-    """The example's config.json as JSON text (for display)."""
-    return json.dumps(gguf_example(key)[1], indent=1)
-
-
 def engine_wavelengths(table: Mapping) -> tuple[np.ndarray, dict[str, np.ndarray]]:
     """``(pair index, {source: wavelength in tokens})`` for ``engine_table``'s sources, each (pairs,) float64.
 
@@ -967,3 +961,10 @@ def engine_rows(table: Mapping) -> list[dict[str, str]]:
             row[source] = mark + _shown(value)
         rows.append(row)
     return rows
+
+
+def full_turns(table: Mapping, length: int) -> dict[str, int]:
+    """How many rotary pairs of each source complete a full turn (wavelength ≤ ``length`` tokens)."""
+    length = as_int("length", length, minimum=1, maximum=1 << 40)
+    _, waves = engine_wavelengths(table)
+    return {name: int(np.sum(wave <= length)) for name, wave in waves.items()}
