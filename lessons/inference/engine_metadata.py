@@ -43,7 +43,7 @@ def side_by_side_tab(page, v: dict):
         for name, reason in table["failed"].items():
             st.warning(f"{name}: {reason}", icon=":material/warning:")
     st.caption(pc.GGUF_EXAMPLES[ex].note + f" Set beside {pc.GGUF_EXAMPLES[ex].config_name}.")
-    formula(r"\lambda_i = \frac{2\pi}{\theta_i},\qquad \theta_i = b^{-2i/d}\ \text{(scaled as each source says)}")
+    formula(r"\lambda_i = 2\pi/\theta_i,\quad \theta_i = b^{-2i/d}")
     source(pc.engine_table, pc.engine_wavelengths)
 
 
