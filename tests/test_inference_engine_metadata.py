@@ -373,3 +373,15 @@ def test_full_turns_counts_pairs_within_the_length():
     assert pc.full_turns(table, 1) == {name: 0 for name in waves}  # the fastest wavelength is 2π
     with pytest.raises(ValueError, match="length must be at least 1"):
         pc.full_turns(table, 0)
+
+
+def test_a_vocabulary_of_empty_strings_is_walked_within_the_cap():
+    count = (4 << 20) // 8  # half a million 8-byte items: the shape of a hostile 20 MB upload, scaled down
+    data = HEAD + struct.pack("<Q", 1) + _key("v") + struct.pack("<IIQ", 9, 8, count) + b"\0" * (8 * count)
+    header = pc.read_gguf_header(data)
+    assert header.fields["v"].count == count and header.fields["v"].head == ("",) * 16
+    with pytest.raises(ValueError, match=f"claims {count:,} items of STRING"):
+        pc.read_gguf_header(data[:-1])  # refused before the walk: the count cannot fit the bytes left
+    lying = data[:-8] + struct.pack("<Q", 5)  # the last item claims 5 bytes that are not there
+    with pytest.raises(ValueError, match=f"item {count - 1:,} of the value of 'v' claims 5 bytes"):
+        pc.read_gguf_header(lying)
