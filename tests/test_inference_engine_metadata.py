@@ -332,9 +332,8 @@ def test_compare_readings_names_each_disagreement():
     dropped = pc.rope_reading({"model_type": "qwen2", "hidden_size": 3584, "num_attention_heads": 28,
                                "max_position_embeddings": 32768, "rope_theta": 500000.0})
     said = pc.compare_readings(config, dropped, "config.json", "GGUF")
-    assert said[0] == "The RoPE base (rope_theta / freq_base) differs: 1,000,000 in config.json, 500,000 in GGUF."
-    assert said[1] == "GGUF drops the yarn scaling that config.json has: plain RoPE."
-    assert not any("factor differs" in s for s in said)  # the scaling's own fields go with the drop
+    assert said == ["They disagree on the RoPE base (rope_theta / freq_base): 1,000,000 in config.json, 500,000 "
+                    "in GGUF.", "GGUF drops the yarn scaling that config.json has: plain RoPE."]  # not its fields
     assert pc.compare_readings(config, config, "a", "b") == []
 
 
@@ -385,3 +384,39 @@ def test_a_vocabulary_of_empty_strings_is_walked_within_the_cap():
     lying = data[:-8] + struct.pack("<Q", 5)  # the last item claims 5 bytes that are not there
     with pytest.raises(ValueError, match=f"item {count - 1:,} of the value of 'v' claims 5 bytes"):
         pc.read_gguf_header(lying)
+
+
+def test_llama3_factors_in_a_tensor_are_named_not_called_dropped(tmp_path):
+    fields = {"general.architecture": ("STRING", "llama"), "llama.context_length": ("UINT32", 131072),
+              "llama.embedding_length": ("UINT32", 4096), "llama.attention.head_count": ("UINT32", 32),
+              "llama.block_count": ("UINT32", 32), "llama.rope.freq_base": ("FLOAT32", 500000.0),
+              "llama.rope.dimension_count": ("UINT32", 128)}
+    writer = gguf.GGUFWriter(str(tmp_path / "l.gguf"), "llama")
+    for key, (kind, value) in fields.items():
+        if key != "general.architecture":
+            writer.add_key_value(key, value, GGUFValueType[kind])
+    writer.add_tensor("rope_freqs.weight", np.ones(64, dtype=np.float32))
+    writer.write_header_to_file()
+    writer.write_kv_data_to_file()
+    writer.write_tensors_to_file()
+    writer.close()
+    data = (tmp_path / "l.gguf").read_bytes()
+    header = pc.read_gguf_header(data)
+    assert header.tensor_names == ("rope_freqs.weight",) and header.tensors_complete
+    table = pc.engine_table(header, pc.PRESETS["llama3.1-8b"].config)
+    assert table["llama"]["freq_factors"] == ["rope_freqs.weight"]
+    assert table["readings"]["llama.cpp"]["rope_type"] == pc.FREQ_FACTORS
+    assert "rope_freqs tensor" in table["disagreements"]["llama.cpp"][0] and "llama.cpp" not in \
+        pc.engine_wavelengths(table)[1]
+    assert table["disagreements"]["GGUF → transformers"][0].endswith("drops the llama3 scaling that config.json "
+                                                                     "has: plain RoPE.")
+    cut = pc.read_gguf_header(data[:header.end + 10])  # the bytes end inside the tensor list
+    assert cut.tensor_names == () and not cut.tensors_complete
+    assert "could not be looked for" in pc.engine_table(cut, pc.PRESETS["llama3.1-8b"].config)["notes"][0]
+
+
+def test_a_tensor_with_too_many_dimensions_is_refused():
+    data = pc.gguf_header_bytes({"general.architecture": ("STRING", "llama")}, tensor_count=1)
+    data += _key("t") + struct.pack("<I", 9) + b"\0" * 100
+    with pytest.raises(ValueError, match="claims 9 dimensions"):
+        pc.read_gguf_header(data)

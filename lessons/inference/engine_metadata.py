@@ -42,6 +42,8 @@ def side_by_side_tab(page, v: dict):
                 st.markdown(f"**{name}** against config.json: " + " ".join(sentences))
         for name, reason in table["failed"].items():
             st.warning(f"{name}: {reason}", icon=":material/warning:")
+        for note in table["notes"]:
+            st.info(note, icon=":material/info:")
     st.caption(pc.GGUF_EXAMPLES[ex].note + f" Set beside {pc.GGUF_EXAMPLES[ex].config_name}.")
     formula(r"\lambda_i = 2\pi/\theta_i,\quad \theta_i = b^{-2i/d}")
     source(pc.engine_table, pc.engine_wavelengths)
@@ -107,6 +109,8 @@ def header_tab(page, v: dict):
         views.rows_table(table)
         for name, sentences in table["disagreements"].items():
             st.markdown(f"**{name}**: " + (" ".join(sentences) or "agrees with the config.json."))
+        for note in table["notes"]:
+            st.info(note, icon=":material/info:")
 
 
 def flags_tab(page, v: dict):

@@ -37,12 +37,12 @@ from ..configs.reader import parse_config_json
 from ..configs.rope_config import read_rope_config, rope_from_config
 
 __all__ = [
-    "GGUF_EXAMPLES", "HEADER_COMMAND", "LLAMA_CPP_OPTIONS", "MAX_FLAGS_CHARS", "MAX_GGUF_KEYS", "MAX_HEADER_BYTES",
-    "READING_FIELDS", "SMOLLM2_CONFIG", "SOURCES", "VLLM_OPTIONS", "GGUFArray", "GGUFExample", "GGUFHeader",
-    "compare_readings", "engine_frequencies", "engine_rows", "engine_table", "engine_wavelengths", "full_turns",
-    "gguf_example", "gguf_header_bytes", "gguf_rope_keys", "gguf_transformers_config", "llama_cpp_flags",
-    "llama_cpp_inv_freq", "llama_cpp_reading", "llama_cpp_rope", "read_gguf_header", "rope_reading", "vllm_config",
-    "vllm_flags",
+    "FREQ_FACTORS", "FREQ_FACTOR_TENSORS", "GGUF_EXAMPLES", "HEADER_COMMAND", "LLAMA_CPP_OPTIONS", "MAX_FLAGS_CHARS",
+    "MAX_GGUF_KEYS", "MAX_HEADER_BYTES", "READING_FIELDS", "SMOLLM2_CONFIG", "SOURCES", "VLLM_OPTIONS", "GGUFArray",
+    "GGUFExample", "GGUFHeader", "compare_readings", "engine_frequencies", "engine_rows", "engine_table",
+    "engine_wavelengths", "full_turns", "gguf_example", "gguf_header_bytes", "gguf_rope_keys",
+    "gguf_transformers_config", "llama_cpp_flags", "llama_cpp_inv_freq", "llama_cpp_reading", "llama_cpp_rope",
+    "read_gguf_header", "rope_reading", "vllm_config", "vllm_flags",
 ]
 
 MAX_HEADER_BYTES = MAX_UPLOAD_BYTES  # 20 MiB: the server's upload cap; a header is read from bytes in memory
@@ -84,6 +84,8 @@ class GGUFHeader:
     types: dict[str, str] = field(default_factory=dict)
     end: int = 0  # the byte where the key-value section ends (the tensor infos follow)
     byte_order: str = "little"
+    tensor_names: tuple[str, ...] = ()  # the tensor infos the bytes given hold, in file order
+    tensors_complete: bool = False  # whether every tensor info was in the bytes given
 
     @property
     def architecture(self) -> str | None:
@@ -254,8 +256,39 @@ def read_gguf_header(data: bytes | bytearray | memoryview, *, max_bytes: int = M
         fields[key] = value
         name = cursor.types[code][0]
         types[key] = f"ARRAY[{value.item_type}]" if isinstance(value, GGUFArray) else name
-    return GGUFHeader(version, tensor_count, kv_count, fields, types, cursor.pos,
-                      "big" if order == ">" else "little")
+    end = cursor.pos
+    names = _tensor_names(cursor, tensor_count)
+    return GGUFHeader(version, tensor_count, kv_count, fields, types, end, "big" if order == ">" else "little",
+                      names, len(names) == tensor_count)
+
+
+_MAX_TENSOR_DIMS = 4  # GGML_MAX_DIMS
+
+
+def _tensor_names(cursor: _Cursor, count: int) -> tuple[str, ...]:
+    """The names of the tensor infos after the key-value section, as far as the bytes go (a header is cut
+    anywhere in them); a tensor info that cannot be one (more than 4 dimensions) is refused."""
+    names: list[str] = []
+    for index in range(count):
+        start = cursor.pos
+        try:
+            name = cursor.text(f"the name of tensor {index:,}", MAX_KEY_BYTES)
+            dims = cursor.scalar("I", f"the dimension count of tensor {name!r}")
+            if dims > _MAX_TENSOR_DIMS:
+                raise _BadTensor(f"Tensor {name!r} claims {dims:,} dimensions; GGUF tensors have at most "
+                                 f"{_MAX_TENSOR_DIMS}.")
+            cursor.take(8 * dims + 4 + 8, f"the shape, type and offset of tensor {name!r}")
+        except _BadTensor as error:
+            raise ValueError(str(error)) from None
+        except ValueError:
+            cursor.pos = start  # the bytes end inside this tensor info: the header was cut here
+            break
+        names.append(name)
+    return tuple(names)
+
+
+class _BadTensor(Exception):
+    pass
 
 
 def gguf_header_bytes(fields: Mapping[str, tuple[str, Any]], *, version: int = 3, tensor_count: int = 0) -> bytes:
@@ -462,7 +495,10 @@ def _shown(value) -> str:
     return str(value)
 
 
-_SCALING_FIELDS = ("factor", "original_max_position_embeddings", "beta_fast", "beta_slow")
+_SCALING_FIELDS = ("factor", "original_max_position_embeddings", "beta_fast", "beta_slow", "attention_factor")
+FREQ_FACTORS = "rope_freqs tensor"  # llama.cpp's reading when the file carries per-pair frequency factors
+# the tensors that carry them: Llama 3's (rope_freqs) and LongRoPE's (Phi-3: one set per context regime)
+FREQ_FACTOR_TENSORS = ("rope_freqs.weight", "rope_factors_long.weight", "rope_factors_short.weight")
 
 
 def compare_readings(first: Mapping, second: Mapping, first_name: str, second_name: str) -> list[str]:
@@ -471,18 +507,22 @@ def compare_readings(first: Mapping, second: Mapping, first_name: str, second_na
     Numbers agree within a relative 1e-6, so a float32 GGUF value equals its float64 config value.
     """
     sentences = []
-    dropped = (first.get("rope_type") == "default") != (second.get("rope_type") == "default")
+    retyped = first.get("rope_type") != second.get("rope_type")  # the scaling's own fields go with its type
     for key, meaning in READING_FIELDS.items():
         a, b = first.get(key), second.get(key)
-        if key == "model_type" or _same(a, b) or (dropped and key in _SCALING_FIELDS):
+        if key == "model_type" or _same(a, b) or (retyped and key in _SCALING_FIELDS):
             continue
-        if key == "rope_type" and b == "default" and a not in (None, "default"):
+        if key == "rope_type" and b == FREQ_FACTORS:
+            sentences.append(f"{second_name} divides each pair's frequency by the file's own factors (a "
+                             f"rope_freqs tensor, written at conversion, whose values lie past the header) where "
+                             f"{first_name} has {a} scaling.")
+        elif key == "rope_type" and b == "default" and a not in (None, "default"):
             sentences.append(f"{second_name} drops the {a} scaling that {first_name} has: plain RoPE.")
         elif key == "rope_type" and a == "default" and b not in (None, "default"):
             sentences.append(f"{second_name} adds {b} scaling that {first_name} does not have.")
         else:
-            sentences.append(f"{meaning[0].upper() + meaning[1:]} differs: {_shown(a)} in {first_name}, "
-                             f"{_shown(b)} in {second_name}.")
+            sentences.append(f"They disagree on {meaning}: {_shown(a)} in {first_name}, {_shown(b)} in "
+                             f"{second_name}.")
     return sentences
 
 
@@ -681,13 +721,17 @@ def llama_cpp_rope(header: GGUFHeader, flags: Mapping | None = None) -> dict:
             "freq_base": float(base), "freq_scale": float(scale), "scaling_type": kind, "n_ctx_orig_yarn": int(orig),
             "ext_factor": float(ext), "attn_factor": float(attn), "mscale": float(mscale),
             "beta_fast": 32.0 if beta_fast < 0 else beta_fast, "beta_slow": 1.0 if beta_slow < 0 else beta_slow,
-            "n_rot": train["n_rot"], "given": sorted(flags), "gguf": train}
+            "n_rot": train["n_rot"], "given": sorted(flags), "gguf": train,
+            "freq_factors": [n for n in header.tensor_names if n in FREQ_FACTOR_TENSORS],
+            "tensors_read": header.tensors_complete}
 
 
 def llama_cpp_reading(rope: Mapping) -> dict:
     """llama.cpp's parameters in ``rope_reading``'s fields (the same table as a config)."""
     scale = rope["freq_scale"]
-    if rope["ext_factor"] != 0:
+    if rope.get("freq_factors"):
+        kind = FREQ_FACTORS
+    elif rope["ext_factor"] != 0:
         kind = "yarn"
     elif scale != 1.0:
         kind = "linear"
@@ -883,7 +927,8 @@ def engine_table(header: GGUFHeader, config: Mapping, llama_text: str = "", vllm
         ``readings`` ({source: rope_reading-shaped dict}, in ``SOURCES`` order; a source that cannot load is
         left out and named in ``failed``), ``configs`` ({source: config dict} for the config-based sources),
         ``llama`` (``llama_cpp_rope``), ``vllm`` (its context check), ``ignored`` (GGUF keys transformers
-        leaves out) and ``disagreements`` ({source: sentences against config.json}).
+        leaves out), ``disagreements`` ({source: sentences against config.json}) and ``notes`` (what a header
+        cannot show: per-pair factors kept as tensor data).
     """
     readings, configs, failed = {}, {}, {}
     readings["config.json"] = rope_reading(config)
@@ -904,8 +949,17 @@ def engine_table(header: GGUFHeader, config: Mapping, llama_text: str = "", vllm
                      for name, reading in readings.items() if name != "config.json"}
     if context["refused"]:
         disagreements["vLLM"] = [context["refused"]] + [s for s in disagreements["vLLM"] if "context" not in s]
+    notes = []
+    if llama["freq_factors"]:
+        notes.append(f"The file carries {', '.join(llama['freq_factors'])}: per-pair factors llama.cpp divides "
+                     "each frequency by. Their values are tensor data, past the header, so llama.cpp's curve is "
+                     "left out.")
+    elif not llama["tensors_read"] and readings["config.json"]["rope_type"] in ("llama3", "longrope"):
+        notes.append("The bytes end before the file's tensor list, so a rope_freqs tensor (how a conversion "
+                     "carries llama3 and LongRoPE scaling to llama.cpp) could not be looked for: send more of "
+                     "the file.")
     return {"readings": readings, "configs": configs, "llama": llama, "vllm": context, "ignored": ignored,
-            "failed": failed, "disagreements": disagreements}
+            "failed": failed, "disagreements": disagreements, "notes": notes}
 
 
 def engine_frequencies(table: Mapping) -> dict[str, np.ndarray]:
@@ -916,7 +970,8 @@ def engine_frequencies(table: Mapping) -> dict[str, np.ndarray]:
     """
     out = {name: np.asarray(rope_from_config(config)[0], dtype=np.float64)
            for name, config in table["configs"].items()}
-    out["llama.cpp"] = llama_cpp_inv_freq(table["llama"])
+    if not table["llama"].get("freq_factors"):  # factors in the tensor data are not in a header: no curve
+        out["llama.cpp"] = llama_cpp_inv_freq(table["llama"])
     return {name: out[name] for name in SOURCES if name in out}
 
 
