@@ -21,7 +21,9 @@ WHY = (
     "GGUF loader (5.23) maps only `rope.freq_base`, `rope.dimension_count` and `context_length`, so a YaRN "
     "model loaded from GGUF runs as plain RoPE there, while llama.cpp reads the YaRN keys itself. A conversion "
     "from a config.json without the model card's YaRN block carries no YaRN at all, and llama.cpp then needs "
-    "`--rope-scaling yarn --rope-scale 4 --yarn-orig-ctx 32768` to match. vLLM reads the config.json; its old "
+    "`--rope-scaling yarn --rope-scale 4 --yarn-orig-ctx 32768` to match. Llama 3's scaling travels another way: "
+    "the conversion bakes it into a `rope_freqs` tensor of per-pair factors, which llama.cpp reads from the tensor "
+    "data, past the header. vLLM reads the config.json; its old "
     "`--rope-scaling` / `--rope-theta` flags were removed in November 2025 (PR #28006): use `--hf-overrides`."
 )
 
@@ -128,6 +130,9 @@ def flags_tab(page, v: dict):
     st.markdown(f"**vLLM** reads the config.json with its overrides: it serves "
                 f"{views.shown(vllm['max_model_len'])} positions (the config allows {vllm['derived']:,})."
                 + (f" {vllm['refused']}" if vllm["refused"] else ""))
+    if vllm["removed"]:
+        st.warning(f"{' and '.join(vllm['removed'])}: read here as vLLM before PR #28006 read them; current vLLM "
+                   "refuses them (unrecognized arguments).", icon=":material/history:")
     st.caption("vLLM's --rope-scaling and --rope-theta were removed in PR #28006 (November 2025); current vLLM "
                "takes --hf-overrides '{\"rope_parameters\": {...}}'. Both forms are read here.")
     source(pc.llama_cpp_flags, pc.llama_cpp_rope, pc.vllm_flags, pc.vllm_config)

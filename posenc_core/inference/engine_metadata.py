@@ -1,6 +1,6 @@
 """What the engine reads: a GGUF header's rope keys, transformers' config made from them, and the engines' flags.
 
-Three readers meet one model:
+The readers of one model's positions:
 
 - a **GGUF header** (the key-value section at the start of a ``.gguf`` file), read here by a bounded parser built
   on the ``gguf`` package's own constants (``GGUFValueType``, ``Keys``, ``GGUF_MAGIC``): every count and length is
@@ -11,7 +11,9 @@ Three readers meet one model:
   ``rope.dimension_count`` (llama / mistral only) and ``context_length``, and ignores every ``rope.scaling.*`` key
   except for gpt-oss (whose rebuild reads the wrong part of each field and fails);
 - **llama.cpp** (``llama-model.cpp`` load_hparams, ``llama-context.cpp``, ``common/arg.cpp``), which reads the
-  ``rope.scaling.*`` keys itself and lets each flag given override its GGUF value, and **vLLM**, which reads the
+  ``rope.scaling.*`` keys itself and lets each flag given override its GGUF value (Llama 3's and LongRoPE's
+  per-pair factors come as a ``rope_freqs`` tensor instead, whose name the tensor list after the keys shows and
+  whose values lie past the header), and **vLLM**, which reads the
   config.json and takes ``--hf-overrides`` (``--rope-scaling`` / ``--rope-theta`` until their removal, PR #28006,
   Nov 2025) and ``--max-model-len``.
 
@@ -926,9 +928,9 @@ def engine_table(header: GGUFHeader, config: Mapping, llama_text: str = "", vllm
     Returns:
         ``readings`` ({source: rope_reading-shaped dict}, in ``SOURCES`` order; a source that cannot load is
         left out and named in ``failed``), ``configs`` ({source: config dict} for the config-based sources),
-        ``llama`` (``llama_cpp_rope``), ``vllm`` (its context check), ``ignored`` (GGUF keys transformers
-        leaves out), ``disagreements`` ({source: sentences against config.json}) and ``notes`` (what a header
-        cannot show: per-pair factors kept as tensor data).
+        ``llama`` (``llama_cpp_rope``), ``vllm`` (its context check and the removed flags used), ``ignored``
+        (GGUF keys transformers leaves out), ``disagreements`` ({source: sentences against config.json}) and
+        ``notes`` (what a header cannot show: per-pair factors kept as tensor data).
     """
     readings, configs, failed = {}, {}, {}
     readings["config.json"] = rope_reading(config)
@@ -942,7 +944,9 @@ def engine_table(header: GGUFHeader, config: Mapping, llama_text: str = "", vllm
         failed["GGUF → transformers"] = str(error)
     llama = llama_cpp_rope(header, llama_cpp_flags(llama_text))
     readings["llama.cpp"] = llama_cpp_reading(llama)
-    merged, context = vllm_config(config, vllm_flags(vllm_text))
+    given = vllm_flags(vllm_text)
+    merged, context = vllm_config(config, given)
+    context = {**context, "removed": given["removed"]}
     readings["vLLM"] = {**rope_reading(merged), "context": context["max_model_len"]}
     configs["vLLM"] = merged
     disagreements = {name: compare_readings(readings["config.json"], reading, "config.json", name)
