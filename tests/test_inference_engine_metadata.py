@@ -349,7 +349,7 @@ def test_engine_table_of_the_examples():
     assert kept["ignored"] == ["qwen2.rope.scaling.type", "qwen2.rope.scaling.factor",
                                "qwen2.rope.scaling.original_context_length"]
     lost = pc.engine_table(_qwen(False), pc.PRESETS["qwen2.5-7b-yarn"].config, "--rope-scaling yarn --rope-scale 4",
-                           "--rope-theta 1000000")
+                           "--rope-theta 1000000 --max-model-len 32768")
     assert lost["vllm"]["removed"] == ["--rope-theta"] and lost["disagreements"]["vLLM"] == []
     assert lost["disagreements"]["llama.cpp"] == []  # the flags put back what the conversion lost
     rows = {r["field"]: r for r in pc.engine_rows(lost)}
