@@ -55,7 +55,10 @@
   const elided = [...main.querySelectorAll('span, p, div, a, label')].filter(shown)
     .filter((el) => !el.closest('details:not([open])') && getComputedStyle(el).textOverflow === 'ellipsis')
     .filter((el) => el.scrollWidth > el.clientWidth + 1)
-    .map((el) => el.innerText.trim().slice(0, 50));
+    .map((el) => el.innerText.trim().slice(0, 50))
+    .concat([...main.querySelectorAll('input[role="combobox"]')].filter(shown)  // a select box's chosen option
+      .filter((el) => !el.closest('details:not([open])') && el.scrollWidth > el.clientWidth + 1)
+      .map((el) => `${el.value.slice(0, 50)} (a select box's value)`));
   // the room a figure has: under the pinned presentation bar (or a phone's header), above the phone's docked
   // controls (sticky at the bottom while the figure column is in view)
   const bar = document.querySelector('.st-key-present_bar');

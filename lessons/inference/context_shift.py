@@ -163,7 +163,10 @@ def lesson():
         discard = controls.slider("n_discard (0: default)", "discard", 0, n - 1 - keep, 0,
                                   help="Tokens dropped after the kept ones; 0 is llama.cpp's default, "
                                        "(n_tokens - n_keep) / 2.")
-        model = controls.select("Attention head", "model", list(pc.KSHIFT_HEADS), 0, format_func=head_text)
+        model = controls.select("Attention head", "model", list(pc.KSHIFT_HEADS), 0,
+                                format_func=lambda m: pc.KSHIFT_HEADS[m].name,
+                                help="The head size d and RoPE base of each model's config.json: "
+                                     + "; ".join(head_text(m) for m in pc.KSHIFT_HEADS) + ".")
     with page.more:
         exact = controls.toggle("Angles as transformers forms them", "hf_angles",
                                 help="Off: delta · theta_scale^i as ggml builds it. On: delta · inv_freq.")

@@ -7,6 +7,9 @@ from page_kit.config_input import choose_config
 from page_kit.lesson import literal
 
 EXAMPLES = list(pc.GGUF_EXAMPLES)
+# the examples' names on their buttons (the figure's title and the caption name each one in full)
+SHORT = {"smollm2": "SmolLM2-135M, the shipped file", "qwen-yarn": "Qwen2.5-7B with YaRN kept",
+         "qwen-no-yarn": "Qwen2.5-7B from its released config"}
 LLAMA_DEFAULT = "llama-server -m model.gguf -c 32768"
 VLLM_DEFAULT = "vllm serve Qwen/Qwen2.5-7B-Instruct --max-model-len 32768"
 
@@ -151,7 +154,7 @@ def lesson():
     with guard():
         with page.side:
             view = {
-                "ex": controls.select("GGUF file", "ex", EXAMPLES, 1, format_func=lambda k: pc.GGUF_EXAMPLES[k].label),
+                "ex": controls.choice("GGUF file", "ex", EXAMPLES, EXAMPLES[1], format_func=SHORT.get),
                 "L": controls.select_slider("Length L (tokens)", "L", views.LENGTHS, 32768,
                                             format_func=lambda n: f"{n:,}"),
                 "lf": controls.text("llama.cpp command", "lf", LLAMA_DEFAULT, max_chars=pc.MAX_FLAGS_CHARS),
