@@ -38,6 +38,7 @@ from .encoders import *  # noqa: F403
 from .encoders import __all__ as _encoders_all
 from .images import *  # noqa: F403
 from .images import __all__ as _images_all
+from .inference import *  # noqa: F403
 from .lab import *  # noqa: F403
 from .lab import __all__ as _lab_all
 from .long_context import *  # noqa: F403

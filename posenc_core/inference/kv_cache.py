@@ -1,0 +1,253 @@
+"""What the KV cache holds: keys rotated once at their position, values never rotated, read back from
+transformers' ``DynamicCache`` after a prefill and decode steps of a tiny random ``LlamaForCausalLM``; and why a
+rope scaling that changes with the length (transformers' dynamic NTK) leaves the cache out of date while a static
+one (YaRN) does not.
+
+The model is seeded random weights, float32 on the CPU (a few ms a forward): every number here is what
+transformers' own Llama code computes, read from its cache and its rotary module, not re-derived.
+torch and transformers are imported inside the functions, so ``import posenc_core`` stays numpy-only.
+"""
+
+from __future__ import annotations
+
+from contextlib import contextmanager
+from typing import Any
+
+import numpy as np
+
+from .._checks import as_choice, as_float, as_int
+
+__all__ = [
+    "MAX_CACHE_TOKENS",
+    "SCALING_ROPE_TYPES",
+    "TINY_CONTEXT",
+    "TINY_LLAMA",
+    "cache_contents",
+    "cache_rescaling_error",
+    "tiny_llama",
+    "tiny_rope_parameters",
+]
+
+# The tiny random Llama: 2 layers, 4 query heads sharing 2 KV heads (grouped-query attention), head_dim 16.
+TINY_LLAMA: dict[str, int] = {"vocab_size": 128, "hidden_size": 64, "intermediate_size": 128, "num_hidden_layers": 2,
+                              "num_attention_heads": 4, "num_key_value_heads": 2, "head_dim": 16}
+TINY_CONTEXT = 64  # the tiny model's max_position_embeddings: its "original context" for dynamic NTK and YaRN
+TINY_BASE = 10000.0
+MAX_CACHE_TOKENS = 256  # prefill + decode steps: one decode step is one forward, so the work grows with the steps
+# rope types compared against a full recompute: name -> (rope_parameters without the factor, a sentence)
+SCALING_ROPE_TYPES: dict[str, str] = {
+    "dynamic": "dynamic NTK: the base grows with the sequence once it passes the original context",
+    "yarn": "YaRN: one fixed set of frequencies (and attention factor) for every length",
+    "default": "no scaling: the plain RoPE frequencies",
+}
+
+
+def tiny_rope_parameters(rope_type: str = "default", factor: float = 2.0) -> dict:
+    """The ``rope_parameters`` of the tiny Llama for a rope type.
+
+    Args:
+        rope_type: "default", "dynamic" or "yarn" (``SCALING_ROPE_TYPES``).
+        factor: the scale factor s of dynamic NTK and YaRN (ignored by "default"), 1 < s ≤ 16.
+
+    Returns:
+        The dict transformers reads from ``LlamaConfig(rope_parameters=...)``.
+    """
+    rope_type = as_choice("rope type", rope_type, tuple(SCALING_ROPE_TYPES))
+    factor = as_float("scale factor", factor, above=1.0, maximum=16.0)
+    if rope_type == "default":
+        return {"rope_type": "default", "rope_theta": TINY_BASE}
+    params: dict[str, Any] = {"rope_type": rope_type, "rope_theta": TINY_BASE, "factor": factor}
+    if rope_type == "yarn":
+        params["original_max_position_embeddings"] = TINY_CONTEXT
+    return params
+
+
+def tiny_llama(rope_type: str = "default", factor: float = 2.0, *, seed: int = 0):
+    """A tiny random ``LlamaForCausalLM`` (``TINY_LLAMA`` sizes, max_position_embeddings ``TINY_CONTEXT``), float32,
+    eval mode, its weights drawn from ``seed`` without touching torch's global random state.
+
+    Args:
+        rope_type: the rope type (``tiny_rope_parameters``).
+        factor: its scale factor.
+        seed: the seed of the weights, 0 ≤ seed < 2**31.
+
+    Returns:
+        The model (a fresh one on every call: dynamic NTK keeps state in its rotary module).
+    """
+    params = tiny_rope_parameters(rope_type, factor)
+    seed = as_int("seed", seed, minimum=0, maximum=2**31 - 1)
+    import torch
+    from transformers import LlamaConfig, LlamaForCausalLM
+
+    config = LlamaConfig(**TINY_LLAMA, max_position_embeddings=TINY_CONTEXT, rope_parameters=params,
+                         attn_implementation="eager")
+    with torch.random.fork_rng(devices=[]):
+        torch.manual_seed(seed)
+        model = LlamaForCausalLM(config)
+    return model.eval()
+
+
+@contextmanager
+def _one_thread():
+    """A model this small runs fastest on one thread (and shares the machine): ~5x faster than two on 2 cores."""
+    import torch
+
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        yield
+    finally:
+        torch.set_num_threads(threads)
+
+
+def _tokens(n: int, seed: int):
+    import torch
+
+    generator = torch.Generator().manual_seed(seed + 1)
+    return torch.randint(0, TINY_LLAMA["vocab_size"], (1, n), generator=generator)  # (1, n)
+
+
+def _run_cached(model, tokens, prefill: int, layer: int) -> dict:
+    """Prefill ``prefill`` tokens, then decode the rest one forward per token with a ``DynamicCache``; record the
+    key and value projections of ``layer`` before any rotation, its rotated queries, and the slowest pair's
+    frequency the rotary module held at each forward."""
+    import torch
+    from transformers.models.llama.modeling_llama import apply_rotary_pos_emb
+
+    attention = model.model.layers[layer].self_attn
+    hd = TINY_LLAMA["head_dim"]
+    seen: dict[str, list] = {"k": [], "v": [], "q": [], "freq": []}
+
+    def inputs(module, args, kwargs):  # what the attention receives: normed hidden states and (cos, sin)
+        x = kwargs["hidden_states"]  # (1, t, hidden)
+        cos, sin = kwargs["position_embeddings"]  # (1, t, hd)
+        q = module.q_proj(x).view(1, x.shape[1], -1, hd).transpose(1, 2)  # (1, heads, t, hd)
+        k = module.k_proj(x).view(1, x.shape[1], -1, hd).transpose(1, 2)  # (1, kv, t, hd)
+        q_rot, _ = apply_rotary_pos_emb(q, k, cos, sin)
+        seen["k"].append(k[0])
+        seen["v"].append(module.v_proj(x).view(1, x.shape[1], -1, hd).transpose(1, 2)[0])
+        seen["q"].append((q_rot[0, :, -1], q[0, :, -1]))  # (heads, hd) each: the last token's query, turned or not
+        seen["freq"].append(np.repeat(float(model.model.rotary_emb.inv_freq[-1]), x.shape[1]))
+
+    handle = attention.register_forward_pre_hook(inputs, with_kwargs=True)
+    try:
+        with torch.no_grad(), _one_thread():
+            out = model(tokens[:, :prefill], use_cache=True)
+            cache = out.past_key_values
+            for i in range(prefill, tokens.shape[1]):
+                out = model(tokens[:, i:i + 1], past_key_values=cache, use_cache=True)
+    finally:
+        handle.remove()
+    return {"cache": cache, "logits": out.logits[0, -1], "k_raw": torch.cat(seen["k"], dim=1),
+            "v_raw": torch.cat(seen["v"], dim=1), "query": seen["q"][-1][0], "q_raw": seen["q"][-1][1],
+            "freq": np.concatenate(seen["freq"])}
+
+
+def _pair_angle(x):
+    """The angle of each rotary pair (i, i + d/2: transformers' half-split layout). x (..., hd) -> (..., hd/2)."""
+    half = x.shape[-1] // 2
+    return np.arctan2(x[..., half:], x[..., :half])
+
+
+def _check_lengths(prefill, decode) -> tuple[int, int]:
+    prefill = as_int("prefill length", prefill, minimum=1, maximum=MAX_CACHE_TOKENS - 1)
+    decode = as_int("decode steps", decode, minimum=0, maximum=MAX_CACHE_TOKENS - prefill)
+    return prefill, decode
+
+
+def cache_contents(prefill: int, decode: int, *, layer: int = 0, seed: int = 0) -> dict:
+    """What a ``DynamicCache`` holds after a prefill of ``prefill`` tokens and ``decode`` decode steps of the tiny
+    Llama, read back from ``cache.layers[layer].keys`` / ``.values``.
+
+    Args:
+        prefill: tokens of the prefill forward, 1 ≤ prefill < ``MAX_CACHE_TOKENS``.
+        decode: decode steps after it (one token each), prefill + decode ≤ ``MAX_CACHE_TOKENS``.
+        layer: the decoder layer read, 0 or 1.
+        seed: the seed of the weights and the tokens.
+
+    Returns:
+        {"position": (n,) the cached positions, n = prefill + decode; "keys", "values": (kv_heads, n, head_dim)
+        the cached tensors; "key_turn", "value_turn": (kv_heads, n, head_dim/2) the angle each pair of the cached
+        key/value is turned from the k_proj/v_proj output, wrapped to [0, 2π); "query_turn": (head_dim/2,) the
+        turn of the last query; "theta": (head_dim/2,) the rotary module's inv_freq; "expected": (n, head_dim/2)
+        position × theta wrapped to [0, 2π); "kept": True when one more decode step leaves every cached row bit for
+        bit as it was; "max_change": the largest change of those rows; "prefill_all_gap": the largest difference
+        between these keys and those of one prefill of all n tokens (float32 matmul rounding of one row against
+        many)}.
+    """
+    prefill, decode = _check_lengths(prefill, decode)
+    layer = as_int("layer", layer, minimum=0, maximum=TINY_LLAMA["num_hidden_layers"] - 1)
+    n = prefill + decode
+    tokens = _tokens(n + 1, seed)  # one more token: the next decode step, for "which rows change?"
+    model = tiny_llama(seed=seed)
+    run = _run_cached(model, tokens[:, :n], prefill, layer)
+    keys = run["cache"].layers[layer].keys[0].numpy().copy()  # (kv, n, hd)
+    values = run["cache"].layers[layer].values[0].numpy().copy()  # (kv, n, hd)
+    import torch
+
+    with torch.no_grad(), _one_thread():
+        more = model(tokens[:, n:n + 1], past_key_values=run["cache"], use_cache=True).past_key_values
+        after = more.layers[layer].keys[0, :, :n].numpy()  # (kv, n, hd): the same rows, one step later
+        everything = model(tokens[:, :n], use_cache=True).past_key_values.layers[layer].keys[0].numpy()
+    theta = model.model.rotary_emb.inv_freq.numpy().astype(np.float64)  # (hd/2,)
+    two_pi = 2 * np.pi
+    k_raw, v_raw = run["k_raw"].numpy(), run["v_raw"].numpy()  # (kv, n, hd)
+    position = np.arange(n)
+    return {
+        "position": position, "keys": keys, "values": values, "theta": theta,
+        "key_turn": np.mod(_pair_angle(keys) - _pair_angle(k_raw), two_pi),
+        "value_turn": np.mod(_pair_angle(values) - _pair_angle(v_raw), two_pi),
+        "query_turn": np.mod(_pair_angle(run["query"][0].numpy()) - _pair_angle(run["q_raw"][0].numpy()), two_pi),
+        "expected": np.mod(position[:, None] * theta[None, :], two_pi),  # (n, hd/2)
+        "kept": bool(np.array_equal(after, keys)), "max_change": float(np.max(np.abs(after - keys))),
+        "prefill_all_gap": float(np.max(np.abs(everything - keys))),
+    }
+
+
+def cache_rescaling_error(rope_type: str, prefill: int, total: int, factor: float = 2.0, *, seed: int = 0) -> dict:
+    """Decode with a ``DynamicCache`` against a full recompute, for a rope type whose frequencies may change with
+    the length: the tiny Llama (original context ``TINY_CONTEXT``) prefills ``prefill`` tokens and decodes up to
+    ``total``; the full recompute is one forward of all ``total`` tokens on a fresh model.
+
+    Args:
+        rope_type: "dynamic", "yarn" or "default".
+        prefill: tokens of the prefill forward, 1 ≤ prefill < total.
+        total: the sequence length reached, ≤ ``MAX_CACHE_TOKENS``.
+        factor: the scale factor s.
+        seed: the seed of the weights and the tokens.
+
+    Returns:
+        {"position": (total,); "score_error": (total,) the largest |q·k/√d| difference over the query heads of
+        layer 0, between the last token's query against the cached keys (read back from the cache) and against the
+        full recompute's keys, at each key position; "key_error": (total,) the largest |cached key − recomputed
+        key| at each position (layer 0); "written_freq": (total,) the slowest pair's frequency the rotary module
+        held when each key was written; "full_freq": the one the full recompute used; "logit_error": the largest
+        |logit| difference of the last token; "recomputes": the number of decode forwards at which the rotary
+        module changed its frequencies}.
+    """
+    rope_type = as_choice("rope type", rope_type, tuple(SCALING_ROPE_TYPES))
+    total = as_int("sequence length", total, minimum=2, maximum=MAX_CACHE_TOKENS)
+    prefill = as_int("prefill length", prefill, minimum=1, maximum=total - 1)
+    tiny_rope_parameters(rope_type, factor)  # checks the factor
+    import torch
+
+    tokens = _tokens(total, seed)
+    run = _run_cached(tiny_llama(rope_type, factor, seed=seed), tokens, prefill, 0)
+    full_model = tiny_llama(rope_type, factor, seed=seed)
+    full = _run_cached(full_model, tokens, total, 0)  # prefill of everything: no decode step
+    scale = TINY_LLAMA["head_dim"] ** -0.5
+    group = TINY_LLAMA["num_attention_heads"] // TINY_LLAMA["num_key_value_heads"]
+    scores = []
+    for r in (run, full):
+        keys = r["cache"].layers[0].keys[0]  # (kv, total, hd): read back from the cache
+        keys = keys.repeat_interleave(group, dim=0)  # (heads, total, hd): each query head's KV head
+        scores.append(torch.einsum("hd,hnd->hn", r["query"], keys).numpy() * scale)  # (heads, total)
+    key_gap = np.abs(run["cache"].layers[0].keys[0].numpy() - full["cache"].layers[0].keys[0].numpy())
+    freq = run["freq"]  # (total,)
+    return {
+        "position": np.arange(total), "score_error": np.max(np.abs(scores[0] - scores[1]), axis=0),
+        "key_error": key_gap.max(axis=(0, 2)), "written_freq": freq,
+        "full_freq": float(full["freq"][-1]),
+        "logit_error": float(torch.max(torch.abs(run["logits"] - full["logits"]))),
+        "recomputes": int(np.count_nonzero(np.diff(freq[prefill - 1:]))),
+    }
