@@ -302,6 +302,17 @@ SECTIONS: tuple[Section, ...] = (
                      "position interpolation, NTK (static, dynamic) and YaRN, through transformers' own code."),
         ),
     ),
+    Section(
+        "Positions at inference",
+        "Serving a model meets positions again: keys are cached already rotated, a chat that outgrows the "
+        "context is shifted, a stream keeps its first tokens as sinks, and the engines read the rope settings "
+        "from their own metadata.",
+        (
+            PageInfo("lessons/inference/kv_cache.py", "What the cache holds", "kv_cache", ":material/memory:",
+                     "A tiny Llama's DynamicCache after prefill and decode: keys stored turned at their position, "
+                     "values never turned, and why dynamic NTK leaves cached keys out of date while YaRN does not."),
+        ),
+    ),
 )
 
 

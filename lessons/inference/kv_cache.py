@@ -1,0 +1,125 @@
+import streamlit as st
+
+import posenc_core as pc
+from lessons.inference import kv_cache_views as views
+from page_kit import classroom, controls, formula, guard, header, hero, notice, show, source, stage, why
+
+header("What the cache holds",
+       "A model that generates keeps every past key and value. Each key was turned once, at its own position, and "
+       "is stored turned; values are never turned. Here is a tiny Llama's cache, read back from transformers.")
+WHY = (
+    "Generation runs a **prefill** (one forward over the prompt) and then one **decode step** per new token. "
+    "Each step needs the keys and values of every earlier token, so the model keeps them: the KV cache. With "
+    "RoPE the key of token p is turned by p·θ before it is stored, the query of the new token is turned by its "
+    "own position, and the score q·k then depends on the distance alone. Nothing in the cache ever needs to "
+    "be turned again, as long as the frequencies θ never change. A scaling whose frequencies depend on the "
+    "length (dynamic NTK) breaks that promise: the keys already stored keep the turn they got when they were "
+    "written. Everything here runs transformers' own `LlamaForCausalLM` with seeded random weights (2 layers, "
+    "4 query heads, 2 KV heads, head_dim 16, float32) and reads its `DynamicCache`."
+)
+PAIRS = list(range(pc.TINY_LLAMA["head_dim"] // 2))
+
+
+def decode_tab(page):
+    with page.side:
+        prefill = controls.slider("Prefill length P", "P", 1, 96, 24)
+        decode = controls.slider("Decode steps D", "D", 0, 32, 8)
+        pair = controls.select_slider("Rotary pair i", "pair", PAIRS, 1)
+    c = views.contents(prefill, decode)
+    n = prefill + decode
+    show(hero(views.turns_chart, P=prefill, D=decode, pair=pair))
+    classroom.snippet(f"c = {classroom.call('cache_contents', prefill, decode)}",
+                      f"c['key_turn'][0, :, {pair}], c['value_turn'][0, :, {pair}]  # ({n},) the markers; "
+                      f"c['expected'][:, {pair}]: the dashed line")
+    notice(f"Every cached key sits on the dashed line p·θ: the prefill's {prefill} keys and the {decode} keys "
+           f"written one decode step at a time were each turned once, at their own position. The values (at 0) "
+           f"are never turned. The query of position {n - 1} is turned by its own position "
+           f"({c['query_turn'][pair]:.3f} rad), so q·k sees the difference of the two turns. The decode-step "
+           f"keys equal those of one prefill of all {n} tokens to {c['prefill_all_gap']:.1e} (float32 rounding "
+           "of a one-row against a many-row matmul).")
+    step_question(c, n)
+    formula(r"k^{\text{cache}}_p = R(p\,\theta)\,W_k x_p,\quad v^{\text{cache}}_p = W_v x_p,\quad "
+            r"q_{$last}\cdot k_p = (W_q x_{$last})^{\top} R\big(($last - p)\,\theta\big)\,W_k x_p", last=n - 1)
+    source(pc.cache_contents)
+
+
+def step_question(c: dict, n: int):
+    options = ["none of them", "only the last one", f"all {n}: each is turned again for the new position"]
+    answer = 0 if c["kept"] else 2
+
+    def reveal() -> str:
+        return (f"{'None' if c['kept'] else 'Some'}: after one more decode step the {n} rows already in the cache "
+                f"are bit for bit what they were (largest change {c['max_change']:g}). The new token's key is "
+                f"appended at position {n}, turned by {n}·θ; the old keys keep their turns, and the new query, "
+                "turned by its own position, is compared with them as they are.")
+
+    with classroom.predict("kv_next_step", f"Decode one more token (position {n}). Which of the {n} keys already "
+                           "in the cache change?", options, answer, reveal):
+        st.metric(f"Largest change of the {n} cached keys after one more step", f"{c['max_change']:g}")
+
+
+def dynamic_tab(page):
+    with page.side:
+        prefill = controls.slider("Prefill length P", "P2", 8, 96, 32, step=8)
+        total = controls.slider("Sequence reached N", "N", prefill + 8, 128, 128, step=8)
+        factor = controls.select_slider("Scale factor s", "s", [2.0, 4.0, 8.0], 2.0)
+    runs = {kind: views.rescaling(kind, prefill, total, float(factor)) for kind in views.RESCALING}
+    dynamic, yarn = runs["dynamic"], runs["yarn"]
+    error = dynamic["logit_error"]
+    options = ["yes, bit for bit", "yes, up to float32 rounding (under 1e-5)", "no: they differ by more than 1e-5"]
+    answer = 0 if error == 0 else 1 if error < 1e-5 else 2
+
+    def reveal() -> str:
+        return (f"The last token's logits differ by up to {error:.2g} with dynamic NTK ({dynamic['recomputes']} "
+                f"decode steps recomputed the frequencies) and by {yarn['logit_error']:.2g} with YaRN.")
+
+    show(hero(views.frequency_chart, P=prefill, N=total, s=factor))
+    with classroom.predict("kv_dynamic", f"The tiny Llama's original context is {pc.TINY_CONTEXT}. With dynamic "
+                           f"NTK (s = {factor:g}), prefill {prefill} tokens and decode up to {total} with the cache. "
+                           f"Are the last token's logits those of one forward over all {total} tokens?",
+                           options, answer, reveal):
+        show(views.error_chart(prefill, total, factor))
+        classroom.snippet(f"r = {{t: pc.cache_rescaling_error(t, {prefill}, {total}, {float(factor)!r})\n"
+                          "     for t in ('dynamic', 'yarn')}",
+                          f"r['dynamic']['score_error'], r['yarn']['score_error']  # ({total},) each: the curves")
+        notice(f"Dynamic NTK: score error up to {dynamic['score_error'].max():.3g}, logits off by {error:.3g}; "
+               f"YaRN: {yarn['score_error'].max():.2g} and {yarn['logit_error']:.2g} (float32 rounding). "
+               "Position 0 is turned by 0 under any frequencies, and the last key was written with the "
+               "frequencies of the whole sequence, so those two agree; every key in between that was written "
+               "with other frequencies (the curve above) is off.")
+    st.markdown(
+        "**When transformers recomputes.** Its rotary module's `forward` is wrapped by `dynamic_rope_update` "
+        "(`transformers/modeling_rope_utils.py`, 5.23). For a rope type containing \"dynamic\" it takes "
+        "`seq_len = max(position_ids) + 1` and, if `seq_len > max_seq_len_cached`, recomputes `inv_freq` for "
+        "that length and stores `max_seq_len_cached = seq_len`; if `seq_len < original_max_seq_len` while "
+        "`max_seq_len_cached` is above it, it restores the original frequencies. A decode step's position ids "
+        "hold only the new position, so past the original context every step is a growth and a recompute, "
+        "while the keys in the `DynamicCache` stay as they were written.")
+    st.markdown(
+        "**Why engines use a static rule.** YaRN's frequencies and attention factor are fixed by the config, so "
+        "a key written at any step is the key a full recompute writes, and the cache stays valid at every length. "
+        "vLLM builds its rotary table once, when the model loads (`RotaryEmbedding.__init__` computes "
+        "`cos_sin_cache`, `vllm/model_executor/layers/rotary_embedding/base.py`); its dynamic-NTK class only "
+        "overrides how that one table is computed (`dynamic_ntk_scaling_rope.py`), so it never changes "
+        "during generation either.")
+    formula(r"b' = b\left(\frac{s\cdot L}{L_0} - (s-1)\right)^{d/(d-2)},\quad L = \max(\text{position\_ids}) + 1 "
+            r"> L_{\text{cached}}")
+    source(pc.cache_rescaling_error)
+
+
+# The lesson's tabs in order: label, and the function that draws it (each runs only while its tab is open).
+TABS = [
+    ("Prefill and decode", decode_tab),
+    ("Dynamic NTK vs a cache", dynamic_tab),
+]
+
+
+@st.fragment
+def lesson():
+    page = stage()
+    with guard():
+        page.walk(TABS, page)
+
+
+lesson()
+why(WHY)
