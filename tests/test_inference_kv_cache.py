@@ -48,10 +48,10 @@ def test_cache_contents_reads_the_cache_and_the_turns():
     assert c["keys"].shape == (2, 16, 16) and c["values"].shape == (2, 16, 16)
     assert c["kept"] and c["max_change"] == 0.0  # one more decode step leaves every cached row as it was
     assert c["prefill_all_gap"] < 1e-5  # one prefill of all 16 tokens: the same keys up to matmul rounding
-    turn_gap = np.angle(np.exp(1j * (c["key_turn"] - c["expected"][None])))  # each key: position x theta
-    assert np.abs(turn_gap).max() < 1e-5
-    assert np.abs(np.angle(np.exp(1j * c["value_turn"]))).max() < 1e-6  # values: never turned
-    assert np.abs(np.angle(np.exp(1j * (c["query_turn"] - c["expected"][-1])))).max() < 1e-5
+    assert c["turn_gap"] == np.abs(c["key_turn"] - c["expected"][None]).max() < 1e-5  # each key: position x theta
+    np.testing.assert_allclose(c["expected"], np.arange(16)[:, None] * c["theta"][None])
+    assert np.abs(c["value_turn"]).max() < 1e-6  # values: never turned
+    assert np.abs(c["query_turn"] - c["expected"][-1]).max() < 1e-5
     np.testing.assert_array_equal(c["theta"], 1.0 / 10000.0 ** (np.arange(0, 16, 2, dtype=np.float32) / 16))
 
 

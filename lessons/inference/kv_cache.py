@@ -29,10 +29,10 @@ def decode_tab(page):
     n = prefill + decode
     show(hero(views.turns_chart, P=prefill, D=decode, pair=pair))
     classroom.snippet(f"c = {classroom.call('cache_contents', prefill, decode)}",
-                      f"c['key_turn'][0, :, {pair}], c['value_turn'][0, :, {pair}]  # ({n},) the markers; "
-                      f"c['expected'][:, {pair}]: the dashed line")
-    notice(f"Every cached key sits on the dashed line p·θ: the prefill's {prefill} keys and the {decode} keys "
-           f"written one decode step at a time were each turned once, at their own position. The values (at 0) "
+                      f"c['key_turn'][0, :, {pair}], c['value_turn'][0, :, {pair}]  # ({n},) keys and values")
+    notice(f"Every cached key lies on the line p·θ (to {c['turn_gap']:.1e} rad, all pairs and KV heads): the "
+           f"prefill's {prefill} keys and the {decode} keys written one decode step at a time were each turned "
+           "once, at their own position. The values (at 0) "
            f"are never turned. The query of position {n - 1} is turned by its own position "
            f"({c['query_turn'][pair]:.3f} rad), so q·k sees the difference of the two turns. The decode-step "
            f"keys equal those of one prefill of all {n} tokens to {c['prefill_all_gap']:.1e} (float32 rounding "

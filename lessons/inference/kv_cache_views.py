@@ -9,7 +9,6 @@ import streamlit as st
 import posenc_core as pc
 from page_kit import figures
 
-TWO_PI = 2 * np.pi
 RESCALING = ("dynamic", "yarn")  # the two rope types the third tab compares
 COLOURS = {"dynamic NTK": 1, "YaRN (static)": 0}
 
@@ -33,24 +32,23 @@ def _split(values: np.ndarray, prefill: int) -> tuple[np.ndarray, np.ndarray]:
 
 
 def turns_chart(P: int, D: int, pair: int):
-    """Hero: the turn each cached key and value carries in one rotary pair, against position × θ."""
+    """Hero: the turn each cached key and value carries in one rotary pair, against its position."""
     c = contents(P, D)
     n = P + D
     prefill_keys, decode_keys = _split(c["key_turn"][0, :, pair], P)
     theta = c["theta"][pair]
-    series = {f"p·θ{pair} mod 2π": c["expected"][:, pair], "cached keys: prefill": prefill_keys,
-              "cached keys: decode steps": decode_keys, "cached values": c["value_turn"][0, :, pair]}
-    chart = figures.lines(
-        c["position"], series, markers=True, dashed=[f"p·θ{pair} mod 2π"], y_range=(-0.2, TWO_PI + 0.2),
-        hlines=[(float(c["query_turn"][pair]), f"query at {n - 1}")], vlines=[(P - 0.5, "prefill | decode")],
+    series = {"cached keys: prefill": prefill_keys, "cached keys: decode steps": decode_keys,
+              "cached values": c["value_turn"][0, :, pair]}
+    return figures.lines(
+        c["position"], series, markers=True, hlines=[(float(c["query_turn"][pair]), f"query at {n - 1}")],
+        vlines=[(P - 0.5, "prefill | decode")] if D else [],
         title=f"Turn the cache holds in pair {pair} (θ = {theta:.4g} rad/position), KV head 0",
         x_title="cached position p", y_title="turn from k_proj / v_proj (rad)", name="kv_cache_turns",
         legend_right=True, margin=dict(l=64, r=200),
         alt=f"For {n} cached positions ({P} from the prefill, {D} from decode steps), the angle by which pair "
-            f"{pair} of each cached key is turned from its k_proj output: it follows p·θ = p × {theta:.4g} "
-            f"wrapped to 2π, for prefill and decode rows alike; every cached value is turned by 0. The last "
-            f"query, at position {n - 1}, is turned by {c['query_turn'][pair]:.3f} rad.")
-    return chart
+            f"{pair} of each cached key is turned from its k_proj output: a straight line p × {theta:.4g} rad "
+            f"through 0, prefill and decode rows alike; every cached value is turned by 0. The last query, at "
+            f"position {n - 1}, is turned by {c['query_turn'][pair]:.3f} rad.")
 
 
 def error_chart(P: int, N: int, s: float):

@@ -167,13 +167,14 @@ def cache_contents(prefill: int, decode: int, *, layer: int = 0, seed: int = 0) 
 
     Returns:
         {"position": (n,) the cached positions, n = prefill + decode; "keys", "values": (kv_heads, n, head_dim)
-        the cached tensors; "key_turn", "value_turn": (kv_heads, n, head_dim/2) the angle each pair of the cached
-        key/value is turned from the k_proj/v_proj output, wrapped to [0, 2π); "query_turn": (head_dim/2,) the
-        turn of the last query; "theta": (head_dim/2,) the rotary module's inv_freq; "expected": (n, head_dim/2)
-        position × theta wrapped to [0, 2π); "kept": True when one more decode step leaves every cached row bit for
-        bit as it was; "max_change": the largest change of those rows; "prefill_all_gap": the largest difference
-        between these keys and those of one prefill of all n tokens (float32 matmul rounding of one row against
-        many)}.
+        the cached tensors; "key_turn": (kv_heads, n, head_dim/2) the angle by which each pair of a cached key is
+        turned from its k_proj output, unwrapped along the positions; "value_turn": the same for the values from
+        v_proj, in (-π, π]; "query_turn": (head_dim/2,) the turn of the last query (first head), on the branch
+        nearest (n - 1)·theta; "theta": (head_dim/2,) the rotary module's inv_freq; "expected": (n, head_dim/2)
+        position × theta; "turn_gap": the largest |key_turn - expected|; "kept": True when one more decode step
+        leaves every cached row bit for bit as it was; "max_change": the largest change of those rows;
+        "prefill_all_gap": the largest difference between these keys and those of one prefill of all n tokens
+        (float32 matmul rounding of one row against many)}.
     """
     prefill, decode = _check_lengths(prefill, decode)
     layer = as_int("layer", layer, minimum=0, maximum=TINY_LLAMA["num_hidden_layers"] - 1)
@@ -190,15 +191,18 @@ def cache_contents(prefill: int, decode: int, *, layer: int = 0, seed: int = 0) 
         after = more.layers[layer].keys[0, :, :n].numpy()  # (kv, n, hd): the same rows, one step later
         everything = model(tokens[:, :n], use_cache=True).past_key_values.layers[layer].keys[0].numpy()
     theta = model.model.rotary_emb.inv_freq.numpy().astype(np.float64)  # (hd/2,)
-    two_pi = 2 * np.pi
     k_raw, v_raw = run["k_raw"].numpy(), run["v_raw"].numpy()  # (kv, n, hd)
     position = np.arange(n)
+    expected = position[:, None] * theta[None, :]  # (n, hd/2)
+    # measured turns, unwrapped along the positions (one step turns a pair by theta <= 1 rad < pi)
+    key_turn = np.unwrap(np.mod(_pair_angle(keys) - _pair_angle(k_raw), 2 * np.pi), axis=1)  # (kv, n, hd/2)
+    query_turn = np.mod(_pair_angle(run["query"][0].numpy()) - _pair_angle(run["q_raw"][0].numpy()), 2 * np.pi)
+    query_turn += 2 * np.pi * np.round((expected[-1] - query_turn) / (2 * np.pi))  # the branch nearest (n-1)θ
+    value_turn = np.angle(np.exp(1j * (_pair_angle(values) - _pair_angle(v_raw))))  # (kv, n, hd/2) in (-π, π]
     return {
-        "position": position, "keys": keys, "values": values, "theta": theta,
-        "key_turn": np.mod(_pair_angle(keys) - _pair_angle(k_raw), two_pi),
-        "value_turn": np.mod(_pair_angle(values) - _pair_angle(v_raw), two_pi),
-        "query_turn": np.mod(_pair_angle(run["query"][0].numpy()) - _pair_angle(run["q_raw"][0].numpy()), two_pi),
-        "expected": np.mod(position[:, None] * theta[None, :], two_pi),  # (n, hd/2)
+        "position": position, "keys": keys, "values": values, "theta": theta, "expected": expected,
+        "key_turn": key_turn, "value_turn": value_turn, "query_turn": query_turn,
+        "turn_gap": float(np.max(np.abs(key_turn - expected[None]))),
         "kept": bool(np.array_equal(after, keys)), "max_change": float(np.max(np.abs(after - keys))),
         "prefill_all_gap": float(np.max(np.abs(everything - keys))),
     }
