@@ -5,6 +5,8 @@ float32, and the cache against a full recompute under dynamic NTK and YaRN."""
 import numpy as np
 import pytest
 
+import posenc_core as pc
+
 torch = pytest.importorskip("torch")
 from posenc_core.inference import kv_cache  # noqa: E402
 
@@ -115,5 +117,57 @@ def test_rope_parameters():
     (lambda: kv_cache.cache_rescaling_error("linear", 10, 20), "rope type"),
 ])
 def test_bad_input_names_the_field(call, field):
+    with pytest.raises(ValueError, match=field):
+        call()
+
+
+# ---- Bytes per token: the count against what a tiny random build's DynamicCache holds ----
+
+CACHE_KEYS = pc.cache_presets()["keys"]
+
+
+@pytest.mark.parametrize("key", CACHE_KEYS)
+def test_cache_bytes_equal_what_a_tiny_build_holds(key):
+    """The count (read from the config) against the bytes of the keys and values in the DynamicCache of a random
+    build with the preset's layer pattern, at a length inside the tiny window (4) and past it; what grows between
+    the two lengths is the keys and values only (linear-attention and convolution states keep their size)."""
+    config = pc.tiny_cache_config(key)
+    short, long = pc.measured_cache_bytes(config, 2), pc.measured_cache_bytes(config, 9)
+    assert short["classes"] == pc.cache_layout(config)["classes"]
+    assert short["kv"] == pc.cache_bytes(config, 2, "float32")["total"]
+    assert long["kv"] == pc.cache_bytes(config, 9, "float32")["total"]
+    assert long["all"] - short["all"] == long["kv"] - short["kv"]
+
+
+def test_cache_presets_cover_every_cache_kind():
+    holds = {h for key in CACHE_KEYS for h in pc.cache_layout(pc.PRESETS[key].config)["holds"]}
+    assert holds == {"all", "window", "none"} and len(CACHE_KEYS) >= 12
+    assert {pc.PRESETS[k].model_type for k in CACHE_KEYS} == set(pc.TINY_CACHE_BUILDS)
+    assert "no num_hidden_layers" in pc.cache_presets()["left_out"]["llama2-7b"].replace("(", "").replace(",", "")
+
+
+def test_cache_bytes_known_values():
+    """Counts by hand: Qwen3 8B (36 layers, 8 KV heads of 128), Kimi K2's latent (512 + 64 per layer, 61 layers),
+    GPT-OSS 20B (12 full layers, 12 keeping 127 tokens of a 128 window)."""
+    qwen = pc.cache_bytes(pc.PRESETS["qwen3-8b"].config, 1000, "bfloat16")
+    assert qwen["per_token"] == 36 * 2 * 8 * 128 * 2 == qwen["total"] / 1000
+    kimi = pc.cache_bytes(pc.PRESETS["kimi-k2"].config, 10, "fp8")
+    assert kimi["per_token"] == 61 * (512 + 64) and kimi["width"] == 576
+    oss = pc.cache_bytes(pc.PRESETS["gpt-oss-20b"].config, 5000, "float16")
+    assert oss["per_token"] == 12 * 2 * 8 * 64 * 2 and oss["window_tokens"] == 127
+    assert oss["total"] == 12 * 2 * 8 * 64 * 2 * (5000 + 127)
+    r = pc.preset_cache_bytes(4096, "float32")
+    assert r["keys"] == CACHE_KEYS and r["gb"].shape == (len(CACHE_KEYS),)
+
+
+@pytest.mark.parametrize("call, field", [
+    (lambda: pc.cache_bytes(pc.PRESETS["qwen3-8b"].config, 0), "tokens"),
+    (lambda: pc.cache_bytes(pc.PRESETS["qwen3-8b"].config, 10, "int4"), "cache dtype"),
+    (lambda: pc.cache_layout(pc.PRESETS["deepseek-v3.2"].config), "indexer"),
+    (lambda: pc.cache_layout({"model_type": "no_such_model"}), "model_type"),
+    (lambda: pc.tiny_cache_config("llama2-7b"), "tiny build"),
+    (lambda: pc.measured_cache_bytes(pc.PRESETS["qwen3-8b"].config, 65), "tokens"),
+])
+def test_cache_bytes_bad_input(call, field):
     with pytest.raises(ValueError, match=field):
         call()
