@@ -58,6 +58,61 @@ def step_question(c: dict, n: int):
         st.metric(f"Largest change of the {n} cached keys after one more step", f"{c['max_change']:g}")
 
 
+CONTEXTS = [4096, 32768, 131072, 262144, 1048576]
+
+
+def bytes_tab(page):
+    with page.side:
+        ctx = controls.select_slider("Context length", "ctx", CONTEXTS, 131072, format_func=lambda v: f"{v:,}")
+        dtype = controls.choice("Cache dtype", "dtype", list(pc.DTYPE_BYTES), "bfloat16")
+    r = views.preset_bytes(ctx, dtype)
+    show(hero(views.bytes_chart, ctx=ctx, dtype=dtype))
+    classroom.snippet(f"r = {classroom.call('preset_cache_bytes', ctx, dtype)}",
+                      "r['keys'], r['gb']  # the bars (unsorted); r['per_token']: bytes per further token")
+    st.dataframe({"preset": r["keys"], "model": r["names"], "KB per token": r["per_token"] / 1e3,
+                  "layers keeping every token": [row["layers"]["all"] for row in r["rows"]],
+                  "window layers (tokens kept)": [f"{row['layers']['window']} ({row['window_tokens']:,})"
+                                                  if row["layers"]["window"] else "0" for row in r["rows"]],
+                  "layers with no KV": [row["layers"]["none"] for row in r["rows"]],
+                  "per token and layer": [row["what"] for row in r["rows"]]},
+                 hide_index=True, width="stretch",
+                 column_config={"KB per token": st.column_config.NumberColumn(format="%.1f")})
+    window_question(r, ctx, dtype)
+    notice("Counted: the keys and values transformers' `DynamicCache` holds for one sequence, batch 1, as the "
+           "layer classes it builds from the config keep them. Sliding-window layers keep the last sliding_window − 1 "
+           "tokens (`DynamicSlidingWindowLayer.update`); Mamba, linear-attention and convolution layers keep a "
+           "fixed-size state instead (not counted: it does not grow with the context), and layers that share "
+           "another layer's KV or have no attention keep nothing (`DummyLayer`). For latent attention (Kimi K2, "
+           "Kimi Linear) transformers caches the compressed latent and the one shared rotated key, kv_lora_rank + "
+           "qk_rope_head_dim per token and layer, not the expanded heads. Each model type's count equals the bytes "
+           "in the cache of a tiny random build with the same layer pattern (a test).")
+    with st.expander("Presets not counted, and why"):
+        st.markdown("\n".join(f"- {pc.PRESETS[k].name}: {why_not}" for k, why_not in r["left_out"].items()))
+    formula(r"\text{bytes}(n) = b\,w\Big(L_{\text{all}}\,n + \sum_{\text{window}}\min(n, W-1)\Big),\quad "
+            r"w = 2\,h_{kv}\,d_{\text{head}}\ \text{or}\ r_{kv} + d_{\text{rope}},\ b = $b", b=pc.DTYPE_BYTES[dtype])
+    source(pc.cache_layout, pc.cache_bytes)
+
+
+def window_question(r: dict, ctx: int, dtype: str):
+    """Doubling the context for the model with the most window layers: does its cache double?"""
+    pick = max(range(len(r["rows"])), key=lambda i: r["rows"][i]["layers"]["window"])
+    name, now = r["names"][pick], r["gb"][pick]
+    later = views.preset_bytes(2 * ctx, dtype)["gb"][pick] if 2 * ctx <= pc.MAX_CONTEXT else now
+    ratio = later / now
+    options = ["exactly x2", "a little less than x2", "it stays the same"]
+    answer = 0 if ratio == 2 else 2 if ratio == 1 else 1
+
+    def reveal() -> str:
+        return (f"{name}: {now:.4g} GB at {ctx:,} tokens, {later:.4g} GB at {2 * ctx:,} (x{ratio:.4f}). Its "
+                f"{r['rows'][pick]['layers']['window']} window layers keep {r['rows'][pick]['window_tokens']:,} "
+                "tokens whatever the length; only the other layers grow.")
+
+    with classroom.predict("kv_double", f"{name} keeps {r['rows'][pick]['layers']['window']} of its layers in a "
+                           f"sliding window. Double the context from {ctx:,} to {2 * ctx:,} tokens: its cache grows",
+                           options, answer, reveal):
+        st.metric(f"{name} at {2 * ctx:,} tokens ({dtype})", f"{later:.4g} GB", f"x{ratio:.4f}")
+
+
 def dynamic_tab(page):
     with page.side:
         prefill = controls.slider("Prefill length P", "P2", 8, 96, 32, step=8)
@@ -110,6 +165,7 @@ def dynamic_tab(page):
 # The lesson's tabs in order: label, and the function that draws it (each runs only while its tab is open).
 TABS = [
     ("Prefill and decode", decode_tab),
+    ("Bytes per token", bytes_tab),
     ("Dynamic NTK vs a cache", dynamic_tab),
 ]
 

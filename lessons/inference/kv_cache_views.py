@@ -79,3 +79,20 @@ def frequency_chart(P: int, N: int, s: float):
         alt=f"The rotary module's slowest inv_freq at the forward that wrote each key, from {r['written_freq'][0]:.4g} "
             f"for the first key to {r['written_freq'][-1]:.4g} for the last ({r['recomputes']} decode steps "
             f"recomputed it); the full recompute turns every key with {r['full_freq']:.4g}.")
+
+
+@st.cache_data(max_entries=32, show_spinner=False)
+def preset_bytes(tokens: int, dtype: str) -> dict:
+    return pc.preset_cache_bytes(tokens, dtype)
+
+
+def bytes_chart(ctx: int, dtype: str):
+    """Bars: the GB the cache holds at ``ctx`` tokens for each counted preset."""
+    r = preset_bytes(ctx, dtype)
+    order = np.argsort(r["gb"])
+    names = [r["keys"][i] for i in order]  # preset keys: short enough for a phone's tick labels
+    return figures.bars(
+        names, {f"GB at {ctx:,} tokens": r["gb"][order]}, title=f"KV cache of one sequence of {ctx:,} tokens, "
+        f"{dtype}", x_title="preset", y_title="GB (10⁹ bytes)", name="kv_cache_bytes", height=420,
+        alt=f"Bars of the DynamicCache size at {ctx:,} tokens in {dtype} for {len(names)} models, smallest first: "
+            + "; ".join(f"{n} {r['gb'][i]:.3g} GB" for n, i in zip(names, order, strict=True)) + ".")
