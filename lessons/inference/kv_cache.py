@@ -38,8 +38,9 @@ def decode_tab(page):
            f"keys equal those of one prefill of all {n} tokens to {c['prefill_all_gap']:.1e} (float32 rounding "
            "of a one-row against a many-row matmul).")
     step_question(c, n)
-    formula(r"k^{\text{cache}}_p = R(p\,\theta)\,W_k x_p,\quad v^{\text{cache}}_p = W_v x_p,\quad "
-            r"q_{$last}\cdot k_p = (W_q x_{$last})^{\top} R\big(($last - p)\,\theta\big)\,W_k x_p", last=n - 1)
+    formula(r"\begin{gathered}k^{\text{cache}}_p = R(p\,\theta)\,W_k x_p,\quad v^{\text{cache}}_p = W_v x_p\\ "
+            r"q_{$last}\cdot k_p = (W_q x_{$last})^{\top} R\big(($last - p)\,\theta\big)\,W_k x_p\end{gathered}",
+            last=n - 1)
     source(pc.cache_contents)
 
 
@@ -88,8 +89,9 @@ def bytes_tab(page):
            "in the cache of a tiny random build with the same layer pattern (a test).")
     with st.expander("Presets not counted, and why"):
         st.markdown("\n".join(f"- {pc.PRESETS[k].name}: {why_not}" for k, why_not in r["left_out"].items()))
-    formula(r"\text{bytes}(n) = b\,w\Big(L_{\text{all}}\,n + \sum_{\text{window}}\min(n, W-1)\Big),\quad "
-            r"w = 2\,h_{kv}\,d_{\text{head}}\ \text{or}\ r_{kv} + d_{\text{rope}},\ b = $b", b=pc.DTYPE_BYTES[dtype])
+    formula(r"\begin{gathered}\text{bytes}(n) = b\,w\Big(L_{\text{all}}\,n + \sum_{\text{window}}\min(n, W-1)\Big)"
+            r"\\ w = 2\,h_{kv}\,d_{\text{head}}\ \text{or}\ r_{kv} + d_{\text{rope}},\quad b = $b\end{gathered}",
+            b=pc.DTYPE_BYTES[dtype])
     source(pc.cache_layout, pc.cache_bytes)
 
 
@@ -129,6 +131,11 @@ def dynamic_tab(page):
                 f"decode steps recomputed the frequencies) and by {yarn['logit_error']:.2g} with YaRN.")
 
     show(hero(views.frequency_chart, P=prefill, N=total, s=factor))
+    written = dynamic["written_freq"]
+    notice(f"The first key was turned with inv_freq[7] = {written[0]:.4g} and the last with {written[-1]:.4g}: "
+           f"{dynamic['recomputes']} of the decode steps recomputed the frequencies, and each key kept the ones in "
+           f"force when it was written. One forward over all {total} tokens turns every key with "
+           f"{dynamic['full_freq']:.4g}. YaRN's frequencies are the same at every step.")
     with classroom.predict("kv_dynamic", f"The tiny Llama's original context is {pc.TINY_CONTEXT}. With dynamic "
                            f"NTK (s = {factor:g}), prefill {prefill} tokens and decode up to {total} with the cache. "
                            f"Are the last token's logits those of one forward over all {total} tokens?",

@@ -73,7 +73,7 @@ def frequency_chart(P: int, N: int, s: float):
         r["position"], {"when the key was written": r["written_freq"],
                         f"full recompute of {N}": np.full(N, r["full_freq"])}, dashed=[f"full recompute of {N}"],
         vlines=[(pc.TINY_CONTEXT, f"original context {pc.TINY_CONTEXT}")],
-        title="Dynamic NTK: the slowest pair's frequency each cached key was turned with", x_title="key position",
+        title="Dynamic NTK: the slowest frequency each cached key got", x_title="key position",
         y_title="inv_freq[7] (rad/position)", name="kv_cache_written_freq", hover_format=".4g", height=300,
         legend_right=True, margin=dict(l=80, r=200),
         alt=f"The rotary module's slowest inv_freq at the forward that wrote each key, from {r['written_freq'][0]:.4g} "
