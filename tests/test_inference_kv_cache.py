@@ -87,6 +87,16 @@ def test_dynamic_ntk_leaves_old_keys_with_the_old_rotation():
     assert r["key_error"][-1] < 1e-5
 
 
+def test_the_full_recompute_is_a_no_cache_forward():
+    """The reference reads its keys from the cache of one forward over everything: the same logits, bit for bit,
+    as a forward without a cache (dynamic NTK, past the original context)."""
+    tokens = torch.randint(0, 128, (1, 100), generator=torch.Generator().manual_seed(1))
+    with torch.no_grad():
+        cached = kv_cache.tiny_llama("dynamic", 2.0)(tokens, use_cache=True).logits
+        plain = kv_cache.tiny_llama("dynamic", 2.0)(tokens, use_cache=False).logits
+    assert torch.equal(cached, plain)
+
+
 @pytest.mark.parametrize("rope_type", ["yarn", "default"])
 def test_static_rope_cache_equals_a_full_recompute(rope_type):
     r = kv_cache.cache_rescaling_error(rope_type, 40, 96, 4.0)

@@ -15,7 +15,9 @@ WHY = (
     "be turned again, as long as the frequencies θ never change. A scaling whose frequencies depend on the "
     "length (dynamic NTK) breaks that promise: the keys already stored keep the turn they got when they were "
     "written. Everything here runs transformers' own `LlamaForCausalLM` with seeded random weights (2 layers, "
-    "4 query heads, 2 KV heads, head_dim 16, float32) and reads its `DynamicCache`."
+    "4 query heads, 2 KV heads, head_dim 16, float32) and reads its `DynamicCache`. The cache is also what limits "
+    "a long context in memory: every layer that keeps every token adds its keys and values for each new token, "
+    "unless it keeps a window, a fixed-size state, or a compressed latent instead."
 )
 PAIRS = list(range(pc.TINY_LLAMA["head_dim"] // 2))
 

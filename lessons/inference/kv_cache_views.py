@@ -53,6 +53,7 @@ def turns_chart(P: int, D: int, pair: int):
 
 def error_chart(P: int, N: int, s: float):
     """The |q·k| error of the cache against a full recompute at each key position, dynamic NTK and YaRN."""
+    N = max(N, P + 8)  # as the N slider snaps when P moves past it
     runs = {label: rescaling(kind, P, N, float(s)) for kind, label in zip(RESCALING, COLOURS, strict=True)}
     first = next(iter(runs.values()))
     return figures.lines(
@@ -68,6 +69,7 @@ def error_chart(P: int, N: int, s: float):
 
 def frequency_chart(P: int, N: int, s: float):
     """The slowest pair's frequency the rotary module held when each key was written (dynamic NTK)."""
+    N = max(N, P + 8)  # as the N slider snaps when P moves past it
     r = rescaling("dynamic", P, N, float(s))
     return figures.lines(
         r["position"], {"when the key was written": r["written_freq"],
