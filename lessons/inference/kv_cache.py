@@ -91,8 +91,8 @@ def bytes_tab(page):
            "in the cache of a tiny random build with the same layer pattern (a test).")
     with st.expander("Presets not counted, and why"):
         st.markdown("\n".join(f"- {pc.PRESETS[k].name}: {why_not}" for k, why_not in r["left_out"].items()))
-    formula(r"\begin{gathered}\text{bytes}(n) = b\,w\Big(L_{\text{all}}\,n + \sum_{\text{window}}\min(n, W-1)\Big)"
-            r"\\ w = 2\,h_{kv}\,d_{\text{head}}\ \text{or}\ r_{kv} + d_{\text{rope}},\quad b = $b\end{gathered}",
+    formula(r"\begin{gathered}B(n) = b\,w\,\big(L\,n + \textstyle\sum_{\text{win}}\min(n, W{-}1)\big)\\ "
+            r"w = 2\,h_{kv}\,d_{\text{head}}\ \text{or}\ r_{kv} + d_{\text{rope}}\\ b = $b\ \text{bytes}\end{gathered}",
             b=pc.DTYPE_BYTES[dtype])
     source(pc.cache_layout, pc.cache_bytes)
 
