@@ -103,7 +103,7 @@ def window_question(r: dict, ctx: int, dtype: str):
     name, now = r["names"][pick], r["gb"][pick]
     later = views.preset_bytes(2 * ctx, dtype)["gb"][pick] if 2 * ctx <= pc.MAX_CONTEXT else now
     ratio = later / now
-    options = ["exactly x2", "a little less than x2", "it stays the same"]
+    options = ["it doubles exactly", "it grows, by less than x2", "it stays the same"]
     answer = 0 if ratio == 2 else 2 if ratio == 1 else 1
 
     def reveal() -> str:
@@ -112,7 +112,8 @@ def window_question(r: dict, ctx: int, dtype: str):
                 "tokens whatever the length; only the other layers grow.")
 
     with classroom.predict("kv_double", f"{name} keeps {r['rows'][pick]['layers']['window']} of its layers in a "
-                           f"sliding window. Double the context from {ctx:,} to {2 * ctx:,} tokens: its cache grows",
+                           f"sliding window. Double the context from {ctx:,} to {2 * ctx:,} tokens. What does its "
+                           "cache do?",
                            options, answer, reveal):
         st.metric(f"{name} at {2 * ctx:,} tokens ({dtype})", f"{later:.4g} GB", f"x{ratio:.4f}")
 
