@@ -166,6 +166,8 @@ def test_cache_bytes_known_values():
     oss = pc.cache_bytes(pc.PRESETS["gpt-oss-20b"].config, 5000, "float16")
     assert oss["per_token"] == 12 * 2 * 8 * 64 * 2 and oss["window_tokens"] == 127
     assert oss["total"] == 12 * 2 * 8 * 64 * 2 * (5000 + 127)
+    dsa = pc.cache_bytes(pc.PRESETS["deepseek-v3.2"].config, 10, "bfloat16")
+    assert dsa["per_token"] == 61 * (512 + 64 + 128) * 2  # the latent, the shared rotated key, the indexer's key
     r = pc.preset_cache_bytes(4096, "float32")
     assert r["keys"] == CACHE_KEYS and r["gb"].shape == (len(CACHE_KEYS),)
 
@@ -173,7 +175,7 @@ def test_cache_bytes_known_values():
 @pytest.mark.parametrize("call, field", [
     (lambda: pc.cache_bytes(pc.PRESETS["qwen3-8b"].config, 0), "tokens"),
     (lambda: pc.cache_bytes(pc.PRESETS["qwen3-8b"].config, 10, "int4"), "cache dtype"),
-    (lambda: pc.cache_layout(pc.PRESETS["deepseek-v3.2"].config), "indexer"),
+    (lambda: pc.cache_layout(pc.PRESETS["deepseek-v4-flash"].config), "does not cover"),
     (lambda: pc.cache_layout({"model_type": "no_such_model"}), "model_type"),
     (lambda: pc.tiny_cache_config("llama2-7b"), "tiny build"),
     (lambda: pc.measured_cache_bytes(pc.PRESETS["qwen3-8b"].config, 65), "tokens"),

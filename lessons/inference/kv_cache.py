@@ -86,13 +86,15 @@ def bytes_tab(page):
            "tokens (`DynamicSlidingWindowLayer.update`); Mamba, linear-attention and convolution layers keep a "
            "fixed-size state instead (not counted: it does not grow with the context), and layers that share "
            "another layer's KV or have no attention keep nothing (`DummyLayer`). For latent attention (Kimi K2, "
-           "Kimi Linear) transformers caches the compressed latent and the one shared rotated key, kv_lora_rank + "
-           "qk_rope_head_dim per token and layer, not the expanded heads. Each model type's count equals the bytes "
-           "in the cache of a tiny random build with the same layer pattern (a test).")
+           "Kimi Linear, DeepSeek V3.2) transformers caches the compressed latent and the one shared rotated key, "
+           "kv_lora_rank + qk_rope_head_dim per token and layer, not the expanded heads; DeepSeek V3.2's sparse "
+           "attention adds its indexer's key (index_head_dim, `DynamicIndexedLayer`). Each model type's count equals "
+           "the bytes in the cache of a tiny random build with the same layer pattern (a test).")
     with st.expander("Presets not counted, and why"):
         st.markdown("\n".join(f"- {pc.PRESETS[k].name}: {why_not}" for k, why_not in r["left_out"].items()))
     formula(r"\begin{gathered}B(n) = b\,w\,\big(L\,n + \textstyle\sum_{\text{win}}\min(n, W{-}1)\big)\\ "
-            r"w = 2\,h_{kv}\,d_{\text{head}}\ \text{or}\ r_{kv} + d_{\text{rope}}\\ b = $b\ \text{bytes}\end{gathered}",
+            r"w = 2\,h_{kv}\,d_{\text{head}}\ \text{or}\ r_{kv} + d_{\text{rope}}\ (+\,d_{\text{index}})\\ "
+            r"b = $b\ \text{bytes}\end{gathered}",
             b=pc.DTYPE_BYTES[dtype])
     source(pc.cache_layout, pc.cache_bytes)
 

@@ -278,6 +278,7 @@ DTYPE_BYTES: dict[str, int] = {"float32": 4, "bfloat16": 2, "float16": 2, "fp8":
 # recurrent or convolution state of fixed size, or a layer that shares another's KV or has no attention).
 CACHE_LAYER_HOLDS: dict[str, str] = {
     "DynamicLayer": "all",
+    "DynamicIndexedLayer": "all",  # DeepSeek V3.2's sparse attention: the indexer's keys too (``_token_width``)
     "DynamicSlidingWindowLayer": "window",
     "LinearAttentionAndFullAttentionLayer": "all",
     "LinearAttentionAndSlidingWindowAttentionLayer": "window",
@@ -297,6 +298,7 @@ TINY_CACHE_BUILDS: dict[str, dict] = {
                    "moe_shared_expert_intermediate_size": 32},
     "granitemoehybrid": {"mamba_n_heads": 4, "mamba_d_head": 32, "mamba_d_state": 8, "mamba_n_groups": 1},
     "deepseek_v3": {"num_key_value_heads": 4},
+    "deepseek_v32": {"num_key_value_heads": 4, "index_head_dim": 16, "index_n_heads": 2, "index_topk": 4},
     "kimi_linear": {"num_key_value_heads": 4},
 }
 TINY_CACHE_SIZES: dict[str, Any] = {  # the shrunk sizes (applied where the model's config class has the field)
@@ -320,16 +322,22 @@ def _text_config(config: Mapping):
     return reading.obj
 
 
-def _token_width(obj) -> tuple[int, str]:
-    """Elements one token adds to one attention layer's cache (key slot + value slot), and what they are."""
+def _token_width(obj, indexed: bool) -> tuple[int, str]:
+    """Elements one token adds to one attention layer's cache (key slot + value slot, and an indexed layer's
+    indexer key), and what they are."""
     rank = getattr(obj, "kv_lora_rank", None)
     if rank:  # latent attention: transformers caches the compressed latent and the shared rotated key
         rope = int(obj.qk_rope_head_dim)
-        return int(rank) + rope, f"latent: kv_lora_rank {rank} + qk_rope_head_dim {rope} (one shared head)"
-    heads = int(obj.num_attention_heads)
-    kv = int(getattr(obj, "num_key_value_heads", None) or heads)
-    head_dim = int(getattr(obj, "head_dim", None) or obj.hidden_size // heads)
-    return 2 * kv * head_dim, f"2 x {kv} KV heads x head_dim {head_dim}"
+        width, what = int(rank) + rope, f"latent: kv_lora_rank {rank} + qk_rope_head_dim {rope} (one shared head)"
+    else:
+        heads = int(obj.num_attention_heads)
+        kv = int(getattr(obj, "num_key_value_heads", None) or heads)
+        head_dim = int(getattr(obj, "head_dim", None) or obj.hidden_size // heads)
+        width, what = 2 * kv * head_dim, f"2 x {kv} KV heads x head_dim {head_dim}"
+    if indexed:  # DynamicIndexedLayer.update_indexer: one [batch, seq, index_head_dim] key per token
+        width += int(obj.index_head_dim)
+        what += f" + the indexer's key, index_head_dim {obj.index_head_dim}"
+    return width, what
 
 
 def cache_layout(config: Mapping) -> dict:
@@ -352,9 +360,9 @@ def cache_layout(config: Mapping) -> dict:
     classes = [DYNAMIC_LAYER_TYPE_MAPPING[t].__name__ if t in DYNAMIC_LAYER_TYPE_MAPPING else t for t in types]
     unknown = sorted({c for c in classes if c not in CACHE_LAYER_HOLDS})
     if unknown:
-        raise ValueError(f"This model's cache has layers of kind {', '.join(unknown)}, which keep more than keys and "
-                         "values (an indexer's keys, compressed blocks); this rule does not count them.")
-    width, what = _token_width(obj)
+        raise ValueError(f"This model's cache has layers of kind {', '.join(unknown)} (compressed blocks), which "
+                         "this count does not cover.")
+    width, what = _token_width(obj, "DynamicIndexedLayer" in classes)
     return {"classes": classes, "holds": [CACHE_LAYER_HOLDS[c] for c in classes],
             "windows": [k.get("sliding_window") for k in kwargs], "width": width, "what": what}
 
@@ -422,8 +430,8 @@ def measured_cache_bytes(config: Mapping, tokens: int, *, seed: int = 0) -> dict
         seed: the seed of the weights and tokens.
 
     Returns:
-        {"kv": bytes of the keys and values tensors, "all": bytes of every tensor the cache layers hold (fixed-size
-        states included), "classes": the cache layer class of each layer}.
+        {"kv": bytes of the keys and values tensors (and a sparse-attention indexer's keys), "all": bytes of every
+        tensor the cache layers hold (fixed-size states included), "classes": the cache layer class of each layer}.
     """
     tokens = as_int("tokens", tokens, minimum=1, maximum=64)
     obj = _text_config(config)
@@ -442,7 +450,7 @@ def measured_cache_bytes(config: Mapping, tokens: int, *, seed: int = 0) -> dict
             return x.numel() * x.element_size()
         return sum(size(v) for v in x) if isinstance(x, (list, tuple)) else 0
 
-    kv = sum(size(getattr(layer, "keys", None)) + size(getattr(layer, "values", None)) for layer in cache.layers)
+    kv = sum(size(getattr(layer, name, None)) for layer in cache.layers for name in ("keys", "values", "indexer_keys"))
     every = sum(size(v) for layer in cache.layers for v in vars(layer).values())
     return {"kv": kv, "all": every, "classes": [type(layer).__name__ for layer in cache.layers]}
 
@@ -450,6 +458,8 @@ def measured_cache_bytes(config: Mapping, tokens: int, *, seed: int = 0) -> dict
 # keys a preset must hold for its bytes to be the model's, not a config class's defaults
 def _missing_keys(config: Mapping) -> list[str]:
     need = ["num_hidden_layers"]
+    if "index_topk" in config:  # sparse attention (DeepSeek V3.2): its indexer caches a key per token too
+        need.append("index_head_dim")
     if config.get("kv_lora_rank"):
         need.append("qk_rope_head_dim")
     else:
