@@ -4,6 +4,8 @@ float32, and the cache against a full recompute under dynamic NTK and YaRN."""
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import posenc_core as pc
 
@@ -170,6 +172,20 @@ def test_cache_bytes_known_values():
     assert dsa["per_token"] == 61 * (512 + 64 + 128) * 2  # the latent, the shared rotated key, the indexer's key
     r = pc.preset_cache_bytes(4096, "float32")
     assert r["keys"] == CACHE_KEYS and r["gb"].shape == (len(CACHE_KEYS),)
+
+
+@settings(max_examples=40, deadline=None)
+@given(key=st.sampled_from(CACHE_KEYS), n=st.integers(1, 1 << 20), dtype=st.sampled_from(list(pc.DTYPE_BYTES)))
+def test_one_more_token_adds_per_token_plus_the_unfilled_windows(key, n, dtype):
+    """total(n + 1) - total(n): every layer that keeps all tokens adds one token; a window layer adds one only while
+    it holds fewer than W - 1; and the count scales with the element size."""
+    config = pc.PRESETS[key].config
+    now, later = pc.cache_bytes(config, n, dtype), pc.cache_bytes(config, n + 1, dtype)
+    layout = pc.cache_layout(config)
+    size = pc.DTYPE_BYTES[dtype]
+    filling = sum(1 for h, w in zip(layout["holds"], layout["windows"], strict=True) if h == "window" and n < w - 1)
+    assert later["total"] - now["total"] == now["per_token"] + filling * layout["width"] * size
+    assert now["total"] == pc.cache_bytes(config, n, "fp8")["total"] * size
 
 
 @pytest.mark.parametrize("call, field", [
