@@ -308,6 +308,9 @@ SECTIONS: tuple[Section, ...] = (
         "context is shifted, a stream keeps its first tokens as sinks, and the engines read the rope settings "
         "from their own metadata.",
         (
+            PageInfo("lessons/inference/kv_cache.py", "What the cache holds", "kv_cache", ":material/memory:",
+                     "A tiny Llama's DynamicCache after prefill and decode: keys stored turned at their position, "
+                     "values never turned, and why dynamic NTK leaves cached keys out of date while YaRN does not."),
             PageInfo("lessons/inference/context_shift.py", "Context shift", "context_shift", ":material/low_priority:",
                      "llama.cpp's answer to a full context: keep n_keep tokens, drop n_discard, rotate the cached "
                      "keys back; what float16 rounding adds shift after shift, and what the query sees."),

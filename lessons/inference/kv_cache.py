@@ -1,0 +1,193 @@
+import streamlit as st
+
+import posenc_core as pc
+from lessons.inference import kv_cache_views as views
+from page_kit import classroom, controls, formula, guard, header, hero, notice, show, source, stage, why
+
+header("What the cache holds",
+       "A model that generates keeps every past key and value. Each key was turned once, at its own position, and "
+       "is stored turned; values are never turned. Here is a tiny Llama's cache, read back from transformers.")
+WHY = (
+    "Generation runs a **prefill** (one forward over the prompt) and then one **decode step** per new token. "
+    "Each step needs the keys and values of every earlier token, so the model keeps them: the KV cache. With "
+    "RoPE the key of token p is turned by p·θ before it is stored, the query of the new token is turned by its "
+    "own position, and the score q·k then depends on the distance alone. Nothing in the cache ever needs to "
+    "be turned again, as long as the frequencies θ never change. A scaling whose frequencies depend on the "
+    "length (dynamic NTK) breaks that promise: the keys already stored keep the turn they got when they were "
+    "written. Everything here runs transformers' own `LlamaForCausalLM` with seeded random weights (2 layers, "
+    "4 query heads, 2 KV heads, head_dim 16, float32) and reads its `DynamicCache`. The cache is also what limits "
+    "a long context in memory: every layer that keeps every token adds its keys and values for each new token, "
+    "unless it keeps a window, a fixed-size state, or a compressed latent instead."
+)
+PAIRS = list(range(pc.TINY_LLAMA["head_dim"] // 2))
+
+
+def decode_tab(page):
+    with page.side:
+        prefill = controls.slider("Prefill length P", "P", 1, 96, 24)
+        decode = controls.slider("Decode steps D", "D", 0, 32, 8)
+        pair = controls.select_slider("Rotary pair i", "pair", PAIRS, 1)
+    c = views.contents(prefill, decode)
+    n = prefill + decode
+    show(hero(views.turns_chart, P=prefill, D=decode, pair=pair))
+    classroom.snippet(f"c = {classroom.call('cache_contents', prefill, decode)}",
+                      f"c['key_turn'][0, :, {pair}], c['value_turn'][0, :, {pair}]  # ({n},) keys and values")
+    notice(f"Every cached key lies on the line p·θ (to {c['turn_gap']:.1e} rad, all pairs and KV heads): the "
+           f"prefill's {prefill} keys and the {decode} keys written one decode step at a time were each turned "
+           "once, at their own position. The values (at 0) "
+           f"are never turned. The query of position {n - 1} is turned by its own position "
+           f"({c['query_turn'][pair]:.3f} rad), so q·k sees the difference of the two turns. The decode-step "
+           f"keys equal those of one prefill of all {n} tokens to {c['prefill_all_gap']:.1e} (float32 rounding "
+           "of a one-row against a many-row matmul).")
+    step_question(c, n)
+    formula(r"\begin{gathered}k^{\text{cache}}_p = R(p\,\theta)\,W_k x_p,\quad v^{\text{cache}}_p = W_v x_p\\ "
+            r"q_{$last}\cdot k_p = (W_q x_{$last})^{\top} R\big(($last - p)\,\theta\big)\,W_k x_p\end{gathered}",
+            last=n - 1)
+    source(pc.cache_contents)
+
+
+def step_question(c: dict, n: int):
+    options = ["none of them", "only the last one", f"all {n}: each is turned again for the new position"]
+    answer = 0 if c["kept"] else 2
+
+    def reveal() -> str:
+        return (f"{'None' if c['kept'] else 'Some'}: after one more decode step the {n} rows already in the cache "
+                f"are bit for bit what they were (largest change {c['max_change']:g}). The new token's key is "
+                f"appended at position {n}, turned by {n}·θ; the old keys keep their turns, and the new query, "
+                "turned by its own position, is compared with them as they are.")
+
+    with classroom.predict("kv_next_step", f"Decode one more token (position {n}). Which of the {n} keys already "
+                           "in the cache change?", options, answer, reveal):
+        st.metric(f"Largest change of the {n} cached keys after one more step", f"{c['max_change']:g}")
+
+
+CONTEXTS = [4096, 32768, 131072, 262144, 1048576]
+
+
+def bytes_tab(page):
+    with page.side:
+        ctx = controls.select_slider("Context length", "ctx", CONTEXTS, 131072, format_func=lambda v: f"{v:,}")
+        dtype = controls.choice("Cache dtype", "dtype", list(pc.DTYPE_BYTES), "bfloat16")
+    r = views.preset_bytes(ctx, dtype)
+    show(hero(views.bytes_chart, ctx=ctx, dtype=dtype))
+    classroom.snippet(f"r = {classroom.call('preset_cache_bytes', ctx, dtype)}",
+                      "r['keys'], r['gb']  # the bars (unsorted); r['per_token']: bytes per further token")
+    st.dataframe({"preset": r["keys"], "model": r["names"], "KB per token": r["per_token"] / 1e3,
+                  "layers keeping every token": [row["layers"]["all"] for row in r["rows"]],
+                  "window layers (tokens kept)": [f"{row['layers']['window']} ({row['window_tokens']:,})"
+                                                  if row["layers"]["window"] else "0" for row in r["rows"]],
+                  "layers with no KV": [row["layers"]["none"] for row in r["rows"]],
+                  "per token and layer": [row["what"] for row in r["rows"]]},
+                 hide_index=True, width="stretch",
+                 column_config={"KB per token": st.column_config.NumberColumn(format="%.1f")})
+    window_question(r, ctx, dtype)
+    notice("Counted: the keys and values transformers' `DynamicCache` holds for one sequence, batch 1, as the "
+           "layer classes it builds from the config keep them. Sliding-window layers keep the last sliding_window − 1 "
+           "tokens (`DynamicSlidingWindowLayer.update`); Mamba, linear-attention and convolution layers keep a "
+           "fixed-size state instead (not counted: it does not grow with the context), and layers that share "
+           "another layer's KV or have no attention keep nothing (`DummyLayer`). For latent attention (Kimi K2, "
+           "Kimi Linear, DeepSeek V3.2) transformers caches the compressed latent and the one shared rotated key, "
+           "kv_lora_rank + qk_rope_head_dim per token and layer, not the expanded heads; DeepSeek V3.2's sparse "
+           "attention adds its indexer's key (index_head_dim, `DynamicIndexedLayer`). Each model type's count equals "
+           "the bytes in the cache of a tiny random build with the same layer pattern (a test).")
+    with st.expander("Presets not counted, and why"):
+        st.markdown("\n".join(f"- {pc.PRESETS[k].name}: {why_not}" for k, why_not in r["left_out"].items()))
+    formula(r"\begin{gathered}B(n) = b\,w\,\big(L\,n + \textstyle\sum_{\text{win}}\min(n, W{-}1)\big)\\ "
+            r"w = 2\,h_{kv}\,d_{\text{head}}\ \text{or}\ r_{kv} + d_{\text{rope}}\ (+\,d_{\text{index}})\\ "
+            r"b = $b\ \text{bytes}\end{gathered}",
+            b=pc.DTYPE_BYTES[dtype])
+    source(pc.cache_layout, pc.cache_bytes)
+
+
+def window_question(r: dict, ctx: int, dtype: str):
+    """Doubling the context for the model with the most window layers: does its cache double?"""
+    pick = max(range(len(r["rows"])), key=lambda i: r["rows"][i]["layers"]["window"])
+    name, now = r["names"][pick], r["gb"][pick]
+    later = views.preset_bytes(2 * ctx, dtype)["gb"][pick] if 2 * ctx <= pc.MAX_CONTEXT else now
+    ratio = later / now
+    options = ["it doubles exactly", "it grows, by less than x2", "it stays the same"]
+    answer = 0 if ratio == 2 else 2 if ratio == 1 else 1
+
+    def reveal() -> str:
+        return (f"{name}: {now:.4g} GB at {ctx:,} tokens, {later:.4g} GB at {2 * ctx:,} (x{ratio:.4f}). Its "
+                f"{r['rows'][pick]['layers']['window']} window layers keep {r['rows'][pick]['window_tokens']:,} "
+                "tokens whatever the length; only the other layers grow.")
+
+    with classroom.predict("kv_double", f"{name} keeps {r['rows'][pick]['layers']['window']} of its layers in a "
+                           f"sliding window. Double the context from {ctx:,} to {2 * ctx:,} tokens. What does its "
+                           "cache do?",
+                           options, answer, reveal):
+        st.metric(f"{name} at {2 * ctx:,} tokens ({dtype})", f"{later:.4g} GB", f"x{ratio:.4f}")
+
+
+def dynamic_tab(page):
+    with page.side:
+        prefill = controls.slider("Prefill length P", "P2", 8, 96, 32, step=8)
+        total = controls.slider("Sequence reached N", "N", prefill + 8, 128, 128, step=8)
+        factor = controls.select_slider("Scale factor s", "s", [2.0, 4.0, 8.0], 2.0)
+    runs = {kind: views.rescaling(kind, prefill, total, float(factor)) for kind in views.RESCALING}
+    dynamic, yarn = runs["dynamic"], runs["yarn"]
+    error = dynamic["logit_error"]
+    options = ["yes, bit for bit", "yes, up to float32 rounding (under 1e-5)", "no: they differ by more than 1e-5"]
+    answer = 0 if error == 0 else 1 if error < 1e-5 else 2
+
+    def reveal() -> str:
+        return (f"The last token's logits differ by up to {error:.2g} with dynamic NTK ({dynamic['recomputes']} "
+                f"decode steps recomputed the frequencies) and by {yarn['logit_error']:.2g} with YaRN.")
+
+    show(hero(views.frequency_chart, P=prefill, N=total, s=factor))
+    written = dynamic["written_freq"]
+    notice(f"The first key was turned with inv_freq[7] = {written[0]:.4g} and the last with {written[-1]:.4g}: "
+           f"{dynamic['recomputes']} of the decode steps recomputed the frequencies, and each key kept the ones in "
+           f"force when it was written. One forward over all {total} tokens turns every key with "
+           f"{dynamic['full_freq']:.4g}. YaRN's frequencies are the same at every step.")
+    with classroom.predict("kv_dynamic", f"The tiny Llama's original context is {pc.TINY_CONTEXT}. With dynamic "
+                           f"NTK (s = {factor:g}), prefill {prefill} tokens and decode up to {total} with the cache. "
+                           f"Are the last token's logits those of one forward over all {total} tokens?",
+                           options, answer, reveal):
+        show(views.error_chart(prefill, total, factor))
+        classroom.snippet(f"r = {{t: pc.cache_rescaling_error(t, {prefill}, {total}, {float(factor)!r})\n"
+                          "     for t in ('dynamic', 'yarn')}",
+                          f"r['dynamic']['score_error'], r['yarn']['score_error']  # ({total},) each: the curves")
+        notice(f"Dynamic NTK: score error up to {dynamic['score_error'].max():.3g}, logits off by {error:.3g}; "
+               f"YaRN: {yarn['score_error'].max():.2g} and {yarn['logit_error']:.2g} (float32 rounding). "
+               "Position 0 is turned by 0 under any frequencies, and the last key was written with the "
+               "frequencies of the whole sequence, so those two agree; every key in between that was written "
+               "with other frequencies (the curve above) is off.")
+    st.markdown(
+        "**When transformers recomputes.** Its rotary module's `forward` is wrapped by `dynamic_rope_update` "
+        "(`transformers/modeling_rope_utils.py`, 5.23). For a rope type containing \"dynamic\" it takes "
+        "`seq_len = max(position_ids) + 1` and, if `seq_len > max_seq_len_cached`, recomputes `inv_freq` for "
+        "that length and stores `max_seq_len_cached = seq_len`; if `seq_len < original_max_seq_len` while "
+        "`max_seq_len_cached` is above it, it restores the original frequencies. A decode step's position ids "
+        "hold only the new position, so past the original context every step is a growth and a recompute, "
+        "while the keys in the `DynamicCache` stay as they were written.")
+    st.markdown(
+        "**Why engines use a static rule.** YaRN's frequencies and attention factor are fixed by the config, so "
+        "a key written at any step is the key a full recompute writes, and the cache stays valid at every length. "
+        "vLLM builds its rotary table once, when the model loads (`RotaryEmbedding.__init__` computes "
+        "`cos_sin_cache`, `vllm/model_executor/layers/rotary_embedding/base.py`); its dynamic-NTK class only "
+        "overrides how that one table is computed (`dynamic_ntk_scaling_rope.py`), so it never changes "
+        "during generation either.")
+    formula(r"b' = b\left(\frac{s\cdot L}{L_0} - (s-1)\right)^{d/(d-2)},\quad L = \max(\text{position\_ids}) + 1 "
+            r"> L_{\text{cached}}")
+    source(pc.cache_rescaling_error)
+
+
+# The lesson's tabs in order: label, and the function that draws it (each runs only while its tab is open).
+TABS = [
+    ("Prefill and decode", decode_tab),
+    ("Bytes per token", bytes_tab),
+    ("Dynamic NTK vs a cache", dynamic_tab),
+]
+
+
+@st.fragment
+def lesson():
+    page = stage()
+    with guard():
+        page.walk(TABS, page)
+
+
+lesson()
+why(WHY)

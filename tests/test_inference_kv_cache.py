@@ -1,0 +1,201 @@
+"""What the KV cache holds (posenc_core.inference.kv_cache): the cached keys of transformers' ``DynamicCache``
+through ``LlamaForCausalLM`` (tiny random weights) against its own projections and rotary module, bit for bit in
+float32, and the cache against a full recompute under dynamic NTK and YaRN."""
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import posenc_core as pc
+
+torch = pytest.importorskip("torch")
+from posenc_core.inference import kv_cache  # noqa: E402
+
+
+def _prefill_and_decode(model, tokens, prefill: int):
+    """Run the model as the page does and capture what each forward's first attention receives."""
+    seen = []
+    attention = model.model.layers[0].self_attn
+    handle = attention.register_forward_pre_hook(
+        lambda m, a, kw: seen.append(kw["hidden_states"]), with_kwargs=True)
+    try:
+        with torch.no_grad():
+            cache = model(tokens[:, :prefill], use_cache=True).past_key_values
+            for i in range(prefill, tokens.shape[1]):
+                model(tokens[:, i:i + 1], past_key_values=cache, use_cache=True)
+    finally:
+        handle.remove()
+    return cache, seen
+
+
+def test_cached_keys_are_k_proj_turned_by_the_rotary_module_bit_for_bit():
+    """Each cached key is k_proj of its own forward's input, turned by LlamaRotaryEmbedding at its position;
+    each cached value is v_proj's output, never turned."""
+    from transformers.models.llama.modeling_llama import apply_rotary_pos_emb
+
+    model = kv_cache.tiny_llama(seed=3)
+    tokens = torch.randint(0, 128, (1, 21), generator=torch.Generator().manual_seed(5))
+    cache, seen = _prefill_and_decode(model, tokens, 13)
+    assert type(cache).__name__ == "DynamicCache" and len(seen) == 1 + 8
+    attention, hd = model.model.layers[0].self_attn, kv_cache.TINY_LLAMA["head_dim"]
+    k = torch.cat([attention.k_proj(x) for x in seen], dim=1).view(1, 21, -1, hd).transpose(1, 2)  # (1, kv, n, hd)
+    v = torch.cat([attention.v_proj(x) for x in seen], dim=1).view(1, 21, -1, hd).transpose(1, 2)
+    cos, sin = model.model.rotary_emb(seen[0], torch.arange(21)[None])
+    _, k_turned = apply_rotary_pos_emb(k, k, cos, sin)
+    assert torch.equal(cache.layers[0].keys, k_turned)
+    assert torch.equal(cache.layers[0].values, v)
+
+
+def test_cache_contents_reads_the_cache_and_the_turns():
+    c = kv_cache.cache_contents(10, 6, seed=0)
+    assert c["keys"].shape == (2, 16, 16) and c["values"].shape == (2, 16, 16)
+    assert c["kept"] and c["max_change"] == 0.0  # one more decode step leaves every cached row as it was
+    assert c["prefill_all_gap"] < 1e-5  # one prefill of all 16 tokens: the same keys up to matmul rounding
+    assert c["turn_gap"] == np.abs(c["key_turn"] - c["expected"][None]).max() < 1e-5  # each key: position x theta
+    np.testing.assert_allclose(c["expected"], np.arange(16)[:, None] * c["theta"][None])
+    assert np.abs(c["value_turn"]).max() < 1e-6  # values: never turned
+    assert np.abs(c["query_turn"] - c["expected"][-1]).max() < 1e-5
+    np.testing.assert_array_equal(c["theta"], 1.0 / 10000.0 ** (np.arange(0, 16, 2, dtype=np.float32) / 16))
+
+
+def test_cache_contents_layer_one_and_no_decode():
+    c = kv_cache.cache_contents(5, 0, layer=1)
+    assert c["keys"].shape == (2, 5, 16) and c["kept"]
+
+
+def test_decode_keys_match_one_prefill_of_everything():
+    model = kv_cache.tiny_llama(seed=1)
+    tokens = torch.randint(0, 128, (1, 30), generator=torch.Generator().manual_seed(2))
+    cache, _ = _prefill_and_decode(model, tokens, 20)
+    with torch.no_grad():
+        whole = model(tokens, use_cache=True).past_key_values
+    for layer in range(2):
+        torch.testing.assert_close(cache.layers[layer].keys, whole.layers[layer].keys, rtol=0, atol=1e-5)
+
+
+def test_dynamic_ntk_leaves_old_keys_with_the_old_rotation():
+    r = kv_cache.cache_rescaling_error("dynamic", 40, 96, 2.0)
+    ctx = kv_cache.TINY_CONTEXT
+    # keys written before the sequence passed the original context keep the original frequencies ...
+    theta_last = 1.0 / 10000.0 ** (14 / 16)
+    np.testing.assert_allclose(r["written_freq"][:ctx], theta_last, rtol=1e-6)
+    # ... and each decode step past it recomputed them (seq_len = max(position_ids) + 1 > max_seq_len_cached)
+    assert r["recomputes"] == 96 - ctx
+    assert np.all(np.diff(r["written_freq"][ctx - 1:]) < 0)
+    assert r["full_freq"] == pytest.approx(r["written_freq"][-1])  # the last key: the same as the full recompute
+    assert r["score_error"][0] < 1e-6  # position 0 is turned by 0 under any frequencies
+    assert r["score_error"][1:ctx].min() > 1e-4 and r["logit_error"] > 1e-4
+    assert r["key_error"][-1] < 1e-5
+
+
+def test_the_full_recompute_is_a_no_cache_forward():
+    """The reference reads its keys from the cache of one forward over everything: the same logits, bit for bit,
+    as a forward without a cache (dynamic NTK, past the original context)."""
+    tokens = torch.randint(0, 128, (1, 100), generator=torch.Generator().manual_seed(1))
+    with torch.no_grad():
+        cached = kv_cache.tiny_llama("dynamic", 2.0)(tokens, use_cache=True).logits
+        plain = kv_cache.tiny_llama("dynamic", 2.0)(tokens, use_cache=False).logits
+    assert torch.equal(cached, plain)
+
+
+@pytest.mark.parametrize("rope_type", ["yarn", "default"])
+def test_static_rope_cache_equals_a_full_recompute(rope_type):
+    r = kv_cache.cache_rescaling_error(rope_type, 40, 96, 4.0)
+    assert r["recomputes"] == 0 and np.ptp(r["written_freq"]) == 0
+    assert r["score_error"].max() < 1e-5 and r["key_error"].max() < 1e-5 and r["logit_error"] < 1e-5
+
+
+def test_under_the_original_context_dynamic_is_plain_rope():
+    a = kv_cache.cache_rescaling_error("dynamic", 10, 50, 2.0)
+    assert a["recomputes"] == 0 and a["score_error"].max() < 1e-5
+
+
+def test_rope_parameters():
+    assert kv_cache.tiny_rope_parameters("yarn", 4) == {"rope_type": "yarn", "rope_theta": 10000.0, "factor": 4.0,
+                                                          "original_max_position_embeddings": 64}
+    assert kv_cache.tiny_rope_parameters() == {"rope_type": "default", "rope_theta": 10000.0}
+
+
+@pytest.mark.parametrize("call, field", [
+    (lambda: kv_cache.tiny_rope_parameters("ntk"), "rope type"),
+    (lambda: kv_cache.tiny_rope_parameters("dynamic", 1.0), "scale factor"),
+    (lambda: kv_cache.tiny_llama(seed=-1), "seed"),
+    (lambda: kv_cache.cache_contents(0, 4), "prefill length"),
+    (lambda: kv_cache.cache_contents(200, 100), "decode steps"),
+    (lambda: kv_cache.cache_contents(4, 4, layer=2), "layer"),
+    (lambda: kv_cache.cache_rescaling_error("dynamic", 10, 300), "sequence length"),
+    (lambda: kv_cache.cache_rescaling_error("dynamic", 10, 10), "prefill length"),
+    (lambda: kv_cache.cache_rescaling_error("linear", 10, 20), "rope type"),
+])
+def test_bad_input_names_the_field(call, field):
+    with pytest.raises(ValueError, match=field):
+        call()
+
+
+# ---- Bytes per token: the count against what a tiny random build's DynamicCache holds ----
+
+CACHE_KEYS = pc.cache_presets()["keys"]
+
+
+@pytest.mark.parametrize("key", CACHE_KEYS)
+def test_cache_bytes_equal_what_a_tiny_build_holds(key):
+    """The count (read from the config) against the bytes of the keys and values in the DynamicCache of a random
+    build with the preset's layer pattern, at a length inside the tiny window (4) and past it; what grows between
+    the two lengths is the keys and values only (linear-attention and convolution states keep their size)."""
+    config = pc.tiny_cache_config(key)
+    short, long = pc.measured_cache_bytes(config, 2), pc.measured_cache_bytes(config, 9)
+    assert short["classes"] == pc.cache_layout(config)["classes"]
+    assert short["kv"] == pc.cache_bytes(config, 2, "float32")["total"]
+    assert long["kv"] == pc.cache_bytes(config, 9, "float32")["total"]
+    assert long["all"] - short["all"] == long["kv"] - short["kv"]
+
+
+def test_cache_presets_cover_every_cache_kind():
+    holds = {h for key in CACHE_KEYS for h in pc.cache_layout(pc.PRESETS[key].config)["holds"]}
+    assert holds == {"all", "window", "none"} and len(CACHE_KEYS) >= 12
+    assert {pc.PRESETS[k].model_type for k in CACHE_KEYS} == set(pc.TINY_CACHE_BUILDS)
+    assert "no num_hidden_layers" in pc.cache_presets()["left_out"]["llama2-7b"].replace("(", "").replace(",", "")
+
+
+def test_cache_bytes_known_values():
+    """Counts by hand: Qwen3 8B (36 layers, 8 KV heads of 128), Kimi K2's latent (512 + 64 per layer, 61 layers),
+    GPT-OSS 20B (12 full layers, 12 keeping 127 tokens of a 128 window)."""
+    qwen = pc.cache_bytes(pc.PRESETS["qwen3-8b"].config, 1000, "bfloat16")
+    assert qwen["per_token"] == 36 * 2 * 8 * 128 * 2 == qwen["total"] / 1000
+    kimi = pc.cache_bytes(pc.PRESETS["kimi-k2"].config, 10, "fp8")
+    assert kimi["per_token"] == 61 * (512 + 64) and kimi["width"] == 576
+    oss = pc.cache_bytes(pc.PRESETS["gpt-oss-20b"].config, 5000, "float16")
+    assert oss["per_token"] == 12 * 2 * 8 * 64 * 2 and oss["window_tokens"] == 127
+    assert oss["total"] == 12 * 2 * 8 * 64 * 2 * (5000 + 127)
+    dsa = pc.cache_bytes(pc.PRESETS["deepseek-v3.2"].config, 10, "bfloat16")
+    assert dsa["per_token"] == 61 * (512 + 64 + 128) * 2  # the latent, the shared rotated key, the indexer's key
+    r = pc.preset_cache_bytes(4096, "float32")
+    assert r["keys"] == CACHE_KEYS and r["gb"].shape == (len(CACHE_KEYS),)
+
+
+@settings(max_examples=40, deadline=None)
+@given(key=st.sampled_from(CACHE_KEYS), n=st.integers(1, 1 << 20), dtype=st.sampled_from(list(pc.DTYPE_BYTES)))
+def test_one_more_token_adds_per_token_plus_the_unfilled_windows(key, n, dtype):
+    """total(n + 1) - total(n): every layer that keeps all tokens adds one token; a window layer adds one only while
+    it holds fewer than W - 1; and the count scales with the element size."""
+    config = pc.PRESETS[key].config
+    now, later = pc.cache_bytes(config, n, dtype), pc.cache_bytes(config, n + 1, dtype)
+    layout = pc.cache_layout(config)
+    size = pc.DTYPE_BYTES[dtype]
+    filling = sum(1 for h, w in zip(layout["holds"], layout["windows"], strict=True) if h == "window" and n < w - 1)
+    assert later["total"] - now["total"] == now["per_token"] + filling * layout["width"] * size
+    assert now["total"] == pc.cache_bytes(config, n, "fp8")["total"] * size
+
+
+@pytest.mark.parametrize("call, field", [
+    (lambda: pc.cache_bytes(pc.PRESETS["qwen3-8b"].config, 0), "tokens"),
+    (lambda: pc.cache_bytes(pc.PRESETS["qwen3-8b"].config, 10, "int4"), "cache dtype"),
+    (lambda: pc.cache_layout(pc.PRESETS["deepseek-v4-flash"].config), "does not cover"),
+    (lambda: pc.cache_layout({"model_type": "no_such_model"}), "model_type"),
+    (lambda: pc.tiny_cache_config("llama2-7b"), "tiny build"),
+    (lambda: pc.measured_cache_bytes(pc.PRESETS["qwen3-8b"].config, 65), "tokens"),
+])
+def test_cache_bytes_bad_input(call, field):
+    with pytest.raises(ValueError, match=field):
+        call()
