@@ -12,11 +12,14 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from contextlib import contextmanager
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from .._checks import as_choice, as_float, as_int
+
+if TYPE_CHECKING:  # transformers' model class, for the checker only: importing it here would import torch
+    from transformers import LlamaForCausalLM
 
 __all__ = [
     "CACHE_LAYER_HOLDS",
@@ -74,7 +77,7 @@ def tiny_rope_parameters(rope_type: str = "default", factor: float = 2.0) -> dic
     return params
 
 
-def tiny_llama(rope_type: str = "default", factor: float = 2.0, *, seed: int = 0):
+def tiny_llama(rope_type: str = "default", factor: float = 2.0, *, seed: int = 0) -> LlamaForCausalLM:
     """A tiny random ``LlamaForCausalLM`` (``TINY_LLAMA`` sizes, max_position_embeddings ``TINY_CONTEXT``), float32,
     eval mode, its weights drawn from ``seed`` without touching torch's global random state.
 
