@@ -40,7 +40,7 @@ def side_by_side_tab(page, v: dict):
                       f"table = pc.engine_table(header, config, {llama_text!r}, {vllm_text!r})",
                       "pairs, waves = pc.engine_wavelengths(table)  # {source: (pairs,) wavelength in tokens}")
     notice(wave_notice(table, views.turns_for(ex, llama_text, vllm_text, length), length))
-    with loader_question(table):
+    with engine_question(ex, vllm_text, length):
         views.rows_table(table)
         for name, sentences in table["disagreements"].items():
             if sentences:
@@ -63,24 +63,26 @@ def wave_notice(table: dict, turning: dict, length: int) -> str:
              "No source agrees with config.json on every field."))
 
 
-def loader_question(table: dict):
-    said = table["disagreements"].get("GGUF → transformers")
-    failed = "GGUF → transformers" in table["failed"]
-    answer = 3 if failed else 0 if not said else 1 if any("drops" in s for s in said) else 2
+def engine_question(ex: str, vllm_text: str, length: int):
+    """A what-if about the figure: llama.cpp on this file with no rope flags at all reads the GGUF's own keys."""
+    bare = views.table_for(ex, "", vllm_text)
+    said = bare["disagreements"].get("llama.cpp") or []
+    answer = 0 if not said else 1 if any("drops" in s for s in said) else 2
 
     def reveal() -> str:
-        if failed:
-            return table["failed"]["GGUF → transformers"]
+        turns = views.turns_for(ex, "", vllm_text, length)
+        counted = (f" Pairs that complete a turn within {length:,} tokens: {turns.get('llama.cpp', 0)} with no "
+                   f"flags, {turns.get('config.json', 0)} by the config.json.")
         if not said:
-            return "It builds the same RoPE as the config.json: every field agrees."
-        return " ".join(said) + (f" The GGUF keys it leaves out: {', '.join(table['ignored'])}."
-                                 if table["ignored"] else "")
+            return ("The same as the config.json: with no flags llama.cpp takes the base, the scaling and its "
+                    "original context from the file's own rope keys, and this file has them all." + counted)
+        return ("With no flags llama.cpp has only the file's keys: " + " ".join(said) + counted + " The flags "
+                "above (or a conversion that keeps the scaling) put it back.")
 
     return classroom.predict(
-        "engine_loader", "transformers loads this GGUF file (from_pretrained(..., gguf_file=...)). Against the "
-        "config.json, the RoPE of the model it builds is…",
-        ["the same", "plain RoPE: the scaling is dropped", "different in another field", "it cannot load it"],
-        answer, reveal)
+        "engine_bare", "Run llama.cpp on this file with no rope flags at all (llama-server -m model.gguf). "
+        "Against the config.json, the RoPE it runs is…",
+        ["the same", "plain RoPE: the scaling is dropped", "different in another field"], answer, reveal)
 
 
 def header_tab(page, v: dict):

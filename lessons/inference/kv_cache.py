@@ -32,21 +32,22 @@ def decode_tab(page):
     show(hero(views.turns_chart, P=prefill, D=decode, pair=pair))
     classroom.snippet(f"c = {classroom.call('cache_contents', prefill, decode)}",
                       f"c['key_turn'][0, :, {pair}], c['value_turn'][0, :, {pair}]  # ({n},) keys and values")
-    notice(f"Every cached key lies on the line p·θ (to {c['turn_gap']:.1e} rad, all pairs and KV heads): the "
-           f"prefill's {prefill} keys and the {decode} keys written one decode step at a time were each turned "
-           "once, at their own position. The values (at 0) "
-           f"are never turned. The query of position {n - 1} is turned by its own position "
-           f"({c['query_turn'][pair]:.3f} rad), so q·k sees the difference of the two turns. The decode-step "
-           f"keys equal those of one prefill of all {n} tokens to {c['prefill_all_gap']:.1e} (float32 rounding "
-           "of a one-row against a many-row matmul).")
-    step_question(c, n)
+    found = (f"Every cached key lies on the line p·θ (to {c['turn_gap']:.1e} rad, all pairs and KV heads): the "
+             f"prefill's {prefill} keys and the {decode} keys written one decode step at a time were each turned "
+             "once, at their own position. The values (at 0) "
+             f"are never turned. The query of position {n - 1} is turned by its own position "
+             f"({c['query_turn'][pair]:.3f} rad), so q·k sees the difference of the two turns. The decode-step "
+             f"keys equal those of one prefill of all {n} tokens to {c['prefill_all_gap']:.1e} (float32 rounding "
+             "of a one-row against a many-row matmul).")
+    step_question(c, n, found)
     formula(r"\begin{gathered}k^{\text{cache}}_p = R(p\,\theta)\,W_k x_p,\quad v^{\text{cache}}_p = W_v x_p\\ "
             r"q_{$last}\cdot k_p = (W_q x_{$last})^{\top} R\big(($last - p)\,\theta\big)\,W_k x_p\end{gathered}",
             last=n - 1)
     source(pc.cache_contents)
 
 
-def step_question(c: dict, n: int):
+def step_question(c: dict, n: int, found: str):
+    """Which cached keys one more decode step changes; ``found`` (what the figure shows) waits for the answer."""
     options = ["none of them", "only the last one", f"all {n}: each is turned again for the new position"]
     answer = 0 if c["kept"] else 2
 
@@ -59,6 +60,7 @@ def step_question(c: dict, n: int):
     with classroom.predict("kv_next_step", f"Decode one more token (position {n}). Which of the {n} keys already "
                            "in the cache change?", options, answer, reveal):
         st.metric(f"Largest change of the {n} cached keys after one more step", f"{c['max_change']:g}")
+        notice(found)
 
 
 CONTEXTS = [4096, 32768, 131072, 262144, 1048576]
