@@ -718,10 +718,12 @@ def flow_diagram(nodes: Mapping[str, FlowNode], edges: Sequence[tuple[str, str] 
         fig.add_trace(go.Scatter(x=[None], y=[None], mode="markers", name=FLOW_KIND_LABELS.get(kind, kind),
                                  marker=dict(symbol="square", size=14, color=FLOW_COLOURS.get(kind),
                                              line=dict(color="#555555", width=1))))
-    xs = [n.x for n in nodes.values()] + [x for x, _, _ in notes]
+    # the boxes' own edges bound the drawing, and a note (written rightwards from its x) starts inside it
+    left = min([n.x - n.width / 2 for n in nodes.values()] + [x for x, _, _ in notes]) - 0.3
+    right = max([n.x + n.width / 2 + 0.3 for n in nodes.values()] + [n.x + 1.0 for n in nodes.values()])
     ys = [n.y for n in nodes.values()] + [y for _, y, _ in notes]
     _base_layout(fig, title, "", "", height)
-    fig.update_xaxes(visible=False, range=[min(xs) - 1.0, max(xs) + 1.0])
+    fig.update_xaxes(visible=False, range=[left, right])
     fig.update_yaxes(visible=False, range=[min(ys) - 0.7, max(ys) + 0.7])
     # meta.design_px: the chart width its boxes were sized for at 13 px text (page_kit/figure_fit.js scales
     # the text to wider charts and lets narrower ones scroll)

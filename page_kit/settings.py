@@ -63,9 +63,11 @@ GLOBAL_CSS = """
   white-space: normal; text-overflow: clip; overflow-wrap: anywhere; line-height: 1.3; }
 [data-testid="stMain"] [data-testid="stButtonGroup"] button { height: auto; padding-top: 0.3em;
   padding-bottom: 0.3em; }
-/* a page link in a lesson (the home page's lesson cards) wraps its title instead of cutting it on a phone */
+/* a page link (the home page's lesson cards, the sidebar's lessons) wraps its title instead of cutting it */
 [data-testid="stMain"] [data-testid="stPageLink-NavLink"] span { white-space: normal; text-overflow: clip;
   line-height: 1.4; overflow: visible; }
+[data-testid="stSidebar"] [data-testid="stPageLink-NavLink"] span { white-space: normal; text-overflow: clip;
+  overflow: visible; }
 /* render.show: under a figure, its caption takes the row and the download buttons sit at its right end; they
    wrap under it only where the row is too narrow for both */
 [class*="st-key-under_chart_"] > [data-testid="stElementContainer"]:first-child { flex: 1 1 0 !important;

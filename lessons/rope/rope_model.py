@@ -4,6 +4,7 @@ import posenc_core as pc
 from page_kit import classroom, controls, figures, formula, guard, header, hero, notice, show, source, stage, why
 from page_kit.code_lines import fold
 from page_kit.figures import FlowNode
+from page_kit.settings import presentation
 
 PRESETS = list(pc.ROPE_MODEL_PRESETS)
 
@@ -15,8 +16,23 @@ def costs(preset: str, seq_len: int):
                                partial_rotary_factor=c["partial_rotary_factor"], d_model=c["d_model"])
 
 
-def diagram(model: str, m: int, n: int) -> figures.Chart:
+def diagram(model: str, m: int, n: int, tall: bool = False) -> figures.Chart:
+    """One attention layer as boxes and arrows; ``tall`` (presentation mode) runs it top to bottom in three lanes,
+    q, k and v, so that a projector's column holds it at the projector's type size instead of scrolling."""
     c = pc.ROPE_MODEL_PRESETS[model]
+    nodes, notes, design = (_tall_layout if tall else _wide_layout)(c, model, m, n)
+    edges = [("x", "wq"), ("x", "wk"), ("x", "wv"), ("wq", "q"), ("wk", "k"), ("wv", "v"), ("q", "rq"),
+             ("k", "rk"), ("rq", "score"), ("rk", "score"), ("score", "soft"), ("soft", "mix"),
+             ("v", "mix"), ("mix", "wo")]
+    return figures.flow_diagram(
+        nodes, edges, notes=notes, title="One attention layer: where the rotation happens", name="rope_flow",
+        height=560 if tall else 440, design_px=design,
+        alt=f"Flow diagram of one {model} attention layer: the layer input goes through W_q, W_k and W_v; only q "
+            f"(position {m}) and k (position {n}) are rotated; their dot product gives the scores, softmax weights "
+            "the unrotated values, W_o projects the result.")
+
+
+def _wide_layout(c: dict, model: str, m: int, n: int):
     nodes = {  # two short lines a label: the boxes are in diagram units, the text in pixels
         "x": FlowNode(0.0, 0.0, "x, layer input<br>(normalised)", "data", width=1.8, height=0.8),
         "wq": FlowNode(2.1, 1.25, "W_q", "weights", width=1.0),
@@ -32,19 +48,35 @@ def diagram(model: str, m: int, n: int) -> figures.Chart:
         "mix": FlowNode(10.1, -1.25, "weighted sum<br>of v", "op", width=1.5, height=0.8),
         "wo": FlowNode(12.2, -1.25, "W_o, then<br>next layer", "weights", width=1.5, height=0.8),
     }
-    edges = [("x", "wq"), ("x", "wk"), ("x", "wv"), ("wq", "q"), ("wk", "k"), ("wv", "v"), ("q", "rq"),
-             ("k", "rk"), ("rq", "score"), ("rk", "score"), ("score", "soft"), ("soft", "mix"),
-             ("v", "mix"), ("mix", "wo")]
     notes = [(3.0, 2.5, f"q and k are turned by their own positions<br>the same angles in all {c['n_layers']} "
                         "layers · no parameters"),
              (-0.8, -2.2, f"{model}: {c['n_heads']} query heads, {c['n_kv_heads']} key/value heads, head_dim "
                          f"{c['head_dim']}, rope_theta {c['base']:,.0f}")]
-    return figures.flow_diagram(
-        nodes, edges, notes=notes, title="One attention layer: where the rotation happens", name="rope_flow",
-        height=440,
-        alt=f"Flow diagram of one {model} attention layer: the layer input goes through W_q, W_k and W_v; only q "
-            f"(position {m}) and k (position {n}) are rotated; their dot product gives the scores, softmax weights "
-            "the unrotated values, W_o projects the result.")
+    return nodes, notes, 780
+
+
+def _tall_layout(c: dict, model: str, m: int, n: int):
+    q, k, v, mid, h = 0.0, 2.6, 5.2, 1.3, 0.7  # the lanes' centres, and a box's height: one line of text each
+    nodes = {
+        "x": FlowNode(k, 0.0, "x, layer input (normalised)", "data", width=2.8, height=h),
+        "wq": FlowNode(q, -1.0, "W_q", "weights", width=1.0, height=h),
+        "wk": FlowNode(k, -1.0, "W_k", "weights", width=1.0, height=h),
+        "wv": FlowNode(v, -1.0, "W_v", "weights", width=1.0, height=h),
+        "q": FlowNode(q, -2.0, f"q at position {m}", "data", width=1.7, height=h),
+        "k": FlowNode(k, -2.0, f"k at position {n}", "data", width=1.7, height=h),
+        "v": FlowNode(v, -2.0, "v (not rotated)", "data", width=1.7, height=h),
+        "rq": FlowNode(q, -3.0, f"rotate by {m}·θ_i", "fixed", width=1.8, height=h),
+        "rk": FlowNode(k, -3.0, f"rotate by {n}·θ_i", "fixed", width=1.8, height=h),
+        "score": FlowNode(mid, -4.0, "q̃·k̃ / √d (sees only m − n)", "op", width=2.9, height=h),
+        "soft": FlowNode(mid, -5.0, "softmax over keys", "op", width=1.9, height=h),
+        "mix": FlowNode(v, -5.0, "weighted sum of v", "op", width=1.9, height=h),
+        "wo": FlowNode(v, -6.0, "W_o, then next layer", "weights", width=2.1, height=h),
+    }
+    notes = [(-0.9, 1.5, f"q and k are turned by their own positions;<br>the same angles in all {c['n_layers']} "
+                          "layers · no parameters"),
+             (-0.9, -6.45, f"{model}: {c['n_heads']} query heads, {c['n_kv_heads']} key/value heads,<br>head_dim "
+                          f"{c['head_dim']}, rope_theta {c['base']:,.0f}")]
+    return nodes, notes, 540
 
 
 header("Where RoPE lives in a model",
@@ -57,7 +89,7 @@ WHY = ("RoPE is not a layer with weights and not something added to the input. I
 
 def flow_tab(page, preset: str, m: int, n: int) -> None:
     c = pc.ROPE_MODEL_PRESETS[preset]
-    show(hero(diagram, model=preset, m=m, n=n))
+    show(hero(diagram, model=preset, m=m, n=n, tall=presentation()))
     classroom.snippet(fold(f"config = pc.ROPE_MODEL_PRESETS[{preset!r}]", "dict: the sizes in the diagram's note"))
     rotated = costs(preset, c["context"])["rotated_vectors_per_token"]
 
