@@ -30,7 +30,7 @@ def test_one_shift_snippet_gives_the_strip():
 
 
 def test_many_shifts_snippet_gives_the_curves():
-    ns = _one("Error after many shifts", n="16", keep="2", discard="3", model="Llama 2 7B (d = 128, base 10,000)")
+    ns = _one("Error after many shifts", n="16", keep="2", discard="3", model="Llama 2 7B")
     for dtype in pc.KSHIFT_DTYPES:
         curve = pc.kshift_error_curve(128, 10000.0, 3, 1000, dtype, n_keys=64, rule="llama.cpp")
         np.testing.assert_array_equal(ns["curve"][dtype]["key_error"], curve["key_error"])

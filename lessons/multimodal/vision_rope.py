@@ -38,7 +38,7 @@ def far_scores(tower: str, h: int, w: int, row: int, col: int):
 def lesson():
     page = stage()
     with page.side:
-        tower = controls.select("Qwen-style tower", "tw", QWEN_TOWERS,
+        tower = controls.choice("Qwen-style tower", "tw", QWEN_TOWERS, QWEN_TOWERS[0],
                                 format_func=lambda k: pc.VISION_TOWERS[k].name)
     with page.more:
         h, w = controls.grid_size(48, (24, 32), labels=("Patch rows", "Patch columns"))
