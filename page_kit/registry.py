@@ -302,6 +302,18 @@ SECTIONS: tuple[Section, ...] = (
                      "position interpolation, NTK (static, dynamic) and YaRN, through transformers' own code."),
         ),
     ),
+    Section(
+        "Positions at inference",
+        "Serving a model meets positions again: keys are cached already rotated, a chat that outgrows the "
+        "context is shifted, a stream keeps its first tokens as sinks, and the engines read the rope settings "
+        "from their own metadata.",
+        (
+            PageInfo("lessons/inference/streaming.py", "Streaming with attention sinks", "streaming",
+                     ":material/stream:",
+                     "StreamingLLM's rolling cache on SmolLM2 over 16,384 tokens: a plain window, 1 or 4 sink "
+                     "tokens with positions counted in the cache, and the same sinks at their text positions."),
+        ),
+    ),
 )
 
 

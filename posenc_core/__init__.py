@@ -38,6 +38,8 @@ from .encoders import *  # noqa: F403
 from .encoders import __all__ as _encoders_all
 from .images import *  # noqa: F403
 from .images import __all__ as _images_all
+from .inference import *  # noqa: F403
+from .inference import __all__ as _inference_all
 from .lab import *  # noqa: F403
 from .lab import __all__ as _lab_all
 from .long_context import *  # noqa: F403
@@ -59,8 +61,8 @@ real = real_models  # pc.real, its name before it matched the section's folder, 
 __all__ = [
     "MAX_DIM", "MAX_ELEMENTS", "MAX_HEADS", "MAX_POSITIONS", "MissingExtraError", "__version__", "available_backends",
     "cuda_available", "default_device", "real_models", "to_numpy", "torch_installed",
-    *_absolute_all, *_attention_bias_all, *_configs_all, *_encoders_all, *_images_all, *_lab_all, *_long_context_all,
-    *_measures_all, *_multimodal_all, *_rope_all, *_todays_models_all, *_why_position_all,
+    *_absolute_all, *_attention_bias_all, *_configs_all, *_encoders_all, *_images_all, *_inference_all, *_lab_all,
+    *_long_context_all, *_measures_all, *_multimodal_all, *_rope_all, *_todays_models_all, *_why_position_all,
 ]
 
 # The diffusion section's public names, read from its modules' source so that listing them (dir, tab completion,
