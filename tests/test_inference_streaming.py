@@ -28,11 +28,11 @@ def test_with_nothing_evicted_the_stream_is_smollm2s_own_forward(model):
     """One block: bit for bit (the same SDPA causal path). Several blocks: the same maths, but each block's softmax
     and value sums run over a (cache + block) key set with an explicit mask instead of one causal pass over all
     keys, so float32 sums are taken in another order: equal to 1e-4 on the logits (values of order 10)."""
-    ids = torch.tensor([real.text_tokens(1000, 48)])
+    ids = torch.tensor([real.text_tokens(1000, 32)])
     with torch.no_grad():
-        expected = model(ids).logits[0]  # (48, 49152)
+        expected = model(ids).logits[0]  # (32, 49152)
     for positions in pc.STREAM_POSITIONS:  # nothing evicted: the place in the cache is the place in the text
-        one = pc.streaming_hidden(model, ids, sinks=4, window=64, block=48, positions=positions)
+        one = pc.streaming_hidden(model, ids, sinks=4, window=64, block=32, positions=positions)
         torch.testing.assert_close(model.lm_head(one)[0], expected, rtol=0, atol=0)
         blocks = pc.streaming_hidden(model, ids, sinks=4, window=64, block=8, positions=positions)
         torch.testing.assert_close(model.lm_head(blocks)[0], expected, rtol=0, atol=1e-4)
@@ -77,18 +77,21 @@ def brute_force(model, ids, sinks, window, block, positions):
 @needs_models
 @pytest.mark.parametrize("block, positions", [(1, "cache"), (8, "cache"), (8, "text")])
 def test_eviction_equals_a_token_by_token_brute_force(model, block, positions):
-    ids = real.text_tokens(2000, 72)
-    got = pc.streaming_hidden(model, torch.tensor([ids]), sinks=4, window=16, block=block, positions=positions)[0]
-    torch.testing.assert_close(got, brute_force(model, ids, 4, 16, block, positions), rtol=0, atol=2e-4)
+    """Float32 in both, summed in another order (batched matmuls against one query at a time): final hidden
+    values reach ~25 in one dimension, so they agree to 2e-4, not bit for bit."""
+    ids = real.text_tokens(2000, 40)
+    got = pc.streaming_hidden(model, torch.tensor([ids]), sinks=4, window=12, block=block, positions=positions)[0]
+    torch.testing.assert_close(got, brute_force(model, ids, 4, 12, block, positions), rtol=0, atol=2e-4)
 
 
 @needs_models
 def test_blocks_change_when_eviction_happens_not_what_is_computed_before_it(model):
-    ids = torch.tensor([real.text_tokens(2000, 72)])
+    ids = torch.tensor([real.text_tokens(2000, 40)])
     one = pc.streaming_hidden(model, ids, sinks=4, window=16, block=1)[0]
     eight = pc.streaming_hidden(model, ids, sinks=4, window=16, block=8)[0]
-    # B = 8 first evicts before token 24 (the block after 20 = S + W tokens); B = 1 before token 21
-    torch.testing.assert_close(eight[:21], one[:21], rtol=0, atol=1e-4)
+    # B = 8 first evicts before token 24 (the block after 20 = S + W tokens); B = 1 before token 21. Before that
+    # the same keys, through SDPA with 1 or 8 queries: float32 rounding apart (hidden values reach ~25)
+    torch.testing.assert_close(eight[:21], one[:21], rtol=0, atol=2e-4)
     assert (eight[21:] - one[21:]).abs().max() > 1e-2
 
 
@@ -96,7 +99,7 @@ def test_blocks_change_when_eviction_happens_not_what_is_computed_before_it(mode
 def test_a_plain_window_is_the_same_in_cache_or_text_positions(model):
     """RoPE scores depend on the distance only: sliding all keys and the query by the same amount changes
     nothing but float rounding; positions matter once sinks sit before a gap."""
-    ids = torch.tensor([real.text_tokens(3000, 64)])
+    ids = torch.tensor([real.text_tokens(3000, 40)])
     cache = pc.streaming_hidden(model, ids, sinks=0, window=12, block=4, positions="cache")
     text = pc.streaming_hidden(model, ids, sinks=0, window=12, block=4, positions="text")
     torch.testing.assert_close(cache, text, rtol=0, atol=1e-3)
@@ -140,9 +143,11 @@ def test_cache_layout_holds_the_sinks_and_a_window_of_w_to_w_plus_b(step, sinks,
 def test_shipped_run_holds_every_variant_past_the_trained_context():
     result = pc.shipped_streaming()
     assert list(result["variants"]) == list(pc.STREAM_VARIANTS)
-    assert result["tokens"] > 2 * pc.STREAM_CONTEXT
-    assert result["command"].startswith("python -m posenc_core.inference.streaming")
-    assert {"date", "machine", "load_at_start", "cpu_seconds"} <= set(result)
+    assert result["tokens"] >= 2 * pc.STREAM_CONTEXT
+    assert len(result["runs"]) == len(pc.STREAM_VARIANTS)  # one process per cache, merged
+    for run in result["runs"]:
+        assert run["command"].startswith("python -m posenc_core.inference.streaming")
+        assert {"date", "machine", "load_at_start", "cpu_seconds"} <= set(run)
     for name, entry in result["variants"].items():
         assert entry["losses"].shape == (result["tokens"] - 1,)
         assert entry["sinks"] + entry["window"] == result["cache"]
@@ -179,6 +184,10 @@ def test_summary_bins_known_values():
     (lambda: pc.streaming_losses("sink4", 0, 10**6, window=4, block=2), "tokens must be at most"),
     (lambda: pc.streaming_run(["sink4"], 100, cache=4, block=2), "cache must be at least 5"),
     (lambda: pc.load_streaming("/nonexistent/run.npz"), "Could not read the streaming results"),
+    (lambda: pc.merge_streaming([]), "There are no runs to merge"),
+    (lambda: pc.merge_streaming([pc.shipped_streaming(), {**pc.shipped_streaming(), "cache": 8}]),
+     "The runs differ in cache"),
+    (lambda: pc.merge_streaming([pc.shipped_streaming()] * 2), "is in more than one run"),
     (lambda: pc.streaming_summary(pc.shipped_streaming(), 10**6), "is longer than the"),
 ])
 def test_bad_input_raises_a_sentence(call, message):

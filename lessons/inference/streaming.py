@@ -24,9 +24,10 @@ def curves(step: int, sinks: int, window: int, block: int) -> dict:
     return pc.cache_curves(step, sinks, window, block)
 
 
+RUN = shipped(512)[0]
 header("Streaming with attention sinks",
        "A rolling cache keeps a stream's first tokens (the sinks) and its latest, with positions counted in the "
-       "cache. SmolLM2-135M reads 16,384 tokens this way.")
+       f"cache. SmolLM2-135M reads {RUN['tokens']:,} tokens this way.")
 WHY = (
     "A served model cannot keep every key: StreamingLLM (Xiao et al., 2023) keeps the first 4 tokens and a "
     "window of the latest, and drops the middle. The keys and values in the cache were computed once, when each "
@@ -41,11 +42,12 @@ WHY = (
     "thousands of positions behind the window and, past 8,192, outside anything the model was trained on (the "
     "*Past the context window* lesson). For a plain window the two are the same: RoPE sees only distances, and "
     "sliding every key by the same amount changes none.\n\n"
-    "Here the text is read 64 tokens at a time to keep the run affordable on two CPU cores: a block attends to the "
-    "cache and causally to itself, then joins the cache, and the cache is cut back to 1,024 keys. Eviction thus "
-    "happens every 64 tokens, and a token sees between 1,020 and 1,083 recent tokens besides the sinks (the "
-    "authors' loop reads one token at a time). A test checks the blocks against a token-by-token version, and, "
-    "with nothing evicted, against SmolLM2's own forward pass.")
+    f"Here the text is read {RUN['block']} tokens at a time to keep the run affordable on two CPU cores: a block "
+    f"attends to the cache and causally to itself, then joins the cache, and the cache is cut back to "
+    f"{RUN['cache']:,} keys. Eviction thus happens every {RUN['block']} tokens, and with 4 sinks a token sees "
+    f"between {RUN['cache'] - 4:,} and {RUN['cache'] - 4 + RUN['block'] - 1:,} recent tokens before it besides the "
+    "sinks (the authors' loop reads one token at a time, always after the same number). A test checks the blocks "
+    "against a token-by-token version, and, with nothing evicted, against SmolLM2's own forward pass.")
 
 
 def loss_chart(bin: int, labels: tuple[str, ...], name: str, title: str):
@@ -78,7 +80,8 @@ def curve_tab(page):
                           "start, losses = s['start'], s['loss']")
         notice(findings(s))
     st.caption(f"Shipped run: {s['tokens']:,} tokens of *{pc.real_models.TEXT_TITLE}*, {made['model']}; caches of "
-               f"{s['cache']:,} keys, read {s['block']} tokens a step; {s['minutes']:.0f} min of forward passes.")
+               f"{s['cache']:,} keys, read {s['block']} tokens a step; one process per cache, {s['minutes']:.0f} min "
+               f"each, {s['cpu_minutes']:.0f} CPU min in all.")
     with folded("How the shipped run was made", "stream_made", icon=":material/terminal:") as is_open:
         if is_open:
             st.markdown("One process per cache, one thread each, joined with the `merge` form of the same command:")

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -164,13 +164,13 @@ def _attend(layer, x, past: tuple | None, cos_sin_keys, cached: int, attention):
     return x, k, v
 
 
-def streaming_hidden(model, input_ids, *, sinks: int, window: int, block: int, positions: str = "cache",
-                     progress: Callable[[int, int], None] | None = None):
+def streaming_hidden(model: Any, input_ids: Any, *, sinks: int, window: int, block: int, positions: str = "cache",
+                     progress: Callable[[int, int], None] | None = None) -> Any:
     """SmolLM2's final hidden states (1, n, 576) for ``input_ids`` (1, n) read through a rolling cache.
 
     Args:
-        model: SmolLM2 (``posenc_core.real_models.load_smollm2()[1]``).
-        input_ids: (1, n) token ids.
+        model: SmolLM2, a transformers LlamaForCausalLM (``posenc_core.real_models.load_smollm2()[1]``).
+        input_ids: (1, n) int64 torch tensor of token ids.
         sinks, window, block: S first tokens kept, W recent tokens kept, B tokens read per step.
         positions: "cache" (StreamingLLM: rotate each key at its place in the cache) or "text".
         progress: ``progress(tokens_done, n)`` after each block.
@@ -188,7 +188,7 @@ def streaming_hidden(model, input_ids, *, sinks: int, window: int, block: int, p
     inner = model.model
     layers = inner.layers[: model.config.num_hidden_layers]
     attention = ALL_ATTENTION_FUNCTIONS.get_interface(model.config._attn_implementation, eager_attention_forward)
-    past: list[tuple | None] = [None] * len(layers)  # per layer: unrotated keys, values (1, 3, c, 64)
+    past: list[Any] = [None] * len(layers)  # per layer: unrotated keys, values 2 x (1, 3, c, 64)
     held = torch.zeros(0, dtype=torch.long)  # (c,) text index of each cached token
     out = torch.empty(1, n, model.config.hidden_size)
     with torch.no_grad():
@@ -238,7 +238,7 @@ def streaming_losses(variant: str, start: int, count: int, *, window: int, block
     return smollm2_token_losses(model, hidden, ids)
 
 
-def streaming_run(variants, tokens: int, *, cache: int, block: int, start: int = 0,
+def streaming_run(variants: Sequence[str], tokens: int, *, cache: int, block: int, start: int = 0,
                   progress: Callable[[str, int, int], None] | None = None,
                   on_result: Callable[[dict], None] | None = None) -> dict:
     """Per-token loss of each variant over ``tokens`` shipped-text tokens from ``start``; every variant keeps
@@ -260,8 +260,10 @@ def streaming_run(variants, tokens: int, *, cache: int, block: int, start: int =
     for name in names:
         began = time.perf_counter()
         spec = STREAM_VARIANTS[name]
-        losses = streaming_losses(name, start, tokens, window=cache - spec.sinks, block=block,
-                                  progress=None if progress is None else lambda d, t, name=name: progress(name, d, t))
+        report: Callable[[int, int], None] | None = None
+        if progress is not None:
+            report = (lambda d, t, name=name: progress(name, d, t))  # type: ignore[misc]
+        losses = streaming_losses(name, start, tokens, window=cache - spec.sinks, block=block, progress=report)
         result["variants"][name] = {"label": spec.label, "sinks": spec.sinks, "window": cache - spec.sinks,
                                     "positions": spec.positions,
                                     "how": spec.how, "losses": losses}
@@ -272,7 +274,8 @@ def streaming_run(variants, tokens: int, *, cache: int, block: int, start: int =
 
 
 def _save(result: dict, path: Path, meta: dict) -> None:
-    arrays = {f"loss_{k}": np.asarray(v["losses"], dtype=np.float32) for k, v in result["variants"].items()}
+    arrays: dict[str, Any] = {f"loss_{k}": np.asarray(v["losses"], dtype=np.float32)  # (tokens - 1,) each
+                              for k, v in result["variants"].items()}
     info = {**{k: v for k, v in result.items() if k != "variants"}, **meta,
             "variants": {k: {f: x for f, x in v.items() if f != "losses"} for k, v in result["variants"].items()}}
     tmp = path.with_name(path.name + ".tmp.npz")
@@ -280,7 +283,7 @@ def _save(result: dict, path: Path, meta: dict) -> None:
     tmp.replace(path)
 
 
-def load_streaming(path) -> dict:
+def load_streaming(path: str | Path) -> dict:
     """A saved ``streaming_run`` (npz: per-token losses as float32 and the run's description as JSON)."""
     try:
         with np.load(path) as data:
@@ -296,7 +299,7 @@ def load_streaming(path) -> dict:
     return info
 
 
-def merge_streaming(runs) -> dict:
+def merge_streaming(runs: Iterable[dict]) -> dict:
     """Join ``load_streaming`` results of different variants over the same text, length, cache and block (variants
     run as parallel processes); every run's command, timing and load are kept, per variant."""
     runs = list(runs)
@@ -332,7 +335,8 @@ def streaming_summary(result: dict, bin_size: int = 512) -> dict:
     "evict": the first token read after an eviction (the same for every variant: they keep the same S + W),
     "before", "after": {label: mean loss over the tokens before / from "evict"}, "before_ppl", "after_ppl"
     (perplexities), "past": {label: mean loss past the trained context}, "names": {label: variant key},
-    "tokens", "cache", "block", "context", "minutes" (the run's forward passes, all variants)}.
+    "tokens", "cache", "block", "context", "minutes" (wall-clock minutes of the longest variant's run),
+    "cpu_minutes" (CPU time of all the run's processes)}.
     """
     bin_size = as_int("bin size", bin_size, minimum=1)
     cache, block = int(result["cache"]), int(result["block"])
@@ -340,7 +344,8 @@ def streaming_summary(result: dict, bin_size: int = 512) -> dict:
     out: dict[str, Any] = {"loss": {}, "before": {}, "after": {}, "before_ppl": {}, "after_ppl": {}, "past": {},
                            "names": {}, "tokens": int(result["tokens"]), "cache": cache, "block": block,
                            "evict": evict, "context": int(result["trained_context"]),
-                           "minutes": sum(result.get("seconds", {}).values()) / 60}
+                           "minutes": max(result.get("seconds", {}).values(), default=0) / 60,
+                           "cpu_minutes": sum(r.get("cpu_seconds", 0) for r in result.get("runs", [result])) / 60}
     for name, entry in result["variants"].items():
         losses = np.asarray(entry["losses"], dtype=np.float64)  # (tokens - 1,)
         bins = len(losses) // bin_size
