@@ -41,6 +41,15 @@ def test_with_nothing_evicted_the_stream_is_smollm2s_own_forward(model):
 def brute_force(model, ids, sinks, window, block, positions):
     """Token by token with explicit attention: each token sees the cache as it was at its block's start and its
     block up to itself; every key and value is the one computed when its token was read."""
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)  # hundreds of tiny ops per token: one thread, as the core runs its blocks
+    try:
+        return _brute_force(model, ids, sinks, window, block, positions)
+    finally:
+        torch.set_num_threads(threads)
+
+
+def _brute_force(model, ids, sinks, window, block, positions):
     from transformers.models.llama.modeling_llama import rotate_half
 
     inner, n = model.model, len(ids)

@@ -48,3 +48,18 @@ def test_cache_snippet_gives_the_positions_the_page_draws(step):
     np.testing.assert_array_equal(ns["in_cache"], c["cache"])
     np.testing.assert_array_equal(ns["in_text"], c["text"])
     assert f"it sits at position {c['query_cache']:,}" in _text(at)
+
+
+@pytest.mark.skipif(bool(pc.real_models.missing_models()), reason="SmolLM2 is not installed")
+def test_live_run_draws_what_its_snippet_computes():
+    at = apptest_pages.load(PAGE, n="512", cache="64", variants=[pc.STREAM_VARIANTS["window"].label,
+                                                                pc.STREAM_VARIANTS["sink1"].label])
+    at = apptest_pages.open_tab(at, next(iter(apptest_pages.tab_groups(at))), "Run it here")
+    at.button(key="run").click().run()
+    apptest_pages.assert_clean(at, "after Run")
+    ns = _snippet_with(at, "result")  # SmolLM2 runs again in the snippet: the same losses
+    s = pc.streaming_summary(ns["result"], 32)
+    assert list(s["loss"]) == [pc.STREAM_VARIANTS["window"].label, pc.STREAM_VARIANTS["sink1"].label]
+    np.testing.assert_array_equal(ns["s"]["start"], s["start"])
+    for label, mean in s["after"].items():
+        assert f"{label} {mean:.3f} nats" in _text(at)

@@ -88,7 +88,8 @@ def curve_tab(page):
             st.code("\n".join(f"{r['command']}  # {r['date']}, {r['machine']}, load {r['load_at_start'][0]:.1f}, "
                               f"{r['cpu_seconds'] / 60:.0f} CPU min" for r in made["runs"]), language="bash",
                     wrap_lines=True)
-    formula(r"\ell_t = -\log p_\theta(x_{t+1}\mid \text{cache}_t,\ x_{b..t}),\qquad \mathrm{PPL} = e^{\bar\ell}")
+    formula(r"\ell_t = -\log p_\theta(x_{t+1}\mid \text{cache}_t,\ x_{b..t})")
+    formula(r"\mathrm{PPL} = e^{\bar\ell}")
     source(pc.streaming_hidden, pc.streaming_summary)
 
 
