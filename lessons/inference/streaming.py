@@ -55,13 +55,14 @@ def loss_chart(bin: int, labels: tuple[str, ...], name: str, title: str):
     return figures.lines(
         s["start"] + bin / 2, {k: s["loss"][k] for k in labels}, title=title, x_title="token in the text",
         y_title=f"mean loss per {bin} tokens (nats)", name=name, colours=COLOURS, legend_right=True,
-        vlines=[(s["evict"], "first eviction"), (s["context"], "trained 8,192")],
+        vlines=[(s["evict"], "first eviction"), (s["context"], f"trained {s['context']:,}")],
         alt=f"SmolLM2-135M's mean loss per bin of {bin} tokens over {s['tokens']:,} tokens for " + ", ".join(labels)
-            + f"; the first token read after an eviction ({s['evict']:,}) and the trained context 8,192 marked.")
+            + f"; the first token read after an eviction ({s['evict']:,}) and the trained context {s['context']:,} "
+              "marked.")
 
 
 def sinks_chart(bin: int):  # the bin slider's URL key: a hero figure builds its frames by it
-    return loss_chart(bin, tuple(WITH_SINKS), "stream_sinks", "Caches that keep sinks: 1,024 keys each")
+    return loss_chart(bin, tuple(WITH_SINKS), "stream_sinks", f"Caches that keep sinks: {RUN['cache']:,} keys each")
 
 
 def all_chart(bin: int):
@@ -112,10 +113,13 @@ def window_question(s: dict):
 
 def findings(s: dict) -> str:
     rows = "; ".join(f"{k} {s['after'][k]:.3f} (perplexity {s['after_ppl'][k]:.1f})" for k in s["after"])
-    text = pc.STREAM_VARIANTS["text4"].label
+    text, one = pc.STREAM_VARIANTS["text4"].label, pc.STREAM_VARIANTS["sink1"].label
+    gap = s["after"][one] - s["after"][STREAMING]
+    ones = (f" One sink does as well as four for SmolLM2 ({gap:+.3f} nats)." if abs(gap) < 0.01 else
+            f" One sink against four: {gap:+.3f} nats.")
     return (f"Before token {s['evict']:,} nothing has been evicted and every cache reads the same keys: mean loss "
-            f"{s['before'][STREAMING]:.3f} nats. From it on: {rows}. Past token 8,192, text positions give "
-            f"{s['past'][text]:.3f} nats against {s['past'][STREAMING]:.3f} with positions in the cache.")
+            f"{s['before'][STREAMING]:.3f} nats. From it on: {rows}. Past token {s['context']:,}, text positions give "
+            f"{s['past'][text]:.3f} nats against {s['past'][STREAMING]:.3f} with positions in the cache." + ones)
 
 
 def cache_tab(page):
@@ -128,7 +132,7 @@ def cache_tab(page):
     show(figures.lines(c["x"], {"position in the cache (StreamingLLM)": c["cache"], "position in the text": c["text"]},
                        title=f"The {c['held']:,} keys token {step:,} attends to", x_title="token in the text",
                        y_title="position its key is rotated at", name="stream_cache", legend_right=True,
-                       markers=False, hlines=[(s["context"], "trained 8,192")],
+                       markers=False, hlines=[(s["context"], f"trained {s['context']:,}")],
                        alt=f"For token {step:,}: the text index of each of the {c['held']:,} keys it sees against "
                            f"the position that key is rotated at, counted in the cache (at most "
                            f"{c['query_cache']:,}) or in the text (up to {step:,})."))
@@ -140,8 +144,9 @@ def cache_tab(page):
                  f"{c['held'] - sinks:,} latest tokens, its own block included")
     else:
         where = f"Nothing has left the cache yet: token {step:,} sees all {c['held']:,} tokens so far"
+    past = f", past the {s['context']:,} SmolLM2 was trained on." if step >= s["context"] else "."
     notice(f"{where}. Counted in the cache, it sits at position {c['query_cache']:,}; counted in the text, at "
-           f"{c['query_text']:,}" + (", past the 8,192 SmolLM2 was trained on." if step >= s["context"] else "."))
+           f"{c['query_text']:,}{past}")
     formula(r"\text{key } j \text{ rotated at } \begin{cases} j & j < S \\ S + (j - j_0) & \text{in the window} "
             r"\end{cases}\qquad S = $s", s=sinks)
     source(pc.cache_layout, pc.cache_curves)
