@@ -127,6 +127,10 @@ def test_cache_layout_known_values():
     text = pc.cache_layout(100, 4, 16, 8, "text")
     np.testing.assert_array_equal(text["rotary"], expected)
     assert text["query"] == 100
+    c = pc.cache_curves(100, 4, 16, 8)  # the same keys as curves, a gap where tokens 4..79 were evicted
+    assert c["window_start"] == 80 and c["held"] == 25 and c["query_cache"] == 24 and c["query_text"] == 100
+    np.testing.assert_array_equal(c["x"][[3, 5]], [3, 80])
+    assert np.isnan(c["cache"][4]) and np.isnan(c["text"][4]) and c["cache"][5] == 4 and c["text"][5] == 80
     early = pc.cache_layout(10, 4, 16, 8)  # nothing evicted yet: the whole text so far
     np.testing.assert_array_equal(early["text"], np.arange(11))
     assert early["evicted"] == 0

@@ -147,8 +147,8 @@ def cache_tab(page):
     past = f", past the {s['context']:,} SmolLM2 was trained on." if step >= s["context"] else "."
     notice(f"{where}. Counted in the cache, it sits at position {c['query_cache']:,}; counted in the text, at "
            f"{c['query_text']:,}{past}")
-    formula(r"\text{key } j \text{ rotated at } \begin{cases} j & j < S \\ S + (j - j_0) & \text{in the window} "
-            r"\end{cases}\qquad S = $s", s=sinks)
+    formula(r"p_j = \begin{cases} j, & j < S \\ S + j - j_0, & j \ge j_0 \end{cases}")
+    formula(r"S = $s,\quad j_0 = $j0", s=sinks, j0=c["window_start"])
     source(pc.cache_layout, pc.cache_curves)
 
 

@@ -115,9 +115,11 @@ def cache_curves(step: int, sinks: int, window: int, block: int) -> dict:
 
     Returns {"x": (k + 1,) float64, "cache": (k + 1,), "text": (k + 1,): a NaN row between the sinks and the
     window breaks the curves where tokens were evicted, "query_cache", "query_text": the token's own positions,
-    "held": k, "evicted": how many tokens have left the cache}.
+    "held": k, "evicted": how many tokens have left the cache, "window_start": the text index of the first key after
+    the sinks (j0: it is rotated at S)}.
     """
     lay = cache_layout(step, sinks, window, block)
+    start = int(lay["text"][min(sinks, len(lay["text"]) - 1)])
     x = lay["text"].astype(np.float64)  # (k,)
     cache, text = lay["rotary"].astype(np.float64), x.copy()  # (k,)
     if lay["evicted"] and sinks:
@@ -125,7 +127,7 @@ def cache_curves(step: int, sinks: int, window: int, block: int) -> dict:
         gap = (x[cut - 1] + x[cut]) / 2
         x, cache, text = (np.insert(a, cut, v) for a, v in ((x, gap), (cache, np.nan), (text, np.nan)))
     return {"x": x, "cache": cache, "text": text, "query_cache": lay["query"], "query_text": int(step),
-            "held": int(len(lay["text"])), "evicted": lay["evicted"]}
+            "held": int(len(lay["text"])), "evicted": lay["evicted"], "window_start": start}
 
 
 def _block_mask(cached: int, b: int, dtype):
