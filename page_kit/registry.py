@@ -310,7 +310,7 @@ SECTIONS: tuple[Section, ...] = (
         (
             PageInfo("lessons/inference/streaming.py", "Streaming with attention sinks", "streaming",
                      ":material/stream:",
-                     "StreamingLLM's rolling cache on SmolLM2 over 16,384 tokens: a plain window, 1 or 4 sink "
+                     "StreamingLLM's rolling cache on SmolLM2 over 24,576 tokens: a plain window, 1 or 4 sink "
                      "tokens with positions counted in the cache, and the same sinks at their text positions."),
         ),
     ),
