@@ -314,6 +314,10 @@ SECTIONS: tuple[Section, ...] = (
             PageInfo("lessons/inference/context_shift.py", "Context shift", "context_shift", ":material/low_priority:",
                      "llama.cpp's answer to a full context: keep n_keep tokens, drop n_discard, rotate the cached "
                      "keys back; what float16 rounding adds shift after shift, and what the query sees."),
+            PageInfo("lessons/inference/streaming.py", "Streaming with attention sinks", "streaming",
+                     ":material/stream:",
+                     "StreamingLLM's rolling cache on SmolLM2 over 24,576 tokens: a plain window, 1 or 4 sink "
+                     "tokens with positions counted in the cache, and the same sinks at their text positions."),
             PageInfo("lessons/inference/engine_metadata.py", "What the engine reads", "engine_metadata",
                      ":material/settings_input_component:",
                      "A GGUF file's rope keys read from its header, what transformers' GGUF loader makes of them, "

@@ -149,3 +149,22 @@ def _unannotated() -> dict[str, list[str]]:
 
 def test_every_public_function_is_annotated():
     assert _unannotated() == {}
+
+
+def test_no_two_modules_export_the_same_name():
+    """``pc.<name>`` is one thing: a name two modules define would leave one lesson calling the other's (a module
+    that re-exports another's name exports the same object, which is fine)."""
+    import importlib
+    import pkgutil
+    from collections import defaultdict
+
+    owners = defaultdict(list)
+    for info in pkgutil.walk_packages(pc.__path__, "posenc_core."):
+        if info.ispkg or info.name.rsplit(".", 1)[-1].startswith("_") or info.name.endswith("__main__"):
+            continue
+        if info.name.startswith("posenc_core.diffusion"):  # torch-backed, listed from source (pc._LAZY_MODULE)
+            continue
+        module = importlib.import_module(info.name)
+        for name in getattr(module, "__all__", ()):
+            owners[name].append((info.name, id(getattr(module, name))))
+    assert {name: [m for m, _ in found] for name, found in owners.items() if len({i for _, i in found}) > 1} == {}

