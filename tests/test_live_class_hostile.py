@@ -11,13 +11,13 @@ comes from, as the proxy would; the join limits are set low so that a flood reac
 from __future__ import annotations
 
 import subprocess
-import sys
 import threading
 import time
 
 import pytest
 
 from deploy.local_redis import redis_process, redis_server_path
+from devtools.sqlite_lock import hold_lock
 from devtools.st_protocol import Tab
 from devtools.streamlit_server import streamlit_server
 from live_class.rooms import Classroom
@@ -25,12 +25,6 @@ from live_class.sqlite_store import SQLiteStore
 
 QUESTION, PAGE = "order_rows", "order"
 LIMITS = {"POSENC_TRUSTED_PROXY": "1", "POSENC_CLASS_SEATS_PER_CLIENT": "4", "POSENC_CLASS_WRONG_CODES_PER_MINUTE": "3"}
-HOLD_LOCK = ("import sqlite3, sys, time\n"
-             "db = sqlite3.connect(sys.argv[1], isolation_level=None)\n"
-             "db.execute('BEGIN IMMEDIATE')\n"
-             "print('locked', flush=True)\n"
-             "time.sleep(float(sys.argv[2]))\n"
-             "db.execute('COMMIT')\n")
 
 
 class Served:
@@ -45,10 +39,7 @@ def sqlite_app(tmp_path_factory):
     path = tmp_path_factory.mktemp("class") / "class.sqlite3"
 
     def stall(seconds: float) -> subprocess.Popen:
-        holder = subprocess.Popen([sys.executable, "-c", HOLD_LOCK, str(path), str(seconds)], stdout=subprocess.PIPE,
-                                  text=True)
-        assert holder.stdout.readline().strip() == "locked"
-        return holder
+        return hold_lock(path, seconds)
 
     with streamlit_server(env={**LIMITS, "POSENC_CLASS_DB": str(path)}) as url:
         yield Served(url, Classroom(SQLiteStore(path, 3600)), stall)

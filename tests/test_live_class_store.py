@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import subprocess
-import sys
 import threading
 import time
 
 import pytest
 
 from deploy.local_redis import redis_process, redis_server, redis_server_path
+from devtools.sqlite_lock import hold_lock
 from live_class import rooms
 from live_class.rooms import ClassError, Classroom, ClassUnreachable, Limits, Seats
 from live_class.sqlite_store import SQLiteStore
@@ -311,12 +310,6 @@ def test_nicknames_that_show_nothing_or_are_too_long_get_their_sentence():
     assert rooms.normal_nickname("Zoë 李 🙂") == "Zoë 李 🙂"
 
 
-HOLD_LOCK = ("import sqlite3, sys, time\n"
-             "db = sqlite3.connect(sys.argv[1], isolation_level=None)\n"
-             "db.execute('BEGIN IMMEDIATE')\n"
-             "print('locked', flush=True)\n"
-             "time.sleep(float(sys.argv[2]))\n"
-             "db.execute('COMMIT')\n")
 
 
 def _answer_until_taken(room, code, seats, stalled, tries):
@@ -348,9 +341,7 @@ def test_no_answer_is_lost_while_another_process_holds_sqlites_write_lock(tmp_pa
     seats = [_seat(i) for i in range(30)]
     for seat in seats:
         room.join(code, seat)
-    holder = subprocess.Popen([sys.executable, "-c", HOLD_LOCK, str(tmp_path / "class.sqlite3"), "3"],
-                              stdout=subprocess.PIPE, text=True)
-    assert holder.stdout.readline().strip() == "locked"
+    holder = hold_lock(tmp_path / "class.sqlite3", 3)
     tries: list[float] = []
     _answer_until_taken(room, code, seats, lambda: holder.wait(timeout=30), tries)
     assert tries and max(tries) < 5, "a try waits for the lock at most BUSY_S (1 s), not the whole stall"
