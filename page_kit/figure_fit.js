@@ -244,7 +244,7 @@ function fitSquare(root, layout, data, width) {
   let plotHeight = 0;
   for (const name of Object.keys(layout).filter((k) => /^xaxis\d*$/.test(k) && layout[k] && layout[k].domain)) {
     const suffix = name.slice("xaxis".length), yaxis = layout[`yaxis${suffix}`] || {};
-    if (!yaxis.scaleanchor || !yaxis.domain) return; // a figure with a panel that is not square keeps its height
+    if (!yaxis.scaleanchor || !yaxis.domain) { plotHeight = 0; break; } // a panel that is not square: keep the height
     const trace = data.find((t) => (t.xaxis || "x") === `x${suffix}` && t.z && t.z.shape);
     const [rows, cols] = trace ? String(trace.z.shape).split(",").map(Number) : [1, 1];
     const wide = (layout[name].domain[1] - layout[name].domain[0]) * plotWidth;
