@@ -12,6 +12,7 @@ from transformers import LlamaConfig
 from transformers.models.llama.modeling_llama import LlamaRotaryEmbedding, apply_rotary_pos_emb
 
 import posenc_core as pc
+from posenc_core._libm import c_powf
 
 
 def _rotary(head_dim: int, base: float) -> LlamaRotaryEmbedding:
@@ -87,7 +88,7 @@ def test_the_k_shift_is_apply_rotary_pos_emb_at_delta_bit_for_bit_in_float32():
 
 def test_the_llama_cpp_angles_follow_ggml_and_stay_within_float32_of_transformers():
     angles = pc.kshift_angles(-4, 64, 100000.0)
-    scale = np.power(np.float32(100000.0), np.float32(-2.0) / np.float32(64))
+    scale = c_powf(100000.0, np.float32(-2.0) / np.float32(64))  # C's powf, as ggml calls it
     assert angles.dtype == np.float32 and angles[0] == np.float32(-4)
     np.testing.assert_array_equal(angles[1:], (angles[:-1] * scale).astype(np.float32))
     theirs = pc.kshift_angles(-4, 64, 100000.0, rule="transformers")

@@ -275,10 +275,13 @@ def test_llama_cpp_yarn_matches_transformers_yarn():
     inv, attention = pc.rope_from_config(preset)
     rope = pc.llama_cpp_rope(_qwen(False), pc.llama_cpp_flags("--rope-scaling yarn --rope-scale 4 "
                                                                "--yarn-orig-ctx 32768"))
-    np.testing.assert_allclose(pc.llama_cpp_inv_freq(rope), inv, rtol=2e-7)  # float32 against float64
+    # ggml forms pair i's angle by i float32 products (up to 63 here), transformers by one float32 pow
+    np.testing.assert_allclose(pc.llama_cpp_inv_freq(rope), inv, rtol=64 * 2.0**-23)
     assert math.isclose(rope["mscale"], attention, rel_tol=1e-7)
     linear = pc.llama_cpp_rope(_qwen(False), pc.llama_cpp_flags("--rope-scale 4"))
-    np.testing.assert_allclose(pc.llama_cpp_inv_freq(linear), pc.base_inv_freq(1e6, 128) / 4)
+    np.testing.assert_allclose(pc.llama_cpp_inv_freq(linear), pc.base_inv_freq(1e6, 128) / 4, rtol=64 * 2.0**-23)
+    row = pc.ggml_rope_cache(1.0, 128, 1e6, freq_scale=0.25)  # the kernel's own row, bit for bit
+    np.testing.assert_array_equal(pc.llama_cpp_inv_freq(linear), row.theta.astype(np.float64))
 
 
 def test_llama_cpp_header_errors():
@@ -356,7 +359,7 @@ def test_engine_table_of_the_examples():
     assert rows["rope_type"]["GGUF → transformers"] == "≠ default" and rows["rope_type"]["llama.cpp"] == "yarn"
     pairs, waves = pc.engine_wavelengths(lost)
     assert pairs.shape == (64,) and set(waves) == set(pc.SOURCES)
-    np.testing.assert_allclose(waves["llama.cpp"], waves["config.json"], rtol=2e-7)
+    np.testing.assert_allclose(waves["llama.cpp"], waves["config.json"], rtol=64 * 2.0**-23)  # ggml: float32 products
     assert waves["GGUF → transformers"][-1] < waves["config.json"][-1]
 
 

@@ -38,9 +38,11 @@ exact arithmetic only: every shift rounds the f16 keys again (tab 2). StreamingL
 keys *before* the rotation and rotates them at each step instead, so nothing accumulates. llama.cpp runs Llama
 GGUFs with adjacent pairs (`NORM`) on Q/K rows permuted at conversion; this page pairs (i, i + d/2) as
 transformers does: the same rotation up to a fixed permutation, the same error. bfloat16 is not among the CPU
-kernel's types: its curve is what the same rule gives a cache that holds bfloat16 keys. The angles here are
-formed as ggml forms them, and cos and sin come from torch's float32 (the C library's `cosf` can differ in the
-last bit); no YaRN scaling is shown.
+kernel's types: its curve is what the same rule gives a cache that holds bfloat16 keys. The angles, cos and sin
+here are ggml's to the bit: this machine's C library's `powf`, `cosf` and `sinf` are called as the kernel calls
+them (numpy's float32 power is another implementation and, for some heads, one unit in the last place off, which
+every shift repeats), and each product and sum is rounded on its own, as a build without fused multiply-add
+rounds it. No YaRN scaling is shown.
 """
 
 

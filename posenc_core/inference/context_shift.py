@@ -9,7 +9,8 @@ adds the delta to each cell's position and to its pending ``shift``; at the next
 (``build_rope_shift``: ``ggml_rope_ext_inplace`` on an f16 or f32 cache, the same base, scaling and rope type as
 the model). ggml's CPU kernel (``ggml_compute_forward_rope_flt``) reads each pair into float32, rotates it there
 with angles ``delta * theta_scale**i`` (``theta_scale = powf(base, -2/n_rot)``, the power formed by repeated
-float32 products) and writes it back in the cache's type, so every shift rounds the keys once more.
+float32 products) and cos and sin from C's ``cosf`` / ``sinf``, and writes it back in the cache's type, so every
+shift rounds the keys once more. ``ggml_rope`` reproduces that arithmetic with the C library's own functions.
 
 A rotation by a then by b is a rotation by a + b in exact arithmetic; this module measures what the rounding
 of the stored keys adds, against the exact (float64) key at the new position and against a key computed fresh
@@ -30,6 +31,7 @@ from .._checks import MAX_DIM, MAX_ELEMENTS, MAX_POSITIONS, as_base, as_choice, 
 from .._types import ArrayOrTensor
 from ..rope.frequencies import base_inv_freq, rope_inv_freq
 from ..rope.rotation import apply_rope
+from .ggml_rope import ggml_rope_cache
 
 __all__ = [
     "KSHIFT_ANGLES",
@@ -123,15 +125,9 @@ def context_shift_plan(n_tokens: int, n_keep: int, n_discard: int = 0) -> dict:
 
 
 def _ggml_angles(delta: int, head_dim: int, base: float) -> np.ndarray:
-    """delta * theta_scale**i as ggml's CPU kernel forms it: theta_scale = powf(base, -2.0f / n_dims) in float32,
-    and the angle of pair i+1 is the float32 product of pair i's angle and theta_scale."""
-    theta_scale = np.power(np.float32(base), np.float32(-2.0) / np.float32(head_dim))
-    angles = np.empty(head_dim // 2, dtype=np.float32)  # (head_dim/2,)
-    theta = np.float32(delta)
-    for i in range(head_dim // 2):
-        angles[i] = theta
-        theta = np.float32(theta * theta_scale)
-    return angles
+    """delta * theta_scale**i as ggml's CPU kernel forms it (``ggml_rope.ggml_rope_cache``): theta_scale is C's
+    ``powf(base, -2.0f / n_dims)``, and the angle of pair i+1 is the float32 product of pair i's and theta_scale."""
+    return ggml_rope_cache(delta, head_dim, base).theta
 
 
 def _transformers_angles(delta: int, head_dim: int, base: float) -> np.ndarray:
@@ -176,10 +172,25 @@ def _rotate(keys, cos, sin, dtype):
     return torch.cat((x1 * cos - x2 * sin, x2 * cos + x1 * sin), dim=-1).to(dtype)
 
 
-def _cos_sin(delta, head_dim, base, rule):
-    torch = _torch()
-    angles = torch.from_numpy(kshift_angles(delta, head_dim, base, rule))  # (head_dim/2,) float32
+def _ggml_cos_sin(delta: int, head_dim: int, base: float):
+    """C's ``cosf`` / ``sinf`` of ggml's angles, as ``rope_yarn`` fills the kernel's cache."""
+    row = ggml_rope_cache(delta, head_dim, base)
+    return _torch().from_numpy(row.cos), _torch().from_numpy(row.sin)
+
+
+def _transformers_cos_sin(delta: int, head_dim: int, base: float):
+    """torch's float32 cos and sin of delta * inv_freq, as transformers' rotary module forms them."""
+    angles = _torch().from_numpy(_transformers_angles(delta, head_dim, base))  # (head_dim/2,) float32
     return angles.cos(), angles.sin()
+
+
+# How one shift's cos and sin are formed, by the same rules as KSHIFT_ANGLES.
+_KSHIFT_COS_SIN = {"llama.cpp": _ggml_cos_sin, "transformers": _transformers_cos_sin}
+
+
+def _cos_sin(delta, head_dim, base, rule):
+    kshift_angles(delta, head_dim, base, rule)  # checks every argument
+    return _KSHIFT_COS_SIN[rule](delta, head_dim, base)
 
 
 def kshift(keys: ArrayOrTensor, delta: int, base: float = 10000.0, *, dtype: str = "float16",

@@ -37,6 +37,7 @@ from .._checks import MAX_DIM, as_float, as_int
 from ..absolute.learned import MAX_UPLOAD_BYTES
 from ..configs.reader import parse_config_json
 from ..configs.rope_config import read_rope_config, rope_from_config
+from .ggml_rope import ggml_corr_dims, ggml_rope_cache
 
 __all__ = [
     "FREQ_FACTORS", "FREQ_FACTOR_TENSORS", "GGUF_EXAMPLES", "HEADER_COMMAND", "LLAMA_CPP_OPTIONS", "MAX_FLAGS_CHARS",
@@ -748,25 +749,20 @@ def llama_cpp_reading(rope: Mapping) -> dict:
 
 
 def llama_cpp_inv_freq(rope: Mapping) -> np.ndarray:
-    """Each rotary pair's angle per position in llama.cpp, shape (n_rot/2,), float64.
+    """Each rotary pair's angle per position in llama.cpp, shape (n_rot/2,): the float32 angles ggml's CPU kernel
+    forms at position 1 (``ggml_rope.ggml_rope_cache``), as float64.
 
-    ggml's ``rope_yarn``: θ_i = base^(−2i/n_rot); the angle is s·θ_i·(1 − mix_i) + θ_i·mix_i with
-    mix_i = ext_factor·(1 − ramp over the correction dims), s = freq_scale (``ggml_rope_yarn_corr_dims``).
+    ggml's ``rope_yarn``: θ_i = theta_scale^i by float32 products with theta_scale = ``powf(base, -2/n_rot)``; the
+    angle is s·θ_i·(1 − mix_i) + θ_i·mix_i with mix_i = ext_factor·(1 − ramp over the correction dims of
+    ``ggml_rope_yarn_corr_dims``), s = freq_scale. (At position p the kernel starts the products from p, so p
+    times these angles may differ from its own in the last float32 bit.)
     """
     n_rot, base, scale, ext = rope["n_rot"], rope["freq_base"], rope["freq_scale"], rope["ext_factor"]
-    pairs = np.arange(n_rot // 2, dtype=np.float64)  # (n_rot/2,)
-    theta = base ** (-2.0 * pairs / n_rot)  # (n_rot/2,)
-    if ext == 0:
-        return scale * theta
-
-    def corr_dim(n_rotations: float) -> float:
-        return n_rot * math.log(rope["n_ctx_orig_yarn"] / (n_rotations * 2 * math.pi)) / (2 * math.log(base))
-
-    low = max(0.0, math.floor(corr_dim(rope["beta_fast"])))
-    high = min(n_rot - 1.0, math.ceil(corr_dim(rope["beta_slow"])))
-    ramp = 1.0 - np.clip((pairs - low) / max(0.001, high - low), 0.0, 1.0)  # (n_rot/2,)
-    mix = ramp * ext
-    return scale * theta * (1 - mix) + theta * mix
+    corr = (0.0, 0.0)
+    if ext != 0:
+        corr = ggml_corr_dims(n_rot, rope["n_ctx_orig_yarn"], base, rope["beta_fast"], rope["beta_slow"])
+    row = ggml_rope_cache(1.0, n_rot, base, freq_scale=scale, ext_factor=ext, corr_dims=corr)
+    return row.theta.astype(np.float64)  # (n_rot/2,)
 
 
 # ---------------------------------------------------------------- vLLM: the config.json with its overrides
