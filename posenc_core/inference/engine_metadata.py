@@ -758,7 +758,7 @@ def llama_cpp_inv_freq(rope: Mapping) -> np.ndarray:
     times these angles may differ from its own in the last float32 bit.)
     """
     n_rot, base, scale, ext = rope["n_rot"], rope["freq_base"], rope["freq_scale"], rope["ext_factor"]
-    corr = (0.0, 0.0)
+    corr: tuple = (0.0, 0.0)
     if ext != 0:
         corr = ggml_corr_dims(n_rot, rope["n_ctx_orig_yarn"], base, rope["beta_fast"], rope["beta_slow"])
     row = ggml_rope_cache(1.0, n_rot, base, freq_scale=scale, ext_factor=ext, corr_dims=corr)

@@ -25,6 +25,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from .._checks import MAX_POSITIONS, as_base, as_even_dim, as_float, as_int
 from .._libm import c_cosf, c_logf, c_powf, c_sinf
@@ -88,7 +89,7 @@ def _yarn_mix(theta_extrap: np.ndarray, theta_interp: np.ndarray, corr_dims, ext
 
 def ggml_rope_cache(position: float, n_dims: int, base: float = 10000.0, *, freq_scale: float = 1.0,
                     ext_factor: float = 0.0, attn_factor: float = 1.0, corr_dims: tuple[float, float] = (0.0, 0.0),
-                    freq_factors=None) -> GGMLRopeCache:
+                    freq_factors: ArrayLike | None = None) -> GGMLRopeCache:
     """ggml's rope cache row for one position (``ggml_rope_cache_init`` with ``rope_yarn``), in float32.
 
     Args:
