@@ -189,4 +189,4 @@ def test_server_cap_is_the_largest_widget_limit():
 
     config = (Path(__file__).resolve().parents[1] / ".streamlit" / "config.toml").read_text()
     server_mb = int(re.search(r"^maxUploadSize\s*=\s*(\d+)", config, re.M).group(1))
-    assert server_mb * 2**20 == max(pc.MAX_UPLOAD_BYTES, pc.MAX_CONFIG_BYTES)
+    assert server_mb * 2**20 == max(pc.MAX_UPLOAD_BYTES, pc.MAX_CONFIG_BYTES, pc.MAX_HEADER_BYTES)

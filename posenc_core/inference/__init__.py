@@ -7,9 +7,12 @@ from .engine_metadata import *  # noqa: F403
 from .engine_metadata import __all__ as _engine_metadata_all
 from .ggml_rope import *  # noqa: F403
 from .ggml_rope import __all__ as _ggml_rope_all
+from .gguf_header import *  # noqa: F403
+from .gguf_header import __all__ as _gguf_header_all
 from .kv_cache import *  # noqa: F403
 from .kv_cache import __all__ as _kv_cache_all
 from .streaming import *  # noqa: F403
 from .streaming import __all__ as _streaming_all
 
-__all__ = [*_kv_cache_all, *_context_shift_all, *_streaming_all, *_engine_metadata_all, *_ggml_rope_all]
+__all__ = [*_kv_cache_all, *_context_shift_all, *_streaming_all, *_engine_metadata_all, *_ggml_rope_all,
+           *_gguf_header_all]

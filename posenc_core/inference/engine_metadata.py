@@ -2,10 +2,8 @@
 
 The readers of one model's positions:
 
-- a **GGUF header** (the key-value section at the start of a ``.gguf`` file), read here by a bounded parser built
-  on the ``gguf`` package's own constants (``GGUFValueType``, ``Keys``, ``GGUF_MAGIC``): every count and length is
-  checked against the bytes actually present before anything is allocated, so a truncated or hostile header ends
-  in a ``ValueError`` sentence;
+- a **GGUF header** (the key-value section at the start of a ``.gguf`` file), read by ``gguf_header``'s bounded
+  parser, whose rope keys are named here by the ``gguf`` package's own constants (``Keys``);
 - **transformers' GGUF loader** (``modeling_gguf_pytorch_utils.load_gguf_checkpoint`` in transformers 5.23), which
   renames ``<arch>.<key>`` through ``GGUF_CONFIG_MAPPING`` into a config dict; it maps ``rope.freq_base``,
   ``rope.dimension_count`` (llama / mistral only) and ``context_length``, and ignores every ``rope.scaling.*`` key
@@ -25,36 +23,27 @@ from __future__ import annotations
 
 import math
 import shlex
-import struct
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from .._checks import MAX_DIM, as_float, as_int
-from ..absolute.learned import MAX_UPLOAD_BYTES
 from ..configs.reader import parse_config_json
 from ..configs.rope_config import read_rope_config, rope_from_config
 from .ggml_rope import ggml_corr_dims, ggml_rope_cache
+from .gguf_header import ARRAY_KEPT, GGUFArray, GGUFHeader, gguf_header_bytes
 
 __all__ = [
-    "FREQ_FACTORS", "FREQ_FACTOR_TENSORS", "GGUF_EXAMPLES", "HEADER_COMMAND", "LLAMA_CPP_OPTIONS", "MAX_FLAGS_CHARS",
-    "MAX_GGUF_KEYS", "MAX_HEADER_BYTES", "READING_FIELDS", "SMOLLM2_CONFIG", "SOURCES", "VLLM_OPTIONS", "GGUFArray",
-    "GGUFExample", "GGUFHeader", "compare_readings", "engine_frequencies", "engine_rows", "engine_table",
-    "engine_wavelengths", "full_turns", "gguf_example", "gguf_header_bytes", "gguf_rope_keys",
+    "FREQ_FACTORS", "FREQ_FACTOR_TENSORS", "GGUF_EXAMPLES", "LLAMA_CPP_OPTIONS", "MAX_FLAGS_CHARS", "READING_FIELDS",
+    "SMOLLM2_CONFIG", "SOURCES", "VLLM_OPTIONS", "GGUFExample", "compare_readings", "engine_frequencies",
+    "engine_rows", "engine_table", "engine_wavelengths", "full_turns", "gguf_example", "gguf_rope_keys",
     "gguf_transformers_config", "llama_cpp_flags", "llama_cpp_inv_freq", "llama_cpp_reading", "llama_cpp_rope",
-    "read_gguf_header", "rope_reading", "vllm_config", "vllm_flags",
+    "rope_reading", "vllm_config", "vllm_flags",
 ]
 
-MAX_HEADER_BYTES = MAX_UPLOAD_BYTES  # 20 MiB: the server's upload cap; a header is read from bytes in memory
-MAX_GGUF_KEYS = 1 << 16  # real files hold a few dozen keys
-MAX_KEY_BYTES = 1 << 16  # llama.cpp's key names are under 100 bytes
-MAX_ARRAY_DEPTH = 3  # an array of arrays of scalars at most (tokenizer merges are one level)
-ARRAY_KEPT = 16  # an array's first values kept for display; longer arrays are walked and counted
-HEADER_COMMAND = "head -c 16M model.gguf > header.gguf"  # 16 MiB: under the 20 MiB cap, past a 256k-token vocab
-_SUPPORTED_VERSIONS = (2, 3)  # what gguf.GGUFReader 0.19 accepts (READER_SUPPORTED_VERSIONS)
 
 # SmolLM2-135M-Instruct's config.json (HuggingFaceTB/SmolLM2-135M-Instruct), the fields that set its positions;
 # rope_scaling is null in the file, so it is left out here.
@@ -62,262 +51,6 @@ SMOLLM2_CONFIG: dict = {
     "model_type": "llama", "hidden_size": 576, "num_attention_heads": 9, "num_key_value_heads": 3,
     "num_hidden_layers": 30, "max_position_embeddings": 8192, "rope_theta": 100000.0,
 }
-
-
-# ---------------------------------------------------------------- the header parser
-
-
-@dataclass(frozen=True)
-class GGUFArray:
-    """An array value: its item type (a ``GGUFValueType`` name), its length, and its first ``ARRAY_KEPT`` items."""
-
-    item_type: str
-    count: int
-    head: tuple
-
-
-@dataclass(frozen=True)
-class GGUFHeader:
-    """The key-value section of a GGUF file: ``fields`` maps each key to its value, ``types`` to its type name."""
-
-    version: int
-    tensor_count: int
-    kv_count: int
-    fields: dict[str, Any] = field(default_factory=dict)
-    types: dict[str, str] = field(default_factory=dict)
-    end: int = 0  # the byte where the key-value section ends (the tensor infos follow)
-    byte_order: str = "little"
-    tensor_names: tuple[str, ...] = ()  # the tensor infos the bytes given hold, in file order
-    tensors_complete: bool = False  # whether every tensor info was in the bytes given
-
-    @property
-    def architecture(self) -> str | None:
-        value = self.fields.get("general.architecture")
-        return value if isinstance(value, str) else None
-
-
-def _value_types() -> dict[int, tuple[str, str | None, int]]:
-    """``{type code: (name, struct format or None, smallest encoded size)}`` from gguf's ``GGUFValueType``."""
-    from gguf.constants import GGUFValueType as T
-
-    formats = {T.UINT8: "B", T.INT8: "b", T.UINT16: "H", T.INT16: "h", T.UINT32: "I", T.INT32: "i",
-               T.FLOAT32: "f", T.BOOL: "B", T.UINT64: "Q", T.INT64: "q", T.FLOAT64: "d"}
-    table: dict[int, tuple[str, str | None, int]] = {int(t): (t.name, fmt, struct.calcsize(fmt))
-                                                     for t, fmt in formats.items()}
-    table[int(T.STRING)] = (T.STRING.name, None, 8)  # a uint64 length, then the bytes
-    table[int(T.ARRAY)] = (T.ARRAY.name, None, 12)  # a uint32 item type and a uint64 count
-    return table
-
-
-class _Cursor:
-    """Reads a GGUF buffer front to back; every read checks the bytes present first."""
-
-    def __init__(self, data: bytes, order: str):
-        self.data, self.pos, self.order = data, 0, order
-        self.types = _value_types()
-
-    def left(self) -> int:
-        return len(self.data) - self.pos
-
-    def take(self, size: int, what: str) -> memoryview:
-        if size > self.left():
-            raise ValueError(f"The header ends inside {what}: it needs {size:,} more bytes at byte {self.pos:,}, "
-                             f"but only {self.left():,} are there. Take more of the file ({HEADER_COMMAND}).")
-        view = memoryview(self.data)[self.pos:self.pos + size]
-        self.pos += size
-        return view
-
-    def scalar(self, fmt: str, what: str):
-        return struct.unpack(self.order + fmt, self.take(struct.calcsize(fmt), what))[0]
-
-    def text(self, what: str, limit: int | None = None) -> str:
-        length = self.scalar("Q", f"the length of {what}")
-        if length > self.left() or (limit is not None and length > limit):
-            bound = self.left() if limit is None or self.left() < limit else limit
-            raise ValueError(f"{what} claims {length:,} bytes, but at most {bound:,} can follow at byte "
-                             f"{self.pos:,}: the header is cut short or its length field is wrong.")
-        raw = bytes(self.take(length, what))
-        try:
-            return raw.decode("utf-8")
-        except UnicodeDecodeError as error:
-            raise ValueError(f"{what} is not UTF-8 text (byte {error.start} of it cannot be decoded).") from None
-
-    def value(self, code: int, what: str, depth: int = 0):
-        if code not in self.types:
-            raise ValueError(f"{what} has value type {code}, which is not a GGUF type (0 to "
-                             f"{max(self.types)}): the file is damaged or not a GGUF file.")
-        name, fmt, _ = self.types[code]
-        if fmt is not None:
-            value = self.scalar(fmt, what)
-            return bool(value) if name == "BOOL" else value
-        if name == "STRING":
-            return self.text(what)
-        return self.array(what, depth + 1)
-
-    def array(self, what: str, depth: int) -> GGUFArray:
-        if depth > MAX_ARRAY_DEPTH:
-            raise ValueError(f"{what} nests arrays {depth} deep; GGUF metadata nests at most {MAX_ARRAY_DEPTH}.")
-        code = self.scalar("I", f"the item type of {what}")
-        count = self.scalar("Q", f"the length of {what}")
-        if code not in self.types:
-            raise ValueError(f"{what} is an array of value type {code}, which is not a GGUF type.")
-        name, fmt, smallest = self.types[code]
-        if count * smallest > self.left():
-            raise ValueError(f"{what} claims {count:,} items of {name} (at least {count * smallest:,} bytes), "
-                             f"but only {self.left():,} bytes follow: the header is cut short or the count is wrong.")
-        if fmt is not None:  # fixed size: keep the first items, step over the rest without reading them
-            kept = min(count, ARRAY_KEPT)
-            head = struct.unpack(f"{self.order}{kept}{fmt}", self.take(kept * smallest, what)) if kept else ()
-            self.take((count - kept) * smallest, what)
-            head = tuple(bool(v) for v in head) if name == "BOOL" else head
-            return GGUFArray(name, count, head)
-        if name == "STRING":
-            return GGUFArray(name, count, self.strings(count, what))
-        items = []
-        for i in range(count):  # arrays have their own lengths: walk them (bounded by the bytes)
-            item = self.value(code, f"item {i:,} of {what}", depth)
-            if i < ARRAY_KEPT:
-                items.append(item)
-        return GGUFArray(name, count, tuple(items))
-
-    def strings(self, count: int, what: str) -> tuple:
-        """Walk ``count`` strings (a tokenizer's vocabulary: 10⁵ of them), keeping the first ``ARRAY_KEPT``."""
-        data, pos, size, fmt = self.data, self.pos, len(self.data), self.order + "Q"
-        kept = []
-        for i in range(count):
-            if pos + 8 > size:
-                self.pos = pos
-                self.take(8, f"the length of item {i:,} of {what}")  # raises: the header ends here
-            length = struct.unpack_from(fmt, data, pos)[0]
-            if length > size - pos - 8:
-                self.pos = pos + 8
-                raise ValueError(f"item {i:,} of {what} claims {length:,} bytes, but only {size - pos - 8:,} follow "
-                                 f"at byte {pos + 8:,}: the header is cut short or its length field is wrong.")
-            if i < ARRAY_KEPT:
-                self.pos = pos
-                kept.append(self.text(f"item {i:,} of {what}"))
-            pos += 8 + length
-        self.pos = pos
-        return tuple(kept)
-
-
-def _byte_order(data: bytes) -> str:
-    """``<`` or ``>``: gguf writes big-endian files too, with the version's bytes swapped."""
-    version = struct.unpack_from("<I", data, 4)[0]
-    return ">" if version & 0xFFFF == 0 and version else "<"
-
-
-def read_gguf_header(data: bytes | bytearray | memoryview, *, max_bytes: int = MAX_HEADER_BYTES) -> GGUFHeader:
-    """Read the key-value section of a GGUF file (or of its first bytes), bounded by the bytes given.
-
-    Args:
-        data: the file's first bytes: enough to hold the key-value section (the tensor infos after it are not
-            needed), at most ``max_bytes``.
-        max_bytes: the size cap, checked before anything is parsed.
-
-    Returns:
-        a ``GGUFHeader``; arrays are ``GGUFArray`` (item type, count, first items), everything else plain Python.
-
-    Raises ``ValueError`` naming what is wrong: too large, wrong magic, unsupported version, a key count, string
-    length or array length larger than the bytes present, an unknown value type, nesting too deep, a duplicate
-    key, text that is not UTF-8, or a header that ends inside the key-value section.
-    """
-    from gguf.constants import GGUF_MAGIC
-
-    if not isinstance(data, (bytes, bytearray, memoryview)):
-        raise ValueError(f"A GGUF header is bytes, but got {type(data).__name__}.")
-    data = bytes(data)
-    if len(data) > max_bytes:
-        raise ValueError(f"This file is {len(data):,} bytes; the limit for a GGUF header here is {max_bytes:,} "
-                         f"bytes ({max_bytes >> 20} MiB). Send only its first bytes: {HEADER_COMMAND}.")
-    if len(data) < 24:
-        raise ValueError(f"A GGUF header starts with 24 bytes (magic, version, tensor count, key count), but this "
-                         f"file has {len(data)}.")
-    magic = struct.unpack_from("<I", data, 0)[0]
-    if magic != GGUF_MAGIC:
-        raise ValueError(f"This is not a GGUF file: it starts with {data[:4]!r}, not b'GGUF'.")
-    order = _byte_order(data)
-    cursor = _Cursor(data, order)
-    cursor.take(4, "the magic")
-    version = cursor.scalar("I", "the version")
-    if version not in _SUPPORTED_VERSIONS:
-        raise ValueError(f"This GGUF file has version {version}; the gguf package reads versions 2 and 3.")
-    tensor_count = cursor.scalar("Q", "the tensor count")
-    kv_count = cursor.scalar("Q", "the key count")
-    if kv_count > MAX_GGUF_KEYS or kv_count * 13 > cursor.left():  # each key: 8 + 1 + 4 bytes at least
-        keys = f"{kv_count:,} key{'s' * (kv_count != 1)}"
-        raise ValueError(f"The header claims {keys}, but {cursor.left():,} bytes cannot hold that many "
-                         f"(and the limit here is {MAX_GGUF_KEYS:,}): the count is wrong or the file is cut short.")
-    fields: dict[str, Any] = {}
-    types: dict[str, str] = {}
-    for index in range(kv_count):
-        key = cursor.text(f"the name of key {index:,}", MAX_KEY_BYTES)
-        if key in fields:
-            raise ValueError(f"The key {key!r} appears twice in the header.")
-        code = cursor.scalar("I", f"the type of key {key!r}")
-        value = cursor.value(code, f"the value of {key!r}")
-        fields[key] = value
-        name = cursor.types[code][0]
-        types[key] = f"ARRAY[{value.item_type}]" if isinstance(value, GGUFArray) else name
-    end = cursor.pos
-    names = _tensor_names(cursor, tensor_count)
-    return GGUFHeader(version, tensor_count, kv_count, fields, types, end, "big" if order == ">" else "little",
-                      names, len(names) == tensor_count)
-
-
-_MAX_TENSOR_DIMS = 4  # GGML_MAX_DIMS
-
-
-def _tensor_names(cursor: _Cursor, count: int) -> tuple[str, ...]:
-    """The names of the tensor infos after the key-value section, as far as the bytes go (a header is cut
-    anywhere in them); a tensor info that cannot be one (more than 4 dimensions) is refused."""
-    names: list[str] = []
-    for index in range(count):
-        start = cursor.pos
-        try:
-            name = cursor.text(f"the name of tensor {index:,}", MAX_KEY_BYTES)
-            dims = cursor.scalar("I", f"the dimension count of tensor {name!r}")
-            if dims > _MAX_TENSOR_DIMS:
-                raise _BadTensor(f"Tensor {name!r} claims {dims:,} dimensions; GGUF tensors have at most "
-                                 f"{_MAX_TENSOR_DIMS}.")
-            cursor.take(8 * dims + 4 + 8, f"the shape, type and offset of tensor {name!r}")
-        except _BadTensor as error:
-            raise ValueError(str(error)) from None
-        except ValueError:
-            cursor.pos = start  # the bytes end inside this tensor info: the header was cut here
-            break
-        names.append(name)
-    return tuple(names)
-
-
-class _BadTensor(Exception):
-    pass
-
-
-def gguf_header_bytes(fields: Mapping[str, tuple[str, Any]], *, version: int = 3, tensor_count: int = 0) -> bytes:
-    """A GGUF key-value section (no tensors) from ``{key: (type name, value)}``, little-endian.
-
-    Type names are ``GGUFValueType`` names; an array is ``("ARRAY", (item type name, [values]))``. Used for the
-    lesson's example headers and for the tests' hostile ones.
-    """
-    from gguf.constants import GGUF_MAGIC, GGUFValueType
-
-    def encode(type_name: str, value) -> bytes:
-        t = GGUFValueType[type_name]
-        if t == GGUFValueType.STRING:
-            raw = value.encode("utf-8")
-            return struct.pack("<Q", len(raw)) + raw
-        if t == GGUFValueType.ARRAY:
-            item, items = value
-            return struct.pack("<IQ", int(GGUFValueType[item]), len(items)) + b"".join(
-                encode(item, v) for v in items)
-        fmt = {v[0]: v[1] for v in _value_types().values()}[type_name] or ""
-        return struct.pack("<" + fmt, value)
-
-    out = [struct.pack("<IIQQ", GGUF_MAGIC, version, tensor_count, len(fields))]
-    for key, (type_name, value) in fields.items():
-        out.append(encode("STRING", key) + struct.pack("<I", int(GGUFValueType[type_name])) + encode(type_name, value))
-    return b"".join(out)
 
 
 # ---------------------------------------------------------------- the rope keys, by gguf's own constant names
