@@ -93,6 +93,18 @@ def test_config_contexts_per_rope_type(key, expected):
         assert target == pytest.approx(read.scaling["factor"] * original)
 
 
+@pytest.mark.parametrize("rope_type, extra", [("dynamic", {}), ("yarn", {"original_max_position_embeddings": 4096}),
+                                             ("linear", {})])
+@pytest.mark.parametrize("factor", [1e308, 1e6])
+def test_a_factor_no_model_can_use_is_refused_by_name_never_cut_short(rope_type, extra, factor):
+    config = {"model_type": "llama", "hidden_size": 512, "num_attention_heads": 8, "max_position_embeddings": 8192,
+              "rope_scaling": {"rope_type": rope_type, "factor": factor, **extra}}
+    # linear: L = L' / factor, a context below 2 tokens; the others: L' = factor × L, past the largest context read
+    words = "divided by rope_scaling" if rope_type == "linear" else r"rope_scaling\['factor'\] = 1e\+(308|06) times"
+    with pytest.raises(ValueError, match=words):
+        pc.config_contexts(pc.read_rope_config(config))
+
+
 # ------------------------------------------------------------------ properties of the per-layer scheme
 
 layer_kinds = st.sampled_from(["full_attention", "sliding_attention", "linear_attention", "chunked_attention"])

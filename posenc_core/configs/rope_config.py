@@ -120,6 +120,14 @@ def rope_from_config(config: Mapping, seq_len: int | None = None, *, layer_type:
                          max_position_embeddings=read.max_position_embeddings, backend=backend, device=device)
 
 
+def _check_target(factor: float, original: int, original_field: str) -> None:
+    """Refuse a factor whose L′ = factor × L no page can read, naming the fields the user wrote."""
+    if factor * original > _MAX_CONTEXT:  # refused where L' is formed, never cut short
+        raise ValueError(f"rope_scaling['factor'] = {factor:g} times {original_field} = {original:,} asks for a "
+                         f"context of {factor * original:.4g} tokens; this page reads contexts up to "
+                         f"{_MAX_CONTEXT:,} tokens.")
+
+
 def _original_based_contexts(read: RopeConfig) -> tuple[int, int, str]:
     """llama3 / yarn / longrope: L = original_max_position_embeddings and L′ = factor × L."""
     scaling, max_pos, kind = read.scaling or {}, read.max_position_embeddings, read.rope_type
@@ -136,10 +144,7 @@ def _original_based_contexts(read: RopeConfig) -> tuple[int, int, str]:
     else:
         origin = "factor from the config"
     factor = as_float("rope_scaling['factor']", factor, above=0.0)
-    if factor * original > _MAX_CONTEXT:  # refused where L' is formed, naming what the user wrote
-        raise ValueError(f"rope_scaling['factor'] = {factor:g} times original_max_position_embeddings = "
-                         f"{original:,} asks for a context of {factor * original:.4g} tokens; this page reads "
-                         f"contexts up to {_MAX_CONTEXT:,} tokens.")
+    _check_target(factor, original, "original_max_position_embeddings")
     target = max(int(round(factor * original)), 2)
     how = f"L = original_max_position_embeddings; L′ = factor × L, {origin}"
     if max_pos is not None and max_pos != target:
@@ -170,11 +175,11 @@ def config_contexts(read: RopeConfig) -> tuple[int, int | None, str]:
         factor = as_float("rope_scaling['factor']", scaling.get("factor"), above=0.0)
         if max_pos is None:
             raise ValueError("A linear-scaled config needs max_position_embeddings, the context it is run at.")
-        if not max_pos / factor <= _MAX_CONTEXT:  # a tiny factor: refused before the division becomes a length
+        if not 2 <= max_pos / factor <= _MAX_CONTEXT:  # refused before the division becomes a length
             raise ValueError(f"max_position_embeddings = {max_pos:,} divided by rope_scaling['factor'] = "
-                             f"{factor:g} is a context of {max_pos / factor:.4g} tokens; this page reads contexts up "
-                             f"to {_MAX_CONTEXT:,} tokens.")
-        original = max(int(round(max_pos / factor)), 2)
+                             f"{factor:g} is a context of {max_pos / factor:.4g} tokens; this page reads contexts of "
+                             f"2 to {_MAX_CONTEXT:,} tokens.")
+        original = int(round(max_pos / factor))
         return original, max_pos, ("L′ = max_position_embeddings; L = L′ / factor: positions up to L′ turn by "
                                    "the angles unscaled positions reached by L")
     original = max_pos if max_pos is not None else 4096
@@ -192,7 +197,8 @@ def config_contexts(read: RopeConfig) -> tuple[int, int | None, str]:
             how = "no scaling, and no max_position_embeddings: L = 4,096 is only a reference"
         return original, None, how
     factor = as_float("rope_scaling['factor']", scaling.get("factor"), above=0.0)
-    target = max(int(round(min(factor * original, _MAX_CONTEXT))), 2)  # an example length: capped, never infinite
+    _check_target(factor, original, "max_position_embeddings")
+    target = max(int(round(factor * original)), 2)  # an example length
     return original, target, (f"L = max_position_embeddings; {kind} has no fixed target, so L′ = factor × L "
                               "is shown as an example")
 
