@@ -78,3 +78,18 @@ void ref_shift_f16(_Float16 *rows, int n_rows, int n_dims, float delta, float ba
         }
     }
 }
+
+/* float32 rows rotated each to its own position (no scaling), in place. */
+void ref_rope_rows(float *rows, const int64_t *positions, int n_rows, int n_dims, float base) {
+    float theta[8192], c[8192], s[8192];
+    const float corr[2] = {0, 0};
+    for (int r = 0; r < n_rows; r++) {
+        float *x = rows + (int64_t)r * n_dims;
+        ref_cache((float)positions[r], n_dims, base, 1.0f, 0.0f, 1.0f, corr, theta, c, s);
+        for (int i = 0; i < n_dims / 2; i++) {
+            const float x0 = x[i], x1 = x[i + n_dims / 2];
+            x[i] = x0 * c[i] - x1 * s[i];
+            x[i + n_dims / 2] = x0 * s[i] + x1 * c[i];
+        }
+    }
+}

@@ -32,6 +32,7 @@ def ref(tmp_path_factory):
     lib.ref_cache.argtypes = [ctypes.c_float, ctypes.c_int, ctypes.c_float, ctypes.c_float, ctypes.c_float,
                               ctypes.c_float, F, F, F, F]
     lib.ref_corr_dims.argtypes = [ctypes.c_int, ctypes.c_int, ctypes.c_float, ctypes.c_float, ctypes.c_float, F]
+    lib.ref_rope_rows.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int, ctypes.c_int, ctypes.c_float]
     for name in ("ref_shift_f32", "ref_shift_f16"):
         getattr(lib, name).argtypes = [ctypes.c_void_p, ctypes.c_int, ctypes.c_int, ctypes.c_float, ctypes.c_float,
                                        ctypes.c_int]
@@ -80,6 +81,15 @@ def test_yarn_rows_are_ggmls_bit_for_bit(ref, n_dims, base, orig, scale):
         assert row.mscale == np.float32(1) * (np.float32(1) + np.float32(0.1) * c_logf(np.float32(1) / scale))
 
 
+@pytest.mark.parametrize("n_dims,base", HEADS)
+def test_rows_rotated_to_their_positions_are_ggmls_bit_for_bit(ref, n_dims, base):
+    rows = _keys(50, n_dims, 3)
+    positions = np.concatenate((np.arange(40), [1000, 4095, 8191, 32767, 131071, 500000, -3, -700, 2**20, 77]))
+    theirs = rows.copy()
+    ref.ref_rope_rows(theirs.ctypes.data, positions.astype(np.int64).ctypes.data, 50, n_dims, base)
+    np.testing.assert_array_equal(pc.ggml_rope_rows(rows, positions, base), theirs)
+
+
 def _keys(n, d, seed=0):
     return np.random.default_rng(seed).standard_normal((n, d)).astype(np.float32)
 
@@ -102,16 +112,17 @@ def test_the_k_shift_in_float16_is_ggmls_bit_for_bit(ref, n_dims, base):
 
 
 def test_the_smollm2_float32_error_after_1000_shifts_is_ggmls(ref):
-    """The error curve's float32 keys after 1,000 shifts of SmolLM2's head are the C kernel's keys."""
+    """The error curve's float32 keys after 1,000 shifts of SmolLM2's head are the C kernel's keys: turned to their
+    first positions and shifted back 1,000 times by the kernel's arithmetic."""
     n_dims, base, n_discard, n_keys = 64, 100000.0, 4, 32
     curve = pc.kshift_error_curve(n_dims, base, n_discard, 1000, "float32", n_keys=n_keys)
     rng = np.random.default_rng(0)
     raw = rng.standard_normal((n_keys, n_dims))
     q_raw = rng.standard_normal(n_dims)
     final = np.arange(1, n_keys + 1)
-    inv, _ = pc.rope_inv_freq(n_dims, base)
-    stored = pc.apply_rope(torch.from_numpy(raw.astype(np.float32)), torch.from_numpy(final + 1000 * n_discard),
-                           inv).numpy().copy()
+    stored = raw.astype(np.float32)  # turned to its first position by the kernel, then shifted 1,000 times
+    ref.ref_rope_rows(stored.ctypes.data, (final + 1000 * n_discard).astype(np.int64).ctypes.data, n_keys, n_dims,
+                      base)
     ref.ref_shift_f32(stored.ctypes.data, n_keys, n_dims, float(-n_discard), base, 1000)
     exact_inv = pc.base_inv_freq(base, n_dims)
 
@@ -142,3 +153,11 @@ def test_the_emulation_refuses_what_ggml_cannot_be_asked():
         pc.ggml_rope_cache(1, 8, 10000.0, freq_scale=0.0)
     with pytest.raises(ValueError, match="position"):
         pc.ggml_rope_cache(1e12, 8)
+
+
+def test_requests_past_the_c_librarys_budget_are_refused_before_the_work():
+    with pytest.raises(ValueError, match="llama.cpp's angles"):
+        pc.kshift_error_curve(2048, 10000.0, 1, 1000, "float32", n_keys=4096)
+    with pytest.raises(ValueError, match="rows holds"):
+        rows = pc.MAX_CALLS // 64 + 1
+        pc.ggml_rope_rows(np.zeros((rows, 64), dtype=np.float32), np.zeros(rows, dtype=int))

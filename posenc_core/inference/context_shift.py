@@ -14,7 +14,8 @@ shift rounds the keys once more. ``ggml_rope`` reproduces that arithmetic with t
 
 A rotation by a then by b is a rotation by a + b in exact arithmetic; this module measures what the rounding
 of the stored keys adds, against the exact (float64) key at the new position and against a key computed fresh
-there by transformers' rotary (``apply_rope``, bit-identical to ``apply_rotary_pos_emb``). The lesson
+there by the same rule's rotary: ggml's kernel for llama.cpp (``ggml_rope``), transformers' for transformers
+(``apply_rope``, bit-identical to ``apply_rotary_pos_emb``). The lesson
 *Context shift*.
 """
 
@@ -31,7 +32,7 @@ from .._checks import MAX_DIM, MAX_ELEMENTS, MAX_POSITIONS, as_base, as_choice, 
 from .._types import ArrayOrTensor
 from ..rope.frequencies import base_inv_freq, rope_inv_freq
 from ..rope.rotation import apply_rope
-from .ggml_rope import ggml_rope_cache
+from .ggml_rope import ggml_rope_cache, ggml_rope_rows
 
 __all__ = [
     "KSHIFT_ANGLES",
@@ -240,12 +241,35 @@ def _rotate_f64(x: np.ndarray, angles: np.ndarray) -> np.ndarray:
     return np.concatenate((x[..., :h] * c - x[..., h:] * s, x[..., h:] * c + x[..., :h] * s), axis=-1)
 
 
-def _fresh(raw: np.ndarray, positions: np.ndarray, head_dim: int, base: float, dtype: str):
-    """A key computed fresh at ``positions``: transformers' rotary in float32, stored in dtype (torch tensor)."""
+def _transformers_rows(raw: np.ndarray, positions: np.ndarray, head_dim: int, base: float) -> np.ndarray:
+    """Keys turned to ``positions`` by transformers' rotary in float32 (``apply_rope``, its bits)."""
     torch = _torch()
     inv_freq, _ = rope_inv_freq(head_dim, base)
-    rotated = apply_rope(torch.from_numpy(raw.astype(np.float32)), torch.from_numpy(positions), inv_freq)
-    return torch.as_tensor(rotated).to(_dtype(dtype))  # a tensor already: apply_rope keeps the input's kind
+    return np.asarray(apply_rope(torch.from_numpy(raw.astype(np.float32)), torch.from_numpy(positions), inv_freq))
+
+
+def _ggml_rows(raw: np.ndarray, positions: np.ndarray, head_dim: int, base: float) -> np.ndarray:
+    """Keys turned to ``positions`` by ggml's CPU kernel in float32 (``ggml_rope.ggml_rope_rows``)."""
+    return ggml_rope_rows(raw, positions, base)
+
+
+# How a key is turned to its position when it is first computed, by the same rules as KSHIFT_ANGLES.
+_KEYS_AT = {"llama.cpp": _ggml_rows, "transformers": _transformers_rows}
+MAX_GGML_VALUES = 1 << 22  # values one request turns with ggml's angles (a C cosf and sinf per pair: seconds)
+
+
+def _check_work(values: int, rule: str) -> None:
+    """ggml's rotation calls the C library once per angle: bound what one request asks of it."""
+    if rule == "llama.cpp" and values > MAX_GGML_VALUES:
+        raise ValueError(f"With llama.cpp's angles this asks for {values:,} key values turned at their positions; "
+                         f"the most here is {MAX_GGML_VALUES:,}: ask for fewer keys, a smaller head or fewer "
+                         "tokens.")
+
+
+def _fresh(raw: np.ndarray, positions: np.ndarray, head_dim: int, base: float, dtype: str, rule: str):
+    """A key computed at ``positions`` by ``rule``'s rotary in float32, stored in dtype (torch tensor)."""
+    rotated = _KEYS_AT[rule](raw, np.asarray(positions, dtype=np.int64), head_dim, base)
+    return _torch().from_numpy(np.ascontiguousarray(rotated, dtype=np.float32)).to(_dtype(dtype))
 
 
 def _log_steps(count: int, points: int = 40) -> np.ndarray:
@@ -260,11 +284,11 @@ def kshift_error_curve(head_dim: int, base: float, n_discard: int, shifts: int, 
                        n_keys: int = 256, rule: str = "llama.cpp", seed: int = 0) -> dict:
     """How far K-shifted keys drift from the exact keys at their new positions, shift after shift.
 
-    ``n_keys`` Gaussian keys (seeded) are rotated by transformers' rotary in float32 to positions that end at
+    ``n_keys`` Gaussian keys (seeded) are rotated by ``rule``'s rotary in float32 to positions that end at
     1..n_keys after ``shifts`` shifts of ``n_discard``, stored in ``dtype``, and shifted back ``shifts`` times by
     ``kshift``'s rule. After each of about 40 log-spaced shift counts, the keys and the scores q·k of a fresh
     query (exact, at the position after the last key) are compared with the exact float64 ones; a key computed
-    fresh at the new position by transformers' rotary and stored in ``dtype`` is the baseline.
+    fresh at the new position by the same rotary and stored in ``dtype`` is the baseline.
 
     Args:
         head_dim: rotated dimensions of one head (even).
@@ -291,14 +315,16 @@ def kshift_error_curve(head_dim: int, base: float, n_discard: int, shifts: int, 
     if n_keys + shifts * n_discard > MAX_POSITIONS:
         raise ValueError(f"The keys would start at position {n_keys + shifts * n_discard:,}, above the cap of "
                          f"{MAX_POSITIONS:,}: ask for fewer shifts or a smaller n_discard.")
+    rule = as_choice("rule", rule, tuple(KSHIFT_ANGLES))
+    steps = _log_steps(shifts)
+    _check_work(n_keys * head_dim * (steps.shape[0] + 1), rule)
     store = _dtype(dtype)
     rng = np.random.default_rng(as_int("seed", seed, minimum=0, maximum=2**32 - 1))
     raw = rng.standard_normal((n_keys, head_dim))  # (n_keys, head_dim) keys before rotation
     q_raw = rng.standard_normal(head_dim)  # (head_dim,)
     final = np.arange(1, n_keys + 1)  # (n_keys,) positions after the last shift
-    k = _fresh(raw, final + shifts * n_discard, head_dim, base, dtype)  # (n_keys, head_dim) in dtype
+    k = _fresh(raw, final + shifts * n_discard, head_dim, base, dtype, rule)  # (n_keys, head_dim) in dtype
     cos, sin = _cos_sin(-n_discard, head_dim, base, rule)
-    steps = _log_steps(shifts)
     out = {name: np.empty(steps.shape[0]) for name in ("key_error", "fresh_key_error", "score_error",
                                                        "fresh_score_error")}
     done = 0
@@ -310,7 +336,7 @@ def kshift_error_curve(head_dim: int, base: float, n_discard: int, shifts: int, 
         exact = _rotate_f64(raw, np.multiply.outer(positions.astype(np.float64), base_inv_freq(base, head_dim)))
         # the query sits one past the newest key, wherever the keys are now
         q_now = _rotate_f64(q_raw, np.float64(positions[-1] + 1) * base_inv_freq(base, head_dim))
-        fresh = _fresh(raw, positions, head_dim, base, dtype).to(_torch().float64).numpy()
+        fresh = _fresh(raw, positions, head_dim, base, dtype, rule).to(_torch().float64).numpy()
         shifted = k.to(_torch().float64).numpy()
         exact_scores = exact @ q_now / math.sqrt(head_dim)  # (n_keys,)
         out["key_error"][j] = _relative(shifted - exact, exact)
@@ -325,7 +351,7 @@ def kshift_scores(n_tokens: int, n_keep: int, n_discard: int, head_dim: int, bas
                   rule: str = "llama.cpp", seed: int = 0) -> dict:
     """The scores q·k/sqrt(d) one new query gets from the cache after a context shift, and without one.
 
-    Gaussian keys (seeded) are rotated to positions 0..n_tokens-1 by transformers' rotary in float32 and stored in
+    Gaussian keys (seeded) are rotated to positions 0..n_tokens-1 by ``rule``'s rotary in float32 and stored in
     ``dtype``; the shift of ``context_shift_plan`` drops n_discard of them and K-shifts the rest. The query is the
     next token: at ``next_position`` after the shift, at n_tokens without it (a context with room to spare).
 
@@ -346,6 +372,7 @@ def kshift_scores(n_tokens: int, n_keep: int, n_discard: int, head_dim: int, bas
     head_dim, base = _check_head(head_dim, base)
     check_size(as_int("n_tokens", n_tokens, minimum=2) * head_dim * 4, "The cache of keys")
     plan = context_shift_plan(n_tokens, n_keep, n_discard)
+    _check_work(2 * plan["n_tokens"] * head_dim, as_choice("rule", rule, tuple(KSHIFT_ANGLES)))
     torch = _torch()
     rng = np.random.default_rng(as_int("seed", seed, minimum=0, maximum=2**32 - 1))
     raw = rng.standard_normal((plan["n_tokens"], head_dim))  # (n_tokens, head_dim)
@@ -354,7 +381,7 @@ def kshift_scores(n_tokens: int, n_keep: int, n_discard: int, head_dim: int, bas
     alive = plan["status"] != "dropped"
     old = plan["old"][alive]  # (m,)
     new = plan["new"][alive].astype(np.int64)  # (m,)
-    stored = _fresh(raw[alive], old, head_dim, base, dtype)  # (m, head_dim) in dtype, before the shift
+    stored = _fresh(raw[alive], old, head_dim, base, dtype, rule)  # (m, head_dim) in dtype, before the shift
     moved = old != new
     cos, sin = _cos_sin(-plan["n_discard"], head_dim, base, rule)
     after = stored.clone()
@@ -367,7 +394,7 @@ def kshift_scores(n_tokens: int, n_keep: int, n_discard: int, head_dim: int, bas
     no_shift = exact_before @ q_before * scale
     exact = exact_after @ q_after * scale
     shifted = after.to(torch.float64).numpy() @ q_after * scale
-    fresh = _fresh(raw[alive], new, head_dim, base, dtype).to(torch.float64).numpy() @ q_after * scale
+    fresh = _fresh(raw[alive], new, head_dim, base, dtype, rule).to(torch.float64).numpy() @ q_after * scale
     return {"position": old, "new_position": new, "status": plan["status"][alive], "no_shift": no_shift,
             "exact": exact, "shifted": shifted, "fresh": fresh, "rounding": shifted - exact,
             "moved": exact - no_shift, "plan": plan}

@@ -30,7 +30,7 @@ from numpy.typing import ArrayLike
 from .._checks import MAX_POSITIONS, as_base, as_even_dim, as_float, as_int
 from .._libm import c_cosf, c_logf, c_powf, c_sinf
 
-__all__ = ["GGMLRopeCache", "ggml_corr_dims", "ggml_rope_cache", "ggml_theta_scale"]
+__all__ = ["MAX_CALLS", "GGMLRopeCache", "ggml_corr_dims", "ggml_rope_cache", "ggml_rope_rows", "ggml_theta_scale"]
 
 _F = np.float32
 _LONGEST = MAX_POSITIONS * 64  # positions and original contexts up to 268M tokens
@@ -128,3 +128,43 @@ def ggml_rope_cache(position: float, n_dims: int, base: float = 10000.0, *, freq
     cos = (c_cosf(interp) * mscale).astype(_F)
     sin = (c_sinf(interp) * mscale).astype(_F)
     return GGMLRopeCache(interp, cos, sin, mscale)
+
+
+MAX_CALLS = 1 << 21  # C calls of cosf and sinf one request may make (2M: about a second)
+
+
+def ggml_rope_rows(rows: ArrayLike, positions: ArrayLike, base: float = 10000.0) -> np.ndarray:
+    """Rows of float32 values rotated to their positions as ggml's CPU kernel rotates a NEOX head (pairs i and
+    i + n_dims/2), with no scaling: the angles, cosf and sinf of ``ggml_rope_cache`` and ``rotate_pairs``' float32
+    products and sums.
+
+    Args:
+        rows: (n, n_dims) values, made float32.
+        positions: (n,) integer positions, one per row.
+        base: freq_base.
+
+    Returns:
+        (n, n_dims) float32 rotated rows.
+    """
+    x = np.asarray(rows, dtype=_F)
+    if x.ndim != 2:
+        raise ValueError(f"rows must be a (n, n_dims) array, but got shape {x.shape}.")
+    n_dims = as_even_dim("n_dims (the rows' last axis)", x.shape[1])
+    pos = np.asarray(positions)
+    if pos.shape != (x.shape[0],) or not np.issubdtype(pos.dtype, np.integer):
+        raise ValueError(f"positions must be {x.shape[0]} integers, one per row.")
+    if pos.size and np.abs(pos).max() > _LONGEST:
+        raise ValueError(f"positions must be within ±{_LONGEST:,}.")
+    if x.size > MAX_CALLS:
+        raise ValueError(f"rows holds {x.size:,} values; ggml's rotation is reproduced here for at most "
+                         f"{MAX_CALLS:,}.")
+    scale = ggml_theta_scale(n_dims, base)
+    half = n_dims // 2
+    theta = np.empty((x.shape[0], half), dtype=_F)  # (n, n_dims/2)
+    t = pos.astype(_F)
+    for i in range(half):  # each row's angles: float32 products from its own position
+        theta[:, i] = t
+        t = (t * scale).astype(_F)
+    cos, sin = c_cosf(theta), c_sinf(theta)  # (n, n_dims/2) each
+    x0, x1 = x[:, :half], x[:, half:]
+    return np.concatenate((x0 * cos - x1 * sin, x0 * sin + x1 * cos), axis=1).astype(_F)
