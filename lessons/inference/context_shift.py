@@ -122,9 +122,10 @@ def many_shifts_answer(p: dict, c: dict, model: str, rule: str) -> None:
         " (the dotted line)" if p["survived"] <= shifts else "")
     notice(f"{keys} keys start at positions {f16['first_position']:,}+ and end at 1 to {keys}. After {shifts:,} "
            f"shifts: float32 {at['float32']:.1e}, float16 {at['float16']:.1e}, bfloat16 {at['bfloat16']:.1e} (a "
-           f"key computed fresh: {fresh['float16']:.1e} in float16, {fresh['bfloat16']:.1e} in bfloat16). At these "
+           f"key computed fresh: {fresh['float32']:.1e}, {fresh['float16']:.1e}, {fresh['bfloat16']:.1e}). At these "
            f"settings a key lives through {lives}, so only a small n_discard lets the error build up. float32's "
-           "first point is the float32 angle error the key got at its first, larger position.")
+           "first point is the float32 angle error the key got at its first, larger position: the engine's own angles "
+           "carry an error that grows with the position, and the shifts move it back with the key.")
 
 
 def scores_tab(page, n, keep, discard, model, rule):
