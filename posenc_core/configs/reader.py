@@ -12,19 +12,22 @@ from __future__ import annotations
 import contextlib
 import copy
 import dataclasses
+import functools
 import json
 import logging
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 from .._checks import MAX_DIM, MAX_POSITIONS, as_int
 from .json_bounds import check_config_tree, decode_special_float, parse_json_int
 
 __all__ = [
     "MAX_CONFIG_BYTES",
+    "ConfigObject",
     "ConfigReading",
+    "config_object",
     "normalise_config",
     "parse_config_json",
     "transformers_available",
@@ -254,7 +257,9 @@ VALIDATION_SENTENCES = [
 ]
 
 
-def _through_class(config: Mapping, model_type: str) -> tuple[Any, str | None]:
+def _built(config: Mapping, model_type: str) -> Any:
+    """The whole config object ``AutoConfig.for_model`` builds (multimodal configs included), or a ``ValueError``
+    with the class's reason."""
     from transformers import AutoConfig
 
     kwargs = {k: copy.deepcopy(v) for k, v in config.items() if k not in ("model_type", "auto_map")}
@@ -271,6 +276,11 @@ def _through_class(config: Mapping, model_type: str) -> tuple[Any, str | None]:
                                  + explain(match, config)) from None
         raise ValueError(f"transformers' config class for model_type '{model_type}' refuses this config: "
                          f"{type(error).__name__}: {detail}") from None
+    return obj
+
+
+def _through_class(config: Mapping, model_type: str) -> tuple[Any, str | None]:
+    obj = _built(config, model_type)
     text = obj.get_text_config(decoder=True) if hasattr(obj, "get_text_config") else obj
     if not hasattr(text, "to_dict"):
         raise ValueError(f"transformers' config class for model_type '{model_type}' found no language-model config "
@@ -297,13 +307,8 @@ def _sort_keys(reading: ConfigReading, config: Mapping, source: Mapping, class_f
             reading.ignored.append((key, "not a field the generic reading knows"))
 
 
-def normalise_config(config: Mapping) -> ConfigReading:
-    """Read a config dict through its model's transformers config class where possible.
-
-    Returns a ``ConfigReading`` whose ``fields``/``get`` give the language model's settings after the
-    class's own normalisation (or the raw dict, for the generic reading), with notes on how it was read,
-    the position-related keys it found, and the keys that nothing here reads.
-    """
+def _checked(config: Mapping) -> str | None:
+    """Refuse what no config class should be handed; returns the config's ``model_type``."""
     if not isinstance(config, Mapping):
         raise ValueError(f"A model config must be a JSON object (a dict), but got {type(config).__name__}.")
     # depth, size and numbers, before the copies and the class below. Infinity / NaN outside the fields that set
@@ -318,6 +323,54 @@ def normalise_config(config: Mapping) -> ConfigReading:
     model_type = config.get("model_type")
     if model_type is not None and not isinstance(model_type, str):
         raise ValueError(f"config['model_type'] must be a string, but got {model_type!r}.")
+    return model_type
+
+
+class ConfigObject(NamedTuple):
+    """A config.json as its model's transformers config class builds it, whole (a multimodal config not unwrapped).
+
+    Fields:
+        obj: the config instance ``AutoConfig.for_model(model_type, **config)`` returns; ``None`` where no class
+            reads it (no ``model_type``, one transformers does not know, or transformers not installed).
+        model_type: the config's ``model_type`` (``None`` when it has none).
+        known: whether transformers has a config class for ``model_type``.
+    """
+
+    obj: Any
+    model_type: str | None
+    known: bool
+
+
+def config_object(config: Mapping) -> ConfigObject:
+    """Build a config.json through its model's transformers config class, after the same checks as
+    ``normalise_config``; the object is the caller's own (a fresh instance on every call).
+
+    Raises ``ValueError`` for a config the checks or the class refuse (the class's reason in one sentence).
+    """
+    model_type = _checked(config)
+    if not model_type or not transformers_available():
+        return ConfigObject(None, model_type, False)
+    from transformers.models.auto.configuration_auto import CONFIG_MAPPING
+
+    if model_type not in CONFIG_MAPPING:
+        return ConfigObject(None, model_type, False)
+    return ConfigObject(copy.deepcopy(_built_once(json.dumps(config, sort_keys=True), model_type)), model_type, True)
+
+
+@functools.lru_cache(maxsize=64)
+def _built_once(text: str, model_type: str) -> Any:
+    """One build per distinct config (a class builds in milliseconds, a deep copy of it in microseconds)."""
+    return _built(json.loads(text), model_type)
+
+
+def normalise_config(config: Mapping) -> ConfigReading:
+    """Read a config dict through its model's transformers config class where possible.
+
+    Returns a ``ConfigReading`` whose ``fields``/``get`` give the language model's settings after the
+    class's own normalisation (or the raw dict, for the generic reading), with notes on how it was read,
+    the position-related keys it found, and the keys that nothing here reads.
+    """
+    model_type = _checked(config)
     notes: list[str] = []
     obj, nested, class_name = None, None, None
     known = False
