@@ -425,3 +425,31 @@ def test_a_tensor_with_too_many_dimensions_is_refused():
     data += _key("t") + struct.pack("<I", 9) + b"\0" * 100
     with pytest.raises(ValueError, match="claims 9 dimensions"):
         pc.read_gguf_header(data)
+
+
+# ---------------------------------------------------------------- what transformers' GGUF loader maps
+
+
+def test_loader_targets_are_transformers_own_mapping():
+    from transformers.integrations.ggml import GGUF_CONFIG_MAPPING
+
+    targets = pc.gguf_loader_targets()
+    keys = {t.gguf_key for t in targets}
+    assert {"context_length", "rope.freq_base", "rope.dimension_count"} <= keys
+    for arch, mapping in GGUF_CONFIG_MAPPING.items():
+        for key in keys:
+            holding = [t for t in targets if t.gguf_key == key and arch in t.architectures]
+            if key in mapping:
+                assert [t.config_key for t in holding] == [mapping[key]]
+            else:
+                assert holding == []
+    dims = {t.config_key: t.architectures for t in targets if t.gguf_key == "rope.dimension_count"}
+    assert dims["head_dim"] == ("llama", "mistral") and dims["rotary_dim"] == ("minimax_m2",)
+
+
+def test_a_key_the_loader_drops_is_named_as_left_out():
+    fields = {"general.architecture": ("STRING", "phi3"), "phi3.context_length": ("UINT32", 131072),
+              "phi3.rope.dimension_count": ("UINT32", 96), "phi3.rope.freq_base": ("FLOAT32", 10000.0)}
+    config, ignored = pc.gguf_transformers_config(pc.read_gguf_header(pc.gguf_header_bytes(fields)))
+    assert "phi3.rope.dimension_count" in ignored and "rotary_dim" not in config and "head_dim" not in config
+    assert config["max_position_embeddings"] == 131072 and "phi3.context_length" not in ignored

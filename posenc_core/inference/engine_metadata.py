@@ -5,9 +5,10 @@ The readers of one model's positions:
 - a **GGUF header** (the key-value section at the start of a ``.gguf`` file), read by ``gguf_header``'s bounded
   parser, whose rope keys are named here by the ``gguf`` package's own constants (``Keys``);
 - **transformers' GGUF loader** (``modeling_gguf_pytorch_utils.load_gguf_checkpoint`` in transformers 5.23), which
-  renames ``<arch>.<key>`` through ``GGUF_CONFIG_MAPPING`` into a config dict; it maps ``rope.freq_base``,
-  ``rope.dimension_count`` (llama / mistral only) and ``context_length``, and ignores every ``rope.scaling.*`` key
-  except for gpt-oss (whose rebuild reads the wrong part of each field and fails);
+  renames ``<arch>.<key>`` through ``GGUF_CONFIG_MAPPING`` into a config dict; of the position keys it maps
+  ``context_length``, ``rope.freq_base`` and ``rope.dimension_count``, each for the architectures whose mapping
+  names a field for it (``gguf_loader_targets``), and ignores every ``rope.scaling.*`` key except for gpt-oss
+  (whose rebuild reads the wrong part of each field and fails);
 - **llama.cpp** (``llama-model.cpp`` load_hparams, ``llama-context.cpp``, ``common/arg.cpp``), which reads the
   ``rope.scaling.*`` keys itself and lets each flag given override its GGUF value (Llama 3's and LongRoPE's
   per-pair factors come as a ``rope_freqs`` tensor instead, whose name the tensor list after the keys shows and
@@ -26,7 +27,7 @@ import shlex
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -38,8 +39,9 @@ from .gguf_header import ARRAY_KEPT, GGUFArray, GGUFHeader, gguf_header_bytes
 
 __all__ = [
     "FREQ_FACTORS", "FREQ_FACTOR_TENSORS", "GGUF_EXAMPLES", "LLAMA_CPP_OPTIONS", "MAX_FLAGS_CHARS", "READING_FIELDS",
-    "SMOLLM2_CONFIG", "SOURCES", "VLLM_OPTIONS", "GGUFExample", "compare_readings", "engine_frequencies",
-    "engine_rows", "engine_table", "engine_wavelengths", "full_turns", "gguf_example", "gguf_rope_keys",
+    "SMOLLM2_CONFIG", "SOURCES", "VLLM_OPTIONS", "GGUFExample", "GGUFLoaderTarget", "compare_readings",
+    "engine_frequencies", "engine_rows", "engine_table", "engine_wavelengths", "full_turns", "gguf_example",
+    "gguf_loader_targets", "gguf_rope_keys",
     "gguf_transformers_config", "llama_cpp_flags", "llama_cpp_inv_freq", "llama_cpp_reading", "llama_cpp_rope",
     "rope_reading", "vllm_config", "vllm_flags",
 ]
@@ -126,6 +128,41 @@ def _config_value(key: str, value, arch: str, updated: str):
     return value
 
 
+class GGUFLoaderTarget(NamedTuple):
+    """Where transformers' GGUF loader puts one position key (``gguf_loader_targets``).
+
+    Fields:
+        gguf_key: the key after ``<arch>.``, as gguf names it (``"rope.dimension_count"``).
+        config_key: the config field it becomes; None where the loader reads the key and drops it.
+        architectures: the GGUF_CONFIG_MAPPING architectures that map it so, in the mapping's order.
+    """
+
+    gguf_key: str
+    config_key: str | None
+    architectures: tuple[str, ...]
+
+
+def gguf_loader_targets() -> tuple[GGUFLoaderTarget, ...]:
+    """For every position key (``gguf_rope_keys``' templates), each config field transformers' GGUF loader maps it
+    to, from its own ``GGUF_CONFIG_MAPPING`` (``integrations/ggml.py``).
+
+    Returns:
+        one ``GGUFLoaderTarget`` per (key, config field) pair that some architecture has, keys in
+        ``gguf_rope_keys``' order; an architecture whose mapping lacks a key is in none of that key's targets.
+    """
+    from transformers.integrations.ggml import GGUF_CONFIG_MAPPING
+
+    out = []
+    for _, template in _rope_key_names():
+        key = template.removeprefix("{arch}.")
+        found: dict = {}
+        for arch, mapping in GGUF_CONFIG_MAPPING.items():
+            if key in mapping:
+                found.setdefault(mapping[key], []).append(arch)
+        out += [GGUFLoaderTarget(key, target, tuple(archs)) for target, archs in found.items()]
+    return tuple(out)
+
+
 def gguf_transformers_config(header: GGUFHeader) -> tuple[dict, list[str]]:
     """The config dict transformers 5.23's GGUF loader builds from these keys, and the keys it leaves out.
 
@@ -158,11 +195,10 @@ def gguf_transformers_config(header: GGUFHeader) -> tuple[dict, list[str]]:
         renamed_key = key.replace(arch, updated)
         prefix, _, config_key = renamed_key.partition(".")
         target = GGUF_CONFIG_MAPPING.get(prefix, {}).get(config_key, -1) if config_key else -1
-        if target == -1:
+        if target is None or target == -1:  # None: read, and dropped
             continue
         used.add(key)
-        if target is not None:
-            config[target] = _config_value(key, value, arch, updated)
+        config[target] = _config_value(key, value, arch, updated)
     if config.get("model_type") in _TEXT_MODEL_TYPES:
         config["model_type"] = _TEXT_MODEL_TYPES[config["model_type"]]
     if config.get("model_type") == "lfm2" and isinstance(config.get("num_key_value_heads"), list):
