@@ -309,9 +309,9 @@ def test_vllm_flags_both_forms():
     for flags in (new, old):
         merged, context = pc.vllm_config(released, flags)
         assert pc.rope_reading(merged)["rope_type"] == "yarn"
-        assert context == {"derived": 131072, "max_model_len": 131072, "refused": None}
+        assert (context.derived, context.served, context.refusal) == (131072, 131072, None)
     _, plain = pc.vllm_config(released, pc.vllm_flags("--max-model-len 65536"))
-    assert plain["refused"].startswith("vLLM stops at start-up: --max-model-len 65,536 is above the 32,768")
+    assert (plain.derived, plain.served, plain.refusal) == (32768, None, "above_derived")
 
 
 @pytest.mark.parametrize("text, match", [
@@ -353,7 +353,7 @@ def test_engine_table_of_the_examples():
                                "qwen2.rope.scaling.original_context_length"]
     lost = pc.engine_table(_qwen(False), pc.PRESETS["qwen2.5-7b-yarn"].config, "--rope-scaling yarn --rope-scale 4",
                            "--rope-theta 1000000 --max-model-len 32768")
-    assert lost["vllm"]["removed"] == ["--rope-theta"] and lost["disagreements"]["vLLM"] == []
+    assert lost["vllm_removed"] == ["--rope-theta"] and lost["disagreements"]["vLLM"] == []
     assert lost["disagreements"]["llama.cpp"] == []  # the flags put back what the conversion lost
     rows = {r["field"]: r for r in pc.engine_rows(lost)}
     assert rows["rope_type"]["GGUF → transformers"] == "≠ default" and rows["rope_type"]["llama.cpp"] == "yarn"
@@ -427,7 +427,7 @@ def test_a_tensor_with_too_many_dimensions_is_refused():
         pc.read_gguf_header(data)
 
 
-# ---------------------------------------------------------------- what transformers' GGUF loader maps
+# ---------------------------------------------------------------- what transformers' GGUF loader maps, and vLLM's stop
 
 
 def test_loader_targets_are_transformers_own_mapping():
@@ -453,3 +453,11 @@ def test_a_key_the_loader_drops_is_named_as_left_out():
     config, ignored = pc.gguf_transformers_config(pc.read_gguf_header(pc.gguf_header_bytes(fields)))
     assert "phi3.rope.dimension_count" in ignored and "rotary_dim" not in config and "head_dim" not in config
     assert config["max_position_embeddings"] == 131072 and "phi3.context_length" not in ignored
+
+
+def test_a_refused_vllm_length_leaves_the_context_comparison_out():
+    table = pc.engine_table(_qwen(True), pc.PRESETS["qwen2.5-7b-yarn"].config, "", "--max-model-len 200000")
+    assert (table["vllm"].refusal, table["vllm"].derived, table["readings"]["vLLM"]["context"]) == \
+        ("above_derived", 131072.0, None)
+    assert table["disagreements"]["vLLM"] == []  # the page puts vLLM's refusal in words in its place
+    assert {r["field"]: r for r in pc.engine_rows(table)}["context"]["vLLM"] == "≠ refused"

@@ -38,3 +38,31 @@ def test_hero_snippet_reproduces_the_wavelengths(query, view):
     assert list(waves) == list(expected)
     for name in expected:
         np.testing.assert_array_equal(waves[name], expected[name])
+
+
+@pytest.mark.parametrize("query, model, vllm_text", [
+    ({"view": "vLLM's length"}, "example", "vllm serve Qwen/Qwen2.5-7B-Instruct --max-model-len 32768"),
+    ({"view": "vLLM's length", "vm": "Phi-3.5 mini (LongRoPE)", "vf": "vllm serve m"}, "phi3.5-mini",
+     "vllm serve m"),
+    ({"view": "vLLM's length", "vm": "Gemma 3 27B", "vf": "--max-model-len 1048576"}, "gemma3-27b",
+     "--max-model-len 1048576"),
+])
+def test_vllm_snippet_reproduces_the_length(query, model, vllm_text):
+    spaces = apptest_pages.run_snippets(apptest_pages.load(INFO, **query), "engine_metadata")
+    config = pc.gguf_example("qwen-yarn")[1] if model == "example" else pc.preset_config(model)
+    assert _named(spaces, "ctx") == pc.vllm_context(config, pc.vllm_flags(vllm_text))
+
+
+def test_every_vllm_code_has_words():
+    from lessons.inference import vllm_length_views as words
+
+    assert set(words.REFUSAL_WORDS) == set(pc.REFUSALS)
+    for code in pc.REFUSALS:
+        stopped = pc.VllmContext("llama", "transformers", "max_position_embeddings", 4096, ("default",), "unchanged",
+                                 1.0, None, 4096.0, 4096, "derived", 8192, None, None, code, None)
+        assert words.sentence(stopped).startswith(("vLLM stops", "transformers has no config class"))
+    served = {pc.vllm_context(pc.preset_config(key), pc.vllm_flags(text)).served_rule
+              for key in ("phi3.5-mini", "llama2-7b") for text in ("", "--max-model-len 4096",
+                                                                    "VLLM_ALLOW_LONG_MAX_MODEL_LEN=1 vllm serve m "
+                                                                    "--max-model-len 300000")}
+    assert served <= set(words.SERVED_WORDS) and len(served) == 3

@@ -2,6 +2,7 @@ import streamlit as st
 
 import posenc_core as pc
 from lessons.inference import engine_metadata_views as views
+from lessons.inference import vllm_length_views as vllm_views
 from page_kit import classroom, controls, formula, guard, header, hero, notice, show, source, stage, why
 from page_kit.config_input import choose_config
 from page_kit.lesson import literal
@@ -20,14 +21,16 @@ WHY = (
     "A model's positions are set by a handful of numbers: the base, the rotated dimensions, a scaling type with "
     "its factor and original context, and the context length. The config.json holds them for transformers; a GGUF "
     "file holds its own copy as `<arch>.rope.*` keys, written by whoever converted the model; and each engine can "
-    "override them with flags. When the copies disagree, the same weights see different angles. transformers' "
-    "GGUF loader (5.23) maps only `rope.freq_base`, `rope.dimension_count` and `context_length`, so a YaRN "
-    "model loaded from GGUF runs as plain RoPE there, while llama.cpp reads the YaRN keys itself. A conversion "
+    "override them with flags. When the copies disagree, the same weights see different angles. Of the position "
+    "keys, transformers' GGUF loader maps only " + vllm_views.both(vllm_views.loader_keys()) +
+    " (each for the architectures its GGUF_CONFIG_MAPPING names), so a YaRN model loaded from GGUF runs as plain "
+    "RoPE there, while llama.cpp reads the YaRN keys itself. A conversion "
     "from a config.json without the model card's YaRN block carries no YaRN at all, and llama.cpp then needs "
     "`--rope-scaling yarn --rope-scale 4 --yarn-orig-ctx 32768` to match. Llama 3's scaling travels another way: "
     "the conversion bakes it into a `rope_freqs` tensor of per-pair factors, which llama.cpp reads from the tensor "
-    "data, past the header. vLLM reads the config.json; its old "
-    "`--rope-scaling` / `--rope-theta` flags were removed in November 2025 (PR #28006): use `--hf-overrides`."
+    "data, past the header. vLLM reads the config.json and derives the context it allows from it, family by "
+    "family (the vLLM tab); its old `--rope-scaling` / `--rope-theta` flags were removed in November 2025 "
+    "(PR #28006): use `--hf-overrides`."
 )
 
 
@@ -42,7 +45,7 @@ def side_by_side_tab(page, v: dict):
     notice(wave_notice(table, views.turns_for(ex, llama_text, vllm_text, length), length))
     with engine_question(ex, vllm_text, length):
         views.rows_table(table)
-        for name, sentences in table["disagreements"].items():
+        for name, sentences in vllm_views.disagreements(table).items():
             if sentences:
                 st.markdown(f"**{name}** against config.json: " + " ".join(sentences))
         for name, reason in table["failed"].items():
@@ -56,7 +59,7 @@ def side_by_side_tab(page, v: dict):
 
 def wave_notice(table: dict, turning: dict, length: int) -> str:
     pairs = table["readings"]["config.json"]["rotary_dim"] // 2
-    same = [name for name, s in table["disagreements"].items() if not s and name in turning]
+    same = [name for name, s in vllm_views.disagreements(table).items() if not s and name in turning]
     return (f"Pairs that complete a full turn within {length:,} tokens: " +
             "; ".join(f"{k} {v} of {pairs}" for k, v in turning.items()) + ". " +
             (f"Agreeing with config.json on every field: {', '.join(same)}." if same else
@@ -93,10 +96,11 @@ def header_tab(page, v: dict):
     views.keys_table(head)
     classroom.snippet(f"rows = pc.gguf_rope_keys(pc.read_gguf_header(pc.gguf_example({ex!r})[0]))  # the table")
     ignored = views.table_for(ex, "", "")["ignored"]
-    st.markdown("transformers' GGUF loader maps `context_length`, `rope.freq_base` and (llama, mistral) "
-                "`rope.dimension_count` into the config; " + (
-                    "of this file's position keys it leaves out " + ", ".join(f"`{k}`" for k in ignored) + "."
-                    if ignored else "this file has no other position key."))
+    st.markdown("transformers' GGUF loader puts " + vllm_views.both(vllm_views.loader_keys()) +
+                " into the config where its mapping names a field for them; `rope.dimension_count` only for " +
+                vllm_views.loader_sentence("rope.dimension_count") + ". " + (
+                    "Of this file's position keys it leaves out " + ", ".join(f"`{k}`" for k in ignored) + "."
+                    if ignored else "It puts every position key of this file into the config."))
     st.markdown(f"**Your own GGUF file.** A GGUF file is gigabytes; its settings sit in the first few megabytes. "
                 f"Send only those: `{pc.HEADER_COMMAND}` (at most {views.UPLOAD_MB} MB).")
     uploaded = st.file_uploader(f"Upload the header of a GGUF file (at most {views.UPLOAD_MB} MB)",
@@ -122,8 +126,7 @@ def header_tab(page, v: dict):
 
 def flags_tab(page, v: dict):
     ex, llama_text, vllm_text = v["ex"], v["lf"], v["vf"]
-    table = views.table_for(ex, llama_text, vllm_text)
-    llama, vllm = table["llama"], table["vllm"]
+    llama = views.table_for(ex, llama_text, vllm_text)["llama"]
     st.markdown("**llama.cpp** takes each setting from the GGUF unless a flag gives it "
                 f"(flags given: {', '.join(llama['given']) or 'none'}).")
     views.llama_table(llama)
@@ -132,21 +135,31 @@ def flags_tab(page, v: dict):
             s=llama["freq_scale"], e=llama["ext_factor"])
     classroom.snippet(f"header = pc.read_gguf_header(pc.gguf_example({ex!r})[0])",
                       f"rope = pc.llama_cpp_rope(header, pc.llama_cpp_flags({llama_text!r}))  # the table above")
-    st.markdown(f"**vLLM** reads the config.json with its overrides: it serves "
-                f"{views.shown(vllm['max_model_len'])} positions (the config allows {vllm['derived']:,})."
-                + (f" {vllm['refused']}" if vllm["refused"] else ""))
-    if vllm["removed"]:
-        st.warning(f"{' and '.join(vllm['removed'])}: read here as vLLM before PR #28006 read them; current vLLM "
+    source(pc.llama_cpp_flags, pc.llama_cpp_rope)
+
+
+def vllm_tab(page, v: dict):
+    ex, vllm_text = v["ex"], v["vf"]
+    model = controls.select("Config vLLM reads", "vm", vllm_views.MODELS, format_func=vllm_views.model_label)
+    ctx = vllm_views.context_for(model, ex, vllm_text)
+    st.markdown(vllm_views.sentence(ctx))
+    vllm_views.steps(ctx)
+    config = f"pc.gguf_example({ex!r})[1]" if model == "example" else f"pc.preset_config({model!r})"
+    classroom.snippet(f"ctx = pc.vllm_context({config}, pc.vllm_flags({vllm_text!r}))  # the table above")
+    removed = pc.vllm_flags(vllm_text)["removed"]
+    if removed:
+        st.warning(f"{' and '.join(removed)}: read here as vLLM before PR #28006 read them; current vLLM "
                    "refuses them (unrecognized arguments).", icon=":material/history:")
     st.caption("vLLM's --rope-scaling and --rope-theta were removed in PR #28006 (November 2025); current vLLM "
                "takes --hf-overrides '{\"rope_parameters\": {...}}'. Both forms are read here.")
-    source(pc.llama_cpp_flags, pc.llama_cpp_rope, pc.vllm_flags, pc.vllm_config)
+    source(pc.vllm_flags, pc.vllm_context)
 
 
 TABS = [
     ("Side by side", side_by_side_tab),
     ("GGUF header", header_tab),
     ("Engine flags", flags_tab),
+    ("vLLM's length", vllm_tab),
 ]
 
 

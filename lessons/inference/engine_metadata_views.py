@@ -64,7 +64,7 @@ def turns_for(key: str, llama_text: str, vllm_text: str, length: int) -> dict:
     return pc.full_turns(table_for(key, llama_text, vllm_text), length)
 
 
-def _frame(columns: dict) -> None:
+def frame(columns: dict) -> None:
     """A table tall enough for every row (no inner scroll bar)."""
     rows = len(next(iter(columns.values())))
     st.dataframe(columns, hide_index=True, width="stretch", height=36 * rows + 40)
@@ -73,12 +73,12 @@ def _frame(columns: dict) -> None:
 def rows_table(table: dict) -> None:
     """The comparison table, values that differ from config.json's marked ≠."""
     rows = pc.engine_rows(table)
-    _frame({col: [r[col] for r in rows] for col in rows[0]})
+    frame({col: [r[col] for r in rows] for col in rows[0]})
 
 
 def keys_table(header) -> None:
     rows = pc.gguf_rope_keys(header)
-    _frame({"gguf constant": [r["constant"] for r in rows], "key": [r["key"] for r in rows],
+    frame({"gguf constant": [r["constant"] for r in rows], "key": [r["key"] for r in rows],
             "type": [r["type"] or "absent" for r in rows],
             "value": [shown(r["value"]) if r["present"] else "—" for r in rows]})
 
@@ -119,7 +119,7 @@ LLAMA_GGUF_FIELDS = {"n_ctx": "n_ctx_train", "n_ctx_train": "n_ctx_train", "freq
 def llama_table(llama: dict) -> None:
     """llama.cpp's settings: what the GGUF says, whether a flag replaced it, and what runs."""
     given, gguf = set(llama["given"]), llama["gguf"]
-    _frame({"setting": list(LLAMA_FIELDS),
+    frame({"setting": list(LLAMA_FIELDS),
             "GGUF (or llama.cpp's default)": [shown(gguf.get(LLAMA_GGUF_FIELDS.get(k, ""))) for k in
                                               LLAMA_FIELDS.values()],
             "flag given": ["yes" if LLAMA_FLAG_FIELDS.get(k) in given else "" for k in LLAMA_FIELDS.values()],

@@ -14,7 +14,7 @@ The readers of one model's positions:
   per-pair factors come as a ``rope_freqs`` tensor instead, whose name the tensor list after the keys shows and
   whose values lie past the header), and **vLLM**, which reads the
   config.json and takes ``--hf-overrides`` (``--rope-scaling`` / ``--rope-theta`` until their removal, PR #28006,
-  Nov 2025) and ``--max-model-len``.
+  Nov 2025) and ``--max-model-len`` (its flags and context length: ``vllm_context``).
 
 The config.json side, and every config made here, is read by the project's config reading
 (``configs.read_rope_config``: the model's transformers config class).
@@ -23,7 +23,6 @@ The config.json side, and every config made here, is read by the project's confi
 from __future__ import annotations
 
 import math
-import shlex
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -32,18 +31,19 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from .._checks import MAX_DIM, as_float, as_int
-from ..configs.reader import parse_config_json
 from ..configs.rope_config import read_rope_config, rope_from_config
+from .command_lines import _number, _pairs, _tokens, _whole
 from .ggml_rope import ggml_corr_dims, ggml_rope_cache
 from .gguf_header import ARRAY_KEPT, GGUFArray, GGUFHeader, gguf_header_bytes
+from .vllm_context import vllm_config, vllm_flags
 
 __all__ = [
-    "FREQ_FACTORS", "FREQ_FACTOR_TENSORS", "GGUF_EXAMPLES", "LLAMA_CPP_OPTIONS", "MAX_FLAGS_CHARS", "READING_FIELDS",
-    "SMOLLM2_CONFIG", "SOURCES", "VLLM_OPTIONS", "GGUFExample", "GGUFLoaderTarget", "compare_readings",
+    "FREQ_FACTORS", "FREQ_FACTOR_TENSORS", "GGUF_EXAMPLES", "LLAMA_CPP_OPTIONS", "READING_FIELDS", "SMOLLM2_CONFIG",
+    "SOURCES", "GGUFExample", "GGUFLoaderTarget", "compare_readings",
     "engine_frequencies", "engine_rows", "engine_table", "engine_wavelengths", "full_turns", "gguf_example",
     "gguf_loader_targets", "gguf_rope_keys",
     "gguf_transformers_config", "llama_cpp_flags", "llama_cpp_inv_freq", "llama_cpp_reading", "llama_cpp_rope",
-    "rope_reading", "vllm_config", "vllm_flags",
+    "rope_reading",
 ]
 
 
@@ -300,27 +300,6 @@ def compare_readings(first: Mapping, second: Mapping, first_name: str, second_na
 
 # ---------------------------------------------------------------- llama.cpp: flags over the GGUF's keys
 
-MAX_FLAGS_CHARS = 2000
-
-
-def _number(flag: str, text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise ValueError(f"{flag} takes a number, but got {text!r}.") from None
-    if not math.isfinite(value):
-        raise ValueError(f"{flag} takes a finite number, but got {text!r}.")
-    return value
-
-
-def _whole(flag: str, text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise ValueError(f"{flag} takes a whole number, but got {text!r}.") from None
-    return as_int(flag, value, minimum=0, maximum=1 << 30)
-
-
 def _positive_inverse(flag: str, text: str) -> float:
     value = _number(flag, text)
     if value <= 0:
@@ -357,37 +336,6 @@ LLAMA_CPP_OPTIONS = {
     "-c": ("n_ctx", _whole),
 }
 _LLAMA_CPP_SKIPPED = ("-m", "--model")  # the model path: taken and not read
-
-
-def _tokens(text: str, what: str) -> list[str]:
-    if not isinstance(text, str):
-        raise ValueError(f"{what} are text, but got {type(text).__name__}.")
-    if len(text) > MAX_FLAGS_CHARS:
-        raise ValueError(f"{what} are {len(text):,} characters; the limit here is {MAX_FLAGS_CHARS:,}.")
-    try:
-        tokens = shlex.split(text.replace("\\\n", " "))
-    except ValueError as error:
-        raise ValueError(f"{what} cannot be split like a shell command line: {error} (an unclosed quote?).") \
-            from None
-    if tokens and not tokens[0].startswith("-") and tokens[0] != "serve":
-        tokens = tokens[1:]  # the program's name (llama-server, vllm)
-    return tokens
-
-
-def _pairs(tokens: list[str], what: str):
-    """``(flag, value)`` pairs from ``--flag value`` and ``--flag=value``."""
-    i = 0
-    while i < len(tokens):
-        token = tokens[i]
-        if not token.startswith("-"):
-            raise ValueError(f"{token!r} in the {what} is not a flag: every value follows its flag.")
-        flag, eq, value = token.partition("=")
-        if not eq:
-            if i + 1 >= len(tokens):
-                raise ValueError(f"{flag} needs a value after it.")
-            value, i = tokens[i + 1], i + 1
-        yield flag, value
-        i += 1
 
 
 def llama_cpp_flags(text: str) -> dict:
@@ -534,86 +482,6 @@ def llama_cpp_inv_freq(rope: Mapping) -> np.ndarray:
     return row.theta.astype(np.float64)  # (n_rot/2,)
 
 
-# ---------------------------------------------------------------- vLLM: the config.json with its overrides
-
-# vLLM's flags that change positions. --rope-scaling and --rope-theta were deprecated for --hf-overrides in
-# vLLM 0.5.x (PR #5836) and removed in PR #28006 (Nov 2025); vLLM 0.13 answers "unrecognized arguments".
-VLLM_OPTIONS = ("--max-model-len", "--hf-overrides", "--rope-scaling", "--rope-theta")
-_VLLM_SKIPPED = ("--model",)
-VLLM_REMOVED = {"--rope-scaling": "rope_scaling", "--rope-theta": "rope_theta"}
-
-
-def _json_object(flag: str, text: str) -> dict:
-    try:
-        return parse_config_json(text, max_bytes=MAX_FLAGS_CHARS)
-    except ValueError as error:
-        raise ValueError(f"{flag} takes a JSON object: {error}") from None
-
-
-def vllm_flags(text: str) -> dict:
-    """The position settings of a ``vllm serve`` command line, as text.
-
-    Returns:
-        ``{"max_model_len": int | None, "overrides": {config key: value}, "removed": [flags vLLM no longer has]}``.
-        ``--hf-overrides`` (current) and ``--rope-scaling`` / ``--rope-theta`` (vLLM before PR #28006) are both
-        read; later ones win. Raises ``ValueError`` naming an unknown flag or a malformed value.
-    """
-    out: dict = {"max_model_len": None, "overrides": {}, "removed": []}
-    tokens = _tokens(text, "vLLM flags")
-    if tokens[:1] == ["serve"]:  # vllm serve MODEL ...
-        tokens = tokens[2:] if len(tokens) > 1 and not tokens[1].startswith("-") else tokens[1:]
-    for flag, value in _pairs(tokens, "vLLM flags"):
-        if flag in _VLLM_SKIPPED:
-            continue
-        if flag == "--max-model-len":
-            out["max_model_len"] = as_int(flag, _whole(flag, value), minimum=1)
-        elif flag == "--hf-overrides":
-            out["overrides"].update(_json_object(flag, value))
-        elif flag == "--rope-scaling":
-            out["overrides"]["rope_scaling"] = _json_object(flag, value)
-            out["removed"].append(flag)
-        elif flag == "--rope-theta":
-            out["overrides"]["rope_theta"] = as_float(flag, _number(flag, value), above=1.0)
-            out["removed"].append(flag)
-        else:
-            raise ValueError(f"{flag} is not one of the vLLM flags read here: {', '.join(VLLM_OPTIONS)} "
-                             "(and --model).")
-    return out
-
-
-def vllm_config(config: Mapping, flags: Mapping) -> tuple[dict, dict]:
-    """The config vLLM builds (config.json with the overrides on top) and its context check.
-
-    An override of ``rope_parameters`` or ``rope_scaling`` replaces the file's RoPE dict under either name.
-    The context follows vLLM's ``_get_and_verify_max_len``: the derived length is max_position_embeddings,
-    times the factor for every rope type but longrope / llama3, from original_max_position_embeddings for
-    YaRN; a larger ``--max-model-len`` stops vLLM at start-up (unless VLLM_ALLOW_LONG_MAX_MODEL_LEN is set).
-
-    Returns:
-        ``(config, context)``: ``context`` holds ``derived``, ``max_model_len`` (what runs, or None when vLLM
-        refuses) and ``refused`` (vLLM's reason, or None).
-    """
-    overrides = dict(flags.get("overrides") or {})
-    merged = dict(config)
-    if "rope_parameters" in overrides or "rope_scaling" in overrides:
-        merged.pop("rope_parameters", None)
-        merged.pop("rope_scaling", None)
-    merged.update(overrides)
-    reading = rope_reading(merged)
-    derived = reading["context"] or 2048  # vLLM assumes 2,048 when the config names no length
-    kind = reading["rope_type"]
-    if kind not in ("default", "longrope", "llama3"):
-        start = reading["original_max_position_embeddings"] if kind == "yarn" else derived
-        derived = int((start or derived) * float(reading["factor"] or 1.0))
-    asked = flags.get("max_model_len")
-    refused = None
-    if asked is not None and asked > derived:
-        refused = (f"vLLM stops at start-up: --max-model-len {asked:,} is above the {derived:,} positions the "
-                   "config allows.")
-    return merged, {"derived": derived, "max_model_len": None if refused else (asked or derived),
-                    "refused": refused}
-
-
 # ---------------------------------------------------------------- the lesson's examples and its table
 
 
@@ -693,9 +561,11 @@ def engine_table(header: GGUFHeader, config: Mapping, llama_text: str = "", vllm
     Returns:
         ``readings`` ({source: rope_reading-shaped dict}, in ``SOURCES`` order; a source that cannot load is
         left out and named in ``failed``), ``configs`` ({source: config dict} for the config-based sources),
-        ``llama`` (``llama_cpp_rope``), ``vllm`` (its context check and the removed flags used), ``ignored``
-        (GGUF keys transformers leaves out), ``disagreements`` ({source: sentences against config.json}) and
-        ``notes`` (what a header cannot show: per-pair factors kept as tensor data).
+        ``llama`` (``llama_cpp_rope``), ``vllm`` (``vllm_context``'s ``VllmContext``: the length vLLM serves, or
+        why it stops), ``vllm_removed`` (the removed vLLM flags used), ``ignored`` (GGUF keys transformers leaves
+        out), ``disagreements`` ({source: sentences against config.json}; when vLLM stops, its context is left out
+        of them and ``vllm.refusal`` says why) and ``notes`` (what a header cannot show: per-pair factors kept as
+        tensor data).
     """
     readings, configs, failed = {}, {}, {}
     readings["config.json"] = rope_reading(config)
@@ -711,13 +581,13 @@ def engine_table(header: GGUFHeader, config: Mapping, llama_text: str = "", vllm
     readings["llama.cpp"] = llama_cpp_reading(llama)
     given = vllm_flags(vllm_text)
     merged, context = vllm_config(config, given)
-    context = {**context, "removed": given["removed"]}
-    readings["vLLM"] = {**rope_reading(merged), "context": context["max_model_len"]}
+    readings["vLLM"] = {**rope_reading(merged), "context": context.served}
     configs["vLLM"] = merged
+    compared = dict(readings)
+    if context.served is None:  # vLLM stops: its refusal (context.refusal) replaces the context comparison
+        compared["vLLM"] = {**readings["vLLM"], "context": readings["config.json"]["context"]}
     disagreements = {name: compare_readings(readings["config.json"], reading, "config.json", name)
-                     for name, reading in readings.items() if name != "config.json"}
-    if context["refused"]:
-        disagreements["vLLM"] = [context["refused"]] + [s for s in disagreements["vLLM"] if "context" not in s]
+                     for name, reading in compared.items() if name != "config.json"}
     notes = []
     if llama["freq_factors"]:
         notes.append(f"The file carries {', '.join(llama['freq_factors'])}: per-pair factors llama.cpp divides "
@@ -727,8 +597,9 @@ def engine_table(header: GGUFHeader, config: Mapping, llama_text: str = "", vllm
         notes.append("The bytes end before the file's tensor list, so a rope_freqs tensor (how a conversion "
                      "carries llama3 and LongRoPE scaling to llama.cpp) could not be looked for: send more of "
                      "the file.")
-    return {"readings": readings, "configs": configs, "llama": llama, "vllm": context, "ignored": ignored,
-            "failed": failed, "disagreements": disagreements, "notes": notes}
+    return {"readings": readings, "configs": configs, "llama": llama, "vllm": context,
+            "vllm_removed": given["removed"], "ignored": ignored, "failed": failed, "disagreements": disagreements,
+            "notes": notes}
 
 
 def engine_frequencies(table: Mapping) -> dict[str, np.ndarray]:
