@@ -66,3 +66,5 @@ def test_every_vllm_code_has_words():
                                                                     "VLLM_ALLOW_LONG_MAX_MODEL_LEN=1 vllm serve m "
                                                                     "--max-model-len 300000")}
     assert served <= set(words.SERVED_WORDS) and len(served) == 3
+    own = pc.vllm_context(pc.preset_config("qwen3-next-80b"), pc.vllm_flags(""))
+    assert words.sentence(own).endswith(words.CLASS_NOTE)

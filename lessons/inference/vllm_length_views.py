@@ -100,7 +100,12 @@ def sentence(c: pc.VllmContext) -> str:
         said += f"; it derives {_n(c.derived)} from the config"
     if c.default is not None and c.default != c.served:
         said += f", and serves {c.default:,} without --max-model-len"
-    return said + "."
+    return said + "." + (CLASS_NOTE if c.config_class == "vllm" else "")
+
+
+CLASS_NOTE = (" vLLM builds this model type with its own config class; here the config is read through "
+              "transformers' class, which takes the same values from the file but may default a missing one "
+              "differently.")
 
 
 def steps(c: pc.VllmContext) -> None:
