@@ -346,6 +346,24 @@ def test_overrides_every_model_type_with_rope(quiet):
 # ---------------------------------------------------------------- the families vLLM treats apart
 
 
+@pytest.mark.parametrize("factor, code", [(1e308, "length_overflow"), (1e300, "kv_cache_cannot_hold")])
+def test_a_factor_no_model_can_use_stops_vllm_and_is_said(factor, code):
+    """vLLM's int() of an infinite length raises OverflowError; a finite one past any GPU's cache stops vLLM
+    when it sizes the KV cache. Either way the page says why, naming the factor."""
+    from lessons.inference import vllm_length_views
+
+    config = {"model_type": "llama", "hidden_size": 512, "num_attention_heads": 8, "max_position_embeddings": 8192,
+              "rope_scaling": {"rope_type": "dynamic", "factor": factor}}
+    if code == "length_overflow":
+        with pytest.raises(OverflowError):
+            int(8192 * factor)
+    got = pc.vllm_context(config, pc.vllm_flags(""))
+    assert (got.served, got.refusal) == (None, code)
+    words = vllm_length_views.REFUSAL_WORDS[code](got)
+    assert "rope_scaling['factor']" in words and len(words) < 400
+    assert pc.vllm_context(config, pc.vllm_flags("--max-model-len 100000")).served == 100000  # not above inf
+
+
 def test_gemma3_is_not_scaled_again():
     config = pc.PRESETS["gemma3-27b"].config
     got = check(config)

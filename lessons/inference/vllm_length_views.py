@@ -28,7 +28,17 @@ def context_for(model: str, ex: str, vllm_text: str) -> pc.VllmContext:
 
 
 def _n(value) -> str:
+    if isinstance(value, (int, float)) and not isinstance(value, bool) and abs(value) >= 1e15:
+        return f"{float(value):.3g}"  # past any real context: its digits say nothing
     return views.shown(int(value) if isinstance(value, float) and value.is_integer() else value)
+
+
+def _too_long(length, asked: bool) -> str:
+    need = float(length) * pc.MIN_TOKEN_BYTES
+    return (f"vLLM stops at start-up: one request of {_n(length)} positions needs at least {need:.2g} bytes of KV "
+            f"cache ({pc.MIN_TOKEN_BYTES} bytes a token, the smallest cache a token can have), which no GPU holds; "
+            + ("--max-model-len" if asked else "rope_scaling['factor'] or the config's length")
+            + " asks for more than any model serves.")
 
 
 # pc.REFUSALS: why vLLM stops, as a sentence
@@ -58,6 +68,10 @@ REFUSAL_WORDS = {
                                    "entry needs it, and an --hf-overrides dict is set as given."),
     "original_null": lambda c: ("vLLM stops at start-up: a LongRoPE model is served at its "
                                 "original_max_position_embeddings, and this config's is null."),
+    "length_overflow": lambda c: (f"vLLM stops at start-up: the length it derives ({c.key or 'its default'} times "
+                                  f"the RoPE factor {c.factor:g}) is infinite, and int() of it raises "
+                                  "OverflowError. rope_scaling['factor'] is no factor a model can use."),
+    "kv_cache_cannot_hold": lambda c: _too_long(c.derived if c.asked is None else c.asked, c.asked is not None),
 }
 
 # VllmContext.rope_rule: what RoPE did to the length

@@ -52,9 +52,9 @@ from ..configs.reader import _quiet_transformers, config_object
 from .command_lines import _json_object, _number, _pairs, _split, _whole, _without_program
 
 __all__ = [
-    "ALLOW_LONG_ENV", "DEFAULT_LENGTH", "LENGTH_KEYS", "REFUSALS", "ROPE_LENGTH_RULES", "UNSCALED_MODEL_TYPES",
-    "VLLM_CONFIG_CLASSES", "VLLM_OPTIONS", "VLLM_REMOVED", "VllmContext", "vllm_config", "vllm_context",
-    "vllm_flags",
+    "ALLOW_LONG_ENV", "DEFAULT_LENGTH", "LENGTH_KEYS", "MAX_SERVABLE", "MIN_TOKEN_BYTES", "REFUSALS",
+    "ROPE_LENGTH_RULES", "UNSCALED_MODEL_TYPES", "VLLM_CONFIG_CLASSES", "VLLM_OPTIONS", "VLLM_REMOVED",
+    "VllmContext", "vllm_config", "vllm_context", "vllm_flags"
 ]
 
 # vLLM's flags that change positions. --rope-scaling and --rope-theta were deprecated for --hf-overrides in
@@ -97,7 +97,14 @@ REFUSALS = (
     "rope_type_missing",  # a rope_parameters entry without rope_type (KeyError)
     "original_missing",  # a yarn entry without original_max_position_embeddings (KeyError)
     "original_null",  # LongRoPE default: original_max_position_embeddings is null (int(None))
+    "length_overflow",  # no --max-model-len and an infinite derived length: int(inf) raises OverflowError
+    "kv_cache_cannot_hold",  # a length past MAX_SERVABLE: vLLM stops when it sizes the KV cache for one request
 )
+# A length no GPU's KV cache holds: one request of 2^40 tokens needs over 2.8e14 bytes at the smallest cache a
+# token can have (one layer, one KV head of 64 dims in 16 bits: 256 bytes), and vLLM's start-up check
+# (kv_cache_utils.check_enough_kv_cache_memory) refuses a max_model_len the cache cannot hold.
+MAX_SERVABLE = 1 << 40
+MIN_TOKEN_BYTES = 256
 
 
 @dataclass(frozen=True)
@@ -431,6 +438,8 @@ def _default(text, entries, derived) -> tuple[int, str]:
         if value is None:
             raise _Stop("original_null")
         return int(value), "longrope_original" if hasattr(text, "original_max_position_embeddings") else "derived"
+    if not math.isfinite(derived):
+        raise _Stop("length_overflow")
     return int(derived), "derived"
 
 
@@ -502,6 +511,8 @@ def vllm_context(config: Mapping, flags: Mapping) -> VllmContext:
         served, served_rule, refusal = default, None if late else "default", late
     else:
         served, served_rule, refusal = _served(derived, key, model_max_length, asked, flags.get("allow_long"))
+    if served is not None and served > MAX_SERVABLE:
+        served, served_rule, refusal = None, None, "kv_cache_cannot_hold"
     types = tuple(e["rope_type"] for e in entries or () if isinstance(e, Mapping) and "rope_type" in e)
     return VllmContext(model_type, config_class, key, None if key is None else key_length, types, rule,
                        float(factor), yarn, derived, default, default_rule, asked, served, served_rule, refusal,
