@@ -111,6 +111,101 @@ def test_under_the_original_context_dynamic_is_plain_rope():
     assert a["recomputes"] == 0 and a["score_error"].max() < 1e-5
 
 
+def _dynamic_inv_freq(length: int, s: float) -> np.ndarray:
+    """Dynamic NTK's frequencies for a sequence of ``length`` tokens, written out: base' = b (s L / L0 - (s - 1))
+    ^ (d / (d - 2)) with L = max(length, L0), L0 the tiny model's 64, d = 16."""
+    ctx, d = kv_cache.TINY_CONTEXT, kv_cache.TINY_LLAMA["head_dim"]
+    base = 10000.0 * (s * max(length, ctx) / ctx - (s - 1)) ** (d / (d - 2))
+    return 1.0 / base ** (np.arange(0, d, 2) / d)  # (d/2,)
+
+
+def _lengths_used(prefill: int, total: int, history: int) -> tuple[list[int], int]:
+    """The length whose frequencies each forward uses, walking the rule of dynamic_rope_update written out: grow to
+    seq_len when it passes the cached length, go back to L0 when seq_len < L0 < cached; each prefill position
+    gets the prefill's. Returns (length per position, the cached length the prompt found)."""
+    ctx, cached = kv_cache.TINY_CONTEXT, kv_cache.TINY_CONTEXT
+
+    def forward(seq_len: int) -> int:
+        nonlocal cached
+        before = cached
+        if seq_len > cached:
+            cached = seq_len
+        if seq_len < ctx < before:
+            cached = ctx
+        return cached
+
+    if history:
+        forward(history)
+    found = cached
+    lengths = [forward(prefill)] * prefill + [forward(p + 1) for p in range(prefill, total)]
+    return lengths, found
+
+
+def _independent_errors(prefill: int, total: int, s: float, history: int) -> dict:
+    """Layer 0's last-query scores and attention weights, cache against full recompute, in float64 numpy from the
+    tiny model's weights: RMSNorm, q/k projections, the half-split rotation by position x the frequencies of the
+    length each key was written at (the full recompute: all at ``total``)."""
+    model = kv_cache.tiny_llama("dynamic", s)
+    w = {k: v.double().numpy() for k, v in model.state_dict().items()}
+    hd, heads, kv = 16, 4, 2
+    x = w["model.embed_tokens.weight"][kv_cache._tokens(total, 0)[0].numpy()]  # (total, hidden)
+    x = x / np.sqrt((x ** 2).mean(-1, keepdims=True) + 1e-6) * w["model.layers.0.input_layernorm.weight"]
+    q = (x[-1] @ w["model.layers.0.self_attn.q_proj.weight"].T).reshape(heads, hd)
+    k = (x @ w["model.layers.0.self_attn.k_proj.weight"].T).reshape(total, kv, hd)
+
+    def turn(v, angle):  # v (..., hd), angle broadcast to (..., hd/2)
+        c, sn, a, b = np.cos(angle), np.sin(angle), v[..., :hd // 2], v[..., hd // 2:]
+        return np.concatenate([a * c - b * sn, b * c + a * sn], axis=-1)
+
+    lengths, found = _lengths_used(prefill, total, history)
+    pos = np.arange(total)
+    out = {"found": found, "lengths": lengths}
+    for name, freqs in (("cache", np.stack([_dynamic_inv_freq(n, s) for n in lengths])),
+                        ("full", np.tile(_dynamic_inv_freq(total, s), (total, 1)))):
+        keys = turn(k, (pos[:, None] * freqs)[:, None, :])  # (total, kv, hd)
+        query = turn(q, (total - 1) * freqs[-1])  # (heads, hd)
+        scores = np.einsum("hd,nhd->hn", query, np.repeat(keys, heads // kv, axis=1)) / np.sqrt(hd)
+        weights = np.exp(scores - scores.max(1, keepdims=True))
+        out[name] = (scores, weights / weights.sum(1, keepdims=True))
+    gap = np.abs(out["cache"][0] - out["full"][0])
+    sigma = out["full"][0].std(axis=1)
+    moved = np.abs(out["cache"][1] - out["full"][1])
+    return {**out, "score_error": gap.max(0), "relative_error": (gap / sigma[:, None]).max(0), "sigma": sigma,
+            "attention_change": moved.max(0), "attention_moved": 0.5 * moved.sum(1)}
+
+
+@pytest.mark.parametrize("prefill, total, s, history, update", [
+    (32, 128, 2.0, 0, "none"),  # the page's defaults
+    (64, 128, 4.0, 96, "none"),  # a prompt of L0 tokens keeps the 96-token history's frequencies
+    (72, 96, 2.0, 64, "growth"),
+    (32, 96, 2.0, 256, "reset"),  # a prompt under L0 resets them
+    (80, 128, 8.0, 256, "none"),  # all turned for 256 tokens: the cache agrees with itself, not with a fresh model
+])
+def test_rescaling_error_against_an_independent_computation(prefill, total, s, history, update):
+    r = kv_cache.cache_rescaling_error("dynamic", prefill, total, s, history=history)
+    ref = _independent_errors(prefill, total, s, history)
+    assert r["prefill_update"] == update and r["history_len"] == ref["found"]
+    np.testing.assert_array_equal(r["written_len"], ref["lengths"])
+    np.testing.assert_allclose(r["written_freq"], [_dynamic_inv_freq(n, s)[-1] for n in ref["lengths"]], rtol=1e-6)
+    np.testing.assert_allclose(r["score_spread"], ref["sigma"], rtol=1e-4)
+    np.testing.assert_allclose(r["score_error"], ref["score_error"], rtol=1e-3, atol=1e-6)
+    np.testing.assert_allclose(r["relative_error"], ref["relative_error"], rtol=1e-3, atol=1e-4)
+    np.testing.assert_allclose(r["attention_change"], ref["attention_change"], rtol=1e-3, atol=1e-8)
+    np.testing.assert_allclose(r["attention_moved"], ref["attention_moved"], rtol=1e-3, atol=1e-8)
+    written = np.array([_dynamic_inv_freq(n, s)[-1] for n in ref["lengths"]])
+    assert r["stale_keys"] == np.count_nonzero(~np.isclose(written[1:], _dynamic_inv_freq(total, s)[-1], rtol=1e-7))
+
+
+def test_the_page_defaults_relative_error_and_attention():
+    """At the page's defaults (P 32, N 128, s 2, fresh model) the stale keys are off by several score spreads; the
+    attention weights, nearly uniform on random weights, move by well under the uniform 1/128."""
+    r = kv_cache.cache_rescaling_error("dynamic", 32, 128, 2.0)
+    assert r["relative_error"].max() > 1 and r["attention_change"].max() < 1 / 128
+    assert r["stale_keys"] == 126  # every key after 0 but the last was written with other frequencies
+    y = kv_cache.cache_rescaling_error("yarn", 32, 128, 2.0)
+    assert y["relative_error"].max() < 1e-4 and y["attention_change"].max() < 1e-7 and y["stale_keys"] == 0
+
+
 def test_rope_parameters():
     assert kv_cache.tiny_rope_parameters("yarn", 4) == {"rope_type": "yarn", "rope_theta": 10000.0, "factor": 4.0,
                                                           "original_max_position_embeddings": 64}
@@ -127,6 +222,8 @@ def test_rope_parameters():
     (lambda: kv_cache.cache_rescaling_error("dynamic", 10, 300), "sequence length"),
     (lambda: kv_cache.cache_rescaling_error("dynamic", 10, 10), "prefill length"),
     (lambda: kv_cache.cache_rescaling_error("linear", 10, 20), "rope type"),
+    (lambda: kv_cache.cache_rescaling_error("dynamic", 10, 20, history=-1), "history length"),
+    (lambda: kv_cache.cache_rescaling_error("dynamic", 10, 20, history=257), "history length"),
 ])
 def test_bad_input_names_the_field(call, field):
     with pytest.raises(ValueError, match=field):
