@@ -122,12 +122,17 @@ def window_question(r: dict, ctx: int, dtype: str):
         st.metric(f"{name} at {2 * ctx:,} tokens ({dtype})", f"{later:.4g} GB", f"x{ratio:.4f}")
 
 
+HISTORIES = [0, 64, 96, 128, 192, 256]  # tokens the model ran before this prompt (0: a fresh model)
+
+
 def dynamic_tab(page):
     with page.side:
         prefill = controls.slider("Prefill length P", "P2", 8, 96, 32, step=8)
         total = controls.slider("Sequence reached N", "N", prefill + 8, 128, 128, step=8)
         factor = controls.select_slider("Scale factor s", "s", [2.0, 4.0, 8.0], 2.0)
-    runs = {kind: views.rescaling(kind, prefill, total, float(factor)) for kind in views.RESCALING}
+        history = controls.select_slider("Tokens the model ran before H", "H", HISTORIES, 0,
+                                         help="An earlier request's length: the rotary module keeps its state.")
+    runs = {kind: views.rescaling(kind, prefill, total, float(factor), history) for kind in views.RESCALING}
     dynamic, yarn = runs["dynamic"], runs["yarn"]
     error = dynamic["logit_error"]
     options = ["yes, bit for bit", "yes, up to float32 rounding (under 1e-5)", "no: they differ by more than 1e-5"]
@@ -137,33 +142,21 @@ def dynamic_tab(page):
         return (f"The last token's logits differ by up to {error:.2g} with dynamic NTK ({dynamic['recomputes']} "
                 f"decode steps recomputed the frequencies) and by {yarn['logit_error']:.2g} with YaRN.")
 
-    show(hero(views.frequency_chart, P=prefill, N=total, s=factor))
-    written = dynamic["written_freq"]
-    notice(f"The first key was turned with inv_freq[7] = {written[0]:.4g} and the last with {written[-1]:.4g}: "
-           f"{dynamic['recomputes']} of the decode steps recomputed the frequencies, and each key kept the ones in "
-           f"force when it was written. One forward over all {total} tokens turns every key with "
-           f"{dynamic['full_freq']:.4g}. YaRN's frequencies are the same at every step.")
+    show(hero(views.frequency_chart, P=prefill, N=total, s=factor, H=history))
+    notice(views.frequency_notice(dynamic, prefill, total, history))
     with classroom.predict("kv_dynamic", f"The tiny Llama's original context is {pc.TINY_CONTEXT}. With dynamic "
-                           f"NTK (s = {factor:g}), prefill {prefill} tokens and decode up to {total} with the cache. "
-                           f"Are the last token's logits those of one forward over all {total} tokens?",
+                           f"NTK (s = {factor:g}), prefill {prefill} tokens and decode up to {total} with the cache"
+                           + (f", after the model ran {history} tokens" if history else "") + ". Are the last "
+                           f"token's logits those of one forward over all {total} tokens on a fresh model?",
                            options, answer, reveal):
-        show(views.error_chart(prefill, total, factor))
-        classroom.snippet(f"r = {{t: pc.cache_rescaling_error(t, {prefill}, {total}, {float(factor)!r})\n"
-                          "     for t in ('dynamic', 'yarn')}",
-                          f"r['dynamic']['score_error'], r['yarn']['score_error']  # ({total},) each: the curves")
-        notice(f"Dynamic NTK: score error up to {dynamic['score_error'].max():.3g}, logits off by {error:.3g}; "
-               f"YaRN: {yarn['score_error'].max():.2g} and {yarn['logit_error']:.2g} (float32 rounding). "
-               "Position 0 is turned by 0 under any frequencies, and the last key was written with the "
-               "frequencies of the whole sequence, so those two agree; every key in between that was written "
-               "with other frequencies (the curve above) is off.")
-    st.markdown(
-        "**When transformers recomputes.** Its rotary module's `forward` is wrapped by `dynamic_rope_update` "
-        "(`transformers/modeling_rope_utils.py`, 5.23). For a rope type containing \"dynamic\" it takes "
-        "`seq_len = max(position_ids) + 1` and, if `seq_len > max_seq_len_cached`, recomputes `inv_freq` for "
-        "that length and stores `max_seq_len_cached = seq_len`; if `seq_len < original_max_seq_len` while "
-        "`max_seq_len_cached` is above it, it restores the original frequencies. A decode step's position ids "
-        "hold only the new position, so past the original context every step is a growth and a recompute, "
-        "while the keys in the `DynamicCache` stay as they were written.")
+        show(views.error_chart(prefill, total, factor, history))
+        show(views.attention_chart(prefill, total, factor, history))
+        classroom.snippet(f"r = {{t: pc.cache_rescaling_error(t, {prefill}, {total}, {float(factor)!r}, "
+                          f"history={history})\n     for t in ('dynamic', 'yarn')}}",
+                          f"r['dynamic']['relative_error'], r['yarn']['relative_error']  # ({total},) each: the "
+                          "curves; 'attention_change' below")
+        notice(views.error_notice(dynamic, yarn, total))
+    st.markdown(views.STATE_TEXT.format(L0=pc.TINY_CONTEXT))
     st.markdown(
         "**Why engines use a static rule.** YaRN's frequencies and attention factor are fixed by the config, so "
         "a key written at any step is the key a full recompute writes, and the cache stays valid at every length. "
