@@ -1,32 +1,348 @@
-"""The bytes a KV cache holds per token: the cache layers transformers' ``DynamicCache`` builds for a model config,
-counted from the config and checked against what a tiny random build of the model holds.
+"""The bytes a KV cache holds: the cache layers transformers' ``DynamicCache`` builds for a model config
+(``cache_utils.get_layer_types_and_kwargs`` and ``DYNAMIC_LAYER_TYPE_MAPPING``, as ``DynamicCache(config=...)``
+does), counted per layer from that layer's config, and checked against what a tiny random build of the model
+holds (``tiny_cache_config``, ``measured_cache_bytes``).
 
 torch and transformers are imported inside the functions, so ``import posenc_core`` stays numpy-only.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import importlib
+import math
+from collections.abc import Callable, Mapping
 from contextlib import contextmanager
-from typing import Any
-
-import numpy as np
+from dataclasses import dataclass
+from typing import NamedTuple
 
 from .._checks import as_choice, as_int
 
 __all__ = [
     "CACHE_LAYER_HOLDS",
+    "CACHE_LAYER_RULES",
     "DTYPE_BYTES",
+    "ENTRY_FORMS",
     "MAX_CONTEXT",
-    "TINY_CACHE_BUILDS",
-    "TINY_CACHE_SIZES",
+    "CacheBytes",
+    "CacheEntry",
+    "CacheLayerPlan",
+    "CacheLayerRule",
+    "CACHE_KINDS",
+    "CacheLayout",
+    "MeasuredCache",
     "cache_bytes",
     "cache_layout",
-    "cache_presets",
     "measured_cache_bytes",
-    "preset_cache_bytes",
-    "tiny_cache_config",
 ]
+
+DTYPE_BYTES: dict[str, int] = {"float32": 4, "bfloat16": 2, "float16": 2, "fp8": 1}
+MAX_CONTEXT = 1 << 24  # 16M tokens: the longest context the byte counts take
+# What one token writes into one attention layer: "heads" a key and a value per KV head (head_dim each);
+# "latent" latent attention's compressed latent (kv_lora_rank) and its one shared rotated key (qk_rope_head_dim);
+# "shared" one head of head_dim that is both the key and the value (DeepSeek V4's attention: its kv_proj)
+ENTRY_FORMS = ("heads", "latent", "shared")
+
+
+@dataclass(frozen=True)
+class CacheEntry:
+    """What one token writes into one layer's cache, read from that layer's config.
+
+    Attributes:
+        form: one of ``ENTRY_FORMS``.
+        kv_heads: KV heads ("heads"), 1 for "latent" (its shared rotated key) and "shared".
+        head_dim: size of one key (and value) head; for "latent" the rotated key's qk_rope_head_dim.
+        latent: kv_lora_rank for "latent", else 0.
+        index: the sparse-attention indexer's key (index_head_dim) per token or per compressed entry, else 0.
+    """
+
+    form: str
+    kv_heads: int
+    head_dim: int
+    latent: int = 0
+    index: int = 0
+
+    @property
+    def width(self) -> int:
+        """Elements one token adds to the key and value slots: 2·kv_heads·head_dim, latent + head_dim, or the one
+        shared head_dim."""
+        return {"heads": 2 * self.kv_heads * self.head_dim, "latent": self.latent + self.head_dim,
+                "shared": self.head_dim}[self.form]
+
+
+@dataclass(frozen=True)
+class CacheLayerPlan:
+    """One layer of the cache: the class ``DynamicCache`` builds for it and what its entries are.
+
+    Attributes:
+        cache_class: the transformers cache layer class.
+        holds: ``CACHE_LAYER_RULES[cache_class].holds``: "all", "window", "compressed" or "none".
+        window: the sliding window W of a window or compressed layer (it keeps the last W − 1 tokens), else None.
+        rate: source tokens per compressed entry of a compressed layer, else None.
+        entry: what one token writes (None for a layer that holds no tokens).
+    """
+
+    cache_class: str
+    holds: str
+    window: int | None
+    rate: int | None
+    entry: CacheEntry | None
+
+
+class CacheLayerRule(NamedTuple):
+    """How one cache layer class grows: ``held(plan, n)`` the elements it holds after n tokens (one sequence),
+    ``rate(plan)`` the elements each further token adds once its window, buffers and overlap are full (for a
+    compressed layer the average over one compressed entry)."""
+
+    holds: str
+    held: Callable[[CacheLayerPlan, int], int]
+    rate: Callable[[CacheLayerPlan], float]
+
+
+def _all(p, n):
+    return n * (p.entry.width + p.entry.index)  # DynamicLayer.update: torch.cat of every token (+ indexer keys)
+
+
+def _window(p, n):
+    return min(n, p.window - 1) * p.entry.width  # DynamicSlidingWindowLayer.update: the last sliding_window - 1
+
+
+def _hca(p, n):
+    """DeepseekV4HCACache: the window's keys, which are its values (one tensor); one compressed entry per ``rate``
+    tokens (``compressed_kv``); the tokens of an unfinished window in ``buffer_kv`` and ``buffer_gate``."""
+    hd = p.entry.width
+    return min(n, p.window - 1) * hd + n // p.rate * hd + n % p.rate * 2 * hd
+
+
+def _csa(p, n):
+    """DeepseekV4CSACache: as HCA, with kv and gate projections of 2·head_dim (two overlapping series), an indexer
+    with its own compressed keys (index_head_dim), and after the first full window the previous window's first
+    series kept for both (``overlap_kv``, ``overlap_gate``: rate × width each)."""
+    hd, ix = p.entry.width, p.entry.index
+    overlap = 2 * p.rate * (hd + ix) if n >= p.rate else 0
+    return min(n, p.window - 1) * hd + n // p.rate * (hd + ix) + n % p.rate * 4 * (hd + ix) + overlap
+
+
+def _none(p, n):
+    return 0
+
+
+CACHE_LAYER_RULES: dict[str, CacheLayerRule] = {
+    "DynamicLayer": CacheLayerRule("all", _all, lambda p: p.entry.width + p.entry.index),
+    "DynamicIndexedLayer": CacheLayerRule("all", _all, lambda p: p.entry.width + p.entry.index),
+    "DynamicSlidingWindowLayer": CacheLayerRule("window", _window, lambda p: 0.0),
+    "LinearAttentionAndFullAttentionLayer": CacheLayerRule("all", _all, lambda p: p.entry.width),
+    "LinearAttentionAndSlidingWindowAttentionLayer": CacheLayerRule("window", _window, lambda p: 0.0),
+    "DeepseekV4HCACache": CacheLayerRule("compressed", _hca, lambda p: p.entry.width / p.rate),
+    "DeepseekV4CSACache": CacheLayerRule("compressed", _csa, lambda p: (p.entry.width + p.entry.index) / p.rate),
+    "LinearAttentionLayer": CacheLayerRule("none", _none, lambda p: 0.0),  # a fixed-size recurrent / conv state
+    "DummyLayer": CacheLayerRule("none", _none, lambda p: 0.0),  # shares another layer's KV, or no attention
+}
+CACHE_LAYER_HOLDS: dict[str, str] = {name: rule.holds for name, rule in CACHE_LAYER_RULES.items()}
+# the classes that keep a sparse-attention indexer's keys (``update_indexer``; V4's "indexer" entries)
+INDEXED_CLASSES = ("DynamicIndexedLayer", "DeepseekV4CSACache")
+SHARED_KV_CLASSES = ("DeepseekV4HCACache", "DeepseekV4CSACache")  # one tensor that is both keys and values
+HOLDS = ("all", "window", "compressed", "none")
+
+
+# What a model's cache is, as a whole, by the first rule that holds: "latent" a layer keeps a compressed entry
+# (latent attention, DeepSeek V4's compressed layers), "hybrid" some layers keep no tokens (recurrent, convolution
+# or shared-KV layers), "window" some layers keep a sliding window, "full" every layer keeps every token.
+CACHE_KINDS: dict[str, Callable[[list[CacheLayerPlan]], bool]] = {
+    "latent": lambda layers: any(p.holds == "compressed" or (p.entry and p.entry.form == "latent") for p in layers),
+    "hybrid": lambda layers: any(p.holds == "none" for p in layers),
+    "window": lambda layers: any(p.holds == "window" for p in layers),
+    "full": lambda layers: True,
+}
+
+
+@dataclass(frozen=True)
+class CacheLayout:
+    """The cache transformers builds for a config, layer by layer (``cache_layout``)."""
+
+    layers: tuple[CacheLayerPlan, ...]
+
+    @property
+    def classes(self) -> list[str]:
+        return [p.cache_class for p in self.layers]
+
+    @property
+    def holds(self) -> list[str]:
+        return [p.holds for p in self.layers]
+
+    @property
+    def kind(self) -> str:
+        """The first of ``CACHE_KINDS`` whose rule holds."""
+        return next(name for name, rule in CACHE_KINDS.items() if rule(list(self.layers)))
+
+    @property
+    def plans(self) -> tuple[tuple[CacheLayerPlan, int], ...]:
+        """Each distinct layer plan with the number of layers that have it, in layer order."""
+        counts: dict[CacheLayerPlan, int] = {}
+        for p in self.layers:
+            counts[p] = counts.get(p, 0) + 1
+        return tuple(counts.items())
+
+
+def _text_config(config: Mapping):
+    from ..configs.reader import normalise_config
+
+    reading = normalise_config(config)
+    if reading.obj is None:
+        raise ValueError("The cache layout is read through transformers' config class of the model type; this "
+                         "config has no model_type transformers knows.")
+    return reading.obj
+
+
+def _layer_mapping(obj) -> dict:
+    """transformers' DYNAMIC_LAYER_TYPE_MAPPING once the model's modeling module is imported (a cache layer class
+    defined there registers itself, as DeepSeek V4's do, through CacheLayerMixin.__init_subclass__)."""
+    from transformers.cache_utils import DYNAMIC_LAYER_TYPE_MAPPING
+    from transformers.models.auto.configuration_auto import model_type_to_module_name
+
+    module = model_type_to_module_name(obj.model_type)
+    try:
+        importlib.import_module(f"transformers.models.{module}.modeling_{module}")
+    except ImportError:  # a text config without a modeling module of its own: its parent's classes are standard
+        pass
+    return DYNAMIC_LAYER_TYPE_MAPPING
+
+
+def _entry(layer_config, obj, cache_class: str) -> CacheEntry:
+    """What one token writes into the layer whose config (``per_layer_config[i]``) is given."""
+    rank = getattr(layer_config, "kv_lora_rank", None)
+    index = int(obj.index_head_dim) if cache_class in INDEXED_CLASSES else 0
+    if cache_class in SHARED_KV_CLASSES:  # DeepseekV4Attention.kv_proj: one head_dim, whatever the heads say
+        return CacheEntry("shared", 1, int(layer_config.head_dim), 0, index)
+    if rank:  # latent attention: transformers caches the compressed latent and the shared rotated key
+        return CacheEntry("latent", 1, int(layer_config.qk_rope_head_dim), int(rank), index)
+    heads = int(layer_config.num_attention_heads)
+    kv = int(getattr(layer_config, "num_key_value_heads", None) or heads)
+    head_dim = int(getattr(layer_config, "head_dim", None) or layer_config.hidden_size // heads)
+    return CacheEntry("heads", kv, head_dim, 0, index)
+
+
+def cache_layout(config: Mapping) -> CacheLayout:
+    """How transformers' ``DynamicCache`` is laid out for a model config: the cache layer class it builds for each
+    layer, what each keeps, and what one token writes into it (from that layer's own config, so a layer type with
+    its own head size, as Gemma 4's full layers, gets its own entry).
+
+    Args:
+        config: a config.json dict with its model_type (read through the model's transformers config class; a
+            multimodal config through its text_config).
+
+    Returns:
+        A ``CacheLayout``.
+    """
+    from transformers.cache_utils import get_layer_types_and_kwargs
+
+    obj = _text_config(config)
+    mapping = _layer_mapping(obj)
+    types, kwargs = get_layer_types_and_kwargs(obj)
+    classes = [mapping[t].__name__ if t in mapping else t for t in types]
+    unknown = sorted({c for c in classes if c not in CACHE_LAYER_RULES})
+    if unknown:
+        raise ValueError(f"This model's cache has layers of kind {', '.join(unknown)}, which this count does not "
+                         "cover.")
+    layers = []
+    for kind, name, kw, layer_config in zip(types, classes, kwargs, obj.per_layer_config, strict=True):
+        holds = CACHE_LAYER_HOLDS[name]
+        compressed = holds == "compressed"  # DeepSeek V4: its own window and rate per layer type
+        window = int(obj.sliding_window) if compressed else kw.get("sliding_window")
+        rate = int(obj.compress_rates[kind]) if compressed else None
+        entry = None if holds == "none" else _entry(layer_config, obj, name)
+        layers.append(CacheLayerPlan(name, holds, window, rate, entry))
+    return CacheLayout(tuple(layers))
+
+
+@dataclass(frozen=True)
+class CacheBytes:
+    """What ``DynamicCache`` holds for one sequence (``cache_bytes``).
+
+    Attributes:
+        tokens: the sequence length counted.
+        dtype: the cache's element type.
+        total: bytes held at ``tokens``.
+        per_token: bytes each further token adds once every window, buffer and overlap is full (a compressed
+            layer's share is its average over one compressed entry).
+        next_token: bytes each of the next ``span`` tokens adds on average at ``tokens``.
+        span: the least common multiple of the compressed layers' rates (1 without them).
+        layers: {"all", "window", "compressed", "none": layer count}.
+        window_tokens: tokens a window layer keeps at ``tokens`` (the first window layer's), or None.
+        layout: the ``CacheLayout`` counted.
+    """
+
+    tokens: int
+    dtype: str
+    total: int
+    per_token: float
+    next_token: float
+    span: int
+    layers: dict[str, int]
+    window_tokens: int | None
+    layout: CacheLayout
+
+
+def cache_bytes(config: Mapping, tokens: int, dtype: str = "bfloat16") -> CacheBytes:
+    """The bytes transformers' ``DynamicCache`` holds for the keys and values of one sequence of ``tokens`` tokens
+    (and what else grows with them: a sparse indexer's keys, DeepSeek V4's compressed entries and buffers; not the
+    fixed-size states of recurrent and convolution layers).
+
+    Args:
+        config: a config.json dict (``cache_layout``).
+        tokens: the sequence length, 1 ≤ tokens ≤ ``MAX_CONTEXT``.
+        dtype: "float32", "bfloat16", "float16" or "fp8" (the cache's element type).
+
+    Returns:
+        A ``CacheBytes``.
+    """
+    tokens = as_int("tokens", tokens, minimum=1, maximum=MAX_CONTEXT)
+    size = DTYPE_BYTES[as_choice("cache dtype", dtype, tuple(DTYPE_BYTES))]
+    layout = cache_layout(config)
+    rules = [CACHE_LAYER_RULES[p.cache_class] for p in layout.layers]
+
+    def held(n: int) -> int:
+        return sum(rule.held(p, n) for rule, p in zip(rules, layout.layers, strict=True))
+
+    span = math.lcm(*(p.rate for p in layout.layers if p.rate), 1)
+    rate = sum(rule.rate(p) for rule, p in zip(rules, layout.layers, strict=True))
+    windows = [min(tokens, p.window - 1) for p in layout.layers if p.holds == "window"]
+    now = held(tokens)
+    return CacheBytes(tokens, dtype, now * size, rate * size, (held(tokens + span) - now) * size / span, span,
+                      {k: layout.holds.count(k) for k in HOLDS}, windows[0] if windows else None, layout)
+
+
+@dataclass(frozen=True)
+class MeasuredCache:
+    """What a built model's ``DynamicCache`` holds (``measured_cache_bytes``).
+
+    Attributes:
+        held: bytes of every floating-point tensor the cache layers hold (each tensor once: DeepSeek V4's values
+            are its keys), the fixed-size states excepted.
+        states: bytes of the fixed-size states (``FIXED_STATES``: linear-attention and convolution layers).
+        classes: the cache layer class of each layer.
+    """
+
+    held: int
+    states: int
+    classes: list[str]
+
+
+FIXED_STATES = ("conv_states", "recurrent_states")  # LinearAttentionCacheLayerMixin's state dicts
+
+
+def _tensors(x, found: dict) -> None:
+    """Every tensor under x (a tensor, or lists, tuples and dicts of them), once each, by identity."""
+    import torch
+
+    if isinstance(x, torch.Tensor):
+        if x.is_floating_point():  # the cached data; integer tensors are bookkeeping (window sizes, counts)
+            found[id(x)] = x
+    elif isinstance(x, (list, tuple)):
+        for v in x:
+            _tensors(v, found)
+    elif isinstance(x, dict):
+        for v in x.values():
+            _tensors(v, found)
 
 
 @contextmanager
@@ -42,244 +358,59 @@ def _one_thread():
         torch.set_num_threads(threads)
 
 
-# ---- Bytes per token -----------------------------------------------------------------------------------------------
+def _tiny_model(config: Mapping):
+    """The model class a config is served with: a multimodal config's image-text class (vision tower included),
+    else the causal LM of its text config."""
+    from transformers import AutoConfig, AutoModelForCausalLM, AutoModelForImageTextToText
+    from transformers.models.auto.modeling_auto import (
+        MODEL_FOR_CAUSAL_LM_MAPPING_NAMES,
+        MODEL_FOR_IMAGE_TEXT_TO_TEXT_MAPPING_NAMES,
+    )
 
-DTYPE_BYTES: dict[str, int] = {"float32": 4, "bfloat16": 2, "float16": 2, "fp8": 1}
-# What each of transformers' DynamicCache layer classes keeps, by the class DynamicCache(config=...) builds for the
-# layer (cache_utils.DYNAMIC_LAYER_TYPE_MAPPING, from get_layer_types_and_kwargs): "all" keeps every token's key
-# and value, "window" the last sliding_window - 1 (DynamicSlidingWindowLayer.update), "none" no token at all (a
-# recurrent or convolution state of fixed size, or a layer that shares another's KV or has no attention).
-CACHE_LAYER_HOLDS: dict[str, str] = {
-    "DynamicLayer": "all",
-    "DynamicIndexedLayer": "all",  # DeepSeek V3.2's sparse attention: the indexer's keys too (``_token_width``)
-    "DynamicSlidingWindowLayer": "window",
-    "LinearAttentionAndFullAttentionLayer": "all",
-    "LinearAttentionAndSlidingWindowAttentionLayer": "window",
-    "LinearAttentionLayer": "none",
-    "DummyLayer": "none",
-}
-# The model types whose rule a test checks against the bytes a tiny random build's DynamicCache holds (a preset of
-# another type is left out of the bars); per type, what the tiny build changes besides TINY_CACHE_SIZES.
-TINY_CACHE_BUILDS: dict[str, dict] = {
-    "smollm3": {}, "gpt_oss": {}, "exaone4": {}, "cohere2": {}, "qwen3": {}, "glm4_moe": {}, "hunyuan_v1_dense": {},
-    "apertus": {}, "lfm2": {"block_ff_dim": 64, "conv_L_cache": 3},
-    "qwen3_next": {"linear_num_key_heads": 2, "linear_num_value_heads": 4, "linear_key_head_dim": 8,
-                   "linear_value_head_dim": 8},
-    "qwen3_5_text": {"linear_num_key_heads": 2, "linear_num_value_heads": 4, "linear_key_head_dim": 8,
-                     "linear_value_head_dim": 8},
-    "nemotron_h": {"mamba_num_heads": 4, "mamba_head_dim": 16, "ssm_state_size": 8, "n_groups": 1,
-                   "moe_shared_expert_intermediate_size": 32},
-    "granitemoehybrid": {"mamba_n_heads": 4, "mamba_d_head": 32, "mamba_d_state": 8, "mamba_n_groups": 1},
-    "deepseek_v3": {"num_key_value_heads": 4},
-    "deepseek_v32": {"num_key_value_heads": 4, "index_head_dim": 16, "index_n_heads": 2, "index_topk": 4},
-    "kimi_linear": {"num_key_value_heads": 4},
-}
-TINY_CACHE_SIZES: dict[str, Any] = {  # the shrunk sizes (applied where the model's config class has the field)
-    "hidden_size": 64, "intermediate_size": 64, "vocab_size": 128, "pad_token_id": 0, "num_attention_heads": 4,
-    "num_key_value_heads": 2, "head_dim": 16, "sliding_window": 4, "max_position_embeddings": 256,
-    "moe_intermediate_size": 32, "shared_intermediate_size": 32, "num_experts": 4, "num_local_experts": 4,
-    "n_routed_experts": 4, "num_experts_per_tok": 2, "num_experts_per_token": 2, "n_group": 1, "topk_group": 1,
-    "n_shared_experts": 1, "kv_lora_rank": 16, "q_lora_rank": 32, "qk_rope_head_dim": 8, "qk_nope_head_dim": 8,
-    "v_head_dim": 8,
-}
-MAX_CONTEXT = 1 << 24  # 16M tokens: the longest context the byte counts take
-
-
-def _text_config(config: Mapping):
-    from ..configs.reader import normalise_config
-
-    reading = normalise_config(config)
-    if reading.obj is None:
-        raise ValueError("The cache layout is read through transformers' config class of the model type; this "
-                         "config has no model_type transformers knows.")
-    return reading.obj
-
-
-def _token_width(obj, indexed: bool) -> tuple[int, str]:
-    """Elements one token adds to one attention layer's cache (key slot + value slot, and an indexed layer's
-    indexer key), and what they are."""
-    rank = getattr(obj, "kv_lora_rank", None)
-    if rank:  # latent attention: transformers caches the compressed latent and the shared rotated key
-        rope = int(obj.qk_rope_head_dim)
-        width, what = int(rank) + rope, f"latent: kv_lora_rank {rank} + qk_rope_head_dim {rope} (one shared head)"
-    else:
-        heads = int(obj.num_attention_heads)
-        kv = int(getattr(obj, "num_key_value_heads", None) or heads)
-        head_dim = int(getattr(obj, "head_dim", None) or obj.hidden_size // heads)
-        width, what = 2 * kv * head_dim, f"2 x {kv} KV heads x head_dim {head_dim}"
-    if indexed:  # DynamicIndexedLayer.update_indexer: one [batch, seq, index_head_dim] key per token
-        width += int(obj.index_head_dim)
-        what += f" + the indexer's key, index_head_dim {obj.index_head_dim}"
-    return width, what
-
-
-def cache_layout(config: Mapping) -> dict:
-    """How transformers' ``DynamicCache`` is laid out for a model config: the cache layer class it builds for each
-    layer (``get_layer_types_and_kwargs`` and ``DYNAMIC_LAYER_TYPE_MAPPING``, as ``DynamicCache(config=...)``
-    does), what each keeps, and what one token adds to an attention layer.
-
-    Args:
-        config: a config.json dict with its model_type (read through the model's transformers config class).
-
-    Returns:
-        {"classes": [cache layer class per layer], "holds": ["all" | "window" | "none" per layer], "windows":
-        [sliding_window or None per layer], "width": elements per token per attention layer (key + value slots),
-        "what": a sentence saying what those elements are}.
-    """
-    from transformers.cache_utils import DYNAMIC_LAYER_TYPE_MAPPING, get_layer_types_and_kwargs
-
+    top = str(config.get("model_type"))
+    if "text_config" in config and top in MODEL_FOR_IMAGE_TEXT_TO_TEXT_MAPPING_NAMES:
+        top_config = AutoConfig.for_model(top, **{k: v for k, v in config.items() if k != "model_type"})
+        return AutoModelForImageTextToText.from_config(top_config), top_config.get_text_config()
     obj = _text_config(config)
-    types, kwargs = get_layer_types_and_kwargs(obj)
-    classes = [DYNAMIC_LAYER_TYPE_MAPPING[t].__name__ if t in DYNAMIC_LAYER_TYPE_MAPPING else t for t in types]
-    unknown = sorted({c for c in classes if c not in CACHE_LAYER_HOLDS})
-    if unknown:
-        raise ValueError(f"This model's cache has layers of kind {', '.join(unknown)} (compressed blocks), which "
-                         "this count does not cover.")
-    width, what = _token_width(obj, "DynamicIndexedLayer" in classes)
-    return {"classes": classes, "holds": [CACHE_LAYER_HOLDS[c] for c in classes],
-            "windows": [k.get("sliding_window") for k in kwargs], "width": width, "what": what}
+    if obj.model_type in MODEL_FOR_CAUSAL_LM_MAPPING_NAMES:
+        return AutoModelForCausalLM.from_config(obj), obj
+    return AutoModelForImageTextToText.from_config(obj), obj
 
 
-def cache_bytes(config: Mapping, tokens: int, dtype: str = "bfloat16") -> dict:
-    """The bytes transformers' ``DynamicCache`` holds for the keys and values of one sequence of ``tokens`` tokens.
-
-    Args:
-        config: a config.json dict (``cache_layout``).
-        tokens: the sequence length, 1 ≤ tokens ≤ ``MAX_CONTEXT``.
-        dtype: "float32", "bfloat16", "float16" or "fp8" (the cache's element type).
-
-    Returns:
-        {"per_token": bytes each further token adds once every window is full, "total": bytes at ``tokens``,
-        "layers": {"all": n, "window": n, "none": n} layer counts, "window_tokens": tokens a window layer keeps at
-        ``tokens`` (or None), plus ``cache_layout``'s "width" and "what"}.
-    """
-    tokens = as_int("tokens", tokens, minimum=1, maximum=MAX_CONTEXT)
-    size = DTYPE_BYTES[as_choice("cache dtype", dtype, tuple(DTYPE_BYTES))]
-    layout = cache_layout(config)
-    per_layer = layout["width"] * size  # bytes per token in one attention layer
-    held = [tokens if h == "all" else min(tokens, w - 1) if h == "window" else 0
-            for h, w in zip(layout["holds"], layout["windows"], strict=True)]
-    windows = [min(tokens, w - 1) for h, w in zip(layout["holds"], layout["windows"], strict=True) if h == "window"]
-    return {"per_token": per_layer * layout["holds"].count("all"), "total": per_layer * sum(held),
-            "layers": {k: layout["holds"].count(k) for k in ("all", "window", "none")},
-            "window_tokens": windows[0] if windows else None, "width": layout["width"], "what": layout["what"]}
-
-
-def tiny_cache_config(key: str) -> dict:
-    """A preset's config with its sizes shrunk (``TINY_CACHE_SIZES``, ``TINY_CACHE_BUILDS``) and its layer pattern
-    kept, for a random build whose ``DynamicCache`` can be measured in a fraction of a second.
-
-    Args:
-        key: a preset key whose model type is in ``TINY_CACHE_BUILDS``.
-
-    Returns:
-        The config dict.
-    """
-    from ..configs.presets import PRESETS, preset_config
-
-    if key not in PRESETS or PRESETS[key].model_type not in TINY_CACHE_BUILDS:
-        raise ValueError(f"preset {key!r} has no tiny build; choose one of {', '.join(cache_presets()['keys'])}.")
-    from transformers import AutoConfig
-
-    config = preset_config(key)
-    model_type = config["model_type"]
-    fields = set(AutoConfig.for_model(model_type).to_dict())
-    changes = {**TINY_CACHE_SIZES, **TINY_CACHE_BUILDS[model_type]}
-    if "kv_lora_rank" in config:
-        changes.pop("head_dim")  # latent attention sizes its heads from the qk_*/v_head_dim fields
-    config.update({k: v for k, v in changes.items() if k in fields or k in config})
-    if "linear_attn_config" in config:  # Kimi Linear: the linear layers' own heads
-        config["linear_attn_config"] = {**config["linear_attn_config"], "head_dim": 8, "num_heads": 4}
-    return config
-
-
-def measured_cache_bytes(config: Mapping, tokens: int, *, seed: int = 0) -> dict:
-    """Build a model from ``config`` with random weights (keep it tiny: ``tiny_cache_config``), prefill ``tokens``
-    random tokens with ``use_cache=True`` and measure its ``DynamicCache``, float32.
+def measured_cache_bytes(config: Mapping, tokens: int, *, prefill: int | None = None,
+                         seed: int = 0) -> MeasuredCache:
+    """Build a model from ``config`` with random weights (keep it tiny: ``tiny_cache_config``), run ``tokens``
+    random text tokens through it with ``use_cache=True`` (a prefill of ``prefill`` tokens, then one decode step
+    per token) and measure its ``DynamicCache``, float32.
 
     Args:
         config: a config.json dict.
-        tokens: the prefill length, 1 ≤ tokens ≤ 64.
+        tokens: the sequence length, 1 ≤ tokens ≤ 64.
+        prefill: the prefill length, 1 ≤ prefill ≤ tokens (None: all of them).
         seed: the seed of the weights and tokens.
 
     Returns:
-        {"kv": bytes of the keys and values tensors (and a sparse-attention indexer's keys), "all": bytes of every
-        tensor the cache layers hold (fixed-size states included), "classes": the cache layer class of each layer}.
+        A ``MeasuredCache``.
     """
     tokens = as_int("tokens", tokens, minimum=1, maximum=64)
-    obj = _text_config(config)
+    prefill = tokens if prefill is None else as_int("prefill", prefill, minimum=1, maximum=tokens)
     import torch
-    from transformers import AutoModelForCausalLM
 
     with torch.random.fork_rng(devices=[]), _one_thread():
         torch.manual_seed(seed)
-        model = AutoModelForCausalLM.from_config(obj).eval()
-        ids = torch.randint(0, obj.vocab_size, (1, tokens))
+        model, text = _tiny_model(config)
+        model.eval()
+        ids = torch.randint(0, min(int(text.vocab_size), 100), (1, tokens))  # text ids, below any image token id
         with torch.no_grad():
-            cache = model(ids, use_cache=True).past_key_values
+            cache = model(input_ids=ids[:, :prefill], use_cache=True).past_key_values
+            for i in range(prefill, tokens):
+                cache = model(input_ids=ids[:, i:i + 1], past_key_values=cache, use_cache=True).past_key_values
 
-    def size(x) -> int:
-        if isinstance(x, torch.Tensor):
-            return x.numel() * x.element_size()
-        return sum(size(v) for v in x) if isinstance(x, (list, tuple)) else 0
+    def size(found: dict) -> int:
+        return sum(t.numel() * t.element_size() for t in found.values())
 
-    kv = sum(size(getattr(layer, name, None)) for layer in cache.layers for name in ("keys", "values", "indexer_keys"))
-    every = sum(size(v) for layer in cache.layers for v in vars(layer).values())
-    return {"kv": kv, "all": every, "classes": [type(layer).__name__ for layer in cache.layers]}
-
-
-# keys a preset must hold for its bytes to be the model's, not a config class's defaults
-def _missing_keys(config: Mapping) -> list[str]:
-    need = ["num_hidden_layers"]
-    if "index_topk" in config:  # sparse attention (DeepSeek V3.2): its indexer caches a key per token too
-        need.append("index_head_dim")
-    if config.get("kv_lora_rank"):
-        need.append("qk_rope_head_dim")
-    else:
-        need.append("num_key_value_heads")
-        if "head_dim" not in config:
-            need += ["hidden_size", "num_attention_heads"]
-    return [k for k in need if k not in config]
-
-
-def cache_presets() -> dict:
-    """The presets whose cache bytes are shown: a model type with a tiny build (``TINY_CACHE_BUILDS``) and a config
-    that holds every key the count reads.
-
-    Returns:
-        {"keys": [preset keys shown], "left_out": {preset key: the reason it is not shown}}.
-    """
-    from ..configs.presets import PRESETS
-
-    keys, left_out = [], {}
-    for key, preset in PRESETS.items():
-        missing = _missing_keys(preset.config)
-        if missing:
-            left_out[key] = "the preset keeps only the RoPE keys (no " + ", ".join(missing) + ")"
-        elif preset.model_type not in TINY_CACHE_BUILDS:
-            left_out[key] = f"no tiny build of model type {preset.model_type} checks the count"
-        else:
-            keys.append(key)
-    return {"keys": keys, "left_out": left_out}
-
-
-def preset_cache_bytes(tokens: int, dtype: str = "bfloat16") -> dict:
-    """``cache_bytes`` of every preset in ``cache_presets()``.
-
-    Args:
-        tokens: the context length, 1 ≤ tokens ≤ ``MAX_CONTEXT``.
-        dtype: the cache's element type (``DTYPE_BYTES``).
-
-    Returns:
-        {"names": [model name per preset], "keys": [...], "per_token": (presets,) bytes per further token,
-        "gb": (presets,) GB (1e9 bytes) at ``tokens`` for one sequence, "rows": [``cache_bytes`` dicts],
-        "left_out": {key: reason}}.
-    """
-    from ..configs.presets import PRESETS
-
-    shown = cache_presets()
-    rows = [cache_bytes(PRESETS[k].config, tokens, dtype) for k in shown["keys"]]
-    return {"keys": shown["keys"], "names": [PRESETS[k].name for k in shown["keys"]],
-            "per_token": np.array([r["per_token"] for r in rows], dtype=np.float64),
-            "gb": np.array([r["total"] for r in rows], dtype=np.float64) / 1e9, "rows": rows,
-            "left_out": shown["left_out"]}
+    every, states = {}, {}
+    for layer in cache.layers:
+        for name, value in vars(layer).items():
+            _tensors(value, states if name in FIXED_STATES else every)
+    return MeasuredCache(size(every), size(states), [type(layer).__name__ for layer in cache.layers])
