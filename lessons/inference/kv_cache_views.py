@@ -82,7 +82,7 @@ def attention_chart(P: int, N: int, s: float, H: int):
     uniform = 1.0 / N
     return figures.lines(
         first["position"], {label: r["attention_change"] for label, r in runs.items()}, colours=COLOURS,
-        hlines=[(uniform, f"1/N = {uniform:.2g}")], vlines=[(P - 0.5, "prefill | decode")],
+        vlines=[(P - 0.5, "prefill | decode")],
         title="Cache vs full recompute: attention weight of the last query", x_title="key position",
         y_title="max |Δ weight| over heads", name="kv_cache_attention", legend_right=True, height=300,
         margin=dict(l=70, r=200), hover_format=".2g",
@@ -128,8 +128,10 @@ def frequency_notice(r: dict, P: int, N: int, H: int) -> str:
     if r["prefill_update"] == "none" and r["history_len"] > pc.TINY_CONTEXT:
         first += (f" Those are the frequencies for the {r['history_len']} tokens the model ran before, not for "
                   f"this prompt's {P}.")
-    return (f"{first} Then {r['recomputes']} decode steps recomputed them (each one whose position passed "
-            f"max_seq_len_cached), and each key kept the ones in force when it was written: the last key got "
+    steps = (f"Then {r['recomputes']} decode steps recomputed them (each one whose position passed "
+             "max_seq_len_cached)" if r["recomputes"] else "No decode step passed max_seq_len_cached, so none "
+             "recomputed them")
+    return (f"{first} {steps}, and each key kept the ones in force when it was written: the last key got "
             f"{r['written_freq'][-1]:.4g}. One forward over all {N} tokens on a fresh model turns every key with "
             f"{r['full_freq']:.4g}. YaRN's frequencies are the same at every step.")
 
@@ -169,20 +171,3 @@ STATE_TEXT = (
     "longer sequence's frequencies instead of its own; a prompt shorter than {L0} resets them. A cache passed "
     "back in (`past_key_values`) keeps the turns it was written with, whatever the module holds now."
 )
-
-
-@st.cache_data(max_entries=32, show_spinner=False)
-def preset_bytes(tokens: int, dtype: str) -> dict:
-    return pc.preset_cache_bytes(tokens, dtype)
-
-
-def bytes_chart(ctx: int, dtype: str):
-    """Bars: the GB the cache holds at ``ctx`` tokens for each counted preset."""
-    r = preset_bytes(ctx, dtype)
-    order = np.argsort(r["gb"])
-    names = [r["keys"][i] for i in order]  # preset keys: short enough for a phone's tick labels
-    return figures.bars(
-        names, {f"GB at {ctx:,} tokens": r["gb"][order]}, title=f"KV cache of one sequence of {ctx:,} tokens, "
-        f"{dtype}", x_title="preset", y_title="GB (10⁹ bytes)", name="kv_cache_bytes", height=420,
-        alt=f"Bars of the DynamicCache size at {ctx:,} tokens in {dtype} for {len(names)} models, smallest first: "
-            + "; ".join(f"{n} {r['gb'][i]:.3g} GB" for n, i in zip(names, order, strict=True)) + ".")
