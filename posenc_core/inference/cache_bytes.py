@@ -193,17 +193,19 @@ def _text_config(config: Mapping):
     return reading.obj
 
 
-def _layer_mapping(obj) -> dict:
-    """transformers' DYNAMIC_LAYER_TYPE_MAPPING once the model's modeling module is imported (a cache layer class
-    defined there registers itself, as DeepSeek V4's do, through CacheLayerMixin.__init_subclass__)."""
+def _layer_mapping(obj, types: list[str]) -> dict:
+    """transformers' DYNAMIC_LAYER_TYPE_MAPPING, with the model's modeling module imported first where a layer type
+    is not in it yet (a cache layer class defined there registers itself, as DeepSeek V4's do, through
+    CacheLayerMixin.__init_subclass__)."""
     from transformers.cache_utils import DYNAMIC_LAYER_TYPE_MAPPING
     from transformers.models.auto.configuration_auto import model_type_to_module_name
 
-    module = model_type_to_module_name(obj.model_type)
-    try:
-        importlib.import_module(f"transformers.models.{module}.modeling_{module}")
-    except ImportError:  # a text config without a modeling module of its own: its parent's classes are standard
-        pass
+    if not set(types) <= set(DYNAMIC_LAYER_TYPE_MAPPING):
+        module = model_type_to_module_name(obj.model_type)
+        try:
+            importlib.import_module(f"transformers.models.{module}.modeling_{module}")
+        except ImportError:  # a text config without a modeling module of its own: its classes are standard
+            pass
     return DYNAMIC_LAYER_TYPE_MAPPING
 
 
@@ -236,8 +238,8 @@ def cache_layout(config: Mapping) -> CacheLayout:
     from transformers.cache_utils import get_layer_types_and_kwargs
 
     obj = _text_config(config)
-    mapping = _layer_mapping(obj)
     types, kwargs = get_layer_types_and_kwargs(obj)
+    mapping = _layer_mapping(obj, types)
     classes = [mapping[t].__name__ if t in mapping else t for t in types]
     unknown = sorted({c for c in classes if c not in CACHE_LAYER_RULES})
     if unknown:
