@@ -37,7 +37,7 @@ def bytes_chart(ctx: int, dtype: str, kind: str):
         names, {f"GB at {ctx:,} tokens": r.gb[order]}, horizontal=True,
         title=f"KV cache of one sequence of {ctx:,} tokens, {dtype}: {KIND_LABELS[kind]}", x_title="preset",
         y_title="GB (10⁹ bytes)", name="kv_cache_bytes", height=max(300, 120 + 34 * len(names)),
-        alt=f"Bars of the DynamicCache size at {ctx:,} tokens in {dtype} for the {len(names)} presets whose cache "
+        alt=f"Bars of the DynamicCache size at {ctx:,} tokens in {dtype} for the {len(names)} presets where "
             f"{KIND_WORDS[kind]}, smallest first: "
             + "; ".join(f"{r.keys[i]} {r.gb[i]:.3g} GB" for i in order) + ".")
 
