@@ -15,8 +15,10 @@ WHY = (
     "own position, and the score q·k then depends on the distance alone. Nothing in the cache ever needs to "
     "be turned again, as long as the frequencies θ never change. A scaling whose frequencies depend on the "
     "length (dynamic NTK) breaks that promise: the keys already stored keep the turn they got when they were "
-    "written. Everything here runs transformers' own `LlamaForCausalLM` with seeded random weights (2 layers, "
-    "4 query heads, 2 KV heads, head_dim 16, float32) and reads its `DynamicCache`. The cache is also what limits "
+    "written. Everything here runs transformers' own `LlamaForCausalLM` with seeded random weights "
+    f"({pc.TINY_LLAMA['num_hidden_layers']} layers, {pc.TINY_LLAMA['num_attention_heads']} query heads, "
+    f"{pc.TINY_LLAMA['num_key_value_heads']} KV heads, head_dim {pc.TINY_LLAMA['head_dim']}, float32) and reads "
+    "its `DynamicCache`. The cache is also what limits "
     "a long context in memory: every layer that keeps every token adds its keys and values for each new token, "
     "unless it keeps a window, a fixed-size state, or a compressed latent instead."
 )
