@@ -359,26 +359,35 @@ def lines(x, series: Mapping[str, np.ndarray], *, title: str, x_title: str, y_ti
 @figure_cache.builder
 def bars(categories, series: Mapping[str, np.ndarray], *, title: str, x_title: str, y_title: str, alt: str,
          name: str, log_y: bool = False, height: int = 360, hover_format: str = ".4g",
-         y_range: tuple[float, float] | None = None) -> Chart:
-    """Grouped bars; ``y_range`` fixes the y axis (in log10 units on a log axis), e.g. for animation frames."""
+         y_range: tuple[float, float] | None = None, horizontal: bool = False) -> Chart:
+    """Grouped bars; ``y_range`` fixes the y axis (in log10 units on a log axis), e.g. for animation frames.
+
+    ``horizontal`` lays the bars along the page, one row per category (the first at the bottom): a long list of
+    categories reads on a phone, where upright bars' tick labels would crowd. ``x_title`` still names the
+    categories and ``y_title`` the values, and ``log_y`` and ``y_range`` still apply to the values.
+    """
     categories = np.asarray(categories)
     if categories.shape[0] > MAX_BARS:
         raise ValueError(f"A bar chart shows at most {MAX_BARS} bars.")
     styles = series_styles(list(series))
+    cat, val = ("y", "x") if horizontal else ("x", "y")
     traces = []
     for i, (label, values) in enumerate(series.items()):
         marker = dict(color=styles[label][0])
         if len(series) > 1:  # grouped bars differ by fill pattern too, not only colour (WCAG 1.4.1)
             marker["pattern"] = dict(shape=BAR_PATTERNS[i % len(BAR_PATTERNS)], solidity=0.25)
-        traces.append(go.Bar(x=categories, y=_f32(values), name=label, marker=marker,
-                             hovertemplate=f"{label}<br>{x_title}: %{{x}}<br>{y_title}: %{{y:{hover_format}}}"
+        traces.append(go.Bar(**{cat: categories, val: _f32(values)}, name=label, marker=marker,
+                             orientation="h" if horizontal else "v",
+                             hovertemplate=f"{label}<br>{x_title}: %{{{cat}}}<br>{y_title}: %{{{val}:{hover_format}}}"
                                            "<extra></extra>"))
-    y_axis = dict(title=dict(text=y_title), type="log" if log_y else "linear",
-                  **(_decade_ticks(np.concatenate([np.ravel(np.asarray(v, dtype=np.float64))
-                                                   for v in series.values()])) if log_y else {}),
-                  **({"range": list(y_range)} if y_range else {}))
+    value_axis = dict(title=dict(text=y_title), type="log" if log_y else "linear",
+                      **(_decade_ticks(np.concatenate([np.ravel(np.asarray(v, dtype=np.float64))
+                                                       for v in series.values()])) if log_y else {}),
+                      **({"range": list(y_range)} if y_range else {}))
+    category_axis = dict(title=dict(text=x_title), **({"automargin": True} if horizontal else {}))
+    axes = {f"{cat}axis": category_axis, f"{val}axis": value_axis}
     fig = go.Figure(data=traces, layout=dict(title=dict(text=title), height=height, barmode="group", bargap=0.15,
-                                             xaxis=dict(title=dict(text=x_title)), yaxis=y_axis))
+                                             **axes))
     return Chart(fig, alt, name, table={x_title: categories, **{k: np.asarray(v) for k, v in series.items()}})
 
 

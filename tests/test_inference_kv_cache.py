@@ -111,6 +111,101 @@ def test_under_the_original_context_dynamic_is_plain_rope():
     assert a["recomputes"] == 0 and a["score_error"].max() < 1e-5
 
 
+def _dynamic_inv_freq(length: int, s: float) -> np.ndarray:
+    """Dynamic NTK's frequencies for a sequence of ``length`` tokens, written out: base' = b (s L / L0 - (s - 1))
+    ^ (d / (d - 2)) with L = max(length, L0), L0 the tiny model's 64, d = 16."""
+    ctx, d = kv_cache.TINY_CONTEXT, kv_cache.TINY_LLAMA["head_dim"]
+    base = 10000.0 * (s * max(length, ctx) / ctx - (s - 1)) ** (d / (d - 2))
+    return 1.0 / base ** (np.arange(0, d, 2) / d)  # (d/2,)
+
+
+def _lengths_used(prefill: int, total: int, history: int) -> tuple[list[int], int]:
+    """The length whose frequencies each forward uses, walking the rule of dynamic_rope_update written out: grow to
+    seq_len when it passes the cached length, go back to L0 when seq_len < L0 < cached; each prefill position
+    gets the prefill's. Returns (length per position, the cached length the prompt found)."""
+    ctx, cached = kv_cache.TINY_CONTEXT, kv_cache.TINY_CONTEXT
+
+    def forward(seq_len: int) -> int:
+        nonlocal cached
+        before = cached
+        if seq_len > cached:
+            cached = seq_len
+        if seq_len < ctx < before:
+            cached = ctx
+        return cached
+
+    if history:
+        forward(history)
+    found = cached
+    lengths = [forward(prefill)] * prefill + [forward(p + 1) for p in range(prefill, total)]
+    return lengths, found
+
+
+def _independent_errors(prefill: int, total: int, s: float, history: int) -> dict:
+    """Layer 0's last-query scores and attention weights, cache against full recompute, in float64 numpy from the
+    tiny model's weights: RMSNorm, q/k projections, the half-split rotation by position x the frequencies of the
+    length each key was written at (the full recompute: all at ``total``)."""
+    model = kv_cache.tiny_llama("dynamic", s)
+    w = {k: v.double().numpy() for k, v in model.state_dict().items()}
+    hd, heads, kv = 16, 4, 2
+    x = w["model.embed_tokens.weight"][kv_cache._tokens(total, 0)[0].numpy()]  # (total, hidden)
+    x = x / np.sqrt((x ** 2).mean(-1, keepdims=True) + 1e-6) * w["model.layers.0.input_layernorm.weight"]
+    q = (x[-1] @ w["model.layers.0.self_attn.q_proj.weight"].T).reshape(heads, hd)
+    k = (x @ w["model.layers.0.self_attn.k_proj.weight"].T).reshape(total, kv, hd)
+
+    def turn(v, angle):  # v (..., hd), angle broadcast to (..., hd/2)
+        c, sn, a, b = np.cos(angle), np.sin(angle), v[..., :hd // 2], v[..., hd // 2:]
+        return np.concatenate([a * c - b * sn, b * c + a * sn], axis=-1)
+
+    lengths, found = _lengths_used(prefill, total, history)
+    pos = np.arange(total)
+    out = {"found": found, "lengths": lengths}
+    for name, freqs in (("cache", np.stack([_dynamic_inv_freq(n, s) for n in lengths])),
+                        ("full", np.tile(_dynamic_inv_freq(total, s), (total, 1)))):
+        keys = turn(k, (pos[:, None] * freqs)[:, None, :])  # (total, kv, hd)
+        query = turn(q, (total - 1) * freqs[-1])  # (heads, hd)
+        scores = np.einsum("hd,nhd->hn", query, np.repeat(keys, heads // kv, axis=1)) / np.sqrt(hd)
+        weights = np.exp(scores - scores.max(1, keepdims=True))
+        out[name] = (scores, weights / weights.sum(1, keepdims=True))
+    gap = np.abs(out["cache"][0] - out["full"][0])
+    sigma = out["full"][0].std(axis=1)
+    moved = np.abs(out["cache"][1] - out["full"][1])
+    return {**out, "score_error": gap.max(0), "relative_error": (gap / sigma[:, None]).max(0), "sigma": sigma,
+            "attention_change": moved.max(0), "attention_moved": 0.5 * moved.sum(1)}
+
+
+@pytest.mark.parametrize("prefill, total, s, history, update", [
+    (32, 128, 2.0, 0, "none"),  # the page's defaults
+    (64, 128, 4.0, 96, "none"),  # a prompt of L0 tokens keeps the 96-token history's frequencies
+    (72, 96, 2.0, 64, "growth"),
+    (32, 96, 2.0, 256, "reset"),  # a prompt under L0 resets them
+    (80, 128, 8.0, 256, "none"),  # all turned for 256 tokens: the cache agrees with itself, not with a fresh model
+])
+def test_rescaling_error_against_an_independent_computation(prefill, total, s, history, update):
+    r = kv_cache.cache_rescaling_error("dynamic", prefill, total, s, history=history)
+    ref = _independent_errors(prefill, total, s, history)
+    assert r["prefill_update"] == update and r["history_len"] == ref["found"]
+    np.testing.assert_array_equal(r["written_len"], ref["lengths"])
+    np.testing.assert_allclose(r["written_freq"], [_dynamic_inv_freq(n, s)[-1] for n in ref["lengths"]], rtol=1e-6)
+    np.testing.assert_allclose(r["score_spread"], ref["sigma"], rtol=1e-4)
+    np.testing.assert_allclose(r["score_error"], ref["score_error"], rtol=1e-3, atol=1e-6)
+    np.testing.assert_allclose(r["relative_error"], ref["relative_error"], rtol=1e-3, atol=1e-4)
+    np.testing.assert_allclose(r["attention_change"], ref["attention_change"], rtol=1e-3, atol=1e-8)
+    np.testing.assert_allclose(r["attention_moved"], ref["attention_moved"], rtol=1e-3, atol=1e-8)
+    written = np.array([_dynamic_inv_freq(n, s)[-1] for n in ref["lengths"]])
+    assert r["stale_keys"] == np.count_nonzero(~np.isclose(written[1:], _dynamic_inv_freq(total, s)[-1], rtol=1e-7))
+
+
+def test_the_page_defaults_relative_error_and_attention():
+    """At the page's defaults (P 32, N 128, s 2, fresh model) the stale keys are off by several score spreads; the
+    attention weights, nearly uniform on random weights, move by well under the uniform 1/128."""
+    r = kv_cache.cache_rescaling_error("dynamic", 32, 128, 2.0)
+    assert r["relative_error"].max() > 1 and r["attention_change"].max() < 1 / 128
+    assert r["stale_keys"] == 126  # every key after 0 but the last was written with other frequencies
+    y = kv_cache.cache_rescaling_error("yarn", 32, 128, 2.0)
+    assert y["relative_error"].max() < 1e-4 and y["attention_change"].max() < 1e-7 and y["stale_keys"] == 0
+
+
 def test_rope_parameters():
     assert kv_cache.tiny_rope_parameters("yarn", 4) == {"rope_type": "yarn", "rope_theta": 10000.0, "factor": 4.0,
                                                           "original_max_position_embeddings": 64}
@@ -127,6 +222,8 @@ def test_rope_parameters():
     (lambda: kv_cache.cache_rescaling_error("dynamic", 10, 300), "sequence length"),
     (lambda: kv_cache.cache_rescaling_error("dynamic", 10, 10), "prefill length"),
     (lambda: kv_cache.cache_rescaling_error("linear", 10, 20), "rope type"),
+    (lambda: kv_cache.cache_rescaling_error("dynamic", 10, 20, history=-1), "history length"),
+    (lambda: kv_cache.cache_rescaling_error("dynamic", 10, 20, history=257), "history length"),
 ])
 def test_bad_input_names_the_field(call, field):
     with pytest.raises(ValueError, match=field):
@@ -135,66 +232,110 @@ def test_bad_input_names_the_field(call, field):
 
 # ---- Bytes per token: the count against what a tiny random build's DynamicCache holds ----
 
-CACHE_KEYS = pc.cache_presets()["keys"]
+CACHE_KEYS = pc.cache_presets().keys
+# the families the table must show, with a preset each (a text key and its config's nesting as published)
+SERVED = {"llama3.1-8b", "llama3.1-70b", "llama3.1-405b", "deepseek-v3", "deepseek-v4-flash", "gemma3-27b",
+          "gemma4-31b", "gemma4-e2b", "llama4-scout", "mistral-7b", "ministral3-8b", "mistral-small4",
+          "qwen2.5-7b-yarn", "qwen3-vl-8b", "qwen3.5-27b", "qwen3.5-397b-a17b", "olmo3-7b", "phi3.5-mini"}
 
 
 @pytest.mark.parametrize("key", CACHE_KEYS)
 def test_cache_bytes_equal_what_a_tiny_build_holds(key):
-    """The count (read from the config) against the bytes of the keys and values in the DynamicCache of a random
-    build with the preset's layer pattern, at a length inside the tiny window (4) and past it; what grows between
-    the two lengths is the keys and values only (linear-attention and convolution states keep their size)."""
+    """The count (read from the config) against the bytes of every tensor the DynamicCache of a random build with
+    the preset's layer pattern holds (a multimodal preset's image-text model, vision tower included): after a
+    prefill inside the tiny window (4) and past it, and after a prefill and decode steps; the fixed-size states
+    of linear-attention and convolution layers keep their size."""
     config = pc.tiny_cache_config(key)
+    layout = pc.cache_layout(config)
+    assert layout.holds == pc.cache_layout(pc.PRESETS[key].config).holds  # the tiny build keeps the pattern
     short, long = pc.measured_cache_bytes(config, 2), pc.measured_cache_bytes(config, 9)
-    assert short["classes"] == pc.cache_layout(config)["classes"]
-    assert short["kv"] == pc.cache_bytes(config, 2, "float32")["total"]
-    assert long["kv"] == pc.cache_bytes(config, 9, "float32")["total"]
-    assert long["all"] - short["all"] == long["kv"] - short["kv"]
+    decoded = pc.measured_cache_bytes(config, 9, prefill=5)
+    assert short.classes == layout.classes == decoded.classes
+    assert short.held == pc.cache_bytes(config, 2, "float32").total
+    assert long.held == decoded.held == pc.cache_bytes(config, 9, "float32").total
+    assert long.states == short.states
 
 
-def test_cache_presets_cover_every_cache_kind():
-    holds = {h for key in CACHE_KEYS for h in pc.cache_layout(pc.PRESETS[key].config)["holds"]}
-    assert holds == {"all", "window", "none"} and len(CACHE_KEYS) >= 12
-    assert {pc.PRESETS[k].model_type for k in CACHE_KEYS} == set(pc.TINY_CACHE_BUILDS)
-    assert "no num_hidden_layers" in pc.cache_presets()["left_out"]["llama2-7b"].replace("(", "").replace(",", "")
+def test_the_served_families_are_counted():
+    assert SERVED <= set(CACHE_KEYS)
+    rows = {k: pc.cache_layout(pc.PRESETS[k].config) for k in CACHE_KEYS}
+    assert {h for lay in rows.values() for h in lay.holds} == {"all", "window", "compressed", "none"}
+    assert {p.entry.form for lay in rows.values() for p in lay.layers if p.entry} == set(pc.ENTRY_FORMS)
+    assert {lay.kind for lay in rows.values()} == set(pc.CACHE_KINDS)
+    assert pc.cache_presets().left_out["llama2-7b"] == pc.PresetLeftOut("keys", ("num_hidden_layers",
+                                                                                 "num_key_value_heads"), "llama")
+    assert pc.cache_presets().left_out["gemma4"].reason == "not_released"
 
 
 def test_cache_bytes_known_values():
-    """Counts by hand: Qwen3 8B (36 layers, 8 KV heads of 128), Kimi K2's latent (512 + 64 per layer, 61 layers),
-    GPT-OSS 20B (12 full layers, 12 keeping 127 tokens of a 128 window)."""
+    """Counts by hand, bfloat16 unless said: Qwen3 8B (36 layers, 8 KV heads of 128); Kimi K2's latent (512 + 64
+    per layer, 61 layers, fp8); GPT-OSS 20B (12 full layers, 12 keeping 127 tokens of a 128 window, float16);
+    DeepSeek V3.2's indexer key; Llama 3.1 405B; Gemma 4 31B's two head sizes; Gemma 4 E2B's shared layers;
+    Phi-3.5's window longer than its context; DeepSeek V4 Flash's compressed layers."""
     qwen = pc.cache_bytes(pc.PRESETS["qwen3-8b"].config, 1000, "bfloat16")
-    assert qwen["per_token"] == 36 * 2 * 8 * 128 * 2 == qwen["total"] / 1000
+    assert qwen.per_token == 36 * 2 * 8 * 128 * 2 == qwen.total / 1000 == qwen.next_token
     kimi = pc.cache_bytes(pc.PRESETS["kimi-k2"].config, 10, "fp8")
-    assert kimi["per_token"] == 61 * (512 + 64) and kimi["width"] == 576
+    assert kimi.per_token == 61 * (512 + 64) and kimi.layout.layers[0].entry.width == 576
     oss = pc.cache_bytes(pc.PRESETS["gpt-oss-20b"].config, 5000, "float16")
-    assert oss["per_token"] == 12 * 2 * 8 * 64 * 2 and oss["window_tokens"] == 127
-    assert oss["total"] == 12 * 2 * 8 * 64 * 2 * (5000 + 127)
+    assert oss.per_token == 12 * 2 * 8 * 64 * 2 and oss.window_tokens == 127
+    assert oss.total == 12 * 2 * 8 * 64 * 2 * (5000 + 127)
     dsa = pc.cache_bytes(pc.PRESETS["deepseek-v3.2"].config, 10, "bfloat16")
-    assert dsa["per_token"] == 61 * (512 + 64 + 128) * 2  # the latent, the shared rotated key, the indexer's key
+    assert dsa.per_token == 61 * (512 + 64 + 128) * 2  # the latent, the shared rotated key, the indexer's key
+    assert pc.cache_bytes(pc.PRESETS["llama3.1-405b"].config, 7).total == 7 * 126 * 2 * 8 * 128 * 2
+    n = 4000
+    gemma = pc.cache_bytes(pc.PRESETS["gemma4-31b"].config, n)
+    assert gemma.total == (10 * n * 2 * 4 * 512 + 50 * 1023 * 2 * 16 * 256) * 2 and gemma.layers["window"] == 50
+    e2b = pc.cache_bytes(pc.PRESETS["gemma4-e2b"].config, n)
+    assert e2b.layers == {"all": 3, "window": 12, "compressed": 0, "none": 20}
+    assert e2b.total == (3 * n * 2 * 512 + 12 * 511 * 2 * 256) * 2
+    phi = pc.cache_bytes(pc.PRESETS["phi3.5-mini"].config, 131072)
+    assert phi.per_token == 0 and phi.next_token == 32 * 2 * 32 * 96 * 2 and phi.window_tokens == 131072
+    v4 = pc.cache_bytes(pc.PRESETS["deepseek-v4-flash"].config, 1000)
+    assert v4.layers["compressed"] == 43 and v4.span == 128
+    hca, csa = 23, 20  # layers: 512-wide entries, 128 tokens each; 4 tokens each with a 128-wide indexer key
+    assert v4.per_token == pytest.approx((hca * 512 / 128 + csa * (512 + 128) / 4) * 2)
+    window = 127 * 512
+    hca_held = window + 1000 // 128 * 512 + 1000 % 128 * 2 * 512
+    csa_held = window + 250 * 640 + 0 + 2 * 4 * 640  # 1000 = 250 windows of 4: no buffer, the overlap kept
+    assert v4.total == (hca * hca_held + csa * csa_held) * 2
     r = pc.preset_cache_bytes(4096, "float32")
-    assert r["keys"] == CACHE_KEYS and r["gb"].shape == (len(CACHE_KEYS),)
+    assert r.keys == CACHE_KEYS and r.gb.shape == (len(CACHE_KEYS),) and len(r.kinds) == len(CACHE_KEYS)
 
 
 @settings(max_examples=40, deadline=None)
 @given(key=st.sampled_from(CACHE_KEYS), n=st.integers(1, 1 << 20), dtype=st.sampled_from(list(pc.DTYPE_BYTES)))
-def test_one_more_token_adds_per_token_plus_the_unfilled_windows(key, n, dtype):
-    """total(n + 1) - total(n): every layer that keeps all tokens adds one token; a window layer adds one only while
-    it holds fewer than W - 1; and the count scales with the element size."""
+def test_the_next_tokens_add_per_token_once_everything_is_full(key, n, dtype):
+    """Past every window and compression rate, each span of tokens adds per_token each; before that, a window
+    layer adds a token only while it holds fewer than W - 1. The count scales with the element size."""
     config = pc.PRESETS[key].config
-    now, later = pc.cache_bytes(config, n, dtype), pc.cache_bytes(config, n + 1, dtype)
-    layout = pc.cache_layout(config)
-    size = pc.DTYPE_BYTES[dtype]
-    filling = sum(1 for h, w in zip(layout["holds"], layout["windows"], strict=True) if h == "window" and n < w - 1)
-    assert later["total"] - now["total"] == now["per_token"] + filling * layout["width"] * size
-    assert now["total"] == pc.cache_bytes(config, n, "fp8")["total"] * size
+    now = pc.cache_bytes(config, n, dtype)
+    layout, size = now.layout, pc.DTYPE_BYTES[dtype]
+    full = max([p.window for p in layout.layers if p.window] + [p.rate or 0 for p in layout.layers] + [1])
+    later = pc.cache_bytes(config, n + now.span, dtype)
+    assert now.next_token == (later.total - now.total) / now.span
+    if n >= full:
+        assert later.total - now.total == pytest.approx(now.span * now.per_token)
+    if not layout.layers or all(p.holds in ("all", "window", "none") for p in layout.layers):
+        filling = sum(p.entry.width for p in layout.layers if p.holds == "window" and n < p.window - 1)
+        assert now.next_token == now.per_token + filling * size
+    assert now.total == pc.cache_bytes(config, n, "fp8").total * size
+
+
+def test_an_uncovered_cache_layer_is_refused():
+    """A layer type whose cache class this count has no rule for is refused by name, not counted as zero."""
+    with pytest.MonkeyPatch.context() as m:
+        m.delitem(pc.CACHE_LAYER_RULES, "DeepseekV4CSACache")
+        with pytest.raises(ValueError, match="DeepseekV4CSACache"):
+            pc.cache_layout(pc.PRESETS["deepseek-v4-flash"].config)
 
 
 @pytest.mark.parametrize("call, field", [
     (lambda: pc.cache_bytes(pc.PRESETS["qwen3-8b"].config, 0), "tokens"),
     (lambda: pc.cache_bytes(pc.PRESETS["qwen3-8b"].config, 10, "int4"), "cache dtype"),
-    (lambda: pc.cache_layout(pc.PRESETS["deepseek-v4-flash"].config), "does not cover"),
     (lambda: pc.cache_layout({"model_type": "no_such_model"}), "model_type"),
     (lambda: pc.tiny_cache_config("llama2-7b"), "tiny build"),
     (lambda: pc.measured_cache_bytes(pc.PRESETS["qwen3-8b"].config, 65), "tokens"),
+    (lambda: pc.measured_cache_bytes(pc.PRESETS["qwen3-8b"].config, 9, prefill=10), "prefill"),
 ])
 def test_cache_bytes_bad_input(call, field):
     with pytest.raises(ValueError, match=field):

@@ -72,6 +72,7 @@ def test_at_least_twenty_families_of_today():
 
 # Keys of a real config.json that its class does not read (the page lists them as ignored, with the reason).
 UNREAD = {"qwen3-next-80b": {"full_attention_interval"},  # layer_types carries the same pattern
+          "qwen3.5-27b": {"full_attention_interval"},
           "qwen3.5-397b-a17b": {"full_attention_interval"},
           "qwen3-omni-30b-a3b": {"thinker_config"}}  # its text config is read from inside thinker_config
 

@@ -45,22 +45,29 @@ def test_decode_snippet_gives_the_turns(query, prefill, pair):
     np.testing.assert_array_equal(traces["cached values"]["y"], c["value_turn"][0, :, pair].astype(np.float32))
 
 
-@pytest.mark.parametrize("query", [{}, {"ctx": "4,096", "dtype": "fp8"}])
-def test_bytes_snippet_gives_the_bars(query):
+@pytest.mark.parametrize("query, kind", [({}, "window"), ({"ctx": "4,096", "dtype": "fp8", "kind": "latent"},
+                                                             "latent")])
+def test_bytes_snippet_gives_the_bars(query, kind):
     at = _view("Bytes per token", **query)
     (ns,) = apptest_pages.run_snippets(at)
-    r = ns["r"]
-    order = np.argsort(r["gb"])
-    (bars,) = _traces(at, "kv_cache_bytes").values()
-    assert list(bars["x"]) == [r["keys"][i] for i in order]
-    np.testing.assert_array_equal(bars["y"], r["gb"][order].astype(np.float32))
+    r, shown = ns["r"], dict(ns["bars"])
+    figure = next(json.loads(f) if isinstance(f, str) else f for key, f in apptest_pages.chart_figures(at).items()
+                  if key.endswith("chart_kv_cache_bytes"))
+    (bars,) = figure["data"]
+    picked = sorted((g, k) for k, g, c in zip(r.keys, r.gb, r.kinds, strict=True) if c == kind)
+    assert list(bars["y"]) == [k for _, k in picked] and bars["orientation"] == "h"
+    values = bars["x"]
+    values = np.frombuffer(base64.b64decode(values["bdata"]), dtype=values["dtype"]) if "bdata" in values else values
+    np.testing.assert_array_equal(values, np.array([g for g, _ in picked], dtype=np.float32))
+    assert shown == {k: g for g, k in picked}
 
 
-@pytest.mark.parametrize("query", [{}, {"P2": "72", "N": "96", "s": "4.0"}])
+@pytest.mark.parametrize("query", [{}, {"P2": "72", "N": "96", "s": "4.0", "H": "256"}])
 def test_dynamic_snippet_gives_the_score_errors(query):
     at = apptest_pages.reveal_answers(_view("Dynamic NTK vs a cache", **query))
     (ns,) = apptest_pages.run_snippets(at)
-    traces = _traces(at, "kv_cache_rescaling")
+    errors, weights = _traces(at, "kv_cache_rescaling"), _traces(at, "kv_cache_attention")
     for kind, label in (("dynamic", "dynamic NTK"), ("yarn", "YaRN (static)")):
-        np.testing.assert_array_equal(traces[label]["y"], ns["r"][kind]["score_error"].astype(np.float32))
-    assert ns["r"]["yarn"]["score_error"].max() < 1e-5 < ns["r"]["dynamic"]["score_error"].max()
+        np.testing.assert_array_equal(errors[label]["y"], ns["r"][kind]["relative_error"].astype(np.float32))
+        np.testing.assert_array_equal(weights[label]["y"], ns["r"][kind]["attention_change"].astype(np.float32))
+    assert ns["r"]["yarn"]["relative_error"].max() < 1e-4 < ns["r"]["dynamic"]["relative_error"].max()

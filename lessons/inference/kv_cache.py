@@ -1,6 +1,7 @@
 import streamlit as st
 
 import posenc_core as pc
+from lessons.inference import kv_bytes_views as bytes_views
 from lessons.inference import kv_cache_views as views
 from page_kit import classroom, controls, formula, guard, header, hero, notice, show, source, stage, why
 
@@ -14,8 +15,10 @@ WHY = (
     "own position, and the score q·k then depends on the distance alone. Nothing in the cache ever needs to "
     "be turned again, as long as the frequencies θ never change. A scaling whose frequencies depend on the "
     "length (dynamic NTK) breaks that promise: the keys already stored keep the turn they got when they were "
-    "written. Everything here runs transformers' own `LlamaForCausalLM` with seeded random weights (2 layers, "
-    "4 query heads, 2 KV heads, head_dim 16, float32) and reads its `DynamicCache`. The cache is also what limits "
+    "written. Everything here runs transformers' own `LlamaForCausalLM` with seeded random weights "
+    f"({pc.TINY_LLAMA['num_hidden_layers']} layers, {pc.TINY_LLAMA['num_attention_heads']} query heads, "
+    f"{pc.TINY_LLAMA['num_key_value_heads']} KV heads, head_dim {pc.TINY_LLAMA['head_dim']}, float32) and reads "
+    "its `DynamicCache`. The cache is also what limits "
     "a long context in memory: every layer that keeps every token adds its keys and values for each new token, "
     "unless it keeps a window, a fixed-size state, or a compressed latent instead."
 )
@@ -70,56 +73,21 @@ def bytes_tab(page):
     with page.side:
         ctx = controls.select_slider("Context length", "ctx", CONTEXTS, 131072, format_func=lambda v: f"{v:,}")
         dtype = controls.choice("Cache dtype", "dtype", list(pc.DTYPE_BYTES), "bfloat16")
-    r = views.preset_bytes(ctx, dtype)
-    show(hero(views.bytes_chart, ctx=ctx, dtype=dtype))
-    classroom.snippet(f"r = {classroom.call('preset_cache_bytes', ctx, dtype)}",
-                      "r['keys'], r['gb']  # the bars (unsorted); r['per_token']: bytes per further token")
-    st.dataframe({"preset": r["keys"], "model": r["names"], "KB per token": r["per_token"] / 1e3,
-                  "layers keeping every token": [row["layers"]["all"] for row in r["rows"]],
-                  "window layers (tokens kept)": [f"{row['layers']['window']} ({row['window_tokens']:,})"
-                                                  if row["layers"]["window"] else "0" for row in r["rows"]],
-                  "layers with no KV": [row["layers"]["none"] for row in r["rows"]],
-                  "per token and layer": [row["what"] for row in r["rows"]]},
-                 hide_index=True, width="stretch",
-                 column_config={"KB per token": st.column_config.NumberColumn(format="%.1f")})
-    window_question(r, ctx, dtype)
-    notice("Counted: the keys and values transformers' `DynamicCache` holds for one sequence, batch 1, as the "
-           "layer classes it builds from the config keep them. Sliding-window layers keep the last sliding_window − 1 "
-           "tokens (`DynamicSlidingWindowLayer.update`); Mamba, linear-attention and convolution layers keep a "
-           "fixed-size state instead (not counted: it does not grow with the context), and layers that share "
-           "another layer's KV or have no attention keep nothing (`DummyLayer`). For latent attention (Kimi K2, "
-           "Kimi Linear, DeepSeek V3.2) transformers caches the compressed latent and the one shared rotated key, "
-           "kv_lora_rank + qk_rope_head_dim per token and layer, not the expanded heads; DeepSeek V3.2's sparse "
-           "attention adds its indexer's key (index_head_dim, `DynamicIndexedLayer`). Each model type's count equals "
-           "the bytes in the cache of a tiny random build with the same layer pattern (a test).")
+        kind = controls.choice("Cache kind", "kind", list(bytes_views.KIND_LABELS), "window",
+                               format_func=bytes_views.KIND_LABELS.get, help="Which presets the bars show.")
+    r = bytes_views.preset_bytes(ctx, dtype)
+    show(hero(bytes_views.bytes_chart, ctx=ctx, dtype=dtype, kind=kind))
+    classroom.snippet(f"r = {classroom.call('preset_cache_bytes', ctx, dtype)}", bytes_views.snippet_kind(kind))
+    bytes_views.table(r, ctx)
+    bytes_views.window_question(r, ctx, dtype)
+    notice(bytes_views.counted_text(r))
     with st.expander("Presets not counted, and why"):
-        st.markdown("\n".join(f"- {pc.PRESETS[k].name}: {why_not}" for k, why_not in r["left_out"].items()))
-    formula(r"\begin{gathered}B(n) = b\,w\,\big(L\,n + \textstyle\sum_{\text{win}}\min(n, W{-}1)\big)\\ "
-            r"w = 2\,h_{kv}\,d_{\text{head}}\ \text{or}\ r_{kv} + d_{\text{rope}}\ (+\,d_{\text{index}})\\ "
-            r"b = $b\ \text{bytes}\end{gathered}",
-            b=pc.DTYPE_BYTES[dtype])
+        st.markdown(bytes_views.left_out_text(r))
+    formula(bytes_views.FORMULA, b=pc.DTYPE_BYTES[dtype])
     source(pc.cache_layout, pc.cache_bytes)
 
 
-def window_question(r: dict, ctx: int, dtype: str):
-    """Doubling the context for the model with the most window layers: does its cache double?"""
-    pick = max(range(len(r["rows"])), key=lambda i: r["rows"][i]["layers"]["window"])
-    name, now = r["names"][pick], r["gb"][pick]
-    later = views.preset_bytes(2 * ctx, dtype)["gb"][pick] if 2 * ctx <= pc.MAX_CONTEXT else now
-    ratio = later / now
-    options = ["it doubles exactly", "it grows, by less than x2", "it stays the same"]
-    answer = 0 if ratio == 2 else 2 if ratio == 1 else 1
-
-    def reveal() -> str:
-        return (f"{name}: {now:.4g} GB at {ctx:,} tokens, {later:.4g} GB at {2 * ctx:,} (x{ratio:.4f}). Its "
-                f"{r['rows'][pick]['layers']['window']} window layers keep {r['rows'][pick]['window_tokens']:,} "
-                "tokens whatever the length; only the other layers grow.")
-
-    with classroom.predict("kv_double", f"{name} keeps {r['rows'][pick]['layers']['window']} of its layers in a "
-                           f"sliding window. Double the context from {ctx:,} to {2 * ctx:,} tokens. What does its "
-                           "cache do?",
-                           options, answer, reveal):
-        st.metric(f"{name} at {2 * ctx:,} tokens ({dtype})", f"{later:.4g} GB", f"x{ratio:.4f}")
+HISTORIES = [0, 64, 96, 128, 192, 256]  # tokens the model ran before this prompt (0: a fresh model)
 
 
 def dynamic_tab(page):
@@ -127,43 +95,35 @@ def dynamic_tab(page):
         prefill = controls.slider("Prefill length P", "P2", 8, 96, 32, step=8)
         total = controls.slider("Sequence reached N", "N", prefill + 8, 128, 128, step=8)
         factor = controls.select_slider("Scale factor s", "s", [2.0, 4.0, 8.0], 2.0)
-    runs = {kind: views.rescaling(kind, prefill, total, float(factor)) for kind in views.RESCALING}
+        history = controls.select_slider("History length H", "H", HISTORIES, 0,
+                                         help="Tokens an earlier request ran through the model; its rotary module "
+                                              "keeps their length.")
+    runs = {kind: views.rescaling(kind, prefill, total, float(factor), history) for kind in views.RESCALING}
     dynamic, yarn = runs["dynamic"], runs["yarn"]
     error = dynamic["logit_error"]
     options = ["yes, bit for bit", "yes, up to float32 rounding (under 1e-5)", "no: they differ by more than 1e-5"]
     answer = 0 if error == 0 else 1 if error < 1e-5 else 2
 
     def reveal() -> str:
-        return (f"The last token's logits differ by up to {error:.2g} with dynamic NTK ({dynamic['recomputes']} "
-                f"decode steps recomputed the frequencies) and by {yarn['logit_error']:.2g} with YaRN.")
+        return (f"The last token's logits differ by up to {error:.2g} with dynamic NTK (the prefill found "
+                f"max_seq_len_cached = {dynamic['history_len']}, and {dynamic['recomputes']} decode steps "
+                f"recomputed the frequencies) and by {yarn['logit_error']:.2g} with YaRN.")
 
-    show(hero(views.frequency_chart, P=prefill, N=total, s=factor))
-    written = dynamic["written_freq"]
-    notice(f"The first key was turned with inv_freq[7] = {written[0]:.4g} and the last with {written[-1]:.4g}: "
-           f"{dynamic['recomputes']} of the decode steps recomputed the frequencies, and each key kept the ones in "
-           f"force when it was written. One forward over all {total} tokens turns every key with "
-           f"{dynamic['full_freq']:.4g}. YaRN's frequencies are the same at every step.")
+    show(hero(views.frequency_chart, P=prefill, N=total, s=factor, H=history))
+    notice(views.frequency_notice(dynamic, prefill, total, history))
     with classroom.predict("kv_dynamic", f"The tiny Llama's original context is {pc.TINY_CONTEXT}. With dynamic "
-                           f"NTK (s = {factor:g}), prefill {prefill} tokens and decode up to {total} with the cache. "
-                           f"Are the last token's logits those of one forward over all {total} tokens?",
+                           f"NTK (s = {factor:g}), prefill {prefill} tokens and decode up to {total} with the cache"
+                           + (f", after the model ran {history} tokens" if history else "") + ". Are the last "
+                           f"token's logits those of one forward over all {total} tokens on a fresh model?",
                            options, answer, reveal):
-        show(views.error_chart(prefill, total, factor))
-        classroom.snippet(f"r = {{t: pc.cache_rescaling_error(t, {prefill}, {total}, {float(factor)!r})\n"
-                          "     for t in ('dynamic', 'yarn')}",
-                          f"r['dynamic']['score_error'], r['yarn']['score_error']  # ({total},) each: the curves")
-        notice(f"Dynamic NTK: score error up to {dynamic['score_error'].max():.3g}, logits off by {error:.3g}; "
-               f"YaRN: {yarn['score_error'].max():.2g} and {yarn['logit_error']:.2g} (float32 rounding). "
-               "Position 0 is turned by 0 under any frequencies, and the last key was written with the "
-               "frequencies of the whole sequence, so those two agree; every key in between that was written "
-               "with other frequencies (the curve above) is off.")
-    st.markdown(
-        "**When transformers recomputes.** Its rotary module's `forward` is wrapped by `dynamic_rope_update` "
-        "(`transformers/modeling_rope_utils.py`, 5.23). For a rope type containing \"dynamic\" it takes "
-        "`seq_len = max(position_ids) + 1` and, if `seq_len > max_seq_len_cached`, recomputes `inv_freq` for "
-        "that length and stores `max_seq_len_cached = seq_len`; if `seq_len < original_max_seq_len` while "
-        "`max_seq_len_cached` is above it, it restores the original frequencies. A decode step's position ids "
-        "hold only the new position, so past the original context every step is a growth and a recompute, "
-        "while the keys in the `DynamicCache` stay as they were written.")
+        show(views.error_chart(prefill, total, factor, history))
+        show(views.attention_chart(prefill, total, factor, history))
+        classroom.snippet(f"r = {{t: pc.cache_rescaling_error(t, {prefill}, {total}, {float(factor)!r}, "
+                          f"history={history})\n     for t in ('dynamic', 'yarn')}}",
+                          f"r['dynamic']['relative_error'], r['yarn']['relative_error']  # ({total},) each: the "
+                          "curves; 'attention_change' below")
+        notice(views.error_notice(dynamic, yarn, total))
+    st.markdown(views.STATE_TEXT.format(L0=pc.TINY_CONTEXT))
     st.markdown(
         "**Why engines use a static rule.** YaRN's frequencies and attention factor are fixed by the config, so "
         "a key written at any step is the key a full recompute writes, and the cache stays valid at every length. "

@@ -48,6 +48,7 @@ POSITION_KEYS = {
     "partial_rotary_factor": "fraction of each head that rotates",
     "head_dim": "size of one attention head",
     "global_head_dim": "head size of the full-attention layers (Gemma 4)",
+    "num_global_key_value_heads": "KV heads of the full-attention layers (Gemma 4, with attention_k_eq_v)",
     "per_layer_config": "per-layer overrides (Gemma 4)",
     "hidden_size": "model width (head_dim = hidden_size / heads when head_dim is absent)",
     "num_attention_heads": "query heads",

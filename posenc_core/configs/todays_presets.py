@@ -49,6 +49,32 @@ def _gemma_llama4_gpt_oss(P) -> dict:
             "Sliding layers: 512-token window, base 10,000, head_dim 256. Full layers: their own head_dim "
             "(global_head_dim 512) and the proportional type, which turns only the fastest quarter of the "
             "pairs. Layer counts and widths differ per Gemma 4 size; these are the class defaults."),
+        "gemma4-31b": P(
+            "Gemma 4 31B", "google/gemma-4-31B-it", "config.json (text_config)",
+            {"model_type": "gemma4", "text_config": {
+                "model_type": "gemma4_text", "hidden_size": 5376, "num_attention_heads": 32,
+                "num_key_value_heads": 16, "head_dim": 256, "global_head_dim": 512, "num_global_key_value_heads": 4,
+                "attention_k_eq_v": True, "num_hidden_layers": 60, "num_kv_shared_layers": 0,
+                "max_position_embeddings": 262144, "sliding_window": 1024,
+                "layer_types": _pattern(60, 6, "full_attention", "sliding_attention"),
+                "rope_parameters": {"full_attention": {"partial_rotary_factor": 0.25, "rope_theta": 1000000.0,
+                                                       "rope_type": "proportional"},
+                                    "sliding_attention": {"rope_theta": 10000.0, "rope_type": "default"}}}},
+            "Five 1,024-token sliding layers (16 KV heads of 256) for every full layer (4 KV heads of 512, keys and "
+            "values from one projection: attention_k_eq_v). (Values from copies of the file in public code.)"),
+        "gemma4-e2b": P(
+            "Gemma 4 E2B", "google/gemma-4-E2B-it", "config.json (text_config)",
+            {"model_type": "gemma4", "text_config": {
+                "model_type": "gemma4_text", "hidden_size": 1536, "num_attention_heads": 8, "num_key_value_heads": 1,
+                "head_dim": 256, "global_head_dim": 512, "attention_k_eq_v": False, "num_hidden_layers": 35,
+                "num_kv_shared_layers": 20, "hidden_size_per_layer_input": 256, "max_position_embeddings": 131072,
+                "sliding_window": 512, "layer_types": _pattern(35, 5, "full_attention", "sliding_attention"),
+                "rope_parameters": {"full_attention": {"partial_rotary_factor": 0.25, "rope_theta": 1000000.0,
+                                                       "rope_type": "proportional"},
+                                    "sliding_attention": {"rope_theta": 10000.0, "rope_type": "default"}}}},
+            "Four 512-token sliding layers per full layer, one KV head; the last 20 layers reuse the keys and values "
+            "of the last earlier layer of their kind (num_kv_shared_layers), so only 15 layers keep a cache. "
+            "(Values from copies of the file in public code.)"),
         "llama4-scout": P(
             "Llama 4 Scout 17B-16E", "meta-llama/Llama-4-Scout-17B-16E-Instruct", "config.json (text_config)",
             {"model_type": "llama4", "text_config": {
@@ -87,13 +113,15 @@ def _olmo_exaone_cohere_mimo(P) -> dict:
     return {
         "olmo3-7b": P(
             "Olmo 3 7B", "allenai/Olmo-3-7B-Instruct", "config.json",
-            {"model_type": "olmo3", "hidden_size": 4096, "num_attention_heads": 32, "num_hidden_layers": 32,
+            {"model_type": "olmo3", "hidden_size": 4096, "num_attention_heads": 32, "num_key_value_heads": 32,
+             "num_hidden_layers": 32,
              "max_position_embeddings": 65536, "sliding_window": 4096, "rope_theta": 500000.0,
              "layer_types": _pattern(32, 4, "full_attention", "sliding_attention"),
              "rope_scaling": {"rope_type": "yarn", "factor": 8.0, "original_max_position_embeddings": 8192,
                               "beta_fast": 32, "beta_slow": 1, "attention_factor": 1.2079441541679836}},
             "Three 4,096-token sliding layers per full layer; the legacy rope_scaling (YaRN × 8) is applied to "
-            "the full layers only, as Olmo3Config does (attention_factor 1.2079 is written in the file)."),
+            "the full layers only, as Olmo3Config does (attention_factor 1.2079 is written in the file). "
+            "num_key_value_heads (32: no grouping) is from a copy of the file in public code."),
         "exaone4-32b": P(
             "EXAONE 4.0 32B", "LGAI-EXAONE/EXAONE-4.0-32B", "config.json",
             {"model_type": "exaone4", "hidden_size": 5120, "num_attention_heads": 40, "num_key_value_heads": 8,
@@ -147,14 +175,17 @@ def _qwen(P) -> dict:
             "Three Gated DeltaNet (linear attention) layers per full-attention layer; the attention layers "
             "rotate only a quarter of each 256-dim head."),
         "qwen3.5-27b": P(
-            "Qwen3.5 27B (text model)", "Qwen/Qwen3.5-27B", "transformers' Qwen3_5TextConfig defaults (its "
-            "docstring checkpoint); sizes not checked against the released config.json",
-            {"model_type": "qwen3_5_text", "hidden_size": 4096, "num_attention_heads": 16, "num_key_value_heads": 4,
-             "head_dim": 256, "num_hidden_layers": 32, "max_position_embeddings": 32768,
-             "layer_types": _pattern(32, 4, "full_attention", "linear_attention"),
-             "rope_parameters": {"rope_type": "default", "rope_theta": 10000.0, "partial_rotary_factor": 0.25}},
+            "Qwen3.5 27B (text model)", "Qwen/Qwen3.5-27B", "config.json (text_config)",
+            {"model_type": "qwen3_5_text", "hidden_size": 5120, "num_attention_heads": 24, "num_key_value_heads": 4,
+             "head_dim": 256, "num_hidden_layers": 64, "max_position_embeddings": 262144,
+             "full_attention_interval": 4, "layer_types": _pattern(64, 4, "full_attention", "linear_attention"),
+             "linear_num_key_heads": 16, "linear_num_value_heads": 48, "linear_key_head_dim": 128,
+             "linear_value_head_dim": 128,
+             "rope_parameters": {"rope_type": "default", "rope_theta": 10000000, "partial_rotary_factor": 0.25}},
             "One full-attention layer in four among Gated DeltaNet layers, rotating a quarter of its head. The "
-            "released model is multimodal (M-RoPE over that quarter); the multimodal pages cover that part."),
+            "released model is multimodal (M-RoPE over that quarter); the multimodal pages cover that part. "
+            "(Sizes from copies of the file in public code; rope_theta 10,000,000 from a training recipe's "
+            "rotary base, not the file itself.)"),
     }
 
 

@@ -37,7 +37,8 @@ MULTIMODAL_PRESETS: dict[str, Preset] = {
         "Qwen3-VL 8B Instruct", "Qwen/Qwen3-VL-8B-Instruct", "config.json (text_config and vision_config)",
         {"model_type": "qwen3_vl",
          "text_config": {"model_type": "qwen3_vl_text", "hidden_size": 4096, "num_attention_heads": 32,
-                         "num_key_value_heads": 8, "head_dim": 128, "max_position_embeddings": 262144,
+                         "num_key_value_heads": 8, "head_dim": 128, "num_hidden_layers": 36,
+                         "max_position_embeddings": 262144,
                          "rope_theta": 5000000,
                          "rope_scaling": {"mrope_interleaved": True, "mrope_section": [24, 20, 20],
                                           "rope_type": "default"}},
@@ -50,16 +51,17 @@ MULTIMODAL_PRESETS: dict[str, Preset] = {
         "Qwen3.5 397B-A17B", "Qwen/Qwen3.5-397B-A17B", "config.json (text_config and vision_config)",
         {"model_type": "qwen3_5_moe",
          "text_config": {"model_type": "qwen3_5_moe_text", "hidden_size": 4096, "num_attention_heads": 32,
-                         "num_key_value_heads": 2, "head_dim": 256, "max_position_embeddings": 262144,
-                         "full_attention_interval": 4,
+                         "num_key_value_heads": 2, "head_dim": 256, "num_hidden_layers": 60,
+                         "max_position_embeddings": 262144, "full_attention_interval": 4,
                          "rope_parameters": {"rope_type": "default", "rope_theta": 10000000,
                                              "partial_rotary_factor": 0.25, "mrope_interleaved": True,
                                              "mrope_section": [11, 11, 10]}},
          "vision_config": {"depth": 27, "hidden_size": 1152, "num_heads": 16, "patch_size": 16, **_QWEN_VISION}},
         "Only a quarter of each 256-dimensional head rotates (64 dimensions, 32 pairs: 11 time, 11 height, 10 "
         "width, interleaved); three of every four layers are linear attention without positions. The rotary "
-        "fields agree with transformers' Qwen3.5 defaults; the sizes and rope_theta are from memory of the "
-        "published file and worth checking against the hub."),
+        "fields agree with transformers' Qwen3.5 defaults; the sizes (60 layers, 32 heads, 2 KV heads) agree "
+        "with NVIDIA's description of the model in public code; rope_theta is from memory of the published file "
+        "and worth checking against the hub."),
     "glm-4.1v-9b": Preset(
         "GLM-4.1V 9B Thinking", "zai-org/GLM-4.1V-9B-Thinking", "config.json (text_config and vision_config)",
         {"model_type": "glm4v",
