@@ -13,7 +13,7 @@ import math
 from collections.abc import Callable, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from .._checks import as_choice, as_int
 
@@ -94,8 +94,8 @@ class CacheLayerRule(NamedTuple):
     compressed layer the average over one compressed entry)."""
 
     holds: str
-    held: Callable[[CacheLayerPlan, int], int]
-    rate: Callable[[CacheLayerPlan], float]
+    held: Callable[[Any, int], int]  # (a CacheLayerPlan whose entry and window its cache class sets, tokens)
+    rate: Callable[[Any], float]
 
 
 def _all(p, n):
@@ -307,7 +307,7 @@ def cache_bytes(config: Mapping, tokens: int, dtype: str = "bfloat16") -> CacheB
 
     span = math.lcm(*(p.rate for p in layout.layers if p.rate), 1)
     rate = sum(rule.rate(p) for rule, p in zip(rules, layout.layers, strict=True))
-    windows = [min(tokens, p.window - 1) for p in layout.layers if p.holds == "window"]
+    windows = [min(tokens, int(p.window or 0) - 1) for p in layout.layers if p.holds == "window"]
     now = held(tokens)
     return CacheBytes(tokens, dtype, now * size, rate * size, (held(tokens + span) - now) * size / span, span,
                       {k: layout.holds.count(k) for k in HOLDS}, windows[0] if windows else None, layout)
@@ -411,7 +411,8 @@ def measured_cache_bytes(config: Mapping, tokens: int, *, prefill: int | None = 
     def size(found: dict) -> int:
         return sum(t.numel() * t.element_size() for t in found.values())
 
-    every, states = {}, {}
+    every: dict = {}
+    states: dict = {}
     for layer in cache.layers:
         for name, value in vars(layer).items():
             _tensors(value, states if name in FIXED_STATES else every)
