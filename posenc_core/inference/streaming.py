@@ -33,6 +33,7 @@ from .._checks import as_choice, as_int
 __all__ = [
     "MAX_STREAM_TOKENS",
     "MAX_STREAM_WINDOW",
+    "SHIPPED_STREAMING",
     "STREAM_CONTEXT",
     "STREAM_POSITIONS",
     "STREAM_VARIANTS",
@@ -339,9 +340,12 @@ def merge_streaming(runs: Iterable[dict]) -> dict:
     return merged
 
 
+SHIPPED_STREAMING = Path(__file__).resolve().parent / "data" / "smollm2_streaming.npz"  # package data: in the wheel
+
+
 def shipped_streaming() -> dict:
-    """The shipped run: ``load_streaming`` of assets/smollm2_streaming.npz."""
-    return load_streaming(Path(__file__).resolve().parents[2] / "assets" / "smollm2_streaming.npz")
+    """The shipped run: ``load_streaming`` of posenc_core/inference/data/smollm2_streaming.npz."""
+    return load_streaming(SHIPPED_STREAMING)
 
 
 def streaming_summary(result: dict, bin_size: int = 512) -> dict:
