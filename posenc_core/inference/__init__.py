@@ -9,5 +9,7 @@ from .kv_cache import *  # noqa: F403
 from .kv_cache import __all__ as _kv_cache_all
 from .streaming import *  # noqa: F403
 from .streaming import __all__ as _streaming_all
+from .streaming_shares import *  # noqa: F403
+from .streaming_shares import __all__ as _streaming_shares_all
 
-__all__ = [*_kv_cache_all, *_context_shift_all, *_streaming_all, *_engine_metadata_all]
+__all__ = [*_kv_cache_all, *_context_shift_all, *_streaming_all, *_streaming_shares_all, *_engine_metadata_all]
