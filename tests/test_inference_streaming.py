@@ -218,6 +218,24 @@ def test_shipped_run_holds_every_variant_past_the_trained_context():
         np.testing.assert_allclose(entry["losses"][: s["evict"]], base, atol=2e-3)
 
 
+def test_shipped_run_measured_where_the_attention_goes():
+    result = pc.shipped_streaming()
+    evict = pc.streaming_summary(result, 512)["evict"]
+    layers, heads = 30, 9  # SmolLM2-135M
+    before = result["variants"]["sink4"]["shares"][0]
+    for entry in result["variants"].values():
+        shares = entry["shares"]
+        assert shares.shape == (2, layers, heads, pc.SHARE_TOKENS)
+        assert entry["share_queries"] == [[pc.real_models.SINK_FROM, evict], [evict, result["tokens"]]]
+        assert np.all(shares >= 0) and np.all(shares.sum(axis=-1) <= 1)
+        assert np.all(shares[1][..., entry["sinks"]:] == 0)  # the tokens a cache dropped get nothing
+        # before the first eviction every cache holds the same keys at the same places
+        np.testing.assert_allclose(shares[0], before, rtol=0, atol=1e-5)
+    four = pc.first_token_shares(result, "sink4")
+    assert four.queries == (evict, result["tokens"]) and four.cache == result["cache"]
+    np.testing.assert_allclose(four.mean, result["variants"]["sink4"]["shares"][1].mean(axis=(0, 1)), rtol=1e-12)
+
+
 def test_first_token_shares_known_values():
     shares = np.zeros((2, 3, 2, pc.SHARE_TOKENS))
     shares[1, :, :, 0] = [[0.1, 0.3], [0.5, 0.7], [0.0, 0.2]]  # layer means 0.2, 0.6, 0.1
