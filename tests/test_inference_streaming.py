@@ -40,7 +40,8 @@ def test_with_nothing_evicted_the_stream_is_smollm2s_own_forward(model):
 
 def brute_force(model, ids, sinks, window, block, positions):
     """Token by token with explicit attention: each token sees the cache as it was at its block's start and its
-    block up to itself; every key and value is the one computed when its token was read."""
+    block up to itself; every key and value is the one computed when its token was read. Returns the final hidden
+    states (n, 576) and each token's attention weights on text tokens 0..3 (n, layers, 9, 4), 0 where not seen."""
     threads = torch.get_num_threads()
     torch.set_num_threads(1)  # hundreds of tiny ops per token: one thread, as the core runs its blocks
     try:
@@ -56,6 +57,7 @@ def _brute_force(model, ids, sinks, window, block, positions):
     layers = inner.layers[: model.config.num_hidden_layers]
     keys = [dict() for _ in layers]  # per layer: token -> unrotated key (3, 64), value (3, 64)
     out = []
+    on_first = torch.zeros(n, len(layers), 9, 4, dtype=torch.float64)  # weights on text tokens 0..3
     with torch.no_grad():
         for t in range(n):
             first = block * (t // block)
@@ -77,10 +79,13 @@ def _brute_force(model, ids, sinks, window, block, positions):
                 q = q * cos[-1] + rotate_half(q) * sin[-1]
                 k, v = k.repeat_interleave(3, dim=0), v.repeat_interleave(3, dim=0)  # (9, k, 64)
                 weights = torch.softmax((k @ q[:, :, None])[..., 0] * a.scaling, dim=-1)  # (9, k)
+                for j, token in enumerate(seen[:4]):
+                    if token < 4:
+                        on_first[t, index, :, token] = weights[:, j].double()
                 x = x + a.o_proj((weights[:, None, :] @ v).reshape(1, 1, 576))
                 x = x + layer.mlp(layer.post_attention_layernorm(x))
             out.append(inner.norm(x)[0, 0])
-    return torch.stack(out)  # (n, 576)
+    return torch.stack(out), on_first.numpy()  # (n, 576), (n, layers, 9, 4)
 
 
 @needs_models
@@ -90,7 +95,45 @@ def test_eviction_equals_a_token_by_token_brute_force(model, block, positions):
     values reach ~25 in one dimension, so they agree to 2e-4, not bit for bit."""
     ids = real.text_tokens(2000, 40)
     got = pc.streaming_hidden(model, torch.tensor([ids]), sinks=4, window=12, block=block, positions=positions)[0]
-    torch.testing.assert_close(got, brute_force(model, ids, 4, 12, block, positions), rtol=0, atol=2e-4)
+    torch.testing.assert_close(got, brute_force(model, ids, 4, 12, block, positions)[0], rtol=0, atol=2e-4)
+
+
+@needs_models
+def test_shares_with_nothing_evicted_are_transformers_own_attention_weights(model):
+    """The weights transformers' eager attention returns (output_attentions) for the whole text at once, against
+    the pass read in blocks of 16: queries 32..47, nothing evicted, so the second range is empty."""
+    ids = torch.tensor([real.text_tokens(1000, 48)])
+    run = pc.streaming_pass(model, ids, sinks=4, window=64, block=16, shares=True)
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    model.set_attn_implementation("eager")
+    try:
+        with torch.no_grad():
+            attentions = model(ids, output_attentions=True).attentions  # layers x (1, 9, 48, 48)
+    finally:
+        model.set_attn_implementation("sdpa")
+        torch.set_num_threads(threads)
+    expected = np.stack([a[0, :, 32:, :4].double().mean(dim=1).numpy() for a in attentions])  # (30, 9, 4)
+    assert run.queries == ((32, 48), (48, 48))
+    np.testing.assert_allclose(run.shares[0], expected, rtol=0, atol=1e-5)
+    assert np.isnan(run.shares[1]).all()
+    assert expected[2:, :, 0].mean() > 0.1  # SmolLM2 puts much of it on token 0: the check is not of zeros
+
+
+@needs_models
+@pytest.mark.parametrize("sinks, positions", [(4, "cache"), (1, "text")])
+def test_shares_after_eviction_equal_a_token_by_token_brute_force(model, sinks, positions):
+    """Cache of S + 36 keys read 8 at a time: the first block after an eviction starts at 48 (the first multiple of
+    8 past S + W = 40), so queries 32..47 see everything and 48..63 the rolling cache."""
+    ids = real.text_tokens(2000, 64)
+    run = pc.streaming_pass(model, torch.tensor([ids]), sinks=sinks, window=40 - sinks, block=8,
+                            positions=positions, shares=True)
+    _, on_first = brute_force(model, ids, sinks, 40 - sinks, 8, positions)  # (64, 30, 9, 4)
+    assert run.queries == ((32, 48), (48, 64))
+    np.testing.assert_allclose(run.shares[0], on_first[32:48].mean(axis=0), rtol=0, atol=1e-5)
+    np.testing.assert_allclose(run.shares[1], on_first[48:].mean(axis=0), rtol=0, atol=1e-5)
+    assert np.all(run.shares[1][..., sinks:] == 0)  # evicted tokens get nothing
+    assert np.all(run.shares[1][..., :sinks] > 0)
 
 
 @needs_models
@@ -175,6 +218,41 @@ def test_shipped_run_holds_every_variant_past_the_trained_context():
         np.testing.assert_allclose(entry["losses"][: s["evict"]], base, atol=2e-3)
 
 
+def test_shipped_run_measured_where_the_attention_goes():
+    result = pc.shipped_streaming()
+    evict = pc.streaming_summary(result, 512)["evict"]
+    layers, heads = 30, 9  # SmolLM2-135M
+    before = result["variants"]["sink4"]["shares"][0]
+    for entry in result["variants"].values():
+        shares = entry["shares"]
+        assert shares.shape == (2, layers, heads, pc.SHARE_TOKENS)
+        assert entry["share_queries"] == [[pc.real_models.SINK_FROM, evict], [evict, result["tokens"]]]
+        assert np.all(shares >= 0) and np.all(shares.sum(axis=-1) <= 1)
+        assert np.all(shares[1][..., entry["sinks"]:] == 0)  # the tokens a cache dropped get nothing
+        # before the first eviction every cache holds the same keys at the same places
+        np.testing.assert_allclose(shares[0], before, rtol=0, atol=1e-5)
+    four = pc.first_token_shares(result, "sink4")
+    assert four.queries == (evict, result["tokens"]) and four.cache == result["cache"]
+    np.testing.assert_allclose(four.mean, result["variants"]["sink4"]["shares"][1].mean(axis=(0, 1)), rtol=1e-12)
+
+
+def test_first_token_shares_known_values():
+    shares = np.zeros((2, 3, 2, pc.SHARE_TOKENS))
+    shares[1, :, :, 0] = [[0.1, 0.3], [0.5, 0.7], [0.0, 0.2]]  # layer means 0.2, 0.6, 0.1
+    shares[1, :, :, 1] = 0.01
+    shares[0, :, :, 0] = 0.4
+    result = {"cache": 8, "block": 4, "tokens": 20,
+              "variants": {"sink4": {"label": "L", "sinks": 4, "shares": shares,
+                                     "share_queries": [[32, 12], [12, 20]]}}}
+    s = pc.first_token_shares(result, "sink4")
+    np.testing.assert_allclose(s.per_layer[:, 0], [0.2, 0.6, 0.1])
+    np.testing.assert_allclose(s.mean, [0.3, 0.01, 0, 0])
+    assert s.rest == pytest.approx(0.69) and s.before[0] == pytest.approx(0.4)
+    assert (s.low_layer, s.high_layer) == (2, 1) and s.queries == (12, 20)
+    # queries 12..19 read blocks of 4 after an eviction: 8 cached keys and 1 to 4 of their own block
+    assert s.uniform == pytest.approx(np.mean([1 / 9, 1 / 10, 1 / 11, 1 / 12]))
+
+
 def test_summary_bins_known_values():
     losses = np.arange(99, dtype=float)
     result = {"cache": 8, "block": 4, "tokens": 100, "trained_context": 50,
@@ -202,6 +280,11 @@ def test_summary_bins_known_values():
      "The runs differ in cache"),
     (lambda: pc.merge_streaming([pc.shipped_streaming()] * 2), "is in more than one run"),
     (lambda: pc.streaming_summary(pc.shipped_streaming(), 10**6), "is longer than the"),
+    (lambda: pc.first_token_shares(pc.shipped_streaming(), "nope"), "variant must be one of"),
+    (lambda: pc.first_token_shares({"variants": {"sink4": {"label": "L"}}}), "did not measure where the attention"),
+    (lambda: pc.first_token_shares({"cache": 64, "tokens": 50, "variants": {"sink4": {
+        "label": "L", "shares": np.zeros((2, 1, 1, 4)), "share_queries": [[32, 50], [50, 50]]}}}),
+     "Nothing left the cache of 64 keys"),
 ])
 def test_bad_input_raises_a_sentence(call, message):
     with pytest.raises(ValueError, match=message):

@@ -82,6 +82,7 @@ def test_the_wheel_declares_numpy_as_its_one_requirement(wheel):
     assert required == ["Requires-Dist: numpy<3,>=2.0"]
     assert {"torch", "transformers", "diffusers", "all"} <= set(re.findall(r"^Provides-Extra: (\S+)", metadata, re.M))
     assert "posenc_core/py.typed" in names
+    assert "posenc_core/inference/data/smollm2_streaming.npz" in names  # the shipped streaming run
     assert all(n.startswith(("posenc_core/", "posenc_core-")) for n in names)  # the app stays out
 
 
@@ -97,6 +98,15 @@ def test_the_wheel_runs_the_readme_examples_with_numpy_alone(bare, tmp_path):
     assert "MissingExtraError" in refused.stderr and 'pip install "posenc-core[torch]"' in refused.stderr
     lazy = _run(bare, "import posenc_core as pc\nassert 'flux_rope' in dir(pc)\npc.flux_rope", tmp_path)
     assert "MissingExtraError" in lazy.stderr and "posenc-core[torch]" in lazy.stderr
+
+
+def test_the_wheel_reads_its_shipped_streaming_run_with_numpy_alone(bare, tmp_path):
+    ran = _run(bare, "import posenc_core as pc\nr = pc.shipped_streaming()\n"
+                     "print(pc.__file__, r['tokens'], repr(pc.first_token_shares(r).mean[0]))", tmp_path)
+    assert ran.returncode == 0, ran.stderr
+    assert ran.stdout.startswith(str(_site_packages(bare)))
+    result = pc.shipped_streaming()
+    assert ran.stdout.split()[1:] == [str(result["tokens"]), repr(pc.first_token_shares(result).mean[0])]
 
 
 def test_the_wheel_runs_the_torch_examples_with_the_torch_extra(bare, tmp_path):

@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 import posenc_core as pc
+from lessons.inference.streaming_views import pct
 from page_kit import registry
 from tests import apptest_pages
 
@@ -36,6 +37,32 @@ def test_streaming_loss_snippet_gives_the_binned_losses_and_the_answer(query, bi
     assert f"mean loss is {ns['s']['after'][plain]:.3f} nats" in revealed
     assert f"against {ns['s']['after'][sinks]:.3f}" in revealed
     assert f"{ns['s']['before'][sinks]:.3f} nats" in _text(at)
+
+
+def test_shares_snippet_gives_the_per_layer_shares_and_the_page_prints_them():
+    at = apptest_pages.load(PAGE)
+    at = apptest_pages.open_tab(at, next(iter(apptest_pages.tab_groups(at))), "One sink or four")
+    radio = at.radio(key="predict_stream_share")
+    radio.set_value(radio.options[0]).run()
+    apptest_pages.assert_clean(at, "after answering")
+    ns = _snippet_with(at, "per_layer")
+    result = pc.shipped_streaming()
+    f, one = pc.first_token_shares(result, "sink4"), pc.first_token_shares(result, "sink1")
+    np.testing.assert_array_equal(ns["per_layer"], f.per_layer)
+    np.testing.assert_array_equal(ns["one_sink"], one.per_layer[:, 0])
+    # the page's own numbers, recomputed here from the saved per-head means: layers x heads, every head alike
+    shares = result["variants"]["sink4"]["shares"][1]  # (layers, heads, 4)
+    mean = shares.sum(axis=(0, 1)) / (shares.shape[0] * shares.shape[1])
+    revealed = next(e.value for e in [*at.success, *at.info] if e.value.startswith(("Right. ", "Not quite")))
+    assert f"token 0 gets {pct(mean[0])} of the attention" in revealed
+    assert f"get {pct(mean[1])}, {pct(mean[2])} and {pct(mean[3])}" in revealed
+    assert f"(tokens {f.queries[0]:,} to {f.queries[1] - 1:,})" in revealed
+    text = _text(at)
+    assert f"each key would get {pct(f.uniform)}" in text
+    assert f"token 0 gets {pct(one.mean[0])}" in text and f"got {pct(f.before[0])}" in text
+    by_layer = shares[..., 0].mean(axis=1)  # (layers,)
+    assert f"from {pct(by_layer.min())} in layer {by_layer.argmin() + 1}" in text
+    assert f"to {pct(by_layer.max())} in layer {by_layer.argmax() + 1}" in text
 
 
 @pytest.mark.parametrize("step", [12000, 100])

@@ -1,30 +1,16 @@
 import streamlit as st
 
 import posenc_core as pc
+from lessons.inference import streaming_views as views
 from page_kit import classroom, controls, figures, formula, guard, header, hero, notice, show, source, stage, why
 from page_kit.lesson import folded
 from page_kit.model_runs import models_ready, run_with_progress
 
-COLOURS = {v.label: i for i, v in enumerate(pc.STREAM_VARIANTS.values())}
-WITH_SINKS = [v.label for v in pc.STREAM_VARIANTS.values() if v.sinks]
-PLAIN = pc.STREAM_VARIANTS["window"].label
-STREAMING = pc.STREAM_VARIANTS["sink4"].label
 STEPS = [100, 1000, 2000, 4000, 8000, 12000, 16000]
 LIVE_BLOCK = 32
 
 
-@st.cache_data(show_spinner=False)
-def shipped(bin_size: int) -> tuple[dict, dict]:
-    result = pc.shipped_streaming()
-    return pc.streaming_summary(result, bin_size), {k: result[k] for k in ("runs", "model", "tokens", "cache", "block")}
-
-
-@st.cache_data(show_spinner=False)
-def curves(step: int, sinks: int, window: int, block: int) -> dict:
-    return pc.cache_curves(step, sinks, window, block)
-
-
-RUN = shipped(512)[0]
+RUN = views.shipped(512)[0]
 header("Streaming with attention sinks",
        "A rolling cache keeps a stream's first tokens (the sinks) and its latest, with positions counted in the "
        f"cache. SmolLM2-135M reads {RUN['tokens']:,} tokens this way.")
@@ -50,36 +36,17 @@ WHY = (
     "against a token-by-token version, and, with nothing evicted, against SmolLM2's own forward pass.")
 
 
-def loss_chart(bin: int, labels: tuple[str, ...], name: str, title: str):
-    s, _ = shipped(bin)
-    return figures.lines(
-        s["start"] + bin / 2, {k: s["loss"][k] for k in labels}, title=title, x_title="token in the text",
-        y_title=f"mean loss per {bin} tokens (nats)", name=name, colours=COLOURS, legend_right=True,
-        vlines=[(s["evict"], "first eviction"), (s["context"], f"trained {s['context']:,}")],
-        alt=f"SmolLM2-135M's mean loss per bin of {bin} tokens over {s['tokens']:,} tokens for " + ", ".join(labels)
-            + f"; the first token read after an eviction ({s['evict']:,}) and the trained context {s['context']:,} "
-              "marked.")
-
-
-def sinks_chart(bin: int):  # the bin slider's URL key: a hero figure builds its frames by it
-    return loss_chart(bin, tuple(WITH_SINKS), "stream_sinks", f"Caches that keep sinks: {RUN['cache']:,} keys each")
-
-
-def all_chart(bin: int):
-    return loss_chart(bin, tuple(COLOURS), "stream_all", "Every cache, the plain window included")
-
-
 def curve_tab(page):
     with page.side:
         bin_size = controls.select_slider("Bin width (tokens)", "bin", [128, 256, 512, 1024, 2048], 512)
-    s, made = shipped(bin_size)
-    show(hero(sinks_chart, bin=bin_size))
-    with window_question(s):
-        show(hero(all_chart, bin=bin_size))
+    s, made = views.shipped(bin_size)
+    show(hero(views.sinks_chart, bin=bin_size))
+    with views.window_question(s):
+        show(hero(views.all_chart, bin=bin_size))
         classroom.snippet(f"s = pc.streaming_summary(pc.shipped_streaming(), {bin_size})",
                           "# (bins,) first token of each bin; {cache: (bins,) mean loss in nats}",
                           "start, losses = s['start'], s['loss']")
-        notice(findings(s))
+        notice(views.findings(s))
     st.caption(f"Shipped run: {s['tokens']:,} tokens of *{pc.real_models.TEXT_TITLE}*, {made['model']}; caches of "
                f"{s['cache']:,} keys, read {s['block']} tokens a step; one process per cache, {s['minutes']:.0f} min "
                f"each, {s['cpu_minutes']:.0f} CPU min in all.")
@@ -94,41 +61,34 @@ def curve_tab(page):
     source(pc.streaming_hidden, pc.streaming_summary)
 
 
-def window_question(s: dict):
-    """What a plain window does once the first tokens leave it, asked under the curves that keep them."""
-    rise = s["after"][PLAIN] - s["after"][STREAMING]
-
-    def reveal() -> str:
-        return (f"From token {s['evict']:,} on, the plain window's mean loss is {s['after'][PLAIN]:.3f} nats "
-                f"(perplexity {s['after_ppl'][PLAIN]:.1f}) against {s['after'][STREAMING]:.3f} "
-                f"({s['after_ppl'][STREAMING]:.1f}) with 4 sinks: {rise:+.3f} nats, the curve "
-                f"'{PLAIN}' below.")
-
-    return classroom.predict(
-        "stream_window", f"Take the sinks away: a cache of the last {s['cache']:,} tokens only. Once the first "
-        "tokens have left it, what does its mean loss do, against the cache with 4 sinks?",
-        ["stays within 0.1 nats", "rises by 0.1 to 1 nat", "rises by more than 1 nat"],
-        0 if abs(rise) <= 0.1 else 1 if rise <= 1 else 2, reveal)
-
-
-def findings(s: dict) -> str:
-    rows = "; ".join(f"{k} {s['after'][k]:.3f} (perplexity {s['after_ppl'][k]:.1f})" for k in s["after"])
-    text, one = pc.STREAM_VARIANTS["text4"].label, pc.STREAM_VARIANTS["sink1"].label
-    gap = s["after"][one] - s["after"][STREAMING]
-    ones = (f" One sink does as well as four for SmolLM2 ({gap:+.3f} nats)." if abs(gap) < 0.01 else
-            f" One sink against four: {gap:+.3f} nats.")
-    return (f"Before token {s['evict']:,} nothing has been evicted and every cache reads the same keys: mean loss "
-            f"{s['before'][STREAMING]:.3f} nats. From it on: {rows}. Past token {s['context']:,}, text positions give "
-            f"{s['past'][text]:.3f} nats against {s['past'][STREAMING]:.3f} with positions in the cache." + ones)
+def sinks_tab(page):
+    f, one, (s, _) = views.shares("sink4"), views.shares("sink1"), views.shipped(512)
+    st.markdown(f"Each query spreads its attention, a softmax that sums to 1, over the keys it sees: once the "
+                f"cache is full, {f.sinks} sinks, {f.cache - f.sinks:,} recent tokens and its own block up to "
+                f"itself. Spread evenly, each key would get {views.pct(f.uniform)}.")
+    with views.share_question(f):
+        show(views.share_chart(f, one))
+        classroom.snippet("f = pc.first_token_shares(pc.shipped_streaming(), 'sink4')",
+                          "one = pc.first_token_shares(pc.shipped_streaming(), 'sink1')",
+                          "# (layers, 4): weight on tokens 0-3, averaged over heads and the queries f.queries",
+                          "per_layer, one_sink = f.per_layer, one.per_layer[:, 0]")
+        notice(views.share_findings(f, one, s))
+        st.markdown(views.implication(f, one, s))
+    formula(r"\begin{gathered}a_{\ell h}(j) = \frac{1}{|Q|}\sum_{t \in Q} \operatorname{softmax}_k\!\Big("
+            r"\frac{q_t \cdot k_k}{\sqrt{d}}\Big)_{\!j}\\ Q = [$a, $b)\end{gathered}", a=f.queries[0], b=f.queries[1])
+    with folded("What StreamingLLM's code keeps", "stream_llm_code", icon=":material/menu_book:") as is_open:
+        if is_open:
+            st.markdown(views.STREAMING_LLM)
+    source(pc.streaming_pass, pc.first_token_shares)
 
 
 def cache_tab(page):
-    s, _ = shipped(512)
+    s, _ = views.shipped(512)
     sinks = pc.STREAM_VARIANTS["sink4"].sinks
     window = s["cache"] - sinks
     with page.side:
         step = controls.select_slider("Token being read", "step", STEPS, 12000, format_func=lambda v: f"{v:,}")
-    c = curves(step, sinks, window, s["block"])
+    c = views.curves(step, sinks, window, s["block"])
     show(figures.lines(c["x"], {"position in the cache (StreamingLLM)": c["cache"], "position in the text": c["text"]},
                        title=f"The {c['held']:,} keys token {step:,} attends to", x_title="token in the text",
                        y_title="position its key is rotated at", name="stream_cache", legend_right=True,
@@ -177,7 +137,7 @@ def live_tab(page):
     s = pc.streaming_summary(result, LIVE_BLOCK)
     show(figures.lines(s["start"] + LIVE_BLOCK / 2, s["loss"], title=f"{tokens:,} tokens through {cache} keys",
                        x_title="token in the text", y_title=f"mean loss per {LIVE_BLOCK} tokens (nats)",
-                       name="stream_live", colours=COLOURS, legend_right=True,
+                       name="stream_live", colours=views.COLOURS, legend_right=True,
                        vlines=[(s["evict"], "first eviction")],
                        alt=f"Loss of {len(s['loss'])} caches of {cache} keys over {tokens:,} tokens, in bins of "
                            f"{LIVE_BLOCK}; the first eviction at token {s['evict']:,} marked."))
@@ -191,6 +151,7 @@ def live_tab(page):
 # The lesson's tabs in order: label, and the function that draws it (each runs only while its tab is open).
 TABS = [
     ("Loss along the text", curve_tab),
+    ("One sink or four", sinks_tab),
     ("What the cache holds", cache_tab),
     ("Run it here", live_tab),
 ]

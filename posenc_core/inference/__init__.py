@@ -19,8 +19,11 @@ from .kv_cache import *  # noqa: F403
 from .kv_cache import __all__ as _kv_cache_all
 from .streaming import *  # noqa: F403
 from .streaming import __all__ as _streaming_all
+from .streaming_shares import *  # noqa: F403
+from .streaming_shares import __all__ as _streaming_shares_all
 from .vllm_context import *  # noqa: F403
 from .vllm_context import __all__ as _vllm_context_all
 
 __all__ = [*_kv_cache_all, *_cache_bytes_all, *_cache_table_all, *_context_shift_all, *_streaming_all,
-           *_engine_metadata_all, *_ggml_rope_all, *_gguf_header_all, *_vllm_context_all, *_command_lines_all]
+           *_streaming_shares_all, *_engine_metadata_all, *_ggml_rope_all, *_gguf_header_all, *_vllm_context_all,
+           *_command_lines_all]

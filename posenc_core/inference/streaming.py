@@ -14,7 +14,18 @@ W + B - 1 recent tokens besides the sinks. The layer loop is ``LlamaDecoderLayer
 transformers' own modules (projections, ``LlamaRotaryEmbedding``, ``apply_rotary_pos_emb``, the model's attention
 function, MLP, norms), as ``posenc_core.real_models.smollm2`` does for the plain forward.
 
-Headless: ``python -m posenc_core.inference.streaming --npz PATH [--tokens N --window W --block B]``.
+Where attention goes: a pass can also measure the weight each query puts on the text's first SHARE_TOKENS tokens
+(StreamingLLM's ``start_size``), per layer and head: the softmax that transformers' ``eager_attention_forward``
+computes from the block's rotated queries, the cache's keys as rotated at that step, and the block mask. The means
+are taken over two ranges of queries: from SINK_FROM (32) until the first block read after an eviction (nothing
+evicted: the model as trained), and from that block to the end (the rolling cache).
+
+Headless: ``python -m posenc_core.inference.streaming --npz PATH [--tokens N --cache S+W --block B --variants ..]``;
+``--npz OUT RUN.npz ...`` joins runs of different variants. The shipped run, ``SHIPPED_STREAMING`` (package data,
+so the wheel holds it), is 24,576 tokens through caches of 1,024 keys read 64 at a time, every variant in its own
+process on one thread, one after another, then joined: made 2026-12-06 on a shared 2-core Intel Xeon machine
+(torch 2.13 CPU, transformers 5.23), about 6 minutes a variant. Each process's command, date, machine, software and
+load are inside it (``runs``).
 """
 
 from __future__ import annotations
@@ -24,18 +35,22 @@ import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
 from .._checks import as_choice, as_int
+from ..real_models.attention_stats import SINK_FROM
 
 __all__ = [
     "MAX_STREAM_TOKENS",
     "MAX_STREAM_WINDOW",
+    "SHARE_TOKENS",
+    "SHIPPED_STREAMING",
     "STREAM_CONTEXT",
     "STREAM_POSITIONS",
     "STREAM_VARIANTS",
+    "StreamPass",
     "StreamVariant",
     "cache_curves",
     "streaming_cache_layout",
@@ -44,6 +59,7 @@ __all__ = [
     "shipped_streaming",
     "streaming_hidden",
     "streaming_losses",
+    "streaming_pass",
     "streaming_run",
     "streaming_summary",
 ]
@@ -52,6 +68,7 @@ STREAM_CONTEXT = 8192  # SmolLM2-135M's max_position_embeddings: the longest pos
 MAX_STREAM_TOKENS = 32768  # a headless run; the work grows with tokens x (S + W)
 MAX_STREAM_WINDOW = MAX_STREAM_TOKENS  # nothing evicted up to the longest run: the parity check
 STREAM_POSITIONS = ("cache", "text")  # where a key is rotated: its place in the cache, or in the text
+SHARE_TOKENS = 4  # the first text tokens whose share of attention a pass measures: StreamingLLM's start_size
 
 
 @dataclass(frozen=True)
@@ -139,11 +156,12 @@ def _block_mask(cached: int, b: int, dtype):
     return mask
 
 
-def _attend(layer, x, past: tuple | None, cos_sin_keys, cached: int, attention):
+def _attend(layer, x, past: tuple | None, cos_sin_keys, cached: int, attention, first: int = 0):
     """One decoder layer on a block x (1, b, 576) with the cached unrotated keys/values ``past`` (2 x (1, 3, c, 64)).
-    Returns the layer's output and the block's own unrotated keys and values."""
+    Returns the layer's output, the block's own unrotated keys and values, and, when ``first`` > 0, the attention
+    weights (9, b, first) of the block's queries on the first ``first`` keys it sees (else None)."""
     import torch
-    from transformers.models.llama.modeling_llama import apply_rotary_pos_emb
+    from transformers.models.llama.modeling_llama import apply_rotary_pos_emb, eager_attention_forward
 
     attn = layer.self_attn
     b = x.shape[1]
@@ -161,24 +179,49 @@ def _attend(layer, x, past: tuple | None, cos_sin_keys, cached: int, attention):
     # No cache: mask None, the model's own causal path (SDPA is_causal); with a cache, an explicit block mask.
     mask = None if past is None else _block_mask(cached, b, q.dtype)
     out, _ = attention(attn, q, keys, values, mask, dropout=0.0, scaling=attn.scaling)  # (1, b, 9, 64)
+    weights = None
+    if first:  # the softmax of transformers' eager attention over the same keys and mask: (1, 9, b, c + b)
+        _, weights = eager_attention_forward(attn, q, keys, values, _block_mask(cached, b, q.dtype), dropout=0.0,
+                                             scaling=attn.scaling)
+        weights = weights[0, :, :, :first]  # (9, b, first)
     x = x + attn.o_proj(out.reshape(1, b, -1).contiguous())
     x = x + layer.mlp(layer.post_attention_layernorm(x))
-    return x, k, v
+    return x, k, v, weights
 
 
-def streaming_hidden(model: Any, input_ids: Any, *, sinks: int, window: int, block: int, positions: str = "cache",
-                     progress: Callable[[int, int], None] | None = None) -> Any:
-    """SmolLM2's final hidden states (1, n, 576) for ``input_ids`` (1, n) read through a rolling cache.
+class StreamPass(NamedTuple):
+    """What ``streaming_pass`` returns.
+
+    Fields:
+        hidden: (1, n, 576) float32 torch tensor, SmolLM2's final hidden states (after the final norm, ready for
+            ``model.lm_head``).
+        shares: (2, layers, heads, SHARE_TOKENS) float64 numpy, or None when not measured: the mean attention
+            weight a head's queries put on text token i (0 while i is not in the cache). Row 0 averages the queries
+            in ``queries[0]`` (nothing evicted yet), row 1 those in ``queries[1]`` (from the first block read after
+            an eviction); a row over no query is NaN.
+        queries: two half-open ranges (start, stop) of text tokens, the queries averaged in each row.
+    """
+
+    hidden: Any
+    shares: np.ndarray | None
+    queries: tuple[tuple[int, int], tuple[int, int]]
+
+
+def streaming_pass(model: Any, input_ids: Any, *, sinks: int, window: int, block: int, positions: str = "cache",
+                   shares: bool = False, progress: Callable[[int, int], None] | None = None) -> StreamPass:
+    """SmolLM2 reads ``input_ids`` (1, n) through a rolling cache; with ``shares``, it also measures where its
+    attention goes on the text's first SHARE_TOKENS tokens (see the module's docstring).
 
     Args:
         model: SmolLM2, a transformers LlamaForCausalLM (``posenc_core.real_models.load_smollm2()[1]``).
         input_ids: (1, n) int64 torch tensor of token ids.
         sinks, window, block: S first tokens kept, W recent tokens kept, B tokens read per step.
         positions: "cache" (StreamingLLM: rotate each key at its place in the cache) or "text".
+        shares: measure the attention weights on the first tokens (one more softmax per layer and block).
         progress: ``progress(tokens_done, n)`` after each block.
 
     Returns:
-        (1, n, 576) float32 tensor: after the final norm, ready for ``model.lm_head``.
+        StreamPass (hidden, shares, queries).
     """
     import torch
     from transformers.modeling_utils import ALL_ATTENTION_FUNCTIONS
@@ -190,34 +233,83 @@ def streaming_hidden(model: Any, input_ids: Any, *, sinks: int, window: int, blo
     layers = model.model.layers[: model.config.num_hidden_layers]
     attention = ALL_ATTENTION_FUNCTIONS.get_interface(model.config._attn_implementation, eager_attention_forward)
     out = torch.empty(1, n, model.config.hidden_size)
+    sums = _ShareSums(len(layers), model.config.num_attention_heads, n) if shares else None
     threads = torch.get_num_threads()
     # Blocks are many small ops: on one thread they run 10x faster on a shared, loaded 2-core machine (measured
     # 2026-11-29: 2 x 512 tokens in 9 s on one thread, 118 s on two at load 9), and leave the other core free.
     torch.set_num_threads(1)
     try:
-        _stream(model, input_ids, out, layers, attention, sinks, window, block, positions, progress)
+        _stream(model, input_ids, out, layers, attention, (sinks, window, block, positions), sums, progress)
     finally:
         torch.set_num_threads(threads)
-    return out
+    if sums is None:
+        return StreamPass(out, None, ((n, n), (n, n)))
+    return StreamPass(out, *sums.means())
 
 
-def _stream(model, input_ids, out, layers, attention, sinks, window, block, positions, progress) -> None:
-    """streaming_hidden's loop: fills ``out`` (1, n, 576) block by block."""
+def streaming_hidden(model: Any, input_ids: Any, *, sinks: int, window: int, block: int, positions: str = "cache",
+                     progress: Callable[[int, int], None] | None = None) -> Any:
+    """SmolLM2's final hidden states (1, n, 576) for ``input_ids`` (1, n) read through a rolling cache: the
+    ``hidden`` of ``streaming_pass`` with the same arguments (float32, after the final norm, ready for
+    ``model.lm_head``)."""
+    return streaming_pass(model, input_ids, sinks=sinks, window=window, block=block, positions=positions,
+                          progress=progress).hidden
+
+
+class _ShareSums:
+    """Running sums of the attention weight on the first SHARE_TOKENS text tokens, per range, layer and head."""
+
+    def __init__(self, layers: int, heads: int, n: int):
+        self.sums = np.zeros((2, layers, heads, SHARE_TOKENS))  # (2, L, H, SHARE_TOKENS)
+        self.counts = [0, 0]
+        self.n, self.evict = n, n  # evict: the first token of the first block read after an eviction
+        self.rows = slice(0, 0)  # the current block's queries that count, within the block
+        self.row = 0  # the range they count in
+
+    def block(self, first: int, b: int, evicted: bool) -> None:
+        """Called once per block before its layers: which of its queries count, and in which range."""
+        if evicted and self.evict == self.n:
+            self.evict = first
+        self.row = int(evicted)
+        self.rows = slice(0 if evicted else min(max(SINK_FROM - first, 0), b), b)
+        self.counts[self.row] += self.rows.stop - self.rows.start
+
+    def add(self, layer: int, weights) -> None:
+        """weights (heads, b, m): the block's queries on the first m <= SHARE_TOKENS keys (text tokens 0..m-1)."""
+        m = weights.shape[-1]
+        self.sums[self.row, layer, :, :m] += weights[:, self.rows].double().sum(dim=1).numpy()
+
+    def means(self) -> tuple[np.ndarray, tuple[tuple[int, int], tuple[int, int]]]:
+        with np.errstate(invalid="ignore", divide="ignore"):
+            means = self.sums / np.array(self.counts, dtype=np.float64)[:, None, None, None]
+        return means, ((min(SINK_FROM, self.evict), self.evict), (self.evict, self.n))
+
+
+def _stream(model, input_ids, out, layers, attention, cache, sums, progress) -> None:
+    """streaming_pass's loop: fills ``out`` (1, n, 576) block by block, and ``sums`` (a _ShareSums, or None)."""
     import torch
 
+    sinks, window, block, positions = cache
     inner, n = model.model, input_ids.shape[1]
     past: list[Any] = [None] * len(layers)  # per layer: unrotated keys, values 2 x (1, 3, c, 64)
     held = torch.zeros(0, dtype=torch.long)  # (c,) text index of each cached token
+    evicted = False
     with torch.no_grad():
         for first in range(0, n, block):
             ids = input_ids[:, first:first + block]  # (1, b)
             b, cached = ids.shape[1], len(held)
-            seen = torch.cat([held, torch.arange(first, first + b)])  # (c + b,)
+            seen = torch.cat([held, torch.arange(first, first + b)])  # (c + b,), increasing
             rotary_at = torch.arange(cached + b) if positions == "cache" else seen
+            measured = 0  # text tokens 0..m-1 that the block sees: they are its first m keys
+            if sums is not None:
+                measured = int((seen < SHARE_TOKENS).sum())
+                sums.block(first, b, evicted)
             x = inner.embed_tokens(ids)  # (1, b, 576)
             cos_sin = inner.rotary_emb(x, position_ids=rotary_at[None])  # 2 x (1, c + b, 64)
             for index, layer in enumerate(layers):
-                x, k, v = _attend(layer, x, past[index], cos_sin, cached, attention)
+                x, k, v, weights = _attend(layer, x, past[index], cos_sin, cached, attention, measured)
+                if weights is not None:
+                    sums.add(index, weights)
                 old = past[index]
                 past[index] = (k, v) if old is None else (torch.cat([old[0], k], 2), torch.cat([old[1], v], 2))
             out[:, first:first + b] = inner.norm(x)
@@ -226,18 +318,14 @@ def _stream(model, input_ids, out, layers, attention, sinks, window, block, posi
                 keep = torch.cat([torch.arange(sinks), torch.arange(len(held) - window, len(held))])
                 held = held[keep]
                 past = [(k[:, :, keep], v[:, :, keep]) for k, v in past]
+                evicted = True
             if progress is not None:
                 progress(first + b, n)
 
 
-def streaming_losses(variant: str, start: int, count: int, *, window: int, block: int,
-                     progress: Callable[[int, int], None] | None = None) -> np.ndarray:
-    """Next-token loss (nats) at each of ``count`` shipped-text tokens from ``start``, read through the rolling
-    cache of ``variant`` (a key of STREAM_VARIANTS).
-
-    Returns:
-        (count - 1,) float64: entry i is the loss of predicting token i + 1.
-    """
+def _variant_pass(variant: str, start: int, count: int, window: int, block: int, shares: bool,
+                  progress: Callable[[int, int], None] | None) -> tuple[np.ndarray, StreamPass]:
+    """streaming_losses' work: the losses (count - 1,) and the pass they came from."""
     import torch
 
     from ..real_models.models import load_smollm2
@@ -249,20 +337,33 @@ def streaming_losses(variant: str, start: int, count: int, *, window: int, block
     _check_cache(spec.sinks, window, block)
     ids = torch.tensor([text_tokens(as_int("start", start, minimum=0), count)])  # (1, n)
     _, model = load_smollm2()
-    hidden = streaming_hidden(model, ids, sinks=spec.sinks, window=window, block=block, positions=spec.positions,
-                              progress=progress)
-    return smollm2_token_losses(model, hidden, ids)
+    run = streaming_pass(model, ids, sinks=spec.sinks, window=window, block=block, positions=spec.positions,
+                         shares=shares, progress=progress)
+    return smollm2_token_losses(model, run.hidden, ids), run
+
+
+def streaming_losses(variant: str, start: int, count: int, *, window: int, block: int,
+                     progress: Callable[[int, int], None] | None = None) -> np.ndarray:
+    """Next-token loss (nats) at each of ``count`` shipped-text tokens from ``start``, read through the rolling
+    cache of ``variant`` (a key of STREAM_VARIANTS).
+
+    Returns:
+        (count - 1,) float64: entry i is the loss of predicting token i + 1.
+    """
+    return _variant_pass(variant, start, count, window, block, False, progress)[0]
 
 
 def streaming_run(variants: Sequence[str], tokens: int, *, cache: int, block: int, start: int = 0,
                   progress: Callable[[str, int, int], None] | None = None,
                   on_result: Callable[[dict], None] | None = None) -> dict:
-    """Per-token loss of each variant over ``tokens`` shipped-text tokens from ``start``; every variant keeps
-    ``cache`` = S + W keys after each eviction (its window W is ``cache`` minus its sinks).
+    """Per-token loss of each variant over ``tokens`` shipped-text tokens from ``start``, and the attention its
+    queries put on the text's first SHARE_TOKENS tokens; every variant keeps ``cache`` = S + W keys after each
+    eviction (its window W is ``cache`` minus its sinks).
 
-    Returns {"variants": {name: {"label", "sinks", "window", "positions", "how", "losses": (tokens - 1,)}},
-    "tokens", "cache", "block", "start", "trained_context", "seconds": {name: s}}; ``on_result(partial)`` after
-    each variant.
+    Returns {"variants": {name: {"label", "sinks", "window", "positions", "how", "losses": (tokens - 1,),
+    "shares": (2, layers, heads, SHARE_TOKENS), "share_queries": [[start, stop], [start, stop]]}}, "tokens",
+    "cache", "block", "start", "trained_context", "seconds": {name: s}} (``shares`` and ``share_queries`` as in
+    ``StreamPass``); ``on_result(partial)`` after each variant.
     """
     names = [as_choice("variant", v, tuple(STREAM_VARIANTS)) for v in variants]
     tokens = as_int("tokens", tokens, minimum=2, maximum=MAX_STREAM_TOKENS)
@@ -279,39 +380,45 @@ def streaming_run(variants: Sequence[str], tokens: int, *, cache: int, block: in
         report: Callable[[int, int], None] | None = None
         if progress is not None:
             report = (lambda d, t, name=name: progress(name, d, t))  # type: ignore[misc]
-        losses = streaming_losses(name, start, tokens, window=cache - spec.sinks, block=block, progress=report)
+        losses, run = _variant_pass(name, start, tokens, cache - spec.sinks, block, True, report)
         result["variants"][name] = {"label": spec.label, "sinks": spec.sinks, "window": cache - spec.sinks,
-                                    "positions": spec.positions,
-                                    "how": spec.how, "losses": losses}
+                                    "positions": spec.positions, "how": spec.how, "losses": losses,
+                                    "shares": run.shares, "share_queries": [list(r) for r in run.queries]}
         result["seconds"][name] = round(time.perf_counter() - began, 1)
         if on_result is not None:
             on_result(result)
     return result
 
 
+_ARRAYS = {"losses": ("loss_", np.float32), "shares": ("share_", np.float64)}  # entry field: npz prefix, dtype
+
+
 def _save(result: dict, path: Path, meta: dict) -> None:
-    arrays: dict[str, Any] = {f"loss_{k}": np.asarray(v["losses"], dtype=np.float32)  # (tokens - 1,) each
-                              for k, v in result["variants"].items()}
+    arrays: dict[str, Any] = {prefix + k: np.asarray(v[field], dtype=dtype)  # losses (tokens - 1,), shares (2, L, H, 4)
+                              for field, (prefix, dtype) in _ARRAYS.items()
+                              for k, v in result["variants"].items() if field in v}
     info = {**{k: v for k, v in result.items() if k != "variants"}, **meta,
-            "variants": {k: {f: x for f, x in v.items() if f != "losses"} for k, v in result["variants"].items()}}
+            "variants": {k: {f: x for f, x in v.items() if f not in _ARRAYS} for k, v in result["variants"].items()}}
     tmp = path.with_name(path.name + ".tmp.npz")
     np.savez_compressed(tmp, info=np.array(json.dumps(info)), **arrays)
     tmp.replace(path)
 
 
 def load_streaming(path: str | Path) -> dict:
-    """A saved ``streaming_run`` (npz: per-token losses as float32 and the run's description as JSON)."""
+    """A saved ``streaming_run`` (npz: per-token losses as float32, attention shares as float64 where the run
+    measured them, and the run's description as JSON)."""
     try:
         with np.load(path) as data:
             info = json.loads(str(data["info"]))
-            losses = {k[5:]: data[k].astype(np.float64) for k in data.files if k.startswith("loss_")}
+            arrays = {field: {k[len(prefix):]: data[k].astype(np.float64) for k in data.files if k.startswith(prefix)}
+                      for field, (prefix, _) in _ARRAYS.items()}
     except (OSError, ValueError, KeyError) as error:
         raise ValueError(f"Could not read the streaming results {path}: {error}") from None
-    if not losses:
+    if not arrays["losses"]:
         raise ValueError(f"{path} holds no finished variant.")
+    info["variants"] = {k: v for k, v in info["variants"].items() if k in arrays["losses"]}
     for name, entry in info["variants"].items():
-        entry["losses"] = losses[name]  # (tokens - 1,)
-    info["variants"] = {k: v for k, v in info["variants"].items() if k in losses}
+        entry.update({field: found[name] for field, found in arrays.items() if name in found})
     return info
 
 
@@ -333,15 +440,18 @@ def merge_streaming(runs: Iterable[dict]) -> dict:
                 raise ValueError(f"Variant {name} is in more than one run.")
             merged["variants"][name] = entry
         merged["seconds"].update(run["seconds"])
-        merged["runs"].append({k: run[k] for k in ("command", "date", "machine", "load_at_start", "load_at_end",
-                                                   "cpu_seconds", "threads") if k in run})
+        merged["runs"].append({k: run[k] for k in ("command", "date", "machine", "software", "load_at_start",
+                                                   "load_at_end", "cpu_seconds", "threads") if k in run})
     merged["variants"] = {k: merged["variants"][k] for k in STREAM_VARIANTS if k in merged["variants"]}
     return merged
 
 
+SHIPPED_STREAMING = Path(__file__).resolve().parent / "data" / "smollm2_streaming.npz"  # package data: in the wheel
+
+
 def shipped_streaming() -> dict:
-    """The shipped run: ``load_streaming`` of assets/smollm2_streaming.npz."""
-    return load_streaming(Path(__file__).resolve().parents[2] / "assets" / "smollm2_streaming.npz")
+    """The shipped run: ``load_streaming`` of posenc_core/inference/data/smollm2_streaming.npz."""
+    return load_streaming(SHIPPED_STREAMING)
 
 
 def streaming_summary(result: dict, bin_size: int = 512) -> dict:
@@ -380,11 +490,25 @@ def streaming_summary(result: dict, bin_size: int = 512) -> dict:
     return out
 
 
+def _cpu_name() -> str:
+    """The processor's model name from /proc/cpuinfo (Linux), else the platform's word for it."""
+    import platform
+
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or platform.machine()
+
+
 def main(argv=None) -> int:
     """The headless run that makes the shipped result (see the module's docstring)."""
     import argparse
     import os
     import sys
+    from importlib.metadata import version as _version
 
     parser = argparse.ArgumentParser(prog="python -m posenc_core.inference.streaming", description=__doc__.split(
         "\n")[0])
@@ -412,7 +536,8 @@ def main(argv=None) -> int:
     command = " ".join(["python -m posenc_core.inference.streaming", *(argv if argv is not None else sys.argv[1:])])
     began, cpu = time.perf_counter(), time.process_time()
     meta = {"command": command, "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
-            "machine": f"{os.cpu_count()} CPU cores (shared)",
+            "machine": f"{_cpu_name()}, {os.cpu_count()} CPU cores (shared)",
+            "software": f"torch {torch.__version__}, transformers {_version('transformers')}",
             "threads": args.threads or 0, "load_at_start": [round(x, 2) for x in os.getloadavg()]}
 
     def progress(name, done, total):
