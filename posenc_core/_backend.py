@@ -9,9 +9,10 @@ in torch on the chosen device. torch is imported lazily; the numbers that must e
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import importlib.util
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any, TypeVar
 
 import numpy as np
@@ -19,7 +20,8 @@ import numpy as np
 from ._types import ArrayOrTensor
 
 __all__ = ["BACKENDS", "MissingExtraError", "available_backends", "check_backend", "cuda_available", "default_device",
-           "is_tensor", "keeps_kind", "kind_of", "require_torch", "to_backend", "to_numpy", "torch_installed"]
+           "is_tensor", "keeps_kind", "kind_of", "one_torch_thread", "require_torch", "to_backend", "to_numpy",
+           "torch_installed"]
 
 BACKENDS = ("numpy", "torch")
 
@@ -69,6 +71,23 @@ def require_torch(what: str = "The torch backend") -> Any:
     import torch
 
     return torch
+
+
+@contextlib.contextmanager
+def one_torch_thread() -> Iterator[None]:
+    """Run torch on one thread inside the block, then give back the thread count it had.
+
+    The core's small CPU models (a tiny Llama, SmolLM2 read block by block, a small network) are many small ops:
+    on one thread they run several times faster on a shared, loaded machine than on two whose threads wait for
+    each other, and they leave the other cores to the server.
+    """
+    torch = require_torch("Running a model on one thread")
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        yield
+    finally:
+        torch.set_num_threads(threads)
 
 
 def check_backend(backend: str, device: str | None) -> None:

@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from .._backend import keeps_kind, require_torch
+from .._backend import keeps_kind, one_torch_thread, require_torch
 from .._checks import as_choice, as_float, as_int, check_size
 from .._types import ArrayLike, ArrayOrTensor
 from ..absolute.sinusoidal import sinusoidal_at
@@ -303,13 +303,9 @@ def fit_coordinates(task: str = "1d", *, n_octaves: int = 6, sigma: float = 10.0
         flat_target = target.ravel()
 
     log_every = max(1, steps // 25)
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)  # a network this small trains fastest on one thread (and shares the machine)
-    try:
+    with one_torch_thread():  # a network this small trains fastest on one thread (and shares the machine)
         return _fit(torch, task, x, points, target, flat_target, train_mask, encodings, n_octaves, sigma,
                     n_features, steps, width, depth, lr, seed, log_every, progress)
-    finally:
-        torch.set_num_threads(threads)
 
 
 def _fit(torch, task, x, points, target, flat_target, train_mask, encodings, n_octaves, sigma, n_features,

@@ -11,10 +11,10 @@ from __future__ import annotations
 import importlib
 import math
 from collections.abc import Callable, Mapping
-from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
+from .._backend import one_torch_thread
 from .._checks import as_choice, as_int
 
 __all__ = [
@@ -347,19 +347,6 @@ def _tensors(x, found: dict) -> None:
             _tensors(v, found)
 
 
-@contextmanager
-def _one_thread():
-    """A tiny model runs fastest on one thread (and shares the machine)."""
-    import torch
-
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    try:
-        yield
-    finally:
-        torch.set_num_threads(threads)
-
-
 def _tiny_model(config: Mapping):
     """The model class a config is served with: a multimodal config's image-text class (vision tower included),
     else the causal LM of its text config."""
@@ -398,7 +385,7 @@ def measured_cache_bytes(config: Mapping, tokens: int, *, prefill: int | None = 
     prefill = tokens if prefill is None else as_int("prefill", prefill, minimum=1, maximum=tokens)
     import torch
 
-    with torch.random.fork_rng(devices=[]), _one_thread():
+    with torch.random.fork_rng(devices=[]), one_torch_thread():
         torch.manual_seed(seed)
         model, text = _tiny_model(config)
         model.eval()

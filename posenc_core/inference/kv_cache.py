@@ -10,11 +10,11 @@ torch and transformers are imported inside the functions, so ``import posenc_cor
 
 from __future__ import annotations
 
-from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from .._backend import one_torch_thread
 from .._checks import as_choice, as_float, as_int
 
 if TYPE_CHECKING:  # transformers' model class, for the checker only: importing it here would import torch
@@ -95,19 +95,6 @@ def tiny_llama(rope_type: str = "default", factor: float = 2.0, *, seed: int = 0
     return model.eval()
 
 
-@contextmanager
-def _one_thread():
-    """A model this small runs fastest on one thread (and shares the machine): ~5x faster than two on 2 cores."""
-    import torch
-
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    try:
-        yield
-    finally:
-        torch.set_num_threads(threads)
-
-
 def _tokens(n: int, seed: int):
     import torch
 
@@ -141,13 +128,13 @@ def _run_cached(model, tokens, prefill: int, layer: int, history=None) -> dict:
         seen["freq"].append(np.repeat(float(rotary.inv_freq[-1]), x.shape[1]))
         seen["cached"].append(np.repeat(int(rotary.max_seq_len_cached), x.shape[1]))
 
-    with torch.no_grad(), _one_thread():
+    with torch.no_grad(), one_torch_thread():
         if history is not None:
             model(history, use_cache=False)
     before = int(rotary.max_seq_len_cached)
     handle = attention.register_forward_pre_hook(inputs, with_kwargs=True)
     try:
-        with torch.no_grad(), _one_thread():
+        with torch.no_grad(), one_torch_thread():
             out = model(tokens[:, :prefill], use_cache=True, output_attentions=True)
             cache = out.past_key_values
             for i in range(prefill, tokens.shape[1]):
@@ -203,7 +190,7 @@ def cache_contents(prefill: int, decode: int, *, layer: int = 0, seed: int = 0) 
     values = run["cache"].layers[layer].values[0].numpy().copy()  # (kv, n, hd)
     import torch
 
-    with torch.no_grad(), _one_thread():
+    with torch.no_grad(), one_torch_thread():
         more = model(tokens[:, n:n + 1], past_key_values=run["cache"], use_cache=True).past_key_values
         after = more.layers[layer].keys[0, :, :n].numpy()  # (kv, n, hd): the same rows, one step later
         everything = model(tokens[:, :n], use_cache=True).past_key_values.layers[layer].keys[0].numpy()

@@ -39,6 +39,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
+from .._backend import one_torch_thread
 from .._checks import as_choice, as_int
 from ..real_models.attention_stats import SINK_FROM
 
@@ -234,14 +235,10 @@ def streaming_pass(model: Any, input_ids: Any, *, sinks: int, window: int, block
     attention = ALL_ATTENTION_FUNCTIONS.get_interface(model.config._attn_implementation, eager_attention_forward)
     out = torch.empty(1, n, model.config.hidden_size)
     sums = _ShareSums(len(layers), model.config.num_attention_heads, n) if shares else None
-    threads = torch.get_num_threads()
     # Blocks are many small ops: on one thread they run 10x faster on a shared, loaded 2-core machine (measured
     # 2026-11-29: 2 x 512 tokens in 9 s on one thread, 118 s on two at load 9), and leave the other core free.
-    torch.set_num_threads(1)
-    try:
+    with one_torch_thread():
         _stream(model, input_ids, out, layers, attention, (sinks, window, block, positions), sums, progress)
-    finally:
-        torch.set_num_threads(threads)
     if sums is None:
         return StreamPass(out, None, ((n, n), (n, n)))
     return StreamPass(out, *sums.means())
