@@ -163,7 +163,7 @@ def vllm_start(config, overrides=None, legacy=None, max_model_len=None, allow_lo
         if factor is None:
             factor = 1.0
         derived *= factor
-    if max_model_len is None:
+    if max_model_len is None or max_model_len == -1:  # -1 (auto): this default, fitted to memory later
         if rope is not None and any(rp["rope_type"] == "longrope" for rp in rope.values()):
             max_model_len = int(getattr(hf_config, "original_max_position_embeddings", derived))
         else:
@@ -226,7 +226,11 @@ def check(config_json: dict, text: str = "", **extra) -> pc.VllmContext | None:
         assert isinstance(detail, RAISED_AS[got.refusal]), (config_json, text, repr(detail), got)
     else:
         assert got.refusal is None, (config_json, text, got)
+        if flags.get("max_model_len") == -1 and detail["key"] is None:  # auto, no length key: -1 kept, unbounded
+            assert (got.served, got.served_rule) == (None, "auto_fit_unbounded"), (config_json, text, got)
+            return got
         assert (got.served, got.key) == (detail["served"], detail["key"]), (config_json, text, detail, got)
+        assert (got.served_rule == "auto_fit") == (flags.get("max_model_len") == -1), (config_json, text, got)
         if detail["derived"] is not None:
             assert got.derived == detail["derived"] and type(got.derived) is type(detail["derived"]), \
                 (config_json, text, detail, got)
@@ -362,6 +366,32 @@ def test_a_factor_no_model_can_use_stops_vllm_and_is_said(factor, code):
     words = vllm_length_views.REFUSAL_WORDS[code](got)
     assert "rope_scaling['factor']" in words and len(words) < 400
     assert pc.vllm_context(config, pc.vllm_flags("--max-model-len 100000")).served == 100000  # not above inf
+
+
+@pytest.mark.parametrize("text, length", [("32k", 32000), ("32K", 32768), ("25.6k", 25600), ("1m", 1000000),
+                                          ("2G", None), ("auto", -1), ("AUTO", -1), ("-1", -1), ("4096", 4096),
+                                          (" 1_000 ", 1000), ("1.5K", ValueError), ("1a", ValueError),
+                                          ("0", ValueError), ("-2", ValueError)])
+def test_max_model_len_reads_as_vllms_argument_parser_reads_it(text, length):
+    """vLLM's human_readable_int_or_auto: decimal suffixes take decimals, binary ones do not; -1 / auto fit."""
+    if length is ValueError or length is None:  # None: past the cap read here (2G = 2,147,483,648)
+        with pytest.raises(ValueError, match="--max-model-len"):
+            pc.vllm_flags(f"--max-model-len '{text}'")
+        return
+    assert pc.vllm_flags(f"--max-model-len '{text}'")["max_model_len"] == length
+
+
+@pytest.mark.parametrize("key", ["phi3.5-mini", "gemma3-27b", "llama3.1-8b", "deepseek-v3", "qwen2.5-7b-yarn",
+                                 "llama2-7b"])
+def test_auto_starts_from_the_default_length_as_vllm_does(key):
+    got = check(pc.preset_config(key), "--max-model-len auto")
+    assert got.served_rule == "auto_fit" and got.served == got.default
+    assert got.served == check(pc.preset_config(key)).served
+
+
+def test_auto_without_a_length_key_has_no_bound_from_the_config():
+    got = check({"model_type": "mamba"}, "--max-model-len auto")  # a recurrent model: no length key at all
+    assert (got.key, got.served, got.served_rule, got.refusal) == (None, None, "auto_fit_unbounded", None)
 
 
 def test_gemma3_is_not_scaled_again():

@@ -102,6 +102,10 @@ SERVED_WORDS = {
     "unchecked": lambda c: "--max-model-len, taken unchecked: the config names no length",
     "model_max_length": lambda c: "--max-model-len, above the derived length but within model_max_length",
     "allow_long": lambda c: f"--max-model-len, above the derived length: {pc.ALLOW_LONG_ENV} lets it through",
+    "auto_fit": lambda c: ("--max-model-len auto: it starts from the length it serves without the flag and "
+                           "lowers it at start-up to what the GPU's free KV-cache memory holds"),
+    "auto_fit_unbounded": lambda c: ("--max-model-len auto, and the config names no length: vLLM fits the length to "
+                                     "the GPU's free KV-cache memory at start-up, with no bound from the config"),
 }
 
 
@@ -109,11 +113,14 @@ def sentence(c: pc.VllmContext) -> str:
     """What vLLM does with this model and command line, in one or two sentences."""
     if c.refusal:
         return REFUSAL_WORDS[c.refusal](c)
-    said = f"vLLM serves **{c.served:,}** positions ({SERVED_WORDS[c.served_rule](c)})"
+    if c.served is None:  # auto, with nothing in the config to bound it
+        return f"vLLM serves as many positions as memory allows ({SERVED_WORDS[c.served_rule](c)})."
+    most = "at most " if c.served_rule == "auto_fit" else ""
+    said = f"vLLM serves **{most}{_n(c.served)}** positions ({SERVED_WORDS[c.served_rule](c)})"
     if c.served_rule != "unchecked":
         said += f"; it derives {_n(c.derived)} from the config"
     if c.default is not None and c.default != c.served:
-        said += f", and serves {c.default:,} without --max-model-len"
+        said += f", and serves {_n(c.default)} without --max-model-len"
     return said + "." + (CLASS_NOTE if c.config_class == "vllm" else "")
 
 
@@ -124,13 +131,15 @@ CLASS_NOTE = (" vLLM builds this model type with its own config class; here the 
 
 def steps(c: pc.VllmContext) -> None:
     """The derivation, step by step, each with the number it gives (a list: it wraps on a phone)."""
-    if c.served_rule == "unchecked" or (c.refusal and c.derived is None):
+    if c.served_rule in ("unchecked", "auto_fit_unbounded") or (c.refusal and c.derived is None):
         return
     rows = [("Length key", f"`{c.key}` = {_n(c.key_length)}" if c.key else f"none set: {pc.DEFAULT_LENGTH:,}"),
             ("RoPE", ROPE_WORDS[c.rope_rule](c)), ("Derived length", _n(c.derived)),
-            ("Without --max-model-len", "stops" if c.default is None else f"{c.default:,}"),
-            ("--max-model-len", "not given" if c.asked is None else f"{c.asked:,}"),
-            ("vLLM runs with", "stops" if c.served is None else f"{c.served:,}")]
+            ("Without --max-model-len", "stops" if c.default is None else _n(c.default)),
+            ("--max-model-len", "not given" if c.asked is None else "auto" if c.asked == pc.AUTO_FIT
+             else f"{c.asked:,}"),
+            ("vLLM runs with", "stops" if c.served is None else
+             f"at most {_n(c.served)}, fitted to memory" if c.served_rule == "auto_fit" else _n(c.served))]
     st.markdown("\n".join(f"- **{step}**: {value}" for step, value in rows))
 
 

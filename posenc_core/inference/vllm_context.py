@@ -35,8 +35,8 @@ What vLLM does, in order:
 
 Not modelled (not on the page): ``--disable-sliding-window`` (caps the length at ``sliding_window``), a pooling
 model's tokenizer ``model_max_length``, a sentence-transformers ``max_seq_length``, a speculative draft model's
-target length, ``--max-model-len -1`` / ``auto`` (fit to memory), and model-specific updates after the check
-(``NomicBertModel``'s, a remote-code model). Model types in ``VLLM_CONFIG_CLASSES`` are read by vLLM through its
+target length, how far ``--max-model-len auto`` lowers the length (it depends on the GPU's free memory), and
+model-specific updates after the check (``NomicBertModel``'s, a remote-code model). Model types in ``VLLM_CONFIG_CLASSES`` are read by vLLM through its
 own config class; here every config is read through transformers' class (``configs.config_object``).
 """
 
@@ -44,15 +44,16 @@ from __future__ import annotations
 
 import copy
 import math
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 
 from .._checks import as_float, as_int
 from ..configs.reader import _quiet_transformers, config_object
-from .command_lines import _json_object, _number, _pairs, _split, _whole, _without_program
+from .command_lines import _json_object, _number, _pairs, _split, _without_program
 
 __all__ = [
-    "ALLOW_LONG_ENV", "DEFAULT_LENGTH", "LENGTH_KEYS", "MAX_SERVABLE", "MIN_TOKEN_BYTES", "REFUSALS",
+    "ALLOW_LONG_ENV", "AUTO_FIT", "DEFAULT_LENGTH", "LENGTH_KEYS", "MAX_SERVABLE", "MIN_TOKEN_BYTES", "REFUSALS",
     "ROPE_LENGTH_RULES", "UNSCALED_MODEL_TYPES", "VLLM_CONFIG_CLASSES", "VLLM_OPTIONS", "VLLM_REMOVED",
     "VllmContext", "vllm_config", "vllm_context", "vllm_flags"
 ]
@@ -128,12 +129,15 @@ class VllmContext:
             when vLLM stops before it is known.
         default: the length vLLM serves without ``--max-model-len``; None where that start stops.
         default_rule: ``"derived"`` or ``"longrope_original"`` (the text config's original_max_position_embeddings).
-        asked: the ``--max-model-len`` given (None: not given).
-        served: the max_model_len vLLM runs with; None when it stops (``refusal``).
+        asked: the ``--max-model-len`` given (None: not given; ``AUTO_FIT``: ``-1`` or ``auto``).
+        served: the max_model_len vLLM runs with, or with ``auto`` the most it starts from; None when it stops
+            (``refusal``) or when ``auto`` has no bound from the config.
         served_rule: ``"default"`` (no flag), ``"asked"`` (within the derived length), ``"unchecked"`` (no
             length key: the flag is taken as it is), ``"model_max_length"`` (above it, allowed by
-            model_max_length), ``"allow_long"`` (above it, allowed by VLLM_ALLOW_LONG_MAX_MODEL_LEN); None when
-            it stops.
+            model_max_length), ``"allow_long"`` (above it, allowed by VLLM_ALLOW_LONG_MAX_MODEL_LEN),
+            ``"auto_fit"`` (``auto``: the default, lowered at start-up to what the KV-cache memory holds,
+            ``kv_cache_utils._auto_fit_max_model_len``), ``"auto_fit_unbounded"`` (``auto`` and no length key);
+            None when it stops.
         refusal: why vLLM stops, one of ``REFUSALS``; None when it starts.
         model_max_length: the text config's model_max_length (None when unset).
     """
@@ -180,6 +184,34 @@ def _env(tokens: list[str]) -> tuple[list[str], bool]:
     return tokens, allow
 
 
+AUTO_FIT = -1  # --max-model-len -1 or auto: vLLM fits the length to the KV-cache memory at start-up
+_DECIMAL = {"k": 10**3, "m": 10**6, "g": 10**9, "t": 10**12}
+_BINARY = {"K": 2**10, "M": 2**20, "G": 2**30, "T": 2**40}
+_MAX_ASKED = 1 << 30  # the longest --max-model-len read here
+
+
+def _max_model_len(flag: str, text: str) -> int:
+    """``--max-model-len`` as vLLM's ``human_readable_int_or_auto`` parses it (``vllm/utils/argparse_utils.py``):
+    ``-1`` or ``auto`` (any case) for the fit to memory; a number with a decimal suffix (k, m, g, t: ``25.6k`` is
+    25,600, ``int(float(number) * 10**3)``) or a binary one without decimals (K, M, G, T: ``1K`` is 1,024); else
+    Python's ``int()``."""
+    value = text.strip()
+    if value == "-1" or value.lower() == "auto":
+        return AUTO_FIT
+    match = re.fullmatch(r"(\d+(?:\.\d+)?)([kKmMgGtT])", value)
+    try:
+        if match and match.group(2) in _DECIMAL:
+            length = int(float(match.group(1)) * _DECIMAL[match.group(2)])
+        elif match:
+            length = int(match.group(1)) * _BINARY[match.group(2)]  # a decimal here: vLLM refuses it too
+        else:
+            length = int(value)
+    except ValueError:
+        raise ValueError(f"{flag} takes a whole number, a number with k, m, g, t (powers of 1,000) or K, M, G, T "
+                         f"(powers of 1,024, whole numbers only), or auto; vLLM refuses {text!r}.") from None
+    return as_int(flag, length, minimum=1, maximum=_MAX_ASKED)
+
+
 def vllm_flags(text: str) -> dict:
     """The position settings of a ``vllm serve`` command line, as text.
 
@@ -198,7 +230,7 @@ def vllm_flags(text: str) -> dict:
         if flag in _VLLM_SKIPPED:
             continue
         if flag == "--max-model-len":
-            out["max_model_len"] = as_int(flag, _whole(flag, value), minimum=1)
+            out["max_model_len"] = _max_model_len(flag, value)
         elif flag == "--hf-overrides":
             out["overrides"].update(_json_object(flag, value))
         elif flag == "--rope-scaling":
@@ -495,9 +527,10 @@ def vllm_context(config: Mapping, flags: Mapping) -> VllmContext:
             text = _overridden(built.obj, flags)
         model_type = getattr(text, "model_type", model_type)
         key_length, key, model_max_length, entries, scaled = _derived(text, asked)
-        if scaled is None:
+        if scaled is None:  # vLLM returns the flag as it is; -1 then fits to memory with no bound from the config
+            served, rule = (None, "auto_fit_unbounded") if asked == AUTO_FIT else (asked, "unchecked")
             return VllmContext(model_type, config_class, None, None, (), "none", 1.0, None, None, None, None, asked,
-                               asked, "unchecked", None, model_max_length)
+                               served, rule, None, model_max_length)
         try:
             default, default_rule, late = *_default(text, entries, scaled[0]), None
         except _Stop as stop:
@@ -507,11 +540,11 @@ def vllm_context(config: Mapping, flags: Mapping) -> VllmContext:
     except _ambiguous():
         return _stopped("per_layer_attribute", model_type, config_class, asked)
     derived, factor, yarn, rule = scaled
-    if asked is None:
-        served, served_rule, refusal = default, None if late else "default", late
+    if asked is None or asked == AUTO_FIT:  # -1 takes the default, and later lowers it to what memory holds
+        served, served_rule, refusal = default, None if late else ("default" if asked is None else "auto_fit"), late
     else:
         served, served_rule, refusal = _served(derived, key, model_max_length, asked, flags.get("allow_long"))
-    if served is not None and served > MAX_SERVABLE:
+    if served is not None and served > MAX_SERVABLE and served_rule != "auto_fit":  # auto lowers it to memory
         served, served_rule, refusal = None, None, "kv_cache_cannot_hold"
     types = tuple(e["rope_type"] for e in entries or () if isinstance(e, Mapping) and "rope_type" in e)
     return VllmContext(model_type, config_class, key, None if key is None else key_length, types, rule,
