@@ -36,8 +36,9 @@ What vLLM does, in order:
 Not modelled (not on the page): ``--disable-sliding-window`` (caps the length at ``sliding_window``), a pooling
 model's tokenizer ``model_max_length``, a sentence-transformers ``max_seq_length``, a speculative draft model's
 target length, how far ``--max-model-len auto`` lowers the length (it depends on the GPU's free memory), and
-model-specific updates after the check (``NomicBertModel``'s, a remote-code model). Model types in ``VLLM_CONFIG_CLASSES`` are read by vLLM through its
-own config class; here every config is read through transformers' class (``configs.config_object``).
+model-specific updates after the check (``NomicBertModel``'s, a remote-code model). Model types in
+``VLLM_CONFIG_CLASSES`` are read by vLLM through its own config class; here every config is read through
+transformers' class (``configs.config_object``).
 """
 
 from __future__ import annotations
