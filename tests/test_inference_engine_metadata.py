@@ -318,7 +318,7 @@ def test_vllm_flags_both_forms():
     ("--hf-overrides '[1]'", "--hf-overrides takes a JSON object"),
     ("--hf-overrides '{bad'", "--hf-overrides takes a JSON object"),
     ("--max-model-len 0", "--max-model-len must be at least 1"),
-    ("--max-model-len 32k", "--max-model-len takes a whole number"),
+    ("--max-model-len 1.5K", "--max-model-len takes a whole number"),  # binary suffixes take no decimals
     ("--tensor-parallel-size 2", "--tensor-parallel-size is not one of the vLLM flags"),
     ("--rope-theta 1", "--rope-theta must be greater than 1"),
 ])
