@@ -85,7 +85,7 @@ PROBE = """
   watch();
 })();
 """
-DRAWN_AIM = 0.5  # key press -> hero figure redrawn, as a share of the bare app's (issue 30)
+DRAWN_AIM = 0.5  # key press -> hero figure redrawn, as a share of the bare app's
 SLICES = ("sent", "running", "notRunning", "recv", "drawn", "settled")  # drawn: the hero figure redrawn
 
 
@@ -164,7 +164,7 @@ def measure(page, url: str, moves: int) -> dict | None:
             "slider": index, "drives_figure": drives}
 
 
-# The hero figures whose sliders must carry the figure while dragged (issue 16), by page: the sliders' URL keys.
+# The hero figures whose sliders must carry the figure while dragged, by page: the sliders' URL keys.
 DRAGS = {"sinusoidal": ("n", "d", "base"), "rope": ("m", "n", "i"), "extension": ("s", "base"), "alibi": ("h",)}
 DRAG_MS = 3000
 DRAG_STEP_MS = 25  # a pointer event every 25 ms, as a quick hand on a trackpad sends them
