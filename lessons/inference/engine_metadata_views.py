@@ -99,6 +99,8 @@ LLAMA_FLAG_FIELDS = {"n_ctx": "n_ctx", "freq_base": "rope_freq_base", "freq_scal
 def shown(value) -> str:
     if value is None:
         return "—"
+    if isinstance(value, (int, float)) and not isinstance(value, bool) and abs(value) >= 1e15:
+        return f"{float(value):.3g}"  # past any real context: its digits say nothing
     if isinstance(value, float):
         return f"{value:,.0f}" if value.is_integer() and abs(value) >= 1e4 else f"{value:,.6g}"
     if isinstance(value, int):

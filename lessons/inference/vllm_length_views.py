@@ -28,8 +28,6 @@ def context_for(model: str, ex: str, vllm_text: str) -> pc.VllmContext:
 
 
 def _n(value) -> str:
-    if isinstance(value, (int, float)) and not isinstance(value, bool) and abs(value) >= 1e15:
-        return f"{float(value):.3g}"  # past any real context: its digits say nothing
     return views.shown(int(value) if isinstance(value, float) and value.is_integer() else value)
 
 
