@@ -17,8 +17,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-import posenc_core as pc  # noqa: E402
 from devtools import gguf_crafted  # noqa: E402
+from posenc_core.inference import GGUF_LIMITS, read_gguf_header  # noqa: E402
 
 
 def _timed(data: bytes) -> tuple[float, str]:
@@ -26,7 +26,7 @@ def _timed(data: bytes) -> tuple[float, str]:
     for _ in range(3):
         start = time.perf_counter()
         try:
-            pc.read_gguf_header(data)
+            read_gguf_header(data)
             outcome = "read"
         except ValueError:
             outcome = "refused"
@@ -35,7 +35,7 @@ def _timed(data: bytes) -> tuple[float, str]:
 
 
 def main() -> None:
-    limits = pc.GGUF_LIMITS
+    limits = GGUF_LIMITS
     at_caps = {"nested empty arrays": gguf_crafted.nested_empty_arrays(limits.nested),
                "empty strings": gguf_crafted.empty_strings(limits.strings),
                "tiny tensor infos": gguf_crafted.tiny_tensors(limits.tensors),

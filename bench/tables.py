@@ -44,6 +44,17 @@ sys.path.insert(0, str(ROOT))
 from streamlit.runtime.caching import cache_data_api  # noqa: E402
 
 import posenc_core as pc  # noqa: E402
+from posenc_core.configs import layer_groups, layer_pairs, layer_table, model_contexts, query_scale, rope_layer_types  # noqa: E402
+from posenc_core.long_context import (  # noqa: E402
+    PHI35_LONG_FACTOR,
+    PHI35_SHORT_FACTOR,
+    extension_analysis,
+    extension_scaling,
+    resample_factors,
+    score_vs_distance,
+    yarn_paper_ratio,
+)
+from posenc_core.multimodal import MM_FAMILIES, MULTIMODAL_PRESETS, read_multimodal_config  # noqa: E402
 
 cache_data_api._LOGGER.setLevel("ERROR")  # the views modules' caches warn, harmlessly, that no app is running
 
@@ -155,18 +166,18 @@ def limits(n: int) -> tuple[float, float]:
 def extension(method, head_dim, base, original, factor, k):
     """extension.py's analyse(), line for line."""
     n_pairs = head_dim // 2
-    scaling, max_pos = pc.extension_scaling(
+    scaling, max_pos = extension_scaling(
         method, factor, original, beta_fast=k["beta_fast"], beta_slow=k["beta_slow"], mscale=k["mscale"],
         mscale_all_dim=k["mscale_all_dim"], truncate=k["truncate"], low_freq_factor=k["low_ff"],
-        high_freq_factor=k["high_ff"], short_factor=pc.resample_factors(pc.PHI35_SHORT_FACTOR, n_pairs),
-        long_factor=pc.resample_factors(pc.PHI35_LONG_FACTOR, n_pairs), alpha=k["alpha"])
+        high_freq_factor=k["high_ff"], short_factor=resample_factors(PHI35_SHORT_FACTOR, n_pairs),
+        long_factor=resample_factors(PHI35_LONG_FACTOR, n_pairs), alpha=k["alpha"])
     target = int(round(factor * original))
-    result = pc.extension_analysis(head_dim, base, scaling, original=original, target=target,
+    result = extension_analysis(head_dim, base, scaling, original=original, target=target,
                                    seq_len=int(round(k["current"] * original)), max_position_embeddings=max_pos)
-    paper = pc.yarn_paper_ratio(head_dim, base, original, factor, k["beta_fast"], k["beta_slow"]) \
+    paper = yarn_paper_ratio(head_dim, base, original, factor, k["beta_fast"], k["beta_slow"]) \
         if method == "yarn" else None
-    distances, before = pc.score_vs_distance(result["inv_freq_before"], 1.0, 4 * target)
-    _, after = pc.score_vs_distance(result["inv_freq_after"], result["attention_factor"], 4 * target)
+    distances, before = score_vs_distance(result["inv_freq_before"], 1.0, 4 * target)
+    _, after = score_vs_distance(result["inv_freq_after"], result["attention_factor"], 4 * target)
     return scaling, result, paper, distances, before, after
 
 
@@ -174,45 +185,45 @@ def layer_strip(config):
     """layer_strip.py's read() and layer_view() at the page's default layer (its first full-attention one)."""
     reading, rows = pc.read_layers(config)
     try:
-        original, target, _ = pc.model_contexts(rows)
+        original, target, _ = model_contexts(rows)
     except ValueError:
         original, target = reading.get("max_position_embeddings") or 4096, None
     context = target or original
     row = next((r for r in rows if r.is_attention and r.mixer == "full attention"), rows[0])
-    out = [pc.layer_groups(rows), pc.layer_table(rows)]
+    out = [layer_groups(rows), layer_table(rows)]
     if row.rotates:
-        pairs = pc.layer_pairs(row, context)
-        out += [pairs, pc.score_vs_distance(pairs["inv_freq"], pairs["attention_factor"],
+        pairs = layer_pairs(row, context)
+        out += [pairs, score_vs_distance(pairs["inv_freq"], pairs["attention_factor"],
                                             min(2 * context, pc.MAX_POSITIONS * 64))]
     if row.query_scale:
         positions = np.unique(np.round(np.geomspace(1, 8 * context, 600))).astype(np.int64)
-        out.append(pc.query_scale(row.query_scale, positions))
+        out.append(query_scale(row.query_scale, positions))
     return out
 
 
 def config_view(key):
     """model_configs.py's analyse() for a preset, at its default layer type (full attention where it has one)."""
     config = pc.PRESETS[key].config
-    layers = pc.rope_layer_types(config)
-    return pc.config_view(config, ("full_attention" if "full_attention" in layers else layers[0]) if layers else None)
+    layers = rope_layer_types(config)
+    return pc.configs.config_view(config, ("full_attention" if "full_attention" in layers else layers[0]) if layers else None)
 
 
 def mm_model(key):
     """multimodal_views.model_picker() for a preset."""
-    return multimodal_views._from_reading(pc.read_multimodal_config(pc.MULTIMODAL_PRESETS[key].config), key)
+    return multimodal_views._from_reading(read_multimodal_config(MULTIMODAL_PRESETS[key].config), key)
 
 
 def mm_spec(model, e):
     """(spec, frame_text) as multimodal_views.sequence_controls() writes them, sound on."""
-    family = pc.MM_FAMILIES[model.family]
+    family = MM_FAMILIES[model.family]
     sound, audio = (" +audio", f", audio {e['au']:g}s, text 2") if family.audio else ("", "")
     return (f"text {e['t0']}, image {e['ih']}x{e['iw']}, text {e['t1']}, video {e['vf']}f {e['vh']}x{e['vw']} "
             f"@{e['fps']:g}{sound}, text {e['t2']}{audio}",
             e["ft"] if family.time_rule == "text_timestamps" else family.frame_text or 1)
 
 
-MODELS_MM = "[mm_model(k) for k in pc.MULTIMODAL_PRESETS]"  # the multimodal pages' model picker
-TOWERS = "[k for k, t in pc.VISION_TOWERS.items() if t.layout == 'hwhw']"  # vision_rope.py's QWEN_TOWERS
+MODELS_MM = "[mm_model(k) for k in pc.multimodal.MULTIMODAL_PRESETS]"  # the multimodal pages' model picker
+TOWERS = "[k for k, t in pc.multimodal.VISION_TOWERS.items() if t.layout == 'hwhw']"  # vision_rope.py's QWEN_TOWERS
 M = "c.family, c.head_dim, c.rotary_dim, c.theta, c.section, sh, sw, sh - 1, sw - 1"  # scores_views' arguments
 SENTENCE = {"text": "fill(sentence_views.SENTENCE, 300, MAX_TOKENS)"}  # the box: 300 characters, 64 words
 # lesson: (its files; names computed first, as the app caches them apart; [(the call as the lesson writes it, with
@@ -220,169 +231,169 @@ SENTENCE = {"text": "fill(sentence_views.SENTENCE, 300, MAX_TOKENS)"}  # the box
 # choices, each bound to c in turn)]). A cell picker (row, column, query i) is set to its last cell.
 LESSONS = {
     "naive": (["why_position/naive.py"], {}, [
-        ("{k: pc.naive_norm_ratio(n, k, d) for k in KINDS}", F32), ("pc.naive_inputs(n, d, 'integer')", F32),
-        ("pc.fraction_codes([short, long])", F32)]),
+        ("{k: pc.why_position.naive_norm_ratio(n, k, d) for k in KINDS}", F32), ("pc.why_position.naive_inputs(n, d, 'integer')", F32),
+        ("pc.why_position.fraction_codes([short, long])", F32)]),
     "binary": (["why_position/binary.py"], {}, [
-        ("pc.binary_codes(n, bits), pc.binary_waves(range(n), bits)", F32),
-        ("pc.binary_column_curve(bits - 1, 2)", F32),
-        ("pc.binary_codes(n, bits), pc.sinusoidal(n, 2 * bits, layout='concat')[:, :bits]", PAPER)]),
+        ("pc.why_position.binary_codes(n, bits), pc.why_position.binary_waves(range(n), bits)", F32),
+        ("pc.why_position.binary_column_curve(bits - 1, 2)", F32),
+        ("pc.why_position.binary_codes(n, bits), pc.sinusoidal(n, 2 * bits, layout='concat')[:, :bits]", PAPER)]),
     "order": (["why_position/order.py", "why_position/why_views.py"], {"s": "fill(s, len(s), MAX_TOKENS)"}, [
-        ("pc.order_experiment(s, d, c, seed=seed, i=0, j=1, order=None, positions=True, pooling='mean')", F32,
+        ("pc.why_position.order_experiment(s, d, c, seed=seed, i=0, j=1, order=None, positions=True, pooling='mean')", F32,
          "['reverse', 'swap', 'shuffle']"),
-        ("pc.patch_experiment(48, 4, iseed, 32, True, 'mean')", F32)]),  # the smallest patch: the most patches
+        ("pc.why_position.patch_experiment(48, 4, iseed, 32, True, 'mean')", F32)]),  # the smallest patch: the most patches
     "sinusoidal": (["absolute/sinusoidal.py", "absolute/sinusoidal_views.py"], {}, [
         ("pc.to_numpy(pc.sinusoidal(n, d, base, c[0], backend=c[1], device='cpu'))", PAPER,
-         "[(y, 'numpy') for y in pc.LAYOUTS]"),  # the backend is a setting of the app: numpy unless torch is picked
+         "[(y, 'numpy') for y in pc.absolute.LAYOUTS]"),  # the backend is a setting of the app: numpy unless torch is picked
         ("pc.to_numpy(pc.sinusoidal(n, d, base, c[0], backend=c[1], device='cpu'))", PAPER,
-         "[(y, 'torch') for y in pc.LAYOUTS]"),
-        ("pc.sinusoidal(n, d, base, 'concat', variant='tensor2tensor'), pc.sinusoidal_variant_gap(n, d, base)", F32),
-        ("(s := pc.similarity_matrix(pc.sinusoidal(n, d, base, c))), pc.toeplitz_deviation(s)", F32, "pc.LAYOUTS")]),
-    "learned": (["absolute/learned.py"], {"P": "pc.minilm_position_table()"}, [  # all 512 rows analysed
-        ("{'similarity': pc.sampled_similarity(P), 'ends': pc.similarity_matrix(P[[0, 1, -1]], 'cosine'), "
-         "'pca': pc.principal_components(P, min(6, *P.shape)), 'summary': pc.table_summary(P)}", F32),
-        ("pc.learned_lookup(P, 2 * len(P), strict=False), pc.missing_rows_message(len(P), 2 * len(P))", F32)]),
+         "[(y, 'torch') for y in pc.absolute.LAYOUTS]"),
+        ("pc.sinusoidal(n, d, base, 'concat', variant='tensor2tensor'), pc.absolute.sinusoidal_variant_gap(n, d, base)", F32),
+        ("(s := pc.measures.similarity_matrix(pc.sinusoidal(n, d, base, c))), pc.measures.toeplitz_deviation(s)", F32, "pc.absolute.LAYOUTS")]),
+    "learned": (["absolute/learned.py"], {"P": "pc.absolute.minilm_position_table()"}, [  # all 512 rows analysed
+        ("{'similarity': pc.absolute.sampled_similarity(P), 'ends': pc.measures.similarity_matrix(P[[0, 1, -1]], 'cosine'), "
+         "'pca': pc.absolute.principal_components(P, min(6, *P.shape)), 'summary': pc.absolute.table_summary(P)}", F32),
+        ("pc.absolute.learned_lookup(P, 2 * len(P), strict=False), pc.absolute.missing_rows_message(len(P), 2 * len(P))", F32)]),
     "token_position": (["absolute/token_position.py"], {"s": "fill(s, len(s), MAX_TOKENS)"}, [
-        ("pc.token_plus_position(pc.tokenize(s), d, c, True)", F32, "pc.EMBEDDING_INITS"),
-        ("pc.embedding_norm_balance(sorted(set(WIDTHS) | {d}), c, True)", F32, "pc.EMBEDDING_INITS")]),
+        ("pc.absolute.token_plus_position(pc.why_position.tokenize(s), d, c, True)", F32, "pc.absolute.EMBEDDING_INITS"),
+        ("pc.absolute.embedding_norm_balance(sorted(set(WIDTHS) | {d}), c, True)", F32, "pc.absolute.EMBEDDING_INITS")]),
     "rope": (["rope/rope.py", "rope/pair_views.py"], {}, [
-        ("pc.rope_angle_table(pos, d, base, c)", F32, "['angle', 'cos', 'sin']"), ("pc.rope_turns(d, base, ctx)", F32),
-        ("pc.rope_pair_shift_scores((qx, qy), (kx, ky), m, n, pc.rope_pair_theta(d // 2 - 1, d, base))", F32)]),
+        ("pc.rope_angle_table(pos, d, base, c)", F32, "['angle', 'cos', 'sin']"), ("pc.rope.rope_turns(d, base, ctx)", F32),
+        ("pc.rope.rope_pair_shift_scores((qx, qy), (kx, ky), m, n, pc.rope.rope_pair_theta(d // 2 - 1, d, base))", F32)]),
     "rope_relative": (["rope/rope_relative.py"], {}, [
-        ("(s := pc.rope_score_matrix(n, d, base, c, 0)), pc.toeplitz_deviation(s)", F32, "pc.ROPE_LAYOUTS"),
-        ("pc.rope_decay_curves(d, dist, base, log_distance=True, samples=2048)", F32)]),
+        ("(s := pc.rope_score_matrix(n, d, base, c, 0)), pc.measures.toeplitz_deviation(s)", F32, "pc.rope.ROPE_LAYOUTS"),
+        ("pc.rope.rope_decay_curves(d, dist, base, log_distance=True, samples=2048)", F32)]),
     "rope_variants": (["rope/rope_variants.py", "rope/rope_views.py"], {}, [
-        ("pc.rope_layout_check(8, d, base), [pc.rope_cos_table(1, d, base, layout=y)['pair'] "
-         "for y in pc.ROPE_LAYOUTS]", F32), ("pc.rope_conversion_scores(n, d, base, seed=0)", F32),
-        ("pc.rope_cos_table(pos, d, base, partial_rotary_factor=pct, layout=c)", F32, "pc.ROPE_LAYOUTS"),
-        ("[pc.rope_angle_error_curve(len, d, base, t) for t in pc.ANGLE_DTYPES], "
-         "[pc.rope_first_bad_position(d, base, t, max_position=len) for t in pc.ANGLE_DTYPES]", F32),
-        ("pc.rope_angles_in_dtype(at, 48, d, base, pair=0, dtype=c)", F32, "pc.ANGLE_DTYPES"),
-        ("pc.rope_float32_pow_difference(d, base, 1500), pc.rope_float32_pow_difference(d, base, len)", F32)]),
+        ("pc.rope.rope_layout_check(8, d, base), [pc.rope.rope_cos_table(1, d, base, layout=y)['pair'] "
+         "for y in pc.rope.ROPE_LAYOUTS]", F32), ("pc.rope.rope_conversion_scores(n, d, base, seed=0)", F32),
+        ("pc.rope.rope_cos_table(pos, d, base, partial_rotary_factor=pct, layout=c)", F32, "pc.rope.ROPE_LAYOUTS"),
+        ("[pc.rope.rope_angle_error_curve(len, d, base, t) for t in pc.rope.ANGLE_DTYPES], "
+         "[pc.rope.rope_first_bad_position(d, base, t, max_position=len) for t in pc.rope.ANGLE_DTYPES]", F32),
+        ("pc.rope.rope_angles_in_dtype(at, 48, d, base, pair=0, dtype=c)", F32, "pc.rope.ANGLE_DTYPES"),
+        ("pc.rope.rope_float32_pow_difference(d, base, 1500), pc.rope.rope_float32_pow_difference(d, base, len)", F32)]),
     "rope_model": (["rope/rope_model.py"], {}, [
-        ("pc.rope_model_costs((p := pc.ROPE_MODEL_PRESETS[c])['n_layers'], p['n_heads'], p['n_kv_heads'], "
+        ("pc.rope.rope_model_costs((p := pc.rope.ROPE_MODEL_PRESETS[c])['n_layers'], p['n_heads'], p['n_kv_heads'], "
          "p['head_dim'], seq, partial_rotary_factor=p['partial_rotary_factor'], d_model=p['d_model'])", F32,
-         "pc.ROPE_MODEL_PRESETS")]),
+         "pc.rope.ROPE_MODEL_PRESETS")]),
     "alibi": (["attention_bias/alibi.py", "attention_bias/alibi_views.py"], {}, [
-        ("pc.alibi_slope_table(h)", F32), ("pc.alibi_shown_heads(h, MAX_PANELS), pc.alibi_bias(h, n, n, True)", F32),
-        ("pc.alibi_shown_heads(h, MAX_PANELS), pc.alibi_attention(h, n, True)", F32),
-        ("pc.alibi_receptive_field(h, ctx, mass)", F32),
-        ("pc.alibi_mass_beyond(h, train, train * factor), pc.alibi_bias_by_distance(h, train * factor)", F32)]),
+        ("pc.attention_bias.alibi_slope_table(h)", F32), ("pc.attention_bias.alibi_shown_heads(h, MAX_PANELS), pc.alibi_bias(h, n, n, True)", F32),
+        ("pc.attention_bias.alibi_shown_heads(h, MAX_PANELS), pc.attention_bias.alibi_attention(h, n, True)", F32),
+        ("pc.attention_bias.alibi_receptive_field(h, ctx, mass)", F32),
+        ("pc.attention_bias.alibi_mass_beyond(h, train, train * factor), pc.attention_bias.alibi_bias_by_distance(h, train * factor)", F32)]),
     "compare": (["attention_bias/compare.py"], {}, [
-        ("pc.comparison_table(dm, h, L, lmax, nb, k)", F32),
-        ("pc.score_curves(r, d, 10000.0, 8, ah, 32, 128, 0, c)", F32, "['relative', 'raw']")]),
+        ("pc.attention_bias.comparison_table(dm, h, L, lmax, nb, k)", F32),
+        ("pc.attention_bias.score_curves(r, d, 10000.0, 8, ah, 32, 128, 0, c)", F32, "['relative', 'raw']")]),
     "nope": (["attention_bias/nope.py"], {}, [
-        ("pc.nope_outputs(n, d, c, 0)", F32, "['start token', 'random']"),
-        ("[pc.uniform_attention_weights(n, causal=True), pc.uniform_attention_weights(n, causal=False)]", F32)]),
-    "shaw": (["attention_bias/shaw.py"], {"e": "pc.shaw_example(n, d, k, 0)"}, [
-        ("pc.shaw_clipped_distance(n, None, k)", F32), ("pc.shaw_example(n, d, k, 0)", F32),
-        ("pc.shaw_scores(e['q'], e['k'], e['a_k'], k)", F32),
-        ("pc.shaw_attention(e['q'], e['k'], e['v'], e['a_k'], e['a_v'], k, True)", F32),
-        ("pc.shaw_effective_keys(n, d, k, n - 1, 0)", F32)]),
-    "t5": (["attention_bias/t5.py"], {"v": "pc.t5_bucket_values(nb, True, 0, edit_bucket=nb - 1, edit_value=10.0)"}, [
+        ("pc.attention_bias.nope_outputs(n, d, c, 0)", F32, "['start token', 'random']"),
+        ("[pc.attention_bias.uniform_attention_weights(n, causal=True), pc.attention_bias.uniform_attention_weights(n, causal=False)]", F32)]),
+    "shaw": (["attention_bias/shaw.py"], {"e": "pc.attention_bias.shaw_example(n, d, k, 0)"}, [
+        ("pc.attention_bias.shaw_clipped_distance(n, None, k)", F32), ("pc.attention_bias.shaw_example(n, d, k, 0)", F32),
+        ("pc.attention_bias.shaw_scores(e['q'], e['k'], e['a_k'], k)", F32),
+        ("pc.attention_bias.shaw_attention(e['q'], e['k'], e['v'], e['a_k'], e['a_v'], k, True)", F32),
+        ("pc.attention_bias.shaw_effective_keys(n, d, k, n - 1, 0)", F32)]),
+    "t5": (["attention_bias/t5.py"], {"v": "pc.attention_bias.t5_bucket_values(nb, True, 0, edit_bucket=nb - 1, edit_value=10.0)"}, [
         ("pc.t5_relative_position_bucket(list(range(-span, span + 1)), c == 'bidirectional', nb, md)", F32,
          "['bidirectional', 'causal']"),
-        ("pc.t5_bucket_layout(True, nb, md), pc.t5_bucket_spans(True, nb, md, span)", F32),
-        ("pc.t5_bucket_grid(n, None, True, nb, md)", F32),
-        ("pc.t5_bucket_values(nb, True, 0, edit_bucket=nb - 1, edit_value=10.0)", F32),
+        ("pc.attention_bias.t5_bucket_layout(True, nb, md), pc.attention_bias.t5_bucket_spans(True, nb, md, span)", F32),
+        ("pc.attention_bias.t5_bucket_grid(n, None, True, nb, md)", F32),
+        ("pc.attention_bias.t5_bucket_values(nb, True, 0, edit_bucket=nb - 1, edit_value=10.0)", F32),
         ("figures.blank_masked(pc.t5_bias_grid(v, bn, True, md))", F32)]),
     "extension": (["long_context/extension.py", "long_context/extension_views.py",
                    "long_context/extension_knob_views.py"], {"knobs": "extension_knob_views.default_knobs(s) | dict("
                    "current=cur, beta_fast=bf, mscale=ms, mscale_all_dim=msa, low_ff=lo, high_ff=hi, alpha=al)"}, [
-        ("extension(c, d, float(base), L, s, knobs)", F32, "pc.EXTENSION_METHODS"),
-        ("pc.rope_dynamic_calls(d, base, s, L, pc.dynamic_call_lengths(c, L, s))", F32, "pc.DYNAMIC_CALL_PATTERNS"),
-        ("pc.attention_factor_curve([128.0 ** (k / 199) for k in range(200)], L)", F32)]),
+        ("extension(c, d, float(base), L, s, knobs)", F32, "pc.long_context.EXTENSION_METHODS"),
+        ("pc.rope.rope_dynamic_calls(d, base, s, L, pc.rope.dynamic_call_lengths(c, L, s))", F32, "pc.rope.DYNAMIC_CALL_PATTERNS"),
+        ("pc.long_context.attention_factor_curve([128.0 ** (k / 199) for k in range(200)], L)", F32)]),
     "extension_compare": (["long_context/extension_compare.py", "long_context/extension_views.py"], {}, [
-        ("pc.extension_at_defaults(c, d, base, L, s)", F32, "[None, *pc.EXTENSION_METHODS]"),
-        ("pc.fastest_pair_when_doubled(FAST_PAIR_METHODS, d, base, L, s)", F32)]),
+        ("pc.long_context.extension_at_defaults(c, d, base, L, s)", F32, "[None, *pc.long_context.EXTENSION_METHODS]"),
+        ("pc.long_context.fastest_pair_when_doubled(FAST_PAIR_METHODS, d, base, L, s)", F32)]),
     "model_configs": (["long_context/model_configs.py"], {}, [("config_view(c)", F32, "pc.PRESETS")]),
-    "dit_image_ids": (["diffusion/dit_image_ids.py"], {"grid": "pc.flux_token_grid(h, w)"}, [
-        ("pc.dit_image_id_grids(c, *grid, True)", F32, "MODELS.values()"),
-        ("pc.dit_sequence_ids(c, *grid, n_text=4)", F32, "MODELS.values()"),
-        ("pc.dit_axis_series(p := pc.dit_preset(c), pc.dit_axis_extents(p, w, h))", F32, "MODELS")]),
+    "dit_image_ids": (["diffusion/dit_image_ids.py"], {"grid": "pc.diffusion.flux_token_grid(h, w)"}, [
+        ("pc.diffusion.dit_image_id_grids(c, *grid, True)", F32, "MODELS.values()"),
+        ("pc.diffusion.dit_sequence_ids(c, *grid, n_text=4)", F32, "MODELS.values()"),
+        ("pc.diffusion.dit_axis_series(p := pc.diffusion.dit_preset(c), pc.diffusion.dit_axis_extents(p, w, h))", F32, "MODELS")]),
     "dit_resolution": (["diffusion/dit_resolution.py"], {}, [
-        ("pc.dit_resolution_view(c[0], tw, w, c[1])", F32, "[(m, r) for m in MODELS for r in pc.RESOLUTION_METHODS]")]),
+        ("pc.diffusion.dit_resolution_view(c[0], tw, w, c[1])", F32, "[(m, r) for m in MODELS for r in pc.diffusion.RESOLUTION_METHODS]")]),
     "dit_sd3_grid": (["diffusion/dit_sd3_grid.py"], {}, [
-        ("pc.sd3_similarity_grid((p := pc.dit_preset(c)).head_dim * p.heads, (z := p.extra['pos_embed_max_size']), "
+        ("pc.diffusion.sd3_similarity_grid((p := pc.diffusion.dit_preset(c)).head_dim * p.heads, (z := p.extra['pos_embed_max_size']), "
          "p.extra['base_size'], z // 2, z // 2)", SD3, "MODELS")]),
     "dit_video_rope": (["diffusion/dit_video_rope.py"], {}, [
-        ("[pc.dit_axis_series(p := pc.dit_preset(c), pc.dit_axis_extents(p, w, h, f)) for f in (fa, fb)]", F32,
+        ("[pc.diffusion.dit_axis_series(p := pc.diffusion.dit_preset(c), pc.diffusion.dit_axis_extents(p, w, h, f)) for f in (fa, fb)]", F32,
          "MODELS")]),
     "patches": (["images/patches.py", "images/image_views.py"], {}, [
-        ("pc.sincos_2d(gh, gw, d, base)", MAE), ("pc.sincos_neighbours(gh, gw, d, base, gh - 1, gw - 1)", F32),
-        ("pc.patch_similarity_maps(pc.flattened_sincos(gh, gw, d, base) if c == 'flattened' else "
+        ("pc.sincos_2d(gh, gw, d, base)", MAE), ("pc.images.sincos_neighbours(gh, gw, d, base, gh - 1, gw - 1)", F32),
+        ("pc.images.patch_similarity_maps(pc.images.flattened_sincos(gh, gw, d, base) if c == 'flattened' else "
          "pc.sincos_2d(gh, gw, d, base), gh, gw, 'cosine')", F32, "['2D', 'flattened']"),
-        ("pc.rope_2d_score_maps(gh, gw, d, gh - 1, gw - 1, base, vectors=c), "
-         "pc.rope_2d_relative_check(gh, gw, d, base, vectors=c)", F32, "pc.AXIAL_QK")]),
-    "resize": (["images/resize.py"], {"T": "{s: pc.vit_position_table(s, old, d, cls, seed=0) for s in SOURCES}",
+        ("pc.images.rope_2d_score_maps(gh, gw, d, gh - 1, gw - 1, base, vectors=c), "
+         "pc.images.rope_2d_relative_check(gh, gw, d, base, vectors=c)", F32, "pc.images.AXIAL_QK")]),
+    "resize": (["images/resize.py"], {"T": "{s: pc.images.vit_position_table(s, old, d, cls, seed=0) for s in SOURCES}",
                                       "R": "{(s, m): pc.resample_pos_embed(T[s], (old, old), (new, new), cls, m, True) "
-                                           "for s in SOURCES for m in pc.RESIZE_MODES}"}, [
-        ("pc.vit_position_table(c, old, d, cls, seed=0)", MAE, "['sincos']"),
-        ("pc.vit_position_table(c, old, d, cls, seed=0)", F32, "['learned']"),
+                                           "for s in SOURCES for m in pc.images.RESIZE_MODES}"}, [
+        ("pc.images.vit_position_table(c, old, d, cls, seed=0)", MAE, "['sincos']"),
+        ("pc.images.vit_position_table(c, old, d, cls, seed=0)", F32, "['learned']"),
         ("pc.resample_pos_embed(T[c[0]], (old, old), (new, new), cls, c[1], True)", F32, "R"),
-        ("pc.patch_similarity_maps(T[c[0]], old, old, 'cosine', cls), "
-         "pc.patch_similarity_maps(R[c], new, new, 'cosine', cls)", F32, "R"),
-        ("pc.sincos_resize_errors(old, new, d, 10000.0, True)", F32),
-        ("pc.resize_neighbour(c[0], old, new, d, cls, c[1], True, old - 1, old - 1)", F32, "R"),
-        ("pc.resize_profile(c, old, new, d, cls, True, new - 1, d - 1)", F32, "SOURCES")]),
+        ("pc.images.patch_similarity_maps(T[c[0]], old, old, 'cosine', cls), "
+         "pc.images.patch_similarity_maps(R[c], new, new, 'cosine', cls)", F32, "R"),
+        ("pc.images.sincos_resize_errors(old, new, d, 10000.0, True)", F32),
+        ("pc.images.resize_neighbour(c[0], old, new, d, cls, c[1], True, old - 1, old - 1)", F32, "R"),
+        ("pc.images.resize_profile(c, old, new, d, cls, True, new - 1, d - 1)", F32, "SOURCES")]),
     "fourier": (["images/fourier.py"], {}, [  # the encodings tab; the fits train (skipped)
-        ("pc.encoding_tables(L, float(s), m, 0), pc.encoding_ranges(L, float(s), m, 0)", F32)]),
+        ("pc.images.encoding_tables(L, float(s), m, 0), pc.images.encoding_ranges(L, float(s), m, 0)", F32)]),
     "mm_pair_axes": (["multimodal/mm_pair_axes.py"], {}, [
-        ("pc.mm_family_axis_table()", F32),
-        ("pc.mm_pair_wavelengths(t := multimodal_views.settings_of(c)), pc.mm_wavelength_ranges(t), "
-         "pc.mm_allocation_summary(t), pc.mm_slow_pairs(t, 'width', IMAGE_WIDTH)", F32, MODELS_MM)]),
+        ("pc.multimodal.mm_family_axis_table()", F32),
+        ("pc.multimodal.mm_pair_wavelengths(t := multimodal_views.settings_of(c)), pc.multimodal.mm_wavelength_ranges(t), "
+         "pc.multimodal.mm_allocation_summary(t), pc.multimodal.mm_slow_pairs(t, 'width', IMAGE_WIDTH)", F32, MODELS_MM)]),
     "mm_position_ids": (["multimodal/mm_position_ids.py", "multimodal/multimodal_views.py"], {}, [
         ("multimodal_views.position_ids.__wrapped__(c.family, *mm_spec(c, ui), c.tokens_per_second, "
          "c.position_id_per_seconds, c.n_window)", F32, MODELS_MM)]),
     "mm_scores": (["multimodal/mm_scores.py", "multimodal/scores_views.py"], {}, [
         (f"scores_views.image_maps.__wrapped__({M}), scores_views.row_end.__wrapped__({M})", F32, MODELS_MM),
-        ("{k: pc.mm_video_scores(k, pc.mm_rope_settings(k), vf, vs, vs, vfps, vs // 2, vs // 2, vf // 2 - 1) "
-         "for k in pc.MM_FAMILIES}", F32),
-        ("pc.mm_time_id_table(ff, (fa, fb), scores_views.TIME_FAMILIES)", F32)]),
+        ("{k: pc.multimodal.mm_video_scores(k, pc.multimodal.mm_rope_settings(k), vf, vs, vs, vfps, vs // 2, vs // 2, vf // 2 - 1) "
+         "for k in pc.multimodal.MM_FAMILIES}", F32),
+        ("pc.multimodal.mm_time_id_table(ff, (fa, fb), scores_views.TIME_FAMILIES)", F32)]),
     "vision_rope": (["multimodal/vision_rope.py"], {}, [
-        ("pc.vision_tower_score_map(c, gh, gw, gh - 1, gw - 1, relative=True), pc.vision_tower_score_map('gemma4', "
-         "gh, gw, gh - 1, gw - 1, relative=True), pc.factorized_learned_table(gh, gw, 64, query=(gh - 1, gw - 1))",
+        ("pc.multimodal.vision_tower_score_map(c, gh, gw, gh - 1, gw - 1, relative=True), pc.multimodal.vision_tower_score_map('gemma4', "
+         "gh, gw, gh - 1, gw - 1, relative=True), pc.multimodal.factorized_learned_table(gh, gw, 64, query=(gh - 1, gw - 1))",
          F32, TOWERS),
-        ("pc.vision_far_score(c, gh, gw, gh - 1, 0), pc.vision_far_score('gemma4', gh, gw, gh - 1, 0), "
-         "pc.vision_far_score(c, gh, gw, gh - 1, 0, theta=pc.VISION_TOWERS['gemma4'].theta)", F32, TOWERS)]),
+        ("pc.multimodal.vision_far_score(c, gh, gw, gh - 1, 0), pc.multimodal.vision_far_score('gemma4', gh, gw, gh - 1, 0), "
+         "pc.multimodal.vision_far_score(c, gh, gw, gh - 1, 0, theta=pc.multimodal.VISION_TOWERS['gemma4'].theta)", F32, TOWERS)]),
     "deberta": (["encoders/deberta.py"], {}, [  # at pb = 256 the max-distance list keeps every top: max(TOPS)
-        ("pc.deberta_terms(pc.deberta_example(n, hidden, heads, pb, max(TOPS), 0))", F32),
-        ("pc.deberta_bucket_curve(2 * max(TOPS), pb, max(TOPS))", F32)]),
+        ("pc.encoders.deberta_terms(pc.encoders.deberta_example(n, hidden, heads, pb, max(TOPS), 0))", F32),
+        ("pc.encoders.deberta_bucket_curve(2 * max(TOPS), pb, max(TOPS))", F32)]),
     "modernbert": (["encoders/modernbert.py"], {}, [
-        ("pc.modernbert_pairs(c), pc.modernbert_masks(n, c), pc.modernbert_cost_curve(c, len)", F32,
-         "pc.MODERNBERT_PRESETS")]),
+        ("pc.encoders.modernbert_pairs(c), pc.encoders.modernbert_masks(n, c), pc.encoders.modernbert_cost_curve(c, len)", F32,
+         "pc.encoders.MODERNBERT_PRESETS")]),
     "xl_relative": (["encoders/xl_relative.py"], {}, [
-        ("pc.xl_terms(pc.xl_example(n, dm, dh, 0))", F32),
-        ("pc.shaw_scores((e := pc.shaw_example(n, dh, k, 0))['q'], e['k'], e['a_k'], k)['relative']", F32)]),
+        ("pc.encoders.xl_terms(pc.encoders.xl_example(n, dm, dh, 0))", F32),
+        ("pc.attention_bias.shaw_scores((e := pc.attention_bias.shaw_example(n, dh, k, 0))['q'], e['k'], e['a_k'], k)['relative']", F32)]),
     "attention_sinks": (["todays_models/attention_sinks.py"], {"OFFSETS": "np.linspace(-6.0, 6.0, 121)"}, [
-        ("pc.sink_attention_map(32, 32, sink)", F32),  # the map's n is 32, and its window slider ends there
-        ("{s: pc.sink_mass_by_score(s, OFFSETS, w) for s in (sink - 2, sink, sink + 2)}", F32),
-        ("pc.sink_mass_by_position(sink, 4 * w, w)", F32), ("pc.streaming_eviction(w, sink, first)", F32)]),
+        ("pc.todays_models.sink_attention_map(32, 32, sink)", F32),  # the map's n is 32, and its window slider ends there
+        ("{s: pc.todays_models.sink_mass_by_score(s, OFFSETS, w) for s in (sink - 2, sink, sink + 2)}", F32),
+        ("pc.todays_models.sink_mass_by_position(sink, 4 * w, w)", F32), ("pc.todays_models.streaming_eviction(w, sink, first)", F32)]),
     "cope": (["todays_models/cope.py"], {}, [
-        ("pc.cope_counting_example(text, c, target, float(s))", F32, "pc.COPE_UNITS")]),
+        ("pc.todays_models.cope_counting_example(text, c, target, float(s))", F32, "pc.todays_models.COPE_UNITS")]),
     "fewer_frequencies": (["todays_models/fewer_frequencies.py"], {}, [
-        ("pc.fewer_frequency_summaries(d, base, p, ctx)", F32),
-        ("pc.frequency_score_curves(d, base, p, ctx, 800)", F32), ("pc.dimension_frequency_table(d, base, p)", F32)]),
-    "fox": (["todays_models/fox.py"], SENTENCE, [("pc.fox_sentence(text, heads, heads, dep, seed)", F32)]),
+        ("pc.todays_models.fewer_frequency_summaries(d, base, p, ctx)", F32),
+        ("pc.todays_models.frequency_score_curves(d, base, p, ctx, 800)", F32), ("pc.todays_models.dimension_frequency_table(d, base, p)", F32)]),
+    "fox": (["todays_models/fox.py"], SENTENCE, [("pc.todays_models.fox_sentence(text, heads, heads, dep, seed)", F32)]),
     "stick_breaking": (["todays_models/stick_breaking.py"], SENTENCE, [
-        ("pc.stick_breaking_sentence(text, level, heads, heads, seed, attend_current=True)", F32),
-        ("pc.stick_breaking_constant(z, 24)", F32)]),
+        ("pc.todays_models.stick_breaking_sentence(text, level, heads, heads, seed, attend_current=True)", F32),
+        ("pc.todays_models.stick_breaking_constant(z, 24)", F32)]),
     "path_attention": (["todays_models/path_attention.py"], SENTENCE, [
-        ("pc.path_sentence(text, dim, seed, base, sharp)", F32)]),
+        ("pc.todays_models.path_sentence(text, dim, seed, base, sharp)", F32)]),
     "hybrids": (["todays_models/hybrids.py"], {}, [
-        ("pc.order_test(n, 16, c, i=n - 3, j=n - 1, seed=0)", F32, "KINDS")]),
+        ("pc.todays_models.order_test(n, 16, c, i=n - 3, j=n - 1, seed=0)", F32, "KINDS")]),
     "latent_attention": (["todays_models/latent_attention.py"], {}, [
-        ("[pc.mla_demo_scores(c, h, n, pc.MLA_PRESETS[c].max_position_embeddings - n, 0, i) for i in "
-         "(pc.MLA_PRESETS[c].rope_interleave, not pc.MLA_PRESETS[c].rope_interleave)]", F32, "pc.MLA_PRESETS")]),
+        ("[pc.todays_models.mla_demo_scores(c, h, n, pc.todays_models.MLA_PRESETS[c].max_position_embeddings - n, 0, i) for i in "
+         "(pc.todays_models.MLA_PRESETS[c].rope_interleave, not pc.todays_models.MLA_PRESETS[c].rope_interleave)]", F32, "pc.todays_models.MLA_PRESETS")]),
     "layer_strip": (["todays_models/layer_strip.py"], {}, [("layer_strip(pc.PRESETS[c].config)", F32, "pc.PRESETS")]),
     "local_global": (["todays_models/local_global.py"], {}, [
-        ("pc.local_global_view(c), pc.local_global_scores(c), pc.local_global_window_edge(c)", F32,
-         "pc.LOCAL_GLOBAL_MODELS")]),
+        ("pc.todays_models.local_global_view(c), pc.todays_models.local_global_scores(c), pc.todays_models.local_global_window_edge(c)", F32,
+         "pc.todays_models.LOCAL_GLOBAL_MODELS")]),
     "nope_layers": (["todays_models/nope_layers.py"], {}, [
-        ("pc.nope_layer_map(layers)", F32),
-        ("(g := pc.query_scale_positions(ctx, (8192, orig))), pc.llama4_attn_temperature(g, beta, 8192), "
-         "pc.llama_4_scaling_beta(g, beta, orig)", F32),
-        ("pc.temperature_entropy(c, pc.temperature_positions(ectx), scale=0.1, period=pc.QUERY_SCALE_RULES[c][3], "
-         "spread=spread, margin=margin)", F32, "pc.QUERY_SCALE_RULES")]),
+        ("pc.todays_models.nope_layer_map(layers)", F32),
+        ("(g := pc.todays_models.query_scale_positions(ctx, (8192, orig))), pc.todays_models.llama4_attn_temperature(g, beta, 8192), "
+         "pc.todays_models.llama_4_scaling_beta(g, beta, orig)", F32),
+        ("pc.todays_models.temperature_entropy(c, pc.todays_models.temperature_positions(ectx), scale=0.1, period=pc.todays_models.QUERY_SCALE_RULES[c][3], "
+         "spread=spread, margin=margin)", F32, "pc.todays_models.QUERY_SCALE_RULES")]),
 }
 
 

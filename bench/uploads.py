@@ -25,7 +25,17 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-import posenc_core as pc  # noqa: E402
+from posenc_core.absolute import (  # noqa: E402
+    MAX_TABLE_ROWS,
+    MAX_TABLE_VALUES,
+    MAX_UPLOAD_BYTES,
+    learned_lookup,
+    load_position_table,
+    principal_components,
+    sampled_similarity,
+    table_summary,
+)
+from posenc_core.measures import similarity_matrix  # noqa: E402
 
 TENSOR = "pos"
 
@@ -33,8 +43,8 @@ TENSOR = "pos"
 def largest_file(kind: str) -> tuple[bytes, str, tuple[int, int]]:
     """The largest accepted upload of one dtype: (bytes, file name, shape)."""
     itemsize = {"int8": 1, "float8_e4m3fn": 1, "float16": 2, "bfloat16": 2, "float32": 4, "float64": 8}[kind]
-    values = min(pc.MAX_TABLE_VALUES, (pc.MAX_UPLOAD_BYTES - 256) // itemsize)
-    shape = (pc.MAX_TABLE_ROWS, values // pc.MAX_TABLE_ROWS)
+    values = min(MAX_TABLE_VALUES, (MAX_UPLOAD_BYTES - 256) // itemsize)
+    shape = (MAX_TABLE_ROWS, values // MAX_TABLE_ROWS)
     table = np.random.default_rng(0).standard_normal(shape, dtype=np.float32)
     if kind in ("bfloat16", "float8_e4m3fn"):  # numpy has no such dtype: written by safetensors from torch
         import torch
@@ -62,15 +72,15 @@ def measure(path: str) -> None:
     Path("/proc/self/clear_refs").write_text("5")  # reset the peak to the current resident size
     before = _rss_kib("VmRSS")
     start, cpu = time.perf_counter(), time.process_time()
-    table = pc.load_position_table(memoryview(data), name, TENSOR)
-    sim = pc.sampled_similarity(table)
-    pc.similarity_matrix(table[[0, 1, -1]], "cosine")  # the formula's two cosines
-    pca, summary = pc.principal_components(table, 6), pc.table_summary(table)
+    table = load_position_table(memoryview(data), name, TENSOR)
+    sim = sampled_similarity(table)
+    similarity_matrix(table[[0, 1, -1]], "cosine")  # the formula's two cosines
+    pca, summary = principal_components(table, 6), table_summary(table)
     figures.heatmap(table, title="t", x_title="c", y_title="p", value_name="P", name="t", signed=True, robust=99,
                     alt="t")
     figures.heatmap(sim["similarity"], x=sim["positions"], y=sim["positions"], title="s", x_title="j", y_title="i",
                     name="s", alt="s")
-    figures.heatmap(pc.learned_lookup(table, 2 * table.shape[0], strict=False), title="l", x_title="c",
+    figures.heatmap(learned_lookup(table, 2 * table.shape[0], strict=False), title="l", x_title="c",
                     y_title="p", name="l", signed=True, robust=99, alt="l")
     figures.lines(range(table.shape[0]), {f"c{c}": table[:, c] for c in summary["busiest"]}, title="d",
                   x_title="p", y_title="v", name="d", alt="d")

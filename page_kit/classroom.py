@@ -11,6 +11,7 @@ A snippet is the core call behind a figure with the current control values, read
 from __future__ import annotations
 
 import contextlib
+import functools
 import re
 from collections.abc import Callable, Sequence
 
@@ -102,16 +103,30 @@ def _literal(value) -> str:
     return repr(value)
 
 
+@functools.cache
+def _qualified(function: str) -> str:
+    """``pc.function`` for the top level's names, ``pc.section.function`` for a section's."""
+    import posenc_core as pc
+
+    if function in pc.__all__ or "." in function:  # a top-level name, or one already named by its section
+        return f"pc.{function}"
+    for section in pc.__all__:
+        names = getattr(getattr(pc, section, None), "__all__", ())
+        if section != "diffusion" and function in names:
+            return f"pc.{section}.{function}"
+    return f"pc.diffusion.{function}"  # the one section imported on first use
+
+
 def call(function: str, *args, **kwargs) -> str:
-    """``pc.function(args, key=value)`` as source text, values written as Python literals."""
+    """``pc.section.function(args, key=value)`` as source text, values written as Python literals."""
     parts = [_literal(a) for a in args] + [f"{k}={_literal(v)}" for k, v in kwargs.items()]
-    return f"pc.{function}({', '.join(parts)})"
+    return f"{_qualified(function)}({', '.join(parts)})"
 
 
 def snippet(*lines: str) -> None:
     """The code behind the figure above, to copy (Streamlit's code block has a copy button)."""
     # named by the functions it calls, so it stays open while the sliders change the arguments
-    name = "code_" + "_".join(dict.fromkeys(re.findall(r"pc\.(\w+)\(", "\n".join(lines))))[:60]
+    name = "code_" + "_".join(dict.fromkeys(re.findall(r"pc\.(?:\w+\.)*(\w+)\(", "\n".join(lines))))[:60]
     with folded(":material/content_copy: Code for this figure", name) as is_open:
         if is_open:
             # wrap_lines: on a 390 px phone a long call wraps instead of hiding behind a sideways scroll

@@ -7,16 +7,17 @@ import json
 import streamlit as st
 
 import posenc_core as pc
+from posenc_core.configs import MAX_CONFIG_BYTES
 
 from . import controls
 from .lesson import literal
 
-UPLOAD_MB = pc.MAX_CONFIG_BYTES >> 20  # the uploader counts in MB; its label and the core's cap agree
+UPLOAD_MB = MAX_CONFIG_BYTES >> 20  # the uploader counts in MB; its label and the core's cap agree
 
 
 # The paste box holds one character more than the cap, so a longer paste is cut to a length the core refuses
 # by size, instead of being cut silently at the cap and then reported as broken JSON.
-PASTE_CHARS = pc.MAX_CONFIG_BYTES + 1
+PASTE_CHARS = MAX_CONFIG_BYTES + 1
 
 
 def uploaded_config_text(uploaded) -> str:
@@ -25,9 +26,9 @@ def uploaded_config_text(uploaded) -> str:
     The server accepts uploads up to its one cap (the Learned page's tables), so this check is what holds a
     config upload to its own, smaller limit.
     """
-    if uploaded.size > pc.MAX_CONFIG_BYTES:
+    if uploaded.size > MAX_CONFIG_BYTES:
         raise ValueError(f"{uploaded.name} is {uploaded.size:,} bytes; the limit for a config.json here is "
-                         f"{pc.MAX_CONFIG_BYTES:,} bytes ({UPLOAD_MB} MB). Did you pick the weights or the "
+                         f"{MAX_CONFIG_BYTES:,} bytes ({UPLOAD_MB} MB). Did you pick the weights or the "
                          "tokenizer instead?")
     return json.dumps(pc.parse_config_json(uploaded.getvalue()))
 
@@ -37,7 +38,7 @@ def pasted_config_text(text: str) -> str:
     if len(text) >= PASTE_CHARS:
         raise ValueError(f"The pasted text fills the box ({PASTE_CHARS - 1:,} characters or more), so it was "
                          f"probably cut; a config.json is a few kilobytes and the limit here is "
-                         f"{pc.MAX_CONFIG_BYTES:,} bytes. Did you paste the weights or the tokenizer instead?")
+                         f"{MAX_CONFIG_BYTES:,} bytes. Did you paste the weights or the tokenizer instead?")
     return json.dumps(pc.parse_config_json(text))
 
 

@@ -4,6 +4,36 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import posenc_core as pc
+from posenc_core.absolute import (
+    EMBEDDING_INITS,
+    LAYOUTS,
+    VARIANTS,
+    embedding_norm_balance,
+    norm_ratio_doubling,
+    sinusoidal_at,
+    sinusoidal_base_doubling,
+    sinusoidal_coverage,
+    sinusoidal_frequencies,
+    sinusoidal_full_circles,
+    sinusoidal_shift_matrix,
+    sinusoidal_variant_gap,
+    sinusoidal_wavelength_step,
+    sinusoidal_wavelengths,
+    token_plus_position,
+)
+from posenc_core.measures import similarity_matrix, toeplitz_deviation
+from posenc_core.why_position import (
+    binary_codes,
+    binary_column,
+    binary_column_curve,
+    binary_period,
+    binary_waves,
+    fraction_code_order,
+    fraction_codes,
+    naive_codes,
+    naive_inputs,
+    naive_norm_ratio,
+)
 
 # The seeds' worked 4x4 example (d_model = 4, positions 0..3).
 SEED_TABLE = np.array([
@@ -44,22 +74,22 @@ def test_dtype_and_shape():
 
 @settings(max_examples=40, deadline=None)
 @given(dim=st.sampled_from([2, 4, 8, 32, 128]), offset=st.integers(-200, 200),
-       layout=st.sampled_from(pc.LAYOUTS), base=st.floats(2.0, 1e5))
+       layout=st.sampled_from(LAYOUTS), base=st.floats(2.0, 1e5))
 def test_shift_matrix_moves_every_position_by_offset(dim, offset, layout, base):
     positions = np.arange(0, 300, 7)
-    pe = pc.sinusoidal_at(positions, dim, base, layout).astype(np.float64)
-    shifted = pc.sinusoidal_at(positions + offset, dim, base, layout).astype(np.float64)
-    m = pc.sinusoidal_shift_matrix(dim, offset, base, layout)
+    pe = sinusoidal_at(positions, dim, base, layout).astype(np.float64)
+    shifted = sinusoidal_at(positions + offset, dim, base, layout).astype(np.float64)
+    m = sinusoidal_shift_matrix(dim, offset, base, layout)
     np.testing.assert_allclose(pe @ m.T, shifted, atol=2e-4)
 
 
 @settings(max_examples=20, deadline=None)
 @given(dim=st.sampled_from([4, 16, 64]), n=st.integers(2, 80))
 def test_dot_product_depends_only_on_offset(dim, n):
-    sim = pc.similarity_matrix(pc.sinusoidal(n, dim), "dot")
-    assert pc.toeplitz_deviation(sim) < 5e-4
+    sim = similarity_matrix(pc.sinusoidal(n, dim), "dot")
+    assert toeplitz_deviation(sim) < 5e-4
     # and it equals sum_i cos((p - q) omega_i)
-    omega = pc.sinusoidal_frequencies(dim)
+    omega = sinusoidal_frequencies(dim)
     delta = np.arange(n)
     np.testing.assert_allclose(sim[0], np.cos(np.multiply.outer(delta, omega)).sum(1), atol=5e-4)
 
@@ -99,16 +129,16 @@ def test_tensor2tensor_variant_matches_fairseq(n, dim):
 
 
 def test_variant_frequencies_known_values():
-    np.testing.assert_allclose(pc.sinusoidal_frequencies(8, 10000.0, "tensor2tensor"),
+    np.testing.assert_allclose(sinusoidal_frequencies(8, 10000.0, "tensor2tensor"),
                                [1.0, 10000 ** (-1 / 3), 10000 ** (-2 / 3), 1e-4])
-    np.testing.assert_allclose(pc.sinusoidal_frequencies(8), [1.0, 0.1, 0.01, 0.001])
-    assert pc.sinusoidal_frequencies(2, 100.0, "tensor2tensor").tolist() == [1.0]  # one pair: divisor 1
+    np.testing.assert_allclose(sinusoidal_frequencies(8), [1.0, 0.1, 0.01, 0.001])
+    assert sinusoidal_frequencies(2, 100.0, "tensor2tensor").tolist() == [1.0]  # one pair: divisor 1
 
 
 @settings(max_examples=30, deadline=None)
-@given(dim=st.sampled_from([4, 16, 128]), base=st.floats(2.0, 1e6), variant=st.sampled_from(pc.VARIANTS))
+@given(dim=st.sampled_from([4, 16, 128]), base=st.floats(2.0, 1e6), variant=st.sampled_from(VARIANTS))
 def test_wavelengths_run_from_two_pi_towards_two_pi_base(dim, base, variant):
-    lam = pc.sinusoidal_wavelengths(dim, base, variant)
+    lam = sinusoidal_wavelengths(dim, base, variant)
     assert lam[0] == pytest.approx(2 * np.pi)
     assert np.all(np.diff(lam) > 0)
     assert lam[-1] <= 2 * np.pi * base * (1 + 1e-9)
@@ -117,8 +147,8 @@ def test_wavelengths_run_from_two_pi_towards_two_pi_base(dim, base, variant):
 
 
 def test_coverage_is_full_for_fast_pairs_and_partial_for_slow_ones():
-    cov = pc.sinusoidal_coverage(100, 16)
-    omega = pc.sinusoidal_frequencies(16)
+    cov = sinusoidal_coverage(100, 16)
+    omega = sinusoidal_frequencies(16)
     np.testing.assert_allclose(cov, np.minimum(1, 99 * omega / (2 * np.pi)))
     assert cov[0] == 1 and cov[-1] < 0.01
     assert np.all(np.diff(cov) <= 0)
@@ -127,22 +157,22 @@ def test_coverage_is_full_for_fast_pairs_and_partial_for_slow_ones():
 # --- naive codes -------------------------------------------------------------------------------------------
 
 def test_naive_codes_known_values():
-    np.testing.assert_array_equal(pc.naive_codes(4, "integer"), [0, 1, 2, 3])
-    np.testing.assert_allclose(pc.naive_codes(4, "fraction"), [0, 0.25, 0.5, 0.75])
+    np.testing.assert_array_equal(naive_codes(4, "integer"), [0, 1, 2, 3])
+    np.testing.assert_allclose(naive_codes(4, "fraction"), [0, 0.25, 0.5, 0.75])
     # the same position, two lengths, two codes; the same code, two positions
-    assert pc.naive_codes(10, "fraction")[5] == pc.naive_codes(20, "fraction")[10] == 0.5
+    assert naive_codes(10, "fraction")[5] == naive_codes(20, "fraction")[10] == 0.5
 
 
 @settings(max_examples=20, deadline=None)
 @given(n=st.integers(2, 500), dim=st.sampled_from([2, 8, 64, 512]))
 def test_naive_norm_ratio(n, dim):
-    np.testing.assert_allclose(pc.naive_norm_ratio(n, "integer", dim), np.arange(n))
-    np.testing.assert_allclose(pc.naive_norm_ratio(n, "sinusoidal", dim), np.full(n, 2 ** -0.5), rtol=1e-12)
-    assert pc.naive_norm_ratio(n, "fraction", dim).max() < 1
+    np.testing.assert_allclose(naive_norm_ratio(n, "integer", dim), np.arange(n))
+    np.testing.assert_allclose(naive_norm_ratio(n, "sinusoidal", dim), np.full(n, 2 ** -0.5), rtol=1e-12)
+    assert naive_norm_ratio(n, "fraction", dim).max() < 1
 
 
 def test_naive_inputs_add_the_code_to_every_channel():
-    parts = pc.naive_inputs(6, 5, "integer")
+    parts = naive_inputs(6, 5, "integer")
     np.testing.assert_allclose(parts["sum"] - parts["token"], np.arange(6)[:, None] * np.ones((1, 5)))
     assert abs(parts["token"].std() - 1) < 0.5
 
@@ -180,7 +210,7 @@ def _naive_inputs_before(num_positions, dim, kind="integer"):
     dim = as_int("dim", dim, minimum=1, maximum=MAX_DIM)
     check_size(n * dim, "The inputs")
     token = token_embeddings([f"w{p}" for p in range(n)], dim)
-    code = np.repeat(pc.naive_codes(n, kind)[:, None], dim, axis=1)
+    code = np.repeat(naive_codes(n, kind)[:, None], dim, axis=1)
     return {"token": token, "code": code, "sum": token + code}
 
 
@@ -195,7 +225,7 @@ def test_naive_inputs_match_their_former_code_bit_for_bit(n, dim, kind):
     old = _naive_inputs_before(n, dim, kind)
     _tokens._seeded_state.cache_clear()  # the first call seeds, the second reads the kept states
     for _ in range(2):
-        new = pc.naive_inputs(n, dim, kind)
+        new = naive_inputs(n, dim, kind)
         assert list(new) == list(old)
         for key in old:
             assert new[key].dtype == old[key].dtype and new[key].shape == old[key].shape
@@ -207,34 +237,34 @@ def test_naive_inputs_refuse_as_their_former_code(args):
     with pytest.raises(ValueError) as expected:
         _naive_inputs_before(*args)
     with pytest.raises(ValueError) as raised:
-        pc.naive_inputs(*args)
+        naive_inputs(*args)
     assert str(raised.value) == str(expected.value)
 
 
 # --- binary analogy ----------------------------------------------------------------------------------------
 
 def test_binary_codes_known_values():
-    np.testing.assert_array_equal(pc.binary_codes(6, 3), [[0, 0, 0], [1, 0, 0], [0, 1, 0], [1, 1, 0], [0, 0, 1],
+    np.testing.assert_array_equal(binary_codes(6, 3), [[0, 0, 0], [1, 0, 0], [0, 1, 0], [1, 1, 0], [0, 0, 1],
                                                           [1, 0, 1]])
-    assert pc.binary_codes(4, 1).tolist() == [[0], [1], [0], [1]]
+    assert binary_codes(4, 1).tolist() == [[0], [1], [0], [1]]
 
 
 @settings(max_examples=20, deadline=None)
 @given(bits=st.integers(1, 10))
 def test_rounding_the_wave_gives_the_bit_back(bits):
     n = 2 ** bits + 37
-    waves = pc.binary_waves(np.arange(n), bits)
-    np.testing.assert_array_equal(np.sign(waves), 1 - 2 * pc.binary_codes(n, bits))
+    waves = binary_waves(np.arange(n), bits)
+    np.testing.assert_array_equal(np.sign(waves), 1 - 2 * binary_codes(n, bits))
     # column k has period 2^(k+1), and fractional positions are fine
     for k in range(bits):
-        np.testing.assert_allclose(pc.binary_waves([0.3 + 2 ** (k + 1)], bits)[0, k],
-                                   pc.binary_waves([0.3], bits)[0, k], atol=1e-9)
+        np.testing.assert_allclose(binary_waves([0.3 + 2 ** (k + 1)], bits)[0, k],
+                                   binary_waves([0.3], bits)[0, k], atol=1e-9)
 
 
 # --- token + position --------------------------------------------------------------------------------------
 
 def test_token_plus_position_adds_rows_and_norms():
-    parts = pc.token_plus_position(["my", "kid", "my"], 16, "normal(0, 1/sqrt(d))", True)
+    parts = token_plus_position(["my", "kid", "my"], 16, "normal(0, 1/sqrt(d))", True)
     np.testing.assert_allclose(parts["input"], parts["token"] + parts["position"])
     np.testing.assert_allclose(parts["position_norm"], np.sqrt(8))
     np.testing.assert_array_equal(parts["token"][0], parts["token"][2])  # same word, same token row
@@ -247,7 +277,7 @@ def test_token_plus_position_adds_rows_and_norms():
     ("normal(0, 0.02)", False, 1 / (0.02 * np.sqrt(2))),
 ])
 def test_norm_balance_matches_its_expectation(init, scale, expected):
-    balance = pc.embedding_norm_balance([64, 256, 1024], init, scale)
+    balance = embedding_norm_balance([64, 256, 1024], init, scale)
     np.testing.assert_allclose(balance["expected"], expected)
     np.testing.assert_allclose(balance["measured"], expected, rtol=0.05)  # chi distribution, 256 words
 
@@ -277,11 +307,11 @@ def _norm_balance_before(dims, init="normal(0, 1/sqrt(d))", scale=True, samples=
     ([8, 16, 32, 64, 128, 256, 512, 1024], 256), ([8, 16, 32, 64, 128, 256, 512, 1024, 96], 256),
     ([1024, 8, 1024], 256), ([2], 1), ([16384], 3), ([64, 128], 4096), ([], 256), ([6, 10], 17),
 ])
-@pytest.mark.parametrize("init", list(pc.EMBEDDING_INITS))
+@pytest.mark.parametrize("init", list(EMBEDDING_INITS))
 @pytest.mark.parametrize("scale", [True, False])
 def test_norm_balance_matches_its_former_code_bit_for_bit(dims, samples, init, scale):
     """The same words, seeds and standard_normal(d) draws as token_embeddings at each width: the same bits."""
-    new, old = pc.embedding_norm_balance(dims, init, scale, samples), _norm_balance_before(dims, init, scale, samples)
+    new, old = embedding_norm_balance(dims, init, scale, samples), _norm_balance_before(dims, init, scale, samples)
     assert list(new) == list(old)
     for key in old:
         assert new[key].dtype == old[key].dtype and new[key].shape == old[key].shape
@@ -295,31 +325,31 @@ def test_norm_balance_refuses_as_its_former_code(args):
         old = _norm_balance_before(*args)
     except ValueError as error:
         with pytest.raises(ValueError) as raised:
-            pc.embedding_norm_balance(*args)
+            embedding_norm_balance(*args)
         assert str(raised.value) == str(error)
         return
-    new = pc.embedding_norm_balance(*args)
+    new = embedding_norm_balance(*args)
     assert all(new[k].tobytes() == old[k].tobytes() for k in old)
 
 
 def test_unscaled_small_init_grows_with_width():
-    balance = pc.embedding_norm_balance([16, 1024], "normal(0, 1/sqrt(d))", False)
+    balance = embedding_norm_balance([16, 1024], "normal(0, 1/sqrt(d))", False)
     np.testing.assert_allclose(balance["expected"], np.sqrt([16, 1024]) / np.sqrt(2))
 
 
 @pytest.mark.parametrize("call, message", [
     (lambda: pc.sinusoidal(10, 4, variant="fairseq"), "variant"),
-    (lambda: pc.sinusoidal_coverage(0, 8), "at least 1"),
-    (lambda: pc.naive_codes(0), "at least 1"),
-    (lambda: pc.naive_codes(4, "log"), "kind"),
-    (lambda: pc.naive_norm_ratio(4, "integer", 3), "even"),
-    (lambda: pc.naive_inputs(5000, 4), "at most"),
-    (lambda: pc.binary_codes(8, 0), "at least 1"),
-    (lambda: pc.binary_codes(8, 99), "at most"),
-    (lambda: pc.binary_codes(1 << 22, 24), "cap"),
-    (lambda: pc.token_plus_position(["a"], 8, "xavier"), "init"),
-    (lambda: pc.token_plus_position([], 8), "non-empty"),
-    (lambda: pc.embedding_norm_balance([7]), "even"),
+    (lambda: sinusoidal_coverage(0, 8), "at least 1"),
+    (lambda: naive_codes(0), "at least 1"),
+    (lambda: naive_codes(4, "log"), "kind"),
+    (lambda: naive_norm_ratio(4, "integer", 3), "even"),
+    (lambda: naive_inputs(5000, 4), "at most"),
+    (lambda: binary_codes(8, 0), "at least 1"),
+    (lambda: binary_codes(8, 99), "at most"),
+    (lambda: binary_codes(1 << 22, 24), "cap"),
+    (lambda: token_plus_position(["a"], 8, "xavier"), "init"),
+    (lambda: token_plus_position([], 8), "non-empty"),
+    (lambda: embedding_norm_balance([7]), "even"),
 ])
 def test_new_bad_arguments_raise_clear_value_errors(call, message):
     with pytest.raises(ValueError, match=message):
@@ -327,47 +357,47 @@ def test_new_bad_arguments_raise_clear_value_errors(call, message):
 
 
 def test_fraction_codes_by_length():
-    table = pc.fraction_codes([2, 4])
+    table = fraction_codes([2, 4])
     np.testing.assert_allclose(table[1], [0, 0.25, 0.5, 0.75])
     np.testing.assert_allclose(table[0, :2], [0, 0.5])
     assert np.isnan(table[0, 2:]).all()
     with pytest.raises(ValueError, match="at least one"):
-        pc.fraction_codes([])
+        fraction_codes([])
     with pytest.raises(ValueError, match="at least 1"):
-        pc.fraction_codes([0])
+        fraction_codes([0])
 
 
 @pytest.mark.parametrize("init, scale, change", [("normal(0, 1)", False, "same"), ("normal(0, 0.02)", True, "shrinks"),
                                                   ("normal(0, 1/sqrt(d))", True, "same"),
                                                   ("normal(0, 1/sqrt(d))", False, "grows")])
 def test_norm_ratio_doubling(init, scale, change):
-    assert pc.norm_ratio_doubling(64, init, scale) == change
-    before, after = pc.embedding_norm_balance([64, 128], init, scale)["expected"]
+    assert norm_ratio_doubling(64, init, scale) == change
+    before, after = embedding_norm_balance([64, 128], init, scale)["expected"]
     assert after / before == pytest.approx({"same": 1, "grows": 2 ** 0.5, "shrinks": 2 ** -0.5}[change])
 
 
 def test_fraction_code_order():
-    assert pc.fraction_code_order(10, 20, 5) == "shorter"  # 0.5 against 0.25
-    assert pc.fraction_code_order(20, 10, 5) == "shorter"  # the same pair, named the other way round
-    assert pc.fraction_code_order(10, 10, 3) == "same"
-    assert pc.fraction_code_order(10, 20, 0) == "same"  # 0 / L is 0 for every length
-    assert pc.fraction_code_order(4, 20, 6) == "missing"
+    assert fraction_code_order(10, 20, 5) == "shorter"  # 0.5 against 0.25
+    assert fraction_code_order(20, 10, 5) == "shorter"  # the same pair, named the other way round
+    assert fraction_code_order(10, 10, 3) == "same"
+    assert fraction_code_order(10, 20, 0) == "same"  # 0 / L is 0 for every length
+    assert fraction_code_order(4, 20, 6) == "missing"
 
 
 def test_binary_column_at_fractional_positions():
-    col = pc.binary_column([0, 1.5, 2, 3.9, 4], 1)
+    col = binary_column([0, 1.5, 2, 3.9, 4], 1)
     np.testing.assert_array_equal(col["bit"], [0, 0, 1, 1, 0])
     np.testing.assert_array_equal(col["signed"], [1, 1, -1, -1, 1])
     np.testing.assert_allclose(col["wave"], np.cos(np.pi * (np.array([0, 1.5, 2, 3.9, 4]) - 0.5) / 2))
     with pytest.raises(ValueError, match="at most 23"):
-        pc.binary_column([0], 24)
+        binary_column([0], 24)
 
 
 def test_binary_column_curve_covers_whole_periods():
-    xs, col = pc.binary_column_curve(2, periods=3, samples=49)
+    xs, col = binary_column_curve(2, periods=3, samples=49)
     assert xs[0] == 0 and xs[-1] == 24 and col["wave"].shape == (49,)
     with pytest.raises(ValueError, match="periods"):
-        pc.binary_column_curve(1, periods=0)
+        binary_column_curve(1, periods=0)
 
 
 # --- the tables models hold: bit-identical with transformers' own code --------------------------------------
@@ -397,7 +427,7 @@ def test_tensor2tensor_table_is_bit_identical_to_m2m100(n, dim):
 
 
 def test_model_table_is_within_float32_rounding_of_the_exact_one():
-    for variant in pc.VARIANTS:
+    for variant in VARIANTS:
         model = pc.sinusoidal(2500, 256, variant=variant).astype(np.float64)
         exact = pc.sinusoidal(2500, 256, variant=variant, dtype="float64")
         # paper: float64 angles rounded once (half an ulp of values <= 1); tensor2tensor: float32 angles near
@@ -407,8 +437,8 @@ def test_model_table_is_within_float32_rounding_of_the_exact_one():
 
 
 def test_fractional_positions_follow_the_same_arithmetic():
-    rows = pc.sinusoidal_at([0.5, 17.25, -3.0], 32)
-    exact = pc.sinusoidal_at([0.5, 17.25, -3.0], 32, dtype="float64")
+    rows = sinusoidal_at([0.5, 17.25, -3.0], 32)
+    exact = sinusoidal_at([0.5, 17.25, -3.0], 32, dtype="float64")
     np.testing.assert_array_equal(rows, exact.astype(np.float32))  # float64 angles, one rounding
 
 
@@ -437,20 +467,20 @@ def test_a_large_table_has_the_bits_of_the_model_arithmetic():
 
 
 def test_sinusoidal_numbers_the_lesson_states():
-    assert pc.sinusoidal_full_circles(32, 64, 10000) == int((pc.sinusoidal_coverage(32, 64, 10000) >= 1).sum())
-    assert pc.sinusoidal_full_circles(1, 64) == 0
-    doubling = pc.sinusoidal_base_doubling(64, 10000)
+    assert sinusoidal_full_circles(32, 64, 10000) == int((sinusoidal_coverage(32, 64, 10000) >= 1).sum())
+    assert sinusoidal_full_circles(1, 64) == 0
+    doubling = sinusoidal_base_doubling(64, 10000)
     assert doubling["ratio"] == pytest.approx(2 ** (62 / 64))
     assert doubling["now"] == pytest.approx(2 * np.pi * 10000 ** (62 / 64))
     t2t = pc.sinusoidal(40, 16, 100.0, "concat", variant="tensor2tensor")
-    assert pc.sinusoidal_variant_gap(40, 16, 100.0) == float(np.abs(t2t - pc.sinusoidal(40, 16, 100.0, "concat")).max())
-    assert pc.sinusoidal_wavelength_step(8, 10000) == pytest.approx(10.0)
-    assert pc.binary_period(5) == 32 == len(pc.binary_codes(33, 5)) - 1
-    assert (pc.binary_codes(33, 5)[32] == pc.binary_codes(1, 5)[0]).all()  # the pattern starts over
+    assert sinusoidal_variant_gap(40, 16, 100.0) == float(np.abs(t2t - pc.sinusoidal(40, 16, 100.0, "concat")).max())
+    assert sinusoidal_wavelength_step(8, 10000) == pytest.approx(10.0)
+    assert binary_period(5) == 32 == len(binary_codes(33, 5)) - 1
+    assert (binary_codes(33, 5)[32] == binary_codes(1, 5)[0]).all()  # the pattern starts over
 
 
-@pytest.mark.parametrize("call", [lambda: pc.sinusoidal_wavelength_step(2), lambda: pc.binary_period(0),
-                                  lambda: pc.sinusoidal_full_circles(0, 8), lambda: pc.sinusoidal_base_doubling(7)])
+@pytest.mark.parametrize("call", [lambda: sinusoidal_wavelength_step(2), lambda: binary_period(0),
+                                  lambda: sinusoidal_full_circles(0, 8), lambda: sinusoidal_base_doubling(7)])
 def test_sinusoidal_numbers_reject_bad_input(call):
     with pytest.raises(ValueError):
         call()
@@ -479,9 +509,9 @@ def test_toeplitz_deviation_equals_the_loop_over_diagonals(rows, cols, dtype, ho
     if dtype != np.int64:
         matrix[rng.random((rows, cols)) < holes] = np.nan
         matrix[rng.random((rows, cols)) < holes / 2] = np.inf
-    assert pc.toeplitz_deviation(matrix) == _toeplitz_deviation_before(matrix)
+    assert toeplitz_deviation(matrix) == _toeplitz_deviation_before(matrix)
 
 
 def test_toeplitz_deviation_of_the_lessons_largest_table():
-    similarity = pc.similarity_matrix(pc.sinusoidal(2048, 1024))  # (2048, 2048) float32
-    assert pc.toeplitz_deviation(similarity) == _toeplitz_deviation_before(similarity)
+    similarity = similarity_matrix(pc.sinusoidal(2048, 1024))  # (2048, 2048) float32
+    assert toeplitz_deviation(similarity) == _toeplitz_deviation_before(similarity)

@@ -8,18 +8,33 @@ import numpy as np
 import pytest
 
 import posenc_core as pc
+from posenc_core.absolute import learned_lookup, sinusoidal_at
+from posenc_core.attention_bias import masked_softmax, shaw_scores, t5_bucket_grid, uniform_attention
+from posenc_core.encoders import deberta_bucket
+from posenc_core.images import fourier_features, nerf_encoding
+from posenc_core.measures import similarity_matrix
+from posenc_core.rope import ROPE_LAYOUTS, half_rows_to_interleaved, rope_angles, rope_decay_bound, round_to_dtype
+from posenc_core.todays_models import (
+    causal_conv,
+    fox_attention,
+    llama4_attn_temperature,
+    path_scores,
+    sink_softmax,
+    stick_breaking_weights,
+)
+from posenc_core.why_position import pool
 
 ROOT = str(Path(__file__).resolve().parents[1])
 
 TABLE_CALLS = {
     "sinusoidal": lambda **kw: pc.sinusoidal(64, 32, **kw),
-    "sinusoidal_at": lambda **kw: pc.sinusoidal_at([0.5, 3, 1000], 8, layout="concat", **kw),
+    "sinusoidal_at": lambda **kw: sinusoidal_at([0.5, 3, 1000], 8, layout="concat", **kw),
     "rope_inv_freq": lambda **kw: pc.rope_inv_freq(64, 1e6, {"rope_type": "linear", "factor": 2}, **kw)[0],
-    "rope_decay_bound": lambda **kw: pc.rope_decay_bound(64, np.arange(100), **kw),
+    "rope_decay_bound": lambda **kw: rope_decay_bound(64, np.arange(100), **kw),
     "alibi_slopes": lambda **kw: pc.alibi_slopes(12, **kw),
     "alibi_bias": lambda **kw: pc.alibi_bias(4, 8, 12, **kw),
     "t5_bucket": lambda **kw: pc.t5_relative_position_bucket(np.arange(-300, 300), **kw),
-    "t5_bucket_grid": lambda **kw: pc.t5_bucket_grid(16, bidirectional=False, **kw),
+    "t5_bucket_grid": lambda **kw: t5_bucket_grid(16, bidirectional=False, **kw),
     "sincos_2d": lambda **kw: pc.sincos_2d(4, 6, 16, **kw),
 }
 
@@ -33,7 +48,7 @@ def test_torch_backend_equals_numpy(name):
     np.testing.assert_array_equal(pc.to_numpy(got), expected)
 
 
-@pytest.mark.parametrize("layout", pc.ROPE_LAYOUTS)
+@pytest.mark.parametrize("layout", ROPE_LAYOUTS)
 @pytest.mark.parametrize("partial", [1.0, 0.25])
 def test_apply_rope_torch_equals_numpy(layout, partial):
     torch = pytest.importorskip("torch")
@@ -96,30 +111,30 @@ def _arrays(*shape, seed=0):
 
 # Functions a model's tensors go into: each call's array arguments go through ``t`` (numpy as is, or a torch tensor).
 KIND_CALLS = {
-    "sinusoidal_at": lambda t: pc.sinusoidal_at(t(np.array([0.5, 3.0, 10.0])), 8),
+    "sinusoidal_at": lambda t: sinusoidal_at(t(np.array([0.5, 3.0, 10.0])), 8),
     "t5_bias_grid": lambda t: pc.t5_bias_grid(t(_arrays(32).astype(np.float32)), 6),
-    "rope_decay_bound": lambda t: pc.rope_decay_bound(16, t(np.arange(20.0))),
+    "rope_decay_bound": lambda t: rope_decay_bound(16, t(np.arange(20.0))),
     "t5_relative_position_bucket": lambda t: pc.t5_relative_position_bucket(t(np.arange(-40, 40))),
-    "deberta_bucket": lambda t: pc.deberta_bucket(t(np.arange(-300, 300)), 16, 64),
-    "learned_lookup": lambda t: pc.learned_lookup(t(_arrays(16, 4)), 8),
-    "masked_softmax": lambda t: pc.masked_softmax(t(_arrays(5, 5))),
-    "shaw_scores": lambda t: pc.shaw_scores(t(_arrays(4, 8)), t(_arrays(4, 8, seed=1)), t(_arrays(5, 8, seed=2)), 2),
-    "uniform_attention": lambda t: pc.uniform_attention(t(_arrays(5, 3))),
+    "deberta_bucket": lambda t: deberta_bucket(t(np.arange(-300, 300)), 16, 64),
+    "learned_lookup": lambda t: learned_lookup(t(_arrays(16, 4)), 8),
+    "masked_softmax": lambda t: masked_softmax(t(_arrays(5, 5))),
+    "shaw_scores": lambda t: shaw_scores(t(_arrays(4, 8)), t(_arrays(4, 8, seed=1)), t(_arrays(5, 8, seed=2)), 2),
+    "uniform_attention": lambda t: uniform_attention(t(_arrays(5, 3))),
     "resample_pos_embed": lambda t: pc.resample_pos_embed(t(_arrays(16, 8).astype(np.float32)), (4, 4), (6, 6)),
-    "fourier_features": lambda t: pc.fourier_features(t(_arrays(10, 2)), t(_arrays(4, 2, seed=1))),
-    "nerf_encoding": lambda t: pc.nerf_encoding(t(np.linspace(0, 1, 7)), 3),
-    "similarity_matrix": lambda t: pc.similarity_matrix(t(_arrays(6, 4)), "cosine"),
-    "rope_angles": lambda t: pc.rope_angles(t(np.arange(6)), t(np.array([1.0, 0.1, 0.01]))),
-    "half_rows_to_interleaved": lambda t: pc.half_rows_to_interleaved(t(_arrays(16, 4)), 2),
-    "round_to_dtype": lambda t: pc.round_to_dtype(t(_arrays(7)), "bfloat16"),
-    "llama4_attn_temperature": lambda t: pc.llama4_attn_temperature(t(np.arange(0, 40000, 997))),
-    "sink_softmax": lambda t: pc.sink_softmax(t(_arrays(3, 4)), 0.5),
-    "causal_conv": lambda t: pc.causal_conv(t(_arrays(6, 3))),
-    "fox_attention": lambda t: pc.fox_attention(t(_arrays(5, 5)), t(-np.abs(_arrays(5, seed=1)))),
-    "stick_breaking_weights": lambda t: pc.stick_breaking_weights(t(_arrays(5, 5))),
-    "path_scores": lambda t: pc.path_scores(t(_arrays(4, 3)), t(_arrays(4, 3, seed=1)), t(_arrays(4, 3, seed=2)),
+    "fourier_features": lambda t: fourier_features(t(_arrays(10, 2)), t(_arrays(4, 2, seed=1))),
+    "nerf_encoding": lambda t: nerf_encoding(t(np.linspace(0, 1, 7)), 3),
+    "similarity_matrix": lambda t: similarity_matrix(t(_arrays(6, 4)), "cosine"),
+    "rope_angles": lambda t: rope_angles(t(np.arange(6)), t(np.array([1.0, 0.1, 0.01]))),
+    "half_rows_to_interleaved": lambda t: half_rows_to_interleaved(t(_arrays(16, 4)), 2),
+    "round_to_dtype": lambda t: round_to_dtype(t(_arrays(7)), "bfloat16"),
+    "llama4_attn_temperature": lambda t: llama4_attn_temperature(t(np.arange(0, 40000, 997))),
+    "sink_softmax": lambda t: sink_softmax(t(_arrays(3, 4)), 0.5),
+    "causal_conv": lambda t: causal_conv(t(_arrays(6, 3))),
+    "fox_attention": lambda t: fox_attention(t(_arrays(5, 5)), t(-np.abs(_arrays(5, seed=1)))),
+    "stick_breaking_weights": lambda t: stick_breaking_weights(t(_arrays(5, 5))),
+    "path_scores": lambda t: path_scores(t(_arrays(4, 3)), t(_arrays(4, 3, seed=1)), t(_arrays(4, 3, seed=2)),
                                             t(np.full(4, 2.0))),
-    "pool": lambda t: pc.pool(t(_arrays(5, 3)), "max"),
+    "pool": lambda t: pool(t(_arrays(5, 3)), "max"),
 }
 
 

@@ -6,6 +6,25 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import posenc_core as pc
+from posenc_core.attention_bias import (
+    alibi_attention,
+    alibi_bias_by_distance,
+    alibi_distance_weights,
+    alibi_gentlest_head,
+    alibi_geometric_heads,
+    alibi_mass_beyond,
+    alibi_paper_slopes,
+    alibi_receptive_field,
+    alibi_receptive_field_limit,
+    alibi_shown_heads,
+    alibi_slope_table,
+    t5_bucket_grid,
+    t5_bucket_layout,
+    t5_bucket_spans,
+    t5_bucket_values,
+    t5_smallest_max_distance,
+)
+from posenc_core.measures import toeplitz_deviation
 
 
 def reference_slopes(n):
@@ -29,8 +48,8 @@ def test_slopes_match_the_authors_code(n):
 
 
 def test_non_power_of_two_differs_from_the_paper_formula():
-    assert not np.allclose(pc.alibi_slopes(12), pc.alibi_paper_slopes(12))
-    np.testing.assert_allclose(pc.alibi_slopes(16), pc.alibi_paper_slopes(16))
+    assert not np.allclose(pc.alibi_slopes(12), alibi_paper_slopes(12))
+    np.testing.assert_allclose(pc.alibi_slopes(16), alibi_paper_slopes(16))
 
 
 @settings(max_examples=30, deadline=None)
@@ -50,7 +69,7 @@ def test_alibi_bias_formula(h, q, extra, causal):
 def test_alibi_bias_is_toeplitz():
     bias = pc.alibi_bias(4, 30, causal=False)
     for head in bias:
-        assert pc.toeplitz_deviation(head) == 0.0
+        assert toeplitz_deviation(head) == 0.0
 
 
 @pytest.mark.parametrize("bidirectional", [True, False])
@@ -69,7 +88,7 @@ def test_t5_known_values():
     b = pc.t5_relative_position_bucket(np.array([0, 1, -1, 7, 8, 127, 128, 5000, -5000]))
     # bidirectional, 32 buckets: 16 per direction, 8 exact; positive offsets use buckets 16..31
     assert b.tolist() == [0, 17, 1, 23, 24, 31, 31, 31, 15]
-    grid = pc.t5_bucket_grid(5, bidirectional=False)
+    grid = t5_bucket_grid(5, bidirectional=False)
     assert grid[4].tolist() == [4, 3, 2, 1, 0] and grid[0, 1:].tolist() == [0, 0, 0, 0]
 
 
@@ -90,7 +109,7 @@ def test_bad_arguments_raise_clear_value_errors(call, message):
 
 @pytest.mark.parametrize("n", [1, 2, 5, 8, 12, 16, 24, 64])
 def test_slope_table_groups_follow_the_code(n):
-    table = pc.alibi_slope_table(n)
+    table = alibi_slope_table(n)
     p = 2 ** math.floor(math.log2(n))
     assert (table["group"] == "geometric").sum() == p
     np.testing.assert_allclose(table["code"], reference_slopes(n), rtol=1e-6)
@@ -109,7 +128,7 @@ def test_seed_sixteen_head_slopes_are_wrong_and_ours_are_right():
 @settings(max_examples=25, deadline=None)
 @given(h=st.integers(1, 16), q=st.integers(1, 24), causal=st.booleans())
 def test_alibi_attention_is_softmax_of_the_bias(h, q, causal):
-    weights = pc.alibi_attention(h, q, causal)
+    weights = alibi_attention(h, q, causal)
     np.testing.assert_allclose(weights.sum(axis=-1), 1.0, rtol=1e-5)
     bias = pc.alibi_bias(h, q, q, causal).astype(np.float64)
     torch = pytest.importorskip("torch")
@@ -122,31 +141,31 @@ def test_alibi_attention_is_softmax_of_the_bias(h, q, causal):
 def test_receptive_field_matches_the_geometric_tail():
     # for long sequences the weights are geometric: D = ceil(ln(10) / m) - 1 holds 90 %
     slopes = pc.alibi_slopes(8).astype(np.float64)
-    fields = pc.alibi_receptive_field(8, 20000, 0.9)
+    fields = alibi_receptive_field(8, 20000, 0.9)
     np.testing.assert_array_equal(fields, np.ceil(np.log(10) / slopes) - 1)
-    np.testing.assert_array_equal(fields, pc.alibi_receptive_field_limit(8, 0.9))
-    by_distance = pc.alibi_bias_by_distance(8, 40)
+    np.testing.assert_array_equal(fields, alibi_receptive_field_limit(8, 0.9))
+    by_distance = alibi_bias_by_distance(8, 40)
     np.testing.assert_allclose(by_distance, pc.alibi_bias(8, 1, 40)[:, 0, ::-1])  # last query, read backwards
     # a short sequence cuts the tail: every field fits inside it
-    assert np.all(pc.alibi_receptive_field(8, 64) <= 63)
-    assert np.all(np.diff(pc.alibi_receptive_field(8, 4096)) > 0)  # gentler heads see further
+    assert np.all(alibi_receptive_field(8, 64) <= 63)
+    assert np.all(np.diff(alibi_receptive_field(8, 4096)) > 0)  # gentler heads see further
     # a uniform row (slope -> tiny) needs 90 % of the keys for 90 % of the mass
-    assert pc.alibi_receptive_field(1, 10, 1.0)[0] <= 9
+    assert alibi_receptive_field(1, 10, 1.0)[0] <= 9
 
 
 def test_mass_beyond_training_length():
-    beyond = pc.alibi_mass_beyond(8, 512, 2048)
+    beyond = alibi_mass_beyond(8, 512, 2048)
     slopes = pc.alibi_slopes(8).astype(np.float64)
     expected = (np.exp(-slopes * 512) - np.exp(-slopes * 2048)) / (1 - np.exp(-slopes * 2048))
     np.testing.assert_allclose(beyond, expected, rtol=1e-9)
     assert np.all(np.diff(beyond) > 0)  # gentler heads reach further
-    assert np.all(pc.alibi_mass_beyond(8, 512, 512) == 0)
+    assert np.all(alibi_mass_beyond(8, 512, 512) == 0)
 
 
 @pytest.mark.parametrize("bidirectional", [True, False])
 @pytest.mark.parametrize("num_buckets, max_distance", [(32, 128), (16, 64), (8, 20), (64, 1000)])
 def test_t5_layout_agrees_with_the_bucket_function(bidirectional, num_buckets, max_distance):
-    layout = pc.t5_bucket_layout(bidirectional, num_buckets, max_distance)
+    layout = t5_bucket_layout(bidirectional, num_buckets, max_distance)
     per = num_buckets // 2 if bidirectional else num_buckets
     assert layout["per_direction"] == per and layout["exact"] == per // 2
     back = pc.t5_relative_position_bucket(-np.arange(5 * max_distance), bidirectional, num_buckets, max_distance)
@@ -156,40 +175,40 @@ def test_t5_layout_agrees_with_the_bucket_function(bidirectional, num_buckets, m
 
 
 def test_t5_known_layout_and_spans():
-    assert pc.t5_bucket_layout()["last_bucket_from"] == 91
-    spans = pc.t5_bucket_spans(True, 32, 128, span=256)
+    assert t5_bucket_layout()["last_bucket_from"] == 91
+    spans = t5_bucket_spans(True, 32, 128, span=256)
     assert spans["count"].sum() == 513
     assert spans["count"][16] == 0 and spans["nearest"][16] == -1  # bucket 16 would be offset 0 from the right
     assert spans["nearest"][15] == 91 and spans["farthest"][15] == 256 and spans["count"][15] == 256 - 91 + 1
-    causal = pc.t5_bucket_spans(False, 32, 128, span=300)
+    causal = t5_bucket_spans(False, 32, 128, span=300)
     assert causal["count"].sum() == 301 and causal["farthest"][31] == 300
 
 
 def test_t5_bias_grid_looks_up_the_bucket_value():
-    values = pc.t5_bucket_values(32, True, seed=3)
-    np.testing.assert_array_equal(values, pc.t5_bucket_values(32, True, seed=3))  # seeded
+    values = t5_bucket_values(32, True, seed=3)
+    np.testing.assert_array_equal(values, t5_bucket_values(32, True, seed=3))  # seeded
     grid = pc.t5_bias_grid(values, 40, True, 128)
-    np.testing.assert_array_equal(grid, values[pc.t5_bucket_grid(40, None, True, 32, 128)])
-    assert pc.toeplitz_deviation(grid) == 0.0
-    causal = pc.t5_bias_grid(pc.t5_bucket_values(16, False, 0), 10, False, 32)
+    np.testing.assert_array_equal(grid, values[t5_bucket_grid(40, None, True, 32, 128)])
+    assert toeplitz_deviation(grid) == 0.0
+    causal = pc.t5_bias_grid(t5_bucket_values(16, False, 0), 10, False, 32)
     assert np.isneginf(causal[0, 1]) and np.isfinite(np.tril(causal)).all()
-    edited = pc.t5_bucket_values(32, True, 0, edit_bucket=5, edit_value=4.5)
-    assert edited[5] == 4.5 and np.array_equal(np.delete(edited, 5), np.delete(pc.t5_bucket_values(32), 5))
+    edited = t5_bucket_values(32, True, 0, edit_bucket=5, edit_value=4.5)
+    assert edited[5] == 4.5 and np.array_equal(np.delete(edited, 5), np.delete(t5_bucket_values(32), 5))
 
 
 @pytest.mark.parametrize("call, message", [
-    (lambda: pc.alibi_slope_table(0), "at least 1"),
-    (lambda: pc.alibi_receptive_field(8, 100, 0.0), "greater than 0"),
-    (lambda: pc.alibi_receptive_field(8, 0), "at least 1"),
-    (lambda: pc.alibi_mass_beyond(8, 0, 10), "at least 1"),
-    (lambda: pc.alibi_receptive_field_limit(8, 1.0), "at most"),
-    (lambda: pc.alibi_bias_by_distance(8, 0), "at least 1"),
-    (lambda: pc.alibi_distance_weights(1024, 1 << 16), "cap"),
-    (lambda: pc.t5_bucket_layout(True, 32, 8), "larger than 8"),
-    (lambda: pc.t5_bucket_spans(True, 32, 128, span=0), "at least 1"),
-    (lambda: pc.t5_bucket_values(32, True, seed=-1), "at least 0"),
-    (lambda: pc.t5_bucket_values(32, True, 0, edit_bucket=32), "at most 31"),
-    (lambda: pc.t5_bucket_values(32, True, 0, edit_bucket=1, edit_value=float("nan")), "finite"),
+    (lambda: alibi_slope_table(0), "at least 1"),
+    (lambda: alibi_receptive_field(8, 100, 0.0), "greater than 0"),
+    (lambda: alibi_receptive_field(8, 0), "at least 1"),
+    (lambda: alibi_mass_beyond(8, 0, 10), "at least 1"),
+    (lambda: alibi_receptive_field_limit(8, 1.0), "at most"),
+    (lambda: alibi_bias_by_distance(8, 0), "at least 1"),
+    (lambda: alibi_distance_weights(1024, 1 << 16), "cap"),
+    (lambda: t5_bucket_layout(True, 32, 8), "larger than 8"),
+    (lambda: t5_bucket_spans(True, 32, 128, span=0), "at least 1"),
+    (lambda: t5_bucket_values(32, True, seed=-1), "at least 0"),
+    (lambda: t5_bucket_values(32, True, 0, edit_bucket=32), "at most 31"),
+    (lambda: t5_bucket_values(32, True, 0, edit_bucket=1, edit_value=float("nan")), "finite"),
 ])
 def test_lesson_helpers_raise_clear_value_errors(call, message):
     with pytest.raises(ValueError, match=message):
@@ -199,7 +218,7 @@ def test_lesson_helpers_raise_clear_value_errors(call, message):
 @pytest.mark.parametrize("bidirectional", [True, False])
 @pytest.mark.parametrize("num_buckets", [4, 8, 16, 32, 64, 128])
 def test_t5_smallest_max_distance_is_the_exact_boundary(bidirectional, num_buckets):
-    smallest = pc.t5_smallest_max_distance(num_buckets, bidirectional)
+    smallest = t5_smallest_max_distance(num_buckets, bidirectional)
     assert smallest == (num_buckets // 4 if bidirectional else num_buckets // 2) + 1
     pc.t5_relative_position_bucket(np.arange(-300, 300), bidirectional, num_buckets, smallest)  # accepted
     with pytest.raises(ValueError, match="max_distance must be larger"):
@@ -231,17 +250,17 @@ def test_t5_buckets_are_bit_identical_over_random_large_settings():
 @settings(max_examples=60, deadline=None)
 def test_alibi_head_counts_the_page_states(heads):
     slopes = pc.alibi_slopes(heads)
-    first = pc.alibi_geometric_heads(heads)
+    first = alibi_geometric_heads(heads)
     assert first == 2 ** math.floor(math.log2(heads)) and first <= heads < 2 * first
-    assert int((pc.alibi_slope_table(heads)["group"] == "geometric").sum()) == first
-    assert pc.alibi_gentlest_head(heads) == int(np.argmin(slopes)) == first - 1  # the code's gentlest: 2^-8
-    shown = pc.alibi_shown_heads(heads)
+    assert int((alibi_slope_table(heads)["group"] == "geometric").sum()) == first
+    assert alibi_gentlest_head(heads) == int(np.argmin(slopes)) == first - 1  # the code's gentlest: 2^-8
+    shown = alibi_shown_heads(heads)
     assert shown[0] == 0 and len(shown) <= 8 and shown == sorted(set(shown)) and shown[-1] < heads
     assert len(shown) == heads or heads > 8
 
 
-@pytest.mark.parametrize("call", [lambda: pc.alibi_geometric_heads(0), lambda: pc.alibi_shown_heads(8, 0),
-                                  lambda: pc.alibi_shown_heads(2000)])
+@pytest.mark.parametrize("call", [lambda: alibi_geometric_heads(0), lambda: alibi_shown_heads(8, 0),
+                                  lambda: alibi_shown_heads(2000)])
 def test_alibi_head_counts_reject_bad_input(call):
     with pytest.raises(ValueError):
         call()
@@ -260,12 +279,12 @@ def _alibi_weights_reference(n_heads, length):
        mass=st.sampled_from([0.5, 0.9, 0.97, 0.99, 1.0]), train=st.integers(1, 16384))
 def test_alibi_weights_and_their_summaries_match_the_whole_row_softmax_bit_for_bit(heads, length, mass, train):
     ref = _alibi_weights_reference(heads, length)
-    weights = pc.alibi_distance_weights(heads, length)
+    weights = alibi_distance_weights(heads, length)
     assert weights.dtype == ref.dtype and np.array_equal(weights, ref)
     assert np.array_equal(np.signbit(weights), np.signbit(ref))  # the zeros past underflow are +0 as before
     field = np.argmax(np.cumsum(ref, axis=1) >= mass - 1e-12, axis=1).astype(np.int64)
-    assert np.array_equal(pc.alibi_receptive_field(heads, length, mass), field)
-    assert np.array_equal(pc.alibi_mass_beyond(heads, train, length), ref[:, train:].sum(axis=1))
+    assert np.array_equal(alibi_receptive_field(heads, length, mass), field)
+    assert np.array_equal(alibi_mass_beyond(heads, train, length), ref[:, train:].sum(axis=1))
 
 
 def test_t5_buckets_keep_a_torch_tensor_a_tensor():

@@ -18,8 +18,19 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import posenc_core as pc
+from posenc_core.configs import (
+    config_contexts,
+    config_view,
+    layer_groups,
+    layer_pairs,
+    layer_table,
+    query_scale,
+    rope_layer_types,
+)
 from posenc_core.configs.json_bounds import MAX_CONFIG_DEPTH, POSITION_FIELDS
 from posenc_core.configs.reader import POSITION_KEYS
+from posenc_core.long_context import score_vs_distance
+from posenc_core.multimodal import read_multimodal_config
 
 SETTINGS = settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 TIME_BUDGET_S = 10.0  # per config through all the readers, on a loaded 2-core machine
@@ -69,7 +80,7 @@ def read_everywhere(cfg) -> None:
     """Every reading a page does with a config: the two config pages, the layer strip, the multimodal pages."""
     text = json.dumps(cfg)  # as a page receives it: pasted text (Infinity and NaN as transformers writes them)
     for reader in (lambda: pc.parse_config_json(text), lambda: pc.read_layers(cfg),
-                   lambda: pc.rope_layer_types(cfg), lambda: pc.read_multimodal_config(cfg)):
+                   lambda: rope_layer_types(cfg), lambda: read_multimodal_config(cfg)):
         try:
             reader()
         except ValueError:
@@ -79,16 +90,16 @@ def read_everywhere(cfg) -> None:
     except ValueError:
         pass
     try:
-        layers = pc.rope_layer_types(cfg) or [None]
+        layers = rope_layer_types(cfg) or [None]
     except ValueError:
         return
     for layer in layers[:2]:
         try:
-            pc.config_view(cfg, layer)  # the Model presets page's reading
+            config_view(cfg, layer)  # the Model presets page's reading
         except ValueError:
             pass
         try:
-            pc.config_contexts(pc.read_rope_config(cfg, layer))  # the layer strip's L for one layer
+            config_contexts(pc.read_rope_config(cfg, layer))  # the layer strip's L for one layer
         except ValueError:
             pass
 
@@ -103,16 +114,16 @@ def _warm_up() -> None:
 def layer_strip(cfg) -> None:
     """What the layer strip computes: the groups and table, and one rotating layer's pairs, score and query scale."""
     reading, rows = pc.read_layers(cfg)
-    pc.layer_groups(rows)
-    pc.layer_table(rows)
+    layer_groups(rows)
+    layer_table(rows)
     context = reading.get("max_position_embeddings", 4096)
     context = min(int(context), 1 << 20) if isinstance(context, (int, float)) and context >= 2 else 4096
     for row in [r for r in rows if r.rotates][:1] + [r for r in rows if r.query_scale][:1]:
         if row.rotates:
-            pairs = pc.layer_pairs(row, context)
-            pc.score_vs_distance(pairs["inv_freq"], pairs["attention_factor"], 2 * context)
+            pairs = layer_pairs(row, context)
+            score_vs_distance(pairs["inv_freq"], pairs["attention_factor"], 2 * context)
         if row.query_scale:
-            pc.query_scale(row.query_scale, np.arange(0, 8 * context, 997))
+            query_scale(row.query_scale, np.arange(0, 8 * context, 997))
 
 
 def within_budget(fn, *args) -> None:
@@ -206,7 +217,7 @@ def test_yarn_hostile_attention_factor_and_betas_name_the_field():
         cfg = {**base, "rope_scaling": {"rope_type": "yarn", "factor": 4.0, "original_max_position_embeddings": 8192,
                                         **extra}}
         with pytest.raises(ValueError, match=field) as caught:
-            pc.config_view(cfg)
+            config_view(cfg)
         assert "math domain" not in str(caught.value)
 
 
@@ -215,13 +226,13 @@ def test_llama3_huge_factor_names_factor_not_an_internal_setting():
            "rope_scaling": {"rope_type": "llama3", "factor": 1e300, "original_max_position_embeddings": 8192,
                             "low_freq_factor": 1.0, "high_freq_factor": 4.0}}
     with pytest.raises(ValueError, match="factor") as caught:
-        pc.config_view(cfg)
+        config_view(cfg)
     assert "max_distance" not in str(caught.value)
 
 
 def test_model_type_as_a_list_is_a_sentence():
     with pytest.raises(ValueError, match=r"model_type \['llama'\] is not one of"):
-        pc.read_multimodal_config({"model_type": ["llama"]})
+        read_multimodal_config({"model_type": ["llama"]})
     with pytest.raises(ValueError, match="model_type"):
         pc.read_layers({"model_type": ["llama"]})
 

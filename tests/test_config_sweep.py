@@ -29,6 +29,7 @@ import numpy as np
 import pytest
 
 import posenc_core as pc
+from posenc_core.configs import layer_inv_freq
 from posenc_core.configs.rotation import GUARD_RULES, NEUTRAL_GUARDS, attention_guards
 
 transformers = pytest.importorskip("transformers")
@@ -112,7 +113,7 @@ def test_frequencies_equal_the_models_rotary_module(model_type):
             factor = float(getattr(rotary, f"{label}_attention_scaling"))
         else:
             expected, factor = rotary.inv_freq.numpy(), float(rotary.attention_scaling)
-        inv, attention_factor = pc.layer_inv_freq(row)
+        inv, attention_factor = layer_inv_freq(row)
         if model_type.startswith("ernie4_5_vl"):  # ERNIE stores the same frequencies reordered between its axes
             inv, expected = np.sort(inv), np.sort(expected)
         assert inv.dtype == np.float32 and inv.shape == expected.shape, (row.index, inv.shape, expected.shape)

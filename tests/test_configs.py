@@ -10,6 +10,26 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import posenc_core as pc
+from posenc_core.configs import (
+    add_presets,
+    config_contexts,
+    config_view,
+    describe_rope_config,
+    layer_contexts,
+    layer_facts,
+    layer_groups,
+    layer_inv_freq,
+    layer_label,
+    layer_pairs,
+    layer_table,
+    model_contexts,
+    normalise_config,
+    query_scale,
+    query_scale_start,
+    rope_layer_types,
+)
+from posenc_core.long_context import deepseek_softmax_mscale, extension_analysis, score_vs_distance
+from posenc_core.multimodal import MM_FAMILIES, MULTIMODAL_PRESETS, read_multimodal_config
 
 SETTINGS = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
@@ -87,7 +107,7 @@ def test_gpt_neox_fields_win_over_generic_names():
 ])
 def test_config_contexts_per_rope_type(key, expected):
     read = pc.read_rope_config(pc.preset_config(key))
-    original, target, how = pc.config_contexts(read)
+    original, target, how = config_contexts(read)
     assert (original, target) == expected and how
     if target is not None and read.scaling.get("factor"):
         assert target == pytest.approx(read.scaling["factor"] * original)
@@ -102,7 +122,7 @@ def test_a_factor_no_model_can_use_is_refused_by_name_never_cut_short(rope_type,
     # linear: L = L' / factor, a context below 2 tokens; the others: L' = factor × L, past the largest context read
     words = "divided by rope_scaling" if rope_type == "linear" else r"rope_scaling\['factor'\] = 1e\+(308|06) times"
     with pytest.raises(ValueError, match=words):
-        pc.config_contexts(pc.read_rope_config(config))
+        config_contexts(pc.read_rope_config(config))
 
 
 # ------------------------------------------------------------------ properties of the per-layer scheme
@@ -140,13 +160,13 @@ def test_scheme_follows_layer_types_and_their_rope_dicts(config):
         if row.rotates:
             assert row.theta == params["rope_theta"]
             assert row.rotated_pairs == int(64 * params["partial_rotary_factor"]) // 2
-            inv, factor = pc.layer_inv_freq(row)
+            inv, factor = layer_inv_freq(row)
             np.testing.assert_array_equal(inv, pc.rope_inv_freq(64, params["rope_theta"],
                                                                 partial_rotary_factor=params["partial_rotary_factor"])[0])
             assert factor == 1.0
-    groups = pc.layer_groups(rows)
+    groups = layer_groups(rows)
     assert sorted(i for g in groups for i in g["layers"]) == list(range(len(rows)))
-    table = pc.layer_table(rows)
+    table = layer_table(rows)
     assert all(len(column) == len(rows) for column in table.values())
 
 
@@ -163,7 +183,7 @@ def test_reading_survives_a_json_round_trip(config):
 @given(st.integers(2, 20), st.sampled_from([1e4, 1e6]), st.integers(16, 1 << 20))
 def test_layer_pairs_bands_agree_with_wavelengths(n_layers, theta, context):
     _, rows = pc.read_layers(generic(num_hidden_layers=n_layers, head_dim=64, rope_theta=theta))
-    pairs = pc.layer_pairs(rows[0], context)
+    pairs = layer_pairs(rows[0], context)
     wavelength = pairs["wavelength"]
     assert np.all(np.diff(wavelength) > 0)  # slower and slower pairs
     inside = pairs["band"] == "turns in the context"
@@ -176,8 +196,8 @@ def test_query_scale_is_one_before_its_start_and_never_decreases(positions, beta
     for rule in ({"rule": "llama4_beta", "beta": beta, "original": float(step)},
                  {"rule": "llama4_temperature", "attn_scale": beta, "floor_scale": float(step)}):
         p = np.sort(np.asarray(positions))
-        scale = pc.query_scale(rule, p)
-        start = pc.query_scale_start(rule)
+        scale = query_scale(rule, p)
+        start = query_scale_start(rule)
         assert np.all(scale[p < start] == 1.0) and np.all(scale[p >= start] > 1.0)
         assert np.all(np.diff(scale) >= 0)
 
@@ -185,13 +205,13 @@ def test_query_scale_is_one_before_its_start_and_never_decreases(positions, beta
 # ------------------------------------------------------------------ every ValueError path
 
 @pytest.mark.parametrize("call, message", [
-    (lambda: pc.normalise_config([1]), "JSON object"),
-    (lambda: pc.normalise_config({"model_type": 7}), "must be a string"),
-    (lambda: pc.normalise_config({"model_type": "llama", "hidden_size": "wide"}), "whole number"),
-    (lambda: pc.normalise_config({"model_type": "llama", "hidden_size": 64, "num_attention_heads": 3}),
+    (lambda: normalise_config([1]), "JSON object"),
+    (lambda: normalise_config({"model_type": 7}), "must be a string"),
+    (lambda: normalise_config({"model_type": "llama", "hidden_size": "wide"}), "whole number"),
+    (lambda: normalise_config({"model_type": "llama", "hidden_size": 64, "num_attention_heads": 3}),
      "refuses this config"),
-    (lambda: pc.normalise_config({"num_hidden_layers": 10 ** 6}), "at most"),
-    (lambda: pc.normalise_config({"layer_types": ["full_attention"] * 2000}), "at most 1,024"),
+    (lambda: normalise_config({"num_hidden_layers": 10 ** 6}), "at most"),
+    (lambda: normalise_config({"layer_types": ["full_attention"] * 2000}), "at most 1,024"),
     (lambda: pc.read_layers({"hidden_size": 64, "num_attention_heads": 2}), "neither num_hidden_layers"),
     (lambda: pc.read_layers(generic(layer_types=["full_attention"])), "lists 1 layers"),
     (lambda: pc.read_layers(generic(sliding_window=[None])), "whole number"),  # a case of the fuzz test below
@@ -200,16 +220,16 @@ def test_query_scale_is_one_before_its_start_and_never_decreases(positions, beta
     (lambda: pc.read_layers(generic(rope_parameters=[1])), "JSON object"),
     (lambda: pc.read_layers(generic(rope_theta="big")), "must be a number"),
     (lambda: pc.read_layers(generic(partial_rotary_factor=2.0)), "at most 1"),
-    (lambda: pc.layer_inv_freq(pc.read_layers(pc.preset_config("kimi-linear-48b"))[1][0]), "does not rotate"),
+    (lambda: layer_inv_freq(pc.read_layers(pc.preset_config("kimi-linear-48b"))[1][0]), "does not rotate"),
     (lambda: pc.read_rope_config(pc.preset_config("granite4-h-small")), "No layer of this model rotates"),
     (lambda: pc.read_rope_config(pc.preset_config("gemma3-27b"), "global"), "layer_type must be one of"),
-    (lambda: pc.layer_pairs(pc.read_layers(generic(rope_theta=1e4))[1][0], 1), "at least 2"),
-    (lambda: pc.query_scale({"rule": "magic"}, [1]), "query-scale rule"),
-    (lambda: pc.query_scale_start({"rule": "magic"}), "query-scale rule"),
-    (lambda: pc.query_scale({"rule": "llama4_beta", "beta": 0.1, "original": 8.0}, [[1, 2]]), "1-D"),
-    (lambda: pc.query_scale({"rule": "llama4_beta", "beta": 0.1, "original": 8.0}, [-16.0]), "not finite"),
-    (lambda: pc.add_presets({"gemma3-27b": pc.PRESETS["gemma3-27b"]}), "already exists"),
-    (lambda: pc.add_presets({"new": {"model_type": "llama"}}), "must be a Preset"),
+    (lambda: layer_pairs(pc.read_layers(generic(rope_theta=1e4))[1][0], 1), "at least 2"),
+    (lambda: query_scale({"rule": "magic"}, [1]), "query-scale rule"),
+    (lambda: query_scale_start({"rule": "magic"}), "query-scale rule"),
+    (lambda: query_scale({"rule": "llama4_beta", "beta": 0.1, "original": 8.0}, [[1, 2]]), "1-D"),
+    (lambda: query_scale({"rule": "llama4_beta", "beta": 0.1, "original": 8.0}, [-16.0]), "not finite"),
+    (lambda: add_presets({"gemma3-27b": pc.PRESETS["gemma3-27b"]}), "already exists"),
+    (lambda: add_presets({"new": {"model_type": "llama"}}), "must be a Preset"),
     (lambda: pc.preset_config("gpt-5"), "Unknown preset"),
 ])
 def test_value_errors(call, message):
@@ -220,7 +240,7 @@ def test_value_errors(call, message):
 def test_add_presets_extends_the_registry():
     preset = pc.Preset("Tiny", "example/tiny", "config.json", {"model_type": "llama", "hidden_size": 64,
                                                                 "num_attention_heads": 4, "num_hidden_layers": 2})
-    pc.add_presets({"tiny-test": preset})
+    add_presets({"tiny-test": preset})
     try:
         assert pc.preset_config("tiny-test")["hidden_size"] == 64
     finally:
@@ -233,7 +253,7 @@ def test_multimodal_rope_is_flagged_and_its_frequencies_are_plain_rope():
         "rope_theta": 1e6, "rope_scaling": {"type": "mrope", "mrope_section": [16, 24, 24]}}}
     reading, rows = pc.read_layers(config)
     assert reading.class_name == "Qwen2VLTextConfig" and all(r.mrope for r in rows)
-    inv, factor = pc.layer_inv_freq(rows[0])
+    inv, factor = layer_inv_freq(rows[0])
     np.testing.assert_array_equal(inv, pc.rope_inv_freq(128, 1e6)[0])  # the sections split pairs, not frequencies
     assert factor == 1.0
     assert not any(r.mrope for r in pc.read_layers(pc.preset_config("qwen3-8b"))[1])
@@ -264,14 +284,14 @@ def test_any_json_config_reads_or_raises_a_value_error(fields, model_type):
         _, rows = pc.read_layers(config)
         for row in rows:
             if row.rotates:
-                pc.layer_pairs(row, 4096)
+                layer_pairs(row, 4096)
     except ValueError:
         pass
-    for layer in [None] + (pc.rope_layer_types(config) if _ok(pc.rope_layer_types, config) else []):
+    for layer in [None] + (rope_layer_types(config) if _ok(rope_layer_types, config) else []):
         try:
-            pc.describe_rope_config(config, layer)
+            describe_rope_config(config, layer)
             read = pc.read_rope_config(config, layer)
-            original, target, _ = pc.config_contexts(read)
+            original, target, _ = config_contexts(read)
         except ValueError:
             continue
 
@@ -320,7 +340,7 @@ def test_top_level_original_length_wins_bit_identically(name, seq_len):
     rotary = _rotary(model_type, config)
     _, rows = pc.read_layers(config)
     assert rows[0].scaling["original_max_position_embeddings"] == 4096  # not the inner 8,192 / 2,048
-    inv, factor = pc.layer_inv_freq(rows[0], seq_len)
+    inv, factor = layer_inv_freq(rows[0], seq_len)
     if seq_len:  # past the pretraining context LongRoPE switches to its long factors (4,096 decides, not 2,048)
         from transformers.modeling_rope_utils import ROPE_INIT_FUNCTIONS
 
@@ -331,7 +351,7 @@ def test_top_level_original_length_wins_bit_identically(name, seq_len):
         expected, expected_factor = rotary.inv_freq, rotary.attention_scaling
     np.testing.assert_array_equal(inv, expected.numpy())
     assert factor == expected_factor
-    original, target, _ = pc.model_contexts(rows)
+    original, target, _ = model_contexts(rows)
     assert original == 4096 and target == int(params["factor"] * 4096 if "factor" in params else 131072)
 
 
@@ -345,16 +365,16 @@ def test_model_presets_and_layer_by_layer_state_the_same_lengths(key):
     _, rows = pc.read_layers(config)
     if not any(r.rotates for r in rows):
         pytest.skip("no layer rotates: Model presets shows no lengths")
-    view = pc.config_view(config)  # what Model presets draws
-    assert (view["original"], view["target"]) == pc.model_contexts(rows)[:2]  # what Layer by layer draws
+    view = config_view(config)  # what Model presets draws
+    assert (view["original"], view["target"]) == model_contexts(rows)[:2]  # what Layer by layer draws
     if key == "qwen3 + yarn x 4":
-        assert pc.model_contexts(rows)[:2] == (32768, 131072)
+        assert model_contexts(rows)[:2] == (32768, 131072)
 
 
 def test_odd_rotary_dims_and_unused_window_read_as_transformers_does():
     pytest.importorskip("transformers")
     _, rows = pc.read_layers({"model_type": "glm4_moe"})  # the class default: head_dim 42 x 0.5 = 21 dims
-    inv, _ = pc.layer_inv_freq(rows[0])
+    inv, _ = layer_inv_freq(rows[0])
     assert rows[0].head_dim * rows[0].partial_rotary_factor == 21 and inv.shape == (11,)
     _, rows = pc.read_layers({"model_type": "qwen2_moe", "sliding_window": 0, "use_sliding_window": False})
     assert all(r.window is None and r.mixer == "full attention" for r in rows)
@@ -395,7 +415,7 @@ def test_a_validation_error_of_the_class_becomes_a_sentence_with_its_numbers():
 ])
 def test_each_reading_names_its_feature(key, layer, feature, words):
     _, rows = pc.read_layers(pc.preset_config(key))
-    facts = pc.layer_facts(rows[layer])
+    facts = layer_facts(rows[layer])
     assert any(k == feature and words in sentence for k, sentence in facts), facts
 
 
@@ -410,8 +430,8 @@ def test_each_reading_names_its_feature(key, layer, feature, words):
 def test_the_strip_label_names_latent_attention_mrope_and_the_extended_context(key, words):
     """The one-line reading of the strip and its groups, as a pasted config gets it."""
     _, rows = pc.read_layers(pc.preset_config(key))
-    assert words in pc.layer_label(rows[0])
-    assert words in pc.layer_groups(rows)[0]["label"]
+    assert words in layer_label(rows[0])
+    assert words in layer_groups(rows)[0]["label"]
 
 
 # ------------------------------------------------------------------ M-RoPE as the rotary module's code takes it
@@ -442,15 +462,15 @@ def test_mrope_sections_at_class_defaults_are_the_rotary_modules(model_type):
                 continue
     assert built and tuple(built[0].mrope_section) == row.mrope_section
     assert "mrope_section" not in reading.obj.rope_parameters  # the class leaves it to the code
-    assert row.mrope_layout == pc.MM_FAMILIES[MROPE_TYPES[model_type]].allocation
-    assert any(k == "mrope" and str(list(row.mrope_section)) in s for k, s in pc.layer_facts(row))
+    assert row.mrope_layout == MM_FAMILIES[MROPE_TYPES[model_type]].allocation
+    assert any(k == "mrope" and str(list(row.mrope_section)) in s for k, s in layer_facts(row))
 
 
-@pytest.mark.parametrize("key", list(pc.MULTIMODAL_PRESETS))
+@pytest.mark.parametrize("key", list(MULTIMODAL_PRESETS))
 def test_the_multimodal_pages_read_what_layer_by_layer_reads(key):
     """head_dim, rotated dims, θ, sections and their layout: the multimodal reading is the one reading."""
     config = pc.preset_config(key)
-    settings = pc.read_multimodal_config(config).settings
+    settings = read_multimodal_config(config).settings
     row = next(r for r in pc.read_layers(config)[1] if r.rotates)
     assert (settings.head_dim, settings.rotary_dim, settings.rope_theta, settings.mrope_section,
             settings.allocation) == (row.head_dim, 2 * row.rotated_pairs, row.theta, row.mrope_section,
@@ -460,9 +480,9 @@ def test_the_multimodal_pages_read_what_layer_by_layer_reads(key):
 def test_the_multimodal_reading_follows_the_class_defaults():
     """Qwen3-VL's class default base is 500,000 (the released 8B writes 5,000,000 in its file): the class wins."""
     pytest.importorskip("transformers")
-    settings = pc.read_multimodal_config({"model_type": "qwen3_vl"}).settings
+    settings = read_multimodal_config({"model_type": "qwen3_vl"}).settings
     assert settings.rope_theta == 500_000.0 and settings.mrope_section == (24, 20, 20)
-    rows = dict((r[0], r[2]) for r in pc.read_multimodal_config({"model_type": "qwen3_vl"}).rows)
+    rows = dict((r[0], r[2]) for r in read_multimodal_config({"model_type": "qwen3_vl"}).rows)
     assert "Qwen3VLTextConfig's default" in rows["rope_theta"] and "rotary module code" in rows["mrope_section"]
 
 
@@ -471,7 +491,7 @@ def _offered(key):
     config = pc.preset_config(key)
     if not any(r.rotates for r in pc.read_layers(config)[1]):
         return []
-    return [(key, None)] + [(key, t) for t in pc.rope_layer_types(config)]
+    return [(key, None)] + [(key, t) for t in rope_layer_types(config)]
 
 
 @pytest.mark.parametrize("key,layer", [p for k in pc.PRESETS for p in _offered(k)])
@@ -479,21 +499,21 @@ def test_model_presets_shows_the_one_readings_numbers(key, layer):
     """L, L′, θ, head size, rotated pairs and the feature sentences of Model presets are those of the layer the one
     reading (read_layers, what Layer by layer draws) gives for the same setting."""
     config = pc.preset_config(key)
-    view = pc.config_view(config, layer)
+    view = config_view(config, layer)
     row = pc.read_layers(config)[1][view["layer"]]
     read = view["read"]
-    assert (view["original"], view["target"]) == pc.layer_contexts(row)[:2]
+    assert (view["original"], view["target"]) == layer_contexts(row)[:2]
     assert (read.head_dim, read.base, read.rope_type) == (row.head_dim, row.theta, row.rope_type)
     pairs = view["pairs"].get("inv_freq_after", view["pairs"].get("inv_freq"))
     assert np.count_nonzero(pairs) == row.rotated_pairs
-    assert view["facts"] == pc.layer_facts(row)
+    assert view["facts"] == layer_facts(row)
     if row.mrope_section:
         assert any(k == "mrope" and str(list(row.mrope_section)) in s for k, s in view["facts"])
 
 
 def test_layer_pairs_counts_its_bands():
     _, rows = pc.read_layers(pc.preset_config("gemma3-27b"))
-    pairs = pc.layer_pairs(rows[0], 131072)
+    pairs = layer_pairs(rows[0], 131072)
     assert sum(pairs["band_counts"].values()) == len(pairs["pair"])
     assert pairs["band_counts"]["turns in its window"] == int(np.sum(pairs["band"] == "turns in its window"))
     assert pairs["turning"] == int(np.sum(pairs["inv_freq"] > 0))
@@ -506,21 +526,21 @@ def _config_view_before(config, layer_type=None):
     """config_view as it was before it read the config once: each part through its own public function, each
     of which reads the config through the transformers class again."""
     read = pc.read_rope_config(config, layer_type)
-    original, target, how = pc.config_contexts(read)
+    original, target, how = config_contexts(read)
     _, layers = pc.read_layers(config)
     row = next(r for r in layers if r.rotates and r.rope_label == read.layer_type)
-    view = {"read": read, "rows": pc.describe_rope_config(config, layer_type), "original": original,
-            "target": target, "how": how, "softmax_scale": pc.deepseek_softmax_mscale(read.scaling),
-            "facts": pc.layer_facts(row), "layer": row.index}
+    view = {"read": read, "rows": describe_rope_config(config, layer_type), "original": original,
+            "target": target, "how": how, "softmax_scale": deepseek_softmax_mscale(read.scaling),
+            "facts": layer_facts(row), "layer": row.index}
     if target is None:
-        pairs = pc.layer_pairs(row, original)
-        distances, before = pc.score_vs_distance(pairs["inv_freq"], pairs["attention_factor"], 4 * original)
+        pairs = layer_pairs(row, original)
+        distances, before = score_vs_distance(pairs["inv_freq"], pairs["attention_factor"], 4 * original)
         return view | {"pairs": pairs, "distances": distances, "before": before, "after": None}
-    pairs = pc.extension_analysis(read.head_dim, read.base, read.scaling or None, original=original, target=target,
+    pairs = extension_analysis(read.head_dim, read.base, read.scaling or None, original=original, target=target,
                                   partial_rotary_factor=read.partial_rotary_factor,
                                   max_position_embeddings=read.max_position_embeddings)
-    distances, before = pc.score_vs_distance(pairs["inv_freq_before"], 1.0, 4 * target)
-    _, after = pc.score_vs_distance(pairs["inv_freq_after"], pairs["attention_factor"], 4 * target)
+    distances, before = score_vs_distance(pairs["inv_freq_before"], 1.0, 4 * target)
+    _, after = score_vs_distance(pairs["inv_freq_after"], pairs["attention_factor"], 4 * target)
     return view | {"pairs": pairs, "distances": distances, "before": before, "after": after}
 
 
@@ -553,13 +573,13 @@ def _view_as_before(config, layer):
         old = _config_view_before(config, layer)
     except ValueError as error:
         with pytest.raises(ValueError) as raised:
-            pc.config_view(config, layer)
+            config_view(config, layer)
         assert str(raised.value) == str(error)
         return
-    _same(pc.config_view(config, layer), old)
+    _same(config_view(config, layer), old)
 
 
-VIEW_CASES = [(k, t) for k in pc.PRESETS for t in [None, *pc.rope_layer_types(pc.preset_config(k))]]
+VIEW_CASES = [(k, t) for k in pc.PRESETS for t in [None, *rope_layer_types(pc.preset_config(k))]]
 
 
 @pytest.mark.parametrize("key,layer", VIEW_CASES)

@@ -12,6 +12,9 @@ import numpy as np
 import pytest
 
 import posenc_core as pc
+from posenc_core.attention_bias import t5_bucket_grid
+from posenc_core.lab import lab_settings, run_lab
+from posenc_core.rope import ROPE_LAYOUTS
 
 torch = pytest.importorskip("torch")
 pytestmark = pytest.mark.skipif(not pc.cuda_available(), reason="no CUDA device is visible")
@@ -46,7 +49,7 @@ def test_apply_rope_on_cuda_is_bit_identical_to_transformers_on_cuda(dtype, rope
     torch.testing.assert_close(ours, expected, rtol=0, atol=0)
 
 
-@pytest.mark.parametrize("layout", pc.ROPE_LAYOUTS)
+@pytest.mark.parametrize("layout", ROPE_LAYOUTS)
 def test_numpy_input_rotated_on_cuda_matches_the_cpu(layout):
     inv, _ = pc.rope_inv_freq(64, 10000.0)
     x = np.random.default_rng(3).standard_normal((2, 3, 128, 64)).astype(np.float32)
@@ -61,7 +64,7 @@ def test_numpy_input_rotated_on_cuda_matches_the_cpu(layout):
 @pytest.mark.parametrize("call", [
     lambda **kw: pc.sinusoidal(8192, 1024, **kw),
     lambda **kw: pc.alibi_bias(16, 64, 64, **kw),
-    lambda **kw: pc.t5_bucket_grid(256, bidirectional=True, **kw),
+    lambda **kw: t5_bucket_grid(256, bidirectional=True, **kw),
     lambda **kw: pc.sincos_2d(32, 32, 256, **kw),
     lambda **kw: pc.rope_inv_freq(128, 500000.0, {"rope_type": "yarn", "factor": 4.0,
                                                    "original_max_position_embeddings": 8192}, **kw)[0],
@@ -74,7 +77,7 @@ def test_tables_on_cuda_equal_the_numpy_tables(call):
 
 
 def test_the_lab_trains_and_evaluates_on_cuda():
-    result = pc.run_lab(pc.lab_settings(train_len=16, steps=60, device="cuda"), ["rope", "alibi"],
+    result = run_lab(lab_settings(train_len=16, steps=60, device="cuda"), ["rope", "alibi"],
                         with_attention=False)
     for name in ("rope", "alibi"):
         accuracy = result["methods"][name]["accuracy"]

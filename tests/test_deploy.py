@@ -14,9 +14,9 @@ from pathlib import Path
 import pytest
 import yaml
 
-import posenc_core as pc
 from deploy import local_proxy
 from live_class import rooms
+from posenc_core.absolute import MAX_UPLOAD_BYTES
 from posenc_core.lab import shared_runs
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -95,7 +95,7 @@ def test_upload_limits_and_timeouts_agree_between_nginx_and_the_ingress():
     body = _megabytes(_template_directive("client_max_body_size"))
     assert body == _megabytes(ANNOTATIONS["nginx.ingress.kubernetes.io/proxy-body-size"])
     streamlit_limit = int(re.search(r"^maxUploadSize\s*=\s*(\d+)", CONFIG, re.M).group(1))
-    assert body > streamlit_limit and body * 2**20 > pc.MAX_UPLOAD_BYTES  # room for the multipart envelope
+    assert body > streamlit_limit and body * 2**20 > MAX_UPLOAD_BYTES  # room for the multipart envelope
     for name in ("proxy_read_timeout", "proxy_send_timeout"):
         seconds = int(_template_directive(name).rstrip("s"))
         assert seconds == int(ANNOTATIONS[f"nginx.ingress.kubernetes.io/{name.replace('_', '-')}"])

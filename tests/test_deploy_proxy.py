@@ -21,6 +21,7 @@ import pytest
 import posenc_core as pc
 from deploy import local_proxy
 from devtools.streamlit_server import chromium_path, wait_until_idle
+from posenc_core.configs import config_contexts
 
 CHROMIUM = chromium_path()
 pytestmark = [
@@ -150,7 +151,7 @@ def test_a_config_upload_on_the_model_presets_page_works_through_the_proxy(proxi
     url, log, upstreams = proxied
     config = {"model_type": "llama", "hidden_size": 2048, "num_attention_heads": 16, "rope_theta": 500000.0,
               "max_position_embeddings": 4096, "rope_scaling": {"rope_type": "linear", "factor": 3.0}}
-    _, target, _ = pc.config_contexts(pc.read_rope_config(config, None))  # what the page must report
+    _, target, _ = config_contexts(pc.read_rope_config(config, None))  # what the page must report
     context, page, cookie, errors = _session(browser, url, "model_configs?src=json&how=upload")
     page.locator('[data-testid="stFileUploaderDropzoneInput"]').set_input_files(
         files=[{"name": "config.json", "mimeType": "application/json", "buffer": json.dumps(config).encode()}])

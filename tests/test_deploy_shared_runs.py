@@ -5,9 +5,8 @@ from __future__ import annotations
 import numpy as np
 from streamlit.testing.v1 import AppTest
 
-import posenc_core as pc
 from page_kit import registry
-from posenc_core.lab import shared_runs
+from posenc_core.lab import load_lab_results, select_methods, shared_runs
 from tests import apptest_pages
 from tests.conftest import ROOT
 
@@ -17,8 +16,8 @@ SETTINGS = ("quick", 16, 100, 3, "rope,alibi", "cpu")
 def _result(seconds: float) -> dict:
     """A real lab result (the shipped one, two methods) as a replica's run would produce it."""
     assets = ROOT / "assets"
-    shipped = pc.load_lab_results(assets / "lab_full_seed0.json", assets / "lab_full_seed0_attention.npz")
-    return dict(pc.select_methods(shipped, ["rope", "alibi"]), seconds=seconds)
+    shipped = load_lab_results(assets / "lab_full_seed0.json", assets / "lab_full_seed0_attention.npz")
+    return dict(select_methods(shipped, ["rope", "alibi"]), seconds=seconds)
 
 
 def test_without_a_shared_folder_nothing_is_written_or_found(monkeypatch, tmp_path):
@@ -34,7 +33,7 @@ def test_a_run_saved_by_one_process_is_found_whole_by_another(monkeypatch, tmp_p
     assert shared_runs.stored_paths(SETTINGS) is None
     shared_runs.save(SETTINGS, _result(12.0))
     json_path, npz_path, _ = shared_runs.stored_paths(SETTINGS)
-    loaded = pc.load_lab_results(json_path, npz_path)
+    loaded = load_lab_results(json_path, npz_path)
     assert loaded["seconds"] == 12.0 and set(loaded["methods"]) == {"rope", "alibi"}
     original = _result(12.0)["attention"]["rope"]["at_T"]
     np.testing.assert_allclose(loaded["attention"]["rope"]["at_T"], original, atol=1e-3)  # stored as float16
@@ -47,7 +46,7 @@ def test_a_second_save_replaces_the_first_atomically(monkeypatch, tmp_path):
     shared_runs.save(SETTINGS, _result(12.0))
     shared_runs.save(SETTINGS, _result(30.0))
     json_path, npz_path, _ = shared_runs.stored_paths(SETTINGS)
-    assert pc.load_lab_results(json_path, npz_path)["seconds"] == 30.0
+    assert load_lab_results(json_path, npz_path)["seconds"] == 30.0
     assert len(list((tmp_path / "lab_runs").iterdir())) == 2  # one .json, one .npz
 
 

@@ -3,24 +3,25 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-import posenc_core as pc
+from posenc_core.lab import build_model, lab_settings, retrieval_batch
+from posenc_core.todays_models import DROPE_VARIANTS, drop_positions, drope_experiment, load_drope_result, recalibrate
 
 torch = pytest.importorskip("torch")
 SHIPPED = Path(__file__).resolve().parents[1] / "assets" / "drope_seed0.json"
 
 
 def _tiny_settings():
-    return pc.lab_settings("quick", train_len=8, steps=10, seed=0)
+    return lab_settings("quick", train_len=8, steps=10, seed=0)
 
 
 def test_dropping_positions_keeps_every_weight_and_equals_rope_with_zero_angles():
     settings = _tiny_settings()
-    model = pc.build_model("rope", settings)
-    dropped = pc.drop_positions(model)
+    model = build_model("rope", settings)
+    dropped = drop_positions(model)
     assert model.method == "rope" and dropped.method == "none"
     for (name, a), (_, b) in zip(model.state_dict().items(), dropped.state_dict().items(), strict=True):
         assert torch.equal(a, b), name
-    tokens = torch.from_numpy(pc.retrieval_batch(2, 16, 2, 16, 0)[0])
+    tokens = torch.from_numpy(retrieval_batch(2, 16, 2, 16, 0)[0])
     with torch.no_grad():
         # frequencies divided by 1e12 leave every angle ~0: RoPE becomes the identity rotation
         frozen = model(tokens, rope_scaling={"rope_type": "linear", "factor": 1e12})
@@ -30,32 +31,32 @@ def test_dropping_positions_keeps_every_weight_and_equals_rope_with_zero_angles(
 
 def test_recalibration_trains_only_the_copy():
     settings = _tiny_settings()
-    model = pc.build_model("rope", settings)
+    model = build_model("rope", settings)
     before = {k: v.clone() for k, v in model.state_dict().items()}
-    copy = pc.drop_positions(model)
-    curve = pc.recalibrate(copy, settings, 5)
+    copy = drop_positions(model)
+    curve = recalibrate(copy, settings, 5)
     assert curve["step"][-1] == 5 and len(curve["loss"]) == len(curve["step"])
     assert all(torch.equal(before[k], v) for k, v in model.state_dict().items())
     assert any(not torch.equal(before[k], v) for k, v in copy.state_dict().items())
 
 
 def test_experiment_is_deterministic_and_complete():
-    a = pc.drope_experiment(train_len=8, steps=10, recalibration=5, seed=1)
-    b = pc.drope_experiment(train_len=8, steps=10, recalibration=5, seed=1)
-    assert set(a["variants"]) == set(pc.DROPE_VARIANTS)
+    a = drope_experiment(train_len=8, steps=10, recalibration=5, seed=1)
+    b = drope_experiment(train_len=8, steps=10, recalibration=5, seed=1)
+    assert set(a["variants"]) == set(DROPE_VARIANTS)
     assert a["eval_lengths"] == [8, 16, 32, 64]
-    for name in pc.DROPE_VARIANTS:
+    for name in DROPE_VARIANTS:
         assert a["variants"][name]["accuracy"] == b["variants"][name]["accuracy"]
         assert np.asarray(a["attention"][name]).shape == (8, 8)
     assert a["curves"]["recalibration"]["global_step"][-1] == 15
 
 
 def test_the_shipped_result_matches_its_settings():
-    result = pc.load_drope_result(SHIPPED)
+    result = load_drope_result(SHIPPED)
     settings = result["settings"]
     assert result["eval_lengths"] == [settings["train_len"] * f for f in (1, 2, 4, 8)]
     assert result["chance_accuracy"] == pytest.approx(1 / settings["vocab"])
-    for name in pc.DROPE_VARIANTS:
+    for name in DROPE_VARIANTS:
         accuracy = result["variants"][name]["accuracy"]
         assert len(accuracy) == 4 and all(0 <= v <= 1 for v in accuracy)
         grid = result["attention"][name]
@@ -66,6 +67,6 @@ def test_the_shipped_result_matches_its_settings():
 
 def test_errors_are_sentences():
     with pytest.raises(ValueError, match="recalibration steps"):
-        pc.drope_experiment(train_len=8, steps=10, recalibration=0)
+        drope_experiment(train_len=8, steps=10, recalibration=0)
     with pytest.raises(ValueError, match="T"):
-        pc.drope_experiment(train_len=4, steps=10, recalibration=5)
+        drope_experiment(train_len=4, steps=10, recalibration=5)

@@ -6,6 +6,8 @@ import numpy as np
 import pytest
 
 import posenc_core as pc
+from posenc_core.images import learned_like_grid, patch_similarity_maps
+from posenc_core.rope import rope_angles
 
 torch = pytest.importorskip("torch")
 pytest.importorskip("transformers")
@@ -42,7 +44,7 @@ def test_apply_rope_is_bit_identical_to_transformers_in_every_dtype(dtype, rope)
 def test_rope_angles_upcast_like_the_model(dtype):
     inv = torch.from_numpy(pc.rope_inv_freq(64)[0]).to(dtype)
     positions = torch.arange(0, 2048, 7).to(dtype)
-    angles = pc.rope_angles(positions, inv)  # tensors in, a tensor out
+    angles = rope_angles(positions, inv)  # tensors in, a tensor out
     expected = positions.float()[:, None] * inv.float()[None, :]
     assert angles.dtype == torch.float32
     assert torch.equal(angles, expected)
@@ -61,8 +63,8 @@ def test_to_numpy_holds_every_dtype_exactly(dtype):
 @pytest.mark.parametrize("dtype", DTYPES, ids=str)
 def test_patch_similarity_maps_accept_every_dtype(dtype):
     table = torch.from_numpy(pc.sincos_2d(6, 6, 32)).to(dtype)
-    maps = pc.patch_similarity_maps(table, 6, 6)
-    np.testing.assert_array_equal(maps, pc.patch_similarity_maps(table.double().numpy(), 6, 6))
+    maps = patch_similarity_maps(table, 6, 6)
+    np.testing.assert_array_equal(maps, patch_similarity_maps(table.double().numpy(), 6, 6))
 
 
 def _timm(posemb, old, new, prefix, mode="bicubic", antialias=True):
@@ -77,7 +79,7 @@ def _timm(posemb, old, new, prefix, mode="bicubic", antialias=True):
 
 @pytest.mark.parametrize("dtype", DTYPES, ids=str)
 def test_resample_pos_embed_matches_timm_in_every_dtype(dtype):
-    table = torch.from_numpy(np.vstack([np.zeros((1, 24), np.float32), pc.learned_like_grid(7, 7, 24, seed=3)]))
+    table = torch.from_numpy(np.vstack([np.zeros((1, 24), np.float32), learned_like_grid(7, 7, 24, seed=3)]))
     table = table.to(dtype)
     ours = pc.resample_pos_embed(table, (7, 7), (12, 12), 1)  # a tensor in, timm's tensor out, in its dtype
     expected = _timm(table, (7, 7), (12, 12), 1)

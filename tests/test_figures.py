@@ -132,13 +132,13 @@ def test_decimated_heatmaps_average_blocks_so_fast_waves_do_not_alias():
 
 def test_named_series_keep_one_colour_and_dash_in_every_figure():
     import posenc_core as pc
-    labels = [m.label for m in pc.LAB_METHODS.values()]
+    labels = [m.label for m in pc.lab.LAB_METHODS.values()]
     lab = figures.lines([0, 1], {k: np.zeros(2) for k in labels}, title="t", x_title="x", y_title="y", alt="a",
                         name="lab")
     styles = {tr.name: (tr.line.color, tr.line.dash) for tr in lab.figure.data}
     assert len(set(styles.values())) == len(labels)  # nine models, nine distinct looks
     # YaRN alone, or among other methods, or as "RoPE + YaRN", is drawn the same way
-    methods = list(pc.EXTENSION_METHODS.values())
+    methods = list(pc.long_context.EXTENSION_METHODS.values())
     for subset in (methods, methods[::-1], methods[3:4]):
         chart = figures.lines([0, 1], {"no scaling": np.zeros(2), **{m: np.zeros(2) for m in subset}}, title="t",
                               x_title="x", y_title="y", alt="a", name="m")

@@ -6,6 +6,14 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import posenc_core as pc
+from posenc_core.todays_models import (
+    FEWER_FREQUENCY_METHODS,
+    dimension_frequencies,
+    fewer_frequencies,
+    fewer_frequency_summaries,
+    frequency_score_curves,
+    p_rope_inv_freq,
+)
 
 torch = pytest.importorskip("torch")
 
@@ -81,15 +89,15 @@ def test_partial_rotary_matches_gpt_neox_and_glm_modules(model):
 @settings(max_examples=30, deadline=None)
 @given(head_dim=st.sampled_from([2, 8, 64, 256]), base=st.sampled_from([100.0, 10000.0, 1e6]))
 def test_p_rope_at_fraction_one_equals_rope(head_dim, base):
-    np.testing.assert_array_equal(pc.p_rope_inv_freq(head_dim, base, 1.0), pc.base_inv_freq(base, head_dim))
-    np.testing.assert_allclose(pc.dimension_frequencies("p-RoPE", head_dim, base, 1.0),
-                               pc.dimension_frequencies("RoPE", head_dim, base), rtol=1e-6)
+    np.testing.assert_array_equal(p_rope_inv_freq(head_dim, base, 1.0), pc.base_inv_freq(base, head_dim))
+    np.testing.assert_allclose(dimension_frequencies("p-RoPE", head_dim, base, 1.0),
+                               dimension_frequencies("RoPE", head_dim, base), rtol=1e-6)
 
 
 @settings(max_examples=30, deadline=None)
 @given(head_dim=st.sampled_from([8, 64, 128, 512]), p=st.floats(0.05, 1.0))
 def test_p_rope_keeps_the_fastest_pairs_and_zeroes_the_rest(head_dim, p):
-    inv = pc.p_rope_inv_freq(head_dim, 10000.0, p)
+    inv = p_rope_inv_freq(head_dim, 10000.0, p)
     kept = int(np.floor(p * head_dim / 2))
     assert (inv[:kept] > 0).all() and (inv[kept:] == 0).all()
     # the kept ones are exactly RoPE's, so a kept pair's wavelength does not depend on p
@@ -97,9 +105,9 @@ def test_p_rope_keeps_the_fastest_pairs_and_zeroes_the_rest(head_dim, p):
 
 
 def test_partial_keeps_the_wavelength_range_and_p_rope_cuts_it():
-    partial = pc.fewer_frequencies("partial rotary", 128, 10000.0, 0.25, 4096)
-    p_rope = pc.fewer_frequencies("p-RoPE", 128, 10000.0, 0.25, 4096)
-    full = pc.fewer_frequencies("RoPE", 128, 10000.0, 1.0, 4096)
+    partial = fewer_frequencies("partial rotary", 128, 10000.0, 0.25, 4096)
+    p_rope = fewer_frequencies("p-RoPE", 128, 10000.0, 0.25, 4096)
+    full = fewer_frequencies("RoPE", 128, 10000.0, 1.0, 4096)
     assert partial["rotated_dims"] == p_rope["rotated_dims"] == 32 and partial["still_dims"] == 96
     assert partial["shortest_wavelength"] == pytest.approx(2 * np.pi)
     # partial: exponents over r = 32, so its slowest pair is 10000^(30/32); p-RoPE stops at 10000^(30/128)
@@ -109,8 +117,8 @@ def test_partial_keeps_the_wavelength_range_and_p_rope_cuts_it():
 
 
 def test_score_curves_start_at_one_and_still_dims_set_the_floor():
-    curves = pc.frequency_score_curves(64, 10000.0, 0.25, 2000, 300)
-    for method in pc.FEWER_FREQUENCY_METHODS:
+    curves = frequency_score_curves(64, 10000.0, 0.25, 2000, 300)
+    for method in FEWER_FREQUENCY_METHODS:
         assert curves[method][0] == pytest.approx(1.0)
     # three quarters of the dimensions never turn: the score never falls below 0.75 - 0.25
     assert curves["p-RoPE"].min() >= 0.5 - 1e-9 and curves["partial rotary"].min() >= 0.5 - 1e-9
@@ -120,11 +128,11 @@ def _score_curves_per_method(head_dim, base, fraction, max_distance, points):
     """frequency_score_curves before it took each distinct frequency's cosines once: a whole table per method."""
     distance = np.unique(np.concatenate([[0.0], np.round(np.geomspace(1, max_distance, points - 1))]))
     curves = {"distance": distance}
-    for method in pc.FEWER_FREQUENCY_METHODS:
-        omega = pc.dimension_frequencies(method, head_dim, base, fraction)
+    for method in FEWER_FREQUENCY_METHODS:
+        omega = dimension_frequencies(method, head_dim, base, fraction)
         curves[method] = np.cos(np.multiply.outer(distance, omega)).mean(axis=1)
     far = distance > max_distance / 2
-    curves["far_mean"] = {m: float(curves[m][far].mean()) for m in pc.FEWER_FREQUENCY_METHODS}
+    curves["far_mean"] = {m: float(curves[m][far].mean()) for m in FEWER_FREQUENCY_METHODS}
     return curves
 
 
@@ -138,11 +146,11 @@ def test_score_curves_match_a_table_per_method_bit_for_bit(head_dim, base, fract
         expected = _score_curves_per_method(head_dim, base, fraction, max_distance, points)
     except ValueError as error:  # too few dimensions for the fraction: the same refusal
         with pytest.raises(ValueError, match=str(error).split(",")[0]):
-            pc.frequency_score_curves(head_dim, base, fraction, max_distance, points)
+            frequency_score_curves(head_dim, base, fraction, max_distance, points)
         return
-    curves = pc.frequency_score_curves(head_dim, base, fraction, max_distance, points)
+    curves = frequency_score_curves(head_dim, base, fraction, max_distance, points)
     assert list(curves) == list(expected)
-    for key in ("distance", *pc.FEWER_FREQUENCY_METHODS):
+    for key in ("distance", *FEWER_FREQUENCY_METHODS):
         assert np.array_equal(curves[key], expected[key]), key
     far, far_expected = curves["far_mean"], expected["far_mean"]
     assert list(far) == list(far_expected)  # NaN for max_distance 1: no distance lies in the far half
@@ -151,24 +159,24 @@ def test_score_curves_match_a_table_per_method_bit_for_bit(head_dim, base, fract
 
 def test_errors_are_sentences():
     with pytest.raises(ValueError, match="no pair"):
-        pc.fewer_frequencies("p-RoPE", 64, 10000.0, 0.01)
+        fewer_frequencies("p-RoPE", 64, 10000.0, 0.01)
     with pytest.raises(ValueError, match="method"):
-        pc.dimension_frequencies("xpos", 64)
+        dimension_frequencies("xpos", 64)
     with pytest.raises(ValueError, match="even"):
-        pc.p_rope_inv_freq(63)
+        p_rope_inv_freq(63)
     with pytest.raises(ValueError, match="at most 1"):
-        pc.p_rope_inv_freq(64, p=1.5)
+        p_rope_inv_freq(64, p=1.5)
 
 
 def test_an_odd_rotary_dim_rotates_what_transformers_rotates():
     # int(10 * 0.3) = 3: transformers' arange(0, 3, 2) gives two frequencies, and apply_rotary_pos_emb rotates
     # cos.shape[-1] = 4 dims, so four dims turn and six stay still.
-    odd = pc.fewer_frequencies("partial rotary", 10, 10000.0, 0.3)
+    odd = fewer_frequencies("partial rotary", 10, 10000.0, 0.3)
     assert (odd["pairs"], odd["rotated_dims"], odd["still_dims"]) == (2, 4, 6)
 
 
 def test_summaries_give_rope_the_whole_head_and_the_others_the_fraction():
-    summaries = pc.fewer_frequency_summaries(128, 10000.0, 0.25, 4096)
-    assert list(summaries) == list(pc.FEWER_FREQUENCY_METHODS)
+    summaries = fewer_frequency_summaries(128, 10000.0, 0.25, 4096)
+    assert list(summaries) == list(FEWER_FREQUENCY_METHODS)
     assert summaries["RoPE"]["rotated_dims"] == 128
-    assert {summaries[m]["rotated_dims"] for m in pc.FEWER_FREQUENCY_METHODS if m != "RoPE"} == {32}
+    assert {summaries[m]["rotated_dims"] for m in FEWER_FREQUENCY_METHODS if m != "RoPE"} == {32}

@@ -13,6 +13,15 @@ import torch
 
 import posenc_core as pc
 from posenc_core._libm import c_logf
+from posenc_core.inference import (
+    MAX_CALLS,
+    ggml_corr_dims,
+    ggml_rope_cache,
+    ggml_rope_rows,
+    ggml_theta_scale,
+    kshift,
+    kshift_error_curve,
+)
 
 HEADS = [(64, 100000.0), (64, 10000.0), (128, 10000.0), (128, 500000.0), (80, 10000.0), (96, 1000000.0),
          (256, 1000000.0), (32, 25000.0)]
@@ -53,13 +62,13 @@ def _c_cache(ref, position, n_dims, base, freq_scale=1.0, ext=0.0, attn=1.0, cor
 @pytest.mark.parametrize("n_dims,base", HEADS)
 def test_theta_scale_is_the_c_librarys_powf(ref, n_dims, base):
     theta, _, _ = _c_cache(ref, 1.0, n_dims, base)
-    assert pc.ggml_theta_scale(n_dims, base) == theta[1]
+    assert ggml_theta_scale(n_dims, base) == theta[1]
 
 
 @pytest.mark.parametrize("n_dims,base", HEADS)
 @pytest.mark.parametrize("position", [1, -4, -512, 3000, 131071])
 def test_the_cache_row_is_ggmls_bit_for_bit(ref, n_dims, base, position):
-    row = pc.ggml_rope_cache(position, n_dims, base)
+    row = ggml_rope_cache(position, n_dims, base)
     theta, cos, sin = _c_cache(ref, position, n_dims, base)
     for mine, theirs in ((row.theta, theta), (row.cos, cos), (row.sin, sin)):
         assert mine.dtype == np.float32
@@ -71,9 +80,9 @@ def test_the_cache_row_is_ggmls_bit_for_bit(ref, n_dims, base, position):
 def test_yarn_rows_are_ggmls_bit_for_bit(ref, n_dims, base, orig, scale):
     dims = np.empty(2, dtype=np.float32)
     ref.ref_corr_dims(n_dims, orig, base, 32.0, 1.0, _ptr(dims))
-    assert tuple(pc.ggml_corr_dims(n_dims, orig, base, 32.0, 1.0)) == tuple(dims)
+    assert tuple(ggml_corr_dims(n_dims, orig, base, 32.0, 1.0)) == tuple(dims)
     for position in (1, 700, 40000):
-        row = pc.ggml_rope_cache(position, n_dims, base, freq_scale=scale, ext_factor=1.0, corr_dims=tuple(dims))
+        row = ggml_rope_cache(position, n_dims, base, freq_scale=scale, ext_factor=1.0, corr_dims=tuple(dims))
         theta, cos, sin = _c_cache(ref, position, n_dims, base, scale, 1.0, 1.0, tuple(dims))
         np.testing.assert_array_equal(row.theta, theta)
         np.testing.assert_array_equal(row.cos, cos)
@@ -87,7 +96,7 @@ def test_rows_rotated_to_their_positions_are_ggmls_bit_for_bit(ref, n_dims, base
     positions = np.concatenate((np.arange(40), [1000, 4095, 8191, 32767, 131071, 500000, -3, -700, 2**20, 77]))
     theirs = rows.copy()
     ref.ref_rope_rows(theirs.ctypes.data, positions.astype(np.int64).ctypes.data, 50, n_dims, base)
-    np.testing.assert_array_equal(pc.ggml_rope_rows(rows, positions, base), theirs)
+    np.testing.assert_array_equal(ggml_rope_rows(rows, positions, base), theirs)
 
 
 def _keys(n, d, seed=0):
@@ -99,7 +108,7 @@ def test_the_k_shift_in_float32_is_ggmls_bit_for_bit(ref, n_dims, base):
     keys = _keys(24, n_dims)
     theirs = keys.copy()
     ref.ref_shift_f32(theirs.ctypes.data, 24, n_dims, -512.0, base, 50)
-    np.testing.assert_array_equal(pc.kshift(keys, -512, base, dtype="float32", times=50), theirs)
+    np.testing.assert_array_equal(kshift(keys, -512, base, dtype="float32", times=50), theirs)
 
 
 @pytest.mark.parametrize("n_dims,base", HEADS[:4])
@@ -107,7 +116,7 @@ def test_the_k_shift_in_float16_is_ggmls_bit_for_bit(ref, n_dims, base):
     keys = _keys(24, n_dims, 1).astype(np.float16)
     theirs = keys.copy()
     ref.ref_shift_f16(theirs.ctypes.data, 24, n_dims, -300.0, base, 40)
-    mine = pc.kshift(torch.from_numpy(keys), -300, base, dtype="float16", times=40)
+    mine = kshift(torch.from_numpy(keys), -300, base, dtype="float16", times=40)
     np.testing.assert_array_equal(mine, theirs.astype(np.float32))
 
 
@@ -115,7 +124,7 @@ def test_the_smollm2_float32_error_after_1000_shifts_is_ggmls(ref):
     """The error curve's float32 keys after 1,000 shifts of SmolLM2's head are the C kernel's keys: turned to their
     first positions and shifted back 1,000 times by the kernel's arithmetic."""
     n_dims, base, n_discard, n_keys = 64, 100000.0, 4, 32
-    curve = pc.kshift_error_curve(n_dims, base, n_discard, 1000, "float32", n_keys=n_keys)
+    curve = kshift_error_curve(n_dims, base, n_discard, 1000, "float32", n_keys=n_keys)
     rng = np.random.default_rng(0)
     raw = rng.standard_normal((n_keys, n_dims))
     q_raw = rng.standard_normal(n_dims)
@@ -144,20 +153,20 @@ def test_the_smollm2_float32_error_after_1000_shifts_is_ggmls(ref):
 
 def test_the_emulation_refuses_what_ggml_cannot_be_asked():
     with pytest.raises(ValueError, match="n_dims"):
-        pc.ggml_rope_cache(1, 63)
+        ggml_rope_cache(1, 63)
     with pytest.raises(ValueError, match="base"):
-        pc.ggml_rope_cache(1, 64, 0.0)
+        ggml_rope_cache(1, 64, 0.0)
     with pytest.raises(ValueError, match="freq_factors"):
-        pc.ggml_rope_cache(1, 8, 10000.0, freq_factors=[1.0, 0.0, 1.0, 1.0])
+        ggml_rope_cache(1, 8, 10000.0, freq_factors=[1.0, 0.0, 1.0, 1.0])
     with pytest.raises(ValueError, match="freq_scale"):
-        pc.ggml_rope_cache(1, 8, 10000.0, freq_scale=0.0)
+        ggml_rope_cache(1, 8, 10000.0, freq_scale=0.0)
     with pytest.raises(ValueError, match="position"):
-        pc.ggml_rope_cache(1e12, 8)
+        ggml_rope_cache(1e12, 8)
 
 
 def test_requests_past_the_c_librarys_budget_are_refused_before_the_work():
     with pytest.raises(ValueError, match="llama.cpp's angles"):
-        pc.kshift_error_curve(2048, 10000.0, 1, 1000, "float32", n_keys=4096)
+        kshift_error_curve(2048, 10000.0, 1, 1000, "float32", n_keys=4096)
     with pytest.raises(ValueError, match="rows holds"):
-        rows = pc.MAX_CALLS // 64 + 1
-        pc.ggml_rope_rows(np.zeros((rows, 64), dtype=np.float32), np.zeros(rows, dtype=int))
+        rows = MAX_CALLS // 64 + 1
+        ggml_rope_rows(np.zeros((rows, 64), dtype=np.float32), np.zeros(rows, dtype=int))

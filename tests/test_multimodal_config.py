@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 
 import posenc_core as pc
 from posenc_core import multimodal as mm
+from posenc_core.configs import MAX_CONFIG_BYTES
 
 # ---------- presets and the config reader ----------
 
@@ -96,7 +97,7 @@ def test_reader_through_parse_config_json():
     reading = mm.read_multimodal_config(pc.parse_config_json(text))
     assert reading.settings.allocation == "ernie3d"
     with pytest.raises(ValueError, match="bytes"):
-        pc.parse_config_json("x" * (pc.MAX_CONFIG_BYTES + 1))
+        pc.parse_config_json("x" * (MAX_CONFIG_BYTES + 1))
 
 
 # ---------- vision towers ----------

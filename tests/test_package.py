@@ -22,6 +22,7 @@ import numpy as np
 import pytest
 
 import posenc_core as pc
+from posenc_core.inference import first_token_shares, shipped_streaming
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -96,17 +97,49 @@ def test_the_wheel_runs_the_readme_examples_with_numpy_alone(bare, tmp_path):
     assert ran.returncode == 0, ran.stderr
     refused = _run(bare, torch_block, tmp_path)
     assert "MissingExtraError" in refused.stderr and 'pip install "posenc-core[torch]"' in refused.stderr
-    lazy = _run(bare, "import posenc_core as pc\nassert 'flux_rope' in dir(pc)\npc.flux_rope", tmp_path)
+    lazy = _run(bare, "import posenc_core as pc\nassert 'diffusion' not in dir(pc) and not hasattr(pc, 'diffusion')\n"
+                      "import posenc_core.diffusion", tmp_path)
     assert "MissingExtraError" in lazy.stderr and "posenc-core[torch]" in lazy.stderr
 
 
+SECTIONS = ("why_position", "absolute", "rope", "attention_bias", "long_context", "todays_models", "encoders", "images",
+            "multimodal", "inference", "lab", "real_models", "configs", "measures")
+
+
+def test_the_wheel_imports_every_section_with_numpy_alone_and_help_works(bare, tmp_path):
+    """Every section imports in numpy alone (the ones that need torch raise MissingExtraError naming the extra), and
+    help(), hasattr and inspect see the top level as it is."""
+    code = ("import inspect, importlib, pydoc, posenc_core as pc\n"
+            f"for s in {SECTIONS!r}:\n    importlib.import_module('posenc_core.' + s)\n"
+            "assert not hasattr(pc, 'no_such_name')\n"
+            "names = [n for n, _ in inspect.getmembers(pc)]\n"
+            "text = pydoc.render_doc(pc, renderer=pydoc.plaintext)\n"
+            "print(len(pc.__all__), 'base_inv_freq' in text, len(names) > 0)")
+    ran = _run(bare, code, tmp_path)
+    assert ran.returncode == 0, ran.stderr
+    count, documented, listed = ran.stdout.split()
+    assert int(count) <= 60 and documented == "True" and listed == "True"
+
+
+def test_the_top_level_is_curated_and_no_module_star_imports():
+    assert len(pc.__all__) <= 60
+    assert set(pc.__all__) <= set(dir(pc))
+    assert all(getattr(pc, name, None) is not None for name in pc.__all__ if name != "diffusion")
+    starred = [str(path.relative_to(ROOT)) for path in (ROOT / "posenc_core").rglob("*.py")
+               if re.search(r"^from \S+ import \*", path.read_text(encoding="utf-8"), re.M)]
+    assert starred == []
+    for section in SECTIONS:  # every name a section lists is there, and is defined where its module says
+        module = getattr(pc, section)
+        assert all(hasattr(module, name) for name in module.__all__), section
+
+
 def test_the_wheel_reads_its_shipped_streaming_run_with_numpy_alone(bare, tmp_path):
-    ran = _run(bare, "import posenc_core as pc\nr = pc.shipped_streaming()\n"
-                     "print(pc.__file__, r['tokens'], repr(pc.first_token_shares(r).mean[0]))", tmp_path)
+    ran = _run(bare, "import posenc_core as pc\nr = pc.inference.shipped_streaming()\n"
+                     "print(pc.__file__, r['tokens'], repr(pc.inference.first_token_shares(r).mean[0]))", tmp_path)
     assert ran.returncode == 0, ran.stderr
     assert ran.stdout.startswith(str(_site_packages(bare)))
-    result = pc.shipped_streaming()
-    assert ran.stdout.split()[1:] == [str(result["tokens"]), repr(pc.first_token_shares(result).mean[0])]
+    result = shipped_streaming()
+    assert ran.stdout.split()[1:] == [str(result["tokens"]), repr(first_token_shares(result).mean[0])]
 
 
 def test_the_wheel_runs_the_torch_examples_with_the_torch_extra(bare, tmp_path):
@@ -130,22 +163,26 @@ def test_mypy_is_clean_on_the_package():
     assert ran.returncode == 0, ran.stdout[-4000:]
 
 
+def _sections() -> dict[str, object]:
+    return {name: getattr(pc, name) for name in (*SECTIONS, "diffusion")}
+
+
 def test_the_api_reference_builds_and_lists_every_public_name(tmp_path):
     pytest.importorskip("pdoc")
     ran = subprocess.run([sys.executable, "-m", "pdoc", "-o", str(tmp_path), "posenc_core", "posenc_core.diffusion"],
                          cwd=ROOT, capture_output=True, text=True)
     assert ran.returncode == 0, ran.stderr[-4000:]
     page = (tmp_path / "posenc_core.html").read_text(encoding="utf-8")
-    modules = {name for name in pc.__all__ if inspect.ismodule(getattr(pc, name))}  # pages of their own
-    missing = [name for name in pc.__all__ if f'id="{name}"' not in page and name not in modules]
-    missing += [name for name in modules if not (tmp_path / "posenc_core" / f"{name}.html").exists()]
+    missing = [name for name in pc.__all__ if f'id="{name}"' not in page and name not in _sections()]
+    for section, module in _sections().items():
+        section_page = (tmp_path / "posenc_core" / f"{section}.html").read_text(encoding="utf-8")
+        missing += [f"{section}.{name}" for name in module.__all__ if f'id="{name}"' not in section_page]
     assert not missing, missing
-    diffusion = (tmp_path / "posenc_core" / "diffusion.html").read_text(encoding="utf-8")
-    assert not [name for name in pc.diffusion.__all__ if f'id="{name}"' not in diffusion]
+
+
 def _unannotated() -> dict[str, list[str]]:
     found = {}
-    for name in [*pc.__all__, *pc.diffusion.__all__]:
-        obj = getattr(pc, name)
+    for name, obj in [(f"{s}.{n}", getattr(m, n)) for s, m in _sections().items() for n in m.__all__]:
         if not inspect.isfunction(obj):
             continue
         signature = inspect.signature(obj)

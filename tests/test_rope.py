@@ -4,10 +4,37 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import posenc_core as pc
+from posenc_core.measures import diagonal_cells, toeplitz_deviation
+from posenc_core.rope import (
+    ANGLE_DTYPES,
+    ROPE_LAYOUTS,
+    ROPE_MODEL_PRESETS,
+    half_rows_to_interleaved,
+    half_to_interleaved_permutation,
+    interleaved_rows_to_half,
+    rope_angle_error_curve,
+    rope_angles,
+    rope_angles_in_dtype,
+    rope_conversion_scores,
+    rope_cos_table,
+    rope_decay_bound,
+    rope_decay_curves,
+    rope_first_bad_position,
+    rope_float32_pow_difference,
+    rope_inv_freq_float32_pow,
+    rope_layout_check,
+    rope_mean_abs_scores,
+    rope_model_costs,
+    rope_pair,
+    rope_pair_shift_scores,
+    rope_pair_theta,
+    rope_turns,
+    round_to_dtype,
+)
 from posenc_core.rope.precision import _angle_errors, _bin_samples
 
 dims = st.sampled_from([2, 4, 8, 16, 64])
-layouts = st.sampled_from(pc.ROPE_LAYOUTS)
+layouts = st.sampled_from(ROPE_LAYOUTS)
 
 
 def _rand(seed, *shape):
@@ -25,7 +52,7 @@ def rotation_matrix(position, inv_freq, head_dim, layout):
     return mat
 
 
-@pytest.mark.parametrize("layout", pc.ROPE_LAYOUTS)
+@pytest.mark.parametrize("layout", ROPE_LAYOUTS)
 def test_apply_rope_equals_the_block_rotation_matrix(layout):
     inv = pc.rope_inv_freq(8)[0].astype(np.float64)
     x = _rand(0, 5, 8)
@@ -60,7 +87,7 @@ def test_score_depends_only_on_relative_position(d, layout, seed, m, n, shift):
 @given(d=dims, seed=st.integers(0, 10**6))
 def test_layouts_agree_up_to_a_fixed_permutation(d, seed):
     inv, _ = pc.rope_inv_freq(d)
-    perm = pc.half_to_interleaved_permutation(d)
+    perm = half_to_interleaved_permutation(d)
     x_half = _rand(seed, 9, d)
     rotated_half = pc.apply_rope(x_half, np.arange(9), inv, "half")
     rotated_inter = pc.apply_rope(x_half[:, perm], np.arange(9), inv, "interleaved")
@@ -71,7 +98,7 @@ def test_partial_rotary_passes_the_tail_through():
     inv, _ = pc.rope_inv_freq(64, partial_rotary_factor=0.25)
     assert inv.shape == (8,)
     x = _rand(3, 6, 64)
-    for layout in pc.ROPE_LAYOUTS:
+    for layout in ROPE_LAYOUTS:
         out = pc.apply_rope(x, np.arange(6), inv, layout)
         np.testing.assert_array_equal(out[:, 16:], x[:, 16:])
         assert not np.allclose(out[1:, :16], x[1:, :16])
@@ -86,14 +113,14 @@ def test_position_zero_is_identity_and_attention_factor_scales():
 
 def test_decay_bound_known_values():
     d = 128
-    bound = pc.rope_decay_bound(d, [0, 1, 5000])
+    bound = rope_decay_bound(d, [0, 1, 5000])
     assert bound[0] == pytest.approx((d / 2 + 1) / 2)  # all phases 1: mean of 1..d/2
     # brute force the definition for a few distances
     theta = 10000.0 ** (-np.arange(0, d, 2) / d)
     for r, value in zip([0, 1, 5000], bound, strict=True):
         partial = [abs(np.exp(1j * r * theta[:j]).sum()) for j in range(1, d // 2 + 1)]
         assert value == pytest.approx(np.mean(partial), rel=1e-5)
-    far = pc.rope_decay_bound(d, np.arange(0, 4096, 64))
+    far = rope_decay_bound(d, np.arange(0, 4096, 64))
     assert far[0] > 3 * far[-10:].mean()  # it decays
 
 
@@ -104,8 +131,8 @@ def test_decay_bound_known_values():
     (lambda: pc.apply_rope(np.zeros((3, 8)), np.arange(3), np.ones(5)), "only head_dim"),
     (lambda: pc.apply_rope(np.zeros((3, 8)), np.arange(4), np.ones(4)), "positions has 4"),
     (lambda: pc.apply_rope(np.zeros((3, 8)), np.arange(3), np.ones(4), "diagonal"), "layout"),
-    (lambda: pc.rope_decay_bound(7, [1]), "even"),
-    (lambda: pc.rope_decay_bound(16384, np.arange(1 << 13)), "cap"),
+    (lambda: rope_decay_bound(7, [1]), "even"),
+    (lambda: rope_decay_bound(16384, np.arange(1 << 13)), "cap"),
 ])
 def test_bad_arguments_raise_clear_value_errors(call, message):
     with pytest.raises(ValueError, match=message):
@@ -121,11 +148,11 @@ def test_an_odd_head_dim_gets_the_extra_frequency_transformers_gives():
 # --- one pair -------------------------------------------------------------------------------------------
 
 def test_pair_theta_and_pair_rotation_match_the_matrix_form():
-    assert pc.rope_pair_theta(0, 64) == 1.0
-    assert pc.rope_pair_theta(16, 64, 10000) == pytest.approx(10000 ** -0.5)
+    assert rope_pair_theta(0, 64) == 1.0
+    assert rope_pair_theta(16, 64, 10000) == pytest.approx(10000 ** -0.5)
     inv = np.array([0.3])
     q, k = (0.9, -0.4), (0.2, 1.1)
-    out = pc.rope_pair(q, k, 7, 3, 0.3)
+    out = rope_pair(q, k, 7, 3, 0.3)
     np.testing.assert_allclose(out["q_rot"], pc.apply_rope(np.array([q]), [7], inv, "half")[0], atol=1e-6)
     np.testing.assert_allclose(out["k_rot"], pc.apply_rope(np.array([k]), [3], inv, "half")[0], atol=1e-6)
     assert out["score"] == pytest.approx(np.dot(out["q_rot"], out["k_rot"]))
@@ -139,17 +166,17 @@ def test_pair_theta_and_pair_rotation_match_the_matrix_form():
 @given(m=st.integers(0, 1000), n=st.integers(0, 1000), s=st.integers(0, 1000),
        theta=st.floats(0.0, 1.0), qx=st.floats(-2, 2), ky=st.floats(-2, 2))
 def test_pair_score_is_unchanged_when_both_positions_move_together(m, n, s, theta, qx, ky):
-    a = pc.rope_pair((qx, 0.5), (1.0, ky), m, n, theta)["score"]
-    b = pc.rope_pair((qx, 0.5), (1.0, ky), m + s, n + s, theta)["score"]
+    a = rope_pair((qx, 0.5), (1.0, ky), m, n, theta)["score"]
+    b = rope_pair((qx, 0.5), (1.0, ky), m + s, n + s, theta)["score"]
     assert a == pytest.approx(b, abs=1e-9)
 
 
 def test_shift_scores_are_flat_together_and_oscillate_for_the_key_alone():
-    out = pc.rope_pair_shift_scores((1, 0.5), (0.3, -1), 4, 1, 0.2, 100)
+    out = rope_pair_shift_scores((1, 0.5), (0.3, -1), 4, 1, 0.2, 100)
     assert out["together"].shape == (101,)
     np.testing.assert_allclose(out["together"], out["together"][0], atol=1e-12)
     assert out["key_only"].std() > 0.1
-    assert out["together"][0] == pytest.approx(pc.rope_pair((1, 0.5), (0.3, -1), 4, 1, 0.2)["score"])
+    assert out["together"][0] == pytest.approx(rope_pair((1, 0.5), (0.3, -1), 4, 1, 0.2)["score"])
 
 
 # --- all pairs ------------------------------------------------------------------------------------------
@@ -162,12 +189,12 @@ def test_angle_table_against_a_brute_force_loop():
             assert table[m, i] == pytest.approx(np.mod(np.float32(m) * inv[i], 2 * np.pi), abs=1e-5)
     assert table.min() >= 0 and table.max() < 2 * np.pi
     np.testing.assert_allclose(pc.rope_angle_table(50, 16, 500.0, "cos"),
-                               np.cos(pc.rope_angles(np.arange(50), inv)), atol=1e-6)
+                               np.cos(rope_angles(np.arange(50), inv)), atol=1e-6)
     np.testing.assert_allclose(pc.rope_angle_table(50, 16, 500.0, "sin")[3], np.sin(3 * inv), atol=1e-6)
 
 
 def test_turns_known_values():
-    out = pc.rope_turns(128, 10000.0, 4096)
+    out = rope_turns(128, 10000.0, 4096)
     assert out["wavelength"][0] == pytest.approx(2 * np.pi)
     assert out["wavelength"][-1] == pytest.approx(2 * np.pi * 10000 ** (126 / 128))
     np.testing.assert_allclose(out["turns"], 4096 / out["wavelength"])
@@ -177,11 +204,11 @@ def test_turns_known_values():
 
 # --- relative and decay ---------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("layout", pc.ROPE_LAYOUTS)
+@pytest.mark.parametrize("layout", ROPE_LAYOUTS)
 def test_score_matrix_is_toeplitz_in_both_layouts(layout):
     scores = pc.rope_score_matrix(96, 32, 10000.0, layout, seed=3)
     assert scores.shape == (96, 96)
-    assert pc.toeplitz_deviation(scores) < 1e-3 * np.abs(scores).max()
+    assert toeplitz_deviation(scores) < 1e-3 * np.abs(scores).max()
     q, k = np.random.default_rng(3).standard_normal((2, 32))
     inv = pc.rope_inv_freq(32)[0]
     m, n = 40, 7
@@ -191,7 +218,7 @@ def test_score_matrix_is_toeplitz_in_both_layouts(layout):
 
 def test_mean_abs_scores_match_apply_rope_by_brute_force():
     d, distances = 16, np.array([0, 1, 5, 33])
-    out = pc.rope_mean_abs_scores(d, distances, 10000.0, samples=64, seed=5)
+    out = rope_mean_abs_scores(d, distances, 10000.0, samples=64, seed=5)
     q, k = np.random.default_rng(5).standard_normal((2, 64, d))
     inv = pc.rope_inv_freq(d)[0].astype(np.float64)
     for which, (a, b) in {"random": (q, k), "identical": (q, q)}.items():
@@ -205,10 +232,10 @@ def test_mean_abs_scores_match_apply_rope_by_brute_force():
 
 def test_identical_vectors_decay_and_random_ones_do_not():
     far = np.arange(2000, 4000, 7)
-    out = pc.rope_mean_abs_scores(128, np.concatenate([[0], far]), samples=2048, seed=0)
+    out = rope_mean_abs_scores(128, np.concatenate([[0], far]), samples=2048, seed=0)
     assert out["identical"][1:].mean() < 0.2 * out["identical"][0]
     assert out["random"][1:].mean() == pytest.approx(out["random"][0], rel=0.1)
-    curves = pc.rope_decay_curves(32, 256, samples=256)
+    curves = rope_decay_curves(32, 256, samples=256)
     assert (curves["random_low"], curves["random_high"]) == (curves["random_score"].min(),
                                                              curves["random_score"].max())
 
@@ -216,9 +243,9 @@ def test_identical_vectors_decay_and_random_ones_do_not():
 # --- layouts, conversion, partial ------------------------------------------------------------------------
 
 def test_layout_check_and_conversion():
-    check = pc.rope_layout_check(20, 32, seed=1)
+    check = rope_layout_check(20, 32, seed=1)
     assert check["with_perm"] < 1e-12 and check["without_perm"] > 0.1
-    conv = pc.rope_conversion_scores(24, 32, seed=2)
+    conv = rope_conversion_scores(24, 32, seed=2)
     assert conv["converted_error"] < 1e-9 * np.abs(conv["half"]).max()
     assert conv["naive_error"] > 0.1 * np.abs(conv["half"]).max()
 
@@ -229,22 +256,22 @@ def test_row_permutation_matches_the_view_transpose_form_of_the_llama_conversion
     w = np.random.default_rng(0).standard_normal((n_heads * head_dim, d_in))
     # Meta -> HF: within each head, split rows into (pair, member) and put member-major.
     reference = torch.from_numpy(w).view(n_heads, head_dim // 2, 2, d_in).transpose(1, 2).reshape(-1, d_in)
-    np.testing.assert_array_equal(pc.interleaved_rows_to_half(w, n_heads), reference.numpy())
-    np.testing.assert_array_equal(pc.half_rows_to_interleaved(pc.interleaved_rows_to_half(w, n_heads), n_heads), w)
+    np.testing.assert_array_equal(interleaved_rows_to_half(w, n_heads), reference.numpy())
+    np.testing.assert_array_equal(half_rows_to_interleaved(interleaved_rows_to_half(w, n_heads), n_heads), w)
 
 
 @settings(max_examples=25, deadline=None)
 @given(n=st.integers(1, 70), half_d=st.integers(1, 64), factor=st.sampled_from([1.0, 0.5, 0.25]),
-       layout=st.sampled_from(pc.ROPE_LAYOUTS), base=st.sampled_from([500.0, 10000.0, 1e6]))
+       layout=st.sampled_from(ROPE_LAYOUTS), base=st.sampled_from([500.0, 10000.0, 1e6]))
 def test_cos_table_equals_a_gather_by_pair(n, half_d, factor, layout, base):
     """The table is built by block copies; each dimension must hold exactly its pair's cos (1 when it passes)."""
     d = 2 * half_d
     try:
-        out = pc.rope_cos_table(n, d, base, partial_rotary_factor=factor, layout=layout)
+        out = rope_cos_table(n, d, base, partial_rotary_factor=factor, layout=layout)
     except ValueError:  # int(d * factor) odd or zero: refused with a message, as before
         return
     inv = pc.rope_inv_freq(d, base, partial_rotary_factor=factor)[0]
-    cos_pairs = np.cos(pc.rope_angles(np.arange(n), inv))  # (n, r/2)
+    cos_pairs = np.cos(rope_angles(np.arange(n), inv))  # (n, r/2)
     pair = out["pair"]
     expected = np.where(pair >= 0, cos_pairs[:, np.maximum(pair, 0)], np.float32(1.0))  # (n, d)
     np.testing.assert_array_equal(out["cos"], expected.astype(np.float32))
@@ -254,14 +281,14 @@ def test_cos_table_equals_a_gather_by_pair(n, half_d, factor, layout, base):
 @pytest.mark.parametrize(("n", "d", "base"), [(50, 16, 500.0), (1024, 1024, 10000.0), (4097, 128, 1e6)])
 def test_angle_table_wraps_exactly_as_np_mod(n, d, base):
     """torch's fmod wraps the angles; the bits must be np.mod's (both exact for angles >= 0)."""
-    angles = pc.rope_angles(np.arange(n), pc.rope_inv_freq(d, base)[0])  # (n, d/2) float32
+    angles = rope_angles(np.arange(n), pc.rope_inv_freq(d, base)[0])  # (n, d/2) float32
     expected = np.mod(angles.astype(np.float64), 2 * np.pi).astype(np.float32)
     np.testing.assert_array_equal(pc.rope_angle_table(n, d, base), expected)
 
 
-@pytest.mark.parametrize("layout", pc.ROPE_LAYOUTS)
+@pytest.mark.parametrize("layout", ROPE_LAYOUTS)
 def test_cos_table_marks_pass_through_dimensions(layout):
-    out = pc.rope_cos_table(10, 64, partial_rotary_factor=0.25, layout=layout)
+    out = rope_cos_table(10, 64, partial_rotary_factor=0.25, layout=layout)
     assert out["rotary_dim"] == 16
     assert (out["pair"][16:] == -1).all() and sorted(out["pair"][:16]) == sorted(list(range(8)) * 2)
     np.testing.assert_array_equal(out["cos"][:, 16:], 1.0)
@@ -276,19 +303,19 @@ def test_cos_table_marks_pass_through_dimensions(layout):
 
 # --- precision --------------------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("dtype", pc.ANGLE_DTYPES)
+@pytest.mark.parametrize("dtype", ANGLE_DTYPES)
 def test_round_to_dtype_matches_torch(dtype):
     torch = pytest.importorskip("torch")
     x = np.concatenate([np.random.default_rng(1).standard_normal(5000) * 10.0 ** np.arange(-3, 7).repeat(500),
                         [0.0, 65504.0, 65520.0, 1e6, 257.0, 4097.0]])
     expected = torch.from_numpy(x).to(getattr(torch, dtype)).double().numpy()
-    np.testing.assert_array_equal(pc.round_to_dtype(x, dtype), expected)
+    np.testing.assert_array_equal(round_to_dtype(x, dtype), expected)
 
 
-@pytest.mark.parametrize("dtype", pc.ANGLE_DTYPES)
+@pytest.mark.parametrize("dtype", ANGLE_DTYPES)
 def test_angles_in_dtype_match_torch_arithmetic(dtype):
     torch = pytest.importorskip("torch")
-    out = pc.rope_angles_in_dtype(4000, 200, 64, 10000.0, pair=3, dtype=dtype)
+    out = rope_angles_in_dtype(4000, 200, 64, 10000.0, pair=3, dtype=dtype)
     tdt = getattr(torch, dtype)
     inv = torch.from_numpy(pc.rope_inv_freq(64)[0]).to(tdt)[3]
     pos = torch.arange(4000, 4200, dtype=torch.float64).to(tdt)
@@ -299,22 +326,22 @@ def test_angles_in_dtype_match_torch_arithmetic(dtype):
 def test_first_bad_position_known_values():
     # pair 0 has theta = 1: the angle is the position itself, so bf16 (8 significant bits) first rounds a
     # position by a whole radian at 257 (-> 256), float16 (11 bits) at 2049 (-> 2048).
-    assert pc.rope_first_bad_position(64, dtype="bfloat16") == 257
-    assert pc.rope_first_bad_position(64, dtype="float16") == 2049
-    assert pc.rope_first_bad_position(64, dtype="float32", max_position=1 << 20) is None
+    assert rope_first_bad_position(64, dtype="bfloat16") == 257
+    assert rope_first_bad_position(64, dtype="float16") == 2049
+    assert rope_first_bad_position(64, dtype="float32", max_position=1 << 20) is None
     # the skip bound never hides a hit: compare with an unskipped brute-force scan
     m = np.arange(4097, dtype=np.float64)
-    theta16 = pc.round_to_dtype(pc.rope_inv_freq(64)[0], "float16")
-    computed = pc.round_to_dtype(np.multiply.outer(pc.round_to_dtype(m, "float16"), theta16), "float16")
+    theta16 = round_to_dtype(pc.rope_inv_freq(64)[0], "float16")
+    computed = round_to_dtype(np.multiply.outer(round_to_dtype(m, "float16"), theta16), "float16")
     errors = np.abs(computed - np.multiply.outer(m, 10000.0 ** (-np.arange(0, 64, 2) / 64)))
     brute = int(np.nonzero((errors >= 0.25).any(axis=1))[0][0])
-    assert pc.rope_first_bad_position(64, dtype="float16", threshold=0.25, max_position=4096) == brute
+    assert rope_first_bad_position(64, dtype="float16", threshold=0.25, max_position=4096) == brute
 
 
 def test_error_curve_grows_and_float16_overflows():
-    bf = pc.rope_angle_error_curve(1 << 16, 64, dtype="bfloat16")
-    f32 = pc.rope_angle_error_curve(1 << 16, 64, dtype="float32")
-    f16 = pc.rope_angle_error_curve(1 << 17, 64, dtype="float16")
+    bf = rope_angle_error_curve(1 << 16, 64, dtype="bfloat16")
+    f32 = rope_angle_error_curve(1 << 16, 64, dtype="float32")
+    f16 = rope_angle_error_curve(1 << 17, 64, dtype="float16")
     assert bf["error"][-1] > 50 and f32["error"][-1] < 1e-2
     assert np.all(np.diff(bf["position"]) > 0)
     assert np.isnan(f16["error"][-1]) and np.isfinite(f16["error"][0])
@@ -324,12 +351,12 @@ def test_error_curve_grows_and_float16_overflows():
 def _reference_angle_errors(m, theta_exact, theta_model, dtype):
     # The float64 arithmetic the precision functions used before they moved to float32 products.
     with np.errstate(invalid="ignore"):
-        computed = pc.round_to_dtype(np.multiply.outer(pc.round_to_dtype(m, dtype), theta_model), dtype)
+        computed = round_to_dtype(np.multiply.outer(round_to_dtype(m, dtype), theta_model), dtype)
         return np.abs(computed - np.multiply.outer(m, theta_exact))
 
 
 def _reference_thetas(d, base, dtype):
-    return pc.base_inv_freq(float(base), d), pc.round_to_dtype(pc.rope_inv_freq(d, base)[0], dtype)
+    return pc.base_inv_freq(float(base), d), round_to_dtype(pc.rope_inv_freq(d, base)[0], dtype)
 
 
 def _reference_angle_error_curve(max_position, d, base, dtype, bins, per_bin):
@@ -361,18 +388,18 @@ def _assert_same_curve(new, ref):
 @settings(max_examples=40, deadline=None)
 @given(max_position=st.one_of(st.integers(2, 5000), st.integers(2, pc.MAX_POSITIONS)),
        d=st.sampled_from([2, 8, 64, 96, 128]), base=st.sampled_from([10.0, 500.0, 10000.0, 1e6, 5e8]),
-       dtype=st.sampled_from(pc.ANGLE_DTYPES), bins=st.integers(2, 300), per_bin=st.integers(1, 64))
+       dtype=st.sampled_from(ANGLE_DTYPES), bins=st.integers(2, 300), per_bin=st.integers(1, 64))
 def test_error_curve_has_the_bits_of_the_per_bin_loop(max_position, d, base, dtype, bins, per_bin):
-    new = pc.rope_angle_error_curve(max_position, d, base, dtype, bins=bins, per_bin=per_bin)
+    new = rope_angle_error_curve(max_position, d, base, dtype, bins=bins, per_bin=per_bin)
     _assert_same_curve(new, _reference_angle_error_curve(max_position, d, base, dtype, bins, per_bin))
 
 
-@pytest.mark.parametrize("dtype", pc.ANGLE_DTYPES)
+@pytest.mark.parametrize("dtype", ANGLE_DTYPES)
 @pytest.mark.parametrize("max_position, d, base", [(1 << 20, 256, 1e6), (pc.MAX_POSITIONS, 64, 10000.0),
                                                    (1 << 17, 128, 5e8)])
 def test_error_curve_has_the_bits_of_the_per_bin_loop_at_the_lesson_sizes(dtype, max_position, d, base):
     # The page's largest setting, float16 overflowing, and a base whose smallest float16 thetas are subnormal.
-    new = pc.rope_angle_error_curve(max_position, d, base, dtype)
+    new = rope_angle_error_curve(max_position, d, base, dtype)
     _assert_same_curve(new, _reference_angle_error_curve(max_position, d, base, dtype, 240, 48))
 
 
@@ -387,7 +414,7 @@ def test_bin_samples_are_linspace_rounded_bin_by_bin(widths, first, per_bin):
         np.testing.assert_array_equal(run, np.linspace(lo + 1, hi, min(per_bin, hi - lo)).round())
 
 
-@pytest.mark.parametrize("dtype", pc.ANGLE_DTYPES)
+@pytest.mark.parametrize("dtype", ANGLE_DTYPES)
 def test_first_bad_position_has_the_bits_of_the_float64_arithmetic(dtype):
     # rope_first_bad_position shares the float32 angle errors: every position of a chunk, every pair, from 0.
     for d, base in ((64, 10000.0), (256, 1e6), (96, 5e8)):
@@ -419,27 +446,27 @@ def _reference_first_bad_position(d, base, dtype, threshold, max_position):
 
 @settings(max_examples=30, deadline=None)
 @given(d=st.sampled_from([2, 8, 64, 128]), base=st.sampled_from([10.0, 10000.0, 1e6, 5e8]),
-       dtype=st.sampled_from(pc.ANGLE_DTYPES), threshold=st.sampled_from([1e-4, 0.01, 0.25, 1.0, 4.0]),
+       dtype=st.sampled_from(ANGLE_DTYPES), threshold=st.sampled_from([1e-4, 0.01, 0.25, 1.0, 4.0]),
        max_position=st.integers(1, 100_000))
 def test_first_bad_position_is_the_whole_chunk_scans_answer(d, base, dtype, threshold, max_position):
     expected = _reference_first_bad_position(d, base, dtype, threshold, max_position)
-    assert pc.rope_first_bad_position(d, base, dtype, threshold=threshold, max_position=max_position) == expected
+    assert rope_first_bad_position(d, base, dtype, threshold=threshold, max_position=max_position) == expected
 
 
-@pytest.mark.parametrize("dtype", pc.ANGLE_DTYPES)
+@pytest.mark.parametrize("dtype", ANGLE_DTYPES)
 def test_first_bad_position_is_the_whole_chunk_scans_answer_at_the_lesson_sizes(dtype):
     for d, base, threshold in ((256, 1e6, 1.0), (64, 10000.0, 1000.0)):
         expected = _reference_first_bad_position(d, base, dtype, threshold, 1 << 20)
-        assert pc.rope_first_bad_position(d, base, dtype, threshold=threshold, max_position=1 << 20) == expected
+        assert rope_first_bad_position(d, base, dtype, threshold=threshold, max_position=1 << 20) == expected
 
 
 def test_float32_pow_difference_measures_transformers_angles():
     torch = pytest.importorskip("torch")
     for d, base, position in ((128, 10000.0, 1500), (96, 1e6, 1 << 20), (96, 10000.0, 131072)):
         tf = (1.0 / (base ** (torch.arange(0, d, 2, dtype=torch.int64).float() / d))).numpy()
-        np.testing.assert_array_equal(pc.rope_inv_freq_float32_pow(d, base), tf)
+        np.testing.assert_array_equal(rope_inv_freq_float32_pow(d, base), tf)
         exact = base ** (-np.arange(0, d, 2, dtype=np.float64) / d)
-        out = pc.rope_float32_pow_difference(d, base, position)
+        out = rope_float32_pow_difference(d, base, position)
         assert out["pairs_differing"] == int(np.sum(tf != exact.astype(np.float32)))
         assert out["max_ulp"] == pytest.approx(np.max(np.abs(tf - exact) / np.spacing(exact.astype(np.float32))))
         # the angle transformers forms: float32 position times float32 theta, one float32 rounding
@@ -447,48 +474,48 @@ def test_float32_pow_difference_measures_transformers_angles():
         assert out["angle_error"] == pytest.approx(np.max(np.abs(angles - position * exact)))
         assert out["angle_shift"] <= out["angle_error"] + out["rounded_angle_error"]
     # the measured gap the issue reports: several ulp at d = 96, base 1e6, not one
-    assert pc.rope_float32_pow_difference(96, 1e6)["max_ulp"] > 4
+    assert rope_float32_pow_difference(96, 1e6)["max_ulp"] > 4
 
 
 def test_model_costs():
-    out = pc.rope_model_costs(32, 32, 8, 128, 4096)
+    out = rope_model_costs(32, 32, 8, 128, 4096)
     assert out["parameters"] == 0
     assert out["rotated_vectors_per_token"] == 32 * (32 + 8)
     assert out["rotations_per_token"] == 32 * 40 * 64
     assert out["learned_table_parameters"] == 4096 * 32 * 128
-    assert pc.rope_model_costs(2, 4, 4, 64, 10, partial_rotary_factor=0.25)["rotary_dim"] == 16
+    assert rope_model_costs(2, 4, 4, 64, 10, partial_rotary_factor=0.25)["rotary_dim"] == 16
     assert out["projection_macs_per_layer"] == 4096 * (32 + 16) * 128
     assert out["rope_multiplies_per_layer"] == 4 * 40 * 64
     assert out["rope_share_per_layer"] == pytest.approx(4 * 40 * 64 / (4 * 40 * 64 + 4096 * 48 * 128))
-    for preset in pc.ROPE_MODEL_PRESETS.values():  # every preset is a valid configuration
-        costs = pc.rope_model_costs(preset["n_layers"], preset["n_heads"], preset["n_kv_heads"], preset["head_dim"],
+    for preset in ROPE_MODEL_PRESETS.values():  # every preset is a valid configuration
+        costs = rope_model_costs(preset["n_layers"], preset["n_heads"], preset["n_kv_heads"], preset["head_dim"],
                                     preset["context"], partial_rotary_factor=preset["partial_rotary_factor"],
                                     d_model=preset["d_model"])
         assert costs["rope_multiplies_per_layer"] < 0.01 * costs["projection_macs_per_layer"]
 
 
 @pytest.mark.parametrize("call, message", [
-    (lambda: pc.rope_pair_theta(32, 64), "at most 31"),
-    (lambda: pc.rope_pair((1, 2, 3), (0, 1), 0, 0, 1), "two finite numbers"),
-    (lambda: pc.rope_pair((1, float("nan")), (0, 1), 0, 0, 1), "finite"),
-    (lambda: pc.rope_pair_shift_scores((1, 0), (0, 1), 0, 0, 1, 0), "at least 1"),
+    (lambda: rope_pair_theta(32, 64), "at most 31"),
+    (lambda: rope_pair((1, 2, 3), (0, 1), 0, 0, 1), "two finite numbers"),
+    (lambda: rope_pair((1, float("nan")), (0, 1), 0, 0, 1), "finite"),
+    (lambda: rope_pair_shift_scores((1, 0), (0, 1), 0, 0, 1, 0), "at least 1"),
     (lambda: pc.rope_angle_table(10, 16, part="tan"), "part"),
     (lambda: pc.rope_angle_table(1 << 22, 64), "cap"),
-    (lambda: pc.rope_turns(64, 10000, 0), "at least 1"),
+    (lambda: rope_turns(64, 10000, 0), "at least 1"),
     (lambda: pc.rope_score_matrix(5000, 64), "at most 4,096"),
     (lambda: pc.rope_score_matrix(16, 16, layout="zigzag"), "layout"),
     (lambda: pc.rope_score_matrix(16, 16, seed=-1), "seed"),
-    (lambda: pc.rope_mean_abs_scores(64, [0, float("inf")]), "finite"),
-    (lambda: pc.rope_mean_abs_scores(64, np.arange(1 << 20), samples=8192), "cap"),
-    (lambda: pc.interleaved_rows_to_half(np.zeros((12, 3)), 4), "even head_dim"),
-    (lambda: pc.interleaved_rows_to_half(np.zeros(12), 1), "2D"),
-    (lambda: pc.rope_cos_table(4, 64, partial_rotary_factor=0.01), "even number"),
-    (lambda: pc.round_to_dtype([1.0], "int8"), "dtype"),
-    (lambda: pc.rope_angles_in_dtype(0, 0, 64), "count"),
-    (lambda: pc.rope_angle_error_curve(1, 64), "max_position"),
-    (lambda: pc.rope_first_bad_position(64, threshold=0), "greater than 0"),
-    (lambda: pc.rope_model_costs(2, 6, 4, 64, 10), "multiple"),
-    (lambda: pc.rope_conversion_scores(8, 7), "even"),
+    (lambda: rope_mean_abs_scores(64, [0, float("inf")]), "finite"),
+    (lambda: rope_mean_abs_scores(64, np.arange(1 << 20), samples=8192), "cap"),
+    (lambda: interleaved_rows_to_half(np.zeros((12, 3)), 4), "even head_dim"),
+    (lambda: interleaved_rows_to_half(np.zeros(12), 1), "2D"),
+    (lambda: rope_cos_table(4, 64, partial_rotary_factor=0.01), "even number"),
+    (lambda: round_to_dtype([1.0], "int8"), "dtype"),
+    (lambda: rope_angles_in_dtype(0, 0, 64), "count"),
+    (lambda: rope_angle_error_curve(1, 64), "max_position"),
+    (lambda: rope_first_bad_position(64, threshold=0), "greater than 0"),
+    (lambda: rope_model_costs(2, 6, 4, 64, 10), "multiple"),
+    (lambda: rope_conversion_scores(8, 7), "even"),
 ])
 def test_new_bad_arguments_raise_clear_value_errors(call, message):
     with pytest.raises(ValueError, match=message):
@@ -499,7 +526,7 @@ def test_new_bad_arguments_raise_clear_value_errors(call, message):
 def test_decay_bound_in_score_units_never_falls_below_the_measured_score(d, base):
     # RoFormer's bound holds per sample, so its mean holds for the mean |q . k| at every distance; dividing
     # each curve by its own value at distance 0 (the old figure) breaks this, which is why the page plots units.
-    curves = pc.rope_decay_curves(d, 4096, base, log_distance=True, samples=256, seed=3)
+    curves = rope_decay_curves(d, 4096, base, log_distance=True, samples=256, seed=3)
     for name in ("identical", "random"):
         assert np.all(curves[f"{name}_bound"] >= curves[f"{name}_score"])
         assert curves[f"{name}_slack"] >= 1.0
@@ -511,7 +538,7 @@ def test_decay_bound_in_score_units_never_falls_below_the_measured_score(d, base
 
 def test_bound_factor_by_brute_force():
     d = 8
-    out = pc.rope_mean_abs_scores(d, [0], samples=16, seed=2)
+    out = rope_mean_abs_scores(d, [0], samples=16, seed=2)
     q, k = np.random.default_rng(2).standard_normal((2, 16, d))
     h = (q[:, :4] + 1j * q[:, 4:]) * np.conj(k[:, :4] + 1j * k[:, 4:])  # (16, 4)
     h = np.concatenate([h, np.zeros((16, 1))], axis=1)
@@ -521,24 +548,24 @@ def test_bound_factor_by_brute_force():
 
 def test_diagonal_cells_reads_the_cells_with_m_minus_n_fixed():
     grid = np.arange(12.0).reshape(3, 4)  # row m, column n
-    assert pc.diagonal_cells(grid, 0) == {"count": 3, "min": 0.0, "max": 10.0}  # (0,0) (1,1) (2,2)
-    assert pc.diagonal_cells(grid, 2) == {"count": 1, "min": 8.0, "max": 8.0}  # m - n = 2: (2, 0)
-    assert pc.diagonal_cells(grid, -3) == {"count": 1, "min": 3.0, "max": 3.0}  # (0, 3)
+    assert diagonal_cells(grid, 0) == {"count": 3, "min": 0.0, "max": 10.0}  # (0,0) (1,1) (2,2)
+    assert diagonal_cells(grid, 2) == {"count": 1, "min": 8.0, "max": 8.0}  # m - n = 2: (2, 0)
+    assert diagonal_cells(grid, -3) == {"count": 1, "min": 3.0, "max": 3.0}  # (0, 3)
     with pytest.raises(ValueError, match="outside"):
-        pc.diagonal_cells(grid, 3)
+        diagonal_cells(grid, 3)
 
 
 @pytest.mark.parametrize(("d", "threshold"), [(64, 1000.0), (8, 50.0), (128, 1e6)])
 def test_first_bad_position_counts_float16_overflow(d, threshold):
     """From 65,520 a float16 position is inf, an infinite error: no threshold lets the scan skip past it."""
-    assert pc.rope_first_bad_position(d, dtype="float16", threshold=threshold, max_position=1 << 20) <= 65520
+    assert rope_first_bad_position(d, dtype="float16", threshold=threshold, max_position=1 << 20) <= 65520
     m = np.arange(0, 65521, dtype=np.float64)  # (65521,) every position up to the first that overflows
     theta_exact = pc.base_inv_freq(10000.0, d)
     from posenc_core.rope.precision import _angle_errors, _model_inv_freq
 
     errors = _angle_errors(m, theta_exact, _model_inv_freq(d, 10000.0, "float16"), "float16")  # (65521, d/2)
     first = int(m[np.nonzero((errors >= threshold).any(axis=1))[0][0]])
-    assert pc.rope_first_bad_position(d, dtype="float16", threshold=threshold, max_position=1 << 20) == first
+    assert rope_first_bad_position(d, dtype="float16", threshold=threshold, max_position=1 << 20) == first
 
 
 @pytest.mark.parametrize(("n", "d", "base", "seed"), [(16, 8, 10000.0, 0), (64, 32, 500.0, 3), (256, 128, 1e6, 7)])
@@ -556,11 +583,11 @@ def test_conversion_scores_equal_three_separate_runs(n, d, base, seed):
         k = pc.apply_rope(x @ wk.T, np.arange(n), inv_freq, layout)  # (n, d)
         return q @ k.T
 
-    out = pc.rope_conversion_scores(n, d, base, seed=seed)
+    out = rope_conversion_scores(n, d, base, seed=seed)
     np.testing.assert_array_equal(out["half"], run(w_q, w_k, "half"))
     np.testing.assert_array_equal(out["naive"], run(w_q, w_k, "interleaved"))
-    np.testing.assert_array_equal(out["converted"], run(pc.half_rows_to_interleaved(w_q, 1),
-                                                         pc.half_rows_to_interleaved(w_k, 1), "interleaved"))
+    np.testing.assert_array_equal(out["converted"], run(half_rows_to_interleaved(w_q, 1),
+                                                         half_rows_to_interleaved(w_k, 1), "interleaved"))
 
 
 def test_apply_rope_takes_transformers_batch_position_ids():

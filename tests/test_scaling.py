@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 import posenc_core as pc
+from posenc_core.rope import yarn_ramp, yarn_ramp_bounds
 
 torch = pytest.importorskip("torch")
 transformers = pytest.importorskip("transformers")
@@ -151,8 +152,8 @@ def test_static_ntk_rescales_the_base():
 
 
 def test_yarn_ramp_regions():
-    low, high = pc.yarn_ramp_bounds({"beta_fast": 32, "beta_slow": 1}, 128, 10000.0, 4096)
-    ramp = pc.yarn_ramp(low, high, 64)
+    low, high = yarn_ramp_bounds({"beta_fast": 32, "beta_slow": 1}, 128, 10000.0, 4096)
+    ramp = yarn_ramp(low, high, 64)
     assert ramp[0] == 0 and ramp[-1] == 1 and np.all(np.diff(ramp) >= 0)
 
 

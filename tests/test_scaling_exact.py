@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 import posenc_core as pc
+from posenc_core.rope import DYNAMIC_CALL_PATTERNS, dynamic_call_lengths, rope_dynamic_calls
 
 torch = pytest.importorskip("torch")
 pytest.importorskip("transformers")
@@ -153,13 +154,13 @@ def test_dynamic_calls_follow_the_stateful_module():
         theta = float(rng.choice([10000.0, 500000.0, rng.uniform(100, 1e7)]))
         max_pos, factor = int(rng.choice([256, 2048, 4096])), float(rng.uniform(1.1, 40))
         calls = [int(n) for n in rng.integers(1, 4 * max_pos, size=6)]
-        ours = pc.rope_dynamic_calls(head_dim, theta, factor, max_pos, calls)
+        ours = rope_dynamic_calls(head_dim, theta, factor, max_pos, calls)
         np.testing.assert_array_equal(ours["inv_freq"], drive_module(head_dim, theta, factor, max_pos, calls))
 
 
 def test_dynamic_calls_keep_long_frequencies_until_a_short_call():
     calls = [8192, 5000, 4096, 100, 6000]
-    out = pc.rope_dynamic_calls(64, 10000.0, 2.0, 4096, calls)
+    out = rope_dynamic_calls(64, 10000.0, 2.0, 4096, calls)
     assert out["event"] == ["grow", "keep", "keep", "reset", "grow"]
     assert list(out["cached"]) == [8192, 8192, 8192, 4096, 6000]
     np.testing.assert_array_equal(out["inv_freq"][1], out["fresh"][0])  # 5,000 runs with 8,192's frequencies
@@ -179,7 +180,7 @@ def test_dynamic_calls_keep_long_frequencies_until_a_short_call():
 ])
 def test_dynamic_calls_bad_arguments(kwargs, message):
     with pytest.raises(ValueError, match=message):
-        pc.rope_dynamic_calls(64, 10000.0, **({"factor": 2.0, "max_position_embeddings": 4096} | kwargs))
+        rope_dynamic_calls(64, 10000.0, **({"factor": 2.0, "max_position_embeddings": 4096} | kwargs))
 
 
 def test_seq_len_must_not_be_negative():
@@ -188,23 +189,23 @@ def test_seq_len_must_not_be_negative():
 
 
 def test_call_patterns_and_the_summary_columns():
-    assert pc.dynamic_call_lengths("long prompt, then shorter calls", 4096, 4.0) == [4096, 16384, 8192, 4096,
+    assert dynamic_call_lengths("long prompt, then shorter calls", 4096, 4.0) == [4096, 16384, 8192, 4096,
                                                                                       2048, 8192]
-    for pattern in pc.DYNAMIC_CALL_PATTERNS:
-        lengths = pc.dynamic_call_lengths(pattern, 2048, 8.0)
-        out = pc.rope_dynamic_calls(64, 10000.0, 8.0, 2048, lengths)
+    for pattern in DYNAMIC_CALL_PATTERNS:
+        lengths = dynamic_call_lengths(pattern, 2048, 8.0)
+        out = rope_dynamic_calls(64, 10000.0, 8.0, 2048, lengths)
         assert list(out["length"]) == lengths
         original = pc.rope_inv_freq(64)[0].astype(np.float64)
         np.testing.assert_allclose(out["slowest_ratio"], out["inv_freq"][:, -1] / original[-1])
         np.testing.assert_array_equal(out["stale"], np.any(out["inv_freq"] != out["fresh"], axis=1))
     # the first pattern shows a stale call: 8,192 tokens after 16,384 run with 16,384's frequencies
-    out = pc.rope_dynamic_calls(64, 10000.0, 4.0, 4096, pc.dynamic_call_lengths("long prompt, then shorter calls",
+    out = rope_dynamic_calls(64, 10000.0, 4.0, 4096, dynamic_call_lengths("long prompt, then shorter calls",
                                                                                 4096, 4.0))
     assert out["stale"][2] and out["slowest_ratio"][2] < out["fresh_slowest_ratio"][2]
     with pytest.raises(ValueError, match="pattern must be one of"):
-        pc.dynamic_call_lengths("random", 4096, 4.0)
+        dynamic_call_lengths("random", 4096, 4.0)
     with pytest.raises(ValueError, match="at least 1"):
-        pc.dynamic_call_lengths("growing conversation", 4096, 0.5)
+        dynamic_call_lengths("growing conversation", 4096, 0.5)
 
 
 def test_yarn_with_an_odd_rotary_dimension_is_refused_where_transformers_fails():

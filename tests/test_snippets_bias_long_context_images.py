@@ -11,6 +11,25 @@ import pytest
 
 import posenc_core as pc
 from page_kit import registry
+from posenc_core.attention_bias import (
+    comparison_table,
+    nope_outputs,
+    shaw_clipped_distance,
+    shaw_example,
+    uniform_attention_weights,
+)
+from posenc_core.configs import config_contexts, config_view, describe_rope_config
+from posenc_core.images import encoding_tables, patch_similarity_maps, vit_position_table
+from posenc_core.long_context import (
+    EXTENSION_METHODS,
+    PHI35_LONG_FACTOR,
+    PHI35_SHORT_FACTOR,
+    deepseek_softmax_mscale,
+    extension_analysis,
+    extension_at_defaults,
+    extension_scaling,
+    score_vs_distance,
+)
 from tests import apptest_pages
 
 BY_URL = {p.url_path: p for p in registry.all_pages()}
@@ -45,8 +64,8 @@ def test_t5_snippet_reproduces_the_bucket_curve(query, settings):
 def test_nope_snippet_reproduces_the_weights_and_outputs(query, settings):
     n, dim, pattern, seed = settings
     spaces = _snippets("nope", **query)
-    np.testing.assert_array_equal(_named(spaces, "weights"), pc.uniform_attention_weights(n, causal=True))
-    out, expected = _named(spaces, "out"), pc.nope_outputs(n, dim, pattern, seed)
+    np.testing.assert_array_equal(_named(spaces, "weights"), uniform_attention_weights(n, causal=True))
+    out, expected = _named(spaces, "out"), nope_outputs(n, dim, pattern, seed)
     for key in ("causal", "bidirectional"):
         np.testing.assert_array_equal(out[key], expected[key])
 
@@ -55,10 +74,10 @@ def test_nope_snippet_reproduces_the_weights_and_outputs(query, settings):
 def test_shaw_snippet_reproduces_the_clipped_grid_and_the_table(query, settings):
     n, k, dim, seed = settings
     spaces = _snippets("shaw", **query)
-    np.testing.assert_array_equal(_named(spaces, "grid"), pc.shaw_clipped_distance(n, None, k))
+    np.testing.assert_array_equal(_named(spaces, "grid"), shaw_clipped_distance(n, None, k))
     table = _named(spaces, "table")
     assert table.shape == (2 * k + 1, dim)
-    np.testing.assert_array_equal(table, pc.shaw_example(n, dim, k, seed)["a_k"])
+    np.testing.assert_array_equal(table, shaw_example(n, dim, k, seed)["a_k"])
 
 
 @pytest.mark.parametrize("query, shape", [
@@ -67,7 +86,7 @@ def test_shaw_snippet_reproduces_the_clipped_grid_and_the_table(query, settings)
 ])
 def test_compare_snippet_reproduces_the_table(query, shape):
     data = _named(_snippets("compare", **query), "data")
-    assert data == pc.comparison_table(*shape)
+    assert data == comparison_table(*shape)
 
 
 @pytest.mark.parametrize("query, settings", [
@@ -79,7 +98,7 @@ def test_extension_compare_snippet_reproduces_each_methods_curve(query, settings
     chosen, head_dim, base, original, factor = settings
     space = next(s for s in _snippets("extension_compare", **query) if "result" in s)
     assert space["method"] == chosen[-1]  # the loop ran through the chosen methods, this one last
-    result, distances, scores = pc.extension_at_defaults(chosen[-1], head_dim, base, original, factor)
+    result, distances, scores = extension_at_defaults(chosen[-1], head_dim, base, original, factor)
     np.testing.assert_array_equal(space["result"]["ratio"], result["ratio"])
     np.testing.assert_array_equal(space["scores"], scores)
     np.testing.assert_array_equal(space["distances"], distances)
@@ -89,7 +108,7 @@ def test_extension_compare_snippet_reproduces_each_methods_curve(query, settings
 def test_model_configs_snippet_reproduces_what_was_read(preset):
     query = {} if preset == "llama3.1-8b" else {"model": pc.PRESETS[preset].name}  # the URL holds the label
     view = _named(_snippets("model_configs", **query), "view")
-    expected = pc.config_view(pc.preset_config(preset))
+    expected = config_view(pc.preset_config(preset))
     assert (view["original"], view["target"], view["how"]) == (expected["original"], expected["target"],
                                                                expected["how"])
     assert view["read"] == expected["read"]
@@ -104,7 +123,7 @@ def test_model_configs_snippet_reproduces_what_was_read(preset):
 def test_patches_snippet_reproduces_the_similarity_maps(query, settings):
     h, w, dim, base = settings
     sim = _named(_snippets("patches", **query), "sim")
-    np.testing.assert_array_equal(sim, pc.patch_similarity_maps(pc.sincos_2d(h, w, dim, base), h, w, "cosine"))
+    np.testing.assert_array_equal(sim, patch_similarity_maps(pc.sincos_2d(h, w, dim, base), h, w, "cosine"))
 
 
 @pytest.mark.parametrize("query, settings", [
@@ -115,12 +134,12 @@ def test_patches_snippet_reproduces_the_similarity_maps(query, settings):
 def test_resize_snippet_reproduces_the_maps_before_and_after(query, settings):
     src, old, new, dim, prefix, mode, antialias = settings
     spaces = _snippets("resize", **query)
-    table = pc.vit_position_table(src, old, dim, prefix, seed=0)
+    table = vit_position_table(src, old, dim, prefix, seed=0)
     resized = pc.resample_pos_embed(table, (old, old), (new, new), prefix, mode, antialias)
     np.testing.assert_array_equal(_named(spaces, "resized"), resized)
-    before = pc.patch_similarity_maps(table, old, old, "cosine", prefix)
+    before = patch_similarity_maps(table, old, old, "cosine", prefix)
     np.testing.assert_array_equal(_named(spaces, "before"), before)
-    after = pc.patch_similarity_maps(resized, new, new, "cosine", prefix)
+    after = patch_similarity_maps(resized, new, new, "cosine", prefix)
     np.testing.assert_array_equal(_named(spaces, "after"), after)
 
 
@@ -128,28 +147,28 @@ def test_resize_snippet_reproduces_the_maps_before_and_after(query, settings):
 def test_fourier_snippet_reproduces_the_encodings(query, settings):
     octaves, sigma, features = settings
     tables = _named(_snippets("fourier", **query), "tables")
-    expected = pc.encoding_tables(octaves, sigma, features, 0)
+    expected = encoding_tables(octaves, sigma, features, 0)
     for key in ("p", "nerf", "fourier", "frequency"):
         np.testing.assert_array_equal(tables[key], expected[key])
 
 
 # The two core functions the snippets call, against the compositions they replace on the pages.
 
-@pytest.mark.parametrize("method", [None, *pc.EXTENSION_METHODS])
+@pytest.mark.parametrize("method", [None, *EXTENSION_METHODS])
 def test_extension_at_defaults_is_the_analysis_at_every_default_knob(method):
     head_dim, base, original, factor = 96, 10000.0, 4096, 8.0
-    result, distances, scores = pc.extension_at_defaults(method, head_dim, base, original, factor)
+    result, distances, scores = extension_at_defaults(method, head_dim, base, original, factor)
     if method is None:
         scaling, max_pos = None, None
     else:
-        scaling, max_pos = pc.extension_scaling(method, factor, original, short_factor=pc.PHI35_SHORT_FACTOR,
-                                                long_factor=pc.PHI35_LONG_FACTOR)  # exact at head_dim 96
-    expected = pc.extension_analysis(head_dim, base, scaling, original=original, target=32768,
+        scaling, max_pos = extension_scaling(method, factor, original, short_factor=PHI35_SHORT_FACTOR,
+                                                long_factor=PHI35_LONG_FACTOR)  # exact at head_dim 96
+    expected = extension_analysis(head_dim, base, scaling, original=original, target=32768,
                                      max_position_embeddings=max_pos)
     np.testing.assert_array_equal(result["inv_freq_after"], expected["inv_freq_after"])
     assert result["attention_factor"] == expected["attention_factor"]
     frequencies = expected["inv_freq_before" if method is None else "inv_freq_after"]
-    want_d, want_s = pc.score_vs_distance(frequencies, 1.0 if method is None else expected["attention_factor"],
+    want_d, want_s = score_vs_distance(frequencies, 1.0 if method is None else expected["attention_factor"],
                                           4 * 32768)
     np.testing.assert_array_equal(distances, want_d)
     np.testing.assert_array_equal(scores, want_s)
@@ -157,9 +176,9 @@ def test_extension_at_defaults_is_the_analysis_at_every_default_knob(method):
 
 def test_extension_at_defaults_rejects_bad_input_with_a_sentence():
     with pytest.raises(ValueError, match="head_dim"):
-        pc.extension_at_defaults("yarn", 7, 10000.0, 4096, 8.0)
+        extension_at_defaults("yarn", 7, 10000.0, 4096, 8.0)
     with pytest.raises(ValueError, match="must be one of"):
-        pc.extension_at_defaults("no-such-method", 128, 10000.0, 4096, 8.0)
+        extension_at_defaults("no-such-method", 128, 10000.0, 4096, 8.0)
 
 
 @pytest.mark.parametrize("preset", list(pc.PRESETS))
@@ -169,13 +188,13 @@ def test_config_view_reads_each_preset_as_the_config_functions_do(preset):
         read = pc.read_rope_config(config)
     except ValueError as error:  # e.g. a model whose every layer is NoPE: the page shows the same sentence
         with pytest.raises(ValueError, match=str(error)[:40]):
-            pc.config_view(config)
+            config_view(config)
         return
-    view = pc.config_view(config)
+    view = config_view(config)
     assert view["read"] == read
-    assert (view["original"], view["target"], view["how"]) == pc.config_contexts(read)
-    assert view["rows"] == pc.describe_rope_config(config)
-    assert view["softmax_scale"] == pc.deepseek_softmax_mscale(read.scaling)
+    assert (view["original"], view["target"], view["how"]) == config_contexts(read)
+    assert view["rows"] == describe_rope_config(config)
+    assert view["softmax_scale"] == deepseek_softmax_mscale(read.scaling)
     if view["target"] is None:
         assert view["after"] is None and view["distances"].shape == view["before"].shape
     else:

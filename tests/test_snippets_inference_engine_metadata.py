@@ -10,6 +10,16 @@ import pytest
 
 import posenc_core as pc
 from page_kit import registry
+from posenc_core.inference import (
+    REFUSALS,
+    VllmContext,
+    engine_table,
+    engine_wavelengths,
+    gguf_example,
+    read_gguf_header,
+    vllm_context,
+    vllm_flags,
+)
 from tests import apptest_pages
 
 INFO = registry.page("engine_metadata")
@@ -31,8 +41,8 @@ def test_hero_snippet_reproduces_the_wavelengths(query, view):
     ex, llama_text, vllm_text = view
     spaces = apptest_pages.run_snippets(apptest_pages.load(INFO, **query), "engine_metadata")
     pairs, waves = _named(spaces, "pairs"), _named(spaces, "waves")
-    data, config = pc.gguf_example(ex)
-    expected_pairs, expected = pc.engine_wavelengths(pc.engine_table(pc.read_gguf_header(data), config, llama_text,
+    data, config = gguf_example(ex)
+    expected_pairs, expected = engine_wavelengths(engine_table(read_gguf_header(data), config, llama_text,
                                                                      vllm_text))
     np.testing.assert_array_equal(pairs, expected_pairs)
     assert list(waves) == list(expected)
@@ -49,22 +59,22 @@ def test_hero_snippet_reproduces_the_wavelengths(query, view):
 ])
 def test_vllm_snippet_reproduces_the_length(query, model, vllm_text):
     spaces = apptest_pages.run_snippets(apptest_pages.load(INFO, **query), "engine_metadata")
-    config = pc.gguf_example("qwen-yarn")[1] if model == "example" else pc.preset_config(model)
-    assert _named(spaces, "ctx") == pc.vllm_context(config, pc.vllm_flags(vllm_text))
+    config = gguf_example("qwen-yarn")[1] if model == "example" else pc.preset_config(model)
+    assert _named(spaces, "ctx") == vllm_context(config, vllm_flags(vllm_text))
 
 
 def test_every_vllm_code_has_words():
     from lessons.inference import vllm_length_views as words
 
-    assert set(words.REFUSAL_WORDS) == set(pc.REFUSALS)
-    for code in pc.REFUSALS:
-        stopped = pc.VllmContext("llama", "transformers", "max_position_embeddings", 4096, ("default",), "unchanged",
+    assert set(words.REFUSAL_WORDS) == set(REFUSALS)
+    for code in REFUSALS:
+        stopped = VllmContext("llama", "transformers", "max_position_embeddings", 4096, ("default",), "unchanged",
                                  1.0, None, 4096.0, 4096, "derived", 8192, None, None, code, None)
         assert words.sentence(stopped).startswith(("vLLM stops", "transformers has no config class"))
-    served = {pc.vllm_context(pc.preset_config(key), pc.vllm_flags(text)).served_rule
+    served = {vllm_context(pc.preset_config(key), vllm_flags(text)).served_rule
               for key in ("phi3.5-mini", "llama2-7b") for text in ("", "--max-model-len 4096",
                                                                     "VLLM_ALLOW_LONG_MAX_MODEL_LEN=1 vllm serve m "
                                                                     "--max-model-len 300000")}
     assert served <= set(words.SERVED_WORDS) and len(served) == 3
-    own = pc.vllm_context(pc.preset_config("qwen3-next-80b"), pc.vllm_flags(""))
+    own = vllm_context(pc.preset_config("qwen3-next-80b"), vllm_flags(""))
     assert words.sentence(own).endswith(words.CLASS_NOTE)

@@ -8,6 +8,13 @@ import pytest
 import posenc_core as pc
 from lessons.inference.streaming_views import pct
 from page_kit import registry
+from posenc_core.inference import (
+    STREAM_VARIANTS,
+    cache_curves,
+    first_token_shares,
+    shipped_streaming,
+    streaming_summary,
+)
 from tests import apptest_pages
 
 PAGE = registry.page("streaming")
@@ -28,11 +35,11 @@ def test_streaming_loss_snippet_gives_the_binned_losses_and_the_answer(query, bi
     radio.set_value(radio.options[0]).run()
     apptest_pages.assert_clean(at, "after answering")
     ns = _snippet_with(at, "losses")
-    s = pc.streaming_summary(pc.shipped_streaming(), bins)
+    s = streaming_summary(shipped_streaming(), bins)
     np.testing.assert_array_equal(ns["start"], s["start"])
     for label, values in s["loss"].items():
         np.testing.assert_array_equal(ns["losses"][label], values)
-    plain, sinks = pc.STREAM_VARIANTS["window"].label, pc.STREAM_VARIANTS["sink4"].label
+    plain, sinks = STREAM_VARIANTS["window"].label, STREAM_VARIANTS["sink4"].label
     revealed = next(e.value for e in [*at.success, *at.info] if e.value.startswith(("Right. ", "Not quite")))
     assert f"mean loss is {ns['s']['after'][plain]:.3f} nats" in revealed
     assert f"against {ns['s']['after'][sinks]:.3f}" in revealed
@@ -46,8 +53,8 @@ def test_shares_snippet_gives_the_per_layer_shares_and_the_page_prints_them():
     radio.set_value(radio.options[0]).run()
     apptest_pages.assert_clean(at, "after answering")
     ns = _snippet_with(at, "per_layer")
-    result = pc.shipped_streaming()
-    f, one = pc.first_token_shares(result, "sink4"), pc.first_token_shares(result, "sink1")
+    result = shipped_streaming()
+    f, one = first_token_shares(result, "sink4"), first_token_shares(result, "sink1")
     np.testing.assert_array_equal(ns["per_layer"], f.per_layer)
     np.testing.assert_array_equal(ns["one_sink"], one.per_layer[:, 0])
     # the page's own numbers, recomputed here from the saved per-head means: layers x heads, every head alike
@@ -70,7 +77,7 @@ def test_cache_snippet_gives_the_positions_the_page_draws(step):
     at = apptest_pages.load(PAGE, step=f"{step:,}")
     at = apptest_pages.open_tab(at, next(iter(apptest_pages.tab_groups(at))), "What the cache holds")
     ns = _snippet_with(at, "in_cache")
-    c = pc.cache_curves(step, 4, 1020, pc.shipped_streaming()["block"])
+    c = cache_curves(step, 4, 1020, shipped_streaming()["block"])
     np.testing.assert_array_equal(ns["x"], c["x"])
     np.testing.assert_array_equal(ns["in_cache"], c["cache"])
     np.testing.assert_array_equal(ns["in_text"], c["text"])
@@ -79,14 +86,14 @@ def test_cache_snippet_gives_the_positions_the_page_draws(step):
 
 @pytest.mark.skipif(bool(pc.real_models.missing_models()), reason="SmolLM2 is not installed")
 def test_live_run_draws_what_its_snippet_computes():
-    at = apptest_pages.load(PAGE, n="512", cache="64", variants=[pc.STREAM_VARIANTS["window"].label,
-                                                                pc.STREAM_VARIANTS["sink1"].label])
+    at = apptest_pages.load(PAGE, n="512", cache="64", variants=[STREAM_VARIANTS["window"].label,
+                                                                STREAM_VARIANTS["sink1"].label])
     at = apptest_pages.open_tab(at, next(iter(apptest_pages.tab_groups(at))), "Run it here")
     at.button(key="run").click().run()
     apptest_pages.assert_clean(at, "after Run")
     ns = _snippet_with(at, "result")  # SmolLM2 runs again in the snippet: the same losses
-    s = pc.streaming_summary(ns["result"], 32)
-    assert list(s["loss"]) == [pc.STREAM_VARIANTS["window"].label, pc.STREAM_VARIANTS["sink1"].label]
+    s = streaming_summary(ns["result"], 32)
+    assert list(s["loss"]) == [STREAM_VARIANTS["window"].label, STREAM_VARIANTS["sink1"].label]
     np.testing.assert_array_equal(ns["s"]["start"], s["start"])
     for label, mean in s["after"].items():
         assert f"{label} {mean:.3f} nats" in _text(at)

@@ -10,6 +10,22 @@ import pytest
 
 import posenc_core as pc
 from page_kit import registry
+from posenc_core.lab import LAB_METHODS, lab_series, load_lab_results, select_methods, shipped_lab_results
+from posenc_core.multimodal import (
+    MM_FAMILIES,
+    MULTIMODAL_PRESETS,
+    VISION_TOWERS,
+    factorized_learned_table,
+    mm_image_scores,
+    mm_pair_axes,
+    mm_pair_wavelengths,
+    mm_rope_settings,
+    mm_row_end_score,
+    mm_time_id_table,
+    parse_segments,
+    read_multimodal_config,
+    vision_tower_score_map,
+)
 from tests import apptest_pages
 
 BY_URL = {p.url_path: p for p in registry.all_pages()}
@@ -51,15 +67,15 @@ MIXED = "text 4, image 3x4, text 3, video 6f 2x2 @2, text 3"  # the sequence con
     ("glm-4.1v-9b", {"ih": "5", "iw": "2", "ft": "7"}, "text 4, image 5x2, text 3, video 6f 2x2 @2, text 3"),
 ])
 def test_position_ids_snippet_gives_the_ids_the_page_draws(preset, query, spec):
-    p = pc.MULTIMODAL_PRESETS[preset]
+    p = MULTIMODAL_PRESETS[preset]
     at = _page("mm_position_ids", model=p.name, **query)
     result = _snippet_with(at, "result")["result"]
-    expected = pc.mm_position_ids(result_family(preset), pc.parse_segments(spec), frame_text=int(query.get("ft", 1)))
+    expected = pc.mm_position_ids(result_family(preset), parse_segments(spec), frame_text=int(query.get("ft", 1)))
     np.testing.assert_array_equal(result.ids, expected.ids)
     assert f"A token appended now gets id {result.next_text:g}" in _text(at)
     h, w = (int(v) for v in spec.split("image ")[1].split(",")[0].split("x"))
     # the what-if question: twice the columns; its reveal names the advance from the same numbering
-    wider = pc.mm_position_ids(result_family(preset), pc.parse_segments(spec.replace(f"image {h}x{w}",
+    wider = pc.mm_position_ids(result_family(preset), parse_segments(spec.replace(f"image {h}x{w}",
                                                                                      f"image {h}x{2 * w}")),
                                frame_text=int(query.get("ft", 1)))
     image = np.flatnonzero(wider.kind == 1)
@@ -70,32 +86,32 @@ def test_position_ids_snippet_gives_the_ids_the_page_draws(preset, query, spec):
 
 
 def result_family(preset: str) -> str:
-    return pc.read_multimodal_config(pc.MULTIMODAL_PRESETS[preset].config).family
+    return read_multimodal_config(MULTIMODAL_PRESETS[preset].config).family
 
 
 @pytest.mark.parametrize("preset", ["qwen2-vl-7b", "ernie-4.5-vl-28b-a3b"])
 def test_pair_axes_snippet_gives_the_wavelengths_and_the_answer(preset):
-    at = _page("mm_pair_axes", model=pc.MULTIMODAL_PRESETS[preset].name)
+    at = _page("mm_pair_axes", model=MULTIMODAL_PRESETS[preset].name)
     ns = _snippet_with(at, "waves")
-    settings = pc.read_multimodal_config(pc.MULTIMODAL_PRESETS[preset].config).settings
+    settings = read_multimodal_config(MULTIMODAL_PRESETS[preset].config).settings
     assert ns["settings"] == settings
-    for axis, values in pc.mm_pair_wavelengths(settings).items():
+    for axis, values in mm_pair_wavelengths(settings).items():
         np.testing.assert_array_equal(ns["waves"][axis], values)
-    slow = int(np.sum(pc.mm_pair_wavelengths(settings)["width"] > 64))
-    assert f"{slow} of the {int(np.sum(pc.mm_pair_axes(settings) == 2))} width pairs have a wavelength over 64" \
+    slow = int(np.sum(mm_pair_wavelengths(settings)["width"] > 64))
+    assert f"{slow} of the {int(np.sum(mm_pair_axes(settings) == 2))} width pairs have a wavelength over 64" \
         in _reveal(at, "mm_axes_wide")
     families = apptest_pages.open_tab(at, "view", "All families side by side")
     axes = _snippet_with(families, "axes")["axes"]
-    assert list(axes) == list(pc.MM_FAMILIES)
-    np.testing.assert_array_equal(axes["qwen2_vl"], pc.mm_pair_axes(pc.mm_rope_settings("qwen2_vl")))
+    assert list(axes) == list(MM_FAMILIES)
+    np.testing.assert_array_equal(axes["qwen2_vl"], mm_pair_axes(mm_rope_settings("qwen2_vl")))
 
 
 def test_pair_axes_snippet_follows_a_pasted_config():
     at = _page("mm_pair_axes", src="Your config.json")  # the text box holds Qwen3-VL 8B's config.json
     ns = _snippet_with(at, "waves")
-    settings = pc.read_multimodal_config(pc.MULTIMODAL_PRESETS["qwen3-vl-8b"].config).settings
+    settings = read_multimodal_config(MULTIMODAL_PRESETS["qwen3-vl-8b"].config).settings
     assert ns["settings"] == settings
-    for axis, values in pc.mm_pair_wavelengths(settings).items():
+    for axis, values in mm_pair_wavelengths(settings).items():
         np.testing.assert_array_equal(ns["waves"][axis], values)
 
 
@@ -104,18 +120,18 @@ def test_pair_axes_snippet_follows_a_pasted_config():
     ("ernie-4.5-vl-28b-a3b", {"sh": "6", "sw": "3", "qr": "5", "qc": "2"}, 6, 3, 5, 2),  # query on the right edge
 ])
 def test_image_scores_snippet_gives_the_maps_and_the_printed_neighbours(preset, query, h, w, row, col):
-    at = _page("mm_scores", model=pc.MULTIMODAL_PRESETS[preset].name, **query)
+    at = _page("mm_scores", model=MULTIMODAL_PRESETS[preset].name, **query)
     ns = _snippet_with(at, "own")
-    reading = pc.read_multimodal_config(pc.MULTIMODAL_PRESETS[preset].config)
-    expected = pc.mm_image_scores(reading.family, reading.settings, h, w, row, col)
+    reading = read_multimodal_config(MULTIMODAL_PRESETS[preset].config)
+    expected = mm_image_scores(reading.family, reading.settings, h, w, row, col)
     np.testing.assert_array_equal(ns["own"]["map"], expected["map"])
     assert f"right {ns['own']['right']:.4f}, below {ns['own']['below']:.4f}" in _text(at)
     for key, scores in ns["others"].items():
-        assert f"{pc.MM_FAMILIES[key].name}" in _text(at)
+        assert f"{MM_FAMILIES[key].name}" in _text(at)
         assert f"right {scores['right']:.4f}, below {scores['below']:.4f}" in _text(at)
     # the what-if: the same query in an image twice as wide, scored with the last patch of its row
-    far = pc.mm_row_end_score(reading.family, reading.settings, h, w, row, col)
-    wider = pc.mm_image_scores(reading.family, reading.settings, h, 2 * w, row, col)["map"]
+    far = mm_row_end_score(reading.family, reading.settings, h, w, row, col)
+    wider = mm_image_scores(reading.family, reading.settings, h, 2 * w, row, col)["map"]
     assert far["score"] == wider[row, 2 * w - 1]
     assert f"column {2 * w - 1} ({2 * w - 1 - col} columns from the query) {far['score']:.4f}" in \
         _reveal(at, "mm_scores_wider")
@@ -124,7 +140,7 @@ def test_image_scores_snippet_gives_the_maps_and_the_printed_neighbours(preset, 
 def test_fps_snippet_gives_the_time_ids_and_the_answer():
     at = _page("mm_scores", view="Frame index or seconds", ff="12", fa="0.5", fb="8")
     table = _snippet_with(at, "table")["table"]
-    expected = pc.mm_time_id_table(12, (0.5, 8.0), ("qwen2_vl", "qwen2_5_vl", "qwen3_omni"))
+    expected = mm_time_id_table(12, (0.5, 8.0), ("qwen2_vl", "qwen2_5_vl", "qwen3_omni"))
     np.testing.assert_array_equal(table["seconds"], expected["seconds"])
     for name, values in expected["series"].items():
         np.testing.assert_array_equal(table["series"][name], values)
@@ -137,16 +153,16 @@ def test_vision_snippet_gives_the_relative_maps(query, row, col):
     at = _page("vision_rope", **query)
     ns = _snippet_with(at, "qwen")
     h, w = ns["qwen"].shape
-    tower = next(k for k, t in pc.VISION_TOWERS.items() if t.layout == "hwhw")  # the select's default
-    raw = pc.vision_tower_score_map(tower, h, w, row, col)
+    tower = next(k for k, t in VISION_TOWERS.items() if t.layout == "hwhw")  # the select's default
+    raw = vision_tower_score_map(tower, h, w, row, col)
     np.testing.assert_array_equal(ns["qwen"], raw / raw[row, col])
-    np.testing.assert_array_equal(ns["gemma"], pc.vision_tower_score_map("gemma4", h, w, row, col, relative=True))
-    np.testing.assert_array_equal(ns["learned"], pc.factorized_learned_table(h, w, 64, query=(row, col)))
+    np.testing.assert_array_equal(ns["gemma"], vision_tower_score_map("gemma4", h, w, row, col, relative=True))
+    np.testing.assert_array_equal(ns["learned"], factorized_learned_table(h, w, 64, query=(row, col)))
     far = min(w - 1, col + 16) if col < w - 1 else max(0, col - 16)
     shown = f"scores {ns['qwen'][row, far]:.3f} and Gemma 4 {ns['gemma'][row, far]:.3f}"
     assert shown in _text(at).replace("still scores", "scores")
     # the what-if: the Qwen tower with Gemma 4's theta, at the same far patch
-    swapped = pc.vision_tower_score_map(tower, h, w, row, col, theta=100.0, relative=True)[row, far]
+    swapped = vision_tower_score_map(tower, h, w, row, col, theta=100.0, relative=True)[row, far]
     assert f"{abs(far - col)} columns along {swapped:.3f}" in _reveal(at, "vision_theta")
 
 
@@ -227,23 +243,23 @@ def test_long_context_snippet_gives_the_binned_losses(query, bins):
 
 @pytest.mark.parametrize("methods", [None, ["sinusoidal", "rope", "alibi", "rope_pi"]])
 def test_lab_snippet_gives_the_shipped_curves_and_the_answers(methods):
-    query = {} if methods is None else {"methods": [pc.LAB_METHODS[m].label for m in methods]}
+    query = {} if methods is None else {"methods": [LAB_METHODS[m].label for m in methods]}
     at = _page("lab", **query)
     ns = _snippet_with(at, "accuracy")
-    result = pc.select_methods(pc.shipped_lab_results(), methods or list(pc.LAB_METHODS))
-    lengths, accuracy = pc.lab_series(result, "accuracy")
+    result = select_methods(shipped_lab_results(), methods or list(LAB_METHODS))
+    lengths, accuracy = lab_series(result, "accuracy")
     np.testing.assert_array_equal(ns["lengths"], lengths)
     assert list(ns["accuracy"]) == list(accuracy)
     for label, values in accuracy.items():
         np.testing.assert_array_equal(ns["accuracy"][label], values)
     revealed = _reveal(at, "lab_longest")
-    for label in (pc.LAB_METHODS[m].label for m in ("sinusoidal", "rope", "alibi")):
+    for label in (LAB_METHODS[m].label for m in ("sinusoidal", "rope", "alibi")):
         assert f"{label} {accuracy[label][-1]:.3f}" in revealed
     loss_view = apptest_pages.open_tab(at, "view", "Loss vs length")
-    _, loss = pc.lab_series(result, "loss")
-    np.testing.assert_array_equal(_snippet_with(loss_view, "loss")["loss"][pc.LAB_METHODS["rope_pi"].label],
-                                  loss[pc.LAB_METHODS["rope_pi"].label])
-    assert f"{loss[pc.LAB_METHODS['rope_pi'].label][1]:.3g} nats" in _reveal(loss_view, "lab_pi")
+    _, loss = lab_series(result, "loss")
+    np.testing.assert_array_equal(_snippet_with(loss_view, "loss")["loss"][LAB_METHODS["rope_pi"].label],
+                                  loss[LAB_METHODS["rope_pi"].label])
+    assert f"{loss[LAB_METHODS['rope_pi'].label][1]:.3g} nats" in _reveal(loss_view, "lab_pi")
 
 
 # ---------------------------------------------------------------- the core helpers the snippets call
@@ -258,15 +274,15 @@ def test_shipped_results_load_the_files_the_pages_name():
         np.testing.assert_array_equal(shipped[key], by_path[key])
     long = real.shipped_long_context()
     assert long == real.load_long_context(ROOT / "assets" / "smollm2_long_context.json")
-    lab = pc.shipped_lab_results()
-    assert lab["methods"] == pc.load_lab_results(ROOT / "assets" / "lab_full_seed0.json")["methods"]
+    lab = shipped_lab_results()
+    assert lab["methods"] == load_lab_results(ROOT / "assets" / "lab_full_seed0.json")["methods"]
     assert set(lab["attention"]) <= set(lab["methods"])  # the maps came with it
 
 
-@pytest.mark.parametrize("key", list(pc.VISION_TOWERS))
+@pytest.mark.parametrize("key", list(VISION_TOWERS))
 def test_relative_score_map_is_one_at_the_query(key):
-    raw = pc.vision_tower_score_map(key, 5, 7, 2, 6)
-    relative = pc.vision_tower_score_map(key, 5, 7, 2, 6, relative=True)
+    raw = vision_tower_score_map(key, 5, 7, 2, 6)
+    relative = vision_tower_score_map(key, 5, 7, 2, 6, relative=True)
     assert relative[2, 6] == 1.0
     np.testing.assert_array_equal(relative, raw / raw[2, 6])
 

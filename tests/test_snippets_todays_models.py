@@ -11,6 +11,40 @@ import pytest
 
 import posenc_core as pc
 from page_kit import registry
+from posenc_core.configs import layer_groups, layer_pairs
+from posenc_core.long_context import score_vs_distance
+from posenc_core.todays_models import (
+    DROPE_VARIANTS,
+    FEWER_FREQUENCY_METHODS,
+    LOCAL_GLOBAL_MODELS,
+    MLA_PRESETS,
+    QUERY_SCALE_RULES,
+    cope_counting_example,
+    cope_interpolation_curve,
+    dimension_frequency_table,
+    fewer_frequencies,
+    fewer_frequency_summaries,
+    frequency_score_curves,
+    llama4_attn_temperature,
+    llama_4_scaling_beta,
+    load_drope_result,
+    local_global_scores,
+    local_global_view,
+    mla_demo_scores,
+    mla_layout_gap,
+    mla_random_weights,
+    mla_scores,
+    mla_tiny_config,
+    nope_layer_map,
+    order_test,
+    query_scale_positions,
+    sink_attention_map,
+    sink_mass_by_position,
+    sink_mass_by_score,
+    streaming_eviction,
+    temperature_entropy,
+    temperature_positions,
+)
 from tests import apptest_pages
 from tests.conftest import ROOT
 
@@ -38,7 +72,7 @@ def _one(at) -> dict:
 
 def _labels(config):
     _, rows = pc.read_layers(config)
-    groups = pc.layer_groups(rows)
+    groups = layer_groups(rows)
     label_of = {i: g["label"] for g in groups for i in g["layers"]}
     return rows, [label_of[r.index] for r in rows]  # the strip's bottom row, as layer_views.strip colours it
 
@@ -55,9 +89,9 @@ def test_layer_strip_snippet_gives_one_layers_pairs_and_scores():
     ns = _one(_view("layer_strip", "One layer", model=pc.PRESETS["gpt-oss-20b"].name,
                           layer=str(index)))
     context = int(pc.read_layers(pc.preset_config("gpt-oss-20b"))[0].get("max_position_embeddings"))
-    pairs = pc.layer_pairs(rows[index], context)
+    pairs = layer_pairs(rows[index], context)
     np.testing.assert_array_equal(ns["pairs"]["wavelength"], pairs["wavelength"])
-    distances, scores = pc.score_vs_distance(pairs["inv_freq"], pairs["attention_factor"],
+    distances, scores = score_vs_distance(pairs["inv_freq"], pairs["attention_factor"],
                                              min(2 * context, pc.MAX_POSITIONS * 64))
     np.testing.assert_array_equal(ns["distances"], distances)
     np.testing.assert_array_equal(ns["scores"], scores)
@@ -90,23 +124,23 @@ def test_layer_strip_question_counts_the_layers_that_meet_farther_keys(preset, p
 # --- local_global --------------------------------------------------------------------------------------------
 
 def test_local_global_snippet_gives_the_wavelengths():
-    model = list(pc.LOCAL_GLOBAL_MODELS)[0]
+    model = list(LOCAL_GLOBAL_MODELS)[0]
     ns = _one(_view("local_global"))
-    view = pc.local_global_view(model)
+    view = local_global_view(model)
     np.testing.assert_array_equal(ns["wl_local"], view["local"]["wavelength"])
     np.testing.assert_array_equal(ns["wl_full"], view["full"]["wavelength"])
 
 
 def test_local_global_snippet_gives_the_score_curves():
-    model = list(pc.LOCAL_GLOBAL_MODELS)[1]
+    model = list(LOCAL_GLOBAL_MODELS)[1]
     ns = _one(_view("local_global", "Score against distance", model=model))
-    distances, curves = pc.local_global_scores(model)
+    distances, curves = local_global_scores(model)
     np.testing.assert_array_equal(ns["distances"], distances)
     for kind in ("local", "full"):
         np.testing.assert_array_equal(ns["curves"][kind], curves[kind])
     # the core function is the composition the lesson used to make itself: NaN past each kind's span
-    view = pc.local_global_view(model)
-    _, local = pc.score_vs_distance(view["local"]["inv_freq"], view["local"]["attention_factor"],
+    view = local_global_view(model)
+    _, local = score_vs_distance(view["local"]["inv_freq"], view["local"]["attention_factor"],
                                     view["context"] - 1)
     np.testing.assert_array_equal(curves["local"], np.where(distances <= view["local"]["span"] - 1, local, np.nan))
 
@@ -116,23 +150,23 @@ def test_local_global_snippet_gives_the_score_curves():
 @pytest.mark.parametrize("layers", [None, 20])
 def test_nope_snippet_gives_the_layer_map(layers):
     ns = _one(_view("nope_layers", **({"layers": str(layers)} if layers else {})))
-    names, grid = pc.nope_layer_map(layers or 48)
+    names, grid = nope_layer_map(layers or 48)
     assert ns["names"] == names
     np.testing.assert_array_equal(ns["grid"], grid)
 
 
 def test_nope_snippets_give_the_rules_and_the_entropy():
     ns = _one(_view("nope_layers", "The two temperature rules", ctx="65,536", beta="0.2", orig="8,192"))
-    p = pc.query_scale_positions(65536, (8192, 8192))
+    p = query_scale_positions(65536, (8192, 8192))
     np.testing.assert_array_equal(ns["p"], p)
-    np.testing.assert_array_equal(ns["llama"], pc.llama4_attn_temperature(p, 0.2, 8192))
-    np.testing.assert_array_equal(ns["mistral"], pc.llama_4_scaling_beta(p, 0.2, 8192))
+    np.testing.assert_array_equal(ns["llama"], llama4_attn_temperature(p, 0.2, 8192))
+    np.testing.assert_array_equal(ns["mistral"], llama_4_scaling_beta(p, 0.2, 8192))
     assert ns["p"][0] == 1 and ns["p"][-1] == 65535 and {8190, 8191, 16383, 16384} <= set(ns["p"].tolist())
 
-    ns = _one(_view("nope_layers", "Entropy far away", rule=pc.QUERY_SCALE_RULES["llama_4_scaling_beta"][1],
+    ns = _one(_view("nope_layers", "Entropy far away", rule=QUERY_SCALE_RULES["llama_4_scaling_beta"][1],
                     margin="6.0"))
-    expected = pc.temperature_entropy("llama_4_scaling_beta", pc.temperature_positions(1_048_576), scale=0.1,
-                                      period=pc.QUERY_SCALE_RULES["llama_4_scaling_beta"][3], spread=1.0,
+    expected = temperature_entropy("llama_4_scaling_beta", temperature_positions(1_048_576), scale=0.1,
+                                      period=QUERY_SCALE_RULES["llama_4_scaling_beta"][3], spread=1.0,
                                       margin=6.0)
     for key in ("entropy", "entropy_scaled", "needle", "needle_scaled"):
         np.testing.assert_array_equal(ns["result"][key], expected[key])
@@ -152,7 +186,7 @@ def test_hybrids_snippet_gives_the_table():
 def test_hybrids_snippet_gives_the_order_errors(query):
     ns = _one(_view("hybrids", "Reorder the inputs", **query))
     n = int(query.get("n", 24))
-    expected = pc.order_test(n, 16, query.get("kind", "swap"), i=3, j=10, seed=0)  # i, j: the sliders' defaults
+    expected = order_test(n, 16, query.get("kind", "swap"), i=3, j=10, seed=0)  # i, j: the sliders' defaults
     for name, errors in expected["errors"].items():
         np.testing.assert_array_equal(ns["errors"][name], errors)
 
@@ -161,69 +195,69 @@ def test_hybrids_snippet_gives_the_order_errors(query):
 
 def test_sinks_snippet_gives_the_map():
     ns = _one(_view("attention_sinks"))
-    expected = pc.sink_attention_map(32, 8, 2.0)
+    expected = sink_attention_map(32, 8, 2.0)
     np.testing.assert_array_equal(ns["result"]["probs"], expected["probs"])
     np.testing.assert_array_equal(ns["result"]["sink"], expected["sink"])
 
 
 def test_sinks_snippets_give_the_other_figures():
     ns = _one(_view("attention_sinks", "Windows", sink="0.5", w="64"))
-    expected = pc.sink_mass_by_position(0.5, 256, 64)
+    expected = sink_mass_by_position(0.5, 256, 64)
     np.testing.assert_array_equal(ns["result"]["window"], expected["window"])
     np.testing.assert_array_equal(ns["result"]["full"], expected["full"])
 
     ns = _one(_view("attention_sinks", "Mass against scores", sink="0.5", w="64"))
     offsets = np.linspace(-6.0, 6.0, 121)
     for s in (-1.5, 0.5, 2.5):
-        np.testing.assert_array_equal(ns["mass"][s], pc.sink_mass_by_score(s, offsets, 64))
+        np.testing.assert_array_equal(ns["mass"][s], sink_mass_by_score(s, offsets, 64))
 
     ns = _one(_view("attention_sinks", "Streaming", sink="0.5", w="64"))
-    assert ns["result"] == pc.streaming_eviction(64, 0.5, 6.0)
+    assert ns["result"] == streaming_eviction(64, 0.5, 6.0)
 
 
 # --- latent_attention ----------------------------------------------------------------------------------------
 
 def test_latent_snippet_gives_the_three_panels():
-    preset = list(pc.MLA_PRESETS)[0]
+    preset = list(MLA_PRESETS)[0]
     ns = _one(_view("latent_attention"))
-    expected = pc.mla_demo_scores(preset, 4, 12, 0, 0, pc.MLA_PRESETS[preset].rope_interleave)
+    expected = mla_demo_scores(preset, 4, 12, 0, 0, MLA_PRESETS[preset].rope_interleave)
     for key in ("content", "position", "logits"):
         np.testing.assert_array_equal(ns["out"][key], expected[key])
     # mla_demo_scores is the composition the lesson used to make itself
-    cfg = pc.mla_tiny_config(preset, heads=4, hidden=256)
+    cfg = mla_tiny_config(preset, heads=4, hidden=256)
     hidden = np.random.default_rng(1).standard_normal((12, 256)).astype(np.float32)
-    direct = pc.mla_scores(hidden, pc.mla_random_weights(cfg, 0), cfg, np.arange(12))
+    direct = mla_scores(hidden, mla_random_weights(cfg, 0), cfg, np.arange(12))
     np.testing.assert_array_equal(expected["logits"], direct["logits"])
 
 
 def test_latent_snippet_gives_the_layout_gap():
-    preset = list(pc.MLA_PRESETS)[1]
+    preset = list(MLA_PRESETS)[1]
     ns = _one(_view("latent_attention", "Interleaved pairs", model=preset, n="8", h="2", start="5000"))
-    stored = pc.MLA_PRESETS[preset].rope_interleave
-    out = pc.mla_demo_scores(preset, 2, 8, 5000, 0, stored)
-    other = pc.mla_demo_scores(preset, 2, 8, 5000, 0, not stored)
+    stored = MLA_PRESETS[preset].rope_interleave
+    out = mla_demo_scores(preset, 2, 8, 5000, 0, stored)
+    other = mla_demo_scores(preset, 2, 8, 5000, 0, not stored)
     np.testing.assert_array_equal(ns["other"]["position"], other["position"])
-    assert ns["gap"] == pc.mla_layout_gap(out, other) > 0
+    assert ns["gap"] == mla_layout_gap(out, other) > 0
 
 
 # --- fewer_frequencies ---------------------------------------------------------------------------------------
 
 def test_fewer_snippet_gives_the_dimension_table():
     ns = _one(_view("fewer_frequencies"))
-    np.testing.assert_array_equal(ns["table"], pc.dimension_frequency_table(128, 10000, 0.25))
+    np.testing.assert_array_equal(ns["table"], dimension_frequency_table(128, 10000, 0.25))
 
 
 def test_fewer_snippets_give_the_wavelengths_and_scores():
     query = {"d": "64", "p": "0.5", "base": "500,000", "ctx": "8,192"}
     ns = _one(_view("fewer_frequencies", "Wavelengths and the context", **query))
-    expected = pc.fewer_frequency_summaries(64, 500000.0, 0.5, 8192)
-    for method in pc.FEWER_FREQUENCY_METHODS:
+    expected = fewer_frequency_summaries(64, 500000.0, 0.5, 8192)
+    for method in FEWER_FREQUENCY_METHODS:
         np.testing.assert_array_equal(ns["info"][method]["wavelengths"], expected[method]["wavelengths"])
-        assert ns["info"][method]["pairs"] == pc.fewer_frequencies(method, 64, 500000.0,
+        assert ns["info"][method]["pairs"] == fewer_frequencies(method, 64, 500000.0,
                                                                   1.0 if method == "RoPE" else 0.5, 8192)["pairs"]
     ns = _one(_view("fewer_frequencies", "Where the score stops seeing position", **query))
-    expected = pc.frequency_score_curves(64, 500000.0, 0.5, 8192, 800)
-    for key in ("distance", *pc.FEWER_FREQUENCY_METHODS):
+    expected = frequency_score_curves(64, 500000.0, 0.5, 8192, 800)
+    for key in ("distance", *FEWER_FREQUENCY_METHODS):
         np.testing.assert_array_equal(ns["data"][key], expected[key])
 
 
@@ -234,15 +268,15 @@ SHIPPED = ROOT / "assets" / "drope_seed0.json"
 
 def test_drope_snippet_gives_the_accuracy():
     ns = _one(_view("drope"))
-    shipped = pc.load_drope_result(SHIPPED)
-    assert ns["acc"] == {n: shipped["variants"][n]["accuracy"] for n in pc.DROPE_VARIANTS}
+    shipped = load_drope_result(SHIPPED)
+    assert ns["acc"] == {n: shipped["variants"][n]["accuracy"] for n in DROPE_VARIANTS}
 
 
 def test_drope_snippet_gives_the_attention_maps_of_the_run_shown():
     # a seed not run yet: the page shows the shipped run, and so does its snippet
     ns = _one(_view("drope", "What the retrieval head does", seed="2"))
-    shipped = pc.load_drope_result(SHIPPED)
-    for name in pc.DROPE_VARIANTS:
+    shipped = load_drope_result(SHIPPED)
+    for name in DROPE_VARIANTS:
         np.testing.assert_array_equal(ns["maps"][name], shipped["attention"][name])
     assert ns["mass"] == shipped["offset_mass"]
 
@@ -255,15 +289,15 @@ TEXT = "The cat sat. Then it slept on the warm mat. Birds sang outside the windo
 def test_cope_snippet_gives_the_attention():
     ns = _one(_view("cope"))
     np.testing.assert_array_equal(ns["ex"]["attention"],
-                                  pc.cope_counting_example(TEXT, "sentences", 3, 8.0)["attention"])
+                                  cope_counting_example(TEXT, "sentences", 3, 8.0)["attention"])
 
 
 def test_cope_snippets_give_gates_positions_and_interpolation():
     ns = _one(_view("cope", "Gates and positions", unit="words", target="2", s="2"))
-    expected = pc.cope_counting_example(TEXT, "words", 2, 2.0)
+    expected = cope_counting_example(TEXT, "words", 2, 2.0)
     for key in ("gates", "positions", "token_positions"):
         np.testing.assert_array_equal(ns["ex"][key], expected[key])
     ns = _one(_view("cope", "Fractional positions", unit="words", target="2", s="2", p="3.7"))
-    expected = pc.cope_interpolation_curve(2, 2.0, 3.7)
+    expected = cope_interpolation_curve(2, 2.0, 3.7)
     np.testing.assert_array_equal(ns["interp"]["curve"], expected["curve"])
     assert ns["interp"]["value"] == expected["value"]

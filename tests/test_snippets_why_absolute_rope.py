@@ -9,12 +9,12 @@ import numpy as np
 import pytest
 
 import page_kit
-import posenc_core as pc
 from lessons.absolute import sinusoidal_views
 from lessons.attention_bias import alibi_views
 from lessons.rope import pair_views, rope_views
 from lessons.why_position import why_views
 from page_kit import registry
+from posenc_core.rope import ANGLE_DTYPES, ROPE_LAYOUTS, ROPE_MODEL_PRESETS
 from tests import apptest_pages
 
 BY_URL = {p.url_path: p for p in registry.all_pages()}
@@ -133,7 +133,7 @@ def test_token_position_snippets(charts):
 
 def test_rope_relative_snippets(charts):
     at, ns = _open("rope_relative", charts)
-    for layout in pc.ROPE_LAYOUTS:
+    for layout in ROPE_LAYOUTS:
         np.testing.assert_array_equal(ns["scores"][layout], charts[f"rope_scores_{layout}"].matrix)
 
     at, ns = _open("rope_relative", charts, view="Long-term decay", d="32", base="500,000", dist="1,024")
@@ -157,11 +157,11 @@ def test_rope_variants_snippets(charts):
     at, ns = _open("rope_variants", charts, view="Precision", len="32,768", at="1,500", dtype="float16")
     _assert_link_applied(at, len=32768, at=1500, dtype="float16")
     curves = charts["rope_precision"].table
-    for dtype in pc.ANGLE_DTYPES:
+    for dtype in ANGLE_DTYPES:
         np.testing.assert_array_equal(ns["curves"][dtype]["error"], curves[dtype])
     np.testing.assert_array_equal(ns["zoom"]["computed"], charts["rope_precision_zoom"].table["float16"])
     shown = [m.value for m in at.metric]
-    for dtype in pc.ANGLE_DTYPES:
+    for dtype in ANGLE_DTYPES:
         first = ns["first_bad"][dtype]
         assert (f"> {32768:,}" if first is None else f"{first:,}") in shown
 
@@ -169,7 +169,7 @@ def test_rope_variants_snippets(charts):
 def test_rope_model_snippets(charts):
     at, ns = _open("rope_model", charts)
     preset = _widget(at, "model").value
-    assert ns["config"] == pc.ROPE_MODEL_PRESETS[preset]
+    assert ns["config"] == ROPE_MODEL_PRESETS[preset]
     notes = " ".join(a.text for a in charts["rope_flow"].figure.layout.annotations)
     assert f"head_dim {ns['config']['head_dim']}" in notes and f"{ns['config']['n_kv_heads']} key/value" in notes
 
@@ -183,11 +183,12 @@ def test_rope_model_snippets(charts):
 
 
 @pytest.mark.parametrize("statement", [
-    "result = pc.order_experiment('a, b (c)', 16, 'custom', seed=0, i=0, j=1, order='3,4,2,0,1', positions=False)",
-    "scores = {layout: pc.rope_score_matrix(96, 64, 10000.0, layout, 0) for layout in pc.ROPE_LAYOUTS}",
-    "b = pc.embedding_norm_balance([8, 16, 32, 64, 128, 256, 512, 1024], 'normal(0, 1/sqrt(d))', True)",
-    "x = pc.token_plus_position(pc.tokenize(\"it's, [odd]\"), 64, 'normal(0, 1)', False)",
-    "config = pc.ROPE_MODEL_PRESETS['Llama 3 8B']",
+    "result = pc.why_position.order_experiment('a, b (c)', 16, 'custom', seed=0, i=0, j=1, order='3,4,2,0,1', "
+    "positions=False)",
+    "scores = {layout: pc.rope_score_matrix(96, 64, 10000.0, layout, 0) for layout in pc.rope.ROPE_LAYOUTS}",
+    "b = pc.absolute.embedding_norm_balance([8, 16, 32, 64, 128, 256, 512, 1024], 'normal(0, 1/sqrt(d))', True)",
+    "x = pc.absolute.token_plus_position(pc.why_position.tokenize(\"it's, [odd]\"), 64, 'normal(0, 1)', False)",
+    "config = pc.rope.ROPE_MODEL_PRESETS['Llama 3 8B']",
 ])
 @pytest.mark.parametrize("comment", ["", "dict", "(96, 96) float64 each: a comment long enough to need its own line"])
 def test_folded_snippet_lines_are_the_same_statement_and_short(statement, comment):

@@ -18,8 +18,19 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-import posenc_core as pc
+from posenc_core.absolute import (
+    MAX_TABLE_ROWS,
+    MAX_TABLE_VALUES,
+    MAX_UPLOAD_BYTES,
+    learned_lookup,
+    load_position_table,
+    principal_components,
+    sampled_similarity,
+    table_summary,
+)
 from posenc_core.absolute.table_files import FLOAT8_E4M3FN, SAFETENSORS_DTYPES
+from posenc_core.configs import MAX_CONFIG_BYTES
+from posenc_core.inference import MAX_HEADER_BYTES
 
 SETTINGS = settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 NPY_DTYPES = ["<f8", ">f8", "<f4", "<f2", "<i8", "<i4", "<i2", "|i1", "|u1", "<u2", "|b1", "<c8", "<U3", "|O",
@@ -48,12 +59,12 @@ def safetensors_bytes(entries: dict, data: bytes, metadata=None) -> bytes:
 
 def load_or_refuse(data, name, tensor=None):
     try:
-        table = pc.load_position_table(data, name, tensor)
+        table = load_position_table(data, name, tensor)
     except ValueError as error:
         assert str(error) and "Traceback" not in str(error)
         return None
     assert table.dtype == np.float32 and table.ndim == 2 and np.isfinite(table).all()
-    assert 2 <= table.shape[0] <= pc.MAX_TABLE_ROWS and table.size <= pc.MAX_TABLE_VALUES
+    assert 2 <= table.shape[0] <= MAX_TABLE_ROWS and table.size <= MAX_TABLE_VALUES
     return table
 
 
@@ -111,7 +122,7 @@ def test_every_safetensors_dtype_reads_exactly_as_torch_converts_it(dtype):
 
     table = torch.randn(37, 11, generator=torch.Generator().manual_seed(1)) * 20
     table = table.to(getattr(torch, dtype))
-    read = pc.load_position_table(save({"pos": table, "other": torch.ones(3)}), "t.safetensors", "pos")
+    read = load_position_table(save({"pos": table, "other": torch.ones(3)}), "t.safetensors", "pos")
     np.testing.assert_array_equal(read, table.float().numpy())
 
 
@@ -127,7 +138,7 @@ def test_the_float8_e4m3fn_table_is_torchs():
 @pytest.mark.parametrize("shape", [(1000000, 1000000), (10000, 10000, 10000)])
 def test_a_header_claiming_a_huge_array_over_64_bytes_is_a_sentence(shape):
     with pytest.raises(ValueError, match="2D|at most"):
-        pc.load_position_table(npy_header("<f4", shape) + b"\x00" * 64, "t.npy")
+        load_position_table(npy_header("<f4", shape) + b"\x00" * 64, "t.npy")
 
 
 def test_a_float8_safetensors_upload_is_read_not_an_attribute_error():
@@ -135,7 +146,7 @@ def test_a_float8_safetensors_upload_is_read_not_an_attribute_error():
     from safetensors.torch import save
 
     table = torch.linspace(-2, 2, 64).reshape(8, 8).to(torch.float8_e4m3fn)
-    read = pc.load_position_table(save({"pos": table}), "t.safetensors", "pos")
+    read = load_position_table(save({"pos": table}), "t.safetensors", "pos")
     np.testing.assert_array_equal(read, table.float().numpy())
 
 
@@ -146,16 +157,16 @@ def test_a_pickled_object_array_is_refused_without_unpickling():
 
     data = npy_bytes(np.array([[Boom(), Boom()], [Boom(), Boom()]], dtype=object), allow_pickle=True)
     with pytest.raises(ValueError, match="pickle"):
-        pc.load_position_table(data, "t.npy")
+        load_position_table(data, "t.npy")
 
 
 def largest_tables():
     """The largest table each dtype can upload: the values cap, or the byte cap for wide dtypes."""
     for dtype in ("int8", "float16", "float32", "float64"):
         itemsize = np.dtype(dtype).itemsize
-        values = min(pc.MAX_TABLE_VALUES, (pc.MAX_UPLOAD_BYTES - 128) // itemsize)
-        cols = values // pc.MAX_TABLE_ROWS
-        yield dtype, (pc.MAX_TABLE_ROWS, cols)
+        values = min(MAX_TABLE_VALUES, (MAX_UPLOAD_BYTES - 128) // itemsize)
+        cols = values // MAX_TABLE_ROWS
+        yield dtype, (MAX_TABLE_ROWS, cols)
 
 
 @pytest.mark.parametrize("dtype, shape", list(largest_tables()))
@@ -163,14 +174,14 @@ def test_the_largest_accepted_upload_is_analysed_within_the_allocation_bound(dty
     rng = np.random.default_rng(0)
     table = (rng.standard_normal(shape) * 10).astype(dtype)
     data = npy_bytes(table)
-    assert len(data) <= pc.MAX_UPLOAD_BYTES
+    assert len(data) <= MAX_UPLOAD_BYTES
     tracemalloc.start()
     try:
-        loaded = pc.load_position_table(data, "t.npy")
-        pc.sampled_similarity(loaded)
-        pc.principal_components(loaded, 6)
-        pc.table_summary(loaded)
-        pc.learned_lookup(loaded, 2 * loaded.shape[0], strict=False)
+        loaded = load_position_table(data, "t.npy")
+        sampled_similarity(loaded)
+        principal_components(loaded, 6)
+        table_summary(loaded)
+        learned_lookup(loaded, 2 * loaded.shape[0], strict=False)
     finally:
         peak = tracemalloc.get_traced_memory()[1]
         tracemalloc.stop()
@@ -178,9 +189,9 @@ def test_the_largest_accepted_upload_is_analysed_within_the_allocation_bound(dty
 
 
 def test_one_row_past_a_cap_is_refused_by_the_header():
-    for shape in ((pc.MAX_TABLE_ROWS + 1, 2), (2, 16385), (pc.MAX_TABLE_ROWS, pc.MAX_TABLE_VALUES // 4096 + 1)):
+    for shape in ((MAX_TABLE_ROWS + 1, 2), (2, 16385), (MAX_TABLE_ROWS, MAX_TABLE_VALUES // 4096 + 1)):
         with pytest.raises(ValueError, match="at most"):
-            pc.load_position_table(npy_header("|i1", shape), "t.npy")
+            load_position_table(npy_header("|i1", shape), "t.npy")
 
 
 def test_server_cap_is_the_largest_widget_limit():
@@ -189,4 +200,4 @@ def test_server_cap_is_the_largest_widget_limit():
 
     config = (Path(__file__).resolve().parents[1] / ".streamlit" / "config.toml").read_text()
     server_mb = int(re.search(r"^maxUploadSize\s*=\s*(\d+)", config, re.M).group(1))
-    assert server_mb * 2**20 == max(pc.MAX_UPLOAD_BYTES, pc.MAX_CONFIG_BYTES, pc.MAX_HEADER_BYTES)
+    assert server_mb * 2**20 == max(MAX_UPLOAD_BYTES, MAX_CONFIG_BYTES, MAX_HEADER_BYTES)

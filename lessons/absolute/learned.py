@@ -2,7 +2,6 @@ import html
 
 import streamlit as st
 
-import posenc_core as pc
 from lessons.absolute import learned_views as views
 from page_kit import (
     classroom,
@@ -20,6 +19,13 @@ from page_kit import (
     why,
 )
 from page_kit.code_lines import fold
+from posenc_core.absolute import (
+    learned_lookup,
+    load_position_table,
+    missing_rows_message,
+    principal_components,
+    sampled_similarity,
+)
 
 header("Learned absolute embeddings",
        "Instead of a formula, a table P with one trainable row per position: row p is added to the token at "
@@ -62,7 +68,7 @@ def table_tab(page, v) -> None:
     classroom.snippet(*table_code)
 
     def rows_reveal() -> str:
-        return (f"{pc.missing_rows_message(rows, 2 * rows)} A model with a learned table refuses (or truncates) "
+        return (f"{missing_rows_message(rows, 2 * rows)} A model with a learned table refuses (or truncates) "
                 "longer inputs; the 'Past the last row' tab shows the lookup running out.")
 
     with classroom.predict("learned_rows", f"P has {rows} rows and {cols} channels. How many positions can the model "
@@ -86,7 +92,7 @@ def past_tab(page, v) -> None:
     _, message = views.lookup(*v["key"], length)
     src, file_id, filename, tensor = v["key"]
     show(hero(lookup_chart, src=src, file_id=file_id, filename=filename, tensor=tensor, len=length))
-    classroom.snippet(table_code[0], fold(f"rows_used = pc.learned_lookup(P, {length}, strict=False)",
+    classroom.snippet(table_code[0], fold(f"rows_used = pc.absolute.learned_lookup(P, {length}, strict=False)",
                                           f"({length}, {cols}), NaN: no row"))
     formula(r"x_p = E[w_p] + P[p]\ \text{ needs }\ p < T_{\max} = $rows", rows=rows)
     formula(r"\text{longest position asked for: } $last", last=length - 1)
@@ -110,7 +116,7 @@ def similarity_tab(page, v) -> None:
         y_title="position i", value_name="cosine", name="learned_similarity",
         alt="Heatmap of the cosine similarity between every pair of positions: a bright band along "
             "the diagonal."))
-    classroom.snippet(*table_code, fold("sim = pc.sampled_similarity(table)",
+    classroom.snippet(*table_code, fold("sim = pc.absolute.sampled_similarity(table)",
                                         f"sim['similarity'] ({len(sim['positions'])}, "
                                         f"{len(sim['positions'])}) float32: rows 0, {sim['stride']}, "
                                         "..."))
@@ -160,7 +166,7 @@ def pca_tab(page, v) -> None:
         title="How much of the table's variance each component carries", x_title="component",
         y_title="fraction of variance", name="learned_pca_variance",
         alt=f"Bar chart of the variance carried by each of {k} principal components, {share:.1%} together."))
-    classroom.snippet(*table_code, f"pca = pc.principal_components(table, {k})",
+    classroom.snippet(*table_code, f"pca = pc.absolute.principal_components(table, {k})",
                       f"# pca['scores'] ({shown}, {k}): the curves", f"# pca['explained'] ({k},): the bars")
     formula(r"P - \bar P = U\Sigma V^\top,\quad \text{score}_k(p) = U_{pk}\,\sigma_k")
     formula(r"\text{PC 1..$k carry } $share \text{ of the variance}", k=k, share=share)
@@ -190,8 +196,8 @@ def table_view(page, src: str, file_id: str, filename: str, tensor: str) -> dict
                                 help="Zoom into the first rows, which training sees most often; every tab except "
                                      "'Past the last row' uses positions 0 to this value - 1.")
     # the snippets' first lines: the same table, read the same way (an upload from the student's own file)
-    load = ("P = pc.minilm_position_table()" if src == "minilm" else
-            f"P = pc.load_position_table(open({filename!r}, 'rb').read(), {filename!r}, {tensor!r})")
+    load = ("P = pc.absolute.minilm_position_table()" if src == "minilm" else
+            f"P = pc.absolute.load_position_table(open({filename!r}, 'rb').read(), {filename!r}, {tensor!r})")
     return {"table": full[:shown], "rows": rows, "cols": cols, "shown": shown, "key": (src, file_id, filename, tensor),
             "info": views.analysis(src, file_id, filename, tensor, shown),
             "table_code": (fold(load, f"({rows}, {cols}) float32: the whole table"),
@@ -211,4 +217,4 @@ def lesson():
 
 
 lesson()
-source(pc.learned_lookup, pc.principal_components, pc.sampled_similarity, pc.load_position_table)
+source(learned_lookup, principal_components, sampled_similarity, load_position_table)

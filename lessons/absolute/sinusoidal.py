@@ -19,6 +19,16 @@ from page_kit import (
     stage,
     why,
 )
+from posenc_core.absolute import (
+    LAYOUTS,
+    sinusoidal_at,
+    sinusoidal_base_doubling,
+    sinusoidal_coverage,
+    sinusoidal_entry,
+    sinusoidal_frequencies,
+    sinusoidal_shift_error,
+    sinusoidal_shift_matrix,
+)
 
 PLAY_BASES = [int(round(10 ** (1 + k / 8))) for k in range(41)]  # 10 to 1e6, 8 frames a decade
 
@@ -63,7 +73,7 @@ def table_tab(page, n, dim, base, layout, backend, device):
            "right ones barely change. Read a row left to right and you get a barcode that no other row "
            "repeats. Raise the base and the slow columns slow down further.")
 
-    change = pc.sinusoidal_base_doubling(dim, base)
+    change = sinusoidal_base_doubling(dim, base)
     now, twice = change["now"], change["doubled"]
 
     def doubled() -> str:
@@ -83,7 +93,7 @@ def cell_tab(page, n, dim, base, layout, backend, device):
     with page.side:
         p = controls.slider("Position p", "p", 0, n - 1, min(17, n - 1))
         col = controls.slider("Column", "col", 0, dim - 1, min(6, dim - 1))
-    cell = pc.sinusoidal_entry(p, col, dim, base, layout)
+    cell = sinusoidal_entry(p, col, dim, base, layout)
     formula(r"PE_{(p,\,\mathrm{col})} = \$fn\!\left(\frac{p}{b^{2i/d}}\right)"
             r"\quad\Rightarrow\quad PE_{($p,\,$col)} = \$fn\!\left(\frac{$p}{$base^{2\cdot $i/$dim}}\right)"
             r" = \$fn($angle) = $value",
@@ -101,7 +111,7 @@ def waves_tab(page, n, dim, base, layout, backend, device):
                                       max_selections=8)
     series = {}
     for c in chosen:
-        info = pc.sinusoidal_entry(0, c, dim, base, layout)
+        info = sinusoidal_entry(0, c, dim, base, layout)
         series[f"col {c}: {info['function']}, λ={info['wavelength']:,.0f}"] = pe[:, c]
     if series:
         show(figures.lines(
@@ -141,13 +151,13 @@ def similarity_tab(page, n, dim, base, layout, backend, device):
 def shift_tab(page, n, dim, base, layout, backend, device):
     with page.side:
         offset = controls.slider("Offset k", "k", -64, 64, 5)
-    shift = pc.sinusoidal_shift_matrix(dim, offset, base, layout)
-    error = pc.sinusoidal_shift_error(n, dim, offset, base, layout)
+    shift = sinusoidal_shift_matrix(dim, offset, base, layout)
+    error = sinusoidal_shift_error(n, dim, offset, base, layout)
     show(figures.heatmap(shift, title=f"M_k for k = {offset}: PE(p + k) = M_k · PE(p)",
                          x_title="input column", y_title="output column", value_name="M entry",
                          name="sinusoidal_shift_matrix",
                          alt="Block-diagonal matrix: one 2x2 rotation per sine/cosine pair."))
-    first = pc.sinusoidal_entry(offset, 0, dim, base, layout)
+    first = sinusoidal_entry(offset, 0, dim, base, layout)
     formula(r"\begin{pmatrix}\sin(p+k)\omega\\ \cos(p+k)\omega\end{pmatrix} = "
             r"\begin{pmatrix}\cos k\omega & \sin k\omega\\ -\sin k\omega & \cos k\omega\end{pmatrix}"
             r"\begin{pmatrix}\sin p\omega\\ \cos p\omega\end{pmatrix},\quad k\omega_0 = $angle",
@@ -182,7 +192,7 @@ def lesson():
         base = controls.base_slider(controls.DECADE_BASES, label="Base",
                                     help="Sets the slowest wavelength, 2pi x base.")
     with page.more:
-        layout = controls.choice("Column layout", "layout", list(pc.LAYOUTS), "interleaved",
+        layout = controls.choice("Column layout", "layout", list(LAYOUTS), "interleaved",
                                  help="interleaved: sin, cos, sin, cos (the paper). "
                                       "concat: all sines, then all cosines.")
     backend, device = current_backend()
@@ -193,4 +203,4 @@ def lesson():
 
 lesson()
 why(WHY)
-source(pc.sinusoidal_at, pc.sinusoidal_frequencies, pc.sinusoidal_shift_matrix, pc.sinusoidal_coverage)
+source(sinusoidal_at, sinusoidal_frequencies, sinusoidal_shift_matrix, sinusoidal_coverage)

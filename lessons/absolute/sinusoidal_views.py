@@ -14,6 +14,14 @@ import posenc_core as pc
 from page_kit import controls, figures
 from page_kit.lesson import formula, notice
 from page_kit.render import show
+from posenc_core.absolute import (
+    sinusoidal_coverage,
+    sinusoidal_entry,
+    sinusoidal_full_circles,
+    sinusoidal_variant_gap,
+    sinusoidal_wavelengths,
+)
+from posenc_core.measures import similarity_matrix, toeplitz_deviation
 
 
 @st.cache_data(max_entries=32, show_spinner=False)
@@ -23,13 +31,13 @@ def table(n: int, dim: int, base: float, layout: str, backend: str, device: str)
 
 @st.cache_data(max_entries=32, show_spinner=False)
 def variant_tables(n: int, dim: int, base: float):
-    return pc.sinusoidal(n, dim, base, "concat", variant="tensor2tensor"), pc.sinusoidal_variant_gap(n, dim, base)
+    return pc.sinusoidal(n, dim, base, "concat", variant="tensor2tensor"), sinusoidal_variant_gap(n, dim, base)
 
 
 @st.cache_data(max_entries=32, show_spinner=False)
 def similarity(n: int, dim: int, base: float, layout: str):
-    sim = pc.similarity_matrix(table(n, dim, base, layout, "numpy", "cpu"))
-    return sim, pc.toeplitz_deviation(sim)
+    sim = similarity_matrix(table(n, dim, base, layout, "numpy", "cpu"))
+    return sim, toeplitz_deviation(sim)
 
 
 def past_tab(page, n, dim, base, layout, backend, device):
@@ -37,13 +45,13 @@ def past_tab(page, n, dim, base, layout, backend, device):
         train = controls.slider("Training length L", "train", 1, n, max(1, n // 4),
                                 help="The longest sequence the model saw while training.")
     pe = table(n, dim, float(base), layout, backend, device)
-    coverage = pc.sinusoidal_coverage(train, dim, base)
+    coverage = sinusoidal_coverage(train, dim, base)
     half = dim // 2
     pairs = sorted({0, half // 4, half // 2, half - 1})
     series = {}
     for pair in pairs:
         col = 2 * pair if layout == "interleaved" else pair
-        info = pc.sinusoidal_entry(0, col, dim, base, layout)
+        info = sinusoidal_entry(0, col, dim, base, layout)
         series[f"pair {pair} (sin, λ={info['wavelength']:,.0f})"] = pe[:, col]
     show(figures.lines(
         range(n), series, title=f"Sines of four pairs, trained on positions 0 to {train - 1}",
@@ -58,7 +66,7 @@ def past_tab(page, n, dim, base, layout, backend, device):
         alt="Bars per pair: fast pairs are fully covered, slow pairs only partly."))
     formula(r"\text{covered}_i = \min\!\Big(1, \frac{(L-1)\,\omega_i}{2\pi}\Big),\quad L = $train:"
             r"\ $full \text{ of } $half \text{ pairs have turned a full circle}",
-            train=train, full=pc.sinusoidal_full_circles(train, dim, base), half=half)
+            train=train, full=sinusoidal_full_circles(train, dim, base), half=half)
     notice("Past the marker every column simply keeps going: the formula has an answer for any "
            "position, and all values stay in [-1, 1]. What is new is the *combination*: the fast pairs "
            "repeat values they have shown many times, but the slow pairs (short bars) move into angles "
@@ -70,9 +78,9 @@ def past_tab(page, n, dim, base, layout, backend, device):
 def lambda_tab(page, n, dim, base, layout, backend, device):
     pairs = list(range(dim // 2))
     show(figures.lines(
-        pairs, {"paper: λ_i = 2π·base^(2i/d)": pc.sinusoidal_wavelengths(dim, base),
+        pairs, {"paper: λ_i = 2π·base^(2i/d)": sinusoidal_wavelengths(dim, base),
                 "tensor2tensor: λ_i = 2π·base^(i/(d/2-1))":
-                    pc.sinusoidal_wavelengths(dim, base, "tensor2tensor")},
+                    sinusoidal_wavelengths(dim, base, "tensor2tensor")},
         title=f"Wavelength of each pair (d = {dim}, base {base:,})", x_title="pair i",
         y_title="wavelength (positions)", log_y=True, markers=dim <= 64,
         dashed=["tensor2tensor: λ_i = 2π·base^(i/(d/2-1))"],
@@ -80,7 +88,7 @@ def lambda_tab(page, n, dim, base, layout, backend, device):
         name="sinusoidal_wavelengths",
         alt="Log-scale lines: wavelengths grow geometrically with the pair index, from 2π towards "
             "2π times the base."))
-    last = pc.sinusoidal_entry(0, dim - 1, dim, base, layout)
+    last = sinusoidal_entry(0, dim - 1, dim, base, layout)
     formula(r"\lambda_i = \frac{2\pi}{\omega_i} = 2\pi\cdot $base^{2i/$dim},\qquad \lambda_0 = 2\pi,"
             r"\quad \lambda_{$lasti} = $lastl", base=base, dim=dim, lasti=dim // 2 - 1,
             lastl=last["wavelength"])

@@ -1,26 +1,27 @@
 import streamlit as st
 
-import posenc_core as pc
 from page_kit import classroom, controls, figures, formula, guard, header, hero, notice, show, source, stage, why
 from page_kit.code_lines import fold
+from posenc_core.absolute import EMBEDDING_INITS, embedding_norm_balance, norm_ratio_doubling, token_plus_position
+from posenc_core.why_position import tokenize
 
 WIDTHS = (8, 16, 32, 64, 128, 256, 512, 1024)  # the model widths the norm-balance figure compares (not a control)
 
 
 @st.cache_data(max_entries=32, show_spinner=False)
 def parts(text: str, dim: int, init: str, scale: bool):
-    return pc.token_plus_position(pc.tokenize(text), dim, init, scale)
+    return token_plus_position(tokenize(text), dim, init, scale)
 
 
 @st.cache_data(max_entries=32, show_spinner=False)
 def balance(init: str, scale: bool, dim: int):
-    return pc.embedding_norm_balance(sorted(set(WIDTHS) | {dim}), init, scale)
+    return embedding_norm_balance(sorted(set(WIDTHS) | {dim}), init, scale)
 
 
 @st.cache_data(max_entries=32, show_spinner=False)
 def doubled_balance(init: str, scale: bool, dim: int):
     """The balance at d and at 2d: the width question's answer."""
-    return pc.embedding_norm_balance([dim, 2 * dim], init, scale)
+    return embedding_norm_balance([dim, 2 * dim], init, scale)
 
 
 header("Token + position",
@@ -30,11 +31,11 @@ WHY = ("The first layer of an absolute-position Transformer sees one vector per 
        "(a row looked up by word) plus the position's row (looked up, or computed, by slot). Adding is cheap and "
        "keeps the width, but the two parts share the same channels, so their sizes decide which one the model "
        "mostly hears. That balance depends on the width and on how the embeddings were initialised.")
-CHANGES = ["same", "grows", "shrinks"]  # pc.norm_ratio_doubling's answers, in the width question's order
+CHANGES = ["same", "grows", "shrinks"]  # pc.absolute.norm_ratio_doubling's answers, in the width question's order
 
 
 def parts_chart(s: str, d: int, init: str, scale: bool) -> figures.Chart:
-    x, words = parts(s, d, init, scale), pc.tokenize(s)
+    x, words = parts(s, d, init, scale), tokenize(s)
     return figures.small_multiples(
         [x["token"], x["position"], x["input"]],
         ["token embedding" + (" x √d" if scale else ""), "sinusoidal position row", "input = sum"],
@@ -45,7 +46,7 @@ def parts_chart(s: str, d: int, init: str, scale: bool) -> figures.Chart:
 
 
 def norms_chart(s: str, d: int, init: str, scale: bool) -> figures.Chart:
-    x, words = parts(s, d, init, scale), pc.tokenize(s)
+    x, words = parts(s, d, init, scale), tokenize(s)
     return figures.bars(
         [f"{k}: {w}" for k, w in enumerate(words)],
         {"token": x["token_norm"], "position": x["position_norm"], "sum": x["input_norm"]},
@@ -93,7 +94,7 @@ def balance_tab(x, words, made, text: str, dim: int, init: str, scale: bool) -> 
     with classroom.predict("tp_width", f"Double the width from {dim} to {2 * dim}, same init and × √d setting. "
                            "What happens to ||position row|| / ||token embedding||?",
                            ["it stays the same", "it grows by √2", "it shrinks by √2", "it doubles"],
-                           CHANGES.index(pc.norm_ratio_doubling(dim, init, scale)), width_reveal):
+                           CHANGES.index(norm_ratio_doubling(dim, init, scale)), width_reveal):
         here = list(b["dim"]).index(dim)
         show(figures.lines(
             b["dim"], {"measured (256 made-up words)": b["measured"], "expected 1 / (s √2)": b["expected"]},
@@ -128,19 +129,20 @@ def lesson():
     with page.side:
         text = controls.text("Sentence", "s", "my kid likes the movie", max_chars=300)
         dim = controls.slider("Width d", "d", 4, 1024, 64, step=4)
-        init = controls.select("Token embedding init", "init", list(pc.EMBEDDING_INITS), index=2,
-                               help="; ".join(f"{k}: {v}" for k, v in pc.EMBEDDING_INITS.items()))
-        st.caption(f"{init} is used by {pc.EMBEDDING_INITS[init]}.")
+        init = controls.select("Token embedding init", "init", list(EMBEDDING_INITS), index=2,
+                               help="; ".join(f"{k}: {v}" for k, v in EMBEDDING_INITS.items()))
+        st.caption(f"{init} is used by {EMBEDDING_INITS[init]}.")
         scale = controls.toggle("× √d", "scale", True,
                                 help="The Transformer paper multiplies the token embeddings by √d before adding "
                                      "the sinusoidal table.")
     with guard():
         x = parts(text, dim, init, scale)
-        words = pc.tokenize(text)
-        made = fold(f"x = pc.token_plus_position(pc.tokenize({text!r}), {dim}, {init!r}, {scale})", "dict")
+        words = tokenize(text)
+        made = fold(f"x = pc.absolute.token_plus_position(pc.why_position.tokenize({text!r}), {dim}, {init!r}, "
+                    f"{scale})", "dict")
         page.walk(TABS, x, words, made, text, dim, init, scale)
 
 
 lesson()
 why(WHY)
-source(pc.token_plus_position, pc.embedding_norm_balance, pc.norm_ratio_doubling)
+source(token_plus_position, embedding_norm_balance, norm_ratio_doubling)

@@ -18,6 +18,14 @@ from page_kit import (
     stage,
     why,
 )
+from posenc_core.attention_bias import (
+    alibi_attention,
+    alibi_gentlest_head,
+    alibi_geometric_heads,
+    alibi_mass_beyond,
+    alibi_receptive_field,
+    alibi_receptive_field_limit,
+)
 
 PLAY_CONTEXTS = [int(round(2 ** (k / 3))) for k in range(12, 43)]  # 16 to 16,384 tokens, 3 frames an octave
 CONTEXTS = [64, 256, 1024, 4096, 16384]
@@ -82,7 +90,7 @@ def slopes_tab(page, heads: int, causal: bool) -> None:
     show(hero(slopes_chart, h=heads))
     classroom.snippet(f"slopes = {classroom.call('alibi_slopes', heads)}  # one per head, as plotted")
     now, later = float(table["code"][0]), float(views.slope_table(2 * heads)["code"][0])
-    first, first_doubled = pc.alibi_geometric_heads(heads), pc.alibi_geometric_heads(2 * heads)
+    first, first_doubled = alibi_geometric_heads(heads), alibi_geometric_heads(2 * heads)
 
     def doubled() -> str:
         return (f"With {2 * heads} heads head 1's slope is {later:.4g} = 2^(-8/{first_doubled}), up from {now:.4g}: "
@@ -154,12 +162,12 @@ def attention_tab(page, heads: int, causal: bool) -> None:
         animation.attach(chart, lambda context: field_chart(heads, context, mass), "context", PLAY_CONTEXTS,
                          start_value=length)
     show(chart)
-    gentle = pc.alibi_gentlest_head(heads)
+    gentle = alibi_gentlest_head(heads)
     formula(r"w_d = \frac{e^{-m d}}{\sum_{d'=0}^{L-1} e^{-m d'}}")
     formula(r"D = \left\lceil\frac{\ln\big(1/(1-$mass)\big)}{m}\right\rceil - 1 = $limit\ \text{for } m = $m"
             r"\ \text{(head } $h\text{); bar: } $exact",
             mass=mass, m=float(views.slope_table(heads)["code"][gentle]),
-            limit=int(pc.alibi_receptive_field_limit(heads, mass)[gentle]), h=gentle + 1, exact=int(fields[gentle]))
+            limit=int(alibi_receptive_field_limit(heads, mass)[gentle]), h=gentle + 1, exact=int(fields[gentle]))
     st.caption("The formula is the long-sequence limit (geometric weights); the bars are exact for the chosen "
                "context, which cuts the tail of the gentlest heads.")
 
@@ -188,4 +196,4 @@ def lesson():
 
 lesson()
 why(WHY)
-source(pc.alibi_slopes, pc.alibi_bias, pc.alibi_attention, pc.alibi_receptive_field, pc.alibi_mass_beyond)
+source(pc.alibi_slopes, pc.alibi_bias, alibi_attention, alibi_receptive_field, alibi_mass_beyond)

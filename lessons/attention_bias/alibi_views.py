@@ -11,6 +11,15 @@ import posenc_core as pc
 from page_kit import controls, figures, hero
 from page_kit.lesson import formula, notice
 from page_kit.render import show
+from posenc_core.attention_bias import (
+    alibi_attention,
+    alibi_bias_by_distance,
+    alibi_gentlest_head,
+    alibi_mass_beyond,
+    alibi_receptive_field,
+    alibi_shown_heads,
+    alibi_slope_table,
+)
 
 MAX_PANELS = 8
 TRAIN_LENGTHS = [128, 256, 512, 1024, 2048]
@@ -18,36 +27,36 @@ TRAIN_LENGTHS = [128, 256, 512, 1024, 2048]
 
 @st.cache_data(max_entries=32, show_spinner=False)
 def slope_table(heads: int):
-    return pc.alibi_slope_table(heads)
+    return alibi_slope_table(heads)
 
 
 @st.cache_data(max_entries=32, show_spinner=False)
 def bias_panels(heads: int, n: int, causal: bool):
-    shown = pc.alibi_shown_heads(heads, MAX_PANELS)  # at most 8 heads, spread over all of them
+    shown = alibi_shown_heads(heads, MAX_PANELS)  # at most 8 heads, spread over all of them
     grids = pc.alibi_bias(heads, n, n, causal)
     return shown, [figures.blank_masked(grids[h]) for h in shown]
 
 
 @st.cache_data(max_entries=32, show_spinner=False)
 def attention_panels(heads: int, n: int, causal: bool):
-    shown = pc.alibi_shown_heads(heads, MAX_PANELS)
-    weights = pc.alibi_attention(heads, n, causal)
+    shown = alibi_shown_heads(heads, MAX_PANELS)
+    weights = alibi_attention(heads, n, causal)
     return shown, [weights[h] for h in shown]
 
 
 @st.cache_data(max_entries=32, show_spinner=False)
 def receptive_fields(heads: int, length: int, mass: float):
-    return pc.alibi_receptive_field(heads, length, mass)
+    return alibi_receptive_field(heads, length, mass)
 
 
 @st.cache_data(max_entries=32, show_spinner=False)
 def distance_bias(heads: int, length: int):
-    return pc.alibi_bias_by_distance(heads, length)
+    return alibi_bias_by_distance(heads, length)
 
 
 @st.cache_data(max_entries=32, show_spinner=False)
 def beyond(heads: int, train_len: int, eval_len: int):
-    return pc.alibi_mass_beyond(heads, train_len, eval_len)
+    return alibi_mass_beyond(heads, train_len, eval_len)
 
 
 def long_chart(h: int, train: int, factor: int) -> figures.Chart:
@@ -80,7 +89,7 @@ def longer_tab(page, heads: int) -> None:
         x_title="head h", y_title="share of the attention", hover_format=".3g", name="alibi_beyond",
         alt="Bar chart of the attention share beyond the training distance per head: vanishing for "
             "steep heads, a few percent for the gentlest."))
-    gentle = pc.alibi_gentlest_head(heads)
+    gentle = alibi_gentlest_head(heads)
     formula(r"\text{share}_h = \sum_{d \ge $train} w_d \approx e^{-m_h \cdot $train},\qquad"
             r"\text{head } $h\ (m = $m):\ $share", train=train, share=float(share[gentle]),
             h=gentle + 1, m=float(table["code"][gentle]))

@@ -1,20 +1,20 @@
 import streamlit as st
 
-import posenc_core as pc
 from page_kit import classroom, controls, figures, formula, guard, header, notice, show, source, stage, why
+from posenc_core.attention_bias import comparison_table, parameter_counts, score_curves, t5_bucket_layout
 
 DISTANCES = [32, 64, 128, 256, 512, 1024, 2048, 4096]
 
 
 @st.cache_data(max_entries=32, show_spinner=False)
 def table(d_model: int, n_heads: int, n_layers: int, max_len: int, num_buckets: int, max_rel: int):
-    return pc.comparison_table(d_model, n_heads, n_layers, max_len, num_buckets, max_rel)
+    return comparison_table(d_model, n_heads, n_layers, max_len, num_buckets, max_rel)
 
 
 @st.cache_data(max_entries=32, show_spinner=False)
 def curves(max_r: int, dim: int, heads: int, head: int, num_buckets: int, max_distance: int, seed: int,
            scale: str):
-    return pc.score_curves(max_r, dim, 10000.0, heads, head, num_buckets, max_distance, seed, scale)
+    return score_curves(max_r, dim, 10000.0, heads, head, num_buckets, max_distance, seed, scale)
 
 
 header("Compare all encodings",
@@ -67,7 +67,7 @@ def curves_tab(page) -> None:
                                      "raw: each in its own units.")
     r, values = curves(max_r, dim, 8, head, 32, 128, 0, scale)
     curves_call = classroom.call("score_curves", max_r, dim, 10000.0, 8, head, 32, 128, 0, scale)
-    layout = pc.t5_bucket_layout(False, 32, 128)
+    layout = t5_bucket_layout(False, 32, 128)
     show(figures.lines(
         r, values, title="What each family adds to a score, by distance (keys behind the query)",
         x_title="distance r = query − key (tokens)",
@@ -94,7 +94,7 @@ def curves_tab(page) -> None:
 def ask_length_cost(data, d_model, n_heads, n_layers, max_len, num_buckets, max_rel) -> classroom.Prediction:
     """Which parameter counts grow with the maximum length: asked before the counts answer it."""
     now = dict(zip(data["method"], data["count for this model"], strict=True))
-    doubled = pc.parameter_counts(d_model, n_heads, n_layers, 2 * max_len, num_buckets, max_rel)
+    doubled = parameter_counts(d_model, n_heads, n_layers, 2 * max_len, num_buckets, max_rel)
     grown = [m for m in now if doubled[m] != now[m]]
     answer = 2 if not grown else 0 if grown == ["Learned absolute"] else 1
 
@@ -126,4 +126,4 @@ def lesson():
 
 lesson()
 why(WHY)
-source(pc.comparison_table, pc.score_curves)
+source(comparison_table, score_curves)

@@ -1,17 +1,17 @@
 import streamlit as st
 
-import posenc_core as pc
 from page_kit import classroom, controls, figures, formula, guard, header, hero, notice, show, source, stage, why
+from posenc_core.attention_bias import masked_softmax, nope_outputs, uniform_attention_weights
 
 
 @st.cache_data(max_entries=32, show_spinner=False)
 def outputs(n: int, dim: int, pattern: str, seed: int):
-    return pc.nope_outputs(n, dim, pattern, seed)
+    return nope_outputs(n, dim, pattern, seed)
 
 
 @st.cache_data(max_entries=8, show_spinner=False)
 def uniform_weights(n: int):
-    return [pc.uniform_attention_weights(n, causal=True), pc.uniform_attention_weights(n, causal=False)]
+    return [uniform_attention_weights(n, causal=True), uniform_attention_weights(n, causal=False)]
 
 
 header("NoPE: no positional encoding, and the causal mask",
@@ -166,4 +166,4 @@ def lesson():
 
 lesson()
 why(WHY)
-source(pc.uniform_attention_weights, pc.masked_softmax, pc.nope_outputs)
+source(uniform_attention_weights, masked_softmax, nope_outputs)

@@ -1,8 +1,14 @@
 import streamlit as st
 
-import posenc_core as pc
 from lessons.attention_bias import shaw_views as views
 from page_kit import classroom, controls, formula, guard, header, hero, notice, show, source, stage, why
+from posenc_core.attention_bias import (
+    shaw_attention,
+    shaw_clipped_distance,
+    shaw_effective_keys,
+    shaw_relative_index,
+    shaw_scores,
+)
 
 header("Relative positions inside keys and values (Shaw et al.)",
        "One learned vector per relative distance, clipped at ±k, added inside attention: to the key when scoring, "
@@ -58,7 +64,7 @@ def scores_tab(page, n: int, k: int, dim: int, seed: int) -> None:
                            1, beyond_k):
         show(hero(views.scores_chart, n=n, k=k, d=dim, seed=seed))
         classroom.snippet(f"e = {classroom.call('shaw_example', n, dim, k, seed)}  # seeded q, k, v, aᴷ, aⱽ",
-                          f"s = pc.shaw_scores(e['q'], e['k'], e['a_k'], {k})",
+                          f"s = pc.attention_bias.shaw_scores(e['q'], e['k'], e['a_k'], {k})",
                           f"s['content'], s['relative'], s['total']  # ({n}, {n}) each: the three maps")
         formula(r"e_{$i,$j} = \underbrace{\frac{q_{$i}\cdot k_{$j}}{\sqrt{$d}}}_{$c}"
                 r" + \underbrace{\frac{q_{$i}\cdot a^K_{$r}}{\sqrt{$d}}}_{$rel} = $t",
@@ -75,7 +81,8 @@ def values_tab(page, n: int, k: int, dim: int, seed: int) -> None:
         causal = controls.toggle("Causal mask", "causal", True)
     show(hero(views.values_chart, n=n, k=k, d=dim, seed=seed, causal=causal))
     classroom.snippet(f"e = {classroom.call('shaw_example', n, dim, k, seed)}",
-                      f"out = pc.shaw_attention(e['q'], e['k'], e['v'], e['a_k'], e['a_v'], {k}, {causal})",
+                      f"out = pc.attention_bias.shaw_attention(e['q'], e['k'], e['v'], e['a_k'], e['a_v'], {k}, "
+                      f"{causal})",
                       f"out['content_out'], out['relative_out']  # ({n}, {dim}) each: the two maps")
     notice("The value side adds a second, position-only contribution: each query mixes the table vectors aⱽ with "
            "the same weights it uses on the values. Many later models (Music Transformer, Transformer-XL, T5) "
@@ -137,4 +144,4 @@ def lesson():
 
 lesson()
 why(WHY)
-source(pc.shaw_clipped_distance, pc.shaw_relative_index, pc.shaw_scores, pc.shaw_attention, pc.shaw_effective_keys)
+source(shaw_clipped_distance, shaw_relative_index, shaw_scores, shaw_attention, shaw_effective_keys)

@@ -8,35 +8,41 @@ from __future__ import annotations
 
 import streamlit as st
 
-import posenc_core as pc
 from page_kit import figures
+from posenc_core.attention_bias import (
+    shaw_attention,
+    shaw_clipped_distance,
+    shaw_effective_keys,
+    shaw_example,
+    shaw_scores,
+)
 
 
 @st.cache_data(max_entries=32, show_spinner=False)
 def clipped_grid(n: int, k: int):
-    return pc.shaw_clipped_distance(n, None, k)
+    return shaw_clipped_distance(n, None, k)
 
 
 @st.cache_data(max_entries=32, show_spinner=False)
 def example(n: int, dim: int, k: int, seed: int):
-    return pc.shaw_example(n, dim, k, seed)
+    return shaw_example(n, dim, k, seed)
 
 
 @st.cache_data(max_entries=32, show_spinner=False)
 def scores(n: int, dim: int, k: int, seed: int):
     e = example(n, dim, k, seed)
-    return pc.shaw_scores(e["q"], e["k"], e["a_k"], k)
+    return shaw_scores(e["q"], e["k"], e["a_k"], k)
 
 
 @st.cache_data(max_entries=32, show_spinner=False)
 def attention(n: int, dim: int, k: int, seed: int, causal: bool):
     e = example(n, dim, k, seed)
-    return pc.shaw_attention(e["q"], e["k"], e["v"], e["a_k"], e["a_v"], k, causal)
+    return shaw_attention(e["q"], e["k"], e["v"], e["a_k"], e["a_v"], k, causal)
 
 
 @st.cache_data(max_entries=32, show_spinner=False)
 def effective_keys(n: int, dim: int, k: int, j: int, seed: int):
-    return pc.shaw_effective_keys(n, dim, k, j, seed)
+    return shaw_effective_keys(n, dim, k, j, seed)
 
 
 def index_chart(n: int, k: int) -> figures.Chart:

@@ -3,6 +3,7 @@ import streamlit as st
 import posenc_core as pc
 from lessons.attention_bias import t5_views as views
 from page_kit import classroom, controls, figures, formula, guard, header, hero, notice, show, source, stage, why
+from posenc_core.attention_bias import t5_bucket_layout, t5_smallest_max_distance
 
 BUCKETS = [8, 16, 32, 64, 128]
 
@@ -186,7 +187,7 @@ def lesson():
                                help="bidirectional: T5's encoder (keys on both sides). causal: its decoder "
                                     "self-attention (only keys at or before the query).")
         bidirectional = mode == "bidirectional"
-        smallest = pc.t5_smallest_max_distance(buckets, bidirectional)  # the slider starts where T5 allows
+        smallest = t5_smallest_max_distance(buckets, bidirectional)  # the slider starts where T5 allows
         max_distance = controls.slider("max_distance", "md", smallest, 1024, max(128, smallest),
                                        help="Beyond this distance every pair shares the last bucket. It must exceed "
                                             "the exact buckets (a quarter of num_buckets when bidirectional, half "
@@ -197,4 +198,4 @@ def lesson():
 
 lesson()
 why(WHY)
-source(pc.t5_relative_position_bucket, pc.t5_bucket_layout, pc.t5_bias_grid)
+source(pc.t5_relative_position_bucket, t5_bucket_layout, pc.t5_bias_grid)

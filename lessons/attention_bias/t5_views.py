@@ -6,6 +6,7 @@ import streamlit as st
 
 import posenc_core as pc
 from page_kit import figures
+from posenc_core.attention_bias import t5_bucket_grid, t5_bucket_layout, t5_bucket_spans, t5_bucket_values
 
 
 @st.cache_data(max_entries=32, show_spinner=False)
@@ -16,17 +17,17 @@ def bucket_curve(bidirectional: bool, buckets: int, max_distance: int, span: int
 
 @st.cache_data(max_entries=32, show_spinner=False)
 def layout(bidirectional: bool, buckets: int, max_distance: int):
-    return pc.t5_bucket_layout(bidirectional, buckets, max_distance)
+    return t5_bucket_layout(bidirectional, buckets, max_distance)
 
 
 @st.cache_data(max_entries=32, show_spinner=False)
 def grid(n: int, bidirectional: bool, buckets: int, max_distance: int):
-    return pc.t5_bucket_grid(n, None, bidirectional, buckets, max_distance)
+    return t5_bucket_grid(n, None, bidirectional, buckets, max_distance)
 
 
 @st.cache_data(max_entries=32, show_spinner=False)
 def values(buckets: int, bidirectional: bool, seed: int, edit: int | None, value: float):
-    return pc.t5_bucket_values(buckets, bidirectional, seed, edit_bucket=edit, edit_value=value)
+    return t5_bucket_values(buckets, bidirectional, seed, edit_bucket=edit, edit_value=value)
 
 
 @st.cache_data(max_entries=32, show_spinner=False)
@@ -37,4 +38,4 @@ def bias(buckets: int, bidirectional: bool, seed: int, edit: int, value: float, 
 
 @st.cache_data(max_entries=32, show_spinner=False)
 def spans(bidirectional: bool, buckets: int, max_distance: int, span: int):
-    return pc.t5_bucket_spans(bidirectional, buckets, max_distance, span)
+    return t5_bucket_spans(bidirectional, buckets, max_distance, span)

@@ -22,7 +22,7 @@ WHY = ("A diffusion transformer sees the picture being made as a grid of latent 
 
 @st.cache_data(max_entries=32, show_spinner=False)
 def id_grids(family: str, rows: int, cols: int, centred: bool):
-    return pc.dit_image_id_grids(family, rows, cols, centred)
+    return pc.diffusion.dit_image_id_grids(family, rows, cols, centred)
 
 
 @st.fragment
@@ -35,10 +35,10 @@ def lesson():
     with page.more:
         centred = controls.toggle("Qwen-Image: centred ids (scale_rope)", "centred", True,
                                   help="The released model centres its ids; off shows corner-origin ids instead.")
-    preset, family = pc.dit_preset(name), MODELS[name]
+    preset, family = pc.diffusion.dit_preset(name), MODELS[name]
     tab_ids, tab_split, tab_seq = page.sections(["Ids of each patch", "The head split", "Text and image together"])
     with page.main, guard():
-        rows, cols = pc.flux_token_grid(height, width)
+        rows, cols = pc.diffusion.flux_token_grid(height, width)
         hand = {"w": width, "h": height, "model": name}  # the figures' view, by URL key
         if tab_ids.open:
             with tab_ids:
@@ -52,13 +52,14 @@ def lesson():
 
 
 def ids_chart(w: int, h: int, model: str, centred: bool):
-    rows, cols = pc.flux_token_grid(h, w)
+    rows, cols = pc.diffusion.flux_token_grid(h, w)
     grids = id_grids(MODELS[model], rows, cols, centred)
-    (row_lo, row_hi), (col_lo, col_hi) = pc.dit_value_range(grids["row"]), pc.dit_value_range(grids["column"])
+    row_lo, row_hi = pc.diffusion.dit_value_range(grids["row"])
+    col_lo, col_hi = pc.diffusion.dit_value_range(grids["column"])
     return figures.square_panels(figures.padded(figures.small_multiples(
         [grids["row"], grids["column"]], ["row id", "column id"], cols=2, x_title="token column",
         y_title="token row", value_name="id", hover_format="d",
-        title=f"{pc.dit_preset(model).name}: ids of the {rows} x {cols} image tokens", name="dit_image_ids",
+        title=f"{pc.diffusion.dit_preset(model).name}: ids of the {rows} x {cols} image tokens", name="dit_image_ids",
         alt=f"Two heatmaps, {rows} rows by {cols} columns: the row id runs from {row_lo} at the top to {row_hi} "
             f"at the bottom, the column id from {col_lo} on the left to {col_hi} on the right.")))
 
@@ -67,12 +68,12 @@ def ids_section(family, rows, cols, hand):
     centred = hand["centred"]
     grids = id_grids(family, rows, cols, centred)
     row_ids, col_ids = grids["row"], grids["column"]
-    ranges = {axis: pc.dit_value_range(ids) for axis, ids in grids.items()}  # {axis: (smallest, largest id)}
+    ranges = {axis: pc.diffusion.dit_value_range(ids) for axis, ids in grids.items()}  # {axis: (smallest, largest id)}
     row_lo = ranges["row"][0]
     show(hero(ids_chart, **hand))
-    classroom.snippet(f"rows, cols = pc.flux_token_grid({rows * 16}, {cols * 16})  # 16 px per token",
-                      f"grids = pc.dit_image_id_grids({family!r}, rows, cols, centred={centred})",
-                      "# {axis: (rows, cols) ids}; the rotary itself: pc.flux_rope / pc.qwen_rope")
+    classroom.snippet(f"rows, cols = pc.diffusion.flux_token_grid({rows * 16}, {cols * 16})  # 16 px per token",
+                      f"grids = pc.diffusion.dit_image_id_grids({family!r}, rows, cols, centred={centred})",
+                      "# {axis: (rows, cols) ids}; the rotary itself: pc.diffusion.flux_rope / pc.diffusion.qwen_rope")
     wide = id_grids(family, rows, 2 * cols, centred)
     here = (int(row_ids[0, 0]), int(col_ids[0, 0]))
     there = (int(wide["row"][0, 0]), int(wide["column"][0, 0]))
@@ -89,7 +90,7 @@ def ids_section(family, rows, cols, hand):
         st.dataframe({"image": [f"{cols * 16} x {rows * 16} px", f"{2 * cols * 16} x {rows * 16} px"],
                       "top-left (row, column)": [str(here), str(there)],
                       "column ids": ["{} to {}".format(*ranges["column"]),
-                                     "{} to {}".format(*pc.dit_value_range(wide["column"]))]},
+                                     "{} to {}".format(*pc.diffusion.dit_value_range(wide["column"]))]},
                      hide_index=True, width="stretch")
     others = [k for k in grids if k not in ("row", "column")]
     rest = ", ".join(f"{k} = {ranges[k][0]}" for k in others)  # one id for every image token
@@ -98,10 +99,10 @@ def ids_section(family, rows, cols, hand):
 
 
 def split_chart(w: int, h: int, model: str):
-    preset = pc.dit_preset(model)
-    extents = pc.dit_axis_extents(preset, w, h)
-    series = pc.dit_axis_series(preset, extents)
-    fastest, slowest = pc.dit_value_range(series["width"])[::-1]
+    preset = pc.diffusion.dit_preset(model)
+    extents = pc.diffusion.dit_axis_extents(preset, w, h)
+    series = pc.diffusion.dit_axis_series(preset, extents)
+    fastest, slowest = pc.diffusion.dit_value_range(series["width"])[::-1]
     blocks = ", ".join(f"{d // 2} {a}" for a, d in zip(series, preset.axes, strict=True))
     return figures.padded(figures.lines(
         np.arange(preset.pairs), series, markers=True, log_y=True, colours=AXIS_COLOURS,
@@ -116,12 +117,12 @@ def split_chart(w: int, h: int, model: str):
 
 def split_section(preset, width, height, hand):
     show(hero(split_chart, **hand))
-    classroom.snippet(f"preset = pc.dit_preset({preset.name!r})",
-                      f"extents = pc.dit_axis_extents(preset, {width}, {height})",
-                      "turns = pc.dit_axis_series(preset, extents)  # {axis: (pairs,) turns, NaN elsewhere}")
+    classroom.snippet(f"preset = pc.diffusion.dit_preset({preset.name!r})",
+                      f"extents = pc.diffusion.dit_axis_extents(preset, {width}, {height})",
+                      "turns = pc.diffusion.dit_axis_series(preset, extents)  # {axis: (pairs,) turns, NaN elsewhere}")
     formula(r"\text{axes\_dims\_rope} = $a,\quad \theta = $t", a=str(list(preset.axes)), t=preset.theta)
     formula(r"\text{angle}_j = \text{id}_{\text{axis}(j)}\cdot \theta^{-2j'/d_{\text{axis}}}")
-    fastest = pc.dit_pair_wavelengths(preset.axes[1], preset.theta)[0]
+    fastest = pc.diffusion.dit_pair_wavelengths(preset.axes[1], preset.theta)[0]
     notice(f"The head's {preset.head_dim} dimensions are cut into contiguous blocks, one per id, each a small "
            f"rotary of its own whose fastest pair turns once every {fastest:.2f} ids. The time block of an image "
            f"generator turns with an id that is the same for every image token, so for the picture it carries nothing; "
@@ -130,23 +131,25 @@ def split_section(preset, width, height, hand):
 
 
 def sequence_section(family, rows, cols):
-    kinds, ids = pc.dit_sequence_ids(family, rows, cols, n_text=4)
+    kinds, ids = pc.diffusion.dit_sequence_ids(family, rows, cols, n_text=4)
     order = " then ".join(dict.fromkeys(kinds))
-    names = pc.DIT_ID_AXES[family][0]
-    classroom.snippet(f"kinds, ids = pc.dit_sequence_ids({family!r}, {rows}, {cols}, n_text=4)")
+    names = pc.diffusion.DIT_ID_AXES[family][0]
+    classroom.snippet(f"kinds, ids = pc.diffusion.dit_sequence_ids({family!r}, {rows}, {cols}, n_text=4)")
     st.dataframe({"token": kinds, **{n: ids[:, i].astype(int) for i, n in enumerate(names)}}, hide_index=True,
                  width="stretch")
     notice(f"The model attends {order} as one sequence (the first tokens of each are listed). " + {
         "flux1": "Every text token has ids (0, 0, 0): to the rotary, all text sits at one place, the top-left "
                  "image token's place, and text order comes only from the text encoder (T5) that made them.",
         "flux2": "FLUX.2's fourth id numbers the text tokens 0, 1, 2, ..., so text has its own order while its "
-                 "row and column stay 0; reference images get time ids 10, 20, 30, ... (pc.flux2_reference_ids).",
+                 "row and column stay 0; reference images get time ids 10, 20, 30, ... "
+                 "(pc.diffusion.flux2_reference_ids).",
         "qwen": f"The text follows the image on all three axes at once: its first token gets id "
-                f"{pc.qwen_text_start(rows, cols)}, one past the image's largest row or column id, then counts "
+                f"{pc.diffusion.qwen_text_start(rows, cols)}, one past the image's largest row or column id, then "
+                "counts "
                 "up, as in a language model.",
     }[family])
 
 
 lesson()
 why(WHY)
-source(pc.flux_image_ids, pc.qwen_axis_ids, pc.flux_rope)
+source(pc.diffusion.flux_image_ids, pc.diffusion.qwen_axis_ids, pc.diffusion.flux_rope)

@@ -22,7 +22,7 @@ WHY = ("Rotary ids count tokens, so an image twice as wide has column ids runnin
 
 @st.cache_data(max_entries=32, show_spinner=False)
 def resolution(name: str, trained_px: int, new_px: int, method: str) -> dict:
-    return pc.dit_resolution_view(name, trained_px, new_px, method)
+    return pc.diffusion.dit_resolution_view(name, trained_px, new_px, method)
 
 
 @st.fragment
@@ -31,8 +31,8 @@ def lesson():
     with page.side:
         name = controls.select("Model", "model", MODELS)
         new_px = controls.select_slider("New width (px)", "w", SIZES, 2048)
-        method = controls.select("Remedy", "method", list(pc.RESOLUTION_METHODS), index=2)
-    preset = pc.dit_preset(name)
+        method = controls.select("Remedy", "method", list(pc.diffusion.RESOLUTION_METHODS), index=2)
+    preset = pc.diffusion.dit_preset(name)
     with page.more:
         trained_px = controls.select_slider("Trained width (px)", "tw", SIZES, 1024,
                                             help=f"{name} is released at {preset.size[0]} x {preset.size[1]} px.")
@@ -41,10 +41,11 @@ def lesson():
         dim, trained, new = view["dim"], view["trained"], view["new"]
         hand = {"w": new_px, "tw": trained_px, "model": name, "method": method}  # the figures' view, by URL key
         show(hero(problem_chart, **hand))
-        classroom.snippet(f"series = pc.dit_resolution_turns({dim}, {preset.theta}, {trained}, {new}, {method!r})",
+        classroom.snippet(f"series = pc.diffusion.dit_resolution_turns({dim}, {preset.theta}, {trained}, {new}, "
+                          f"{method!r})",
                           "# {label: (pairs,) turns across the width}; the table with ids left as they are",
                           "# (the remedies pass their own ntk_factor / linear_factor):",
-                          f"cos, sin = pc.dit_rotary_1d({dim}, range({new}), {preset.theta}, ntk_factor=1.0, "
+                          f"cos, sin = pc.diffusion.dit_rotary_1d({dim}, range({new}), {preset.theta}, ntk_factor=1.0, "
                           "linear_factor=1.0)")
         remedy(method, view, hand)
         explain(preset, view)
@@ -117,4 +118,4 @@ def explain(preset, view):
 
 lesson()
 why(WHY)
-source(pc.dit_rotary_1d, pc.dit_resolution_turns)
+source(pc.diffusion.dit_rotary_1d, pc.diffusion.dit_resolution_turns)

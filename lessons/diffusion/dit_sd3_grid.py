@@ -21,18 +21,18 @@ WHY = ("SD3 and SD3.5 do not rotate queries and keys. Like the original Transfor
 
 @st.cache_data(max_entries=16, show_spinner=False)
 def similarity(name: str):
-    p = pc.dit_preset(name)
+    p = pc.diffusion.dit_preset(name)
     size = p.extra["pos_embed_max_size"]
-    return pc.sd3_similarity_grid(p.head_dim * p.heads, size, p.extra["base_size"], size // 2, size // 2)
+    return pc.diffusion.sd3_similarity_grid(p.head_dim * p.heads, size, p.extra["base_size"], size // 2, size // 2)
 
 
 def window_chart(w: int, h: int, model: str):
-    size = pc.dit_preset(model).extra["pos_embed_max_size"]
-    rows, cols = pc.sd3_patch_grid(h, w)
-    top, left = pc.sd3_crop_window(size, rows, cols)
+    size = pc.diffusion.dit_preset(model).extra["pos_embed_max_size"]
+    rows, cols = pc.diffusion.sd3_patch_grid(h, w)
+    top, left = pc.diffusion.sd3_crop_window(size, rows, cols)
     grid = similarity(model)
-    crop = pc.sd3_window_only(grid, size, rows, cols)  # NaN (blank) where this image reads nothing
-    (grid_lo, _), (crop_lo, crop_hi) = pc.dit_value_range(grid), pc.dit_value_range(crop)
+    crop = pc.diffusion.sd3_window_only(grid, size, rows, cols)  # NaN (blank) where this image reads nothing
+    (grid_lo, _), (crop_lo, crop_hi) = pc.diffusion.dit_value_range(grid), pc.diffusion.dit_value_range(crop)
     return figures.square_panels(figures.padded(figures.small_multiples(
         [grid, crop], [f"the whole {size} x {size} table", f"the {rows} x {cols} window this image reads"],
         cols=2, x_title="patch column", y_title="patch row", value_name="cosine similarity",
@@ -49,22 +49,23 @@ def lesson():
     with page.side:
         name = controls.choice("Model", "model", MODELS, MODELS[0],
                                format_func=lambda m: m.replace("Stable Diffusion ", "SD"))
-    preset = pc.dit_preset(name)
+    preset = pc.diffusion.dit_preset(name)
     size, base = preset.extra["pos_embed_max_size"], preset.extra["base_size"]
-    sizes = [s for s in SIZES if s <= size * pc.SD3_PIXELS_PER_PATCH]  # past the grid there is no window
+    sizes = [s for s in SIZES if s <= size * pc.diffusion.SD3_PIXELS_PER_PATCH]  # past the grid there is no window
     with page.side:
         width = controls.select_slider("Width (px)", "w", sizes, 1024)
         height = controls.select_slider("Height (px)", "h", sizes, 1024)
     with page.main, guard():
-        rows, cols = pc.sd3_patch_grid(height, width)
-        top, left = pc.sd3_crop_window(size, rows, cols)  # a ValueError past the grid: shown as an error
+        rows, cols = pc.diffusion.sd3_patch_grid(height, width)
+        top, left = pc.diffusion.sd3_crop_window(size, rows, cols)  # a ValueError past the grid: shown as an error
         window = (top, left, rows, cols)
-        facts = pc.sd3_window_facts(size, base, rows, cols)
+        facts = pc.diffusion.sd3_window_facts(size, base, rows, cols)
         show(hero(window_chart, w=width, h=height, model=name))
-        classroom.snippet(f"rows, cols = pc.sd3_patch_grid({height}, {width})  # VAE 8x, patch 2: 16 px",
-                          f"top, left = pc.sd3_crop_window({size}, rows, cols)  # the window's first row, column",
+        classroom.snippet(f"rows, cols = pc.diffusion.sd3_patch_grid({height}, {width})  # VAE 8x, patch 2: 16 px",
+                          f"top, left = pc.diffusion.sd3_crop_window({size}, rows, cols)  # the window's first row, "
+                          "column",
                           "# the figure: cosine similarity of every cell to the centre cell",
-                          f"sim = pc.sd3_similarity_grid({preset.head_dim * preset.heads}, {size}, {base}, "
+                          f"sim = pc.diffusion.sd3_similarity_grid({preset.head_dim * preset.heads}, {size}, {base}, "
                           f"{size // 2}, {size // 2})")
         unseen, patches = facts["unseen"], facts["patches"]
 
@@ -99,4 +100,4 @@ def details(preset, size, base, window, facts):
 
 lesson()
 why(WHY)
-source(pc.sd3_table, pc.sd3_crop_window, pc.sd3_cropped_table)
+source(pc.diffusion.sd3_table, pc.diffusion.sd3_crop_window, pc.diffusion.sd3_cropped_table)

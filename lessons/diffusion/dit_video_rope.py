@@ -22,10 +22,10 @@ WHY = ("A video diffusion transformer sees a clip as a block of latent patches: 
 
 @st.cache_data(max_entries=32, show_spinner=False)
 def two_clips(name: str, width: int, height: int, frames_a: int, frames_b: int):
-    p = pc.dit_preset(name)
-    a = pc.dit_axis_extents(p, width, height, frames_a)
-    b = pc.dit_axis_extents(p, width, height, frames_b)
-    clip_a, clip_b = pc.dit_axis_series(p, a), pc.dit_axis_series(p, b)
+    p = pc.diffusion.dit_preset(name)
+    a = pc.diffusion.dit_axis_extents(p, width, height, frames_a)
+    b = pc.diffusion.dit_axis_extents(p, width, height, frames_b)
+    clip_a, clip_b = pc.diffusion.dit_axis_series(p, a), pc.diffusion.dit_axis_series(p, b)
     series = {f"time ({frames_a} frames)": clip_a.pop("time"), f"time ({frames_b} frames)": clip_b["time"]}
     return a, b, series | clip_a  # height and width do not depend on the frame count
 
@@ -37,7 +37,7 @@ def lesson():
         name = controls.select("Model", "model", MODELS)
         frames_a = controls.select_slider("Frames, clip A", "fa", FRAMES, 49)
         frames_b = controls.select_slider("Frames, clip B", "fb", FRAMES, 81)
-    preset = pc.dit_preset(name)
+    preset = pc.diffusion.dit_preset(name)
     with page.more:
         width = controls.select_slider("Width (px)", "w", [480, 640, 720, 832, 1280, 1360], preset.size[0])
         height = controls.select_slider("Height (px)", "h", [320, 480, 544, 720, 768], preset.size[1])
@@ -45,21 +45,24 @@ def lesson():
         a, b, _ = two_clips(name, width, height, frames_a, frames_b)
         t_a, t_b = a["time"], b["time"]
         last = min(frames_a, frames_b) - 1  # the last frame both clips have
-        id_a, id_b = pc.dit_frame_time_id(preset, frames_a, last), pc.dit_frame_time_id(preset, frames_b, last)
+        id_a, id_b = pc.diffusion.dit_frame_time_id(preset, frames_a, last), pc.diffusion.dit_frame_time_id(preset,
+                                                                                                            frames_b,
+                                                                                                            last)
         show(hero(split_chart, fa=frames_a, fb=frames_b, w=width, h=height, model=name))
-        classroom.snippet(f"preset = pc.dit_preset({name!r})",
-                          f"clip = pc.dit_axis_extents(preset, {width}, {height}, {frames_a})  # ids per axis",
-                          "turns = pc.dit_axis_series(preset, clip)  # {axis: (pairs,) turns, NaN elsewhere}",
+        classroom.snippet(f"preset = pc.diffusion.dit_preset({name!r})",
+                          f"clip = pc.diffusion.dit_axis_extents(preset, {width}, {height}, {frames_a})  # ids per "
+                          "axis",
+                          "turns = pc.diffusion.dit_axis_series(preset, clip)  # {axis: (pairs,) turns, NaN elsewhere}",
                           f"cos, sin = {rope_call(preset, a)}  # the model's own table")
         frames_question(preset, frames_a, frames_b, (t_a, t_b), (id_a, id_b), last)
         explain(preset, a)
 
 
 def split_chart(fa: int, fb: int, w: int, h: int, model: str):
-    preset = pc.dit_preset(model)
+    preset = pc.diffusion.dit_preset(model)
     a, b, series = two_clips(model, w, h, fa, fb)
-    slow_a = pc.dit_value_range(series[f"time ({fa} frames)"])[0]  # the slowest time pair's turns
-    slow_b = pc.dit_value_range(series[f"time ({fb} frames)"])[0]
+    slow_a = pc.diffusion.dit_value_range(series[f"time ({fa} frames)"])[0]  # the slowest time pair's turns
+    slow_b = pc.diffusion.dit_value_range(series[f"time ({fb} frames)"])[0]
     return figures.padded(figures.lines(
         np.arange(preset.pairs), series, markers=True, log_y=True, colours=None,
         dashed=[f"time ({fb} frames)"], hlines=[(1.0, "one full turn")],
@@ -89,8 +92,10 @@ def frames_question(preset, frames_a, frames_b, counts, ids, last):
                            f"{frames_b}-frame clip. Video frame {last} (in both): which time id does it get?",
                            options, 0 if id_a == id_b else 1, reveal):
         st.dataframe({"video frame": frames,
-                      f"time id, {frames_a} frames": [pc.dit_frame_time_id(preset, frames_a, f) for f in frames],
-                      f"time id, {frames_b} frames": [pc.dit_frame_time_id(preset, frames_b, f) for f in frames]},
+                      f"time id, {frames_a} frames": [pc.diffusion.dit_frame_time_id(preset, frames_a,
+                                                                                     f) for f in frames],
+                      f"time id, {frames_b} frames": [pc.diffusion.dit_frame_time_id(preset, frames_b,
+                                                                                     f) for f in frames]},
                      hide_index=True, width="stretch")
 
 
@@ -98,9 +103,10 @@ def rope_call(preset, extents) -> str:
     """The exact pc call that builds this model's cos/sin for the clip (as text for the snippet)."""
     t, h, w = extents["time"], extents["height"], extents["width"]
     calls = {
-        "wan": f"pc.wan_rope({preset.head_dim}, {t}, {h}, {w}, max_seq_len={preset.extra.get('rope_max_seq_len')})",
-        "hunyuan": f"pc.hunyuan_rope({t}, {h}, {w}, rope_dim={preset.axes}, theta={preset.theta})",
-        "cogvideox": f"pc.cogvideox_rope({preset.head_dim}, {t}, {h}, {w}, {preset.extra.get('base_rows')}, "
+        "wan": f"pc.diffusion.wan_rope({preset.head_dim}, {t}, {h}, {w}, "
+               f"max_seq_len={preset.extra.get('rope_max_seq_len')})",
+        "hunyuan": f"pc.diffusion.hunyuan_rope({t}, {h}, {w}, rope_dim={preset.axes}, theta={preset.theta})",
+        "cogvideox": f"pc.diffusion.cogvideox_rope({preset.head_dim}, {t}, {h}, {w}, {preset.extra.get('base_rows')}, "
                      f"{preset.extra.get('base_cols')}, patch_size_t={preset.extra.get('patch_size_t')})",
     }
     return calls[preset.family]
@@ -110,8 +116,8 @@ def explain(preset, extents):
     t, h, w = preset.axes
     formula(r"d = $d \;\to\; (t, h, w) = ($t, $h, $w)", d=preset.head_dim, t=t, h=h, w=w)
     x = preset.extra
-    slowest = pc.dit_pair_wavelengths(t, preset.theta)[-1]
-    usual = pc.dit_pair_wavelengths(t, 10000.0)[-1]
+    slowest = pc.diffusion.dit_pair_wavelengths(t, preset.theta)[-1]
+    usual = pc.diffusion.dit_pair_wavelengths(t, 10000.0)[-1]
     texts = {
         "wan": f"Wan's rotary table is made once for rope_max_seq_len = {x.get('rope_max_seq_len', 0):,} ids per axis "
                "and sliced to the clip, so ids never change with the clip's size: frame 0 is always time id 0.",
@@ -135,4 +141,4 @@ def explain(preset, extents):
 
 lesson()
 why(WHY)
-source(pc.wan_rope, pc.hunyuan_rope, pc.cogvideox_rope)
+source(pc.diffusion.wan_rope, pc.diffusion.hunyuan_rope, pc.diffusion.cogvideox_rope)

@@ -1,7 +1,14 @@
 import streamlit as st
 
-import posenc_core as pc
 from page_kit import classroom, controls, figures, formula, guard, header, hero, notice, show, source, stage, why
+from posenc_core.encoders import (
+    deberta_bucket,
+    deberta_bucket_curve,
+    deberta_example,
+    deberta_query,
+    deberta_table_facts,
+    deberta_terms,
+)
 
 BUCKETS = [4, 8, 16, 32, 64, 256]
 TOPS = [16, 32, 64, 128, 256, 512, 1024]
@@ -10,17 +17,17 @@ TERMS = {"c2c": "content → content", "c2p": "content → position", "p2c": "po
 
 @st.cache_data(max_entries=32, show_spinner=False)
 def terms(n: int, hidden: int, heads: int, buckets: int, top: int, seed: int):
-    return pc.deberta_terms(pc.deberta_example(n, hidden, heads, buckets, top, seed))
+    return deberta_terms(deberta_example(n, hidden, heads, buckets, top, seed))
 
 
 @st.cache_data(max_entries=16, show_spinner=False)
 def curve(distance: int, buckets: int, top: int):
-    return pc.deberta_bucket_curve(distance, buckets, top)
+    return deberta_bucket_curve(distance, buckets, top)
 
 
 @st.cache_data(max_entries=32, show_spinner=False)
 def table_facts(buckets: int, top: int, hidden: int):
-    return pc.deberta_table_facts(buckets, top, hidden)
+    return deberta_table_facts(buckets, top, hidden)
 
 
 header("DeBERTa: disentangled attention",
@@ -65,7 +72,7 @@ def terms_chart(n, head, **rest):
 
 def three_terms_tab(args, t, head: int, i: int) -> None:
     show(hero(terms_chart, **view(args, head)))
-    classroom.snippet(f"t = pc.deberta_terms({classroom.call('deberta_example', *args)})",
+    classroom.snippet(f"t = pc.encoders.deberta_terms({classroom.call('deberta_example', *args)})",
                       "t['c2c'], t['c2p'], t['p2c'], t['total']  # (heads, n, n): the four maps")
     formula(r"A_{ij} = \frac{Q^c_i\cdot K^c_j + Q^c_i\cdot K^r_{\delta(i,j)} + K^c_j\cdot Q^r_{\delta(i,j)}}"
             r"{\sqrt{3\cdot $d}},\quad \delta(i,j) = \mathrm{bucket}(i - j)", d=int(round(t["scale"] ** 2 / 3)))
@@ -81,7 +88,7 @@ def three_terms_tab(args, t, head: int, i: int) -> None:
 
 def query_chart(i, n, head, **rest):
     (t, head), i = settled(n, head=head, **rest), min(i, n - 1)  # fewer tokens: the query moves into the range
-    q = pc.deberta_query(t, head, i)
+    q = deberta_query(t, head, i)
     return figures.bars(list(range(n)), {TERMS[k]: q[k] for k in TERMS} | {"total": q["total"]},
                         title=f"Query {i}, head {head}: each key's three terms and total", x_title="key j",
                         y_title="score", name="deberta_query",
@@ -90,7 +97,7 @@ def query_chart(i, n, head, **rest):
 
 
 def one_query_tab(args, t, head: int, i: int) -> None:
-    q = pc.deberta_query(t, head, i)
+    q = deberta_query(t, head, i)
     pair = q["same_bucket"]
 
     def reveal() -> str:
@@ -106,8 +113,9 @@ def one_query_tab(args, t, head: int, i: int) -> None:
                            "still tell them apart?", ["only content → content", "content → content and position → "
                            "content", "all three", "none: same bucket, same score"], 1, reveal):
         show(hero(query_chart, i=i, **view(args, head)))
-        classroom.snippet(f"t = pc.deberta_terms({classroom.call('deberta_example', *args)})",
-                          f"q = pc.deberta_query(t, {head}, {i})  # q['c2c'], q['c2p'], q['p2c'], q['total']: (n,)")
+        classroom.snippet(f"t = pc.encoders.deberta_terms({classroom.call('deberta_example', *args)})",
+                          f"q = pc.encoders.deberta_query(t, {head}, {i})  # q['c2c'], q['c2p'], q['p2c'], "
+                          "q['total']: (n,)")
         j = q["strongest"]
         formula(r"A_{$i,$j} = $a + $b + $c = $s", i=i, j=j, a=float(q["c2c"][j]), b=float(q["c2p"][j]),
                 c=float(q["p2c"][j]), s=float(q["total"][j]))
@@ -178,4 +186,4 @@ def lesson():
 
 lesson()
 why(WHY)
-source(pc.deberta_bucket, pc.deberta_terms, pc.deberta_query)
+source(deberta_bucket, deberta_terms, deberta_query)

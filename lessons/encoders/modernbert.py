@@ -1,26 +1,36 @@
 import streamlit as st
 
-import posenc_core as pc
 from page_kit import classroom, controls, figures, formula, guard, header, notice, show, source, stage, why
+from posenc_core.configs import layer_table
+from posenc_core.encoders import (
+    MODERNBERT_PRESETS,
+    modernbert_attention_cost,
+    modernbert_cost_curve,
+    modernbert_frequencies,
+    modernbert_keys_seen,
+    modernbert_masks,
+    modernbert_pairs,
+    modernbert_reading,
+)
 
-PRESET_NAMES = {key: spec.name for key, spec in pc.MODERNBERT_PRESETS.items()}
+PRESET_NAMES = {key: spec.name for key, spec in MODERNBERT_PRESETS.items()}
 PRESET_KEYS = {name: key for key, name in PRESET_NAMES.items()}  # the URL holds the model's name, as Layer by layer
 KIND_LABELS = {"global": "global layers (full attention)", "local": "local layers (sliding window)"}
 
 
 @st.cache_data(max_entries=4, show_spinner=False)
 def pairs(preset: str):
-    return pc.modernbert_pairs(preset)
+    return modernbert_pairs(preset)
 
 
 @st.cache_data(max_entries=16, show_spinner=False)
 def masks(n: int, preset: str):
-    return pc.modernbert_masks(n, preset)
+    return modernbert_masks(n, preset)
 
 
 @st.cache_data(max_entries=16, show_spinner=False)
 def costs(preset: str, longest: int):
-    return pc.modernbert_cost_curve(preset, longest)
+    return modernbert_cost_curve(preset, longest)
 
 
 header("ModernBERT: local and global layers",
@@ -69,7 +79,7 @@ def masks_tab(page, preset: str, reading: dict) -> None:
     mid = n // 2
 
     def reveal() -> str:
-        seen = pc.modernbert_keys_seen(n, mid, preset)
+        seen = modernbert_keys_seen(n, mid, preset)
         return (f"{seen}: {reading['local'].window - 1} keys on each side and itself (row {mid} of the right map). "
                 f"The config says local_attention {seen - 1} and transformers stores sliding_window "
                 f"{reading['local'].window - 1}: both count the window without the token, and it reaches both ways.")
@@ -96,7 +106,7 @@ def cost_tab(page, preset: str, reading: dict) -> None:
     share = float(c["share"][-1])
 
     def reveal() -> str:
-        cost = pc.modernbert_attention_cost(longest, preset)
+        cost = modernbert_attention_cost(longest, preset)
         return (f"About {share:.0%}: {cost['global_layers']} global layers compute {longest:,}² scores each, the "
                 f"other {cost['local_layers']} only {cost['local_per_layer']:,} each "
                 f"({cost['local_per_token']:.0f} per token instead of {longest:,}).")
@@ -116,7 +126,7 @@ def cost_tab(page, preset: str, reading: dict) -> None:
 
 
 def layers_tab(preset: str, reading: dict) -> None:
-    table = pc.layer_table(reading["rows"])
+    table = layer_table(reading["rows"])
     show(figures.category_strip(table["layer"], {"mixer": table["mixer"], "sees": table["sees"],
                                                  "θ": table["θ"]},
                                 title=f"{PRESET_NAMES[preset]}, layer by layer", x_title="layer",
@@ -133,7 +143,7 @@ def lesson():
         preset = PRESET_KEYS[controls.select("Model", "model", list(PRESET_KEYS))]
     tabs = page.sections(["Pairs by layer kind", "Who sees whom", "Reading 8,192 tokens", "Layer pattern"])
     with guard():
-        reading = pc.modernbert_reading(preset)
+        reading = modernbert_reading(preset)
         views = (lambda: pairs_tab(preset, reading), lambda: masks_tab(page, preset, reading),
                  lambda: cost_tab(page, preset, reading), lambda: layers_tab(preset, reading))
         for tab, view in zip(tabs, views, strict=True):
@@ -144,4 +154,4 @@ def lesson():
 
 lesson()
 why(WHY)
-source(pc.modernbert_reading, pc.modernbert_frequencies, pc.modernbert_masks, pc.modernbert_attention_cost)
+source(modernbert_reading, modernbert_frequencies, modernbert_masks, modernbert_attention_cost)

@@ -1,6 +1,5 @@
 import streamlit as st
 
-import posenc_core as pc
 from page_kit import (
     classroom,
     controls,
@@ -16,19 +15,21 @@ from page_kit import (
     stage,
     why,
 )
+from posenc_core.attention_bias import shaw_example, shaw_scores
+from posenc_core.encoders import xl_distance_bias, xl_example, xl_relative_sinusoid, xl_strongest_score, xl_terms
 
 TERMS = {"a": "(a) content q·k", "b": "(b) q·W_R R", "c": "(c) global u·k", "d": "(d) global v·W_R R"}
 
 
 @st.cache_data(max_entries=32, show_spinner=False)
 def terms(n: int, d_model: int, d_head: int, seed: int):
-    return pc.xl_terms(pc.xl_example(n, d_model, d_head, seed))
+    return xl_terms(xl_example(n, d_model, d_head, seed))
 
 
 @st.cache_data(max_entries=32, show_spinner=False)
 def shaw_relative(n: int, d_head: int, clip: int, seed: int):
-    e = pc.shaw_example(n, d_head, clip, seed)
-    return pc.shaw_scores(e["q"], e["k"], e["a_k"], clip)["relative"]
+    e = shaw_example(n, d_head, clip, seed)
+    return shaw_scores(e["q"], e["k"], e["a_k"], clip)["relative"]
 
 
 header("Transformer-XL / XLNet relative attention",
@@ -62,9 +63,9 @@ def terms_chart(n: int, dm: int, dh: int, seed: int):
 
 def terms_tab(args, t, i: int) -> None:
     show(hero(terms_chart, **view(args)))
-    classroom.snippet(f"t = pc.xl_terms({classroom.call('xl_example', *args)})",
+    classroom.snippet(f"t = pc.encoders.xl_terms({classroom.call('xl_example', *args)})",
                       "t['a'], t['b'], t['c'], t['d'], t['total']  # (n, n) each: the five maps")
-    top = pc.xl_strongest_score(t, i)  # query i's largest score, term by term
+    top = xl_strongest_score(t, i)  # query i's largest score, term by term
     formula(r"A_{$i,$j} = \underbrace{$a}_{q\cdot k} + \underbrace{$b}_{q\cdot W_R R_{$o}} + "
             r"\underbrace{$c}_{u\cdot k} + \underbrace{$d}_{v\cdot W_R R_{$o}}",
             i=i, j=top["j"], o=top["offset"], a=top["a"], b=top["b"], c=top["c"], d=top["d"])
@@ -75,7 +76,7 @@ def terms_tab(args, t, i: int) -> None:
 
 
 def bias_chart(n: int, dm: int, dh: int, seed: int):
-    bias = pc.xl_distance_bias(terms(n, dm, dh, seed))
+    bias = xl_distance_bias(terms(n, dm, dh, seed))
     return figures.lines(bias["offset"], {"(d) v·W_R R_{i−j}": bias["bias"]}, markers=True,
                          title="Term (d) against the offset: one number per distance", x_title="i − j",
                          y_title="score", name="xl_bias",
@@ -84,7 +85,7 @@ def bias_chart(n: int, dm: int, dh: int, seed: int):
 
 
 def bias_tab(args, t, i: int) -> None:
-    bias = pc.xl_distance_bias(t)
+    bias = xl_distance_bias(t)
 
     def reveal() -> str:
         return (f"Only on i − j: along every diagonal of map (d) the values differ by at most {bias['spread']:.2g}. "
@@ -95,8 +96,8 @@ def bias_tab(args, t, i: int) -> None:
                            ["the query's word", "the key's word", "only the distance i − j", "the absolute position"],
                            2, reveal):
         show(hero(bias_chart, **view(args)))
-        classroom.snippet(f"t = pc.xl_terms({classroom.call('xl_example', *args)})",
-                          "bias = pc.xl_distance_bias(t)  # bias['offset'], bias['bias']: the curve")
+        classroom.snippet(f"t = pc.encoders.xl_terms({classroom.call('xl_example', *args)})",
+                          "bias = pc.encoders.xl_distance_bias(t)  # bias['offset'], bias['bias']: the curve")
 
 
 def shaw_chart(i: int, k: int, n: int, dm: int, dh: int, seed: int):
@@ -114,8 +115,8 @@ def shaw_tab(args, t, i: int, clip: int) -> None:
     n, _, d_head, seed = args
     show(hero(shaw_chart, i=i, k=clip, **view(args)))
     classroom.snippet(f"e = {classroom.call('shaw_example', n, d_head, clip, seed)}",
-                      f"shaw = pc.shaw_scores(e['q'], e['k'], e['a_k'], {clip})['relative'][{i}]",
-                      f"t = pc.xl_terms({classroom.call('xl_example', *args)})",
+                      f"shaw = pc.attention_bias.shaw_scores(e['q'], e['k'], e['a_k'], {clip})['relative'][{i}]",
+                      f"t = pc.encoders.xl_terms({classroom.call('xl_example', *args)})",
                       f"t['b'][{i}], t['d'][{i}]")
     st.markdown(
         "| | Shaw et al. (2018) | Transformer-XL / XLNet (2019) | T5 (2020) |\n|---|---|---|---|\n"
@@ -157,4 +158,4 @@ def lesson():
 lesson()
 why(WHY)
 see_also("shaw", "t5", "deberta")
-source(pc.xl_relative_sinusoid, pc.xl_terms, pc.xl_distance_bias)
+source(xl_relative_sinusoid, xl_terms, xl_distance_bias)

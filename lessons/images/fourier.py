@@ -1,8 +1,17 @@
 import streamlit as st
 
-import posenc_core as pc
 from lessons.images import fourier_views
 from page_kit import classroom, controls, figures, formula, guard, header, hero, notice, show, source, stage, why
+from posenc_core.images import (
+    ENCODINGS,
+    encoding_ranges,
+    encoding_tables,
+    fit_coordinates,
+    fourier_features,
+    gaussian_frequencies,
+    nerf_as_sinusoidal,
+    nerf_encoding,
+)
 
 SIGMAS_1D = [1, 2, 5, 10, 20, 50, 100]
 SIGMAS_2D = [0.5, 1, 2, 4, 8, 16, 32]
@@ -13,7 +22,7 @@ SHOWN_OCTAVES = 6  # the NeRF chart draws at most this many sine columns, so the
 def fitted(task: str, octaves: int, sigma: float, features: int, steps: int, seed: int):
     """Train the three networks once per setting; a classroom replays the cached result instantly."""
     bar = st.progress(0.0, text="Training three small networks on the CPU...")
-    result = pc.fit_coordinates(task, n_octaves=octaves, sigma=sigma, n_features=features, steps=steps, seed=seed,
+    result = fit_coordinates(task, n_octaves=octaves, sigma=sigma, n_features=features, steps=steps, seed=seed,
                                 progress=lambda done, text: bar.progress(min(done, 1.0), text=text))
     bar.empty()
     return result
@@ -21,8 +30,8 @@ def fitted(task: str, octaves: int, sigma: float, features: int, steps: int, see
 
 @st.cache_data(max_entries=16, show_spinner=False)
 def encodings(octaves: int, sigma: float, features: int, seed: int):
-    tables = pc.encoding_tables(octaves, sigma, features, seed)
-    return tables["p"], tables["nerf"], tables["fourier"], pc.encoding_ranges(octaves, sigma, features, seed)
+    tables = encoding_tables(octaves, sigma, features, seed)
+    return tables["p"], tables["nerf"], tables["fourier"], encoding_ranges(octaves, sigma, features, seed)
 
 
 header("Fourier features and NeRF",
@@ -99,7 +108,7 @@ def encodings_tab(page):
             r"\gamma_{\text{FF}}(v) = \big[\cos 2\pi Bv,\ \sin 2\pi Bv\big],\ B\in\mathbb{R}^{$m\times 1},"
             r"\ B_{ij}\sim\mathcal{N}(0, $s^2)", L1=octaves - 1, m=features, s=float(sigma))
     st.caption("The NeRF paper writes π; its official code leaves π out and also feeds p itself "
-               "(`include_input`); `pc.nerf_encoding` offers both. Tancik et al.'s paper writes cos "
+               "(`include_input`); `pc.images.nerf_encoding` offers both. Tancik et al.'s paper writes cos "
                "first, their demo code sin first: only the order of the inputs differs.")
 
 
@@ -114,7 +123,7 @@ def fit_1d_view(result, settings):
     """The fits that answer the question, their scores, curves and spectra."""
     show(figures.padded(figures.lines(
         result["x"], {"target": result["target"], **{fourier_views.LABELS[e]: result[e]["prediction"]
-                                                     for e in pc.ENCODINGS}},
+                                                     for e in ENCODINGS}},
         title="Fits of the 1D signal (trained on every other sample)", x_title="coordinate x",
         y_title="value", dashed=["target", *fourier_views.DASHED], colours=fourier_views.COLOURS,
         name="fourier_1d_fit", height=400,
@@ -140,9 +149,9 @@ def fit_2d_tab(page):
     settings = fit_controls(page, "2", SIGMAS_2D, 2, 4, [100, 200, 300], 200)
     result = fitted("2d", *settings)
     show(figures.square_panels(figures.padded(figures.small_multiples(
-        [result["target"]] + [result[e]["prediction"] for e in pc.ENCODINGS],
+        [result["target"]] + [result[e]["prediction"] for e in ENCODINGS],
         ["target (64 x 64)"] + [f"{fourier_views.LABELS[e]}: {result[e]['final_test_psnr']:.1f} dB"
-                                for e in pc.ENCODINGS],
+                                for e in ENCODINGS],
         title="Fits of the image (trained on every other row and column)", cols=2,  # 2 x 2: readable on a phone
         value_name="grey level", x_title="x (pixel)", y_title="y (pixel)", cell_px=300,
         signed=False, zrange=(0, 1), name="fourier_2d_fit",  # grey levels past [0, 1] show as black or white
@@ -166,7 +175,7 @@ def duality_tab(page):
     with page.side:
         octaves = controls.slider("Octaves L", "dL", 2, 10, 6)
         p = controls.slider("Coordinate p", "dp", 0.0, 1.0, 0.3, step=0.01)
-    dual = pc.nerf_as_sinusoidal(p, octaves)
+    dual = nerf_as_sinusoidal(p, octaves)
     show(figures.padded(figures.lines(
         list(range(dual["dim"])), {"NeRF γ(p)": dual["nerf"],
                                  "Transformer PE row, pairs reversed": dual["transformer"]},
@@ -195,4 +204,4 @@ TABS = [("The encodings", encodings_tab), ("Fit a 1D signal", fit_1d_tab), ("Fit
 
 lesson()
 why(WHY)
-source(pc.nerf_encoding, pc.gaussian_frequencies, pc.fourier_features, pc.fit_coordinates)
+source(nerf_encoding, gaussian_frequencies, fourier_features, fit_coordinates)

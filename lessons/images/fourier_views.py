@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import streamlit as st
 
-import posenc_core as pc
 from page_kit import classroom, figures
 from page_kit.render import show
+from posenc_core.images import ENCODINGS, detail_what_if, worst_encoding
 
 LABELS = {"raw": "raw coordinates", "nerf": "NeRF encoding", "gaussian": "Fourier features"}
 # one colour per input in every chart of a tab; the target takes the kit's reference style (wide grey dashes)
@@ -16,10 +16,10 @@ DASHED = ["Fourier features"]  # drawn last and dashed, so the NeRF fit under it
 
 
 def fit_scores(result) -> None:
-    st.dataframe({"input": [LABELS[e] for e in pc.ENCODINGS],
-                  "network inputs": [result[e]["input_features"] for e in pc.ENCODINGS],
-                  "train PSNR (dB)": [result[e]["final_train_psnr"] for e in pc.ENCODINGS],
-                  "held-out PSNR (dB)": [result[e]["final_test_psnr"] for e in pc.ENCODINGS]},
+    st.dataframe({"input": [LABELS[e] for e in ENCODINGS],
+                  "network inputs": [result[e]["input_features"] for e in ENCODINGS],
+                  "train PSNR (dB)": [result[e]["final_train_psnr"] for e in ENCODINGS],
+                  "held-out PSNR (dB)": [result[e]["final_test_psnr"] for e in ENCODINGS]},
                  hide_index=True, width="content",
                  column_config={k: st.column_config.NumberColumn(format="%.1f")
                                 for k in ("train PSNR (dB)", "held-out PSNR (dB)")})
@@ -27,7 +27,7 @@ def fit_scores(result) -> None:
 
 def fit_curves(result, task: str) -> None:
     show(figures.padded(figures.lines(
-        result["raw"]["logged_steps"], {LABELS[e]: result[e]["test_psnr"] for e in pc.ENCODINGS},
+        result["raw"]["logged_steps"], {LABELS[e]: result[e]["test_psnr"] for e in ENCODINGS},
         title="Held-out error while training", x_title="training step",
         y_title="held-out PSNR (dB, higher is better)", colours=COLOURS, dashed=DASHED,
         name=f"fourier_{task}_curves", height=360,
@@ -35,7 +35,7 @@ def fit_curves(result, task: str) -> None:
     # full width: a spectrum's narrow peaks and the gap between the fits need the horizontal room
     spectra = result["spectra"]
     show(figures.padded(figures.lines(
-        spectra["frequency"], {"target": spectra["target"], **{LABELS[e]: spectra[e] for e in pc.ENCODINGS}},
+        spectra["frequency"], {"target": spectra["target"], **{LABELS[e]: spectra[e] for e in ENCODINGS}},
         title="Spectrum" + (" (radial mean)" if task == "2d" else ""),
         x_title="frequency (cycles per unit)", y_title="amplitude (log scale)", log_y=True,
         dashed=["target", *DASHED], colours=COLOURS, name=f"fourier_{task}_spectrum", height=440,
@@ -43,8 +43,8 @@ def fit_curves(result, task: str) -> None:
 
 
 def ask_what_sets_detail(sigma: float, features: int) -> classroom.Prediction:
-    """Count against spread, asked before the Gaussian table (the answer from ``pc.detail_what_if``)."""
-    what_if = pc.detail_what_if(sigma, features)
+    """Count against spread, asked before the Gaussian table (the answer from ``pc.images.detail_what_if``)."""
+    what_if = detail_what_if(sigma, features)
 
     def reveal() -> str:
         return (f"The fastest feature now turns {what_if['now']:.2f} cycles per unit. With m = {2 * features} it "
@@ -68,17 +68,17 @@ def fit_snippet(task: str, settings, *lines: str) -> None:
 
 def ask_worst_fit(result, settings) -> classroom.Prediction:
     """Which input ends worst on the held-out samples: asked before the fits are drawn."""
-    worst = pc.worst_encoding(result)
+    worst = worst_encoding(result)
 
     def reveal() -> str:
         return f"Held-out PSNR (higher is better): {psnr_text(result)}. Worst: {LABELS[worst]}."
 
     return classroom.predict(
         "ff_worst", f"After {settings[3]} steps with σ = {settings[1]:g} and L = {settings[0]}, which "
-        "input predicts the held-out samples worst?", [LABELS[e] for e in pc.ENCODINGS],
-        list(pc.ENCODINGS).index(worst), reveal)
+        "input predicts the held-out samples worst?", [LABELS[e] for e in ENCODINGS],
+        list(ENCODINGS).index(worst), reveal)
 
 
 def psnr_text(result) -> str:
     """Each input's held-out PSNR, as the alt text and the reveal list them."""
-    return ", ".join(f"{LABELS[e]} {result[e]['final_test_psnr']:.1f} dB" for e in pc.ENCODINGS)
+    return ", ".join(f"{LABELS[e]} {result[e]['final_test_psnr']:.1f} dB" for e in ENCODINGS)

@@ -10,21 +10,22 @@ import posenc_core as pc
 from page_kit import classroom, controls, figures
 from page_kit.lesson import formula, notice, source
 from page_kit.render import show
+from posenc_core.images import AXIAL_QK, rope_2d_relative_check, rope_2d_score_maps
 
 
 @st.cache_data(max_entries=32, show_spinner=False)
 def rope_maps(h: int, w: int, dim: int, base: float, row: int, col: int, vectors: str):
-    return pc.rope_2d_score_maps(h, w, dim, row, col, base, vectors=vectors)
+    return rope_2d_score_maps(h, w, dim, row, col, base, vectors=vectors)
 
 
 @st.cache_data(max_entries=32, show_spinner=False)
 def rope_check(h: int, w: int, dim: int, base: float, vectors: str):
-    return pc.rope_2d_relative_check(h, w, dim, base, vectors=vectors)
+    return rope_2d_relative_check(h, w, dim, base, vectors=vectors)
 
 
 def rope_section(h: int, w: int, dim: int, base: float, row: int, col: int):
     vectors = controls.choice(
-        "Query and key content", "qk", list(pc.AXIAL_QK), "ones",
+        "Query and key content", "qk", list(AXIAL_QK), "ones",
         format_func={"ones": "all ones", "random": "random"}.get,
         help="All ones: every pair adds 2 cos(angle), so the map is RoPE's own sense of closeness. Random: one "
              "seeded random vector used as both q and k (a patch meeting its own content): the peak stays on the "
@@ -55,12 +56,12 @@ def rope_section(h: int, w: int, dim: int, base: float, row: int, col: int):
                 "angles.")
     rope_notice(scores, row, col, ones)
     rope_formulas(scores, row, col, dim, base)
-    source(pc.rope_2d_axial, pc.rope_2d_score_maps, pc.rope_2d_relative_check,
+    source(pc.rope_2d_axial, rope_2d_score_maps, rope_2d_relative_check,
            label="Show the code of axial 2D RoPE")
 
 
 def rope_notice(scores, row: int, col: int, ones: bool) -> None:
-    """What the two RoPE maps show, in the numbers of ``scores`` (``pc.rope_2d_score_maps``)."""
+    """What the two RoPE maps show, in the numbers of ``scores`` (``pc.images.rope_2d_score_maps``)."""
     below, right = scores["vertical"], scores["horizontal"]
     if ones:
         left_map = (f"Left: the patch {below['label']} and the patch to the {right['label']} score the same "
@@ -99,11 +100,11 @@ def rope_formulas(scores, row: int, col: int, dim: int, base: float) -> None:
 def similarity_snippet(h, w, dim, base, last: str) -> None:
     """The 2D sin-cos table and every patch's similarity map; ``last`` names what the figure shows."""
     classroom.snippet(f"pe = {classroom.call('sincos_2d', h, w, dim, float(base))}  # ({h * w}, {dim}) float32",
-                      f"sim = pc.patch_similarity_maps(pe, {h}, {w}, 'cosine')  # ({h * w}, {h}, {w})", last)
+                      f"sim = pc.images.patch_similarity_maps(pe, {h}, {w}, 'cosine')  # ({h * w}, {h}, {w})", last)
 
 
 def neighbour_formula(near, base=None) -> None:
-    """The similarities of a patch's neighbours (``pc.grid_neighbours``), under the map or a what-if's base."""
+    """The similarities of a patch's neighbours (``pc.images.grid_neighbours``), under the map or a what-if's base."""
     at = "" if base is None else rf"\text{{at base {base:,.0f}: }}"
     formula(at + r"\text{$side: } $a,\quad \text{$vertical: } $b,\quad \text{diagonal: } $c",
             side=near["side"]["label"], a=near["side"]["value"], vertical=near["vertical"]["label"],
@@ -127,7 +128,8 @@ def ask_larger_base(side_now, then, larger: float, cell) -> classroom.Prediction
 
 
 def ask_flattened(near, cell) -> classroom.Prediction:
-    """Side neighbour against vertical neighbour under the flattened code (``near``: ``pc.sincos_neighbours``)."""
+    """Side neighbour against vertical neighbour under the flattened code (``near``:
+    ``pc.images.sincos_neighbours``)."""
     flat, grid = near["1d"], near["2d"]
     side, vertical = flat["side"], flat["vertical"]
     answer = 0 if side["value"] > vertical["value"] else 1 if vertical["value"] > side["value"] else 2
@@ -152,12 +154,12 @@ def resize_lines(src, old, new, dim, prefix, mode, antialias) -> list[str]:
     if mode is not None:
         return [f"{table}  # ({prefix + old * old}, {dim}): prefix rows, then the grid",
                 f"resized = {resize.format(repr(mode))}  # ({prefix + new * new}, {dim})"]
-    return [table, "for mode in pc.RESIZE_MODES:", f"    resized = {resize.format('mode')}"]
+    return [table, "for mode in pc.images.RESIZE_MODES:", f"    resized = {resize.format('mode')}"]
 
 
 def ask_resized_to(now, then, sizes, cell) -> classroom.Prediction:
     """What-if on the resize: the one-step neighbour after resizing to another size (``now`` and ``then``:
-    ``pc.resize_neighbour`` at the chosen new size and at ``sizes[2]``; ``sizes``: old, new, other)."""
+    ``pc.images.resize_neighbour`` at the chosen new size and at ``sizes[2]``; ``sizes``: old, new, other)."""
     old, new, other = sizes
     answer = 1 if abs(then["after"] - now["after"]) < 1e-6 else 0 if then["after"] > now["after"] else 2
 

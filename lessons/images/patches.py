@@ -3,6 +3,7 @@ import streamlit as st
 import posenc_core as pc
 from lessons.images import image_views
 from page_kit import classroom, controls, figures, formula, guard, header, hero, notice, show, source, stage, why
+from posenc_core.images import flattened_sincos, patch_similarity_maps, sincos_layout, sincos_neighbours
 
 BASES = [100, 1000, 10000, 100000]
 
@@ -14,8 +15,8 @@ def table(h: int, w: int, dim: int, base: float):
 
 @st.cache_data(max_entries=32, show_spinner=False)
 def maps(h: int, w: int, dim: int, base: float, flattened: bool = False):
-    codes = pc.flattened_sincos(h, w, dim, base) if flattened else table(h, w, dim, base)
-    return pc.patch_similarity_maps(codes, h, w, "cosine")
+    codes = flattened_sincos(h, w, dim, base) if flattened else table(h, w, dim, base)
+    return patch_similarity_maps(codes, h, w, "cosine")
 
 
 @st.cache_data(max_entries=32, show_spinner=False)
@@ -36,7 +37,7 @@ WHY = ("A Vision Transformer cuts an image into a grid of patches and reads them
 
 @st.cache_data(max_entries=32, show_spinner=False)
 def neighbours(h: int, w: int, dim: int, base: float, row: int, col: int):
-    return pc.sincos_neighbours(h, w, dim, base, row, col)
+    return sincos_neighbours(h, w, dim, base, row, col)
 
 
 @st.fragment
@@ -97,7 +98,7 @@ def one_patch_tab(grid, cell):
 def every_patch_tab(grid, cell):
     h, w, dim, base = grid
     zrange, signed = similarity_scale(*grid)
-    patches = pc.sincos_layout(h, w, dim)["patches"]
+    patches = sincos_layout(h, w, dim)["patches"]
     show(figures.mosaic(
         maps(*grid), title=f"Every patch's similarity map, placed at that patch ({h} x {w} grid, d = {dim})",
         value_name="cosine similarity", zrange=zrange, signed=signed, highlight=neighbours(*grid, *cell)["index"],
@@ -129,9 +130,9 @@ def flattened_tab(grid, cell):
                 "Right: a horizontal band along the patch's own row that wraps into the ends of the rows above "
                 "and below."), col, row, f"patch ({row}, {col})"))))
         classroom.snippet(
-            f"sim2d = pc.patch_similarity_maps({classroom.call('sincos_2d', h, w, dim, base)}, "
+            f"sim2d = pc.images.patch_similarity_maps({classroom.call('sincos_2d', h, w, dim, base)}, "
             f"{h}, {w}, 'cosine')",
-            f"sim1d = pc.patch_similarity_maps({classroom.call('flattened_sincos', h, w, dim, base)}, "
+            f"sim1d = pc.images.patch_similarity_maps({classroom.call('flattened_sincos', h, w, dim, base)}, "
             f"{h}, {w}, 'cosine')",
             f"sim2d[{patch}], sim1d[{patch}]  # ({h}, {w}) each: the two maps, patch ({row}, {col})")
         notice(f"Flattened, patch ({row}, {col}) gets the number {patch}: its neighbours in the code are the "
@@ -147,7 +148,7 @@ def flattened_tab(grid, cell):
 
 def table_tab(grid, cell):
     h, w, dim, base = grid
-    layout = pc.sincos_layout(h, w, dim)
+    layout = sincos_layout(h, w, dim)
     (c0, c1), (r0, r1) = layout["column_channels"], layout["row_channels"]
     show(figures.padded(figures.heatmap(
         table(*grid), title=f"The 2D sin-cos table: {layout['patches']} patches (raster order) x {dim} channels",
@@ -173,4 +174,4 @@ TABS = [("One patch", one_patch_tab), ("Every patch", every_patch_tab), ("2D ver
 
 lesson()
 why(WHY)
-source(pc.sincos_2d, pc.flattened_sincos, pc.patch_similarity_maps)
+source(pc.sincos_2d, flattened_sincos, patch_similarity_maps)

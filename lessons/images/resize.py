@@ -4,23 +4,34 @@ import posenc_core as pc
 from lessons.images import image_views, resize_views
 from lessons.images.resize_views import maps, original, resized
 from page_kit import classroom, controls, figures, formula, guard, header, hero, notice, show, source, stage, why
+from posenc_core.images import (
+    RESIZE_MODES,
+    learned_like_grid,
+    prefix_change,
+    resample_source_coords,
+    resize_neighbour,
+    resize_plan,
+    resize_profile,
+    resize_what_if_size,
+    sincos_resize_errors,
+)
 
 SOURCES = {"sincos": "2D sin-cos", "learned": "learned-like (seeded)"}
 
 
 @st.cache_data(max_entries=32, show_spinner=False)
 def sincos_errors(old: int, new: int, dim: int, antialias: bool):
-    return pc.sincos_resize_errors(old, new, dim, 10000.0, antialias)
+    return sincos_resize_errors(old, new, dim, 10000.0, antialias)
 
 
 @st.cache_data(max_entries=64, show_spinner=False)
 def neighbour(src: str, old: int, new: int, dim: int, prefix: int, mode: str, antialias: bool, row: int, col: int):
-    return pc.resize_neighbour(src, old, new, dim, prefix, mode, antialias, row, col)
+    return resize_neighbour(src, old, new, dim, prefix, mode, antialias, row, col)
 
 
 @st.cache_data(max_entries=64, show_spinner=False)
 def profile(src: str, old: int, new: int, dim: int, prefix: int, antialias: bool, new_row: int, channel: int):
-    return pc.resize_profile(src, old, new, dim, prefix, antialias, new_row, channel)
+    return resize_profile(src, old, new, dim, prefix, antialias, new_row, channel)
 
 
 header("Resizing a position grid",
@@ -48,12 +59,12 @@ def lesson():
                                                                      "rows in front of the grid, never resized.")
     with page.side:
         new = controls.slider("New grid", "new", 4, 32, 24, help="Patches per side after resizing.")
-        mode = controls.choice("Interpolation", "mode", list(pc.RESIZE_MODES), "bicubic",
+        mode = controls.choice("Interpolation", "mode", list(RESIZE_MODES), "bicubic",
                                help="timm's default is bicubic.")
         row, col = controls.grid_cell(old, old, (3, 9), labels=("Patch row (old grid)", "Patch column (old grid)"))
     setup = (src, old, new, dim, prefix)  # the grid before and after, whatever the interpolation
     with guard():
-        plan = pc.resize_plan(old, new, prefix, row, col)
+        plan = resize_plan(old, new, prefix, row, col)
         page.walk(TABS, page, setup, mode, antialias, (row, col), plan)
 
 
@@ -65,9 +76,9 @@ def maps_tab(page, setup, mode: str, antialias: bool, cell, plan):
             show(hero(resize_views.map_figure, which=which, new=new, r=row, c=col, old=old, d=dim, cls=prefix,
                       src=src, mode=mode, aa=antialias))
     classroom.snippet(*image_views.resize_lines(src, old, new, dim, prefix, mode, antialias),
-                      f"before = pc.patch_similarity_maps(table, {old}, {old}, 'cosine', {prefix})"
+                      f"before = pc.images.patch_similarity_maps(table, {old}, {old}, 'cosine', {prefix})"
                       f"  # ({plan['patches_before']}, {old}, {old})",
-                      f"after = pc.patch_similarity_maps(resized, {new}, {new}, 'cosine', {prefix})"
+                      f"after = pc.images.patch_similarity_maps(resized, {new}, {new}, 'cosine', {prefix})"
                       f"  # ({plan['patches_after']}, {new}, {new})",
                       f"before[{plan['index_before']}], after[{plan['index_after']}]  # the two maps above")
     notice("The bright spot keeps its place in the image but covers more patches: every distance is "
@@ -75,11 +86,11 @@ def maps_tab(page, setup, mode: str, antialias: bool, cell, plan):
            "spacing, so the resized grid is a starting point that fine-tuning adapts, not an exact "
            "answer (a common misconception: it works 'because relative positions are preserved'; they are "
            "only preserved in units of the image, not of patches).")
-    cls_change = pc.prefix_change(original(src, old, dim, prefix), resized(*setup, mode, antialias), prefix)
+    cls_change = prefix_change(original(src, old, dim, prefix), resized(*setup, mode, antialias), prefix)
     st.caption(f"Rows: {prefix} prefix + {plan['patches_before']} patches = {plan['rows_before']} before, "
                f"{prefix} prefix + {plan['patches_after']} patches = {plan['rows_after']} after. Largest change of "
                f"a prefix row: {cls_change:g} (they are set aside and put back unchanged).")
-    other = pc.resize_what_if_size(new, 32)  # the new-grid slider ends at 32
+    other = resize_what_if_size(new, 32)  # the new-grid slider ends at 32
     now, then = (neighbour(src, old, size, dim, prefix, mode, antialias, row, col) for size in (new, other))
     with image_views.ask_resized_to(now, then, (old, new, other), cell):
         formula(r"\text{one step " + then["side"] + r"}:\ $a\ ($old\times $old)\ \to\ $b\ ($new\times $new)"
@@ -94,16 +105,16 @@ def maps_tab(page, setup, mode: str, antialias: bool, cell, plan):
 def modes_tab(page, setup, mode: str, antialias: bool, cell, plan):
     src, old, new, dim, prefix = setup
     new_row, new_col = plan["new_cell"]
-    panels = [maps(*setup, m, antialias)[1][plan["index_after"]] for m in pc.RESIZE_MODES]
+    panels = [maps(*setup, m, antialias)[1][plan["index_after"]] for m in RESIZE_MODES]
     show(figures.square_panels(figures.padded(figures.small_multiples(
-        panels, [m + (",<br>antialias" if antialias and m != "nearest" else "") for m in pc.RESIZE_MODES],
+        panels, [m + (",<br>antialias" if antialias and m != "nearest" else "") for m in RESIZE_MODES],
         title=f"Similarity to patch ({new_row}, {new_col}) on the {new} x {new} grid, three ways",
         cols=3, value_name="cosine similarity", x_title="column", y_title="row", cell_px=300,
         name="resize_modes",
         alt=f"Three similarity maps of patch ({new_row}, {new_col}) after resizing {old} x {old} to {new} x {new} "
             "with bicubic, bilinear and nearest; the nearest one is blocky."))))
     classroom.snippet(*image_views.resize_lines(src, old, new, dim, prefix, None, antialias),
-                      f"    after = pc.patch_similarity_maps(resized, {new}, {new}, 'cosine', {prefix})",
+                      f"    after = pc.images.patch_similarity_maps(resized, {new}, {new}, 'cosine', {prefix})",
                       f"    print(mode, after[{plan['index_after']}])  # ({new}, {new}) per mode")
     notice("Nearest copies each old embedding onto a block of new patches, so neighbours inside a block "
            "become identical (similarity exactly 1) and the map turns into steps. Bilinear and "
@@ -151,8 +162,8 @@ def exact_tab(page, setup, mode: str, antialias: bool, cell, plan):
         alt=f"Error per channel on a log scale, {dim} channels: large for the first, fast channels of each half "
             f"(channel 0: bicubic {first['bicubic']:.3g}, bilinear {first['bilinear']:.3g}, nearest "
             f"{first['nearest']:.3g}), tiny for the slow ones."), top=90))
-    classroom.snippet(f"errors = {{mode: pc.resample_sincos_error({old}, {new}, {dim}, 10000.0, mode, "
-                      f"{antialias}) for mode in pc.RESIZE_MODES}}  # ({dim},) each: the three curves")
+    classroom.snippet(f"errors = {{mode: pc.images.resample_sincos_error({old}, {new}, {dim}, 10000.0, mode, "
+                      f"{antialias}) for mode in pc.images.RESIZE_MODES}}  # ({dim},) each: the three curves")
     notice("A sin-cos grid gives the resize a ground truth: sin-cos evaluated at the coordinates the new "
            "cells sample. Slow channels are smooth and every method gets them nearly right; the fast "
            "ones, at the start of each of the four blocks (x sines, x cosines, y sines, y cosines), are "
@@ -170,4 +181,4 @@ TABS = [("Before and after", maps_tab), ("Three interpolations", modes_tab), ("O
 
 lesson()
 why(WHY)
-source(pc.resample_pos_embed, pc.resample_source_coords, pc.learned_like_grid)
+source(pc.resample_pos_embed, resample_source_coords, learned_like_grid)

@@ -6,11 +6,12 @@ import streamlit as st
 
 import posenc_core as pc
 from page_kit import figures
+from posenc_core.images import patch_similarity_maps, resize_plan, vit_position_table
 
 
 @st.cache_data(max_entries=32, show_spinner=False)
 def original(src: str, old: int, dim: int, prefix: int):
-    return pc.vit_position_table(src, old, dim, prefix, seed=0)
+    return vit_position_table(src, old, dim, prefix, seed=0)
 
 
 @st.cache_data(max_entries=64, show_spinner=False)
@@ -20,8 +21,8 @@ def resized(src: str, old: int, new: int, dim: int, prefix: int, mode: str, anti
 
 @st.cache_data(max_entries=64, show_spinner=False)
 def maps(src: str, old: int, new: int, dim: int, prefix: int, mode: str, antialias: bool):
-    before = pc.patch_similarity_maps(original(src, old, dim, prefix), old, old, "cosine", prefix)
-    after = pc.patch_similarity_maps(resized(src, old, new, dim, prefix, mode, antialias), new, new, "cosine",
+    before = patch_similarity_maps(original(src, old, dim, prefix), old, old, "cosine", prefix)
+    after = patch_similarity_maps(resized(src, old, new, dim, prefix, mode, antialias), new, new, "cosine",
                                      prefix)
     return before, after
 
@@ -29,7 +30,7 @@ def maps(src: str, old: int, new: int, dim: int, prefix: int, mode: str, antiali
 def map_figure(which: str, new, r, c, old, d, cls, src, mode, aa) -> figures.Chart:
     """The "before" or "after" map of the patch (r, c); both share one colour scale, so both follow the new grid."""
     r, c = min(r, old - 1), min(c, old - 1)  # a smaller old grid moves the patch slider to its last stop, as here
-    plan = pc.resize_plan(old, new, cls, r, c)
+    plan = resize_plan(old, new, cls, r, c)
     before, after = (m[i] for m, i in zip(maps(src, old, new, d, cls, mode, aa),
                                           (plan["index_before"], plan["index_after"]), strict=True))
     zrange, signed = figures.similarity_range(before, after)

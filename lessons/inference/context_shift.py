@@ -1,9 +1,16 @@
 import streamlit as st
 
-import posenc_core as pc
 from lessons.inference import context_shift_views as views
 from page_kit import classroom, controls, formula, guard, header, hero, notice, show, source, stage, why
 from page_kit.lesson import folded
+from posenc_core.inference import (
+    KSHIFT_DTYPES,
+    KSHIFT_HEADS,
+    context_shift_plan,
+    kshift,
+    kshift_error_curve,
+    kshift_scores,
+)
 
 header("Context shift",
        "When a chat fills the context, llama.cpp keeps the first n_keep tokens, drops the next n_discard and turns "
@@ -47,7 +54,7 @@ rounds it. No YaRN scaling is shown.
 
 
 def head_text(model: str) -> str:
-    head = pc.KSHIFT_HEADS[model]
+    head = KSHIFT_HEADS[model]
     return f"{head.name} (d = {head.head_dim}, base {head.base:,.0f})"
 
 
@@ -69,7 +76,7 @@ def one_shift_tab(page, n, keep, discard, model, rule):
     with classroom.predict("cs_offset", f"After the shift, what happens to the distance between {first} and the "
                            f"newest token ({n - 1:,})?", options, 0 if change == 0 else 1, reveal):
         show(views.offsets_chart(n, keep, discard))
-    head = pc.KSHIFT_HEADS[model]
+    head = KSHIFT_HEADS[model]
     turn = views.shift_angles(p["n_discard"], model, rule)
     formula(r"\begin{gathered}k_{p-n_d} = R(-n_d\,\theta_i)\,k_p,\quad n_d = $d\\ \text{pair } 0:\ $a\ \text{rad},"
             r"\quad \text{pair } $i:\ $b\ \text{rad}\end{gathered}", d=p["n_discard"], a=float(turn[0]),
@@ -105,14 +112,14 @@ def many_shifts_tab(page, n, keep, discard, model, rule):
 
 
 def many_shifts_answer(p: dict, c: dict, model: str, rule: str) -> None:
-    f16, head, shifts, keys = c["float16"], pc.KSHIFT_HEADS[model], views.SHIFTS, views.CURVE_KEYS
+    f16, head, shifts, keys = c["float16"], KSHIFT_HEADS[model], views.SHIFTS, views.CURVE_KEYS
     show(views.error_chart(c, "key", p["survived"], f"Keys: {head_text(model)}, shifts of {p['n_discard']:,}",
                            "relative error of the keys", "context_shift_key_error"))
     show(views.error_chart(c, "score", p["survived"], "Scores q·k of the next token",
                            "relative error of the scores", "context_shift_score_error"))
-    classroom.snippet(f"curve = {{d: pc.kshift_error_curve({head.head_dim}, {head.base!r}, {p['n_discard']}, "
+    classroom.snippet(f"curve = {{d: pc.inference.kshift_error_curve({head.head_dim}, {head.base!r}, {p['n_discard']}, "
                       f"{shifts}, d, n_keys={keys}, rule={rule!r})\n         for d in "
-                      f"{list(pc.KSHIFT_DTYPES)!r}}}", "curve['float16']['key_error']  # (k,) at curve[d]['shifts']")
+                      f"{list(KSHIFT_DTYPES)!r}}}", "curve['float16']['key_error']  # (k,) at curve[d]['shifts']")
     formula(r"\begin{gathered}e = \frac{\lVert \tilde k - k^{\star}\rVert}{\lVert k^{\star}\rVert}\\"
             r"\text{float16 after 1 and }$n\text{ shifts: } $a,\ $b\end{gathered}", n=shifts,
             a=float(f16["key_error"][0]), b=float(f16["key_error"][-1]))
@@ -130,13 +137,14 @@ def many_shifts_answer(p: dict, c: dict, model: str, rule: str) -> None:
 
 def scores_tab(page, n, keep, discard, model, rule):
     with page.side:
-        dtype = controls.choice("Cache type", "dtype", list(pc.KSHIFT_DTYPES), "float16",
+        dtype = controls.choice("Cache type", "dtype", list(KSHIFT_DTYPES), "float16",
                                 help="llama.cpp's K cache is f16 unless --cache-type-k says otherwise.")
     s = views.scores(n, keep, discard, model, dtype, rule)
     show(views.scores_chart(s))
     show(views.differences_chart(s, dtype))
-    head = pc.KSHIFT_HEADS[model]
-    classroom.snippet(f"s = pc.kshift_scores({n}, {keep}, {discard}, {head.head_dim}, {head.base!r}, {dtype!r}, "
+    head = KSHIFT_HEADS[model]
+    classroom.snippet(f"s = pc.inference.kshift_scores({n}, {keep}, {discard}, {head.head_dim}, {head.base!r}, "
+                      f"{dtype!r}, "
                       f"rule={rule!r})", "s['no_shift'], s['exact'], s['shifted']  # (m,) one per key that stays")
     kept = s["status"] == "kept"
     moved = float(abs(s["moved"][kept]).max()) if kept.any() else 0.0
@@ -166,10 +174,10 @@ def lesson():
         discard = controls.slider("n_discard (0: default)", "discard", 0, n - 1 - keep, 0,
                                   help="Tokens dropped after the kept ones; 0 is llama.cpp's default, "
                                        "(n_tokens - n_keep) / 2.")
-        model = controls.select("Attention head", "model", list(pc.KSHIFT_HEADS), 0,
-                                format_func=lambda m: pc.KSHIFT_HEADS[m].name,
+        model = controls.select("Attention head", "model", list(KSHIFT_HEADS), 0,
+                                format_func=lambda m: KSHIFT_HEADS[m].name,
                                 help="The head size d and RoPE base of each model's config.json: "
-                                     + "; ".join(head_text(m) for m in pc.KSHIFT_HEADS) + ".")
+                                     + "; ".join(head_text(m) for m in KSHIFT_HEADS) + ".")
     with page.more:
         exact = controls.toggle("Angles as transformers forms them", "hf_angles",
                                 help="Off: delta · theta_scale^i as ggml builds it. On: delta · inv_freq.")
@@ -179,4 +187,4 @@ def lesson():
 
 lesson()
 why(WHY)
-source(pc.context_shift_plan, pc.kshift, pc.kshift_error_curve, pc.kshift_scores)
+source(context_shift_plan, kshift, kshift_error_curve, kshift_scores)

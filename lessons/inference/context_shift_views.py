@@ -6,8 +6,15 @@ from __future__ import annotations
 import numpy as np
 import streamlit as st
 
-import posenc_core as pc
 from page_kit import figures
+from posenc_core.inference import (
+    KSHIFT_DTYPES,
+    KSHIFT_HEADS,
+    context_shift_plan,
+    kshift_angles,
+    kshift_error_curve,
+    kshift_scores,
+)
 
 TOKENS = [16, 32, 64, 128, 256, 512, 1024, 2048, 4096]
 SHIFTS = 1000
@@ -21,20 +28,20 @@ def rule_name(exact_angles: bool) -> str:
 
 @st.cache_data(max_entries=64, show_spinner=False)
 def plan(n: int, keep: int, discard: int) -> dict:
-    return pc.context_shift_plan(n, keep, discard)
+    return context_shift_plan(n, keep, discard)
 
 
 @st.cache_data(max_entries=16, show_spinner="Shifting the keys 1,000 times in each type…")
 def curves(model: str, n_discard: int, rule: str) -> dict:
-    head = pc.KSHIFT_HEADS[model]
-    return {d: pc.kshift_error_curve(head.head_dim, head.base, n_discard, SHIFTS, d, n_keys=CURVE_KEYS, rule=rule)
-            for d in pc.KSHIFT_DTYPES}
+    head = KSHIFT_HEADS[model]
+    return {d: kshift_error_curve(head.head_dim, head.base, n_discard, SHIFTS, d, n_keys=CURVE_KEYS, rule=rule)
+            for d in KSHIFT_DTYPES}
 
 
 @st.cache_data(max_entries=32, show_spinner=False)
 def scores(n: int, keep: int, discard: int, model: str, dtype: str, rule: str) -> dict:
-    head = pc.KSHIFT_HEADS[model]
-    return pc.kshift_scores(n, keep, discard, head.head_dim, head.base, dtype, rule=rule)
+    head = KSHIFT_HEADS[model]
+    return kshift_scores(n, keep, discard, head.head_dim, head.base, dtype, rule=rule)
 
 
 def strip_chart(n: int, keep: int, discard: int):
@@ -112,5 +119,5 @@ def differences_chart(s: dict, dtype: str):
 
 @st.cache_data(max_entries=64, show_spinner=False)
 def shift_angles(n_discard: int, model: str, rule: str) -> np.ndarray:
-    head = pc.KSHIFT_HEADS[model]
-    return pc.kshift_angles(-n_discard, head.head_dim, head.base, rule)
+    head = KSHIFT_HEADS[model]
+    return kshift_angles(-n_discard, head.head_dim, head.base, rule)

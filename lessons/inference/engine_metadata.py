@@ -1,13 +1,24 @@
 import streamlit as st
 
-import posenc_core as pc
 from lessons.inference import engine_metadata_views as views
 from lessons.inference import vllm_length_views as vllm_views
 from page_kit import classroom, controls, formula, guard, header, hero, notice, show, source, stage, why
 from page_kit.config_input import choose_config
 from page_kit.lesson import literal
+from posenc_core.inference import (
+    GGUF_EXAMPLES,
+    HEADER_COMMAND,
+    MAX_FLAGS_CHARS,
+    MAX_HEADER_BYTES,
+    engine_table,
+    engine_wavelengths,
+    llama_cpp_flags,
+    llama_cpp_rope,
+    vllm_context,
+    vllm_flags,
+)
 
-EXAMPLES = list(pc.GGUF_EXAMPLES)
+EXAMPLES = list(GGUF_EXAMPLES)
 # the examples' names on their buttons (the figure's title and the caption name each one in full)
 SHORT = {"smollm2": "SmolLM2-135M, the shipped file", "qwen-yarn": "Qwen2.5-7B with YaRN kept",
          "qwen-no-yarn": "Qwen2.5-7B from its released config"}
@@ -38,10 +49,11 @@ def side_by_side_tab(page, v: dict):
     ex, length, llama_text, vllm_text = v["ex"], v["L"], v["lf"], v["vf"]
     table = views.table_for(ex, llama_text, vllm_text)
     show(hero(views.wave_chart, ex=ex, L=length, lf=llama_text, vf=vllm_text))
-    classroom.snippet(f"header = pc.read_gguf_header(pc.gguf_example({ex!r})[0])",
-                      f"config = pc.gguf_example({ex!r})[1]",
-                      f"table = pc.engine_table(header, config, {llama_text!r}, {vllm_text!r})",
-                      "pairs, waves = pc.engine_wavelengths(table)  # {source: (pairs,) wavelength in tokens}")
+    classroom.snippet(f"header = pc.inference.read_gguf_header(pc.inference.gguf_example({ex!r})[0])",
+                      f"config = pc.inference.gguf_example({ex!r})[1]",
+                      f"table = pc.inference.engine_table(header, config, {llama_text!r}, {vllm_text!r})",
+                      "pairs, waves = pc.inference.engine_wavelengths(table)  # {source: (pairs,) wavelength in "
+                      "tokens}")
     notice(wave_notice(table, views.turns_for(ex, llama_text, vllm_text, length), length))
     with engine_question(ex, vllm_text, length):
         views.rows_table(table)
@@ -52,9 +64,9 @@ def side_by_side_tab(page, v: dict):
             st.warning(f"{name}: {reason}", icon=":material/warning:")
         for note in table["notes"]:
             st.info(note, icon=":material/info:")
-    st.caption(pc.GGUF_EXAMPLES[ex].note + f" Set beside {pc.GGUF_EXAMPLES[ex].config_name}.")
+    st.caption(GGUF_EXAMPLES[ex].note + f" Set beside {GGUF_EXAMPLES[ex].config_name}.")
     formula(r"\lambda_i = 2\pi/\theta_i,\quad \theta_i = b^{-2i/d}")
-    source(pc.engine_table, pc.engine_wavelengths)
+    source(engine_table, engine_wavelengths)
 
 
 def wave_notice(table: dict, turning: dict, length: int) -> str:
@@ -91,10 +103,11 @@ def engine_question(ex: str, vllm_text: str, length: int):
 def header_tab(page, v: dict):
     ex = v["ex"]
     head, _ = views.example_header(ex)
-    st.markdown(f"**{pc.GGUF_EXAMPLES[ex].label}**: GGUF version {head.version}, {head.kv_count} keys, "
+    st.markdown(f"**{GGUF_EXAMPLES[ex].label}**: GGUF version {head.version}, {head.kv_count} keys, "
                 f"{head.tensor_count:,} tensors; the key-value section ends at byte {head.end:,}.")
     views.keys_table(head)
-    classroom.snippet(f"rows = pc.gguf_rope_keys(pc.read_gguf_header(pc.gguf_example({ex!r})[0]))  # the table")
+    classroom.snippet(f"header = pc.inference.read_gguf_header(pc.inference.gguf_example({ex!r})[0])",
+                      "rows = pc.inference.gguf_rope_keys(header)  # the table")
     ignored = views.table_for(ex, "", "")["ignored"]
     st.markdown("transformers' GGUF loader puts " + vllm_views.both(vllm_views.loader_keys()) +
                 " into the config where its mapping names a field for them; `rope.dimension_count` only for " +
@@ -102,14 +115,14 @@ def header_tab(page, v: dict):
                     "Of this file's position keys it leaves out " + ", ".join(f"`{k}`" for k in ignored) + "."
                     if ignored else "It puts every position key of this file into the config."))
     st.markdown(f"**Your own GGUF file.** A GGUF file is gigabytes; its settings sit in the first few megabytes. "
-                f"Send only those: `{pc.HEADER_COMMAND}` (at most {views.UPLOAD_MB} MB).")
+                f"Send only those: `{HEADER_COMMAND}` (at most {views.UPLOAD_MB} MB).")
     uploaded = st.file_uploader(f"Upload the header of a GGUF file (at most {views.UPLOAD_MB} MB)",
                                 type=["gguf", "bin"], key="gguf_up", max_upload_size=views.UPLOAD_MB)
     if uploaded is None:
         return
-    if uploaded.size > pc.MAX_HEADER_BYTES:
+    if uploaded.size > MAX_HEADER_BYTES:
         raise ValueError(f"{literal(uploaded.name)} is {uploaded.size:,} bytes; send its first "
-                         f"{views.UPLOAD_MB} MB at most: {pc.HEADER_COMMAND}.")
+                         f"{views.UPLOAD_MB} MB at most: {HEADER_COMMAND}.")
     data = uploaded.getvalue()
     mine = views.uploaded_header(data)
     views.keys_table(mine)
@@ -133,9 +146,10 @@ def flags_tab(page, v: dict):
     formula(r"\theta'_i = s\,\theta_i\,(1-\gamma_i) + \theta_i\,\gamma_i,\quad "
             r"\gamma_i = \text{ext}\cdot(1-\text{ramp}_i),\quad s = $s,\ \text{ext} = $e",
             s=llama["freq_scale"], e=llama["ext_factor"])
-    classroom.snippet(f"header = pc.read_gguf_header(pc.gguf_example({ex!r})[0])",
-                      f"rope = pc.llama_cpp_rope(header, pc.llama_cpp_flags({llama_text!r}))  # the table above")
-    source(pc.llama_cpp_flags, pc.llama_cpp_rope)
+    classroom.snippet(f"header = pc.inference.read_gguf_header(pc.inference.gguf_example({ex!r})[0])",
+                      f"rope = pc.inference.llama_cpp_rope(header, pc.inference.llama_cpp_flags({llama_text!r}))  # "
+                      "the table above")
+    source(llama_cpp_flags, llama_cpp_rope)
 
 
 def vllm_tab(page, v: dict):
@@ -144,15 +158,16 @@ def vllm_tab(page, v: dict):
     ctx = vllm_views.context_for(model, ex, vllm_text)
     st.markdown(vllm_views.sentence(ctx))
     vllm_views.steps(ctx)
-    config = f"pc.gguf_example({ex!r})[1]" if model == "example" else f"pc.preset_config({model!r})"
-    classroom.snippet(f"ctx = pc.vllm_context({config}, pc.vllm_flags({vllm_text!r}))  # the table above")
-    removed = pc.vllm_flags(vllm_text)["removed"]
+    config = f"pc.inference.gguf_example({ex!r})[1]" if model == "example" else f"pc.preset_config({model!r})"
+    classroom.snippet(f"ctx = pc.inference.vllm_context({config}, pc.inference.vllm_flags({vllm_text!r}))  # the "
+                      "table above")
+    removed = vllm_flags(vllm_text)["removed"]
     if removed:
         st.warning(f"{' and '.join(removed)}: read here as vLLM before PR #28006 read them; current vLLM "
                    "refuses them (unrecognized arguments).", icon=":material/history:")
     st.caption("vLLM's --rope-scaling and --rope-theta were removed in PR #28006 (November 2025); current vLLM "
                "takes --hf-overrides '{\"rope_parameters\": {...}}'. Both forms are read here.")
-    source(pc.vllm_flags, pc.vllm_context)
+    source(vllm_flags, vllm_context)
 
 
 TABS = [
@@ -172,8 +187,8 @@ def lesson():
                 "ex": controls.choice("GGUF file", "ex", EXAMPLES, EXAMPLES[1], format_func=SHORT.get),
                 "L": controls.select_slider("Length L (tokens)", "L", views.LENGTHS, 32768,
                                             format_func=lambda n: f"{n:,}"),
-                "lf": controls.text("llama.cpp command", "lf", LLAMA_DEFAULT, max_chars=pc.MAX_FLAGS_CHARS),
-                "vf": controls.text("vLLM command", "vf", VLLM_DEFAULT, max_chars=pc.MAX_FLAGS_CHARS),
+                "lf": controls.text("llama.cpp command", "lf", LLAMA_DEFAULT, max_chars=MAX_FLAGS_CHARS),
+                "vf": controls.text("vLLM command", "vf", VLLM_DEFAULT, max_chars=MAX_FLAGS_CHARS),
             }
         view["lf"], view["vf"], problems = views.usable_flags(view["lf"], view["vf"])
         for problem in problems:

@@ -7,40 +7,54 @@ import json
 
 import streamlit as st
 
-import posenc_core as pc
 from page_kit import figures
+from posenc_core.inference import (
+    GGUF_EXAMPLES,
+    MAX_HEADER_BYTES,
+    SMOLLM2_CONFIG,
+    SOURCES,
+    engine_rows,
+    engine_table,
+    engine_wavelengths,
+    full_turns,
+    gguf_example,
+    gguf_rope_keys,
+    llama_cpp_flags,
+    read_gguf_header,
+    vllm_flags,
+)
 
-COLOURS = {name: i for i, name in enumerate(pc.SOURCES)}
+COLOURS = {name: i for i, name in enumerate(SOURCES)}
 LENGTHS = [2048, 4096, 8192, 16384, 32768, 65536, 131072, 262144]
-UPLOAD_MB = pc.MAX_HEADER_BYTES >> 20
+UPLOAD_MB = MAX_HEADER_BYTES >> 20
 
 
 @st.cache_data(max_entries=8, show_spinner=False)
 def example_header(key: str):
     """(GGUFHeader, config.json text) of one of the lesson's examples."""
-    data, config = pc.gguf_example(key)
-    return pc.read_gguf_header(data), json.dumps(config)
+    data, config = gguf_example(key)
+    return read_gguf_header(data), json.dumps(config)
 
 
 @st.cache_data(max_entries=4, show_spinner="Reading the header…")
 def uploaded_header(data: bytes):
-    return pc.read_gguf_header(data)
+    return read_gguf_header(data)
 
 
 @st.cache_data(max_entries=32, show_spinner="Reading every source through its own rules…")
 def table_for(key: str, llama_text: str, vllm_text: str) -> dict:
     header, config = example_header(key)
-    return pc.engine_table(header, json.loads(config), llama_text, vllm_text)
+    return engine_table(header, json.loads(config), llama_text, vllm_text)
 
 
 @st.cache_data(max_entries=16, show_spinner="Reading every source through its own rules…")
 def upload_table(digest: str, data: bytes, config_text: str) -> dict:  # digest: a short cache key for the bytes
-    return pc.engine_table(uploaded_header(data), json.loads(config_text))
+    return engine_table(uploaded_header(data), json.loads(config_text))
 
 
 @st.cache_data(max_entries=32, show_spinner=False)
 def waves_for(key: str, llama_text: str, vllm_text: str):
-    return pc.engine_wavelengths(table_for(key, llama_text, vllm_text))
+    return engine_wavelengths(table_for(key, llama_text, vllm_text))
 
 
 def digest(data: bytes) -> str:
@@ -50,7 +64,7 @@ def digest(data: bytes) -> str:
 def wave_chart(ex: str, L: int, lf: str, vf: str):  # noqa: N803 (the URL keys)
     """Each source's wavelength per rotary pair for example ``ex`` and the flags given, length ``L`` marked."""
     pairs, waves = waves_for(ex, lf, vf)
-    label = pc.GGUF_EXAMPLES[ex].label
+    label = GGUF_EXAMPLES[ex].label
     return figures.lines(pairs, waves, title=f"{label}: the wavelength of each pair, by source",
                          x_title="rotary pair i", y_title="wavelength (tokens)", log_y=True, name="engine_waves",
                          colours=COLOURS, dashed=("llama.cpp", "vLLM"), legend_right=True,
@@ -61,7 +75,7 @@ def wave_chart(ex: str, L: int, lf: str, vf: str):  # noqa: N803 (the URL keys)
 
 @st.cache_data(max_entries=32, show_spinner=False)
 def turns_for(key: str, llama_text: str, vllm_text: str, length: int) -> dict:
-    return pc.full_turns(table_for(key, llama_text, vllm_text), length)
+    return full_turns(table_for(key, llama_text, vllm_text), length)
 
 
 def frame(columns: dict) -> None:
@@ -72,24 +86,24 @@ def frame(columns: dict) -> None:
 
 def rows_table(table: dict) -> None:
     """The comparison table, values that differ from config.json's marked ≠."""
-    rows = pc.engine_rows(table)
+    rows = engine_rows(table)
     frame({col: [r[col] for r in rows] for col in rows[0]})
 
 
 def keys_table(header) -> None:
-    rows = pc.gguf_rope_keys(header)
+    rows = gguf_rope_keys(header)
     frame({"gguf constant": [r["constant"] for r in rows], "key": [r["key"] for r in rows],
             "type": [r["type"] or "absent" for r in rows],
             "value": [shown(r["value"]) if r["present"] else "—" for r in rows]})
 
 
-# llama.cpp's settings as the Engine flags tab lists them: label -> key of pc.llama_cpp_rope's dict
+# llama.cpp's settings as the Engine flags tab lists them: label -> key of pc.inference.llama_cpp_rope's dict
 LLAMA_FIELDS = {"context (-c)": "n_ctx", "trained context": "n_ctx_train", "base (rope_freq_base)": "freq_base",
                 "scale (rope_freq_scale = 1/factor)": "freq_scale", "scaling type": "scaling_type",
                 "YaRN original context": "n_ctx_orig_yarn", "YaRN ext_factor": "ext_factor",
                 "YaRN beta_fast": "beta_fast", "YaRN beta_slow": "beta_slow", "factor on cos and sin": "mscale",
                 "rotated dimensions": "n_rot"}
-# the flag that sets each field (pc.llama_cpp_flags' names)
+# the flag that sets each field (pc.inference.llama_cpp_flags' names)
 LLAMA_FLAG_FIELDS = {"n_ctx": "n_ctx", "freq_base": "rope_freq_base", "freq_scale": "rope_freq_scale",
                      "scaling_type": "rope_scaling_type", "n_ctx_orig_yarn": "yarn_orig_ctx",
                      "ext_factor": "yarn_ext_factor", "beta_fast": "yarn_beta_fast", "beta_slow": "yarn_beta_slow",
@@ -109,10 +123,10 @@ def shown(value) -> str:
 
 
 def example_config_text() -> str:
-    return json.dumps(pc.SMOLLM2_CONFIG, indent=2)
+    return json.dumps(SMOLLM2_CONFIG, indent=2)
 
 
-# the GGUF's own value of each field (pc.llama_cpp_rope's "gguf" dict), where the file sets one
+# the GGUF's own value of each field (pc.inference.llama_cpp_rope's "gguf" dict), where the file sets one
 LLAMA_GGUF_FIELDS = {"n_ctx": "n_ctx_train", "n_ctx_train": "n_ctx_train", "freq_base": "rope_freq_base",
                      "freq_scale": "rope_freq_scale", "scaling_type": "rope_scaling_type",
                      "n_ctx_orig_yarn": "n_ctx_orig_yarn", "n_rot": "n_rot"}
@@ -134,12 +148,12 @@ def usable_flags(llama_text: str, vllm_text: str) -> tuple[str, str, list[str]]:
     the core's sentence saying why (a link may carry any text)."""
     problems = []
     try:
-        pc.llama_cpp_flags(llama_text)
+        llama_cpp_flags(llama_text)
     except ValueError as error:
         problems.append(f"The llama.cpp command cannot be read: {error} It is left out below.")
         llama_text = ""
     try:
-        pc.vllm_flags(vllm_text)
+        vllm_flags(vllm_text)
     except ValueError as error:
         problems.append(f"The vLLM command cannot be read: {error} It is left out below.")
         vllm_text = ""

@@ -7,8 +7,9 @@ import streamlit as st
 
 import posenc_core as pc
 from page_kit import classroom, figures
+from posenc_core.inference import MAX_CONTEXT, CacheBytes, CacheLayerPlan, PresetCacheBytes, preset_cache_bytes
 
-# The cache kinds (pc.CACHE_KINDS), as the control and the table name them.
+# The cache kinds (pc.inference.CACHE_KINDS), as the control and the table name them.
 KIND_LABELS = {"full": "full", "window": "windows", "latent": "latent", "hybrid": "hybrid"}
 KIND_WORDS = {"full": "every layer keeps every token", "window": "some layers keep a sliding window",
               "latent": "layers keep a compressed latent or compressed entries",
@@ -23,8 +24,8 @@ LEFT_OUT = {
 
 
 @st.cache_data(max_entries=32, show_spinner=False)
-def preset_bytes(tokens: int, dtype: str) -> pc.PresetCacheBytes:
-    return pc.preset_cache_bytes(tokens, dtype)
+def preset_bytes(tokens: int, dtype: str) -> PresetCacheBytes:
+    return preset_cache_bytes(tokens, dtype)
 
 
 def bytes_chart(ctx: int, dtype: str, kind: str):
@@ -42,7 +43,7 @@ def bytes_chart(ctx: int, dtype: str, kind: str):
             + "; ".join(f"{r.keys[i]} {r.gb[i]:.3g} GB" for i in order) + ".")
 
 
-def _entry(plan: pc.CacheLayerPlan) -> str:
+def _entry(plan: CacheLayerPlan) -> str:
     """One token in one layer: 2×kv×head_dim, a latent + its rotated key, or one head that is key and value."""
     e = plan.entry
     text = {"heads": f"2×{e.kv_heads}×{e.head_dim}", "latent": f"{e.latent}+{e.head_dim}",
@@ -54,7 +55,7 @@ def _entry(plan: pc.CacheLayerPlan) -> str:
     return text
 
 
-def layers_text(row: pc.CacheBytes) -> str:
+def layers_text(row: CacheBytes) -> str:
     """Each distinct layer plan: its count, what it keeps, and what one token writes into one such layer."""
     parts = []
     for plan, count in row.layout.plans:
@@ -63,7 +64,7 @@ def layers_text(row: pc.CacheBytes) -> str:
     return " · ".join(parts)
 
 
-def table(r: pc.PresetCacheBytes, ctx: int) -> None:
+def table(r: PresetCacheBytes, ctx: int) -> None:
     """Every counted preset: its GB at ``ctx``, the bytes the next tokens add there, and its layers."""
     st.dataframe({"preset": r.keys, f"GB at {ctx:,}": r.gb, "KB per token here": r.next_token / 1e3,
                   "kind": [KIND_LABELS[k] for k in r.kinds], "layers (kept tokens: per-token elements)":
@@ -74,16 +75,16 @@ def table(r: pc.PresetCacheBytes, ctx: int) -> None:
                                 "KB per token here": st.column_config.NumberColumn(format="%.1f")})
 
 
-def left_out_text(r: pc.PresetCacheBytes) -> str:
+def left_out_text(r: PresetCacheBytes) -> str:
     return "\n".join(f"- {pc.PRESETS[k].name}: " + LEFT_OUT[why.reason].format(
         missing=", ".join(why.missing), model_type=why.model_type) for k, why in r.left_out.items())
 
 
-def window_question(r: pc.PresetCacheBytes, ctx: int, dtype: str) -> None:
+def window_question(r: PresetCacheBytes, ctx: int, dtype: str) -> None:
     """Doubling the context for the model with the most window layers: does its cache double?"""
     pick = max(range(len(r.rows)), key=lambda i: r.rows[i].layers["window"])
     name, now, row = r.names[pick], r.gb[pick], r.rows[pick]
-    later = preset_bytes(2 * ctx, dtype).gb[pick] if 2 * ctx <= pc.MAX_CONTEXT else now
+    later = preset_bytes(2 * ctx, dtype).gb[pick] if 2 * ctx <= MAX_CONTEXT else now
     ratio = later / now
     options = ["it doubles exactly", "it grows, by less than x2", "it stays the same"]
     answer = 0 if ratio == 2 else 2 if ratio == 1 else 1
@@ -99,11 +100,11 @@ def window_question(r: pc.PresetCacheBytes, ctx: int, dtype: str) -> None:
         st.metric(f"{name} at {2 * ctx:,} tokens ({dtype})", f"{later:.4g} GB", f"x{ratio:.4f}")
 
 
-def _row(r: pc.PresetCacheBytes, key: str) -> pc.CacheBytes | None:
+def _row(r: PresetCacheBytes, key: str) -> CacheBytes | None:
     return r.rows[r.keys.index(key)] if key in r.keys else None
 
 
-def counted_text(r: pc.PresetCacheBytes) -> str:
+def counted_text(r: PresetCacheBytes) -> str:
     """How the count reads a cache, with the numbers of the presets it names taken from their rows."""
     v4, e2b = _row(r, "deepseek-v4-flash"), _row(r, "gemma4-e2b")
     shared = f": {e2b.layers['none']} of Gemma 4 E2B's layers" if e2b else ""

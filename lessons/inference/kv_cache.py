@@ -1,9 +1,17 @@
 import streamlit as st
 
-import posenc_core as pc
 from lessons.inference import kv_bytes_views as bytes_views
 from lessons.inference import kv_cache_views as views
 from page_kit import classroom, controls, formula, guard, header, hero, notice, show, source, stage, why
+from posenc_core.inference import (
+    DTYPE_BYTES,
+    TINY_CONTEXT,
+    TINY_LLAMA,
+    cache_bytes,
+    cache_contents,
+    cache_layout,
+    cache_rescaling_error,
+)
 
 header("What the cache holds",
        "A model that generates keeps every past key and value. Each key was turned once, at its own position, and "
@@ -16,13 +24,13 @@ WHY = (
     "be turned again, as long as the frequencies θ never change. A scaling whose frequencies depend on the "
     "length (dynamic NTK) breaks that promise: the keys already stored keep the turn they got when they were "
     "written. Everything here runs transformers' own `LlamaForCausalLM` with seeded random weights "
-    f"({pc.TINY_LLAMA['num_hidden_layers']} layers, {pc.TINY_LLAMA['num_attention_heads']} query heads, "
-    f"{pc.TINY_LLAMA['num_key_value_heads']} KV heads, head_dim {pc.TINY_LLAMA['head_dim']}, float32) and reads "
+    f"({TINY_LLAMA['num_hidden_layers']} layers, {TINY_LLAMA['num_attention_heads']} query heads, "
+    f"{TINY_LLAMA['num_key_value_heads']} KV heads, head_dim {TINY_LLAMA['head_dim']}, float32) and reads "
     "its `DynamicCache`. The cache is also what limits "
     "a long context in memory: every layer that keeps every token adds its keys and values for each new token, "
     "unless it keeps a window, a fixed-size state, or a compressed latent instead."
 )
-PAIRS = list(range(pc.TINY_LLAMA["head_dim"] // 2))
+PAIRS = list(range(TINY_LLAMA["head_dim"] // 2))
 
 
 def decode_tab(page):
@@ -46,7 +54,7 @@ def decode_tab(page):
     formula(r"\begin{gathered}k^{\text{cache}}_p = R(p\,\theta)\,W_k x_p,\quad v^{\text{cache}}_p = W_v x_p\\ "
             r"q_{$last}\cdot k_p = (W_q x_{$last})^{\top} R\big(($last - p)\,\theta\big)\,W_k x_p\end{gathered}",
             last=n - 1)
-    source(pc.cache_contents)
+    source(cache_contents)
 
 
 def step_question(c: dict, n: int, found: str):
@@ -72,7 +80,7 @@ CONTEXTS = [4096, 32768, 131072, 262144, 1048576]
 def bytes_tab(page):
     with page.side:
         ctx = controls.select_slider("Context length", "ctx", CONTEXTS, 131072, format_func=lambda v: f"{v:,}")
-        dtype = controls.choice("Cache dtype", "dtype", list(pc.DTYPE_BYTES), "bfloat16")
+        dtype = controls.choice("Cache dtype", "dtype", list(DTYPE_BYTES), "bfloat16")
         kind = controls.choice("Cache kind", "kind", list(bytes_views.KIND_LABELS), "window",
                                format_func=bytes_views.KIND_LABELS.get, help="Which presets the bars show.")
     r = bytes_views.preset_bytes(ctx, dtype)
@@ -83,8 +91,8 @@ def bytes_tab(page):
     notice(bytes_views.counted_text(r))
     with st.expander("Presets not counted, and why"):
         st.markdown(bytes_views.left_out_text(r))
-    formula(bytes_views.FORMULA, b=pc.DTYPE_BYTES[dtype])
-    source(pc.cache_layout, pc.cache_bytes)
+    formula(bytes_views.FORMULA, b=DTYPE_BYTES[dtype])
+    source(cache_layout, cache_bytes)
 
 
 HISTORIES = [0, 64, 96, 128, 192, 256]  # tokens the model ran before this prompt (0: a fresh model)
@@ -111,19 +119,19 @@ def dynamic_tab(page):
 
     show(hero(views.frequency_chart, P=prefill, N=total, s=factor, H=history))
     notice(views.frequency_notice(dynamic, prefill, total, history))
-    with classroom.predict("kv_dynamic", f"The tiny Llama's original context is {pc.TINY_CONTEXT}. With dynamic "
+    with classroom.predict("kv_dynamic", f"The tiny Llama's original context is {TINY_CONTEXT}. With dynamic "
                            f"NTK (s = {factor:g}), prefill {prefill} tokens and decode up to {total} with the cache"
                            + (f", after the model ran {history} tokens" if history else "") + ". Are the last "
                            f"token's logits those of one forward over all {total} tokens on a fresh model?",
                            options, answer, reveal):
         show(views.error_chart(prefill, total, factor, history))
         show(views.attention_chart(prefill, total, factor, history))
-        classroom.snippet(f"r = {{t: pc.cache_rescaling_error(t, {prefill}, {total}, {float(factor)!r}, "
+        classroom.snippet(f"r = {{t: pc.inference.cache_rescaling_error(t, {prefill}, {total}, {float(factor)!r}, "
                           f"history={history})\n     for t in ('dynamic', 'yarn')}}",
                           f"r['dynamic']['relative_error'], r['yarn']['relative_error']  # ({total},) each: the "
                           "curves; 'attention_change' below")
         notice(views.error_notice(dynamic, yarn, total))
-    st.markdown(views.STATE_TEXT.format(L0=pc.TINY_CONTEXT))
+    st.markdown(views.STATE_TEXT.format(L0=TINY_CONTEXT))
     st.markdown(
         "**Why engines use a static rule.** YaRN's frequencies and attention factor are fixed by the config, so "
         "a key written at any step is the key a full recompute writes, and the cache stays valid at every length. "
@@ -133,7 +141,7 @@ def dynamic_tab(page):
         "during generation either.")
     formula(r"b' = b\left(\frac{s\cdot L}{L_0} - (s-1)\right)^{d/(d-2)},\quad L = \max(\text{position\_ids}) + 1 "
             r"> L_{\text{cached}}")
-    source(pc.cache_rescaling_error)
+    source(cache_rescaling_error)
 
 
 # The lesson's tabs in order: label, and the function that draws it (each runs only while its tab is open).

@@ -6,8 +6,8 @@ from __future__ import annotations
 import numpy as np
 import streamlit as st
 
-import posenc_core as pc
 from page_kit import figures
+from posenc_core.inference import TINY_CONTEXT, cache_contents, cache_rescaling_error
 
 RESCALING = ("dynamic", "yarn")  # the two rope types the third tab compares
 COLOURS = {"dynamic NTK": 1, "YaRN (static)": 0}
@@ -15,12 +15,12 @@ COLOURS = {"dynamic NTK": 1, "YaRN (static)": 0}
 
 @st.cache_data(max_entries=64, show_spinner=False)
 def contents(prefill: int, decode: int) -> dict:
-    return pc.cache_contents(prefill, decode)
+    return cache_contents(prefill, decode)
 
 
 @st.cache_data(max_entries=64, show_spinner=False)
 def rescaling(rope_type: str, prefill: int, total: int, factor: float, history: int) -> dict:
-    return pc.cache_rescaling_error(rope_type, prefill, total, factor, history=history)
+    return cache_rescaling_error(rope_type, prefill, total, factor, history=history)
 
 
 def _split(values: np.ndarray, prefill: int) -> tuple[np.ndarray, np.ndarray]:
@@ -64,7 +64,7 @@ def error_chart(P: int, N: int, s: float, H: int):
     first = next(iter(runs.values()))
     return figures.lines(
         first["position"], {label: r["relative_error"] for label, r in runs.items()}, colours=COLOURS,
-        vlines=[(pc.TINY_CONTEXT, f"original context {pc.TINY_CONTEXT}"), (P - 0.5, "prefill | decode")],
+        vlines=[(TINY_CONTEXT, f"original context {TINY_CONTEXT}"), (P - 0.5, "prefill | decode")],
         title=f"Cache vs full recompute: score error of the last query, s = {s:g}", x_title="key position",
         y_title="max |Δ q·k/√d| / σ of the head", name="kv_cache_rescaling", legend_right=True,
         margin=dict(l=70, r=200), hover_format=".3g",
@@ -99,7 +99,7 @@ def frequency_chart(P: int, N: int, s: float, H: int):
     return figures.lines(
         r["position"], {"when the key was written": r["written_freq"],
                         f"full recompute of {N}": np.full(N, r["full_freq"])}, dashed=[f"full recompute of {N}"],
-        vlines=[(pc.TINY_CONTEXT, f"original context {pc.TINY_CONTEXT}")],
+        vlines=[(TINY_CONTEXT, f"original context {TINY_CONTEXT}")],
         title="Dynamic NTK: the slowest frequency each cached key got", x_title="key position",
         y_title="inv_freq[7] (rad/position)", name="kv_cache_written_freq", hover_format=".4g", height=300,
         legend_right=True, margin=dict(l=80, r=200),
@@ -124,8 +124,8 @@ PREFILL_SENTENCES = {
 def frequency_notice(r: dict, P: int, N: int, H: int) -> str:
     """What each key was turned with, from one dynamic-NTK run."""
     first = PREFILL_SENTENCES[r["prefill_update"]].format(
-        P=P, before=r["history_len"], cached=int(r["written_len"][0]), first=r["written_freq"][0], L0=pc.TINY_CONTEXT)
-    if r["prefill_update"] == "none" and r["history_len"] > pc.TINY_CONTEXT:
+        P=P, before=r["history_len"], cached=int(r["written_len"][0]), first=r["written_freq"][0], L0=TINY_CONTEXT)
+    if r["prefill_update"] == "none" and r["history_len"] > TINY_CONTEXT:
         first += (f" Those are the frequencies for the {r['history_len']} tokens the model ran before, not for "
                   f"this prompt's {P}.")
     steps = (f"Then {r['recomputes']} decode steps recomputed them (each one whose position passed "

@@ -5,6 +5,16 @@ from lessons.inference import streaming_views as views
 from page_kit import classroom, controls, figures, formula, guard, header, hero, notice, show, source, stage, why
 from page_kit.lesson import folded
 from page_kit.model_runs import models_ready, run_with_progress
+from posenc_core.inference import (
+    STREAM_VARIANTS,
+    cache_curves,
+    first_token_shares,
+    streaming_cache_layout,
+    streaming_hidden,
+    streaming_pass,
+    streaming_run,
+    streaming_summary,
+)
 
 STEPS = [100, 1000, 2000, 4000, 8000, 12000, 16000]
 LIVE_BLOCK = 32
@@ -43,7 +53,7 @@ def curve_tab(page):
     show(hero(views.sinks_chart, bin=bin_size))
     with views.window_question(s):
         show(hero(views.all_chart, bin=bin_size))
-        classroom.snippet(f"s = pc.streaming_summary(pc.shipped_streaming(), {bin_size})",
+        classroom.snippet(f"s = pc.inference.streaming_summary(pc.inference.shipped_streaming(), {bin_size})",
                           "# (bins,) first token of each bin; {cache: (bins,) mean loss in nats}",
                           "start, losses = s['start'], s['loss']")
         notice(views.findings(s))
@@ -58,7 +68,7 @@ def curve_tab(page):
                     wrap_lines=True)
     formula(r"\ell_t = -\log p_\theta(x_{t+1}\mid \text{cache}_t,\ x_{b..t})")
     formula(r"\mathrm{PPL} = e^{\bar\ell}")
-    source(pc.streaming_hidden, pc.streaming_summary)
+    source(streaming_hidden, streaming_summary)
 
 
 def sinks_tab(page):
@@ -68,8 +78,8 @@ def sinks_tab(page):
                 f"itself. Spread evenly, each key would get {views.pct(f.uniform)}.")
     with views.share_question(f):
         show(views.share_chart(f, one))
-        classroom.snippet("f = pc.first_token_shares(pc.shipped_streaming(), 'sink4')",
-                          "one = pc.first_token_shares(pc.shipped_streaming(), 'sink1')",
+        classroom.snippet("f = pc.inference.first_token_shares(pc.inference.shipped_streaming(), 'sink4')",
+                          "one = pc.inference.first_token_shares(pc.inference.shipped_streaming(), 'sink1')",
                           "# (layers, 4): weight on tokens 0-3, averaged over heads and the queries f.queries",
                           "per_layer, one_sink = f.per_layer, one.per_layer[:, 0]")
         notice(views.share_findings(f, one, s))
@@ -79,12 +89,12 @@ def sinks_tab(page):
     with folded("What StreamingLLM's code keeps", "stream_llm_code", icon=":material/menu_book:") as is_open:
         if is_open:
             st.markdown(views.STREAMING_LLM)
-    source(pc.streaming_pass, pc.first_token_shares)
+    source(streaming_pass, first_token_shares)
 
 
 def cache_tab(page):
     s, _ = views.shipped(512)
-    sinks = pc.STREAM_VARIANTS["sink4"].sinks
+    sinks = STREAM_VARIANTS["sink4"].sinks
     window = s["cache"] - sinks
     with page.side:
         step = controls.select_slider("Token being read", "step", STEPS, 12000, format_func=lambda v: f"{v:,}")
@@ -96,7 +106,7 @@ def cache_tab(page):
                        alt=f"For token {step:,}: the text index of each of the {c['held']:,} keys it sees against "
                            f"the position that key is rotated at, counted in the cache (at most "
                            f"{c['query_cache']:,}) or in the text (up to {step:,})."))
-    classroom.snippet(f"c = pc.cache_curves({step}, {sinks}, {window}, {s['block']})",
+    classroom.snippet(f"c = pc.inference.cache_curves({step}, {sinks}, {window}, {s['block']})",
                       "# x: the text index of each key; c['cache'], c['text']: the position it is rotated at",
                       "x, in_cache, in_text = c['x'], c['cache'], c['text']")
     if c["evicted"]:
@@ -109,7 +119,7 @@ def cache_tab(page):
            f"{c['query_text']:,}{past}")
     formula(r"p_j = \begin{cases} j, & j < S \\ S + j - j_0, & j \ge j_0 \end{cases}")
     formula(r"S = $s,\quad j_0 = $j0", s=sinks, j0=c["window_start"])
-    source(pc.streaming_cache_layout, pc.cache_curves)
+    source(streaming_cache_layout, cache_curves)
 
 
 def live_tab(page):
@@ -119,13 +129,13 @@ def live_tab(page):
     with page.side:
         tokens = controls.select_slider("Tokens", "n", [512, 1024, 2048], 1024, format_func=lambda v: f"{v:,}")
         cache = controls.select_slider("Cache (keys)", "cache", [64, 128, 256], 128)
-        names = controls.multiselect("Caches", "variants", list(pc.STREAM_VARIANTS), list(pc.STREAM_VARIANTS),
-                                     format_func=lambda v: pc.STREAM_VARIANTS[v].label)
+        names = controls.multiselect("Caches", "variants", list(STREAM_VARIANTS), list(STREAM_VARIANTS),
+                                     format_func=lambda v: STREAM_VARIANTS[v].label)
     key = f"stream_live/{tokens}/{cache}/{','.join(names)}"  # this view's finished run
     if st.button("Run", key="run", type="primary", icon=":material/play_arrow:") and names:
         if models_ready(pc.real_models.SMOLLM2_NAME):
             st.session_state[key] = run_with_progress(
-                lambda progress: pc.streaming_run(names, tokens, cache=cache, block=LIVE_BLOCK,
+                lambda progress: streaming_run(names, tokens, cache=cache, block=LIVE_BLOCK,
                                                   progress=lambda v, d, t: progress(
                                                       names.index(v) * t + d, len(names) * t)),
                 f"SmolLM2 over {tokens:,} tokens through a {cache}-key cache…")
@@ -134,16 +144,17 @@ def live_tab(page):
         st.info("Press **Run**: each cache takes some seconds per 1,024 tokens on two CPU cores.",
                 icon=":material/info:")
         return
-    s = pc.streaming_summary(result, LIVE_BLOCK)
+    s = streaming_summary(result, LIVE_BLOCK)
     show(figures.lines(s["start"] + LIVE_BLOCK / 2, s["loss"], title=f"{tokens:,} tokens through {cache} keys",
                        x_title="token in the text", y_title=f"mean loss per {LIVE_BLOCK} tokens (nats)",
                        name="stream_live", colours=views.COLOURS, legend_right=True,
                        vlines=[(s["evict"], "first eviction")],
                        alt=f"Loss of {len(s['loss'])} caches of {cache} keys over {tokens:,} tokens, in bins of "
                            f"{LIVE_BLOCK}; the first eviction at token {s['evict']:,} marked."))
-    classroom.snippet(f"result = pc.streaming_run({list(names)!r}, {tokens}, cache={cache}, block={LIVE_BLOCK})"
+    classroom.snippet(f"result = pc.inference.streaming_run({list(names)!r}, {tokens}, cache={cache}, "
+                      f"block={LIVE_BLOCK})"
                       "  # SmolLM2 runs",
-                      f"s = pc.streaming_summary(result, {LIVE_BLOCK})  # s['loss']: plotted")
+                      f"s = pc.inference.streaming_summary(result, {LIVE_BLOCK})  # s['loss']: plotted")
     notice(f"Mean loss from token {s['evict']:,} on: " + "; ".join(
         f"{k} {v:.3f} nats (perplexity {s['after_ppl'][k]:.1f})" for k, v in s["after"].items()) + ".")
 

@@ -6,14 +6,22 @@ from __future__ import annotations
 import numpy as np
 import streamlit as st
 
-import posenc_core as pc
 from page_kit import classroom, figures
+from posenc_core.inference import (
+    SHARE_TOKENS,
+    STREAM_VARIANTS,
+    FirstTokenShares,
+    cache_curves,
+    first_token_shares,
+    shipped_streaming,
+    streaming_summary,
+)
 
-COLOURS = {v.label: i for i, v in enumerate(pc.STREAM_VARIANTS.values())}
-WITH_SINKS = [v.label for v in pc.STREAM_VARIANTS.values() if v.sinks]
-PLAIN = pc.STREAM_VARIANTS["window"].label
-STREAMING = pc.STREAM_VARIANTS["sink4"].label
-ONE = pc.STREAM_VARIANTS["sink1"].label
+COLOURS = {v.label: i for i, v in enumerate(STREAM_VARIANTS.values())}
+WITH_SINKS = [v.label for v in STREAM_VARIANTS.values() if v.sinks]
+PLAIN = STREAM_VARIANTS["window"].label
+STREAMING = STREAM_VARIANTS["sink4"].label
+ONE = STREAM_VARIANTS["sink1"].label
 STREAMING_LLM = """
 **What StreamingLLM's code keeps** (mit-han-lab/streaming-llm, commit 2e50426, as read on 2026-12-06):
 
@@ -35,18 +43,18 @@ def pct(share: float) -> str:
 
 @st.cache_data(show_spinner=False)
 def shipped(bin_size: int) -> tuple[dict, dict]:
-    result = pc.shipped_streaming()
-    return pc.streaming_summary(result, bin_size), {k: result[k] for k in ("runs", "model", "tokens", "cache", "block")}
+    result = shipped_streaming()
+    return streaming_summary(result, bin_size), {k: result[k] for k in ("runs", "model", "tokens", "cache", "block")}
 
 
 @st.cache_data(show_spinner=False)
 def curves(step: int, sinks: int, window: int, block: int) -> dict:
-    return pc.cache_curves(step, sinks, window, block)
+    return cache_curves(step, sinks, window, block)
 
 
 @st.cache_data(show_spinner=False)
-def shares(variant: str) -> pc.FirstTokenShares:
-    return pc.first_token_shares(pc.shipped_streaming(), variant)
+def shares(variant: str) -> FirstTokenShares:
+    return first_token_shares(shipped_streaming(), variant)
 
 
 def loss_chart(bin: int, labels: tuple[str, ...], name: str, title: str):
@@ -88,7 +96,7 @@ def window_question(s: dict):
 
 def findings(s: dict) -> str:
     rows = "; ".join(f"{k} {s['after'][k]:.3f} (perplexity {s['after_ppl'][k]:.1f})" for k in s["after"])
-    text = pc.STREAM_VARIANTS["text4"].label
+    text = STREAM_VARIANTS["text4"].label
     gap = s["after"][ONE] - s["after"][STREAMING]
     ones = (f" One sink does as well as four for SmolLM2 ({gap:+.4f} nats); the tab *One sink or four* shows why."
             if abs(gap) < 0.01 else f" One sink against four: {gap:+.3f} nats.")
@@ -97,7 +105,7 @@ def findings(s: dict) -> str:
             f"{s['past'][text]:.3f} nats against {s['past'][STREAMING]:.3f} with positions in the cache." + ones)
 
 
-def share_question(f: pc.FirstTokenShares):
+def share_question(f: FirstTokenShares):
     """How much attention SmolLM2 puts on token 0 and on tokens 1-3, asked before the figure that shows it."""
     big0, big_rest = f.mean[0] >= 0.1, f.mean[1:].max() >= 0.01
     options = ["Under 10 % on token 0; under 1 % on each of tokens 1-3",
@@ -117,7 +125,7 @@ def share_question(f: pc.FirstTokenShares):
         "0? On tokens 1-3?", options, 1 if big0 and not big_rest else 2 if big0 else 3 if big_rest else 0, reveal)
 
 
-def share_series(f: pc.FirstTokenShares, one: pc.FirstTokenShares) -> dict[str, np.ndarray]:
+def share_series(f: FirstTokenShares, one: FirstTokenShares) -> dict[str, np.ndarray]:
     """Per layer: the share on each first token in ``f``'s cache, on token 0 in ``one``'s (one sink), and the
     share of one key if attention were spread evenly."""
     series = {f"token {i}": f.per_layer[:, i] for i in range(f.per_layer.shape[1])}
@@ -126,7 +134,7 @@ def share_series(f: pc.FirstTokenShares, one: pc.FirstTokenShares) -> dict[str, 
     return series
 
 
-def share_chart(f: pc.FirstTokenShares, one: pc.FirstTokenShares):
+def share_chart(f: FirstTokenShares, one: FirstTokenShares):
     layers = np.arange(1, f.per_layer.shape[0] + 1)
     series = share_series(f, one)
     return figures.lines(
@@ -140,7 +148,7 @@ def share_chart(f: pc.FirstTokenShares, one: pc.FirstTokenShares):
             f"{pct(f.per_layer[f.high_layer, 0])} (layer {f.high_layer + 1}); an even spread gives {pct(f.uniform)}.")
 
 
-def share_findings(f: pc.FirstTokenShares, one: pc.FirstTokenShares, s: dict) -> str:
+def share_findings(f: FirstTokenShares, one: FirstTokenShares, s: dict) -> str:
     gap = s["after"][ONE] - s["after"][STREAMING]
     return (f"Token 0's share runs from {pct(f.per_layer[f.low_layer, 0])} in layer {f.low_layer + 1} to "
             f"{pct(f.per_layer[f.high_layer, 0])} in layer {f.high_layer + 1}; tokens 1-3 get {pct(f.mean[1:].sum())} "
@@ -151,7 +159,7 @@ def share_findings(f: pc.FirstTokenShares, one: pc.FirstTokenShares, s: dict) ->
             f"{gap:+.4f} nats.")
 
 
-def implication(f: pc.FirstTokenShares, one: pc.FirstTokenShares, s: dict) -> str:
+def implication(f: FirstTokenShares, one: FirstTokenShares, s: dict) -> str:
     """What the shares say about one sink against four, and when four matter."""
     gap = s["after"][ONE] - s["after"][STREAMING]
     below = f.mean[1:].max() <= f.uniform
@@ -160,7 +168,7 @@ def implication(f: pc.FirstTokenShares, one: pc.FirstTokenShares, s: dict) -> st
     one_is_enough = ("one sink is enough" if abs(gap) < 0.01 else
                      f"yet one sink against four still moves the mean loss by {gap:+.4f} nats")
     return (f"So a cache that keeps token 0 keeps where SmolLM2 parks its attention; tokens 1-3 {rest}, and "
-            f"{one_is_enough}. StreamingLLM keeps {pc.SHARE_TOKENS} because the models it was built for (Llama-2, "
+            f"{one_is_enough}. StreamingLLM keeps {SHARE_TOKENS} because the models it was built for (Llama-2, "
             "MPT, Falcon, Pythia) were not trained with the same token first in every sample and spread their sink "
             "over the first few tokens: its paper found that keeping fewer of them did not bring the loss back as "
             "fully. A model trained with a dedicated sink token, or one that puts its sink on token 0 as "

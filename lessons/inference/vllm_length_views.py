@@ -1,5 +1,5 @@
 """vLLM's context length in words, for the lesson "What the engine reads" (lessons/inference/engine_metadata.py):
-each of ``pc.VllmContext``'s codes said as a sentence with the numbers the core computed."""
+each of ``pc.inference.VllmContext``'s codes said as a sentence with the numbers the core computed."""
 
 from __future__ import annotations
 
@@ -9,6 +9,18 @@ import streamlit as st
 
 import posenc_core as pc
 from lessons.inference import engine_metadata_views as views
+from posenc_core.inference import (
+    ALLOW_LONG_ENV,
+    AUTO_FIT,
+    DEFAULT_LENGTH,
+    MIN_TOKEN_BYTES,
+    ROPE_LENGTH_RULES,
+    UNSCALED_MODEL_TYPES,
+    VllmContext,
+    gguf_loader_targets,
+    vllm_context,
+    vllm_flags,
+)
 
 # the configs the vLLM tab reads: the GGUF example's own config.json, or a preset (pc.PRESETS key)
 MODELS = ["example", "phi3.5-mini", "gemma3-27b", "llama3.1-8b", "deepseek-v3"]
@@ -23,8 +35,8 @@ def config_for(model: str, ex: str) -> dict:
 
 
 @st.cache_data(max_entries=64, show_spinner=False)
-def context_for(model: str, ex: str, vllm_text: str) -> pc.VllmContext:
-    return pc.vllm_context(config_for(model, ex), pc.vllm_flags(vllm_text))
+def context_for(model: str, ex: str, vllm_text: str) -> VllmContext:
+    return vllm_context(config_for(model, ex), vllm_flags(vllm_text))
 
 
 def _n(value) -> str:
@@ -32,20 +44,20 @@ def _n(value) -> str:
 
 
 def _too_long(length, asked: bool) -> str:
-    need = float(length) * pc.MIN_TOKEN_BYTES
+    need = float(length) * MIN_TOKEN_BYTES
     return (f"vLLM stops at start-up: one request of {_n(length)} positions needs at least {need:.2g} bytes of KV "
-            f"cache ({pc.MIN_TOKEN_BYTES} bytes a token, the smallest cache a token can have), which no GPU holds; "
+            f"cache ({MIN_TOKEN_BYTES} bytes a token, the smallest cache a token can have), which no GPU holds; "
             + ("--max-model-len" if asked else "rope_scaling['factor'] or the config's length")
             + " asks for more than any model serves.")
 
 
-# pc.REFUSALS: why vLLM stops, as a sentence
+# pc.inference.REFUSALS: why vLLM stops, as a sentence
 REFUSAL_WORDS = {
     "above_derived": lambda c: (f"vLLM stops at start-up: --max-model-len {c.asked:,} is above the {_n(c.derived)} "
-                                f"positions it derives from the config ({c.key or f'its {pc.DEFAULT_LENGTH:,} default'}"
+                                f"positions it derives from the config ({c.key or f'its {DEFAULT_LENGTH:,} default'}"
                                 + (" and its RoPE scaling" if c.rope_rule in ("yarn", "factor") else "")
                                 + (f", model_max_length {c.model_max_length:,}" if c.model_max_length else "")
-                                + f"). {pc.ALLOW_LONG_ENV}=1 before the command lets it through, with a warning."),
+                                + f"). {ALLOW_LONG_ENV}=1 before the command lets it through, with a warning."),
     "no_config_class": lambda c: (f"transformers has no config class for model_type {c.model_type!r}; vLLM "
                                   "loads such a config only with its own class or --trust-remote-code, so its "
                                   "length is not computed here."),
@@ -76,7 +88,7 @@ REFUSAL_WORDS = {
 ROPE_WORDS = {
     "none": lambda c: "no RoPE parameters, so nothing scales it",
     "model_type": lambda c: (f"not scaled: vLLM skips the factor for every model_type containing "
-                             f"{' or '.join(pc.UNSCALED_MODEL_TYPES)} ({c.model_type}), whose length is already "
+                             f"{' or '.join(UNSCALED_MODEL_TYPES)} ({c.model_type}), whose length is already "
                              "the scaled one"),
     "yarn": lambda c: f"yarn restarts from original_max_position_embeddings {c.yarn_original:,}, times {c.factor:g}",
     "factor": lambda c: f"times the factor {c.factor:g} ({', '.join(c.rope_types)})",
@@ -84,9 +96,9 @@ ROPE_WORDS = {
 }
 
 
-def _kept(c: pc.VllmContext) -> str:
+def _kept(c: VllmContext) -> str:
     types = list(dict.fromkeys(c.rope_types))
-    unscaled = [t for t in types if pc.ROPE_LENGTH_RULES.get(t) is pc.ROPE_LENGTH_RULES["llama3"]]
+    unscaled = [t for t in types if ROPE_LENGTH_RULES.get(t) is ROPE_LENGTH_RULES["llama3"]]
     parts = [f"vLLM does not scale {', '.join(unscaled)}"] if unscaled else []
     rest = [t for t in types if t not in unscaled]
     parts += [f"{', '.join(rest)} brings a factor of 1"] if rest else []
@@ -99,7 +111,7 @@ SERVED_WORDS = {
     "asked": lambda c: "--max-model-len, within the derived length",
     "unchecked": lambda c: "--max-model-len, taken unchecked: the config names no length",
     "model_max_length": lambda c: "--max-model-len, above the derived length but within model_max_length",
-    "allow_long": lambda c: f"--max-model-len, above the derived length: {pc.ALLOW_LONG_ENV} lets it through",
+    "allow_long": lambda c: f"--max-model-len, above the derived length: {ALLOW_LONG_ENV} lets it through",
     "auto_fit": lambda c: ("--max-model-len auto: it starts from the length it serves without the flag and "
                            "lowers it at start-up to what the GPU's free KV-cache memory holds"),
     "auto_fit_unbounded": lambda c: ("--max-model-len auto, and the config names no length: vLLM fits the length to "
@@ -107,7 +119,7 @@ SERVED_WORDS = {
 }
 
 
-def sentence(c: pc.VllmContext) -> str:
+def sentence(c: VllmContext) -> str:
     """What vLLM does with this model and command line, in one or two sentences."""
     if c.refusal:
         return REFUSAL_WORDS[c.refusal](c)
@@ -127,14 +139,14 @@ CLASS_NOTE = (" vLLM builds this model type with its own config class; here the 
               "differently.")
 
 
-def steps(c: pc.VllmContext) -> None:
+def steps(c: VllmContext) -> None:
     """The derivation, step by step, each with the number it gives (a list: it wraps on a phone)."""
     if c.served_rule in ("unchecked", "auto_fit_unbounded") or (c.refusal and c.derived is None):
         return
-    rows = [("Length key", f"`{c.key}` = {_n(c.key_length)}" if c.key else f"none set: {pc.DEFAULT_LENGTH:,}"),
+    rows = [("Length key", f"`{c.key}` = {_n(c.key_length)}" if c.key else f"none set: {DEFAULT_LENGTH:,}"),
             ("RoPE", ROPE_WORDS[c.rope_rule](c)), ("Derived length", _n(c.derived)),
             ("Without --max-model-len", "stops" if c.default is None else _n(c.default)),
-            ("--max-model-len", "not given" if c.asked is None else "auto" if c.asked == pc.AUTO_FIT
+            ("--max-model-len", "not given" if c.asked is None else "auto" if c.asked == AUTO_FIT
              else f"{c.asked:,}"),
             ("vLLM runs with", "stops" if c.served is None else
              f"at most {_n(c.served)}, fitted to memory" if c.served_rule == "auto_fit" else _n(c.served))]
@@ -157,12 +169,12 @@ def both(items: list[str]) -> str:
 
 def loader_keys() -> list[str]:
     """The position keys transformers' GGUF loader puts into a config for at least one architecture."""
-    keys = [t.gguf_key for t in pc.gguf_loader_targets() if t.config_key is not None
+    keys = [t.gguf_key for t in gguf_loader_targets() if t.config_key is not None
             and (t.gguf_key == "context_length" or t.gguf_key.startswith("rope."))]
     return list(dict.fromkeys(keys))
 
 
 def loader_sentence(key: str) -> str:
     """Which architectures' mapping gives ``key`` a config field, and which field."""
-    found = [t for t in pc.gguf_loader_targets() if t.gguf_key == key and t.config_key is not None]
+    found = [t for t in gguf_loader_targets() if t.gguf_key == key and t.config_key is not None]
     return " and ".join(f"{', '.join(t.architectures)} (as {t.config_key})" for t in found)

@@ -1,15 +1,30 @@
 import numpy as np
 import streamlit as st
 
-import posenc_core as pc
 from lessons.lab import lab_run_views, lab_views
 from page_kit import controls, current_backend, figures, formula, guard, header, notice, show, source, stage, why
+from posenc_core.lab import (
+    FULL,
+    LAB_METHODS,
+    QUICK,
+    TRAINED_METHODS,
+    best_method,
+    evaluate,
+    lab_attention_panels,
+    lab_schedule,
+    lab_scores_at,
+    lab_series,
+    lab_train_curves,
+    retrieval_batch,
+    train_model,
+    uniform_guess_loss,
+)
 
 LENGTHS = [16, 32, 64, 128]
 STEPS = [100, 200, 300, 500, 1000, 1500, 2000, 3000]
 MARGIN = {"l": 62, "r": 10, "t": 48, "b": 50}  # room for the tick labels
 PANEL_MARGIN = {"l": 10, "r": 10, "t": 80, "b": 10}  # the figure title above the panel titles
-METHOD_LABELS = {name: m.label for name, m in pc.LAB_METHODS.items()}
+METHOD_LABELS = {name: m.label for name, m in LAB_METHODS.items()}
 
 
 header("Extrapolation lab",
@@ -35,9 +50,9 @@ def lesson():
     with page.more:
         preset = controls.choice("Preset", "preset", ["quick", "full"], defaults["preset"],
                                  help=f"Batch size, learning rate and evaluation size. quick: batch "
-                                      f"{pc.QUICK.batch}, lr {pc.QUICK.lr:g}, {pc.QUICK.eval_sequences} test "
-                                      f"sequences. full: batch {pc.FULL.batch}, lr {pc.FULL.lr:g}, "
-                                      f"{pc.FULL.eval_sequences} test sequences.")
+                                      f"{QUICK.batch}, lr {QUICK.lr:g}, {QUICK.eval_sequences} test "
+                                      f"sequences. full: batch {FULL.batch}, lr {FULL.lr:g}, "
+                                      f"{FULL.eval_sequences} test sequences.")
         seed = controls.number("Seed", "seed", 0, 9999, lab_run_views.SHIPPED["seed"], step=1,
                                help="Seeds the weights, the training data and the test data.")
     with page.side:
@@ -45,7 +60,7 @@ def lesson():
                                            help="Tokens per training sequence; the tests run at T, 2T, 4T, 8T.")
         steps = controls.select_slider("Steps per model", "steps", STEPS, defaults["steps"],
                                        format_func=lambda s: f"{s:,}", help="AdamW steps for each trained model.")
-        methods = controls.multiselect("Methods", "methods", list(pc.LAB_METHODS), list(pc.LAB_METHODS),
+        methods = controls.multiselect("Methods", "methods", list(LAB_METHODS), list(LAB_METHODS),
                                        format_func=METHOD_LABELS.get,
                                        help="The last three reuse the RoPE model and change only its frequencies "
                                             "at test time; choosing one trains the RoPE model.")
@@ -55,7 +70,7 @@ def lesson():
             st.info("Choose at least one method.", icon=":material/info:")
         return
     _, device = current_backend()
-    names = [name for name in pc.LAB_METHODS if name in methods]
+    names = [name for name in LAB_METHODS if name in methods]
     args = (preset, train_len, steps, int(seed), ",".join(names), device)
     with guard():
         with page.main:
@@ -70,10 +85,10 @@ def lesson_body(page, result: dict, origin: str, args: tuple):
 
 def accuracy_tab(result: dict, code: tuple):
     T, k, vocab, lengths = result["train_len"], result["task"]["k"], result["task"]["vocab"], result["eval_lengths"]
-    best, best_acc = pc.best_method(result)
-    x, series = pc.lab_series(result, "accuracy")
-    at_end = "; ".join(f"{label} {v:.2f}" for label, v in pc.lab_scores_at(result, "accuracy", "longest").items())
-    at_t = pc.lab_scores_at(result, "accuracy", "T")  # the first test length is T itself
+    best, best_acc = best_method(result)
+    x, series = lab_series(result, "accuracy")
+    at_end = "; ".join(f"{label} {v:.2f}" for label, v in lab_scores_at(result, "accuracy", "longest").items())
+    at_t = lab_scores_at(result, "accuracy", "T")  # the first test length is T itself
     show(figures.bars(list(at_t), {f"accuracy at T = {T}": np.array(list(at_t.values()))},
                       title=f"Accuracy at the training length T = {T}: what each model learned", x_title="method",
                       y_title="accuracy", name="lab_accuracy_at_T", y_range=(0, 1.05), hover_format=".3f",
@@ -91,7 +106,7 @@ def accuracy_tab(result: dict, code: tuple):
                 f"{T} is marked. At {lengths[-1]} tokens: {at_end}. The learned table has no points beyond T "
                 "because it has no rows there."))
         lab_views.snippet(*code, "# (4,) test lengths; {method: (4,) accuracy, NaN where it cannot run}",
-                          "lengths, accuracy = pc.lab_series(result, 'accuracy')")
+                          "lengths, accuracy = pc.lab.lab_series(result, 'accuracy')")
         notice("Every method is measured at T first: that is the in-distribution score. Read each curve "
                "from left to right: a flat curve means the model learned the offset and applies it at any "
                "length; a curve that drops means it learned something tied to the positions it saw. The "
@@ -103,27 +118,27 @@ def accuracy_tab(result: dict, code: tuple):
 
 def loss_tab(result: dict, code: tuple):
     T, vocab, lengths = result["train_len"], result["task"]["vocab"], result["eval_lengths"]
-    x, series = pc.lab_series(result, "loss")
+    x, series = lab_series(result, "loss")
     with lab_views.ask_interpolation(result):
         show(figures.lines(
             x, series, title="Test loss against sequence length", x_title="test sequence length (tokens, "
             "log scale)", y_title="cross-entropy (nats)", name="lab_loss", markers=True, log_x=True,
             x_ticks=lengths, vlines=[(T, f"trained at T = {T}")], log_y=True, legend_right=True, margin=MARGIN,
-            hlines=[(pc.uniform_guess_loss(vocab), f"guessing: ln {vocab}")], hover_format=".3g",
+            hlines=[(uniform_guess_loss(vocab), f"guessing: ln {vocab}")], hover_format=".3g",
             dashed=[METHOD_LABELS[m] for m in ("rope_pi", "rope_ntk", "rope_yarn")],
             alt=f"Mean cross-entropy of each method at lengths {', '.join(map(str, lengths))}, log scale; the "
-                f"line marks the loss of a uniform guess, {pc.uniform_guess_loss(vocab):.3f} nats."))
+                f"line marks the loss of a uniform guess, {uniform_guess_loss(vocab):.3f} nats."))
         lab_views.snippet(*code, "# (4,) test lengths; {method: (4,) mean cross-entropy in nats}",
-                          "lengths, loss = pc.lab_series(result, 'loss')")
+                          "lengths, loss = pc.lab.lab_series(result, 'loss')")
         notice("The loss tells what accuracy hides: a model can keep the right answer on top while growing "
                "less sure of it, or become confidently wrong (a loss far above the guessing line). Wrong "
                "and confident is what unseen positions usually produce.")
     formula(r"\mathcal{L}(L) = -\frac{1}{N\,(L-k)}\sum_{n,t}\log \hat p_t(x_{t-k})")
-    formula(r"\text{uniform guess: } \ln $V = $g", V=vocab, g=pc.uniform_guess_loss(vocab))
+    formula(r"\text{uniform guess: } \ln $V = $g", V=vocab, g=uniform_guess_loss(vocab))
 
 
 def training_tab(result: dict, code: tuple):
-    steps, series = pc.lab_train_curves(result, "loss")
+    steps, series = lab_train_curves(result, "loss")
     if series:
         show(figures.lines(
             steps, series, title="Training loss of each model (at length T)", x_title="optimiser step",
@@ -131,8 +146,8 @@ def training_tab(result: dict, code: tuple):
             legend_right=True, margin=MARGIN,
             alt="Training loss against step for each trained model."))
         lab_views.snippet(*code, "# (k,) logged steps; {method: (k,) training loss}",
-                          "steps, curves = pc.lab_train_curves(result, 'loss')")
-    schedule = pc.lab_schedule(result)
+                          "steps, curves = pc.lab.lab_train_curves(result, 'loss')")
+    schedule = lab_schedule(result)
     notice("All models see the same batches in the same order and start from the same seed; they differ "
            "only in how position enters. Some learn the task in a few hundred steps, some slowly, some "
            "never: learning at T is a separate question from extrapolating beyond it.")
@@ -143,8 +158,8 @@ def training_tab(result: dict, code: tuple):
 
 def attention_tab(result: dict, code: tuple):
     T, k = result["train_len"], result["task"]["k"]
-    trained = [m for m in result.get("attention", {}) if m in pc.TRAINED_METHODS]
-    grids, titles = pc.lab_attention_panels(result, "T", trained)
+    trained = [m for m in result.get("attention", {}) if m in TRAINED_METHODS]
+    grids, titles = lab_attention_panels(result, "T", trained)
     if grids:
         show(figures.small_multiples(
             grids, titles, title=f"One head per model at T = {T} (query rows, key columns)",
@@ -152,8 +167,8 @@ def attention_tab(result: dict, code: tuple):
             margin=PANEL_MARGIN,
             alt="Attention weights of one head per model on a test sequence of the training length."))
         lab_views.snippet(*code, f"# one ({T}, {T}) map per model and its title",
-                          f"grids, titles = pc.lab_attention_panels(result, 'T', {trained!r})")
-    grids, titles = pc.lab_attention_panels(result, "4T")
+                          f"grids, titles = pc.lab.lab_attention_panels(result, 'T', {trained!r})")
+    grids, titles = lab_attention_panels(result, "4T")
     if grids:
         show(figures.small_multiples(
             grids, titles, title=f"The same heads at 4T = {4 * T}", cols=min(3, len(grids)),
@@ -186,4 +201,4 @@ TABS = [
 
 lesson()
 why(WHY)
-source(pc.retrieval_batch, pc.train_model, pc.evaluate)
+source(retrieval_batch, train_model, evaluate)

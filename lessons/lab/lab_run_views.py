@@ -11,12 +11,22 @@ from collections import OrderedDict
 
 import streamlit as st
 
-import posenc_core as pc
 from page_kit import figures
 from page_kit.render import show
-from posenc_core.lab import shared_runs  # lab runs that other replicas finished
+from posenc_core.lab import (
+    FULL,
+    LAB_METHODS,
+    QUICK,
+    lab_live_series,
+    lab_settings,
+    load_lab_results,
+    run_lab,
+    select_methods,
+    shared_runs,  # lab runs that other replicas finished
+    shipped_lab_results,
+)
 
-LABELS = {name: m.label for name, m in pc.LAB_METHODS.items()}
+LABELS = {name: m.label for name, m in LAB_METHODS.items()}
 LIVE_MARGIN = {"l": 62, "r": 10, "t": 48, "b": 50}  # room for the tick labels of the live loss chart
 
 
@@ -53,7 +63,7 @@ def train_with_progress(run, args: tuple) -> dict:
                 f"loss {event['loss']:.3f}" if event["kind"] == "train" else
                 f"evaluating {LABELS[event['method']]} at length {event['length']}")
         bar.progress(event["fraction"], text=f"{100 * event['fraction']:.0f}% · {event['elapsed']:.0f} s · {what}")
-        steps, series = pc.lab_live_series(state["curves"], LABELS)
+        steps, series = lab_live_series(state["curves"], LABELS)
         if frame % 3 == 0 and steps.size:
             with live.container():
                 show(figures.lines(steps, series, title="Training loss so far (cross-entropy on the training batch)",
@@ -70,24 +80,24 @@ def train_with_progress(run, args: tuple) -> dict:
 
 SHIPPED_COMMAND = ("python -m posenc_core.lab --json assets/lab_full_seed0.json --seed 0 --device cpu "
                    "--attention assets/lab_full_seed0_attention.npz")
-SHIPPED = {"preset": "full", "T": pc.FULL.train_len, "steps": pc.FULL.steps, "seed": 0}
+SHIPPED = {"preset": "full", "T": FULL.train_len, "steps": FULL.steps, "seed": 0}
 MAX_RUNS = 16  # finished runs kept in memory (each is a few MB with its attention maps)
 
 
 @st.cache_data(show_spinner=False)
 def shipped() -> dict:
-    return pc.shipped_lab_results()
+    return shipped_lab_results()
 
 
 @st.cache_data(max_entries=MAX_RUNS, show_spinner=False)
 def lab_result(preset: str, train_len: int, steps: int, seed: int, methods: str, device: str, _progress=None):
-    settings = pc.lab_settings(preset, train_len=train_len, steps=steps, seed=seed, device=device)
-    return pc.run_lab(settings, methods.split(","), progress=_progress)
+    settings = lab_settings(preset, train_len=train_len, steps=steps, seed=seed, device=device)
+    return run_lab(settings, methods.split(","), progress=_progress)
 
 
 @st.cache_data(max_entries=MAX_RUNS, show_spinner=False)
 def stored_run(json_path: str, npz_path: str, _mtime: float) -> dict:
-    return pc.load_lab_results(json_path, npz_path)
+    return load_lab_results(json_path, npz_path)
 
 
 @st.cache_resource
@@ -101,9 +111,9 @@ def run_buttons():
     row.button("Run", type="primary", icon=":material/play_arrow:", key="run", on_click=_request_run,
                help="Train with these settings. Nothing trains until you press it.")
     row.button("Use quick settings", key="quick", on_click=_use_quick, type="secondary",
-               help=f"Preset quick, T = {pc.QUICK.train_len}, {pc.QUICK.steps} steps: about a minute on 2 CPU "
+               help=f"Preset quick, T = {QUICK.train_len}, {QUICK.steps} steps: about a minute on 2 CPU "
                     "cores.")
-    st.caption(f"The quick preset (T = {pc.QUICK.train_len}, {pc.QUICK.steps} steps) takes about a minute on two "
+    st.caption(f"The quick preset (T = {QUICK.train_len}, {QUICK.steps} steps) takes about a minute on two "
                "CPU cores, the full preset about 20 minutes. A run with settings someone ran before appears at once.")
 
 
@@ -127,7 +137,7 @@ def run_or_stored(page, args: tuple) -> tuple[str, dict]:
                        f"({result['seconds']:.0f} s of training and testing).", icon=":material/check_circle:")
         return "run", result
     if stored is not None:  # run on another replica of this app
-        result = pc.select_methods(stored_run(*stored), names)
+        result = select_methods(stored_run(*stored), names)
         with page.side:
             st.success(f"A run someone made before: {preset} preset, T = {train_len}, {steps:,} steps, seed "
                        f"{seed}, on {device} ({result['seconds']:.0f} s of training and testing).",
@@ -142,7 +152,7 @@ def run_or_stored(page, args: tuple) -> tuple[str, dict]:
             st.info(f"These settings have not been run yet, so the figures still show the shipped "
                     f"full-preset results (T = {SHIPPED['T']}, {SHIPPED['steps']:,} steps, seed 0). "
                     "Press **Run** to train with yours.", icon=":material/info:")
-    return "shipped", pc.select_methods(shipped(), names)
+    return "shipped", select_methods(shipped(), names)
 
 
 def _request_run():
@@ -150,6 +160,6 @@ def _request_run():
 
 
 def _use_quick():
-    st.session_state.update(preset="quick", T=pc.QUICK.train_len, steps=pc.QUICK.steps, lab_quick_set=True)
+    st.session_state.update(preset="quick", T=QUICK.train_len, steps=QUICK.steps, lab_quick_set=True)
 
 

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import contextlib
 
-import posenc_core as pc
 from page_kit import classroom
+from posenc_core.lab import LAB_METHODS, lab_by_method, lab_interpolation_question, lab_longest_question
 
 
 def result_code(origin: str, args: tuple) -> str:
@@ -17,8 +17,8 @@ def result_code(origin: str, args: tuple) -> str:
     preset, train_len, steps, seed, methods, device = args
     names = methods.split(",")
     if origin == "shipped":
-        return f"# the shipped full run\nresult = pc.select_methods(pc.shipped_lab_results(),\n    {names!r})"
-    return (f"# trains every model: minutes\nresult = pc.run_lab(\n    pc.lab_settings({preset!r}, "
+        return f"# the shipped full run\nresult = pc.lab.select_methods(pc.lab.shipped_lab_results(),\n    {names!r})"
+    return (f"# trains every model: minutes\nresult = pc.lab.run_lab(\n    pc.lab.lab_settings({preset!r}, "
             f"train_len={train_len}, steps={steps}, seed={seed}, device={device!r}),\n    {names!r})")
 
 
@@ -28,14 +28,14 @@ def snippet(origin: str, args: tuple, *lines: str) -> None:
 
 def ask_longest(result: dict):
     """Which trained model keeps the highest accuracy at the longest test length (8T)? Asked only when exactly one
-    option is right (``pc.lab_longest_question``)."""
-    q = pc.lab_longest_question(result)
+    option is right (``pc.lab.lab_longest_question``)."""
+    q = lab_longest_question(result)
     if q is None:
         return contextlib.nullcontext()  # not asked: what it would hide shows at once
-    labels = [pc.LAB_METHODS[n].label for n in q["names"]]
+    labels = [LAB_METHODS[n].label for n in q["names"]]
 
     def reveal() -> str:
-        scores = "; ".join(f"{pc.LAB_METHODS[n].label} {q['accuracy'][n]:.3f}" for n in q["names"])
+        scores = "; ".join(f"{LAB_METHODS[n].label} {q['accuracy'][n]:.3f}" for n in q["names"])
         return f"At {q['length']} tokens: {scores}. The solid curves below, at the right."
 
     return classroom.predict("lab_longest", f"Each model learned the task at T = {result['train_len']}. Which "
@@ -45,7 +45,7 @@ def ask_longest(result: dict):
 
 def ask_interpolation(result: dict):
     """RoPE + position interpolation at 2T, against the loss of a uniform guess (asked when it was run)."""
-    q = pc.lab_interpolation_question(result)
+    q = lab_interpolation_question(result)
     if q is None:
         return contextlib.nullcontext()  # not asked: what it would hide shows at once
 
@@ -65,7 +65,7 @@ def ask_interpolation(result: dict):
 
 def reading(shipped: dict) -> str:
     """The closing reading, its numbers those of the shipped full run (``shipped``)."""
-    acc = pc.lab_by_method(shipped, "accuracy")
+    acc = lab_by_method(shipped, "accuracy")
     return READING.format(alibi_t=acc["alibi"][0], none_t=acc["none"][0], sin_2t=acc["sinusoidal"][1],
                           rope_2t=acc["rope"][1], t5_2t=acc["t5"][1], rope_8t=acc["rope"][-1], t5_8t=acc["t5"][-1],
                           alibi_8t=acc["alibi"][-1], yarn_8t=acc["rope_yarn"][-1])

@@ -5,10 +5,11 @@ from __future__ import annotations
 import numpy as np
 import streamlit as st
 
-import posenc_core as pc
 from page_kit import figures
 from page_kit.lesson import notice
 from page_kit.render import show
+from posenc_core.long_context import first_stale_call
+from posenc_core.rope import dynamic_call_lengths, rope_dynamic_calls
 
 EVENTS = {"grow": "recompute for this length, cache it", "keep": "keep the cached frequencies",
           "reset": "back to the original frequencies"}
@@ -16,8 +17,8 @@ EVENTS = {"grow": "recompute for this length, cache it", "keep": "keep the cache
 
 @st.cache_data(max_entries=32, show_spinner=False)
 def dynamic_calls(pattern: str, head_dim: int, base: float, original: int, factor: float):
-    lengths = pc.dynamic_call_lengths(pattern, original, factor)
-    return pc.rope_dynamic_calls(head_dim, base, factor, original, lengths)
+    lengths = dynamic_call_lengths(pattern, original, factor)
+    return rope_dynamic_calls(head_dim, base, factor, original, lengths)
 
 
 def stateful_calls(calls: dict, original: int, factor: float, *, name: str) -> None:
@@ -40,7 +41,7 @@ def stateful_calls(calls: dict, original: int, factor: float, *, name: str) -> N
                  hide_index=True,
                  column_config={"θ′/θ (module)": st.column_config.NumberColumn(format="%.5f"),
                                 "θ′/θ (fresh)": st.column_config.NumberColumn(format="%.5f")})
-    k = pc.first_stale_call(calls)
+    k = first_stale_call(calls)
     if k is not None:
         what = (f"Call {k + 1} has {int(calls['length'][k]):,} tokens but runs with the frequencies cached for "
                 f"{int(calls['cached'][k]):,}: its slowest pair turns at {calls['slowest_ratio'][k]:.4f} of the "

@@ -19,6 +19,20 @@ from page_kit import (
     stage,
     why,
 )
+from posenc_core.long_context import (
+    EXTENSION_METHODS,
+    PHI35_LONG_FACTOR,
+    PHI35_SHORT_FACTOR,
+    attention_factor_curve,
+    extension_analysis,
+    extension_band_counts,
+    extension_scaling,
+    resample_factors,
+    score_vs_distance,
+    yarn_paper_ramp,
+    yarn_paper_ratio,
+)
+from posenc_core.rope import DYNAMIC_CALL_PATTERNS, rope_dynamic_calls
 
 PLAY_FACTORS = [round(2 ** (k / 4), 3) for k in range(1, 25)]  # s from 1.19 to 64, 4 frames an octave
 
@@ -28,24 +42,24 @@ def analyse(method: str, head_dim: int, base: float, original: int, factor: floa
             beta_fast: float, beta_slow: float, mscale: float, mscale_all_dim: float, truncate: bool,
             low_ff: float, high_ff: float, alpha: float):
     n_pairs = head_dim // 2
-    scaling, max_pos = pc.extension_scaling(
+    scaling, max_pos = extension_scaling(
         method, factor, original, beta_fast=beta_fast, beta_slow=beta_slow, mscale=mscale,
         mscale_all_dim=mscale_all_dim, truncate=truncate, low_freq_factor=low_ff, high_freq_factor=high_ff,
-        short_factor=pc.resample_factors(pc.PHI35_SHORT_FACTOR, n_pairs),
-        long_factor=pc.resample_factors(pc.PHI35_LONG_FACTOR, n_pairs), alpha=alpha)
+        short_factor=resample_factors(PHI35_SHORT_FACTOR, n_pairs),
+        long_factor=resample_factors(PHI35_LONG_FACTOR, n_pairs), alpha=alpha)
     target = int(round(factor * original))
-    result = pc.extension_analysis(head_dim, base, scaling, original=original, target=target,
+    result = extension_analysis(head_dim, base, scaling, original=original, target=target,
                                    seq_len=int(round(current * original)), max_position_embeddings=max_pos)
-    paper = pc.yarn_paper_ratio(head_dim, base, original, factor, beta_fast, beta_slow) if method == "yarn" else None
-    distances, before = pc.score_vs_distance(result["inv_freq_before"], 1.0, 4 * target)
-    _, after = pc.score_vs_distance(result["inv_freq_after"], result["attention_factor"], 4 * target)
+    paper = yarn_paper_ratio(head_dim, base, original, factor, beta_fast, beta_slow) if method == "yarn" else None
+    distances, before = score_vs_distance(result["inv_freq_before"], 1.0, 4 * target)
+    _, after = score_vs_distance(result["inv_freq_after"], result["attention_factor"], 4 * target)
     return scaling, result, paper, distances, before, after
 
 
 @st.cache_data(max_entries=8, show_spinner=False)
 def attention_curves(original: int):
     factors = [128.0 ** (k / 199) for k in range(200)]  # 1 to 128, evenly on the log axis
-    return factors, pc.attention_factor_curve(factors, original)
+    return factors, attention_factor_curve(factors, original)
 
 
 header("Extending RoPE's context",
@@ -69,7 +83,7 @@ def analysis_at(view, s: float):
 def ask_doubled(view, result) -> None:
     """Predict: double s; does the 'divided by s' band grow? The count for 2 s stays hidden until answered."""
     label, factor = view["label"], view["factor"]
-    now, later = (pc.extension_band_counts(r)["interpolated"] for r in (result, analysis_at(view, 2 * factor)[1]))
+    now, later = (extension_band_counts(r)["interpolated"] for r in (result, analysis_at(view, 2 * factor)[1]))
     n_pairs = len(result["pair"])
     answer = 0 if later > now else 1 if later == now else 2
 
@@ -92,7 +106,7 @@ def wave_figure(m, s, L, base, d, own) -> figures.Chart:
     view = {"method": m, "head_dim": d, "base": base, "original": L,
             "knobs": {**extension_knob_views.default_knobs(s), **own}}
     chart = extension_views.wavelength_chart(analysis_at(view, s)[1], name="ext_wavelengths",
-                                             label=pc.EXTENSION_METHODS[m])
+                                             label=EXTENSION_METHODS[m])
     # press or drag on the figure: the nearer marker line follows, L sets L, L′ sets s = L′ / L
     return figure_control.drag_lines(chart, "y", [(L, "L"), (int(round(s * L)), figure_control.Target("s", 1 / L))])
 
@@ -144,12 +158,12 @@ def score_tab(page, view, analysis) -> None:
                              alt="YaRN's 0.1 ln s + 1 and LongRoPE's sqrt(1 + ln s / ln L) against s."))
     formula(r"\begin{gathered}a_{\text{YaRN}} = 0.1\ln s + 1 = $y\\ a_{\text{LongRoPE}} = "
             r"\sqrt{1 + \frac{\ln s}{\ln L}} = $lr\end{gathered}", y=pc.yarn_mscale(factor),
-            lr=float(pc.attention_factor_curve([factor], original)["LongRoPE"][0]))
+            lr=float(attention_factor_curve([factor], original)["LongRoPE"][0]))
 
 
 def calls_tab(page, view, analysis) -> None:
     original, factor = view["original"], view["factor"]
-    pattern = controls.choice("Calls, one after another", "calls", list(pc.DYNAMIC_CALL_PATTERNS),
+    pattern = controls.choice("Calls, one after another", "calls", list(DYNAMIC_CALL_PATTERNS),
                               "long prompt, then shorter calls",
                               help="Sequence lengths of successive forward calls of one model.")
     calls = dynamic_calls(pattern, view["head_dim"], float(view["base"]), original, float(factor))
@@ -174,8 +188,8 @@ def lesson():
     page = stage()
     with page.side:
         # a drop-down: the methods' row of buttons would wrap onto three lines beside the figure
-        method = controls.select("Method", "m", list(pc.EXTENSION_METHODS), list(pc.EXTENSION_METHODS).index("yarn"),
-                                 format_func=lambda m: pc.EXTENSION_METHODS[m])
+        method = controls.select("Method", "m", list(EXTENSION_METHODS), list(EXTENSION_METHODS).index("yarn"),
+                                 format_func=lambda m: EXTENSION_METHODS[m])
     original, factor, base, head_dim = extension_views.context_controls(default_factor=4.0, stage=page)
     own = extension_knob_views.method_knobs(page, method, factor)
     if method == "longrope":  # full width under the row: in a fifth of it, this ran to eight lines of three words
@@ -183,7 +197,7 @@ def lesson():
                    f"resampled to {head_dim // 2} pairs; exact at head_dim 96. Paste any config with your own "
                    "lists on the *Model presets and config.json* page.")
     knobs = {**extension_knob_views.default_knobs(factor), **own}
-    view = {"method": method, "label": pc.EXTENSION_METHODS[method], "original": original, "factor": factor,
+    view = {"method": method, "label": EXTENSION_METHODS[method], "original": original, "factor": factor,
             "base": base, "head_dim": head_dim, "own": own, "knobs": knobs, "target": int(round(factor * original)),
             "seq_len": int(round(knobs["current"] * original))}
     with guard():
@@ -196,4 +210,4 @@ def lesson():
 
 lesson()
 why(WHY)
-source(pc.extension_analysis, pc.yarn_paper_ramp, pc.rope_inv_freq, pc.rope_dynamic_calls)
+source(extension_analysis, yarn_paper_ramp, pc.rope_inv_freq, rope_dynamic_calls)

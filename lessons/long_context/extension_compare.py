@@ -2,14 +2,21 @@ import contextlib
 
 import streamlit as st
 
-import posenc_core as pc
 from lessons.long_context import extension_views
 from page_kit import classroom, controls, figures, guard, header, hero, notice, show, source, stage, why
+from posenc_core.long_context import (
+    EXTENSION_METHODS,
+    extension_analysis,
+    extension_at_defaults,
+    extension_band_counts,
+    extension_scaling,
+    fastest_pair_when_doubled,
+)
 
 
 @st.cache_data(max_entries=128, show_spinner=False)
 def analyse(method: str | None, head_dim: int, base: float, original: int, factor: float):
-    return pc.extension_at_defaults(method, head_dim, base, original, factor)
+    return extension_at_defaults(method, head_dim, base, original, factor)
 
 
 FAST_PAIR_METHODS = ("linear", "ntk", "yarn", "llama3")  # the question's options, in the default selection's order
@@ -17,7 +24,7 @@ FAST_PAIR_METHODS = ("linear", "ntk", "yarn", "llama3")  # the question's option
 
 @st.cache_data(max_entries=64, show_spinner=False)
 def doubling(head_dim: int, base: float, original: int, factor: float):
-    return pc.fastest_pair_when_doubled(FAST_PAIR_METHODS, head_dim, base, original, factor)
+    return fastest_pair_when_doubled(FAST_PAIR_METHODS, head_dim, base, original, factor)
 
 header("Compare extension methods",
        "Same model, same target length L′ = s·L, different recipes: overlaid, the methods split into those that "
@@ -32,7 +39,7 @@ def _snippet(view, what: str) -> None:
     """The page's loop: one call per method at its default knobs (None = no scaling, the dashed reference)."""
     classroom.snippet(
         f"for method in {[None, *view['chosen']]!r}:",
-        f"    result, distances, scores = pc.extension_at_defaults(method, {view['head_dim']}, "
+        f"    result, distances, scores = pc.long_context.extension_at_defaults(method, {view['head_dim']}, "
         f"{float(view['base'])!r}, {view['original']}, {float(view['factor'])!r})",
         f"    print(method, {what})")
 
@@ -42,14 +49,14 @@ def ask_doubled(view):
     factor, twice = float(view["factor"]), 2.0 * float(view["factor"])
     doubled = doubling(view["head_dim"], float(view["base"]), view["original"], factor)
     ratio, changed = {factor: doubled["before"], twice: doubled["after"]}, doubled["changed"]
-    options = [pc.EXTENSION_METHODS[m] for m in FAST_PAIR_METHODS] + ["every one of them", "none of them"]
+    options = [EXTENSION_METHODS[m] for m in FAST_PAIR_METHODS] + ["every one of them", "none of them"]
     if len(changed) not in (0, 1, len(FAST_PAIR_METHODS)):
         return contextlib.nullcontext(), ratio  # no single right option at this setting: no question
     answer = (list(FAST_PAIR_METHODS).index(changed[0]) if len(changed) == 1 else
               len(FAST_PAIR_METHODS) if changed else len(FAST_PAIR_METHODS) + 1)
 
     def reveal() -> str:
-        moves = ", ".join(f"{pc.EXTENSION_METHODS[m]} {ratio[factor][m]:.4g} → {ratio[twice][m]:.4g}"
+        moves = ", ".join(f"{EXTENSION_METHODS[m]} {ratio[factor][m]:.4g} → {ratio[twice][m]:.4g}"
                           for m in FAST_PAIR_METHODS)
         return (f"θ′/θ of pair 0 from s = {factor:g} to s = {twice:g}: {moves}. Only a method that divides every "
                 "pair by s moves the pair that tells neighbouring tokens apart.")
@@ -68,7 +75,7 @@ def ask_unscaled_ood(none, original: int, target: int):
         if not any(ood):
             return f"None: every pair completed a full turn within L = {original:,}, so every angle was seen."
         first = ood.index(True)
-        return (f"{pc.extension_band_counts(none)['out_of_distribution']} of {len(ood)} pairs, pair {first} and up: "
+        return (f"{extension_band_counts(none)['out_of_distribution']} of {len(ood)} pairs, pair {first} and up: "
                 "the slow pairs turned less than a full circle "
                 f"across L = {original:,} (L·θ < 2π), so the larger angles they reach across L′ = {target:,} are new "
                 "to the model. Fast pairs went round many times and have seen every angle.")
@@ -80,7 +87,7 @@ def ask_unscaled_ood(none, original: int, target: int):
 
 def ratio_figure(s, L, base, d, ms) -> figures.Chart:
     """θ′/θ per pair of each chosen method at the factor ``s`` (the hero's frames are built here too)."""
-    results = {pc.EXTENSION_METHODS[m]: analyse(m, d, float(base), L, float(s)) for m in ms}
+    results = {EXTENSION_METHODS[m]: analyse(m, d, float(base), L, float(s)) for m in ms}
     return figures.roomy_lines(analyse(None, d, float(base), L, float(s))[0]["pair"],
                                {k: r[0]["ratio"] for k, r in results.items()},
                                title=f"θ′/θ per pair, s = {s:g}", x_title="rotary pair i",
@@ -98,7 +105,7 @@ def ratio_tab(view) -> None:
     asked, ratio = ask_doubled(view)
     with asked:
         twice = 2.0 * float(factor)
-        st.dataframe({"method": [pc.EXTENSION_METHODS[m] for m in FAST_PAIR_METHODS],
+        st.dataframe({"method": [EXTENSION_METHODS[m] for m in FAST_PAIR_METHODS],
                       f"pair 0 θ′/θ at s = {factor:g}": [ratio[float(factor)][m] for m in FAST_PAIR_METHODS],
                       f"pair 0 θ′/θ at s = {twice:g}": [ratio[twice][m] for m in FAST_PAIR_METHODS]},
                      hide_index=True, width="content")
@@ -128,8 +135,8 @@ def angle_tab(view, results, none, pairs) -> None:
     with ask_unscaled_ood(none, view["original"], view["target"]):
         series = {"training: L·θ": none["angle_train"], "no scaling: L′·θ": none["angle_unscaled"]}
         series.update({k: r[0]["angle_target"] for k, r in results.items()})
-        counts = {"no scaling": pc.extension_band_counts(none)["out_of_distribution"]}
-        counts.update({k: pc.extension_band_counts(r[0])["out_of_distribution"] for k, r in results.items()})
+        counts = {"no scaling": extension_band_counts(none)["out_of_distribution"]}
+        counts.update({k: extension_band_counts(r[0])["out_of_distribution"] for k, r in results.items()})
         listed = "; ".join(f"{k}: {c}" for k, c in counts.items())
         show(figures.roomy_lines(pairs, series, title="Angle each pair turns across the context",
                                  x_title="rotary pair i", y_title="angle (rad, log)", log_y=True,
@@ -167,14 +174,14 @@ def lesson():
     page = stage()
     original, factor, base, head_dim = extension_views.context_controls(8.0, page)
     with page.side:
-        chosen = controls.multiselect("Methods", "ms", list(pc.EXTENSION_METHODS), list(FAST_PAIR_METHODS),
-                                      format_func=lambda m: pc.EXTENSION_METHODS[m], max_selections=6)
+        chosen = controls.multiselect("Methods", "ms", list(EXTENSION_METHODS), list(FAST_PAIR_METHODS),
+                                      format_func=lambda m: EXTENSION_METHODS[m], max_selections=6)
     view = {"original": original, "factor": factor, "base": base, "head_dim": head_dim, "chosen": chosen,
             "target": int(round(factor * original))}
     tab_ratio, tab_wave, tab_angle, tab_score = page.sections(
         ["New / old frequency", "Wavelength after", "Angles reached", "Score vs distance"])
     with guard():
-        results = {pc.EXTENSION_METHODS[m]: analyse(m, head_dim, float(base), original, float(factor)) for m in chosen}
+        results = {EXTENSION_METHODS[m]: analyse(m, head_dim, float(base), original, float(factor)) for m in chosen}
         none, none_d, none_s = analyse(None, head_dim, float(base), original, float(factor))
         if not results:
             with page.main:
@@ -191,4 +198,4 @@ def lesson():
 
 lesson()
 why(WHY)
-source(pc.extension_scaling, pc.extension_analysis)
+source(extension_scaling, extension_analysis)

@@ -1,14 +1,15 @@
 """Each extension method's own knobs, its formula and its attention-factor sentence (Extension lesson).
 
-One registry a concern, keyed by the method (``pc.EXTENSION_METHODS``), each entry with one signature, so a new
-method is one function a registry. The numbers the formulas print come from the core.
+One registry a concern, keyed by the method (``pc.long_context.EXTENSION_METHODS``), each entry with one
+signature, so a new method is one function a registry. The numbers the formulas print come from the core.
 """
 
 from __future__ import annotations
 
-import posenc_core as pc
 from page_kit import classroom, controls
 from page_kit.lesson import formula
+from posenc_core.long_context import dynamic_ntk_base, ntk_stretched_base
+from posenc_core.rope import yarn_ramp_bounds
 
 MSCALES = [0.0, 0.707, 1.0]
 ALPHAS = [1.0, 2.0, 4.0, 8.0, 16.0, 32.0, 64.0, 128.0, 256.0, 1000.0]
@@ -112,7 +113,7 @@ def _ntk_formula(view) -> None:
     formula(r"\begin{gathered}b' = b\,s^{d/(d-2)} = $b\cdot $s^{$d/$dm} = $nb\\ \theta'_i = b'^{-2i/d}"
             r"\end{gathered}",
             b=view["base"], s=view["factor"], d=view["head_dim"], dm=view["head_dim"] - 2,
-            nb=pc.ntk_stretched_base(view["head_dim"], view["base"], view["factor"]))
+            nb=ntk_stretched_base(view["head_dim"], view["base"], view["factor"]))
 
 
 def _ntk_alpha_formula(view) -> None:
@@ -120,19 +121,19 @@ def _ntk_alpha_formula(view) -> None:
     formula(r"\begin{gathered}b' = b\,\alpha^{d/(d-2)} = $b\cdot $a^{$d/$dm} = $nb\\ \theta'_i = b'^{-2i/d}"
             r"\end{gathered}",
             b=view["base"], a=alpha, d=view["head_dim"], dm=view["head_dim"] - 2,
-            nb=pc.ntk_stretched_base(view["head_dim"], view["base"], alpha))
+            nb=ntk_stretched_base(view["head_dim"], view["base"], alpha))
 
 
 def _dynamic_formula(view) -> None:
     seq_len = view["seq_len"]
     formula(r"\begin{gathered}b' = b\left(\frac{s\,n}{L} - (s-1)\right)^{d/(d-2)}\\ n = \max(\text{seq len}, L) "
             r"= $n,\quad b' = $nb\end{gathered}", n=max(seq_len, view["original"]),
-            nb=pc.dynamic_ntk_base(view["head_dim"], view["base"], view["factor"], seq_len, view["original"]))
+            nb=dynamic_ntk_base(view["head_dim"], view["base"], view["factor"], seq_len, view["original"]))
 
 
 def _yarn_formula(view) -> None:
     knobs = view["knobs"]
-    low, high = pc.yarn_ramp_bounds({"beta_fast": knobs["beta_fast"], "beta_slow": knobs["beta_slow"],
+    low, high = yarn_ramp_bounds({"beta_fast": knobs["beta_fast"], "beta_slow": knobs["beta_slow"],
                                      "truncate": knobs["truncate"]}, view["head_dim"], view["base"], view["original"])
     # one rule a line: on one line it ran past a phone's width
     formula(r"\begin{gathered}\theta'_i = (1-\gamma_i)\frac{\theta_i}{s} + \gamma_i\theta_i\\ \gamma_i = "
@@ -170,14 +171,15 @@ def wave_snippet(view) -> None:
     """The code behind the wavelength figure, with every knob as set."""
     knobs, half = view["knobs"], view["head_dim"] // 2
     classroom.snippet(
-        f"scaling, max_pos = pc.extension_scaling({view['method']!r}, {float(view['factor'])!r}, {view['original']}, "
+        f"scaling, max_pos = pc.long_context.extension_scaling({view['method']!r}, {float(view['factor'])!r}, "
+        f"{view['original']}, "
         f"beta_fast={float(knobs['beta_fast'])!r}, beta_slow={float(knobs['beta_slow'])!r}, "
         f"mscale={float(knobs['mscale'])!r}, mscale_all_dim={float(knobs['mscale_all_dim'])!r}, "
         f"truncate={bool(knobs['truncate'])!r}, low_freq_factor={float(knobs['low_ff'])!r}, "
         f"high_freq_factor={float(knobs['high_ff'])!r}, alpha={float(knobs['alpha'])!r},",
-        f"    short_factor=pc.resample_factors(pc.PHI35_SHORT_FACTOR, {half}),",
-        f"    long_factor=pc.resample_factors(pc.PHI35_LONG_FACTOR, {half}))",
-        f"result = pc.extension_analysis({view['head_dim']}, {float(view['base'])!r}, scaling, "
+        f"    short_factor=pc.long_context.resample_factors(pc.long_context.PHI35_SHORT_FACTOR, {half}),",
+        f"    long_factor=pc.long_context.resample_factors(pc.long_context.PHI35_LONG_FACTOR, {half}))",
+        f"result = pc.long_context.extension_analysis({view['head_dim']}, {float(view['base'])!r}, scaling, "
         f"original={view['original']}, target={view['target']}, seq_len={view['seq_len']}, "
         "max_position_embeddings=max_pos)",
         "print(result['wavelength_before'], result['wavelength_after'], result['band'])")

@@ -11,10 +11,10 @@ import math
 import numpy as np
 import streamlit as st
 
-import posenc_core as pc
 from page_kit import controls, figures
 from page_kit.lesson import formula, notice
 from page_kit.render import show
+from posenc_core.long_context import extension_band_counts
 
 OOD_COLORS = {"in distribution": "#56B4E9", "out of distribution": "#D55E00"}
 
@@ -65,7 +65,7 @@ def wavelength_chart(result, *, name: str, label: str) -> figures.Chart:
 def wavelengths(result, *, name: str, label: str, chart: figures.Chart | None = None) -> None:
     """The wavelength figure and its notice; pass ``chart`` when the page has given it animation frames."""
     show(chart or wavelength_chart(result, name=name, label=label))
-    counts = pc.extension_band_counts(result)
+    counts = extension_band_counts(result)
     notice(f"Pairs whose wavelength is far below L turn many times inside the training context, so they already "
            f"know every angle and can be kept; pairs whose wavelength is above L never completed a turn and must "
            f"be slowed down to stay inside what they saw. Here {counts['extrapolated']} pairs are kept, "
@@ -100,7 +100,7 @@ def angles(result, *, name: str, label: str) -> None:
         hover_format=".4g", name=name,
         alt="Per rotary pair, the angle turned across the training context, across the target context without "
             f"scaling, and with {label}; pairs shaded red reach angles they never saw in training."))
-    counts = pc.extension_band_counts(result)
+    counts = extension_band_counts(result)
     notice(f"A pair whose training angle stayed below 2π only ever saw part of the circle. Run it at L′ without "
            f"scaling and its angle grows s times, into values the model never met: that is why plain RoPE "
            f"breaks past L. With {label}, {counts['out_of_distribution']} of {counts['pairs']} pairs still leave "

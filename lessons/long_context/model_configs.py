@@ -18,6 +18,7 @@ from page_kit import (
     why,
 )
 from page_kit.config_input import choose_config
+from posenc_core.configs import config_contexts, config_view, rope_layer_types
 
 EXAMPLE = json.dumps(pc.preset_config("llama3.1-8b"), indent=2)
 # The classic single-setting RoPE models first; every other preset is on the layer-by-layer page too.
@@ -27,7 +28,7 @@ PRESET_ORDER = list(pc.PRESETS)
 @st.cache_data(max_entries=32, show_spinner="Reading the config through its transformers config class…")
 def analyse(config_text: str, layer: str | None):
     """Everything the page draws for one config (given as canonical JSON text, so the cache key is a string)."""
-    view = pc.config_view(json.loads(config_text), layer)
+    view = config_view(json.loads(config_text), layer)
     return (view["read"], view["rows"], view["how"], view["original"], view["target"], view["pairs"],
             view["distances"], view["before"], view["after"], view["softmax_scale"], view["facts"], view["layer"])
 
@@ -35,7 +36,7 @@ def analyse(config_text: str, layer: str | None):
 @st.cache_data(max_entries=32, show_spinner=False)
 def layer_types(config_text: str) -> list[str]:
     """The config's layer types with RoPE settings of their own (empty: one setting for every layer)."""
-    return pc.rope_layer_types(json.loads(config_text))
+    return rope_layer_types(json.loads(config_text))
 
 
 def config_lines(config_text: str, layer: str | None) -> list[str]:
@@ -43,7 +44,7 @@ def config_lines(config_text: str, layer: str | None) -> list[str]:
     preset = next((k for k, p in pc.PRESETS.items() if json.dumps(p.config) == config_text), None)
     load = ([f"config = pc.preset_config({preset!r})"] if preset is not None else
             ["import json", f"config = json.loads({config_text!r})"])
-    return [*load, f"view = pc.config_view(config, {layer!r})"]
+    return [*load, f"view = pc.configs.config_view(config, {layer!r})"]
 
 
 def ask_trained_length(config_text: str, layer: str | None, read, original: int,
@@ -177,4 +178,4 @@ def _unscaled(tab_pairs, tab_angle, tab_score, pairs, distances, scores, origina
 
 lesson()
 why(WHY)
-source(pc.read_rope_config, pc.config_contexts, pc.parse_config_json)
+source(pc.read_rope_config, config_contexts, pc.parse_config_json)

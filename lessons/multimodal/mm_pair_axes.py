@@ -1,8 +1,17 @@
 import streamlit as st
 
-import posenc_core as pc
 from lessons.multimodal import multimodal_views
 from page_kit import classroom, figures, formula, guard, header, notice, show, source, stage, why
+from posenc_core.multimodal import (
+    MM_FAMILIES,
+    mm_allocation_summary,
+    mm_family_axis_table,
+    mm_pair_axes,
+    mm_pair_wavelengths,
+    mm_rope_settings,
+    mm_slow_pairs,
+    mm_wavelength_ranges,
+)
 
 # one colour per axis, the same three as the id rows on the previous page (Okabe & Ito)
 AXIS_SCALE = [[0.0, figures.CATEGORICAL[0]], [1 / 3, figures.CATEGORICAL[0]], [1 / 3, figures.CATEGORICAL[1]],
@@ -23,8 +32,8 @@ WHY = ("A rotary head is a set of pairs, each turning at its own speed, from ver
 @st.cache_data(max_entries=16, show_spinner=False)
 def all_families():
     """(family labels, (families, pairs) axis table) at every family's released settings."""
-    keys, grid = pc.mm_family_axis_table()
-    return [f"{pc.MM_FAMILIES[k].name} ({pc.MM_FAMILIES[k].allocation})" for k in keys], grid
+    keys, grid = mm_family_axis_table()
+    return [f"{MM_FAMILIES[k].name} ({MM_FAMILIES[k].allocation})" for k in keys], grid
 
 
 @st.fragment
@@ -43,8 +52,8 @@ def lesson():
 
 
 def model_section(model, settings):
-    series = pc.mm_pair_wavelengths(settings)
-    ranges, summary = pc.mm_wavelength_ranges(settings), pc.mm_allocation_summary(settings)
+    series = mm_pair_wavelengths(settings)
+    ranges, summary = mm_wavelength_ranges(settings), mm_allocation_summary(settings)
     slowest = summary["slowest_axis"]
     counts = ", ".join(f"{r['pairs']} {name}" for name, r in ranges.items())
     show(figures.padded(figures.lines(
@@ -56,9 +65,9 @@ def model_section(model, settings):
             f"{settings.allocation} allocation: {counts} pairs; the slowest pair turns with {slowest}."), left=96))
     classroom.snippet(multimodal_views.settings_code(model),
                       "# {axis: (n_pairs,) wavelength in positions, NaN where another axis turns the pair}",
-                      "waves = pc.mm_pair_wavelengths(settings)")
+                      "waves = pc.multimodal.mm_pair_wavelengths(settings)")
     width = ranges["width"]
-    slow = pc.mm_slow_pairs(settings, "width", IMAGE_WIDTH)
+    slow = mm_slow_pairs(settings, "width", IMAGE_WIDTH)
 
     def too_slow() -> str:
         return (f"{slow} of the {width['pairs']} width pairs have a wavelength over {IMAGE_WIDTH} positions "
@@ -84,8 +93,8 @@ def model_section(model, settings):
 
 
 def allocation_text(settings, ranges, summary) -> str:
-    """What the chosen family's split means, in the numbers of ``ranges`` (pc.mm_wavelength_ranges) and
-    ``summary`` (pc.mm_allocation_summary)."""
+    """What the chosen family's split means, in the numbers of ``ranges`` (pc.multimodal.mm_wavelength_ranges) and
+    ``summary`` (pc.multimodal.mm_allocation_summary)."""
     t, h, w = ranges["time"], ranges["height"], ranges["width"]
     if settings.allocation == "chunked":
         what = (f"Contiguous blocks: time takes the {t['pairs']} fastest pairs (wavelengths {t['shortest']:,.1f} to "
@@ -123,7 +132,8 @@ def families_section():
             "alternating height and width then a time block for ERNIE. Qwen3.5 and GLM rotate 32 pairs, the "
             "others 64."), left=260))
     classroom.snippet("# {family: (n_pairs,) axis of each pair, 0 time, 1 height, 2 width}: the rows",
-                      "axes = {key: pc.mm_pair_axes(pc.mm_rope_settings(key))\n        for key in pc.MM_FAMILIES}")
+                      "axes = {key: pc.multimodal.mm_pair_axes(pc.multimodal.mm_rope_settings(key))\n        for key "
+                      "in pc.multimodal.MM_FAMILIES}")
     notice("Read each row from the fastest pair on the left to the slowest on the right; the colour key names the "
            "axis (0 time, 1 height, 2 width: the colours of the id rows), and hovering a cell names it too. "
            "Qwen2-VL's blocks give time the fastest pairs and width the slowest; Qwen3-VL's cycle spreads each "
@@ -134,4 +144,4 @@ def families_section():
 
 lesson()
 why(WHY)
-source(pc.mm_pair_axes, pc.mm_wavelength_ranges, pc.mm_rope_settings)
+source(mm_pair_axes, mm_wavelength_ranges, mm_rope_settings)

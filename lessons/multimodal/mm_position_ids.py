@@ -3,6 +3,17 @@ import streamlit as st
 import posenc_core as pc
 from lessons.multimodal import multimodal_views
 from page_kit import classroom, figures, formula, guard, header, hero, notice, show, source, stage, why
+from posenc_core.multimodal import (
+    MM_FAMILIES,
+    mm_image_advance,
+    mm_sequence_summary,
+    mm_video_groups,
+    mm_wider_image,
+    omni,
+    omni_audio_tokens,
+    parse_segments,
+    sequence,
+)
 
 header(
     "Position ids of a mixed sequence",
@@ -30,7 +41,7 @@ def lesson():
             model, side=sizes, more=page.more, beside=("vf", "fps") if tab_rules.open else ("ih", "iw"))
         spec, frame_text = multimodal_views.sequence(model, **parts)
         result = multimodal_views.ids_for(model, spec, frame_text)
-        family = pc.MM_FAMILIES[model.family]
+        family = MM_FAMILIES[model.family]
         if tab_rows.open:
             with tab_rows:
                 rows_section(model, result, spec, frame_text, parts)
@@ -61,13 +72,13 @@ def rows_figure(model, **parts) -> figures.Chart:
 
 
 def rows_section(model, result, spec, frame_text, parts):
-    part = next(p for p in pc.parse_segments(spec) if p.kind == "image")
+    part = next(p for p in parse_segments(spec) if p.kind == "image")
     # the image's rows and columns first: beside the figure, they are the sliders a hand that has not moved yet takes
     show(hero(rows_figure, **{"ih": parts["ih"], "iw": parts["iw"]} | parts, model=model))
     ids_code(model, spec, frame_text, "# (3, n): the time, height and width id of every token (the curves)",
              "ids = result.ids")
     ask_wider(model, part.h, part.w)
-    summary = pc.mm_sequence_summary(result)
+    summary = mm_sequence_summary(result)
     video_top, next_id = summary["video_top_time"], summary["after_video"]
     notice(f"Text tokens carry three equal ids, so a text-only prompt is ordinary 1D RoPE. The image costs "
            f"{summary['image_tokens']} tokens, yet the text after it goes on from a far smaller id (the question "
@@ -93,7 +104,7 @@ def rows_section(model, result, spec, frame_text, parts):
 
 def ask_wider(model, h: int, w: int) -> None:
     """A what-if about the figure above: twice the columns, how far does the next text's id move?"""
-    what_if = pc.mm_wider_image(model.family, h, w)
+    what_if = mm_wider_image(model.family, h, w)
     now, wider, added = what_if["now"], what_if["wider"], what_if["added_tokens"]
     # the candidates: unchanged, one more id per added token, and the family's own rule (whichever it is)
     named = {now: "as now", now + added: "one more per added token"}
@@ -115,7 +126,7 @@ def ask_wider(model, h: int, w: int) -> None:
 
 def ids_code(model, spec: str, frame_text: int, *lines: str) -> None:
     """The call behind this page's ids, with the model's values (a pasted config's included)."""
-    classroom.snippet(f"result = pc.mm_position_ids(\n    {model.family!r}, pc.parse_segments({spec!r}),\n"
+    classroom.snippet(f"result = pc.mm_position_ids(\n    {model.family!r}, pc.multimodal.parse_segments({spec!r}),\n"
                       f"    frame_text={frame_text}, n_window={model.n_window}, "
                       f"tokens_per_second={model.tokens_per_second!r},\n"
                       f"    position_id_per_seconds={model.position_id_per_seconds!r})", *lines)
@@ -140,8 +151,8 @@ def rules_section(model, family, result, spec, frame_text):
                 f"**Images.** All patches get t = start; row r gets h = start + r, column c gets w = start + c. "
                 f"The next text continues at start + max(rows, columns).  \n"
                 f"**Video ({family.name}).** {RULES[family.time_rule]}")
-    part = next(p for p in pc.parse_segments(spec) if p.kind == "video")
-    groups = pc.mm_video_groups(result, part.fps)
+    part = next(p for p in parse_segments(spec) if p.kind == "video")
+    groups = mm_video_groups(result, part.fps)
     show(figures.padded(figures.lines(
         groups["seconds"], {"time id of the group": groups["time_ids"]}, markers=True,
         title=f"{family.name}: the time id of each temporal group of the video ({part.frames} frames at "
@@ -176,5 +187,5 @@ def table_section(result):
 
 lesson()
 why(WHY)
-source(pc.mm_position_ids, pc.mm_image_advance, pc.multimodal.sequence._grid_ids, pc.multimodal.omni._omni_ids,
-       pc.multimodal.omni._merge_by_time, pc.omni_audio_tokens, label="Show the code that numbered the tokens")
+source(pc.mm_position_ids, mm_image_advance, sequence._grid_ids, omni._omni_ids,
+       omni._merge_by_time, omni_audio_tokens, label="Show the code that numbered the tokens")

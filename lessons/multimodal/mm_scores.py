@@ -1,8 +1,18 @@
 import streamlit as st
 
-import posenc_core as pc
 from lessons.multimodal import multimodal_views, scores_views
 from page_kit import classroom, controls, figures, formula, guard, header, hero, notice, show, source, stage, why
+from posenc_core.multimodal import (
+    MM_FAMILIES,
+    SCORE_BANDS,
+    mm_image_scores,
+    mm_rope_settings,
+    mm_score_band,
+    mm_scores,
+    mm_time_id_table,
+    mm_time_ids,
+    mm_video_scores,
+)
 
 FPS = [0.5, 1.0, 2.0, 4.0, 8.0]
 
@@ -18,13 +28,13 @@ WHY = ("Position ids and the pair split together decide how a query token's scor
 
 @st.cache_data(max_entries=32, show_spinner=False)
 def video_curves(frames: int, h: int, w: int, fps: float, row: int, col: int, group: int):
-    return {pc.MM_FAMILIES[key].name: pc.mm_video_scores(key, pc.mm_rope_settings(key), frames, h, w, fps, row, col,
-                                                         group) for key in pc.MM_FAMILIES}
+    return {MM_FAMILIES[key].name: mm_video_scores(key, mm_rope_settings(key), frames, h, w, fps, row, col,
+                                                         group) for key in MM_FAMILIES}
 
 
 @st.cache_data(max_entries=32, show_spinner=False)
 def time_ids(frames: int, fps_a: float, fps_b: float):
-    return pc.mm_time_id_table(frames, (fps_a, fps_b), scores_views.TIME_FAMILIES)
+    return mm_time_id_table(frames, (fps_a, fps_b), scores_views.TIME_FAMILIES)
 
 
 @st.fragment
@@ -69,7 +79,7 @@ def image_section(page, model):
     with classroom.predict("mm_scores_wider", f"Same content everywhere. Make the image twice as wide, {h} × "
                            f"{far['columns']}, with the same query. In {model.name}, how much of the query's own "
                            f"score (1) does the last patch of its row get, {far['distance']} columns away?",
-                           list(pc.SCORE_BANDS), pc.mm_score_band(far["score"]), far_score):
+                           list(SCORE_BANDS), mm_score_band(far["score"]), far_score):
         formula(r"\text{row end, } $dist \text{ columns away } ($h\times $cols):\ $score", dist=far["distance"],
                 h=h, cols=far["columns"], score=far["score"], digits=4)
     formula(r"\begin{aligned}\frac{q_{(r,c)}\cdot k_{(r',c')}}{q\cdot k} &= \frac{1}{d}\Big[\sum_{j\in H} "
@@ -98,10 +108,11 @@ def video_section(page, model):
             "with the time gap at a rate set by the family's time ids and the pairs that time owns. Over the clip "
             f"the time id moves by {moves}.", name="mm_video_scores"), top=90))
     classroom.snippet("# one curve per family: curves[key]['seconds'] and curves[key]['scores'], (groups,) each",
-                      f"curves = {{key: pc.mm_video_scores(key, pc.mm_rope_settings(key), {frames}, {side}, {side},"
+                      f"curves = {{key: pc.multimodal.mm_video_scores(key, pc.multimodal.mm_rope_settings(key), "
+                      f"{frames}, {side}, {side},"
                       f"\n                               {float(fps)!r}, {pos}, {pos}, {group})"
-                      "\n          for key in pc.MM_FAMILIES}")
-    q35 = pc.mm_rope_settings("qwen3_5")
+                      "\n          for key in pc.multimodal.MM_FAMILIES}")
+    q35 = mm_rope_settings("qwen3_5")
     notice("The same patch in another frame differs only in time (and, where frames are numbered like images, "
            "in the start that grows by one frame's rows and its time stamp). Over this clip the time id of the "
            "patch moves by " + moves + ". ERNIE spends only slow "
@@ -118,7 +129,7 @@ def fps_section(page, model):
         fps_a = controls.select_slider("fps of clip A", "fa", FPS, 1.0, format_func=lambda v: f"{v:g}")
         fps_b = controls.select_slider("fps of clip B", "fb", FPS, 4.0, format_func=lambda v: f"{v:g}")
     table = time_ids(frames, fps_a, fps_b)
-    names = {f"{key} at {fps:g} fps": f"{pc.MM_FAMILIES[key].name}, {fps:g} fps" for key in scores_views.TIME_FAMILIES
+    names = {f"{key} at {fps:g} fps": f"{MM_FAMILIES[key].name}, {fps:g} fps" for key in scores_views.TIME_FAMILIES
              for fps in (fps_a, fps_b)}
     series = {names[k]: v for k, v in table["series"].items()}
     last = {names[k]: v for k, v in table["last"].items()}
@@ -142,4 +153,4 @@ TABS = [("A patch and its image", image_section), ("A video token over time", vi
 
 lesson()
 why(WHY)
-source(pc.mm_image_scores, pc.mm_video_scores, pc.mm_time_ids, pc.mm_scores, label="Show the code of the scores")
+source(mm_image_scores, mm_video_scores, mm_time_ids, mm_scores, label="Show the code of the scores")

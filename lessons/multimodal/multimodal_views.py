@@ -12,15 +12,24 @@ import streamlit as st
 import posenc_core as pc
 from page_kit import controls
 from page_kit.config_input import PASTE_CHARS, UPLOAD_MB, pasted_config_text, uploaded_config_text
+from posenc_core.multimodal import (
+    MM_FAMILIES,
+    MULTIMODAL_PRESETS,
+    MRopeSettings,
+    mm_rope_settings,
+    mm_segment_starts,
+    parse_segments,
+    read_multimodal_config,
+)
 
 AXIS_COLOURS = {"time": 0, "height": 1, "width": 2}  # palette indices: one colour per axis on every page
 KIND_NAMES = ("text", "image", "video", "audio")
-EXAMPLE = json.dumps(pc.MULTIMODAL_PRESETS["qwen3-vl-8b"].config, indent=2)
+EXAMPLE = json.dumps(MULTIMODAL_PRESETS["qwen3-vl-8b"].config, indent=2)
 
 
 @dataclass(frozen=True)
 class Model:
-    family: str  # key of pc.MM_FAMILIES
+    family: str  # key of pc.multimodal.MM_FAMILIES
     head_dim: int
     rotary_dim: int
     theta: float
@@ -32,13 +41,13 @@ class Model:
 
     @property
     def name(self) -> str:
-        return self.label or pc.MM_FAMILIES[self.family].name
+        return self.label or MM_FAMILIES[self.family].name
 
 
 @st.cache_data(max_entries=32, show_spinner=False)
 def read_config(config_text: str):
     """The reading of one config (canonical JSON text, so the cache key is a string)."""
-    return pc.read_multimodal_config(json.loads(config_text))
+    return read_multimodal_config(json.loads(config_text))
 
 
 def _from_reading(reading, label: str) -> Model:
@@ -61,9 +70,9 @@ def model_picker(config_box=None, note=None) -> tuple[Model, object]:
                                  format_func={"preset": "A released model", "json": "Your config.json"}.get)
     if origin == "preset":
         with c2:
-            key = controls.select("Model", "model", list(pc.MULTIMODAL_PRESETS),
-                                  format_func=lambda k: pc.MULTIMODAL_PRESETS[k].name)
-        preset = pc.MULTIMODAL_PRESETS[key]
+            key = controls.select("Model", "model", list(MULTIMODAL_PRESETS),
+                                  format_func=lambda k: MULTIMODAL_PRESETS[k].name)
+        preset = MULTIMODAL_PRESETS[key]
         link = f"[`{preset.model_id}`](https://huggingface.co/{preset.model_id})"
         (st if note is None else note).caption(f"Values from {link} {preset.source}. {preset.note}")
         return _from_reading(read_config(json.dumps(preset.config)), preset.name), None
@@ -100,15 +109,15 @@ def show_reading(reading) -> None:
                        + (f" and {len(reading.unused) - 40} more." if len(reading.unused) > 40 else "."))
 
 
-def settings_of(model: Model) -> pc.MRopeSettings:
-    return pc.mm_rope_settings(model.family, head_dim=model.head_dim,
+def settings_of(model: Model) -> MRopeSettings:
+    return mm_rope_settings(model.family, head_dim=model.head_dim,
                                rotary_dim=model.rotary_dim, rope_theta=model.theta,
                                mrope_section=tuple(int(v) for v in model.section.split(",")))
 
 
 def settings_code(model: Model) -> str:
     """``settings_of(model)`` as snippet source: the call with the model's values (a pasted config's too)."""
-    return (f"settings = pc.mm_rope_settings(\n    {model.family!r}, head_dim={model.head_dim}, "
+    return (f"settings = pc.multimodal.mm_rope_settings(\n    {model.family!r}, head_dim={model.head_dim}, "
             f"rotary_dim={model.rotary_dim},\n    rope_theta={model.theta!r}, "
             f"mrope_section=({model.section.replace(',', ', ')}))")
 
@@ -116,7 +125,7 @@ def settings_code(model: Model) -> str:
 @st.cache_data(max_entries=64, show_spinner=False)
 def position_ids(family: str, spec: str, frame_text: int, tokens_per_second: int | None,
                  position_id_per_seconds: int | None, n_window: int):
-    return pc.mm_position_ids(family, pc.parse_segments(spec), frame_text=frame_text, n_window=n_window,
+    return pc.mm_position_ids(family, parse_segments(spec), frame_text=frame_text, n_window=n_window,
                               tokens_per_second=tokens_per_second, position_id_per_seconds=position_id_per_seconds)
 
 
@@ -137,7 +146,7 @@ def sequence_controls(model: Model, *, audio_default: bool = False, side=None, m
     ``beside`` (the image's rows and columns unless a tab drives others) go beside the figure and the rest is
     folded; without them, they sit in two rows of six. The keys are the same either way, so links carry over.
     """
-    family = pc.MM_FAMILIES[model.family]
+    family = MM_FAMILIES[model.family]
     if side is None:
         cols = [*st.columns(6), *st.columns(6)]
     else:  # slots in the rows' order, one under another
@@ -185,7 +194,7 @@ def sequence_controls(model: Model, *, audio_default: bool = False, side=None, m
 
 def sequence(model: Model, t0, ih, iw, t1, vf, fps, vh, vw, t2, ft=None, snd=None, au=None) -> tuple[str, int]:
     """The spec string and the text between frames of the sequence ``sequence_controls`` set."""
-    frame_text = ft if ft is not None else pc.MM_FAMILIES[model.family].frame_text or 1
+    frame_text = ft if ft is not None else MM_FAMILIES[model.family].frame_text or 1
     audio = f", audio {au:g}s, text 2" if au else ""
     return (f"text {t0}, image {ih}x{iw}, text {t1}, video {vf}f {vh}x{vw} @{fps:g}{' +audio' if snd else ''}, "
             f"text {t2}{audio}"), frame_text
@@ -195,5 +204,5 @@ def segment_marks(result, spec: str) -> list[tuple[float, str]]:
     """(first own token, label) of each image, video and audio segment, for vertical markers."""
     labels = {"image": "image {p.h}×{p.w}", "video": "video {p.frames}f {p.h}×{p.w}", "audio": "audio {p.seconds:g}s"}
     return [(start, labels[part.kind].format(p=part))
-            for part, start in zip(pc.parse_segments(spec), pc.mm_segment_starts(result), strict=True)
+            for part, start in zip(parse_segments(spec), mm_segment_starts(result), strict=True)
             if part.kind != "text"]

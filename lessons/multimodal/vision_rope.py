@@ -1,10 +1,20 @@
 import streamlit as st
 
-import posenc_core as pc
 from page_kit import classroom, controls, figures, formula, guard, header, hero, notice, show, source, stage, why
 from page_kit.registry import all_pages
+from posenc_core.multimodal import (
+    VISION_TOWERS,
+    factorized_learned_table,
+    vision_far_score,
+    vision_layout_table,
+    vision_rope_cos_sin,
+    vision_tower_score_map,
+    vision_wavelength_summary,
+    vision_wavelength_table,
+    vision_wavelengths,
+)
 
-QWEN_TOWERS = [k for k, t in pc.VISION_TOWERS.items() if t.layout == "hwhw"]
+QWEN_TOWERS = [k for k, t in VISION_TOWERS.items() if t.layout == "hwhw"]
 LAYOUT_SCALE = [[0.0, figures.CATEGORICAL[1]], [0.5, figures.CATEGORICAL[1]], [0.5, figures.CATEGORICAL[2]],
                 [1.0, figures.CATEGORICAL[2]]]  # row orange, column green: the height and width colours
 
@@ -20,18 +30,18 @@ WHY = ("Before the language model sees an image, a vision transformer reads its 
 
 @st.cache_data(max_entries=32, show_spinner=False)
 def maps(tower: str, h: int, w: int, row: int, col: int):
-    qwen = pc.vision_tower_score_map(tower, h, w, row, col, relative=True)
-    gemma = pc.vision_tower_score_map("gemma4", h, w, row, col, relative=True)
-    learned = pc.factorized_learned_table(h, w, 64, query=(row, col))
+    qwen = vision_tower_score_map(tower, h, w, row, col, relative=True)
+    gemma = vision_tower_score_map("gemma4", h, w, row, col, relative=True)
+    learned = factorized_learned_table(h, w, 64, query=(row, col))
     return qwen, gemma, learned
 
 
 @st.cache_data(max_entries=32, show_spinner=False)
 def far_scores(tower: str, h: int, w: int, row: int, col: int):
     """16 columns along the query's row: the chosen tower, Gemma 4, and the chosen tower at Gemma 4's θ (what-if)."""
-    theta = pc.VISION_TOWERS["gemma4"].theta
-    return (pc.vision_far_score(tower, h, w, row, col), pc.vision_far_score("gemma4", h, w, row, col),
-            pc.vision_far_score(tower, h, w, row, col, theta=theta))
+    theta = VISION_TOWERS["gemma4"].theta
+    return (vision_far_score(tower, h, w, row, col), vision_far_score("gemma4", h, w, row, col),
+            vision_far_score(tower, h, w, row, col, theta=theta))
 
 
 @st.fragment
@@ -39,7 +49,7 @@ def lesson():
     page = stage()
     with page.side:
         tower = controls.choice("Qwen-style tower", "tw", QWEN_TOWERS, QWEN_TOWERS[0],
-                                format_func=lambda k: pc.VISION_TOWERS[k].name)
+                                format_func=lambda k: VISION_TOWERS[k].name)
     with page.more:
         h, w = controls.grid_size(48, (24, 32), labels=("Patch rows", "Patch columns"))
     with page.side:
@@ -51,7 +61,7 @@ def lesson():
 def maps_figure(r, c, gh, gw, tw) -> figures.Chart:
     """The three score maps of the query patch (r, c); the hero's frames are built here too."""
     row, col = min(r, gh - 1), min(c, gw - 1)  # a smaller grid moves the query slider to its last stop, as here
-    qwen_tower, gemma = pc.VISION_TOWERS[tw], pc.VISION_TOWERS["gemma4"]
+    qwen_tower, gemma = VISION_TOWERS[tw], VISION_TOWERS["gemma4"]
     titles = [f"Qwen,<br>θ {qwen_tower.theta:,.0f}", f"Gemma 4,<br>θ {gemma.theta:,.0f}", "Learned<br>x + y"]
     return figures.mark_panels(figures.square_panels(figures.padded(figures.small_multiples(
         list(maps(tw, gh, gw, row, col)), titles, cols=3, value_name="relative score / cosine",
@@ -65,7 +75,7 @@ def maps_figure(r, c, gh, gw, tw) -> figures.Chart:
 
 def maps_tab(tower: str, grid, cell):
     (h, w), (row, col) = grid, cell
-    qwen_tower, gemma = pc.VISION_TOWERS[tower], pc.VISION_TOWERS["gemma4"]
+    qwen_tower, gemma = VISION_TOWERS[tower], VISION_TOWERS["gemma4"]
     far_q, far_g, swapped = far_scores(tower, h, w, row, col)
     show(hero(maps_figure, r=row, c=col, gh=h, gw=w, tw=tower))
     qwen_call, gemma_call = (classroom.call("vision_tower_score_map", key, h, w, row, col, relative=True)
@@ -73,7 +83,7 @@ def maps_tab(tower: str, grid, cell):
     classroom.snippet(f"# ({h}, {w}) each, divided by the query's score with itself",
                       f"qwen = {qwen_call}", f"gemma = {gemma_call}",
                       f"# ({h}, {w}) cosines of the stand-in table's rows with the query patch's row",
-                      f"learned = pc.factorized_learned_table({h}, {w}, 64, query=({row}, {col}))")
+                      f"learned = pc.multimodal.factorized_learned_table({h}, {w}, 64, query=({row}, {col}))")
     distance = far_q["distance"]
     notice(f"Same content at every patch, so only position differs (each map ÷ the query's own score; "
            f"{qwen_tower.name} heads have d = {qwen_tower.head_dim}, Gemma 4's d = {gemma.head_dim}; the "
@@ -104,11 +114,11 @@ def ask_theta(qwen_tower, gemma, far_q, swapped) -> None:
 
 
 def waves_tab(tower: str, grid, cell):
-    qwen_tower, gemma = pc.VISION_TOWERS[tower], pc.VISION_TOWERS["gemma4"]
-    table = pc.vision_wavelength_table([tower, "gemma4"])  # (2, d/4 of the larger head)
+    qwen_tower, gemma = VISION_TOWERS[tower], VISION_TOWERS["gemma4"]
+    table = vision_wavelength_table([tower, "gemma4"])  # (2, d/4 of the larger head)
     waves = {f"{qwen_tower.name} (θ {qwen_tower.theta:,.0f})": table[0],
              f"Gemma 4 (θ {gemma.theta:,.0f})": table[1]}
-    summary = pc.vision_wavelength_summary([tower, "gemma4"], *grid)
+    summary = vision_wavelength_summary([tower, "gemma4"], *grid)
     side, q, g = summary["side"], summary["towers"][tower], summary["towers"]["gemma4"]
     show(figures.padded(figures.lines(
         list(range(table.shape[1])), waves, markers=True, log_y=True, hover_format=",.1f",
@@ -119,7 +129,7 @@ def waves_tab(tower: str, grid, cell):
             f"patches, Gemma 4 from {g['shortest']:.1f} to {g['longest']:,.0f}; a line marks the grid side, {side} "
             "patches."), left=96))
     classroom.snippet("# (2, d/4): wavelength of each frequency in patches, NaN past a tower's d/4",
-                      f"table = pc.vision_wavelength_table({[tower, 'gemma4']!r})")
+                      f"table = pc.multimodal.vision_wavelength_table({[tower, 'gemma4']!r})")
     notice(f"{qwen_tower.name}: wavelengths from {q['shortest']:.1f} to {q['longest']:,.0f} patches; "
            f"{q['over_four_sides']} of its {q['frequencies']} frequencies per axis have a wavelength "
            f"over four times this grid's side and barely turn across it. Gemma 4: {g['shortest']:.1f} to "
@@ -130,8 +140,8 @@ def waves_tab(tower: str, grid, cell):
 
 def layout_tab(tower: str, grid, cell):
     towers = [tower, "gemma4"]
-    grid = pc.vision_layout_table(towers)  # (2, the larger head_dim)
-    names = [pc.VISION_TOWERS[k].name for k in towers]
+    grid = vision_layout_table(towers)  # (2, the larger head_dim)
+    names = [VISION_TOWERS[k].name for k in towers]
     show(figures.padded(figures.heatmap(
         grid, title="Which coordinate turns each dimension of a head", x_title="dimension",
         y_title="", y=names, value_name="0 row, 1 column",
@@ -140,7 +150,7 @@ def layout_tab(tower: str, grid, cell):
                                    f"coordinate that turns them: row, column, row, column for {names[0]}; column, "
                                    "column, row, row for Gemma 4."), left=200))
     classroom.snippet("# (2, head_dim): which coordinate turns each dimension, 0 row, 1 column",
-                      f"grid = pc.vision_layout_table({towers!r})")
+                      f"grid = pc.multimodal.vision_layout_table({towers!r})")
     notice("Qwen's tower concatenates [row, column] frequencies and repeats them, then rotates dimension "
            "j with j + d/2 across the whole head. Gemma 4 builds [x, x, y, y] and rotates each half on "
            "its own (apply_multidimensional_rope); its code names the halves h and w, but the position "
@@ -160,4 +170,4 @@ patches = next((p for p in all_pages() if p.url_path == "patches"), None)
 if patches is not None:
     st.page_link(patches.path, label=f"First: {patches.title} (axial 2D RoPE against flattened 1D)",
                  icon=patches.icon)
-source(pc.vision_rope_cos_sin, pc.vision_tower_score_map, pc.factorized_learned_table, pc.vision_wavelengths)
+source(vision_rope_cos_sin, vision_tower_score_map, factorized_learned_table, vision_wavelengths)

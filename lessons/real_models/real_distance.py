@@ -4,6 +4,7 @@ import streamlit as st
 import posenc_core as pc
 from lessons.real_models.real_views import attention_summary, summary_code
 from page_kit import classroom, controls, figures, formula, guard, header, notice, show, source, stage, why
+from posenc_core.rope import rope_decay_bound
 
 real = pc.real_models
 LAYER_CHOICES = list(range(1, 31))
@@ -122,7 +123,7 @@ def score_tab(page, profile: dict, summary: dict, layers: list[int]):
            "the model's, not the bound's.")
     formula(r"\bar s(r) = \frac{1}{N_r}\sum_{m-n=r} q_m^\top R_{(n-m)\theta}\, k_n")
     formula(r"B(r) = \frac{1}{32}\sum_{j=1}^{32}\Big|\sum_{i<j} e^{\mathrm{i} r\theta_i}\Big|")
-    source(pc.rope_decay_bound)
+    source(rope_decay_bound)
 
 
 # The lesson's tabs in order: label, and the function that draws it (each runs only while its tab is open).

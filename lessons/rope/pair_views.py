@@ -8,10 +8,10 @@ from __future__ import annotations
 
 import streamlit as st
 
-import posenc_core as pc
 from page_kit import controls, figure_control, figures, fmt, hero
 from page_kit.lesson import formula, notice
 from page_kit.render import show
+from posenc_core.rope import rope_pair, rope_pair_shift_scores, rope_pair_theta
 
 PAIR_LIMIT = 2.0  # the q and k sliders run from -2 to 2 in each number
 PAIR_REACH = 2.83  # the plane's radius: (±2, ±2) and every turn of it fit, so a drag never rescales the plane
@@ -19,17 +19,17 @@ PAIR_REACH = 2.83  # the plane's radius: (±2, ±2) and every turn of it fit, so
 
 @st.cache_data(max_entries=64, show_spinner=False)
 def pair(qx: float, qy: float, kx: float, ky: float, m: int, n: int, theta: float):
-    return pc.rope_pair((qx, qy), (kx, ky), m, n, theta)
+    return rope_pair((qx, qy), (kx, ky), m, n, theta)
 
 
 @st.cache_data(max_entries=64, show_spinner=False)
 def shifts(qx: float, qy: float, kx: float, ky: float, m: int, n: int, theta: float):
-    return pc.rope_pair_shift_scores((qx, qy), (kx, ky), m, n, theta)
+    return rope_pair_shift_scores((qx, qy), (kx, ky), m, n, theta)
 
 
 def pair_chart(m: int, n: int, i: int, qx: float, qy: float, kx: float, ky: float, d: int, base) -> figures.Chart:
     """The query and key arrows, before and after their turns (the view's keys are the sliders' URL keys)."""
-    theta = pc.rope_pair_theta(i, d, base)
+    theta = rope_pair_theta(i, d, base)
     o = pair(qx, qy, kx, ky, m, n, theta)
     return figures.vectors2d(
         {"q": (qx, qy), "q turned by mθ": o["q_rot"], "k": (kx, ky), "k turned by nθ": o["k_rot"]},
@@ -70,13 +70,13 @@ def pair_controls(page, dim, base):
         qy = controls.slider("q, second number", "qy", -PAIR_LIMIT, PAIR_LIMIT, 0.3, 0.1)
         kx = controls.slider("k, first number", "kx", -PAIR_LIMIT, PAIR_LIMIT, 0.6, 0.1)
         ky = controls.slider("k, second number", "ky", -PAIR_LIMIT, PAIR_LIMIT, 0.8, 0.1)
-    theta = pc.rope_pair_theta(i, dim, base)
+    theta = rope_pair_theta(i, dim, base)
     out = pair(qx, qy, kx, ky, m, n, theta)
     return m, n, i, qx, qy, kx, ky, theta, out
 
 
 def complex_chart(m: int, n: int, i: int, qx: float, qy: float, kx: float, ky: float, d: int, base) -> figures.Chart:
-    out = pair(qx, qy, kx, ky, m, n, pc.rope_pair_theta(i, d, base))
+    out = pair(qx, qy, kx, ky, m, n, rope_pair_theta(i, d, base))
     px, py = out["product"]
     return figures.vectors2d(
         {"q·conj(k)": (out["q_conj_k"], out["q_conj_k_imag"]), "q̃·conj(k̃)": (px, py)},

@@ -17,6 +17,7 @@ from page_kit import (
     stage,
     why,
 )
+from posenc_core.rope import rope_pair, rope_pair_theta, rope_turns
 
 PLAY_POSITIONS = list(range(0, 201, 4))  # 51 frames of the query position
 CONTEXTS = [512, 2048, 4096, 8192, 32768, 131072, 1048576]
@@ -29,7 +30,7 @@ def angle_table(n: int, dim: int, base: float, part: str):
 
 @st.cache_data(max_entries=32, show_spinner=False)
 def turns(dim: int, base: float, context: int):
-    return pc.rope_turns(dim, base, context)
+    return rope_turns(dim, base, context)
 
 
 header("RoPE: one rotation",
@@ -54,7 +55,7 @@ def pair_tab(page, dim, base, shared):
                          start_value=m)
     show(chart)
     classroom.snippet(f"theta = {classroom.call('rope_pair_theta', i, dim, float(base))}",
-                      f"out = pc.rope_pair(({qx!r}, {qy!r}), ({kx!r}, {ky!r}), {m}, {n}, theta)",
+                      f"out = pc.rope.rope_pair(({qx!r}, {qy!r}), ({kx!r}, {ky!r}), {m}, {n}, theta)",
                       "print(out['q_rot'], out['k_rot'], out['score'])  # the arrows and the score")
 
     c = [*st.columns(2), *st.columns(2)]  # two by two: the labels fit the figure column whole
@@ -108,8 +109,8 @@ def all_pairs_tab(page, dim, base, shared):
                                     "multiplies the pair.")
     show(hero(angle_chart, pos=npos, part=part, d=dim, base=base))
     formula(r"\theta_i = b^{-2i/d},\quad \theta_0 = $t0,\ \theta_{$last} = $tl\ \text{rad per position}",
-            t0=pc.rope_pair_theta(0, dim, base), last=dim // 2 - 1,
-            tl=pc.rope_pair_theta(dim // 2 - 1, dim, base))
+            t0=rope_pair_theta(0, dim, base), last=dim // 2 - 1,
+            tl=rope_pair_theta(dim // 2 - 1, dim, base))
     notice("Pair 0 turns a full radian per position, so its colour cycles every 6.3 rows; each pair to "
            "the right is slower by the same factor, and the last pairs hardly turn at all within the "
            "table. The angle colours wrap around (0 and 2π are the same colour) because they are the "
@@ -179,4 +180,4 @@ def lesson():
 
 lesson()
 why(WHY)
-source(pc.rope_pair, pc.rope_angle_table, pc.rope_turns)
+source(rope_pair, pc.rope_angle_table, rope_turns)

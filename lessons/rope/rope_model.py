@@ -1,25 +1,25 @@
 import streamlit as st
 
-import posenc_core as pc
 from page_kit import classroom, controls, figures, formula, guard, header, hero, notice, show, source, stage, why
 from page_kit.code_lines import fold
 from page_kit.figures import FlowNode
 from page_kit.settings import presentation
+from posenc_core.rope import ROPE_MODEL_PRESETS, rope_model_costs
 
-PRESETS = list(pc.ROPE_MODEL_PRESETS)
+PRESETS = list(ROPE_MODEL_PRESETS)
 
 
 @st.cache_data(max_entries=16, show_spinner=False)
 def costs(preset: str, seq_len: int):
-    c = pc.ROPE_MODEL_PRESETS[preset]
-    return pc.rope_model_costs(c["n_layers"], c["n_heads"], c["n_kv_heads"], c["head_dim"], seq_len,
+    c = ROPE_MODEL_PRESETS[preset]
+    return rope_model_costs(c["n_layers"], c["n_heads"], c["n_kv_heads"], c["head_dim"], seq_len,
                                partial_rotary_factor=c["partial_rotary_factor"], d_model=c["d_model"])
 
 
 def diagram(model: str, m: int, n: int, tall: bool = False) -> figures.Chart:
     """One attention layer as boxes and arrows; ``tall`` (presentation mode) runs it top to bottom in three lanes,
     q, k and v, so that a projector's column holds it at the projector's type size instead of scrolling."""
-    c = pc.ROPE_MODEL_PRESETS[model]
+    c = ROPE_MODEL_PRESETS[model]
     nodes, notes, design = (_tall_layout if tall else _wide_layout)(c, model, m, n)
     edges = [("x", "wq"), ("x", "wk"), ("x", "wv"), ("wq", "q"), ("wk", "k"), ("wv", "v"), ("q", "rq"),
              ("k", "rk"), ("rq", "score"), ("rk", "score"), ("score", "soft"), ("soft", "mix"),
@@ -88,9 +88,9 @@ WHY = ("RoPE is not a layer with weights and not something added to the input. I
 
 
 def flow_tab(page, preset: str, m: int, n: int) -> None:
-    c = pc.ROPE_MODEL_PRESETS[preset]
+    c = ROPE_MODEL_PRESETS[preset]
     show(hero(diagram, model=preset, m=m, n=n, tall=presentation()))
-    classroom.snippet(fold(f"config = pc.ROPE_MODEL_PRESETS[{preset!r}]", "dict: the sizes in the diagram's note"))
+    classroom.snippet(fold(f"config = pc.rope.ROPE_MODEL_PRESETS[{preset!r}]", "dict: the sizes in the diagram's note"))
     rotated = costs(preset, c["context"])["rotated_vectors_per_token"]
 
     def rotated_reveal() -> str:
@@ -124,7 +124,7 @@ def cost_chart(model: str, seq: int) -> figures.Chart:
 
 
 def cost_tab(page, preset: str, m: int, n: int) -> None:
-    c = pc.ROPE_MODEL_PRESETS[preset]
+    c = ROPE_MODEL_PRESETS[preset]
     with page.side:
         seq_len = controls.select_slider("Sequence length", "seq", [2048, 4096, 8192, 32768, 131072], 8192,
                                          format_func=lambda v: f"{v:,}")
@@ -181,4 +181,4 @@ def lesson():
 
 lesson()
 why(WHY)
-source(pc.rope_model_costs)
+source(rope_model_costs)

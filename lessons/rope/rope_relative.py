@@ -17,6 +17,8 @@ from page_kit import (
     why,
 )
 from page_kit.code_lines import fold
+from posenc_core.measures import diagonal_cells, toeplitz_deviation
+from posenc_core.rope import ROPE_LAYOUTS, rope_decay_bound, rope_decay_curves, rope_mean_abs_scores
 
 DISTANCES = [64, 256, 1024, 4096, 16384, 65536]
 
@@ -24,12 +26,12 @@ DISTANCES = [64, 256, 1024, 4096, 16384, 65536]
 @st.cache_data(max_entries=32, show_spinner=False)
 def score_grid(n: int, dim: int, base: float, layout: str, seed: int):
     scores = pc.rope_score_matrix(n, dim, base, layout, seed)
-    return scores, pc.toeplitz_deviation(scores)
+    return scores, toeplitz_deviation(scores)
 
 
 @st.cache_data(max_entries=32, show_spinner=False)
 def decay(dim: int, max_distance: int, base: float, log_distance: bool):
-    return pc.rope_decay_curves(dim, max_distance, base, log_distance=log_distance, samples=2048)
+    return rope_decay_curves(dim, max_distance, base, log_distance=log_distance, samples=2048)
 
 
 header("RoPE is relative, and decays",
@@ -75,16 +77,16 @@ def toeplitz_tab(page, dim: int, base: float) -> None:
                                help="Draws the query vector q and the key vector k.")
         # a click on a cell picks its diagonal m − n; this slider is its twin
         offset = controls.slider("Diagonal m − n", "off", -(n - 1), n - 1, 0)
-    grids = {layout: score_grid(n, dim, float(base), layout, seed) for layout in pc.ROPE_LAYOUTS}
-    deviations = {layout: grids[layout][1] for layout in pc.ROPE_LAYOUTS}
+    grids = {layout: score_grid(n, dim, float(base), layout, seed) for layout in ROPE_LAYOUTS}
+    deviations = {layout: grids[layout][1] for layout in ROPE_LAYOUTS}
 
     view = {"n": n, "off": offset, "seed": seed, "d": dim, "base": base}
     def along(layout: str) -> str:
-        cells = pc.diagonal_cells(grids[layout][0], offset)
+        cells = diagonal_cells(grids[layout][0], offset)
         return (f"Along m − n = {offset}: {cells['count']} cells, scores {cells['min']:.6f} to "
                 f"{cells['max']:.6f}.")
 
-    first, second = pc.ROPE_LAYOUTS
+    first, second = ROPE_LAYOUTS
     show(hero(score_chart, layout=first, **view))
     st.caption(along(first))
     st.metric(f"Largest spread along a diagonal ({first})", f"{deviations[first]:.1e}")
@@ -103,7 +105,7 @@ def toeplitz_tab(page, dim: int, base: float) -> None:
         st.caption(along(second))
         st.metric(f"Largest spread along a diagonal ({second})", f"{deviations[second]:.1e}")
         classroom.snippet(fold(f"scores = {{layout: pc.rope_score_matrix({n}, {dim}, {float(base)!r}, "
-                               f"layout, {seed}) for layout in pc.ROPE_LAYOUTS}}",
+                               f"layout, {seed}) for layout in pc.rope.ROPE_LAYOUTS}}",
                                f"({n}, {n}) float64 each"))
         formula(r"\tilde q_m\cdot\tilde k_n = \sum_{j} \mathrm{Re}\big(q_j\,\bar k_j\,"
                 r"e^{\mathrm{i}(m-n)\theta_j}\big)"
@@ -182,4 +184,4 @@ def lesson():
 
 lesson()
 why(WHY)
-source(pc.rope_score_matrix, pc.rope_mean_abs_scores, pc.rope_decay_bound)
+source(pc.rope_score_matrix, rope_mean_abs_scores, rope_decay_bound)

@@ -1,6 +1,5 @@
 import streamlit as st
 
-import posenc_core as pc
 from lessons.rope import rope_views
 from page_kit import (
     classroom,
@@ -17,23 +16,34 @@ from page_kit import (
     why,
 )
 from page_kit.code_lines import fold
+from posenc_core.rope import (
+    ROPE_LAYOUTS,
+    half_rows_to_interleaved,
+    half_to_interleaved_permutation,
+    rope_angle_error_curve,
+    rope_conversion_scores,
+    rope_cos_table,
+    rope_float32_pow_difference,
+    rope_layout_check,
+    round_to_dtype,
+)
 
 
 @st.cache_data(max_entries=16, show_spinner=False)
 def layout_check(dim: int, base: float):
-    check = pc.rope_layout_check(8, dim, base)
-    pairs = {layout: pc.rope_cos_table(1, dim, base, layout=layout)["pair"] for layout in pc.ROPE_LAYOUTS}
+    check = rope_layout_check(8, dim, base)
+    pairs = {layout: rope_cos_table(1, dim, base, layout=layout)["pair"] for layout in ROPE_LAYOUTS}
     return check, pairs
 
 
 @st.cache_data(max_entries=16, show_spinner=False)
 def conversion(n: int, dim: int, base: float, seed: int):
-    return pc.rope_conversion_scores(n, dim, base, seed=seed)
+    return rope_conversion_scores(n, dim, base, seed=seed)
 
 
 @st.cache_data(max_entries=16, show_spinner=False)
 def cos_table(n: int, dim: int, base: float, fraction: float, layout: str):
-    return pc.rope_cos_table(n, dim, base, partial_rotary_factor=fraction, layout=layout)
+    return rope_cos_table(n, dim, base, partial_rotary_factor=fraction, layout=layout)
 
 
 header("RoPE layouts, partial rotary and precision",
@@ -86,8 +96,8 @@ def layouts_tab(page, dim: int, base: float) -> None:
     show(hero(pairs_chart, d=dim, base=base))
     classroom.snippet(fold(f"check = {classroom.call('rope_layout_check', 8, dim, float(base))}", "dict"),
                       "# check['with_perm'], check['without_perm']: the two numbers below",
-                      fold(f"pairs = {{layout: pc.rope_cos_table(1, {dim}, {float(base)!r}, layout=layout)"
-                           f"['pair'] for layout in pc.ROPE_LAYOUTS}}", f"({dim},) each: the two rows"))
+                      fold(f"pairs = {{layout: pc.rope.rope_cos_table(1, {dim}, {float(base)!r}, layout=layout)"
+                           f"['pair'] for layout in pc.rope.ROPE_LAYOUTS}}", f"({dim},) each: the two rows"))
 
     def layouts_reveal() -> str:
         return (f"Reordered by the fixed permutation π they differ by at most {check['with_perm']:.1e} "
@@ -144,7 +154,7 @@ def partial_tab(page, dim: int, base: float) -> None:
         fraction = controls.choice("Rotated fraction", "pct", [0.25, 0.5, 1.0], 0.25,
                                    help="GPT-NeoX and Pythia: rotary_pct = 0.25. transformers calls it "
                                         "partial_rotary_factor.")
-        layout = controls.choice("Layout", "layout", list(pc.ROPE_LAYOUTS), "half")
+        layout = controls.choice("Layout", "layout", list(ROPE_LAYOUTS), "half")
         npos = controls.slider("Positions", "pos", 16, 1024, 128, step=16)
     r = cos_table(npos, dim, float(base), float(fraction), layout)["rotary_dim"]
     show(hero(partial_chart, pos=npos, pct=fraction, layout=layout, d=dim, base=base))
@@ -180,5 +190,5 @@ def lesson():
 
 lesson()
 why(WHY)
-source(pc.half_to_interleaved_permutation, pc.half_rows_to_interleaved, pc.rope_cos_table, pc.round_to_dtype,
-       pc.rope_angle_error_curve, pc.rope_float32_pow_difference)
+source(half_to_interleaved_permutation, half_rows_to_interleaved, rope_cos_table, round_to_dtype,
+       rope_angle_error_curve, rope_float32_pow_difference)

@@ -8,11 +8,17 @@ from __future__ import annotations
 
 import streamlit as st
 
-import posenc_core as pc
 from page_kit import classroom, controls, figures, hero
 from page_kit.code_lines import fold
 from page_kit.lesson import formula, notice
 from page_kit.render import show
+from posenc_core.rope import (
+    ANGLE_DTYPES,
+    rope_angle_error_curve,
+    rope_angles_in_dtype,
+    rope_first_bad_position,
+    rope_float32_pow_difference,
+)
 
 LENGTHS = [32768, 131072, 262144, 1048576]
 AROUND = [300, 1500, 4096, 32768, 131072, 1000000]
@@ -20,20 +26,20 @@ AROUND = [300, 1500, 4096, 32768, 131072, 1000000]
 
 @st.cache_data(max_entries=16, show_spinner="Measuring angle errors...")
 def precision(dim: int, base: float, length: int):
-    curves = {dtype: pc.rope_angle_error_curve(length, dim, base, dtype) for dtype in pc.ANGLE_DTYPES}
-    first_bad = {dtype: pc.rope_first_bad_position(dim, base, dtype, max_position=length)
-                 for dtype in pc.ANGLE_DTYPES}
+    curves = {dtype: rope_angle_error_curve(length, dim, base, dtype) for dtype in ANGLE_DTYPES}
+    first_bad = {dtype: rope_first_bad_position(dim, base, dtype, max_position=length)
+                 for dtype in ANGLE_DTYPES}
     return curves, first_bad
 
 
 @st.cache_data(max_entries=32, show_spinner=False)
 def staircase(around: int, dim: int, base: float, dtype: str):
-    return pc.rope_angles_in_dtype(around, 48, dim, base, pair=0, dtype=dtype)
+    return rope_angles_in_dtype(around, 48, dim, base, pair=0, dtype=dtype)
 
 
 @st.cache_data(max_entries=16, show_spinner=False)
 def pow_difference(dim: int, base: float, position: int):
-    return pc.rope_float32_pow_difference(dim, base, position)
+    return rope_float32_pow_difference(dim, base, position)
 
 
 def position_text(position, length):
@@ -50,7 +56,7 @@ def precision_section(dim: int, base: float, side=None) -> None:
                                         format_func=lambda v: f"{v:,}")
         around = controls.select_slider("Zoom near position", "at", AROUND, 4096,
                                         format_func=lambda v: f"{v:,}")
-        dtype = controls.choice("Zoom dtype", "dtype", list(pc.ANGLE_DTYPES), "bfloat16")
+        dtype = controls.choice("Zoom dtype", "dtype", list(ANGLE_DTYPES), "bfloat16")
     curves, first_bad = precision(dim, float(base), length)
     bf16 = first_bad["bfloat16"]
 
@@ -74,7 +80,7 @@ def error_chart(d: int, base, **slider) -> figures.Chart:
     curves, _ = precision(d, float(base), slider["len"])  # "len": the slider's URL key, a builtin's name
     return figures.lines(
         curves["bfloat16"]["position"],
-        {dtype_name: curves[dtype_name]["error"] for dtype_name in pc.ANGLE_DTYPES},
+        {dtype_name: curves[dtype_name]["error"] for dtype_name in ANGLE_DTYPES},
         log_x=True, log_y=True, hlines=[(1.0, "1 rad: the angle is meaningless")],
         title="Worst angle error of m·θ_i against float64", x_title="position m",
         y_title="|error| (rad)", name="rope_precision", height=430, hover_format=".3g",
@@ -106,14 +112,14 @@ def precision_numbers(dim: int, base: float, length: int, around: int, dtype: st
     """The code to copy, the first bad position per dtype, and transformers' float32 seam in numbers and words."""
     b = float(base)
     classroom.snippet(
-        fold(f"curves = {{dtype: pc.rope_angle_error_curve({length}, {dim}, {b!r}, dtype) for dtype in "
-             "pc.ANGLE_DTYPES}", "curves[dtype]['error'] (bins,): left"),
+        fold(f"curves = {{dtype: pc.rope.rope_angle_error_curve({length}, {dim}, {b!r}, dtype) for dtype in "
+             "pc.rope.ANGLE_DTYPES}", "curves[dtype]['error'] (bins,): left"),
         fold(f"zoom = {classroom.call('rope_angles_in_dtype', around, 48, dim, b, pair=0, dtype=dtype)}",
              "zoom['exact'], zoom['computed'] (48,): right"),
-        fold(f"first_bad = {{dtype: pc.rope_first_bad_position({dim}, {b!r}, dtype, max_position={length}) "
-             "for dtype in pc.ANGLE_DTYPES}", "the three numbers below"))
+        fold(f"first_bad = {{dtype: pc.rope.rope_first_bad_position({dim}, {b!r}, dtype, max_position={length}) "
+             "for dtype in pc.rope.ANGLE_DTYPES}", "the three numbers below"))
     c = st.columns(3)
-    for column, dtype_name in zip(c, pc.ANGLE_DTYPES, strict=True):
+    for column, dtype_name in zip(c, ANGLE_DTYPES, strict=True):
         column.metric(f"{dtype_name}: first position off by ≥ 1 rad",
                       position_text(first_bad[dtype_name], length))
     overflow = curves["float16"]["overflow_from"]

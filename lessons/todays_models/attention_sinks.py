@@ -1,6 +1,5 @@
 import streamlit as st
 
-import posenc_core as pc
 from lessons.todays_models import class_views
 from lessons.todays_models import sinks_views as views
 from page_kit import (
@@ -17,6 +16,7 @@ from page_kit import (
     stage,
     why,
 )
+from posenc_core.todays_models import sink_mass_by_position, sink_mass_by_score, sink_softmax, streaming_eviction
 
 header("Attention sinks",
        "Softmax must hand out all of its probability, even when no key is worth it. GPT-OSS gives each head a "
@@ -51,11 +51,11 @@ def map_tab(page, sink: float, window: int) -> None:
 
 
 def score_tab(page, sink: float, window: int) -> None:
-    at_zero = float(pc.sink_mass_by_score(sink, [0.0], window)[0])  # unshifted: the curve's middle point
+    at_zero = float(sink_mass_by_score(sink, [0.0], window)[0])  # unshifted: the curve's middle point
     show(hero(views.score_chart, sink=sink, w=window))
     classroom.snippet("import numpy as np", "",
                       "offsets = np.linspace(-6.0, 6.0, 121)  # (121,) shift of every key's score",
-                      f"mass = {{s: pc.sink_mass_by_score(s, offsets, {window}) for s in "
+                      f"mass = {{s: pc.todays_models.sink_mass_by_score(s, offsets, {window}) for s in "
                       f"({sink - 2!r}, {sink!r}, {sink + 2!r})}}  # (121,) sink mass per sink logit")
     formula(r"a_{\text{sink}} = \frac{1}{1 + \sum_k e^{z_k - s}},\quad \text{at shift } 0:\ $m", m=at_zero)
     notice(f"When the keys score well above the sink the head attends normally; when they all score "
@@ -124,4 +124,4 @@ def lesson():
 lesson()
 why(WHY)
 see_also('local_global', 'nope_layers')
-source(pc.sink_softmax, pc.sink_mass_by_position, pc.streaming_eviction)
+source(sink_softmax, sink_mass_by_position, streaming_eviction)

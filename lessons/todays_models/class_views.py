@@ -73,7 +73,8 @@ def ask_same_speeds(info: dict, fraction: float) -> contextlib.AbstractContextMa
 def result_code(wanted, shipped_run: bool) -> str:
     """The line that gives the snippet the run the page shows: the shipped file, or the same live call."""
     if shipped_run:
-        return ('result = pc.load_drope_result("assets/drope_seed0.json")  # the shipped run (from the repository '
+        return ('result = pc.todays_models.load_drope_result("assets/drope_seed0.json")  # the shipped run (from the '
+                'repository '
                 'root)')
     steps, recalibration, seed = wanted
     return (f"result = {classroom.call('drope_experiment', steps=steps, recalibration=recalibration, seed=seed)}"

@@ -1,6 +1,5 @@
 import streamlit as st
 
-import posenc_core as pc
 from lessons.todays_models import class_views
 from lessons.todays_models import cope_views as views
 from page_kit import (
@@ -15,6 +14,13 @@ from page_kit import (
     source,
     stage,
     why,
+)
+from posenc_core.todays_models import (
+    COPE_UNITS,
+    cope_counting_example,
+    cope_interpolate,
+    cope_interpolation_curve,
+    cope_positions,
 )
 
 TEXT = "The cat sat. Then it slept on the warm mat. Birds sang outside the window. Everyone listened quietly."
@@ -91,7 +97,7 @@ def grid_tab(page, view, ex) -> None:
 def interp_tab(page, view, ex) -> None:
     with page.side:
         p = controls.slider("Fractional position p", "p", 0.0, 8.0, 2.4, step=0.1)
-    interp = pc.cope_interpolation_curve(view["target"], view["sharpness"], p)
+    interp = cope_interpolation_curve(view["target"], view["sharpness"], p)
     show(hero(views.interp_chart, p=p, target=view["target"], s=view["sharpness"]))
     call = classroom.call("cope_interpolation_curve", view["target"], view["sharpness"], p)
     classroom.snippet(f"interp = {call}",
@@ -108,7 +114,7 @@ def interp_tab(page, view, ex) -> None:
 def lesson():
     page = stage()
     with page.side:
-        unit = controls.choice("Count", "unit", list(pc.COPE_UNITS), "sentences",
+        unit = controls.choice("Count", "unit", list(COPE_UNITS), "sentences",
                                help="Which keys get gate 1: every token, the last piece of each word, or . ! ?")
         target = controls.slider("Find position", "target", 1, 8, 3,
                                  help="A query that ends a unit is at position 1; keys count up from there.")
@@ -137,4 +143,4 @@ formula(r"\begin{gathered}g_{ij} = \sigma(q_i\cdot k_j),\qquad p_{ij} = \sum_{t=
         r"a_{ij} = \mathrm{softmax}_j\big(q_i\cdot k_j + q_i\cdot e[p_{ij}]\big)\\ "
         r"e[p] = (p-\lfloor p\rfloor)\,e[\lceil p\rceil]\\ \quad + (1-p+\lfloor p\rfloor)\,e[\lfloor p\rfloor]"
         r"\end{gathered}")  # the interpolation on two lines: on one it ran past a phone's width
-source(pc.cope_positions, pc.cope_interpolate, pc.cope_counting_example)
+source(cope_positions, cope_interpolate, cope_counting_example)

@@ -5,13 +5,13 @@ from __future__ import annotations
 import numpy as np
 import streamlit as st
 
-import posenc_core as pc
 from page_kit import figures
+from posenc_core.todays_models import cope_counting_example, cope_interpolation_curve
 
 
 @st.cache_data(max_entries=32, show_spinner=False)
 def example(text: str, unit: str, target: int, sharpness: float):
-    return pc.cope_counting_example(text, unit, target, sharpness)
+    return cope_counting_example(text, unit, target, sharpness)
 
 
 def hands(view: dict) -> dict:
@@ -64,7 +64,7 @@ def grid_chart(target: int, s, unit: str, text: str):
 
 
 def interp_chart(p: float, target: int, s):
-    interp = pc.cope_interpolation_curve(target, float(s), p)
+    interp = cope_interpolation_curve(target, float(s), p)
     return figures.lines(interp["grid"], {"q·e[p] (interpolated)": interp["curve"]},
                          title="The query's position score between integer positions", x_title="p",
                          y_title="q·e[p]", vlines=[(p, f"p = {p:.1f}")], name="cope_interp",

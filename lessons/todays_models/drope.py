@@ -3,7 +3,6 @@ from pathlib import Path
 import numpy as np
 import streamlit as st
 
-import posenc_core as pc
 from lessons.todays_models import class_views
 from page_kit import (
     classroom,
@@ -18,20 +17,21 @@ from page_kit import (
     stage,
     why,
 )
+from posenc_core.todays_models import DROPE_VARIANTS, drop_positions, drope_experiment, load_drope_result, recalibrate
 
 SHIPPED = Path(__file__).resolve().parents[2] / "assets" / "drope_seed0.json"
-NAMES = list(pc.DROPE_VARIANTS)
-COLOURS = {pc.DROPE_VARIANTS[n]: i for i, n in enumerate(NAMES)}
+NAMES = list(DROPE_VARIANTS)
+COLOURS = {DROPE_VARIANTS[n]: i for i, n in enumerate(NAMES)}
 
 
 @st.cache_data(show_spinner=False)
 def shipped():
-    return pc.load_drope_result(SHIPPED)
+    return load_drope_result(SHIPPED)
 
 
 @st.cache_data(max_entries=4, show_spinner=False)
 def live(steps: int, recalibration: int, seed: int):
-    result = pc.drope_experiment(steps=steps, recalibration=recalibration, seed=seed)
+    result = drope_experiment(steps=steps, recalibration=recalibration, seed=seed)
     result["attention"] = {k: np.asarray(v) for k, v in result["attention"].items()}
     return result
 
@@ -77,12 +77,12 @@ def run_controls(page):
 def _accuracy_chart(result, acc, names, name: str, title: str):
     t, lengths = result["train_len"], result["eval_lengths"]
     return figures.lines(
-        lengths, {pc.DROPE_VARIANTS[n]: np.array(acc[n]) for n in names}, markers=True, log_x=True,
+        lengths, {DROPE_VARIANTS[n]: np.array(acc[n]) for n in names}, markers=True, log_x=True,
         x_ticks=lengths, y_range=(0, 1.02), colours=COLOURS, legend_right=True, margin=dict(r=250),
         hlines=[(result["chance_accuracy"], "chance")], vlines=[(t, f"T = {t}")], title=title,
         x_title="evaluation length", y_title="accuracy", name=name,
         alt=f"Accuracy against evaluation length from T = {t} to {lengths[-1]}: "
-            + "; ".join(f"{pc.DROPE_VARIANTS[n]} {acc[n][0]:.0%} at T and {acc[n][-1]:.0%} at 8T" for n in names)
+            + "; ".join(f"{DROPE_VARIANTS[n]} {acc[n][0]:.0%} at T and {acc[n][-1]:.0%} at 8T" for n in names)
             + f". Chance is {result['chance_accuracy']:.0%}.")
 
 
@@ -94,7 +94,8 @@ def accuracy_tab(result, wanted, shipped_run) -> None:
     with class_views.ask_dropped(acc, t):
         show(_accuracy_chart(result, acc, NAMES, "drope_accuracy", f"Look back {k}: accuracy at T to 8T"))
         classroom.snippet(class_views.result_code(wanted, shipped_run),
-                          'acc = {name: result["variants"][name]["accuracy"] for name in pc.DROPE_VARIANTS}'
+                          'acc = {name: result["variants"][name]["accuracy"] for name in '
+                          'pc.todays_models.DROPE_VARIANTS}'
                           '  # one accuracy per length in result["eval_lengths"]')
         # two rows: on one the 8T half ran past the right edge of a 1,280 px projector page
         formula(r"\begin{gathered}\text{at } T = $t:\ \text{RoPE } $r,\ \text{dropped } $d,\ "
@@ -129,7 +130,7 @@ def head_tab(result, wanted, shipped_run) -> None:
         cols=2, value_name="attention", cell_px=300, name="drope_heads",
         alt=f"Four attention maps of layer {head['layer']}, head {head['head']} on one sequence of {t} tokens; "
             f"the share of attention on the key {k} back: "
-            + ", ".join(f"{pc.DROPE_VARIANTS[n]} {mass[n]:.0%}" for n in NAMES) + "."))
+            + ", ".join(f"{DROPE_VARIANTS[n]} {mass[n]:.0%}" for n in NAMES) + "."))
     classroom.snippet(class_views.result_code(wanted, shipped_run),
                       f'maps = result["attention"]  # {{variant: ({t}, {t}) attention of layer '
                       f'{head["layer"]}, head {head["head"]}}}',
@@ -181,4 +182,4 @@ def lesson():
 
 lesson()
 why(WHY)
-source(pc.drop_positions, pc.recalibrate, pc.drope_experiment)
+source(drop_positions, recalibrate, drope_experiment)

@@ -17,6 +17,7 @@ from page_kit import (
     stage,
     why,
 )
+from posenc_core.todays_models import FEWER_FREQUENCY_MODELS, dimension_frequencies, fewer_frequencies, p_rope_inv_freq
 
 METHODS = views.METHODS
 BASES = [10000, 100000, 500000, 1000000, 10000000]
@@ -104,7 +105,7 @@ def score_tab(view, info) -> None:
 
 def gemma_tab(view, info) -> None:
     inv, factor = pc.rope_inv_freq(512, 1e6, {"rope_type": "proportional", "partial_rotary_factor": 0.25})
-    gemma = pc.fewer_frequencies("proportional", 512, 1e6, 0.25, view["context"])
+    gemma = fewer_frequencies("proportional", 512, 1e6, 0.25, view["context"])
     show(figures.lines(
         range(256), {"inv_freq (Gemma 4 full attention)": inv}, title="Gemma 4's proportional "
         "inv_freq: 256 entries for head_dim 512", x_title="pair index", y_title="inv_freq",
@@ -125,10 +126,10 @@ def gemma_tab(view, info) -> None:
 
 
 def models_tab(view, info) -> None:
-    rows = pc.FEWER_FREQUENCY_MODELS
+    rows = FEWER_FREQUENCY_MODELS
     st.dataframe({"model": list(rows), "head_dim": [r[0] for r in rows.values()],
                   "fraction": [r[1] for r in rows.values()], "method": [r[2] for r in rows.values()],
-                  "rotated dims": [pc.fewer_frequencies(r[2], r[0], view["base"], r[1])["rotated_dims"]
+                  "rotated dims": [fewer_frequencies(r[2], r[0], view["base"], r[1])["rotated_dims"]
                                    for r in rows.values()],
                   "source": [r[3] for r in rows.values()]}, hide_index=True, width="stretch")
     notice("The same 'fraction 0.25' means different frequencies: Qwen3.5 and GPT-NeoX give their "
@@ -159,4 +160,4 @@ def lesson():
 
 lesson()
 why(WHY)
-source(pc.p_rope_inv_freq, pc.dimension_frequencies, pc.fewer_frequencies)
+source(p_rope_inv_freq, dimension_frequencies, fewer_frequencies)

@@ -5,27 +5,32 @@ from __future__ import annotations
 
 import streamlit as st
 
-import posenc_core as pc
 from page_kit import figures
+from posenc_core.todays_models import (
+    FEWER_FREQUENCY_METHODS,
+    dimension_frequency_table,
+    fewer_frequency_summaries,
+    frequency_score_curves,
+)
 
-METHODS = pc.FEWER_FREQUENCY_METHODS
+METHODS = FEWER_FREQUENCY_METHODS
 COLOURS = {m: i for i, m in enumerate(METHODS)}  # one colour per method in every figure
 DRAW_ORDER = ("RoPE", "partial rotary", "proportional", "p-RoPE")  # dashed p-RoPE on top of proportional
 
 
 @st.cache_data(max_entries=32, show_spinner=False)
 def summaries(head_dim: int, base: float, fraction: float, context: int):
-    return pc.fewer_frequency_summaries(head_dim, base, fraction, context)
+    return fewer_frequency_summaries(head_dim, base, fraction, context)
 
 
 @st.cache_data(max_entries=32, show_spinner=False)
 def frequency_table(head_dim: int, base: float, fraction: float):
-    return pc.dimension_frequency_table(head_dim, base, fraction)
+    return dimension_frequency_table(head_dim, base, fraction)
 
 
 @st.cache_data(max_entries=16, show_spinner=False)
 def curves(head_dim: int, base: float, fraction: float, context: int):
-    return pc.frequency_score_curves(head_dim, base, fraction, context, 800)
+    return frequency_score_curves(head_dim, base, fraction, context, 800)
 
 
 def hands(view: dict) -> dict:

@@ -1,6 +1,5 @@
 import streamlit as st
 
-import posenc_core as pc
 from lessons.todays_models import sentence_views
 from page_kit import (
     classroom,
@@ -17,6 +16,7 @@ from page_kit import (
     stage,
     why,
 )
+from posenc_core.todays_models import fox_bias, fox_gate_logit_for_slope, fox_sentence
 
 TOY = ("The gates come from seeded toy weights (a random w and b on each word's seeded embedding), not from a "
        "trained model: they show what the mechanism can do, not what FoX learned.")
@@ -24,7 +24,7 @@ TOY = ("The gates come from seeded toy weights (a random w and b on each word's 
 
 @st.cache_data(max_entries=32, show_spinner=False)
 def sentence(text: str, n_heads: int, head: int, dependence: float, seed: int):
-    return pc.fox_sentence(text, n_heads, head, dependence, seed)
+    return fox_sentence(text, n_heads, head, dependence, seed)
 
 
 def code(view, *lines: str) -> None:
@@ -91,7 +91,7 @@ def slope_tab(page, view, ex) -> None:
     code(view, f'ex["local_slope"]  # ({len(names)},) −log f_t, the bars; ex["gates"] f_t')
     formula(r"\begin{gathered}f_t = \sigma\big(b + \lambda\,w\cdot x_t\big)\\ b = -\log(e^{m}-1) = $b,\quad "
             r"\lambda = $l\end{gathered}",
-            b=pc.fox_gate_logit_for_slope(ex["slope"]), l=view["dep"])
+            b=fox_gate_logit_for_slope(ex["slope"]), l=view["dep"])
     notice("A word's gate acts on every query after it: the bias of a key is the sum of the bars between the key "
            "(excluded) and the query (included). Word 0's gate is never used by anyone. The bias b is chosen so "
            "that a word with w·x = 0 gets exactly ALiBi's gate.")
@@ -137,4 +137,4 @@ why(WHY)
 formula(r"\begin{gathered}f_t = \sigma(w_f^\top x_t + b_f)\\ D_{ij} = \sum_{l=j+1}^{i}\log f_l\\ "
         r"a_{ij} = \mathrm{softmax}_j\big(q_i^\top k_j/\sqrt{d} + D_{ij}\big)\end{gathered}")
 see_also("alibi", "stick_breaking")
-source(pc.fox_bias, pc.fox_sentence)
+source(fox_bias, fox_sentence)

@@ -1,7 +1,6 @@
 import numpy as np
 import streamlit as st
 
-import posenc_core as pc
 from lessons.todays_models import layer_questions_views as questions
 from page_kit import (
     classroom,
@@ -18,14 +17,23 @@ from page_kit import (
     stage,
     why,
 )
+from posenc_core.todays_models import (
+    HYBRID_MODELS,
+    MIXERS,
+    ORDER_EXACT,
+    causal_conv,
+    gated_recurrence,
+    nope_attention,
+    order_test,
+)
 
 KINDS = ["swap", "reverse", "shuffle"]
-CONV, RECURRENCE, CAUSAL, BIDIRECTIONAL = list(pc.MIXERS)
+CONV, RECURRENCE, CAUSAL, BIDIRECTIONAL = list(MIXERS)
 
 
 @st.cache_data(max_entries=32, show_spinner=False)
 def experiment(n: int, kind: str, i: int, j: int, seed: int):
-    return pc.order_test(n, 16, kind, i=i, j=j, seed=seed)
+    return order_test(n, 16, kind, i=i, j=j, seed=seed)
 
 
 def _where(runs) -> str:
@@ -45,13 +53,13 @@ WHY = ("Many 2025 models use attention in only some layers and fill the rest wit
 
 def models_tab(page) -> None:
     st.dataframe([{"model": name, "other layers": m.mixers, "attention": m.attention}
-                for name, m in pc.HYBRID_MODELS.items()], hide_index=True)
+                for name, m in HYBRID_MODELS.items()], hide_index=True)
     with questions.ask_all_drop():
         nope_only = controls.toggle("Only hybrids whose attention has no positions", "nope")
-        st.dataframe([{"model": name, "positions in attention": m.rotates} for name, m in pc.HYBRID_MODELS.items()
+        st.dataframe([{"model": name, "positions in attention": m.rotates} for name, m in HYBRID_MODELS.items()
                     if not nope_only or m.rotates.startswith("none")], hide_index=True)
         classroom.snippet("rows = [(name, m.mixers, m.attention, m.rotates)  # the tables above, one row per "
-                          "model", "        for name, m in pc.HYBRID_MODELS.items()]")
+                          "model", "        for name, m in pc.todays_models.HYBRID_MODELS.items()]")
         notice("A common misconception is that every hybrid drops positions from its attention. In "
                "transformers' modeling code Kimi Linear and Nemotron-H never rotate q or k, Granite 4.0-H "
                "rotates only when its config says position_embedding_type 'rope' (its released configs "
@@ -88,7 +96,7 @@ def order_chart(n: int, i: int, j: int, kind: str):
         np.arange(n), {name: np.maximum(e, 1e-17) for name, e in result["errors"].items()},
         title="|f(reordered x)_t − (reordered f(x))_t| at each position t",
         x_title="position t", y_title="difference (log; 1e-17 = none)", log_y=True, markers=True,
-        hover_format=".3g", name="hybrid_order", hlines=[(pc.ORDER_EXACT, "float64 rounding below")],
+        hover_format=".3g", name="hybrid_order", hlines=[(ORDER_EXACT, "float64 rounding below")],
         alt=f"Per-position difference ({kind}) between mixing the reordered tokens and reordering the mixed "
             "tokens, one line per mixer; largest differences: "
             + ", ".join(f"{name} {v:.1e}" for name, v in result["largest"].items()) + ".")
@@ -138,4 +146,4 @@ def lesson():
 lesson()
 why(WHY)
 see_also('order', 'nope', 'nope_layers')
-source(pc.order_test, pc.causal_conv, pc.gated_recurrence, pc.nope_attention)
+source(order_test, causal_conv, gated_recurrence, nope_attention)

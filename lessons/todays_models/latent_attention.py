@@ -1,6 +1,5 @@
 import streamlit as st
 
-import posenc_core as pc
 from lessons.todays_models import latent_views
 from page_kit import (
     classroom,
@@ -15,14 +14,24 @@ from page_kit import (
     stage,
     why,
 )
+from posenc_core.todays_models import (
+    KV_CACHE_DTYPES,
+    MLA_CONFIGS,
+    MLA_PRESETS,
+    kv_cache_per_token,
+    latent_config,
+    mla_layout_gap,
+    mla_scores,
+    mla_softmax_scale,
+)
 
-PRESETS = list(pc.MLA_PRESETS)
+PRESETS = list(MLA_PRESETS)
 
 
 @st.cache_data(max_entries=8, show_spinner=False)
 def facts(preset: str) -> list[tuple[str, str]]:
     """The layer facts of the preset's config.json, read as every config page reads it."""
-    return pc.latent_config(pc.MLA_CONFIGS[preset])[1]
+    return latent_config(MLA_CONFIGS[preset])[1]
 
 
 header("Latent attention's shared rotated key",
@@ -72,7 +81,7 @@ def shared_tab(page, view, out) -> None:
                       f'out["k_rot"]  # ({tokens}, {cfg.qk_rope_head_dim}) one rotated key per token',
                       f'out["position"]  # ({heads}, {tokens}, {tokens}) the position term per head')
     show(hero(latent_views.position_heads_chart, **hands(view)))
-    cache = pc.kv_cache_per_token(cfg)
+    cache = kv_cache_per_token(cfg)
     notice(f"Every head reads the same k_rot row for a token; heads differ only in their queries. The cache keeps "
            f"the {cfg.kv_lora_rank}-value latent plus this {cfg.qk_rope_head_dim}-value key per token and layer "
            f"({cache['values_per_layer']['MLA']} values). Because no rotation touches the latent, the key "
@@ -97,14 +106,15 @@ def scale_tab(page, view, out) -> None:
 def cache_tab(page, view, out) -> None:
     preset, cfg = view["preset"], view["cfg"]
     with page.side:
-        dtype = controls.choice("Cache dtype", "dtype", list(pc.KV_CACHE_DTYPES), "bfloat16")
+        dtype = controls.choice("Cache dtype", "dtype", list(KV_CACHE_DTYPES), "bfloat16")
         groups = [g for g in (1, 2, 4, 8, 16) if cfg.num_attention_heads % g == 0]
         kv_heads = controls.select("GQA key-value heads", "kvh", groups, groups.index(8))
         context = controls.select_slider("Context", "ctx", [4096, 32768, 131072, 262144, 1048576],
                                          131072, format_func=lambda v: f"{v:,}")
-    cache = pc.kv_cache_per_token(cfg, kv_heads=kv_heads, dtype=dtype, context=context)
+    cache = kv_cache_per_token(cfg, kv_heads=kv_heads, dtype=dtype, context=context)
     show(hero(latent_views.cache_chart, ctx=context, model=preset, dtype=dtype, kvh=kv_heads))
-    classroom.snippet(f"cache = pc.kv_cache_per_token(pc.MLA_PRESETS[{preset!r}], kv_heads={kv_heads}, "
+    classroom.snippet(f"cache = pc.todays_models.kv_cache_per_token(pc.todays_models.MLA_PRESETS[{preset!r}], "
+                      f"kv_heads={kv_heads}, "
                       f"dtype={dtype!r}, context={context})",
                       'cache["kib_per_token"]  # {attention: KiB per token, all layers}: the bars')
     latent_views.cache_table_and_notice(cache, context, dtype)
@@ -112,12 +122,12 @@ def cache_tab(page, view, out) -> None:
 
 def layout_tab(page, view, out) -> None:
     preset, heads, tokens, start, cfg = view["preset"], view["heads"], view["tokens"], view["start"], view["cfg"]
-    gap = pc.mla_layout_gap(out, latent_views.scores(preset, heads, tokens, start, 0, not cfg.rope_interleave))
+    gap = mla_layout_gap(out, latent_views.scores(preset, heads, tokens, start, 0, not cfg.rope_interleave))
     show(hero(latent_views.layout_chart, **hands(view)))
     classroom.snippet(latent_views.scores_code(preset, heads, tokens, start, cfg.rope_interleave),
                       latent_views.scores_code(preset, heads, tokens, start, not cfg.rope_interleave, "other"),
                       'out["position"][0], other["position"][0]  # the two panels',
-                      "gap = pc.mla_layout_gap(out, other)  # the largest difference, printed below")
+                      "gap = pc.todays_models.mla_layout_gap(out, other)  # the largest difference, printed below")
     formula(r"\begin{gathered}\text{interleaved: pairs }(2i, 2i{+}1)\\ \text{half: pairs }(i, i{+}r/2)"
             r"\\ \max|\Delta\,\text{position term}| = $gap\end{gathered}", gap=gap)
     notice(f"{preset}'s checkpoint stores the rotated slice with interleaved pairs (`rope_interleave = "
@@ -143,7 +153,7 @@ def lesson():
     page = stage()
     with page.side:
         preset = controls.select("Model", "model", PRESETS, help="Per-head sizes and rope settings of this model.")
-    cfg = pc.MLA_PRESETS[preset]
+    cfg = MLA_PRESETS[preset]
     page.side.caption(f"Sizes from {cfg.source}.")
     with page.more:
         tokens = controls.slider("Tokens", "n", 4, 24, 12)
@@ -160,4 +170,4 @@ def lesson():
 
 lesson()
 why(WHY)
-source(pc.mla_scores, pc.mla_softmax_scale, pc.kv_cache_per_token)
+source(mla_scores, mla_softmax_scale, kv_cache_per_token)

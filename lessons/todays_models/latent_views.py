@@ -9,14 +9,21 @@ import contextlib
 import numpy as np
 import streamlit as st
 
-import posenc_core as pc
 from page_kit import classroom, figures
 from page_kit.lesson import notice
+from posenc_core.todays_models import (
+    MLA_PRESETS,
+    kv_cache_per_token,
+    mla_demo_scores,
+    mla_layout_gap,
+    mla_shift_change,
+    mla_softmax_scale,
+)
 
 
 @st.cache_data(max_entries=16, show_spinner=False)
 def scores(preset: str, heads: int, tokens: int, start: int, seed: int, interleave: bool):
-    return pc.mla_demo_scores(preset, heads, tokens, start, seed, interleave)
+    return mla_demo_scores(preset, heads, tokens, start, seed, interleave)
 
 
 def causal(grid, tokens: int):
@@ -28,7 +35,7 @@ def view_scores(model: str, n: int, h: int, start: int, interleave: bool | None 
     """``scores`` for a view the page's sliders can show. A frame one stop from the hand can ask for one they
     cannot (fewer tokens than the query index, a start past the last one): its build fails, and that move
     takes its round trip, where the sliders move each other."""
-    cfg = pc.MLA_PRESETS[model]
+    cfg = MLA_PRESETS[model]
     if start > cfg.max_position_embeddings - n:
         raise ValueError(f"{n} tokens starting at {start:,} run past {model}'s positions.")
     return scores(model, h, n, start, 0, cfg.rope_interleave if interleave is None else interleave)
@@ -56,7 +63,7 @@ def k_rot_chart(model: str, n: int, h: int, start: int):
     return figures.heatmap(out["k_rot"], title="k_rot: one rotated key per token, read by every head",
                            x_title="rotated dimension", y_title="token", value_name="k_rot", name="mla_k_rot",
                            height=340, alt=f"Heatmap of the shared rotated keys: one row per token ({n}), one "
-                                           f"column per rotated dimension ({pc.MLA_PRESETS[model].qk_rope_head_dim}).")
+                                           f"column per rotated dimension ({MLA_PRESETS[model].qk_rope_head_dim}).")
 
 
 def position_heads_chart(model: str, n: int, h: int, start: int):
@@ -70,8 +77,8 @@ def position_heads_chart(model: str, n: int, h: int, start: int):
 
 
 def cache_chart(ctx: int, model: str, dtype: str, kvh: int):
-    cfg = pc.MLA_PRESETS[model]
-    kib = pc.kv_cache_per_token(cfg, kv_heads=kvh, dtype=dtype, context=ctx)["kib_per_token"]
+    cfg = MLA_PRESETS[model]
+    kib = kv_cache_per_token(cfg, kv_heads=kvh, dtype=dtype, context=ctx)["kib_per_token"]
     return figures.bars(list(kib), {"KiB per token (all layers)": np.array(list(kib.values()))},
                         title=f"{model}: KV cache per token, {cfg.num_hidden_layers} layers, {dtype}",
                         x_title="attention", y_title="KiB per token", log_y=True, name="mla_cache",
@@ -80,9 +87,9 @@ def cache_chart(ctx: int, model: str, dtype: str, kvh: int):
 
 
 def layout_chart(model: str, n: int, h: int, start: int):
-    interleave = pc.MLA_PRESETS[model].rope_interleave
+    interleave = MLA_PRESETS[model].rope_interleave
     out, other = view_scores(model, n, h, start), view_scores(model, n, h, start, not interleave)
-    gap = pc.mla_layout_gap(out, other)
+    gap = mla_layout_gap(out, other)
     return figures.small_multiples(
         [causal(g["position"][0], n) for g in (out, other)],
         # short panel titles: the two sentences overlapped on a phone (the caption below says the rest)
@@ -101,7 +108,7 @@ def scores_code(preset: str, heads: int, tokens: int, start: int, interleave: bo
 @st.cache_data(max_entries=16, show_spinner=False)
 def shift_change(preset: str, heads: int, tokens: int, start: int) -> dict:
     # two demo layers' scores: ~60 ms of torch on every move while it ran uncached (bench/floor.py)
-    return pc.mla_shift_change(preset, heads, tokens, start)
+    return mla_shift_change(preset, heads, tokens, start)
 
 
 def ask_shift(preset: str, heads: int, tokens: int, start: int) -> contextlib.AbstractContextManager:
@@ -122,8 +129,8 @@ def ask_shift(preset: str, heads: int, tokens: int, start: int) -> contextlib.Ab
 
 def scale_table() -> None:
     """Every preset's softmax scale and the pieces it is made of."""
-    configs = pc.MLA_PRESETS.values()
-    rows = {name: pc.mla_softmax_scale(c) for name, c in pc.MLA_PRESETS.items()}
+    configs = MLA_PRESETS.values()
+    rows = {name: mla_softmax_scale(c) for name, c in MLA_PRESETS.items()}
     st.dataframe({"model": list(rows), "qk_head_dim": [c.qk_head_dim for c in configs],
                   "rope_type": [c.rope_parameters.get("rope_type") for c in configs],
                   "factor": [c.rope_parameters.get("factor", 1.0) for c in configs],

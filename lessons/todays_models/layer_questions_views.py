@@ -14,6 +14,7 @@ import json
 import posenc_core as pc
 from page_kit import classroom
 from page_kit.lesson import formula
+from posenc_core.todays_models import HYBRID_MODELS, query_scale_first_steps
 
 # --- layer_strip ---
 
@@ -79,7 +80,7 @@ def ask_scout(rows) -> contextlib.AbstractContextManager:
 
 def ask_first_step(grid, period: int) -> contextlib.AbstractContextManager:
     """Predict: which rule leaves 1 first? Read from the rules at scale 1 on the drawn positions."""
-    first = pc.query_scale_first_steps(grid, period)
+    first = query_scale_first_steps(grid, period)
     if None in first.values():
         return contextlib.nullcontext()  # a context shorter than a period: no step to ask about
     answer = 0 if first["llama"] < first["mistral"] else 1 if first["mistral"] < first["llama"] else 2
@@ -98,12 +99,12 @@ def ask_first_step(grid, period: int) -> contextlib.AbstractContextManager:
 
 def ask_all_drop() -> contextlib.AbstractContextManager:
     """Predict: do hybrids drop positions from their attention? Read from the table's own rows."""
-    without = [name for name, m in pc.HYBRID_MODELS.items() if m.rotates.startswith("none")]
-    rotating = [name for name in pc.HYBRID_MODELS if name not in without]
+    without = [name for name, m in HYBRID_MODELS.items() if m.rotates.startswith("none")]
+    rotating = [name for name in HYBRID_MODELS if name not in without]
     answer = 0 if not rotating else 2 if not without else 1
 
     def reveal() -> str:
-        return (f"Of the {len(pc.HYBRID_MODELS)} hybrids in the table, {len(without)} give attention no positions "
+        return (f"Of the {len(HYBRID_MODELS)} hybrids in the table, {len(without)} give attention no positions "
                 f"({', '.join(without) or 'none'}) and {len(rotating)} rotate q and k in it "
                 f"({', '.join(rotating) or 'none'}).")
 

@@ -7,6 +7,19 @@ import posenc_core as pc
 from lessons.todays_models import layer_questions_views as questions
 from page_kit import classroom, controls, guard, header, layer_views, literal, notice, source, stage, why
 from page_kit.config_input import choose_config
+from posenc_core.configs import (
+    layer_contexts,
+    layer_facts,
+    layer_groups,
+    layer_pairs,
+    layer_scheme,
+    layer_table,
+    model_contexts,
+    normalise_config,
+    query_scale,
+    query_scale_start,
+)
+from posenc_core.long_context import score_vs_distance
 
 EXAMPLE = json.dumps(pc.preset_config("gpt-oss-20b"), indent=2)
 
@@ -15,13 +28,13 @@ EXAMPLE = json.dumps(pc.preset_config("gpt-oss-20b"), indent=2)
 def read(config_text: str):
     """The config read through its class, one row per layer (cache key: canonical JSON text)."""
     reading, rows = pc.read_layers(json.loads(config_text))
-    groups = pc.layer_groups(rows)
+    groups = layer_groups(rows)
     try:
-        original, target, _ = pc.model_contexts(rows)  # the same L and L′ as Model presets states
+        original, target, _ = model_contexts(rows)  # the same L and L′ as Model presets states
     except ValueError:  # a scaling whose target length the config leaves open: draw against the declared one
         original, target = reading.get("max_position_embeddings") or 4096, None
     return (reading.class_name, reading.notes, reading.read, reading.ignored, target or original,
-            rows, groups, pc.layer_table(rows))
+            rows, groups, layer_table(rows))
 
 
 @st.cache_data(max_entries=64, show_spinner=False)
@@ -31,17 +44,17 @@ def layer_view(config_text: str, index: int, context: int):
     row = rows[index]
     out = dict.fromkeys(("pairs", "ends", "distances", "scores", "positions", "scale", "trained"))
     if row.rotates:
-        out["pairs"] = pc.layer_pairs(row, context)
-        out["distances"], out["scores"] = pc.score_vs_distance(out["pairs"]["inv_freq"],
+        out["pairs"] = layer_pairs(row, context)
+        out["distances"], out["scores"] = score_vs_distance(out["pairs"]["inv_freq"],
                                                                out["pairs"]["attention_factor"],
                                                                min(2 * context, pc.MAX_POSITIONS * 64))
         # the score at distance 0 and at exactly the context, for the sentence under the figure
-        _, out["ends"] = pc.score_vs_distance(out["pairs"]["inv_freq"], out["pairs"]["attention_factor"], context,
+        _, out["ends"] = score_vs_distance(out["pairs"]["inv_freq"], out["pairs"]["attention_factor"], context,
                                               n_points=3)  # distances 0, 1, context
-        out["trained"] = pc.layer_contexts(row)[0]
+        out["trained"] = layer_contexts(row)[0]
     if row.query_scale:
         out["positions"] = np.unique(np.round(np.geomspace(1, 8 * context, 600))).astype(np.int64)
-        out["scale"] = pc.query_scale(row.query_scale, out["positions"])
+        out["scale"] = query_scale(row.query_scale, out["positions"])
     return out
 
 
@@ -64,7 +77,7 @@ def _strip_notice(rows, groups) -> None:
 
 
 def _one_layer(config_text, row, context) -> None:
-    facts = pc.layer_facts(row)  # one sentence per feature this layer uses, each with its lesson below
+    facts = layer_facts(row)  # one sentence per feature this layer uses, each with its lesson below
     st.markdown(f"**Layer {row.index}** (`{row.layer_type}`): {row.mixer_name}. *Why:* {row.why}.\n"
                 + "".join(f"\n- {sentence}" for _, sentence in facts))
     view = layer_view(config_text, row.index, context)
@@ -75,8 +88,10 @@ def _one_layer(config_text, row, context) -> None:
         layer_views.score_figure(view["distances"], view["scores"], who=f"layer {row.index}", context=context,
                                  name="layer_score", window=row.window, chunk=row.chunk)
         classroom.snippet(*questions.config_lines(config_text),
-                          f"pairs = pc.layer_pairs(rows[{row.index}], {context})  # \"wavelength\" (pairs,) positions",
-                          f'distances, scores = pc.score_vs_distance(pairs["inv_freq"], pairs["attention_factor"], '
+                          f"pairs = pc.configs.layer_pairs(rows[{row.index}], {context})  # \"wavelength\" (pairs,) "
+                          "positions",
+                          'distances, scores = pc.long_context.score_vs_distance(pairs["inv_freq"], '
+                          'pairs["attention_factor"], '
                           f'{min(2 * context, pc.MAX_POSITIONS * 64)})  # the score curve above')
         near, far = float(view["ends"][0]), float(view["ends"][-1])
         notice(f"A key identical to the query scores {near:.3f} at distance 0 and {far:.3f} at distance {context:,}. "
@@ -90,7 +105,7 @@ def _one_layer(config_text, row, context) -> None:
         notice(f"{row.mixer_name} is not attention: it carries a state (or a short convolution) from token to "
                "token in order, so it is order-aware by construction and needs no position encoding.")
     if view["scale"] is not None:
-        layer_views.query_scale_figure(view["positions"], view["scale"], row, pc.query_scale_start(row.query_scale),
+        layer_views.query_scale_figure(view["positions"], view["scale"], row, query_scale_start(row.query_scale),
                                        name="layer_query_scale")
     layer_views.lesson_links(key for key, _ in facts)
 
@@ -120,7 +135,7 @@ def strip_tab(page, model) -> None:
     st.markdown(model["origin"])
     questions.ask_longer_prompt(rows, model["context"])  # about the strip's top row, after it: a what-if
     classroom.snippet(*questions.config_lines(config_text),
-                      "labels = [pc.layer_label(r) for r in rows]  # (layers,) the strip's bottom row")
+                      "labels = [pc.configs.layer_label(r) for r in rows]  # (layers,) the strip's bottom row")
     _strip_notice(rows, groups)
     st.dataframe(table, hide_index=True, height=300, width="stretch")
     layer_views.lesson_links(k for r in rows for k in layer_views.features(r))
@@ -134,8 +149,9 @@ def compare_tab(page, model) -> None:
     config_text, context = model["config_text"], model["context"]
     _side_by_side(config_text, model["groups"], context)
     classroom.snippet(*questions.config_lines(config_text),
-                      f'wavelengths = {{g["label"]: pc.layer_pairs(g["row"], {context})["wavelength"]',
-                      '               for g in pc.layer_groups(rows) if g["row"].rotates}  # (pairs,) each, positions')
+                      f'wavelengths = {{g["label"]: pc.configs.layer_pairs(g["row"], {context})["wavelength"]',
+                      '               for g in pc.configs.layer_groups(rows) if g["row"].rotates}  # (pairs,) each, '
+                      'positions')
 
 
 def read_tab(page, model) -> None:
@@ -184,4 +200,4 @@ def lesson():
 
 lesson()
 why(WHY)
-source(pc.layer_scheme, pc.normalise_config)
+source(layer_scheme, normalise_config)

@@ -1,7 +1,6 @@
 import numpy as np
 import streamlit as st
 
-import posenc_core as pc
 from lessons.todays_models import local_global_views as views
 from page_kit import (
     classroom,
@@ -17,21 +16,29 @@ from page_kit import (
     stage,
     why,
 )
+from posenc_core.todays_models import (
+    LOCAL_GLOBAL_MODELS,
+    layer_kind_inv_freq,
+    local_global_model,
+    local_global_scores,
+    local_global_view,
+    local_global_window_edge,
+)
 
 
 @st.cache_data(max_entries=16, show_spinner=False)
 def view(model: str):
-    return pc.local_global_view(model)
+    return local_global_view(model)
 
 
 @st.cache_data(max_entries=16, show_spinner=False)
 def scores(model: str):
-    return pc.local_global_scores(model)
+    return local_global_scores(model)
 
 
 @st.cache_data(max_entries=16, show_spinner=False)
 def window_edge(model: str):
-    return pc.local_global_window_edge(model)
+    return local_global_window_edge(model)
 
 
 header("Local and global layers",
@@ -150,10 +157,10 @@ TABS = [
 def lesson():
     page = stage()
     with page.side:
-        model = controls.select("Model", "model", list(pc.LOCAL_GLOBAL_MODELS),
+        model = controls.select("Model", "model", list(LOCAL_GLOBAL_MODELS),
                                 help="Values from each model's config.json or transformers' config class "
                                      "(listed under the figures).")
-    spec = pc.local_global_model(model)  # read from the preset config, as Layer by layer reads it
+    spec = local_global_model(model)  # read from the preset config, as Layer by layer reads it
     with guard():
         result = view(model)
         page.walk(TABS, page, model, spec, result)
@@ -162,4 +169,4 @@ def lesson():
 lesson()
 why(WHY)
 see_also('layer_strip', 'fewer_frequencies', 'extension')
-source(pc.local_global_model, pc.local_global_view, pc.layer_kind_inv_freq)
+source(local_global_model, local_global_view, layer_kind_inv_freq)

@@ -7,8 +7,8 @@ import contextlib
 import numpy as np
 import streamlit as st
 
-import posenc_core as pc
 from page_kit import classroom, figures, layer_views
+from posenc_core.todays_models import LayerRope, LocalGlobalModel
 
 KINDS = {"local": "sliding-window layers", "full": "full-attention layers"}
 
@@ -21,7 +21,7 @@ def per_pair(values_local, values_full):
     return np.arange(n), padded
 
 
-def describe(layer: pc.LayerRope) -> str:
+def describe(layer: LayerRope) -> str:
     kind = {"default": "plain RoPE", "linear": f"linear × {layer.scaling.get('factor', 1):g}",
             "yarn": f"YaRN × {layer.scaling.get('factor', 1):g}",
             "proportional": "proportional RoPE"}[layer.rope_type]
@@ -29,7 +29,7 @@ def describe(layer: pc.LayerRope) -> str:
     return f"θ = {layer.base:,.0f}, {kind}{part}, head_dim {layer.head_dim}"
 
 
-def theta_tex(layer: pc.LayerRope, rotated_dims: int) -> str:
+def theta_tex(layer: LayerRope, rotated_dims: int) -> str:
     """The frequency rule of one layer kind in LaTeX, with its numbers."""
     base = f"{layer.base:,.0f}".replace(",", "{,}")
     if layer.rope_type == "proportional":
@@ -43,7 +43,7 @@ def theta_tex(layer: pc.LayerRope, rotated_dims: int) -> str:
     return plain
 
 
-def how_slow(spec: pc.LocalGlobalModel) -> str:
+def how_slow(spec: LocalGlobalModel) -> str:
     """In words: what a model's full layers change relative to its local ones."""
     local, full = spec.local, spec.full
     ways = []
@@ -93,7 +93,7 @@ def ask_slowest(model: str, result: dict) -> contextlib.AbstractContextManager:
                       ["the full layers'", "the sliding-window layers'", "neither: they are equal"], answer, reveal)
 
 
-def settings_table(spec: pc.LocalGlobalModel, result: dict) -> None:
+def settings_table(spec: LocalGlobalModel, result: dict) -> None:
     """The two layer kinds' settings side by side, the layout and source, and what Layer by layer says of each."""
     table = {"setting": ["head_dim", "rotated dimensions", "θ (rope_theta)", "rope_type", "scaling keys",
                          "keys a query sees", "attention factor"]}

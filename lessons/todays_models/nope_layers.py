@@ -17,6 +17,14 @@ from page_kit import (
     stage,
     why,
 )
+from posenc_core.todays_models import (
+    NOPE_LAYER_MODELS,
+    QUERY_SCALE_RULES,
+    llama4_attn_temperature,
+    llama_4_scaling_beta,
+    nope_layer_counts,
+    temperature_entropy,
+)
 
 CONTEXTS = [65_536, 131_072, 262_144, 1_048_576, 4_194_304, 10_485_760]  # the last: Llama 4 Scout's 10M
 
@@ -42,13 +50,13 @@ def map_tab(page) -> None:
         shown = controls.slider("Layers shown", "layers", 8, 64, 48,
                                 help="The first layers of each model; blank cells are past its last layer.")
     names, _ = views.layer_map(shown)
-    counts = pc.nope_layer_counts()  # every model's full depth, whatever is shown
+    counts = nope_layer_counts()  # every model's full depth, whatever is shown
     show(hero(views.map_chart, layers=shown))
     classroom.snippet(f"names, grid = {classroom.call('nope_layer_map', shown)}",
                       f"# grid ({len(names)}, {shown}): 1 = RoPE, 0 = no positions, NaN past the last layer")
     with questions.ask_scout(scout_rows()):
         st.dataframe([{"model": name, "NoPE layers": f"{counts[name][0]} of {counts[name][1]}",
-                       "the rule": pc.NOPE_LAYER_MODELS[name][1]} for name in names], hide_index=True)
+                       "the rule": NOPE_LAYER_MODELS[name][1]} for name in names], hide_index=True)
         notice(f"Llama 4 Scout leaves {counts['Llama 4 Scout'][0]} of its {counts['Llama 4 Scout'][1]} "
                "layers unrotated (layers 3, 7, 11, ...: no_rope_layer_interval 4), and those are the "
                "layers that see the whole context, while its RoPE layers attend within chunks of 8,192 "
@@ -76,8 +84,8 @@ def rule_tab(page) -> None:
         show(hero(views.rule_chart, ctx=context, beta=scale, orig=period))
         classroom.snippet(
             f"p = {classroom.call('query_scale_positions', context, (8192, period))}  # positions drawn",
-            f"llama = pc.llama4_attn_temperature(p, {float(scale)!r}, 8192)  # (positions,) Llama 4's",
-            f"mistral = pc.llama_4_scaling_beta(p, {float(scale)!r}, {period})  # (positions,) Mistral's")
+            f"llama = pc.todays_models.llama4_attn_temperature(p, {float(scale)!r}, 8192)  # (positions,) Llama 4's",
+            f"mistral = pc.todays_models.llama_4_scaling_beta(p, {float(scale)!r}, {period})  # (positions,) Mistral's")
         formula(r"p = $p:\quad \text{Llama 4} = $a,\qquad \text{Mistral} = $b", p=p_last, a=llama_last,
                 b=mistral_last)
         notice("The two rules look alike but differ in the code: Llama 4 adds 1 to the position before "
@@ -95,7 +103,7 @@ def entropy_tab(page) -> None:
         margin = controls.slider("Relevant key's score", "margin", 0.0, 10.0, 4.0, step=0.5,
                                  help="Key 0 scores this much; the others score spread · N(0, 1).")
         spread = controls.slider("Other keys' spread", "spread", 0.0, 3.0, 1.0, step=0.1)
-    period = pc.QUERY_SCALE_RULES[rule][3]  # the released values: 0.1 and 8,192 / 16,384
+    period = QUERY_SCALE_RULES[rule][3]  # the released values: 0.1 and 8,192 / 16,384
     result = views.entropy_for(rule, context, margin, spread)
     last = int(result["positions"][-1])
     hands = {"ectx": context, "margin": margin, "spread": spread, "rule": rule}
@@ -103,7 +111,7 @@ def entropy_tab(page) -> None:
     show(hero(views.needle_chart, **hands))
     classroom.snippet(
         f"positions = {classroom.call('temperature_positions', context)}  # query positions drawn",
-        f"result = pc.temperature_entropy({rule!r}, positions, scale=0.1, period={period}, "
+        f"result = pc.todays_models.temperature_entropy({rule!r}, positions, scale=0.1, period={period}, "
         f"spread={float(spread)!r}, margin={float(margin)!r})",
         'result["entropy"], result["entropy_scaled"], result["needle"], result["needle_scaled"]  '
         '# (positions,) nats and probabilities')
@@ -137,4 +145,4 @@ def lesson():
 lesson()
 why(WHY)
 see_also('nope', 'layer_strip', 'drope')
-source(pc.llama4_attn_temperature, pc.llama_4_scaling_beta, pc.temperature_entropy)
+source(llama4_attn_temperature, llama_4_scaling_beta, temperature_entropy)

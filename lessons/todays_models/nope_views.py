@@ -6,11 +6,20 @@ from __future__ import annotations
 import numpy as np
 import streamlit as st
 
-import posenc_core as pc
 from page_kit import figures
+from posenc_core.todays_models import (
+    QUERY_SCALE_RULES,
+    llama4_attn_temperature,
+    llama_4_scaling_beta,
+    nope_layer_counts,
+    nope_layer_map,
+    query_scale_positions,
+    temperature_entropy,
+    temperature_positions,
+)
 
-RULES = list(pc.QUERY_SCALE_RULES)
-LABELS = {rule: pc.QUERY_SCALE_RULES[rule][1] for rule in RULES}
+RULES = list(QUERY_SCALE_RULES)
+LABELS = {rule: QUERY_SCALE_RULES[rule][1] for rule in RULES}
 # a two-colour map for a yes/no grid: orange = no positions (0), blue = RoPE (1)
 TWO_COLOURS = [[0.0, figures.CATEGORICAL[1]], [0.5, figures.CATEGORICAL[1]], [0.5, figures.CATEGORICAL[0]],
                [1.0, figures.CATEGORICAL[0]]]
@@ -19,31 +28,31 @@ LLAMA_PERIOD = 8192  # Llama 4's floor_scale
 
 @st.cache_data(max_entries=8, show_spinner=False)
 def layer_map(n_layers: int):
-    return pc.nope_layer_map(n_layers)
+    return nope_layer_map(n_layers)
 
 
 @st.cache_data(max_entries=32, show_spinner=False)
 def rule_curves(context: int, scale: float, llama_period: int, mistral_period: int):
     # every integer position is too many to draw (the kit draws at most 1,200 points): a log grid plus the stairs
-    grid = pc.query_scale_positions(context, (llama_period, mistral_period))
-    return grid, {LABELS["llama4"]: pc.llama4_attn_temperature(grid, scale, llama_period),
-                  LABELS["llama_4_scaling_beta"]: pc.llama_4_scaling_beta(grid, scale, mistral_period)}
+    grid = query_scale_positions(context, (llama_period, mistral_period))
+    return grid, {LABELS["llama4"]: llama4_attn_temperature(grid, scale, llama_period),
+                  LABELS["llama_4_scaling_beta"]: llama_4_scaling_beta(grid, scale, mistral_period)}
 
 
 @st.cache_data(max_entries=32, show_spinner=False)
 def entropy(rule: str, context: int, scale: float, period: int, margin: float, spread: float):
-    return pc.temperature_entropy(rule, pc.temperature_positions(context), scale=scale, period=period,
+    return temperature_entropy(rule, temperature_positions(context), scale=scale, period=period,
                                   spread=spread, margin=margin)
 
 
 def entropy_for(rule: str, ectx: int, margin: float, spread: float):
     """The entropy tab's result at the released scale and period of ``rule`` (0.1 and 8,192 / 16,384)."""
-    return entropy(rule, ectx, 0.1, pc.QUERY_SCALE_RULES[rule][3], float(margin), float(spread))
+    return entropy(rule, ectx, 0.1, QUERY_SCALE_RULES[rule][3], float(margin), float(spread))
 
 
 def map_chart(layers: int):
     names, grid = layer_map(layers)
-    counts = pc.nope_layer_counts()  # every model's full depth, whatever is shown
+    counts = nope_layer_counts()  # every model's full depth, whatever is shown
     return figures.padded(figures.heatmap(
         grid, x=np.arange(grid.shape[1]), y=names, title="RoPE (1) or no positions (0), layer by layer",
         x_title="layer", y_title="", value_name="rotates", zrange=(0.0, 1.0), height=320,

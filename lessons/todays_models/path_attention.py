@@ -1,6 +1,5 @@
 import streamlit as st
 
-import posenc_core as pc
 from lessons.todays_models import sentence_views
 from page_kit import (
     classroom,
@@ -17,6 +16,7 @@ from page_kit import (
     stage,
     why,
 )
+from posenc_core.todays_models import path_scores, path_sentence, path_two_reflections
 
 TOY = ("Every word gets the same probe query and key, so only the transforms make two cells differ. PaTH's w_t and "
        "β_t come from seeded toy weights on each word's seeded embedding, not from a trained model.")
@@ -24,7 +24,7 @@ TOY = ("Every word gets the same probe query and key, so only the transforms mak
 
 @st.cache_data(max_entries=32, show_spinner=False)
 def sentence(text: str, dim: int, seed: int, base: float, sharpness: float):
-    return pc.path_sentence(text, dim, seed, base, sharpness)
+    return path_sentence(text, dim, seed, base, sharpness)
 
 
 def code(view, *lines: str) -> None:
@@ -103,7 +103,7 @@ def spread_tab(page, view, ex) -> None:
 
 
 def reflections_chart(theta):
-    out = pc.path_two_reflections(float(theta))
+    out = path_two_reflections(float(theta))
     vectors = {"w₁": tuple(out["w1"]), "w₂": tuple(out["w2"]), "e₁ rotated": tuple(out["rotation"][:, 0])}
     return figures.vectors2d(vectors, title=f"Two reflections make a rotation by θ = {theta:g}",
                              name="path_reflections",
@@ -115,7 +115,7 @@ def reflections_chart(theta):
 def reflections_tab(page, view, ex) -> None:
     with page.side:
         theta = controls.slider("Rotation angle θ", "theta", -3.0, 3.0, 1.0, step=0.1)
-    out = pc.path_two_reflections(float(theta))
+    out = path_two_reflections(float(theta))
     show(hero(reflections_chart, theta=theta))
     classroom.snippet(f"out = {classroom.call('path_two_reflections', float(theta))}",
                       'out["rotation"], out["target"]  # (2, 2) each: H(w2) H(w1) and R(θ)')
@@ -154,4 +154,4 @@ formula(r"\begin{gathered}H_t = I - \beta_t w_t w_t^\top,\quad \beta_t = 2\sigma
         r"s_{ij} = q_i^\top H_i H_{i-1}\cdots H_{j+1}\, k_j\\ \text{RoPE: } s_{ij} = q_i^\top (R^\top)^{i-j} k_j\\ "
         r"= (R^i q_i)^\top (R^j k_j)\end{gathered}")
 see_also("rope_relative", "fox")
-source(pc.path_scores, pc.path_sentence)
+source(path_scores, path_sentence)

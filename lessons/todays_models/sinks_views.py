@@ -6,8 +6,8 @@ from __future__ import annotations
 import numpy as np
 import streamlit as st
 
-import posenc_core as pc
 from page_kit import figures
+from posenc_core.todays_models import sink_attention_map, sink_mass_by_position, sink_mass_by_score, streaming_eviction
 
 OFFSETS = np.linspace(-6.0, 6.0, 121)  # mean key score minus the sink logit's neighbourhood
 MAP_TOKENS = 32
@@ -15,22 +15,22 @@ MAP_TOKENS = 32
 
 @st.cache_data(max_entries=32, show_spinner=False)
 def attention_map(n: int, window: int, sink: float):
-    return pc.sink_attention_map(n, window, sink)
+    return sink_attention_map(n, window, sink)
 
 
 @st.cache_data(max_entries=32, show_spinner=False)
 def mass_by_score(sink: float, n_keys: int):
-    return {f"sink logit {s:g}": pc.sink_mass_by_score(s, OFFSETS, n_keys) for s in (sink - 2, sink, sink + 2)}
+    return {f"sink logit {s:g}": sink_mass_by_score(s, OFFSETS, n_keys) for s in (sink - 2, sink, sink + 2)}
 
 
 @st.cache_data(max_entries=32, show_spinner=False)
 def mass_by_position(sink: float, n: int, window: int):
-    return pc.sink_mass_by_position(sink, n, window)
+    return sink_mass_by_position(sink, n, window)
 
 
 @st.cache_data(max_entries=32, show_spinner=False)
 def eviction(window: int, sink: float, first_score: float):
-    return pc.streaming_eviction(window, sink, first_score)
+    return streaming_eviction(window, sink, first_score)
 
 
 def map_chart(sink: float, mw: int):
@@ -49,7 +49,7 @@ def map_chart(sink: float, mw: int):
 
 
 def score_chart(sink: float, w: int):
-    at_zero = float(pc.sink_mass_by_score(sink, [0.0], w)[0])  # unshifted: the curve's middle point
+    at_zero = float(sink_mass_by_score(sink, [0.0], w)[0])  # unshifted: the curve's middle point
     return figures.stacked_lines(
         OFFSETS, mass_by_score(sink, w), title=f"Probability the sink absorbs, {w} keys", x_title="shift of every "
         "key's score", y_title="sink mass", hover_format=".3f", y_range=(0.0, 1.0), name="sink_score",

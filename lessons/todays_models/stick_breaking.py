@@ -1,6 +1,5 @@
 import streamlit as st
 
-import posenc_core as pc
 from lessons.todays_models import sentence_views
 from page_kit import (
     classroom,
@@ -17,6 +16,7 @@ from page_kit import (
     stage,
     why,
 )
+from posenc_core.todays_models import stick_breaking_constant, stick_breaking_sentence, stick_breaking_weights
 
 TOY = ("The logits come from seeded toy query and key weights on each word's seeded embedding, not from a trained "
        "model: they show what the mechanism does with scores, not what a trained model attends to.")
@@ -25,12 +25,12 @@ METHODS = ("stick-breaking", "softmax + ALiBi", "softmax, no positions")
 
 @st.cache_data(max_entries=32, show_spinner=False)
 def sentence(text: str, level: float, n_heads: int, head: int, seed: int, current: bool):
-    return pc.stick_breaking_sentence(text, level, n_heads, head, seed, attend_current=current)
+    return stick_breaking_sentence(text, level, n_heads, head, seed, attend_current=current)
 
 
 @st.cache_data(max_entries=32, show_spinner=False)
 def constant(logit: float, length: int):
-    return pc.stick_breaking_constant(logit, length)
+    return stick_breaking_constant(logit, length)
 
 
 def code(view, *lines: str) -> None:
@@ -170,4 +170,4 @@ formula(r"\begin{gathered}\beta_{ij} = \sigma(q_i^\top k_j/\sqrt{d})\\ "
         r"A_{ij} = \beta_{ij}\prod_{j<l<i}(1-\beta_{il})\\ o_i = \sum_{j<i} A_{ij} v_j\\ "
         r"\sum_{j<i} A_{ij} = 1 - \prod_{j<i}(1-\beta_{ij}) \le 1\end{gathered}")
 see_also("fox", "alibi")
-source(pc.stick_breaking_weights, pc.stick_breaking_sentence)
+source(stick_breaking_weights, stick_breaking_sentence)

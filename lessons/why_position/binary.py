@@ -3,21 +3,23 @@ import streamlit as st
 import posenc_core as pc
 from page_kit import classroom, controls, figures, formula, guard, header, hero, notice, show, source, stage, why
 from page_kit.code_lines import fold
+from posenc_core.absolute import sinusoidal_wavelength_step
+from posenc_core.why_position import binary_codes, binary_column, binary_column_curve, binary_period, binary_waves
 
 TWINS = {"matched": "waves matched to the bits", "paper": "the paper's sin/cos table"}
 
 
 @st.cache_data(max_entries=32, show_spinner=False)
 def bits_and_twin(n: int, bits: int, twin: str):
-    codes = pc.binary_codes(n, bits)
+    codes = binary_codes(n, bits)
     if twin == "paper":
         return codes, pc.sinusoidal(n, 2 * bits, layout="concat")[:, :bits]
-    return codes, pc.binary_waves(range(n), bits)
+    return codes, binary_waves(range(n), bits)
 
 
 @st.cache_data(max_entries=32, show_spinner=False)
 def column(bit: int, periods: int):
-    return pc.binary_column_curve(bit, periods)
+    return binary_column_curve(bit, periods)
 
 
 header("The binary analogy",
@@ -51,7 +53,7 @@ def twin_chart(bits: int, n: int, twin: str) -> figures.Chart:
 
 def twin_snippet(bits: int, n: int, twin: str) -> None:
     classroom.snippet(fold(f"codes = {classroom.call('binary_codes', n, bits)}", f"({n}, {bits}) int8: left"),
-                      fold(f"waves = pc.binary_waves(range({n}), {bits})", f"({n}, {bits}) float64: right")
+                      fold(f"waves = pc.why_position.binary_waves(range({n}), {bits})", f"({n}, {bits}) float64: right")
                       if twin == "matched" else
                       fold(f"waves = pc.sinusoidal({n}, {2 * bits}, layout='concat')[:, :{bits}]",
                            f"({n}, {bits}) float32: the sines, right"))
@@ -60,10 +62,10 @@ def twin_snippet(bits: int, n: int, twin: str) -> None:
 def table_tab(page, bits: int, n: int) -> None:
     with page.side:
         twin = controls.choice("Next to the bits", "twin", list(TWINS), "matched", format_func=TWINS.get)
-    period = pc.binary_period(bits)  # the row where the whole pattern starts over
+    period = binary_period(bits)  # the row where the whole pattern starts over
 
     def repeat_reveal() -> str:
-        read = "".join(str(b) for b in pc.binary_codes(period + 1, bits)[period][::-1])
+        read = "".join(str(b) for b in binary_codes(period + 1, bits)[period][::-1])
         where = (f"You can see the pattern restart in the bits at row {period}." if n > period
                  else f"Raise Positions above {period} to see the pattern restart.")
         return (f"The slowest column, bit {bits - 1}, flips every {period // 2} positions, so row "
@@ -95,7 +97,7 @@ def table_tab(page, bits: int, n: int) -> None:
         else:
             formula(r"PE_{(p,\,k)} = \sin\!\big(p\cdot 10000^{-2k/$d}\big),\quad k < $bits", d=2 * bits, bits=bits)
             notice("The paper's columns also slow down from left to right, but by a factor of "
-                   f"10000^(2/{2 * bits}) = {pc.sinusoidal_wavelength_step(2 * bits, 10000):.2f} per column "
+                   f"10000^(2/{2 * bits}) = {sinusoidal_wavelength_step(2 * bits, 10000):.2f} per column "
                    "instead of 2, so a few columns cover a very long range. Only the sines are shown; each has a "
                    "cosine partner, which is what makes shifting a position a rotation.")
 
@@ -144,4 +146,4 @@ def lesson():
 
 lesson()
 why(WHY)
-source(pc.binary_codes, pc.binary_waves, pc.binary_column)
+source(binary_codes, binary_waves, binary_column)

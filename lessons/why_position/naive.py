@@ -1,26 +1,27 @@
 import streamlit as st
 
-import posenc_core as pc
 from page_kit import classroom, controls, figures, formula, guard, header, hero, notice, show, source, stage, why
 from page_kit.code_lines import fold
+from posenc_core.why_position import fraction_code_order, fraction_codes, naive_codes, naive_inputs, naive_norm_ratio
 
 KINDS = ("integer", "fraction", "sinusoidal")
-ORDERS = ["same", "shorter", "longer", "missing"]  # pc.fraction_code_order's answers, in the options' order
+ORDERS = ["same", "shorter", "longer",
+          "missing"]  # pc.why_position.fraction_code_order's answers, in the options' order
 
 
 @st.cache_data(max_entries=32, show_spinner=False)
 def ratios(n: int, dim: int):
-    return {kind: pc.naive_norm_ratio(n, kind, dim) for kind in KINDS}
+    return {kind: naive_norm_ratio(n, kind, dim) for kind in KINDS}
 
 
 @st.cache_data(max_entries=32, show_spinner=False)
 def inputs(n: int, dim: int):
-    return pc.naive_inputs(n, dim, "integer")
+    return naive_inputs(n, dim, "integer")
 
 
 @st.cache_data(max_entries=32, show_spinner=False)
 def fractions(short: int, long: int):
-    return pc.fraction_codes([short, long])
+    return fraction_codes([short, long])
 
 
 header("Naive position codes",
@@ -52,13 +53,14 @@ def integer_tab(page) -> None:
     last = float(r["integer"][-1])
 
     def width_reveal() -> str:
-        wider = pc.naive_norm_ratio(n, "integer", 2 * dim)
+        wider = naive_norm_ratio(n, "integer", 2 * dim)
         return (f"At position {n - 1} the ratio is {last:,.2f} with d = {dim} and {wider[-1]:,.2f} with "
                 f"d = {2 * dim}: the code p·1 and the word both grow like √d, so the width cancels and the ratio "
                 "is p itself.")
 
     show(hero(ratio_chart, n=n, d=dim))
-    classroom.snippet(fold(f"ratio = {{kind: pc.naive_norm_ratio({n}, kind, {dim}) for kind in {KINDS!r}}}",
+    classroom.snippet(fold(f"ratio = {{kind: pc.why_position.naive_norm_ratio({n}, kind, {dim}) for kind in "
+                           f"{KINDS!r}}}",
                            f"({n},) each: ||code|| / ||token||, the curves from position 1"))
     with classroom.predict("naive_width", f"Double the embedding width from d = {dim} to {2 * dim}. What happens "
                            f"to the integer code's size relative to the word at position {n - 1}?",
@@ -116,7 +118,7 @@ def fraction_tab(page) -> None:
                            "how do its two codes p / L compare?",
                            ["they are the same", "larger in the shorter sequence", "larger in the longer sequence",
                             "one sequence has no such position"],
-                           ORDERS.index(pc.fraction_code_order(short, long, p)), fraction_reveal):
+                           ORDERS.index(fraction_code_order(short, long, p)), fraction_reveal):
         show(hero(fraction_chart, short=short, long=long, p=p))
         classroom.snippet(fold(f"table = {classroom.call('fraction_codes', [short, long])}",
                                f"(2, {max(short, long)}): p / L, NaN past the end"))
@@ -147,4 +149,4 @@ def lesson():
 
 lesson()
 why(WHY)
-source(pc.naive_codes, pc.naive_norm_ratio, pc.fraction_codes)
+source(naive_codes, naive_norm_ratio, fraction_codes)

@@ -1,9 +1,9 @@
 import streamlit as st
 
-import posenc_core as pc
 from lessons.why_position import why_views
 from page_kit import classroom, controls, figures, formula, guard, header, hero, notice, show, source, stage, why
 from page_kit.code_lines import fold
+from posenc_core.why_position import POOLINGS, order_experiment, patch_experiment, self_attention, tokenize
 
 DEFAULT_SENTENCE = "my kid likes the movie"
 HOW = {"custom": "pick an order", "reverse": "reverse", "swap": "swap two", "shuffle": "shuffle"}
@@ -12,7 +12,7 @@ HOW = {"custom": "pick an order", "reverse": "reverse", "swap": "swap two", "shu
 @st.cache_data(max_entries=64, show_spinner=False)
 def experiment(text: str, dim: int, kind: str, seed: int, i: int, j: int, order: str, positions: bool,
                pooling: str):
-    return pc.order_experiment(text, dim, kind, seed=seed, i=i, j=j, order=order, positions=positions,
+    return order_experiment(text, dim, kind, seed=seed, i=i, j=j, order=order, positions=positions,
                                pooling=pooling)
 
 
@@ -172,9 +172,9 @@ def lesson():
                              help="Words are split on spaces; each word gets a fixed random embedding seeded "
                                   "from its text, so the same word always gets the same vector.")
         dim = controls.slider("Embedding width d", "d", 2, 64, 16, step=2)
-        pooling = controls.choice("Pooling", "pool", list(pc.POOLINGS), "mean")
+        pooling = controls.choice("Pooling", "pool", list(POOLINGS), "mean")
     with guard():
-        tokens = pc.tokenize(text)
+        tokens = tokenize(text)
         with page.side:
             kind = controls.choice("Reorder by", "how", list(HOW), "custom", format_func=HOW.get)
             seed, i, j, order = reordering(tokens, kind)
@@ -198,4 +198,4 @@ def lesson():
 
 lesson()
 why(WHY)
-source(pc.self_attention, pc.order_experiment, pc.patch_experiment)
+source(self_attention, order_experiment, patch_experiment)

@@ -8,16 +8,16 @@ from __future__ import annotations
 
 import streamlit as st
 
-import posenc_core as pc
 from page_kit import classroom, controls, figures
 from page_kit.code_lines import fold
 from page_kit.lesson import formula, notice
 from page_kit.render import show
+from posenc_core.why_position import patch_experiment
 
 
 @st.cache_data(max_entries=32, show_spinner=False)
 def patches(patch: int, seed: int, positions: bool, pooling: str):
-    return pc.patch_experiment(48, patch, seed, 32, positions, pooling)
+    return patch_experiment(48, patch, seed, 32, positions, pooling)
 
 
 def shuffled_image_section(positions: bool, pooling: str) -> None:

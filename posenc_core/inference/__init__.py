@@ -1,29 +1,157 @@
 """Positions at inference: what the cache holds, context shift, streaming with sinks, what the engine reads
 (lessons/inference)."""
 
-from .cache_bytes import *  # noqa: F403
-from .cache_bytes import __all__ as _cache_bytes_all
-from .cache_table import *  # noqa: F403
-from .cache_table import __all__ as _cache_table_all
-from .command_lines import *  # noqa: F403
-from .command_lines import __all__ as _command_lines_all
-from .context_shift import *  # noqa: F403
-from .context_shift import __all__ as _context_shift_all
-from .engine_metadata import *  # noqa: F403
-from .engine_metadata import __all__ as _engine_metadata_all
-from .ggml_rope import *  # noqa: F403
-from .ggml_rope import __all__ as _ggml_rope_all
-from .gguf_header import *  # noqa: F403
-from .gguf_header import __all__ as _gguf_header_all
-from .kv_cache import *  # noqa: F403
-from .kv_cache import __all__ as _kv_cache_all
-from .streaming import *  # noqa: F403
-from .streaming import __all__ as _streaming_all
-from .streaming_shares import *  # noqa: F403
-from .streaming_shares import __all__ as _streaming_shares_all
-from .vllm_context import *  # noqa: F403
-from .vllm_context import __all__ as _vllm_context_all
+from .cache_bytes import (
+    CACHE_KINDS,
+    CACHE_LAYER_HOLDS,
+    CACHE_LAYER_RULES,
+    DTYPE_BYTES,
+    ENTRY_FORMS,
+    MAX_CONTEXT,
+    CacheBytes,
+    CacheEntry,
+    CacheLayerPlan,
+    CacheLayerRule,
+    CacheLayout,
+    MeasuredCache,
+    cache_bytes,
+    cache_layout,
+    measured_cache_bytes,
+)
+from .cache_table import (
+    NOT_RELEASED,
+    TINY_CACHE_BUILDS,
+    TINY_CACHE_SIZES,
+    TINY_VISION_SIZES,
+    CachePresets,
+    PresetCacheBytes,
+    PresetLeftOut,
+    cache_presets,
+    preset_cache_bytes,
+    tiny_cache_config,
+)
+from .command_lines import MAX_FLAGS_CHARS
+from .context_shift import (
+    KSHIFT_ANGLES,
+    KSHIFT_DTYPES,
+    KSHIFT_HEADS,
+    KShiftHead,
+    context_shift_plan,
+    kshift,
+    kshift_angles,
+    kshift_error_curve,
+    kshift_scores,
+)
+from .engine_metadata import (
+    FREQ_FACTOR_TENSORS,
+    FREQ_FACTORS,
+    GGUF_EXAMPLES,
+    LLAMA_CPP_OPTIONS,
+    READING_FIELDS,
+    SMOLLM2_CONFIG,
+    SOURCES,
+    GGUFExample,
+    GGUFLoaderTarget,
+    compare_readings,
+    engine_frequencies,
+    engine_rows,
+    engine_table,
+    engine_wavelengths,
+    full_turns,
+    gguf_example,
+    gguf_loader_targets,
+    gguf_rope_keys,
+    gguf_transformers_config,
+    llama_cpp_flags,
+    llama_cpp_inv_freq,
+    llama_cpp_reading,
+    llama_cpp_rope,
+    rope_reading,
+)
+from .ggml_rope import MAX_CALLS, GGMLRopeCache, ggml_corr_dims, ggml_rope_cache, ggml_rope_rows, ggml_theta_scale
+from .gguf_header import (
+    ARRAY_KEPT,
+    GGUF_LIMITS,
+    HEADER_COMMAND,
+    MAX_HEADER_BYTES,
+    GGUFArray,
+    GGUFHeader,
+    GGUFLimits,
+    gguf_header_bytes,
+    read_gguf_header,
+)
+from .kv_cache import (
+    MAX_CACHE_TOKENS,
+    PREFILL_UPDATES,
+    SCALING_ROPE_TYPES,
+    TINY_CONTEXT,
+    TINY_LLAMA,
+    cache_contents,
+    cache_rescaling_error,
+    tiny_llama,
+    tiny_rope_parameters,
+)
+from .streaming import (
+    MAX_STREAM_TOKENS,
+    MAX_STREAM_WINDOW,
+    SHARE_TOKENS,
+    SHIPPED_STREAMING,
+    STREAM_CONTEXT,
+    STREAM_POSITIONS,
+    STREAM_VARIANTS,
+    StreamPass,
+    StreamVariant,
+    cache_curves,
+    load_streaming,
+    merge_streaming,
+    shipped_streaming,
+    streaming_cache_layout,
+    streaming_hidden,
+    streaming_losses,
+    streaming_pass,
+    streaming_run,
+    streaming_summary,
+)
+from .streaming_shares import FirstTokenShares, first_token_shares
+from .vllm_context import (
+    ALLOW_LONG_ENV,
+    AUTO_FIT,
+    DEFAULT_LENGTH,
+    LENGTH_KEYS,
+    MAX_SERVABLE,
+    MIN_TOKEN_BYTES,
+    REFUSALS,
+    ROPE_LENGTH_RULES,
+    UNSCALED_MODEL_TYPES,
+    VLLM_CONFIG_CLASSES,
+    VLLM_OPTIONS,
+    VLLM_REMOVED,
+    VllmContext,
+    vllm_config,
+    vllm_context,
+    vllm_flags,
+)
 
-__all__ = [*_kv_cache_all, *_cache_bytes_all, *_cache_table_all, *_context_shift_all, *_streaming_all,
-           *_streaming_shares_all, *_engine_metadata_all, *_ggml_rope_all, *_gguf_header_all, *_vllm_context_all,
-           *_command_lines_all]
+__all__ = [
+    "CACHE_LAYER_HOLDS", "CACHE_LAYER_RULES", "DTYPE_BYTES", "ENTRY_FORMS", "MAX_CONTEXT", "CacheBytes",
+    "CacheEntry", "CacheLayerPlan", "CacheLayerRule", "CACHE_KINDS", "CacheLayout", "MeasuredCache", "cache_bytes",
+    "cache_layout", "measured_cache_bytes", "NOT_RELEASED", "TINY_CACHE_BUILDS", "TINY_CACHE_SIZES",
+    "TINY_VISION_SIZES", "CachePresets", "PresetCacheBytes", "PresetLeftOut", "cache_presets", "preset_cache_bytes",
+    "tiny_cache_config", "MAX_FLAGS_CHARS", "KSHIFT_ANGLES", "KSHIFT_DTYPES", "KSHIFT_HEADS", "KShiftHead",
+    "context_shift_plan", "kshift", "kshift_angles", "kshift_error_curve", "kshift_scores", "FREQ_FACTORS",
+    "FREQ_FACTOR_TENSORS", "GGUF_EXAMPLES", "LLAMA_CPP_OPTIONS", "READING_FIELDS", "SMOLLM2_CONFIG", "SOURCES",
+    "GGUFExample", "GGUFLoaderTarget", "compare_readings", "engine_frequencies", "engine_rows", "engine_table",
+    "engine_wavelengths", "full_turns", "gguf_example", "gguf_loader_targets", "gguf_rope_keys",
+    "gguf_transformers_config", "llama_cpp_flags", "llama_cpp_inv_freq", "llama_cpp_reading", "llama_cpp_rope",
+    "rope_reading", "MAX_CALLS", "GGMLRopeCache", "ggml_corr_dims", "ggml_rope_cache", "ggml_rope_rows",
+    "ggml_theta_scale", "ARRAY_KEPT", "GGUF_LIMITS", "HEADER_COMMAND", "MAX_HEADER_BYTES", "GGUFArray",
+    "GGUFHeader", "GGUFLimits", "gguf_header_bytes", "read_gguf_header", "MAX_CACHE_TOKENS", "PREFILL_UPDATES",
+    "SCALING_ROPE_TYPES", "TINY_CONTEXT", "TINY_LLAMA", "cache_contents", "cache_rescaling_error", "tiny_llama",
+    "tiny_rope_parameters", "MAX_STREAM_TOKENS", "MAX_STREAM_WINDOW", "SHARE_TOKENS", "SHIPPED_STREAMING",
+    "STREAM_CONTEXT", "STREAM_POSITIONS", "STREAM_VARIANTS", "StreamPass", "StreamVariant", "cache_curves",
+    "streaming_cache_layout", "load_streaming", "merge_streaming", "shipped_streaming", "streaming_hidden",
+    "streaming_losses", "streaming_pass", "streaming_run", "streaming_summary", "FirstTokenShares",
+    "first_token_shares", "ALLOW_LONG_ENV", "AUTO_FIT", "DEFAULT_LENGTH", "LENGTH_KEYS", "MAX_SERVABLE",
+    "MIN_TOKEN_BYTES", "REFUSALS", "ROPE_LENGTH_RULES", "UNSCALED_MODEL_TYPES", "VLLM_CONFIG_CLASSES",
+    "VLLM_OPTIONS", "VLLM_REMOVED", "VllmContext", "vllm_config", "vllm_context", "vllm_flags"
+]

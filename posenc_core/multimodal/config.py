@@ -45,7 +45,7 @@ def _section(config: Mapping, key: str) -> Mapping:
 
 def _rotating_row(config: Mapping):
     """The first rotating layer of the one reading (``read_layers``) and the class that read it."""
-    from ..configs.layers import read_layers  # the config reader imports transformers lazily too
+    from ..configs.layer_reading import read_layers  # the config reader imports transformers lazily too
 
     reading, rows = read_layers(config)
     row = next((r for r in rows if r.rotates and r.mrope_section), None)

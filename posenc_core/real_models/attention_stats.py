@@ -14,7 +14,8 @@ computes (a test checks it against transformers' eager attention weights). Per l
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import os
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -89,7 +90,8 @@ def _layer_stats(attn, x, cos_sin):
             "raw_sq": raw_sq, "weight_sum": w_sum, "sink_sum": sink, "sink_count": max(n - SINK_FROM, 0)}
 
 
-def attention_stats(token_ids, *, progress: Callable[[int, int], None] | None = None, device: str = "cpu") -> dict:
+def attention_stats(token_ids: Sequence[int] | np.ndarray, *,
+                    progress: Callable[[int, int], None] | None = None, device: str = "cpu") -> dict:
     """Per-layer, per-head sums of the measurements above for one stretch of SmolLM2 tokens.
 
     Sums (not means) so several stretches can be added with ``merge_attention_stats``; ``summarise_stats``
@@ -119,7 +121,7 @@ def attention_stats(token_ids, *, progress: Callable[[int, int], None] | None = 
     return out
 
 
-def merge_attention_stats(parts) -> dict:
+def merge_attention_stats(parts: Iterable[dict]) -> dict:
     """Add the sums of several ``attention_stats`` results of the same length (energies are averaged)."""
     parts = list(parts)
     if not parts:
@@ -190,14 +192,14 @@ def shipped_text_stats(tokens: int, windows: int, *, progress: Callable[[dict], 
 _BY_OFFSET = ("mean_weight", "mean_score")  # (30, 9, n - 1): the bulk of a saved summary
 
 
-def save_summary(summary: dict, path) -> None:
+def save_summary(summary: dict, path: str | os.PathLike) -> None:
     """Save a ``summarise_stats`` result; the by-offset means as float32 (2 MB at n = 1,024), the rest float64."""
     arrays: dict[str, Any] = {k: np.asarray(v, dtype=np.float32 if k in _BY_OFFSET else None)
                               for k, v in summary.items()}
     np.savez_compressed(path, **arrays)
 
 
-def load_summary(path) -> dict:
+def load_summary(path: str | os.PathLike) -> dict:
     """A summary saved by ``save_summary`` (by-offset means back in float64)."""
     with np.load(path) as data:
         out = {k: data[k].astype(np.float64) if k in _BY_OFFSET else data[k] for k in data.files}
@@ -268,7 +270,8 @@ def attention_findings(summary: dict, context: int = 8192, fast_pairs: int = 8) 
     }
 
 
-def distance_profile(summary: dict, layers=(1,), offsets=(1, 4, 16, 64, 256), head_dim: int = 64,
+def distance_profile(summary: dict, layers: Sequence[int] = (1,), offsets: Sequence[int] = (1, 4, 16, 64, 256),
+                     head_dim: int = 64,
                      base: float = 100000.0) -> dict:
     """Attention and scores against distance, averaged over heads, next to RoFormer's bound and uniform attention.
 

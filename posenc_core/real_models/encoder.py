@@ -180,7 +180,7 @@ def positional_heads(length: int = 128, chunks: int = 4) -> dict:
     return out
 
 
-def previous_token_weight(attention) -> float:
+def previous_token_weight(attention: np.ndarray) -> float:
     """Mean weight a head puts on the token just before each query, from one (n, n) attention map (query rows,
     key columns): the mean of the diagonal just below the main one."""
     attention = np.asarray(attention, dtype=np.float64)

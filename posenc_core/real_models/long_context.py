@@ -7,9 +7,10 @@ transformers has no "static NTK" rope_type: static NTK-aware scaling is only a l
 
 from __future__ import annotations
 
+import os
 import re
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -117,7 +118,7 @@ def binned_loss(losses: np.ndarray, bin_size: int) -> dict:
     return {"start": np.arange(bins) * bin_size, "loss": mean, "perplexity": np.exp(mean)}
 
 
-def long_context_run(methods, factor: float, tokens: int, windows: int, *, device: str = "cpu",
+def long_context_run(methods: Sequence[str], factor: float, tokens: int, windows: int, *, device: str = "cpu",
                      progress: Callable[[dict], None] | None = None, on_result: Callable[[dict], None] | None = None,
                      ) -> dict:
     """Per-position loss for each method on ``windows`` disjoint stretches of ``tokens`` shipped-text tokens.
@@ -156,7 +157,7 @@ def long_context_run(methods, factor: float, tokens: int, windows: int, *, devic
     return result
 
 
-def load_long_context(path) -> dict:
+def load_long_context(path: str | os.PathLike) -> dict:
     """A saved ``long_context_run`` result, checked: methods that finished no window are dropped, and every
     other method keeps only the windows all of them finished."""
     import json
@@ -232,7 +233,7 @@ def stretch_losses(losses: dict, offset: int, bin_size: int = 32) -> dict:
             "mean": {k: float(np.mean(v)) for k, v in losses.items()}}
 
 
-def merge_long_runs(runs) -> dict:
+def merge_long_runs(runs: Iterable[dict]) -> dict:
     """Join ``load_long_context`` results of different methods on the same text, length, factor and windows
     (e.g. methods run as parallel processes). The commands and timings of every run are kept."""
     runs = list(runs)

@@ -21,6 +21,7 @@ import shutil
 import tempfile
 import threading
 from pathlib import Path
+from typing import Any
 
 __all__ = [
     "INSTALL_COMMAND",
@@ -115,12 +116,13 @@ def _source_stamp(gguf: Path) -> dict:
     return {"version": _CACHE_VERSION, "file": gguf.name, "bytes": stat.st_size}
 
 
-def smollm2_from_gguf():
+def smollm2_from_gguf() -> tuple[Any, Any]:
     """(tokenizer, model) straight from the GGUF file through transformers' own loader (slow: ~20 s)."""
     _require(SMOLLM2_NAME, "gguf", "accelerate")
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
     gguf = smollm2_gguf_path()
+    assert gguf is not None  # _require checked it is installed
     tokenizer = AutoTokenizer.from_pretrained(str(gguf.parent), gguf_file=gguf.name)
     model = AutoModelForCausalLM.from_pretrained(str(gguf.parent), gguf_file=gguf.name, dtype="float32")
     return tokenizer, model.eval()

@@ -11,11 +11,14 @@ A test checks the logits equal ``model(input_ids)``'s.
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
+
+import numpy as np
 
 __all__ = ["smollm2_forward", "smollm2_rotary", "smollm2_token_losses"]
 
 
-def smollm2_rotary(model, rope_parameters: dict | None = None):
+def smollm2_rotary(model: Any, rope_parameters: dict | None = None) -> Any:
     """transformers' LlamaRotaryEmbedding for ``model``'s config with ``rope_parameters`` swapped in."""
     from transformers import LlamaConfig
     from transformers.models.llama.modeling_llama import LlamaRotaryEmbedding
@@ -26,9 +29,9 @@ def smollm2_rotary(model, rope_parameters: dict | None = None):
     return LlamaRotaryEmbedding(config)
 
 
-def smollm2_forward(model, input_ids, *, position_ids=None, rotary=None,
+def smollm2_forward(model: Any, input_ids: Any, *, position_ids: Any = None, rotary: Any = None,
                     on_layer: Callable[[int, object, object, tuple], None] | None = None,
-                    progress: Callable[[int, int], None] | None = None):
+                    progress: Callable[[int, int], None] | None = None) -> Any:
     """Final hidden states (1, n, 576) of SmolLM2 for ``input_ids`` (1, n).
 
     ``on_layer(index, attention_module, normed_input (1, n, 576), (cos, sin))`` runs before each layer's
@@ -54,7 +57,7 @@ def smollm2_forward(model, input_ids, *, position_ids=None, rotary=None,
         return inner.norm(hidden)
 
 
-def smollm2_token_losses(model, hidden, input_ids, chunk: int = 1024):
+def smollm2_token_losses(model: Any, hidden: Any, input_ids: Any, chunk: int = 1024) -> np.ndarray:
     """Cross-entropy (nats) of each next token, shape (n - 1,), float64 numpy.
 
     The logits are made ``chunk`` positions at a time: all of them at once would be n x 49,152 floats

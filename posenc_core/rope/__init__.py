@@ -7,21 +7,58 @@ dtypes), ``model_costs`` (what RoPE costs in a model), and ``frequencies``: thet
 ``dynamic_calls``: what a dynamic-NTK module uses call after call (its cached state).
 """
 
-from .dynamic_calls import *  # noqa: F403
-from .frequencies import *  # noqa: F403
-from .layouts import *  # noqa: F403
-from .model_costs import *  # noqa: F403
-from .precision import *  # noqa: F403
-from .relative import *  # noqa: F403
-from .rotation import *  # noqa: F403
+from .dynamic_calls import DYNAMIC_CALL_PATTERNS, dynamic_call_lengths, rope_dynamic_calls
+from .frequencies import (
+    ROPE_SCALING,
+    ScalingContext,
+    base_freq_divisors,
+    base_inv_freq,
+    rope_inv_freq,
+    rotary_dim,
+    scaling_type,
+    yarn_correction_dim,
+    yarn_mscale,
+    yarn_ramp,
+    yarn_ramp_bounds,
+)
+from .layouts import (
+    half_rows_to_interleaved,
+    half_to_interleaved_permutation,
+    interleaved_rows_to_half,
+    rope_conversion_scores,
+    rope_cos_table,
+    rope_layout_check,
+)
+from .model_costs import ROPE_MODEL_PRESETS, rope_model_costs
+from .precision import (
+    ANGLE_DTYPES,
+    rope_angle_error_curve,
+    rope_angles_in_dtype,
+    rope_first_bad_position,
+    rope_float32_pow_difference,
+    rope_inv_freq_float32_pow,
+    round_to_dtype,
+)
+from .relative import rope_decay_bound, rope_decay_curves, rope_mean_abs_scores, rope_score_matrix
+from .rotation import (
+    ROPE_LAYOUTS,
+    apply_rope,
+    rope_angle_table,
+    rope_angles,
+    rope_pair,
+    rope_pair_shift_scores,
+    rope_pair_theta,
+    rope_turns,
+)
 
 __all__ = [
-    "ROPE_SCALING", "ScalingContext", "base_freq_divisors", "base_inv_freq", "rope_inv_freq", "rotary_dim",
-    "scaling_type", "yarn_correction_dim", "yarn_mscale", "yarn_ramp", "yarn_ramp_bounds", "DYNAMIC_CALL_PATTERNS",
-    "dynamic_call_lengths", "rope_dynamic_calls", "ROPE_LAYOUTS", "apply_rope", "rope_angle_table", "rope_angles",
-    "rope_pair", "rope_pair_shift_scores", "rope_pair_theta", "rope_turns", "rope_decay_bound", "rope_decay_curves",
-    "rope_mean_abs_scores", "rope_score_matrix", "half_rows_to_interleaved", "half_to_interleaved_permutation",
-    "interleaved_rows_to_half", "rope_conversion_scores", "rope_cos_table", "rope_layout_check", "ANGLE_DTYPES",
-    "rope_angle_error_curve", "rope_angles_in_dtype", "rope_first_bad_position", "rope_float32_pow_difference",
-    "rope_inv_freq_float32_pow", "round_to_dtype", "ROPE_MODEL_PRESETS", "rope_model_costs",
+    "DYNAMIC_CALL_PATTERNS", "dynamic_call_lengths", "rope_dynamic_calls", "ROPE_SCALING", "ScalingContext",
+    "base_freq_divisors", "base_inv_freq", "rope_inv_freq", "rotary_dim", "scaling_type", "yarn_correction_dim",
+    "yarn_mscale", "yarn_ramp", "yarn_ramp_bounds", "half_rows_to_interleaved", "half_to_interleaved_permutation",
+    "interleaved_rows_to_half", "rope_conversion_scores", "rope_cos_table", "rope_layout_check",
+    "ROPE_MODEL_PRESETS", "rope_model_costs", "ANGLE_DTYPES", "rope_angle_error_curve", "rope_angles_in_dtype",
+    "rope_first_bad_position", "rope_float32_pow_difference", "rope_inv_freq_float32_pow", "round_to_dtype",
+    "rope_decay_bound", "rope_decay_curves", "rope_mean_abs_scores", "rope_score_matrix", "ROPE_LAYOUTS",
+    "apply_rope", "rope_angle_table", "rope_angles", "rope_pair", "rope_pair_shift_scores", "rope_pair_theta",
+    "rope_turns"
 ]

@@ -1,0 +1,120 @@
+"""What the numeric core may hold, checked from its source: ``python -m devtools.core_shape`` lists every breach.
+
+- **No sentence for the screen.** A string constant of three or more words, outside a docstring, an exception a
+  function raises (the core refuses in words that name the field, and the pages show them), a warning, or a
+  ``__main__`` command line, is a sentence meant for a reader: it belongs to the lesson's views, which translate.
+- **No bare dict returned.** A public function whose result has several parts returns a typed object (a frozen
+  dataclass or a NamedTuple); a ``dict[K, V]`` keyed by data (a method, a preset, a layer type) is a mapping and
+  says its types.
+- **Sizes a reader can hold.** A core module at most 600 lines, a lesson file at most 200, a function at most 60.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+CORE = ROOT / "posenc_core"
+# calls whose string arguments are refusals, warnings or a command line's help: words the core may say
+SPEAKING_CALLS = {"ValueError", "TypeError", "KeyError", "RuntimeError", "OSError", "FileNotFoundError", "ImportError",
+                  "MissingExtraError", "NotImplementedError", "warn", "ArgumentParser", "add_argument", "print",
+                  "error", "exit", "Thread"}
+WORD = re.compile(r"[A-Za-z][a-z]+")
+MAX_LINES = {"posenc_core": 600, "lessons": 200, "page_kit": 600}
+MAX_FUNCTION_LINES = 60
+
+
+def _parents(tree: ast.AST) -> dict[ast.AST, ast.AST]:
+    return {child: node for node in ast.walk(tree) for child in ast.iter_child_nodes(node)}
+
+
+def _said_by_a_refusal(node: ast.AST, parents: dict[ast.AST, ast.AST]) -> bool:
+    while node in parents:
+        node = parents[node]
+        if isinstance(node, (ast.Raise, ast.Assert)):
+            return True
+        if isinstance(node, ast.Call):
+            func = node.func
+            name = func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else ""
+            if name in SPEAKING_CALLS or name.endswith("Error"):
+                return True
+    return False
+
+
+def _text(node: ast.AST) -> str | None:
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return node.value
+    if isinstance(node, ast.JoinedStr):
+        return " ".join(v.value for v in node.values if isinstance(v, ast.Constant) and isinstance(v.value, str))
+    return None
+
+
+def sentences(path: Path) -> Iterator[tuple[int, str]]:
+    """(line, text) of each string in a core module that reads as a sentence for the screen."""
+    if path.name == "__main__.py":
+        return
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    parents = _parents(tree)
+    for node in ast.walk(tree):
+        text = _text(node)
+        if text is None or isinstance(parents.get(node), ast.Expr) or isinstance(parents.get(node), ast.JoinedStr):
+            continue  # a docstring, or a piece of an f-string (the f-string is checked whole)
+        if len(WORD.findall(text)) >= 3 and " " in text.strip() and not _said_by_a_refusal(node, parents):
+            yield node.lineno, text
+
+
+def bare_dict_returns(path: Path) -> Iterator[tuple[int, str]]:
+    """(line, function) of each public function annotated to return a bare ``dict``."""
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and not node.name.startswith("_") and node.returns:
+            if re.fullmatch(r"dict( \| None)?|None \| dict", ast.unparse(node.returns)):
+                yield node.lineno, node.name
+
+
+def long_functions(path: Path) -> Iterator[tuple[int, str, int]]:
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            lines = node.end_lineno - node.lineno + 1
+            if lines > MAX_FUNCTION_LINES:
+                yield node.lineno, node.name, lines
+
+
+def python_files(top: str) -> list[Path]:
+    return sorted(p for p in (ROOT / top).rglob("*.py") if "__pycache__" not in p.parts)
+
+
+def long_files() -> Iterator[tuple[str, int, int]]:
+    for top, most in MAX_LINES.items():
+        for path in python_files(top):
+            lines = len(path.read_text(encoding="utf-8").splitlines())
+            if lines > most:
+                yield str(path.relative_to(ROOT)), lines, most
+
+
+def main() -> int:
+    found = 0
+    for path in python_files("posenc_core"):
+        where = path.relative_to(ROOT)
+        for line, text in sentences(path):
+            print(f"{where}:{line}: sentence {text[:80]!r}")
+            found += 1
+        for line, name in bare_dict_returns(path):
+            print(f"{where}:{line}: {name} returns a bare dict")
+            found += 1
+    for top in MAX_LINES:
+        for path in python_files(top):
+            for line, name, lines in long_functions(path):
+                print(f"{path.relative_to(ROOT)}:{line}: {name} is {lines} lines (at most {MAX_FUNCTION_LINES})")
+                found += 1
+    for where, lines, most in long_files():
+        print(f"{where}: {lines} lines (at most {most})")
+        found += 1
+    return 1 if found else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
