@@ -40,7 +40,9 @@ def _said_by_a_refusal(node: ast.AST, parents: dict[ast.AST, ast.AST]) -> bool:
         if isinstance(node, ast.Call):
             func = node.func
             name = func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else ""
-            if name in SPEAKING_CALLS or name.endswith("Error"):
+            # the refusals' own words: ``check_size(n, "The table")`` and ``require_torch("...")`` name what a
+            # refusal is about
+            if name in SPEAKING_CALLS or name.endswith("Error") or name.startswith(("as_", "check_", "require_")):
                 return True
     return False
 
