@@ -1,15 +1,18 @@
-"""PosEnc Explorer: entry point. Page config, navigation (from page_kit.registry), global sidebar."""
+"""PosEnc Explorer: entry point. Page config, navigation (from page_kit.navigation.registry), global sidebar."""
 
 from pathlib import Path
 
 import streamlit as st
 
-from page_kit import a11y, live, live_panel, settings, streamlit_runtime
-from page_kit import navigation as nav
-from page_kit.heap import freeze_import_heap
-from page_kit.lesson import guard, report_unexpected
+from page_kit import live
+from page_kit.controls import settings
+from page_kit.lesson import a11y, guard, report_unexpected
+from page_kit.live import panel as live_panel
+from page_kit.navigation import sidebar as nav
+from page_kit.runtime import streamlit_runtime
+from page_kit.runtime.heap import freeze_import_heap
 
-streamlit_runtime.apply()  # once per process in effect: see page_kit/streamlit_runtime.py
+streamlit_runtime.apply()  # once per process in effect: see page_kit/runtime/streamlit_runtime.py
 
 # A presentation link (?present=true) opens with the sidebar folded away: less chrome on a projector. "auto"
 # folds it on narrow screens too, so a phone opens on the lesson, not on a drawer covering it. The presentation
@@ -31,7 +34,7 @@ nav.sidebar_links([("", [home]), *sections.items()])
 settings.sidebar()  # imports torch, when present, to ask for CUDA
 with guard():  # the class never takes the lesson down: a store that cannot be reached is one sentence
     live.begin()  # a live class: join from the link, read the room once for this run
-    live_panel.sidebar(navigation.url_path)  # in a class, also the room's 1 s poll (page_kit/live_poll.py)
+    live_panel.sidebar(navigation.url_path)  # in a class, also the room's 1 s poll (page_kit/live/poll.py)
     live_panel.student_bar()  # a student's room and the control to stop following, above the lesson
 a11y.apply()
 settings.presentation_bar([("Home", [home]), *sections.items()], navigation)

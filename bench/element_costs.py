@@ -1,7 +1,7 @@
 """What one element of each kind adds to a slider move's server CPU, when everything is cached. Not a test.
 
     python bench/element_costs.py              # every kind, 10 copies each
-    python bench/element_costs.py --kinds chart live_slider --count 20
+    python bench/element_costs.py --kinds chart drag_slider --count 20
 
 bench/floor.py says a lesson's cached move costs about 2.5 times a bare Streamlit fragment with as many elements;
 this says which elements make the difference. For each kind in bench/element_costs_app.py (a caption, a live
@@ -22,7 +22,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from floor import Mover, bare_process  # noqa: E402  (bench/ is on sys.path: this script lives there)
 
-KINDS = ("caption", "live_slider", "chart", "question", "formula", "notice", "folded")
+KINDS = ("caption", "drag_slider", "chart", "question", "formula", "notice", "folded")
 
 
 def cpu_per_move(kind: str, count: int, moves: int) -> dict:

@@ -24,7 +24,7 @@ def caption(i: int, value: int) -> None:
     st.caption(f"line {i}: {value}")
 
 
-def live_slider(i: int, value: int) -> None:
+def drag_slider(i: int, value: int) -> None:
     controls.slider(f"Slider {i}", f"s{i}", 0, 100, value % 100)
 
 
@@ -52,7 +52,7 @@ def fold(i: int, value: int) -> None:
             st.code(f"x = {value}")
 
 
-KINDS = {"caption": caption, "live_slider": live_slider, "chart": chart, "question": question, "formula": tex,
+KINDS = {"caption": caption, "drag_slider": drag_slider, "chart": chart, "question": question, "formula": tex,
          "notice": note, "folded": fold}
 KIND = KINDS[os.environ.get("POSENC_ELEMENT_KIND", "caption")]
 

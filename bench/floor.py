@@ -127,7 +127,7 @@ class Mover(Student):
         await self._moved(ws, slider)
 
     async def _moved(self, ws, slider) -> None:
-        """Send the move, and check that the server drew a live slider where it was sent (its element says where
+        """Send the move, and check that the server drew a drag slider where it was sent (its element says where
         it stands; a Streamlit slider's carries only its default)."""
         await self._rerun(ws, "move", slider)
         drawn = self.sliders.get(slider.id.split("-", 2)[-1])

@@ -8,7 +8,7 @@ the page marks the run started -> run end -> last websocket message received -> 
 -> last DOM change, and counts chart mounts (a new Plotly root in the DOM) and Plotly draws. In the same
 run it times a bare Streamlit app (`bench/baseline_app.py`: one slider, one st.plotly_chart heatmap of
 the Sinusoidal page's size, the quick Streamlit app everyone starts with) and prints our medians as
-ratios to it. Then it drags each live slider of the hero figures (DRAGS) and counts the hero figure's
+ratios to it. Then it drags each drag slider of the hero figures (DRAGS) and counts the hero figure's
 redraws against the values the hand crossed (`--no-drag` skips this). Not a test.
 """
 
@@ -49,7 +49,7 @@ PROBE = """
   }
   window.WebSocket = Probed;
   document.addEventListener('keydown', () => log('keydown'), true);
-  // a live slider's value changing under the hand (its label text changes with each new value)
+  // a drag slider's value changing under the hand (its label text changes with each new value)
   let lastValue = null;
   document.addEventListener('input', (event) => {
     if (event.target.classList && event.target.classList.contains('ls-range') && event.target.value !== lastValue) {
@@ -66,7 +66,7 @@ PROBE = """
       let changed = false;
       for (const m of mutations) {
         if (m.attributeName === 'data-test-script-state') log(m.target.getAttribute('data-test-script-state'));
-        // a live slider says its value to screen readers 700 ms after the last move (live_slider.js): not a
+        // a drag slider says its value to screen readers 700 ms after the last move (drag_slider.js): not a
         // change anyone sees, so it does not count towards "settled"
         else if (!(m.target.closest && m.target.closest('.ls-live')) &&
                  !(m.target.parentElement && m.target.parentElement.closest('.ls-live'))) changed = true;
@@ -171,7 +171,7 @@ DRAG_STEP_MS = 25  # a pointer event every 25 ms, as a quick hand on a trackpad 
 
 
 def measure_drag(page, url: str, key: str) -> dict | None:
-    """Drag one live slider there and back for DRAG_MS; count, while the button is down, the new values under
+    """Drag one drag slider there and back for DRAG_MS; count, while the button is down, the new values under
     the hand and the hero figure's own redraws (its Plotly.react calls)."""
     page.goto(url, wait_until="domcontentloaded")
     wait_until_idle(page)
@@ -306,7 +306,7 @@ def report(results: dict, drags: dict) -> None:
               "value when a slider has fewer stops)")
         for name, row in drags.items():
             if row is None:
-                print(f"{name:<22} no live slider with this key")
+                print(f"{name:<22} no drag slider with this key")
                 continue
             print(f"{name:<22}values {row['values_per_s']:5.1f}/s  redraws {row['draws_per_s']:5.1f}/s  "
                   f"({row['draws']} redraws for {row['values']} values)")

@@ -22,7 +22,7 @@ from streamlit.proto.BackMsg_pb2 import BackMsg
 from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 from streamlit.proto.Slider_pb2 import Slider
 
-from page_kit import element_data  # the scripts that import this module put the project root on sys.path
+from page_kit.chart import element_data  # the scripts that import this module put the project root on sys.path
 
 STICKY_COOKIE = "posenc_replica"  # set by deploy/nginx/default.conf.template
 
@@ -80,7 +80,7 @@ class SliderState:
 
 @dataclass
 class LiveSliderState:
-    """A live slider (page_kit/live_slider.py): a custom component whose state is {"value": <URL text>}."""
+    """A drag slider (page_kit/controls/drag_slider.py): a custom component whose state is {"value": <URL text>}."""
     id: str
     fragment_id: str
     texts: list[str]
@@ -99,8 +99,8 @@ class LiveSliderState:
         widget.json_value = json.dumps({"value": self.texts[self.index]})
 
 
-def _live_slider(element, fragment_id: str) -> LiveSliderState | None:
-    if element.component_name != "posenc_live_slider":
+def _drag_slider(element, fragment_id: str) -> LiveSliderState | None:
+    if element.component_name != "posenc_drag_slider":
         return None
     data = element_data.unwrap(element)
     return LiveSliderState(element.id, fragment_id, list(data["url"]), int(data["index"]))
@@ -218,7 +218,7 @@ class Student:
                     which = element.WhichOneof("type")
                     if which in ("slider", "bidi_component"):
                         slider = (_slider(element.slider, msg.delta.fragment_id) if which == "slider" else
-                                  _live_slider(element.bidi_component, msg.delta.fragment_id))
+                                  _drag_slider(element.bidi_component, msg.delta.fragment_id))
                         if slider is not None:
                             # One state per widget key, as a browser holds: a slider whose range changed has a
                             # new element id, and the old id's value must not be sent again

@@ -63,7 +63,7 @@ def streamlit_server(timeout: float = 60.0, env: dict[str, str] | None = None):
 
 
 # Settled: the script has finished (Streamlit's own run state), no element is left stale from the last run, every
-# chart on screen has drawn and none is drawing or waiting to fit a new width (page_kit/plotly_element.js), fonts
+# chart on screen has drawn and none is drawing or waiting to fit a new width (page_kit/chart/plotly_element.js), fonts
 # and images have loaded, and nothing in the document has changed for QUIET_MS. Each is a condition the
 # page reports; QUIET_MS only bridges the gap between a run's last message and the render it causes (a rerun the
 # page asks for, a component mounting), so the wait takes as long as the machine needs and no longer.

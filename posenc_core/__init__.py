@@ -1,14 +1,26 @@
 """posenc_core: positional encodings computed as the code real models runs them.
 
 Pure functions, numpy by default, torch on request (``backend="torch"``, ``device="cuda"``); nothing here knows
-Streamlit, plotly or the words on a screen. The top level holds the calls most work starts from (listed, with an
-example each, in ``docs/reference.md``: *Start here*); everything else lives in its section, a namespace of its own:
+Streamlit, plotly or the words on a screen. The top level holds the calls most work starts from; everything else
+lives in its section, a namespace of its own.
 
 >>> import posenc_core as pc
 >>> pc.base_inv_freq(10000.0, 8)
 array([1.   , 0.1  , 0.01 , 0.001])
->>> pc.rope.rope_pair_theta(10000.0, 64, 0) == 1.0
-True
+
+Start here, ten calls:
+
+- ``base_inv_freq(base, dim)``: RoPE's frequencies, theta_i = base^(-2i/d).
+- ``rope_inv_freq`` and the ``ROPE_SCALING`` registry: every rope type transformers has.
+- ``apply_rope(x, positions, inv_freq, layout=...)``: a query or key rotated, half-split or interleaved.
+- ``rope_angle_table(positions, dim, base)``: the angle, cos and sin a model caches.
+- ``sinusoidal(n, d)``: the sine-cosine table, DistilBERT's bit for bit.
+- ``alibi_slopes(heads)`` and ``alibi_bias``: ALiBi as its authors' code computes it.
+- ``t5_relative_position_bucket(relative)`` and ``t5_bias_grid``: T5's buckets.
+- ``read_rope_config(config)`` and ``rope_from_config(config, seq_len)``: a config.json read as transformers
+  reads it, or refused.
+- ``preset_config(key)`` and ``PRESETS``: released models' configs.
+- ``sincos_2d(h, w, dim)`` and ``mm_position_ids``: 2D sin-cos for patches, multimodal position ids.
 
 Sections: ``why_position``, ``absolute``, ``rope``, ``attention_bias``, ``long_context``, ``todays_models``,
 ``encoders``, ``images``, ``multimodal``, ``diffusion`` (needs the ``torch`` extra), ``inference``, ``lab``,

@@ -7,7 +7,8 @@ import re
 
 from streamlit.testing.v1 import AppTest
 
-from page_kit import element_data, registry
+from page_kit import registry
+from page_kit.chart import element_data
 from tests.conftest import ROOT
 
 TIMEOUT = 120
@@ -62,7 +63,7 @@ def open_tab(at: AppTest, key: str, label: str) -> AppTest:
 
 
 def reveal_answers(at: AppTest) -> AppTest:
-    """Every predict-first question of the view answered with "Show me" (page_kit.classroom), so the charts
+    """Every predict-first question of the view answered with "Show me" (page_kit.lesson.classroom), so the charts
     that stay unsent until then are drawn too."""
     keys = [f"{radio.key}_shown" for radio in at.radio if radio.key and radio.key.startswith("predict_")]
     hidden = [key for key in keys if not (key in at.session_state and at.session_state[key])]
@@ -121,14 +122,14 @@ def run_snippets(at: AppTest, where: str = "the view") -> list[dict]:
 
 
 def _live_elements(at: AppTest) -> dict[str, tuple[str, list[str], object]]:
-    """The page's live sliders (page_kit.live_slider): session-state key -> (element id, the values' URL texts,
+    """The page's drag sliders (page_kit.controls.drag_slider): session-state key -> (element id, the values' URL texts,
     the component's protobuf)."""
     found: dict[str, tuple[str, list[str], object]] = {}
 
     def walk(node):
         for child in getattr(node, "children", {}).values():
             proto = getattr(child, "proto", None)
-            if getattr(child, "type", None) == "bidi_component" and proto.component_name == "posenc_live_slider":
+            if getattr(child, "type", None) == "bidi_component" and proto.component_name == "posenc_drag_slider":
                 found[proto.id.split("-", 2)[-1]] = (proto.id, element_data.unwrap(proto)["url"], proto)
             walk(child)
 
@@ -137,7 +138,7 @@ def _live_elements(at: AppTest) -> dict[str, tuple[str, list[str], object]]:
 
 
 def live_value(at: AppTest, key: str) -> str | None:
-    """The URL text of the value the live slider with URL key ``key`` had in the last run (None: no such slider)."""
+    """The URL text of the value the drag slider with URL key ``key`` had in the last run (None: no such slider)."""
     element = _live_elements(at).get(f"live_{key}")
     if element is None:
         return None
@@ -145,13 +146,13 @@ def live_value(at: AppTest, key: str) -> str | None:
     return data["url"][data["index"]]
 
 
-def live_sliders(at: AppTest) -> list[tuple[str, list[str]]]:
-    """(session-state key, the values' URL texts) of each live slider on the page."""
+def drag_sliders(at: AppTest) -> list[tuple[str, list[str]]]:
+    """(session-state key, the values' URL texts) of each drag slider on the page."""
     return [(key, texts) for key, (_, texts, _) in _live_elements(at).items()]
 
 
-def move_live_slider(at: AppTest, state_key: str, text: str) -> AppTest:
-    """Send what the browser sends when a live slider moves: the component's state {"value": <URL text>}.
+def move_drag_slider(at: AppTest, state_key: str, text: str) -> AppTest:
+    """Send what the browser sends when a drag slider moves: the component's state {"value": <URL text>}.
 
     AppTest only serialises widgets it knows, so the component's state is added to the next run's widget
     states, as the browser's widget manager does (setting at.session_state instead would replay AppTest's
@@ -170,9 +171,9 @@ def move_live_slider(at: AppTest, state_key: str, text: str) -> AppTest:
 
     tree.get_widget_states = with_the_move
     # A browser's address bar follows every URL-bound widget; AppTest's query_params follow only explicit
-    # st.query_params writes (the live slider's), which carry a snapshot of the bound widgets' values too.
+    # st.query_params writes (the drag slider's), which carry a snapshot of the bound widgets' values too.
     # Replayed on a later run, that snapshot would seed those widgets with stale values, which no browser
-    # does, so the helper sends only the live sliders' own keys.
+    # does, so the helper sends only the drag sliders' own keys.
     _only_live_keys(at)
     at.run()
     _only_live_keys(at)

@@ -9,7 +9,7 @@ of a browser check, so each view of each page is opened once and every check tha
   no mention of notes the reader cannot see; axe-core's WCAG 2.2 A/AA audit (light and dark on every tab, the
   projector and the phone on the first, as a student meets them);
 - light: app.py's sidebar is there, every chart is a figure named by its alt text with a "Show the numbers"
-  table, a whole-page screenshot of every tab (tests/artifacts/screenshots/);
+  table (and, with POSENC_SCREENSHOTS=1, a whole-page screenshot of every tab in tests/artifacts/screenshots/);
 - projector and phone (lessons): the first figure starts in the top 40% of the first screen with at most four
   controls above it; on every tab every chart fits between the presentation bar (or the phone's header) and the
   phone's docked controls, one that starts in the top 40% ends above them on the first screen, and no figure
@@ -22,6 +22,7 @@ of a browser check, so each view of each page is opened once and every check tha
 from __future__ import annotations
 
 import json
+import os
 import re
 from pathlib import Path
 from urllib.parse import urlparse
@@ -30,11 +31,14 @@ import pytest
 
 from devtools.streamlit_server import settle_after, wait_until_idle
 from page_kit import registry
-from page_kit.theme import series_style
+from page_kit.figures.theme import series_style
 from tests import a11y_audit
 
 HERE = Path(__file__).resolve().parent
 SHOTS = HERE / "artifacts" / "screenshots"
+# a whole-page screenshot of every tab, to look at (POSENC_SCREENSHOTS=1): an artifact, not a check, and each one
+# resizes the page twice (tests/screens.py takes them on demand)
+SCREENSHOTS = os.environ.get("POSENC_SCREENSHOTS", "0").lower() in ("1", "on", "true", "yes")
 FIGURE_CHECK_JS = (HERE / "figure_check.js").read_text()
 LAYOUT_CHECK_JS = (HERE / "layout_check.js").read_text()
 LESSONS = [p for p in registry.all_pages() if p is not registry.HOME]
@@ -304,6 +308,7 @@ def visit(page, errors: list[str], url: str, info, view: a11y_audit.View) -> Non
             check_axe(page, where)
         if view.name == "light":
             check_text_alternatives(page, where)
+        if view.name == "light" and SCREENSHOTS:
             screenshot(page, info.url_path + (f"--{index}" if index else ""), view.width, view.height)
         if view.present and lesson:
             asked += check_questions(page, where)

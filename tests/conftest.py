@@ -64,7 +64,7 @@ def _layer(item) -> str:
 
 def _lessons_of(item) -> set[str]:
     """The url_paths a test is parametrized with: a page of the registry, or its url_path in the test's id."""
-    from page_kit.registry import PageInfo
+    from page_kit.navigation.registry import PageInfo
 
     params = getattr(getattr(item, "callspec", None), "params", {})
     found = {value.url_path for value in params.values() if isinstance(value, PageInfo)}
@@ -124,9 +124,9 @@ def no_fallback(request):
 
 @pytest.fixture
 def empty_figure_cache():
-    """The process-wide figure cache (page_kit.figure_cache) emptied before and after the test: a view an earlier
+    """The process-wide figure cache (page_kit.chart.figure_cache) emptied before and after the test: a view an earlier
     test built would come back without its builder or kit steps running."""
-    from page_kit import figure_cache
+    from page_kit.chart import figure_cache
 
     stores = (figure_cache.CHARTS, figure_cache.SPECS, figure_cache.DERIVED)
     for store in stores:

@@ -44,7 +44,7 @@ _DRAWS = "() => (window.__posencCharts || {draws: 0}).draws"  # Plotly draws of 
 
 
 def _settle_after(page, *keys: str) -> None:
-    """Press ``keys`` and wait for the run they start (a live slider's value, a tab) and the redraw it brings."""
+    """Press ``keys`` and wait for the run they start (a drag slider's value, a tab) and the redraw it brings."""
     settle_after(page, lambda: [page.keyboard.press(key) for key in keys])
 
 

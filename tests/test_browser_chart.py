@@ -41,7 +41,7 @@ def _open(page, url, path):
 
 
 @pytest.mark.parametrize("path, thumb", [
-    ("sinusoidal", ".ls-range"),  # a live slider (page_kit/live_slider.py)
+    ("sinusoidal", ".ls-range"),  # a drag slider (page_kit/controls/drag_slider.py)
     ("t5", ".ls-range"),
     # a Streamlit slider: a range too long for a live one (163,840 positions), folded under "More settings"
     ("latent_attention", '[data-testid="stSlider"] input[type="range"]'),
@@ -65,7 +65,7 @@ def test_a_slider_move_draws_once_and_never_remounts(page_and_url, path, thumb):
     assert plot.evaluate("el => el.__marker") == "original"
 
 
-def test_a_live_slider_redraws_the_figure_while_it_is_dragged(page_and_url):
+def test_a_drag_slider_redraws_the_figure_while_it_is_dragged(page_and_url):
     """The figure follows the hand: draws happen before the mouse is released, and the URL keeps the value."""
     page, url = page_and_url
     _open(page, url, "sinusoidal")
@@ -122,8 +122,8 @@ def _press(page, locator, key):
 
 
 @pytest.mark.parametrize("path, live_key", [("sinusoidal?view=One+cell", "n"), ("rope", "i")])
-def test_live_sliders_and_the_ranges_that_follow_them_stay_valid(page_and_url, path, live_key):
-    """Push every other slider to its end, then the live slider to both ends and back: sliders whose range
+def test_drag_sliders_and_the_ranges_that_follow_them_stay_valid(page_and_url, path, live_key):
+    """Push every other slider to its end, then the drag slider to both ends and back: sliders whose range
     follows it (p ends at n - 1) must move inside their new range, never raise, and the URL must agree."""
     page, url = page_and_url
     page.goto(f"{url}/{path}", wait_until="domcontentloaded")
@@ -142,7 +142,7 @@ def test_live_sliders_and_the_ranges_that_follow_them_stay_valid(page_and_url, p
     assert f"{live_key}={shown}" in page.url
 
 
-def test_a_live_sliders_help_opens_on_a_tap(page_and_url):
+def test_a_drag_sliders_help_opens_on_a_tap(page_and_url):
     """A touch screen has no hover: the "?" opens the help under the label, and closes it again."""
     page, url = page_and_url
     _open(page, url, "sinusoidal")
@@ -193,7 +193,7 @@ def _press_held(page, thumb, key: str, expect: str):
 
 
 def test_a_hero_figure_draws_the_next_value_before_the_server_answers(page_and_url):
-    """page_kit/hero_frames.py: after a move, the figure the hand came from is drawn again as the key goes back;
+    """page_kit/chart/hero_frames.py: after a move, the figure the hand came from is drawn again as the key goes back;
     after a second move the same way, the next stop's frame is drawn as the key is pressed, with every message
     to the server held back. The server's figure for that value, once it comes, is the one already drawn, and
     is not drawn again."""

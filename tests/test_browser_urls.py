@@ -9,7 +9,7 @@ from streamlit.testing.v1 import AppTest
 
 from devtools.streamlit_server import chromium_path, wait_for_query, wait_until_idle
 from page_kit import registry
-from tests.apptest_pages import live_sliders
+from tests.apptest_pages import drag_sliders
 from tests.conftest import ROOT
 from tests.test_url_pages import BROWSER_KINDS, BROWSER_PAGES, _bound_widgets, _hostile, _live_hostile, widget_kinds
 
@@ -46,7 +46,7 @@ def server_page(chromium, app_url):
 def test_hostile_link_to_every_widget_of_a_page(server_page, info):
     url, page, errors = server_page
     at = _page(info)
-    widgets, live = _bound_widgets(at), live_sliders(at)
+    widgets, live = _bound_widgets(at), drag_sliders(at)
     for round_ in (0, 1):
         errors.clear()
         query = {w.key: _hostile(kind, w, round_) for kind, ws in widgets.items() for w in ws}

@@ -11,8 +11,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from page_kit import figure_cache, figures
-from page_kit.theme import template_name
+from page_kit import figures
+from page_kit.chart import figure_cache
+from page_kit.figures.theme import template_name
 
 pytestmark = pytest.mark.usefixtures("empty_figure_cache")  # every test starts and ends with an empty cache
 
@@ -154,7 +155,7 @@ def test_sessions_in_threads_share_one_entry():
 
 
 def test_cached_functions_keep_their_signature_and_still_key_by_every_argument():
-    """page_kit.cached_signatures: st.cache_data asks for a function's parameters on every call; they are kept
+    """page_kit.runtime.cached_signatures: st.cache_data asks for a function's parameters on every call; they are kept
     per function, and the cache still tells calls apart by each argument's name and value."""
     import streamlit as st
     from streamlit import type_util

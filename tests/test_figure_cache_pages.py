@@ -1,26 +1,27 @@
 """Every page sends the same figures from the shared figure cache as built afresh: at its defaults and after
-its first live slider moves (page_kit/figure_cache.py). A figure served for a view must be the one the core
+its first drag slider moves (page_kit/chart/figure_cache.py). A figure served for a view must be the one the core
 computes for it, whatever another session built before."""
 
 from __future__ import annotations
 
 import pytest
 
-from page_kit import figure_cache, registry
-from tests.apptest_pages import chart_figures, live_sliders, move_live_slider
+from page_kit import registry
+from page_kit.chart import figure_cache
+from tests.apptest_pages import chart_figures, drag_sliders, move_drag_slider
 from tests.apptest_pages import load as _load
 
 PAGES = registry.all_pages()
 
 
 def _views(info) -> list[dict[str, str]]:
-    """The page's figures at its defaults and, where it has one, after its first live slider's next stop."""
+    """The page's figures at its defaults and, where it has one, after its first drag slider's next stop."""
     at = _load(info)
     views = [chart_figures(at)]
-    sliders = live_sliders(at)
+    sliders = drag_sliders(at)
     if sliders:
         key, texts = sliders[0]
-        moved = move_live_slider(at, key, texts[min(1, len(texts) - 1)] if len(texts) > 1 else texts[0])
+        moved = move_drag_slider(at, key, texts[min(1, len(texts) - 1)] if len(texts) > 1 else texts[0])
         views.append(chart_figures(moved))
     return views
 

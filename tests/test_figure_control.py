@@ -9,8 +9,10 @@ import streamlit as st
 from hypothesis import given
 from hypothesis import strategies as hs
 
-from page_kit import _url, figure_control, figures
-from page_kit.figure_control import Target
+from page_kit import figures
+from page_kit.chart import figure_control
+from page_kit.chart.figure_control import Target
+from page_kit.controls import url_values as _url
 
 
 @pytest.fixture(autouse=True)
@@ -65,7 +67,7 @@ def test_a_key_with_no_slider_is_ignored_unless_its_bounds_are_given():
     assert figure_control.snapped(Target("p", bounds=(0, 127, 1)), 300.4) == (127, "127")
 
 
-def test_apply_sets_a_live_slider_through_its_choice_and_a_streamlit_slider_through_its_key():
+def test_apply_sets_a_drag_slider_through_its_choice_and_a_streamlit_slider_through_its_key():
     chart = figures.heatmap(np.zeros((62, 8)), title="t", x_title="x", y_title="layer", alt="a", name="n")
     control = figure_control.pick(chart, x="qx", y="layer").control
     st.session_state["live_qx"] = {"value": "1"}
@@ -96,10 +98,10 @@ def test_drag_points_needs_the_named_arrows_and_starts_at_their_tips():
         figure_control.drag_points(chart, {"nope": ("qx", "qy")})
 
 
-def test_the_live_slider_keeps_the_figures_choice_until_its_thumb_moves():
-    from page_kit import live_slider
+def test_the_drag_slider_keeps_the_figures_choice_until_its_thumb_moves():
+    from page_kit.controls import drag_slider
 
     st.session_state["figctl_qx"] = {"text": "0.3", "over": "1"}
-    assert live_slider.figure_choice("qx", "1") == "0.3"  # the thumb still where it was: the figure's value
-    assert live_slider.figure_choice("qx", "1.5") is None  # the thumb moved: it takes over
+    assert drag_slider.figure_choice("qx", "1") == "0.3"  # the thumb still where it was: the figure's value
+    assert drag_slider.figure_choice("qx", "1.5") is None  # the thumb moved: it takes over
     assert "figctl_qx" not in st.session_state

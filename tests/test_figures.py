@@ -7,7 +7,9 @@ import numpy as np
 import plotly.io as pio
 import pytest
 
-from page_kit import figures, render, theme
+from page_kit import figures
+from page_kit.chart import render
+from page_kit.figures import curves, theme
 
 
 def _arrays(fig):
@@ -172,12 +174,12 @@ def _label_boxes(fig, plot_px: float) -> list[tuple[str, float, float, float, fl
     """(text, left, right, bottom, top) of every reference-line label in pixels, read back from the annotations
     the kit wrote: x from the plot's right edge leftwards, y up from the plot's bottom. A vertical line's label
     spans the whole width (where it sits along x depends on the screen), so it must own its row."""
-    from page_kit.label_layout import CHAR_PX, LABEL_PX
+    from page_kit.figures.label_layout import CHAR_PX, LABEL_PX
 
     layout = fig.layout
     log = layout.yaxis.type == "log"
     labels = [a for a in layout.annotations if a.bgcolor == CHIP]
-    low, high = figures._y_extent(fig, [float(10 ** a.y if log else a.y) for a in labels if a.yref != "paper"], log)
+    low, high = curves._y_extent(fig, [float(10 ** a.y if log else a.y) for a in labels if a.yref != "paper"], log)
     lo, hi = (np.log10(low), np.log10(high)) if log else (low, high)
     boxes = []
     for a in labels:
@@ -209,7 +211,7 @@ def test_layer_by_layer_labels_no_longer_print_over_each_other():
     chart = figures.lines(np.arange(64), {"wavelength": wavelengths}, title="t", x_title="pair", y_title="λ",
                           alt="a", name="n", log_y=True,
                           hlines=[(1024, "window 1,024"), (32768, "L 32,768"), (40960, "context 40,960")])
-    from page_kit.label_layout import plot_height
+    from page_kit.figures.label_layout import plot_height
 
     assert _collisions(chart.figure, plot_height(chart.figure.layout.height)) == []
     shifts = {a.text: a.xshift for a in chart.figure.layout.annotations}
@@ -226,7 +228,7 @@ from hypothesis import strategies as st  # noqa: E402
 def test_reference_labels_never_meet(values, n_vlines, log, height, grow):
     """Any lines, on either axis type: every pair of label boxes is disjoint in the kit's model of the plot,
     and stays so on a taller plot area than the model assumes (the real one is at least as tall)."""
-    from page_kit.label_layout import plot_height
+    from page_kit.figures.label_layout import plot_height
 
     x = np.arange(10.0)
     chart = figures.lines(x, {"s": np.geomspace(1.0, 1e6, 10)}, title="t", x_title="x", y_title="y", alt="a",
@@ -279,7 +281,7 @@ def test_no_reference_labels_meet_on_any_tab(monkeypatch, url_path):
     """Every figure with reference lines that a page builds, on every tab: no two label boxes intersect, with
     the label positions the kit assigned (the page-level check of the Layer by layer collision)."""
     from page_kit import registry
-    from page_kit.label_layout import plot_height
+    from page_kit.figures.label_layout import plot_height
     from tests.apptest_pages import load, open_tab, tab_groups
 
     built = []

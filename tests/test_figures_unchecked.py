@@ -1,4 +1,4 @@
-"""The kit builds figures without plotly's property checks (page_kit/figure_cache.py, for speed): every figure
+"""The kit builds figures without plotly's property checks (page_kit/chart/figure_cache.py, for speed): every figure
 on every tab of every page must reach the browser as the figure built with the checks on."""
 
 from __future__ import annotations
@@ -7,7 +7,8 @@ import json
 
 import pytest
 
-from page_kit import figure_cache, registry
+from page_kit import registry
+from page_kit.chart import figure_cache
 from tests.apptest_pages import chart_figures, load, open_tab, reveal_answers, tab_groups
 
 PAGES = registry.all_pages()

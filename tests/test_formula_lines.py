@@ -1,6 +1,6 @@
-"""page_kit.formula_lines: a projector's long formula set on lines at its own joints."""
+"""page_kit.lesson.formula_lines: a projector's long formula set on lines at its own joints."""
 
-from page_kit.formula_lines import PROJECTOR_CHARS, broken, width
+from page_kit.lesson.formula_lines import PROJECTOR_CHARS, broken, width
 
 CELL = (r"PE_{(p,\,\mathrm{col})} = \sin\!\left(\frac{p}{b^{2i/d}}\right)\quad\Rightarrow\quad "
         r"PE_{(5,\,3)} = \sin\!\left(\frac{5}{10{,}000^{2\cdot 1/64}}\right) = \sin(3.7) = 0.5")

@@ -1,9 +1,10 @@
-"""page_kit.heap: the import-time heap is frozen once, so Streamlit's full collection after each run is cheap."""
+"""page_kit.runtime.heap: the import-time heap is frozen once, so Streamlit's full collection after each run is
+cheap."""
 
 import gc
 import sys
 
-from page_kit import heap
+from page_kit.runtime import heap
 
 
 def test_freezes_again_only_after_new_imports(monkeypatch):

@@ -1,4 +1,4 @@
-"""A hero figure's frames are the figures the server sends for those values (page_kit/hero_frames.py).
+"""A hero figure's frames are the figures the server sends for those values (page_kit/chart/hero_frames.py).
 
 For every page whose figure carries frames, the test keeps what a browser would keep (the figures and frames
 it was sent, dropping what the server says to drop), then moves the slider under the hand to each stop a
@@ -13,23 +13,24 @@ import logging
 
 import pytest
 
-from page_kit import element_data, registry
-from tests.apptest_pages import live_sliders, live_value, move_live_slider
+from page_kit import registry
+from page_kit.chart import element_data
+from tests.apptest_pages import drag_sliders, live_value, move_drag_slider
 from tests.apptest_pages import load as _load
 
 PAGES = registry.all_pages()
-# Pages whose default view has no figure a live slider drives, and why; every other page must have frames.
+# Pages whose default view has no figure a drag slider drives, and why; every other page must have frames.
 NO_HERO = {
     "home": "no lesson figure",
     "compare": "opens on a table; its sliders drive tables",
     "hybrids": "opens on a table",
     "model_configs": "opens on a config chooser and a table",
-    "local_global": "no live slider: the model is a select box",
-    "mm_pair_axes": "no live slider: the model is a select box",
+    "local_global": "no drag slider: the model is a select box",
+    "mm_pair_axes": "no drag slider: the model is a select box",
     "modernbert": "the first figure follows the model select only",
-    "real_distance": "no live slider: layers are a multiselect",
+    "real_distance": "no drag slider: layers are a multiselect",
     "real_encoder": "the first tab follows a select, a text box and a number box",
-    "real_frequencies": "its first live slider drives only the figure hidden behind the question",
+    "real_frequencies": "its first drag slider drives only the figure hidden behind the question",
     "layer_strip": "the strip follows the config, not the layer slider",
     "drope": "its sliders change the figure only when a run is started",
     "lab": "its figure is a training run, not a core call a frame could repeat",
@@ -80,19 +81,19 @@ def _hero(charts: dict[str, dict]) -> tuple[str, dict] | None:
 
 
 def _walk(at, key: str, texts: list[str], browser: Browser):
-    """Move the live slider with session-state key ``key`` one stop and back, as a student pressing an arrow
+    """Move the drag slider with session-state key ``key`` one stop and back, as a student pressing an arrow
     key twice; the browser keeps what each run sends."""
     start = live_value(at, key.removeprefix("live_"))
     index = texts.index(start) if start in texts else 0
     step = 1 if index + 1 < len(texts) else -1
     for text in (texts[index + step], texts[index]):
-        at = move_live_slider(at, key, text)
+        at = move_drag_slider(at, key, text)
         browser.receive(_charts(at))
     return at
 
 
 def _state_key(at, url_key: str) -> str | None:
-    return next((key for key, _ in live_sliders(at) if key == f"live_{url_key}"), None)
+    return next((key for key, _ in drag_sliders(at) if key == f"live_{url_key}"), None)
 
 
 @pytest.mark.parametrize("info", PAGES, ids=lambda p: p.url_path)
@@ -101,7 +102,7 @@ def test_frames_are_the_figures_sent_for_their_values(info, caplog):
     at = _load(info)
     browser = Browser()
     browser.receive(_charts(at))
-    sliders = live_sliders(at)
+    sliders = drag_sliders(at)
     if sliders:  # a hand that walks the first slider, a stop and back: frames are built from the second move
         key, texts = sliders[0]
         at = _walk(at, key, texts, browser)
@@ -116,13 +117,13 @@ def test_frames_are_the_figures_sent_for_their_values(info, caplog):
     for _ in range(2):  # the frames sent at first, then those sent after a move
         ahead = data["ahead"]
         state_key = _state_key(at, ahead["key"])
-        assert state_key, f"{info.url_path}: frames for {ahead['key']!r}, which is not a live slider on the page"
+        assert state_key, f"{info.url_path}: frames for {ahead['key']!r}, which is not a drag slider on the page"
         stops = [text for text in ahead["frames"] if text != ahead["current"]]
         assert stops, f"{info.url_path}: a hero figure with no frame beside its value"
         for text in stops:
             drawn = browser.frames[chart].get(ahead["frames"][text])
             assert drawn is not None, f"{info.url_path}: the frame for {text!r} was never sent"
-            at = move_live_slider(at, state_key, text)
+            at = move_drag_slider(at, state_key, text)
             charts = _charts(at)
             browser.receive(charts)
             assert charts[chart]["figure"] == drawn, \
@@ -143,15 +144,15 @@ def test_a_walk_along_a_slider_sends_one_new_frame_per_move():
     info = next(p for p in PAGES if p.url_path == "sinusoidal")
     at = _load(info)
     assert _charts(at)["chart_sinusoidal_table"]["ahead"]["key"] is None  # a visit: no hand yet
-    at = move_live_slider(at, "live_n", "136")
+    at = move_drag_slider(at, "live_n", "136")
     data = _charts(at)["chart_sinusoidal_table"]["ahead"]
     assert data["key"] == "n" and set(data["frames"]) == {"128", "136"} and not data["new"]
     for here, came_from, ahead in (("144", "136", "152"), ("152", "144", "160")):
-        at = move_live_slider(at, "live_n", here)
+        at = move_drag_slider(at, "live_n", here)
         data = _charts(at)["chart_sinusoidal_table"]["ahead"]
         assert set(data["frames"]) == {came_from, here, ahead}
         assert list(data["new"]) == [data["frames"][ahead]], "only the frame ahead of the hand is new"
-    at = move_live_slider(at, "live_base", "100,000")  # another slider: its first move builds nothing
+    at = move_drag_slider(at, "live_base", "100,000")  # another slider: its first move builds nothing
     data = _charts(at)["chart_sinusoidal_table"]["ahead"]
     assert data["key"] == "base" and set(data["frames"]) == {"10,000", "100,000"} and not data["new"]
 
@@ -163,12 +164,12 @@ def test_no_frames_while_a_range_holds_a_slider_away_from_its_thumb():
     is again."""
     info = next(p for p in PAGES if p.url_path == "patches")
     at = _load(info)
-    at = move_live_slider(at, "live_r", "13")  # the last row of the 14-row grid
+    at = move_drag_slider(at, "live_r", "13")  # the last row of the 14-row grid
     for rows, r in (("13", "12"), ("12", "11"), ("13", "12")):  # a walk down, then up: the grid pulls r along
-        at = move_live_slider(at, "live_gh", rows)
+        at = move_drag_slider(at, "live_gh", rows)
         assert live_value(at, "r") == r
         assert _charts(at)["chart_vit2d_one_patch"]["ahead"]["key"] is None
-    at = move_live_slider(at, "live_gh", "14")  # r back at 13, where its thumb is: frames again (the next stop;
+    at = move_drag_slider(at, "live_gh", "14")  # r back at 13, where its thumb is: frames again (the next stop;
     assert live_value(at, "r") == "13"  # not the figure before, which had r elsewhere)
     data = _charts(at)["chart_vit2d_one_patch"]["ahead"]
     assert data["key"] == "gh" and set(data["frames"]) == {"14", "15"}

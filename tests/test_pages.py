@@ -5,7 +5,7 @@ from streamlit.testing.v1 import AppTest
 
 from page_kit import registry
 from tests.apptest_pages import assert_clean as _assert_clean
-from tests.apptest_pages import live_sliders, move_live_slider
+from tests.apptest_pages import drag_sliders, move_drag_slider
 from tests.apptest_pages import load as _load
 from tests.apptest_pages import tab_groups as _tab_groups
 
@@ -92,11 +92,11 @@ def _change_each_widget(at: AppTest, info) -> None:
             at.run()
             _assert_clean(at, f"{info.path} after {kind} {widget.key!r} -> {value!r}")
             changed += 1
-    for state_key, texts in live_sliders(at):
+    for state_key, texts in drag_sliders(at):
         now = at.session_state[state_key]["value"]
         target = texts[-1] if now != texts[-1] else texts[0]
-        move_live_slider(at, state_key, target)
-        _assert_clean(at, f"{info.path} after live slider {state_key!r} -> {target!r}")
+        move_drag_slider(at, state_key, target)
+        _assert_clean(at, f"{info.path} after drag slider {state_key!r} -> {target!r}")
         changed += 1
     if info is not registry.HOME:
         assert changed, f"{info.path} has no widget the test could change"
@@ -123,20 +123,20 @@ def _live_now(at: AppTest, state_key: str) -> str | None:
 def _push_sliders_to_their_ends(at: AppTest, info, tab) -> None:
     """Push every slider to one end, then each to the other, and back: a range that depends on another control
     (a position slider ending at the sequence length, T5's max_distance starting past the exact buckets)
-    must move the remembered value inside it, not raise. Live sliders are pushed as a browser moves them
-    (tests/apptest_pages.move_live_slider), Streamlit's own (ranges, very long ones) with set_value."""
+    must move the remembered value inside it, not raise. Drag sliders are pushed as a browser moves them
+    (tests/apptest_pages.move_drag_slider), Streamlit's own (ranges, very long ones) with set_value."""
     for end in ("max", "min", "max"):
-        for index in range(len(live_sliders(at))):
-            sliders = live_sliders(at)
+        for index in range(len(drag_sliders(at))):
+            sliders = drag_sliders(at)
             if index >= len(sliders):
                 break
             state_key, texts = sliders[index]
             target = texts[-1] if end == "max" else texts[0]
             if _live_now(at, state_key) == target:
                 continue
-            move_live_slider(at, state_key, target)
+            move_drag_slider(at, state_key, target)
             _assert_clean(at, f"{info.path} {tab!r}: {state_key!r} -> {end} {target!r}")
-            for key, now_texts in live_sliders(at):  # the address bar holds a value the slider can take
+            for key, now_texts in drag_sliders(at):  # the address bar holds a value the slider can take
                 written = at.query_params.get(key.removeprefix("live_"))
                 written = written[0] if isinstance(written, list) else written
                 assert written is None or written in now_texts, f"{info.path}: the URL has {key} = {written!r}"

@@ -11,7 +11,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from page_kit import registry
-from tests.apptest_pages import live_sliders, move_live_slider
+from tests.apptest_pages import drag_sliders, move_drag_slider
 from tests.conftest import ROOT
 from tests.test_pages import _other_value
 
@@ -30,7 +30,7 @@ def _widgets(at: AppTest) -> dict:
         for widget in getattr(at, kind):
             if widget.key and widget.key not in ("backend", "present", "export", "theme"):
                 found[widget.key] = (kind, widget)
-    for state_key, texts in live_sliders(at):  # URL key -> ("live", (its session-state key, its values' texts))
+    for state_key, texts in drag_sliders(at):  # URL key -> ("live", (its session-state key, its values' texts))
         found[state_key.removeprefix("live_")] = ("live", (state_key, texts))
     return found
 
@@ -59,7 +59,7 @@ def test_a_key_shared_by_different_widgets_does_not_carry_over(kinds_by_key):
                 _, widget = _widgets(at)[key]
                 if kind == "live":
                     state_key, texts = widget
-                    move_live_slider(at, state_key, texts[-1])
+                    move_drag_slider(at, state_key, texts[-1])
                 else:
                     value = _other_value(widget)
                     if value is not None:

@@ -55,7 +55,7 @@ def _widget(at, key):
 
 def _assert_link_applied(page, **values):
     for key, value in values.items():
-        live = apptest_pages.live_value(page, key)  # a live slider shows the value's URL text
+        live = apptest_pages.live_value(page, key)  # a drag slider shows the value's URL text
         shown = _widget(page, key).value if live is None else type(value)(live.replace(",", ""))
         assert shown == value, f"the link's {key} did not reach the page"
 
@@ -194,7 +194,7 @@ def test_rope_model_snippets(charts):
 def test_folded_snippet_lines_are_the_same_statement_and_short(statement, comment):
     import ast
 
-    from page_kit.code_lines import WIDTH, fold
+    from page_kit.lesson.code_lines import WIDTH, fold
 
     folded = fold(statement, comment)
     assert ast.dump(ast.parse(folded)) == ast.dump(ast.parse(statement))

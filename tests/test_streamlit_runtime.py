@@ -1,4 +1,4 @@
-"""page_kit/streamlit_runtime.py gives what Streamlit's own code gives, for the Streamlit version it patches."""
+"""page_kit/runtime/streamlit_runtime.py gives what Streamlit's own code gives, for the Streamlit version it patches."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from streamlit.runtime import app_session
 from streamlit.runtime.state.common import WidgetMetadata
 from streamlit.runtime.state.session_state import SessionState
 
-from page_kit import streamlit_runtime
+from page_kit.runtime import streamlit_runtime
 
 ROOT = Path(__file__).resolve().parents[1]
 SECTIONS = ["theme", "theme.light", "theme.dark", "theme.sidebar", "theme.light.sidebar", "theme.dark.sidebar"]

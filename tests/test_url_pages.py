@@ -11,7 +11,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from page_kit import registry
-from tests.apptest_pages import live_sliders
+from tests.apptest_pages import drag_sliders
 from tests.conftest import ROOT
 from tests.test_pages import VIEWS, _assert_clean, _load
 from tests.test_urls import HUGE, KINDS
@@ -33,8 +33,8 @@ BROWSER_KINDS = frozenset({"multiselect", "segmented_control", "text_input", "to
 
 
 def widget_kinds(at: AppTest) -> set[str]:
-    """The kinds of the view's own URL-bound widgets ("live": page_kit.live_slider's)."""
-    return {kind for kind, ws in _bound_widgets(at).items() if ws} | ({"live"} if live_sliders(at) else set())
+    """The kinds of the view's own URL-bound widgets ("live": page_kit.controls.drag_slider's)."""
+    return {kind for kind, ws in _bound_widgets(at).items() if ws} | ({"live"} if drag_sliders(at) else set())
 
 
 def _hostile(kind: str, widget, round_: int) -> list[str] | str:
@@ -68,7 +68,7 @@ def _live_hostile(texts: list[str], round_: int) -> str:
 
 
 def _check_values(at: AppTest, where: str) -> None:
-    for key, texts in live_sliders(at):  # what the page writes back to the address bar is a listed value
+    for key, texts in drag_sliders(at):  # what the page writes back to the address bar is a listed value
         written = at.query_params.get(key.removeprefix("live_"))
         written = written[0] if isinstance(written, list) else written
         assert written is None or written in texts, f"{where}: the URL has {key} = {written!r}"
@@ -95,7 +95,7 @@ def test_hostile_links_to_every_widget_only_change_the_view(info, tab_key, tab):
         "a page with it, so a real browser opens a hostile link to that kind too")
     for round_ in (0, 1):
         query = {w.key: _hostile(kind, w, round_) for kind, ws in widgets.items() for w in ws}
-        query |= {key.removeprefix("live_"): _live_hostile(texts, round_) for key, texts in live_sliders(at)}
+        query |= {key.removeprefix("live_"): _live_hostile(texts, round_) for key, texts in drag_sliders(at)}
         if tab_key is not None:
             query[tab_key] = tab
         link = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120)

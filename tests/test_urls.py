@@ -1,7 +1,8 @@
-"""Hostile links, one widget kind at a time: page_kit/_url.py's checks and the controls that use them.
+"""Hostile links, one widget kind at a time: page_kit/controls/url_values.py's checks and the controls that use
+them.
 
-A shared link is untrusted input. page_kit/_url.py checks the raw query string against what each widget can
-hold before Streamlit parses it. Here a small app with one control of every kind is opened from links whose
+A shared link is untrusted input. page_kit/controls/url_values.py checks the raw query string against what each
+widget can hold before Streamlit parses it. Here a small app with one control of every kind is opened from links whose
 values are non-finite, too long for a float, off the step, out of range, unknown options or malformed
 ranges (tests/test_url_pages.py does the same on every page), and the checks are fuzzed on their own.
 """
@@ -13,7 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from streamlit.testing.v1 import AppTest
 
-from page_kit import _url
+from page_kit.controls import url_values as _url
 from tests.apptest_pages import live_value
 
 HUGE = "9" * 400  # a 400-digit number: float() gives inf
@@ -71,7 +72,7 @@ def test_each_widget_kind_lands_on_a_valid_value(query, key, expected):
     if key == "tab":  # tabs are not a widget kind AppTest lists; their value lives in session state
         assert at.session_state[key] == expected
         return
-    live = live_value(at, key)  # a live slider (the default for one value) shows its value's URL text
+    live = live_value(at, key)  # a drag slider (the default for one value) shows its value's URL text
     if live is not None:
         assert type(expected)(live.replace(",", "")) == expected
     else:

@@ -18,7 +18,7 @@ from page_kit import (
     stage,
     why,
 )
-from page_kit.code_lines import fold
+from page_kit.lesson.code_lines import fold
 from posenc_core.absolute import (
     learned_lookup,
     load_position_table,

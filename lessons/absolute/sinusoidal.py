@@ -3,11 +3,9 @@ import streamlit as st
 import posenc_core as pc
 from lessons.absolute import sinusoidal_views as views
 from page_kit import (
-    animation,
     classroom,
     controls,
     current_backend,
-    figure_control,
     figures,
     formula,
     guard,
@@ -19,6 +17,8 @@ from page_kit import (
     stage,
     why,
 )
+from page_kit.chart import figure_control
+from page_kit.figures import animation
 from posenc_core.absolute import (
     LAYOUTS,
     sinusoidal_at,

@@ -12,8 +12,8 @@ import streamlit as st
 
 import posenc_core as pc
 from page_kit import controls, figures
+from page_kit.chart.render import show
 from page_kit.lesson import formula, notice
-from page_kit.render import show
 from posenc_core.absolute import (
     sinusoidal_coverage,
     sinusoidal_entry,

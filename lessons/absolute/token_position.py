@@ -1,7 +1,7 @@
 import streamlit as st
 
 from page_kit import classroom, controls, figures, formula, guard, header, hero, notice, show, source, stage, why
-from page_kit.code_lines import fold
+from page_kit.lesson.code_lines import fold
 from posenc_core.absolute import EMBEDDING_INITS, embedding_norm_balance, norm_ratio_doubling, token_plus_position
 from posenc_core.why_position import tokenize
 

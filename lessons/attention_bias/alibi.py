@@ -2,22 +2,9 @@ import streamlit as st
 
 import posenc_core as pc
 from lessons.attention_bias import alibi_views as views
-from page_kit import (
-    animation,
-    classroom,
-    controls,
-    figure_control,
-    figures,
-    formula,
-    guard,
-    header,
-    hero,
-    notice,
-    show,
-    source,
-    stage,
-    why,
-)
+from page_kit import classroom, controls, figures, formula, guard, header, hero, notice, show, source, stage, why
+from page_kit.chart import figure_control
+from page_kit.figures import animation
 from posenc_core.attention_bias import (
     alibi_attention,
     alibi_gentlest_head,

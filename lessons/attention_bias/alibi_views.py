@@ -9,8 +9,8 @@ import streamlit as st
 
 import posenc_core as pc
 from page_kit import controls, figures, hero
+from page_kit.chart.render import show
 from page_kit.lesson import formula, notice
-from page_kit.render import show
 from posenc_core.attention_bias import (
     alibi_attention,
     alibi_bias_by_distance,

@@ -1,7 +1,7 @@
 """Shaw et al.'s cached core calls and the lesson's figures (lessons/attention_bias/shaw).
 
 Every number comes from a cached core call; each figure is built from the sliders' values by URL key, so the
-same builder makes the figure shown and its frames for the slider under the hand (page_kit.hero_frames).
+same builder makes the figure shown and its frames for the slider under the hand (page_kit.chart.hero_frames).
 """
 
 from __future__ import annotations

@@ -6,7 +6,7 @@ from __future__ import annotations
 import streamlit as st
 
 from page_kit import classroom, figures
-from page_kit.render import show
+from page_kit.chart.render import show
 from posenc_core.images import ENCODINGS, detail_what_if, worst_encoding
 
 LABELS = {"raw": "raw coordinates", "nerf": "NeRF encoding", "gaussian": "Fourier features"}

@@ -8,8 +8,8 @@ import streamlit as st
 
 import posenc_core as pc
 from page_kit import classroom, controls, figures
+from page_kit.chart.render import show
 from page_kit.lesson import formula, notice, source
-from page_kit.render import show
 from posenc_core.images import AXIAL_QK, rope_2d_relative_check, rope_2d_score_maps
 
 

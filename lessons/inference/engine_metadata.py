@@ -3,7 +3,7 @@ import streamlit as st
 from lessons.inference import engine_metadata_views as views
 from lessons.inference import vllm_length_views as vllm_views
 from page_kit import classroom, controls, formula, guard, header, hero, notice, show, source, stage, why
-from page_kit.config_input import choose_config
+from page_kit.controls.config_input import choose_config
 from page_kit.lesson import literal
 from posenc_core.inference import (
     GGUF_EXAMPLES,

@@ -4,7 +4,7 @@ import posenc_core as pc
 from lessons.inference import streaming_views as views
 from page_kit import classroom, controls, figures, formula, guard, header, hero, notice, show, source, stage, why
 from page_kit.lesson import folded
-from page_kit.model_runs import models_ready, run_with_progress
+from page_kit.lesson.model_runs import models_ready, run_with_progress
 from posenc_core.inference import (
     STREAM_VARIANTS,
     cache_curves,

@@ -12,7 +12,7 @@ from collections import OrderedDict
 import streamlit as st
 
 from page_kit import figures
-from page_kit.render import show
+from page_kit.chart.render import show
 from posenc_core.lab import (
     FULL,
     LAB_METHODS,

@@ -6,8 +6,8 @@ import numpy as np
 import streamlit as st
 
 from page_kit import figures
+from page_kit.chart.render import show
 from page_kit.lesson import notice
-from page_kit.render import show
 from posenc_core.long_context import first_stale_call
 from posenc_core.rope import dynamic_call_lengths, rope_dynamic_calls
 

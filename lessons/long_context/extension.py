@@ -3,22 +3,9 @@ import streamlit as st
 import posenc_core as pc
 from lessons.long_context import extension_knob_views, extension_views
 from lessons.long_context.dynamic_views import dynamic_calls, stateful_calls
-from page_kit import (
-    animation,
-    classroom,
-    controls,
-    figure_control,
-    figures,
-    formula,
-    guard,
-    header,
-    hero,
-    notice,
-    show,
-    source,
-    stage,
-    why,
-)
+from page_kit import classroom, controls, figures, formula, guard, header, hero, notice, show, source, stage, why
+from page_kit.chart import figure_control
+from page_kit.figures import animation
 from posenc_core.long_context import (
     EXTENSION_METHODS,
     PHI35_LONG_FACTOR,

@@ -12,8 +12,8 @@ import numpy as np
 import streamlit as st
 
 from page_kit import controls, figures
+from page_kit.chart.render import show
 from page_kit.lesson import formula, notice
-from page_kit.render import show
 from posenc_core.long_context import extension_band_counts
 
 OOD_COLORS = {"in distribution": "#56B4E9", "out of distribution": "#D55E00"}

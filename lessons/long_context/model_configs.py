@@ -5,19 +5,9 @@ import streamlit as st
 
 import posenc_core as pc
 from lessons.long_context import extension_views
-from page_kit import (
-    classroom,
-    controls,
-    formula,
-    guard,
-    header,
-    layer_views,
-    notice,
-    source,
-    stage,
-    why,
-)
-from page_kit.config_input import choose_config
+from lessons.todays_models import layer_views
+from page_kit import classroom, controls, formula, guard, header, notice, source, stage, why
+from page_kit.controls.config_input import choose_config
 from posenc_core.configs import config_contexts, config_view, rope_layer_types
 
 EXAMPLE = json.dumps(pc.preset_config("llama3.1-8b"), indent=2)

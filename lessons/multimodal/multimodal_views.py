@@ -11,7 +11,7 @@ import streamlit as st
 
 import posenc_core as pc
 from page_kit import controls
-from page_kit.config_input import PASTE_CHARS, UPLOAD_MB, pasted_config_text, uploaded_config_text
+from page_kit.controls.config_input import PASTE_CHARS, UPLOAD_MB, pasted_config_text, uploaded_config_text
 from posenc_core.multimodal import (
     MM_FAMILIES,
     MULTIMODAL_PRESETS,

@@ -7,8 +7,8 @@ import streamlit as st
 
 from lessons.multimodal import multimodal_views
 from page_kit import classroom, figures
+from page_kit.chart.render import show
 from page_kit.lesson import formula, notice
-from page_kit.render import show
 from posenc_core.multimodal import (
     MM_FAMILIES,
     mm_image_scores,

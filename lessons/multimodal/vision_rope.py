@@ -1,7 +1,7 @@
 import streamlit as st
 
 from page_kit import classroom, controls, figures, formula, guard, header, hero, notice, show, source, stage, why
-from page_kit.registry import all_pages
+from page_kit.navigation.registry import all_pages
 from posenc_core.multimodal import (
     VISION_TOWERS,
     factorized_learned_table,

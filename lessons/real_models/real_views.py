@@ -1,5 +1,5 @@
 """Shared pieces of the "Inside real models" pages: SmolLM2's attention statistics (shipped, or measured here on
-the reader's text, shared by two pages); live runs come from ``page_kit.model_runs``.
+the reader's text, shared by two pages); live runs come from ``page_kit.lesson.model_runs``.
 
 No math here: the numbers come from ``posenc_core.real_models``.
 """
@@ -11,7 +11,7 @@ import streamlit as st
 
 import posenc_core as pc
 from page_kit import figures, show
-from page_kit.model_runs import models_ready, run_with_progress
+from page_kit.lesson.model_runs import models_ready, run_with_progress
 
 real = pc.real_models
 # how the file real.shipped_attention_summary() reads was made

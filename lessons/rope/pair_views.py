@@ -8,9 +8,10 @@ from __future__ import annotations
 
 import streamlit as st
 
-from page_kit import controls, figure_control, figures, fmt, hero
+from page_kit import controls, figures, fmt, hero
+from page_kit.chart import figure_control
+from page_kit.chart.render import show
 from page_kit.lesson import formula, notice
-from page_kit.render import show
 from posenc_core.rope import rope_pair, rope_pair_shift_scores, rope_pair_theta
 
 PAIR_LIMIT = 2.0  # the q and k sliders run from -2 to 2 in each number

@@ -2,21 +2,8 @@ import streamlit as st
 
 import posenc_core as pc
 from lessons.rope import pair_views as views
-from page_kit import (
-    animation,
-    classroom,
-    controls,
-    figures,
-    formula,
-    guard,
-    header,
-    hero,
-    notice,
-    show,
-    source,
-    stage,
-    why,
-)
+from page_kit import classroom, controls, figures, formula, guard, header, hero, notice, show, source, stage, why
+from page_kit.figures import animation
 from posenc_core.rope import rope_pair, rope_pair_theta, rope_turns
 
 PLAY_POSITIONS = list(range(0, 201, 4))  # 51 frames of the query position

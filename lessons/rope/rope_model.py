@@ -1,9 +1,9 @@
 import streamlit as st
 
 from page_kit import classroom, controls, figures, formula, guard, header, hero, notice, show, source, stage, why
-from page_kit.code_lines import fold
+from page_kit.controls.settings import presentation
 from page_kit.figures import FlowNode
-from page_kit.settings import presentation
+from page_kit.lesson.code_lines import fold
 from posenc_core.rope import ROPE_MODEL_PRESETS, rope_model_costs
 
 PRESETS = list(ROPE_MODEL_PRESETS)

@@ -1,22 +1,9 @@
 import streamlit as st
 
 import posenc_core as pc
-from page_kit import (
-    classroom,
-    controls,
-    figure_control,
-    figures,
-    formula,
-    guard,
-    header,
-    hero,
-    notice,
-    show,
-    source,
-    stage,
-    why,
-)
-from page_kit.code_lines import fold
+from page_kit import classroom, controls, figures, formula, guard, header, hero, notice, show, source, stage, why
+from page_kit.chart import figure_control
+from page_kit.lesson.code_lines import fold
 from posenc_core.measures import diagonal_cells, toeplitz_deviation
 from posenc_core.rope import ROPE_LAYOUTS, rope_decay_bound, rope_decay_curves, rope_mean_abs_scores
 

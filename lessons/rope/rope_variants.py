@@ -15,7 +15,7 @@ from page_kit import (
     stage,
     why,
 )
-from page_kit.code_lines import fold
+from page_kit.lesson.code_lines import fold
 from posenc_core.rope import (
     ROPE_LAYOUTS,
     half_rows_to_interleaved,

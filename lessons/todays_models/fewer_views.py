@@ -34,7 +34,7 @@ def curves(head_dim: int, base: float, fraction: float, context: int):
 
 
 def hands(view: dict) -> dict:
-    """The lesson's view under its controls' URL keys, the live sliders first."""
+    """The lesson's view under its controls' URL keys, the drag sliders first."""
     return {"p": view["fraction"], "base": view["base"], "ctx": view["context"], "d": view["head_dim"]}
 
 

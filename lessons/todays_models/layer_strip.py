@@ -5,8 +5,9 @@ import streamlit as st
 
 import posenc_core as pc
 from lessons.todays_models import layer_questions_views as questions
-from page_kit import classroom, controls, guard, header, layer_views, literal, notice, source, stage, why
-from page_kit.config_input import choose_config
+from lessons.todays_models import layer_views
+from page_kit import classroom, controls, guard, header, literal, notice, source, stage, why
+from page_kit.controls.config_input import choose_config
 from posenc_core.configs import (
     layer_contexts,
     layer_facts,

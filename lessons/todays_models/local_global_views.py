@@ -7,7 +7,8 @@ import contextlib
 import numpy as np
 import streamlit as st
 
-from page_kit import classroom, figures, layer_views
+from lessons.todays_models import layer_views
+from page_kit import classroom, figures
 from posenc_core.todays_models import LayerRope, LocalGlobalModel
 
 KINDS = {"local": "sliding-window layers", "full": "full-attention layers"}

@@ -2,7 +2,7 @@ import streamlit as st
 
 import posenc_core as pc
 from page_kit import classroom, controls, figures, formula, guard, header, hero, notice, show, source, stage, why
-from page_kit.code_lines import fold
+from page_kit.lesson.code_lines import fold
 from posenc_core.absolute import sinusoidal_wavelength_step
 from posenc_core.why_position import binary_codes, binary_column, binary_column_curve, binary_period, binary_waves
 

@@ -2,7 +2,7 @@ import streamlit as st
 
 from lessons.why_position import why_views
 from page_kit import classroom, controls, figures, formula, guard, header, hero, notice, show, source, stage, why
-from page_kit.code_lines import fold
+from page_kit.lesson.code_lines import fold
 from posenc_core.why_position import POOLINGS, order_experiment, patch_experiment, self_attention, tokenize
 
 DEFAULT_SENTENCE = "my kid likes the movie"

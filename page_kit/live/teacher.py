@@ -14,8 +14,7 @@ import streamlit as st
 from live_class import ClassError
 from live_class.rooms import Names
 from live_class.store import RoomState
-
-from . import live
+from page_kit import live
 
 ss = st.session_state
 _NAME_STYLE = ("display:inline-block;padding:0 0.4rem;margin:0 0.25rem 0.25rem 0;border-radius:0.6rem;"

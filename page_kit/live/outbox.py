@@ -16,8 +16,7 @@ import time
 import streamlit as st
 
 from live_class import ClassError, ClassUnreachable
-
-from . import live
+from page_kit import live
 
 ss = st.session_state
 

@@ -1,4 +1,4 @@
-// Fitting a figure to the width it is drawn at, before Plotly draws it (page_kit/plotly_element.py puts this file
+// Fitting a figure to the width it is drawn at, before Plotly draws it (page_kit/chart/plotly_element.py puts this file
 // in front of plotly_element.js). The kit builds a figure once for every screen; Plotly itself never wraps a
 // title, stacks a legend row into the title above it, and draws a diagram's text at the template's size whatever
 // the boxes. On a 390 px phone and with a projector's fonts those ran off the edge or into each other

@@ -23,7 +23,7 @@ import numpy as np
 import plotly
 import streamlit as st
 
-from . import element_data
+from page_kit.chart import element_data
 
 APP_STATIC = Path(__file__).resolve().parents[1] / "static"  # Streamlit serves <app dir>/static at /app/static
 PLOTLY_JS = Path(plotly.__file__).parent / "package_data" / "plotly.min.js"
@@ -93,8 +93,8 @@ def plotly_element(figure_json: str, *, height: int, key: str, alt: str, config:
                    ahead: dict | None = None) -> None:
     """``figure_json`` is the figure as plotly JSON (render.show builds it once per view: figure_cache),
     ``height`` its layout height in px and ``digest`` a digest of the JSON (a figure already drawn is not
-    drawn again). ``ahead`` (page_kit.hero_frames.payload) carries a hero figure's frames for the live slider under
-    the hand.
+    drawn again). ``ahead`` (page_kit.chart.hero_frames.payload) carries a hero figure's frames for the drag slider
+    under the hand.
 
     ``control`` (figure_control.browser_spec) makes the figure a control: the browser reports a click or a
     drag as the state value "hand" ({kind, handle, x, y, n}: n counts events, so each one is a change) and

@@ -17,8 +17,9 @@ from collections.abc import Callable, Sequence
 
 import streamlit as st
 
-from . import live, live_panel
-from .lesson import folded, unseen
+from page_kit import live
+from page_kit.lesson import folded, unseen
+from page_kit.live import panel as live_panel
 
 
 class Prediction:

@@ -39,7 +39,7 @@ FONT_NAMES = ("Source Sans", "Source Sans Pro", "Source Sans 3", "DejaVu Sans", 
 
 
 # The type scale of the screens the app is used on most, in one place (settings.screen_css hands them to the page
-# as CSS variables, page_kit/figure_fit.js raises any smaller figure text to them, tests/figure_check.js checks).
+# as CSS variables, page_kit/chart/figure_fit.js raises any smaller figure text to them, tests/figure_check.js checks).
 # A projector is read from the back of a room: nothing it shows is smaller than 16 px at 1,280 x 720; a phone is
 # read at arm's length. FIRST_SCREEN is the share of the height a figure may take: the figure starts in the top
 # 40% (tests/browser_views.FIRST_SCREEN_SHARE), so a figure of 60% less the phone's control dock ends on the

@@ -5,9 +5,8 @@ from __future__ import annotations
 import streamlit as st
 
 import posenc_core as pc
-
-from . import _url
-from .theme import FIGURE_ROOM_VH, MIN_TEXT_PX, PHONE_DOCK_VH
+from page_kit.controls import url_values as _url
+from page_kit.figures.theme import FIGURE_ROOM_VH, MIN_TEXT_PX, PHONE_DOCK_VH
 
 BACKEND_LABELS = {"numpy": "numpy", "torch": "torch (CPU)", "torch-cuda": "torch (CUDA)"}
 
@@ -110,7 +109,7 @@ GLOBAL_CSS = """
 """
 
 # The screen's type scale and the height a figure may take (theme.MIN_TEXT_PX, theme.FIGURE_ROOM_VH), as CSS
-# variables: page_kit/figure_fit.js fits every figure to them and the browser tests read the same values.
+# variables: page_kit/chart/figure_fit.js fits every figure to them and the browser tests read the same values.
 # A chart's box is capped at the room, and the chart element draws the figure to the box it gets.
 SCREEN_CSS = f"""
 <style>
@@ -182,7 +181,7 @@ def theme_switch() -> None:
     """Light / dark switch in the sidebar (Streamlit's settings menu is hidden in the minimal toolbar)."""
     import json
 
-    from .registry import all_pages
+    from page_kit.navigation.registry import all_pages
 
     current = "Dark" if dark() else "Light"
     st.segmented_control("Theme", list(THEMES), key="theme_choice", default=current, on_change=_theme_changed,
@@ -252,7 +251,7 @@ def presentation_bar(groups, current) -> None:
             chosen = target
     if bar.button("Class", key="present_class", icon=":material/groups:", type="tertiary",
                   help="A live class: start a room (or show its join code) for the students to answer together."):
-        from . import live_panel  # the class panel imports the store; only a click here needs it
+        from page_kit.live import panel as live_panel  # the class panel imports the store; only a click here needs it
 
         live_panel.open_from_bar(current.url_path)
     bar.button("Exit (Esc)", key="present_exit", icon=":material/close_fullscreen:", type="secondary",

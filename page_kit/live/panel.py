@@ -17,8 +17,10 @@ import segno
 import streamlit as st
 
 from live_class import ClassError, ClassUnreachable
-
-from . import live, live_outbox, live_poll, live_teacher
+from page_kit import live
+from page_kit.live import outbox as live_outbox
+from page_kit.live import poll as live_poll
+from page_kit.live import teacher as live_teacher
 
 ss = st.session_state
 

@@ -14,9 +14,10 @@ from dataclasses import dataclass
 import streamlit as st
 from streamlit.errors import StreamlitDuplicateElementKey
 
-from . import _url, formula_lines
-from .registry import page
-from .settings import presentation
+from page_kit.controls import url_values as _url
+from page_kit.controls.settings import presentation
+from page_kit.lesson import formula_lines
+from page_kit.navigation.registry import page
 
 
 def fmt(value, digits: int = 4) -> str:
@@ -123,7 +124,7 @@ def sections(labels: Sequence[str], key: str = "view"):
     return st.tabs(list(labels), key=key, on_change="rerun", bind="query-params")
 
 
-# True inside a block the student cannot see yet (an unanswered question's answer, page_kit.classroom)
+# True inside a block the student cannot see yet (an unanswered question's answer, page_kit.lesson.classroom)
 _UNSEEN = contextvars.ContextVar("posenc_unseen", default=False)
 
 

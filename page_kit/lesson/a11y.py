@@ -96,7 +96,7 @@ button[kind="primary"], button[kind="primary"] * { color: #171614 !important; }
 
 def apply() -> None:
     """app.py calls this once per run, on every page."""
-    from .settings import dark
+    from page_kit.controls.settings import dark
 
     st.html(A11Y_CSS + (DARK_CSS if dark() else ""))
     with st.container(key="a11y_script"):  # hidden (A11Y_CSS); a script still runs in a hidden element

@@ -12,7 +12,9 @@ from __future__ import annotations
 
 import streamlit as st
 
-from . import _url, figure_control, live_slider
+from page_kit.chart import figure_control
+from page_kit.controls import drag_slider
+from page_kit.controls import url_values as _url
 
 _SLIDER_FLOAT_STEP = 0.01  # Streamlit's default step for a float slider
 
@@ -56,21 +58,21 @@ def _clamped_state(key, low, high, step=None, integer=False) -> bool:
 
 def slider(label, key, min_value, max_value, value, step=None, *, help=None, format=None, live=True):
     """A number slider. Live (the default) sends values while it is dragged, so the figure follows the hand;
-    a range (two thumbs), a slider with more than live_slider.MAX_STOPS positions, or ``live=False`` is
+    a range (two thumbs), a slider with more than drag_slider.MAX_STOPS positions, or ``live=False`` is
     Streamlit's own slider, which sends on release."""
     integer = all(isinstance(v, int) for v in (min_value, max_value, *_as_tuple(value)))
     if step is None:
         step = 1 if integer else _SLIDER_FLOAT_STEP
     count = 2 if isinstance(value, (tuple, list)) else 1
     check = (lambda raw: _url.numbers(raw, min_value, max_value, step, integer=integer, count=count))
-    live = live and count == 1 and live_slider.stop_count(min_value, max_value, step) <= live_slider.MAX_STOPS
+    live = live and count == 1 and drag_slider.stop_count(min_value, max_value, step) <= drag_slider.MAX_STOPS
     if count == 1:  # what a click or drag on a figure may set it to, snapped as a link's value is
         figure_control.remember(key, {"kind": "number", "low": min_value, "high": max_value, "step": step,
                                       "integer": integer, "live": live})
     if live:
-        values, labels, url_text = live_slider.numeric_stops(min_value, max_value, step, integer=integer,
+        values, labels, url_text = drag_slider.numeric_stops(min_value, max_value, step, integer=integer,
                                                              format=format)
-        return live_slider.live_slider(label, key, values, value, labels=labels, url_text=url_text, check=check,
+        return drag_slider.drag_slider(label, key, values, value, labels=labels, url_text=url_text, check=check,
                                        help=help)
     _url.fix(key, check)
     _forget_foreign(key, lambda v: all(_is_number(x) for x in _as_tuple(v)) and len(_as_tuple(v)) == count)
@@ -85,11 +87,11 @@ def select_slider(label, key, options, value, *, help=None, format_func=str, liv
     labels = [str(format_func(o)) for o in options]
     count = 2 if isinstance(value, (tuple, list)) else 1
     check = (lambda raw: _url.options(raw, labels, exactly=count, ordered=True))
-    live = live and count == 1 and len(options) <= live_slider.MAX_STOPS
+    live = live and count == 1 and len(options) <= drag_slider.MAX_STOPS
     if count == 1:
         figure_control.remember(key, {"kind": "options", "options": list(options), "labels": labels, "live": live})
     if live:
-        return live_slider.live_slider(label, key, options, value, labels=labels, url_text=labels, check=check,
+        return drag_slider.drag_slider(label, key, options, value, labels=labels, url_text=labels, check=check,
                                        help=help)
     _url.fix(key, check)
     _forget_foreign(key, lambda v: len(_as_tuple(v)) == count and all(x in options for x in _as_tuple(v)))

@@ -1,7 +1,7 @@
-"""The data the kit's own elements (live_slider, plotly_element) carry: one bytes payload.
+"""The data the kit's own elements (drag_slider, plotly_element) carry: one bytes payload.
 
 A dict handed to a Streamlit component costs, on every run: a dataframe check of each top-level value (a scan
-of every list: a live slider's few hundred labels, about 1 ms a slider), a JSON dump for the browser, a second,
+of every list: a drag slider's few hundred labels, about 1 ms a slider), a JSON dump for the browser, a second,
 key-sorted dump and an MD5 of it for the element's identity, and the escaping of every figure's JSON text as a
 string inside that JSON (which the browser then parses twice). As bytes it is dumped once, and hashed as is.
 
@@ -17,7 +17,7 @@ import json
 from collections.abc import Sequence
 
 JS = """
-// page_kit/element_data.py: the element's data as one bytes payload: a JSON header line, then the JSON texts
+// page_kit/chart/element_data.py: the element's data as one bytes payload: a JSON header line, then the JSON texts
 // (a figure, a hero frame) as they are, each put back into the data at its path as a string.
 const ELEMENT_TEXT = new TextDecoder();
 function unpackElementData(bytes) {

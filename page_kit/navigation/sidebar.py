@@ -15,7 +15,7 @@ from collections.abc import Sequence
 
 import streamlit as st
 
-from . import registry
+from page_kit.navigation import registry
 
 
 def sidebar_links(groups: Sequence[tuple[str, Sequence[st.Page]]]) -> None:

@@ -17,8 +17,8 @@ import plotly.io as pio
 import streamlit as st
 from plotly.utils import PlotlyJSONEncoder
 
-from .figures import Chart
-from .plotly_element import MAX_FRAME_BYTES, MAX_FRAMES, frames_payload
+from page_kit.chart.plotly_element import MAX_FRAME_BYTES, MAX_FRAMES, frames_payload
+from page_kit.figures.chart import Chart
 
 ATTRIBUTES = ("x", "y", "z")
 LAYOUT_KEYS = ("title", "shapes", "annotations")

@@ -7,10 +7,9 @@ import json
 import streamlit as st
 
 import posenc_core as pc
+from page_kit import controls
+from page_kit.lesson import literal
 from posenc_core.configs import MAX_CONFIG_BYTES
-
-from . import controls
-from .lesson import literal
 
 UPLOAD_MB = MAX_CONFIG_BYTES >> 20  # the uploader counts in MB; its label and the core's cap agree
 

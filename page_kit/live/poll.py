@@ -13,8 +13,8 @@ import time
 import streamlit as st
 
 from live_class import ClassError, ClassUnreachable
-
-from . import live, live_outbox
+from page_kit import live
+from page_kit.live import outbox as live_outbox
 
 ss = st.session_state
 

@@ -9,9 +9,11 @@ from __future__ import annotations
 import numpy as np
 import streamlit as st
 
-from . import figure_control, figures, registry
-from .lesson import formula, notice
-from .render import show
+from page_kit import figures
+from page_kit.chart import figure_control
+from page_kit.chart.render import show
+from page_kit.lesson import formula, notice
+from page_kit.navigation import registry
 
 PAIR_BAND_COLOURS = {"turns in its window": "#0072B2", "turns in the context": "#009E73",
                      "never a full turn": "#D55E00", "frequency 0": "#999999"}

@@ -95,9 +95,9 @@ function frameInterval(ms) {
   return reduce ? Math.max(ms, REDUCED_MOTION_MS) : ms;
 }
 
-// The figure as a control (page_kit/figure_control.py). A click on a cell or point ("pick"), or a press and
+// The figure as a control (page_kit/chart/figure_control.py). A click on a cell or point ("pick"), or a press and
 // drag near a handle (an arrow's tip, a marker line), reports where the hand went in data units as the state
-// value "hand"; Python snaps it onto the slider it sets and reruns, as a live slider's move does. Listeners
+// value "hand"; Python snaps it onto the slider it sets and reruns, as a drag slider's move does. Listeners
 // are installed once per chart and read the newest spec from the element, so a rerun only swaps the spec.
 const GRAB_PX = 28; // how near a press must be to an arrow's tip to take it
 const HAND_TIMEOUT_MS = 600; // a rerun that never comes back must not stall a drag
@@ -226,7 +226,7 @@ function nameFigure(root, alt) {
   if (root.getAttribute("aria-label") !== (alt || "")) root.setAttribute("aria-label", alt || "");
 }
 
-// Hero frames (page_kit/hero_frames.py). Per chart key, the frames this page was sent (digest -> figure JSON;
+// Hero frames (page_kit/chart/hero_frames.py). Per chart key, the frames this page was sent (digest -> figure JSON;
 // the server says which to keep, so it knows what the browser holds), and which of them shows which value of the
 // slider under the hand in the latest run. Kept on window, not on the chart's node: a tab switch unmounts it.
 function heroStore(chart) {
@@ -246,7 +246,7 @@ function keepFrames(root, data) {
   root.__hero = { key: ahead.key, frames: ahead.frames, store };
 }
 
-// The live slider under the hand moved (live_slider.js): draw the frame held for its new value, if any.
+// The drag slider under the hand moved (drag_slider.js): draw the frame held for its new value, if any.
 function heroMove(root, plot, parentElement, detail) {
   const hero = root.__hero;
   if (!hero || hero.key !== detail.key) return;

@@ -1,11 +1,11 @@
-"""A lesson's hero figure, with the frames a hand walking one of its live sliders asks for next.
+"""A lesson's hero figure, with the frames a hand walking one of its drag sliders asks for next.
 
-Without frames, a key press on a live slider waits for the whole round trip (browser -> server run -> browser)
-before the figure moves. A hero figure also carries frames for the live slider the hand is on: the figure at the stop
+Without frames, a key press on a drag slider waits for the whole round trip (browser -> server run -> browser)
+before the figure moves. A hero figure also carries frames for the drag slider the hand is on: the figure at the stop
 the hand came from (the one drawn before) and, once the hand has moved that slider twice in a row, the figure
 at the next stop the way it moves, built by the same builder, so the same core call: the frame the student
 sees is the figure the server would send for that value. The slider tells the chart element its new value as
-it moves (live_slider.js), the element draws the frame it holds for that value at once, and the server run
+it moves (drag_slider.js), the element draws the frame it holds for that value at once, and the server run
 that follows updates the text, the numbers and the URL; when its figure is the one already drawn, the
 element does not draw it again. A page visit, or a first move, builds no frame.
 
@@ -19,7 +19,7 @@ MAX_FRAME_BYTES is not sent: such a figure waits for the round trip.
 
 The names in ``view`` are the URL keys of the controls the figure depends on; ``build`` gets them as keyword
 arguments, and returns the chart exactly as the page shows it (its kit steps and figure control included)
-without writing to the page. A view without a live slider gets no frames. tests/test_hero_frames.py moves
+without writing to the page. A view without a drag slider gets no frames. tests/test_hero_frames.py moves
 every page's slider onto each frame's value and checks that the server then sends that frame, byte for byte.
 """
 
@@ -34,8 +34,9 @@ from dataclasses import dataclass
 
 import streamlit as st
 
-from . import figure_cache, live_slider
-from .figures import Chart
+from page_kit.chart import figure_cache
+from page_kit.controls import drag_slider
+from page_kit.figures import Chart
 
 # POSENC_HERO_FRAMES=off sends no frames (bench/load.py --no-hero-frames): what they cost the server
 ENABLED = os.environ.get("POSENC_HERO_FRAMES", "on").lower() not in ("off", "0", "false", "no")
@@ -50,11 +51,11 @@ SHOWN_KEY = "_hero_shown"  # session state: chart name -> the View this chart sh
 
 @dataclass(frozen=True)
 class View:
-    """What a hero chart shows: its builder, each control's value (by digest) and the live sliders' URL texts."""
+    """What a hero chart shows: its builder, each control's value (by digest) and the drag sliders' URL texts."""
 
     recipe: str | None  # the builder and what it closes over (None: not describable, so no frame from memory)
     items: tuple[tuple[str, str | None], ...]  # (URL key, digest of its value), in the view's order
-    texts: tuple[tuple[str, str], ...]  # (URL key, URL text) of the view's live sliders drawn in this run
+    texts: tuple[tuple[str, str], ...]  # (URL key, URL text) of the view's drag sliders drawn in this run
 
     def differs_only_in(self, other: View, key: str) -> bool:
         """True when ``other`` shows this figure with only the slider ``key`` elsewhere."""
@@ -69,38 +70,38 @@ class Ahead:
     """What a hero chart needs to build its frames when it is shown."""
 
     view: View
-    key: str | None  # the URL key of the live slider the hand is on (None: no hand yet)
+    key: str | None  # the URL key of the drag slider the hand is on (None: no hand yet)
     builds: tuple[tuple[str, Callable[[], Chart]], ...]  # (URL text, build) for the stop ahead of the hand
 
 
 def hero(build: Callable[..., Chart], **view) -> Chart:
-    """``build(**view)``, with frames for the live slider the hand is on.
+    """``build(**view)``, with frames for the drag slider the hand is on.
 
     Frames follow a hand that walks a slider: the stop it came from is the figure drawn before (payload), and
-    once a live slider in ``view`` has moved twice in a row, the next stop the way it moves is built too. So a
+    once a drag slider in ``view`` has moved twice in a row, the next stop the way it moves is built too. So a
     walk costs one frame per move, the one its next step asks for, and a page visit or a single move none: a
     frame nobody asks for is a core call and a figure the server would have made for nothing."""
     chart = build(**view)
     if not ENABLED:
         return chart
-    texts = tuple((name, live_slider.standing(name).text) for name in view if live_slider.standing(name))
+    texts = tuple((name, drag_slider.standing(name).text) for name in view if drag_slider.standing(name))
     shown = View(figure_cache.digest(*_recipe(build)), tuple((n, figure_cache.digest(v)) for n, v in view.items()),
                  texts)
     key, builds = None, ()
-    moving = live_slider.hand()
-    if moving is not None and moving[0] in view and live_slider.beside(moving[0], view[moving[0]]) \
+    moving = drag_slider.hand()
+    if moving is not None and moving[0] in view and drag_slider.beside(moving[0], view[moving[0]]) \
             and not any(_displaced(name) for name in view if name != moving[0]):
         # (a slider that a range pulled along would move back with it: no frame could show that)
         key, step, moves = moving
         rest = {name: value for name, value in view.items() if name != key}
         builds = tuple((text, functools.partial(build, **{**rest, key: value}))
-                       for value, text, side in live_slider.beside(key, view[key]) if moves >= WALK and side == step)
+                       for value, text, side in drag_slider.beside(key, view[key]) if moves >= WALK and side == step)
     chart.ahead = Ahead(shown, key, builds)
     return chart
 
 
 def _displaced(key: str) -> bool:
-    standing = live_slider.standing(key)
+    standing = drag_slider.standing(key)
     return standing is not None and standing.displaced
 
 

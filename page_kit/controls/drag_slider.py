@@ -1,7 +1,7 @@
 """A slider whose figure follows the hand: it sends values while it is dragged, not only on release.
 
 Streamlit's slider sends its value when the thumb is let go, so a class watching a teacher drag the base sees
-the waves jump once. This slider (a custom component, `live_slider.js`) sends the newest value while it
+the waves jump once. This slider (a custom component, `drag_slider.js`) sends the newest value while it
 moves, one at a time: the next leaves when the rerun caused by the last has come back. Each update is a
 normal rerun of the page's fragment, computed by the same core call and drawn in place by the chart element.
 
@@ -21,14 +21,15 @@ from pathlib import Path
 import streamlit as st
 from streamlit.runtime.scriptrunner import get_script_run_ctx
 
-from . import _url, element_data
+from page_kit.chart import element_data
+from page_kit.controls import url_values as _url
 
-MAX_STOPS = 4096  # positions a live slider can take: the labels travel with it
+MAX_STOPS = 4096  # positions a drag slider can take: the labels travel with it
 STOPS_KEY = "_live_stops"  # session state: URL key -> where the slider stands, as last drawn (_remember)
 HAND_KEY = "_live_hand"  # session state: (URL key, direction, moves in a row) of the last slider moved
 
 _component = st.components.v2.component(
-    "posenc_live_slider", js=element_data.JS + Path(__file__).with_name("live_slider.js").read_text(encoding="utf-8"),
+    "posenc_drag_slider", js=element_data.JS + Path(__file__).with_name("drag_slider.js").read_text(encoding="utf-8"),
     # one rule per line: a one-line CSS string with "[" would be taken for a file pattern
     css="\n".join([
         ".ls{font-family:var(--st-font);color:var(--st-text-color);padding-bottom:.25rem}",
@@ -61,7 +62,7 @@ _component = st.components.v2.component(
     isolate_styles=False)
 
 
-def live_slider(label: str, key: str, values: Sequence, default, *, labels: Sequence[str], url_text: Sequence[str],
+def drag_slider(label: str, key: str, values: Sequence, default, *, labels: Sequence[str], url_text: Sequence[str],
                 check: _url.Check, help: str | None = None):
     """A slider over ``values`` (shown as ``labels``, written to the URL as ``url_text``); returns the value.
 
@@ -70,7 +71,7 @@ def live_slider(label: str, key: str, values: Sequence, default, *, labels: Sequ
     """
     values = list(values)
     if not 1 <= len(values) <= MAX_STOPS:
-        raise ValueError(f"A live slider takes between 1 and {MAX_STOPS} positions, not {len(values)}.")
+        raise ValueError(f"A drag slider takes between 1 and {MAX_STOPS} positions, not {len(values)}.")
     default_index = _index_of(values, default)
     _url.fix(key, check)
     state_key = f"live_{key}"  # the component's own state; the URL keeps the plain key
@@ -91,7 +92,7 @@ def live_slider(label: str, key: str, values: Sequence, default, *, labels: Sequ
 
 @dataclass(frozen=True)
 class Standing:
-    """Where a live slider stood when it was last drawn (kept per session, so not its whole list of stops)."""
+    """Where a drag slider stood when it was last drawn (kept per session, so not its whole list of stops)."""
 
     text: str  # the URL text of its value
     value: object
@@ -104,7 +105,7 @@ class Standing:
 
 def _remember(key: str, values: list, url_text: list[str], index: int, asked) -> None:
     """Keep where this slider stands, and which slider the hand is on and which way it moved: a hero figure
-    (page_kit.hero_frames) builds its frames for the stops beside it.
+    (page_kit.chart.hero_frames) builds its frames for the stops beside it.
 
     ``asked`` is the value the thumb (or a figure, or the link) asked for. The hand is on the slider whose thumb
     moved, not on one a moving range pulled along; a slider that stands elsewhere than its thumb asked (its
@@ -131,13 +132,13 @@ def _this_run() -> tuple:
 
 
 def standing(key: str) -> Standing | None:
-    """Where the live slider with this URL key stands, if it was drawn in this run, else None."""
+    """Where the drag slider with this URL key stands, if it was drawn in this run, else None."""
     last = st.session_state.get(STOPS_KEY, {}).get(key)
     return last if last is not None and last.run == _this_run() else None
 
 
 def beside(key: str, value) -> tuple[tuple[object, str, int], ...]:
-    """The (value, URL text, -1 or +1) of the stops either side of ``value`` on the live slider with this URL key;
+    """The (value, URL text, -1 or +1) of the stops either side of ``value`` on the drag slider with this URL key;
     empty when that slider was not drawn in this run or stands elsewhere."""
     last = standing(key)
     return last.beside if last is not None and _same(last.value, value) else ()
@@ -151,7 +152,7 @@ def _same(a, b) -> bool:
 
 
 def hand() -> tuple[str, int, int] | None:
-    """(URL key, -1 or +1, moves) of the live slider that moved last in this browser tab, the way it moved and how
+    """(URL key, -1 or +1, moves) of the drag slider that moved last in this browser tab, the way it moved and how
     many moves in a row it has made, if it was drawn in this run, else None."""
     moved = st.session_state.get(HAND_KEY)
     return moved if isinstance(moved, tuple) and standing(moved[0]) is not None else None
@@ -222,7 +223,7 @@ def numeric_stops(low, high, step, *, integer: bool, format: str | None) -> tupl
     Kept per range (every move redrew every slider's few hundred labels: 1% of a class's server CPU)."""
     count = stop_count(low, high, step)
     if count > MAX_STOPS:
-        raise ValueError(f"A live slider takes at most {MAX_STOPS} positions; this range has {count}.")
+        raise ValueError(f"A drag slider takes at most {MAX_STOPS} positions; this range has {count}.")
     values = [_url.nearest(low + k * step, low, high, step, integer) for k in range(count)]
     if format:
         labels = [format % v for v in values]

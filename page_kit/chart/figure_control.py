@@ -24,18 +24,20 @@ from dataclasses import dataclass
 
 import streamlit as st
 
-from . import _url, figure_cache, figures
-from .figures import Chart
+from page_kit import figures
+from page_kit.chart import figure_cache
+from page_kit.controls import url_values as _url
+from page_kit.figures import Chart
 
 SPECS_KEY = "_figure_targets"  # session state: key -> the slider's spec, recorded by controls each run
-CHOSEN_PREFIX = "figctl_"  # session state: a live slider's value chosen on the figure (live_slider.figure_choice)
+CHOSEN_PREFIX = "figctl_"  # session state: a drag slider's value chosen on the figure (drag_slider.figure_choice)
 
 
 @dataclass(frozen=True)
 class Target:
     """A widget key the figure sets, from a coordinate times ``scale`` (L′ on the axis -> s = L′ / L).
 
-    ``bounds`` (low, high, step) describe the key's live slider for a figure that sets a slider drawn in
+    ``bounds`` (low, high, step) describe the key's drag slider for a figure that sets a slider drawn in
     another tab, which may not have run yet in this browser tab (a lazy tab runs only while open); a slider that
     has run is always described by its own record."""
 
@@ -177,7 +179,7 @@ def snapped(target: Target, raw) -> tuple[object, str] | None:
 
 
 def _spec_from_bounds(target: Target) -> dict | None:
-    """The spec ``controls.slider`` records, for a live slider that has not run yet (see Target.bounds)."""
+    """The spec ``controls.slider`` records, for a drag slider that has not run yet (see Target.bounds)."""
     if target.bounds is None:
         return None
     low, high, step = target.bounds
@@ -198,7 +200,7 @@ def _finite(raw) -> float | None:
 
 
 def _set(key: str, value, text: str) -> None:
-    """A live slider takes the figure's choice through its own state (live_slider.figure_choice); a Streamlit
+    """A drag slider takes the figure's choice through its own state (drag_slider.figure_choice); a Streamlit
     slider through its widget key, before it is drawn again."""
     spec = st.session_state[SPECS_KEY][key]
     if spec.get("live"):

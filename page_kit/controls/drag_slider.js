@@ -6,7 +6,7 @@
 // that the last one caused has come back (the data then carries that index) or after a short timeout. So a
 // slow server is never flooded, and a fast one follows the drag at its own pace. The math stays in Python:
 // every update is a normal rerun of the same core call. A hero figure holding the frame for the new value
-// (page_kit/hero_frames.py) draws it at once, before that rerun comes back.
+// (page_kit/chart/hero_frames.py) draws it at once, before that rerun comes back.
 
 const ACK_TIMEOUT_MS = 600; // a rerun that never echoes the index (the page clamped it) must not stall the drag
 const SETTLE_MS = 700; // a screen reader hears the value once, this long after the last move, not every frame
@@ -103,7 +103,7 @@ export default function ({ parentElement, data: sent, setStateValue }) {
     flow.pending = index;
     flush();
     // then (the value is on its way) a hero figure that holds the frame for this value draws it at once
-    // (plotly_element.js, page_kit/hero_frames.py)
+    // (plotly_element.js, page_kit/chart/hero_frames.py)
     window.dispatchEvent(new CustomEvent("posenc:slider", { detail: { key: String(data.key), url: data.url[index] } }));
   };
   input.onchange = input.oninput; // the release: its value must reach the server even if no input event did
