@@ -4,6 +4,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import posenc_core as pc
+from posenc_core._checks import MAX_DIM
 from posenc_core.measures import diagonal_cells, toeplitz_deviation
 from posenc_core.rope import (
     ANGLE_DTYPES,
@@ -122,6 +123,61 @@ def test_decay_bound_known_values():
         assert value == pytest.approx(np.mean(partial), rel=1e-5)
     far = rope_decay_bound(d, np.arange(0, 4096, 64))
     assert far[0] > 3 * far[-10:].mean()  # it decays
+
+
+@pytest.mark.parametrize("layout", ROPE_LAYOUTS)
+def test_apply_rope_rotates_along_the_axis_seq_axis_names(layout):
+    """(batch, seq, heads, head_dim) with seq = heads: the default refuses to guess, seq_axis=1 rotates by
+    position, the same numbers as the (batch, heads, seq, head_dim) transpose, numpy and torch alike."""
+    inv = pc.rope_inv_freq(16)[0]
+    x = _rand(3, 2, 5, 5, 16)  # (batch, seq, heads, head_dim), seq = heads = 5
+    positions = np.array([0, 3, 7, 100, 4096])
+    with pytest.raises(ValueError, match="seq_axis"):
+        pc.apply_rope(x, positions, inv, layout)
+    by_position = pc.apply_rope(x, positions, inv, layout, seq_axis=1)
+    transposed = pc.apply_rope(x.transpose(0, 2, 1, 3), positions, inv, layout, seq_axis=-2).transpose(0, 2, 1, 3)
+    np.testing.assert_array_equal(by_position, transposed)
+    assert by_position.shape == x.shape
+    # each token turned by its own position, whatever its head: row (b, s, h) equals a 1-D call at position s
+    for s in range(5):
+        np.testing.assert_array_equal(by_position[:, s], pc.apply_rope(x[:, s], np.full(5, positions[s]), inv, layout))
+    assert not np.allclose(by_position, pc.apply_rope(x, positions, inv, layout, seq_axis=2))  # by head: other numbers
+    ids = np.stack([positions, positions[::-1]])  # (batch, seq) position_ids along axis 1
+    np.testing.assert_array_equal(pc.apply_rope(x, ids, inv, layout, seq_axis=1),
+                                  pc.apply_rope(x.transpose(0, 2, 1, 3), ids, inv, layout, seq_axis=-2)
+                                  .transpose(0, 2, 1, 3))
+    torch = pytest.importorskip("torch")
+    as_tensor = pc.apply_rope(torch.from_numpy(x), positions, inv, layout, seq_axis=1)
+    heads_first = pc.apply_rope(torch.from_numpy(x).transpose(1, 2), positions, inv, layout,
+                                seq_axis=-2).transpose(1, 2)
+    assert as_tensor.shape == x.shape and torch.equal(as_tensor, heads_first)
+    np.testing.assert_allclose(as_tensor.numpy(), by_position, atol=1e-5)  # torch's cos and sin, not numpy's
+
+
+@pytest.mark.parametrize("call, message", [
+    (lambda: pc.apply_rope(np.zeros((2, 4, 4, 8)), np.arange(4), np.ones(4)), "pass seq_axis"),
+    (lambda: pc.apply_rope(np.zeros((2, 4, 4, 8)), np.arange(4), np.ones(4), seq_axis=-1), "head_dim"),
+    (lambda: pc.apply_rope(np.zeros((2, 4, 4, 8)), np.arange(4), np.ones(4), seq_axis=4), "at most 3"),
+    (lambda: pc.apply_rope(np.zeros(8), np.arange(1), np.ones(4)), "at least two axes"),
+    (lambda: pc.apply_rope(np.zeros((2, 3, 4, 8)), np.arange(4), np.ones(4), seq_axis=1), "positions has 4"),
+])
+def test_apply_rope_refuses_an_axis_it_cannot_tell(call, message):
+    with pytest.raises(ValueError, match=message):
+        call()
+
+
+@pytest.mark.parametrize("base, dim, message", [
+    (0.0, 8, "base must be greater than 0"), (-2.0, 8, "base"), (float("inf"), 8, "base must be a finite"),
+    (float("nan"), 8, "base"), ("10000", 8, "base must be a number"), (10000.0, 7, "dim must be even"),
+    (10000.0, 0, "dim must be at least 2"), (10000.0, -4, "dim"), (10000.0, 10**9, "dim must be at most"),
+    (10000.0, 8.5, "dim must be a whole number"), (10000.0, True, "dim"),
+])
+def test_base_inv_freq_refuses_what_is_no_frequency_ladder(base, dim, message):
+    for fn in (pc.base_inv_freq, pc.rope.base_freq_divisors):
+        with pytest.raises(ValueError, match=message):
+            fn(base, dim)
+    np.testing.assert_array_equal(pc.base_inv_freq(10000.0, 8), 10000.0 ** -(np.arange(0, 8, 2) / 8))
+    assert pc.base_inv_freq(10000.0, MAX_DIM).shape == (MAX_DIM // 2,)
 
 
 @pytest.mark.parametrize("call, message", [

@@ -63,7 +63,8 @@ def _is_torch(x) -> bool:
 
 
 def apply_rope(x: ArrayOrTensor, positions: ArrayOrTensor, inv_freq: ArrayOrTensor, layout: str = "half", *,
-               attention_factor: float = 1.0, backend: str | None = None, device: str | None = None) -> ArrayOrTensor:
+               seq_axis: int | None = None, attention_factor: float = 1.0, backend: str | None = None,
+               device: str | None = None) -> ArrayOrTensor:
     """Rotate the last dimension of ``x`` by RoPE, as transformers' rotary embedding does.
 
     The angles are formed in float32 from float32 copies of ``positions`` and ``inv_freq`` (a bfloat16 or
@@ -73,9 +74,14 @@ def apply_rope(x: ArrayOrTensor, positions: ArrayOrTensor, inv_freq: ArrayOrTens
     floating dtype.
 
     Args:
-        x: array or tensor of shape (..., seq, head_dim).
+        x: array or tensor of shape (..., seq, head_dim): the positions run along the second-to-last axis, as in
+            transformers' (batch, heads, seq, head_dim) after its transpose, unless ``seq_axis`` names another.
         positions: (seq,) positions of the rows of x, or transformers' (batch, seq) ``position_ids`` for an x of
             shape (batch, ..., seq, head_dim) (a batch of 1 applies to every sequence).
+        seq_axis: the axis of x that holds the positions (any axis but the last, which is head_dim), e.g. 1 for
+            (batch, seq, heads, head_dim); None means the second-to-last. With None, an x of four or more axes
+            whose two axes before head_dim have the same length is refused: (batch, seq, heads, head_dim) with
+            seq = heads would otherwise be rotated by head, so such a call names its axis.
         inv_freq: (r/2,) inverse frequencies; dimensions beyond r = 2 * len(inv_freq) pass through.
         layout: "half" (rotate_half) or "interleaved" (pairs 2i, 2i+1).
         attention_factor: multiplies cos and sin (YaRN / LongRoPE), as transformers does.
@@ -90,6 +96,12 @@ def apply_rope(x: ArrayOrTensor, positions: ArrayOrTensor, inv_freq: ArrayOrTens
     layout = as_choice("layout", layout, ROPE_LAYOUTS)
     backend = backend or ("torch" if _is_torch(x) else "numpy")
     check_backend(backend, device)
+    axis = _position_axis(tuple(x.shape), seq_axis)
+    if axis != len(x.shape) - 2:  # rotate with the positions second to last, then put them back where they were
+        moved = x.movedim(axis, -2) if _is_torch(x) else np.moveaxis(x, axis, -2)  # type: ignore[union-attr]
+        out = apply_rope(moved, positions, inv_freq, layout, seq_axis=-2, attention_factor=attention_factor,
+                         backend=backend, device=device)
+        return out.movedim(-2, axis) if _is_torch(out) else np.moveaxis(out, -2, axis)  # type: ignore[union-attr]
     half = int(np.asarray(to_numpy(inv_freq)).reshape(-1).shape[0])
     r = 2 * half
     head_dim = int(x.shape[-1])
@@ -115,6 +127,24 @@ def apply_rope(x: ArrayOrTensor, positions: ArrayOrTensor, inv_freq: ArrayOrTens
     o2[...] = x2 * cos + x1 * sin
     orest[...] = rest
     return out
+
+
+def _position_axis(x_shape: tuple[int, ...], seq_axis: int | None) -> int:
+    """The non-negative index of x's position axis: ``seq_axis``, or the second-to-last where it is unambiguous."""
+    ndim = len(x_shape)
+    if ndim < 2:
+        raise ValueError(f"x must have at least two axes (seq, head_dim), but has shape {x_shape}.")
+    if seq_axis is None:
+        if ndim >= 4 and x_shape[-3] == x_shape[-2]:
+            raise ValueError(f"x of shape {x_shape} has two axes of length {x_shape[-2]} before head_dim, so "
+                             "(batch, heads, seq, head_dim) and (batch, seq, heads, head_dim) read alike: pass "
+                             "seq_axis, the axis that holds the positions (-2 for the first, 1 for the second).")
+        return ndim - 2
+    axis = as_int("seq_axis", seq_axis, minimum=-ndim, maximum=ndim - 1) % ndim
+    if axis == ndim - 1:
+        raise ValueError(f"seq_axis = {seq_axis} names x's last axis, which holds head_dim (the rotated pairs); "
+                         "the positions run along another axis.")
+    return axis
 
 
 def _rows_shape(positions_shape: tuple[int, ...], x_shape: tuple[int, ...]) -> tuple[int, ...]:
