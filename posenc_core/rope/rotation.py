@@ -8,6 +8,7 @@ same rotation up to a fixed permutation of the dimensions (``layouts``). The les
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -18,6 +19,9 @@ from .frequencies import base_inv_freq, rope_inv_freq
 
 __all__ = [
     "ROPE_LAYOUTS",
+    "PairRotation",
+    "PairShiftScores",
+    "PairTurns",
     "apply_rope",
     "rope_angle_table",
     "rope_angles",
@@ -202,7 +206,33 @@ def _as_pair(name, value) -> complex:
     return complex(x, y)
 
 
-def rope_pair(q: ArrayOrTensor, k: ArrayOrTensor, m: float, n: float, theta: float) -> dict:
+@dataclass(frozen=True)
+class PairRotation:
+    """One query pair and one key pair turned by RoPE (``rope_pair``); every number float64, angles in radians.
+
+    q_rot, k_rot: the turned pairs (x, y). q_angle, k_angle: m theta and n theta. relative_angle: (m - n) theta.
+    score: q_rot . k_rot. plain_score: q . k, unturned. q_conj_k, q_conj_k_imag: the real and imaginary parts of
+    q conj(k), the content alone. product: q_rot conj(k_rot) as (real, imaginary), whose real part is the score.
+    q_arc, k_arc, relative_arc: (start, end) angles of an arc for a drawing, from each vector's direction (q, k,
+    q conj(k)) turning by its angle (m theta, n theta, (m - n) theta) taken mod one full turn.
+    """
+
+    q_rot: tuple[float, float]
+    k_rot: tuple[float, float]
+    q_angle: float
+    k_angle: float
+    relative_angle: float
+    score: float
+    plain_score: float
+    q_conj_k: float
+    q_conj_k_imag: float
+    product: tuple[float, float]
+    q_arc: tuple[float, float]
+    k_arc: tuple[float, float]
+    relative_arc: tuple[float, float]
+
+
+def rope_pair(q: ArrayOrTensor, k: ArrayOrTensor, m: float, n: float, theta: float) -> PairRotation:
     """Rotate one query pair by m*theta and one key pair by n*theta, the complex-number way.
 
     A pair (x, y) is the complex number x + iy; rotating by an angle a multiplies it by e^{ia}.
@@ -215,7 +245,7 @@ def rope_pair(q: ArrayOrTensor, k: ArrayOrTensor, m: float, n: float, theta: flo
         theta: rotation speed of the pair, radians per position.
 
     Returns:
-        dict with the rotated pairs ``q_rot``, ``k_rot`` as (x, y), the angles, the rotated ``score``,
+        A ``PairRotation``: the rotated pairs ``q_rot``, ``k_rot`` as (x, y), the angles, the rotated ``score``,
         the unrotated ``plain_score`` = q . k, the complex ``q_conj_k`` = q conj(k) and
         ``product`` = q_rot conj(k_rot), all float64.
     """
@@ -226,30 +256,43 @@ def rope_pair(q: ArrayOrTensor, k: ArrayOrTensor, m: float, n: float, theta: flo
     q_rot, k_rot = qc * complex(math.cos(m * theta), math.sin(m * theta)), \
         kc * complex(math.cos(n * theta), math.sin(n * theta))
     product = q_rot * k_rot.conjugate()
-    return {
-        "q_rot": (q_rot.real, q_rot.imag), "k_rot": (k_rot.real, k_rot.imag),
-        "q_angle": m * theta, "k_angle": n * theta, "relative_angle": (m - n) * theta,
-        "score": q_rot.real * k_rot.real + q_rot.imag * k_rot.imag,
-        "plain_score": qc.real * kc.real + qc.imag * kc.imag,
-        "q_conj_k": (qc * kc.conjugate()).real + 0.0, "q_conj_k_imag": (qc * kc.conjugate()).imag + 0.0,
-        "product": (product.real, product.imag),
+    return PairRotation(
+        q_rot=(q_rot.real, q_rot.imag), k_rot=(k_rot.real, k_rot.imag),
+        q_angle=m * theta, k_angle=n * theta, relative_angle=(m - n) * theta,
+        score=q_rot.real * k_rot.real + q_rot.imag * k_rot.imag,
+        plain_score=qc.real * kc.real + qc.imag * kc.imag,
+        q_conj_k=(qc * kc.conjugate()).real + 0.0, q_conj_k_imag=(qc * kc.conjugate()).imag + 0.0,
+        product=(product.real, product.imag),
         # arcs for a drawing: from each vector's direction, turning by its angle (mod one full turn)
-        "q_arc": (math.atan2(qc.imag, qc.real), math.atan2(qc.imag, qc.real) + math.fmod(m * theta, 2 * math.pi)),
-        "k_arc": (math.atan2(kc.imag, kc.real), math.atan2(kc.imag, kc.real) + math.fmod(n * theta, 2 * math.pi)),
-        "relative_arc": (math.atan2((qc * kc.conjugate()).imag, (qc * kc.conjugate()).real),
-                         math.atan2((qc * kc.conjugate()).imag, (qc * kc.conjugate()).real)
-                         + math.fmod((m - n) * theta, 2 * math.pi)),
-    }
+        q_arc=(math.atan2(qc.imag, qc.real), math.atan2(qc.imag, qc.real) + math.fmod(m * theta, 2 * math.pi)),
+        k_arc=(math.atan2(kc.imag, kc.real), math.atan2(kc.imag, kc.real) + math.fmod(n * theta, 2 * math.pi)),
+        relative_arc=(math.atan2((qc * kc.conjugate()).imag, (qc * kc.conjugate()).real),
+                      math.atan2((qc * kc.conjugate()).imag, (qc * kc.conjugate()).real)
+                      + math.fmod((m - n) * theta, 2 * math.pi)),
+    )
+
+
+@dataclass(frozen=True)
+class PairShiftScores:
+    """One pair's score as positions move (``rope_pair_shift_scores``), each array (max_shift + 1,) float64.
+
+    shift: s = 0 .. max_shift, positions. together: the score at (m + s, n + s), constant up to rounding.
+    key_only: the score at (m, n + s), which turns with s.
+    """
+
+    shift: np.ndarray
+    together: np.ndarray
+    key_only: np.ndarray
 
 
 def rope_pair_shift_scores(q: ArrayOrTensor, k: ArrayOrTensor, m: float, n: float, theta: float,
-                           max_shift: int | None = None) -> dict:
+                           max_shift: int | None = None) -> PairShiftScores:
     """Scores of one pair as both positions move together (m+s, n+s) and as only the key moves (m, n+s).
 
     By default the shifts cover about four wavelengths 2 pi / theta (between 24 and 4096 positions).
 
     Returns:
-        dict with ``shift`` (s = 0..max_shift), ``together`` and ``key_only``, each shape (max_shift + 1,).
+        A ``PairShiftScores``: ``shift`` (s = 0..max_shift), ``together`` and ``key_only``, each (max_shift + 1,).
     """
     qc, kc = _as_pair("q", q), _as_pair("k", k)
     theta = as_float("theta", theta, minimum=-1e3, maximum=1e3)
@@ -264,7 +307,7 @@ def rope_pair_shift_scores(q: ArrayOrTensor, k: ArrayOrTensor, m: float, n: floa
     def score(pos_q, pos_k):  # Re(q conj(k) e^{i (m - n) theta}), computed from the two rotations
         return np.real(z * np.exp(1j * pos_q * theta) * np.exp(-1j * pos_k * theta))
 
-    return {"shift": s, "together": score(m + s, n + s), "key_only": score(m + 0 * s, n + s)}
+    return PairShiftScores(shift=s, together=score(m + s, n + s), key_only=score(m + 0 * s, n + s))
 
 
 def rope_angle_table(n: int, head_dim: int, base: float = 10000.0, part: str = "angle") -> np.ndarray:
@@ -296,17 +339,27 @@ def rope_angle_table(n: int, head_dim: int, base: float = 10000.0, part: str = "
     return wrapped.float().numpy()
 
 
-def rope_turns(head_dim: int, base: float = 10000.0, context: int = 4096) -> dict:
-    """How far each pair turns within a context of ``context`` positions.
+@dataclass(frozen=True)
+class PairTurns:
+    """How far each pair of a head turns within a context (``rope_turns``); arrays (d/2,).
 
-    Returns:
-        dict with ``pair`` (d/2,), ``theta`` (rad per position), ``wavelength`` (2 pi / theta, positions)
-        and ``turns`` (context * theta / 2 pi, full turns made inside the context), all float64, plus
-        ``full_turn_pairs``: how many pairs complete at least one turn.
+    pair: the pair index i, int. theta: theta_i, radians per position, float64. wavelength: 2 pi / theta_i,
+    positions, float64. turns: context * theta_i / 2 pi, full turns made inside the context, float64.
+    full_turn_pairs: how many pairs complete at least one turn, int.
     """
+
+    pair: np.ndarray
+    theta: np.ndarray
+    wavelength: np.ndarray
+    turns: np.ndarray
+    full_turn_pairs: int
+
+
+def rope_turns(head_dim: int, base: float = 10000.0, context: int = 4096) -> PairTurns:
+    """How far each pair turns within a context of ``context`` positions, as a ``PairTurns``."""
     d = as_even_dim("head_dim", head_dim)
     context = as_int("context length", context, minimum=1, maximum=MAX_POSITIONS * 64)
     theta = base_inv_freq(as_base(base), d)  # (d/2,)
     turns = context * theta / (2 * np.pi)
-    return {"pair": np.arange(d // 2), "theta": theta, "wavelength": 2 * np.pi / theta, "turns": turns,
-            "full_turn_pairs": int(np.count_nonzero(turns >= 1.0))}
+    return PairTurns(pair=np.arange(d // 2), theta=theta, wavelength=2 * np.pi / theta, turns=turns,
+                     full_turn_pairs=int(np.count_nonzero(turns >= 1.0)))
