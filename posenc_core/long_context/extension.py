@@ -17,7 +17,7 @@ from typing import Any, Literal
 import numpy as np
 from numpy.typing import ArrayLike
 
-from .._checks import MAX_DIM, MAX_POSITIONS, as_base, as_choice, as_float, as_int
+from .._checks import MAX_DIM, MAX_POSITIONS, as_base, as_choice, as_float, as_int, check_size
 from .._types import ArrayOrTensor
 from ..rope.dynamic_calls import DynamicCalls
 from ..rope.frequencies import (
@@ -395,6 +395,7 @@ def score_vs_distance(inv_freq: ArrayOrTensor, attention_factor: float = 1.0, ma
     theta = np.asarray(inv_freq, dtype=np.float64).reshape(-1)
     if theta.size == 0:
         raise ValueError("score_vs_distance needs at least one frequency.")
+    check_size(256 * theta.size, "The score's block of cosines")  # (256, pairs) at a time
     # the figures run to 4 L', so the distance cap is four contexts
     max_distance = as_int("max_distance", max_distance, minimum=1, maximum=4 * MAX_CONTEXT)
     n_points = as_int("n_points", n_points, minimum=2, maximum=20000)
@@ -414,6 +415,7 @@ def attention_factor_curve(factors: ArrayLike, original: int = 4096) -> dict[str
         ``{"YaRN": (n,), "LongRoPE": (n,)}`` float64.
     """
     s = np.asarray(factors, dtype=np.float64).reshape(-1)
+    check_size(2 * s.size, "The attention factor curves")
     if s.size == 0 or not np.all(np.isfinite(s)) or np.any(s <= 0):
         raise ValueError("Scale factors must be positive, finite numbers.")
     original = as_int("original context L", original, minimum=2, maximum=MAX_CONTEXT)
