@@ -21,8 +21,8 @@ PATTERN_LABELS = {"long_then_shorter": "long prompt, then shorter calls", "growi
 def pattern_choice() -> str:
     """The sequence of calls to follow, a key of DYNAMIC_CALL_PATTERNS."""
     return controls.choice("Calls, one after another", "calls", list(DYNAMIC_CALL_PATTERNS), "long_then_shorter",
-                           format_func=PATTERN_LABELS.get, help="Sequence lengths of successive forward calls of "
-                                                                "one model.")
+                           format_func=lambda p: PATTERN_LABELS[p],
+                           help="Sequence lengths of successive forward calls of one model.")
 
 
 @st.cache_data(max_entries=32, show_spinner=False)

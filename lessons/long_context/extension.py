@@ -163,7 +163,7 @@ def lesson():
     with page.side:
         # a drop-down: the methods' row of buttons would wrap onto three lines beside the figure
         method = controls.select("Method", "m", list(EXTENSION_METHODS), EXTENSION_METHODS.index("yarn"),
-                                 format_func=extension_views.METHOD_LABELS.get)
+                                 format_func=lambda m: extension_views.METHOD_LABELS[m])
     original, factor, base, head_dim = extension_views.context_controls(default_factor=4.0, stage=page)
     own = extension_knob_views.method_knobs(page, method, factor)
     if method == "longrope":  # full width under the row: in a fifth of it, this ran to eight lines of three words

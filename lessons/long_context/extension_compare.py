@@ -158,7 +158,7 @@ def lesson():
     original, factor, base, head_dim = extension_views.context_controls(8.0, page)
     with page.side:
         chosen = controls.multiselect("Methods", "ms", list(EXTENSION_METHODS), list(FAST_PAIR_METHODS),
-                                      format_func=LABELS.get, max_selections=6)
+                                      format_func=lambda m: LABELS[m], max_selections=6)
     view = {"original": original, "factor": factor, "base": base, "head_dim": head_dim, "chosen": chosen,
             "target": int(round(factor * original))}
     tab_ratio, tab_wave, tab_angle, tab_score = page.sections(

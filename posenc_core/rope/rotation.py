@@ -118,15 +118,17 @@ def apply_rope(x: ArrayOrTensor, positions: ArrayOrTensor, inv_freq: ArrayOrTens
     check_size(math.prod(rows) * half, "The angle table")
     if backend == "torch":
         return _apply_rope_torch(x, positions, inv_freq, layout, attention_factor, device, rows)
+    return _apply_rope_numpy(to_numpy(x), positions, inv_freq, layout, attention_factor, rows)
 
-    x = to_numpy(x)
+
+def _apply_rope_numpy(x, positions, inv_freq, layout, attention_factor, rows) -> np.ndarray:
     pos = np.asarray(to_numpy(positions), dtype=np.float32).reshape(rows)
     angles = pos[..., None] * np.asarray(to_numpy(inv_freq), dtype=np.float32).reshape(-1)  # (*rows, r/2)
     cos = (np.cos(angles) * attention_factor).astype(x.dtype)
     sin = (np.sin(angles) * attention_factor).astype(x.dtype)
-    x1, x2, rest = _split(x, r, layout)
+    x1, x2, rest = _split(x, 2 * angles.shape[-1], layout)
     out = np.empty_like(x)
-    o1, o2, orest = _split(out, r, layout)
+    o1, o2, orest = _split(out, 2 * angles.shape[-1], layout)
     o1[...] = x1 * cos - x2 * sin
     o2[...] = x2 * cos + x1 * sin
     orest[...] = rest
