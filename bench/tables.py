@@ -262,7 +262,7 @@ LESSONS = {
         ("(s := pc.rope_score_matrix(n, d, base, c, 0)), pc.measures.toeplitz_deviation(s)", F32, "pc.rope.ROPE_LAYOUTS"),
         ("pc.rope.rope_decay_curves(d, dist, base, log_distance=True, samples=2048)", F32)]),
     "rope_variants": (["rope/rope_variants.py", "rope/rope_views.py"], {}, [
-        ("pc.rope.rope_layout_check(8, d, base), [pc.rope.rope_cos_table(1, d, base, layout=y)['pair'] "
+        ("pc.rope.rope_layout_check(8, d, base), [pc.rope.rope_cos_table(1, d, base, layout=y).pair "
          "for y in pc.rope.ROPE_LAYOUTS]", F32), ("pc.rope.rope_conversion_scores(n, d, base, seed=0)", F32),
         ("pc.rope.rope_cos_table(pos, d, base, partial_rotary_factor=pct, layout=c)", F32, "pc.rope.ROPE_LAYOUTS"),
         ("[pc.rope.rope_angle_error_curve(len, d, base, t) for t in pc.rope.ANGLE_DTYPES], "
@@ -279,7 +279,7 @@ LESSONS = {
         ("pc.attention_bias.alibi_receptive_field(h, ctx, mass)", F32),
         ("pc.attention_bias.alibi_mass_beyond(h, train, train * factor), pc.attention_bias.alibi_bias_by_distance(h, train * factor)", F32)]),
     "compare": (["attention_bias/compare.py"], {}, [
-        ("pc.attention_bias.comparison_table(dm, h, L, lmax, nb, k)", F32),
+        ("pc.attention_bias.parameter_counts(dm, h, L, lmax, nb, k)", F32),
         ("pc.attention_bias.score_curves(r, d, 10000.0, 8, ah, 32, 128, 0, c)", F32, "['relative', 'raw']")]),
     "nope": (["attention_bias/nope.py"], {}, [
         ("pc.attention_bias.nope_outputs(n, d, c, 0)", F32, "['start token', 'random']"),

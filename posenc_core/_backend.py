@@ -13,15 +13,15 @@ import contextlib
 import functools
 import importlib.util
 from collections.abc import Callable, Iterator
-from typing import Any, TypeVar
+from typing import Any, Literal, TypeVar
 
 import numpy as np
 
 from ._types import ArrayOrTensor
 
-__all__ = ["BACKENDS", "MissingExtraError", "available_backends", "check_backend", "cuda_available", "default_device",
-           "is_tensor", "keeps_kind", "kind_of", "one_torch_thread", "require_torch", "to_backend", "to_numpy",
-           "torch_installed"]
+__all__ = ["BACKENDS", "BackendStatus", "MissingExtraError", "available_backends", "check_backend", "cuda_available",
+           "default_device", "is_tensor", "keeps_kind", "kind_of", "one_torch_thread", "require_torch", "to_backend",
+           "to_numpy", "torch_installed"]
 
 BACKENDS = ("numpy", "torch")
 
@@ -49,13 +49,17 @@ def cuda_available() -> bool:
     return bool(torch.cuda.is_available())
 
 
-def available_backends() -> dict[str, str]:
-    """Map each backend label to why it is (or is not) usable; '' means usable."""
+BackendStatus = Literal["usable", "no_torch", "no_cuda"]
+
+
+def available_backends() -> dict[str, BackendStatus]:
+    """Map each backend label ("numpy", "torch", "torch-cuda") to whether it is usable here: "usable", or why not
+    as a code, "no_torch" (torch is not installed) or "no_cuda" (torch is, but it sees no CUDA device)."""
+    torch_status: BackendStatus = "usable" if torch_installed() else "no_torch"
     return {
-        "numpy": "",
-        "torch": "" if torch_installed() else "torch is not installed",
-        "torch-cuda": "" if cuda_available() else (
-            "no CUDA device found" if torch_installed() else "torch is not installed"),
+        "numpy": "usable",
+        "torch": torch_status,
+        "torch-cuda": "usable" if cuda_available() else "no_cuda" if torch_status == "usable" else "no_torch",
     }
 
 
@@ -63,11 +67,12 @@ def default_device() -> str:
     return "cuda" if cuda_available() else "cpu"
 
 
-def require_torch(what: str = "The torch backend") -> Any:
-    """Import torch, or say which extra brings it: ``what`` names what needs it, as a sentence's subject."""
+def require_torch(what: str | None = None) -> Any:
+    """Import torch, or say which extra brings it: ``what`` names what needs it, as a sentence's subject (by
+    default the torch backend)."""
     if not torch_installed():
-        raise MissingExtraError(f'{what} needs PyTorch; install it with `pip install "posenc-core[torch]"` '
-                                "(or `pip install torch`).", name="torch")
+        raise MissingExtraError(f'{what or "The torch backend"} needs PyTorch; install it with '
+                                '`pip install "posenc-core[torch]"` (or `pip install torch`).', name="torch")
     import torch
 
     return torch

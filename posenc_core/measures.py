@@ -2,19 +2,21 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 from numpy.typing import ArrayLike
 
 from ._backend import keeps_kind, to_numpy
-from ._checks import as_choice, check_size
+from ._checks import as_choice, as_int, check_size
 from ._types import ArrayOrTensor
 
 __all__ = [
+    "DiagonalCells",
     "similarity_matrix",
     "diagonal_cells",
     "toeplitz_deviation",
 ]
-
 
 
 @keeps_kind
@@ -31,15 +33,28 @@ def similarity_matrix(table: ArrayOrTensor, metric: str = "dot") -> ArrayOrTenso
     return rows @ rows.T
 
 
-def diagonal_cells(matrix: ArrayLike, offset: int) -> dict:
+@dataclass(frozen=True)
+class DiagonalCells:
+    """The cells of one diagonal of a matrix (``diagonal_cells``).
+
+    count: how many cells the diagonal holds, int. min, max: their smallest and largest value, float64.
+    """
+
+    count: int
+    min: float
+    max: float
+
+
+def diagonal_cells(matrix: ArrayLike, offset: int) -> DiagonalCells:
     """The cells of a query x key matrix with m - n = ``offset`` (row minus column): their count and range."""
     m = np.asarray(to_numpy(matrix), dtype=np.float64)
     if m.ndim != 2:
         raise ValueError("diagonal_cells needs a 2D matrix.")
-    if not -(m.shape[1] - 1) <= int(offset) <= m.shape[0] - 1:
+    offset = as_int("offset", offset)
+    if not -(m.shape[1] - 1) <= offset <= m.shape[0] - 1:
         raise ValueError(f"The diagonal m - n = {offset} lies outside a {m.shape[0]} x {m.shape[1]} matrix.")
-    cells = np.diagonal(m, offset=-int(offset))  # numpy's offset is column minus row
-    return {"count": int(cells.size), "min": float(cells.min()), "max": float(cells.max())}
+    cells = np.diagonal(m, offset=-offset)  # numpy's offset is column minus row
+    return DiagonalCells(count=int(cells.size), min=float(cells.min()), max=float(cells.max()))
 
 
 def toeplitz_deviation(matrix: ArrayLike) -> float:

@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 import posenc_core as pc
+from posenc_core._backend import BackendStatus
 from posenc_core.absolute import learned_lookup, sinusoidal_at
 from posenc_core.attention_bias import masked_softmax, shaw_scores, t5_bucket_grid, uniform_attention
 from posenc_core.encoders import deberta_bucket
@@ -84,10 +85,24 @@ def test_core_imports_and_runs_without_torch():
             "import posenc_core as pc\n"
             "assert pc.sinusoidal(4, 4).shape == (4, 4)\n"
             "assert not pc.torch_installed()\n"
-            "try:\n    pc.sinusoidal(4, 4, backend='torch')\nexcept ValueError as e:\n    print('ok', e)\n")
+            "try:\n    pc.sinusoidal(4, 4, backend='torch')\nexcept ValueError as e:\n    print('ok', e)\n"
+            "print(pc.available_backends())\n")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT)
     assert out.returncode == 0, out.stderr
     assert "ok The torch backend needs PyTorch" in out.stdout
+    assert "{'numpy': 'usable', 'torch': 'no_torch', 'torch-cuda': 'no_torch'}" in out.stdout
+
+
+def test_available_backends_says_why_in_codes_the_page_words():
+    from page_kit.controls.settings import BACKEND_LABELS, UNAVAILABLE_BECAUSE
+
+    status = pc.available_backends()
+    assert list(status) == list(BACKEND_LABELS)
+    assert status["numpy"] == "usable"
+    assert status["torch"] == ("usable" if pc.torch_installed() else "no_torch")
+    assert status["torch-cuda"] == ("usable" if pc.cuda_available() else
+                                    "no_cuda" if pc.torch_installed() else "no_torch")
+    assert set(UNAVAILABLE_BECAUSE) == set(BackendStatus.__args__) - {"usable"}  # every code has its words
 
 
 def test_core_does_not_import_ui_libraries():

@@ -4,10 +4,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import posenc_core as pc
+from lessons.attention_bias.compare_views import CURVE_LABELS, METHOD_WORDS, comparison_table
 from posenc_core.absolute import sinusoidal_at
 from posenc_core.attention_bias import (
+    CURVES,
     METHODS,
-    comparison_table,
     parameter_counts,
     score_curves,
     t5_bucket_layout,
@@ -17,33 +18,39 @@ from posenc_core.rope import rope_decay_bound
 
 
 def test_table_has_one_row_per_method_and_every_cell_filled():
-    table = comparison_table()
+    table = comparison_table(parameter_counts())
     names = table["method"]
-    assert names == [m.name for m in METHODS]
+    assert names == [METHOD_WORDS[m.key].name for m in METHODS]
     assert {"Sinusoidal", "Learned absolute", "RoPE", "ALiBi", "T5 buckets", "Shaw relative", "NoPE"} == set(names)
     for column, cells in table.items():
         assert len(cells) == len(names), column
         assert all(str(c).strip() for c in cells), column
+    assert table["count for this model"] == list(parameter_counts().values())
+
+
+def test_every_code_has_its_words():
+    assert list(METHOD_WORDS) == [m.key for m in METHODS] == list(parameter_counts())
+    assert list(CURVE_LABELS) == list(CURVES) == list(score_curves(4)[1])
 
 
 def test_parameter_counts_for_a_known_shape():
     counts = parameter_counts(d_model=768, n_heads=12, n_layers=12, max_len=1024, num_buckets=32, max_rel=16)
-    assert counts["Learned absolute"] == 1024 * 768  # GPT-2 small's wpe
-    assert counts["T5 buckets"] == 32 * 12
-    assert counts["Shaw relative"] == 2 * 33 * 64 * 12
-    assert counts["Sinusoidal"] == counts["RoPE"] == counts["ALiBi"] == counts["NoPE"] == 0
+    assert counts["learned"] == 1024 * 768  # GPT-2 small's wpe
+    assert counts["t5"] == 32 * 12
+    assert counts["shaw"] == 2 * 33 * 64 * 12
+    assert counts["sinusoidal"] == counts["rope"] == counts["alibi"] == counts["nope"] == 0
 
 
 def test_raw_curves_match_their_formulas():
     r, curves = score_curves(max_r=300, dim=32, base=10000.0, alibi_heads=8, alibi_head=3, num_buckets=32,
                                 max_distance=128, seed=5)
     omega = 10000.0 ** (-np.arange(0, 32, 2) / 32)
-    np.testing.assert_allclose(curves["Sinusoidal: PE(0)·PE(r)"], np.cos(np.outer(r, omega)).sum(axis=1),
+    np.testing.assert_allclose(curves["sinusoidal"], np.cos(np.outer(r, omega)).sum(axis=1),
                                atol=1e-9)
-    np.testing.assert_allclose(curves["RoPE: decay bound"], rope_decay_bound(32, r), rtol=1e-6)
-    np.testing.assert_allclose(curves["ALiBi: −m·r"], -r / 8)
+    np.testing.assert_allclose(curves["rope"], rope_decay_bound(32, r), rtol=1e-6)
+    np.testing.assert_allclose(curves["alibi"], -r / 8)
     values = t5_bucket_values(32, False, 5)
-    t5 = curves["T5: bucket bias"]
+    t5 = curves["t5"]
     assert t5[0] == values[0] and t5[5] == values[5]  # exact region: bucket = distance
     assert np.all(t5[t5_bucket_layout(False, 32, 128)["last_bucket_from"]:] == values[31])  # saturated
 
@@ -59,7 +66,7 @@ def test_relative_scale_starts_at_zero_and_peaks_at_one(max_r, dim, head, seed):
 
 
 @pytest.mark.parametrize("call, message", [
-    (lambda: comparison_table(d_model=100, n_heads=8), "split evenly"),
+    (lambda: parameter_counts(d_model=100, n_heads=8), "split evenly"),
     (lambda: parameter_counts(n_layers=0), "at least 1"),
     (lambda: score_curves(max_r=0), "at least 1"),
     (lambda: score_curves(dim=7), "even"),
@@ -77,10 +84,10 @@ def _score_curves_reference(max_r, dim, base, alibi_head, seed, scale):
     """score_curves as it was before the sinusoidal curve skipped its sines: the whole float64 table."""
     r = np.arange(max_r + 1, dtype=np.float64)
     origin = sinusoidal_at([0], dim, base, dtype="float64")[0]
-    curves = {"Sinusoidal: PE(0)·PE(r)": sinusoidal_at(r, dim, base, dtype="float64") @ origin,
-              "RoPE: decay bound": rope_decay_bound(dim, r, base).astype(np.float64),
-              "ALiBi: −m·r": 0.0 - float(pc.alibi_slopes(8)[alibi_head - 1]) * r,
-              "T5: bucket bias": t5_bucket_values(32, False, seed).astype(np.float64)[
+    curves = {"sinusoidal": sinusoidal_at(r, dim, base, dtype="float64") @ origin,
+              "rope": rope_decay_bound(dim, r, base).astype(np.float64),
+              "alibi": 0.0 - float(pc.alibi_slopes(8)[alibi_head - 1]) * r,
+              "t5": t5_bucket_values(32, False, seed).astype(np.float64)[
                   pc.t5_relative_position_bucket(-r, False, 32, 128)]}
     if scale == "relative":
         for name, values in curves.items():

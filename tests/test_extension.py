@@ -318,6 +318,9 @@ def test_parse_config_json_errors(data, message):
     (lambda: score_vs_distance([], max_distance=10), "at least one"),
     (lambda: score_vs_distance([1.0], max_distance=10 ** 12), "at most"),
     (lambda: attention_factor_curve([0.0]), "positive"),
+    (lambda: score_vs_distance(np.ones(1 << 18)), "cap"),
+    (lambda: attention_factor_curve(np.ones(1 << 25)), "cap"),
+    (lambda: fastest_pair_when_doubled(["linear", "magic"], 64, 1e4, 4096, 2.0), "method must be one of"),
     (lambda: resample_factors([], 4), "at least one"),
     (lambda: resample_factors([1.0, -1.0], 4), "positive"),
     (lambda: deepseek_softmax_mscale([1]), "dictionary"),
@@ -335,9 +338,9 @@ def test_bad_arguments_raise_clear_value_errors(call, message):
 
 def test_doubling_the_stretch_moves_only_the_fastest_pair_of_position_interpolation():
     out = fastest_pair_when_doubled(("linear", "ntk", "yarn", "llama3"), 128, 10000.0, 4096, 4.0)
-    assert out["changed"] == ["linear"]  # the others leave pair 0 (a wavelength of 2 pi) alone
-    assert out["before"]["linear"] == pytest.approx(1 / 4) and out["after"]["linear"] == pytest.approx(1 / 8)
-    assert out["before"]["yarn"] == out["after"]["yarn"] == 1.0
+    assert out.changed == ["linear"]  # the others leave pair 0 (a wavelength of 2 pi) alone
+    assert out.before["linear"] == pytest.approx(1 / 4) and out.after["linear"] == pytest.approx(1 / 8)
+    assert out.before["yarn"] == out.after["yarn"] == 1.0
 
 
 # --- the numbers the Extension lesson states ---------------------------------------------------------------------
@@ -374,7 +377,7 @@ def test_dynamic_ntk_base_keeps_the_base_up_to_L_and_grows_past_it():
 def test_first_stale_call_finds_the_shorter_call_after_a_longer_one():
     calls = rope_dynamic_calls(64, 10000.0, 4.0, 4096, [8192, 6000, 2000])
     k = first_stale_call(calls)
-    assert k == 1 and calls["stale"][1] and not calls["stale"][0]
+    assert k == 1 and calls.stale[1] and not calls.stale[0]
     assert first_stale_call(rope_dynamic_calls(64, 10000.0, 4.0, 4096, [1000, 2000])) is None
     with pytest.raises(ValueError):
         first_stale_call({})

@@ -140,7 +140,9 @@ def test_named_series_keep_one_colour_and_dash_in_every_figure():
     styles = {tr.name: (tr.line.color, tr.line.dash) for tr in lab.figure.data}
     assert len(set(styles.values())) == len(labels)  # nine models, nine distinct looks
     # YaRN alone, or among other methods, or as "RoPE + YaRN", is drawn the same way
-    methods = list(pc.long_context.EXTENSION_METHODS.values())
+    from lessons.long_context.extension_views import METHOD_LABELS
+
+    methods = [METHOD_LABELS[m] for m in pc.long_context.EXTENSION_METHODS]
     for subset in (methods, methods[::-1], methods[3:4]):
         chart = figures.lines([0, 1], {"no scaling": np.zeros(2), **{m: np.zeros(2) for m in subset}}, title="t",
                               x_title="x", y_title="y", alt="a", name="m")

@@ -4,7 +4,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import posenc_core as pc
-from posenc_core.measures import diagonal_cells, toeplitz_deviation
+from posenc_core._checks import MAX_DIM
+from posenc_core.measures import DiagonalCells, diagonal_cells, toeplitz_deviation
 from posenc_core.rope import (
     ANGLE_DTYPES,
     ROPE_LAYOUTS,
@@ -124,6 +125,61 @@ def test_decay_bound_known_values():
     assert far[0] > 3 * far[-10:].mean()  # it decays
 
 
+@pytest.mark.parametrize("layout", ROPE_LAYOUTS)
+def test_apply_rope_rotates_along_the_axis_seq_axis_names(layout):
+    """(batch, seq, heads, head_dim) with seq = heads: the default refuses to guess, seq_axis=1 rotates by
+    position, the same numbers as the (batch, heads, seq, head_dim) transpose, numpy and torch alike."""
+    inv = pc.rope_inv_freq(16)[0]
+    x = _rand(3, 2, 5, 5, 16)  # (batch, seq, heads, head_dim), seq = heads = 5
+    positions = np.array([0, 3, 7, 100, 4096])
+    with pytest.raises(ValueError, match="seq_axis"):
+        pc.apply_rope(x, positions, inv, layout)
+    by_position = pc.apply_rope(x, positions, inv, layout, seq_axis=1)
+    transposed = pc.apply_rope(x.transpose(0, 2, 1, 3), positions, inv, layout, seq_axis=-2).transpose(0, 2, 1, 3)
+    np.testing.assert_array_equal(by_position, transposed)
+    assert by_position.shape == x.shape
+    # each token turned by its own position, whatever its head: row (b, s, h) equals a 1-D call at position s
+    for s in range(5):
+        np.testing.assert_array_equal(by_position[:, s], pc.apply_rope(x[:, s], np.full(5, positions[s]), inv, layout))
+    assert not np.allclose(by_position, pc.apply_rope(x, positions, inv, layout, seq_axis=2))  # by head: other numbers
+    ids = np.stack([positions, positions[::-1]])  # (batch, seq) position_ids along axis 1
+    np.testing.assert_array_equal(pc.apply_rope(x, ids, inv, layout, seq_axis=1),
+                                  pc.apply_rope(x.transpose(0, 2, 1, 3), ids, inv, layout, seq_axis=-2)
+                                  .transpose(0, 2, 1, 3))
+    torch = pytest.importorskip("torch")
+    as_tensor = pc.apply_rope(torch.from_numpy(x), positions, inv, layout, seq_axis=1)
+    heads_first = pc.apply_rope(torch.from_numpy(x).transpose(1, 2), positions, inv, layout,
+                                seq_axis=-2).transpose(1, 2)
+    assert as_tensor.shape == x.shape and torch.equal(as_tensor, heads_first)
+    np.testing.assert_allclose(as_tensor.numpy(), by_position, atol=1e-5)  # torch's cos and sin, not numpy's
+
+
+@pytest.mark.parametrize("call, message", [
+    (lambda: pc.apply_rope(np.zeros((2, 4, 4, 8)), np.arange(4), np.ones(4)), "pass seq_axis"),
+    (lambda: pc.apply_rope(np.zeros((2, 4, 4, 8)), np.arange(4), np.ones(4), seq_axis=-1), "head_dim"),
+    (lambda: pc.apply_rope(np.zeros((2, 4, 4, 8)), np.arange(4), np.ones(4), seq_axis=4), "at most 3"),
+    (lambda: pc.apply_rope(np.zeros(8), np.arange(1), np.ones(4)), "at least two axes"),
+    (lambda: pc.apply_rope(np.zeros((2, 3, 4, 8)), np.arange(4), np.ones(4), seq_axis=1), "positions has 4"),
+])
+def test_apply_rope_refuses_an_axis_it_cannot_tell(call, message):
+    with pytest.raises(ValueError, match=message):
+        call()
+
+
+@pytest.mark.parametrize("base, dim, message", [
+    (0.0, 8, "base must be greater than 0"), (-2.0, 8, "base"), (float("inf"), 8, "base must be a finite"),
+    (float("nan"), 8, "base"), ("10000", 8, "base must be a number"), (10000.0, 7, "dim must be even"),
+    (10000.0, 0, "dim must be at least 2"), (10000.0, -4, "dim"), (10000.0, 10**9, "dim must be at most"),
+    (10000.0, 8.5, "dim must be a whole number"), (10000.0, True, "dim"),
+])
+def test_base_inv_freq_refuses_what_is_no_frequency_ladder(base, dim, message):
+    for fn in (pc.base_inv_freq, pc.rope.base_freq_divisors):
+        with pytest.raises(ValueError, match=message):
+            fn(base, dim)
+    np.testing.assert_array_equal(pc.base_inv_freq(10000.0, 8), 10000.0 ** -(np.arange(0, 8, 2) / 8))
+    assert pc.base_inv_freq(10000.0, MAX_DIM).shape == (MAX_DIM // 2,)
+
+
 @pytest.mark.parametrize("call, message", [
     (lambda: pc.rope_inv_freq(64, partial_rotary_factor=0.01), "even number"),
     (lambda: pc.rope_inv_freq(64, partial_rotary_factor=1.5), "at most 1"),
@@ -153,30 +209,30 @@ def test_pair_theta_and_pair_rotation_match_the_matrix_form():
     inv = np.array([0.3])
     q, k = (0.9, -0.4), (0.2, 1.1)
     out = rope_pair(q, k, 7, 3, 0.3)
-    np.testing.assert_allclose(out["q_rot"], pc.apply_rope(np.array([q]), [7], inv, "half")[0], atol=1e-6)
-    np.testing.assert_allclose(out["k_rot"], pc.apply_rope(np.array([k]), [3], inv, "half")[0], atol=1e-6)
-    assert out["score"] == pytest.approx(np.dot(out["q_rot"], out["k_rot"]))
-    assert out["score"] == pytest.approx(out["product"][0])  # Re(q_rot conj(k_rot))
+    np.testing.assert_allclose(out.q_rot, pc.apply_rope(np.array([q]), [7], inv, "half")[0], atol=1e-6)
+    np.testing.assert_allclose(out.k_rot, pc.apply_rope(np.array([k]), [3], inv, "half")[0], atol=1e-6)
+    assert out.score == pytest.approx(np.dot(out.q_rot, out.k_rot))
+    assert out.score == pytest.approx(out.product[0])  # Re(q_rot conj(k_rot))
     z = complex(*q) * complex(*k).conjugate()
-    assert out["score"] == pytest.approx((z * np.exp(1j * 4 * 0.3)).real)
-    assert out["plain_score"] == pytest.approx(np.dot(q, k))
+    assert out.score == pytest.approx((z * np.exp(1j * 4 * 0.3)).real)
+    assert out.plain_score == pytest.approx(np.dot(q, k))
 
 
 @settings(max_examples=40, deadline=None)
 @given(m=st.integers(0, 1000), n=st.integers(0, 1000), s=st.integers(0, 1000),
        theta=st.floats(0.0, 1.0), qx=st.floats(-2, 2), ky=st.floats(-2, 2))
 def test_pair_score_is_unchanged_when_both_positions_move_together(m, n, s, theta, qx, ky):
-    a = rope_pair((qx, 0.5), (1.0, ky), m, n, theta)["score"]
-    b = rope_pair((qx, 0.5), (1.0, ky), m + s, n + s, theta)["score"]
+    a = rope_pair((qx, 0.5), (1.0, ky), m, n, theta).score
+    b = rope_pair((qx, 0.5), (1.0, ky), m + s, n + s, theta).score
     assert a == pytest.approx(b, abs=1e-9)
 
 
 def test_shift_scores_are_flat_together_and_oscillate_for_the_key_alone():
     out = rope_pair_shift_scores((1, 0.5), (0.3, -1), 4, 1, 0.2, 100)
-    assert out["together"].shape == (101,)
-    np.testing.assert_allclose(out["together"], out["together"][0], atol=1e-12)
-    assert out["key_only"].std() > 0.1
-    assert out["together"][0] == pytest.approx(rope_pair((1, 0.5), (0.3, -1), 4, 1, 0.2)["score"])
+    assert out.together.shape == (101,)
+    np.testing.assert_allclose(out.together, out.together[0], atol=1e-12)
+    assert out.key_only.std() > 0.1
+    assert out.together[0] == pytest.approx(rope_pair((1, 0.5), (0.3, -1), 4, 1, 0.2).score)
 
 
 # --- all pairs ------------------------------------------------------------------------------------------
@@ -195,11 +251,11 @@ def test_angle_table_against_a_brute_force_loop():
 
 def test_turns_known_values():
     out = rope_turns(128, 10000.0, 4096)
-    assert out["wavelength"][0] == pytest.approx(2 * np.pi)
-    assert out["wavelength"][-1] == pytest.approx(2 * np.pi * 10000 ** (126 / 128))
-    np.testing.assert_allclose(out["turns"], 4096 / out["wavelength"])
-    assert out["full_turn_pairs"] == int(np.sum(out["wavelength"] <= 4096))
-    assert 0 < out["full_turn_pairs"] < 64
+    assert out.wavelength[0] == pytest.approx(2 * np.pi)
+    assert out.wavelength[-1] == pytest.approx(2 * np.pi * 10000 ** (126 / 128))
+    np.testing.assert_allclose(out.turns, 4096 / out.wavelength)
+    assert out.full_turn_pairs == int(np.sum(out.wavelength <= 4096))
+    assert 0 < out.full_turn_pairs < 64
 
 
 # --- relative and decay ---------------------------------------------------------------------------------
@@ -226,28 +282,28 @@ def test_mean_abs_scores_match_apply_rope_by_brute_force():
         for r in distances:  # query at position r, key at 0
             qa = pc.apply_rope(a[:, None, :], [r], inv, "half")[:, 0]
             brute.append(np.abs(np.sum(qa * b, axis=1)).mean())
-        np.testing.assert_allclose(out[which], brute, rtol=1e-4)
-    assert out["identical_at_zero"] == pytest.approx(np.mean(np.sum(q * q, axis=1)))
+        np.testing.assert_allclose(getattr(out, which), brute, rtol=1e-4)
+    assert out.identical_at_zero == pytest.approx(np.mean(np.sum(q * q, axis=1)))
 
 
 def test_identical_vectors_decay_and_random_ones_do_not():
     far = np.arange(2000, 4000, 7)
     out = rope_mean_abs_scores(128, np.concatenate([[0], far]), samples=2048, seed=0)
-    assert out["identical"][1:].mean() < 0.2 * out["identical"][0]
-    assert out["random"][1:].mean() == pytest.approx(out["random"][0], rel=0.1)
+    assert out.identical[1:].mean() < 0.2 * out.identical[0]
+    assert out.random[1:].mean() == pytest.approx(out.random[0], rel=0.1)
     curves = rope_decay_curves(32, 256, samples=256)
-    assert (curves["random_low"], curves["random_high"]) == (curves["random_score"].min(),
-                                                             curves["random_score"].max())
+    assert (curves.random_low, curves.random_high) == (curves.random_score.min(),
+                                                             curves.random_score.max())
 
 
 # --- layouts, conversion, partial ------------------------------------------------------------------------
 
 def test_layout_check_and_conversion():
     check = rope_layout_check(20, 32, seed=1)
-    assert check["with_perm"] < 1e-12 and check["without_perm"] > 0.1
+    assert check.with_perm < 1e-12 and check.without_perm > 0.1
     conv = rope_conversion_scores(24, 32, seed=2)
-    assert conv["converted_error"] < 1e-9 * np.abs(conv["half"]).max()
-    assert conv["naive_error"] > 0.1 * np.abs(conv["half"]).max()
+    assert conv.converted_error < 1e-9 * np.abs(conv.half).max()
+    assert conv.naive_error > 0.1 * np.abs(conv.half).max()
 
 
 def test_row_permutation_matches_the_view_transpose_form_of_the_llama_conversion():
@@ -272,10 +328,10 @@ def test_cos_table_equals_a_gather_by_pair(n, half_d, factor, layout, base):
         return
     inv = pc.rope_inv_freq(d, base, partial_rotary_factor=factor)[0]
     cos_pairs = np.cos(rope_angles(np.arange(n), inv))  # (n, r/2)
-    pair = out["pair"]
+    pair = out.pair
     expected = np.where(pair >= 0, cos_pairs[:, np.maximum(pair, 0)], np.float32(1.0))  # (n, d)
-    np.testing.assert_array_equal(out["cos"], expected.astype(np.float32))
-    assert out["cos"].dtype == np.float32
+    np.testing.assert_array_equal(out.cos, expected.astype(np.float32))
+    assert out.cos.dtype == np.float32
 
 
 @pytest.mark.parametrize(("n", "d", "base"), [(50, 16, 500.0), (1024, 1024, 10000.0), (4097, 128, 1e6)])
@@ -289,15 +345,15 @@ def test_angle_table_wraps_exactly_as_np_mod(n, d, base):
 @pytest.mark.parametrize("layout", ROPE_LAYOUTS)
 def test_cos_table_marks_pass_through_dimensions(layout):
     out = rope_cos_table(10, 64, partial_rotary_factor=0.25, layout=layout)
-    assert out["rotary_dim"] == 16
-    assert (out["pair"][16:] == -1).all() and sorted(out["pair"][:16]) == sorted(list(range(8)) * 2)
-    np.testing.assert_array_equal(out["cos"][:, 16:], 1.0)
+    assert out.rotary_dim == 16
+    assert (out.pair[16:] == -1).all() and sorted(out.pair[:16]) == sorted(list(range(8)) * 2)
+    np.testing.assert_array_equal(out.cos[:, 16:], 1.0)
     inv = pc.rope_inv_freq(64, partial_rotary_factor=0.25)[0]
     # the cos coefficient is what apply_rope multiplies x by when its partner is 0
     for dim in range(16):
         e = np.zeros((10, 64))
         e[:, dim] = 1.0
-        np.testing.assert_allclose(pc.apply_rope(e, np.arange(10), inv, layout)[:, dim], out["cos"][:, dim],
+        np.testing.assert_allclose(pc.apply_rope(e, np.arange(10), inv, layout)[:, dim], out.cos[:, dim],
                                    atol=1e-6)
 
 
@@ -319,8 +375,8 @@ def test_angles_in_dtype_match_torch_arithmetic(dtype):
     tdt = getattr(torch, dtype)
     inv = torch.from_numpy(pc.rope_inv_freq(64)[0]).to(tdt)[3]
     pos = torch.arange(4000, 4200, dtype=torch.float64).to(tdt)
-    np.testing.assert_array_equal(out["computed"], (pos * inv).double().numpy())
-    np.testing.assert_allclose(out["exact"], np.arange(4000, 4200) * 10000.0 ** (-6 / 64))
+    np.testing.assert_array_equal(out.computed, (pos * inv).double().numpy())
+    np.testing.assert_allclose(out.exact, np.arange(4000, 4200) * 10000.0 ** (-6 / 64))
 
 
 def test_first_bad_position_known_values():
@@ -342,10 +398,10 @@ def test_error_curve_grows_and_float16_overflows():
     bf = rope_angle_error_curve(1 << 16, 64, dtype="bfloat16")
     f32 = rope_angle_error_curve(1 << 16, 64, dtype="float32")
     f16 = rope_angle_error_curve(1 << 17, 64, dtype="float16")
-    assert bf["error"][-1] > 50 and f32["error"][-1] < 1e-2
-    assert np.all(np.diff(bf["position"]) > 0)
-    assert np.isnan(f16["error"][-1]) and np.isfinite(f16["error"][0])
-    assert 65504 < f16["overflow_from"] < 70000 and bf["overflow_from"] is None
+    assert bf.error[-1] > 50 and f32.error[-1] < 1e-2
+    assert np.all(np.diff(bf.position) > 0)
+    assert np.isnan(f16.error[-1]) and np.isfinite(f16.error[0])
+    assert 65504 < f16.overflow_from < 70000 and bf.overflow_from is None
 
 
 def _reference_angle_errors(m, theta_exact, theta_model, dtype):
@@ -377,12 +433,12 @@ def _reference_angle_error_curve(max_position, d, base, dtype, bins, per_bin):
 
 
 def _assert_same_curve(new, ref):
-    assert new.keys() == ref.keys()
+    assert list(vars(new)) == list(ref)
     for key in ("position", "error"):
-        assert new[key].dtype == ref[key].dtype and new[key].shape == ref[key].shape
-        assert np.array_equal(new[key], ref[key], equal_nan=True), key
-    assert new["overflow_from"] == ref["overflow_from"]
-    assert np.array_equal(new["worst"], ref["worst"], equal_nan=True)
+        assert getattr(new, key).dtype == ref[key].dtype and getattr(new, key).shape == ref[key].shape
+        assert np.array_equal(getattr(new, key), ref[key], equal_nan=True), key
+    assert new.overflow_from == ref["overflow_from"]
+    assert np.array_equal(new.worst, ref["worst"], equal_nan=True)
 
 
 @settings(max_examples=40, deadline=None)
@@ -467,31 +523,31 @@ def test_float32_pow_difference_measures_transformers_angles():
         np.testing.assert_array_equal(rope_inv_freq_float32_pow(d, base), tf)
         exact = base ** (-np.arange(0, d, 2, dtype=np.float64) / d)
         out = rope_float32_pow_difference(d, base, position)
-        assert out["pairs_differing"] == int(np.sum(tf != exact.astype(np.float32)))
-        assert out["max_ulp"] == pytest.approx(np.max(np.abs(tf - exact) / np.spacing(exact.astype(np.float32))))
+        assert out.pairs_differing == int(np.sum(tf != exact.astype(np.float32)))
+        assert out.max_ulp == pytest.approx(np.max(np.abs(tf - exact) / np.spacing(exact.astype(np.float32))))
         # the angle transformers forms: float32 position times float32 theta, one float32 rounding
         angles = (torch.tensor(float(position)) * torch.from_numpy(tf)).double().numpy()
-        assert out["angle_error"] == pytest.approx(np.max(np.abs(angles - position * exact)))
-        assert out["angle_shift"] <= out["angle_error"] + out["rounded_angle_error"]
+        assert out.angle_error == pytest.approx(np.max(np.abs(angles - position * exact)))
+        assert out.angle_shift <= out.angle_error + out.rounded_angle_error
     # the measured gap the issue reports: several ulp at d = 96, base 1e6, not one
-    assert rope_float32_pow_difference(96, 1e6)["max_ulp"] > 4
+    assert rope_float32_pow_difference(96, 1e6).max_ulp > 4
 
 
 def test_model_costs():
     out = rope_model_costs(32, 32, 8, 128, 4096)
-    assert out["parameters"] == 0
-    assert out["rotated_vectors_per_token"] == 32 * (32 + 8)
-    assert out["rotations_per_token"] == 32 * 40 * 64
-    assert out["learned_table_parameters"] == 4096 * 32 * 128
-    assert rope_model_costs(2, 4, 4, 64, 10, partial_rotary_factor=0.25)["rotary_dim"] == 16
-    assert out["projection_macs_per_layer"] == 4096 * (32 + 16) * 128
-    assert out["rope_multiplies_per_layer"] == 4 * 40 * 64
-    assert out["rope_share_per_layer"] == pytest.approx(4 * 40 * 64 / (4 * 40 * 64 + 4096 * 48 * 128))
+    assert out.parameters == 0
+    assert out.rotated_vectors_per_token == 32 * (32 + 8)
+    assert out.rotations_per_token == 32 * 40 * 64
+    assert out.learned_table_parameters == 4096 * 32 * 128
+    assert rope_model_costs(2, 4, 4, 64, 10, partial_rotary_factor=0.25).rotary_dim == 16
+    assert out.projection_macs_per_layer == 4096 * (32 + 16) * 128
+    assert out.rope_multiplies_per_layer == 4 * 40 * 64
+    assert out.rope_share_per_layer == pytest.approx(4 * 40 * 64 / (4 * 40 * 64 + 4096 * 48 * 128))
     for preset in ROPE_MODEL_PRESETS.values():  # every preset is a valid configuration
         costs = rope_model_costs(preset["n_layers"], preset["n_heads"], preset["n_kv_heads"], preset["head_dim"],
                                     preset["context"], partial_rotary_factor=preset["partial_rotary_factor"],
                                     d_model=preset["d_model"])
-        assert costs["rope_multiplies_per_layer"] < 0.01 * costs["projection_macs_per_layer"]
+        assert costs.rope_multiplies_per_layer < 0.01 * costs.projection_macs_per_layer
 
 
 @pytest.mark.parametrize("call, message", [
@@ -528,12 +584,12 @@ def test_decay_bound_in_score_units_never_falls_below_the_measured_score(d, base
     # each curve by its own value at distance 0 (the old figure) breaks this, which is why the page plots units.
     curves = rope_decay_curves(d, 4096, base, log_distance=True, samples=256, seed=3)
     for name in ("identical", "random"):
-        assert np.all(curves[f"{name}_bound"] >= curves[f"{name}_score"])
-        assert curves[f"{name}_slack"] >= 1.0
-        np.testing.assert_allclose(curves[f"{name}_bound"],
-                                   curves[f"{name}_bound_factor"] * (d // 2) * curves["bound"]
-                                   * curves["bound_at_zero"], rtol=1e-9)
-    assert curves["normalised_bound_below"] > 0  # the normalised shapes do cross: the misconception is real
+        assert np.all(getattr(curves, f"{name}_bound") >= getattr(curves, f"{name}_score"))
+        assert getattr(curves, f"{name}_slack") >= 1.0
+        np.testing.assert_allclose(getattr(curves, f"{name}_bound"),
+                                   getattr(curves, f"{name}_bound_factor") * (d // 2) * curves.bound
+                                   * curves.bound_at_zero, rtol=1e-9)
+    assert curves.normalised_bound_below > 0  # the normalised shapes do cross: the misconception is real
 
 
 def test_bound_factor_by_brute_force():
@@ -543,14 +599,15 @@ def test_bound_factor_by_brute_force():
     h = (q[:, :4] + 1j * q[:, 4:]) * np.conj(k[:, :4] + 1j * k[:, 4:])  # (16, 4)
     h = np.concatenate([h, np.zeros((16, 1))], axis=1)
     expected = np.mean([max(abs(row[j + 1] - row[j]) for j in range(4)) for row in h])
-    assert out["random_bound_factor"] == pytest.approx(expected)
+    assert out.random_bound_factor == pytest.approx(expected)
 
 
 def test_diagonal_cells_reads_the_cells_with_m_minus_n_fixed():
     grid = np.arange(12.0).reshape(3, 4)  # row m, column n
-    assert diagonal_cells(grid, 0) == {"count": 3, "min": 0.0, "max": 10.0}  # (0,0) (1,1) (2,2)
-    assert diagonal_cells(grid, 2) == {"count": 1, "min": 8.0, "max": 8.0}  # m - n = 2: (2, 0)
-    assert diagonal_cells(grid, -3) == {"count": 1, "min": 3.0, "max": 3.0}  # (0, 3)
+    assert diagonal_cells(grid, 0) == DiagonalCells(count=3, min=0.0, max=10.0)  # (0,0) (1,1) (2,2)
+    assert diagonal_cells(grid, 2) == DiagonalCells(count=1, min=8.0, max=8.0)  # m - n = 2: (2, 0)
+    assert diagonal_cells(grid, -3) == DiagonalCells(count=1, min=3.0, max=3.0)  # (0, 3)
+    assert diagonal_cells(grid, 1).count == 2 and diagonal_cells(grid, 1).max == 9.0  # (1, 0) (2, 1)
     with pytest.raises(ValueError, match="outside"):
         diagonal_cells(grid, 3)
 
@@ -584,9 +641,9 @@ def test_conversion_scores_equal_three_separate_runs(n, d, base, seed):
         return q @ k.T
 
     out = rope_conversion_scores(n, d, base, seed=seed)
-    np.testing.assert_array_equal(out["half"], run(w_q, w_k, "half"))
-    np.testing.assert_array_equal(out["naive"], run(w_q, w_k, "interleaved"))
-    np.testing.assert_array_equal(out["converted"], run(half_rows_to_interleaved(w_q, 1),
+    np.testing.assert_array_equal(out.half, run(w_q, w_k, "half"))
+    np.testing.assert_array_equal(out.naive, run(w_q, w_k, "interleaved"))
+    np.testing.assert_array_equal(out.converted, run(half_rows_to_interleaved(w_q, 1),
                                                          half_rows_to_interleaved(w_k, 1), "interleaved"))
 
 

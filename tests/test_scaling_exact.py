@@ -155,19 +155,19 @@ def test_dynamic_calls_follow_the_stateful_module():
         max_pos, factor = int(rng.choice([256, 2048, 4096])), float(rng.uniform(1.1, 40))
         calls = [int(n) for n in rng.integers(1, 4 * max_pos, size=6)]
         ours = rope_dynamic_calls(head_dim, theta, factor, max_pos, calls)
-        np.testing.assert_array_equal(ours["inv_freq"], drive_module(head_dim, theta, factor, max_pos, calls))
+        np.testing.assert_array_equal(ours.inv_freq, drive_module(head_dim, theta, factor, max_pos, calls))
 
 
 def test_dynamic_calls_keep_long_frequencies_until_a_short_call():
     calls = [8192, 5000, 4096, 100, 6000]
     out = rope_dynamic_calls(64, 10000.0, 2.0, 4096, calls)
-    assert out["event"] == ["grow", "keep", "keep", "reset", "grow"]
-    assert list(out["cached"]) == [8192, 8192, 8192, 4096, 6000]
-    np.testing.assert_array_equal(out["inv_freq"][1], out["fresh"][0])  # 5,000 runs with 8,192's frequencies
-    assert not np.array_equal(out["inv_freq"][1], out["fresh"][1])
-    np.testing.assert_array_equal(out["inv_freq"][2], out["inv_freq"][0])  # even at the trained length
-    np.testing.assert_array_equal(out["inv_freq"][3], pc.rope_inv_freq(64)[0])  # reset to the originals
-    np.testing.assert_array_equal(out["inv_freq"], drive_module(64, 10000.0, 2.0, 4096, calls))
+    assert out.event == ["grow", "keep", "keep", "reset", "grow"]
+    assert list(out.cached) == [8192, 8192, 8192, 4096, 6000]
+    np.testing.assert_array_equal(out.inv_freq[1], out.fresh[0])  # 5,000 runs with 8,192's frequencies
+    assert not np.array_equal(out.inv_freq[1], out.fresh[1])
+    np.testing.assert_array_equal(out.inv_freq[2], out.inv_freq[0])  # even at the trained length
+    np.testing.assert_array_equal(out.inv_freq[3], pc.rope_inv_freq(64)[0])  # reset to the originals
+    np.testing.assert_array_equal(out.inv_freq, drive_module(64, 10000.0, 2.0, 4096, calls))
 
 
 @pytest.mark.parametrize("kwargs, message", [
@@ -189,23 +189,22 @@ def test_seq_len_must_not_be_negative():
 
 
 def test_call_patterns_and_the_summary_columns():
-    assert dynamic_call_lengths("long prompt, then shorter calls", 4096, 4.0) == [4096, 16384, 8192, 4096,
-                                                                                      2048, 8192]
+    assert dynamic_call_lengths("long_then_shorter", 4096, 4.0) == [4096, 16384, 8192, 4096, 2048, 8192]
     for pattern in DYNAMIC_CALL_PATTERNS:
         lengths = dynamic_call_lengths(pattern, 2048, 8.0)
         out = rope_dynamic_calls(64, 10000.0, 8.0, 2048, lengths)
-        assert list(out["length"]) == lengths
+        assert list(out.length) == lengths
         original = pc.rope_inv_freq(64)[0].astype(np.float64)
-        np.testing.assert_allclose(out["slowest_ratio"], out["inv_freq"][:, -1] / original[-1])
-        np.testing.assert_array_equal(out["stale"], np.any(out["inv_freq"] != out["fresh"], axis=1))
+        np.testing.assert_allclose(out.slowest_ratio, out.inv_freq[:, -1] / original[-1])
+        np.testing.assert_array_equal(out.stale, np.any(out.inv_freq != out.fresh, axis=1))
     # the first pattern shows a stale call: 8,192 tokens after 16,384 run with 16,384's frequencies
-    out = rope_dynamic_calls(64, 10000.0, 4.0, 4096, dynamic_call_lengths("long prompt, then shorter calls",
-                                                                                4096, 4.0))
-    assert out["stale"][2] and out["slowest_ratio"][2] < out["fresh_slowest_ratio"][2]
+    out = rope_dynamic_calls(64, 10000.0, 4.0, 4096, dynamic_call_lengths("long_then_shorter", 4096,
+                                                                                4.0))
+    assert out.stale[2] and out.slowest_ratio[2] < out.fresh_slowest_ratio[2]
     with pytest.raises(ValueError, match="pattern must be one of"):
         dynamic_call_lengths("random", 4096, 4.0)
     with pytest.raises(ValueError, match="at least 1"):
-        dynamic_call_lengths("growing conversation", 4096, 0.5)
+        dynamic_call_lengths("growing", 4096, 0.5)
 
 
 def test_yarn_with_an_odd_rotary_dimension_is_refused_where_transformers_fails():

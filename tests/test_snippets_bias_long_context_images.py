@@ -12,8 +12,8 @@ import pytest
 import posenc_core as pc
 from page_kit import registry
 from posenc_core.attention_bias import (
-    comparison_table,
     nope_outputs,
+    parameter_counts,
     shaw_clipped_distance,
     shaw_example,
     uniform_attention_weights,
@@ -85,8 +85,8 @@ def test_shaw_snippet_reproduces_the_clipped_grid_and_the_table(query, settings)
     ({"dm": "1024", "h": "16", "L": "12", "lmax": "2,048", "nb": "64", "k": "8"}, (1024, 16, 12, 2048, 64, 8)),
 ])
 def test_compare_snippet_reproduces_the_table(query, shape):
-    data = _named(_snippets("compare", **query), "data")
-    assert data == comparison_table(*shape)
+    counts = _named(_snippets("compare", **query), "counts")
+    assert counts == parameter_counts(*shape)
 
 
 @pytest.mark.parametrize("query, settings", [

@@ -139,27 +139,27 @@ def test_rope_relative_snippets(charts):
     at, ns = _open("rope_relative", charts, view="Long-term decay", d="32", base="500,000", dist="1,024")
     _assert_link_applied(at, d=32, base=500000, dist=1024)
     curves = charts["rope_decay"].table
-    np.testing.assert_array_equal(ns["curves"]["random_score"], curves["mean |q·k|, random q, k"])
-    np.testing.assert_array_equal(ns["curves"]["identical_bound"], curves["RoFormer's bound, q = k"])
+    np.testing.assert_array_equal(ns["curves"].random_score, curves["mean |q·k|, random q, k"])
+    np.testing.assert_array_equal(ns["curves"].identical_bound, curves["RoFormer's bound, q = k"])
 
 
 def test_rope_variants_snippets(charts):
     at, ns = _open("rope_variants", charts)
     np.testing.assert_array_equal(np.stack([ns["pairs"]["half"], ns["pairs"]["interleaved"]]),
                                   charts["rope_layout_pairs"].matrix)
-    assert at.metric[0].value == f"{ns['check']['with_perm']:.1e}"
-    assert at.metric[1].value == f"{ns['check']['without_perm']:.2f}"
+    assert at.metric[0].value == f"{ns['check'].with_perm:.1e}"
+    assert at.metric[1].value == f"{ns['check'].without_perm:.2f}"
 
     at, ns = _open("rope_variants", charts, view="Partial rotary", pct="0.5", layout="interleaved", pos="64")
     _assert_link_applied(at, pct=0.5, layout="interleaved", pos=64)
-    np.testing.assert_array_equal(ns["table"]["cos"], charts["rope_partial"].matrix)
+    np.testing.assert_array_equal(ns["table"].cos, charts["rope_partial"].matrix)
 
     at, ns = _open("rope_variants", charts, view="Precision", len="32,768", at="1,500", dtype="float16")
     _assert_link_applied(at, len=32768, at=1500, dtype="float16")
     curves = charts["rope_precision"].table
     for dtype in ANGLE_DTYPES:
-        np.testing.assert_array_equal(ns["curves"][dtype]["error"], curves[dtype])
-    np.testing.assert_array_equal(ns["zoom"]["computed"], charts["rope_precision_zoom"].table["float16"])
+        np.testing.assert_array_equal(ns["curves"][dtype].error, curves[dtype])
+    np.testing.assert_array_equal(ns["zoom"].computed, charts["rope_precision_zoom"].table["float16"])
     shown = [m.value for m in at.metric]
     for dtype in ANGLE_DTYPES:
         first = ns["first_bad"][dtype]
@@ -176,10 +176,10 @@ def test_rope_model_snippets(charts):
     at, ns = _open("rope_model", charts, view="What it costs", model="GPT-NeoX 20B", seq="32,768")
     _assert_link_applied(at, model="GPT-NeoX 20B", seq=32768)
     out = ns["out"]
-    np.testing.assert_array_equal([out["projection_macs_per_layer"], out["rope_multiplies_per_layer"]],
+    np.testing.assert_array_equal([out.projection_macs_per_layer, out.rope_multiplies_per_layer],
                                   charts["rope_cost"].table["per token, per layer"])
-    assert at.metric[1].value == f"{out['rotated_vectors_per_token']:,}"
-    assert at.metric[2].value == f"{out['table_values']:,}"
+    assert at.metric[1].value == f"{out.rotated_vectors_per_token:,}"
+    assert at.metric[2].value == f"{out.table_values:,}"
 
 
 @pytest.mark.parametrize("statement", [

@@ -1,14 +1,15 @@
 import streamlit as st
 
+from lessons.attention_bias.compare_views import COUNT, CURVE_LABELS, METHOD_WORDS, comparison_table
 from page_kit import classroom, controls, figures, formula, guard, header, notice, show, source, stage, why
-from posenc_core.attention_bias import comparison_table, parameter_counts, score_curves, t5_bucket_layout
+from posenc_core.attention_bias import parameter_counts, score_curves, t5_bucket_layout
 
 DISTANCES = [32, 64, 128, 256, 512, 1024, 2048, 4096]
 
 
 @st.cache_data(max_entries=32, show_spinner=False)
-def table(d_model: int, n_heads: int, n_layers: int, max_len: int, num_buckets: int, max_rel: int):
-    return comparison_table(d_model, n_heads, n_layers, max_len, num_buckets, max_rel)
+def counts(d_model: int, n_heads: int, n_layers: int, max_len: int, num_buckets: int, max_rel: int):
+    return parameter_counts(d_model, n_heads, n_layers, max_len, num_buckets, max_rel)
 
 
 @st.cache_data(max_entries=32, show_spinner=False)
@@ -23,7 +24,7 @@ header("Compare all encodings",
 WHY = ("Every method on one page. The table says where each puts position, what it costs in parameters and how "
        "it behaves on inputs longer than training; the plot shows what each adds to an attention score as the "
        "distance between query and key grows, so the families can be seen on the same axes.")
-COSTS = ("parameters", "count for this model")  # the columns that answer the length question, shown after it
+COSTS = ("parameters", COUNT)  # the columns that answer the length question, shown after it
 
 
 def table_tab(page) -> None:
@@ -37,24 +38,23 @@ def table_tab(page) -> None:
     with st.container(horizontal=True):
         num_buckets = controls.select_slider("T5 buckets", "nb", [8, 16, 32, 64, 128], 32)
         max_rel = controls.slider("Shaw k", "k", 1, 64, 16)
-    data = table(d_model, n_heads, n_layers, max_len, num_buckets, max_rel)
+    now = counts(d_model, n_heads, n_layers, max_len, num_buckets, max_rel)
+    data = comparison_table(now)
     methods.table({k: v for k, v in data.items() if k not in COSTS}, hide_index=True, border="horizontal")
-    with ask_length_cost(data, d_model, n_heads, n_layers, max_len, num_buckets, max_rel):
-        counts = [f"{c:,}" for c in data["count for this model"]]  # thousands separators
-        st.table({"method": data["method"], "parameters": data["parameters"], "count for this model": counts},
+    with ask_length_cost(now, d_model, n_heads, n_layers, max_len, num_buckets, max_rel):
+        shown = [f"{c:,}" for c in data[COUNT]]  # thousands separators
+        st.table({"method": data["method"], "parameters": data["parameters"], COUNT: shown},
                  hide_index=True, border="horizontal")
-        table_call = classroom.call("comparison_table", d_model, n_heads, n_layers, max_len, num_buckets, max_rel)
-        classroom.snippet(f"data = {table_call}  # columns, one entry per method",
-                          "dict(zip(data['method'], data['count for this model']))  # position parameters")
+        counts_call = classroom.call("parameter_counts", d_model, n_heads, n_layers, max_len, num_buckets, max_rel)
+        classroom.snippet(f"counts = {counts_call}  # position parameters, by method")
         notice("Only learned tables cost parameters, and only the learned absolute table grows with the maximum "
                "length. The methods that act on the scores (ALiBi, T5) or on q and k (RoPE) are the ones that cope "
                "with longer inputs; the ones added once at the input do not.")
-    st.caption("The rows come from `posenc_core.attention_bias.comparison.METHODS` (data, not prose in the page); "
-               "the counts "
-               "evaluate each row's formula for the sizes above. T5 keeps one bucket table per stack, shared by its "
-               "layers; Shaw et al. share their tables across heads but not layers. ALiBi's penalty is subtracted in "
-               "the paper's words and added as a negative bias in code: the same number, so both descriptions in the "
-               "table hold.")
+    st.caption("The counts come from `posenc_core.attention_bias.parameter_counts`, which evaluates each family's "
+               "formula in `posenc_core.attention_bias.comparison.METHODS` for the sizes above. T5 keeps one bucket "
+               "table per stack, shared by its layers; Shaw et al. share their tables across heads but not layers. "
+               "ALiBi's penalty is subtracted in the paper's words and added as a negative bias in code: the same "
+               "number, so both descriptions in the table hold.")
 
 
 def curves_tab(page) -> None:
@@ -69,7 +69,8 @@ def curves_tab(page) -> None:
     curves_call = classroom.call("score_curves", max_r, dim, 10000.0, 8, head, 32, 128, 0, scale)
     layout = t5_bucket_layout(False, 32, 128)
     show(figures.lines(
-        r, values, title="What each family adds to a score, by distance (keys behind the query)",
+        r, {CURVE_LABELS[name]: curve for name, curve in values.items()},
+        title="What each family adds to a score, by distance (keys behind the query)",
         x_title="distance r = query − key (tokens)",
         y_title="change from r = 0 (scaled)" if scale == "relative" else "score contribution",
         vlines=[(128, "T5 max_distance")] if max_r >= 128 else [], name="compare_curves",
@@ -91,17 +92,16 @@ def curves_tab(page) -> None:
                "(input versus every q and k).")
 
 
-def ask_length_cost(data, d_model, n_heads, n_layers, max_len, num_buckets, max_rel) -> classroom.Prediction:
+def ask_length_cost(now, d_model, n_heads, n_layers, max_len, num_buckets, max_rel) -> classroom.Prediction:
     """Which parameter counts grow with the maximum length: asked before the counts answer it."""
-    now = dict(zip(data["method"], data["count for this model"], strict=True))
     doubled = parameter_counts(d_model, n_heads, n_layers, 2 * max_len, num_buckets, max_rel)
     grown = [m for m in now if doubled[m] != now[m]]
-    answer = 2 if not grown else 0 if grown == ["Learned absolute"] else 1
+    answer = 2 if not grown else 0 if grown == ["learned"] else 1
 
     def reveal() -> str:
-        changes = "; ".join(f"{m}: {now[m]:,} → {doubled[m]:,}" for m in grown) or "nothing changes"
-        return (f"At L_max = {2 * max_len:,} instead of {max_len:,}: {changes}. T5 ({now['T5 buckets']:,}) and "
-                f"Shaw ({now['Shaw relative']:,}) learn tables too, but theirs are indexed by (clipped or "
+        changes = "; ".join(f"{METHOD_WORDS[m].name}: {now[m]:,} → {doubled[m]:,}" for m in grown) or "nothing changes"
+        return (f"At L_max = {2 * max_len:,} instead of {max_len:,}: {changes}. T5 ({now['t5']:,}) and "
+                f"Shaw ({now['shaw']:,}) learn tables too, but theirs are indexed by (clipped or "
                 "bucketed) distance, not by position, so they do not grow with the input.")
 
     return classroom.predict("cmp_length", f"Double L_max from {max_len:,} to {2 * max_len:,}: whose position "
@@ -126,4 +126,4 @@ def lesson():
 
 lesson()
 why(WHY)
-source(comparison_table, score_curves)
+source(parameter_counts, score_curves)

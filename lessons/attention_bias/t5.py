@@ -34,25 +34,6 @@ def curve_chart(nb: int, mode: str, md: int, span: int) -> figures.Chart:
             f"{info['last_bucket_from']} on.")
 
 
-def grid_chart(nb: int, mode: str, md: int, n: int) -> figures.Chart:
-    views.layout(mode == "bidirectional", nb, md)  # the page refuses (ValueError) too small a max_distance
-    return figures.heatmap(
-        views.grid(n, mode == "bidirectional", nb, md), title=f"Bucket of every query-key pair ({n} tokens, {mode})",
-        x_title="key position j", y_title="query position i", value_name="bucket", hover_format="d", name="t5_grid",
-        alt=f"Heatmap of bucket indices for {n} tokens, {nb} buckets at most: constant along each "
-            "diagonal, with bands that widen away from the main diagonal.")
-
-
-def values_chart(eb: int, nb: int, mode: str, md: int, seed, ev: float) -> figures.Chart:
-    views.layout(mode == "bidirectional", nb, md)  # the page refuses (ValueError) too small a max_distance
-    learned = views.values(nb, mode == "bidirectional", int(seed), eb, float(ev))
-    return figures.bars(
-        list(range(nb)), {"learned scalar": learned}, title="One scalar per bucket (one head)",
-        x_title="bucket", y_title="bias added to the score", name="t5_values",
-        alt=f"Bar chart of the {nb} per-bucket biases: mostly falling with the bucket's distance; bucket "
-            f"{eb} edited to {ev:g}.")
-
-
 def share_chart(nb: int, mode: str, md: int) -> figures.Chart:
     info = views.layout(mode == "bidirectional", nb, md)  # the page refuses (ValueError) too small a max_distance
     span = 2 * md
@@ -110,7 +91,7 @@ def grid_tab(page, info, mode: str, buckets: int, max_distance: int) -> None:
     bidirectional = mode == "bidirectional"
     with page.side:
         n = controls.slider("Tokens", "n", 8, 256, 64, step=8)
-    show(hero(grid_chart, nb=buckets, mode=mode, md=max_distance, n=n))
+    show(hero(views.grid_chart, nb=buckets, mode=mode, md=max_distance, n=n))
     grid_call = classroom.call("t5_bucket_grid", n, None, bidirectional, buckets, max_distance)
     classroom.snippet(f"g = {grid_call}  # ({n}, {n}) int64: bucket of (query i, key j)")
     notice("Each diagonal has one bucket (the bucket depends only on j − i). Near the main diagonal the bands are "
@@ -128,7 +109,7 @@ def bias_tab(page, info, mode: str, buckets: int, max_distance: int) -> None:
                                 help="Overwrites the chosen bucket's learned scalar.")
         n = controls.slider("Tokens", "bn", 8, 128, 48, step=8)
     drawn = views.values(buckets, bidirectional, int(seed), None, 0.0)
-    show(hero(values_chart, eb=edit, nb=buckets, mode=mode, md=max_distance, seed=seed, ev=value))
+    show(hero(views.values_chart, eb=edit, nb=buckets, mode=mode, md=max_distance, seed=seed, ev=value))
     show(figures.heatmap(
         views.bias(buckets, bidirectional, int(seed), edit, float(value), n, max_distance),
         title=f"Bias grid = scalar of each pair's bucket (bucket {edit} set to {value:g})",

@@ -1,4 +1,5 @@
-"""T5's cached core calls (lessons/attention_bias/t5): scalars in, numpy arrays out."""
+"""T5's cached core calls (lessons/attention_bias/t5), scalars in and numpy arrays out, and the figures of its
+bucket grid and learned values."""
 
 from __future__ import annotations
 
@@ -39,3 +40,22 @@ def bias(buckets: int, bidirectional: bool, seed: int, edit: int, value: float, 
 @st.cache_data(max_entries=32, show_spinner=False)
 def spans(bidirectional: bool, buckets: int, max_distance: int, span: int):
     return t5_bucket_spans(bidirectional, buckets, max_distance, span)
+
+
+def grid_chart(nb: int, mode: str, md: int, n: int) -> figures.Chart:
+    layout(mode == "bidirectional", nb, md)  # the page refuses (ValueError) too small a max_distance
+    return figures.heatmap(
+        grid(n, mode == "bidirectional", nb, md), title=f"Bucket of every query-key pair ({n} tokens, {mode})",
+        x_title="key position j", y_title="query position i", value_name="bucket", hover_format="d", name="t5_grid",
+        alt=f"Heatmap of bucket indices for {n} tokens, {nb} buckets at most: constant along each "
+            "diagonal, with bands that widen away from the main diagonal.")
+
+
+def values_chart(eb: int, nb: int, mode: str, md: int, seed, ev: float) -> figures.Chart:
+    layout(mode == "bidirectional", nb, md)  # the page refuses (ValueError) too small a max_distance
+    learned = values(nb, mode == "bidirectional", int(seed), eb, float(ev))
+    return figures.bars(
+        list(range(nb)), {"learned scalar": learned}, title="One scalar per bucket (one head)",
+        x_title="bucket", y_title="bias added to the score", name="t5_values",
+        alt=f"Bar chart of the {nb} per-bucket biases: mostly falling with the bucket's distance; bucket "
+            f"{eb} edited to {ev:g}.")

@@ -1,9 +1,8 @@
 import streamlit as st
 
 import posenc_core as pc
-from lessons.long_context import extension_knob_views, extension_views
-from lessons.long_context.dynamic_views import dynamic_calls, stateful_calls
-from page_kit import classroom, controls, figures, formula, guard, header, hero, notice, show, source, stage, why
+from lessons.long_context import dynamic_views, extension_formula_views, extension_knob_views, extension_views
+from page_kit import controls, figures, formula, guard, header, hero, notice, show, source, stage, why
 from page_kit.chart import figure_control
 from page_kit.figures import animation
 from posenc_core.long_context import (
@@ -12,14 +11,13 @@ from posenc_core.long_context import (
     PHI35_SHORT_FACTOR,
     attention_factor_curve,
     extension_analysis,
-    extension_band_counts,
     extension_scaling,
     resample_factors,
     score_vs_distance,
     yarn_paper_ramp,
     yarn_paper_ratio,
 )
-from posenc_core.rope import DYNAMIC_CALL_PATTERNS, rope_dynamic_calls
+from posenc_core.rope import rope_dynamic_calls
 
 PLAY_FACTORS = [round(2 ** (k / 4), 3) for k in range(1, 25)]  # s from 1.19 to 64, 4 frames an octave
 
@@ -67,33 +65,12 @@ def analysis_at(view, s: float):
                    float(knobs["low_ff"]), float(knobs["high_ff"]), float(knobs["alpha"]))
 
 
-def ask_doubled(view, result) -> None:
-    """Predict: double s; does the 'divided by s' band grow? The count for 2 s stays hidden until answered."""
-    label, factor = view["label"], view["factor"]
-    now, later = (extension_band_counts(r)["interpolated"] for r in (result, analysis_at(view, 2 * factor)[1]))
-    n_pairs = len(result["pair"])
-    answer = 0 if later > now else 1 if later == now else 2
-
-    def which() -> str:
-        return (f"{label}: {now} of {n_pairs} pairs are divided by the full factor at s = {factor:g}, "
-                f"{later} at s = {2 * factor:g}. " + ("The band edges of YaRN and Llama 3 are set by L and their own "
-                                                      "knobs, not by s." if view["method"] in ("yarn", "llama3")
-                                                      else ""))
-
-    with classroom.predict(f"divided_{view['method']}", f"{label}: double the factor to s = {2 * factor:g}. "
-                           "The pairs slowed down by the full factor s (the 'divided by s' band) ...",
-                           ["grow in number", "stay the same pairs", "shrink in number"], answer, which):
-        formula(r"\begin{gathered}\#\{i : \theta'_i = \theta_i / s\}\ \text{of } $n \text{ pairs:}\\ "
-                r"$now\ (s = $s)\ \to\ $later\ (s = $s2)\end{gathered}", now=now, s=factor, later=later,
-                s2=2 * factor, n=n_pairs)
-
-
 def wave_figure(m, s, L, base, d, own) -> figures.Chart:
     """The Wavelengths figure for the factor ``s``, marker lines included (the hero's frames are built here too)."""
     view = {"method": m, "head_dim": d, "base": base, "original": L,
             "knobs": {**extension_knob_views.default_knobs(s), **own}}
     chart = extension_views.wavelength_chart(analysis_at(view, s)[1], name="ext_wavelengths",
-                                             label=EXTENSION_METHODS[m])
+                                             label=extension_views.METHOD_LABELS[m])
     # press or drag on the figure: the nearer marker line follows, L sets L, L′ sets s = L′ / L
     return figure_control.drag_lines(chart, "y", [(L, "L"), (int(round(s * L)), figure_control.Target("s", 1 / L))])
 
@@ -113,8 +90,8 @@ def wave_tab(page, view, analysis) -> None:
         animation.attach(chart, wave_chart, "s", PLAY_FACTORS, start_value=factor)
     extension_views.wavelengths(result, name="ext_wavelengths", label=label, chart=chart)
     extension_knob_views.wave_snippet(view)
-    ask_doubled(view, result)
-    extension_knob_views.method_formula(view)
+    extension_views.ask_doubled(view, result, analysis_at(view, 2 * view["factor"])[1])
+    extension_formula_views.method_formula(view)
 
 
 def ratio_tab(page, view, analysis) -> None:
@@ -150,11 +127,9 @@ def score_tab(page, view, analysis) -> None:
 
 def calls_tab(page, view, analysis) -> None:
     original, factor = view["original"], view["factor"]
-    pattern = controls.choice("Calls, one after another", "calls", list(DYNAMIC_CALL_PATTERNS),
-                              "long prompt, then shorter calls",
-                              help="Sequence lengths of successive forward calls of one model.")
-    calls = dynamic_calls(pattern, view["head_dim"], float(view["base"]), original, float(factor))
-    stateful_calls(calls, original, factor, name="ext_dynamic_calls")
+    calls = dynamic_views.dynamic_calls(dynamic_views.pattern_choice(), view["head_dim"], float(view["base"]),
+                                        original, float(factor))
+    dynamic_views.stateful_calls(calls, original, factor, name="ext_dynamic_calls")
     formula(r"\begin{gathered}n > n_{\text{cached}}:\ b' = b\left(\frac{s\,n}{L} - (s-1)\right)^{d/(d-2)},\ "
             r"n_{\text{cached}} = n\\ n < L = $L < n_{\text{cached}}:\ \theta' = \theta,\ "
             r"n_{\text{cached}} = L\end{gathered}", L=original)
@@ -175,8 +150,8 @@ def lesson():
     page = stage()
     with page.side:
         # a drop-down: the methods' row of buttons would wrap onto three lines beside the figure
-        method = controls.select("Method", "m", list(EXTENSION_METHODS), list(EXTENSION_METHODS).index("yarn"),
-                                 format_func=lambda m: EXTENSION_METHODS[m])
+        method = controls.select("Method", "m", list(EXTENSION_METHODS), EXTENSION_METHODS.index("yarn"),
+                                 format_func=lambda m: extension_views.METHOD_LABELS[m])
     original, factor, base, head_dim = extension_views.context_controls(default_factor=4.0, stage=page)
     own = extension_knob_views.method_knobs(page, method, factor)
     if method == "longrope":  # full width under the row: in a fifth of it, this ran to eight lines of three words
@@ -184,7 +159,7 @@ def lesson():
                    f"resampled to {head_dim // 2} pairs; exact at head_dim 96. Paste any config with your own "
                    "lists on the *Model presets and config.json* page.")
     knobs = {**extension_knob_views.default_knobs(factor), **own}
-    view = {"method": method, "label": EXTENSION_METHODS[method], "original": original, "factor": factor,
+    view = {"method": method, "label": extension_views.METHOD_LABELS[method], "original": original, "factor": factor,
             "base": base, "head_dim": head_dim, "own": own, "knobs": knobs, "target": int(round(factor * original)),
             "seq_len": int(round(knobs["current"] * original))}
     with guard():

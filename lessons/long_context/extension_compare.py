@@ -13,6 +13,8 @@ from posenc_core.long_context import (
     fastest_pair_when_doubled,
 )
 
+LABELS = extension_views.METHOD_LABELS
+
 
 @st.cache_data(max_entries=128, show_spinner=False)
 def analyse(method: str | None, head_dim: int, base: float, original: int, factor: float):
@@ -48,15 +50,15 @@ def ask_doubled(view):
     """What if s doubles: whose fastest pair (pair 0, the left end of each line) changes? Read from the core."""
     factor, twice = float(view["factor"]), 2.0 * float(view["factor"])
     doubled = doubling(view["head_dim"], float(view["base"]), view["original"], factor)
-    ratio, changed = {factor: doubled["before"], twice: doubled["after"]}, doubled["changed"]
-    options = [EXTENSION_METHODS[m] for m in FAST_PAIR_METHODS] + ["every one of them", "none of them"]
+    ratio, changed = {factor: doubled.before, twice: doubled.after}, doubled.changed
+    options = [LABELS[m] for m in FAST_PAIR_METHODS] + ["every one of them", "none of them"]
     if len(changed) not in (0, 1, len(FAST_PAIR_METHODS)):
         return contextlib.nullcontext(), ratio  # no single right option at this setting: no question
     answer = (list(FAST_PAIR_METHODS).index(changed[0]) if len(changed) == 1 else
               len(FAST_PAIR_METHODS) if changed else len(FAST_PAIR_METHODS) + 1)
 
     def reveal() -> str:
-        moves = ", ".join(f"{EXTENSION_METHODS[m]} {ratio[factor][m]:.4g} → {ratio[twice][m]:.4g}"
+        moves = ", ".join(f"{LABELS[m]} {ratio[factor][m]:.4g} → {ratio[twice][m]:.4g}"
                           for m in FAST_PAIR_METHODS)
         return (f"θ′/θ of pair 0 from s = {factor:g} to s = {twice:g}: {moves}. Only a method that divides every "
                 "pair by s moves the pair that tells neighbouring tokens apart.")
@@ -66,28 +68,9 @@ def ask_doubled(view):
     return asked, ratio
 
 
-def ask_unscaled_ood(none, original: int, target: int):
-    """Which pairs leave their training range when nothing is scaled: asked before the angles are drawn."""
-    ood = [bool(o) for o in none["out_of_distribution"]]  # (pairs,): L′θ past anything seen in L, below 2π
-    answer = 3 if not any(ood) else 2 if all(ood) else 1 if ood[-1] and not ood[0] else 0
-
-    def reveal() -> str:
-        if not any(ood):
-            return f"None: every pair completed a full turn within L = {original:,}, so every angle was seen."
-        first = ood.index(True)
-        return (f"{extension_band_counts(none)['out_of_distribution']} of {len(ood)} pairs, pair {first} and up: "
-                "the slow pairs turned less than a full circle "
-                f"across L = {original:,} (L·θ < 2π), so the larger angles they reach across L′ = {target:,} are new "
-                "to the model. Fast pairs went round many times and have seen every angle.")
-
-    return classroom.predict("cmp_ood", f"Run the unscaled model at L′ = {target:,}: which pairs meet angles they "
-                             f"never saw in training (L = {original:,})?",
-                             ["the fastest pairs", "the slowest pairs", "every pair", "none"], answer, reveal)
-
-
 def ratio_figure(s, L, base, d, ms) -> figures.Chart:
     """θ′/θ per pair of each chosen method at the factor ``s`` (the hero's frames are built here too)."""
-    results = {EXTENSION_METHODS[m]: analyse(m, d, float(base), L, float(s)) for m in ms}
+    results = {LABELS[m]: analyse(m, d, float(base), L, float(s)) for m in ms}
     return figures.roomy_lines(analyse(None, d, float(base), L, float(s))[0]["pair"],
                                {k: r[0]["ratio"] for k, r in results.items()},
                                title=f"θ′/θ per pair, s = {s:g}", x_title="rotary pair i",
@@ -105,7 +88,7 @@ def ratio_tab(view) -> None:
     asked, ratio = ask_doubled(view)
     with asked:
         twice = 2.0 * float(factor)
-        st.dataframe({"method": [EXTENSION_METHODS[m] for m in FAST_PAIR_METHODS],
+        st.dataframe({"method": [LABELS[m] for m in FAST_PAIR_METHODS],
                       f"pair 0 θ′/θ at s = {factor:g}": [ratio[float(factor)][m] for m in FAST_PAIR_METHODS],
                       f"pair 0 θ′/θ at s = {twice:g}": [ratio[twice][m] for m in FAST_PAIR_METHODS]},
                      hide_index=True, width="content")
@@ -132,7 +115,7 @@ def wavelength_tab(view, results, none, pairs) -> None:
 
 
 def angle_tab(view, results, none, pairs) -> None:
-    with ask_unscaled_ood(none, view["original"], view["target"]):
+    with extension_views.ask_unscaled_ood(none, view["original"], view["target"]):
         series = {"training: L·θ": none["angle_train"], "no scaling: L′·θ": none["angle_unscaled"]}
         series.update({k: r[0]["angle_target"] for k, r in results.items()})
         counts = {"no scaling": extension_band_counts(none)["out_of_distribution"]}
@@ -175,13 +158,13 @@ def lesson():
     original, factor, base, head_dim = extension_views.context_controls(8.0, page)
     with page.side:
         chosen = controls.multiselect("Methods", "ms", list(EXTENSION_METHODS), list(FAST_PAIR_METHODS),
-                                      format_func=lambda m: EXTENSION_METHODS[m], max_selections=6)
+                                      format_func=lambda m: LABELS[m], max_selections=6)
     view = {"original": original, "factor": factor, "base": base, "head_dim": head_dim, "chosen": chosen,
             "target": int(round(factor * original))}
     tab_ratio, tab_wave, tab_angle, tab_score = page.sections(
         ["New / old frequency", "Wavelength after", "Angles reached", "Score vs distance"])
     with guard():
-        results = {EXTENSION_METHODS[m]: analyse(m, head_dim, float(base), original, float(factor)) for m in chosen}
+        results = {LABELS[m]: analyse(m, head_dim, float(base), original, float(factor)) for m in chosen}
         none, none_d, none_s = analyse(None, head_dim, float(base), original, float(factor))
         if not results:
             with page.main:

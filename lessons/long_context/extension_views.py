@@ -11,10 +11,21 @@ import math
 import numpy as np
 import streamlit as st
 
-from page_kit import controls, figures
+from page_kit import classroom, controls, figures
 from page_kit.chart.render import show
 from page_kit.lesson import formula, notice
 from posenc_core.long_context import extension_band_counts
+
+# what the pages call each method of pc.long_context.EXTENSION_METHODS
+METHOD_LABELS = {
+    "linear": "Position interpolation (linear)",
+    "ntk": "NTK-aware (static)",
+    "dynamic": "Dynamic NTK",
+    "yarn": "YaRN",
+    "llama3": "Llama 3",
+    "longrope": "LongRoPE",
+    "ntk_alpha": "NTK-alpha (Hunyuan)",
+}
 
 OOD_COLORS = {"in distribution": "#56B4E9", "out of distribution": "#D55E00"}
 
@@ -132,3 +143,44 @@ def factor_table(result) -> None:
                  column_config={"λ before": st.column_config.NumberColumn(format="%.1f"),
                                 "λ after": st.column_config.NumberColumn(format="%.1f"),
                                 "θ′/θ": st.column_config.NumberColumn(format="%.5f")})
+
+
+def ask_unscaled_ood(none, original: int, target: int):
+    """Which pairs leave their training range when nothing is scaled: asked before the angles are drawn."""
+    ood = [bool(o) for o in none["out_of_distribution"]]  # (pairs,): L′θ past anything seen in L, below 2π
+    answer = 3 if not any(ood) else 2 if all(ood) else 1 if ood[-1] and not ood[0] else 0
+
+    def reveal() -> str:
+        if not any(ood):
+            return f"None: every pair completed a full turn within L = {original:,}, so every angle was seen."
+        first = ood.index(True)
+        return (f"{extension_band_counts(none)['out_of_distribution']} of {len(ood)} pairs, pair {first} and up: "
+                "the slow pairs turned less than a full circle "
+                f"across L = {original:,} (L·θ < 2π), so the larger angles they reach across L′ = {target:,} are new "
+                "to the model. Fast pairs went round many times and have seen every angle.")
+
+    return classroom.predict("cmp_ood", f"Run the unscaled model at L′ = {target:,}: which pairs meet angles they "
+                             f"never saw in training (L = {original:,})?",
+                             ["the fastest pairs", "the slowest pairs", "every pair", "none"], answer, reveal)
+
+
+def ask_doubled(view, result, doubled) -> None:
+    """Predict: double s; does the 'divided by s' band grow? ``doubled`` is the analysis at 2 s, whose count stays
+    hidden until answered."""
+    label, factor = view["label"], view["factor"]
+    now, later = (extension_band_counts(r)["interpolated"] for r in (result, doubled))
+    n_pairs = len(result["pair"])
+    answer = 0 if later > now else 1 if later == now else 2
+
+    def which() -> str:
+        return (f"{label}: {now} of {n_pairs} pairs are divided by the full factor at s = {factor:g}, "
+                f"{later} at s = {2 * factor:g}. " + ("The band edges of YaRN and Llama 3 are set by L and their own "
+                                                      "knobs, not by s." if view["method"] in ("yarn", "llama3")
+                                                      else ""))
+
+    with classroom.predict(f"divided_{view['method']}", f"{label}: double the factor to s = {2 * factor:g}. "
+                           "The pairs slowed down by the full factor s (the 'divided by s' band) ...",
+                           ["grow in number", "stay the same pairs", "shrink in number"], answer, which):
+        formula(r"\begin{gathered}\#\{i : \theta'_i = \theta_i / s\}\ \text{of } $n \text{ pairs:}\\ "
+                r"$now\ (s = $s)\ \to\ $later\ (s = $s2)\end{gathered}", now=now, s=factor, later=later,
+                s2=2 * factor, n=n_pairs)

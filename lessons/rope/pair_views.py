@@ -33,14 +33,14 @@ def pair_chart(m: int, n: int, i: int, qx: float, qy: float, kx: float, ky: floa
     theta = rope_pair_theta(i, d, base)
     o = pair(qx, qy, kx, ky, m, n, theta)
     return figures.vectors2d(
-        {"q": (qx, qy), "q turned by mθ": o["q_rot"], "k": (kx, ky), "k turned by nθ": o["k_rot"]},
+        {"q": (qx, qy), "q turned by mθ": o.q_rot, "k": (kx, ky), "k turned by nθ": o.k_rot},
         dashed=("q", "k"), colours={"q": 0, "q turned by mθ": 0, "k": 3, "k turned by nθ": 3},
-        arcs=[(0.35, *o["q_arc"], "mθ"), (0.22, *o["k_arc"], "nθ")],
+        arcs=[(0.35, *o.q_arc, "mθ"), (0.22, *o.k_arc, "nθ")],
         arc_colours=(0, 3), legend_right=True, reach=PAIR_REACH,
         title=f"Pair {i}: θ = {theta:.4g} rad per position", name="rope_pair_vectors",
         height=440,
-        alt=f"A query pair turned by {o['q_angle']:.3g} rad and a key pair turned by "
-            f"{o['k_angle']:.3g} rad; both keep their length.")
+        alt=f"A query pair turned by {o.q_angle:.3g} rad and a key pair turned by "
+            f"{o.k_angle:.3g} rad; both keep their length.")
 
 
 def dragged_pair_chart(**view) -> figures.Chart:
@@ -78,22 +78,22 @@ def pair_controls(page, dim, base):
 
 def complex_chart(m: int, n: int, i: int, qx: float, qy: float, kx: float, ky: float, d: int, base) -> figures.Chart:
     out = pair(qx, qy, kx, ky, m, n, rope_pair_theta(i, d, base))
-    px, py = out["product"]
+    px, py = out.product
     return figures.vectors2d(
-        {"q·conj(k)": (out["q_conj_k"], out["q_conj_k_imag"]), "q̃·conj(k̃)": (px, py)},
+        {"q·conj(k)": (out.q_conj_k, out.q_conj_k_imag), "q̃·conj(k̃)": (px, py)},
         dashed=("q·conj(k)",), colours={"q·conj(k)": 0},
-        arcs=[(0.3, *out["relative_arc"], "(m−n)θ")], arc_colours=(2,), legend_right=True,
+        arcs=[(0.3, *out.relative_arc, "(m−n)θ")], arc_colours=(2,), legend_right=True,
         guides=[((px, py), (px, 0.0), "Re = score")],
         x_title="real part", y_title="imaginary part", height=460,
         title="One number carries the whole score: q·conj(k), turned by (m − n)θ",
         name="rope_complex_plane",
-        alt=f"In the complex plane, q times the conjugate of k is turned by {out['relative_angle']:.3g} "
-            f"rad; its real part, {out['score']:.3g}, is the attention score of the pair.")
+        alt=f"In the complex plane, q times the conjugate of k is turned by {out.relative_angle:.3g} "
+            f"rad; its real part, {out.score:.3g}, is the attention score of the pair.")
 
 
 def complex_tab(page, dim, base, shared):
     m, n, i, qx, qy, kx, ky, theta, out = shared
-    px, py = out["product"]
+    px, py = out.product
     show(hero(complex_chart, **pair_view(shared, dim, base)))
     st.markdown("Write the pair (x, y) as the complex number x + iy. Turning it by an angle α is "
                 "multiplying by e^(iα), and the dot product of two pairs is the real part of one times "
@@ -106,9 +106,9 @@ def complex_tab(page, dim, base, shared):
             r"= \mathrm{Re}\big(q\bar k\,e^{i(m-n)\theta}\big)\\"
             r"&= \mathrm{Re}\big(($z)\,e^{i\cdot $rel}\big) = \mathrm{Re}($p) = $score"
             r"\end{aligned}",
-            q=complex_tex(qx, qy), k=complex_tex(kx, ky), mt=out["q_angle"], nt=out["k_angle"],
-            z=complex_tex(out["q_conj_k"], out["q_conj_k_imag"]), rel=out["relative_angle"],
-            p=complex_tex(px, py), score=out["score"])
+            q=complex_tex(qx, qy), k=complex_tex(kx, ky), mt=out.q_angle, nt=out.k_angle,
+            z=complex_tex(out.q_conj_k, out.q_conj_k_imag), rel=out.relative_angle,
+            p=complex_tex(px, py), score=out.score)
     notice("The positions enter only through e^(i(m−n)θ): the absolute angles mθ and nθ cancel in the "
            "product with the conjugate. This is the whole trick of RoPE, and it is exact, not an "
            "approximation. The dashed arrow depends only on the content of q and k; the position "

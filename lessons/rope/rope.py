@@ -43,21 +43,21 @@ def pair_tab(page, dim, base, shared):
     show(chart)
     classroom.snippet(f"theta = {classroom.call('rope_pair_theta', i, dim, float(base))}",
                       f"out = pc.rope.rope_pair(({qx!r}, {qy!r}), ({kx!r}, {ky!r}), {m}, {n}, theta)",
-                      "print(out['q_rot'], out['k_rot'], out['score'])  # the arrows and the score")
+                      "print(out.q_rot, out.k_rot, out.score)  # the arrows and the score")
 
     c = [*st.columns(2), *st.columns(2)]  # two by two: the labels fit the figure column whole
-    c[0].metric("Score after rotation q̃·k̃", f"{out['score']:.4f}")
-    c[1].metric("Score without RoPE q·k", f"{out['plain_score']:.4f}")
+    c[0].metric("Score after rotation q̃·k̃", f"{out.score:.4f}")
+    c[1].metric("Score without RoPE q·k", f"{out.plain_score:.4f}")
     c[2].metric("Offset m − n", f"{m - n}")
-    c[3].metric("Relative angle (m − n)θ", f"{out['relative_angle']:.4f} rad")
+    c[3].metric("Relative angle (m − n)θ", f"{out.relative_angle:.4f} rad")
     # two rows: one would run past the figure column's right edge
     formula(r"\tilde q\cdot\tilde k = (R_{m\theta}\,q)\cdot(R_{n\theta}\,k) = q^{\top} R_{(n-m)\theta}\,k")
     formula(r"= |q|\,|k|\cos\!\big(\varphi_q-\varphi_k+(m-n)\theta\big) = $score"
-            r"\quad\text{with}\ (m-n)\theta = $rel", rel=out["relative_angle"], score=out["score"])
+            r"\quad\text{with}\ (m-n)\theta = $rel", rel=out.relative_angle, score=out.score)
 
     def moved() -> str:
         later = views.pair(qx, qy, kx, ky, m + 10, n + 10, theta)
-        return (f"q̃·k̃ = {out['score']:.4f} at (m, n) = ({m}, {n}) and {later['score']:.4f} at "
+        return (f"q̃·k̃ = {out.score:.4f} at (m, n) = ({m}, {n}) and {later.score:.4f} at "
                 f"({m + 10}, {n + 10}): only the offset m − n = {m - n} reaches the score.")
 
     with classroom.predict("shift", "Move the query and the key 10 positions further along (m + 10, "
@@ -65,7 +65,7 @@ def pair_tab(page, dim, base, shared):
                            ["it stays the same", "it grows", "it shrinks", "it changes sign"], 0, moved):
         s = views.shifts(qx, qy, kx, ky, m, n, theta)
         show(figures.lines(
-            s["shift"], {"both move": s["together"], "only the key moves": s["key_only"]},
+            s.shift, {"both move": s.together, "only the key moves": s.key_only},
             title="The score when positions shift by s", x_title="shift s (positions)",
             y_title="score q̃·k̃", name="rope_pair_shift", height=380, markers=True,
             alt="Two curves: the score stays constant when both positions move together, and "
@@ -107,12 +107,12 @@ def all_pairs_tab(page, dim, base, shared):
 def wavelength_chart(ctx: int, d: int, base) -> figures.Chart:
     t = turns(d, float(base), ctx)
     return figures.lines(
-        t["pair"], {"wavelength 2π/θ_i": t["wavelength"]}, markers=True, log_y=True,
+        t.pair, {"wavelength 2π/θ_i": t.wavelength}, markers=True, log_y=True,
         hlines=[(float(ctx), f"context {ctx:,}")],
         title=f"Wavelength of each pair against the context (d = {d}, base {base:,})",
         x_title="pair index i", y_title="wavelength (positions)", name="rope_wavelengths",
         hover_format=",.1f",
-        alt=f"Wavelengths grow geometrically with the pair index; {t['full_turn_pairs']} of "
+        alt=f"Wavelengths grow geometrically with the pair index; {t.full_turn_pairs} of "
             f"{d // 2} pairs lie below the context line and complete a full turn.")
 
 
@@ -123,12 +123,12 @@ def wavelengths_tab(page, dim, base, shared):
     t = turns(dim, float(base), context)
     show(hero(wavelength_chart, ctx=context, d=dim, base=base))
     c = st.columns(3)
-    c[0].metric("Pairs that complete a turn", f"{t['full_turn_pairs']} of {dim // 2}")
-    c[1].metric("Fastest pair, turns in context", f"{t['turns'][0]:,.0f}")
-    c[2].metric("Slowest pair, fraction of a turn", f"{t['turns'][-1]:.3g}")
+    c[0].metric("Pairs that complete a turn", f"{t.full_turn_pairs} of {dim // 2}")
+    c[1].metric("Fastest pair, turns in context", f"{t.turns[0]:,.0f}")
+    c[2].metric("Slowest pair, fraction of a turn", f"{t.turns[-1]:.3g}")
     formula(r"\lambda_i = \frac{2\pi}{\theta_i} = 2\pi\, b^{2i/d},\qquad"
             r"\lambda_0 = $w0,\ \lambda_{$last} = $wl",
-            w0=float(t["wavelength"][0]), last=dim // 2 - 1, wl=float(t["wavelength"][-1]))
+            w0=float(t.wavelength[0]), last=dim // 2 - 1, wl=float(t.wavelength[-1]))
     notice("Pairs below the dotted line go all the way round inside the context: after one wavelength "
            "they repeat, so on their own they only tell position modulo λ. Pairs above it never "
            "close a turn, so during training the model only sees part of their circle; these slow "

@@ -91,7 +91,7 @@ def flow_tab(page, preset: str, m: int, n: int) -> None:
     c = ROPE_MODEL_PRESETS[preset]
     show(hero(diagram, model=preset, m=m, n=n, tall=presentation()))
     classroom.snippet(fold(f"config = pc.rope.ROPE_MODEL_PRESETS[{preset!r}]", "dict: the sizes in the diagram's note"))
-    rotated = costs(preset, c["context"])["rotated_vectors_per_token"]
+    rotated = costs(preset, c["context"]).rotated_vectors_per_token
 
     def rotated_reveal() -> str:
         return (f"Only q and k: in {preset} that is {c['n_heads']} query and {c['n_kv_heads']} key heads in each of "
@@ -116,11 +116,11 @@ def cost_chart(model: str, seq: int) -> figures.Chart:
     out = costs(model, seq)
     return figures.bars(
         ["W_q, W_k, W_v projections", "RoPE rotations"],
-        {"per token, per layer": [out["projection_macs_per_layer"], out["rope_multiplies_per_layer"]]},
+        {"per token, per layer": [out.projection_macs_per_layer, out.rope_multiplies_per_layer]},
         log_y=True, title=f"Work per token and layer in {model} (log scale)", x_title="step",
         y_title="multiplications", name="rope_cost", height=360, hover_format=",.0f",
-        alt=f"Bar chart on a log scale: the projections need {out['projection_macs_per_layer']:,} "
-            f"multiplications per token and layer, the rotations {out['rope_multiplies_per_layer']:,}.")
+        alt=f"Bar chart on a log scale: the projections need {out.projection_macs_per_layer:,} "
+            f"multiplications per token and layer, the rotations {out.rope_multiplies_per_layer:,}.")
 
 
 def cost_tab(page, preset: str, m: int, n: int) -> None:
@@ -129,11 +129,11 @@ def cost_tab(page, preset: str, m: int, n: int) -> None:
         seq_len = controls.select_slider("Sequence length", "seq", [2048, 4096, 8192, 32768, 131072], 8192,
                                          format_func=lambda v: f"{v:,}")
     out = costs(preset, seq_len)
-    share = out["rope_share_per_layer"]
+    share = out.rope_share_per_layer
 
     def share_reveal() -> str:
-        return (f"{out['rope_multiplies_per_layer']:,} multiplications for the rotations against "
-                f"{out['projection_macs_per_layer']:,} for the projections: {share:.2%} of the work.")
+        return (f"{out.rope_multiplies_per_layer:,} multiplications for the rotations against "
+                f"{out.projection_macs_per_layer:,} for the projections: {share:.2%} of the work.")
 
     with classroom.predict("rm_share", f"In {preset}, what share of the multiplications for q, k and v per token "
                            "and layer (projections plus rotations) goes to RoPE?",
@@ -142,19 +142,19 @@ def cost_tab(page, preset: str, m: int, n: int) -> None:
         show(hero(cost_chart, model=preset, seq=seq_len))
         made = classroom.call("rope_model_costs", c["n_layers"], c["n_heads"], c["n_kv_heads"], c["head_dim"],
                               seq_len, partial_rotary_factor=c["partial_rotary_factor"], d_model=c["d_model"])
-        classroom.snippet(fold(f"out = {made}", "dict"),
-                          "# out['projection_macs_per_layer'], out['rope_multiplies_per_layer']: the bars",
-                          "# the other keys: the numbers below")
+        classroom.snippet(fold(f"out = {made}", "a ModelCosts"),
+                          "# out.projection_macs_per_layer, out.rope_multiplies_per_layer: the bars",
+                          "# the other fields: the numbers below")
         cols = st.columns(2)
-        cols[0].metric("Parameters added by RoPE", f"{out['parameters']}")
-        cols[1].metric("Vectors rotated per token", f"{out['rotated_vectors_per_token']:,}")
+        cols[0].metric("Parameters added by RoPE", f"{out.parameters}")
+        cols[1].metric("Vectors rotated per token", f"{out.rotated_vectors_per_token:,}")
         cols = st.columns(2)
-        cols[0].metric("cos/sin table values", f"{out['table_values']:,}")
-        cols[1].metric("A learned table would need", f"{out['learned_table_parameters'] / 1e6:,.1f} M weights",
+        cols[0].metric("cos/sin table values", f"{out.table_values:,}")
+        cols[1].metric("A learned table would need", f"{out.learned_table_parameters / 1e6:,.1f} M weights",
                        help="A learned absolute table of sequence length x d_model.")
         formula(r"\underbrace{L\,(h_q + h_{kv})}_{\text{q and k vectors}}\cdot\frac{r}{2}"
                 r"\text{ rotations} = $rot\ \text{per token},\quad r = $r",
-                rot=out["rotations_per_token"], r=out["rotary_dim"])
+                rot=out.rotations_per_token, r=out.rotary_dim)
         notice(f"The rotation is cheap next to the projections around it ({share:.2%} of the multiplications), and "
                "its cos/sin table is computed once per sequence length and shared by every layer and head. With "
                "grouped-query attention fewer key heads means fewer keys to rotate. A learned absolute table for "

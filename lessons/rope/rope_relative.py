@@ -42,10 +42,10 @@ def score_chart(layout: str, n: int, off: int, seed: int, d: int, base) -> figur
 def decay_chart(dist: int, logd: bool, d: int, base) -> figures.Chart:
     curves = decay(d, dist, float(base), logd)
     return figures.lines(
-        curves["distance"], {"RoFormer's bound, q = k": curves["identical_bound"],
-                             "mean |q·k|, q = k": curves["identical_score"],
-                             "RoFormer's bound, random q, k": curves["random_bound"],
-                             "mean |q·k|, random q, k": curves["random_score"]},
+        curves.distance, {"RoFormer's bound, q = k": curves.identical_bound,
+                             "mean |q·k|, q = k": curves.identical_score,
+                             "RoFormer's bound, random q, k": curves.random_bound,
+                             "mean |q·k|, random q, k": curves.random_score},
         log_x=logd, log_y=True,
         title=f"Scores and their bound against relative distance (d = {d}, base {base:,})",
         x_title="relative distance m − n (positions)", y_title="|q·k| (log scale)",
@@ -70,8 +70,8 @@ def toeplitz_tab(page, dim: int, base: float) -> None:
     view = {"n": n, "off": offset, "seed": seed, "d": dim, "base": base}
     def along(layout: str) -> str:
         cells = diagonal_cells(grids[layout][0], offset)
-        return (f"Along m − n = {offset}: {cells['count']} cells, scores {cells['min']:.6f} to "
-                f"{cells['max']:.6f}.")
+        return (f"Along m − n = {offset}: {cells.count} cells, scores {cells.min:.6f} to "
+                f"{cells.max:.6f}.")
 
     first, second = ROPE_LAYOUTS
     show(hero(score_chart, layout=first, **view))
@@ -114,8 +114,8 @@ def decay_tab(page, dim: int, base: float) -> None:
     curves = decay(dim, max_distance, float(base), log_distance)
 
     def random_reveal() -> str:
-        return (f"It stays between {curves['random_low']:.2f} and {curves['random_high']:.2f} at every distance "
-                f"shown (it is {curves['random_at_zero']:.2f} at distance 0): turning a random direction gives "
+        return (f"It stays between {curves.random_low:.2f} and {curves.random_high:.2f} at every distance "
+                f"shown (it is {curves.random_at_zero:.2f} at distance 0): turning a random direction gives "
                 "another random direction. Only the q = k score falls, with the bound.")
 
     with classroom.predict("rr_random", "Independent random q and k: as the distance m − n grows, "
@@ -124,21 +124,21 @@ def decay_tab(page, dim: int, base: float) -> None:
         show(hero(decay_chart, dist=max_distance, logd=log_distance, d=dim, base=base))
         made = classroom.call("rope_decay_curves", dim, max_distance, float(base),
                               log_distance=log_distance, samples=2048)
-        classroom.snippet(fold(f"curves = {made}", "dict"),
-                          "# curves['distance'] and the four curves, e.g. curves['random_score']")
+        classroom.snippet(fold(f"curves = {made}", "a DecayCurves"),
+                          "# curves.distance and the four curves, e.g. curves.random_score")
         formula(r"\Big|\sum_{j=0}^{d/2-1} h_j\,e^{\mathrm{i} r\theta_j}\Big| \le "
                 r"\big(\max_j |h_{j+1}-h_j|\big)"
                 r"\sum_{j=1}^{d/2} |S_j|,\quad S_j = \sum_{k<j} e^{\mathrm{i} r\theta_k},"
                 r"\quad h_j = q_j\bar k_j,\ h_{d/2} = 0;\qquad \textstyle\sum_j |S_j| = $s0 "
                 r"\text{ at } r = 0",
-                s0=curves["partial_sums_at_zero"])
+                s0=curves.partial_sums_at_zero)
         st.caption(f"Averages over 2,048 seeded standard-normal vectors. At distance 0 the mean |q·k| is "
-                   f"{curves['identical_at_zero']:.1f} for q = k (that is |q|² ≈ d) and "
-                   f"{curves['random_at_zero']:.1f} for independent q, k; the content factor "
-                   f"max |h_(j+1) − h_j| averages {curves['identical_bound_factor']:.2f} and "
-                   f"{curves['random_bound_factor']:.2f}.")
+                   f"{curves.identical_at_zero:.1f} for q = k (that is |q|² ≈ d) and "
+                   f"{curves.random_at_zero:.1f} for independent q, k; the content factor "
+                   f"max |h_(j+1) − h_j| averages {curves.identical_bound_factor:.2f} and "
+                   f"{curves.random_bound_factor:.2f}.")
         notice(f"Each dashed bound stays above its solid score at every distance shown, by a factor of at "
-               f"least {curves['identical_slack']:,.1f} for q = k and {curves['random_slack']:,.1f} for "
+               f"least {curves.identical_slack:,.1f} for q = k and {curves.random_slack:,.1f} for "
                "random q, k: the bound limits the score, loosely. It falls with distance, and so does the "
                "score of a query with an identical key: the pairs start aligned and drift out of phase. "
                "Independent random q and k do **not** decay: their pairs point in random directions "
@@ -147,8 +147,8 @@ def decay_tab(page, dim: int, base: float) -> None:
                "why long-context models use a large rope_theta.")
         st.caption("A common misconception compares the bound with the score after dividing each by its "
                    "value at distance 0. The bound is loosest at distance 0, so divided that way it falls "
-                   f"below the q = k score at {curves['normalised_bound_below']:,} of the "
-                   f"{len(curves['distance']):,} distances here, although in the score's units (above) it "
+                   f"below the q = k score at {curves.normalised_bound_below:,} of the "
+                   f"{len(curves.distance):,} distances here, although in the score's units (above) it "
                    "never does.")
 
 

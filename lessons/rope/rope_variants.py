@@ -32,7 +32,7 @@ from posenc_core.rope import (
 @st.cache_data(max_entries=16, show_spinner=False)
 def layout_check(dim: int, base: float):
     check = rope_layout_check(8, dim, base)
-    pairs = {layout: rope_cos_table(1, dim, base, layout=layout)["pair"] for layout in ROPE_LAYOUTS}
+    pairs = {layout: rope_cos_table(1, dim, base, layout=layout).pair for layout in ROPE_LAYOUTS}
     return check, pairs
 
 
@@ -69,22 +69,22 @@ def convert_chart(side: str, n: int, seed: int, d: int, base) -> figures.Chart:
     conv = conversion(n, d, float(base), seed)
     if side == "half":
         return figures.heatmap(
-            conv["half"], title="Trained in half layout: scores", x_title="key position", y_title="query position",
+            conv.half, title="Trained in half layout: scores", x_title="key position", y_title="query position",
             value_name="score", name="rope_convert_original", height=400,
             alt=f"Attention scores of one head of a model that uses the half layout, {n} by {n} positions.")
     return figures.heatmap(
-        conv["naive"], title="Same weights, interleaved rotation: scores", x_title="key position",
+        conv.naive, title="Same weights, interleaved rotation: scores", x_title="key position",
         y_title="query position", value_name="score", name="rope_convert_naive", height=400,
         alt=f"The same head run with the interleaved layout without permuting its weights: a different score "
-            f"pattern, off by up to {conv['naive_error']:.2f}.")
+            f"pattern, off by up to {conv.naive_error:.2f}.")
 
 
 def partial_chart(pos: int, pct: float, layout: str, d: int, base) -> figures.Chart:
     table = cos_table(pos, d, float(base), float(pct), layout)
-    r = table["rotary_dim"]
+    r = table.rotary_dim
     shade = [(r - 0.5, d - 0.5, "pass-through: not rotated")] if r < d else []
     return figures.heatmap(
-        table["cos"], title=f"cos(mθ) applied to each dimension: {r} of {d} rotate ({layout})",
+        table.cos, title=f"cos(mθ) applied to each dimension: {r} of {d} rotate ({layout})",
         x_title="dimension", y_title="position m", value_name="cos", name="rope_partial", height=430,
         shade_cols=shade, zrange=(-1.0, 1.0), hover_format=".3f",
         alt=f"Over {pos} positions the first {r} dimensions oscillate with position; the remaining {d - r} "
@@ -94,14 +94,14 @@ def partial_chart(pos: int, pct: float, layout: str, d: int, base) -> figures.Ch
 def layouts_tab(page, dim: int, base: float) -> None:
     check, _ = layout_check(dim, float(base))
     show(hero(pairs_chart, d=dim, base=base))
-    classroom.snippet(fold(f"check = {classroom.call('rope_layout_check', 8, dim, float(base))}", "dict"),
-                      "# check['with_perm'], check['without_perm']: the two numbers below",
+    classroom.snippet(fold(f"check = {classroom.call('rope_layout_check', 8, dim, float(base))}", "a LayoutCheck"),
+                      "# check.with_perm, check.without_perm: the two numbers below",
                       fold(f"pairs = {{layout: pc.rope.rope_cos_table(1, {dim}, {float(base)!r}, layout=layout)"
-                           f"['pair'] for layout in pc.rope.ROPE_LAYOUTS}}", f"({dim},) each: the two rows"))
+                           f".pair for layout in pc.rope.ROPE_LAYOUTS}}", f"({dim},) each: the two rows"))
 
     def layouts_reveal() -> str:
-        return (f"Reordered by the fixed permutation π they differ by at most {check['with_perm']:.1e} "
-                f"(rounding); applied to the same vector as it is, by up to {check['without_perm']:.2f}. "
+        return (f"Reordered by the fixed permutation π they differ by at most {check.with_perm:.1e} "
+                f"(rounding); applied to the same vector as it is, by up to {check.without_perm:.2f}. "
                 "The figure shows why: the two layouts put pair i in different dimensions.")
 
     with classroom.predict("rv_layouts", "Both layouts turn pair i by the same angle θ_i. Rotate one vector with "
@@ -109,9 +109,9 @@ def layouts_tab(page, dim: int, base: float) -> None:
                            ["yes, exactly, as they are", "yes, once the dimensions are reordered",
                             "no, they can never agree"], 1, layouts_reveal):
         c = st.columns(2)
-        c[0].metric("max |RoPE_half(x)[perm] − RoPE_interleaved(x[perm])|", f"{check['with_perm']:.1e}")
-        c[1].metric("Same vector, other layout, no permutation", f"{check['without_perm']:.2f}")
-        perm = ", ".join(str(v) for v in check["perm"][:8])
+        c[0].metric("max |RoPE_half(x)[perm] − RoPE_interleaved(x[perm])|", f"{check.with_perm:.1e}")
+        c[1].metric("Same vector, other layout, no permutation", f"{check.without_perm:.2f}")
+        perm = ", ".join(str(v) for v in check.perm[:8])
         formula(r"x^{\text{interleaved}} = x^{\text{half}}[\pi],\quad \pi = ($perm,\dots)", perm=perm)
         formula(r"\mathrm{RoPE}_{\text{interleaved}}(x[\pi]) = \mathrm{RoPE}_{\text{half}}(x)[\pi]")
         notice("The half layout (transformers' `rotate_half`, GPT-NeoX) pairs dimension i with i + d/2; the "
@@ -133,12 +133,12 @@ def convert_tab(page, dim: int, base: float) -> None:
     with right:
         show(hero(convert_chart, side="naive", n=n, seed=seed, d=dim, base=base))
     made = classroom.call("rope_conversion_scores", n, dim, float(base), seed=seed)
-    classroom.snippet(fold(f"conv = {made}", "dict"),
-                      f"# conv['half'], conv['naive'] ({n}, {n}) float64: the two grids",
-                      "# conv['converted_error'], conv['naive_error']: the numbers below")
+    classroom.snippet(fold(f"conv = {made}", "a ConversionScores"),
+                      f"# conv.half, conv.naive ({n}, {n}) float64: the two grids",
+                      "# conv.converted_error, conv.naive_error: the numbers below")
     c = st.columns(2)
-    c[0].metric("Rows of W_q, W_k permuted: largest score change", f"{conv['converted_error']:.1e}")
-    c[1].metric("Weights left as they are: largest score change", f"{conv['naive_error']:.2f}")
+    c[0].metric("Rows of W_q, W_k permuted: largest score change", f"{conv.converted_error:.1e}")
+    c[1].metric("Weights left as they are: largest score change", f"{conv.naive_error:.2f}")
     formula(r"W_q' = P\,W_q,\ W_k' = P\,W_k \;\Rightarrow")
     formula(r"\mathrm{RoPE}_{\text{inter}}(W_q' x_m)\cdot\mathrm{RoPE}_{\text{inter}}(W_k' x_n) = "
             r"\mathrm{RoPE}_{\text{half}}(W_q x_m)\cdot\mathrm{RoPE}_{\text{half}}(W_k x_n)")
@@ -156,11 +156,11 @@ def partial_tab(page, dim: int, base: float) -> None:
                                         "partial_rotary_factor.")
         layout = controls.choice("Layout", "layout", list(ROPE_LAYOUTS), "half")
         npos = controls.slider("Positions", "pos", 16, 1024, 128, step=16)
-    r = cos_table(npos, dim, float(base), float(fraction), layout)["rotary_dim"]
+    r = cos_table(npos, dim, float(base), float(fraction), layout).rotary_dim
     show(hero(partial_chart, pos=npos, pct=fraction, layout=layout, d=dim, base=base))
     made = classroom.call("rope_cos_table", npos, dim, float(base), partial_rotary_factor=float(fraction),
                           layout=layout)
-    classroom.snippet(fold(f"table = {made}", "dict"), f"# table['cos'] ({npos}, {dim}) float32: the heatmap")
+    classroom.snippet(fold(f"table = {made}", "a CosTable"), f"# table.cos ({npos}, {dim}) float32: the heatmap")
     formula(r"r = \lfloor d \cdot \text{fraction} \rfloor = \lfloor $d \cdot $f \rfloor = $r,\qquad"
             r"\theta_i = b^{-2i/r}\ (i < r/2)", d=dim, f=float(fraction), r=r)
     notice("Only the first r dimensions are rotated; the rest of the head passes through unchanged, so those "

@@ -79,8 +79,8 @@ def precision_section(dim: int, base: float, side=None) -> None:
 def error_chart(d: int, base, **slider) -> figures.Chart:
     curves, _ = precision(d, float(base), slider["len"])  # "len": the slider's URL key, a builtin's name
     return figures.lines(
-        curves["bfloat16"]["position"],
-        {dtype_name: curves[dtype_name]["error"] for dtype_name in ANGLE_DTYPES},
+        curves["bfloat16"].position,
+        {dtype_name: curves[dtype_name].error for dtype_name in ANGLE_DTYPES},
         log_x=True, log_y=True, hlines=[(1.0, "1 rad: the angle is meaningless")],
         title="Worst angle error of m·θ_i against float64", x_title="position m",
         y_title="|error| (rad)", name="rope_precision", height=430, hover_format=".3g",
@@ -91,7 +91,7 @@ def error_chart(d: int, base, **slider) -> figures.Chart:
 def zoom_chart(at: int, dtype: str, d: int, base) -> figures.Chart:
     zoom = staircase(at, d, float(base), dtype)
     return figures.lines(
-        zoom["position"], {"exact": zoom["exact"], dtype: zoom["computed"]},
+        zoom.position, {"exact": zoom.exact, dtype: zoom.computed},
         markers=True, title=f"Pair 0 angle near {at:,}", x_title="position m",
         y_title="m·θ₀ (rad)", name="rope_precision_zoom", height=430, hover_format=",.2f",
         alt=f"The angle of pair 0 for 48 positions from {at:,}: exact values rise by one per "
@@ -113,40 +113,40 @@ def precision_numbers(dim: int, base: float, length: int, around: int, dtype: st
     b = float(base)
     classroom.snippet(
         fold(f"curves = {{dtype: pc.rope.rope_angle_error_curve({length}, {dim}, {b!r}, dtype) for dtype in "
-             "pc.rope.ANGLE_DTYPES}", "curves[dtype]['error'] (bins,): left"),
+             "pc.rope.ANGLE_DTYPES}", "curves[dtype].error (bins,): left"),
         fold(f"zoom = {classroom.call('rope_angles_in_dtype', around, 48, dim, b, pair=0, dtype=dtype)}",
-             "zoom['exact'], zoom['computed'] (48,): right"),
+             "zoom.exact, zoom.computed (48,): right"),
         fold(f"first_bad = {{dtype: pc.rope.rope_first_bad_position({dim}, {b!r}, dtype, max_position={length}) "
              "for dtype in pc.rope.ANGLE_DTYPES}", "the three numbers below"))
     c = st.columns(3)
     for column, dtype_name in zip(c, ANGLE_DTYPES, strict=True):
         column.metric(f"{dtype_name}: first position off by ≥ 1 rad",
                       position_text(first_bad[dtype_name], length))
-    overflow = curves["float16"]["overflow_from"]
+    overflow = curves["float16"].overflow_from
     if overflow is not None:
         st.caption(f"float16 cannot hold numbers above 65,504: from about position {overflow:,.0f} the "
                    "angle is infinite and its sine is NaN (the gap in the float16 curve).")
     gap, gap_long = pow_difference(dim, float(base), 1500), pow_difference(dim, float(base), length)
     formula(r"\theta_i\ \text{(float32 pow, as transformers)}:\ $nd/$np\ \text{pairs off the rounded "
-            r"value, up to } $ulp\ \text{ulp}", nd=gap["pairs_differing"], np=gap["n_pairs"],
-            ulp=f"{gap['max_ulp']:.1f}")
+            r"value, up to } $ulp\ \text{ulp}", nd=gap.pairs_differing, np=gap.n_pairs,
+            ulp=f"{gap.max_ulp:.1f}")
     formula(r"\max_i |\mathrm{fl}_{32}(m\,\theta_i) - m\,\theta_i^{\text{exact}}| = $a\ (m{=}1{,}500),"
-            r"\ $b\ (m{=}$len)", a=gap["angle_error"], b=gap_long["angle_error"], len=f"{length:,}",
+            r"\ $b\ (m{=}$len)", a=gap.angle_error, b=gap_long.angle_error, len=f"{length:,}",
             digits=2)
     notice("The angle of pair 0 is the position itself (θ₀ = 1), so low precision first fails there. "
            "bfloat16 keeps 8 significant bits: above 256 it cannot even write every position, and "
            "neighbouring tokens get the same rotation (the flat steps on the right). float16 keeps 11 "
            "bits and overflows past 65,504. float32 stays below "
-           f"{curves['float32']['worst']:.2g} rad up to {length:,} positions. That is why model code "
+           f"{curves['float32'].worst:.2g} rad up to {length:,} positions. That is why model code "
            "forms the angles in float32 even when the rest runs in bfloat16: transformers multiplies "
            "float32 copies of the position ids and inv_freq and "
            "casts only cos and sin to the model's dtype (its earlier versions formed the angles with a "
            "matrix product and had to switch autocast off around it, since autocast runs matrix "
            "products in bfloat16). "
            "Even float32 has a visible seam: transformers forms θ_i with a float32 pow and division, "
-           f"which lands up to {gap['max_ulp']:.1f} units in the last place from the exact value "
-           f"({gap['pairs_differing']} of {gap['n_pairs']} pairs differ from the correctly rounded θ), "
+           f"which lands up to {gap.max_ulp:.1f} units in the last place from the exact value "
+           f"({gap.pairs_differing} of {gap.n_pairs} pairs differ from the correctly rounded θ), "
            "and the error grows linearly with m: at position "
-           f"{length:,} the angles transformers forms are off by up to {gap_long['angle_error']:.2g} rad, "
-           f"against {gap_long['rounded_angle_error']:.2g} rad with correctly rounded θ. The curves on "
+           f"{length:,} the angles transformers forms are off by up to {gap_long.angle_error:.2g} rad, "
+           f"against {gap_long.rounded_angle_error:.2g} rad with correctly rounded θ. The curves on "
            "the left use transformers' own θ, so they show these measured errors.")

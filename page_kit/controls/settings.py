@@ -9,6 +9,9 @@ from page_kit.controls import url_values as _url
 from page_kit.figures.theme import FIGURE_ROOM_VH, MIN_TEXT_PX, PHONE_DOCK_VH
 
 BACKEND_LABELS = {"numpy": "numpy", "torch": "torch (CPU)", "torch-cuda": "torch (CUDA)"}
+# why a backend is unavailable, from the code pc.available_backends() gives
+UNAVAILABLE_BECAUSE: dict[str, str] = {"no_torch": "torch is not installed",
+                                       "no_cuda": "no CUDA device found"}
 
 PRESENTATION_CSS = """
 <style>
@@ -133,12 +136,12 @@ def sidebar() -> None:
     with st.sidebar:
         st.markdown("**Settings**")
         availability = pc.available_backends()
-        usable = [b for b, why in availability.items() if not why]
+        usable = [b for b, status in availability.items() if status == "usable"]
         st.radio("Compute backend", usable, key="backend", format_func=BACKEND_LABELS.get,
                  help="Where the core computes. torch runs on the GPU when one is present.")
-        for name, why in availability.items():
-            if why:
-                st.caption(f":gray[{BACKEND_LABELS[name]}: unavailable ({why})]")
+        for name, status in availability.items():
+            if status != "usable":
+                st.caption(f":gray[{BACKEND_LABELS[name]}: unavailable ({UNAVAILABLE_BECAUSE[status]})]")
         backend, device = current_backend()
         st.caption(f"Computing with **{backend}** on **{device}**.")
         _url.fix("present", _url.boolean)  # checked before Streamlit reads the link, as every bound control

@@ -23,7 +23,17 @@ from .biases import (
     t5_relative_position_bucket,
     t5_smallest_max_distance,
 )
-from .comparison import CURVES, METHODS, CurveSettings, Method, comparison_table, parameter_counts, score_curves
+from .comparison import (
+    CURVES,
+    METHODS,
+    ComparedMethod,
+    CurveName,
+    CurveSettings,
+    Method,
+    ModelShape,
+    parameter_counts,
+    score_curves,
+)
 from .relative import (
     masked_softmax,
     nope_outputs,
@@ -43,8 +53,8 @@ __all__ = [
     "alibi_gentlest_head", "alibi_mass_beyond", "alibi_paper_slopes", "alibi_receptive_field",
     "alibi_receptive_field_limit", "alibi_shown_heads", "alibi_slope_table", "alibi_slopes", "t5_bias_grid",
     "t5_bucket_grid", "t5_bucket_layout", "t5_bucket_spans", "t5_bucket_values", "t5_relative_position_bucket",
-    "t5_smallest_max_distance", "CURVES", "METHODS", "CurveSettings", "Method", "comparison_table",
-    "parameter_counts", "score_curves", "masked_softmax", "nope_outputs", "nope_values", "shaw_attention",
+    "t5_smallest_max_distance", "CURVES", "METHODS", "ComparedMethod", "CurveName", "CurveSettings", "Method",
+    "ModelShape", "parameter_counts", "score_curves", "masked_softmax", "nope_outputs", "nope_values", "shaw_attention",
     "shaw_clipped_distance", "shaw_effective_keys", "shaw_example", "shaw_relative_index", "shaw_scores",
     "uniform_attention", "uniform_attention_weights"
 ]

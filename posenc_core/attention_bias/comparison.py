@@ -1,15 +1,17 @@
-"""All the encodings side by side: a comparison table kept as data, and what each adds to an attention
-score as a function of the distance between query and key.
+"""All the encodings side by side: what each costs in parameters, and what each adds to an attention score as a
+function of the distance between query and key.
 
-The table is data (one ``Method`` per family) so the page renders it and a test can check it; the
-curves come from a registry with one function per family, all with the same signature, built from the
-family modules (this module only reads them).
+Each family is a code (``ComparedMethod``) with the formula of its parameter count, so a page can name and
+describe the families in its own words and a test can check the counts; the curves come from a registry with
+one function per family, all with the same signature, built from the family modules (this module only reads
+them).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Literal
 
 import numpy as np
 
@@ -21,17 +23,27 @@ from .biases import alibi_slopes, t5_bucket_values, t5_relative_position_bucket
 __all__ = [
     "CURVES",
     "METHODS",
+    "ComparedMethod",
+    "CurveName",
     "CurveSettings",
     "Method",
-    "comparison_table",
+    "ModelShape",
     "parameter_counts",
     "score_curves",
 ]
 
+# The families compared: sinusoidal and learned absolute tables, RoPE, ALiBi, T5's buckets, Shaw's relative
+# vectors, and no encoding at all.
+ComparedMethod = Literal["sinusoidal", "learned", "rope", "alibi", "t5", "shaw", "nope"]
+
 
 @dataclass(frozen=True)
 class ModelShape:
-    """The few sizes that parameter counts depend on."""
+    """The few sizes that parameter counts depend on.
+
+    d_model: the model width. n_heads: attention heads. n_layers: layers. max_len: L_max, the longest input a
+    learned table covers (positions). num_buckets: T5's buckets. max_rel: Shaw's clipping distance k (positions).
+    """
 
     d_model: int
     n_heads: int
@@ -47,59 +59,31 @@ class ModelShape:
 
 @dataclass(frozen=True)
 class Method:
-    name: str
-    injected: str  # where position enters the model
-    parameters: str  # the count as a formula
-    count: Callable[[ModelShape], int]  # the same formula, evaluated
-    operation: str
-    decay: str  # how the position signal changes with distance
-    best_for: str
-    extrapolation: str  # inputs longer than the training length
+    """One family of the comparison.
+
+    key: its code. count: its position parameters for a model shape, the formula evaluated (an int).
+    """
+
+    key: ComparedMethod
+    count: Callable[[ModelShape], int]
 
 
 METHODS: tuple[Method, ...] = (
-    Method("Sinusoidal", "added to the token embeddings, once, at the input", "0",
-           lambda s: 0, "addition of a fixed vector",
-           "implicit: PE(i)·PE(j) falls with |i − j| but ripples, and content terms mix in",
-           "encoders with a known maximum length; the classic baseline",
-           "weak: the table exists for any position, but the model never saw those vectors"),
-    Method("Learned absolute", "added to the token embeddings, once, at the input", "L_max × d_model",
-           lambda s: s.max_len * s.d_model, "addition of a trained vector (a table lookup)",
-           "whatever training produced", "short, fixed-length inputs (BERT, GPT-2, ViT)",
-           "none: positions at or past L_max have no row in the table"),
-    Method("RoPE", "rotates the queries and keys in every attention layer", "0", lambda s: 0,
-           "rotation (multiplication) of (q, k) pairs by position × frequency",
-           "implicit: RoFormer's upper bound on |q·k| falls with distance, with ripples",
-           "decoder LLMs (Llama, Mistral, Qwen); works with a plain KV cache",
-           "degrades past the training length unless rescaled (PI, NTK, YaRN, …)"),
-    Method("ALiBi", "added to the attention logits in every layer", "0 (fixed slopes)", lambda s: 0,
-           "addition of −m_h × distance (subtracts a penalty)",
-           "explicit: linear in distance, one slope per head",
-           "long inputs at inference time (BLOOM, MPT)",
-           "graceful: a longer input only meets larger penalties, so heads stay local"),
-    Method("T5 buckets", "added to the attention logits (T5: one table per stack, shared by its layers)",
-           "num_buckets × n_heads", lambda s: s.num_buckets * s.n_heads,
-           "addition of a learned scalar per distance bucket",
-           "learned; exact for short distances, log-spaced further out, flat past max_distance",
-           "encoder-decoder models (T5, Flan-T5)",
-           "fair: every far distance shares the last bucket's bias"),
-    Method("Shaw relative", "added to the keys and values inside attention", "2 × (2k + 1) × d_head per layer",
-           lambda s: 2 * (2 * s.max_rel + 1) * s.d_head * s.n_layers,
-           "addition of a learned vector per clipped distance to k_j and v_j",
-           "learned, clipped: every distance past k looks the same",
-           "translation (the paper), music models; a KV cache is awkward",
-           "length is fine, but order beyond k is invisible"),
-    Method("NoPE", "nowhere: no encoding at all", "0", lambda s: 0, "none; a causal mask leaks some order",
-           "none", "research on causal decoders",
-           "mixed reports; trains more slowly and usually ends up worse"),
+    Method("sinusoidal", lambda s: 0),
+    Method("learned", lambda s: s.max_len * s.d_model),  # L_max x d_model
+    Method("rope", lambda s: 0),
+    Method("alibi", lambda s: 0),  # fixed slopes
+    Method("t5", lambda s: s.num_buckets * s.n_heads),  # one table per stack, shared by its layers
+    Method("shaw", lambda s: 2 * (2 * s.max_rel + 1) * s.d_head * s.n_layers),  # keys and values, every layer
+    Method("nope", lambda s: 0),
 )
 
 
 def parameter_counts(d_model: int = 512, n_heads: int = 8, n_layers: int = 6, max_len: int = 512,
-                     num_buckets: int = 32, max_rel: int = 16) -> dict[str, int]:
-    """Position parameters of each method for one model shape (a dict from method name to count)."""
+                     num_buckets: int = 32, max_rel: int = 16) -> dict[ComparedMethod, int]:
+    """Position parameters of each family for one model shape: family code -> count, in ``METHODS`` order."""
     shape = _shape(d_model, n_heads, n_layers, max_len, num_buckets, max_rel)
-    return {m.name: int(m.count(shape)) for m in METHODS}
+    return {m.key: int(m.count(shape)) for m in METHODS}
 
 
 def _shape(d_model, n_heads, n_layers, max_len, num_buckets, max_rel) -> ModelShape:
@@ -113,28 +97,14 @@ def _shape(d_model, n_heads, n_layers, max_len, num_buckets, max_rel) -> ModelSh
                       as_int("max_rel", max_rel, minimum=0, maximum=4096))
 
 
-def comparison_table(d_model: int = 512, n_heads: int = 8, n_layers: int = 6, max_len: int = 512, num_buckets: int = 32,
-                     max_rel: int = 16) -> dict[str, list]:
-    """The comparison as columns (one entry per method), with parameter counts for the given shape."""
-    counts = parameter_counts(d_model, n_heads, n_layers, max_len, num_buckets, max_rel)
-    return {
-        "method": [m.name for m in METHODS],
-        "how position is injected": [m.injected for m in METHODS],
-        "parameters": [m.parameters for m in METHODS],
-        "count for this model": [counts[m.name] for m in METHODS],
-        "operation": [m.operation for m in METHODS],
-        "decay with distance": [m.decay for m in METHODS],
-        "best for": [m.best_for for m in METHODS],
-        "longer than training": [m.extrapolation for m in METHODS],
-    }
-
-
 # ---------------------------------------------------------------------------------------------
 # What each family adds to the score of a query and a key r positions apart.
 # ---------------------------------------------------------------------------------------------
 
 @dataclass(frozen=True)
 class CurveSettings:
+    """What the curves depend on: see ``score_curves``' arguments of the same names."""
+
     dim: int = 64  # head / model dimension for the sinusoidal and RoPE curves
     base: float = 10000.0
     alibi_heads: int = 8
@@ -168,17 +138,19 @@ def _t5_curve(r: np.ndarray, s: CurveSettings) -> np.ndarray:
     return values[t5_relative_position_bucket(-r, False, s.num_buckets, s.max_distance)]  # key r positions back
 
 
-CURVES: dict[str, Callable[[np.ndarray, CurveSettings], np.ndarray]] = {
-    "Sinusoidal: PE(0)·PE(r)": _sinusoidal_curve,
-    "RoPE: decay bound": _rope_curve,
-    "ALiBi: −m·r": _alibi_curve,
-    "T5: bucket bias": _t5_curve,
+# The curves: the sinusoidal dot product PE(0)·PE(r), RoPE's decay bound, ALiBi's −m·r, a T5 bucket's bias.
+CurveName = Literal["sinusoidal", "rope", "alibi", "t5"]
+CURVES: dict[CurveName, Callable[[np.ndarray, CurveSettings], np.ndarray]] = {
+    "sinusoidal": _sinusoidal_curve,
+    "rope": _rope_curve,
+    "alibi": _alibi_curve,
+    "t5": _t5_curve,
 }
 
 
 def score_curves(max_r: int = 256, dim: int = 64, base: float = 10000.0, alibi_heads: int = 8, alibi_head: int = 1,
                  num_buckets: int = 32, max_distance: int = 128,
-                 seed: int = 0, scale: str = "raw") -> tuple[np.ndarray, dict[str, np.ndarray]]:
+                 seed: int = 0, scale: str = "raw") -> tuple[np.ndarray, dict[CurveName, np.ndarray]]:
     """The score contribution of each family against the distance r = query - key (keys behind the query).
 
     scale="raw" returns each in its own units (dot products, logits); scale="relative" returns
@@ -186,7 +158,8 @@ def score_curves(max_r: int = 256, dim: int = 64, base: float = 10000.0, alibi_h
     the shapes compare on one axis.
 
     Returns:
-        ``r`` of shape (max_r + 1,) and a dict from curve name to an array of the same shape, float64.
+        ``r`` of shape (max_r + 1,) and a dict from curve code (``CURVES``' order) to an array of the same
+        shape, float64.
     """
     max_r = as_int("max_r", max_r, minimum=1, maximum=MAX_POSITIONS)
     settings = CurveSettings(as_even_dim("dim", dim), as_base(base),

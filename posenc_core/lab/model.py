@@ -55,8 +55,8 @@ class Attention(nn.Module):
         q, k, v = self.qkv(x).view(B, L, 3, self.n_heads, self.head_dim).permute(2, 0, 3, 1, 4)  # 3 x (B, h, L, hd)
         if rope is not None:
             positions, inv_freq, factor = rope
-            q = apply_rope(q, positions, inv_freq, "half", attention_factor=factor)
-            k = apply_rope(k, positions, inv_freq, "half", attention_factor=factor)
+            q = apply_rope(q, positions, inv_freq, "half", seq_axis=-2, attention_factor=factor)
+            k = apply_rope(k, positions, inv_freq, "half", seq_axis=-2, attention_factor=factor)
         scores = q @ k.transpose(-1, -2) / math.sqrt(self.head_dim) + bias  # (B, h, L, L)
         attn = scores.softmax(dim=-1)
         y = (attn @ v).transpose(1, 2).reshape(B, L, D)  # (B, L, D)

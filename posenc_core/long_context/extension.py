@@ -11,13 +11,15 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from typing import Any
+from dataclasses import dataclass
+from typing import Any, Literal
 
 import numpy as np
 from numpy.typing import ArrayLike
 
-from .._checks import MAX_DIM, MAX_POSITIONS, as_base, as_choice, as_float, as_int
+from .._checks import MAX_DIM, MAX_POSITIONS, as_base, as_choice, as_float, as_int, check_size
 from .._types import ArrayOrTensor
+from ..rope.dynamic_calls import DynamicCalls
 from ..rope.frequencies import (
     MAX_ATTENTION_FACTOR,
     base_inv_freq,
@@ -29,6 +31,8 @@ from ..rope.frequencies import (
 
 __all__ = [
     "BANDS",
+    "ExtensionMethod",
+    "FastestPair",
     "fastest_pair_when_doubled",
     "EXTENSION_METHODS",
     "PHI35_LONG_FACTOR",
@@ -49,16 +53,11 @@ __all__ = [
     "yarn_paper_ratio",
 ]
 
-# name -> what the page calls it; "ntk" is the static NTK-aware rule (not a transformers type).
-EXTENSION_METHODS = {
-    "linear": "Position interpolation (linear)",
-    "ntk": "NTK-aware (static)",
-    "dynamic": "Dynamic NTK",
-    "yarn": "YaRN",
-    "llama3": "Llama 3",
-    "longrope": "LongRoPE",
-    "ntk_alpha": "NTK-alpha (Hunyuan)",
-}
+# The context-extension methods, by the rope_type each sets: "linear" is position interpolation, "ntk" the static
+# NTK-aware rule (not a transformers type), "ntk_alpha" Hunyuan's fixed stretch of the base.
+ExtensionMethod = Literal["linear", "ntk", "dynamic", "yarn", "llama3", "longrope", "ntk_alpha"]
+EXTENSION_METHODS: tuple[ExtensionMethod, ...] = ("linear", "ntk", "dynamic", "yarn", "llama3", "longrope",
+                                                  "ntk_alpha")
 BANDS = ("extrapolated", "blended", "interpolated")
 MAX_CONTEXT = MAX_POSITIONS * 64  # the largest L' the analysis accepts (268M tokens)
 MAX_TURNS = 1e12  # YaRN's beta_fast / beta_slow count turns; 2 pi times more must still be a float
@@ -121,7 +120,7 @@ def extension_scaling(method: str, factor: float, original: int, *, beta_fast: f
     """The ``rope_scaling`` dict (transformers' keys) for one method, and the max_position_embeddings to pass.
 
     Args:
-        method: a key of EXTENSION_METHODS.
+        method: one of EXTENSION_METHODS.
         factor: s = L' / L.
         original: L, the context length of pretraining.
         beta_fast, beta_slow, mscale, mscale_all_dim, truncate: YaRN's knobs (an mscale of 0 leaves it out).
@@ -134,7 +133,7 @@ def extension_scaling(method: str, factor: float, original: int, *, beta_fast: f
         ``(scaling, max_position_embeddings)``: dynamic NTK reads L from max_position_embeddings;
         the others from original_max_position_embeddings.
     """
-    method = as_choice("method", method, tuple(EXTENSION_METHODS))
+    method = as_choice("method", method, EXTENSION_METHODS)
     factor = as_float("factor s", factor, minimum=1.0, maximum=4096.0)
     original = as_int("original context L", original, minimum=2, maximum=MAX_POSITIONS)
     target = int(round(factor * original))
@@ -261,15 +260,15 @@ def dynamic_ntk_base(head_dim: int, base: float, factor: float, seq_len: int, or
     return float(as_base(base) * (factor * n / original - (factor - 1)) ** (head_dim / (head_dim - 2)))
 
 
-def first_stale_call(calls: Mapping) -> int | None:
+def first_stale_call(calls: DynamicCalls) -> int | None:
     """The index of the first call that runs with frequencies cached for another length (``rope_dynamic_calls``).
 
     Returns:
         The 0-based call index, or None when every call uses what a fresh module would.
     """
-    if not isinstance(calls, Mapping) or "stale" not in calls:
-        raise ValueError("first_stale_call needs the dict rope_dynamic_calls returns.")
-    stale = np.flatnonzero(np.asarray(calls["stale"], dtype=bool))  # (stale calls,)
+    if not isinstance(calls, DynamicCalls):
+        raise ValueError("first_stale_call needs the DynamicCalls rope_dynamic_calls returns.")
+    stale = np.flatnonzero(np.asarray(calls.stale, dtype=bool))  # (stale calls,)
     return int(stale[0]) if stale.size else None
 
 
@@ -277,7 +276,7 @@ def extension_at_defaults(method: str, head_dim: int, base: float, original: int
                           factor: float) -> tuple[dict[str, np.ndarray | float], np.ndarray, np.ndarray]:
     """One method with every knob at its default, as the *Compare extension methods* page draws it.
 
-    ``method`` is a key of ``EXTENSION_METHODS``, or None for no scaling. LongRoPE takes Phi-3.5-mini's
+    ``method`` is one of ``EXTENSION_METHODS``, or None for no scaling. LongRoPE takes Phi-3.5-mini's
     searched factor lists resampled to head_dim/2 pairs; dynamic NTK and LongRoPE are read at the target
     length L' = round(factor * original); the score runs to 4 L'.
 
@@ -308,19 +307,29 @@ def _analysis_at_defaults(method, head_dim, base, original, factor) -> tuple[dic
                               max_position_embeddings=max_pos), target
 
 
-def fastest_pair_when_doubled(methods: Sequence[str], head_dim: int, base: float, original: int, factor: float) -> dict:
-    """What doubling the stretch s does to each method's fastest pair (pair 0), at every knob's default.
+@dataclass(frozen=True)
+class FastestPair:
+    """Each method's fastest pair at s and at 2 s (``fastest_pair_when_doubled``).
 
-    Returns:
-        dict with ``before`` / ``after``: {method: theta'/theta of pair 0} at s and at 2 s (floats), and
-        ``changed``: the methods whose pair 0 moves by more than 1e-9 of its value, in the order given.
+    before, after: method -> theta'/theta of pair 0 at s and at 2 s, floats. changed: the methods whose pair 0
+    moves by more than 1e-9 of its value, in the order given.
     """
+
+    before: dict[str, float]
+    after: dict[str, float]
+    changed: list[str]
+
+
+def fastest_pair_when_doubled(methods: Sequence[str], head_dim: int, base: float, original: int,
+                              factor: float) -> FastestPair:
+    """What doubling the stretch s does to each method's fastest pair (pair 0), at every knob's default."""
     factor = as_float("extension factor s", factor, above=0.0)
+    methods = [as_choice("method", m, EXTENSION_METHODS) for m in methods]
     # the analysis alone: the score curves extension_at_defaults adds are not read here
     before, after = ({m: float(_analysis_at_defaults(m, head_dim, base, original, s)[0]["ratio"][0]) for m in methods}
                      for s in (factor, 2.0 * factor))
     changed = [m for m in methods if abs(after[m] - before[m]) > 1e-9 * abs(before[m])]
-    return {"before": before, "after": after, "changed": changed}
+    return FastestPair(before=before, after=after, changed=changed)
 
 
 def yarn_paper_ramp(head_dim: int, base: float, original: int, beta_fast: float = 32.0, beta_slow: float = 1.0,
@@ -386,6 +395,7 @@ def score_vs_distance(inv_freq: ArrayOrTensor, attention_factor: float = 1.0, ma
     theta = np.asarray(inv_freq, dtype=np.float64).reshape(-1)
     if theta.size == 0:
         raise ValueError("score_vs_distance needs at least one frequency.")
+    check_size(256 * theta.size, "The score's block of cosines")  # (256, pairs) at a time
     # the figures run to 4 L', so the distance cap is four contexts
     max_distance = as_int("max_distance", max_distance, minimum=1, maximum=4 * MAX_CONTEXT)
     n_points = as_int("n_points", n_points, minimum=2, maximum=20000)
@@ -405,6 +415,7 @@ def attention_factor_curve(factors: ArrayLike, original: int = 4096) -> dict[str
         ``{"YaRN": (n,), "LongRoPE": (n,)}`` float64.
     """
     s = np.asarray(factors, dtype=np.float64).reshape(-1)
+    check_size(2 * s.size, "The attention factor curves")
     if s.size == 0 or not np.all(np.isfinite(s)) or np.any(s <= 0):
         raise ValueError("Scale factors must be positive, finite numbers.")
     original = as_int("original context L", original, minimum=2, maximum=MAX_CONTEXT)

@@ -7,7 +7,14 @@ dtypes), ``model_costs`` (what RoPE costs in a model), and ``frequencies``: thet
 ``dynamic_calls``: what a dynamic-NTK module uses call after call (its cached state).
 """
 
-from .dynamic_calls import DYNAMIC_CALL_PATTERNS, dynamic_call_lengths, rope_dynamic_calls
+from .dynamic_calls import (
+    DYNAMIC_CALL_PATTERNS,
+    CallEvent,
+    CallPattern,
+    DynamicCalls,
+    dynamic_call_lengths,
+    rope_dynamic_calls,
+)
 from .frequencies import (
     ROPE_SCALING,
     ScalingContext,
@@ -22,6 +29,9 @@ from .frequencies import (
     yarn_ramp_bounds,
 )
 from .layouts import (
+    ConversionScores,
+    CosTable,
+    LayoutCheck,
     half_rows_to_interleaved,
     half_to_interleaved_permutation,
     interleaved_rows_to_half,
@@ -29,9 +39,12 @@ from .layouts import (
     rope_cos_table,
     rope_layout_check,
 )
-from .model_costs import ROPE_MODEL_PRESETS, rope_model_costs
+from .model_costs import ROPE_MODEL_PRESETS, ModelCosts, rope_model_costs
 from .precision import (
     ANGLE_DTYPES,
+    AngleErrorCurve,
+    AnglesInDtype,
+    PowDifference,
     rope_angle_error_curve,
     rope_angles_in_dtype,
     rope_first_bad_position,
@@ -39,9 +52,19 @@ from .precision import (
     rope_inv_freq_float32_pow,
     round_to_dtype,
 )
-from .relative import rope_decay_bound, rope_decay_curves, rope_mean_abs_scores, rope_score_matrix
+from .relative import (
+    DecayCurves,
+    MeanAbsScores,
+    rope_decay_bound,
+    rope_decay_curves,
+    rope_mean_abs_scores,
+    rope_score_matrix,
+)
 from .rotation import (
     ROPE_LAYOUTS,
+    PairRotation,
+    PairShiftScores,
+    PairTurns,
     apply_rope,
     rope_angle_table,
     rope_angles,
@@ -60,5 +83,7 @@ __all__ = [
     "rope_first_bad_position", "rope_float32_pow_difference", "rope_inv_freq_float32_pow", "round_to_dtype",
     "rope_decay_bound", "rope_decay_curves", "rope_mean_abs_scores", "rope_score_matrix", "ROPE_LAYOUTS",
     "apply_rope", "rope_angle_table", "rope_angles", "rope_pair", "rope_pair_shift_scores", "rope_pair_theta",
-    "rope_turns"
+    "rope_turns", "CallEvent", "CallPattern", "DynamicCalls", "ConversionScores", "CosTable", "LayoutCheck",
+    "ModelCosts", "AngleErrorCurve", "AnglesInDtype", "PowDifference", "DecayCurves", "MeanAbsScores",
+    "PairRotation", "PairShiftScores", "PairTurns",
 ]

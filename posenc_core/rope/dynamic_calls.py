@@ -6,19 +6,48 @@ caches them across calls, so the same length can run with different frequencies 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Literal
 
 import numpy as np
 
 from .._checks import MAX_POSITIONS, as_choice, as_float, as_int
 from .frequencies import rope_inv_freq
 
-__all__ = ["DYNAMIC_CALL_PATTERNS", "dynamic_call_lengths", "rope_dynamic_calls"]
+__all__ = ["DYNAMIC_CALL_PATTERNS", "CallEvent", "CallPattern", "DynamicCalls", "dynamic_call_lengths",
+           "rope_dynamic_calls"]
+
+# What a dynamic-NTK module does at a call: recompute for a longer length and cache it, go back to the original
+# frequencies, or keep what it has.
+CallEvent = Literal["grow", "reset", "keep"]
+
+
+@dataclass(frozen=True)
+class DynamicCalls:
+    """A dynamic-NTK rotary module's frequencies over a series of calls (``rope_dynamic_calls``).
+
+    inv_freq: (n_calls, rotary_dim / 2) float32, the module's buffer at each call, bit-identical to it.
+    cached: (n_calls,) int, the cached length after the call. event: (n_calls,) what the module did, a
+    ``CallEvent`` each. fresh: (n_calls, rotary_dim / 2) float32, what a freshly built module uses at that length.
+    length: (n_calls,) int, the calls' lengths. stale: (n_calls,) bool, True where the module differs from a
+    fresh one. slowest_ratio, fresh_slowest_ratio: (n_calls,) float64, the slowest pair's frequency over its
+    original value (1 = unscaled, 1/s = fully interpolated), stateful and fresh.
+    """
+
+    inv_freq: np.ndarray
+    cached: np.ndarray
+    event: list[CallEvent]
+    fresh: np.ndarray
+    length: np.ndarray
+    stale: np.ndarray
+    slowest_ratio: np.ndarray
+    fresh_slowest_ratio: np.ndarray
 
 
 def rope_dynamic_calls(head_dim: int, base: float = 10000.0, factor: float = 2.0, max_position_embeddings: int = 4096,
                        call_lengths: Sequence[int] = (),
-                       *, partial_rotary_factor: float = 1.0) -> dict:
+                       *, partial_rotary_factor: float = 1.0) -> DynamicCalls:
     """The frequencies a dynamic-NTK rotary module uses at each of a series of forward calls.
 
     transformers' ``dynamic_rope_update`` is stateful: a call longer than any before recomputes the frequencies
@@ -31,12 +60,7 @@ def rope_dynamic_calls(head_dim: int, base: float = 10000.0, factor: float = 2.0
         call_lengths: sequence lengths of the calls in order (max(position_ids) + 1 of each), at most 256.
 
     Returns:
-        dict with ``inv_freq`` (n_calls, rotary_dim / 2) float32, bit-identical to the module's buffer at each
-        call; ``cached`` (n_calls,) the cached length after the call; ``event`` (n_calls,) "grow", "reset" or
-        "keep"; ``fresh`` (n_calls, rotary_dim / 2), what a freshly built module would use at that length;
-        ``length`` the calls; ``stale`` (n_calls,) True where the module differs from a fresh one;
-        ``slowest_ratio`` and ``fresh_slowest_ratio`` (n_calls,), the slowest pair's frequency over its
-        original value, stateful and fresh.
+        A ``DynamicCalls``: the module's frequencies at each call, what it did, and a fresh module's to compare.
     """
     lengths = list(call_lengths)
     if not 1 <= len(lengths) <= 256:
@@ -51,9 +75,10 @@ def rope_dynamic_calls(head_dim: int, base: float = 10000.0, factor: float = 2.0
 
     original = at(None)  # the buffer built at init
     current, cached = original, trained
-    used, cached_after, events, fresh = [], [], [], []
+    used, cached_after, fresh = [], [], []
+    events: list[CallEvent] = []
     for n in lengths:
-        event = "keep"
+        event: CallEvent = "keep"
         if n > cached:  # growth: recompute for this length and remember it
             current, event = at(n), "grow"
         elif n < trained < cached:  # back inside the trained length: the original frequencies return
@@ -64,26 +89,31 @@ def rope_dynamic_calls(head_dim: int, base: float = 10000.0, factor: float = 2.0
         events.append(event)
         fresh.append(at(n))
     used_table, fresh_table = np.stack(used), np.stack(fresh)  # (n_calls, r/2) each
-    return {"inv_freq": used_table, "cached": np.array(cached_after), "event": events, "fresh": fresh_table,
-            "length": np.array(lengths),
-            # (n_calls,) the call runs with another length's frequencies
-            "stale": np.any(used_table != fresh_table, axis=1),
-            # the slowest pair's frequency against the original one: 1 = unscaled, 1/s = fully interpolated
-            "slowest_ratio": used_table[:, -1].astype(np.float64) / float(original[-1]),
-            "fresh_slowest_ratio": fresh_table[:, -1].astype(np.float64) / float(original[-1])}
+    return DynamicCalls(inv_freq=used_table, cached=np.array(cached_after), event=events, fresh=fresh_table,
+                        length=np.array(lengths),
+                        # (n_calls,) the call runs with another length's frequencies
+                        stale=np.any(used_table != fresh_table, axis=1),
+                        # the slowest pair's frequency against the original one: 1 = unscaled, 1/s = interpolated
+                        slowest_ratio=used_table[:, -1].astype(np.float64) / float(original[-1]),
+                        fresh_slowest_ratio=fresh_table[:, -1].astype(np.float64) / float(original[-1]))
 
+
+# A sequence of calls that shows dynamic NTK's state: a long prompt then shorter calls, a conversation that grows,
+# long and short calls in turn.
+CallPattern = Literal["long_then_shorter", "growing", "alternating"]
 
 # Call sequences that show dynamic NTK's state, as multiples of the trained length L (s = the factor).
-DYNAMIC_CALL_PATTERNS = {
-    "long prompt, then shorter calls": lambda s: [1.0, s, s / 2, 1.0, 0.5, s / 2],
-    "growing conversation": lambda s: [0.5, 1.0, 1 + (s - 1) / 4, 1 + (s - 1) / 2, s, 0.75],
-    "alternating long and short": lambda s: [s, 0.25, s, 1 + (s - 1) / 2, 0.25, 1 + (s - 1) / 2],
+DYNAMIC_CALL_PATTERNS: dict[CallPattern, Callable[[float], list[float]]] = {
+    "long_then_shorter": lambda s: [1.0, s, s / 2, 1.0, 0.5, s / 2],
+    "growing": lambda s: [0.5, 1.0, 1 + (s - 1) / 4, 1 + (s - 1) / 2, s, 0.75],
+    "alternating": lambda s: [s, 0.25, s, 1 + (s - 1) / 2, 0.25, 1 + (s - 1) / 2],
 }
 
 
-def dynamic_call_lengths(pattern: str, original: int, factor: float) -> list[int]:
+def dynamic_call_lengths(pattern: CallPattern, original: int, factor: float) -> list[int]:
     """The call lengths of a named pattern in DYNAMIC_CALL_PATTERNS for trained length L = ``original``."""
-    pattern = as_choice("pattern", pattern, tuple(DYNAMIC_CALL_PATTERNS))
+    as_choice("pattern", pattern, tuple(DYNAMIC_CALL_PATTERNS))
+    multiples = DYNAMIC_CALL_PATTERNS[pattern]
     original = as_int("original", original, minimum=1, maximum=MAX_POSITIONS)
     factor = as_float("factor", factor, minimum=1.0, maximum=1024.0)
-    return [max(1, int(round(m * original))) for m in DYNAMIC_CALL_PATTERNS[pattern](factor)]
+    return [max(1, int(round(m * original))) for m in multiples(factor)]

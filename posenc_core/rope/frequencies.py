@@ -24,7 +24,7 @@ from typing import Any
 import numpy as np
 
 from .._backend import require_torch, to_backend, to_numpy
-from .._checks import MAX_DIM, MAX_POSITIONS, as_base, as_choice, as_float, as_int
+from .._checks import MAX_DIM, MAX_POSITIONS, as_base, as_choice, as_even_dim, as_float, as_int
 from .._types import ArrayOrTensor
 
 __all__ = [
@@ -60,15 +60,23 @@ class ScalingContext:
 def base_inv_freq(base: float, dim: int) -> np.ndarray:
     """theta_i = base^(-2i/dim) for i < dim/2, shape (dim/2,), float64: the exact frequencies of plain RoPE
     (and of the sinusoidal table's pairs). The one place the formula is written in float64; the float32 values
-    a model holds come from ``rope_inv_freq``, in transformers' op order. An odd ``dim`` gives the extra
-    frequency transformers' ``arange(0, dim, 2)`` gives."""
-    return base ** -_pair_exponents(dim)  # (dim/2,); -(2i/d) is (-2i)/d to the bit: division is sign-symmetric
+    a model holds come from ``rope_inv_freq``, in transformers' op order.
+
+    ``base`` must be a finite number above 0 and ``dim`` an even whole number from 2 to ``MAX_DIM``; anything
+    else raises a ValueError naming the field (an odd rotary size's extra frequency is ``rope_inv_freq``'s)."""
+    # (dim/2,); -(2i/d) is (-2i)/d to the bit: division is sign-symmetric
+    return _checked_base(base) ** -_pair_exponents(as_even_dim("dim", dim))
 
 
 def base_freq_divisors(base: float, dim: int) -> np.ndarray:
     """base^(2i/dim) = 1/theta_i for i < dim/2, shape (dim/2,), float64, formed as code that divides by it
-    (DistilBERT's sinusoidal table: pos / base^(2i/d)); the same exponents as ``base_inv_freq``."""
-    return base ** _pair_exponents(dim)  # (dim/2,)
+    (DistilBERT's sinusoidal table: pos / base^(2i/d)); the same exponents and checks as ``base_inv_freq``."""
+    return _checked_base(base) ** _pair_exponents(as_even_dim("dim", dim))  # (dim/2,)
+
+
+def _checked_base(base: float) -> float:
+    """A base of the exponential frequency ladder: finite and above 0 (1 gives every pair the same frequency)."""
+    return as_float("base", base, above=0.0)
 
 
 def _pair_exponents(dim: int) -> np.ndarray:
@@ -119,9 +127,11 @@ def _param_float(params: Mapping, key: str, rope_type: str, *, required: bool = 
 MAX_ATTENTION_FACTOR = 1e6
 
 
-def _checked_attention_factor(value: float, given: str) -> float:
-    """The attention factor where it is formed: positive and bounded, naming the fields it came from."""
+def _checked_attention_factor(value: float, fields: tuple[str, ...]) -> float:
+    """The attention factor where it is formed: positive and bounded, naming the rope_scaling fields it came from."""
     if not (math.isfinite(value) and 0.0 < value <= MAX_ATTENTION_FACTOR):
+        given = f"rope_scaling['{fields[0]}']" + "".join(
+            f"{' and' if i == len(fields) - 1 else ','} ['{name}']" for i, name in enumerate(fields[1:], 1))
         raise ValueError(f"The attention factor from {given} comes to {value:.4g}; it must be above 0 and at most "
                          f"{MAX_ATTENTION_FACTOR:g} (it scales every attention logit by its square).")
     return value
@@ -252,7 +262,7 @@ def _ntk_alpha(base, dim, params, ctx):
     alpha = _param_float(params, "alpha", "ntk_alpha", required=True, above=0.0)
     stretched = base * alpha ** _ntk_exponent(dim, "ntk_alpha")
     if importlib.util.find_spec("torch") is None:  # torch is optional here: float64 then float32 is within 1 ulp
-        return base_inv_freq(stretched, dim), 1.0
+        return stretched ** -_pair_exponents(dim), 1.0  # an odd rotary size keeps its extra frequency
     return _inv_freq(stretched, dim, ctx), 1.0
 
 
@@ -277,9 +287,9 @@ def _yarn(base, dim, params, ctx):
         if mscale and mscale_all_dim:  # DeepSeek's form; with only one of them transformers ignores both
             attention_factor = _checked_attention_factor(
                 yarn_mscale(factor, mscale) / yarn_mscale(factor, mscale_all_dim),
-                "rope_scaling['mscale'], ['mscale_all_dim'] and ['factor']")
+                ("mscale", "mscale_all_dim", "factor"))
         else:
-            attention_factor = _checked_attention_factor(yarn_mscale(factor), "rope_scaling['factor']")
+            attention_factor = _checked_attention_factor(yarn_mscale(factor), ("factor",))
     low, high = yarn_ramp_bounds(params, dim, base, original)
     # transformers' order of operations: both frequency sets from one pow, the ramp turned into an
     # "extrapolation factor" 1 - ramp, and the blend written with it.

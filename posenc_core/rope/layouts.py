@@ -6,6 +6,7 @@ The first part of the lesson *RoPE layouts, partial rotary and precision*.
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -17,6 +18,9 @@ from .frequencies import rope_inv_freq
 from .rotation import ROPE_LAYOUTS, _gaussian, apply_rope, rope_angles
 
 __all__ = [
+    "ConversionScores",
+    "CosTable",
+    "LayoutCheck",
     "half_rows_to_interleaved",
     "half_to_interleaved_permutation",
     "interleaved_rows_to_half",
@@ -26,15 +30,28 @@ __all__ = [
 ]
 
 
-def rope_layout_check(n: int, head_dim: int, base: float = 10000.0, seed: int = 0) -> dict:
-    """Numerical proof that the two layouts are one rotation up to the fixed permutation.
+@dataclass(frozen=True)
+class LayoutCheck:
+    """The two layouts as one rotation up to a permutation (``rope_layout_check``); arrays float64 unless said.
 
-    Returns:
-        dict with ``x`` (n, d) random vectors in half layout, ``half`` = RoPE_half(x) and
-        ``interleaved`` = RoPE_interleaved(x[:, perm]), ``permuted_half`` = RoPE_half(x)[:, perm],
-        ``perm``, and the largest differences: ``with_perm`` (tiny) and ``without_perm`` (the two
-        layouts applied to the same unpermuted vector, large).
+    x: (n, d) seeded standard-normal vectors in the half layout. perm: (d,) int, the half-to-interleaved
+    permutation. half: (n, d) RoPE_half(x). interleaved: (n, d) RoPE_interleaved(x[:, perm]). permuted_half:
+    (n, d) RoPE_half(x)[:, perm]. with_perm: the largest |permuted_half - interleaved|, float (rounding only).
+    without_perm: the largest |RoPE_half(x) - RoPE_interleaved(x)|, float (the layouts on the same, unpermuted
+    vector: large).
     """
+
+    x: np.ndarray
+    perm: np.ndarray
+    half: np.ndarray
+    interleaved: np.ndarray
+    permuted_half: np.ndarray
+    with_perm: float
+    without_perm: float
+
+
+def rope_layout_check(n: int, head_dim: int, base: float = 10000.0, seed: int = 0) -> LayoutCheck:
+    """Numerical proof that the two layouts are one rotation up to the fixed permutation, as a ``LayoutCheck``."""
     n = as_int("positions", n, minimum=1, maximum=4096)
     d = as_even_dim("head_dim", head_dim)
     check_size(4 * n * d, "The layout check")
@@ -44,9 +61,9 @@ def rope_layout_check(n: int, head_dim: int, base: float = 10000.0, seed: int = 
     perm = half_to_interleaved_permutation(d)
     half = apply_rope(x, positions, inv_freq, "half")
     inter = apply_rope(x[:, perm], positions, inv_freq, "interleaved")
-    return {"x": x, "perm": perm, "half": half, "interleaved": inter, "permuted_half": half[:, perm],
-            "with_perm": float(np.abs(half[:, perm] - inter).max()),
-            "without_perm": float(np.abs(half - apply_rope(x, positions, inv_freq, "interleaved")).max())}
+    return LayoutCheck(x=x, perm=perm, half=half, interleaved=inter, permuted_half=half[:, perm],
+                       with_perm=float(np.abs(half[:, perm] - inter).max()),
+                       without_perm=float(np.abs(half - apply_rope(x, positions, inv_freq, "interleaved")).max()))
 
 
 def _rows_per_head(weight, n_heads):
@@ -79,17 +96,31 @@ def half_rows_to_interleaved(weight: ArrayLike, n_heads: int) -> ArrayOrTensor:
     return w[:, half_to_interleaved_permutation(w.shape[1]), :].reshape(-1, w.shape[2])
 
 
+@dataclass(frozen=True)
+class ConversionScores:
+    """One head's scores across a layout conversion (``rope_conversion_scores``); grids (n, n) float64.
+
+    half: the original model's scores (half layout). converted: the rows of W_q and W_k permuted, interleaved
+    rotation. naive: the same weights, interleaved rotation. converted_error, naive_error: the largest
+    |converted - half| and |naive - half|, floats.
+    """
+
+    half: np.ndarray
+    converted: np.ndarray
+    naive: np.ndarray
+    converted_error: float
+    naive_error: float
+
+
 def rope_conversion_scores(n: int, head_dim: int, base: float = 10000.0, *, d_model: int | None = None,
-                           seed: int = 0) -> dict:
+                           seed: int = 0) -> ConversionScores:
     """Attention scores of one head in half layout, and after converting it to interleaved.
 
     A model trained with the half layout has weights W_q, W_k (head_dim x d_model). Run with the
     interleaved layout, it gives the same scores only if the rows of W_q and W_k are permuted.
 
     Returns:
-        dict with ``half`` (original model), ``converted`` (permuted rows, interleaved rotation),
-        ``naive`` (same weights, interleaved rotation), each (n, n) float64, and the largest
-        differences ``converted_error`` and ``naive_error`` from ``half``.
+        A ``ConversionScores``: ``half``, ``converted``, ``naive`` and their largest differences from ``half``.
     """
     n = as_int("positions", n, minimum=1, maximum=4096)
     d = as_even_dim("head_dim", head_dim)
@@ -110,21 +141,33 @@ def rope_conversion_scores(n: int, head_dim: int, base: float = 10000.0, *, d_mo
     half = scores(q_in, k_in, "half")
     converted = scores(x @ half_rows_to_interleaved(w_q, 1).T, x @ half_rows_to_interleaved(w_k, 1).T, "interleaved")
     naive = scores(q_in, k_in, "interleaved")
-    return {"half": half, "converted": converted, "naive": naive,
-            "converted_error": float(np.abs(converted - half).max()),
-            "naive_error": float(np.abs(naive - half).max())}
+    return ConversionScores(half=half, converted=converted, naive=naive,
+                            converted_error=float(np.abs(converted - half).max()),
+                            naive_error=float(np.abs(naive - half).max()))
+
+
+@dataclass(frozen=True)
+class CosTable:
+    """The cos coefficient of every dimension of a head (``rope_cos_table``).
+
+    cos: (n, head_dim) float32, 1 on the pass-through dimensions. pair: (head_dim,) int, the pair index of each
+    dimension, -1 for pass-through. rotary_dim: how many dimensions rotate, int.
+    """
+
+    cos: np.ndarray
+    pair: np.ndarray
+    rotary_dim: int
 
 
 def rope_cos_table(n: int, head_dim: int, base: float = 10000.0, *, partial_rotary_factor: float = 1.0,
-                   layout: str = "half") -> dict:
+                   layout: str = "half") -> CosTable:
     """The cos coefficient each dimension of a head gets at each position, pass-through dimensions included.
 
     With partial rotary (GPT-NeoX's rotary_pct), only the first rotary_dim = int(head_dim * factor)
     dimensions rotate; the rest keep cos = 1, sin = 0 (they are copied through unchanged).
 
     Returns:
-        dict with ``cos`` (n, head_dim) float32, ``pair`` (head_dim,) the pair index of each dimension
-        (-1 for pass-through) and ``rotary_dim``.
+        A ``CosTable``: ``cos`` (n, head_dim) float32, ``pair`` (head_dim,) and ``rotary_dim``.
     """
     n = as_int("positions", n, minimum=1, maximum=MAX_POSITIONS)
     d = as_even_dim("head_dim", head_dim)
@@ -143,7 +186,7 @@ def rope_cos_table(n: int, head_dim: int, base: float = 10000.0, *, partial_rota
     else:  # [c_0, c_0, c_1, c_1, ...]
         table[:, :r].reshape(n, r // 2, 2)[:] = cos_pairs[:, :, None]  # (n, r/2, 2) view of the table
     table[:, r:] = 1.0  # pass-through dimensions
-    return {"cos": table, "pair": pair_of_dim, "rotary_dim": r}
+    return CosTable(cos=table, pair=pair_of_dim, rotary_dim=r)
 
 
 

@@ -6,6 +6,7 @@ The precision part of the lesson *RoPE layouts, partial rotary and precision*.
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -17,6 +18,9 @@ from .rotation import rope_pair_theta
 
 __all__ = [
     "ANGLE_DTYPES",
+    "AngleErrorCurve",
+    "AnglesInDtype",
+    "PowDifference",
     "rope_angle_error_curve",
     "rope_angles_in_dtype",
     "rope_first_bad_position",
@@ -63,7 +67,27 @@ def rope_inv_freq_float32_pow(head_dim: int, base: float = 10000.0) -> np.ndarra
     return rope_inv_freq(d, base)[0]
 
 
-def rope_float32_pow_difference(head_dim: int, base: float = 10000.0, position: int = 1500) -> dict:
+@dataclass(frozen=True)
+class PowDifference:
+    """transformers' float32 frequencies and angles against the exact ones (``rope_float32_pow_difference``).
+
+    n_pairs: d/2, int. pairs_differing: how many theta_i differ from the correctly rounded float32 value, int.
+    max_ulp: the largest |theta_model - theta_exact| in float32 ulps of theta_exact. angle_shift: the largest
+    |m theta_model - m theta_exact| at the position, exact products (the frequency error alone), radians.
+    angle_error: the largest |fl32(m * theta_model) - m theta_exact|, the true error of the angle transformers
+    forms, radians. rounded_angle_error: the same with the correctly rounded theta (what the float32
+    multiplication alone costs), radians. Floats unless said.
+    """
+
+    n_pairs: int
+    pairs_differing: int
+    max_ulp: float
+    angle_shift: float
+    angle_error: float
+    rounded_angle_error: float
+
+
+def rope_float32_pow_difference(head_dim: int, base: float = 10000.0, position: int = 1500) -> PowDifference:
     """The measured gap between the float32 angles transformers forms and the exact ones.
 
     transformers forms theta_i with a float32 pow and a float32 division, which can land a few units in the
@@ -71,12 +95,7 @@ def rope_float32_pow_difference(head_dim: int, base: float = 10000.0, position: 
     rounding. Both are measured here against float64.
 
     Returns:
-        dict with ``n_pairs``; ``pairs_differing``: how many theta_i differ from the correctly rounded
-        float32 value; ``max_ulp``: the largest |theta_model - theta_exact| in float32 ulps of theta_exact;
-        ``angle_shift``: the largest |m theta_model - m theta_exact| at ``position`` (exact products: the
-        frequency error alone); ``angle_error``: the largest |fl32(m * theta_model) - m theta_exact| at
-        ``position``, the true error of the angle transformers forms; ``rounded_angle_error``: the same with
-        the correctly rounded theta (what float32 multiplication alone costs). Radians, floats.
+        A ``PowDifference``, its angles measured at ``position``.
     """
     d = as_even_dim("head_dim", head_dim)
     position = as_int("position", position, minimum=0, maximum=MAX_POSITIONS * 64)
@@ -86,14 +105,14 @@ def rope_float32_pow_difference(head_dim: int, base: float = 10000.0, position: 
     ulp = np.spacing(rounded).astype(np.float64)
     m32 = np.float32(position)  # position_ids.float()
     exact_angle = position * exact
-    return {
-        "n_pairs": d // 2,
-        "pairs_differing": int(np.count_nonzero(model != rounded)),
-        "max_ulp": float(np.max(np.abs(model.astype(np.float64) - exact) / ulp)),
-        "angle_shift": float(np.max(np.abs(position * model.astype(np.float64) - exact_angle))),
-        "angle_error": float(np.max(np.abs((m32 * model).astype(np.float64) - exact_angle))),
-        "rounded_angle_error": float(np.max(np.abs((m32 * rounded).astype(np.float64) - exact_angle))),
-    }
+    return PowDifference(
+        n_pairs=d // 2,
+        pairs_differing=int(np.count_nonzero(model != rounded)),
+        max_ulp=float(np.max(np.abs(model.astype(np.float64) - exact) / ulp)),
+        angle_shift=float(np.max(np.abs(position * model.astype(np.float64) - exact_angle))),
+        angle_error=float(np.max(np.abs((m32 * model).astype(np.float64) - exact_angle))),
+        rounded_angle_error=float(np.max(np.abs((m32 * rounded).astype(np.float64) - exact_angle))),
+    )
 
 
 def _model_inv_freq(head_dim, base, dtype) -> np.ndarray:
@@ -142,15 +161,28 @@ def _bin_samples(edges, per_bin) -> tuple[np.ndarray, np.ndarray]:
     return sample.round(), starts
 
 
+@dataclass(frozen=True)
+class AnglesInDtype:
+    """One pair's angles in a low-precision dtype (``rope_angles_in_dtype``), each (count,) float64.
+
+    position: m. exact: m theta, radians. computed: the angle as a model computing in the dtype holds it,
+    radians (inf where float16 overflows).
+    """
+
+    position: np.ndarray
+    exact: np.ndarray
+    computed: np.ndarray
+
+
 def rope_angles_in_dtype(start: int, count: int, head_dim: int, base: float = 10000.0, *, pair: int = 0,
-                         dtype: str = "bfloat16") -> dict:
+                         dtype: str = "bfloat16") -> AnglesInDtype:
     """m * theta_pair for positions start..start+count-1, exact (float64) and as computed in ``dtype``.
 
     In dtype, the position is cast, theta is cast, and their product is rounded, as when a model's
     position ids and inv_freq live in that dtype.
 
     Returns:
-        dict with ``position``, ``exact`` and ``computed`` (count,), float64 (inf where float16 overflows).
+        An ``AnglesInDtype``: ``position``, ``exact`` and ``computed``.
     """
     dtype = as_choice("dtype", dtype, ANGLE_DTYPES)
     d = as_even_dim("head_dim", head_dim)
@@ -162,12 +194,27 @@ def rope_angles_in_dtype(start: int, count: int, head_dim: int, base: float = 10
     theta_model = _model_inv_freq(d, base, dtype)[pair]
     with np.errstate(invalid="ignore", over="ignore"):
         computed = round_to_dtype(round_to_dtype(m, dtype) * theta_model, dtype)
-    return {"position": m, "exact": m * theta_exact, "computed": computed}
+    return AnglesInDtype(position=m, exact=m * theta_exact, computed=computed)
+
+
+@dataclass(frozen=True)
+class AngleErrorCurve:
+    """The worst angle error against position in one dtype (``rope_angle_error_curve``).
+
+    position: (bins,) float64, the right edge of each bin. error: (bins,) float64, the largest error in the bin
+    over every pair, radians, NaN where the angle overflows. overflow_from: the first overflowing bin's position,
+    or None when nothing overflows. worst: the largest finite error, radians (NaN when none is finite).
+    """
+
+    position: np.ndarray
+    error: np.ndarray
+    overflow_from: float | None
+    worst: float
 
 
 def rope_angle_error_curve(max_position: int, head_dim: int, base: float = 10000.0, dtype: str = "bfloat16", *,
                            bins: int = 240,
-                           per_bin: int = 48) -> dict:
+                           per_bin: int = 48) -> AngleErrorCurve:
     """The worst angle error (over all pairs) of m * theta_i in ``dtype`` against float64, up to max_position.
 
     Positions 1..max_position are cut into ``bins`` log-spaced bins; in each bin ``per_bin`` evenly
@@ -175,7 +222,7 @@ def rope_angle_error_curve(max_position: int, head_dim: int, base: float = 10000
     error is kept, so the curve shows the worst case a model meets around that length.
 
     Returns:
-        dict with ``position`` (right edge of each bin) and ``error`` (radians), shape (bins,), float64;
+        An ``AngleErrorCurve``: ``position`` (right edge of each bin) and ``error`` (radians), shape (bins,);
         where the angle overflows (float16 above 65,504) the error is NaN and ``overflow_from`` gives the
         first such bin's position (None if nothing overflows); ``worst`` is the largest finite error.
         The model's theta is transformers' own float32 inv_freq (cast to ``dtype``), so the curve includes
@@ -199,9 +246,9 @@ def rope_angle_error_curve(max_position: int, head_dim: int, base: float = 10000
     positions = edges[1:].astype(np.float64)  # (bins,)
     overflow = ~np.isfinite(errors)
     finite = errors[~overflow]
-    return {"position": positions, "error": np.where(overflow, np.nan, errors),
-            "overflow_from": float(positions[overflow][0]) if overflow.any() else None,
-            "worst": float(finite.max()) if finite.size else math.nan}
+    return AngleErrorCurve(position=positions, error=np.where(overflow, np.nan, errors),
+                           overflow_from=float(positions[overflow][0]) if overflow.any() else None,
+                           worst=float(finite.max()) if finite.size else math.nan)
 
 
 def rope_first_bad_position(head_dim: int, base: float = 10000.0, dtype: str = "bfloat16", *, threshold: float = 1.0,

@@ -5,6 +5,8 @@ The lesson *RoPE is relative, and decays*.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 from numpy.typing import ArrayLike
 
@@ -15,6 +17,8 @@ from .frequencies import base_inv_freq, rope_inv_freq
 from .rotation import _gaussian, apply_rope
 
 __all__ = [
+    "DecayCurves",
+    "MeanAbsScores",
     "rope_decay_bound",
     "rope_decay_curves",
     "rope_mean_abs_scores",
@@ -43,8 +47,26 @@ def rope_score_matrix(n: int, head_dim: int, base: float = 10000.0, layout: str 
     return q_rot @ k_rot.T
 
 
+@dataclass(frozen=True)
+class MeanAbsScores:
+    """Mean |q . R_r k| over seeded random vectors at each distance (``rope_mean_abs_scores``).
+
+    random, identical: (len(distances),) float64, the mean score of independent q and k, and of q = k.
+    random_at_zero, identical_at_zero: each case's mean score at distance 0 (its natural scale), floats.
+    random_bound_factor, identical_bound_factor: the mean over the samples of RoFormer's content factor
+    max_j |h_{j+1} - h_j| (h_j = q_j conj(k_j), h_{d/2} = 0), floats.
+    """
+
+    random: np.ndarray
+    identical: np.ndarray
+    random_at_zero: float
+    identical_at_zero: float
+    random_bound_factor: float
+    identical_bound_factor: float
+
+
 def rope_mean_abs_scores(head_dim: int, distances: ArrayLike, base: float = 10000.0, *, samples: int = 256,
-                         seed: int = 0) -> dict:
+                         seed: int = 0) -> MeanAbsScores:
     """Mean |q . R_r k| over random vectors, at each relative distance r.
 
     Two cases: q and k independent standard-normal vectors, and q = k (a query meeting its own key).
@@ -52,11 +74,10 @@ def rope_mean_abs_scores(head_dim: int, distances: ArrayLike, base: float = 1000
     number), so the score at every distance costs one matrix product.
 
     Returns:
-        dict with ``random`` and ``identical``, each shape (len(distances),), float64; the mean score at
-        distance 0 of each (their natural scale, ``<name>_at_zero``); and ``<name>_bound_factor``, the mean
-        over the samples of RoFormer's content factor max_j |h_{j+1} - h_j| (h_j = q_j conj(k_j), h_{d/2} = 0),
-        so that ``<name>_bound_factor * (d/2) * rope_decay_bound(d, r)`` is the mean of the per-sample bound,
-        which is never below the mean |q . k| at the same distance.
+        A ``MeanAbsScores``: ``random`` and ``identical``, each shape (len(distances),), float64; the mean score
+        at distance 0 of each (``<name>_at_zero``); and ``<name>_bound_factor``, the mean over the samples of
+        RoFormer's content factor, so that ``<name>_bound_factor * (d/2) * rope_decay_bound(d, r)`` is the mean
+        of the per-sample bound, which is never below the mean |q . k| at the same distance.
     """
     d = as_even_dim("head_dim", head_dim)
     samples = as_int("samples", samples, minimum=1, maximum=8192)
@@ -79,34 +100,58 @@ def rope_mean_abs_scores(head_dim: int, distances: ArrayLike, base: float = 1000
         # Abel summation needs h_{d/2} = 0: the last pair's own size is one of the differences.
         steps = np.abs(np.diff(np.concatenate([z, np.zeros((z.shape[0], 1))], axis=1), axis=1))  # (S, d/2)
         out[f"{name}_bound_factor"] = float(steps.max(axis=1).mean())
-    return out
+    return MeanAbsScores(**out)
+
+
+@dataclass(frozen=True)
+class DecayCurves:
+    """RoFormer's bound and the measured mean |q . k| against distance (``rope_decay_curves``).
+
+    Arrays are (N,) float64 over the distances, N at most about 1,200. distance: the relative distances,
+    positions. bound, random, identical: the bound, the mean score of random q, k and that of q = k, each
+    divided by its value at distance 0 (1.0 means as large as at distance 0). bound_at_zero, random_at_zero,
+    identical_at_zero: those values at distance 0, floats. partial_sums_at_zero: sum_j |S_j(0)| = sum_j j.
+    identical_score, random_score: the mean |q . k| in the score's own units. identical_bound, random_bound:
+    the mean of RoFormer's per-sample bound max_j |h_{j+1} - h_j| * sum_j |S_j| over the same samples, in the
+    same units. identical_bound_factor, random_bound_factor: the content factors, floats. identical_slack,
+    random_slack: the smallest ratio bound / score over the distances (at least 1), floats. random_low,
+    random_high: the smallest and largest mean |q . k| of random q, k over the distances, floats.
+    normalised_bound_below: how many distances have the normalised bound below the normalised q = k score, int.
+    """
+
+    distance: np.ndarray
+    bound: np.ndarray
+    random: np.ndarray
+    identical: np.ndarray
+    bound_at_zero: float
+    random_at_zero: float
+    identical_at_zero: float
+    partial_sums_at_zero: float
+    identical_score: np.ndarray
+    identical_bound: np.ndarray
+    identical_bound_factor: float
+    identical_slack: float
+    random_score: np.ndarray
+    random_bound: np.ndarray
+    random_bound_factor: float
+    random_slack: float
+    random_low: float
+    random_high: float
+    normalised_bound_below: int
 
 
 def rope_decay_curves(head_dim: int, max_distance: int, base: float = 10000.0, *, log_distance: bool = False,
-                      samples: int = 512, seed: int = 0) -> dict:
-    """RoFormer's bound and the measured mean |q . k| against distance, each divided by its value at distance 0.
+                      samples: int = 512, seed: int = 0) -> DecayCurves:
+    """RoFormer's bound and the measured mean |q . k| against distance, each divided by its value at distance 0,
+    and the same curves in the score's own units, where the bound is a bound (a ``DecayCurves``).
 
     Args:
         max_distance: largest relative distance shown.
         log_distance: log-spaced integer distances from 1 (for a log axis) instead of an even grid from 0.
 
-    Returns:
-        dict with ``distance``, ``bound``, ``random``, ``identical`` (same length, at most about 1,200
-        points, float64, 1.0 means "as large as at distance 0"), and the unnormalised scales at
-        distance 0: ``bound_at_zero``, ``random_at_zero``, ``identical_at_zero``.
-
-        The same curves in the score's own units, where the bound is a bound: ``identical_score`` and
-        ``random_score`` (mean |q . k|) and ``identical_bound`` and ``random_bound`` (the mean of RoFormer's
-        bound max_j |h_{j+1} - h_j| * sum_j |S_j| over the same samples), and ``identical_slack`` /
-        ``random_slack``, the smallest ratio bound / score over the distances (at least 1), with the content
-        factors ``identical_bound_factor`` / ``random_bound_factor``;
-        ``random_low`` / ``random_high``: the smallest and largest mean |q . k| of random q, k over the distances;
-        ``normalised_bound_below`` counts the distances where the normalised bound is below the normalised
-        q = k score.
-
-        Divided by their own values at distance 0, bound and score no longer compare: the bound is loosest
-        at distance 0 (where every partial sum S_j has its largest size, j), so its normalised curve can
-        fall below the normalised score although the bound itself never does.
+    Divided by their own values at distance 0, bound and score no longer compare: the bound is loosest
+    at distance 0 (where every partial sum S_j has its largest size, j), so its normalised curve can
+    fall below the normalised score although the bound itself never does.
     """
     d = as_even_dim("head_dim", head_dim)
     max_distance = as_int("max distance", max_distance, minimum=2, maximum=MAX_POSITIONS)
@@ -117,20 +162,19 @@ def rope_decay_curves(head_dim: int, max_distance: int, base: float = 10000.0, *
     bound = rope_decay_bound(d, np.concatenate([[0.0], distances]), base).astype(np.float64)
     scores = rope_mean_abs_scores(d, distances, base, samples=samples, seed=seed)
     partial_sums = bound[1:] * (d // 2)  # sum_j |S_j(r)|, (N,)
-    out = {"distance": distances, "bound": bound[1:] / bound[0],
-           "random": scores["random"] / scores["random_at_zero"],
-           "identical": scores["identical"] / scores["identical_at_zero"],
-           "bound_at_zero": float(bound[0]), "random_at_zero": scores["random_at_zero"],
-           "identical_at_zero": scores["identical_at_zero"],
+    normalised = {"bound": bound[1:] / bound[0], "identical": scores.identical / scores.identical_at_zero}
+    out = {"distance": distances, **normalised, "random": scores.random / scores.random_at_zero,
+           "bound_at_zero": float(bound[0]), "random_at_zero": scores.random_at_zero,
+           "identical_at_zero": scores.identical_at_zero,
            "partial_sums_at_zero": float(bound[0]) * (d // 2)}  # sum_j |S_j(0)| = sum_j j
     for name in ("identical", "random"):
-        ceiling = scores[f"{name}_bound_factor"] * partial_sums  # (N,)
-        out[f"{name}_score"], out[f"{name}_bound"] = scores[name], ceiling
-        out[f"{name}_bound_factor"] = scores[f"{name}_bound_factor"]
-        out[f"{name}_slack"] = float(np.min(ceiling / np.maximum(scores[name], np.finfo(np.float64).tiny)))
-    out["random_low"], out["random_high"] = float(scores["random"].min()), float(scores["random"].max())
-    out["normalised_bound_below"] = int(np.sum(out["bound"] < out["identical"]))  # distances where shapes mislead
-    return out
+        measured, factor = getattr(scores, name), getattr(scores, f"{name}_bound_factor")
+        ceiling = factor * partial_sums  # (N,)
+        out[f"{name}_score"], out[f"{name}_bound"], out[f"{name}_bound_factor"] = measured, ceiling, factor
+        out[f"{name}_slack"] = float(np.min(ceiling / np.maximum(measured, np.finfo(np.float64).tiny)))
+    # distances where the normalised shapes mislead
+    return DecayCurves(**out, random_low=float(scores.random.min()), random_high=float(scores.random.max()),
+                       normalised_bound_below=int(np.sum(normalised["bound"] < normalised["identical"])))
 
 
 

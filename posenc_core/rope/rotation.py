@@ -8,6 +8,7 @@ same rotation up to a fixed permutation of the dimensions (``layouts``). The les
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -18,6 +19,9 @@ from .frequencies import base_inv_freq, rope_inv_freq
 
 __all__ = [
     "ROPE_LAYOUTS",
+    "PairRotation",
+    "PairShiftScores",
+    "PairTurns",
     "apply_rope",
     "rope_angle_table",
     "rope_angles",
@@ -63,7 +67,8 @@ def _is_torch(x) -> bool:
 
 
 def apply_rope(x: ArrayOrTensor, positions: ArrayOrTensor, inv_freq: ArrayOrTensor, layout: str = "half", *,
-               attention_factor: float = 1.0, backend: str | None = None, device: str | None = None) -> ArrayOrTensor:
+               seq_axis: int | None = None, attention_factor: float = 1.0, backend: str | None = None,
+               device: str | None = None) -> ArrayOrTensor:
     """Rotate the last dimension of ``x`` by RoPE, as transformers' rotary embedding does.
 
     The angles are formed in float32 from float32 copies of ``positions`` and ``inv_freq`` (a bfloat16 or
@@ -73,9 +78,14 @@ def apply_rope(x: ArrayOrTensor, positions: ArrayOrTensor, inv_freq: ArrayOrTens
     floating dtype.
 
     Args:
-        x: array or tensor of shape (..., seq, head_dim).
+        x: array or tensor of shape (..., seq, head_dim): the positions run along the second-to-last axis, as in
+            transformers' (batch, heads, seq, head_dim) after its transpose, unless ``seq_axis`` names another.
         positions: (seq,) positions of the rows of x, or transformers' (batch, seq) ``position_ids`` for an x of
             shape (batch, ..., seq, head_dim) (a batch of 1 applies to every sequence).
+        seq_axis: the axis of x that holds the positions (any axis but the last, which is head_dim), e.g. 1 for
+            (batch, seq, heads, head_dim); None means the second-to-last. With None, an x of four or more axes
+            whose two axes before head_dim have the same length is refused: (batch, seq, heads, head_dim) with
+            seq = heads would otherwise be rotated by head, so such a call names its axis.
         inv_freq: (r/2,) inverse frequencies; dimensions beyond r = 2 * len(inv_freq) pass through.
         layout: "half" (rotate_half) or "interleaved" (pairs 2i, 2i+1).
         attention_factor: multiplies cos and sin (YaRN / LongRoPE), as transformers does.
@@ -90,6 +100,12 @@ def apply_rope(x: ArrayOrTensor, positions: ArrayOrTensor, inv_freq: ArrayOrTens
     layout = as_choice("layout", layout, ROPE_LAYOUTS)
     backend = backend or ("torch" if _is_torch(x) else "numpy")
     check_backend(backend, device)
+    axis = _position_axis(tuple(x.shape), seq_axis)
+    if axis != len(x.shape) - 2:  # rotate with the positions second to last, then put them back where they were
+        moved = x.movedim(axis, -2) if _is_torch(x) else np.moveaxis(x, axis, -2)  # type: ignore[union-attr]
+        out = apply_rope(moved, positions, inv_freq, layout, seq_axis=-2, attention_factor=attention_factor,
+                         backend=backend, device=device)
+        return out.movedim(-2, axis) if _is_torch(out) else np.moveaxis(out, -2, axis)  # type: ignore[union-attr]
     half = int(np.asarray(to_numpy(inv_freq)).reshape(-1).shape[0])
     r = 2 * half
     head_dim = int(x.shape[-1])
@@ -102,19 +118,39 @@ def apply_rope(x: ArrayOrTensor, positions: ArrayOrTensor, inv_freq: ArrayOrTens
     check_size(math.prod(rows) * half, "The angle table")
     if backend == "torch":
         return _apply_rope_torch(x, positions, inv_freq, layout, attention_factor, device, rows)
+    return _apply_rope_numpy(to_numpy(x), positions, inv_freq, layout, attention_factor, rows)
 
-    x = to_numpy(x)
+
+def _apply_rope_numpy(x, positions, inv_freq, layout, attention_factor, rows) -> np.ndarray:
     pos = np.asarray(to_numpy(positions), dtype=np.float32).reshape(rows)
     angles = pos[..., None] * np.asarray(to_numpy(inv_freq), dtype=np.float32).reshape(-1)  # (*rows, r/2)
     cos = (np.cos(angles) * attention_factor).astype(x.dtype)
     sin = (np.sin(angles) * attention_factor).astype(x.dtype)
-    x1, x2, rest = _split(x, r, layout)
+    x1, x2, rest = _split(x, 2 * angles.shape[-1], layout)
     out = np.empty_like(x)
-    o1, o2, orest = _split(out, r, layout)
+    o1, o2, orest = _split(out, 2 * angles.shape[-1], layout)
     o1[...] = x1 * cos - x2 * sin
     o2[...] = x2 * cos + x1 * sin
     orest[...] = rest
     return out
+
+
+def _position_axis(x_shape: tuple[int, ...], seq_axis: int | None) -> int:
+    """The non-negative index of x's position axis: ``seq_axis``, or the second-to-last where it is unambiguous."""
+    ndim = len(x_shape)
+    if ndim < 2:
+        raise ValueError(f"x must have at least two axes (seq, head_dim), but has shape {x_shape}.")
+    if seq_axis is None:
+        if ndim >= 4 and x_shape[-3] == x_shape[-2]:
+            raise ValueError(f"x of shape {x_shape} has two axes of length {x_shape[-2]} before head_dim, so "
+                             "(batch, heads, seq, head_dim) and (batch, seq, heads, head_dim) read alike: pass "
+                             "seq_axis, the axis that holds the positions (-2 for the first, 1 for the second).")
+        return ndim - 2
+    axis = as_int("seq_axis", seq_axis, minimum=-ndim, maximum=ndim - 1) % ndim
+    if axis == ndim - 1:
+        raise ValueError(f"seq_axis = {seq_axis} names x's last axis, which holds head_dim (the rotated pairs); "
+                         "the positions run along another axis.")
+    return axis
 
 
 def _rows_shape(positions_shape: tuple[int, ...], x_shape: tuple[int, ...]) -> tuple[int, ...]:
@@ -172,7 +208,33 @@ def _as_pair(name, value) -> complex:
     return complex(x, y)
 
 
-def rope_pair(q: ArrayOrTensor, k: ArrayOrTensor, m: float, n: float, theta: float) -> dict:
+@dataclass(frozen=True)
+class PairRotation:
+    """One query pair and one key pair turned by RoPE (``rope_pair``); every number float64, angles in radians.
+
+    q_rot, k_rot: the turned pairs (x, y). q_angle, k_angle: m theta and n theta. relative_angle: (m - n) theta.
+    score: q_rot . k_rot. plain_score: q . k, unturned. q_conj_k, q_conj_k_imag: the real and imaginary parts of
+    q conj(k), the content alone. product: q_rot conj(k_rot) as (real, imaginary), whose real part is the score.
+    q_arc, k_arc, relative_arc: (start, end) angles of an arc for a drawing, from each vector's direction (q, k,
+    q conj(k)) turning by its angle (m theta, n theta, (m - n) theta) taken mod one full turn.
+    """
+
+    q_rot: tuple[float, float]
+    k_rot: tuple[float, float]
+    q_angle: float
+    k_angle: float
+    relative_angle: float
+    score: float
+    plain_score: float
+    q_conj_k: float
+    q_conj_k_imag: float
+    product: tuple[float, float]
+    q_arc: tuple[float, float]
+    k_arc: tuple[float, float]
+    relative_arc: tuple[float, float]
+
+
+def rope_pair(q: ArrayOrTensor, k: ArrayOrTensor, m: float, n: float, theta: float) -> PairRotation:
     """Rotate one query pair by m*theta and one key pair by n*theta, the complex-number way.
 
     A pair (x, y) is the complex number x + iy; rotating by an angle a multiplies it by e^{ia}.
@@ -185,7 +247,7 @@ def rope_pair(q: ArrayOrTensor, k: ArrayOrTensor, m: float, n: float, theta: flo
         theta: rotation speed of the pair, radians per position.
 
     Returns:
-        dict with the rotated pairs ``q_rot``, ``k_rot`` as (x, y), the angles, the rotated ``score``,
+        A ``PairRotation``: the rotated pairs ``q_rot``, ``k_rot`` as (x, y), the angles, the rotated ``score``,
         the unrotated ``plain_score`` = q . k, the complex ``q_conj_k`` = q conj(k) and
         ``product`` = q_rot conj(k_rot), all float64.
     """
@@ -196,30 +258,43 @@ def rope_pair(q: ArrayOrTensor, k: ArrayOrTensor, m: float, n: float, theta: flo
     q_rot, k_rot = qc * complex(math.cos(m * theta), math.sin(m * theta)), \
         kc * complex(math.cos(n * theta), math.sin(n * theta))
     product = q_rot * k_rot.conjugate()
-    return {
-        "q_rot": (q_rot.real, q_rot.imag), "k_rot": (k_rot.real, k_rot.imag),
-        "q_angle": m * theta, "k_angle": n * theta, "relative_angle": (m - n) * theta,
-        "score": q_rot.real * k_rot.real + q_rot.imag * k_rot.imag,
-        "plain_score": qc.real * kc.real + qc.imag * kc.imag,
-        "q_conj_k": (qc * kc.conjugate()).real + 0.0, "q_conj_k_imag": (qc * kc.conjugate()).imag + 0.0,
-        "product": (product.real, product.imag),
+    return PairRotation(
+        q_rot=(q_rot.real, q_rot.imag), k_rot=(k_rot.real, k_rot.imag),
+        q_angle=m * theta, k_angle=n * theta, relative_angle=(m - n) * theta,
+        score=q_rot.real * k_rot.real + q_rot.imag * k_rot.imag,
+        plain_score=qc.real * kc.real + qc.imag * kc.imag,
+        q_conj_k=(qc * kc.conjugate()).real + 0.0, q_conj_k_imag=(qc * kc.conjugate()).imag + 0.0,
+        product=(product.real, product.imag),
         # arcs for a drawing: from each vector's direction, turning by its angle (mod one full turn)
-        "q_arc": (math.atan2(qc.imag, qc.real), math.atan2(qc.imag, qc.real) + math.fmod(m * theta, 2 * math.pi)),
-        "k_arc": (math.atan2(kc.imag, kc.real), math.atan2(kc.imag, kc.real) + math.fmod(n * theta, 2 * math.pi)),
-        "relative_arc": (math.atan2((qc * kc.conjugate()).imag, (qc * kc.conjugate()).real),
-                         math.atan2((qc * kc.conjugate()).imag, (qc * kc.conjugate()).real)
-                         + math.fmod((m - n) * theta, 2 * math.pi)),
-    }
+        q_arc=(math.atan2(qc.imag, qc.real), math.atan2(qc.imag, qc.real) + math.fmod(m * theta, 2 * math.pi)),
+        k_arc=(math.atan2(kc.imag, kc.real), math.atan2(kc.imag, kc.real) + math.fmod(n * theta, 2 * math.pi)),
+        relative_arc=(math.atan2((qc * kc.conjugate()).imag, (qc * kc.conjugate()).real),
+                      math.atan2((qc * kc.conjugate()).imag, (qc * kc.conjugate()).real)
+                      + math.fmod((m - n) * theta, 2 * math.pi)),
+    )
+
+
+@dataclass(frozen=True)
+class PairShiftScores:
+    """One pair's score as positions move (``rope_pair_shift_scores``), each array (max_shift + 1,) float64.
+
+    shift: s = 0 .. max_shift, positions. together: the score at (m + s, n + s), constant up to rounding.
+    key_only: the score at (m, n + s), which turns with s.
+    """
+
+    shift: np.ndarray
+    together: np.ndarray
+    key_only: np.ndarray
 
 
 def rope_pair_shift_scores(q: ArrayOrTensor, k: ArrayOrTensor, m: float, n: float, theta: float,
-                           max_shift: int | None = None) -> dict:
+                           max_shift: int | None = None) -> PairShiftScores:
     """Scores of one pair as both positions move together (m+s, n+s) and as only the key moves (m, n+s).
 
     By default the shifts cover about four wavelengths 2 pi / theta (between 24 and 4096 positions).
 
     Returns:
-        dict with ``shift`` (s = 0..max_shift), ``together`` and ``key_only``, each shape (max_shift + 1,).
+        A ``PairShiftScores``: ``shift`` (s = 0..max_shift), ``together`` and ``key_only``, each (max_shift + 1,).
     """
     qc, kc = _as_pair("q", q), _as_pair("k", k)
     theta = as_float("theta", theta, minimum=-1e3, maximum=1e3)
@@ -234,7 +309,7 @@ def rope_pair_shift_scores(q: ArrayOrTensor, k: ArrayOrTensor, m: float, n: floa
     def score(pos_q, pos_k):  # Re(q conj(k) e^{i (m - n) theta}), computed from the two rotations
         return np.real(z * np.exp(1j * pos_q * theta) * np.exp(-1j * pos_k * theta))
 
-    return {"shift": s, "together": score(m + s, n + s), "key_only": score(m + 0 * s, n + s)}
+    return PairShiftScores(shift=s, together=score(m + s, n + s), key_only=score(m + 0 * s, n + s))
 
 
 def rope_angle_table(n: int, head_dim: int, base: float = 10000.0, part: str = "angle") -> np.ndarray:
@@ -266,17 +341,27 @@ def rope_angle_table(n: int, head_dim: int, base: float = 10000.0, part: str = "
     return wrapped.float().numpy()
 
 
-def rope_turns(head_dim: int, base: float = 10000.0, context: int = 4096) -> dict:
-    """How far each pair turns within a context of ``context`` positions.
+@dataclass(frozen=True)
+class PairTurns:
+    """How far each pair of a head turns within a context (``rope_turns``); arrays (d/2,).
 
-    Returns:
-        dict with ``pair`` (d/2,), ``theta`` (rad per position), ``wavelength`` (2 pi / theta, positions)
-        and ``turns`` (context * theta / 2 pi, full turns made inside the context), all float64, plus
-        ``full_turn_pairs``: how many pairs complete at least one turn.
+    pair: the pair index i, int. theta: theta_i, radians per position, float64. wavelength: 2 pi / theta_i,
+    positions, float64. turns: context * theta_i / 2 pi, full turns made inside the context, float64.
+    full_turn_pairs: how many pairs complete at least one turn, int.
     """
+
+    pair: np.ndarray
+    theta: np.ndarray
+    wavelength: np.ndarray
+    turns: np.ndarray
+    full_turn_pairs: int
+
+
+def rope_turns(head_dim: int, base: float = 10000.0, context: int = 4096) -> PairTurns:
+    """How far each pair turns within a context of ``context`` positions, as a ``PairTurns``."""
     d = as_even_dim("head_dim", head_dim)
     context = as_int("context length", context, minimum=1, maximum=MAX_POSITIONS * 64)
     theta = base_inv_freq(as_base(base), d)  # (d/2,)
     turns = context * theta / (2 * np.pi)
-    return {"pair": np.arange(d // 2), "theta": theta, "wavelength": 2 * np.pi / theta, "turns": turns,
-            "full_turn_pairs": int(np.count_nonzero(turns >= 1.0))}
+    return PairTurns(pair=np.arange(d // 2), theta=theta, wavelength=2 * np.pi / theta, turns=turns,
+                     full_turn_pairs=int(np.count_nonzero(turns >= 1.0)))
