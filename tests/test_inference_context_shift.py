@@ -48,27 +48,27 @@ def _keys(n: int, d: int, seed: int = 0, dtype=torch.float32) -> torch.Tensor:
 
 def test_plan_known_values_with_the_default_rule():
     plan = context_shift_plan(10, 2)
-    assert plan["n_discard"] == 4 and plan["n_left"] == 8 and plan["default"]
-    np.testing.assert_array_equal(plan["new"], [0, 1, np.nan, np.nan, np.nan, np.nan, 2, 3, 4, 5])
-    assert list(plan["status"]) == ["kept"] * 2 + ["dropped"] * 4 + ["shifted"] * 4
-    np.testing.assert_array_equal(plan["delta"], [0] * 6 + [-4] * 4)
-    assert plan["next_position"] == 6 and plan["survived"] == 1 and plan["offset_change"] == -4
+    assert plan.n_discard == 4 and plan.n_left == 8 and plan.default
+    np.testing.assert_array_equal(plan.new, [0, 1, np.nan, np.nan, np.nan, np.nan, 2, 3, 4, 5])
+    assert list(plan.status) == ["kept"] * 2 + ["dropped"] * 4 + ["shifted"] * 4
+    np.testing.assert_array_equal(plan.delta, [0] * 6 + [-4] * 4)
+    assert plan.next_position == 6 and plan.survived == 1 and plan.offset_change == -4
 
 
 def test_plan_with_nothing_kept_moves_every_offset_together():
     plan = context_shift_plan(9, 0, 3)
-    assert not plan["default"] and plan["offset_change"] == 0 and plan["survived"] == 2
-    np.testing.assert_array_equal(plan["new"][3:], np.arange(6))
+    assert not plan.default and plan.offset_change == 0 and plan.survived == 2
+    np.testing.assert_array_equal(plan.new[3:], np.arange(6))
 
 
 @pytest.mark.parametrize("n_tokens,n_keep,n_discard", [(4096, 4, 0), (4096, 4, 4), (64, 0, 1), (33, 5, 7)])
 def test_survived_counts_the_shifts_the_newest_token_lives_through(n_tokens, n_keep, n_discard):
     plan = context_shift_plan(n_tokens, n_keep, n_discard)
     position, shifts = n_tokens - 1, 0  # the newest token, followed shift after shift as the context refills
-    while position >= n_keep + plan["n_discard"]:
-        position -= plan["n_discard"]
+    while position >= n_keep + plan.n_discard:
+        position -= plan.n_discard
         shifts += 1
-    assert plan["survived"] == shifts
+    assert plan.survived == shifts
 
 
 # --- the K-shift against transformers' rotary ------------------------------------------------------------------
@@ -130,28 +130,28 @@ def test_the_error_grows_with_shifts_in_float16_and_bfloat16():
     curves = {d: kshift_error_curve(64, 100000.0, 4, 1000, d, n_keys=32) for d in KSHIFT_DTYPES}
     for dtype in ("float16", "bfloat16"):
         c = curves[dtype]
-        assert c["shifts"][0] == 1 and c["shifts"][-1] == 1000
-        assert c["key_error"][-1] > 20 * c["key_error"][0]  # rounding piles up: one rounding per shift
-        assert c["score_error"][-1] > 10 * c["score_error"][0]
-        assert np.ptp(c["fresh_key_error"]) < 0.5 * c["fresh_key_error"].mean()  # a fresh key is rounded once
-    assert curves["bfloat16"]["key_error"][-1] > curves["float16"]["key_error"][-1] > curves["float32"]["key_error"][-1]
+        assert c.shifts[0] == 1 and c.shifts[-1] == 1000
+        assert c.key_error[-1] > 20 * c.key_error[0]  # rounding piles up: one rounding per shift
+        assert c.score_error[-1] > 10 * c.score_error[0]
+        assert np.ptp(c.fresh_key_error) < 0.5 * c.fresh_key_error.mean()  # a fresh key is rounded once
+    assert curves["bfloat16"].key_error[-1] > curves["float16"].key_error[-1] > curves["float32"].key_error[-1]
     # after one shift every type is within a few of its unit roundoff of the exact key
     for dtype, u in (("float16", 2.0**-11), ("bfloat16", 2.0**-8)):
-        assert curves[dtype]["key_error"][0] < 4 * u
+        assert curves[dtype].key_error[0] < 4 * u
 
 
 def test_the_error_curve_starts_where_the_keys_sit():
     c = kshift_error_curve(32, 10000.0, 3, 10, "float32", n_keys=5)
-    assert c["first_position"] == 1 + 30 and c["last_position"] == 5 + 30
+    assert c.first_position == 1 + 30 and c.last_position == 5 + 30
 
 
 def test_scores_after_a_shift_keep_relative_offsets_and_move_the_kept_tokens():
     s = kshift_scores(64, 4, 0, 32, 10000.0, "float16")
-    shifted = s["status"] == "shifted"
-    np.testing.assert_allclose(s["moved"][shifted], 0, atol=1e-12)  # same offsets to the query: same scores
-    assert np.abs(s["moved"][~shifted]).max() > 1e-3  # the kept tokens are n_discard positions nearer
-    assert 0 < np.abs(s["rounding"]).max() < 0.05
-    assert s["position"].shape == (64 - 30,) and s["plan"]["n_discard"] == 30
+    shifted = s.status == "shifted"
+    np.testing.assert_allclose(s.moved[shifted], 0, atol=1e-12)  # same offsets to the query: same scores
+    assert np.abs(s.moved[~shifted]).max() > 1e-3  # the kept tokens are n_discard positions nearer
+    assert 0 < np.abs(s.rounding).max() < 0.05
+    assert s.position.shape == (64 - 30,) and s.plan.n_discard == 30
 
 
 # --- refused arguments -----------------------------------------------------------------------------------------
@@ -216,7 +216,8 @@ def test_scores_refuse_a_cache_too_large():
 
 def test_heads_come_from_public_configs():
     for head in KSHIFT_HEADS.values():
-        assert head.head_dim % 2 == 0 and head.base > 1 and "config.json" in head.source
+        assert head.head_dim % 2 == 0 and head.base > 1 and head.model_id.count("/") == 1
+        assert head.hidden_size // head.heads == head.head_dim
     assert math.isclose(KSHIFT_HEADS["smollm2-135m"].base, 100000.0)
 
 
@@ -228,19 +229,19 @@ def test_fresh_keys_are_transformers_rotary_at_the_new_positions_stored_in_the_c
     s = kshift_scores(n, keep, 0, d, base, "bfloat16", rule="transformers", seed=5)
     rng = np.random.default_rng(5)
     raw, q_raw = rng.standard_normal((n, d)), rng.standard_normal(d)
-    alive = s["plan"]["status"] != "dropped"
-    fresh = _hf_rope(torch.from_numpy(raw[alive]).float(), s["new_position"], d, base).to(torch.bfloat16)
-    stored = _hf_rope(torch.from_numpy(raw[alive]).float(), s["position"], d, base).to(torch.bfloat16).float()
-    moved = torch.from_numpy(s["status"] == "shifted")
+    alive = s.plan.status != "dropped"
+    fresh = _hf_rope(torch.from_numpy(raw[alive]).float(), s.new_position, d, base).to(torch.bfloat16)
+    stored = _hf_rope(torch.from_numpy(raw[alive]).float(), s.position, d, base).to(torch.bfloat16).float()
+    moved = torch.from_numpy(s.status == "shifted")
     shifted = stored.clone()
-    shifted[moved] = torch.from_numpy(kshift(stored[moved], -s["plan"]["n_discard"], base, dtype="bfloat16",
+    shifted[moved] = torch.from_numpy(kshift(stored[moved], -s.plan.n_discard, base, dtype="bfloat16",
                                                 rule="transformers"))
     # scores are linear in the keys: equal keys give equal score differences against the same query
     scale = 1 / math.sqrt(d)
     inv = pc.base_inv_freq(base, d)
     h = d // 2
-    angle = s["plan"]["next_position"] * inv
+    angle = s.plan.next_position * inv
     q_after = np.concatenate((q_raw[:h] * np.cos(angle) - q_raw[h:] * np.sin(angle),
                               q_raw[h:] * np.cos(angle) + q_raw[:h] * np.sin(angle)))
-    np.testing.assert_allclose(fresh.double().numpy() @ q_after * scale, s["fresh"], rtol=1e-12, atol=1e-12)
-    np.testing.assert_allclose(shifted.double().numpy() @ q_after * scale, s["shifted"], rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(fresh.double().numpy() @ q_after * scale, s.fresh, rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(shifted.double().numpy() @ q_after * scale, s.shifted, rtol=1e-12, atol=1e-12)

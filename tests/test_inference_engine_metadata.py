@@ -10,19 +10,21 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import posenc_core as pc
+from lessons.inference.engine_examples_views import SMOLLM2_CONFIG, gguf_example
+from lessons.inference.engine_words_views import disagreement_sentences, notes, row_columns, said
 from posenc_core.inference import (
     FREQ_FACTORS,
-    SMOLLM2_CONFIG,
     SOURCES,
+    Disagreement,
     GGUFArray,
     GGUFHeader,
+    LlamaCppFlags,
     compare_readings,
     engine_rows,
     engine_table,
     engine_wavelengths,
     full_turns,
     ggml_rope_cache,
-    gguf_example,
     gguf_header_bytes,
     gguf_loader_targets,
     gguf_rope_keys,
@@ -85,14 +87,14 @@ def test_every_key_matches_gguf_readers_own_parse(shipped_header, shipped_reader
 
 @needs_file
 def test_rope_keys_by_gguf_constants(shipped_header):
-    rows = {r["constant"]: r for r in gguf_rope_keys(shipped_header)}
+    rows = {r.constant: r for r in gguf_rope_keys(shipped_header)}
     arch = shipped_header.architecture
     assert arch == "llama"
-    assert rows["Keys.Rope.FREQ_BASE"]["key"] == Keys.Rope.FREQ_BASE.format(arch=arch)
-    assert rows["Keys.Rope.FREQ_BASE"]["value"] == 100000.0 and rows["Keys.Rope.FREQ_BASE"]["type"] == "FLOAT32"
-    assert rows["Keys.Rope.DIMENSION_COUNT"]["value"] == 64
-    assert rows["Keys.LLM.CONTEXT_LENGTH"]["value"] == 8192
-    assert not rows["Keys.Rope.SCALING_TYPE"]["present"] and rows["Keys.Rope.SCALING_TYPE"]["value"] is None
+    assert rows["Keys.Rope.FREQ_BASE"].key == Keys.Rope.FREQ_BASE.format(arch=arch)
+    assert rows["Keys.Rope.FREQ_BASE"].value == 100000.0 and rows["Keys.Rope.FREQ_BASE"].type == "FLOAT32"
+    assert rows["Keys.Rope.DIMENSION_COUNT"].value == 64
+    assert rows["Keys.LLM.CONTEXT_LENGTH"].value == 8192
+    assert not rows["Keys.Rope.SCALING_TYPE"].present and rows["Keys.Rope.SCALING_TYPE"].value is None
     assert {f"Keys.Rope.{n}" for n in vars(Keys.Rope) if n.isupper()} <= set(rows)
 
 
@@ -107,7 +109,7 @@ def test_transformers_config_matches_load_gguf_checkpoint(shipped_header, shippe
     assert ignored == []
     reading = rope_reading(mine)
     assert reading == rope_reading(SMOLLM2_CONFIG)
-    assert reading["rope_theta"] == 100000.0 and reading["context"] == 8192 and reading["rotary_dim"] == 64
+    assert reading.rope_theta == 100000.0 and reading.context == 8192 and reading.rotary_dim == 64
 
 
 def _file_with_tensor(tmp_path, fields: dict):
@@ -142,7 +144,7 @@ def test_transformers_drops_yarn_as_its_loader_does(tmp_path):
     assert "rope_scaling" not in mine and "rope_parameters" not in mine
     assert ignored == ["qwen2.rope.scaling.type", "qwen2.rope.scaling.factor",
                        "qwen2.rope.scaling.original_context_length"]
-    assert rope_reading(mine)["rope_type"] == "default"
+    assert rope_reading(mine).rope_type == "default"
 
 
 def test_gpt_oss_rope_scaling_stops_transformers(tmp_path):
@@ -258,10 +260,11 @@ def test_random_bytes_after_a_valid_start_parse_or_end_in_a_sentence(tail):
 def test_llama_cpp_flags_parse_as_arg_cpp():
     flags = llama_cpp_flags("llama-server -m x.gguf --rope-scaling=yarn --rope-scale 4 --yarn-orig-ctx 32768 "
                                "-c 131072 --rope-freq-base 1e6")
-    assert flags == {"rope_scaling_type": "yarn", "rope_freq_scale": 0.25, "yarn_orig_ctx": 32768, "n_ctx": 131072,
-                     "rope_freq_base": 1e6}
-    assert llama_cpp_flags("--rope-scale 4 --rope-freq-scale 0.5")["rope_freq_scale"] == 0.5  # the last wins
-    assert llama_cpp_flags("") == {}
+    assert flags == LlamaCppFlags(rope_scaling_type="yarn", rope_freq_scale=0.25, yarn_orig_ctx=32768, n_ctx=131072,
+                                  rope_freq_base=1e6)
+    assert flags.given == ("n_ctx", "rope_freq_base", "rope_freq_scale", "rope_scaling_type", "yarn_orig_ctx")
+    assert llama_cpp_flags("--rope-scale 4 --rope-freq-scale 0.5").rope_freq_scale == 0.5  # the last wins
+    assert llama_cpp_flags("") == LlamaCppFlags() and LlamaCppFlags().given == ()
 
 
 @pytest.mark.parametrize("text, match", [
@@ -284,15 +287,15 @@ def test_llama_cpp_flag_errors_name_the_flag(text, match):
 
 def test_llama_cpp_reads_the_gguf_without_flags_and_flags_override():
     rope = llama_cpp_rope(_qwen(True))
-    assert (rope["scaling_type"], rope["freq_scale"], rope["n_ctx_orig_yarn"], rope["ext_factor"]) == \
-        ("yarn", 0.25, 32768, 1.0)
-    assert math.isclose(rope["mscale"], 1 + 0.1 * math.log(4))
+    assert (rope.scaling_type, rope.freq_scale, rope.n_ctx_orig_yarn, rope.ext_factor) == ("yarn", 0.25, 32768, 1.0)
+    assert math.isclose(rope.mscale, 1 + 0.1 * math.log(4))
     off = llama_cpp_rope(_qwen(True), llama_cpp_flags("--rope-scaling none"))
-    assert off["freq_scale"] == 1.0 and off["ext_factor"] == 0.0
+    assert off.freq_scale == 1.0 and off.ext_factor == 0.0
     plain = llama_cpp_rope(_qwen(False))  # no type in the file: linear, factor 1
-    assert (plain["scaling_type"], plain["freq_scale"], plain["n_ctx"], plain["n_rot"]) == ("linear", 1.0, 32768, 128)
+    assert (plain.scaling_type, plain.freq_scale, plain.n_ctx, plain.n_rot) == ("linear", 1.0, 32768, 128)
     based = llama_cpp_rope(_qwen(False), llama_cpp_flags("--rope-freq-base 5e5 --rope-scale 2"))
-    assert based["freq_base"] == 5e5 and based["freq_scale"] == 0.5 and based["ext_factor"] == 0.0
+    assert based.freq_base == 5e5 and based.freq_scale == 0.5 and based.ext_factor == 0.0
+    assert based.given == ("rope_freq_base", "rope_freq_scale") and based.gguf.rope_freq_base == 1e6
 
 
 def test_llama_cpp_yarn_matches_transformers_yarn():
@@ -302,7 +305,7 @@ def test_llama_cpp_yarn_matches_transformers_yarn():
                                                                "--yarn-orig-ctx 32768"))
     # ggml forms pair i's angle by i float32 products (up to 63 here), transformers by one float32 pow
     np.testing.assert_allclose(llama_cpp_inv_freq(rope), inv, rtol=64 * 2.0**-23)
-    assert math.isclose(rope["mscale"], attention, rel_tol=1e-7)
+    assert math.isclose(rope.mscale, attention, rel_tol=1e-7)
     linear = llama_cpp_rope(_qwen(False), llama_cpp_flags("--rope-scale 4"))
     np.testing.assert_allclose(llama_cpp_inv_freq(linear), pc.base_inv_freq(1e6, 128) / 4, rtol=64 * 2.0**-23)
     row = ggml_rope_cache(1.0, 128, 1e6, freq_scale=0.25)  # the kernel's own row, bit for bit
@@ -329,11 +332,11 @@ def test_vllm_flags_both_forms():
                         "\"original_max_position_embeddings\": 32768, \"rope_theta\": 1000000.0}}'")
     old = vllm_flags("--rope-scaling '{\"rope_type\": \"yarn\", \"factor\": 4.0, "
                         "\"original_max_position_embeddings\": 32768}' --rope-theta 1000000 --max-model-len 131072")
-    assert old["removed"] == ["--rope-scaling", "--rope-theta"] and new["removed"] == []
+    assert old.removed == ("--rope-scaling", "--rope-theta") and new.removed == ()
     released = {k: v for k, v in pc.PRESETS["qwen2.5-7b-yarn"].config.items() if k != "rope_scaling"}
     for flags in (new, old):
         merged, context = vllm_config(released, flags)
-        assert rope_reading(merged)["rope_type"] == "yarn"
+        assert rope_reading(merged).rope_type == "yarn"
         assert (context.derived, context.served, context.refusal) == (131072, 131072, None)
     _, plain = vllm_config(released, vllm_flags("--max-model-len 65536"))
     assert (plain.derived, plain.served, plain.refusal) == (32768, None, "above_derived")
@@ -359,33 +362,41 @@ def test_compare_readings_names_each_disagreement():
     config = rope_reading(pc.PRESETS["qwen2.5-7b-yarn"].config)
     dropped = rope_reading({"model_type": "qwen2", "hidden_size": 3584, "num_attention_heads": 28,
                                "max_position_embeddings": 32768, "rope_theta": 500000.0})
-    said = compare_readings(config, dropped, "config.json", "GGUF")
-    assert said == ["They disagree on the RoPE base (rope_theta / freq_base): 1,000,000 in config.json, 500,000 "
-                    "in GGUF.", "GGUF drops the yarn scaling that config.json has: plain RoPE."]  # not its fields
-    assert compare_readings(config, config, "a", "b") == []
+    found = compare_readings(config, dropped)
+    assert found == (Disagreement("rope_theta", "differs", 1e6, 5e5), Disagreement("rope_type", "dropped", "yarn",
+                                                                                    "default"))  # not its fields
+    assert said(found, "config.json", "GGUF") == [
+        "They disagree on the RoPE base (rope_theta / freq_base): 1,000,000 in config.json, 500,000 in GGUF.",
+        "GGUF drops the yarn scaling that config.json has: plain RoPE."]
+    assert compare_readings(config, config) == ()
 
 
 def test_engine_table_of_the_examples():
     smol = engine_table(*(lambda d, c: (read_gguf_header(d), c))(*gguf_example("smollm2"))) \
         if SHIPPED else None
     if smol is not None:
-        assert all(not s for s in smol["disagreements"].values())
+        assert all(not s for s in smol.disagreements.values())
     kept = engine_table(_qwen(True), pc.PRESETS["qwen2.5-7b-yarn"].config)
-    assert kept["disagreements"]["GGUF → transformers"][0].endswith("drops the yarn scaling that config.json has: "
-                                                                     "plain RoPE.")
-    assert kept["disagreements"]["llama.cpp"] == []
-    assert kept["ignored"] == ["qwen2.rope.scaling.type", "qwen2.rope.scaling.factor",
-                               "qwen2.rope.scaling.original_context_length"]
+    assert kept.disagreements["transformers"][0] == Disagreement("rope_type", "dropped", "yarn", "default")
+    assert disagreement_sentences(kept)["transformers"][0].endswith("drops the yarn scaling that config.json has: "
+                                                                    "plain RoPE.")
+    assert kept.disagreements["llama.cpp"] == ()
+    assert kept.ignored == ("qwen2.rope.scaling.type", "qwen2.rope.scaling.factor",
+                            "qwen2.rope.scaling.original_context_length")
     lost = engine_table(_qwen(False), pc.PRESETS["qwen2.5-7b-yarn"].config, "--rope-scaling yarn --rope-scale 4",
-                           "--rope-theta 1000000 --max-model-len 32768")
-    assert lost["vllm_removed"] == ["--rope-theta"] and lost["disagreements"]["vLLM"] == []
-    assert lost["disagreements"]["llama.cpp"] == []  # the flags put back what the conversion lost
-    rows = {r["field"]: r for r in engine_rows(lost)}
-    assert rows["rope_type"]["GGUF → transformers"] == "≠ default" and rows["rope_type"]["llama.cpp"] == "yarn"
+                        "--rope-theta 1000000 --max-model-len 32768")
+    assert lost.vllm_removed == ("--rope-theta",) and lost.disagreements["vllm"] == ()
+    assert lost.disagreements["llama.cpp"] == ()  # the flags put back what the conversion lost
+    rows = {r.field: r for r in engine_rows(lost)}
+    assert rows["rope_type"].cells["transformers"] == ("read", "default", True)
+    assert rows["rope_type"].cells["llama.cpp"] == ("read", "yarn", False)
+    columns = row_columns(lost)
+    kind = columns["field"].index("rope_type")
+    assert columns["GGUF → transformers"][kind] == "≠ default" and columns["llama.cpp"][kind] == "yarn"
     pairs, waves = engine_wavelengths(lost)
     assert pairs.shape == (64,) and set(waves) == set(SOURCES)
-    np.testing.assert_allclose(waves["llama.cpp"], waves["config.json"], rtol=64 * 2.0**-23)  # ggml: float32 products
-    assert waves["GGUF → transformers"][-1] < waves["config.json"][-1]
+    np.testing.assert_allclose(waves["llama.cpp"], waves["config"], rtol=64 * 2.0**-23)  # ggml: float32 products
+    assert waves["transformers"][-1] < waves["config"][-1]
 
 
 def test_example_key_is_checked():
@@ -398,7 +409,7 @@ def test_full_turns_counts_pairs_within_the_length():
     _, waves = engine_wavelengths(table)
     turns = full_turns(table, 32768)
     assert turns == {name: int(np.sum(w <= 32768)) for name, w in waves.items()}
-    assert turns["config.json"] == turns["llama.cpp"] < turns["GGUF → transformers"]  # YaRN stretches slow pairs
+    assert turns["config"] == turns["llama.cpp"] < turns["transformers"]  # YaRN stretches slow pairs
     assert full_turns(table, 1) == {name: 0 for name in waves}  # the fastest wavelength is 2π
     with pytest.raises(ValueError, match="length must be at least 1"):
         full_turns(table, 0)
@@ -434,15 +445,16 @@ def test_llama3_factors_in_a_tensor_are_named_not_called_dropped(tmp_path):
     header = read_gguf_header(data)
     assert header.tensor_names == ("rope_freqs.weight",) and header.tensors_complete
     table = engine_table(header, pc.PRESETS["llama3.1-8b"].config)
-    assert table["llama"]["freq_factors"] == ["rope_freqs.weight"]
-    assert table["readings"]["llama.cpp"]["rope_type"] == FREQ_FACTORS
-    assert "rope_freqs tensor" in table["disagreements"]["llama.cpp"][0] and "llama.cpp" not in \
-        engine_wavelengths(table)[1]
-    assert table["disagreements"]["GGUF → transformers"][0].endswith("drops the llama3 scaling that config.json "
-                                                                     "has: plain RoPE.")
+    assert table.llama.freq_factors == ("rope_freqs.weight",)
+    assert table.readings["llama.cpp"].rope_type == FREQ_FACTORS and table.notes == ("freq_factor_tensors",)
+    assert table.disagreements["llama.cpp"][0].kind == "freq_factors"
+    sentences = disagreement_sentences(table)
+    assert "rope_freqs tensor" in sentences["llama.cpp"][0] and "llama.cpp" not in engine_wavelengths(table)[1]
+    assert sentences["transformers"][0].endswith("drops the llama3 scaling that config.json has: plain RoPE.")
     cut = read_gguf_header(data[:header.end + 10])  # the bytes end inside the tensor list
     assert cut.tensor_names == () and not cut.tensors_complete
-    assert "could not be looked for" in engine_table(cut, pc.PRESETS["llama3.1-8b"].config)["notes"][0]
+    cut_table = engine_table(cut, pc.PRESETS["llama3.1-8b"].config)
+    assert cut_table.notes == ("tensor_list_cut",) and "could not be looked for" in notes(cut_table)[0]
 
 
 def test_a_tensor_with_too_many_dimensions_is_refused():
@@ -482,7 +494,9 @@ def test_a_key_the_loader_drops_is_named_as_left_out():
 
 def test_a_refused_vllm_length_leaves_the_context_comparison_out():
     table = engine_table(_qwen(True), pc.PRESETS["qwen2.5-7b-yarn"].config, "", "--max-model-len 200000")
-    assert (table["vllm"].refusal, table["vllm"].derived, table["readings"]["vLLM"]["context"]) == \
+    assert (table.vllm.refusal, table.vllm.derived, table.readings["vllm"].context) == \
         ("above_derived", 131072.0, None)
-    assert table["disagreements"]["vLLM"] == []  # the page puts vLLM's refusal in words in its place
-    assert {r["field"]: r for r in engine_rows(table)}["context"]["vLLM"] == "≠ refused"
+    assert table.disagreements["vllm"] == ()  # the page puts vLLM's refusal in words in its place
+    assert {r.field: r for r in engine_rows(table)}["context"].cells["vllm"].status == "refused"
+    columns = row_columns(table)
+    assert columns["vLLM"][columns["field"].index("context")] == "≠ refused"

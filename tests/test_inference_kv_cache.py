@@ -62,19 +62,19 @@ def test_cached_keys_are_k_proj_turned_by_the_rotary_module_bit_for_bit():
 
 def test_cache_contents_reads_the_cache_and_the_turns():
     c = kv_cache.cache_contents(10, 6, seed=0)
-    assert c["keys"].shape == (2, 16, 16) and c["values"].shape == (2, 16, 16)
-    assert c["kept"] and c["max_change"] == 0.0  # one more decode step leaves every cached row as it was
-    assert c["prefill_all_gap"] < 1e-5  # one prefill of all 16 tokens: the same keys up to matmul rounding
-    assert c["turn_gap"] == np.abs(c["key_turn"] - c["expected"][None]).max() < 1e-5  # each key: position x theta
-    np.testing.assert_allclose(c["expected"], np.arange(16)[:, None] * c["theta"][None])
-    assert np.abs(c["value_turn"]).max() < 1e-6  # values: never turned
-    assert np.abs(c["query_turn"] - c["expected"][-1]).max() < 1e-5
-    np.testing.assert_array_equal(c["theta"], 1.0 / 10000.0 ** (np.arange(0, 16, 2, dtype=np.float32) / 16))
+    assert c.keys.shape == (2, 16, 16) and c.values.shape == (2, 16, 16)
+    assert c.kept and c.max_change == 0.0  # one more decode step leaves every cached row as it was
+    assert c.prefill_all_gap < 1e-5  # one prefill of all 16 tokens: the same keys up to matmul rounding
+    assert c.turn_gap == np.abs(c.key_turn - c.expected[None]).max() < 1e-5  # each key: position x theta
+    np.testing.assert_allclose(c.expected, np.arange(16)[:, None] * c.theta[None])
+    assert np.abs(c.value_turn).max() < 1e-6  # values: never turned
+    assert np.abs(c.query_turn - c.expected[-1]).max() < 1e-5
+    np.testing.assert_array_equal(c.theta, 1.0 / 10000.0 ** (np.arange(0, 16, 2, dtype=np.float32) / 16))
 
 
 def test_cache_contents_layer_one_and_no_decode():
     c = kv_cache.cache_contents(5, 0, layer=1)
-    assert c["keys"].shape == (2, 5, 16) and c["kept"]
+    assert c.keys.shape == (2, 5, 16) and c.kept
 
 
 def test_decode_keys_match_one_prefill_of_everything():
@@ -92,14 +92,14 @@ def test_dynamic_ntk_leaves_old_keys_with_the_old_rotation():
     ctx = kv_cache.TINY_CONTEXT
     # keys written before the sequence passed the original context keep the original frequencies ...
     theta_last = 1.0 / 10000.0 ** (14 / 16)
-    np.testing.assert_allclose(r["written_freq"][:ctx], theta_last, rtol=1e-6)
+    np.testing.assert_allclose(r.written_freq[:ctx], theta_last, rtol=1e-6)
     # ... and each decode step past it recomputed them (seq_len = max(position_ids) + 1 > max_seq_len_cached)
-    assert r["recomputes"] == 96 - ctx
-    assert np.all(np.diff(r["written_freq"][ctx - 1:]) < 0)
-    assert r["full_freq"] == pytest.approx(r["written_freq"][-1])  # the last key: the same as the full recompute
-    assert r["score_error"][0] < 1e-6  # position 0 is turned by 0 under any frequencies
-    assert r["score_error"][1:ctx].min() > 1e-4 and r["logit_error"] > 1e-4
-    assert r["key_error"][-1] < 1e-5
+    assert r.recomputes == 96 - ctx
+    assert np.all(np.diff(r.written_freq[ctx - 1:]) < 0)
+    assert r.full_freq == pytest.approx(r.written_freq[-1])  # the last key: the same as the full recompute
+    assert r.score_error[0] < 1e-6  # position 0 is turned by 0 under any frequencies
+    assert r.score_error[1:ctx].min() > 1e-4 and r.logit_error > 1e-4
+    assert r.key_error[-1] < 1e-5
 
 
 def test_the_full_recompute_is_a_no_cache_forward():
@@ -115,13 +115,13 @@ def test_the_full_recompute_is_a_no_cache_forward():
 @pytest.mark.parametrize("rope_type", ["yarn", "default"])
 def test_static_rope_cache_equals_a_full_recompute(rope_type):
     r = kv_cache.cache_rescaling_error(rope_type, 40, 96, 4.0)
-    assert r["recomputes"] == 0 and np.ptp(r["written_freq"]) == 0
-    assert r["score_error"].max() < 1e-5 and r["key_error"].max() < 1e-5 and r["logit_error"] < 1e-5
+    assert r.recomputes == 0 and np.ptp(r.written_freq) == 0
+    assert r.score_error.max() < 1e-5 and r.key_error.max() < 1e-5 and r.logit_error < 1e-5
 
 
 def test_under_the_original_context_dynamic_is_plain_rope():
     a = kv_cache.cache_rescaling_error("dynamic", 10, 50, 2.0)
-    assert a["recomputes"] == 0 and a["score_error"].max() < 1e-5
+    assert a.recomputes == 0 and a.score_error.max() < 1e-5
 
 
 def _dynamic_inv_freq(length: int, s: float) -> np.ndarray:
@@ -197,26 +197,26 @@ def _independent_errors(prefill: int, total: int, s: float, history: int) -> dic
 def test_rescaling_error_against_an_independent_computation(prefill, total, s, history, update):
     r = kv_cache.cache_rescaling_error("dynamic", prefill, total, s, history=history)
     ref = _independent_errors(prefill, total, s, history)
-    assert r["prefill_update"] == update and r["history_len"] == ref["found"]
-    np.testing.assert_array_equal(r["written_len"], ref["lengths"])
-    np.testing.assert_allclose(r["written_freq"], [_dynamic_inv_freq(n, s)[-1] for n in ref["lengths"]], rtol=1e-6)
-    np.testing.assert_allclose(r["score_spread"], ref["sigma"], rtol=1e-4)
-    np.testing.assert_allclose(r["score_error"], ref["score_error"], rtol=1e-3, atol=1e-6)
-    np.testing.assert_allclose(r["relative_error"], ref["relative_error"], rtol=1e-3, atol=1e-4)
-    np.testing.assert_allclose(r["attention_change"], ref["attention_change"], rtol=1e-3, atol=1e-8)
-    np.testing.assert_allclose(r["attention_moved"], ref["attention_moved"], rtol=1e-3, atol=1e-8)
+    assert r.prefill_update == update and r.history_len == ref["found"]
+    np.testing.assert_array_equal(r.written_len, ref["lengths"])
+    np.testing.assert_allclose(r.written_freq, [_dynamic_inv_freq(n, s)[-1] for n in ref["lengths"]], rtol=1e-6)
+    np.testing.assert_allclose(r.score_spread, ref["sigma"], rtol=1e-4)
+    np.testing.assert_allclose(r.score_error, ref["score_error"], rtol=1e-3, atol=1e-6)
+    np.testing.assert_allclose(r.relative_error, ref["relative_error"], rtol=1e-3, atol=1e-4)
+    np.testing.assert_allclose(r.attention_change, ref["attention_change"], rtol=1e-3, atol=1e-8)
+    np.testing.assert_allclose(r.attention_moved, ref["attention_moved"], rtol=1e-3, atol=1e-8)
     written = np.array([_dynamic_inv_freq(n, s)[-1] for n in ref["lengths"]])
-    assert r["stale_keys"] == np.count_nonzero(~np.isclose(written[1:], _dynamic_inv_freq(total, s)[-1], rtol=1e-7))
+    assert r.stale_keys == np.count_nonzero(~np.isclose(written[1:], _dynamic_inv_freq(total, s)[-1], rtol=1e-7))
 
 
 def test_the_page_defaults_relative_error_and_attention():
     """At the page's defaults (P 32, N 128, s 2, fresh model) the stale keys are off by several score spreads; the
     attention weights, nearly uniform on random weights, move by well under the uniform 1/128."""
     r = kv_cache.cache_rescaling_error("dynamic", 32, 128, 2.0)
-    assert r["relative_error"].max() > 1 and r["attention_change"].max() < 1 / 128
-    assert r["stale_keys"] == 126  # every key after 0 but the last was written with other frequencies
+    assert r.relative_error.max() > 1 and r.attention_change.max() < 1 / 128
+    assert r.stale_keys == 126  # every key after 0 but the last was written with other frequencies
     y = kv_cache.cache_rescaling_error("yarn", 32, 128, 2.0)
-    assert y["relative_error"].max() < 1e-4 and y["attention_change"].max() < 1e-7 and y["stale_keys"] == 0
+    assert y.relative_error.max() < 1e-4 and y.attention_change.max() < 1e-7 and y.stale_keys == 0
 
 
 def test_rope_parameters():

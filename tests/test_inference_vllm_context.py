@@ -9,6 +9,7 @@ injected, with and without a --max-model-len.
 """
 
 import copy
+import dataclasses
 import functools
 import json
 import logging
@@ -17,7 +18,7 @@ import math
 import pytest
 
 import posenc_core as pc
-from posenc_core.inference import VllmContext, vllm_context, vllm_flags
+from posenc_core.inference import VllmContext, VllmFlags, vllm_context, vllm_flags
 
 transformers = pytest.importorskip("transformers")
 from huggingface_hub.errors import StrictDataclassError  # noqa: E402
@@ -191,7 +192,7 @@ def _class_built(text: str):
                                                             if k != "model_type"})
 
 
-def reference(config_json: dict, flags: dict):
+def reference(config_json: dict, flags: VllmFlags):
     """(outcome, detail): ("start", vllm_start's dict), ("stop", the exception), or ("unread", why)."""
     model_type = config_json.get("model_type")
     if model_type not in CONFIG_MAPPING:
@@ -201,15 +202,14 @@ def reference(config_json: dict, flags: dict):
     except Exception as error:  # noqa: BLE001 (the class refuses the config: the core must say so)
         return "refused", error
     try:
-        return "start", vllm_start(config, flags.get("overrides"), flags.get("legacy"), flags.get("max_model_len"),
-                                   flags.get("allow_long", False))
+        return "start", vllm_start(config, flags.overrides, flags.legacy, flags.max_model_len, flags.allow_long)
     except (ValueError, TypeError, KeyError, RuntimeError, StrictDataclassError) as error:
         return "stop", error
 
 
 def check(config_json: dict, text: str = "", **extra) -> VllmContext | None:
     """The core against the transcription for one config.json and one vLLM command line."""
-    flags = {**vllm_flags(text), **extra}
+    flags = dataclasses.replace(vllm_flags(text), **extra)
     outcome, detail = reference(config_json, flags)
     if outcome == "refused":
         with pytest.raises(ValueError):
@@ -227,11 +227,11 @@ def check(config_json: dict, text: str = "", **extra) -> VllmContext | None:
         assert isinstance(detail, RAISED_AS[got.refusal]), (config_json, text, repr(detail), got)
     else:
         assert got.refusal is None, (config_json, text, got)
-        if flags.get("max_model_len") == -1 and detail["key"] is None:  # auto, no length key: -1 kept, unbounded
+        if flags.max_model_len == -1 and detail["key"] is None:  # auto, no length key: -1 kept, unbounded
             assert (got.served, got.served_rule) == (None, "auto_fit_unbounded"), (config_json, text, got)
             return got
         assert (got.served, got.key) == (detail["served"], detail["key"]), (config_json, text, detail, got)
-        assert (got.served_rule == "auto_fit") == (flags.get("max_model_len") == -1), (config_json, text, got)
+        assert (got.served_rule == "auto_fit") == (flags.max_model_len == -1), (config_json, text, got)
         if detail["derived"] is not None:
             assert got.derived == detail["derived"] and type(got.derived) is type(detail["derived"]), \
                 (config_json, text, detail, got)
@@ -379,7 +379,7 @@ def test_max_model_len_reads_as_vllms_argument_parser_reads_it(text, length):
         with pytest.raises(ValueError, match="--max-model-len"):
             vllm_flags(f"--max-model-len '{text}'")
         return
-    assert vllm_flags(f"--max-model-len '{text}'")["max_model_len"] == length
+    assert vllm_flags(f"--max-model-len '{text}'").max_model_len == length
 
 
 @pytest.mark.parametrize("key", ["phi3.5-mini", "gemma3-27b", "llama3.1-8b", "deepseek-v3", "qwen2.5-7b-yarn",

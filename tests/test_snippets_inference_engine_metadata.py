@@ -9,13 +9,13 @@ import numpy as np
 import pytest
 
 import posenc_core as pc
+from lessons.inference.engine_examples_views import gguf_example
 from page_kit import registry
 from posenc_core.inference import (
     REFUSALS,
     VllmContext,
     engine_table,
     engine_wavelengths,
-    gguf_example,
     read_gguf_header,
     vllm_context,
     vllm_flags,

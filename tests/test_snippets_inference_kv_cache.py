@@ -39,10 +39,10 @@ def test_decode_snippet_gives_the_turns(query, prefill, pair):
     at = _view(**query)
     (ns,) = apptest_pages.run_snippets(at)
     c, traces = ns["c"], _traces(at, "kv_cache_turns")
-    turns = c["key_turn"][0, :, pair].astype(np.float32)
+    turns = c.key_turn[0, :, pair].astype(np.float32)
     np.testing.assert_array_equal(traces["cached keys: prefill"]["y"][:prefill], turns[:prefill])
     np.testing.assert_array_equal(traces["cached keys: decode steps"]["y"][prefill:], turns[prefill:])
-    np.testing.assert_array_equal(traces["cached values"]["y"], c["value_turn"][0, :, pair].astype(np.float32))
+    np.testing.assert_array_equal(traces["cached values"]["y"], c.value_turn[0, :, pair].astype(np.float32))
 
 
 @pytest.mark.parametrize("query, kind", [({}, "window"), ({"ctx": "4,096", "dtype": "fp8", "kind": "latent"},
@@ -68,6 +68,6 @@ def test_dynamic_snippet_gives_the_score_errors(query):
     (ns,) = apptest_pages.run_snippets(at)
     errors, weights = _traces(at, "kv_cache_rescaling"), _traces(at, "kv_cache_attention")
     for kind, label in (("dynamic", "dynamic NTK"), ("yarn", "YaRN (static)")):
-        np.testing.assert_array_equal(errors[label]["y"], ns["r"][kind]["relative_error"].astype(np.float32))
-        np.testing.assert_array_equal(weights[label]["y"], ns["r"][kind]["attention_change"].astype(np.float32))
-    assert ns["r"]["yarn"]["relative_error"].max() < 1e-4 < ns["r"]["dynamic"]["relative_error"].max()
+        np.testing.assert_array_equal(errors[label]["y"], ns["r"][kind].relative_error.astype(np.float32))
+        np.testing.assert_array_equal(weights[label]["y"], ns["r"][kind].attention_change.astype(np.float32))
+    assert ns["r"]["yarn"].relative_error.max() < 1e-4 < ns["r"]["dynamic"].relative_error.max()

@@ -62,29 +62,29 @@ def one_shift_tab(page, n, keep, discard, model, rule):
     p = views.plan(n, keep, discard)
     show(hero(views.strip_chart, n=n, keep=keep, discard=discard))
     classroom.snippet(f"plan = {classroom.call('context_shift_plan', n, keep, discard)}",
-                      "plan['old'], plan['new']  # (n,) positions before and after; NaN: dropped")
-    first = "kept token 0" if p["n_keep"] else f"token {p['n_discard']} (the oldest that stays, shifted)"
-    change = p["offset_change"]
-    options = ["it stays the same", f"it shrinks by {p['n_discard']:,}", f"it grows by {p['n_discard']:,}",
+                      "plan.old, plan.new  # (n,) positions before and after; NaN: dropped")
+    first = "kept token 0" if p.n_keep else f"token {p.n_discard} (the oldest that stays, shifted)"
+    change = p.offset_change
+    options = ["it stays the same", f"it shrinks by {p.n_discard:,}", f"it grows by {p.n_discard:,}",
                "it depends on the base"]
 
     def reveal() -> str:
-        return (f"The offset changes by {change:+,}: token {n - 1} moves from {n - 1:,} to {n - 1 - p['n_discard']:,} "
+        return (f"The offset changes by {change:+,}: token {n - 1} moves from {n - 1:,} to {n - 1 - p.n_discard:,} "
                 + ("while token 0 stays at 0. Every pair of shifted tokens keeps its offset; only the kept ones "
-                   "come nearer." if p["n_keep"] else "and so does every token that stays: no offset changes."))
+                   "come nearer." if p.n_keep else "and so does every token that stays: no offset changes."))
 
     with classroom.predict("cs_offset", f"After the shift, what happens to the distance between {first} and the "
                            f"newest token ({n - 1:,})?", options, 0 if change == 0 else 1, reveal):
         show(views.offsets_chart(n, keep, discard))
     head = KSHIFT_HEADS[model]
-    turn = views.shift_angles(p["n_discard"], model, rule)
+    turn = views.shift_angles(p.n_discard, model, rule)
     formula(r"\begin{gathered}k_{p-n_d} = R(-n_d\,\theta_i)\,k_p,\quad n_d = $d\\ \text{pair } 0:\ $a\ \text{rad},"
-            r"\quad \text{pair } $i:\ $b\ \text{rad}\end{gathered}", d=p["n_discard"], a=float(turn[0]),
+            r"\quad \text{pair } $i:\ $b\ \text{rad}\end{gathered}", d=p.n_discard, a=float(turn[0]),
             i=head.head_dim // 2 - 1, b=float(turn[-1]))
-    notice(f"{p['n_keep']} kept, {p['n_discard']:,} dropped, {n - p['n_keep'] - p['n_discard']:,} moved back; the "
-           f"next token goes to position {p['next_position']:,}. At this rule the newest key lives through "
-           f"{p['survived']:,} shift{'s' if p['survived'] != 1 else ''} before it is dropped in turn"
-           + (" (the default drops half of what follows the kept tokens each time)." if p["default"] else "."))
+    notice(f"{p.n_keep} kept, {p.n_discard:,} dropped, {n - p.n_keep - p.n_discard:,} moved back; the "
+           f"next token goes to position {p.next_position:,}. At this rule the newest key lives through "
+           f"{p.survived:,} shift{'s' if p.survived != 1 else ''} before it is dropped in turn"
+           + (" (the default drops half of what follows the kept tokens each time)." if p.default else "."))
     with folded("What llama.cpp runs, and where accounts differ", "cs_llama_cpp", icon=":material/menu_book:") as o:
         if o:
             st.markdown(LLAMA_CPP)
@@ -92,18 +92,18 @@ def one_shift_tab(page, n, keep, discard, model, rule):
 
 def many_shifts_tab(page, n, keep, discard, model, rule):
     p = views.plan(n, keep, discard)
-    c = views.curves(model, p["n_discard"], rule)
+    c = views.curves(model, p.n_discard, rule)
     f16 = c["float16"]
-    ratio = float(f16["key_error"][-1] / f16["fresh_key_error"][-1])
+    ratio = float(f16.key_error[-1] / f16.fresh_key_error[-1])
     options = ["the same: rotations compose exactly", "within 3× of it", "3× to 30× larger", "more than 30× larger"]
 
     def reveal() -> str:
-        return (f"After {views.SHIFTS:,} shifts of {p['n_discard']:,} the float16 keys are {f16['key_error'][-1]:.2e} "
-                f"from the exact ones (relative RMS), {ratio:.1f}× the {f16['fresh_key_error'][-1]:.2e} of a key "
+        return (f"After {views.SHIFTS:,} shifts of {p.n_discard:,} the float16 keys are {f16.key_error[-1]:.2e} "
+                f"from the exact ones (relative RMS), {ratio:.1f}× the {f16.fresh_key_error[-1]:.2e} of a key "
                 "computed fresh there: one rounding per shift, and they do not cancel.")
 
     st.markdown(f"{views.CURVE_KEYS} keys of {head_text(model)} are rotated to their positions in float32 and stored "
-                f"in each type, then shifted back by n_discard = {p['n_discard']:,} again and again, as a long chat "
+                f"in each type, then shifted back by n_discard = {p.n_discard:,} again and again, as a long chat "
                 "would: each shift reads them into float32, rotates them and rounds them back.")
     with classroom.predict("cs_many", f"{views.SHIFTS:,} shifts of a float16 cache later: how far are the shifted "
                            "keys from the exact ones, compared with keys computed fresh at the same positions?",
@@ -111,23 +111,23 @@ def many_shifts_tab(page, n, keep, discard, model, rule):
         many_shifts_answer(p, c, model, rule)
 
 
-def many_shifts_answer(p: dict, c: dict, model: str, rule: str) -> None:
+def many_shifts_answer(p, c, model: str, rule: str) -> None:
     f16, head, shifts, keys = c["float16"], KSHIFT_HEADS[model], views.SHIFTS, views.CURVE_KEYS
-    show(views.error_chart(c, "key", p["survived"], f"Keys: {head_text(model)}, shifts of {p['n_discard']:,}",
+    show(views.error_chart(c, "key", p.survived, f"Keys: {head_text(model)}, shifts of {p.n_discard:,}",
                            "relative error of the keys", "context_shift_key_error"))
-    show(views.error_chart(c, "score", p["survived"], "Scores q·k of the next token",
+    show(views.error_chart(c, "score", p.survived, "Scores q·k of the next token",
                            "relative error of the scores", "context_shift_score_error"))
-    classroom.snippet(f"curve = {{d: pc.inference.kshift_error_curve({head.head_dim}, {head.base!r}, {p['n_discard']}, "
+    classroom.snippet(f"curve = {{d: pc.inference.kshift_error_curve({head.head_dim}, {head.base!r}, {p.n_discard}, "
                       f"{shifts}, d, n_keys={keys}, rule={rule!r})\n         for d in "
-                      f"{list(KSHIFT_DTYPES)!r}}}", "curve['float16']['key_error']  # (k,) at curve[d]['shifts']")
+                      f"{list(KSHIFT_DTYPES)!r}}}", "curve['float16'].key_error  # (k,) at curve[d].shifts")
     formula(r"\begin{gathered}e = \frac{\lVert \tilde k - k^{\star}\rVert}{\lVert k^{\star}\rVert}\\"
             r"\text{float16 after 1 and }$n\text{ shifts: } $a,\ $b\end{gathered}", n=shifts,
-            a=float(f16["key_error"][0]), b=float(f16["key_error"][-1]))
-    at = {d: float(v["key_error"][-1]) for d, v in c.items()}
-    fresh = {d: float(v["fresh_key_error"][-1]) for d, v in c.items()}
-    lives = f"{p['survived']:,} shift{'s' if p['survived'] != 1 else ''}" + (
-        " (the dotted line)" if p["survived"] <= shifts else "")
-    notice(f"{keys} keys start at positions {f16['first_position']:,}+ and end at 1 to {keys}. After {shifts:,} "
+            a=float(f16.key_error[0]), b=float(f16.key_error[-1]))
+    at = {d: float(v.key_error[-1]) for d, v in c.items()}
+    fresh = {d: float(v.fresh_key_error[-1]) for d, v in c.items()}
+    lives = f"{p.survived:,} shift{'s' if p.survived != 1 else ''}" + (
+        " (the dotted line)" if p.survived <= shifts else "")
+    notice(f"{keys} keys start at positions {f16.first_position:,}+ and end at 1 to {keys}. After {shifts:,} "
            f"shifts: float32 {at['float32']:.1e}, float16 {at['float16']:.1e}, bfloat16 {at['bfloat16']:.1e} (a "
            f"key computed fresh: {fresh['float32']:.1e}, {fresh['float16']:.1e}, {fresh['bfloat16']:.1e}). At these "
            f"settings a key lives through {lives}, so only a small n_discard lets the error build up. float32's "
@@ -145,14 +145,14 @@ def scores_tab(page, n, keep, discard, model, rule):
     head = KSHIFT_HEADS[model]
     classroom.snippet(f"s = pc.inference.kshift_scores({n}, {keep}, {discard}, {head.head_dim}, {head.base!r}, "
                       f"{dtype!r}, "
-                      f"rule={rule!r})", "s['no_shift'], s['exact'], s['shifted']  # (m,) one per key that stays")
-    kept = s["status"] == "kept"
-    moved = float(abs(s["moved"][kept]).max()) if kept.any() else 0.0
+                      f"rule={rule!r})", "s.no_shift, s.exact, s.shifted  # (m,) one per key that stays")
+    kept = s.status == "kept"
+    moved = float(abs(s.moved[kept]).max()) if kept.any() else 0.0
     notice(f"Against the shifted keys the scores are those of a context with room to spare, up to the {dtype} "
-           f"rounding (largest {abs(s['rounding']).max():.1e}). The {int(kept.sum())} kept keys are "
-           f"{s['plan']['n_discard']:,} positions nearer to the query, and their scores change by up to {moved:.2f}: "
+           f"rounding (largest {abs(s.rounding).max():.1e}). The {int(kept.sum())} kept keys are "
+           f"{s.plan.n_discard:,} positions nearer to the query, and their scores change by up to {moved:.2f}: "
            "the shift is not invisible to the model, it moves what it sees of the first tokens.")
-    formula(r"s_j = \frac{q_{m}\cdot k_j}{\sqrt{d}},\quad m = $m", m=s["plan"]["next_position"])
+    formula(r"s_j = \frac{q_{m}\cdot k_j}{\sqrt{d}},\quad m = $m", m=s.plan.next_position)
 
 
 # The lesson's tabs in order: label, and the function that draws it (each runs only while its tab is open).

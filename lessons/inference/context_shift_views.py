@@ -10,6 +10,9 @@ from page_kit import figures
 from posenc_core.inference import (
     KSHIFT_DTYPES,
     KSHIFT_HEADS,
+    ContextShiftPlan,
+    KShiftCurve,
+    KShiftScores,
     context_shift_plan,
     kshift_angles,
     kshift_error_curve,
@@ -27,29 +30,29 @@ def rule_name(exact_angles: bool) -> str:
 
 
 @st.cache_data(max_entries=64, show_spinner=False)
-def plan(n: int, keep: int, discard: int) -> dict:
+def plan(n: int, keep: int, discard: int) -> ContextShiftPlan:
     return context_shift_plan(n, keep, discard)
 
 
 @st.cache_data(max_entries=16, show_spinner="Shifting the keys 1,000 times in each type…")
-def curves(model: str, n_discard: int, rule: str) -> dict:
+def curves(model: str, n_discard: int, rule: str) -> dict[str, KShiftCurve]:
     head = KSHIFT_HEADS[model]
     return {d: kshift_error_curve(head.head_dim, head.base, n_discard, SHIFTS, d, n_keys=CURVE_KEYS, rule=rule)
             for d in KSHIFT_DTYPES}
 
 
 @st.cache_data(max_entries=32, show_spinner=False)
-def scores(n: int, keep: int, discard: int, model: str, dtype: str, rule: str) -> dict:
+def scores(n: int, keep: int, discard: int, model: str, dtype: str, rule: str) -> KShiftScores:
     head = KSHIFT_HEADS[model]
     return kshift_scores(n, keep, discard, head.head_dim, head.base, dtype, rule=rule)
 
 
 def strip_chart(n: int, keep: int, discard: int):
     p = plan(n, keep, discard)
-    k, d = p["n_keep"], p["n_discard"]
-    rule = "default rule" if p["default"] else "given"
+    k, d = p.n_keep, p.n_discard
+    rule = "default rule" if p.default else "given"
     return figures.lines(
-        p["old"], {"position before the shift": p["old"].astype(float), "position after the shift": p["new"]},
+        p.old, {"position before the shift": p.old.astype(float), "position after the shift": p.new},
         title=f"{n:,} cached tokens: keep {k}, drop {d:,} ({rule}), move {n - k - d:,} back by {d:,}",
         x_title="cached token (oldest first)", y_title="position the key is rotated to", name="context_shift_strip",
         colours={"position before the shift": 0, "position after the shift": 1}, dashed=["position before the shift"],
@@ -62,26 +65,26 @@ def strip_chart(n: int, keep: int, discard: int):
 def offsets_chart(n: int, keep: int, discard: int):
     """Distance from the next token (the query) to each cached token, with room to spare and after the shift."""
     p = plan(n, keep, discard)
-    before = (n - p["old"]).astype(float)  # the next token at position n: no shift needed
-    after = p["next_position"] - p["new"]  # NaN where the token was dropped
+    before = (n - p.old).astype(float)  # the next token at position n: no shift needed
+    after = p.next_position - p.new  # NaN where the token was dropped
     return figures.lines(
-        p["old"], {"with room to spare (next token at n)": before, "after the shift": after},
-        title=f"Offset from the next token to each cached key (next token at {p['next_position']:,} after the shift)",
+        p.old, {"with room to spare (next token at n)": before, "after the shift": after},
+        title=f"Offset from the next token to each cached key (next token at {p.next_position:,} after the shift)",
         x_title="cached token (oldest first)", y_title="offset (positions)", name="context_shift_offsets",
         colours={"with room to spare (next token at n)": 0, "after the shift": 1},
         dashed=["with room to spare (next token at n)"],
-        alt=f"Offsets from the next token to each cached key. The shifted keys keep their offsets; the {p['n_keep']} "
-            f"kept keys come {p['n_discard']} positions nearer.")
+        alt=f"Offsets from the next token to each cached key. The shifted keys keep their offsets; the {p.n_keep} "
+            f"kept keys come {p.n_discard} positions nearer.")
 
 
-def error_chart(c: dict, which: str, survived: int, title: str, y_title: str, name: str):
+def error_chart(c: dict[str, KShiftCurve], which: str, survived: int, title: str, y_title: str, name: str):
     series, colours, dashed = {}, {}, []
     for dtype, curve in c.items():
         shifted, fresh = f"{dtype}: K-shifted", f"{dtype}: computed fresh"
-        series[shifted], series[fresh] = curve[f"{which}_error"], curve[f"fresh_{which}_error"]
+        series[shifted], series[fresh] = getattr(curve, f"{which}_error"), getattr(curve, f"fresh_{which}_error")
         colours[shifted] = colours[fresh] = DTYPE_COLOURS[dtype]
         dashed.append(fresh)
-    x = next(iter(c.values()))["shifts"]
+    x = next(iter(c.values())).shifts
     marks = [(survived, f"a key lives {survived:,} shift{'s' if survived != 1 else ''}")] if survived <= SHIFTS else []
     return figures.lines(
         x, series, title=title, x_title="number of shifts", y_title=y_title, name=name, log_x=True, log_y=True,
@@ -91,24 +94,24 @@ def error_chart(c: dict, which: str, survived: int, title: str, y_title: str, na
             "new position stays at one rounding (dashed).")
 
 
-def scores_chart(s: dict):
+def scores_chart(s: KShiftScores):
     labels = {"no_shift": "with room to spare (no shift)", "exact": "after the shift, exact",
               "shifted": "after the shift, K-shifted cache"}
     return figures.lines(
-        s["new_position"], {labels[k]: s[k] for k in labels},
+        s.new_position, {labels[k]: getattr(s, k) for k in labels},
         title="Scores q·k/√d of the next token against each key", x_title="key (its position after the shift)",
         y_title="score", name="context_shift_scores",
         colours={v: i for i, v in enumerate(labels.values())}, dashed=[labels["exact"]], hover_format=".4f",
-        alt=f"Scores of the next token against the {s['position'].shape[0]} keys that stay. The shifted keys score "
+        alt=f"Scores of the next token against the {s.position.shape[0]} keys that stay. The shifted keys score "
             "as they would with room to spare; the kept first keys score differently because they are nearer.")
 
 
-def differences_chart(s: dict, dtype: str):
-    moved = np.where(np.abs(s["moved"]) > 1e-9, np.abs(s["moved"]), np.nan)  # rounding-level zeros leave a gap
-    fresh = np.abs(s["fresh"] - s["exact"])
+def differences_chart(s: KShiftScores, dtype: str):
+    moved = np.where(np.abs(s.moved) > 1e-9, np.abs(s.moved), np.nan)  # rounding-level zeros leave a gap
+    fresh = np.abs(s.fresh - s.exact)
     return figures.lines(
-        s["new_position"], {"|change from the shift itself|": moved,
-                        f"|K-shifted − exact| ({dtype})": np.abs(s["rounding"]),
+        s.new_position, {"|change from the shift itself|": moved,
+                        f"|K-shifted − exact| ({dtype})": np.abs(s.rounding),
                         f"|computed fresh − exact| ({dtype})": fresh},
         title="What changed in each score, and what the rounding added", x_title="key (position after the shift)",
         y_title="|difference in score|", name="context_shift_differences", log_y=True, hover_format=".3g",

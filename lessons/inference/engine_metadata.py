@@ -1,12 +1,13 @@
 import streamlit as st
 
 from lessons.inference import engine_metadata_views as views
+from lessons.inference import engine_words_views as words
 from lessons.inference import vllm_length_views as vllm_views
+from lessons.inference.engine_examples_views import GGUF_EXAMPLES, config_code, example_code
 from page_kit import classroom, controls, formula, guard, header, hero, notice, show, source, stage, why
 from page_kit.controls.config_input import choose_config
 from page_kit.lesson import literal
 from posenc_core.inference import (
-    GGUF_EXAMPLES,
     HEADER_COMMAND,
     MAX_FLAGS_CHARS,
     MAX_HEADER_BYTES,
@@ -49,45 +50,36 @@ def side_by_side_tab(page, v: dict):
     ex, length, llama_text, vllm_text = v["ex"], v["L"], v["lf"], v["vf"]
     table = views.table_for(ex, llama_text, vllm_text)
     show(hero(views.wave_chart, ex=ex, L=length, lf=llama_text, vf=vllm_text))
-    classroom.snippet(f"header = pc.inference.read_gguf_header(pc.inference.gguf_example({ex!r})[0])",
-                      f"config = pc.inference.gguf_example({ex!r})[1]",
+    classroom.snippet(*example_code(ex), "header = pc.inference.read_gguf_header(data)",
                       f"table = pc.inference.engine_table(header, config, {llama_text!r}, {vllm_text!r})",
                       "pairs, waves = pc.inference.engine_wavelengths(table)  # {source: (pairs,) wavelength in "
                       "tokens}")
-    notice(wave_notice(table, views.turns_for(ex, llama_text, vllm_text, length), length))
+    notice(words.wave_notice(table, views.turns_for(ex, llama_text, vllm_text, length), length,
+                             vllm_views.disagreements(table)))
     with engine_question(ex, vllm_text, length):
         views.rows_table(table)
         for name, sentences in vllm_views.disagreements(table).items():
             if sentences:
-                st.markdown(f"**{name}** against config.json: " + " ".join(sentences))
-        for name, reason in table["failed"].items():
-            st.warning(f"{name}: {reason}", icon=":material/warning:")
-        for note in table["notes"]:
+                st.markdown(f"**{words.SOURCE_LABELS[name]}** against config.json: " + " ".join(sentences))
+        for name, reason in table.failed.items():
+            st.warning(f"{words.SOURCE_LABELS[name]}: {reason}", icon=":material/warning:")
+        for note in words.notes(table):
             st.info(note, icon=":material/info:")
     st.caption(GGUF_EXAMPLES[ex].note + f" Set beside {GGUF_EXAMPLES[ex].config_name}.")
     formula(r"\lambda_i = 2\pi/\theta_i,\quad \theta_i = b^{-2i/d}")
     source(engine_table, engine_wavelengths)
 
 
-def wave_notice(table: dict, turning: dict, length: int) -> str:
-    pairs = table["readings"]["config.json"]["rotary_dim"] // 2
-    same = [name for name, s in vllm_views.disagreements(table).items() if not s and name in turning]
-    return (f"Pairs that complete a full turn within {length:,} tokens: " +
-            "; ".join(f"{k} {v} of {pairs}" for k, v in turning.items()) + ". " +
-            (f"Agreeing with config.json on every field: {', '.join(same)}." if same else
-             "No source agrees with config.json on every field."))
-
-
 def engine_question(ex: str, vllm_text: str, length: int):
     """A what-if about the figure: llama.cpp on this file with no rope flags at all reads the GGUF's own keys."""
-    bare = views.table_for(ex, "", vllm_text)
-    said = bare["disagreements"].get("llama.cpp") or []
-    answer = 0 if not said else 1 if any("drops" in s for s in said) else 2
+    found = views.table_for(ex, "", vllm_text).disagreements.get("llama.cpp", ())
+    said = words.said(found, "config.json", "llama.cpp")
+    answer = 0 if not found else 1 if any(d.kind == "dropped" for d in found) else 2
 
     def reveal() -> str:
         turns = views.turns_for(ex, "", vllm_text, length)
         counted = (f" Pairs that complete a turn within {length:,} tokens: {turns.get('llama.cpp', 0)} with no "
-                   f"flags, {turns.get('config.json', 0)} by the config.json.")
+                   f"flags, {turns.get('config', 0)} by the config.json.")
         if not said:
             return ("The same as the config.json: with no flags llama.cpp takes the base, the scaling and its "
                     "original context from the file's own rope keys, and this file has them all." + counted)
@@ -106,9 +98,9 @@ def header_tab(page, v: dict):
     st.markdown(f"**{GGUF_EXAMPLES[ex].label}**: GGUF version {head.version}, {head.kv_count} keys, "
                 f"{head.tensor_count:,} tensors; the key-value section ends at byte {head.end:,}.")
     views.keys_table(head)
-    classroom.snippet(f"header = pc.inference.read_gguf_header(pc.inference.gguf_example({ex!r})[0])",
+    classroom.snippet(*example_code(ex), "header = pc.inference.read_gguf_header(data)",
                       "rows = pc.inference.gguf_rope_keys(header)  # the table")
-    ignored = views.table_for(ex, "", "")["ignored"]
+    ignored = views.table_for(ex, "", "").ignored
     st.markdown("transformers' GGUF loader puts " + vllm_views.both(vllm_views.loader_keys()) +
                 " into the config where its mapping names a field for them; `rope.dimension_count` only for " +
                 vllm_views.loader_sentence("rope.dimension_count") + ". " + (
@@ -131,22 +123,22 @@ def header_tab(page, v: dict):
     if config_text is not None:
         table = views.upload_table(views.digest(data), data, config_text)
         views.rows_table(table)
-        for name, sentences in table["disagreements"].items():
-            st.markdown(f"**{name}**: " + (" ".join(sentences) or "agrees with the config.json."))
-        for note in table["notes"]:
+        for name, sentences in words.disagreement_sentences(table).items():
+            st.markdown(f"**{words.SOURCE_LABELS[name]}**: " + (" ".join(sentences) or "agrees with the config.json."))
+        for note in words.notes(table):
             st.info(note, icon=":material/info:")
 
 
 def flags_tab(page, v: dict):
     ex, llama_text, vllm_text = v["ex"], v["lf"], v["vf"]
-    llama = views.table_for(ex, llama_text, vllm_text)["llama"]
+    llama = views.table_for(ex, llama_text, vllm_text).llama
     st.markdown("**llama.cpp** takes each setting from the GGUF unless a flag gives it "
-                f"(flags given: {', '.join(llama['given']) or 'none'}).")
+                f"(flags given: {', '.join(llama.given) or 'none'}).")
     views.llama_table(llama)
     formula(r"\theta'_i = s\,\theta_i\,(1-\gamma_i) + \theta_i\,\gamma_i,\quad "
             r"\gamma_i = \text{ext}\cdot(1-\text{ramp}_i),\quad s = $s,\ \text{ext} = $e",
-            s=llama["freq_scale"], e=llama["ext_factor"])
-    classroom.snippet(f"header = pc.inference.read_gguf_header(pc.inference.gguf_example({ex!r})[0])",
+            s=llama.freq_scale, e=llama.ext_factor)
+    classroom.snippet(*example_code(ex), "header = pc.inference.read_gguf_header(data)",
                       f"rope = pc.inference.llama_cpp_rope(header, pc.inference.llama_cpp_flags({llama_text!r}))  # "
                       "the table above")
     source(llama_cpp_flags, llama_cpp_rope)
@@ -158,10 +150,10 @@ def vllm_tab(page, v: dict):
     ctx = vllm_views.context_for(model, ex, vllm_text)
     st.markdown(vllm_views.sentence(ctx))
     vllm_views.steps(ctx)
-    config = f"pc.inference.gguf_example({ex!r})[1]" if model == "example" else f"pc.preset_config({model!r})"
-    classroom.snippet(f"ctx = pc.inference.vllm_context({config}, pc.inference.vllm_flags({vllm_text!r}))  # the "
-                      "table above")
-    removed = vllm_flags(vllm_text)["removed"]
+    config = config_code(ex) if model == "example" else [f"config = pc.preset_config({model!r})"]
+    classroom.snippet(*config, f"ctx = pc.inference.vllm_context(config, pc.inference.vllm_flags({vllm_text!r}))  "
+                      "# the table above")
+    removed = vllm_flags(vllm_text).removed
     if removed:
         st.warning(f"{' and '.join(removed)}: read here as vLLM before PR #28006 read them; current vLLM "
                    "refuses them (unrecognized arguments).", icon=":material/history:")

@@ -7,26 +7,29 @@ import json
 
 import streamlit as st
 
+from lessons.inference import engine_words_views as words
+from lessons.inference.engine_examples_views import GGUF_EXAMPLES, SMOLLM2_CONFIG, gguf_example
 from page_kit import figures
 from posenc_core.inference import (
-    GGUF_EXAMPLES,
     MAX_HEADER_BYTES,
-    SMOLLM2_CONFIG,
     SOURCES,
-    engine_rows,
+    EngineTable,
+    GGUFArray,
+    GGUFHeader,
+    LlamaCppRope,
     engine_table,
     engine_wavelengths,
     full_turns,
-    gguf_example,
     gguf_rope_keys,
     llama_cpp_flags,
     read_gguf_header,
     vllm_flags,
 )
 
-COLOURS = {name: i for i, name in enumerate(SOURCES)}
+COLOURS = {words.SOURCE_LABELS[name]: i for i, name in enumerate(SOURCES)}
 LENGTHS = [2048, 4096, 8192, 16384, 32768, 65536, 131072, 262144]
 UPLOAD_MB = MAX_HEADER_BYTES >> 20
+LEGACY_CONSTANT = "(llama.cpp's older name)"  # the key gguf has no constant for (pc.inference.LEGACY_SCALE_KEY)
 
 
 @st.cache_data(max_entries=8, show_spinner=False)
@@ -42,13 +45,13 @@ def uploaded_header(data: bytes):
 
 
 @st.cache_data(max_entries=32, show_spinner="Reading every source through its own rules…")
-def table_for(key: str, llama_text: str, vllm_text: str) -> dict:
+def table_for(key: str, llama_text: str, vllm_text: str) -> EngineTable:
     header, config = example_header(key)
     return engine_table(header, json.loads(config), llama_text, vllm_text)
 
 
 @st.cache_data(max_entries=16, show_spinner="Reading every source through its own rules…")
-def upload_table(digest: str, data: bytes, config_text: str) -> dict:  # digest: a short cache key for the bytes
+def upload_table(digest: str, data: bytes, config_text: str) -> EngineTable:  # digest: a short key for the bytes
     return engine_table(uploaded_header(data), json.loads(config_text))
 
 
@@ -63,7 +66,8 @@ def digest(data: bytes) -> str:
 
 def wave_chart(ex: str, L: int, lf: str, vf: str):  # noqa: N803 (the URL keys)
     """Each source's wavelength per rotary pair for example ``ex`` and the flags given, length ``L`` marked."""
-    pairs, waves = waves_for(ex, lf, vf)
+    pairs, by_source = waves_for(ex, lf, vf)
+    waves = {words.SOURCE_LABELS[name]: wave for name, wave in by_source.items()}
     label = GGUF_EXAMPLES[ex].label
     return figures.lines(pairs, waves, title=f"{label}: the wavelength of each pair, by source",
                          x_title="rotary pair i", y_title="wavelength (tokens)", log_y=True, name="engine_waves",
@@ -74,7 +78,7 @@ def wave_chart(ex: str, L: int, lf: str, vf: str):  # noqa: N803 (the URL keys)
 
 
 @st.cache_data(max_entries=32, show_spinner=False)
-def turns_for(key: str, llama_text: str, vllm_text: str, length: int) -> dict:
+def turns_for(key: str, llama_text: str, vllm_text: str, length: int) -> dict[str, int]:
     return full_turns(table_for(key, llama_text, vllm_text), length)
 
 
@@ -84,26 +88,32 @@ def frame(columns: dict) -> None:
     st.dataframe(columns, hide_index=True, width="stretch", height=36 * rows + 40)
 
 
-def rows_table(table: dict) -> None:
+def rows_table(table: EngineTable) -> None:
     """The comparison table, values that differ from config.json's marked ≠."""
-    rows = engine_rows(table)
-    frame({col: [r[col] for r in rows] for col in rows[0]})
+    frame(words.row_columns(table))
 
 
-def keys_table(header) -> None:
+def key_value(value) -> str:
+    """A key's value in the keys table: an array not read whole as its length and item type."""
+    if isinstance(value, GGUFArray):
+        return f"{value.count:,} × {value.item_type}"
+    return shown(value)
+
+
+def keys_table(header: GGUFHeader) -> None:
     rows = gguf_rope_keys(header)
-    frame({"gguf constant": [r["constant"] for r in rows], "key": [r["key"] for r in rows],
-            "type": [r["type"] or "absent" for r in rows],
-            "value": [shown(r["value"]) if r["present"] else "—" for r in rows]})
+    frame({"gguf constant": [r.constant or LEGACY_CONSTANT for r in rows], "key": [r.key for r in rows],
+           "type": [r.type or "absent" for r in rows],
+           "value": [key_value(r.value) if r.present else "—" for r in rows]})
 
 
-# llama.cpp's settings as the Engine flags tab lists them: label -> key of pc.inference.llama_cpp_rope's dict
+# llama.cpp's settings as the Engine flags tab lists them: label -> field of pc.inference.LlamaCppRope
 LLAMA_FIELDS = {"context (-c)": "n_ctx", "trained context": "n_ctx_train", "base (rope_freq_base)": "freq_base",
                 "scale (rope_freq_scale = 1/factor)": "freq_scale", "scaling type": "scaling_type",
                 "YaRN original context": "n_ctx_orig_yarn", "YaRN ext_factor": "ext_factor",
                 "YaRN beta_fast": "beta_fast", "YaRN beta_slow": "beta_slow", "factor on cos and sin": "mscale",
                 "rotated dimensions": "n_rot"}
-# the flag that sets each field (pc.inference.llama_cpp_flags' names)
+# the flag that sets each field (pc.inference.LlamaCppFlags' fields)
 LLAMA_FLAG_FIELDS = {"n_ctx": "n_ctx", "freq_base": "rope_freq_base", "freq_scale": "rope_freq_scale",
                      "scaling_type": "rope_scaling_type", "n_ctx_orig_yarn": "yarn_orig_ctx",
                      "ext_factor": "yarn_ext_factor", "beta_fast": "yarn_beta_fast", "beta_slow": "yarn_beta_slow",
@@ -126,20 +136,20 @@ def example_config_text() -> str:
     return json.dumps(SMOLLM2_CONFIG, indent=2)
 
 
-# the GGUF's own value of each field (pc.inference.llama_cpp_rope's "gguf" dict), where the file sets one
+# the GGUF's own value of each field (pc.inference.LlamaCppTrain, LlamaCppRope.gguf), where the file sets one
 LLAMA_GGUF_FIELDS = {"n_ctx": "n_ctx_train", "n_ctx_train": "n_ctx_train", "freq_base": "rope_freq_base",
                      "freq_scale": "rope_freq_scale", "scaling_type": "rope_scaling_type",
                      "n_ctx_orig_yarn": "n_ctx_orig_yarn", "n_rot": "n_rot"}
 
 
-def llama_table(llama: dict) -> None:
+def llama_table(llama: LlamaCppRope) -> None:
     """llama.cpp's settings: what the GGUF says, whether a flag replaced it, and what runs."""
-    given, gguf = set(llama["given"]), llama["gguf"]
+    given, gguf = set(llama.given), llama.gguf
     frame({"setting": list(LLAMA_FIELDS),
-            "GGUF (or llama.cpp's default)": [shown(gguf.get(LLAMA_GGUF_FIELDS.get(k, ""))) for k in
-                                              LLAMA_FIELDS.values()],
-            "flag given": ["yes" if LLAMA_FLAG_FIELDS.get(k) in given else "" for k in LLAMA_FIELDS.values()],
-            "llama.cpp uses": [shown(llama[k]) for k in LLAMA_FIELDS.values()]})
+           "GGUF (or llama.cpp's default)": [shown(getattr(gguf, LLAMA_GGUF_FIELDS[k], None))
+                                             if k in LLAMA_GGUF_FIELDS else shown(None) for k in LLAMA_FIELDS.values()],
+           "flag given": ["yes" if LLAMA_FLAG_FIELDS.get(k) in given else "" for k in LLAMA_FIELDS.values()],
+           "llama.cpp uses": [shown(getattr(llama, k)) for k in LLAMA_FIELDS.values()]})
 
 
 @st.cache_data(max_entries=64, show_spinner=False)

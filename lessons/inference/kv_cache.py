@@ -42,13 +42,13 @@ def decode_tab(page):
     n = prefill + decode
     show(hero(views.turns_chart, P=prefill, D=decode, pair=pair))
     classroom.snippet(f"c = {classroom.call('cache_contents', prefill, decode)}",
-                      f"c['key_turn'][0, :, {pair}], c['value_turn'][0, :, {pair}]  # ({n},) keys and values")
-    found = (f"Every cached key lies on the line p·θ (to {c['turn_gap']:.1e} rad, all pairs and KV heads): the "
+                      f"c.key_turn[0, :, {pair}], c.value_turn[0, :, {pair}]  # ({n},) keys and values")
+    found = (f"Every cached key lies on the line p·θ (to {c.turn_gap:.1e} rad, all pairs and KV heads): the "
              f"prefill's {prefill} keys and the {decode} keys written one decode step at a time were each turned "
              "once, at their own position. The values (at 0) "
              f"are never turned. The query of position {n - 1} is turned by its own position "
-             f"({c['query_turn'][pair]:.3f} rad), so q·k sees the difference of the two turns. The decode-step "
-             f"keys equal those of one prefill of all {n} tokens to {c['prefill_all_gap']:.1e} (float32 rounding "
+             f"({c.query_turn[pair]:.3f} rad), so q·k sees the difference of the two turns. The decode-step "
+             f"keys equal those of one prefill of all {n} tokens to {c.prefill_all_gap:.1e} (float32 rounding "
              "of a one-row against a many-row matmul).")
     step_question(c, n, found)
     formula(r"\begin{gathered}k^{\text{cache}}_p = R(p\,\theta)\,W_k x_p,\quad v^{\text{cache}}_p = W_v x_p\\ "
@@ -60,17 +60,17 @@ def decode_tab(page):
 def step_question(c: dict, n: int, found: str):
     """Which cached keys one more decode step changes; ``found`` (what the figure shows) waits for the answer."""
     options = ["none of them", "only the last one", f"all {n}: each is turned again for the new position"]
-    answer = 0 if c["kept"] else 2
+    answer = 0 if c.kept else 2
 
     def reveal() -> str:
-        return (f"{'None' if c['kept'] else 'Some'}: after one more decode step the {n} rows already in the cache "
-                f"are bit for bit what they were (largest change {c['max_change']:g}). The new token's key is "
+        return (f"{'None' if c.kept else 'Some'}: after one more decode step the {n} rows already in the cache "
+                f"are bit for bit what they were (largest change {c.max_change:g}). The new token's key is "
                 f"appended at position {n}, turned by {n}·θ; the old keys keep their turns, and the new query, "
                 "turned by its own position, is compared with them as they are.")
 
     with classroom.predict("kv_next_step", f"Decode one more token (position {n}). Which of the {n} keys already "
                            "in the cache change?", options, answer, reveal):
-        st.metric(f"Largest change of the {n} cached keys after one more step", f"{c['max_change']:g}")
+        st.metric(f"Largest change of the {n} cached keys after one more step", f"{c.max_change:g}")
         notice(found)
 
 
@@ -108,14 +108,14 @@ def dynamic_tab(page):
                                               "keeps their length.")
     runs = {kind: views.rescaling(kind, prefill, total, float(factor), history) for kind in views.RESCALING}
     dynamic, yarn = runs["dynamic"], runs["yarn"]
-    error = dynamic["logit_error"]
+    error = dynamic.logit_error
     options = ["yes, bit for bit", "yes, up to float32 rounding (under 1e-5)", "no: they differ by more than 1e-5"]
     answer = 0 if error == 0 else 1 if error < 1e-5 else 2
 
     def reveal() -> str:
         return (f"The last token's logits differ by up to {error:.2g} with dynamic NTK (the prefill found "
-                f"max_seq_len_cached = {dynamic['history_len']}, and {dynamic['recomputes']} decode steps "
-                f"recomputed the frequencies) and by {yarn['logit_error']:.2g} with YaRN.")
+                f"max_seq_len_cached = {dynamic.history_len}, and {dynamic.recomputes} decode steps "
+                f"recomputed the frequencies) and by {yarn.logit_error:.2g} with YaRN.")
 
     show(hero(views.frequency_chart, P=prefill, N=total, s=factor, H=history))
     notice(views.frequency_notice(dynamic, prefill, total, history))
@@ -128,8 +128,8 @@ def dynamic_tab(page):
         show(views.attention_chart(prefill, total, factor, history))
         classroom.snippet(f"r = {{t: pc.inference.cache_rescaling_error(t, {prefill}, {total}, {float(factor)!r}, "
                           f"history={history})\n     for t in ('dynamic', 'yarn')}}",
-                          f"r['dynamic']['relative_error'], r['yarn']['relative_error']  # ({total},) each: the "
-                          "curves; 'attention_change' below")
+                          f"r['dynamic'].relative_error, r['yarn'].relative_error  # ({total},) each: the "
+                          "curves; .attention_change below")
         notice(views.error_notice(dynamic, yarn, total))
     st.markdown(views.STATE_TEXT.format(L0=TINY_CONTEXT))
     st.markdown(

@@ -9,6 +9,7 @@ import streamlit as st
 
 import posenc_core as pc
 from lessons.inference import engine_metadata_views as views
+from lessons.inference import engine_words_views as words
 from posenc_core.inference import (
     ALLOW_LONG_ENV,
     AUTO_FIT,
@@ -16,6 +17,7 @@ from posenc_core.inference import (
     MIN_TOKEN_BYTES,
     ROPE_LENGTH_RULES,
     UNSCALED_MODEL_TYPES,
+    EngineTable,
     VllmContext,
     gguf_loader_targets,
     vllm_context,
@@ -153,11 +155,11 @@ def steps(c: VllmContext) -> None:
     st.markdown("\n".join(f"- **{step}**: {value}" for step, value in rows))
 
 
-def disagreements(table: dict) -> dict[str, list[str]]:
-    """The table's sentences against config.json, vLLM's refusal first where it stops."""
-    said = dict(table["disagreements"])
-    if table["vllm"].refusal:
-        said["vLLM"] = [REFUSAL_WORDS[table["vllm"].refusal](table["vllm"])] + said["vLLM"]
+def disagreements(table: EngineTable) -> dict[str, list[str]]:
+    """The table's sentences against config.json by source code, vLLM's refusal first where it stops."""
+    said = words.disagreement_sentences(table)
+    if table.vllm.refusal:
+        said["vllm"] = [REFUSAL_WORDS[table.vllm.refusal](table.vllm)] + said["vllm"]
     return said
 
 

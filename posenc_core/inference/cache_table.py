@@ -84,7 +84,7 @@ def _shrink(part: dict, model_type: str, sizes: dict) -> dict:
     return {**part, **{k: v for k, v in sizes.items() if (k in fields or k in part) and k not in keep}}
 
 
-def tiny_cache_config(key: str) -> dict:
+def tiny_cache_config(key: str) -> dict[str, Any]:
     """A preset's config with its sizes shrunk (``TINY_CACHE_SIZES``, ``TINY_CACHE_BUILDS``; a multimodal config's
     vision tower ``TINY_VISION_SIZES``) and its layer pattern kept, for a random build whose ``DynamicCache`` can be
     measured in a fraction of a second.

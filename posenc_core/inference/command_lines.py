@@ -1,6 +1,6 @@
 """Reading an engine's command line as text: shell splitting, ``--flag value`` pairs and the values they take.
 
-Shared by llama.cpp's flags (``engine_metadata.llama_cpp_flags``) and vLLM's (``vllm_context.vllm_flags``).
+Shared by llama.cpp's flags (``llama_cpp.llama_cpp_flags``) and vLLM's (``vllm_flags.vllm_flags``).
 Every malformed piece ends in a ``ValueError`` sentence that names the flag.
 """
 
@@ -17,8 +17,10 @@ __all__ = ["MAX_FLAGS_CHARS"]
 MAX_FLAGS_CHARS = 2000  # one command line, as the page's text fields take it
 
 
-def _split(text: str, what: str) -> list[str]:
-    """The command line's words as a POSIX shell splits them (a backslash-newline joins two lines)."""
+def _split(text: str, engine: str) -> list[str]:
+    """The command line's words as a POSIX shell splits them (a backslash-newline joins two lines); ``engine``
+    names the program in a refusal (``"llama.cpp"``, ``"vLLM"``)."""
+    what = f"{engine} flags"
     if not isinstance(text, str):
         raise ValueError(f"{what} are text, but got {type(text).__name__}.")
     if len(text) > MAX_FLAGS_CHARS:
@@ -36,17 +38,17 @@ def _without_program(tokens: list[str]) -> list[str]:
     return tokens
 
 
-def _tokens(text: str, what: str) -> list[str]:
-    return _without_program(_split(text, what))
+def _tokens(text: str, engine: str) -> list[str]:
+    return _without_program(_split(text, engine))
 
 
-def _pairs(tokens: list[str], what: str):
+def _pairs(tokens: list[str], engine: str):
     """``(flag, value)`` pairs from ``--flag value`` and ``--flag=value``."""
     i = 0
     while i < len(tokens):
         token = tokens[i]
         if not token.startswith("-"):
-            raise ValueError(f"{token!r} in the {what} is not a flag: every value follows its flag.")
+            raise ValueError(f"{token!r} in the {engine} flags is not a flag: every value follows its flag.")
         flag, eq, value = token.partition("=")
         if not eq:
             if i + 1 >= len(tokens):

@@ -38,7 +38,10 @@ __all__ = [
     "KSHIFT_ANGLES",
     "KSHIFT_DTYPES",
     "KSHIFT_HEADS",
+    "ContextShiftPlan",
+    "KShiftCurve",
     "KShiftHead",
+    "KShiftScores",
     "context_shift_plan",
     "kshift",
     "kshift_angles",
@@ -54,21 +57,29 @@ MAX_TOKENS = 1 << 20  # a plan's cache: 1,048,576 tokens, the longest contexts s
 
 @dataclass(frozen=True)
 class KShiftHead:
-    """One attention head's RoPE settings, from a public config.json (values unchanged)."""
+    """One attention head's RoPE settings, from a public config.json (values unchanged).
+
+    Fields:
+        name: the model's short name.
+        head_dim: rotated dimensions of one head (hidden_size / heads).
+        base: rope_theta.
+        model_id: the Hugging Face repository whose config.json holds these values.
+        hidden_size: the config's hidden_size.
+        heads: the config's num_attention_heads.
+    """
 
     name: str
     head_dim: int
     base: float
-    source: str
+    model_id: str
+    hidden_size: int
+    heads: int
 
 
 KSHIFT_HEADS: dict[str, KShiftHead] = {
-    "smollm2-135m": KShiftHead("SmolLM2-135M", 64, 100000.0,
-                               "HuggingFaceTB/SmolLM2-135M config.json: hidden_size 576, 9 heads, rope_theta 100000"),
-    "llama2-7b": KShiftHead("Llama 2 7B", 128, 10000.0,
-                            "meta-llama/Llama-2-7b-hf config.json: hidden_size 4096, 32 heads, rope_theta 10000"),
-    "llama3-8b": KShiftHead("Llama 3 8B", 128, 500000.0,
-                            "meta-llama/Meta-Llama-3-8B config.json: hidden_size 4096, 32 heads, rope_theta 500000"),
+    "smollm2-135m": KShiftHead("SmolLM2-135M", 64, 100000.0, "HuggingFaceTB/SmolLM2-135M", 576, 9),
+    "llama2-7b": KShiftHead("Llama 2 7B", 128, 10000.0, "meta-llama/Llama-2-7b-hf", 4096, 32),
+    "llama3-8b": KShiftHead("Llama 3 8B", 128, 500000.0, "meta-llama/Meta-Llama-3-8B", 4096, 32),
 }
 
 
@@ -81,7 +92,41 @@ def _dtype(name: str):
     return getattr(_torch(), name)
 
 
-def context_shift_plan(n_tokens: int, n_keep: int, n_discard: int = 0) -> dict:
+@dataclass(frozen=True)
+class ContextShiftPlan:
+    """Which cached tokens llama.cpp keeps, drops and moves back in one context shift (``context_shift_plan``).
+
+    Fields:
+        old: (n_tokens,) int positions 0..n_tokens-1 before the shift.
+        new: (n_tokens,) float positions after the shift (NaN for a dropped token).
+        status: (n_tokens,) str, each ``"kept"``, ``"dropped"`` or ``"shifted"``.
+        delta: (n_tokens,) int the rotation each key gets (0 or -n_discard; 0 for dropped ones).
+        n_discard: tokens dropped after the kept ones.
+        n_left: n_tokens - n_keep.
+        n_keep: the first tokens that stay where they are.
+        n_tokens: tokens in the cache when the shift runs.
+        default: whether the default rule chose n_discard.
+        next_position: where the next token goes.
+        survived: how many shifts the newest token lives through at this rule before it is dropped in turn.
+        offset_change: how much the distance from the oldest token that stays to the newest one changes
+            (-n_discard when the oldest that stays is a kept one, 0 when it moved too).
+    """
+
+    old: np.ndarray
+    new: np.ndarray
+    status: np.ndarray
+    delta: np.ndarray
+    n_discard: int
+    n_left: int
+    n_keep: int
+    n_tokens: int
+    default: bool
+    next_position: int
+    survived: int
+    offset_change: int
+
+
+def context_shift_plan(n_tokens: int, n_keep: int, n_discard: int = 0) -> ContextShiftPlan:
     """Which cached tokens llama.cpp keeps, drops and moves back when it shifts a full context.
 
     Args:
@@ -90,13 +135,7 @@ def context_shift_plan(n_tokens: int, n_keep: int, n_discard: int = 0) -> dict:
         n_discard: tokens dropped after them; 0 means llama.cpp's default ``(n_tokens - n_keep) // 2``.
 
     Returns:
-        dict with ``old`` (n_tokens,) int positions 0..n_tokens-1; ``new`` (n_tokens,) float positions after the
-        shift (NaN for a dropped token); ``status`` (n_tokens,) of "kept" / "dropped" / "shifted"; ``delta``
-        (n_tokens,) int the rotation each key gets (0 or -n_discard; 0 for dropped ones); ``n_discard``,
-        ``n_left``, ``default`` (whether the default rule chose n_discard), ``next_position`` (where the next
-        token goes), ``survived`` (how many shifts the newest token lives through at this rule before it is
-        dropped in turn), and ``offset_change``: how much the distance from the oldest token that stays to the
-        newest one changes (-n_discard when the oldest that stays is a kept one, 0 when it moved too).
+        a ``ContextShiftPlan``.
     """
     n_tokens = as_int("n_tokens", n_tokens, minimum=2, maximum=MAX_TOKENS)
     n_keep = as_int("n_keep", n_keep, minimum=0, maximum=n_tokens - 1)
@@ -120,9 +159,8 @@ def context_shift_plan(n_tokens: int, n_keep: int, n_discard: int = 0) -> dict:
     first = 0 if n_keep else n_discard  # the oldest token that stays: a kept one, or else the first shifted one
     last = n_tokens - 1
     offset_change = int(new[last] - new[first]) - (last - first)
-    return {"old": old, "new": new, "status": status, "delta": delta, "n_discard": n_discard, "n_left": n_left,
-            "n_keep": n_keep, "n_tokens": n_tokens, "default": default, "next_position": n_tokens - n_discard,
-            "survived": (n_tokens - 1 - n_keep) // n_discard, "offset_change": offset_change}
+    return ContextShiftPlan(old, new, status, delta, n_discard, n_left, n_keep, n_tokens, default,
+                            n_tokens - n_discard, (n_tokens - 1 - n_keep) // n_discard, offset_change)
 
 
 def _ggml_angles(delta: int, head_dim: int, base: float) -> np.ndarray:
@@ -280,8 +318,58 @@ def _relative(err: np.ndarray, ref: np.ndarray) -> float:
     return float(np.sqrt(np.mean(err**2)) / np.sqrt(np.mean(ref**2)))
 
 
+@dataclass(frozen=True)
+class KShiftCurve:
+    """How far K-shifted keys drift from the exact keys, shift after shift (``kshift_error_curve``).
+
+    Fields:
+        shifts: (k,) int the shift counts measured (about 40, log-spaced).
+        key_error: (k,) relative RMS error of the K-shifted keys against the exact float64 keys.
+        fresh_key_error: (k,) the same for keys computed fresh at their new positions and stored in the dtype.
+        score_error: (k,) relative RMS error of the scores q·k against the K-shifted keys.
+        fresh_score_error: (k,) the same against the freshly computed keys.
+        first_position: the first key's position before the first shift.
+        last_position: the last key's position before the first shift.
+    """
+
+    shifts: np.ndarray
+    key_error: np.ndarray
+    fresh_key_error: np.ndarray
+    score_error: np.ndarray
+    fresh_score_error: np.ndarray
+    first_position: int
+    last_position: int
+
+
+def _check_curve(head_dim, base, n_discard, shifts, n_keys, rule) -> tuple[int, float, int, int, int, str]:
+    """kshift_error_curve's arguments, checked and bounded before anything is drawn."""
+    head_dim, base = _check_head(head_dim, base)
+    n_discard = as_int("n_discard", n_discard, minimum=1, maximum=MAX_POSITIONS)
+    shifts = as_int("shifts", shifts, minimum=1, maximum=MAX_SHIFTS)
+    n_keys = as_int("n_keys", n_keys, minimum=1, maximum=MAX_KEYS)
+    if head_dim > MAX_DIM // 8:
+        raise ValueError(f"head_dim must be at most {MAX_DIM // 8:,} here, but got {head_dim:,}.")
+    check_size(n_keys * head_dim * 4, "The cache of keys")
+    if n_keys + shifts * n_discard > MAX_POSITIONS:
+        raise ValueError(f"The keys would start at position {n_keys + shifts * n_discard:,}, above the cap of "
+                         f"{MAX_POSITIONS:,}: ask for fewer shifts or a smaller n_discard.")
+    return head_dim, base, n_discard, shifts, n_keys, as_choice("rule", rule, tuple(KSHIFT_ANGLES))
+
+
+def _curve_point(raw, q_raw, shifted, fresh, positions, base: float) -> tuple[float, float, float, float]:
+    """(key, fresh key, score, fresh score) relative errors of keys at ``positions`` against the exact ones."""
+    head_dim = raw.shape[-1]
+    exact = _rotate_f64(raw, np.multiply.outer(positions.astype(np.float64), base_inv_freq(base, head_dim)))
+    # the query sits one past the newest key, wherever the keys are now
+    q_now = _rotate_f64(q_raw, np.float64(positions[-1] + 1) * base_inv_freq(base, head_dim))
+    exact_scores = exact @ q_now / math.sqrt(head_dim)  # (n_keys,)
+    return (_relative(shifted - exact, exact), _relative(fresh - exact, exact),
+            _relative((shifted - exact) @ q_now / math.sqrt(head_dim), exact_scores),
+            _relative((fresh - exact) @ q_now / math.sqrt(head_dim), exact_scores))
+
+
 def kshift_error_curve(head_dim: int, base: float, n_discard: int, shifts: int, dtype: str = "float16", *,
-                       n_keys: int = 256, rule: str = "llama.cpp", seed: int = 0) -> dict:
+                       n_keys: int = 256, rule: str = "llama.cpp", seed: int = 0) -> KShiftCurve:
     """How far K-shifted keys drift from the exact keys at their new positions, shift after shift.
 
     ``n_keys`` Gaussian keys (seeded) are rotated by ``rule``'s rotary in float32 to positions that end at
@@ -299,23 +387,8 @@ def kshift_error_curve(head_dim: int, base: float, n_discard: int, shifts: int, 
         n_keys: keys in the cache (1 to 4,096).
         rule: how the angles are formed (``KSHIFT_ANGLES``).
         seed: the draw of keys and query.
-
-    Returns:
-        dict with ``shifts`` (k,) int shift counts, ``key_error`` / ``fresh_key_error`` (k,) relative RMS error
-        of the shifted / freshly computed keys, ``score_error`` / ``fresh_score_error`` (k,) the same for the
-        scores q·k, and ``first_position`` / ``last_position``: the keys' positions before the first shift.
     """
-    head_dim, base = _check_head(head_dim, base)
-    n_discard = as_int("n_discard", n_discard, minimum=1, maximum=MAX_POSITIONS)
-    shifts = as_int("shifts", shifts, minimum=1, maximum=MAX_SHIFTS)
-    n_keys = as_int("n_keys", n_keys, minimum=1, maximum=MAX_KEYS)
-    if head_dim > MAX_DIM // 8:
-        raise ValueError(f"head_dim must be at most {MAX_DIM // 8:,} here, but got {head_dim:,}.")
-    check_size(n_keys * head_dim * 4, "The cache of keys")
-    if n_keys + shifts * n_discard > MAX_POSITIONS:
-        raise ValueError(f"The keys would start at position {n_keys + shifts * n_discard:,}, above the cap of "
-                         f"{MAX_POSITIONS:,}: ask for fewer shifts or a smaller n_discard.")
-    rule = as_choice("rule", rule, tuple(KSHIFT_ANGLES))
+    head_dim, base, n_discard, shifts, n_keys, rule = _check_curve(head_dim, base, n_discard, shifts, n_keys, rule)
     steps = _log_steps(shifts)
     _check_work(n_keys * head_dim * (steps.shape[0] + 1), rule)
     store = _dtype(dtype)
@@ -325,30 +398,51 @@ def kshift_error_curve(head_dim: int, base: float, n_discard: int, shifts: int, 
     final = np.arange(1, n_keys + 1)  # (n_keys,) positions after the last shift
     k = _fresh(raw, final + shifts * n_discard, head_dim, base, dtype, rule)  # (n_keys, head_dim) in dtype
     cos, sin = _cos_sin(-n_discard, head_dim, base, rule)
-    out = {name: np.empty(steps.shape[0]) for name in ("key_error", "fresh_key_error", "score_error",
-                                                       "fresh_score_error")}
+    errors = np.empty((steps.shape[0], 4))  # (k, 4): key, fresh key, score, fresh score
     done = 0
     for j, step in enumerate(steps):
         for _ in range(step - done):
             k = _rotate(k, cos, sin, store)
         done = step
         positions = final + (shifts - step) * n_discard  # (n_keys,)
-        exact = _rotate_f64(raw, np.multiply.outer(positions.astype(np.float64), base_inv_freq(base, head_dim)))
-        # the query sits one past the newest key, wherever the keys are now
-        q_now = _rotate_f64(q_raw, np.float64(positions[-1] + 1) * base_inv_freq(base, head_dim))
         fresh = _fresh(raw, positions, head_dim, base, dtype, rule).to(_torch().float64).numpy()
-        shifted = k.to(_torch().float64).numpy()
-        exact_scores = exact @ q_now / math.sqrt(head_dim)  # (n_keys,)
-        out["key_error"][j] = _relative(shifted - exact, exact)
-        out["fresh_key_error"][j] = _relative(fresh - exact, exact)
-        out["score_error"][j] = _relative((shifted - exact) @ q_now / math.sqrt(head_dim), exact_scores)
-        out["fresh_score_error"][j] = _relative((fresh - exact) @ q_now / math.sqrt(head_dim), exact_scores)
-    return {"shifts": steps, **out, "first_position": int(final[0] + shifts * n_discard),
-            "last_position": int(final[-1] + shifts * n_discard)}
+        errors[j] = _curve_point(raw, q_raw, k.to(_torch().float64).numpy(), fresh, positions, base)
+    return KShiftCurve(steps, errors[:, 0].copy(), errors[:, 1].copy(), errors[:, 2].copy(), errors[:, 3].copy(),
+                       int(final[0] + shifts * n_discard), int(final[-1] + shifts * n_discard))
+
+
+@dataclass(frozen=True)
+class KShiftScores:
+    """The scores q·k/sqrt(d) one new query gets from the cache after a context shift (``kshift_scores``), over
+    the m keys that survive it.
+
+    Fields:
+        position: (m,) int the keys' positions before the shift.
+        new_position: (m,) int their positions after it.
+        status: (m,) str, each ``"kept"`` or ``"shifted"``.
+        no_shift: (m,) exact scores with no shift (the query at n_tokens).
+        exact: (m,) exact scores after the shift (the query at ``plan.next_position``).
+        shifted: (m,) scores against the K-shifted keys.
+        fresh: (m,) scores against keys computed fresh at their new positions.
+        rounding: (m,) shifted - exact.
+        moved: (m,) exact - no_shift.
+        plan: the shift (``ContextShiftPlan``).
+    """
+
+    position: np.ndarray
+    new_position: np.ndarray
+    status: np.ndarray
+    no_shift: np.ndarray
+    exact: np.ndarray
+    shifted: np.ndarray
+    fresh: np.ndarray
+    rounding: np.ndarray
+    moved: np.ndarray
+    plan: ContextShiftPlan
 
 
 def kshift_scores(n_tokens: int, n_keep: int, n_discard: int, head_dim: int, base: float, dtype: str = "float16", *,
-                  rule: str = "llama.cpp", seed: int = 0) -> dict:
+                  rule: str = "llama.cpp", seed: int = 0) -> KShiftScores:
     """The scores q·k/sqrt(d) one new query gets from the cache after a context shift, and without one.
 
     Gaussian keys (seeded) are rotated to positions 0..n_tokens-1 by ``rule``'s rotary in float32 and stored in
@@ -362,32 +456,26 @@ def kshift_scores(n_tokens: int, n_keep: int, n_discard: int, head_dim: int, bas
         dtype: the cache's type.
         rule: how the angles are formed (``KSHIFT_ANGLES``).
         seed: the draw of keys and query.
-
-    Returns:
-        dict with ``position`` (m,) the surviving keys' old positions, ``status`` (m,) "kept" / "shifted",
-        ``no_shift`` (m,) exact scores with no shift, ``exact`` (m,) exact scores after the shift, ``shifted`` (m,)
-        scores against the K-shifted keys, ``fresh`` (m,) against keys computed fresh at their new positions,
-        ``rounding`` (m,) shifted - exact, ``moved`` (m,) exact - no_shift, and ``plan``.
     """
     head_dim, base = _check_head(head_dim, base)
     check_size(as_int("n_tokens", n_tokens, minimum=2) * head_dim * 4, "The cache of keys")
     plan = context_shift_plan(n_tokens, n_keep, n_discard)
-    _check_work(2 * plan["n_tokens"] * head_dim, as_choice("rule", rule, tuple(KSHIFT_ANGLES)))
+    _check_work(2 * plan.n_tokens * head_dim, as_choice("rule", rule, tuple(KSHIFT_ANGLES)))
     torch = _torch()
     rng = np.random.default_rng(as_int("seed", seed, minimum=0, maximum=2**32 - 1))
-    raw = rng.standard_normal((plan["n_tokens"], head_dim))  # (n_tokens, head_dim)
+    raw = rng.standard_normal((plan.n_tokens, head_dim))  # (n_tokens, head_dim)
     q_raw = rng.standard_normal(head_dim)  # (head_dim,)
     inv = base_inv_freq(base, head_dim)
-    alive = plan["status"] != "dropped"
-    old = plan["old"][alive]  # (m,)
-    new = plan["new"][alive].astype(np.int64)  # (m,)
+    alive = plan.status != "dropped"
+    old = plan.old[alive]  # (m,)
+    new = plan.new[alive].astype(np.int64)  # (m,)
     stored = _fresh(raw[alive], old, head_dim, base, dtype, rule)  # (m, head_dim) in dtype, before the shift
     moved = old != new
-    cos, sin = _cos_sin(-plan["n_discard"], head_dim, base, rule)
+    cos, sin = _cos_sin(-plan.n_discard, head_dim, base, rule)
     after = stored.clone()
     after[torch.from_numpy(moved)] = _rotate(stored[torch.from_numpy(moved)], cos, sin, stored.dtype)
-    q_after = _rotate_f64(q_raw, np.float64(plan["next_position"]) * inv)
-    q_before = _rotate_f64(q_raw, np.float64(plan["n_tokens"]) * inv)
+    q_after = _rotate_f64(q_raw, np.float64(plan.next_position) * inv)
+    q_before = _rotate_f64(q_raw, np.float64(plan.n_tokens) * inv)
     scale = 1.0 / math.sqrt(head_dim)
     exact_after = _rotate_f64(raw[alive], np.multiply.outer(new.astype(np.float64), inv))
     exact_before = _rotate_f64(raw[alive], np.multiply.outer(old.astype(np.float64), inv))
@@ -395,7 +483,6 @@ def kshift_scores(n_tokens: int, n_keep: int, n_discard: int, head_dim: int, bas
     exact = exact_after @ q_after * scale
     shifted = after.to(torch.float64).numpy() @ q_after * scale
     fresh = _fresh(raw[alive], new, head_dim, base, dtype, rule).to(torch.float64).numpy() @ q_after * scale
-    return {"position": old, "new_position": new, "status": plan["status"][alive], "no_shift": no_shift,
-            "exact": exact, "shifted": shifted, "fresh": fresh, "rounding": shifted - exact,
-            "moved": exact - no_shift, "plan": plan}
+    return KShiftScores(old, new, plan.status[alive], no_shift, exact, shifted, fresh, shifted - exact,
+                        exact - no_shift, plan)
 

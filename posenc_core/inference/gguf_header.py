@@ -10,13 +10,12 @@ refused in a fraction of a second, whatever it claims.
 from __future__ import annotations
 
 import functools
-import importlib.util
 import struct
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from .._backend import MissingExtraError
+from ._extras import require_gguf
 
 __all__ = ["ARRAY_KEPT", "GGUF_LIMITS", "HEADER_COMMAND", "MAX_HEADER_BYTES", "GGUFArray", "GGUFHeader", "GGUFLimits",
            "gguf_header_bytes", "read_gguf_header"]
@@ -47,12 +46,7 @@ GGUF_LIMITS = GGUFLimits()
 
 def _require_gguf():
     """The ``gguf`` package's constants module, or a MissingExtraError that names the extra bringing it."""
-    if importlib.util.find_spec("gguf") is None:
-        raise MissingExtraError('Reading a GGUF header needs the gguf package; install it with '
-                                '`pip install "posenc-core[gguf]"` (or `pip install gguf`).', name="gguf")
-    from gguf import constants
-
-    return constants
+    return require_gguf("Reading a GGUF header")
 
 
 @dataclass(frozen=True)

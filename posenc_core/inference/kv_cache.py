@@ -10,7 +10,8 @@ torch and transformers are imported inside the functions, so ``import posenc_cor
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
 
@@ -26,6 +27,8 @@ __all__ = [
     "SCALING_ROPE_TYPES",
     "TINY_CONTEXT",
     "TINY_LLAMA",
+    "CacheContents",
+    "CacheRescaling",
     "cache_contents",
     "cache_rescaling_error",
     "tiny_llama",
@@ -42,15 +45,13 @@ MAX_CACHE_TOKENS = 256  # prefill + decode steps: one decode step is one forward
 # change of its max_seq_len_cached: "growth" (seq_len > max_seq_len_cached: inv_freq recomputed for seq_len),
 # "reset" (seq_len < original_max_seq_len < max_seq_len_cached: the original inv_freq restored), "none".
 PREFILL_UPDATES = ("none", "growth", "reset")
-# rope types compared against a full recompute: name -> what its frequencies do
-SCALING_ROPE_TYPES: dict[str, str] = {
-    "dynamic": "dynamic NTK: the base grows with the sequence once it passes the original context",
-    "yarn": "YaRN: one fixed set of frequencies (and attention factor) for every length",
-    "default": "no scaling: the plain RoPE frequencies",
-}
+# rope types compared against a full recompute: "dynamic" (dynamic NTK: the base grows with the sequence once it
+# passes the original context), "yarn" (one fixed set of frequencies and attention factor for every length),
+# "default" (no scaling: the plain RoPE frequencies)
+SCALING_ROPE_TYPES = ("dynamic", "yarn", "default")
 
 
-def tiny_rope_parameters(rope_type: str = "default", factor: float = 2.0) -> dict:
+def tiny_rope_parameters(rope_type: str = "default", factor: float = 2.0) -> dict[str, Any]:
     """The ``rope_parameters`` of the tiny Llama for a rope type.
 
     Args:
@@ -60,7 +61,7 @@ def tiny_rope_parameters(rope_type: str = "default", factor: float = 2.0) -> dic
     Returns:
         The dict transformers reads from ``LlamaConfig(rope_parameters=...)``.
     """
-    rope_type = as_choice("rope type", rope_type, tuple(SCALING_ROPE_TYPES))
+    rope_type = as_choice("rope type", rope_type, SCALING_ROPE_TYPES)
     factor = as_float("scale factor", factor, above=1.0, maximum=16.0)
     if rope_type == "default":
         return {"rope_type": "default", "rope_theta": TINY_BASE}
@@ -159,7 +160,43 @@ def _check_lengths(prefill, decode) -> tuple[int, int]:
     return prefill, decode
 
 
-def cache_contents(prefill: int, decode: int, *, layer: int = 0, seed: int = 0) -> dict:
+@dataclass(frozen=True)
+class CacheContents:
+    """What a ``DynamicCache`` holds after a prefill and decode steps of the tiny Llama (``cache_contents``);
+    n = prefill + decode cached positions.
+
+    Fields:
+        position: (n,) the cached positions.
+        keys: (kv_heads, n, head_dim) the cached keys.
+        values: (kv_heads, n, head_dim) the cached values.
+        theta: (head_dim/2,) the rotary module's inv_freq (rad/token).
+        expected: (n, head_dim/2) position × theta (rad).
+        key_turn: (kv_heads, n, head_dim/2) the angle by which each pair of a cached key is turned from its k_proj
+            output (rad), unwrapped along the positions.
+        value_turn: (kv_heads, n, head_dim/2) the same for the values from v_proj, in (-π, π].
+        query_turn: (head_dim/2,) the turn of the last query (first head), on the branch nearest (n - 1)·theta.
+        turn_gap: the largest |key_turn - expected| (rad).
+        kept: whether one more decode step leaves every cached row bit for bit as it was.
+        max_change: the largest change of those rows.
+        prefill_all_gap: the largest difference between these keys and those of one prefill of all n tokens
+            (float32 matmul rounding of one row against many).
+    """
+
+    position: np.ndarray
+    keys: np.ndarray
+    values: np.ndarray
+    theta: np.ndarray
+    expected: np.ndarray
+    key_turn: np.ndarray
+    value_turn: np.ndarray
+    query_turn: np.ndarray
+    turn_gap: float
+    kept: bool
+    max_change: float
+    prefill_all_gap: float
+
+
+def cache_contents(prefill: int, decode: int, *, layer: int = 0, seed: int = 0) -> CacheContents:
     """What a ``DynamicCache`` holds after a prefill of ``prefill`` tokens and ``decode`` decode steps of the tiny
     Llama, read back from ``cache.layers[layer].keys`` / ``.values``.
 
@@ -169,16 +206,6 @@ def cache_contents(prefill: int, decode: int, *, layer: int = 0, seed: int = 0) 
         layer: the decoder layer read, 0 or 1.
         seed: the seed of the weights and the tokens.
 
-    Returns:
-        {"position": (n,) the cached positions, n = prefill + decode; "keys", "values": (kv_heads, n, head_dim)
-        the cached tensors; "key_turn": (kv_heads, n, head_dim/2) the angle by which each pair of a cached key is
-        turned from its k_proj output, unwrapped along the positions; "value_turn": the same for the values from
-        v_proj, in (-π, π]; "query_turn": (head_dim/2,) the turn of the last query (first head), on the branch
-        nearest (n - 1)·theta; "theta": (head_dim/2,) the rotary module's inv_freq; "expected": (n, head_dim/2)
-        position × theta; "turn_gap": the largest |key_turn - expected|; "kept": True when one more decode step
-        leaves every cached row bit for bit as it was; "max_change": the largest change of those rows;
-        "prefill_all_gap": the largest difference between these keys and those of one prefill of all n tokens
-        (float32 matmul rounding of one row against many)}.
     """
     prefill, decode = _check_lengths(prefill, decode)
     layer = as_int("layer", layer, minimum=0, maximum=TINY_LLAMA["num_hidden_layers"] - 1)
@@ -203,17 +230,69 @@ def cache_contents(prefill: int, decode: int, *, layer: int = 0, seed: int = 0) 
     query_turn = np.mod(_pair_angle(run["query"][0].numpy()) - _pair_angle(run["q_raw"][0].numpy()), 2 * np.pi)
     query_turn += 2 * np.pi * np.round((expected[-1] - query_turn) / (2 * np.pi))  # the branch nearest (n-1)θ
     value_turn = np.angle(np.exp(1j * (_pair_angle(values) - _pair_angle(v_raw))))  # (kv, n, hd/2) in (-π, π]
-    return {
-        "position": position, "keys": keys, "values": values, "theta": theta, "expected": expected,
-        "key_turn": key_turn, "value_turn": value_turn, "query_turn": query_turn,
-        "turn_gap": float(np.max(np.abs(key_turn - expected[None]))),
-        "kept": bool(np.array_equal(after, keys)), "max_change": float(np.max(np.abs(after - keys))),
-        "prefill_all_gap": float(np.max(np.abs(everything - keys))),
-    }
+    return CacheContents(
+        position=position, keys=keys, values=values, theta=theta, expected=expected, key_turn=key_turn,
+        value_turn=value_turn, query_turn=query_turn, turn_gap=float(np.max(np.abs(key_turn - expected[None]))),
+        kept=bool(np.array_equal(after, keys)), max_change=float(np.max(np.abs(after - keys))),
+        prefill_all_gap=float(np.max(np.abs(everything - keys))))
+
+
+@dataclass(frozen=True)
+class CacheRescaling:
+    """Decoding with a ``DynamicCache`` against a full recompute (``cache_rescaling_error``), layer 0 of the tiny
+    Llama, ``total`` positions.
+
+    Fields:
+        position: (total,) the key positions.
+        score_error: (total,) the largest |q·k/√d| difference over the query heads between the last token's query
+            against the cached keys (read back from the cache) and against the full recompute's keys.
+        score_spread: (heads,) the standard deviation of each head's ``total`` recomputed scores.
+        relative_error: (total,) the largest |difference| / score_spread over the heads.
+        attention_change: (total,) the largest |difference| over the heads of the last token's attention weights
+            (transformers' eager attention), cache against full recompute.
+        attention_moved: (heads,) half the sum of those |differences| per head (the share of attention that moved).
+        key_error: (total,) the largest |cached key − recomputed key| at each position.
+        written_freq: (total,) the slowest pair's frequency (rad/token) the rotary module held when each key was
+            written.
+        written_len: (total,) its ``max_seq_len_cached`` then.
+        history_len: its ``max_seq_len_cached`` when the prompt arrived.
+        full_freq: the slowest frequency the full recompute used (rad/token).
+        logit_error: the largest |logit| difference of the last token.
+        recomputes: the number of decode forwards at which the rotary module changed its frequencies.
+        stale_keys: how many keys after position 0 were written with other frequencies than the full recompute's
+            (position 0 is turned by 0 under any).
+        prefill_update: what ``dynamic_rope_update`` did at the prefill, one of ``PREFILL_UPDATES``.
+    """
+
+    position: np.ndarray
+    score_error: np.ndarray
+    score_spread: np.ndarray
+    relative_error: np.ndarray
+    attention_change: np.ndarray
+    attention_moved: np.ndarray
+    key_error: np.ndarray
+    written_freq: np.ndarray
+    written_len: np.ndarray
+    history_len: int
+    full_freq: float
+    logit_error: float
+    recomputes: int
+    stale_keys: int
+    prefill_update: Literal["none", "growth", "reset"]
+
+
+def _last_scores(run: dict) -> np.ndarray:
+    """(heads, total) the last token's q·k/√d against the keys read back from the run's cache (layer 0)."""
+    import torch
+
+    group = TINY_LLAMA["num_attention_heads"] // TINY_LLAMA["num_key_value_heads"]
+    keys = run["cache"].layers[0].keys[0]  # (kv, total, hd): read back from the cache
+    keys = keys.repeat_interleave(group, dim=0)  # (heads, total, hd): each query head's KV head
+    return torch.einsum("hd,hnd->hn", run["query"], keys).numpy().astype(np.float64) * TINY_LLAMA["head_dim"] ** -0.5
 
 
 def cache_rescaling_error(rope_type: str, prefill: int, total: int, factor: float = 2.0, *, history: int = 0,
-                          seed: int = 0) -> dict:
+                          seed: int = 0) -> CacheRescaling:
     """Decode with a ``DynamicCache`` against a full recompute, for a rope type whose frequencies may change with
     the length: the tiny Llama (original context ``TINY_CONTEXT``) prefills ``prefill`` tokens and decodes up to
     ``total``; the full recompute is one forward of all ``total`` tokens on a fresh model.
@@ -230,24 +309,8 @@ def cache_rescaling_error(rope_type: str, prefill: int, total: int, factor: floa
             ``MAX_CACHE_TOKENS``.
         seed: the seed of the weights and the tokens.
 
-    Returns:
-        {"position": (total,); "score_error": (total,) the largest |q·k/√d| difference over the query heads of
-        layer 0, between the last token's query against the cached keys (read back from the cache) and against the
-        full recompute's keys, at each key position; "score_spread": (heads,) the standard deviation of each head's
-        ``total`` recomputed scores; "relative_error": (total,) the largest |difference| / score_spread over the
-        heads; "attention_change": (total,) the largest |difference| over the heads of the last token's attention
-        weights (transformers' eager attention of layer 0, cache against full recompute); "attention_moved":
-        (heads,) half the sum of those |differences| per head (the share of attention that moved);
-        "key_error": (total,) the largest |cached key − recomputed key| at each position (layer 0);
-        "written_freq": (total,) the slowest pair's frequency the rotary module held when each key was written;
-        "written_len": (total,) its ``max_seq_len_cached`` then; "history_len": its ``max_seq_len_cached`` when
-        the prompt arrived; "full_freq": the slowest frequency the full recompute used; "logit_error": the largest
-        |logit| difference of the last token; "recomputes": the number of decode forwards at which the rotary
-        module changed its frequencies; "stale_keys": how many keys after position 0 were written with other
-        frequencies than the full recompute's (position 0 is turned by 0 under any); "prefill_update": what
-        ``dynamic_rope_update`` did at the prefill, one of ``PREFILL_UPDATES``}.
     """
-    rope_type = as_choice("rope type", rope_type, tuple(SCALING_ROPE_TYPES))
+    rope_type = as_choice("rope type", rope_type, SCALING_ROPE_TYPES)
     total = as_int("sequence length", total, minimum=2, maximum=MAX_CACHE_TOKENS)
     prefill = as_int("prefill length", prefill, minimum=1, maximum=total - 1)
     history = as_int("history length", history, minimum=0, maximum=MAX_CACHE_TOKENS)
@@ -258,26 +321,19 @@ def cache_rescaling_error(rope_type: str, prefill: int, total: int, factor: floa
     earlier = _tokens(history, seed + 1) if history else None  # other text: only its length reaches the rotary
     run = _run_cached(tiny_llama(rope_type, factor, seed=seed), tokens, prefill, 0, earlier)
     full = _run_cached(tiny_llama(rope_type, factor, seed=seed), tokens, total, 0)  # one forward: no decode step
-    scale = TINY_LLAMA["head_dim"] ** -0.5
-    group = TINY_LLAMA["num_attention_heads"] // TINY_LLAMA["num_key_value_heads"]
-    scores = []
-    for r in (run, full):
-        keys = r["cache"].layers[0].keys[0]  # (kv, total, hd): read back from the cache
-        keys = keys.repeat_interleave(group, dim=0)  # (heads, total, hd): each query head's KV head
-        scores.append(torch.einsum("hd,hnd->hn", r["query"], keys).numpy().astype(np.float64) * scale)
+    scores = [_last_scores(run), _last_scores(full)]
     gap = np.abs(scores[0] - scores[1])  # (heads, total)
     spread = scores[1].std(axis=1)  # (heads,)
     moved = np.abs(run["attention"] - full["attention"])  # (heads, total)
     key_gap = np.abs(run["cache"].layers[0].keys[0].numpy() - full["cache"].layers[0].keys[0].numpy())
     freq = run["freq"]  # (total,)
     written, before = int(run["cached"][0]), run["before"]
-    return {
-        "position": np.arange(total), "score_error": gap.max(axis=0), "score_spread": spread,
-        "relative_error": (gap / spread[:, None]).max(axis=0), "attention_change": moved.max(axis=0),
-        "attention_moved": 0.5 * moved.sum(axis=1), "key_error": key_gap.max(axis=(0, 2)), "written_freq": freq,
-        "written_len": run["cached"], "history_len": run["before"], "full_freq": float(full["freq"][-1]),
-        "logit_error": float(torch.max(torch.abs(run["logits"] - full["logits"]))),
-        "recomputes": int(np.count_nonzero(np.diff(freq[prefill - 1:]))),
-        "stale_keys": int(np.count_nonzero(freq[1:] != full["freq"][-1])),
-        "prefill_update": "growth" if written > before else "reset" if written < before else "none",
-    }
+    return CacheRescaling(
+        position=np.arange(total), score_error=gap.max(axis=0), score_spread=spread,
+        relative_error=(gap / spread[:, None]).max(axis=0), attention_change=moved.max(axis=0),
+        attention_moved=0.5 * moved.sum(axis=1), key_error=key_gap.max(axis=(0, 2)), written_freq=freq,
+        written_len=run["cached"], history_len=run["before"], full_freq=float(full["freq"][-1]),
+        logit_error=float(torch.max(torch.abs(run["logits"] - full["logits"]))),
+        recomputes=int(np.count_nonzero(np.diff(freq[prefill - 1:]))),
+        stale_keys=int(np.count_nonzero(freq[1:] != full["freq"][-1])),
+        prefill_update="growth" if written > before else "reset" if written < before else "none")

@@ -45,26 +45,17 @@ from __future__ import annotations
 
 import copy
 import math
-import re
 from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Any
 
-from .._checks import as_float, as_int
 from ..configs.reader import _quiet_transformers, config_object
-from .command_lines import _json_object, _number, _pairs, _split, _without_program
+from .vllm_flags import AUTO_FIT, VllmFlags
 
 __all__ = [
-    "ALLOW_LONG_ENV", "AUTO_FIT", "DEFAULT_LENGTH", "LENGTH_KEYS", "MAX_SERVABLE", "MIN_TOKEN_BYTES", "REFUSALS",
-    "ROPE_LENGTH_RULES", "UNSCALED_MODEL_TYPES", "VLLM_CONFIG_CLASSES", "VLLM_OPTIONS", "VLLM_REMOVED",
-    "VllmContext", "vllm_config", "vllm_context", "vllm_flags"
+    "DEFAULT_LENGTH", "LENGTH_KEYS", "MAX_SERVABLE", "MIN_TOKEN_BYTES", "REFUSALS", "ROPE_LENGTH_RULES",
+    "UNSCALED_MODEL_TYPES", "VLLM_CONFIG_CLASSES", "VllmContext", "vllm_config", "vllm_context",
 ]
-
-# vLLM's flags that change positions. --rope-scaling and --rope-theta were deprecated for --hf-overrides in
-# vLLM 0.5.x (PR #5836) and removed in PR #28006 (Nov 2025); vLLM 0.13 answers "unrecognized arguments".
-VLLM_OPTIONS = ("--max-model-len", "--hf-overrides", "--rope-scaling", "--rope-theta")
-_VLLM_SKIPPED = ("--model",)
-VLLM_REMOVED = {"--rope-scaling": "rope_scaling", "--rope-theta": "rope_theta"}
-ALLOW_LONG_ENV = "VLLM_ALLOW_LONG_MAX_MODEL_LEN"  # vllm envs: on when the value is "1" or "true" (any case)
 
 # derive_max_model_len_and_key's keys, in its order (the smallest set one wins, then model_max_length)
 LENGTH_KEYS = ("max_position_embeddings", "n_positions", "max_seq_len", "seq_length", "model_max_length",
@@ -169,89 +160,12 @@ class _Stop(Exception):
         self.code = code
 
 
-# ---------------------------------------------------------------- the command line
-
-
-def _env(tokens: list[str]) -> tuple[list[str], bool]:
-    """Leading ``NAME=value`` words (the shell's environment for the command): only ALLOW_LONG_ENV is read."""
-    allow = False
-    while tokens and "=" in tokens[0] and not tokens[0].startswith("-"):
-        name, _, value = tokens[0].partition("=")
-        if name != ALLOW_LONG_ENV:
-            raise ValueError(f"{name} is not an environment variable read here: only {ALLOW_LONG_ENV} changes "
-                             "the context length.")
-        allow = value.strip().lower() in ("1", "true")
-        tokens = tokens[1:]
-    return tokens, allow
-
-
-AUTO_FIT = -1  # --max-model-len -1 or auto: vLLM fits the length to the KV-cache memory at start-up
-_DECIMAL = {"k": 10**3, "m": 10**6, "g": 10**9, "t": 10**12}
-_BINARY = {"K": 2**10, "M": 2**20, "G": 2**30, "T": 2**40}
-_MAX_ASKED = 1 << 30  # the longest --max-model-len read here
-
-
-def _max_model_len(flag: str, text: str) -> int:
-    """``--max-model-len`` as vLLM's ``human_readable_int_or_auto`` parses it (``vllm/utils/argparse_utils.py``):
-    ``-1`` or ``auto`` (any case) for the fit to memory; a number with a decimal suffix (k, m, g, t: ``25.6k`` is
-    25,600, ``int(float(number) * 10**3)``) or a binary one without decimals (K, M, G, T: ``1K`` is 1,024); else
-    Python's ``int()``."""
-    value = text.strip()
-    if value == "-1" or value.lower() == "auto":
-        return AUTO_FIT
-    match = re.fullmatch(r"(\d+(?:\.\d+)?)([kKmMgGtT])", value)
-    try:
-        if match and match.group(2) in _DECIMAL:
-            length = int(float(match.group(1)) * _DECIMAL[match.group(2)])
-        elif match:
-            length = int(match.group(1)) * _BINARY[match.group(2)]  # a decimal here: vLLM refuses it too
-        else:
-            length = int(value)
-    except ValueError:
-        raise ValueError(f"{flag} takes a whole number, a number with k, m, g, t (powers of 1,000) or K, M, G, T "
-                         f"(powers of 1,024, whole numbers only), or auto; vLLM refuses {text!r}.") from None
-    return as_int(flag, length, minimum=1, maximum=_MAX_ASKED)
-
-
-def vllm_flags(text: str) -> dict:
-    """The position settings of a ``vllm serve`` command line, as text.
-
-    Returns:
-        ``{"max_model_len": int | None, "overrides": {config key: value} (--hf-overrides), "legacy": {config key:
-        value} (--rope-scaling / --rope-theta), "removed": [flags vLLM no longer has], "allow_long": bool}``.
-        ``allow_long`` is ``VLLM_ALLOW_LONG_MAX_MODEL_LEN=1`` (or ``true``) written before the command. Later
-        flags win. Raises ``ValueError`` naming an unknown flag or variable, or a malformed value.
-    """
-    out: dict = {"max_model_len": None, "overrides": {}, "legacy": {}, "removed": [], "allow_long": False}
-    tokens, out["allow_long"] = _env(_split(text, "vLLM flags"))
-    tokens = _without_program(tokens)
-    if tokens[:1] == ["serve"]:  # vllm serve MODEL ...
-        tokens = tokens[2:] if len(tokens) > 1 and not tokens[1].startswith("-") else tokens[1:]
-    for flag, value in _pairs(tokens, "vLLM flags"):
-        if flag in _VLLM_SKIPPED:
-            continue
-        if flag == "--max-model-len":
-            out["max_model_len"] = _max_model_len(flag, value)
-        elif flag == "--hf-overrides":
-            out["overrides"].update(_json_object(flag, value))
-        elif flag == "--rope-scaling":
-            out["legacy"]["rope_scaling"] = _json_object(flag, value)
-            out["removed"].append(flag)
-        elif flag == "--rope-theta":
-            out["legacy"]["rope_theta"] = as_float(flag, _number(flag, value), above=1.0)
-            out["removed"].append(flag)
-        else:
-            raise ValueError(f"{flag} is not one of the vLLM flags read here: {', '.join(VLLM_OPTIONS)} "
-                             "(and --model).")
-    return out
-
-
-def vllm_config(config: Mapping, flags: Mapping) -> tuple[dict, VllmContext]:
+def vllm_config(config: Mapping[str, Any], flags: VllmFlags) -> tuple[dict[str, Any], VllmContext]:
     """The config.json with vLLM's overrides on top, as the frequency readings take it, and ``vllm_context``.
 
     An override of ``rope_parameters`` or ``rope_scaling`` replaces the file's RoPE dict under either name.
     """
-    overrides = {**(flags.get("legacy") or {}), **(flags.get("overrides") or {})}
+    overrides = {**flags.legacy, **flags.overrides}
     merged = dict(config)
     if "rope_parameters" in overrides or "rope_scaling" in overrides:
         merged.pop("rope_parameters", None)
@@ -356,15 +270,15 @@ def _text_config(root):
         raise _Stop("text_config_ambiguous") from None
 
 
-def _overridden(root, flags: Mapping):
+def _overridden(root, flags: VllmFlags):
     """The config object after vLLM's config parser, get_config and _apply_dict_overrides, and its text config
     (get_hf_text_config)."""
     from transformers import PretrainedConfig
 
     if hasattr(root, "llm_config") and not hasattr(root, "text_config"):  # _maybe_remap_hf_config_attrs
         root.update({"text_config": root.llm_config})
-    overrides = dict(flags.get("overrides") or {})
-    flat = {**(flags.get("legacy") or {}), **{k: v for k, v in overrides.items() if not isinstance(v, dict)}}
+    overrides = dict(flags.overrides)
+    flat = {**flags.legacy, **{k: v for k, v in overrides.items() if not isinstance(v, dict)}}
     for key, value in flat.items():
         _set(root, key, copy.deepcopy(value))
     _patch_rope(root)
@@ -504,12 +418,12 @@ def _derived(text, asked):
                                                                 else key_length)
 
 
-def vllm_context(config: Mapping, flags: Mapping) -> VllmContext:
+def vllm_context(config: Mapping[str, Any], flags: VllmFlags) -> VllmContext:
     """The context length ``vllm serve`` starts this model with, following ``_get_and_verify_max_len``.
 
     Args:
         config: the model's config.json dict (read through its transformers config class).
-        flags: ``vllm_flags``' dict (``--max-model-len``, ``--hf-overrides``, the removed RoPE flags, read as
+        flags: ``vllm_flags``' ``VllmFlags`` (``--max-model-len``, ``--hf-overrides``, the removed RoPE flags, read as
             ``config.update`` as vLLM before PR #28006 applied them, and VLLM_ALLOW_LONG_MAX_MODEL_LEN).
 
     Returns:
@@ -517,7 +431,9 @@ def vllm_context(config: Mapping, flags: Mapping) -> VllmContext:
 
     Raises ``ValueError`` for a config transformers' class refuses, or an override it refuses (naming it).
     """
-    asked = flags.get("max_model_len")
+    if not isinstance(flags, VllmFlags):
+        raise ValueError(f"flags must be vllm_flags' VllmFlags, but got {type(flags).__name__}.")
+    asked = flags.max_model_len
     built = config_object(config)
     if built.obj is None:
         return _stopped("no_config_class", built.model_type, "none", asked)
@@ -544,7 +460,7 @@ def vllm_context(config: Mapping, flags: Mapping) -> VllmContext:
     if asked is None or asked == AUTO_FIT:  # -1 takes the default, and later lowers it to what memory holds
         served, served_rule, refusal = default, None if late else ("default" if asked is None else "auto_fit"), late
     else:
-        served, served_rule, refusal = _served(derived, key, model_max_length, asked, flags.get("allow_long"))
+        served, served_rule, refusal = _served(derived, key, model_max_length, asked, flags.allow_long)
     if served is not None and served > MAX_SERVABLE and served_rule != "auto_fit":  # auto lowers it to memory
         served, served_rule, refusal = None, None, "kv_cache_cannot_hold"
     types = tuple(e["rope_type"] for e in entries or () if isinstance(e, Mapping) and "rope_type" in e)
