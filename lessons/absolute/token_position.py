@@ -90,7 +90,7 @@ def balance_tab(x, words, made, text: str, dim: int, init: str, scale: bool) -> 
     def width_reveal() -> str:
         return (f"Measured on made-up words, the ratio goes from {m0:.3f} at d = {dim} to {m1:.3f} at "
                 f"d = {2 * dim}; 1 / (s√2) predicts {e0:.3f} → {e1:.3f}, since the token entries have "
-                f"size s = {wider['std'][0]:.4g} → {wider['std'][1]:.4g}.")
+                f"size s = {wider.std[0]:.4g} → {wider.std[1]:.4g}.")
 
     with classroom.predict("tp_width", f"Double the width from {dim} to {2 * dim}, same init and × √d setting. "
                            "What happens to ||position row|| / ||token embedding||?",
