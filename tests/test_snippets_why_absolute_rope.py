@@ -9,10 +9,10 @@ import numpy as np
 import pytest
 
 import page_kit
-from lessons.absolute import sinusoidal_views
+from lessons.absolute import learned_views, sinusoidal_views
 from lessons.attention_bias import alibi_views
 from lessons.rope import pair_views, rope_views
-from lessons.why_position import why_views
+from lessons.why_position import order_views, why_views
 from page_kit import registry
 from posenc_core.rope import ANGLE_DTYPES, ROPE_LAYOUTS, ROPE_MODEL_PRESETS
 from tests import apptest_pages
@@ -31,7 +31,8 @@ def charts(monkeypatch):
         show(chart)
 
     monkeypatch.setattr(page_kit, "show", record)  # lessons import show from page_kit on every run
-    for views in (why_views, sinusoidal_views, pair_views, rope_views, alibi_views):  # views call their own show
+    # views call their own show
+    for views in (why_views, order_views, sinusoidal_views, learned_views, pair_views, rope_views, alibi_views):
         monkeypatch.setattr(views, "show", record)
     return shown
 
