@@ -251,7 +251,7 @@ LESSONS = {
     "learned": (["absolute/learned.py"], {"P": "pc.absolute.minilm_position_table()"}, [  # all 512 rows analysed
         ("{'similarity': pc.absolute.sampled_similarity(P), 'ends': pc.measures.similarity_matrix(P[[0, 1, -1]], 'cosine'), "
          "'pca': pc.absolute.principal_components(P, min(6, *P.shape)), 'summary': pc.absolute.table_summary(P)}", F32),
-        ("pc.absolute.learned_lookup(P, 2 * len(P), strict=False), pc.absolute.missing_rows_message(len(P), 2 * len(P))", F32)]),
+        ("pc.absolute.learned_lookup(P, 2 * len(P), strict=False), pc.absolute.missing_rows(len(P), 2 * len(P))", F32)]),
     "token_position": (["absolute/token_position.py"], {"s": "fill(s, len(s), MAX_TOKENS)"}, [
         ("pc.absolute.token_plus_position(pc.why_position.tokenize(s), d, c, True)", F32, "pc.absolute.EMBEDDING_INITS"),
         ("pc.absolute.embedding_norm_balance(sorted(set(WIDTHS) | {d}), c, True)", F32, "pc.absolute.EMBEDDING_INITS")]),

@@ -78,13 +78,13 @@ def measure(path: str) -> None:
     pca, summary = principal_components(table, 6), table_summary(table)
     figures.heatmap(table, title="t", x_title="c", y_title="p", value_name="P", name="t", signed=True, robust=99,
                     alt="t")
-    figures.heatmap(sim["similarity"], x=sim["positions"], y=sim["positions"], title="s", x_title="j", y_title="i",
+    figures.heatmap(sim.similarity, x=sim.positions, y=sim.positions, title="s", x_title="j", y_title="i",
                     name="s", alt="s")
     figures.heatmap(learned_lookup(table, 2 * table.shape[0], strict=False), title="l", x_title="c",
                     y_title="p", name="l", signed=True, robust=99, alt="l")
-    figures.lines(range(table.shape[0]), {f"c{c}": table[:, c] for c in summary["busiest"]}, title="d",
+    figures.lines(range(table.shape[0]), {f"c{c}": table[:, c] for c in summary.busiest}, title="d",
                   x_title="p", y_title="v", name="d", alt="d")
-    figures.lines(range(table.shape[0]), {f"PC {c}": pca["scores"][:, c] for c in range(4)}, title="p",
+    figures.lines(range(table.shape[0]), {f"PC {c}": pca.scores[:, c] for c in range(4)}, title="p",
                   x_title="p", y_title="v", name="p", alt="p")
     elapsed, cpu = time.perf_counter() - start, time.process_time() - cpu
     grew = (_rss_kib("VmHWM") - before) / 1024

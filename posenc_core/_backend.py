@@ -10,6 +10,7 @@ in torch on the chosen device. torch is imported lazily; the numbers that must e
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import functools
 import importlib.util
 from collections.abc import Callable, Iterator
@@ -138,13 +139,16 @@ def _as_tensors(value: Any, device: str) -> Any:
         return [_as_tensors(v, device) for v in value]
     if isinstance(value, dict):
         return {k: _as_tensors(v, device) for k, v in value.items()}
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):  # a typed result: the same type, fields moved
+        return dataclasses.replace(value, **{f.name: _as_tensors(getattr(value, f.name), device)
+                                             for f in dataclasses.fields(value) if f.init})
     return value
 
 
 def keeps_kind(fn: F) -> F:
     """A function that computes in numpy, given a torch tensor, returns torch tensors (on that tensor's device):
     its tensor arguments reach it as numpy arrays (``to_numpy``), so its own calls stay in numpy, and each array
-    of its result, inside tuples, lists and dicts too, comes back as a tensor; numbers and strings stay."""
+    of its result, inside tuples, lists, dicts and dataclasses too, comes back as a tensor; numbers and strings stay."""
     @functools.wraps(fn)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         tensor = next((x for x in (*args, *kwargs.values()) if is_tensor(x)), None)

@@ -1,3 +1,5 @@
+import dataclasses
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -173,8 +175,8 @@ def test_naive_norm_ratio(n, dim):
 
 def test_naive_inputs_add_the_code_to_every_channel():
     parts = naive_inputs(6, 5, "integer")
-    np.testing.assert_allclose(parts["sum"] - parts["token"], np.arange(6)[:, None] * np.ones((1, 5)))
-    assert abs(parts["token"].std() - 1) < 0.5
+    np.testing.assert_allclose(parts.sum - parts.token, np.arange(6)[:, None] * np.ones((1, 5)))
+    assert abs(parts.token.std() - 1) < 0.5
 
 
 def _token_embeddings_before(tokens, dim, std=1.0):
@@ -226,10 +228,11 @@ def test_naive_inputs_match_their_former_code_bit_for_bit(n, dim, kind):
     _tokens._seeded_state.cache_clear()  # the first call seeds, the second reads the kept states
     for _ in range(2):
         new = naive_inputs(n, dim, kind)
-        assert list(new) == list(old)
+        assert [f.name for f in dataclasses.fields(new)] == list(old)
         for key in old:
-            assert new[key].dtype == old[key].dtype and new[key].shape == old[key].shape
-            assert new[key].tobytes() == old[key].tobytes(), key
+            part = getattr(new, key)
+            assert part.dtype == old[key].dtype and part.shape == old[key].shape
+            assert part.tobytes() == old[key].tobytes(), key
 
 
 @pytest.mark.parametrize("args", [(0, 4), (5000, 4), (4, 0), (4, 20000), (4, 4, "log"), ("4", 4), (4096, 16384)])
@@ -265,10 +268,10 @@ def test_rounding_the_wave_gives_the_bit_back(bits):
 
 def test_token_plus_position_adds_rows_and_norms():
     parts = token_plus_position(["my", "kid", "my"], 16, "normal(0, 1/sqrt(d))", True)
-    np.testing.assert_allclose(parts["input"], parts["token"] + parts["position"])
-    np.testing.assert_allclose(parts["position_norm"], np.sqrt(8))
-    np.testing.assert_array_equal(parts["token"][0], parts["token"][2])  # same word, same token row
-    np.testing.assert_allclose(parts["position"], pc.sinusoidal(3, 16, dtype="float64"))
+    np.testing.assert_allclose(parts.input, parts.token + parts.position)
+    np.testing.assert_allclose(parts.position_norm, np.sqrt(8))
+    np.testing.assert_array_equal(parts.token[0], parts.token[2])  # same word, same token row
+    np.testing.assert_allclose(parts.position, pc.sinusoidal(3, 16, dtype="float64"))
 
 
 @pytest.mark.parametrize("init, scale, expected", [
@@ -278,8 +281,8 @@ def test_token_plus_position_adds_rows_and_norms():
 ])
 def test_norm_balance_matches_its_expectation(init, scale, expected):
     balance = embedding_norm_balance([64, 256, 1024], init, scale)
-    np.testing.assert_allclose(balance["expected"], expected)
-    np.testing.assert_allclose(balance["measured"], expected, rtol=0.05)  # chi distribution, 256 words
+    np.testing.assert_allclose(balance.expected, expected)
+    np.testing.assert_allclose(balance.measured, expected, rtol=0.05)  # chi distribution, 256 words
 
 
 def _norm_balance_before(dims, init="normal(0, 1/sqrt(d))", scale=True, samples=256):
@@ -312,10 +315,11 @@ def _norm_balance_before(dims, init="normal(0, 1/sqrt(d))", scale=True, samples=
 def test_norm_balance_matches_its_former_code_bit_for_bit(dims, samples, init, scale):
     """The same words, seeds and standard_normal(d) draws as token_embeddings at each width: the same bits."""
     new, old = embedding_norm_balance(dims, init, scale, samples), _norm_balance_before(dims, init, scale, samples)
-    assert list(new) == list(old)
+    assert [f.name for f in dataclasses.fields(new)] == list(old)
     for key in old:
-        assert new[key].dtype == old[key].dtype and new[key].shape == old[key].shape
-        assert new[key].tobytes() == old[key].tobytes(), key
+        part = getattr(new, key)
+        assert part.dtype == old[key].dtype and part.shape == old[key].shape
+        assert part.tobytes() == old[key].tobytes(), key
 
 
 @pytest.mark.parametrize("args", [([7],), ([8, 9],), ([0],), ([8], "xavier"), ([], "xavier"), (["8"],), ([16384] * 40,),
@@ -329,12 +333,12 @@ def test_norm_balance_refuses_as_its_former_code(args):
         assert str(raised.value) == str(error)
         return
     new = embedding_norm_balance(*args)
-    assert all(new[k].tobytes() == old[k].tobytes() for k in old)
+    assert all(getattr(new, k).tobytes() == old[k].tobytes() for k in old)
 
 
 def test_unscaled_small_init_grows_with_width():
     balance = embedding_norm_balance([16, 1024], "normal(0, 1/sqrt(d))", False)
-    np.testing.assert_allclose(balance["expected"], np.sqrt([16, 1024]) / np.sqrt(2))
+    np.testing.assert_allclose(balance.expected, np.sqrt([16, 1024]) / np.sqrt(2))
 
 
 @pytest.mark.parametrize("call, message", [
@@ -372,7 +376,7 @@ def test_fraction_codes_by_length():
                                                   ("normal(0, 1/sqrt(d))", False, "grows")])
 def test_norm_ratio_doubling(init, scale, change):
     assert norm_ratio_doubling(64, init, scale) == change
-    before, after = embedding_norm_balance([64, 128], init, scale)["expected"]
+    before, after = embedding_norm_balance([64, 128], init, scale).expected
     assert after / before == pytest.approx({"same": 1, "grows": 2 ** 0.5, "shrinks": 2 ** -0.5}[change])
 
 
@@ -386,16 +390,16 @@ def test_fraction_code_order():
 
 def test_binary_column_at_fractional_positions():
     col = binary_column([0, 1.5, 2, 3.9, 4], 1)
-    np.testing.assert_array_equal(col["bit"], [0, 0, 1, 1, 0])
-    np.testing.assert_array_equal(col["signed"], [1, 1, -1, -1, 1])
-    np.testing.assert_allclose(col["wave"], np.cos(np.pi * (np.array([0, 1.5, 2, 3.9, 4]) - 0.5) / 2))
+    np.testing.assert_array_equal(col.bit, [0, 0, 1, 1, 0])
+    np.testing.assert_array_equal(col.signed, [1, 1, -1, -1, 1])
+    np.testing.assert_allclose(col.wave, np.cos(np.pi * (np.array([0, 1.5, 2, 3.9, 4]) - 0.5) / 2))
     with pytest.raises(ValueError, match="at most 23"):
         binary_column([0], 24)
 
 
 def test_binary_column_curve_covers_whole_periods():
     xs, col = binary_column_curve(2, periods=3, samples=49)
-    assert xs[0] == 0 and xs[-1] == 24 and col["wave"].shape == (49,)
+    assert xs[0] == 0 and xs[-1] == 24 and col.wave.shape == (49,)
     with pytest.raises(ValueError, match="periods"):
         binary_column_curve(1, periods=0)
 
@@ -470,8 +474,8 @@ def test_sinusoidal_numbers_the_lesson_states():
     assert sinusoidal_full_circles(32, 64, 10000) == int((sinusoidal_coverage(32, 64, 10000) >= 1).sum())
     assert sinusoidal_full_circles(1, 64) == 0
     doubling = sinusoidal_base_doubling(64, 10000)
-    assert doubling["ratio"] == pytest.approx(2 ** (62 / 64))
-    assert doubling["now"] == pytest.approx(2 * np.pi * 10000 ** (62 / 64))
+    assert doubling.ratio == pytest.approx(2 ** (62 / 64))
+    assert doubling.now == pytest.approx(2 * np.pi * 10000 ** (62 / 64))
     t2t = pc.sinusoidal(40, 16, 100.0, "concat", variant="tensor2tensor")
     assert sinusoidal_variant_gap(40, 16, 100.0) == float(np.abs(t2t - pc.sinusoidal(40, 16, 100.0, "concat")).max())
     assert sinusoidal_wavelength_step(8, 10000) == pytest.approx(10.0)
@@ -515,3 +519,9 @@ def test_toeplitz_deviation_equals_the_loop_over_diagonals(rows, cols, dtype, ho
 def test_toeplitz_deviation_of_the_lessons_largest_table():
     similarity = similarity_matrix(pc.sinusoidal(2048, 1024))  # (2048, 2048) float32
     assert toeplitz_deviation(similarity) == _toeplitz_deviation_before(similarity)
+
+
+def test_every_embedding_init_has_its_words():
+    from lessons.absolute.words import INIT_USERS
+
+    assert list(INIT_USERS) == list(EMBEDDING_INITS)

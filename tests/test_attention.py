@@ -42,20 +42,20 @@ def test_self_attention_matches_torch_reference():
 
 def test_the_movie_likes_my_kid_cannot_be_told_apart():
     result = order_experiment(SENTENCE, 16, "custom", order="3,4,2,0,1")
-    assert result["reordered"] == ["the", "movie", "likes", "my", "kid"]
-    assert result["equivariance_gap"] < 1e-12
-    assert result["pooled_gap"] < 1e-12
-    np.testing.assert_allclose(result["weights_reordered"],
-                               result["weights"][np.ix_(result["perm"], result["perm"])], atol=1e-12)
+    assert result.reordered == ["the", "movie", "likes", "my", "kid"]
+    assert result.equivariance_gap < 1e-12
+    assert result.pooled_gap < 1e-12
+    np.testing.assert_allclose(result.weights_reordered,
+                               result.weights[np.ix_(result.perm, result.perm)], atol=1e-12)
 
 
 def test_positions_break_the_equality():
     result = order_experiment(SENTENCE, 16, "custom", order="3,4,2,0,1", positions=True)
-    assert result["equivariance_gap"] > 1e-2 and result["pooled_gap"] > 1e-2
+    assert result.equivariance_gap > 1e-2 and result.pooled_gap > 1e-2
     # the bars' difference series and the grids' shared colour range are the same numbers the gaps come from
-    np.testing.assert_array_equal(result["pooled_difference"], result["pooled"] - result["pooled_reordered"])
-    assert np.abs(result["pooled_difference"]).max() == result["pooled_gap"]
-    assert result["output_bound"] == max(np.abs(result["out"]).max(), np.abs(result["out_reordered"]).max())
+    np.testing.assert_array_equal(result.pooled_difference, result.pooled - result.pooled_reordered)
+    assert np.abs(result.pooled_difference).max() == result.pooled_gap
+    assert result.output_bound == max(np.abs(result.out).max(), np.abs(result.out_reordered).max())
 
 
 @settings(max_examples=30, deadline=None)
@@ -63,9 +63,9 @@ def test_positions_break_the_equality():
        seed=st.integers(0, 1000), pooling=st.sampled_from(POOLINGS), dim=st.sampled_from([2, 8, 32]))
 def test_permutation_equivariance_and_pooled_invariance(words, seed, pooling, dim):
     result = order_experiment(" ".join(words), dim, "shuffle", seed=seed, pooling=pooling)
-    assert result["equivariance_gap"] < 1e-9
-    assert result["pooled_gap"] < 1e-9
-    assert sorted(result["perm"].tolist()) == list(range(len(words)))
+    assert result.equivariance_gap < 1e-9
+    assert result.pooled_gap < 1e-9
+    assert sorted(result.perm.tolist()) == list(range(len(words)))
 
 
 def test_permutation_kinds():
@@ -88,8 +88,8 @@ def test_image_patches_shuffle_back_and_forth():
 
 
 def test_bag_of_patches():
-    assert patch_experiment(48, 8, seed=2)["pooled_gap"] < 1e-9
-    assert patch_experiment(48, 8, seed=2, positions=True)["pooled_gap"] > 1e-2
+    assert patch_experiment(48, 8, seed=2).pooled_gap < 1e-9
+    assert patch_experiment(48, 8, seed=2, positions=True).pooled_gap > 1e-2
 
 
 @pytest.mark.parametrize("call, message", [

@@ -1,5 +1,6 @@
 """The torch backend returns tensors equal to the numpy results; the core imports without torch."""
 
+import dataclasses
 import subprocess
 import sys
 from pathlib import Path
@@ -154,6 +155,8 @@ KIND_CALLS = {
 
 
 def _leaves(value):
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):  # a typed result: its fields, in order
+        return [leaf for f in dataclasses.fields(value) for leaf in _leaves(getattr(value, f.name))]
     if isinstance(value, dict):
         return [leaf for v in value.values() for leaf in _leaves(v)]
     if isinstance(value, (tuple, list)):

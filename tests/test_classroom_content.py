@@ -28,9 +28,9 @@ def test_stick_breaking_snippets_give_the_weights():
     ns = _one(_view("stick_breaking", level="1.5", current="true"))
     expected = stick_breaking_sentence(TEXT, 1.5, 8, 2, 0, attend_current=True)
     for key in ("stick", "alibi", "softmax"):
-        np.testing.assert_array_equal(ns["ex"][key], expected[key])
+        np.testing.assert_array_equal(getattr(ns["ex"], key), getattr(expected, key))
     ns = _one(_view("stick_breaking", "Constant scores", z="-1.5"))
-    np.testing.assert_array_equal(ns["out"]["weights"], stick_breaking_constant(-1.5, 24)["weights"])
+    np.testing.assert_array_equal(ns["out"].weights, stick_breaking_constant(-1.5, 24).weights)
 
 
 def test_path_snippets_give_the_scores():

@@ -140,8 +140,8 @@ def _stick_by_recursion(logits, attend_current):
 def test_stick_breaking_by_hand():
     # beta = 1/2 for every key: the nearest takes 1/2, the next 1/4, then 1/8; 1/8 is left
     out = stick_breaking_weights(np.zeros((4, 4)))
-    np.testing.assert_allclose(out["weights"][3], [0.125, 0.25, 0.5, 0.0])
-    np.testing.assert_allclose(out["remainder"], [1.0, 0.5, 0.25, 0.125])
+    np.testing.assert_allclose(out.weights[3], [0.125, 0.25, 0.5, 0.0])
+    np.testing.assert_allclose(out.remainder, [1.0, 0.5, 0.25, 0.125])
 
 
 @settings(max_examples=30, deadline=None)
@@ -150,24 +150,24 @@ def test_stick_breaking_follows_the_recursion_and_sums_to_at_most_one(length, se
     logits = np.random.default_rng(seed).normal(0, 3, (length, length))
     out = stick_breaking_weights(logits, attend_current)
     weights, rest = _stick_by_recursion(logits, attend_current)
-    np.testing.assert_allclose(out["weights"], weights, atol=1e-12)
-    np.testing.assert_allclose(out["remainder"], rest, atol=1e-12)
-    sums = out["weights"].sum(-1)
+    np.testing.assert_allclose(out.weights, weights, atol=1e-12)
+    np.testing.assert_allclose(out.remainder, rest, atol=1e-12)
+    sums = out.weights.sum(-1)
     assert (sums <= 1 + 1e-12).all()
-    np.testing.assert_allclose(sums + out["remainder"], 1.0, atol=1e-12)
+    np.testing.assert_allclose(sums + out.remainder, 1.0, atol=1e-12)
 
 
 @pytest.mark.parametrize("logit", [-2.0, 0.0, 1.5])
 def test_constant_logit_gives_a_geometric_decay_like_alibi(logit):
     out = stick_breaking_constant(logit, 12)
-    t = out["distance"]
-    np.testing.assert_allclose(out["weights"], _sigmoid(logit) * _sigmoid(-logit) ** (t - 1), rtol=1e-12)
+    t = out.distance
+    np.testing.assert_allclose(out.weights, _sigmoid(logit) * _sigmoid(-logit) ** (t - 1), rtol=1e-12)
     # the same shape as softmax + ALiBi with slope softplus(z): proportional, only the normalisation differs
-    assert out["slope"] == pytest.approx(math.log1p(math.exp(logit)))
-    ratio = out["weights"] / out["alibi"]
+    assert out.slope == pytest.approx(math.log1p(math.exp(logit)))
+    ratio = out.weights / out.alibi
     np.testing.assert_allclose(ratio, ratio[0], rtol=1e-10)
-    assert out["weights"].sum() + out["remainder"] == pytest.approx(1.0)
-    assert out["ratio"] == pytest.approx(_sigmoid(-logit))
+    assert out.weights.sum() + out.remainder == pytest.approx(1.0)
+    assert out.ratio == pytest.approx(_sigmoid(-logit))
 
 
 @pytest.mark.parametrize("attend_current", [False, True])
@@ -180,18 +180,18 @@ def test_stick_breaking_matches_flash_linear_attention_reference(attend_current)
     out, rem = naive(*(torch.tensor(a) for a in (q, k, v)), attend_current=attend_current)  # float64 inside
     for h in range(heads):
         got = stick_breaking_weights(q[0, :, h] @ k[0, :, h].T / math.sqrt(dim), attend_current)
-        np.testing.assert_allclose(got["weights"] @ v[0, :, h], out[0, :, h].numpy(), atol=1e-10)
-        np.testing.assert_allclose(got["remainder"], rem[0, :, h].numpy(), atol=1e-10)
+        np.testing.assert_allclose(got.weights @ v[0, :, h], out[0, :, h].numpy(), atol=1e-10)
+        np.testing.assert_allclose(got.remainder, rem[0, :, h].numpy(), atol=1e-10)
 
 
 def test_stick_breaking_sentence_rows():
     out = stick_breaking_sentence(TEXT, level=1.0)
-    np.testing.assert_allclose(out["alibi"].sum(-1), 1.0)
-    np.testing.assert_allclose(out["stick"].sum(-1) + out["remainder"], 1.0)
-    assert out["stick"][0].sum() == 0.0  # the first word sees no earlier key
+    np.testing.assert_allclose(out.alibi.sum(-1), 1.0)
+    np.testing.assert_allclose(out.stick.sum(-1) + out.remainder, 1.0)
+    assert out.stick[0].sum() == 0.0  # the first word sees no earlier key
     # a higher level lets the nearest keys take the stick: the mean distance falls
-    far = stick_breaking_sentence(TEXT, level=-3.0)["mean_distance"]["stick-breaking"]
-    assert out["mean_distance"]["stick-breaking"] < far
+    far = stick_breaking_sentence(TEXT, level=-3.0).mean_distance["stick_breaking"]
+    assert out.mean_distance["stick_breaking"] < far
     with pytest.raises(ValueError, match="logits"):
         stick_breaking_weights(np.zeros((2, 3)))
 
@@ -363,7 +363,7 @@ def test_sentence_summaries_match_their_arrays():
     assert path["widest_offset"] == int(np.argmax(path["spread"]["path"]))
     assert path["beta_range"] == (path["beta"].min(), path["beta"].max())
     stick = stick_breaking_sentence(TEXT, level=1.0)
-    assert stick["last_taken"] == pytest.approx(1 - stick["remainder"][-1])
+    assert stick.last_taken == pytest.approx(1 - stick.remainder[-1])
 
 
 def test_order_test_names_the_blind_mixer_and_the_changed_runs():

@@ -59,27 +59,27 @@ def test_interpolation_hits_the_table_at_integers_and_is_linear_between(seed):
 def test_attention_rows_sum_to_one_and_are_causal():
     rng = np.random.default_rng(0)
     out = cope_attention(rng.normal(size=(5, 5)), rng.normal(size=(5, 5)), rng.normal(size=(5, 8)))
-    np.testing.assert_allclose(out["attention"].sum(-1), 1.0)
-    assert (np.triu(out["attention"], 1) == 0).all()
+    np.testing.assert_allclose(out.attention.sum(-1), 1.0)
+    assert (np.triu(out.attention, 1) == 0).all()
 
 
 def test_counting_units_change_which_tokens_are_three_back():
     tokens = cope_counting_example(TEXT, "tokens", 3, 30.0)
-    assert np.flatnonzero(tokens["at_target"]).tolist() == [tokens["query"] - 2]
+    assert np.flatnonzero(tokens.at_target).tolist() == [tokens.query - 2]
     sentences = cope_counting_example(TEXT, "sentences", 3, 30.0)
-    picked = [t for t, hit in zip(sentences["tokens"], sentences["at_target"], strict=True) if hit]
+    picked = [t for t, hit in zip(sentences.tokens, sentences.at_target, strict=True) if hit]
     assert "".join(picked) == "Thenitslepton" "thewarmmat."  # the sentence two before the query's own
-    assert sentences["target_mass"] > 0.99
+    assert sentences.target_mass > 0.99
     words = cope_counting_example(TEXT, "words", 3, 30.0)
-    picked = [t for t, hit in zip(words["tokens"], words["at_target"], strict=True) if hit]
+    picked = [t for t, hit in zip(words.tokens, words.at_target, strict=True) if hit]
     assert picked == ["list", "ened"]  # one word of two pieces
 
 
 def test_tokenizer_splits_long_words_and_marks_ends():
     toks = cope_tokens("Everyone listened.")
-    assert toks["tokens"] == ["Ever", "yone", "list", "ened", "."]
-    assert toks["word_end"].tolist() == [False, True, False, True, True]
-    assert toks["sentence_end"].tolist() == [False, False, False, False, True]
+    assert toks.tokens == ["Ever", "yone", "list", "ened", "."]
+    assert toks.word_end.tolist() == [False, True, False, True, True]
+    assert toks.sentence_end.tolist() == [False, False, False, False, True]
 
 
 def test_errors_are_sentences():
@@ -94,10 +94,10 @@ def test_errors_are_sentences():
     with pytest.raises(ValueError, match="at most"):
         cope_counting_example(TEXT, "tokens", target=40, p_max=16)
     long = cope_tokens("word " * 300)  # the query is the last token: a long text loses its start
-    assert len(long["tokens"]) == 256 and long["dropped"] == 44
+    assert len(long.tokens) == 256 and long.dropped == 44
 
 
 def test_counting_example_counts_its_keys_and_open_gates():
     ex = cope_counting_example("the cat sat. the dog ran.", "words", 2, 8.0)
-    assert ex["found"] == int(ex["at_target"].sum())
-    assert ex["open_gates"] == int(np.sum(ex["gates"] > 0.5))
+    assert ex.found == int(ex.at_target.sum())
+    assert ex.open_gates == int(np.sum(ex.gates > 0.5))

@@ -10,7 +10,7 @@ from posenc_core.absolute import (
     learned_lookup,
     load_position_table,
     minilm_position_table,
-    missing_rows_message,
+    missing_rows,
     principal_components,
     table_summary,
 )
@@ -45,12 +45,12 @@ def test_principal_components_match_the_covariance_eigenvectors():
     cov = np.cov(table, rowvar=False, bias=True)
     values, vectors = np.linalg.eigh(cov)
     order = np.argsort(values)[::-1][:3]
-    np.testing.assert_allclose(result["explained"], values[order] / values.sum(), rtol=1e-10)
-    assert result["explained_total"] == pytest.approx(values[order].sum() / values.sum())
+    np.testing.assert_allclose(result.explained, values[order] / values.sum(), rtol=1e-10)
+    assert result.explained_total == pytest.approx(values[order].sum() / values.sum())
     for k in range(3):
-        assert abs(abs(result["components"][k] @ vectors[:, order[k]]) - 1) < 1e-9
-        np.testing.assert_allclose(result["scores"][:, k], (table - table.mean(0)) @ result["components"][k])
-        assert result["components"][k][np.abs(result["components"][k]).argmax()] > 0
+        assert abs(abs(result.components[k] @ vectors[:, order[k]]) - 1) < 1e-9
+        np.testing.assert_allclose(result.scores[:, k], (table - table.mean(0)) @ result.components[k])
+        assert result.components[k][np.abs(result.components[k]).argmax()] > 0
 
 
 @settings(max_examples=20, deadline=None)
@@ -59,8 +59,8 @@ def test_components_are_orthonormal_and_explain_at_most_everything(rows, cols, s
     table = np.random.default_rng(seed).standard_normal((rows, cols))
     k = min(rows, cols)
     result = principal_components(table, k)
-    np.testing.assert_allclose(result["components"] @ result["components"].T, np.eye(k), atol=1e-8)
-    assert result["explained"].sum() <= 1 + 1e-9
+    np.testing.assert_allclose(result.components @ result.components.T, np.eye(k), atol=1e-8)
+    assert result.explained.sum() <= 1 + 1e-9
 
 
 def _npy(array, **kwargs) -> bytes:
@@ -85,14 +85,14 @@ def test_lookup_and_its_honest_failure():
         learned_lookup(table, 6)
     loose = learned_lookup(table, 6, strict=False)
     assert np.isnan(loose[4:]).all() and not np.isnan(loose[:4]).any()
-    assert missing_rows_message(512, 512) == ""
+    assert missing_rows(512, 512) == 0 and missing_rows(4, 6) == 2
 
 
 def test_table_summary():
     summary = table_summary(np.array([[3.0, 4.0], [0.0, 1.0]]))
-    assert table_summary(np.array([[9.0, 0], [0, 1], [0, -1]]))["busiest"] == [1, 0]  # row 0 ignored
-    assert summary["positions"] == 2 and summary["mean_norm"] == 3 and summary["max_norm"] == 5
-    assert summary["busiest"] == [0, 1]
+    assert table_summary(np.array([[9.0, 0], [0, 1], [0, -1]])).busiest == [1, 0]  # row 0 ignored
+    assert summary.positions == 2 and summary.mean_norm == 3 and summary.max_norm == 5
+    assert summary.busiest == [0, 1]
 
 
 def _bad_safetensors(name):
@@ -130,7 +130,8 @@ def test_bad_uploads_raise_clear_value_errors(make, message):
     (lambda: principal_components(np.zeros((4, 3)), 4), "at most 3"),
     (lambda: learned_lookup(np.zeros(3), 2), "2D"),
     (lambda: learned_lookup(np.zeros((3, 2)), 0), "at least 1"),
-    (lambda: missing_rows_message(0, 3), "at least 1"),
+    (lambda: missing_rows(0, 3), "at least 1"),
+    (lambda: table_summary(np.zeros(3)), "2D"),
 ])
 def test_bad_arguments_raise_clear_value_errors(call, message):
     with pytest.raises(ValueError, match=message):

@@ -84,6 +84,7 @@ def test_the_wheel_declares_numpy_as_its_one_requirement(wheel):
     assert {"torch", "transformers", "diffusers", "all"} <= set(re.findall(r"^Provides-Extra: (\S+)", metadata, re.M))
     assert "posenc_core/py.typed" in names
     assert "posenc_core/inference/data/smollm2_streaming.npz" in names  # the shipped streaming run
+    assert "posenc_core/todays_models/data/drope_seed0.json" in names  # the shipped DroPE run
     assert all(n.startswith(("posenc_core/", "posenc_core-")) for n in names)  # the app stays out
 
 

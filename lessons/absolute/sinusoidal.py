@@ -74,11 +74,11 @@ def table_tab(page, n, dim, base, layout, backend, device):
            "repeats. Raise the base and the slow columns slow down further.")
 
     change = sinusoidal_base_doubling(dim, base)
-    now, twice = change["now"], change["doubled"]
+    now, twice = change.now, change.doubled
 
     def doubled() -> str:
         return (f"With d = {dim} the slowest wavelength goes from {now:,.0f} to {twice:,.0f} positions "
-                f"(x{change['ratio']:.3f}): it is 2π·base^((d−2)/d), almost proportional to the base.")
+                f"(x{change.ratio:.3f}): it is 2π·base^((d−2)/d), almost proportional to the base.")
 
     with classroom.predict("base", f"Double the base from {base:,} to {2 * base:,}. What happens to "
                            "the slowest wavelength (the last column pair)?",
@@ -97,10 +97,10 @@ def cell_tab(page, n, dim, base, layout, backend, device):
     formula(r"PE_{(p,\,\mathrm{col})} = \$fn\!\left(\frac{p}{b^{2i/d}}\right)"
             r"\quad\Rightarrow\quad PE_{($p,\,$col)} = \$fn\!\left(\frac{$p}{$base^{2\cdot $i/$dim}}\right)"
             r" = \$fn($angle) = $value",
-            fn=cell["function"], p=p, col=col, base=base, i=cell["pair"], dim=dim, angle=cell["angle"],
-            value=cell["value"])
-    st.caption(f"Column {col} belongs to pair i = {cell['pair']}, frequency ω = {cell['omega']:.4g} "
-               f"rad per position, wavelength 2π/ω = {cell['wavelength']:,.1f} positions.")
+            fn=cell.function, p=p, col=col, base=base, i=cell.pair, dim=dim, angle=cell.angle,
+            value=cell.value)
+    st.caption(f"Column {col} belongs to pair i = {cell.pair}, frequency ω = {cell.omega:.4g} "
+               f"rad per position, wavelength 2π/ω = {cell.wavelength:,.1f} positions.")
 
 
 def waves_tab(page, n, dim, base, layout, backend, device):
@@ -112,7 +112,7 @@ def waves_tab(page, n, dim, base, layout, backend, device):
     series = {}
     for c in chosen:
         info = sinusoidal_entry(0, c, dim, base, layout)
-        series[f"col {c}: {info['function']}, λ={info['wavelength']:,.0f}"] = pe[:, c]
+        series[f"col {c}: {info.function}, λ={info.wavelength:,.0f}"] = pe[:, c]
     if series:
         show(figures.lines(
             range(n), series, title="Chosen columns against position", x_title="position",
@@ -121,19 +121,6 @@ def waves_tab(page, n, dim, base, layout, backend, device):
                 "wavelength."))
     notice("Each column is a plain sine or cosine of the position. Its wavelength grows geometrically with "
            "the pair index, from 2π for the first pair to almost 2π × base for the last.")
-
-
-def seed_tab(page, n, dim, base, layout, backend, device):
-    seed = pc.sinusoidal(4, 4, dtype="float64")
-    st.markdown("With d = 4 there are two pairs: ω₀ = 1 and ω₁ = 10000^(-2/4) = 0.01. These are the values "
-                f"a hand calculation gives. Positions count from 0, so the fourth row is position 3 "
-                f"(sin 3 = {seed[3, 0]:.5f}); a common misconception labels it 'pos 4'.")
-    headers = [f"col {c} ({'sin' if c % 2 == 0 else 'cos'}, i={c // 2})" for c in range(4)]
-    st.dataframe({"position": range(4), **{h: seed[:, c] for c, h in enumerate(headers)}}, hide_index=True,
-                 width="content",
-                 column_config={h: st.column_config.NumberColumn(format="%.8f") for h in headers})
-    formula(r"PE_{(1,0)} = \sin(1/10000^{0/4}) = \sin 1 = $a,\qquad PE_{(1,2)} = \sin(1/10000^{2/4}) "
-            r"= \sin 0.01 = $b", a=float(seed[1, 0]), b=float(seed[1, 2]), digits=8)
 
 
 def similarity_tab(page, n, dim, base, layout, backend, device):
@@ -161,7 +148,7 @@ def shift_tab(page, n, dim, base, layout, backend, device):
     formula(r"\begin{pmatrix}\sin(p+k)\omega\\ \cos(p+k)\omega\end{pmatrix} = "
             r"\begin{pmatrix}\cos k\omega & \sin k\omega\\ -\sin k\omega & \cos k\omega\end{pmatrix}"
             r"\begin{pmatrix}\sin p\omega\\ \cos p\omega\end{pmatrix},\quad k\omega_0 = $angle",
-            angle=first["angle"])
+            angle=first.angle)
     st.metric("Largest |M_k·PE(p) − PE(p+k)| over all shown positions (float64)", f"{error:.1e}")
     notice("M_k contains k but not p: the same matrix moves every position by k. A linear layer can learn "
            "such a map, which is the paper's argument that relative offsets are easy to attend to.")
@@ -172,7 +159,7 @@ TABS = [
     ("The table", table_tab),
     ("One cell", cell_tab),
     ("Columns are waves", waves_tab),
-    ("A 4 x 4 example", seed_tab),
+    ("A 4 x 4 example", views.seed_tab),
     ("Similarity", similarity_tab),
     ("Shifting is linear", shift_tab),
     ("Past the training length", views.past_tab),

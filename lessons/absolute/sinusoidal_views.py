@@ -1,5 +1,5 @@
-"""The sinusoidal lesson's table cache and its three wavelength tabs (lessons/absolute/sinusoidal): past the
-training length, the wavelengths, and the tensor2tensor / fairseq variant.
+"""The sinusoidal lesson's table cache, its 4 x 4 worked example and its three wavelength tabs
+(lessons/absolute/sinusoidal): past the training length, the wavelengths, and the tensor2tensor / fairseq variant.
 
 Every number comes from a cached core call; this module lays out the controls, figures and text around them.
 """
@@ -52,7 +52,7 @@ def past_tab(page, n, dim, base, layout, backend, device):
     for pair in pairs:
         col = 2 * pair if layout == "interleaved" else pair
         info = sinusoidal_entry(0, col, dim, base, layout)
-        series[f"pair {pair} (sin, λ={info['wavelength']:,.0f})"] = pe[:, col]
+        series[f"pair {pair} (sin, λ={info.wavelength:,.0f})"] = pe[:, col]
     show(figures.lines(
         range(n), series, title=f"Sines of four pairs, trained on positions 0 to {train - 1}",
         x_title="position", y_title="PE value",
@@ -91,7 +91,7 @@ def lambda_tab(page, n, dim, base, layout, backend, device):
     last = sinusoidal_entry(0, dim - 1, dim, base, layout)
     formula(r"\lambda_i = \frac{2\pi}{\omega_i} = 2\pi\cdot $base^{2i/$dim},\qquad \lambda_0 = 2\pi,"
             r"\quad \lambda_{$lasti} = $lastl", base=base, dim=dim, lasti=dim // 2 - 1,
-            lastl=last["wavelength"])
+            lastl=last.wavelength)
     notice("On a log scale the wavelengths are a straight line: each pair is slower than the last by "
            "the same factor, base^(2/d). The base sets where the line ends (the longest wavelength, "
            "almost 2π·base), and d sets how many pairs share that range, so a larger d only fills it "
@@ -116,3 +116,16 @@ def t2t_tab(page, n, dim, base, layout, backend, device):
            "(SinusoidalPositionalEmbedding) and models ported from them uses this variant; fairseq "
            "also starts counting positions at padding_idx + 1 and zeroes the padding row. The "
            "printed gap is the largest difference from the paper's concatenated table.")
+
+
+def seed_tab(page, n, dim, base, layout, backend, device):
+    seed = pc.sinusoidal(4, 4, dtype="float64")
+    st.markdown("With d = 4 there are two pairs: ω₀ = 1 and ω₁ = 10000^(-2/4) = 0.01. These are the values "
+                f"a hand calculation gives. Positions count from 0, so the fourth row is position 3 "
+                f"(sin 3 = {seed[3, 0]:.5f}); a common misconception labels it 'pos 4'.")
+    headers = [f"col {c} ({'sin' if c % 2 == 0 else 'cos'}, i={c // 2})" for c in range(4)]
+    st.dataframe({"position": range(4), **{h: seed[:, c] for c, h in enumerate(headers)}}, hide_index=True,
+                 width="content",
+                 column_config={h: st.column_config.NumberColumn(format="%.8f") for h in headers})
+    formula(r"PE_{(1,0)} = \sin(1/10000^{0/4}) = \sin 1 = $a,\qquad PE_{(1,2)} = \sin(1/10000^{2/4}) "
+            r"= \sin 0.01 = $b", a=float(seed[1, 0]), b=float(seed[1, 2]), digits=8)

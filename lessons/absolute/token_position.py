@@ -1,5 +1,6 @@
 import streamlit as st
 
+from lessons.absolute.words import INIT_USERS
 from page_kit import classroom, controls, figures, formula, guard, header, hero, notice, show, source, stage, why
 from page_kit.lesson.code_lines import fold
 from posenc_core.absolute import EMBEDDING_INITS, embedding_norm_balance, norm_ratio_doubling, token_plus_position
@@ -37,7 +38,7 @@ CHANGES = ["same", "grows", "shrinks"]  # pc.absolute.norm_ratio_doubling's answ
 def parts_chart(s: str, d: int, init: str, scale: bool) -> figures.Chart:
     x, words = parts(s, d, init, scale), tokenize(s)
     return figures.small_multiples(
-        [x["token"], x["position"], x["input"]],
+        [x.token, x.position, x.input],
         ["token embedding" + (" x √d" if scale else ""), "sinusoidal position row", "input = sum"],
         title=f"{len(words)} words x {d} channels (one colour scale)", cols=3, x_title="channel",
         y_title="word", value_name="value", cell_px=300, name="token_position_parts",
@@ -49,17 +50,17 @@ def norms_chart(s: str, d: int, init: str, scale: bool) -> figures.Chart:
     x, words = parts(s, d, init, scale), tokenize(s)
     return figures.bars(
         [f"{k}: {w}" for k, w in enumerate(words)],
-        {"token": x["token_norm"], "position": x["position_norm"], "sum": x["input_norm"]},
+        {"token": x.token_norm, "position": x.position_norm, "sum": x.input_norm},
         title="Vector lengths, word by word", x_title="slot: word", y_title="L2 norm", name="token_position_norms",
         alt=f"Grouped bars of the token, position and input norms for each of the {len(words)} words; every "
-            f"position bar is {float(x['position_norm'][0]):.3f}.")
+            f"position bar is {float(x.position_norm[0]):.3f}.")
 
 
 def forming_tab(x, words, made, text: str, dim: int, init: str, scale: bool) -> None:
     show(hero(parts_chart, s=text, d=dim, init=init, scale=scale))
-    classroom.snippet(made, f"# x['token'], x['position'], x['input']: ({len(words)}, {dim}) each,",
+    classroom.snippet(made, f"# x.token, x.position, x.input: ({len(words)}, {dim}) each,",
                       "# the three panels")
-    word, position = float(x["token_norm"][0]), float(x["position_norm"][0])
+    word, position = float(x.token_norm[0]), float(x.position_norm[0])
 
     def louder_reveal() -> str:
         return (f"||{'√d·' if scale else ''}E['{words[0]}']|| = {word:.3f} and ||PE(0)|| = {position:.3f}: the "
@@ -71,7 +72,7 @@ def forming_tab(x, words, made, text: str, dim: int, init: str, scale: bool) -> 
                            0 if word > position else 1, louder_reveal):
         formula(r"x_p = $s E[w_p] + PE(p):\quad \lVert $s E[\text{$w}]\rVert = $tok,\ "
                 r"\lVert PE(0)\rVert = \sqrt{d/2} = $pos,\ \lVert x_0\rVert = $inp",
-                s=r"\sqrt{d}\," if scale else "", w=words[0], tok=word, pos=position, inp=float(x["input_norm"][0]))
+                s=r"\sqrt{d}\," if scale else "", w=words[0], tok=word, pos=position, inp=float(x.input_norm[0]))
         notice("Read the middle panel down: every sentence gets the same position rows, whatever the words. The "
                "right panel is what the model sees. When the left panel is faint next to the middle one (try the "
                "0.02 init without √d), the input is mostly position and the words barely register; when it is "
@@ -80,35 +81,35 @@ def forming_tab(x, words, made, text: str, dim: int, init: str, scale: bool) -> 
 
 def balance_tab(x, words, made, text: str, dim: int, init: str, scale: bool) -> None:
     show(hero(norms_chart, s=text, d=dim, init=init, scale=scale))
-    classroom.snippet(made, "# x['token_norm'], x['position_norm'], x['input_norm']:",
+    classroom.snippet(made, "# x.token_norm, x.position_norm, x.input_norm:",
                       f"# ({len(words)},) each, the bars")
     b = balance(init, scale, dim)
     wider = doubled_balance(init, scale, dim)
-    (e0, e1), (m0, m1) = wider["expected"], wider["measured"]
+    (e0, e1), (m0, m1) = wider.expected, wider.measured
 
     def width_reveal() -> str:
         return (f"Measured on made-up words, the ratio goes from {m0:.3f} at d = {dim} to {m1:.3f} at "
                 f"d = {2 * dim}; 1 / (s√2) predicts {e0:.3f} → {e1:.3f}, since the token entries have "
-                f"size s = {wider['std'][0]:.4g} → {wider['std'][1]:.4g}.")
+                f"size s = {wider.std[0]:.4g} → {wider.std[1]:.4g}.")
 
     with classroom.predict("tp_width", f"Double the width from {dim} to {2 * dim}, same init and × √d setting. "
                            "What happens to ||position row|| / ||token embedding||?",
                            ["it stays the same", "it grows by √2", "it shrinks by √2", "it doubles"],
                            CHANGES.index(norm_ratio_doubling(dim, init, scale)), width_reveal):
-        here = list(b["dim"]).index(dim)
+        here = list(b.dim).index(dim)
         show(figures.lines(
-            b["dim"], {"measured (256 made-up words)": b["measured"], "expected 1 / (s √2)": b["expected"]},
+            b.dim, {"measured (256 made-up words)": b.measured, "expected 1 / (s √2)": b.expected},
             title="||position row|| / ||token embedding|| as the width grows", x_title="width d", y_title="ratio",
             log_x=True, log_y=True, markers=True, dashed=["expected 1 / (s √2)"], vlines=[(dim, f"d = {dim}")],
             hlines=[(1.0, "equal")], name="token_position_balance",
-            alt=f"Log-log lines of the norm ratio against the width from {b['dim'][0]} to {b['dim'][-1]}, measured "
-                f"and expected; at d = {dim} the expected ratio is {float(b['expected'][here]):.3f}."))
+            alt=f"Log-log lines of the norm ratio against the width from {b.dim[0]} to {b.dim[-1]}, measured "
+                f"and expected; at d = {dim} the expected ratio is {float(b.expected[here]):.3f}."))
         widths = sorted(set(WIDTHS) | {dim})
-        classroom.snippet(fold(f"b = {classroom.call('embedding_norm_balance', widths, init, scale)}", "dict"),
-                          f"# b['measured'], b['expected'] ({len(widths)},): the curves over b['dim']")
+        classroom.snippet(fold(f"b = {classroom.call('embedding_norm_balance', widths, init, scale)}", "a NormBalance"),
+                          f"# b.measured, b.expected ({len(widths)},): the curves over b.dim")
         formula(r"\frac{\lVert PE(p)\rVert}{\lVert \text{token}\rVert} \approx \frac{\sqrt{d/2}}{s\sqrt{d}}"
                 r" = \frac{1}{s\sqrt 2},\quad s = $std\ \Rightarrow\ $ratio",
-                std=float(b["std"][here]), ratio=float(b["expected"][here]))
+                std=float(b.std[here]), ratio=float(b.expected[here]))
         notice("A sinusoidal row always has length √(d/2): each sin/cos pair contributes exactly 1. Its length is "
                "the same at every position (the position bars are all equal). A token row with entries of "
                "standard deviation s has length about s√d. With entries of size 1 (the 1/√d init times √d, or "
@@ -130,8 +131,8 @@ def lesson():
         text = controls.text("Sentence", "s", "my kid likes the movie", max_chars=300)
         dim = controls.slider("Width d", "d", 4, 1024, 64, step=4)
         init = controls.select("Token embedding init", "init", list(EMBEDDING_INITS), index=2,
-                               help="; ".join(f"{k}: {v}" for k, v in EMBEDDING_INITS.items()))
-        st.caption(f"{init} is used by {EMBEDDING_INITS[init]}.")
+                               help="; ".join(f"{k}: {INIT_USERS[k]}" for k in EMBEDDING_INITS))
+        st.caption(f"{init} is used by {INIT_USERS[init]}.")
         scale = controls.toggle("× √d", "scale", True,
                                 help="The Transformer paper multiplies the token embeddings by √d before adding "
                                      "the sinusoidal table.")
@@ -139,7 +140,7 @@ def lesson():
         x = parts(text, dim, init, scale)
         words = tokenize(text)
         made = fold(f"x = pc.absolute.token_plus_position(pc.why_position.tokenize({text!r}), {dim}, {init!r}, "
-                    f"{scale})", "dict")
+                    f"{scale})", "a TokenPlusPosition")
         page.walk(TABS, x, words, made, text, dim, init, scale)
 
 

@@ -73,9 +73,7 @@ def ask_same_speeds(info: dict, fraction: float) -> contextlib.AbstractContextMa
 def result_code(wanted, shipped_run: bool) -> str:
     """The line that gives the snippet the run the page shows: the shipped file, or the same live call."""
     if shipped_run:
-        return ('result = pc.todays_models.load_drope_result("assets/drope_seed0.json")  # the shipped run (from the '
-                'repository '
-                'root)')
+        return "result = pc.todays_models.shipped_drope_result()  # the shipped run, package data"
     steps, recalibration, seed = wanted
     return (f"result = {classroom.call('drope_experiment', steps=steps, recalibration=recalibration, seed=seed)}"
             "  # about a minute on CPU")
@@ -105,13 +103,13 @@ def example_code(text: str, unit: str, target: int, sharpness: float, *lines: st
 
 def ask_how_many(ex: dict, unit: str, target: int) -> contextlib.AbstractContextManager:
     """Predict: how many keys share the position the query asks for?"""
-    found = ex["found"]
+    found = ex.found
     answer = 0 if found == 1 else 1 if found > 1 else 2
 
     def reveal() -> str:
-        keys = [t for t, hit in zip(ex["tokens"], ex["at_target"], strict=True) if hit]
+        keys = [t for t, hit in zip(ex.tokens, ex.at_target, strict=True) if hit]
         return (f"Counting {unit}, {found} key{'s sit' if found != 1 else ' sits'} at position {target}"
-                + (f" ({' '.join(keys)}), and together they get {ex['target_mass']:.1%} of the attention."
+                + (f" ({' '.join(keys)}), and together they get {ex.target_mass:.1%} of the attention."
                    if found else ": the text is too short to reach it."))
 
     return classroom.predict("cope_how_many", f"The query asks for position {target}, counting {unit}. How many keys "

@@ -1,9 +1,10 @@
-from pathlib import Path
+from dataclasses import asdict
 
 import numpy as np
 import streamlit as st
 
 from lessons.todays_models import class_views
+from lessons.todays_models.words import DROPE_LABELS
 from page_kit import (
     classroom,
     controls,
@@ -17,23 +18,26 @@ from page_kit import (
     stage,
     why,
 )
-from posenc_core.todays_models import DROPE_VARIANTS, drop_positions, drope_experiment, load_drope_result, recalibrate
+from posenc_core.todays_models import (
+    DROPE_VARIANTS,
+    drop_positions,
+    drope_experiment,
+    recalibrate,
+    shipped_drope_result,
+)
 
-SHIPPED = Path(__file__).resolve().parents[2] / "assets" / "drope_seed0.json"
 NAMES = list(DROPE_VARIANTS)
-COLOURS = {DROPE_VARIANTS[n]: i for i, n in enumerate(NAMES)}
+COLOURS = {DROPE_LABELS[n]: i for i, n in enumerate(NAMES)}
 
 
 @st.cache_data(show_spinner=False)
 def shipped():
-    return load_drope_result(SHIPPED)
+    return shipped_drope_result()
 
 
 @st.cache_data(max_entries=4, show_spinner=False)
 def live(steps: int, recalibration: int, seed: int):
-    result = drope_experiment(steps=steps, recalibration=recalibration, seed=seed)
-    result["attention"] = {k: np.asarray(v) for k, v in result["attention"].items()}
-    return result
+    return drope_experiment(steps=steps, recalibration=recalibration, seed=seed)
 
 
 header("DroPE: dropping positions after training",
@@ -50,53 +54,53 @@ WHY = ("DroPE (Gelberg et al. 2025, \"Extending the Context of Pretrained LLMs b
 def run_controls(page):
     """The run's settings beside the figure, and which run the page shows: ``(result, wanted, shipped_run)``."""
     base = shipped()
-    made = base["settings"]
+    made = base.settings
     with page.side:
-        steps = controls.select_slider("RoPE training steps", "steps", [100, 300, 600], made["steps"])
-        recal = controls.select_slider("Recalibration steps", "recal", [50, 150, 300, 600], base["recalibration"])
+        steps = controls.select_slider("RoPE training steps", "steps", [100, 300, 600], made.steps)
+        recal = controls.select_slider("Recalibration steps", "recal", [50, 150, 300, 600], base.recalibration)
         seed = controls.select("Seed", "seed", [0, 1, 2], 0)
         wanted = (steps, recal, seed)
-        if wanted == (made["steps"], base["recalibration"], made["seed"]):
-            st.caption(f"The shipped run (assets/drope_seed0.json, {base['seconds']:.0f} s on CPU when it was made).")
+        if wanted == (made.steps, base.recalibration, made.seed):
+            st.caption(f"The shipped run (posenc_core/todays_models/data/drope_seed0.json, {base.seconds:.0f} s on CPU "
+                       "when it was made).")
             return base, wanted, True
         runs = st.session_state.setdefault("drope_runs", set())
         if st.button("Run these settings", icon=":material/play_arrow:", type="primary", key="run_drope"):
             runs.add(wanted)
         if wanted not in runs:
             st.info("Not run yet: press **Run these settings**. Until then the page shows the shipped run "
-                    f"({made['steps']} RoPE steps, {base['recalibration']} recalibration steps, seed 0).",
+                    f"({made.steps} RoPE steps, {base.recalibration} recalibration steps, seed 0).",
                     icon=":material/info:")
             return base, wanted, True
         with st.spinner("Training three tiny models (about a minute on two busy CPU cores)..."):
             result = live(*wanted)
         st.caption(f"Your run: {steps} RoPE steps, {recal} recalibration steps, seed {seed}; it took "
-                   f"{result['seconds']:.0f} s and stays cached while the app runs.")
+                   f"{result.seconds:.0f} s and stays cached while the app runs.")
         return result, wanted, False
 
 
 def _accuracy_chart(result, acc, names, name: str, title: str):
-    t, lengths = result["train_len"], result["eval_lengths"]
+    t, lengths = result.train_len, result.eval_lengths
     return figures.lines(
-        lengths, {DROPE_VARIANTS[n]: np.array(acc[n]) for n in names}, markers=True, log_x=True,
+        lengths, {DROPE_LABELS[n]: np.array(acc[n]) for n in names}, markers=True, log_x=True,
         x_ticks=lengths, y_range=(0, 1.02), colours=COLOURS, legend_right=True, margin=dict(r=250),
-        hlines=[(result["chance_accuracy"], "chance")], vlines=[(t, f"T = {t}")], title=title,
+        hlines=[(result.chance_accuracy, "chance")], vlines=[(t, f"T = {t}")], title=title,
         x_title="evaluation length", y_title="accuracy", name=name,
         alt=f"Accuracy against evaluation length from T = {t} to {lengths[-1]}: "
-            + "; ".join(f"{DROPE_VARIANTS[n]} {acc[n][0]:.0%} at T and {acc[n][-1]:.0%} at 8T" for n in names)
-            + f". Chance is {result['chance_accuracy']:.0%}.")
+            + "; ".join(f"{DROPE_LABELS[n]} {acc[n][0]:.0%} at T and {acc[n][-1]:.0%} at 8T" for n in names)
+            + f". Chance is {result.chance_accuracy:.0%}.")
 
 
 def accuracy_tab(result, wanted, shipped_run) -> None:
-    t, k = result["train_len"], result["k"]
-    acc = {n: result["variants"][n]["accuracy"] for n in NAMES}
+    t, k = result.train_len, result.k
+    acc = {n: result.variants[n].accuracy for n in NAMES}
     show(_accuracy_chart(result, acc, ["rope", "nope"], "drope_baselines",
                          f"Look back {k}: trained with RoPE and without positions"))
     with class_views.ask_dropped(acc, t):
         show(_accuracy_chart(result, acc, NAMES, "drope_accuracy", f"Look back {k}: accuracy at T to 8T"))
         classroom.snippet(class_views.result_code(wanted, shipped_run),
-                          'acc = {name: result["variants"][name]["accuracy"] for name in '
-                          'pc.todays_models.DROPE_VARIANTS}'
-                          '  # one accuracy per length in result["eval_lengths"]')
+                          'acc = {name: result.variants[name].accuracy for name in pc.todays_models.DROPE_VARIANTS}'
+                          '  # one accuracy per length in result.eval_lengths')
         # two rows: on one the 8T half ran past the right edge of a 1,280 px projector page
         formula(r"\begin{gathered}\text{at } T = $t:\ \text{RoPE } $r,\ \text{dropped } $d,\ "
                 r"\text{DroPE } $p,\ \text{NoPE } $n\\ \text{at } 8T:\ \text{RoPE } $r8,\ "
@@ -105,9 +109,9 @@ def accuracy_tab(result, wanted, shipped_run) -> None:
                 r8=acc["rope"][-1], p8=acc["drope"][-1], digits=3)
         better = "above" if acc["drope"][-1] > acc["rope"][-1] else "below"
         notice(f"Removing the rotations from a trained model is not free: at T its accuracy falls from "
-               f"{acc['rope'][0]:.0%} to {acc['dropped'][0]:.0%} (chance is {result['chance_accuracy']:.0%}), "
+               f"{acc['rope'][0]:.0%} to {acc['dropped'][0]:.0%} (chance is {result.chance_accuracy:.0%}), "
                "because every attention pattern it learned was written in rotated coordinates. "
-               f"{result['recalibration']} recalibration steps without positions bring it to "
+               f"{result.recalibration} recalibration steps without positions bring it to "
                f"{acc['drope'][0]:.0%} at T and {acc['drope'][-1]:.0%} at 8T, {better} RoPE's "
                f"{acc['rope'][-1]:.0%} at 8T. NoPE trained from scratch reaches {acc['nope'][0]:.0%} at T"
                + (": on this task a position-free model must infer offsets from the causal mask alone, "
@@ -121,20 +125,20 @@ PANEL_NAMES = {"rope": "RoPE", "dropped": "rotations dropped", "drope": "DroPE",
 
 
 def head_tab(result, wanted, shipped_run) -> None:
-    t, k = result["train_len"], result["k"]
-    head, mass = result["head"], result["offset_mass"]
+    t, k = result.train_len, result.k
+    head, mass = result.head, result.offset_mass
     show(figures.small_multiples(
-        [result["attention"][n] for n in NAMES],
+        [result.attention[n] for n in NAMES],
         [f"{PANEL_NAMES[n]}: {mass[n]:.0%}" for n in NAMES],
-        title=f"Layer {head['layer']}, head {head['head']}, T = {t}: share on the key {k} back",
+        title=f"Layer {head.layer}, head {head.head}, T = {t}: share on the key {k} back",
         cols=2, value_name="attention", cell_px=300, name="drope_heads",
-        alt=f"Four attention maps of layer {head['layer']}, head {head['head']} on one sequence of {t} tokens; "
+        alt=f"Four attention maps of layer {head.layer}, head {head.head} on one sequence of {t} tokens; "
             f"the share of attention on the key {k} back: "
-            + ", ".join(f"{DROPE_VARIANTS[n]} {mass[n]:.0%}" for n in NAMES) + "."))
+            + ", ".join(f"{DROPE_LABELS[n]} {mass[n]:.0%}" for n in NAMES) + "."))
     classroom.snippet(class_views.result_code(wanted, shipped_run),
-                      f'maps = result["attention"]  # {{variant: ({t}, {t}) attention of layer '
-                      f'{head["layer"]}, head {head["head"]}}}',
-                      'mass = result["offset_mass"]  # {variant: share of attention on the key k back}')
+                      f'maps = result.attention  # {{variant: ({t}, {t}) attention of layer '
+                      f'{head.layer}, head {head.head}}}',
+                      'mass = result.offset_mass  # {variant: share of attention on the key k back}')
     notice(f"With RoPE this head puts {mass['rope']:.0%} of its weight on the key {k} steps back: the "
            f"lookup the task needs. The same weights without rotations put {mass['dropped']:.0%} there; "
            f"after recalibration {mass['drope']:.0%}. The NoPE panel is the same layer and head of an "
@@ -142,28 +146,29 @@ def head_tab(result, wanted, shipped_run) -> None:
 
 
 def curves_tab(result, wanted, shipped_run) -> None:
-    rope_curve, recal_curve = result["curves"]["rope"], result["curves"]["recalibration"]
-    x = np.array(rope_curve["step"] + recal_curve["global_step"])  # (points,)
-    n_rope = len(rope_curve["step"])
-    series = {"RoPE training": np.array(rope_curve["loss"] + [np.nan] * len(recal_curve["step"])),
-              "recalibration without positions": np.array([np.nan] * n_rope + recal_curve["loss"])}
+    rope_curve, recal_curve = result.curves.rope, result.curves.recalibration
+    x = np.array(rope_curve.step + recal_curve.global_step)  # (points,)
+    n_rope = len(rope_curve.step)
+    series = {"RoPE training": np.array(rope_curve.loss + [np.nan] * len(recal_curve.step)),
+              "recalibration without positions": np.array([np.nan] * n_rope + recal_curve.loss)}
     show(figures.lines(x, series, title="Training loss, then recalibration loss", x_title="step",
                        y_title="cross-entropy", legend_right=True, margin=dict(r=260),
-                       vlines=[(result["settings"]["steps"], "rotations dropped")], name="drope_curves",
-                       alt=f"Loss falls during RoPE training to {rope_curve['loss'][-1]:.2f}, jumps to "
-                           f"{recal_curve['loss'][0]:.2f} when the rotations are dropped, then falls again to "
-                           f"{recal_curve['loss'][-1]:.2f} during recalibration."))
-    notice(f"The jump at the marker is the cost of dropping positions (loss {recal_curve['loss'][0]:.2f} "
-           f"on the first logged recalibration step against {rope_curve['loss'][-1]:.2f} at the end of "
-           f"training); recalibration ends at {recal_curve['loss'][-1]:.2f}.")
+                       vlines=[(result.settings.steps, "rotations dropped")], name="drope_curves",
+                       alt=f"Loss falls during RoPE training to {rope_curve.loss[-1]:.2f}, jumps to "
+                           f"{recal_curve.loss[0]:.2f} when the rotations are dropped, then falls again to "
+                           f"{recal_curve.loss[-1]:.2f} during recalibration."))
+    notice(f"The jump at the marker is the cost of dropping positions (loss {recal_curve.loss[0]:.2f} "
+           f"on the first logged recalibration step against {rope_curve.loss[-1]:.2f} at the end of "
+           f"training); recalibration ends at {recal_curve.loss[-1]:.2f}.")
 
 
 def made_tab(result, wanted, shipped_run) -> None:
-    st.markdown(f"Task: {result['task']}  \nEvaluation: {result['settings']['eval_sequences']} fixed "
+    st.markdown(f"Task: {result.task}  \nEvaluation: {result.settings.eval_sequences} fixed "
                 "sequences per length, the same for every model. The shipped file was made with "
-                "`python -m posenc_core.todays_models.drope assets/drope_seed0.json`; 'Run these settings' calls the "
-                "same function.")
-    st.json(result["settings"] | {"recalibration": result["recalibration"], "seconds": result["seconds"]},
+                "`python -m posenc_core.todays_models.drope posenc_core/todays_models/data/drope_seed0.json`; "
+                "'Run these settings' calls the same function.")
+    st.json(asdict(result.settings) | {"torch": result.torch_version, "recalibration": result.recalibration,
+                                       "seconds": result.seconds},
             expanded=False)
 
 

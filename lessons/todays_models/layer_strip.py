@@ -68,15 +68,6 @@ WHY = ("A model's config.json says, layer by layer, how each layer sees position
        "config: it is read through the model's own `transformers` config class, exactly as the model reads it.")
 
 
-def _strip_notice(rows, groups) -> None:
-    attention = [r for r in rows if r.is_attention]
-    parts = [f"{len(g['layers'])} × {g['label']}" for g in groups]
-    nope = sum(1 for r in attention if not r.rotates)
-    notice(f"{len(rows)} layers, {len(attention)} of them attention ({nope} without positions). Settings: "
-           + "; ".join(parts) + ". Hover a cell for the layer's reading; the table below lists every field and "
-           "why the layer rotates or not.")
-
-
 def _one_layer(config_text, row, context) -> None:
     facts = layer_facts(row)  # one sentence per feature this layer uses, each with its lesson below
     st.markdown(f"**Layer {row.index}** (`{row.layer_type}`): {row.mixer_name}. *Why:* {row.why}.\n"
@@ -137,7 +128,7 @@ def strip_tab(page, model) -> None:
     questions.ask_longer_prompt(rows, model["context"])  # about the strip's top row, after it: a what-if
     classroom.snippet(*questions.config_lines(config_text),
                       "labels = [pc.configs.layer_label(r) for r in rows]  # (layers,) the strip's bottom row")
-    _strip_notice(rows, groups)
+    questions.strip_notice(rows, groups)
     st.dataframe(table, hide_index=True, height=300, width="stretch")
     layer_views.lesson_links(k for r in rows for k in layer_views.features(r))
 

@@ -1,6 +1,7 @@
 import streamlit as st
 
 from lessons.todays_models import sentence_views
+from lessons.todays_models.words import STICK_NAMES
 from page_kit import (
     classroom,
     controls,
@@ -20,7 +21,6 @@ from posenc_core.todays_models import stick_breaking_constant, stick_breaking_se
 
 TOY = ("The logits come from seeded toy query and key weights on each word's seeded embedding, not from a trained "
        "model: they show what the mechanism does with scores, not what a trained model attends to.")
-METHODS = ("stick-breaking", "softmax + ALiBi", "softmax, no positions")
 
 
 @st.cache_data(max_entries=32, show_spinner=False)
@@ -55,29 +55,29 @@ WHY = ("Stick-breaking attention (Tan, Shen, Peng, Courville and Panda 2024, arX
 
 def last_chart(level, heads, head, text, seed, current):
     ex = sentence(text, float(level), heads, head, seed, current)
-    tokens = ex["tokens"]
+    tokens = ex.tokens
     names = [f"{i}·{t}" for i, t in enumerate(tokens)]
-    rows = {"stick-breaking": ex["stick"][-1], "softmax + ALiBi": ex["alibi"][-1],
-            "softmax, no positions": ex["softmax"][-1]}
-    mean = ex["mean_distance"]
+    rows = {STICK_NAMES["stick_breaking"]: ex.stick[-1], STICK_NAMES["alibi"]: ex.alibi[-1],
+            STICK_NAMES["softmax"]: ex.softmax[-1]}
+    mean = ex.mean_distance
     return figures.bars(names, rows, title=f"What the last word '{tokens[-1]}' attends to",
                         x_title="key (index·word)", y_title="weight", name="sb_last",
                         alt=f"Grouped bars over {len(tokens)} keys. Stick-breaking hands out "
-                            f"{ex['last_taken']:.3f} of its stick (the rest, {ex['remainder'][-1]:.3f}, goes "
-                            f"nowhere), at a mean distance of {mean['stick-breaking']:.2f} words; softmax + ALiBi "
-                            f"at {mean['softmax + ALiBi']:.2f}; softmax without positions at "
-                            f"{mean['softmax, no positions']:.2f}.")
+                            f"{ex.last_taken:.3f} of its stick (the rest, {ex.remainder[-1]:.3f}, goes "
+                            f"nowhere), at a mean distance of {mean['stick_breaking']:.2f} words; softmax + ALiBi "
+                            f"at {mean['alibi']:.2f}; softmax without positions at "
+                            f"{mean['softmax']:.2f}.")
 
 
 def last_tab(page, view, ex) -> None:
-    tokens = ex["tokens"]
-    mean = ex["mean_distance"]
+    tokens = ex.tokens
+    mean = ex.mean_distance
     show(hero(last_chart, **view))
     st.caption(TOY)
-    code(view, f'ex["stick"][-1], ex["alibi"][-1], ex["softmax"][-1]  # ({len(tokens)},) each, the bars')
+    code(view, f'ex.stick[-1], ex.alibi[-1], ex.softmax[-1]  # ({len(tokens)},) each, the bars')
     up = min(view["level"] + 3.0, 10.0)
     higher = sentence(view["text"], up, view["heads"], view["head"], view["seed"], view["current"])
-    before, after = mean["stick-breaking"], higher["mean_distance"]["stick-breaking"]
+    before, after = mean["stick_breaking"], higher.mean_distance["stick_breaking"]
     answer = 0 if after < before - 1e-9 else 1 if after > before + 1e-9 else 2
     with classroom.predict("sb_level", f"Raise every logit by {up - view['level']:g} (level {up:g}). Where does "
                            "stick-breaking's weight move?", ["Nearer to the query", "Farther back", "Nowhere"],
@@ -88,20 +88,20 @@ def last_tab(page, view, ex) -> None:
         formula(r"\bar t_{\text{level } $a} = $b,\qquad \bar t_{\text{level } $c} = $d", a=view["level"], b=before,
                 c=up, d=after, digits=3)
     notice(f"Softmax without positions spreads over the whole sentence (mean distance "
-           f"{mean['softmax, no positions']:.2f}). Stick-breaking ({mean['stick-breaking']:.2f}) and softmax + "
-           f"ALiBi ({mean['softmax + ALiBi']:.2f}) both prefer the near keys, but stick-breaking gets there "
+           f"{mean['softmax']:.2f}). Stick-breaking ({mean['stick_breaking']:.2f}) and softmax + "
+           f"ALiBi ({mean['alibi']:.2f}) both prefer the near keys, but stick-breaking gets there "
            "from the order of the walk alone.")
 
 
 def constant_chart(z):
     out = constant(float(z), 24)
-    return figures.lines(out["distance"], {"stick-breaking": out["weights"], "softmax + ALiBi": out["alibi"]},
+    return figures.lines(out.distance, {"stick-breaking": out.weights, "softmax + ALiBi": out.alibi},
                          title=f"Every key scores z = {z:g}: weight against distance",
                          x_title="distance to the query", y_title="weight (log)", log_y=True, markers=True,
                          dashed=["softmax + ALiBi"], name="sb_constant",
                          alt=f"Two straight lines on a log axis over distances 1 to 23: stick-breaking's weight "
-                             f"σ(z)σ(−z)^(t−1) and softmax + ALiBi with slope {out['slope']:.4g}; both fall by a "
-                             f"factor {out['ratio']:.4g} per step.")
+                             f"σ(z)σ(−z)^(t−1) and softmax + ALiBi with slope {out.slope:.4g}; both fall by a "
+                             f"factor {out.ratio:.4g} per step.")
 
 
 def constant_tab(page, view, ex) -> None:
@@ -110,33 +110,33 @@ def constant_tab(page, view, ex) -> None:
     out = constant(float(z), 24)
     show(hero(constant_chart, z=z))
     classroom.snippet(f"out = {classroom.call('stick_breaking_constant', float(z), 24)}",
-                      'out["distance"], out["weights"], out["alibi"]  # (23,) each, the two lines')
+                      'out.distance, out.weights, out.alibi  # (23,) each, the two lines')
     formula(r"\begin{gathered}A_t = \sigma(z)\,\sigma(-z)^{t-1}\\ \frac{A_{t+1}}{A_t} = \sigma(-z) = "
             r"e^{-\mathrm{softplus}(z)} = e^{-$m}\\ \text{left over: } 1 - \textstyle\sum_t A_t = $r\end{gathered}",
-            m=out["slope"], r=out["remainder"])
+            m=out.slope, r=out.remainder)
     notice(f"Parallel straight lines on a log axis (one on top of the other when almost the whole stick is handed "
-           f"out): the same decay as ALiBi with slope softplus(z) = {out['slope']:.4g}. "
+           f"out): the same decay as ALiBi with slope softplus(z) = {out.slope:.4g}. "
            "Only the normalisation differs: softmax makes its weights add up to 1, stick-breaking leaves "
-           f"{out['remainder']:.3g} of the stick untaken. With real scores each key's share varies, so the "
+           f"{out.remainder:.3g} of the stick untaken. With real scores each key's share varies, so the "
            "decay is no longer a straight line.")
 
 
 def maps_chart(level, heads, head, text, seed, current):
     ex = sentence(text, float(level), heads, head, seed, current)
-    grids = [ex["stick"], ex["alibi"], ex["softmax"]]
+    grids = [ex.stick, ex.alibi, ex.softmax]
     # short panel titles: the three method names overlapped on a phone
     return figures.small_multiples(grids, ["stick-breaking", "+ ALiBi", "no positions"], cols=3,
                                    title="Every query's weights (stick-breaking; softmax + ALiBi; softmax)",
                                    value_name="weight",
                                    x_title="key j", y_title="query i", name="sb_maps", zrange=(0.0, 1.0),
-                                   alt=f"Three lower-triangular heatmaps for {len(ex['tokens'])} words: "
+                                   alt=f"Three lower-triangular heatmaps for {len(ex.tokens)} words: "
                                        "stick-breaking and softmax + ALiBi are bright near the diagonal, softmax "
                                        "without positions is spread out.")
 
 
 def maps_tab(page, view, ex) -> None:
     show(hero(maps_chart, **view))
-    code(view, f'ex["stick"], ex["alibi"], ex["softmax"]  # ({len(ex["tokens"])}, {len(ex["tokens"])}) each')
+    code(view, f'ex.stick, ex.alibi, ex.softmax  # ({len(ex.tokens)}, {len(ex.tokens)}) each')
     notice("Stick-breaking's first row is empty when a query cannot take from its own key (the authors' default): "
            "the first word has nothing before it. Its rows add up to less than 1.")
 

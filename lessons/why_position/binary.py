@@ -105,7 +105,7 @@ def table_tab(page, bits: int, n: int) -> None:
 def column_chart(k: int) -> figures.Chart:
     xs, col = column(k, 2)
     return figures.lines(
-        xs, {f"1 - 2 bit_{k}(p)": col["signed"], f"smooth twin of bit {k}": col["wave"]},
+        xs, {f"1 - 2 bit_{k}(p)": col.signed, f"smooth twin of bit {k}": col.wave},
         title=f"Bit {k} against its wave over two periods ({2 ** (k + 1)} positions each)",
         x_title="position p (fractional positions allowed)", y_title="value", name="binary_column",
         alt=f"A square wave stepping between 1 and -1 every {2 ** k} positions and a cosine with the same period "
@@ -117,7 +117,7 @@ def column_tab(page, bits: int, n: int) -> None:
         k = controls.slider("Bit k", "k", 0, bits - 1, min(2, bits - 1))
     show(hero(column_chart, k=k))  # the curves do not depend on the number of bits, only on k
     classroom.snippet(fold(f"xs, col = {classroom.call('binary_column_curve', k, 2)}", "xs (801,) positions"),
-                      "# col['signed'] and col['wave'] (801,): the two curves")
+                      "# col.signed and col.wave (801,): the two curves")
     formula(r"\text{period} = 2^{k+1} = $period\ \text{positions},\qquad "
             r"\text{wave}_k(p) = \cos\!\Big(\frac{\pi\,(p - $shift)}{$half}\Big)",
             period=2 ** (k + 1), shift=(2 ** k - 1) / 2, half=2 ** k)

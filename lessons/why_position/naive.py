@@ -75,14 +75,14 @@ def integer_tab(page) -> None:
     rows = min(n, 128)
     parts = inputs(rows, dim)
     show(figures.small_multiples(
-        [parts["token"], parts["sum"]], ["token embeddings", "token + integer position"],
+        [parts.token, parts.sum], ["token embeddings", "token + integer position"],
         title="The words, before and after the integer is added (one colour scale)", cols=2,
         x_title="channel", y_title="position", value_name="value", cell_px=320, name="naive_inputs",
         alt=f"Two heatmaps of {rows} positions by {dim} channels sharing a colour scale: the token embeddings "
             "look like faint noise; after adding the integer position, rows form a smooth ramp and the words "
             "vanish."))
     classroom.snippet(fold(f"parts = {classroom.call('naive_inputs', rows, dim, 'integer')}",
-                           f"({rows}, {dim}) each: parts['token'], parts['sum'], the panels"))
+                           f"({rows}, {dim}) each: parts.token, parts.sum, the panels"))
     notice("On a shared colour scale the word information is a faint speckle next to the ramp the position adds: "
            "the first layer would mostly see 'how far along', barely 'which word'.")
 

@@ -1,6 +1,6 @@
 import streamlit as st
 
-from lessons.why_position import why_views
+from lessons.why_position import order_views, why_views
 from page_kit import classroom, controls, figures, formula, guard, header, hero, notice, show, source, stage, why
 from page_kit.lesson.code_lines import fold
 from posenc_core.why_position import POOLINGS, order_experiment, patch_experiment, self_attention, tokenize
@@ -25,21 +25,15 @@ WHY = ("Self-attention lets every token look at every other token and mix in wha
        "notice the change. Try it above with one attention layer and fixed random embeddings.")
 
 
-def row_labels(result) -> tuple[list[str], list[str]]:
-    """The rows' labels, original and reordered (the reordered ones say which slot each word came from)."""
-    return ([f"{k}: {w}" for k, w in enumerate(result["tokens"])],
-            [f"{k}: {w} (was {p})" for k, (w, p) in enumerate(zip(result["reordered"], result["perm"], strict=True))])
-
-
 def outputs_chart(key: str, s: str, d: int, how: str, order: str, pe: bool, pool: str, seed: int = 0, i: int = 0,
                   j: int = 1) -> figures.Chart:
     result = experiment(s, d, how, seed, i, j, order, pe, pool)
-    n, dim = result["out"].shape
-    gap, bound = result["equivariance_gap"], result["output_bound"]
-    labels, labels_re = row_labels(result)
+    n, dim = result.out.shape
+    gap, bound = result.equivariance_gap, result.output_bound
+    labels, labels_re = order_views.row_labels(result)
     title = "original order" if key == "out" else "reordered"
     return figures.heatmap(
-        result[key], y=labels if key == "out" else labels_re, title=f"Outputs, {title}", x_title="channel",
+        getattr(result, key), y=labels if key == "out" else labels_re, title=f"Outputs, {title}", x_title="channel",
         y_title="slot: word", value_name="output", zrange=(-bound, bound), signed=True, height=340,
         name="order_outputs" if key == "out" else "order_outputs_reordered",
         alt=f"Attention outputs, {title}: {n} rows (one per word) by {dim} channels"
@@ -68,7 +62,7 @@ def reordering(tokens: list[str], kind: str) -> tuple[int, int, int, str]:
 
 
 def outputs_tab(result, view: dict, call, positions: bool) -> None:
-    gap = result["equivariance_gap"]
+    gap = result.equivariance_gap
     moved = gap < 1e-9  # float64 rounding: the rows are the same vectors in new slots
 
     def rows_reveal() -> str:
@@ -85,8 +79,8 @@ def outputs_tab(result, view: dict, call, positions: bool) -> None:
                                   ["it keeps its numbers and moves with the word", "it gets new numbers",
                                    "all rows become one average vector"], 0 if moved else 1, rows_reveal):
         show(hero(outputs_chart, key="out_reordered", **view))
-        classroom.snippet(fold(f"result = {call}", "dict of arrays"),
-                          "out, out_reordered = result['out'], result['out_reordered']",
+        classroom.snippet(fold(f"result = {call}", "an OrderExperiment"),
+                          "out, out_reordered = result.out, result.out_reordered",
                           "# (n, d) each: the two heatmaps")
         formula(r"\mathrm{Attn}(PX) = P\,\mathrm{Attn}(X)")
         formula(r"\max\big|\mathrm{Attn}(PX) - P\,\mathrm{Attn}(X)\big| = $gap", gap=gap, digits=3)
@@ -100,66 +94,14 @@ def outputs_tab(result, view: dict, call, positions: bool) -> None:
                    "reordered the same way, and nothing else changes.")
 
 
-def pooled_tab(result, call, pooling: str, positions: bool, before: str, after: str) -> None:
-    channels = list(range(len(result["pooled"])))
-    gap = result["pooled_gap"]
-    show(figures.bars(
-        channels, {"original": result["pooled"], "reordered": result["pooled_reordered"],
-                   "difference": result["pooled_difference"]},
-        title=f"{pooling} of the outputs, channel by channel", x_title="channel", y_title=f"{pooling}-pooled output",
-        name="order_pooled",
-        alt=f"Grouped bars of the {pooling}-pooled summary over {len(channels)} channels for both orders, and "
-            f"their difference; the largest difference is {gap:.1e}."))
-    classroom.snippet(fold(f"result = {call}", "dict of arrays"),
-                      "pooled, pooled_reordered = result['pooled'], result['pooled_reordered']",
-                      "# (d,) each: the bars")
-    st.dataframe({"channel": channels[:8], "original": result["pooled"][:8],
-                  "reordered": result["pooled_reordered"][:8], "difference": result["pooled_difference"][:8]},
-                 hide_index=True, width="content",
-                 column_config={c: st.column_config.NumberColumn(format="%.6f")
-                                for c in ("original", "reordered", "difference")})
-    formula(r"\mathrm{$pool}\big(P\,\mathrm{Attn}(X)\big) = \mathrm{$pool}\big(\mathrm{Attn}(X)\big)"
-            r"\qquad \max|\Delta| = $gap", pool=pooling, gap=gap, digits=3)
-    if positions:
-        notice(f"With positions the two summaries differ (largest gap {gap:.3f}): "
-               f"'{before}' and '{after}' finally get different representations.")
-    else:
-        notice(f"The bars for '{before}' and '{after}' are the same height and the difference bars are flat "
-               f"(largest gap {gap:.1e}). A sum, a mean or a max does not care about the order of what it "
-               "summarises, so after one attention layer plus pooling the two sentences are the same input. "
-               "Switch on *Add positions* to break the tie.")
-
-
-def weights_tab(result, call, positions: bool) -> None:
-    labels, labels_re = row_labels(result)
-    n = len(labels)
-    left, right = st.columns(2)
-    for column, key, names, title, name in ((left, "weights", labels, "original", "order_weights"),
-                                            (right, "weights_reordered", labels_re, "reordered",
-                                             "order_weights_reordered")):
-        with column:
-            show(figures.heatmap(
-                result[key], x=names, y=names, title=f"Weights, {title}", x_title="key", y_title="query",
-                value_name="weight", zrange=(0, 1), height=360, name=name,
-                alt=f"Attention weights of the {title} sentence: {n} queries by {n} keys, each row summing to 1."))
-    classroom.snippet(fold(f"result = {call}", "dict of arrays"),
-                      "weights, weights_reordered = result['weights'], result['weights_reordered']",
-                      "# (n, n) each: the two grids")
-    formula(r"A' = P A P^\top,\quad A = \mathrm{softmax}\!\left(\frac{XW_Q (XW_K)^\top}{\sqrt{$d}}\right)",
-            d=result["out"].shape[1])
-    notice("How much 'likes' attends to 'movie' is the same number in both grids; only its row and column "
-           "moved. The score of a pair depends on the two words, never on where they are."
-           + (" With positions on, the numbers themselves change." if positions else ""))
-
-
 # The lesson's tabs in order: label, and the function that draws it from the run's shared values ``v``.
 TABS = [
     ("Outputs follow their tokens",
      lambda v: outputs_tab(v["result"], v["view"], v["call"], v["positions"])),
     ("The pooled summary",
-     lambda v: pooled_tab(v["result"], v["call"], v["pooling"], v["positions"], v["before"], v["after"])),
+     lambda v: order_views.pooled_tab(v["result"], v["call"], v["pooling"], v["positions"], v["before"], v["after"])),
     ("Attention weights",
-     lambda v: weights_tab(v["result"], v["call"], v["positions"])),
+     lambda v: order_views.weights_tab(v["result"], v["call"], v["positions"])),
     ("Shuffle an image", lambda v: why_views.shuffled_image_section(v["positions"], v["pooling"])),
 ]
 
@@ -182,7 +124,7 @@ def lesson():
                                         help="Add the sinusoidal row of each slot (0, 1, 2, ...) to the embedding "
                                              "of whatever word sits there.")
         result = experiment(text, dim, kind, seed, i, j, order, positions, pooling)
-        before, after = " ".join(result["tokens"]), " ".join(result["reordered"])
+        before, after = " ".join(result.tokens), " ".join(result.reordered)
         with page.side:  # beside the figure, so the picture still opens the page
             st.markdown(f"**Original:** {before}  \n**Reordered:** {after}")
         # only the sliders drawn in this run, leading as on the page: the frames follow the first one, or the one

@@ -1,6 +1,6 @@
 """The image section of the 'no sense of order' page: a picture and its shuffled patches, summarised alike.
 
-Every number comes from a cached core call (posenc_core.patch_experiment); this module lays out the
+Every number comes from a cached core call (posenc_core.why_position.patch_experiment); this module lays out the
 controls, the figure, the code to copy and the text around them.
 """
 
@@ -29,18 +29,18 @@ def shuffled_image_section(positions: bool, pooling: str) -> None:
         image_seed = controls.slider("Patch shuffle seed", "iseed", 0, 99, 3)
     shown = patches(patch, image_seed, positions, pooling)
     show(figures.small_multiples(
-        [shown["image"], shown["shuffled"]], ["the picture", "its patches, shuffled"],
+        [shown.image, shown.shuffled], ["the picture", "its patches, shuffled"],
         title=f"A 48 x 48 picture cut into {patch} x {patch} patches", cols=2, value_name="brightness",
         x_title="x (pixel)", y_title="y (pixel)", cell_px=330, signed=False, name="order_patches",
         alt="A small picture of a house, a sun and a hill, next to the same picture with its patches "
             "shuffled."))
     picture = classroom.call("patch_experiment", 48, patch, image_seed, 32, positions, pooling)
-    classroom.snippet(fold(f"shown = {picture}", "dict of arrays"),
-                      "image, shuffled = shown['image'], shown['shuffled']  # (48, 48) each: the panels")
+    classroom.snippet(fold(f"shown = {picture}", "a PatchExperiment"),
+                      "image, shuffled = shown.image, shown.shuffled  # (48, 48) each: the panels")
     st.metric("Largest difference between the pooled summaries of the two pictures",
-              f"{shown['pooled_gap']:.1e}")
+              f"{shown.pooled_gap:.1e}")
     formula(r"\max\big|\mathrm{$pool}(\mathrm{Attn}(X)) - \mathrm{$pool}(\mathrm{Attn}(PX))\big| = $gap",
-            pool=pooling, gap=shown["pooled_gap"], digits=3)
+            pool=pooling, gap=shown.pooled_gap, digits=3)
     notice("Each patch becomes one token (its pixels times a fixed matrix, as in a Vision Transformer). "
            "Without positions the layer receives a *bag of patches*: the house and the jumble give the "
            "same summary, so no classifier built on top could tell them apart."

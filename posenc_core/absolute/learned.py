@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import functools
 import importlib.util
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -25,10 +26,13 @@ __all__ = [
     "MAX_UPLOAD_BYTES",
     "MINILM_PACKAGE",
     "MINILM_TENSOR",
+    "PrincipalComponents",
+    "SampledSimilarity",
+    "TableSummary",
     "learned_lookup",
     "load_position_table",
     "minilm_position_table",
-    "missing_rows_message",
+    "missing_rows",
     "principal_components",
     "sampled_similarity",
     "table_summary",
@@ -133,7 +137,23 @@ def _randomized_svd(x: np.ndarray, k: int, *, oversample: int = 10, passes: int 
     return q @ u_small[:, :k], s[:k], vt[:k]
 
 
-def principal_components(table: ArrayOrTensor, k: int = 4) -> dict:
+@dataclass(frozen=True)
+class PrincipalComponents:
+    """The leading principal components of a table's rows.
+
+    scores: (positions, k) float64, the coordinate of each position on each component.
+    explained: (k,) float64, the fraction of the table's variance each component carries.
+    explained_total: their sum, a float in [0, 1].
+    components: (k, channels) float64, the unit directions, each with its largest loading positive.
+    """
+
+    scores: np.ndarray
+    explained: np.ndarray
+    explained_total: float
+    components: np.ndarray
+
+
+def principal_components(table: ArrayOrTensor, k: int = 4) -> PrincipalComponents:
     """Principal components of the rows of a (positions, channels) table, by SVD of the centred table.
 
     Only the k components asked for are computed: a full SVD when the table has at most 256 rows or
@@ -142,9 +162,7 @@ def principal_components(table: ArrayOrTensor, k: int = 4) -> dict:
     loading is positive (SVD leaves it arbitrary).
 
     Returns:
-        dict with "scores" (positions, k): the coordinate of each position on each component; "explained"
-        (k,): the fraction of the table's variance each component carries; "explained_total": their sum (a float);
-        "components" (k, channels).
+        A PrincipalComponents: the scores, the share of variance of each component and their sum, the components.
     """
     table = np.asarray(table)
     if table.ndim != 2 or table.shape[0] < 2:
@@ -164,19 +182,32 @@ def principal_components(table: ArrayOrTensor, k: int = 4) -> dict:
     u, s, vt = (np.asarray(a, dtype=np.float64) for a in (u, s, vt))
     signs = np.sign(vt[np.arange(k), np.abs(vt).argmax(axis=1)])
     explained = s ** 2 / (total or 1.0)  # (k,)
-    return {"scores": u * s * signs, "explained": explained, "explained_total": float(explained.sum()),
-            "components": vt * signs[:, None]}
+    return PrincipalComponents(scores=u * s * signs, explained=explained, explained_total=float(explained.sum()),
+                               components=vt * signs[:, None])
 
 
-def sampled_similarity(table: ArrayOrTensor, max_rows: int = SIMILARITY_ROWS) -> dict:
+@dataclass(frozen=True)
+class SampledSimilarity:
+    """Cosine similarity between evenly spaced rows of a table.
+
+    positions: (m,) int, the rows used: 0, stride, 2 stride, ...
+    similarity: (m, m) float32, the cosine between each pair of those rows.
+    stride: the step between the rows used (1: every row).
+    """
+
+    positions: np.ndarray
+    similarity: np.ndarray
+    stride: int
+
+
+def sampled_similarity(table: ArrayOrTensor, max_rows: int = SIMILARITY_ROWS) -> SampledSimilarity:
     """Cosine similarity between evenly spaced rows of a table: at most ``max_rows`` of them, always row 0.
 
     A heatmap shows about 480 rows, so a 4,096-row table's full 4,096 x 4,096 grid (64 MB, seconds of work)
     would be averaged down anyway; this computes the grid only at the rows drawn.
 
     Returns:
-        dict with "positions" (m,): the rows used (every ``stride``-th); "similarity" (m, m) float32;
-        "stride".
+        A SampledSimilarity: the rows used (every ``stride``-th), their (m, m) float32 cosines, the stride.
     """
     table = np.asarray(table)
     if table.ndim != 2:
@@ -187,31 +218,56 @@ def sampled_similarity(table: ArrayOrTensor, max_rows: int = SIMILARITY_ROWS) ->
     rows = np.asarray(table[positions], dtype=np.float32)  # (m, c)
     norms = np.linalg.norm(rows, axis=1, keepdims=True)
     rows /= np.where(norms == 0, 1, norms)
-    return {"positions": positions, "similarity": rows @ rows.T, "stride": stride}
+    return SampledSimilarity(positions=positions, similarity=rows @ rows.T, stride=stride)
 
 
-def table_summary(table: ArrayOrTensor) -> dict:
+@dataclass(frozen=True)
+class TableSummary:
+    """Numbers a page prints about a (positions, channels) table.
+
+    positions, channels: the table's shape.
+    mean_norm, min_norm, max_norm: the mean, smallest and largest row norm.
+    norms: (positions,) float64, each row's norm.
+    busiest: up to 4 channel indices, those that vary most along the positions (row 0 left out).
+    """
+
+    positions: int
+    channels: int
+    mean_norm: float
+    min_norm: float
+    max_norm: float
+    norms: np.ndarray
+    busiest: list[int]
+
+
+def table_summary(table: ArrayOrTensor) -> TableSummary:
     """Numbers a page prints about a table: shape, row norms, and the 4 channels that vary most with position."""
     table = np.asarray(table)
+    if table.ndim != 2 or table.shape[0] < 1:
+        raise ValueError(f"A position table must be 2D (positions x channels), but has shape {table.shape}.")
+    check_size(table.size, "The table")
     small = table.size <= 1 << 20  # a large table is summarised in float32, without a float64 copy
     work = table.astype(np.float64 if small else np.float32, copy=False)
     norms = np.linalg.norm(work, axis=1).astype(np.float64)
     # channels that vary most along positions, ignoring row 0 (in BERT-style tables it is often an outlier)
     body = work[1:] if work.shape[0] > 2 else work
     busiest = np.argsort(-body.std(axis=0), kind="stable")[:4]
-    return {"positions": table.shape[0], "channels": table.shape[1], "mean_norm": float(norms.mean()),
-            "min_norm": float(norms.min()), "max_norm": float(norms.max()), "norms": norms,
-            "busiest": [int(c) for c in busiest]}
+    return TableSummary(positions=table.shape[0], channels=table.shape[1], mean_norm=float(norms.mean()),
+                        min_norm=float(norms.min()), max_norm=float(norms.max()), norms=norms,
+                        busiest=[int(c) for c in busiest])
 
 
-def missing_rows_message(table_rows: int, sequence_length: int) -> str:
-    """The sentence a learned table gives for a sequence longer than the table ('' when it fits)."""
+def missing_rows(table_rows: int, sequence_length: int) -> int:
+    """How many positions of a sequence have no row in a table of ``table_rows`` rows (0 when it fits).
+
+    Args:
+        table_rows, sequence_length: 1 or more.
+    Returns:
+        max(0, sequence_length - table_rows): positions table_rows to sequence_length - 1 have no row.
+    """
     rows = as_int("table rows", table_rows, minimum=1)
     length = as_int("sequence length", sequence_length, minimum=1)
-    if length <= rows:
-        return ""
-    return (f"Positions {rows} to {length - 1} have no row: the table was trained with {rows} rows "
-            f"(positions 0 to {rows - 1}), and nothing in it says what row {rows} should be.")
+    return max(0, length - rows)
 
 
 @keeps_kind
@@ -232,9 +288,10 @@ def learned_lookup(table: ArrayOrTensor, sequence_length: int, *, strict: bool =
         raise ValueError(f"A position table must be 2D, but has shape {table.shape}.")
     length = as_int("sequence length", sequence_length, minimum=1, maximum=1 << 16)
     check_size(length * table.shape[1], "The looked-up rows")
-    message = missing_rows_message(table.shape[0], length)
-    if message and strict:
-        raise ValueError(message)
+    rows = table.shape[0]
+    if missing_rows(rows, length) and strict:
+        raise ValueError(f"Positions {rows} to {length - 1} have no row: the table was trained with {rows} rows "
+                         f"(positions 0 to {rows - 1}), and nothing in it says what row {rows} should be.")
     out = np.full((length, table.shape[1]), np.nan, dtype=np.float32)
     fits = min(length, table.shape[0])
     out[:fits] = table[:fits]

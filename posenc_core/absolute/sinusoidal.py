@@ -4,6 +4,8 @@ meet in code (lessons/absolute/sinusoidal)."""
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
+from typing import Literal
 
 import numpy as np
 
@@ -15,6 +17,8 @@ from ..rope.frequencies import base_freq_divisors, base_inv_freq
 __all__ = [
     "LAYOUTS",
     "VARIANTS",
+    "BaseDoubling",
+    "SinusoidalEntry",
     "sinusoidal",
     "sinusoidal_at",
     "sinusoidal_base_doubling",
@@ -216,7 +220,28 @@ def _sinusoidal64(positions, dim, base, layout, variant="paper") -> np.ndarray:
     return np.concatenate([sin, cos], axis=1)
 
 
-def sinusoidal_entry(position: int, column: int, dim: int, base: float = 10000.0, layout: str = "interleaved") -> dict:
+@dataclass(frozen=True)
+class SinusoidalEntry:
+    """Everything that goes into one cell PE(position, column).
+
+    pair: the index i of the column's (sin, cos) pair, 0 to d/2 - 1.
+    function: "sin" or "cos", which of the pair the column holds.
+    omega: the pair's angular frequency, radians per position.
+    angle: position * omega, radians.
+    wavelength: 2 pi / omega, positions.
+    value: function(angle), the cell's value.
+    """
+
+    pair: int
+    function: Literal["sin", "cos"]
+    omega: float
+    angle: float
+    wavelength: float
+    value: float
+
+
+def sinusoidal_entry(position: int, column: int, dim: int, base: float = 10000.0,
+                     layout: str = "interleaved") -> SinusoidalEntry:
     """Everything that goes into one cell PE(position, column): pair index, frequency, angle, value."""
     dim = as_even_dim("dim", dim)
     column = as_int("column", column, minimum=0, maximum=dim - 1)
@@ -224,9 +249,9 @@ def sinusoidal_entry(position: int, column: int, dim: int, base: float = 10000.0
     half = dim // 2
     pair, is_cos = (column // 2, column % 2 == 1) if layout == "interleaved" else (column % half, column >= half)
     omega = float(sinusoidal_frequencies(dim, base)[pair])
-    angle = float(position) * omega
-    return {"pair": pair, "function": "cos" if is_cos else "sin", "omega": omega, "angle": angle,
-            "wavelength": 2 * np.pi / omega, "value": float(np.cos(angle) if is_cos else np.sin(angle))}
+    angle = float(as_int("position", position, minimum=-MAX_POSITIONS, maximum=MAX_POSITIONS)) * omega
+    return SinusoidalEntry(pair=pair, function="cos" if is_cos else "sin", omega=omega, angle=angle,
+                           wavelength=2 * np.pi / omega, value=float(np.cos(angle) if is_cos else np.sin(angle)))
 
 
 def sinusoidal_shift_error(num_positions: int, dim: int, offset: int, base: float = 10000.0,
@@ -267,14 +292,28 @@ def sinusoidal_full_circles(train_length: int, dim: int, base: float = 10000.0, 
     return int(np.count_nonzero(sinusoidal_coverage(train_length, dim, base, variant) >= 1.0))
 
 
-def sinusoidal_base_doubling(dim: int, base: float = 10000.0) -> dict[str, float]:
+@dataclass(frozen=True)
+class BaseDoubling:
+    """The slowest pair's wavelength before and after the base doubles.
+
+    now: 2 pi base^((d-2)/d), positions.
+    doubled: the same at twice the base, positions.
+    ratio: doubled / now = 2^((d-2)/d), just under 2.
+    """
+
+    now: float
+    doubled: float
+    ratio: float
+
+
+def sinusoidal_base_doubling(dim: int, base: float = 10000.0) -> BaseDoubling:
     """The slowest pair's wavelength 2*pi*base^((d-2)/d) at ``base`` and at twice it.
 
     Returns:
-        dict with ``now`` and ``doubled`` (positions) and ``ratio`` = doubled / now = 2^((d-2)/d), just under 2.
+        A BaseDoubling: both wavelengths (positions) and their ratio.
     """
     now, doubled = (float(sinusoidal_wavelengths(dim, b)[-1]) for b in (as_base(base), 2 * as_base(base)))
-    return {"now": now, "doubled": doubled, "ratio": doubled / now}
+    return BaseDoubling(now=now, doubled=doubled, ratio=doubled / now)
 
 
 def sinusoidal_variant_gap(n: int, dim: int, base: float = 10000.0) -> float:

@@ -138,13 +138,13 @@ def read_safetensors_table(data, tensor_name: str, limits: TableLimits) -> np.nd
     begin, end = (_header_int(v, "a data offset") for v in entry["data_offsets"])
     itemsize, decode = SAFETENSORS_DTYPES[dtype]
     start, stop = 8 + header_size + begin, 8 + header_size + end
-    promised = f"{rows:,} x {cols:,} {dtype} values ({rows * cols * itemsize:,} bytes) for {tensor_name!r}"
     if end - begin != rows * cols * itemsize:
-        raise ValueError(f"The header promises {promised} but gives them bytes {begin:,} to {end:,}: the file is "
-                         "damaged.")
+        raise ValueError(f"The header promises {rows:,} x {cols:,} {dtype} values ({rows * cols * itemsize:,} bytes) "
+                         f"for {tensor_name!r} but gives them bytes {begin:,} to {end:,}: the file is damaged.")
     if stop > len(view):
-        raise ValueError(f"The header promises {promised} at bytes {begin:,} to {end:,} of the data, but the file "
-                         f"holds {len(view) - 8 - header_size:,} data bytes: it is cut short.")
+        raise ValueError(f"The header promises {rows:,} x {cols:,} {dtype} values ({rows * cols * itemsize:,} bytes) "
+                         f"for {tensor_name!r} at bytes {begin:,} to {end:,} of the data, but the file holds "
+                         f"{len(view) - 8 - header_size:,} data bytes: it is cut short.")
     raw = np.frombuffer(view, dtype=np.uint8, count=stop - start, offset=start)  # a view, no copy
     return decode(raw).reshape(rows, cols)
 

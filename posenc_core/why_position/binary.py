@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 
 from .._checks import MAX_POSITIONS, as_int, check_size
@@ -10,6 +12,7 @@ from .._types import ArrayOrTensor
 
 __all__ = [
     "MAX_BITS",
+    "BinaryColumn",
     "binary_codes",
     "binary_column",
     "binary_column_curve",
@@ -58,23 +61,36 @@ def binary_waves(positions: ArrayOrTensor, bits: int) -> np.ndarray:
     return np.cos(np.pi * (p[:, None] - (scale - 1) / 2) / scale)
 
 
-def binary_column(positions: ArrayOrTensor, bit: int) -> dict:
+@dataclass(frozen=True)
+class BinaryColumn:
+    """One bit of a list of positions next to its smooth twin, each (n,) float64.
+
+    bit: floor(p / 2^k) mod 2, 0 or 1.
+    signed: 1 - 2 bit, in {-1, 1} (the scale of the wave).
+    wave: column k of binary_waves.
+    """
+
+    bit: np.ndarray
+    signed: np.ndarray
+    wave: np.ndarray
+
+
+def binary_column(positions: ArrayOrTensor, bit: int) -> BinaryColumn:
     """Bit `bit` of (possibly fractional) positions, floor(p / 2^k) mod 2, next to its smooth twin.
 
-    Returns a dict of (n,) float64 arrays: "bit" (0 or 1), "signed" (1 - 2 bit, in {-1, 1}, the scale of
-    the wave) and "wave" (column k of binary_waves).
+    Returns a BinaryColumn of (n,) float64 arrays.
     """
     bit = as_int("bit", bit, minimum=0, maximum=MAX_BITS - 1)
     p = np.asarray(positions, dtype=np.float64).reshape(-1)
     check_size(p.shape[0], "The column")
     value = np.mod(np.floor(p / 2.0 ** bit), 2)
-    return {"bit": value, "signed": 1 - 2 * value, "wave": binary_waves(p, bit + 1)[:, bit]}
+    return BinaryColumn(bit=value, signed=1 - 2 * value, wave=binary_waves(p, bit + 1)[:, bit])
 
 
-def binary_column_curve(bit: int, periods: int = 2, samples: int = 801) -> tuple[np.ndarray, dict]:
+def binary_column_curve(bit: int, periods: int = 2, samples: int = 801) -> tuple[np.ndarray, BinaryColumn]:
     """binary_column on a fine grid of positions covering `periods` periods of bit `bit` (2^(bit+1) each).
 
-    Returns (positions (samples,), the dict of binary_column).
+    Returns (positions (samples,), the BinaryColumn of binary_column).
     """
     bit = as_int("bit", bit, minimum=0, maximum=MAX_BITS - 1)
     periods = as_int("periods", periods, minimum=1, maximum=64)

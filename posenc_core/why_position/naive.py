@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -12,6 +13,7 @@ from ..absolute.sinusoidal import _sinusoidal64
 
 __all__ = [
     "NAIVE_KINDS",
+    "NaiveInputs",
     "fraction_code_order",
     "fraction_codes",
     "naive_codes",
@@ -84,15 +86,28 @@ def naive_norm_ratio(num_positions: int, kind: str = "integer", dim: int = 64) -
     return np.abs(naive_codes(n, kind)) * np.sqrt(dim) / token_norm
 
 
-def naive_inputs(num_positions: int, dim: int, kind: str = "integer") -> dict:
+@dataclass(frozen=True)
+class NaiveInputs:
+    """A sequence's first-layer input with a naive position code, each (n, dim) float64.
+
+    token: the token embeddings (entries of size 1).
+    code: the scalar code of each position, broadcast over the channels.
+    sum: token + code, what the first layer would see.
+    """
+
+    token: np.ndarray
+    code: np.ndarray
+    sum: np.ndarray
+
+
+def naive_inputs(num_positions: int, dim: int, kind: str = "integer") -> NaiveInputs:
     """Token embeddings (entries of size 1) plus a naive code, for a sequence of made-up words w0, w1, ...
 
-    Returns a dict of (n, dim) float64 arrays: "token", "code" (the code broadcast over channels) and
-    "sum" (what the first layer would see).
+    Returns a NaiveInputs of (n, dim) float64 arrays.
     """
     n = as_int("the number of positions", num_positions, minimum=1, maximum=4096)
     dim = as_int("dim", dim, minimum=1, maximum=MAX_DIM)
     check_size(n * dim, "The inputs")
     token = token_embeddings([f"w{p}" for p in range(n)], dim)  # (n, d)
     code = np.repeat(naive_codes(n, kind)[:, None], dim, axis=1)  # (n, d)
-    return {"token": token, "code": code, "sum": token + code}
+    return NaiveInputs(token=token, code=code, sum=token + code)

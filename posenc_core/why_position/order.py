@@ -8,6 +8,7 @@ every student. Everything runs in float64, so "identical" means equal to ~1e-15,
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -21,6 +22,8 @@ from ..absolute.sinusoidal import _sinusoidal64
 __all__ = [
     "PERMUTATIONS",
     "POOLINGS",
+    "OrderExperiment",
+    "PatchExperiment",
     "demo_image",
     "order_experiment",
     "patch_experiment",
@@ -113,9 +116,39 @@ def permutation(n: int, kind: str = "shuffle", *, seed: int = 0, i: int = 0, j: 
     return np.random.default_rng(seed).permutation(n)
 
 
+@dataclass(frozen=True)
+class OrderExperiment:
+    """One attention layer run on a sentence and on a reordering of it.
+
+    tokens, reordered: the words in the original and in the new order (lists of n str).
+    perm: (n,) int, the new order as indices into the old: reordered = tokens[perm].
+    out, out_reordered: (n, d) float64, the layer's outputs for each order.
+    weights, weights_reordered: (n, n) float64, the attention weights for each order.
+    pooled, pooled_reordered: (d,) float64, the pooled summary of each order's outputs.
+    equivariance_gap: max |out_reordered - out[perm]| (0 without positions: outputs move with their tokens).
+    pooled_gap: max |pooled - pooled_reordered| (0 without positions: the summary cannot tell).
+    pooled_difference: (d,) float64, pooled - pooled_reordered.
+    output_bound: the largest |output| of either order (one colour range for both output grids).
+    """
+
+    tokens: list[str]
+    reordered: list[str]
+    perm: np.ndarray
+    out: np.ndarray
+    out_reordered: np.ndarray
+    weights: np.ndarray
+    weights_reordered: np.ndarray
+    pooled: np.ndarray
+    pooled_reordered: np.ndarray
+    equivariance_gap: float
+    pooled_gap: float
+    pooled_difference: np.ndarray
+    output_bound: float
+
+
 def order_experiment(text: str, dim: int = 16, kind: str = "reverse", *, seed: int = 0, i: int = 0, j: int = 1,
                      order: Sequence[int] | None = None, positions: bool = False,
-                     pooling: str = "mean", base: float = 10000.0) -> dict:
+                     pooling: str = "mean", base: float = 10000.0) -> OrderExperiment:
     """Run one attention layer on a sentence and on a reordering of it, and compare.
 
     Args:
@@ -126,12 +159,8 @@ def order_experiment(text: str, dim: int = 16, kind: str = "reverse", *, seed: i
         pooling: how the outputs are summarised (see pool).
 
     Returns:
-        dict with "tokens", "reordered" (lists of words), "perm" (n,), "out", "out_reordered" (n, d),
-        "weights", "weights_reordered" (n, n), "pooled", "pooled_reordered" (d,), "equivariance_gap"
-        = max |out_reordered - out[perm]| (0 without positions: outputs move with their tokens) and
-        "pooled_gap" = max |pooled - pooled_reordered| (0 without positions: the summary cannot tell),
-        "pooled_difference" = pooled - pooled_reordered (d,), and "output_bound" = the largest |output| of
-        either order (one colour range for both output grids, so equal rows look equal).
+        An OrderExperiment: both orders' words, outputs, weights and pooled summaries, and the gaps between
+        them (0 without positions).
     """
     tokens = tokenize(text)
     n = len(tokens)
@@ -145,11 +174,11 @@ def order_experiment(text: str, dim: int = 16, kind: str = "reverse", *, seed: i
     out, weights = self_attention(x)
     out_re, weights_re = self_attention(x_re)
     pooled, pooled_re = pool(out, pooling), pool(out_re, pooling)
-    return {"tokens": tokens, "reordered": reordered, "perm": perm, "out": out, "out_reordered": out_re,
-            "weights": weights, "weights_reordered": weights_re, "pooled": pooled, "pooled_reordered": pooled_re,
-            "equivariance_gap": float(np.abs(out_re - out[perm]).max()),
-            "pooled_gap": float(np.abs(pooled - pooled_re).max()), "pooled_difference": pooled - pooled_re,
-            "output_bound": float(max(np.abs(out).max(), np.abs(out_re).max()))}
+    return OrderExperiment(tokens=tokens, reordered=reordered, perm=perm, out=out, out_reordered=out_re,
+                           weights=weights, weights_reordered=weights_re, pooled=pooled, pooled_reordered=pooled_re,
+                           equivariance_gap=float(np.abs(out_re - out[perm]).max()),
+                           pooled_gap=float(np.abs(pooled - pooled_re).max()), pooled_difference=pooled - pooled_re,
+                           output_bound=float(max(np.abs(out).max(), np.abs(out_re).max())))
 
 
 def demo_image(size: int = 48) -> np.ndarray:
@@ -203,8 +232,26 @@ def shuffle_patches(image: ArrayLike, patch: int, seed: int = 0) -> tuple[np.nda
     return _unpatch(tiles[perm], image.shape[0], image.shape[1], patch), perm
 
 
+@dataclass(frozen=True)
+class PatchExperiment:
+    """One attention layer's pooled summary of a picture and of a copy with its patches shuffled.
+
+    image, shuffled: (size, size) float64 in [0, 1], the picture and the shuffled copy.
+    perm: (tiles,) int, tile k of the copy is tile perm[k] of the picture.
+    pooled, pooled_shuffled: (dim,) float64, the pooled summary of each.
+    pooled_gap: max |pooled - pooled_shuffled| (0 without positions: the layer sees a bag of patches).
+    """
+
+    image: np.ndarray
+    shuffled: np.ndarray
+    perm: np.ndarray
+    pooled: np.ndarray
+    pooled_shuffled: np.ndarray
+    pooled_gap: float
+
+
 def patch_experiment(size: int = 48, patch: int = 8, seed: int = 0, dim: int = 32, positions: bool = False,
-                     pooling: str = "mean") -> dict:
+                     pooling: str = "mean") -> PatchExperiment:
     """A bag of patches: the attention layer's pooled summary of the picture and of a shuffled copy.
 
     Each patch is flattened and projected to `dim` channels by a fixed random matrix (as ViT's patch
@@ -212,7 +259,7 @@ def patch_experiment(size: int = 48, patch: int = 8, seed: int = 0, dim: int = 3
     pooling. Without positions the two summaries are equal: the layer sees a bag of patches.
 
     Returns:
-        dict with "image", "shuffled" (size, size), "perm", "pooled", "pooled_shuffled" (dim,), "pooled_gap".
+        A PatchExperiment.
     """
     image = demo_image(size)
     shuffled, perm = shuffle_patches(image, patch, seed)
@@ -224,5 +271,5 @@ def patch_experiment(size: int = 48, patch: int = 8, seed: int = 0, dim: int = 3
         pe = _sinusoidal64(np.arange(x.shape[0]), dim, 10000.0, "interleaved")
         x, x_sh = x + pe, x_sh + pe
     pooled, pooled_sh = pool(self_attention(x)[0], pooling), pool(self_attention(x_sh)[0], pooling)
-    return {"image": image, "shuffled": shuffled, "perm": perm, "pooled": pooled, "pooled_shuffled": pooled_sh,
-            "pooled_gap": float(np.abs(pooled - pooled_sh).max())}
+    return PatchExperiment(image=image, shuffled=shuffled, perm=perm, pooled=pooled, pooled_shuffled=pooled_sh,
+                           pooled_gap=float(np.abs(pooled - pooled_sh).max()))
