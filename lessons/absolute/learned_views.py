@@ -8,8 +8,8 @@ from __future__ import annotations
 import streamlit as st
 
 from page_kit import classroom, controls, figures, literal, show
-from page_kit.code_lines import fold
 from page_kit.lesson import formula, notice
+from page_kit.lesson.code_lines import fold
 from posenc_core.absolute import (
     MAX_TABLE_ROWS,
     MAX_TABLE_VALUES,

@@ -9,9 +9,9 @@ from __future__ import annotations
 import streamlit as st
 
 from page_kit import classroom, figures
-from page_kit.code_lines import fold
+from page_kit.chart.render import show
 from page_kit.lesson import formula, notice
-from page_kit.render import show
+from page_kit.lesson.code_lines import fold
 from posenc_core.why_position import OrderExperiment
 
 
