@@ -44,7 +44,8 @@ sys.path.insert(0, str(ROOT))
 from streamlit.runtime.caching import cache_data_api  # noqa: E402
 
 import posenc_core as pc  # noqa: E402
-from posenc_core.configs import layer_groups, layer_pairs, layer_table, model_contexts, query_scale, rope_layer_types  # noqa: E402
+from page_kit.lesson.config_words import layer_table  # noqa: E402
+from posenc_core.configs import layer_groups, layer_pairs, model_contexts, query_scale, rope_layer_types  # noqa: E402
 from posenc_core.long_context import (  # noqa: E402
     PHI35_LONG_FACTOR,
     PHI35_SHORT_FACTOR,
@@ -193,7 +194,7 @@ def layer_strip(config):
     out = [layer_groups(rows), layer_table(rows)]
     if row.rotates:
         pairs = layer_pairs(row, context)
-        out += [pairs, score_vs_distance(pairs["inv_freq"], pairs["attention_factor"],
+        out += [pairs, score_vs_distance(pairs.inv_freq, pairs.attention_factor,
                                             min(2 * context, pc.MAX_POSITIONS * 64))]
     if row.query_scale:
         positions = np.unique(np.round(np.geomspace(1, 8 * context, 600))).astype(np.int64)

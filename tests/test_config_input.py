@@ -18,12 +18,12 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import posenc_core as pc
+from page_kit.lesson.config_words import layer_table
 from posenc_core.configs import (
     config_contexts,
     config_view,
     layer_groups,
     layer_pairs,
-    layer_table,
     query_scale,
     rope_layer_types,
 )
@@ -121,7 +121,7 @@ def layer_strip(cfg) -> None:
     for row in [r for r in rows if r.rotates][:1] + [r for r in rows if r.query_scale][:1]:
         if row.rotates:
             pairs = layer_pairs(row, context)
-            score_vs_distance(pairs["inv_freq"], pairs["attention_factor"], 2 * context)
+            score_vs_distance(pairs.inv_freq, pairs.attention_factor, 2 * context)
         if row.query_scale:
             query_scale(row.query_scale, np.arange(0, 8 * context, 997))
 

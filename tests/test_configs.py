@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 
 import numpy as np
@@ -10,7 +11,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import posenc_core as pc
+from page_kit.lesson.config_words import BAND_WORDS, fact_sentence, ignored_why, layer_label, layer_table, reading_notes
 from posenc_core.configs import (
+    ConfigView,
     add_presets,
     config_contexts,
     config_view,
@@ -19,9 +22,7 @@ from posenc_core.configs import (
     layer_facts,
     layer_groups,
     layer_inv_freq,
-    layer_label,
     layer_pairs,
-    layer_table,
     model_contexts,
     normalise_config,
     query_scale,
@@ -46,7 +47,8 @@ def test_generic_reading_of_the_three_forms():
     flat = generic(rope_parameters={"rope_type": "linear", "factor": 4.0, "rope_theta": 5e5})
     for config in (legacy, flat):
         reading, rows = pc.read_layers(config)
-        assert reading.class_name is None and "no model_type" in reading.notes[0]
+        assert reading.class_name is None and "no model_type" in reading_notes(reading)[0]
+        assert reading.source == "no_model_type" and reading.generic
         assert {(r.theta, r.rope_type, r.scaling_factor) for r in rows} == {(5e5, "linear", 4.0)}
     nested = generic(layer_types=["sliding_attention", "full_attention"] * 2, sliding_window=256,
                      rope_parameters={"sliding_attention": {"rope_type": "default", "rope_theta": 1e4},
@@ -59,10 +61,12 @@ def test_generic_reading_of_the_three_forms():
 
 def test_unknown_model_type_and_unknown_fields_are_listed_not_raised():
     reading, rows = pc.read_layers(generic(model_type="my_new_model", favourite_colour="blue", rope_theta=1e4))
-    assert "no config class" in reading.notes[0] and len(rows) == 4
-    assert ("favourite_colour", "not a field the generic reading knows") in reading.ignored
+    assert "no config class" in reading_notes(reading)[0] and len(rows) == 4
+    assert reading.source == "unknown_model_type"
+    assert ("favourite_colour", "not_generic_field") in reading.ignored
+    assert ignored_why(reading, "not_generic_field") == "not a field the generic reading knows"
     reading, _ = pc.read_layers({**pc.preset_config("qwen3-8b"), "favourite_colour": "blue"})
-    assert any(k == "favourite_colour" and "Qwen3Config" in why for k, why in reading.ignored)
+    assert any(k == "favourite_colour" and "Qwen3Config" in ignored_why(reading, why) for k, why in reading.ignored)
 
 
 def test_multimodal_configs_are_read_through_text_config():
@@ -165,7 +169,7 @@ def test_scheme_follows_layer_types_and_their_rope_dicts(config):
                                                                 partial_rotary_factor=params["partial_rotary_factor"])[0])
             assert factor == 1.0
     groups = layer_groups(rows)
-    assert sorted(i for g in groups for i in g["layers"]) == list(range(len(rows)))
+    assert sorted(i for g in groups for i in g.layers) == list(range(len(rows)))
     table = layer_table(rows)
     assert all(len(column) == len(rows) for column in table.values())
 
@@ -184,9 +188,10 @@ def test_reading_survives_a_json_round_trip(config):
 def test_layer_pairs_bands_agree_with_wavelengths(n_layers, theta, context):
     _, rows = pc.read_layers(generic(num_hidden_layers=n_layers, head_dim=64, rope_theta=theta))
     pairs = layer_pairs(rows[0], context)
-    wavelength = pairs["wavelength"]
+    wavelength = pairs.wavelength
     assert np.all(np.diff(wavelength) > 0)  # slower and slower pairs
-    inside = pairs["band"] == "turns in the context"
+    inside = pairs.band == "in_context"
+    assert BAND_WORDS["in_context"] == "turns in the context"
     assert np.all(wavelength[inside] <= context) and np.all(wavelength[~inside] > context)
 
 
@@ -366,7 +371,7 @@ def test_model_presets_and_layer_by_layer_state_the_same_lengths(key):
     if not any(r.rotates for r in rows):
         pytest.skip("no layer rotates: Model presets shows no lengths")
     view = config_view(config)  # what Model presets draws
-    assert (view["original"], view["target"]) == model_contexts(rows)[:2]  # what Layer by layer draws
+    assert (view.original, view.target) == model_contexts(rows)[:2]  # what Layer by layer draws
     if key == "qwen3 + yarn x 4":
         assert model_contexts(rows)[:2] == (32768, 131072)
 
@@ -416,7 +421,7 @@ def test_a_validation_error_of_the_class_becomes_a_sentence_with_its_numbers():
 def test_each_reading_names_its_feature(key, layer, feature, words):
     _, rows = pc.read_layers(pc.preset_config(key))
     facts = layer_facts(rows[layer])
-    assert any(k == feature and words in sentence for k, sentence in facts), facts
+    assert any(f.feature == feature and words in fact_sentence(f) for f in facts), facts
 
 
 
@@ -431,7 +436,7 @@ def test_the_strip_label_names_latent_attention_mrope_and_the_extended_context(k
     """The one-line reading of the strip and its groups, as a pasted config gets it."""
     _, rows = pc.read_layers(pc.preset_config(key))
     assert words in layer_label(rows[0])
-    assert words in layer_groups(rows)[0]["label"]
+    assert words in layer_label(layer_groups(rows)[0].row)
 
 
 # ------------------------------------------------------------------ M-RoPE as the rotary module's code takes it
@@ -463,7 +468,7 @@ def test_mrope_sections_at_class_defaults_are_the_rotary_modules(model_type):
     assert built and tuple(built[0].mrope_section) == row.mrope_section
     assert "mrope_section" not in reading.obj.rope_parameters  # the class leaves it to the code
     assert row.mrope_layout == MM_FAMILIES[MROPE_TYPES[model_type]].allocation
-    assert any(k == "mrope" and str(list(row.mrope_section)) in s for k, s in layer_facts(row))
+    assert any(f.feature == "mrope" and str(list(row.mrope_section)) in fact_sentence(f) for f in layer_facts(row))
 
 
 @pytest.mark.parametrize("key", list(MULTIMODAL_PRESETS))
@@ -500,24 +505,24 @@ def test_model_presets_shows_the_one_readings_numbers(key, layer):
     reading (read_layers, what Layer by layer draws) gives for the same setting."""
     config = pc.preset_config(key)
     view = config_view(config, layer)
-    row = pc.read_layers(config)[1][view["layer"]]
-    read = view["read"]
-    assert (view["original"], view["target"]) == layer_contexts(row)[:2]
+    row = pc.read_layers(config)[1][view.layer]
+    read = view.read
+    assert (view.original, view.target) == layer_contexts(row)[:2]
     assert (read.head_dim, read.base, read.rope_type) == (row.head_dim, row.theta, row.rope_type)
-    pairs = view["pairs"].get("inv_freq_after", view["pairs"].get("inv_freq"))
+    pairs = view.pairs["inv_freq_after"] if view.target is not None else view.pairs.inv_freq
     assert np.count_nonzero(pairs) == row.rotated_pairs
-    assert view["facts"] == layer_facts(row)
+    assert view.facts == layer_facts(row)
     if row.mrope_section:
-        assert any(k == "mrope" and str(list(row.mrope_section)) in s for k, s in view["facts"])
+        assert any(f.feature == "mrope" and str(list(row.mrope_section)) in fact_sentence(f) for f in view.facts)
 
 
 def test_layer_pairs_counts_its_bands():
     _, rows = pc.read_layers(pc.preset_config("gemma3-27b"))
     pairs = layer_pairs(rows[0], 131072)
-    assert sum(pairs["band_counts"].values()) == len(pairs["pair"])
-    assert pairs["band_counts"]["turns in its window"] == int(np.sum(pairs["band"] == "turns in its window"))
-    assert pairs["turning"] == int(np.sum(pairs["inv_freq"] > 0))
-    assert pairs["turn_in_span"] == int(np.sum(pairs["wavelength"] <= pairs["span"]))
+    assert sum(pairs.band_counts.values()) == len(pairs.pair)
+    assert pairs.band_counts["in_span"] == int(np.sum(pairs.band == "in_span"))
+    assert pairs.turning == int(np.sum(pairs.inv_freq > 0))
+    assert pairs.turn_in_span == int(np.sum(pairs.wavelength <= pairs.span))
 
 
 # ------------------------------------------------------------------ config_view against its former code
@@ -534,20 +539,23 @@ def _config_view_before(config, layer_type=None):
             "facts": layer_facts(row), "layer": row.index}
     if target is None:
         pairs = layer_pairs(row, original)
-        distances, before = score_vs_distance(pairs["inv_freq"], pairs["attention_factor"], 4 * original)
-        return view | {"pairs": pairs, "distances": distances, "before": before, "after": None}
+        distances, before = score_vs_distance(pairs.inv_freq, pairs.attention_factor, 4 * original)
+        return ConfigView(**view, pairs=pairs, distances=distances, before=before, after=None)
     pairs = extension_analysis(read.head_dim, read.base, read.scaling or None, original=original, target=target,
                                   partial_rotary_factor=read.partial_rotary_factor,
                                   max_position_embeddings=read.max_position_embeddings)
     distances, before = score_vs_distance(pairs["inv_freq_before"], 1.0, 4 * target)
     _, after = score_vs_distance(pairs["inv_freq_after"], pairs["attention_factor"], 4 * target)
-    return view | {"pairs": pairs, "distances": distances, "before": before, "after": after}
+    return ConfigView(**view, pairs=pairs, distances=distances, before=before, after=after)
 
 
 def _same(new, old, where="view"):
     """Exact equality down the tree: arrays bit for bit (dtype, shape, NaN where NaN), scalars of the same type."""
     assert type(new) is type(old), f"{where}: {type(new).__name__} vs {type(old).__name__}"
-    if isinstance(new, dict):
+    if dataclasses.is_dataclass(new):
+        _same({f.name: getattr(new, f.name) for f in dataclasses.fields(new)},
+              {f.name: getattr(old, f.name) for f in dataclasses.fields(old)}, where)
+    elif isinstance(new, dict):
         assert list(new) == list(old), where
         for key in new:
             _same(new[key], old[key], f"{where}[{key!r}]")

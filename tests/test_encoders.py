@@ -15,7 +15,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import posenc_core as pc
-from posenc_core.configs import layer_facts, layer_table
+from page_kit.lesson.config_words import fact_sentence, layer_table
+from posenc_core.configs import layer_facts
 from posenc_core.encoders import (
     deberta_bucket,
     deberta_bucket_curve,
@@ -178,7 +179,7 @@ def test_layer_strip_reads_modernbert_both_ways():
     _, rows = pc.read_layers(pc.PRESETS["modernbert-base"].config)
     sees = layer_table(rows)["sees"]
     assert sees[:3] == ["all tokens, both sides", "64 on each side", "64 on each side"]
-    facts = dict(layer_facts(rows[1]))
+    facts = {fact.feature: fact_sentence(fact) for fact in layer_facts(rows[1])}
     assert "64 tokens on each side and itself (129 tokens)" in facts["window"]
 
 
@@ -295,7 +296,7 @@ def test_the_numbers_the_pages_state_are_the_grids_read_directly():
     assert cost["local_per_token"] == cost["local_per_layer"] / 8192
     view = modernbert_pairs()["local"]
     assert view["pairs"] == view["pair"].size and view["under_a_turn"] == view["pairs"] - \
-        view["counts"]["turns in its window"]
+        view["counts"]["in_span"]
     with pytest.raises(ValueError, match="query"):
         xl_strongest_score(t, 12)
     with pytest.raises(ValueError, match="query"):

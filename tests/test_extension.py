@@ -10,6 +10,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import posenc_core as pc
+from page_kit.lesson.config_words import setting_table
+from page_kit.lesson.preset_words import preset_note, preset_source
 from posenc_core.configs import MAX_CONFIG_BYTES, config_contexts, describe_rope_config, rope_layer_types
 from posenc_core.long_context import (
     BANDS,
@@ -140,8 +142,8 @@ def test_preset_facts():
     # llama3's rule is built for factor x L (x 8), not max_position_embeddings / L (x 16)
     assert config_contexts(pc.read_rope_config(pc.preset_config("llama3.1-8b")))[:2] == (8192, 65536)
     assert config_contexts(pc.read_rope_config(pc.preset_config("llama2-7b")))[:2] == (4096, None)
-    for preset in pc.PRESETS.values():
-        assert preset.model_id.count("/") == 1 and preset.source and preset.note
+    for key, preset in pc.PRESETS.items():
+        assert preset.model_id.count("/") == 1 and preset_source(key) and preset_note(key)
     with pytest.raises(ValueError, match="Unknown preset"):
         pc.preset_config("gpt-5")
 
@@ -267,22 +269,28 @@ def test_parse_config_json_accepts_text_and_bytes():
     assert pc.parse_config_json(text) == pc.parse_config_json(("\ufeff" + text).encode("utf-8"))
 
 
+def _described(config, layer_type=None):
+    """describe_rope_config's rows as the page words them: {setting: (setting, value, read from)}."""
+    read = pc.read_rope_config(config, layer_type)
+    return {r[0]: r for r in setting_table(describe_rope_config(config, layer_type), read.rope_type)}
+
+
 def test_describe_rope_config_rows():
-    rows = {r[0]: r for r in describe_rope_config(pc.preset_config("gpt-neox-20b"))}
+    rows = _described(pc.preset_config("gpt-neox-20b"))
     assert rows["head_dim"][1] == "96" and "rotary_pct" in rows["partial rotary"][2]
     assert "24 of 96" in rows["partial rotary"][1] and "rotary_emb_base" in rows["base (rope_theta)"][2]
-    rows = {r[0]: r for r in describe_rope_config(pc.preset_config("phi3.5-mini"))}
+    rows = _described(pc.preset_config("phi3.5-mini"))
     assert rows["long_factor"][1].startswith("48 values")
     assert "top-level" in rows["original_max_position_embeddings"][2]
     assert rows["original_max_position_embeddings"][1] == "4,096"  # lengths with separators, as in the table
-    rows = {r[0]: r for r in describe_rope_config(pc.preset_config("deepseek-v3"))}
+    rows = _described(pc.preset_config("deepseek-v3"))
     assert "qk_rope_head_dim" in rows["head_dim"][2]
     nested = {"hidden_size": 1024, "num_attention_heads": 8, "head_dim": 256,
               "layer_types": ["sliding_attention", "full_attention"],
               "rope_parameters": {"sliding_attention": {"rope_type": "default", "rope_theta": 10000.0},
                                   "full_attention": {"rope_type": "linear", "factor": 8.0, "rope_theta": 1e6}}}
     assert rope_layer_types(nested) == ["sliding_attention", "full_attention"]
-    rows = {r[0]: r for r in describe_rope_config(nested, "sliding_attention")}
+    rows = _described(nested, "sliding_attention")
     assert rows["layer type"][1] == "sliding_attention" and rows["rope_type"][1] == "default"
     assert rope_layer_types({"rope_parameters": {"full_attention": {}}, "layer_types": 5}) == \
         ["full_attention"]

@@ -181,7 +181,7 @@ def test_local_global_reads_the_preset_as_every_config_page_does(name):
         np.testing.assert_array_equal(view[kind]["inv_freq"][: inv.size], inv)
         assert view[kind]["attention_factor"] == factor
         assert spec.facts[kind] == tuple(layer_facts(row))
-    assert any(k == "window" for k, _ in spec.facts["local"])
+    assert any(f.feature == "window" for f in spec.facts["local"])
     if full.rope_type == "proportional":
         np.testing.assert_array_max_ulp(view["full"]["inv_freq"].astype(np.float32), proportional_inv_freq(
             full.head_dim, full.base, full.partial_rotary_factor), maxulp=1)

@@ -109,11 +109,10 @@ def test_model_configs_snippet_reproduces_what_was_read(preset):
     query = {} if preset == "llama3.1-8b" else {"model": pc.PRESETS[preset].name}  # the URL holds the label
     view = _named(_snippets("model_configs", **query), "view")
     expected = config_view(pc.preset_config(preset))
-    assert (view["original"], view["target"], view["how"]) == (expected["original"], expected["target"],
-                                                               expected["how"])
-    assert view["read"] == expected["read"]
+    assert (view.original, view.target, view.how) == (expected.original, expected.target, expected.how)
+    assert view.read == expected.read
     for key in ("distances", "before"):
-        np.testing.assert_array_equal(view[key], expected[key])
+        np.testing.assert_array_equal(getattr(view, key), getattr(expected, key))
 
 
 @pytest.mark.parametrize("query, settings", [
@@ -191,13 +190,13 @@ def test_config_view_reads_each_preset_as_the_config_functions_do(preset):
             config_view(config)
         return
     view = config_view(config)
-    assert view["read"] == read
-    assert (view["original"], view["target"], view["how"]) == config_contexts(read)
-    assert view["rows"] == describe_rope_config(config)
-    assert view["softmax_scale"] == deepseek_softmax_mscale(read.scaling)
-    if view["target"] is None:
-        assert view["after"] is None and view["distances"].shape == view["before"].shape
+    assert view.read == read
+    assert (view.original, view.target, view.how) == config_contexts(read)
+    assert view.rows == describe_rope_config(config)
+    assert view.softmax_scale == deepseek_softmax_mscale(read.scaling)
+    if view.target is None:
+        assert view.after is None and view.distances.shape == view.before.shape
     else:
-        np.testing.assert_array_equal(view["pairs"]["inv_freq_before"], pc.rope_inv_freq(
+        np.testing.assert_array_equal(view.pairs["inv_freq_before"], pc.rope_inv_freq(
             read.head_dim, read.base, None, partial_rotary_factor=read.partial_rotary_factor)[0].astype(np.float64))
-        assert view["after"].shape == view["before"].shape == view["distances"].shape
+        assert view.after.shape == view.before.shape == view.distances.shape

@@ -11,6 +11,7 @@ import pytest
 
 import posenc_core as pc
 from page_kit import registry
+from page_kit.lesson.config_words import layer_label
 from posenc_core.configs import layer_groups, layer_pairs
 from posenc_core.long_context import score_vs_distance
 from posenc_core.todays_models import (
@@ -72,14 +73,15 @@ def _one(at) -> dict:
 def _labels(config):
     _, rows = pc.read_layers(config)
     groups = layer_groups(rows)
-    label_of = {i: g["label"] for g in groups for i in g["layers"]}
+    label_of = {i: layer_label(g.row) for g in groups for i in g.layers}
     return rows, [label_of[r.index] for r in rows]  # the strip's bottom row, as layer_views.strip colours it
 
 
 def test_layer_strip_snippet_gives_the_strip():
     ns = _one(_view("layer_strip"))
     rows, labels = _labels(pc.preset_config("gemma3-27b"))  # the page's default preset
-    assert ns["labels"] == labels and len(ns["rows"]) == len(rows)
+    label_of = {i: layer_label(g.row) for g in ns["groups"] for i in g.layers}
+    assert [label_of[r.index] for r in ns["rows"]] == labels and len(ns["rows"]) == len(rows)
 
 
 def test_layer_strip_snippet_gives_one_layers_pairs_and_scores():
@@ -89,8 +91,8 @@ def test_layer_strip_snippet_gives_one_layers_pairs_and_scores():
                           layer=str(index)))
     context = int(pc.read_layers(pc.preset_config("gpt-oss-20b"))[0].get("max_position_embeddings"))
     pairs = layer_pairs(rows[index], context)
-    np.testing.assert_array_equal(ns["pairs"]["wavelength"], pairs["wavelength"])
-    distances, scores = score_vs_distance(pairs["inv_freq"], pairs["attention_factor"],
+    np.testing.assert_array_equal(ns["pairs"].wavelength, pairs.wavelength)
+    distances, scores = score_vs_distance(pairs.inv_freq, pairs.attention_factor,
                                              min(2 * context, pc.MAX_POSITIONS * 64))
     np.testing.assert_array_equal(ns["distances"], distances)
     np.testing.assert_array_equal(ns["scores"], scores)

@@ -1,7 +1,7 @@
 import streamlit as st
 
 from page_kit import classroom, controls, figures, formula, guard, header, notice, show, source, stage, why
-from posenc_core.configs import layer_table
+from page_kit.lesson.config_words import fact_sentence, layer_table
 from posenc_core.encoders import (
     MODERNBERT_PRESETS,
     modernbert_attention_cost,
@@ -63,11 +63,11 @@ def pairs_tab(preset: str, reading: dict) -> None:
                       f"view = {classroom.call('modernbert_pairs', preset)}",
                       "view['global']['wavelength'], view['local']['wavelength']  # (32,) each: the two curves")
     g, loc = view["global"]["counts"], view["local"]["counts"]
-    notice(f"Local layers: {loc['turns in its window']} of {view['local']['pairs']} pairs turn at least once "
+    notice(f"Local layers: {loc['in_span']} of {view['local']['pairs']} pairs turn at least once "
            f"within the {reach} tokens they see on each side; the other {view['local']['under_a_turn']} turn less "
            "than once there and read mostly "
-           f"content. Global layers: {g['turns in the context']} pairs turn within the {context:,}-token context and "
-           f"{g['never a full turn']} never complete a turn, so far keys stay distinguishable without wrapping.")
+           f"content. Global layers: {g['in_context']} pairs turn within the {context:,}-token context and "
+           f"{g['never']} never complete a turn, so far keys stay distinguishable without wrapping.")
     formula(r"\theta_k = $b^{-2k/$d}\ \text{(global)},\qquad \theta_k = $l^{-2k/$d}\ \text{(local)}",
             b=int(reading["global"].theta), l=int(reading["local"].theta), d=reading["global"].head_dim)
 
@@ -133,7 +133,7 @@ def layers_tab(preset: str, reading: dict) -> None:
                                 name="modernbert_layers",
                                 alt=f"{len(table['layer'])} layers: {reading['pattern']} (G global, L local)."))
     st.caption(f"Read from {reading['source']}, as Layer by layer reads it. Facts: "
-               + "; ".join(s for kind in ("global", "local") for _, s in reading["facts"][kind]) + ".")
+               + "; ".join(fact_sentence(f) for kind in ("global", "local") for f in reading["facts"][kind]) + ".")
 
 
 @st.fragment

@@ -5,9 +5,10 @@ import streamlit as st
 
 import posenc_core as pc
 from lessons.long_context import extension_views
-from lessons.todays_models import layer_views
 from page_kit import classroom, controls, formula, guard, header, notice, source, stage, why
 from page_kit.controls.config_input import choose_config
+from page_kit.lesson import layer_views
+from page_kit.lesson.config_words import fact_sentence, how_words, setting_table
 from posenc_core.configs import config_contexts, config_view, rope_layer_types
 
 EXAMPLE = json.dumps(pc.preset_config("llama3.1-8b"), indent=2)
@@ -19,8 +20,9 @@ PRESET_ORDER = list(pc.PRESETS)
 def analyse(config_text: str, layer: str | None):
     """Everything the page draws for one config (given as canonical JSON text, so the cache key is a string)."""
     view = config_view(json.loads(config_text), layer)
-    return (view["read"], view["rows"], view["how"], view["original"], view["target"], view["pairs"],
-            view["distances"], view["before"], view["after"], view["softmax_scale"], view["facts"], view["layer"])
+    return (view.read, setting_table(view.rows, view.read.rope_type), how_words(view.how), view.original,
+            view.target, view.pairs, view.distances, view.before, view.after, view.softmax_scale,
+            [(fact.feature, fact_sentence(fact)) for fact in view.facts], view.layer)
 
 
 @st.cache_data(max_entries=32, show_spinner=False)
@@ -96,9 +98,9 @@ def lesson():
                                 + "".join(f"\n- {sentence}" for _, sentence in facts))
                     layer_views.lesson_links(key for key, _ in facts)
                     classroom.snippet(*config_lines(config_text, layer),
-                                      "read = view['read']  # head_dim, base, rope_type, scaling, as the config "
+                                      "read = view.read  # head_dim, base, rope_type, scaling, as the config "
                                       "class reads them",
-                                      "print(view['original'], view['target'], view['how'])  # L, L′ (None: no "
+                                      "print(view.original, view.target, view.how)  # L, L′ (None: no "
                                       "scaling)")
         if target is None:
             _unscaled(tab_pairs, tab_angle, tab_score, result, distances, before, original,
@@ -108,7 +110,7 @@ def lesson():
             with tab_pairs:
                 extension_views.wavelengths(result, name="cfg_wavelengths", label=label)
                 classroom.snippet(*config_lines(config_text, layer),
-                                  "pairs = view['pairs']  # dict of (pairs,) arrays: L to L′, per rotary pair",
+                                  "pairs = view.pairs  # dict of (pairs,) arrays: L to L′, per rotary pair",
                                   "print(pairs['wavelength_before'], pairs['wavelength_after'], pairs['ratio'])")
                 extension_views.ratio(result, name="cfg_ratio", label=label)
                 extension_views.factor_table(result)
@@ -116,13 +118,13 @@ def lesson():
             with tab_angle:
                 extension_views.angles(result, name="cfg_angles", label=label)
                 classroom.snippet(*config_lines(config_text, layer),
-                                  "pairs = view['pairs']  # angles in rad, (pairs,) each",
+                                  "pairs = view.pairs  # angles in rad, (pairs,) each",
                                   "print(pairs['angle_train'], pairs['angle_target'], pairs['out_of_distribution'])")
         if tab_score.open:
             with tab_score:
                 extension_views.score(distances, before, after, result, name="cfg_score", label=label)
                 classroom.snippet(*config_lines(config_text, layer),
-                                  "print(view['distances'], view['before'], view['after'])  # (n,): score by "
+                                  "print(view.distances, view.before, view.after)  # (n,): score by "
                                   "distance, unscaled and scaled")
 
 
@@ -153,8 +155,8 @@ def _unscaled(tab_pairs, tab_angle, tab_score, pairs, distances, scores, origina
     if tab_pairs.open:
         with tab_pairs:
             layer_views.pairs_figure(pairs, who="No scaling", context=original, name="cfg_pairs")
-            classroom.snippet(*lines, "pairs = view['pairs']  # dict of (pairs,) arrays against L",
-                              "print(pairs['inv_freq'], pairs['wavelength'])")
+            classroom.snippet(*lines, "pairs = view.pairs  # LayerPairs: (pairs,) arrays against L",
+                              "print(pairs.inv_freq, pairs.wavelength)")
     if tab_angle.open:
         with tab_angle:
             notice(f"This config has no RoPE scaling: it runs its rotation unchanged up to L = {original:,} "
@@ -163,7 +165,7 @@ def _unscaled(tab_pairs, tab_angle, tab_score, pairs, distances, scores, origina
     if tab_score.open:
         with tab_score:
             layer_views.score_figure(distances, scores, who="no scaling", context=original, name="cfg_score")
-            classroom.snippet(*lines, "print(view['distances'], view['before'])  # (n,): score by distance")
+            classroom.snippet(*lines, "print(view.distances, view.before)  # (n,): score by distance")
 
 
 lesson()

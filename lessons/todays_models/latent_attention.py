@@ -14,6 +14,7 @@ from page_kit import (
     stage,
     why,
 )
+from page_kit.lesson.config_words import fact_sentence
 from posenc_core.todays_models import (
     KV_CACHE_DTYPES,
     MLA_CONFIGS,
@@ -29,9 +30,9 @@ PRESETS = list(MLA_PRESETS)
 
 
 @st.cache_data(max_entries=8, show_spinner=False)
-def facts(preset: str) -> list[tuple[str, str]]:
-    """The layer facts of the preset's config.json, read as every config page reads it."""
-    return latent_config(MLA_CONFIGS[preset])[1]
+def facts(preset: str) -> list[str]:
+    """The layer facts of the preset's config.json, read as every config page reads it, in words."""
+    return [fact_sentence(fact) for fact in latent_config(MLA_CONFIGS[preset])[1]]
 
 
 header("Latent attention's shared rotated key",
@@ -161,7 +162,7 @@ def lesson():
         start = controls.slider("First position", "start", 0, cfg.max_position_embeddings - tokens, 0, step=1,
                                 help="Where the tokens sit; past the original length YaRN's slowed pairs matter.")
     st.caption(f"{preset}, as Layer by layer reads its config: "  # the one reading's sentences, under the figure
-               + "; ".join(sentence for _, sentence in facts(preset)) + ".")
+               + "; ".join(facts(preset)) + ".")
     view = {"preset": preset, "cfg": cfg, "tokens": tokens, "heads": heads, "start": start}
     with guard():
         out = latent_views.scores(preset, heads, tokens, start, 0, cfg.rope_interleave)

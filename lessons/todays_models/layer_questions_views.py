@@ -13,20 +13,10 @@ import json
 
 import posenc_core as pc
 from page_kit import classroom
-from page_kit.lesson import formula, notice
+from page_kit.lesson import formula
 from posenc_core.todays_models import HYBRID_MODELS, query_scale_first_steps
 
 # --- layer_strip ---
-
-
-def strip_notice(rows, groups) -> None:
-    """The strip's caption: how many layers, how many attend and rotate, and the settings' groups."""
-    attention = [r for r in rows if r.is_attention]
-    parts = [f"{len(g['layers'])} × {g['label']}" for g in groups]
-    nope = sum(1 for r in attention if not r.rotates)
-    notice(f"{len(rows)} layers, {len(attention)} of them attention ({nope} without positions). Settings: "
-           + "; ".join(parts) + ". Hover a cell for the layer's reading; the table below lists every field and "
-           "why the layer rotates or not.")
 
 
 def config_lines(config_text: str) -> list[str]:

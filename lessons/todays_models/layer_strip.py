@@ -1,62 +1,17 @@
 import json
 
-import numpy as np
 import streamlit as st
 
 import posenc_core as pc
 from lessons.todays_models import layer_questions_views as questions
-from lessons.todays_models import layer_views
+from lessons.todays_models.layer_strip_views import layer_view, read, read_tab
 from page_kit import classroom, controls, guard, header, literal, notice, source, stage, why
 from page_kit.controls.config_input import choose_config
-from posenc_core.configs import (
-    layer_contexts,
-    layer_facts,
-    layer_groups,
-    layer_pairs,
-    layer_scheme,
-    layer_table,
-    model_contexts,
-    normalise_config,
-    query_scale,
-    query_scale_start,
-)
-from posenc_core.long_context import score_vs_distance
+from page_kit.lesson import layer_views
+from page_kit.lesson.config_words import fact_sentence, layer_label
+from posenc_core.configs import layer_facts, layer_scheme, normalise_config, query_scale_start
 
 EXAMPLE = json.dumps(pc.preset_config("gpt-oss-20b"), indent=2)
-
-
-@st.cache_data(max_entries=32, show_spinner="Reading the config through its transformers config class…")
-def read(config_text: str):
-    """The config read through its class, one row per layer (cache key: canonical JSON text)."""
-    reading, rows = pc.read_layers(json.loads(config_text))
-    groups = layer_groups(rows)
-    try:
-        original, target, _ = model_contexts(rows)  # the same L and L′ as Model presets states
-    except ValueError:  # a scaling whose target length the config leaves open: draw against the declared one
-        original, target = reading.get("max_position_embeddings") or 4096, None
-    return (reading.class_name, reading.notes, reading.read, reading.ignored, target or original,
-            rows, groups, layer_table(rows))
-
-
-@st.cache_data(max_entries=64, show_spinner=False)
-def layer_view(config_text: str, index: int, context: int):
-    """One layer's pairs, its score against distance and its query scale (arrays for the figures)."""
-    rows = read(config_text)[5]
-    row = rows[index]
-    out = dict.fromkeys(("pairs", "ends", "distances", "scores", "positions", "scale", "trained"))
-    if row.rotates:
-        out["pairs"] = layer_pairs(row, context)
-        out["distances"], out["scores"] = score_vs_distance(out["pairs"]["inv_freq"],
-                                                               out["pairs"]["attention_factor"],
-                                                               min(2 * context, pc.MAX_POSITIONS * 64))
-        # the score at distance 0 and at exactly the context, for the sentence under the figure
-        _, out["ends"] = score_vs_distance(out["pairs"]["inv_freq"], out["pairs"]["attention_factor"], context,
-                                              n_points=3)  # distances 0, 1, context
-        out["trained"] = layer_contexts(row)[0]
-    if row.query_scale:
-        out["positions"] = np.unique(np.round(np.geomspace(1, 8 * context, 600))).astype(np.int64)
-        out["scale"] = query_scale(row.query_scale, out["positions"])
-    return out
 
 
 header("Layer by layer: read any config",
@@ -68,10 +23,19 @@ WHY = ("A model's config.json says, layer by layer, how each layer sees position
        "config: it is read through the model's own `transformers` config class, exactly as the model reads it.")
 
 
+def _strip_notice(rows, groups) -> None:
+    attention = [r for r in rows if r.is_attention]
+    parts = [f"{len(g.layers)} × {layer_label(g.row)}" for g in groups]
+    nope = sum(1 for r in attention if not r.rotates)
+    notice(f"{len(rows)} layers, {len(attention)} of them attention ({nope} without positions). Settings: "
+           + "; ".join(parts) + ". Hover a cell for the layer's reading; the table below lists every field and "
+           "why the layer rotates or not.")
+
+
 def _one_layer(config_text, row, context) -> None:
-    facts = layer_facts(row)  # one sentence per feature this layer uses, each with its lesson below
+    facts = layer_facts(row)  # one fact per feature this layer uses, each with its lesson below
     st.markdown(f"**Layer {row.index}** (`{row.layer_type}`): {row.mixer_name}. *Why:* {row.why}.\n"
-                + "".join(f"\n- {sentence}" for _, sentence in facts))
+                + "".join(f"\n- {fact_sentence(fact)}" for fact in facts))
     view = layer_view(config_text, row.index, context)
     if view["pairs"] is not None:
         layer_views.pairs_figure(view["pairs"], who=f"Layer {row.index}", context=context, name="layer_pairs",
@@ -80,10 +44,10 @@ def _one_layer(config_text, row, context) -> None:
         layer_views.score_figure(view["distances"], view["scores"], who=f"layer {row.index}", context=context,
                                  name="layer_score", window=row.window, chunk=row.chunk)
         classroom.snippet(*questions.config_lines(config_text),
-                          f"pairs = pc.configs.layer_pairs(rows[{row.index}], {context})  # \"wavelength\" (pairs,) "
+                          f"pairs = pc.configs.layer_pairs(rows[{row.index}], {context})  # .wavelength (pairs,) "
                           "positions",
-                          'distances, scores = pc.long_context.score_vs_distance(pairs["inv_freq"], '
-                          'pairs["attention_factor"], '
+                          'distances, scores = pc.long_context.score_vs_distance(pairs.inv_freq, '
+                          'pairs.attention_factor, '
                           f'{min(2 * context, pc.MAX_POSITIONS * 64)})  # the score curve above')
         near, far = float(view["ends"][0]), float(view["ends"][-1])
         notice(f"A key identical to the query scores {near:.3f} at distance 0 and {far:.3f} at distance {context:,}. "
@@ -99,20 +63,20 @@ def _one_layer(config_text, row, context) -> None:
     if view["scale"] is not None:
         layer_views.query_scale_figure(view["positions"], view["scale"], row, query_scale_start(row.query_scale),
                                        name="layer_query_scale")
-    layer_views.lesson_links(key for key, _ in facts)
+    layer_views.lesson_links(fact.feature for fact in facts)
 
 
 def _side_by_side(config_text, groups, context) -> None:
-    rotating = [g for g in groups if g["row"].rotates]
+    rotating = [g for g in groups if g.row.rotates]
     if not rotating:
         notice("No layer of this model rotates, so there are no wavelengths to compare.")
         return
     views, missing = {}, []
     for group in rotating:
         try:
-            views[group["label"]] = layer_view(config_text, group["row"].index, context)["pairs"]
+            views[layer_label(group.row)] = layer_view(config_text, group.row.index, context)["pairs"]
         except ValueError as error:  # one setting the core cannot compute must not hide the others
-            missing.append(f"{group['label']}: {error}")
+            missing.append(f"{layer_label(group.row)}: {error}")
     if views:
         layer_views.compare_figure(views, context=context, name="layer_compare")
     for line in missing:
@@ -127,8 +91,8 @@ def strip_tab(page, model) -> None:
     st.markdown(model["origin"])
     questions.ask_longer_prompt(rows, model["context"])  # about the strip's top row, after it: a what-if
     classroom.snippet(*questions.config_lines(config_text),
-                      "labels = [pc.configs.layer_label(r) for r in rows]  # (layers,) the strip's bottom row")
-    questions.strip_notice(rows, groups)
+                      "groups = pc.configs.layer_groups(rows)  # layers with one setting: the strip's bottom row")
+    _strip_notice(rows, groups)
     st.dataframe(table, hide_index=True, height=300, width="stretch")
     layer_views.lesson_links(k for r in rows for k in layer_views.features(r))
 
@@ -141,25 +105,9 @@ def compare_tab(page, model) -> None:
     config_text, context = model["config_text"], model["context"]
     _side_by_side(config_text, model["groups"], context)
     classroom.snippet(*questions.config_lines(config_text),
-                      f'wavelengths = {{g["label"]: pc.configs.layer_pairs(g["row"], {context})["wavelength"]',
-                      '               for g in pc.configs.layer_groups(rows) if g["row"].rotates}  # (pairs,) each, '
+                      f'wavelengths = {{tuple(g.layers): pc.configs.layer_pairs(g.row, {context}).wavelength',
+                      '               for g in pc.configs.layer_groups(rows) if g.row.rotates}  # (pairs,) each, '
                       'positions')
-
-
-def read_tab(page, model) -> None:
-    st.markdown(model["origin"])
-    for note in model["notes"]:
-        st.markdown(f"- {note}")
-    read_rows, ignored = model["read"], model["ignored"]
-    st.dataframe({"field": [r[0] for r in read_rows], "value": [r[1] for r in read_rows],
-                  "what it sets": [r[2] for r in read_rows]}, hide_index=True, width="stretch")
-    if ignored:
-        st.markdown("**Not used for positions**")
-        st.dataframe({"field": [r[0] for r in ignored], "why": [r[1] for r in ignored]}, hide_index=True,
-                     width="stretch")
-    notice("Every field the reading uses is listed with what it sets; every other field is listed with the reason "
-           "it is not used. A field the model's class does not know is never an error: the model's code would "
-           "ignore it too.")
 
 
 # The lesson's tabs in order: label, and the function that draws it (each runs only while its tab is open).

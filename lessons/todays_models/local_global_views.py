@@ -7,8 +7,9 @@ import contextlib
 import numpy as np
 import streamlit as st
 
-from lessons.todays_models import layer_views
 from page_kit import classroom, figures
+from page_kit.lesson import layer_views
+from page_kit.lesson.config_words import fact_sentence
 from posenc_core.todays_models import LayerRope, LocalGlobalModel
 
 KINDS = {"local": "sliding-window layers", "full": "full-attention layers"}
@@ -109,5 +110,6 @@ def settings_table(spec: LocalGlobalModel, result: dict) -> None:
     st.markdown(f"**Layout.** {spec.pattern}.  \n**Source.** {spec.source}.")
     for kind in KINDS:  # the same sentences Layer by layer shows for these layers
         st.markdown(f"**{KINDS[kind].capitalize()}** (layer {spec.layers[kind]}):"
-                    + "".join(f"\n- {sentence}" for _, sentence in spec.facts[kind]))
-    layer_views.lesson_links(key for kind in KINDS for key, _ in spec.facts[kind] if key != "window")  # window: here
+                    + "".join(f"\n- {fact_sentence(fact)}" for fact in spec.facts[kind]))
+    # the window is this page's own lesson
+    layer_views.lesson_links(f.feature for kind in KINDS for f in spec.facts[kind] if f.feature != "window")

@@ -9,6 +9,7 @@ import streamlit as st
 import posenc_core as pc
 from page_kit import controls
 from page_kit.lesson import literal
+from page_kit.lesson.preset_words import preset_note, preset_source
 from posenc_core.configs import MAX_CONFIG_BYTES
 
 UPLOAD_MB = MAX_CONFIG_BYTES >> 20  # the uploader counts in MB; its label and the core's cap agree
@@ -63,8 +64,8 @@ def choose_config(default_preset: str, example: str, presets=None, *, stacked: b
                                   format_func=lambda k: pc.PRESETS[k].name)
         preset = pc.PRESETS[key]
         return json.dumps(preset.config), (
-            f"**Source:** [`{preset.model_id}`](https://huggingface.co/{preset.model_id}), {preset.source}. "
-            f"{preset.note}")
+            f"**Source:** [`{preset.model_id}`](https://huggingface.co/{preset.model_id}), {preset_source(key)}. "
+            f"{preset_note(key)}")
     with c2:
         how = controls.choice("Config from", "how", ["paste", "upload"], "paste",
                               help="One source at a time, so the page never silently ignores the other.")

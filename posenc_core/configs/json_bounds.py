@@ -100,7 +100,10 @@ def check_config_tree(config) -> list[tuple]:
                              f"fit a float (between -{sys.float_info.max:.4g} and {sys.float_info.max:.4g}).")
         elif isinstance(value, float) and not math.isfinite(value):
             if positional:
-                raise ValueError(f"{field_name(path)} is {_token(value)}; this field sets positions and must be a "
+                raise ValueError(f"{field_name(path)} is "
+                                 + ("NaN" if math.isnan(value) else f"{'' if value > 0 else '-'}Infinity (or a "
+                                    "number too large for a float)")
+                                 + "; this field sets positions and must be a "
                                  f"finite number (between -{sys.float_info.max:.4g} and {sys.float_info.max:.4g}).")
             let_through.append(path)
     return let_through
@@ -116,11 +119,3 @@ def decode_special_float(obj: dict):
     if len(obj) == 1 and isinstance(obj.get("__float__"), str) and obj["__float__"] in _FLOAT_TAGS:
         return _FLOAT_TAGS[obj["__float__"]]
     return obj
-
-
-def _token(value: float) -> str:
-    """How the value reads in the JSON: a number like 1e400 parses to infinity too."""
-    if math.isnan(value):
-        return "NaN"
-    return "Infinity (or a number too large for a float)" if value > 0 else \
-        "-Infinity (or a number too large for a float)"

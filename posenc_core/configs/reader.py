@@ -18,8 +18,9 @@ import logging
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, NamedTuple
+from typing import Any, Literal, NamedTuple
 
+from .._backend import MissingExtraError
 from .._checks import MAX_DIM, MAX_POSITIONS, as_int
 from .json_bounds import check_config_tree, decode_special_float, parse_json_int
 
@@ -27,59 +28,42 @@ __all__ = [
     "MAX_CONFIG_BYTES",
     "ConfigObject",
     "ConfigReading",
+    "IgnoredReason",
+    "POSITION_KEYS",
+    "ReadingSource",
     "config_object",
     "normalise_config",
     "parse_config_json",
+    "require_class_reading",
+    "require_transformers",
     "transformers_available",
 ]
 
 MAX_CONFIG_BYTES = 1 << 20  # 1 MB as the uploader counts it; a config.json is a few KB, refuse more before parsing
 
-# The keys the per-layer reading takes (besides the RoPE dict), with what they mean, for the "read" table.
-POSITION_KEYS = {
-    "model_type": "which config class reads the rest",
-    "layer_types": "the kind of every layer",
-    "rope_parameters": "RoPE settings (flat, or one dict per layer type; null = no positions)",
-    "rope_scaling": "legacy name of rope_parameters",
-    "rope_theta": "legacy top-level RoPE base",
-    "rope_local_base_freq": "Gemma 3's legacy base of its sliding layers",
-    "rotary_emb_base": "GPT-NeoX's name for the base",
-    "rotary_pct": "GPT-NeoX's name for the rotated fraction",
-    "partial_rotary_factor": "fraction of each head that rotates",
-    "head_dim": "size of one attention head",
-    "global_head_dim": "head size of the full-attention layers (Gemma 4)",
-    "num_global_key_value_heads": "KV heads of the full-attention layers (Gemma 4, with attention_k_eq_v)",
-    "per_layer_config": "per-layer overrides (Gemma 4)",
-    "hidden_size": "model width (head_dim = hidden_size / heads when head_dim is absent)",
-    "num_attention_heads": "query heads",
-    "num_hidden_layers": "number of layers",
-    "max_position_embeddings": "the context the config declares",
-    "original_max_position_embeddings": "pretraining context (Phi-3 keeps it at the top level)",
-    "sliding_window": "width of the sliding-window layers",
-    "use_sliding_window": "whether sliding_window applies (Qwen)",
-    "sliding_window_pattern": "every n-th layer is global (legacy)",
-    "attention_chunk_size": "chunk size of chunked-attention layers (Llama 4)",
-    "no_rope_layers": "1 = the layer rotates, 0 = NoPE",
-    "no_rope_layer_interval": "every n-th layer is NoPE",
-    "attn_temperature_tuning": "query temperature on NoPE layers (Llama 4)",
-    "floor_scale": "Llama 4's temperature step",
-    "attn_scale": "Llama 4's temperature slope",
-    "position_embedding_type": "Granite 4: 'rope' or none",
-    "kv_lora_rank": "latent attention: compressed KV size",
-    "q_lora_rank": "latent attention: compressed query size",
-    "qk_rope_head_dim": "latent attention: the rotated slice of each head",
-    "qk_nope_head_dim": "latent attention: the unrotated slice",
-    "rope_interleave": "latent attention: interleaved pair layout",
-    "text_config": "the language model of a multimodal config",
-    "linear_attn_config": "Kimi Linear: which layers are attention and which linear (1-indexed)",
-    "hybrid_override_pattern": "Nemotron-H: one letter per block (M Mamba-2, * attention, E MoE, - MLP)",
-    "full_attn_idxs": "LFM2: which layers are attention (the rest are convolutions)",
-    "mrope_section": "multimodal RoPE: pairs per axis (time, height, width)",
-    "global_attn_every_n_layers": "ModernBERT: every n-th layer (from layer 0) attends to everything",
-    "global_rope_theta": "ModernBERT: RoPE base of its global layers",
-    "local_rope_theta": "ModernBERT: RoPE base of its local (sliding-window) layers",
-    "local_attention": "ModernBERT: the whole local window, half of it on each side",
-}
+# The keys the per-layer reading takes (besides the RoPE dict): the "read" table lists each one the config holds.
+POSITION_KEYS = frozenset({
+    "model_type", "layer_types", "rope_parameters", "rope_scaling", "rope_theta", "rope_local_base_freq",
+    "rotary_emb_base", "rotary_pct", "partial_rotary_factor", "head_dim", "global_head_dim",
+    "num_global_key_value_heads", "per_layer_config", "hidden_size", "num_attention_heads", "num_hidden_layers",
+    "max_position_embeddings", "original_max_position_embeddings", "sliding_window", "use_sliding_window",
+    "sliding_window_pattern", "attention_chunk_size", "no_rope_layers", "no_rope_layer_interval",
+    "attn_temperature_tuning", "floor_scale", "attn_scale", "position_embedding_type", "kv_lora_rank", "q_lora_rank",
+    "qk_rope_head_dim", "qk_nope_head_dim", "rope_interleave", "text_config", "linear_attn_config",
+    "hybrid_override_pattern", "full_attn_idxs", "mrope_section", "global_attn_every_n_layers", "global_rope_theta",
+    "local_rope_theta", "local_attention",
+})
+# keys no position reading looks at, whatever the class
+_NOT_POSITIONS = frozenset({"architectures", "torch_dtype", "dtype", "transformers_version", "auto_map",
+                            "vision_config", "audio_config", "quantization_config", "_name_or_path"})
+
+# How a config was read: through the model type's transformers class, or generically (the three RoPE forms, no
+# class defaults) because the config names no model_type, transformers has no class for it, or transformers is not
+# installed (then a full install could read it differently: the readings that return numbers refuse).
+ReadingSource = Literal["class", "no_model_type", "unknown_model_type", "transformers_missing"]
+# Why a key of the config is not used: it is not about positions, the class does not know it (the model's code
+# never reads it), or the generic reading does not know it.
+IgnoredReason = Literal["not_positions", "not_class_field", "not_generic_field"]
 
 
 def transformers_available() -> bool:
@@ -90,20 +74,38 @@ def transformers_available() -> bool:
     return True
 
 
-@dataclass
+@dataclass(frozen=True)
 class ConfigReading:
-    """One config as read: the text model's fields, where they came from, and what was not used."""
+    """One config as read: the text model's fields, how they were read, and which keys were not used.
+
+    Fields:
+        model_type: the text model's ``model_type`` (None when the config names none).
+        class_name: the transformers config class that read it; None for the generic reading.
+        fields: the text model's config after the class's normalisation (a plain JSON-able dict), or the raw dict.
+        obj: the transformers config object (None for the generic reading).
+        source: how it was read (``ReadingSource``): ``"class"``, or a generic reading and why
+            (``"no_model_type"``, ``"unknown_model_type"``, ``"transformers_missing"``: the one a full install
+            could read differently).
+        read: ``(key, value as shown)`` for each key of the config that sets positions (``POSITION_KEYS``).
+        ignored: ``(key, reason)`` for each other key the reading does not use (``IgnoredReason``).
+        nested_from: ``"text_config"`` when a multimodal config was unwrapped, else None.
+    """
 
     model_type: str | None
-    class_name: str | None  # the transformers config class that read it, None for the generic reading
-    fields: dict  # the text model's config after the class's normalisation (plain JSON-able dict)
-    obj: Any = None  # the transformers config object (None for the generic reading)
-    notes: list[str] = field(default_factory=list)
-    read: list[tuple[str, str, str]] = field(default_factory=list)  # (key, value, meaning)
-    ignored: list[tuple[str, str]] = field(default_factory=list)  # (key, why)
-    nested_from: str | None = None  # "text_config" when a multimodal config was unwrapped
+    class_name: str | None
+    fields: dict[str, Any]
+    obj: Any = None
+    source: ReadingSource = "class"
+    read: list[tuple[str, str]] = field(default_factory=list)
+    ignored: list[tuple[str, IgnoredReason]] = field(default_factory=list)
+    nested_from: str | None = None
 
-    def get(self, key, default=None):
+    @property
+    def generic(self) -> bool:
+        """Whether the fields were read without a transformers class (no class defaults, no legacy names)."""
+        return self.source != "class"
+
+    def get(self, key: str, default: Any = None) -> Any:
         """A field of the normalised config (attribute of the class instance when there is one).
 
         On a per-layer config (``per_layer_config``: DeepSeek-style dots3, NeoMME) transformers refuses a global
@@ -119,7 +121,7 @@ class ConfigReading:
         value = self.fields.get(key, default)
         return default if value is None else value
 
-    def is_per_layer(self, key) -> bool:
+    def is_per_layer(self, key: str) -> bool:
         """Whether the class keeps ``key`` per layer (its code reads ``config.per_layer_config[i].key``)."""
         if self.obj is None or not getattr(self.obj, "is_heterogeneous", False):
             return False
@@ -131,7 +133,7 @@ class ConfigReading:
             return False
         return False
 
-    def layer_get(self, key, index: int, default=None):
+    def layer_get(self, key: str, index: int, default: Any = None) -> Any:
         """``key`` as layer ``index``'s code reads it: its per-layer value where the class keeps one, else global."""
         if self.is_per_layer(key):
             try:
@@ -142,7 +144,7 @@ class ConfigReading:
         return self.get(key, default)
 
 
-def parse_config_json(data: str | bytes, max_bytes: int = MAX_CONFIG_BYTES) -> dict:
+def parse_config_json(data: str | bytes, max_bytes: int = MAX_CONFIG_BYTES) -> dict[str, Any]:
     """Parse the text (or bytes) of a config.json, with one clear sentence for each way it can fail.
 
     The size is checked before anything is decoded or parsed, and the tree's depth, size and numbers
@@ -224,38 +226,48 @@ def _plain(value):
     return json.loads(json.dumps(value, default=lambda o: o.to_dict() if hasattr(o, "to_dict") else str(o)))
 
 
-def _rotated_pairs_sentence(config: Mapping) -> str:
-    """Where the number of rotated pairs comes from: head_dim x partial_rotary_factor / 2, with the config's numbers."""
+def _rotated_pairs(config: Mapping) -> tuple[int, float, int | None, int | None] | None:
+    """``(head_dim, partial_rotary_factor, hidden_size, heads)`` behind the number of rotated pairs (hidden_size and
+    heads where head_dim is derived from them), or None where the config does not give them."""
     text: Mapping = config["text_config"] if isinstance(config.get("text_config"), Mapping) else config
     params = text.get("rope_scaling") or text.get("rope_parameters") or {}
     partial = text.get("partial_rotary_factor", params.get("partial_rotary_factor", 1.0) if
                        isinstance(params, Mapping) else 1.0)
-    head_dim, how = text.get("head_dim"), "head_dim"
+    head_dim, hidden, heads = text.get("head_dim"), None, None
     if not head_dim and text.get("hidden_size") and text.get("num_attention_heads"):
-        head_dim = text["hidden_size"] // text["num_attention_heads"]
-        how = f"hidden_size {text['hidden_size']:,} / num_attention_heads {text['num_attention_heads']}"
+        hidden, heads = text["hidden_size"], text["num_attention_heads"]
+        head_dim = hidden // heads
     if not isinstance(head_dim, int) or not isinstance(partial, (int, float)):
-        return "one per rotated pair of each head"
-    dims = int(head_dim * partial)
-    return (f"one per rotated pair: {how} = {head_dim} dimensions per head x partial_rotary_factor {partial:g} = "
-            f"{dims} rotated dimensions, in {dims // 2} pairs")
+        return None
+    return head_dim, partial, hidden, heads
 
 
-def _length_sentence(match, config) -> str:
-    key, wanted, got = match.group(1), int(match.group(2)), int(match.group(3))
-    return (f"rope_scaling['{key}'] lists {got} values, but LongRoPE needs {wanted}, "
-            f"{_rotated_pairs_sentence(config)}.")
+def _refusal(model_type: str, detail: str, config: Mapping) -> ValueError:
+    """transformers' validation message, with the config's numbers behind a wrong LongRoPE list length."""
+    match = re.search(LONGROPE_LENGTH, detail)
+    if match:
+        key, wanted, got = match.group(1), int(match.group(2)), int(match.group(3))
+        pairs = _rotated_pairs(config)
+        if pairs is None:
+            return ValueError(f"transformers' config class for model_type '{model_type}' refuses this config: "
+                              f"rope_scaling['{key}'] lists {got} values, but LongRoPE needs {wanted}, one per "
+                              "rotated pair of each head.")
+        head_dim, partial, hidden, heads = pairs
+        dims = int(head_dim * partial)
+        return ValueError(f"transformers' config class for model_type '{model_type}' refuses this config: "
+                          f"rope_scaling['{key}'] lists {got} values, but LongRoPE needs {wanted}, one per rotated "
+                          "pair: " + ("head_dim" if hidden is None else
+                                      f"hidden_size {hidden:,} / num_attention_heads {heads}")
+                          + f" = {head_dim} dimensions per head x partial_rotary_factor {partial:g} = "
+                          f"{dims} rotated dimensions, in {dims // 2} pairs.")
+    match = re.search(CLASS_VALIDATION, detail)
+    return ValueError(f"transformers' config class for model_type '{model_type}' refuses this config: "
+                      + (match.group(1).strip() if match else detail))
 
 
-def _inner_sentence(match, config) -> str:
-    return match.group(1).strip()
-
-
-# transformers' validation messages -> a sentence with the numbers behind them (first match wins)
-VALIDATION_SENTENCES = [
-    (r"`?rope_parameters`?'s (\w+) field must have length (\d+), got (\d+)", _length_sentence),
-    (r"Class validation error for validator '\w+': \w+Error: (.+)", _inner_sentence),
-]
+# transformers' validation messages, read for the numbers and the reason inside them
+LONGROPE_LENGTH = r"`?rope_parameters`?'s (\w+) field must have length (\d+), got (\d+)"
+CLASS_VALIDATION = r"Class validation error for validator '\w+': \w+Error: (.+)"
 
 
 def _built(config: Mapping, model_type: str) -> Any:
@@ -270,11 +282,8 @@ def _built(config: Mapping, model_type: str) -> Any:
     except Exception as error:  # noqa: BLE001 (every failure of the class becomes one sentence)
         message = str(error).strip().splitlines()
         detail = " ".join(line.strip() for line in message[:3])[:400]
-        for pattern, explain in VALIDATION_SENTENCES:
-            match = re.search(pattern, detail)
-            if match:
-                raise ValueError(f"transformers' config class for model_type '{model_type}' refuses this config: "
-                                 + explain(match, config)) from None
+        if re.search(LONGROPE_LENGTH, detail) or re.search(CLASS_VALIDATION, detail):
+            raise _refusal(model_type, detail, config) from None
         raise ValueError(f"transformers' config class for model_type '{model_type}' refuses this config: "
                          f"{type(error).__name__}: {detail}") from None
     return obj
@@ -292,20 +301,17 @@ def _through_class(config: Mapping, model_type: str) -> tuple[Any, str | None]:
 
 def _sort_keys(reading: ConfigReading, config: Mapping, source: Mapping, class_fields: set) -> None:
     """Each key of the config into ``reading.read`` (it sets positions) or ``reading.ignored`` (with the reason)."""
-    obj, nested, class_name = reading.obj, reading.nested_from, reading.class_name
+    obj, nested = reading.obj, reading.nested_from
     for key in sorted(config if nested is None else {**config, **source}):
         value = source.get(key, config.get(key))
         if key in POSITION_KEYS:
-            reading.read.append((key, _short(value), POSITION_KEYS[key]))
+            reading.read.append((key, _short(value)))
         elif obj is not None and key in class_fields:
             continue  # a field the class knows and the position reading does not need
-        elif key in ("architectures", "torch_dtype", "dtype", "transformers_version", "auto_map", "vision_config",
-                     "audio_config", "quantization_config", "_name_or_path"):
-            reading.ignored.append((key, "not about positions"))
-        elif obj is not None:
-            reading.ignored.append((key, f"not a field of {class_name}: the model's code never reads it"))
+        elif key in _NOT_POSITIONS:
+            reading.ignored.append((key, "not_positions"))
         else:
-            reading.ignored.append((key, "not a field the generic reading knows"))
+            reading.ignored.append((key, "not_class_field" if obj is not None else "not_generic_field"))
 
 
 def _checked(config: Mapping) -> str | None:
@@ -342,20 +348,40 @@ class ConfigObject(NamedTuple):
     known: bool
 
 
-def config_object(config: Mapping) -> ConfigObject:
+def config_object(config: Mapping[str, Any]) -> ConfigObject:
     """Build a config.json through its model's transformers config class, after the same checks as
     ``normalise_config``; the object is the caller's own (a fresh instance on every call).
 
-    Raises ``ValueError`` for a config the checks or the class refuse (the class's reason in one sentence).
+    Raises ``ValueError`` for a config the checks or the class refuse (the class's reason in one sentence), and
+    ``MissingExtraError`` for a config with a ``model_type`` when transformers is not installed (a full install
+    may have a class for it).
     """
     model_type = _checked(config)
-    if not model_type or not transformers_available():
+    if not model_type:
         return ConfigObject(None, model_type, False)
+    require_transformers("Building a config through its transformers class")
     from transformers.models.auto.configuration_auto import CONFIG_MAPPING
 
     if model_type not in CONFIG_MAPPING:
         return ConfigObject(None, model_type, False)
     return ConfigObject(copy.deepcopy(_built_once(json.dumps(config, sort_keys=True), model_type)), model_type, True)
+
+
+def require_transformers(what: str) -> None:
+    """Refuse, naming the ``transformers`` extra, where a reading needs a transformers config class that is absent:
+    ``what`` names what needs it, as a sentence's subject."""
+    if not transformers_available():
+        raise MissingExtraError(f'{what} needs transformers, whose config class for the model type sets defaults '
+                                'and resolves legacy names; install it with '
+                                '`pip install "posenc-core[transformers]"`.', name="transformers")
+
+
+def require_class_reading(reading: ConfigReading, what: str) -> None:
+    """Refuse a reading a full install would make differently: a config with a ``model_type`` read without
+    transformers (its class could set other defaults). A config with no ``model_type``, or one transformers has no
+    class for, is read the same way everywhere."""
+    if reading.source == "transformers_missing":
+        require_transformers(what)
 
 
 @functools.lru_cache(maxsize=64)
@@ -364,36 +390,28 @@ def _built_once(text: str, model_type: str) -> Any:
     return _built(json.loads(text), model_type)
 
 
-def normalise_config(config: Mapping) -> ConfigReading:
+def normalise_config(config: Mapping[str, Any]) -> ConfigReading:
     """Read a config dict through its model's transformers config class where possible.
 
     Returns a ``ConfigReading`` whose ``fields``/``get`` give the language model's settings after the
-    class's own normalisation (or the raw dict, for the generic reading), with notes on how it was read,
-    the position-related keys it found, and the keys that nothing here reads.
+    class's own normalisation (or the raw dict, for the generic reading), with how it was read (``source``:
+    a generic reading says so, and why), the position-related keys it found, and the keys that nothing here reads.
+    Without transformers a config with a ``model_type`` is read generically with ``source ==
+    "transformers_missing"``: its numbers may differ from a full install's, and the readings that return numbers
+    (``read_rope_config``, ``rope_from_config``, ``config_view``, ...) refuse it with ``MissingExtraError``.
     """
     model_type = _checked(config)
-    notes: list[str] = []
     obj, nested, class_name = None, None, None
-    known = False
+    source_kind: ReadingSource = "no_model_type"
     if model_type and transformers_available():
         from transformers.models.auto.configuration_auto import CONFIG_MAPPING
 
-        known = model_type in CONFIG_MAPPING
-        if known:
+        source_kind = "class" if model_type in CONFIG_MAPPING else "unknown_model_type"
+        if source_kind == "class":
             obj, nested = _through_class(config, model_type)
             class_name = type(obj).__name__
-            notes.append(f"Read by transformers' {class_name}"
-                         + (" (the text_config of the multimodal config)" if nested else "")
-                         + ": class defaults and legacy names are resolved as the model resolves them.")
-        else:
-            notes.append(f"transformers has no config class for model_type '{model_type}'; the fields are read "
-                         "generically (rope_theta + rope_scaling, flat or per-layer-type rope_parameters).")
     elif model_type:
-        notes.append("transformers is not installed, so the fields are read generically, without the class "
-                     "defaults of this model type.")
-    else:
-        notes.append("The config has no model_type, so no transformers class can read it; the fields are read "
-                     "generically (rope_theta + rope_scaling, flat or per-layer-type rope_parameters).")
+        source_kind = "transformers_missing"
 
     if obj is not None:
         fields = _plain(obj.to_dict())
@@ -403,14 +421,13 @@ def normalise_config(config: Mapping) -> ConfigReading:
     else:
         source = config["text_config"] if isinstance(config.get("text_config"), Mapping) else config
         if source is not config:
-            nested = "text_config"
-            notes.append("Only the text_config (the language model) is read.")
+            nested = "text_config"  # only the language model is read
         fields = copy.deepcopy(dict(source))
         fields.setdefault("model_type", model_type)
         class_fields = set()
 
     reading = ConfigReading(model_type=fields.get("model_type"), class_name=class_name, fields=fields, obj=obj,
-                            notes=notes, nested_from=nested)
+                            source=source_kind, nested_from=nested)
     _sort_keys(reading, config, source, class_fields)
     return reading
 

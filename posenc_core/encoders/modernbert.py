@@ -9,6 +9,7 @@ come from ``read_layers`` (so Layer by layer shows the same facts) and the frequ
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 
 import numpy as np
@@ -137,7 +138,7 @@ def modernbert_pairs(preset: str = "modernbert-base") -> dict[str, dict]:
     out = {}
     for kind in KINDS:
         pairs = layer_pairs(reading[kind], reading["context"])
-        counts = {band: int(np.count_nonzero(pairs["band"] == band)) for band in PAIR_BANDS}
-        out[kind] = {**pairs, "counts": counts, "pairs": int(pairs["pair"].size),
-                     "under_a_turn": int(pairs["pair"].size) - counts["turns in its window"]}
+        counts = {band: int(np.count_nonzero(pairs.band == band)) for band in PAIR_BANDS}
+        out[kind] = {**{f.name: getattr(pairs, f.name) for f in dataclasses.fields(pairs)}, "counts": counts,
+                     "pairs": int(pairs.pair.size), "under_a_turn": int(pairs.pair.size) - counts["in_span"]}
     return out

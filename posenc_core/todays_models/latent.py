@@ -18,7 +18,7 @@ from __future__ import annotations
 import functools
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -28,6 +28,9 @@ from .._checks import MAX_POSITIONS, as_choice, as_int, check_size
 from .._types import ArrayOrTensor
 from ..rope import apply_rope
 from ..rope.frequencies import rope_inv_freq, yarn_mscale
+
+if TYPE_CHECKING:
+    from ..configs.rope_config import LayerFact
 
 __all__ = [
     "KV_CACHE_DTYPES",
@@ -124,9 +127,9 @@ MLA_CONFIGS: dict[str, dict] = {
 }
 
 
-def latent_config(config: Mapping, source: str = "") -> tuple[LatentConfig, list[tuple[str, str]]]:
+def latent_config(config: Mapping, source: str = "") -> tuple[LatentConfig, list[LayerFact]]:
     """A config.json read through the one config reading (``read_layers``) as MLA sizes, with the layer facts the
-    config pages show for its first latent layer.
+    config pages show for its first latent layer (``LayerFact``: a code and the config's numbers).
 
     The rotated slice is the reading's rotated pairs x 2 (Mistral Small 4: half of a 128-dim head), its base and
     scaling the layer's RoPE setting. ``rope_interleave`` is the config's; a class without the field (GLM-5's

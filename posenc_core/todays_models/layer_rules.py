@@ -71,7 +71,7 @@ class LocalGlobalModel:
     pattern: str  # how the two kinds alternate
     context: int  # max_position_embeddings
     source: str
-    facts: dict = field(default_factory=dict)  # kind -> layer_facts of its first layer: (feature, sentence), ...
+    facts: dict = field(default_factory=dict)  # kind -> layer_facts of its first layer (LayerFact codes)
     layers: dict = field(default_factory=dict)  # kind -> the index of that layer
 
 

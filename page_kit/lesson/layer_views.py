@@ -1,6 +1,6 @@
 """The figures of the layer-by-layer pages: the strip of layers, and one layer's pairs and scores.
 
-Each function takes what ``posenc_core`` computed (layer rows, groups, per-pair dicts) and draws one
+Each function takes what ``posenc_core`` computed (layer rows, groups, ``LayerPairs``) and draws one
 section: figure, what to notice, formula. No math here.
 """
 
@@ -13,6 +13,7 @@ from page_kit import figures
 from page_kit.chart import figure_control
 from page_kit.chart.render import show
 from page_kit.lesson import formula, notice
+from page_kit.lesson.config_words import BAND_WORDS, layer_label
 from page_kit.navigation import registry
 
 PAIR_BAND_COLOURS = {"turns in its window": "#0072B2", "turns in the context": "#009E73",
@@ -90,7 +91,7 @@ def strip(rows, groups, table, *, name: str, title: str, picks: tuple[str, str, 
               if r.mixer == "sliding window" else
               f"chunks of {r.chunk:,} tokens" if r.chunk else
               r.mixer_name + (f", window {r.window:,}" if r.window else "") for r in rows]
-    label_of = {i: g["label"] for g in groups for i in g["layers"]}
+    label_of = {i: layer_label(g.row) for g in groups for i in g.layers}
     positions = [label_of[r.index] for r in rows]
     chart = figures.category_strip(
         table["layer"], {"positions": positions, "mixer": mixers}, hover={"positions": hover, "mixer": hover},
@@ -107,7 +108,8 @@ def strip(rows, groups, table, *, name: str, title: str, picks: tuple[str, str, 
 def pairs_figure(pairs, *, who: str, context: int, name: str, trained: int | None = None, window: int | None = None,
                  chunk: int | None = None) -> None:
     """One layer's pairs (``who``: "Layer 5", or the model): wavelength against its window and the context."""
-    wavelength = np.where(np.isfinite(pairs["wavelength"]), pairs["wavelength"], np.nan)
+    wavelength = np.where(np.isfinite(pairs.wavelength), pairs.wavelength, np.nan)
+    band = np.array([BAND_WORDS[b] for b in pairs.band], dtype=object)  # the legend's words
     hlines = []
     if window:
         hlines.append((window, f"window {window:,}"))
@@ -117,16 +119,16 @@ def pairs_figure(pairs, *, who: str, context: int, name: str, trained: int | Non
         hlines.append((trained, f"L {trained:,}"))
     hlines.append((context, f"context {context:,}"))
     chart = figures.banded_lines(
-        pairs["pair"], {"wavelength": wavelength}, pairs["band"], band_colors=PAIR_BAND_COLOURS,
+        pairs.pair, {"wavelength": wavelength}, band, band_colors=PAIR_BAND_COLOURS,
         title=f"{who}: wavelength of each pair", x_title="rotary pair i",
         y_title="wavelength (positions, log)", log_y=True, hlines=hlines, hover_format=",.1f", name=name,
         alt=f"Log-scale wavelength of each rotary pair ({who}), with "
             + " and ".join(label for _, label in hlines)  # the lines as the figure labels them
             + f" as {'horizontal lines' if len(hlines) > 1 else 'a horizontal line'}; shading groups the pairs by "
             "whether they complete a turn inside the span the layer sees, inside the context, or never.")
-    show(stacked_legend(chart, 1 + len(set(pairs["band"]))))
-    counts = pairs["band_counts"]
-    span = pairs["span"]
+    show(stacked_legend(chart, 1 + len(set(pairs.band))))
+    counts = {BAND_WORDS[b]: n for b, n in pairs.band_counts.items()}
+    span = pairs.span
     parts = [f"{counts['turns in its window']} pairs turn at least once inside the {span:,} tokens this "
              "layer sees" if span < context else
              f"{counts['turns in the context']} pairs turn at least once inside the context"]
@@ -136,7 +138,7 @@ def pairs_figure(pairs, *, who: str, context: int, name: str, trained: int | Non
     parts.append(f"{counts['never a full turn']} never complete a turn inside {context:,} tokens")
     if counts["frequency 0"]:
         parts.append(f"{counts['frequency 0']} have frequency 0 and carry no position at all")
-    notice(f"Of the {len(pairs['pair'])} pairs, " + "; ".join(parts) + ". A pair only tells positions apart inside one "
+    notice(f"Of the {len(pairs.pair)} pairs, " + "; ".join(parts) + ". A pair only tells positions apart inside one "
            "wavelength; a pair much slower than the span a layer sees barely turns there and carries content, "
            "not position.")
 
@@ -171,8 +173,8 @@ def query_scale_figure(positions, scale, row, start: int, *, name: str) -> None:
 
 
 def theta_formula(row, pairs) -> None:
-    turning = pairs["turning"]
-    first, last = float(pairs["wavelength"][0]), float(pairs["wavelength"][turning - 1])
+    turning = pairs.turning
+    first, last = float(pairs.wavelength[0]), float(pairs.wavelength[turning - 1])
     prime = "'" if row.scaling and row.rope_type not in ("default", "proportional") else ""
     # two lines: on one, a 10^7 wavelength ran past the figure column of a projector
     formula(r"\begin{gathered}\theta_i = $b^{-2i/$d},\; i = 0..$n\\ \lambda${p}_0 = $w0,\; \lambda${p}_{$n} = $wl"
@@ -185,20 +187,20 @@ def theta_formula(row, pairs) -> None:
         if extra:
             st.caption(f"Then {row.rope_type} scaling (λ′ are the wavelengths after it) with " + ", ".join(
                 f"{k} = {v if not isinstance(v, list) else f'{len(v)} values'}" for k, v in extra.items())
-                       + f"; attention factor {pairs['attention_factor']:.4f}.")
+                       + f"; attention factor {pairs.attention_factor:.4f}.")
 
 
 def compare_figure(views, *, context: int, name: str) -> None:
     """The wavelengths of every distinct rotating setting of a model on one axis, with each one's span."""
-    longest = max(v["pair"].shape[0] for v in views.values())
+    longest = max(v.pair.shape[0] for v in views.values())
     x = np.arange(longest, dtype=np.float64)
     series = {}
     for label, view in views.items():
         wl = np.full(longest, np.nan)
-        finite = np.isfinite(view["wavelength"])
-        wl[: view["pair"].shape[0]][finite] = view["wavelength"][finite]
+        finite = np.isfinite(view.wavelength)
+        wl[: view.pair.shape[0]][finite] = view.wavelength[finite]
         series[label] = wl
-    spans = sorted({v["span"] for v in views.values() if v["span"] < context})
+    spans = sorted({v.span for v in views.values() if v.span < context})
     show(stacked_legend(figures.roomy_lines(
         x, series, title="Wavelength of each pair, per layer setting", x_title="rotary pair i",
         y_title="wavelength (positions, log)", log_y=True, markers=True, hover_format=",.1f", name=name,
@@ -207,9 +209,9 @@ def compare_figure(views, *, context: int, name: str) -> None:
             "windows or chunks and the context as horizontal lines."), len(series)))
     parts = []
     for label, view in views.items():
-        span = view["span"]
-        inside = view["turn_in_span"]
-        parts.append(f"{label}: {inside} of {view['pair'].shape[0]} pairs turn within the "
+        span = view.span
+        inside = view.turn_in_span
+        parts.append(f"{label}: {inside} of {view.pair.shape[0]} pairs turn within the "
                      f"{span:,} tokens it sees")
     notice("; ".join(parts) + ". Local layers pair a short span with fast rotations that turn many times inside "
            "it; global layers see the whole context and need slow pairs (or none) to tell far positions apart.")
