@@ -1,7 +1,7 @@
 import streamlit as st
 
 import posenc_core as pc
-from lessons.multimodal import multimodal_views
+from lessons.multimodal import multimodal_views, reading_views
 from page_kit import classroom, figures, formula, guard, header, hero, notice, show, source, stage, why
 from posenc_core.multimodal import (
     MM_FAMILIES,
@@ -52,7 +52,7 @@ def lesson():
             with tab_table:
                 table_section(result)
         if reading is not None:  # what a pasted config gave, under the figure
-            multimodal_views.show_reading(reading)
+            reading_views.show_reading(reading)
 
 
 def rows_figure(model, **parts) -> figures.Chart:
