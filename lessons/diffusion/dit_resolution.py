@@ -44,7 +44,7 @@ def lesson():
         name = controls.select("Model", "model", MODELS)
         new_px = controls.select_slider("New width (px)", "w", SIZES, 2048)
         method = controls.select("Remedy", "method", list(pc.diffusion.RESOLUTION_METHODS), index=2,
-                                 format_func=METHOD_NAMES.get)
+                                 format_func=lambda m: METHOD_NAMES.get(m, m))
     preset = pc.diffusion.dit_preset(name)
     with page.more:
         trained_px = controls.select_slider("Trained width (px)", "tw", SIZES, 1024,
