@@ -487,8 +487,9 @@ def test_the_multimodal_reading_follows_the_class_defaults():
     pytest.importorskip("transformers")
     settings = read_multimodal_config({"model_type": "qwen3_vl"}).settings
     assert settings.rope_theta == 500_000.0 and settings.mrope_section == (24, 20, 20)
-    rows = dict((r[0], r[2]) for r in read_multimodal_config({"model_type": "qwen3_vl"}).rows)
-    assert "Qwen3VLTextConfig's default" in rows["rope_theta"] and "rotary module code" in rows["mrope_section"]
+    rows = {r.setting: r for r in read_multimodal_config({"model_type": "qwen3_vl"}).rows}
+    assert (rows["rope_theta"].origin, rows["rope_theta"].detail) == ("class_default", ("Qwen3VLTextConfig",))
+    assert rows["mrope_section"].origin == "module_default"
 
 
 def _offered(key):

@@ -14,6 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import posenc_core as pc
+from lessons.diffusion import words
 
 diffusers = pytest.importorskip("diffusers")
 from diffusers.models.embeddings import PatchEmbed, get_1d_rotary_pos_embed, get_3d_rotary_pos_embed  # noqa: E402
@@ -201,7 +202,8 @@ def test_video_splits_fill_the_head(head):
 def test_presets_are_consistent():
     for p in pc.diffusion.DIT_PRESETS.values():
         assert sum(p.axes) == p.head_dim or p.family == "sd3"
-        assert p.cites and all(isinstance(v, str) and v for v in p.cites.values())
+        cites = words.CITES[p.name]  # the lesson cites where every value comes from
+        assert cites and all(isinstance(v, str) and v for v in cites.values())
         if p.family in pc.diffusion.VIDEO_SPLITS:
             assert pc.diffusion.video_axis_split(p.family, p.head_dim) == p.axes
         if p.family == "sd3":
@@ -245,20 +247,20 @@ def test_value_range_skips_the_cells_left_blank():
 def test_resolution_view_reads_the_turns(method):
     view = pc.diffusion.dit_resolution_view("FLUX.1-dev", 1024, 2048, method)
     preset = pc.diffusion.dit_preset("FLUX.1-dev")
-    assert (view["trained"], view["new"], view["ratio"], view["dim"]) == (64, 128, 2.0, preset.axes[2])
+    assert (view.trained, view.new, view.ratio, view.dim) == (64, 128, 2.0, preset.axes[2])
     series = pc.diffusion.dit_resolution_turns(preset.axes[2], preset.theta, 64, 128, method)
-    for label, turns in series.items():
-        np.testing.assert_array_equal(view["series"][label], turns)
-        assert (view["fastest"][label], view["slowest"][label]) == (turns[0], turns[-1])
-    assert view["keeps_fastest"] == (method == "ntk_factor")  # NTK keeps the fastest pair, the others slow it
+    for label, turns in series._asdict().items():
+        np.testing.assert_array_equal(getattr(view.series, label), turns)
+        assert (getattr(view.fastest, label), getattr(view.slowest, label)) == (turns[0], turns[-1])
+    assert view.keeps_fastest == (method == "ntk_factor")  # NTK keeps the fastest pair, the others slow it
 
 
 def test_sd3_window_facts():
     facts = pc.diffusion.sd3_window_facts(192, 64, 64,
                                           64)  # SD3.5 Large at its trained 1,024 px: the training window itself
-    assert facts == {"patches": 4096, "unseen": 0, "unseen_side": 0, "step": 64 / 192, "free": 128}
-    assert pc.diffusion.sd3_window_facts(192, 64, 128, 128)["unseen_side"] == 1
-    assert pc.diffusion.sd3_window_facts(192, 64, 16, 16)["unseen"] == 0
+    assert facts == pc.diffusion.Sd3WindowFacts(patches=4096, unseen=0, unseen_side=0, step=64 / 192, free=128)
+    assert pc.diffusion.sd3_window_facts(192, 64, 128, 128).unseen_side == 1
+    assert pc.diffusion.sd3_window_facts(192, 64, 16, 16).unseen == 0
     assert pc.diffusion.dit_preset("FLUX.1-dev").pairs == 64
 
 

@@ -18,6 +18,7 @@ import posenc_core as pc
 from page_kit.lesson.config_words import fact_sentence, layer_table
 from posenc_core.configs import layer_facts
 from posenc_core.encoders import (
+    XlExample,
     deberta_bucket,
     deberta_bucket_curve,
     deberta_example,
@@ -84,15 +85,15 @@ def _deberta_module(example, hidden, heads):
     from transformers import DebertaV2Config
     from transformers.models.deberta_v2.modeling_deberta_v2 import DisentangledSelfAttention
     config = DebertaV2Config(hidden_size=hidden, num_attention_heads=heads, intermediate_size=2 * hidden,
-                             relative_attention=True, position_buckets=example["position_buckets"],
-                             max_relative_positions=example["max_relative_positions"], share_att_key=True,
+                             relative_attention=True, position_buckets=example.position_buckets,
+                             max_relative_positions=example.max_relative_positions, share_att_key=True,
                              pos_att_type=["p2c", "c2p"], hidden_dropout_prob=0.0, attention_probs_dropout_prob=0.0,
-                             max_position_embeddings=example["max_position_embeddings"])
+                             max_position_embeddings=example.max_position_embeddings)
     module = DisentangledSelfAttention(config).eval()
     with torch.no_grad():
         for proj, w, b in ((module.query_proj, "w_q", "b_q"), (module.key_proj, "w_k", "b_k")):
-            proj.weight.copy_(torch.from_numpy(example[w]))
-            proj.bias.copy_(torch.from_numpy(example[b]))
+            proj.weight.copy_(torch.from_numpy(getattr(example, w)))
+            proj.bias.copy_(torch.from_numpy(getattr(example, b)))
     return module
 
 
@@ -105,7 +106,7 @@ def test_deberta_terms_are_disentangled_self_attention(n, hidden, heads, buckets
     example = deberta_example(n, hidden, heads, buckets, top, seed=3, max_position_embeddings=48)
     terms = deberta_terms(example)
     module = _deberta_module(example, hidden, heads)
-    h, rel = torch.from_numpy(example["hidden"])[None], torch.from_numpy(example["rel"])
+    h, rel = torch.from_numpy(example.hidden)[None], torch.from_numpy(example.rel)
     assert rel.shape[0] == 2 * module.pos_ebd_size  # the table's rows: the module's own reading of the config
     rel_pos = encoder.build_relative_position(h, h, bucket_size=buckets, max_position=module.max_relative_positions)
     with torch.no_grad():
@@ -155,8 +156,8 @@ def test_modernbert_frequencies_are_its_rotary_module(key):
     assert np.array_equal(freqs["global"], rotary.full_attention_inv_freq.numpy())
     assert np.array_equal(freqs["local"], rotary.sliding_attention_inv_freq.numpy())
     reading = modernbert_reading(key)
-    assert [r.layer_type for r in reading["rows"]] == config.layer_types
-    assert reading["global"].theta == 160000.0 and reading["local"].theta == 10000.0
+    assert [r.layer_type for r in reading.rows] == config.layer_types
+    assert reading.layers["global"].theta == 160000.0 and reading.layers["local"].theta == 10000.0
 
 
 def test_modernbert_window_is_the_bidirectional_mask():
@@ -200,11 +201,11 @@ def test_xl_terms_are_rel_attn_core(n, d_model, seed):
     terms = xl_terms(ex)
     module = XLNetRelativeAttention(XLNetConfig(d_model=d_model, n_head=1, d_inner=32, n_layer=1, dropout=0.0))
     with torch.no_grad():
-        module.r_w_bias.copy_(torch.from_numpy(ex["u"]))
-        module.r_r_bias.copy_(torch.from_numpy(ex["v"]))
-        h = torch.from_numpy(ex["hidden"])[:, None]
-        proj = {key: torch.einsum("ibh,hnd->ibnd", h, torch.from_numpy(ex[key])) for key in ("w_q", "w_k")}
-        k_r = torch.einsum("ibh,hnd->ibnd", torch.from_numpy(terms["R"])[:, None], torch.from_numpy(ex["w_r"]))
+        module.r_w_bias.copy_(torch.from_numpy(ex.u))
+        module.r_r_bias.copy_(torch.from_numpy(ex.v))
+        h = torch.from_numpy(ex.hidden)[:, None]
+        proj = {key: torch.einsum("ibh,hnd->ibnd", h, torch.from_numpy(getattr(ex, key))) for key in ("w_q", "w_k")}
+        k_r = torch.einsum("ibh,hnd->ibnd", torch.from_numpy(terms["R"])[:, None], torch.from_numpy(ex.w_r))
         _, prob = module.rel_attn_core(proj["w_q"], proj["w_k"], proj["w_k"], k_r, output_attentions=True)
         shifted = XLNetRelativeAttention.rel_shift_bnij(
             torch.from_numpy(terms["offsets"]).expand(1, 1, n, 2 * n).contiguous(), klen=n)[0, 0]
@@ -217,8 +218,8 @@ def test_xl_terms_are_the_paper_equation():
     n, d_model = 6, 8
     ex = xl_example(n, d_model, 4, seed=7)
     terms = xl_terms(ex)
-    h, wq, wk, wr = (ex[key].astype(np.float64) for key in ("hidden", "w_q", "w_k", "w_r"))
-    u, v = ex["u"][0].astype(np.float64), ex["v"][0].astype(np.float64)
+    h, wq, wk, wr = (getattr(ex, key).astype(np.float64) for key in ("hidden", "w_q", "w_k", "w_r"))
+    u, v = ex.u[0].astype(np.float64), ex.v[0].astype(np.float64)
     freqs = 1 / 10000 ** (np.arange(0, d_model, 2) / d_model)
 
     def R(m):
@@ -236,9 +237,9 @@ def test_xl_terms_are_the_paper_equation():
 
 def test_xl_by_hand():
     """d_model 2, W = identity: R_m = (sin m, cos m); q = (1, 0), k = (0, 1), u = (0, 0), v = (1, 0)."""
-    ex = {"hidden": np.array([[1, 0], [0, 1]], np.float32), "w_q": np.eye(2, dtype=np.float32)[:, None],
-          "w_k": np.eye(2, dtype=np.float32)[:, None], "w_r": np.eye(2, dtype=np.float32)[:, None],
-          "u": np.zeros((1, 2), np.float32), "v": np.array([[1, 0]], np.float32)}
+    ex = XlExample(hidden=np.array([[1, 0], [0, 1]], np.float32), w_q=np.eye(2, dtype=np.float32)[:, None],
+                   w_k=np.eye(2, dtype=np.float32)[:, None], w_r=np.eye(2, dtype=np.float32)[:, None],
+                   u=np.zeros((1, 2), np.float32), v=np.array([[1, 0]], np.float32))
     t = xl_terms(ex)
     s = 1 / math.sqrt(2)
     # query 1 (q = (0, 1)) and key 0 (k = (1, 0)): offset 1, R_1 = (sin 1, cos 1)
@@ -258,9 +259,9 @@ def test_deberta_v3_table_facts():
 def test_deberta_query_finds_keys_sharing_a_bucket():
     t = deberta_terms(deberta_example(16, 32, 2, 8, 64))
     q = deberta_query(t, 1, 6)
-    a, b = q["same_bucket"]
-    assert q["delta"][a] == q["delta"][b] and q["c2p"][a] == q["c2p"][b] and q["p2c"][a] != q["p2c"][b]
-    assert np.array_equal(q["total"], t["total"][1, 6])
+    a, b = q.same_bucket
+    assert q.delta[a] == q.delta[b] and q.c2p[a] == q.c2p[b] and q.p2c[a] != q.p2c[b]
+    assert np.array_equal(q.total, t["total"][1, 6])
 
 
 @settings(max_examples=15, deadline=None)
@@ -282,7 +283,7 @@ def test_modernbert_cost_between_local_only_and_full(n):
 def test_the_numbers_the_pages_state_are_the_grids_read_directly():
     d = deberta_terms(deberta_example(16, 32, 2, 8, 64, 0))
     q = deberta_query(d, 1, 6)
-    assert q["strongest"] == int(np.argmax(d["total"][1, 6]))
+    assert q.strongest == int(np.argmax(d["total"][1, 6]))
     t = xl_terms(xl_example(12, 16, 8, 0))
     top = xl_strongest_score(t, 6)
     j = int(np.argmax(t["total"][6]))

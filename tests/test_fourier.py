@@ -8,6 +8,11 @@ from hypothesis import strategies as st
 from posenc_core.images import (
     DETAIL_CHANGES,
     ENCODINGS,
+    CoordinateFit,
+    EncodingFit,
+    EncodingRanges,
+    FitSpectra,
+    FitStep,
     detail_what_if,
     encoding_ranges,
     encoding_tables,
@@ -68,8 +73,8 @@ def test_every_sin_cos_pair_has_unit_norm(p, octaves):
 @given(st.floats(-3, 3), st.integers(1, 12))
 def test_duality_nerf_is_a_reordered_transformer_row(p, octaves):
     dual = nerf_as_sinusoidal(p, octaves)
-    assert dual["max_difference"] < 1e-9
-    assert dual["dim"] == 2 * octaves and dual["base"] == 2.0**octaves
+    assert dual.max_difference < 1e-9
+    assert dual.dim == 2 * octaves and dual.base == 2.0**octaves
 
 
 def test_spectra_find_the_right_frequency():
@@ -90,33 +95,36 @@ def test_targets_have_the_documented_shapes_and_ranges():
 
 def test_fit_is_deterministic_and_encodings_beat_raw_coordinates():
     pytest.importorskip("torch")
-    calls = []
-    first = fit_coordinates("1d", steps=150, n_features=32, width=32, progress=lambda f, t: calls.append(f))
+    steps = []
+    first = fit_coordinates("1d", steps=150, n_features=32, width=32, progress=lambda f, t: steps.append((f, t)))
     again = fit_coordinates("1d", steps=150, n_features=32, width=32)
     for encoding in ENCODINGS:
-        np.testing.assert_array_equal(first[encoding]["prediction"], again[encoding]["prediction"])
-        assert first[encoding]["train_loss"].shape == (150,)
+        np.testing.assert_array_equal(first.fits[encoding].prediction, again.fits[encoding].prediction)
+        assert first.fits[encoding].train_loss.shape == (150,)
+    calls = [f for f, _ in steps]
     assert calls and calls[-1] == pytest.approx(1.0) and calls == sorted(calls)
+    assert steps[-1][1] == FitStep("gaussian", 150, 150) and {t.encoding for _, t in steps} == set(ENCODINGS)
     # spectral bias: raw coordinates cannot follow the 20-cycle wave and the step; encodings can
-    assert first["nerf"]["final_test_psnr"] > first["raw"]["final_test_psnr"] + 8
-    assert first["gaussian"]["final_test_psnr"] > first["raw"]["final_test_psnr"] + 8
-    assert set(first["spectra"]) == {"frequency", "target", *ENCODINGS}
+    assert first.fits["nerf"].final_test_psnr > first.fits["raw"].final_test_psnr + 8
+    assert first.fits["gaussian"].final_test_psnr > first.fits["raw"].final_test_psnr + 8
+    assert set(first.spectra.fits) == set(ENCODINGS)
+    assert first.spectra.frequency.shape == first.spectra.target.shape
 
 
 def test_huge_sigma_memorises_but_does_not_generalise():
     pytest.importorskip("torch")
-    good = fit_coordinates("1d", steps=200, sigma=10, encodings=("gaussian",))["gaussian"]
-    noisy = fit_coordinates("1d", steps=200, sigma=100, encodings=("gaussian",))["gaussian"]
-    assert noisy["final_train_psnr"] > 35
-    assert noisy["final_test_psnr"] < good["final_test_psnr"] - 10
+    good = fit_coordinates("1d", steps=200, sigma=10, encodings=("gaussian",)).fits["gaussian"]
+    noisy = fit_coordinates("1d", steps=200, sigma=100, encodings=("gaussian",)).fits["gaussian"]
+    assert noisy.final_train_psnr > 35
+    assert noisy.final_test_psnr < good.final_test_psnr - 10
 
 
 def test_fit_2d_shapes():
     pytest.importorskip("torch")
     result = fit_coordinates("2d", steps=5, width=8, encodings=("raw", "nerf"))
-    assert result["target"].shape == result["raw"]["prediction"].shape == (64, 64)
-    assert result["train_mask"].sum() == 32 * 32
-    assert "gaussian" not in result and result["spectra"]["nerf"].shape == (32,)
+    assert result.target.shape == result.fits["raw"].prediction.shape == (64, 64)
+    assert result.train_mask.sum() == 32 * 32
+    assert "gaussian" not in result.fits and result.spectra.fits["nerf"].shape == (32,)
 
 
 @pytest.mark.parametrize("call, message", [
@@ -147,30 +155,34 @@ def test_bad_arguments(call, message):
 
 def test_encoding_tables_are_sorted_by_frequency_and_seeded():
     tables = encoding_tables(4, 10.0, 16, seed=3, samples=64)
-    assert tables["p"].shape == (64,) and tables["nerf"].shape == (64, 8) and tables["fourier"].shape == (64, 32)
-    assert np.all(np.diff(tables["frequency"]) >= 0)
+    assert tables.p.shape == (64,) and tables.nerf.shape == (64, 8) and tables.fourier.shape == (64, 32)
+    assert np.all(np.diff(tables.frequency) >= 0)
     again = encoding_tables(4, 10.0, 16, seed=3, samples=64)
-    np.testing.assert_array_equal(tables["fourier"], again["fourier"])
+    np.testing.assert_array_equal(tables.fourier, again.fourier)
 
 
 def test_encoding_ranges_and_the_detail_what_if():
     ranges = encoding_ranges(4, 5.0, 32)
-    frequency = encoding_tables(4, 5.0, 32)["frequency"]
-    assert ranges == {"nerf_fastest": 4.0, "gaussian_slowest": frequency[0], "gaussian_fastest": frequency[-1]}
+    frequency = encoding_tables(4, 5.0, 32).frequency
+    assert ranges == EncodingRanges(nerf_fastest=4.0, gaussian_slowest=frequency[0], gaussian_fastest=frequency[-1])
     what_if = detail_what_if(5.0, 32)
-    assert what_if["now"] == frequency[-1]
-    assert what_if["wider_sigma"] == pytest.approx(2 * what_if["now"])  # σ scales every draw
-    assert what_if["more_features"] == encoding_tables(4, 5.0, 64)["frequency"][-1]
-    doubles = [what_if[k] >= 1.5 * what_if["now"] for k in ("more_features", "wider_sigma")]
-    assert DETAIL_CHANGES[what_if["answer"]] == {(True, True): "either", (True, False): "features",
+    assert what_if.now == frequency[-1]
+    assert what_if.wider_sigma == pytest.approx(2 * what_if.now)  # σ scales every draw
+    assert what_if.more_features == encoding_tables(4, 5.0, 64).frequency[-1]
+    doubles = [getattr(what_if, k) >= 1.5 * what_if.now for k in ("more_features", "wider_sigma")]
+    assert DETAIL_CHANGES[what_if.answer] == {(True, True): "either", (True, False): "features",
                                                      (False, True): "sigma", (False, False): "neither"}[tuple(doubles)]
     with pytest.raises(ValueError, match="sigma"):
         detail_what_if(0.0, 32)
 
 
 def test_worst_encoding_is_the_lowest_held_out_psnr():
-    result = {"raw": {"final_test_psnr": 18.0}, "nerf": {"final_test_psnr": 30.0},
-              "gaussian": {"final_test_psnr": 25.0}}
-    assert worst_encoding(result) == "raw"
+    def fit(psnr):
+        return EncodingFit(np.zeros(4), np.zeros(1), np.ones(1), np.full(1, psnr), 1, psnr, psnr)
+
+    def result(fits):
+        return CoordinateFit(np.zeros(4), np.zeros(4), np.ones(4, bool), fits, FitSpectra(np.zeros(2), np.zeros(2), {}))
+
+    assert worst_encoding(result({"raw": fit(18.0), "nerf": fit(30.0), "gaussian": fit(25.0)})) == "raw"
     with pytest.raises(ValueError, match="no fit"):
-        worst_encoding({})
+        worst_encoding(result({}))

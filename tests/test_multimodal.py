@@ -317,15 +317,16 @@ def test_image_advance_is_the_larger_side_wherever_the_image_sits(key, h, w, bef
     """get_rope_index moves the text after an image by max(rows, columns), whatever text comes before it, and
     the advance is read from the same numbering the page draws (here a longer prompt around the image)."""
     advance = mm.mm_image_advance(key, h, w)
-    assert advance["advance"] == max(h, w)
+    assert advance.advance == max(h, w)
     result = mm.mm_position_ids(key, [S("text", tokens=before), S("image", h=h, w=w), S("text", tokens=2)])
     image = np.flatnonzero(result.kind == 1)
-    assert result.ids[0, image[-1] + 1] - result.ids[0, image[0]] == advance["advance"]
+    assert result.ids[0, image[-1] + 1] - result.ids[0, image[0]] == advance.advance
 
 
 def test_image_advance_known_values_and_refusals():
-    assert mm.mm_image_advance("qwen2_vl", 3, 4) == {"start": 2.0, "next": 6.0, "advance": 4.0}  # text, start token
-    assert mm.mm_image_advance("qwen2_vl", 1, 1)["advance"] == 1.0
+    # after one text token and the start token
+    assert mm.mm_image_advance("qwen2_vl", 3, 4) == mm.ImageAdvance(start=2.0, next=6.0, advance=4.0)
+    assert mm.mm_image_advance("qwen2_vl", 1, 1).advance == 1.0
     with pytest.raises(ValueError, match="image rows"):
         mm.mm_image_advance("qwen2_vl", 0, 4)
     with pytest.raises(ValueError, match="image columns"):

@@ -11,6 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import posenc_core as pc
+from page_kit.lesson import preset_words
 from posenc_core import multimodal as mm
 from posenc_core.configs import MAX_CONFIG_BYTES
 
@@ -19,7 +20,8 @@ from posenc_core.configs import MAX_CONFIG_BYTES
 @pytest.mark.parametrize("key", list(mm.MULTIMODAL_PRESETS))
 def test_presets_read_back_to_their_family(key):
     preset = mm.MULTIMODAL_PRESETS[key]
-    assert isinstance(preset, pc.Preset) and preset.model_id and preset.source and preset.note
+    assert isinstance(preset, pc.Preset) and preset.model_id and preset.source
+    assert preset_words.PRESET_SOURCES[key] and preset_words.PRESET_NOTES[key]  # where from, what to check
     reading = mm.read_multimodal_config(json.loads(json.dumps(preset.config)))
     assert reading.family == mm.MULTIMODAL_PRESET_FAMILY[key]
     family = mm.MM_FAMILIES[reading.family]
@@ -27,7 +29,7 @@ def test_presets_read_back_to_their_family(key):
     assert reading.settings.mrope_section == family.mrope_section
     assert reading.settings.rotary_dim == int(family.head_dim * family.partial_rotary_factor)
     assert reading.settings.rope_theta == family.rope_theta
-    assert all(len(row) == 3 for row in reading.rows)
+    assert all(isinstance(row, mm.ConfigRow) and (row.path or row.origin != "file") for row in reading.rows)
 
 
 @pytest.mark.parametrize("key", list(mm.MULTIMODAL_PRESETS))
@@ -56,7 +58,7 @@ def test_reader_lists_unknown_keys_and_never_raises_for_them():
     config["text_config"]["another"] = [1, 2]
     reading = mm.read_multimodal_config(config)
     assert "my_new_field" in reading.unused and "text_config.another" in reading.unused
-    assert any("interleaved" in note for note in reading.notes)
+    assert "interleaved_flag" in reading.notes
 
 
 def test_reader_rope_parameters_and_fallbacks():
@@ -71,7 +73,7 @@ def test_reader_rope_parameters_and_fallbacks():
     # nothing rotary in the file: the family's defaults, said so
     bare = mm.read_multimodal_config({"model_type": "qwen2_vl"})
     assert bare.settings.mrope_section == (16, 24, 24)
-    assert any("not in the file" in row[2] for row in bare.rows)
+    assert any(row.origin in ("class_default", "all_rotate", "module_default") and not row.path for row in bare.rows)
     # Qwen2.5-VL's tokens_per_second and Qwen3-Omni's position_id_per_seconds reach the ids
     omni = mm.read_multimodal_config(mm.MULTIMODAL_PRESETS["qwen3-omni-30b-a3b"].config)
     assert omni.time == {"position_id_per_seconds": 13, "n_window": 50}
@@ -217,25 +219,25 @@ def test_vision_bad_input(call, message):
 def test_image_scores_peak_at_the_query(key):
     settings = mm.mm_rope_settings(key)
     result = mm.mm_image_scores(key, settings, 5, 6, 2, 3)
-    assert result["map"].shape == (5, 6) and result["map"][2, 3] == pytest.approx(1.0)
-    assert result["map"].max() == pytest.approx(1.0) and result["self"] == pytest.approx(settings.head_dim)
-    assert result["right"] == pytest.approx(result["map"][2, 4])
+    assert result.map.shape == (5, 6) and result.map[2, 3] == pytest.approx(1.0)
+    assert result.map.max() == pytest.approx(1.0) and result.self_score == pytest.approx(settings.head_dim)
+    assert result.right == pytest.approx(result.map[2, 4])
 
 
 def test_chunked_widths_are_nearly_flat_and_interleaved_are_not():
     flat = mm.mm_image_scores("qwen2_vl", mm.mm_rope_settings("qwen2_vl"), 8, 8, 4, 4)
     sharp = mm.mm_image_scores("qwen3_vl", mm.mm_rope_settings("qwen3_vl"), 8, 8, 4, 4)
-    assert 1 - flat["right"] < 1e-4 < 1 - sharp["right"]
+    assert 1 - flat.right < 1e-4 < 1 - sharp.right
 
 
 def test_video_scores_and_time_ids():
     curve = mm.mm_video_scores("qwen2_5_vl", mm.mm_rope_settings("qwen2_5_vl"), 8, 2, 2, 1.0, 0, 0, 1)
-    assert list(curve["seconds"]) == [0, 2, 4, 6] and curve["scores"][1] == pytest.approx(1.0)
-    assert list(np.diff(curve["time_ids"])) == [4, 4, 4]
-    assert list(mm.mm_time_ids("qwen2_vl", 8, 4.0)["time_ids"]) == [0, 1, 2, 3]
-    assert list(mm.mm_time_ids("qwen3_omni", 4, 1.0)["time_ids"]) == [0, 26]
+    assert list(curve.seconds) == [0, 2, 4, 6] and curve.scores[1] == pytest.approx(1.0)
+    assert list(np.diff(curve.time_ids)) == [4, 4, 4]
+    assert list(mm.mm_time_ids("qwen2_vl", 8, 4.0).time_ids) == [0, 1, 2, 3]
+    assert list(mm.mm_time_ids("qwen3_omni", 4, 1.0).time_ids) == [0, 26]
     table = mm.mm_time_id_table(4, (1.0, 2.0), ("qwen2_vl",))
-    assert list(table["seconds"]) == [0, 1, 2]
-    assert np.isnan(table["series"]["qwen2_vl at 1 fps"][1])
+    assert list(table.seconds) == [0, 1, 2]
+    assert np.isnan(table.series[("qwen2_vl", 1.0)][1])
     with pytest.raises(ValueError, match="at most 3"):
         mm.mm_video_scores("qwen2_vl", mm.mm_rope_settings("qwen2_vl"), 8, 2, 2, 1.0, 0, 0, 4)

@@ -148,7 +148,7 @@ def test_fourier_snippet_reproduces_the_encodings(query, settings):
     tables = _named(_snippets("fourier", **query), "tables")
     expected = encoding_tables(octaves, sigma, features, 0)
     for key in ("p", "nerf", "fourier", "frequency"):
-        np.testing.assert_array_equal(tables[key], expected[key])
+        np.testing.assert_array_equal(getattr(tables, key), getattr(expected, key))
 
 
 # The two core functions the snippets call, against the compositions they replace on the pages.

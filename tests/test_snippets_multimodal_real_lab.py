@@ -124,16 +124,16 @@ def test_image_scores_snippet_gives_the_maps_and_the_printed_neighbours(preset, 
     ns = _snippet_with(at, "own")
     reading = read_multimodal_config(MULTIMODAL_PRESETS[preset].config)
     expected = mm_image_scores(reading.family, reading.settings, h, w, row, col)
-    np.testing.assert_array_equal(ns["own"]["map"], expected["map"])
-    assert f"right {ns['own']['right']:.4f}, below {ns['own']['below']:.4f}" in _text(at)
+    np.testing.assert_array_equal(ns["own"].map, expected.map)
+    assert f"right {ns['own'].right:.4f}, below {ns['own'].below:.4f}" in _text(at)
     for key, scores in ns["others"].items():
         assert f"{MM_FAMILIES[key].name}" in _text(at)
-        assert f"right {scores['right']:.4f}, below {scores['below']:.4f}" in _text(at)
+        assert f"right {scores.right:.4f}, below {scores.below:.4f}" in _text(at)
     # the what-if: the same query in an image twice as wide, scored with the last patch of its row
     far = mm_row_end_score(reading.family, reading.settings, h, w, row, col)
-    wider = mm_image_scores(reading.family, reading.settings, h, 2 * w, row, col)["map"]
-    assert far["score"] == wider[row, 2 * w - 1]
-    assert f"column {2 * w - 1} ({2 * w - 1 - col} columns from the query) {far['score']:.4f}" in \
+    wider = mm_image_scores(reading.family, reading.settings, h, 2 * w, row, col).map
+    assert far.score == wider[row, 2 * w - 1]
+    assert f"column {2 * w - 1} ({2 * w - 1 - col} columns from the query) {far.score:.4f}" in \
         _reveal(at, "mm_scores_wider")
 
 
@@ -141,10 +141,10 @@ def test_fps_snippet_gives_the_time_ids_and_the_answer():
     at = _page("mm_scores", view="Frame index or seconds", ff="12", fa="0.5", fb="8")
     table = _snippet_with(at, "table")["table"]
     expected = mm_time_id_table(12, (0.5, 8.0), ("qwen2_vl", "qwen2_5_vl", "qwen3_omni"))
-    np.testing.assert_array_equal(table["seconds"], expected["seconds"])
-    for name, values in expected["series"].items():
-        np.testing.assert_array_equal(table["series"][name], values)
-    last = [v[np.isfinite(v)][-1] for k, v in table["series"].items() if k.startswith("qwen2_vl")]
+    np.testing.assert_array_equal(table.seconds, expected.seconds)
+    for name, values in expected.series.items():
+        np.testing.assert_array_equal(table.series[name], values)
+    last = [v[np.isfinite(v)][-1] for (family, _), v in table.series.items() if family == "qwen2_vl"]
     assert f"the last group id {last[0]:g} at 0.5 fps and {last[1]:g} at 8 fps" in _reveal(at, "mm_scores_fps")
 
 

@@ -10,6 +10,7 @@ import posenc_core as pc
 from posenc_core.images import (
     AXIAL_QK,
     RESIZE_MODES,
+    SincosLayout,
     flattened_sincos,
     grid_neighbours,
     learned_like_grid,
@@ -200,13 +201,14 @@ def test_axial_rope_by_hand_on_a_2x2_grid():
     c1 = math.cos(1.0)
     # all-ones q, k: every pair adds 2 cos(offset * theta); axial pairs see (drow, dcol), flat ones see
     # the raster offset with 1D frequencies (1, 100^(-1/2) = 0.1)
-    np.testing.assert_allclose(maps["axial"], [[4, 2 + 2 * c1], [2 + 2 * c1, 4 * c1]], atol=1e-6)
+    np.testing.assert_allclose(maps.axial, [[4, 2 + 2 * c1], [2 + 2 * c1, 4 * c1]], atol=1e-6)
     flat = [[2 * math.cos(p) + 2 * math.cos(0.1 * p) for p in (0, 1)],
             [2 * math.cos(p) + 2 * math.cos(0.1 * p) for p in (2, 3)]]
-    np.testing.assert_allclose(maps["flat"], flat, atol=1e-6)
-    assert maps["query_index"] == 0
-    assert maps["vertical"] == pytest.approx({"label": "below", "row": 1, "col": 0, "axial": 2 + 2 * c1,
-                                              "flat": flat[1][0], "raster_distance": 2})
+    np.testing.assert_allclose(maps.flat, flat, atol=1e-6)
+    assert maps.query_index == 0
+    vertical = maps.vertical
+    assert (vertical.label, vertical.row, vertical.col, vertical.raster_distance) == ("below", 1, 0, 2)
+    assert (vertical.axial, vertical.flat) == pytest.approx((2 + 2 * c1, flat[1][0]))
 
 
 @settings(max_examples=40, deadline=None)
@@ -311,30 +313,30 @@ def test_all_ones_score_maps_are_d_times_the_sincos_similarity_maps():
     maps = rope_2d_score_maps(h, w, d, 3, 2, base)
     sincos = patch_similarity_maps(pc.sincos_2d(h, w, d, base), h, w)[3 * w + 2]
     flat = patch_similarity_maps(flattened_sincos(h, w, d, base), h, w)[3 * w + 2]
-    np.testing.assert_allclose(maps["axial"], d * sincos, atol=1e-4)
-    np.testing.assert_allclose(maps["flat"], d * flat, atol=1e-4)
+    np.testing.assert_allclose(maps.axial, d * sincos, atol=1e-4)
+    np.testing.assert_allclose(maps.flat, d * flat, atol=1e-4)
 
 
 def test_flattened_rope_treats_the_patch_below_as_far_away():
     maps = rope_2d_score_maps(14, 14, 64, 4, 9)
-    below, right = maps["vertical"], maps["horizontal"]
-    assert (below["label"], below["raster_distance"], right["raster_distance"]) == ("below", 14, 1)
-    assert below["axial"] == pytest.approx(right["axial"], abs=1e-5)  # same frequencies on both axes
-    assert below["flat"] < right["flat"] - 10
+    below, right = maps.vertical, maps.horizontal
+    assert (below.label, below.raster_distance, right.raster_distance) == ("below", 14, 1)
+    assert below.axial == pytest.approx(right.axial, abs=1e-5)  # same frequencies on both axes
+    assert below.flat < right.flat - 10
     shaped = rope_2d_score_maps(14, 14, 64, 4, 9, vectors="random", seed=5)  # q = k: still peaks at the query
-    assert np.unravel_index(shaped["axial"].argmax(), (14, 14)) == (4, 9)
-    assert shaped["vertical"]["axial"] != pytest.approx(shaped["horizontal"]["axial"], abs=1e-3)
+    assert np.unravel_index(shaped.axial.argmax(), (14, 14)) == (4, 9)
+    assert shaped.vertical.axial != pytest.approx(shaped.horizontal.axial, abs=1e-3)
     edge = rope_2d_score_maps(3, 4, 8, 2, 3)  # last row and column: the neighbours are above and left
-    assert (edge["vertical"]["label"], edge["horizontal"]["label"]) == ("above", "left")
-    assert rope_2d_score_maps(1, 4, 8, 0, 1)["vertical"] is None
+    assert (edge.vertical.label, edge.horizontal.label) == ("above", "left")
+    assert rope_2d_score_maps(1, 4, 8, 0, 1).vertical is None
 
 
 @pytest.mark.parametrize("vectors", AXIAL_QK)
 def test_relative_check_over_all_pairs(vectors):
     check = rope_2d_relative_check(6, 9, 32, 100.0, vectors=vectors, seed=4)
-    assert check["axial"] < 1e-5 * check["scale"] and check["flat"] < 1e-4 * check["scale"]
+    assert check.axial < 1e-5 * check.scale and check.flat < 1e-4 * check.scale
     if vectors == "ones":
-        assert check["scale"] == pytest.approx(32, abs=1e-4)
+        assert check.scale == pytest.approx(32, abs=1e-4)
 
 
 @pytest.mark.parametrize("call, message", [
@@ -367,14 +369,14 @@ def test_axial_rope_bad_arguments(call, message):
 def test_grid_neighbours_pick_the_far_side_at_an_edge():
     grid = np.arange(12.0).reshape(3, 4)
     inside = grid_neighbours(grid, 1, 1)
-    assert inside["query"] == 5.0
-    assert (inside["side"]["label"], inside["side"]["cell"], inside["side"]["value"]) == ("right", (1, 2), 6.0)
-    assert (inside["vertical"]["label"], inside["vertical"]["value"]) == ("below", 9.0)
-    assert inside["diagonal"]["value"] == 10.0
+    assert inside.query == 5.0
+    assert (inside.side.label, inside.side.cell, inside.side.value) == ("right", (1, 2), 6.0)
+    assert (inside.vertical.label, inside.vertical.value) == ("below", 9.0)
+    assert inside.diagonal.value == 10.0
     corner = grid_neighbours(grid, 2, 3)
-    assert (corner["side"]["label"], corner["side"]["value"]) == ("left", 10.0)
-    assert (corner["vertical"]["label"], corner["vertical"]["value"]) == ("above", 7.0)
-    assert corner["diagonal"]["cell"] == (1, 2)
+    assert (corner.side.label, corner.side.value) == ("left", 10.0)
+    assert (corner.vertical.label, corner.vertical.value) == ("above", 7.0)
+    assert corner.diagonal.cell == (1, 2)
     with pytest.raises(ValueError, match="at least 2 x 2"):
         grid_neighbours(np.zeros((1, 5)), 0, 0)
 
@@ -386,33 +388,33 @@ def test_sincos_neighbours_read_the_similarity_maps(h, w, dim, data):
     near = sincos_neighbours(h, w, dim, 100.0, row, col)
     maps = patch_similarity_maps(pc.sincos_2d(h, w, dim, 100.0), h, w, "cosine")[row * w + col]
     flat = patch_similarity_maps(flattened_sincos(h, w, dim, 100.0), h, w, "cosine")[row * w + col]
-    for code, grid in (("2d", maps), ("1d", flat)):
-        for key in ("side", "vertical", "diagonal"):
-            assert near[code][key]["value"] == float(grid[near[code][key]["cell"]])
-    assert near["index"] == row * w + col and near["raster_step"] == w
+    for code, grid in ((near.grid, maps), (near.flat, flat)):
+        for cell in (code.side, code.vertical, code.diagonal):
+            assert cell.value == float(grid[cell.cell])
+    assert near.index == row * w + col and near.raster_step == w
     # in the 2D code one step is one step either way; the diagonal differs in both halves
-    assert near["2d"]["side"]["value"] == pytest.approx(near["2d"]["vertical"]["value"], abs=1e-6)
-    assert near["2d"]["diagonal"]["value"] < near["2d"]["side"]["value"]
+    assert near.grid.side.value == pytest.approx(near.grid.vertical.value, abs=1e-6)
+    assert near.grid.diagonal.value < near.grid.side.value
 
 
 def test_a_larger_base_makes_the_neighbour_more_similar():
     for base in (100.0, 1000.0, 10000.0, 100000.0):
-        now = sincos_neighbours(14, 14, 64, base, 4, 9)["2d"]["side"]["value"]
-        assert sincos_neighbours(14, 14, 64, 10 * base, 4, 9)["2d"]["side"]["value"] > now
+        now = sincos_neighbours(14, 14, 64, base, 4, 9).grid.side.value
+        assert sincos_neighbours(14, 14, 64, 10 * base, 4, 9).grid.side.value > now
 
 
 def test_sincos_layout_names_the_halves():
-    assert sincos_layout(3, 5, 16) == {"patches": 15, "column_channels": (0, 7), "row_channels": (8, 15),
-                                          "frequencies": 4}
+    assert sincos_layout(3, 5, 16) == SincosLayout(patches=15, column_channels=(0, 7), row_channels=(8, 15),
+                                                   frequencies=4)
     with pytest.raises(ValueError, match="multiple of 4"):
         sincos_layout(3, 5, 10)
 
 
 def test_resize_plan_counts_rows_and_maps_the_cell():
     plan = resize_plan(14, 24, 1, 3, 9)
-    assert plan["new_cell"] == (matching_cell(3, 14, 24), matching_cell(9, 14, 24))
-    assert plan["index_before"] == 3 * 14 + 9 and plan["index_after"] == plan["new_cell"][0] * 24 + plan["new_cell"][1]
-    assert (plan["rows_before"], plan["rows_after"]) == (197, 577) and plan["stretch"] == 24 / 14
+    assert plan.new_cell == (matching_cell(3, 14, 24), matching_cell(9, 14, 24))
+    assert plan.index_before == 3 * 14 + 9 and plan.index_after == plan.new_cell[0] * 24 + plan.new_cell[1]
+    assert (plan.rows_before, plan.rows_after) == (197, 577) and plan.stretch == 24 / 14
     assert [resize_what_if_size(n, 32) for n in (4, 16, 17, 32)] == [8, 32, 8, 16]
     with pytest.raises(ValueError, match="at most 32"):
         resize_what_if_size(40, 32)
@@ -421,27 +423,27 @@ def test_resize_plan_counts_rows_and_maps_the_cell():
 def test_resize_neighbour_reads_the_maps_the_page_draws():
     pytest.importorskip("torch")
     result = resize_neighbour("sincos", 6, 9, 16, 1, "bicubic", True, 2, 5)  # column 5 is the last: step left
-    assert result["side"] == "left"
+    assert result.side == "left"
     table = vit_position_table("sincos", 6, 16, 1)
     resized = pc.resample_pos_embed(table, (6, 6), (9, 9), 1, "bicubic", True)
-    r, c = result["new_cell"]
-    assert result["before"] == float(patch_similarity_maps(table, 6, 6, "cosine", 1)[2 * 6 + 5][2, 4])
-    assert result["after"] == float(patch_similarity_maps(resized, 9, 9, "cosine", 1)[r * 9 + c][r, c - 1])
+    r, c = result.new_cell
+    assert result.before == float(patch_similarity_maps(table, 6, 6, "cosine", 1)[2 * 6 + 5][2, 4])
+    assert result.after == float(patch_similarity_maps(resized, 9, 9, "cosine", 1)[r * 9 + c][r, c - 1])
     nearest = resize_neighbour("sincos", 4, 8, 16, 0, "nearest", True, 1, 0)
     # nearest copies each old cell onto a 2 x 2 block: the step from the block's second cell is an old step
-    assert nearest["after"] == pytest.approx(nearest["before"], abs=1e-6)
+    assert nearest.after == pytest.approx(nearest.before, abs=1e-6)
 
 
 def test_resize_profile_and_errors_agree_with_the_resize():
     pytest.importorskip("torch")
     curves = resize_profile("sincos", 6, 9, 16, 1, True, 4, 0)
     resized = pc.resample_pos_embed(vit_position_table("sincos", 6, 16, 1), (6, 6), (9, 9), 1, "bilinear", True)
-    np.testing.assert_array_equal(curves["series"]["bilinear"], resized[1:].reshape(9, 9, 16)[4, :, 0])
-    np.testing.assert_array_equal(curves["coords"], resample_source_coords(6, 9))
-    assert curves["exact"].shape == (9,) and resize_profile("learned", 6, 9, 16, 0, True, 4, 0)["exact"] is None
+    np.testing.assert_array_equal(curves.series["bilinear"], resized[1:].reshape(9, 9, 16)[4, :, 0])
+    np.testing.assert_array_equal(curves.coords, resample_source_coords(6, 9))
+    assert curves.exact.shape == (9,) and resize_profile("learned", 6, 9, 16, 0, True, 4, 0).exact is None
     errors = sincos_resize_errors(6, 9, 16)
     for mode in RESIZE_MODES:
-        np.testing.assert_array_equal(errors["by_mode"][mode], resample_sincos_error(6, 9, 16, 10000.0, mode))
-        assert errors["first_channel"][mode] == errors["by_mode"][mode][0]
+        np.testing.assert_array_equal(errors.by_mode[mode], resample_sincos_error(6, 9, 16, 10000.0, mode))
+        assert errors.first_channel[mode] == errors.by_mode[mode][0]
     with pytest.raises(ValueError, match="channel"):
         resize_profile("sincos", 6, 9, 16, 0, True, 4, 16)

@@ -1,6 +1,7 @@
 import streamlit as st
 
 import posenc_core as pc
+from lessons.diffusion import words
 from page_kit import classroom, controls, figures, formula, guard, header, hero, notice, show, source, stage, why
 
 MODELS = ["Stable Diffusion 3.5 Large", "Stable Diffusion 3.5 Medium"]
@@ -67,7 +68,7 @@ def lesson():
                           "# the figure: cosine similarity of every cell to the centre cell",
                           f"sim = pc.diffusion.sd3_similarity_grid({preset.head_dim * preset.heads}, {size}, {base}, "
                           f"{size // 2}, {size // 2})")
-        unseen, patches = facts["unseen"], facts["patches"]
+        unseen, patches = facts.unseen, facts.patches
 
         def reveal() -> str:
             return (f"{unseen:,} of its {patches:,} patches read cells outside the centred {base} x {base} "
@@ -77,14 +78,14 @@ def lesson():
 
         with classroom.predict("dit_sd3_unseen", f"Training at {base * 16:,} x {base * 16:,} px reads the middle "
                                f"{base} x {base} cells. How many of this {width} x {height} image's patches read "
-                               "cells outside them?", ["none", "some", "all"], facts["unseen_side"], reveal):
+                               "cells outside them?", ["none", "some", "all"], facts.unseen_side, reveal):
             st.metric(f"patches reading cells outside the {base * 16:,} px window", f"{unseen:,} of {patches:,}")
         details(preset, size, base, window, facts)
 
 
 def details(preset, size, base, window, facts):
     top, left, rows, cols = window
-    step, free = facts["step"], facts["free"]
+    step, free = facts.step, facts.free
     formula(r"\text{coordinate}_i = \frac{i}{\text{max}/\text{base}} = i \cdot \frac{$b}{$m}", b=base, m=size)
     formula(r"\text{PE}(r, c) = [\sin, \cos](c\,\omega_k)\ \Vert\ [\sin, \cos](r\,\omega_k)")
     formula(r"\omega_k = 10000^{-k/(D/4)}")
@@ -95,7 +96,7 @@ def details(preset, size, base, window, facts):
            f"over {size * 16:,} px on a side has no window and is refused. Which windows a model was trained on "
            "decides which parts of the table it knows: the edges of the table are only read by the largest "
            "images.")
-    st.caption(" · ".join(f"{k}: {v}" for k, v in preset.cites.items()))
+    st.caption(" · ".join(f"{k}: {v}" for k, v in words.CITES[preset.name].items()))
 
 
 lesson()

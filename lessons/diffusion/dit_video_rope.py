@@ -2,6 +2,7 @@ import numpy as np
 import streamlit as st
 
 import posenc_core as pc
+from lessons.diffusion import words
 from page_kit import classroom, controls, figures, formula, guard, header, hero, notice, show, source, stage, why
 
 MODELS = ["Wan2.1-T2V-14B", "Wan2.1-T2V-1.3B", "HunyuanVideo", "CogVideoX-5b", "CogVideoX1.5-5B"]
@@ -136,7 +137,7 @@ def explain(preset, extents):
            f"fast), at θ = {preset.theta:,.0f}. "
            + texts[preset.family] + f" This clip spans {extents['time']} time ids, {extents['height']} rows and "
            f"{extents['width']} columns of patches.")
-    st.caption(" · ".join(f"{k}: {v}" for k, v in preset.cites.items()))
+    st.caption(" · ".join(f"{k}: {v}" for k, v in words.CITES[preset.name].items()))
 
 
 lesson()

@@ -89,7 +89,7 @@ def three_terms_tab(args, t, head: int, i: int) -> None:
 def query_chart(i, n, head, **rest):
     (t, head), i = settled(n, head=head, **rest), min(i, n - 1)  # fewer tokens: the query moves into the range
     q = deberta_query(t, head, i)
-    return figures.bars(list(range(n)), {TERMS[k]: q[k] for k in TERMS} | {"total": q["total"]},
+    return figures.bars(list(range(n)), {TERMS[k]: getattr(q, k) for k in TERMS} | {"total": q.total},
                         title=f"Query {i}, head {head}: each key's three terms and total", x_title="key j",
                         y_title="score", name="deberta_query",
                         alt=f"Grouped bars for the {n} keys of query {i}: the three terms and their sum. Keys in "
@@ -98,27 +98,27 @@ def query_chart(i, n, head, **rest):
 
 def one_query_tab(args, t, head: int, i: int) -> None:
     q = deberta_query(t, head, i)
-    pair = q["same_bucket"]
+    pair = q.same_bucket
 
     def reveal() -> str:
         if pair is None:
             return ("Content → content and position → content. With these settings no two keys share a bucket for "
                     f"query {i}; raise the tokens or lower position_buckets to see it.")
         a, b = pair
-        return (f"Content → content and position → content. Keys {a} and {b} share bucket {int(q['delta'][a])}: "
-                f"their content → position terms are both {q['c2p'][a]:.4g}, while position → content gives "
-                f"{q['p2c'][a]:.4g} and {q['p2c'][b]:.4g}: it reads each key's own content.")
+        return (f"Content → content and position → content. Keys {a} and {b} share bucket {int(q.delta[a])}: "
+                f"their content → position terms are both {q.c2p[a]:.4g}, while position → content gives "
+                f"{q.p2c[a]:.4g} and {q.p2c[b]:.4g}: it reads each key's own content.")
 
     with classroom.predict("deberta_same", f"Two keys fall in the same distance bucket of query {i}. Which terms can "
                            "still tell them apart?", ["only content → content", "content → content and position → "
                            "content", "all three", "none: same bucket, same score"], 1, reveal):
         show(hero(query_chart, i=i, **view(args, head)))
         classroom.snippet(f"t = pc.encoders.deberta_terms({classroom.call('deberta_example', *args)})",
-                          f"q = pc.encoders.deberta_query(t, {head}, {i})  # q['c2c'], q['c2p'], q['p2c'], "
-                          "q['total']: (n,)")
-        j = q["strongest"]
-        formula(r"A_{$i,$j} = $a + $b + $c = $s", i=i, j=j, a=float(q["c2c"][j]), b=float(q["c2p"][j]),
-                c=float(q["p2c"][j]), s=float(q["total"][j]))
+                          f"q = pc.encoders.deberta_query(t, {head}, {i})  # q.c2c, q.c2p, q.p2c, "
+                          "q.total: (n,)")
+        j = q.strongest
+        formula(r"A_{$i,$j} = $a + $b + $c = $s", i=i, j=j, a=float(q.c2c[j]), b=float(q.c2p[j]),
+                c=float(q.p2c[j]), s=float(q.total[j]))
 
 
 def buckets_chart(pb: int, mr: int, hidden: int):

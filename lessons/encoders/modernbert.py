@@ -1,9 +1,11 @@
 import streamlit as st
 
+from lessons.encoders import words
 from page_kit import classroom, controls, figures, formula, guard, header, notice, show, source, stage, why
 from page_kit.lesson.config_words import fact_sentence, layer_table
 from posenc_core.encoders import (
     MODERNBERT_PRESETS,
+    ModernBertReading,
     modernbert_attention_cost,
     modernbert_cost_curve,
     modernbert_frequencies,
@@ -48,16 +50,17 @@ WHY = ("ModernBERT (Warner et al., 2024) brought the decoders' recipe back to en
        "affordable with an encoder.")
 
 
-def pairs_tab(preset: str, reading: dict) -> None:
+def pairs_tab(preset: str, reading: ModernBertReading) -> None:
+    g_row, l_row = reading.layers["global"], reading.layers["local"]
     view = pairs(preset)
-    reach, context = reading["local"].window - 1, reading["context"]
+    reach, context = l_row.window - 1, reading.context
     show(figures.lines(
         view["global"]["pair"], {KIND_LABELS[k]: view[k]["wavelength"] for k in KIND_LABELS}, log_y=True,
         title=f"{PRESET_NAMES[preset]}: pair wavelengths by layer kind", x_title="pair index",
         y_title="wavelength (tokens)", name="modernbert_wavelengths", markers=True,
         hlines=[(reach, f"local reach {reach}"), (context, f"context {context:,}")],
-        alt=f"Wavelength per pair on a log axis for the global layers (θ {reading['global'].theta:,.0f}) and the "
-            f"local layers (θ {reading['local'].theta:,.0f}), against the local reach of {reach} tokens and the "
+        alt=f"Wavelength per pair on a log axis for the global layers (θ {g_row.theta:,.0f}) and the "
+            f"local layers (θ {l_row.theta:,.0f}), against the local reach of {reach} tokens and the "
             f"context of {context:,}."))
     classroom.snippet(f"freqs = {classroom.call('modernbert_frequencies', preset)}  # bit for bit the rotary module's",
                       f"view = {classroom.call('modernbert_pairs', preset)}",
@@ -69,10 +72,11 @@ def pairs_tab(preset: str, reading: dict) -> None:
            f"content. Global layers: {g['in_context']} pairs turn within the {context:,}-token context and "
            f"{g['never']} never complete a turn, so far keys stay distinguishable without wrapping.")
     formula(r"\theta_k = $b^{-2k/$d}\ \text{(global)},\qquad \theta_k = $l^{-2k/$d}\ \text{(local)}",
-            b=int(reading["global"].theta), l=int(reading["local"].theta), d=reading["global"].head_dim)
+            b=int(g_row.theta), l=int(l_row.theta), d=g_row.head_dim)
 
 
-def masks_tab(page, preset: str, reading: dict) -> None:
+def masks_tab(page, preset: str, reading: ModernBertReading) -> None:
+    l_row = reading.layers["local"]
     with page.side:
         n = controls.slider("Tokens in the mask", "n", 64, 512, 256, step=32)
     m = masks(n, preset)
@@ -80,9 +84,9 @@ def masks_tab(page, preset: str, reading: dict) -> None:
 
     def reveal() -> str:
         seen = modernbert_keys_seen(n, mid, preset)
-        return (f"{seen}: {reading['local'].window - 1} keys on each side and itself (row {mid} of the right map). "
+        return (f"{seen}: {l_row.window - 1} keys on each side and itself (row {mid} of the right map). "
                 f"The config says local_attention {seen - 1} and transformers stores sliding_window "
-                f"{reading['local'].window - 1}: both count the window without the token, and it reaches both ways.")
+                f"{l_row.window - 1}: both count the window without the token, and it reaches both ways.")
 
     with classroom.predict("mb_window", "ModernBERT's config says local_attention: 128. How many keys does a token in "
                            "the middle of a long input see in a local layer?",
@@ -92,14 +96,14 @@ def masks_tab(page, preset: str, reading: dict) -> None:
             cols=2, cell_px=300, title=f"Which keys each query sees, {n} tokens", value_name="sees", signed=False,
             name="modernbert_masks",
             alt=f"Two {n} x {n} masks: the global layer sees every key; the local layer a band of "
-                f"{reading['local'].window - 1} keys on each side of the diagonal."))
+                f"{l_row.window - 1} keys on each side of the diagonal."))
         classroom.snippet(f"m = {classroom.call('modernbert_masks', n, preset)}  # m['global'], m['local']: (n, n)")
     notice("No causal mask in either kind: the band is symmetric. transformers' code passes sliding_window + 1 to "
            "its attention function because flash attention counts the window's ends inclusively; the mask it "
            "builds on the CPU keeps |i − j| ≤ sliding_window.")
 
 
-def cost_tab(page, preset: str, reading: dict) -> None:
+def cost_tab(page, preset: str, reading: ModernBertReading) -> None:
     with page.side:
         longest = controls.select_slider("Reading length", "len", [512, 1024, 2048, 4096, 8192], 8192)
     c = costs(preset, longest)
@@ -125,15 +129,15 @@ def cost_tab(page, preset: str, reading: dict) -> None:
                           "c['tokens'], c['all_global'], c['modernbert'], c['causal']")
 
 
-def layers_tab(preset: str, reading: dict) -> None:
-    table = layer_table(reading["rows"])
+def layers_tab(preset: str, reading: ModernBertReading) -> None:
+    table = layer_table(reading.rows)
     show(figures.category_strip(table["layer"], {"mixer": table["mixer"], "sees": table["sees"],
                                                  "θ": table["θ"]},
                                 title=f"{PRESET_NAMES[preset]}, layer by layer", x_title="layer",
                                 name="modernbert_layers",
-                                alt=f"{len(table['layer'])} layers: {reading['pattern']} (G global, L local)."))
-    st.caption(f"Read from {reading['source']}, as Layer by layer reads it. Facts: "
-               + "; ".join(fact_sentence(f) for kind in ("global", "local") for f in reading["facts"][kind]) + ".")
+                                alt=f"{len(table['layer'])} layers: {reading.pattern} (G global, L local)."))
+    st.caption(f"Read from {words.modernbert_source(reading)}, as Layer by layer reads it. Facts: "
+               + "; ".join(fact_sentence(f) for kind in ("global", "local") for f in reading.facts[kind]) + ".")
 
 
 @st.fragment

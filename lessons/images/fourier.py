@@ -4,8 +4,6 @@ from lessons.images import fourier_views
 from page_kit import classroom, controls, figures, formula, guard, header, hero, notice, show, source, stage, why
 from posenc_core.images import (
     ENCODINGS,
-    encoding_ranges,
-    encoding_tables,
     fit_coordinates,
     fourier_features,
     gaussian_frequencies,
@@ -16,22 +14,6 @@ from posenc_core.images import (
 SIGMAS_1D = [1, 2, 5, 10, 20, 50, 100]
 SIGMAS_2D = [0.5, 1, 2, 4, 8, 16, 32]
 SHOWN_OCTAVES = 6  # the NeRF chart draws at most this many sine columns, so the waves stay readable
-
-
-@st.cache_data(max_entries=24, show_spinner=False)
-def fitted(task: str, octaves: int, sigma: float, features: int, steps: int, seed: int):
-    """Train the three networks once per setting; a classroom replays the cached result instantly."""
-    bar = st.progress(0.0, text="Training three small networks on the CPU...")
-    result = fit_coordinates(task, n_octaves=octaves, sigma=sigma, n_features=features, steps=steps, seed=seed,
-                                progress=lambda done, text: bar.progress(min(done, 1.0), text=text))
-    bar.empty()
-    return result
-
-
-@st.cache_data(max_entries=16, show_spinner=False)
-def encodings(octaves: int, sigma: float, features: int, seed: int):
-    tables = encoding_tables(octaves, sigma, features, seed)
-    return tables["p"], tables["nerf"], tables["fourier"], encoding_ranges(octaves, sigma, features, seed)
 
 
 header("Fourier features and NeRF",
@@ -70,7 +52,7 @@ def lesson():
 
 def nerf_columns(L, s, m) -> figures.Chart:
     """NeRF's sine columns for ``L`` octaves (the hero's frames are built here too)."""
-    p, nerf, _, _ = encodings(L, float(s), m, 0)
+    p, nerf, _, _ = fourier_views.encodings(L, float(s), m, 0)
     waves = {f"sin(2^{k} π p)": nerf[:, 2 * k] for k in range(min(L, SHOWN_OCTAVES))}  # sine columns
     return figures.padded(figures.lines(
         p, waves, title="NeRF's encoding: sines of the coordinate at doubling frequencies", x_title="coordinate p",
@@ -84,11 +66,11 @@ def encodings_tab(page):
         octaves = controls.slider("NeRF octaves L", "L", 1, 8, 4)
         sigma = controls.select_slider("Fourier σ", "s", SIGMAS_1D, 5)
         features = controls.slider("Fourier features m", "m", 16, 128, 32, step=16)
-    p, nerf, ff, ranges = encodings(octaves, float(sigma), features, 0)
+    p, nerf, ff, ranges = fourier_views.encodings(octaves, float(sigma), features, 0)
     show(hero(nerf_columns, L=octaves, s=sigma, m=features))
     classroom.snippet(f"tables = {classroom.call('encoding_tables', octaves, float(sigma), features, 0)}",
-                      f"tables['nerf']  # ({p.shape[0]}, {nerf.shape[1]}): γ(p), sin and cos per octave",
-                      f"tables['fourier'], tables['frequency']  # ({p.shape[0]}, {ff.shape[1]}) and "
+                      f"tables.nerf  # ({p.shape[0]}, {nerf.shape[1]}): γ(p), sin and cos per octave",
+                      f"tables.fourier, tables.frequency  # ({p.shape[0]}, {ff.shape[1]}) and "
                       f"({features},) cycles per unit, sorted")
     with fourier_views.ask_what_sets_detail(float(sigma), features):
         show(figures.padded(figures.heatmap(
@@ -96,12 +78,12 @@ def encodings_tab(page):
             f"σ = {sigma}), columns sorted by |frequency|", x_title="feature (cosines, then sines)",
             y_title="coordinate p", value_name="feature", name="fourier_gaussian_table", height=360,
             alt=f"Heatmap of {features} random Fourier features (cosine and sine columns) over p: left columns "
-                f"vary slowly, right ones quickly, from {ranges['gaussian_slowest']:.2f} to "
-                f"{ranges['gaussian_fastest']:.1f} cycles per unit.")))
+                f"vary slowly, right ones quickly, from {ranges.gaussian_slowest:.2f} to "
+                f"{ranges.gaussian_fastest:.1f} cycles per unit.")))
         notice(f"NeRF uses a fixed ladder: octave k completes 2^k / 2 cycles over [0, 1), up to "
-               f"{ranges['nerf_fastest']:g} cycles at L = {octaves}. Gaussian features draw their frequencies "
-               f"at random instead; here they range from {ranges['gaussian_slowest']:.2f} to "
-               f"{ranges['gaussian_fastest']:.1f} "
+               f"{ranges.nerf_fastest:g} cycles at L = {octaves}. Gaussian features draw their frequencies "
+               f"at random instead; here they range from {ranges.gaussian_slowest:.2f} to "
+               f"{ranges.gaussian_fastest:.1f} "
                "cycles. σ sets how fast the fastest ones swing, and that, not the count, decides how fine "
                "the detail a network can fit.")
     formula(r"\gamma_{\text{NeRF}}(p) = \big(\sin 2^k\pi p,\ \cos 2^k\pi p\big)_{k=0}^{$L1},\quad "
@@ -114,7 +96,7 @@ def encodings_tab(page):
 
 def fit_1d_tab(page):
     settings = fit_controls(page, "1", SIGMAS_1D, 10, 6, [150, 300, 600], 300)
-    result = fitted("1d", *settings)
+    result = fourier_views.fitted("1d", *settings)
     with fourier_views.ask_worst_fit(result, settings):
         fit_1d_view(result, settings)
 
@@ -122,15 +104,15 @@ def fit_1d_tab(page):
 def fit_1d_view(result, settings):
     """The fits that answer the question, their scores, curves and spectra."""
     show(figures.padded(figures.lines(
-        result["x"], {"target": result["target"], **{fourier_views.LABELS[e]: result[e]["prediction"]
+        result.x, {"target": result.target, **{fourier_views.LABELS[e]: result.fits[e].prediction
                                                      for e in ENCODINGS}},
         title="Fits of the 1D signal (trained on every other sample)", x_title="coordinate x",
         y_title="value", dashed=["target", *fourier_views.DASHED], colours=fourier_views.COLOURS,
         name="fourier_1d_fit", height=400,
         alt="The target signal and three fits: raw coordinates give a smooth blur, both encodings "
             "follow the fast wiggles and the step. Held-out PSNR: " + fourier_views.psnr_text(result) + "."), top=90))
-    fourier_views.fit_snippet("1d", settings, "result['x'], result['target']  # (256,) each: the signal",
-                            "result['raw']['prediction'], result['raw']['final_test_psnr']  # a fit, its "
+    fourier_views.fit_snippet("1d", settings, "result.x, result.target  # (256,) each: the signal",
+                            "result.fits['raw'].prediction, result.fits['raw'].final_test_psnr  # a fit, its "
                             "score")
     fourier_views.fit_scores(result)
     fourier_views.fit_curves(result, "1d")
@@ -141,24 +123,24 @@ def fit_1d_view(result, settings):
            "frequencies far above what 128 samples can pin down let the network wiggle freely "
            "between them.")
     formula(r"\text{held-out PSNR} = 10\log_{10}\frac{1}{\mathrm{MSE}}:\ \text{raw } $a,\ "
-            r"\text{NeRF } $b,\ \text{Fourier } $c\ \text{dB}", a=result["raw"]["final_test_psnr"],
-            b=result["nerf"]["final_test_psnr"], c=result["gaussian"]["final_test_psnr"], digits=3)
+            r"\text{NeRF } $b,\ \text{Fourier } $c\ \text{dB}", a=result.fits["raw"].final_test_psnr,
+            b=result.fits["nerf"].final_test_psnr, c=result.fits["gaussian"].final_test_psnr, digits=3)
 
 
 def fit_2d_tab(page):
     settings = fit_controls(page, "2", SIGMAS_2D, 2, 4, [100, 200, 300], 200)
-    result = fitted("2d", *settings)
+    result = fourier_views.fitted("2d", *settings)
     show(figures.square_panels(figures.padded(figures.small_multiples(
-        [result["target"]] + [result[e]["prediction"] for e in ENCODINGS],
-        ["target (64 x 64)"] + [f"{fourier_views.LABELS[e]}: {result[e]['final_test_psnr']:.1f} dB"
+        [result.target] + [result.fits[e].prediction for e in ENCODINGS],
+        ["target (64 x 64)"] + [f"{fourier_views.LABELS[e]}: {result.fits[e].final_test_psnr:.1f} dB"
                                 for e in ENCODINGS],
         title="Fits of the image (trained on every other row and column)", cols=2,  # 2 x 2: readable on a phone
         value_name="grey level", x_title="x (pixel)", y_title="y (pixel)", cell_px=300,
         signed=False, zrange=(0, 1), name="fourier_2d_fit",  # grey levels past [0, 1] show as black or white
         alt="Four images: the target, a blurry fit from raw coordinates, and two sharper fits from "
             "the NeRF encoding and Fourier features. Held-out PSNR: " + fourier_views.psnr_text(result) + "."))))
-    fourier_views.fit_snippet("2d", settings, "result['target']  # (64, 64) grey levels",
-                            "result['gaussian']['prediction']  # (64, 64), before clipping to [0, 1]")
+    fourier_views.fit_snippet("2d", settings, "result.target  # (64, 64) grey levels",
+                            "result.fits['gaussian'].prediction  # (64, 64), before clipping to [0, 1]")
     fourier_views.fit_scores(result)
     fourier_views.fit_curves(result, "2d")
     notice("Raw (x, y) gives a blur of the layout. The encodings recover the disc's edge, the "
@@ -166,9 +148,9 @@ def fit_2d_tab(page):
            "matched, but the unseen pixels in between fill with speckle, which is the σ trade-off of "
            "Tancik et al. NeRF's axis-aligned ladder tends to leave streaks along x and y.")
     formula(r"\text{held-out PSNR}:\ \text{raw } $a,\ \text{NeRF}_{L=$L}\ $b,\ "
-            r"\text{Fourier}_{\sigma=$s}\ $c\ \text{dB}", a=result["raw"]["final_test_psnr"],
-            L=settings[0], b=result["nerf"]["final_test_psnr"], s=settings[1],
-            c=result["gaussian"]["final_test_psnr"], digits=3)
+            r"\text{Fourier}_{\sigma=$s}\ $c\ \text{dB}", a=result.fits["raw"].final_test_psnr,
+            L=settings[0], b=result.fits["nerf"].final_test_psnr, s=settings[1],
+            c=result.fits["gaussian"].final_test_psnr, digits=3)
 
 
 def duality_tab(page):
@@ -177,25 +159,25 @@ def duality_tab(page):
         p = controls.slider("Coordinate p", "dp", 0.0, 1.0, 0.3, step=0.01)
     dual = nerf_as_sinusoidal(p, octaves)
     show(figures.padded(figures.lines(
-        list(range(dual["dim"])), {"NeRF γ(p)": dual["nerf"],
-                                 "Transformer PE row, pairs reversed": dual["transformer"]},
+        list(range(dual.dim)), {"NeRF γ(p)": dual.nerf,
+                                 "Transformer PE row, pairs reversed": dual.transformer},
         markers=True, dashed=["Transformer PE row, pairs reversed"],
         title="Two encodings, one family: NeRF's γ(p) and a row of the sinusoidal table",
         x_title="encoding column (sin, cos per frequency)", y_title="value", name="fourier_duality",
-        alt=f"Two identical zig-zag curves over {dual['dim']} encoding columns: NeRF's encoding of p = {p:.2f} "
-            f"and the matching Transformer position row (largest difference {dual['max_difference']:.1e})."),
+        alt=f"Two identical zig-zag curves over {dual.dim} encoding columns: NeRF's encoding of p = {p:.2f} "
+            f"and the matching Transformer position row (largest difference {dual.max_difference:.1e})."),
         top=90))
     classroom.snippet(f"dual = {classroom.call('nerf_as_sinusoidal', float(p), octaves)}",
-                      f"dual['nerf'], dual['transformer']  # ({dual['dim']},) each: the two curves")
+                      f"dual.nerf, dual.transformer  # ({dual.dim},) each: the two curves")
     notice("The curves coincide: NeRF's encoding is a row of the Transformer's sinusoidal table with "
-           f"d = 2L = {dual['dim']} and base 2^L = {dual['base']:g}, read at a position that grows with "
+           f"d = 2L = {dual.dim} and base 2^L = {dual.base:g}, read at a position that grows with "
            "the coordinate. The only differences are the order of the pairs (the Transformer lists the "
            "fastest wave first, NeRF the slowest) and the ratio between neighbouring frequencies "
            "(2 for NeRF, base^(2/d) for a Transformer: 1.33 at d = 64, base 10,000). Positions of tokens "
            "and coordinates of points are the same problem.")
     formula(r"\gamma(p)_k = \sin(2^k\pi p) = \sin\!\big(t\,\omega_{L-1-k}\big),\ "
             r"\omega_i = (2^L)^{-2i/2L} = 2^{-i},\ t = 2^{L-1}\pi p = $t;\quad "
-            r"\max|\gamma - PE| = $err", t=dual["position"], err=dual["max_difference"], digits=4)
+            r"\max|\gamma - PE| = $err", t=dual.position, err=dual.max_difference, digits=4)
 
 
 # The lesson's tabs in order: label, and the function that draws it (each runs only while its tab is open).

@@ -7,7 +7,15 @@ import streamlit as st
 
 from page_kit import classroom, figures
 from page_kit.chart.render import show
-from posenc_core.images import ENCODINGS, detail_what_if, worst_encoding
+from posenc_core.images import (
+    ENCODINGS,
+    FitStep,
+    detail_what_if,
+    encoding_ranges,
+    encoding_tables,
+    fit_coordinates,
+    worst_encoding,
+)
 
 LABELS = {"raw": "raw coordinates", "nerf": "NeRF encoding", "gaussian": "Fourier features"}
 # one colour per input in every chart of a tab; the target takes the kit's reference style (wide grey dashes)
@@ -15,11 +23,33 @@ COLOURS = {"target": 7, "raw coordinates": 0, "NeRF encoding": 1, "Fourier featu
 DASHED = ["Fourier features"]  # drawn last and dashed, so the NeRF fit under it stays visible where they agree
 
 
+@st.cache_data(max_entries=24, show_spinner=False)
+def fitted(task: str, octaves: int, sigma: float, features: int, steps: int, seed: int):
+    """Train the three networks once per setting; a classroom replays the cached result instantly."""
+    bar = st.progress(0.0, text="Training three small networks on the CPU...")
+    trained = {"raw": "raw coordinates", "nerf": f"NeRF encoding (L={octaves})",
+               "gaussian": f"Fourier features (sigma={sigma:g}, m={features})"}
+
+    def report(done: float, at: FitStep) -> None:
+        bar.progress(min(done, 1.0), text=f"Training on {trained[at.encoding]}: step {at.step} of {at.steps}")
+
+    result = fit_coordinates(task, n_octaves=octaves, sigma=sigma, n_features=features, steps=steps, seed=seed,
+                             progress=report)
+    bar.empty()
+    return result
+
+
+@st.cache_data(max_entries=16, show_spinner=False)
+def encodings(octaves: int, sigma: float, features: int, seed: int):
+    tables = encoding_tables(octaves, sigma, features, seed)
+    return tables.p, tables.nerf, tables.fourier, encoding_ranges(octaves, sigma, features, seed)
+
+
 def fit_scores(result) -> None:
     st.dataframe({"input": [LABELS[e] for e in ENCODINGS],
-                  "network inputs": [result[e]["input_features"] for e in ENCODINGS],
-                  "train PSNR (dB)": [result[e]["final_train_psnr"] for e in ENCODINGS],
-                  "held-out PSNR (dB)": [result[e]["final_test_psnr"] for e in ENCODINGS]},
+                  "network inputs": [result.fits[e].input_features for e in ENCODINGS],
+                  "train PSNR (dB)": [result.fits[e].final_train_psnr for e in ENCODINGS],
+                  "held-out PSNR (dB)": [result.fits[e].final_test_psnr for e in ENCODINGS]},
                  hide_index=True, width="content",
                  column_config={k: st.column_config.NumberColumn(format="%.1f")
                                 for k in ("train PSNR (dB)", "held-out PSNR (dB)")})
@@ -27,15 +57,15 @@ def fit_scores(result) -> None:
 
 def fit_curves(result, task: str) -> None:
     show(figures.padded(figures.lines(
-        result["raw"]["logged_steps"], {LABELS[e]: result[e]["test_psnr"] for e in ENCODINGS},
+        result.fits["raw"].logged_steps, {LABELS[e]: result.fits[e].test_psnr for e in ENCODINGS},
         title="Held-out error while training", x_title="training step",
         y_title="held-out PSNR (dB, higher is better)", colours=COLOURS, dashed=DASHED,
         name=f"fourier_{task}_curves", height=360,
         alt="Held-out PSNR against training step for the three inputs.")))
     # full width: a spectrum's narrow peaks and the gap between the fits need the horizontal room
-    spectra = result["spectra"]
+    spectra = result.spectra
     show(figures.padded(figures.lines(
-        spectra["frequency"], {"target": spectra["target"], **{LABELS[e]: spectra[e] for e in ENCODINGS}},
+        spectra.frequency, {"target": spectra.target, **{LABELS[e]: spectra.fits[e] for e in ENCODINGS}},
         title="Spectrum" + (" (radial mean)" if task == "2d" else ""),
         x_title="frequency (cycles per unit)", y_title="amplitude (log scale)", log_y=True,
         dashed=["target", *DASHED], colours=COLOURS, name=f"fourier_{task}_spectrum", height=440,
@@ -47,16 +77,16 @@ def ask_what_sets_detail(sigma: float, features: int) -> classroom.Prediction:
     what_if = detail_what_if(sigma, features)
 
     def reveal() -> str:
-        return (f"The fastest feature now turns {what_if['now']:.2f} cycles per unit. With m = {2 * features} it "
-                f"would turn {what_if['more_features']:.2f} (the same draws plus more of them); with "
-                f"σ = {2 * sigma:g}, {what_if['wider_sigma']:.2f}: every frequency is σ times a fixed random "
+        return (f"The fastest feature now turns {what_if.now:.2f} cycles per unit. With m = {2 * features} it "
+                f"would turn {what_if.more_features:.2f} (the same draws plus more of them); with "
+                f"σ = {2 * sigma:g}, {what_if.wider_sigma:.2f}: every frequency is σ times a fixed random "
                 "number, so σ scales them all and the count barely moves the top.")
 
     return classroom.predict(
         "ff_sigma", f"Gaussian features, m = {features}, σ = {sigma:g}. Which change makes the fastest "
         "feature about twice as fast?",
         [f"doubling m to {2 * features}", f"doubling σ to {2 * sigma:g}", "either one", "neither"],
-        what_if["answer"], reveal)
+        what_if.answer, reveal)
 
 
 def fit_snippet(task: str, settings, *lines: str) -> None:
@@ -81,4 +111,4 @@ def ask_worst_fit(result, settings) -> classroom.Prediction:
 
 def psnr_text(result) -> str:
     """Each input's held-out PSNR, as the alt text and the reveal list them."""
-    return ", ".join(f"{LABELS[e]} {result[e]['final_test_psnr']:.1f} dB" for e in ENCODINGS)
+    return ", ".join(f"{LABELS[e]} {result.fits[e].final_test_psnr:.1f} dB" for e in ENCODINGS)

@@ -64,7 +64,7 @@ def one_patch_figure(r, c, gh, gw, d, base) -> figures.Chart:
     grid = (gh, gw, d, float(base))
     zrange, signed = similarity_scale(*grid)
     return figures.marked_heatmap(
-        maps(*grid)[neighbours(*grid, r, c)["index"]], [(c, r, f"patch ({r}, {c})")],
+        maps(*grid)[neighbours(*grid, r, c).index], [(c, r, f"patch ({r}, {c})")],
         title=f"Cosine similarity of patch (row {r}, col {c}) to every patch", x_title="column",
         y_title="row", value_name="cosine similarity", name="vit2d_one_patch", zrange=zrange,
         signed=signed, height=460,
@@ -85,10 +85,10 @@ def one_patch_tab(grid, cell):
            "neighbour straight across. "
            "Move the patch: the pattern moves with it and keeps its shape, because the similarity "
            "depends only on the offset (Δrow, Δcol).")
-    image_views.neighbour_formula(near["2d"])
+    image_views.neighbour_formula(near.grid)
     larger = 10 * base  # the what-if: ten times the base
-    then = neighbours(h, w, dim, larger, row, col)["2d"]
-    with image_views.ask_larger_base(near["2d"]["side"], then, larger, cell):
+    then = neighbours(h, w, dim, larger, row, col).grid
+    with image_views.ask_larger_base(near.grid.side, then, larger, cell):
         image_views.neighbour_formula(then, base=larger)
     formula(r"\cos\angle\big(PE(r,c),PE(r',c')\big) = \frac{2}{d}\Big[\sum_{i<d/4}\cos(\Delta c\,"
             r"\omega_i) + \sum_{i<d/4}\cos(\Delta r\,\omega_i)\Big],\ \omega_i = $base^{-i/(d/4)}",
@@ -98,10 +98,10 @@ def one_patch_tab(grid, cell):
 def every_patch_tab(grid, cell):
     h, w, dim, base = grid
     zrange, signed = similarity_scale(*grid)
-    patches = sincos_layout(h, w, dim)["patches"]
+    patches = sincos_layout(h, w, dim).patches
     show(figures.mosaic(
         maps(*grid), title=f"Every patch's similarity map, placed at that patch ({h} x {w} grid, d = {dim})",
-        value_name="cosine similarity", zrange=zrange, signed=signed, highlight=neighbours(*grid, *cell)["index"],
+        value_name="cosine similarity", zrange=zrange, signed=signed, highlight=neighbours(*grid, *cell).index,
         outer="patch", inner="compared with", name="vit2d_every_patch", height=700,
         alt=f"A {h} x {w} mosaic of small similarity maps; the map in grid cell (r, c) has its bright "
             f"spot at (r, c), so the spots sweep across the image. Patch {cell} is framed."))
@@ -116,7 +116,7 @@ def flattened_tab(grid, cell):
     h, w, dim, base = grid
     row, col = cell
     near = neighbours(*grid, row, col)
-    patch = near["index"]
+    patch = near.index
     zrange, signed = similarity_scale(*grid)
     with image_views.ask_flattened(near, cell):
         show(figures.square_panels(figures.padded(figures.mark_panels(figures.small_multiples(
@@ -136,7 +136,7 @@ def flattened_tab(grid, cell):
             f"{h}, {w}, 'cosine')",
             f"sim2d[{patch}], sim1d[{patch}]  # ({h}, {w}) each: the two maps, patch ({row}, {col})")
         notice(f"Flattened, patch ({row}, {col}) gets the number {patch}: its neighbours in the code are the "
-               f"patches left and right of it, and the one directly below is {near['raster_step']} numbers away, "
+               f"patches left and right of it, and the one directly below is {near.raster_step} numbers away, "
                "as far as a patch that is many columns off in the same row. The 1D code sees a long line, not a "
                "grid, so the vertical neighbours fade and the end of one row looks close to the start of the "
                "next. (Standard ViT uses a learned 1D table and has to learn the grid from data.)")
@@ -149,18 +149,18 @@ def flattened_tab(grid, cell):
 def table_tab(grid, cell):
     h, w, dim, base = grid
     layout = sincos_layout(h, w, dim)
-    (c0, c1), (r0, r1) = layout["column_channels"], layout["row_channels"]
+    (c0, c1), (r0, r1) = layout.column_channels, layout.row_channels
     show(figures.padded(figures.heatmap(
-        table(*grid), title=f"The 2D sin-cos table: {layout['patches']} patches (raster order) x {dim} channels",
+        table(*grid), title=f"The 2D sin-cos table: {layout.patches} patches (raster order) x {dim} channels",
         x_title="channel", y_title="patch index (r·w + c)", value_name="PE", name="vit2d_table",
-        alt=f"Heatmap of the {layout['patches']} x {dim} table. The left half repeats the same pattern every {w} "
+        alt=f"Heatmap of the {layout.patches} x {dim} table. The left half repeats the same pattern every {w} "
             f"rows (it only depends on the column); the right half changes in blocks of {w} rows.")))
     notice(f"MAE's layout: channels {c0} to {c1} encode the column (sines, then cosines), "
            f"channels {r0} to {r1} the row. In raster order the column half repeats every {w} "
            f"rows of the table and the row half is constant over each block of {w} rows. Papers often "
            "write the code as [PE(x) ‖ PE(y)]; that matches, with x the column.")
     formula(r"PE(r,c) = \big[\sin(c\,\omega),\ \cos(c\,\omega),\ \sin(r\,\omega),\ \cos(r\,\omega)\big],"
-            r"\quad \omega_i = $base^{-i/$q},\ i < $q", base=base, q=layout["frequencies"])
+            r"\quad \omega_i = $base^{-i/$q},\ i < $q", base=base, q=layout.frequencies)
 
 
 def rope_tab(grid, cell):

@@ -70,31 +70,31 @@ def lesson():
 
 def maps_tab(page, setup, mode: str, antialias: bool, cell, plan):
     src, old, new, dim, prefix = setup
-    (row, col), (new_row, new_col) = cell, plan["new_cell"]
+    (row, col), (new_row, new_col) = cell, plan.new_cell
     for column, which in zip(st.columns(2), ("before", "after"), strict=True):
         with column:  # both drawn ahead of the hand: the colour scale they share follows the new grid too
             show(hero(resize_views.map_figure, which=which, new=new, r=row, c=col, old=old, d=dim, cls=prefix,
                       src=src, mode=mode, aa=antialias))
     classroom.snippet(*image_views.resize_lines(src, old, new, dim, prefix, mode, antialias),
                       f"before = pc.images.patch_similarity_maps(table, {old}, {old}, 'cosine', {prefix})"
-                      f"  # ({plan['patches_before']}, {old}, {old})",
+                      f"  # ({plan.patches_before}, {old}, {old})",
                       f"after = pc.images.patch_similarity_maps(resized, {new}, {new}, 'cosine', {prefix})"
-                      f"  # ({plan['patches_after']}, {new}, {new})",
-                      f"before[{plan['index_before']}], after[{plan['index_after']}]  # the two maps above")
+                      f"  # ({plan.patches_after}, {new}, {new})",
+                      f"before[{plan.index_before}], after[{plan.index_after}]  # the two maps above")
     notice("The bright spot keeps its place in the image but covers more patches: every distance is "
-           f"stretched by {new}/{old} = {plan['stretch']:.2f}. The model's weights were trained on the old "
+           f"stretched by {new}/{old} = {plan.stretch:.2f}. The model's weights were trained on the old "
            "spacing, so the resized grid is a starting point that fine-tuning adapts, not an exact "
            "answer (a common misconception: it works 'because relative positions are preserved'; they are "
            "only preserved in units of the image, not of patches).")
     cls_change = prefix_change(original(src, old, dim, prefix), resized(*setup, mode, antialias), prefix)
-    st.caption(f"Rows: {prefix} prefix + {plan['patches_before']} patches = {plan['rows_before']} before, "
-               f"{prefix} prefix + {plan['patches_after']} patches = {plan['rows_after']} after. Largest change of "
+    st.caption(f"Rows: {prefix} prefix + {plan.patches_before} patches = {plan.rows_before} before, "
+               f"{prefix} prefix + {plan.patches_after} patches = {plan.rows_after} after. Largest change of "
                f"a prefix row: {cls_change:g} (they are set aside and put back unchanged).")
     other = resize_what_if_size(new, 32)  # the new-grid slider ends at 32
     now, then = (neighbour(src, old, size, dim, prefix, mode, antialias, row, col) for size in (new, other))
     with image_views.ask_resized_to(now, then, (old, new, other), cell):
-        formula(r"\text{one step " + then["side"] + r"}:\ $a\ ($old\times $old)\ \to\ $b\ ($new\times $new)"
-                r"\ \to\ $c\ ($other\times $other)", a=now["before"], b=now["after"], c=then["after"], old=old,
+        formula(r"\text{one step " + then.side + r"}:\ $a\ ($old\times $old)\ \to\ $b\ ($new\times $new)"
+                r"\ \to\ $c\ ($other\times $other)", a=now.before, b=now.after, c=then.after, old=old,
                 new=new, other=other, digits=3)
     formula(r"\text{new cell } i \text{ samples old coordinate } x = (i + \tfrac12)\,\frac{$old}{$new}"
             r" - \tfrac12\ \ (\texttt{align\_corners=False}),\quad "
@@ -104,8 +104,8 @@ def maps_tab(page, setup, mode: str, antialias: bool, cell, plan):
 
 def modes_tab(page, setup, mode: str, antialias: bool, cell, plan):
     src, old, new, dim, prefix = setup
-    new_row, new_col = plan["new_cell"]
-    panels = [maps(*setup, m, antialias)[1][plan["index_after"]] for m in RESIZE_MODES]
+    new_row, new_col = plan.new_cell
+    panels = [maps(*setup, m, antialias)[1][plan.index_after] for m in RESIZE_MODES]
     show(figures.square_panels(figures.padded(figures.small_multiples(
         panels, [m + (",<br>antialias" if antialias and m != "nearest" else "") for m in RESIZE_MODES],
         title=f"Similarity to patch ({new_row}, {new_col}) on the {new} x {new} grid, three ways",
@@ -115,7 +115,7 @@ def modes_tab(page, setup, mode: str, antialias: bool, cell, plan):
             "with bicubic, bilinear and nearest; the nearest one is blocky."))))
     classroom.snippet(*image_views.resize_lines(src, old, new, dim, prefix, None, antialias),
                       f"    after = pc.images.patch_similarity_maps(resized, {new}, {new}, 'cosine', {prefix})",
-                      f"    print(mode, after[{plan['index_after']}])  # ({new}, {new}) per mode")
+                      f"    print(mode, after[{plan.index_after}])  # ({new}, {new}) per mode")
     notice("Nearest copies each old embedding onto a block of new patches, so neighbours inside a block "
            "become identical (similarity exactly 1) and the map turns into steps. Bilinear and "
            "bicubic blend neighbouring embeddings; bicubic follows curved changes more closely, which "
@@ -124,13 +124,13 @@ def modes_tab(page, setup, mode: str, antialias: bool, cell, plan):
 
 def profile_tab(page, setup, mode: str, antialias: bool, cell, plan):
     src, old, new, dim, prefix = setup
-    new_row = plan["new_cell"][0]
+    new_row = plan.new_cell[0]
     with page.side:
         channel = controls.slider("Channel", "ch", 0, dim - 1, 0,
                                   help="Column-half channels (the first d/2) change along a row.")
     curves = profile(*setup, antialias, new_row, channel)
-    coords, exact = curves["coords"], "exact sin-cos at these coordinates"
-    series = {**curves["series"], **({} if curves["exact"] is None else {exact: curves["exact"]})}
+    coords, exact = curves.coords, "exact sin-cos at these coordinates"
+    series = {**curves.series, **({} if curves.exact is None else {exact: curves.exact})}
     show(figures.padded(figures.lines(
         coords, series, markers=True, title=f"Channel {channel} along new row {new_row}",
         x_title="position in old-grid units (column)", y_title="embedding value",
@@ -153,9 +153,9 @@ def profile_tab(page, setup, mode: str, antialias: bool, cell, plan):
 def exact_tab(page, setup, mode: str, antialias: bool, cell, plan):
     _, old, new, dim, _ = setup
     errors = sincos_errors(old, new, dim, antialias)
-    first = errors["first_channel"]
+    first = errors.first_channel
     show(figures.padded(figures.lines(
-        list(range(dim)), errors["by_mode"], markers=True, log_y=True,
+        list(range(dim)), errors.by_mode, markers=True, log_y=True,
         title=f"Largest error per channel: resized {old} x {old} sin-cos vs exact sin-cos, {new} x {new}",
         x_title="channel (column half, then row half)", y_title="max |resized − exact|",
         name="resize_exact_error",

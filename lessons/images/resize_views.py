@@ -32,10 +32,10 @@ def map_figure(which: str, new, r, c, old, d, cls, src, mode, aa) -> figures.Cha
     r, c = min(r, old - 1), min(c, old - 1)  # a smaller old grid moves the patch slider to its last stop, as here
     plan = resize_plan(old, new, cls, r, c)
     before, after = (m[i] for m, i in zip(maps(src, old, new, d, cls, mode, aa),
-                                          (plan["index_before"], plan["index_after"]), strict=True))
+                                          (plan.index_before, plan.index_after), strict=True))
     zrange, signed = figures.similarity_range(before, after)
     grid, size, (r, c), label, stem = ((before, old, (r, c), "before", "resize_before") if which == "before" else
-                                       (after, new, plan["new_cell"], f"after ({mode})", "resize_after"))
+                                       (after, new, plan.new_cell, f"after ({mode})", "resize_after"))
     return figures.marked_heatmap(
         grid, [(c, r, f"patch ({r}, {c})")], title=f"{label}: {size} x {size}, patch ({r}, {c})",
         x_title="column", y_title="row", value_name="cosine similarity", zrange=zrange,

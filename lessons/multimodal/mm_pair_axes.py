@@ -54,7 +54,7 @@ def lesson():
 def model_section(model, settings):
     series = mm_pair_wavelengths(settings)
     ranges, summary = mm_wavelength_ranges(settings), mm_allocation_summary(settings)
-    slowest = summary["slowest_axis"]
+    slowest = summary.slowest_axis
     counts = ", ".join(f"{r['pairs']} {name}" for name, r in ranges.items())
     show(figures.padded(figures.lines(
         list(range(settings.n_pairs)), series, markers=True, log_y=True, colours=multimodal_views.AXIS_COLOURS,
@@ -105,18 +105,18 @@ def allocation_text(settings, ranges, summary) -> str:
     elif settings.allocation == "interleaved":
         what = (f"Interleaved: the pairs cycle time, height, width, so every axis has fast and slow pairs: time "
                 f"from {t['shortest']:,.1f}, height from {h['shortest']:,.1f}, width from {w['shortest']:,.1f} "
-                "positions. " + (f"The {summary['slowest_run']} slowest pairs all belong to {summary['slowest_axis']}, "
-                                 "past the end of the cycle." if summary["slowest_run"] > 1 else
-                                 f"The slowest pair belongs to {summary['slowest_axis']}."))
+                "positions. " + (f"The {summary.slowest_run} slowest pairs all belong to {summary.slowest_axis}, "
+                                 "past the end of the cycle." if summary.slowest_run > 1 else
+                                 f"The slowest pair belongs to {summary.slowest_axis}."))
     else:
-        what = (f"ERNIE's 3D layout: height and width alternate over the {summary['spatial_pairs']} fastest pairs "
-                f"(both from {summary['spatial_shortest']:,.1f} positions), and time takes only the "
+        what = (f"ERNIE's 3D layout: height and width alternate over the {summary.spatial_pairs} fastest pairs "
+                f"(both from {summary.spatial_shortest:,.1f} positions), and time takes only the "
                 f"{t['pairs']} slowest (from {t['shortest']:,.0f} positions): a token's place in the image is "
                 "resolved finely, its time coarsely.")
-    if summary["still_dims"]:
+    if summary.still_dims:
         what += (f" Only {settings.rotary_dim} of the {settings.head_dim} dimensions of a head rotate "
-                 f"(partial_rotary_factor {summary['rotary_fraction']:g}); the other "
-                 f"{summary['still_dims']} carry no position, so all three axes share "
+                 f"(partial_rotary_factor {summary.rotary_fraction:g}); the other "
+                 f"{summary.still_dims} carry no position, so all three axes share "
                  f"{settings.n_pairs} pairs.")
     return what
 

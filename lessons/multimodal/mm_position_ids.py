@@ -1,7 +1,7 @@
 import streamlit as st
 
 import posenc_core as pc
-from lessons.multimodal import multimodal_views
+from lessons.multimodal import multimodal_views, reading_views
 from page_kit import classroom, figures, formula, guard, header, hero, notice, show, source, stage, why
 from posenc_core.multimodal import (
     MM_FAMILIES,
@@ -52,7 +52,7 @@ def lesson():
             with tab_table:
                 table_section(result)
         if reading is not None:  # what a pasted config gave, under the figure
-            multimodal_views.show_reading(reading)
+            reading_views.show_reading(reading)
 
 
 def rows_figure(model, **parts) -> figures.Chart:
@@ -79,9 +79,9 @@ def rows_section(model, result, spec, frame_text, parts):
              "ids = result.ids")
     ask_wider(model, part.h, part.w)
     summary = mm_sequence_summary(result)
-    video_top, next_id = summary["video_top_time"], summary["after_video"]
+    video_top, next_id = summary.video_top_time, summary.after_video
     notice(f"Text tokens carry three equal ids, so a text-only prompt is ordinary 1D RoPE. The image costs "
-           f"{summary['image_tokens']} tokens, yet the text after it goes on from a far smaller id (the question "
+           f"{summary.image_tokens} tokens, yet the text after it goes on from a far smaller id (the question "
            "above): the ids stay small and a long prompt with images stays inside the trained range. "
            f"A token appended now gets id {result.next_text:g} from `get_rope_index`; the first generated token "
            f"gets max + 1 = {result.next_generated:g} (the model's rope delta)."
@@ -89,15 +89,15 @@ def rows_section(model, result, spec, frame_text, parts):
               f"{next_id:g}: in transformers 5.23 text after a video continues from the largest row or column id, "
               "not from the largest time id (transformers 4.x, and Qwen3-Omni's code here, continue after the "
               "largest id of any row)." if video_top is not None and video_top > next_id else ""))
-    sound, frames = summary["video_audio"], summary["frame_times"]
+    sound, frames = summary.video_audio, summary.frame_times
     if sound:
-        notice(f"With its sound, the video brings {sound['count']} audio tokens. Each takes one id, counting up "
-               f"from the video's start ({sound['first']:g} to {sound['last']:g}), while the frames' time ids run "
+        notice(f"With its sound, the video brings {sound.count} audio tokens. Each takes one id, counting up "
+               f"from the video's start ({sound.first:g} to {sound.last:g}), while the frames' time ids run "
                f"from {frames[0]:g} to {frames[1]:g}; the model puts every frame before the audio tokens whose ids "
                "are at least its time id, so sound and picture are interleaved by time (TMRoPE). All three rows of "
                "an audio token are equal, like text.")
-    if summary["first_image"]:
-        t, h, w = summary["first_image"]
+    if summary.first_image:
+        t, h, w = summary.first_image
         formula(r"\text{first image token: } (t, h, w) = ($t, $h, $w) = \text{start} + (0,\ \text{row},\ "
                 r"\text{column}),\quad \text{start} = $s", t=t, h=h, w=w, s=t)
 
@@ -105,15 +105,15 @@ def rows_section(model, result, spec, frame_text, parts):
 def ask_wider(model, h: int, w: int) -> None:
     """A what-if about the figure above: twice the columns, how far does the next text's id move?"""
     what_if = mm_wider_image(model.family, h, w)
-    now, wider, added = what_if["now"], what_if["wider"], what_if["added_tokens"]
+    now, wider, added = what_if.now, what_if.wider, what_if.added_tokens
     # the candidates: unchanged, one more id per added token, and the family's own rule (whichever it is)
     named = {now: "as now", now + added: "one more per added token"}
-    values, cols = what_if["candidates"], what_if["columns"]
+    values, cols = what_if.candidates, what_if.columns
 
     def reveal() -> str:
         return (f"The text after a {h} × {cols} image starts {wider:g} ids after the image's first id, "
                 f"{'up from' if wider > now else 'the same as'} {now:g} for {h} × {w}: max({h}, {cols}) = "
-                f"{what_if['larger_side']}. The {added} added tokens cost ids only where they make the larger side "
+                f"{what_if.larger_side}. The {added} added tokens cost ids only where they make the larger side "
                 "longer.")
 
     with classroom.predict("mm_ids_wider", f"Give the image twice the columns: {h} × {cols}, {added} more tokens. "
@@ -154,16 +154,16 @@ def rules_section(model, family, result, spec, frame_text):
     part = next(p for p in parse_segments(spec) if p.kind == "video")
     groups = mm_video_groups(result, part.fps)
     show(figures.padded(figures.lines(
-        groups["seconds"], {"time id of the group": groups["time_ids"]}, markers=True,
+        groups.seconds, {"time id of the group": groups.time_ids}, markers=True,
         title=f"{family.name}: the time id of each temporal group of the video ({part.frames} frames at "
               f"{part.fps:g} fps)", x_title="seconds into the video",
         y_title="time id", colours={"time id of the group": 0}, height=340, name="mm_video_time_ids",
         alt="The time id of each group of two frames against its time in seconds.")))
     ids_code(model, spec, frame_text, "video = result.kind == 2  # the video's tokens",
              "# their time ids; each group's id repeats over its rows x columns", "time = result.ids[0, video]")
-    steps = ", ".join(f"{s:g}" for s in groups["steps"][:6])
+    steps = ", ".join(f"{s:g}" for s in groups.steps[:6])
     notice(f"Here the time id moves by {steps or 'nothing (one group)'} from one "
-           f"group of two frames to the next ({groups['group_seconds']:g} s apart). Change the fps: "
+           f"group of two frames to the next ({groups.group_seconds:g} s apart). Change the fps: "
            + ("the steps stay tied to seconds." if family.time_rule in ("seconds", "omni_seconds") else
               "the steps do not change, because time here counts groups, not seconds."))
     if family.time_rule == "seconds":

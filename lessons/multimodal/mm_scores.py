@@ -1,6 +1,6 @@
 import streamlit as st
 
-from lessons.multimodal import multimodal_views, scores_views
+from lessons.multimodal import multimodal_views, scores_views, words
 from page_kit import classroom, controls, figures, formula, guard, header, hero, notice, show, source, stage, why
 from posenc_core.multimodal import (
     MM_FAMILIES,
@@ -52,7 +52,7 @@ def image_figure(qr, qc, sh, sw, model) -> figures.Chart:
                                      sh, sw, row, col)
     titles = [name.replace(", ", ",<br>") for name in panels]  # two lines: three panels fit a phone
     return figures.mark_panels(figures.square_panels(figures.padded(figures.small_multiples(
-        [p["map"] for p in panels.values()], titles, title=f"Score of the patch at row {row}, column {col} "
+        [p.map for p in panels.values()], titles, title=f"Score of the patch at row {row}, column {col} "
         f"with every patch of a {sh} × {sw} image (÷ its score with itself)", cols=len(panels), signed=None,
         value_name="relative score", x_title="column", y_title="row", cell_px=300, name="mm_image_scores",
         alt=f"{len(panels)} score maps of the query patch at row {row}, column {col} over a {sh} × {sw} image, one "
@@ -73,15 +73,16 @@ def image_section(page, model):
     far = scores_views.row_end(*scalars)
 
     def far_score() -> str:
-        return (f"In a {h} × {far['columns']} image, {model.name} scores the patch at row {row}, column {far['col']} "
-                f"({far['distance']} columns from the query) {far['score']:.4f} of the query's own score.")
+        return (f"In a {h} × {far.columns} image, {model.name} scores the patch at row {row}, column {far.col} "
+                f"({far.distance} columns from the query) {far.score:.4f} of the query's own score.")
 
     with classroom.predict("mm_scores_wider", f"Same content everywhere. Make the image twice as wide, {h} × "
-                           f"{far['columns']}, with the same query. In {model.name}, how much of the query's own "
-                           f"score (1) does the last patch of its row get, {far['distance']} columns away?",
-                           list(SCORE_BANDS), mm_score_band(far["score"]), far_score):
-        formula(r"\text{row end, } $dist \text{ columns away } ($h\times $cols):\ $score", dist=far["distance"],
-                h=h, cols=far["columns"], score=far["score"], digits=4)
+                           f"{far.columns}, with the same query. In {model.name}, how much of the query's own "
+                           f"score (1) does the last patch of its row get, {far.distance} columns away?",
+                           [words.SCORE_BAND_WORDS[band] for band in SCORE_BANDS], mm_score_band(far.score),
+                           far_score):
+        formula(r"\text{row end, } $dist \text{ columns away } ($h\times $cols):\ $score", dist=far.distance,
+                h=h, cols=far.columns, score=far.score, digits=4)
     formula(r"\begin{aligned}\frac{q_{(r,c)}\cdot k_{(r',c')}}{q\cdot k} &= \frac{1}{d}\Big[\sum_{j\in H} "
             r"2\cos(\Delta r\,\theta_j) + \sum_{j\in W} 2\cos(\Delta c\,\theta_j)\\ &\qquad + \sum_{j\in T} 2"
             r" + (d - r_{\text{rot}})\Big]\end{aligned}")
@@ -97,17 +98,17 @@ def video_section(page, model):
         group = controls.slider("Query frame group", "vg", 0, frames // 2 - 1, 0)
     pos = side // 2 if where == "centre" else 0
     curves = video_curves(frames, side, side, fps, pos, pos, group)
-    seconds = next(iter(curves.values()))["seconds"]
-    moves = ", ".join(f"{c['time_span']:g} ({name})" for name, c in curves.items())
+    seconds = next(iter(curves.values())).seconds
+    moves = ", ".join(f"{c.time_span:g} ({name})" for name, c in curves.items())
     show(figures.padded(figures.lines(
-        seconds, {name: c["scores"] for name, c in curves.items()}, markers=True, legend_right=True,
+        seconds, {name: c.scores for name, c in curves.items()}, markers=True, legend_right=True,
         margin=dict(r=190),
         title=f"Score of a video token with the same patch in every group of 2 frames ({frames} frames at {fps:g} "
               "fps)", x_title="seconds into the video", y_title="relative score", height=420,
         alt=f"One curve per family over {len(seconds)} groups of 2 frames: 1 at the query's group {group}, changing "
             "with the time gap at a rate set by the family's time ids and the pairs that time owns. Over the clip "
             f"the time id moves by {moves}.", name="mm_video_scores"), top=90))
-    classroom.snippet("# one curve per family: curves[key]['seconds'] and curves[key]['scores'], (groups,) each",
+    classroom.snippet("# one curve per family: curves[key].seconds and curves[key].scores, (groups,) each",
                       f"curves = {{key: pc.multimodal.mm_video_scores(key, pc.multimodal.mm_rope_settings(key), "
                       f"{frames}, {side}, {side},"
                       f"\n                               {float(fps)!r}, {pos}, {pos}, {group})"
@@ -129,10 +130,8 @@ def fps_section(page, model):
         fps_a = controls.select_slider("fps of clip A", "fa", FPS, 1.0, format_func=lambda v: f"{v:g}")
         fps_b = controls.select_slider("fps of clip B", "fb", FPS, 4.0, format_func=lambda v: f"{v:g}")
     table = time_ids(frames, fps_a, fps_b)
-    names = {f"{key} at {fps:g} fps": f"{MM_FAMILIES[key].name}, {fps:g} fps" for key in scores_views.TIME_FAMILIES
-             for fps in (fps_a, fps_b)}
-    series = {names[k]: v for k, v in table["series"].items()}
-    last = {names[k]: v for k, v in table["last"].items()}
+    series = {f"{MM_FAMILIES[key].name}, {fps:g} fps": v for (key, fps), v in table.series.items()}
+    last = {f"{MM_FAMILIES[key].name}, {fps:g} fps": v for (key, fps), v in table.last.items()}
     a, b = last[f"Qwen2-VL, {fps_a:g} fps"], last[f"Qwen2-VL, {fps_b:g} fps"]
 
     def frame_count() -> str:

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 import streamlit as st
 
 import posenc_core as pc
+from lessons.multimodal import reading_views, words
 from page_kit import controls
 from page_kit.controls.config_input import PASTE_CHARS, UPLOAD_MB, pasted_config_text, uploaded_config_text
 from posenc_core.multimodal import (
@@ -73,8 +74,7 @@ def model_picker(config_box=None, note=None) -> tuple[Model, object]:
             key = controls.select("Model", "model", list(MULTIMODAL_PRESETS),
                                   format_func=lambda k: MULTIMODAL_PRESETS[k].name)
         preset = MULTIMODAL_PRESETS[key]
-        link = f"[`{preset.model_id}`](https://huggingface.co/{preset.model_id})"
-        (st if note is None else note).caption(f"Values from {link} {preset.source}. {preset.note}")
+        (st if note is None else note).caption(reading_views.preset_caption(key))
         return _from_reading(read_config(json.dumps(preset.config)), preset.name), None
     with c2 if config_box is None else config_box:
         uploaded = st.file_uploader(f"Upload config.json (at most {UPLOAD_MB} MB)", type=["json"], key="upload",
@@ -93,20 +93,8 @@ def picked_model(page) -> Model:
         model, reading = model_picker(config_box=page.main)
     if reading is not None:
         with page.main:
-            show_reading(reading)
+            reading_views.show_reading(reading)
     return model
-
-
-def show_reading(reading) -> None:
-    """What was read from a pasted config, where from, and which keys these pages do not use."""
-    with st.expander("What was read from your config.json", icon=":material/data_object:", expanded=True):
-        st.dataframe({"setting": [r[0] for r in reading.rows], "value": [r[1] for r in reading.rows],
-                      "read from": [r[2] for r in reading.rows]}, hide_index=True, width="stretch")
-        for note in reading.notes:
-            st.caption(note)
-        if reading.unused:
-            st.caption("Not used by these pages: " + ", ".join(f"`{k}`" for k in reading.unused[:40])
-                       + (f" and {len(reading.unused) - 40} more." if len(reading.unused) > 40 else "."))
 
 
 def settings_of(model: Model) -> MRopeSettings:
@@ -179,7 +167,7 @@ def sequence_controls(model: Model, *, audio_default: bool = False, side=None, m
         with cols[3]:
             v["ft"] = controls.slider("Text between frames", "ft", 1, 16, family.frame_text,
                                       help=f"What the processor writes between two frames, e.g. "
-                                           f"{family.frame_text_example}; the exact count depends on the "
+                                           f"{words.FRAME_TEXT_EXAMPLES[model.family]}; the exact count depends on the "
                                            "tokenizer and the digits of the time stamp.")
     if family.audio:
         with cols[3]:

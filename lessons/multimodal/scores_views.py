@@ -48,11 +48,11 @@ def row_end(family: str, head_dim: int, rotary_dim: int, theta: float, section: 
 
 def image_numbers(model, panels, h: int, w: int, row: int, col: int):
     """The code of the maps and the neighbours' scores, as the maps show them."""
-    lines = ", ".join(f"{name}: right {p['right']:.4f}, below {p['below']:.4f}" for name, p in panels.items())
+    lines = ", ".join(f"{name}: right {p.right:.4f}, below {p.below:.4f}" for name, p in panels.items())
     allocation = multimodal_views.settings_of(model).allocation
     others = tuple(key for a, key in ALLOCATION_MODELS.items() if a != allocation)
     classroom.snippet(multimodal_views.settings_code(model),
-                      f"# own['map']: ({h}, {w}), the first map; own['right'] and own['below'] as printed",
+                      f"# own.map: ({h}, {w}), the first map; own.right and own.below as printed",
                       f"own = pc.multimodal.mm_image_scores({model.family!r}, settings, {h}, {w}, {row}, {col})",
                       "# the other maps: one released model per other allocation",
                       f"others = {{key: pc.multimodal.mm_image_scores(key, pc.multimodal.mm_rope_settings(key), {h}, "
@@ -70,7 +70,7 @@ def image_numbers(model, panels, h: int, w: int, row: int, col: int):
 def fps_view(table, series, last, frames, fps_a, fps_b):
     """The time ids that answer the question, their code, and what one id means in seconds."""
     show(figures.padded(figures.lines(
-        table["seconds"], series, markers=True, legend_right=True,
+        table.seconds, series, markers=True, legend_right=True,
         dashed=tuple(name for name in series if name.endswith(f", {fps_b:g} fps")), margin=dict(r=190),
         title="Time id of each group of 2 frames against its time in seconds", x_title="seconds",
         y_title="time id (from the first group)", height=420, name="mm_fps_ids",
@@ -79,10 +79,10 @@ def fps_view(table, series, last, frames, fps_a, fps_b):
             "seconds, so both clips lie on one line. Last ids: "
             + ", ".join(f"{name} {value:g}" for name, value in last.items()) + "."), top=90))
     classroom.snippet(f"table = pc.multimodal.mm_time_id_table(\n    {frames}, ({float(fps_a)!r}, {float(fps_b)!r}), "
-                      f"{TIME_FAMILIES!r})", "# table['seconds']: (k,) start times of the groups of 2 frames",
-                      "# table['series']: {'<family> at <fps> fps': (k,) time ids, NaN where that clip has no group}")
-    span_a, span_b = (table["last_start"][fps] for fps in (fps_a, fps_b))  # start of the last group of 2 frames
-    group_a, group_b = (table["group_seconds"][fps] for fps in (fps_a, fps_b))
+                      f"{TIME_FAMILIES!r})", "# table.seconds: (k,) start times of the groups of 2 frames",
+                      "# table.series: {(family, fps): (k,) time ids, NaN where that clip has no group}")
+    span_a, span_b = (table.last_start[fps] for fps in (fps_a, fps_b))  # start of the last group of 2 frames
+    group_a, group_b = (table.group_seconds[fps] for fps in (fps_a, fps_b))
     notice(f"The last group of clip A starts at {span_a:g} s, that of clip B at {span_b:g} s. Qwen2-VL gives both "
            f"the same last time id ({last[f'Qwen2-VL, {fps_a:g} fps']:g} and "
            f"{last[f'Qwen2-VL, {fps_b:g} fps']:g}): it counts groups of frames, so one id means {group_a:g} s "

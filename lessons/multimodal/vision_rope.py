@@ -1,5 +1,6 @@
 import streamlit as st
 
+from lessons.multimodal import words
 from page_kit import classroom, controls, figures, formula, guard, header, hero, notice, show, source, stage, why
 from page_kit.navigation.registry import all_pages
 from posenc_core.multimodal import (
@@ -49,7 +50,7 @@ def lesson():
     page = stage()
     with page.side:
         tower = controls.choice("Qwen-style tower", "tw", QWEN_TOWERS, QWEN_TOWERS[0],
-                                format_func=lambda k: VISION_TOWERS[k].name)
+                                format_func=lambda k: words.TOWER_NAMES[k])
     with page.more:
         h, w = controls.grid_size(48, (24, 32), labels=("Patch rows", "Patch columns"))
     with page.side:
@@ -76,6 +77,7 @@ def maps_figure(r, c, gh, gw, tw) -> figures.Chart:
 def maps_tab(tower: str, grid, cell):
     (h, w), (row, col) = grid, cell
     qwen_tower, gemma = VISION_TOWERS[tower], VISION_TOWERS["gemma4"]
+    qwen_name = words.TOWER_NAMES[tower]
     far_q, far_g, swapped = far_scores(tower, h, w, row, col)
     show(hero(maps_figure, r=row, c=col, gh=h, gw=w, tw=tower))
     qwen_call, gemma_call = (classroom.call("vision_tower_score_map", key, h, w, row, col, relative=True)
@@ -84,12 +86,12 @@ def maps_tab(tower: str, grid, cell):
                       f"qwen = {qwen_call}", f"gemma = {gemma_call}",
                       f"# ({h}, {w}) cosines of the stand-in table's rows with the query patch's row",
                       f"learned = pc.multimodal.factorized_learned_table({h}, {w}, 64, query=({row}, {col}))")
-    distance = far_q["distance"]
+    distance = far_q.distance
     notice(f"Same content at every patch, so only position differs (each map ÷ the query's own score; "
-           f"{qwen_tower.name} heads have d = {qwen_tower.head_dim}, Gemma 4's d = {gemma.head_dim}; the "
+           f"{qwen_name} heads have d = {qwen_tower.head_dim}, Gemma 4's d = {gemma.head_dim}; the "
            "learned table is a seeded stand-in for trained weights). "
-           f"{distance} columns along the row the Qwen tower still scores {far_q['score']:.3f} and "
-           f"Gemma 4 {far_g['score']:.3f}. The learned table adds a row of an x table and a row of a y table, so "
+           f"{distance} columns along the row the Qwen tower still scores {far_q.score:.3f} and "
+           f"Gemma 4 {far_g.score:.3f}. The learned table adds a row of an x table and a row of a y table, so "
            "patches in the query's row or column share half of it: the cross. Gemma 4's patch embedder adds such "
            "a table (position_embedding_size 10,240 per axis) before its attention layers apply RoPE.")
     ask_theta(qwen_tower, gemma, far_q, swapped)
@@ -97,51 +99,52 @@ def maps_tab(tower: str, grid, cell):
 
 def ask_theta(qwen_tower, gemma, far_q, swapped) -> None:
     """What-if: the Qwen tower with Gemma 4's θ, scored at the same far patch (gated: its score)."""
-    now, then = far_q["score"], swapped["score"]
+    now, then, qwen_name = far_q.score, swapped.score, words.TOWER_NAMES[qwen_tower.key]
 
     def reveal() -> str:
-        return (f"With θ = {gemma.theta:,.0f}, {qwen_tower.name} scores the patch {far_q['distance']} columns along "
+        return (f"With θ = {gemma.theta:,.0f}, {qwen_name} scores the patch {far_q.distance} columns along "
                 f"{then:.3f}, against {now:.3f} with θ = {qwen_tower.theta:,.0f}. With θ = 10,000 most pairs are too "
                 "slow to change across an image; with θ = 100 all of them turn within a few hundred patches.")
 
-    with classroom.predict("vision_theta", f"Give {qwen_tower.name} Gemma 4's θ = {gemma.theta:,.0f} (its head "
-                           f"stays d = {qwen_tower.head_dim}). The patch {far_q['distance']} columns along the "
+    with classroom.predict("vision_theta", f"Give {qwen_name} Gemma 4's θ = {gemma.theta:,.0f} (its head "
+                           f"stays d = {qwen_tower.head_dim}). The patch {far_q.distance} columns along the "
                            f"query's row scores {now:.3f} now; it would then score:",
                            ["higher", "about the same", "lower"],
                            1 if abs(then - now) < 5e-4 else 0 if then > now else 2, reveal):
         formula(r"\text{$dist columns along: } $now\ (\theta = $t)\ \to\ $then\ (\theta = $t2)",
-                dist=far_q["distance"], now=now, t=qwen_tower.theta, then=then, t2=gemma.theta, digits=3)
+                dist=far_q.distance, now=now, t=qwen_tower.theta, then=then, t2=gemma.theta, digits=3)
 
 
 def waves_tab(tower: str, grid, cell):
     qwen_tower, gemma = VISION_TOWERS[tower], VISION_TOWERS["gemma4"]
+    qwen_name = words.TOWER_NAMES[tower]
     table = vision_wavelength_table([tower, "gemma4"])  # (2, d/4 of the larger head)
-    waves = {f"{qwen_tower.name} (θ {qwen_tower.theta:,.0f})": table[0],
+    waves = {f"{qwen_name} (θ {qwen_tower.theta:,.0f})": table[0],
              f"Gemma 4 (θ {gemma.theta:,.0f})": table[1]}
     summary = vision_wavelength_summary([tower, "gemma4"], *grid)
-    side, q, g = summary["side"], summary["towers"][tower], summary["towers"]["gemma4"]
+    side, q, g = summary.side, summary.towers[tower], summary.towers["gemma4"]
     show(figures.padded(figures.lines(
         list(range(table.shape[1])), waves, markers=True, log_y=True, hover_format=",.1f",
         hlines=[(side, f"grid side {side}")], legend_right=True, margin=dict(r=230),
         title="Wavelength of each frequency an axis turns at (in patches)", x_title="frequency i",
         y_title="wavelength 2π/θ_i (patches)", name="vision_wavelengths", height=380,
-        alt=f"Two rising curves on a log scale: {qwen_tower.name} from {q['shortest']:.1f} to {q['longest']:,.0f} "
-            f"patches, Gemma 4 from {g['shortest']:.1f} to {g['longest']:,.0f}; a line marks the grid side, {side} "
+        alt=f"Two rising curves on a log scale: {qwen_name} from {q.shortest:.1f} to {q.longest:,.0f} "
+            f"patches, Gemma 4 from {g.shortest:.1f} to {g.longest:,.0f}; a line marks the grid side, {side} "
             "patches."), left=96))
     classroom.snippet("# (2, d/4): wavelength of each frequency in patches, NaN past a tower's d/4",
                       f"table = pc.multimodal.vision_wavelength_table({[tower, 'gemma4']!r})")
-    notice(f"{qwen_tower.name}: wavelengths from {q['shortest']:.1f} to {q['longest']:,.0f} patches; "
-           f"{q['over_four_sides']} of its {q['frequencies']} frequencies per axis have a wavelength "
-           f"over four times this grid's side and barely turn across it. Gemma 4: {g['shortest']:.1f} to "
-           f"{g['longest']:,.0f} patches, {g['over_four_sides']} of {g['frequencies']} over four sides.")
+    notice(f"{qwen_name}: wavelengths from {q.shortest:.1f} to {q.longest:,.0f} patches; "
+           f"{q.over_four_sides} of its {q.frequencies} frequencies per axis have a wavelength "
+           f"over four times this grid's side and barely turn across it. Gemma 4: {g.shortest:.1f} to "
+           f"{g.longest:,.0f} patches, {g.over_four_sides} of {g.frequencies} over four sides.")
     formula(r"\theta_i = \theta^{-4i/d},\ i < d/4:\quad \lambda_{\max} = 2\pi\cdot $t^{(d/4-1)/(d/4)}"
-            r" = $lq\ \ (\theta = $t,\ d = $d)", t=qwen_tower.theta, d=qwen_tower.head_dim, lq=q["longest"])
+            r" = $lq\ \ (\theta = $t,\ d = $d)", t=qwen_tower.theta, d=qwen_tower.head_dim, lq=q.longest)
 
 
 def layout_tab(tower: str, grid, cell):
     towers = [tower, "gemma4"]
     grid = vision_layout_table(towers)  # (2, the larger head_dim)
-    names = [VISION_TOWERS[k].name for k in towers]
+    names = [words.TOWER_NAMES[k] for k in towers]
     show(figures.padded(figures.heatmap(
         grid, title="Which coordinate turns each dimension of a head", x_title="dimension",
         y_title="", y=names, value_name="0 row, 1 column",

@@ -189,6 +189,63 @@ PRESET_NOTES = {
 }
 
 
+# the multimodal and ModernBERT presets (their pages and the config pages word them alike)
+PRESET_SOURCES |= {
+    "qwen2-vl-7b": "config.json (top level and vision_config)",
+    "qwen2.5-vl-7b": "config.json (top level and vision_config)",
+    "qwen3-vl-8b": "config.json (text_config and vision_config)",
+    "qwen3.5-397b-a17b": "config.json (text_config and vision_config)",
+    "glm-4.1v-9b": "config.json (text_config and vision_config)",
+    "ernie-4.5-vl-28b-a3b": "config.json (text_config and vision_config)",
+    "qwen3-omni-30b-a3b": "config.json (thinker_config)",
+}
+
+PRESET_NOTES |= {
+    "qwen2-vl-7b": (
+        "M-RoPE as first released: 64 pairs cut into 16 time, 24 height and 24 width pairs in contiguous blocks. "
+        "The file says type 'mrope'; transformers reads that as the default rotary with mrope_section."
+    ),
+    "qwen2.5-vl-7b": (
+        "The same split as Qwen2-VL; video time ids are spaced by seconds: tokens_per_second = 2 in the file "
+        "(transformers' config class defaults to 4, so a file without the key reads differently)."
+    ),
+    "qwen3-vl-8b": (
+        "Interleaved M-RoPE: pairs cycle time, height, width, so every axis gets fast and slow frequencies. Video"
+        " time is written as text time stamps between frames. rope_theta 5,000,000 as remembered from the file "
+        "(transformers' default is 500,000)."
+    ),
+    "qwen3.5-397b-a17b": (
+        "Only a quarter of each 256-dimensional head rotates (64 dimensions, 32 pairs: 11 time, 11 height, 10 "
+        "width, interleaved); three of every four layers are linear attention without positions. The rotary "
+        "fields agree with transformers' Qwen3.5 defaults; the sizes (60 layers, 32 heads, 2 KV heads) agree with"
+        " NVIDIA's description of the model in public code; rope_theta is from memory of the published file and "
+        "worth checking against the hub."
+    ),
+    "glm-4.1v-9b": (
+        "Half of each head rotates (64 dimensions, 32 pairs in 8 time, 12 height, 12 width contiguous blocks), "
+        "with neighbouring dimensions as pairs. GLM-4.6V's model class (glm46v) has the same get_rope_index and "
+        "builds its language model from its text_config."
+    ),
+    "ernie-4.5-vl-28b-a3b": (
+        "3D RoPE: height and width alternate over the 44 fastest pairs, time takes the 20 slowest. The original "
+        "Paddle checkpoint writes this as rope_3d: true and freq_allocation: 20; the transformers (-PT) layout "
+        "lists mrope_section as (height, width, time) = [22, 22, 20]."
+    ),
+    "qwen3-omni-30b-a3b": (
+        "TMRoPE: video time ids are spaced by seconds (position_id_per_seconds) and a video's sound sits on the "
+        "same time axis, one id per audio token (about 13 per second). position_id_per_seconds = 13 as remembered"
+        " from the released file, matching the audio token rate; transformers' config class defaults to 25 "
+        "(Qwen2.5-Omni's value)."
+    ),
+}
+
+_MODERNBERT_NOTE = ("The sizes were written from the released config.json and agree with transformers' "
+                    "ModernBertConfig defaults (base) and its docstring; the position keys (global_attn_every_n_layers "
+                    "3, global_rope_theta 160,000, local_attention 128, local_rope_theta 10,000, "
+                    "max_position_embeddings 8,192) are the same in both sizes.")
+PRESET_NOTES |= {"modernbert-base": _MODERNBERT_NOTE, "modernbert-large": _MODERNBERT_NOTE}
+
+
 def preset_source(key: str) -> str:
     """Where a preset's values come from, in words."""
     preset = pc.PRESETS[key]

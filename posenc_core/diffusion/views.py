@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from typing import NamedTuple
+
 import numpy as np
 
 from .._checks import as_choice, as_float, as_int
@@ -14,7 +17,8 @@ from .sd3 import sd3_grid_coordinates, sd3_sincos_1d, sd3_unseen_patches
 
 __all__ = ["DIT_ID_AXES", "dit_image_id_grids", "dit_axis_series", "dit_axis_extents", "sd3_similarity_grid",
            "dit_resolution_turns", "dit_resolution_view", "RESOLUTION_METHODS", "dit_sequence_ids",
-           "dit_frame_time_id", "dit_value_range", "sd3_window_facts"]
+           "dit_frame_time_id", "dit_value_range", "sd3_window_facts", "PairTurns", "ResolutionTurns",
+           "ResolutionView", "Sd3WindowFacts"]
 
 # family -> (axis names in id order, function (rows, cols, centred) -> (rows*cols, n_axes) ids)
 DIT_ID_AXES = {
@@ -77,13 +81,71 @@ def sd3_similarity_grid(embed_dim: int, max_size: int, base_size: int, row: int,
     return (down[:, None] + along[None, :]) / (embed_dim / 2)
 
 
-RESOLUTION_METHODS = ("interpolate the ids", "linear_factor", "ntk_factor")  # remedies against ids left as they are
+# remedies against ids left as they are: interpolate the ids, or diffusers' linear_factor / ntk_factor
+RESOLUTION_METHODS = ("interpolate_ids", "linear_factor", "ntk_factor")
 
 
-def dit_resolution_turns(dim: int, theta: float, trained: int, new: int, method: str) -> dict[str, np.ndarray]:
-    """{series: (dim/2,) turns of each pair of one axis across the image}: trained size, new size, new + method.
+class ResolutionTurns(NamedTuple):
+    """Turns of each pair of one axis across the image, (dim/2,) each (``dit_resolution_turns``).
 
-    'interpolate the ids' spaces the new ids trained/new apart (as CogVideoX 1.0's linspace grid does);
+    trained: at the trained size; unchanged: at the new size with the ids left as they are;
+    remedied: at the new size with the remedy.
+    """
+
+    trained: np.ndarray
+    unchanged: np.ndarray
+    remedied: np.ndarray
+
+
+class PairTurns(NamedTuple):
+    """One pair's turns across the image in each ``ResolutionTurns`` series (trained, unchanged, remedied)."""
+
+    trained: float
+    unchanged: float
+    remedied: float
+
+
+@dataclass(frozen=True)
+class ResolutionView:
+    """What the resolution lesson draws for one model (``dit_resolution_view``).
+
+    dim: the width block's dimensions; trained, new: the trained and new widths in tokens; ratio: new / trained.
+    series: the ``ResolutionTurns`` of the width pairs.
+    fastest, slowest: the first and the last pair's turns in each series.
+    keeps_fastest: True when the remedy leaves the fastest pair's turns as with the ids unchanged.
+    """
+
+    dim: int
+    trained: int
+    new: int
+    ratio: float
+    series: ResolutionTurns
+    fastest: PairTurns
+    slowest: PairTurns
+    keeps_fastest: bool
+
+
+@dataclass(frozen=True)
+class Sd3WindowFacts:
+    """What the SD3 lesson states about one image's window in the table (``sd3_window_facts``).
+
+    patches: rows x cols; unseen: patches reading cells outside the centred base_size² window.
+    unseen_side: how many of the patches read outside it: 0 none, 1 some, 2 all.
+    step: base_size / max_size, the distance of two neighbouring patches in the table's coordinates.
+    free: table cells left unused on the image's longer side.
+    """
+
+    patches: int
+    unseen: int
+    unseen_side: int
+    step: float
+    free: int
+
+
+def dit_resolution_turns(dim: int, theta: float, trained: int, new: int, method: str) -> ResolutionTurns:
+    """Turns of each pair of one axis across the image: trained size, new size, new size with ``method``.
+
+    'interpolate_ids' spaces the new ids trained/new apart (as CogVideoX 1.0's linspace grid does);
     linear_factor = new/trained divides every frequency; ntk_factor = (new/trained)^(dim/(dim-2)) raises θ
     so the slowest pair slows by exactly new/trained while the fastest keeps its speed.
     """
@@ -92,14 +154,13 @@ def dit_resolution_turns(dim: int, theta: float, trained: int, new: int, method:
     as_choice("method", method, RESOLUTION_METHODS)
     scale = as_float("new / trained", new / trained, above=0.0)
     base = dit_pair_wavelengths(dim, theta)
-    if method == "interpolate the ids":
+    if method == "interpolate_ids":
         turns = (new - 1) / scale / base
     elif method == "linear_factor":
         turns = (new - 1) / dit_pair_wavelengths(dim, theta, linear_factor=scale)
     else:
         turns = (new - 1) / dit_pair_wavelengths(dim, theta, ntk_factor=scale ** (dim / (dim - 2)))
-    return {f"trained, {trained} tokens": (trained - 1) / base, f"{new} tokens, ids unchanged": (new - 1) / base,
-            f"{new} tokens, {method}": turns}
+    return ResolutionTurns((trained - 1) / base, (new - 1) / base, turns)
 
 
 def _qwen_sequence(rows: int, cols: int, n_text: int):
@@ -152,34 +213,23 @@ def dit_value_range(values: ArrayLike) -> tuple[float, float]:
     return cast(low), cast(high)
 
 
-def dit_resolution_view(name: str, trained_px: int, new_px: int, method: str) -> dict:
+def dit_resolution_view(name: str, trained_px: int, new_px: int, method: str) -> ResolutionView:
     """What the resolution lesson draws for one model: its width block, the trained and new widths in tokens, and
-    ``dit_resolution_turns`` with each series' fastest and slowest pair.
-
-    Returns {"dim": the width block's dimensions, "trained", "new" (tokens), "ratio" (new / trained), "series",
-    "fastest" and "slowest" ({label: turns of the first and the last pair}), "keeps_fastest" (True when the
-    remedy leaves the fastest pair's turns as with the ids unchanged)}.
+    ``dit_resolution_turns`` with each series' fastest and slowest pair (a ``ResolutionView``).
     """
     preset = dit_preset(name)
     dim = preset.axes[2]
     trained, new = trained_px // preset.pixels_per_token, new_px // preset.pixels_per_token
     series = dit_resolution_turns(dim, preset.theta, trained, new, method)
-    fastest = {k: float(v[0]) for k, v in series.items()}
-    slowest = {k: float(v[-1]) for k, v in series.items()}
-    unchanged, remedied = list(series)[1:]
-    return {"dim": dim, "trained": trained, "new": new, "ratio": new / trained, "series": series,
-            "fastest": fastest, "slowest": slowest,
-            "keeps_fastest": bool(np.isclose(fastest[remedied], fastest[unchanged]))}
+    fastest = PairTurns(*(float(v[0]) for v in series))
+    slowest = PairTurns(*(float(v[-1]) for v in series))
+    return ResolutionView(dim, trained, new, new / trained, series, fastest, slowest,
+                          bool(np.isclose(fastest.remedied, fastest.unchanged)))
 
 
-def sd3_window_facts(max_size: int, base_size: int, rows: int, cols: int) -> dict:
-    """What the SD3 lesson states about one image's window in the table.
-
-    Returns {"patches": rows x cols, "unseen": patches reading cells outside the centred base_size² window,
-    "unseen_side" (0: none, 1: some, 2: all), "step": base_size / max_size (the distance of two neighbouring
-    patches in the table's coordinates), "free": table cells left unused on the image's longer side}.
-    """
+def sd3_window_facts(max_size: int, base_size: int, rows: int, cols: int) -> Sd3WindowFacts:
+    """What the SD3 lesson states about one image's window in the table (an ``Sd3WindowFacts``)."""
     unseen = sd3_unseen_patches(max_size, rows, cols, base_size)
     patches = rows * cols
-    return {"patches": patches, "unseen": unseen, "unseen_side": 0 if unseen == 0 else 2 if unseen == patches else 1,
-            "step": base_size / max_size, "free": max_size - max(rows, cols)}
+    side = 0 if unseen == 0 else 2 if unseen == patches else 1
+    return Sd3WindowFacts(patches, unseen, side, base_size / max_size, max_size - max(rows, cols))

@@ -3,6 +3,8 @@ XLNet's relative attention, each as the code the models run computes it."""
 
 from .deberta import (
     DEBERTA_V3,
+    DebertaExample,
+    DebertaQuery,
     deberta_bucket,
     deberta_bucket_curve,
     deberta_example,
@@ -14,6 +16,7 @@ from .deberta import (
 )
 from .modernbert import (
     MODERNBERT_PRESETS,
+    ModernBertReading,
     modernbert_attention_cost,
     modernbert_cost_curve,
     modernbert_frequencies,
@@ -22,9 +25,10 @@ from .modernbert import (
     modernbert_pairs,
     modernbert_reading,
 )
-from .xl import xl_distance_bias, xl_example, xl_relative_sinusoid, xl_strongest_score, xl_terms
+from .xl import XlExample, xl_distance_bias, xl_example, xl_relative_sinusoid, xl_strongest_score, xl_terms
 
 __all__ = [
+    "DebertaExample", "DebertaQuery", "ModernBertReading", "XlExample",
     "DEBERTA_V3", "deberta_bucket", "deberta_bucket_curve", "deberta_query", "deberta_table_facts",
     "deberta_example", "deberta_relative_positions", "deberta_span", "deberta_terms", "MODERNBERT_PRESETS",
     "modernbert_attention_cost", "modernbert_cost_curve", "modernbert_frequencies", "modernbert_keys_seen",

@@ -11,6 +11,7 @@ as ``DisentangledSelfAttention``, so tests can hold it to the module bit for bit
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -22,6 +23,8 @@ from .._types import ArrayOrTensor
 
 __all__ = [
     "DEBERTA_V3",
+    "DebertaExample",
+    "DebertaQuery",
     "deberta_bucket",
     "deberta_bucket_curve",
     "deberta_query",
@@ -35,9 +38,48 @@ __all__ = [
 # microsoft/deberta-v3-base config.json: relative_attention true, position_buckets 256, max_relative_positions -1
 # (so max_position_embeddings 512 is used), share_att_key true, pos_att_type "p2c|c2p", norm_rel_ebd "layer_norm",
 # hidden_size 768, 12 heads. (deberta-v2-xlarge: the same buckets, hidden 1536, 24 heads.)
-DEBERTA_V3 = {"position_buckets": 256, "max_relative_positions": 512, "hidden_size": 768, "num_attention_heads": 12,
-              "source": "microsoft/deberta-v3-base, config.json (max_relative_positions -1 reads as "
-                        "max_position_embeddings 512)"}
+# (max_relative_positions -1 reads as max_position_embeddings 512)
+DEBERTA_V3 = {"position_buckets": 256, "max_relative_positions": 512, "hidden_size": 768, "num_attention_heads": 12}
+
+
+@dataclass(frozen=True)
+class DebertaExample:
+    """Seeded inputs for one DeBERTa v3 attention layer (``deberta_example``).
+
+    hidden: (n, hidden) float32 hidden states.
+    w_q, w_k: (hidden, hidden) float32 query and key projections, nn.Linear's (out, in) layout; b_q, b_k: (hidden,).
+    rel: (2·span, hidden) float32 the shared relative table (after its LayerNorm).
+    heads: attention heads; position_buckets, max_relative_positions, max_position_embeddings: the config's values.
+    """
+
+    hidden: np.ndarray
+    w_q: np.ndarray
+    b_q: np.ndarray
+    w_k: np.ndarray
+    b_k: np.ndarray
+    rel: np.ndarray
+    heads: int
+    position_buckets: int
+    max_relative_positions: int
+    max_position_embeddings: int = 512
+
+
+@dataclass(frozen=True)
+class DebertaQuery:
+    """One query's row of every term of ``deberta_terms`` (``deberta_query``).
+
+    c2c, c2p, p2c, total: (n,) the query's score terms with keys 0 .. n − 1; delta: (n,) the bucket δ(i, j).
+    same_bucket: (j1, j2), the farthest-apart two keys that read the same relative row, or None.
+    strongest: the key with the largest total score.
+    """
+
+    c2c: np.ndarray
+    c2p: np.ndarray
+    p2c: np.ndarray
+    total: np.ndarray
+    delta: np.ndarray
+    same_bucket: tuple[int, int] | None
+    strongest: int
 MAX_HIDDEN = 256  # the seeded example is for reading, not for speed
 
 
@@ -126,7 +168,7 @@ def deberta_bucket_curve(max_distance: int, position_buckets: int = 256, max_rel
 
 def deberta_example(n: int, hidden: int = 32, heads: int = 2, position_buckets: int = 16,
                     max_relative_positions: int = 64, seed: int = 0,
-                    max_position_embeddings: int = 512) -> dict:
+                    max_position_embeddings: int = 512) -> DebertaExample:
     """Seeded inputs for one DeBERTa v3 attention layer: hidden states, query/key projections (nn.Linear layout,
     (out, in) weight and bias) and the shared relative table of 2·span rows (after its LayerNorm)."""
     n = as_int("tokens", n, minimum=1, maximum=512)
@@ -142,14 +184,12 @@ def deberta_example(n: int, hidden: int = 32, heads: int = 2, position_buckets: 
     def draw(*shape, std=1.0):
         return (rng.standard_normal(shape) * std).astype(np.float32)
 
-    return {"hidden": draw(n, hidden), "w_q": draw(hidden, hidden, std=scale), "b_q": draw(hidden, std=0.1),
-            "w_k": draw(hidden, hidden, std=scale), "b_k": draw(hidden, std=0.1), "rel": draw(2 * span, hidden),
-            "heads": heads, "position_buckets": int(position_buckets),
-            "max_relative_positions": int(max_relative_positions),
-            "max_position_embeddings": int(max_position_embeddings)}
+    return DebertaExample(draw(n, hidden), draw(hidden, hidden, std=scale), draw(hidden, std=0.1),
+                          draw(hidden, hidden, std=scale), draw(hidden, std=0.1), draw(2 * span, hidden), heads,
+                          int(position_buckets), int(max_relative_positions), int(max_position_embeddings))
 
 
-def deberta_terms(example: dict) -> dict[str, np.ndarray]:
+def deberta_terms(example: DebertaExample) -> dict[str, np.ndarray]:
     """The three terms of every score, per head, as ``DisentangledSelfAttention`` adds them (share_att_key,
     pos_att_type p2c|c2p, no dropout).
 
@@ -161,20 +201,19 @@ def deberta_terms(example: dict) -> dict[str, np.ndarray]:
     import torch
     import torch.nn.functional as F
 
-    heads = example["heads"]
-    table = (example["position_buckets"], example["max_relative_positions"],
-             example.get("max_position_embeddings", 512))
+    heads = example.heads
+    table = (example.position_buckets, example.max_relative_positions, example.max_position_embeddings)
     span = deberta_span(*table)
-    h = torch.from_numpy(example["hidden"])[None]  # (1, n, hidden)
-    w_q, b_q = torch.from_numpy(example["w_q"]), torch.from_numpy(example["b_q"])
-    w_k, b_k = torch.from_numpy(example["w_k"]), torch.from_numpy(example["b_k"])
+    h = torch.from_numpy(example.hidden)[None]  # (1, n, hidden)
+    w_q, b_q = torch.from_numpy(example.w_q), torch.from_numpy(example.b_q)
+    w_k, b_k = torch.from_numpy(example.w_k), torch.from_numpy(example.b_k)
 
     def per_head(x):  # (1, rows, hidden) -> (heads, rows, d), as transpose_for_scores
         x = x.view(x.size()[:-1] + (heads, -1))
         return x.permute(0, 2, 1, 3).contiguous().view(-1, x.size(1), x.size(-1))
 
     q, k = per_head(F.linear(h, w_q, b_q)), per_head(F.linear(h, w_k, b_k))  # (heads, n, d)
-    rel_table = torch.from_numpy(example["rel"])[0: 2 * span][None]  # (1, 2·span, hidden)
+    rel_table = torch.from_numpy(example.rel)[0: 2 * span][None]  # (1, 2·span, hidden)
     # (heads, 2·span, d): v3 projects the table with the content weights (share_att_key)
     pos_q, pos_k = per_head(F.linear(rel_table, w_q, b_q)), per_head(F.linear(rel_table, w_k, b_k))
     scale = torch.sqrt(torch.tensor(q.size(-1), dtype=torch.float) * 3)
@@ -210,16 +249,14 @@ def deberta_table_facts(position_buckets: int = 256, max_relative_positions: int
             "first_shared": curve["first_shared"], "last_row_from": int(last[0])}
 
 
-def deberta_query(terms: dict, head: int, i: int) -> dict:
+def deberta_query(terms: dict[str, np.ndarray], head: int, i: int) -> DebertaQuery:
     """One query's row of every term (keys 0 .. n − 1), and two keys that read the same relative row (the same
-    bucket), if any: ``c2c``, ``c2p``, ``p2c``, ``total``, ``delta`` (n,), ``same_bucket`` (j1, j2) or None,
-    ``strongest`` (the key with the largest total score)."""
+    bucket), if any, as a ``DebertaQuery``."""
     heads, n = terms["total"].shape[0], terms["total"].shape[1]
     head = as_int("head", head, minimum=0, maximum=heads - 1)
     i = as_int("query", i, minimum=0, maximum=n - 1)
-    out = {name: terms[name][head, i] for name in ("c2c", "c2p", "p2c", "total")}
+    c2c, c2p, p2c, total = (terms[name][head, i] for name in ("c2c", "c2p", "p2c", "total"))
     row = terms["c2p_row"][i]  # (n,)
     pairs = [(a, b) for a in range(n) for b in range(a + 1, n) if row[a] == row[b]]
-    out.update(delta=terms["delta"][i], same_bucket=max(pairs, key=lambda p: abs(p[1] - p[0])) if pairs else None,
-               strongest=int(np.argmax(out["total"])))
-    return out
+    same = max(pairs, key=lambda p: abs(p[1] - p[0])) if pairs else None
+    return DebertaQuery(c2c, c2p, p2c, total, terms["delta"][i], same, int(np.argmax(total)))

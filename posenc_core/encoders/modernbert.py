@@ -11,13 +11,19 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from .._checks import MAX_POSITIONS, as_choice, as_int
 
+if TYPE_CHECKING:
+    from ..configs.presets import Preset
+
 __all__ = [
     "MODERNBERT_PRESETS",
+    "ModernBertReading",
     "modernbert_attention_cost",
     "modernbert_cost_curve",
     "modernbert_frequencies",
@@ -28,47 +34,59 @@ __all__ = [
 ]
 
 
-def _presets() -> dict:
+def _presets() -> dict[str, Preset]:
+    """The two released sizes (their notes are the lesson's words: lessons/encoders/words.py)."""
     from ..configs.presets import Preset
 
-    note = ("The sizes were written from the released config.json and agree with transformers' ModernBertConfig "
-            "defaults (base) and its docstring; the position keys (global_attn_every_n_layers 3, global_rope_theta "
-            "160,000, local_attention 128, local_rope_theta 10,000, max_position_embeddings 8,192) are the same in "
-            "both sizes.")
     common = {"model_type": "modernbert", "max_position_embeddings": 8192, "global_attn_every_n_layers": 3,
               "global_rope_theta": 160000.0, "local_attention": 128, "local_rope_theta": 10000.0}
     return {
         "modernbert-base": Preset("ModernBERT-base", "answerdotai/ModernBERT-base", "config.json",
                                   {**common, "hidden_size": 768, "num_attention_heads": 12, "num_hidden_layers": 22,
-                                   "intermediate_size": 1152}, note),
+                                   "intermediate_size": 1152}),
         "modernbert-large": Preset("ModernBERT-large", "answerdotai/ModernBERT-large", "config.json",
                                    {**common, "hidden_size": 1024, "num_attention_heads": 16,
-                                    "num_hidden_layers": 28, "intermediate_size": 2624}, note),
+                                    "num_hidden_layers": 28, "intermediate_size": 2624}),
     }
 
 
 MODERNBERT_PRESETS = _presets()
-KINDS = {"global": "full attention", "local": "sliding window"}
+KINDS = {"global": "full attention", "local": "sliding window"}  # layer kind -> the mixer its layers have
+
+
+@dataclass(frozen=True)
+class ModernBertReading:
+    """A ModernBERT preset as the one reading reads it (``modernbert_reading``).
+
+    rows: one LayerRow per layer.
+    layers: {"global" / "local": the first LayerRow of that kind}.
+    pattern: "G" / "L" per layer; context: max_position_embeddings.
+    class_name: the transformers config class that read it; model_id, source: the preset's repository and file.
+    facts: {kind: the facts (configs.LayerFact) of Layer by layer for that kind's first layer}.
+    """
+
+    rows: list[Any]
+    layers: dict[str, Any]
+    pattern: str
+    context: int
+    class_name: str | None
+    model_id: str
+    source: str
+    facts: dict[str, tuple[Any, ...]]
 
 
 @functools.lru_cache(maxsize=4)
-def modernbert_reading(preset="modernbert-base") -> dict:
-    """A ModernBERT preset as the one reading reads it.
-
-    Returns:
-        ``rows`` (one LayerRow per layer), ``global`` and ``local`` (the first row of each kind), ``pattern``
-        ("G" / "L" per layer), ``context`` (max_position_embeddings), ``class_name`` and ``source``.
-    """
+def modernbert_reading(preset: str = "modernbert-base") -> ModernBertReading:
+    """A ModernBERT preset as the one reading reads it (a ``ModernBertReading``)."""
     from ..configs import layer_facts, read_layers
 
     key = as_choice("preset", preset, tuple(MODERNBERT_PRESETS))
     spec = MODERNBERT_PRESETS[key]
     reading, rows = read_layers(spec.config)
     picked = {kind: next(r for r in rows if r.mixer == mixer) for kind, mixer in KINDS.items()}
-    return {"rows": rows, **picked, "pattern": "".join("L" if r.window else "G" for r in rows),
-            "context": int(reading.get("max_position_embeddings")), "class_name": reading.class_name,
-            "facts": {kind: tuple(layer_facts(row)) for kind, row in picked.items()},
-            "source": f"{spec.model_id}, {spec.source}, read through transformers' {reading.class_name}"}
+    return ModernBertReading(rows, picked, "".join("L" if r.window else "G" for r in rows),
+                             int(reading.get("max_position_embeddings")), reading.class_name, spec.model_id,
+                             spec.source, {kind: tuple(layer_facts(row)) for kind, row in picked.items()})
 
 
 def modernbert_frequencies(preset: str = "modernbert-base") -> dict[str, np.ndarray]:
@@ -76,14 +94,14 @@ def modernbert_frequencies(preset: str = "modernbert-base") -> dict[str, np.ndar
     from ..configs import layer_inv_freq
 
     reading = modernbert_reading(preset)
-    return {kind: np.asarray(layer_inv_freq(reading[kind])[0]) for kind in KINDS}
+    return {kind: np.asarray(layer_inv_freq(reading.layers[kind])[0]) for kind in KINDS}
 
 
 def modernbert_masks(n: int, preset: str = "modernbert-base") -> dict[str, np.ndarray]:
     """Which keys each query sees in each layer kind, (n, n) bool: every key in a global layer, keys at most
     window − 1 away on either side in a local one (transformers' bidirectional sliding-window mask)."""
     n = as_int("tokens", n, minimum=1, maximum=2048)
-    reach = modernbert_reading(preset)["local"].window - 1
+    reach = modernbert_reading(preset).layers["local"].window - 1
     ids = np.arange(n)
     return {"global": np.ones((n, n), dtype=bool), "local": np.abs(ids[:, None] - ids[None, :]) <= reach}
 
@@ -104,12 +122,12 @@ def modernbert_attention_cost(n: int, preset: str = "modernbert-base") -> dict[s
     """
     n = as_int("tokens", n, minimum=1, maximum=MAX_POSITIONS)
     reading = modernbert_reading(preset)
-    reach = reading["local"].window - 1
+    reach = reading.layers["local"].window - 1
     # (n,): the keys query i sees run from max(i − reach, 0) to min(i + reach, n − 1)
     ids = np.arange(n, dtype=np.int64)
     local = int(np.sum(np.minimum(ids + reach, n - 1) - np.maximum(ids - reach, 0) + 1))
-    layers = len(reading["rows"])
-    global_layers = reading["pattern"].count("G")
+    layers = len(reading.rows)
+    global_layers = reading.pattern.count("G")
     return {"modernbert": global_layers * n * n + (layers - global_layers) * local, "all_global": layers * n * n,
             "causal": layers * n * (n + 1) // 2, "layers": layers, "global_layers": global_layers,
             "local_layers": layers - global_layers, "local_per_layer": local, "local_per_token": local / n}
@@ -137,7 +155,7 @@ def modernbert_pairs(preset: str = "modernbert-base") -> dict[str, dict]:
     reading = modernbert_reading(preset)
     out = {}
     for kind in KINDS:
-        pairs = layer_pairs(reading[kind], reading["context"])
+        pairs = layer_pairs(reading.layers[kind], reading.context)
         counts = {band: int(np.count_nonzero(pairs.band == band)) for band in PAIR_BANDS}
         out[kind] = {**{f.name: getattr(pairs, f.name) for f in dataclasses.fields(pairs)}, "counts": counts,
                      "pairs": int(pairs.pair.size), "under_a_turn": int(pairs.pair.size) - counts["in_span"]}

@@ -15,12 +15,13 @@ concatenated (not interleaved), frequencies 1/10000^(2k/d_model) over the model 
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 
 import numpy as np
 
 from .._checks import as_int
 
-__all__ = ["xl_distance_bias", "xl_example", "xl_relative_sinusoid", "xl_strongest_score", "xl_terms"]
+__all__ = ["XlExample", "xl_distance_bias", "xl_example", "xl_relative_sinusoid", "xl_strongest_score", "xl_terms"]
 
 
 def xl_relative_sinusoid(qlen: int, klen: int, d_model: int) -> tuple[np.ndarray, np.ndarray]:
@@ -44,7 +45,24 @@ def xl_relative_sinusoid(qlen: int, klen: int, d_model: int) -> tuple[np.ndarray
     return pos_seq.numpy(), torch.cat([torch.sin(sinusoid), torch.cos(sinusoid)], dim=-1).numpy()
 
 
-def xl_example(n: int, d_model: int = 16, d_head: int = 8, seed: int = 0) -> dict:
+@dataclass(frozen=True)
+class XlExample:
+    """Seeded inputs for one head of one Transformer-XL / XLNet layer (``xl_example``).
+
+    hidden: (n, d_model) float32 hidden states.
+    w_q, w_k, w_r: (d_model, 1, d_head) float32 projections W_q, W_k, W_R in XLNet's layout.
+    u, v: (1, d_head) float32 the biases r_w_bias and r_r_bias.
+    """
+
+    hidden: np.ndarray
+    w_q: np.ndarray
+    w_k: np.ndarray
+    w_r: np.ndarray
+    u: np.ndarray
+    v: np.ndarray
+
+
+def xl_example(n: int, d_model: int = 16, d_head: int = 8, seed: int = 0) -> XlExample:
     """Seeded inputs for one head of one layer: hidden states (n, d_model), the projections W_q, W_k, W_R
     (d_model, 1, d_head) in XLNet's layout, and the biases u (r_w_bias) and v (r_r_bias) (1, d_head)."""
     n = as_int("tokens", n, minimum=1, maximum=512)
@@ -56,12 +74,11 @@ def xl_example(n: int, d_model: int = 16, d_head: int = 8, seed: int = 0) -> dic
     def draw(*shape, scale=1.0):
         return (rng.standard_normal(shape) * scale).astype(np.float32)
 
-    return {"hidden": draw(n, d_model), "w_q": draw(d_model, 1, d_head, scale=std),
-            "w_k": draw(d_model, 1, d_head, scale=std), "w_r": draw(d_model, 1, d_head, scale=std),
-            "u": draw(1, d_head), "v": draw(1, d_head)}
+    return XlExample(draw(n, d_model), draw(d_model, 1, d_head, scale=std), draw(d_model, 1, d_head, scale=std),
+                     draw(d_model, 1, d_head, scale=std), draw(1, d_head), draw(1, d_head))
 
 
-def xl_terms(example: dict) -> dict[str, np.ndarray]:
+def xl_terms(example: XlExample) -> dict[str, np.ndarray]:
     """The four terms of every score and their sum, for bidirectional attention of n tokens.
 
     Returns:
@@ -71,10 +88,10 @@ def xl_terms(example: dict) -> dict[str, np.ndarray]:
     """
     import torch
 
-    h = torch.from_numpy(example["hidden"])[:, None]  # (n, 1, d_model): XLNet's (len, batch, width)
+    h = torch.from_numpy(example.hidden)[:, None]  # (n, 1, d_model): XLNet's (len, batch, width)
     n = h.shape[0]
-    w_q, w_k, w_r = (torch.from_numpy(example[key]) for key in ("w_q", "w_k", "w_r"))
-    u, v = torch.from_numpy(example["u"]), torch.from_numpy(example["v"])
+    w_q, w_k, w_r = (torch.from_numpy(w) for w in (example.w_q, example.w_k, example.w_r))
+    u, v = torch.from_numpy(example.u), torch.from_numpy(example.v)
     offsets, table = xl_relative_sinusoid(n, n, h.shape[-1])
     q = torch.einsum("ibh,hnd->ibnd", h, w_q)  # (n, 1, 1, d_head)
     k = torch.einsum("ibh,hnd->ibnd", h, w_k)

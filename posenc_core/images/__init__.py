@@ -1,10 +1,26 @@
 """Images and coordinates: 2D positions on a patch grid, resizing it, Fourier features and NeRF (lessons/images)."""
 
-from .axial_rope import AXIAL_QK, rope_2d_axial, rope_2d_relative_check, rope_2d_score_maps
+from .axial_rope import (
+    AXIAL_QK,
+    RelativeCheck,
+    RopeNeighbour,
+    RopeScoreMaps,
+    rope_2d_axial,
+    rope_2d_relative_check,
+    rope_2d_score_maps,
+)
 from .fourier import (
     DETAIL_CHANGES,
     ENCODINGS,
     FIT_TASKS,
+    CoordinateFit,
+    DetailWhatIf,
+    EncodingFit,
+    EncodingRanges,
+    EncodingTables,
+    FitSpectra,
+    FitStep,
+    NerfDuality,
     detail_what_if,
     encoding_ranges,
     encoding_tables,
@@ -22,6 +38,10 @@ from .fourier import (
 )
 from .grid_resize import (
     RESIZE_MODES,
+    ResizeNeighbour,
+    ResizePlan,
+    ResizeProfile,
+    SincosResizeErrors,
     matching_cell,
     prefix_change,
     resample_pos_embed,
@@ -34,10 +54,21 @@ from .grid_resize import (
     sincos_resize_errors,
     vit_position_table,
 )
-from .patch_grid import grid_neighbours, learned_like_grid, patch_similarity_maps
-from .sincos_grid import flattened_sincos, sincos_2d, sincos_2d_at, sincos_layout, sincos_neighbours
+from .patch_grid import GridCell, GridNeighbours, grid_neighbours, learned_like_grid, patch_similarity_maps
+from .sincos_grid import (
+    SincosLayout,
+    SincosNeighbours,
+    flattened_sincos,
+    sincos_2d,
+    sincos_2d_at,
+    sincos_layout,
+    sincos_neighbours,
+)
 
 __all__ = [
+    "RelativeCheck", "RopeNeighbour", "RopeScoreMaps", "CoordinateFit", "DetailWhatIf", "EncodingFit",
+    "EncodingRanges", "EncodingTables", "FitSpectra", "FitStep", "NerfDuality", "ResizeNeighbour", "ResizePlan",
+    "ResizeProfile", "SincosResizeErrors", "GridCell", "GridNeighbours", "SincosLayout", "SincosNeighbours",
     "AXIAL_QK", "rope_2d_axial", "rope_2d_relative_check", "rope_2d_score_maps", "DETAIL_CHANGES", "ENCODINGS",
     "FIT_TASKS", "detail_what_if", "encoding_ranges", "encoding_tables", "fit_coordinates", "fourier_features",
     "gaussian_frequencies", "nerf_as_sinusoidal", "nerf_encoding", "nerf_frequencies", "radial_spectrum",

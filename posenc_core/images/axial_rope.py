@@ -3,6 +3,9 @@ half by its column, against 1D RoPE on the flattened index (the 2D RoPE tab of l
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from typing import Literal
+
 import numpy as np
 from numpy.typing import ArrayLike
 
@@ -14,9 +17,63 @@ from ..rope.frequencies import rope_inv_freq
 from ..rope.rotation import _is_torch
 from .patch_grid import MAX_GRID
 
-__all__ = ["AXIAL_QK", "rope_2d_axial", "rope_2d_relative_check", "rope_2d_score_maps"]
+__all__ = ["AXIAL_QK", "RelativeCheck", "RopeNeighbour", "RopeScoreMaps", "rope_2d_axial", "rope_2d_relative_check",
+           "rope_2d_score_maps"]
 
 AXIAL_QK = ("ones", "random")
+
+
+@dataclass(frozen=True)
+class RopeNeighbour:
+    """A neighbour of the query patch on the two RoPE score maps.
+
+    label: where it sits from the query ("below" / "above" for the vertical one, "right" / "left" across).
+    row, col: its patch on the grid.
+    axial, flat: its score under axial 2D RoPE and under 1D RoPE of the raster index (float).
+    raster_distance: how many raster numbers it is from the query (int).
+    """
+
+    label: Literal["below", "above", "right", "left"]
+    row: int
+    col: int
+    axial: float
+    flat: float
+    raster_distance: int
+
+
+@dataclass(frozen=True)
+class RopeScoreMaps:
+    """One query patch's RoPE score with every patch of the grid (``rope_2d_score_maps``).
+
+    axial, flat: (grid_h, grid_w) float64 score maps, axial 2D RoPE and 1D RoPE of the raster index.
+    query_index: the query's raster index r * grid_w + c.
+    half: d/2, the size of each axis's half; frequencies: d/4, the frequencies per axis.
+    vertical, horizontal: the nearest patch below (above on the last row) and to the right (left on the last
+        column), or None when the grid has a single row / column.
+    """
+
+    axial: np.ndarray
+    flat: np.ndarray
+    query_index: int
+    half: int
+    frequencies: int
+    vertical: RopeNeighbour | None
+    horizontal: RopeNeighbour | None
+
+
+@dataclass(frozen=True)
+class RelativeCheck:
+    """How far every patch-pair score is from a function of the offset alone (``rope_2d_relative_check``).
+
+    patches: h * w (the check covers patches x patches pairs).
+    axial, flat: largest absolute deviation under axial 2D RoPE and under 1D RoPE of the raster index.
+    scale: largest |score| (d for all-ones vectors), to read the deviations against.
+    """
+
+    patches: int
+    axial: float
+    flat: float
+    scale: float
 
 
 def _axial_head_dim(head_dim) -> int:
@@ -100,7 +157,7 @@ def _score_with_all(q, k, query_pos, key_pos, rotate):
 
 def rope_2d_score_maps(grid_h: int, grid_w: int, head_dim: int, query_row: int, query_col: int, base: float = 10000.0,
                        *, vectors: str = "ones", seed: int = 0,
-                       layout: str = "half") -> dict:
+                       layout: str = "half") -> RopeScoreMaps:
     """One query patch's RoPE score with every patch of the grid: axial 2D RoPE against 1D RoPE on the
     raster index r * grid_w + c (the grid flattened row by row), with the same head_dim and base.
 
@@ -111,11 +168,8 @@ def rope_2d_score_maps(grid_h: int, grid_w: int, head_dim: int, query_row: int, 
     but the content weighs the frequencies, and the row and column halves, unequally.
 
     Returns:
-        dict with ``axial`` and ``flat`` (grid_h, grid_w) float64 score maps, ``query_index`` (the raster
-        index), ``half`` (d/2, the size of each axis's half) and ``frequencies`` (d/4 per axis), and
-        ``vertical`` / ``horizontal``: the nearest patch below (above on the last row) and to
-        the right (left on the last column) as dicts with ``label``, ``row``, ``col``, ``axial``, ``flat``
-        and ``raster_distance``, or None when the grid has a single row / column.
+        A ``RopeScoreMaps``: both maps, the query's raster index, the half and frequency counts, and the
+        vertical and horizontal neighbours (``RopeNeighbour``, or None on a single row / column).
     """
     h, w, d, rows, cols, q, k = _axial_setup(grid_h, grid_w, head_dim, vectors, seed)
     row, col = as_int("query_row", query_row), as_int("query_col", query_col)
@@ -134,22 +188,21 @@ def rope_2d_score_maps(grid_h: int, grid_w: int, head_dim: int, query_row: int, 
     axial = _score_with_all(q, k, ([row], [col]), (rows, cols), axial_rotate).reshape(h, w)
     flat = _score_with_all(q, k, ([index],), (rows * w + cols,), flat_rotate).reshape(h, w)
 
-    def neighbour(dr, dc, label, other_label):
+    def neighbour(dr, dc, label, other_label) -> RopeNeighbour | None:
         r, c = row + dr, col + dc
         if not (0 <= r < h and 0 <= c < w):
             r, c, label = row - dr, col - dc, other_label
         if not (0 <= r < h and 0 <= c < w):
             return None
-        return {"label": label, "row": r, "col": c, "axial": float(axial[r, c]), "flat": float(flat[r, c]),
-                "raster_distance": abs((r * w + c) - index)}
+        return RopeNeighbour(label, r, c, float(axial[r, c]), float(flat[r, c]), abs((r * w + c) - index))
 
-    return {"axial": axial, "flat": flat, "query_index": index, "half": d // 2, "frequencies": d // 4,
-            "vertical": neighbour(1, 0, "below", "above"), "horizontal": neighbour(0, 1, "right", "left")}
+    return RopeScoreMaps(axial, flat, index, d // 2, d // 4, neighbour(1, 0, "below", "above"),
+                         neighbour(0, 1, "right", "left"))
 
 
 def rope_2d_relative_check(grid_h: int, grid_w: int, head_dim: int, base: float = 10000.0, *, vectors: str = "ones",
                            seed: int = 0,
-                           layout: str = "half") -> dict:
+                           layout: str = "half") -> RelativeCheck:
     """How far each patch-pair score is from a function of the offset alone, over all (h*w)^2 pairs.
 
     For patches p and j the score (R_p q) . (R_j k) should equal q . (R_{j-p} k): the key turned by the
@@ -159,9 +212,7 @@ def rope_2d_relative_check(grid_h: int, grid_w: int, head_dim: int, base: float 
     float32 rounding of the angles, which the RoPE code shares with transformers.
 
     Returns:
-        dict with ``patches`` (h * w: the check covers patches x patches pairs), ``axial`` and ``flat``
-        (largest absolute deviation), and ``scale`` (largest |score|, d for
-        all-ones vectors) to read them against.
+        A ``RelativeCheck``: ``patches`` (h * w), the largest deviations ``axial`` and ``flat``, and ``scale``.
     """
     h, w, d, rows, cols, q, k = _axial_setup(grid_h, grid_w, head_dim, vectors, seed)
     n = h * w
@@ -181,6 +232,5 @@ def rope_2d_relative_check(grid_h: int, grid_w: int, head_dim: int, base: float 
     shifts = np.arange(-(n - 1), n)
     flat_by_offset = apply_rope(np.tile(k, (shifts.size, 1)), shifts, inv_freq_1d, layout) @ q  # (2n-1,)
     flat_reference = flat_by_offset[np.subtract.outer(index, index).T + n - 1]  # (n, n)
-    return {"patches": n, "axial": float(np.abs(axial - axial_reference).max()),
-            "flat": float(np.abs(flat - flat_reference).max()),
-            "scale": float(max(np.abs(axial).max(), np.abs(flat).max()))}
+    return RelativeCheck(n, float(np.abs(axial - axial_reference).max()), float(np.abs(flat - flat_reference).max()),
+                         float(max(np.abs(axial).max(), np.abs(flat).max())))

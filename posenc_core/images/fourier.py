@@ -15,8 +15,9 @@ Coordinates live in [0, 1). Training runs on the CPU with torch (imported lazily
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Mapping, Sequence
-from typing import Any
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 
@@ -29,6 +30,14 @@ __all__ = [
     "DETAIL_CHANGES",
     "ENCODINGS",
     "FIT_TASKS",
+    "CoordinateFit",
+    "DetailWhatIf",
+    "EncodingFit",
+    "EncodingRanges",
+    "EncodingTables",
+    "FitSpectra",
+    "FitStep",
+    "NerfDuality",
     "detail_what_if",
     "encoding_ranges",
     "encoding_tables",
@@ -53,6 +62,130 @@ MAX_STEPS = 5000
 SIGNAL_SAMPLES = 256  # 1D task: 256 samples, the network sees every other one
 SPECTRUM_FLOOR = 1e-5  # amplitudes below this are shown as this on log axes
 IMAGE_SIZE = 64  # 2D task: 64 x 64 pixels, the network sees every other row and column
+
+
+@dataclass(frozen=True)
+class EncodingFit:
+    """One network's fit in ``fit_coordinates``.
+
+    prediction: the network's output at every point, the target's shape ((256,) or (64, 64)), float64.
+    train_loss: (steps,) the training MSE at each step.
+    logged_steps: (logs,) the steps at which the held-out score was measured.
+    test_psnr: (logs,) held-out PSNR in dB at those steps.
+    input_features: the network's input width.
+    final_test_psnr, final_train_psnr: PSNR in dB on the held-out and on the training points after the last step.
+    """
+
+    prediction: np.ndarray
+    train_loss: np.ndarray
+    logged_steps: np.ndarray
+    test_psnr: np.ndarray
+    input_features: int
+    final_test_psnr: float
+    final_train_psnr: float
+
+
+@dataclass(frozen=True)
+class FitSpectra:
+    """Amplitude spectra of the target and of each fit (``spectrum_1d`` or ``radial_spectrum``).
+
+    frequency: (bins,) cycles per unit.
+    target: (bins,) the target's amplitude.
+    fits: {encoding: (bins,) the fit's amplitude}.
+    """
+
+    frequency: np.ndarray
+    target: np.ndarray
+    fits: dict[str, np.ndarray]
+
+
+@dataclass(frozen=True)
+class CoordinateFit:
+    """The result of ``fit_coordinates``.
+
+    x: (256,) the 1D coordinates, or (64,) the 2D axis.
+    target: (256,) or (64, 64) the signal or image fitted.
+    train_mask: the target's shape, True on the points the networks trained on.
+    fits: {encoding: its ``EncodingFit``}, for each encoding trained.
+    spectra: the ``FitSpectra`` of the target and of each fit.
+    """
+
+    x: np.ndarray
+    target: np.ndarray
+    train_mask: np.ndarray
+    fits: dict[str, EncodingFit]
+    spectra: FitSpectra
+
+
+class FitStep(NamedTuple):
+    """Where ``fit_coordinates`` stands, passed to its ``progress`` callback.
+
+    encoding: the encoding being trained (a key of ``ENCODINGS``).
+    step: the steps done on it; steps: the steps it will take.
+    """
+
+    encoding: str
+    step: int
+    steps: int
+
+
+@dataclass(frozen=True)
+class NerfDuality:
+    """NeRF's gamma(p) against a row of the Transformer's sinusoidal table (``nerf_as_sinusoidal``).
+
+    nerf: (2L,) float64 gamma(p); transformer: (2L,) the table row, pairs reversed.
+    position: t = 2^(L-1) pi p, the row read; base: 2^L; dim: 2L.
+    max_difference: the largest |nerf - transformer|.
+    """
+
+    nerf: np.ndarray
+    transformer: np.ndarray
+    position: float
+    base: float
+    dim: int
+    max_difference: float
+
+
+@dataclass(frozen=True)
+class EncodingTables:
+    """Both encodings of evenly spaced coordinates in [0, 1) (``encoding_tables``).
+
+    p: (samples,) the coordinates.
+    nerf: (samples, 2L) float32 NeRF encoding; fourier: (samples, 2m) float32 Gaussian features, sorted slow to fast.
+    frequency: (m,) |frequency| of each Gaussian feature, cycles per unit, sorted.
+    """
+
+    p: np.ndarray
+    nerf: np.ndarray
+    fourier: np.ndarray
+    frequency: np.ndarray
+
+
+@dataclass(frozen=True)
+class EncodingRanges:
+    """How fast each encoding's waves turn over [0, 1), in cycles per unit (``encoding_ranges``).
+
+    nerf_fastest: octave L - 1 completes 2^(L-1) / 2 cycles.
+    gaussian_slowest, gaussian_fastest: the smallest and largest |frequency| of the m Gaussian draws.
+    """
+
+    nerf_fastest: float
+    gaussian_slowest: float
+    gaussian_fastest: float
+
+
+@dataclass(frozen=True)
+class DetailWhatIf:
+    """The fastest Gaussian feature now and under two changes, in cycles per unit (``detail_what_if``).
+
+    now: the fastest |frequency| now; more_features: with m doubled; wider_sigma: with σ doubled.
+    answer: the index in ``DETAIL_CHANGES`` of the change(s) that make the fastest feature about twice as fast.
+    """
+
+    now: float
+    more_features: float
+    wider_sigma: float
+    answer: int
 
 
 def _as_points(x, name: str = "coordinates") -> np.ndarray:
@@ -253,7 +386,7 @@ def _train_one(torch, inputs, targets, train_mask, *, width, depth, steps, lr, s
 def fit_coordinates(task: str = "1d", *, n_octaves: int = 6, sigma: float = 10.0, n_features: int = 64,
                     steps: int = 300, width: int = 64, depth: int = 3,
                     lr: float = 2e-3, seed: int = 0, encodings: Sequence[str] = ENCODINGS,
-                    progress: Callable[[float, str], None] | None = None) -> dict:
+                    progress: Callable[[float, FitStep], None] | None = None) -> CoordinateFit:
     """Fit the 1D signal or the 2D image with one small ReLU MLP per encoding, on the CPU.
 
     The network sees every other sample (1D) or every other row and column (2D); the points in
@@ -266,13 +399,11 @@ def fit_coordinates(task: str = "1d", *, n_octaves: int = 6, sigma: float = 10.0
         steps, width, depth, lr: full-batch Adam steps, hidden width, hidden layers, learning rate.
         seed: seeds B and every network's initial weights; the same seed gives the same result.
         encodings: which of "raw", "nerf", "gaussian" to train.
-        progress: called as progress(fraction_done, message) while training.
+        progress: called as progress(fraction_done, FitStep(encoding, step, steps)) while training.
 
     Returns:
-        dict with "x" (1D: (256,); 2D: (64,)), "target" ((256,) or (64, 64)), "train_mask", and for each
-        encoding a dict: "prediction" (same shape as target), "train_loss" (steps,), "logged_steps",
-        "test_psnr" (dB on the held-out points), "input_features" (the network's input width),
-        "final_test_psnr", "final_train_psnr"; plus "spectra": frequency axis and amplitude per curve.
+        A ``CoordinateFit``: ``x``, ``target``, ``train_mask``, ``fits`` {encoding: ``EncodingFit``} and
+        ``spectra``.
     """
     task = as_choice("task", task, FIT_TASKS)
     n_octaves = as_int("number of octaves", n_octaves, minimum=1, maximum=MAX_OCTAVES)
@@ -309,42 +440,36 @@ def fit_coordinates(task: str = "1d", *, n_octaves: int = 6, sigma: float = 10.0
 
 
 def _fit(torch, task, x, points, target, flat_target, train_mask, encodings, n_octaves, sigma, n_features,
-         steps, width, depth, lr, seed, log_every, progress) -> dict:
-    result: dict = {"x": x, "target": target, "train_mask": train_mask.reshape(target.shape)}
+         steps, width, depth, lr, seed, log_every, progress) -> CoordinateFit:
+    fits: dict[str, EncodingFit] = {}
     total = steps * len(encodings)
     for number, encoding in enumerate(encodings):
         inputs = _encode(points, encoding, n_octaves, sigma, n_features, seed)
-        label = {"raw": "raw coordinates", "nerf": f"NeRF encoding (L={n_octaves})",
-                 "gaussian": f"Fourier features (sigma={sigma:g}, m={n_features})"}[encoding]
 
-        def report(done, number=number, label=label):
+        def report(done, number=number, encoding=encoding):
             if progress is not None:
-                progress((number * steps + done) / total, f"Training on {label}: step {done} of {steps}")
+                progress((number * steps + done) / total, FitStep(encoding, done, steps))
 
         prediction, train_loss, logged, test_psnr = _train_one(
             torch, inputs, flat_target, train_mask, width=width, depth=depth, steps=steps, lr=lr,
             seed=seed + 1 + ENCODINGS.index(encoding), log_every=log_every, report=report)
         train_mse = float(np.mean((prediction[train_mask] - flat_target[train_mask]) ** 2))
-        result[encoding] = {
-            "prediction": prediction.reshape(target.shape), "train_loss": train_loss, "logged_steps": logged,
-            "test_psnr": test_psnr, "input_features": int(inputs.shape[1]),
-            "final_test_psnr": float(test_psnr[-1]), "final_train_psnr": _psnr(train_mse),
-        }
+        fits[encoding] = EncodingFit(prediction.reshape(target.shape), train_loss, logged, test_psnr,
+                                     int(inputs.shape[1]), float(test_psnr[-1]), _psnr(train_mse))
     spectrum = spectrum_1d if task == "1d" else radial_spectrum
     freqs, amplitude = spectrum(target)
-    result["spectra"] = {"frequency": freqs, "target": amplitude,
-                         **{e: spectrum(result[e]["prediction"])[1] for e in encodings}}
-    return result
+    spectra = FitSpectra(freqs, amplitude, {e: spectrum(fits[e].prediction)[1] for e in encodings})
+    return CoordinateFit(x, target, train_mask.reshape(target.shape), fits, spectra)
 
 
-def nerf_as_sinusoidal(p: float, n_octaves: int) -> dict:
+def nerf_as_sinusoidal(p: float, n_octaves: int) -> NerfDuality:
     """The duality in one identity: NeRF's gamma(p) with L octaves is a row of the Transformer's sinusoidal
     table with d = 2L and base = 2^L, read at position t = 2^(L-1) pi p, with its (sin, cos) pairs in
     reverse order. (omega_i = (2^L)^(-2i/2L) = 2^-i, and 2^-i * 2^(L-1) pi p = 2^(L-1-i) pi p.)
 
     Returns:
-        dict with "nerf" (2L,), "transformer" (2L,) the reordered table row (float64), "position" t,
-        "base", "dim" and "max_difference".
+        A ``NerfDuality``: ``nerf`` and ``transformer`` (2L,) float64, ``position`` t, ``base``, ``dim`` and
+        ``max_difference``.
     """
     value = as_float("coordinate p", p, minimum=-1e6, maximum=1e6)
     n_octaves = as_int("number of octaves", n_octaves, minimum=1, maximum=MAX_OCTAVES)
@@ -353,50 +478,48 @@ def nerf_as_sinusoidal(p: float, n_octaves: int) -> dict:
     nerf = np.stack([np.sin(angles), np.cos(angles)], axis=1).reshape(-1)
     row = np.asarray(sinusoidal_at([position], dim, base, "interleaved", dtype="float64"))[0]  # (2L,)
     transformer = row.reshape(n_octaves, 2)[::-1].reshape(-1)  # pairs reversed: slowest first -> fastest last
-    return {"nerf": nerf, "transformer": transformer, "position": position, "base": base, "dim": dim,
-            "max_difference": float(np.abs(nerf - transformer).max())}
+    return NerfDuality(nerf, transformer, position, base, dim, float(np.abs(nerf - transformer).max()))
 
 
-def encoding_tables(n_octaves: int, sigma: float, n_features: int, seed: int = 0, samples: int = 512) -> dict:
+def encoding_tables(n_octaves: int, sigma: float, n_features: int, seed: int = 0,
+                    samples: int = 512) -> EncodingTables:
     """Both encodings of ``samples`` evenly spaced coordinates in [0, 1), for drawing them side by side.
 
     The Gaussian features are sorted by the magnitude of their frequency so the table reads from slow to fast.
 
     Returns:
-        dict with ``p`` (samples,), ``nerf`` (samples, 2L), ``fourier`` (samples, 2m) and ``frequency`` (m,).
+        An ``EncodingTables``: ``p`` (samples,), ``nerf`` (samples, 2L), ``fourier`` (samples, 2m) and
+        ``frequency`` (m,).
     """
     p = np.linspace(0.0, 1.0, int(samples), endpoint=False)  # (samples,)
     freqs = gaussian_frequencies(n_features, 1, sigma, seed)  # (m, 1)
     order = np.argsort(np.abs(freqs[:, 0]))
-    return {"p": p, "nerf": nerf_encoding(p, n_octaves), "fourier": fourier_features(p, freqs[order]),
-            "frequency": np.abs(freqs[order, 0])}
+    return EncodingTables(p, nerf_encoding(p, n_octaves), fourier_features(p, freqs[order]), np.abs(freqs[order, 0]))
 
 
-def encoding_ranges(n_octaves: int, sigma: float, n_features: int, seed: int = 0) -> dict:
+def encoding_ranges(n_octaves: int, sigma: float, n_features: int, seed: int = 0) -> EncodingRanges:
     """How fast each encoding's waves turn over [0, 1), in cycles per unit: what the encodings tab states.
 
     Returns:
-        dict with ``nerf_fastest`` (octave L - 1 completes 2^(L-1) / 2 cycles), ``gaussian_slowest`` and
-        ``gaussian_fastest`` (the smallest and largest |frequency| of the m Gaussian draws).
+        An ``EncodingRanges``: ``nerf_fastest``, ``gaussian_slowest`` and ``gaussian_fastest``.
     """
     n_octaves = as_int("number of octaves", n_octaves, minimum=1, maximum=MAX_OCTAVES)
     magnitudes = np.abs(gaussian_frequencies(n_features, 1, sigma, seed)[:, 0])  # (m,)
-    return {"nerf_fastest": 2.0 ** (n_octaves - 1) / 2, "gaussian_slowest": float(magnitudes.min()),
-            "gaussian_fastest": float(magnitudes.max())}
+    return EncodingRanges(2.0 ** (n_octaves - 1) / 2, float(magnitudes.min()), float(magnitudes.max()))
 
 
 # the options of the question "which change makes the fastest Gaussian feature about twice as fast?"
 DETAIL_CHANGES = ("features", "sigma", "either", "neither")
 
 
-def detail_what_if(sigma: float, n_features: int, seed: int = 0) -> dict:
+def detail_what_if(sigma: float, n_features: int, seed: int = 0) -> DetailWhatIf:
     """The fastest Gaussian feature now, with twice the features and with twice the spread σ.
 
     "About twice as fast" means over 1.5 times the current fastest frequency.
 
     Returns:
-        dict with ``now``, ``more_features`` (m doubled: the same draws plus as many more), ``wider_sigma``
-        (σ doubled: every frequency doubled), in cycles per unit, and ``answer``: the index in
+        A ``DetailWhatIf``: ``now``, ``more_features`` (m doubled: the same draws plus as many more),
+        ``wider_sigma`` (σ doubled: every frequency doubled), in cycles per unit, and ``answer``: the index in
         ``DETAIL_CHANGES`` of the change(s) that make the fastest feature about twice as fast.
     """
     n_features = as_int("number of features", n_features, minimum=1, maximum=MAX_FEATURES // 2)
@@ -406,12 +529,12 @@ def detail_what_if(sigma: float, n_features: int, seed: int = 0) -> dict:
                                  ("wider_sigma", n_features, 2 * sigma))}
     doubles = [fastest[key] >= 1.5 * fastest["now"] for key in ("more_features", "wider_sigma")]
     answer = 2 if all(doubles) else 0 if doubles[0] else 1 if doubles[1] else 3
-    return {**fastest, "answer": answer}
+    return DetailWhatIf(fastest["now"], fastest["more_features"], fastest["wider_sigma"], answer)
 
 
-def worst_encoding(result: Mapping[str, Any]) -> str:
+def worst_encoding(result: CoordinateFit) -> str:
     """The input (a key of ``ENCODINGS``) whose fit scores the lowest held-out PSNR in a ``fit_coordinates`` result."""
-    scores = {e: result[e]["final_test_psnr"] for e in ENCODINGS if e in result}
+    scores = {e: result.fits[e].final_test_psnr for e in ENCODINGS if e in result.fits}
     if not scores:
         raise ValueError("The result holds no fit to compare: run fit_coordinates first.")
     return min(scores, key=scores.__getitem__)

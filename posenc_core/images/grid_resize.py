@@ -3,6 +3,9 @@ what the resize gets wrong against the exact 2D sin-cos (lessons/images/resize).
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from typing import Literal
+
 import numpy as np
 from numpy.typing import ArrayLike
 
@@ -14,6 +17,10 @@ from .sincos_grid import sincos_2d, sincos_2d_at
 
 __all__ = [
     "RESIZE_MODES",
+    "ResizeNeighbour",
+    "ResizePlan",
+    "ResizeProfile",
+    "SincosResizeErrors",
     "matching_cell",
     "prefix_change",
     "resample_pos_embed",
@@ -28,6 +35,68 @@ __all__ = [
 ]
 
 RESIZE_MODES = ("bicubic", "bilinear", "nearest")
+
+
+@dataclass(frozen=True)
+class ResizePlan:
+    """The bookkeeping of one square resize (``resize_plan``).
+
+    new_cell: (row, col) of the query patch on the new grid (``matching_cell``).
+    index_before, index_after: the patch's raster index on each grid, prefix rows not counted.
+    stretch: new / old, how much every distance stretches.
+    patches_before, patches_after: grid cells before and after.
+    rows_before, rows_after: table rows before and after, prefix rows included.
+    """
+
+    new_cell: tuple[int, int]
+    index_before: int
+    index_after: int
+    stretch: float
+    patches_before: int
+    patches_after: int
+    rows_before: int
+    rows_after: int
+
+
+@dataclass(frozen=True)
+class ResizeNeighbour:
+    """A patch's cosine similarity to the patch one step across, before and after a resize (``resize_neighbour``).
+
+    side: "right", or "left" where the patch or its new cell sits on the last column.
+    new_cell: (row, col) of the patch on the new grid.
+    before, after: the similarity on the old grid and on the resized one (float).
+    """
+
+    side: Literal["right", "left"]
+    new_cell: tuple[int, int]
+    before: float
+    after: float
+
+
+@dataclass(frozen=True)
+class ResizeProfile:
+    """One channel of the resized grid along one new row (``resize_profile``).
+
+    coords: (new,) the old-grid column each new cell samples.
+    series: {mode: (new,) the channel after resizing with that mode}, every mode of ``RESIZE_MODES``.
+    exact: (new,) 2D sin-cos at those coordinates for a sin-cos source, else None.
+    """
+
+    coords: np.ndarray
+    series: dict[str, np.ndarray]
+    exact: np.ndarray | None
+
+
+@dataclass(frozen=True)
+class SincosResizeErrors:
+    """What resizing a sin-cos grid gets wrong, per mode (``sincos_resize_errors``).
+
+    by_mode: {mode: (dim,) float64 largest error per channel (``resample_sincos_error``)}.
+    first_channel: {mode: the error at channel 0, the fastest column wave}.
+    """
+
+    by_mode: dict[str, np.ndarray]
+    first_channel: dict[str, float]
 
 
 def resample_source_coords(old_size: int, new_size: int) -> np.ndarray:
@@ -146,26 +215,21 @@ def prefix_change(before: ArrayLike, after: ArrayLike, num_prefix_tokens: int) -
     return float(np.abs(np.asarray(after)[:prefix] - np.asarray(before)[:prefix]).max())
 
 
-
 def resize_plan(old_size: int, new_size: int, num_prefix_tokens: int, row: int,
-                col: int) -> dict:
+                col: int) -> ResizePlan:
     """The bookkeeping of one square resize that the lesson states: where the query patch goes, how much every
     distance stretches, and how many rows the table has before and after.
 
     Returns:
-        dict with ``new_cell`` (row, col) on the new grid (``matching_cell``), ``index_before`` /
-        ``index_after`` (the patch's raster index on each grid, prefix rows not counted), ``stretch``
-        (new / old), ``patches_before`` / ``patches_after`` and ``rows_before`` / ``rows_after`` (prefix
-        rows included).
+        A ``ResizePlan``: the new cell, the raster index on each grid, the stretch, and cells and rows before
+        and after.
     """
     old = as_int("old grid size", old_size, minimum=1, maximum=MAX_GRID)
     new = as_int("new grid size", new_size, minimum=1, maximum=MAX_GRID)
     prefix = as_int("num_prefix_tokens", num_prefix_tokens, minimum=0, maximum=64)
     new_row, new_col = matching_cell(row, old, new), matching_cell(col, old, new)
-    return {"new_cell": (new_row, new_col), "index_before": int(row) * old + int(col),
-            "index_after": new_row * new + new_col, "stretch": new / old,
-            "patches_before": old * old, "patches_after": new * new,
-            "rows_before": prefix + old * old, "rows_after": prefix + new * new}
+    return ResizePlan((new_row, new_col), int(row) * old + int(col), new_row * new + new_col, new / old,
+                      old * old, new * new, prefix + old * old, prefix + new * new)
 
 
 def resize_what_if_size(new_size: int, largest: int = 32) -> int:
@@ -178,7 +242,7 @@ def resize_what_if_size(new_size: int, largest: int = 32) -> int:
 def resize_neighbour(source: str, old_size: int, new_size: int, dim: int,
                      num_prefix_tokens: int,
                      mode: str, antialias: bool, row: int, col: int, *,
-                     seed: int = 0) -> dict:
+                     seed: int = 0) -> ResizeNeighbour:
     """Cosine similarity of a patch to the patch one step across, before and after resizing the grid.
 
     The step goes right unless the patch, or its matching cell on the new grid, sits on the last column;
@@ -186,29 +250,28 @@ def resize_neighbour(source: str, old_size: int, new_size: int, dim: int,
     resized table, the maps the lesson draws.
 
     Returns:
-        dict with ``side`` ("right" or "left"), ``new_cell`` (row, col), ``before`` and ``after`` (floats).
+        A ``ResizeNeighbour``: ``side``, ``new_cell``, ``before`` and ``after``.
     """
     old = as_int("old grid size", old_size, minimum=2, maximum=MAX_GRID)
     new = as_int("new grid size", new_size, minimum=2, maximum=MAX_GRID)
     plan = resize_plan(old, new, num_prefix_tokens, row, col)
-    new_row, new_col = plan["new_cell"]
+    new_row, new_col = plan.new_cell
     step = 1 if col + 1 < old and new_col + 1 < new else -1  # a neighbour that exists on both grids
     table = vit_position_table(source, old, dim, num_prefix_tokens, seed)
     resized = resample_pos_embed(table, (old, old), (new, new), num_prefix_tokens, mode, antialias)
-    before = patch_similarity_maps(table, old, old, "cosine", num_prefix_tokens)[plan["index_before"]]  # (old, old)
-    after = patch_similarity_maps(resized, new, new, "cosine", num_prefix_tokens)[plan["index_after"]]  # (new, new)
-    return {"side": "right" if step > 0 else "left", "new_cell": (new_row, new_col),
-            "before": float(before[row, col + step]), "after": float(after[new_row, new_col + step])}
+    before = patch_similarity_maps(table, old, old, "cosine", num_prefix_tokens)[plan.index_before]  # (old, old)
+    after = patch_similarity_maps(resized, new, new, "cosine", num_prefix_tokens)[plan.index_after]  # (new, new)
+    return ResizeNeighbour("right" if step > 0 else "left", (new_row, new_col), float(before[row, col + step]),
+                           float(after[new_row, new_col + step]))
 
 
 def resize_profile(source: str, old_size: int, new_size: int, dim: int, num_prefix_tokens: int,
                    antialias: bool, new_row: int, channel: int, *,
-                   seed: int = 0) -> dict:
+                   seed: int = 0) -> ResizeProfile:
     """One channel of the resized grid along one new row, for every interpolation mode.
 
     Returns:
-        dict with ``coords`` (new,) the old-grid column each new cell samples, ``series`` {mode: (new,)} and
-        ``exact``: 2D sin-cos at those coordinates (new,) for a sin-cos source, else None.
+        A ``ResizeProfile``: ``coords``, ``series`` {mode: (new,)} and ``exact`` (None for a learned source).
     """
     old = as_int("old grid size", old_size, minimum=1, maximum=MAX_GRID)
     new = as_int("new grid size", new_size, minimum=1, maximum=MAX_GRID)
@@ -221,15 +284,15 @@ def resize_profile(source: str, old_size: int, new_size: int, dim: int, num_pref
     series = {mode: resample_pos_embed(table, (old, old), (new, new), prefix, mode, antialias)[prefix:]
               .reshape(new, new, dim)[new_row, :, channel] for mode in RESIZE_MODES}  # (new,) each
     exact = sincos_2d_at([coords[new_row]], coords, dim)[:, channel] if source == "sincos" else None
-    return {"coords": coords, "series": series, "exact": exact}
+    return ResizeProfile(coords, series, exact)
 
 
 def sincos_resize_errors(old_size: int, new_size: int, dim: int, base: float = 10000.0,
-                         antialias: bool = True) -> dict:
+                         antialias: bool = True) -> SincosResizeErrors:
     """``resample_sincos_error`` for every mode, and the error at channel 0 (the fastest column wave).
 
     Returns:
-        dict with ``by_mode`` {mode: (dim,) float64} and ``first_channel`` {mode: float}.
+        A ``SincosResizeErrors``: ``by_mode`` {mode: (dim,) float64} and ``first_channel`` {mode: float}.
     """
     by_mode = {mode: resample_sincos_error(old_size, new_size, dim, base, mode, antialias) for mode in RESIZE_MODES}
-    return {"by_mode": by_mode, "first_channel": {mode: float(e[0]) for mode, e in by_mode.items()}}
+    return SincosResizeErrors(by_mode, {mode: float(e[0]) for mode, e in by_mode.items()})

@@ -3,6 +3,9 @@ trained ViT position embeddings, and the neighbours of a patch that the lessons 
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from typing import Literal
+
 import numpy as np
 from numpy.typing import ArrayLike
 
@@ -10,9 +13,37 @@ from .._backend import to_numpy
 from .._checks import as_choice, as_float, as_int, check_size
 from .._types import ArrayOrTensor
 
-__all__ = ["grid_neighbours", "learned_like_grid", "patch_similarity_maps"]
+__all__ = ["GridCell", "GridNeighbours", "grid_neighbours", "learned_like_grid", "patch_similarity_maps"]
 
 MAX_GRID = 4096
+
+
+@dataclass(frozen=True)
+class GridCell:
+    """One neighbour of a query patch on a map over the grid.
+
+    label: where it sits from the query: "right" / "left" (across), "below" / "above" (vertical) or "diagonal".
+    cell: its (row, col).
+    value: the map there (float).
+    """
+
+    label: Literal["right", "left", "below", "above", "diagonal"]
+    cell: tuple[int, int]
+    value: float
+
+
+@dataclass(frozen=True)
+class GridNeighbours:
+    """A map's values at a query patch and at its nearest neighbours (``grid_neighbours``).
+
+    query: the map at the query (float).
+    side, vertical, diagonal: the neighbour straight across, straight down (up on the last row) and diagonally.
+    """
+
+    query: float
+    side: GridCell
+    vertical: GridCell
+    diagonal: GridCell
 
 
 def learned_like_grid(grid_h: int, grid_w: int, dim: int, seed: int = 0, smoothness: float = 1.5) -> np.ndarray:
@@ -76,8 +107,7 @@ def unit_rows(rows: np.ndarray) -> np.ndarray:
     return rows / np.where(norms == 0, 1, norms)
 
 
-
-def grid_neighbours(grid_map: ArrayLike, row: int, col: int) -> dict:
+def grid_neighbours(grid_map: ArrayLike, row: int, col: int) -> GridNeighbours:
     """The values of a map over the patch grid at the query's nearest neighbours: straight across, straight
     down and diagonally, each on the far side (left, above) where the query sits on the last column or row.
 
@@ -85,8 +115,8 @@ def grid_neighbours(grid_map: ArrayLike, row: int, col: int) -> dict:
         grid_map: (grid_h, grid_w) values, e.g. one patch's similarity map (``patch_similarity_maps(...)[q]``).
         row, col: the query patch.
     Returns:
-        dict with ``query`` (the map at the query) and ``side``, ``vertical``, ``diagonal``: each a dict with
-        ``label`` ("right" / "left", "below" / "above", "diagonal"), ``cell`` (row, col) and ``value`` (float).
+        A ``GridNeighbours``: ``query`` (the map at the query) and ``side``, ``vertical``, ``diagonal``, each a
+        ``GridCell`` (label, cell, value).
     """
     values = np.asarray(to_numpy(grid_map), dtype=np.float64)
     if values.ndim != 2 or min(values.shape) < 2:
@@ -96,10 +126,8 @@ def grid_neighbours(grid_map: ArrayLike, row: int, col: int) -> dict:
     col = as_int("col", col, minimum=0, maximum=w - 1)
     dr, dc = (1 if row + 1 < h else -1), (1 if col + 1 < w else -1)  # a neighbour that exists, even at an edge
 
-    def at(r: int, c: int, label: str) -> dict:
-        return {"label": label, "cell": (r, c), "value": float(values[r, c])}
+    def at(r: int, c: int, label) -> GridCell:
+        return GridCell(label, (r, c), float(values[r, c]))
 
-    return {"query": float(values[row, col]),
-            "side": at(row, col + dc, "right" if dc > 0 else "left"),
-            "vertical": at(row + dr, col, "below" if dr > 0 else "above"),
-            "diagonal": at(row + dr, col + dc, "diagonal")}
+    return GridNeighbours(float(values[row, col]), at(row, col + dc, "right" if dc > 0 else "left"),
+                          at(row + dr, col, "below" if dr > 0 else "above"), at(row + dr, col + dc, "diagonal"))

@@ -3,15 +3,49 @@ row, and, for comparison, the 1D code of the flattened (raster) index (lessons/i
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 from numpy.typing import ArrayLike
 
 from .._backend import to_backend
 from .._checks import as_base, as_int, check_size
 from .._types import ArrayOrTensor
-from .patch_grid import MAX_GRID, grid_neighbours, patch_similarity_maps
+from .patch_grid import MAX_GRID, GridNeighbours, grid_neighbours, patch_similarity_maps
 
-__all__ = ["flattened_sincos", "sincos_2d", "sincos_2d_at", "sincos_layout", "sincos_neighbours"]
+__all__ = ["SincosLayout", "SincosNeighbours", "flattened_sincos", "sincos_2d", "sincos_2d_at", "sincos_layout",
+           "sincos_neighbours"]
+
+
+@dataclass(frozen=True)
+class SincosNeighbours:
+    """A patch's nearest neighbours under two codes (``sincos_neighbours``).
+
+    grid: ``grid_neighbours`` of the patch's cosine-similarity map under the 2D sin-cos code.
+    flat: the same under the 1D code of the flattened (raster) index.
+    index: the patch's raster number r * grid_w + c.
+    raster_step: how many raster numbers apart the patch and the one below it are (grid_w).
+    """
+
+    grid: GridNeighbours
+    flat: GridNeighbours
+    index: int
+    raster_step: int
+
+
+@dataclass(frozen=True)
+class SincosLayout:
+    """Where things sit in MAE's 2D sin-cos table (``sincos_layout``).
+
+    patches: grid_h * grid_w rows, patches in raster order.
+    column_channels, row_channels: (first, last) channel of the column half and of the row half.
+    frequencies: d/4 per axis (each half is d/4 sines, then d/4 cosines).
+    """
+
+    patches: int
+    column_channels: tuple[int, int]
+    row_channels: tuple[int, int]
+    frequencies: int
 
 
 def _sincos_1d(dim: int, coords: np.ndarray, base: float) -> np.ndarray:
@@ -78,37 +112,33 @@ def flattened_sincos(grid_h: int, grid_w: int, dim: int, base: float = 10000.0) 
     return _sincos_1d(dim, np.arange(h * w), base).astype(np.float32)
 
 
-
-def sincos_neighbours(grid_h: int, grid_w: int, dim: int, base: float, row: int, col: int) -> dict:
+def sincos_neighbours(grid_h: int, grid_w: int, dim: int, base: float, row: int, col: int) -> SincosNeighbours:
     """Cosine similarity of patch (row, col) to its nearest neighbours under the 2D sin-cos code and under
     the 1D code of the flattened index: what the lesson's questions compare and its formulas print.
 
     Returns:
-        dict with ``2d`` and ``1d``: each ``grid_neighbours`` of that code's similarity map of the patch
-        (``side``, ``vertical``, ``diagonal``), ``index`` (the patch's raster number r * grid_w + c) and
-        ``raster_step``: how many raster numbers apart the patch and the one below it are (grid_w).
+        A ``SincosNeighbours``: ``grid`` (2D code) and ``flat`` (1D code), each the ``grid_neighbours`` of that
+        code's similarity map of the patch, ``index`` (r * grid_w + c) and ``raster_step`` (grid_w).
     """
     h = as_int("grid_h", grid_h, minimum=2, maximum=MAX_GRID)
     w = as_int("grid_w", grid_w, minimum=2, maximum=MAX_GRID)
     row = as_int("row", row, minimum=0, maximum=h - 1)
     col = as_int("col", col, minimum=0, maximum=w - 1)
     patch = row * w + col
-    maps = {"2d": patch_similarity_maps(sincos_2d(h, w, dim, base), h, w, "cosine")[patch],  # (h, w)
-            "1d": patch_similarity_maps(flattened_sincos(h, w, dim, base), h, w, "cosine")[patch]}
-    return {**{code: grid_neighbours(m, row, col) for code, m in maps.items()}, "index": patch, "raster_step": w}
+    grid = patch_similarity_maps(sincos_2d(h, w, dim, base), h, w, "cosine")[patch]  # (h, w)
+    flat = patch_similarity_maps(flattened_sincos(h, w, dim, base), h, w, "cosine")[patch]  # (h, w)
+    return SincosNeighbours(grid_neighbours(grid, row, col), grid_neighbours(flat, row, col), patch, w)
 
 
-def sincos_layout(grid_h: int, grid_w: int, dim: int) -> dict:
+def sincos_layout(grid_h: int, grid_w: int, dim: int) -> SincosLayout:
     """Where things sit in MAE's 2D sin-cos table: its rows (patches in raster order) and its channels.
 
     Returns:
-        dict with ``patches`` (grid_h * grid_w rows), ``column_channels`` and ``row_channels`` ((first, last)
-        channel of each half) and ``frequencies`` (d/4 per axis: each half is d/4 sines, then d/4 cosines).
+        A ``SincosLayout``: ``patches``, ``column_channels``, ``row_channels`` and ``frequencies``.
     """
     h = as_int("grid_h", grid_h, minimum=1, maximum=MAX_GRID)
     w = as_int("grid_w", grid_w, minimum=1, maximum=MAX_GRID)
     dim = as_int("dim", dim, minimum=4, maximum=16384)
     if dim % 4:
         raise ValueError(f"dim must be a multiple of 4 (two axes, each with sin and cos halves); got {dim}.")
-    return {"patches": h * w, "column_channels": (0, dim // 2 - 1), "row_channels": (dim // 2, dim - 1),
-            "frequencies": dim // 4}
+    return SincosLayout(h * w, (0, dim // 2 - 1), (dim // 2, dim - 1), dim // 4)

@@ -3,11 +3,18 @@ sequences, how each vision-language family splits the rotary pairs between those
 scores that follow, the families' config.json fields and presets, and their vision towers' 2D RoPE.
 """
 
-from .config import MMConfigReading, read_multimodal_config
+from .config import ConfigRow, MMConfigReading, read_multimodal_config
 from .families import ALLOCATIONS, MM_FAMILIES, TIME_RULES, MMFamily, mm_family
 from .presets import MULTIMODAL_PRESET_FAMILY, MULTIMODAL_PRESETS
 from .probes import (
     SCORE_BANDS,
+    ImageAdvance,
+    ImageScores,
+    RowEndScore,
+    TimeIds,
+    TimeIdTable,
+    VideoScores,
+    WiderImage,
     mm_image_advance,
     mm_image_scores,
     mm_row_end_score,
@@ -17,9 +24,10 @@ from .probes import (
     mm_video_scores,
     mm_wider_image,
 )
-from .readouts import mm_segment_starts, mm_sequence_summary, mm_video_groups
+from .readouts import SequenceSummary, VideoAudio, VideoGroups, mm_segment_starts, mm_sequence_summary, mm_video_groups
 from .rotary import (
     AXIS_NAMES,
+    AllocationSummary,
     MRopeSettings,
     mm_allocation_summary,
     mm_cos_sin,
@@ -42,7 +50,10 @@ from .sequence import (
 )
 from .vision_towers import (
     VISION_TOWERS,
+    TowerWavelengths,
+    VisionFarScore,
     VisionTower,
+    WavelengthSummary,
     factorized_learned_table,
     vision_dimension_axes,
     vision_far_score,
@@ -55,6 +66,9 @@ from .vision_towers import (
 )
 
 __all__ = [
+    "ConfigRow", "ImageAdvance", "ImageScores", "RowEndScore", "TimeIdTable", "TimeIds", "VideoScores", "WiderImage",
+    "SequenceSummary", "VideoAudio", "VideoGroups", "AllocationSummary", "TowerWavelengths", "VisionFarScore",
+    "WavelengthSummary",
     "MMConfigReading", "read_multimodal_config", "ALLOCATIONS", "MM_FAMILIES", "TIME_RULES", "MMFamily",
     "mm_family", "MULTIMODAL_PRESETS", "MULTIMODAL_PRESET_FAMILY", "SCORE_BANDS", "mm_image_advance",
     "mm_image_scores", "mm_row_end_score", "mm_score_band", "mm_time_id_table", "mm_time_ids", "mm_video_scores",

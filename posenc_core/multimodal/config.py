@@ -11,13 +11,13 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
 from ..configs.json_bounds import check_config_tree
 from .families import MMFamily, mm_family
 from .rotary import MRopeSettings, mm_rope_settings
 
-__all__ = ["MMConfigReading", "read_multimodal_config"]
+__all__ = ["ConfigRow", "MMConfigReading", "read_multimodal_config"]
 
 # model_type (top level) -> family key; the MoE and later releases share their family's code paths
 MODEL_TYPES = {
@@ -27,14 +27,48 @@ MODEL_TYPES = {
 }
 
 
-@dataclass
+@dataclass(frozen=True)
+class ConfigRow:
+    """One value of a multimodal config reading, and where it came from.
+
+    setting: what was read: a config key ("head_dim", "rope_theta", "mrope_section", "tokens_per_second", ...),
+        or "family", "allocation", "vision_head_dim" or "n_window" (the audio encoder's).
+    value: the value: the family key, a number, a string, a list or a flag as read.
+    origin: "file" (the key at ``path``), "model_type" (the family the file's model_type at ``path`` names),
+        "ratio" (hidden width / heads at ``path``, ``detail`` = (width, heads)), "class_default" (not in the
+        file: the default of the class named in ``detail``), "all_rotate" (not in the file: every dimension
+        rotates), "module_default" (not in the file: the default in the rotary module code of the class named
+        in ``detail``) or "code" (the family's recomposition_frequencies, its code).
+    path: the dotted path in the file ("" where the value is not in it).
+    detail: what the origin needs besides the path (see ``origin``).
+    """
+
+    setting: str
+    value: Any
+    origin: Literal["file", "model_type", "ratio", "class_default", "all_rotate", "module_default", "code"]
+    path: str = ""
+    detail: tuple[Any, ...] = ()
+
+
+@dataclass(frozen=True)
 class MMConfigReading:
+    """The multimodal reading of one config.json (``read_multimodal_config``).
+
+    family: the family key (of ``MM_FAMILIES``); settings: its rotary settings.
+    rows: one ``ConfigRow`` per value read, with where it came from.
+    unused: keys present in the file that these pages do not read.
+    time: tokens_per_second / position_id_per_seconds / n_window overrides read from the file.
+    vision: the vision tower's head_dim, when the file gives its width and heads.
+    notes: codes of what the reading should say besides the rows: "interleaved_flag" (the file's interleaved
+        flag is not read; the family's code always uses its own allocation).
+    """
+
     family: str
     settings: MRopeSettings
-    rows: list[tuple[str, str, str]]  # (setting, value, where it came from)
-    unused: list[str]  # keys present in the file that these pages do not read
-    time: dict = field(default_factory=dict)  # tokens_per_second / position_id_per_seconds / n_window overrides
-    vision: dict = field(default_factory=dict)  # the vision tower's head_dim and rope theta
+    rows: list[ConfigRow]
+    unused: list[str]
+    time: dict[str, int] = field(default_factory=dict)
+    vision: dict[str, int] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
 
 
@@ -107,47 +141,49 @@ def _family_of(config) -> MMFamily:
     return mm_family(MODEL_TYPES[model_type])
 
 
-def _rotary_rows(reader: _Reader, family: MMFamily) -> tuple[MRopeSettings, list, list[str]]:
+def _rotary_rows(reader: _Reader, family: MMFamily) -> tuple[MRopeSettings, list[ConfigRow], list[str]]:
     """The rotary settings, a row per value saying where in the file it was found, and notes."""
     # The numbers come from the one reading every page uses (the text model's config class, its rotary module's
     # code for the M-RoPE sections and layout); this function only says where in the file each was found.
     row, class_name = _rotating_row(reader.config)
     text, text_where, params, params_where = reader.text, reader.text_where, reader.params, reader.params_where
-    default = f"not in the file: {class_name or family.name}'s default"
-    _, head_from = reader.take(text, text_where, "head_dim")
-    if head_from is None:
-        hidden, _ = reader.take(text, text_where, "hidden_size")
-        heads, _ = reader.take(text, text_where, "num_attention_heads")
-        head_from = (f"{text_where}hidden_size / num_attention_heads = {hidden} / {heads}"
-                     if isinstance(hidden, int) and isinstance(heads, int) and heads > 0 else default)
-    theta_from = reader.rope_key("rope_theta")[1] or default
-    factor_from = reader.rope_key("partial_rotary_factor")[1] or (
-        "not in the file: all dimensions rotate" if row.partial_rotary_factor == 1 else default)
-    section_from = f"{params_where}['mrope_section']" if params.get("mrope_section") is not None else \
-        f"not in the file: the default in {class_name or family.name}'s rotary module code"
+    owner = (class_name or family.name,)
     settings = mm_rope_settings(family.key, head_dim=row.head_dim, rotary_dim=2 * row.rotated_pairs,
                                 rope_theta=row.theta, mrope_section=tuple(row.mrope_section),
                                 allocation=row.mrope_layout)
-    axes = "(height, width, time)" if settings.allocation == "ernie3d" else "(time, height, width)"
-    rows = [("family", family.name, f"model_type = {reader.config['model_type']!r}"),
-            ("head_dim", f"{settings.head_dim}", head_from),
-            ("rope_theta", f"{settings.rope_theta:,.6g}", theta_from),
-            ("partial_rotary_factor", f"{settings.rotary_dim / settings.head_dim:g}: {settings.rotary_dim} of "
-                                      f"{settings.head_dim} dimensions rotate ({settings.n_pairs} pairs)", factor_from),
-            ("mrope_section", f"{list(settings.mrope_section)} pairs {axes}", section_from),
-            ("allocation", settings.allocation, f"{family.name}'s recomposition_frequencies (its code)")]
-    rows += [(key, repr(params[key]), f"{params_where}['{key}']")
+
+    def located(setting: str, value: Any, path: str | None, otherwise: ConfigRow | None = None) -> ConfigRow:
+        if path is not None:
+            return ConfigRow(setting, value, "file", path)
+        return otherwise or ConfigRow(setting, value, "class_default", detail=owner)
+
+    _, head_from = reader.take(text, text_where, "head_dim")
+    ratio = None
+    if head_from is None:
+        hidden, _ = reader.take(text, text_where, "hidden_size")
+        heads, _ = reader.take(text, text_where, "num_attention_heads")
+        if isinstance(hidden, int) and isinstance(heads, int) and heads > 0:
+            ratio = ConfigRow("head_dim", settings.head_dim, "ratio", text_where, (hidden, heads))
+    fraction = settings.rotary_dim / settings.head_dim
+    rows = [ConfigRow("family", family.key, "model_type", "model_type", (reader.config["model_type"],)),
+            located("head_dim", settings.head_dim, head_from, ratio),
+            located("rope_theta", settings.rope_theta, reader.rope_key("rope_theta")[1]),
+            located("partial_rotary_factor", fraction, reader.rope_key("partial_rotary_factor")[1],
+                    ConfigRow("partial_rotary_factor", fraction, "all_rotate")
+                    if row.partial_rotary_factor == 1 else None),
+            located("mrope_section", settings.mrope_section,
+                    f"{params_where}['mrope_section']" if params.get("mrope_section") is not None else None,
+                    ConfigRow("mrope_section", settings.mrope_section, "module_default", detail=owner)),
+            ConfigRow("allocation", settings.allocation, "code", detail=(family.key,))]
+    rows += [ConfigRow(key, params[key], "file", f"{params_where}['{key}']")
              for key in ("rope_type", "type", "interleaved", "mrope_interleaved") if key in params]
-    notes = []
-    if "mrope_interleaved" in params or "interleaved" in params:
-        notes.append(f"The file's interleaved flag is not read by transformers 5.23: {family.name}'s code always uses "
-                     f"the {settings.allocation} allocation.")
+    notes = ["interleaved_flag"] if "mrope_interleaved" in params or "interleaved" in params else []
     return settings, rows, notes
 
 
-def _vision_rows(reader: _Reader, family: MMFamily, rows: list, time: dict) -> dict:
+def _vision_rows(reader: _Reader, family: MMFamily, rows: list[ConfigRow], time: dict[str, int]) -> dict[str, int]:
     """The vision tower's keys (and Qwen2.5-VL's tokens_per_second) into ``rows``; its head_dim returned."""
-    vision: dict[str, Any] = {}
+    vision: dict[str, int] = {}
     vision_config, vision_where = reader.holder.get("vision_config"), f"{reader.where}vision_config."
     if not isinstance(vision_config, Mapping):
         return vision
@@ -155,31 +191,31 @@ def _vision_rows(reader: _Reader, family: MMFamily, rows: list, time: dict) -> d
         tps, tps_from = reader.take(vision_config, vision_where, "tokens_per_second")
         if tps is not None:
             time["tokens_per_second"] = int(tps)
-            rows.append(("tokens_per_second", f"{int(tps)}", tps_from))
+            rows.append(ConfigRow("tokens_per_second", int(tps), "file", tps_from))
     for key in ("spatial_merge_size", "temporal_patch_size", "temporal_merge_size", "patch_size"):
         value, place = reader.take(vision_config, vision_where, key)
         if value is not None:
-            rows.append((key, repr(value), place))
+            rows.append(ConfigRow(key, value, "file", place))
     width = vision_config.get("embed_dim") or vision_config.get("hidden_size")
     heads = vision_config.get("num_heads") or vision_config.get("num_attention_heads")
     if isinstance(width, int) and isinstance(heads, int) and heads > 0:
         vision["head_dim"] = int(vision_config.get("head_dim") or width // heads)
-        rows.append(("vision head_dim", f"{vision['head_dim']}", f"{vision_where}: width {width} / {heads} heads"))
+        rows.append(ConfigRow("vision_head_dim", vision["head_dim"], "ratio", vision_where, (width, heads)))
     return vision
 
 
-def _omni_time_rows(reader: _Reader, rows: list, time: dict) -> None:
+def _omni_time_rows(reader: _Reader, rows: list[ConfigRow], time: dict[str, int]) -> None:
     """Qwen3-Omni's position_id_per_seconds and the audio encoder's n_window into ``rows`` and ``time``."""
     pips, pips_from = reader.take(reader.holder, reader.where, "position_id_per_seconds")
     if pips is not None:
         time["position_id_per_seconds"] = int(pips)
-        rows.append(("position_id_per_seconds", f"{int(pips)}", pips_from))
+        rows.append(ConfigRow("position_id_per_seconds", int(pips), "file", pips_from))
     audio = reader.holder.get("audio_config")
     if isinstance(audio, Mapping):
         n_window, place = reader.take(audio, f"{reader.where}audio_config.", "n_window")
         if n_window is not None:
             time["n_window"] = int(n_window)
-            rows.append(("n_window (audio)", f"{int(n_window)}", place))
+            rows.append(ConfigRow("n_window", int(n_window), "file", place))
 
 
 def read_multimodal_config(config: Mapping[str, Any]) -> MMConfigReading:
@@ -187,7 +223,7 @@ def read_multimodal_config(config: Mapping[str, Any]) -> MMConfigReading:
     family = _family_of(config)
     reader = _Reader(config)
     settings, rows, notes = _rotary_rows(reader, family)
-    time: dict = {}
+    time: dict[str, int] = {}
     vision = _vision_rows(reader, family, rows, time)
     if family.time_rule == "omni_seconds":
         _omni_time_rows(reader, rows, time)

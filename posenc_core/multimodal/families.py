@@ -12,19 +12,10 @@ from dataclasses import dataclass
 __all__ = ["ALLOCATIONS", "MM_FAMILIES", "TIME_RULES", "MMFamily", "mm_family"]
 
 # How a video's temporal id is formed (read from each family's get_rope_index in transformers 5.23):
-TIME_RULES = {
-    "frame_index": "one id per temporal group of frames: t = start + k",
-    "seconds": "ids spaced by time: t = start + int(k · tokens_per_second · second_per_grid_t)",
-    "text_timestamps": "every frame is its own grid with t = start; time is written as text between frames",
-    "omni_seconds": "t = start + k · second_per_grid · position_id_per_seconds (float ids), audio on the same axis",
-}
+TIME_RULES = ("frame_index", "seconds", "text_timestamps", "omni_seconds")
 
 # Which rotary pairs each axis turns (the text model's recomposition_frequencies):
-ALLOCATIONS = {
-    "chunked": "contiguous blocks of pairs: the first mrope_section[0] pairs for time, then height, then width",
-    "interleaved": "pairs cycle t, h, w, t, h, w, ...; the last pairs past 3 · mrope_section[1] are time",
-    "ernie3d": "height and width alternate over the fastest pairs, time takes the slowest mrope_section[2] pairs",
-}
+ALLOCATIONS = ("chunked", "interleaved", "ernie3d")
 
 
 @dataclass(frozen=True)
@@ -47,7 +38,6 @@ class MMFamily:
     # vision start/end tokens around the frame and the time stamp ("<1.5 seconds>" for Qwen3-VL,
     # "1" after <|end_of_image|> for GLM). The exact count depends on the tokenizer and the digits.
     frame_text: int = 0
-    frame_text_example: str = ""
     spatial_merge: int = 2  # 2 x 2 patches become one language-model token in every family here
     temporal_patch: int = 2  # frames per temporal patch of the vision tower
 
@@ -58,14 +48,11 @@ MM_FAMILIES: dict[str, MMFamily] = {
     "qwen2_5_vl": MMFamily("qwen2_5_vl", "Qwen2.5-VL", "qwen2_5_vl", "seconds", "chunked", "half", 128,
                            1_000_000.0, (16, 24, 24), tokens_per_second=2),
     "qwen3_vl": MMFamily("qwen3_vl", "Qwen3-VL", "qwen3_vl", "text_timestamps", "interleaved", "half", 128,
-                         5_000_000.0, (24, 20, 20), frame_text=8,
-                         frame_text_example="<|vision_end|> <1.5 seconds> <|vision_start|>"),
+                         5_000_000.0, (24, 20, 20), frame_text=8),
     "qwen3_5": MMFamily("qwen3_5", "Qwen3.5", "qwen3_5", "text_timestamps", "interleaved", "half", 256,
-                        10_000_000.0, (11, 11, 10), partial_rotary_factor=0.25, frame_text=8,
-                        frame_text_example="<|vision_end|> <1.5 seconds> <|vision_start|>"),
+                        10_000_000.0, (11, 11, 10), partial_rotary_factor=0.25, frame_text=8),
     "glm4v": MMFamily("glm4v", "GLM-4.1V / GLM-4.6V", "glm4v", "text_timestamps", "chunked", "interleaved", 128,
-                      10_000.0, (8, 12, 12), partial_rotary_factor=0.5, frame_text=3,
-                      frame_text_example="<|end_of_image|> 1 <|begin_of_image|>"),
+                      10_000.0, (8, 12, 12), partial_rotary_factor=0.5, frame_text=3),
     "ernie4_5_vl": MMFamily("ernie4_5_vl", "ERNIE 4.5 VL", "ernie4_5_vl_moe", "frame_index", "ernie3d",
                             "interleaved", 128, 500_000.0, (22, 22, 20), temporal_merge=2),
     "qwen3_omni": MMFamily("qwen3_omni", "Qwen3-Omni", "qwen3_omni_moe", "omni_seconds", "interleaved", "half", 128,

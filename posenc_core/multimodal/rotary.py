@@ -21,8 +21,20 @@ from ..rope import rope_inv_freq_float32_pow
 from ._blocks import padded_rows
 from .families import ALLOCATIONS, MM_FAMILIES, mm_family
 
-__all__ = ["AXIS_NAMES", "MRopeSettings", "mm_allocation_summary", "mm_cos_sin", "mm_family_axis_table", "mm_pair_axes",
-           "mm_pair_wavelengths", "mm_rope_settings", "mm_scores", "mm_slow_pairs", "mm_wavelength_ranges"]
+__all__ = [
+    "AXIS_NAMES",
+    "MRopeSettings",
+    "AllocationSummary",
+    "mm_allocation_summary",
+    "mm_cos_sin",
+    "mm_family_axis_table",
+    "mm_pair_axes",
+    "mm_pair_wavelengths",
+    "mm_rope_settings",
+    "mm_scores",
+    "mm_slow_pairs",
+    "mm_wavelength_ranges",
+]
 
 AXIS_NAMES = ("time", "height", "width")
 
@@ -176,7 +188,6 @@ def mm_scores(settings: MRopeSettings, ids: ArrayLike, query: int, *, vectors: s
     return rotated @ rotated[query]
 
 
-
 def mm_slow_pairs(settings: MRopeSettings, axis: str, span: float) -> int:
     """How many of ``axis``'s pairs have a wavelength over ``span`` positions: they turn less than once across
     an image (or clip) ``span`` tokens long."""
@@ -197,20 +208,34 @@ def mm_family_axis_table() -> tuple[list[str], np.ndarray]:
     return keys, padded_rows([mm_pair_axes(mm_rope_settings(key)) for key in keys])
 
 
-def mm_allocation_summary(settings: MRopeSettings) -> dict:
+@dataclass(frozen=True)
+class AllocationSummary:
+    """The numbers the pair-axes lesson states about one family's split (``mm_allocation_summary``).
+
+    slowest_axis: the axis that turns the slowest pair (a name of ``AXIS_NAMES``).
+    slowest_run: how many of the slowest pairs in a row it owns.
+    spatial_pairs: height + width pairs; spatial_shortest: the shortest wavelength of either, in positions.
+    rotary_fraction: rotary_dim / head_dim; still_dims: dimensions that carry no position.
+    """
+
+    slowest_axis: str
+    slowest_run: int
+    spatial_pairs: int
+    spatial_shortest: float
+    rotary_fraction: float
+    still_dims: int
+
+
+def mm_allocation_summary(settings: MRopeSettings) -> AllocationSummary:
     """The numbers the lesson states about one family's split, next to ``mm_wavelength_ranges``.
 
     Returns:
-        dict with ``slowest_axis`` (the axis that turns the slowest pair) and ``slowest_run`` (how many of
-        the slowest pairs in a row it owns), ``spatial_pairs`` (height + width pairs), ``spatial_shortest``
-        (the shortest wavelength of either), ``rotary_fraction`` (rotary_dim / head_dim) and ``still_dims``
-        (dimensions that carry no position).
+        An ``AllocationSummary``: ``slowest_axis``, ``slowest_run``, ``spatial_pairs``, ``spatial_shortest``,
+        ``rotary_fraction`` and ``still_dims``.
     """
     ranges = mm_wavelength_ranges(settings)
     slowest = next(name for name, r in ranges.items() if r["slowest_run"])
     height, width = ranges["height"], ranges["width"]
-    return {"slowest_axis": slowest, "slowest_run": ranges[slowest]["slowest_run"],
-            "spatial_pairs": height["pairs"] + width["pairs"],
-            "spatial_shortest": float(np.fmin(height["shortest"], width["shortest"])),
-            "rotary_fraction": settings.rotary_dim / settings.head_dim,
-            "still_dims": settings.head_dim - settings.rotary_dim}
+    return AllocationSummary(slowest, ranges[slowest]["slowest_run"], height["pairs"] + width["pairs"],
+                             float(np.fmin(height["shortest"], width["shortest"])),
+                             settings.rotary_dim / settings.head_dim, settings.head_dim - settings.rotary_dim)

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Literal
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -27,31 +28,76 @@ from ..images.patch_grid import learned_like_grid, patch_similarity_maps, unit_r
 from ..rope import rope_inv_freq_float32_pow
 from ._blocks import padded_rows
 
-__all__ = ["VISION_TOWERS", "VisionTower", "factorized_learned_table", "vision_dimension_axes", "vision_far_score",
+__all__ = ["VISION_TOWERS", "TowerWavelengths", "VisionFarScore", "VisionTower", "WavelengthSummary",
+           "factorized_learned_table", "vision_dimension_axes", "vision_far_score",
            "vision_layout_table", "vision_rope_cos_sin", "vision_tower_score_map", "vision_wavelength_summary",
            "vision_wavelength_table", "vision_wavelengths"]
 
 
 @dataclass(frozen=True)
 class VisionTower:
+    """One vision tower's 2D rotary.
+
+    key: its key in ``VISION_TOWERS``.
+    head_dim: dimensions per head; theta: the rotary base.
+    layout: "hwhw", Qwen-style [h, w, h, w] over the head, or "xxyy", Gemma 4's [x, x, y, y] with the halves apart.
+    """
+
     key: str
-    name: str
     head_dim: int
     theta: float
-    layout: str  # "hwhw": Qwen-style [h, w, h, w] over the head; "xxyy": Gemma 4's [x, x, y, y], halves apart
-    source: str
+    layout: Literal["hwhw", "xxyy"]
 
 
+# head_dim and theta from each model's vision config and rotary module (the lessons' words cite them):
+# Qwen2-VL embed_dim 1280 / 16 heads, Qwen3-VL hidden_size 1152 / 16 heads, GLM-4.1V hidden_size 1536 / 12 heads,
+# each theta 10,000; Gemma4VisionConfig head_dim 64, rope theta 100 (default_theta)
 VISION_TOWERS = {
-    "qwen2_vl": VisionTower("qwen2_vl", "Qwen2-VL / Qwen2.5-VL ViT", 80, 10_000.0, "hwhw",
-                            "vision_config: embed_dim 1280 / 16 heads; Qwen2VLVisionRotaryEmbedding, theta 10,000"),
-    "qwen3_vl": VisionTower("qwen3_vl", "Qwen3-VL / Qwen3.5 ViT", 72, 10_000.0, "hwhw",
-                            "vision_config: hidden_size 1152 / 16 heads; Qwen3VLVisionRotaryEmbedding, theta 10,000"),
-    "glm4v": VisionTower("glm4v", "GLM-4.1V ViT", 128, 10_000.0, "hwhw",
-                         "vision_config: hidden_size 1536 / 12 heads; Glm4vVisionRotaryEmbedding, theta 10,000"),
-    "gemma4": VisionTower("gemma4", "Gemma 4 vision tower", 64, 100.0, "xxyy",
-                          "Gemma4VisionConfig: head_dim 64, rope theta 100 (default_theta), axial, [x, x, y, y]"),
+    "qwen2_vl": VisionTower("qwen2_vl", 80, 10_000.0, "hwhw"),
+    "qwen3_vl": VisionTower("qwen3_vl", 72, 10_000.0, "hwhw"),
+    "glm4v": VisionTower("glm4v", 128, 10_000.0, "hwhw"),
+    "gemma4": VisionTower("gemma4", 64, 100.0, "xxyy"),
 }
+
+
+@dataclass(frozen=True)
+class VisionFarScore:
+    """A patch along the query's row and its relative score (``vision_far_score``).
+
+    col: the far patch's column; distance: columns from the query.
+    score: ``vision_tower_score_map(..., relative=True)`` there (1: scored like the query itself).
+    """
+
+    col: int
+    distance: int
+    score: float
+
+
+@dataclass(frozen=True)
+class TowerWavelengths:
+    """One tower's wavelengths against an image (in ``WavelengthSummary``).
+
+    shortest, longest: its shortest and longest wavelength, in patches.
+    frequencies: how many frequencies an axis has (d/4).
+    over_four_sides: how many have a wavelength over four times the image's longer side.
+    """
+
+    shortest: float
+    longest: float
+    frequencies: int
+    over_four_sides: int
+
+
+@dataclass(frozen=True)
+class WavelengthSummary:
+    """What the wavelength chart says in numbers (``vision_wavelength_summary``).
+
+    side: the grid's longer side, in patches.
+    towers: {tower key: its ``TowerWavelengths``}.
+    """
+
+    side: int
+    towers: dict[str, TowerWavelengths]
 
 
 def _tower(key) -> VisionTower:
@@ -153,7 +199,6 @@ def factorized_learned_table(grid_h: int, grid_w: int, dim: int, seed: int = 0, 
     return (rows @ rows[row * w + col]).reshape(h, w).astype(np.float32)  # (h, w)
 
 
-
 def vision_dimension_axes(key: str) -> np.ndarray:
     """For each dimension of a head: 0 if the patch's row turns it, 1 if its column does. Shape (head_dim,)."""
     tower = _tower(key)
@@ -183,13 +228,13 @@ def vision_wavelength_table(keys: Sequence[str]) -> np.ndarray:
 
 
 def vision_far_score(key: str, grid_h: int, grid_w: int, row: int, col: int, *, reach: int = 16,
-                     theta: float | None = None) -> dict:
+                     theta: float | None = None) -> VisionFarScore:
     """The relative score of the patch ``reach`` columns along the query's row (fewer at the grid's edge;
     to the left when the query is on the last column), same content everywhere, under tower ``key``'s
     rotary with its own θ or ``theta``.
 
     Returns:
-        dict with ``col`` (the far patch's column), ``distance`` (columns from the query) and ``score``
+        A ``VisionFarScore``: ``col`` (the far patch's column), ``distance`` (columns from the query) and ``score``
         (``vision_tower_score_map(..., relative=True)`` there: 1 means scored like the query itself).
     """
     w = as_int("grid_w", grid_w, minimum=2, maximum=256)
@@ -197,22 +242,21 @@ def vision_far_score(key: str, grid_h: int, grid_w: int, row: int, col: int, *, 
     reach = as_int("reach", reach, minimum=1, maximum=256)
     far = min(w - 1, col + reach) if col < w - 1 else max(0, col - reach)
     scores = vision_tower_score_map(key, grid_h, w, row, col, theta=theta, relative=True)  # (h, w)
-    return {"col": far, "distance": abs(far - col), "score": float(scores[row, far])}
+    return VisionFarScore(far, abs(far - col), float(scores[row, far]))
 
 
-def vision_wavelength_summary(keys: Sequence[str], grid_h: int, grid_w: int) -> dict:
+def vision_wavelength_summary(keys: Sequence[str], grid_h: int, grid_w: int) -> WavelengthSummary:
     """What the wavelength chart says in numbers: the grid's longer side, and per tower its shortest and longest
     wavelength in patches, how many frequencies an axis has (d/4), and how many of them have a wavelength over
     four times that side (they barely turn across the image).
 
     Returns:
-        dict with ``side`` and ``towers``: {key: dict with ``shortest``, ``longest``, ``frequencies`` and
-        ``over_four_sides``}.
+        A ``WavelengthSummary``: ``side`` and ``towers`` {key: ``TowerWavelengths``}.
     """
     side = max(as_int("grid_h", grid_h, minimum=1, maximum=256), as_int("grid_w", grid_w, minimum=1, maximum=256))
     towers = {}
     for key in keys:
         waves = vision_wavelengths(key)  # (d/4,)
-        towers[key] = {"shortest": float(waves.min()), "longest": float(waves.max()), "frequencies": int(waves.size),
-                       "over_four_sides": int(np.sum(waves > 4 * side))}
-    return {"side": side, "towers": towers}
+        towers[key] = TowerWavelengths(float(waves.min()), float(waves.max()), int(waves.size),
+                                       int(np.sum(waves > 4 * side)))
+    return WavelengthSummary(side, towers)
