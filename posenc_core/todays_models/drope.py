@@ -140,7 +140,7 @@ def drope_experiment(train_len: int = 32, steps: int = 300, recalibration: int =
     return {"task": TASK_DESCRIPTION, "k": settings.k, "train_len": settings.train_len,
             "eval_lengths": settings.eval_lengths, "chance_accuracy": 1 / settings.vocab,
             "recalibration": recalibration, "variants": variants,
-            "curves": {"rope": rope_curve, "recalibration": recal_curve},
+            "curves": {"rope": asdict(rope_curve), "recalibration": recal_curve},
             "head": {"layer": layer, "head": head},
             "attention": {n: np.round(m[layer, head], 4).tolist() for n, m in maps.items()},
             "offset_mass": {n: round(offset_mass(m[layer, head], settings.k), 5) for n, m in maps.items()},
