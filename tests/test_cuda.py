@@ -80,5 +80,5 @@ def test_the_lab_trains_and_evaluates_on_cuda():
     result = run_lab(lab_settings(train_len=16, steps=60, device="cuda"), ["rope", "alibi"],
                         with_attention=False)
     for name in ("rope", "alibi"):
-        accuracy = result["methods"][name]["accuracy"]
+        accuracy = result.methods[name].accuracy
         assert len(accuracy) == 4 and all(a is None or 0.0 <= a <= 1.0 for a in accuracy)

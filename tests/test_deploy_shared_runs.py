@@ -2,22 +2,22 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 from streamlit.testing.v1 import AppTest
 
 from page_kit import registry
-from posenc_core.lab import load_lab_results, select_methods, shared_runs
+from posenc_core.lab import LabResult, load_lab_results, select_methods, shared_runs, shipped_lab_results
 from tests import apptest_pages
 from tests.conftest import ROOT
 
 SETTINGS = ("quick", 16, 100, 3, "rope,alibi", "cpu")
 
 
-def _result(seconds: float) -> dict:
+def _result(seconds: float) -> LabResult:
     """A real lab result (the shipped one, two methods) as a replica's run would produce it."""
-    assets = ROOT / "assets"
-    shipped = load_lab_results(assets / "lab_full_seed0.json", assets / "lab_full_seed0_attention.npz")
-    return dict(select_methods(shipped, ["rope", "alibi"]), seconds=seconds)
+    return dataclasses.replace(select_methods(shipped_lab_results(), ["rope", "alibi"]), seconds=seconds)
 
 
 def test_without_a_shared_folder_nothing_is_written_or_found(monkeypatch, tmp_path):
@@ -34,9 +34,9 @@ def test_a_run_saved_by_one_process_is_found_whole_by_another(monkeypatch, tmp_p
     shared_runs.save(SETTINGS, _result(12.0))
     json_path, npz_path, _ = shared_runs.stored_paths(SETTINGS)
     loaded = load_lab_results(json_path, npz_path)
-    assert loaded["seconds"] == 12.0 and set(loaded["methods"]) == {"rope", "alibi"}
-    original = _result(12.0)["attention"]["rope"]["at_T"]
-    np.testing.assert_allclose(loaded["attention"]["rope"]["at_T"], original, atol=1e-3)  # stored as float16
+    assert loaded.seconds == 12.0 and set(loaded.methods) == {"rope", "alibi"}
+    original = _result(12.0).attention["rope"].at_T
+    np.testing.assert_allclose(loaded.attention["rope"].at_T, original, atol=1e-3)  # stored as float16
     assert not [p for p in (tmp_path / "lab_runs").iterdir() if ".tmp" in p.name]  # renamed into place
     assert shared_runs.stored_paths(SETTINGS[:-1] + ("cuda",)) is None  # other settings, other run
 
@@ -46,7 +46,7 @@ def test_a_second_save_replaces_the_first_atomically(monkeypatch, tmp_path):
     shared_runs.save(SETTINGS, _result(12.0))
     shared_runs.save(SETTINGS, _result(30.0))
     json_path, npz_path, _ = shared_runs.stored_paths(SETTINGS)
-    assert load_lab_results(json_path, npz_path)["seconds"] == 30.0
+    assert load_lab_results(json_path, npz_path).seconds == 30.0
     assert len(list((tmp_path / "lab_runs").iterdir())) == 2  # one .json, one .npz
 
 

@@ -22,6 +22,9 @@ from posenc_core.lab import (
     LONGEST_CANDIDATES,
     QUICK,
     TRAINED_METHODS,
+    LabResult,
+    LabTask,
+    MethodScores,
     best_method,
     build_model,
     check_methods,
@@ -44,13 +47,14 @@ from posenc_core.lab import (
     uniform_guess_loss,
     warmup_steps,
 )
+from posenc_core.lab.results import SHIPPED_LAB_JSON, SHIPPED_LAB_NPZ
 from tests import apptest_pages
 from tests.conftest import ROOT
 
 torch = pytest.importorskip("torch")
 
 TINY = replace(QUICK, train_len=8, steps=12, batch=4, eval_sequences=4)
-ASSET_JSON, ASSET_NPZ = ROOT / "assets" / "lab_full_seed0.json", ROOT / "assets" / "lab_full_seed0_attention.npz"
+ASSET_JSON, ASSET_NPZ = SHIPPED_LAB_JSON, SHIPPED_LAB_NPZ  # package data
 
 
 # ---- the task -----------------------------------------------------------------------------------------------
@@ -159,40 +163,40 @@ def tiny_run():
 
 def test_run_lab_schema_and_null_for_learned_beyond_T(tiny_run):
     result = tiny_run
-    assert result["train_len"] == 8 and result["eval_lengths"] == [8, 16, 32, 64]
-    assert list(result["methods"]) == ["learned", "rope", "alibi", "rope_yarn"]
-    learned = result["methods"]["learned"]
-    assert learned["accuracy"][0] is not None and learned["accuracy"][1:] == [None, None, None]
-    assert learned["loss"][1:] == [None, None, None]
-    assert all("never created" in note for note in learned["notes"][1:])
+    assert result.train_len == 8 and result.eval_lengths == [8, 16, 32, 64]
+    assert list(result.methods) == ["learned", "rope", "alibi", "rope_yarn"]
+    learned = result.methods["learned"]
+    assert learned.accuracy[0] is not None and learned.accuracy[1:] == [None, None, None]
+    assert learned.loss[1:] == [None, None, None]
+    assert all("never created" in note for note in learned.notes[1:])
     for name in ("rope", "alibi", "rope_yarn"):
-        assert all(0 <= a <= 1 for a in result["methods"][name]["accuracy"])
-        assert all(v > 0 for v in result["methods"][name]["loss"])
+        assert all(0 <= a <= 1 for a in result.methods[name].accuracy)
+        assert all(v > 0 for v in result.methods[name].loss)
     # the YaRN variant is the RoPE model: identical at T, different beyond it
-    assert result["methods"]["rope_yarn"]["accuracy"][0] == result["methods"]["rope"]["accuracy"][0]
-    assert "train_curve" not in result["methods"]["rope_yarn"]
-    assert len(result["methods"]["rope"]["train_curve"]["loss"]) == TINY.steps
-    attention = result["attention"]
-    assert attention["learned"]["at_4T"] is None and "never created" in attention["learned"]["note"]
-    assert attention["rope"]["at_T"].shape == (8, 8) and attention["rope"]["at_4T"].shape == (32, 32)
-    assert 0 <= attention["rope"]["mass_T"] <= 1
+    assert result.methods["rope_yarn"].accuracy[0] == result.methods["rope"].accuracy[0]
+    assert result.methods["rope_yarn"].train_curve is None
+    assert len(result.methods["rope"].train_curve.loss) == TINY.steps
+    attention = result.attention
+    assert attention["learned"].at_4T is None and "never created" in attention["learned"].note
+    assert attention["rope"].at_T.shape == (8, 8) and attention["rope"].at_4T.shape == (32, 32)
+    assert 0 <= attention["rope"].mass_T <= 1
 
 
 def test_run_lab_is_deterministic(tiny_run):
     again = run_lab(TINY, ["learned", "rope", "alibi", "rope_yarn"])
-    for name, entry in tiny_run["methods"].items():
-        assert again["methods"][name]["accuracy"] == entry["accuracy"]
-        assert again["methods"][name]["loss"] == entry["loss"]
-    np.testing.assert_array_equal(again["attention"]["rope"]["at_4T"], tiny_run["attention"]["rope"]["at_4T"])
+    for name, entry in tiny_run.methods.items():
+        assert again.methods[name].accuracy == entry.accuracy
+        assert again.methods[name].loss == entry.loss
+    np.testing.assert_array_equal(again.attention["rope"].at_4T, tiny_run.attention["rope"].at_4T)
     other = run_lab(replace(TINY, seed=1), ["rope"], with_attention=False)
-    assert other["methods"]["rope"]["loss"] != tiny_run["methods"]["rope"]["loss"]
-    assert "attention" not in other
+    assert other.methods["rope"].loss != tiny_run.methods["rope"].loss
+    assert other.attention is None
 
 
 def test_rope_learns_the_task_at_T():
     small = replace(QUICK, train_len=16, steps=150, eval_sequences=16)
     result = run_lab(small, ["rope"], with_attention=False)
-    assert result["methods"]["rope"]["accuracy"][0] >= 0.9
+    assert result.methods["rope"].accuracy[0] >= 0.9
 
 
 def test_progress_reports_reach_one():
@@ -206,21 +210,29 @@ def test_progress_reports_reach_one():
 def test_results_roundtrip_and_helpers(tiny_run, tmp_path):
     save_lab_results(tiny_run, tmp_path / "r.json", tmp_path / "r.npz")
     loaded = load_lab_results(tmp_path / "r.json", tmp_path / "r.npz")
-    assert set(loaded) == {"task", "train_len", "eval_lengths", "methods", "seconds", "attention"}
-    np.testing.assert_allclose(loaded["attention"]["rope"]["at_T"], tiny_run["attention"]["rope"]["at_T"],
+    assert loaded.attention is not None and loaded.task == tiny_run.task and loaded.eval_lengths == [8, 16, 32, 64]
+    curve, saved = loaded.methods["rope"].train_curve, tiny_run.methods["rope"].train_curve
+    assert curve.step == saved.step and curve.loss == pytest.approx(saved.loss, rel=1e-5)  # 6 significant digits
+    np.testing.assert_allclose(loaded.attention["rope"].at_T, tiny_run.attention["rope"].at_T,
                                atol=1e-3)  # stored as float16
     lengths, series = lab_series(loaded, "accuracy")
     assert list(lengths) == [8, 16, 32, 64] and np.isnan(series["learned absolute"][1:]).all()
-    grids, titles = lab_attention_panels(loaded, "4T")
-    assert [g.shape for g in grids] == [(32, 32)] * 4 and np.isnan(grids[0]).all()
-    assert titles[0] == "learned: cannot run at 32"
+    panels = lab_attention_panels(loaded, "4T")
+    assert [p.grid.shape for p in panels] == [(32, 32)] * 4 and np.isnan(panels[0].grid).all()
+    assert (panels[0].method, panels[0].runs, panels[0].length, panels[0].layer) == ("learned", False, 32, None)
+    from lessons.lab.lab_views import panel_title  # the page's words for a panel
+
+    assert panel_title(panels[0]) == "learned: cannot run at 32"
+    rope = panels[1]
+    assert rope.runs and (rope.layer, rope.head) == (loaded.attention["rope"].layer, loaded.attention["rope"].head)
+    assert rope.mass == loaded.attention["rope"].mass_4T
     steps, curves = lab_train_curves(loaded)
     assert list(curves) == ["learned absolute", "RoPE", "ALiBi"] and len(steps) == TINY.steps
     picked = select_methods(loaded, ["rope_yarn", "rope", "unknown"])
-    assert list(picked["methods"]) == ["rope_yarn", "rope"] and list(picked["attention"]) == ["rope_yarn", "rope"]
+    assert list(picked.methods) == ["rope_yarn", "rope"] and list(picked.attention) == ["rope_yarn", "rope"]
     name, accuracy = best_method(loaded)
-    assert accuracy == max(e["accuracy"][0] for e in loaded["methods"].values())
-    assert name in loaded["methods"]
+    assert accuracy == max(e.accuracy[0] for e in loaded.methods.values())
+    assert name in loaded.methods
 
 
 def test_live_series_pads_unfinished_curves():
@@ -238,12 +250,14 @@ def test_load_errors(tmp_path):
     (tmp_path / "bad.json").write_text(json.dumps({"task": 1}))
     with pytest.raises(ValueError, match="'train_len' is missing"):
         load_lab_results(tmp_path / "bad.json")
+    empty = LabResult(LabTask("retrieve-k-back", "", 2, 16, 1 / 16, {}), 8, [8, 16, 32, 64], {}, 0.0)
     with pytest.raises(ValueError, match="metric must be"):
-        lab_series({"eval_lengths": [], "methods": {}}, "perplexity")
+        lab_series(empty, "perplexity")
     with pytest.raises(ValueError, match="at must be"):
-        lab_attention_panels({"train_len": 8}, "2T")
+        lab_attention_panels(empty, "2T")
+    unscored = replace(empty, methods={"learned": MethodScores([None], [None], [None], "learned absolute")})
     with pytest.raises(ValueError, match="No method has an accuracy"):
-        best_method({"methods": {"learned": {"accuracy": [None]}}})
+        best_method(unscored)
 
 
 @pytest.mark.parametrize("call, message", [
@@ -290,6 +304,7 @@ def test_cli_writes_the_documented_json(tmp_path):
     assert {"task", "train_len", "eval_lengths", "methods", "seconds"} <= set(data)
     assert data["train_len"] == 8 and data["eval_lengths"] == [8, 16, 32, 64]
     assert data["task"]["name"] == "retrieve-k-back" and data["task"]["settings"]["seed"] == 3
+    assert data["task"]["description"].startswith("Sequences of independent, uniformly random symbols")
     assert list(data["methods"]) == ["none", "learned", "rope", "rope_ntk"]
     for entry in data["methods"].values():
         assert len(entry["accuracy"]) == len(entry["loss"]) == len(entry["notes"]) == 4
@@ -310,13 +325,13 @@ def test_cli_reports_bad_arguments(tmp_path):
 
 def test_shipped_full_results_match_the_full_preset():
     data = load_lab_results(ASSET_JSON, ASSET_NPZ)
-    s = data["task"]["settings"]
+    s = data.task.settings
     assert (s["mode"], s["train_len"], s["steps"], s["seed"], s["batch"]) == (
         "full", FULL.train_len, FULL.steps, 0, FULL.batch)
-    assert list(data["methods"]) == list(LAB_METHODS)
-    assert data["methods"]["learned"]["accuracy"][1:] == [None, None, None]
-    assert set(data["attention"]) == set(LAB_METHODS)
-    assert data["attention"]["rope"]["at_4T"].shape == (4 * s["train_len"],) * 2
+    assert list(data.methods) == list(LAB_METHODS)
+    assert data.methods["learned"].accuracy[1:] == [None, None, None]
+    assert set(data.attention) == set(LAB_METHODS)
+    assert data.attention["rope"].at_4T.shape == (4 * s["train_len"],) * 2
 
 
 # ---- the page -----------------------------------------------------------------------------------------------
@@ -374,21 +389,21 @@ def test_every_trained_method_has_its_position_inputs_and_an_unknown_one_is_name
 def test_findings_of_the_shipped_run():
     shipped = shipped_lab_results()
     acc = lab_by_method(shipped, "accuracy")
-    assert list(acc) == list(shipped["methods"])
+    assert list(acc) == list(shipped.methods)
     longest = lab_longest_question(shipped)
-    assert longest["best"] == max(longest["accuracy"], key=longest["accuracy"].get)
-    assert all(longest["accuracy"][n] < longest["accuracy"][longest["best"]] - 0.01
-               for n in longest["names"] if n != longest["best"])
-    assert longest["length"] == shipped["eval_lengths"][-1] and set(longest["names"]) <= set(LONGEST_CANDIDATES)
+    assert longest.best == max(longest.accuracy, key=longest.accuracy.get)
+    assert all(longest.accuracy[n] < longest.accuracy[longest.best] - 0.01
+               for n in longest.names if n != longest.best)
+    assert longest.length == shipped.eval_lengths[-1] and set(longest.names) <= set(LONGEST_CANDIDATES)
     pi = lab_interpolation_question(shipped)
-    assert pi["loss"] == lab_by_method(shipped, "loss")["rope_pi"][1]
-    assert pi["guess"] == uniform_guess_loss(shipped["task"]["vocab"]) and pi["factor"] == 2
-    assert pi["side"] == 2  # the shipped run: confidently wrong
+    assert pi.loss == lab_by_method(shipped, "loss")["rope_pi"][1]
+    assert pi.guess == uniform_guess_loss(shipped.task.vocab) and pi.factor == 2
+    assert pi.side == 2  # the shipped run: confidently wrong
     at_t = lab_scores_at(shipped, "accuracy", "T")
     at_end = lab_scores_at(shipped, "accuracy", "longest")
     assert LAB_METHODS["learned"].label in at_t and LAB_METHODS["learned"].label not in at_end  # no rows
     schedule = lab_schedule(shipped)
-    assert schedule["warmup"] == warmup_steps(schedule["steps"]) == schedule["steps"] // 10
+    assert schedule.warmup == warmup_steps(schedule.steps) == schedule.steps // 10
 
 
 def test_questions_are_not_asked_without_their_methods():

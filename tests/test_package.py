@@ -85,6 +85,12 @@ def test_the_wheel_declares_numpy_as_its_one_requirement(wheel):
     assert "posenc_core/py.typed" in names
     assert "posenc_core/inference/data/smollm2_streaming.npz" in names  # the shipped streaming run
     assert "posenc_core/todays_models/data/drope_seed0.json" in names  # the shipped DroPE run
+    for shipped in ("real_models/data/smollm2_attention_stats.npz", "real_models/data/smollm2_long_context.json",
+                    "real_models/data/devils_dictionary.txt", "real_models/data/devils_dictionary.smollm2_tokens.npy",
+                    "real_models/data/devils_dictionary.md", "lab/data/lab_full_seed0.json",
+                    "lab/data/lab_full_seed0_attention.npz"):  # what the real models' and the lab's functions read
+        assert f"posenc_core/{shipped}" in names, shipped
+    assert {"accelerate", "sentence-transformers"} <= set(re.findall(r"^Provides-Extra: (\S+)", metadata, re.M))
     assert all(n.startswith(("posenc_core/", "posenc_core-")) for n in names)  # the app stays out
 
 
@@ -141,6 +147,25 @@ def test_the_wheel_reads_its_shipped_streaming_run_with_numpy_alone(bare, tmp_pa
     assert ran.stdout.startswith(str(_site_packages(bare)))
     result = shipped_streaming()
     assert ran.stdout.split()[1:] == [str(result["tokens"]), repr(first_token_shares(result).mean[0])]
+
+
+def test_the_wheel_reads_the_real_models_and_lab_data_with_numpy_alone(bare, tmp_path):
+    code = ("import posenc_core as pc\nr, lab = pc.real_models, pc.lab\n"
+            "s = r.shipped_attention_summary()\nlong = r.long_context_summary(r.shipped_long_context())\n"
+            "res = lab.shipped_lab_results()\n"
+            "print(pc.__file__, s.tokens, repr(float(s.q_share[0, 0, 0])), repr(long.past['none']), "
+            "res.train_len, res.attention['rope'].at_T.shape[0], r.text_tokens(0, 3), len(r.shipped_text()))\n"
+            "try:\n    r.load_smollm2()\nexcept pc.MissingExtraError as error:\n    print('refused', error.name)\n")
+    ran = _run(bare, code, tmp_path)
+    assert ran.returncode == 0, ran.stderr
+    assert ran.stdout.startswith(str(_site_packages(bare)))
+    summary = pc.real_models.shipped_attention_summary()
+    past = pc.real_models.long_context_summary(pc.real_models.shipped_long_context()).past["none"]
+    expected = [str(summary.tokens), repr(float(summary.q_share[0, 0, 0])), repr(past), "64", "64"]
+    assert ran.stdout.split()[1:6] == expected
+    text = pc.real_models
+    assert ran.stdout.split("\n")[0].endswith(f"{text.text_tokens(0, 3)} {len(text.shipped_text())}")
+    assert ran.stdout.split("\n")[1] == "refused torch"  # the extra that brings what it needs first
 
 
 def test_the_wheel_runs_the_torch_examples_with_the_torch_extra(bare, tmp_path):

@@ -73,11 +73,11 @@ def test_attention_statistics_equal_transformers_eager_attention(smollm2):
     n = len(ids)
     for r in (0, 1, 5, 30):  # sums over keys after the first, by offset
         expected = sum(weights[..., m, m - r] for m in range(r + 1, n))
-        np.testing.assert_allclose(stats["weight_sum"][..., r], expected, atol=1e-5)
-    np.testing.assert_allclose(stats["sink_sum"], weights[..., real.SINK_FROM:, 0].sum(axis=-1), atol=1e-5)
+        np.testing.assert_allclose(stats.weight_sum[..., r], expected, atol=1e-5)
+    np.testing.assert_allclose(stats.sink_sum, weights[..., real.SINK_FROM:, 0].sum(axis=-1), atol=1e-5)
     s = real.summarise_stats(stats)
-    np.testing.assert_allclose(s["q_share"].sum(axis=-1), 1.0, atol=1e-12)
-    assert np.all((s["relative_r2"] >= -1e-9) & (s["relative_r2"] <= 1 + 1e-9))
+    np.testing.assert_allclose(s.q_share.sum(axis=-1), 1.0, atol=1e-12)
+    assert np.all((s.relative_r2 >= -1e-9) & (s.relative_r2 <= 1 + 1e-9))
 
 
 @needs_models
@@ -92,26 +92,26 @@ def test_minilm_embedding_is_sentence_transformers_own(minilm):
 @needs_models
 def test_without_position_rows_minilm_is_exactly_order_blind(minilm):
     r = real.encoder_order_experiment("the dog bit the man on the street", seed=3)
-    assert r["tokens"] != r["shuffled_tokens"]
+    assert r.tokens != r.shuffled_tokens
     # identical up to float32 rounding of sums taken in another order
-    assert r["max_abs_diff"][False] < 1e-6 and r["hidden_diff"][False] < 1e-5
-    assert r["cosine"][False] > 1 - 1e-9
+    assert r.max_abs_diff[False] < 1e-6 and r.hidden_diff[False] < 1e-5
+    assert r.cosine[False] > 1 - 1e-9
     # with the trained rows the same shuffle moves the embedding far beyond rounding
-    assert r["max_abs_diff"][True] > 1e-2 and r["cosine"][True] < 0.99
+    assert r.max_abs_diff[True] > 1e-2 and r.cosine[True] < 0.99
 
 
 @needs_models
 def test_positional_heads_are_switched_off_without_rows():
     h = real.positional_heads(length=64, chunks=1)
-    assert h["previous"][True].max() > 0.5 > 10 * h["previous"][False].max()
+    assert h.previous[True].max() > 0.5 > 10 * h.previous[False].max()
 
 
 @needs_models
 def test_past_the_table_fails_and_sentence_transformers_cuts_at_256():
     p = real.encoder_past_table()
-    assert p["error"] is not None and p["rows"] == 512 and p["st_length"] == 256
-    assert p["shared_pieces"] > p["st_length"]
-    assert p["st_cosine"] > 1 - 1e-6 > p["model_cosine"]
+    assert p.error is not None and p.rows == 512 and p.st_length == 256
+    assert p.shared_pieces > p.st_length
+    assert p.st_cosine > 1 - 1e-6 > p.model_cosine
 
 
 @pytest.mark.parametrize("method", list(real.LONG_METHODS))
@@ -139,28 +139,31 @@ def test_headless_command_on_a_short_setting(tmp_path, capsys):
     path = tmp_path / "long.json"
     assert main(["long", "--json", str(path), "--tokens", "24", "--methods", "none,yarn", "--threads", "1"]) == 0
     result = real.load_long_context(path)
-    assert set(result["methods"]) == {"none", "yarn"} and result["tokens"] == 24
-    assert len(result["methods"]["yarn"]["losses"][0]) == 23
+    assert set(result.methods) == {"none", "yarn"} and result.tokens == 24
+    assert len(result.methods["yarn"].losses[0]) == 23
     assert "%]" in capsys.readouterr().out  # progress was printed
+    saved = json.loads(path.read_text())  # the file keeps its keys: what it says of the model and of each method
+    assert saved["model"].startswith("SmolLM2-135M")
+    assert saved["command"].startswith("python -m posenc_core.real_models")
+    assert set(saved["methods"]["yarn"]) == {"label", "how", "rope_parameters", "losses"}
     npz = tmp_path / "att.npz"
     assert main(["attention", "--npz", str(npz), "--tokens", "40", "--windows", "2"]) == 0
     summary = real.load_summary(npz)
-    assert summary["tokens"] == 40 and summary["windows"] == 2 and summary["mean_weight"].shape == (30, 9, 39)
+    assert summary.tokens == 40 and summary.windows == 2 and summary.mean_weight.shape == (30, 9, 39)
     assert main(["long", "--json", str(path), "--methods", "rope"]) == 2
 
 
 def test_shipped_results_are_complete():
-    from tests.conftest import ROOT
-
-    long = real.load_long_context(ROOT / "assets" / "smollm2_long_context.json")
-    assert long["tokens"] >= 2 * real.SMOLLM2_CONTEXT
-    assert set(long["methods"]) == set(real.LONG_METHODS)
+    long = real.load_long_context(real.long_context.SHIPPED_LONG_CONTEXT)
+    assert long.tokens >= 2 * real.SMOLLM2_CONTEXT
+    assert set(long.methods) == set(real.LONG_METHODS)
+    assert [m.label for m in long.methods.values()] == [real.LONG_METHODS[n].label for n in long.methods]
     s = real.long_context_summary(long)
-    assert set(s["past"]) == {m.label for m in real.LONG_METHODS.values()}
+    assert set(s.past) == set(real.LONG_METHODS)  # keyed by method name
     from posenc_core.real_models.attention_stats import SHIPPED_ATTENTION as ATTENTION_NPZ
 
     summary = real.load_summary(ATTENTION_NPZ)
-    assert summary["q_share"].shape == (30, 9, 32) and summary["tokens"] >= 512
+    assert summary.q_share.shape == (30, 9, 32) and summary.tokens >= 512
 
 
 @needs_models
@@ -189,9 +192,9 @@ def test_pair_wavelengths_known_values():
 def test_binned_loss_is_the_mean_of_each_bin(windows, bins, size):
     losses = np.random.default_rng(bins).random((windows, bins * size + size - 1))
     out = real.binned_loss(losses, size)
-    assert out["loss"].shape == (bins,)
-    np.testing.assert_allclose(out["loss"][0], losses[:, :size].mean())
-    np.testing.assert_allclose(out["perplexity"], np.exp(out["loss"]))
+    assert out.loss.shape == (bins,)
+    np.testing.assert_allclose(out.loss[0], losses[:, :size].mean())
+    np.testing.assert_allclose(out.perplexity, np.exp(out.loss))
 
 
 @pytest.mark.parametrize("call, words", [
@@ -236,13 +239,70 @@ def test_the_package_keeps_its_old_name():
     assert pc.real_models.long_context_summary is pc.real_models.long_context.long_context_summary
 
 
-def test_older_run_commands_read_as_the_renamed_package():
+def test_older_run_commands_read_as_the_renamed_package(tmp_path):
     import re
+
+    from posenc_core.real_models.__main__ import CLI, OLD_COMMAND, main
 
     new = "python -m posenc_core.real_models long --tokens 8"
     for old in ("python -m posenc_core.real long --tokens 8", "/x/posenc_core/real/__main__.py long --tokens 8",
                 "posenc_core/real_models/__main__.py long --tokens 8", new):
-        assert re.sub(real.long_context.OLD_COMMAND, "python -m posenc_core.real_models", old) == new
+        assert re.sub(OLD_COMMAND, CLI, old) == new
+    runs = []  # merged by the command line, older runs read as the renamed package
+    for name, command in (("none", "python -m posenc_core.real long --methods none"),
+                          ("yarn", "/x/posenc_core/real/__main__.py long --methods yarn")):
+        runs.append(tmp_path / f"{name}.json")
+        runs[-1].write_text(json.dumps({"trained_context": 4, "tokens": 9, "factor": 2.0, "text": "t",
+                                        "command": command, "seconds": {f"{name}/0": 1.0},
+                                        "methods": {name: {"label": name, "losses": [[1.0] * 8]}}}))
+    assert main(["merge", "--json", str(tmp_path / "both.json"), *map(str, runs)]) == 0
+    merged = json.loads((tmp_path / "both.json").read_text())
+    assert merged["command"] == [f"{CLI} long --methods none", f"{CLI} long --methods yarn"]
+    assert list(merged["methods"]) == ["none", "yarn"] and merged["seconds"] == {"none/0": 1.0, "yarn/0": 1.0}
+
+
+@pytest.mark.parametrize("module, extra", [("transformers", "transformers"), ("torch", "torch"),
+                                           ("gguf", "gguf"), ("sentence_transformers", "sentence-transformers")])
+def test_a_missing_library_is_a_missing_extra_error_naming_the_extra(monkeypatch, module, extra):
+    import importlib.util
+
+    real_find_spec = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec",
+                        lambda name, *a: None if name == module else real_find_spec(name, *a))
+    call = (lambda: real.sentence_transformers_embedding(("a text",))) if extra == "sentence-transformers" else \
+        (lambda: real.load_smollm2.__wrapped__())
+    with pytest.raises(pc.MissingExtraError, match=f"posenc-core\\[{extra}\\]") as caught:
+        call()
+    assert caught.value.name == extra and isinstance(caught.value, ImportError) and isinstance(caught.value, ValueError)
+    assert (module in real.missing_models()) == (module != "sentence_transformers")
+
+
+def test_the_typed_results_are_picklable_and_the_summary_round_trips(tmp_path):
+    import dataclasses
+    import pickle
+
+    summary = real.shipped_attention_summary()
+    again = pickle.loads(pickle.dumps(summary))
+    path = tmp_path / "s.npz"
+    real.save_summary(dataclasses.replace(summary, text_tokens=5000), path)
+    loaded = real.load_summary(path)
+    assert loaded.text_tokens == 5000 and again.tokens == summary.tokens
+    for field in ("q_share", "mean_weight", "sink", "wavelengths"):
+        np.testing.assert_array_equal(getattr(loaded, field), getattr(summary, field))
+    long = real.shipped_long_context()
+    assert pickle.loads(pickle.dumps(long)) == long
+    found = real.attention_findings(summary)
+    assert pickle.loads(pickle.dumps(found)).r2_best == found.r2_best
+
+
+def test_the_shipped_files_are_package_data():
+    from pathlib import Path
+
+    from posenc_core.real_models.attention_stats import SHIPPED_ATTENTION
+
+    folder = Path(real.__file__).parent / "data"
+    assert SHIPPED_ATTENTION.parent == folder == real.long_context.SHIPPED_LONG_CONTEXT.parent
+    assert (folder / "devils_dictionary.txt").is_file() and real.text_token_count() == 95358
 
 
 def test_missing_models_message_names_the_install_command(monkeypatch):
@@ -263,28 +323,28 @@ def test_json_results_round_trip(tmp_path):
         "none": {"label": "No scaling", "losses": [[1.0] * 8, [2.0] * 8]},
         "yarn": {"label": "YaRN", "losses": [[3.0] * 8]}}}))
     result = real.load_long_context(path)
-    assert result["windows_done"] == 1  # only windows every method finished
+    assert result.windows_done == 1  # only windows every method finished
     s = real.long_context_summary(result, 2)
-    assert s["inside"] == {"No scaling": 1.0, "YaRN": 3.0}
+    assert s.inside == {"none": 1.0, "yarn": 3.0}
 
 
 def test_layer_findings_are_one_layer_of_the_summary():
     summary = real.shipped_attention_summary()
     found = real.attention_findings(summary, real.SMOLLM2_CONTEXT)
-    slow = summary["wavelengths"] > real.SMOLLM2_CONTEXT
+    slow = summary.wavelengths > real.SMOLLM2_CONTEXT
     for layer in (1, 17, 30):
         view = real.layer_findings(summary, layer, real.SMOLLM2_CONTEXT, margin=0.05)
-        grid = summary["q_share"][layer - 1]  # (9, 32)
-        np.testing.assert_array_equal(view["q_share"], grid)
-        assert view["q_slow"] == pytest.approx(grid.mean(axis=0)[slow].sum())
-        assert view["all_q_slow"] == pytest.approx(found["q_slow"])  # the hero curve's number
-        assert view["largest_share"] == grid.max()
-        assert (view["sink_min"], view["sink_max"]) == (summary["sink"][layer - 1].min(),
-                                                        summary["sink"][layer - 1].max())
-        low, high = view["slow_band"]
-        side = 0 if view["q_slow"] > high else 2 if view["q_slow"] < low else 1
-        assert view["slow_side"] == side
-    assert real.layer_findings(summary, 1)["slow_side"] == 2  # the first layer leans on the faster pairs
+        grid = summary.q_share[layer - 1]  # (9, 32)
+        np.testing.assert_array_equal(view.q_share, grid)
+        assert view.q_slow == pytest.approx(grid.mean(axis=0)[slow].sum())
+        assert view.all_q_slow == pytest.approx(found.q_slow)  # the hero curve's number
+        assert view.largest_share == grid.max()
+        assert (view.sink_min, view.sink_max) == (summary.sink[layer - 1].min(),
+                                                        summary.sink[layer - 1].max())
+        low, high = view.slow_band
+        side = 0 if view.q_slow > high else 2 if view.q_slow < low else 1
+        assert view.slow_side == side
+    assert real.layer_findings(summary, 1).slow_side == 2  # the first layer leans on the faster pairs
 
 
 def test_previous_token_weight_is_the_mean_of_the_subdiagonal():
@@ -295,15 +355,15 @@ def test_previous_token_weight_is_the_mean_of_the_subdiagonal():
 def test_stretch_losses_bin_the_live_run_at_its_positions():
     losses = {"a": np.arange(100.0), "b": np.ones(100)}
     out = real.stretch_losses(losses, 8192, 32)
-    np.testing.assert_array_equal(out["position"], [8208.0, 8240.0, 8272.0])  # bin middles, a short bin dropped
-    np.testing.assert_array_equal(out["loss"]["a"], real.binned_loss(losses["a"], 32)["loss"])
-    assert out["mean"] == {"a": 49.5, "b": 1.0}
+    np.testing.assert_array_equal(out.position, [8208.0, 8240.0, 8272.0])  # bin middles, a short bin dropped
+    np.testing.assert_array_equal(out.loss["a"], real.binned_loss(losses["a"], 32).loss)
+    assert out.mean == {"a": 49.5, "b": 1.0}
 
 
 def test_long_context_summary_counts_the_bins_inside_and_the_rise():
     s = real.long_context_summary(real.shipped_long_context(), 256)
-    assert s["inside_bins"] == real.SMOLLM2_CONTEXT // 256
-    assert s["start"][s["inside_bins"] - 1] + 256 == real.SMOLLM2_CONTEXT
-    for label in s["inside"]:
-        assert s["rise"][label] == pytest.approx(s["past"][label] - s["inside"][label])
-    assert s["minutes"] == pytest.approx(sum(real.shipped_long_context()["seconds"].values()) / 60)
+    assert s.inside_bins == real.SMOLLM2_CONTEXT // 256
+    assert s.start[s.inside_bins - 1] + 256 == real.SMOLLM2_CONTEXT
+    for label in s.inside:
+        assert s.rise[label] == pytest.approx(s.past[label] - s.inside[label])
+    assert s.minutes == pytest.approx(sum(real.shipped_long_context().seconds.values()) / 60)

@@ -10,7 +10,15 @@ import pytest
 
 import posenc_core as pc
 from page_kit import registry
-from posenc_core.lab import LAB_METHODS, lab_series, load_lab_results, select_methods, shipped_lab_results
+from posenc_core.lab import (
+    LAB_METHODS,
+    TRAINED_METHODS,
+    lab_attention_panels,
+    lab_series,
+    load_lab_results,
+    select_methods,
+    shipped_lab_results,
+)
 from posenc_core.multimodal import (
     MM_FAMILIES,
     MULTIMODAL_PRESETS,
@@ -176,14 +184,14 @@ def test_encoder_snippet_gives_the_shuffle_change_and_the_metrics(query, text, s
     at = _page("real_encoder", **query)
     ns = _snippet_with(at, "with_rows")
     r = real.encoder_order_experiment(text, seed)
-    np.testing.assert_array_equal(ns["with_rows"], r["embeddings"][(True, True)] - r["embeddings"][(True, False)])
-    np.testing.assert_array_equal(ns["without"], r["embeddings"][(False, True)] - r["embeddings"][(False, False)])
+    np.testing.assert_array_equal(ns["with_rows"], r.embeddings[(True, True)] - r.embeddings[(True, False)])
+    np.testing.assert_array_equal(ns["without"], r.embeddings[(False, True)] - r.embeddings[(False, False)])
     shown = [m.value for m in at.metric][:2]
-    assert shown[0] == f"{ns['r']['cosine'][True]:.6f}"
+    assert shown[0] == f"{ns['r'].cosine[True]:.6f}"
     # without rows the cosine is 1 to float32 rounding: the model's float32 sums land within about 1e-13 of each
     # other from one call to the next, which moves the twelfth decimal the page prints (0.999999999999 or 1.0)
-    assert abs(float(shown[1]) - ns["r"]["cosine"][False]) <= 2e-12, (shown, ns["r"]["cosine"][False])
-    assert f"cosine {ns['r']['cosine'][False]:.10f}" in _reveal(at, "encoder_no_rows")
+    assert abs(float(shown[1]) - ns["r"].cosine[False]) <= 2e-12, (shown, ns["r"].cosine[False])
+    assert f"cosine {ns['r'].cosine[False]:.10f}" in _reveal(at, "encoder_no_rows")
 
 
 @needs_minilm
@@ -191,11 +199,11 @@ def test_encoder_heads_snippet_gives_the_panels_and_the_answer():
     at = _page("real_encoder", view="Positional heads")
     ns = _snippet_with(at, "grids")
     h = real.positional_heads()
-    for got, expected in zip(ns["grids"], [h["previous"][True], h["next"][True], h["previous"][False],
-                                           h["next"][False]], strict=True):
+    for got, expected in zip(ns["grids"], [h.previous[True], h.next[True], h.previous[False],
+                                           h.next[False]], strict=True):
         np.testing.assert_array_equal(got, expected)
-    layer, head, kept = ns["h"]["top"]["previous"]
-    removed = ns["h"]["previous"][False][layer - 1, head - 1]
+    layer, head, kept = ns["h"].top["previous"]
+    removed = ns["h"].previous[False][layer - 1, head - 1]
     assert f"{kept:.3f} of its weight on the previous token with the rows and {removed:.3f} without" in \
         _reveal(at, "encoder_prev_head")
 
@@ -205,15 +213,15 @@ def test_frequency_snippets_give_the_energy_curves_and_the_head_grid(query):
     at = _page("real_frequencies", **query)
     found = real.attention_findings(real.shipped_attention_summary(), real.SMOLLM2_CONTEXT)
     ns = _snippet_with(at, "queries")
-    np.testing.assert_array_equal(ns["queries"], found["q_pairs"])
-    np.testing.assert_array_equal(ns["keys"], found["k_pairs"])
+    np.testing.assert_array_equal(ns["queries"], found.q_pairs)
+    np.testing.assert_array_equal(ns["keys"], found.k_pairs)
     layer = int(query.get("layer", 1))
     view = real.layer_findings(real.shipped_attention_summary(), layer)
     np.testing.assert_array_equal(_snippet_with(at, "grid")["grid"],
-                                  real.shipped_attention_summary()["q_share"][layer - 1])
-    assert f"context, hold {100 * found['q_slow']:.0f}% of the query energy" in _text(at)  # the hero's notice
+                                  real.shipped_attention_summary().q_share[layer - 1])
+    assert f"context, hold {100 * found.q_slow:.0f}% of the query energy" in _text(at)  # the hero's notice
     revealed = _reveal(at, "real_freq_layer")
-    assert f"hold {100 * view['q_slow']:.0f}% of its query energy, against {100 * found['q_slow']:.0f}%" in revealed
+    assert f"hold {100 * view.q_slow:.0f}% of its query energy, against {100 * found.q_slow:.0f}%" in revealed
 
 
 @pytest.mark.parametrize("query, layers", [({}, (1, 8, 15, 22, 30)), ({"layers": ["3", "29"]}, (3, 29))])
@@ -223,8 +231,8 @@ def test_distance_snippet_gives_the_curves_the_page_draws(query, layers):
     profile = real.distance_profile(real.shipped_attention_summary(), layers)
     assert list(ns["weights"]) == [f"layer {layer}" for layer in layers]
     for layer in layers:
-        np.testing.assert_array_equal(ns["weights"][f"layer {layer}"], profile["layer_weight"][layer - 1, 1:])
-    assert f"{ns['profile']['far_ratio']:.2f} times the uniform share" in _reveal(at, "real_distance_far")
+        np.testing.assert_array_equal(ns["weights"][f"layer {layer}"], profile.layer_weight[layer - 1, 1:])
+    assert f"{ns['profile'].far_ratio:.2f} times the uniform share" in _reveal(at, "real_distance_far")
 
 
 @pytest.mark.parametrize("query, bins", [({}, 256), ({"bin": "1024"}, 1024)])
@@ -232,11 +240,11 @@ def test_long_context_snippet_gives_the_binned_losses(query, bins):
     at = _page("real_long_context", **query)
     ns = _snippet_with(at, "losses")
     s = real.long_context_summary(real.shipped_long_context(), bins)
-    np.testing.assert_array_equal(ns["start"], s["start"])
-    for label, values in s["loss"].items():
-        np.testing.assert_array_equal(ns["losses"][label], values)
-    plain = real.LONG_METHODS["none"].label
-    assert f"to {ns['s']['past'][plain]:.3f} past it" in _reveal(at, "real_long_past")
+    np.testing.assert_array_equal(ns["start"], s.start)
+    assert list(ns["losses"]) == list(real.LONG_METHODS)  # keyed by method name
+    for name, values in s.loss.items():
+        np.testing.assert_array_equal(ns["losses"][name], values)
+    assert f"to {ns['s'].past['none']:.3f} past it" in _reveal(at, "real_long_past")
 
 
 # ---------------------------------------------------------------- Extrapolation lab
@@ -260,23 +268,31 @@ def test_lab_snippet_gives_the_shipped_curves_and_the_answers(methods):
     np.testing.assert_array_equal(_snippet_with(loss_view, "loss")["loss"][LAB_METHODS["rope_pi"].label],
                                   loss[LAB_METHODS["rope_pi"].label])
     assert f"{loss[LAB_METHODS['rope_pi'].label][1]:.3g} nats" in _reveal(loss_view, "lab_pi")
+    maps_view = apptest_pages.open_tab(at, "view", "Attention maps")
+    ns = _snippet_with(maps_view, "grids")
+    panels = lab_attention_panels(result, "T", [m for m in result.attention if m in TRAINED_METHODS])
+    assert [p.method for p in ns["panels"]] == [p.method for p in panels]
+    for got, expected in zip(ns["grids"], panels, strict=True):
+        np.testing.assert_array_equal(got, expected.grid)
 
 
 # ---------------------------------------------------------------- the core helpers the snippets call
 
 def test_shipped_results_load_the_files_the_pages_name():
+    import dataclasses
+
+    from posenc_core.lab.results import SHIPPED_LAB_JSON
     from posenc_core.real_models.attention_stats import SHIPPED_ATTENTION as ATTENTION_NPZ
-    from tests.conftest import ROOT
+    from posenc_core.real_models.long_context import SHIPPED_LONG_CONTEXT
 
     shipped, by_path = real.shipped_attention_summary(), real.load_summary(ATTENTION_NPZ)
-    assert shipped.keys() == by_path.keys()
-    for key in shipped:
-        np.testing.assert_array_equal(shipped[key], by_path[key])
+    for field in dataclasses.fields(shipped):
+        np.testing.assert_array_equal(getattr(shipped, field.name), getattr(by_path, field.name))
     long = real.shipped_long_context()
-    assert long == real.load_long_context(ROOT / "assets" / "smollm2_long_context.json")
+    assert long == real.load_long_context(SHIPPED_LONG_CONTEXT)
     lab = shipped_lab_results()
-    assert lab["methods"] == load_lab_results(ROOT / "assets" / "lab_full_seed0.json")["methods"]
-    assert set(lab["attention"]) <= set(lab["methods"])  # the maps came with it
+    assert lab.methods == load_lab_results(SHIPPED_LAB_JSON).methods
+    assert set(lab.attention) <= set(lab.methods)  # the maps came with it
 
 
 @pytest.mark.parametrize("key", list(VISION_TOWERS))
@@ -291,7 +307,7 @@ def test_relative_score_map_is_one_at_the_query(key):
 def test_shuffle_change_is_the_difference_of_the_embeddings():
     r = real.encoder_order_experiment("she gave him the book before he left", 4)
     for rows in (True, False):
-        np.testing.assert_array_equal(r["shuffle_change"][rows],
-                                      r["embeddings"][(rows, True)] - r["embeddings"][(rows, False)])
-        assert np.abs(r["shuffle_change"][rows]).max() == r["max_abs_diff"][rows]
-    assert r["max_abs_diff"][False] < 1e-5 < r["max_abs_diff"][True]  # no rows: order is invisible
+        np.testing.assert_array_equal(r.shuffle_change[rows],
+                                      r.embeddings[(rows, True)] - r.embeddings[(rows, False)])
+        assert np.abs(r.shuffle_change[rows]).max() == r.max_abs_diff[rows]
+    assert r.max_abs_diff[False] < 1e-5 < r.max_abs_diff[True]  # no rows: order is invisible

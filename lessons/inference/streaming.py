@@ -4,7 +4,7 @@ import posenc_core as pc
 from lessons.inference import streaming_views as views
 from page_kit import classroom, controls, figures, formula, guard, header, hero, notice, show, source, stage, why
 from page_kit.lesson import folded
-from page_kit.lesson.model_runs import models_ready, run_with_progress
+from page_kit.lesson.model_runs import TEXT_TITLE, models_ready, run_with_progress
 from posenc_core.inference import (
     STREAM_VARIANTS,
     cache_curves,
@@ -57,7 +57,7 @@ def curve_tab(page):
                           "# (bins,) first token of each bin; {cache: (bins,) mean loss in nats}",
                           "start, losses = s['start'], s['loss']")
         notice(views.findings(s))
-    st.caption(f"Shipped run: {s['tokens']:,} tokens of *{pc.real_models.TEXT_TITLE}*, {made['model']}; caches of "
+    st.caption(f"Shipped run: {s['tokens']:,} tokens of *{TEXT_TITLE}*, {made['model']}; caches of "
                f"{s['cache']:,} keys, read {s['block']} tokens a step; one process per cache, {s['minutes']:.0f} min "
                f"each, {s['cpu_minutes']:.0f} CPU min in all.")
     with folded("How the shipped run was made", "stream_made", icon=":material/terminal:") as is_open:

@@ -7,10 +7,9 @@ from posenc_core.lab import (
     FULL,
     LAB_METHODS,
     QUICK,
-    TRAINED_METHODS,
+    LabResult,
     best_method,
     evaluate,
-    lab_attention_panels,
     lab_schedule,
     lab_scores_at,
     lab_series,
@@ -23,7 +22,6 @@ from posenc_core.lab import (
 LENGTHS = [16, 32, 64, 128]
 STEPS = [100, 200, 300, 500, 1000, 1500, 2000, 3000]
 MARGIN = {"l": 62, "r": 10, "t": 48, "b": 50}  # room for the tick labels
-PANEL_MARGIN = {"l": 10, "r": 10, "t": 80, "b": 10}  # the figure title above the panel titles
 METHOD_LABELS = {name: m.label for name, m in LAB_METHODS.items()}
 
 
@@ -78,13 +76,13 @@ def lesson():
         lesson_body(page, result, origin, args)
 
 
-def lesson_body(page, result: dict, origin: str, args: tuple):
+def lesson_body(page, result: LabResult, origin: str, args: tuple):
     code = (origin, args)  # what the snippets call to get ``result``
     page.walk(TABS, result, code)
 
 
-def accuracy_tab(result: dict, code: tuple):
-    T, k, vocab, lengths = result["train_len"], result["task"]["k"], result["task"]["vocab"], result["eval_lengths"]
+def accuracy_tab(result: LabResult, code: tuple):
+    T, k, vocab, lengths = result.train_len, result.task.k, result.task.vocab, result.eval_lengths
     best, best_acc = best_method(result)
     x, series = lab_series(result, "accuracy")
     at_end = "; ".join(f"{label} {v:.2f}" for label, v in lab_scores_at(result, "accuracy", "longest").items())
@@ -116,8 +114,8 @@ def accuracy_tab(result: dict, code: tuple):
     st.caption(f"Best at T = {T}: {METHOD_LABELS.get(best, best)}, accuracy {best_acc:.3f}; chance is 1/{vocab}.")
 
 
-def loss_tab(result: dict, code: tuple):
-    T, vocab, lengths = result["train_len"], result["task"]["vocab"], result["eval_lengths"]
+def loss_tab(result: LabResult, code: tuple):
+    T, vocab, lengths = result.train_len, result.task.vocab, result.eval_lengths
     x, series = lab_series(result, "loss")
     with lab_views.ask_interpolation(result):
         show(figures.lines(
@@ -137,7 +135,7 @@ def loss_tab(result: dict, code: tuple):
     formula(r"\text{uniform guess: } \ln $V = $g", V=vocab, g=uniform_guess_loss(vocab))
 
 
-def training_tab(result: dict, code: tuple):
+def training_tab(result: LabResult, code: tuple):
     steps, series = lab_train_curves(result, "loss")
     if series:
         show(figures.lines(
@@ -153,39 +151,10 @@ def training_tab(result: dict, code: tuple):
            "never: learning at T is a separate question from extrapolating beyond it.")
     formula(r"\eta(s) = \eta_{\max}\left(0.1 + 0.45\left(1+\cos\frac{\pi (s-w)}{S-w}\right)\right)")
     formula(r"\eta_{\max} = $lr,\ S = $S,\ w = $w,\ \text{batch } $B",
-            lr=schedule["lr"], S=schedule["steps"], w=schedule["warmup"], B=schedule["batch"])
+            lr=schedule.lr, S=schedule.steps, w=schedule.warmup, B=schedule.batch)
 
 
-def attention_tab(result: dict, code: tuple):
-    T, k = result["train_len"], result["task"]["k"]
-    trained = [m for m in result.get("attention", {}) if m in TRAINED_METHODS]
-    grids, titles = lab_attention_panels(result, "T", trained)
-    if grids:
-        show(figures.small_multiples(
-            grids, titles, title=f"One head per model at T = {T} (query rows, key columns)",
-            cols=min(3, len(grids)), value_name="attention", name="lab_attention_T", cell_px=260,
-            margin=PANEL_MARGIN,
-            alt="Attention weights of one head per model on a test sequence of the training length."))
-        lab_views.snippet(*code, f"# one ({T}, {T}) map per model and its title",
-                          f"grids, titles = pc.lab.lab_attention_panels(result, 'T', {trained!r})")
-    grids, titles = lab_attention_panels(result, "4T")
-    if grids:
-        show(figures.small_multiples(
-            grids, titles, title=f"The same heads at 4T = {4 * T}", cols=min(3, len(grids)),
-            value_name="attention", name="lab_attention_4T", cell_px=260, max_side=128,
-            margin=PANEL_MARGIN,
-            alt="The same heads on a sequence four times longer; the learned table's panel is empty "
-                "because it cannot run there."))
-    notice(f"Each panel is the head that puts the most weight exactly {k} keys back at length T (its "
-           f"layer L and head H, and that weight, are in the title). A model that solved the task by "
-           f"offset shows a thin line {k} below the diagonal; at 4T look whether the line continues past "
-           f"row {T} or smears out. The RoPE variants are identical to RoPE at T (no scaling is needed "
-           "there), so only the 4T figure shows them.")
-    formula(r"m_{-k} = \frac{1}{L-k}\sum_{t=k}^{L-1} a_{t,\,t-k},\qquad k = $k,\ L \in \{$T, $T4\}",
-            k=k, T=T, T4=4 * T)
-
-
-def reading_tab(result: dict, code: tuple):
+def reading_tab(result: LabResult, code: tuple):
     st.markdown(lab_views.reading(lab_run_views.shipped()))
 
 
@@ -194,7 +163,7 @@ TABS = [
     ("Accuracy vs length", accuracy_tab),
     ("Loss vs length", loss_tab),
     ("Training", training_tab),
-    ("Attention maps", attention_tab),
+    ("Attention maps", lab_views.attention_tab),
     ("What this shows", reading_tab),
 ]
 

@@ -17,6 +17,7 @@ from posenc_core.lab import (
     FULL,
     LAB_METHODS,
     QUICK,
+    LabResult,
     lab_live_series,
     lab_settings,
     load_lab_results,
@@ -30,7 +31,7 @@ LABELS = {name: m.label for name, m in LAB_METHODS.items()}
 LIVE_MARGIN = {"l": 62, "r": 10, "t": 48, "b": 50}  # room for the tick labels of the live loss chart
 
 
-def train_with_progress(run, args: tuple) -> dict:
+def train_with_progress(run, args: tuple) -> LabResult:
     """Run ``run(*args, _progress=report)`` (the page's cached lab run) in a worker thread and draw its progress
     and training curves as they come.
 
@@ -78,14 +79,14 @@ def train_with_progress(run, args: tuple) -> dict:
     return box["result"]
 
 
-SHIPPED_COMMAND = ("python -m posenc_core.lab --json assets/lab_full_seed0.json --seed 0 --device cpu "
-                   "--attention assets/lab_full_seed0_attention.npz")
+SHIPPED_COMMAND = ("python -m posenc_core.lab --json posenc_core/lab/data/lab_full_seed0.json --seed 0 --device cpu "
+                   "--attention posenc_core/lab/data/lab_full_seed0_attention.npz")
 SHIPPED = {"preset": "full", "T": FULL.train_len, "steps": FULL.steps, "seed": 0}
 MAX_RUNS = 16  # finished runs kept in memory (each is a few MB with its attention maps)
 
 
 @st.cache_data(show_spinner=False)
-def shipped() -> dict:
+def shipped() -> LabResult:
     return shipped_lab_results()
 
 
@@ -96,7 +97,7 @@ def lab_result(preset: str, train_len: int, steps: int, seed: int, methods: str,
 
 
 @st.cache_data(max_entries=MAX_RUNS, show_spinner=False)
-def stored_run(json_path: str, npz_path: str, _mtime: float) -> dict:
+def stored_run(json_path: str, npz_path: str, _mtime: float) -> LabResult:
     return load_lab_results(json_path, npz_path)
 
 
@@ -117,7 +118,7 @@ def run_buttons():
                "CPU cores, the full preset about 20 minutes. A run with settings someone ran before appears at once.")
 
 
-def run_or_stored(page, args: tuple) -> tuple[str, dict]:
+def run_or_stored(page, args: tuple) -> tuple[str, LabResult]:
     """The result to show and where it came from ("run" or "shipped"): a run asked for now (trained here, with
     its progress), one finished before in this app or on another replica, or the shipped full run."""
     preset, train_len, steps, seed, methods, device = args
@@ -134,19 +135,19 @@ def run_or_stored(page, args: tuple) -> tuple[str, dict]:
             shared_runs.save(args, result)  # other replicas show it too (only with POSENC_SHARED_DIR)
         with page.side:
             st.success(f"Your run: {preset} preset, T = {train_len}, {steps:,} steps, seed {seed}, on {device} "
-                       f"({result['seconds']:.0f} s of training and testing).", icon=":material/check_circle:")
+                       f"({result.seconds:.0f} s of training and testing).", icon=":material/check_circle:")
         return "run", result
     if stored is not None:  # run on another replica of this app
         result = select_methods(stored_run(*stored), names)
         with page.side:
             st.success(f"A run someone made before: {preset} preset, T = {train_len}, {steps:,} steps, seed "
-                       f"{seed}, on {device} ({result['seconds']:.0f} s of training and testing).",
+                       f"{seed}, on {device} ({result.seconds:.0f} s of training and testing).",
                        icon=":material/check_circle:")
         return "run", result
     with page.side:
         if {"preset": preset, "T": train_len, "steps": steps, "seed": seed} == SHIPPED:
             st.caption(f"Showing the shipped full-preset results, made by `{SHIPPED_COMMAND}` "
-                       f"({shipped()['seconds'] / 60:.0f} min on two busy CPU cores). Press **Run** to "
+                       f"({shipped().seconds / 60:.0f} min on two busy CPU cores). Press **Run** to "
                        "train them again here.")
         else:
             st.info(f"These settings have not been run yet, so the figures still show the shipped "

@@ -8,8 +8,19 @@ from __future__ import annotations
 
 import contextlib
 
-from page_kit import classroom
-from posenc_core.lab import LAB_METHODS, lab_by_method, lab_interpolation_question, lab_longest_question
+from page_kit import classroom, figures, formula, notice, show
+from posenc_core.lab import (
+    LAB_METHODS,
+    TRAINED_METHODS,
+    AttentionPanel,
+    LabResult,
+    lab_attention_panels,
+    lab_by_method,
+    lab_interpolation_question,
+    lab_longest_question,
+)
+
+PANEL_MARGIN = {"l": 10, "r": 10, "t": 80, "b": 10}  # the figure title above the panel titles
 
 
 def result_code(origin: str, args: tuple) -> str:
@@ -26,44 +37,83 @@ def snippet(origin: str, args: tuple, *lines: str) -> None:
     classroom.snippet(result_code(origin, args), *lines)
 
 
-def ask_longest(result: dict):
+def ask_longest(result: LabResult):
     """Which trained model keeps the highest accuracy at the longest test length (8T)? Asked only when exactly one
     option is right (``pc.lab.lab_longest_question``)."""
     q = lab_longest_question(result)
     if q is None:
         return contextlib.nullcontext()  # not asked: what it would hide shows at once
-    labels = [LAB_METHODS[n].label for n in q["names"]]
+    labels = [LAB_METHODS[n].label for n in q.names]
 
     def reveal() -> str:
-        scores = "; ".join(f"{LAB_METHODS[n].label} {q['accuracy'][n]:.3f}" for n in q["names"])
-        return f"At {q['length']} tokens: {scores}. The solid curves below, at the right."
+        scores = "; ".join(f"{LAB_METHODS[n].label} {q.accuracy[n]:.3f}" for n in q.names)
+        return f"At {q.length} tokens: {scores}. The solid curves below, at the right."
 
-    return classroom.predict("lab_longest", f"Each model learned the task at T = {result['train_len']}. Which "
-                             f"keeps the highest accuracy at {q['length']} tokens?", labels,
-                             q["names"].index(q["best"]), reveal)
+    return classroom.predict("lab_longest", f"Each model learned the task at T = {result.train_len}. Which "
+                             f"keeps the highest accuracy at {q.length} tokens?", labels,
+                             q.names.index(q.best), reveal)
 
 
-def ask_interpolation(result: dict):
+def ask_interpolation(result: LabResult):
     """RoPE + position interpolation at 2T, against the loss of a uniform guess (asked when it was run)."""
     q = lab_interpolation_question(result)
     if q is None:
         return contextlib.nullcontext()  # not asked: what it would hide shows at once
 
     def reveal() -> str:
-        return (f"RoPE + PI's test loss at {q['length']} tokens is {q['loss']:.3g} nats; guessing uniformly costs "
-                f"ln {q['vocab']} = {q['guess']:.3f} (the dotted line below). Dividing every frequency "
-                "shrinks the offset the model learned to read" + (", so it is confidently wrong." if q["side"] == 2
+        return (f"RoPE + PI's test loss at {q.length} tokens is {q.loss:.3g} nats; guessing uniformly costs "
+                f"ln {q.vocab} = {q.guess:.3f} (the dotted line below). Dividing every frequency "
+                "shrinks the offset the model learned to read" + (", so it is confidently wrong." if q.side == 2
                                                                    else "."))
 
     return classroom.predict("lab_pi", f"RoPE + position interpolation divides every rotary frequency by "
-                             f"{q['factor']:g} (= {q['length']}/{result['train_len']}) at test time, with no "
-                             f"fine-tuning. Its test loss at {q['length']} tokens?",
-                             [f"below {q['low']:.2f} nats: it still knows the answer",
-                              f"{q['low']:.2f} to {q['high']:.2f} nats: about a uniform guess",
-                              f"above {q['high']:.2f} nats: confidently wrong"], q["side"], reveal)
+                             f"{q.factor:g} (= {q.length}/{result.train_len}) at test time, with no "
+                             f"fine-tuning. Its test loss at {q.length} tokens?",
+                             [f"below {q.low:.2f} nats: it still knows the answer",
+                              f"{q.low:.2f} to {q.high:.2f} nats: about a uniform guess",
+                              f"above {q.high:.2f} nats: confidently wrong"], q.side, reveal)
 
 
-def reading(shipped: dict) -> str:
+def panel_title(panel: AttentionPanel) -> str:
+    """A panel's title: the method, then its head and its weight k back, or that it cannot run at that length."""
+    label = LAB_METHODS[panel.method].short if panel.method in LAB_METHODS else panel.method
+    if not panel.runs:
+        return f"{label}: cannot run at {panel.length}"
+    return f"{label} · L{panel.layer + 1} H{panel.head + 1} · {panel.mass:.2f} at -k"
+
+
+def attention_tab(result: LabResult, code: tuple):
+    """The page's "Attention maps" tab: one head per model at T and at 4T."""
+    T, k = result.train_len, result.task.k
+    trained = [m for m in result.attention or {} if m in TRAINED_METHODS]
+    panels = lab_attention_panels(result, "T", trained)
+    if panels:
+        show(figures.small_multiples(
+            [p.grid for p in panels], [panel_title(p) for p in panels], cols=min(3, len(panels)),
+            title=f"One head per model at T = {T} (query rows, key columns)", value_name="attention",
+            name="lab_attention_T", cell_px=260, margin=PANEL_MARGIN,
+            alt="Attention weights of one head per model on a test sequence of the training length."))
+        snippet(*code, f"# one ({T}, {T}) map per model, with its head and its weight {k} back",
+                f"panels = pc.lab.lab_attention_panels(result, 'T', {trained!r})", "grids = [p.grid for p in panels]")
+    panels = lab_attention_panels(result, "4T")
+    if panels:
+        show(figures.small_multiples(
+            [p.grid for p in panels], [panel_title(p) for p in panels],
+            title=f"The same heads at 4T = {4 * T}", cols=min(3, len(panels)),
+            value_name="attention", name="lab_attention_4T", cell_px=260, max_side=128,
+            margin=PANEL_MARGIN,
+            alt="The same heads on a sequence four times longer; the learned table's panel is empty "
+                "because it cannot run there."))
+    notice(f"Each panel is the head that puts the most weight exactly {k} keys back at length T (its "
+           f"layer L and head H, and that weight, are in the title). A model that solved the task by "
+           f"offset shows a thin line {k} below the diagonal; at 4T look whether the line continues past "
+           f"row {T} or smears out. The RoPE variants are identical to RoPE at T (no scaling is needed "
+           "there), so only the 4T figure shows them.")
+    formula(r"m_{-k} = \frac{1}{L-k}\sum_{t=k}^{L-1} a_{t,\,t-k},\qquad k = $k,\ L \in \{$T, $T4\}",
+            k=k, T=T, T4=4 * T)
+
+
+def reading(shipped: LabResult) -> str:
     """The closing reading, its numbers those of the shipped full run (``shipped``)."""
     acc = lab_by_method(shipped, "accuracy")
     return READING.format(alibi_t=acc["alibi"][0], none_t=acc["none"][0], sin_2t=acc["sinusoidal"][1],

@@ -30,8 +30,8 @@ def profile_code(layers: list[int], *lines: str) -> None:
 def weight_chart(profile: dict, summary: dict, layers: list[int], last: int, log: bool, name: str, title: str):
     """Mean attention weight at offsets 1 to ``last`` for the chosen layers, uniform attention dashed."""
     offsets = np.arange(1, last + 1)
-    series = {f"layer {layer}": profile["layer_weight"][layer - 1, 1:last + 1] for layer in layers}
-    series["uniform attention"] = summary["uniform_weight"][1:last + 1]
+    series = {f"layer {layer}": profile.layer_weight[layer - 1, 1:last + 1] for layer in layers}
+    series["uniform attention"] = summary.uniform_weight[1:last + 1]
     scale = " (log scale)" if log else ""
     show(figures.lines(offsets, series, title=title, x_title=f"offset m − n (tokens{', log scale' if log else ''})",
                        y_title=f"mean weight{scale}", log_x=log, log_y=log, dashed=["uniform attention"],
@@ -42,8 +42,8 @@ def weight_chart(profile: dict, summary: dict, layers: list[int], last: int, log
 
 
 def weight_tab(page, profile: dict, summary: dict, layers: list[int]):
-    last = profile["layer_weight"].shape[1] - 1
-    far, ratio = int(profile["offsets"][-1]), profile["far_ratio"]
+    last = profile.layer_weight.shape[1] - 1
+    far, ratio = int(profile.offsets[-1]), profile.far_ratio
     with page.side:
         log = controls.toggle("Log axes", "logw", True, help="Both axes logarithmic: the weights span orders of "
                                                               "magnitude.")
@@ -52,8 +52,8 @@ def weight_tab(page, profile: dict, summary: dict, layers: list[int]):
 
     def far_share() -> str:
         return (f"At offset {far} the chosen layers give a key {ratio:.2f} times the uniform share "
-                f"({profile['weight_at'][-1]:.2e} against {profile['uniform'][-1]:.2e}); at offset "
-                f"{int(profile['offsets'][0])} {profile['near_ratio']:.1f} times.")
+                f"({profile.weight_at[-1]:.2e} against {profile.uniform[-1]:.2e}); at offset "
+                f"{int(profile.offsets[0])} {profile.near_ratio:.1f} times.")
 
     with classroom.predict("real_distance_far", f"The curves above stop at offset {NEAR}. Further back, a key {far} "
                            "tokens before its query: compared with attention spread evenly over all earlier keys "
@@ -65,59 +65,59 @@ def weight_tab(page, profile: dict, summary: dict, layers: list[int]):
                      f"Every offset, 1 to {last} (mean over heads)")
         weight_numbers(profile, layers, last)
     formula(r"\bar A(r) = \frac{1}{N_r}\sum_{m-n=r,\ n\ge1} A_{m,n}")
-    formula(r"\text{uniform: }\frac{1}{N_r}\sum_{m=r+1}^{T-1}\frac{1}{m+1},\quad T = $t", t=summary["tokens"])
+    formula(r"\text{uniform: }\frac{1}{N_r}\sum_{m=r+1}^{T-1}\frac{1}{m+1},\quad T = $t", t=summary.tokens)
     source(real.distance_profile)
 
 
 def weight_numbers(profile: dict, layers: list[int], last: int):
     """The code of the curves and the weights at the marked offsets: what answers the question."""
     profile_code(layers, f"# mean weight at offsets 1 to {last} (mean over heads), one curve per layer",
-                 "weights = {f'layer {layer}': profile['layer_weight'][layer - 1, 1:]",
+                 "weights = {f'layer {layer}': profile.layer_weight[layer - 1, 1:]",
                  f"           for layer in {list(layers)!r}}}",
-                 "uniform = summary['uniform_weight'][1:]  # the dashed line")
+                 "uniform = summary.uniform_weight[1:]  # the dashed line")
     rows = [f"offset {o}: {w:.4f} (uniform {u:.4f})" for o, w, u in
-            zip(profile["offsets"], profile["weight_at"], profile["uniform"], strict=True)]
-    lo, hi = profile["far_range"]
-    far = int(profile["offsets"][-1])
-    notice("Mean over the chosen layers: " + "; ".join(rows) + f". At offset {int(profile['offsets'][0])} a key "
-           f"gets {profile['near_ratio']:.1f} times the uniform share, at offset {far} {profile['far_ratio']:.2f} "
+            zip(profile.offsets, profile.weight_at, profile.uniform, strict=True)]
+    lo, hi = profile.far_range
+    far = int(profile.offsets[-1])
+    notice("Mean over the chosen layers: " + "; ".join(rows) + f". At offset {int(profile.offsets[0])} a key "
+           f"gets {profile.near_ratio:.1f} times the uniform share, at offset {far} {profile.far_ratio:.2f} "
            f"times. The layers do not share one decay curve: at offset {far} they range from {lo:.1e} to {hi:.1e}, "
            "and within a layer the weight a head gives is set by content as much as by distance (the R² on the "
            "*Which rotary pairs* page).")
 
 
 def score_tab(page, profile: dict, summary: dict, layers: list[int]):
-    offsets = np.arange(1, profile["layer_score"].shape[1])
+    offsets = np.arange(1, profile.layer_score.shape[1])
     with page.side:
         log = controls.toggle("Log offset axis", "logs", False, help="Spreads out the short offsets, where most "
                                                                      "of the change happens.")
     x_title = f"offset m − n (tokens{', log scale' if log else ''})"
-    series = {f"layer {layer}": profile["layer_score"][layer - 1, 1:] for layer in layers}
+    series = {f"layer {layer}": profile.layer_score[layer - 1, 1:] for layer in layers}
     show(figures.lines(offsets, series, title="Mean raw score q·k at each offset (mean over heads)",
                        x_title=x_title, y_title="mean q·k", legend_right=True, log_x=log,
                        name="real_distance_score",
                        alt=f"Mean raw query-key score against offset for layers {', '.join(map(str, layers))}; "
                            "change from offset 0 at the marked offsets: "
-                           + ", ".join(f"{o}: {d:+.1f}" for o, d in zip(profile["offsets"], profile["score_change"],
+                           + ", ".join(f"{o}: {d:+.1f}" for o, d in zip(profile.offsets, profile.score_change,
                                                                         strict=True)) + "."))
-    show(figures.lines(offsets, {"RoFormer bound, relative to offset 0": profile["bound"][1:]}, log_x=log,
+    show(figures.lines(offsets, {"RoFormer bound, relative to offset 0": profile.bound[1:]}, log_x=log,
                        title="RoFormer's decay bound for head_dim 64, base 100,000", x_title=x_title,
                        y_title="bound / bound at 0", name="real_distance_bound", colours={"RoFormer bound, relative "
                                                                                            "to offset 0": 7},
                        alt="RoFormer's relative upper bound on the score against offset, for SmolLM2's settings: "
-                           + ", ".join(f"{b:.2f} at {o}" for o, b in zip(profile["offsets"], profile["bound_at"],
+                           + ", ".join(f"{b:.2f} at {o}" for o, b in zip(profile.offsets, profile.bound_at,
                                                                          strict=True)) + "."))
     profile_code(layers, f"# mean raw score q·k at offsets 1 to {offsets[-1]} (mean over heads), one curve per layer",
-                 "scores = {f'layer {layer}': profile['layer_score'][layer - 1, 1:]",
+                 "scores = {f'layer {layer}': profile.layer_score[layer - 1, 1:]",
                  f"          for layer in {list(layers)!r}}}",
-                 "bound = profile['bound'][1:]  # RoFormer's bound divided by its value at offset 0")
-    rows = [f"offset {o}: {d:+.1f}" for o, d in zip(profile["offsets"], profile["score_change"], strict=True)]
-    bound_rows = [f"{o}: {b:.2f}" for o, b in zip(profile["offsets"], profile["bound_at"], strict=True)]
+                 "bound = profile.bound[1:]  # RoFormer's bound divided by its value at offset 0")
+    rows = [f"offset {o}: {d:+.1f}" for o, d in zip(profile.offsets, profile.score_change, strict=True)]
+    bound_rows = [f"{o}: {b:.2f}" for o, b in zip(profile.offsets, profile.bound_at, strict=True)]
     notice("Change of the mean score from offset 0, averaged over the chosen layers: " + "; ".join(rows) +
            ". RoFormer's bound (relative to offset 0) at the same offsets: " + "; ".join(bound_rows) + ". "
-           + (f"The mean score of these layers first falls below zero at offset {profile['first_negative']} and is "
-              f"lowest at offset {profile['lowest_offset']} ({profile['lowest_score']:.1f}). "
-              if profile["first_negative"] is not None else "")
+           + (f"The mean score of these layers first falls below zero at offset {profile.first_negative} and is "
+              f"lowest at offset {profile.lowest_offset} ({profile.lowest_score:.1f}). "
+              if profile.first_negative is not None else "")
            + "The bound caps |q·k| for fixed content, so it says nothing about the sign or the mean of real "
            "scores: trained queries and keys are not random, and the distance preference they learned is "
            "the model's, not the bound's.")

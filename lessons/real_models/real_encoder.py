@@ -23,18 +23,18 @@ WHY = (
 
 def order_tab(page, text: str, seed: int):
     r = order_experiment(text, seed)
-    cosine, change = r["cosine"][False], r["max_abs_diff"][False]
-    show(figures.lines(np.arange(384), {"with position rows": r["shuffle_change"][True]},
+    cosine, change = r.cosine[False], r.max_abs_diff[False]
+    show(figures.lines(np.arange(384), {"with position rows": r.shuffle_change[True]},
                        title="Shuffled minus typed embedding, with the trained position rows",
                        x_title="embedding dimension", y_title="difference", name="encoder_shuffle_rows",
                        alt="The change of each of the 384 embedding numbers when the words are shuffled, with the "
-                           f"trained position rows: up to {r['max_abs_diff'][True]:.3f} (cosine "
-                           f"{r['cosine'][True]:.4f})."))
-    st.markdown(f"**As typed:** `{' '.join(r['tokens'])}`  \n**Shuffled:** `{' '.join(r['shuffled_tokens'])}`")
+                           f"trained position rows: up to {r.max_abs_diff[True]:.3f} (cosine "
+                           f"{r.cosine[True]:.4f})."))
+    st.markdown(f"**As typed:** `{' '.join(r.tokens)}`  \n**Shuffled:** `{' '.join(r.shuffled_tokens)}`")
 
     def unordered() -> str:
         return (f"Without the rows the two embeddings differ by at most {change:.1e} (cosine {cosine:.10f}): "
-                f"float32 rounding. With the rows the cosine is {r['cosine'][True]:.4f}. Attention itself does not "
+                f"float32 rounding. With the rows the cosine is {r.cosine[True]:.4f}. Attention itself does not "
                 "see order; a common misconception is that it does.")
 
     with classroom.predict("encoder_no_rows", "Remove the 512 learned position rows and shuffle the words. How do "
@@ -46,30 +46,30 @@ def order_tab(page, text: str, seed: int):
     source(real.encoder_order_experiment)
 
 
-def order_answer(r: dict, text: str, seed: int):
+def order_answer(r: real.OrderExperiment, text: str, seed: int):
     """The cosines and the per-dimension change that answer the shuffle question."""
     m1, m2 = st.columns(2)
-    m1.metric("Cosine, typed vs shuffled, with position rows", f"{r['cosine'][True]:.6f}")
-    m2.metric("Cosine, typed vs shuffled, rows removed", f"{r['cosine'][False]:.12f}")
+    m1.metric("Cosine, typed vs shuffled, with position rows", f"{r.cosine[True]:.6f}")
+    m2.metric("Cosine, typed vs shuffled, rows removed", f"{r.cosine[False]:.12f}")
     dims = np.arange(384)
-    diff = {"with position rows": r["shuffle_change"][True], "position rows removed": r["shuffle_change"][False]}
+    diff = {"with position rows": r.shuffle_change[True], "position rows removed": r.shuffle_change[False]}
     show(figures.lines(dims, diff, title="Shuffled minus typed, with the rows and with the rows removed",
                        x_title="embedding dimension", y_title="difference", name="encoder_shuffle_diff",
                        legend_right=True,
                        alt="The change of each of the 384 embedding numbers when the words are shuffled: large "
-                           f"with the position rows (largest {r['max_abs_diff'][True]:.3f}), a flat zero line "
-                           f"without them (largest {r['max_abs_diff'][False]:.1e})."))
+                           f"with the position rows (largest {r.max_abs_diff[True]:.3f}), a flat zero line "
+                           f"without them (largest {r.max_abs_diff[False]:.1e})."))
     order_code(text, seed, "# (384,) each: shuffled minus typed embedding, the two lines",
-               "with_rows, without = r['shuffle_change'][True], r['shuffle_change'][False]",
-               "print(r['cosine'])  # {True: cosine with the rows, False: without}")
-    notice(f"With the trained rows, shuffling the words moves the embedding: cosine {r['cosine'][True]:.4f}, largest "
-           f"change {r['max_abs_diff'][True]:.3f}. With the rows removed the model cannot tell the orders apart: "
-           f"the largest change is {r['max_abs_diff'][False]:.1e}, float32 rounding (the sums run in another "
+               "with_rows, without = r.shuffle_change[True], r.shuffle_change[False]",
+               "print(r.cosine)  # {True: cosine with the rows, False: without}")
+    notice(f"With the trained rows, shuffling the words moves the embedding: cosine {r.cosine[True]:.4f}, largest "
+           f"change {r.max_abs_diff[True]:.3f}. With the rows removed the model cannot tell the orders apart: "
+           f"the largest change is {r.max_abs_diff[False]:.1e}, float32 rounding (the sums run in another "
            "order), and every token's final vector is the same vector moved to its new place (largest "
-           f"difference {r['hidden_diff'][False]:.1e}). Everything BERT knows about order comes from those rows.")
+           f"difference {r.hidden_diff[False]:.1e}). Everything BERT knows about order comes from those rows.")
     formula(r"e = \frac{\bar h}{\lVert \bar h\rVert},\ \bar h = \frac1n\sum_{i=1}^{n} h_i")
     formula(r"\cos(e, e_{\text{shuffled}}) = $a\ \text{(rows)},\quad $b\ \text{(no rows)}",
-            a=r["cosine"][True], b=r["cosine"][False], digits=10)
+            a=r.cosine[True], b=r.cosine[False], digits=10)
 
 
 def maps_tab(page, text: str, seed: int):
@@ -77,8 +77,8 @@ def maps_tab(page, text: str, seed: int):
     with page.side:
         layer = controls.slider("Layer", "layer", 1, 6, 1)
         head = controls.slider("Head", "head", 1, 12, 3)
-    names = labels(r["tokens"])
-    grids = [r["attention"][True][layer - 1, head - 1], r["attention"][False][layer - 1, head - 1]]
+    names = labels(r.tokens)
+    grids = [r.attention[True][layer - 1, head - 1], r.attention[False][layer - 1, head - 1]]
     prev = [real.previous_token_weight(g) for g in grids]
     show(figures.small_multiples(grids, ["trained position rows", "position rows removed"], cols=2,
                                  title=f"Layer {layer}, head {head}: attention weights", value_name="weight",
@@ -87,10 +87,10 @@ def maps_tab(page, text: str, seed: int):
                                      "tokens, with and without the position rows, on one colour scale; mean weight "
                                      f"on the previous token {prev[0]:.3f} and {prev[1]:.3f}."))
     order_code(text, seed, f"# ({len(names)}, {len(names)}) attention weights, query rows and key columns",
-               f"with_rows = r['attention'][True][{layer - 1}, {head - 1}]",
-               f"without = r['attention'][False][{layer - 1}, {head - 1}]")
+               f"with_rows = r.attention[True][{layer - 1}, {head - 1}]",
+               f"without = r.attention[False][{layer - 1}, {head - 1}]")
     st.caption("Tokens, top to bottom and left to right: " + ", ".join(names))
-    top = heads()["top"]["previous"]
+    top = heads().top["previous"]
     notice(f"Mean weight on the previous token in this head: {prev[0]:.3f} with the rows, {prev[1]:.3f} without "
            "(a diagonal just below the main one is a head that reads its left neighbour). Without rows, the same "
            "word at two places gets the same row and column, so a head can only follow content. Measured on the "
@@ -102,12 +102,12 @@ def maps_tab(page, text: str, seed: int):
 
 def heads_tab(page, text: str, seed: int):
     h = heads()
-    layer, head, kept = h["top"]["previous"]
-    removed = float(h["previous"][False][layer - 1, head - 1])
+    layer, head, kept = h.top["previous"]
+    removed = float(h.previous[False][layer - 1, head - 1])
 
     def switched_off() -> str:
         return (f"Layer {layer}, head {head} puts {kept:.3f} of its weight on the previous token with the rows and "
-                f"{removed:.3f} without them (an even spread: {h['uniform']:.4f}); the bottom-left panel shows it.")
+                f"{removed:.3f} without them (an even spread: {h.uniform:.4f}); the bottom-left panel shows it.")
 
     with classroom.predict("encoder_prev_head", f"Layer {layer}, head {head} is MiniLM's clearest previous-token "
                            f"head ({kept:.3f} of its weight on the word piece just before). Remove the position "
@@ -120,25 +120,25 @@ def heads_tab(page, text: str, seed: int):
 
 def past_tab(page, text: str, seed: int):
     p = past_table()
-    st.markdown(f"**{p['tokens']} word pieces through the model** (transformers' own error): `{p['error']}`"
-                if p["error"] else f"{p['tokens']} word pieces ran without an error.")
-    series = {"cosine of the two texts' embeddings": np.array([p["st_cosine"], p["model_cosine"]])}
+    st.markdown(f"**{p.tokens} word pieces through the model** (transformers' own error): `{p.error}`"
+                if p.error else f"{p.tokens} word pieces ran without an error.")
+    series = {"cosine of the two texts' embeddings": np.array([p.st_cosine, p.model_cosine])}
     show(figures.bars(["sentence-transformers (cut at 256)", "the model reading up to 512"], series,
-                      title=f"Two texts that share their first {p['shared_pieces']} word pieces, then differ",
+                      title=f"Two texts that share their first {p.shared_pieces} word pieces, then differ",
                       x_title="how the text is read", y_title="cosine", name="encoder_past",
-                      alt=f"Cosine similarity of the two texts' embeddings: {p['st_cosine']:.4f} when cut at "
-                          f"{p['st_length']} word pieces, {p['model_cosine']:.4f} when the model reads up to its "
-                          f"{p['rows']} rows."))
+                      alt=f"Cosine similarity of the two texts' embeddings: {p.st_cosine:.4f} when cut at "
+                          f"{p.st_length} word pieces, {p.model_cosine:.4f} when the model reads up to its "
+                          f"{p.rows} rows."))
     classroom.snippet("# MiniLM and sentence-transformers on two texts from the shipped text",
                       "p = pc.real_models.encoder_past_table()",
-                      "print(p['st_cosine'], p['model_cosine'])  # the two bars")
-    notice(f"The table has {p['rows']} rows, so position {p['rows']} has no vector and the forward fails. "
-           f"sentence-transformers never gets there: it cuts every input at {p['st_length']} word pieces. Two texts "
-           f"sharing their first {p['shared_pieces']} pieces then get the same embedding (cosine "
-           f"{p['st_cosine']:.8f}) however different their endings; read up to 512 pieces "
-           f"({p['pieces'][0]} and {p['pieces'][1]}) they differ (cosine {p['model_cosine']:.4f}).")
-    formula(r"\text{rows} = $r,\quad \text{cut} = $c", r=p["rows"], c=p["st_length"])
-    formula(r"\cos_{\text{cut}} = $a,\quad \cos_{512} = $b", a=p["st_cosine"], b=p["model_cosine"], digits=8)
+                      "print(p.st_cosine, p.model_cosine)  # the two bars")
+    notice(f"The table has {p.rows} rows, so position {p.rows} has no vector and the forward fails. "
+           f"sentence-transformers never gets there: it cuts every input at {p.st_length} word pieces. Two texts "
+           f"sharing their first {p.shared_pieces} pieces then get the same embedding (cosine "
+           f"{p.st_cosine:.8f}) however different their endings; read up to 512 pieces "
+           f"({p.pieces[0]} and {p.pieces[1]}) they differ (cosine {p.model_cosine:.4f}).")
+    formula(r"\text{rows} = $r,\quad \text{cut} = $c", r=p.rows, c=p.st_length)
+    formula(r"\cos_{\text{cut}} = $a,\quad \cos_{512} = $b", a=p.st_cosine, b=p.model_cosine, digits=8)
     source(real.encoder_past_table)
 
 

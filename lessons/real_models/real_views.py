@@ -11,12 +11,12 @@ import streamlit as st
 
 import posenc_core as pc
 from page_kit import figures, show
-from page_kit.lesson.model_runs import models_ready, run_with_progress
+from page_kit.lesson.model_runs import TEXT_TITLE, models_ready, run_with_progress
 
 real = pc.real_models
 # how the file real.shipped_attention_summary() reads was made
-ATTENTION_COMMAND = ("python -m posenc_core.real_models attention --npz assets/smollm2_attention_stats.npz "
-                     "--tokens 1024 --windows 4")
+ATTENTION_COMMAND = ("python -m posenc_core.real_models attention --npz "
+                     "posenc_core/real_models/data/smollm2_attention_stats.npz --tokens 1024 --windows 4")
 LIVE_KEY = "real_attention_live"  # session state: the summary of the reader's own measurement
 LIVE_TEXT_KEY = "real_attention_live_text"  # ... and the text it was measured on (for the code snippets)
 
@@ -29,7 +29,7 @@ def layer_head_map(grid, title: str, value_name: str, name: str, alt: str) -> No
 
 
 @st.cache_data(show_spinner=False)
-def shipped_attention() -> dict:
+def shipped_attention() -> real.AttentionSummary:
     return real.shipped_attention_summary()
 
 
@@ -41,7 +41,7 @@ def summary_code() -> str:
     return "summary = pc.real_models.shipped_attention_summary()  # measured on the shipped text"
 
 
-def attention_summary() -> tuple[dict, str]:
+def attention_summary() -> tuple[real.AttentionSummary, str]:
     """The statistics to show and a sentence saying what they were measured on; a live-measure box."""
     with st.expander("Measure on your own text", icon=":material/science:"):
         text = st.text_area("Text (SmolLM2 reads its first 512 tokens)", key="real_text", height=110,
@@ -57,9 +57,9 @@ def attention_summary() -> tuple[dict, str]:
                       on_click=lambda: st.session_state.pop(LIVE_KEY, None))
     live = st.session_state.get(LIVE_KEY)
     if live is not None:
-        return live, (f"Measured here on your text: {live['tokens']:,} tokens"
-                      + (f" (the first {live['tokens']} of {live['text_tokens']:,})"
-                         if live["text_tokens"] > live["tokens"] else "") + ".")
+        return live, (f"Measured here on your text: {live.tokens:,} tokens"
+                      + (f" (the first {live.tokens} of {live.text_tokens:,})"
+                         if (live.text_tokens or 0) > live.tokens else "") + ".")
     s = shipped_attention()
-    return s, (f"Measured on {s['windows']} stretches of {s['tokens']:,} tokens of *{real.TEXT_TITLE}* (shipped; "
+    return s, (f"Measured on {s.windows} stretches of {s.tokens:,} tokens of *{TEXT_TITLE}* (shipped; "
                f"made by `{ATTENTION_COMMAND}`).")

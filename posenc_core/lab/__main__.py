@@ -54,7 +54,7 @@ def main(argv=None) -> int:
         print(f"error: {error}", file=sys.stderr)
         return 2
     save_lab_results(result, args.json, args.attention)
-    print(f"wrote {args.json} ({result['seconds']:.1f}s)" + (f" and {args.attention}" if args.attention else ""))
+    print(f"wrote {args.json} ({result.seconds:.1f}s)" + (f" and {args.attention}" if args.attention else ""))
     return 0
 
 

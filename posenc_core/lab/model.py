@@ -9,17 +9,21 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
-import torch
-import torch.nn.functional as F
-from torch import nn
 
+from .._backend import require_torch
 from ..absolute.sinusoidal import sinusoidal
 from ..attention_bias.biases import alibi_bias, t5_bucket_grid
 from ..rope import apply_rope
 from ..rope.frequencies import rope_inv_freq
 from .methods import LAB_METHODS
+
+require_torch("The lab's tiny transformer")  # a MissingExtraError naming the torch extra, without torch
+import torch  # noqa: E402
+import torch.nn.functional as F  # noqa: E402
+from torch import nn  # noqa: E402
 
 __all__ = ["POSITION_INPUTS", "POSITION_PARAMETERS", "ROPE_BASE", "Attention", "Block", "ModelConfig",
            "TinyTransformer", "as_tensor", "causal_mask", "loss_and_accuracy", "rope_scaling_for"]
@@ -158,7 +162,7 @@ class TinyTransformer(nn.Module):
             self._tables[key] = build()
         return self._tables[key]
 
-    def position_inputs(self, length: int, rope_scaling: dict | None = None):
+    def position_inputs(self, length: int, rope_scaling: dict[str, Any] | None = None):
         """What the method adds: (embedding or None, attention bias (h or 1, L, L), rope args or None)."""
         if rope_scaling is not None and self.method != "rope":
             raise ValueError("rope_scaling only applies to the RoPE model.")
@@ -166,7 +170,7 @@ class TinyTransformer(nn.Module):
         mask = self._table(("mask", length, dev), lambda: causal_mask(length, dev))  # (L, L)
         return POSITION_INPUTS[self.method](self, length, rope_scaling, mask)
 
-    def forward(self, tokens, rope_scaling: dict | None = None, return_attention: bool = False):
+    def forward(self, tokens, rope_scaling: dict[str, Any] | None = None, return_attention: bool = False):
         """tokens (B, L) int64 -> logits (B, L, vocab) [, list of n_layers attention maps (B, h, L, L)]."""
         added, bias, rope = self.position_inputs(tokens.shape[1], rope_scaling)
         x = self.embed(tokens)  # (B, L, D)
@@ -180,7 +184,7 @@ class TinyTransformer(nn.Module):
         return (logits, maps) if return_attention else logits
 
 
-def rope_scaling_for(method: str, length: int, train_len: int) -> dict | None:
+def rope_scaling_for(method: str, length: int, train_len: int) -> dict[str, Any] | None:
     """The rope_scaling dict an inference-only variant uses at ``length`` (None within the trained length)."""
     rope_type = LAB_METHODS[method].rope_type
     if rope_type is None or length <= train_len:

@@ -16,6 +16,7 @@ import os
 from pathlib import Path
 
 from .results import save_lab_results
+from .train import LabResult
 
 __all__ = ["SHARED_DIR_ENV", "save", "stored_paths"]
 
@@ -43,7 +44,7 @@ def stored_paths(settings: tuple) -> tuple[str, str, float] | None:
         return None
 
 
-def save(settings: tuple, result: dict) -> None:
+def save(settings: tuple, result: LabResult) -> None:
     """Write a finished run for every replica (no-op without POSENC_SHARED_DIR)."""
     folder = _folder()
     if folder is None:

@@ -23,9 +23,10 @@ from .task import IGNORE, TASK_DESCRIPTION, TASK_NAME, retrieval_batch
 if TYPE_CHECKING:  # torch's module, for the checker only: importing it here would import torch
     from .model import TinyTransformer
 
-__all__ = ["ATTENTION_FACTOR", "EVAL_FACTORS", "FULL", "MAX_STEPS", "MAX_TRAIN_LEN", "QUICK", "LabSettings",
-           "attention_maps", "build_model", "check_methods", "eval_batch", "evaluate", "lab_settings", "offset_mass",
-           "run_lab", "train_model", "warmup_steps"]
+__all__ = ["ATTENTION_FACTOR", "EVAL_FACTORS", "FULL", "MAX_STEPS", "MAX_TRAIN_LEN", "QUICK", "AttentionMaps",
+           "LabResult", "LabSettings", "LabTask", "MethodScores", "TrainCurve", "attention_maps", "build_model",
+           "check_methods", "eval_batch", "evaluate", "lab_settings", "offset_mass", "run_lab", "train_model",
+           "warmup_steps"]
 
 EVAL_FACTORS = (1, 2, 4, 8)  # evaluation lengths as multiples of T
 MAX_TRAIN_LEN = 128
@@ -59,6 +60,91 @@ class LabSettings:
 
 QUICK = LabSettings()
 FULL = LabSettings(train_len=64, steps=1500, batch=32, lr=2e-3, eval_sequences=128, mode="full")
+
+
+@dataclass(frozen=True)
+class TrainCurve:
+    """A training run's log, about 50 points.
+
+    step: the optimiser steps logged (from 1). loss: the training batch's cross-entropy there, nats.
+    accuracy: the training batch's accuracy there, 0 to 1.
+    """
+
+    step: list[int]
+    loss: list[float]
+    accuracy: list[float]
+
+
+@dataclass(frozen=True)
+class MethodScores:
+    """One method at every test length of a ``LabResult`` (T, 2T, 4T, 8T).
+
+    accuracy, loss: one value per test length (loss in nats), None where the method cannot run.
+    notes: None per length, or the refusal that says why it cannot run there.
+    label: its legend label when it was run.
+    train_curve: the trained model's log (None for the inference-only RoPE variants).
+    """
+
+    accuracy: list[float | None]
+    loss: list[float | None]
+    notes: list[str | None]
+    label: str
+    train_curve: TrainCurve | None = None
+
+
+@dataclass(frozen=True)
+class AttentionMaps:
+    """One head's attention on the first test sequence at T and at 4T (``attention_maps``).
+
+    layer, head: the head (from 0) that puts the most weight on the key k steps back at T.
+    at_T: (T, T) its attention weights (query rows, key columns), float32.
+    at_4T: (4T, 4T) the same at 4T, or None where the method cannot run there.
+    mass_T, mass_4T: its mean weight on the key k steps back at T and at 4T (None with ``at_4T``).
+    note: the refusal that says why it cannot run at 4T, or "".
+    """
+
+    layer: int
+    head: int
+    at_T: np.ndarray
+    at_4T: np.ndarray | None
+    mass_T: float
+    mass_4T: float | None
+    note: str
+
+
+@dataclass(frozen=True)
+class LabTask:
+    """The task of a ``LabResult``: look back k tokens.
+
+    name: ``TASK_NAME``. description: ``TASK_DESCRIPTION`` (what the result file says of the task).
+    k: the look-back offset. vocab: the number of symbols. chance_accuracy: 1 / vocab.
+    settings: the ``LabSettings`` fields and the torch version, as saved.
+    """
+
+    name: str
+    description: str
+    k: int
+    vocab: int
+    chance_accuracy: float
+    settings: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class LabResult:
+    """The whole experiment (``run_lab``), saved as JSON with the same keys (``save_lab_results``).
+
+    task: what was learned. train_len: T. eval_lengths: [T, 2T, 4T, 8T].
+    methods: {method name: its scores}, in the registry's order.
+    seconds: wall time of the training and testing.
+    attention: {method name: one head's maps}, or None when not asked for (kept in an .npz, not in the JSON).
+    """
+
+    task: LabTask
+    train_len: int
+    eval_lengths: list[int]
+    methods: dict[str, MethodScores]
+    seconds: float
+    attention: dict[str, AttentionMaps] | None = None
 
 
 def lab_settings(mode: str = "quick", *, train_len: int | None = None, steps: int | None = None, seed: int = 0,
@@ -149,8 +235,9 @@ def _learning_rate(step: int, settings: LabSettings) -> float:
 
 
 def train_model(method: str, settings: LabSettings,
-                progress: Callable[[dict], None] | None = None) -> tuple[TinyTransformer, dict[str, list]]:
-    """Train one method at length T. Returns (model, curve) with curve = {"step", "loss", "accuracy"} lists."""
+                progress: Callable[[dict[str, Any]], None] | None = None) -> tuple[TinyTransformer, TrainCurve]:
+    """Train one method at length T. Returns (model, its log); ``progress`` gets each logged step with the log so
+    far as {"step", "loss", "accuracy"} lists in "curve"."""
     torch = require_torch()
     from .model import as_tensor, loss_and_accuracy
 
@@ -178,7 +265,7 @@ def train_model(method: str, settings: LabSettings,
                 progress({"kind": "train", "method": method, "step": step + 1, "steps": settings.steps,
                           "loss": curve["loss"][-1], "accuracy": curve["accuracy"][-1], "curve": curve})
     model.eval()
-    return model, curve
+    return model, TrainCurve(curve["step"], curve["loss"], curve["accuracy"])
 
 
 def eval_batch(length: int, settings: LabSettings) -> tuple[np.ndarray, np.ndarray]:
@@ -214,15 +301,12 @@ def offset_mass(attn: np.ndarray, k: int) -> float:
     return float(np.diagonal(attn, offset=-k).mean())
 
 
-def attention_maps(model: TinyTransformer, method: str, settings: LabSettings) -> dict:
+def attention_maps(model: TinyTransformer, method: str, settings: LabSettings) -> AttentionMaps:
     """One head's attention on the first evaluation sequence at T and at 4T.
 
     The head is the one (over all layers) that puts the most weight on the key k steps back at
-    length T: the head that does the retrieval, if the model has one. The same head is shown at 4T.
-
-    Returns:
-        {"layer", "head", "at_T": (T, T) float32, "at_4T": (4T, 4T) float32 or None, "mass_T", "mass_4T",
-        "note"}; for the learned table at 4T the map is None and the note says why.
+    length T: the head that does the retrieval, if the model has one. The same head is shown at 4T; for the
+    learned table at 4T there is no map and the note says why.
     """
     torch = require_torch()
     from .model import as_tensor, rope_scaling_for
@@ -238,22 +322,21 @@ def attention_maps(model: TinyTransformer, method: str, settings: LabSettings) -
     masses = np.array([[offset_mass(at_t[i, h], settings.k) for h in range(at_t.shape[1])]
                        for i in range(at_t.shape[0])])  # (layers, h)
     layer, head = (int(v) for v in np.unravel_index(int(np.argmax(masses)), masses.shape))
-    out = {"layer": layer, "head": head, "at_T": at_t[layer, head].astype(np.float32),
-           "mass_T": float(masses[layer, head]), "at_4T": None, "mass_4T": None, "note": ""}
-    long = ATTENTION_FACTOR * settings.train_len
+    at_train = AttentionMaps(layer=layer, head=head, at_T=at_t[layer, head].astype(np.float32),
+                             mass_T=float(masses[layer, head]), at_4T=None, mass_4T=None, note="")
     try:
-        big = maps_at(long)[layer, head]
+        big = maps_at(ATTENTION_FACTOR * settings.train_len)[layer, head]
     except ValueError as error:
-        out["note"] = str(error)
-        return out
-    out["at_4T"], out["mass_4T"] = big.astype(np.float32), offset_mass(big, settings.k)
-    return out
+        return replace(at_train, note=str(error))
+    return replace(at_train, at_4T=big.astype(np.float32), mass_4T=offset_mass(big, settings.k))
 
 
-def _scores_at_lengths(model, name: str, settings: LabSettings, on_length) -> dict[str, list]:
-    """{"accuracy", "loss", "notes"}: one entry per test length, None (and the reason) where the method cannot run;
+def _scores_at_lengths(model, name: str, settings: LabSettings, on_length) -> tuple[list, list, list]:
+    """(accuracy, loss, notes): one entry per test length, None (and the reason) where the method cannot run;
     ``on_length(length, accuracy, loss)`` after each."""
-    scores: dict[str, list] = {"accuracy": [], "loss": [], "notes": []}
+    accuracies: list[float | None] = []
+    losses: list[float | None] = []
+    notes: list[str | None] = []
     for length in settings.eval_lengths:
         loss: float | None
         accuracy: float | None
@@ -263,41 +346,32 @@ def _scores_at_lengths(model, name: str, settings: LabSettings, on_length) -> di
         except ValueError as error:  # the learned table beyond T
             loss = accuracy = None
             note = str(error)
-        scores["accuracy"].append(accuracy)
-        scores["loss"].append(loss)
-        scores["notes"].append(note)
+        accuracies.append(accuracy)
+        losses.append(loss)
+        notes.append(note)
         on_length(length, accuracy, loss)
-    return scores
+    return accuracies, losses, notes
 
 
 def run_lab(settings: LabSettings | None = None, methods: Sequence[str] | None = None, *,
-            progress: Callable[[dict], None] | None = None, with_attention: bool = True) -> dict:
+            progress: Callable[[dict[str, Any]], None] | None = None, with_attention: bool = True) -> LabResult:
     """The whole experiment: train each needed model at T, evaluate every method at T, 2T, 4T, 8T.
 
     Args:
         settings: a LabSettings (``lab_settings(...)`` builds a validated one); QUICK by default.
         methods: names from LAB_METHODS (all by default). A RoPE variant trains the RoPE model.
         progress: called with small dicts as training and evaluation go (for a progress bar or a log).
-        with_attention: also return one head's attention map per method at T and 4T.
-
-    Returns:
-        The JSON-ready result {"task", "train_len", "eval_lengths", "methods", "seconds"}, where each
-        method has "accuracy" and "loss" lists (None where it cannot run, with the reason in "notes")
-        and trained methods their training curve; plus "attention" (numpy arrays, not for JSON) when asked.
+        with_attention: also keep one head's attention map per method at T and 4T.
     """
     torch = require_torch()
     settings = settings or QUICK
     check_backend("torch", settings.device)
     methods = check_methods(methods)
     to_train = [name for name in TRAINED_METHODS if any(LAB_METHODS[m].trained_as == name for m in methods)]
-    lengths = settings.eval_lengths
     started = time.perf_counter()
-    result: dict[str, Any] = {"task": {"name": TASK_NAME, "description": TASK_DESCRIPTION, "k": settings.k,
-                       "vocab": settings.vocab, "chance_accuracy": 1 / settings.vocab,
-                       "settings": asdict(settings) | {"torch": torch.__version__}},
-              "train_len": settings.train_len, "eval_lengths": lengths, "methods": {}, "seconds": None}
-    attention = {}
-    total = len(to_train) * settings.steps + len(methods) * len(lengths)
+    scores: dict[str, MethodScores] = {}
+    attention: dict[str, AttentionMaps] = {}
+    total = len(to_train) * settings.steps + len(methods) * len(settings.eval_lengths)
     done = 0
 
     def report(event):
@@ -320,15 +394,11 @@ def run_lab(settings: LabSettings | None = None, methods: Sequence[str] | None =
                 done += 1
                 report({"kind": "eval", "method": name, "length": length, "accuracy": accuracy, "loss": loss})
 
-            scores = _scores_at_lengths(model, name, settings, on_length)
-            entry: dict[str, Any] = {**scores, "label": LAB_METHODS[name].label}
-            result["methods"][name] = entry
-            if name in curves:
-                entry["train_curve"] = curves[name]
+            scores[name] = MethodScores(*_scores_at_lengths(model, name, settings, on_length),
+                                        label=LAB_METHODS[name].label, train_curve=curves.get(name))
             if with_attention:
                 attention[name] = attention_maps(model, name, settings)
-    result["seconds"] = round(time.perf_counter() - started, 2)
-    if with_attention:
-        result["attention"] = attention
-    return result
-
+    task = LabTask(name=TASK_NAME, description=TASK_DESCRIPTION, k=settings.k, vocab=settings.vocab,
+                   chance_accuracy=1 / settings.vocab, settings=asdict(settings) | {"torch": torch.__version__})
+    return LabResult(task=task, train_len=settings.train_len, eval_lengths=settings.eval_lengths, methods=scores,
+                     seconds=round(time.perf_counter() - started, 2), attention=attention if with_attention else None)

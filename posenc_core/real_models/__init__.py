@@ -1,7 +1,9 @@
 """Inside real models: all-MiniLM-L6-v2 and SmolLM2-135M-Instruct, loaded offline and measured.
 
 Importing this package needs neither torch nor transformers (the functions import them); the models come
-from the PyPI packages in requirements-models.txt and ``missing_models()`` says what is absent. Headless:
+from the PyPI packages in requirements-models.txt and ``missing_models()`` says what is absent;
+a function that needs an absent library raises ``MissingExtraError`` naming the extra. The shipped text and runs
+are package data (``data/``). Headless:
 ``python -m posenc_core.real_models long --json PATH`` and
 ``python -m posenc_core.real_models attention --npz PATH``.
 """
@@ -10,6 +12,12 @@ from .attention_stats import (
     MAX_LIVE_STATS_TOKENS,
     MAX_STATS_TOKENS,
     SINK_FROM,
+    AttentionFindings,
+    AttentionSummary,
+    AttentionSums,
+    DistanceProfile,
+    LayerFindings,
+    TopHead,
     attention_findings,
     attention_stats,
     distance_profile,
@@ -27,6 +35,9 @@ from .attention_stats import (
 from .encoder import (
     MAX_ENCODER_CHARS,
     MINILM_POSITION_ROWS,
+    OrderExperiment,
+    PastTable,
+    PositionalHeads,
     encoder_order_experiment,
     encoder_past_table,
     minilm_embedding,
@@ -42,7 +53,12 @@ from .long_context import (
     SMOLLM2_BASE,
     SMOLLM2_CONTEXT,
     SMOLLM2_HEAD_DIM,
+    BinnedLoss,
+    LongContextRun,
+    LongContextSummary,
     LongMethod,
+    MethodRun,
+    StretchLosses,
     binned_loss,
     load_long_context,
     long_context_run,
@@ -61,16 +77,31 @@ from .models import (
     load_smollm2,
     missing_models,
     model_cache_dir,
+    require_libraries,
     smollm2_from_gguf,
     smollm2_gguf_path,
 )
 from .smollm2 import smollm2_forward, smollm2_rotary, smollm2_token_losses
-from .text import TEXT_SOURCE, TEXT_TITLE, shipped_text, smollm2_tokenize, text_token_count, text_tokens
+from .text import shipped_text, smollm2_tokenize, text_token_count, text_tokens
 
 __all__ = [
     "INSTALL_COMMAND",
     "LONG_METHODS",
+    "AttentionFindings",
+    "AttentionSummary",
+    "AttentionSums",
+    "BinnedLoss",
+    "DistanceProfile",
+    "LayerFindings",
+    "LongContextRun",
+    "LongContextSummary",
     "LongMethod",
+    "MethodRun",
+    "OrderExperiment",
+    "PastTable",
+    "PositionalHeads",
+    "StretchLosses",
+    "TopHead",
     "MAX_ENCODER_CHARS",
     "MAX_LIVE_TOKENS",
     "MAX_LIVE_STATS_TOKENS",
@@ -83,8 +114,6 @@ __all__ = [
     "SMOLLM2_CONTEXT",
     "SMOLLM2_HEAD_DIM",
     "SMOLLM2_NAME",
-    "TEXT_SOURCE",
-    "TEXT_TITLE",
     "attention_findings",
     "attention_stats",
     "distance_profile",
@@ -110,6 +139,7 @@ __all__ = [
     "position_losses",
     "positional_heads",
     "previous_token_weight",
+    "require_libraries",
     "save_summary",
     "sentence_transformers_embedding",
     "shipped_attention_summary",

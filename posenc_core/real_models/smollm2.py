@@ -15,11 +15,15 @@ from typing import Any
 
 import numpy as np
 
+from .._checks import as_int
+from .models import require_libraries
+
 __all__ = ["smollm2_forward", "smollm2_rotary", "smollm2_token_losses"]
 
 
-def smollm2_rotary(model: Any, rope_parameters: dict | None = None) -> Any:
+def smollm2_rotary(model: Any, rope_parameters: dict[str, Any] | None = None) -> Any:
     """transformers' LlamaRotaryEmbedding for ``model``'s config with ``rope_parameters`` swapped in."""
+    require_libraries("SmolLM2's rotary embedding", "torch", "transformers")
     from transformers import LlamaConfig
     from transformers.models.llama.modeling_llama import LlamaRotaryEmbedding
 
@@ -37,6 +41,7 @@ def smollm2_forward(model: Any, input_ids: Any, *, position_ids: Any = None, rot
     ``on_layer(index, attention_module, normed_input (1, n, 576), (cos, sin))`` runs before each layer's
     attention, for measurements; ``progress(done, total)`` after each layer.
     """
+    require_libraries("SmolLM2's forward pass", "torch", "transformers")
     import torch
 
     inner = model.model
@@ -63,6 +68,8 @@ def smollm2_token_losses(model: Any, hidden: Any, input_ids: Any, chunk: int = 1
     The logits are made ``chunk`` positions at a time: all of them at once would be n x 49,152 floats
     (3.2 GB at n = 16,384).
     """
+    as_int("chunk", chunk, minimum=1)
+    require_libraries("SmolLM2's token losses", "torch")
     import torch
     import torch.nn.functional as F
 

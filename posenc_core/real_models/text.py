@@ -1,5 +1,6 @@
-"""The shipped long text: Ambrose Bierce's *The Devil's Dictionary* (public domain; provenance in
-``assets/devils_dictionary.md``), and its tokens for either model."""
+"""The shipped long text: Ambrose Bierce's *The Devil's Dictionary* (1911 edition, public domain, the Internet
+Wiretap edition of 1993 as shipped in Debian's dict-devil package; provenance in ``data/devils_dictionary.md``),
+and its tokens for either model. Both files are package data: they ship in the wheel."""
 
 from __future__ import annotations
 
@@ -8,14 +9,11 @@ from pathlib import Path
 
 import numpy as np
 
-__all__ = ["TEXT_SOURCE", "TEXT_TITLE", "shipped_text", "smollm2_tokenize", "text_token_count", "text_tokens"]
+__all__ = ["shipped_text", "smollm2_tokenize", "text_token_count", "text_tokens"]
 
-TEXT_TITLE = "The Devil's Dictionary"
-TEXT_SOURCE = ("Ambrose Bierce, The Devil's Dictionary (1911 edition, public domain), Internet Wiretap edition "
-               "of 1993 as shipped in Debian's dict-devil package")
-_ASSETS = Path(__file__).resolve().parents[2] / "assets"
-_TEXT_PATH = _ASSETS / "devils_dictionary.txt"
-_TOKENS_PATH = _ASSETS / "devils_dictionary.smollm2_tokens.npy"
+_DATA = Path(__file__).resolve().parent / "data"  # package data: in the wheel
+_TEXT_PATH = _DATA / "devils_dictionary.txt"
+_TOKENS_PATH = _DATA / "devils_dictionary.smollm2_tokens.npy"
 
 
 @functools.cache
@@ -24,7 +22,7 @@ def shipped_text() -> str:
     try:
         return _TEXT_PATH.read_text(encoding="ascii")
     except OSError as error:
-        raise ValueError(f"The shipped text {_TEXT_PATH.name} is missing from assets/ ({error}).") from None
+        raise ValueError(f"The shipped text {_TEXT_PATH.name} is missing from the package ({error}).") from None
 
 
 @functools.cache
@@ -34,7 +32,7 @@ def _smollm2_tokens() -> np.ndarray:
     try:
         ids = np.load(_TOKENS_PATH)  # (95,358,) uint16: the vocabulary has 49,152 entries
     except OSError as error:
-        raise ValueError(f"The shipped tokens {_TOKENS_PATH.name} are missing from assets/ ({error}).") from None
+        raise ValueError(f"The shipped tokens {_TOKENS_PATH.name} are missing from the package ({error}).") from None
     ids.setflags(write=False)
     return ids
 
@@ -43,11 +41,12 @@ def smollm2_tokenize(text: str) -> list[int]:
     """SmolLM2's token ids of ``text`` (no special tokens: the model reads plain text)."""
     from .models import load_smollm2
 
-    tokenizer, _ = load_smollm2()
+    tokenizer, _ = load_smollm2()  # refuses, naming the extra, without transformers
     return list(tokenizer(text, add_special_tokens=False)["input_ids"])
 
 
 def text_token_count() -> int:
+    """How many SmolLM2 tokens the shipped text has (95,358)."""
     return int(_smollm2_tokens().shape[0])
 
 

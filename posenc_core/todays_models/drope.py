@@ -265,8 +265,8 @@ def drope_experiment(train_len: int = 32, steps: int = 300, recalibration: int =
     return DropeResult(
         task=TASK_DESCRIPTION, k=settings.k, train_len=settings.train_len, eval_lengths=settings.eval_lengths,
         chance_accuracy=1 / settings.vocab, recalibration=recalibration, variants=variants,
-        curves=DropeCurves(rope=TrainingCurve(step=rope_curve["step"], loss=rope_curve["loss"],
-                                              accuracy=rope_curve["accuracy"], global_step=list(rope_curve["step"])),
+        curves=DropeCurves(rope=TrainingCurve(step=rope_curve.step, loss=rope_curve.loss,
+                                              accuracy=rope_curve.accuracy, global_step=list(rope_curve.step)),
                            recalibration=recal_curve),
         head=DropeHead(layer=layer, head=head),
         attention={n: np.round(m[layer, head], 4).astype(np.float64) for n, m in maps.items()},  # (T, T) each
