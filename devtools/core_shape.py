@@ -3,6 +3,11 @@
 - **No sentence for the screen.** A string constant of three or more words, outside a docstring, an exception a
   function raises (the core refuses in words that name the field, and the pages show them), a warning, or a
   ``__main__`` command line, is a sentence meant for a reader: it belongs to the lesson's views, which translate.
+  Not prose: Python source text (a string that parses as Python, such as a guard the config reading matches
+  against transformers' code), a regular expression (an argument of ``re``), a model's name (every word
+  capitalised or a number: "Stable Diffusion 3.5 Large"), and a line marked ``# shown as code`` (a shell
+  command a refusal and a page print as code), ``# refusal words`` (a phrase only a refusal's message uses),
+  ``# a model's name`` (a preset's label) or ``# written to a result file`` (a field of a saved run's format).
 - **No bare dict returned.** A public function whose result has several parts returns a typed object (a frozen
   dataclass or a NamedTuple); a ``dict[K, V]`` keyed by data (a method, a preset, a layer type) is a mapping and
   says its types.
@@ -20,6 +25,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 CORE = ROOT / "posenc_core"
 # calls whose string arguments are refusals, warnings or a command line's help: words the core may say
+PRAGMAS = ("# shown as code", "# refusal words", "# a model's name", "# written to a result file")
+REGEX_CALLS = {"compile", "match", "fullmatch", "search", "sub", "findall", "finditer", "split", "import_module"}
 SPEAKING_CALLS = {"ValueError", "TypeError", "KeyError", "RuntimeError", "OSError", "FileNotFoundError", "ImportError",
                   "MissingExtraError", "NotImplementedError", "warn", "ArgumentParser", "add_argument", "print",
                   "error", "exit", "Thread"}
@@ -42,7 +49,8 @@ def _said_by_a_refusal(node: ast.AST, parents: dict[ast.AST, ast.AST]) -> bool:
             name = func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else ""
             # the refusals' own words: ``check_size(n, "The table")`` and ``require_torch("...")`` name what a
             # refusal is about
-            if name in SPEAKING_CALLS or name.endswith("Error") or name.startswith(("as_", "check_", "require_")):
+            if (name in SPEAKING_CALLS | REGEX_CALLS or name.endswith("Error")
+                    or name.startswith(("as_", "check_", "require_"))):
                 return True
     return False
 
@@ -55,17 +63,38 @@ def _text(node: ast.AST) -> str | None:
     return None
 
 
+def _not_prose(text: str) -> bool:
+    """Python source text, a regular expression, or a name whose every word is capitalised or a number."""
+    if re.search(r"\\[wdsb]|\(\.[+*]\)", text):
+        return True
+    try:
+        ast.parse(text.strip())
+        return True
+    except SyntaxError:
+        pass
+    words = text.replace("-", " ").split()
+    return all(w[0].isupper() or w[0].isdigit() for w in words)
+
+
 def sentences(path: Path) -> Iterator[tuple[int, str]]:
     """(line, text) of each string in a core module that reads as a sentence for the screen."""
     if path.name == "__main__.py":
         return
-    tree = ast.parse(path.read_text(encoding="utf-8"))
+    source = path.read_text(encoding="utf-8")
+    lines = source.splitlines()
+    tree = ast.parse(source)
     parents = _parents(tree)
     for node in ast.walk(tree):
         text = _text(node)
         if text is None or isinstance(parents.get(node), ast.Expr) or isinstance(parents.get(node), ast.JoinedStr):
             continue  # a docstring, or a piece of an f-string (the f-string is checked whole)
-        if len(WORD.findall(text)) >= 3 and " " in text.strip() and not _said_by_a_refusal(node, parents):
+        if len(WORD.findall(text)) < 3 or " " not in text.strip() or _not_prose(text):
+            continue
+        # the mark in a comment on the string's lines, or on a comment line just above them
+        span = lines[node.lineno - 1:node.end_lineno]
+        above = lines[node.lineno - 2] if node.lineno > 1 and lines[node.lineno - 2].lstrip().startswith("#") else ""
+        marked = any(p[2:] in line.partition("#")[2] for line in [above, *span] for p in PRAGMAS)
+        if not marked and not _said_by_a_refusal(node, parents):
             yield node.lineno, text
 
 

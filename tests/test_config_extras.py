@@ -75,11 +75,6 @@ SCRIPT = textwrap.dedent('''
     print(json.dumps(out))
 ''')
 
-# Known elsewhere, not in the config reading: rope.frequencies' ntk_alpha rule forms its frequencies in numpy float64
-# where torch is absent (within 1 ulp of transformers' float32 torch ones) instead of refusing. Listed so that this
-# test still catches every other difference; remove the entries once that rule refuses without torch.
-NTK_ALPHA_WITHOUT_TORCH = {("hunyuan-7b", name) for name in ("config_view", "rope_from_config", "layer_inv_freq")}
-
 # the functions whose result a generic reading (``source`` other than "class") may change, because it says so
 FLAGGED = {"read_layers", "normalise_config", "layer_inv_freq"}
 
@@ -108,8 +103,6 @@ def test_every_reading_equals_the_full_install_or_says_it_cannot(full, missing):
             if name == "source" or result == full[key][name]:
                 continue
             if name in FLAGGED and flagged:
-                continue
-            if "torch" in missing and "transformers" not in missing and (key, name) in NTK_ALPHA_WITHOUT_TORCH:
                 continue
             if result[0] == "missing":
                 assert result[1] in missing, (key, name, result)

@@ -83,23 +83,23 @@ PRESETS: dict[str, Preset] = {
         {"model_type": "mistral", "hidden_size": 4096, "num_attention_heads": 32, "num_key_value_heads": 8,
          "num_hidden_layers": 32, "max_position_embeddings": 32768, "rope_theta": 10000.0, "sliding_window": 4096}),
     "qwen2.5-7b-yarn": Preset(
-        "Qwen2.5 7B Instruct + YaRN x4", "Qwen/Qwen2.5-7B-Instruct", "config.json+model_card",
+        "Qwen2.5 7B Instruct + YaRN x4", "Qwen/Qwen2.5-7B-Instruct", "config.json+model_card",  # a model's name
         {"model_type": "qwen2", "hidden_size": 3584, "num_attention_heads": 28, "num_key_value_heads": 4,
          "num_hidden_layers": 28, "max_position_embeddings": 32768, "rope_theta": 1000000.0,
          "rope_scaling": {"factor": 4.0, "original_max_position_embeddings": 32768, "type": "yarn"}}),
     "gpt-neox-20b": Preset(
-        "GPT-NeoX 20B (partial rotary)", "EleutherAI/gpt-neox-20b", "config.json",
+        "GPT-NeoX 20B (partial rotary)", "EleutherAI/gpt-neox-20b", "config.json",  # a model's name
         {"model_type": "gpt_neox", "hidden_size": 6144, "num_attention_heads": 64, "rotary_pct": 0.25,
          "rotary_emb_base": 10000, "max_position_embeddings": 2048}),
     "phi3.5-mini": Preset(
-        "Phi-3.5 mini (LongRoPE)", "microsoft/Phi-3.5-mini-instruct", "config.json",
+        "Phi-3.5 mini (LongRoPE)", "microsoft/Phi-3.5-mini-instruct", "config.json",  # a model's name
         {"model_type": "phi3", "hidden_size": 3072, "num_attention_heads": 32, "num_key_value_heads": 32,
          "num_hidden_layers": 32, "max_position_embeddings": 131072, "original_max_position_embeddings": 4096,
          "rope_theta": 10000.0, "sliding_window": 262144,
          "rope_scaling": {"long_factor": list(PHI35_LONG_FACTOR), "short_factor": list(PHI35_SHORT_FACTOR),
                           "type": "longrope"}}),
     "deepseek-v3": Preset(
-        "DeepSeek-V3 (YaRN with mscale)", "deepseek-ai/DeepSeek-V3", "config.json",
+        "DeepSeek-V3 (YaRN with mscale)", "deepseek-ai/DeepSeek-V3", "config.json",  # a model's name
         {"model_type": "deepseek_v3", "hidden_size": 7168, "num_attention_heads": 128, "num_hidden_layers": 61,
          "q_lora_rank": 1536, "kv_lora_rank": 512, "qk_rope_head_dim": 64, "qk_nope_head_dim": 128,
          "v_head_dim": 128, "max_position_embeddings": 163840, "rope_theta": 10000,

@@ -40,7 +40,7 @@ def _gemma(P: Callable[..., T]) -> dict[str, T]:
                 "rope_scaling": {"factor": 8.0, "rope_type": "linear"}, "sliding_window": 1024,
                 "sliding_window_pattern": 6, "query_pre_attn_scalar": 168}}),
         "gemma4": P(
-            "Gemma 4 (Gemma4TextConfig defaults)", "google/gemma-4-e2b-it", "class_defaults",
+            "Gemma 4 (Gemma4TextConfig defaults)", "google/gemma-4-e2b-it", "class_defaults",  # a model's name
             {"model_type": "gemma4_text", "hidden_size": 2304, "num_attention_heads": 8, "num_key_value_heads": 4,
              "head_dim": 256, "global_head_dim": 512, "num_hidden_layers": 30, "max_position_embeddings": 131072,
              "sliding_window": 512, "layer_types": _pattern(30, 6, "full_attention", "sliding_attention"),
@@ -152,7 +152,7 @@ def _qwen(P: Callable[..., T]) -> dict[str, T]:
              "rope_theta": 10000000.0, "partial_rotary_factor": 0.25, "full_attention_interval": 4,
              "layer_types": _pattern(48, 4, "full_attention", "linear_attention")}),
         "qwen3.5-27b": P(
-            "Qwen3.5 27B (text model)", "Qwen/Qwen3.5-27B", "config.json:text_config",
+            "Qwen3.5 27B (text model)", "Qwen/Qwen3.5-27B", "config.json:text_config",  # a model's name
             {"model_type": "qwen3_5_text", "hidden_size": 5120, "num_attention_heads": 24, "num_key_value_heads": 4,
              "head_dim": 256, "num_hidden_layers": 64, "max_position_embeddings": 262144,
              "full_attention_interval": 4, "layer_types": _pattern(64, 4, "full_attention", "linear_attention"),
@@ -174,7 +174,8 @@ def _deepseek_kimi(P: Callable[..., T]) -> dict[str, T]:
              "rope_scaling": {"beta_fast": 32, "beta_slow": 1, "factor": 40, "mscale": 1.0, "mscale_all_dim": 1.0,
                               "original_max_position_embeddings": 4096, "type": "yarn"}}),
         "deepseek-v4-flash": P(
-            "DeepSeek V4 Flash (DeepseekV4Config defaults)", "deepseek-ai/DeepSeek-V4-Flash-Base", "class_defaults",
+            "DeepSeek V4 Flash (DeepseekV4Config defaults)",  # a model's name
+            "deepseek-ai/DeepSeek-V4-Flash-Base", "class_defaults",
             {"model_type": "deepseek_v4", "hidden_size": 4096, "num_attention_heads": 64, "num_hidden_layers": 43,
              "head_dim": 512, "q_lora_rank": 1024, "o_lora_rank": 1024, "max_position_embeddings": 1048576,
              "sliding_window": 128, "rope_theta": 10000.0, "compress_rope_theta": 160000.0,
@@ -184,7 +185,7 @@ def _deepseek_kimi(P: Callable[..., T]) -> dict[str, T]:
              "rope_scaling": {"rope_type": "yarn", "factor": 16.0, "original_max_position_embeddings": 65536,
                               "beta_fast": 32, "beta_slow": 1}}),
         "kimi-k2": P(
-            "Kimi K2 (text model of K2.5 / K2.6)", "moonshotai/Kimi-K2-Instruct", "config.json",
+            "Kimi K2 (text model of K2.5 / K2.6)", "moonshotai/Kimi-K2-Instruct", "config.json",  # a model's name
             {"model_type": "deepseek_v3", "hidden_size": 7168, "num_attention_heads": 64, "num_hidden_layers": 61,
              "q_lora_rank": 1536, "kv_lora_rank": 512, "qk_rope_head_dim": 64, "qk_nope_head_dim": 128,
              "v_head_dim": 128, "max_position_embeddings": 131072, "rope_theta": 50000.0,

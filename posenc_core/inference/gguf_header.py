@@ -22,7 +22,8 @@ __all__ = ["ARRAY_KEPT", "GGUF_LIMITS", "HEADER_COMMAND", "MAX_HEADER_BYTES", "G
 
 MAX_HEADER_BYTES = 20 << 20  # 20 MiB: a header is read from bytes in memory (the page's upload cap is the same)
 ARRAY_KEPT = 16  # an array's first values kept for display; longer arrays are walked and counted
-HEADER_COMMAND = "head -c 16M model.gguf > header.gguf"  # 16 MiB: under the 20 MiB cap, past a 256k-token vocab
+# 16 MiB: under the 20 MiB cap, past a 256k-token vocab
+HEADER_COMMAND = "head -c 16M model.gguf > header.gguf"  # shown as code
 _SUPPORTED_VERSIONS = (2, 3)  # what gguf.GGUFReader 0.19 accepts (READER_SUPPORTED_VERSIONS)
 _MAX_TENSOR_DIMS = 4  # GGML_MAX_DIMS
 
@@ -114,7 +115,7 @@ class _Cursor:
         return struct.unpack(self.order + fmt, self.take(struct.calcsize(fmt), what))[0]
 
     def text(self, what: str, limit: int | None = None) -> str:
-        length = self.scalar("Q", f"the length of {what}")
+        length = self.scalar("Q", f"the length of {what}")  # refusal words
         if length > self.left() or (limit is not None and length > limit):
             bound = self.left() if limit is None or self.left() < limit else limit
             raise ValueError(f"{what} claims {length:,} bytes, but at most {bound:,} can follow at byte "
@@ -142,7 +143,7 @@ class _Cursor:
         left = getattr(self, f"{kind}_left")
         if count > left:
             cap = getattr(self.limits, kind)
-            items = "strings inside arrays" if kind == "strings" else "arrays inside arrays"
+            items = "strings inside arrays" if kind == "strings" else "arrays inside arrays"  # refusal words
             raise ValueError(f"{what} would bring the header's {items} past {cap:,}, the most read here (real "
                              "GGUF files hold far fewer): the file is damaged or built to be slow to read.")
         setattr(self, f"{kind}_left", left - count)
@@ -150,8 +151,8 @@ class _Cursor:
     def array(self, what: str, depth: int) -> GGUFArray:
         if depth > self.limits.depth:
             raise ValueError(f"{what} nests arrays {depth} deep; GGUF metadata nests at most {self.limits.depth}.")
-        code = self.scalar("I", f"the item type of {what}")
-        count = self.scalar("Q", f"the length of {what}")
+        code = self.scalar("I", f"the item type of {what}")  # refusal words
+        count = self.scalar("Q", f"the length of {what}")  # refusal words
         if code not in self.types:
             raise ValueError(f"{what} is an array of value type {code}, which is not a GGUF type.")
         name, fmt, smallest = self.types[code]
@@ -182,7 +183,7 @@ class _Cursor:
         for i in range(count):
             if pos + 8 > size:
                 self.pos = pos
-                self.take(8, f"the length of item {i:,} of {what}")  # raises: the header ends here
+                self.take(8, f"the length of item {i:,} of {what}")  # raises, the header ends here: refusal words
             length = unpack(data, pos)[0]
             if length > size - pos - 8:
                 self.pos = pos + 8
@@ -220,8 +221,8 @@ def _start(data, max_bytes: int, limits: GGUFLimits) -> tuple[_Cursor, int, int,
     version = cursor.scalar("I", "the version")
     if version not in _SUPPORTED_VERSIONS:
         raise ValueError(f"This GGUF file has version {version}; the gguf package reads versions 2 and 3.")
-    tensor_count = cursor.scalar("Q", "the tensor count")
-    kv_count = cursor.scalar("Q", "the key count")
+    tensor_count = cursor.scalar("Q", "the tensor count")  # refusal words
+    kv_count = cursor.scalar("Q", "the key count")  # refusal words
     if kv_count > limits.keys or kv_count * 13 > cursor.left():  # each key: 8 + 1 + 4 bytes at least
         keys = f"{kv_count:,} key{'s' * (kv_count != 1)}"
         raise ValueError(f"The header claims {keys}, but {cursor.left():,} bytes cannot hold that many "
@@ -254,11 +255,11 @@ def read_gguf_header(data: bytes | bytearray | memoryview, *, max_bytes: int = M
     fields: dict[str, Any] = {}
     types: dict[str, str] = {}
     for index in range(kv_count):
-        key = cursor.text(f"the name of key {index:,}", limits.key_bytes)
+        key = cursor.text(f"the name of key {index:,}", limits.key_bytes)  # refusal words
         if key in fields:
             raise ValueError(f"The key {key!r} appears twice in the header.")
-        code = cursor.scalar("I", f"the type of key {key!r}")
-        value = cursor.value(code, f"the value of {key!r}")
+        code = cursor.scalar("I", f"the type of key {key!r}")  # refusal words
+        value = cursor.value(code, f"the value of {key!r}")  # refusal words
         fields[key] = value
         name = cursor.types[code][0]
         types[key] = f"ARRAY[{value.item_type}]" if isinstance(value, GGUFArray) else name

@@ -18,6 +18,7 @@ __all__ = ["IGNORE", "TASK_DESCRIPTION", "TASK_NAME", "retrieval_batch"]
 IGNORE = -100  # the target of positions t < k, where there is nothing k steps back (torch's ignore_index)
 
 TASK_NAME = "retrieve-k-back"
+# written to a result file
 TASK_DESCRIPTION = ("Sequences of independent, uniformly random symbols; at every position t >= k the model "
                     "predicts the symbol k steps back, x[t-k]. Positions t < k are not scored.")
 

