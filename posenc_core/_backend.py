@@ -38,6 +38,11 @@ class MissingExtraError(ImportError, ValueError):
 
 
 def torch_installed() -> bool:
+    """Whether torch can be imported (the torch backend and the diffusion section need it).
+
+    >>> isinstance(pc.torch_installed(), bool)
+    True
+    """
     return importlib.util.find_spec("torch") is not None
 
 
@@ -55,7 +60,11 @@ BackendStatus = Literal["usable", "no_torch", "no_cuda"]
 
 def available_backends() -> dict[str, BackendStatus]:
     """Map each backend label ("numpy", "torch", "torch-cuda") to whether it is usable here: "usable", or why not
-    as a code, "no_torch" (torch is not installed) or "no_cuda" (torch is, but it sees no CUDA device)."""
+    as a code, "no_torch" (torch is not installed) or "no_cuda" (torch is, but it sees no CUDA device).
+
+    >>> pc.available_backends()['numpy']
+    'usable'
+    """
     torch_status: BackendStatus = "usable" if torch_installed() else "no_torch"
     return {
         "numpy": "usable",
@@ -65,6 +74,11 @@ def available_backends() -> dict[str, BackendStatus]:
 
 
 def default_device() -> str:
+    """The device the torch backend uses by default: "cuda" where a GPU is present, else "cpu".
+
+    >>> pc.default_device() in ('cpu', 'cuda')
+    True
+    """
     return "cuda" if cuda_available() else "cpu"
 
 
@@ -166,6 +180,9 @@ def to_numpy(array: ArrayOrTensor) -> np.ndarray:
 
     numpy has no bfloat16 (nor torch's float8 types), so such a tensor comes back as float32, which holds
     each of its values exactly (the upcast transformers and timm do before their own arithmetic).
+
+    >>> pc.to_numpy([1.0, 2.0])
+    array([1., 2.])
     """
     if isinstance(array, np.ndarray):
         return array

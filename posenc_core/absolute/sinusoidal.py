@@ -183,6 +183,9 @@ def sinusoidal(num_positions: int, dim: int, base: float = 10000.0, layout: str 
 
     Returns:
         Array of shape (num_positions, dim).
+
+    >>> pc.sinusoidal(2, 4).astype(float).round(4).tolist()  # (positions, dim) float32
+    [[0.0, 1.0, 0.0, 1.0], [0.8415, 0.5403, 0.01, 0.9999]]
     """
     n = as_int("num_positions", num_positions, minimum=1, maximum=MAX_POSITIONS)
     check_size(n * as_even_dim("dim", dim), "The sinusoidal table")

@@ -46,6 +46,9 @@ def alibi_slopes(n_heads: int, *, backend: str = "numpy", device: str | None = N
     Returns:
         Array of shape (n_heads,), float32, from the steepest slope (head 1) to the gentlest of the first group
         (head n'), then the filled heads.
+
+    >>> pc.alibi_slopes(4).tolist()
+    [0.25, 0.0625, 0.015625, 0.00390625]
     """
     n = as_int("n_heads", n_heads, minimum=1, maximum=MAX_HEADS)
     p = alibi_geometric_heads(n)
@@ -73,6 +76,9 @@ def alibi_bias(n_heads: int, q_len: int, k_len: int | None = None, causal: bool 
 
     bias[h, i, j] = -slope_h * (i - j) for keys at or before the query; -inf after it when causal,
     -slope_h * |i - j| when not. With k_len > q_len the queries are the last q_len positions.
+
+    >>> pc.alibi_bias(2, 3, 3)[0].tolist()  # the first head's slope is 2^-4
+    [[-0.0, -inf, -inf], [-0.0625, -0.0, -inf], [-0.125, -0.0625, -0.0]]
     """
     q_len = as_int("q_len", q_len, minimum=1, maximum=MAX_POSITIONS)
     k_len = q_len if k_len is None else as_int("k_len", k_len, minimum=1, maximum=MAX_POSITIONS)
@@ -104,6 +110,10 @@ def t5_relative_position_bucket(relative_position: ArrayOrTensor, bidirectional:
 
     Returns:
         int64 buckets with the shape of relative_position.
+
+    >>> import numpy as np
+    >>> pc.t5_relative_position_bucket(np.arange(-3, 4)).tolist()
+    [3, 2, 1, 0, 17, 18, 19]
     """
     bidirectional = bool(bidirectional)
     num_buckets = as_int("num_buckets", num_buckets, minimum=2, maximum=4096)
@@ -402,6 +412,10 @@ def t5_bias_grid(values: ArrayLike, q_len: int, bidirectional: bool = True, max_
 
     Returns:
         Array of shape (q_len, q_len), float32, of the kind ``backend`` names (by default that of ``values``).
+
+    >>> import numpy as np
+    >>> pc.t5_bias_grid(np.arange(32.0), 3).tolist()
+    [[0.0, 17.0, 18.0], [1.0, 0.0, 17.0], [2.0, 1.0, 0.0]]
     """
     backend, device = kind_of(backend, device, values)
     values = np.asarray(to_numpy(values), dtype=np.float32).reshape(-1)  # (num_buckets,)

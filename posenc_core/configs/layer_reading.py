@@ -275,6 +275,11 @@ def layer_scheme(reading: ConfigReading, *, default_layers: int | None = None) -
 
 
 def read_layers(config: Mapping) -> tuple[ConfigReading, list[LayerRow]]:
-    """A config dict read through its class, and one row per layer: what the pages call for a paste."""
+    """A config dict read through its class, and one row per layer: what the pages call for a paste.
+
+    >>> reading, rows = pc.read_layers(pc.preset_config('llama2-7b'))
+    >>> len(rows), all(row.rotates for row in rows)
+    (32, True)
+    """
     reading = normalise_config(config)
     return reading, layer_scheme(reading)

@@ -41,6 +41,9 @@ class Preset:
         config: the RoPE-relevant keys of its config.json, values as published.
         note: accepted for compatibility and empty for the presets here: what to look at in each preset, and any
             value that could not be checked against the file, is the pages' words, keyed by the preset's key.
+
+    >>> pc.PRESETS['llama2-7b'].model_id
+    'meta-llama/Llama-2-7b-hf'
     """
 
     name: str
@@ -120,7 +123,11 @@ def add_presets(presets: Mapping[str, Preset]) -> None:
 
 
 def preset_config(key: str) -> dict[str, Any]:
-    """A fresh copy of a preset's config dict (callers may modify it)."""
+    """A fresh copy of a preset's config dict (callers may modify it).
+
+    >>> pc.preset_config('llama2-7b')['rope_theta']
+    10000.0
+    """
     if key not in PRESETS:
         raise ValueError(f"Unknown preset {key!r}; choose one of {', '.join(PRESETS)}.")
     return copy.deepcopy(PRESETS[key].config)

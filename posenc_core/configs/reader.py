@@ -151,6 +151,9 @@ def parse_config_json(data: str | bytes, max_bytes: int = MAX_CONFIG_BYTES) -> d
     (``check_config_tree``) before anything copies it. ``Infinity`` / ``NaN`` tokens parse (Python's JSON writer
     emits them), and so does transformers' own tagged form ``{"__float__": "Infinity"}``, decoded as
     ``PreTrainedConfig`` decodes it.
+
+    >>> pc.parse_config_json('{"rope_theta": 10000.0}')
+    {'rope_theta': 10000.0}
     """
     if isinstance(data, str):
         size = len(data.encode("utf-8", errors="replace"))

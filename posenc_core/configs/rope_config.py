@@ -61,6 +61,9 @@ class RopeConfig:
         partial_rotary_factor: the fraction of each head that rotates.
         max_position_embeddings: the context the config declares, tokens (None when absent).
         layer_type: the key of a nested ``rope_parameters`` read (None for one setting everywhere).
+
+    >>> pc.read_rope_config(pc.preset_config('llama2-7b')).rope_type
+    'default'
     """
 
     head_dim: int
@@ -97,6 +100,10 @@ def read_rope_config(config: Mapping[str, Any], layer_type: str | None = None) -
     ``layer_type`` picks a key of a nested ``rope_parameters`` (default: ``full_attention`` if there is one,
     else the first). Raises ``ValueError`` when no layer of the model rotates, and ``MissingExtraError`` for a
     config with a ``model_type`` when transformers is not installed (its class could set other defaults).
+
+    >>> rope = pc.read_rope_config(pc.preset_config('llama3.1-8b'))
+    >>> rope.head_dim, rope.base, rope.rope_type
+    (128, 500000.0, 'llama3')
     """
     reading = normalise_config(config)
     require_class_reading(reading, "Reading a config's RoPE setting")
@@ -139,6 +146,10 @@ def rope_from_config(config: Mapping[str, Any], seq_len: int | None = None, *, l
 
     Raises ``MissingExtraError`` where the installed extras cannot give transformers' numbers: torch is needed to
     form them, and transformers to read a config with a ``model_type`` through its class.
+
+    >>> inv_freq, attention_factor = pc.rope_from_config(pc.preset_config('llama2-7b'))
+    >>> inv_freq.shape, attention_factor
+    ((64,), 1.0)
     """
     read = read_rope_config(config, layer_type)
     return rope_inv_freq(read.head_dim, read.base, read.scaling or None,

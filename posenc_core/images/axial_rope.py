@@ -117,6 +117,10 @@ def rope_2d_axial(x: ArrayOrTensor, rows: ArrayLike, cols: ArrayLike, base: floa
 
     Returns:
         The rotated x: same shape, type and dtype (torch tensors stay on their device).
+
+    >>> import numpy as np
+    >>> pc.rope_2d_axial(np.ones((4, 8)), [0, 0, 1, 1], [0, 1, 0, 1]).shape
+    (4, 8)
     """
     layout = as_choice("layout", layout, ROPE_LAYOUTS)
     if not _is_torch(x):

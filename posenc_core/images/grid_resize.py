@@ -127,6 +127,10 @@ def resample_pos_embed(table: ArrayOrTensor, old_size: tuple[int, int], new_size
         (num_prefix_tokens + H' * W', C): timm's result, computed in float32 and rounded to the table's dtype as
         timm does. A tensor gives a tensor in its dtype on its device; an array gives float32 numpy, which holds
         those values exactly (a bfloat16 table's bfloat16 values too).
+
+    >>> import numpy as np
+    >>> pc.resample_pos_embed(np.zeros((4, 8)), (2, 2), (3, 3)).shape
+    (9, 8)
     """
     mode = as_choice("mode", mode, RESIZE_MODES)
     prefix = as_int("num_prefix_tokens", num_prefix_tokens, minimum=0, maximum=64)

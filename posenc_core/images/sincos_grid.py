@@ -66,6 +66,9 @@ def sincos_2d(grid_h: int, grid_w: int, dim: int, base: float = 10000.0, *, back
 
     Returns:
         Array of shape (grid_h * grid_w, dim), float32.
+
+    >>> pc.sincos_2d(2, 2, 8).shape
+    (4, 8)
     """
     h = as_int("grid_h", grid_h, minimum=1, maximum=4096)
     w = as_int("grid_w", grid_w, minimum=1, maximum=4096)

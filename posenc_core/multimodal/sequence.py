@@ -108,6 +108,11 @@ def mm_position_ids(family_key: str, segments: Sequence[Segment], *, frame_text:
     Returns:
         MixedIds with the ids, each token's kind, segment and cell, the id the next text token gets and
         the inputs (mm_token_type_ids, grids, ...) to call the model's get_rope_index with.
+
+    >>> from posenc_core.multimodal import parse_segments
+    >>> mixed = pc.mm_position_ids('qwen2_vl', parse_segments('text 2, image 4x4, text 1'))
+    >>> mixed.ids[:, -1].tolist()  # (time, height, width) of the last text token
+    [8.0, 8.0, 8.0]
     """
     family = mm_family(family_key)
     if tokens_per_second is not None:

@@ -62,7 +62,11 @@ def base_inv_freq(base: float, dim: int) -> np.ndarray:
     a model holds come from ``rope_inv_freq``, in transformers' op order.
 
     ``base`` must be a finite number above 0 and ``dim`` an even whole number from 2 to ``MAX_DIM``; anything
-    else raises a ValueError naming the field (an odd rotary size's extra frequency is ``rope_inv_freq``'s)."""
+    else raises a ValueError naming the field (an odd rotary size's extra frequency is ``rope_inv_freq``'s).
+
+    >>> pc.base_inv_freq(10000.0, 8)
+    array([1.   , 0.1  , 0.01 , 0.001])
+    """
     # (dim/2,); -(2i/d) is (-2i)/d to the bit: division is sign-symmetric
     return _checked_base(base) ** -_pair_exponents(as_even_dim("dim", dim))
 
@@ -218,7 +222,11 @@ def _dynamic(base, dim, params, ctx):
 
 
 def yarn_mscale(scale: float, mscale: float = 1.0) -> float:
-    """YaRN's attention temperature sqrt(1/t) = 0.1 * mscale * ln(s) + 1 (1 when s <= 1)."""
+    """YaRN's attention temperature sqrt(1/t) = 0.1 * mscale * ln(s) + 1 (1 when s <= 1).
+
+    >>> round(pc.yarn_mscale(4.0), 6)
+    1.138629
+    """
     return 1.0 if scale <= 1 else 0.1 * mscale * math.log(scale) + 1.0
 
 
@@ -398,6 +406,9 @@ def rotary_dim(head_dim: int, partial_rotary_factor: float = 1.0, *, allow_odd: 
 
     ``allow_odd``: accept an odd count as transformers' rotary modules do (GLM-4.5's 42 x 0.5 = 21 dims:
     ``arange(0, 21, 2)`` gives 11 frequencies, and the model's code rotates what its slicing keeps).
+
+    >>> pc.rotary_dim(128, 0.25)
+    32
     """
     head_dim = as_int("head_dim", head_dim, minimum=2, maximum=MAX_DIM)
     factor = as_float("partial_rotary_factor", partial_rotary_factor, above=0.0, maximum=1.0)
@@ -434,6 +445,10 @@ def rope_inv_freq(head_dim: int, base: float = 10000.0, scaling: Mapping[str, An
     Returns:
         ``(inv_freq, attention_factor)``: ``inv_freq`` has shape (ceil(rotary_dim / 2),), float32 (float64 if
         ideal); an odd rotary_dim gives the extra frequency transformers' ``arange(0, dim, 2)`` gives.
+
+    >>> inv_freq, attention_factor = pc.rope_inv_freq(8, 10000.0, {'rope_type': 'linear', 'factor': 4.0})
+    >>> inv_freq.tolist()[:2], attention_factor
+    ([0.25, 0.02500000037252903], 1.0)
     """
     rope_type = scaling_type(scaling)
     dim = rotary_dim(head_dim, partial_rotary_factor, allow_odd=True)

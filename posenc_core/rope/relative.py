@@ -35,6 +35,9 @@ def rope_score_matrix(n: int, head_dim: int, base: float = 10000.0, layout: str 
 
     Returns:
         Array of shape (n, n), float64.
+
+    >>> pc.rope_score_matrix(4, 8).shape
+    (4, 4)
     """
     n = as_int("positions", n, minimum=1, maximum=4096)
     d = as_even_dim("head_dim", head_dim)

@@ -96,6 +96,10 @@ def apply_rope(x: ArrayOrTensor, positions: ArrayOrTensor, inv_freq: ArrayOrTens
     Returns:
         The rotated x, same shape and dtype as the input, of the kind the backend names (by default the
         input's own: torch tensors stay on their device).
+
+    >>> import numpy as np
+    >>> pc.apply_rope(np.array([[1.0, 0.0]]), np.array([1]), np.array([1.0])).round(4)
+    array([[0.5403, 0.8415]])
     """
     layout = as_choice("layout", layout, ROPE_LAYOUTS)
     backend = backend or ("torch" if _is_torch(x) else "numpy")
@@ -322,6 +326,9 @@ def rope_angle_table(n: int, head_dim: int, base: float = 10000.0, part: str = "
 
     Returns:
         Array of shape (n, head_dim/2), float32, computed as transformers does (float32 angles).
+
+    >>> pc.rope_angle_table(3, 4).tolist()
+    [[0.0, 0.0], [1.0, 0.009999999776482582], [2.0, 0.019999999552965164]]
     """
     n = as_int("positions", n, minimum=1, maximum=MAX_POSITIONS)
     part = as_choice("part", part, ("angle", "cos", "sin"))
