@@ -11,7 +11,15 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import posenc_core as pc
-from page_kit.lesson.config_words import BAND_WORDS, fact_sentence, ignored_why, layer_label, layer_table, reading_notes
+from page_kit.lesson.config_words import (
+    BAND_WORDS,
+    fact_sentence,
+    ignored_why,
+    layer_label,
+    layer_table,
+    reading_notes,
+    why_sentence,
+)
 from posenc_core.configs import (
     ConfigView,
     add_presets,
@@ -56,7 +64,8 @@ def test_generic_reading_of_the_three_forms():
     _, rows = pc.read_layers(nested)
     assert [r.rotates for r in rows] == [True, False, True, False]
     assert [r.window for r in rows] == [256, None, 256, None]
-    assert "null" in rows[1].why
+    assert [(r.code, r.detail) for r in rows[1].reasons] == [("rope_parameters_null", "full_attention")]
+    assert why_sentence(rows[1]) == "rope_parameters['full_attention'] is null: NoPE"
 
 
 def test_unknown_model_type_and_unknown_fields_are_listed_not_raised():
@@ -382,14 +391,14 @@ def test_odd_rotary_dims_and_unused_window_read_as_transformers_does():
     inv, _ = layer_inv_freq(rows[0])
     assert rows[0].head_dim * rows[0].partial_rotary_factor == 21 and inv.shape == (11,)
     _, rows = pc.read_layers({"model_type": "qwen2_moe", "sliding_window": 0, "use_sliding_window": False})
-    assert all(r.window is None and r.mixer == "full attention" for r in rows)
+    assert all(r.window is None and r.mixer == "full_attention" for r in rows)
 
 
 def test_per_layer_configs_are_read_layer_by_layer():
     pytest.importorskip("transformers")
     reading, rows = pc.read_layers({"model_type": "neomme"})
     windows = [reading.obj.per_layer_config[i].sliding_window for i in range(len(rows))]
-    assert [r.window for r in rows if r.mixer == "sliding window"] == [w for w in windows if w]
+    assert [r.window for r in rows if r.mixer == "sliding_window"] == [w for w in windows if w]
     reading, rows = pc.read_layers({"model_type": "dots3_note"})
     assert all(r.latent for r in rows if r.is_attention)
 
