@@ -190,7 +190,7 @@ def layer_strip(config):
     except ValueError:
         original, target = reading.get("max_position_embeddings") or 4096, None
     context = target or original
-    row = next((r for r in rows if r.is_attention and r.mixer == "full attention"), rows[0])
+    row = next((r for r in rows if r.is_attention and r.mixer == "full_attention"), rows[0])
     out = [layer_groups(rows), layer_table(rows)]
     if row.rotates:
         pairs = layer_pairs(row, context)

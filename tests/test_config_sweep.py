@@ -150,7 +150,7 @@ def test_a_model_whose_rotary_module_builds_is_read_as_rotating(model_type):
         _, rows = reading_of(model_type)
     except ValueError as error:  # a tracker or matcher config with no stack of layers to read
         pytest.skip(f"{model_type}: {error}")
-    misread = [row.index for row in rows if row.why.startswith("the model's code has no rotary module")]
+    misread = [row.index for row in rows if row.reasons[0].code == "no_rotary_module"]
     assert not misread, f"{model_type} builds {built}, but the reading calls layers {misread} NoPE"
 
 
@@ -269,7 +269,7 @@ def test_which_layers_rotate_as_the_attention_code_runs(model_type):
         touched = _touches(attention[0], text.hidden_size)
         if isinstance(touched, str):
             pytest.skip(f"layer {row.index}'s attention does not run on meta tensors: {touched[:200]}")
-        assert touched == row.rotates, (row.index, row.layer_type, row.why)
+        assert touched == row.rotates, (row.index, row.layer_type, row.reasons)
         compared += 1
     if not compared:
         pytest.skip("no attention module found inside the layers")

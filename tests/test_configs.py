@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import typing
 
 import numpy as np
 import pytest
@@ -11,9 +12,28 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import posenc_core as pc
-from page_kit.lesson.config_words import BAND_WORDS, fact_sentence, ignored_why, layer_label, layer_table, reading_notes
+from page_kit.lesson.config_words import (
+    BAND_WORDS,
+    MIXER_FAMILY_WORDS,
+    MIXER_WORDS,
+    fact_sentence,
+    ignored_why,
+    layer_label,
+    layer_table,
+    layout_name,
+    mixer_name,
+    mixer_words,
+    reading_notes,
+    why_sentence,
+)
 from posenc_core.configs import (
     ConfigView,
+    LayerFact,
+    LayerRow,
+    MixerCode,
+    MixerFamily,
+    ReasonCode,
+    RotationReason,
     add_presets,
     config_contexts,
     config_view,
@@ -29,8 +49,9 @@ from posenc_core.configs import (
     query_scale_start,
     rope_layer_types,
 )
+from posenc_core.configs.rotation import OWN_LAYOUT
 from posenc_core.long_context import deepseek_softmax_mscale, extension_analysis, score_vs_distance
-from posenc_core.multimodal import MM_FAMILIES, MULTIMODAL_PRESETS, read_multimodal_config
+from posenc_core.multimodal import ALLOCATIONS, MM_FAMILIES, MULTIMODAL_PRESETS, read_multimodal_config
 
 SETTINGS = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
@@ -56,7 +77,75 @@ def test_generic_reading_of_the_three_forms():
     _, rows = pc.read_layers(nested)
     assert [r.rotates for r in rows] == [True, False, True, False]
     assert [r.window for r in rows] == [256, None, 256, None]
-    assert "null" in rows[1].why
+    assert [(r.code, r.detail) for r in rows[1].reasons] == [("rope_parameters_null", "full_attention")]
+    assert why_sentence(rows[1]) == "rope_parameters['full_attention'] is null: NoPE"
+
+
+# The sentences the reading said before it returned codes, word for word (the pages show them unchanged).
+REASON_SENTENCES = {
+    ("no_rope_layers_one", None): "no_rope_layers[i] = 1 (the code rotates `if self.use_rope`)",
+    ("no_rope_layers_zero", None): "no_rope_layers[i] = 0: this layer skips the rotation (NoPE; the code rotates "
+                                   "`if self.use_rope`)",
+    ("no_rope_layers_missing", None): "no no_rope_layers entry for this layer: it rotates",
+    ("sliding_only", None): "a sliding-window layer: the code rotates only where the layer has a window",
+    ("sliding_only_not_sliding", None): "not a sliding-window layer: the code rotates only sliding layers, so this "
+                                        "one is NoPE",
+    ("force_rope", None): "force_rope: a dense prefix layer with prefix_dense_sliding_window_pattern = 1 rotates",
+    ("sliding_window_null", None): "sliding_window is null: every layer rotates",
+    ("sliding_rotates", None): "a sliding-window layer rotates (`if self.sliding_window is None or self.is_sliding`)",
+    ("global_skips", None): "a global layer of a model with sliding_window skips the rotation (NoPE)",
+    ("mem_rope_on", None): "use_mem_rope = true: the shared attention rotates",
+    ("mem_rope_off", None): "use_mem_rope = false (the class default): the attention uses no positions",
+    ("rotary_type", None): "position_embedding_type = 'rotary'",
+    ("not_rotary_type", "absolute"): "position_embedding_type = 'absolute', not 'rotary': no rotation",
+    ("not_rotary_type", None): "position_embedding_type = None, not 'rotary': no rotation",
+    ("no_rotary_embedding", "sine"): "position_embedding_type = 'sine': the model builds no rotary embedding, so its "
+                                     "attention layers use no positions",
+    ("no_rotary_module", None): "the model's code has no rotary module: its attention layers never rotate (NoPE)",
+    ("unread_condition", "self.x"): "the code rotates only `if self.x`, a condition this reading does not evaluate",
+    ("rope_parameters_entry", "full_attention"): "rope_parameters['full_attention']",
+    ("rope_parameters_null", "full_attention"): "rope_parameters['full_attention'] is null: NoPE",
+    ("rope_parameters_missing", "full_attention"): "rope_parameters has no entry for 'full_attention': NoPE",
+    ("one_setting", None): "one RoPE setting for every layer",
+    ("no_settings", None): "no RoPE settings in the config",
+    ("not_attention", None): "not an attention layer: order comes from the recurrence or convolution itself",
+}
+
+
+def _row_with(*reasons: RotationReason) -> LayerRow:
+    return LayerRow(0, "full_attention", "full_attention", None, reasons=reasons)
+
+
+def test_every_rotation_reason_code_has_its_old_sentence():
+    for (code, detail), sentence in REASON_SENTENCES.items():
+        assert why_sentence(_row_with(RotationReason(code, detail))) == sentence, code
+    spoken = {code for code, _ in REASON_SENTENCES} | {"no_settings_given"}
+    assert spoken == set(typing.get_args(ReasonCode))
+    # several conditions that all rotate join with '; '; settings missing after them add a parenthesis
+    row = _row_with(RotationReason("sliding_only"), RotationReason("mem_rope_on"),
+                    RotationReason("no_settings_given"))
+    assert why_sentence(row) == ("a sliding-window layer: the code rotates only where the layer has a window; "
+                                 "use_mem_rope = true: the shared attention rotates (but the config gives no RoPE "
+                                 "settings)")
+
+
+def test_every_mixer_code_and_family_has_words():
+    assert set(MIXER_WORDS) == set(typing.get_args(MixerCode)) - {"other"}
+    assert set(MIXER_FAMILY_WORDS) == set(typing.get_args(MixerFamily))
+    other = LayerRow(0, "rwkv", "other", None)
+    assert (mixer_words(other), mixer_name(other)) == ("rwkv", "rwkv")
+    mamba = LayerRow(0, "mamba", "state_space", "mamba2")
+    assert (mixer_words(mamba), mixer_name(mamba)) == ("state space", "Mamba-2 (state space)")
+
+
+def test_an_mrope_layout_of_the_models_own_is_named_so():
+    assert OWN_LAYOUT == "own_code" and OWN_LAYOUT not in ALLOCATIONS
+    row = LayerRow(0, "full_attention", "full_attention", None, rotates=True, mrope=True, mrope_section=(8, 4, 4),
+                   mrope_layout=OWN_LAYOUT)
+    assert layout_name(row) == "the model's own"
+    assert fact_sentence(LayerFact("mrope", "mrope", row)) == ("multimodal RoPE (M-RoPE): the pairs are split "
+                                                               "[8, 4, 4] between time, height and width, in the "
+                                                               "model's own layout")
 
 
 def test_unknown_model_type_and_unknown_fields_are_listed_not_raised():
@@ -382,14 +471,14 @@ def test_odd_rotary_dims_and_unused_window_read_as_transformers_does():
     inv, _ = layer_inv_freq(rows[0])
     assert rows[0].head_dim * rows[0].partial_rotary_factor == 21 and inv.shape == (11,)
     _, rows = pc.read_layers({"model_type": "qwen2_moe", "sliding_window": 0, "use_sliding_window": False})
-    assert all(r.window is None and r.mixer == "full attention" for r in rows)
+    assert all(r.window is None and r.mixer == "full_attention" for r in rows)
 
 
 def test_per_layer_configs_are_read_layer_by_layer():
     pytest.importorskip("transformers")
     reading, rows = pc.read_layers({"model_type": "neomme"})
     windows = [reading.obj.per_layer_config[i].sliding_window for i in range(len(rows))]
-    assert [r.window for r in rows if r.mixer == "sliding window"] == [w for w in windows if w]
+    assert [r.window for r in rows if r.mixer == "sliding_window"] == [w for w in windows if w]
     reading, rows = pc.read_layers({"model_type": "dots3_note"})
     assert all(r.latent for r in rows if r.is_attention)
 

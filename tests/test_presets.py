@@ -16,6 +16,7 @@ import numpy as np
 import pytest
 
 import posenc_core as pc
+from page_kit.lesson.config_words import mixer_name
 from page_kit.lesson.preset_words import preset_note, preset_source
 from posenc_core.configs import layer_inv_freq, normalise_config, query_scale
 
@@ -148,7 +149,7 @@ def test_rotation_windows_chunks_and_sinks_per_layer(key):
     for row in rows:
         kind = types[row.index] if types else None
         if row.is_attention:
-            assert row.rotates == hf_rotates(text, row.index), (row.index, row.why)
+            assert row.rotates == hf_rotates(text, row.index), (row.index, row.reasons)
         else:
             assert kind not in ATTENTION and not row.rotates
         if kind == "sliding_attention":
@@ -166,9 +167,9 @@ def test_rotation_windows_chunks_and_sinks_per_layer(key):
 def test_known_layer_facts():
     _, gemma3 = pasted("gemma3-27b")
     local, glob = gemma3[0], gemma3[5]
-    assert (local.mixer, local.window, local.theta, local.rope_type) == ("sliding window", 1024, 10000.0, "default")
-    assert (glob.mixer, glob.theta, glob.rope_type, glob.scaling_factor) == ("full attention", 1e6, "linear", 8.0)
-    assert sum(r.mixer == "full attention" for r in gemma3) == 10  # 62 layers, every sixth global
+    assert (local.mixer, local.window, local.theta, local.rope_type) == ("sliding_window", 1024, 10000.0, "default")
+    assert (glob.mixer, glob.theta, glob.rope_type, glob.scaling_factor) == ("full_attention", 1e6, "linear", 8.0)
+    assert sum(r.mixer == "full_attention" for r in gemma3) == 10  # 62 layers, every sixth global
 
     _, gemma4 = pasted("gemma4")
     full = next(r for r in gemma4 if r.layer_type == "full_attention")
@@ -178,7 +179,7 @@ def test_known_layer_facts():
     _, scout = pasted("llama4-scout")
     nope = [r.index for r in scout if not r.rotates]
     assert nope == list(range(3, 48, 4))
-    assert all(r.mixer == "chunked attention" and r.chunk == 8192 for r in scout if r.rotates)
+    assert all(r.mixer == "chunked_attention" and r.chunk == 8192 for r in scout if r.rotates)
     assert all(r.query_scale["rule"] == "llama4_temperature" for r in scout if not r.rotates)
     assert all(r.query_scale is None for r in scout if r.rotates)
 
@@ -191,7 +192,8 @@ def test_known_layer_facts():
     _, qwen_next = pasted("qwen3-next-80b")
     attention = [r for r in qwen_next if r.is_attention]
     assert len(attention) == 12 and all(r.rotated_pairs == 32 for r in attention)  # a quarter of 256 dims
-    assert {r.mixer_name for r in qwen_next if not r.is_attention} == {"Gated DeltaNet (linear attention)"}
+    assert {r.mixer_family for r in qwen_next if not r.is_attention} == {"gated_deltanet"}
+    assert {mixer_name(r) for r in qwen_next if not r.is_attention} == {"Gated DeltaNet (linear attention)"}
 
     _, kimi = pasted("kimi-linear-48b")
     assert [r.index + 1 for r in kimi if r.is_attention] == [4, 8, 12, 16, 20, 24, 27]

@@ -8,7 +8,7 @@ from lessons.todays_models.layer_strip_views import layer_view, read, read_tab
 from page_kit import classroom, controls, guard, header, literal, notice, source, stage, why
 from page_kit.controls.config_input import choose_config
 from page_kit.lesson import layer_views
-from page_kit.lesson.config_words import fact_sentence, layer_label
+from page_kit.lesson.config_words import fact_sentence, layer_label, mixer_name, why_sentence
 from posenc_core.configs import layer_facts, layer_scheme, normalise_config, query_scale_start
 
 EXAMPLE = json.dumps(pc.preset_config("gpt-oss-20b"), indent=2)
@@ -34,7 +34,7 @@ def _strip_notice(rows, groups) -> None:
 
 def _one_layer(config_text, row, context) -> None:
     facts = layer_facts(row)  # one fact per feature this layer uses, each with its lesson below
-    st.markdown(f"**Layer {row.index}** (`{row.layer_type}`): {row.mixer_name}. *Why:* {row.why}.\n"
+    st.markdown(f"**Layer {row.index}** (`{row.layer_type}`): {mixer_name(row)}. *Why:* {why_sentence(row)}.\n"
                 + "".join(f"\n- {fact_sentence(fact)}" for fact in facts))
     view = layer_view(config_text, row.index, context)
     if view["pairs"] is not None:
@@ -58,7 +58,7 @@ def _one_layer(config_text, row, context) -> None:
         notice("This layer adds no rotation: its score between two tokens is the same wherever they sit. It "
                "still knows order through the causal mask, and through what earlier layers wrote into each token.")
     else:
-        notice(f"{row.mixer_name} is not attention: it carries a state (or a short convolution) from token to "
+        notice(f"{mixer_name(row)} is not attention: it carries a state (or a short convolution) from token to "
                "token in order, so it is order-aware by construction and needs no position encoding.")
     if view["scale"] is not None:
         layer_views.query_scale_figure(view["positions"], view["scale"], row, query_scale_start(row.query_scale),
@@ -129,7 +129,7 @@ def lesson():
             st.markdown(origin)
             return
         class_name, notes, read_rows, ignored, context, rows, groups, table = read(config_text)
-        default = next((r.index for r in rows if r.is_attention and r.mixer == "full attention"), 0)
+        default = next((r.index for r in rows if r.is_attention and r.mixer == "full_attention"), 0)
         with page.side:
             index = 0 if len(rows) == 1 else controls.slider(  # a slider needs two ends
                 "Layer", "layer", 0, len(rows) - 1, default, help="Pick a layer to see its own pairs, span and scores.")

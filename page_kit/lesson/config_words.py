@@ -10,6 +10,7 @@ from posenc_core.configs import (
     ContextRule,
     LayerFact,
     LayerRow,
+    RotationReason,
     SettingRow,
     layer_contexts,
 )
@@ -113,12 +114,92 @@ def how_words(how: ContextRule) -> str:
     }[how.code]
 
 
+# What a layer mixes tokens with (``LayerRow.mixer`` codes); "other" shows the layer's own label.
+MIXER_WORDS = {
+    "full_attention": "full attention",
+    "sliding_window": "sliding window",
+    "chunked_attention": "chunked attention",
+    "linear_attention": "linear attention",
+    "state_space": "state space",
+    "convolution": "convolution",
+    "hybrid": "attention + state space",
+    "mlp_only": "no mixer (MLP only)",
+}
+# The family's name for its layer (``LayerRow.mixer_family`` codes).
+MIXER_FAMILY_WORDS = {
+    "gated_deltanet": "Gated DeltaNet (linear attention)",
+    "kimi_delta_attention": "Kimi Delta Attention (linear attention)",
+    "mamba2": "Mamba-2 (state space)",
+    "attention_mamba2_parallel": "attention and Mamba-2 side by side",
+    "short_gated_convolution": "short gated convolution",
+}
+
+
+def mixer_words(row: LayerRow) -> str:
+    """What the layer mixes tokens with, e.g. 'sliding window' (a label nobody maps: the label itself)."""
+    return MIXER_WORDS.get(row.mixer, row.layer_type)
+
+
+def mixer_name(row: LayerRow) -> str:
+    """The family's name for the layer's mixer, e.g. 'Gated DeltaNet (linear attention)', else its kind."""
+    return MIXER_FAMILY_WORDS[row.mixer_family] if row.mixer_family else mixer_words(row)
+
+
+def _reason_words(reason: RotationReason) -> str:
+    detail = reason.detail
+    return {
+        "no_rope_layers_one": lambda: "no_rope_layers[i] = 1 (the code rotates `if self.use_rope`)",
+        "no_rope_layers_zero": lambda: "no_rope_layers[i] = 0: this layer skips the rotation (NoPE; the code "
+                                       "rotates `if self.use_rope`)",
+        "no_rope_layers_missing": lambda: "no no_rope_layers entry for this layer: it rotates",
+        "sliding_only": lambda: "a sliding-window layer: the code rotates only where the layer has a window",
+        "sliding_only_not_sliding": lambda: "not a sliding-window layer: the code rotates only sliding layers, so "
+                                            "this one is NoPE",
+        "force_rope": lambda: "force_rope: a dense prefix layer with prefix_dense_sliding_window_pattern = 1 rotates",
+        "sliding_window_null": lambda: "sliding_window is null: every layer rotates",
+        "sliding_rotates": lambda: "a sliding-window layer rotates (`if self.sliding_window is None or "
+                                   "self.is_sliding`)",
+        "global_skips": lambda: "a global layer of a model with sliding_window skips the rotation (NoPE)",
+        "mem_rope_on": lambda: "use_mem_rope = true: the shared attention rotates",
+        "mem_rope_off": lambda: "use_mem_rope = false (the class default): the attention uses no positions",
+        "rotary_type": lambda: "position_embedding_type = 'rotary'",
+        "not_rotary_type": lambda: f"position_embedding_type = {detail!r}, not 'rotary': no rotation",
+        "no_rotary_embedding": lambda: f"position_embedding_type = {detail!r}: the model builds no rotary "
+                                       "embedding, so its attention layers use no positions",
+        "no_rotary_module": lambda: "the model's code has no rotary module: its attention layers never rotate (NoPE)",
+        "unread_condition": lambda: f"the code rotates only `if {detail}`, a condition this reading does not "
+                                    "evaluate",
+        "rope_parameters_entry": lambda: f"rope_parameters['{detail}']",
+        "rope_parameters_null": lambda: f"rope_parameters['{detail}'] is null: NoPE",
+        "rope_parameters_missing": lambda: f"rope_parameters has no entry for '{detail}': NoPE",
+        "one_setting": lambda: "one RoPE setting for every layer",
+        "no_settings": lambda: "no RoPE settings in the config",
+        "no_settings_given": lambda: "(but the config gives no RoPE settings)",
+        "not_attention": lambda: "not an attention layer: order comes from the recurrence or convolution itself",
+    }[reason.code]()
+
+
+def why_sentence(row: LayerRow) -> str:
+    """Why a layer rotates or not, in the model code's terms (its reasons joined by '; ')."""
+    text = ""
+    for reason in row.reasons:
+        joint = " " if reason.code == "no_settings_given" else "; "
+        text += (joint if text else "") + _reason_words(reason)
+    return text
+
+
 # M-RoPE layout (a key of multimodal.ALLOCATIONS, read from the rotary module's code) -> (axes in section order, how)
+# A layout no known fragment matches ("own_code") is the model's own.
 MROPE_WORDS = {
     "chunked": ("time, height and width", "in consecutive blocks"),
     "interleaved": ("time, height and width", "interleaved across pairs (t, h, w, t, h, w, ...)"),
     "ernie3d": ("height, width and time", "height and width alternating over the fastest pairs, time on the slowest"),
 }
+
+
+def layout_name(row: LayerRow) -> str | None:
+    """The M-RoPE layout's name: its key, or "the model's own" where the code's layout is none of them."""
+    return "the model's own" if row.mrope_layout == "own_code" else row.mrope_layout
 
 
 def _scaling_sentence(fact: LayerFact) -> str:
@@ -136,10 +217,11 @@ def fact_sentence(fact: LayerFact) -> str:
     """One layer fact in words, every number from the config."""
     row, n = fact.row, fact.numbers
     if fact.code == "mixer":
-        return f"{row.mixer_name}: no attention, so no positions to rotate; order comes from the {row.mixer} itself"
+        return (f"{mixer_name(row)}: no attention, so no positions to rotate; order comes from the {mixer_words(row)} "
+                "itself")
     if fact.code == "mrope":
         axes, layout = MROPE_WORDS.get(row.mrope_layout or "", ("time, height and width",
-                                                                f"in {row.mrope_layout} layout"))
+                                                                f"in {layout_name(row)} layout"))
         return (f"multimodal RoPE (M-RoPE): the pairs are split {list(row.mrope_section or ())} between {axes}, "
                 f"{layout}")
     if fact.code == "scaling":
@@ -149,7 +231,7 @@ def fact_sentence(fact: LayerFact) -> str:
                                     f"and itself ({n[1]:,} tokens)",
         "window": lambda: f"sliding window: each query sees the last {n[0]:,} tokens",
         "chunk": lambda: f"chunked attention: tokens see only their own chunk of {n[0]:,}",
-        "nope": lambda: f"NoPE: no rotation ({row.why})",
+        "nope": lambda: f"NoPE: no rotation ({why_sentence(row)})",
         "query_scale": lambda: f"query scale by position ({(row.query_scale or {}).get('rule')}), from position "
                                f"{n[0]:,} on",
         "sink": lambda: "attention sink: a learned extra column in the softmax takes weight off the tokens",
@@ -239,7 +321,7 @@ def _extension(row: LayerRow) -> str:
 def layer_label(row: LayerRow) -> str:
     """A short description of what a layer does with positions, e.g. 'RoPE θ 10,000, 64 of 64 pairs'."""
     if not row.is_attention:
-        return f"not attention: order from the {row.mixer} itself"
+        return f"not attention: order from the {mixer_words(row)} itself"
     if not row.rotates:
         return "NoPE" + (" + query scale" if row.query_scale else "")
     text = f"RoPE θ {row.theta:,.0f}, {row.rotated_pairs} of {(row.head_dim or 0) // 2} pairs"
@@ -247,7 +329,7 @@ def layer_label(row: LayerRow) -> str:
         rope_dims = 2 * row.rotated_pairs
         text += f", latent attention ({rope_dims} of {rope_dims + row.qk_nope_head_dim} query/key dims rotate)"
     if row.mrope_section:
-        text += f", M-RoPE sections {list(row.mrope_section)} ({row.mrope_layout})"
+        text += f", M-RoPE sections {list(row.mrope_section)} ({layout_name(row)})"
     if row.rope_type not in (None, "default", "proportional"):
         text += _extension(row)
     return text + (" + query scale" if row.query_scale else "")
@@ -271,7 +353,7 @@ def layer_table(rows: list[LayerRow]) -> dict[str, list]:
     return {
         "layer": [r.index for r in rows],
         "layer type": [r.layer_type for r in rows],
-        "mixer": [r.mixer_name for r in rows],
+        "mixer": [mixer_name(r) for r in rows],
         "sees": [_sees(r) for r in rows],
         "positions": ["RoPE" if r.rotates else ("NoPE" if r.is_attention else "-") for r in rows],
         "θ": [fmt(r.theta, "{:,.0f}") for r in rows],
@@ -281,5 +363,5 @@ def layer_table(rows: list[LayerRow]) -> dict[str, list]:
         "factor": [fmt(r.scaling_factor, "{:g}") for r in rows],
         "query scale": [(r.query_scale or {}).get("rule", "") for r in rows],
         "sink": [r.sink for r in rows],
-        "why": [r.why for r in rows],
+        "why": [why_sentence(r) for r in rows],
     }

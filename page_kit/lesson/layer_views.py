@@ -13,7 +13,7 @@ from page_kit import figures
 from page_kit.chart import figure_control
 from page_kit.chart.render import show
 from page_kit.lesson import formula, notice
-from page_kit.lesson.config_words import BAND_WORDS, layer_label
+from page_kit.lesson.config_words import BAND_WORDS, layer_label, mixer_name
 from page_kit.navigation import registry
 
 PAIR_BAND_COLOURS = {"turns in its window": "#0072B2", "turns in the context": "#009E73",
@@ -88,9 +88,9 @@ def strip(rows, groups, table, *, name: str, title: str, picks: tuple[str, str, 
              zip(table["layer type"], table["mixer"], table["positions"], table["θ"], table["pairs turning"],
                  strict=True)]
     mixers = [(f"sliding window of {r.window:,} tokens" if r.window else "sliding window (no width in the config)")
-              if r.mixer == "sliding window" else
+              if r.mixer == "sliding_window" else
               f"chunks of {r.chunk:,} tokens" if r.chunk else
-              r.mixer_name + (f", window {r.window:,}" if r.window else "") for r in rows]
+              mixer_name(r) + (f", window {r.window:,}" if r.window else "") for r in rows]
     label_of = {i: layer_label(g.row) for g in groups for i in g.layers}
     positions = [label_of[r.index] for r in rows]
     chart = figures.category_strip(

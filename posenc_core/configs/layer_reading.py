@@ -11,7 +11,16 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 
 from .._checks import MAX_DIM, as_base, as_float, as_int
-from .layer_row import ATTENTION_KINDS, MIXER_KINDS, MIXER_NAMES, LayerRow
+from .layer_row import (
+    ATTENTION_KINDS,
+    GENERIC_KINDS,
+    MIXER_FAMILIES,
+    MIXER_KINDS,
+    LayerRow,
+    MixerCode,
+    MixerFamily,
+    RotationReason,
+)
 from .reader import ConfigReading, normalise_config
 from .rotation import layer_rotates, mrope_code
 
@@ -164,44 +173,43 @@ def _layer_count(reading: ConfigReading, default_layers: int | None) -> int:
     return as_int("num_hidden_layers", n_layers, minimum=1, maximum=1024)
 
 
-def _mixer(model_type: str | None, layer_type: str) -> tuple[str, str]:
-    """``(mixer kind, the family's name for it)`` of a layer-type label."""
-    mixer = MIXER_KINDS.get(layer_type, "full attention" if "attention" in layer_type else layer_type)
-    if mixer == "linear attention" and model_type in STATE_SPACE_FAMILIES:
-        mixer = "state space"
-    generic = mixer in ("full attention", "sliding window", "chunked attention")
-    return mixer, mixer if generic else MIXER_NAMES.get(model_type or "", mixer)
+def _mixer(model_type: str | None, layer_type: str) -> tuple[MixerCode, MixerFamily | None]:
+    """``(mixer kind, the family whose layer it is)`` of a layer-type label (None: the kind says it all)."""
+    mixer: MixerCode = MIXER_KINDS.get(layer_type, "full_attention" if "attention" in layer_type else "other")
+    if mixer == "linear_attention" and model_type in STATE_SPACE_FAMILIES:
+        mixer = "state_space"
+    return mixer, None if mixer in GENERIC_KINDS else MIXER_FAMILIES.get(model_type or "")
 
 
-def _span(reading: ConfigReading, index: int, mixer: str) -> tuple[int | None, int | None]:
+def _span(reading: ConfigReading, index: int, mixer: MixerCode) -> tuple[int | None, int | None]:
     """``(window, chunk)`` of one layer: None where it sees the whole prompt."""
     model_type = reading.model_type
     window = chunk = None
-    if mixer == "sliding window" or (model_type == "deepseek_v4" and mixer == "full attention"):
+    if mixer == "sliding_window" or (model_type == "deepseek_v4" and mixer == "full_attention"):
         window = reading.layer_get("sliding_window", index) or None  # 0 means unused (Qwen2-MoE's default)
         if window is not None and model_type in BIDIRECTIONAL_WINDOW_RULES:
             window = BIDIRECTIONAL_WINDOW_RULES[model_type](as_int("sliding_window", window, minimum=1))
-    if mixer == "chunked attention":
+    if mixer == "chunked_attention":
         chunk = reading.get("attention_chunk_size")
     return (None if window is None else as_int("sliding_window", window, minimum=1),
             None if chunk is None else as_int("attention_chunk_size", chunk, minimum=1))
 
 
 def _layer_rope(reading: ConfigReading, params: Mapping, nested: list[str], index: int,
-                layer_type: str) -> tuple[str | None, bool, str, dict]:
-    """``(rope label, rotates, why, RoPE dict)`` of one attention layer."""
+                layer_type: str) -> tuple[str | None, bool, tuple[RotationReason, ...], dict]:
+    """``(rope label, rotates, reasons, RoPE dict)`` of one attention layer."""
     if nested:
         label = ROPE_LABEL_RULES.get(reading.model_type or "", lambda t: t)(layer_type)
         layer_params = params.get(label) if label in params else None
-        default = ((True, f"rope_parameters['{label}']") if layer_params is not None else
-                   (False, f"rope_parameters['{label}'] is null: NoPE" if label in params else
-                    f"rope_parameters has no entry for '{label}': NoPE"))
+        default = ((True, RotationReason("rope_parameters_entry", label)) if layer_params is not None else
+                   (False, RotationReason("rope_parameters_null" if label in params else "rope_parameters_missing",
+                                          label)))
     else:
         label = None
         # Without a class, a config with no RoPE dict still rotates with transformers' defaults (base 10,000).
         layer_params = params if params or reading.obj is None else None
-        default = (True, "one RoPE setting for every layer") if layer_params is not None else \
-            (False, "no RoPE settings in the config")
+        default = (True, RotationReason("one_setting")) if layer_params is not None else \
+            (False, RotationReason("no_settings"))
     rotates, why = layer_rotates(reading, index, layer_type, default)
     if reading.obj is None:
         layer_params = _generic_params(reading, layer_params)
@@ -212,7 +220,7 @@ def _layer_rope(reading: ConfigReading, params: Mapping, nested: list[str], inde
         # top-level value win over the one inside a flat rope_parameters / rope_scaling
         layer_params["original_max_position_embeddings"] = top
     if rotates and not layer_params:
-        rotates, why = False, why + " (but the config gives no RoPE settings)"
+        rotates, why = False, (*why, RotationReason("no_settings_given"))
     return label, rotates, why, layer_params
 
 
@@ -227,7 +235,7 @@ def _scaling(model_type: str | None, layer_params: Mapping) -> dict:
 
 
 def _attention_row(reading: ConfigReading, params: Mapping, nested: list[str], index: int, layer_type: str,
-                   mixer: str, mixer_name: str) -> LayerRow:
+                   mixer: MixerCode, family: MixerFamily | None) -> LayerRow:
     label, rotates, why, layer_params = _layer_rope(reading, params, nested, index, layer_type)
     window, chunk = _span(reading, index, mixer)
     theta = layer_params.get("rope_theta")
@@ -236,7 +244,7 @@ def _attention_row(reading: ConfigReading, params: Mapping, nested: list[str], i
     section, layout = _mrope(reading, layer_params)
     latent = reading.layer_get("kv_lora_rank", index) is not None
     return LayerRow(
-        index, layer_type, mixer, mixer_name, window=window, chunk=chunk, rotates=rotates, why=why, rope_label=label,
+        index, layer_type, mixer, family, window=window, chunk=chunk, rotates=rotates, reasons=why, rope_label=label,
         rope_type=scaling.get("rope_type", "default") if rotates else None,
         theta=as_base(theta) if rotates and theta is not None else None,
         partial_rotary_factor=as_float("partial_rotary_factor", 1.0 if partial is None else partial, above=0.0,
@@ -264,12 +272,11 @@ def layer_scheme(reading: ConfigReading, *, default_layers: int | None = None) -
     nested = _nested_labels(reading, params, labels)
     rows = []
     for index, layer_type in enumerate(labels):
-        mixer, mixer_name = _mixer(reading.model_type, layer_type)
+        mixer, family = _mixer(reading.model_type, layer_type)
         if mixer in ATTENTION_KINDS:
-            rows.append(_attention_row(reading, params, nested, index, layer_type, mixer, mixer_name))
+            rows.append(_attention_row(reading, params, nested, index, layer_type, mixer, family))
         else:
-            rows.append(LayerRow(index, layer_type, mixer, mixer_name, why="not an attention layer: order comes "
-                                 "from the recurrence or convolution itself",
+            rows.append(LayerRow(index, layer_type, mixer, family, reasons=(RotationReason("not_attention"),),
                                  max_position_embeddings=reading.get("max_position_embeddings")))
     return rows
 

@@ -1,48 +1,93 @@
 """What one layer is: the mixer a layer-type label stands for, and the row the pages draw for each layer.
 
-``MIXER_KINDS`` maps a config's ``layer_types`` label to what the layer mixes tokens with; ``LayerRow`` holds what
-one layer does with positions once ``layer_reading.layer_scheme`` has read it from a config.
+``MIXER_KINDS`` maps a config's ``layer_types`` label to a code for what the layer mixes tokens with;
+``MIXER_FAMILIES`` names the family a model's non-attention layers belong to; ``LayerRow`` holds what one layer
+does with positions once ``layer_reading.layer_scheme`` has read it from a config, and ``RotationReason`` why it
+rotates or not. Codes only: the page kit words them (``page_kit.lesson.config_words``).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Literal
 
-__all__ = ["LayerRow", "MIXER_KINDS"]
+__all__ = ["ATTENTION_KINDS", "LayerRow", "MIXER_FAMILIES", "MIXER_KINDS", "MixerCode", "MixerFamily", "ReasonCode",
+           "RotationReason"]
+
+# What a layer mixes tokens with. "other": a label nobody maps (the row's layer_type says what it is).
+MixerCode = Literal["full_attention", "sliding_window", "chunked_attention", "linear_attention", "state_space",
+                    "convolution", "hybrid", "mlp_only", "other"]
 
 # What a layer mixes tokens with, by the layer-type label the config uses.
-MIXER_KINDS = {
-    "full_attention": "full attention",
-    "attention": "full attention",
-    "global": "full attention",
-    "indexed_attention": "full attention",  # DeepSeek V3.2 / Mistral Large 4: a sparse indexer picks the keys
-    "compressed_sparse_attention": "full attention",
-    "heavily_compressed_attention": "full attention",
-    "sliding_attention": "sliding window",
-    "local": "sliding window",
-    "chunked_attention": "chunked attention",
-    "linear_attention": "linear attention",
-    "mamba": "state space",
-    "mamba2": "state space",
+MIXER_KINDS: dict[str, MixerCode] = {
+    "full_attention": "full_attention",
+    "attention": "full_attention",
+    "global": "full_attention",
+    "indexed_attention": "full_attention",  # DeepSeek V3.2 / Mistral Large 4: a sparse indexer picks the keys
+    "compressed_sparse_attention": "full_attention",
+    "heavily_compressed_attention": "full_attention",
+    "sliding_attention": "sliding_window",
+    "local": "sliding_window",
+    "chunked_attention": "chunked_attention",
+    "linear_attention": "linear_attention",
+    "mamba": "state_space",
+    "mamba2": "state_space",
     "conv": "convolution",
     "short_conv": "convolution",
-    "hybrid": "attention + state space",
-    "moe": "no mixer (MLP only)",
-    "mlp": "no mixer (MLP only)",
+    "hybrid": "hybrid",  # attention and a state-space mixer in one layer
+    "moe": "mlp_only",
+    "mlp": "mlp_only",
 }
-ATTENTION_KINDS = ("full attention", "sliding window", "chunked attention", "attention + state space")
+ATTENTION_KINDS: tuple[MixerCode, ...] = ("full_attention", "sliding_window", "chunked_attention", "hybrid")
+GENERIC_KINDS: tuple[MixerCode, ...] = ("full_attention", "sliding_window", "chunked_attention")
 
-# The layer a model's code builds for a "linear_attention" label differs by family.
-MIXER_NAMES = {
-    "qwen3_next": "Gated DeltaNet (linear attention)",
-    "qwen3_5_text": "Gated DeltaNet (linear attention)",
-    "qwen3_5_moe_text": "Gated DeltaNet (linear attention)",
-    "kimi_linear": "Kimi Delta Attention (linear attention)",
-    "granitemoehybrid": "Mamba-2 (state space)",
-    "nemotron_h": "Mamba-2 (state space)",
-    "falcon_h1": "attention and Mamba-2 side by side",
-    "lfm2": "short gated convolution",
+# The layer a model's code builds for a non-attention (or hybrid) label differs by family.
+MixerFamily = Literal["gated_deltanet", "kimi_delta_attention", "mamba2", "attention_mamba2_parallel",
+                      "short_gated_convolution"]
+MIXER_FAMILIES: dict[str, MixerFamily] = {
+    "qwen3_next": "gated_deltanet",
+    "qwen3_5_text": "gated_deltanet",
+    "qwen3_5_moe_text": "gated_deltanet",
+    "kimi_linear": "kimi_delta_attention",
+    "granitemoehybrid": "mamba2",
+    "nemotron_h": "mamba2",
+    "falcon_h1": "attention_mamba2_parallel",
+    "lfm2": "short_gated_convolution",
 }
+
+# Why a layer rotates or not, by the rule that decided it (the model code's condition, or the RoPE settings).
+ReasonCode = Literal[
+    "no_rope_layers_one",  # no_rope_layers[i] = 1 (the code rotates `if self.use_rope`)
+    "no_rope_layers_zero",  # no_rope_layers[i] = 0: NoPE
+    "no_rope_layers_missing",  # no no_rope_layers entry for the layer: it rotates
+    "sliding_only",  # a sliding-window layer of code that rotates only sliding layers
+    "sliding_only_not_sliding",  # not a sliding-window layer of such code: NoPE
+    "force_rope",  # a dense prefix layer with prefix_dense_sliding_window_pattern = 1
+    "sliding_window_null",  # `if self.sliding_window is None or self.is_sliding` with no window: every layer rotates
+    "sliding_rotates",  # ... a sliding layer rotates
+    "global_skips",  # ... a global layer skips the rotation
+    "mem_rope_on", "mem_rope_off",  # Zamba2's use_mem_rope
+    "rotary_type",  # position_embedding_type = 'rotary'
+    "not_rotary_type",  # detail: the position_embedding_type that is not 'rotary'
+    "no_rotary_embedding",  # detail: the position_embedding_type for which the model builds no rotary embedding
+    "no_rotary_module",  # the model's code has no rotary module
+    "unread_condition",  # detail: the code's condition this reading does not evaluate
+    "rope_parameters_entry",  # detail: the rope_parameters key the layer uses
+    "rope_parameters_null",  # detail: the rope_parameters key that is null
+    "rope_parameters_missing",  # detail: the layer's key that rope_parameters lacks
+    "one_setting",  # a flat RoPE dict for every layer
+    "no_settings",  # no RoPE settings in the config
+    "no_settings_given",  # follows a reason that rotates: but the config gives no RoPE settings
+    "not_attention",  # not an attention layer
+]
+
+
+@dataclass(frozen=True)
+class RotationReason:
+    """One reason a layer rotates or not: its code and the value the code names (a key, a condition, a setting)."""
+
+    code: ReasonCode
+    detail: object = None
 
 
 @dataclass(frozen=True)
@@ -51,14 +96,14 @@ class LayerRow:
 
     index: int
     layer_type: str  # the config's label
-    mixer: str  # full attention / sliding window / chunked attention / linear attention / state space / ...
-    mixer_name: str  # the family's name for it (Gated DeltaNet, Mamba-2, ...)
+    mixer: MixerCode  # what the layer mixes tokens with
+    mixer_family: MixerFamily | None  # the family's own layer (Gated DeltaNet, Mamba-2, ...), None: the mixer alone
     # sliding-window width: the farthest key a query sees, plus one (a causal window: the keys it sees, itself
     # included; a bidirectional one sees window - 1 keys on each side and itself: 2 * window - 1 keys)
     window: int | None = None
     chunk: int | None = None  # chunked attention's chunk size
     rotates: bool = False
-    why: str = ""  # why it rotates or not, in the model code's terms
+    reasons: tuple[RotationReason, ...] = ()  # why it rotates or not, in the model code's terms
     rope_label: str | None = None  # the key of rope_parameters this layer uses (None: flat dict)
     rope_type: str | None = None
     theta: float | None = None
@@ -72,7 +117,9 @@ class LayerRow:
     max_position_embeddings: int | None = None
     qk_nope_head_dim: int | None = None  # latent attention: the part of each query/key head that is not rotated
     mrope_section: tuple[int, ...] | None = None  # multimodal RoPE: pairs per axis, as the rotary module splits them
-    mrope_layout: str | None = None  # how it hands pairs to the axes (a key of multimodal.ALLOCATIONS), from its code
+    # how it hands pairs to the axes, from its code: a key of multimodal.ALLOCATIONS, or "own_code" for a layout of
+    # the model's own
+    mrope_layout: str | None = None
     bidirectional: bool = False  # an encoder: queries see keys on both sides (no causal mask)
 
     @property
@@ -95,6 +142,7 @@ class LayerRow:
 
     def signature(self) -> tuple:
         """Rows with equal signatures draw the same figures (used to group layers)."""
-        return (self.mixer, self.window, self.chunk, self.rotates, self.rope_label, self.rope_type, self.theta,
+        mixer = self.layer_type if self.mixer == "other" else self.mixer
+        return (mixer, self.window, self.chunk, self.rotates, self.rope_label, self.rope_type, self.theta,
                 self.partial_rotary_factor, self.head_dim, repr(sorted(self.scaling.items())),
                 repr(self.query_scale), self.sink)

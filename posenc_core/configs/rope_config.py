@@ -313,7 +313,7 @@ class LayerFact:
     Fields:
         feature: the lesson it belongs to (``Feature``, the key the pages' links use).
         code: what it says (``FactCode``).
-        row: the layer (theta, rope_type, factor, sections, why are read from it).
+        row: the layer (theta, rope_type, factor, sections, reasons are read from it).
         numbers: the fact's own numbers, in the order ``FactCode``'s comment gives.
         contexts: for ``scaling``: the layer's L and L′ (``layer_contexts``), None where they cannot be formed.
         problem: for ``scaling``: the refusal ``layer_contexts`` gave instead, as its message says it.

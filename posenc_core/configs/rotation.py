@@ -8,7 +8,7 @@ syntax tree of its text attention classes, nothing is imported or run) and retur
 ``GUARD_RULES`` says what each condition means for one layer of a config. The rules are keyed by the code's
 condition, not by model type, so a relative that copies a family's attention (cohere2 -> cohere2_moe, exaone4
 -> exaone_moe, kolibri1) is read by the same rule. A condition not in the registry is reported in the layer's
-``why``; the all-model-types sweep in the tests fails on it, so a new pattern is added here, not misread.
+``reasons``; the all-model-types sweep in the tests fails on it, so a new pattern is added here, not misread.
 """
 
 from __future__ import annotations
@@ -19,10 +19,11 @@ import os
 import re
 from collections.abc import Callable
 
+from .layer_row import RotationReason
 from .reader import ConfigReading
 
 __all__ = ["GUARD_RULES", "MROPE_LAYOUTS", "NEUTRAL_GUARDS", "attention_guards", "has_rotary_module", "layer_rotates",
-           "mrope_code"]
+           "mrope_code", "OWN_LAYOUT"]
 
 # Classes of a modeling file that belong to an encoder of another modality, not to the language model. The words are
 # looked for after the part of a class name it shares with the model type's own name (``_of_other_modality``):
@@ -38,7 +39,8 @@ NEUTRAL_GUARDS = frozenset({
     "not is_cross_attention", "alibi is None", "self.rotary_emb is not None",
 })
 
-Rule = Callable[[ConfigReading, int, str], tuple[bool, str]]
+Rule = Callable[[ConfigReading, int, str], tuple[bool, RotationReason]]
+Verdict = tuple[bool, tuple[RotationReason, ...]]
 
 
 def _is_sliding(layer_type: str) -> bool:
@@ -48,17 +50,16 @@ def _is_sliding(layer_type: str) -> bool:
 def _no_rope_layers(reading, index, layer_type):
     flags = reading.get("no_rope_layers")
     if isinstance(flags, (list, tuple)) and index < len(flags):
-        if flags[index]:
-            return True, "no_rope_layers[i] = 1 (the code rotates `if self.use_rope`)"
-        return False, "no_rope_layers[i] = 0: this layer skips the rotation (NoPE; the code rotates `if self.use_rope`)"
-    return True, "no no_rope_layers entry for this layer: it rotates"
+        return (True, RotationReason("no_rope_layers_one")) if flags[index] else \
+            (False, RotationReason("no_rope_layers_zero"))
+    return True, RotationReason("no_rope_layers_missing")
 
 
 def _sliding_only(reading, index, layer_type):
     window = reading.layer_get("sliding_window", index)
     if _is_sliding(layer_type) and window is not None:
-        return True, "a sliding-window layer: the code rotates only where the layer has a window"
-    return False, "not a sliding-window layer: the code rotates only sliding layers, so this one is NoPE"
+        return True, RotationReason("sliding_only")
+    return False, RotationReason("sliding_only_not_sliding")
 
 
 def _sliding_or_forced(reading, index, layer_type):
@@ -69,28 +70,28 @@ def _sliding_or_forced(reading, index, layer_type):
     forced = (isinstance(mlp_types, (list, tuple)) and index < len(mlp_types) and mlp_types[index] == "dense"
               and reading.get("prefix_dense_sliding_window_pattern") == 1)
     if forced:
-        return True, "force_rope: a dense prefix layer with prefix_dense_sliding_window_pattern = 1 rotates"
+        return True, RotationReason("force_rope")
     return False, why
 
 
 def _no_window_or_sliding(reading, index, layer_type):
     if reading.layer_get("sliding_window", index) is None:
-        return True, "sliding_window is null: every layer rotates"
+        return True, RotationReason("sliding_window_null")
     if _is_sliding(layer_type):
-        return True, "a sliding-window layer rotates (`if self.sliding_window is None or self.is_sliding`)"
-    return False, "a global layer of a model with sliding_window skips the rotation (NoPE)"
+        return True, RotationReason("sliding_rotates")
+    return False, RotationReason("global_skips")
 
 
 def _mem_rope(reading, index, layer_type):
     if reading.get("use_mem_rope"):
-        return True, "use_mem_rope = true: the shared attention rotates"
-    return False, "use_mem_rope = false (the class default): the attention uses no positions"
+        return True, RotationReason("mem_rope_on")
+    return False, RotationReason("mem_rope_off")
 
 
 def _rotary_type(reading, index, layer_type):
     kind = reading.get("position_embedding_type")
-    return (True, "position_embedding_type = 'rotary'") if kind == "rotary" else \
-        (False, f"position_embedding_type = {kind!r}, not 'rotary': no rotation")
+    return (True, RotationReason("rotary_type")) if kind == "rotary" else \
+        (False, RotationReason("not_rotary_type", kind))
 
 
 # The condition around the rotation in the attention's forward (as ast.unparse writes it) -> its rule.
@@ -161,6 +162,8 @@ def _parse(model_type: str) -> tuple[bool, tuple[str, ...], tuple[tuple[int, ...
     return rotary, tuple(sorted(guards)), mrope
 
 
+OWN_LAYOUT = "own_code"  # a layout no fragment of MROPE_LAYOUTS matches: the model's own
+
 # How a text rotary module's ``recomposition_frequencies`` hands its pairs to the time / height / width axes, told by
 # the expression that does it (keys of ``posenc_core.multimodal.ALLOCATIONS``); the first fragment found wins.
 MROPE_LAYOUTS = (
@@ -190,7 +193,7 @@ def _mrope_of(cls: ast.ClassDef) -> tuple[tuple[int, ...] | None, str] | None:
             except (ValueError, TypeError):
                 default = None
     text = ast.unparse(recompose)
-    layout = next((name for fragment, name in MROPE_LAYOUTS if fragment in text), "the model's own")
+    layout = next((name for fragment, name in MROPE_LAYOUTS if fragment in text), OWN_LAYOUT)
     return default, layout
 
 
@@ -233,27 +236,29 @@ def mrope_code(model_type: str | None) -> tuple[tuple[int, ...] | None, str] | N
 
 
 def layer_rotates(reading: ConfigReading, index: int, layer_type: str,
-                  default: tuple[bool, str]) -> tuple[bool, str]:
-    """Whether layer ``index`` rotates, by the rule of its model's attention code; ``default`` (what the RoPE
-    settings alone say) where the code rotates unconditionally or its condition does not decide per layer."""
+                  default: tuple[bool, RotationReason]) -> Verdict:
+    """Whether layer ``index`` rotates and why, by the rule of its model's attention code; ``default`` (what the
+    RoPE settings alone say) where the code rotates unconditionally or its condition does not decide per layer."""
+    fallback = default[0], (default[1],)
     if reading.obj is None:  # no model code to read: the fields a NoPE rule reads, where the config has them
-        return (_no_rope_layers(reading, index, layer_type) if default[0] and
-                isinstance(reading.get("no_rope_layers"), (list, tuple)) else default)
-    if reading.get("position_embedding_type") not in (None, "rope", "rotary"):
-        return False, (f"position_embedding_type = {reading.get('position_embedding_type')!r}: the model builds "
-                       "no rotary embedding, so its attention layers use no positions")
+        if default[0] and isinstance(reading.get("no_rope_layers"), (list, tuple)):
+            rotates, reason = _no_rope_layers(reading, index, layer_type)
+            return rotates, (reason,)
+        return fallback
+    kind = reading.get("position_embedding_type")
+    if kind not in (None, "rope", "rotary"):
+        return False, (RotationReason("no_rotary_embedding", kind),)
     if has_rotary_module(reading.model_type) is False:
-        return False, "the model's code has no rotary module: its attention layers never rotate (NoPE)"
+        return False, (RotationReason("no_rotary_module"),)
     guards = attention_guards(reading.model_type) or ()
     if not default[0] or not guards or "" in guards:
-        return default
+        return fallback
     for guard in guards:
         parts = [p for p in guard.split(" & ") if p not in NEUTRAL_GUARDS]
         if not parts:
-            return default
+            return fallback
         verdicts = [GUARD_RULES[p](reading, index, layer_type) if p in GUARD_RULES else
-                    (True, f"the code rotates only `if {p}`, a condition this reading does not evaluate")
-                    for p in parts]
+                    (True, RotationReason("unread_condition", p)) for p in parts]
         if all(v[0] for v in verdicts):
-            return True, "; ".join(v[1] for v in verdicts)
-    return False, verdicts[-1][1]
+            return True, tuple(v[1] for v in verdicts)
+    return False, (verdicts[-1][1],)

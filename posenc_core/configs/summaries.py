@@ -9,7 +9,7 @@ import numpy as np
 
 from .._checks import MAX_POSITIONS, as_int
 from .layer_rope import layer_inv_freq
-from .layer_row import LayerRow
+from .layer_row import LayerRow, MixerCode
 
 __all__ = [
     "PAIR_BANDS",
@@ -79,12 +79,12 @@ class LayerGroup(NamedTuple):
     """Layers with the same position setting.
 
     Fields:
-        mixer: what they mix tokens with (a value of ``MIXER_KINDS``).
+        mixer: what they mix tokens with (a ``MixerCode``, a value of ``MIXER_KINDS``).
         layers: their indices, in order.
         row: the first of them (``LayerRow``).
     """
 
-    mixer: str
+    mixer: MixerCode
     layers: list[int]
     row: LayerRow
 
@@ -93,7 +93,7 @@ def layer_groups(rows: list[LayerRow]) -> list[LayerGroup]:
     """Layers with the same position setting (``LayerRow.signature``) and mixer, in order of first appearance."""
     groups: dict[tuple, LayerGroup] = {}
     for row in rows:
-        key = (row.signature(), row.mixer_name)
+        key = (row.signature(), row.mixer_family)
         if key not in groups:
             groups[key] = LayerGroup(row.mixer, [], row)
         groups[key].layers.append(row.index)

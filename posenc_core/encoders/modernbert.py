@@ -51,7 +51,7 @@ def _presets() -> dict[str, Preset]:
 
 
 MODERNBERT_PRESETS = _presets()
-KINDS = {"global": "full attention", "local": "sliding window"}  # layer kind -> the mixer its layers have
+KINDS = {"global": "full_attention", "local": "sliding_window"}  # layer kind -> the mixer its layers have
 
 
 @dataclass(frozen=True)

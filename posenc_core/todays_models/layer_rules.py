@@ -83,7 +83,7 @@ LOCAL_GLOBAL_MODELS: dict[str, str] = {
     "Olmo 3 7B": "olmo3-7b",
     "MiMo-V2-Flash": "mimo-v2-flash",
 }
-KIND_MIXERS = {"local": "sliding window", "full": "full attention"}
+KIND_MIXERS = {"local": "sliding_window", "full": "full_attention"}
 
 
 def _layer_rope(row) -> LayerRope:
@@ -93,7 +93,7 @@ def _layer_rope(row) -> LayerRope:
 
 def _layout(rows) -> str:
     """How the two kinds alternate, counted from the reading: totals and the first layers as L (local) / G."""
-    kinds = ["L" if r.mixer == "sliding window" else "G" for r in rows if r.is_attention]
+    kinds = ["L" if r.mixer == "sliding_window" else "G" for r in rows if r.is_attention]
     shown = min(len(kinds), 12)
     return (f"{kinds.count('L')} sliding-window and {kinds.count('G')} full-attention layers of {len(kinds)}; "
             f"layers 0-{shown - 1}: {''.join(kinds[:shown])} (L sliding, G full)")
