@@ -106,7 +106,8 @@ def test_layer_strip_snippet_reads_a_pasted_config():
     apptest_pages.assert_clean(at, "pasted config")
     ns = _one(at)
     assert "parse_config_json" in apptest_pages.snippets(at)[0]
-    assert ns["labels"] == _labels(config)[1] and len(ns["labels"]) == 6
+    label_of = {i: layer_label(g.row) for g in ns["groups"] for i in g.layers}
+    assert [label_of[r.index] for r in ns["rows"]] == _labels(config)[1] and len(ns["rows"]) == 6
 
 
 @pytest.mark.parametrize("preset, pick, counted", [
