@@ -294,6 +294,7 @@ def test_no_reference_labels_meet_on_any_tab(monkeypatch, url_path):
         return original(chart, **kwargs)
 
     monkeypatch.setattr(figures, "reference_lines", recording)
+    monkeypatch.setattr(curves, "reference_lines", recording)  # the kit's own builders call it there
     info = next(p for p in registry.all_pages() if p.url_path == url_path)
     at = load(info)
     for key, labels in tab_groups(at).items():

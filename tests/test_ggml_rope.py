@@ -143,12 +143,12 @@ def test_the_smollm2_float32_error_after_1000_shifts_is_ggmls(ref):
 
     exact = turn(raw, final)
     err = stored.astype(np.float64) - exact
-    assert curve["shifts"][-1] == 1000
+    assert curve.shifts[-1] == 1000
     expected = np.sqrt(np.mean(err**2)) / np.sqrt(np.mean(exact**2))
-    assert curve["key_error"][-1] == pytest.approx(expected, rel=1e-12)
+    assert curve.key_error[-1] == pytest.approx(expected, rel=1e-12)
     q = turn(q_raw, final[-1] + 1)
     score = np.sqrt(np.mean((err @ q) ** 2)) / np.sqrt(np.mean((exact @ q) ** 2))
-    assert curve["score_error"][-1] == pytest.approx(score, rel=1e-9)
+    assert curve.score_error[-1] == pytest.approx(score, rel=1e-9)
 
 
 def test_the_emulation_refuses_what_ggml_cannot_be_asked():

@@ -6,6 +6,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import posenc_core as pc
+from page_kit.lesson.config_words import fact_sentence
 from posenc_core.configs import layer_contexts
 from posenc_core.todays_models import (
     MLA_CONFIGS,
@@ -199,7 +200,7 @@ def test_each_mla_preset_is_the_one_reading_of_its_config(name):
     for ours, theirs in zip(_rope(read), _rope(preset), strict=True):
         np.testing.assert_array_equal(ours, theirs)
     assert mla_softmax_scale(read) == mla_softmax_scale(preset)
-    latent = next(s for k, s in facts if k == "latent")
+    latent = next(fact_sentence(f) for f in facts if f.feature == "latent")
     assert f"{preset.qk_rope_head_dim}-dim qk_rope_head_dim slice of each {preset.qk_head_dim}-dim" in latent
     _, rows = pc.read_layers(MLA_CONFIGS[name])
     assert layer_contexts(next(r for r in rows if r.rotates))[1] in (None, preset.max_position_embeddings)

@@ -95,7 +95,7 @@ def test_the_wheel_declares_numpy_as_its_one_requirement(wheel):
 
 
 def test_the_wheel_runs_the_readme_examples_with_numpy_alone(bare, tmp_path):
-    numpy_block, torch_block = _notebook_blocks()
+    numpy_block, torch_block, transformers_block = _notebook_blocks()
     where = _run(bare, "import importlib.util, posenc_core as pc\n"
                        "assert importlib.util.find_spec('torch') is None\nprint(pc.__file__, pc.__version__)", tmp_path)
     assert where.returncode == 0, where.stderr
@@ -104,6 +104,8 @@ def test_the_wheel_runs_the_readme_examples_with_numpy_alone(bare, tmp_path):
     assert ran.returncode == 0, ran.stderr
     refused = _run(bare, torch_block, tmp_path)
     assert "MissingExtraError" in refused.stderr and 'pip install "posenc-core[torch]"' in refused.stderr
+    refused = _run(bare, transformers_block, tmp_path)
+    assert "MissingExtraError" in refused.stderr and "posenc-core[transformers]" in refused.stderr
     lazy = _run(bare, "import posenc_core as pc\nassert 'diffusion' not in dir(pc) and not hasattr(pc, 'diffusion')\n"
                       "import posenc_core.diffusion", tmp_path)
     assert "MissingExtraError" in lazy.stderr and "posenc-core[torch]" in lazy.stderr

@@ -15,7 +15,7 @@ real = pc.real_models
 
 
 @st.cache_data(max_entries=32, show_spinner="Running all-MiniLM-L6-v2…")
-def order_experiment(text: str, seed: int) -> real.OrderExperiment:
+def order_experiment(text: str, seed: int) -> real.EncoderOrderExperiment:
     return real.encoder_order_experiment(text, seed)
 
 

@@ -46,7 +46,7 @@ def order_tab(page, text: str, seed: int):
     source(real.encoder_order_experiment)
 
 
-def order_answer(r: real.OrderExperiment, text: str, seed: int):
+def order_answer(r: real.EncoderOrderExperiment, text: str, seed: int):
     """The cosines and the per-dimension change that answer the shuffle question."""
     m1, m2 = st.columns(2)
     m1.metric("Cosine, typed vs shuffled, with position rows", f"{r.cosine[True]:.6f}")

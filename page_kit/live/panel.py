@@ -20,7 +20,7 @@ from live_class import ClassError, ClassUnreachable
 from page_kit import live
 from page_kit.live import outbox as live_outbox
 from page_kit.live import poll as live_poll
-from page_kit.live import teacher as live_teacher
+from page_kit.live import teacher_panel as live_teacher
 
 ss = st.session_state
 

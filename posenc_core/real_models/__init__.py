@@ -35,7 +35,7 @@ from .attention_stats import (
 from .encoder import (
     MAX_ENCODER_CHARS,
     MINILM_POSITION_ROWS,
-    OrderExperiment,
+    EncoderOrderExperiment,
     PastTable,
     PositionalHeads,
     encoder_order_experiment,
@@ -97,7 +97,7 @@ __all__ = [
     "LongContextSummary",
     "LongMethod",
     "MethodRun",
-    "OrderExperiment",
+    "EncoderOrderExperiment",
     "PastTable",
     "PositionalHeads",
     "StretchLosses",

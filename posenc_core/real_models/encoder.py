@@ -22,7 +22,7 @@ from .attention_stats import TopHead
 __all__ = [
     "MAX_ENCODER_CHARS",
     "MINILM_POSITION_ROWS",
-    "OrderExperiment",
+    "EncoderOrderExperiment",
     "PastTable",
     "PositionalHeads",
     "encoder_order_experiment",
@@ -41,7 +41,7 @@ _MAX_ST_CHARS = 40000  # sentence-transformers reads the first 256 word pieces o
 
 
 @dataclass(frozen=True)
-class OrderExperiment:
+class EncoderOrderExperiment:
     """A sentence as typed and with its words shuffled, through all-MiniLM-L6-v2 with its trained position rows
     (key True) and without them (key False); n word pieces with [CLS] and [SEP].
 
@@ -178,7 +178,7 @@ def _word_shuffle(word_ids: list, seed: int) -> list[int]:
     return [0] + [i for g in order for i in groups[g]] + [len(word_ids) - 1]
 
 
-def encoder_order_experiment(text: str, seed: int = 0) -> OrderExperiment:
+def encoder_order_experiment(text: str, seed: int = 0) -> EncoderOrderExperiment:
     """The sentence as typed and with its words shuffled (whole words; [CLS] first, [SEP] last), with the trained
     position rows and without them."""
     from .models import load_minilm
@@ -201,7 +201,7 @@ def encoder_order_experiment(text: str, seed: int = 0) -> OrderExperiment:
         max_abs[positions] = float(np.abs(a - b).max())
         hidden_diff[positions] = float(np.abs(hidden_s - hidden[order]).max())
         attention[positions] = weights
-    return OrderExperiment(tokens=tokenizer.convert_ids_to_tokens(ids),
+    return EncoderOrderExperiment(tokens=tokenizer.convert_ids_to_tokens(ids),
                            shuffled_tokens=tokenizer.convert_ids_to_tokens(shuffled), order=np.array(order),
                            embeddings=embeddings, shuffle_change=change, cosine=cosine, max_abs_diff=max_abs,
                            hidden_diff=hidden_diff, attention=attention)
