@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 import posenc_core as pc
+from lessons.todays_models.words import HYBRID_ATTENTION, HYBRID_MIXERS, HYBRID_NAMES, HYBRID_POSITIONS
 from page_kit import registry
 from page_kit.lesson.config_words import layer_label
 from posenc_core.configs import layer_groups, layer_pairs
@@ -170,7 +171,7 @@ def test_nope_snippets_give_the_rules_and_the_entropy():
                                       period=QUERY_SCALE_RULES["llama_4_scaling_beta"][3], spread=1.0,
                                       margin=6.0)
     for key in ("entropy", "entropy_scaled", "needle", "needle_scaled"):
-        np.testing.assert_array_equal(ns["result"][key], expected[key])
+        np.testing.assert_array_equal(getattr(ns["result"], key), getattr(expected, key))
 
 
 # --- hybrids -------------------------------------------------------------------------------------------------
@@ -179,8 +180,10 @@ def test_hybrids_snippet_gives_the_table():
     at = _view("hybrids")
     mixers, positions = at.dataframe[0].value, at.dataframe[1].value  # the figure, then the answer it hides
     assert list(mixers["model"]) == list(positions["model"])
-    assert _one(at)["rows"] == list(zip(mixers["model"], mixers["other layers"], mixers["attention"],
-                                        positions["positions in attention"], strict=True))
+    rows = [(HYBRID_NAMES[code], HYBRID_MIXERS[m], HYBRID_ATTENTION[a], HYBRID_POSITIONS[code])
+            for code, m, a, _ in _one(at)["rows"]]  # the snippet's codes, in the table's words
+    assert rows == list(zip(mixers["model"], mixers["other layers"], mixers["attention"],
+                            positions["positions in attention"], strict=True))
 
 
 @pytest.mark.parametrize("query", [{}, {"n": "16", "kind": "reverse"}])
@@ -188,7 +191,7 @@ def test_hybrids_snippet_gives_the_order_errors(query):
     ns = _one(_view("hybrids", "Reorder the inputs", **query))
     n = int(query.get("n", 24))
     expected = order_test(n, 16, query.get("kind", "swap"), i=3, j=10, seed=0)  # i, j: the sliders' defaults
-    for name, errors in expected["errors"].items():
+    for name, errors in expected.errors.items():
         np.testing.assert_array_equal(ns["errors"][name], errors)
 
 
@@ -197,15 +200,15 @@ def test_hybrids_snippet_gives_the_order_errors(query):
 def test_sinks_snippet_gives_the_map():
     ns = _one(_view("attention_sinks"))
     expected = sink_attention_map(32, 8, 2.0)
-    np.testing.assert_array_equal(ns["result"]["probs"], expected["probs"])
-    np.testing.assert_array_equal(ns["result"]["sink"], expected["sink"])
+    np.testing.assert_array_equal(ns["result"].probs, expected.probs)
+    np.testing.assert_array_equal(ns["result"].sink, expected.sink)
 
 
 def test_sinks_snippets_give_the_other_figures():
     ns = _one(_view("attention_sinks", "Windows", sink="0.5", w="64"))
     expected = sink_mass_by_position(0.5, 256, 64)
-    np.testing.assert_array_equal(ns["result"]["window"], expected["window"])
-    np.testing.assert_array_equal(ns["result"]["full"], expected["full"])
+    np.testing.assert_array_equal(ns["result"].window, expected.window)
+    np.testing.assert_array_equal(ns["result"].full, expected.full)
 
     ns = _one(_view("attention_sinks", "Mass against scores", sink="0.5", w="64"))
     offsets = np.linspace(-6.0, 6.0, 121)
@@ -228,7 +231,7 @@ def test_latent_snippet_gives_the_three_panels():
     cfg = mla_tiny_config(preset, heads=4, hidden=256)
     hidden = np.random.default_rng(1).standard_normal((12, 256)).astype(np.float32)
     direct = mla_scores(hidden, mla_random_weights(cfg, 0), cfg, np.arange(12))
-    np.testing.assert_array_equal(expected["logits"], direct["logits"])
+    np.testing.assert_array_equal(expected.logits, direct["logits"])
 
 
 def test_latent_snippet_gives_the_layout_gap():

@@ -77,24 +77,24 @@ def rule_chart(ctx: int, beta: float, orig: int):
 
 def entropy_chart(ectx: int, margin: float, spread: float, rule: str):
     result = entropy_for(rule, ectx, margin, spread)
-    p = result["positions"]
+    p = result.positions
     return figures.stacked_lines(
-        p, {"without the temperature": result["entropy"], "with it": result["entropy_scaled"],
-            "uniform attention, ln(p + 1)": result["uniform"]},
+        p, {"without the temperature": result.entropy, "with it": result.entropy_scaled,
+            "uniform attention, ln(p + 1)": result.uniform},
         title=f"Attention entropy of the query at position p ({LABELS[rule]})",
         x_title="query position p (log)", y_title="entropy (nats)", log_x=True, hover_format=".3f",
         dashed=["uniform attention, ln(p + 1)"], name="nope_entropy",
         alt=f"Entropy grows with the log of the number of keys; at p = {int(p[-1]):,} it is "
-            f"{result['entropy'][-1]:.3f} nats without the temperature, {result['entropy_scaled'][-1]:.3f} with "
-            f"it and {result['uniform'][-1]:.3f} for uniform attention (dashed).")
+            f"{result.entropy[-1]:.3f} nats without the temperature, {result.entropy_scaled[-1]:.3f} with "
+            f"it and {result.uniform[-1]:.3f} for uniform attention (dashed).")
 
 
 def needle_chart(ectx: int, margin: float, spread: float, rule: str):
     result = entropy_for(rule, ectx, margin, spread)
-    p = result["positions"]
+    p = result.positions
     return figures.stacked_lines(
-        p, {"without the temperature": result["needle"], "with it": result["needle_scaled"]},
+        p, {"without the temperature": result.needle, "with it": result.needle_scaled},
         title="Probability on the one relevant key (key 0, the farthest)", x_title="query position p (log)",
         y_title="probability (log)", log_x=True, log_y=True, hover_format=".3g", name="nope_needle",
         alt=f"The relevant key's share falls as the keys multiply: at p = {int(p[-1]):,} it is "
-            f"{result['needle'][-1]:.2e} without the temperature and {result['needle_scaled'][-1]:.2e} with it.")
+            f"{result.needle[-1]:.2e} without the temperature and {result.needle_scaled[-1]:.2e} with it.")

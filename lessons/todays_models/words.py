@@ -10,3 +10,43 @@ DROPE_LABELS = {
 
 # The three attentions the stick-breaking page compares (posenc_core.todays_models.STICK_COMPARED)
 STICK_NAMES = {"stick_breaking": "stick-breaking", "alibi": "softmax + ALiBi", "softmax": "softmax, no positions"}
+
+# The mixers the hybrids page reorders (posenc_core.todays_models.MIXERS)
+MIXER_NAMES = {
+    "conv": "causal convolution (K = 4)",
+    "recurrence": "gated linear recurrence",
+    "causal": "causal attention, no positions",
+    "bidirectional": "bidirectional attention, no positions",
+}
+
+# The hybrids table (posenc_core.todays_models.HYBRID_MODELS): model, other layers, attention, positions
+HYBRID_NAMES = {
+    "qwen3_next": "Qwen3-Next / Qwen3.5",
+    "kimi_linear": "Kimi Linear",
+    "granitemoehybrid": "Granite 4.0-H",
+    "nemotron_h": "Nemotron-H / Nemotron 3",
+    "falcon_h1": "Falcon-H1",
+    "lfm2": "LFM2",
+}
+HYBRID_MIXERS = {
+    "gated_deltanet": "Gated DeltaNet",
+    "kimi_delta": "Kimi Delta Attention",
+    "mamba2": "Mamba-2",
+    "mamba2_parallel": "Mamba-2, in parallel",
+    "short_conv": "short convolutions",
+}
+HYBRID_ATTENTION = {
+    "one_in_four": "1 layer in 4",
+    "one_in_four_latent": "1 layer in 4 (latent attention)",
+    "few": "a few layers",
+    "every": "every layer",
+}
+# what each model's attention does with positions, naming the attention class the modeling code defines
+HYBRID_POSITIONS = {
+    "qwen3_next": "RoPE on 64 of 256 dims (partial_rotary_factor 0.25)",
+    "kimi_linear": "none (KimiLinearAttention)",
+    "granitemoehybrid": "none unless position_embedding_type is 'rope'",
+    "nemotron_h": "none (NemotronHAttention)",
+    "falcon_h1": "RoPE (FalconH1Attention)",
+    "lfm2": "RoPE (Lfm2Attention)",
+}

@@ -3,6 +3,7 @@ and positions read from content: FoX, stick-breaking and PaTH attention (lessons
 have GPU-only released kernels; these are the papers' equations in numpy, small enough for a slide."""
 
 from .attention_entropy import (
+    TemperatureEntropy,
     temperature_entropy,
     temperature_positions,
 )
@@ -45,6 +46,7 @@ from .fewer_frequencies import (
     p_rope_inv_freq,
 )
 from .fox import (
+    FoxSentence,
     fox_attention,
     fox_bias,
     fox_gate_logit_for_slope,
@@ -91,12 +93,16 @@ from .mixers import (
     MIXERS,
     ORDER_EXACT,
     HybridModel,
+    HybridRotation,
+    OrderTest,
     causal_conv,
     gated_recurrence,
     nope_attention,
     order_test,
 )
 from .path_attention import (
+    PathReflections,
+    PathSentence,
     path_householder,
     path_rope_transform,
     path_scores,
@@ -105,6 +111,11 @@ from .path_attention import (
     path_two_reflections,
 )
 from .sinks import (
+    EvictionCase,
+    ParkingShare,
+    SinkAttentionMap,
+    SinkMassByPosition,
+    StreamingEviction,
     sink_attention_map,
     sink_mass_by_position,
     sink_mass_by_score,
@@ -141,5 +152,10 @@ __all__ = [
     "path_rope_transform", "path_scores", "path_sentence", "path_transform_scores", "path_two_reflections",
     "sink_attention_map", "sink_mass_by_position", "sink_mass_by_score", "sink_softmax", "streaming_eviction",
     "STICK_COMPARED", "StickBreaking", "StickBreakingConstant", "StickBreakingSentence", "StickCompared",
-    "stick_breaking_constant", "stick_breaking_sentence", "stick_breaking_weights"
+    "stick_breaking_constant", "stick_breaking_sentence", "stick_breaking_weights",
+    "FoxSentence",
+    "PathReflections", "PathSentence",
+    "EvictionCase", "ParkingShare", "SinkAttentionMap", "SinkMassByPosition", "StreamingEviction",
+    "TemperatureEntropy",
+    "HybridRotation", "OrderTest"
 ]
