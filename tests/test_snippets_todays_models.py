@@ -226,12 +226,12 @@ def test_latent_snippet_gives_the_three_panels():
     ns = _one(_view("latent_attention"))
     expected = mla_demo_scores(preset, 4, 12, 0, 0, MLA_PRESETS[preset].rope_interleave)
     for key in ("content", "position", "logits"):
-        np.testing.assert_array_equal(ns["out"][key], expected[key])
+        np.testing.assert_array_equal(getattr(ns["out"], key), getattr(expected, key))
     # mla_demo_scores is the composition the lesson used to make itself
     cfg = mla_tiny_config(preset, heads=4, hidden=256)
     hidden = np.random.default_rng(1).standard_normal((12, 256)).astype(np.float32)
     direct = mla_scores(hidden, mla_random_weights(cfg, 0), cfg, np.arange(12))
-    np.testing.assert_array_equal(expected.logits, direct["logits"])
+    np.testing.assert_array_equal(expected.logits, direct.logits)
 
 
 def test_latent_snippet_gives_the_layout_gap():
@@ -240,7 +240,7 @@ def test_latent_snippet_gives_the_layout_gap():
     stored = MLA_PRESETS[preset].rope_interleave
     out = mla_demo_scores(preset, 2, 8, 5000, 0, stored)
     other = mla_demo_scores(preset, 2, 8, 5000, 0, not stored)
-    np.testing.assert_array_equal(ns["other"]["position"], other["position"])
+    np.testing.assert_array_equal(ns["other"].position, other.position)
     assert ns["gap"] == mla_layout_gap(out, other) > 0
 
 

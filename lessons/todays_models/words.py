@@ -50,3 +50,11 @@ HYBRID_POSITIONS = {
     "falcon_h1": "RoPE (FalconH1Attention)",
     "lfm2": "RoPE (Lfm2Attention)",
 }
+
+# The cache layouts of the latent-attention page (posenc_core.todays_models.KV_LAYOUTS); {kv_heads}: GQA's groups
+KV_LAYOUT_NAMES = {
+    "mha": "MHA",
+    "gqa": "GQA ({kv_heads} KV heads)",
+    "mla": "MLA",
+    "coupled": "MLA with the rotation on the latent",
+}

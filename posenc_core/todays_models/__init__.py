@@ -55,9 +55,14 @@ from .fox import (
 from .latent import (
     GQA_REFERENCE,
     KV_CACHE_DTYPES,
+    KV_LAYOUTS,
     MLA_CONFIGS,
     MLA_PRESETS,
+    KvCachePerToken,
     LatentConfig,
+    MlaScores,
+    MlaShiftChange,
+    MlaSoftmaxScale,
     kv_cache_per_token,
     latent_config,
     mla_demo_scores,
@@ -157,5 +162,6 @@ __all__ = [
     "PathReflections", "PathSentence",
     "EvictionCase", "ParkingShare", "SinkAttentionMap", "SinkMassByPosition", "StreamingEviction",
     "TemperatureEntropy",
-    "HybridRotation", "OrderTest"
+    "HybridRotation", "OrderTest",
+    "KV_LAYOUTS", "KvCachePerToken", "MlaScores", "MlaShiftChange", "MlaSoftmaxScale"
 ]
