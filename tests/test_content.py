@@ -384,7 +384,7 @@ def test_sink_map_kept_is_what_the_sink_leaves():
 
 def test_fewer_frequencies_slowest_omega_is_the_longest_wavelengths():
     info = fewer_frequencies("p-RoPE", 64, 10000.0, 0.5)
-    assert 2 * math.pi / info["slowest_omega"] == pytest.approx(info["longest_wavelength"])
+    assert 2 * math.pi / info.slowest_omega == pytest.approx(info.longest_wavelength)
 
 
 def test_streaming_eviction_growth_stays_under_its_bound():

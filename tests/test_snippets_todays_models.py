@@ -256,13 +256,14 @@ def test_fewer_snippets_give_the_wavelengths_and_scores():
     ns = _one(_view("fewer_frequencies", "Wavelengths and the context", **query))
     expected = fewer_frequency_summaries(64, 500000.0, 0.5, 8192)
     for method in FEWER_FREQUENCY_METHODS:
-        np.testing.assert_array_equal(ns["info"][method]["wavelengths"], expected[method]["wavelengths"])
-        assert ns["info"][method]["pairs"] == fewer_frequencies(method, 64, 500000.0,
-                                                                  1.0 if method == "RoPE" else 0.5, 8192)["pairs"]
+        np.testing.assert_array_equal(ns["info"][method].wavelengths, expected[method].wavelengths)
+        assert ns["info"][method].pairs == fewer_frequencies(method, 64, 500000.0,
+                                                                  1.0 if method == "RoPE" else 0.5, 8192).pairs
     ns = _one(_view("fewer_frequencies", "Where the score stops seeing position", **query))
     expected = frequency_score_curves(64, 500000.0, 0.5, 8192, 800)
-    for key in ("distance", *FEWER_FREQUENCY_METHODS):
-        np.testing.assert_array_equal(ns["data"][key], expected[key])
+    np.testing.assert_array_equal(ns["data"].distance, expected.distance)
+    for key in FEWER_FREQUENCY_METHODS:
+        np.testing.assert_array_equal(ns["data"].scores[key], expected.scores[key])
 
 
 # --- drope ---------------------------------------------------------------------------------------------------

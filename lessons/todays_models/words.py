@@ -58,3 +58,19 @@ KV_LAYOUT_NAMES = {
     "mla": "MLA",
     "coupled": "MLA with the rotation on the latent",
 }
+
+# The models of the fewer-frequencies table (posenc_core.todays_models.FEWER_FREQUENCY_MODELS): name, and the
+# config fields the sizes are read from
+FEWER_MODEL_NAMES = {
+    "gpt_neox_20b": "GPT-NeoX 20B",
+    "glm_4_5": "GLM-4.5",
+    "qwen3_5": "Qwen3.5 (full-attention layers)",
+    "gemma4": "Gemma 4 (full-attention layers)",
+}
+FEWER_MODEL_SOURCES = {
+    "gpt_neox_20b": "GPTNeoXConfig: rotary_pct 0.25 (EleutherAI/gpt-neox-20b)",
+    "glm_4_5": "Glm4MoeConfig: partial_rotary_factor 0.5; head_dim 128 (zai-org/GLM-4.5)",
+    "qwen3_5": "Qwen3_5TextConfig: head_dim 256, partial_rotary_factor 0.25",
+    "gemma4": "Gemma4TextConfig: global_head_dim 512, rope_type proportional, partial_rotary_factor 0.25, "
+              "rope_theta 1,000,000",
+}

@@ -38,6 +38,8 @@ from .drope import (
 from .fewer_frequencies import (
     FEWER_FREQUENCY_METHODS,
     FEWER_FREQUENCY_MODELS,
+    FewerFrequencies,
+    FrequencyScoreCurves,
     dimension_frequencies,
     dimension_frequency_table,
     fewer_frequencies,
@@ -163,5 +165,6 @@ __all__ = [
     "EvictionCase", "ParkingShare", "SinkAttentionMap", "SinkMassByPosition", "StreamingEviction",
     "TemperatureEntropy",
     "HybridRotation", "OrderTest",
-    "KV_LAYOUTS", "KvCachePerToken", "MlaScores", "MlaShiftChange", "MlaSoftmaxScale"
+    "KV_LAYOUTS", "KvCachePerToken", "MlaScores", "MlaShiftChange", "MlaSoftmaxScale",
+    "FewerFrequencies", "FrequencyScoreCurves"
 ]
