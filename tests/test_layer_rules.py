@@ -124,17 +124,17 @@ def test_gemma4_full_layers_have_their_own_head_dim():
 def test_local_global_view_counts(name):
     view = local_global_view(name)
     for kind in ("local", "full"):
-        v = view[kind]
-        turning = np.isfinite(v["wavelength"])
-        assert v["rotated_dims"] == 2 * turning.sum()
-        assert v["full_turn_in_span"] == np.count_nonzero(v["turns_in_span"] >= 1 - 1e-9)
-        np.testing.assert_allclose(v["wavelength"][turning] * v["inv_freq"][turning], 2 * math.pi, rtol=1e-6)
-        assert v["pairs"] == v["head_dim"] // 2
-        inv, _ = layer_kind_inv_freq(getattr(local_global_model(name), kind), view["context"])
-        np.testing.assert_array_equal(v["inv_freq"][: inv.size], inv)
-        assert np.all(v["inv_freq"][inv.size:] == 0)
-    assert view["local"]["span"] == local_global_model(name).local.window
-    assert view["full"]["span"] == view["context"]
+        v = getattr(view, kind)
+        turning = np.isfinite(v.wavelength)
+        assert v.rotated_dims == 2 * turning.sum()
+        assert v.full_turn_in_span == np.count_nonzero(v.turns_in_span >= 1 - 1e-9)
+        np.testing.assert_allclose(v.wavelength[turning] * v.inv_freq[turning], 2 * math.pi, rtol=1e-6)
+        assert v.pairs == v.head_dim // 2
+        inv, _ = layer_kind_inv_freq(getattr(local_global_model(name), kind), view.context)
+        np.testing.assert_array_equal(v.inv_freq[: inv.size], inv)
+        assert np.all(v.inv_freq[inv.size:] == 0)
+    assert view.local.span == local_global_model(name).local.window
+    assert view.full.span == view.context
 
 
 # The table the Local and global page drew from before it read the preset configs (each value cited to its
@@ -173,19 +173,20 @@ def test_local_global_reads_the_preset_as_every_config_page_does(name):
     pair_view = local_global_view.__globals__["_pair_view"]
     former_views = {"local": pair_view(local, context), "full": pair_view(full, context)}
     for kind in ("local", "full"):
-        for field, value in former_views[kind].items():
-            np.testing.assert_array_equal(view[kind][field], value)
+        for field in dataclasses.fields(former_views[kind]):
+            np.testing.assert_array_equal(getattr(getattr(view, kind), field.name),
+                                          getattr(former_views[kind], field.name))
     # the one reading: the same frequencies as layer_inv_freq of the layer the page picked, and its facts
     _, rows = pc.read_layers(pc.preset_config(LOCAL_GLOBAL_MODELS[name]))
     for kind in ("local", "full"):
         row = rows[spec.layers[kind]]
         inv, factor = layer_inv_freq(row)
-        np.testing.assert_array_equal(view[kind]["inv_freq"][: inv.size], inv)
-        assert view[kind]["attention_factor"] == factor
+        np.testing.assert_array_equal(getattr(view, kind).inv_freq[: inv.size], inv)
+        assert getattr(view, kind).attention_factor == factor
         assert spec.facts[kind] == tuple(layer_facts(row))
     assert any(f.feature == "window" for f in spec.facts["local"])
     if full.rope_type == "proportional":
-        np.testing.assert_array_max_ulp(view["full"]["inv_freq"].astype(np.float32), proportional_inv_freq(
+        np.testing.assert_array_max_ulp(view.full.inv_freq.astype(np.float32), proportional_inv_freq(
             full.head_dim, full.base, full.partial_rotary_factor), maxulp=1)
 
 
@@ -617,21 +618,21 @@ def test_local_global_view_states_slowest_wavelengths_and_turns():
     for model in LOCAL_GLOBAL_MODELS:
         result = local_global_view(model)
         for kind in ("local", "full"):
-            v = result[kind]
-            finite = v["wavelength"][np.isfinite(v["wavelength"])]
-            assert v["slowest_wavelength"] == pytest.approx(finite.max())
-            assert v["unrotated_pairs"] == v["pairs"] - v["rotated_dims"] // 2
-            assert v["most_turns_in_span"] == pytest.approx(v["turns_in_span"].max())
-        assert result.slowest_ratio == pytest.approx(result.full["slowest_wavelength"]
-                                                       / result.local["slowest_wavelength"])
+            v = getattr(result, kind)
+            finite = v.wavelength[np.isfinite(v.wavelength)]
+            assert v.slowest_wavelength == pytest.approx(finite.max())
+            assert v.unrotated_pairs == v.pairs - v.rotated_dims // 2
+            assert v.most_turns_in_span == pytest.approx(v.turns_in_span.max())
+        assert result.slowest_ratio == pytest.approx(result.full.slowest_wavelength
+                                                       / result.local.slowest_wavelength)
 
 
 def test_local_global_window_edge_reads_the_curves_at_the_last_distance_inside_the_window():
     distances, curves = local_global_scores("Gemma 3 27B")
     edge = local_global_window_edge("Gemma 3 27B")
-    window = local_global_view("Gemma 3 27B")["local"]["span"]
-    assert edge["distance"] <= window - 1 < distances[list(distances).index(edge["distance"]) + 1]
-    assert edge["far"] == pytest.approx(curves["full"][-1])
+    window = local_global_view("Gemma 3 27B").local.span
+    assert edge.distance <= window - 1 < distances[list(distances).index(edge.distance) + 1]
+    assert edge.far == pytest.approx(curves["full"][-1])
     with pytest.raises(ValueError):
         local_global_window_edge("no such model")
 

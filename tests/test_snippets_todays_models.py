@@ -129,8 +129,8 @@ def test_local_global_snippet_gives_the_wavelengths():
     model = list(LOCAL_GLOBAL_MODELS)[0]
     ns = _one(_view("local_global"))
     view = local_global_view(model)
-    np.testing.assert_array_equal(ns["wl_local"], view["local"]["wavelength"])
-    np.testing.assert_array_equal(ns["wl_full"], view["full"]["wavelength"])
+    np.testing.assert_array_equal(ns["wl_local"], view.local.wavelength)
+    np.testing.assert_array_equal(ns["wl_full"], view.full.wavelength)
 
 
 def test_local_global_snippet_gives_the_score_curves():
@@ -142,9 +142,9 @@ def test_local_global_snippet_gives_the_score_curves():
         np.testing.assert_array_equal(ns["curves"][kind], curves[kind])
     # the core function is the composition the lesson used to make itself: NaN past each kind's span
     view = local_global_view(model)
-    _, local = score_vs_distance(view["local"]["inv_freq"], view["local"]["attention_factor"],
-                                    view["context"] - 1)
-    np.testing.assert_array_equal(curves["local"], np.where(distances <= view["local"]["span"] - 1, local, np.nan))
+    _, local = score_vs_distance(view.local.inv_freq, view.local.attention_factor,
+                                    view.context - 1)
+    np.testing.assert_array_equal(curves["local"], np.where(distances <= view.local.span - 1, local, np.nan))
 
 
 # --- nope_layers ---------------------------------------------------------------------------------------------

@@ -80,8 +80,8 @@ def wavelength_chart(model: str, pairs, series, slowest: dict, window: int, cont
 
 def ask_slowest(model: str, result: dict) -> contextlib.AbstractContextManager:
     """Predict: which layer kind's slowest rotating pair has the longer wavelength (finite ones only)?"""
-    slowest = {k: result[k]["slowest_wavelength"] for k in ("local", "full")}
-    ratio = result["slowest_ratio"]
+    slowest = {k: getattr(result, k).slowest_wavelength for k in ("local", "full")}
+    ratio = result.slowest_ratio
     answer = 0 if ratio > 1.0001 else 1 if ratio < 0.9999 else 2
 
     def reveal() -> str:
@@ -100,12 +100,12 @@ def settings_table(spec: LocalGlobalModel, result: dict) -> None:
     table = {"setting": ["head_dim", "rotated dimensions", "θ (rope_theta)", "rope_type", "scaling keys",
                          "keys a query sees", "attention factor"]}
     for kind, layer in (("local", spec.local), ("full", spec.full)):
-        v = result[kind]
+        v = getattr(result, kind)
         table[KINDS[kind]] = [
-            str(layer.head_dim), str(v["rotated_dims"]), f"{layer.base:,.0f}", layer.rope_type,
+            str(layer.head_dim), str(v.rotated_dims), f"{layer.base:,.0f}", layer.rope_type,
             ", ".join(f"{k} {val:g}" for k, val in layer.scaling.items()) or "none",
-            f"{v['span']:,} (sliding_window)" if layer.window else f"all {result['context']:,}",
-            f"{v['attention_factor']:.4f}"]
+            f"{v.span:,} (sliding_window)" if layer.window else f"all {result.context:,}",
+            f"{v.attention_factor:.4f}"]
     st.dataframe(table, hide_index=True)
     st.markdown(f"**Layout.** {spec.pattern}.  \n**Source.** {spec.source}.")
     for kind in KINDS:  # the same sentences Layer by layer shows for these layers

@@ -81,6 +81,9 @@ from .layer_rules import (
     QUERY_SCALE_RULES,
     LayerRope,
     LocalGlobalModel,
+    LocalGlobalView,
+    PairView,
+    WindowEdge,
     layer_kind_inv_freq,
     llama4_attn_temperature,
     llama_4_scaling_beta,
@@ -166,5 +169,6 @@ __all__ = [
     "TemperatureEntropy",
     "HybridRotation", "OrderTest",
     "KV_LAYOUTS", "KvCachePerToken", "MlaScores", "MlaShiftChange", "MlaSoftmaxScale",
-    "FewerFrequencies", "FrequencyScoreCurves"
+    "FewerFrequencies", "FrequencyScoreCurves",
+    "LocalGlobalView", "PairView", "WindowEdge"
 ]

@@ -34,6 +34,9 @@ __all__ = [
     "QUERY_SCALE_RULES",
     "LayerRope",
     "LocalGlobalModel",
+    "LocalGlobalView",
+    "PairView",
+    "WindowEdge",
     "layer_kind_inv_freq",
     "llama4_attn_temperature",
     "llama_4_scaling_beta",
@@ -157,7 +160,75 @@ def layer_kind_inv_freq(layer: LayerRope, context: int | None = None) -> tuple[n
                          max_position_embeddings=context)
 
 
-def _pair_view(layer: LayerRope, context: int) -> dict:
+@dataclass(frozen=True)
+class PairView:
+    """One layer kind measured against what it sees, over the whole head (``local_global_view``).
+
+    inv_freq: (pairs,) float64 rad per position, 0 for the pairs RoPE leaves alone.
+    attention_factor: the factor on cos and sin.
+    wavelength: (pairs,) tokens per turn, inf where a pair does not turn.
+    span: the farthest a query of this layer looks, plus one (the window, or the context for full layers).
+    turns_in_span: (pairs,) turns over the span.
+    turns_in_context: (pairs,) turns over the context.
+    pairs: head_dim / 2.
+    rotated_dims: dimensions that turn.
+    head_dim: the head's dimensions.
+    full_turn_in_span: pairs that turn at least once inside the span.
+    near_still_in_span: pairs whose angle stays under a quarter turn over the span.
+    slowest_wavelength: tokens, the longest finite wavelength (inf if none turns).
+    unrotated_pairs: pairs that never turn.
+    most_turns_in_span: the fastest pair's turns over the span.
+    """
+
+    inv_freq: np.ndarray
+    attention_factor: float
+    wavelength: np.ndarray
+    span: int
+    turns_in_span: np.ndarray
+    turns_in_context: np.ndarray
+    pairs: int
+    rotated_dims: int
+    head_dim: int
+    full_turn_in_span: int
+    near_still_in_span: int
+    slowest_wavelength: float
+    unrotated_pairs: int
+    most_turns_in_span: float
+
+
+@dataclass(frozen=True)
+class LocalGlobalView:
+    """Each layer kind of a model measured against what it sees (``local_global_view``).
+
+    local: the sliding-window layers.
+    full: the full-attention layers.
+    context: max_position_embeddings, tokens.
+    slowest_ratio: the full layers' slowest wavelength over the local ones'.
+    """
+
+    local: PairView
+    full: PairView
+    context: int
+    slowest_ratio: float
+
+
+@dataclass(frozen=True)
+class WindowEdge:
+    """Both layer kinds' scores at the window's edge (``local_global_window_edge``).
+
+    distance: tokens, the last plotted distance inside the window.
+    local: the local layer's score there.
+    full: the full layer's score there.
+    far: the full layer's score at the far end of the context.
+    """
+
+    distance: int
+    local: float
+    full: float
+    far: float
+
+
+def _pair_view(layer: LayerRope, context: int) -> PairView:
     inv_freq, attention_factor = layer_kind_inv_freq(layer, context)
     # the whole head, pair by pair: dimensions partial RoPE leaves alone are pairs with frequency 0
     theta = np.zeros(layer.head_dim // 2)  # (head_dim / 2,)
@@ -165,37 +236,25 @@ def _pair_view(layer: LayerRope, context: int) -> dict:
     with np.errstate(divide="ignore"):
         wavelength = np.where(theta > 0, 2 * math.pi / np.where(theta > 0, theta, 1.0), np.inf)
     span = layer.window or context  # the farthest a query of this layer looks, plus one
-    return {
-        "inv_freq": theta, "attention_factor": attention_factor, "wavelength": wavelength,
-        "span": span, "turns_in_span": (span - 1) * theta / (2 * math.pi),
-        "turns_in_context": (context - 1) * theta / (2 * math.pi),
-        "pairs": int(theta.size), "rotated_dims": int(2 * np.count_nonzero(theta)), "head_dim": layer.head_dim,
+    return PairView(
+        inv_freq=theta, attention_factor=attention_factor, wavelength=wavelength, span=span,
+        turns_in_span=(span - 1) * theta / (2 * math.pi), turns_in_context=(context - 1) * theta / (2 * math.pi),
+        pairs=int(theta.size), rotated_dims=int(2 * np.count_nonzero(theta)), head_dim=layer.head_dim,
         # a pair that turns at least once inside what the layer sees tells every distance there apart by angle
-        "full_turn_in_span": int(np.count_nonzero(wavelength <= span - 1)),
+        full_turn_in_span=int(np.count_nonzero(wavelength <= span - 1)),
         # a pair whose angle stays under a quarter turn over the whole span is nearly a constant: content only
-        "near_still_in_span": int(np.count_nonzero((span - 1) * theta < math.pi / 2)),
-        "slowest_wavelength": float(wavelength[np.isfinite(wavelength)].max()) if np.any(theta > 0) else math.inf,
-        "unrotated_pairs": int(theta.size - np.count_nonzero(theta)),
-        "most_turns_in_span": float((span - 1) * theta.max() / (2 * math.pi)),
-    }
+        near_still_in_span=int(np.count_nonzero((span - 1) * theta < math.pi / 2)),
+        slowest_wavelength=float(wavelength[np.isfinite(wavelength)].max()) if np.any(theta > 0) else math.inf,
+        unrotated_pairs=int(theta.size - np.count_nonzero(theta)),
+        most_turns_in_span=float((span - 1) * theta.max() / (2 * math.pi)))
 
 
-def local_global_view(model: str) -> dict:
-    """Each layer kind of a model measured against what it sees.
-
-    Returns:
-        ``{"local": view, "full": view, "context": int}``; a view covers the whole head (pairs = head_dim / 2,
-        the ones RoPE leaves alone with frequency 0) and holds ``inv_freq`` (pairs,) float64, ``wavelength``
-        (pairs,; inf where a pair does not turn), ``turns_in_span`` and ``turns_in_context`` (pairs,),
-        ``span`` (the window, or the context for full layers), ``attention_factor``, ``pairs``,
-        ``rotated_dims``, ``head_dim``, ``full_turn_in_span``, ``near_still_in_span`` and ``unrotated_pairs``
-        (pair counts), ``slowest_wavelength`` (the longest finite one) and ``most_turns_in_span`` (the fastest
-        pair's turns over the span); ``slowest_ratio`` is the full layers' slowest wavelength over the local ones'.
-    """
+def local_global_view(model: str) -> LocalGlobalView:
+    """Each layer kind of a model measured against what it sees: a ``LocalGlobalView``."""
     spec = local_global_model(model)
     local, full = _pair_view(spec.local, spec.context), _pair_view(spec.full, spec.context)
-    return {"local": local, "full": full, "context": spec.context,
-            "slowest_ratio": full["slowest_wavelength"] / local["slowest_wavelength"]}
+    return LocalGlobalView(local=local, full=full, context=spec.context,
+                           slowest_ratio=full.slowest_wavelength / local.slowest_wavelength)
 
 
 def local_global_scores(model: str) -> tuple[np.ndarray, dict[str, np.ndarray]]:
@@ -207,23 +266,20 @@ def local_global_scores(model: str) -> tuple[np.ndarray, dict[str, np.ndarray]]:
     result = local_global_view(model)
     distances, series = np.empty(0), {}
     for kind in ("local", "full"):
-        view = result[kind]
-        distances, scores = score_vs_distance(view["inv_freq"], view["attention_factor"], result["context"] - 1)
-        series[kind] = np.where(distances <= view["span"] - 1, scores, np.nan)  # (points,)
+        view = getattr(result, kind)
+        distances, scores = score_vs_distance(view.inv_freq, view.attention_factor, result.context - 1)
+        series[kind] = np.where(distances <= view.span - 1, scores, np.nan)  # (points,)
     return distances, series
 
 
-def local_global_window_edge(model: str) -> dict:
-    """Both layer kinds' scores at the last plotted distance inside the window, and the full one's at the far end.
-
-    Returns:
-        ``{"distance": int, "local": float, "full": float, "far": float}`` read from ``local_global_scores``.
-    """
+def local_global_window_edge(model: str) -> WindowEdge:
+    """Both layer kinds' scores at the last plotted distance inside the window, and the full one's at the far end,
+    read from ``local_global_scores``."""
     distances, curves = local_global_scores(model)
-    window = local_global_view(model)["local"]["span"]
+    window = local_global_view(model).local.span
     edge = int(np.searchsorted(distances, window - 1, side="right")) - 1
-    return {"distance": int(distances[edge]), "local": float(curves["local"][edge]),
-            "full": float(curves["full"][edge]), "far": float(curves["full"][-1])}
+    return WindowEdge(distance=int(distances[edge]), local=float(curves["local"][edge]),
+                      full=float(curves["full"][edge]), far=float(curves["full"][-1]))
 
 
 # --- layers without positions ----------------------------------------------------------------------------
