@@ -181,37 +181,37 @@ def test_a_plain_window_is_the_same_in_cache_or_text_positions(model):
 def test_cache_layout_known_values():
     lay = streaming_cache_layout(100, 4, 16, 8)
     expected = [*range(4), *range(80, 101)]
-    np.testing.assert_array_equal(lay["text"], expected)
-    np.testing.assert_array_equal(lay["rotary"], np.arange(25))
-    assert lay["query"] == 24 and lay["evicted"] == 96 - 20
-    assert lay["sink"].sum() == 4 and lay["cached"].sum() == 20
+    np.testing.assert_array_equal(lay.text, expected)
+    np.testing.assert_array_equal(lay.rotary, np.arange(25))
+    assert lay.query == 24 and lay.evicted == 96 - 20
+    assert lay.sink.sum() == 4 and lay.cached.sum() == 20
     text = streaming_cache_layout(100, 4, 16, 8, "text")
-    np.testing.assert_array_equal(text["rotary"], expected)
-    assert text["query"] == 100
+    np.testing.assert_array_equal(text.rotary, expected)
+    assert text.query == 100
     c = cache_curves(100, 4, 16, 8)  # the same keys as curves, a gap where tokens 4..79 were evicted
-    assert c["window_start"] == 80 and c["held"] == 25 and c["query_cache"] == 24 and c["query_text"] == 100
-    np.testing.assert_array_equal(c["x"][[3, 5]], [3, 80])
-    assert np.isnan(c["cache"][4]) and np.isnan(c["text"][4]) and c["cache"][5] == 4 and c["text"][5] == 80
+    assert c.window_start == 80 and c.held == 25 and c.query_cache == 24 and c.query_text == 100
+    np.testing.assert_array_equal(c.x[[3, 5]], [3, 80])
+    assert np.isnan(c.cache[4]) and np.isnan(c.text[4]) and c.cache[5] == 4 and c.text[5] == 80
     early = streaming_cache_layout(10, 4, 16, 8)  # nothing evicted yet: the whole text so far
-    np.testing.assert_array_equal(early["text"], np.arange(11))
-    assert early["evicted"] == 0
+    np.testing.assert_array_equal(early.text, np.arange(11))
+    assert early.evicted == 0
 
 
 @settings(max_examples=60, deadline=None)
 @given(step=st.integers(0, 5000), sinks=st.integers(0, 8), window=st.integers(1, 300), block=st.integers(1, 64))
 def test_cache_layout_holds_the_sinks_and_a_window_of_w_to_w_plus_b(step, sinks, window, block):
     lay = streaming_cache_layout(step, sinks, window, block)
-    text = lay["text"]
+    text = lay.text
     assert text[-1] == step and np.all(np.diff(text) > 0)
     assert len(text) <= sinks + window + block
-    if lay["evicted"]:
+    if lay.evicted:
         np.testing.assert_array_equal(text[:sinks], np.arange(sinks))
         recent = len(text) - sinks  # the window, and the block up to this token
         assert window < recent <= window + block
         assert text[sinks] == block * (step // block) - window
     else:
         np.testing.assert_array_equal(text, np.arange(step + 1))
-    np.testing.assert_array_equal(lay["rotary"], np.arange(len(text)))
+    np.testing.assert_array_equal(lay.rotary, np.arange(len(text)))
 
 
 def test_shipped_run_holds_every_variant_past_the_trained_context():

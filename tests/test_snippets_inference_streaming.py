@@ -78,10 +78,10 @@ def test_cache_snippet_gives_the_positions_the_page_draws(step):
     at = apptest_pages.open_tab(at, next(iter(apptest_pages.tab_groups(at))), "What the cache holds")
     ns = _snippet_with(at, "in_cache")
     c = cache_curves(step, 4, 1020, shipped_streaming()["block"])
-    np.testing.assert_array_equal(ns["x"], c["x"])
-    np.testing.assert_array_equal(ns["in_cache"], c["cache"])
-    np.testing.assert_array_equal(ns["in_text"], c["text"])
-    assert f"it sits at position {c['query_cache']:,}" in _text(at)
+    np.testing.assert_array_equal(ns["x"], c.x)
+    np.testing.assert_array_equal(ns["in_cache"], c.cache)
+    np.testing.assert_array_equal(ns["in_text"], c.text)
+    assert f"it sits at position {c.query_cache:,}" in _text(at)
 
 
 @pytest.mark.skipif(bool(pc.real_models.missing_models()), reason="SmolLM2 is not installed")

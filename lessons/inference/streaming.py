@@ -99,26 +99,26 @@ def cache_tab(page):
     with page.side:
         step = controls.select_slider("Token being read", "step", STEPS, 12000, format_func=lambda v: f"{v:,}")
     c = views.curves(step, sinks, window, s["block"])
-    show(figures.lines(c["x"], {"position in the cache (StreamingLLM)": c["cache"], "position in the text": c["text"]},
-                       title=f"The {c['held']:,} keys token {step:,} attends to", x_title="token in the text",
+    show(figures.lines(c.x, {"position in the cache (StreamingLLM)": c.cache, "position in the text": c.text},
+                       title=f"The {c.held:,} keys token {step:,} attends to", x_title="token in the text",
                        y_title="position its key is rotated at", name="stream_cache", legend_right=True,
                        markers=False, hlines=[(s["context"], f"trained {s['context']:,}")],
-                       alt=f"For token {step:,}: the text index of each of the {c['held']:,} keys it sees against "
+                       alt=f"For token {step:,}: the text index of each of the {c.held:,} keys it sees against "
                            f"the position that key is rotated at, counted in the cache (at most "
-                           f"{c['query_cache']:,}) or in the text (up to {step:,})."))
+                           f"{c.query_cache:,}) or in the text (up to {step:,})."))
     classroom.snippet(f"c = pc.inference.cache_curves({step}, {sinks}, {window}, {s['block']})",
-                      "# x: the text index of each key; c['cache'], c['text']: the position it is rotated at",
-                      "x, in_cache, in_text = c['x'], c['cache'], c['text']")
-    if c["evicted"]:
-        where = (f"{c['evicted']:,} tokens have left the cache. Token {step:,} sees the {sinks} sinks and the "
-                 f"{c['held'] - sinks:,} latest tokens, its own block included")
+                      "# x: the text index of each key; c.cache, c.text: the position it is rotated at",
+                      "x, in_cache, in_text = c.x, c.cache, c.text")
+    if c.evicted:
+        where = (f"{c.evicted:,} tokens have left the cache. Token {step:,} sees the {sinks} sinks and the "
+                 f"{c.held - sinks:,} latest tokens, its own block included")
     else:
-        where = f"Nothing has left the cache yet: token {step:,} sees all {c['held']:,} tokens so far"
+        where = f"Nothing has left the cache yet: token {step:,} sees all {c.held:,} tokens so far"
     past = f", past the {s['context']:,} SmolLM2 was trained on." if step >= s["context"] else "."
-    notice(f"{where}. Counted in the cache, it sits at position {c['query_cache']:,}; counted in the text, at "
-           f"{c['query_text']:,}{past}")
+    notice(f"{where}. Counted in the cache, it sits at position {c.query_cache:,}; counted in the text, at "
+           f"{c.query_text:,}{past}")
     formula(r"p_j = \begin{cases} j, & j < S \\ S + j - j_0, & j \ge j_0 \end{cases}")
-    formula(r"S = $s,\quad j_0 = $j0", s=sinks, j0=c["window_start"])
+    formula(r"S = $s,\quad j_0 = $j0", s=sinks, j0=c.window_start)
     source(streaming_cache_layout, cache_curves)
 
 

@@ -114,6 +114,8 @@ from .streaming import (
     STREAM_CONTEXT,
     STREAM_POSITIONS,
     STREAM_VARIANTS,
+    StreamCacheCurves,
+    StreamCacheLayout,
     StreamPass,
     StreamVariant,
     cache_curves,
@@ -167,5 +169,6 @@ __all__ = [
     "streaming_pass", "streaming_run", "streaming_summary", "FirstTokenShares", "first_token_shares",
     "DEFAULT_LENGTH", "LENGTH_KEYS", "MAX_SERVABLE", "MIN_TOKEN_BYTES", "REFUSALS", "ROPE_LENGTH_RULES",
     "UNSCALED_MODEL_TYPES", "VLLM_CONFIG_CLASSES", "VllmContext", "vllm_config", "vllm_context", "ALLOW_LONG_ENV",
-    "AUTO_FIT", "VLLM_OPTIONS", "VLLM_REMOVED", "VllmFlags", "vllm_flags"
+    "AUTO_FIT", "VLLM_OPTIONS", "VLLM_REMOVED", "VllmFlags", "vllm_flags",
+    "StreamCacheCurves", "StreamCacheLayout"
 ]

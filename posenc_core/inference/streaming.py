@@ -51,6 +51,8 @@ __all__ = [
     "STREAM_CONTEXT",
     "STREAM_POSITIONS",
     "STREAM_VARIANTS",
+    "StreamCacheCurves",
+    "StreamCacheLayout",
     "StreamPass",
     "StreamVariant",
     "cache_curves",
@@ -100,7 +102,53 @@ def _check_cache(sinks, window, block) -> tuple[int, int, int]:
             as_int("block", block, minimum=1, maximum=1024))
 
 
-def streaming_cache_layout(step: int, sinks: int, window: int, block: int, positions: str = "cache") -> dict:
+@dataclass(frozen=True)
+class StreamCacheLayout:
+    """What the cache holds while one token's block is read (``streaming_cache_layout``); k keys.
+
+    text: (k,) int64 the text index of each key the token sees (cached keys, then its block up to itself).
+    rotary: (k,) int64 the position each key is rotated at.
+    query: the token's own rotary position.
+    sink: (k,) bool, the keys that are sinks.
+    cached: (k,) bool, False for the token's own block.
+    evicted: how many tokens have left the cache.
+    """
+
+    text: np.ndarray
+    rotary: np.ndarray
+    query: int
+    sink: np.ndarray
+    cached: np.ndarray
+    evicted: int
+
+
+@dataclass(frozen=True)
+class StreamCacheCurves:
+    """The keys one token attends to, as curves (``cache_curves``); k keys, k + 1 points with the gap row.
+
+    x: (k + 1,) float64 the text index of each key; a NaN row between the sinks and the window breaks the curves
+        where tokens were evicted (x holds the gap's middle there).
+    cache: (k + 1,) the position each key is rotated at when positions are counted in the cache (StreamingLLM).
+    text: (k + 1,) the same counted in the text.
+    query_cache: the token's own position counted in the cache.
+    query_text: the token's own position in the text.
+    held: k, the keys the token sees.
+    evicted: how many tokens have left the cache.
+    window_start: the text index of the first key after the sinks (j0: it is rotated at S).
+    """
+
+    x: np.ndarray
+    cache: np.ndarray
+    text: np.ndarray
+    query_cache: int
+    query_text: int
+    held: int
+    evicted: int
+    window_start: int
+
+
+def streaming_cache_layout(step: int, sinks: int, window: int, block: int,
+                           positions: str = "cache") -> StreamCacheLayout:
     """What the cache holds while the block that contains text token ``step`` is read.
 
     Args:
@@ -109,10 +157,7 @@ def streaming_cache_layout(step: int, sinks: int, window: int, block: int, posit
         positions: "cache" (rotate at the place in the cache) or "text" (at the place in the text).
 
     Returns:
-        {"text": (k,) int64 text index of each key the token sees (cached keys, then its block up to itself),
-        "rotary": (k,) int64 the position its key is rotated at, "query": the token's own rotary position,
-        "sink": (k,) bool, "cached": (k,) bool (False: the token's own block), "evicted": how many tokens have
-        left the cache}.
+        a ``StreamCacheLayout``.
     """
     step = as_int("step", step, minimum=0, maximum=1 << 22)
     sinks, window, block = _check_cache(sinks, window, block)
@@ -123,29 +168,26 @@ def streaming_cache_layout(step: int, sinks: int, window: int, block: int, posit
         held = np.concatenate([np.arange(sinks), np.arange(first - window, first)])  # (S + W,)
     text = np.concatenate([held, np.arange(first, step + 1)]).astype(np.int64)  # (k,)
     rotary = np.arange(len(text), dtype=np.int64) if positions == "cache" else text.copy()  # (k,)
-    return {"text": text, "rotary": rotary, "query": int(rotary[-1]), "sink": text < sinks, "cached": text < first,
-            "evicted": int(first - len(held))}
+    return StreamCacheLayout(text=text, rotary=rotary, query=int(rotary[-1]), sink=text < sinks, cached=text < first,
+                       evicted=int(first - len(held)))
 
 
-def cache_curves(step: int, sinks: int, window: int, block: int) -> dict:
+def cache_curves(step: int, sinks: int, window: int, block: int) -> StreamCacheCurves:
     """The keys token ``step`` attends to, as curves: x the text index of each key, and the position it is
     rotated at when positions are counted in the cache (StreamingLLM) or in the text.
 
-    Returns {"x": (k + 1,) float64, "cache": (k + 1,), "text": (k + 1,): a NaN row between the sinks and the
-    window breaks the curves where tokens were evicted, "query_cache", "query_text": the token's own positions,
-    "held": k, "evicted": how many tokens have left the cache, "window_start": the text index of the first key after
-    the sinks (j0: it is rotated at S)}.
+    Returns a ``StreamCacheCurves``.
     """
     lay = streaming_cache_layout(step, sinks, window, block)
-    start = int(lay["text"][min(sinks, len(lay["text"]) - 1)])
-    x = lay["text"].astype(np.float64)  # (k,)
-    cache, text = lay["rotary"].astype(np.float64), x.copy()  # (k,)
-    if lay["evicted"] and sinks:
+    start = int(lay.text[min(sinks, len(lay.text) - 1)])
+    x = lay.text.astype(np.float64)  # (k,)
+    cache, text = lay.rotary.astype(np.float64), x.copy()  # (k,)
+    if lay.evicted and sinks:
         cut = sinks  # the evicted gap lies between the sinks and the window
         gap = (x[cut - 1] + x[cut]) / 2
         x, cache, text = (np.insert(a, cut, v) for a, v in ((x, gap), (cache, np.nan), (text, np.nan)))
-    return {"x": x, "cache": cache, "text": text, "query_cache": lay["query"], "query_text": int(step),
-            "held": int(len(lay["text"])), "evicted": lay["evicted"], "window_start": start}
+    return StreamCacheCurves(x=x, cache=cache, text=text, query_cache=lay.query, query_text=int(step),
+                       held=int(len(lay.text)), evicted=lay.evicted, window_start=start)
 
 
 def _block_mask(cached: int, b: int, dtype):
