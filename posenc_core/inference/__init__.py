@@ -110,8 +110,8 @@ from .streaming import (
     MAX_STREAM_TOKENS,
     MAX_STREAM_WINDOW,
     SHARE_TOKENS,
-    SHIPPED_STREAMING,
     STREAM_CONTEXT,
+    STREAM_MODEL,
     STREAM_POSITIONS,
     STREAM_VARIANTS,
     StreamCacheCurves,
@@ -119,14 +119,20 @@ from .streaming import (
     StreamPass,
     StreamVariant,
     cache_curves,
-    load_streaming,
-    merge_streaming,
-    shipped_streaming,
     streaming_cache_layout,
     streaming_hidden,
     streaming_losses,
     streaming_pass,
     streaming_run,
+)
+from .streaming_results import (
+    SHIPPED_STREAMING,
+    StreamingRun,
+    StreamingSummary,
+    StreamVariantRun,
+    load_streaming,
+    merge_streaming,
+    shipped_streaming,
     streaming_summary,
 )
 from .streaming_shares import FirstTokenShares, first_token_shares
@@ -170,5 +176,6 @@ __all__ = [
     "DEFAULT_LENGTH", "LENGTH_KEYS", "MAX_SERVABLE", "MIN_TOKEN_BYTES", "REFUSALS", "ROPE_LENGTH_RULES",
     "UNSCALED_MODEL_TYPES", "VLLM_CONFIG_CLASSES", "VllmContext", "vllm_config", "vllm_context", "ALLOW_LONG_ENV",
     "AUTO_FIT", "VLLM_OPTIONS", "VLLM_REMOVED", "VllmFlags", "vllm_flags",
-    "StreamCacheCurves", "StreamCacheLayout"
+    "StreamCacheCurves", "StreamCacheLayout",
+    "STREAM_MODEL", "StreamVariantRun", "StreamingRun", "StreamingSummary"
 ]
