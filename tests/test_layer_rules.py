@@ -341,7 +341,7 @@ def test_temperature_entropy_matches_the_direct_softmax_at_strong_scales(rule, s
 @pytest.mark.parametrize("rule", list(QUERY_SCALE_RULES))
 def test_temperature_entropy_matches_the_direct_softmax_on_the_lesson(rule):
     _assert_matches_direct_softmax(rule, temperature_positions(1_048_576), scale=0.1,
-                                   period=QUERY_SCALE_RULES[rule][3], spread=3.0, margin=10.0)
+                                   period=QUERY_SCALE_RULES[rule].period, spread=3.0, margin=10.0)
 
 
 @settings(max_examples=30, deadline=None)
@@ -545,7 +545,7 @@ def test_nope_layer_map_follows_the_config_classes():
     }
     for name, values in expected.items():
         depth = len(values)
-        assert NOPE_LAYER_MODELS[name][2] == depth
+        assert NOPE_LAYER_MODELS[name].depth == depth
         np.testing.assert_array_equal(rows[name][:depth], values)
         assert np.all(np.isnan(rows[name][depth:]))
     assert llama4.attention_chunk_size == 8192 and llama4.floor_scale == 8192 and llama4.attn_scale == 0.1

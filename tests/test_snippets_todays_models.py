@@ -10,7 +10,13 @@ import numpy as np
 import pytest
 
 import posenc_core as pc
-from lessons.todays_models.words import HYBRID_ATTENTION, HYBRID_MIXERS, HYBRID_NAMES, HYBRID_POSITIONS
+from lessons.todays_models.words import (
+    HYBRID_ATTENTION,
+    HYBRID_MIXERS,
+    HYBRID_NAMES,
+    HYBRID_POSITIONS,
+    QUERY_SCALE_LABELS,
+)
 from page_kit import registry
 from page_kit.lesson.config_words import layer_label
 from posenc_core.configs import layer_groups, layer_pairs
@@ -165,10 +171,10 @@ def test_nope_snippets_give_the_rules_and_the_entropy():
     np.testing.assert_array_equal(ns["mistral"], llama_4_scaling_beta(p, 0.2, 8192))
     assert ns["p"][0] == 1 and ns["p"][-1] == 65535 and {8190, 8191, 16383, 16384} <= set(ns["p"].tolist())
 
-    ns = _one(_view("nope_layers", "Entropy far away", rule=QUERY_SCALE_RULES["llama_4_scaling_beta"][1],
+    ns = _one(_view("nope_layers", "Entropy far away", rule=QUERY_SCALE_LABELS["llama_4_scaling_beta"],
                     margin="6.0"))
     expected = temperature_entropy("llama_4_scaling_beta", temperature_positions(1_048_576), scale=0.1,
-                                      period=QUERY_SCALE_RULES["llama_4_scaling_beta"][3], spread=1.0,
+                                      period=QUERY_SCALE_RULES["llama_4_scaling_beta"].period, spread=1.0,
                                       margin=6.0)
     for key in ("entropy", "entropy_scaled", "needle", "needle_scaled"):
         np.testing.assert_array_equal(getattr(ns["result"], key), getattr(expected, key))

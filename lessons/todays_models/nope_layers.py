@@ -3,6 +3,7 @@ import streamlit as st
 import posenc_core as pc
 from lessons.todays_models import layer_questions_views as questions
 from lessons.todays_models import nope_views as views
+from lessons.todays_models.words import NOPE_RULES
 from page_kit import (
     classroom,
     controls,
@@ -18,7 +19,6 @@ from page_kit import (
     why,
 )
 from posenc_core.todays_models import (
-    NOPE_LAYER_MODELS,
     QUERY_SCALE_RULES,
     llama4_attn_temperature,
     llama_4_scaling_beta,
@@ -56,7 +56,7 @@ def map_tab(page) -> None:
                       f"# grid ({len(names)}, {shown}): 1 = RoPE, 0 = no positions, NaN past the last layer")
     with questions.ask_scout(scout_rows()):
         st.dataframe([{"model": name, "NoPE layers": f"{counts[name][0]} of {counts[name][1]}",
-                       "the rule": NOPE_LAYER_MODELS[name][1]} for name in names], hide_index=True)
+                       "the rule": NOPE_RULES[name]} for name in names], hide_index=True)
         notice(f"Llama 4 Scout leaves {counts['Llama 4 Scout'][0]} of its {counts['Llama 4 Scout'][1]} "
                "layers unrotated (layers 3, 7, 11, ...: no_rope_layer_interval 4), and those are the "
                "layers that see the whole context, while its RoPE layers attend within chunks of 8,192 "
@@ -103,7 +103,7 @@ def entropy_tab(page) -> None:
         margin = controls.slider("Relevant key's score", "margin", 0.0, 10.0, 4.0, step=0.5,
                                  help="Key 0 scores this much; the others score spread · N(0, 1).")
         spread = controls.slider("Other keys' spread", "spread", 0.0, 3.0, 1.0, step=0.1)
-    period = QUERY_SCALE_RULES[rule][3]  # the released values: 0.1 and 8,192 / 16,384
+    period = QUERY_SCALE_RULES[rule].period  # the released values: 0.1 and 8,192 / 16,384
     result = views.entropy_for(rule, context, margin, spread)
     last = int(result.positions[-1])
     hands = {"ectx": context, "margin": margin, "spread": spread, "rule": rule}

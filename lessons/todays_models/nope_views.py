@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 import streamlit as st
 
+from lessons.todays_models.words import QUERY_SCALE_LABELS
 from page_kit import figures
 from posenc_core.todays_models import (
     QUERY_SCALE_RULES,
@@ -19,7 +20,7 @@ from posenc_core.todays_models import (
 )
 
 RULES = list(QUERY_SCALE_RULES)
-LABELS = {rule: QUERY_SCALE_RULES[rule][1] for rule in RULES}
+LABELS = {rule: QUERY_SCALE_LABELS[rule] for rule in RULES}
 # a two-colour map for a yes/no grid: orange = no positions (0), blue = RoPE (1)
 TWO_COLOURS = [[0.0, figures.CATEGORICAL[1]], [0.5, figures.CATEGORICAL[1]], [0.5, figures.CATEGORICAL[0]],
                [1.0, figures.CATEGORICAL[0]]]
@@ -47,7 +48,7 @@ def entropy(rule: str, context: int, scale: float, period: int, margin: float, s
 
 def entropy_for(rule: str, ectx: int, margin: float, spread: float):
     """The entropy tab's result at the released scale and period of ``rule`` (0.1 and 8,192 / 16,384)."""
-    return entropy(rule, ectx, 0.1, QUERY_SCALE_RULES[rule][3], float(margin), float(spread))
+    return entropy(rule, ectx, 0.1, QUERY_SCALE_RULES[rule].period, float(margin), float(spread))
 
 
 def map_chart(layers: int):

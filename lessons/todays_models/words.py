@@ -74,3 +74,18 @@ FEWER_MODEL_SOURCES = {
     "gemma4": "Gemma4TextConfig: global_head_dim 512, rope_type proportional, partial_rotary_factor 0.25, "
               "rope_theta 1,000,000",
 }
+
+# What the layers without positions do in each model (posenc_core.todays_models.NOPE_LAYER_MODELS)
+NOPE_RULES = {
+    "Llama 4 Scout": "RoPE layers: chunks of 8,192 tokens; NoPE layers: all, with temperature",
+    "SmolLM3": "every layer attends to everything; every fourth has no RoPE",
+    "Cohere2": "3 sliding-window layers with RoPE, then 1 full layer without",
+    "EXAONE 4": "sliding_window_pattern 4 ('LLLG'): local layers rotate, global ones do not",
+    "Ministral 3": "every layer rotates (YaRN) and every query gets llama_4_scaling_beta's temperature",
+}
+
+# The query-scale rules (posenc_core.todays_models.QUERY_SCALE_RULES): the models that apply each
+QUERY_SCALE_LABELS = {
+    "llama4": "Llama 4 (NoPE layers)",
+    "llama_4_scaling_beta": "Ministral 3 / Mistral Small 4 (all layers)",
+}

@@ -82,7 +82,9 @@ from .layer_rules import (
     LayerRope,
     LocalGlobalModel,
     LocalGlobalView,
+    NopeLayerModel,
     PairView,
+    QueryScaleRule,
     WindowEdge,
     layer_kind_inv_freq,
     llama4_attn_temperature,
@@ -170,5 +172,6 @@ __all__ = [
     "HybridRotation", "OrderTest",
     "KV_LAYOUTS", "KvCachePerToken", "MlaScores", "MlaShiftChange", "MlaSoftmaxScale",
     "FewerFrequencies", "FrequencyScoreCurves",
-    "LocalGlobalView", "PairView", "WindowEdge"
+    "LocalGlobalView", "PairView", "WindowEdge",
+    "NopeLayerModel", "QueryScaleRule"
 ]

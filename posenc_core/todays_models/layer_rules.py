@@ -19,6 +19,7 @@ import functools
 import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 import numpy as np
 
@@ -35,6 +36,8 @@ __all__ = [
     "LayerRope",
     "LocalGlobalModel",
     "LocalGlobalView",
+    "NopeLayerModel",
+    "QueryScaleRule",
     "PairView",
     "WindowEdge",
     "layer_kind_inv_freq",
@@ -69,13 +72,26 @@ class LayerRope:
 
 @dataclass(frozen=True)
 class LocalGlobalModel:
+    """A model's two layer kinds as the one config reading reads them (``local_global_model``).
+
+    local: the sliding-window layers' rotation and window.
+    full: the full-attention layers' rotation.
+    kinds: each attention layer's kind in order, "L" (sliding window) or "G" (full).
+    context: max_position_embeddings, tokens.
+    preset: the ``posenc_core.configs.PRESETS`` key the settings are read from.
+    class_name: the transformers config class that read it (None: the generic reading).
+    facts: kind -> layer_facts of its first layer (LayerFact codes).
+    layers: kind -> the index of that layer.
+    """
+
     local: LayerRope
     full: LayerRope
-    pattern: str  # how the two kinds alternate
-    context: int  # max_position_embeddings
-    source: str
-    facts: dict = field(default_factory=dict)  # kind -> layer_facts of its first layer (LayerFact codes)
-    layers: dict = field(default_factory=dict)  # kind -> the index of that layer
+    kinds: str
+    context: int
+    preset: str
+    class_name: str | None
+    facts: dict = field(default_factory=dict)
+    layers: dict = field(default_factory=dict)
 
 
 # name -> the preset (``posenc_core.configs.PRESETS``) whose config each layer kind's setting is read from, through
@@ -95,11 +111,8 @@ def _layer_rope(row) -> LayerRope:
 
 
 def _layout(rows) -> str:
-    """How the two kinds alternate, counted from the reading: totals and the first layers as L (local) / G."""
-    kinds = ["L" if r.mixer == "sliding window" else "G" for r in rows if r.is_attention]
-    shown = min(len(kinds), 12)
-    return (f"{kinds.count('L')} sliding-window and {kinds.count('G')} full-attention layers of {len(kinds)}; "
-            f"layers 0-{shown - 1}: {''.join(kinds[:shown])} (L sliding, G full)")
+    """How the two kinds alternate, read from the reading: each attention layer as L (local) or G (full)."""
+    return "".join("L" if r.mixer == "sliding window" else "G" for r in rows if r.is_attention)
 
 
 @functools.lru_cache(maxsize=8)
@@ -113,10 +126,8 @@ def local_global_model(model: str) -> LocalGlobalModel:
     reading, rows = read_layers(preset.config)
     picked = {kind: next(r for r in rows if r.rotates and r.mixer == mixer) for kind, mixer in KIND_MIXERS.items()}
     return LocalGlobalModel(
-        local=_layer_rope(picked["local"]), full=_layer_rope(picked["full"]), pattern=_layout(rows),
-        context=int(reading.get("max_position_embeddings")),
-        source=f"{preset.model_id}, {preset.source}, read through transformers' {reading.class_name} "
-               f"(preset '{key}', the same reading as Layer by layer)",
+        local=_layer_rope(picked["local"]), full=_layer_rope(picked["full"]), kinds=_layout(rows),
+        context=int(reading.get("max_position_embeddings")), preset=key, class_name=reading.class_name,
         facts={kind: tuple(layer_facts(row)) for kind, row in picked.items()},
         layers={kind: row.index for kind, row in picked.items()})
 
@@ -288,16 +299,25 @@ def _every_fourth_nope(i: int) -> bool:
     return (i + 1) % 4 != 0  # Llama4TextConfig / SmolLM3Config: no_rope_layer_interval 4
 
 
-# name -> (rotates(layer index), what the other layers do, number of layers: the config class's default)
-NOPE_LAYER_MODELS: dict[str, tuple[Callable[[int], bool], str, int]] = {
-    "Llama 4 Scout": (_every_fourth_nope, "RoPE layers: chunks of 8,192 tokens; NoPE layers: all, with temperature",
-                      48),
-    "SmolLM3": (_every_fourth_nope, "every layer attends to everything; every fourth has no RoPE", 36),
-    "Cohere2": (lambda i: (i + 1) % 4 != 0, "3 sliding-window layers with RoPE, then 1 full layer without", 40),
-    "EXAONE 4": (lambda i: (i + 1) % 4 != 0, "sliding_window_pattern 4 ('LLLG'): local layers rotate, global "
-                 "ones do not", 32),
-    "Ministral 3": (lambda i: True, "every layer rotates (YaRN) and every query gets llama_4_scaling_beta's "
-                    "temperature", 34),
+class NopeLayerModel(NamedTuple):
+    """Which layers of a model rotate (the pages word each model's rule by its name).
+
+    rotates: layer index -> True where the layer applies RoPE.
+    depth: the number of layers, the config class's default.
+    """
+
+    rotates: Callable[[int], bool]
+    depth: int
+
+
+# name -> its layers: Llama 4 Scout (chunked RoPE layers, NoPE layers with temperature), SmolLM3 (every fourth
+# layer NoPE), Cohere2 and EXAONE 4 (sliding-window layers rotate, full ones do not), Ministral 3 (every layer)
+NOPE_LAYER_MODELS: dict[str, NopeLayerModel] = {
+    "Llama 4 Scout": NopeLayerModel(_every_fourth_nope, 48),
+    "SmolLM3": NopeLayerModel(_every_fourth_nope, 36),
+    "Cohere2": NopeLayerModel(lambda i: (i + 1) % 4 != 0, 40),
+    "EXAONE 4": NopeLayerModel(lambda i: (i + 1) % 4 != 0, 32),
+    "Ministral 3": NopeLayerModel(lambda i: True, 34),
 }
 
 
@@ -308,7 +328,7 @@ def nope_layer_map(n_layers: int = 48) -> tuple[list[str], np.ndarray]:
     names = list(NOPE_LAYER_MODELS)
     grid = np.full((len(names), n_layers), np.nan)
     for row, name in enumerate(names):
-        rotates, _, depth = NOPE_LAYER_MODELS[name]
+        rotates, depth = NOPE_LAYER_MODELS[name]
         for i in range(min(depth, n_layers)):
             grid[row, i] = float(rotates(i))
     return names, grid
@@ -317,7 +337,7 @@ def nope_layer_map(n_layers: int = 48) -> tuple[list[str], np.ndarray]:
 def nope_layer_counts() -> dict[str, tuple[int, int]]:
     """For each model of NOPE_LAYER_MODELS: ``(layers without positions, layers)`` over its whole depth."""
     return {name: (sum(1 for i in range(depth) if not rotates(i)), depth)
-            for name, (rotates, _, depth) in NOPE_LAYER_MODELS.items()}
+            for name, (rotates, depth) in NOPE_LAYER_MODELS.items()}
 
 
 # --- query temperature ----------------------------------------------------------------------------------
@@ -378,10 +398,23 @@ def llama_4_scaling_beta(positions: ArrayOrTensor, scale: float = 0.1, period: i
 
 QueryScaleFn = Callable[..., np.ndarray]
 
-# name -> (function, label, default scale, default period); the defaults are the released models' values
-QUERY_SCALE_RULES: dict[str, tuple[QueryScaleFn, str, float, int]] = {
-    "llama4": (llama4_attn_temperature, "Llama 4 (NoPE layers)", 0.1, 8192),
-    "llama_4_scaling_beta": (llama_4_scaling_beta, "Ministral 3 / Mistral Small 4 (all layers)", 0.1, 16384),
+class QueryScaleRule(NamedTuple):
+    """A query-scale rule with the released models' defaults.
+
+    fn: the multiplier at each position (``fn(positions, scale, period)``).
+    scale: the default scale (attn_scale, llama_4_scaling_beta).
+    period: the default period, tokens (floor_scale, original_max_position_embeddings).
+    """
+
+    fn: QueryScaleFn
+    scale: float
+    period: int
+
+
+# rule -> its function and defaults: Llama 4's NoPE layers; Ministral 3 / Mistral Small 4's every layer
+QUERY_SCALE_RULES: dict[str, QueryScaleRule] = {
+    "llama4": QueryScaleRule(llama4_attn_temperature, 0.1, 8192),
+    "llama_4_scaling_beta": QueryScaleRule(llama_4_scaling_beta, 0.1, 16384),
 }
 
 
@@ -389,7 +422,7 @@ QUERY_SCALE_RULES: dict[str, tuple[QueryScaleFn, str, float, int]] = {
 def query_temperature(rule: str, positions: ArrayOrTensor, scale: float | None = None,
                       period: int | None = None) -> ArrayOrTensor:
     """The query multiplier of ``rule`` (a key of QUERY_SCALE_RULES) at each position, float32."""
-    fn, _, default_scale, default_period = QUERY_SCALE_RULES[as_choice("rule", rule, tuple(QUERY_SCALE_RULES))]
+    fn, default_scale, default_period = QUERY_SCALE_RULES[as_choice("rule", rule, tuple(QUERY_SCALE_RULES))]
     return fn(positions, default_scale if scale is None else scale, default_period if period is None else period)
 
 
