@@ -1,6 +1,7 @@
 import streamlit as st
 
 from lessons.todays_models import latent_views
+from lessons.todays_models.words import MLA_SOURCES
 from page_kit import (
     classroom,
     controls,
@@ -155,7 +156,7 @@ def lesson():
     with page.side:
         preset = controls.select("Model", "model", PRESETS, help="Per-head sizes and rope settings of this model.")
     cfg = MLA_PRESETS[preset]
-    page.side.caption(f"Sizes from {cfg.source}.")
+    page.side.caption(f"Sizes from {MLA_SOURCES.get(cfg.source, cfg.source)}.")
     with page.more:
         tokens = controls.slider("Tokens", "n", 4, 24, 12)
         heads = controls.slider("Heads shown", "h", 1, 8, 4, help=f"{preset} has {cfg.num_attention_heads}.")

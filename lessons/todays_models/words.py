@@ -89,3 +89,15 @@ QUERY_SCALE_LABELS = {
     "llama4": "Llama 4 (NoPE layers)",
     "llama_4_scaling_beta": "Ministral 3 / Mistral Small 4 (all layers)",
 }
+
+# Where each latent-attention preset's sizes come from (posenc_core.todays_models.LatentConfig.source codes)
+MLA_SOURCES = {
+    "deepseek_v3": "deepseek-ai/DeepSeek-V3 config.json (= transformers' DeepseekV3Config defaults; rope_scaling "
+                   "yarn, factor 40, mscale = mscale_all_dim = 1)",
+    "kimi_k2_0905": "moonshotai/Kimi-K2-Instruct-0905 config.json (DeepSeek V3 architecture with 64 heads; "
+                    "rope_theta 50,000, yarn factor 64, beta_fast = beta_slow = 1)",
+    "glm5": "transformers' GlmMoeDsaConfig defaults (checkpoint zai-org/GLM-5)",
+    "mistral_small_4": "transformers' Mistral4Config defaults (checkpoint mistralai/Mistral-Small-4-119B-2603; yarn "
+                       "factor 128 over 8,192 tokens)",
+    "glm_4_5": "transformers' Glm4MoeConfig defaults (checkpoint zai-org/GLM-4.5)",
+}

@@ -73,7 +73,7 @@ class LatentConfig:
     rope_parameters: dict = field(default_factory=dict)  # rope_theta, rope_type, factor, mscale_all_dim, ...
     rope_interleave: bool = True
     max_position_embeddings: int = 4096
-    source: str = ""
+    source: str = ""  # where the sizes come from: a code the pages word (MLA_PRESETS), or the caller's note
 
     @property
     def qk_head_dim(self) -> int:
@@ -85,23 +85,19 @@ def _yarn(theta, factor, original, mscale=1.0, mscale_all_dim=1.0, beta_fast=32.
             "mscale": mscale, "mscale_all_dim": mscale_all_dim, "beta_fast": beta_fast, "beta_slow": beta_slow}
 
 
-# Sizes from each model's published config.json / transformers' config class (cited in ``source``).
+# Sizes from each model's published config.json / transformers' config class (``source``: a code the latent page
+# words with the file and fields it cites).
 MLA_PRESETS: dict[str, LatentConfig] = {
     "DeepSeek V3": LatentConfig(
-        7168, 128, 61, 1536, 512, 128, 64, 128, _yarn(10000.0, 40.0, 4096), True, 163840,
-        "deepseek-ai/DeepSeek-V3 config.json (= transformers' DeepseekV3Config defaults; rope_scaling yarn, "
-        "factor 40, mscale = mscale_all_dim = 1)"),
+        7168, 128, 61, 1536, 512, 128, 64, 128, _yarn(10000.0, 40.0, 4096), True, 163840, "deepseek_v3"),
     "Kimi K2 (0905)": LatentConfig(
         7168, 64, 61, 1536, 512, 128, 64, 128, _yarn(50000.0, 64.0, 4096, beta_fast=1.0, beta_slow=1.0), True,
-        262144, "moonshotai/Kimi-K2-Instruct-0905 config.json (DeepSeek V3 architecture with 64 heads; "
-                "rope_theta 50,000, yarn factor 64, beta_fast = beta_slow = 1)"),
+        262144, "kimi_k2_0905"),
     "GLM-5": LatentConfig(
         6144, 64, 78, 2048, 512, 192, 64, 256, {"rope_type": "default", "rope_theta": 10000.0}, True, 202752,
-        "transformers' GlmMoeDsaConfig defaults (checkpoint zai-org/GLM-5)"),
+        "glm5"),
     "Mistral Small 4": LatentConfig(
-        4096, 32, 36, 1024, 256, 64, 64, 128, _yarn(10000.0, 128.0, 8192), True, 1048576,
-        "transformers' Mistral4Config defaults (checkpoint mistralai/Mistral-Small-4-119B-2603; yarn factor 128 "
-        "over 8,192 tokens)"),
+        4096, 32, 36, 1024, 256, 64, 64, 128, _yarn(10000.0, 128.0, 8192), True, 1048576, "mistral_small_4"),
 }
 
 # The config.json each preset's sizes come from, as the config pages read them (``read_layers``); ``latent_config``
@@ -162,9 +158,9 @@ def latent_config(config: Mapping, source: str = "") -> tuple[LatentConfig, list
 
 
 # A grouped-query model for the cache comparison (not MLA): GLM-4.5 keeps 8 key-value heads of 128.
+# transformers' Glm4MoeConfig defaults (checkpoint zai-org/GLM-4.5)
 GQA_REFERENCE: dict[str, Any] = {"name": "GLM-4.5 (GQA)", "num_hidden_layers": 46, "num_attention_heads": 96,
-                 "num_key_value_heads": 8, "head_dim": 128, "partial_rotary_factor": 0.5,
-                 "source": "transformers' Glm4MoeConfig defaults (checkpoint zai-org/GLM-4.5)"}
+                 "num_key_value_heads": 8, "head_dim": 128, "partial_rotary_factor": 0.5, "source": "glm_4_5"}
 
 
 def mla_tiny_config(preset: str, heads: int = 4, hidden: int = 256) -> LatentConfig:
