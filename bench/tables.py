@@ -393,7 +393,7 @@ LESSONS = {
         ("pc.todays_models.nope_layer_map(layers)", F32),
         ("(g := pc.todays_models.query_scale_positions(ctx, (8192, orig))), pc.todays_models.llama4_attn_temperature(g, beta, 8192), "
          "pc.todays_models.llama_4_scaling_beta(g, beta, orig)", F32),
-        ("pc.todays_models.temperature_entropy(c, pc.todays_models.temperature_positions(ectx), scale=0.1, period=pc.todays_models.QUERY_SCALE_RULES[c][3], "
+        ("pc.todays_models.temperature_entropy(c, pc.todays_models.temperature_positions(ectx), scale=0.1, period=pc.todays_models.QUERY_SCALE_RULES[c].period, "
          "spread=spread, margin=margin)", F32, "pc.todays_models.QUERY_SCALE_RULES")]),
 }
 

@@ -18,10 +18,10 @@ TEXT = "the cat sat on the warm mat and then the old dog slept by the door"
 def test_fox_snippets_give_the_bias_and_the_slopes():
     ns = _one(_view("fox"))
     expected = fox_sentence(TEXT, 8, 2, 2.0, 0)
-    np.testing.assert_array_equal(ns["ex"]["fox"], expected["fox"])
-    np.testing.assert_array_equal(ns["ex"]["alibi"], expected["alibi"])
+    np.testing.assert_array_equal(ns["ex"].fox, expected.fox)
+    np.testing.assert_array_equal(ns["ex"].alibi, expected.alibi)
     ns = _one(_view("fox", "Slope per word", dep="2.5", heads="12", head="7", seed="3"))
-    np.testing.assert_array_equal(ns["ex"]["local_slope"], fox_sentence(TEXT, 12, 7, 2.5, 3)["local_slope"])
+    np.testing.assert_array_equal(ns["ex"].local_slope, fox_sentence(TEXT, 12, 7, 2.5, 3).local_slope)
 
 
 def test_stick_breaking_snippets_give_the_weights():
@@ -36,7 +36,7 @@ def test_stick_breaking_snippets_give_the_weights():
 def test_path_snippets_give_the_scores():
     ns = _one(_view("path_attention", sharp="2", dim="4"))
     expected = path_sentence(TEXT, 4, 0, 100.0, 2.0)
-    np.testing.assert_array_equal(ns["ex"]["path"], expected["path"])
-    np.testing.assert_array_equal(ns["ex"]["rope"], expected["rope"])
+    np.testing.assert_array_equal(ns["ex"].path, expected.path)
+    np.testing.assert_array_equal(ns["ex"].rope, expected.rope)
     ns = _one(_view("path_attention", "Rotations from reflections", theta="-0.7"))
-    np.testing.assert_array_equal(ns["out"]["rotation"], path_two_reflections(-0.7)["rotation"])
+    np.testing.assert_array_equal(ns["out"].rotation, path_two_reflections(-0.7).rotation)

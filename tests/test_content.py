@@ -89,15 +89,15 @@ def test_fox_with_a_constant_gate_is_alibi(n_heads):
 
 def test_fox_sentence_without_dependence_is_alibi_and_with_it_is_not():
     still = fox_sentence(TEXT, 8, 3, dependence=0.0)
-    finite = np.isfinite(still["alibi"])
-    np.testing.assert_allclose(still["fox"][finite], still["alibi"][finite], atol=1e-5)
-    assert still["effective_slope"] == pytest.approx(still["slope"], rel=1e-9)
-    assert still["alibi_gap"] < 1e-5
+    finite = np.isfinite(still.alibi)
+    np.testing.assert_allclose(still.fox[finite], still.alibi[finite], atol=1e-5)
+    assert still.effective_slope == pytest.approx(still.slope, rel=1e-9)
+    assert still.alibi_gap < 1e-5
     moved = fox_sentence(TEXT, 8, 3, dependence=2.0)
-    assert np.ptp(moved["local_slope"]) > 0.1  # the words now set different slopes
+    assert np.ptp(moved.local_slope) > 0.1  # the words now set different slopes
     # the total bias from the last word to the first is -(L - 1) times the effective slope
-    assert moved["fox"][-1, 0] == pytest.approx(-(len(moved["tokens"]) - 1) * moved["effective_slope"])
-    assert moved["fox_attention"].sum() == pytest.approx(1.0)
+    assert moved.fox[-1, 0] == pytest.approx(-(len(moved.tokens) - 1) * moved.effective_slope)
+    assert moved.fox_attention.sum() == pytest.approx(1.0)
 
 
 def test_fox_matches_flash_linear_attention_reference():
@@ -268,14 +268,14 @@ def test_fixed_rotations_are_rope(dim, base):
 
 def test_fixed_transforms_depend_on_the_offset_only():
     out = path_sentence(TEXT, dim=8)
-    assert np.allclose(out["spread"]["rope"], 0.0, atol=1e-9)
+    assert np.allclose(out.spread["rope"], 0.0, atol=1e-9)
     # one fixed Householder step for every word (data-independent) is also a function of the offset
-    spread = [np.ptp(np.diagonal(out["wordless"], -t)) for t in range(len(out["tokens"]))]
+    spread = [np.ptp(np.diagonal(out.wordless, -t)) for t in range(len(out.tokens))]
     np.testing.assert_allclose(spread, 0.0, atol=1e-9)
-    np.testing.assert_allclose(out["spread"]["fixed"], spread)
+    np.testing.assert_allclose(out.spread["fixed"], spread)
     # the words' own transforms break it
-    assert out["spread"]["path"][1:-1].max() > 0.5
-    assert ((out["beta"] > 0) & (out["beta"] < 2)).all()
+    assert out.spread["path"][1:-1].max() > 0.5
+    assert ((out.beta > 0) & (out.beta < 2)).all()
 
 
 def _path_scores_loop(q, k, w, beta):
@@ -322,26 +322,26 @@ def test_path_scores_match_the_per_pair_loop_bit_for_bit(length, dim, seed, fort
 def test_path_sentence_matches_the_per_pair_loop_bit_for_bit(words, dim, seed, base, sharp):
     text = " ".join(TEXT.split()[i % 10] + str(i % 7) for i in range(words))
     out = path_sentence(text, dim, seed, base, sharp)
-    length = len(out["tokens"])
+    length = len(out.tokens)
     q = np.tile(toy_weight("path-probe-q", seed, dim) * np.sqrt(dim), (length, 1))
     k = np.tile(toy_weight("path-probe-k", seed, dim) * np.sqrt(dim), (length, 1))
     step = np.broadcast_to(path_rope_transform(dim, base), (length, dim, dim))
     grids = {"rope": _path_transform_scores_loop(q, k, step),
-             "path": _path_scores_loop(q, k, out["w"], out["beta"]),
-             "fixed": _path_scores_loop(q, k, np.tile(out["w"][:1], (length, 1)), np.full(length, out["beta"][0]))}
-    assert np.array_equal(out["rope"], grids["rope"]) and np.array_equal(out["path"], grids["path"])
-    assert np.array_equal(out["wordless"], grids["fixed"])
+             "path": _path_scores_loop(q, k, out.w, out.beta),
+             "fixed": _path_scores_loop(q, k, np.tile(out.w[:1], (length, 1)), np.full(length, out.beta[0]))}
+    assert np.array_equal(out.rope, grids["rope"]) and np.array_equal(out.path, grids["path"])
+    assert np.array_equal(out.wordless, grids["fixed"])
     for name, grid in grids.items():
         spread = np.array([np.ptp(np.diagonal(grid, -t)) for t in range(length)])
-        assert np.array_equal(out["spread"][name], spread)
-        assert out["largest_spread"][name] == float(spread.max())
-    assert out["widest_offset"] == int(np.argmax(out["spread"]["path"]))
+        assert np.array_equal(out.spread[name], spread)
+        assert out.largest_spread[name] == float(spread.max())
+    assert out.widest_offset == int(np.argmax(out.spread["path"]))
 
 
 @pytest.mark.parametrize("theta", [0.3, 1.0, -2.0, math.pi])
 def test_a_rotation_is_two_reflections(theta):
     out = path_two_reflections(theta)
-    np.testing.assert_allclose(out["rotation"], out["target"], atol=1e-12)
+    np.testing.assert_allclose(out.rotation, out.target, atol=1e-12)
 
 
 def test_path_errors_name_the_field():
@@ -357,38 +357,38 @@ def test_path_errors_name_the_field():
 
 def test_sentence_summaries_match_their_arrays():
     fox = fox_sentence(TEXT, 8, 3, dependence=2.0)
-    assert fox["slope_range"] == (fox["local_slope"].min(), fox["local_slope"].max())
+    assert fox.slope_range == (fox.local_slope.min(), fox.local_slope.max())
     path = path_sentence(TEXT, 8, 0, 100.0, 1.0)
-    assert path["largest_spread"]["path"] == path["spread"]["path"].max()
-    assert path["widest_offset"] == int(np.argmax(path["spread"]["path"]))
-    assert path["beta_range"] == (path["beta"].min(), path["beta"].max())
+    assert path.largest_spread["path"] == path.spread["path"].max()
+    assert path.widest_offset == int(np.argmax(path.spread["path"]))
+    assert path.beta_range == (path.beta.min(), path.beta.max())
     stick = stick_breaking_sentence(TEXT, level=1.0)
     assert stick.last_taken == pytest.approx(1 - stick.remainder[-1])
 
 
 def test_order_test_names_the_blind_mixer_and_the_changed_runs():
     result = order_test(24, 16, "swap", i=3, j=10, seed=0)
-    assert result["largest"] == {k: float(e.max()) for k, e in result["errors"].items()}
-    for name, runs in result["changed_runs"].items():
+    assert result.largest == {k: float(e.max()) for k, e in result.errors.items()}
+    for name, runs in result.changed_runs.items():
         hit = [t for a, b in runs for t in range(a, b + 1)]
-        assert hit == list(np.flatnonzero(result["errors"][name] > ORDER_EXACT))
-    assert result["blind"] == [n for n, e in result["errors"].items() if e.max() <= ORDER_EXACT]
-    assert len(result["blind"]) == 1
+        assert hit == list(np.flatnonzero(result.errors[name] > ORDER_EXACT))
+    assert result.blind == [n for n, e in result.errors.items() if e.max() <= ORDER_EXACT]
+    assert len(result.blind) == 1
 
 
 def test_sink_map_kept_is_what_the_sink_leaves():
     result = sink_attention_map(32, 8, 0.0)
-    assert np.allclose(result["kept"], np.nansum(result["probs"], axis=1))
-    assert np.allclose(result["kept"] + result["sink"], 1.0)
+    assert np.allclose(result.kept, np.nansum(result.probs, axis=1))
+    assert np.allclose(result.kept + result.sink, 1.0)
 
 
 def test_fewer_frequencies_slowest_omega_is_the_longest_wavelengths():
     info = fewer_frequencies("p-RoPE", 64, 10000.0, 0.5)
-    assert 2 * math.pi / info["slowest_omega"] == pytest.approx(info["longest_wavelength"])
+    assert 2 * math.pi / info.slowest_omega == pytest.approx(info.longest_wavelength)
 
 
 def test_streaming_eviction_growth_stays_under_its_bound():
     result = streaming_eviction(128, 2.0, 6.0)
-    first = result["first_token"]
-    assert first["growth_bound"] == pytest.approx(1 / (1 - first["before"]["parking"]))
-    assert first["growth"] <= first["growth_bound"] * (1 + 1e-9)
+    first = result.first_token
+    assert first.growth_bound == pytest.approx(1 / (1 - first.before.parking))
+    assert first.growth <= first.growth_bound * (1 + 1e-9)

@@ -108,20 +108,20 @@ def test_partial_keeps_the_wavelength_range_and_p_rope_cuts_it():
     partial = fewer_frequencies("partial rotary", 128, 10000.0, 0.25, 4096)
     p_rope = fewer_frequencies("p-RoPE", 128, 10000.0, 0.25, 4096)
     full = fewer_frequencies("RoPE", 128, 10000.0, 1.0, 4096)
-    assert partial["rotated_dims"] == p_rope["rotated_dims"] == 32 and partial["still_dims"] == 96
-    assert partial["shortest_wavelength"] == pytest.approx(2 * np.pi)
+    assert partial.rotated_dims == p_rope.rotated_dims == 32 and partial.still_dims == 96
+    assert partial.shortest_wavelength == pytest.approx(2 * np.pi)
     # partial: exponents over r = 32, so its slowest pair is 10000^(30/32); p-RoPE stops at 10000^(30/128)
-    assert partial["longest_wavelength"] == pytest.approx(2 * np.pi * 10000 ** (30 / 32), rel=1e-6)
-    assert p_rope["longest_wavelength"] == pytest.approx(2 * np.pi * 10000 ** (30 / 128), rel=1e-6)
-    assert full["still_share"] == 0 and p_rope["still_share"] == 0.75
+    assert partial.longest_wavelength == pytest.approx(2 * np.pi * 10000 ** (30 / 32), rel=1e-6)
+    assert p_rope.longest_wavelength == pytest.approx(2 * np.pi * 10000 ** (30 / 128), rel=1e-6)
+    assert full.still_share == 0 and p_rope.still_share == 0.75
 
 
 def test_score_curves_start_at_one_and_still_dims_set_the_floor():
     curves = frequency_score_curves(64, 10000.0, 0.25, 2000, 300)
     for method in FEWER_FREQUENCY_METHODS:
-        assert curves[method][0] == pytest.approx(1.0)
+        assert curves.scores[method][0] == pytest.approx(1.0)
     # three quarters of the dimensions never turn: the score never falls below 0.75 - 0.25
-    assert curves["p-RoPE"].min() >= 0.5 - 1e-9 and curves["partial rotary"].min() >= 0.5 - 1e-9
+    assert curves.scores["p-RoPE"].min() >= 0.5 - 1e-9 and curves.scores["partial rotary"].min() >= 0.5 - 1e-9
 
 
 def _score_curves_per_method(head_dim, base, fraction, max_distance, points):
@@ -149,10 +149,11 @@ def test_score_curves_match_a_table_per_method_bit_for_bit(head_dim, base, fract
             frequency_score_curves(head_dim, base, fraction, max_distance, points)
         return
     curves = frequency_score_curves(head_dim, base, fraction, max_distance, points)
-    assert list(curves) == list(expected)
-    for key in ("distance", *FEWER_FREQUENCY_METHODS):
-        assert np.array_equal(curves[key], expected[key]), key
-    far, far_expected = curves["far_mean"], expected["far_mean"]
+    assert ["distance", *curves.scores, "far_mean"] == list(expected)
+    assert np.array_equal(curves.distance, expected["distance"])
+    for key in FEWER_FREQUENCY_METHODS:
+        assert np.array_equal(curves.scores[key], expected[key]), key
+    far, far_expected = curves.far_mean, expected["far_mean"]
     assert list(far) == list(far_expected)  # NaN for max_distance 1: no distance lies in the far half
     assert np.array_equal(list(far.values()), list(far_expected.values()), equal_nan=True)
 
@@ -172,11 +173,11 @@ def test_an_odd_rotary_dim_rotates_what_transformers_rotates():
     # int(10 * 0.3) = 3: transformers' arange(0, 3, 2) gives two frequencies, and apply_rotary_pos_emb rotates
     # cos.shape[-1] = 4 dims, so four dims turn and six stay still.
     odd = fewer_frequencies("partial rotary", 10, 10000.0, 0.3)
-    assert (odd["pairs"], odd["rotated_dims"], odd["still_dims"]) == (2, 4, 6)
+    assert (odd.pairs, odd.rotated_dims, odd.still_dims) == (2, 4, 6)
 
 
 def test_summaries_give_rope_the_whole_head_and_the_others_the_fraction():
     summaries = fewer_frequency_summaries(128, 10000.0, 0.25, 4096)
     assert list(summaries) == list(FEWER_FREQUENCY_METHODS)
-    assert summaries["RoPE"]["rotated_dims"] == 128
-    assert {summaries[m]["rotated_dims"] for m in FEWER_FREQUENCY_METHODS if m != "RoPE"} == {32}
+    assert summaries["RoPE"].rotated_dims == 128
+    assert {summaries[m].rotated_dims for m in FEWER_FREQUENCY_METHODS if m != "RoPE"} == {32}

@@ -4,6 +4,8 @@ evicted, and a token-by-token brute force when tokens are evicted; the cache lay
 SmolLM2 runs as in tests/test_real.py: loaded once per module, on a few dozen tokens.
 """
 
+import dataclasses
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -14,8 +16,11 @@ from posenc_core.inference import (
     MAX_STREAM_TOKENS,
     SHARE_TOKENS,
     STREAM_CONTEXT,
+    STREAM_MODEL,
     STREAM_POSITIONS,
     STREAM_VARIANTS,
+    StreamingRun,
+    StreamVariantRun,
     cache_curves,
     first_token_shares,
     load_streaming,
@@ -181,77 +186,100 @@ def test_a_plain_window_is_the_same_in_cache_or_text_positions(model):
 def test_cache_layout_known_values():
     lay = streaming_cache_layout(100, 4, 16, 8)
     expected = [*range(4), *range(80, 101)]
-    np.testing.assert_array_equal(lay["text"], expected)
-    np.testing.assert_array_equal(lay["rotary"], np.arange(25))
-    assert lay["query"] == 24 and lay["evicted"] == 96 - 20
-    assert lay["sink"].sum() == 4 and lay["cached"].sum() == 20
+    np.testing.assert_array_equal(lay.text, expected)
+    np.testing.assert_array_equal(lay.rotary, np.arange(25))
+    assert lay.query == 24 and lay.evicted == 96 - 20
+    assert lay.sink.sum() == 4 and lay.cached.sum() == 20
     text = streaming_cache_layout(100, 4, 16, 8, "text")
-    np.testing.assert_array_equal(text["rotary"], expected)
-    assert text["query"] == 100
+    np.testing.assert_array_equal(text.rotary, expected)
+    assert text.query == 100
     c = cache_curves(100, 4, 16, 8)  # the same keys as curves, a gap where tokens 4..79 were evicted
-    assert c["window_start"] == 80 and c["held"] == 25 and c["query_cache"] == 24 and c["query_text"] == 100
-    np.testing.assert_array_equal(c["x"][[3, 5]], [3, 80])
-    assert np.isnan(c["cache"][4]) and np.isnan(c["text"][4]) and c["cache"][5] == 4 and c["text"][5] == 80
+    assert c.window_start == 80 and c.held == 25 and c.query_cache == 24 and c.query_text == 100
+    np.testing.assert_array_equal(c.x[[3, 5]], [3, 80])
+    assert np.isnan(c.cache[4]) and np.isnan(c.text[4]) and c.cache[5] == 4 and c.text[5] == 80
     early = streaming_cache_layout(10, 4, 16, 8)  # nothing evicted yet: the whole text so far
-    np.testing.assert_array_equal(early["text"], np.arange(11))
-    assert early["evicted"] == 0
+    np.testing.assert_array_equal(early.text, np.arange(11))
+    assert early.evicted == 0
 
 
 @settings(max_examples=60, deadline=None)
 @given(step=st.integers(0, 5000), sinks=st.integers(0, 8), window=st.integers(1, 300), block=st.integers(1, 64))
 def test_cache_layout_holds_the_sinks_and_a_window_of_w_to_w_plus_b(step, sinks, window, block):
     lay = streaming_cache_layout(step, sinks, window, block)
-    text = lay["text"]
+    text = lay.text
     assert text[-1] == step and np.all(np.diff(text) > 0)
     assert len(text) <= sinks + window + block
-    if lay["evicted"]:
+    if lay.evicted:
         np.testing.assert_array_equal(text[:sinks], np.arange(sinks))
         recent = len(text) - sinks  # the window, and the block up to this token
         assert window < recent <= window + block
         assert text[sinks] == block * (step // block) - window
     else:
         np.testing.assert_array_equal(text, np.arange(step + 1))
-    np.testing.assert_array_equal(lay["rotary"], np.arange(len(text)))
+    np.testing.assert_array_equal(lay.rotary, np.arange(len(text)))
 
 
 def test_shipped_run_holds_every_variant_past_the_trained_context():
     result = shipped_streaming()
-    assert list(result["variants"]) == list(STREAM_VARIANTS)
-    assert result["tokens"] >= 2 * STREAM_CONTEXT
-    assert len(result["runs"]) == len(STREAM_VARIANTS)  # one process per cache, merged
-    for run in result["runs"]:
+    assert list(result.variants) == list(STREAM_VARIANTS)
+    assert result.tokens >= 2 * STREAM_CONTEXT
+    assert len(result.runs) == len(STREAM_VARIANTS)  # one process per cache, merged
+    for run in result.runs:
         assert run["command"].startswith("python -m posenc_core.inference.streaming")
         assert {"date", "machine", "load_at_start", "cpu_seconds"} <= set(run)
-    for name, entry in result["variants"].items():
-        assert entry["losses"].shape == (result["tokens"] - 1,)
-        assert entry["sinks"] + entry["window"] == result["cache"]
-        assert entry["sinks"] == STREAM_VARIANTS[name].sinks
+    for name, entry in result.variants.items():
+        assert entry.losses.shape == (result.tokens - 1,)
+        assert entry.sinks + entry.window == result.cache
+        assert entry.sinks == STREAM_VARIANTS[name].sinks
     s = streaming_summary(result, 512)
-    assert s["evict"] == 1088 and len(s["start"]) == (result["tokens"] - 1) // 512
-    for label, losses in s["loss"].items():
-        assert np.all(np.isfinite(losses)) and s["after_ppl"][label] == pytest.approx(np.exp(s["after"][label]))
+    assert s.evict == 1088 and len(s.start) == (result.tokens - 1) // 512
+    for label, losses in s.loss.items():
+        assert np.all(np.isfinite(losses)) and s.after_ppl[label] == pytest.approx(np.exp(s.after[label]))
     # tokens read before the first eviction see the same keys at the same places in every variant
-    base = result["variants"]["sink4"]["losses"][: s["evict"]]
-    for entry in result["variants"].values():
-        np.testing.assert_allclose(entry["losses"][: s["evict"]], base, atol=2e-3)
+    base = result.variants["sink4"].losses[: s.evict]
+    for entry in result.variants.values():
+        np.testing.assert_allclose(entry.losses[: s.evict], base, atol=2e-3)
 
 
 def test_shipped_run_measured_where_the_attention_goes():
     result = shipped_streaming()
-    evict = streaming_summary(result, 512)["evict"]
+    evict = streaming_summary(result, 512).evict
     layers, heads = 30, 9  # SmolLM2-135M
-    before = result["variants"]["sink4"]["shares"][0]
-    for entry in result["variants"].values():
-        shares = entry["shares"]
+    before = result.variants["sink4"].shares[0]
+    for entry in result.variants.values():
+        shares = entry.shares
         assert shares.shape == (2, layers, heads, SHARE_TOKENS)
-        assert entry["share_queries"] == [[pc.real_models.SINK_FROM, evict], [evict, result["tokens"]]]
+        assert entry.share_queries == [[pc.real_models.SINK_FROM, evict], [evict, result.tokens]]
         assert np.all(shares >= 0) and np.all(shares.sum(axis=-1) <= 1)
-        assert np.all(shares[1][..., entry["sinks"]:] == 0)  # the tokens a cache dropped get nothing
+        assert np.all(shares[1][..., entry.sinks:] == 0)  # the tokens a cache dropped get nothing
         # before the first eviction every cache holds the same keys at the same places
         np.testing.assert_allclose(shares[0], before, rtol=0, atol=1e-5)
     four = first_token_shares(result, "sink4")
-    assert four.queries == (evict, result["tokens"]) and four.cache == result["cache"]
-    np.testing.assert_allclose(four.mean, result["variants"]["sink4"]["shares"][1].mean(axis=(0, 1)), rtol=1e-12)
+    assert four.queries == (evict, result.tokens) and four.cache == result.cache
+    np.testing.assert_allclose(four.mean, result.variants["sink4"].shares[1].mean(axis=(0, 1)), rtol=1e-12)
+
+
+def _run(cache=64, block=4, tokens=50, trained_context=8192, **variants):
+    """A StreamingRun of the given variants, for the readers' known values."""
+    return StreamingRun(model=STREAM_MODEL, text="t", tokens=tokens, cache=cache, block=block, start=0,
+                        trained_context=trained_context, variants=variants, seconds={}, runs=[])
+
+
+def test_a_saved_run_loads_back_the_same(tmp_path):
+    """_save writes the shipped file's format (info JSON, loss_ float32 and share_ float64 per variant): the
+    shipped run saved and read again is the same run."""
+    from posenc_core.inference.streaming_results import _save
+
+    result = shipped_streaming()
+    _save(result, tmp_path / "run.npz", {})
+    again = load_streaming(tmp_path / "run.npz")
+    assert again.runs == result.runs and again.seconds == result.seconds and list(again.variants) == list(
+        result.variants)
+    for name, entry in result.variants.items():
+        np.testing.assert_array_equal(again.variants[name].losses, entry.losses)
+        np.testing.assert_array_equal(again.variants[name].shares, entry.shares)
+        assert again.variants[name].share_queries == entry.share_queries
+    assert dataclasses.replace(again, variants={}) == dataclasses.replace(result, variants={})
 
 
 def test_first_token_shares_known_values():
@@ -259,9 +287,8 @@ def test_first_token_shares_known_values():
     shares[1, :, :, 0] = [[0.1, 0.3], [0.5, 0.7], [0.0, 0.2]]  # layer means 0.2, 0.6, 0.1
     shares[1, :, :, 1] = 0.01
     shares[0, :, :, 0] = 0.4
-    result = {"cache": 8, "block": 4, "tokens": 20,
-              "variants": {"sink4": {"label": "L", "sinks": 4, "shares": shares,
-                                     "share_queries": [[32, 12], [12, 20]]}}}
+    result = _run(cache=8, block=4, tokens=20, sink4=StreamVariantRun(
+        sinks=4, window=4, positions="cache", losses=np.zeros(19), shares=shares, share_queries=[[32, 12], [12, 20]]))
     s = first_token_shares(result, "sink4")
     np.testing.assert_allclose(s.per_layer[:, 0], [0.2, 0.6, 0.1])
     np.testing.assert_allclose(s.mean, [0.3, 0.01, 0, 0])
@@ -273,13 +300,13 @@ def test_first_token_shares_known_values():
 
 def test_summary_bins_known_values():
     losses = np.arange(99, dtype=float)
-    result = {"cache": 8, "block": 4, "tokens": 100, "trained_context": 50,
-              "variants": {"sink4": {"label": "L", "losses": losses}}}
+    result = _run(cache=8, block=4, tokens=100, trained_context=50,
+                  sink4=StreamVariantRun(sinks=4, window=4, positions="cache", losses=losses))
     s = streaming_summary(result, 10)
-    np.testing.assert_array_equal(s["start"], np.arange(0, 90, 10))
-    np.testing.assert_array_equal(s["loss"]["L"], np.arange(4.5, 90, 10))
-    assert s["evict"] == 12 and s["before"]["L"] == 5.5 and s["after"]["L"] == np.mean(losses[12:])
-    assert s["past"]["L"] == np.mean(losses[50:])
+    np.testing.assert_array_equal(s.start, np.arange(0, 90, 10))
+    np.testing.assert_array_equal(s.loss["sink4"], np.arange(4.5, 90, 10))
+    assert s.evict == 12 and s.before["sink4"] == 5.5 and s.after["sink4"] == np.mean(losses[12:])
+    assert s.past["sink4"] == np.mean(losses[50:])
 
 
 @pytest.mark.parametrize("call, message", [
@@ -294,14 +321,15 @@ def test_summary_bins_known_values():
     (lambda: streaming_run(["sink4"], 100, cache=4, block=2), "cache must be at least 5"),
     (lambda: load_streaming("/nonexistent/run.npz"), "Could not read the streaming results"),
     (lambda: merge_streaming([]), "There are no runs to merge"),
-    (lambda: merge_streaming([shipped_streaming(), {**shipped_streaming(), "cache": 8}]),
+    (lambda: merge_streaming([shipped_streaming(), dataclasses.replace(shipped_streaming(), cache=8)]),
      "The runs differ in cache"),
     (lambda: merge_streaming([shipped_streaming()] * 2), "is in more than one run"),
     (lambda: streaming_summary(shipped_streaming(), 10**6), "is longer than the"),
     (lambda: first_token_shares(shipped_streaming(), "nope"), "variant must be one of"),
-    (lambda: first_token_shares({"variants": {"sink4": {"label": "L"}}}), "did not measure where the attention"),
-    (lambda: first_token_shares({"cache": 64, "tokens": 50, "variants": {"sink4": {
-        "label": "L", "shares": np.zeros((2, 1, 1, 4)), "share_queries": [[32, 50], [50, 50]]}}}),
+    (lambda: first_token_shares(_run(sink4=StreamVariantRun(4, 60, "cache", np.zeros(49)))),
+     "did not measure where the attention"),
+    (lambda: first_token_shares(_run(cache=64, tokens=50, sink4=StreamVariantRun(
+        4, 60, "cache", np.zeros(49), np.zeros((2, 1, 1, 4)), [[32, 50], [50, 50]]))),
      "Nothing left the cache of 64 keys"),
 ])
 def test_bad_input_raises_a_sentence(call, message):

@@ -71,9 +71,9 @@ def test_scores_match_transformers_deepseek_v3_attention(q_lora_rank, interleave
         cos, sin = rotary(x, torch.from_numpy(positions)[None])
         _, reference = module(x, (cos, sin), mask)  # (1, h, L, L) softmax weights
     got = mla_scores(hidden, weights, ours, positions)
-    np.testing.assert_allclose(got["probs"], reference[0].numpy(), atol=2e-6)
-    assert got["scale"]["scale"] == pytest.approx(module.scaling, rel=1e-12)
-    assert got["scale"]["attention_factor"] == pytest.approx(rotary.attention_scaling, rel=1e-6)
+    np.testing.assert_allclose(got.probs, reference[0].numpy(), atol=2e-6)
+    assert got.scale.scale == pytest.approx(module.scaling, rel=1e-12)
+    assert got.scale.attention_factor == pytest.approx(rotary.attention_scaling, rel=1e-6)
 
 
 def test_the_rotated_key_is_shared_by_all_heads_and_the_cache_is_latent_plus_key():
@@ -81,10 +81,10 @@ def test_the_rotated_key_is_shared_by_all_heads_and_the_cache_is_latent_plus_key
     weights = mla_random_weights(cfg, seed=2)
     hidden = np.random.default_rng(0).standard_normal((6, 64)).astype(np.float32)
     out = mla_scores(hidden, weights, cfg)
-    assert out["k_rot"].shape == (6, 64) and out["kv_latent"].shape == (6, 512)
+    assert out.k_rot.shape == (6, 64) and out.kv_latent.shape == (6, 512)
     # one rotated key per token for all heads; the logits are exactly scale x (content + position) below the mask
-    total = (out["content"] + out["position"]) * np.float32(out["scale"]["scale"])
-    np.testing.assert_allclose(np.tril(total), np.tril(np.nan_to_num(out["logits"], neginf=0.0)), atol=1e-5)
+    total = (out.content + out.position) * np.float32(out.scale.scale)
+    np.testing.assert_allclose(np.tril(total), np.tril(np.nan_to_num(out.logits, neginf=0.0)), atol=1e-5)
 
 
 def test_the_wrong_pairing_changes_only_the_position_term():
@@ -93,22 +93,22 @@ def test_the_wrong_pairing_changes_only_the_position_term():
     hidden = np.random.default_rng(3).standard_normal((6, 32)).astype(np.float32)
     right = mla_scores(hidden, weights, cfg)
     wrong = mla_scores(hidden, weights, dataclasses.replace(cfg, rope_interleave=False))
-    np.testing.assert_array_equal(right["content"], wrong["content"])
+    np.testing.assert_array_equal(right.content, wrong.content)
     assert mla_layout_gap(right, wrong) > 0.1
     assert mla_layout_gap(right, right) == 0.0
     # at position 0 nothing is rotated, so the pairing does not matter on the diagonal of token 0
-    assert right["position"][0, 0, 0] == pytest.approx(wrong["position"][0, 0, 0], abs=1e-5)
-    assert 0 < right["position_share"][0] < 1
+    assert right.position[0, 0, 0] == pytest.approx(wrong.position[0, 0, 0], abs=1e-5)
+    assert 0 < right.position_share[0] < 1
 
 
 def test_deepseek_v3_softmax_scale_has_mscale_squared():
     scale = mla_softmax_scale(MLA_PRESETS["DeepSeek V3"])
     mscale = 0.1 * np.log(40.0) + 1.0
-    assert scale["mscale"] == pytest.approx(mscale)
-    assert scale["scale"] == pytest.approx(192 ** -0.5 * mscale**2)
-    assert scale["attention_factor"] == pytest.approx(1.0)  # mscale == mscale_all_dim cancels on cos/sin
+    assert scale.mscale == pytest.approx(mscale)
+    assert scale.scale == pytest.approx(192 ** -0.5 * mscale**2)
+    assert scale.attention_factor == pytest.approx(1.0)  # mscale == mscale_all_dim cancels on cos/sin
     glm5 = mla_softmax_scale(MLA_PRESETS["GLM-5"])
-    assert glm5["mscale"] == 1.0 and glm5["scale"] == pytest.approx(256 ** -0.5)
+    assert glm5.mscale == 1.0 and glm5.scale == pytest.approx(256 ** -0.5)
 
 
 def test_presets_match_transformers_config_defaults():
@@ -128,19 +128,19 @@ def test_presets_match_transformers_config_defaults():
 
 def test_kv_cache_deepseek_v3_known_values():
     cache = kv_cache_per_token(MLA_PRESETS["DeepSeek V3"], kv_heads=8, dtype="bfloat16")
-    values = cache["values_per_layer"]
-    assert values["MLA"] == 576 and values["MHA"] == 128 * (192 + 128) and values["GQA (8 KV heads)"] == 8 * 320
-    assert cache["bytes_per_token"]["MLA"] == 576 * 2 * 61
-    assert cache["rope_share_of_mla"] == pytest.approx(64 / 576)
-    assert cache["kib_per_token"]["MLA"] == pytest.approx(576 * 2 * 61 / 1024)
-    assert cache["mha_over_mla"] == pytest.approx(128 * 320 / 576)
+    values = cache.values_per_layer
+    assert values["mla"] == 576 and values["mha"] == 128 * (192 + 128) and values["gqa"] == 8 * 320
+    assert cache.bytes_per_token["mla"] == 576 * 2 * 61
+    assert cache.rope_share_of_mla == pytest.approx(64 / 576)
+    assert cache.kib_per_token["mla"] == pytest.approx(576 * 2 * 61 / 1024)
+    assert cache.mha_over_mla == pytest.approx(128 * 320 / 576)
 
 
 def test_shift_change_is_rounding_and_moves_later_when_it_fits():
     shift = mla_shift_change("DeepSeek V3", 2, 8, 0)
-    assert shift["moved_start"] == 1000 and shift["change"] < 0.1 * shift["size"]
+    assert shift.moved_start == 1000 and shift.change < 0.1 * shift.size
     limit = MLA_PRESETS["DeepSeek V3"].max_position_embeddings - 8
-    assert mla_shift_change("DeepSeek V3", 2, 8, limit)["moved_start"] == limit - 1000
+    assert mla_shift_change("DeepSeek V3", 2, 8, limit).moved_start == limit - 1000
     with pytest.raises(ValueError):
         mla_shift_change("no such model", 2, 8, 0)
 
@@ -154,8 +154,8 @@ def test_position_term_depends_only_on_the_offset(heads, seed, shift):
     hidden = np.random.default_rng(seed).standard_normal((5, 32)).astype(np.float32)
     a = mla_scores(hidden, weights, cfg)
     b = mla_scores(hidden, weights, cfg, np.arange(5) + shift)
-    np.testing.assert_array_equal(a["content"], b["content"])
-    np.testing.assert_allclose(a["position"], b["position"], atol=2e-3 + 1e-6 * shift)
+    np.testing.assert_array_equal(a.content, b.content)
+    np.testing.assert_allclose(a.position, b.position, atol=2e-3 + 1e-6 * shift)
 
 
 def test_errors_are_sentences():
@@ -176,8 +176,8 @@ def test_errors_are_sentences():
 def test_demo_scores_keep_the_layer_and_move_only_the_positions():
     preset = "DeepSeek V3"
     a, b = mla_demo_scores(preset, 2, 6, 0), mla_demo_scores(preset, 2, 6, 500)
-    np.testing.assert_array_equal(a["content"], b["content"])  # content never sees a position
-    np.testing.assert_allclose(a["position"], b["position"], atol=1e-3)  # only offsets i - j reach the rotated slice
+    np.testing.assert_array_equal(a.content, b.content)  # content never sees a position
+    np.testing.assert_allclose(a.position, b.position, atol=1e-3)  # only offsets i - j reach the rotated slice
     other = mla_demo_scores(preset, 2, 6, 0, interleave=not MLA_PRESETS[preset].rope_interleave)
     assert mla_layout_gap(a, other) > 0
     with pytest.raises(ValueError):
@@ -200,7 +200,10 @@ def test_each_mla_preset_is_the_one_reading_of_its_config(name):
     for ours, theirs in zip(_rope(read), _rope(preset), strict=True):
         np.testing.assert_array_equal(ours, theirs)
     assert mla_softmax_scale(read) == mla_softmax_scale(preset)
-    latent = next(fact_sentence(f) for f in facts if f.feature == "latent")
-    assert f"{preset.qk_rope_head_dim}-dim qk_rope_head_dim slice of each {preset.qk_head_dim}-dim" in latent
+
+    latent = next(f for f in facts if f.feature == "latent")
+    assert tuple(latent.numbers) == (preset.qk_rope_head_dim, preset.qk_head_dim)
+    assert f"{preset.qk_rope_head_dim}-dim qk_rope_head_dim slice of each {preset.qk_head_dim}-dim" in fact_sentence(
+        latent)
     _, rows = pc.read_layers(MLA_CONFIGS[name])
     assert layer_contexts(next(r for r in rows if r.rotates))[1] in (None, preset.max_position_embeddings)

@@ -1,6 +1,7 @@
 """Per-layer rules of today's models against transformers' own code: local/global RoPE, query temperatures,
 GPT-OSS sinks, Hunyuan's NTK-alpha, which hybrids rotate; plus properties of the order-aware mixers."""
 
+import dataclasses
 import inspect
 import json
 import logging
@@ -13,6 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import posenc_core as pc
+from lessons.todays_models.words import HYBRID_ATTENTION, HYBRID_POSITIONS
 from posenc_core.configs import config_contexts, layer_facts, layer_inv_freq
 from posenc_core.long_context import extension_analysis, extension_scaling
 from posenc_core.todays_models import (
@@ -122,17 +124,17 @@ def test_gemma4_full_layers_have_their_own_head_dim():
 def test_local_global_view_counts(name):
     view = local_global_view(name)
     for kind in ("local", "full"):
-        v = view[kind]
-        turning = np.isfinite(v["wavelength"])
-        assert v["rotated_dims"] == 2 * turning.sum()
-        assert v["full_turn_in_span"] == np.count_nonzero(v["turns_in_span"] >= 1 - 1e-9)
-        np.testing.assert_allclose(v["wavelength"][turning] * v["inv_freq"][turning], 2 * math.pi, rtol=1e-6)
-        assert v["pairs"] == v["head_dim"] // 2
-        inv, _ = layer_kind_inv_freq(getattr(local_global_model(name), kind), view["context"])
-        np.testing.assert_array_equal(v["inv_freq"][: inv.size], inv)
-        assert np.all(v["inv_freq"][inv.size:] == 0)
-    assert view["local"]["span"] == local_global_model(name).local.window
-    assert view["full"]["span"] == view["context"]
+        v = getattr(view, kind)
+        turning = np.isfinite(v.wavelength)
+        assert v.rotated_dims == 2 * turning.sum()
+        assert v.full_turn_in_span == np.count_nonzero(v.turns_in_span >= 1 - 1e-9)
+        np.testing.assert_allclose(v.wavelength[turning] * v.inv_freq[turning], 2 * math.pi, rtol=1e-6)
+        assert v.pairs == v.head_dim // 2
+        inv, _ = layer_kind_inv_freq(getattr(local_global_model(name), kind), view.context)
+        np.testing.assert_array_equal(v.inv_freq[: inv.size], inv)
+        assert np.all(v.inv_freq[inv.size:] == 0)
+    assert view.local.span == local_global_model(name).local.window
+    assert view.full.span == view.context
 
 
 # The table the Local and global page drew from before it read the preset configs (each value cited to its
@@ -171,19 +173,20 @@ def test_local_global_reads_the_preset_as_every_config_page_does(name):
     pair_view = local_global_view.__globals__["_pair_view"]
     former_views = {"local": pair_view(local, context), "full": pair_view(full, context)}
     for kind in ("local", "full"):
-        for field, value in former_views[kind].items():
-            np.testing.assert_array_equal(view[kind][field], value)
+        for field in dataclasses.fields(former_views[kind]):
+            np.testing.assert_array_equal(getattr(getattr(view, kind), field.name),
+                                          getattr(former_views[kind], field.name))
     # the one reading: the same frequencies as layer_inv_freq of the layer the page picked, and its facts
     _, rows = pc.read_layers(pc.preset_config(LOCAL_GLOBAL_MODELS[name]))
     for kind in ("local", "full"):
         row = rows[spec.layers[kind]]
         inv, factor = layer_inv_freq(row)
-        np.testing.assert_array_equal(view[kind]["inv_freq"][: inv.size], inv)
-        assert view[kind]["attention_factor"] == factor
+        np.testing.assert_array_equal(getattr(view, kind).inv_freq[: inv.size], inv)
+        assert getattr(view, kind).attention_factor == factor
         assert spec.facts[kind] == tuple(layer_facts(row))
     assert any(f.feature == "window" for f in spec.facts["local"])
     if full.rope_type == "proportional":
-        np.testing.assert_array_max_ulp(view["full"]["inv_freq"].astype(np.float32), proportional_inv_freq(
+        np.testing.assert_array_max_ulp(view.full.inv_freq.astype(np.float32), proportional_inv_freq(
             full.head_dim, full.base, full.partial_rotary_factor), maxulp=1)
 
 
@@ -251,21 +254,21 @@ def test_query_scales_start_at_one_and_never_fall(rule, a, b):
 def test_temperature_entropy():
     positions = np.array([1, 100, 9000, 100_000])
     result = temperature_entropy("llama4", positions, spread=1.0, margin=4.0)
-    assert np.all(result["entropy"] <= result["uniform"] + 1e-9)
-    assert np.all(np.diff(result["entropy"]) > 0)  # more keys, flatter attention
-    sharper = result["scale"] > 1
+    assert np.all(result.entropy <= result.uniform + 1e-9)
+    assert np.all(np.diff(result.entropy) > 0)  # more keys, flatter attention
+    sharper = result.scale > 1
     assert sharper.tolist() == [False, False, True, True]
-    assert np.all(result["entropy_scaled"][sharper] < result["entropy"][sharper])
-    assert np.all(result["needle_scaled"][sharper] > result["needle"][sharper])
+    assert np.all(result.entropy_scaled[sharper] < result.entropy[sharper])
+    assert np.all(result.needle_scaled[sharper] > result.needle[sharper])
     same = ~sharper
-    np.testing.assert_array_equal(result["entropy_scaled"][same], result["entropy"][same])
+    np.testing.assert_array_equal(result.entropy_scaled[same], result.entropy[same])
     # the brute-force softmax agrees
     rng = np.random.default_rng(0)
     scores = rng.standard_normal(100_001)
     scores[0] = 4.0
     p = np.exp(scores[:101] - scores[:101].max())
     p /= p.sum()
-    assert result["entropy"][1] == pytest.approx(float(-(p * np.log(p)).sum()), rel=1e-12)
+    assert result.entropy[1] == pytest.approx(float(-(p * np.log(p)).sum()), rel=1e-12)
     with pytest.raises(ValueError, match="at least 1"):
         temperature_entropy("llama4", [0, 5])
     with pytest.raises(ValueError, match="rule must be one of"):
@@ -303,16 +306,17 @@ DIRECT_SOFTMAX_TOLERANCE = 1e-9
 
 def _assert_matches_direct_softmax(rule, lengths, **kwargs):
     got, want = temperature_entropy(rule, lengths, **kwargs), _direct_entropy(rule, lengths, **kwargs)
-    assert got.keys() == want.keys()
+    assert {f.name for f in dataclasses.fields(got)} == want.keys()
     for key in ("positions", "scale", "uniform"):
-        np.testing.assert_array_equal(got[key], want[key])
+        np.testing.assert_array_equal(getattr(got, key), want[key])
     for key in ("entropy", "entropy_scaled"):
-        np.testing.assert_allclose(got[key], want[key], rtol=DIRECT_SOFTMAX_TOLERANCE, atol=DIRECT_SOFTMAX_TOLERANCE)
+        np.testing.assert_allclose(getattr(got, key), want[key], rtol=DIRECT_SOFTMAX_TOLERANCE,
+                                   atol=DIRECT_SOFTMAX_TOLERANCE)
     for key in ("needle", "needle_scaled"):  # down to exp(-745) and below: relative, but for subnormals
-        np.testing.assert_allclose(got[key], want[key], rtol=DIRECT_SOFTMAX_TOLERANCE, atol=1e-300)
-    same = got["scale"] == 1.0
+        np.testing.assert_allclose(getattr(got, key), want[key], rtol=DIRECT_SOFTMAX_TOLERANCE, atol=1e-300)
+    same = got.scale == 1.0
     for key in ("entropy", "needle"):
-        np.testing.assert_array_equal(got[key + "_scaled"][same], got[key][same])
+        np.testing.assert_array_equal(getattr(got, key + "_scaled")[same], getattr(got, key)[same])
 
 
 @pytest.mark.parametrize("rule", list(QUERY_SCALE_RULES))
@@ -337,7 +341,7 @@ def test_temperature_entropy_matches_the_direct_softmax_at_strong_scales(rule, s
 @pytest.mark.parametrize("rule", list(QUERY_SCALE_RULES))
 def test_temperature_entropy_matches_the_direct_softmax_on_the_lesson(rule):
     _assert_matches_direct_softmax(rule, temperature_positions(1_048_576), scale=0.1,
-                                   period=QUERY_SCALE_RULES[rule][3], spread=3.0, margin=10.0)
+                                   period=QUERY_SCALE_RULES[rule].period, spread=3.0, margin=10.0)
 
 
 @settings(max_examples=30, deadline=None)
@@ -354,8 +358,8 @@ def test_temperature_entropy_is_the_same_bits_from_a_cold_cache():
     warm = temperature_entropy("llama4", positions, spread=2.0, margin=3.0)
     attention_entropy._draw_sums.cache_clear()
     cold = temperature_entropy("llama4", positions, spread=2.0, margin=3.0)
-    for key in warm:
-        np.testing.assert_array_equal(cold[key], warm[key])
+    for field in dataclasses.fields(warm):
+        np.testing.assert_array_equal(getattr(cold, field.name), getattr(warm, field.name))
     sums = attention_entropy._draw_sums(0, positions.astype(np.int64).tobytes())[-1]
     with pytest.raises(ValueError, match="read-only"):  # one cached copy serves every caller
         sums[0, 0, 0] = 1.0
@@ -387,12 +391,12 @@ def test_sink_properties():
     scores = 0.7 * np.random.default_rng(3).standard_normal(300)
     for p in (0, 49, 50, 299):
         _, direct = sink_softmax(scores[max(0, p - 49): p + 1], 2.0)
-        assert result["window"][p] == pytest.approx(float(direct), rel=1e-9)
-    np.testing.assert_array_equal(result["window"][:50], result["full"][:50])
-    assert result["keys_window"].max() == 50 and result["keys_full"][-1] == 300
+        assert result.window[p] == pytest.approx(float(direct), rel=1e-9)
+    np.testing.assert_array_equal(result.window[:50], result.full[:50])
+    assert result.keys_window.max() == 50 and result.keys_full[-1] == 300
     heat = sink_attention_map(12, 4, 0.0)
-    np.testing.assert_allclose(np.nansum(heat["probs"], axis=1) + heat["sink"], 1.0)
-    assert np.isnan(heat["probs"][5, 0]) and np.isnan(heat["probs"][0, 1])
+    np.testing.assert_allclose(np.nansum(heat.probs, axis=1) + heat.sink, 1.0)
+    assert np.isnan(heat.probs[5, 0]) and np.isnan(heat.probs[0, 1])
     with pytest.raises(ValueError, match="finite"):
         sink_softmax([[np.nan]], 0.0)
     with pytest.raises(ValueError, match="window"):
@@ -401,14 +405,14 @@ def test_sink_properties():
 
 def test_streaming_eviction_hurts_only_the_first_token_sink():
     result = streaming_eviction(128, 3.0, first_score=6.0)
-    first, learned = result["first_token"], result["learned_sink"]
-    assert first["after"]["parking"] == 0.0 and first["before"]["parking"] > 0.5
+    first, learned = result.first_token, result.learned_sink
+    assert first.after.parking == 0.0 and first.before.parking > 0.5
     # the kept tokens share what token 0 held (minus the new token's part): growth just under 1 / (1 - m0)
-    assert 0.95 / (1 - first["before"]["parking"]) < first["growth"] <= 1 / (1 - first["before"]["parking"])
-    assert learned["growth"] < 1.05 and learned["after"]["parking"] > 0
+    assert 0.95 / (1 - first.before.parking) < first.growth <= 1 / (1 - first.before.parking)
+    assert learned.growth < 1.05 and learned.after.parking > 0
     for case in (first, learned):
         for when in ("before", "after"):
-            assert case[when]["parking"] + case[when]["tokens"] == pytest.approx(1.0)
+            assert getattr(case, when).parking + getattr(case, when).tokens == pytest.approx(1.0)
 
 
 # --- Hunyuan's NTK-alpha --------------------------------------------------------------------------------
@@ -474,7 +478,8 @@ def test_hybrid_table_follows_the_modeling_code(name):
     module = importlib.import_module(f"transformers.models.{spec.module}.modeling_{spec.module}")
     forward = inspect.getsource(getattr(module, ATTENTION_CLASSES[spec.module]).forward)
     rotates = "apply_rotary_pos_emb(" in forward
-    assert rotates == spec.rotates.startswith(("RoPE", "none unless"))
+    assert rotates == (spec.rotates != "none")
+    assert HYBRID_POSITIONS[name].startswith(("RoPE", "none unless") if rotates else "none")  # the words agree
     if spec.module == "granitemoehybrid":  # rotation only with a rotary module, built for 'rope' alone
         assert 'position_embedding_type == "rope"' in inspect.getsource(module.GraniteMoeHybridModel.__init__)
 
@@ -491,7 +496,7 @@ def test_qwen3_next_pattern_and_partial_rotary():
 def test_bidirectional_nope_attention_is_permutation_equivariant(n, dim, seed):
     x = np.random.default_rng(seed).standard_normal((n, dim))
     perm = np.random.default_rng(seed + 1).permutation(n)
-    bidirectional = MIXERS["bidirectional attention, no positions"]
+    bidirectional = MIXERS["bidirectional"]
     np.testing.assert_allclose(bidirectional(x[perm]), bidirectional(x)[perm], atol=1e-12)
 
 
@@ -501,16 +506,16 @@ def test_swaps_each_mixer_sees_where_it_should(n, data):
     i = data.draw(st.integers(0, n - 2))
     j = data.draw(st.integers(i + 1, n - 1))
     result = order_test(n, 8, "swap", i=i, j=j, seed=data.draw(st.integers(0, 1000)))
-    err = result["errors"]
+    err = result.errors
     t = np.arange(n)
-    assert np.all(err["bidirectional attention, no positions"] < 1e-12)
-    causal = err["causal attention, no positions"]
+    assert np.all(err["bidirectional"] < 1e-12)
+    causal = err["causal"]
     assert np.all(causal[(t < i) | (t > j)] < 1e-12)  # same query, same set of tokens up to t: same output
-    conv = err["causal convolution (K = 4)"]
+    conv = err["conv"]
     outside = ~(((t >= i) & (t < i + 4)) | ((t >= j) & (t < j + 4)))
     assert np.all(conv[outside] < 1e-12)
-    assert conv[i] > 0 and err["gated linear recurrence"][i] > 0  # both see the new token at i at once
-    assert np.all(err["gated linear recurrence"][t < i] == 0)
+    assert conv[i] > 0 and err["recurrence"][i] > 0  # both see the new token at i at once
+    assert np.all(err["recurrence"][t < i] == 0)
 
 
 def test_order_test_checks():
@@ -540,7 +545,7 @@ def test_nope_layer_map_follows_the_config_classes():
     }
     for name, values in expected.items():
         depth = len(values)
-        assert NOPE_LAYER_MODELS[name][2] == depth
+        assert NOPE_LAYER_MODELS[name].depth == depth
         np.testing.assert_array_equal(rows[name][:depth], values)
         assert np.all(np.isnan(rows[name][depth:]))
     assert llama4.attention_chunk_size == 8192 and llama4.floor_scale == 8192 and llama4.attn_scale == 0.1
@@ -577,7 +582,8 @@ def test_kimi_linear_puts_one_full_attention_layer_in_four():
     layer_types = transformers.KimiLinearConfig().layer_types
     full = [i for i, kind in enumerate(layer_types) if kind == "full_attention"]
     assert full == list(range(4, len(layer_types), 4))  # 3 delta layers, then 1 attention layer
-    assert "1 layer in 4" in HYBRID_MODELS["Kimi Linear"].attention
+    assert HYBRID_MODELS["kimi_linear"].attention == "one_in_four_latent"
+    assert "1 layer in 4" in HYBRID_ATTENTION[HYBRID_MODELS["kimi_linear"].attention]
 
 
 # --- the positions the query-scale and entropy figures are drawn at ----------------------------------------
@@ -612,21 +618,21 @@ def test_local_global_view_states_slowest_wavelengths_and_turns():
     for model in LOCAL_GLOBAL_MODELS:
         result = local_global_view(model)
         for kind in ("local", "full"):
-            v = result[kind]
-            finite = v["wavelength"][np.isfinite(v["wavelength"])]
-            assert v["slowest_wavelength"] == pytest.approx(finite.max())
-            assert v["unrotated_pairs"] == v["pairs"] - v["rotated_dims"] // 2
-            assert v["most_turns_in_span"] == pytest.approx(v["turns_in_span"].max())
-        assert result["slowest_ratio"] == pytest.approx(result["full"]["slowest_wavelength"]
-                                                       / result["local"]["slowest_wavelength"])
+            v = getattr(result, kind)
+            finite = v.wavelength[np.isfinite(v.wavelength)]
+            assert v.slowest_wavelength == pytest.approx(finite.max())
+            assert v.unrotated_pairs == v.pairs - v.rotated_dims // 2
+            assert v.most_turns_in_span == pytest.approx(v.turns_in_span.max())
+        assert result.slowest_ratio == pytest.approx(result.full.slowest_wavelength
+                                                       / result.local.slowest_wavelength)
 
 
 def test_local_global_window_edge_reads_the_curves_at_the_last_distance_inside_the_window():
     distances, curves = local_global_scores("Gemma 3 27B")
     edge = local_global_window_edge("Gemma 3 27B")
-    window = local_global_view("Gemma 3 27B")["local"]["span"]
-    assert edge["distance"] <= window - 1 < distances[list(distances).index(edge["distance"]) + 1]
-    assert edge["far"] == pytest.approx(curves["full"][-1])
+    window = local_global_view("Gemma 3 27B").local.span
+    assert edge.distance <= window - 1 < distances[list(distances).index(edge.distance) + 1]
+    assert edge.far == pytest.approx(curves["full"][-1])
     with pytest.raises(ValueError):
         local_global_window_edge("no such model")
 

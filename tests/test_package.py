@@ -144,11 +144,11 @@ def test_the_top_level_is_curated_and_no_module_star_imports():
 
 def test_the_wheel_reads_its_shipped_streaming_run_with_numpy_alone(bare, tmp_path):
     ran = _run(bare, "import posenc_core as pc\nr = pc.inference.shipped_streaming()\n"
-                     "print(pc.__file__, r['tokens'], repr(pc.inference.first_token_shares(r).mean[0]))", tmp_path)
+                     "print(pc.__file__, r.tokens, repr(pc.inference.first_token_shares(r).mean[0]))", tmp_path)
     assert ran.returncode == 0, ran.stderr
     assert ran.stdout.startswith(str(_site_packages(bare)))
     result = shipped_streaming()
-    assert ran.stdout.split()[1:] == [str(result["tokens"]), repr(first_token_shares(result).mean[0])]
+    assert ran.stdout.split()[1:] == [str(result.tokens), repr(first_token_shares(result).mean[0])]
 
 
 def test_the_wheel_reads_the_real_models_and_lab_data_with_numpy_alone(bare, tmp_path):

@@ -6,10 +6,9 @@ import numpy as np
 import pytest
 
 import posenc_core as pc
-from lessons.inference.streaming_views import pct
+from lessons.inference.streaming_views import LABELS, pct
 from page_kit import registry
 from posenc_core.inference import (
-    STREAM_VARIANTS,
     cache_curves,
     first_token_shares,
     shipped_streaming,
@@ -36,14 +35,14 @@ def test_streaming_loss_snippet_gives_the_binned_losses_and_the_answer(query, bi
     apptest_pages.assert_clean(at, "after answering")
     ns = _snippet_with(at, "losses")
     s = streaming_summary(shipped_streaming(), bins)
-    np.testing.assert_array_equal(ns["start"], s["start"])
-    for label, values in s["loss"].items():
-        np.testing.assert_array_equal(ns["losses"][label], values)
-    plain, sinks = STREAM_VARIANTS["window"].label, STREAM_VARIANTS["sink4"].label
+    np.testing.assert_array_equal(ns["start"], s.start)
+    for name, values in s.loss.items():
+        np.testing.assert_array_equal(ns["losses"][name], values)
+    plain, sinks = "window", "sink4"
     revealed = next(e.value for e in [*at.success, *at.info] if e.value.startswith(("Right. ", "Not quite")))
-    assert f"mean loss is {ns['s']['after'][plain]:.3f} nats" in revealed
-    assert f"against {ns['s']['after'][sinks]:.3f}" in revealed
-    assert f"{ns['s']['before'][sinks]:.3f} nats" in _text(at)
+    assert f"mean loss is {ns['s'].after[plain]:.3f} nats" in revealed
+    assert f"against {ns['s'].after[sinks]:.3f}" in revealed
+    assert f"{ns['s'].before[sinks]:.3f} nats" in _text(at)
 
 
 def test_shares_snippet_gives_the_per_layer_shares_and_the_page_prints_them():
@@ -58,7 +57,7 @@ def test_shares_snippet_gives_the_per_layer_shares_and_the_page_prints_them():
     np.testing.assert_array_equal(ns["per_layer"], f.per_layer)
     np.testing.assert_array_equal(ns["one_sink"], one.per_layer[:, 0])
     # the page's own numbers, recomputed here from the saved per-head means: layers x heads, every head alike
-    shares = result["variants"]["sink4"]["shares"][1]  # (layers, heads, 4)
+    shares = result.variants["sink4"].shares[1]  # (layers, heads, 4)
     mean = shares.sum(axis=(0, 1)) / (shares.shape[0] * shares.shape[1])
     revealed = next(e.value for e in [*at.success, *at.info] if e.value.startswith(("Right. ", "Not quite")))
     assert f"token 0 gets {pct(mean[0])} of the attention" in revealed
@@ -77,23 +76,22 @@ def test_cache_snippet_gives_the_positions_the_page_draws(step):
     at = apptest_pages.load(PAGE, step=f"{step:,}")
     at = apptest_pages.open_tab(at, next(iter(apptest_pages.tab_groups(at))), "What the cache holds")
     ns = _snippet_with(at, "in_cache")
-    c = cache_curves(step, 4, 1020, shipped_streaming()["block"])
-    np.testing.assert_array_equal(ns["x"], c["x"])
-    np.testing.assert_array_equal(ns["in_cache"], c["cache"])
-    np.testing.assert_array_equal(ns["in_text"], c["text"])
-    assert f"it sits at position {c['query_cache']:,}" in _text(at)
+    c = cache_curves(step, 4, 1020, shipped_streaming().block)
+    np.testing.assert_array_equal(ns["x"], c.x)
+    np.testing.assert_array_equal(ns["in_cache"], c.cache)
+    np.testing.assert_array_equal(ns["in_text"], c.text)
+    assert f"it sits at position {c.query_cache:,}" in _text(at)
 
 
 @pytest.mark.skipif(bool(pc.real_models.missing_models()), reason="SmolLM2 is not installed")
 def test_live_run_draws_what_its_snippet_computes():
-    at = apptest_pages.load(PAGE, n="512", cache="64", variants=[STREAM_VARIANTS["window"].label,
-                                                                STREAM_VARIANTS["sink1"].label])
+    at = apptest_pages.load(PAGE, n="512", cache="64", variants=[LABELS["window"], LABELS["sink1"]])
     at = apptest_pages.open_tab(at, next(iter(apptest_pages.tab_groups(at))), "Run it here")
     at.button(key="run").click().run()
     apptest_pages.assert_clean(at, "after Run")
     ns = _snippet_with(at, "result")  # SmolLM2 runs again in the snippet: the same losses
     s = streaming_summary(ns["result"], 32)
-    assert list(s["loss"]) == [STREAM_VARIANTS["window"].label, STREAM_VARIANTS["sink1"].label]
-    np.testing.assert_array_equal(ns["s"]["start"], s["start"])
-    for label, mean in s["after"].items():
-        assert f"{label} {mean:.3f} nats" in _text(at)
+    assert list(s.loss) == ["window", "sink1"]
+    np.testing.assert_array_equal(ns["s"].start, s.start)
+    for name, mean in s.after.items():
+        assert f"{LABELS[name]} {mean:.3f} nats" in _text(at)

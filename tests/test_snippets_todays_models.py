@@ -10,6 +10,13 @@ import numpy as np
 import pytest
 
 import posenc_core as pc
+from lessons.todays_models.words import (
+    HYBRID_ATTENTION,
+    HYBRID_MIXERS,
+    HYBRID_NAMES,
+    HYBRID_POSITIONS,
+    QUERY_SCALE_LABELS,
+)
 from page_kit import registry
 from page_kit.lesson.config_words import layer_label
 from posenc_core.configs import layer_groups, layer_pairs
@@ -129,8 +136,8 @@ def test_local_global_snippet_gives_the_wavelengths():
     model = list(LOCAL_GLOBAL_MODELS)[0]
     ns = _one(_view("local_global"))
     view = local_global_view(model)
-    np.testing.assert_array_equal(ns["wl_local"], view["local"]["wavelength"])
-    np.testing.assert_array_equal(ns["wl_full"], view["full"]["wavelength"])
+    np.testing.assert_array_equal(ns["wl_local"], view.local.wavelength)
+    np.testing.assert_array_equal(ns["wl_full"], view.full.wavelength)
 
 
 def test_local_global_snippet_gives_the_score_curves():
@@ -142,9 +149,9 @@ def test_local_global_snippet_gives_the_score_curves():
         np.testing.assert_array_equal(ns["curves"][kind], curves[kind])
     # the core function is the composition the lesson used to make itself: NaN past each kind's span
     view = local_global_view(model)
-    _, local = score_vs_distance(view["local"]["inv_freq"], view["local"]["attention_factor"],
-                                    view["context"] - 1)
-    np.testing.assert_array_equal(curves["local"], np.where(distances <= view["local"]["span"] - 1, local, np.nan))
+    _, local = score_vs_distance(view.local.inv_freq, view.local.attention_factor,
+                                    view.context - 1)
+    np.testing.assert_array_equal(curves["local"], np.where(distances <= view.local.span - 1, local, np.nan))
 
 
 # --- nope_layers ---------------------------------------------------------------------------------------------
@@ -165,13 +172,13 @@ def test_nope_snippets_give_the_rules_and_the_entropy():
     np.testing.assert_array_equal(ns["mistral"], llama_4_scaling_beta(p, 0.2, 8192))
     assert ns["p"][0] == 1 and ns["p"][-1] == 65535 and {8190, 8191, 16383, 16384} <= set(ns["p"].tolist())
 
-    ns = _one(_view("nope_layers", "Entropy far away", rule=QUERY_SCALE_RULES["llama_4_scaling_beta"][1],
+    ns = _one(_view("nope_layers", "Entropy far away", rule=QUERY_SCALE_LABELS["llama_4_scaling_beta"],
                     margin="6.0"))
     expected = temperature_entropy("llama_4_scaling_beta", temperature_positions(1_048_576), scale=0.1,
-                                      period=QUERY_SCALE_RULES["llama_4_scaling_beta"][3], spread=1.0,
+                                      period=QUERY_SCALE_RULES["llama_4_scaling_beta"].period, spread=1.0,
                                       margin=6.0)
     for key in ("entropy", "entropy_scaled", "needle", "needle_scaled"):
-        np.testing.assert_array_equal(ns["result"][key], expected[key])
+        np.testing.assert_array_equal(getattr(ns["result"], key), getattr(expected, key))
 
 
 # --- hybrids -------------------------------------------------------------------------------------------------
@@ -180,8 +187,10 @@ def test_hybrids_snippet_gives_the_table():
     at = _view("hybrids")
     mixers, positions = at.dataframe[0].value, at.dataframe[1].value  # the figure, then the answer it hides
     assert list(mixers["model"]) == list(positions["model"])
-    assert _one(at)["rows"] == list(zip(mixers["model"], mixers["other layers"], mixers["attention"],
-                                        positions["positions in attention"], strict=True))
+    rows = [(HYBRID_NAMES[code], HYBRID_MIXERS[m], HYBRID_ATTENTION[a], HYBRID_POSITIONS[code])
+            for code, m, a, _ in _one(at)["rows"]]  # the snippet's codes, in the table's words
+    assert rows == list(zip(mixers["model"], mixers["other layers"], mixers["attention"],
+                            positions["positions in attention"], strict=True))
 
 
 @pytest.mark.parametrize("query", [{}, {"n": "16", "kind": "reverse"}])
@@ -189,7 +198,7 @@ def test_hybrids_snippet_gives_the_order_errors(query):
     ns = _one(_view("hybrids", "Reorder the inputs", **query))
     n = int(query.get("n", 24))
     expected = order_test(n, 16, query.get("kind", "swap"), i=3, j=10, seed=0)  # i, j: the sliders' defaults
-    for name, errors in expected["errors"].items():
+    for name, errors in expected.errors.items():
         np.testing.assert_array_equal(ns["errors"][name], errors)
 
 
@@ -198,15 +207,15 @@ def test_hybrids_snippet_gives_the_order_errors(query):
 def test_sinks_snippet_gives_the_map():
     ns = _one(_view("attention_sinks"))
     expected = sink_attention_map(32, 8, 2.0)
-    np.testing.assert_array_equal(ns["result"]["probs"], expected["probs"])
-    np.testing.assert_array_equal(ns["result"]["sink"], expected["sink"])
+    np.testing.assert_array_equal(ns["result"].probs, expected.probs)
+    np.testing.assert_array_equal(ns["result"].sink, expected.sink)
 
 
 def test_sinks_snippets_give_the_other_figures():
     ns = _one(_view("attention_sinks", "Windows", sink="0.5", w="64"))
     expected = sink_mass_by_position(0.5, 256, 64)
-    np.testing.assert_array_equal(ns["result"]["window"], expected["window"])
-    np.testing.assert_array_equal(ns["result"]["full"], expected["full"])
+    np.testing.assert_array_equal(ns["result"].window, expected.window)
+    np.testing.assert_array_equal(ns["result"].full, expected.full)
 
     ns = _one(_view("attention_sinks", "Mass against scores", sink="0.5", w="64"))
     offsets = np.linspace(-6.0, 6.0, 121)
@@ -224,12 +233,12 @@ def test_latent_snippet_gives_the_three_panels():
     ns = _one(_view("latent_attention"))
     expected = mla_demo_scores(preset, 4, 12, 0, 0, MLA_PRESETS[preset].rope_interleave)
     for key in ("content", "position", "logits"):
-        np.testing.assert_array_equal(ns["out"][key], expected[key])
+        np.testing.assert_array_equal(getattr(ns["out"], key), getattr(expected, key))
     # mla_demo_scores is the composition the lesson used to make itself
     cfg = mla_tiny_config(preset, heads=4, hidden=256)
     hidden = np.random.default_rng(1).standard_normal((12, 256)).astype(np.float32)
     direct = mla_scores(hidden, mla_random_weights(cfg, 0), cfg, np.arange(12))
-    np.testing.assert_array_equal(expected["logits"], direct["logits"])
+    np.testing.assert_array_equal(expected.logits, direct.logits)
 
 
 def test_latent_snippet_gives_the_layout_gap():
@@ -238,7 +247,7 @@ def test_latent_snippet_gives_the_layout_gap():
     stored = MLA_PRESETS[preset].rope_interleave
     out = mla_demo_scores(preset, 2, 8, 5000, 0, stored)
     other = mla_demo_scores(preset, 2, 8, 5000, 0, not stored)
-    np.testing.assert_array_equal(ns["other"]["position"], other["position"])
+    np.testing.assert_array_equal(ns["other"].position, other.position)
     assert ns["gap"] == mla_layout_gap(out, other) > 0
 
 
@@ -254,13 +263,14 @@ def test_fewer_snippets_give_the_wavelengths_and_scores():
     ns = _one(_view("fewer_frequencies", "Wavelengths and the context", **query))
     expected = fewer_frequency_summaries(64, 500000.0, 0.5, 8192)
     for method in FEWER_FREQUENCY_METHODS:
-        np.testing.assert_array_equal(ns["info"][method]["wavelengths"], expected[method]["wavelengths"])
-        assert ns["info"][method]["pairs"] == fewer_frequencies(method, 64, 500000.0,
-                                                                  1.0 if method == "RoPE" else 0.5, 8192)["pairs"]
+        np.testing.assert_array_equal(ns["info"][method].wavelengths, expected[method].wavelengths)
+        assert ns["info"][method].pairs == fewer_frequencies(method, 64, 500000.0,
+                                                                  1.0 if method == "RoPE" else 0.5, 8192).pairs
     ns = _one(_view("fewer_frequencies", "Where the score stops seeing position", **query))
     expected = frequency_score_curves(64, 500000.0, 0.5, 8192, 800)
-    for key in ("distance", *FEWER_FREQUENCY_METHODS):
-        np.testing.assert_array_equal(ns["data"][key], expected[key])
+    np.testing.assert_array_equal(ns["data"].distance, expected.distance)
+    for key in FEWER_FREQUENCY_METHODS:
+        np.testing.assert_array_equal(ns["data"].scores[key], expected.scores[key])
 
 
 # --- drope ---------------------------------------------------------------------------------------------------

@@ -35,11 +35,11 @@ def map_tab(page, sink: float, window: int) -> None:
                             help="The window in this 32-token map: small, so its edge shows; the other tabs "
                                  "use W above.")
     result = views.attention_map(n, w, sink)
-    last, kept = float(result["sink"][-1]), float(result["kept"][-1])
+    last, kept = float(result.sink[-1]), float(result.kept[-1])
     show(hero(views.map_chart, sink=sink, mw=w))
     classroom.snippet(f"result = {classroom.call('sink_attention_map', n, w, sink)}",
-                      'result["probs"]  # (32, 32) query x key probabilities, NaN outside the window',
-                      'result["sink"]  # (32,) what the sink column took in each row')
+                      'result.probs  # (32, 32) query x key probabilities, NaN outside the window',
+                      'result.sink  # (32,) what the sink column took in each row')
     with class_views.ask_row_sum(kept, last, w):
         formula(r"\begin{gathered}a_j = \frac{e^{z_j}}{e^{s} + \sum_{k} e^{z_k}},\qquad a_{\text{sink}} = "
                 r"\frac{e^{s}}{e^{s} + \sum_k e^{z_k}}\\ \text{last row: } \textstyle\sum_j a_j = $k,"
@@ -67,11 +67,11 @@ def score_tab(page, sink: float, window: int) -> None:
 def window_tab(page, sink: float, window: int) -> None:
     n = 4 * window
     result = views.mass_by_position(sink, n, window)
-    full, windowed = float(result["full"][-1]), float(result["window"][-1])
+    full, windowed = float(result.full[-1]), float(result.window[-1])
     with class_views.ask_window(full, windowed, window, n - 1):
         show(hero(views.window_chart, sink=sink, w=window))
         classroom.snippet(f"result = {classroom.call('sink_mass_by_position', sink, n, window)}",
-                          'result["full"], result["window"]  # (positions,) sink mass of each query')
+                          'result.full, result.window  # (positions,) sink mass of each query')
         formula(r"\begin{gathered}a_{\text{sink}}(p) = \frac{e^{s}}{e^{s} + \sum_{j=\max(0,\,p-W+1)}^{p} e^{z_j}}"
                 r"\\ p = $p:\ \text{window } $w,\ \text{full } $f\end{gathered}", p=n - 1, w=windowed, f=full)
         notice(f"With full attention the number of keys grows with the position, so the sink's share "
@@ -89,20 +89,20 @@ def stream_tab(page, sink: float, window: int) -> None:
     show(hero(views.stream_chart, sink=sink, w=window, first=first))
     classroom.snippet(
         f"result = {classroom.call('streaming_eviction', window, sink, float(first))}",
-        'print(result["first_token"])  # token 0 as the sink: "before"/"after", mass on it ("parking") '
-        'and on the rest ("tokens")',
-        'print(result["learned_sink"])  # the same bars with a learned sink logit')
+        'print(result.first_token)  # token 0 as the sink: .before/.after, mass on it (.parking) '
+        'and on the rest (.tokens)',
+        'print(result.learned_sink)  # the same bars with a learned sink logit')
     formula(r"\begin{gathered}\text{token 0 as the sink:}\\ \frac{a_j^{\text{after}}}{a_j^{\text{before}}} \le "
             r"\frac{1}{1 - a_0} = $b\\ \text{learned sink:}\\ "
             r"\max_j \frac{a_j^{\text{after}}}{a_j^{\text{before}}} = $g\end{gathered}",
-            b=result["first_token"]["growth_bound"], g=result["learned_sink"]["growth"])
+            b=result.first_token.growth_bound, g=result.learned_sink.growth)
     notice(f"A streaming cache keeps the last {window} tokens. If the model parks "
-           f"{result['first_token']['before']['parking']:.0%} of its attention on token 0, evicting "
+           f"{result.first_token.before.parking:.0%} of its attention on token 0, evicting "
            f"token 0 hands that mass to the remaining tokens: each one's weight grows up to "
-           f"{result['first_token']['growth']:.2f}×, and the output changes. (StreamingLLM's fix is "
+           f"{result.first_token.growth:.2f}×, and the output changes. (StreamingLLM's fix is "
            f"to keep the first tokens in the cache.) With a learned sink the parking place never "
            f"leaves: the largest change of a kept token's weight is a factor of "
-           f"{result['learned_sink']['growth']:.3f}.")
+           f"{result.learned_sink.growth:.3f}.")
 
 
 @st.fragment

@@ -49,14 +49,14 @@ def ask_window(full: float, windowed: float, window: int, position: int) -> cont
 
 def ask_same_speeds(info: dict, fraction: float) -> contextlib.AbstractContextManager:
     """Predict: with the same fraction, do partial rotary and p-RoPE turn at the same speeds?"""
-    partial, p_rope = info["partial rotary"]["longest_wavelength"], info["p-RoPE"]["longest_wavelength"]
+    partial, p_rope = info["partial rotary"].longest_wavelength, info["p-RoPE"].longest_wavelength
     answer = 0 if abs(partial - p_rope) <= 1e-9 * partial else 1 if partial > p_rope else 2
 
     def reveal() -> str:
-        slow = {m: info[m]["slowest_omega"] for m in ("partial rotary", "p-RoPE")}
+        slow = {m: info[m].slowest_omega for m in ("partial rotary", "p-RoPE")}
         return (f"The slowest turning pair has a wavelength of {partial:,.0f} positions under partial rotary "
                 f"(ω = {slow['partial rotary']:.3g} rad per position) and {p_rope:,.4g} under p-RoPE "
-                f"(ω = {slow['p-RoPE']:.3g}); RoPE's own slowest is {info['RoPE']['longest_wavelength']:,.0f}. "
+                f"(ω = {slow['p-RoPE']:.3g}); RoPE's own slowest is {info['RoPE'].longest_wavelength:,.0f}. "
                 "The highest point of each line in the chart below.")
 
     return classroom.predict(

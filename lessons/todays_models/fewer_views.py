@@ -48,29 +48,29 @@ def dims_chart(p: float, base: int, ctx: int, d: int):
         value_name="log10 ω (rad/pos)", name="fewer_dims", height=300, hover_format=".2f",
         alt=f"One row per method, one cell per dimension of a {d}-dimension head, coloured by log10 of its "
             f"angular speed; dimensions that never turn are blank. At fraction {p:g} partial rotary turns "
-            f"the first {partial['block']} dimensions as one block, p-RoPE ({info['p-RoPE']['pairs']} pairs) and "
-            f"proportional ({prop['pairs']} pairs) turn the leading dimensions of each half.")
+            f"the first {partial.block} dimensions as one block, p-RoPE ({info['p-RoPE'].pairs} pairs) and "
+            f"proportional ({prop.pairs} pairs) turn the leading dimensions of each half.")
 
 
 def waves_chart(p: float, base: int, ctx: int, d: int):
     info = summaries(d, float(base), float(p), ctx)
     return figures.lines(
-        range(d // 2), {m: info[m]["wavelengths"] for m in DRAW_ORDER},
+        range(d // 2), {m: info[m].wavelengths for m in DRAW_ORDER},
         title="Wavelength of each rotating pair (gaps: pair never turns)",
         x_title="pair index", y_title="wavelength (positions)", log_y=True, colours=COLOURS,
         legend_right=True, margin=dict(l=70, r=220), dashed=["p-RoPE"],
         hlines=[(ctx, f"context {ctx:,}")], name="fewer_wavelengths",
         alt=f"Log-scale wavelength per pair for {', '.join(DRAW_ORDER)} (p-RoPE dashed); the dotted line marks "
             f"the context of {ctx:,}. Longest wavelengths: "
-            + ", ".join(f"{m} {info[m]['longest_wavelength']:,.4g}" for m in DRAW_ORDER) + ".")
+            + ", ".join(f"{m} {info[m].longest_wavelength:,.4g}" for m in DRAW_ORDER) + ".")
 
 
 def score_chart(p: float, base: int, ctx: int, d: int):
     data = curves(d, float(base), float(p), ctx)
-    still = summaries(d, float(base), float(p), ctx)["p-RoPE"]["still_share"]
-    far = data["far_mean"]
+    still = summaries(d, float(base), float(p), ctx)["p-RoPE"].still_share
+    far = data.far_mean
     return figures.lines(
-        data["distance"], {m: data[m] for m in DRAW_ORDER}, colours=COLOURS, dashed=["p-RoPE"],
+        data.distance, {m: data.scores[m] for m in DRAW_ORDER}, colours=COLOURS, dashed=["p-RoPE"],
         legend_right=True, margin=dict(l=70, r=220), log_x=True,
         title="q · R(Δ) q / |q|² for q with equal coordinates (log distance axis)", x_title="distance Δ",
         y_title="normalised score", hlines=[(still, f"position-free share {still:.2f}")],

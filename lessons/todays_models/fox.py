@@ -48,64 +48,64 @@ WHY = ("The Forgetting Transformer (Lin, Nikishin, He and Courville 2025, arXiv:
 
 def bias_chart(text, dep, heads, head, seed):
     ex = sentence(text, heads, head, float(dep), seed)
-    tokens = ex["tokens"]
-    fox, alibi = figures.blank_masked(ex["fox"]), figures.blank_masked(ex["alibi"])
+    tokens = ex.tokens
+    fox, alibi = figures.blank_masked(ex.fox), figures.blank_masked(ex.alibi)
     return figures.small_multiples(
-        [fox, alibi], [f"FoX, dependence {dep:g}", f"ALiBi, slope {ex['slope']:.4g}"], cols=2,
+        [fox, alibi], [f"FoX, dependence {dep:g}", f"ALiBi, slope {ex.slope:.4g}"], cols=2,
         title=f"The bias added to each logit, head {head} of {heads}", value_name="bias",
         x_title="key j", y_title="query i", name="fox_bias",
-        alt=f"Two lower-triangular heatmaps for {len(tokens)} words. ALiBi's bias falls by {ex['slope']:.4g} per "
-            f"step back; FoX's falls by the gates' logs, from {ex['slope_range'][0]:.3g} to "
-            f"{ex['slope_range'][1]:.3g} per word. The last word's bias on the first is "
-            f"{ex['fox'][-1, 0]:.3f} under FoX and {ex['alibi'][-1, 0]:.3f} under ALiBi.")
+        alt=f"Two lower-triangular heatmaps for {len(tokens)} words. ALiBi's bias falls by {ex.slope:.4g} per "
+            f"step back; FoX's falls by the gates' logs, from {ex.slope_range[0]:.3g} to "
+            f"{ex.slope_range[1]:.3g} per word. The last word's bias on the first is "
+            f"{ex.fox[-1, 0]:.3f} under FoX and {ex.alibi[-1, 0]:.3f} under ALiBi.")
 
 
 def bias_tab(page, view, ex) -> None:
-    tokens = ex["tokens"]
+    tokens = ex.tokens
     show(hero(bias_chart, **view))
     st.caption(TOY)
-    code(view, f'ex["fox"], ex["alibi"]  # ({len(tokens)}, {len(tokens)}) each, -inf above the diagonal')
+    code(view, f'ex.fox, ex.alibi  # ({len(tokens)}, {len(tokens)}) each, -inf above the diagonal')
     still = sentence(view["text"], view["heads"], view["head"], 0.0, view["seed"])
-    gap = still["alibi_gap"]
+    gap = still.alibi_gap
     with classroom.predict("fox_zero", "Set the data dependence to 0, so every word gets the same gate. What does "
                            "FoX's bias become?", ["ALiBi's bias for this head", "All zeros", "Still different "
                            "along each diagonal"], 0,
-                           lambda: f"With dependence 0 every gate is e^(−{still['slope']:.4g}) = "
-                                   f"{float(still['gates'][0]):.4f}, and FoX's bias differs from ALiBi's by at most "
+                           lambda: f"With dependence 0 every gate is e^(−{still.slope:.4g}) = "
+                                   f"{float(still.gates[0]):.4f}, and FoX's bias differs from ALiBi's by at most "
                                    f"{gap:.1e} (float32 rounding in ALiBi's grid)."):
         formula(r"\begin{gathered}f = \sigma(b) = e^{-m} = $g\\ D_{ij} = (i-j)\log f = -$m\,(i-j)\\ "
-                r"\max|D - \text{ALiBi}| = $e\end{gathered}", g=float(still["gates"][0]), m=still["slope"], e=gap)
+                r"\max|D - \text{ALiBi}| = $e\end{gathered}", g=float(still.gates[0]), m=still.slope, e=gap)
     notice(f"ALiBi's rows all fall at the same rate. FoX's fall faster after words whose gate is small: the "
-           f"last word's bias on the first is {ex['fox'][-1, 0]:.3f}, ALiBi's {ex['alibi'][-1, 0]:.3f}, i.e. an "
-           f"effective slope of {ex['effective_slope']:.4g} instead of {ex['slope']:.4g}.")
+           f"last word's bias on the first is {ex.fox[-1, 0]:.3f}, ALiBi's {ex.alibi[-1, 0]:.3f}, i.e. an "
+           f"effective slope of {ex.effective_slope:.4g} instead of {ex.slope:.4g}.")
 
 
 def slope_tab(page, view, ex) -> None:
-    names = [f"{i}·{t}" for i, t in enumerate(ex["tokens"])]
-    show(figures.bars(names, {"−log f_t (this word's slope)": ex["local_slope"]},
+    names = [f"{i}·{t}" for i, t in enumerate(ex.tokens)]
+    show(figures.bars(names, {"−log f_t (this word's slope)": ex.local_slope},
                       title="How much each word makes the queries after it forget", x_title="word (index·text)",
                       y_title="−log f_t", name="fox_slopes",
-                      alt=f"Bars per word of −log f_t, between {ex['slope_range'][0]:.3g} and "
-                          f"{ex['slope_range'][1]:.3g}; ALiBi's constant slope is {ex['slope']:.4g}."))
-    st.caption(f"ALiBi's slope for this head: {ex['slope']:.4g} for every word. {TOY}")
-    code(view, f'ex["local_slope"]  # ({len(names)},) −log f_t, the bars; ex["gates"] f_t')
+                      alt=f"Bars per word of −log f_t, between {ex.slope_range[0]:.3g} and "
+                          f"{ex.slope_range[1]:.3g}; ALiBi's constant slope is {ex.slope:.4g}."))
+    st.caption(f"ALiBi's slope for this head: {ex.slope:.4g} for every word. {TOY}")
+    code(view, f'ex.local_slope  # ({len(names)},) −log f_t, the bars; ex.gates f_t')
     formula(r"\begin{gathered}f_t = \sigma\big(b + \lambda\,w\cdot x_t\big)\\ b = -\log(e^{m}-1) = $b,\quad "
             r"\lambda = $l\end{gathered}",
-            b=fox_gate_logit_for_slope(ex["slope"]), l=view["dep"])
+            b=fox_gate_logit_for_slope(ex.slope), l=view["dep"])
     notice("A word's gate acts on every query after it: the bias of a key is the sum of the bars between the key "
            "(excluded) and the query (included). Word 0's gate is never used by anyone. The bias b is chosen so "
            "that a word with w·x = 0 gets exactly ALiBi's gate.")
 
 
 def attention_tab(page, view, ex) -> None:
-    names = [f"{i}·{t}" for i, t in enumerate(ex["tokens"])]
-    show(figures.bars(names, {"FoX": ex["fox_attention"], "ALiBi": ex["alibi_attention"]},
+    names = [f"{i}·{t}" for i, t in enumerate(ex.tokens)]
+    show(figures.bars(names, {"FoX": ex.fox_attention, "ALiBi": ex.alibi_attention},
                       title="The last word's attention from the bias alone (equal content scores)",
                       x_title="key (index·word)", y_title="attention", name="fox_attention",
                       alt=f"Grouped bars over {len(names)} keys: the last word's attention with equal content "
-                          f"scores. FoX gives itself {ex['fox_attention'][-1]:.3f}, ALiBi "
-                          f"{ex['alibi_attention'][-1]:.3f}."))
-    code(view, f'ex["fox_attention"], ex["alibi_attention"]  # ({len(names)},) each, the bars')
+                          f"scores. FoX gives itself {ex.fox_attention[-1]:.3f}, ALiBi "
+                          f"{ex.alibi_attention[-1]:.3f}."))
+    code(view, f'ex.fox_attention, ex.alibi_attention  # ({len(names)},) each, the bars')
     notice("With every content score equal, softmax turns the bias into attention: both fall with distance, "
            "ALiBi geometrically, FoX in steps whose size the words set. A trained FoX adds q·k/√d, "
            "so content can still win over the forgetting.")

@@ -2,6 +2,7 @@ import numpy as np
 import streamlit as st
 
 from lessons.todays_models import layer_questions_views as questions
+from lessons.todays_models.words import HYBRID_ATTENTION, HYBRID_MIXERS, HYBRID_NAMES, HYBRID_POSITIONS, MIXER_NAMES
 from page_kit import (
     classroom,
     controls,
@@ -52,14 +53,14 @@ WHY = ("Many 2025 models use attention in only some layers and fill the rest wit
 
 
 def models_tab(page) -> None:
-    st.dataframe([{"model": name, "other layers": m.mixers, "attention": m.attention}
-                for name, m in HYBRID_MODELS.items()], hide_index=True)
+    st.dataframe([{"model": HYBRID_NAMES[code], "other layers": HYBRID_MIXERS[m.mixers],
+                   "attention": HYBRID_ATTENTION[m.attention]} for code, m in HYBRID_MODELS.items()], hide_index=True)
     with questions.ask_all_drop():
         nope_only = controls.toggle("Only hybrids whose attention has no positions", "nope")
-        st.dataframe([{"model": name, "positions in attention": m.rotates} for name, m in HYBRID_MODELS.items()
-                    if not nope_only or m.rotates.startswith("none")], hide_index=True)
-        classroom.snippet("rows = [(name, m.mixers, m.attention, m.rotates)  # the tables above, one row per "
-                          "model", "        for name, m in pc.todays_models.HYBRID_MODELS.items()]")
+        st.dataframe([{"model": HYBRID_NAMES[code], "positions in attention": HYBRID_POSITIONS[code]}
+                      for code, m in HYBRID_MODELS.items() if not nope_only or m.rotates == "none"], hide_index=True)
+        classroom.snippet("rows = [(code, m.mixers, m.attention, m.rotates)  # the tables above as codes, one row "
+                          "per model", "        for code, m in pc.todays_models.HYBRID_MODELS.items()]")
         notice("A common misconception is that every hybrid drops positions from its attention. In "
                "transformers' modeling code Kimi Linear and Nemotron-H never rotate q or k, Granite 4.0-H "
                "rotates only when its config says position_embedding_type 'rope' (its released configs "
@@ -69,7 +70,7 @@ def models_tab(page) -> None:
 
 
 def _order_notice(kind: str, i: int, j: int, result) -> None:
-    largest, runs = result["largest"], result["changed_runs"]
+    largest, runs = result.largest, result.changed_runs
     if kind == "swap":
         notice(f"Swap tokens {i} and {j}. Bidirectional attention with no positions differs nowhere "
                f"(largest difference {largest[BIDIRECTIONAL]:.0e}, rounding): it is permutation-"
@@ -93,13 +94,13 @@ def order_chart(n: int, i: int, j: int, kind: str):
         raise ValueError("Token i must come before token j, both inside the sequence.")
     result = experiment(n, kind, i, j, 0)
     chart = figures.stacked_lines(
-        np.arange(n), {name: np.maximum(e, 1e-17) for name, e in result["errors"].items()},
+        np.arange(n), {MIXER_NAMES[code]: np.maximum(e, 1e-17) for code, e in result.errors.items()},
         title="|f(reordered x)_t − (reordered f(x))_t| at each position t",
         x_title="position t", y_title="difference (log; 1e-17 = none)", log_y=True, markers=True,
         hover_format=".3g", name="hybrid_order", hlines=[(ORDER_EXACT, "float64 rounding below")],
         alt=f"Per-position difference ({kind}) between mixing the reordered tokens and reordering the mixed "
             "tokens, one line per mixer; largest differences: "
-            + ", ".join(f"{name} {v:.1e}" for name, v in result["largest"].items()) + ".")
+            + ", ".join(f"{MIXER_NAMES[code]} {v:.1e}" for code, v in result.largest.items()) + ".")
     return figures.axis_settings(chart, "y", tickformat=".0e")  # 1e-12 reads better here than SI prefixes (1p)
 
 
@@ -110,8 +111,8 @@ def order_tab(page) -> None:
         i = controls.slider("Swap token i", "i", 0, n - 3, min(3, n - 3), help="Used by 'swap' only.")
         j = controls.slider("with token j", "j", i + 1, n - 1, min(max(10, i + 1), n - 1), help="Used by 'swap' only.")
     result = experiment(n, kind, i, j, 0)
-    errors = result["errors"]
-    largest = result["largest"]
+    errors = result.errors
+    largest = result.largest
     # short rows: one row per mixer ran past the figure column of a projector, and past a phone's width
     formula(r"\begin{gathered}\text{conv: } y_t = \sum_{k<4} w_k \odot x_{t-k}\\ \text{recurrence: } "
             r"h_t = g_t \odot h_{t-1} + x_t\\ g_t = 0.9\,\sigma(x_t W_g)\\ "
@@ -121,11 +122,11 @@ def order_tab(page) -> None:
     with questions.ask_blind(result, kind):
         show(hero(order_chart, n=n, i=i, j=j, kind=kind))
         classroom.snippet(f"result = {classroom.call('order_test', n, 16, kind, i=i, j=j, seed=0)}",
-                          'errors = result["errors"]  # {mixer: (tokens,)} difference at each position')
+                          'errors = result.errors  # {mixer code: (tokens,)} difference at each position')
         cols = st.columns(2)
-        for k, name in enumerate(errors):
-            cols[k % 2].metric(name, f"{largest[name]:.1e}", help=f"Largest difference; outputs have norm "
-                                                                  f"{result['scale'][name]:.2f} on average.")
+        for k, code in enumerate(errors):
+            cols[k % 2].metric(MIXER_NAMES[code], f"{largest[code]:.1e}",
+                               help=f"Largest difference; outputs have norm {result.scale[code]:.2f} on average.")
         _order_notice(kind, i, j, result)
         formula(r"\begin{gathered}e_t = \big\|f(Px)_t - (P f(x))_t\big\|\\ \max_t e_t:\ \text{conv } $c,\ "
                 r"\text{recurrence } $r,\ \text{causal } $a,\ \text{bidirectional } $b\end{gathered}",

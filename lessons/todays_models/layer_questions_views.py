@@ -12,9 +12,10 @@ import contextlib
 import json
 
 import posenc_core as pc
+from lessons.todays_models.words import HYBRID_NAMES, MIXER_NAMES
 from page_kit import classroom
 from page_kit.lesson import formula
-from posenc_core.todays_models import HYBRID_MODELS, query_scale_first_steps
+from posenc_core.todays_models import HYBRID_MODELS, OrderTest, query_scale_first_steps
 
 # --- layer_strip ---
 
@@ -99,8 +100,8 @@ def ask_first_step(grid, period: int) -> contextlib.AbstractContextManager:
 
 def ask_all_drop() -> contextlib.AbstractContextManager:
     """Predict: do hybrids drop positions from their attention? Read from the table's own rows."""
-    without = [name for name, m in HYBRID_MODELS.items() if m.rotates.startswith("none")]
-    rotating = [name for name in HYBRID_MODELS if name not in without]
+    without = [HYBRID_NAMES[code] for code, m in HYBRID_MODELS.items() if m.rotates == "none"]
+    rotating = [HYBRID_NAMES[code] for code, m in HYBRID_MODELS.items() if m.rotates != "none"]
     answer = 0 if not rotating else 2 if not without else 1
 
     def reveal() -> str:
@@ -114,10 +115,11 @@ def ask_all_drop() -> contextlib.AbstractContextManager:
                       answer, reveal)
 
 
-def ask_blind(result: dict, kind: str) -> contextlib.AbstractContextManager:
+def ask_blind(result: OrderTest, kind: str) -> contextlib.AbstractContextManager:
     """Predict: which mixer cannot see the reordering? The one whose outputs only move with the tokens."""
-    blind, largest = result["blind"], result["largest"]
-    errors = result["errors"]
+    blind = [MIXER_NAMES[code] for code in result.blind]
+    largest = {MIXER_NAMES[code]: v for code, v in result.largest.items()}
+    errors = [MIXER_NAMES[code] for code in result.errors]
     if len(blind) != 1:
         return contextlib.nullcontext()  # a setting where the answer is not a single mixer: no question
 
@@ -128,5 +130,5 @@ def ask_blind(result: dict, kind: str) -> contextlib.AbstractContextManager:
 
     return classroom.predict(
         "hybrid_blind", f"Apply a {kind} to the input tokens. Which mixer's output is just the old "
-                      "output reordered the same way, as if it could not see order?", list(errors),
-                      list(errors).index(blind[0]), reveal)
+                      "output reordered the same way, as if it could not see order?", errors,
+                      errors.index(blind[0]), reveal)

@@ -52,39 +52,40 @@ WHY = ("Most open models of 2025-26 interleave two kinds of attention layer. *Sl
 
 
 def wave_tab(page, model, spec, result) -> None:
-    local, full, context = result["local"], result["full"], result["context"]
-    window = local["span"]
-    pairs, (wl_local, wl_full) = views.per_pair(local["wavelength"], full["wavelength"])
+    local, full, context = result.local, result.full, result.context
+    window = local.span
+    pairs, (wl_local, wl_full) = views.per_pair(local.wavelength, full.wavelength)
     series = {"sliding-window layers": np.where(np.isfinite(wl_local), wl_local, np.nan),
               "full layers": np.where(np.isfinite(wl_full), wl_full, np.nan)}
-    slowest = {"sliding-window layers": local["slowest_wavelength"], "full layers": full["slowest_wavelength"]}
+    slowest = {"sliding-window layers": local.slowest_wavelength, "full layers": full.slowest_wavelength}
     show(views.wavelength_chart(model, pairs, {"sliding-window layers": series["sliding-window layers"]},
                                 {"sliding-window layers": slowest["sliding-window layers"]}, window, context,
                                 "lg_wavelengths_local", "its sliding-window layers"))
     with views.ask_slowest(model, result):
         show(views.wavelength_chart(model, pairs, series, slowest, window, context, "lg_wavelengths",
                                     "both layer kinds"))
-        extra = "".join(f" {result[k]['unrotated_pairs']} of the {views.KINDS[k]}' {result[k]['pairs']} pairs are "
+        kinds = {k: getattr(result, k) for k in views.KINDS}
+        extra = "".join(f" {v.unrotated_pairs} of the {views.KINDS[k]}' {v.pairs} pairs are "
                         "not rotated (no line): those dimensions carry content only."
-                        for k in views.KINDS if result[k]["unrotated_pairs"])
-        notice(f"In the local layers {local['full_turn_in_span']} of {local['pairs']} pairs complete at least one "
+                        for k, v in kinds.items() if v.unrotated_pairs)
+        notice(f"In the local layers {local.full_turn_in_span} of {local.pairs} pairs complete at least one "
                f"turn inside the {window:,}-token window (wavelength below the window line): those tell every "
-               f"distance the layer can see apart. In the full layers {full['full_turn_in_span']} of "
-               f"{full['pairs']} pairs turn at least once over the {context:,}-token context.{extra}")
+               f"distance the layer can see apart. In the full layers {full.full_turn_in_span} of "
+               f"{full.pairs} pairs turn at least once over the {context:,}-token context.{extra}")
         formula(r"\begin{gathered}\lambda_i = \frac{2\pi}{\theta_i}\\ \theta_i^{\text{local}} = $tl"
                 r"\\ \theta_i^{\text{full}} = $tf\end{gathered}",
-                tl=views.theta_tex(spec.local, local["rotated_dims"]),
-                tf=views.theta_tex(spec.full, full["rotated_dims"]))
+                tl=views.theta_tex(spec.local, local.rotated_dims),
+                tf=views.theta_tex(spec.full, full.rotated_dims))
         classroom.snippet(f"view = {classroom.call('local_global_view', model)}",
-                          'wl_local = view["local"]["wavelength"]  # (pairs,) tokens; inf: never turns',
-                          'wl_full = view["full"]["wavelength"]  # (pairs,) tokens, the two lines above')
+                          'wl_local = view.local.wavelength  # (pairs,) tokens; inf: never turns',
+                          'wl_full = view.full.wavelength  # (pairs,) tokens, the two lines above')
         st.caption(f"Local: {views.describe(spec.local)}. Full: {views.describe(spec.full)}.")
 
 
 def turns_tab(page, model, spec, result) -> None:
-    local, full, context = result["local"], result["full"], result["context"]
-    window = local["span"]
-    pairs, (t_local, t_full) = views.per_pair(local["turns_in_span"], full["turns_in_span"])
+    local, full, context = result.local, result.full, result.context
+    window = local.span
+    pairs, (t_local, t_full) = views.per_pair(local.turns_in_span, full.turns_in_span)
     show(figures.stacked_lines(
         pairs, {f"local: turns over {window - 1:,} tokens back": np.maximum(t_local, 1e-9),  # log axis: no zeros
                 f"full: turns over {context - 1:,} tokens back": np.maximum(t_full, 1e-9)},
@@ -92,15 +93,15 @@ def turns_tab(page, model, spec, result) -> None:
         y_title="turns (log)", log_y=True, hover_format=".3g",
         hlines=[(1.0, "one full turn"), (0.25, "a quarter turn")], name="lg_turns",
         alt=f"Turns per pair across the farthest distance each layer kind attends to: at most "
-            f"{local['most_turns_in_span']:,.3g} turns over the {window - 1:,} tokens of the window for the local "
-            f"layers, {full['most_turns_in_span']:,.3g} over the {context - 1:,} of the context for the full "
+            f"{local.most_turns_in_span:,.3g} turns over the {window - 1:,} tokens of the window for the local "
+            f"layers, {full.most_turns_in_span:,.3g} over the {context - 1:,} of the context for the full "
             "layers; one full turn and a quarter turn are marked."))
     classroom.snippet(f"view = {classroom.call('local_global_view', model)}",
-                      'turns_local = view["local"]["turns_in_span"]  # (pairs,) turns over the window',
-                      'turns_full = view["full"]["turns_in_span"]  # (pairs,) turns over the context')
+                      'turns_local = view.local.turns_in_span  # (pairs,) turns over the window',
+                      'turns_full = view.full.turns_in_span  # (pairs,) turns over the context')
     notice(f"A pair below the quarter-turn line barely moves across everything its layer sees, so it adds almost the "
-           f"same angle to every score there: local layers have {local['near_still_in_span']} such pairs of "
-           f"{local['pairs']}, full layers {full['near_still_in_span']} of {full['pairs']}. A local layer needs fast "
+           f"same angle to every score there: local layers have {local.near_still_in_span} such pairs of "
+           f"{local.pairs}, full layers {full.near_still_in_span} of {full.pairs}. A local layer needs fast "
            "pairs, many of them turning inside its window; a full layer needs pairs that do not wrap around over the "
            f"long context, so a token far away is not mistaken for a near one. {model}'s full layers get them "
            f"{views.how_slow(spec)}.")
@@ -109,8 +110,8 @@ def turns_tab(page, model, spec, result) -> None:
 
 
 def score_tab(page, model, spec, result) -> None:
-    local, full, context = result["local"], result["full"], result["context"]
-    window = local["span"]
+    local, full, context = result.local, result.full, result.context
+    window = local.span
     distances, curves = scores(model)
     show(figures.stacked_lines(
         distances, {f"local (up to {window - 1:,})": curves["local"], f"full (up to {context - 1:,})": curves["full"]},
@@ -123,17 +124,17 @@ def score_tab(page, model, spec, result) -> None:
                       'NaN past the window')
     edge = window_edge(model)
     sharper = ("falls further inside the window than the full layer's does over the same distance, so near "
-               "neighbours stand out more in the local layer" if edge["local"] < edge["full"] else
+               "neighbours stand out more in the local layer" if edge.local < edge.full else
                "falls no further than the full layer's over the same distance")
-    notice(f"Near the window edge ({edge['distance']:,} tokens back, the last plotted distance inside the window) the "
-           f"local layer scores {edge['local']:.3f}; at that distance the full layer scores {edge['full']:.3f}, and "
-           f"{edge['far']:.3f} at the far end of the context. The local score {sharper}. The full layer's slow and "
+    notice(f"Near the window edge ({edge.distance:,} tokens back, the last plotted distance inside the window) the "
+           f"local layer scores {edge.local:.3f}; at that distance the full layer scores {edge.full:.3f}, and "
+           f"{edge.far:.3f} at the far end of the context. The local score {sharper}. The full layer's slow and "
            "unrotated pairs keep a share of its score at every distance, so it can still match content anywhere in "
            "the context.")
     formula(r"\begin{gathered}s(r) = a^2\cdot\frac{1}{P}\sum_{i<P}\cos(r\,\theta_i)\\ "
             r"P = \tfrac{\text{head\_dim}}{2}\\ P_{\text{local}} = $pl,"
             r"\ P_{\text{full}} = $pf,\ a_{\text{full}} = $af\end{gathered}",
-            pl=local["pairs"], pf=full["pairs"], af=full["attention_factor"])
+            pl=local.pairs, pf=full.pairs, af=full.attention_factor)
 
 
 def config_tab(page, model, spec, result) -> None:

@@ -10,7 +10,8 @@ import streamlit as st
 from page_kit import classroom, figures
 from page_kit.lesson import layer_views
 from page_kit.lesson.config_words import fact_sentence
-from posenc_core.todays_models import LayerRope, LocalGlobalModel
+from posenc_core.configs import PRESETS
+from posenc_core.todays_models import LayerRope, LocalGlobalModel, LocalGlobalView
 
 KINDS = {"local": "sliding-window layers", "full": "full-attention layers"}
 
@@ -78,10 +79,10 @@ def wavelength_chart(model: str, pairs, series, slowest: dict, window: int, cont
             + ", ".join(f"{k} {v:,.0f} tokens" for k, v in slowest.items()) + ".")
 
 
-def ask_slowest(model: str, result: dict) -> contextlib.AbstractContextManager:
+def ask_slowest(model: str, result: LocalGlobalView) -> contextlib.AbstractContextManager:
     """Predict: which layer kind's slowest rotating pair has the longer wavelength (finite ones only)?"""
-    slowest = {k: result[k]["slowest_wavelength"] for k in ("local", "full")}
-    ratio = result["slowest_ratio"]
+    slowest = {k: getattr(result, k).slowest_wavelength for k in ("local", "full")}
+    ratio = result.slowest_ratio
     answer = 0 if ratio > 1.0001 else 1 if ratio < 0.9999 else 2
 
     def reveal() -> str:
@@ -95,19 +96,34 @@ def ask_slowest(model: str, result: dict) -> contextlib.AbstractContextManager:
                       ["the full layers'", "the sliding-window layers'", "neither: they are equal"], answer, reveal)
 
 
-def settings_table(spec: LocalGlobalModel, result: dict) -> None:
+def layout_words(kinds: str) -> str:
+    """How the two kinds alternate: totals and the first layers as L (local) / G (full)."""
+    shown = min(len(kinds), 12)
+    return (f"{kinds.count('L')} sliding-window and {kinds.count('G')} full-attention layers of {len(kinds)}; "
+            f"layers 0-{shown - 1}: {kinds[:shown]} (L sliding, G full)")
+
+
+def source_words(spec: LocalGlobalModel) -> str:
+    """Where the settings come from: the preset's checkpoint and file, read through transformers' config class."""
+    preset = PRESETS[spec.preset]
+    reader = f"transformers' {spec.class_name}" if spec.class_name else "the generic reading"
+    return (f"{preset.model_id}, {preset.source}, read through {reader} "
+            f"(preset '{spec.preset}', the same reading as Layer by layer)")
+
+
+def settings_table(spec: LocalGlobalModel, result: LocalGlobalView) -> None:
     """The two layer kinds' settings side by side, the layout and source, and what Layer by layer says of each."""
     table = {"setting": ["head_dim", "rotated dimensions", "θ (rope_theta)", "rope_type", "scaling keys",
                          "keys a query sees", "attention factor"]}
     for kind, layer in (("local", spec.local), ("full", spec.full)):
-        v = result[kind]
+        v = getattr(result, kind)
         table[KINDS[kind]] = [
-            str(layer.head_dim), str(v["rotated_dims"]), f"{layer.base:,.0f}", layer.rope_type,
+            str(layer.head_dim), str(v.rotated_dims), f"{layer.base:,.0f}", layer.rope_type,
             ", ".join(f"{k} {val:g}" for k, val in layer.scaling.items()) or "none",
-            f"{v['span']:,} (sliding_window)" if layer.window else f"all {result['context']:,}",
-            f"{v['attention_factor']:.4f}"]
+            f"{v.span:,} (sliding_window)" if layer.window else f"all {result.context:,}",
+            f"{v.attention_factor:.4f}"]
     st.dataframe(table, hide_index=True)
-    st.markdown(f"**Layout.** {spec.pattern}.  \n**Source.** {spec.source}.")
+    st.markdown(f"**Layout.** {layout_words(spec.kinds)}.  \n**Source.** {source_words(spec)}.")
     for kind in KINDS:  # the same sentences Layer by layer shows for these layers
         st.markdown(f"**{KINDS[kind].capitalize()}** (layer {spec.layers[kind]}):"
                     + "".join(f"\n- {fact_sentence(fact)}" for fact in spec.facts[kind]))

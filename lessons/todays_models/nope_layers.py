@@ -3,6 +3,7 @@ import streamlit as st
 import posenc_core as pc
 from lessons.todays_models import layer_questions_views as questions
 from lessons.todays_models import nope_views as views
+from lessons.todays_models.words import NOPE_RULES
 from page_kit import (
     classroom,
     controls,
@@ -18,7 +19,6 @@ from page_kit import (
     why,
 )
 from posenc_core.todays_models import (
-    NOPE_LAYER_MODELS,
     QUERY_SCALE_RULES,
     llama4_attn_temperature,
     llama_4_scaling_beta,
@@ -56,7 +56,7 @@ def map_tab(page) -> None:
                       f"# grid ({len(names)}, {shown}): 1 = RoPE, 0 = no positions, NaN past the last layer")
     with questions.ask_scout(scout_rows()):
         st.dataframe([{"model": name, "NoPE layers": f"{counts[name][0]} of {counts[name][1]}",
-                       "the rule": NOPE_LAYER_MODELS[name][1]} for name in names], hide_index=True)
+                       "the rule": NOPE_RULES[name]} for name in names], hide_index=True)
         notice(f"Llama 4 Scout leaves {counts['Llama 4 Scout'][0]} of its {counts['Llama 4 Scout'][1]} "
                "layers unrotated (layers 3, 7, 11, ...: no_rope_layer_interval 4), and those are the "
                "layers that see the whole context, while its RoPE layers attend within chunks of 8,192 "
@@ -103,9 +103,9 @@ def entropy_tab(page) -> None:
         margin = controls.slider("Relevant key's score", "margin", 0.0, 10.0, 4.0, step=0.5,
                                  help="Key 0 scores this much; the others score spread · N(0, 1).")
         spread = controls.slider("Other keys' spread", "spread", 0.0, 3.0, 1.0, step=0.1)
-    period = QUERY_SCALE_RULES[rule][3]  # the released values: 0.1 and 8,192 / 16,384
+    period = QUERY_SCALE_RULES[rule].period  # the released values: 0.1 and 8,192 / 16,384
     result = views.entropy_for(rule, context, margin, spread)
-    last = int(result["positions"][-1])
+    last = int(result.positions[-1])
     hands = {"ectx": context, "margin": margin, "spread": spread, "rule": rule}
     show(hero(views.entropy_chart, **hands))
     show(hero(views.needle_chart, **hands))
@@ -113,22 +113,22 @@ def entropy_tab(page) -> None:
         f"positions = {classroom.call('temperature_positions', context)}  # query positions drawn",
         f"result = pc.todays_models.temperature_entropy({rule!r}, positions, scale=0.1, period={period}, "
         f"spread={float(spread)!r}, margin={float(margin)!r})",
-        'result["entropy"], result["entropy_scaled"], result["needle"], result["needle_scaled"]  '
+        'result.entropy, result.entropy_scaled, result.needle, result.needle_scaled  '
         '# (positions,) nats and probabilities')
-    gain = result["needle_scaled"][-1] / result["needle"][-1]
-    if abs(result["entropy"][-1] - result["entropy_scaled"][-1]) < 1e-9:
+    gain = result.needle_scaled[-1] / result.needle[-1]
+    if abs(result.entropy[-1] - result.entropy_scaled[-1]) < 1e-9:
         effect = ("every score is the same here, and multiplying equal scores leaves attention "
                   "uniform: a temperature needs differences to sharpen.")
     else:
-        effect = (f"every score grows by that factor, the entropy goes from {result['entropy'][-1]:.3f} "
-                  f"to {result['entropy_scaled'][-1]:.3f} nats and the relevant key keeps {gain:.2f}× "
-                  f"more probability ({result['needle'][-1]:.2e} → {result['needle_scaled'][-1]:.2e}). "
+        effect = (f"every score grows by that factor, the entropy goes from {result.entropy[-1]:.3f} "
+                  f"to {result.entropy_scaled[-1]:.3f} nats and the relevant key keeps {gain:.2f}× "
+                  f"more probability ({result.needle[-1]:.2e} → {result.needle_scaled[-1]:.2e}). "
                   "The temperature slows the dilution; it does not stop it.")
     notice(f"With no positions every key competes with every other, so as p grows the softmax "
            f"spreads out and its entropy follows ln(p + 1). At p = {last:,} the rule multiplies "
-           f"the query by {result['scale'][-1]:.3f}: {effect}")
+           f"the query by {result.scale[-1]:.3f}: {effect}")
     formula(r"\begin{gathered}H = -\sum_{j\le p} a_j \ln a_j\\ a_j = \mathrm{softmax}_j(\tau(p)\,z_j)"
-            r"\\ \tau($p) = $t\end{gathered}", p=last, t=float(result["scale"][-1]))
+            r"\\ \tau($p) = $t\end{gathered}", p=last, t=float(result.scale[-1]))
 
 
 @st.fragment

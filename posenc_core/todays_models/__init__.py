@@ -3,6 +3,7 @@ and positions read from content: FoX, stick-breaking and PaTH attention (lessons
 have GPU-only released kernels; these are the papers' equations in numpy, small enough for a slide."""
 
 from .attention_entropy import (
+    TemperatureEntropy,
     temperature_entropy,
     temperature_positions,
 )
@@ -37,6 +38,8 @@ from .drope import (
 from .fewer_frequencies import (
     FEWER_FREQUENCY_METHODS,
     FEWER_FREQUENCY_MODELS,
+    FewerFrequencies,
+    FrequencyScoreCurves,
     dimension_frequencies,
     dimension_frequency_table,
     fewer_frequencies,
@@ -45,6 +48,7 @@ from .fewer_frequencies import (
     p_rope_inv_freq,
 )
 from .fox import (
+    FoxSentence,
     fox_attention,
     fox_bias,
     fox_gate_logit_for_slope,
@@ -53,9 +57,14 @@ from .fox import (
 from .latent import (
     GQA_REFERENCE,
     KV_CACHE_DTYPES,
+    KV_LAYOUTS,
     MLA_CONFIGS,
     MLA_PRESETS,
+    KvCachePerToken,
     LatentConfig,
+    MlaScores,
+    MlaShiftChange,
+    MlaSoftmaxScale,
     kv_cache_per_token,
     latent_config,
     mla_demo_scores,
@@ -72,6 +81,11 @@ from .layer_rules import (
     QUERY_SCALE_RULES,
     LayerRope,
     LocalGlobalModel,
+    LocalGlobalView,
+    NopeLayerModel,
+    PairView,
+    QueryScaleRule,
+    WindowEdge,
     layer_kind_inv_freq,
     llama4_attn_temperature,
     llama_4_scaling_beta,
@@ -91,12 +105,16 @@ from .mixers import (
     MIXERS,
     ORDER_EXACT,
     HybridModel,
+    HybridRotation,
+    OrderTest,
     causal_conv,
     gated_recurrence,
     nope_attention,
     order_test,
 )
 from .path_attention import (
+    PathReflections,
+    PathSentence,
     path_householder,
     path_rope_transform,
     path_scores,
@@ -105,6 +123,11 @@ from .path_attention import (
     path_two_reflections,
 )
 from .sinks import (
+    EvictionCase,
+    ParkingShare,
+    SinkAttentionMap,
+    SinkMassByPosition,
+    StreamingEviction,
     sink_attention_map,
     sink_mass_by_position,
     sink_mass_by_score,
@@ -141,5 +164,14 @@ __all__ = [
     "path_rope_transform", "path_scores", "path_sentence", "path_transform_scores", "path_two_reflections",
     "sink_attention_map", "sink_mass_by_position", "sink_mass_by_score", "sink_softmax", "streaming_eviction",
     "STICK_COMPARED", "StickBreaking", "StickBreakingConstant", "StickBreakingSentence", "StickCompared",
-    "stick_breaking_constant", "stick_breaking_sentence", "stick_breaking_weights"
+    "stick_breaking_constant", "stick_breaking_sentence", "stick_breaking_weights",
+    "FoxSentence",
+    "PathReflections", "PathSentence",
+    "EvictionCase", "ParkingShare", "SinkAttentionMap", "SinkMassByPosition", "StreamingEviction",
+    "TemperatureEntropy",
+    "HybridRotation", "OrderTest",
+    "KV_LAYOUTS", "KvCachePerToken", "MlaScores", "MlaShiftChange", "MlaSoftmaxScale",
+    "FewerFrequencies", "FrequencyScoreCurves",
+    "LocalGlobalView", "PairView", "WindowEdge",
+    "NopeLayerModel", "QueryScaleRule"
 ]

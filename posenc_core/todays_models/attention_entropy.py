@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import functools
 import math
+from dataclasses import dataclass
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -16,7 +17,30 @@ from numpy.typing import ArrayLike
 from .._checks import MAX_POSITIONS, as_float, as_int
 from .layer_rules import MAX_RULE_POSITION, query_temperature
 
-__all__ = ["temperature_entropy", "temperature_positions"]
+__all__ = ["TemperatureEntropy", "temperature_entropy", "temperature_positions"]
+
+
+@dataclass(frozen=True)
+class TemperatureEntropy:
+    """Attention of a query far down the sequence, with and without a rule's query scale (``temperature_entropy``).
+
+    All float64 arrays of shape (n,), one entry per query position.
+    positions: the query positions p (it sees keys 0..p).
+    scale: the rule's query scale at each position.
+    entropy: the attention's entropy without the scale, nats.
+    entropy_scaled: the same with the scale, nats.
+    uniform: log(p + 1), the entropy of uniform attention, nats.
+    needle: the probability on key 0 (the key that matters) without the scale.
+    needle_scaled: the same with the scale.
+    """
+
+    positions: np.ndarray
+    scale: np.ndarray
+    entropy: np.ndarray
+    entropy_scaled: np.ndarray
+    uniform: np.ndarray
+    needle: np.ndarray
+    needle_scaled: np.ndarray
 
 
 def _row_stats(logits: np.ndarray) -> tuple[float, float]:
@@ -116,7 +140,7 @@ def _binned_stats(seed, p, rows, scales, spread, margin) -> tuple[np.ndarray, np
 
 
 def temperature_entropy(rule: str, lengths: ArrayLike, *, scale: float | None = None, period: int | None = None,
-                        spread: float = 1.0, margin: float = 4.0, seed: int = 0) -> dict:
+                        spread: float = 1.0, margin: float = 4.0, seed: int = 0) -> TemperatureEntropy:
     """Attention entropy of a query far down the sequence, with and without the rule's query scale.
 
     The query at position p sees keys 0..p. Key 0 is the one that matters (its score is ``margin``); every
@@ -128,8 +152,7 @@ def temperature_entropy(rule: str, lengths: ArrayLike, *, scale: float | None = 
     (beyond the lesson's sliders) sums the row directly.
 
     Returns:
-        ``{"positions": (n,), "scale": (n,), "entropy": (n,), "entropy_scaled": (n,), "uniform": (n,)
-        (log(p + 1), the entropy of uniform attention), "needle": (n,), "needle_scaled": (n,)}`` float64.
+        a ``TemperatureEntropy``.
     """
     p = np.unique(np.asarray(lengths, dtype=np.int64).reshape(-1))
     if p.size == 0 or p.min() < 1:
@@ -151,8 +174,10 @@ def temperature_entropy(rule: str, lengths: ArrayLike, *, scale: float | None = 
         scores[0] = margin
         for i in np.flatnonzero(~done):
             entropy[i], needle[i] = _row_stats(pair_scales[i] * scores[: p[rows[i]] + 1])
-    out = {"entropy": entropy[: p.size], "needle": needle[: p.size]}
+    scaled = {}
     for key, pairs in (("entropy_scaled", entropy), ("needle_scaled", needle)):
-        out[key] = pairs[: p.size].copy()  # (n,) a scale of 1 is the unscaled softmax, bit for bit
-        out[key][sharp] = pairs[p.size:]
-    return {"positions": p.astype(np.float64), "scale": scales, "uniform": np.log(p + 1.0), **out}
+        scaled[key] = pairs[: p.size].copy()  # (n,) a scale of 1 is the unscaled softmax, bit for bit
+        scaled[key][sharp] = pairs[p.size:]
+    return TemperatureEntropy(positions=p.astype(np.float64), scale=scales, entropy=entropy[: p.size],
+                              entropy_scaled=scaled["entropy_scaled"], uniform=np.log(p + 1.0),
+                              needle=needle[: p.size], needle_scaled=scaled["needle_scaled"])

@@ -17,7 +17,7 @@ Everything here is in the half (rotate_half) layout: pair i is dimensions (i, i 
 from __future__ import annotations
 
 import math
-from typing import Any
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -27,6 +27,8 @@ from ..rope.frequencies import base_inv_freq, rope_inv_freq
 __all__ = [
     "FEWER_FREQUENCY_METHODS",
     "FEWER_FREQUENCY_MODELS",
+    "FewerFrequencies",
+    "FrequencyScoreCurves",
     "dimension_frequencies",
     "dimension_frequency_table",
     "fewer_frequencies",
@@ -37,16 +39,65 @@ __all__ = [
 
 FEWER_FREQUENCY_METHODS = ("RoPE", "partial rotary", "p-RoPE", "proportional")
 
-# Who rotates part of each head (head_dim, fraction, method), from transformers' config classes and config.json.
-FEWER_FREQUENCY_MODELS = {
-    "GPT-NeoX 20B": (96, 0.25, "partial rotary", "GPTNeoXConfig: rotary_pct 0.25 (EleutherAI/gpt-neox-20b)"),
-    "GLM-4.5": (128, 0.5, "partial rotary", "Glm4MoeConfig: partial_rotary_factor 0.5; head_dim 128 (zai-org/GLM-4.5)"),
-    "Qwen3.5 (full-attention layers)": (256, 0.25, "partial rotary",
-                                        "Qwen3_5TextConfig: head_dim 256, partial_rotary_factor 0.25"),
-    "Gemma 4 (full-attention layers)": (512, 0.25, "proportional",
-                                        "Gemma4TextConfig: global_head_dim 512, rope_type proportional, "
-                                        "partial_rotary_factor 0.25, rope_theta 1,000,000"),
+# Who rotates part of each head (head_dim, fraction, method), from transformers' config classes and config.json;
+# keyed by a code the page words with the model's name and the config fields read
+FEWER_FREQUENCY_MODELS: dict[str, tuple[int, float, str]] = {
+    "gpt_neox_20b": (96, 0.25, "partial rotary"),
+    "glm_4_5": (128, 0.5, "partial rotary"),
+    "qwen3_5": (256, 0.25, "partial rotary"),
+    "gemma4": (512, 0.25, "proportional"),
 }
+
+
+@dataclass(frozen=True)
+class FewerFrequencies:
+    """What one method keeps of a head's frequencies (``fewer_frequencies``).
+
+    inv_freq: (block/2,) the rotated block's pair frequencies, rad per position (0: never turns).
+    wavelengths: (d/2,) positions per turn of each pair index, NaN where a pair never turns or, for partial
+        rotary, lies outside the block.
+    rotated_dims: dimensions that turn.
+    still_dims: dimensions that never turn.
+    pairs: rotating pairs.
+    block: the width of the rotated block (the head for all but partial rotary).
+    longest_wavelength: positions, the slowest rotating pair's wavelength.
+    shortest_wavelength: positions, the fastest rotating pair's wavelength.
+    full_turn: pairs that turn at least once within the context.
+    under_quarter: rotating pairs that turn less than a quarter turn (pi/2) within the context.
+    still_share: the fraction of the head's dimensions whose part of the score never depends on position.
+    unambiguous: positions, half the longest wavelength: up to that distance the slowest pair's angle grows with
+        the distance; beyond it, distances Delta and lambda - Delta give that pair the same cosine.
+    slowest_omega: rad per position, the slowest turning pair.
+    """
+
+    inv_freq: np.ndarray
+    wavelengths: np.ndarray
+    rotated_dims: int
+    still_dims: int
+    pairs: int
+    block: int
+    longest_wavelength: float
+    shortest_wavelength: float
+    full_turn: int
+    under_quarter: int
+    still_share: float
+    unambiguous: float
+    slowest_omega: float
+
+
+@dataclass(frozen=True)
+class FrequencyScoreCurves:
+    """q . R(Delta) q / |q|^2 against the distance, per method (``frequency_score_curves``).
+
+    distance: (P,) the distances Delta, 0 then log-spaced, positions.
+    scores: {method: (P,)} the normalised score at each distance, in FEWER_FREQUENCY_METHODS order.
+    far_mean: {method: float} the mean score over the far half of the distances, Delta > max_distance / 2
+        (NaN where none lies there).
+    """
+
+    distance: np.ndarray
+    scores: dict[str, np.ndarray]
+    far_mean: dict[str, float]
 
 
 def p_rope_inv_freq(head_dim: int, base: float = 10000.0, p: float = 1.0) -> np.ndarray:
@@ -100,19 +151,11 @@ def dimension_frequency_table(head_dim: int, base: float = 10000.0, fraction: fl
 
 
 def fewer_frequencies(method: str, head_dim: int, base: float = 10000.0, fraction: float = 1.0,
-                      context: int = 4096) -> dict:
+                      context: int = 4096) -> FewerFrequencies:
     """What one method keeps: which pairs turn, their wavelengths, and what a context of ``context`` sees.
 
     Returns:
-        dict with ``inv_freq`` (pairs of the rotated block), ``wavelengths`` (d/2,) per pair index (NaN where a
-        pair never turns or, for partial rotary, lies outside the block), ``rotated_dims``, ``still_dims`` (never turn),
-        ``pairs`` (rotating pairs), ``longest_wavelength`` and ``shortest_wavelength`` (positions, of the
-        rotating pairs), ``full_turn`` (pairs that turn at least once within ``context``), ``under_quarter``
-        (rotating pairs that turn less than a quarter turn, pi/2, within ``context``: nearly position-free),
-        ``still_share`` (fraction of the head's dimensions whose part of the score never depends on position)
-        and ``unambiguous`` (half the longest wavelength: up to that distance the slowest pair's angle grows
-        with the distance; beyond it, distances Delta and lambda - Delta give that pair the same cosine),
-        ``slowest_omega`` (rad per position, the slowest turning pair).
+        a ``FewerFrequencies``.
     """
     method = as_choice("method", method, FEWER_FREQUENCY_METHODS)
     d = as_even_dim("head_dim", head_dim)
@@ -129,18 +172,17 @@ def fewer_frequencies(method: str, head_dim: int, base: float = 10000.0, fractio
     with np.errstate(divide="ignore"):
         per_pair = np.where(inv_freq > 0, 2 * np.pi / inv_freq, np.nan)  # (block/2,), NaN: never turns
     per_pair = np.concatenate([per_pair, np.full(d // 2 - per_pair.shape[0], np.nan)])  # (d/2,) for any method
-    return {"inv_freq": inv_freq, "wavelengths": per_pair, "rotated_dims": rotated, "still_dims": d - rotated,
-            "pairs": rotated // 2,
-            "block": width, "longest_wavelength": float(wavelengths.max()),
-            "shortest_wavelength": float(wavelengths.min()),
-            "full_turn": int((angle_at_context >= 2 * np.pi).sum()),
-            "under_quarter": int((angle_at_context < np.pi / 2).sum()),
-            "still_share": (d - rotated) / d, "unambiguous": float(wavelengths.max() / 2),
-            "slowest_omega": float(turning.min())}
+    return FewerFrequencies(inv_freq=inv_freq, wavelengths=per_pair, rotated_dims=rotated, still_dims=d - rotated,
+                            pairs=rotated // 2, block=width, longest_wavelength=float(wavelengths.max()),
+                            shortest_wavelength=float(wavelengths.min()),
+                            full_turn=int((angle_at_context >= 2 * np.pi).sum()),
+                            under_quarter=int((angle_at_context < np.pi / 2).sum()),
+                            still_share=(d - rotated) / d, unambiguous=float(wavelengths.max() / 2),
+                            slowest_omega=float(turning.min()))
 
 
 def fewer_frequency_summaries(head_dim: int, base: float = 10000.0, fraction: float = 1.0,
-                              context: int = 4096) -> dict[str, dict]:
+                              context: int = 4096) -> dict[str, FewerFrequencies]:
     """``fewer_frequencies`` of every method at one setting: RoPE rotates the whole head, the others
     ``fraction`` of it. Returns {method: summary} in FEWER_FREQUENCY_METHODS order."""
     return {m: fewer_frequencies(m, head_dim, base, 1.0 if m == "RoPE" else fraction, context)
@@ -148,14 +190,13 @@ def fewer_frequency_summaries(head_dim: int, base: float = 10000.0, fraction: fl
 
 
 def frequency_score_curves(head_dim: int, base: float = 10000.0, fraction: float = 0.25, max_distance: int = 4096,
-                           points: int = 600) -> dict:
+                           points: int = 600) -> FrequencyScoreCurves:
     """q . R(Delta) q / |q|^2 for q with every coordinate equal, against the distance Delta, per method.
 
     That is the mean over dimensions of cos(Delta x omega_dim): each rotating dimension adds a cosine, each
     still dimension adds exactly 1, the part of the score that no distance can change.
 
-    Returns {"distance": (points,), method name: (points,) for every method, "far_mean": {method: the mean
-    score over the far half of the distances, Delta > max_distance / 2}}.
+    Returns a ``FrequencyScoreCurves``.
     """
     d = as_even_dim("head_dim", head_dim)
     max_distance = as_int("max_distance", max_distance, minimum=1, maximum=MAX_POSITIONS * 64)
@@ -163,7 +204,7 @@ def frequency_score_curves(head_dim: int, base: float = 10000.0, fraction: float
     check_size(points * d, "The score curves")
     # 0, then log-spaced: the fast pairs decorrelate within a few positions, the slow ones over thousands
     distance = np.unique(np.concatenate([[0.0], np.round(np.geomspace(1, max_distance, points - 1))]))  # (P,)
-    curves: dict[str, Any] = {"distance": distance}
+    curves: dict[str, np.ndarray] = {}
     omegas = [dimension_frequencies(m, d, base, fraction) for m in FEWER_FREQUENCY_METHODS]  # 4 x (d,)
     # The cosines are the cost: each pair's frequency sits in two dimensions, still dimensions are all 0 and
     # the methods share frequencies, so take each distinct one once and gather every method's (P, d) table
@@ -180,5 +221,5 @@ def frequency_score_curves(head_dim: int, base: float = 10000.0, fraction: float
             done[key] = table.mean(axis=1)  # (P,)
         curves[method] = done[key].copy()  # (P,) an array of its own per method
     far = distance > max_distance / 2
-    curves["far_mean"] = {m: float(curves[m][far].mean()) for m in FEWER_FREQUENCY_METHODS}
-    return curves
+    far_mean = {m: float(curves[m][far].mean()) for m in FEWER_FREQUENCY_METHODS}
+    return FrequencyScoreCurves(distance=distance, scores=curves, far_mean=far_mean)

@@ -13,6 +13,8 @@ FoX lets the data choose the slope token by token. numpy only; flash-linear-atte
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 from numpy.typing import ArrayLike
 
@@ -22,7 +24,39 @@ from .._types import ArrayOrTensor
 from ..attention_bias.biases import alibi_bias, alibi_slopes
 from ._toy_inputs import toy_weight, toy_words
 
-__all__ = ["fox_attention", "fox_bias", "fox_gate_logit_for_slope", "fox_sentence"]
+__all__ = ["FoxSentence", "fox_attention", "fox_bias", "fox_gate_logit_for_slope", "fox_sentence"]
+
+
+@dataclass(frozen=True)
+class FoxSentence:
+    """FoX's bias for a sentence next to ALiBi's for the same head (``fox_sentence``).
+
+    tokens: the sentence's words, L of them.
+    gates: (L,) f_t, each word's forget gate, in (0, 1].
+    log_forget: (L,) log f_t.
+    fox: (L, L) FoX's bias D, -inf above the diagonal.
+    alibi: (L, L) ALiBi's bias for the head (the app's float32 grid, as float64), -inf above the diagonal.
+    slope: ALiBi's slope for the head.
+    local_slope: (L,) -log f_t, the slope each word sets.
+    slope_range: (min, max) of local_slope.
+    effective_slope: the one slope that gives the last word the same total bias on the first word.
+    fox_attention: (L,) the last word's attention from FoX's bias alone (equal content scores).
+    alibi_attention: (L,) the same under ALiBi.
+    alibi_gap: max |FoX - ALiBi| over the visible cells.
+    """
+
+    tokens: list[str]
+    gates: np.ndarray
+    log_forget: np.ndarray
+    fox: np.ndarray
+    alibi: np.ndarray
+    slope: float
+    local_slope: np.ndarray
+    slope_range: tuple[float, float]
+    effective_slope: float
+    fox_attention: np.ndarray
+    alibi_attention: np.ndarray
+    alibi_gap: float
 
 
 def _log_sigmoid(x):
@@ -68,18 +102,14 @@ def fox_gate_logit_for_slope(slope: float) -> float:
 
 
 def fox_sentence(text: str, n_heads: int = 8, head: int = 1, dependence: float = 1.0, seed: int = 0,
-                 dim: int = 16) -> dict:
+                 dim: int = 16) -> FoxSentence:
     """FoX's bias for a sentence next to ALiBi's for the same head.
 
     The gate logit of word t is b + dependence * (w . x_t): b is the constant gate that gives ALiBi's slope for
     ``head`` of ``n_heads`` (``alibi_slopes``), w a seeded toy weight (not a trained one) and x_t the word's
     seeded embedding. dependence = 0 reproduces ALiBi exactly; larger values let the words move the slope.
 
-    Returns {"tokens", "gates" (L,), "log_forget" (L,), "fox" (L, L), "alibi" (L, L) both -inf above the
-    diagonal, "slope": ALiBi's slope, "effective_slope": the one slope that gives the last word the same total
-    bias on the first word, "local_slope" (L,): -log f_t, the slope each word sets, "slope_range": its (min, max),
-    "fox_attention"/"alibi_attention"
-    (L,): the last word's attention from the bias alone (equal content scores), "alibi_gap": max |FoX - ALiBi|}.
+    Returns a ``FoxSentence``.
     """
     n_heads = as_int("n_heads", n_heads, minimum=1, maximum=MAX_HEADS)
     head = as_int("head", head, minimum=1, maximum=n_heads)
@@ -94,9 +124,8 @@ def fox_sentence(text: str, n_heads: int = 8, head: int = 1, dependence: float =
     zeros = np.zeros((length, length))
     alibi_att = np.exp(alibi[-1] - alibi[-1].max())
     visible = np.isfinite(alibi)
-    return {"tokens": tokens, "gates": np.exp(log_f), "log_forget": log_f, "fox": fox, "alibi": alibi,
-            "slope": slope, "local_slope": -log_f,
-            "slope_range": (float(-log_f.max()), float(-log_f.min())),
-            "effective_slope": float(-log_f[1:].mean()) if length > 1 else slope,
-            "fox_attention": fox_attention(zeros, log_f)[-1], "alibi_attention": alibi_att / alibi_att.sum(),
-            "alibi_gap": float(np.abs(fox[visible] - alibi[visible]).max())}
+    return FoxSentence(tokens=tokens, gates=np.exp(log_f), log_forget=log_f, fox=fox, alibi=alibi, slope=slope,
+                       local_slope=-log_f, slope_range=(float(-log_f.max()), float(-log_f.min())),
+                       effective_slope=float(-log_f[1:].mean()) if length > 1 else slope,
+                       fox_attention=fox_attention(zeros, log_f)[-1], alibi_attention=alibi_att / alibi_att.sum(),
+                       alibi_gap=float(np.abs(fox[visible] - alibi[visible]).max()))

@@ -36,7 +36,12 @@ __all__ = [
     "KV_CACHE_DTYPES",
     "MLA_PRESETS",
     "GQA_REFERENCE",
+    "KV_LAYOUTS",
+    "KvCachePerToken",
     "LatentConfig",
+    "MlaScores",
+    "MlaShiftChange",
+    "MlaSoftmaxScale",
     "MLA_CONFIGS",
     "kv_cache_per_token",
     "latent_config",
@@ -68,7 +73,7 @@ class LatentConfig:
     rope_parameters: dict = field(default_factory=dict)  # rope_theta, rope_type, factor, mscale_all_dim, ...
     rope_interleave: bool = True
     max_position_embeddings: int = 4096
-    source: str = ""
+    source: str = ""  # where the sizes come from: a code the pages word (MLA_PRESETS), or the caller's note
 
     @property
     def qk_head_dim(self) -> int:
@@ -80,23 +85,19 @@ def _yarn(theta, factor, original, mscale=1.0, mscale_all_dim=1.0, beta_fast=32.
             "mscale": mscale, "mscale_all_dim": mscale_all_dim, "beta_fast": beta_fast, "beta_slow": beta_slow}
 
 
-# Sizes from each model's published config.json / transformers' config class (cited in ``source``).
+# Sizes from each model's published config.json / transformers' config class (``source``: a code the latent page
+# words with the file and fields it cites).
 MLA_PRESETS: dict[str, LatentConfig] = {
     "DeepSeek V3": LatentConfig(
-        7168, 128, 61, 1536, 512, 128, 64, 128, _yarn(10000.0, 40.0, 4096), True, 163840,
-        "deepseek-ai/DeepSeek-V3 config.json (= transformers' DeepseekV3Config defaults; rope_scaling yarn, "
-        "factor 40, mscale = mscale_all_dim = 1)"),
+        7168, 128, 61, 1536, 512, 128, 64, 128, _yarn(10000.0, 40.0, 4096), True, 163840, "deepseek_v3"),
     "Kimi K2 (0905)": LatentConfig(
         7168, 64, 61, 1536, 512, 128, 64, 128, _yarn(50000.0, 64.0, 4096, beta_fast=1.0, beta_slow=1.0), True,
-        262144, "moonshotai/Kimi-K2-Instruct-0905 config.json (DeepSeek V3 architecture with 64 heads; "
-                "rope_theta 50,000, yarn factor 64, beta_fast = beta_slow = 1)"),
+        262144, "kimi_k2_0905"),
     "GLM-5": LatentConfig(
         6144, 64, 78, 2048, 512, 192, 64, 256, {"rope_type": "default", "rope_theta": 10000.0}, True, 202752,
-        "transformers' GlmMoeDsaConfig defaults (checkpoint zai-org/GLM-5)"),
+        "glm5"),
     "Mistral Small 4": LatentConfig(
-        4096, 32, 36, 1024, 256, 64, 64, 128, _yarn(10000.0, 128.0, 8192), True, 1048576,
-        "transformers' Mistral4Config defaults (checkpoint mistralai/Mistral-Small-4-119B-2603; yarn factor 128 "
-        "over 8,192 tokens)"),
+        4096, 32, 36, 1024, 256, 64, 64, 128, _yarn(10000.0, 128.0, 8192), True, 1048576, "mistral_small_4"),
 }
 
 # The config.json each preset's sizes come from, as the config pages read them (``read_layers``); ``latent_config``
@@ -157,9 +158,9 @@ def latent_config(config: Mapping, source: str = "") -> tuple[LatentConfig, list
 
 
 # A grouped-query model for the cache comparison (not MLA): GLM-4.5 keeps 8 key-value heads of 128.
+# transformers' Glm4MoeConfig defaults (checkpoint zai-org/GLM-4.5)
 GQA_REFERENCE: dict[str, Any] = {"name": "GLM-4.5 (GQA)", "num_hidden_layers": 46, "num_attention_heads": 96,
-                 "num_key_value_heads": 8, "head_dim": 128, "partial_rotary_factor": 0.5,
-                 "source": "transformers' Glm4MoeConfig defaults (checkpoint zai-org/GLM-4.5)"}
+                 "num_key_value_heads": 8, "head_dim": 128, "partial_rotary_factor": 0.5, "source": "glm_4_5"}
 
 
 def mla_tiny_config(preset: str, heads: int = 4, hidden: int = 256) -> LatentConfig:
@@ -171,19 +172,32 @@ def mla_tiny_config(preset: str, heads: int = 4, hidden: int = 256) -> LatentCon
     return LatentConfig(**values)
 
 
-def mla_softmax_scale(cfg: LatentConfig) -> dict:
-    """transformers' ``yarn_apply_mscale``: qk_head_dim^-1/2, times mscale(factor, mscale_all_dim)^2 under YaRN.
+@dataclass(frozen=True)
+class MlaSoftmaxScale:
+    """The softmax scale of an MLA layer (``mla_softmax_scale``).
 
-    Returns {"base": qk_head_dim^-1/2, "mscale": the YaRN factor (1 when unused), "scale": their product
-    base * mscale^2, "attention_factor": the factor that multiplies cos and sin of the rotated slice}.
+    base: qk_head_dim^-1/2.
+    mscale: the YaRN factor mscale(factor, mscale_all_dim) (1 when unused).
+    scale: base * mscale^2, what multiplies q . k.
+    attention_factor: the factor that multiplies cos and sin of the rotated slice.
     """
+
+    base: float
+    mscale: float
+    scale: float
+    attention_factor: float
+
+
+def mla_softmax_scale(cfg: LatentConfig) -> MlaSoftmaxScale:
+    """transformers' ``yarn_apply_mscale``: qk_head_dim^-1/2, times mscale(factor, mscale_all_dim)^2 under YaRN."""
     params = cfg.rope_parameters
     base = cfg.qk_head_dim ** -0.5
     mscale = 1.0
     if params.get("rope_type", "default") != "default" and params.get("mscale_all_dim"):
         mscale = yarn_mscale(float(params["factor"]), float(params["mscale_all_dim"]))
     _, attention_factor = _rope(cfg)
-    return {"base": base, "mscale": mscale, "scale": base * mscale * mscale, "attention_factor": attention_factor}
+    return MlaSoftmaxScale(base=base, mscale=mscale, scale=base * mscale * mscale,
+                           attention_factor=float(attention_factor))
 
 
 def _rope(cfg: LatentConfig):
@@ -218,9 +232,35 @@ def _rms_norm(x, weight):
     return weight * (x / np.sqrt((x * x).mean(-1, keepdims=True) + RMS_EPS))
 
 
+@dataclass(frozen=True)
+class MlaScores:
+    """The attention scores of one MLA layer, split into its content and position terms (``mla_scores``).
+
+    content: (h, L, L) q_nope . k_nope, unscaled.
+    position: (h, L, L) R q_rot . R k_rot, unscaled.
+    logits: (h, L, L) scale x (content + position), -inf above the diagonal (causal).
+    probs: (h, L, L) float32 softmax of the logits.
+    position_share: (h,) the position term's share of mean |content| + mean |position| over the causal pairs.
+    k_rot: (L, r) the one rotated key per token, shared by every head.
+    kv_latent: (L, kv_lora_rank) what the cache keeps.
+    scale: the softmax scale.
+    inv_freq: (r/2,) the rotated slice's inverse frequencies.
+    """
+
+    content: np.ndarray
+    position: np.ndarray
+    logits: np.ndarray
+    probs: np.ndarray
+    position_share: np.ndarray
+    k_rot: np.ndarray
+    kv_latent: np.ndarray
+    scale: MlaSoftmaxScale
+    inv_freq: np.ndarray
+
+
 @keeps_kind
 def mla_scores(hidden: ArrayLike, weights: Mapping[str, np.ndarray], cfg: LatentConfig,
-               positions: ArrayOrTensor | None = None) -> dict:
+               positions: ArrayOrTensor | None = None) -> MlaScores:
     """The attention scores of one MLA layer, split into its content and position terms.
 
     Args:
@@ -230,10 +270,7 @@ def mla_scores(hidden: ArrayLike, weights: Mapping[str, np.ndarray], cfg: Latent
         positions: (L,) position ids (default 0..L-1).
 
     Returns:
-        dict with ``content`` and ``position`` (h, L, L) unscaled dot products, ``logits`` = scale x (content +
-        position) with -inf above the diagonal (causal), ``probs`` (h, L, L) softmax, ``k_rot`` (L, r) the one
-        rotated key per token, ``kv_latent`` (L, kv_lora_rank) what the cache keeps, ``position_share`` (h,) the
-        position term's share of mean |content| + mean |position| over the causal pairs, and the scale dict.
+        an ``MlaScores``.
     """
     hidden = np.asarray(hidden, dtype=np.float32)
     if hidden.ndim != 2 or hidden.shape[1] != cfg.hidden_size:
@@ -267,19 +304,19 @@ def mla_scores(hidden: ArrayLike, weights: Mapping[str, np.ndarray], cfg: Latent
     content = q_nope @ k_nope.transpose(0, 2, 1)  # (h, L, L)
     position = q_rot @ k_rot.T  # (h, L, L): the same k_rot for every head
     scale = mla_softmax_scale(cfg)
-    logits = (content + position) * np.float32(scale["scale"])
+    logits = (content + position) * np.float32(scale.scale)
     logits = np.where(np.tril(np.ones((length, length), bool)), logits, -np.inf)
     shifted = np.exp(logits - logits.max(-1, keepdims=True))
     probs = shifted / shifted.sum(-1, keepdims=True)
     causal = np.tril(np.ones((length, length), bool))
     content_size, position_size = np.abs(content[:, causal]).mean(-1), np.abs(position[:, causal]).mean(-1)  # (h,)
-    return {"content": content, "position": position, "logits": logits, "probs": probs.astype(np.float32),
-            "position_share": position_size / (content_size + position_size),  # (h,) of the mean |term|
-            "k_rot": k_rot, "kv_latent": kv_latent, "scale": scale, "inv_freq": inv_freq}
+    return MlaScores(content=content, position=position, logits=logits, probs=probs.astype(np.float32),
+                     position_share=position_size / (content_size + position_size),  # (h,) of the mean |term|
+                     k_rot=k_rot, kv_latent=kv_latent, scale=scale, inv_freq=inv_freq)
 
 
 def mla_demo_scores(preset: str, heads: int = 4, tokens: int = 12, start: int = 0, seed: int = 0,
-                    interleave: bool | None = None) -> dict:
+                    interleave: bool | None = None) -> MlaScores:
     """``mla_scores`` of the preset's per-head sizes with ``heads`` heads, hidden size 256 and random weights.
 
     The tokens sit at positions ``start .. start + tokens - 1``; ``interleave`` overrides the preset's
@@ -307,20 +344,29 @@ def _demo_weights(preset: str, heads: int, seed: int) -> dict[str, np.ndarray]:
     return weights
 
 
-def mla_layout_gap(a: Mapping, b: Mapping) -> float:
+def mla_layout_gap(a: MlaScores, b: MlaScores) -> float:
     """Largest |difference| of the position terms of two ``mla_scores`` results over the causal pairs."""
-    length = a["position"].shape[-1]
+    length = a.position.shape[-1]
     causal = np.tril(np.ones((length, length), bool))
-    return float(np.abs(a["position"] - b["position"])[:, causal].max())
+    return float(np.abs(a.position - b.position)[:, causal].max())
 
 
-def mla_shift_change(preset: str, heads: int, tokens: int, start: int) -> dict:
-    """Move the demo's tokens 1,000 positions (later, else earlier): how much does the position term change?
+@dataclass(frozen=True)
+class MlaShiftChange:
+    """How much the demo's position term changes when its tokens move 1,000 positions (``mla_shift_change``).
 
-    Returns:
-        ``{"moved_start": int, "change": float, "size": float}``: the new first position, the largest
-        |difference| of the position terms over the causal pairs, and the largest |position term| at ``start``.
+    moved_start: the new first position.
+    change: the largest |difference| of the position terms over the causal pairs.
+    size: the largest |position term| at the original start, to read the change against.
     """
+
+    moved_start: int
+    change: float
+    size: float
+
+
+def mla_shift_change(preset: str, heads: int, tokens: int, start: int) -> MlaShiftChange:
+    """Move the demo's tokens 1,000 positions (later, else earlier): how much does the position term change?"""
     cfg = MLA_PRESETS[as_choice("preset", preset, tuple(MLA_PRESETS))]
     tokens = as_int("tokens", tokens, minimum=1, maximum=4096)
     limit = cfg.max_position_embeddings - tokens
@@ -329,11 +375,43 @@ def mla_shift_change(preset: str, heads: int, tokens: int, start: int) -> dict:
     out = mla_demo_scores(preset, heads, tokens, start, 0, cfg.rope_interleave)
     moved = mla_demo_scores(preset, heads, tokens, moved_start, 0, cfg.rope_interleave)
     causal = np.tril(np.ones((tokens, tokens), bool))  # (tokens, tokens)
-    return {"moved_start": moved_start, "change": mla_layout_gap(moved, out),
-            "size": float(np.abs(out["position"][:, causal]).max())}
+    return MlaShiftChange(moved_start=moved_start, change=mla_layout_gap(moved, out),
+                          size=float(np.abs(out.position[:, causal]).max()))
 
 
-def kv_cache_per_token(cfg: LatentConfig, *, kv_heads: int = 8, dtype: str = "bfloat16", context: int = 131072) -> dict:
+# The cache layouts ``kv_cache_per_token`` compares: every head's keys and values, grouped heads, MLA's latent and
+# shared rotated key, and MLA with the rotation on the latent (keys cached per head)
+KV_LAYOUTS = ("mha", "gqa", "mla", "coupled")
+
+
+@dataclass(frozen=True)
+class KvCachePerToken:
+    """What a KV cache holds per token (``kv_cache_per_token``); each mapping is keyed by ``KV_LAYOUTS``.
+
+    values_per_layer: {layout: int} cached values per token and layer.
+    bytes_per_token: {layout: int} bytes per token over all layers.
+    gib_at_context: {layout: float} GiB for the whole context.
+    kib_per_token: {layout: float} KiB per token over all layers.
+    kv_heads: the key-value heads of the GQA layout.
+    reference_bytes_per_token: bytes per token of GLM-4.5's GQA cache (``GQA_REFERENCE``), for scale.
+    rope_share_of_mla: the rotated key's share of MLA's cached values, 0 to 1.
+    bytes_per_value: bytes of one cached value in the dtype.
+    mha_over_mla: how many times MHA's cache is MLA's.
+    """
+
+    values_per_layer: dict[str, int]
+    bytes_per_token: dict[str, int]
+    gib_at_context: dict[str, float]
+    kib_per_token: dict[str, float]
+    kv_heads: int
+    reference_bytes_per_token: int
+    rope_share_of_mla: float
+    bytes_per_value: int
+    mha_over_mla: float
+
+
+def kv_cache_per_token(cfg: LatentConfig, *, kv_heads: int = 8, dtype: str = "bfloat16",
+                       context: int = 131072) -> KvCachePerToken:
     """Cached values per token and layer, bytes per token over all layers, and GiB for ``context`` tokens.
 
     MHA caches every head's key (qk_head_dim) and value (v_head_dim); GQA the same for ``kv_heads`` groups;
@@ -348,15 +426,14 @@ def kv_cache_per_token(cfg: LatentConfig, *, kv_heads: int = 8, dtype: str = "bf
     size = KV_CACHE_DTYPES[as_choice("dtype", dtype, tuple(KV_CACHE_DTYPES))]
     context = as_int("context", context, minimum=1, maximum=MAX_POSITIONS * 64)
     h, per_head = cfg.num_attention_heads, cfg.qk_head_dim + cfg.v_head_dim
-    values = {"MHA": h * per_head, f"GQA ({kv_heads} KV heads)": kv_heads * per_head,
-              "MLA": cfg.kv_lora_rank + cfg.qk_rope_head_dim,
-              "MLA with the rotation on the latent": h * cfg.qk_head_dim + cfg.kv_lora_rank}
+    values = {"mha": h * per_head, "gqa": kv_heads * per_head, "mla": cfg.kv_lora_rank + cfg.qk_rope_head_dim,
+              "coupled": h * cfg.qk_head_dim + cfg.kv_lora_rank}
     per_token = {k: v * size * cfg.num_hidden_layers for k, v in values.items()}
     ref = GQA_REFERENCE
     reference = 2 * ref["num_key_value_heads"] * ref["head_dim"] * size * ref["num_hidden_layers"]
-    return {"values_per_layer": values, "bytes_per_token": per_token,
-            "gib_at_context": {k: v * context / 2**30 for k, v in per_token.items()},
-            "reference_bytes_per_token": reference,  # GLM-4.5's GQA cache, for scale
-            "rope_share_of_mla": cfg.qk_rope_head_dim / values["MLA"], "bytes_per_value": size,
-            "kib_per_token": {k: v / 1024 for k, v in per_token.items()},
-            "mha_over_mla": per_token["MHA"] / per_token["MLA"]}
+    return KvCachePerToken(values_per_layer=values, bytes_per_token=per_token,
+                           gib_at_context={k: v * context / 2**30 for k, v in per_token.items()},
+                           kib_per_token={k: v / 1024 for k, v in per_token.items()}, kv_heads=kv_heads,
+                           reference_bytes_per_token=reference,  # GLM-4.5's GQA cache, for scale
+                           rope_share_of_mla=cfg.qk_rope_head_dim / values["mla"], bytes_per_value=size,
+                           mha_over_mla=per_token["mha"] / per_token["mla"])

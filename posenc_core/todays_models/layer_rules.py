@@ -19,6 +19,7 @@ import functools
 import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 import numpy as np
 
@@ -34,6 +35,11 @@ __all__ = [
     "QUERY_SCALE_RULES",
     "LayerRope",
     "LocalGlobalModel",
+    "LocalGlobalView",
+    "NopeLayerModel",
+    "QueryScaleRule",
+    "PairView",
+    "WindowEdge",
     "layer_kind_inv_freq",
     "llama4_attn_temperature",
     "llama_4_scaling_beta",
@@ -66,13 +72,26 @@ class LayerRope:
 
 @dataclass(frozen=True)
 class LocalGlobalModel:
+    """A model's two layer kinds as the one config reading reads them (``local_global_model``).
+
+    local: the sliding-window layers' rotation and window.
+    full: the full-attention layers' rotation.
+    kinds: each attention layer's kind in order, "L" (sliding window) or "G" (full).
+    context: max_position_embeddings, tokens.
+    preset: the ``posenc_core.configs.PRESETS`` key the settings are read from.
+    class_name: the transformers config class that read it (None: the generic reading).
+    facts: kind -> layer_facts of its first layer (LayerFact codes).
+    layers: kind -> the index of that layer.
+    """
+
     local: LayerRope
     full: LayerRope
-    pattern: str  # how the two kinds alternate
-    context: int  # max_position_embeddings
-    source: str
-    facts: dict = field(default_factory=dict)  # kind -> layer_facts of its first layer (LayerFact codes)
-    layers: dict = field(default_factory=dict)  # kind -> the index of that layer
+    kinds: str
+    context: int
+    preset: str
+    class_name: str | None
+    facts: dict = field(default_factory=dict)
+    layers: dict = field(default_factory=dict)
 
 
 # name -> the preset (``posenc_core.configs.PRESETS``) whose config each layer kind's setting is read from, through
@@ -92,11 +111,8 @@ def _layer_rope(row) -> LayerRope:
 
 
 def _layout(rows) -> str:
-    """How the two kinds alternate, counted from the reading: totals and the first layers as L (local) / G."""
-    kinds = ["L" if r.mixer == "sliding_window" else "G" for r in rows if r.is_attention]
-    shown = min(len(kinds), 12)
-    return (f"{kinds.count('L')} sliding-window and {kinds.count('G')} full-attention layers of {len(kinds)}; "
-            f"layers 0-{shown - 1}: {''.join(kinds[:shown])} (L sliding, G full)")
+    """How the two kinds alternate, read from the reading: each attention layer as L (local) or G (full)."""
+    return "".join("L" if r.mixer == "sliding_window" else "G" for r in rows if r.is_attention)
 
 
 @functools.lru_cache(maxsize=8)
@@ -110,10 +126,8 @@ def local_global_model(model: str) -> LocalGlobalModel:
     reading, rows = read_layers(preset.config)
     picked = {kind: next(r for r in rows if r.rotates and r.mixer == mixer) for kind, mixer in KIND_MIXERS.items()}
     return LocalGlobalModel(
-        local=_layer_rope(picked["local"]), full=_layer_rope(picked["full"]), pattern=_layout(rows),
-        context=int(reading.get("max_position_embeddings")),
-        source=f"{preset.model_id}, {preset.source}, read through transformers' {reading.class_name} "
-               f"(preset '{key}', the same reading as Layer by layer)",
+        local=_layer_rope(picked["local"]), full=_layer_rope(picked["full"]), kinds=_layout(rows),
+        context=int(reading.get("max_position_embeddings")), preset=key, class_name=reading.class_name,
         facts={kind: tuple(layer_facts(row)) for kind, row in picked.items()},
         layers={kind: row.index for kind, row in picked.items()})
 
@@ -157,7 +171,75 @@ def layer_kind_inv_freq(layer: LayerRope, context: int | None = None) -> tuple[n
                          max_position_embeddings=context)
 
 
-def _pair_view(layer: LayerRope, context: int) -> dict:
+@dataclass(frozen=True)
+class PairView:
+    """One layer kind measured against what it sees, over the whole head (``local_global_view``).
+
+    inv_freq: (pairs,) float64 rad per position, 0 for the pairs RoPE leaves alone.
+    attention_factor: the factor on cos and sin.
+    wavelength: (pairs,) tokens per turn, inf where a pair does not turn.
+    span: the farthest a query of this layer looks, plus one (the window, or the context for full layers).
+    turns_in_span: (pairs,) turns over the span.
+    turns_in_context: (pairs,) turns over the context.
+    pairs: head_dim / 2.
+    rotated_dims: dimensions that turn.
+    head_dim: the head's dimensions.
+    full_turn_in_span: pairs that turn at least once inside the span.
+    near_still_in_span: pairs whose angle stays under a quarter turn over the span.
+    slowest_wavelength: tokens, the longest finite wavelength (inf if none turns).
+    unrotated_pairs: pairs that never turn.
+    most_turns_in_span: the fastest pair's turns over the span.
+    """
+
+    inv_freq: np.ndarray
+    attention_factor: float
+    wavelength: np.ndarray
+    span: int
+    turns_in_span: np.ndarray
+    turns_in_context: np.ndarray
+    pairs: int
+    rotated_dims: int
+    head_dim: int
+    full_turn_in_span: int
+    near_still_in_span: int
+    slowest_wavelength: float
+    unrotated_pairs: int
+    most_turns_in_span: float
+
+
+@dataclass(frozen=True)
+class LocalGlobalView:
+    """Each layer kind of a model measured against what it sees (``local_global_view``).
+
+    local: the sliding-window layers.
+    full: the full-attention layers.
+    context: max_position_embeddings, tokens.
+    slowest_ratio: the full layers' slowest wavelength over the local ones'.
+    """
+
+    local: PairView
+    full: PairView
+    context: int
+    slowest_ratio: float
+
+
+@dataclass(frozen=True)
+class WindowEdge:
+    """Both layer kinds' scores at the window's edge (``local_global_window_edge``).
+
+    distance: tokens, the last plotted distance inside the window.
+    local: the local layer's score there.
+    full: the full layer's score there.
+    far: the full layer's score at the far end of the context.
+    """
+
+    distance: int
+    local: float
+    full: float
+    far: float
+
+
+def _pair_view(layer: LayerRope, context: int) -> PairView:
     inv_freq, attention_factor = layer_kind_inv_freq(layer, context)
     # the whole head, pair by pair: dimensions partial RoPE leaves alone are pairs with frequency 0
     theta = np.zeros(layer.head_dim // 2)  # (head_dim / 2,)
@@ -165,37 +247,25 @@ def _pair_view(layer: LayerRope, context: int) -> dict:
     with np.errstate(divide="ignore"):
         wavelength = np.where(theta > 0, 2 * math.pi / np.where(theta > 0, theta, 1.0), np.inf)
     span = layer.window or context  # the farthest a query of this layer looks, plus one
-    return {
-        "inv_freq": theta, "attention_factor": attention_factor, "wavelength": wavelength,
-        "span": span, "turns_in_span": (span - 1) * theta / (2 * math.pi),
-        "turns_in_context": (context - 1) * theta / (2 * math.pi),
-        "pairs": int(theta.size), "rotated_dims": int(2 * np.count_nonzero(theta)), "head_dim": layer.head_dim,
+    return PairView(
+        inv_freq=theta, attention_factor=attention_factor, wavelength=wavelength, span=span,
+        turns_in_span=(span - 1) * theta / (2 * math.pi), turns_in_context=(context - 1) * theta / (2 * math.pi),
+        pairs=int(theta.size), rotated_dims=int(2 * np.count_nonzero(theta)), head_dim=layer.head_dim,
         # a pair that turns at least once inside what the layer sees tells every distance there apart by angle
-        "full_turn_in_span": int(np.count_nonzero(wavelength <= span - 1)),
+        full_turn_in_span=int(np.count_nonzero(wavelength <= span - 1)),
         # a pair whose angle stays under a quarter turn over the whole span is nearly a constant: content only
-        "near_still_in_span": int(np.count_nonzero((span - 1) * theta < math.pi / 2)),
-        "slowest_wavelength": float(wavelength[np.isfinite(wavelength)].max()) if np.any(theta > 0) else math.inf,
-        "unrotated_pairs": int(theta.size - np.count_nonzero(theta)),
-        "most_turns_in_span": float((span - 1) * theta.max() / (2 * math.pi)),
-    }
+        near_still_in_span=int(np.count_nonzero((span - 1) * theta < math.pi / 2)),
+        slowest_wavelength=float(wavelength[np.isfinite(wavelength)].max()) if np.any(theta > 0) else math.inf,
+        unrotated_pairs=int(theta.size - np.count_nonzero(theta)),
+        most_turns_in_span=float((span - 1) * theta.max() / (2 * math.pi)))
 
 
-def local_global_view(model: str) -> dict:
-    """Each layer kind of a model measured against what it sees.
-
-    Returns:
-        ``{"local": view, "full": view, "context": int}``; a view covers the whole head (pairs = head_dim / 2,
-        the ones RoPE leaves alone with frequency 0) and holds ``inv_freq`` (pairs,) float64, ``wavelength``
-        (pairs,; inf where a pair does not turn), ``turns_in_span`` and ``turns_in_context`` (pairs,),
-        ``span`` (the window, or the context for full layers), ``attention_factor``, ``pairs``,
-        ``rotated_dims``, ``head_dim``, ``full_turn_in_span``, ``near_still_in_span`` and ``unrotated_pairs``
-        (pair counts), ``slowest_wavelength`` (the longest finite one) and ``most_turns_in_span`` (the fastest
-        pair's turns over the span); ``slowest_ratio`` is the full layers' slowest wavelength over the local ones'.
-    """
+def local_global_view(model: str) -> LocalGlobalView:
+    """Each layer kind of a model measured against what it sees: a ``LocalGlobalView``."""
     spec = local_global_model(model)
     local, full = _pair_view(spec.local, spec.context), _pair_view(spec.full, spec.context)
-    return {"local": local, "full": full, "context": spec.context,
-            "slowest_ratio": full["slowest_wavelength"] / local["slowest_wavelength"]}
+    return LocalGlobalView(local=local, full=full, context=spec.context,
+                           slowest_ratio=full.slowest_wavelength / local.slowest_wavelength)
 
 
 def local_global_scores(model: str) -> tuple[np.ndarray, dict[str, np.ndarray]]:
@@ -207,23 +277,20 @@ def local_global_scores(model: str) -> tuple[np.ndarray, dict[str, np.ndarray]]:
     result = local_global_view(model)
     distances, series = np.empty(0), {}
     for kind in ("local", "full"):
-        view = result[kind]
-        distances, scores = score_vs_distance(view["inv_freq"], view["attention_factor"], result["context"] - 1)
-        series[kind] = np.where(distances <= view["span"] - 1, scores, np.nan)  # (points,)
+        view = getattr(result, kind)
+        distances, scores = score_vs_distance(view.inv_freq, view.attention_factor, result.context - 1)
+        series[kind] = np.where(distances <= view.span - 1, scores, np.nan)  # (points,)
     return distances, series
 
 
-def local_global_window_edge(model: str) -> dict:
-    """Both layer kinds' scores at the last plotted distance inside the window, and the full one's at the far end.
-
-    Returns:
-        ``{"distance": int, "local": float, "full": float, "far": float}`` read from ``local_global_scores``.
-    """
+def local_global_window_edge(model: str) -> WindowEdge:
+    """Both layer kinds' scores at the last plotted distance inside the window, and the full one's at the far end,
+    read from ``local_global_scores``."""
     distances, curves = local_global_scores(model)
-    window = local_global_view(model)["local"]["span"]
+    window = local_global_view(model).local.span
     edge = int(np.searchsorted(distances, window - 1, side="right")) - 1
-    return {"distance": int(distances[edge]), "local": float(curves["local"][edge]),
-            "full": float(curves["full"][edge]), "far": float(curves["full"][-1])}
+    return WindowEdge(distance=int(distances[edge]), local=float(curves["local"][edge]),
+                      full=float(curves["full"][edge]), far=float(curves["full"][-1]))
 
 
 # --- layers without positions ----------------------------------------------------------------------------
@@ -232,16 +299,25 @@ def _every_fourth_nope(i: int) -> bool:
     return (i + 1) % 4 != 0  # Llama4TextConfig / SmolLM3Config: no_rope_layer_interval 4
 
 
-# name -> (rotates(layer index), what the other layers do, number of layers: the config class's default)
-NOPE_LAYER_MODELS: dict[str, tuple[Callable[[int], bool], str, int]] = {
-    "Llama 4 Scout": (_every_fourth_nope, "RoPE layers: chunks of 8,192 tokens; NoPE layers: all, with temperature",
-                      48),
-    "SmolLM3": (_every_fourth_nope, "every layer attends to everything; every fourth has no RoPE", 36),
-    "Cohere2": (lambda i: (i + 1) % 4 != 0, "3 sliding-window layers with RoPE, then 1 full layer without", 40),
-    "EXAONE 4": (lambda i: (i + 1) % 4 != 0, "sliding_window_pattern 4 ('LLLG'): local layers rotate, global "
-                 "ones do not", 32),
-    "Ministral 3": (lambda i: True, "every layer rotates (YaRN) and every query gets llama_4_scaling_beta's "
-                    "temperature", 34),
+class NopeLayerModel(NamedTuple):
+    """Which layers of a model rotate (the pages word each model's rule by its name).
+
+    rotates: layer index -> True where the layer applies RoPE.
+    depth: the number of layers, the config class's default.
+    """
+
+    rotates: Callable[[int], bool]
+    depth: int
+
+
+# name -> its layers: Llama 4 Scout (chunked RoPE layers, NoPE layers with temperature), SmolLM3 (every fourth
+# layer NoPE), Cohere2 and EXAONE 4 (sliding-window layers rotate, full ones do not), Ministral 3 (every layer)
+NOPE_LAYER_MODELS: dict[str, NopeLayerModel] = {
+    "Llama 4 Scout": NopeLayerModel(_every_fourth_nope, 48),
+    "SmolLM3": NopeLayerModel(_every_fourth_nope, 36),
+    "Cohere2": NopeLayerModel(lambda i: (i + 1) % 4 != 0, 40),
+    "EXAONE 4": NopeLayerModel(lambda i: (i + 1) % 4 != 0, 32),
+    "Ministral 3": NopeLayerModel(lambda i: True, 34),
 }
 
 
@@ -252,7 +328,7 @@ def nope_layer_map(n_layers: int = 48) -> tuple[list[str], np.ndarray]:
     names = list(NOPE_LAYER_MODELS)
     grid = np.full((len(names), n_layers), np.nan)
     for row, name in enumerate(names):
-        rotates, _, depth = NOPE_LAYER_MODELS[name]
+        rotates, depth = NOPE_LAYER_MODELS[name]
         for i in range(min(depth, n_layers)):
             grid[row, i] = float(rotates(i))
     return names, grid
@@ -261,7 +337,7 @@ def nope_layer_map(n_layers: int = 48) -> tuple[list[str], np.ndarray]:
 def nope_layer_counts() -> dict[str, tuple[int, int]]:
     """For each model of NOPE_LAYER_MODELS: ``(layers without positions, layers)`` over its whole depth."""
     return {name: (sum(1 for i in range(depth) if not rotates(i)), depth)
-            for name, (rotates, _, depth) in NOPE_LAYER_MODELS.items()}
+            for name, (rotates, depth) in NOPE_LAYER_MODELS.items()}
 
 
 # --- query temperature ----------------------------------------------------------------------------------
@@ -322,10 +398,23 @@ def llama_4_scaling_beta(positions: ArrayOrTensor, scale: float = 0.1, period: i
 
 QueryScaleFn = Callable[..., np.ndarray]
 
-# name -> (function, label, default scale, default period); the defaults are the released models' values
-QUERY_SCALE_RULES: dict[str, tuple[QueryScaleFn, str, float, int]] = {
-    "llama4": (llama4_attn_temperature, "Llama 4 (NoPE layers)", 0.1, 8192),
-    "llama_4_scaling_beta": (llama_4_scaling_beta, "Ministral 3 / Mistral Small 4 (all layers)", 0.1, 16384),
+class QueryScaleRule(NamedTuple):
+    """A query-scale rule with the released models' defaults.
+
+    fn: the multiplier at each position (``fn(positions, scale, period)``).
+    scale: the default scale (attn_scale, llama_4_scaling_beta).
+    period: the default period, tokens (floor_scale, original_max_position_embeddings).
+    """
+
+    fn: QueryScaleFn
+    scale: float
+    period: int
+
+
+# rule -> its function and defaults: Llama 4's NoPE layers; Ministral 3 / Mistral Small 4's every layer
+QUERY_SCALE_RULES: dict[str, QueryScaleRule] = {
+    "llama4": QueryScaleRule(llama4_attn_temperature, 0.1, 8192),
+    "llama_4_scaling_beta": QueryScaleRule(llama_4_scaling_beta, 0.1, 16384),
 }
 
 
@@ -333,7 +422,7 @@ QUERY_SCALE_RULES: dict[str, tuple[QueryScaleFn, str, float, int]] = {
 def query_temperature(rule: str, positions: ArrayOrTensor, scale: float | None = None,
                       period: int | None = None) -> ArrayOrTensor:
     """The query multiplier of ``rule`` (a key of QUERY_SCALE_RULES) at each position, float32."""
-    fn, _, default_scale, default_period = QUERY_SCALE_RULES[as_choice("rule", rule, tuple(QUERY_SCALE_RULES))]
+    fn, default_scale, default_period = QUERY_SCALE_RULES[as_choice("rule", rule, tuple(QUERY_SCALE_RULES))]
     return fn(positions, default_scale if scale is None else scale, default_period if period is None else period)
 
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Literal
 
 import numpy as np
 
@@ -26,6 +27,8 @@ __all__ = [
     "HYBRID_MODELS",
     "MIXERS",
     "HybridModel",
+    "HybridRotation",
+    "OrderTest",
     "ORDER_EXACT",
     "causal_conv",
     "gated_recurrence",
@@ -37,24 +40,35 @@ MAX_MIX_TOKENS = 512
 MAX_MIX_DIM = 256
 
 
+HybridRotation = Literal["rope", "partial_rope", "rope_if_configured", "none"]
+
+
 @dataclass(frozen=True)
 class HybridModel:
-    mixers: str  # the non-attention layers
-    attention: str  # how often attention appears
-    rotates: str  # what the attention layers do with positions, per the modeling code
-    module: str  # transformers.models.<module>
+    """A hybrid model's layers, as transformers' modeling code builds them (codes the pages word).
+
+    mixers: the non-attention layers: "gated_deltanet", "kimi_delta", "mamba2", "mamba2_parallel" or
+        "short_conv".
+    attention: how often attention appears: "one_in_four", "one_in_four_latent", "few" or "every".
+    rotates: what the attention layers do with positions: "rope", "partial_rope", "rope_if_configured" (only
+        when the config asks for it) or "none".
+    module: transformers.models.<module>.
+    """
+
+    mixers: str
+    attention: str
+    rotates: HybridRotation
+    module: str
 
 
+# keyed by the transformers module
 HYBRID_MODELS: dict[str, HybridModel] = {
-    "Qwen3-Next / Qwen3.5": HybridModel("Gated DeltaNet", "1 layer in 4",
-                                        "RoPE on 64 of 256 dims (partial_rotary_factor 0.25)", "qwen3_next"),
-    "Kimi Linear": HybridModel("Kimi Delta Attention", "1 layer in 4 (latent attention)",
-                               "none (KimiLinearAttention)", "kimi_linear"),
-    "Granite 4.0-H": HybridModel("Mamba-2", "a few layers", "none unless position_embedding_type is 'rope'",
-                                 "granitemoehybrid"),
-    "Nemotron-H / Nemotron 3": HybridModel("Mamba-2", "a few layers", "none (NemotronHAttention)", "nemotron_h"),
-    "Falcon-H1": HybridModel("Mamba-2, in parallel", "every layer", "RoPE (FalconH1Attention)", "falcon_h1"),
-    "LFM2": HybridModel("short convolutions", "a few layers", "RoPE (Lfm2Attention)", "lfm2"),
+    "qwen3_next": HybridModel("gated_deltanet", "one_in_four", "partial_rope", "qwen3_next"),
+    "kimi_linear": HybridModel("kimi_delta", "one_in_four_latent", "none", "kimi_linear"),
+    "granitemoehybrid": HybridModel("mamba2", "few", "rope_if_configured", "granitemoehybrid"),
+    "nemotron_h": HybridModel("mamba2", "few", "none", "nemotron_h"),
+    "falcon_h1": HybridModel("mamba2_parallel", "every", "rope", "falcon_h1"),
+    "lfm2": HybridModel("short_conv", "few", "rope", "lfm2"),
 }
 
 
@@ -113,11 +127,12 @@ def nope_attention(x: ArrayOrTensor, causal: bool = True) -> ArrayOrTensor:
 
 MixerFn = Callable[[np.ndarray], np.ndarray]
 
+# keyed by code: a causal convolution (K = 4), a gated linear recurrence, attention without positions
 MIXERS: dict[str, MixerFn] = {
-    "causal convolution (K = 4)": causal_conv,
-    "gated linear recurrence": gated_recurrence,
-    "causal attention, no positions": nope_attention,
-    "bidirectional attention, no positions": lambda x: nope_attention(x, causal=False),
+    "conv": causal_conv,
+    "recurrence": gated_recurrence,
+    "causal": nope_attention,
+    "bidirectional": lambda x: nope_attention(x, causal=False),
 }
 
 
@@ -135,17 +150,35 @@ def _tokens(x) -> np.ndarray:
 ORDER_EXACT = 1e-12  # float64: below this a difference is rounding, not order
 
 
-def order_test(n: int = 24, dim: int = 16, kind: str = "swap", *, i: int = 3, j: int = 10, seed: int = 0) -> dict:
+@dataclass(frozen=True)
+class OrderTest:
+    """How far each mixer is from just reordering when its inputs are reordered (``order_test``).
+
+    Each mapping is keyed by the mixer's code in ``MIXERS``.
+    perm: (n,) the reordering P.
+    errors: {mixer: (n,)} |f(P x)_t - (P f(x))_t| at each position t.
+    scale: {mixer: float} the mean output norm of f(x), to read the errors against.
+    largest: {mixer: float} the largest error.
+    changed_runs: {mixer: [(first, last), ...]} the runs of positions whose error exceeds ``ORDER_EXACT``.
+    blind: the mixers with no such position, in ``MIXERS`` order.
+    """
+
+    perm: np.ndarray
+    errors: dict[str, np.ndarray]
+    scale: dict[str, float]
+    largest: dict[str, float]
+    changed_runs: dict[str, list[tuple[int, int]]]
+    blind: list[str]
+
+
+def order_test(n: int = 24, dim: int = 16, kind: str = "swap", *, i: int = 3, j: int = 10, seed: int = 0) -> OrderTest:
     """Reorder seeded input tokens and measure, per position, how far each mixer is from just reordering.
 
     For each mixer f and reordering P, the error at t is |f(P x)_t - (P f(x))_t| (Euclidean norm):
     0 at every t means the mixer cannot see the order; anything else means it can.
 
     Returns:
-        ``{"perm": (n,), "errors": {mixer: (n,)}, "scale": {mixer: float}, "largest": {mixer: float},
-        "changed_runs": {mixer: [(first, last), ...]}, "blind": [mixer, ...]}``; scale is the mean output norm
-        of f(x), to read the errors against; ``changed_runs`` are the runs of positions whose error exceeds
-        ``ORDER_EXACT`` (float64 rounding), and ``blind`` the mixers with no such position.
+        an ``OrderTest``.
     """
     n = as_int("number of tokens", n, minimum=2, maximum=MAX_MIX_TOKENS)
     dim = as_int("dimension", dim, minimum=1, maximum=MAX_MIX_DIM)
@@ -153,15 +186,16 @@ def order_test(n: int = 24, dim: int = 16, kind: str = "swap", *, i: int = 3, j:
     check_size(n * n * 4, "The attention grids")
     perm = permutation(n, kind, seed=seed, i=i, j=j)
     x = np.random.default_rng(as_int("seed", seed, minimum=0, maximum=2**32 - 1)).standard_normal((n, dim))
-    errors, scale = {}, {}
+    errors: dict[str, np.ndarray] = {}
+    scale: dict[str, float] = {}
     for name, mixer in MIXERS.items():
         y = mixer(x)  # (n, dim)
         errors[name] = np.linalg.norm(mixer(x[perm]) - y[perm], axis=1)
         scale[name] = float(np.linalg.norm(y, axis=1).mean())
     runs = {name: _runs(np.flatnonzero(e > ORDER_EXACT)) for name, e in errors.items()}
-    return {"perm": perm, "errors": errors, "scale": scale,
-            "largest": {name: float(e.max()) for name, e in errors.items()},
-            "changed_runs": runs, "blind": [name for name, r in runs.items() if not r]}
+    largest = {name: float(e.max()) for name, e in errors.items()}
+    blind = [name for name, r in runs.items() if not r]
+    return OrderTest(perm=perm, errors=errors, scale=scale, largest=largest, changed_runs=runs, blind=blind)
 
 
 def _runs(hit: np.ndarray) -> list[tuple[int, int]]:

@@ -15,6 +15,8 @@ numpy; O(L^2 d) with one rank-one update per step.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 from numpy.typing import ArrayLike
 
@@ -23,8 +25,54 @@ from .._checks import as_base, as_even_dim, as_float, check_size
 from .._types import ArrayOrTensor
 from ._toy_inputs import toy_weight, toy_words
 
-__all__ = ["path_householder", "path_rope_transform", "path_scores", "path_sentence", "path_transform_scores",
-           "path_two_reflections"]
+__all__ = ["PathReflections", "PathSentence", "path_householder", "path_rope_transform", "path_scores",
+           "path_sentence", "path_transform_scores", "path_two_reflections"]
+
+
+@dataclass(frozen=True)
+class PathReflections:
+    """A 2-D rotation written as two Householder reflections (``path_two_reflections``).
+
+    w1, w2: (2,) the unit directions of the two reflections.
+    rotation: (2, 2) their product H(w2) H(w1), beta = 2.
+    target: (2, 2) R(theta), the rotation it equals.
+    """
+
+    w1: np.ndarray
+    w2: np.ndarray
+    rotation: np.ndarray
+    target: np.ndarray
+
+
+@dataclass(frozen=True)
+class PathSentence:
+    """PaTH's and RoPE's scores for a sentence probed with one fixed q and k (``path_sentence``).
+
+    tokens: the sentence's words, L of them.
+    rope: (L, L) RoPE's scores, -inf above the diagonal.
+    path: (L, L) PaTH's scores, -inf above the diagonal.
+    beta: (L,) each word's beta_t, in (0, 2).
+    w: (L, d) each word's Householder direction w_t (before normalising).
+    offsets: (L,) 0..L-1, the offsets i - j.
+    spread: {"rope", "path", "fixed"}: (L,) the range (max - min) of the scores at each offset over every pair
+        ("fixed" for ``wordless``).
+    wordless: (L, L) PaTH's scores when every word has word 0's w and beta (one data-independent transform).
+    largest_spread: {"rope", "path", "fixed"}: the largest of each spread.
+    widest_offset: the offset of PaTH's largest spread.
+    beta_range: (min, max) of beta.
+    """
+
+    tokens: list[str]
+    rope: np.ndarray
+    path: np.ndarray
+    beta: np.ndarray
+    w: np.ndarray
+    offsets: np.ndarray
+    spread: dict[str, np.ndarray]
+    wordless: np.ndarray
+    largest_spread: dict[str, float]
+    widest_offset: int
+    beta_range: tuple[float, float]
 
 
 @keeps_kind
@@ -114,31 +162,27 @@ def path_rope_transform(dim: int, base: float = 10000.0) -> np.ndarray:
     return rot
 
 
-def path_two_reflections(theta: float) -> dict:
+def path_two_reflections(theta: float) -> PathReflections:
     """A 2-D rotation by ``theta`` written as two Householder reflections: R(theta) = H(w2) H(w1), beta = 2.
 
-    Returns {"w1", "w2": the unit directions (2,), "rotation": (2, 2) the product, "target": (2, 2) R(theta)}.
+    Returns a ``PathReflections``.
     """
     theta = as_float("theta", theta, minimum=-10.0, maximum=10.0)
     w1, w2 = np.array([1.0, 0.0]), np.array([np.cos(theta / 2), np.sin(theta / 2)])
     product = path_householder(w2, 2.0) @ path_householder(w1, 2.0)
     c, s = np.cos(theta), np.sin(theta)
-    return {"w1": w1, "w2": w2, "rotation": product, "target": np.array([[c, -s], [s, c]])}
+    return PathReflections(w1=w1, w2=w2, rotation=product, target=np.array([[c, -s], [s, c]]))
 
 
-def path_sentence(text: str, dim: int = 8, seed: int = 0, base: float = 10000.0, sharpness: float = 1.0) -> dict:
+def path_sentence(text: str, dim: int = 8, seed: int = 0, base: float = 10000.0,
+                  sharpness: float = 1.0) -> PathSentence:
     """PaTH's and RoPE's scores for a sentence, probed with one fixed q and k so that only position shows.
 
     Every word gets the same query q and key k (seeded toy vectors), so any difference between two cells is
     made by the transforms between them. PaTH's w_t = W x_t and beta_t = 2 sigmoid(sharpness * u . x_t) come
     from seeded toy weights (not a trained model) and each word's seeded embedding x_t.
 
-    Returns {"tokens", "rope" (L, L), "path" (L, L) both -inf above the diagonal, "beta" (L,), "w" (L, d),
-    "offsets" (L,): 0..L-1, "largest_spread": {"rope", "path", "fixed"}: float, "widest_offset": the offset of
-    PaTH's largest spread, "beta_range": (min, max) of beta, "spread": {"rope", "path"}: (L,) the range (max - min)
-    of the scores at each
-    offset i - j over every pair ("fixed" for "wordless"), "wordless": (L, L) PaTH's scores when every word has
-    word 0's w and beta (one data-independent transform)}.
+    Returns a ``PathSentence``.
     """
     sharpness = as_float("sharpness", sharpness, minimum=0.0, maximum=10.0)
     tokens, x = toy_words(text, dim)  # (L, d)
@@ -161,7 +205,8 @@ def path_sentence(text: str, dim: int = 8, seed: int = 0, base: float = 10000.0,
         return high - np.where(inside, entries, np.inf).min(axis=1)  # (L,) np.ptp of each diagonal
 
     spreads = {"rope": spread(rope), "path": spread(path), "fixed": spread(wordless)}  # (L,) each
-    return {"tokens": tokens, "rope": rope, "path": path, "beta": beta, "w": w, "offsets": np.arange(length),
-            "spread": spreads, "wordless": wordless,
-            "largest_spread": {k: float(v.max()) for k, v in spreads.items()},
-            "widest_offset": int(np.argmax(spreads["path"])), "beta_range": (float(beta.min()), float(beta.max()))}
+    return PathSentence(tokens=tokens, rope=rope, path=path, beta=beta, w=w, offsets=np.arange(length),
+                        spread=spreads, wordless=wordless,
+                        largest_spread={k: float(v.max()) for k, v in spreads.items()},
+                        widest_offset=int(np.argmax(spreads["path"])),
+                        beta_range=(float(beta.min()), float(beta.max())))

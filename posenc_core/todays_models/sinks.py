@@ -8,6 +8,8 @@ vector, so it is a way for a head to say "nothing here" without piling attention
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 from numpy.typing import ArrayLike
 
@@ -16,12 +18,87 @@ from .._checks import MAX_POSITIONS, as_float, as_int, check_size
 from .._types import ArrayOrTensor
 
 __all__ = [
+    "EvictionCase",
+    "ParkingShare",
+    "SinkAttentionMap",
+    "SinkMassByPosition",
+    "StreamingEviction",
     "sink_attention_map",
     "sink_mass_by_position",
     "sink_mass_by_score",
     "sink_softmax",
     "streaming_eviction",
 ]
+
+
+@dataclass(frozen=True)
+class SinkMassByPosition:
+    """Mass the sink absorbs for the query at each position (``sink_mass_by_position``); float64 arrays.
+
+    full: (n,) the sink's share with full causal attention.
+    window: (n,) the sink's share with the sliding window.
+    keys_full: (n,) how many keys each query sees with full attention (p + 1).
+    keys_window: (n,) how many keys each query sees in the window.
+    """
+
+    full: np.ndarray
+    window: np.ndarray
+    keys_full: np.ndarray
+    keys_window: np.ndarray
+
+
+@dataclass(frozen=True)
+class SinkAttentionMap:
+    """One head's causal sliding-window attention with a sink (``sink_attention_map``).
+
+    probs: (n, n) query x key probabilities, NaN where masked.
+    sink: (n,) what the sink column took in each row.
+    kept: (n,) each row's total on the real keys (1 - sink).
+    """
+
+    probs: np.ndarray
+    sink: np.ndarray
+    kept: np.ndarray
+
+
+@dataclass(frozen=True)
+class ParkingShare:
+    """Where one query's attention goes: parking + tokens = 1.
+
+    parking: the mass on the parking place (token 0 or the sink).
+    tokens: the mass on the other tokens.
+    """
+
+    parking: float
+    tokens: float
+
+
+@dataclass(frozen=True)
+class EvictionCase:
+    """One way of parking attention, before and after token 0 leaves the cache.
+
+    before: the shares while token 0 is in the cache.
+    after: the shares once it is evicted.
+    growth: the largest factor by which one kept token's weight grew.
+    growth_bound: 1 / (1 - a_0), the most evicting a parking place that held a_0 can grow a kept weight.
+    """
+
+    before: ParkingShare
+    after: ParkingShare
+    growth: float
+    growth_bound: float
+
+
+@dataclass(frozen=True)
+class StreamingEviction:
+    """What a streaming cache's eviction of token 0 does to attention (``streaming_eviction``).
+
+    first_token: no sink logit, attention parked on token 0.
+    learned_sink: a learned sink logit, token 0 an ordinary token.
+    """
+
+    first_token: EvictionCase
+    learned_sink: EvictionCase
 
 
 @keeps_kind
@@ -80,14 +157,14 @@ def sink_mass_by_score(sink: float, offsets: ArrayLike, n_keys: int = 128, *, sp
 
 
 def sink_mass_by_position(sink: float, n: int, window: int | None = None, *, offset: float = 0.0, spread: float = 1.0,
-                          seed: int = 0) -> dict:
+                          seed: int = 0) -> SinkMassByPosition:
     """Mass the sink absorbs for the query at each position 0..n-1, with a sliding window and without.
 
     Key j scores offset + spread·N(0,1), the same for every query. With a window of W keys (itself
     included, as transformers' sliding_window) the query at p sees keys max(0, p - W + 1)..p.
 
     Returns:
-        ``{"full": (n,), "window": (n,), "keys_full": (n,), "keys_window": (n,)}`` float64.
+        a ``SinkMassByPosition``.
     """
     n = as_int("number of positions", n, minimum=1, maximum=MAX_POSITIONS)
     window = n if window is None else as_int("window", window, minimum=1, maximum=MAX_POSITIONS)
@@ -101,16 +178,15 @@ def sink_mass_by_position(sink: float, n: int, window: int | None = None, *, off
     sink_weight = np.exp(sink - shift)
     full = prefix[positions + 1]
     windowed = prefix[positions + 1] - prefix[start]
-    return {"full": sink_weight / (sink_weight + full), "window": sink_weight / (sink_weight + windowed),
-            "keys_full": positions + 1.0, "keys_window": (positions - start + 1).astype(np.float64)}
+    return SinkMassByPosition(full=sink_weight / (sink_weight + full), window=sink_weight / (sink_weight + windowed),
+                              keys_full=positions + 1.0, keys_window=(positions - start + 1).astype(np.float64))
 
 
-def sink_attention_map(n: int, window: int, sink: float, *, spread: float = 1.0, seed: int = 0) -> dict:
+def sink_attention_map(n: int, window: int, sink: float, *, spread: float = 1.0, seed: int = 0) -> SinkAttentionMap:
     """One head's causal sliding-window attention with a sink, on seeded scores.
 
     Returns:
-        ``{"probs": (n, n) (NaN where masked), "sink": (n,), "kept": (n,)}``; ``kept`` is each row's total on
-        the real keys (1 − sink).
+        a ``SinkAttentionMap``.
     """
     n = as_int("number of positions", n, minimum=1, maximum=1024)
     window = as_int("window", window, minimum=1, maximum=n)
@@ -122,11 +198,11 @@ def sink_attention_map(n: int, window: int, sink: float, *, spread: float = 1.0,
     probs, mass = sink_softmax(logits, as_float("sink logit", sink))
     kept = np.where(visible, probs, 0.0).sum(axis=1)  # (n,)
     probs[~visible] = np.nan
-    return {"probs": probs, "sink": mass, "kept": kept}
+    return SinkAttentionMap(probs=probs, sink=mass, kept=kept)
 
 
 def streaming_eviction(window: int, sink: float, first_score: float = 6.0, *, spread: float = 1.0,
-                       seed: int = 0) -> dict:
+                       seed: int = 0) -> StreamingEviction:
     """What a streaming cache's eviction of token 0 does to attention, with and without a learned sink.
 
     The cache holds ``window`` tokens. Before eviction the query sees tokens 0..W-1; after it, 1..W (token W
@@ -134,9 +210,8 @@ def streaming_eviction(window: int, sink: float, first_score: float = 6.0, *, sp
     learned sink logit, token 0 is an ordinary token (spread·N(0,1)) and the sink stays in every row.
 
     Returns:
-        ``{"first_token": {...}, "learned_sink": {...}}``, each with ``before`` and ``after``: dicts of the
-        mass on the parking place (token 0 or the sink), the mass on the other tokens, and the largest
-        factor by which one kept token's weight grew (``growth``), with its bound 1 / (1 − a_0) (``growth_bound``).
+        a ``StreamingEviction``: for each case the shares ``before`` and ``after`` and the growth of the kept
+        tokens' weights with its bound.
     """
     window = as_int("cache size", window, minimum=2, maximum=MAX_POSITIONS)
     spread = as_float("score spread", spread, minimum=0.0, maximum=20.0)
@@ -149,14 +224,14 @@ def streaming_eviction(window: int, sink: float, first_score: float = 6.0, *, sp
     def stats(before, after, parking_before, parking_after):
         shared = slice(1, window)  # tokens 1..W-1 are in the cache both times
         growth = float(np.max(after[0][: window - 1] / before[0][shared]))
-        return {"before": {"parking": parking_before, "tokens": 1.0 - parking_before},
-                "after": {"parking": parking_after, "tokens": 1.0 - parking_after}, "growth": growth,
-                # evicting a parking place that held a_0 can grow a kept weight by at most 1 / (1 - a_0)
-                "growth_bound": 1.0 / (1.0 - parking_before)}
+        return EvictionCase(before=ParkingShare(parking_before, 1.0 - parking_before),
+                            after=ParkingShare(parking_after, 1.0 - parking_after), growth=growth,
+                            # evicting a parking place that held a_0 can grow a kept weight by at most 1 / (1 - a_0)
+                            growth_bound=1.0 / (1.0 - parking_before))
 
     b, a = _softmax(parked[None, :window]), _softmax(parked[None, 1:])  # plain softmax: no sink column
     first = stats(b, a, float(b[0, 0]), 0.0)
     b_probs, b_sink = sink_softmax(scores[None, :window], sink)
     a_probs, a_sink = sink_softmax(scores[None, 1:], sink)
     learned = stats(b_probs, a_probs, float(b_sink[0]), float(a_sink[0]))
-    return {"first_token": first, "learned_sink": learned}
+    return StreamingEviction(first_token=first, learned_sink=learned)
