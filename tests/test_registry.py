@@ -57,3 +57,11 @@ def test_readme_lesson_map_lists_exactly_the_registry_pages_in_order():
         for section in registry.SECTIONS for page in section.pages
     ]
     assert _readme_lesson_map() == expected
+
+
+def test_the_chart_element_serves_plotly_from_the_apps_static_folder():
+    """Streamlit serves <app dir>/static at /app/static: the chart element copies plotly.js there, beside app.py."""
+    from page_kit.chart import plotly_element
+
+    assert plotly_element.APP_STATIC == ROOT / "static"
+    assert (ROOT / "app.py").is_file()

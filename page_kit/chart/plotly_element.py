@@ -25,7 +25,7 @@ import streamlit as st
 
 from page_kit.chart import element_data
 
-APP_STATIC = Path(__file__).resolve().parents[1] / "static"  # Streamlit serves <app dir>/static at /app/static
+APP_STATIC = Path(__file__).resolve().parents[2] / "static"  # Streamlit serves <app dir>/static at /app/static
 PLOTLY_JS = Path(plotly.__file__).parent / "package_data" / "plotly.min.js"
 MAX_FRAME_BYTES = 2_000_000  # all frames of one chart together, as float32, before base64
 MAX_FRAMES = 120
