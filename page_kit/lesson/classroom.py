@@ -112,8 +112,9 @@ def _qualified(function: str) -> str:
     if function in pc.__all__ or "." in function:  # a top-level name, or one already named by its section
         return f"pc.{function}"
     for section in pc.__all__:
-        names = getattr(getattr(pc, section, None), "__all__", ())
-        if section != "diffusion" and function in names:
+        if section == "diffusion":  # asking for it imports torch: it is the one section left when none has the name
+            continue
+        if function in getattr(getattr(pc, section, None), "__all__", ()):
             return f"pc.{section}.{function}"
     return f"pc.diffusion.{function}"  # the one section imported on first use
 
