@@ -124,11 +124,11 @@ def no_fallback(request):
 
 @pytest.fixture
 def empty_figure_cache():
-    """The process-wide figure cache (page_kit.chart.figure_cache) emptied before and after the test: a view an earlier
+    """The process-wide figure cache (page_kit.figures.cache) emptied before and after the test: a view an earlier
     test built would come back without its builder or kit steps running."""
-    from page_kit.chart import figure_cache
+    from page_kit.figures import cache
 
-    stores = (figure_cache.CHARTS, figure_cache.SPECS, figure_cache.DERIVED)
+    stores = (cache.CHARTS, cache.SPECS, cache.DERIVED)
     for store in stores:
         store.clear()
     yield

@@ -6,8 +6,8 @@ from streamlit.testing.v1 import AppTest
 
 import posenc_core as pc
 from page_kit import figures, registry
-from page_kit.chart.plotly_element import MAX_FRAME_BYTES
 from page_kit.figures import animation
+from page_kit.figures.animation import MAX_FRAME_BYTES
 from tests import apptest_pages
 from tests.conftest import ROOT
 

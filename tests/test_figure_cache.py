@@ -1,4 +1,4 @@
-"""The shared figure cache (page_kit/figure_cache): a cached view is the figure its recipe builds, keys tell
+"""The shared figure cache (page_kit/figures/cache.py): a cached view is the figure its recipe builds, keys tell
 views apart, a chart changed outside the kit is never served from the cache, and the stores stay bounded."""
 
 from __future__ import annotations
@@ -12,14 +12,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from page_kit import figures
-from page_kit.chart import figure_cache
+from page_kit.figures import cache
 from page_kit.figures.theme import template_name
 
 pytestmark = pytest.mark.usefixtures("empty_figure_cache")  # every test starts and ends with an empty cache
-
-
-def _json(figure, template):
-    return pio.to_json(figure.update_layout(template=template), validate=False), int(figure.layout.height or 450)
 
 
 def _lines(scale: float, n: int = 32):
@@ -30,7 +26,7 @@ def _lines(scale: float, n: int = 32):
 
 def _uncached(make):
     """What the builder gives with no cache at all: the figure a student must see."""
-    with figure_cache.nested():
+    with cache.nested():
         return make()
 
 
@@ -38,27 +34,27 @@ def _uncached(make):
 def test_a_cached_view_sends_the_figure_its_recipe_builds(template):
     first = _lines(0.3)
     assert first.key is not None and first.built is not None  # a miss builds, and keeps the key
-    sent_first = figure_cache.spec(first, template, _json)
+    sent_first = cache.spec(first, template)
     again = _lines(0.3)
     assert again.key == first.key and again.built is None  # a hit builds nothing ...
-    assert figure_cache.spec(again, template, _json) == sent_first  # ... and sends the stored JSON
-    assert sent_first == _json(_uncached(lambda: _lines(0.3)).built, template)
+    assert cache.spec(again, template) == sent_first  # ... and sends the stored JSON
+    assert sent_first == cache.serialised(_uncached(lambda: _lines(0.3)).built, template)
     assert again.alt == first.alt and again.table.keys() == first.table.keys()
 
 
 def test_a_value_read_off_a_figure_is_read_once_per_view():
-    """figure_cache.derived: a draggable figure's handles come from its traces, without building a known view."""
+    """cache.derived: a draggable figure's handles come from its traces, without building a known view."""
     reads = []
 
     def last_sin(figure):
         reads.append(figure)
         return float(next(t for t in figure.data if t.name == "sin").y[-1])
 
-    assert figure_cache.derived(_lines(0.3), "end", last_sin) == pytest.approx(np.sin(31 * 0.3))
+    assert cache.derived(_lines(0.3), "end", last_sin) == pytest.approx(np.sin(31 * 0.3))
     again = _lines(0.3)
-    assert figure_cache.derived(again, "end", last_sin) == pytest.approx(np.sin(31 * 0.3))
+    assert cache.derived(again, "end", last_sin) == pytest.approx(np.sin(31 * 0.3))
     assert len(reads) == 1 and again.built is None  # the second view read nothing and built nothing
-    assert figure_cache.derived(_lines(0.4), "end", last_sin) == pytest.approx(np.sin(31 * 0.4))
+    assert cache.derived(_lines(0.4), "end", last_sin) == pytest.approx(np.sin(31 * 0.4))
     assert len(reads) == 2  # another view is read afresh
 
 
@@ -88,9 +84,9 @@ def test_taking_the_figure_to_change_it_drops_the_key():
     chart = _lines(0.7)
     chart.figure.update_layout(title="changed by a page")
     assert chart.key is None
-    sent, _ = figure_cache.spec(chart, template_name(), _json)
+    sent, _, _ = cache.spec(chart, template_name())
     assert "changed by a page" in sent
-    assert "changed by a page" not in figure_cache.spec(_lines(0.7), template_name(), _json)[0]
+    assert "changed by a page" not in cache.spec(_lines(0.7), template_name())[0]
 
 
 def test_a_hit_gives_each_page_its_own_table():
@@ -107,11 +103,11 @@ def test_keys_tell_values_and_types_apart(a, b):
     same = type(a) is type(b) and (a == b or (a != a and b != b and repr(a) == repr(b)))
     if isinstance(a, float) and isinstance(b, float):
         same = float.hex(a) == float.hex(b)
-    assert (figure_cache.digest(a) == figure_cache.digest(b)) == same
+    assert (cache.digest(a) == cache.digest(b)) == same
 
 
 def test_keys_of_containers_and_arrays():
-    d = figure_cache.digest
+    d = cache.digest
     assert d((1, 2)) != d([1, 2]) and d({"a": 1, "b": 2}) != d({"b": 2, "a": 1})  # legend order matters
     assert d(np.zeros(4, np.float32)) != d(np.zeros(4, np.float64)) != d(np.zeros((2, 2), np.float64))
     assert d(np.arange(6).reshape(2, 3).T) == d(np.ascontiguousarray(np.arange(6).reshape(2, 3).T))
@@ -126,7 +122,7 @@ def test_an_unkeyable_argument_builds_without_the_cache():
 
 
 def test_the_stores_are_bounded_and_evict_the_oldest():
-    store = figure_cache.Bounded(max_bytes=100, max_entries=3)
+    store = cache.Bounded(max_bytes=100, max_entries=3)
     for i in range(5):
         store.put(i, str(i), 10)
     assert store.stats()["entries"] == 3 and store.get(0) is None and store.get(4) == "4"
@@ -141,7 +137,7 @@ def test_sessions_in_threads_share_one_entry():
 
     def student():
         try:
-            results.append(figure_cache.spec(_lines(1.1), template_name(), _json))
+            results.append(cache.spec(_lines(1.1), template_name()))
         except Exception as error:  # pragma: no cover - reported below
             errors.append(error)
 
@@ -151,7 +147,7 @@ def test_sessions_in_threads_share_one_entry():
     for thread in threads:
         thread.join()
     assert not errors and len({r[0] for r in results}) == 1
-    assert figure_cache.SPECS.stats()["entries"] == 1
+    assert cache.SPECS.stats()["entries"] == 1
 
 
 def test_cached_functions_keep_their_signature_and_still_key_by_every_argument():

@@ -1,5 +1,5 @@
 """Every page sends the same figures from the shared figure cache as built afresh: at its defaults and after
-its first drag slider moves (page_kit/chart/figure_cache.py). A figure served for a view must be the one the core
+its first drag slider moves (page_kit/figures/cache.py). A figure served for a view must be the one the core
 computes for it, whatever another session built before."""
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from page_kit import registry
-from page_kit.chart import figure_cache
+from page_kit.figures import cache
 from tests.apptest_pages import chart_figures, drag_sliders, move_drag_slider
 from tests.apptest_pages import load as _load
 
@@ -29,15 +29,15 @@ def _views(info) -> list[dict[str, str]]:
 @pytest.fixture
 def cache_switch():
     yield
-    figure_cache.ENABLED = True
+    cache.ENABLED = True
 
 
 @pytest.mark.parametrize("info", PAGES, ids=lambda p: p.url_path)
 def test_cached_figures_are_the_figures_built_afresh(info, cache_switch):
-    figure_cache.ENABLED = True
+    cache.ENABLED = True
     first = _views(info)  # builds, or finds what an earlier test's page built
     cached = _views(info)  # every figure now comes from the cache
-    figure_cache.ENABLED = False
+    cache.ENABLED = False
     fresh = _views(info)
     if not any(fresh):
         pytest.skip(f"{info.url_path} opens on a table, not a figure")

@@ -1,4 +1,4 @@
-"""The kit builds figures without plotly's property checks (page_kit/chart/figure_cache.py, for speed): every figure
+"""The kit builds figures without plotly's property checks (page_kit/figures/cache.py, for speed): every figure
 on every tab of every page must reach the browser as the figure built with the checks on."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ import json
 import pytest
 
 from page_kit import registry
-from page_kit.chart import figure_cache
+from page_kit.figures import cache
 from tests.apptest_pages import chart_figures, load, open_tab, reveal_answers, tab_groups
 
 PAGES = registry.all_pages()
@@ -40,16 +40,16 @@ def _every_tab(info) -> dict[str, dict]:
 
 @pytest.fixture
 def uncached(monkeypatch):
-    monkeypatch.setattr(figure_cache, "ENABLED", False)  # every figure is built in the pass that sends it
+    monkeypatch.setattr(cache, "ENABLED", False)  # every figure is built in the pass that sends it
     yield
-    figure_cache.CHECKED = False
+    cache.CHECKED = False
 
 
 @pytest.mark.parametrize("info", PAGES, ids=lambda p: p.url_path)
 def test_unchecked_figures_are_the_checked_ones(info, uncached):
-    figure_cache.CHECKED = True
+    cache.CHECKED = True
     checked = _every_tab(info)
-    figure_cache.CHECKED = False
+    cache.CHECKED = False
     sent = _every_tab(info)
     if not checked:
         pytest.skip(f"{info.url_path} draws no figure at its defaults")

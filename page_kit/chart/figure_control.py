@@ -25,9 +25,8 @@ from dataclasses import dataclass
 import streamlit as st
 
 from page_kit import figures
-from page_kit.chart import figure_cache
 from page_kit.controls import url_values as _url
-from page_kit.figures import Chart
+from page_kit.figures import Chart, cache
 
 SPECS_KEY = "_figure_targets"  # session state: key -> the slider's spec, recorded by controls each run
 CHOSEN_PREFIX = "figctl_"  # session state: a drag slider's value chosen on the figure (drag_slider.figure_choice)
@@ -74,7 +73,7 @@ def pick(chart: Chart, *, x: str | Target | None = None, y: str | Target | None 
 
 def drag_points(chart: Chart, tips: Mapping[str, tuple[str | Target | None, str | Target | None]]) -> Chart:
     """The last point of each named trace (an arrow's tip) can be dragged; it sets the (x, y) keys given."""
-    ends = figure_cache.derived(chart, "trace_ends", _trace_ends)
+    ends = cache.derived(chart, "trace_ends", _trace_ends)
     handles, targets = [], {}
     for trace, (x_key, y_key) in tips.items():
         if trace not in ends:

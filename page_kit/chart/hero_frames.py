@@ -9,8 +9,8 @@ it moves (drag_slider.js), the element draws the frame it holds for that value a
 that follows updates the text, the numbers and the URL; when its figure is the one already drawn, the
 element does not draw it again. A page visit, or a first move, builds no frame.
 
-Frames are the figure cache's JSON (figure_cache), so a class that walks a slider builds each frame once.
-The browser keeps what it was sent per chart (bounded: MAX_KEPT frames, MAX_KEPT_BYTES), and this module
+Frames are the figure cache's JSON (page_kit.figures.cache), so a class that walks a slider builds each frame
+once. The browser keeps what it was sent per chart (bounded: MAX_KEPT frames, MAX_KEPT_BYTES), and this module
 keeps, per session, which frames those are, so a frame goes over the wire once. A frame larger than
 MAX_FRAME_BYTES is not sent: such a figure waits for the round trip.
 
@@ -34,9 +34,8 @@ from dataclasses import dataclass
 
 import streamlit as st
 
-from page_kit.chart import figure_cache
 from page_kit.controls import drag_slider
-from page_kit.figures import Chart
+from page_kit.figures import Chart, cache
 
 # POSENC_HERO_FRAMES=off sends no frames (bench/load.py --no-hero-frames): what they cost the server
 ENABLED = os.environ.get("POSENC_HERO_FRAMES", "on").lower() not in ("off", "0", "false", "no")
@@ -85,7 +84,7 @@ def hero(build: Callable[..., Chart], **view) -> Chart:
     if not ENABLED:
         return chart
     texts = tuple((name, drag_slider.standing(name).text) for name in view if drag_slider.standing(name))
-    shown = View(figure_cache.digest(*_recipe(build)), tuple((n, figure_cache.digest(v)) for n, v in view.items()),
+    shown = View(cache.digest(*_recipe(build)), tuple((n, cache.digest(v)) for n, v in view.items()),
                  texts)
     key, builds = None, ()
     moving = drag_slider.hand()
@@ -112,12 +111,12 @@ def _recipe(build) -> tuple:
             getattr(build, "__defaults__", None), getattr(build, "__kwdefaults__", None))
 
 
-def payload(chart: Chart, template: str, serialised, current: tuple[str, int, str]) -> dict | None:
+def payload(chart: Chart, template: str, current: tuple[str, int, str]) -> dict | None:
     """The chart element's ``ahead`` data: which frame to draw for which value, and the frames it lacks.
 
-    ``serialised(figure, template)`` makes (json, height, digest) as render.show does; ``current`` is the
-    chart's own. Frames whose build fails (a value the page refuses) are left out: that move takes its
-    round trip and shows the page's message; any other failure is logged and left out too."""
+    ``current`` is the chart's own figure as sent (``cache.spec``: json, height, digest). Frames whose build
+    fails (a value the page refuses) are left out: that move takes its round trip and shows the page's message;
+    any other failure is logged and left out too."""
     ahead: Ahead | None = chart.ahead
     if ahead is None:
         return None  # not a hero figure: the browser keeps only the figure it shows
@@ -132,7 +131,7 @@ def payload(chart: Chart, template: str, serialised, current: tuple[str, int, st
                 and ahead.view.differs_only_in(before[0], ahead.key):
             frames[dict(before[0].texts)[ahead.key]] = before[2]  # where the hand came from: in the browser
         for text, build in ahead.builds:
-            made = _frame(chart, ahead.key, text, build, template, serialised)
+            made = _frame(chart, ahead.key, text, build, template)
             if made is not None:
                 frames[text] = made[1]
                 if made[1] not in sent:
@@ -144,7 +143,7 @@ def payload(chart: Chart, template: str, serialised, current: tuple[str, int, st
             "new": {d: j for d, j in new.items() if d in sent}, "keep": list(sent)}
 
 
-def _frame(chart: Chart, key: str, text: str, build, template: str, serialised) -> tuple[str, str] | None:
+def _frame(chart: Chart, key: str, text: str, build, template: str) -> tuple[str, str] | None:
     """(JSON, digest) of one frame, or None when it cannot be built or is too large to send ahead."""
     try:
         neighbour = build()
@@ -153,7 +152,7 @@ def _frame(chart: Chart, key: str, text: str, build, template: str, serialised) 
     except Exception:  # noqa: BLE001 (a frame is a guess ahead of the hand: it never breaks the view shown)
         _log.warning("hero frame %s=%s of %s could not be built", key, text, chart.name, exc_info=True)
         return None
-    json, _, digest = figure_cache.spec(neighbour, template, serialised)
+    json, _, digest = cache.spec(neighbour, template)
     return None if len(json) > MAX_FRAME_BYTES else (json, digest)
 
 

@@ -12,14 +12,11 @@ back to ``st.plotly_chart``.
 
 from __future__ import annotations
 
-import base64
 import filecmp
 import functools
 import shutil
-from collections.abc import Sequence
 from pathlib import Path
 
-import numpy as np
 import plotly
 import streamlit as st
 
@@ -27,8 +24,6 @@ from page_kit.chart import element_data
 
 APP_STATIC = Path(__file__).resolve().parents[2] / "static"  # Streamlit serves <app dir>/static at /app/static
 PLOTLY_JS = Path(plotly.__file__).parent / "package_data" / "plotly.min.js"
-MAX_FRAME_BYTES = 2_000_000  # all frames of one chart together, as float32, before base64
-MAX_FRAMES = 120
 
 
 @functools.cache
@@ -62,36 +57,10 @@ _component = st.components.v2.component(
     isolate_styles=False)
 
 
-def _f32_spec(values) -> dict:
-    array = np.ascontiguousarray(np.asarray(values, dtype=np.float32))
-    return {"bdata": base64.b64encode(array.tobytes()).decode("ascii"), "shape": list(array.shape)}
-
-
-def frames_payload(label: str, values: Sequence, patches: Sequence[Sequence[tuple[int, str, object]]],
-                   start: int = 0, interval_ms: int = 120, layouts: Sequence[dict] | None = None,
-                   datas: Sequence[list] | None = None) -> dict:
-    """Precomputed frames a chart can switch between in the browser (a scrub bar and a Play button).
-
-    ``patches[i]`` lists what frame i changes: (trace index, attribute "x" / "y" / "z", array), and
-    ``layouts[i]`` the layout keys it replaces (title, shapes, annotations); ``datas[i]``, when given, is
-    frame i's whole trace list (for frames whose traces differ). Frames are
-    bounded (MAX_FRAMES, MAX_FRAME_BYTES) so a Play button never ships more than a couple of megabytes.
-    """
-    if not 1 <= len(values) <= MAX_FRAMES or len(patches) != len(values):
-        raise ValueError(f"A chart animates between 1 and {MAX_FRAMES} frames, one patch per value.")
-    encoded = [[{"trace": int(t), "attribute": a, **_f32_spec(array)} for t, a, array in patch] for patch in patches]
-    size = sum(len(item["bdata"]) * 3 // 4 for patch in encoded for item in patch)
-    if size > MAX_FRAME_BYTES:
-        raise ValueError(f"The animation would send {size / 1e6:.1f} MB; use fewer frames or a smaller figure.")
-    return {"label": label, "values": [str(v) for v in values], "patches": encoded, "start": int(start),
-            "interval_ms": int(interval_ms), "layouts": list(layouts) if layouts else None,
-            "datas": list(datas) if datas else None}
-
-
 def plotly_element(figure_json: str, *, height: int, key: str, alt: str, config: dict, digest: str = "",
                    frames: dict | None = None, control: dict | None = None, on_hand=None,
                    ahead: dict | None = None) -> None:
-    """``figure_json`` is the figure as plotly JSON (render.show builds it once per view: figure_cache),
+    """``figure_json`` is the figure as plotly JSON (render.show builds it once per view: figures.cache),
     ``height`` its layout height in px and ``digest`` a digest of the JSON (a figure already drawn is not
     drawn again). ``ahead`` (page_kit.chart.hero_frames.payload) carries a hero figure's frames for the drag slider
     under the hand.

@@ -2,16 +2,15 @@
 
 from __future__ import annotations
 
-import hashlib
 import io
 
 import numpy as np
 import streamlit as st
 
-from page_kit.chart import figure_cache, figure_control, hero_frames, plotly_element
+from page_kit.chart import figure_control, hero_frames, plotly_element
 from page_kit.controls.settings import dark, export_format, presentation
-from page_kit.figures import Chart
-from page_kit.figures.theme import figure_json, template_name
+from page_kit.figures import Chart, cache
+from page_kit.figures.theme import template_name
 from page_kit.lesson import folded, is_unseen
 
 MAX_CSV_VALUES = 1_000_000  # bigger matrices download as .npy only
@@ -99,13 +98,6 @@ def plot_config(name: str) -> dict:
             "toImageButtonOptions": {"format": export_format(), "filename": name, "scale": 2}}
 
 
-def _serialised(figure, active: str) -> tuple[str, int, str]:
-    """The figure as sent: JSON, height in px, and the JSON's digest (the chart element skips a figure it has
-    already drawn, and finds hero frames by it)."""
-    sent = figure_json(figure, active)
-    return sent, int(figure.layout.height or 450), hashlib.blake2b(sent.encode(), digest_size=12).hexdigest()
-
-
 def show(chart: Chart) -> None:
     """Render a Chart with the active template, alt text, and CSV / .npy downloads (nothing in a block nobody
     can see yet, ``lesson.unseen``)."""
@@ -115,11 +107,11 @@ def show(chart: Chart) -> None:
     if plotly_element.available():  # updated in place: one Plotly draw per move, no remount
         key = f"chart_{chart.name}"
         control = chart.control
-        current = figure_cache.spec(chart, active, _serialised)  # built once per view and theme
+        current = cache.spec(chart, active)  # built once per view and theme
         sent, height, digest = current
         plotly_element.plotly_element(
             sent, height=height, digest=digest, key=key, alt=chart.alt, config=plot_config(chart.name),
-            ahead=hero_frames.payload(chart, active, _serialised, current),
+            ahead=hero_frames.payload(chart, active, current),
             frames=chart.frames, control=figure_control.browser_spec(control),
             # this run's targets: the event answers the figure the student saw
             on_hand=(lambda: figure_control.apply(control, plotly_element.hand_event(key))) if control else None)

@@ -9,6 +9,7 @@ in the browser (a scrub bar and a Play button under the chart).
 
 from __future__ import annotations
 
+import base64
 import json
 from collections.abc import Callable, Sequence
 
@@ -17,11 +18,38 @@ import plotly.io as pio
 import streamlit as st
 from plotly.utils import PlotlyJSONEncoder
 
-from page_kit.chart.plotly_element import MAX_FRAME_BYTES, MAX_FRAMES, frames_payload
 from page_kit.figures.chart import Chart
 
 ATTRIBUTES = ("x", "y", "z")
 LAYOUT_KEYS = ("title", "shapes", "annotations")
+MAX_FRAME_BYTES = 2_000_000  # all frames of one chart together, as float32, before base64
+MAX_FRAMES = 120
+
+
+def _f32_spec(values) -> dict:
+    array = np.ascontiguousarray(np.asarray(values, dtype=np.float32))
+    return {"bdata": base64.b64encode(array.tobytes()).decode("ascii"), "shape": list(array.shape)}
+
+
+def frames_payload(label: str, values: Sequence, patches: Sequence[Sequence[tuple[int, str, object]]],
+                   start: int = 0, interval_ms: int = 120, layouts: Sequence[dict] | None = None,
+                   datas: Sequence[list] | None = None) -> dict:
+    """Precomputed frames a chart can switch between in the browser (a scrub bar and a Play button).
+
+    ``patches[i]`` lists what frame i changes: (trace index, attribute "x" / "y" / "z", array), and
+    ``layouts[i]`` the layout keys it replaces (title, shapes, annotations); ``datas[i]``, when given, is
+    frame i's whole trace list (for frames whose traces differ). Frames are
+    bounded (MAX_FRAMES, MAX_FRAME_BYTES) so a Play button never ships more than a couple of megabytes.
+    """
+    if not 1 <= len(values) <= MAX_FRAMES or len(patches) != len(values):
+        raise ValueError(f"A chart animates between 1 and {MAX_FRAMES} frames, one patch per value.")
+    encoded = [[{"trace": int(t), "attribute": a, **_f32_spec(array)} for t, a, array in patch] for patch in patches]
+    size = sum(len(item["bdata"]) * 3 // 4 for patch in encoded for item in patch)
+    if size > MAX_FRAME_BYTES:
+        raise ValueError(f"The animation would send {size / 1e6:.1f} MB; use fewer frames or a smaller figure.")
+    return {"label": label, "values": [str(v) for v in values], "patches": encoded, "start": int(start),
+            "interval_ms": int(interval_ms), "layouts": list(layouts) if layouts else None,
+            "datas": list(datas) if datas else None}
 
 
 def _array(trace, attribute: str):

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import plotly.graph_objects as go
 
-from page_kit.chart import figure_cache
+from page_kit.figures import cache
 from page_kit.figures.theme import (
     CATEGORICAL,
     series_style,
@@ -20,7 +20,7 @@ from page_kit.figures.theme import (
 class Chart:
     """A built figure plus what the page shows around it.
 
-    ``built`` is the plotly figure, or None while a chart that came from the shared cache (figure_cache) has
+    ``built`` is the plotly figure, or None while a chart that came from the shared cache (figures.cache) has
     not needed it: a page that only shows it sends the cached JSON. ``key`` and ``recipe`` say how it was made.
     """
 
@@ -30,9 +30,9 @@ class Chart:
     table: dict[str, np.ndarray] = field(default_factory=dict)  # columns for the CSV
     matrix: np.ndarray | None = None  # full-resolution matrix for the .npy download
     note: str = ""  # e.g. "showing every 4th row"
-    frames: dict | None = None  # precomputed frames for a scrub bar and Play (plotly_element.frames_payload)
+    frames: dict | None = None  # precomputed frames for a scrub bar and Play (figures.animation.frames_payload)
     control: dict | None = None  # what a click or a drag on the figure sets (figure_control)
-    key: str | None = None  # the recipe's digest: the view this figure shows (figure_cache)
+    key: str | None = None  # the recipe's digest: the view this figure shows (figures.cache)
     recipe: tuple = ()  # (function, args, kwargs): the builder, then each kit step
     ahead: object = None  # frames for the slider under the hand (page_kit.chart.hero_frames.Ahead)
 
@@ -45,7 +45,7 @@ class Chart:
     def materialised(self) -> go.Figure:
         """The plotly figure, built now if the chart came from the cache; for reading, it keeps the key."""
         if self.built is None:
-            self.built = figure_cache.rebuild(self.recipe)
+            self.built = cache.rebuild(self.recipe)
         return self.built
 
 
@@ -146,14 +146,14 @@ def base_layout(fig: go.Figure, title: str, x_title: str, y_title: str, height: 
     return fig
 
 
-@figure_cache.step
+@cache.step
 def hand_drags(chart: Chart) -> Chart:
     """A drag on the plot moves what the page lets the hand move (figure_control), not a zoom box."""
     chart.figure.update_layout(dragmode=False)
     return chart
 
 
-@figure_cache.step
+@cache.step
 def axis_settings(chart: Chart, axis: str, **settings) -> Chart:
     """Settings for every ``axis`` ("x" or "y") axis that the builders do not take (category ticks, a tick format),
     as a kit step: the chart keeps its place in the figure cache, where ``chart.figure`` would lose it."""
@@ -163,7 +163,7 @@ def axis_settings(chart: Chart, axis: str, **settings) -> Chart:
     return chart
 
 
-@figure_cache.step
+@cache.step
 def roomy(chart: Chart) -> Chart:
     """Room for log-axis tick labels and a legend below the plot, so long legends never cover the title."""
     chart.figure.update_xaxes(automargin=True)
@@ -176,7 +176,7 @@ def roomy(chart: Chart) -> Chart:
     return chart
 
 
-@figure_cache.step
+@cache.step
 def padded(chart: Chart, left: int = 64, bottom: int = 56, top: int | None = None) -> Chart:
     """Room for tick labels and axis titles (the template's 10 px margins with automargin off clip them);
     a larger `top` leaves room for a legend above a long title."""

@@ -7,8 +7,7 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 import plotly.graph_objects as go
 
-from page_kit.chart import figure_cache
-from page_kit.figures import label_layout
+from page_kit.figures import cache, label_layout
 from page_kit.figures.chart import Chart, as_f32, base_layout, decade_ticks, ordinal, roomy, series_styles, stride_for
 from page_kit.figures.theme import (
     CATEGORICAL,
@@ -43,7 +42,7 @@ def _value_axis(title: str, log: bool, arrays, marks: Sequence[tuple[float, str]
     return axis
 
 
-@figure_cache.builder
+@cache.builder
 def lines(x, series: Mapping[str, np.ndarray], *, title: str, x_title: str, y_title: str, alt: str, name: str,
           markers: bool = False, vlines: Sequence[tuple[float, str]] = (), hlines: Sequence[tuple[float, str]] = (),
           log_x: bool = False, log_y: bool = False, height: int = 380, hover_format: str = ".4f",
@@ -105,7 +104,7 @@ def lines(x, series: Mapping[str, np.ndarray], *, title: str, x_title: str, y_ti
                            first_row=1 if shade_x is not None and shade_x[2] else 0)
 
 
-@figure_cache.builder
+@cache.builder
 def bars(categories, series: Mapping[str, np.ndarray], *, title: str, x_title: str, y_title: str, alt: str,
          name: str, log_y: bool = False, height: int = 360, hover_format: str = ".4g",
          y_range: tuple[float, float] | None = None, horizontal: bool = False) -> Chart:
@@ -140,7 +139,7 @@ def bars(categories, series: Mapping[str, np.ndarray], *, title: str, x_title: s
     return Chart(fig, alt, name, table={x_title: categories, **{k: np.asarray(v) for k, v in series.items()}})
 
 
-@figure_cache.builder
+@cache.builder
 def vectors2d(vectors: Mapping[str, tuple[float, float]], *, title: str, alt: str, name: str,
               arcs: Sequence[tuple[float, float, float, str]] = (), height: int = 420,
               dashed: Sequence[str] = (), guides: Sequence[tuple[tuple[float, float], tuple[float, float], str]] = (),
@@ -194,7 +193,7 @@ def vectors2d(vectors: Mapping[str, tuple[float, float]], *, title: str, alt: st
 BAND_COLORS = {"extrapolated": "#0072B2", "blended": "#E69F00", "interpolated": "#009E73"}  # Okabe & Ito
 
 
-@figure_cache.builder
+@cache.builder
 def banded_lines(x, series: Mapping[str, np.ndarray], bands: Sequence[str], *, title: str, x_title: str,
                  y_title: str, alt: str, name: str, band_colors: Mapping[str, str] | None = None,
                  **line_options) -> Chart:
@@ -225,7 +224,7 @@ def banded_lines(x, series: Mapping[str, np.ndarray], bands: Sequence[str], *, t
     return roomy(chart)
 
 
-@figure_cache.builder
+@cache.builder
 def stacked_lines(x, series: Mapping[str, np.ndarray], **kwargs) -> Chart:
     """Line chart with its legend stacked at the bottom of the figure, one label per row: a horizontal legend
     can run into itself or the axis title, and one beside the plot leaves no room on a phone."""
@@ -238,13 +237,13 @@ def stacked_lines(x, series: Mapping[str, np.ndarray], **kwargs) -> Chart:
     return chart
 
 
-@figure_cache.builder
+@cache.builder
 def roomy_lines(*args, **kwargs) -> Chart:
     """``lines`` with the room of ``roomy`` (log-axis tick labels, legend below)."""
     return roomy(lines(*args, **kwargs))
 
 
-@figure_cache.step
+@cache.step
 def reference_lines(chart: Chart, *, hlines: Sequence[tuple[float, str]] = (),
                     vlines: Sequence[tuple[float, str]] = (), first_row: int = 0) -> Chart:
     """Labelled reference lines that also sit right on log axes, their labels never over each other.
@@ -304,7 +303,7 @@ def _y_extent(fig: go.Figure, marks: Sequence[float], log: bool) -> tuple[float,
     return float(data.min()), float(data.max())
 
 
-@figure_cache.builder
+@cache.builder
 def category_strip(x, rows: Mapping[str, Sequence[str]], *, title: str, x_title: str, alt: str, name: str,
                    hover: Mapping[str, Sequence[str]] | None = None, height: int = 260) -> Chart:
     """Rows of coloured cells over a shared x (e.g. one cell per layer), one colour per category of a row.

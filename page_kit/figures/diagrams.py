@@ -8,7 +8,7 @@ from dataclasses import dataclass
 import numpy as np
 import plotly.graph_objects as go
 
-from page_kit.chart import figure_cache
+from page_kit.figures import cache
 from page_kit.figures.chart import Chart, base_layout
 
 
@@ -42,7 +42,7 @@ def _facing_sides(start: FlowNode, end: FlowNode) -> tuple[float, float, float, 
     return start.x, start.y + np.sign(dy) * start.height / 2, end.x, end.y - np.sign(dy) * end.height / 2
 
 
-@figure_cache.builder
+@cache.builder
 def flow_diagram(nodes: Mapping[str, FlowNode], edges: Sequence[tuple[str, str] | tuple[str, str, str]], *,
                  title: str, alt: str, name: str, height: int = 420,
                  notes: Sequence[tuple[float, float, str]] = (), design_px: int = 780) -> Chart:

@@ -7,7 +7,7 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 import plotly.graph_objects as go
 
-from page_kit.chart import figure_cache
+from page_kit.figures import cache
 from page_kit.figures.chart import Chart, as_f32, axis_values, base_layout, padded, stride_for, wrap_label
 from page_kit.figures.theme import (
     CATEGORICAL,
@@ -81,7 +81,7 @@ def _robust_range(full: np.ndarray, finite: np.ndarray, signed: bool, robust: fl
                     "end colours.")
 
 
-@figure_cache.builder
+@cache.builder
 def heatmap(z, *, title: str, x_title: str, y_title: str, alt: str, name: str, x=None, y=None,
             value_name: str = "value", signed: bool | None = None, zrange: tuple[float, float] | None = None,
             hover_format: str = ".4f", height: int = 420, colorscale=None, reverse_y: bool = True,
@@ -154,7 +154,7 @@ def _shared_range(stack: np.ndarray, signed: bool | None, zrange: tuple[float, f
     return signed, ((float(finite.min()), float(finite.max())) if finite.size else (0.0, 1.0))
 
 
-@figure_cache.builder
+@cache.builder
 def small_multiples(grids: Sequence[np.ndarray], titles: Sequence[str], *, title: str, alt: str, name: str,
                     cols: int = 4, signed: bool | None = None, value_name: str = "value",
                     x_title: str = "key", y_title: str = "query", cell_px: int = 190,
@@ -213,7 +213,7 @@ def small_multiples(grids: Sequence[np.ndarray], titles: Sequence[str], *, title
     return Chart(fig, alt, name, matrix=stack, note=note)
 
 
-@figure_cache.builder
+@cache.builder
 def mosaic(maps, *, title: str, alt: str, name: str, value_name: str = "value", signed: bool | None = None,
            zrange: tuple[float, float] | None = None, gap: int = 1, highlight: int | None = None,
            height: int = 640, hover_format: str = ".3f", outer: str = "patch", inner: str = "patch") -> Chart:
@@ -281,7 +281,7 @@ def _cross(x, y, label: str, colour: str, **axes) -> go.Scatter:
                       marker=dict(symbol="x-thin", size=14, line=dict(width=3, color=colour)), **axes)
 
 
-@figure_cache.builder
+@cache.builder
 def marked_heatmap(z, marks: Sequence[tuple[float, float, str]], **kwargs) -> Chart:
     """A heatmap with labelled markers (x, y, label) on top, e.g. the patch a similarity map is about."""
     chart = heatmap(z, **kwargs)
@@ -290,7 +290,7 @@ def marked_heatmap(z, marks: Sequence[tuple[float, float, str]], **kwargs) -> Ch
     return padded(chart)
 
 
-@figure_cache.step
+@cache.step
 def mark_panels(chart: Chart, x: int, y: int, label: str) -> Chart:
     """The same labelled marker on cell (x = column, y = row) of every panel of a ``small_multiples`` chart,
     e.g. the query patch on several score maps; it follows the panels' decimation."""
@@ -302,7 +302,7 @@ def mark_panels(chart: Chart, x: int, y: int, label: str) -> Chart:
     return chart
 
 
-@figure_cache.step
+@cache.step
 def mark_diagonal(chart: Chart, offset: int) -> Chart:
     """A dotted line over the cells with row - column = ``offset`` of a square heatmap (query m, key n)."""
     n = chart.matrix.shape[0]
@@ -316,7 +316,7 @@ SQUARE_PLOT_PX = 520  # a laptop's figure column (about 700 px) less the axis ma
 SQUARE_MAX_PX = 560
 
 
-@figure_cache.step
+@cache.step
 def square_panels(chart: Chart) -> Chart:
     """Keep every heatmap panel's cells square (images and grids should not look stretched).
 

@@ -33,6 +33,8 @@ from collections.abc import Mapping
 import numpy as np
 import plotly.basedatatypes
 
+from page_kit.figures.theme import figure_json
+
 # POSENC_FIGURE_CACHE=off builds every figure on every run, without the cache (bench/load.py --no-figure-cache)
 ENABLED = os.environ.get("POSENC_FIGURE_CACHE", "on").lower() not in ("off", "0", "false", "no")
 MAX_CHART_BYTES = 128 << 20  # charts' own numbers (download tables and matrices)
@@ -137,7 +139,7 @@ class Bounded:
 
 
 CHARTS = Bounded(MAX_CHART_BYTES)  # key -> the chart without its figure
-SPECS = Bounded(MAX_SPEC_BYTES)  # (key, template) -> (figure JSON, height in px)
+SPECS = Bounded(MAX_SPEC_BYTES)  # (key, template) -> (figure JSON, height in px, digest)
 DERIVED = Bounded(8 << 20)  # (key, what) -> a small value read off the figure (derived)
 
 _building = threading.local()  # inside a builder or a rebuild, nested kit calls are part of that recipe
@@ -252,16 +254,21 @@ def rebuild(recipe: tuple):
     return chart.built
 
 
-def spec(chart, template: str, build) -> tuple[str, int]:
-    """The chart's figure as JSON for ``template`` and its height: from the shared store, else ``build()``.
+def serialised(figure, template: str) -> tuple[str, int, str]:
+    """The figure as sent: JSON with ``template``, height in px, and the JSON's digest (the chart element skips a
+    figure it has already drawn, and finds hero frames by it)."""
+    sent = figure_json(figure, template)
+    return sent, int(figure.layout.height or 450), hashlib.blake2b(sent.encode(), digest_size=12).hexdigest()
 
-    ``build(figure, template)`` returns (json, height)."""
+
+def spec(chart, template: str) -> tuple[str, int, str]:
+    """The chart's figure as sent for ``template`` (``serialised``): from the shared store, else made now."""
     if chart.key is None:
-        return build(chart.materialised(), template)
+        return serialised(chart.materialised(), template)
     known = SPECS.get((chart.key, template))
     if known is not None:
         return known
-    made = build(chart.materialised(), template)
+    made = serialised(chart.materialised(), template)
     SPECS.put((chart.key, template), made, len(made[0]) + 64)
     return made
 
