@@ -22,7 +22,7 @@ from streamlit.proto.BackMsg_pb2 import BackMsg
 from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 from streamlit.proto.Slider_pb2 import Slider
 
-from page_kit.chart import element_data  # the scripts that import this module put the project root on sys.path
+from page_kit.runtime import element_data  # the scripts that import this module put the project root on sys.path
 
 STICKY_COOKIE = "posenc_replica"  # set by deploy/nginx/default.conf.template
 

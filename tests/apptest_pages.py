@@ -8,7 +8,7 @@ import re
 from streamlit.testing.v1 import AppTest
 
 from page_kit import registry
-from page_kit.chart import element_data
+from page_kit.runtime import element_data
 from tests.conftest import ROOT
 
 TIMEOUT = 120

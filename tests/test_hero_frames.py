@@ -14,7 +14,7 @@ import logging
 import pytest
 
 from page_kit import registry
-from page_kit.chart import element_data
+from page_kit.runtime import element_data
 from tests.apptest_pages import drag_sliders, live_value, move_drag_slider
 from tests.apptest_pages import load as _load
 

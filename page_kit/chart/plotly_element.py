@@ -20,7 +20,7 @@ from pathlib import Path
 import plotly
 import streamlit as st
 
-from page_kit.chart import element_data
+from page_kit.runtime import element_data
 
 APP_STATIC = Path(__file__).resolve().parents[2] / "static"  # Streamlit serves <app dir>/static at /app/static
 PLOTLY_JS = Path(plotly.__file__).parent / "package_data" / "plotly.min.js"

@@ -21,8 +21,8 @@ from pathlib import Path
 import streamlit as st
 from streamlit.runtime.scriptrunner import get_script_run_ctx
 
-from page_kit.chart import element_data
 from page_kit.controls import url_values as _url
+from page_kit.runtime import element_data
 
 MAX_STOPS = 4096  # positions a drag slider can take: the labels travel with it
 STOPS_KEY = "_live_stops"  # session state: URL key -> where the slider stands, as last drawn (_remember)

@@ -7,7 +7,7 @@ string inside that JSON (which the browser then parses twice). As bytes it is du
 
 The payload is one line of JSON, ``{"data": ..., "texts": [[path, length in bytes], ...]}``, then the texts
 (JSON already: a figure, a hero frame) one after another, UTF-8, as they are; each goes back into the data at
-its path (a list of keys) as a string. ``element_data.js`` unpacks it in the browser; ``unwrap`` here (tests,
+its path (a list of keys) as a string. ``JS`` below unpacks it in the browser; ``unwrap`` here (tests,
 bench).
 """
 
@@ -17,7 +17,7 @@ import json
 from collections.abc import Sequence
 
 JS = """
-// page_kit/chart/element_data.py: the element's data as one bytes payload: a JSON header line, then the JSON texts
+// page_kit/runtime/element_data.py: the element's data as one bytes payload: a JSON header line, then the JSON texts
 // (a figure, a hero frame) as they are, each put back into the data at its path as a string.
 const ELEMENT_TEXT = new TextDecoder();
 function unpackElementData(bytes) {
