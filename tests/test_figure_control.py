@@ -11,21 +11,22 @@ from hypothesis import strategies as hs
 
 from page_kit import figures
 from page_kit.chart import figure_control
-from page_kit.chart.figure_control import Target
+from page_kit.controls import slider_specs
 from page_kit.controls import url_values as _url
+from page_kit.controls.slider_specs import Target
 
 
 @pytest.fixture(autouse=True)
 def fresh_state():
     for key in list(st.session_state):
         del st.session_state[key]
-    figure_control.remember("qx", {"kind": "number", "low": -2.0, "high": 2.0, "step": 0.1, "integer": False,
+    slider_specs.remember("qx", {"kind": "number", "low": -2.0, "high": 2.0, "step": 0.1, "integer": False,
                                    "live": True})
-    figure_control.remember("layer", {"kind": "number", "low": 0, "high": 61, "step": 1, "integer": True,
+    slider_specs.remember("layer", {"kind": "number", "low": 0, "high": 61, "step": 1, "integer": True,
                                       "live": False})
-    figure_control.remember("L", {"kind": "options", "options": [1024, 2048, 4096, 8192, 32768],
+    slider_specs.remember("L", {"kind": "options", "options": [1024, 2048, 4096, 8192, 32768],
                                   "labels": ["1,024", "2,048", "4,096", "8,192", "32,768"], "live": True})
-    figure_control.remember("mask", {"kind": "options", "options": ["causal", "symmetric"],
+    slider_specs.remember("mask", {"kind": "options", "options": ["causal", "symmetric"],
                                      "labels": ["causal", "symmetric"], "live": False})
     yield
 
@@ -33,8 +34,8 @@ def fresh_state():
 @given(raw=hs.one_of(hs.floats(allow_nan=True, allow_infinity=True), hs.text(max_size=12), hs.none(),
                      hs.booleans(), hs.lists(hs.integers(), max_size=2)))
 def test_any_report_lands_on_the_slider_exactly_as_a_link_would(raw):
-    got = figure_control.snapped(Target("qx"), raw)
-    number = None if isinstance(raw, bool) else figure_control._finite(raw)
+    got = slider_specs.snapped(Target("qx"), raw)
+    number = None if isinstance(raw, bool) else slider_specs.finite(raw)
     if number is None:
         assert got is None
         return
@@ -46,25 +47,25 @@ def test_any_report_lands_on_the_slider_exactly_as_a_link_would(raw):
 @pytest.mark.parametrize("raw, value", [(2800, 2048), (3000, 4096), (1e9, 32768), (1, 1024), ("8,192", 8192)])
 def test_options_take_the_nearest_on_a_log_scale_or_an_exact_label(raw, value):
     """Context lengths double from one option to the next: 3,000 is 1.46x 2,048 but only 1.37x below 4,096."""
-    assert figure_control.snapped(Target("L"), raw)[0] == value
+    assert slider_specs.snapped(Target("L"), raw)[0] == value
 
 
 def test_an_option_that_is_not_a_number_takes_its_label_only():
-    assert figure_control.snapped(Target("mask"), "symmetric") == ("symmetric", "symmetric")
-    assert figure_control.snapped(Target("mask"), "<script>") is None
-    assert figure_control.snapped(Target("mask"), 1.0) is None
+    assert slider_specs.snapped(Target("mask"), "symmetric") == ("symmetric", "symmetric")
+    assert slider_specs.snapped(Target("mask"), "<script>") is None
+    assert slider_specs.snapped(Target("mask"), 1.0) is None
 
 
 def test_a_scaled_target_sets_the_factor_from_the_marker():
-    figure_control.remember("s", {"kind": "options", "options": [1.5, 2.0, 4.0, 8.0], "labels": ["1.5", "2", "4",
-                                                                                                  "8"], "live": True})
+    slider_specs.remember("s", {"kind": "options", "options": [1.5, 2.0, 4.0, 8.0], "labels": ["1.5", "2", "4", "8"],
+                                "live": True})
     # L' dragged to 30,000 with L = 4,096: s = 7.3, nearest listed factor 8
-    assert figure_control.snapped(Target("s", 1 / 4096), 30000.0)[0] == 8.0
+    assert slider_specs.snapped(Target("s", 1 / 4096), 30000.0)[0] == 8.0
 
 
 def test_a_key_with_no_slider_is_ignored_unless_its_bounds_are_given():
-    assert figure_control.snapped(Target("nothing"), 3) is None
-    assert figure_control.snapped(Target("p", bounds=(0, 127, 1)), 300.4) == (127, "127")
+    assert slider_specs.snapped(Target("nothing"), 3) is None
+    assert slider_specs.snapped(Target("p", bounds=(0, 127, 1)), 300.4) == (127, "127")
 
 
 def test_apply_sets_a_drag_slider_through_its_choice_and_a_streamlit_slider_through_its_key():
@@ -80,7 +81,7 @@ def test_apply_sets_a_drag_slider_through_its_choice_and_a_streamlit_slider_thro
 
 
 def test_a_diagonal_pick_sets_the_offset_and_opens_the_tab():
-    figure_control.remember("off", {"kind": "number", "low": -95, "high": 95, "step": 1, "integer": True,
+    slider_specs.remember("off", {"kind": "number", "low": -95, "high": 95, "step": 1, "integer": True,
                                     "live": False})
     chart = figures.heatmap(np.zeros((96, 96)), title="t", x_title="n", y_title="m", alt="a", name="n")
     control = figure_control.pick(chart, diagonal="off", opens=("view", "One cell")).control

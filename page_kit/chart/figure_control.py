@@ -10,48 +10,28 @@ A page builds its Chart as usual and names what the hand may act on:
 The chart element (``plotly_element.js``, ``figureControl``) reports the event in data units; a callback
 then sets the named widget keys before the rerun that follows, exactly as a slider move would. Values from
 the browser are untrusted: each one is snapped by the same rule the URL layer applies to a link
-(``_url.nearest`` for a numeric slider, the nearest listed option for a select slider) using the slider's
-own range, step or options as ``controls`` recorded them in this browser tab's last run; a key with no slider
-on the page, or a value that is not a finite number, is ignored. The slider stays as the keyboard, touch
-and screen-reader twin: it shows the value the figure chose, and moving it takes over again.
+(``page_kit.controls.slider_specs``: ``_url.nearest`` for a numeric slider, the nearest listed option for a
+select slider) using the slider's own range, step or options as ``controls`` recorded them in this browser
+tab's last run; a key with no slider on the page, or a value that is not a finite number, is ignored. The slider
+stays as the keyboard, touch and screen-reader twin: it shows the value the figure chose, and moving it takes
+over again.
 """
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 
 import streamlit as st
 
 from page_kit import figures
-from page_kit.controls import url_values as _url
+from page_kit.controls.slider_specs import Target, finite, set_value, snapped
 from page_kit.figures import Chart, cache
 
-SPECS_KEY = "_figure_targets"  # session state: key -> the slider's spec, recorded by controls each run
-CHOSEN_PREFIX = "figctl_"  # session state: a drag slider's value chosen on the figure (drag_slider.figure_choice)
-
-
-@dataclass(frozen=True)
-class Target:
-    """A widget key the figure sets, from a coordinate times ``scale`` (L′ on the axis -> s = L′ / L).
-
-    ``bounds`` (low, high, step) describe the key's drag slider for a figure that sets a slider drawn in
-    another tab, which may not have run yet in this browser tab (a lazy tab runs only while open); a slider that
-    has run is always described by its own record."""
-
-    key: str
-    scale: float = 1.0
-    bounds: tuple[float, float, float] | None = None
+__all__ = ["Target", "apply", "browser_spec", "drag_lines", "drag_points", "pick"]
 
 
 def _target(value: str | Target | None) -> Target | None:
     return Target(value) if isinstance(value, str) else value
-
-
-def remember(key: str, spec: dict) -> None:
-    """Record a slider's spec (controls.slider / select_slider call this): what a figure may set it to."""
-    st.session_state.setdefault(SPECS_KEY, {})[key] = spec
 
 
 def pick(chart: Chart, *, x: str | Target | None = None, y: str | Target | None = None,
@@ -129,7 +109,7 @@ def apply(control: dict, event: object) -> dict[str, object]:
     if not isinstance(event, dict):
         return {}
     which = "pick" if event.get("kind") == "pick" else str(event.get("handle"))
-    x, y = _finite(event.get("x")), _finite(event.get("y"))
+    x, y = finite(event.get("x")), finite(event.get("y"))
     if x is not None and y is not None:  # a cell's diagonal: row minus column (query m minus key n)
         event = {**event, "y-x": y - x, "|y-x|": abs(y - x)}
     targets = control.get("targets", {}).get(which)
@@ -141,70 +121,9 @@ def apply(control: dict, event: object) -> dict[str, object]:
             continue
         value = snapped(target, event[axis])
         if value is not None:
-            _set(target.key, *value)
+            set_value(target.key, *value)
             done[target.key] = value[0]
     if done and control.get("opens"):
         tabs, label = control["opens"]
         st.session_state[tabs] = label
     return done
-
-
-def snapped(target: Target, raw) -> tuple[object, str] | None:
-    """(value, URL text) for ``raw`` (a coordinate from the browser) on ``target``'s slider, or None.
-
-    The same rule as a link's value (``_url``): a finite number clamped into the range and put on the step;
-    for options, the nearest listed one (on a log scale when every option is positive, as for context
-    lengths and factors); a category label must be one of the options exactly."""
-    spec = st.session_state.get(SPECS_KEY, {}).get(target.key) or _spec_from_bounds(target)
-    if spec is None:
-        return None
-    if spec["kind"] == "options" and isinstance(raw, str) and raw in spec["labels"]:
-        i = spec["labels"].index(raw)
-        return spec["options"][i], spec["labels"][i]
-    number = _finite(raw)
-    if number is None:
-        return None
-    number *= target.scale
-    if spec["kind"] == "number":
-        value = _url.nearest(number, spec["low"], spec["high"], spec["step"], spec["integer"])
-        return value, _url.format_number(value, spec["integer"])
-    numbers = [_finite(o) for o in spec["options"]]
-    if any(n is None for n in numbers):
-        return None  # options that are not numbers take a label only
-    logs = all(n > 0 for n in numbers) and number > 0
-    distance = (lambda n: abs(math.log(n / number))) if logs else (lambda n: abs(n - number))
-    i = min(range(len(numbers)), key=lambda k: distance(numbers[k]))
-    return spec["options"][i], spec["labels"][i]
-
-
-def _spec_from_bounds(target: Target) -> dict | None:
-    """The spec ``controls.slider`` records, for a drag slider that has not run yet (see Target.bounds)."""
-    if target.bounds is None:
-        return None
-    low, high, step = target.bounds
-    spec = {"kind": "number", "low": low, "high": high, "step": step,
-            "integer": all(isinstance(v, int) for v in target.bounds), "live": True}
-    remember(target.key, spec)
-    return spec
-
-
-def _finite(raw) -> float | None:
-    if isinstance(raw, bool):
-        return None
-    try:
-        number = float(raw)
-    except (TypeError, ValueError):
-        return None
-    return number if math.isfinite(number) else None
-
-
-def _set(key: str, value, text: str) -> None:
-    """A drag slider takes the figure's choice through its own state (drag_slider.figure_choice); a Streamlit
-    slider through its widget key, before it is drawn again."""
-    spec = st.session_state[SPECS_KEY][key]
-    if spec.get("live"):
-        component = st.session_state.get(f"live_{key}")
-        st.session_state[f"{CHOSEN_PREFIX}{key}"] = {
-            "text": text, "over": component.get("value") if isinstance(component, Mapping) else None}
-    else:
-        st.session_state[key] = value

@@ -12,8 +12,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from page_kit.chart import figure_control
-from page_kit.controls import drag_slider
+from page_kit.controls import drag_slider, slider_specs
 from page_kit.controls import url_values as _url
 
 _SLIDER_FLOAT_STEP = 0.01  # Streamlit's default step for a float slider
@@ -67,7 +66,7 @@ def slider(label, key, min_value, max_value, value, step=None, *, help=None, for
     check = (lambda raw: _url.numbers(raw, min_value, max_value, step, integer=integer, count=count))
     live = live and count == 1 and drag_slider.stop_count(min_value, max_value, step) <= drag_slider.MAX_STOPS
     if count == 1:  # what a click or drag on a figure may set it to, snapped as a link's value is
-        figure_control.remember(key, {"kind": "number", "low": min_value, "high": max_value, "step": step,
+        slider_specs.remember(key, {"kind": "number", "low": min_value, "high": max_value, "step": step,
                                       "integer": integer, "live": live})
     if live:
         values, labels, url_text = drag_slider.numeric_stops(min_value, max_value, step, integer=integer,
@@ -89,7 +88,7 @@ def select_slider(label, key, options, value, *, help=None, format_func=str, liv
     check = (lambda raw: _url.options(raw, labels, exactly=count, ordered=True))
     live = live and count == 1 and len(options) <= drag_slider.MAX_STOPS
     if count == 1:
-        figure_control.remember(key, {"kind": "options", "options": list(options), "labels": labels, "live": live})
+        slider_specs.remember(key, {"kind": "options", "options": list(options), "labels": labels, "live": live})
     if live:
         return drag_slider.drag_slider(label, key, options, value, labels=labels, url_text=labels, check=check,
                                        help=help)

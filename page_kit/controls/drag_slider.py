@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import functools
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -27,6 +27,7 @@ from page_kit.runtime import element_data
 MAX_STOPS = 4096  # positions a drag slider can take: the labels travel with it
 STOPS_KEY = "_live_stops"  # session state: URL key -> where the slider stands, as last drawn (_remember)
 HAND_KEY = "_live_hand"  # session state: (URL key, direction, moves in a row) of the last slider moved
+CHOSEN_PREFIX = "figctl_"  # session state: the value a figure chose for a drag slider (choose, figure_choice)
 
 _component = st.components.v2.component(
     "posenc_drag_slider", js=element_data.JS + Path(__file__).with_name("drag_slider.js").read_text(encoding="utf-8"),
@@ -158,17 +159,25 @@ def hand() -> tuple[str, int, int] | None:
     return moved if isinstance(moved, tuple) and standing(moved[0]) is not None else None
 
 
-def figure_choice(key: str, moved: str | None) -> str | None:
-    """The value a click or drag on a figure chose for this slider (figure_control), while it holds.
+def choose(key: str, text: str) -> None:
+    """Move the drag slider with this URL key to the value written ``text`` (one of its URL texts, as
+    slider_specs.snapped gives it), as a click or drag on a figure chose it; the next run draws it there.
 
     The component's own state only changes when its thumb moves, and the browser sends it back with every
     rerun, so it cannot be overwritten from Python. The figure's choice is kept beside it with the thumb's
     value at that moment; it holds until the thumb moves again, and then the thumb takes over."""
-    chosen = st.session_state.get(f"figctl_{key}")
+    component = st.session_state.get(f"live_{key}")
+    st.session_state[f"{CHOSEN_PREFIX}{key}"] = {
+        "text": text, "over": component.get("value") if isinstance(component, Mapping) else None}
+
+
+def figure_choice(key: str, moved: str | None) -> str | None:
+    """The value a figure chose for this slider (``choose``), while it holds: until the thumb moves again."""
+    chosen = st.session_state.get(f"{CHOSEN_PREFIX}{key}")
     if not isinstance(chosen, dict):
         return None
     if chosen.get("over") != moved:
-        del st.session_state[f"figctl_{key}"]
+        del st.session_state[f"{CHOSEN_PREFIX}{key}"]
         return None
     return chosen.get("text")
 
