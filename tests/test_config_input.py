@@ -238,7 +238,7 @@ def test_model_type_as_a_list_is_a_sentence():
 
 
 def test_a_cut_paste_says_it_was_cut_and_an_oversized_one_its_size():
-    from page_kit.controls.config_input import PASTE_CHARS, pasted_config_text
+    from page_kit.lesson.config_input import PASTE_CHARS, pasted_config_text
 
     big = '{"model_type": "llama", "x": "' + "a" * (5 << 20) + '"}'
     with pytest.raises(ValueError, match="cut"):

@@ -5,8 +5,8 @@ from lessons.inference import engine_words_views as words
 from lessons.inference import vllm_length_views as vllm_views
 from lessons.inference.engine_examples_views import GGUF_EXAMPLES, config_code, example_code
 from page_kit import classroom, controls, formula, guard, header, hero, notice, show, source, stage, why
-from page_kit.controls.config_input import choose_config
 from page_kit.lesson import literal
+from page_kit.lesson.config_input import choose_config
 from posenc_core.inference import (
     HEADER_COMMAND,
     MAX_FLAGS_CHARS,

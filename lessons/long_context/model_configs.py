@@ -6,8 +6,8 @@ import streamlit as st
 import posenc_core as pc
 from lessons.long_context import extension_views
 from page_kit import classroom, controls, formula, guard, header, notice, source, stage, why
-from page_kit.controls.config_input import choose_config
 from page_kit.lesson import layer_views
+from page_kit.lesson.config_input import choose_config
 from page_kit.lesson.config_words import fact_sentence, how_words, setting_table
 from posenc_core.configs import config_contexts, config_view, rope_layer_types
 

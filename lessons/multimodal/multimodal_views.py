@@ -12,7 +12,7 @@ import streamlit as st
 import posenc_core as pc
 from lessons.multimodal import reading_views, words
 from page_kit import controls
-from page_kit.controls.config_input import PASTE_CHARS, UPLOAD_MB, pasted_config_text, uploaded_config_text
+from page_kit.lesson.config_input import PASTE_CHARS, UPLOAD_MB, pasted_config_text, uploaded_config_text
 from posenc_core.multimodal import (
     MM_FAMILIES,
     MULTIMODAL_PRESETS,

@@ -6,8 +6,8 @@ import posenc_core as pc
 from lessons.todays_models import layer_questions_views as questions
 from lessons.todays_models.layer_strip_views import layer_view, read, read_tab
 from page_kit import classroom, controls, guard, header, literal, notice, source, stage, why
-from page_kit.controls.config_input import choose_config
 from page_kit.lesson import layer_views
+from page_kit.lesson.config_input import choose_config
 from page_kit.lesson.config_words import fact_sentence, layer_label, mixer_name, why_sentence
 from posenc_core.configs import layer_facts, layer_scheme, normalise_config, query_scale_start
 

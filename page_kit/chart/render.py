@@ -8,10 +8,10 @@ import numpy as np
 import streamlit as st
 
 from page_kit.chart import figure_control, hero_frames, plotly_element
+from page_kit.controls.folds import folded, is_unseen
 from page_kit.controls.settings import dark, export_format, presentation
 from page_kit.figures import Chart, cache
 from page_kit.figures.theme import template_name
-from page_kit.lesson import folded, is_unseen
 
 MAX_CSV_VALUES = 1_000_000  # bigger matrices download as .npy only
 # "Show the numbers" lists at most this much: a table a screen reader can walk row by row (the downloads

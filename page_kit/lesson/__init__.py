@@ -1,9 +1,8 @@
-"""The pieces every lesson page has: notice box, formula with live values, source view, error guard."""
+"""The pieces every lesson page has: notice box, formula with this view's values, source view, error guard."""
 
 from __future__ import annotations
 
 import contextlib
-import contextvars
 import inspect
 import logging
 import re
@@ -12,9 +11,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import streamlit as st
-from streamlit.errors import StreamlitDuplicateElementKey
 
 from page_kit.controls import url_values as _url
+from page_kit.controls.folds import folded, is_unseen, unseen  # noqa: F401 (pages take them from here)
 from page_kit.controls.settings import presentation
 from page_kit.lesson import formula_lines
 from page_kit.navigation.registry import page
@@ -124,53 +123,10 @@ def sections(labels: Sequence[str], key: str = "view"):
     return st.tabs(list(labels), key=key, on_change="rerun", bind="query-params")
 
 
-# True inside a block the student cannot see yet (an unanswered question's answer, page_kit.lesson.classroom)
-_UNSEEN = contextvars.ContextVar("posenc_unseen", default=False)
-
-
-@contextlib.contextmanager
-def unseen():
-    """A block that runs, so the values it computes stay available below it, but that nobody can see yet.
-
-    ``show`` draws no chart inside it: a chart in a ``display: none`` box is still sent on every move (its
-    element, caption, downloads and hero frames: about ten messages) and Plotly still redraws it, which took
-    80 ms of the browser's main thread per move on RoPE relative, before the figure the student does see."""
-    token = _UNSEEN.set(True)
-    try:
-        yield
-    finally:
-        _UNSEEN.reset(token)
-
-
-def is_unseen() -> bool:
-    return _UNSEEN.get()
-
-
 def notice(text: str) -> None:
     """The 'what to notice' caption under a figure."""
     with st.container(border=True):
         st.markdown(f":material/visibility: **What to notice.** {text}")
-
-
-@contextlib.contextmanager
-def folded(label: str, name: str, *, icon: str | None = None):
-    """A collapsed section whose body runs only while it is open; yields whether it is open.
-
-    A closed expander's content is still built and sent on every slider move (Sinusoidal's source view in a
-    closed expander would be 25 KB of each move's messages); a folded section sends nothing until a student
-    opens it. ``name`` keys its open state, so it stays open while sliders move; a second fold of the same name
-    in one run gets ``name_2``, and so on.
-    """
-    key, count = f"fold_{name}", 1
-    while True:
-        try:
-            box = st.expander(label, icon=icon, key=key, on_change="rerun")
-            break
-        except StreamlitDuplicateElementKey:
-            count += 1
-            key = f"fold_{name}_{count}"
-    with box:
-        yield bool(box.open)
 
 
 def source(*functions, label: str = "Show the code that computed this") -> None:
