@@ -158,7 +158,7 @@ def bench_browser(rows: list[dict]) -> dict | None:
         page.goto(f"{url}/sinusoidal")
         wait_until_idle(page)
         page.evaluate(STATE_LOGGER)
-        thumb = page.locator('.ls-range, [data-testid="stSlider"] input[type="range"]').first  # n is live
+        thumb = page.locator('.ls-range, [data-testid="stSlider"] input[type="range"]').first  # n is a drag slider
         finished, settled = [], []
         for step in range(MOVES):
             page.evaluate("() => { window.__log = [] }")

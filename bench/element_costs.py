@@ -4,7 +4,7 @@
     python bench/element_costs.py --kinds chart drag_slider --count 20
 
 bench/floor.py says a lesson's cached move costs about 2.5 times a bare Streamlit fragment with as many elements;
-this says which elements make the difference. For each kind in bench/element_costs_app.py (a caption, a live
+this says which elements make the difference. For each kind in bench/element_costs_app.py (a caption, a drag
 slider, a chart through the kit, a question, a formula, a notice, a folded section) it serves a fragment with one
 driving slider and N copies of that kind, moves the slider there and back (bench/floor.py's student), and divides
 the server CPU per move beyond the fragment with none by N.

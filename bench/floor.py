@@ -40,7 +40,7 @@ import websockets
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from st_client import LiveSliderState, Student, Tally  # noqa: E402  (bench/ is on sys.path: this script lives there)
+from st_client import DragSliderState, Student, Tally  # noqa: E402  (bench/ is on sys.path: this script lives there)
 
 from deploy.local_proxy import app_processes, free_port, wait_healthy  # noqa: E402
 from page_kit import registry  # noqa: E402
@@ -76,7 +76,7 @@ class Mover(Student):
                 movable = [s for s in self.sliders.values() if s.movable]
                 if not movable:
                     return None
-                slider = next((s for s in movable if isinstance(s, LiveSliderState)), movable[0])
+                slider = next((s for s in movable if isinstance(s, DragSliderState)), movable[0])
                 for _ in range(warm):
                     await self._move(ws, slider)
                 cpu0, bytes0, messages0, t0 = cpu_s(pid), self.tally.bytes_in, self.tally.messages, time.perf_counter()
@@ -99,7 +99,7 @@ class Mover(Student):
         # state picked before the first move is stale by now, and moving it sent the slider where it stood)
         slider = self.sliders.get(slider.id.split("-", 2)[-1], slider)
         if self.fresh:
-            if isinstance(slider, LiveSliderState):
+            if isinstance(slider, DragSliderState):
                 low, high, at, step = 0, len(slider.texts) - 1, slider.index, 1
             else:
                 low, high, at, step = slider.low, slider.high, slider.values[0], slider.step
@@ -108,14 +108,14 @@ class Mover(Student):
                 self.back = not self.back
             at += step * (-1 if self.back else 1)
             self.at = at
-            if isinstance(slider, LiveSliderState):
+            if isinstance(slider, DragSliderState):
                 slider.index = at
             else:
                 slider.values[0] = at
             await self._moved(ws, slider)
             return
         self.right = not self.right
-        if isinstance(slider, LiveSliderState):
+        if isinstance(slider, DragSliderState):
             if self.start is None:
                 self.start = slider.index if slider.index + 1 < len(slider.texts) else slider.index - 1
             slider.index = self.start + self.right
@@ -131,7 +131,7 @@ class Mover(Student):
         it stands; a Streamlit slider's carries only its default)."""
         await self._rerun(ws, "move", slider)
         drawn = self.sliders.get(slider.id.split("-", 2)[-1])
-        if isinstance(slider, LiveSliderState) and isinstance(drawn, LiveSliderState) and drawn.index != slider.index:
+        if isinstance(slider, DragSliderState) and isinstance(drawn, DragSliderState) and drawn.index != slider.index:
             raise RuntimeError(f"{self.page}: a move sent the slider to stop {slider.index}, the server drew it at "
                                f"stop {drawn.index}")
 

@@ -68,8 +68,8 @@ PROBE = """
         if (m.attributeName === 'data-test-script-state') log(m.target.getAttribute('data-test-script-state'));
         // a drag slider says its value to screen readers 700 ms after the last move (drag_slider.js): not a
         // change anyone sees, so it does not count towards "settled"
-        else if (!(m.target.closest && m.target.closest('.ls-live')) &&
-                 !(m.target.parentElement && m.target.parentElement.closest('.ls-live'))) changed = true;
+        else if (!(m.target.closest && m.target.closest('.ls-status')) &&
+                 !(m.target.parentElement && m.target.parentElement.closest('.ls-status'))) changed = true;
       }
       if (changed) log('change');
       // a chart root seen for the first time is a mount; every plotly_afterplot on any root is a draw

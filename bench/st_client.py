@@ -79,7 +79,7 @@ class SliderState:
 
 
 @dataclass
-class LiveSliderState:
+class DragSliderState:
     """A drag slider (page_kit/controls/drag_slider.py): a custom component whose state is {"value": <URL text>}."""
     id: str
     fragment_id: str
@@ -99,11 +99,11 @@ class LiveSliderState:
         widget.json_value = json.dumps({"value": self.texts[self.index]})
 
 
-def _drag_slider(element, fragment_id: str) -> LiveSliderState | None:
+def _drag_slider(element, fragment_id: str) -> DragSliderState | None:
     if element.component_name != "posenc_drag_slider":
         return None
     data = element_data.unwrap(element)
-    return LiveSliderState(element.id, fragment_id, list(data["url"]), int(data["index"]))
+    return DragSliderState(element.id, fragment_id, list(data["url"]), int(data["index"]))
 
 
 def _slider(element: Slider, fragment_id: str) -> SliderState | None:
@@ -167,7 +167,7 @@ class Student:
             await self._rerun(ws, "visit")
             return
         slider = self.rng.choice(movable)
-        if isinstance(slider, LiveSliderState):
+        if isinstance(slider, DragSliderState):
             slider.step(self.rng)
             self.last = f"(after {slider.id.split('-', 2)[-1]} -> {slider.texts[slider.index]})"
             await self._rerun(ws, "move", slider)
@@ -179,7 +179,7 @@ class Student:
         self.last = f"(after {slider.id.split('-', 2)[-1]} -> {slider.values[0]:g})"
         await self._rerun(ws, "move", slider)
 
-    async def _rerun(self, ws, kind: str, moved: SliderState | LiveSliderState | None = None) -> None:
+    async def _rerun(self, ws, kind: str, moved: SliderState | DragSliderState | None = None) -> None:
         msg = BackMsg()
         state = msg.rerun_script
         state.page_name = self.page

@@ -8,6 +8,7 @@ import re
 from streamlit.testing.v1 import AppTest
 
 from page_kit import registry
+from page_kit.controls import drag_slider
 from page_kit.runtime import element_data
 from tests.conftest import ROOT
 
@@ -97,9 +98,9 @@ def open_folds(at: AppTest) -> AppTest:
     if keys:
         for key in keys:
             at.session_state[key] = True
-        _only_live_keys(at)
+        _only_drag_keys(at)
         at.run()
-        _only_live_keys(at)
+        _only_drag_keys(at)
         assert_clean(at, f"opening {keys}")
     return at
 
@@ -121,7 +122,7 @@ def run_snippets(at: AppTest, where: str = "the view") -> list[dict]:
     return spaces
 
 
-def _live_elements(at: AppTest) -> dict[str, tuple[str, list[str], object]]:
+def _drag_elements(at: AppTest) -> dict[str, tuple[str, list[str], object]]:
     """The page's drag sliders (page_kit.controls.drag_slider): session-state key -> (element id, the values' URL texts,
     the component's protobuf)."""
     found: dict[str, tuple[str, list[str], object]] = {}
@@ -137,9 +138,9 @@ def _live_elements(at: AppTest) -> dict[str, tuple[str, list[str], object]]:
     return found
 
 
-def live_value(at: AppTest, key: str) -> str | None:
+def drag_value(at: AppTest, key: str) -> str | None:
     """The URL text of the value the drag slider with URL key ``key`` had in the last run (None: no such slider)."""
-    element = _live_elements(at).get(f"live_{key}")
+    element = _drag_elements(at).get(drag_slider.state_key(key))
     if element is None:
         return None
     data = element_data.unwrap(element[2])
@@ -148,7 +149,7 @@ def live_value(at: AppTest, key: str) -> str | None:
 
 def drag_sliders(at: AppTest) -> list[tuple[str, list[str]]]:
     """(session-state key, the values' URL texts) of each drag slider on the page."""
-    return [(key, texts) for key, (_, texts, _) in _live_elements(at).items()]
+    return [(key, texts) for key, (_, texts, _) in _drag_elements(at).items()]
 
 
 def move_drag_slider(at: AppTest, state_key: str, text: str) -> AppTest:
@@ -158,7 +159,7 @@ def move_drag_slider(at: AppTest, state_key: str, text: str) -> AppTest:
     states, as the browser's widget manager does (setting at.session_state instead would replay AppTest's
     stale copy of every other widget's value).
     """
-    element_id = _live_elements(at)[state_key][0]
+    element_id = _drag_elements(at)[state_key][0]
     tree = at._tree
     collect = tree.get_widget_states
 
@@ -174,15 +175,15 @@ def move_drag_slider(at: AppTest, state_key: str, text: str) -> AppTest:
     # st.query_params writes (the drag slider's), which carry a snapshot of the bound widgets' values too.
     # Replayed on a later run, that snapshot would seed those widgets with stale values, which no browser
     # does, so the helper sends only the drag sliders' own keys.
-    _only_live_keys(at)
+    _only_drag_keys(at)
     at.run()
-    _only_live_keys(at)
+    _only_drag_keys(at)
     return at
 
 
-def _only_live_keys(at: AppTest) -> None:
-    live = {key.removeprefix("live_") for key in _live_elements(at)}
-    at.query_params = {k: v for k, v in at.query_params.items() if k in live}
+def _only_drag_keys(at: AppTest) -> None:
+    dragged = {key.removeprefix(drag_slider.STATE_PREFIX) for key in _drag_elements(at)}
+    at.query_params = {k: v for k, v in at.query_params.items() if k in dragged}
 
 
 def chart_figures(at: AppTest) -> dict[str, str]:

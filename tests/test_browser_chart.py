@@ -43,7 +43,7 @@ def _open(page, url, path):
 @pytest.mark.parametrize("path, thumb", [
     ("sinusoidal", ".ls-range"),  # a drag slider (page_kit/controls/drag_slider.py)
     ("t5", ".ls-range"),
-    # a Streamlit slider: a range too long for a live one (163,840 positions), folded under "More settings"
+    # a Streamlit slider: a range too long for a drag slider (163,840 positions), folded under "More settings"
     ("latent_attention", '[data-testid="stSlider"] input[type="range"]'),
 ])
 def test_a_slider_move_draws_once_and_never_remounts(page_and_url, path, thumb):
@@ -121,25 +121,25 @@ def _press(page, locator, key):
         wait_for_run(page, runs)
 
 
-@pytest.mark.parametrize("path, live_key", [("sinusoidal?view=One+cell", "n"), ("rope", "i")])
-def test_drag_sliders_and_the_ranges_that_follow_them_stay_valid(page_and_url, path, live_key):
+@pytest.mark.parametrize("path, drag_key", [("sinusoidal?view=One+cell", "n"), ("rope", "i")])
+def test_drag_sliders_and_the_ranges_that_follow_them_stay_valid(page_and_url, path, drag_key):
     """Push every other slider to its end, then the drag slider to both ends and back: sliders whose range
     follows it (p ends at n - 1) must move inside their new range, never raise, and the URL must agree."""
     page, url = page_and_url
     page.goto(f"{url}/{path}", wait_until="domcontentloaded")
     wait_until_idle(page)
-    page.wait_for_selector(f'.ls[data-key="{live_key}"]', timeout=30000)
-    live = page.locator(f'.ls[data-key="{live_key}"] .ls-range')
-    others = page.locator(f'.ls:not([data-key="{live_key}"]) .ls-range, [data-testid="stSlider"] input[type="range"]')
+    page.wait_for_selector(f'.ls[data-key="{drag_key}"]', timeout=30000)
+    thumb = page.locator(f'.ls[data-key="{drag_key}"] .ls-range')
+    others = page.locator(f'.ls:not([data-key="{drag_key}"]) .ls-range, [data-testid="stSlider"] input[type="range"]')
     for end in ("End", "Home"):
         for index in range(others.count()):
             _press(page, others.nth(index), end)
-        for live_end in ("End", "Home", "End"):
-            _press(page, live, live_end)
-            assert page.locator('[data-testid="stException"]').count() == 0, f"exception after {live_end}"
-            assert page.locator('[data-testid="stAlert"]').count() == 0, f"error box after {live_end}"
-    shown = live.evaluate("el => el.closest('.ls').querySelector('.ls-value').textContent").replace(",", "")
-    assert f"{live_key}={shown}" in page.url
+        for end in ("End", "Home", "End"):
+            _press(page, thumb, end)
+            assert page.locator('[data-testid="stException"]').count() == 0, f"exception after {end}"
+            assert page.locator('[data-testid="stAlert"]').count() == 0, f"error box after {end}"
+    shown = thumb.evaluate("el => el.closest('.ls').querySelector('.ls-value').textContent").replace(",", "")
+    assert f"{drag_key}={shown}" in page.url
 
 
 def test_a_drag_sliders_help_opens_on_a_tap(page_and_url):

@@ -11,7 +11,7 @@ from devtools.streamlit_server import chromium_path, wait_for_query, wait_until_
 from page_kit import registry
 from tests.apptest_pages import drag_sliders
 from tests.conftest import ROOT
-from tests.test_url_pages import BROWSER_KINDS, BROWSER_PAGES, _bound_widgets, _hostile, _live_hostile, widget_kinds
+from tests.test_url_pages import BROWSER_KINDS, BROWSER_PAGES, _bound_widgets, _drag_hostile, _hostile, widget_kinds
 
 CHROMIUM = chromium_path()
 pytestmark = [
@@ -46,11 +46,11 @@ def server_page(chromium, app_url):
 def test_hostile_link_to_every_widget_of_a_page(server_page, info):
     url, page, errors = server_page
     at = _page(info)
-    widgets, live = _bound_widgets(at), drag_sliders(at)
+    widgets, dragged = _bound_widgets(at), drag_sliders(at)
     for round_ in (0, 1):
         errors.clear()
         query = {w.key: _hostile(kind, w, round_) for kind, ws in widgets.items() for w in ws}
-        query |= {key.removeprefix("live_"): _live_hostile(texts, round_) for key, texts in live}
+        query |= {key.removeprefix("drag_"): _drag_hostile(texts, round_) for key, texts in dragged}
         query = urlencode(query, doseq=True)
         page.goto(f"{url}/{info.url_path}?{query}", wait_until="domcontentloaded")
         wait_until_idle(page)

@@ -29,7 +29,7 @@ pytestmark = [
     pytest.mark.skipif(CHROMIUM is None, reason="chromium is not installed (apt-get install chromium)"),
     pytest.mark.skipif(local_proxy.nginx_path() is None, reason="nginx is not installed (apt-get install nginx)"),
 ]
-THUMB = '.ls-range, [data-testid="stSlider"] input[type="range"]'  # Sinusoidal's first slider is live
+THUMB = '.ls-range, [data-testid="stSlider"] input[type="range"]'  # Sinusoidal's first slider is a drag slider
 LOG_LINE = re.compile(r'"(?P<method>\S+) (?P<uri>\S+) [^"]*" (?P<status>\d+) \d+ key=(?P<key>\S+) '
                       r'upstream=(?P<upstream>\S+)')
 

@@ -46,11 +46,11 @@ def _snippet(at: AppTest) -> str:
 def test_a_link_sets_the_drag_sliders_and_a_move_writes_the_url():
     at = _sinusoidal(n="64", base="100,000")
     sliders = dict(apptest_pages.drag_sliders(at))
-    assert {"live_n", "live_d", "live_base"} <= set(sliders)
+    assert {"drag_n", "drag_d", "drag_base"} <= set(sliders)
     assert "pc.sinusoidal(64, 64, 100000.0" in _snippet(at)
-    apptest_pages.move_drag_slider(at, "live_n", "256")
+    apptest_pages.move_drag_slider(at, "drag_n", "256")
     assert at.query_params["n"] in ("256", ["256"]) and "pc.sinusoidal(256, 64, 100000.0" in _snippet(at)
-    apptest_pages.move_drag_slider(at, "live_n", "128")  # back to the default: the link gets shorter
+    apptest_pages.move_drag_slider(at, "drag_n", "128")  # back to the default: the link gets shorter
     assert "n" not in at.query_params
     assert at.query_params["base"] in ("100,000", ["100,000"])
 
@@ -67,6 +67,6 @@ def test_hostile_links_change_only_the_view(query):
 def test_hostile_browser_state_changes_only_the_view():
     at = _sinusoidal()
     for text in ("inf", "<script>", "1e400", "-3"):
-        apptest_pages.move_drag_slider(at, "live_n", text)
-        apptest_pages.assert_clean(at, f"live_n = {text!r}")
+        apptest_pages.move_drag_slider(at, "drag_n", text)
+        apptest_pages.assert_clean(at, f"drag_n = {text!r}")
     assert "pc.sinusoidal(8, 64" in _snippet(at)  # "-3" is a number: the nearest stop is the smallest

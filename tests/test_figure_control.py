@@ -21,13 +21,13 @@ def fresh_state():
     for key in list(st.session_state):
         del st.session_state[key]
     slider_specs.remember("qx", {"kind": "number", "low": -2.0, "high": 2.0, "step": 0.1, "integer": False,
-                                   "live": True})
+                                   "drag": True})
     slider_specs.remember("layer", {"kind": "number", "low": 0, "high": 61, "step": 1, "integer": True,
-                                      "live": False})
+                                      "drag": False})
     slider_specs.remember("L", {"kind": "options", "options": [1024, 2048, 4096, 8192, 32768],
-                                  "labels": ["1,024", "2,048", "4,096", "8,192", "32,768"], "live": True})
+                                  "labels": ["1,024", "2,048", "4,096", "8,192", "32,768"], "drag": True})
     slider_specs.remember("mask", {"kind": "options", "options": ["causal", "symmetric"],
-                                     "labels": ["causal", "symmetric"], "live": False})
+                                     "labels": ["causal", "symmetric"], "drag": False})
     yield
 
 
@@ -58,7 +58,7 @@ def test_an_option_that_is_not_a_number_takes_its_label_only():
 
 def test_a_scaled_target_sets_the_factor_from_the_marker():
     slider_specs.remember("s", {"kind": "options", "options": [1.5, 2.0, 4.0, 8.0], "labels": ["1.5", "2", "4", "8"],
-                                "live": True})
+                                "drag": True})
     # L' dragged to 30,000 with L = 4,096: s = 7.3, nearest listed factor 8
     assert slider_specs.snapped(Target("s", 1 / 4096), 30000.0)[0] == 8.0
 
@@ -71,7 +71,7 @@ def test_a_key_with_no_slider_is_ignored_unless_its_bounds_are_given():
 def test_apply_sets_a_drag_slider_through_its_choice_and_a_streamlit_slider_through_its_key():
     chart = figures.heatmap(np.zeros((62, 8)), title="t", x_title="x", y_title="layer", alt="a", name="n")
     control = figure_control.pick(chart, x="qx", y="layer").control
-    st.session_state["live_qx"] = {"value": "1"}
+    st.session_state["drag_qx"] = {"value": "1"}
     done = figure_control.apply(control, {"kind": "pick", "x": 0.26, "y": 70, "n": 1})
     assert done == {"qx": 0.3, "layer": 61}
     assert st.session_state["figctl_qx"] == {"text": "0.3", "over": "1"}  # holds until the thumb moves
@@ -82,7 +82,7 @@ def test_apply_sets_a_drag_slider_through_its_choice_and_a_streamlit_slider_thro
 
 def test_a_diagonal_pick_sets_the_offset_and_opens_the_tab():
     slider_specs.remember("off", {"kind": "number", "low": -95, "high": 95, "step": 1, "integer": True,
-                                    "live": False})
+                                    "drag": False})
     chart = figures.heatmap(np.zeros((96, 96)), title="t", x_title="n", y_title="m", alt="a", name="n")
     control = figure_control.pick(chart, diagonal="off", opens=("view", "One cell")).control
     assert figure_control.apply(control, {"kind": "pick", "x": 10, "y": 40}) == {"off": 30}

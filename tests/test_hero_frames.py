@@ -15,7 +15,7 @@ import pytest
 
 from page_kit import registry
 from page_kit.runtime import element_data
-from tests.apptest_pages import drag_sliders, live_value, move_drag_slider
+from tests.apptest_pages import drag_sliders, drag_value, move_drag_slider
 from tests.apptest_pages import load as _load
 
 PAGES = registry.all_pages()
@@ -83,7 +83,7 @@ def _hero(charts: dict[str, dict]) -> tuple[str, dict] | None:
 def _walk(at, key: str, texts: list[str], browser: Browser):
     """Move the drag slider with session-state key ``key`` one stop and back, as a student pressing an arrow
     key twice; the browser keeps what each run sends."""
-    start = live_value(at, key.removeprefix("live_"))
+    start = drag_value(at, key.removeprefix("drag_"))
     index = texts.index(start) if start in texts else 0
     step = 1 if index + 1 < len(texts) else -1
     for text in (texts[index + step], texts[index]):
@@ -93,7 +93,7 @@ def _walk(at, key: str, texts: list[str], browser: Browser):
 
 
 def _state_key(at, url_key: str) -> str | None:
-    return next((key for key, _ in drag_sliders(at) if key == f"live_{url_key}"), None)
+    return next((key for key, _ in drag_sliders(at) if key == f"drag_{url_key}"), None)
 
 
 @pytest.mark.parametrize("info", PAGES, ids=lambda p: p.url_path)
@@ -144,15 +144,15 @@ def test_a_walk_along_a_slider_sends_one_new_frame_per_move():
     info = next(p for p in PAGES if p.url_path == "sinusoidal")
     at = _load(info)
     assert _charts(at)["chart_sinusoidal_table"]["ahead"]["key"] is None  # a visit: no hand yet
-    at = move_drag_slider(at, "live_n", "136")
+    at = move_drag_slider(at, "drag_n", "136")
     data = _charts(at)["chart_sinusoidal_table"]["ahead"]
     assert data["key"] == "n" and set(data["frames"]) == {"128", "136"} and not data["new"]
     for here, came_from, ahead in (("144", "136", "152"), ("152", "144", "160")):
-        at = move_drag_slider(at, "live_n", here)
+        at = move_drag_slider(at, "drag_n", here)
         data = _charts(at)["chart_sinusoidal_table"]["ahead"]
         assert set(data["frames"]) == {came_from, here, ahead}
         assert list(data["new"]) == [data["frames"][ahead]], "only the frame ahead of the hand is new"
-    at = move_drag_slider(at, "live_base", "100,000")  # another slider: its first move builds nothing
+    at = move_drag_slider(at, "drag_base", "100,000")  # another slider: its first move builds nothing
     data = _charts(at)["chart_sinusoidal_table"]["ahead"]
     assert data["key"] == "base" and set(data["frames"]) == {"10,000", "100,000"} and not data["new"]
 
@@ -164,12 +164,12 @@ def test_no_frames_while_a_range_holds_a_slider_away_from_its_thumb():
     is again."""
     info = next(p for p in PAGES if p.url_path == "patches")
     at = _load(info)
-    at = move_drag_slider(at, "live_r", "13")  # the last row of the 14-row grid
+    at = move_drag_slider(at, "drag_r", "13")  # the last row of the 14-row grid
     for rows, r in (("13", "12"), ("12", "11"), ("13", "12")):  # a walk down, then up: the grid pulls r along
-        at = move_drag_slider(at, "live_gh", rows)
-        assert live_value(at, "r") == r
+        at = move_drag_slider(at, "drag_gh", rows)
+        assert drag_value(at, "r") == r
         assert _charts(at)["chart_vit2d_one_patch"]["ahead"]["key"] is None
-    at = move_drag_slider(at, "live_gh", "14")  # r back at 13, where its thumb is: frames again (the next stop;
-    assert live_value(at, "r") == "13"  # not the figure before, which had r elsewhere)
+    at = move_drag_slider(at, "drag_gh", "14")  # r back at 13, where its thumb is: frames again (the next stop;
+    assert drag_value(at, "r") == "13"  # not the figure before, which had r elsewhere)
     data = _charts(at)["chart_vit2d_one_patch"]["ahead"]
     assert data["key"] == "gh" and set(data["frames"]) == {"14", "15"}

@@ -349,8 +349,8 @@ def _quick_settings(at):
     """quick preset, T = 16, 100 steps, seed 7, learned only; T and steps are drag sliders, moved as a browser does."""
     at.session_state["preset"], at.session_state["seed"], at.session_state["methods"] = "quick", 7, ["learned"]
     at.run()
-    apptest_pages.move_drag_slider(at, "live_T", "16")
-    apptest_pages.move_drag_slider(at, "live_steps", "100")
+    apptest_pages.move_drag_slider(at, "drag_T", "16")
+    apptest_pages.move_drag_slider(at, "drag_steps", "100")
 
 
 def test_page_trains_only_when_run_is_pressed_and_caches_the_run():

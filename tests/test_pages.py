@@ -115,7 +115,7 @@ def _sliders(at: AppTest):
     return [s for s in at.slider if not s.disabled and not isinstance(s.value, tuple)]
 
 
-def _live_now(at: AppTest, state_key: str) -> str | None:
+def _drag_now(at: AppTest, state_key: str) -> str | None:
     remembered = at.session_state[state_key] if state_key in at.session_state else None
     return remembered.get("value") if isinstance(remembered, dict) else None
 
@@ -132,12 +132,12 @@ def _push_sliders_to_their_ends(at: AppTest, info, tab) -> None:
                 break
             state_key, texts = sliders[index]
             target = texts[-1] if end == "max" else texts[0]
-            if _live_now(at, state_key) == target:
+            if _drag_now(at, state_key) == target:
                 continue
             move_drag_slider(at, state_key, target)
             _assert_clean(at, f"{info.path} {tab!r}: {state_key!r} -> {end} {target!r}")
             for key, now_texts in drag_sliders(at):  # the address bar holds a value the slider can take
-                written = at.query_params.get(key.removeprefix("live_"))
+                written = at.query_params.get(key.removeprefix("drag_"))
                 written = written[0] if isinstance(written, list) else written
                 assert written is None or written in now_texts, f"{info.path}: the URL has {key} = {written!r}"
         for index in range(len(_sliders(at))):

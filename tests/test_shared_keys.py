@@ -30,8 +30,8 @@ def _widgets(at: AppTest) -> dict:
         for widget in getattr(at, kind):
             if widget.key and widget.key not in ("backend", "present", "export", "theme"):
                 found[widget.key] = (kind, widget)
-    for state_key, texts in drag_sliders(at):  # URL key -> ("live", (its session-state key, its values' texts))
-        found[state_key.removeprefix("live_")] = ("live", (state_key, texts))
+    for state_key, texts in drag_sliders(at):  # URL key -> ("drag", (its session-state key, its values' texts))
+        found[state_key.removeprefix("drag_")] = ("drag", (state_key, texts))
     return found
 
 
@@ -57,7 +57,7 @@ def test_a_key_shared_by_different_widgets_does_not_carry_over(kinds_by_key):
                 at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120).run()
                 _open(at, by_url[source])
                 _, widget = _widgets(at)[key]
-                if kind == "live":
+                if kind == "drag":
                     state_key, texts = widget
                     move_drag_slider(at, state_key, texts[-1])
                 else:

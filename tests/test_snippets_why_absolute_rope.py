@@ -56,8 +56,8 @@ def _widget(at, key):
 
 def _assert_link_applied(page, **values):
     for key, value in values.items():
-        live = apptest_pages.live_value(page, key)  # a drag slider shows the value's URL text
-        shown = _widget(page, key).value if live is None else type(value)(live.replace(",", ""))
+        dragged = apptest_pages.drag_value(page, key)  # a drag slider shows the value's URL text
+        shown = _widget(page, key).value if dragged is None else type(value)(dragged.replace(",", ""))
         assert shown == value, f"the link's {key} did not reach the page"
 
 

@@ -28,13 +28,13 @@ def _bound_widgets(at: AppTest) -> dict[str, list]:
 # while every widget of every page and tab gets its hostile link here. A page with a kind these leave out fails
 # the test below until a page holding it is added.
 BROWSER_PAGES = ("order", "token_position", "rope_relative", "latent_attention")
-BROWSER_KINDS = frozenset({"multiselect", "segmented_control", "text_input", "toggle", "live", "selectbox",
+BROWSER_KINDS = frozenset({"multiselect", "segmented_control", "text_input", "toggle", "drag", "selectbox",
                            "number_input", "slider"})
 
 
 def widget_kinds(at: AppTest) -> set[str]:
-    """The kinds of the view's own URL-bound widgets ("live": page_kit.controls.drag_slider's)."""
-    return {kind for kind, ws in _bound_widgets(at).items() if ws} | ({"live"} if drag_sliders(at) else set())
+    """The kinds of the view's own URL-bound widgets ("drag": page_kit.controls.drag_slider's)."""
+    return {kind for kind, ws in _bound_widgets(at).items() if ws} | ({"drag"} if drag_sliders(at) else set())
 
 
 def _hostile(kind: str, widget, round_: int) -> list[str] | str:
@@ -55,7 +55,7 @@ def _hostile(kind: str, widget, round_: int) -> list[str] | str:
     return "<script>" if round_ == 0 else ["-inf", str(widget.value)]  # unknown option; two for one
 
 
-def _live_hostile(texts: list[str], round_: int) -> str:
+def _drag_hostile(texts: list[str], round_: int) -> str:
     """Round 0: text no slider can hold. Round 1: between two stops, or past the last one."""
     if round_ == 0:
         return "1e309" if texts[0].lstrip("-").replace(".", "").isdigit() else "<script>"
@@ -69,7 +69,7 @@ def _live_hostile(texts: list[str], round_: int) -> str:
 
 def _check_values(at: AppTest, where: str) -> None:
     for key, texts in drag_sliders(at):  # what the page writes back to the address bar is a listed value
-        written = at.query_params.get(key.removeprefix("live_"))
+        written = at.query_params.get(key.removeprefix("drag_"))
         written = written[0] if isinstance(written, list) else written
         assert written is None or written in texts, f"{where}: the URL has {key} = {written!r}"
     for slider in at.slider:
@@ -95,7 +95,7 @@ def test_hostile_links_to_every_widget_only_change_the_view(info, tab_key, tab):
         "a page with it, so a real browser opens a hostile link to that kind too")
     for round_ in (0, 1):
         query = {w.key: _hostile(kind, w, round_) for kind, ws in widgets.items() for w in ws}
-        query |= {key.removeprefix("live_"): _live_hostile(texts, round_) for key, texts in drag_sliders(at)}
+        query |= {key.removeprefix("drag_"): _drag_hostile(texts, round_) for key, texts in drag_sliders(at)}
         if tab_key is not None:
             query[tab_key] = tab
         link = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120)

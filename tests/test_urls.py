@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 from streamlit.testing.v1 import AppTest
 
 from page_kit.controls import url_values as _url
-from tests.apptest_pages import live_value
+from tests.apptest_pages import drag_value
 
 HUGE = "9" * 400  # a 400-digit number: float() gives inf
 KINDS = ("slider", "select_slider", "selectbox", "segmented_control", "toggle", "multiselect", "number_input",
@@ -72,9 +72,9 @@ def test_each_widget_kind_lands_on_a_valid_value(query, key, expected):
     if key == "tab":  # tabs are not a widget kind AppTest lists; their value lives in session state
         assert at.session_state[key] == expected
         return
-    live = live_value(at, key)  # a drag slider (the default for one value) shows its value's URL text
-    if live is not None:
-        assert type(expected)(live.replace(",", "")) == expected
+    dragged = drag_value(at, key)  # a drag slider (the default for one value) shows its value's URL text
+    if dragged is not None:
+        assert type(expected)(dragged.replace(",", "")) == expected
     else:
         widget = next(w for kind in KINDS for w in at.get(kind) if w.key == key)
         assert widget.value == expected

@@ -55,20 +55,20 @@ def _clamped_state(key, low, high, step=None, integer=False) -> bool:
     return moved != value
 
 
-def slider(label, key, min_value, max_value, value, step=None, *, help=None, format=None, live=True):
-    """A number slider. Live (the default) sends values while it is dragged, so the figure follows the hand;
-    a range (two thumbs), a slider with more than drag_slider.MAX_STOPS positions, or ``live=False`` is
+def slider(label, key, min_value, max_value, value, step=None, *, help=None, format=None, drag=True):
+    """A number slider. A drag slider (the default) sends values while it is dragged, so the figure follows the
+    hand; a range (two thumbs), a slider with more than drag_slider.MAX_STOPS positions, or ``drag=False`` is
     Streamlit's own slider, which sends on release."""
     integer = all(isinstance(v, int) for v in (min_value, max_value, *_as_tuple(value)))
     if step is None:
         step = 1 if integer else _SLIDER_FLOAT_STEP
     count = 2 if isinstance(value, (tuple, list)) else 1
     check = (lambda raw: _url.numbers(raw, min_value, max_value, step, integer=integer, count=count))
-    live = live and count == 1 and drag_slider.stop_count(min_value, max_value, step) <= drag_slider.MAX_STOPS
+    drag = drag and count == 1 and drag_slider.stop_count(min_value, max_value, step) <= drag_slider.MAX_STOPS
     if count == 1:  # what a click or drag on a figure may set it to, snapped as a link's value is
         slider_specs.remember(key, {"kind": "number", "low": min_value, "high": max_value, "step": step,
-                                      "integer": integer, "live": live})
-    if live:
+                                      "integer": integer, "drag": drag})
+    if drag:
         values, labels, url_text = drag_slider.numeric_stops(min_value, max_value, step, integer=integer,
                                                              format=format)
         return drag_slider.drag_slider(label, key, values, value, labels=labels, url_text=url_text, check=check,
@@ -81,15 +81,16 @@ def slider(label, key, min_value, max_value, value, step=None, *, help=None, for
                      help=help, format=format, bind="query-params")
 
 
-def select_slider(label, key, options, value, *, help=None, format_func=str, live=True):
-    """A slider over a list of options; live (the default, for one value) sends values while it is dragged."""
+def select_slider(label, key, options, value, *, help=None, format_func=str, drag=True):
+    """A slider over a list of options; a drag slider (the default, for one value) sends values while it is
+    dragged."""
     labels = [str(format_func(o)) for o in options]
     count = 2 if isinstance(value, (tuple, list)) else 1
     check = (lambda raw: _url.options(raw, labels, exactly=count, ordered=True))
-    live = live and count == 1 and len(options) <= drag_slider.MAX_STOPS
+    drag = drag and count == 1 and len(options) <= drag_slider.MAX_STOPS
     if count == 1:
-        slider_specs.remember(key, {"kind": "options", "options": list(options), "labels": labels, "live": live})
-    if live:
+        slider_specs.remember(key, {"kind": "options", "options": list(options), "labels": labels, "drag": drag})
+    if drag:
         return drag_slider.drag_slider(label, key, options, value, labels=labels, url_text=labels, check=check,
                                        help=help)
     _url.fix(key, check)

@@ -21,7 +21,7 @@ function build(parentElement, id) {
     '<div class="ls-tip" hidden></div>' +
     '<input type="range" class="ls-range" min="0" step="1">' +
     '<div class="ls-ends" aria-hidden="true"><span class="ls-min"></span><span class="ls-max"></span></div>' +
-    '<span class="ls-live" role="status" aria-live="polite"></span>';
+    '<span class="ls-status" role="status" aria-live="polite"></span>';
   const input = root.querySelector(".ls-range");
   input.id = id;
   root.querySelector(".ls-label").htmlFor = id;
@@ -117,7 +117,8 @@ export default function ({ parentElement, data: sent, setStateValue }) {
 
 // Keyboard and screen readers. The native range input already moves by one stop with the arrows and to the
 // ends with Home / End; PageUp / PageDown move by a tenth of the range (and stay with the slider, not the
-// presentation bar's page keys). Once a move has settled, a polite live region says the new value once.
+// presentation bar's page keys). Once a move has settled, a polite status region (aria-live) says the new value
+// once.
 function keyboard(root, input, label, labels) {
   root.__a11y = { label, labels }; // this run's label and stops; the listeners below are added once
   if (root.__a11yBound) return;
@@ -131,11 +132,11 @@ function keyboard(root, input, label, labels) {
     input.value = String(Math.min(last, Math.max(0, Number(input.value) + step)));
     input.dispatchEvent(new Event("input"));
   });
-  const live = root.querySelector(".ls-live");
+  const status = root.querySelector(".ls-status");
   input.addEventListener("input", () => {
     clearTimeout(root.__announce);
     root.__announce = setTimeout(() => {
-      live.textContent = root.__a11y.label + ": " + root.__a11y.labels[Number(input.value)];
+      status.textContent = root.__a11y.label + ": " + root.__a11y.labels[Number(input.value)];
     }, SETTLE_MS);
   });
 }

@@ -25,8 +25,9 @@ from page_kit.controls import url_values as _url
 from page_kit.runtime import element_data
 
 MAX_STOPS = 4096  # positions a drag slider can take: the labels travel with it
-STOPS_KEY = "_live_stops"  # session state: URL key -> where the slider stands, as last drawn (_remember)
-HAND_KEY = "_live_hand"  # session state: (URL key, direction, moves in a row) of the last slider moved
+STATE_PREFIX = "drag_"  # session state: the component's own state, under drag_<URL key> (state_key)
+STOPS_KEY = "_drag_stops"  # session state: URL key -> where the slider stands, as last drawn (_remember)
+HAND_KEY = "_drag_hand"  # session state: (URL key, direction, moves in a row) of the last slider moved
 CHOSEN_PREFIX = "figctl_"  # session state: the value a figure chose for a drag slider (choose, figure_choice)
 
 _component = st.components.v2.component(
@@ -59,7 +60,7 @@ _component = st.components.v2.component(
         ".ls-ends{display:flex;justify-content:space-between;font-size:.75rem;opacity:.85;"
         "font-variant-numeric:tabular-nums}",
         # read by screen readers only (the value is on screen already)
-        ".ls-live{position:absolute;width:1px;height:1px;overflow:hidden;clip-path:inset(50%);white-space:nowrap}"]),
+        ".ls-status{position:absolute;width:1px;height:1px;overflow:hidden;clip-path:inset(50%);white-space:nowrap}"]),
     isolate_styles=False)
 
 
@@ -75,16 +76,16 @@ def drag_slider(label: str, key: str, values: Sequence, default, *, labels: Sequ
         raise ValueError(f"A drag slider takes between 1 and {MAX_STOPS} positions, not {len(values)}.")
     default_index = _index_of(values, default)
     _url.fix(key, check)
-    state_key = f"live_{key}"  # the component's own state; the URL keeps the plain key
+    component_key = state_key(key)  # the component's own state; the URL keeps the plain key
     url_text = list(url_text)
-    remembered = st.session_state.get(state_key)
+    remembered = st.session_state.get(component_key)
     moved = remembered.get("value") if isinstance(remembered, dict) else None  # the thumb's last value
     text = figure_choice(key, moved) or moved
     if text is None:  # first run of this slider in this browser tab: the link's value, or the default
         text = st.query_params.get(key)
     index = _index_for(text, values, url_text, default_index)
     data = {"key": key, "label": label, "help": help or "", "labels": list(labels), "url": url_text, "index": index}
-    _component(key=state_key, data=element_data.pack(data),
+    _component(key=component_key, data=element_data.pack(data),
                default={"value": url_text[index]}, on_value_change=_noop, height="content")
     _write_url(key, url_text[index] if index != default_index else None)
     _remember(key, values, url_text, index, text)
@@ -102,6 +103,11 @@ class Standing:
     asked: object  # what the thumb, a figure or the link asked for
     displaced: bool  # it stands elsewhere than asked: its range moved under it (see _remember)
     run: tuple  # the script run that drew it (_this_run)
+
+
+def state_key(key: str) -> str:
+    """The session-state key of the drag slider with this URL key: its component's own state ({"value": text})."""
+    return f"{STATE_PREFIX}{key}"
 
 
 def _remember(key: str, values: list, url_text: list[str], index: int, asked) -> None:
@@ -166,7 +172,7 @@ def choose(key: str, text: str) -> None:
     The component's own state only changes when its thumb moves, and the browser sends it back with every
     rerun, so it cannot be overwritten from Python. The figure's choice is kept beside it with the thumb's
     value at that moment; it holds until the thumb moves again, and then the thumb takes over."""
-    component = st.session_state.get(f"live_{key}")
+    component = st.session_state.get(state_key(key))
     st.session_state[f"{CHOSEN_PREFIX}{key}"] = {
         "text": text, "over": component.get("value") if isinstance(component, Mapping) else None}
 

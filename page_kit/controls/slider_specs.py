@@ -74,7 +74,7 @@ def _spec_from_bounds(target: Target) -> dict | None:
         return None
     low, high, step = target.bounds
     spec = {"kind": "number", "low": low, "high": high, "step": step,
-            "integer": all(isinstance(v, int) for v in target.bounds), "live": True}
+            "integer": all(isinstance(v, int) for v in target.bounds), "drag": True}
     remember(target.key, spec)
     return spec
 
@@ -96,7 +96,7 @@ def set_value(key: str, value, text: str) -> None:
     A drag slider takes it as the figure's choice (drag_slider.choose); a Streamlit slider through its widget
     key, before it is drawn again."""
     spec = st.session_state[SPECS_KEY][key]
-    if spec.get("live"):
+    if spec.get("drag"):
         drag_slider.choose(key, text)
     else:
         st.session_state[key] = value

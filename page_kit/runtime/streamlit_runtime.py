@@ -10,7 +10,7 @@ CPU in two places that redo the same work on every script run, fragment runs inc
 - **The presented value of a custom component.** Reading a v2 component's state (``st.session_state``, and
   Streamlit's own walks over the whole state: every keyed radio, selectbox and text box copies it, and so does
   the start of each run) merges the component's trigger events into it. To do that, Streamlit defines a new
-  dict class on every read, which costs more than everything else in the read. This app's components (the live
+  dict class on every read, which costs more than everything else in the read. This app's components (the drag
   slider, the chart element) send state, never triggers, so there is nothing to merge: the stored value is
   returned as it is, and Streamlit's presenter still runs whenever a trigger is there to merge.
 
