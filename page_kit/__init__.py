@@ -1,16 +1,21 @@
 """The page kit, in rooms: what a lesson page is made of, and nothing of the math (that is posenc_core's job).
 
-- ``figures``: the figure builders (every figure in the app), their theme, label layout and animation frames.
-- ``chart``: the chart element and its transport: putting a figure on the page (``render.show``), the shared
-  figure cache, the element in the browser (``plotly_element``), its data payload, the hero figure's frames and
-  the figure as a control.
-- ``controls``: widgets whose values live in the URL, the checks on a link's raw values (``url_values``), the drag
-  slider, the config picker and the sidebar's global settings.
-- ``lesson``: the parts of a lesson page (notice, formula, source, guard), its questions and code (``classroom``),
-  code and formula line breaking, model runs in a worker, accessibility rules.
-- ``live``: the live class on a page (room, outbox, poll, panel, teacher).
+The rooms are layers; a room imports only rooms below it (``tests/test_layers.py``, ``ROOMS``), top to bottom:
+the pages -> this package -> lesson -> chart -> controls -> runtime, navigation, live, figures.
+
+- ``runtime``: patches to Streamlit's per-run costs (cached signatures, the frozen import heap) and the kit
+  elements' bytes payload (``element_data``).
 - ``navigation``: every page in teaching order (``registry``) and the sidebar's list.
-- ``runtime``: patches to Streamlit's per-run costs (cached signatures, the frozen import heap).
+- ``live``: the live class on a page (room, outbox, poll, panel, teacher).
+- ``figures``: the figure builders (every figure in the app), their theme, label layout, the shared figure
+  cache (``cache``) and animation frames (``animation``).
+- ``controls``: widgets whose values live in the URL, the checks on a link's raw values (``url_values``), the drag
+  slider, the slider specs a figure's event is snapped to (``slider_specs``), folded sections (``folds``) and the
+  sidebar's global settings.
+- ``chart``: putting a figure on the page (``render.show``), the element in the browser (``plotly_element``),
+  the hero figure's frames and the figure as a control (``figure_control``).
+- ``lesson``: the parts of a lesson page (notice, formula, source, guard), its questions and code (``classroom``),
+  the config picker, code and formula line breaking, model runs in a worker, accessibility rules.
 
 Pages import the lesson's parts from here.
 """

@@ -1,4 +1,5 @@
-"""Imports point down and never in a circle: app.py -> lessons -> page_kit -> posenc_core.
+"""Imports point down and never in a circle: app.py -> lessons -> page_kit -> posenc_core, and inside page_kit
+its rooms: lesson -> chart -> controls -> runtime, navigation, live, figures (ROOMS).
 
 Read from the source text (every import, those inside functions too: a lazy import hides a cycle from Python,
 not from a reader), so a module that is never imported by a test is checked as well.
@@ -17,6 +18,23 @@ FORBIDDEN = {
     "page_kit": {"app", "lessons"} | TOOLS,
     "lessons": {"app"} | TOOLS,
     "app": TOOLS,
+}
+
+
+# page_kit's rooms, top to bottom; each imports only the rooms listed for it (and itself), and none imports the
+# package root (page_kit/__init__.py, what pages import):
+#   lessons, app.py  ->  page_kit  ->  lesson  ->  chart  ->  controls  ->  runtime, navigation, live, figures
+# The four base rooms import no other room: figures holds the builders, their cache and the frames payload;
+# controls the URL-bound widgets, the drag slider and the slider specs a figure's event is snapped to; chart puts
+# a figure on the page (render, the chart element, hero frames, the figure as a control); lesson the rest of a page.
+ROOMS = {
+    "runtime": set(),
+    "navigation": set(),
+    "live": set(),
+    "figures": set(),
+    "controls": {"figures", "runtime", "navigation", "live"},
+    "chart": {"figures", "controls", "runtime"},
+    "lesson": {"figures", "controls", "chart", "runtime", "navigation", "live"},
 }
 
 
@@ -123,3 +141,20 @@ def test_no_core_folder_imports_another_in_a_cycle():
                 unit(t) for t in imported if t.startswith("posenc_core.") and unit(t) != unit(name))
     cycles = _cycles(edges)
     assert not cycles, "core folders that import each other:\n" + "\n".join(" <-> ".join(c) for c in cycles)
+
+
+def test_the_kits_rooms_import_one_way_down():
+    known, graph = _graph()
+    rooms = {name.split(".")[1] for name in known if name.startswith("page_kit.")}
+    assert rooms == set(ROOMS), f"page_kit's rooms and ROOMS differ: {sorted(rooms ^ set(ROOMS))}"
+    assert not _cycles(ROOMS), "ROOMS lets two rooms import each other"
+    wrong = []
+    for name, imported in graph.items():
+        if not name.startswith("page_kit."):
+            continue
+        room = name.split(".")[1]
+        for target in imported:
+            if target == "page_kit" or (target.startswith("page_kit.")
+                                        and target.split(".")[1] not in ROOMS[room] | {room}):
+                wrong.append(f"{name} imports {target}")
+    assert not wrong, "a room of page_kit importing one above it (or the package root):\n" + "\n".join(sorted(wrong))
