@@ -67,7 +67,7 @@ def test_nope_snippet_reproduces_the_weights_and_outputs(query, settings):
     np.testing.assert_array_equal(_named(spaces, "weights"), uniform_attention_weights(n, causal=True))
     out, expected = _named(spaces, "out"), nope_outputs(n, dim, pattern, seed)
     for key in ("causal", "bidirectional"):
-        np.testing.assert_array_equal(out[key], expected[key])
+        np.testing.assert_array_equal(getattr(out, key), getattr(expected, key))
 
 
 @pytest.mark.parametrize("query, settings", [({}, (16, 4, 8, 0)), ({"n": "10", "k": "2", "d": "6"}, (10, 2, 6, 0))])
@@ -77,7 +77,7 @@ def test_shaw_snippet_reproduces_the_clipped_grid_and_the_table(query, settings)
     np.testing.assert_array_equal(_named(spaces, "grid"), shaw_clipped_distance(n, None, k))
     table = _named(spaces, "table")
     assert table.shape == (2 * k + 1, dim)
-    np.testing.assert_array_equal(table, shaw_example(n, dim, k, seed)["a_k"])
+    np.testing.assert_array_equal(table, shaw_example(n, dim, k, seed).a_k)
 
 
 @pytest.mark.parametrize("query, shape", [

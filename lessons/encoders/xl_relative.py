@@ -29,7 +29,7 @@ def terms(n: int, d_model: int, d_head: int, seed: int):
 @st.cache_data(max_entries=32, show_spinner=False)
 def shaw_relative(n: int, d_head: int, clip: int, seed: int):
     e = shaw_example(n, d_head, clip, seed)
-    return shaw_scores(e["q"], e["k"], e["a_k"], clip)["relative"]
+    return shaw_scores(e.q, e.k, e.a_k, clip).relative
 
 
 header("Transformer-XL / XLNet relative attention",
@@ -115,7 +115,7 @@ def shaw_tab(args, t, i: int, clip: int) -> None:
     n, _, d_head, seed = args
     show(hero(shaw_chart, i=i, k=clip, **view(args)))
     classroom.snippet(f"e = {classroom.call('shaw_example', n, d_head, clip, seed)}",
-                      f"shaw = pc.attention_bias.shaw_scores(e['q'], e['k'], e['a_k'], {clip})['relative'][{i}]",
+                      f"shaw = pc.attention_bias.shaw_scores(e.q, e.k, e.a_k, {clip}).relative[{i}]",
                       f"t = pc.encoders.xl_terms({classroom.call('xl_example', *args)})",
                       f"t['b'][{i}], t['d'][{i}]")
     st.markdown(
