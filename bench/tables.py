@@ -177,8 +177,8 @@ def extension(method, head_dim, base, original, factor, k):
                                    seq_len=int(round(k["current"] * original)), max_position_embeddings=max_pos)
     paper = yarn_paper_ratio(head_dim, base, original, factor, k["beta_fast"], k["beta_slow"]) \
         if method == "yarn" else None
-    distances, before = score_vs_distance(result["inv_freq_before"], 1.0, 4 * target)
-    _, after = score_vs_distance(result["inv_freq_after"], result["attention_factor"], 4 * target)
+    distances, before = score_vs_distance(result.inv_freq_before, 1.0, 4 * target)
+    _, after = score_vs_distance(result.inv_freq_after, result.attention_factor, 4 * target)
     return scaling, result, paper, distances, before, after
 
 

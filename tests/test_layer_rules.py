@@ -440,7 +440,7 @@ def test_ntk_alpha_in_the_extension_methods():
     np.testing.assert_allclose(alpha_inv, ntk_inv, rtol=2e-6)  # alpha = s is static NTK
     result = extension_analysis(128, 10000.0, {"rope_type": "ntk_alpha", "alpha": 1000.0}, original=4096,
                                    target=32768)
-    assert result["ratio"][-1] == pytest.approx(1 / 1000, rel=1e-5) and result["ratio"][0] == 1.0
+    assert result.ratio[-1] == pytest.approx(1 / 1000, rel=1e-5) and result.ratio[0] == 1.0
     with pytest.raises(ValueError, match="alpha"):
         pc.rope_inv_freq(128, 10000.0, {"rope_type": "ntk_alpha"})
     with pytest.raises(ValueError, match="alpha"):
