@@ -102,7 +102,7 @@ def frames_question(preset, frames_a, frames_b, counts, ids, last):
 
 def rope_call(preset, extents) -> str:
     """The exact pc call that builds this model's cos/sin for the clip (as text for the snippet)."""
-    t, h, w = extents["time"], extents["height"], extents["width"]
+    t, h, w = extents.time, extents.height, extents.width
     calls = {
         "wan": f"pc.diffusion.wan_rope({preset.head_dim}, {t}, {h}, {w}, "
                f"max_seq_len={preset.extra.get('rope_max_seq_len')})",
@@ -135,8 +135,8 @@ def explain(preset, extents):
     }
     notice(f"The time block is the first {t // 2} pairs of the head (fast to slow, then height starts again "
            f"fast), at θ = {preset.theta:,.0f}. "
-           + texts[preset.family] + f" This clip spans {extents['time']} time ids, {extents['height']} rows and "
-           f"{extents['width']} columns of patches.")
+           + texts[preset.family] + f" This clip spans {extents.time} time ids, {extents.height} rows and "
+           f"{extents.width} columns of patches.")
     st.caption(" · ".join(f"{k}: {v}" for k, v in words.CITES[preset.name].items()))
 
 
