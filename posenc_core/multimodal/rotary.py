@@ -253,8 +253,8 @@ def mm_allocation_summary(settings: MRopeSettings) -> AllocationSummary:
         ``rotary_fraction`` and ``still_dims``.
     """
     ranges = mm_wavelength_ranges(settings)
-    slowest = next(name for name, r in ranges.items() if r["slowest_run"])
+    slowest = next(name for name, r in ranges.items() if r.slowest_run)
     height, width = ranges["height"], ranges["width"]
-    return AllocationSummary(slowest, ranges[slowest]["slowest_run"], height["pairs"] + width["pairs"],
-                             float(np.fmin(height["shortest"], width["shortest"])),
+    return AllocationSummary(slowest, ranges[slowest].slowest_run, height.pairs + width.pairs,
+                             float(np.fmin(height.shortest, width.shortest)),
                              settings.rotary_dim / settings.head_dim, settings.head_dim - settings.rotary_dim)
