@@ -56,7 +56,7 @@ def cuda_available() -> bool:
 
 
 BackendStatus = Literal["usable", "no_torch", "no_cuda"]
-BACKENDS = ("numpy", "torch", "torch-cuda")  # the backend labels, in the order a page lists them
+BACKEND_LABELS = ("numpy", "torch", "torch-cuda")  # what available_backends reports on, in the order a page lists
 
 
 def available_backends() -> dict[str, BackendStatus]:
@@ -68,7 +68,7 @@ def available_backends() -> dict[str, BackendStatus]:
     """
     torch_status: BackendStatus = "usable" if torch_installed() else "no_torch"
     cuda_status: BackendStatus = "usable" if cuda_available() else "no_cuda" if torch_status == "usable" else "no_torch"
-    return dict(zip(BACKENDS, ("usable", torch_status, cuda_status), strict=True))
+    return dict(zip(BACKEND_LABELS, ("usable", torch_status, cuda_status), strict=True))
 
 
 def default_device() -> str:
