@@ -542,9 +542,9 @@ def config_view(config: Mapping[str, Any], layer_type: str | None = None) -> Con
     parts = (read, _describe(config, reading, read), original, target, how, deepseek_softmax_mscale(read.scaling),
              layer_facts(row), row.index)
     if target is None:  # no scaling: the pairs against L, and one score curve; nothing is extended
-        pairs: LayerPairs | ExtensionAnalysis = layer_pairs(row, original)
-        distances, before = score_vs_distance(pairs.inv_freq, pairs.attention_factor, 4 * original)
-        return ConfigView(*parts, pairs=pairs, distances=distances, before=before, after=None)
+        layer = layer_pairs(row, original)
+        distances, before = score_vs_distance(layer.inv_freq, layer.attention_factor, 4 * original)
+        return ConfigView(*parts, pairs=layer, distances=distances, before=before, after=None)
     pairs = extension_analysis(read.head_dim, read.base, read.scaling or None, original=original, target=target,
                                partial_rotary_factor=read.partial_rotary_factor,
                                max_position_embeddings=read.max_position_embeddings)

@@ -230,7 +230,7 @@ def modernbert_pairs(preset: str = "modernbert-base") -> dict[str, ModernBertPai
     out: dict[str, ModernBertPairs] = {}
     for kind in KINDS:
         pairs = layer_pairs(reading.layers[kind], reading.context)
-        counts = {band: int(np.count_nonzero(pairs.band == band)) for band in PAIR_BANDS}
+        counts: dict[str, int] = {band: int(np.count_nonzero(pairs.band == band)) for band in PAIR_BANDS}
         out[kind] = ModernBertPairs(layer=pairs, counts=counts, pairs=int(pairs.pair.size),
                                     under_a_turn=int(pairs.pair.size) - counts["in_span"])
     return out
