@@ -33,7 +33,7 @@ def index_tab(page, n: int, k: int, dim: int, seed: int) -> None:
                             "2k + 1, whatever the input length", "one per distance in the input, 2n − 1"],
                            2, table_rows):
         classroom.snippet(f"grid = {classroom.call('shaw_clipped_distance', n, None, k)}  # ({n}, {n}) int64",
-                          f"table = {classroom.call('shaw_example', n, dim, k, seed)}['a_k']"
+                          f"table = {classroom.call('shaw_example', n, dim, k, seed)}.a_k"
                           f"  # ({rows}, {dim}): the rows")
         notice(f"Only {rows} distinct values: distances −{k} … {k}. Every pair further apart than {k} falls into one "
                f"of the two flat corners and uses the same vector as distance ±{k}. Unlike T5's logarithmic "
