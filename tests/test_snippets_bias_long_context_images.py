@@ -166,7 +166,7 @@ def test_extension_at_defaults_is_the_analysis_at_every_default_knob(method):
                                      max_position_embeddings=max_pos)
     np.testing.assert_array_equal(result.inv_freq_after, expected.inv_freq_after)
     assert result.attention_factor == expected.attention_factor
-    frequencies = expected["inv_freq_before" if method is None else "inv_freq_after"]
+    frequencies = expected.inv_freq_before if method is None else expected.inv_freq_after
     want_d, want_s = score_vs_distance(frequencies, 1.0 if method is None else expected.attention_factor,
                                           4 * 32768)
     np.testing.assert_array_equal(distances, want_d)
