@@ -177,8 +177,8 @@ def extension(method, head_dim, base, original, factor, k):
                                    seq_len=int(round(k["current"] * original)), max_position_embeddings=max_pos)
     paper = yarn_paper_ratio(head_dim, base, original, factor, k["beta_fast"], k["beta_slow"]) \
         if method == "yarn" else None
-    distances, before = score_vs_distance(result["inv_freq_before"], 1.0, 4 * target)
-    _, after = score_vs_distance(result["inv_freq_after"], result["attention_factor"], 4 * target)
+    distances, before = score_vs_distance(result.inv_freq_before, 1.0, 4 * target)
+    _, after = score_vs_distance(result.inv_freq_after, result.attention_factor, 4 * target)
     return scaling, result, paper, distances, before, after
 
 
@@ -287,8 +287,8 @@ LESSONS = {
         ("[pc.attention_bias.uniform_attention_weights(n, causal=True), pc.attention_bias.uniform_attention_weights(n, causal=False)]", F32)]),
     "shaw": (["attention_bias/shaw.py"], {"e": "pc.attention_bias.shaw_example(n, d, k, 0)"}, [
         ("pc.attention_bias.shaw_clipped_distance(n, None, k)", F32), ("pc.attention_bias.shaw_example(n, d, k, 0)", F32),
-        ("pc.attention_bias.shaw_scores(e['q'], e['k'], e['a_k'], k)", F32),
-        ("pc.attention_bias.shaw_attention(e['q'], e['k'], e['v'], e['a_k'], e['a_v'], k, True)", F32),
+        ("pc.attention_bias.shaw_scores(e.q, e.k, e.a_k, k)", F32),
+        ("pc.attention_bias.shaw_attention(e.q, e.k, e.v, e.a_k, e.a_v, k, True)", F32),
         ("pc.attention_bias.shaw_effective_keys(n, d, k, n - 1, 0)", F32)]),
     "t5": (["attention_bias/t5.py"], {"v": "pc.attention_bias.t5_bucket_values(nb, True, 0, edit_bucket=nb - 1, edit_value=10.0)"}, [
         ("pc.t5_relative_position_bucket(list(range(-span, span + 1)), c == 'bidirectional', nb, md)", F32,
@@ -364,7 +364,7 @@ LESSONS = {
          "pc.encoders.MODERNBERT_PRESETS")]),
     "xl_relative": (["encoders/xl_relative.py"], {}, [
         ("pc.encoders.xl_terms(pc.encoders.xl_example(n, dm, dh, 0))", F32),
-        ("pc.attention_bias.shaw_scores((e := pc.attention_bias.shaw_example(n, dh, k, 0))['q'], e['k'], e['a_k'], k)['relative']", F32)]),
+        ("pc.attention_bias.shaw_scores((e := pc.attention_bias.shaw_example(n, dh, k, 0)).q, e.k, e.a_k, k).relative", F32)]),
     "attention_sinks": (["todays_models/attention_sinks.py"], {"OFFSETS": "np.linspace(-6.0, 6.0, 121)"}, [
         ("pc.todays_models.sink_attention_map(32, 32, sink)", F32),  # the map's n is 32, and its window slider ends there
         ("{s: pc.todays_models.sink_mass_by_score(s, OFFSETS, w) for s in (sink - 2, sink, sink + 2)}", F32),

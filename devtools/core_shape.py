@@ -10,7 +10,10 @@
   ``# a model's name`` (a preset's label) or ``# written to a result file`` (a field of a saved run's format).
 - **No bare dict returned.** A public function whose result has several parts returns a typed object (a frozen
   dataclass or a NamedTuple); a ``dict[K, V]`` keyed by data (a method, a preset, a layer type) is a mapping and
-  says its types.
+  says its types. Flagged: a public function annotated to return a bare ``dict``, and one that returns a dict
+  display of two or more string-constant keys (``return {"q": q, "k": k}``, directly or through a local name
+  assigned such a display): a record with fixed parts. A JSON or config payload (a ``rope_scaling`` a model's
+  config takes, a result file's row) says so with ``# a config payload`` on its ``def`` or ``return`` line.
 - **Sizes a reader can hold.** A core module at most 600 lines, a lesson file at most 200, a function at most 60.
 """
 
@@ -26,6 +29,8 @@ ROOT = Path(__file__).resolve().parents[1]
 CORE = ROOT / "posenc_core"
 # calls whose string arguments are refusals, warnings or a command line's help: words the core may say
 PRAGMAS = ("# shown as code", "# refusal words", "# a model's name", "# written to a result file")
+# a dict of fixed string keys a function returns on purpose: a config or JSON payload, not a record
+PAYLOAD = "# a config payload"
 REGEX_CALLS = {"compile", "match", "fullmatch", "search", "sub", "findall", "finditer", "split", "import_module"}
 SPEAKING_CALLS = {"ValueError", "TypeError", "KeyError", "RuntimeError", "OSError", "FileNotFoundError", "ImportError",
                   "MissingExtraError", "NotImplementedError", "warn", "ArgumentParser", "add_argument", "print",
@@ -98,12 +103,61 @@ def sentences(path: Path) -> Iterator[tuple[int, str]]:
             yield node.lineno, text
 
 
+def _fixed_keys(node: ast.AST | None) -> bool:
+    """A dict display of two or more keys, all string constants (a ``**part`` spread among them counts too): a
+    record's fixed parts."""
+    if not isinstance(node, ast.Dict):
+        return False
+    named = [k for k in node.keys if k is not None]
+    return len(named) >= 2 and all(isinstance(k, ast.Constant) and isinstance(k.value, str) for k in named)
+
+
+def _own_nodes(function: ast.AST) -> Iterator[ast.AST]:
+    """The function's own statements and expressions, not those of a function or class defined inside it."""
+    for child in ast.iter_child_nodes(function):
+        if not isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+            yield child
+            yield from _own_nodes(child)
+
+
+def _record_returns(function: ast.FunctionDef | ast.AsyncFunctionDef) -> Iterator[ast.Return]:
+    """Each ``return`` of a fixed-key dict display, directly or through a local name assigned one."""
+    nodes = list(_own_nodes(function))
+    records = {target.id for node in nodes if isinstance(node, (ast.Assign, ast.AnnAssign)) and _fixed_keys(node.value)
+               for target in (node.targets if isinstance(node, ast.Assign) else [node.target])
+               if isinstance(target, ast.Name)}
+    for node in nodes:
+        if isinstance(node, ast.Return) and (
+                _fixed_keys(node.value) or isinstance(node.value, ast.Name) and node.value.id in records):
+            yield node
+
+
+def bare_dict_returns_in(source: str) -> Iterator[tuple[int, str]]:
+    """(line, function) of each public module-level function in ``source`` that returns a record as a bare dict:
+    annotated ``-> dict``, or returning a dict display of two or more string-constant keys, unless its signature
+    (the ``def`` line and any line up to its body) or the ``return`` statement says ``# a config payload``."""
+    lines = source.splitlines()
+
+    def payload(first: int, last: int) -> bool:
+        return any(PAYLOAD[2:] in line.partition("#")[2] for line in lines[first - 1:last])
+
+    for node in ast.parse(source).body:
+        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) or node.name.startswith("_"):
+            continue
+        if node.returns and re.fullmatch(r"dict( \| None)?|None \| dict", ast.unparse(node.returns)):
+            yield node.lineno, node.name
+            continue
+        if payload(node.lineno, max(node.lineno, node.body[0].lineno - 1)):
+            continue
+        for ret in _record_returns(node):
+            if not payload(ret.lineno, ret.end_lineno or ret.lineno):
+                yield ret.lineno, node.name
+                break
+
+
 def bare_dict_returns(path: Path) -> Iterator[tuple[int, str]]:
-    """(line, function) of each public function annotated to return a bare ``dict``."""
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and not node.name.startswith("_") and node.returns:
-            if re.fullmatch(r"dict( \| None)?|None \| dict", ast.unparse(node.returns)):
-                yield node.lineno, node.name
+    """(line, function) of each public function in a core file that returns a record as a bare ``dict``."""
+    yield from bare_dict_returns_in(path.read_text(encoding="utf-8"))
 
 
 def long_functions(path: Path) -> Iterator[tuple[int, str, int]]:

@@ -56,6 +56,7 @@ def cuda_available() -> bool:
 
 
 BackendStatus = Literal["usable", "no_torch", "no_cuda"]
+BACKEND_LABELS = ("numpy", "torch", "torch-cuda")  # what available_backends reports on, in the order a page lists
 
 
 def available_backends() -> dict[str, BackendStatus]:
@@ -66,11 +67,8 @@ def available_backends() -> dict[str, BackendStatus]:
     'usable'
     """
     torch_status: BackendStatus = "usable" if torch_installed() else "no_torch"
-    return {
-        "numpy": "usable",
-        "torch": torch_status,
-        "torch-cuda": "usable" if cuda_available() else "no_cuda" if torch_status == "usable" else "no_torch",
-    }
+    cuda_status: BackendStatus = "usable" if cuda_available() else "no_cuda" if torch_status == "usable" else "no_torch"
+    return dict(zip(BACKEND_LABELS, ("usable", torch_status, cuda_status), strict=True))
 
 
 def default_device() -> str:

@@ -111,11 +111,11 @@ def test_bad_arguments_raise_clear_value_errors(call, message):
 def test_slope_table_groups_follow_the_code(n):
     table = alibi_slope_table(n)
     p = 2 ** math.floor(math.log2(n))
-    assert (table["group"] == "geometric").sum() == p
-    np.testing.assert_allclose(table["code"], reference_slopes(n), rtol=1e-6)
-    np.testing.assert_allclose(table["paper"], [2 ** (-8 * h / n) for h in range(1, n + 1)], rtol=1e-6)
+    assert (table.group == "geometric").sum() == p
+    np.testing.assert_allclose(table.code, reference_slopes(n), rtol=1e-6)
+    np.testing.assert_allclose(table.paper, [2 ** (-8 * h / n) for h in range(1, n + 1)], rtol=1e-6)
     # the filled heads sit halfway (in log2) between neighbouring slopes of the first group
-    np.testing.assert_allclose(table["log2_code"][p:], -8 * (2 * np.arange(n - p) + 1) / (2 * p), atol=1e-5)
+    np.testing.assert_allclose(table.log2_code[p:], -8 * (2 * np.arange(n - p) + 1) / (2 * p), atol=1e-5)
 
 
 def test_seed_sixteen_head_slopes_are_wrong_and_ours_are_right():
@@ -167,21 +167,21 @@ def test_mass_beyond_training_length():
 def test_t5_layout_agrees_with_the_bucket_function(bidirectional, num_buckets, max_distance):
     layout = t5_bucket_layout(bidirectional, num_buckets, max_distance)
     per = num_buckets // 2 if bidirectional else num_buckets
-    assert layout["per_direction"] == per and layout["exact"] == per // 2
+    assert layout.per_direction == per and layout.exact == per // 2
     back = pc.t5_relative_position_bucket(-np.arange(5 * max_distance), bidirectional, num_buckets, max_distance)
-    start = layout["last_bucket_from"]
+    start = layout.last_bucket_from
     assert np.all(back[start:] == per - 1) and back[start - 1] < per - 1 and start <= max_distance
     np.testing.assert_array_equal(back[: per // 2], np.arange(per // 2))  # the exact region
 
 
 def test_t5_known_layout_and_spans():
-    assert t5_bucket_layout()["last_bucket_from"] == 91
+    assert t5_bucket_layout().last_bucket_from == 91
     spans = t5_bucket_spans(True, 32, 128, span=256)
-    assert spans["count"].sum() == 513
-    assert spans["count"][16] == 0 and spans["nearest"][16] == -1  # bucket 16 would be offset 0 from the right
-    assert spans["nearest"][15] == 91 and spans["farthest"][15] == 256 and spans["count"][15] == 256 - 91 + 1
+    assert spans.count.sum() == 513
+    assert spans.count[16] == 0 and spans.nearest[16] == -1  # bucket 16 would be offset 0 from the right
+    assert spans.nearest[15] == 91 and spans.farthest[15] == 256 and spans.count[15] == 256 - 91 + 1
     causal = t5_bucket_spans(False, 32, 128, span=300)
-    assert causal["count"].sum() == 301 and causal["farthest"][31] == 300
+    assert causal.count.sum() == 301 and causal.farthest[31] == 300
 
 
 def test_t5_bias_grid_looks_up_the_bucket_value():
@@ -252,7 +252,7 @@ def test_alibi_head_counts_the_page_states(heads):
     slopes = pc.alibi_slopes(heads)
     first = alibi_geometric_heads(heads)
     assert first == 2 ** math.floor(math.log2(heads)) and first <= heads < 2 * first
-    assert int((alibi_slope_table(heads)["group"] == "geometric").sum()) == first
+    assert int((alibi_slope_table(heads).group == "geometric").sum()) == first
     assert alibi_gentlest_head(heads) == int(np.argmin(slopes)) == first - 1  # the code's gentlest: 2^-8
     shown = alibi_shown_heads(heads)
     assert shown[0] == 0 and len(shown) <= 8 and shown == sorted(set(shown)) and shown[-1] < heads

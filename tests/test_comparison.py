@@ -52,7 +52,7 @@ def test_raw_curves_match_their_formulas():
     values = t5_bucket_values(32, False, 5)
     t5 = curves["t5"]
     assert t5[0] == values[0] and t5[5] == values[5]  # exact region: bucket = distance
-    assert np.all(t5[t5_bucket_layout(False, 32, 128)["last_bucket_from"]:] == values[31])  # saturated
+    assert np.all(t5[t5_bucket_layout(False, 32, 128).last_bucket_from:] == values[31])  # saturated
 
 
 @settings(max_examples=20, deadline=None)

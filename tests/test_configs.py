@@ -599,7 +599,7 @@ def test_model_presets_shows_the_one_readings_numbers(key, layer):
     read = view.read
     assert (view.original, view.target) == layer_contexts(row)[:2]
     assert (read.head_dim, read.base, read.rope_type) == (row.head_dim, row.theta, row.rope_type)
-    pairs = view.pairs["inv_freq_after"] if view.target is not None else view.pairs.inv_freq
+    pairs = view.pairs.inv_freq_after if view.target is not None else view.pairs.inv_freq
     assert np.count_nonzero(pairs) == row.rotated_pairs
     assert view.facts == layer_facts(row)
     if row.mrope_section:
@@ -634,8 +634,8 @@ def _config_view_before(config, layer_type=None):
     pairs = extension_analysis(read.head_dim, read.base, read.scaling or None, original=original, target=target,
                                   partial_rotary_factor=read.partial_rotary_factor,
                                   max_position_embeddings=read.max_position_embeddings)
-    distances, before = score_vs_distance(pairs["inv_freq_before"], 1.0, 4 * target)
-    _, after = score_vs_distance(pairs["inv_freq_after"], pairs["attention_factor"], 4 * target)
+    distances, before = score_vs_distance(pairs.inv_freq_before, 1.0, 4 * target)
+    _, after = score_vs_distance(pairs.inv_freq_after, pairs.attention_factor, 4 * target)
     return ConfigView(**view, pairs=pairs, distances=distances, before=before, after=after)
 
 

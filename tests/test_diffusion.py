@@ -216,7 +216,8 @@ def test_frame_time_ids_follow_the_pipelines():
     assert pc.diffusion.dit_frame_time_id(wan, 81, 80) == 20 and pc.diffusion.dit_frame_time_id(wan, 49, 4) == 1
     # CogVideoX 1.5: 45 frames -> 12 latents (even, no padding); 49 -> 13, padded to 14 with one in front
     assert pc.diffusion.dit_frame_time_id(cog15, 45, 44) == 5 and pc.diffusion.dit_frame_time_id(cog15, 49, 44) == 6
-    assert pc.diffusion.dit_axis_extents(cog15, 1360, 768, 81) == {"time": 11, "height": 48, "width": 85}
+    extents = pc.diffusion.dit_axis_extents(cog15, 1360, 768, 81)
+    assert extents == pc.diffusion.DitAxisExtents(time=11, height=48, width=85)
 
 
 @pytest.mark.parametrize("call,field", [

@@ -18,6 +18,7 @@ import posenc_core as pc
 from page_kit.lesson.config_words import fact_sentence, layer_table
 from posenc_core.configs import layer_facts
 from posenc_core.encoders import (
+    DebertaTableFacts,
     XlExample,
     deberta_bucket,
     deberta_bucket_curve,
@@ -60,14 +61,14 @@ def test_deberta_relative_positions_are_build_relative_position():
 
 def test_deberta_v3_buckets_known_values():
     curve = deberta_bucket_curve(2000, 256, 512)
-    bucket = dict(zip(curve["distance"].tolist(), curve["bucket"].tolist(), strict=True))
+    bucket = dict(zip(curve.distance.tolist(), curve.bucket.tolist(), strict=True))
     assert [bucket[d] for d in (0, 1, -1, 127, 128, -128)] == [0, 1, -1, 127, 128, -128]  # exact up to mid = 128
     # log stretch: ceil(log(d / 128) / log(511 / 128) · 127) + 128, by hand; 131 and 132 are the first to share
     assert bucket[132] == math.ceil(math.log(132 / 128) / math.log(511 / 128) * 127) + 128 == 131 == bucket[131]
-    assert curve["first_shared"] == 132
+    assert curve.first_shared == 132
     assert bucket[511] == 255 and bucket[-511] == -255 and bucket[-512] == -256
     assert bucket[2000] > 255  # the function does not saturate; the table clamp does
-    row = dict(zip(curve["distance"].tolist(), curve["row"].tolist(), strict=True))
+    row = dict(zip(curve.distance.tolist(), curve.row.tolist(), strict=True))
     assert row[2000] == 511 and row[-2000] == 0 and row[0] == 256
 
 
@@ -114,23 +115,24 @@ def test_deberta_terms_are_disentangled_self_attention(n, hidden, heads, buckets
                           rel_embeddings=rel)
         q = module.transpose_for_scores(module.query_proj(h), heads)
         k = module.transpose_for_scores(module.key_proj(h), heads)
-        assert np.array_equal(probs[0].numpy(), terms["weights"])
+        assert np.array_equal(probs[0].numpy(), terms.weights)
         assert np.array_equal(module.disentangled_attention_bias(q, k, rel_pos, rel, 3).numpy(),
-                              terms["c2p"] + terms["p2c"])
+                              terms.c2p + terms.p2c)
         for only in ("c2p", "p2c"):  # one term at a time, same scale sqrt(3d)
             module.pos_att_type = [only]
-            assert np.array_equal(module.disentangled_attention_bias(q, k, rel_pos, rel, 3).numpy(), terms[only])
+            bias = module.disentangled_attention_bias(q, k, rel_pos, rel, 3).numpy()
+            assert np.array_equal(bias, getattr(terms, only))
     scale = math.sqrt(3 * hidden // heads)
-    assert terms["scale"] == pytest.approx(scale)
-    assert np.allclose(terms["c2c"], q.numpy() @ k.numpy().transpose(0, 2, 1) / scale, atol=1e-5)
+    assert terms.scale == pytest.approx(scale)
+    assert np.allclose(terms.c2c, q.numpy() @ k.numpy().transpose(0, 2, 1) / scale, atol=1e-5)
 
 
 def test_deberta_both_position_terms_read_the_row_of_i_minus_j():
     example = deberta_example(10, 8, 1, 4, 10, seed=1)
     terms = deberta_terms(example)
     span = deberta_span(4, 10)
-    assert np.array_equal(terms["c2p_row"], terms["p2c_row"])
-    assert np.array_equal(terms["c2p_row"], np.clip(terms["delta"] + span, 0, 2 * span - 1))
+    assert np.array_equal(terms.c2p_row, terms.p2c_row)
+    assert np.array_equal(terms.c2p_row, np.clip(terms.delta + span, 0, 2 * span - 1))
 
 
 @pytest.mark.parametrize(("kwargs", "field"), [({"position_buckets": 2}, "position_buckets"),
@@ -170,10 +172,10 @@ def test_modernbert_window_is_the_bidirectional_mask():
     assert np.array_equal(masks["local"], ref) and masks["local"][100].sum() == 129
     for size in (1, 50, 64, 65, 129, 200):
         cost = modernbert_attention_cost(size)
-        assert cost["local_per_layer"] == modernbert_masks(size)["local"].sum()
+        assert cost.local_per_layer == modernbert_masks(size)["local"].sum()
     cost = modernbert_attention_cost(8192)
-    assert cost["all_global"] == 22 * 8192 ** 2 and cost["global_layers"] == 8
-    assert cost["modernbert"] == 8 * 8192 ** 2 + 14 * cost["local_per_layer"]
+    assert cost.all_global == 22 * 8192 ** 2 and cost.global_layers == 8
+    assert cost.modernbert == 8 * 8192 ** 2 + 14 * cost.local_per_layer
 
 
 def test_layer_strip_reads_modernbert_both_ways():
@@ -205,12 +207,12 @@ def test_xl_terms_are_rel_attn_core(n, d_model, seed):
         module.r_r_bias.copy_(torch.from_numpy(ex.v))
         h = torch.from_numpy(ex.hidden)[:, None]
         proj = {key: torch.einsum("ibh,hnd->ibnd", h, torch.from_numpy(getattr(ex, key))) for key in ("w_q", "w_k")}
-        k_r = torch.einsum("ibh,hnd->ibnd", torch.from_numpy(terms["R"])[:, None], torch.from_numpy(ex.w_r))
+        k_r = torch.einsum("ibh,hnd->ibnd", torch.from_numpy(terms.R)[:, None], torch.from_numpy(ex.w_r))
         _, prob = module.rel_attn_core(proj["w_q"], proj["w_k"], proj["w_k"], k_r, output_attentions=True)
         shifted = XLNetRelativeAttention.rel_shift_bnij(
-            torch.from_numpy(terms["offsets"]).expand(1, 1, n, 2 * n).contiguous(), klen=n)[0, 0]
-    assert np.array_equal(prob[:, :, 0, 0].numpy(), terms["weights"])
-    assert np.array_equal(shifted.numpy(), terms["offset"])  # the shift puts R_{i−j} at (i, j)
+            torch.from_numpy(terms.offsets).expand(1, 1, n, 2 * n).contiguous(), klen=n)[0, 0]
+    assert np.array_equal(prob[:, :, 0, 0].numpy(), terms.weights)
+    assert np.array_equal(shifted.numpy(), terms.offset)  # the shift puts R_{i−j} at (i, j)
 
 
 def test_xl_terms_are_the_paper_equation():
@@ -231,8 +233,8 @@ def test_xl_terms_are_the_paper_equation():
             q, k, r = h[i] @ wq[:, 0], h[j] @ wk[:, 0], R(i - j) @ wr[:, 0]
             expected = {"a": q @ k, "b": q @ r, "c": u @ k, "d": v @ r}
             for name, value in expected.items():
-                assert terms[name][i, j] == pytest.approx(value * scale, abs=1e-5)
-    assert np.allclose(sum(terms[t] for t in "abcd"), terms["total"], atol=1e-5)
+                assert getattr(terms, name)[i, j] == pytest.approx(value * scale, abs=1e-5)
+    assert np.allclose(sum(getattr(terms, t) for t in "abcd"), terms.total, atol=1e-5)
 
 
 def test_xl_by_hand():
@@ -243,16 +245,16 @@ def test_xl_by_hand():
     t = xl_terms(ex)
     s = 1 / math.sqrt(2)
     # query 1 (q = (0, 1)) and key 0 (k = (1, 0)): offset 1, R_1 = (sin 1, cos 1)
-    assert t["a"][1, 0] == 0.0
-    assert t["b"][1, 0] == pytest.approx(math.cos(1) * s, abs=1e-6)
-    assert t["c"][1, 0] == 0.0
-    assert t["d"][1, 0] == pytest.approx(math.sin(1) * s, abs=1e-6)
-    assert t["d"][0, 1] == pytest.approx(-math.sin(1) * s, abs=1e-6)  # the sine term tells left from right
+    assert t.a[1, 0] == 0.0
+    assert t.b[1, 0] == pytest.approx(math.cos(1) * s, abs=1e-6)
+    assert t.c[1, 0] == 0.0
+    assert t.d[1, 0] == pytest.approx(math.sin(1) * s, abs=1e-6)
+    assert t.d[0, 1] == pytest.approx(-math.sin(1) * s, abs=1e-6)  # the sine term tells left from right
 
 
 def test_deberta_v3_table_facts():
-    assert deberta_table_facts(256, 512, 768) == {"rows": 512, "parameters": 393216, "span": 256,
-                                                     "exact_up_to": 128, "first_shared": 132, "last_row_from": 506}
+    assert deberta_table_facts(256, 512, 768) == DebertaTableFacts(
+        rows=512, parameters=393216, span=256, exact_up_to=128, first_shared=132, last_row_from=506)
     assert deberta_bucket(np.array([505, 506, 511]), 256, 512).tolist() == [254, 255, 255]
 
 
@@ -261,43 +263,43 @@ def test_deberta_query_finds_keys_sharing_a_bucket():
     q = deberta_query(t, 1, 6)
     a, b = q.same_bucket
     assert q.delta[a] == q.delta[b] and q.c2p[a] == q.c2p[b] and q.p2c[a] != q.p2c[b]
-    assert np.array_equal(q.total, t["total"][1, 6])
+    assert np.array_equal(q.total, t.total[1, 6])
 
 
 @settings(max_examples=15, deadline=None)
 @given(st.integers(2, 24), st.sampled_from([8, 16, 32]), st.integers(0, 10_000))
 def test_xl_global_terms_ignore_the_query(n, d_model, seed):
     t = xl_terms(xl_example(n, d_model, 8, seed))
-    assert xl_distance_bias(t)["spread"] <= 1e-6  # (d): one value per diagonal
-    assert np.ptp(t["c"], axis=0).max() <= 1e-6  # (c): one value per key, down each column
+    assert xl_distance_bias(t).spread <= 1e-6  # (d): one value per diagonal
+    assert np.ptp(t.c, axis=0).max() <= 1e-6  # (c): one value per key, down each column
 
 
 @settings(max_examples=20, deadline=None)
 @given(st.integers(1, 20_000))
 def test_modernbert_cost_between_local_only_and_full(n):
     c = modernbert_attention_cost(n)
-    assert c["local_per_layer"] <= min(n * n, 129 * n)
-    assert c["modernbert"] <= c["all_global"] and (n > 65 or c["modernbert"] == c["all_global"])
+    assert c.local_per_layer <= min(n * n, 129 * n)
+    assert c.modernbert <= c.all_global and (n > 65 or c.modernbert == c.all_global)
 
 
 def test_the_numbers_the_pages_state_are_the_grids_read_directly():
     d = deberta_terms(deberta_example(16, 32, 2, 8, 64, 0))
     q = deberta_query(d, 1, 6)
-    assert q.strongest == int(np.argmax(d["total"][1, 6]))
+    assert q.strongest == int(np.argmax(d.total[1, 6]))
     t = xl_terms(xl_example(12, 16, 8, 0))
     top = xl_strongest_score(t, 6)
-    j = int(np.argmax(t["total"][6]))
-    assert top["j"] == j and top["offset"] == 6 - j and top["total"] == float(t["total"][6, j])
-    assert all(top[k] == float(t[k][6, j]) for k in "abcd")
+    j = int(np.argmax(t.total[6]))
+    assert top.j == j and top.offset == 6 - j and top.total == float(t.total[6, j])
+    assert all(getattr(top, k) == float(getattr(t, k)[6, j]) for k in "abcd")
     m = modernbert_masks(256)
     assert modernbert_keys_seen(256, 128) == int(m["local"][128].sum()) == 129
     assert modernbert_keys_seen(256, 0) == 65  # an end token sees one side only
     cost = modernbert_attention_cost(8192)
-    assert cost["local_layers"] == cost["layers"] - cost["global_layers"]
-    assert cost["local_per_token"] == cost["local_per_layer"] / 8192
+    assert cost.local_layers == cost.layers - cost.global_layers
+    assert cost.local_per_token == cost.local_per_layer / 8192
     view = modernbert_pairs()["local"]
-    assert view["pairs"] == view["pair"].size and view["under_a_turn"] == view["pairs"] - \
-        view["counts"]["in_span"]
+    assert view.pairs == view.layer.pair.size and view.under_a_turn == view.pairs - \
+        view.counts["in_span"]
     with pytest.raises(ValueError, match="query"):
         xl_strongest_score(t, 12)
     with pytest.raises(ValueError, match="query"):

@@ -95,17 +95,17 @@ def test_page_methods_equal_transformers(case, factor, original):
         expected, expected_attn = hf(config, seq_len)
         result = extension_analysis(head_dim, 10000.0, scaling, original=original, target=target,
                                        seq_len=seq_len, max_position_embeddings=max_pos)
-        np.testing.assert_allclose(result["inv_freq_after"], expected, rtol=2e-6)
-        assert result["attention_factor"] == pytest.approx(expected_attn, rel=1e-12)
+        np.testing.assert_allclose(result.inv_freq_after, expected, rtol=2e-6)
+        assert result.attention_factor == pytest.approx(expected_attn, rel=1e-12)
 
 
 def test_static_ntk_method_is_the_base_rescaling():
     scaling, _ = extension_scaling("ntk", 8.0, 4096)
     result = extension_analysis(64, 10000.0, scaling, original=4096, target=32768)
     new_base = 10000.0 * 8.0 ** (64 / 62)
-    np.testing.assert_allclose(result["inv_freq_after"], new_base ** (-np.arange(0, 64, 2) / 64), rtol=1e-6)
-    assert result["band"][0] == "extrapolated" and result["band"][-1] == "interpolated"
-    assert set(result["band"][1:-1]) == {"blended"}
+    np.testing.assert_allclose(result.inv_freq_after, new_base ** (-np.arange(0, 64, 2) / 64), rtol=1e-6)
+    assert result.band[0] == "extrapolated" and result.band[-1] == "interpolated"
+    assert set(result.band[1:-1]) == {"blended"}
 
 
 # ---------------------------------------------------------------- presets = transformers with their own classes
@@ -181,18 +181,18 @@ def test_deepseek_softmax_mscale_equals_transformers():
 def test_linear_interpolates_every_pair_and_stays_in_distribution():
     scaling, _ = extension_scaling("linear", 4.0, 2048)
     result = extension_analysis(128, 10000.0, scaling, original=2048, target=8192)
-    np.testing.assert_allclose(result["ratio"], 0.25, rtol=1e-6)
-    assert set(result["band"]) == {"interpolated"}
-    assert not result["out_of_distribution"].any()
-    np.testing.assert_allclose(result["wavelength_after"], 4 * result["wavelength_before"], rtol=1e-6)
+    np.testing.assert_allclose(result.ratio, 0.25, rtol=1e-6)
+    assert set(result.band) == {"interpolated"}
+    assert not result.out_of_distribution.any()
+    np.testing.assert_allclose(result.wavelength_after, 4 * result.wavelength_before, rtol=1e-6)
 
 
 def test_no_scaling_puts_slow_pairs_out_of_distribution():
     result = extension_analysis(128, 10000.0, None, original=4096, target=16384)
-    assert set(result["band"]) == {"extrapolated"}
-    slow = result["angle_train"] < 2 * math.pi  # pairs that never turned a full circle in 4096 tokens
-    assert slow.any() and np.array_equal(result["out_of_distribution"], slow)
-    np.testing.assert_allclose(result["angle_target"], 4 * result["angle_train"], rtol=1e-12)
+    assert set(result.band) == {"extrapolated"}
+    slow = result.angle_train < 2 * math.pi  # pairs that never turned a full circle in 4096 tokens
+    assert slow.any() and np.array_equal(result.out_of_distribution, slow)
+    np.testing.assert_allclose(result.angle_target, 4 * result.angle_train, rtol=1e-12)
 
 
 def test_yarn_bands_follow_the_code_ramp():
@@ -200,19 +200,19 @@ def test_yarn_bands_follow_the_code_ramp():
     result = extension_analysis(128, 10000.0, scaling, original=4096, target=65536)
     low, high = yarn_ramp_bounds(scaling, 128, 10000.0, 4096)
     ramp = yarn_ramp(low, high, 64)
-    assert np.array_equal(result["band"] == "extrapolated", ramp == 0)
-    assert np.array_equal(result["band"] == "interpolated", ramp == 1)
-    assert not result["out_of_distribution"].any()  # YaRN's point: every pair stays in what it saw
-    assert result["attention_factor"] == pytest.approx(0.1 * math.log(16) + 1)
+    assert np.array_equal(result.band == "extrapolated", ramp == 0)
+    assert np.array_equal(result.band == "interpolated", ramp == 1)
+    assert not result.out_of_distribution.any()  # YaRN's point: every pair stays in what it saw
+    assert result.attention_factor == pytest.approx(0.1 * math.log(16) + 1)
 
 
 def test_llama3_bands_follow_the_wavelength_thresholds():
     scaling, _ = extension_scaling("llama3", 8.0, 8192, low_freq_factor=1.0, high_freq_factor=4.0)
     result = extension_analysis(128, 500000.0, scaling, original=8192, target=65536)
-    wavelength = result["wavelength_before"]
-    assert np.all(result["band"][wavelength < 8192 / 4] == "extrapolated")
-    assert np.all(result["band"][wavelength > 8192] == "interpolated")
-    assert np.all(result["band"][(wavelength > 8192 / 4) & (wavelength < 8192)] == "blended")
+    wavelength = result.wavelength_before
+    assert np.all(result.band[wavelength < 8192 / 4] == "extrapolated")
+    assert np.all(result.band[wavelength > 8192] == "interpolated")
+    assert np.all(result.band[(wavelength > 8192 / 4) & (wavelength < 8192)] == "blended")
 
 
 def test_yarn_paper_ramp_is_linear_in_rotations():
@@ -240,8 +240,8 @@ def test_score_vs_distance_known_values():
 
 def test_attention_factor_curve_and_resampling():
     curves = attention_factor_curve([0.5, 1.0, math.e ** 10], original=4096)
-    np.testing.assert_allclose(curves["YaRN"], [1.0, 1.0, 2.0])
-    assert curves["LongRoPE"][2] == pytest.approx(math.sqrt(1 + 10 / math.log(4096)))
+    np.testing.assert_allclose(curves.yarn, [1.0, 1.0, 2.0])
+    assert curves.longrope[2] == pytest.approx(math.sqrt(1 + 10 / math.log(4096)))
     np.testing.assert_array_equal(resample_factors(PHI_LONG, 48), PHI_LONG)
     stretched = resample_factors(PHI_LONG, 64)
     assert stretched.shape == (64,) and stretched[0] == PHI_LONG[0] and stretched[-1] == PHI_LONG[-1]
@@ -256,10 +256,10 @@ def test_every_pair_is_slowed_by_at_most_s(method, factor, log_original, half, b
     scaling, max_pos = extension_scaling(method, factor, original)
     result = extension_analysis(2 * half, base, scaling, original=original,
                                    target=int(round(factor * original)), max_position_embeddings=max_pos)
-    ratio = result["ratio"]
+    ratio = result.ratio
     assert np.all(ratio <= 1 + 1e-5) and np.all(ratio >= 1 / factor * (1 - 1e-5))
-    assert np.all(np.diff(result["wavelength_after"]) > 0)  # order of the pairs is kept
-    assert set(result["band"]) <= set(BANDS)
+    assert np.all(np.diff(result.wavelength_after) > 0)  # order of the pairs is kept
+    assert set(result.band) <= set(BANDS)
 
 
 # ---------------------------------------------------------------- config.json parsing
@@ -358,9 +358,9 @@ def test_band_counts_add_up_and_match_the_bands():
     result = extension_analysis(128, 10000.0, scaling, original=4096, target=32768,
                                    max_position_embeddings=max_pos)
     counts = extension_band_counts(result)
-    assert counts["pairs"] == 64 == counts["extrapolated"] + counts["blended"] + counts["interpolated"]
-    assert counts["interpolated"] == int((result["band"] == "interpolated").sum())
-    assert counts["out_of_distribution"] == int(result["out_of_distribution"].sum())
+    assert counts.pairs == 64 == counts.extrapolated + counts.blended + counts.interpolated
+    assert counts.interpolated == int((result.band == "interpolated").sum())
+    assert counts.out_of_distribution == int(result.out_of_distribution.sum())
     with pytest.raises(ValueError):
         extension_band_counts({"pair": 1})
 

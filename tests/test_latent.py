@@ -12,6 +12,7 @@ from posenc_core.todays_models import (
     MLA_CONFIGS,
     MLA_PRESETS,
     LatentConfig,
+    MlaWeights,
     kv_cache_per_token,
     latent_config,
     mla_demo_scores,
@@ -60,7 +61,7 @@ def test_scores_match_transformers_deepseek_v3_attention(q_lora_rank, interleave
     names = {"kv_a": module.kv_a_proj_with_mqa, "kv_b": module.kv_b_proj, "kv_a_norm": module.kv_a_layernorm}
     names |= {"q": module.q_proj} if q_lora_rank is None else {
         "q_a": module.q_a_proj, "q_a_norm": module.q_a_layernorm, "q_b": module.q_b_proj}
-    weights = {k: m.weight.detach().numpy().copy() for k, m in names.items()}
+    weights = MlaWeights(**{k: m.weight.detach().numpy().copy() for k, m in names.items()})
 
     length, start = 9, 40  # positions past YaRN's original length, so the scaled frequencies matter
     hidden = np.random.default_rng(1).standard_normal((length, 32)).astype(np.float32)

@@ -24,6 +24,7 @@ from posenc_core.todays_models import (
     NOPE_LAYER_MODELS,
     QUERY_SCALE_RULES,
     LayerRope,
+    QueryScaleFirstSteps,
     attention_entropy,
     causal_conv,
     gated_recurrence,
@@ -440,7 +441,7 @@ def test_ntk_alpha_in_the_extension_methods():
     np.testing.assert_allclose(alpha_inv, ntk_inv, rtol=2e-6)  # alpha = s is static NTK
     result = extension_analysis(128, 10000.0, {"rope_type": "ntk_alpha", "alpha": 1000.0}, original=4096,
                                    target=32768)
-    assert result["ratio"][-1] == pytest.approx(1 / 1000, rel=1e-5) and result["ratio"][0] == 1.0
+    assert result.ratio[-1] == pytest.approx(1 / 1000, rel=1e-5) and result.ratio[0] == 1.0
     with pytest.raises(ValueError, match="alpha"):
         pc.rope_inv_freq(128, 10000.0, {"rope_type": "ntk_alpha"})
     with pytest.raises(ValueError, match="alpha"):
@@ -643,5 +644,5 @@ def test_nope_layer_counts_and_the_first_query_scale_steps():
     for name, row in zip(names, grid, strict=True):
         assert counts[name] == (int(np.nansum(row == 0)), int(np.count_nonzero(np.isfinite(row))))
     first = query_scale_first_steps(np.arange(1, 40000), 16384)
-    assert first == {"llama": 8191, "mistral": 16384}
-    assert query_scale_first_steps([1, 2, 3], 16384) == {"llama": None, "mistral": None}
+    assert (first.llama, first.mistral) == (8191, 16384)
+    assert query_scale_first_steps([1, 2, 3], 16384) == QueryScaleFirstSteps(llama=None, mistral=None)

@@ -101,9 +101,9 @@ def test_slow_pairs_family_table_and_allocation_summary():
         assert np.all(np.isnan(row[axes.size:]))
     summary = mm_allocation_summary(mm_rope_settings("glm4v"))
     ranges = mm_wavelength_ranges(mm_rope_settings("glm4v"))
-    assert summary.spatial_pairs == ranges["height"]["pairs"] + ranges["width"]["pairs"]
+    assert summary.spatial_pairs == ranges["height"].pairs + ranges["width"].pairs
     assert summary.still_dims == 64 and summary.rotary_fraction == 0.5
-    assert ranges[summary.slowest_axis]["slowest_run"] == summary.slowest_run > 0
+    assert ranges[summary.slowest_axis].slowest_run == summary.slowest_run > 0
     with pytest.raises(ValueError, match="axis"):
         mm_slow_pairs(settings, "depth", 64)
 

@@ -67,7 +67,7 @@ def test_nope_snippet_reproduces_the_weights_and_outputs(query, settings):
     np.testing.assert_array_equal(_named(spaces, "weights"), uniform_attention_weights(n, causal=True))
     out, expected = _named(spaces, "out"), nope_outputs(n, dim, pattern, seed)
     for key in ("causal", "bidirectional"):
-        np.testing.assert_array_equal(out[key], expected[key])
+        np.testing.assert_array_equal(getattr(out, key), getattr(expected, key))
 
 
 @pytest.mark.parametrize("query, settings", [({}, (16, 4, 8, 0)), ({"n": "10", "k": "2", "d": "6"}, (10, 2, 6, 0))])
@@ -77,7 +77,7 @@ def test_shaw_snippet_reproduces_the_clipped_grid_and_the_table(query, settings)
     np.testing.assert_array_equal(_named(spaces, "grid"), shaw_clipped_distance(n, None, k))
     table = _named(spaces, "table")
     assert table.shape == (2 * k + 1, dim)
-    np.testing.assert_array_equal(table, shaw_example(n, dim, k, seed)["a_k"])
+    np.testing.assert_array_equal(table, shaw_example(n, dim, k, seed).a_k)
 
 
 @pytest.mark.parametrize("query, shape", [
@@ -99,7 +99,7 @@ def test_extension_compare_snippet_reproduces_each_methods_curve(query, settings
     space = next(s for s in _snippets("extension_compare", **query) if "result" in s)
     assert space["method"] == chosen[-1]  # the loop ran through the chosen methods, this one last
     result, distances, scores = extension_at_defaults(chosen[-1], head_dim, base, original, factor)
-    np.testing.assert_array_equal(space["result"]["ratio"], result["ratio"])
+    np.testing.assert_array_equal(space["result"].ratio, result.ratio)
     np.testing.assert_array_equal(space["scores"], scores)
     np.testing.assert_array_equal(space["distances"], distances)
 
@@ -164,10 +164,10 @@ def test_extension_at_defaults_is_the_analysis_at_every_default_knob(method):
                                                 long_factor=PHI35_LONG_FACTOR)  # exact at head_dim 96
     expected = extension_analysis(head_dim, base, scaling, original=original, target=32768,
                                      max_position_embeddings=max_pos)
-    np.testing.assert_array_equal(result["inv_freq_after"], expected["inv_freq_after"])
-    assert result["attention_factor"] == expected["attention_factor"]
-    frequencies = expected["inv_freq_before" if method is None else "inv_freq_after"]
-    want_d, want_s = score_vs_distance(frequencies, 1.0 if method is None else expected["attention_factor"],
+    np.testing.assert_array_equal(result.inv_freq_after, expected.inv_freq_after)
+    assert result.attention_factor == expected.attention_factor
+    frequencies = expected.inv_freq_before if method is None else expected.inv_freq_after
+    want_d, want_s = score_vs_distance(frequencies, 1.0 if method is None else expected.attention_factor,
                                           4 * 32768)
     np.testing.assert_array_equal(distances, want_d)
     np.testing.assert_array_equal(scores, want_s)
@@ -197,6 +197,6 @@ def test_config_view_reads_each_preset_as_the_config_functions_do(preset):
     if view.target is None:
         assert view.after is None and view.distances.shape == view.before.shape
     else:
-        np.testing.assert_array_equal(view.pairs["inv_freq_before"], pc.rope_inv_freq(
+        np.testing.assert_array_equal(view.pairs.inv_freq_before, pc.rope_inv_freq(
             read.head_dim, read.base, None, partial_rotary_factor=read.partial_rotary_factor)[0].astype(np.float64))
         assert view.after.shape == view.before.shape == view.distances.shape

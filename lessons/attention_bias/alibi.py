@@ -36,7 +36,7 @@ def grid_length(page) -> int:
 def slopes_chart(h: int) -> figures.Chart:
     table = views.slope_table(h)
     return figures.bars(
-        table["head"], {"authors' code (used by models)": table["code"], "paper: 2^(-8h/n)": table["paper"]},
+        table.head, {"authors' code (used by models)": table.code, "paper: 2^(-8h/n)": table.paper},
         title=f"Slopes for {h} head{'s' if h > 1 else ''}", x_title="head h",
         y_title="slope m (log scale)", log_y=True, name="alibi_slopes",
         alt=f"Bar chart of the {h} ALiBi slopes from the authors' code next to the paper's geometric "
@@ -45,7 +45,7 @@ def slopes_chart(h: int) -> figures.Chart:
 
 def bias_chart(h: int, n: int, causal: bool) -> figures.Chart:
     shown, grids = views.bias_panels(h, n, causal)
-    slopes = views.slope_table(h)["code"]
+    slopes = views.slope_table(h).code
     return figure_control.pick(figures.small_multiples(
         grids, [f"head {k + 1}: m = {slopes[k]:.4g}" for k in shown],
         title=f"ALiBi bias per head ({'causal' if causal else 'symmetric'}), {n} x {n}", value_name="bias",
@@ -65,7 +65,7 @@ def attention_chart(h: int, n: int, causal: bool) -> figures.Chart:
 
 def field_chart(h: int, ctx, mass: float) -> figures.Chart:
     return figures.bars(
-        views.slope_table(h)["head"], {"receptive field": views.receptive_fields(h, int(ctx), mass)},
+        views.slope_table(h).head, {"receptive field": views.receptive_fields(h, int(ctx), mass)},
         log_y=True, y_range=(0, 4.3),
         title=f"Distance that holds {mass:.0%} of the last query's attention ({ctx:,} tokens)",
         x_title="head h", y_title="distance back (tokens, log scale)", name="alibi_fields",
@@ -76,7 +76,7 @@ def slopes_tab(page, heads: int, causal: bool) -> None:
     table = views.slope_table(heads)
     show(hero(slopes_chart, h=heads))
     classroom.snippet(f"slopes = {classroom.call('alibi_slopes', heads)}  # one per head, as plotted")
-    now, later = float(table["code"][0]), float(views.slope_table(2 * heads)["code"][0])
+    now, later = float(table.code[0]), float(views.slope_table(2 * heads).code[0])
     first, first_doubled = alibi_geometric_heads(heads), alibi_geometric_heads(2 * heads)
 
     def doubled() -> str:
@@ -102,8 +102,8 @@ def slopes_tab(page, heads: int, causal: bool) -> None:
     formula(r"n' = 2^{\lfloor\log_2 n\rfloor} = $p", p=first)
     number = {c: st.column_config.NumberColumn(format=f) for c, f in
               (("slope (code)", "%.6f"), ("log2 slope", "%.2f"), ("slope (paper)", "%.6f"))}
-    st.dataframe({"head": table["head"], "group": table["group"], "slope (code)": table["code"],
-                  "log2 slope": table["log2_code"], "slope (paper)": table["paper"]},
+    st.dataframe({"head": table.head, "group": table.group, "slope (code)": table.code,
+                  "log2 slope": table.log2_code, "slope (paper)": table.paper},
                  hide_index=True, height=min(36 * heads + 40, 320), column_config=number)
     st.caption("A common misconception gives 1/2¹ … 1/2¹⁶ for 16 heads. In fact 16 heads start at 2^(-0.5) ≈ "
                "0.707 and halve every second head, ending at 2^(-8) = 1/256, as the table shows for h = 16. The "
@@ -113,7 +113,7 @@ def slopes_tab(page, heads: int, causal: bool) -> None:
 def bias_tab(page, heads: int, causal: bool) -> None:
     n = grid_length(page)
     shown, grids = views.bias_panels(heads, n, causal)
-    slopes = views.slope_table(heads)["code"]
+    slopes = views.slope_table(heads).code
     show(hero(bias_chart, h=heads, n=n, causal=causal))
     # a click on a cell picks its distance i − j for the formula below; this slider is its twin
     with page.side:
@@ -153,7 +153,7 @@ def attention_tab(page, heads: int, causal: bool) -> None:
     formula(r"w_d = \frac{e^{-m d}}{\sum_{d'=0}^{L-1} e^{-m d'}}")
     formula(r"D = \left\lceil\frac{\ln\big(1/(1-$mass)\big)}{m}\right\rceil - 1 = $limit\ \text{for } m = $m"
             r"\ \text{(head } $h\text{); bar: } $exact",
-            mass=mass, m=float(views.slope_table(heads)["code"][gentle]),
+            mass=mass, m=float(views.slope_table(heads).code[gentle]),
             limit=int(alibi_receptive_field_limit(heads, mass)[gentle]), h=gentle + 1, exact=int(fields[gentle]))
     st.caption("The formula is the long-sequence limit (geometric weights); the bars are exact for the chosen "
                "context, which cuts the tail of the gentlest heads.")

@@ -64,7 +64,7 @@ def long_chart(h: int, train: int, factor: int) -> figures.Chart:
     picks = sorted({0, h // 2, h - 1})  # the steepest, a middle and the last head
     lines = distance_bias(h, eval_len)
     return figures.lines(
-        range(eval_len), {f"head {k + 1} (m = {table['code'][k]:.3g})": lines[k] for k in picks},
+        range(eval_len), {f"head {k + 1} (m = {table.code[k]:.3g})": lines[k] for k in picks},
         title=f"Bias against distance, up to {eval_len:,} tokens", x_title="distance back (tokens)",
         y_title="bias added to the score", vlines=[(train, "training length")], name="alibi_long",
         alt="Straight lines of bias against distance for three heads, continuing past the training "
@@ -84,7 +84,7 @@ def longer_tab(page, heads: int) -> None:
     notice("Nothing happens at the training length: the lines keep their slope, so a distance the model never saw "
            "just gets a bigger penalty of the same kind. A head that was local in training stays local.")
     show(figures.bars(
-        table["head"], {"share of attention beyond the training length": share},
+        table.head, {"share of attention beyond the training length": share},
         title=f"Attention of the last query that lands on keys more than {train:,} tokens back",
         x_title="head h", y_title="share of the attention", hover_format=".3g", name="alibi_beyond",
         alt="Bar chart of the attention share beyond the training distance per head: vanishing for "
@@ -92,6 +92,6 @@ def longer_tab(page, heads: int) -> None:
     gentle = alibi_gentlest_head(heads)
     formula(r"\text{share}_h = \sum_{d \ge $train} w_d \approx e^{-m_h \cdot $train},\qquad"
             r"\text{head } $h\ (m = $m):\ $share", train=train, share=float(share[gentle]),
-            h=gentle + 1, m=float(table["code"][gentle]))
+            h=gentle + 1, m=float(table.code[gentle]))
     st.caption(f"Equal content scores, {eval_len:,} tokens. Distance {train:,} and beyond never "
                "occurred in training; only the gentlest heads hand it noticeable weight.")

@@ -75,13 +75,13 @@ def curves_tab(page) -> None:
         y_title="change from r = 0 (scaled)" if scale == "relative" else "score contribution",
         vlines=[(128, "T5 max_distance")] if max_r >= 128 else [], name="compare_curves",
         alt=f"Four curves against distances 0 to {max_r:,}: sinusoidal and RoPE fall with ripples, ALiBi (head "
-            f"{head}) falls in a straight line, T5 falls in steps and goes flat from {layout['last_bucket_from']}."))
+            f"{head}) falls in a straight line, T5 falls in steps and goes flat from {layout.last_bucket_from}."))
     classroom.snippet(f"r, values = {curves_call}  # r: ({max_r + 1},) distances; values: one curve per family, "
                       "as plotted")
     notice("Sinusoidal and RoPE decay implicitly and ripple. RoPE's curve is RoFormer's relative bound: multiplied by "
            "a factor set by the content of q and k it limits |q·k|, so it shows how the ceiling on a score falls, "
            "not the score itself (the RoPE decay page draws both in the same units). ALiBi is the only straight line "
-           f"and never stops falling. T5 moves in steps and is flat from distance {layout['last_bucket_from']} on "
+           f"and never stops falling. T5 moves in steps and is flat from distance {layout.last_bucket_from} on "
            "(its values here are a seeded illustration of learned biases, 32 causal buckets). Drag the largest "
            "distance to 4,096 to see which families still separate far keys.")
     formula(r"\text{sin: } \sum_{i<d/2}\cos(r\,\omega_i)\qquad \text{RoPE: } \tfrac{1}{d/2}\sum_{j}"

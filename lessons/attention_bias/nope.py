@@ -35,15 +35,15 @@ def weights_chart(n: int) -> figures.Chart:
 def spread_chart(n: int, d: int, input: str, seed: int) -> figures.Chart:
     out = outputs(n, d, input, seed)
     return figures.lines(
-        range(n), {"causal": out["causal_spread"], "no mask": out["bidirectional_spread"]},
+        range(n), {"causal": out.causal_spread, "no mask": out.bidirectional_spread},
         title="How far each output is from the last position's output", x_title="position i",
         y_title="‖o_i − o_last‖", markers=True, name="nope_spread",
-        alt=f"Line plot over {n} positions: the causal distance falls from {out['causal_spread'][0]:.3g} toward "
+        alt=f"Line plot over {n} positions: the causal distance falls from {out.causal_spread[0]:.3g} toward "
             "zero; the unmasked one is zero everywhere.")
 
 
 def gap_chart(n: int, d: int, input: str, seed: int) -> figures.Chart:
-    gap = outputs(n, d, input, seed)["neighbour_gap"]
+    gap = outputs(n, d, input, seed).neighbour_gap
     return figures.lines(
         range(1, n), {"‖o_i − o_(i−1)‖ (causal)": gap},
         title="How different two neighbouring positions look", x_title="position i", y_title="distance (log scale)",
@@ -58,8 +58,8 @@ def mean_tab(n: int, dim: int, pattern: str, seed: int) -> None:
 
     def unmasked() -> str:
         return (f"Unmasked, every output row is the mean of all {n} values: rows differ from the last one by at most "
-                f"{out['bidirectional_worst']:.1g} (float rounding). With the causal mask, row 0 is "
-                f"{out['causal_spread'][0]:.3g} away from row {n - 1}: the mask alone makes the outputs depend on "
+                f"{out.bidirectional_worst:.1g} (float rounding). With the causal mask, row 0 is "
+                f"{out.causal_spread[0]:.3g} away from row {n - 1}: the mask alone makes the outputs depend on "
                 "position.")
 
     with classroom.predict("nope_rows", f"No positional encoding and no mask, every score equal: how do the outputs "
@@ -67,16 +67,16 @@ def mean_tab(n: int, dim: int, pattern: str, seed: int) -> None:
                            ["identical", "position 0 stays closer to the first token", "they differ, but randomly"],
                            0, unmasked):
         show(figures.small_multiples(
-            [out["causal"], out["bidirectional"]], ["causal: running mean", "no mask: overall mean"],
+            [out.causal, out.bidirectional], ["causal: running mean", "no mask: overall mean"],
             cols=2, cell_px=330, title="Outputs: one row per position", value_name="output", x_title="dimension",
             y_title="position", name="nope_outputs",
             alt=f"Two heatmaps of outputs, {n} positions by {dim} dimensions: the causal one changes from row to "
-                f"row (row 0 is {out['causal_spread'][0]:.3g} from the last), the bidirectional one has identical "
+                f"row (row 0 is {out.causal_spread[0]:.3g} from the last), the bidirectional one has identical "
                 "rows."))
         classroom.snippet(f"weights = {classroom.call('uniform_attention_weights', n, causal=True)}"
                           f"  # ({n}, {n}); causal=False: the right grid",
                           f"out = {classroom.call('nope_outputs', n, dim, pattern, seed)}",
-                          f"out['causal'], out['bidirectional']  # ({n}, {dim}) each: the two output maps")
+                          f"out.causal, out.bidirectional  # ({n}, {dim}) each: the two output maps")
         notice("Without a mask every row of the output is the same vector: the mean of all values. With the causal "
                "mask row i is the mean of the first i + 1 values, so rows differ and the difference carries "
                "position. With the start-token input the content is identical everywhere after token 0, yet the "
@@ -89,12 +89,12 @@ def leak_tab(n: int, dim: int, pattern: str, seed: int) -> None:
     out = outputs(n, dim, pattern, seed)
     show(hero(spread_chart, n=n, d=dim, input=pattern, seed=seed))
     classroom.snippet(f"out = {classroom.call('nope_outputs', n, dim, pattern, seed)}",
-                      f"out['causal_spread'], out['bidirectional_spread']  # ({n},): ‖o_i − o_last‖",
-                      f"out['start_weight_causal']  # ({n},): 1/(i+1), the attention on token 0")
+                      f"out.causal_spread, out.bidirectional_spread  # ({n},): ‖o_i − o_last‖",
+                      f"out.start_weight_causal  # ({n},): 1/(i+1), the attention on token 0")
     notice("Unmasked, every position produces the same output (distance 0): order is invisible. Masked, early "
            "positions stand out and later ones converge, so a later layer can read 'early or late' from the output "
            "alone.")
-    start = out["start_weight_causal"]  # (n,): 1/(i+1)
+    start = out.start_weight_causal  # (n,): 1/(i+1)
 
     def first_token() -> str:
         return (f"Position {n - 1} sees {n} keys and gives each the same weight, {start[-1]:.4g} (1/{n}); position 0 "
@@ -106,7 +106,7 @@ def leak_tab(n: int, dim: int, pattern: str, seed: int) -> None:
                             "none: token 0 is too far back"], 0, first_token):
         show(figures.lines(
             range(n), {"causal: weight on token 0": start,
-                       "no mask: weight on token 0": out["start_weight_bidirectional"]},
+                       "no mask: weight on token 0": out.start_weight_bidirectional},
             title="Attention that each position pays to the first token", x_title="position i", y_title="weight",
             log_y=True, name="nope_start_weight",
             alt=f"Line plot on a log scale: the causal weight on the first token is 1/(i+1), falling from 1 to "
@@ -119,11 +119,11 @@ def leak_tab(n: int, dim: int, pattern: str, seed: int) -> None:
 
 def cost_tab(n: int, dim: int, pattern: str, seed: int) -> None:
     out = outputs(n, dim, pattern, seed)
-    gap = out["neighbour_gap"]  # (n - 1,): gap[i - 1] = ‖o_i − o_(i−1)‖
+    gap = out.neighbour_gap  # (n - 1,): gap[i - 1] = ‖o_i − o_(i−1)‖
     show(hero(gap_chart, n=n, d=dim, input=pattern, seed=seed))
     classroom.snippet(f"out = {classroom.call('nope_outputs', n, dim, pattern, seed)}",
-                      f"out['neighbour_gap']  # ({n - 1},): ‖o_i − o_(i−1)‖ for i = 1..{n - 1}")
-    shrink = (f"so telling position {n - 2} from {n - 1} is {out['gap_shrink']:,.0f} times harder than telling 1 "
+                      f"out.neighbour_gap  # ({n - 1},): ‖o_i − o_(i−1)‖ for i = 1..{n - 1}")
+    shrink = (f"so telling position {n - 2} from {n - 1} is {out.gap_shrink:,.0f} times harder than telling 1 "
               "from 2 here") if n > 3 else "and it shrinks further with every position"
     rule = ("neighbours differ by ‖v₀ − v‖ / (i(i+1))" if pattern == "start token" else
             "neighbours differ by ‖v_i − o_(i−1)‖ / (i+1), a random size over a growing count")

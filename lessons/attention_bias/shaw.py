@@ -21,7 +21,7 @@ WHY = ("The first relative scheme (Shaw, Uszkoreit and Vaswani, 2018) learns one
 
 def index_tab(page, n: int, k: int, dim: int, seed: int) -> None:
     show(hero(views.index_chart, n=n, k=k))
-    rows = views.example(n, dim, k, seed)["a_k"].shape[0]  # the key-side table, (2k + 1, d)
+    rows = views.example(n, dim, k, seed).a_k.shape[0]  # the key-side table, (2k + 1, d)
 
     def table_rows() -> str:
         return (f"The table has {rows} rows for k = {k}, for {n} tokens or for a million: distances past ±{k} reuse "
@@ -33,7 +33,7 @@ def index_tab(page, n: int, k: int, dim: int, seed: int) -> None:
                             "2k + 1, whatever the input length", "one per distance in the input, 2n − 1"],
                            2, table_rows):
         classroom.snippet(f"grid = {classroom.call('shaw_clipped_distance', n, None, k)}  # ({n}, {n}) int64",
-                          f"table = {classroom.call('shaw_example', n, dim, k, seed)}['a_k']"
+                          f"table = {classroom.call('shaw_example', n, dim, k, seed)}.a_k"
                           f"  # ({rows}, {dim}): the rows")
         notice(f"Only {rows} distinct values: distances −{k} … {k}. Every pair further apart than {k} falls into one "
                f"of the two flat corners and uses the same vector as distance ±{k}. Unlike T5's logarithmic "
@@ -53,7 +53,7 @@ def scores_tab(page, n: int, k: int, dim: int, seed: int) -> None:
         if far_keys <= 0:
             return (f"With k = {k} and {n} tokens no pair is more than k apart, so every distance here has its own "
                     "table row; lower k to see the flat stretch.")
-        row = s["relative"][n - 1]  # (n,): the last query's relative term for every key
+        row = s.relative[n - 1]  # (n,): the last query's relative term for every key
         return (f"Constant: for the last query, keys 0 to {far_keys - 1} all use the row of distance −{k}, and their "
                 f"relative term is {row[0]:.4g} for every one of them (the flat left end of the bottom row of the "
                 "middle map).")
@@ -64,12 +64,12 @@ def scores_tab(page, n: int, k: int, dim: int, seed: int) -> None:
                            1, beyond_k):
         show(hero(views.scores_chart, n=n, k=k, d=dim, seed=seed))
         classroom.snippet(f"e = {classroom.call('shaw_example', n, dim, k, seed)}  # seeded q, k, v, aᴷ, aⱽ",
-                          f"s = pc.attention_bias.shaw_scores(e['q'], e['k'], e['a_k'], {k})",
-                          f"s['content'], s['relative'], s['total']  # ({n}, {n}) each: the three maps")
+                          f"s = pc.attention_bias.shaw_scores(e.q, e.k, e.a_k, {k})",
+                          f"s.content, s.relative, s.total  # ({n}, {n}) each: the three maps")
         formula(r"e_{$i,$j} = \underbrace{\frac{q_{$i}\cdot k_{$j}}{\sqrt{$d}}}_{$c}"
                 r" + \underbrace{\frac{q_{$i}\cdot a^K_{$r}}{\sqrt{$d}}}_{$rel} = $t",
-                i=qi, j=kj, d=dim, r=int(views.clipped_grid(n, k)[qi, kj]), c=float(s["content"][qi, kj]),
-                rel=float(s["relative"][qi, kj]), t=float(s["total"][qi, kj]))
+                i=qi, j=kj, d=dim, r=int(views.clipped_grid(n, k)[qi, kj]), c=float(s.content[qi, kj]),
+                rel=float(s.relative[qi, kj]), t=float(s.total[qi, kj]))
         notice(f"The relative term depends on the query and on the clipped distance only: along each row it is "
                f"constant once |j − i| > {k}. The content term knows nothing about position. Implementations "
                "compute q·aᴷ for the 2k + 1 table rows once per query and then pick the right one for each key, "
@@ -81,9 +81,9 @@ def values_tab(page, n: int, k: int, dim: int, seed: int) -> None:
         causal = controls.toggle("Causal mask", "causal", True)
     show(hero(views.values_chart, n=n, k=k, d=dim, seed=seed, causal=causal))
     classroom.snippet(f"e = {classroom.call('shaw_example', n, dim, k, seed)}",
-                      f"out = pc.attention_bias.shaw_attention(e['q'], e['k'], e['v'], e['a_k'], e['a_v'], {k}, "
+                      f"out = pc.attention_bias.shaw_attention(e.q, e.k, e.v, e.a_k, e.a_v, {k}, "
                       f"{causal})",
-                      f"out['content_out'], out['relative_out']  # ({n}, {dim}) each: the two maps")
+                      f"out.content_out, out.relative_out  # ({n}, {dim}) each: the two maps")
     notice("The value side adds a second, position-only contribution: each query mixes the table vectors aⱽ with "
            "the same weights it uses on the values. Many later models (Music Transformer, Transformer-XL, T5) "
            "dropped this half and kept position on the key side or as a bias.")
@@ -103,15 +103,15 @@ CACHE_TABLE = ("| | what the cache holds | extra work per new token |\n|---|---|
 def cache_tab(page, n: int, k: int, dim: int, seed: int) -> None:
     with page.side:
         j = controls.slider("Cached key (token j)", "j", 0, n - 1, min(2, n - 1))
-    changing = views.effective_keys(n, dim, k, j, seed)["changing_steps"]
+    changing = views.effective_keys(n, dim, k, j, seed).changing_steps
     show(hero(views.cache_chart, n=n, k=k, j=j, d=dim, seed=seed))
     classroom.snippet(f"eff = {classroom.call('shaw_effective_keys', n, dim, k, j, seed)}",
-                      "eff['keys']  # (reading queries, d): k_j + aᴷ row by row, queries in eff['queries']")
+                      "eff.keys  # (reading queries, d): k_j + aᴷ row by row, queries in eff.queries")
     notice(f"The rows differ for the first {changing} step{'s' if changing != 1 else ''} after token {j} is "
            "written: the positional part of its key depends on who is reading it. A KV cache cannot store a "
            "finished key; it stores k_j and every decoding step has to add a different table row for every "
            "cached token (and do the same on the value side).")
-    st.markdown(CACHE_TABLE.format(rows=views.example(n, dim, k, seed)["a_k"].shape[0]))
+    st.markdown(CACHE_TABLE.format(rows=views.example(n, dim, k, seed).a_k.shape[0]))
     st.caption("A common misconception is that the relative positions 'are updated each time a new token is "
                "added'. More exactly: the stored keys do not change, but the distance from the new query to each of "
                "them does, so the positional term is recomputed for every cached token at every step, outside the "

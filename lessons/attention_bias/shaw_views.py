@@ -31,13 +31,13 @@ def example(n: int, dim: int, k: int, seed: int):
 @st.cache_data(max_entries=32, show_spinner=False)
 def scores(n: int, dim: int, k: int, seed: int):
     e = example(n, dim, k, seed)
-    return shaw_scores(e["q"], e["k"], e["a_k"], k)
+    return shaw_scores(e.q, e.k, e.a_k, k)
 
 
 @st.cache_data(max_entries=32, show_spinner=False)
 def attention(n: int, dim: int, k: int, seed: int, causal: bool):
     e = example(n, dim, k, seed)
-    return shaw_attention(e["q"], e["k"], e["v"], e["a_k"], e["a_v"], k, causal)
+    return shaw_attention(e.q, e.k, e.v, e.a_k, e.a_v, k, causal)
 
 
 @st.cache_data(max_entries=32, show_spinner=False)
@@ -57,7 +57,7 @@ def index_chart(n: int, k: int) -> figures.Chart:
 def scores_chart(n: int, k: int, d: int, seed: int) -> figures.Chart:
     s = scores(n, d, k, seed)
     return figures.small_multiples(
-        [s["content"], s["relative"], s["total"]], ["content: q·k/√d", "relative: q·aᴷ/√d", "total logit"],
+        [s.content, s.relative, s.total], ["content: q·k/√d", "relative: q·aᴷ/√d", "total logit"],
         cols=3, cell_px=300, title="The attention logit splits into two terms (seeded random q, k and table)",
         value_name="logit", name="shaw_scores",
         alt=f"Three {n} x {n} heatmaps on one colour scale: a noisy content term, a relative term that is "
@@ -67,7 +67,7 @@ def scores_chart(n: int, k: int, d: int, seed: int) -> figures.Chart:
 def values_chart(n: int, k: int, d: int, seed: int, causal: bool) -> figures.Chart:
     out = attention(n, d, k, seed, causal)
     return figures.small_multiples(
-        [out["content_out"], out["relative_out"]], ["Σ α·v (content)", "Σ α·aⱽ (relative)"], cols=2, cell_px=330,
+        [out.content_out, out.relative_out], ["Σ α·v (content)", "Σ α·aⱽ (relative)"], cols=2, cell_px=330,
         title="Output = weighted values + weighted relative vectors", value_name="output", x_title="dimension",
         y_title="position", name="shaw_values",
         alt=f"Two heatmaps of the output parts, {n} positions by {d} dimensions: the usual weighted sum of values "
@@ -78,7 +78,7 @@ def cache_chart(n: int, k: int, j: int, d: int, seed: int) -> figures.Chart:
     j = min(j, n - 1)  # a frame for fewer tokens shows the key where its slider will put it
     eff = effective_keys(n, d, k, j, seed)
     return figures.heatmap(
-        eff["keys"], y=eff["queries"], title=f"The key of token {j} as each later query sees it",
+        eff.keys, y=eff.queries, title=f"The key of token {j} as each later query sees it",
         x_title="dimension", y_title="reading query i (decoding step)", value_name="k_j + aᴷ", name="shaw_cache",
         alt=f"Heatmap: one row per decoding step from {j} to {n - 1}. The rows change for the first "
-            f"{eff['changing_steps']} steps after the token is written, then stay equal.")
+            f"{eff.changing_steps} steps after the token is written, then stay equal.")

@@ -20,18 +20,18 @@ def curve_chart(nb: int, mode: str, md: int, span: int) -> figures.Chart:
     info = views.layout(bidirectional, nb, md)  # the page refuses (ValueError) too small a max_distance
     rel, bucket = views.bucket_curve(bidirectional, nb, md, span)
     if bidirectional:  # one label per side, so the two labels never collide
-        marks = [(-md, "max_distance"), (-info["last_bucket_from"], ""), (md, ""),
-                 (info["last_bucket_from"], "last bucket starts")]
+        marks = [(-md, "max_distance"), (-info.last_bucket_from, ""), (md, ""),
+                 (info.last_bucket_from, "last bucket starts")]
     else:
-        marks = [(-md, "max_distance"), (-info["last_bucket_from"], "")]
+        marks = [(-md, "max_distance"), (-info.last_bucket_from, "")]
     return figures.lines(
         rel, {"bucket": bucket}, title=f"Bucket of each offset ({mode}, {nb} buckets, max_distance {md})",
         x_title="relative position (key − query)", y_title="bucket index", hover_format="d",
         vlines=[m for m in marks if abs(m[0]) <= span], name="t5_bucket_curve",
-        shade_x=(-(info["exact"] - 1), info["exact"] - 1 if bidirectional else 0, "exact"),
+        shade_x=(-(info.exact - 1), info.exact - 1 if bidirectional else 0, "exact"),
         alt=f"Step plot of bucket index against offsets from {-span} to {span}: one step per offset for the "
-            f"{info['exact']} exact buckets, widening steps further out, flat from distance "
-            f"{info['last_bucket_from']} on.")
+            f"{info.exact} exact buckets, widening steps further out, flat from distance "
+            f"{info.last_bucket_from} on.")
 
 
 def share_chart(nb: int, mode: str, md: int) -> figures.Chart:
@@ -39,11 +39,11 @@ def share_chart(nb: int, mode: str, md: int) -> figures.Chart:
     span = 2 * md
     table = views.spans(mode == "bidirectional", nb, md, span)
     return figures.bars(
-        table["bucket"], {"offsets in the bucket": table["count"]}, log_y=True,
+        table.bucket, {"offsets in the bucket": table.count}, log_y=True,
         title=f"How many offsets share each bucket (offsets within ±{span:,})", x_title="bucket",
         y_title="offsets (log scale)", name="t5_share",
         alt=f"Bar chart of offsets per bucket: one for each exact bucket, then growing, with the last bucket of "
-            f"each direction holding every offset from {info['last_bucket_from']} to ±{span:,}.")
+            f"each direction holding every offset from {info.last_bucket_from} to ±{span:,}.")
 
 
 def bucket_tab(page, info, mode: str, buckets: int, max_distance: int) -> None:
@@ -53,7 +53,7 @@ def bucket_tab(page, info, mode: str, buckets: int, max_distance: int) -> None:
                                       format_func=str)
     show(hero(curve_chart, nb=buckets, mode=mode, md=max_distance, span=span))
     st.caption(f"Dotted lines: ±max_distance = {max_distance} (outer) and the first distance of the last bucket, "
-               f"{info['last_bucket_from']} (inner). Shaded: the exact region.")
+               f"{info.last_bucket_from} (inner). Shaded: the exact region.")
     classroom.snippet(f"rel = list(range({-span}, {span + 1}))  # offsets key − query",
                       f"bucket = pc.t5_relative_position_bucket(rel, {bidirectional}, {buckets}, "
                       f"{max_distance})  # ({2 * span + 1},) int64: the curve above")
@@ -61,7 +61,7 @@ def bucket_tab(page, info, mode: str, buckets: int, max_distance: int) -> None:
     near_b, far_b = (int(b) for b in pc.t5_relative_position_bucket(far, bidirectional, buckets, max_distance))
 
     def far_keys() -> str:
-        return (f"Both land in bucket {near_b}: everything from distance {info['last_bucket_from']} on shares the "
+        return (f"Both land in bucket {near_b}: everything from distance {info.last_bucket_from} on shares the "
                 f"last bucket, so T5 gives a key {4 * max_distance:,} tokens back exactly the bias of one "
                 f"{max_distance:,} back." if near_b == far_b else f"Buckets {near_b} and {far_b}.")
 
@@ -70,19 +70,19 @@ def bucket_tab(page, info, mode: str, buckets: int, max_distance: int) -> None:
                            ["the farther key's bucket is about 4 times larger",
                             "the farther key's bucket is a little larger (log steps)", "they share one bucket"],
                            2 if near_b == far_b else 0 if far_b >= 4 * near_b else 1, far_keys):
-        notice(f"Near zero every offset has its own bucket: {info['exact']} exact buckets per direction (half of "
-               f"the {info['per_direction']} {'per direction' if bidirectional else 'in total'}). Then the steps "
+        notice(f"Near zero every offset has its own bucket: {info.exact} exact buckets per direction (half of "
+               f"the {info.per_direction} {'per direction' if bidirectional else 'in total'}). Then the steps "
                f"widen logarithmically until max_distance = {max_distance}, and the curve goes flat. Because bucket "
-               f"numbers are rounded down, the last bucket already starts at distance {info['last_bucket_from']}, "
+               f"numbers are rounded down, the last bucket already starts at distance {info.last_bucket_from}, "
                "before max_distance."
                + ("" if bidirectional else " Causal mode uses all buckets for keys behind the query; keys ahead "
                                            "are masked anyway (they fall in bucket 0)."))
         formula(r"b(r) = \begin{cases} r & r < $exact \\ \min\!\Big($last,\ $exact + \Big\lfloor "
                 r"\frac{\ln(r/$exact)}{\ln($md/$exact)}\,($per - $exact)\Big\rfloor\Big) & r \ge $exact "
-                r"\end{cases}", exact=info["exact"], md=max_distance, per=info["per_direction"],
-                last=info["per_direction"] - 1)
+                r"\end{cases}", exact=info.exact, md=max_distance, per=info.per_direction,
+                last=info.per_direction - 1)
         formula(r"r = |\text{key} - \text{query}|" + (r",\ +$per\text{ if key after query}" if bidirectional
-                                                      else ""), per=info["per_direction"])
+                                                      else ""), per=info.per_direction)
         st.caption("This is Hugging Face transformers' `_relative_position_bucket`, float32 arithmetic included (a "
                    "test compares them on every offset from -3000 to 3000).")
 
@@ -138,12 +138,12 @@ def share_tab(page, info, mode: str, buckets: int, max_distance: int) -> None:
     spans_call = classroom.call("t5_bucket_spans", bidirectional, buckets, max_distance, span)
     classroom.snippet(f"table = {spans_call}  # columns of ({buckets},): bucket, count, nearest, farthest")
     notice(f"The exact buckets hold one offset each; the log buckets hold more and more; the last bucket of a "
-           f"direction holds every offset from {info['last_bucket_from']} to the end of the input (here up to the "
+           f"direction holds every offset from {info.last_bucket_from} to the end of the input (here up to the "
            "window edge, in a long document thousands). All those pairs get the same bias, so for T5 a token 200 "
            "and a token 2,000 positions away look alike; only their content differs. That keeps the table small "
            "and lets T5 run on longer inputs than it was trained on, at the price of no fine position far away.")
-    st.dataframe({"bucket": table["bucket"], "offsets": table["count"], "nearest |offset|": table["nearest"],
-                  "farthest |offset|": table["farthest"]}, hide_index=True, height=300)
+    st.dataframe({"bucket": table.bucket, "offsets": table.count, "nearest |offset|": table.nearest,
+                  "farthest |offset|": table.farthest}, hide_index=True, height=300)
     st.caption("A count of 0 marks a bucket the formula never reaches (in bidirectional mode, offset 0 always uses "
                "the first bucket, so the first bucket of the 'key after query' half stays empty).")
 

@@ -110,7 +110,7 @@ def split_chart(w: int, h: int, model: str):
         x_title="pair j of a head (in head order)", y_title="turns across the image", hover_format=",.3g",
         name="dit_head_split",
         alt=f"{preset.pairs} pairs of a {preset.head_dim}-dimension head split into blocks of {blocks} pairs; "
-            f"across {extents['width']} token columns the fastest width pair turns "
+            f"across {extents.width} token columns the fastest width pair turns "
             f"{fastest:.1f} times and the slowest {slowest:.4f} times."),
         left=80)
 

@@ -44,7 +44,7 @@ def lesson():
         height = controls.select_slider("Height (px)", "h", [320, 480, 544, 720, 768], preset.size[1])
     with page.main, guard():
         a, b, _ = two_clips(name, width, height, frames_a, frames_b)
-        t_a, t_b = a["time"], b["time"]
+        t_a, t_b = a.time, b.time
         last = min(frames_a, frames_b) - 1  # the last frame both clips have
         id_a, id_b = pc.diffusion.dit_frame_time_id(preset, frames_a, last), pc.diffusion.dit_frame_time_id(preset,
                                                                                                             frames_b,
@@ -71,9 +71,9 @@ def split_chart(fa: int, fb: int, w: int, h: int, model: str):
         x_title="pair j of a head (time, height, width blocks)",
         y_title="turns across the clip", hover_format=",.3g", name="dit_video_split",
         alt=f"{preset.pairs} pairs split {preset.axes[0] // 2} time, {preset.axes[1] // 2} "
-            f"height, {preset.axes[2] // 2} width. Across clip A's {a['time']} time ids the slowest time pair "
-            f"turns {slow_a:.3g} times, across clip B's {b['time']} ids {slow_b:.3g} times; the width block "
-            f"spans {a['width']} columns."), left=80)
+            f"height, {preset.axes[2] // 2} width. Across clip A's {a.time} time ids the slowest time pair "
+            f"turns {slow_a:.3g} times, across clip B's {b.time} ids {slow_b:.3g} times; the width block "
+            f"spans {a.width} columns."), left=80)
 
 
 def frames_question(preset, frames_a, frames_b, counts, ids, last):
@@ -102,7 +102,7 @@ def frames_question(preset, frames_a, frames_b, counts, ids, last):
 
 def rope_call(preset, extents) -> str:
     """The exact pc call that builds this model's cos/sin for the clip (as text for the snippet)."""
-    t, h, w = extents["time"], extents["height"], extents["width"]
+    t, h, w = extents.time, extents.height, extents.width
     calls = {
         "wan": f"pc.diffusion.wan_rope({preset.head_dim}, {t}, {h}, {w}, "
                f"max_seq_len={preset.extra.get('rope_max_seq_len')})",
@@ -135,8 +135,8 @@ def explain(preset, extents):
     }
     notice(f"The time block is the first {t // 2} pairs of the head (fast to slow, then height starts again "
            f"fast), at θ = {preset.theta:,.0f}. "
-           + texts[preset.family] + f" This clip spans {extents['time']} time ids, {extents['height']} rows and "
-           f"{extents['width']} columns of patches.")
+           + texts[preset.family] + f" This clip spans {extents.time} time ids, {extents.height} rows and "
+           f"{extents.width} columns of patches.")
     st.caption(" · ".join(f"{k}: {v}" for k, v in words.CITES[preset.name].items()))
 
 

@@ -61,7 +61,7 @@ def settled(n, hidden, heads, pb, mr, seed, head):
 
 def terms_chart(n, head, **rest):
     t, head = settled(n, head=head, **rest)
-    grids = [t["c2c"][head], t["c2p"][head], t["p2c"][head], t["total"][head]]
+    grids = [t.c2c[head], t.c2p[head], t.p2c[head], t.total[head]]
     return figures.small_multiples(
         grids, [*TERMS.values(), "total score"], cols=2, cell_px=260,
         title=f"Head {head}: three terms and their sum",
@@ -73,13 +73,13 @@ def terms_chart(n, head, **rest):
 def three_terms_tab(args, t, head: int, i: int) -> None:
     show(hero(terms_chart, **view(args, head)))
     classroom.snippet(f"t = pc.encoders.deberta_terms({classroom.call('deberta_example', *args)})",
-                      "t['c2c'], t['c2p'], t['p2c'], t['total']  # (heads, n, n): the four maps")
+                      "t.c2c, t.c2p, t.p2c, t.total  # (heads, n, n): the four maps")
     formula(r"A_{ij} = \frac{Q^c_i\cdot K^c_j + Q^c_i\cdot K^r_{\delta(i,j)} + K^c_j\cdot Q^r_{\delta(i,j)}}"
-            r"{\sqrt{3\cdot $d}},\quad \delta(i,j) = \mathrm{bucket}(i - j)", d=int(round(t["scale"] ** 2 / 3)))
+            r"{\sqrt{3\cdot $d}},\quad \delta(i,j) = \mathrm{bucket}(i - j)", d=int(round(t.scale ** 2 / 3)))
     table = table_facts(args[3], args[4], args[1])
     formula(r"K^r = P\,W_k^\top + b_k,\quad Q^r = P\,W_q^\top + b_q")
-    formula(r"P:\ $r \times $h", r=table["rows"], h=args[1])
-    notice(f"P is the one relative table of the whole model ({table['rows']} rows here); each layer projects it "
+    formula(r"P:\ $r \times $h", r=table.rows, h=args[1])
+    notice(f"P is the one relative table of the whole model ({table.rows} rows here); each layer projects it "
            "with its own W_q and W_k. Content → position depends only on the query and the bucket δ(i, j), "
            "position → content only on the key and δ(i, j): each repeats along the diagonals of the grid where the "
            "bucket does. transformers' code gathers position → content at −δ(j, i) = δ(i, j), the same table row as "
@@ -124,13 +124,13 @@ def one_query_tab(args, t, head: int, i: int) -> None:
 def buckets_chart(pb: int, mr: int, hidden: int):
     mr = min(tops(pb), key=lambda m: abs(m - mr))  # as settled(): the page moves it into the new range
     c, mine = curve(2 * mr, pb, mr), table_facts(pb, mr, hidden)
-    return figures.lines(c["distance"], {"bucket δ(i, j)": c["bucket"], "table row − span": c["row"] - mine["span"]},
+    return figures.lines(c.distance, {"bucket δ(i, j)": c.bucket, "table row − span": c.row - mine.span},
                          title=f"The bucket of each i − j ({pb} buckets, up to {mr})",
                          x_title="i − j (query minus key)", y_title="bucket", name="deberta_buckets",
-                         vlines=[(mine["exact_up_to"], "exact up to here"), (mr - 1, "max_relative_positions − 1")],
+                         vlines=[(mine.exact_up_to, "exact up to here"), (mr - 1, "max_relative_positions − 1")],
                          dashed=["table row − span"],
-                         alt=f"Bucket against distance: the identity up to {mine['exact_up_to']}, then logarithmic; "
-                             f"the table row saturates at ±{mine['span']} from distance {mine['last_row_from']} on.")
+                         alt=f"Bucket against distance: the identity up to {mine.exact_up_to}, then logarithmic; "
+                             f"the table row saturates at ±{mine.span} from distance {mine.last_row_from} on.")
 
 
 def buckets_tab(args, t, head: int, i: int) -> None:
@@ -139,20 +139,20 @@ def buckets_tab(args, t, head: int, i: int) -> None:
     v3 = table_facts(256, 512, 768)
     show(hero(buckets_chart, pb=buckets, mr=top, hidden=args[1]))
     classroom.snippet(f"c = {classroom.call('deberta_bucket_curve', far, buckets, top)}",
-                      "c['distance'], c['bucket'], c['row']  # (2·D + 1,) each")
+                      "c.distance, c.bucket, c.row  # (2·D + 1,) each")
 
     def reveal() -> str:
-        return (f"The table's last row: from distance {v3['last_row_from']:,} on, every key reads row "
-                f"{v3['rows'] - 1} (bucket {v3['span'] - 1}). The bucket function keeps growing past 511, but the "
+        return (f"The table's last row: from distance {v3.last_row_from:,} on, every key reads row "
+                f"{v3.rows - 1} (bucket {v3.span - 1}). The bucket function keeps growing past 511, but the "
                 "gather clamps its index to the table: one row for 'far', as T5's last bucket.")
 
     with classroom.predict("deberta_far", "DeBERTa v3 (256 buckets, max_relative_positions 512) reads a key 1,000 "
                            "tokens before the query. Which relative row does it use?",
                            ["its own row for distance 1,000", "the table's last row, shared with every far key",
                             "row 1,000 mod 512"], 1, reveal):
-        notice(f"DeBERTa v3: {v3['rows']} rows × 768 = {v3['parameters']:,} position parameters for the whole "
-               f"model. Distances up to {v3['exact_up_to']} keep their own row (the first two to share one are "
-               f"{v3['first_shared'] - 1} and {v3['first_shared']}); from {v3['last_row_from']} on they all read the "
+        notice(f"DeBERTa v3: {v3.rows} rows × 768 = {v3.parameters:,} position parameters for the whole "
+               f"model. Distances up to {v3.exact_up_to} keep their own row (the first two to share one are "
+               f"{v3.first_shared - 1} and {v3.first_shared}); from {v3.last_row_from} on they all read the "
                "last row.")
     formula(r"\mathrm{bucket}(x) = \mathrm{sign}(x)\left(\left\lceil \frac{\log(|x|/$m)}{\log(($M - 1)/$m)}"
             r"\,($m - 1)\right\rceil + $m\right)\ \text{ for } |x| > $m", m=buckets // 2, M=top)

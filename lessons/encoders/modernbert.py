@@ -55,7 +55,7 @@ def pairs_tab(preset: str, reading: ModernBertReading) -> None:
     view = pairs(preset)
     reach, context = l_row.window - 1, reading.context
     show(figures.lines(
-        view["global"]["pair"], {KIND_LABELS[k]: view[k]["wavelength"] for k in KIND_LABELS}, log_y=True,
+        view["global"].layer.pair, {KIND_LABELS[k]: view[k].layer.wavelength for k in KIND_LABELS}, log_y=True,
         title=f"{PRESET_NAMES[preset]}: pair wavelengths by layer kind", x_title="pair index",
         y_title="wavelength (tokens)", name="modernbert_wavelengths", markers=True,
         hlines=[(reach, f"local reach {reach}"), (context, f"context {context:,}")],
@@ -64,10 +64,10 @@ def pairs_tab(preset: str, reading: ModernBertReading) -> None:
             f"context of {context:,}."))
     classroom.snippet(f"freqs = {classroom.call('modernbert_frequencies', preset)}  # bit for bit the rotary module's",
                       f"view = {classroom.call('modernbert_pairs', preset)}",
-                      "view['global']['wavelength'], view['local']['wavelength']  # (32,) each: the two curves")
-    g, loc = view["global"]["counts"], view["local"]["counts"]
-    notice(f"Local layers: {loc['in_span']} of {view['local']['pairs']} pairs turn at least once "
-           f"within the {reach} tokens they see on each side; the other {view['local']['under_a_turn']} turn less "
+                      "view['global'].layer.wavelength, view['local'].layer.wavelength  # (32,) each: the two curves")
+    g, loc = view["global"].counts, view["local"].counts
+    notice(f"Local layers: {loc['in_span']} of {view['local'].pairs} pairs turn at least once "
+           f"within the {reach} tokens they see on each side; the other {view['local'].under_a_turn} turn less "
            "than once there and read mostly "
            f"content. Global layers: {g['in_context']} pairs turn within the {context:,}-token context and "
            f"{g['never']} never complete a turn, so far keys stay distinguishable without wrapping.")
@@ -107,26 +107,26 @@ def cost_tab(page, preset: str, reading: ModernBertReading) -> None:
     with page.side:
         longest = controls.select_slider("Reading length", "len", [512, 1024, 2048, 4096, 8192], 8192)
     c = costs(preset, longest)
-    share = float(c["share"][-1])
+    share = float(c.share[-1])
 
     def reveal() -> str:
         cost = modernbert_attention_cost(longest, preset)
-        return (f"About {share:.0%}: {cost['global_layers']} global layers compute {longest:,}² scores each, the "
-                f"other {cost['local_layers']} only {cost['local_per_layer']:,} each "
-                f"({cost['local_per_token']:.0f} per token instead of {longest:,}).")
+        return (f"About {share:.0%}: {cost.global_layers} global layers compute {longest:,}² scores each, the "
+                f"other {cost.local_layers} only {cost.local_per_layer:,} each "
+                f"({cost.local_per_token:.0f} per token instead of {longest:,}).")
 
     with classroom.predict("mb_cost", f"Reading {longest:,} tokens, how many attention scores does "
                            f"{PRESET_NAMES[preset]} compute, compared with full attention in every layer?",
                            ["the same: an encoder attends to everything", f"about {share:.0%}",
                             "half, as a causal decoder"], 1, reveal):
-        show(figures.lines(c["tokens"], {"full attention in every layer": c["all_global"],
-                                         PRESET_NAMES[preset]: c["modernbert"], "causal decoder, full": c["causal"]},
+        show(figures.lines(c.tokens, {"full attention in every layer": c.all_global,
+                                         PRESET_NAMES[preset]: c.modernbert, "causal decoder, full": c.causal},
                            log_x=True, log_y=True, markers=True, title="Query-key scores per forward pass",
                            x_title="tokens read", y_title="scores (all layers)", name="modernbert_cost",
                            alt=f"Scores against length on log axes: at {longest:,} tokens {PRESET_NAMES[preset]} "
                                f"computes {share:.0%} of what full attention in every layer would."))
         classroom.snippet(f"c = {classroom.call('modernbert_cost_curve', preset, longest)}",
-                          "c['tokens'], c['all_global'], c['modernbert'], c['causal']")
+                          "c.tokens, c.all_global, c.modernbert, c.causal")
 
 
 def layers_tab(preset: str, reading: ModernBertReading) -> None:

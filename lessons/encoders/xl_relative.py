@@ -29,7 +29,7 @@ def terms(n: int, d_model: int, d_head: int, seed: int):
 @st.cache_data(max_entries=32, show_spinner=False)
 def shaw_relative(n: int, d_head: int, clip: int, seed: int):
     e = shaw_example(n, d_head, clip, seed)
-    return shaw_scores(e["q"], e["k"], e["a_k"], clip)["relative"]
+    return shaw_scores(e.q, e.k, e.a_k, clip).relative
 
 
 header("Transformer-XL / XLNet relative attention",
@@ -54,7 +54,7 @@ def view(args) -> dict:
 def terms_chart(n: int, dm: int, dh: int, seed: int):
     t = terms(n, dm, dh, seed)
     return figures.small_multiples(
-        [t[k] for k in TERMS] + [t["total"]], [*TERMS.values(), "score: the sum"], cols=3, cell_px=220,
+        [getattr(t, k) for k in TERMS] + [t.total], [*TERMS.values(), "score: the sum"], cols=3, cell_px=220,
         title="Four terms of every score (random weights)", value_name="score",
         name="xl_terms",
         alt=f"Five {n} x {n} heatmaps on one colour scale: content, content-position, a global content term that "
@@ -64,12 +64,12 @@ def terms_chart(n: int, dm: int, dh: int, seed: int):
 def terms_tab(args, t, i: int) -> None:
     show(hero(terms_chart, **view(args)))
     classroom.snippet(f"t = pc.encoders.xl_terms({classroom.call('xl_example', *args)})",
-                      "t['a'], t['b'], t['c'], t['d'], t['total']  # (n, n) each: the five maps")
+                      "t.a, t.b, t.c, t.d, t.total  # (n, n) each: the five maps")
     top = xl_strongest_score(t, i)  # query i's largest score, term by term
     formula(r"A_{$i,$j} = \underbrace{$a}_{q\cdot k} + \underbrace{$b}_{q\cdot W_R R_{$o}} + "
             r"\underbrace{$c}_{u\cdot k} + \underbrace{$d}_{v\cdot W_R R_{$o}}",
-            i=i, j=top["j"], o=top["offset"], a=top["a"], b=top["b"], c=top["c"], d=top["d"])
-    formula(r"A_{$i,$j} = $s\quad\text{(query $i's largest score)}", i=i, j=top["j"], s=top["total"])
+            i=i, j=top.j, o=top.offset, a=top.a, b=top.b, c=top.c, d=top.d)
+    formula(r"A_{$i,$j} = $s\quad\text{(query $i's largest score)}", i=i, j=top.j, s=top.total)
     notice("(c) depends only on the key: a learned 'how much does this word matter to anyone'. (d) depends only on "
            "i − j: a bias per distance, computed from a sinusoid instead of looked up. XLNet's code forms "
            "(a) + (c) as (q + u)·k and (b) + (d) as (q + v)·W_R R, on a table of every offset shifted into place.")
@@ -77,10 +77,10 @@ def terms_tab(args, t, i: int) -> None:
 
 def bias_chart(n: int, dm: int, dh: int, seed: int):
     bias = xl_distance_bias(terms(n, dm, dh, seed))
-    return figures.lines(bias["offset"], {"(d) v·W_R R_{i−j}": bias["bias"]}, markers=True,
+    return figures.lines(bias.offset, {"(d) v·W_R R_{i−j}": bias.bias}, markers=True,
                          title="Term (d) against the offset: one number per distance", x_title="i − j",
                          y_title="score", name="xl_bias",
-                         alt=f"Term (d) for offsets {int(bias['offset'][0])} to {int(bias['offset'][-1])}: a "
+                         alt=f"Term (d) for offsets {int(bias.offset[0])} to {int(bias.offset[-1])}: a "
                              "smooth curve, different on the two sides because the sine part of R changes sign.")
 
 
@@ -88,7 +88,7 @@ def bias_tab(args, t, i: int) -> None:
     bias = xl_distance_bias(t)
 
     def reveal() -> str:
-        return (f"Only on i − j: along every diagonal of map (d) the values differ by at most {bias['spread']:.2g}. "
+        return (f"Only on i − j: along every diagonal of map (d) the values differ by at most {bias.spread:.2g}. "
                 "v is the same for every query, and R_{i−j} the same for every pair at that distance: a relative "
                 "bias, as T5's, but from a fixed sinusoid through a learned projection instead of a learned table.")
 
@@ -97,14 +97,14 @@ def bias_tab(args, t, i: int) -> None:
                            2, reveal):
         show(hero(bias_chart, **view(args)))
         classroom.snippet(f"t = pc.encoders.xl_terms({classroom.call('xl_example', *args)})",
-                          "bias = pc.encoders.xl_distance_bias(t)  # bias['offset'], bias['bias']: the curve")
+                          "bias = pc.encoders.xl_distance_bias(t)  # bias.offset, bias.bias: the curve")
 
 
 def shaw_chart(i: int, k: int, n: int, dm: int, dh: int, seed: int):
     i = min(i, n - 1)  # a frame for fewer tokens: the query slider moves into the new range, as on the page
     shaw, t = shaw_relative(n, dh, k, seed), terms(n, dm, dh, seed)
-    return figures.lines(list(range(n)), {"Shaw: q·aᴷ_clip(j−i)": shaw[i], "XL (b): q·W_R R_{i−j}": t["b"][i],
-                                          "XL (d): v·W_R R_{i−j}": t["d"][i]}, markers=True,
+    return figures.lines(list(range(n)), {"Shaw: q·aᴷ_clip(j−i)": shaw[i], "XL (b): q·W_R R_{i−j}": t.b[i],
+                                          "XL (d): v·W_R R_{i−j}": t.d[i]}, markers=True,
                          title=f"Query {i}: position terms, Shaw (±{k}) and XL",
                          x_title="key j", y_title="score", name="xl_shaw", vlines=[(i, "query")],
                          alt=f"Three curves over the keys of query {i}: Shaw's relative term goes flat beyond ±{k} "
@@ -115,9 +115,9 @@ def shaw_tab(args, t, i: int, clip: int) -> None:
     n, _, d_head, seed = args
     show(hero(shaw_chart, i=i, k=clip, **view(args)))
     classroom.snippet(f"e = {classroom.call('shaw_example', n, d_head, clip, seed)}",
-                      f"shaw = pc.attention_bias.shaw_scores(e['q'], e['k'], e['a_k'], {clip})['relative'][{i}]",
+                      f"shaw = pc.attention_bias.shaw_scores(e.q, e.k, e.a_k, {clip}).relative[{i}]",
                       f"t = pc.encoders.xl_terms({classroom.call('xl_example', *args)})",
-                      f"t['b'][{i}], t['d'][{i}]")
+                      f"t.b[{i}], t.d[{i}]")
     st.markdown(
         "| | Shaw et al. (2018) | Transformer-XL / XLNet (2019) | T5 (2020) |\n|---|---|---|---|\n"
         "| position enters as | a learned vector per clipped distance, added to the key (and value) | a fixed "

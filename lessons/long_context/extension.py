@@ -36,8 +36,8 @@ def analyse(method: str, head_dim: int, base: float, original: int, factor: floa
     result = extension_analysis(head_dim, base, scaling, original=original, target=target,
                                    seq_len=int(round(current * original)), max_position_embeddings=max_pos)
     paper = yarn_paper_ratio(head_dim, base, original, factor, beta_fast, beta_slow) if method == "yarn" else None
-    distances, before = score_vs_distance(result["inv_freq_before"], 1.0, 4 * target)
-    _, after = score_vs_distance(result["inv_freq_after"], result["attention_factor"], 4 * target)
+    distances, before = score_vs_distance(result.inv_freq_before, 1.0, 4 * target)
+    _, after = score_vs_distance(result.inv_freq_after, result.attention_factor, 4 * target)
     return scaling, result, paper, distances, before, after
 
 
@@ -112,17 +112,18 @@ def score_tab(page, view, analysis) -> None:
     _, result, _, distances, before, after = analysis
     original, factor = view["original"], view["factor"]
     c_metric, c_note = st.columns([1, 3])
-    c_metric.metric("Attention factor a", f"{result['attention_factor']:.4f}")
+    c_metric.metric("Attention factor a", f"{result.attention_factor:.4f}")
     c_note.markdown(extension_knob_views.attention_text(view["method"], view["knobs"]))
     extension_views.score(distances, before, after, result, name="ext_score", label=view["label"])
     factors, curves = attention_curves(original)
-    show(figures.roomy_lines(factors, curves, title=f"Default attention factor against s (L = {original:,})",
+    show(figures.roomy_lines(factors, {"YaRN": curves.yarn, "LongRoPE": curves.longrope},
+                             title=f"Default attention factor against s (L = {original:,})",
                              x_title="s = L′/L (log)", y_title="a", log_x=True, vlines=[(factor, f"s = {factor:g}")],
                              name="ext_attention_factor",
                              alt="YaRN's 0.1 ln s + 1 and LongRoPE's sqrt(1 + ln s / ln L) against s."))
     formula(r"\begin{gathered}a_{\text{YaRN}} = 0.1\ln s + 1 = $y\\ a_{\text{LongRoPE}} = "
             r"\sqrt{1 + \frac{\ln s}{\ln L}} = $lr\end{gathered}", y=pc.yarn_mscale(factor),
-            lr=float(attention_factor_curve([factor], original)["LongRoPE"][0]))
+            lr=float(attention_factor_curve([factor], original).longrope[0]))
 
 
 def calls_tab(page, view, analysis) -> None:

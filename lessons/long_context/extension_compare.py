@@ -71,20 +71,20 @@ def ask_doubled(view):
 def ratio_figure(s, L, base, d, ms) -> figures.Chart:
     """θ′/θ per pair of each chosen method at the factor ``s`` (the hero's frames are built here too)."""
     results = {LABELS[m]: analyse(m, d, float(base), L, float(s)) for m in ms}
-    return figures.roomy_lines(analyse(None, d, float(base), L, float(s))[0]["pair"],
-                               {k: r[0]["ratio"] for k, r in results.items()},
+    return figures.roomy_lines(analyse(None, d, float(base), L, float(s))[0].pair,
+                               {k: r[0].ratio for k, r in results.items()},
                                title=f"θ′/θ per pair, s = {s:g}", x_title="rotary pair i",
                                y_title="θ′/θ (log scale)", log_y=True, hover_format=".4g",
                                hlines=[(1.0, "1: kept"), (1 / s, "1/s")], name="cmp_ratio",
                                alt=f"New over old frequency per rotary pair at s = {s:g} for "
-                                   + ", ".join(f"{k} (pair 0: {r[0]['ratio'][0]:.3g}, last pair: "
-                                               f"{r[0]['ratio'][-1]:.3g})" for k, r in results.items()) + ".")
+                                   + ", ".join(f"{k} (pair 0: {r[0].ratio[0]:.3g}, last pair: "
+                                               f"{r[0].ratio[-1]:.3g})" for k, r in results.items()) + ".")
 
 
 def ratio_tab(view) -> None:
     factor = view["factor"]
     show(hero(ratio_figure, s=factor, L=view["original"], base=view["base"], d=view["head_dim"], ms=view["chosen"]))
-    _snippet(view, "result['ratio'])  # (head_dim/2,): θ′/θ per pair")
+    _snippet(view, "result.ratio)  # (head_dim/2,): θ′/θ per pair")
     asked, ratio = ask_doubled(view)
     with asked:
         twice = 2.0 * float(factor)
@@ -100,8 +100,8 @@ def ratio_tab(view) -> None:
 
 def wavelength_tab(view, results, none, pairs) -> None:
     original, target = view["original"], view["target"]
-    series = {"no scaling": none["wavelength_before"]}
-    series.update({k: r[0]["wavelength_after"] for k, r in results.items()})
+    series = {"no scaling": none.wavelength_before}
+    series.update({k: r[0].wavelength_after for k, r in results.items()})
     show(figures.roomy_lines(pairs, series, title="Wavelength of each pair after scaling",
                              x_title="rotary pair i", y_title="wavelength (positions, log)", log_y=True,
                              dashed=("no scaling",), hover_format=",.1f", name="cmp_wavelength",
@@ -109,17 +109,17 @@ def wavelength_tab(view, results, none, pairs) -> None:
                              alt=f"Wavelength per pair with no scaling (dashed) and after each method, with "
                                  f"L = {original:,} and L′ = {target:,} marked; the slowest pair's wavelength: "
                                  + ", ".join(f"{k} {v[-1]:,.0f}" for k, v in series.items()) + "."))
-    _snippet(view, "result['wavelength_after'])  # (head_dim/2,) positions; None: before")
+    _snippet(view, "result.wavelength_after)  # (head_dim/2,) positions; None: before")
     notice("Wavelengths that crossed L in training need to cross L′ now; where each curve crosses the "
            "L′ line tells you which pairs the method treats as positional 'slow' pairs.")
 
 
 def angle_tab(view, results, none, pairs) -> None:
     with extension_views.ask_unscaled_ood(none, view["original"], view["target"]):
-        series = {"training: L·θ": none["angle_train"], "no scaling: L′·θ": none["angle_unscaled"]}
-        series.update({k: r[0]["angle_target"] for k, r in results.items()})
-        counts = {"no scaling": extension_band_counts(none)["out_of_distribution"]}
-        counts.update({k: extension_band_counts(r[0])["out_of_distribution"] for k, r in results.items()})
+        series = {"training: L·θ": none.angle_train, "no scaling: L′·θ": none.angle_unscaled}
+        series.update({k: r[0].angle_target for k, r in results.items()})
+        counts = {"no scaling": extension_band_counts(none).out_of_distribution}
+        counts.update({k: extension_band_counts(r[0]).out_of_distribution for k, r in results.items()})
         listed = "; ".join(f"{k}: {c}" for k, c in counts.items())
         show(figures.roomy_lines(pairs, series, title="Angle each pair turns across the context",
                                  x_title="rotary pair i", y_title="angle (rad, log)", log_y=True,
@@ -128,7 +128,7 @@ def angle_tab(view, results, none, pairs) -> None:
                                  alt="Per pair, the angle turned across L in training and across L′ without "
                                      f"scaling (both dashed) and with each method. Pairs out of distribution: "
                                      f"{listed}."))
-        _snippet(view, "result['angle_target'], result['out_of_distribution'].sum())  # (head_dim/2,) rad")
+        _snippet(view, "result.angle_target, result.out_of_distribution.sum())  # (head_dim/2,) rad")
         notice("Below 2π a pair has only seen part of the circle, so any curve above the training curve "
                f"there is out of distribution. Pairs out of distribution: {listed}.")
 
@@ -136,7 +136,7 @@ def angle_tab(view, results, none, pairs) -> None:
 def score_tab(view, results, none_d, none_s) -> None:
     series = {"no scaling": none_s}
     series.update({k: r[2] for k, r in results.items()})
-    factors = {k: r[0]["attention_factor"] for k, r in results.items()}
+    factors = {k: r[0].attention_factor for k, r in results.items()}
     show(figures.roomy_lines(none_d, series, title="Score of a query with an identical key at distance r",
                              x_title="distance r (positions, log)", y_title="a² · mean cos(rθ′)", log_x=True,
                              dashed=("no scaling",), name="cmp_score",
@@ -144,7 +144,7 @@ def score_tab(view, results, none_d, none_s) -> None:
                              alt="Score versus distance with no scaling (dashed) and for each method, each with "
                                  "its attention factor a: " + ", ".join(f"{k} a = {a:.3g}" for k, a in
                                                                         factors.items()) + "."))
-    _snippet(view, "result['attention_factor'], scores)  # scores: (n,) at the distances")
+    _snippet(view, "result.attention_factor, scores)  # scores: (n,) at the distances")
     st.dataframe({"method": list(factors), "attention factor a": list(factors.values())},
                  hide_index=True, width="content")
     notice("YaRN and LongRoPE start above 1 because their attention factor multiplies every logit by a²; "
@@ -171,8 +171,8 @@ def lesson():
                 st.info("Pick at least one method beside the figure.")
             return
         for tab, draw in ((tab_ratio, lambda: ratio_tab(view)),
-                          (tab_wave, lambda: wavelength_tab(view, results, none, none["pair"])),
-                          (tab_angle, lambda: angle_tab(view, results, none, none["pair"])),
+                          (tab_wave, lambda: wavelength_tab(view, results, none, none.pair)),
+                          (tab_angle, lambda: angle_tab(view, results, none, none.pair)),
                           (tab_score, lambda: score_tab(view, results, none_d, none_s))):
             if tab.open:
                 with tab:

@@ -118,7 +118,7 @@ def wave_snippet(view) -> None:
         f"result = pc.long_context.extension_analysis({view['head_dim']}, {float(view['base'])!r}, scaling, "
         f"original={view['original']}, target={view['target']}, seq_len={view['seq_len']}, "
         "max_position_embeddings=max_pos)",
-        "print(result['wavelength_before'], result['wavelength_after'], result['band'])")
+        "print(result.wavelength_before, result.wavelength_after, result.band)")
 
 
 RATIO_NOTES = {
@@ -129,7 +129,7 @@ RATIO_NOTES = {
         "slow end. The app follows the code."),
     "ntk_alpha": lambda result: (
         f"NTK-alpha is static NTK with the stretch chosen directly: the slowest pair is divided by α (θ′/θ = "
-        f"{float(result['ratio'][-1]):.4g} here) and the fastest keeps its frequency. Nothing ties α to L′/L, and "
+        f"{float(result.ratio[-1]):.4g} here) and the fastest keeps its frequency. Nothing ties α to L′/L, and "
         "unlike dynamic NTK it does not change with the sequence length, although Hunyuan's checkpoints label it "
         "'dynamic'; transformers' Hunyuan rotary module treats an 'alpha' key as this fixed rule."),
     "llama3": lambda result: (

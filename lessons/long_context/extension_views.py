@@ -1,7 +1,7 @@
 """The figures of the long-context pages, shared by the method page, the comparison and the config page.
 
-Each function takes the dict returned by ``posenc_core.extension_analysis`` (already computed by a
-cached call on the page) and draws one section: figure, what to notice, formula. No math here.
+Each function takes the ``ExtensionAnalysis`` returned by ``posenc_core.long_context.extension_analysis`` (already
+computed by a cached call on the page) and draws one section: figure, what to notice, formula. No math here.
 """
 
 from __future__ import annotations
@@ -58,14 +58,14 @@ def context_controls(default_factor: float, stage=None) -> tuple[int, float, int
 
 
 def _contexts(result) -> tuple[int, int]:
-    return int(result["original"]), int(result["target"])
+    return int(result.original), int(result.target)
 
 
 def wavelength_chart(result, *, name: str, label: str) -> figures.Chart:
     original, target = _contexts(result)
     return figures.banded_lines(
-        result["pair"], {"before (no scaling)": result["wavelength_before"], "after": result["wavelength_after"]},
-        result["band"], title=f"Wavelength of each pair, {label}, L′ = {target:,}", x_title="rotary pair i",
+        result.pair, {"before (no scaling)": result.wavelength_before, "after": result.wavelength_after},
+        result.band, title=f"Wavelength of each pair, {label}, L′ = {target:,}", x_title="rotary pair i",
         y_title="wavelength 2π/θ (positions)", log_y=True, dashed=("before (no scaling)",),
         hlines=[(original, f"L = {original:,}"), (target, f"L′ = {target:,}")], hover_format=",.1f", name=name,
         alt=f"Log-scale wavelength per rotary pair before and after {label}, with the training length "
@@ -79,19 +79,19 @@ def wavelengths(result, *, name: str, label: str, chart: figures.Chart | None = 
     counts = extension_band_counts(result)
     notice(f"Pairs whose wavelength is far below L turn many times inside the training context, so they already "
            f"know every angle and can be kept; pairs whose wavelength is above L never completed a turn and must "
-           f"be slowed down to stay inside what they saw. Here {counts['extrapolated']} pairs are kept, "
-           f"{counts['blended']} blended and {counts['interpolated']} interpolated.")
+           f"be slowed down to stay inside what they saw. Here {counts.extrapolated} pairs are kept, "
+           f"{counts.blended} blended and {counts.interpolated} interpolated.")
 
 
 def ratio(result, *, name: str, label: str, overlay: np.ndarray | None = None) -> None:
-    series = {"θ′/θ (transformers)": result["ratio"]}
+    series = {"θ′/θ (transformers)": result.ratio}
     dashed = ()
     if overlay is not None:
         series["YaRN paper (ramp in rotations r = L/λ)"] = overlay
         dashed = (list(series)[-1],)
-    s = result["factor"]
+    s = result.factor
     show(figures.banded_lines(
-        result["pair"], series, result["band"], title=f"New frequency / old frequency per pair, {label}",
+        result.pair, series, result.band, title=f"New frequency / old frequency per pair, {label}",
         x_title="rotary pair i", y_title="θ′/θ (log scale)", log_y=True, dashed=dashed,
         hlines=[(1.0, "1: kept"), (1 / s, f"1/s = 1/{s:g}: interpolated")], hover_format=".4g", name=name,
         alt=f"Ratio of new to old frequency for each rotary pair under {label}, between 1 (kept) and 1/s "
@@ -100,11 +100,11 @@ def ratio(result, *, name: str, label: str, overlay: np.ndarray | None = None) -
 
 def angles(result, *, name: str, label: str) -> None:
     original, target = _contexts(result)
-    bands = np.where(result["out_of_distribution"], "out of distribution", "in distribution")
+    bands = np.where(result.out_of_distribution, "out of distribution", "in distribution")
     show(figures.banded_lines(
-        result["pair"], {f"training: L·θ (L = {original:,})": result["angle_train"],
-                         f"L′·θ with no scaling (L′ = {target:,})": result["angle_unscaled"],
-                         f"L′·θ′ with {label}": result["angle_target"]},
+        result.pair, {f"training: L·θ (L = {original:,})": result.angle_train,
+                         f"L′·θ with no scaling (L′ = {target:,})": result.angle_unscaled,
+                         f"L′·θ′ with {label}": result.angle_target},
         bands, band_colors=OOD_COLORS, title="Largest angle each pair turns across the context (radians)",
         x_title="rotary pair i", y_title="angle (rad, log scale)", log_y=True,
         dashed=(f"L′·θ with no scaling (L′ = {target:,})",), hlines=[(2 * math.pi, "2π: one full turn")],
@@ -114,7 +114,7 @@ def angles(result, *, name: str, label: str) -> None:
     counts = extension_band_counts(result)
     notice(f"A pair whose training angle stayed below 2π only ever saw part of the circle. Run it at L′ without "
            f"scaling and its angle grows s times, into values the model never met: that is why plain RoPE "
-           f"breaks past L. With {label}, {counts['out_of_distribution']} of {counts['pairs']} pairs still leave "
+           f"breaks past L. With {label}, {counts.out_of_distribution} of {counts.pairs} pairs still leave "
            "their training range.")
 
 
@@ -131,14 +131,14 @@ def score(distances, before, after, result, *, name: str, label: str) -> None:
            "sharpening the softmax to make up for the flatter logits at long range.")
     formula(r"\begin{gathered}\mathrm{score}(r) = a^2\,\frac{2}{d}\sum_{i<d/2}\cos(r\,\theta'_i)\\ a = $a,\quad "
             r"a^2 = $a2\end{gathered}",
-            a=result["attention_factor"], a2=result["attention_factor"] ** 2)
+            a=result.attention_factor, a2=result.attention_factor ** 2)
 
 
 def factor_table(result) -> None:
     """The per-pair numbers as a compact table (also the CSV behind the figures)."""
-    st.dataframe({"pair": result["pair"].astype(int), "λ before": result["wavelength_before"],
-                  "λ after": result["wavelength_after"], "θ′/θ": result["ratio"], "band": result["band"],
-                  "out of distribution": result["out_of_distribution"]},
+    st.dataframe({"pair": result.pair.astype(int), "λ before": result.wavelength_before,
+                  "λ after": result.wavelength_after, "θ′/θ": result.ratio, "band": result.band,
+                  "out of distribution": result.out_of_distribution},
                  hide_index=True, height=260,
                  column_config={"λ before": st.column_config.NumberColumn(format="%.1f"),
                                 "λ after": st.column_config.NumberColumn(format="%.1f"),
@@ -147,14 +147,14 @@ def factor_table(result) -> None:
 
 def ask_unscaled_ood(none, original: int, target: int):
     """Which pairs leave their training range when nothing is scaled: asked before the angles are drawn."""
-    ood = [bool(o) for o in none["out_of_distribution"]]  # (pairs,): L′θ past anything seen in L, below 2π
+    ood = [bool(o) for o in none.out_of_distribution]  # (pairs,): L′θ past anything seen in L, below 2π
     answer = 3 if not any(ood) else 2 if all(ood) else 1 if ood[-1] and not ood[0] else 0
 
     def reveal() -> str:
         if not any(ood):
             return f"None: every pair completed a full turn within L = {original:,}, so every angle was seen."
         first = ood.index(True)
-        return (f"{extension_band_counts(none)['out_of_distribution']} of {len(ood)} pairs, pair {first} and up: "
+        return (f"{extension_band_counts(none).out_of_distribution} of {len(ood)} pairs, pair {first} and up: "
                 "the slow pairs turned less than a full circle "
                 f"across L = {original:,} (L·θ < 2π), so the larger angles they reach across L′ = {target:,} are new "
                 "to the model. Fast pairs went round many times and have seen every angle.")
@@ -168,8 +168,8 @@ def ask_doubled(view, result, doubled) -> None:
     """Predict: double s; does the 'divided by s' band grow? ``doubled`` is the analysis at 2 s, whose count stays
     hidden until answered."""
     label, factor = view["label"], view["factor"]
-    now, later = (extension_band_counts(r)["interpolated"] for r in (result, doubled))
-    n_pairs = len(result["pair"])
+    now, later = (extension_band_counts(r).interpolated for r in (result, doubled))
+    n_pairs = len(result.pair)
     answer = 0 if later > now else 1 if later == now else 2
 
     def which() -> str:

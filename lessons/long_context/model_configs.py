@@ -110,8 +110,8 @@ def lesson():
             with tab_pairs:
                 extension_views.wavelengths(result, name="cfg_wavelengths", label=label)
                 classroom.snippet(*config_lines(config_text, layer),
-                                  "pairs = view.pairs  # dict of (pairs,) arrays: L to L′, per rotary pair",
-                                  "print(pairs['wavelength_before'], pairs['wavelength_after'], pairs['ratio'])")
+                                  "pairs = view.pairs  # ExtensionAnalysis: (pairs,) arrays, L to L′, per rotary pair",
+                                  "print(pairs.wavelength_before, pairs.wavelength_after, pairs.ratio)")
                 extension_views.ratio(result, name="cfg_ratio", label=label)
                 extension_views.factor_table(result)
         if tab_angle.open:
@@ -119,7 +119,7 @@ def lesson():
                 extension_views.angles(result, name="cfg_angles", label=label)
                 classroom.snippet(*config_lines(config_text, layer),
                                   "pairs = view.pairs  # angles in rad, (pairs,) each",
-                                  "print(pairs['angle_train'], pairs['angle_target'], pairs['out_of_distribution'])")
+                                  "print(pairs.angle_train, pairs.angle_target, pairs.out_of_distribution)")
         if tab_score.open:
             with tab_score:
                 extension_views.score(distances, before, after, result, name="cfg_score", label=label)
@@ -136,8 +136,8 @@ def _read_numbers(read, how: str, original: int, target: int | None, result, sof
         m2.metric("L′ (target)", "none", help="No scaling: the config does not extend its context.")
         m3.metric("Attention factor a", "1")
     else:
-        m2.metric("L′ (target)", f"{target:,}", f"× {result['factor']:g}")
-        m3.metric("Attention factor a", f"{result['attention_factor']:.4f}")
+        m2.metric("L′ (target)", f"{target:,}", f"× {result.factor:g}")
+        m3.metric("Attention factor a", f"{result.attention_factor:.4f}")
     m4.metric("Softmax scale × (DeepSeek)", f"{softmax:.4f}")
     st.caption(f"How L and L′ were chosen: {how}.")
     notice("These are the values the model's rotary code uses: head_dim, the base, the scaling type and "

@@ -55,7 +55,7 @@ def model_section(model, settings):
     series = mm_pair_wavelengths(settings)
     ranges, summary = mm_wavelength_ranges(settings), mm_allocation_summary(settings)
     slowest = summary.slowest_axis
-    counts = ", ".join(f"{r['pairs']} {name}" for name, r in ranges.items())
+    counts = ", ".join(f"{r.pairs} {name}" for name, r in ranges.items())
     show(figures.padded(figures.lines(
         list(range(settings.n_pairs)), series, markers=True, log_y=True, colours=multimodal_views.AXIS_COLOURS,
         title=f"{model.name}: each rotary pair's wavelength, coloured by the id that turns it",
@@ -70,17 +70,17 @@ def model_section(model, settings):
     slow = mm_slow_pairs(settings, "width", IMAGE_WIDTH)
 
     def too_slow() -> str:
-        return (f"{slow} of the {width['pairs']} width pairs have a wavelength over {IMAGE_WIDTH} positions "
-                f"(they run from {width['shortest']:,.1f} to {width['longest']:,.0f}), so they turn less than "
+        return (f"{slow} of the {width.pairs} width pairs have a wavelength over {IMAGE_WIDTH} positions "
+                f"(they run from {width.shortest:,.1f} to {width.longest:,.0f}), so they turn less than "
                 f"once across the image; the table below lists each axis's range.")
 
     with classroom.predict("mm_axes_wide", f"An image {IMAGE_WIDTH} tokens wide. How many of {model.name}'s "
-                           f"{width['pairs']} width pairs turn less than once across it?",
+                           f"{width.pairs} width pairs turn less than once across it?",
                            ["none of them", "some, not all", "all of them"],
-                           0 if slow == 0 else 2 if slow == width["pairs"] else 1, too_slow):
-        st.dataframe({"axis": list(ranges), "pairs": [r["pairs"] for r in ranges.values()],
-                      "shortest wavelength": [f"{r['shortest']:,.1f}" for r in ranges.values()],
-                      "longest wavelength": [f"{r['longest']:,.0f}" for r in ranges.values()]},
+                           0 if slow == 0 else 2 if slow == width.pairs else 1, too_slow):
+        st.dataframe({"axis": list(ranges), "pairs": [r.pairs for r in ranges.values()],
+                      "shortest wavelength": [f"{r.shortest:,.1f}" for r in ranges.values()],
+                      "longest wavelength": [f"{r.longest:,.0f}" for r in ranges.values()]},
                      hide_index=True, width="stretch")
         notice(allocation_text(settings, ranges, summary))
     layout = "(j,\\ j + r/2)" if settings.pair_layout == "half" else "(2j,\\ 2j+1)"
@@ -97,21 +97,21 @@ def allocation_text(settings, ranges, summary) -> str:
     ``summary`` (pc.multimodal.mm_allocation_summary)."""
     t, h, w = ranges["time"], ranges["height"], ranges["width"]
     if settings.allocation == "chunked":
-        what = (f"Contiguous blocks: time takes the {t['pairs']} fastest pairs (wavelengths {t['shortest']:,.1f} to "
-                f"{t['longest']:,.0f}), height the next {h['pairs']}, and width only the slowest {w['pairs']} "
-                f"(from {w['shortest']:,.0f} positions up). An image is rarely more than 100 tokens wide, so the "
+        what = (f"Contiguous blocks: time takes the {t.pairs} fastest pairs (wavelengths {t.shortest:,.1f} to "
+                f"{t.longest:,.0f}), height the next {h.pairs}, and width only the slowest {w.pairs} "
+                f"(from {w.shortest:,.0f} positions up). An image is rarely more than 100 tokens wide, so the "
                 "width pairs barely turn across it and columns are hard to tell apart, while time, which changes "
                 "slowly in a video, spends the fast pairs.")
     elif settings.allocation == "interleaved":
         what = (f"Interleaved: the pairs cycle time, height, width, so every axis has fast and slow pairs: time "
-                f"from {t['shortest']:,.1f}, height from {h['shortest']:,.1f}, width from {w['shortest']:,.1f} "
+                f"from {t.shortest:,.1f}, height from {h.shortest:,.1f}, width from {w.shortest:,.1f} "
                 "positions. " + (f"The {summary.slowest_run} slowest pairs all belong to {summary.slowest_axis}, "
                                  "past the end of the cycle." if summary.slowest_run > 1 else
                                  f"The slowest pair belongs to {summary.slowest_axis}."))
     else:
         what = (f"ERNIE's 3D layout: height and width alternate over the {summary.spatial_pairs} fastest pairs "
                 f"(both from {summary.spatial_shortest:,.1f} positions), and time takes only the "
-                f"{t['pairs']} slowest (from {t['shortest']:,.0f} positions): a token's place in the image is "
+                f"{t.pairs} slowest (from {t.shortest:,.0f} positions): a token's place in the image is "
                 "resolved finely, its time coarsely.")
     if summary.still_dims:
         what += (f" Only {settings.rotary_dim} of the {settings.head_dim} dimensions of a head rotate "

@@ -58,7 +58,7 @@ def image_numbers(model, panels, h: int, w: int, row: int, col: int):
                       f"others = {{key: pc.multimodal.mm_image_scores(key, pc.multimodal.mm_rope_settings(key), {h}, "
                       f"{w}, {row}, {col})"
                       f"\n          for key in {others!r}}}")
-    qwen2_width = mm_wavelength_ranges(mm_rope_settings("qwen2_vl"))["width"]["pairs"]
+    qwen2_width = mm_wavelength_ranges(mm_rope_settings("qwen2_vl"))["width"].pairs
     notice(f"Next to the query, 1 means 'indistinguishable by position'. {lines}. A model whose height and "
            f"width pairs are all slow (Qwen2-VL's contiguous blocks give width the slowest {qwen2_width} pairs) sees "
            "neighbouring patches as nearly the same place, so it must learn the layout from content; "

@@ -82,13 +82,13 @@ def ask_scout(rows) -> contextlib.AbstractContextManager:
 def ask_first_step(grid, period: int) -> contextlib.AbstractContextManager:
     """Predict: which rule leaves 1 first? Read from the rules at scale 1 on the drawn positions."""
     first = query_scale_first_steps(grid, period)
-    if None in first.values():
+    if first.llama is None or first.mistral is None:
         return contextlib.nullcontext()  # a context shorter than a period: no step to ask about
-    answer = 0 if first["llama"] < first["mistral"] else 1 if first["mistral"] < first["llama"] else 2
+    answer = 0 if first.llama < first.mistral else 1 if first.mistral < first.llama else 2
 
     def reveal() -> str:
-        return (f"Llama 4's multiplier first leaves 1 at p = {first['llama']:,} and Mistral's at "
-                f"p = {first['mistral']:,} (with original_max_position_embeddings {period:,}).")
+        return (f"Llama 4's multiplier first leaves 1 at p = {first.llama:,} and Mistral's at "
+                f"p = {first.mistral:,} (with original_max_position_embeddings {period:,}).")
 
     return classroom.predict("nope_first_step", f"Mistral's original_max_position_embeddings is {period:,}. Which "
                       "multiplier steps above 1 first?", ["Llama 4's", "Mistral's", "both at the same position"],

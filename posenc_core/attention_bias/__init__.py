@@ -2,6 +2,9 @@
 (lessons/attention_bias)."""
 
 from .biases import (
+    AlibiSlopeTable,
+    T5BucketLayout,
+    T5BucketSpans,
     alibi_attention,
     alibi_bias,
     alibi_bias_by_distance,
@@ -35,6 +38,11 @@ from .comparison import (
     score_curves,
 )
 from .relative import (
+    NopeOutputs,
+    ShawAttention,
+    ShawEffectiveKeys,
+    ShawExample,
+    ShawScores,
     masked_softmax,
     nope_outputs,
     nope_values,
@@ -56,5 +64,6 @@ __all__ = [
     "t5_smallest_max_distance", "CURVES", "METHODS", "ComparedMethod", "CurveName", "CurveSettings", "Method",
     "ModelShape", "parameter_counts", "score_curves", "masked_softmax", "nope_outputs", "nope_values", "shaw_attention",
     "shaw_clipped_distance", "shaw_effective_keys", "shaw_example", "shaw_relative_index", "shaw_scores",
-    "uniform_attention", "uniform_attention_weights"
+    "uniform_attention", "uniform_attention_weights", "NopeOutputs", "ShawAttention", "ShawEffectiveKeys",
+    "ShawExample", "ShawScores", "AlibiSlopeTable", "T5BucketLayout", "T5BucketSpans",
 ]

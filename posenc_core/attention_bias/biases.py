@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -12,6 +13,9 @@ from .._checks import MAX_HEADS, MAX_POSITIONS, as_float, as_int, check_size
 from .._types import ArrayOrTensor
 
 __all__ = [
+    "AlibiSlopeTable",
+    "T5BucketLayout",
+    "T5BucketSpans",
     "alibi_attention",
     "alibi_bias",
     "alibi_bias_by_distance",
@@ -168,24 +172,44 @@ def t5_bucket_grid(q_len: int, k_len: int | None = None, bidirectional: bool = T
 # ALiBi as a lesson: where the slopes come from and what attention a bias alone produces.
 # ---------------------------------------------------------------------------------------------
 
-def alibi_slope_table(n_heads: int) -> dict[str, np.ndarray]:
+@dataclass(frozen=True)
+class AlibiSlopeTable:
+    """Each head's ALiBi slope, a table of columns, each of shape (n_heads,).
+
+    Attributes:
+        head: the head number h, 1-based, int64.
+        code: the slope the authors' code gives (``alibi_slopes``), float64.
+        paper: the paper's formula 2^(-8h/n), float64.
+        log2_code: log2 of the code's slope (its exponent), float64.
+        group: "geometric" for the 2^floor(log2 n) heads of the plain sequence, "filled" for the heads taken from
+            the 2n' sequence (str).
+    """
+
+    head: np.ndarray
+    code: np.ndarray
+    paper: np.ndarray
+    log2_code: np.ndarray
+    group: np.ndarray
+
+
+def alibi_slope_table(n_heads: int) -> AlibiSlopeTable:
     """Each head's slope from the authors' code next to the paper's formula.
 
     Returns:
-        Columns, each of shape (n_heads,): ``head`` (1-based), ``code`` (``alibi_slopes``), ``paper``
-        (2^(-8h/n)), ``log2_code`` (the exponent of the code's slope) and ``group``: "geometric" for the
+        An ``AlibiSlopeTable``, columns each of shape (n_heads,): ``head`` (1-based), ``code`` (``alibi_slopes``),
+        ``paper`` (2^(-8h/n)), ``log2_code`` (the exponent of the code's slope) and ``group``: "geometric" for the
         2^floor(log2 n) heads of the plain sequence, "filled" for the heads taken from the 2n' sequence.
     """
     n = as_int("n_heads", n_heads, minimum=1, maximum=MAX_HEADS)
     p = alibi_geometric_heads(n)
     code = alibi_slopes(n).astype(np.float64)
-    return {
-        "head": np.arange(1, n + 1),
-        "code": code,
-        "paper": alibi_paper_slopes(n).astype(np.float64),
-        "log2_code": np.log2(code),
-        "group": np.array(["geometric"] * p + ["filled"] * (n - p)),
-    }
+    return AlibiSlopeTable(
+        head=np.arange(1, n + 1),
+        code=code,
+        paper=alibi_paper_slopes(n).astype(np.float64),
+        log2_code=np.log2(code),
+        group=np.array(["geometric"] * p + ["filled"] * (n - p)),
+    )
 
 
 def alibi_geometric_heads(n_heads: int) -> int:
@@ -336,12 +360,29 @@ def t5_smallest_max_distance(num_buckets: int = 32, bidirectional: bool = True) 
     return per_direction // 2 + 1
 
 
-def t5_bucket_layout(bidirectional: bool = True, num_buckets: int = 32, max_distance: int = 128) -> dict[str, int]:
+@dataclass(frozen=True)
+class T5BucketLayout:
+    """The numbers that describe T5's bucketing, each an int.
+
+    Attributes:
+        per_direction: buckets for one sign of the offset (num_buckets / 2 bidirectional, num_buckets causal).
+        exact: offsets 0..exact-1 get a bucket each.
+        max_distance: the distance from which the formula's log buckets stop growing (tokens).
+        last_bucket_from: the smallest distance (tokens) that lands in the last bucket of a direction.
+    """
+
+    per_direction: int
+    exact: int
+    max_distance: int
+    last_bucket_from: int
+
+
+def t5_bucket_layout(bidirectional: bool = True, num_buckets: int = 32, max_distance: int = 128) -> T5BucketLayout:
     """The numbers that describe T5's bucketing.
 
     Returns:
-        ``per_direction`` (buckets for one sign of the offset), ``exact`` (offsets 0..exact-1 get a bucket
-        each), ``max_distance``, and ``last_bucket_from``: the smallest distance that lands in the last bucket
+        A ``T5BucketLayout``: ``per_direction`` (buckets for one sign of the offset), ``exact`` (offsets 0..exact-1 get
+        a bucket each), ``max_distance``, and ``last_bucket_from``: the smallest distance that lands in the last bucket
         of a direction. Because the log buckets are floored, this is below max_distance: with 32 buckets and
         max_distance 128 (bidirectional) every distance from 91 on already shares one bucket.
     """
@@ -350,22 +391,38 @@ def t5_bucket_layout(bidirectional: bool = True, num_buckets: int = 32, max_dist
     per_direction = num_buckets // 2 if bidirectional else num_buckets
     distances = np.arange(max_distance + 1)
     buckets = t5_relative_position_bucket(-distances, bidirectional, num_buckets, max_distance)  # keys before
-    return {
-        "per_direction": per_direction,
-        "exact": per_direction // 2,
-        "max_distance": max_distance,
-        "last_bucket_from": int(distances[np.argmax(buckets == per_direction - 1)]),
-    }
+    return T5BucketLayout(
+        per_direction=per_direction,
+        exact=per_direction // 2,
+        max_distance=max_distance,
+        last_bucket_from=int(distances[np.argmax(buckets == per_direction - 1)]),
+    )
+
+
+@dataclass(frozen=True)
+class T5BucketSpans:
+    """Which relative positions share each T5 bucket: columns of shape (num_buckets,), int64.
+
+    Attributes:
+        bucket: the bucket index 0..num_buckets-1.
+        count: offsets in the window that use it (0 for a bucket the formula never reaches).
+        nearest, farthest: the smallest and largest |offset| (tokens) in it, -1 when empty.
+    """
+
+    bucket: np.ndarray
+    count: np.ndarray
+    nearest: np.ndarray
+    farthest: np.ndarray
 
 
 def t5_bucket_spans(bidirectional: bool = True, num_buckets: int = 32, max_distance: int = 128,
-                    span: int = 256) -> dict[str, np.ndarray]:
+                    span: int = 256) -> T5BucketSpans:
     """Which relative positions (key - query) share each bucket, over offsets within +-``span``.
 
     Returns:
-        Columns of shape (num_buckets,): ``bucket``, ``count`` (offsets in the window that use it; 0 for a
-        bucket the formula never reaches), ``nearest`` and ``farthest`` (smallest and largest |offset| in it,
-        -1 when empty). Causal buckets look only at keys at or before the query (offsets -span..0).
+        A ``T5BucketSpans``, columns of shape (num_buckets,): ``bucket``, ``count`` (offsets in the window that use it;
+        0 for a bucket the formula never reaches), ``nearest`` and ``farthest`` (smallest and largest |offset| in it, -1
+        when empty). Causal buckets look only at keys at or before the query (offsets -span..0).
     """
     span = as_int("span", span, minimum=1, maximum=1 << 20)
     rel = np.arange(-span, span + 1) if bidirectional else np.arange(-span, 1)
@@ -378,7 +435,7 @@ def t5_bucket_spans(bidirectional: bool = True, num_buckets: int = 32, max_dista
     np.minimum.at(nearest, buckets, distance)
     np.maximum.at(farthest, buckets, distance)
     nearest[count == 0] = -1
-    return {"bucket": np.arange(total), "count": count, "nearest": nearest, "farthest": farthest}
+    return T5BucketSpans(bucket=np.arange(total), count=count, nearest=nearest, farthest=farthest)
 
 
 def t5_bucket_values(num_buckets: int = 32, bidirectional: bool = True, seed: int = 0, edit_bucket: int | None = None,

@@ -15,7 +15,7 @@ import numpy as np
 
 from .._checks import MAX_POSITIONS, as_base, as_float, as_int
 from .._types import ArrayOrTensor
-from ..long_context.extension import deepseek_softmax_mscale, extension_analysis, score_vs_distance
+from ..long_context.extension import ExtensionAnalysis, deepseek_softmax_mscale, extension_analysis, score_vs_distance
 from ..rope.frequencies import rope_inv_freq, rotary_dim, scaling_type
 from .layer_reading import _layer_count, layer_scheme
 from .layer_rope import rope_call
@@ -516,7 +516,7 @@ class ConfigView:
     softmax_scale: float
     facts: list[LayerFact]
     layer: int
-    pairs: Any
+    pairs: LayerPairs | ExtensionAnalysis
     distances: np.ndarray
     before: np.ndarray
     after: np.ndarray | None
@@ -542,12 +542,12 @@ def config_view(config: Mapping[str, Any], layer_type: str | None = None) -> Con
     parts = (read, _describe(config, reading, read), original, target, how, deepseek_softmax_mscale(read.scaling),
              layer_facts(row), row.index)
     if target is None:  # no scaling: the pairs against L, and one score curve; nothing is extended
-        pairs: LayerPairs | Any = layer_pairs(row, original)
-        distances, before = score_vs_distance(pairs.inv_freq, pairs.attention_factor, 4 * original)
-        return ConfigView(*parts, pairs=pairs, distances=distances, before=before, after=None)
+        layer = layer_pairs(row, original)
+        distances, before = score_vs_distance(layer.inv_freq, layer.attention_factor, 4 * original)
+        return ConfigView(*parts, pairs=layer, distances=distances, before=before, after=None)
     pairs = extension_analysis(read.head_dim, read.base, read.scaling or None, original=original, target=target,
                                partial_rotary_factor=read.partial_rotary_factor,
                                max_position_embeddings=read.max_position_embeddings)
-    distances, before = score_vs_distance(pairs["inv_freq_before"], 1.0, 4 * target)
-    _, after = score_vs_distance(pairs["inv_freq_after"], float(pairs["attention_factor"]), 4 * target)
+    distances, before = score_vs_distance(pairs.inv_freq_before, 1.0, 4 * target)
+    _, after = score_vs_distance(pairs.inv_freq_after, float(pairs.attention_factor), 4 * target)
     return ConfigView(*parts, pairs=pairs, distances=distances, before=before, after=after)

@@ -52,6 +52,7 @@ from .video import (
 from .views import (
     DIT_ID_AXES,
     RESOLUTION_METHODS,
+    DitAxisExtents,
     PairTurns,
     ResolutionTurns,
     ResolutionView,
@@ -78,5 +79,5 @@ __all__ = [
     "cogvideox_crop_region", "cogvideox_axis_ids", "cogvideox_rope", "video_token_ids", "DIT_ID_AXES",
     "dit_image_id_grids", "dit_axis_series", "dit_axis_extents", "sd3_similarity_grid", "dit_resolution_turns",
     "dit_resolution_view", "RESOLUTION_METHODS", "dit_sequence_ids", "dit_frame_time_id", "dit_value_range",
-    "sd3_window_facts", "PairTurns", "ResolutionTurns", "ResolutionView", "Sd3WindowFacts"
+    "sd3_window_facts", "PairTurns", "ResolutionTurns", "ResolutionView", "Sd3WindowFacts", "DitAxisExtents"
 ]

@@ -15,10 +15,10 @@ from .qwen import qwen_text_start, qwen_token_ids
 from .rotary import dit_pair_wavelengths
 from .sd3 import sd3_grid_coordinates, sd3_sincos_1d, sd3_unseen_patches
 
-__all__ = ["DIT_ID_AXES", "dit_image_id_grids", "dit_axis_series", "dit_axis_extents", "sd3_similarity_grid",
-           "dit_resolution_turns", "dit_resolution_view", "RESOLUTION_METHODS", "dit_sequence_ids",
-           "dit_frame_time_id", "dit_value_range", "sd3_window_facts", "PairTurns", "ResolutionTurns",
-           "ResolutionView", "Sd3WindowFacts"]
+__all__ = ["DIT_ID_AXES", "DitAxisExtents", "dit_image_id_grids", "dit_axis_series", "dit_axis_extents",
+           "sd3_similarity_grid", "dit_resolution_turns", "dit_resolution_view", "RESOLUTION_METHODS",
+           "dit_sequence_ids", "dit_frame_time_id", "dit_value_range", "sd3_window_facts", "PairTurns",
+           "ResolutionTurns", "ResolutionView", "Sd3WindowFacts"]
 
 # family -> (axis names in id order, function (rows, cols, centred) -> (rows*cols, n_axes) ids)
 DIT_ID_AXES = {
@@ -36,8 +36,24 @@ def dit_image_id_grids(family: str, rows: int, cols: int, centred: bool = True) 
     return {name: ids[:, i].reshape(rows, cols) for i, name in enumerate(names)}
 
 
-def dit_axis_extents(preset: DitPreset, width_px: int, height_px: int, frames: int = 1) -> dict[str, int]:
-    """{axis: ids the image or clip spans along it}: time ids, then rows and columns of tokens."""
+@dataclass(frozen=True)
+class DitAxisExtents:
+    """How many ids an image or a clip spans along each axis of a DiT's rotary ids (``dit_axis_extents``), ints.
+
+    Attributes:
+        time: time ids (1 for an image; latent frames, or pairs of them, for a clip).
+        height: rows of tokens.
+        width: columns of tokens.
+    """
+
+    time: int
+    height: int
+    width: int
+
+
+def dit_axis_extents(preset: DitPreset, width_px: int, height_px: int, frames: int = 1) -> DitAxisExtents:
+    """The ids the image or clip spans along each axis (a ``DitAxisExtents``): time ids, then rows and columns of
+    tokens."""
     w = as_int("the width (pixels)", width_px, minimum=preset.pixels_per_token, maximum=8192)
     h = as_int("the height (pixels)", height_px, minimum=preset.pixels_per_token, maximum=8192)
     n = as_int("the number of frames", frames, minimum=1, maximum=1024)
@@ -47,20 +63,22 @@ def dit_axis_extents(preset: DitPreset, width_px: int, height_px: int, frames: i
         latents = (n - 1) // 4 + 1
         per = preset.frames_per_token // 4
         t = -(-latents // per)
-    return {"time": t, "height": h // preset.pixels_per_token, "width": w // preset.pixels_per_token}
+    return DitAxisExtents(time=t, height=h // preset.pixels_per_token, width=w // preset.pixels_per_token)
 
 
-def dit_axis_series(preset: DitPreset, extents: dict[str, int], label: str = "") -> dict[str, np.ndarray]:
+def dit_axis_series(preset: DitPreset, extents: DitAxisExtents, label: str = "") -> dict[str, np.ndarray]:
     """{axis: (n_pairs,) turns each pair of the head makes across that axis's extent, NaN on other axes' pairs}.
 
     The pairs are in head order, one block per axis (time, height, width; FLUX.2 adds its text axis).
     """
     names = ["time", "height", "width", "text"][:len(preset.axes)]
     total = sum(preset.axes) // 2
-    out, start = {}, 0
+    out: dict[str, np.ndarray] = {}
+    start = 0
     for name, dim in zip(names, preset.axes, strict=True):
         series = np.full(total, np.nan)
-        extent = max(extents.get(name, 1) - 1, 0)  # ids 0..n-1 span n-1 steps
+        # ids 0..n-1 span n-1 steps; FLUX.2's text axis has no extent in an image: one id
+        extent = max(getattr(extents, name, 1) - 1, 0)
         series[start:start + dim // 2] = extent / dit_pair_wavelengths(dim, preset.theta)
         out[f"{name}{label}"] = series
         start += dim // 2

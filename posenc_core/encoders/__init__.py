@@ -3,8 +3,11 @@ XLNet's relative attention, each as the code the models run computes it."""
 
 from .deberta import (
     DEBERTA_V3,
+    DebertaBucketCurve,
     DebertaExample,
     DebertaQuery,
+    DebertaTableFacts,
+    DebertaTerms,
     deberta_bucket,
     deberta_bucket_curve,
     deberta_example,
@@ -16,6 +19,9 @@ from .deberta import (
 )
 from .modernbert import (
     MODERNBERT_PRESETS,
+    ModernBertAttentionCost,
+    ModernBertCostCurve,
+    ModernBertPairs,
     ModernBertReading,
     modernbert_attention_cost,
     modernbert_cost_curve,
@@ -25,7 +31,17 @@ from .modernbert import (
     modernbert_pairs,
     modernbert_reading,
 )
-from .xl import XlExample, xl_distance_bias, xl_example, xl_relative_sinusoid, xl_strongest_score, xl_terms
+from .xl import (
+    XlDistanceBias,
+    XlExample,
+    XlStrongestScore,
+    XlTerms,
+    xl_distance_bias,
+    xl_example,
+    xl_relative_sinusoid,
+    xl_strongest_score,
+    xl_terms,
+)
 
 __all__ = [
     "DebertaExample", "DebertaQuery", "ModernBertReading", "XlExample",
@@ -33,5 +49,7 @@ __all__ = [
     "deberta_example", "deberta_relative_positions", "deberta_span", "deberta_terms", "MODERNBERT_PRESETS",
     "modernbert_attention_cost", "modernbert_cost_curve", "modernbert_frequencies", "modernbert_keys_seen",
     "modernbert_masks", "modernbert_pairs", "modernbert_reading", "xl_distance_bias", "xl_example",
-    "xl_relative_sinusoid", "xl_strongest_score", "xl_terms"
+    "xl_relative_sinusoid", "xl_strongest_score", "xl_terms", "DebertaBucketCurve", "DebertaTableFacts",
+    "DebertaTerms", "ModernBertAttentionCost", "ModernBertCostCurve", "ModernBertPairs", "XlDistanceBias",
+    "XlStrongestScore", "XlTerms",
 ]

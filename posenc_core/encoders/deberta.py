@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -23,8 +22,11 @@ from .._types import ArrayOrTensor
 
 __all__ = [
     "DEBERTA_V3",
+    "DebertaBucketCurve",
     "DebertaExample",
     "DebertaQuery",
+    "DebertaTableFacts",
+    "DebertaTerms",
     "deberta_bucket",
     "deberta_bucket_curve",
     "deberta_query",
@@ -148,13 +150,32 @@ def deberta_relative_positions(n: int, position_buckets: int = 256, max_relative
                           max_position_embeddings)  # (n, n)
 
 
+@dataclass(frozen=True)
+class DebertaBucketCurve:
+    """The bucket and the table row of every distance from −D to D (``deberta_bucket_curve``).
+
+    Attributes:
+        distance: i − j from −D to D, int64 (2D + 1,).
+        bucket: δ = bucket(distance), int64 (2D + 1,).
+        row: clamp(bucket + span, 0, 2·span − 1), the relative table's row the content-to-position term reads,
+            int64 (2D + 1,).
+        first_shared: the smallest distance d > 0 whose bucket is that of d − 1 (0 if none up to D), an int.
+    """
+
+    distance: np.ndarray
+    bucket: np.ndarray
+    row: np.ndarray
+    first_shared: int
+
+
 def deberta_bucket_curve(max_distance: int, position_buckets: int = 256, max_relative_positions: int = 512,
-                         max_position_embeddings: int = 512) -> dict[str, Any]:
+                         max_position_embeddings: int = 512) -> DebertaBucketCurve:
     """The bucket and the table row of every distance from −max_distance to max_distance.
 
-    Returns ``distance`` (2D + 1,), ``bucket`` and ``row``: clamp(bucket + span, 0, 2·span − 1), the row of the
-    relative table the content-to-position term reads (the clamp catches buckets past the table's ends), and
-    ``first_shared``: the smallest distance d > 0 whose bucket is that of d − 1 (0 if none up to max_distance).
+    Returns a ``DebertaBucketCurve``: ``distance`` (2D + 1,), ``bucket`` and ``row``: clamp(bucket + span, 0,
+    2·span − 1), the row of the relative table the content-to-position term reads (the clamp catches buckets past
+    the table's ends), and ``first_shared``: the smallest distance d > 0 whose bucket is that of d − 1 (0 if none
+    up to max_distance).
     """
     top = as_int("max_distance", max_distance, minimum=1, maximum=MAX_POSITIONS // 2)
     span = deberta_span(position_buckets, max_relative_positions, max_position_embeddings)
@@ -162,8 +183,8 @@ def deberta_bucket_curve(max_distance: int, position_buckets: int = 256, max_rel
     bucket = deberta_bucket(distance, position_buckets, max_relative_positions, max_position_embeddings)
     ahead = bucket[top:]  # (D + 1,): distances 0 .. D
     shared = np.flatnonzero(np.diff(ahead) == 0)
-    return {"distance": distance, "bucket": bucket, "row": np.clip(bucket + span, 0, 2 * span - 1),
-            "first_shared": int(shared[0] + 1) if shared.size else 0}
+    return DebertaBucketCurve(distance=distance, bucket=bucket, row=np.clip(bucket + span, 0, 2 * span - 1),
+                              first_shared=int(shared[0] + 1) if shared.size else 0)
 
 
 def deberta_example(n: int, hidden: int = 32, heads: int = 2, position_buckets: int = 16,
@@ -189,13 +210,38 @@ def deberta_example(n: int, hidden: int = 32, heads: int = 2, position_buckets: 
                           int(position_buckets), int(max_relative_positions), int(max_position_embeddings))
 
 
-def deberta_terms(example: DebertaExample) -> dict[str, np.ndarray]:
+@dataclass(frozen=True)
+class DebertaTerms:
+    """The three terms of every DeBERTa score, per head (``deberta_terms``); n tokens.
+
+    Attributes:
+        c2c, c2p, p2c: content → content, content → position and position → content, float32 (heads, n, n),
+            each already divided by ``scale``.
+        total: their sum, the score, float32 (heads, n, n).
+        weights: softmax(total) over the keys, float32 (heads, n, n).
+        delta: the bucket δ(i, j), int64 (n, n).
+        c2p_row, p2c_row: the relative table's row each term reads, int64 (n, n).
+        scale: sqrt(3·d), d the head size (a float).
+    """
+
+    c2c: np.ndarray
+    c2p: np.ndarray
+    p2c: np.ndarray
+    total: np.ndarray
+    weights: np.ndarray
+    delta: np.ndarray
+    c2p_row: np.ndarray
+    p2c_row: np.ndarray
+    scale: float
+
+
+def deberta_terms(example: DebertaExample) -> DebertaTerms:
     """The three terms of every score, per head, as ``DisentangledSelfAttention`` adds them (share_att_key,
     pos_att_type p2c|c2p, no dropout).
 
     Returns:
-        ``c2c``, ``c2p``, ``p2c``, ``total`` (heads, n, n) float32 (each already divided by sqrt(3·d)),
-        ``weights`` = softmax(total) (heads, n, n), ``delta`` (n, n) the bucket δ(i, j), ``c2p_row`` and
+        A ``DebertaTerms``: ``c2c``, ``c2p``, ``p2c``, ``total`` (heads, n, n) float32 (each already divided by
+        sqrt(3·d)), ``weights`` = softmax(total) (heads, n, n), ``delta`` (n, n) the bucket δ(i, j), ``c2p_row`` and
         ``p2c_row`` (n, n) the table row each term reads, and ``scale`` = sqrt(3·d).
     """
     import torch
@@ -227,36 +273,57 @@ def deberta_terms(example: DebertaExample) -> dict[str, np.ndarray]:
     p2c = torch.gather(torch.bmm(k, pos_q.transpose(-1, -2)), -1, p2c_index.expand(q.size(0), -1, -1))
     p2c = p2c.transpose(-1, -2) / scale
     total = c2c + (c2p + p2c)  # score = 0 + c2p + p2c, then added to the content scores
-    return {"c2c": c2c.numpy(), "c2p": c2p.numpy(), "p2c": p2c.numpy(), "total": total.numpy(),
-            "weights": torch.softmax(total, dim=-1).numpy(), "delta": delta.numpy(),
-            "c2p_row": c2p_row.numpy(), "p2c_row": p2c_index.transpose(0, 1).numpy(), "scale": float(scale)}
+    return DebertaTerms(c2c=c2c.numpy(), c2p=c2p.numpy(), p2c=p2c.numpy(), total=total.numpy(),
+                        weights=torch.softmax(total, dim=-1).numpy(), delta=delta.numpy(),
+                        c2p_row=c2p_row.numpy(), p2c_row=p2c_index.transpose(0, 1).numpy(), scale=float(scale))
+
+
+@dataclass(frozen=True)
+class DebertaTableFacts:
+    """The relative table of one model (``deberta_table_facts``), each an int.
+
+    Attributes:
+        rows: 2·span, the table's rows.
+        parameters: rows · hidden, one table shared by every layer.
+        span: the table's half size (position_buckets, or max_relative_positions without buckets).
+        exact_up_to: the largest distance (tokens) with its own bucket.
+        first_shared: the first distance that shares a bucket.
+        last_row_from: the first distance i − j > 0 whose row is the table's last, 2·span − 1.
+    """
+
+    rows: int
+    parameters: int
+    span: int
+    exact_up_to: int
+    first_shared: int
+    last_row_from: int
 
 
 def deberta_table_facts(position_buckets: int = 256, max_relative_positions: int = 512, hidden: int = 768,
-                        max_position_embeddings: int = 512) -> dict[str, int]:
-    """The relative table of one model: ``rows`` (2·span), ``parameters`` (rows · hidden, one table shared by every
-    layer), ``exact_up_to`` (the largest distance with its own bucket, position_buckets / 2; span without buckets),
-    ``first_shared`` (the first distance that shares a bucket), ``last_row_from`` (the first distance i − j > 0
-    whose row is the table's last, 2·span − 1)."""
+                        max_position_embeddings: int = 512) -> DebertaTableFacts:
+    """The relative table of one model (a ``DebertaTableFacts``): ``rows`` (2·span), ``parameters`` (rows · hidden,
+    one table shared by every layer), ``exact_up_to`` (the largest distance with its own bucket, position_buckets /
+    2; span without buckets), ``first_shared`` (the first distance that shares a bucket), ``last_row_from`` (the
+    first distance i − j > 0 whose row is the table's last, 2·span − 1)."""
     buckets, top = _buckets(position_buckets, max_relative_positions, max_position_embeddings)
     span = buckets if buckets > 0 else top
     hidden = as_int("hidden_size", hidden, minimum=1, maximum=65536)
     curve = deberta_bucket_curve(4 * max(span, top), buckets, top)
-    ahead = curve["distance"] > 0
-    last = curve["distance"][ahead & (curve["row"] == 2 * span - 1)]
-    return {"rows": 2 * span, "parameters": 2 * span * hidden, "span": span,
-            "exact_up_to": buckets // 2 if buckets > 0 else span,
-            "first_shared": curve["first_shared"], "last_row_from": int(last[0])}
+    ahead = curve.distance > 0
+    last = curve.distance[ahead & (curve.row == 2 * span - 1)]
+    return DebertaTableFacts(rows=2 * span, parameters=2 * span * hidden, span=span,
+                             exact_up_to=buckets // 2 if buckets > 0 else span,
+                             first_shared=curve.first_shared, last_row_from=int(last[0]))
 
 
-def deberta_query(terms: dict[str, np.ndarray], head: int, i: int) -> DebertaQuery:
+def deberta_query(terms: DebertaTerms, head: int, i: int) -> DebertaQuery:
     """One query's row of every term (keys 0 .. n − 1), and two keys that read the same relative row (the same
     bucket), if any, as a ``DebertaQuery``."""
-    heads, n = terms["total"].shape[0], terms["total"].shape[1]
+    heads, n = terms.total.shape[0], terms.total.shape[1]
     head = as_int("head", head, minimum=0, maximum=heads - 1)
     i = as_int("query", i, minimum=0, maximum=n - 1)
-    c2c, c2p, p2c, total = (terms[name][head, i] for name in ("c2c", "c2p", "p2c", "total"))
-    row = terms["c2p_row"][i]  # (n,)
+    c2c, c2p, p2c, total = (term[head, i] for term in (terms.c2c, terms.c2p, terms.p2c, terms.total))
+    row = terms.c2p_row[i]  # (n,)
     pairs = [(a, b) for a in range(n) for b in range(a + 1, n) if row[a] == row[b]]
     same = max(pairs, key=lambda p: abs(p[1] - p[0])) if pairs else None
-    return DebertaQuery(c2c, c2p, p2c, total, terms["delta"][i], same, int(np.argmax(total)))
+    return DebertaQuery(c2c, c2p, p2c, total, terms.delta[i], same, int(np.argmax(total)))

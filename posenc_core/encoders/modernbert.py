@@ -9,7 +9,6 @@ come from ``read_layers`` (so Layer by layer shows the same facts) and the frequ
 
 from __future__ import annotations
 
-import dataclasses
 import functools
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -20,9 +19,13 @@ from .._checks import MAX_POSITIONS, as_choice, as_int
 
 if TYPE_CHECKING:
     from ..configs.presets import Preset
+    from ..configs.summaries import LayerPairs
 
 __all__ = [
     "MODERNBERT_PRESETS",
+    "ModernBertAttentionCost",
+    "ModernBertCostCurve",
+    "ModernBertPairs",
     "ModernBertReading",
     "modernbert_attention_cost",
     "modernbert_cost_curve",
@@ -97,13 +100,20 @@ def modernbert_frequencies(preset: str = "modernbert-base") -> dict[str, np.ndar
     return {kind: np.asarray(layer_inv_freq(reading.layers[kind])[0]) for kind in KINDS}
 
 
-def modernbert_masks(n: int, preset: str = "modernbert-base") -> dict[str, np.ndarray]:
-    """Which keys each query sees in each layer kind, (n, n) bool: every key in a global layer, keys at most
-    window − 1 away on either side in a local one (transformers' bidirectional sliding-window mask)."""
-    n = as_int("tokens", n, minimum=1, maximum=2048)
-    reach = modernbert_reading(preset).layers["local"].window - 1
+def _mask(n: int, window: int | None) -> np.ndarray:
+    """(n, n) bool: every key without a window, else keys at most window − 1 away on either side."""
+    if window is None:
+        return np.ones((n, n), dtype=bool)
     ids = np.arange(n)
-    return {"global": np.ones((n, n), dtype=bool), "local": np.abs(ids[:, None] - ids[None, :]) <= reach}
+    return np.abs(ids[:, None] - ids[None, :]) <= window - 1
+
+
+def modernbert_masks(n: int, preset: str = "modernbert-base") -> dict[str, np.ndarray]:
+    """Which keys each query sees in each layer kind ("global", "local"), (n, n) bool: every key in a global layer,
+    keys at most window − 1 away on either side in a local one (transformers' bidirectional sliding-window mask)."""
+    n = as_int("tokens", n, minimum=1, maximum=2048)
+    reading = modernbert_reading(preset)
+    return {kind: _mask(n, reading.layers[kind].window) for kind in KINDS}
 
 
 def modernbert_keys_seen(n: int, query: int, preset: str = "modernbert-base") -> int:
@@ -113,12 +123,36 @@ def modernbert_keys_seen(n: int, query: int, preset: str = "modernbert-base") ->
     return int(np.count_nonzero(modernbert_masks(n, preset)["local"][query]))
 
 
-def modernbert_attention_cost(n: int, preset: str = "modernbert-base") -> dict[str, int | float]:
+@dataclass(frozen=True)
+class ModernBertAttentionCost:
+    """How many query-key scores one forward pass over n tokens computes (``modernbert_attention_cost``).
+
+    Attributes:
+        modernbert: its global layers n² each, its local layers what the window leaves (scores, an int).
+        all_global: every layer n² (an int).
+        causal: every layer n(n + 1) / 2, a decoder's mask (an int).
+        layers, global_layers, local_layers: how many layers, of each kind (ints).
+        local_per_layer: the scores one local layer computes (an int).
+        local_per_token: a local layer's scores per query (a float).
+    """
+
+    modernbert: int
+    all_global: int
+    causal: int
+    layers: int
+    global_layers: int
+    local_layers: int
+    local_per_layer: int
+    local_per_token: float
+
+
+def modernbert_attention_cost(n: int, preset: str = "modernbert-base") -> ModernBertAttentionCost:
     """How many query-key scores one forward pass over n tokens computes, counted layer by layer.
 
-    Returns ``modernbert`` (its global layers n² each, its local layers what the window leaves), ``all_global``
-    (every layer n²), ``causal`` (every layer n(n + 1) / 2, a decoder's mask), ``layers``, ``global_layers``,
-    ``local_layers``, ``local_per_layer``: exact integers; ``local_per_token``: a local layer's scores per query.
+    Returns a ``ModernBertAttentionCost``: ``modernbert`` (its global layers n² each, its local layers what the
+    window leaves), ``all_global`` (every layer n²), ``causal`` (every layer n(n + 1) / 2, a decoder's mask),
+    ``layers``, ``global_layers``, ``local_layers``, ``local_per_layer``: exact integers; ``local_per_token``: a
+    local layer's scores per query.
     """
     n = as_int("tokens", n, minimum=1, maximum=MAX_POSITIONS)
     reading = modernbert_reading(preset)
@@ -128,35 +162,75 @@ def modernbert_attention_cost(n: int, preset: str = "modernbert-base") -> dict[s
     local = int(np.sum(np.minimum(ids + reach, n - 1) - np.maximum(ids - reach, 0) + 1))
     layers = len(reading.rows)
     global_layers = reading.pattern.count("G")
-    return {"modernbert": global_layers * n * n + (layers - global_layers) * local, "all_global": layers * n * n,
-            "causal": layers * n * (n + 1) // 2, "layers": layers, "global_layers": global_layers,
-            "local_layers": layers - global_layers, "local_per_layer": local, "local_per_token": local / n}
+    return ModernBertAttentionCost(
+        modernbert=global_layers * n * n + (layers - global_layers) * local, all_global=layers * n * n,
+        causal=layers * n * (n + 1) // 2, layers=layers, global_layers=global_layers,
+        local_layers=layers - global_layers, local_per_layer=local, local_per_token=local / n)
 
 
-def modernbert_cost_curve(preset: str = "modernbert-base", longest: int = 8192, points: int = 7) -> dict[str,
-                          np.ndarray]:
-    """``modernbert_attention_cost`` at ``points`` lengths doubling up to ``longest``: ``tokens`` and one (points,)
-    int64 array per count (``modernbert``, ``all_global``, ``causal``), and ``share`` = modernbert / all_global."""
+@dataclass(frozen=True)
+class ModernBertCostCurve:
+    """``modernbert_attention_cost`` at lengths doubling up to the longest, each of shape (points,).
+
+    Attributes:
+        tokens: the lengths read, int64.
+        modernbert, all_global, causal: the score counts at each length (``ModernBertAttentionCost``), int64.
+        share: modernbert / all_global, float64.
+    """
+
+    tokens: np.ndarray
+    modernbert: np.ndarray
+    all_global: np.ndarray
+    causal: np.ndarray
+    share: np.ndarray
+
+
+def modernbert_cost_curve(preset: str = "modernbert-base", longest: int = 8192,
+                          points: int = 7) -> ModernBertCostCurve:
+    """``modernbert_attention_cost`` at ``points`` lengths doubling up to ``longest`` (a ``ModernBertCostCurve``):
+    ``tokens`` and one (points,) int64 array per count (``modernbert``, ``all_global``, ``causal``), and ``share``
+    = modernbert / all_global."""
     longest = as_int("reading length", longest, minimum=2, maximum=MAX_POSITIONS)
     points = as_int("points", points, minimum=1, maximum=20)
     tokens = np.unique(np.maximum(longest // 2 ** np.arange(points - 1, -1, -1), 1)).astype(np.int64)
     costs = [modernbert_attention_cost(int(t), preset) for t in tokens]
-    out = {key: np.array([c[key] for c in costs], dtype=np.int64) for key in ("modernbert", "all_global", "causal")}
-    return {"tokens": tokens, **out, "share": out["modernbert"] / out["all_global"]}
+    modernbert, all_global, causal = (np.array([getattr(c, key) for c in costs], dtype=np.int64)
+                                      for key in ("modernbert", "all_global", "causal"))
+    return ModernBertCostCurve(tokens=tokens, modernbert=modernbert, all_global=all_global, causal=causal,
+                               share=modernbert / all_global)
 
 
-def modernbert_pairs(preset: str = "modernbert-base") -> dict[str, dict]:
-    """Each layer kind's pairs as Layer by layer draws them (``layer_pairs``: wavelength and band per pair against
-    the layer's reach and the context), with ``counts``: pairs per band, ``pairs``: how many pairs, and
-    ``under_a_turn``: the pairs that turn less than once within the layer's reach."""
+@dataclass(frozen=True)
+class ModernBertPairs:
+    """One layer kind's rotary pairs as Layer by layer draws them (``modernbert_pairs``).
+
+    Attributes:
+        layer: ``layer_pairs`` of the kind's first layer: wavelength and band per pair, (head_dim / 2,) arrays,
+            against the layer's reach and the context (``configs.LayerPairs``).
+        counts: pairs per band, {band (``PAIR_BANDS``): int}.
+        pairs: how many pairs (an int).
+        under_a_turn: the pairs that turn less than once within the layer's reach (an int).
+    """
+
+    layer: LayerPairs
+    counts: dict[str, int]
+    pairs: int
+    under_a_turn: int
+
+
+def modernbert_pairs(preset: str = "modernbert-base") -> dict[str, ModernBertPairs]:
+    """Each layer kind's pairs ("global", "local": a ``ModernBertPairs``) as Layer by layer draws them
+    (``layer_pairs``: wavelength and band per pair against the layer's reach and the context), with ``counts``:
+    pairs per band, ``pairs``: how many pairs, and ``under_a_turn``: the pairs that turn less than once within the
+    layer's reach."""
     from ..configs import layer_pairs
     from ..configs.summaries import PAIR_BANDS
 
     reading = modernbert_reading(preset)
-    out = {}
+    out: dict[str, ModernBertPairs] = {}
     for kind in KINDS:
         pairs = layer_pairs(reading.layers[kind], reading.context)
-        counts = {band: int(np.count_nonzero(pairs.band == band)) for band in PAIR_BANDS}
-        out[kind] = {**{f.name: getattr(pairs, f.name) for f in dataclasses.fields(pairs)}, "counts": counts,
-                     "pairs": int(pairs.pair.size), "under_a_turn": int(pairs.pair.size) - counts["in_span"]}
+        counts: dict[str, int] = {band: int(np.count_nonzero(pairs.band == band)) for band in PAIR_BANDS}
+        out[kind] = ModernBertPairs(layer=pairs, counts=counts, pairs=int(pairs.pair.size),
+                                    under_a_turn=int(pairs.pair.size) - counts["in_span"])
     return out

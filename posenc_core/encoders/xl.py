@@ -21,7 +21,8 @@ import numpy as np
 
 from .._checks import as_int
 
-__all__ = ["XlExample", "xl_distance_bias", "xl_example", "xl_relative_sinusoid", "xl_strongest_score", "xl_terms"]
+__all__ = ["XlDistanceBias", "XlExample", "XlStrongestScore", "XlTerms", "xl_distance_bias", "xl_example",
+           "xl_relative_sinusoid", "xl_strongest_score", "xl_terms"]
 
 
 def xl_relative_sinusoid(qlen: int, klen: int, d_model: int) -> tuple[np.ndarray, np.ndarray]:
@@ -78,11 +79,35 @@ def xl_example(n: int, d_model: int = 16, d_head: int = 8, seed: int = 0) -> XlE
                      draw(d_model, 1, d_head, scale=std), draw(1, d_head), draw(1, d_head))
 
 
-def xl_terms(example: XlExample) -> dict[str, np.ndarray]:
+@dataclass(frozen=True)
+class XlTerms:
+    """The four terms of every Transformer-XL score and their sum, n tokens (``xl_terms``).
+
+    Attributes:
+        a, b, c, d: content q·k, q·W_R R, global u·k and global v·W_R R, float32 (n, n), each times 1/sqrt(d_head).
+        total: ((q + u)·k + shift((q + v)·W_R R))·scale as ``rel_attn_core`` forms it, float32 (n, n).
+        weights: softmax(total) over the keys, float32 (n, n).
+        offset: the i − j each cell's R row stands for, (n, n).
+        R: the relative sinusoid table, (2n, d_model) float32.
+        offsets: the offset of each row of R, (2n,).
+    """
+
+    a: np.ndarray
+    b: np.ndarray
+    c: np.ndarray
+    d: np.ndarray
+    total: np.ndarray
+    weights: np.ndarray
+    offset: np.ndarray
+    R: np.ndarray
+    offsets: np.ndarray
+
+
+def xl_terms(example: XlExample) -> XlTerms:
     """The four terms of every score and their sum, for bidirectional attention of n tokens.
 
     Returns:
-        ``a``, ``b``, ``c``, ``d`` (n, n) float32, each times 1/sqrt(d_head); ``total`` (n, n) as
+        An ``XlTerms``: ``a``, ``b``, ``c``, ``d`` (n, n) float32, each times 1/sqrt(d_head); ``total`` (n, n) as
         ``rel_attn_core`` forms it, ((q + u)·k + shift((q + v)·W_R R))·scale; ``weights`` = softmax(total);
         ``offset`` (n, n) the i − j each cell's R row stands for; ``R`` and ``offsets`` the table.
     """
@@ -112,29 +137,62 @@ def xl_terms(example: XlExample) -> dict[str, np.ndarray]:
     zero = torch.zeros_like(q)
     terms = {"a": dot(q, k)[0, 0], "b": shifted(dot(q, k_r)), "c": dot(zero + u, k)[0, 0],
              "d": shifted(dot(zero + v, k_r))}
-    out = {name: (term * scale).numpy() for name, term in terms.items()}
-    out.update(total=total.numpy(), weights=torch.softmax(total, dim=-1).numpy(),
-               offset=offsets[rows.numpy()], R=table, offsets=offsets)
-    return out
+    scaled = {name: (term * scale).numpy() for name, term in terms.items()}
+    return XlTerms(**scaled, total=total.numpy(), weights=torch.softmax(total, dim=-1).numpy(),
+                   offset=offsets[rows.numpy()], R=table, offsets=offsets)
 
 
-def xl_distance_bias(terms: dict) -> dict[str, np.ndarray | float]:
+@dataclass(frozen=True)
+class XlDistanceBias:
+    """Term (d) as a function of the offset alone (``xl_distance_bias``), n tokens.
+
+    Attributes:
+        offset: i − j from −(n − 1) to n − 1, int64 (2n − 1,).
+        bias: term (d) at each offset, float32 (2n − 1,).
+        spread: the largest difference between two cells of one diagonal of (d), a float (float32 rounding).
+    """
+
+    offset: np.ndarray
+    bias: np.ndarray
+    spread: float
+
+
+def xl_distance_bias(terms: XlTerms) -> XlDistanceBias:
     """Term (d) as a function of the offset alone: ``offset`` −(n − 1) .. n − 1 (2n − 1,), ``bias`` (2n − 1,) read
     from the grid's last row and first column, and ``spread``: the largest difference between two cells of one
     diagonal (float32 rounding: v·W_R R_{i−j} knows nothing but i − j)."""
-    d = np.asarray(terms["d"])  # (n, n)
+    d = np.asarray(terms.d)  # (n, n)
     n = d.shape[0]
     offset = np.arange(-(n - 1), n)
     bias = np.concatenate([d[0, :0:-1], d[:, 0]])  # i − j = −(n − 1) .. −1 from row 0, then 0 .. n − 1 from column 0
     spread = max(float(np.ptp(np.diagonal(d, k))) for k in range(-(n - 1), n))
-    return {"offset": offset, "bias": bias, "spread": spread}
+    return XlDistanceBias(offset=offset, bias=bias, spread=spread)
 
 
-def xl_strongest_score(terms: dict, i: int) -> dict[str, float | int]:
-    """Query ``i``'s largest score split into its four terms: ``j`` (the key), ``offset`` (i − j), ``a``, ``b``,
-    ``c``, ``d`` and ``total`` (their sum as ``xl_terms`` forms it)."""
-    total = np.asarray(terms["total"])  # (n, n)
+@dataclass(frozen=True)
+class XlStrongestScore:
+    """One query's largest score split into its four terms (``xl_strongest_score``).
+
+    Attributes:
+        j: the key (an int). offset: i − j (an int).
+        total: the score, as ``xl_terms`` forms it (a float).
+        a, b, c, d: its four terms (floats).
+    """
+
+    j: int
+    offset: int
+    total: float
+    a: float
+    b: float
+    c: float
+    d: float
+
+
+def xl_strongest_score(terms: XlTerms, i: int) -> XlStrongestScore:
+    """Query ``i``'s largest score split into its four terms (an ``XlStrongestScore``): ``j`` (the key),
+    ``offset`` (i − j), ``a``, ``b``, ``c``, ``d`` and ``total`` (their sum as ``xl_terms`` forms it)."""
+    total = np.asarray(terms.total)  # (n, n)
     i = as_int("query", i, minimum=0, maximum=total.shape[0] - 1)
     j = int(np.argmax(total[i]))
-    return {"j": j, "offset": int(terms["offset"][i, j]), "total": float(total[i, j]),
-            **{key: float(terms[key][i, j]) for key in ("a", "b", "c", "d")}}
+    a, b, c, d = (float(term[i, j]) for term in (terms.a, terms.b, terms.c, terms.d))
+    return XlStrongestScore(j=j, offset=int(terms.offset[i, j]), total=float(total[i, j]), a=a, b=b, c=c, d=d)

@@ -51,7 +51,7 @@ PREFILL_UPDATES = ("none", "growth", "reset")
 SCALING_ROPE_TYPES = ("dynamic", "yarn", "default")
 
 
-def tiny_rope_parameters(rope_type: str = "default", factor: float = 2.0) -> dict[str, Any]:
+def tiny_rope_parameters(rope_type: str = "default", factor: float = 2.0) -> dict[str, Any]:  # a config payload
     """The ``rope_parameters`` of the tiny Llama for a rope type.
 
     Args:

@@ -184,7 +184,7 @@ class TinyTransformer(nn.Module):
         return (logits, maps) if return_attention else logits
 
 
-def rope_scaling_for(method: str, length: int, train_len: int) -> dict[str, Any] | None:
+def rope_scaling_for(method: str, length: int, train_len: int) -> dict[str, Any] | None:  # a config payload
     """The rope_scaling dict an inference-only variant uses at ``length`` (None within the trained length)."""
     rope_type = LAB_METHODS[method].rope_type
     if rope_type is None or length <= train_len:

@@ -6,6 +6,9 @@ from .extension import (
     EXTENSION_METHODS,
     PHI35_LONG_FACTOR,
     PHI35_SHORT_FACTOR,
+    AttentionFactorCurve,
+    ExtensionAnalysis,
+    ExtensionBandCounts,
     ExtensionMethod,
     FastestPair,
     attention_factor_curve,
@@ -30,5 +33,5 @@ __all__ = [
     "attention_factor_curve", "deepseek_softmax_mscale", "dynamic_ntk_base", "extension_analysis",
     "extension_at_defaults", "extension_band_counts", "first_stale_call", "ntk_stretched_base", "extension_scaling",
     "resample_factors", "score_vs_distance", "yarn_code_bounds", "yarn_paper_ramp", "yarn_paper_ratio",
-    "ExtensionMethod", "FastestPair",
+    "ExtensionMethod", "FastestPair", "AttentionFactorCurve", "ExtensionAnalysis", "ExtensionBandCounts",
 ]

@@ -30,7 +30,10 @@ from ..rope.frequencies import (
 )
 
 __all__ = [
+    "AttentionFactorCurve",
     "BANDS",
+    "ExtensionAnalysis",
+    "ExtensionBandCounts",
     "ExtensionMethod",
     "FastestPair",
     "fastest_pair_when_doubled",
@@ -172,9 +175,45 @@ def _bands(ratio: np.ndarray, factor: float) -> np.ndarray:
     return bands
 
 
+@dataclass(frozen=True)
+class ExtensionAnalysis:
+    """Per-pair view of a context extension from L to L'. Arrays have shape (rotary_dim/2,), one entry a pair.
+
+    Attributes:
+        pair: the pair index i, float64.
+        inv_freq_before, inv_freq_after: theta_i and theta'_i, radians per position, float64.
+        wavelength_before, wavelength_after: 2 pi / theta, positions, float64.
+        ratio: theta'_i / theta_i, float64.
+        band: "extrapolated", "blended" or "interpolated" (``BANDS``), object array of strings.
+        angle_train: L theta_i, the angle (radians) a pair turns across the training context, float64.
+        angle_unscaled: L' theta_i, the same across the target context without scaling, float64.
+        angle_target: L' theta'_i, across the target context after scaling, float64.
+        out_of_distribution: whether the pair reaches angles it never met in training, bool.
+        attention_factor: the factor the method puts on the attention logits (a float).
+        factor: L'/L (a float).
+        original, target: L and L', tokens (floats).
+    """
+
+    pair: np.ndarray
+    inv_freq_before: np.ndarray
+    inv_freq_after: np.ndarray
+    wavelength_before: np.ndarray
+    wavelength_after: np.ndarray
+    ratio: np.ndarray
+    band: np.ndarray
+    angle_train: np.ndarray
+    angle_unscaled: np.ndarray
+    angle_target: np.ndarray
+    out_of_distribution: np.ndarray
+    attention_factor: float
+    factor: float
+    original: float
+    target: float
+
+
 def extension_analysis(head_dim: int, base: float, scaling: Mapping[str, Any] | None, *, original: int, target: int,
                        seq_len: int | None = None, partial_rotary_factor: float = 1.0,
-                       max_position_embeddings: int | None = None) -> dict[str, np.ndarray | float]:
+                       max_position_embeddings: int | None = None) -> ExtensionAnalysis:
     """Per-pair view of a context extension, computed with the transformers-equal ``rope_inv_freq``.
 
     Args:
@@ -185,7 +224,7 @@ def extension_analysis(head_dim: int, base: float, scaling: Mapping[str, Any] | 
         max_position_embeddings: passed to rope_inv_freq (dynamic's threshold, YaRN/LongRoPE defaults).
 
     Returns:
-        A dict of (rotary_dim/2,) float64 arrays: ``pair``, ``inv_freq_before``/``after``,
+        An ``ExtensionAnalysis`` of (rotary_dim/2,) float64 arrays: ``pair``, ``inv_freq_before``/``after``,
         ``wavelength_before``/``after`` (positions), ``ratio`` (new/old frequency), ``band`` (strings),
         ``angle_train`` (L·θ_i, the angle a pair turns across the training context), ``angle_unscaled``
         (L'·θ_i, unscaled), ``angle_target`` (L'·θ'_i), ``out_of_distribution`` (bool), and the floats
@@ -209,31 +248,49 @@ def extension_analysis(head_dim: int, base: float, scaling: Mapping[str, Any] | 
     # A pair that turned a full circle in training has seen every angle; otherwise anything past the
     # largest training angle is new to the model.
     ood = (angle_train < 2 * math.pi) & (angle_target > angle_train * (1 + _TOL))
-    return {
-        "pair": np.arange(before.shape[0], dtype=np.float64),
-        "inv_freq_before": before, "inv_freq_after": after,
-        "wavelength_before": 2 * math.pi / before, "wavelength_after": 2 * math.pi / after,
-        "ratio": ratio, "band": _bands(ratio, factor),
-        "angle_train": angle_train, "angle_unscaled": target * before, "angle_target": angle_target,
-        "out_of_distribution": ood,
-        "attention_factor": float(attention), "factor": float(factor),
-        "original": float(original), "target": float(target),
-    }
+    return ExtensionAnalysis(
+        pair=np.arange(before.shape[0], dtype=np.float64),
+        inv_freq_before=before, inv_freq_after=after,
+        wavelength_before=2 * math.pi / before, wavelength_after=2 * math.pi / after,
+        ratio=ratio, band=_bands(ratio, factor),
+        angle_train=angle_train, angle_unscaled=target * before, angle_target=angle_target,
+        out_of_distribution=ood,
+        attention_factor=float(attention), factor=float(factor),
+        original=float(original), target=float(target),
+    )
 
 
-def extension_band_counts(result: Mapping) -> dict[str, int]:
+@dataclass(frozen=True)
+class ExtensionBandCounts:
+    """How many pairs of an ``ExtensionAnalysis`` fall in each band, each an int.
+
+    Attributes:
+        extrapolated, blended, interpolated: pairs in each band (``BANDS``); they add up to ``pairs``.
+        out_of_distribution: pairs that reach angles they never met in training.
+        pairs: all rotary pairs.
+    """
+
+    extrapolated: int
+    blended: int
+    interpolated: int
+    out_of_distribution: int
+    pairs: int
+
+
+def extension_band_counts(result: ExtensionAnalysis) -> ExtensionBandCounts:
     """How many pairs of an ``extension_analysis`` result fall in each band, and how many leave their training range.
 
     Returns:
-        ``{"extrapolated": int, "blended": int, "interpolated": int, "out_of_distribution": int, "pairs": int}``.
+        An ``ExtensionBandCounts``: ``extrapolated``, ``blended``, ``interpolated``, ``out_of_distribution`` and
+        ``pairs``, each an int.
     """
-    if not isinstance(result, Mapping) or "band" not in result or "out_of_distribution" not in result:
-        raise ValueError("extension_band_counts needs the dict extension_analysis returns.")
-    band = np.asarray(result["band"])  # (pairs,) strings
-    counts = {name: int(np.sum(band == name)) for name in BANDS}
-    counts["out_of_distribution"] = int(np.sum(np.asarray(result["out_of_distribution"], dtype=bool)))
-    counts["pairs"] = int(band.shape[0])
-    return counts
+    if not isinstance(result, ExtensionAnalysis):
+        raise ValueError("extension_band_counts needs the ExtensionAnalysis extension_analysis returns.")
+    band = np.asarray(result.band)  # (pairs,) strings
+    extrapolated, blended, interpolated = (int(np.sum(band == name)) for name in BANDS)
+    return ExtensionBandCounts(extrapolated=extrapolated, blended=blended, interpolated=interpolated,
+                               out_of_distribution=int(np.sum(np.asarray(result.out_of_distribution, dtype=bool))),
+                               pairs=int(band.shape[0]))
 
 
 def ntk_stretched_base(head_dim: int, base: float, stretch: float) -> float:
@@ -273,7 +330,7 @@ def first_stale_call(calls: DynamicCalls) -> int | None:
 
 
 def extension_at_defaults(method: str, head_dim: int, base: float, original: int,
-                          factor: float) -> tuple[dict[str, np.ndarray | float], np.ndarray, np.ndarray]:
+                          factor: float) -> tuple[ExtensionAnalysis, np.ndarray, np.ndarray]:
     """One method with every knob at its default, as the *Compare extension methods* page draws it.
 
     ``method`` is one of ``EXTENSION_METHODS``, or None for no scaling. LongRoPE takes Phi-3.5-mini's
@@ -281,18 +338,18 @@ def extension_at_defaults(method: str, head_dim: int, base: float, original: int
     length L' = round(factor * original); the score runs to 4 L'.
 
     Returns:
-        ``(result, distances, scores)``: ``extension_analysis``'s dict, and ``score_vs_distance`` of the
-        frequencies after scaling (before, for None) with the method's attention factor.
+        ``(result, distances, scores)``: ``extension_analysis``'s ``ExtensionAnalysis``, and ``score_vs_distance`` of
+        the frequencies after scaling (before, for None) with the method's attention factor.
     """
     result, target = _analysis_at_defaults(method, head_dim, base, original, factor)
     if method is None:
-        distances, scores = score_vs_distance(result["inv_freq_before"], 1.0, 4 * target)
+        distances, scores = score_vs_distance(result.inv_freq_before, 1.0, 4 * target)
     else:
-        distances, scores = score_vs_distance(result["inv_freq_after"], result["attention_factor"], 4 * target)
+        distances, scores = score_vs_distance(result.inv_freq_after, result.attention_factor, 4 * target)
     return result, distances, scores
 
 
-def _analysis_at_defaults(method, head_dim, base, original, factor) -> tuple[dict, int]:
+def _analysis_at_defaults(method, head_dim, base, original, factor) -> tuple[ExtensionAnalysis, int]:
     """``extension_analysis`` of one method at its default knobs, and the target length L'."""
     original = as_int("original context L", original, minimum=2, maximum=MAX_CONTEXT)
     factor = as_float("extension factor s", factor, above=0.0)
@@ -326,7 +383,7 @@ def fastest_pair_when_doubled(methods: Sequence[str], head_dim: int, base: float
     factor = as_float("extension factor s", factor, above=0.0)
     methods = [as_choice("method", m, EXTENSION_METHODS) for m in methods]
     # the analysis alone: the score curves extension_at_defaults adds are not read here
-    before, after = ({m: float(_analysis_at_defaults(m, head_dim, base, original, s)[0]["ratio"][0]) for m in methods}
+    before, after = ({m: float(_analysis_at_defaults(m, head_dim, base, original, s)[0].ratio[0]) for m in methods}
                      for s in (factor, 2.0 * factor))
     changed = [m for m in methods if abs(after[m] - before[m]) > 1e-9 * abs(before[m])]
     return FastestPair(before=before, after=after, changed=changed)
@@ -408,11 +465,24 @@ def score_vs_distance(inv_freq: ArrayOrTensor, attention_factor: float = 1.0, ma
     return distances, attention_factor ** 2 * scores
 
 
-def attention_factor_curve(factors: ArrayLike, original: int = 4096) -> dict[str, np.ndarray]:
+@dataclass(frozen=True)
+class AttentionFactorCurve:
+    """The default attention factor against the scale factor s, each float64 of shape (n,), one entry an s.
+
+    Attributes:
+        yarn: YaRN's 0.1 ln s + 1 (1 when s <= 1).
+        longrope: LongRoPE's sqrt(1 + ln s / ln L) (1 when s <= 1).
+    """
+
+    yarn: np.ndarray
+    longrope: np.ndarray
+
+
+def attention_factor_curve(factors: ArrayLike, original: int = 4096) -> AttentionFactorCurve:
     """YaRN's 0.1 ln s + 1 and LongRoPE's sqrt(1 + ln s / ln L) for each s (1 when s <= 1).
 
     Returns:
-        ``{"YaRN": (n,), "LongRoPE": (n,)}`` float64.
+        An ``AttentionFactorCurve``: ``yarn`` and ``longrope``, (n,) float64 each.
     """
     s = np.asarray(factors, dtype=np.float64).reshape(-1)
     check_size(2 * s.size, "The attention factor curves")
@@ -421,7 +491,7 @@ def attention_factor_curve(factors: ArrayLike, original: int = 4096) -> dict[str
     original = as_int("original context L", original, minimum=2, maximum=MAX_CONTEXT)
     yarn = np.where(s <= 1, 1.0, 0.1 * np.log(np.maximum(s, 1.0)) + 1.0)
     longrope = np.where(s <= 1, 1.0, np.sqrt(1 + np.log(np.maximum(s, 1.0)) / math.log(original)))
-    return {"YaRN": yarn, "LongRoPE": longrope}
+    return AttentionFactorCurve(yarn=yarn, longrope=longrope)
 
 
 def deepseek_softmax_mscale(scaling: Mapping | None) -> float:

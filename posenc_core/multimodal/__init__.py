@@ -28,6 +28,7 @@ from .readouts import SequenceSummary, VideoAudio, VideoGroups, mm_segment_start
 from .rotary import (
     AXIS_NAMES,
     AllocationSummary,
+    AxisWavelengths,
     MRopeSettings,
     mm_allocation_summary,
     mm_cos_sin,
@@ -67,8 +68,8 @@ from .vision_towers import (
 
 __all__ = [
     "ConfigRow", "ImageAdvance", "ImageScores", "RowEndScore", "TimeIdTable", "TimeIds", "VideoScores", "WiderImage",
-    "SequenceSummary", "VideoAudio", "VideoGroups", "AllocationSummary", "TowerWavelengths", "VisionFarScore",
-    "WavelengthSummary",
+    "SequenceSummary", "VideoAudio", "VideoGroups", "AllocationSummary", "AxisWavelengths", "TowerWavelengths",
+    "VisionFarScore", "WavelengthSummary",
     "MMConfigReading", "read_multimodal_config", "ALLOCATIONS", "MM_FAMILIES", "TIME_RULES", "MMFamily",
     "mm_family", "MULTIMODAL_PRESETS", "MULTIMODAL_PRESET_FAMILY", "SCORE_BANDS", "mm_image_advance",
     "mm_image_scores", "mm_row_end_score", "mm_score_band", "mm_time_id_table", "mm_time_ids", "mm_video_scores",

@@ -25,6 +25,7 @@ __all__ = [
     "AXIS_NAMES",
     "MRopeSettings",
     "AllocationSummary",
+    "AxisWavelengths",
     "mm_allocation_summary",
     "mm_cos_sin",
     "mm_family_axis_table",
@@ -111,19 +112,37 @@ def mm_pair_wavelengths(settings: MRopeSettings) -> dict[str, np.ndarray]:
     return {name: np.where(axes == a, wavelength, np.nan) for a, name in enumerate(AXIS_NAMES)}
 
 
-def mm_wavelength_ranges(settings: MRopeSettings) -> dict[str, dict]:
-    """For each axis: how many pairs, the shortest and longest wavelength 2π/θ among them (in positions), and
-    ``slowest_run``: how many of the slowest pairs in a row it owns (0 unless it owns the slowest pair)."""
+@dataclass(frozen=True)
+class AxisWavelengths:
+    """The rotary pairs one axis of M-RoPE turns (``mm_wavelength_ranges``).
+
+    Attributes:
+        pairs: how many pairs the axis owns (an int).
+        shortest, longest: the shortest and longest wavelength 2π/θ among them, positions (floats; NaN without
+            pairs).
+        slowest_run: how many of the slowest pairs in a row it owns (0 unless it owns the slowest pair; an int).
+    """
+
+    pairs: int
+    shortest: float
+    longest: float
+    slowest_run: int
+
+
+def mm_wavelength_ranges(settings: MRopeSettings) -> dict[str, AxisWavelengths]:
+    """For each axis (``AXIS_NAMES``), an ``AxisWavelengths``: how many pairs, the shortest and longest wavelength
+    2π/θ among them (in positions), and ``slowest_run``: how many of the slowest pairs in a row it owns (0 unless
+    it owns the slowest pair)."""
     inv_freq = rope_inv_freq_float32_pow(settings.rotary_dim, settings.rope_theta).astype(np.float64)
     axes = mm_pair_axes(settings)
     # how many of the slowest pairs in a row belong to one axis (the tail past Qwen3-VL's t-h-w cycle)
     tail = int(np.argmax(axes[::-1] != axes[-1])) or axes.size
-    out = {}
+    out: dict[str, AxisWavelengths] = {}
     for a, name in enumerate(AXIS_NAMES):
         waves = 2 * np.pi / inv_freq[axes == a]
-        out[name] = {"pairs": int(waves.size), "shortest": float(waves.min()) if waves.size else float("nan"),
-                     "longest": float(waves.max()) if waves.size else float("nan"),
-                     "slowest_run": tail if axes[-1] == a else 0}
+        out[name] = AxisWavelengths(pairs=int(waves.size), shortest=float(waves.min()) if waves.size else float("nan"),
+                                    longest=float(waves.max()) if waves.size else float("nan"),
+                                    slowest_run=tail if axes[-1] == a else 0)
     return out
 
 
@@ -234,8 +253,8 @@ def mm_allocation_summary(settings: MRopeSettings) -> AllocationSummary:
         ``rotary_fraction`` and ``still_dims``.
     """
     ranges = mm_wavelength_ranges(settings)
-    slowest = next(name for name, r in ranges.items() if r["slowest_run"])
+    slowest = next(name for name, r in ranges.items() if r.slowest_run)
     height, width = ranges["height"], ranges["width"]
-    return AllocationSummary(slowest, ranges[slowest]["slowest_run"], height["pairs"] + width["pairs"],
-                             float(np.fmin(height["shortest"], width["shortest"])),
+    return AllocationSummary(slowest, ranges[slowest].slowest_run, height.pairs + width.pairs,
+                             float(np.fmin(height.shortest, width.shortest)),
                              settings.rotary_dim / settings.head_dim, settings.head_dim - settings.rotary_dim)

@@ -65,6 +65,7 @@ from .latent import (
     MlaScores,
     MlaShiftChange,
     MlaSoftmaxScale,
+    MlaWeights,
     kv_cache_per_token,
     latent_config,
     mla_demo_scores,
@@ -84,6 +85,7 @@ from .layer_rules import (
     LocalGlobalView,
     NopeLayerModel,
     PairView,
+    QueryScaleFirstSteps,
     QueryScaleRule,
     WindowEdge,
     layer_kind_inv_freq,
@@ -173,5 +175,5 @@ __all__ = [
     "KV_LAYOUTS", "KvCachePerToken", "MlaScores", "MlaShiftChange", "MlaSoftmaxScale",
     "FewerFrequencies", "FrequencyScoreCurves",
     "LocalGlobalView", "PairView", "WindowEdge",
-    "NopeLayerModel", "QueryScaleRule"
+    "NopeLayerModel", "QueryScaleRule", "MlaWeights", "QueryScaleFirstSteps",
 ]

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Mapping
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, fields
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -48,6 +48,7 @@ __all__ = [
     "mla_demo_scores",
     "mla_layout_gap",
     "mla_shift_change",
+    "MlaWeights",
     "mla_random_weights",
     "mla_scores",
     "mla_softmax_scale",
@@ -207,8 +208,34 @@ def _rope(cfg: LatentConfig):
     return rope_inv_freq(cfg.qk_rope_head_dim, theta, scaling, max_position_embeddings=cfg.max_position_embeddings)
 
 
-def mla_random_weights(cfg: LatentConfig, seed: int = 0) -> dict[str, np.ndarray]:
-    """Gaussian weights in torch's (out, in) layout, std 1/sqrt(in) so activations stay O(1); norms at 1."""
+@dataclass(frozen=True)
+class MlaWeights:
+    """One MLA layer's weights in torch's nn.Linear layout, (out, in) float32; the RMSNorm weights (n,).
+    h heads, d the hidden size, r = qk_rope_head_dim, c = kv_lora_rank.
+
+    Attributes:
+        kv_a: the joint down-projection to the latent and the shared rope key (``kv_a_proj_with_mqa``), (c + r, d).
+        kv_a_norm: the latent's RMSNorm weight (``kv_a_layernorm``), (c,).
+        kv_b: the latent's up-projection to the content keys and the values (``kv_b_proj``),
+            (h · (qk_nope_head_dim + v_head_dim), c).
+        q: the query projection without a query latent (``q_proj``), (h · qk_head_dim, d); None with one.
+        q_a, q_a_norm, q_b: the query's down-projection (q_lora_rank, d), its RMSNorm weight (q_lora_rank,) and its
+            up-projection (h · qk_head_dim, q_lora_rank) (``q_a_proj``, ``q_a_layernorm``, ``q_b_proj``); None
+            without a query latent.
+    """
+
+    kv_a: np.ndarray
+    kv_a_norm: np.ndarray
+    kv_b: np.ndarray
+    q: np.ndarray | None = None
+    q_a: np.ndarray | None = None
+    q_a_norm: np.ndarray | None = None
+    q_b: np.ndarray | None = None
+
+
+def mla_random_weights(cfg: LatentConfig, seed: int = 0) -> MlaWeights:
+    """Gaussian weights in torch's (out, in) layout, std 1/sqrt(in) so activations stay O(1); norms at 1 (an
+    ``MlaWeights``: ``q`` without a query latent, ``q_a``, ``q_a_norm``, ``q_b`` with one)."""
     rng = np.random.default_rng(as_int("seed", seed, minimum=0))
     h, d = cfg.num_attention_heads, cfg.hidden_size
 
@@ -216,15 +243,13 @@ def mla_random_weights(cfg: LatentConfig, seed: int = 0) -> dict[str, np.ndarray
         check_size(out * inp, "A weight matrix")
         return (rng.standard_normal((out, inp)) / np.sqrt(inp)).astype(np.float32)
 
-    weights = {"kv_a": linear(cfg.kv_lora_rank + cfg.qk_rope_head_dim, d),
-               "kv_a_norm": np.ones(cfg.kv_lora_rank, np.float32),
-               "kv_b": linear(h * (cfg.qk_nope_head_dim + cfg.v_head_dim), cfg.kv_lora_rank)}
+    kv_a = linear(cfg.kv_lora_rank + cfg.qk_rope_head_dim, d)
+    kv_a_norm = np.ones(cfg.kv_lora_rank, np.float32)
+    kv_b = linear(h * (cfg.qk_nope_head_dim + cfg.v_head_dim), cfg.kv_lora_rank)
     if cfg.q_lora_rank is None:
-        weights["q"] = linear(h * cfg.qk_head_dim, d)
-    else:
-        weights |= {"q_a": linear(cfg.q_lora_rank, d), "q_a_norm": np.ones(cfg.q_lora_rank, np.float32),
-                    "q_b": linear(h * cfg.qk_head_dim, cfg.q_lora_rank)}
-    return weights
+        return MlaWeights(kv_a=kv_a, kv_a_norm=kv_a_norm, kv_b=kv_b, q=linear(h * cfg.qk_head_dim, d))
+    return MlaWeights(kv_a=kv_a, kv_a_norm=kv_a_norm, kv_b=kv_b, q_a=linear(cfg.q_lora_rank, d),
+                      q_a_norm=np.ones(cfg.q_lora_rank, np.float32), q_b=linear(h * cfg.qk_head_dim, cfg.q_lora_rank))
 
 
 def _rms_norm(x, weight):
@@ -259,13 +284,19 @@ class MlaScores:
 
 
 @keeps_kind
-def mla_scores(hidden: ArrayLike, weights: Mapping[str, np.ndarray], cfg: LatentConfig,
+def _present(weight: np.ndarray | None, name: str) -> np.ndarray:
+    if weight is None:
+        raise ValueError(f"The weights lack {name}, which this config's query projection needs.")
+    return weight
+
+
+def mla_scores(hidden: ArrayLike, weights: MlaWeights, cfg: LatentConfig,
                positions: ArrayOrTensor | None = None) -> MlaScores:
     """The attention scores of one MLA layer, split into its content and position terms.
 
     Args:
         hidden: (L, hidden_size) token states entering attention.
-        weights: ``mla_random_weights`` layout (torch nn.Linear weights, (out, in)).
+        weights: an ``MlaWeights`` (torch nn.Linear weights, (out, in)), as ``mla_random_weights`` draws them.
         cfg: the sizes and rope settings.
         positions: (L,) position ids (default 0..L-1).
 
@@ -284,16 +315,17 @@ def mla_scores(hidden: ArrayLike, weights: Mapping[str, np.ndarray], cfg: Latent
     nope = cfg.qk_nope_head_dim
 
     if cfg.q_lora_rank is None:
-        q = hidden @ weights["q"].T
+        q = hidden @ _present(weights.q, "q").T
     else:
-        q = _rms_norm(hidden @ weights["q_a"].T, weights["q_a_norm"]) @ weights["q_b"].T
+        q = _rms_norm(hidden @ _present(weights.q_a, "q_a").T, _present(weights.q_a_norm, "q_a_norm")) @ \
+            _present(weights.q_b, "q_b").T
     q = q.reshape(length, h, cfg.qk_head_dim).transpose(1, 0, 2)  # (h, L, nope + r)
     q_nope, q_rot = q[..., :nope], q[..., nope:]
 
-    compressed = hidden @ weights["kv_a"].T  # (L, kv_lora_rank + r): the latent and the shared rope key
-    kv_latent = _rms_norm(compressed[:, :cfg.kv_lora_rank], weights["kv_a_norm"])  # (L, kv_lora_rank)
+    compressed = hidden @ weights.kv_a.T  # (L, kv_lora_rank + r): the latent and the shared rope key
+    kv_latent = _rms_norm(compressed[:, :cfg.kv_lora_rank], weights.kv_a_norm)  # (L, kv_lora_rank)
     k_rot = compressed[:, cfg.kv_lora_rank:]  # (L, r), one per token, not per head
-    kv = (kv_latent @ weights["kv_b"].T).reshape(length, h, nope + cfg.v_head_dim).transpose(1, 0, 2)
+    kv = (kv_latent @ weights.kv_b.T).reshape(length, h, nope + cfg.v_head_dim).transpose(1, 0, 2)
     k_nope = kv[..., :nope]  # (h, L, nope)
 
     inv_freq, attention_factor = _rope(cfg)
@@ -335,12 +367,14 @@ def mla_demo_scores(preset: str, heads: int = 4, tokens: int = 12, start: int = 
 
 
 @functools.lru_cache(maxsize=16)
-def _demo_weights(preset: str, heads: int, seed: int) -> dict[str, np.ndarray]:
+def _demo_weights(preset: str, heads: int, seed: int) -> MlaWeights:
     """The demo layer's weights, drawn once per (preset, heads, seed): drawing them is most of a demo call's
     time (about 25 ms), and moving the tokens or their positions does not change them. Read-only, as shared."""
     weights = mla_random_weights(mla_tiny_config(preset, heads=heads, hidden=256), seed)
-    for array in weights.values():
-        array.flags.writeable = False
+    for part in fields(weights):
+        array = getattr(weights, part.name)
+        if array is not None:
+            array.flags.writeable = False
     return weights
 
 

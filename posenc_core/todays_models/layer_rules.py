@@ -37,6 +37,7 @@ __all__ = [
     "LocalGlobalModel",
     "LocalGlobalView",
     "NopeLayerModel",
+    "QueryScaleFirstSteps",
     "QueryScaleRule",
     "PairView",
     "WindowEdge",
@@ -353,20 +354,36 @@ def _positions(positions) -> np.ndarray:
     return p.astype(np.float32)  # torch: positions.float()
 
 
-def query_scale_first_steps(positions: ArrayOrTensor, period: int = 16384) -> dict[str, int | None]:
+@dataclass(frozen=True)
+class QueryScaleFirstSteps:
+    """The first position where each query-scale rule's multiplier (at scale 1) leaves 1 (``query_scale_first_steps``).
+
+    Attributes:
+        llama: Llama 4's (floor_scale 8,192) first step among the positions given, a position; None if none
+            reaches it.
+        mistral: Mistral's (original_max_position_embeddings ``period``) first step, a position; None if none
+            reaches it.
+    """
+
+    llama: int | None
+    mistral: int | None
+
+
+def query_scale_first_steps(positions: ArrayOrTensor, period: int = 16384) -> QueryScaleFirstSteps:
     """The first of ``positions`` where each rule's multiplier (at scale 1) leaves 1.
 
     Returns:
-        ``{"llama": int | None, "mistral": int | None}``: Llama 4's (floor_scale 8,192) and Mistral's
+        A ``QueryScaleFirstSteps``: ``llama`` and ``mistral``, Llama 4's (floor_scale 8,192) and Mistral's
         (original_max_position_embeddings ``period``) first step among the positions, None if none reaches it.
     """
     p = _positions(positions)  # (n,)
-    out = {}
-    for name, curve in (("llama", llama4_attn_temperature(p, 1.0, 8192)),
-                        ("mistral", llama_4_scaling_beta(p, 1.0, period))):
+
+    def first(curve: np.ndarray) -> int | None:
         above = np.flatnonzero(curve > 1)
-        out[name] = int(p[above[0]]) if above.size else None
-    return out
+        return int(p[above[0]]) if above.size else None
+
+    return QueryScaleFirstSteps(llama=first(llama4_attn_temperature(p, 1.0, 8192)),
+                                mistral=first(llama_4_scaling_beta(p, 1.0, period)))
 
 
 @keeps_kind
