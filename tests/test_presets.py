@@ -18,7 +18,7 @@ import pytest
 import posenc_core as pc
 from page_kit.lesson.config_words import mixer_name
 from page_kit.lesson.preset_words import preset_note, preset_source
-from posenc_core.configs import layer_inv_freq, normalise_config, query_scale
+from posenc_core.configs import QueryScaleRule, layer_inv_freq, normalise_config, query_scale
 
 transformers = pytest.importorskip("transformers")
 torch = pytest.importorskip("torch")
@@ -180,11 +180,11 @@ def test_known_layer_facts():
     nope = [r.index for r in scout if not r.rotates]
     assert nope == list(range(3, 48, 4))
     assert all(r.mixer == "chunked_attention" and r.chunk == 8192 for r in scout if r.rotates)
-    assert all(r.query_scale["rule"] == "llama4_temperature" for r in scout if not r.rotates)
+    assert all(r.query_scale.rule == "llama4_temperature" for r in scout if not r.rotates)
     assert all(r.query_scale is None for r in scout if r.rotates)
 
     _, ministral = pasted("ministral3-8b")
-    assert all(r.query_scale == {"rule": "llama4_beta", "beta": 0.1, "original": 16384.0} for r in ministral)
+    assert all(r.query_scale == QueryScaleRule("llama4_beta", 16384.0, 0.1) for r in ministral)
 
     _, exaone = pasted("exaone4-32b")
     assert [r.rotates for r in exaone[:4]] == [True, True, True, False]

@@ -232,7 +232,7 @@ def fact_sentence(fact: LayerFact) -> str:
         "window": lambda: f"sliding window: each query sees the last {n[0]:,} tokens",
         "chunk": lambda: f"chunked attention: tokens see only their own chunk of {n[0]:,}",
         "nope": lambda: f"NoPE: no rotation ({why_sentence(row)})",
-        "query_scale": lambda: f"query scale by position ({(row.query_scale or {}).get('rule')}), from position "
+        "query_scale": lambda: f"query scale by position ({getattr(row.query_scale, 'rule', None)}), from position "
                                f"{n[0]:,} on",
         "sink": lambda: "attention sink: a learned extra column in the softmax takes weight off the tokens",
         "latent": lambda: f"latent attention: only the {n[0]}-dim qk_rope_head_dim slice of each {n[1]}-dim "
@@ -361,7 +361,7 @@ def layer_table(rows: list[LayerRow]) -> dict[str, list]:
         "head_dim": [fmt(r.head_dim) if r.is_attention else "" for r in rows],
         "rope_type": [r.rope_type or "" for r in rows],
         "factor": [fmt(r.scaling_factor, "{:g}") for r in rows],
-        "query scale": [(r.query_scale or {}).get("rule", "") for r in rows],
+        "query scale": [r.query_scale.rule if r.query_scale else "" for r in rows],
         "sink": [r.sink for r in rows],
         "why": [why_sentence(r) for r in rows],
     }

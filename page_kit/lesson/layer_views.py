@@ -161,12 +161,12 @@ def query_scale_figure(positions, scale, row, start: int, *, name: str) -> None:
         positions, {"query scale": scale}, title=f"Layer {row.index}: factor on the query at position p",
         x_title="position p (log)", y_title="scale", log_x=True, name=name, hover_format=".4f",
         alt="The factor the model multiplies each query by, against position, on a log axis."))
-    if rule["rule"] == "llama4_temperature":
+    if rule.rule == "llama4_temperature":
         formula(r"s(p) = 1 + $a\,\log\!\left(1 + \left\lfloor \frac{p+1}{$f} \right\rfloor\right)",
-                a=rule["attn_scale"], f=int(rule["floor_scale"]))
+                a=rule.weight, f=int(rule.step))
     else:
         formula(r"s(p) = 1 + $b\,\log\!\left(1 + \left\lfloor \frac{p}{$f} \right\rfloor\right)",
-                b=rule["beta"], f=int(rule["original"]))
+                b=rule.weight, f=int(rule.step))
     notice(f"The scale is exactly 1 up to position {start - 1:,} and from position {start:,} on grows in steps, "
            "with the logarithm of how many steps in the query sits. Multiplying a query sharpens its "
            "softmax, which keeps attention from flattening out over very long inputs.")

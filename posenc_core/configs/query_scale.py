@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Literal
 
 import numpy as np
 
@@ -11,20 +13,56 @@ from .._backend import keeps_kind
 from .._checks import MAX_POSITIONS
 from .._types import ArrayOrTensor
 
-__all__ = ["query_scale", "query_scale_start"]
+__all__ = ["QueryScaleRule", "query_scale", "query_scale_start"]
+
+QueryScaleKind = Literal["llama4_temperature", "llama4_beta"]
 
 
-def query_scale_start(rule: Mapping) -> int:
+@dataclass(frozen=True)
+class QueryScaleRule:
+    """How a layer scales its queries by position, with the config values the model code reads.
+
+    Attributes:
+        rule: ``"llama4_temperature"`` (Llama 4's NoPE layers, ``attn_temperature_tuning``) or ``"llama4_beta"``
+            (Ministral 3 and Mistral Small 4, ``rope_parameters["llama_4_scaling_beta"]``).
+        step: the positions per step of the floor: ``floor_scale`` for the temperature,
+            ``original_max_position_embeddings`` for beta.
+        weight: the factor on the logarithm: ``attn_scale`` for the temperature, ``llama_4_scaling_beta`` for beta.
+    """
+
+    rule: QueryScaleKind
+    step: float
+    weight: float
+
+    @classmethod
+    def of(cls, rule: QueryScaleRule | Mapping) -> QueryScaleRule:
+        """A rule as given, or from a mapping in the config's words: ``{"rule": "llama4_temperature",
+        "floor_scale": ..., "attn_scale": ...}`` or ``{"rule": "llama4_beta", "beta": ..., "original": ...}``."""
+        if isinstance(rule, QueryScaleRule):
+            return rule
+        kind = rule.get("rule") if isinstance(rule, Mapping) else None
+        if kind not in ("llama4_temperature", "llama4_beta"):
+            raise ValueError("A query-scale rule is 'llama4_temperature' or 'llama4_beta'.")
+        names = ("floor_scale", "attn_scale") if kind == "llama4_temperature" else ("original", "beta")
+        try:
+            step, weight = (float(rule[name]) for name in names)
+        except (KeyError, TypeError, ValueError):
+            raise ValueError(f"A {kind} query-scale rule needs the numbers {names[0]} and {names[1]}.") from None
+        if not (math.isfinite(step) and step > 0 and math.isfinite(weight)):
+            raise ValueError(f"The query-scale rule's {names[0]} must be a positive number and {names[1]} finite.")
+        return cls(kind, step, weight)
+
+
+def query_scale_start(rule: QueryScaleRule | Mapping) -> int:
     """The first position whose query is scaled by more than 1 (the floor in the rule first reaches 1)."""
-    if not isinstance(rule, Mapping) or rule.get("rule") not in ("llama4_temperature", "llama4_beta"):
-        raise ValueError("A query-scale rule is 'llama4_temperature' or 'llama4_beta'.")
-    if rule["rule"] == "llama4_temperature":
-        return int(math.ceil(rule["floor_scale"])) - 1  # floor((p + 1) / floor_scale) >= 1
-    return int(math.ceil(rule["original"]))  # floor(p / original) >= 1
+    rule = QueryScaleRule.of(rule)
+    if rule.rule == "llama4_temperature":
+        return int(math.ceil(rule.step)) - 1  # floor((p + 1) / floor_scale) >= 1
+    return int(math.ceil(rule.step))  # floor(p / original) >= 1
 
 
 @keeps_kind
-def query_scale(rule: Mapping, positions: ArrayOrTensor) -> ArrayOrTensor:
+def query_scale(rule: QueryScaleRule | Mapping, positions: ArrayOrTensor) -> ArrayOrTensor:
     """The factor a layer multiplies its queries by at each position (float32, as the model computes it).
 
     ``llama4_temperature`` (Llama 4's NoPE layers): 1 + attn_scale · log1p(floor((p + 1) / floor_scale)).
@@ -34,15 +72,14 @@ def query_scale(rule: Mapping, positions: ArrayOrTensor) -> ArrayOrTensor:
     if p.ndim != 1 or p.size > MAX_POSITIONS or not np.issubdtype(p.dtype, np.number):
         raise ValueError(f"positions must be a 1-D array of at most {MAX_POSITIONS:,} numbers.")
     p = p.astype(np.float32)
-    if not isinstance(rule, Mapping) or rule.get("rule") not in ("llama4_temperature", "llama4_beta"):
-        raise ValueError("A query-scale rule is 'llama4_temperature' or 'llama4_beta'.")
+    rule = QueryScaleRule.of(rule)
     with np.errstate(all="ignore"):
-        if rule["rule"] == "llama4_temperature":
-            out = np.log1p(np.floor((p + np.float32(1.0)) / np.float32(rule["floor_scale"]))) \
-                * np.float32(rule["attn_scale"]) + np.float32(1.0)
+        if rule.rule == "llama4_temperature":
+            out = np.log1p(np.floor((p + np.float32(1.0)) / np.float32(rule.step))) \
+                * np.float32(rule.weight) + np.float32(1.0)
         else:
-            out = np.float32(1.0) + np.float32(rule["beta"]) * np.log(
-                np.float32(1.0) + np.floor(p / np.float32(rule["original"])))
+            out = np.float32(1.0) + np.float32(rule.weight) * np.log(
+                np.float32(1.0) + np.floor(p / np.float32(rule.step)))
     if not np.all(np.isfinite(out)):
         raise ValueError("The query scale is not finite for these positions (negative positions?).")
     return out.astype(np.float32)
