@@ -38,6 +38,7 @@ with guard():  # the class never takes the lesson down: a store that cannot be r
     live_panel.student_bar()  # a student's room and the control to stop following, above the lesson
 a11y.apply()
 settings.presentation_bar([("Home", [home]), *sections.items()], navigation)
+nav.arrive(navigation.url_path)
 try:
     navigation.run()
 except Exception as error:  # noqa: BLE001 (outside any guard(): a logged bug and a sentence, not a redacted box)

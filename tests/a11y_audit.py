@@ -41,13 +41,20 @@ VIEW_NAMES = {view.name: view for view in VIEWS}
 # Plotly's SVG (thousands of nodes per chart, a third of axe's time) is left out: its text colours come from the
 # kit's template, checked for contrast in tests/test_figures.py, and the chart's name and role are checked on
 # its container, which stays in.
-_RUN_AXE = """async (tags) => {
+_RUN_AXE = """async ([tags, rules, mainOnly]) => {
   const context = {exclude: [[".js-plotly-plot .svg-container"]]};
-  const result = await axe.run(context, {runOnly: {type: "tag", values: tags}, resultTypes: ["violations"]});
+  if (mainOnly) context.include = [['[data-testid="stMain"]']];
+  const only = rules ? {type: "rule", values: rules} : {type: "tag", values: tags};
+  const result = await axe.run(context, {runOnly: only, resultTypes: ["violations"]});
   return result.violations.map((v) => ({id: v.id, impact: v.impact, help: v.help,
     nodes: v.nodes.map((n) => ({target: n.target.map(String).join(" "), html: n.html.slice(0, 160),
                                 impact: n.impact, summary: (n.failureSummary || "").slice(0, 300)}))}));
 }"""
+# The rules of WCAG A/AA whose result a colour scheme can change. The dark scheme changes colours only (the app's
+# dark CSS, page_kit/lesson/a11y.DARK_CSS and settings' page background, and the figures' template, whose text axe
+# leaves to tests/test_figures.py): the page's structure, names, roles and sizes are the light scheme's, audited
+# there in full, so a dark view runs these.
+COLOUR_RULES = ["color-contrast", "link-in-text-block"]
 
 
 def axe_available() -> bool:
@@ -76,13 +83,17 @@ _UNDOCK = """() => {
 _REDOCK = "() => document.getElementById('a11y-audit-undock')?.remove()"
 
 
-def audit(page) -> list[dict]:
-    """axe's violations of the WCAG A/AA rules on the page as it is now (with the phone's control dock in flow)."""
+def audit(page, *, rules: list[str] | None = None, main_only: bool = False) -> list[dict]:
+    """axe's violations of the WCAG A/AA rules on the page as it is now (with the phone's control dock in flow).
+
+    ``rules`` runs those rules only (``COLOUR_RULES``); ``main_only`` audits the lesson's column, not the sidebar
+    and the page's frame (a tab of a lesson changes only the column: the page-wide rules and the sidebar are
+    audited on its first tab)."""
     # the page's own a11y script marks new wide formulas within 30 ms of a change: a settled page
     # (devtools.streamlit_server.wait_until_idle, no change for 80 ms) has them marked
     page.evaluate(_UNDOCK)
     try:
-        return page.evaluate(_RUN_AXE, WCAG_TAGS)
+        return page.evaluate(_RUN_AXE, [WCAG_TAGS, rules, main_only])
     finally:
         page.evaluate(_REDOCK)
 

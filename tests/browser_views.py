@@ -2,12 +2,14 @@
 
 A view is one way a student sees the app (tests/a11y_audit.VIEWS): light and dark at 1,400 x 900, a 1,280 x 720
 projector in presentation mode, a 390 x 844 touch phone. Opening a page and each of its tabs is most of the cost
-of a browser check, so each view of each page is opened once and every check that applies runs on it:
+of a browser check, so each view of each page is opened once and every check that applies runs on it; a view
+goes from page to page by the sidebar's links (the projector by Next), as a reader does:
 
 - every view, every tab: no exception box, error box, page error or request to another host; figures whose text
   resolves, whose titles, legends and labels stay apart and inside, and whose named series keep their colour;
-  no mention of notes the reader cannot see; axe-core's WCAG 2.2 A/AA audit (light and dark on every tab, the
-  projector and the phone on the first, as a student meets them);
+  no mention of notes the reader cannot see; axe-core's WCAG 2.2 A/AA audit (light on every tab, the whole page on
+  the first and the lesson's column on the others, which is all a tab changes; dark on every tab with the rules a
+  colour scheme can change; the projector and the phone on the first, as a student meets them);
 - light: app.py's sidebar is there, every chart is a figure named by its alt text with a "Show the numbers"
   table (and, with POSENC_SCREENSHOTS=1, a whole-page screenshot of every tab in tests/artifacts/screenshots/);
 - projector and phone (lessons): the first figure starts in the top 40% of the first screen with at most four
@@ -46,6 +48,9 @@ LOCAL_HOSTS = {"127.0.0.1", "localhost"}
 NOTES = re.compile(r"\b(source|course|our|lecture|private) notes?\b|\bone of the notes\b|\bthe seed notes?\b", re.I)
 FIRST_SCREEN_SHARE = 0.4  # the first figure's top lies within the top 40% of the first screen
 MOST_CONTROLS_ABOVE = 4
+# axe rules judged on where things are in one frame: a frame caught while a page that Next has just opened still
+# moves (a chart fitting its width, the old page's elements leaving) is read again once the layout has settled
+LAYOUT_RULES = {"target-size"}
 
 
 def watch(page) -> list[str]:
@@ -118,8 +123,14 @@ def check_room(report: dict, where: str) -> None:
     assert not report["small"], f"{where}: presentation-bar text under the screen's minimum: {report['small']}"
 
 
-def check_axe(page, where: str) -> None:
-    bad = a11y_audit.blocking(a11y_audit.audit(page))
+def check_axe(page, view: a11y_audit.View, where: str, first_tab: bool) -> None:
+    """axe on the whole page on a page's first tab, on the lesson's column on the others (a tab changes nothing
+    else); in the dark scheme the rules a colour scheme can change (a11y_audit.COLOUR_RULES)."""
+    rules = a11y_audit.COLOUR_RULES if view.scheme == "dark" else None
+    bad = a11y_audit.blocking(a11y_audit.audit(page, rules=rules, main_only=not first_tab))
+    if any(v["id"] in LAYOUT_RULES for v in bad):  # judged on one frame: what stays once the layout has settled
+        settled_layout(page)
+        bad = a11y_audit.blocking(a11y_audit.audit(page, rules=rules, main_only=not first_tab))
     assert not bad, ("axe-core (WCAG 2.2 A/AA) finds critical or serious problems:\n"
                      + a11y_audit.describe(where, bad))
 
@@ -268,9 +279,36 @@ def check_next(page, info, where: str) -> None:
 
 # --- the visit --------------------------------------------------------------------------------------------------
 
+# A page whose last visit ended with every check passed goes on to the next page by the sidebar's link, as a reader
+# does, in the same session: a new document per page (page.goto) boots Streamlit again, twice the time of the
+# visit's first run. After a failure, or on a page the sidebar does not list, the next visit loads the page afresh.
+# (A first visit by a link is tests/test_browser.py's.)
+_ENDED_CLEAN: set[int] = set()
+_AT_PATH = ("(path) => location.pathname.replace(/\\/+$/, '').endsWith('/' + path) "
+            "|| (!path && location.pathname === '/')")
+
+
+def _go_in_app(page, url: str, path: str) -> bool:
+    """Open ``path`` from the page that is open, by its sidebar link (or stay, if Next has just opened it)."""
+    if id(page) not in _ENDED_CLEAN or not page.url.startswith(url):
+        return False
+    if not page.evaluate(_AT_PATH, path):
+        link = page.locator(f'[data-testid="stSidebarContent"] .st-key-lesson_nav a[href="{path}"]')
+        if link.count() != 1:
+            return False
+        settle_after(page, lambda: link.dispatch_event("click"))
+        page.wait_for_function(_AT_PATH, arg=path, timeout=30000)
+    wait_until_idle(page)
+    page.wait_for_selector("h1", timeout=30000)
+    return True
+
+
 def open_view(page, url: str, info, view: a11y_audit.View) -> None:
     # Home is the app's root ("/"): its url_path names it in the navigation, and /home is "Page not found"
-    a11y_audit.open_page(page, url, "" if info is registry.HOME else info.url_path, view)
+    path = "" if info is registry.HOME else info.url_path
+    if not _go_in_app(page, url, path):
+        a11y_audit.open_page(page, url, path, view)
+    _ENDED_CLEAN.discard(id(page))
     assert page.get_by_text("Page not found").count() == 0, f"{info.url_path}: Streamlit says Page not found"
 
 
@@ -305,7 +343,7 @@ def visit(page, errors: list[str], url: str, info, view: a11y_audit.View) -> Non
             check_room(report, where)
             check_elided(report, where)
         if index == 0 or view.every_tab:
-            check_axe(page, where)
+            check_axe(page, view, where, first_tab=index == 0)
         if view.name == "light":
             check_text_alternatives(page, where)
         if view.name == "light" and SCREENSHOTS:
@@ -317,6 +355,7 @@ def visit(page, errors: list[str], url: str, info, view: a11y_audit.View) -> Non
         assert asked, f"{info.url_path}: no predict-then-reveal question found"
         if info is not LESSONS[-1]:  # the last lesson has no Next
             check_next(page, info, first)
+    _ENDED_CLEAN.add(id(page))
 
 
 def view_test(name: str):

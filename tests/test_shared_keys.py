@@ -65,3 +65,16 @@ def test_a_key_shared_by_different_widgets_does_not_carry_over(kinds_by_key):
                     if value is not None:
                         widget.set_value(value).run()
                 _open(at, by_url[target])
+
+
+def test_a_lesson_opens_on_its_first_tab_after_another_lessons_tab():
+    """Both pages have a tab "Score vs distance" (one URL name, view, for every lesson's tabs): a student who
+    leaves Compare extensions on it opens Model presets on its first tab, as its link (no view) says."""
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120).run()
+    _open(at, registry.page("extension_compare"))
+    at.session_state["view"] = "Score vs distance"
+    at.run()
+    assert at.session_state["view"] == "Score vs distance"
+    _open(at, registry.page("model_configs"))
+    assert at.session_state["view"] == "What was read"
+    assert any(radio.key == "predict_cfg_trained" for radio in at.radio), "the first tab's question is not shown"

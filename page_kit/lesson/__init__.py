@@ -17,6 +17,7 @@ from page_kit.controls.folds import folded, is_unseen, unseen  # noqa: F401 (pag
 from page_kit.controls.settings import presentation
 from page_kit.lesson import formula_lines
 from page_kit.navigation.registry import page
+from page_kit.navigation.sidebar import TAB_KEY
 
 
 def fmt(value, digits: int = 4) -> str:
@@ -54,12 +55,12 @@ class Stage:
     side: object  # at most four controls that drive the figure beside them (under it on a phone)
     more: object  # "More settings": the controls a first look does not need, folded (None: no such fold)
 
-    def sections(self, labels: Sequence[str], key: str = "view"):
+    def sections(self, labels: Sequence[str], key: str = TAB_KEY):
         """The lesson's tabs, in the figure column (``sections``)."""
         with self.main:
             return sections(labels, key)
 
-    def walk(self, tabs: Sequence[tuple[str, Callable]], *args, key: str = "view", **kwargs) -> None:
+    def walk(self, tabs: Sequence[tuple[str, Callable]], *args, key: str = TAB_KEY, **kwargs) -> None:
         """The lesson's tabs from its ``TABS`` list of (label, function): only the open one runs, as
         ``function(*args, **kwargs)`` inside its tab, so a lesson reads as one small function per tab."""
         for tab, (_, draw) in zip(self.sections([label for label, _ in tabs], key), tabs, strict=True):
@@ -112,7 +113,7 @@ def why(text: str, label: str = "Why this matters") -> None:
     st.markdown(text)
 
 
-def sections(labels: Sequence[str], key: str = "view"):
+def sections(labels: Sequence[str], key: str = TAB_KEY):
     """A lesson's parts as tabs that run only while open, and whose choice lives in the URL.
 
     Each Plotly figure costs the browser tens of milliseconds to draw, so a page that redraws all of

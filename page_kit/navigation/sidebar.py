@@ -28,6 +28,19 @@ def sidebar_links(groups: Sequence[tuple[str, Sequence[st.Page]]]) -> None:
                 st.page_link(page, label=page.title, icon=page.icon)
 
 
+TAB_KEY = "view"  # every lesson's tabs (page_kit.lesson.sections): one URL name, "view", on every page
+_SHOWN_KEY = "_page_shown"  # session state: the url_path of the page this session ran last
+
+
+def arrive(url_path: str) -> None:
+    """A lesson opens on its first tab unless its address names one: the tab chosen on the page before (a
+    "Score vs distance" both pages have) is forgotten when the page changes, by Next, a sidebar link or a
+    class following its teacher without a tab."""
+    before, st.session_state[_SHOWN_KEY] = st.session_state.get(_SHOWN_KEY), url_path
+    if before is not None and before != url_path and TAB_KEY not in st.query_params:
+        st.session_state.pop(TAB_KEY, None)
+
+
 @functools.cache
 def pages() -> tuple[st.Page, dict[str, tuple[st.Page, ...]]]:
     """(home, {section title: its pages}): every st.Page built once per process, not on every page visit.
