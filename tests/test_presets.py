@@ -18,7 +18,7 @@ import pytest
 import posenc_core as pc
 from page_kit.lesson.config_words import mixer_name
 from page_kit.lesson.preset_words import preset_note, preset_source
-from posenc_core.configs import QueryScaleRule, layer_inv_freq, normalise_config, query_scale
+from posenc_core.configs import LayerQueryScale, layer_inv_freq, normalise_config, query_scale
 
 transformers = pytest.importorskip("transformers")
 torch = pytest.importorskip("torch")
@@ -184,7 +184,7 @@ def test_known_layer_facts():
     assert all(r.query_scale is None for r in scout if r.rotates)
 
     _, ministral = pasted("ministral3-8b")
-    assert all(r.query_scale == QueryScaleRule("llama4_beta", 16384.0, 0.1) for r in ministral)
+    assert all(r.query_scale == LayerQueryScale("llama4_beta", 16384.0, 0.1) for r in ministral)
 
     _, exaone = pasted("exaone4-32b")
     assert [r.rotates for r in exaone[:4]] == [True, True, True, False]

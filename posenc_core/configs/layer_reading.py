@@ -21,7 +21,7 @@ from .layer_row import (
     MixerFamily,
     RotationReason,
 )
-from .query_scale import QueryScaleRule
+from .query_scale import LayerQueryScale
 from .reader import ConfigReading, normalise_config
 from .rotation import layer_rotates, mrope_code
 
@@ -150,13 +150,13 @@ def _sink(reading: ConfigReading, layer_type: str) -> bool:
     return False
 
 
-def _query_scale(reading: ConfigReading, rotates: bool, params: Mapping | None) -> QueryScaleRule | None:
+def _query_scale(reading: ConfigReading, rotates: bool, params: Mapping | None) -> LayerQueryScale | None:
     if reading.model_type == "llama4_text" and reading.get("attn_temperature_tuning") and not rotates:
-        return QueryScaleRule.of({"rule": "llama4_temperature", "floor_scale": reading.get("floor_scale", 8192),
+        return LayerQueryScale.of({"rule": "llama4_temperature", "floor_scale": reading.get("floor_scale", 8192),
                                   "attn_scale": reading.get("attn_scale", 0.1)})
     if params and params.get("llama_4_scaling_beta") is not None and \
             reading.model_type in ("ministral3", "mistral4"):
-        return QueryScaleRule.of({"rule": "llama4_beta", "beta": params["llama_4_scaling_beta"],
+        return LayerQueryScale.of({"rule": "llama4_beta", "beta": params["llama_4_scaling_beta"],
                                   "original": params.get("original_max_position_embeddings")})
     return None
 

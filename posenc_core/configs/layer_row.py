@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Literal
 
-from .query_scale import QueryScaleRule
+from .query_scale import LayerQueryScale
 
 __all__ = ["ATTENTION_KINDS", "LayerRow", "MIXER_FAMILIES", "MIXER_KINDS", "MixerCode", "MixerFamily", "ReasonCode",
            "RotationReason"]
@@ -112,7 +112,7 @@ class LayerRow:
     partial_rotary_factor: float = 1.0
     head_dim: int | None = None  # the head size RoPE is computed for (qk_rope_head_dim for latent attention)
     scaling: dict = field(default_factory=dict)  # the layer's RoPE dict without rope_theta / partial factor
-    query_scale: QueryScaleRule | None = None  # how the layer scales its queries by position, if it does
+    query_scale: LayerQueryScale | None = None  # how the layer scales its queries by position, if it does
     sink: bool = False
     latent: bool = False
     mrope: bool = False

@@ -13,13 +13,13 @@ from .._backend import keeps_kind
 from .._checks import MAX_POSITIONS
 from .._types import ArrayOrTensor
 
-__all__ = ["QueryScaleRule", "query_scale", "query_scale_start"]
+__all__ = ["LayerQueryScale", "query_scale", "query_scale_start"]
 
 QueryScaleKind = Literal["llama4_temperature", "llama4_beta"]
 
 
 @dataclass(frozen=True)
-class QueryScaleRule:
+class LayerQueryScale:
     """How a layer scales its queries by position, with the config values the model code reads.
 
     Attributes:
@@ -35,10 +35,10 @@ class QueryScaleRule:
     weight: float
 
     @classmethod
-    def of(cls, rule: QueryScaleRule | Mapping) -> QueryScaleRule:
+    def of(cls, rule: LayerQueryScale | Mapping) -> LayerQueryScale:
         """A rule as given, or from a mapping in the config's words: ``{"rule": "llama4_temperature",
         "floor_scale": ..., "attn_scale": ...}`` or ``{"rule": "llama4_beta", "beta": ..., "original": ...}``."""
-        if isinstance(rule, QueryScaleRule):
+        if isinstance(rule, LayerQueryScale):
             return rule
         kind = rule.get("rule") if isinstance(rule, Mapping) else None
         if kind not in ("llama4_temperature", "llama4_beta"):
@@ -53,16 +53,16 @@ class QueryScaleRule:
         return cls(kind, step, weight)
 
 
-def query_scale_start(rule: QueryScaleRule | Mapping) -> int:
+def query_scale_start(rule: LayerQueryScale | Mapping) -> int:
     """The first position whose query is scaled by more than 1 (the floor in the rule first reaches 1)."""
-    rule = QueryScaleRule.of(rule)
+    rule = LayerQueryScale.of(rule)
     if rule.rule == "llama4_temperature":
         return int(math.ceil(rule.step)) - 1  # floor((p + 1) / floor_scale) >= 1
     return int(math.ceil(rule.step))  # floor(p / original) >= 1
 
 
 @keeps_kind
-def query_scale(rule: QueryScaleRule | Mapping, positions: ArrayOrTensor) -> ArrayOrTensor:
+def query_scale(rule: LayerQueryScale | Mapping, positions: ArrayOrTensor) -> ArrayOrTensor:
     """The factor a layer multiplies its queries by at each position (float32, as the model computes it).
 
     ``llama4_temperature`` (Llama 4's NoPE layers): 1 + attn_scale · log1p(floor((p + 1) / floor_scale)).
@@ -72,7 +72,7 @@ def query_scale(rule: QueryScaleRule | Mapping, positions: ArrayOrTensor) -> Arr
     if p.ndim != 1 or p.size > MAX_POSITIONS or not np.issubdtype(p.dtype, np.number):
         raise ValueError(f"positions must be a 1-D array of at most {MAX_POSITIONS:,} numbers.")
     p = p.astype(np.float32)
-    rule = QueryScaleRule.of(rule)
+    rule = LayerQueryScale.of(rule)
     with np.errstate(all="ignore"):
         if rule.rule == "llama4_temperature":
             out = np.log1p(np.floor((p + np.float32(1.0)) / np.float32(rule.step))) \
