@@ -178,7 +178,11 @@ def settled_layout(page) -> dict:
     return report
 
 
+_SCROLLED = "() => document.querySelector('[data-testid=\"stMain\"]').scrollTop"
+
+
 def check_first_screen(page, view: a11y_audit.View, where: str) -> None:
+    assert page.evaluate(_SCROLLED) == 0, f"{where}: the lesson opens scrolled down, not at its top"
     report = settled_layout(page)
     assert report["figureTop"] is not None, f"{where}: no figure on the first tab"
     assert report["figureTop"] <= FIRST_SCREEN_SHARE * report["height"], (

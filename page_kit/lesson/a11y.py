@@ -74,7 +74,15 @@ A11Y_SCRIPT = """
       if (!pending[ms]) pending[ms] = setTimeout(() => { pending[ms] = null; mark(); }, ms);
     }
   };
-  new MutationObserver(later).observe(document.body, { childList: true, subtree: true });
+  // a lesson opens at its top: a page switch (Next, a sidebar link) reuses the scrolled column of the page before
+  let shownPath = location.pathname;
+  const toTop = () => {
+    if (location.pathname === shownPath) return;
+    shownPath = location.pathname;
+    const main = document.querySelector('[data-testid="stMain"]');
+    if (main) main.scrollTop = 0;
+  };
+  new MutationObserver(() => { toTop(); later(); }).observe(document.body, { childList: true, subtree: true });
   window.addEventListener("resize", later);
   document.fonts.ready.then(later);
   mark();
