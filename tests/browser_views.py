@@ -300,9 +300,10 @@ def _go_in_app(page, url: str, path: str) -> bool:
         link = page.locator(f'[data-testid="stSidebarContent"] .st-key-lesson_nav a[href="{path}"]')
         if link.count() != 1:
             return False
-        settle_after(page, lambda: link.dispatch_event("click"))
+        settle_after(page, lambda: link.dispatch_event("click"))  # ends on a settled page
         page.wait_for_function(_AT_PATH, arg=path, timeout=30000)
-    wait_until_idle(page)
+    else:  # Next has opened it (check_next waits for it to settle)
+        wait_until_idle(page)
     page.wait_for_selector("h1", timeout=30000)
     return True
 
