@@ -20,42 +20,44 @@ def preset_caption(key: str) -> str:
     return f"Values from {link} {preset_words.preset_source(key)}. {preset_words.preset_note(key)}"
 
 
+def _section_words(value, s) -> str:
+    axes = "(height, width, time)" if s.allocation == "ernie3d" else "(time, height, width)"
+    return f"{list(value)} pairs {axes}"
+
+
+# setting -> the value column's words, from (value, the reading's settings); a setting not listed shows its repr
+VALUE_WORDS = {
+    **dict.fromkeys(PLAIN, lambda value, s: f"{value}"),
+    "family": lambda value, s: MM_FAMILIES[value].name,
+    "rope_theta": lambda value, s: f"{value:,.6g}",
+    "partial_rotary_factor": lambda value, s: (f"{value:g}: {s.rotary_dim} of {s.head_dim} dimensions rotate "
+                                               f"({s.n_pairs} pairs)"),
+    "mrope_section": _section_words,
+    "allocation": lambda value, s: str(value),
+}
+# origin code -> the "read from" column's words, from the row: a place in the file, or why the value is not in it
+ORIGIN_WORDS = {
+    "model_type": lambda row: f"model_type = {row.detail[0]!r}",
+    "ratio": lambda row: (f"{row.path}hidden_size / num_attention_heads = {row.detail[0]} / {row.detail[1]}"
+                          if row.setting == "head_dim"
+                          else f"{row.path}: width {row.detail[0]} / {row.detail[1]} heads"),
+    "class_default": lambda row: f"not in the file: {row.detail[0]}'s default",
+    "all_rotate": lambda row: "not in the file: all dimensions rotate",
+    "module_default": lambda row: f"not in the file: the default in {row.detail[0]}'s rotary module code",
+    "code": lambda row: f"{MM_FAMILIES[row.detail[0]].name}'s recomposition_frequencies (its code)",
+}
+
+
 def row_value(row: ConfigRow, reading: MMConfigReading) -> str:
     """The value column of one row, as the reading shows it."""
-    s = reading.settings
-    if row.setting == "family":
-        return MM_FAMILIES[row.value].name
-    if row.setting in PLAIN:
-        return f"{row.value}"
-    if row.setting == "rope_theta":
-        return f"{row.value:,.6g}"
-    if row.setting == "partial_rotary_factor":
-        return f"{row.value:g}: {s.rotary_dim} of {s.head_dim} dimensions rotate ({s.n_pairs} pairs)"
-    if row.setting == "mrope_section":
-        axes = "(height, width, time)" if s.allocation == "ernie3d" else "(time, height, width)"
-        return f"{list(row.value)} pairs {axes}"
-    if row.setting == "allocation":
-        return str(row.value)
-    return repr(row.value)
+    words = VALUE_WORDS.get(row.setting)
+    return words(row.value, reading.settings) if words else repr(row.value)
 
 
 def row_origin(row: ConfigRow) -> str:
     """The "read from" column of one row: a place in the file, or why the value is not in it."""
-    if row.origin == "model_type":
-        return f"model_type = {row.detail[0]!r}"
-    if row.origin == "ratio" and row.setting == "head_dim":
-        return f"{row.path}hidden_size / num_attention_heads = {row.detail[0]} / {row.detail[1]}"
-    if row.origin == "ratio":
-        return f"{row.path}: width {row.detail[0]} / {row.detail[1]} heads"
-    if row.origin == "class_default":
-        return f"not in the file: {row.detail[0]}'s default"
-    if row.origin == "all_rotate":
-        return "not in the file: all dimensions rotate"
-    if row.origin == "module_default":
-        return f"not in the file: the default in {row.detail[0]}'s rotary module code"
-    if row.origin == "code":
-        return f"{MM_FAMILIES[row.detail[0]].name}'s recomposition_frequencies (its code)"
-    return row.path
+    words = ORIGIN_WORDS.get(row.origin)
+    return words(row) if words else row.path
 
 
 def note_text(note: str, reading: MMConfigReading) -> str:

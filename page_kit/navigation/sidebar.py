@@ -29,7 +29,7 @@ def sidebar_links(groups: Sequence[tuple[str, Sequence[st.Page]]]) -> None:
 
 
 TAB_KEY = "view"  # every lesson's tabs (page_kit.lesson.sections): one URL name, "view", on every page
-_SHOWN_KEY = "_page_shown"  # session state: the url_path of the page this session ran last
+_SHOWN_KEY = "_page_shown"  # session state: the url_path of the page the browser tab's last run showed
 
 
 def arrive(url_path: str) -> None:
