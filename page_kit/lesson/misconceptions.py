@@ -1,0 +1,178 @@
+"""The belief behind each wrong option of every predict-then-reveal question, for the live class's teacher.
+
+A teacher sees, per question, the most common wrong answer and the misconception it stands for. Each entry of
+``MISCONCEPTIONS`` is keyed by the question's key (``classroom.predict``'s first argument); a key built at run time
+(``f"divided_{method}"``) is entered as its fixed prefix followed by ``*``. The tuple holds one sentence per option,
+in the options' order: what a learner who picks that option believes when it is wrong. ``None`` stands only at an
+option that is always right; where the page computes the right option, every option has a sentence, shown only
+when it is wrong. The sentences are plain text and name no number the page computes (those follow the sliders).
+"""
+
+from __future__ import annotations
+
+PREFIX_MARK = "*"  # a key ending in it stands for every key that starts with the part before it
+
+MISCONCEPTIONS: dict[str, tuple[str | None, ...]] = {
+    # --- why_position -------------------------------------------------------------------------------------------
+    "binary_repeat": (
+        "Each bit names one position, so b bits tell only b positions apart",
+        "Each added bit adds two positions, so the period grows in step with the bits",
+        None,
+        "A fixed number of bits can give every position its own pattern, forever",
+    ),
+    "naive_width": (
+        "More channels carrying the integer make it outweigh the word more, as if the word did not grow too",
+        "The integer code grows with the width while the word's vector keeps its length",
+        None,
+        "A wider embedding gives the word more room, so the integer code's share shrinks",
+    ),
+    "naive_fraction": (
+        "A fraction p / L gives a position one code, whatever the length of the sequence around it",
+        "A shorter sequence always gives a larger code, even at position 0 or past its end",
+        "A longer sequence gives the same position a larger code, as if p / L grew with L",
+        "The shorter sequence ends before position p, though p is still below its length",
+    ),
+    "order_rows": (
+        "Each output row only moves with its word, even when positions are added to the inputs",
+        "Attention alone notices word order, so reordering the words changes their output rows",
+        "Attention blends every word into one average, so all output rows come out alike",
+    ),
+    # --- absolute -----------------------------------------------------------------------------------------------
+    "learned_rows": (
+        None,
+        "The table's width, its number of channels, sets how many positions get a vector",
+        "A learned table extends its pattern past its last row, like a formula",
+        "Past its last row, a learned table wraps around and reuses its rows",
+    ),
+    "base": (
+        "A larger base makes the waves faster, so the slowest wavelength gets shorter",
+        "The base leaves the wavelengths where they are",
+        None,
+        "The slowest wavelength depends so steeply on the base that doubling the base squares it",
+    ),
+    "tp_louder": (
+        "The word's embedding always outweighs its position row, whatever the init and the scaling",
+        "The position row always outweighs the word's embedding, whatever the init and the scaling",
+        "A word's embedding and its position row are made to have the same length",
+    ),
+    "tp_width": (
+        "The width never moves the balance of position and word, whatever the init and the scaling",
+        "A wider model always gives the position row a larger share of the input",
+        "A wider model always gives the word a larger share of the input",
+        "The position row's length grows in proportion to the width, not to its square root",
+    ),
+    # --- rope ---------------------------------------------------------------------------------------------------
+    "shift": (
+        None,
+        "RoPE rewards tokens further along the sequence, so moving both raises their score",
+        "RoPE weakens a pair's score as both tokens move further along the sequence",
+        "Turning both vectors further can flip the score's sign, as if each angle counted alone",
+    ),
+    "rm_rotated": (
+        "RoPE rotates the values too, not only the queries and keys",
+        None,
+        "RoPE turns the vectors once at the input, as an added position vector would, not in every layer",
+        "Only the query heads are rotated; the keys are left as they are",
+    ),
+    "rm_share": (
+        "RoPE's rotations are a large part of a layer's q, k and v work",
+        "RoPE's rotations are a small but noticeable part of a layer's q, k and v work",
+        "RoPE's rotations cost next to nothing beside the projections in every model, small heads included",
+    ),
+    "rr_diagonal": (
+        None,
+        "Scores along a diagonal grow as both tokens move further along",
+        "A score fades with the absolute position, even when the offset m − n stays fixed",
+        "The other layout breaks the relative property, so the score swings along a diagonal",
+    ),
+    "rr_random": (
+        "RoPE makes every query-key score decay with distance, whatever the vectors hold",
+        None,
+        "Turning random vectors further apart lines them up, so their scores grow",
+    ),
+    "rv_layouts": (
+        "Turning each pair by the same angle gives the same vector, whichever dimensions form the pairs",
+        None,
+        "The two layouts are different encodings that no reordering of the dimensions can match",
+    ),
+    "rv_bfloat16": (
+        "bfloat16's few significant bits ruin the angles almost at once, within a short prompt",
+        "bfloat16 angles hold through short prompts and break at the length of an ordinary document",
+        "bfloat16 forms angles precisely enough until very long contexts",
+        "bfloat16 forms angles precisely enough over any context length",
+    ),
+    # --- attention_bias -----------------------------------------------------------------------------------------
+    "doubled": (
+        "Each ALiBi head's slope is fixed by its index alone, whatever the number of heads",
+        None,
+        "Doubling the heads halves every slope, as if one fixed amount of slope were shared out",
+    ),
+    "cmp_length": (
+        "Only the learned absolute table's size follows the maximum length",
+        "Every learned position table grows with the input, even one indexed by clipped or bucketed distance",
+        "Learned position parameters never depend on the maximum length, not even an absolute table",
+    ),
+    "nope_rows": (
+        None,
+        "Attention alone keeps early positions closer to the start, even without a mask or encodings",
+        "Without positions, attention gives each position its own random output",
+    ),
+    "nope_start": (
+        None,
+        "Under a causal mask every position pays all its attention to the first token, as position 0 does",
+        "Attention fades with distance by itself, so a far first token gets nothing",
+    ),
+    "shaw_rows": (
+        "Relative encoding still learns one vector per position, like an absolute table",
+        "The model learns a separate vector for every pair of tokens",
+        None,
+        "Every distance in the input gets its own vector, so the table grows with the input",
+    ),
+    "shaw_flat": (
+        "The relative term keeps falling with distance past the clipping distance",
+        None,
+        "Past the clipping distance the relative term alternates in sign from key to key",
+    ),
+    "t5_far": (
+        "T5's buckets grow in step with the distance, so four times as far means a bucket four times larger",
+        "T5's log buckets keep growing however far back a key is, with no last bucket",
+        "Keys at max_distance and beyond always share one bucket, whatever the buckets' settings",
+    ),
+}
+
+
+def entry_for(key: str) -> tuple[str | None, ...]:
+    """The registry's tuple for question ``key``: its exact entry, else the longest prefix pattern it matches.
+
+    Raises KeyError naming the key when neither is there.
+    """
+    if key in MISCONCEPTIONS:
+        return MISCONCEPTIONS[key]
+    patterns = [name for name in MISCONCEPTIONS if name.endswith(PREFIX_MARK) and key.startswith(name[:-1])]
+    if not patterns:
+        raise KeyError(f"no misconceptions are registered for the question {key!r}")
+    return MISCONCEPTIONS[max(patterns, key=len)]
+
+
+def for_question(key: str, options: int, answer: int) -> tuple[str | None, ...]:
+    """The misconception of each option of question ``key``, with ``None`` at the right one (``answer``).
+
+    Args:
+        key: the question's key, as given to ``classroom.predict``.
+        options: how many options the question shows this run.
+        answer: the index of the right option this run.
+
+    Raises:
+        KeyError: the key has no entry, exact or by prefix.
+        ValueError: the entry's length is not ``options``, ``answer`` is no option's index, or a wrong option has
+            no sentence.
+    """
+    sentences = entry_for(key)
+    if len(sentences) != options:
+        raise ValueError(f"the question {key!r} has {options} options but {len(sentences)} misconceptions")
+    if not 0 <= answer < options:
+        raise ValueError(f"the question {key!r} has no option {answer} (it has {options})")
+    missing = [index for index, sentence in enumerate(sentences) if sentence is None and index != answer]
+    if missing:
+        raise ValueError(f"the question {key!r} has no misconception for its wrong option(s) {missing}")
+    return tuple(None if index == answer else sentence for index, sentence in enumerate(sentences))
