@@ -138,6 +138,31 @@ MISCONCEPTIONS: dict[str, tuple[str | None, ...]] = {
         "T5's log buckets keep growing however far back a key is, with no last bucket",
         "Keys at max_distance and beyond always share one bucket, whatever the buckets' settings",
     ),
+    # --- long_context -------------------------------------------------------------------------------------------
+    "cmp_fast": (
+        "Position interpolation alone moves the fastest pair; every other method leaves it alone",
+        "Raising the base, as NTK-aware scaling does, changes the fastest pair too",
+        "YaRN slows the fastest pair, though its ramp leaves the fast pairs unscaled",
+        "Llama 3's scaling slows the fastest pair, though it leaves the fast pairs as they are",
+        "Every extension method slows every pair, the fastest included",
+        "No method touches the fastest pair, not even one that divides every pair by s",
+    ),
+    "cmp_ood": (
+        "The fastest pairs meet new angles first, though they went round many times in training",
+        "Only the slowest pairs meet new angles, whatever the training and target lengths",
+        "A longer input takes every pair past the angles it saw, fast pairs included",
+        "Every pair's angle wraps around, so a longer input shows no pair a new angle",
+    ),
+    "divided_*": (
+        "A larger factor always pulls more pairs into the band divided by the full factor",
+        "Which pairs a method divides by the full factor never depends on the factor",
+        "A larger factor spreads the stretch thinner, so fewer pairs take all of it",
+    ),
+    "cfg_trained": (
+        "max_position_embeddings never decides the trained context; another field always does",
+        "max_position_embeddings is always the length the rotation was trained for",
+        "The trained context follows max_position_embeddings by some factor other than one",
+    ),
 }
 
 
