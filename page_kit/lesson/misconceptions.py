@@ -163,6 +163,84 @@ MISCONCEPTIONS: dict[str, tuple[str | None, ...]] = {
         "max_position_embeddings is always the length the rotation was trained for",
         "The trained context follows max_position_embeddings by some factor other than one",
     ),
+    # --- todays_models ------------------------------------------------------------------------------------------
+    "sink_row_sum": (
+        "Softmax hands all the probability to the real keys, even with a sink logit in the row",
+        "A sink logit always takes away a visible share of the real keys' probability",
+        "Adding a sink logit to the softmax pushes the real keys' total above one",
+    ),
+    "sink_window": (
+        "Under full attention the sink takes more, as if more keys to compete with did not dilute it",
+        "The sink always takes more in a sliding window, even one that still covers every key",
+        "The sink's share does not depend on how many keys it competes with",
+    ),
+    "fewer_same": (
+        "Rotating the same fraction of the head gives the same frequencies, however the pairs are chosen",
+        "Partial rotary always spans RoPE's full speed range and p-RoPE always drops the slow end",
+        "p-RoPE keeps RoPE's slowest turning pairs, and partial rotary its fastest",
+    ),
+    "drope_dropped": (
+        "A trained model's rotations carry little, so removing them leaves its accuracy as it was",
+        "Removing the rotations always hurts a trained model, even where it no longer uses them",
+        "Dropping the rotations helps at once, before the model is recalibrated",
+    ),
+    "cope_how_many": (
+        "Exactly one key sits at each counted position, whatever unit is counted",
+        "Several keys always share a counted position, even when a unit is a single token",
+        "Counted positions run out fast, so no key reaches the position asked for",
+    ),
+    "fox_zero": (
+        None,
+        "Without data dependence the forget gate does nothing, so no bias is left",
+        "FoX's bias still changes along each diagonal when every gate is the same",
+    ),
+    "mla_shift": (
+        "Shifting every token changes nothing at any start, as if float32 angles were exact far out",
+        "The rotated slice reads absolute positions, so moving every token changes the whole position term",
+        "Positions further out give a weaker position term that fades towards zero",
+    ),
+    "nope_scout": (
+        "Only Scout's layers without positions see the whole context",
+        "Scout's rotating layers see the whole context, and its chunked layers are the ones without positions",
+        "Chunking only saves memory; every layer still sees the whole context",
+        "No layer sees the whole context once a model chunks its attention",
+    ),
+    "nope_first_step": (
+        "Llama 4's query scale always steps above one first, whatever Mistral's period",
+        "Mistral's query scale always steps above one first, whatever its period",
+        "Both rules scale queries at the same positions, as if they shared one period",
+    ),
+    "hybrid_drop": (
+        "Every hybrid drops positions from attention, since its other mixers already read order",
+        "Hybrids split between attention without positions and attention with RoPE",
+        "Every hybrid keeps RoPE in its attention layers, since attention cannot see order on its own",
+    ),
+    "hybrid_blind": (
+        "A causal convolution ignores order, though its kernel weighs each of the last few tokens differently",
+        "A gated recurrence is blind to order, though it reads the tokens one after another",
+        "Attention without positions is blind to order even under a causal mask",
+        "Bidirectional attention still sees order, as if attention carried positions by itself",
+    ),
+    "strip_longer": (
+        "Every attention layer reaches further back with a longer prompt, windows and chunks included",
+        "Some attention layers always stay within a window or chunk, as if every model mixed both kinds",
+        "A model never looks further back than its context, however long the prompt",
+    ),
+    "lg_slowest": (
+        "Full-attention layers always turn their slowest pair more slowly, whatever the model's bases",
+        "Sliding-window layers need the slower pairs, as if a short window needed long wavelengths",
+        "Both layer kinds of a model share one base, so their slowest wavelengths match",
+    ),
+    "path_fixed": (
+        None,
+        "PaTH's grid changes along the diagonals even when one fixed transform serves every word",
+        "Without word-dependent transforms PaTH has no position signal left",
+    ),
+    "sb_level": (
+        "Higher logits always pull stick-breaking's weight towards the nearest keys",
+        "Higher logits let far keys win more of the stick, spreading the weight further back",
+        "Stick-breaking ignores a rise of every logit, as softmax does",
+    ),
 }
 
 
