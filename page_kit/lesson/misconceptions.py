@@ -241,6 +241,62 @@ MISCONCEPTIONS: dict[str, tuple[str | None, ...]] = {
         "Higher logits let far keys win more of the stick, spreading the weight further back",
         "Stick-breaking ignores a rise of every logit, as softmax does",
     ),
+    # --- encoders -----------------------------------------------------------------------------------------------
+    "deberta_same": (
+        "Once two keys share a bucket, every term but pure content gives them the same value",
+        None,
+        "Content → position still tells keys in one bucket apart, though it reads only the bucket",
+        "Keys in one distance bucket get the same score, as if a key's content played no part",
+    ),
+    "deberta_far": (
+        "Every distance keeps its own relative row, however far back the key",
+        None,
+        "Relative rows wrap around past the table's end, as an index modulo its size",
+    ),
+    "mb_window": (
+        "A token sees only the half of the window on one side of it, as a causal model would",
+        "local_attention is the number of keys a token sees, itself included",
+        None,
+        "An encoder attends to every token in every layer, local layers included",
+    ),
+    "mb_cost": (
+        "An encoder attends to everything in every layer, so local layers save nothing",
+        None,
+        "ModernBERT saves by masking half the keys, as a causal decoder does",
+    ),
+    "xl_d": (
+        "Term (d) reads the query's word, as the content terms do",
+        "Term (d) reads the key's word, though it holds no key content",
+        None,
+        "Transformer-XL's position term still depends on absolute positions",
+    ),
+    # --- real_models --------------------------------------------------------------------------------------------
+    "real_distance_far": (
+        "A trained model starves far keys, giving them well under an even share of attention",
+        "A trained model treats far keys evenly, neither favouring nor starving them",
+        "A trained model favours far keys, giving them well over an even share of attention",
+    ),
+    "encoder_no_rows": (
+        "Without its position rows the encoder cannot tell a shuffled sentence from the typed one",
+        "Attention keeps a little sense of word order by itself, without any position rows",
+        "Attention sees where each word sits, so a shuffle changes the embedding a lot even without rows",
+    ),
+    "encoder_prev_head": (
+        "A previous-token head finds the previous word by its content, so it works without positions",
+        "A previous-token head loses most of its focus without the position rows",
+        "Removing the position rows sharpens a previous-token head's focus",
+    ),
+    "real_freq_layer": (
+        "Every layer puts more of its query energy in the slow pairs than the model does overall",
+        "Each layer splits its query energy between fast and slow pairs as the model does overall",
+        "Every layer puts less of its query energy in the slow pairs than the model does overall",
+    ),
+    "real_long_past": (
+        "More text always helps, so the loss keeps falling past the training length",
+        "RoPE carries a model past its training length with barely any change in loss",
+        "Reading past its training length costs a model only a modest rise in loss",
+        "Past its training length a model's loss shoots up at once",
+    ),
 }
 
 
