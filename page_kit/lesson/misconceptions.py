@@ -297,6 +297,51 @@ MISCONCEPTIONS: dict[str, tuple[str | None, ...]] = {
         "Reading past its training length costs a model only a modest rise in loss",
         "Past its training length a model's loss shoots up at once",
     ),
+    # --- images -------------------------------------------------------------------------------------------------
+    "ff_sigma": (
+        "More random features make the fastest one faster, as if their count set the top frequency",
+        "Only σ can speed up the fastest feature; more draws never reach a faster one",
+        "The number of features and their spread σ speed up the fastest one alike",
+        "The fastest feature is fixed by its draw, so neither more features nor a wider σ speeds it up",
+    ),
+    "ff_worst": (
+        "Raw coordinates always predict unseen samples worst, as if more frequencies could not overfit",
+        "The NeRF encoding's fixed octaves always predict unseen samples worst",
+        "Random Fourier features always predict unseen samples worst, as if random frequencies only add noise",
+    ),
+    "vit_base": (
+        "A larger base always draws neighbouring patches closer, whatever the patch and the direction",
+        "The base leaves one step between neighbouring patches as similar as before",
+        "A larger base turns each wave faster, so neighbouring patches look less alike",
+    ),
+    "vit_flat": (
+        "The neighbour one raster step away always scores highest under a flattened 1D code",
+        "A flattened 1D code keeps the patch above or below one step away, as the 2D grid does",
+        "Flattening the grid keeps both neighbours one step away, as the 2D code does",
+    ),
+    "resize_other": (
+        "Resizing to another grid moves neighbours closer, whichever way the grid size changes",
+        "One step between neighbouring cells looks the same on every grid size",
+        "Resizing to another grid moves neighbours apart, whichever way the grid size changes",
+    ),
+    # --- diffusion ----------------------------------------------------------------------------------------------
+    "dit_corner": (
+        "A token's ids always count from the top-left corner, so widening the image never moves them",
+        "Widening an image always renumbers its corner, even where the ids count from the corner",
+    ),
+    "dit_res_fast": (
+        "Every remedy spares the fastest pair, so the finest detail keeps its speed",
+        "Every remedy slows every pair, the fastest included",
+    ),
+    "dit_sd3_unseen": (
+        "Any image reads only the cells a training image used, whatever its size",
+        "An image's patches always split between seen and unseen cells, whatever its size",
+        "A size other than the training size moves every patch onto cells training never used",
+    ),
+    "dit_video_frames": (
+        "A frame's time id depends only on its index, whatever the clip's length or padding",
+        "A longer clip gives the same frame another time id, as if ids were a fraction of the length",
+    ),
 }
 
 
