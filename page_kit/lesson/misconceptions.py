@@ -342,7 +342,51 @@ MISCONCEPTIONS: dict[str, tuple[str | None, ...]] = {
         "A frame's time id depends only on its index, whatever the clip's length or padding",
         "A longer clip gives the same frame another time id, as if ids were a fraction of the length",
     ),
+    # --- multimodal ---------------------------------------------------------------------------------------------
+    "mm_axes_wide": (
+        "Every width pair turns at least once across an image, as if every wavelength were short",
+        "Some width pairs are always too slow for one image while others are not, whatever the model",
+        "Every width pair is too slow to turn even once across an image",
+    ),
+    # two or three options, smallest id first: as now, then the family's rule and one id per added token
+    "mm_ids_wider": (
+        "Widening an image costs no ids, as if the next text's id ignored the image's size",
+        "Each added image token pushes the next text one id further, as a text token would",
+        "Each added image token pushes the next text one id further, as a text token would",
+    ),
+    "mm_scores_wider": (
+        "A patch far along the row scores almost like the query itself, as if width pairs never turned",
+        "A far patch keeps a middling score, neither near the query's own nor clearly elsewhere",
+        "A patch far along the row always scores as clearly elsewhere",
+    ),
+    "mm_scores_fps": (
+        "Time ids count frame groups only, so the frame rate never moves them",
+        "Qwen2-VL's time ids follow the frame rate, so clip B's last group lands on a larger id",
+        "Qwen2-VL's time ids follow the frame rate, so clip B's last group lands on a smaller id",
+    ),
+    "vision_theta": (
+        "Gemma 4's θ makes the pairs turn more slowly, so a far patch scores more like the query",
+        "The base θ barely matters across an image, so the far patch keeps its score",
+        "Faster turning pairs always lower a far patch's score, as if scores fell steadily with turning",
+    ),
+    # --- lab ----------------------------------------------------------------------------------------------------
+    # two to four options, the models the page compares this run: the same belief whichever model is picked
+    "lab_longest": (
+        "The encoding picked keeps its accuracy best far past the length it was trained on",
+        "The encoding picked keeps its accuracy best far past the length it was trained on",
+        "The encoding picked keeps its accuracy best far past the length it was trained on",
+        "The encoding picked keeps its accuracy best far past the length it was trained on",
+    ),
+    "lab_pi": (
+        "Dividing every frequency by the stretch lets a model read longer inputs with no fine-tuning",
+        "Untuned position interpolation leaves a model merely unsure, guessing about uniformly",
+        "Untuned position interpolation makes a model confidently wrong",
+    ),
 }
+
+# Questions whose number of options varies at run time: the entry holds the largest count, in the order the options
+# take, and a question with fewer options takes the first ones.
+VARIABLE_COUNT = frozenset({"mm_ids_wider", "lab_longest"})
 
 
 def entry_for(key: str) -> tuple[str | None, ...]:
@@ -372,6 +416,8 @@ def for_question(key: str, options: int, answer: int) -> tuple[str | None, ...]:
             no sentence.
     """
     sentences = entry_for(key)
+    if key in VARIABLE_COUNT and 2 <= options < len(sentences):
+        sentences = sentences[:options]
     if len(sentences) != options:
         raise ValueError(f"the question {key!r} has {options} options but {len(sentences)} misconceptions")
     if not 0 <= answer < options:
