@@ -127,3 +127,13 @@ def test_a_wrong_count_is_refused():
 def test_a_wrong_option_without_a_sentence_is_refused():
     with pytest.raises(ValueError, match=r"binary_repeat.*\[2\]"):  # option 2 is the fixed answer, not option 0
         for_question("binary_repeat", 4, 0)
+
+
+def test_a_question_with_fewer_options_this_run_takes_the_first_sentences():
+    """mm_ids_wider shows two or three ids, lab_longest two to four models: their entries hold the largest count."""
+    two = for_question("mm_ids_wider", 2, 0)
+    assert two == (None, MISCONCEPTIONS["mm_ids_wider"][1])
+    assert len(for_question("lab_longest", 3, 2)) == 3
+    with pytest.raises(ValueError, match="5 options but 4"):
+        for_question("lab_longest", 5, 0)
+    assert misconceptions.VARIABLE_COUNT <= set(MISCONCEPTIONS)

@@ -382,6 +382,50 @@ MISCONCEPTIONS: dict[str, tuple[str | None, ...]] = {
         "Untuned position interpolation leaves a model merely unsure, guessing about uniformly",
         "Untuned position interpolation makes a model confidently wrong",
     ),
+    # --- inference ----------------------------------------------------------------------------------------------
+    "cs_offset": (
+        "Shifting the cache keeps every offset, even between a kept token and a shifted one",
+        "A shift brings the newest token nearer to every other token, shifted ones included",
+        "Moving tokens back to lower positions puts them further from the newest token",
+        "The distance after a shift depends on RoPE's base, not only on the positions",
+    ),
+    "cs_many": (
+        "Rotations compose exactly, so shifting a float16 cache again and again loses nothing",
+        "Repeated shifts of a float16 cache add little error beyond that of a key computed fresh",
+        "Repeated float16 shifts multiply the error several times over, but not by orders of magnitude",
+        "Repeated float16 shifts multiply the key error by orders of magnitude",
+    ),
+    "engine_bare": (
+        "llama.cpp reads every RoPE setting it needs from the GGUF, so flags are never needed",
+        "Without flags llama.cpp always drops a model's RoPE scaling",
+        "Without flags llama.cpp gets some RoPE field other than the scaling wrong",
+    ),
+    "kv_double": (
+        "A KV cache always grows in proportion to the context, sliding-window layers included",
+        "Window layers always cap part of the cache, even when the context is shorter than the window",
+        "Sliding-window layers keep the whole cache at a fixed size, however long the context",
+    ),
+    "kv_next_step": (
+        "Cached keys always stay as written, whatever the engine does with their positions",
+        "Each step updates the newest cached key, as if it were still being written",
+        "Each new position re-rotates every cached key, so the whole cache is rewritten at every step",
+    ),
+    "kv_dynamic": (
+        "Decoding with a cache matches a fresh full forward bit for bit, whatever the scaling",
+        "Dynamic NTK with a cache differs from a fresh forward only by float32 rounding",
+        "A cached decode under dynamic NTK always drifts from a fresh forward, even within the original context",
+    ),
+    "stream_window": (
+        "Once the first tokens leave the window they no longer matter, so a plain window loses nothing",
+        "Losing the first tokens costs a plain window only a modest rise in loss",
+        "A plain window's loss shoots up as soon as the first tokens leave it",
+    ),
+    "stream_share": (
+        "A model spreads its attention by content, with no special weight on the first token",
+        "Token 0 alone draws a large share of attention, the next few tokens almost none",
+        "Token 0 and the few tokens after it all draw large shares of attention",
+        "The tokens just after the first draw the attention while token 0 itself draws little",
+    ),
 }
 
 # Questions whose number of options varies at run time: the entry holds the largest count, in the order the options
