@@ -77,7 +77,7 @@ MISCONCEPTIONS: dict[str, tuple[str | None, ...]] = {
     "rm_share": (
         "RoPE's rotations are a large part of a layer's q, k and v work",
         "RoPE's rotations are a small but noticeable part of a layer's q, k and v work",
-        "RoPE's rotations cost next to nothing beside the projections in every model, small heads included",
+        "RoPE's rotations cost next to nothing beside the projections in every model, small ones included",
     ),
     "rr_diagonal": (
         None,
@@ -181,7 +181,7 @@ MISCONCEPTIONS: dict[str, tuple[str | None, ...]] = {
     ),
     "drope_dropped": (
         "A trained model's rotations carry little, so removing them leaves its accuracy as it was",
-        "Removing the rotations always hurts a trained model, even where it no longer uses them",
+        "A trained model always leans on its rotations, so removing them must cost accuracy",
         "Dropping the rotations helps at once, before the model is recalibrated",
     ),
     "cope_how_many": (
