@@ -9,10 +9,11 @@ from page_kit.controls import settings
 from page_kit.lesson import a11y, guard, report_unexpected
 from page_kit.live import panel as live_panel
 from page_kit.navigation import sidebar as nav
-from page_kit.runtime import streamlit_runtime
+from page_kit.runtime import server_guard, streamlit_runtime
 from page_kit.runtime.heap import freeze_import_heap
 
 streamlit_runtime.apply()  # once per process in effect: see page_kit/runtime/streamlit_runtime.py
+server_guard.apply()  # whom the server believes about addresses, and its headers: page_kit/runtime/server_guard.py
 
 # A presentation link (?present=true) opens with the sidebar folded away: less chrome on a projector. "auto"
 # folds it on narrow screens too, so a phone opens on the lesson, not on a drawer covering it. The presentation

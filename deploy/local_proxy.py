@@ -26,7 +26,7 @@ ROOT = DEPLOY.parent
 CONTAINER_ENV = {"STREAMLIT_SERVER_FILE_WATCHER_TYPE": "none", "STREAMLIT_SERVER_HEADLESS": "true",
                  "STREAMLIT_BROWSER_GATHER_USAGE_STATS": "false",
                  "STREAMLIT_SERVER_COOKIE_SECRET": "loopback-test-secret-shared-by-all-replicas",
-                 "POSENC_TRUSTED_PROXY": "1"}  # behind nginx_proxy, which sets X-Real-IP
+                 "POSENC_TRUSTED_PROXY": "127.0.0.1"}  # behind nginx_proxy on loopback, which adds X-Forwarded-For
 TEMPLATE = DEPLOY / "nginx" / "default.conf.template"
 VARIABLE = re.compile(r"\$\{([A-Z_][A-Z0-9_]*)\}")
 

@@ -32,7 +32,7 @@ def _yaml(name: str) -> dict:
 
 COMPOSE = _yaml("compose.yaml")
 K8S = {kind: _yaml(f"k8s/{kind}.yaml") for kind in ("deployment", "service", "ingress", "hpa", "redis-deployment",
-                                                    "redis-service")}
+                                                    "redis-service", "redis-pvc")}
 DOCKERFILE = (ROOT / "Dockerfile").read_text()
 CONFIG = (ROOT / ".streamlit" / "config.toml").read_text()
 APP_PORT = int(re.search(r"^EXPOSE (\d+)$", DOCKERFILE, re.M).group(1))
@@ -184,3 +184,8 @@ def test_replicas_share_one_redis_for_live_classes():
     assert service["spec"]["ports"][0]["targetPort"] == redis_container["ports"][0]["name"]
     for args in (redis_container["args"], COMPOSE["services"]["redis"]["command"]):
         assert args[args.index("--maxmemory-policy") + 1] == "noeviction"  # never drop an answer to make room
+        assert args[args.index("--appendonly") + 1] == "yes"  # kept results outlive a restart of the server
+    volume = K8S["redis-deployment"]["spec"]["template"]["spec"]["volumes"][0]  # and of the pod: a volume claim
+    assert volume["persistentVolumeClaim"]["claimName"] == K8S["redis-pvc"]["metadata"]["name"]
+    assert K8S["redis-deployment"]["spec"]["strategy"]["type"] == "Recreate"
+    assert "rooms:/data" in COMPOSE["services"]["redis"]["volumes"]

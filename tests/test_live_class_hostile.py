@@ -4,8 +4,9 @@ store does to a room that is answering. Each case runs on a real app server, on 
 another process) and on a real redis-server (stopped with SIGSTOP, restarted), and ends with the answers counted
 exactly (none lost, none doubled), no error box and nothing from the address drawn as markup.
 
-The servers trust X-Real-IP (POSENC_TRUSTED_PROXY, as behind deploy/nginx), so each tab here says which address it
-comes from, as the proxy would; the join limits are set low so that a flood reaches them in a few joins.
+The servers believe X-Forwarded-For from loopback (POSENC_TRUSTED_PROXY=127.0.0.1, as behind deploy/nginx), so each
+tab here says which address it comes from, as the proxy would; one server names no proxy and believes nobody's
+header. The join limits are set low so that a flood reaches them in a few joins.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from __future__ import annotations
 import subprocess
 import threading
 import time
+import urllib.request
 
 import pytest
 
@@ -24,7 +26,8 @@ from live_class.rooms import Classroom
 from live_class.sqlite_store import SQLiteStore
 
 QUESTION, PAGE = "order_rows", "order"
-LIMITS = {"POSENC_TRUSTED_PROXY": "1", "POSENC_CLASS_SEATS_PER_CLIENT": "4", "POSENC_CLASS_WRONG_CODES_PER_MINUTE": "3"}
+LIMITS = {"POSENC_TRUSTED_PROXY": "127.0.0.1", "POSENC_CLASS_SEATS_PER_CLIENT": "4",
+          "POSENC_CLASS_WRONG_CODES_PER_MINUTE": "3"}
 
 
 class Served:
@@ -68,7 +71,7 @@ def served(request):
 
 
 def _tab(served: Served, query: str, address: str, page: str = PAGE) -> tuple[Tab, object]:
-    tab = Tab(served.url, page, query, headers={"X-Real-IP": address})
+    tab = Tab(served.url, page, query, headers={"X-Forwarded-For": address})
     return tab, tab.run()
 
 
@@ -161,7 +164,13 @@ def test_a_made_up_seat_in_a_shared_link_gets_a_fresh_seat_in_every_tab(served):
     assert served.classroom.counts(code, QUESTION, 3) == [3, 0, 0] and served.classroom.room(code).seats == 3
 
 
-def test_wrong_codes_are_limited_and_nothing_from_the_address_becomes_markup(sqlite_app):
+def _join_by_form(tab: Tab, run, code: str):
+    tab.set(run.widget("live_join_code").id, string_value=code)
+    join = next(e for e in run.elements if e.kind == "button" and e.text == "Join")
+    return tab.run(trigger=join.id)
+
+
+def test_wrong_codes_hold_back_the_guesser_not_the_class_and_nothing_from_the_address_becomes_markup(sqlite_app):
     for room in ("[Log in](//ev.il)", "![](//x.invalid/a)", "ACDEF"):
         tab, run = _tab(sqlite_app, f"room={room}", "10.5.0.1", page="")
         shown = "\n".join(run.texts("alert") + run.texts("markdown") + run.texts("html"))
@@ -169,12 +178,50 @@ def test_wrong_codes_are_limited_and_nothing_from_the_address_becomes_markup(sql
         assert not run.errors()
         tab.close()
     code, _ = sqlite_app.classroom.start()
-    tab, run = _tab(sqlite_app, f"room={code}", "10.5.0.1", page="")  # the right code, after three wrong ones
-    assert any("Too many room codes" in t for t in run.texts("alert")) and "seat=" not in tab.query
-    tab.close()
+    guesser, run = _tab(sqlite_app, "", "10.5.0.1", page="")
+    for wrong in ("AAAAA", "CCCCC", "DDDDD"):
+        run = _join_by_form(guesser, run, wrong)
+    run = _join_by_form(guesser, run, code)  # the right code, after three wrong ones from this browser
+    assert any("Too many room codes" in t for t in run.texts("alert")) and "seat=" not in guesser.query
+    guesser.close()
+    classmate, run = _tab(sqlite_app, f"room={code}", "10.5.0.1", page="")  # the same school address, another tab
+    assert "seat=" in classmate.query, run.texts("alert")
+    classmate.close()
     tab, run = _tab(sqlite_app, f"room={code}&key=", "10.5.0.2", page="")  # an empty key leaves the address
     assert "seat=" in tab.query and "key" not in tab.query
     tab.close()
+
+
+def test_a_seated_student_always_comes_back_to_one_seat_behind_a_busy_address(sqlite_app):
+    code, _ = sqlite_app.classroom.start()
+    student, _ = _tab(sqlite_app, f"room={code}", "10.8.0.1", page="")
+    seat_query = student.query
+    student.close()
+    for _ in range(6):  # the rest of the class behind the same address fills its new-seat limit
+        tab, _ = _tab(sqlite_app, f"room={code}", "10.8.0.1", page="")
+        tab.close()
+    for _ in range(2):  # the seated student reloads: the same seat, counted once
+        again, run = _tab(sqlite_app, seat_query, "10.8.0.1", page="")
+        assert "seat=" in again.query and again.query == seat_query, run.texts("alert")
+        again.close()
+    assert sqlite_app.classroom.room(code).seats == 4
+
+
+def test_an_answer_after_the_reveal_changes_nothing(served):
+    code, key = served.classroom.start()
+    tabs = [_tab(served, f"room={code}", f"10.9.0.{i}") for i in range(2)]
+    (first, run), (late, late_run) = tabs
+    radio = run.widget(f"predict_{QUESTION}")
+    first.set(radio.id, string_value=radio.options[1])
+    assert first.run(fragment=radio.fragment).ok
+    served.classroom.reveal(code, key, QUESTION)
+    late_radio = late_run.widget(f"predict_{QUESTION}")  # drawn before the reveal: sent after it
+    late.set(late_radio.id, string_value=late_radio.options[0])
+    run = late.run(fragment=late_radio.fragment)
+    assert run.ok and not run.errors()
+    assert served.classroom.counts(code, QUESTION, 3) == [0, 1, 0]
+    for tab, _ in tabs:
+        tab.close()
 
 
 @pytest.mark.parametrize("nickname, sentence", [("\u3164\u2800", "shows nothing"),
@@ -203,3 +250,24 @@ def test_a_pasted_config_at_the_ends_of_json_is_read_or_refused_with_a_sentence(
         assert run.ok and not [e for e in run.elements if e.kind == "exception"]
         assert not any("Something went wrong" in t for t in run.texts("alert")), run.texts("alert")
     tab.close()
+
+
+def test_forwarded_addresses_are_believed_only_from_a_named_proxy_and_pages_send_a_referrer_policy(tmp_path):
+    """No POSENC_TRUSTED_PROXY: every tab below claims another address, and all of them are the one loopback
+    client the server sees, so the new-seat limit counts them together."""
+    path = tmp_path / "class.sqlite3"
+    with streamlit_server(env={"POSENC_CLASS_SEATS_PER_CLIENT": "2", "POSENC_CLASS_DB": str(path)}) as url:
+        served = Served(url, None, None)
+        first, _ = _tab(served, "", "10.10.0.1", page="")  # the first page run guards the server
+        first.close()
+        classroom = Classroom(SQLiteStore(path, 3600))
+        code, _ = classroom.start()
+        seated = []
+        for i in range(3):
+            tab, run = _tab(served, f"room={code}", f"10.10.0.{i + 2}", page="")
+            seated.append("seat=" in tab.query)
+            tab.close()
+        assert seated == [True, True, False]
+        with urllib.request.urlopen(url, timeout=10) as response:
+            assert response.headers["Referrer-Policy"] == "same-origin"
+            assert response.headers["X-Content-Type-Options"] == "nosniff"

@@ -81,11 +81,46 @@ def test_a_class_from_start_to_reveal_to_end():
 
     again = _app(room=code, seat=seat)  # a reload or another replica: the same seat, not a second student
     assert again.session_state["live_state"].seats == 2
+    again.switch_page(ORDER.path).run()
+    assert again.radio(key=f"predict_{QUESTION}").value == picked, "a reload reads its own answer back"
+    assert _verdicts(again) == ["Not quite"], "and its own verdict after the reveal"
 
     teacher.button(key="live_end").click().run()
     student.run()
-    assert any("no open room" in i.value for i in student.sidebar.info), [i.value for i in student.sidebar.info]
+    assert any(f"class in room {code} has ended" in i.value for i in student.sidebar.info)
     assert "room" not in student.query_params
+    assert teacher.session_state["live_state"].ended and teacher.button(key="live_reopen")
+    teacher.button(key="live_results").click().run()
+    _clean(teacher)
+    downloads = {b.label for b in teacher.get("download_button")}
+    assert {"Summary per question (CSV)", "Every answer (CSV)"} <= downloads
+    teacher.button(key="live_reopen").click().run()
+    assert not teacher.session_state["live_state"].ended
+    assert _app(room=code, seat=seat).session_state["live_seat"] == seat, "back in the reopened class, same seat"
+
+
+def test_a_second_vote_asks_again_and_the_teacher_sees_the_shift():
+    teacher = _app()
+    teacher.button(key="live_start").click().run()
+    code = teacher.query_params["room"]
+    teacher.switch_page(ORDER.path).run()
+    student = _app(room=code)
+    student.switch_page(ORDER.path).run()
+    options = student.radio(key=f"predict_{QUESTION}").options
+    student.radio(key=f"predict_{QUESTION}").set_value(options[1]).run()
+    teacher.run()
+    teacher.button(key=f"live_round_{QUESTION}").click().run()
+    _clean(teacher)
+    assert "(second vote)" in _answered(teacher)
+    student.run()  # what the poll's rerun does on a change of round
+    assert any("Second vote." in c.value and options[1] in c.value for c in student.caption)
+    student.radio(key=f"predict_{QUESTION}_vote2").set_value(options[0]).run()
+    _clean(student)
+    teacher.toggle(key=f"live_spread_{QUESTION}").set_value(True).run()
+    spread = _html(teacher).split('class="live-spread"')[1]
+    assert "Between the votes: <strong>1</strong> moved from wrong to right" in spread
+    teacher.button(key=f"live_reveal_{QUESTION}").click().run()
+    assert _verdicts(student.run()) == ["Right"], "the verdict on the second vote"
 
 
 def _classroom():
@@ -100,7 +135,7 @@ def _verdicts(at: AppTest) -> list[str]:
 
 def test_wrong_codes_and_keys_get_a_sentence_and_no_rights():
     assert any("not a room code" in i.value for i in _app(room="hello").sidebar.info)
-    assert any("no open room" in i.value for i in _app(room="ACDEF").sidebar.info)
+    assert any("no class ACDEF" in i.value for i in _app(room="ACDEF").sidebar.info)
     teacher = _app()
     teacher.button(key="live_start").click().run()
     code = teacher.query_params["room"]

@@ -85,24 +85,24 @@ def test_answers_are_counted_once_per_seat_and_question(make):
     assert room.counts(code, "shift", 3) == [0, 3, 2]
 
 
-def test_only_the_teacher_key_reveals_shows_and_closes(make):
+def test_only_the_teacher_key_reveals_shows_and_deletes(make):
     room = _classroom(make())
     code, key = room.start()
     room.join(code, _seat(1))
     room.answer(code, _seat(1), "q", 1, 2)
     for wrong in (None, "", "x" * 32, key[:-1] + ("A" if key[-1] != "A" else "B")):
-        for action, argument in ((room.reveal, "q"), (room.show, "rope"), (room.close, None)):
+        for action, argument in ((room.reveal, "q"), (room.show, "rope"), (room.delete, None)):
             with pytest.raises(ClassError, match="teacher"):
                 action(code, wrong, *([argument] if argument else []))
     assert room.room(code).revealed == frozenset() and room.room(code).view == ""
     room.reveal(code, key, "q")
     room.show(code, key, "rope?T=64")
     assert room.room(code).revealed == {"q"} and room.room(code).view == "rope?T=64"
-    room.close(code, key)
-    with pytest.raises(ClassError, match=f"no open room {code}"):
+    room.delete(code, key)
+    with pytest.raises(ClassError, match=f"no class {code}"):
         room.room(code)
-    assert room.counts(code, "q", 2) == [0, 0]  # closing deleted the answers
-    with pytest.raises(ClassError, match="no open room"):
+    assert room.counts(code, "q", 2) == [0, 0]  # deleting took the answers
+    with pytest.raises(ClassError, match="no class"):
         room.join(code, _seat(2))
 
 
@@ -152,7 +152,7 @@ def test_rooms_expire_after_their_last_activity(make):
         room.answer(code, new, "q", 0, 2)
     assert room.room(code).seats == 3 and room.counts(code, "q", 2) == [3, 0]
     time.sleep(0.9)  # ...and quiet ends it, answers and all
-    with pytest.raises(ClassError, match="no open room"):
+    with pytest.raises(ClassError, match="no class"):
         room.room(code)
     assert room.counts(code, "q", 2) == [0, 0]
 
@@ -197,7 +197,7 @@ def test_nicknames_are_checked_folded_and_read_by_the_teacher_only(make):
     assert room.nickname(code, _seat(1)) == "Ana" and room.room(code).seats == 3
     with pytest.raises(ClassError, match="not seated"):
         room.rename(code, _seat(9), "Eve")
-    room.close(code, key)
+    room.delete(code, key)
     assert room.store.nicknames(code) == {} and room.nickname(code, _seat(1)) == ""  # gone with the room
     code2, _ = room.start()
     with pytest.raises(ClassError, match="not seated"):
@@ -294,7 +294,7 @@ def test_new_seats_are_limited_per_client_and_per_room_and_wrong_codes_per_clien
         room.join(code, _seat(5), client="10.0.0.4")
     assert room.room(code).seats == 5
     for wrong in ("AAAAA", "CCCCC", "not a code", "DDDDD"):
-        with pytest.raises(ClassError, match="no open room|not a room code"):
+        with pytest.raises(ClassError, match="no class|not a room code"):
             room.find(wrong, "10.0.0.9")
     with pytest.raises(ClassError, match="Too many room codes"):
         room.find(code, "10.0.0.9")  # even the right one, until the minute is over

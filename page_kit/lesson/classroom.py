@@ -17,8 +17,9 @@ from collections.abc import Callable, Sequence
 
 import streamlit as st
 
+from live_class.results import QuestionInfo
 from page_kit import live
-from page_kit.lesson import folded, unseen
+from page_kit.lesson import folded, misconceptions, unseen
 from page_kit.live import panel as live_panel
 
 
@@ -58,26 +59,46 @@ def _show_me(key: str) -> None:
     st.session_state[f"predict_{key}_shown"] = True
 
 
+def _describe(key: str, question: str, options: Sequence[str], answer: int) -> None:
+    """In the teacher's room: what the question asks, kept for the room's results and downloads."""
+    if not live.teacher():
+        return
+    try:
+        wrong = misconceptions.for_question(key, len(options), answer)
+    except (KeyError, ValueError):
+        wrong = (None,) * len(options)  # the results then name the option without its misconception
+    lesson = st.session_state.get("live_page", "")
+    live_panel.describe(QuestionInfo(key, lesson, plain(question), tuple(options), answer, wrong))
+
+
 def predict(key: str, question: str, options: Sequence[str], answer: int, reveal: Callable[[], str]) -> Prediction:
     """Ask ``question`` before the figure; once a choice is made, say whether it was right and why.
 
     ``reveal`` builds the explanation from computed numbers (it runs only after a choice, or after "Show
     me"). Use the result as a context manager around the figure or numbers that answer the question, so
     they stay hidden until then (see ``Prediction``). The widget is keyed but deliberately not bound to
-    the URL: a teacher's shared link never carries anyone's answer.
+    the URL: a teacher's shared link never carries anyone's answer. In a class, a student's own saved answer
+    fills the widget (a reload keeps it), and a second vote asks again in a widget of its own.
     """
+    options = list(options)
     with st.container(border=True):
         st.markdown(f":material/psychology_alt: **Predict first.** {question}")
+        round = live_panel.round_of(key)
+        widget = f"predict_{key}" if round == 1 else f"predict_{key}_vote2"
+        live_panel.seed(key, options, round, widget)
         # the visible question is the markdown above; the group's accessible name is the same sentence as text
-        picked = st.radio(f"Predict first. {plain(question)}", list(options), index=None, key=f"predict_{key}",
+        picked = st.radio(f"Predict first. {plain(question)}", options, index=None, key=widget,
                           horizontal=True, label_visibility="collapsed")
-        live_panel.record(key, options, picked)
-        live_panel.room_answers(key, options)
+        live_panel.record(key, options, picked, round)
+        _describe(key, question, options, answer)
+        live_panel.room_answers(key, options, answer)
         if live.seat() is not None and not live.revealed(key):
             # a student in a room: the answer is saved, the verdict and what shows it wait for the teacher's
             # reveal, so nobody can call it out before the room has answered
-            live_panel.answer_note(key, picked)
+            live_panel.answer_note(key, options, picked, round)
             return Prediction(key, False)
+        if live.seat() is not None:
+            picked = picked or live_panel.own_choice(key, options)  # the verdict on this seat's own last answer
         shown = bool(st.session_state.get(f"predict_{key}_shown")) or live.revealed(key)
         if picked is None and not shown:
             row = st.container(horizontal=True, vertical_alignment="center", gap="small")
@@ -88,7 +109,7 @@ def predict(key: str, question: str, options: Sequence[str], answer: int, reveal
         if picked is None:
             st.info(f"The answer: {options[answer]}. " + reveal())
         else:
-            right = list(options).index(picked) == answer
+            right = options.index(picked) == answer
             (st.success if right else st.info)(("Right. " if right else f"Not quite: {options[answer]}. ") + reveal())
     return Prediction(key, True)
 

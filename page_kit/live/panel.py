@@ -17,9 +17,11 @@ import segno
 import streamlit as st
 
 from live_class import ClassError, ClassUnreachable
+from live_class.results import QuestionInfo
 from page_kit import live
 from page_kit.live import outbox as live_outbox
 from page_kit.live import poll as live_poll
+from page_kit.live import spread as live_spread
 from page_kit.live import teacher_panel as live_teacher
 
 ss = st.session_state
@@ -39,7 +41,7 @@ def _start() -> None:
 def _join() -> None:
     try:
         live._enter(ss.get("live_join_code", ""), None, None, ss.get("live_join_nickname"))
-        ss["live_message"] = None
+        ss.update(live_message=None, live_fold_sidebar=True)
         live.keep_url()
     except ClassError as error:
         ss["live_message"] = str(error)
@@ -70,6 +72,10 @@ def join_code() -> None:
     """For the projector: the code in large letters, the link and its QR code (drawn here, no network), and how
     many have joined, counted as they do."""
     link = live.join_link()
+    if not live.base_url()[1]:
+        st.warning("Phones cannot open this link: this computer's only known address is its own (localhost). Open "
+                   "the app at this computer's network address, or set POSENC_PUBLIC_URL to the address students "
+                   "reach, then show the code again.", icon=":material/wifi_off:")
     # an <img> of the SVG (st.html's sanitiser drops inline SVG): black on white in either theme, as scanners want
     qr = segno.make(link, error="m").svg_data_uri(scale=7, dark="#000000", light="#ffffff")
     # sizes follow the window: large on a projector, the code still on one line on a 390 px phone
@@ -86,6 +92,7 @@ def open_from_bar(url_path: str) -> None:
     """The presentation bar's Class button: start a room when there is none, then show its join code."""
     if not live.teacher():
         _start()
+        ss.pop("live_show_code", None)  # shown below, now: the next run of the page must not open it again
         live.begin()  # this run's class set-up came before the click: the key goes to the browser's cookie now
         live_poll.publish(url_path)  # the sidebar's poll was drawn before this click: followers need the page now
     if live.teacher():
@@ -122,6 +129,11 @@ def sidebar(url_path: str) -> None:
         live_poll.watch(url_path)
     if ss.pop("live_show_code", False):
         join_code()
+    if ss.pop("live_fold_sidebar", False):
+        # a phone that joined by typing the code: the sidebar folds away over the lesson (a wide screen keeps it)
+        st.html("<script>(() => { if (window.innerWidth < 768) { const b = document.querySelector("
+                "'[data-testid=\"stSidebarCollapseButton\"] button'); if (b) b.click(); } })();</script>",
+                unsafe_allow_javascript=True)
 
 
 def _toggle_follow() -> None:
@@ -141,94 +153,131 @@ def student_bar() -> None:
                help="Following opens the lesson and tab the teacher shows, when the teacher moves on.")
 
 
-def record(question: str, options: Sequence[str], picked: str | None) -> None:
+def round_of(question: str) -> int:
+    """The round a question is in for this room (2 once the teacher opened the second vote), 1 outside a class."""
+    state = ss.get("live_state")
+    return state.round_of(question) if live.code() and state else 1
+
+
+def seed(question: str, options: Sequence[str], round: int, widget: str) -> None:
+    """A student's question starts from their own saved answer (a reload, a second tab, a reconnect): the store's
+    choice is read back into the widget before it is drawn."""
+    if live.seat() is None or widget in ss:
+        return
+    choice = live_outbox.saved(question, round)
+    if choice is not None and 0 <= choice < len(options):
+        ss[widget] = options[choice]
+
+
+def record(question: str, options: Sequence[str], picked: str | None, round: int = 1) -> None:
     """A student's answer, sent to the room once per change and kept until the room has it."""
     if live.seat() is None or picked is None:
         return
-    live_outbox.send(question, list(options).index(picked), len(options))
+    live_outbox.send(question, list(options).index(picked), len(options), round)
 
 
-def _note(question: str, picked: str) -> str:
-    state = live_outbox.status(question)
+def _note(question: str, picked: str, round: int) -> str:
+    state = live_outbox.status(question, round)
     if state == "saving":
         return (f"Saving your answer “{picked}”… The class cannot be reached just now; it is sent as soon as "
                 "the class is back.")
     if state not in (None, "saved"):
-        return state  # a refusal's sentence (a limit, a seat the teacher removed)
+        return state  # a refusal's sentence (a limit, a seat the teacher removed, a vote closed)
     return f"Your answer “{picked}” is saved. The teacher reveals the answer to the room."
 
 
 @st.fragment(run_every=live.POLL_S)
-def _saving_note(question: str, picked: str) -> None:
+def _saving_note(question: str, picked: str, round: int) -> None:
     """While an answer waits in the outbox: the note, read again every POLL_S s (the poll sends the answer), so
     "saving" turns to "saved" without a run of the whole page."""
-    st.caption(_note(question, picked))
+    st.caption(_note(question, picked, round))
 
 
-def answer_note(question: str, picked: str | None) -> None:
+def answer_note(question: str, options: Sequence[str], picked: str | None, round: int) -> None:
     """What a student in a room reads under the question until the teacher reveals it: no verdict yet."""
+    if round == 2:
+        first = live_outbox.saved(question, 1)
+        mine = f" Your first vote: “{options[first]}”." if first is not None and first < len(options) else ""
+        st.caption(f":material/forum: **Second vote.** Discuss with your neighbour, then answer again.{mine}")
     if picked is None:
         st.caption("The teacher reveals the answer to the room once everyone has answered.")
-    elif live_outbox.status(question) == "saving":
-        _saving_note(question, picked)
+    elif live_outbox.status(question, round) == "saving":
+        _saving_note(question, picked, round)
     else:
-        st.caption(_note(question, picked))
+        st.caption(_note(question, picked, round))
 
 
-def _reveal(question: str) -> None:
+def own_choice(question: str, options: Sequence[str]) -> str | None:
+    """A student's last answer to ``question`` as the store has it (second vote first), for their own verdict."""
+    for round in (2, 1):
+        choice = live_outbox.saved(question, round)
+        if choice is not None and 0 <= choice < len(options):
+            return options[choice]
+    return None
+
+
+def _teacher_call(method: str, *args) -> None:
     try:
-        live.classroom().reveal(live.code(), ss.get("live_key"), question)
+        getattr(live.classroom(), method)(live.code(), ss.get("live_key"), *args)
     except ClassError as error:
         ss["live_message"] = str(error)
 
 
-def room_answers(question: str, options: Sequence[str]) -> None:
+def describe(info: QuestionInfo) -> None:
+    """Keep what the teacher's page asks, once per change of its text or options, for the room's results."""
+    if not live.teacher():
+        return
+    described = ss.setdefault("live_described", {})
+    text = info.to_json()
+    if described.get(info.question) != text:
+        try:
+            live.classroom().describe(live.code(), ss.get("live_key"), info)
+            described[info.question] = text
+        except ClassError:
+            pass  # unreachable or ended: tried again on the page's next run
+
+
+def room_answers(question: str, options: Sequence[str], answer: int) -> None:
     """The teacher's view of one question, next to it (nothing, and no timer, for anyone else)."""
     if live.teacher():
-        _room_answers(question, options)
+        _room_answers(question, options, answer)
 
 
 @st.fragment(run_every=live.POLL_S)
-def _room_answers(question: str, options: Sequence[str]) -> None:
-    """How many answered, the spread on demand, reveal to the room: read again every POLL_S seconds."""
+def _room_answers(question: str, options: Sequence[str], answer: int) -> None:
+    """How many answered, each round's spread on demand, the second vote, the reveal: read every POLL_S s."""
     if not live.teacher():
         return
     try:
-        counts = live.classroom().counts(live.code(), question, len(options))
         state = live.classroom().room(live.code())
+        round = state.round_of(question)
+        counts = [live.classroom().counts(live.code(), question, len(options), r) for r in range(1, round + 1)]
+        moved = live.classroom().shift(live.code(), ss.get("live_key"), question, answer) if round == 2 else None
     except ClassError as error:
         if isinstance(error, ClassUnreachable):
             st.caption(str(error))
         return  # the room ended: the next full run says so in the sidebar
     row = st.container(horizontal=True, vertical_alignment="center", gap="small", key=f"live_row_{question}")
-    row.markdown(f":material/groups: **{sum(counts)}** of {state.seats} answered")
+    vote = " (second vote)" if round == 2 else ""
+    row.markdown(f":material/groups: **{sum(counts[-1])}** of {state.seats} answered{vote}")
     done = question in state.revealed  # the count and the reveal first: they are what a class needs most
     if row.button("Revealed" if done else "Reveal to the room", key=f"live_reveal_{question}", disabled=done,
-                  icon=":material/visibility:", type="primary", on_click=_reveal, args=(question,)):
+                  icon=":material/visibility:", type="primary", on_click=_teacher_call, args=("reveal", question)):
         st.rerun(scope="app")
-    spread = row.toggle("Spread", key=f"live_spread_{question}", help="The room's answers, per option.")
+    if round == 1 and not done:
+        row.button("Second vote", key=f"live_round_{question}", icon=":material/forum:",
+                   on_click=_teacher_call, args=("open_round", question),
+                   help="Peer instruction: the room discusses with neighbours, then everyone answers again. The "
+                        "first vote closes; both spreads stay side by side.")
+    spread = row.toggle("Spread", key=f"live_spread_{question}", help="The room's answers, per option and vote.")
     who = row.toggle("Who", key=f"live_who_{question}", help="Nicknames of who answered and who has not yet. "
                      "Only your screen shows them: keep this off while projecting.")
     if who:
         try:
-            done, waiting = live.classroom().answered(live.code(), ss.get("live_key"), question)
+            done_names, waiting = live.classroom().answered(live.code(), ss.get("live_key"), question, round)
         except ClassError:
             return
-        st.html(f'<div class="live-who">{live_teacher.names("Answered:", done)}'
+        st.html(f'<div class="live-who">{live_teacher.names("Answered:", done_names)}'
                 f'{live_teacher.names("Not yet:", waiting)}</div>')
     if spread:
-        st.html(_spread(options, counts))
-
-
-SPREAD_COLOUR = "#4c78a8"  # one blue, readable on the light and the dark theme (no hint of which option is right)
-
-
-def _spread(options: Sequence[str], counts: Sequence[int]) -> str:
-    """The room's answers as bars, each under its option's whole text (a chart axis cut the long ones short)."""
-    most = max(max(counts), 1)
-    rows = [f'<div style="margin:0 0 0.4rem 0"><div style="font-size:0.85rem;line-height:1.25">{html.escape(o)}'
-            f'</div><div style="display:flex;align-items:center;gap:0.4rem"><div style="height:0.8rem;'
-            f'width:{70 * n / most:.1f}%;min-width:2px;background:{SPREAD_COLOUR};border-radius:2px"></div>'
-            f'<strong>{n}</strong></div></div>' for o, n in zip(options, counts, strict=True)]
-    return f'<div class="live-spread" role="group" aria-label="The room\'s answers, per option">{"".join(rows)}</div>'
-
+        st.html(live_spread.spread_html(options, counts, answer if done else None, moved))

@@ -75,7 +75,7 @@ def _poll() -> None:
     try:
         live_outbox.flush()
         _heartbeat()
-        state = live.classroom().room(live.code())
+        state = live.classroom().running(live.code())  # an ended class says so, and the student leaves it
     except ClassUnreachable:
         ss["live_unreachable"] = True
         st.info(live.UNREACHABLE)  # drawn by this fragment, so it comes and goes without a run of the page
@@ -91,5 +91,5 @@ def _poll() -> None:
     if ss.get("live_follow", True) and state.view and live.where(state.view) != here:
         live.go(state.view)
         return
-    if before is None or state.revealed != before.revealed:
-        st.rerun(scope="app")  # a reveal opens answers on the page: the one change that needs the whole page
+    if before is None or state.revealed != before.revealed or state.rounds != before.rounds:
+        st.rerun(scope="app")  # a reveal opens answers, a second vote asks again: changes of the whole page

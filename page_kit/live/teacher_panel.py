@@ -1,20 +1,23 @@
-"""The teacher's side of the class panel: the room's active seats, locking it, removing a seat, ending it.
+"""The teacher's side of the class panel: the room's active seats, locking it, removing a seat, its results and
+their downloads, ending it (the results are kept), reopening it, deleting it for good.
 
-Who joined (nicknames) and the teacher link stay behind toggles that start off: the teacher's screen is often
-the projector, and neither belongs on it.
+Who joined (nicknames) and the teacher link stay behind toggles that start off, and the results open on the
+room's view, which names nobody: the teacher's screen is often the projector, and names do not belong on it.
 """
 
 from __future__ import annotations
 
 import html
+import time
 from collections.abc import Callable
 
 import streamlit as st
 
 from live_class import ClassError
-from live_class.rooms import Names
+from live_class.rooms import Names, keep_days
 from live_class.store import RoomState
 from page_kit import live
+from page_kit.live import results_view
 
 ss = st.session_state
 _NAME_STYLE = ("display:inline-block;padding:0 0.4rem;margin:0 0.25rem 0.25rem 0;border-radius:0.6rem;"
@@ -29,26 +32,39 @@ def names(label: str, found: Names) -> str:
     return f'<p style="margin:0 0 0.3rem 0"><strong>{label}</strong> {" ".join(chips) or "nobody"}</p>'
 
 
-def _end() -> None:
+def _act(method: str, *args) -> bool:
     try:
-        live.classroom().close(live.code(), ss.get("live_key"))
-    except ClassError:
-        pass  # already gone, or unreachable (it then expires on its own): leaving is all that is left
-    live.leave("The class has ended; its answers are deleted.")
+        getattr(live.classroom(), method)(live.code(), ss.get("live_key"), *args)
+    except ClassError as error:
+        ss["live_message"] = str(error)
+        return False
+    return True
+
+
+def _end() -> None:
+    if _act("end"):
+        ss["live_message"] = (f"The class has ended: nobody can join or answer. Its results are kept "
+                              f"{keep_days():g} days; you can reopen it until then.")
+
+
+def _reopen() -> None:
+    if _act("reopen"):
+        ss["live_message"] = None
+
+
+def _delete() -> None:
+    if _act("delete") or not ss.get("live_message"):
+        live.leave("The class and all its answers are deleted.")
+
+
+def _forget() -> None:
+    """Leave the ended class in this browser (the teacher link still opens it until its results expire)."""
+    live.leave("This browser has left the class. Its teacher link opens it again while its results are kept.")
+    ss["live_left_teaching"] = True
 
 
 def _lock() -> None:
-    try:
-        live.classroom().lock(live.code(), ss.get("live_key"), bool(ss.get("live_locked")))
-    except ClassError as error:
-        ss["live_message"] = str(error)
-
-
-def _remove(token: str) -> None:
-    try:
-        live.classroom().remove(live.code(), ss.get("live_key"), token)
-    except ClassError as error:
-        ss["live_message"] = str(error)
+    _act("lock", bool(ss.get("live_locked")))
 
 
 @st.fragment(run_every=live.POLL_S)
@@ -68,25 +84,56 @@ def _roster() -> None:
     chosen = row.selectbox("Remove a seat", list(labels), format_func=labels.get, index=None, key="live_remove_pick",
                            placeholder="a seat", help="Its answers are deleted and it cannot join again.")
     row.button("Remove", key="live_remove", icon=":material/person_remove:", disabled=chosen is None,
-               on_click=_remove, args=(chosen,))
+               on_click=lambda: _act("remove", chosen))
+
+
+def _teacher_link() -> None:
+    if st.toggle("Teacher link", key="live_teacher_link", help="Opens this class as its teacher on another device, "
+                 "or later to read its results. It holds the teacher key: keep it private, and this off while "
+                 "projecting."):
+        st.code(f"{live.join_link()}&key={ss['live_key']}", language=None, wrap_lines=True)
+
+
+def _delete_control() -> None:
+    confirmed = st.checkbox("Delete every answer of this class", key="live_delete_sure",
+                            help="For good: nobody, not even you, can read them again.")
+    st.button("Delete the class", icon=":material/delete_forever:", key="live_delete", disabled=not confirmed,
+              on_click=_delete)
+
+
+def _ended_panel(state: RoomState) -> None:
+    kept_until = time.strftime("%d %b %Y", time.localtime(time.time() + keep_days() * 86400 - state.idle_s))
+    st.caption(f"Class **{live.code()}** has ended. Its results are kept until {kept_until}.")
+    row = st.container(horizontal=True, gap="small")
+    row.button("Results", icon=":material/leaderboard:", key="live_results", on_click=results_view.open_dialog)
+    row.button("Reopen", icon=":material/replay:", key="live_reopen", on_click=_reopen,
+               help="Students can join and answer again; their seats and answers are where they were.")
+    _teacher_link()
+    _delete_control()
+    st.button("Leave this class", icon=":material/logout:", key="live_forget", on_click=_forget,
+              help="This browser stops being its teacher; the teacher link opens it again.")
 
 
 def panel(state: RoomState, join_code: Callable[[], None]) -> None:
-    """The room for its teacher: active seats, the join code, lock, who joined, the teacher link, end."""
-    locked = " · locked" if state.locked else ""
-    st.caption(f"You teach room **{live.code()}** · {state.seats} in the room{locked}.")
-    if st.button("Show the join code", icon=":material/qr_code_2:", key="live_show"):
-        join_code()
-    ss["live_locked"] = state.locked
-    st.toggle("Lock the room", key="live_locked", on_change=_lock,
-              help="No new students can join; those in the room stay, and can come back after a reload.")
-    if st.toggle("Who joined", key="live_roster", help="The nicknames of who is in the room (the others count "
-                 "as anonymous), and a way to remove a seat. Only your screen shows them: keep this off while the "
-                 "sidebar is projected."):
-        _roster()
-    if st.toggle("Teacher link", key="live_teacher_link", help="Opens this room as its teacher on another device. "
-                 "It holds the teacher key: keep it private, and this off while projecting."):
-        st.code(f"{live.join_link()}&key={ss['live_key']}", language=None, wrap_lines=True)
-    st.button("End the class", icon=":material/logout:", key="live_end", on_click=_end,
-              help="Closes the room for everyone and deletes its answers.")
-
+    """The room for its teacher: active seats, the join code, lock, who joined, results, the teacher link, end."""
+    if state.ended:
+        _ended_panel(state)
+    else:
+        locked = " · locked" if state.locked else ""
+        st.caption(f"You teach room **{live.code()}** · {state.seats} in the room{locked}.")
+        row = st.container(horizontal=True, gap="small")
+        if row.button("Join code", icon=":material/qr_code_2:", key="live_show"):
+            join_code()
+        row.button("Results", icon=":material/leaderboard:", key="live_results", on_click=results_view.open_dialog)
+        ss["live_locked"] = state.locked
+        st.toggle("Lock the room", key="live_locked", on_change=_lock,
+                  help="No new students can join; those in the room stay, and can come back after a reload.")
+        if st.toggle("Who joined", key="live_roster", help="The nicknames of who is in the room (the others count "
+                     "as anonymous), and a way to remove a seat. Only your screen shows them: keep this off while "
+                     "the sidebar is projected."):
+            _roster()
+        _teacher_link()
+        st.button("End the class", icon=":material/logout:", key="live_end", on_click=_end,
+                  help=f"Nobody can join or answer any more; the results are kept {keep_days():g} days.")
+    if ss.pop("live_results_open", False):
+        results_view.dialog()
