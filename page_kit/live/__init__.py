@@ -124,6 +124,8 @@ def leave(message: str | None = None) -> None:
     room, student = code(), seat()
     if room and student:
         ss.setdefault("live_kept_seats", {})[room] = student  # joining this room again in this tab takes it back
+        if message:
+            ss["live_notice"] = message  # said above the lesson too: a phone's sidebar is folded away
         try:
             classroom().leave(room, student)
         except ClassError:

@@ -142,7 +142,11 @@ def _toggle_follow() -> None:
 
 
 def student_bar() -> None:
-    """Above a student's lesson: the room, and the one control that stops (or starts) following the teacher."""
+    """Above a student's lesson: the room, and the one control that stops (or starts) following the teacher; once
+    out of the room, why (the class ended, the teacher removed the seat), where a folded sidebar would hide it."""
+    notice = ss.pop("live_notice", None)
+    if notice and live.code() is None:
+        st.info(notice, icon=":material/groups:")
     if live.seat() is None or ss.get("live_state") is None:
         return
     following = ss.get("live_follow", True)
@@ -259,12 +263,15 @@ def _room_answers(question: str, options: Sequence[str], answer: int) -> None:
         return  # the room ended: the next full run says so in the sidebar
     row = st.container(horizontal=True, vertical_alignment="center", gap="small", key=f"live_row_{question}")
     vote = " (second vote)" if round == 2 else ""
-    row.markdown(f":material/groups: **{sum(counts[-1])}** of {state.seats} answered{vote}")
+    ended = " · the class has ended" if state.ended else ""
+    row.markdown(f":material/groups: **{sum(counts[-1])}** of {state.seats} answered{vote}{ended}")
     done = question in state.revealed  # the count and the reveal first: they are what a class needs most
-    if row.button("Revealed" if done else "Reveal to the room", key=f"live_reveal_{question}", disabled=done,
-                  icon=":material/visibility:", type="primary", on_click=_teacher_call, args=("reveal", question)):
+    # an ended class answers no more: the spread stays, the votes' buttons go
+    if not state.ended and row.button("Revealed" if done else "Reveal to the room", key=f"live_reveal_{question}",
+                                      disabled=done, icon=":material/visibility:", type="primary",
+                                      on_click=_teacher_call, args=("reveal", question)):
         st.rerun(scope="app")
-    if round == 1 and not done:
+    if round == 1 and not done and not state.ended:
         row.button("Second vote", key=f"live_round_{question}", icon=":material/forum:",
                    on_click=_teacher_call, args=("open_round", question),
                    help="Peer instruction: the room discusses with neighbours, then everyone answers again. The "

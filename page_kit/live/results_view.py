@@ -31,7 +31,7 @@ def _percent(share: float | None) -> str:
 def _question(result: QuestionResult) -> None:
     info = result.info
     title = info.text if info else result.question
-    lesson = f" · {info.lesson}" if info and info.lesson else ""
+    lesson = f" · lesson {info.lesson}" if info and info.lesson else ""
     st.markdown(f"**{html.escape(title)}**")
     rounds = sorted(result.rounds)
     shares = " · ".join(f"vote {r}: {result.rounds[r].answered} answered, {_percent(result.rounds[r].share_right)} "
