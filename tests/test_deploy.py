@@ -95,7 +95,8 @@ def test_upload_limits_and_timeouts_agree_between_nginx_and_the_ingress():
     body = _megabytes(_template_directive("client_max_body_size"))
     assert body == _megabytes(ANNOTATIONS["nginx.ingress.kubernetes.io/proxy-body-size"])
     streamlit_limit = int(re.search(r"^maxUploadSize\s*=\s*(\d+)", CONFIG, re.M).group(1))
-    assert body > streamlit_limit and body * 2**20 > MAX_UPLOAD_BYTES  # room for the multipart envelope
+    # the server's cap and the envelope Streamlit allows over it (1 MiB): the proxy agrees with the server
+    assert body == streamlit_limit + 1 and streamlit_limit * 2**20 == MAX_UPLOAD_BYTES
     for name in ("proxy_read_timeout", "proxy_send_timeout"):
         seconds = int(_template_directive(name).rstrip("s"))
         assert seconds == int(ANNOTATIONS[f"nginx.ingress.kubernetes.io/{name.replace('_', '-')}"])

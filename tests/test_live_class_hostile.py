@@ -192,19 +192,19 @@ def test_wrong_codes_hold_back_the_guesser_not_the_class_and_nothing_from_the_ad
     tab.close()
 
 
-def test_a_seated_student_always_comes_back_to_one_seat_behind_a_busy_address(sqlite_app):
-    code, _ = sqlite_app.classroom.start()
-    student, _ = _tab(sqlite_app, f"room={code}", "10.8.0.1", page="")
+def test_a_seated_student_always_comes_back_to_one_seat_behind_a_busy_address(served):
+    code, _ = served.classroom.start()
+    student, _ = _tab(served, f"room={code}", "10.8.0.1", page="")
     seat_query = student.query
     student.close()
     for _ in range(6):  # the rest of the class behind the same address fills its new-seat limit
-        tab, _ = _tab(sqlite_app, f"room={code}", "10.8.0.1", page="")
+        tab, _ = _tab(served, f"room={code}", "10.8.0.1", page="")
         tab.close()
     for _ in range(2):  # the seated student reloads: the same seat, counted once
-        again, run = _tab(sqlite_app, seat_query, "10.8.0.1", page="")
+        again, run = _tab(served, seat_query, "10.8.0.1", page="")
         assert "seat=" in again.query and again.query == seat_query, run.texts("alert")
         again.close()
-    assert sqlite_app.classroom.room(code).seats == 4
+    assert served.classroom.room(code).seats == 4
 
 
 def test_an_answer_after_the_reveal_changes_nothing(served):
