@@ -293,3 +293,40 @@ def test_a_bad_nickname_gets_a_sentence_and_no_seat():
     next(b for b in student.button if b.label == "Join").click().run()
     assert any("nickname holds characters that do not print" in i.value for i in student.sidebar.info)
     assert "live_code" not in student.session_state
+
+
+def _join_dialog(at: AppTest) -> str:
+    return "\n".join([_html(at), *[w.value for w in at.warning]])
+
+
+def test_the_join_link_is_an_address_phones_reach_or_says_it_is_not(monkeypatch):
+    from page_kit import live
+    monkeypatch.setenv(live.PUBLIC_URL_ENV, "https://class.example.org/posenc")
+    teacher = _app()
+    teacher.button(key="live_start").click().run()
+    code = teacher.query_params["room"]
+    assert f"https://class.example.org/posenc/?room={code}" in _join_dialog(teacher)
+    monkeypatch.delenv(live.PUBLIC_URL_ENV)
+    monkeypatch.setattr(live, "network_address", lambda: "192.168.1.20")  # opened at localhost: the network's
+    on_lan = _app()
+    on_lan.button(key="live_start").click().run()
+    assert "http://192.168.1.20:8501/?room=" in _join_dialog(on_lan)
+    monkeypatch.setattr(live, "network_address", lambda: None)  # a laptop with no network: only loopback is known
+    alone = _app()
+    alone.button(key="live_start").click().run()
+    shown = _join_dialog(alone)
+    assert "Phones cannot open this link" in shown and "localhost:8501/?room=" in shown
+
+
+def test_the_machines_network_address_is_never_a_loopback_one():
+    from page_kit import live
+    found = live.network_address()
+    assert found is None or not live._loopback(found)
+
+
+@pytest.mark.parametrize("host, loopback", [("localhost", True), ("127.0.0.1", True), ("[::1]", True),
+                                            ("app.localhost", True), ("192.168.1.20", False),
+                                            ("class.example.org", False), (None, True)])
+def test_loopback_hosts_are_told_apart(host, loopback):
+    from page_kit import live
+    assert live._loopback(host) is loopback
