@@ -7,6 +7,7 @@ from __future__ import annotations
 import csv
 import io
 import threading
+import time
 
 import pytest
 
@@ -178,6 +179,17 @@ def test_a_limit_counts_in_a_sliding_window_atomically(make):
         t.join()
     assert outcomes.count(True) == 7 and store.hits("burst", 60) == 7  # 201 of 200 never happens
     assert store.hit("short", 0.3, 1) and not store.hit("short", 0.3, 1)
+
+
+def test_a_windows_edge_lets_nothing_extra_through(make):
+    """Three a second: three events just before a fixed window's edge and three just after it would all pass a
+    counter that restarts at the edge; a sliding window refuses the second three until the first have aged out."""
+    store = make()
+    assert [store.hit("edge", 1.0, 3) for _ in range(3)] == [True] * 3
+    time.sleep(0.5)
+    assert [store.hit("edge", 1.0, 3) for _ in range(3)] == [False] * 3 and store.hits("edge", 1.0) == 3
+    time.sleep(0.7)  # the first three are more than a second old now
+    assert store.hit("edge", 1.0, 3) and store.hits("edge", 1.0) == 1
 
 
 def test_a_guesser_behind_a_schools_address_blocks_only_their_own_browser(make):
