@@ -102,8 +102,7 @@ def _chosen(page, question: str, vote: int) -> str:
 
 def _wait_url(page, pattern: str) -> None:
     """Until the address bar matches (a follower's browser loads the teacher's page after its next poll)."""
-    page.wait_for_url(re.compile(pattern), timeout=WAIT_MS, wait_until="domcontentloaded")
-    wait_until_idle(page)
+    page.wait_for_url(re.compile(pattern), timeout=WAIT_MS, wait_until="commit")
 
 
 def _clean(page, errors, who: str) -> None:
@@ -132,6 +131,7 @@ def _question(teacher, students: dict, question: str) -> None:
         page.reload(wait_until="domcontentloaded")
         wait_until_idle(page)
         assert _chosen(page, question, 2) == options[VOTES[question]["b"][1]]
+        assert page.get_by_text(f"Your first vote: “{options[VOTES[question]['b'][0]]}”").count() == 1
         assert page.get_by_text("Right.").count() == 0 and page.get_by_text("Not quite").count() == 0
     _button(teacher, f"live_reveal_{question}").click()
     for name in STUDENTS:  # each reads the verdict on their own last answer
@@ -176,20 +176,26 @@ def test_two_votes_results_and_the_csv_a_day_later(chromium, store, tmp_path: Pa
             assert re.fullmatch(f"[{rooms.ALPHABET}]{{{rooms.CODE_LENGTH}}}", code)
             settle_after(teacher, lambda: teacher.keyboard.press("Escape"))
 
-            for name in ("a", "b"):  # by link, on the teacher's lesson
-                _go(students[name], f"{url}/order?room={code}")
-                assert "seat=" in students[name].url
-            c = students["c"]  # by the sidebar's form, with a nickname
-            _go(c, f"{url}/order")
-            c.get_by_label("Room code").fill(code.lower())
+            # the three load at once: by link on the teacher's lesson (a, b), by the sidebar's form with a nickname (c)
+            for name in STUDENTS:
+                students[name].goto(f"{url}/order" + ("" if name == "c" else f"?room={code}"), wait_until="commit")
+            c = students["c"]
+            c.get_by_label("Room code").fill(code.lower(), timeout=WAIT_MS)
             c.get_by_role("textbox", name="Nickname (optional)").fill(NICKNAME)
-            settle_after(c, lambda: c.get_by_role("button", name="Join").click())
+            c.get_by_role("button", name="Join").click()
             c.get_by_text(f"You are in room {code}").wait_for(timeout=WAIT_MS)
+            for page in students.values():  # seated (a seat in the address) and asked
+                _wait_url(page, r"/order\?.*seat=")
+                _radio(page, "order_rows", 1).first.wait_for(timeout=WAIT_MS)
 
             _question(teacher, students, "order_rows")
-            _go(teacher, f"{url}/naive?room={code}")  # the teacher moves on; the followers come along
+            # the teacher moves on by the sidebar's navigation (the room stays in the address); the followers come
+            teacher.get_by_role("link", name="Naive position codes").first.click()
+            _wait_url(teacher, r"/naive\?room=")
+            wait_until_idle(teacher)
             for page in students.values():
                 _wait_url(page, r"/naive\?.*room=")
+                _radio(page, "naive_width", 1).first.wait_for(timeout=WAIT_MS)
             _question(teacher, students, "naive_width")
 
             _click(teacher, "live_results")
