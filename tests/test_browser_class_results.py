@@ -23,7 +23,7 @@ from pathlib import Path
 import pytest
 
 from deploy.local_redis import redis_process, redis_server_path
-from devtools.streamlit_server import chromium_path, count_runs, settle_after, streamlit_server, wait_until_idle
+from devtools.streamlit_server import chromium_path, streamlit_server, wait_until_idle
 from live_class import rooms
 from live_class.results import ANSWER_COLUMNS
 from live_class.store import CLOCK_OFFSET_ENV
@@ -62,8 +62,9 @@ def store(request, tmp_path):
 
 
 def _context(browser):
+    # each wait is on what the page shows, not settle_after's run count: on a loaded machine that count once
+    # never came even on the teacher's page, whose timed fragments rerun every second
     context = browser.new_context(viewport={"width": 1400, "height": 900})
-    count_runs(context)  # settle_after counts runs on the app's socket
     page = context.new_page()
     errors: list[str] = []
     page.on("pageerror", lambda exc: errors.append(str(exc)))
@@ -80,12 +81,15 @@ def _button(page, key: str):
     return page.locator(f".st-key-{key}").get_by_role("button")
 
 
-def _click(page, key: str) -> None:
-    settle_after(page, lambda: _button(page, key).click())
-
-
 def _radio(page, question: str, vote: int):
     return page.locator(f'.st-key-predict_{question}{"_vote2" if vote == 2 else ""} [role="radiogroup"] label')
+
+
+def _close(page) -> None:
+    """Close the open dialog (the join code, the results) and wait until it is gone."""
+    page.get_by_role("dialog").wait_for(timeout=WAIT_MS)
+    page.keyboard.press("Escape")
+    page.get_by_role("dialog").wait_for(state="detached", timeout=WAIT_MS)
 
 
 def _vote(page, question: str, vote: int, choice: int) -> None:
@@ -121,6 +125,7 @@ def _question(teacher, students: dict, question: str) -> None:
         teacher.get_by_text(f"3 of 3 answered{second}").wait_for(timeout=WAIT_MS)  # the teacher's 1 s count
         if vote == 1:
             _button(teacher, f"live_round_{question}").click()
+            teacher.locator(f".st-key-live_round_{question}").wait_for(state="detached", timeout=WAIT_MS)  # opened
             for name in STUDENTS:  # each student's poll reruns the page: a vote of its own, the first one recalled
                 page = students[name]
                 _radio(page, question, 2).first.wait_for(timeout=WAIT_MS)
@@ -134,6 +139,7 @@ def _question(teacher, students: dict, question: str) -> None:
         assert page.get_by_text(f"Your first vote: “{options[VOTES[question]['b'][0]]}”").count() == 1
         assert page.get_by_text("Right.").count() == 0 and page.get_by_text("Not quite").count() == 0
     _button(teacher, f"live_reveal_{question}").click()
+    teacher.locator(f".st-key-live_reveal_{question}").get_by_role("button", name="Revealed").wait_for(timeout=WAIT_MS)
     for name in STUDENTS:  # each reads the verdict on their own last answer
         page, final = students[name], VOTES[question][name][1]
         verdict = page.locator(f'[class*="st-key-answer_open_{question}"]')
@@ -171,10 +177,10 @@ def test_two_votes_results_and_the_csv_a_day_later(chromium, store, tmp_path: Pa
     try:
         with streamlit_server(env=env) as url:
             _go(teacher, f"{url}/order")
-            _click(teacher, "live_start")
+            _button(teacher, "live_start").click()
             code = teacher.locator(".live-code").inner_text(timeout=WAIT_MS).strip()
             assert re.fullmatch(f"[{rooms.ALPHABET}]{{{rooms.CODE_LENGTH}}}", code)
-            settle_after(teacher, lambda: teacher.keyboard.press("Escape"))
+            _close(teacher)
 
             # the three load at once: by link on the teacher's lesson (a, b), by the sidebar's form with a nickname (c)
             for name in STUDENTS:
@@ -198,7 +204,7 @@ def test_two_votes_results_and_the_csv_a_day_later(chromium, store, tmp_path: Pa
                 _radio(page, "naive_width", 1).first.wait_for(timeout=WAIT_MS)
             _question(teacher, students, "naive_width")
 
-            _click(teacher, "live_results")
+            _button(teacher, "live_results").click()
             dialog = teacher.get_by_role("dialog")
             dialog.get_by_text("3 seats answered · 12 answers kept").wait_for(timeout=WAIT_MS)
             shifts = [" ".join(s.split()) for s in dialog.locator(".live-spread p").all_inner_texts()]
@@ -209,9 +215,9 @@ def test_two_votes_results_and_the_csv_a_day_later(chromium, store, tmp_path: Pa
                 ["vote 1: 3 answered, 33 % right", "vote 2: 3 answered, 67 % right"],
                 ["vote 1: 3 answered, 67 % right", "vote 2: 3 answered, 67 % right"]]
             assert NICKNAME not in dialog.get_by_role("tabpanel", name="Room").inner_text()  # no names in it
-            settle_after(teacher, lambda: teacher.keyboard.press("Escape"))
+            _close(teacher)
 
-            _click(teacher, "live_end")
+            _button(teacher, "live_end").click()
             _button(teacher, "live_reopen").wait_for(timeout=WAIT_MS)
             for page in students.values():
                 page.get_by_text(f"The class in room {code} has ended").wait_for(timeout=WAIT_MS)
@@ -223,9 +229,9 @@ def test_two_votes_results_and_the_csv_a_day_later(chromium, store, tmp_path: Pa
         with streamlit_server(env={**env, CLOCK_OFFSET_ENV: "86400"}) as url:  # the next day, a new app server
             _go(teacher, f"{url}/")  # the home address, no room in it: the cookie makes it the teacher's again
             teacher.get_by_text(f"Class {code} has ended").wait_for(timeout=WAIT_MS)
-            _click(teacher, "live_reopen")
+            _button(teacher, "live_reopen").click()
             teacher.get_by_text(f"You teach room {code}").wait_for(timeout=WAIT_MS)
-            _click(teacher, "live_results")
+            _button(teacher, "live_results").click()
             dialog = teacher.get_by_role("dialog")
             dialog.get_by_role("tab", name="Seats (teacher only)").click()
             with teacher.expect_download(timeout=WAIT_MS) as download:
