@@ -95,8 +95,7 @@ def encodings_tab(page):
 
 
 def fit_1d_tab(page):
-    settings = fit_controls(page, "1", SIGMAS_1D, 10, 6, [150, 300, 600], 300)
-    result = fourier_views.fitted("1d", *settings)
+    result, settings = fourier_views.shown_fit("1d", fit_controls(page, "1", SIGMAS_1D, 10, 6, [150, 300, 600], 300))
     with fourier_views.ask_worst_fit(result, settings):
         fit_1d_view(result, settings)
 
@@ -128,8 +127,7 @@ def fit_1d_view(result, settings):
 
 
 def fit_2d_tab(page):
-    settings = fit_controls(page, "2", SIGMAS_2D, 2, 4, [100, 200, 300], 200)
-    result = fourier_views.fitted("2d", *settings)
+    result, settings = fourier_views.shown_fit("2d", fit_controls(page, "2", SIGMAS_2D, 2, 4, [100, 200, 300], 200))
     show(figures.square_panels(figures.padded(figures.small_multiples(
         [result.target] + [result.fits[e].prediction for e in ENCODINGS],
         ["target (64 x 64)"] + [f"{fourier_views.LABELS[e]}: {result.fits[e].final_test_psnr:.1f} dB"

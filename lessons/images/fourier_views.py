@@ -1,5 +1,6 @@
-"""Views of the Fourier-features lesson that would crowd its page: the fits' score table and training curves,
-the snippet of the fit, and the lesson's predict-then-reveal questions."""
+"""Views of the Fourier-features lesson that would crowd its page: which fit is shown (training waits for its
+button), the fits' score table and training curves, the snippet of the fit, and the lesson's predict-then-reveal
+questions."""
 
 from __future__ import annotations
 
@@ -37,6 +38,24 @@ def fitted(task: str, octaves: int, sigma: float, features: int, steps: int, see
                              progress=report)
     bar.empty()
     return result
+
+
+def shown_fit(task: str, settings: tuple):
+    """The fit the page draws, and its settings. Training three networks takes seconds, so it never runs on a
+    slider move: the page's first view trains the settings it opens with (a shared link's own), and after that the
+    figures keep the last fit trained until *Train* is pressed for the new settings. Figures, numbers, question
+    and snippet all describe the settings shown."""
+    key = f"fourier_trained_{task}"
+    shown = st.session_state.setdefault(key, settings)
+    if shown != settings:
+        octaves, sigma, features, steps, seed = settings
+        row = st.container(horizontal=True, vertical_alignment="center", gap="small")
+        row.caption(f"The figures show the fit trained with σ = {shown[1]:g}, L = {shown[0]}, m = {shown[2]}, "
+                    f"{shown[3]} steps, seed {shown[4]}. Training the new settings takes a few seconds.")
+        row.button(f"Train with σ = {sigma:g}, L = {octaves}, {steps} steps", key=f"fourier_train_{task}",
+                   type="primary", icon=":material/model_training:",
+                   on_click=st.session_state.__setitem__, args=(key, settings))
+    return fitted(task, *shown), shown
 
 
 @st.cache_data(max_entries=16, show_spinner=False)
