@@ -50,6 +50,9 @@ LAYERS = {
 }
 
 
+LAYER_ORDER = ("browser", "pages", "kit", "core")  # the order the suite runs them: longest files first
+
+
 def pytest_addoption(parser):
     parser.addoption("--lesson", action="append", default=[], metavar="URL_PATH",
                      help="only the tests of one lesson (its url_path, e.g. sinusoidal): its AppTest views and its "
@@ -85,6 +88,10 @@ def pytest_collection_modifyitems(config, items):
             deepened.add(id(test))
             own = item.obj._hypothesis_internal_use_settings
             item.obj._hypothesis_internal_use_settings = settings(own, max_examples=own.max_examples * DEEP_FACTOR)
+    # the longest files first (real browsers, then AppTest pages, then the rest): two workers (--dist loadfile) take
+    # files in this order, so the short ones fill the end and both finish together, instead of one worker running
+    # the last big file alone (sort is stable: a layer's files keep their order)
+    items.sort(key=lambda item: LAYER_ORDER.index(layers[item.module.__name__]))
     lessons = set(config.getoption("lesson"))
     if lessons:
         keep = [item for item in items if _lessons_of(item) & lessons]
