@@ -24,7 +24,7 @@ from uvicorn.middleware.proxy_headers import ProxyHeadersMiddleware, _TrustedHos
 UVICORN_VERSION = "0.55.0"
 TRUSTED_PROXY_ENV = "POSENC_TRUSTED_PROXY"
 HEADERS = ((b"referrer-policy", b"same-origin"), (b"x-content-type-options", b"nosniff"))
-_applied: list[bool] = []
+_looked: list[bool] = []  # whether this process looked for its server, and found it
 
 
 class SecurityHeaders:
@@ -65,12 +65,12 @@ def guard(config: uvicorn.Config) -> None:
 
 
 def apply() -> bool:
-    """Guard the running server (once per process); returns whether a server was found."""
-    if _applied or uvicorn.__version__ != UVICORN_VERSION:
-        return bool(_applied)
+    """Guard the running server; returns whether a server was found. Looked for once per process (a walk of the
+    heap, about 50 ms): the server runs before any page does, so the first page finds it or there is none (AppTest)."""
+    if _looked or uvicorn.__version__ != UVICORN_VERSION:
+        return bool(_looked and _looked[0])
     configs = [o for o in gc.get_referrers(uvicorn.Config) if isinstance(o, uvicorn.Config) and o.loaded]
     for config in configs:
         guard(config)
-    if configs:
-        _applied.append(True)
+    _looked.append(bool(configs))
     return bool(configs)
