@@ -50,7 +50,9 @@ LAYERS = {
 }
 
 
-LAYER_ORDER = ("browser", "pages", "kit", "core")  # the order the suite runs them: longest files first
+# the order the suite runs them: real browsers and AppTest pages (the longest files) first, then the core (some single
+# tests of half a minute), and last the kit's many short tests, which fill the end so both workers finish together
+LAYER_ORDER = ("browser", "pages", "core", "kit")
 
 
 def pytest_addoption(parser):
@@ -88,9 +90,8 @@ def pytest_collection_modifyitems(config, items):
             deepened.add(id(test))
             own = item.obj._hypothesis_internal_use_settings
             item.obj._hypothesis_internal_use_settings = settings(own, max_examples=own.max_examples * DEEP_FACTOR)
-    # the longest files first (real browsers, then AppTest pages, then the rest): two workers (--dist loadfile) take
-    # files in this order, so the short ones fill the end and both finish together, instead of one worker running
-    # the last big file alone (sort is stable: a layer's files keep their order)
+    # two workers (--dist loadfile) take files in LAYER_ORDER, so short ones fill the end instead of one worker
+    # running the last big file alone (sort is stable: a layer's files keep their order)
     items.sort(key=lambda item: LAYER_ORDER.index(layers[item.module.__name__]))
     lessons = set(config.getoption("lesson"))
     if lessons:

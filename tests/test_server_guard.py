@@ -2,6 +2,7 @@
 per process (a page run under AppTest has no server: looking on every run walked the heap on every run)."""
 
 import asyncio
+import threading
 
 from page_kit.runtime import server_guard
 
@@ -23,5 +24,9 @@ def test_every_http_response_gets_the_headers_unless_it_sets_them():
     async def send(message):
         sent.append(message)
 
-    asyncio.run(server_guard.SecurityHeaders(app)({"type": "http"}, None, send))
+    # a thread of its own: a test before this one may have left an event loop running in this one
+    worker = threading.Thread(target=asyncio.run, args=(server_guard.SecurityHeaders(app)({"type": "http"}, None,
+                                                                                          send),))
+    worker.start()
+    worker.join(10)
     assert dict(sent[0]["headers"]) == {b"referrer-policy": b"no-referrer", b"x-content-type-options": b"nosniff"}
