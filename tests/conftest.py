@@ -90,8 +90,8 @@ def pytest_collection_modifyitems(config, items):
             deepened.add(id(test))
             own = item.obj._hypothesis_internal_use_settings
             item.obj._hypothesis_internal_use_settings = settings(own, max_examples=own.max_examples * DEEP_FACTOR)
-    # two workers (--dist loadfile) take files in LAYER_ORDER, so short ones fill the end instead of one worker
-    # running the last big file alone (sort is stable: a layer's files keep their order)
+    # two workers (--dist loadfile, --no-loadscope-reorder in pyproject.toml) take files in LAYER_ORDER, so short
+    # ones fill the end instead of one worker running the last big file alone (a layer's files keep their order)
     items.sort(key=lambda item: LAYER_ORDER.index(layers[item.module.__name__]))
     lessons = set(config.getoption("lesson"))
     if lessons:
