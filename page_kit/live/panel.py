@@ -220,13 +220,6 @@ def own_choice(question: str, options: Sequence[str]) -> str | None:
     return None
 
 
-def _teacher_call(method: str, *args) -> None:
-    try:
-        getattr(live.classroom(), method)(live.code(), ss.get("live_key"), *args)
-    except ClassError as error:
-        ss["live_message"] = str(error)
-
-
 def describe(info: QuestionInfo) -> None:
     """Keep what the teacher's page asks, once per change of its text or options, for the room's results."""
     if not live.teacher():
@@ -269,11 +262,11 @@ def _room_answers(question: str, options: Sequence[str], answer: int) -> None:
     # an ended class answers no more: the spread stays, the votes' buttons go
     if not state.ended and row.button("Revealed" if done else "Reveal to the room", key=f"live_reveal_{question}",
                                       disabled=done, icon=":material/visibility:", type="primary",
-                                      on_click=_teacher_call, args=("reveal", question)):
+                                      on_click=live_teacher.act, args=("reveal", question)):
         st.rerun(scope="app")
     if round == 1 and not done and not state.ended:
         row.button("Second vote", key=f"live_round_{question}", icon=":material/forum:",
-                   on_click=_teacher_call, args=("open_round", question),
+                   on_click=live_teacher.act, args=("open_round", question),
                    help="Peer instruction: the room discusses with neighbours, then everyone answers again. The "
                         "first vote closes; both spreads stay side by side.")
     spread = row.toggle("Spread", key=f"live_spread_{question}", help="The room's answers, per option and vote.")

@@ -32,7 +32,9 @@ def names(label: str, found: Names) -> str:
     return f'<p style="margin:0 0 0.3rem 0"><strong>{label}</strong> {" ".join(chips) or "nobody"}</p>'
 
 
-def _act(method: str, *args) -> bool:
+def act(method: str, *args) -> bool:
+    """A teacher's action on the room (``Classroom.<method>(code, key, *args)``); a refusal's sentence goes to the
+    class panel. Returns whether it was done."""
     try:
         getattr(live.classroom(), method)(live.code(), ss.get("live_key"), *args)
     except ClassError as error:
@@ -42,18 +44,18 @@ def _act(method: str, *args) -> bool:
 
 
 def _end() -> None:
-    if _act("end"):
+    if act("end"):
         ss["live_message"] = (f"The class has ended: nobody can join or answer. Its results are kept "
                               f"{keep_days():g} days; you can reopen it until then.")
 
 
 def _reopen() -> None:
-    if _act("reopen"):
+    if act("reopen"):
         ss["live_message"] = None
 
 
 def _delete() -> None:
-    if _act("delete") or not ss.get("live_message"):
+    if act("delete") or not ss.get("live_message"):
         live.leave("The class and all its answers are deleted.")
 
 
@@ -64,7 +66,7 @@ def _forget() -> None:
 
 
 def _lock() -> None:
-    _act("lock", bool(ss.get("live_locked")))
+    act("lock", bool(ss.get("live_locked")))
 
 
 @st.fragment(run_every=live.POLL_S)
@@ -84,7 +86,7 @@ def _roster() -> None:
     chosen = row.selectbox("Remove a seat", list(labels), format_func=labels.get, index=None, key="live_remove_pick",
                            placeholder="a seat", help="Its answers are deleted and it cannot join again.")
     row.button("Remove", key="live_remove", icon=":material/person_remove:", disabled=chosen is None,
-               on_click=lambda: _act("remove", chosen))
+               on_click=lambda: act("remove", chosen))
 
 
 def _teacher_link() -> None:
