@@ -27,7 +27,7 @@ import streamlit as st
 from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 from live_class import ClassError, Classroom, ClassUnreachable, open_store
-from live_class.rooms import UNREACHABLE, ClassEnded, keep_days, normal_code  # noqa: F401 (UNREACHABLE: the panel's)
+from live_class.rooms import UNREACHABLE, keep_days, normal_code  # noqa: F401 (UNREACHABLE: the panel's)
 
 POLL_S = 1.0
 HEARTBEAT_S = 20.0   # a student's open page tells the room it is still there (rules.Limits.active_s: 90 s)
@@ -177,8 +177,9 @@ def _teach_again() -> None:
     """A teacher who opens any address of the app (a typed lesson, the home page) is still the teacher of the
     room this browser keeps, running or ended, until they leave it."""
     kept = _kept()
-    if kept is None or ss.get("live_left_teaching"):
+    if kept is None or ss.get("live_left_teaching") or ss.get("live_kept_checked") == kept:
         return
+    ss["live_kept_checked"] = kept  # a cookie of a deleted class is asked about once, not on every slider move
     try:
         if classroom().is_teacher(kept[0], kept[1]):
             ss.update(live_code=normal_code(kept[0]), live_key=kept[1], live_seat=None)
