@@ -204,6 +204,7 @@ def test_two_votes_results_and_the_csv_a_day_later(chromium, store):
             _button(teacher, "live_results").click()
             dialog = teacher.get_by_role("dialog")
             dialog.get_by_text("3 seats answered · 12 answers kept").wait_for(timeout=WAIT_MS)
+            dialog.locator(".live-spread p").nth(1).wait_for(timeout=WAIT_MS)  # both questions' spreads drawn
             shifts = [" ".join(s.split()) for s in dialog.locator(".live-spread p").all_inner_texts()]
             assert shifts == ["Between the votes: 2 moved from wrong to right, 1 from right to wrong.",
                               "Between the votes: 1 moved from wrong to right, 1 from right to wrong."]
