@@ -24,6 +24,11 @@ class Section:
     story: str  # one or two sentences that place the section in the story
     pages: tuple[PageInfo, ...]
 
+    @property
+    def key(self) -> str:
+        """The section's folder (``lessons/<key>/``, ``posenc_core/<key>/``): its name in addresses and progress."""
+        return self.pages[0].path.split("/")[1]
+
 
 HOME = PageInfo("lessons/home.py", "Home", "home", ":material/home:", "The story of positional encodings.")
 
@@ -329,6 +334,16 @@ SECTIONS: tuple[Section, ...] = (
 
 def all_pages() -> list[PageInfo]:
     return [HOME] + [page for section in SECTIONS for page in section.pages]
+
+
+def section(key: str) -> Section | None:
+    """The section whose folder is ``key``, or None."""
+    return next((s for s in SECTIONS if s.key == key), None)
+
+
+def section_of(url_path: str) -> Section | None:
+    """The section a lesson belongs to (None for the home page and pages outside the sections)."""
+    return next((s for s in SECTIONS if any(p.url_path == url_path for p in s.pages)), None)
 
 
 def page(url_path: str) -> PageInfo | None:
