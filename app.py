@@ -6,7 +6,7 @@ import streamlit as st
 
 from page_kit import live
 from page_kit.controls import settings
-from page_kit.lesson import a11y, guard, report_unexpected
+from page_kit.lesson import a11y, course, course_panel, guard, report_unexpected
 from page_kit.live import panel as live_panel
 from page_kit.navigation import sidebar as nav
 from page_kit.runtime import server_guard, streamlit_runtime
@@ -29,9 +29,11 @@ st.set_page_config(page_title="PosEnc Explorer", page_icon=FAVICON, layout="wide
 
 home, sections = nav.pages()
 # Streamlit routes every URL path; the sidebar's list is ours, valid for screen readers (nav.py).
-navigation = nav.runnable(st.navigation({"": [home], **{t: list(p) for t, p in sections.items()}}, position="hidden"))
+routes = {"": [home, nav.checkpoint_page()], **{title: list(pages) for title, pages in sections.items()}}
+navigation = nav.runnable(st.navigation(routes, position="hidden"))
 st.set_page_config(page_title=f"{navigation.title} · PosEnc Explorer")  # each lesson names its browser tab
-nav.sidebar_links([("", [home]), *sections.items()])
+course.arrive(navigation.url_path)  # the learner's progress, kept in their browser (page_kit/lesson/course.py)
+nav.sidebar_links([("", [home]), *sections.items()], course_panel.marks())
 settings.sidebar()  # imports torch, when present, to ask for CUDA
 with guard():  # the class never takes the lesson down: a store that cannot be reached is one sentence
     live.begin()  # a live class: join from the link, read the room once for this run
@@ -44,4 +46,7 @@ try:
     navigation.run()
 except Exception as error:  # noqa: BLE001 (outside any guard(): a logged bug and a sentence, not a redacted box)
     report_unexpected(error)
+with guard():
+    course_panel.next_up(navigation.url_path)  # every lesson closes on what comes next, and why
+    course.save()
 freeze_import_heap()  # after the page, so the modules it imported on first use are frozen too

@@ -1,6 +1,6 @@
 import streamlit as st
 
-from page_kit import header, registry
+from page_kit import course, header, registry
 
 header(
     "PosEnc Explorer",
@@ -10,18 +10,23 @@ header(
     "This explorer follows that story, one encoding at a time, with every figure computed live by the "
     "same formulas real models run."
 )
-st.markdown("Pick a lesson below or in the sidebar. Every slider is stored in the page's address, so a "
-            "link you copy opens exactly the view you are looking at.")
+course.home_panel()  # Continue, the learner's progress, carrying and clearing it
+st.markdown("Follow the course in order, or pick any lesson below or in the sidebar: nothing is locked. Every "
+            "slider is stored in the page's address, so a link you copy opens exactly the view you are looking at.")
 
 for number, section in enumerate(registry.SECTIONS, start=1):
     # "##" is a level-2 heading under the page's title (st.subheader would skip to level 3 for a screen reader)
     st.markdown(f"## {number}. {section.title}")
     st.markdown(section.story)
+    course.section_progress(section)
+    read = course.read()
     for start in range(0, len(section.pages), 2):  # two lesson cards per row, rows aligned
         for column, page in zip(st.columns(2), section.pages[start:start + 2], strict=False):
             with column, st.container(border=True, height="stretch"):
-                st.page_link(page.path, label=f"**{page.title}**", icon=page.icon)
+                st.page_link(page.path, label=f"**{page.title}**" + course.done_mark(page.url_path in read),
+                             icon=page.icon)
                 st.markdown(page.summary)
+    course.checkpoint_link(section)
 
 st.divider()
 st.markdown("Conventions follow the code models run: Hugging Face `transformers` for RoPE and T5, the ALiBi "

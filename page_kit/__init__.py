@@ -40,11 +40,12 @@ from page_kit.lesson import (
     stage,
     why,
 )
+from page_kit.lesson import course_panel as course
 from page_kit.navigation import registry
 from page_kit.runtime import cached_signatures
 
 cached_signatures.install()  # every st.cache_data call of the app goes through it
 
-__all__ = ["Chart", "Stage", "classroom", "controls", "current_backend", "figures", "fmt", "formula", "guard", "header",
-           "hero", "literal", "live", "notice", "presentation", "registry", "sections", "see_also", "show", "source",
-           "stage", "why"]
+__all__ = ["Chart", "Stage", "classroom", "controls", "course", "current_backend", "figures", "fmt", "formula", "guard",
+           "header", "hero", "literal", "live", "notice", "presentation", "registry", "sections", "see_also", "show",
+           "source", "stage", "why"]

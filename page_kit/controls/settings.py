@@ -46,6 +46,8 @@ header[data-testid="stHeader"], [data-testid="stToolbar"], footer { display: non
 # Plotly cannot wrap, so that they are not cut off at the right edge.
 GLOBAL_CSS = """
 <style>
+/* lesson.course: the element whose script writes the learner's progress to the browser takes no room */
+[class*="st-key-course_store_"] { display: none; }
 /* lesson.stage: a "More settings" fold with nothing in it (a tab whose controls all sit beside its figure) */
 .st-key-stage_more:not(:has([data-testid="stElementContainer"])) { display: none; }
 /* lesson.stage: a kit helper's row of controls (st.columns) in the narrow side column goes one under another */

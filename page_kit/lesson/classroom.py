@@ -19,7 +19,7 @@ import streamlit as st
 
 from live_class.results import QuestionInfo
 from page_kit import live
-from page_kit.lesson import folded, misconceptions, unseen
+from page_kit.lesson import course, folded, misconceptions, unseen
 from page_kit.live import panel as live_panel
 
 
@@ -90,6 +90,9 @@ def predict(key: str, question: str, options: Sequence[str], answer: int, reveal
         picked = st.radio(f"Predict first. {plain(question)}", options, index=None, key=widget,
                           horizontal=True, label_visibility="collapsed")
         live_panel.record(key, options, picked, round)
+        if picked is not None:  # the learner's own progress: right at the first try, before any answer was shown
+            seen = st.session_state.get(f"predict_{key}_shown") or live.revealed(key)
+            course.answered(key, options.index(picked) == answer and not seen)
         _describe(key, question, options, answer)
         live_panel.room_answers(key, options, answer)
         if live.seat() is not None and not live.revealed(key):

@@ -11,21 +11,41 @@ from __future__ import annotations
 
 import copy
 import functools
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 
 import streamlit as st
 
 from page_kit.navigation import registry
 
+DONE_MARK = "✓"  # after a lesson's title once read: a character, so screen readers say it ("check mark")
 
-def sidebar_links(groups: Sequence[tuple[str, Sequence[st.Page]]]) -> None:
-    """``groups`` is the navigation in order: [(section title, [page, ...]), ...]; an empty title has no label."""
+
+@dataclass(frozen=True)
+class Marks:
+    """What the list shows of a learner's progress. done: url_paths of the lessons read; notes: section title ->
+    a few words after it ("2 of 4 read"); checkpoints: section title -> (the section's key, its checkpoint done)."""
+
+    done: frozenset[str] = frozenset()
+    notes: Mapping[str, str] = field(default_factory=dict)
+    checkpoints: Mapping[str, tuple[str, bool]] = field(default_factory=dict)
+
+
+def sidebar_links(groups: Sequence[tuple[str, Sequence[st.Page]]], marks: Marks = Marks()) -> None:
+    """``groups`` is the navigation in order: [(section title, [page, ...]), ...]; an empty title has no label.
+    Each section ends with its checkpoint when ``marks`` names one."""
     with st.sidebar, st.container(key="lesson_nav", gap=None):
         for title, pages in groups:
             if title:
-                st.markdown(f"**{title}**")
+                note = marks.notes.get(title)
+                st.markdown(f"**{title}**" + (f" :small[{note}]" if note else ""))
             for page in pages:
-                st.page_link(page, label=page.title, icon=page.icon)
+                done = f" {DONE_MARK}" if page.url_path in marks.done else ""
+                st.page_link(page, label=page.title + done, icon=page.icon)
+            if title in marks.checkpoints:
+                key, done = marks.checkpoints[title]
+                st.page_link(checkpoint_page(), label="Checkpoint" + (f" {DONE_MARK}" if done else ""),
+                             icon=registry.CHECKPOINT.icon, query_params={"section": key})
 
 
 TAB_KEY = "view"  # every lesson's tabs (page_kit.lesson.sections): one URL name, "view", on every page
@@ -52,6 +72,13 @@ def pages() -> tuple[st.Page, dict[str, tuple[st.Page, ...]]]:
         return st.Page(info.path, title=info.title, icon=info.icon, url_path=info.url_path, default=default)
 
     return page(registry.HOME, default=True), {s.title: tuple(page(p) for p in s.pages) for s in registry.SECTIONS}
+
+
+@functools.cache
+def checkpoint_page() -> st.Page:
+    """The checkpoint page (one for every section: ``?section=`` names which), built once per process."""
+    info = registry.CHECKPOINT
+    return st.Page(info.path, title=info.title, icon=info.icon, url_path=info.url_path)
 
 
 def runnable(chosen: st.Page) -> st.Page:

@@ -1,0 +1,62 @@
+"""A section's checkpoint: a few questions on its lessons, each answer explained, the lesson to revisit when wrong.
+
+One page serves every section (``?section=<key>``, the section's folder; the sidebar and the home page link
+each). A question's first answer joins the learner's progress; they
+may change their answer to read the other explanations, and the score counts the first try.
+"""
+
+import streamlit as st
+
+from page_kit import course, header, registry
+from page_kit.lesson import checkpoints, misconceptions
+
+SECTIONS = [s for s in registry.SECTIONS if checkpoints.questions(s.key)]
+TITLES = {s.key: s.title for s in SECTIONS}
+
+
+def _verdict(question: checkpoints.CheckpointQuestion, picked: int) -> None:
+    """Right or not, why, and for a wrong answer the belief it stands for and the lesson to read again."""
+    if picked == question.answer:
+        st.success(f"Right. {question.why}", icon=":material/check_circle:")
+        return
+    st.info(f"Not quite: the answer is *{question.options[question.answer]}*. {question.why}",
+            icon=":material/lightbulb:")
+    belief = misconceptions.for_question(question.key, len(question.options), question.answer)[picked]
+    if belief:
+        st.markdown(f"**The belief behind that answer:** {belief}.")
+    lesson = registry.page(question.lesson)
+    if lesson is not None:
+        st.page_link(lesson.path, label=f"Revisit: {lesson.title}", icon=":material/replay:")
+
+
+def _ask(number: int, count: int, question: checkpoints.CheckpointQuestion) -> bool | None:
+    """One question in its box; True / False once answered (right or not), None before."""
+    with st.container(border=True, key=f"checkpoint_{question.key}"):
+        st.markdown(f"**Question {number} of {count}.** {question.question}")
+        picked = st.radio(f"Question {number} of {count}", range(len(question.options)), index=None,
+                          format_func=lambda i: question.options[i], key=f"answer_{question.key}",
+                          label_visibility="collapsed")
+        if picked is None:
+            return None
+        course.answered(question.key, picked == question.answer)
+        _verdict(question, picked)
+        return picked == question.answer
+
+
+if not SECTIONS:
+    header("Checkpoint", "No section has a checkpoint yet.")
+else:
+    key = st.query_params.get("section", "")
+    if key not in TITLES:  # no section, or one the course does not have: the first section's checkpoint
+        key = st.query_params["section"] = SECTIONS[0].key
+    asked = checkpoints.questions(key)
+    header(f"Checkpoint: {TITLES[key]}",
+           f"{len(asked)} questions on this section's lessons. Answer each one: the explanation follows at once, "
+           "and a wrong answer names the belief behind it and the lesson to read again. Your first answers join "
+           "your progress.")
+    results = [_ask(number, len(asked), q) for number, q in enumerate(asked, start=1)]
+    if None not in results:
+        right = course.checkpoint_right(key)
+        st.markdown(f"**Your first tries:** {right} of {len(asked)} right. Change an answer to read the other "
+                    "explanations; your progress keeps the first.")
+    course.next_up(course.CHECKPOINT_PATH, key)

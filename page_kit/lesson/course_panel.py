@@ -1,0 +1,194 @@
+"""Where a learner stands, in words and links: the sidebar's marks, the home page's progress and *Continue*, and
+the "Next" that closes every lesson. Nothing is locked: these only point the way."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from page_kit.lesson import checkpoints, course, course_map
+from page_kit.lesson.course_map import Stop, Tally
+from page_kit.navigation import registry
+from page_kit.navigation.sidebar import DONE_MARK, Marks
+
+
+def _count(n: int, word: str) -> str:
+    return f"{n} {word}" + ("" if n == 1 else "s")
+
+
+def marks() -> Marks:
+    """The sidebar's view of this learner's progress: lessons read, a note per section, its checkpoint."""
+    progress = course.progress()
+    notes, ends = {}, {}
+    for section in registry.SECTIONS:
+        tally = course_map.tally(section.key, progress)
+        if tally.read:
+            notes[section.title] = f"{tally.read} of {tally.lessons} read"
+        stop = course_map.stop_of(course_map.CHECKPOINT_PATH, section.key)
+        if stop is not None:
+            ends[section.title] = (section.key, stop.done(progress))
+    done = frozenset(s.url_path for s in course_map.stops() if not s.is_checkpoint and progress.mark(s.url_path))
+    return Marks(done, notes, ends)
+
+
+def tally_text(tally: Tally) -> str:
+    """A section's progress as a sentence (also what a screen reader reads for its bar)."""
+    parts = [f"{tally.read} of {_count(tally.lessons, 'lesson')} read"]
+    if tally.questions:
+        parts.append(f"{tally.answered} of {_count(tally.questions, 'question')} answered, "
+                     f"{tally.right} right at the first try")
+    if tally.checkpoint_questions:
+        parts.append(f"checkpoint {tally.checkpoint_right} of {tally.checkpoint_questions} right"
+                     if tally.checkpoint_answered == tally.checkpoint_questions else
+                     f"checkpoint {tally.checkpoint_answered} of {tally.checkpoint_questions} answered")
+    return "; ".join(parts)
+
+
+def section_progress(section: registry.Section) -> None:
+    """A section's bar and sentence on the home page, once the learner has started it."""
+    tally = course_map.tally(section.key, course.progress())
+    if not (tally.read or tally.answered or tally.checkpoint_answered):
+        return
+    steps = tally.lessons + tally.questions + tally.checkpoint_questions
+    done = tally.read + tally.answered + tally.checkpoint_answered
+    st.progress(done / steps, text=tally_text(tally))
+
+
+def _link(stop: Stop, label: str, **kwargs) -> None:
+    path, params = course.page_of(stop)
+    st.page_link(path, label=label, query_params=params or None, **kwargs)
+
+
+def continue_link() -> None:
+    """*Continue* (or *Start the course*) to the next stop to do; a sentence when the whole course is done."""
+    progress = course.progress()
+    stop = course_map.next_to_do(progress)
+    if stop is None:
+        st.success("You have read every lesson and answered every question and checkpoint of the course.",
+                   icon=":material/school:")
+        return
+    left = stop.left(progress)
+    where = f" ({_count(left, 'question')} left)" if progress and left and progress.mark(stop.url_path) else ""
+    verb = "Continue" if progress else "Start the course"
+    _link(stop, f"**{verb}: {stop.title}**{where}", icon=":material/play_circle:")
+
+
+def _why(stop: Stop, here: Stop) -> str:
+    """Why ``stop`` comes after ``here``: the next lesson's summary, a checkpoint's purpose, a new section's story."""
+    if stop.is_checkpoint:
+        count = len(checkpoints.questions(stop.section))
+        return (f"{count} questions on this section's lessons, each answer explained: see what stayed before the "
+                "next section.")
+    if stop.section != here.section:
+        section = registry.section(stop.section)
+        return section.story if section else ""
+    info = registry.page(stop.url_path)
+    return info.summary if info else ""
+
+
+def next_up(url_path: str, section: str | None = None) -> None:
+    """What comes after this lesson (or checkpoint) on the course, and why: the close of every page."""
+    if url_path == course_map.CHECKPOINT_PATH and section is None:
+        return  # the checkpoint page closes with its own section's next stop
+    here = course_map.stop_of(url_path, section)
+    after = course_map.after(here) if here else None
+    if after is None:
+        return
+    st.divider()
+    with st.container(key="course_next"):
+        _link(after, f"**Next: {after.title}**", icon=":material/arrow_forward:")
+        st.caption(_why(after, here))
+
+
+def announce() -> None:
+    """Say once whether a progress link this session opened was taken."""
+    message = course.restored_message()
+    if message:
+        kind, text = message
+        st.toast(text, icon=":material/check_circle:" if kind == "success" else ":material/error:")
+
+
+def summary_text(progress) -> str:
+    """The whole course's progress in one sentence."""
+    whole = course_map.overall(progress)
+    return (f"{whole.read} of {_count(whole.lessons, 'lesson')} read; {whole.answered} of "
+            f"{_count(whole.questions, 'question')} answered, {whole.right} right at the first try.")
+
+
+def home_panel() -> None:
+    """The home page's progress: *Continue*, the whole course in a sentence, and what the learner can do with it
+    (carry it to another device, add one carried here, clear it)."""
+    progress = course.progress()
+    with st.container(border=True, key="course_panel"):
+        continue_link()
+        if progress:
+            st.caption(summary_text(progress) + " Kept in this browser only; nothing is sent anywhere.")
+        else:
+            st.caption("Your progress (lessons read, questions answered) is kept in this browser only, with no "
+                       "sign-up; nothing is sent anywhere.")
+        with st.expander("Your progress: carry it, bring it, clear it", icon=":material/sync_alt:"):
+            if progress:
+                _carry()
+            _paste()
+            if progress:
+                _clear()
+
+
+def _carry() -> None:
+    """The learner's link and code, to open their progress on another device."""
+    code = course.code()
+    st.markdown("**Take it to another device:** open this link there, or paste the code into this box there.")
+    st.code(course.link(code), language=None, wrap_lines=True)
+    st.caption(f"Code: `{code}`")
+
+
+def _paste() -> None:
+    """A code (or link) copied on another device, added to this browser's progress."""
+    with st.form("course_paste", border=False, enter_to_submit=True):
+        text = st.text_input("A progress code or link from another device", max_chars=course.MAX_PASTE,
+                             key="course_code")
+        if st.form_submit_button("Add it to this browser", icon=":material/add:"):
+            try:
+                added = course.restore(text)
+            except ValueError as error:
+                st.error(str(error), icon=":material/error:")
+            else:
+                st.success(f"Added: {summary_text(added)}", icon=":material/check_circle:")
+
+
+def _clear() -> None:
+    """Forget the progress, after a second press (a miss-tap on a phone should not lose a course)."""
+    if st.toggle("I want to clear my progress", key="course_clear_armed"):
+        if st.button("Clear my progress in this browser", icon=":material/delete:", type="primary"):
+            course.clear()
+            st.session_state.pop("course_clear_armed", None)
+            st.rerun()
+
+
+def read() -> frozenset[str]:
+    """url_paths of the lessons this learner has opened."""
+    return marks().done
+
+
+def done_mark(done: bool) -> str:
+    """What follows a title once done (the sidebar's mark, a character a screen reader says)."""
+    return f" {DONE_MARK}" if done else ""
+
+
+def checkpoint_link(section: registry.Section) -> None:
+    """The link to a section's checkpoint, with its result once taken."""
+    stop = course_map.stop_of(course_map.CHECKPOINT_PATH, section.key)
+    if stop is None:
+        return
+    tally = course_map.tally(section.key, course.progress())
+    result = (f" ({tally.checkpoint_right} of {tally.checkpoint_questions} right)"
+              if tally.checkpoint_answered == tally.checkpoint_questions else "")
+    _link(stop, f"Checkpoint: {_count(len(stop.questions), 'question')} on this section{result}",
+          icon=registry.CHECKPOINT.icon)
+
+
+CHECKPOINT_PATH = course_map.CHECKPOINT_PATH
+
+
+def checkpoint_right(section: str) -> int:
+    """How many of section ``section``'s checkpoint questions this learner got right at the first try."""
+    return course_map.tally(section, course.progress()).checkpoint_right
