@@ -426,6 +426,94 @@ MISCONCEPTIONS: dict[str, tuple[str | None, ...]] = {
         "Token 0 and the few tokens after it all draw large shares of attention",
         "The tokens just after the first draw the attention while token 0 itself draws little",
     ),
+    # --- checkpoints --------------------------------------------------------------------------------------------------
+    # why_position
+    "cp_why_position_pooled": (
+        "Attention notices word order a little, so a swap nudges the pooled summary",
+        "Attention reads word order by itself, so a swap gives the sentence a new summary",
+        None,
+    ),
+    "cp_why_position_set": (
+        None,
+        "Every transformer needs a positional encoding, whatever its input is",
+    ),
+    "cp_why_position_integer": (
+        "The integer code and the word grow alike with the width, so neither dominates",
+        "The integer code outweighs the word only by the square root of the position",
+        None,
+        "The width sets how loud the integer code is next to the word",
+    ),
+    "cp_why_position_bits": (
+        "Bit k flips every k positions, as if the columns slowed down step by step, not by halves",
+        None,
+        "A bit flips once per whole period, both of its values together",
+        "Bit 3 is the third bit when the lowest is counted as bit 1",
+    ),
+    # absolute
+    "cp_absolute_slowest": (
+        "The slowest wave spans the model width, as if the columns counted positions",
+        "The slowest wavelength equals the base, without the factor of two pi",
+        None,
+        "Every pair turns once per two pi positions, like the fastest pair",
+    ),
+    "cp_absolute_offset": (
+        "A fixed table gives every pair of positions its own unrelated similarity",
+        None,
+        "The similarity of two rows is set by how far along the later one sits",
+    ),
+    "cp_absolute_rows": (
+        "Past its last row, a learned table wraps around and reuses its rows",
+        "A learned table extends its pattern past its last row, like a formula",
+        None,
+    ),
+    "cp_absolute_width": (
+        "The width never moves the balance of position and word, whatever the init and the scaling",
+        "A wider model gives the word more room, so the position's share shrinks",
+        None,
+    ),
+    # rope
+    "cp_rope_fastest": (
+        "The late pairs are the fast ones, as if the frequency grew with the pair index",
+        "Every rotary pair turns by the same angle per position",
+        None,
+    ),
+    "cp_rope_decay": (
+        "The decay bound describes every score, whatever the content of q and k",
+        None,
+        "Rotating q and k by their positions leaves every score as it was",
+    ),
+    "cp_rope_layouts": (
+        None,
+        "The same angle per pair makes the two layouts interchangeable without any reordering",
+        "Every projection touches positions, so all of them must be permuted",
+    ),
+    "cp_rope_values": (
+        "RoPE rotates the values too, as if position had to reach the output directly",
+        "RoPE is added once at the input, like an absolute encoding",
+        None,
+        "Rotating the query alone would already make the score relative",
+    ),
+    # attention_bias
+    "cp_attention_bias_slope": (
+        "ALiBi's slopes are one over two to the head number, whatever the head count",
+        None,
+        "Head 1 is the gentlest head, as if the slopes rose from the first head to the last",
+    ),
+    "cp_attention_bias_far": (
+        None,
+        "T5's log buckets keep growing with the distance, with no last bucket for everything far",
+        "T5's bias falls in proportion to the distance, like ALiBi's penalty",
+    ),
+    "cp_attention_bias_nope": (
+        "With no encoding, attention cannot see order even under a causal mask",
+        None,
+        "Position can only show through differences in content, never through the mask",
+    ),
+    "cp_attention_bias_shaw": (
+        "The cached keys themselves change whenever a new token arrives",
+        "Every relative scheme bakes position into the stored key, as RoPE does",
+        None,
+    ),
 }
 
 # Questions whose number of options varies at run time: the entry holds the largest count, in the order the options
