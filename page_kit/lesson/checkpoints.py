@@ -242,6 +242,217 @@ CHECKPOINTS["attention_bias"] = (
 )
 
 
+# --- long_context --------------------------------------------------------------------------------------------------
+def _slows_fastest_pair() -> int:
+    import posenc_core as pc
+
+    methods = ("ntk", "yarn", "llama3", "linear")
+    pair0 = pc.long_context.fastest_pair_when_doubled(methods, 128, 10000.0, 4096, 8.0).before
+    slowed = [i for i, method in enumerate(methods) if pair0[method] < 0.999]
+    return slowed[0] if len(slowed) == 1 else -1
+
+
+def _llama31_trained_context() -> int:
+    import posenc_core as pc
+    from posenc_core.configs import config_view
+
+    return {131_072: 0, 8_192: 1, 1_048_576: 2}.get(config_view(pc.preset_config("llama3.1-8b"), None).original, -1)
+
+
+def _dynamic_second_call() -> int:
+    import posenc_core as pc
+
+    calls = pc.rope.rope_dynamic_calls(128, 10000.0, 4.0, 4096, [12_288, 6_144])
+    used, fresh = float(calls.slowest_ratio[1]), float(calls.fresh_slowest_ratio[1])
+    if calls.stale[1] and used == float(calls.slowest_ratio[0]):
+        return 0
+    return 1 if used == fresh else 2 if used == 1.0 else -1
+
+
+CHECKPOINTS["long_context"] = (
+    Q("cp_long_context_unseen",
+      "A RoPE model trained on L tokens is run, unscaled, on 4L. Which rotary pairs meet angles they never saw in "
+      "training?",
+      ("the fastest pairs", "every pair", "the slowest pairs, which never completed a turn within L", "none"), 2,
+      "Fast pairs went round many times within L and have seen every angle. A pair whose angle stayed below 2π "
+      "across L only saw part of its circle; at 4L its angle grows four times, into values the model never met. "
+      "Those are the pairs extension methods slow down.", "extension"),
+    Q("cp_long_context_dynamic",
+      "In transformers, a dynamic-NTK model (L = 4,096, factor 4) runs a 12,288-token call, then a 6,144-token "
+      "call. Which frequencies does the second call use?",
+      ("those cached for 12,288 tokens by the earlier, longer call", "those computed for its own 6,144 tokens",
+       "the original, unscaled ones"), 0,
+      "transformers' dynamic NTK keeps state: a call longer than any before recomputes the base and caches it, and "
+      "a later, shorter call keeps those frequencies until one is shorter than L. The same prompt can be encoded "
+      "differently depending on what ran before it.", "extension", _dynamic_second_call),
+    Q("cp_long_context_fastest",
+      "Which of these context-extension methods slows down the fastest rotary pair (pair 0), the one that tells "
+      "neighbouring tokens apart?",
+      ("NTK-aware", "YaRN", "Llama 3", "position interpolation"), 3,
+      "Position interpolation divides every pair by s, so even the fastest is slowed and local order blurs. "
+      "NTK-aware, YaRN and Llama 3 keep the fast pairs at θ′/θ = 1 and concentrate the slowing on pairs that never "
+      "completed a turn in training.", "extension_compare", _slows_fastest_pair),
+    Q("cp_long_context_trained",
+      "Llama 3.1 8B's config declares max_position_embeddings 131,072 and a llama3 rope_scaling with factor 8 and "
+      "original_max_position_embeddings 8,192. What context L was its rotation trained for?",
+      ("131,072", "8,192", "1,048,576 (131,072 × 8)"), 1,
+      "For llama3, YaRN and LongRoPE, transformers builds the rule around original_max_position_embeddings and the "
+      "factor, so L is 8,192. max_position_embeddings declares the length the model may be run at, not the length "
+      "it was trained on.", "model_configs", _llama31_trained_context),
+)
+
+
+# --- todays_models -------------------------------------------------------------------------------------------------
+def _gemma3_slowest_kind() -> int:
+    import posenc_core as pc
+
+    ratio = pc.todays_models.local_global_view("Gemma 3 27B").slowest_ratio  # full layers' over local layers'
+    return 1 if ratio > 1.0001 else 0 if ratio < 0.9999 else 2
+
+
+CHECKPOINTS["todays_models"] = (
+    Q("cp_todays_models_slowest",
+      "Gemma 3 27B rotates its sliding-window layers with base 10,000 and its full-attention layers with base "
+      "1,000,000 and a linear factor of 8. Which kind's slowest rotating pair has the longer wavelength?",
+      ("the sliding-window layers'", "the full layers'", "neither: they are equal"), 1,
+      "A local layer only compares tokens inside its window, so fast pairs are what it needs. A full layer needs "
+      "slow pairs that do not wrap around over the long context, so that a far token is not mistaken for a near one.",
+      "local_global", _gemma3_slowest_kind),
+    Q("cp_todays_models_sink",
+      "GPT-OSS adds a learned sink logit to every row of the softmax and drops its column afterwards. What do a "
+      "row's probabilities on the real keys add up to?",
+      ("exactly 1: softmax always hands out everything", "more than 1", "less than 1: the sink's share goes nowhere"),
+      2,
+      "The sink joins the softmax as one more column, so the real keys share what it leaves, and its column is "
+      "thrown away before the values are mixed. A head with nothing relevant in view can attend to nothing, which "
+      "matters most in sliding windows and streaming caches.", "attention_sinks"),
+    Q("cp_todays_models_fraction",
+      "Qwen3.5 (partial rotary) and Gemma 4's full layers (proportional RoPE) both set partial_rotary_factor to "
+      "0.25. How do the frequencies they rotate with compare?",
+      ("partial rotary spans RoPE's whole range with fewer pairs; proportional keeps only RoPE's fastest pairs",
+       "they are the same: the same fraction gives the same frequencies",
+       "proportional keeps RoPE's slowest pairs, partial rotary its fastest"), 0,
+      "Partial rotary puts the rotated size in θ's exponent, so its block runs from fast to RoPE's slowest speed. "
+      "p-RoPE and proportional divide by the whole head_dim and zero the rest, keeping RoPE's fastest frequencies; "
+      "only `rope_type` tells the two readings apart.", "fewer_frequencies"),
+    Q("cp_todays_models_hybrid",
+      "Hybrid models fill most layers with convolutions or recurrences that read the sequence in order. What do "
+      "their attention layers do about positions?",
+      ("every hybrid drops positions from its attention",
+       "none drops them: attention always needs RoPE",
+       "some drop them (Kimi Linear, Nemotron-H), some keep RoPE (Qwen3-Next, Falcon-H1, LFM2)"), 2,
+      "Convolutions and recurrences know order by construction, so attention may go without, and some hybrids do. "
+      "Others keep RoPE: Qwen3-Next rotates a quarter of each head, Falcon-H1 and LFM2 the whole head, as "
+      "transformers' modeling code shows.", "hybrids"),
+)
+
+
+# --- encoders ------------------------------------------------------------------------------------------------------
+def _deberta_far_rows() -> int:
+    import posenc_core as pc
+
+    facts = pc.encoders.deberta_table_facts()  # DeBERTa v3's defaults
+    rows = [min(int(b) + facts.span, facts.rows - 1) for b in pc.encoders.deberta_bucket([600, 1000])]
+    return 0 if rows[0] == rows[1] == facts.rows - 1 and facts.last_row_from <= 600 else 1
+
+
+def _modernbert_local_keys() -> int:
+    import posenc_core as pc
+
+    return {129: 1, 128: 0, 257: 3}.get(pc.encoders.modernbert_keys_seen(1000, 500), -1)
+
+
+CHECKPOINTS["encoders"] = (
+    Q("cp_encoders_terms",
+      "DeBERTa scores content → content, content → position and position → content. Which term reads the key's "
+      "content and the distance, but not the query's content?",
+      ("content → content", "content → position", "position → content"), 2,
+      "Position → content scores the key's content against the relative vector of the bucket δ(i, j), so it "
+      "depends only on the key and the bucket. Content → position depends only on the query and the bucket: two "
+      "keys in one bucket get the same value from it.", "deberta"),
+    Q("cp_encoders_far",
+      "DeBERTa v3 (256 buckets, max_relative_positions 512) reads keys 600 and 1,000 tokens before the query. "
+      "Which rows of its relative table do they use?",
+      ("the same row: the table's last, shared by every far key", "two different log-bucket rows",
+       "rows 600 and 1,000, taken modulo 512"), 0,
+      "The bucket function keeps growing, but the gather clamps its index to the table: past the table's reach "
+      "every key reads the last row, one row for 'far', like T5's last bucket. Distances up to 128 keep their own "
+      "row.", "deberta", _deberta_far_rows),
+    Q("cp_encoders_window",
+      "ModernBERT's config says `local_attention: 128`. Which keys does a token in the middle of a long input see "
+      "in a local layer?",
+      ("the 128 tokens before it, as in a causal window", "64 tokens before it, 64 after it, and itself",
+       "every token of the input", "128 tokens on each side, and itself"), 1,
+      "An encoder has no causal mask, so the window reaches both ways: 128 counts the window without the token, "
+      "64 on each side. Every third layer is global, sees all keys and rotates with a much larger base.",
+      "modernbert", _modernbert_local_keys),
+    Q("cp_encoders_xl",
+      "Shaw's relative term stops changing past the clipping distance k. What do Transformer-XL's position terms "
+      "do for keys further away?",
+      ("they keep changing: R is a sinusoid of the exact distance", "they stop changing too, past a clip",
+       "they fall linearly with the distance, like ALiBi"), 0,
+      "Transformer-XL projects a fixed sinusoid R_(i−j) of the exact distance through a learned W_R, so every "
+      "distance has its own vector and the model can run on any length, with memory from earlier segments.",
+      "xl_relative"),
+)
+
+
+# --- multimodal ----------------------------------------------------------------------------------------------------
+def _qwen2vl_image_advance() -> int:
+    import posenc_core as pc
+
+    advance = pc.multimodal.mm_image_advance("qwen2_vl", 8, 12).advance
+    return {96: 0, 12: 1, 8: 2, 20: 3}.get(int(advance), -1)
+
+
+def _qwen2vl_slowest_axis() -> int:
+    import posenc_core as pc
+
+    return int(pc.multimodal.mm_pair_axes(pc.multimodal.mm_rope_settings("qwen2_vl"))[-1])  # 0 time, 1 h, 2 w
+
+
+def _same_last_time_id() -> int:
+    import posenc_core as pc
+
+    last = pc.multimodal.mm_time_id_table(32, [2.0, 4.0], ["qwen2_vl", "qwen2_5_vl"]).last
+    same = {family: last[(family, 2.0)] == last[(family, 4.0)] for family in ("qwen2_vl", "qwen2_5_vl")}
+    return {(False, True): 0, (True, False): 1, (True, True): 2, (False, False): 3}[
+        (same["qwen2_vl"], same["qwen2_5_vl"])]
+
+
+CHECKPOINTS["multimodal"] = (
+    Q("cp_multimodal_advance",
+      "In Qwen2-VL, an image of 8 rows × 12 columns of tokens (96 tokens) starts at id s. At which id does the "
+      "text after it start?",
+      ("s + 96", "s + 12", "s + 8", "s + 20"), 1,
+      "All the image's tokens share the time id s, row r gets s + r and column c gets s + c, and the next text "
+      "continues at s + max(rows, columns). The ids stay small, so a long prompt with images stays inside the "
+      "trained range.", "mm_position_ids", _qwen2vl_image_advance),
+    Q("cp_multimodal_width",
+      "Qwen2-VL cuts each head's rotary pairs into contiguous blocks for time, height and width, fastest first. "
+      "Which axis gets the slowest pairs?",
+      ("time", "height", "width"), 2,
+      "Time takes the fastest block, height the next and width only the slowest pairs, which barely turn across an "
+      "image a few dozen tokens wide, so neighbouring columns look alike. Qwen3-VL's interleaved cycle gives every "
+      "axis fast and slow pairs.", "mm_pair_axes", _qwen2vl_slowest_axis),
+    Q("cp_multimodal_fps",
+      "The same 32 frames sampled at 2 fps and at 4 fps. Under which model does the last frame group get the same "
+      "time id in both clips?",
+      ("Qwen2.5-VL, whose time ids follow seconds", "Qwen2-VL, whose time ids count groups of frames", "both",
+       "neither"), 1,
+      "Qwen2-VL gives each group of 2 frames the next time id, whatever their spacing in seconds, so one id means "
+      "a different time at each fps. Qwen2.5-VL's ids follow seconds, so the 4 fps clip, half as long, ends at a "
+      "smaller id.", "mm_scores", _same_last_time_id),
+    Q("cp_multimodal_vision",
+      "Vision towers such as Qwen's use axial 2D RoPE. Which of a head's rotary pairs turn with a patch's column?",
+      ("every pair, with the patch's number in reading order", "half of them, at the same frequencies as the row's "
+       "half", "only the slowest pairs"), 1,
+      "Axial 2D RoPE turns half of each head's pairs by the patch's row and half by its column, each half an "
+      "ordinary RoPE. A reading-order number would make the end of one row a neighbour of the start of the next.",
+      "vision_rope"),
+)
+
+
 # --- end of the sections ------------------------------------------------------------------------------------------
 
 

@@ -514,6 +514,95 @@ MISCONCEPTIONS: dict[str, tuple[str | None, ...]] = {
         "Every relative scheme bakes position into the stored key, as RoPE does",
         None,
     ),
+    # long_context
+    "cp_long_context_unseen": (
+        "The fast pairs turn furthest, so they are the first to leave their training range",
+        "Any position past the training length is new to every pair alike",
+        None,
+        "Rotations wrap around, so no angle can ever be new to the model",
+    ),
+    "cp_long_context_dynamic": (
+        None,
+        "Dynamic NTK recomputes the base from each call's own length, with no memory of earlier calls",
+        "Any call shorter than the longest so far goes back to the original frequencies",
+    ),
+    "cp_long_context_fastest": (
+        "Changing the base slows the fastest pair as much as the slowest",
+        "YaRN's ramp reaches all the way down to the fastest pairs",
+        "Llama 3's rule divides every pair by the factor, like a plain stretch",
+        None,
+    ),
+    "cp_long_context_trained": (
+        "max_position_embeddings is always the length the rotation was trained for",
+        None,
+        "The factor multiplies the declared length once more to give the trained context",
+    ),
+    # todays_models
+    "cp_todays_models_slowest": (
+        "Local layers need the slowest pairs, as if a short window had to reach far",
+        None,
+        "Every layer of a model shares one rotary setting",
+    ),
+    "cp_todays_models_sink": (
+        "Softmax over the real keys must still hand out all of its probability",
+        "The sink's logit adds probability on top of the real keys' share",
+        None,
+    ),
+    "cp_todays_models_fraction": (
+        None,
+        "A fraction of the head always means the same frequencies, whatever the rope type",
+        "p-RoPE drops the fast pairs and keeps the slow ones",
+    ),
+    "cp_todays_models_hybrid": (
+        "Having order-aware mixers means every hybrid removes RoPE from its attention",
+        "Attention layers always need their own positional encoding, even among recurrent layers",
+        None,
+    ),
+    # encoders
+    "cp_encoders_terms": (
+        "The content term alone already carries the distance between the tokens",
+        "Content to position reads the key's content rather than the query's",
+        None,
+    ),
+    "cp_encoders_far": (
+        None,
+        "Log buckets keep separating distances however far apart they are",
+        "A relative table wraps around past its last row",
+    ),
+    "cp_encoders_window": (
+        "A local window always looks back only, as in a decoder",
+        None,
+        "Every layer of an encoder attends to the whole input",
+        "The window size counts the keys on each side, not both sides together",
+    ),
+    "cp_encoders_xl": (
+        None,
+        "Every relative scheme clips far distances to one shared vector",
+        "A relative position term must fall in a straight line with the distance",
+    ),
+    # multimodal
+    "cp_multimodal_advance": (
+        "Each image token costs one position id, as a text token does",
+        None,
+        "The next text starts after the image's rows, whatever its width",
+        "The ids an image costs add up its rows and its columns",
+    ),
+    "cp_multimodal_width": (
+        "Time changes slowly in a video, so it must own the slowest pairs",
+        "The middle block of the head holds the slowest pairs",
+        None,
+    ),
+    "cp_multimodal_fps": (
+        "Time ids that follow seconds give the same last id at any frame rate",
+        None,
+        "Every model numbers a clip's frame groups the same way, whatever the seconds",
+        "Time ids always change with the frame rate, in every model",
+    ),
+    "cp_multimodal_vision": (
+        "A vision tower numbers its patches in reading order, like the tokens of a text",
+        None,
+        "Columns only need slow pairs, since an image is only a few patches wide",
+    ),
 }
 
 # Questions whose number of options varies at run time: the entry holds the largest count, in the order the options
