@@ -453,6 +453,158 @@ CHECKPOINTS["multimodal"] = (
 )
 
 
+# --- diffusion -----------------------------------------------------------------------------------------------------
+def _flux_text_ids() -> int:
+    import posenc_core as pc
+
+    return 1 if not pc.diffusion.flux_text_ids(5).any() else -1
+
+
+def _qwen_image_corner() -> int:
+    import posenc_core as pc
+
+    before, after = (int(pc.diffusion.qwen_token_ids(1, 4, cols)[0, 2]) for cols in (8, 16))  # column id, top-left
+    return 0 if after == before else 1 if after < before else 2
+
+
+def _keeps_fastest_width_pair() -> int:
+    import posenc_core as pc
+
+    methods = ("interpolate_ids", "linear_factor", "ntk_factor")
+    kept = [i for i, m in enumerate(methods) if pc.diffusion.dit_resolution_view("FLUX.1-dev", 1024, 2048, m)
+            .keeps_fastest]
+    return kept[0] if len(kept) == 1 else 3 if not kept else -1
+
+
+CHECKPOINTS["diffusion"] = (
+    Q("cp_diffusion_text",
+      "In FLUX.1, every image token gets the ids (0, row, column). Which ids does every text token get?",
+      ("(0, p, p), counting up as in a language model", "(0, 0, 0): all text sits at one place",
+       "(p, 0, 0): the first axis numbers the text"), 1,
+      "FLUX.1 gives all text the ids (0, 0, 0), the top-left image token's place, so to the rotary the text sits "
+      "at one spot; its order comes only from the T5 encoder that made it. FLUX.2 adds a fourth id that numbers "
+      "the text.", "dit_image_ids", _flux_text_ids),
+    Q("cp_diffusion_corner",
+      "Qwen-Image centres its ids on the picture. Make the picture twice as wide: what happens to the column id of "
+      "its top-left token?",
+      ("it stays the same, as in FLUX", "it moves further into the negative ids", "it grows into larger ids"), 1,
+      "Qwen-Image's ids run from minus half the size to half the size, so the centre keeps id 0 and a wider image "
+      "pushes its left edge further into the negatives. FLUX counts from the corner, which keeps (0, 0) at every "
+      "size.", "dit_image_ids", _qwen_image_corner),
+    Q("cp_diffusion_sd3",
+      "Stable Diffusion 3 adds a fixed 2D sin-cos table made once for a large square grid. Which part of it does an "
+      "image of h × w patches receive?",
+      ("the whole table, resized to h × w", "its top-left h × w corner", "the centred h × w window"), 2,
+      "diffusers' `cropped_pos_embed` takes the h × w window in the table's middle: a small image sits in the "
+      "centre, and a bigger one reaches cells smaller training images never read. An image larger than the table "
+      "has no window and is refused.", "dit_sd3_grid"),
+    Q("cp_diffusion_ntk",
+      "A generator meets an image twice as wide as in training. Which remedy keeps the fastest width pair turning "
+      "at its trained speed?",
+      ("interpolating the ids", "linear_factor", "ntk_factor", "none of them"), 2,
+      "ntk_factor multiplies θ: the fastest pair keeps its speed and the slowest is slowed. Interpolated ids and "
+      "linear_factor slow every pair alike: each angle stays familiar, but neighbouring tokens come closer than any "
+      "two did in training.", "dit_resolution", _keeps_fastest_width_pair),
+)
+
+
+# --- images --------------------------------------------------------------------------------------------------------
+def _resized_vit_rows() -> int:
+    import posenc_core as pc
+
+    table = pc.images.vit_position_table("sincos", 14, 32, num_prefix_tokens=1)  # 224 px / 16 px = 14
+    resized = pc.images.resample_pos_embed(table, (14, 14), (24, 24), num_prefix_tokens=1)  # 384 px / 16 px = 24
+    if pc.images.prefix_change(table, resized, 1) != 0:
+        return -1
+    return {197: 0, 577: 1, 576: 2}.get(int(resized.shape[0]), -1)
+
+
+CHECKPOINTS["images"] = (
+    Q("cp_images_flat",
+      "Number a ViT's patches 0, 1, 2, … row by row and give them a 1D code. Which two patches get neighbouring "
+      "numbers although they sit on opposite edges of the image?",
+      ("a patch and the one directly below it", "the last patch of a row and the first patch of the next",
+       "the four corner patches"), 1,
+      "In reading order the end of one row and the start of the next are one number apart, while the patch "
+      "directly below is a whole row of numbers away. MAE's 2D code, half for the column and half for the row, "
+      "turns 'near in the image' into 'similar vectors'.", "patches"),
+    Q("cp_images_cross",
+      "Under MAE's 2D sin-cos code, why does each patch's similarity map look like a bright cross centred on it?",
+      ("patches in its row share the row half of its code, patches in its column the column half",
+       "training drew the cross into the table", "their reading-order numbers are close to its own"), 0,
+      "Half of each vector encodes the column and half the row, so a patch in the same row matches one whole half "
+      "before the other is counted. A diagonal neighbour differs in both halves, and the cross keeps its shape "
+      "wherever the patch sits.", "patches"),
+    Q("cp_images_resize",
+      "A ViT trained at 224 × 224 px with 16-px patches and one [CLS] row is fine-tuned at 384 × 384 px. How many "
+      "rows does its position table have after timm's resize?",
+      ("197: the table stays as trained", "577: a 24 × 24 grid, plus the [CLS] row set aside unchanged",
+       "576: the [CLS] row is dropped"), 1,
+      "The 14 × 14 grid is resized bicubically to 24 × 24, each channel like a small photo, and the [CLS] row is "
+      "put back unchanged. Distances are kept in units of the image, not of patches, so fine-tuning still has to "
+      "adapt.", "resize", _resized_vit_rows),
+    Q("cp_images_sigma",
+      "Gaussian Fourier features: raise σ far beyond what the training samples can pin down. What happens to the "
+      "fit?",
+      ("both the training and the held-out fits improve",
+       "the training fit stays perfect while the held-out samples fill with wiggles or speckle",
+       "the network can no longer fit its training samples"), 1,
+      "σ scales every random frequency, so it sets how fast the fastest features swing. Frequencies far above what "
+      "the samples pin down let the network wiggle freely between them: the training points are still matched, the "
+      "unseen ones are not.", "fourier"),
+)
+
+
+# --- lab -----------------------------------------------------------------------------------------------------------
+def _learned_at_2t() -> int:
+    import math
+
+    import posenc_core as pc
+
+    accuracy = pc.lab.lab_by_method(pc.lab.shipped_lab_results())["learned"]
+    return 2 if accuracy[0] > 0.9 and all(math.isnan(a) for a in accuracy[1:]) else -1
+
+
+def _best_at_8t() -> int:
+    import posenc_core as pc
+
+    best = pc.lab.lab_longest_question(pc.lab.shipped_lab_results()).best
+    return ("rope", "alibi", "t5", "sinusoidal").index(best)
+
+
+def _interpolation_at_2t() -> int:
+    import posenc_core as pc
+
+    accuracy = pc.lab.lab_by_method(pc.lab.shipped_lab_results())
+    return 2 if accuracy["rope_pi"][1] < 0.5 * accuracy["rope"][1] else -1
+
+
+CHECKPOINTS["lab"] = (
+    Q("cp_lab_learned",
+      "In the lab, the model with a learned absolute table is trained at length T. What is its accuracy at 2T?",
+      ("about the same as at T", "about chance", "there is none: positions from T on have no row, so it cannot run"),
+      2,
+      "A sequence longer than T needs table rows that were never created, so the plot has no point past T rather "
+      "than an invented one. The sinusoidal model can at least run there, though it too meets positions it never "
+      "saw.", "lab", _learned_at_2t),
+    Q("cp_lab_longest",
+      "In the lab's shipped run, trained at T and tested up to 8T, which of these keeps the highest accuracy at 8T?",
+      ("RoPE", "ALiBi", "T5 buckets", "sinusoidal (added)"), 1,
+      "ALiBi's penalty grows with distance, so far keys fade out on their own and a longer sequence does not dilute "
+      "its attention: its curve stays flat. RoPE and T5 hold at 2T and fade by 8T; the sinusoidal model, which "
+      "learned places, falls at once.", "lab", _best_at_8t),
+    Q("cp_lab_pi",
+      "Switched on at test time only, with no fine-tuning, position interpolation wrecks the lab's RoPE model at 2T. "
+      "Why?",
+      ("it brings parameters the model never trained",
+       "it keeps the fast pairs, so nothing changes for a 2-step offset",
+       "it divides every frequency, so the 2-step offset the model learned shrinks to a fraction of a step"), 2,
+      "Position interpolation divides every frequency by the stretch, the fast pairs that carry short offsets "
+      "included; it was designed to be followed by fine-tuning. NTK-aware scaling and YaRN keep the fast pairs "
+      "almost unchanged and stretch only the slow ones.", "lab", _interpolation_at_2t),
+)
+
+
 # --- end of the sections ------------------------------------------------------------------------------------------
 
 

@@ -603,6 +603,66 @@ MISCONCEPTIONS: dict[str, tuple[str | None, ...]] = {
         None,
         "Columns only need slow pairs, since an image is only a few patches wide",
     ),
+    # diffusion
+    "cp_diffusion_text": (
+        "Text in a diffusion transformer is numbered as in a language model",
+        None,
+        "FLUX.1 uses its first id axis to count the text tokens",
+    ),
+    "cp_diffusion_corner": (
+        "Every image generator counts its ids from the image's corner",
+        None,
+        "A wider image moves every column id up, the left edge included",
+    ),
+    "cp_diffusion_sd3": (
+        "The position table is resampled to fit each image, as a ViT grid is",
+        "A crop always starts at the table's first row and column",
+        None,
+    ),
+    "cp_diffusion_ntk": (
+        "Squeezing the ids spares the fast pairs that compare neighbours",
+        "Dividing every frequency by one factor still spares the fastest pair",
+        None,
+        "Every remedy for a larger image slows all the pairs alike",
+    ),
+    # images
+    "cp_images_flat": (
+        "A reading-order number keeps a patch close to the one directly below it",
+        None,
+        "A flattened code wraps the whole image into a ring, corner to corner",
+    ),
+    "cp_images_cross": (
+        None,
+        "The 2D sin-cos code is learned from data, not computed",
+        "The 2D code still numbers the patches in reading order",
+    ),
+    "cp_images_resize": (
+        "A position table keeps its trained size, whatever the image size",
+        None,
+        "The prefix rows are no longer needed once the grid is resized",
+    ),
+    "cp_images_sigma": (
+        "Faster features can only add detail, so every fit improves",
+        None,
+        "Very fast features make the training samples impossible to match",
+    ),
+    # lab
+    "cp_lab_learned": (
+        "A learned table carries what it learned over to positions it never saw",
+        "Past its table a learned model still runs, only badly",
+        None,
+    ),
+    "cp_lab_longest": (
+        "RoPE is relative, so it extrapolates as well as any encoding",
+        None,
+        "One shared bucket for all far distances makes T5 safe at any length",
+        "A formula gives a code for every position, so sinusoidal models extrapolate",
+    ),
+    "cp_lab_pi": (
+        "A context-extension method brings new weights that need training",
+        "Position interpolation spares the fast pairs, as NTK-aware scaling and YaRN do",
+        None,
+    ),
 }
 
 # Questions whose number of options varies at run time: the entry holds the largest count, in the order the options
