@@ -13,6 +13,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from page_kit.lesson import checkpoint_questions as checks
+
 KEY_PREFIX = "cp_"
 
 
@@ -33,26 +35,9 @@ class CheckpointQuestion:
 
 
 CHECKPOINTS: dict[str, tuple[CheckpointQuestion, ...]] = {}
-Q = CheckpointQuestion  # each section's block below: its checks (each computes its answer), then its questions
+Q = CheckpointQuestion  # below, each section's questions; their checks are in checkpoint_questions/<section>.py
 
 # --- why_position --------------------------------------------------------------------------------------------------
-def _bit_3_flips() -> int:
-    import posenc_core as pc
-
-    column = pc.why_position.binary_codes(64, 6)[:, 3]
-    first = next(p for p, bit in enumerate(column) if bit != column[0])  # the first position where bit 3 flips
-    return {3: 0, 8: 1, 16: 2, 4: 3}.get(first, -1)
-
-
-def _integer_code_ratio() -> int:
-    import posenc_core as pc
-
-    narrow, wide = (float(pc.why_position.naive_norm_ratio(128, "integer", d)[100]) for d in (32, 256))
-    if abs(narrow - wide) > 0.1 * narrow:
-        return 3
-    return 0 if narrow < 2 else 1 if narrow < 30 else 2 if narrow < 300 else -1
-
-
 CHECKPOINTS["why_position"] = (
     Q("cp_why_position_pooled",
       "With no positional encoding, swap two words of a sentence, run one self-attention layer and mean-pool its "
@@ -75,37 +60,17 @@ CHECKPOINTS["why_position"] = (
        "it depends on the width d"), 2,
       "The code p·1 has length p√d and the word about √d, so the width cancels and the ratio is p itself. At "
       "position 100 the position drowns the word: the first layer mostly sees 'how far along', barely 'which word'.",
-      "naive", _integer_code_ratio),
+      "naive", checks.why_position.integer_code_ratio),
     Q("cp_why_position_bits",
       "Write each position in binary, bit 0 being the lowest. How often does bit 3 flip as the position counts up?",
-      ("every 3 positions", "every 8 positions", "every 16 positions", "every 4 positions"), 1,
+      ("every 3 positions", "every 4 positions", "every 16 positions", "every 8 positions"), 3,
       "Bit k flips every 2^k positions and repeats every 2^(k+1): bit 3 is 0 for positions 0 to 7 and 1 for 8 to "
       "15. Each column alternates half as fast as the one before, the rhythm the sinusoidal encoding smooths into "
-      "waves.", "binary", _bit_3_flips),
+      "waves.", "binary", checks.why_position.bit_3_flips),
 )
 
 
 # --- absolute ------------------------------------------------------------------------------------------------------
-def _slowest_sinusoidal_wavelength() -> int:
-    import posenc_core as pc
-
-    slowest = float(pc.absolute.sinusoidal_wavelengths(512, 10000.0)[-1])
-    bands = ((400, 700), (8_000, 12_000), (50_000, 70_000), (5, 8))
-    return next((i for i, (low, high) in enumerate(bands) if low < slowest < high), -1)
-
-
-def _rows_missing() -> int:
-    import posenc_core as pc
-
-    return 2 if pc.absolute.missing_rows(512, 600) == 600 - 512 else -1
-
-
-def _unscaled_width_doubling() -> int:
-    import posenc_core as pc
-
-    return ("same", "shrinks", "grows").index(pc.absolute.norm_ratio_doubling(256, "normal(0, 1/sqrt(d))", False))
-
-
 CHECKPOINTS["absolute"] = (
     Q("cp_absolute_slowest",
       "The original Transformer's sinusoidal table with d = 512 and base 10,000: about how many positions long is "
@@ -113,7 +78,7 @@ CHECKPOINTS["absolute"] = (
       ("about 512", "about 10,000", "about 60,000", "about 6.3"), 2,
       "Wavelengths grow geometrically from 2π for the first pair to 2π·base^((d−2)/d) for the last, almost 2π × "
       "10,000. The base, not the width, sets where the range ends; the width only fills it more densely.",
-      "sinusoidal", _slowest_sinusoidal_wavelength),
+      "sinusoidal", checks.absolute.slowest_sinusoidal_wavelength),
     Q("cp_absolute_offset",
       "Take two rows of the sinusoidal table, PE(i) and PE(j). What does their dot product depend on?",
       ("the absolute positions i and j", "only the offset i − j", "only the larger of i and j"), 1,
@@ -127,44 +92,31 @@ CHECKPOINTS["absolute"] = (
        "positions 512 to 599 have no row, so the model refuses or truncates the input"), 2,
       "The rows past the table were never created, and nothing in it says what row 512 should be. That is why "
       "BERT-style models stop at 512 tokens; a formula such as the sinusoidal table can at least produce a row for "
-      "any position.", "learned", _rows_missing),
+      "any position.", "learned", checks.absolute.rows_missing),
     Q("cp_absolute_width",
       "Token embeddings with entries of standard deviation 1/√d, *not* multiplied by √d, plus a sinusoidal row. "
       "Double the width d: what happens to ||position row|| / ||token embedding||?",
       ("it stays the same", "it shrinks by √2", "it grows by √2"), 2,
       "A sinusoidal row has length √(d/2) at every position, while a token row with entries of size 1/√d has "
       "length about 1 whatever the width. The position's share grows like √d; the paper's × √d keeps the ratio "
-      "fixed.", "token_position", _unscaled_width_doubling),
+      "fixed.", "token_position", checks.absolute.unscaled_width_doubling),
 )
 
 
 # --- rope ----------------------------------------------------------------------------------------------------------
-def _fastest_rope_pair() -> int:
-    import math
-
-    import posenc_core as pc
-
-    inv_freq, _ = pc.rope_inv_freq(128, 10000.0)
-    wavelengths = [2 * math.pi / float(f) for f in inv_freq]
-    fastest = min(range(len(wavelengths)), key=wavelengths.__getitem__)
-    if max(wavelengths) - min(wavelengths) < 1e-9:
-        return 1
-    return 2 if fastest == 0 and abs(wavelengths[0] - 2 * math.pi) < 0.01 else 0 if fastest == 63 else -1
-
-
 CHECKPOINTS["rope"] = (
     Q("cp_rope_fastest",
       "Head dimension 128, base 10,000. Which rotary pair completes a full turn in the fewest positions?",
       ("the last pair, pair 63", "all pairs turn at the same speed", "pair 0, about every 6.3 positions"), 2,
       "θ_i = base^(−2i/d), so pair 0 turns one radian per position, once every 2π positions, and each later pair "
       "is slower by the same factor. The slow, late pairs are the ones long-context methods rescale.", "rope",
-      _fastest_rope_pair),
+      checks.rope.fastest_rope_pair),
     Q("cp_rope_decay",
       "RoFormer proves a bound on |q·k| that falls as the distance m − n grows. Which scores actually fade with "
       "distance?",
-      ("every query-key score, whatever q and k are",
-       "a query with an identical key; independent random q and k stay about flat",
-       "none: a rotation never changes a score"), 1,
+      ("a query with an identical key; independent random q and k stay about flat",
+       "every query-key score, whatever q and k are",
+       "none: a rotation never changes a score"), 0,
       "The bound limits the score, loosely. An identical query and key start aligned and drift out of phase, so "
       "their score fades; independent random vectors already point in random directions, and turning a random "
       "direction gives another random direction.", "rope_relative"),
@@ -179,8 +131,8 @@ CHECKPOINTS["rope"] = (
       "untouched, since values are never rotated.", "rope_variants"),
     Q("cp_rope_values",
       "Inside a RoPE model's attention layer, which vectors are rotated?",
-      ("q, k and v", "the token embedding, once before the first layer", "only q and k, in every layer",
-       "only q"), 2,
+      ("q, k and v", "the token embedding, once before the first layer", "only q", "only q and k, in every layer"),
+      3,
       "RoPE is a fixed step after the query and key projections and before their dot product, repeated in every "
       "layer with no parameters. The values carry no position, unlike the original Transformer's added vector, "
       "which flows into everything.", "rope_model"),
@@ -188,24 +140,6 @@ CHECKPOINTS["rope"] = (
 
 
 # --- attention_bias ------------------------------------------------------------------------------------------------
-def _alibi_first_slope() -> int:
-    import posenc_core as pc
-
-    slopes = [float(s) for s in pc.alibi_slopes(16)]
-    if abs(slopes[0] - 2 ** -0.5) < 1e-6 and abs(slopes[-1] - 2 ** -8) < 1e-9:
-        return 1
-    return 0 if abs(slopes[0] - 0.5) < 1e-6 else 2 if abs(slopes[0] - 2 ** -8) < 1e-9 else -1
-
-
-def _t5_far_buckets() -> int:
-    import numpy as np
-
-    import posenc_core as pc
-
-    near, far = (int(b) for b in pc.t5_relative_position_bucket(np.array([-200, -2000])))
-    return 0 if near == far else 1
-
-
 CHECKPOINTS["attention_bias"] = (
     Q("cp_attention_bias_slope",
       "A model with 16 ALiBi heads uses the slopes of the authors' code. What is head 1's slope?",
@@ -213,7 +147,7 @@ CHECKPOINTS["attention_bias"] = (
        "1/256, the gentlest"), 1,
       "The first slope is 2^(−8/n) for n heads and the last is always 2^(−8) = 1/256. The rule 1/2, 1/4, … holds "
       "only for 8 heads; with 16 the sequence starts gentler and steps down more finely.", "alibi",
-      _alibi_first_slope),
+      checks.attention_bias.alibi_first_slope),
     Q("cp_attention_bias_far",
       "T5's default buckets (32 buckets, max_distance 128, bidirectional). Two keys sit 200 and 2,000 tokens before "
       "the query: how do their biases compare?",
@@ -221,12 +155,12 @@ CHECKPOINTS["attention_bias"] = (
        "the farther key's is about ten times lower"), 0,
       "Everything past max_distance lands in one last bucket, so T5 gives a token 200 and a token 2,000 positions "
       "away the same bias: only their content differs. The table stays small and runs on longer inputs, at the "
-      "price of no fine position far away.", "t5", _t5_far_buckets),
+      "price of no fine position far away.", "t5", checks.attention_bias.t5_far_buckets),
     Q("cp_attention_bias_nope",
       "A causal decoder with no positional encoding at all. Can its outputs still depend on position?",
-      ("no: without an encoding attention is blind to order",
-       "yes: the causal mask makes each output a mean over a growing prefix",
-       "only where the tokens differ in content"), 1,
+      ("yes: the causal mask makes each output a mean over a growing prefix",
+       "no: without an encoding attention is blind to order",
+       "only where the tokens differ in content"), 0,
       "With equal scores, position i gives each of its i + 1 keys the weight 1/(i + 1): the first token's share is "
       "an exact position counter, even when every token after the first is the same. The signal is real but blurry, "
       "and fades with distance.", "nope"),
@@ -243,37 +177,14 @@ CHECKPOINTS["attention_bias"] = (
 
 
 # --- long_context --------------------------------------------------------------------------------------------------
-def _slows_fastest_pair() -> int:
-    import posenc_core as pc
-
-    methods = ("ntk", "yarn", "llama3", "linear")
-    pair0 = pc.long_context.fastest_pair_when_doubled(methods, 128, 10000.0, 4096, 8.0).before
-    slowed = [i for i, method in enumerate(methods) if pair0[method] < 0.999]
-    return slowed[0] if len(slowed) == 1 else -1
-
-
-def _llama31_trained_context() -> int:
-    import posenc_core as pc
-    from posenc_core.configs import config_view
-
-    return {131_072: 0, 8_192: 1, 1_048_576: 2}.get(config_view(pc.preset_config("llama3.1-8b"), None).original, -1)
-
-
-def _dynamic_second_call() -> int:
-    import posenc_core as pc
-
-    calls = pc.rope.rope_dynamic_calls(128, 10000.0, 4.0, 4096, [12_288, 6_144])
-    used, fresh = float(calls.slowest_ratio[1]), float(calls.fresh_slowest_ratio[1])
-    if calls.stale[1] and used == float(calls.slowest_ratio[0]):
-        return 0
-    return 1 if used == fresh else 2 if used == 1.0 else -1
-
-
 CHECKPOINTS["long_context"] = (
     Q("cp_long_context_unseen",
       "A RoPE model trained on L tokens is run, unscaled, on 4L. Which rotary pairs meet angles they never saw in "
       "training?",
-      ("the fastest pairs", "every pair", "the slowest pairs, which never completed a turn within L", "none"), 2,
+      ("the fastest pairs",
+       "every pair",
+       "none",
+       "the slowest pairs, which never completed a turn within L"), 3,
       "Fast pairs went round many times within L and have seen every angle. A pair whose angle stayed below 2π "
       "across L only saw part of its circle; at 4L its angle grows four times, into values the model never met. "
       "Those are the pairs extension methods slow down.", "extension"),
@@ -284,32 +195,25 @@ CHECKPOINTS["long_context"] = (
        "the original, unscaled ones"), 0,
       "transformers' dynamic NTK keeps state: a call longer than any before recomputes the base and caches it, and "
       "a later, shorter call keeps those frequencies until one is shorter than L. The same prompt can be encoded "
-      "differently depending on what ran before it.", "extension", _dynamic_second_call),
+      "differently depending on what ran before it.", "extension", checks.long_context.dynamic_second_call),
     Q("cp_long_context_fastest",
       "Which of these context-extension methods slows down the fastest rotary pair (pair 0), the one that tells "
       "neighbouring tokens apart?",
       ("NTK-aware", "YaRN", "Llama 3", "position interpolation"), 3,
       "Position interpolation divides every pair by s, so even the fastest is slowed and local order blurs. "
       "NTK-aware, YaRN and Llama 3 keep the fast pairs at θ′/θ = 1 and concentrate the slowing on pairs that never "
-      "completed a turn in training.", "extension_compare", _slows_fastest_pair),
+      "completed a turn in training.", "extension_compare", checks.long_context.slows_fastest_pair),
     Q("cp_long_context_trained",
       "Llama 3.1 8B's config declares max_position_embeddings 131,072 and a llama3 rope_scaling with factor 8 and "
       "original_max_position_embeddings 8,192. What context L was its rotation trained for?",
       ("131,072", "8,192", "1,048,576 (131,072 × 8)"), 1,
       "For llama3, YaRN and LongRoPE, transformers builds the rule around original_max_position_embeddings and the "
       "factor, so L is 8,192. max_position_embeddings declares the length the model may be run at, not the length "
-      "it was trained on.", "model_configs", _llama31_trained_context),
+      "it was trained on.", "model_configs", checks.long_context.llama31_trained_context),
 )
 
 
 # --- todays_models -------------------------------------------------------------------------------------------------
-def _gemma3_slowest_kind() -> int:
-    import posenc_core as pc
-
-    ratio = pc.todays_models.local_global_view("Gemma 3 27B").slowest_ratio  # full layers' over local layers'
-    return 1 if ratio > 1.0001 else 0 if ratio < 0.9999 else 2
-
-
 CHECKPOINTS["todays_models"] = (
     Q("cp_todays_models_slowest",
       "Gemma 3 27B rotates its sliding-window layers with base 10,000 and its full-attention layers with base "
@@ -317,7 +221,7 @@ CHECKPOINTS["todays_models"] = (
       ("the sliding-window layers'", "the full layers'", "neither: they are equal"), 1,
       "A local layer only compares tokens inside its window, so fast pairs are what it needs. A full layer needs "
       "slow pairs that do not wrap around over the long context, so that a far token is not mistaken for a near one.",
-      "local_global", _gemma3_slowest_kind),
+      "local_global", checks.todays_models.gemma3_slowest_kind),
     Q("cp_todays_models_sink",
       "GPT-OSS adds a learned sink logit to every row of the softmax and drops its column afterwards. What do a "
       "row's probabilities on the real keys add up to?",
@@ -348,20 +252,6 @@ CHECKPOINTS["todays_models"] = (
 
 
 # --- encoders ------------------------------------------------------------------------------------------------------
-def _deberta_far_rows() -> int:
-    import posenc_core as pc
-
-    facts = pc.encoders.deberta_table_facts()  # DeBERTa v3's defaults
-    rows = [min(int(b) + facts.span, facts.rows - 1) for b in pc.encoders.deberta_bucket([600, 1000])]
-    return 0 if rows[0] == rows[1] == facts.rows - 1 and facts.last_row_from <= 600 else 1
-
-
-def _modernbert_local_keys() -> int:
-    import posenc_core as pc
-
-    return {129: 1, 128: 0, 257: 3}.get(pc.encoders.modernbert_keys_seen(1000, 500), -1)
-
-
 CHECKPOINTS["encoders"] = (
     Q("cp_encoders_terms",
       "DeBERTa scores content → content, content → position and position → content. Which term reads the key's "
@@ -377,7 +267,7 @@ CHECKPOINTS["encoders"] = (
        "rows 600 and 1,000, taken modulo 512"), 0,
       "The bucket function keeps growing, but the gather clamps its index to the table: past the table's reach "
       "every key reads the last row, one row for 'far', like T5's last bucket. Distances up to 128 keep their own "
-      "row.", "deberta", _deberta_far_rows),
+      "row.", "deberta", checks.encoders.deberta_far_rows),
     Q("cp_encoders_window",
       "ModernBERT's config says `local_attention: 128`. Which keys does a token in the middle of a long input see "
       "in a local layer?",
@@ -385,7 +275,7 @@ CHECKPOINTS["encoders"] = (
        "every token of the input", "128 tokens on each side, and itself"), 1,
       "An encoder has no causal mask, so the window reaches both ways: 128 counts the window without the token, "
       "64 on each side. Every third layer is global, sees all keys and rotates with a much larger base.",
-      "modernbert", _modernbert_local_keys),
+      "modernbert", checks.encoders.modernbert_local_keys),
     Q("cp_encoders_xl",
       "Shaw's relative term stops changing past the clipping distance k. What do Transformer-XL's position terms "
       "do for keys further away?",
@@ -398,28 +288,6 @@ CHECKPOINTS["encoders"] = (
 
 
 # --- multimodal ----------------------------------------------------------------------------------------------------
-def _qwen2vl_image_advance() -> int:
-    import posenc_core as pc
-
-    advance = pc.multimodal.mm_image_advance("qwen2_vl", 8, 12).advance
-    return {96: 0, 12: 1, 8: 2, 20: 3}.get(int(advance), -1)
-
-
-def _qwen2vl_slowest_axis() -> int:
-    import posenc_core as pc
-
-    return int(pc.multimodal.mm_pair_axes(pc.multimodal.mm_rope_settings("qwen2_vl"))[-1])  # 0 time, 1 h, 2 w
-
-
-def _same_last_time_id() -> int:
-    import posenc_core as pc
-
-    last = pc.multimodal.mm_time_id_table(32, [2.0, 4.0], ["qwen2_vl", "qwen2_5_vl"]).last
-    same = {family: last[(family, 2.0)] == last[(family, 4.0)] for family in ("qwen2_vl", "qwen2_5_vl")}
-    return {(False, True): 0, (True, False): 1, (True, True): 2, (False, False): 3}[
-        (same["qwen2_vl"], same["qwen2_5_vl"])]
-
-
 CHECKPOINTS["multimodal"] = (
     Q("cp_multimodal_advance",
       "In Qwen2-VL, an image of 8 rows × 12 columns of tokens (96 tokens) starts at id s. At which id does the "
@@ -427,14 +295,14 @@ CHECKPOINTS["multimodal"] = (
       ("s + 96", "s + 12", "s + 8", "s + 20"), 1,
       "All the image's tokens share the time id s, row r gets s + r and column c gets s + c, and the next text "
       "continues at s + max(rows, columns). The ids stay small, so a long prompt with images stays inside the "
-      "trained range.", "mm_position_ids", _qwen2vl_image_advance),
+      "trained range.", "mm_position_ids", checks.multimodal.qwen2vl_image_advance),
     Q("cp_multimodal_width",
       "Qwen2-VL cuts each head's rotary pairs into contiguous blocks for time, height and width, fastest first. "
       "Which axis gets the slowest pairs?",
       ("time", "height", "width"), 2,
       "Time takes the fastest block, height the next and width only the slowest pairs, which barely turn across an "
       "image a few dozen tokens wide, so neighbouring columns look alike. Qwen3-VL's interleaved cycle gives every "
-      "axis fast and slow pairs.", "mm_pair_axes", _qwen2vl_slowest_axis),
+      "axis fast and slow pairs.", "mm_pair_axes", checks.multimodal.qwen2vl_slowest_axis),
     Q("cp_multimodal_fps",
       "The same 32 frames sampled at 2 fps and at 4 fps. Under which model does the last frame group get the same "
       "time id in both clips?",
@@ -442,11 +310,12 @@ CHECKPOINTS["multimodal"] = (
        "neither"), 1,
       "Qwen2-VL gives each group of 2 frames the next time id, whatever their spacing in seconds, so one id means "
       "a different time at each fps. Qwen2.5-VL's ids follow seconds, so the 4 fps clip, half as long, ends at a "
-      "smaller id.", "mm_scores", _same_last_time_id),
+      "smaller id.", "mm_scores", checks.multimodal.same_last_time_id),
     Q("cp_multimodal_vision",
       "Vision towers such as Qwen's use axial 2D RoPE. Which of a head's rotary pairs turn with a patch's column?",
-      ("every pair, with the patch's number in reading order", "half of them, at the same frequencies as the row's "
-       "half", "only the slowest pairs"), 1,
+      ("half of them, at the same frequencies as the row's half",
+       "every pair, with the patch's number in reading order",
+       "only the slowest pairs"), 0,
       "Axial 2D RoPE turns half of each head's pairs by the patch's row and half by its column, each half an "
       "ordinary RoPE. A reading-order number would make the end of one row a neighbour of the start of the next.",
       "vision_rope"),
@@ -454,28 +323,6 @@ CHECKPOINTS["multimodal"] = (
 
 
 # --- diffusion -----------------------------------------------------------------------------------------------------
-def _flux_text_ids() -> int:
-    import posenc_core as pc
-
-    return 1 if not pc.diffusion.flux_text_ids(5).any() else -1
-
-
-def _qwen_image_corner() -> int:
-    import posenc_core as pc
-
-    before, after = (int(pc.diffusion.qwen_token_ids(1, 4, cols)[0, 2]) for cols in (8, 16))  # column id, top-left
-    return 0 if after == before else 1 if after < before else 2
-
-
-def _keeps_fastest_width_pair() -> int:
-    import posenc_core as pc
-
-    methods = ("interpolate_ids", "linear_factor", "ntk_factor")
-    kept = [i for i, m in enumerate(methods) if pc.diffusion.dit_resolution_view("FLUX.1-dev", 1024, 2048, m)
-            .keeps_fastest]
-    return kept[0] if len(kept) == 1 else 3 if not kept else -1
-
-
 CHECKPOINTS["diffusion"] = (
     Q("cp_diffusion_text",
       "In FLUX.1, every image token gets the ids (0, row, column). Which ids does every text token get?",
@@ -483,14 +330,14 @@ CHECKPOINTS["diffusion"] = (
        "(p, 0, 0): the first axis numbers the text"), 1,
       "FLUX.1 gives all text the ids (0, 0, 0), the top-left image token's place, so to the rotary the text sits "
       "at one spot; its order comes only from the T5 encoder that made it. FLUX.2 adds a fourth id that numbers "
-      "the text.", "dit_image_ids", _flux_text_ids),
+      "the text.", "dit_image_ids", checks.diffusion.flux_text_ids),
     Q("cp_diffusion_corner",
       "Qwen-Image centres its ids on the picture. Make the picture twice as wide: what happens to the column id of "
       "its top-left token?",
       ("it stays the same, as in FLUX", "it moves further into the negative ids", "it grows into larger ids"), 1,
       "Qwen-Image's ids run from minus half the size to half the size, so the centre keeps id 0 and a wider image "
       "pushes its left edge further into the negatives. FLUX counts from the corner, which keeps (0, 0) at every "
-      "size.", "dit_image_ids", _qwen_image_corner),
+      "size.", "dit_image_ids", checks.diffusion.qwen_image_corner),
     Q("cp_diffusion_sd3",
       "Stable Diffusion 3 adds a fixed 2D sin-cos table made once for a large square grid. Which part of it does an "
       "image of h × w patches receive?",
@@ -504,27 +351,18 @@ CHECKPOINTS["diffusion"] = (
       ("interpolating the ids", "linear_factor", "ntk_factor", "none of them"), 2,
       "ntk_factor multiplies θ: the fastest pair keeps its speed and the slowest is slowed. Interpolated ids and "
       "linear_factor slow every pair alike: each angle stays familiar, but neighbouring tokens come closer than any "
-      "two did in training.", "dit_resolution", _keeps_fastest_width_pair),
+      "two did in training.", "dit_resolution", checks.diffusion.keeps_fastest_width_pair),
 )
 
 
 # --- images --------------------------------------------------------------------------------------------------------
-def _resized_vit_rows() -> int:
-    import posenc_core as pc
-
-    table = pc.images.vit_position_table("sincos", 14, 32, num_prefix_tokens=1)  # 224 px / 16 px = 14
-    resized = pc.images.resample_pos_embed(table, (14, 14), (24, 24), num_prefix_tokens=1)  # 384 px / 16 px = 24
-    if pc.images.prefix_change(table, resized, 1) != 0:
-        return -1
-    return {197: 0, 577: 1, 576: 2}.get(int(resized.shape[0]), -1)
-
-
 CHECKPOINTS["images"] = (
     Q("cp_images_flat",
       "Number a ViT's patches 0, 1, 2, … row by row and give them a 1D code. Which two patches get neighbouring "
       "numbers although they sit on opposite edges of the image?",
-      ("a patch and the one directly below it", "the last patch of a row and the first patch of the next",
-       "the four corner patches"), 1,
+      ("a patch and the one directly below it",
+       "the four corner patches",
+       "the last patch of a row and the first patch of the next"), 2,
       "In reading order the end of one row and the start of the next are one number apart, while the patch "
       "directly below is a whole row of numbers away. MAE's 2D code, half for the column and half for the row, "
       "turns 'near in the image' into 'similar vectors'.", "patches"),
@@ -542,7 +380,7 @@ CHECKPOINTS["images"] = (
        "576: the [CLS] row is dropped"), 1,
       "The 14 × 14 grid is resized bicubically to 24 × 24, each channel like a small photo, and the [CLS] row is "
       "put back unchanged. Distances are kept in units of the image, not of patches, so fine-tuning still has to "
-      "adapt.", "resize", _resized_vit_rows),
+      "adapt.", "resize", checks.images.resized_vit_rows),
     Q("cp_images_sigma",
       "Gaussian Fourier features: raise σ far beyond what the training samples can pin down. What happens to the "
       "fit?",
@@ -556,29 +394,6 @@ CHECKPOINTS["images"] = (
 
 
 # --- lab -----------------------------------------------------------------------------------------------------------
-def _learned_at_2t() -> int:
-    import math
-
-    import posenc_core as pc
-
-    accuracy = pc.lab.lab_by_method(pc.lab.shipped_lab_results())["learned"]
-    return 2 if accuracy[0] > 0.9 and all(math.isnan(a) for a in accuracy[1:]) else -1
-
-
-def _best_at_8t() -> int:
-    import posenc_core as pc
-
-    best = pc.lab.lab_longest_question(pc.lab.shipped_lab_results()).best
-    return ("rope", "alibi", "t5", "sinusoidal").index(best)
-
-
-def _interpolation_at_2t() -> int:
-    import posenc_core as pc
-
-    accuracy = pc.lab.lab_by_method(pc.lab.shipped_lab_results())
-    return 2 if accuracy["rope_pi"][1] < 0.5 * accuracy["rope"][1] else -1
-
-
 CHECKPOINTS["lab"] = (
     Q("cp_lab_learned",
       "In the lab, the model with a learned absolute table is trained at length T. What is its accuracy at 2T?",
@@ -586,13 +401,13 @@ CHECKPOINTS["lab"] = (
       2,
       "A sequence longer than T needs table rows that were never created, so the plot has no point past T rather "
       "than an invented one. The sinusoidal model can at least run there, though it too meets positions it never "
-      "saw.", "lab", _learned_at_2t),
+      "saw.", "lab", checks.lab.learned_at_2t),
     Q("cp_lab_longest",
       "In the lab's shipped run, trained at T and tested up to 8T, which of these keeps the highest accuracy at 8T?",
-      ("RoPE", "ALiBi", "T5 buckets", "sinusoidal (added)"), 1,
+      ("RoPE", "T5 buckets", "sinusoidal (added)", "ALiBi"), 3,
       "ALiBi's penalty grows with distance, so far keys fade out on their own and a longer sequence does not dilute "
       "its attention: its curve stays flat. RoPE and T5 hold at 2T and fade by 8T; the sinusoidal model, which "
-      "learned places, falls at once.", "lab", _best_at_8t),
+      "learned places, falls at once.", "lab", checks.lab.best_at_8t),
     Q("cp_lab_pi",
       "Switched on at test time only, with no fine-tuning, position interpolation wrecks the lab's RoPE model at 2T. "
       "Why?",
@@ -601,11 +416,81 @@ CHECKPOINTS["lab"] = (
        "it divides every frequency, so the 2-step offset the model learned shrinks to a fraction of a step"), 2,
       "Position interpolation divides every frequency by the stretch, the fast pairs that carry short offsets "
       "included; it was designed to be followed by fine-tuning. NTK-aware scaling and YaRN keep the fast pairs "
-      "almost unchanged and stretch only the slow ones.", "lab", _interpolation_at_2t),
+      "almost unchanged and stretch only the slow ones.", "lab", checks.lab.interpolation_at_2t),
 )
 
 
-# --- end of the sections ------------------------------------------------------------------------------------------
+# --- real_models ---------------------------------------------------------------------------------------------------
+CHECKPOINTS["real_models"] = (
+    Q("cp_real_models_order",
+      "What is all-MiniLM-L6-v2's only source of word order?",
+      ("its 512 learned position rows, added to the word vectors",
+       "its attention, which sees the order of the words",
+       "its mean pooling over the tokens"), 0,
+      "Remove the rows and shuffling the words changes the sentence embedding only by float rounding: each token's "
+      "vector just moves with its word. Its previous-token heads were built from the rows by training, and switch "
+      "off without them.", "real_encoder"),
+    Q("cp_real_models_energy",
+      "SmolLM2-135M reading real text: where among its 32 rotary pairs does most of its query and key energy sit?",
+      ("spread evenly over the pairs", "in the fastest pairs, which tell neighbours apart",
+       "in the slowest pairs, whose wavelength is longer than its whole 8,192-token context"), 2,
+      "Measured on the shipped text, the slowest pairs, which turn less than once across the context, hold most of "
+      "the query and key energy, so within the context they change little with position. The RoPE pages treat "
+      "every pair alike; a trained model does not.", "real_frequencies", checks.real_models.smollm2_energy),
+    Q("cp_real_models_sink",
+      "SmolLM2's last layers read a stretch of text that starts with an ordinary word. About how much of their "
+      "attention goes to that first token?",
+      ("an even share, like any other token", "about half of all their attention",
+       "almost none: it is the farthest token"), 1,
+      "Softmax weights must sum to one, so a head with nothing to add parks its weight somewhere; the first token, "
+      "seen by every query, is where training put it. The first layers give it almost nothing, the last ones about "
+      "half.", "real_frequencies", checks.real_models.smollm2_first_token),
+    Q("cp_real_models_inside",
+      "SmolLM2 reads 16,384 tokens with each extension method at s = 2, with no fine-tuning. Which method raises "
+      "its loss most *within* the first 8,192 tokens?",
+      ("NTK-aware", "YaRN", "dynamic NTK", "position interpolation"), 3,
+      "Position interpolation slows every pair, the fast ones included, so even text inside the trained context "
+      "reads differently and the loss rises there. NTK-aware, dynamic NTK and YaRN keep the fast pairs and barely "
+      "change it.", "real_long_context", checks.real_models.costliest_inside),
+)
+
+
+# --- inference -----------------------------------------------------------------------------------------------------
+CHECKPOINTS["inference"] = (
+    Q("cp_inference_stored",
+      "With RoPE, what does the KV cache hold for a past token?",
+      ("its key unturned; each step turns it by its distance to the new query",
+       "its key and its value, both turned by its position",
+       "its key already turned by its own position, and its value never turned"), 2,
+      "Each key is turned once, by its position times θ, before it is stored; the new query is turned by its own "
+      "position, so q·k sees only the difference. Nothing in the cache is turned again while θ stays fixed, and "
+      "values carry no position.", "kv_cache"),
+    Q("cp_inference_static",
+      "Why do serving engines prefer a static rule such as YaRN to dynamic NTK?",
+      ("YaRN needs no KV cache at all",
+       "dynamic NTK changes θ as the sequence grows, so keys already cached were turned with other frequencies",
+       "dynamic NTK rotates the values too"), 1,
+      "YaRN's frequencies and attention factor are fixed by the config, so a key written at any step is the key a "
+      "full recompute writes. Under dynamic NTK each step past the cached length gives new frequencies to the new "
+      "key and query only; cached keys keep their old turns.", "kv_cache"),
+    Q("cp_inference_shift",
+      "llama.cpp's context shift keeps n_keep tokens, drops the next n_discard and turns every later cached key back "
+      "by n_discard. Whose distance to the newest token changes?",
+      ("only the kept first tokens': they come n_discard positions nearer", "every cached token's",
+       "nobody's: the shift is invisible to the model"), 0,
+      "The shifted keys all move back by the same amount, so they keep their offsets and score as in a context with "
+      "room to spare, up to rounding. The kept first tokens stay put, so everything after them comes n_discard "
+      "positions nearer.", "context_shift"),
+    Q("cp_inference_text",
+      "A streaming cache keeps 4 sinks but rotates every key at its position in the text instead of its place in "
+      "the cache. In SmolLM2's shipped run, what happens to the loss past token 8,192?",
+      ("nothing: RoPE only sees distances",
+       "it rises by more than a nat: the sinks sit further back than any distance the model was trained on",
+       "it falls: text positions are the true ones"), 1,
+      "StreamingLLM's code rotates keys at their place in the cache, so no distance passes the cache size. With "
+      "text positions the sinks fall thousands of positions behind the window, and past 8,192 that is outside "
+      "anything SmolLM2 was trained on.", "streaming", checks.inference.text_positions_past_context),
+)
 
 
 def questions(section: str) -> tuple[CheckpointQuestion, ...]:

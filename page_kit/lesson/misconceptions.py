@@ -445,9 +445,9 @@ MISCONCEPTIONS: dict[str, tuple[str | None, ...]] = {
     ),
     "cp_why_position_bits": (
         "Bit k flips every k positions, as if the columns slowed down step by step, not by halves",
-        None,
-        "A bit flips once per whole period, both of its values together",
         "Bit 3 is the third bit when the lowest is counted as bit 1",
+        "A bit flips once per whole period, both of its values together",
+        None,
     ),
     # absolute
     "cp_absolute_slowest": (
@@ -478,8 +478,8 @@ MISCONCEPTIONS: dict[str, tuple[str | None, ...]] = {
         None,
     ),
     "cp_rope_decay": (
-        "The decay bound describes every score, whatever the content of q and k",
         None,
+        "The decay bound describes every score, whatever the content of q and k",
         "Rotating q and k by their positions leaves every score as it was",
     ),
     "cp_rope_layouts": (
@@ -490,8 +490,8 @@ MISCONCEPTIONS: dict[str, tuple[str | None, ...]] = {
     "cp_rope_values": (
         "RoPE rotates the values too, as if position had to reach the output directly",
         "RoPE is added once at the input, like an absolute encoding",
-        None,
         "Rotating the query alone would already make the score relative",
+        None,
     ),
     # attention_bias
     "cp_attention_bias_slope": (
@@ -505,8 +505,8 @@ MISCONCEPTIONS: dict[str, tuple[str | None, ...]] = {
         "T5's bias falls in proportion to the distance, like ALiBi's penalty",
     ),
     "cp_attention_bias_nope": (
-        "With no encoding, attention cannot see order even under a causal mask",
         None,
+        "With no encoding, attention cannot see order even under a causal mask",
         "Position can only show through differences in content, never through the mask",
     ),
     "cp_attention_bias_shaw": (
@@ -518,8 +518,8 @@ MISCONCEPTIONS: dict[str, tuple[str | None, ...]] = {
     "cp_long_context_unseen": (
         "The fast pairs turn furthest, so they are the first to leave their training range",
         "Any position past the training length is new to every pair alike",
-        None,
         "Rotations wrap around, so no angle can ever be new to the model",
+        None,
     ),
     "cp_long_context_dynamic": (
         None,
@@ -599,8 +599,8 @@ MISCONCEPTIONS: dict[str, tuple[str | None, ...]] = {
         "Time ids always change with the frame rate, in every model",
     ),
     "cp_multimodal_vision": (
-        "A vision tower numbers its patches in reading order, like the tokens of a text",
         None,
+        "A vision tower numbers its patches in reading order, like the tokens of a text",
         "Columns only need slow pairs, since an image is only a few patches wide",
     ),
     # diffusion
@@ -628,8 +628,8 @@ MISCONCEPTIONS: dict[str, tuple[str | None, ...]] = {
     # images
     "cp_images_flat": (
         "A reading-order number keeps a patch close to the one directly below it",
-        None,
         "A flattened code wraps the whole image into a ring, corner to corner",
+        None,
     ),
     "cp_images_cross": (
         None,
@@ -654,14 +654,57 @@ MISCONCEPTIONS: dict[str, tuple[str | None, ...]] = {
     ),
     "cp_lab_longest": (
         "RoPE is relative, so it extrapolates as well as any encoding",
-        None,
         "One shared bucket for all far distances makes T5 safe at any length",
         "A formula gives a code for every position, so sinusoidal models extrapolate",
+        None,
     ),
     "cp_lab_pi": (
         "A context-extension method brings new weights that need training",
         "Position interpolation spares the fast pairs, as NTK-aware scaling and YaRN do",
         None,
+    ),
+    # real_models
+    "cp_real_models_order": (
+        None,
+        "Attention itself notices the order of the words it reads",
+        "Mean pooling weighs each token by where it sits",
+    ),
+    "cp_real_models_energy": (
+        "A trained model uses all of RoPE's pairs evenly",
+        "A model's position information lives mostly in its fastest pairs",
+        None,
+    ),
+    "cp_real_models_sink": (
+        "A token with no special role gets only its even share of attention",
+        None,
+        "Attention fades with distance, so the first token gets the least",
+    ),
+    "cp_real_models_inside": (
+        "Changing the base slows every pair, the fastest included",
+        "YaRN's attention factor costs loss at short range",
+        "Dynamic NTK distorts short inputs, although it leaves them unscaled",
+        None,
+    ),
+    # inference
+    "cp_inference_stored": (
+        "A relative encoding must re-rotate the cached keys at every step",
+        "RoPE turns the values as well as the keys",
+        None,
+    ),
+    "cp_inference_static": (
+        "Some scaling rules make the KV cache unnecessary",
+        None,
+        "Dynamic NTK's trouble is that it turns the values too",
+    ),
+    "cp_inference_shift": (
+        None,
+        "Every cached key moves relative to the newest token when the cache is shifted",
+        "Rotations compose, so a context shift changes no score at all",
+    ),
+    "cp_inference_text": (
+        "Counting positions in the text changes nothing, since RoPE only sees distances",
+        None,
+        "The true text positions must read better than positions counted in the cache",
     ),
 }
 
