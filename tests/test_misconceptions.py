@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from page_kit.lesson import misconceptions
+from page_kit.lesson import checkpoints, misconceptions
 from page_kit.lesson.misconceptions import MISCONCEPTIONS, entry_for, for_question
 
 LESSONS = Path(__file__).resolve().parents[1] / "lessons"
@@ -70,7 +70,8 @@ def test_every_question_has_an_entry(where, key, call):
 
 
 def test_every_entry_is_asked_by_a_lesson():
-    asked = {key for _, key, _ in QUESTIONS}
+    """A lesson's predict question or a section checkpoint's question (page_kit.lesson.checkpoints)."""
+    asked = {key for _, key, _ in QUESTIONS} | set(checkpoints.all_keys())
     assert set(MISCONCEPTIONS) == asked
 
 

@@ -426,6 +426,286 @@ MISCONCEPTIONS: dict[str, tuple[str | None, ...]] = {
         "Token 0 and the few tokens after it all draw large shares of attention",
         "The tokens just after the first draw the attention while token 0 itself draws little",
     ),
+    # --- checkpoints --------------------------------------------------------------------------------------------------
+    # why_position
+    "cp_why_position_pooled": (
+        "Attention notices word order a little, so a swap nudges the pooled summary",
+        "Attention reads word order by itself, so a swap gives the sentence a new summary",
+        None,
+    ),
+    "cp_why_position_set": (
+        None,
+        "Every transformer needs a positional encoding, whatever its input is",
+    ),
+    "cp_why_position_integer": (
+        "The integer code and the word grow alike with the width, so neither dominates",
+        "The integer code outweighs the word only by the square root of the position",
+        None,
+        "The width sets how loud the integer code is next to the word",
+    ),
+    "cp_why_position_bits": (
+        "Bit k flips every k positions, as if the columns slowed down step by step, not by halves",
+        "Bit 3 is the third bit when the lowest is counted as bit 1",
+        "A bit flips once per whole period, both of its values together",
+        None,
+    ),
+    # absolute
+    "cp_absolute_slowest": (
+        "The slowest wave spans the model width, as if the columns counted positions",
+        "The slowest wavelength equals the base, without the factor of two pi",
+        None,
+        "Every pair turns once per two pi positions, like the fastest pair",
+    ),
+    "cp_absolute_offset": (
+        "A fixed table gives every pair of positions its own unrelated similarity",
+        None,
+        "The similarity of two rows is set by how far along the later one sits",
+    ),
+    "cp_absolute_rows": (
+        "Past its last row, a learned table wraps around and reuses its rows",
+        "A learned table extends its pattern past its last row, like a formula",
+        None,
+    ),
+    "cp_absolute_width": (
+        "The width never moves the balance of position and word, whatever the init and the scaling",
+        "A wider model gives the word more room, so the position's share shrinks",
+        None,
+    ),
+    # rope
+    "cp_rope_fastest": (
+        "The late pairs are the fast ones, as if the frequency grew with the pair index",
+        "Every rotary pair turns by the same angle per position",
+        None,
+    ),
+    "cp_rope_decay": (
+        None,
+        "The decay bound describes every score, whatever the content of q and k",
+        "Rotating q and k by their positions leaves every score as it was",
+    ),
+    "cp_rope_layouts": (
+        None,
+        "The same angle per pair makes the two layouts interchangeable without any reordering",
+        "Every projection touches positions, so all of them must be permuted",
+    ),
+    "cp_rope_values": (
+        "RoPE rotates the values too, as if position had to reach the output directly",
+        "RoPE is added once at the input, like an absolute encoding",
+        "Rotating the query alone would already make the score relative",
+        None,
+    ),
+    # attention_bias
+    "cp_attention_bias_slope": (
+        "ALiBi's slopes are one over two to the head number, whatever the head count",
+        None,
+        "Head 1 is the gentlest head, as if the slopes rose from the first head to the last",
+    ),
+    "cp_attention_bias_far": (
+        None,
+        "T5's log buckets keep growing with the distance, with no last bucket for everything far",
+        "T5's bias falls in proportion to the distance, like ALiBi's penalty",
+    ),
+    "cp_attention_bias_nope": (
+        None,
+        "With no encoding, attention cannot see order even under a causal mask",
+        "Position can only show through differences in content, never through the mask",
+    ),
+    "cp_attention_bias_shaw": (
+        "The cached keys themselves change whenever a new token arrives",
+        "Every relative scheme bakes position into the stored key, as RoPE does",
+        None,
+    ),
+    # long_context
+    "cp_long_context_unseen": (
+        "The fast pairs turn furthest, so they are the first to leave their training range",
+        "Any position past the training length is new to every pair alike",
+        "Rotations wrap around, so no angle can ever be new to the model",
+        None,
+    ),
+    "cp_long_context_dynamic": (
+        None,
+        "Dynamic NTK recomputes the base from each call's own length, with no memory of earlier calls",
+        "Any call shorter than the longest so far goes back to the original frequencies",
+    ),
+    "cp_long_context_fastest": (
+        "Changing the base slows the fastest pair as much as the slowest",
+        "YaRN's ramp reaches all the way down to the fastest pairs",
+        "Llama 3's rule divides every pair by the factor, like a plain stretch",
+        None,
+    ),
+    "cp_long_context_trained": (
+        "max_position_embeddings is always the length the rotation was trained for",
+        None,
+        "The factor multiplies the declared length once more to give the trained context",
+    ),
+    # todays_models
+    "cp_todays_models_slowest": (
+        "Local layers need the slowest pairs, as if a short window had to reach far",
+        None,
+        "Every layer of a model shares one rotary setting",
+    ),
+    "cp_todays_models_sink": (
+        "Softmax over the real keys must still hand out all of its probability",
+        "The sink's logit adds probability on top of the real keys' share",
+        None,
+    ),
+    "cp_todays_models_fraction": (
+        None,
+        "A fraction of the head always means the same frequencies, whatever the rope type",
+        "p-RoPE drops the fast pairs and keeps the slow ones",
+    ),
+    "cp_todays_models_hybrid": (
+        "Having order-aware mixers means every hybrid removes RoPE from its attention",
+        "Attention layers always need their own positional encoding, even among recurrent layers",
+        None,
+    ),
+    # encoders
+    "cp_encoders_terms": (
+        "The content term alone already carries the distance between the tokens",
+        "Content to position reads the key's content rather than the query's",
+        None,
+    ),
+    "cp_encoders_far": (
+        None,
+        "Log buckets keep separating distances however far apart they are",
+        "A relative table wraps around past its last row",
+    ),
+    "cp_encoders_window": (
+        "A local window always looks back only, as in a decoder",
+        None,
+        "Every layer of an encoder attends to the whole input",
+        "The window size counts the keys on each side, not both sides together",
+    ),
+    "cp_encoders_xl": (
+        None,
+        "Every relative scheme clips far distances to one shared vector",
+        "A relative position term must fall in a straight line with the distance",
+    ),
+    # multimodal
+    "cp_multimodal_advance": (
+        "Each image token costs one position id, as a text token does",
+        None,
+        "The next text starts after the image's rows, whatever its width",
+        "The ids an image costs add up its rows and its columns",
+    ),
+    "cp_multimodal_width": (
+        "Time changes slowly in a video, so it must own the slowest pairs",
+        "The middle block of the head holds the slowest pairs",
+        None,
+    ),
+    "cp_multimodal_fps": (
+        "Time ids that follow seconds give the same last id at any frame rate",
+        None,
+        "Every model numbers a clip's frame groups the same way, whatever the seconds",
+        "Time ids always change with the frame rate, in every model",
+    ),
+    "cp_multimodal_vision": (
+        None,
+        "A vision tower numbers its patches in reading order, like the tokens of a text",
+        "Columns only need slow pairs, since an image is only a few patches wide",
+    ),
+    # diffusion
+    "cp_diffusion_text": (
+        "Text in a diffusion transformer is numbered as in a language model",
+        None,
+        "FLUX.1 uses its first id axis to count the text tokens",
+    ),
+    "cp_diffusion_corner": (
+        "Every image generator counts its ids from the image's corner",
+        None,
+        "A wider image moves every column id up, the left edge included",
+    ),
+    "cp_diffusion_sd3": (
+        "The position table is resampled to fit each image, as a ViT grid is",
+        "A crop always starts at the table's first row and column",
+        None,
+    ),
+    "cp_diffusion_ntk": (
+        "Squeezing the ids spares the fast pairs that compare neighbours",
+        "Dividing every frequency by one factor still spares the fastest pair",
+        None,
+        "Every remedy for a larger image slows all the pairs alike",
+    ),
+    # images
+    "cp_images_flat": (
+        "A reading-order number keeps a patch close to the one directly below it",
+        "A flattened code wraps the whole image into a ring, corner to corner",
+        None,
+    ),
+    "cp_images_cross": (
+        None,
+        "The 2D sin-cos code is learned from data, not computed",
+        "The 2D code still numbers the patches in reading order",
+    ),
+    "cp_images_resize": (
+        "A position table keeps its trained size, whatever the image size",
+        None,
+        "The prefix rows are no longer needed once the grid is resized",
+    ),
+    "cp_images_sigma": (
+        "Faster features can only add detail, so every fit improves",
+        None,
+        "Very fast features make the training samples impossible to match",
+    ),
+    # lab
+    "cp_lab_learned": (
+        "A learned table carries what it learned over to positions it never saw",
+        "Past its table a learned model still runs, only badly",
+        None,
+    ),
+    "cp_lab_longest": (
+        "RoPE is relative, so it extrapolates as well as any encoding",
+        "One shared bucket for all far distances makes T5 safe at any length",
+        "A formula gives a code for every position, so sinusoidal models extrapolate",
+        None,
+    ),
+    "cp_lab_pi": (
+        "A context-extension method brings new weights that need training",
+        "Position interpolation spares the fast pairs, as NTK-aware scaling and YaRN do",
+        None,
+    ),
+    # real_models
+    "cp_real_models_order": (
+        None,
+        "Attention itself notices the order of the words it reads",
+        "Mean pooling weighs each token by where it sits",
+    ),
+    "cp_real_models_energy": (
+        "A trained model uses all of RoPE's pairs evenly",
+        "A model's position information lives mostly in its fastest pairs",
+        None,
+    ),
+    "cp_real_models_sink": (
+        "A token with no special role gets only its even share of attention",
+        None,
+        "Attention fades with distance, so the first token gets the least",
+    ),
+    "cp_real_models_inside": (
+        "Changing the base slows every pair, the fastest included",
+        "YaRN's attention factor costs loss at short range",
+        "Dynamic NTK distorts short inputs, although it leaves them unscaled",
+        None,
+    ),
+    # inference
+    "cp_inference_stored": (
+        "A relative encoding must re-rotate the cached keys at every step",
+        "RoPE turns the values as well as the keys",
+        None,
+    ),
+    "cp_inference_static": (
+        "Some scaling rules make the KV cache unnecessary",
+        None,
+        "Dynamic NTK's trouble is that it turns the values too",
+    ),
+    "cp_inference_shift": (
+        None,
+        "Every cached key moves relative to the newest token when the cache is shifted",
+        "Rotations compose, so a context shift changes no score at all",
+    ),
+    "cp_inference_text": (
+        "Counting positions in the text changes nothing, since RoPE only sees distances",
+        None,
+        "The true text positions must read better than positions counted in the cache",
+    ),
 }
 
 # Questions whose number of options varies at run time: the entry holds the largest count, in the order the options
