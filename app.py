@@ -34,6 +34,7 @@ navigation = nav.runnable(st.navigation(routes, position="hidden"))
 st.set_page_config(page_title=f"{navigation.title} · PosEnc Explorer")  # each lesson names its browser tab
 course.arrive(navigation.url_path)  # the learner's progress, kept in their browser (page_kit/lesson/course.py)
 nav.sidebar_links([("", [home]), *sections.items()], course_panel.marks())
+course_panel.announce()  # whether a progress link or code was taken
 settings.sidebar()  # imports torch, when present, to ask for CUDA
 with guard():  # the class never takes the lesson down: a store that cannot be reached is one sentence
     live.begin()  # a live class: join from the link, read the room once for this run

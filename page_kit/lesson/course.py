@@ -54,9 +54,9 @@ def _load() -> Progress:
         del st.query_params[CODE_PARAM]
         try:
             kept = kept.merged(pg.from_code(code))
-            st.session_state[_RESTORED] = ("success", "Your progress from the link was added to this browser's.")
+            announce_later("success", "Your progress from the link was added to this browser's.")
         except ValueError as error:
-            st.session_state[_RESTORED] = ("error", f"The progress link was not used: {error}")
+            announce_later("error", f"The progress link was not used: {error}")
     return kept
 
 
@@ -128,6 +128,11 @@ def save() -> None:
                        "age": 0 if clearing else KEEP_DAYS * 86400}
     with st.container(key=f"course_store_{abs(hash(text)) % 10**8}"):  # hidden: see settings.GLOBAL_CSS
         st.html(f"<script>{script}</script>", unsafe_allow_javascript=True)
+
+
+def announce_later(kind: str, text: str) -> None:
+    """A message ("success" | "error", sentence) for the next run to show once (``restored_message``)."""
+    st.session_state[_RESTORED] = (kind, text)
 
 
 def restored_message() -> tuple[str, str] | None:

@@ -99,6 +99,11 @@ def next_up(url_path: str, section: str | None = None) -> None:
         st.caption(_why(after, here))
 
 
+def answered(key: str, right: bool) -> None:
+    """A checkpoint's (or a lesson's) question was answered: see ``course.answered``."""
+    course.answered(key, right)
+
+
 def announce() -> None:
     """Say once whether a progress link this session opened was taken."""
     message = course.restored_message()
@@ -151,8 +156,9 @@ def _paste() -> None:
                 added = course.restore(text)
             except ValueError as error:
                 st.error(str(error), icon=":material/error:")
-            else:
-                st.success(f"Added: {summary_text(added)}", icon=":material/check_circle:")
+            else:  # the panel above is drawn again with the added progress; the toast says what was added
+                course.announce_later("success", f"Added: {summary_text(added)}")
+                st.rerun()
 
 
 def _clear() -> None:

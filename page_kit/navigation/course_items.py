@@ -27,4 +27,16 @@ ITEMS: tuple[str, ...] = (
     'vit_flat', 'resize_other', 'dit_corner', 'dit_res_fast', 'dit_sd3_unseen', 'dit_video_frames', 'mm_axes_wide',
     'mm_ids_wider', 'mm_scores_wider', 'mm_scores_fps', 'vision_theta', 'lab_longest', 'lab_pi', 'cs_offset',
     'cs_many', 'engine_bare', 'kv_double', 'kv_next_step', 'kv_dynamic', 'stream_window', 'stream_share',
+    # checkpoint questions
+    'cp_why_position_pooled', 'cp_why_position_set', 'cp_why_position_integer', 'cp_why_position_bits',
+    'cp_absolute_slowest', 'cp_absolute_offset', 'cp_absolute_rows', 'cp_absolute_width', 'cp_rope_fastest',
+    'cp_rope_decay', 'cp_rope_layouts', 'cp_rope_values', 'cp_attention_bias_slope', 'cp_attention_bias_far',
+    'cp_attention_bias_nope', 'cp_attention_bias_shaw', 'cp_long_context_unseen', 'cp_long_context_dynamic',
+    'cp_long_context_fastest', 'cp_long_context_trained', 'cp_todays_models_slowest', 'cp_todays_models_sink',
+    'cp_todays_models_fraction', 'cp_todays_models_hybrid', 'cp_encoders_terms', 'cp_encoders_far',
+    'cp_encoders_window', 'cp_encoders_xl', 'cp_multimodal_advance', 'cp_multimodal_width', 'cp_multimodal_fps',
+    'cp_multimodal_vision', 'cp_diffusion_text', 'cp_diffusion_corner', 'cp_diffusion_sd3', 'cp_diffusion_ntk',
+    'cp_images_flat', 'cp_images_cross', 'cp_images_resize', 'cp_images_sigma', 'cp_lab_learned', 'cp_lab_longest',
+    'cp_lab_pi', 'cp_real_models_order', 'cp_real_models_energy', 'cp_real_models_sink', 'cp_real_models_inside',
+    'cp_inference_stored', 'cp_inference_static', 'cp_inference_shift', 'cp_inference_text',
 )

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import re
 import zlib
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
@@ -30,6 +31,7 @@ COOKIE_VERSION = "p1"
 CODE_VERSION = 1
 MAX_CODE_CHARS = 400  # a pasted code is checked for length before anything is decoded
 _NO_LESSON = 0xFFFF
+_ALPHABET = re.compile(r"[A-Za-z0-9_-]+")  # URL-safe base64, without padding
 _INDEX = {item: index for index, item in enumerate(ITEMS)}
 
 
@@ -132,6 +134,8 @@ def from_code(code: str) -> Progress:
     if len(text) > MAX_CODE_CHARS:
         raise ValueError(f"The progress code is {len(text)} characters long; a code is at most {MAX_CODE_CHARS}.")
     try:
+        if _ALPHABET.fullmatch(text) is None:  # b64decode would skip a stray character rather than refuse it
+            raise ValueError(text)
         raw = base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
     except (binascii.Error, ValueError):
         raise ValueError("The progress code has characters a code never holds: check that it was copied "
