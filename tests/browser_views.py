@@ -325,7 +325,7 @@ def visit(page, errors: list[str], url: str, info, view: a11y_audit.View) -> Non
     """Open ``info`` in ``view`` once and run every check of that view on the page and each of its tabs."""
     errors.clear()
     open_view(page, url, info, view)
-    lesson = info is not registry.HOME
+    lesson = info in LESSONS  # not the home page, not the checkpoint page
     first = f"{info.url_path} [{view.name}]"
     if view.name == "light":
         assert page.get_by_text("Compute backend").count() == 1, "app.py's sidebar is missing (legacy pages mode?)"
@@ -371,7 +371,7 @@ def view_test(name: str):
 
     @pytest.mark.browser
     @pytest.mark.skipif(not a11y_audit.axe_available(), reason="axe-core is not installed: run `npm ci`")
-    @pytest.mark.parametrize("info", registry.all_pages(), ids=lambda p: p.url_path)
+    @pytest.mark.parametrize("info", registry.routed_pages(), ids=lambda p: p.url_path)
     def test_view(view_pages, info):
         url, page, errors = view_pages(view)
         visit(page, errors, url, info, view)

@@ -8,7 +8,7 @@ from tests.conftest import ROOT
 
 
 def test_every_page_file_exists_and_is_listed_once():
-    pages = registry.all_pages()
+    pages = registry.routed_pages()
     paths = [p.path for p in pages]
     assert len(paths) == len(set(paths))
     for path in paths:

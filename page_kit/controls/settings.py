@@ -186,7 +186,7 @@ def theme_switch() -> None:
     """Light / dark switch in the sidebar (Streamlit's settings menu is hidden in the minimal toolbar)."""
     import json
 
-    from page_kit.navigation.registry import all_pages
+    from page_kit.navigation.registry import routed_pages
 
     current = "Dark" if dark() else "Light"
     st.segmented_control("Theme", list(THEMES), key="theme_choice", default=current, on_change=_theme_changed,
@@ -194,7 +194,7 @@ def theme_switch() -> None:
                          help="Colours of the whole app and its figures; kept in this browser.")
     choice = st.session_state.pop("theme_apply", None)
     if choice in THEMES and choice != current:
-        paths = [""] + [page.url_path for page in all_pages()]
+        paths = [""] + [page.url_path for page in routed_pages()]
         st.html(_THEME_SCRIPT % {"paths": json.dumps(paths), "choice": json.dumps(choice)},
                 unsafe_allow_javascript=True)
 

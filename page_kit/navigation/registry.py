@@ -339,6 +339,11 @@ def all_pages() -> list[PageInfo]:
     return [HOME] + [page for section in SECTIONS for page in section.pages]
 
 
+def routed_pages() -> list[PageInfo]:
+    """Every page the app serves: the home page, the lessons, and the checkpoint page every section shares."""
+    return [*all_pages(), CHECKPOINT]
+
+
 def section(key: str) -> Section | None:
     """The section whose folder is ``key``, or None."""
     return next((s for s in SECTIONS if s.key == key), None)
@@ -351,4 +356,4 @@ def section_of(url_path: str) -> Section | None:
 
 def page(url_path: str) -> PageInfo | None:
     """The registered page with this url_path, or None (links to a page another branch adds are skipped)."""
-    return next((p for p in all_pages() if p.url_path == url_path), None)
+    return next((p for p in routed_pages() if p.url_path == url_path), None)
