@@ -33,7 +33,7 @@ routes = {"": [home, nav.checkpoint_page()], **{title: list(pages) for title, pa
 navigation = nav.runnable(st.navigation(routes, position="hidden"))
 st.set_page_config(page_title=f"{navigation.title} · PosEnc Explorer")  # each lesson names its browser tab
 course.arrive(navigation.url_path)  # the learner's progress, kept in their browser (page_kit/lesson/course.py)
-nav.sidebar_links([("", [home]), *sections.items()], course_panel.marks())
+nav.sidebar_links([("", [home]), *sections.items()], course_panel.marks(navigation.url_path))
 course_panel.announce()  # whether a progress link or code was taken
 settings.sidebar()  # imports torch, when present, to ask for CUDA
 with guard():  # the class never takes the lesson down: a store that cannot be reached is one sentence

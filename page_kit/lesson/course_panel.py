@@ -10,13 +10,16 @@ from page_kit.lesson.course_map import Stop, Tally
 from page_kit.navigation import registry
 from page_kit.navigation.sidebar import DONE_MARK, Marks
 
+CHECKPOINT_PATH = course_map.CHECKPOINT_PATH
+
 
 def _count(n: int, word: str) -> str:
     return f"{n} {word}" + ("" if n == 1 else "s")
 
 
-def marks() -> Marks:
-    """The sidebar's view of this learner's progress: lessons read, a note per section, its checkpoint."""
+def marks(url_path: str) -> Marks:
+    """The sidebar's view of this learner's progress: lessons read, a note per section, its checkpoint (and which
+    checkpoint is open, on the page ``url_path``)."""
     progress = course.progress()
     notes, ends = {}, {}
     for section in registry.SECTIONS:
@@ -27,7 +30,8 @@ def marks() -> Marks:
         if stop is not None:
             ends[section.title] = (section.key, stop.done(progress))
     done = frozenset(s.url_path for s in course_map.stops() if not s.is_checkpoint and progress.mark(s.url_path))
-    return Marks(done, notes, ends)
+    here = st.query_params.get("section") if url_path == CHECKPOINT_PATH else None
+    return Marks(done, notes, ends, here if here in {key for key, _ in ends.values()} else None)
 
 
 def tally_text(tally: Tally) -> str:
@@ -172,7 +176,7 @@ def _clear() -> None:
 
 def read() -> frozenset[str]:
     """url_paths of the lessons this learner has opened."""
-    return marks().done
+    return marks("").done
 
 
 def done_mark(done: bool) -> str:
@@ -190,9 +194,6 @@ def checkpoint_link(section: registry.Section) -> None:
               if tally.checkpoint_answered == tally.checkpoint_questions else "")
     _link(stop, f"Checkpoint: {_count(len(stop.questions), 'question')} on this section{result}",
           icon=registry.CHECKPOINT.icon)
-
-
-CHECKPOINT_PATH = course_map.CHECKPOINT_PATH
 
 
 def checkpoint_right(section: str) -> int:

@@ -32,7 +32,7 @@ class Section:
 
 HOME = PageInfo("lessons/home.py", "Home", "home", ":material/home:", "The story of positional encodings.")
 # one page for every section's checkpoint: ?section=<Section.key> names which
-CHECKPOINT = PageInfo("lessons/checkpoint.py", "Checkpoint", "checkpoint", ":material/task_alt:",
+CHECKPOINT = PageInfo("lessons/checkpoint.py", "Checkpoint", "checkpoint", ":material/quiz:",
                       "A few questions on a section's lessons, each answer explained.")
 
 SECTIONS: tuple[Section, ...] = (

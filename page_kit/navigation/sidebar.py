@@ -29,6 +29,13 @@ class Marks:
     done: frozenset[str] = frozenset()
     notes: Mapping[str, str] = field(default_factory=dict)
     checkpoints: Mapping[str, tuple[str, bool]] = field(default_factory=dict)
+    here: str | None = None  # the section whose checkpoint is open, if one is
+
+
+# Every section's checkpoint link goes to the same page, so Streamlit marks them all as the page shown: only the
+# open section's keeps the mark.
+_OTHER_CHECKPOINT_CSS = ("<style>{} {{ background-color: transparent !important; }} "
+                         "{} p {{ font-weight: 400 !important; }}</style>")
 
 
 def sidebar_links(groups: Sequence[tuple[str, Sequence[st.Page]]], marks: Marks = Marks()) -> None:
@@ -44,8 +51,13 @@ def sidebar_links(groups: Sequence[tuple[str, Sequence[st.Page]]], marks: Marks 
                 st.page_link(page, label=page.title + done, icon=page.icon)
             if title in marks.checkpoints:
                 key, done = marks.checkpoints[title]
-                st.page_link(checkpoint_page(), label="Checkpoint" + (f" {DONE_MARK}" if done else ""),
-                             icon=registry.CHECKPOINT.icon, query_params={"section": key})
+                with st.container(key=f"nav_checkpoint_{key}"):
+                    st.page_link(checkpoint_page(), label="Checkpoint" + (f" {DONE_MARK}" if done else ""),
+                                 icon=registry.CHECKPOINT.icon, query_params={"section": key})
+        if marks.here is not None:
+            others = ", ".join(f'.st-key-nav_checkpoint_{key} [data-testid="stPageLink-NavLink"]'
+                               for key, _ in marks.checkpoints.values() if key != marks.here)
+            st.html(_OTHER_CHECKPOINT_CSS.format(others, others))
 
 
 TAB_KEY = "view"  # every lesson's tabs (page_kit.lesson.sections): one URL name, "view", on every page
