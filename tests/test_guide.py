@@ -150,3 +150,11 @@ def test_apply_sets_every_kind_of_control_and_the_address_bar():
     assert at.session_state["view"] == "Second"
     assert {k: at.query_params[k] for k in ("dn", "sn", "ss", "ch", "se", "tg", "view")} == {
         "dn": "7", "sn": "0.7", "ss": "1,000", "ch": "b", "se": "Two", "tg": "true", "view": "Second"}
+
+
+def test_a_class_follows_the_teachers_step():
+    from page_kit import live
+
+    assert live.where("order?how=shuffle&guide=2") != live.where("order?how=shuffle&guide=3")
+    assert live.where("order?guide=2&pe=true") == live.where("order?guide=2")  # a slider alone moves nobody
+    assert live.where("order?view=The+pooled+summary") == ("order", "The+pooled+summary", "")
