@@ -96,6 +96,14 @@ def test_a_link_keeps_the_values_it_names():
     assert "Done." in " ".join(m.value for m in at.markdown)
 
 
+def test_a_key_another_page_binds_to_another_kind_of_control():
+    at = load(registry.page("extension"))  # m: the method's selectbox there, the query position's drag slider on RoPE
+    at.selectbox(key="m").set_value("ntk").run()
+    at.query_params["guide"] = "1"
+    at.switch_page(registry.page("rope").path).run()
+    _assert_step(at, ROPE, 1, "rope after extension")
+
+
 @pytest.mark.parametrize("raw, step", [("999", 4), ("abc", None), (["1", "2"], 2)])
 def test_hostile_steps_are_harmless(raw, step):
     at = load(registry.page("order"), guide=raw)

@@ -1,16 +1,17 @@
 """Set a page's live controls to a view given as a link would give it, without a page load.
 
-A view is a mapping of URL key -> value written as the address bar writes it (``{"base": "10000", "view":
+A view is a mapping of URL key -> value written as the address bar writes it (``{"base": "10,000", "view":
 "Wavelengths"}``: a slider's number, an option's label, a toggle's "true", a tab's label). ``apply`` makes the
 controls drawn after it in this run hold those values, and the address bar show them, as a shared link with
-those values would. Every kind of control the kit draws takes the same road:
+those values would. One function for every kind of control the kit draws:
 
-- a URL-bound Streamlit widget (slider, select slider, segmented choice, selectbox, toggle, tabs) that this
-  session has drawn: its link text is parsed by Streamlit's own reader for its kind (the one that seeds it from
+- a URL-bound Streamlit widget (slider, select slider, segmented choice, selectbox, toggle, tabs) drawn in the
+  last run: its link text is parsed by Streamlit's own reader for its kind (the one that seeds it from
   a link) and set as a programmatic value, so the browser adopts it and Streamlit writes it to the address bar;
-- a drag slider this session has drawn: moved as a figure moves it (``drag_slider.choose``);
-- a control this session has not drawn yet: it is seeded from the link's value when it is first drawn, as on a
-  link's first run (the value is put where the link's values live: ``url_values.fix`` reads it from there too).
+- a drag slider drawn in the last run: moved as a figure moves it (``drag_slider.choose``);
+- a control not drawn in the last run (in a tab that was closed, or never drawn): it is seeded from the link's
+  value when it is first drawn, as on a link's first run (the value is put where the link's values live:
+  ``url_values.fix`` reads it from there too).
 
 Call it before the controls are drawn in the run (a widget drawn already raises on a programmatic value).
 """
@@ -50,12 +51,14 @@ _NONE = object()
 
 def _widget_value(ctx, key: str, text: str):
     """The value the Streamlit widget with user key ``key`` takes from the link text ``text``, read with the
-    widget's own URL reader; ``_NONE`` where this session has drawn no such widget (or the text is not one of
+    widget's own URL reader; ``_NONE`` where no such widget was drawn in the last run (or the text is not one of
     its values: the widget keeps its own)."""
     state = ctx.session_state._state  # SafeSessionState -> SessionState
-    widget_id = state._key_id_mapper.get_id_from_key(key, None)
-    metadata = state._get_widget_metadata(widget_id) if widget_id is not None else None
-    if metadata is None or metadata.bind != "query-params":
+    # bound in the last run: a widget of this page (another page's widget of the same key, a selectbox m where
+    # this page has a drag slider m, lost its binding when it was last left out)
+    binding = state.query_params.get_binding_for_param(key)
+    metadata = state._get_widget_metadata(binding.widget_id) if binding is not None else None
+    if metadata is None:
         return _NONE
     try:
         return metadata.deserializer(parse_url_param(text, metadata.value_type))
