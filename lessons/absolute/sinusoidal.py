@@ -1,6 +1,7 @@
 import streamlit as st
 
 import posenc_core as pc
+from lessons.absolute import sinusoidal_guide_views
 from lessons.absolute import sinusoidal_views as views
 from page_kit import (
     classroom,
@@ -19,6 +20,7 @@ from page_kit import (
 )
 from page_kit.chart import figure_control
 from page_kit.figures import animation
+from page_kit.lesson import guide
 from posenc_core.absolute import (
     LAYOUTS,
     sinusoidal_at,
@@ -138,6 +140,7 @@ def similarity_tab(page, n, dim, base, layout, backend, device):
 def shift_tab(page, n, dim, base, layout, backend, device):
     with page.side:
         offset = controls.slider("Offset k", "k", -64, 64, 5)
+    guide.report("k_zero", offset == 0)
     shift = sinusoidal_shift_matrix(dim, offset, base, layout)
     error = sinusoidal_shift_error(n, dim, offset, base, layout)
     show(figures.heatmap(shift, title=f"M_k for k = {offset}: PE(p + k) = M_k · PE(p)",
@@ -170,6 +173,7 @@ TABS = [
 
 @st.fragment
 def lesson():
+    guide.panel(sinusoidal_guide_views.GUIDE)
     page = stage()
     with page.side:
         n = controls.slider("Positions", "n", 8, 2048, 128, step=8,
@@ -183,6 +187,7 @@ def lesson():
                                  help="interleaved: sin, cos, sin, cos (the paper). "
                                       "concat: all sines, then all cosines.")
     backend, device = current_backend()
+    guide.report("base_100", base == 100)
 
     with guard():
         page.walk(TABS, page, n, dim, base, layout, backend, device)

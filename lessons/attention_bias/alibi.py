@@ -1,10 +1,12 @@
 import streamlit as st
 
 import posenc_core as pc
+from lessons.attention_bias import alibi_guide_views
 from lessons.attention_bias import alibi_views as views
 from page_kit import classroom, controls, figures, formula, guard, header, hero, notice, show, source, stage, why
 from page_kit.chart import figure_control
 from page_kit.figures import animation
+from page_kit.lesson import guide
 from posenc_core.attention_bias import (
     alibi_attention,
     alibi_gentlest_head,
@@ -140,6 +142,7 @@ def attention_tab(page, heads: int, causal: bool) -> None:
                                         format_func=lambda v: f"{v:,}")
     with c2:
         mass = controls.slider("Share of the attention", "mass", 0.5, 0.99, 0.9, step=0.01)
+    guide.report("mass_099", mass >= 0.99)
     fields = views.receptive_fields(heads, length, mass)
 
     chart = hero(field_chart, h=heads, ctx=length, mass=mass)
@@ -170,6 +173,7 @@ TABS = [
 
 @st.fragment
 def lesson():
+    guide.panel(alibi_guide_views.GUIDE)
     page = stage()
     with page.side:
         heads = controls.slider("Heads", "h", 1, 64, 8,
@@ -177,6 +181,8 @@ def lesson():
         mask = controls.choice("Attention", "mask", ["causal", "symmetric"], "causal",
                                help="causal: decoders, future keys are masked. symmetric: the penalty uses "
                                     "|i - j| in both directions (encoders).")
+    guide.report("heads_not_power", alibi_geometric_heads(heads) != heads)
+    guide.report("symmetric", mask == "symmetric")
     with guard():
         page.walk(TABS, page, heads, mask == "causal")
 

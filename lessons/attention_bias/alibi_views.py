@@ -10,7 +10,7 @@ import streamlit as st
 import posenc_core as pc
 from page_kit import controls, figures, hero
 from page_kit.chart.render import show
-from page_kit.lesson import formula, notice
+from page_kit.lesson import formula, guide, notice
 from posenc_core.attention_bias import (
     alibi_attention,
     alibi_bias_by_distance,
@@ -78,6 +78,7 @@ def longer_tab(page, heads: int) -> None:
         factor = controls.select_slider("Evaluate at", "factor", [1, 2, 4, 8], 4,
                                         format_func=lambda v: f"{v}x training")
     eval_len = train * factor
+    guide.report("eval_8x", factor == 8)
     share = beyond(heads, train, eval_len)
     table = slope_table(heads)
     show(hero(long_chart, h=heads, train=train, factor=factor))

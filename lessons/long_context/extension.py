@@ -1,16 +1,24 @@
 import streamlit as st
 
 import posenc_core as pc
-from lessons.long_context import dynamic_views, extension_formula_views, extension_knob_views, extension_views
+from lessons.long_context import (
+    dynamic_views,
+    extension_formula_views,
+    extension_guide_views,
+    extension_knob_views,
+    extension_views,
+)
 from page_kit import controls, figures, formula, guard, header, hero, notice, show, source, stage, why
 from page_kit.chart import figure_control
 from page_kit.figures import animation
+from page_kit.lesson import guide
 from posenc_core.long_context import (
     EXTENSION_METHODS,
     PHI35_LONG_FACTOR,
     PHI35_SHORT_FACTOR,
     attention_factor_curve,
     extension_analysis,
+    extension_band_counts,
     extension_scaling,
     resample_factors,
     score_vs_distance,
@@ -148,6 +156,7 @@ TABS = [
 
 @st.fragment
 def lesson():
+    guide.panel(extension_guide_views.GUIDE)
     page = stage()
     with page.side:
         # a drop-down: the methods' row of buttons would wrap onto three lines beside the figure
@@ -165,6 +174,8 @@ def lesson():
             "seq_len": int(round(knobs["current"] * original))}
     with guard():
         analysis = analysis_at(view, factor)
+        guide.report("none_out", extension_band_counts(analysis[1]).out_of_distribution == 0)
+        guide.report("s_8", factor == 8.0)
         with page.more:
             st.caption(f"rope_scaling passed to the transformers-equal code: "
                        f"`{extension_knob_views.short_scaling(analysis[0])}` · L′ = {view['target']:,}")

@@ -2,8 +2,10 @@ import streamlit as st
 
 import posenc_core as pc
 from lessons.rope import pair_views as views
+from lessons.rope import rope_guide_views
 from page_kit import classroom, controls, figures, formula, guard, header, hero, notice, show, source, stage, why
 from page_kit.figures import animation
+from page_kit.lesson import guide
 from posenc_core.rope import rope_pair, rope_pair_theta, rope_turns
 
 PLAY_POSITIONS = list(range(0, 201, 4))  # 51 frames of the query position
@@ -32,6 +34,7 @@ WHY = ("Rotary position embedding does not add anything to a token. It takes the
 def pair_tab(page, dim, base, shared):
     m, n, i, qx, qy, kx, ky, theta, out = shared
     view = views.pair_view(shared, dim, base)
+    guide.report("offset_zero", m == n)
     chart = hero(views.dragged_pair_chart, **view)
     with page.side:
         play = controls.toggle("Animate m", "play_m",
@@ -148,11 +151,13 @@ TABS = [
 
 @st.fragment
 def lesson():
+    guide.panel(rope_guide_views.GUIDE)
     page = stage()
     with page.more:
         dim = controls.head_dim_slider(help="Size of one attention head: d/2 rotating pairs.")
         base = controls.base_slider(help="θ_i = base^(−2i/d). Llama 2 uses 10,000, Llama 3 uses 500,000.")
 
+    guide.report("base_500k", base == 500000)
     sections = page.sections([label for label, _, _ in TABS])
     with guard():
         open_tabs = [(tab, draw, paired) for tab, (_, draw, paired) in zip(sections, TABS, strict=True) if tab.open]

@@ -1,7 +1,8 @@
 import streamlit as st
 
-from lessons.why_position import order_views, why_views
+from lessons.why_position import order_guide_views, order_views, why_views
 from page_kit import classroom, controls, figures, formula, guard, header, hero, notice, show, source, stage, why
+from page_kit.lesson import guide
 from page_kit.lesson.code_lines import fold
 from posenc_core.why_position import POOLINGS, order_experiment, patch_experiment, self_attention, tokenize
 
@@ -108,6 +109,7 @@ TABS = [
 
 @st.fragment
 def lesson():
+    guide.panel(order_guide_views.GUIDE)
     page = stage()
     with page.more:
         text = controls.text("Sentence", "s", DEFAULT_SENTENCE, max_chars=300,
@@ -124,6 +126,8 @@ def lesson():
                                         help="Add the sinusoidal row of each slot (0, 1, 2, ...) to the embedding "
                                              "of whatever word sits there.")
         result = experiment(text, dim, kind, seed, i, j, order, positions, pooling)
+        guide.report("positions_on", positions)
+        guide.report("positions_off", not positions)
         before, after = " ".join(result.tokens), " ".join(result.reordered)
         with page.side:  # beside the figure, so the picture still opens the page
             st.markdown(f"**Original:** {before}  \n**Reordered:** {after}")

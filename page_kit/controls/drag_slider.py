@@ -220,10 +220,18 @@ def _write_url(key: str, text: str | None) -> None:
     """The address bar holds the value, or nothing at the default (shorter links), as a bound widget's does."""
     if st.query_params.get(key) == text:
         return
-    if text is None:
-        del st.query_params[key]
-    else:
-        st.query_params[key] = text
+    ctx = get_script_run_ctx()
+    if ctx is None:
+        return
+    with ctx.session_state.query_params() as qp:
+        # QueryParams' own methods, past st.query_params' refusal of a key bound to a widget: a Streamlit widget of
+        # the same key on the page shown before (Extension's selectbox m, RoPE's slider m) keeps its binding until
+        # the end of this page's first run
+        if text is None:
+            qp.remove_param(key)
+        else:
+            qp._set_item_internal(key, text)
+            qp._send_query_param_msg()
 
 
 def stop_count(low, high, step) -> int:

@@ -50,6 +50,12 @@ GLOBAL_CSS = """
 [class*="st-key-course_store_"] { display: none; }
 /* lesson.stage: a "More settings" fold with nothing in it (a tab whose controls all sit beside its figure) */
 .st-key-stage_more:not(:has([data-testid="stElementContainer"])) { display: none; }
+/* lesson.guide: the step's panel stays short above the figure (heading at text size, small buttons), and the
+   Guide me button takes no more than its line */
+.st-key-guide_panel { padding: 0.45rem 0.8rem 0.55rem; gap: 0.3rem; }
+.st-key-guide_panel h2 { font-size: 1rem; font-weight: 600; padding: 0 0 0.45rem; line-height: 1.4; }
+.st-key-guide_panel button { min-height: 2rem; padding: 0.1rem 0.65rem; }
+.st-key-guide_start button { min-height: 1.6rem; padding: 0; }
 /* lesson.stage: a kit helper's row of controls (st.columns) in the narrow side column goes one under another */
 .st-key-stage_side [data-testid="stHorizontalBlock"] { flex-direction: column; gap: 0; }
 .st-key-stage_side [data-testid="stHorizontalBlock"] > [data-testid="stColumn"] { width: 100% !important;

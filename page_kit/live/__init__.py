@@ -271,11 +271,12 @@ def view(url_path: str) -> str:
     return url_path + ("?" + urlencode(params) if params else "")
 
 
-def where(view: str) -> tuple[str, str]:
-    """A view's lesson and tab: followers move when these change, not on every slider the teacher touches."""
+def where(view: str) -> tuple[str, str, str]:
+    """A view's lesson, tab and guide step (page_kit.lesson.guide): followers move when these change, not on every
+    slider the teacher touches."""
     parts = urlsplit(view)
-    tab = next((v for k, v in (p.split("=", 1) for p in parts.query.split("&") if "=" in p) if k == "view"), "")
-    return parts.path, tab
+    params = dict(p.split("=", 1) for p in parts.query.split("&") if "=" in p)  # the last of a repeated key
+    return parts.path, params.get("view", ""), params.get("guide", "")
 
 
 def go(view: str) -> None:

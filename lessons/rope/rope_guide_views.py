@@ -1,0 +1,31 @@
+"""The RoPE lesson's guide (page_kit.lesson.guide): five steps from one turning pair to the wavelengths.
+
+A step's view names the controls by their URL keys, with values as the URL writes them (a context's label, "4,096").
+"""
+
+from __future__ import annotations
+
+from page_kit.lesson.guide import Step
+
+GUIDE = [
+    Step("One pair, two turns",
+         "The query arrow is turned by mθ, the key arrow by nθ; both keep their length.",
+         {"view": "One pair", "m": "5", "n": "2", "i": "0"},
+         task="Drag the query position m and watch the score under the figure."),
+    Step("Only the offset counts",
+         "The score sees only the offset m − n: move both positions by the same amount and it stays put.",
+         {"view": "One pair", "m": "5", "n": "2"},
+         task="Drag the key position n until it equals m: the score becomes the plain q·k.", check="offset_zero"),
+    Step("As complex numbers",
+         "Written as complex numbers, the positions enter only through e^(i(m−n)θ): the score is the real part of "
+         "one turned number.",
+         {"view": "As complex numbers"}),
+    Step("All pairs at once",
+         "Pair 0 turns one radian per position; each pair to the right turns slower, by the same factor each time.",
+         {"view": "All pairs at once", "pos": "256", "part": "angle"}),
+    Step("Which pairs close a turn",
+         "Pairs below the context line go all the way round inside the context; the slow pairs above it never "
+         "close a turn.",
+         {"view": "Wavelengths", "ctx": "4,096", "base": "10,000", "d": "64"},
+         task="Raise the base to 500,000 and count the pairs that still complete a turn.", check="base_500k"),
+]
