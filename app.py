@@ -39,6 +39,7 @@ settings.sidebar()  # imports torch, when present, to ask for CUDA
 with guard():  # the class never takes the lesson down: a store that cannot be reached is one sentence
     live.begin()  # a live class: join from the link, read the room once for this run
     live_panel.sidebar(navigation.url_path)  # in a class, also the room's 1 s poll (page_kit/live/poll.py)
+    course_panel.teacher_view()  # the room's progress through the course, for its teacher
     live_panel.student_bar()  # a student's room and the control to stop following, above the lesson
 a11y.apply()
 settings.presentation_bar([("Home", [home]), *sections.items()], navigation)
@@ -50,4 +51,5 @@ except Exception as error:  # noqa: BLE001 (outside any guard(): a logged bug an
 with guard():
     course_panel.next_up(navigation.url_path)  # every lesson closes on what comes next, and why
     course.save()
+    live.report_course()  # a seated student's progress, for the teacher's view of the room
 freeze_import_heap()  # after the page, so the modules it imported on first use are frozen too

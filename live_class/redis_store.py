@@ -29,7 +29,7 @@ from .store import Answered, AnswerRow, Join, RoomDump, RoomState, Seat, Store, 
 
 TIMEOUT_S = 1.0
 ROUNDS = (1, 2)
-_PARTS = ("meta", "seats", "removed", "names", "revealed", "rounds", "info", "questions")
+_PARTS = ("meta", "seats", "removed", "names", "revealed", "rounds", "info", "questions", "course")
 
 # ARGV[1] = ttl in ms, ARGV[2] = the clock's offset in ms, in every script. Every key of the room gets one expiry.
 _COMMON = """
@@ -41,7 +41,8 @@ local function touch(meta)
   local ttl = ARGV[1]
   local base = string.sub(meta, 1, -5)
   redis.call('HSET', meta, 'active', now_ms())
-  for _, suffix in ipairs({'meta', 'seats', 'removed', 'names', 'revealed', 'rounds', 'info', 'questions'}) do
+  for _, suffix in ipairs({'meta', 'seats', 'removed', 'names', 'revealed', 'rounds', 'info', 'questions',
+                           'course'}) do
     redis.call('PEXPIRE', base .. suffix, ttl)
   end
   for _, q in ipairs(redis.call('SMEMBERS', base .. 'questions')) do
@@ -91,7 +92,7 @@ end
 touch(KEYS[1])
 return 1
 """
-# KEYS: meta, seats, names; ARGV: ttl, offset, seat, nickname ('' removes it)
+# KEYS: meta, seats, a hash by seat (names, course); ARGV: ttl, offset, seat, value ('' removes it)
 NAME = _COMMON + """
 if redis.call('EXISTS', KEYS[1]) == 0 or not redis.call('ZSCORE', KEYS[2], ARGV[3]) then return 0 end
 if ARGV[4] == '' then redis.call('HDEL', KEYS[3], ARGV[3]) else redis.call('HSET', KEYS[3], ARGV[3], ARGV[4]) end
@@ -289,6 +290,10 @@ class RedisStore(Store):
     def nicknames(self, code):
         return self._r.hgetall(_key(code, "names"))
 
+    def set_course(self, code, seat, progress):
+        keys = [_key(code, "meta"), _key(code, "seats"), _key(code, "course")]  # NAME sets any seat's field
+        return bool(self._run(self._name, keys, seat, progress))
+
     def answered(self, code, question, round=1):
         return frozenset(self._r.hkeys(_key(code, f"a:{question}:{int(round)}")))
 
@@ -334,11 +339,12 @@ class RedisStore(Store):
                 pipe.hgetall(_key(code, f"a:{question}:{round}"))
         pipe.hgetall(_key(code, "names"))
         pipe.hgetall(_key(code, "info"))
-        *tables, names, info = pipe.execute()
+        pipe.hgetall(_key(code, "course"))
+        *tables, names, info, courses = pipe.execute()
         pairs = [(q, r) for q in questions for r in ROUNDS]
         answers = [AnswerRow(q, r, seat, *_choice(value))
                    for (q, r), table in zip(pairs, tables, strict=True) for seat, value in table.items()]
-        return RoomDump(state, tuple(sorted(answers, key=lambda a: a.at)), names, info)
+        return RoomDump(state, tuple(sorted(answers, key=lambda a: a.at)), names, info, courses)
 
     def delete(self, code):
         questions = self._r.smembers(_key(code, "questions"))

@@ -15,7 +15,7 @@ import io
 import json
 from collections import Counter
 from collections.abc import Mapping
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
 
 from .store import AnswerRow, RoomDump, RoomState
@@ -59,7 +59,8 @@ class QuestionInfo:
 @dataclass(frozen=True)
 class RoomRecord:
     """A room's results as read at ``read_at``: its state, every answer in time order, seat -> nickname, the
-    questions' infos, and seat -> alias ("Seat N", by first answer)."""
+    questions' infos, seat -> alias ("Seat N", by first answer), and seat -> the course progress its browser
+    reported (the app's progress cookie text)."""
     code: str
     state: RoomState
     answers: tuple[AnswerRow, ...]
@@ -67,13 +68,14 @@ class RoomRecord:
     questions: Mapping[str, QuestionInfo]
     aliases: Mapping[str, str]
     read_at: float
+    courses: Mapping[str, str] = field(default_factory=dict)
 
     @classmethod
     def of(cls, code: str, dump: RoomDump, read_at: float) -> RoomRecord:
         infos = {q: info for q, text in dump.questions.items() if (info := QuestionInfo.from_json(text))}
         order = dict.fromkeys(a.seat for a in dump.answers)
         aliases = {seat: f"Seat {i}" for i, seat in enumerate(order, 1)}
-        return cls(code, dump.state, dump.answers, dict(dump.nicknames), infos, aliases, read_at)
+        return cls(code, dump.state, dump.answers, dict(dump.nicknames), infos, aliases, read_at, dict(dump.courses))
 
     def question_order(self) -> list[str]:
         """Questions in the order the room first answered them (those described but unanswered last)."""

@@ -53,6 +53,8 @@ MAX_INFO_CHARS = 8000
 REDIS_URL_ENV, SQLITE_PATH_ENV, SECRET_ENV = "POSENC_REDIS_URL", "POSENC_CLASS_DB", "POSENC_CLASS_SECRET"
 KEEP_DAYS_ENV = "POSENC_CLASS_KEEP_DAYS"
 _QUESTION = re.compile(r"[a-z0-9_]{1,64}")
+MAX_COURSE_CHARS = 1024     # a student's course progress (one digit per item of the course, with room to grow)
+_COURSE = re.compile(r"(p[0-9]{1,3}\.[0-9]{0,5}\.[0-9]*)?")  # the app's progress cookie text, or "" for none
 ROUNDS = (1, 2)             # a question's first vote, and the second after discussion (peer instruction)
 WRONG_CODES_PER_ADDRESS = 10  # an address (a school's NAT) may try this many times a browser's wrong codes
 UNREACHABLE = ("The class cannot be reached just now. The lesson works on its own; answers are kept and sent "
@@ -284,6 +286,18 @@ class Classroom:
             self.room(code)
             raise ClassError(f"This browser is not seated in room {normal_code(code)}: open the join link again.")
         return nickname
+
+    @_reaching
+    def report_course(self, code: str, seat: str, progress: str) -> None:
+        """A seated student's course progress, for the teacher's view of the room (``results``): the app's
+        progress cookie text, checked for its form and size only."""
+        if len(progress) > MAX_COURSE_CHARS or not _COURSE.fullmatch(progress):
+            raise ClassError("This browser's course progress is not one this app writes.")
+        if not self.valid_seat(seat):
+            raise ClassError("This browser's seat is not one this class made: open the join link again.")
+        if not self.store.set_course(normal_code(code), seat, progress):
+            self.room(code)
+            raise ClassError(f"This browser is not seated in room {normal_code(code)}: open the join link again.")
 
     @_reaching
     def nickname(self, code: str, seat: str) -> str:

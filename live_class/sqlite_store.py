@@ -19,13 +19,13 @@ from pathlib import Path
 
 from .store import Answered, AnswerRow, Join, RoomDump, RoomState, Seat, Store, clock_offset_s
 
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS rooms (code TEXT PRIMARY KEY, key_hash TEXT NOT NULL, view TEXT NOT NULL DEFAULT '',
                                   locked INTEGER NOT NULL DEFAULT 0, ended INTEGER NOT NULL DEFAULT 0,
                                   active REAL NOT NULL);
 CREATE TABLE IF NOT EXISTS seats (code TEXT NOT NULL, seat TEXT NOT NULL, nickname TEXT NOT NULL DEFAULT '',
-                                  seen REAL NOT NULL, PRIMARY KEY (code, seat));
+                                  seen REAL NOT NULL, course TEXT NOT NULL DEFAULT '', PRIMARY KEY (code, seat));
 CREATE TABLE IF NOT EXISTS removed (code TEXT NOT NULL, seat TEXT NOT NULL, PRIMARY KEY (code, seat));
 CREATE TABLE IF NOT EXISTS answers (code TEXT NOT NULL, question TEXT NOT NULL, round INTEGER NOT NULL,
                                     seat TEXT NOT NULL, choice INTEGER NOT NULL, at REAL NOT NULL,
@@ -62,7 +62,10 @@ class SQLiteStore(Store):
             self._ready = True
             return
         with self._write(db):
-            if db.execute("PRAGMA user_version").fetchone()[0] < SCHEMA_VERSION:
+            version = db.execute("PRAGMA user_version").fetchone()[0]
+            if version == 3:  # kept results: the seats gain their course progress, nothing is lost
+                db.execute("ALTER TABLE seats ADD COLUMN course TEXT NOT NULL DEFAULT ''")
+            elif version < 3:
                 # a file of the layout before rounds and kept results, whose rooms lived four hours at most
                 for (table,) in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'").fetchall():
                     db.execute(f'DROP TABLE "{table}"')
@@ -234,6 +237,14 @@ class SQLiteStore(Store):
             self._touch(db, code)
             return True
 
+    def set_course(self, code, seat, progress):
+        with self._seated(code, seat) as (db, _):
+            if db is None:
+                return False
+            db.execute("UPDATE seats SET course = ? WHERE code = ? AND seat = ?", (progress, code, seat))
+            self._touch(db, code)
+            return True
+
     def _kept(self, sql: str, args: tuple) -> list:
         """Rows of a kept room's table (``sql`` joins ``rooms`` and ends with ``active >= ?``): a room past its
         retention has rows until the next create() deletes them."""
@@ -323,7 +334,8 @@ class SQLiteStore(Store):
             answers = tuple(AnswerRow(q, int(r), s, int(c), float(at)) for q, r, s, c, at in db.execute(
                 "SELECT question, round, seat, choice, at FROM answers WHERE code = ? ORDER BY at", (code,)))
             questions = dict(db.execute("SELECT question, info FROM questions WHERE code = ?", (code,)).fetchall())
-            return RoomDump(state, answers, self.nicknames(code), questions)
+            courses = dict(db.execute("SELECT seat, course FROM seats WHERE code = ? AND course != ''", (code,)))
+            return RoomDump(state, answers, self.nicknames(code), questions, courses)
         finally:
             db.execute("COMMIT")
 

@@ -95,11 +95,13 @@ class AnswerRow:
 @dataclass(frozen=True)
 class RoomDump:
     """Everything a room keeps, read at once for its results: the state, every answer (by question, round and
-    time), seat -> nickname and question -> its ``QuestionInfo`` as JSON text."""
+    time), seat -> nickname, question -> its ``QuestionInfo`` as JSON text, and seat -> the course progress its
+    browser reported (the app's progress cookie text, opaque here)."""
     state: RoomState
     answers: tuple[AnswerRow, ...]
     nicknames: Mapping[str, str]
     questions: Mapping[str, str]
+    courses: Mapping[str, str] = field(default_factory=dict)
 
 
 class Store(ABC):
@@ -162,6 +164,11 @@ class Store(ABC):
     @abstractmethod
     def nicknames(self, code: str) -> dict[str, str]:
         """Seat -> nickname, for the seats that have one."""
+
+    @abstractmethod
+    def set_course(self, code: str, seat: str, progress: str) -> bool:
+        """A seated student's course progress, as their browser reports it ("" removes it); False when the room is
+        gone or the seat never joined."""
 
     @abstractmethod
     def answered(self, code: str, question: str, round: int = 1) -> frozenset[str]:

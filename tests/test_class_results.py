@@ -216,3 +216,37 @@ def test_the_teacher_reads_the_shift_between_the_votes(make):
     assert room.store.votes(code, "shift", 2) == {_seat(0): 0, _seat(1): 1, _seat(2): 1}
     with pytest.raises(ClassError, match="teacher"):
         room.shift(code, None, "shift", 0)
+
+
+def test_a_seated_students_course_progress_reaches_the_teachers_results_only(make):
+    room, code, key = _class(make(), seats=2)
+    room.report_course(code, _seat(0), "p1.0.1121")
+    room.report_course(code, _seat(0), "p1.2.11212")  # the newest report replaces the last
+    room.report_course(code, _seat(1), "")  # none yet
+    assert room.results(code, key).courses == {_seat(0): "p1.2.11212"}
+    for bad in ("<script>", "p1.0." + "1" * 2000, "p1.x.1"):
+        with pytest.raises(ClassError, match="not one this app writes"):
+            room.report_course(code, _seat(0), bad)
+    with pytest.raises(ClassError, match="not seated"):
+        room.report_course(code, room.new_seat(), "p1..1")
+    with pytest.raises(ClassError, match="teacher"):
+        room.results(code, None)
+
+
+def test_a_kept_class_of_the_schema_before_course_progress_keeps_its_results(tmp_path):
+    import sqlite3
+
+    from live_class.sqlite_store import SQLiteStore
+
+    path = tmp_path / "class.sqlite3"
+    room = _classroom(SQLiteStore(path, ttl_s=3600))
+    code, key = room.start()
+    room.join(code, _seat(0))
+    room.answer(code, _seat(0), "shift", 0, 1)
+    with sqlite3.connect(path) as db:  # the file as the layout before course progress left it
+        db.execute("ALTER TABLE seats DROP COLUMN course")
+        db.execute("PRAGMA user_version = 3")
+    upgraded = _classroom(SQLiteStore(path, ttl_s=3600))
+    assert [a.choice for a in upgraded.results(code, key).answers] == [0]
+    upgraded.report_course(code, _seat(0), "p1.0.1")
+    assert upgraded.results(code, key).courses == {_seat(0): "p1.0.1"}

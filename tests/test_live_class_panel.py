@@ -330,3 +330,19 @@ def test_the_machines_network_address_is_never_a_loopback_one():
 def test_loopback_hosts_are_told_apart(host, loopback):
     from page_kit import live
     assert live._loopback(host) is loopback
+
+
+def test_the_teacher_sees_the_rooms_course_progress_counted_never_named():
+    teacher = _app()
+    teacher.button(key="live_start").click().run()
+    code = teacher.query_params["room"]
+    student = _app(room=code)
+    student.switch_page(ORDER.path).run()  # opening a lesson is progress; the run reports it to the room
+    _clean(student)
+    assert not [b for b in student.button if b.key == "course_room"], "a student has no view of the room's progress"
+    teacher.button(key="course_room").click().run()
+    _clean(teacher)
+    assert any("1 seat reported its course progress" in c.value for c in teacher.caption)
+    table = teacher.dataframe[0].value
+    first = table.iloc[0]
+    assert first["Section"] == registry.SECTIONS[0].title and first["Started"] == 1 and first["Read every lesson"] == 0

@@ -121,6 +121,7 @@ def clear() -> None:
 def save() -> None:
     """Write the progress to the browser if it changed since this tab last read or wrote it."""
     text, clearing = pg.to_cookie(progress()), st.session_state.pop(_CLEAR, False)
+    st.session_state[live.COURSE_STATE] = text  # what a seated student's page reports to the class
     if text == st.session_state.get(_WRITTEN) and not clearing:
         return
     st.session_state[_WRITTEN] = text

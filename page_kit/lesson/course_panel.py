@@ -5,9 +5,13 @@ from __future__ import annotations
 
 import streamlit as st
 
+from live_class import ClassError
+from page_kit import live
 from page_kit.lesson import checkpoints, course, course_map
 from page_kit.lesson.course_map import Stop, Tally
+from page_kit.navigation import progress as pg
 from page_kit.navigation import registry
+from page_kit.navigation.progress import Progress
 from page_kit.navigation.sidebar import DONE_MARK, Marks
 
 CHECKPOINT_PATH = course_map.CHECKPOINT_PATH
@@ -199,3 +203,43 @@ def checkpoint_link(section: registry.Section) -> None:
 def checkpoint_right(section: str) -> int:
     """How many of section ``section``'s checkpoint questions this learner got right at the first try."""
     return course_map.tally(section, course.progress()).checkpoint_right
+
+
+def _room_rows(courses: list[Progress]) -> list[dict[str, object]]:
+    """Per section: how many of the room's reporting seats started it, read every lesson, answered every question,
+    took the checkpoint, and their mean checkpoint score."""
+    rows = []
+    for section in registry.SECTIONS:
+        tallies = [course_map.tally(section.key, p) for p in courses]
+        taken = [t for t in tallies if t.checkpoint_questions and t.checkpoint_answered == t.checkpoint_questions]
+        mean = (f"{sum(t.checkpoint_right for t in taken) / len(taken):.1f} of {taken[0].checkpoint_questions}"
+                if taken else "")
+        rows.append({"Section": section.title, "Started": sum(t.read > 0 for t in tallies),
+                     "Read every lesson": sum(t.read == t.lessons for t in tallies),
+                     "Answered every question": sum(t.answered == t.questions for t in tallies if t.questions),
+                     "Took the checkpoint": len(taken), "Checkpoint right (mean)": mean})
+    return rows
+
+
+@st.dialog("The room's progress through the course", width="large")
+def _room_course() -> None:
+    try:
+        record = live.classroom().results(live.code(), st.session_state.get("live_key"))
+    except ClassError as error:
+        st.error(str(error))
+        return
+    courses = [pg.from_cookie(text) for text in record.courses.values()]
+    st.caption(f"Room **{record.code}** · {_count(len(courses), 'seat')} reported its course progress. Each "
+               "student's browser keeps its own progress and sends it to the room only while seated; the table "
+               "names nobody.")
+    if courses:
+        st.dataframe(_room_rows(courses), hide_index=True, width="stretch")
+
+
+def teacher_view() -> None:
+    """In the teacher's class panel: the room's progress through the course (seats counted, nobody named)."""
+    if not live.teacher():
+        return
+    if st.sidebar.button("Course progress", icon=":material/school:", key="course_room",
+                         help="How far the students in this room are through the course (nobody is named)."):
+        _room_course()  # a dialog opens from the script's run, not from a button's callback

@@ -35,6 +35,8 @@ RETRY_MAX_S = 8.0    # the longest wait between two tries of an answer the store
 MEMBERSHIP = ("room", "seat", "key", "follow")  # URL parameters of the class, never part of a lesson's view
 _NOT_VIEW = MEMBERSHIP + ("present",)            # the teacher's presentation mode is not sent to followers
 TEACHER_COOKIE = "posenc_teacher"
+COURSE_STATE = "live_course"  # session state: this learner's course progress as their browser keeps it (lesson.course)
+_COURSE_SENT = "live_course_sent"  # session state: the progress last sent to the room
 PUBLIC_URL_ENV = "POSENC_PUBLIC_URL"   # the address students open, where the server's own is not theirs
 ss = st.session_state
 
@@ -60,6 +62,21 @@ def seat() -> str | None:
 def revealed(question: str) -> bool:
     state = ss.get("live_state")
     return bool(state and question in state.revealed)
+
+
+def report_course() -> None:
+    """A seated student's course progress, sent to the room when it changed, for the teacher's view of the
+    room's progress (never outside a class). A store out of reach is asked again on the next tick."""
+    progress, room, student = st.session_state.get(COURSE_STATE), code(), seat()
+    if room is None or student is None or progress is None or progress == st.session_state.get(_COURSE_SENT):
+        return
+    try:
+        classroom().report_course(room, student, progress)
+    except ClassUnreachable:
+        return
+    except ClassError:
+        pass  # not seated (any more): the poll's heartbeat says why; the same progress is not sent again
+    st.session_state[_COURSE_SENT] = progress
 
 
 def client() -> str:

@@ -100,7 +100,8 @@ def open_from_bar(url_path: str) -> None:
 
 
 def _student_panel() -> None:
-    st.caption(f"You are in room **{live.code()}**. No other student sees your answers or your nickname.")
+    st.caption(f"You are in room **{live.code()}**. No other student sees your answers or your nickname. Your "
+               "teacher sees how far the room is through the course, counted over the seats, while you are in it.")
     with st.form("live_nickname_form", border=False, enter_to_submit=True):
         st.text_input("Nickname (optional, only the teacher sees it)", key="live_nickname", placeholder="anonymous")
         st.form_submit_button("Save nickname", on_click=_rename)

@@ -75,6 +75,7 @@ def _poll() -> None:
     try:
         live_outbox.flush()
         _heartbeat()
+        live.report_course()  # an answer inside a lesson's fragment changes it without a run of the app
         state = live.classroom().running(live.code())  # an ended class says so, and the student leaves it
     except ClassUnreachable:
         ss["live_unreachable"] = True
