@@ -1,21 +1,26 @@
-"""A learner's progress through the course in a real browser: kept, carried, merged and cleared.
+"""A learner's progress through the course in a real browser: kept, carried, merged and cleared; and Guide me.
 
-One app server. A learner answers questions on three lessons (one right, one wrong, one after "Show me"), with a
-second tab of the same browser answering a fourth meanwhile; the browser closes (its cookies kept, as a restarted
-browser keeps them), reopens on the home page and finds all four, and *Continue* takes it to the right stop. A
-second browser starts empty. The learner's copied link restores the progress in a third browser and a pasted code
-in a fourth; clearing empties it for good (a reload finds nothing). Nothing on any page shows an exception box.
+One app server per test. A learner answers questions on three lessons (one right, one wrong, one after "Show me"),
+with a second tab of the same browser answering a fourth meanwhile; the browser closes (its cookies kept, as a
+restarted browser keeps them), reopens on the home page and finds all four, and *Continue* takes it to the right
+stop, the section's checkpoint, where a wrong answer names its belief and the lesson to revisit. A second browser
+starts empty. The learner's copied link restores the progress in a third browser and a pasted code in a fourth;
+clearing empties it for good (a reload finds nothing). *Guide me* walks five lessons step by step, one task done
+from the keyboard. Nothing on any page shows an exception box.
 """
 
 from __future__ import annotations
 
 import re
+from urllib.parse import parse_qs, urlsplit
 
 import pytest
 
-from devtools.streamlit_server import chromium_path, streamlit_server, wait_until_idle
-from page_kit.lesson import course_map
+from devtools.streamlit_server import chromium_path, streamlit_server, wait_for_query, wait_until_idle
+from page_kit.controls import drag_slider
+from page_kit.lesson import checkpoints, course_map
 from page_kit.navigation import progress as pg
+from page_kit.navigation import registry
 
 CHROMIUM = chromium_path()
 pytestmark = [
@@ -49,6 +54,11 @@ def _answer(page, key: str, option: int) -> None:
     page.locator(f'.st-key-predict_{key} [role="radiogroup"] label').nth(option).click()
     page.locator(f".st-key-answer_open_{key}").wait_for(state="attached", timeout=WAIT_MS)
     wait_until_idle(page)
+
+
+def _button(page, key: str):
+    """The button keyed ``key`` (a button with help also draws a hidden copy of itself: not this one)."""
+    return page.locator(f".st-key-{key}").get_by_role("button")
 
 
 def _cookie(context) -> str:
@@ -99,8 +109,17 @@ def test_progress_is_kept_carried_merged_and_cleared():
         go_on.click()
         page.wait_for_url(re.compile(after.url_path), timeout=WAIT_MS)
         wait_until_idle(page)
+        assert after.is_checkpoint  # binary's one question was answered: the section's checkpoint comes next
+        first = checkpoints.questions(after.section)[0]
+        wrong = (first.answer + 1) % len(first.options)
+        page.locator(f'.st-key-checkpoint_{first.key} [role="radiogroup"] label').nth(wrong).click()
+        page.get_by_text("The belief behind that answer").wait_for(timeout=WAIT_MS)
+        lesson = registry.page(first.lesson)
+        assert page.get_by_role("link", name=f"Revisit: {lesson.title}").count() == 1
+        wait_until_idle(page)
         _clean(page, errors)
-        code = pg.to_code(pg.from_cookie(_cookie(context)))  # the lesson Continue opened is read too: four
+        code = pg.to_code(pg.from_cookie(_cookie(context)))  # three lessons read, five questions answered
+        assert pg.from_code(code).mark(first.key) == 1
 
         # another browser starts empty
         fresh, blank, blank_errors = _context(browser)
@@ -112,10 +131,10 @@ def test_progress_is_kept_carried_merged_and_cleared():
         # the copied link, then a pasted code, carry it to other browsers
         carried, there, there_errors = _context(browser)
         _go(there, f"{url}/?progress={code}")
-        assert "4 of 53 lessons read" in _summary(there)
+        assert "3 of 53 lessons read" in _summary(there)
         assert "progress=" not in there.url
         _go(there, url)  # the cookie was written: a new session reads it
-        assert "4 of 53 lessons read" in _summary(there)
+        assert "3 of 53 lessons read" in _summary(there)
         _clean(there, there_errors)
         carried.close()
         pasted, into, into_errors = _context(browser)
@@ -123,7 +142,7 @@ def test_progress_is_kept_carried_merged_and_cleared():
         into.get_by_text("Your progress: carry it, bring it, clear it").click()
         into.get_by_label("A progress code or link from another device").fill(code)
         into.get_by_role("button", name="Add it to this browser").click()
-        into.get_by_text("Added: 4 of 53 lessons read").wait_for(timeout=WAIT_MS)
+        into.get_by_text("Added: 3 of 53 lessons read").wait_for(timeout=WAIT_MS)
         _clean(into, into_errors)
         pasted.close()
 
@@ -138,4 +157,65 @@ def test_progress_is_kept_carried_merged_and_cleared():
         assert "Start the course" in _summary(page)
         assert not pg.from_cookie(_cookie(context))
         _clean(page, errors)
+        browser.close()
+
+
+GUIDED = ("order", "sinusoidal", "rope", "alibi", "extension")
+
+
+def _guide(lesson: str) -> list:
+    """A guided lesson's steps, as its section's views module lists them."""
+    import importlib
+
+    section = registry.section_of(lesson).key
+    return importlib.import_module(f"lessons.{section}.{lesson}_guide_views").GUIDE
+
+
+def _holds(page, view: dict, where: str) -> None:
+    """The page shows ``view``: its tab is the open one, and the address bar holds each other value (a control at
+    its default is left out of the address, as Streamlit writes it)."""
+    query = {k: v[-1] for k, v in parse_qs(urlsplit(page.url).query).items()}
+    if "view" in view:
+        assert page.locator('[data-testid="stMain"] [role="tab"][aria-selected="true"]').first.inner_text().strip() \
+            == view["view"], where
+    wrong = {k: query[k] for k, v in view.items() if k != "view" and k in query and query[k] != v}
+    assert not wrong, f"{where}: the address bar holds {wrong}, the step {view}"
+
+
+def _done_by_keys(page, key: str, presses: int) -> None:
+    """Move the drag slider ``key`` by ``presses`` steps from the keyboard; the step's task then shows done."""
+    handle = page.locator(f".st-key-{drag_slider.state_key(key)} input[type=range]")
+    handle.focus()
+    for _ in range(presses):
+        handle.press("ArrowRight")
+    page.locator(".st-key-guide_panel", has_text="Done.").wait_for(timeout=WAIT_MS)
+    wait_until_idle(page)
+
+
+def test_guide_me_drives_the_controls_of_five_lessons_step_by_step():
+    """Each guided lesson from *Guide me* to its last step and out: every step's view reaches the address bar (the
+    controls' values, as a shared link holds them), the panel names the step, and leaving keeps the controls."""
+    from playwright.sync_api import sync_playwright
+
+    with streamlit_server() as url, sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
+        context, page, errors = _context(browser)
+        for lesson in GUIDED:
+            steps = _guide(lesson)
+            _go(page, f"{url}/{lesson}")
+            for number, step in enumerate(steps, start=1):
+                _button(page, "guide_start" if number == 1 else "guide_next").click()
+                wait_for_query(page, guide=str(number))  # the step's view is written in the same run
+                _holds(page, step.view, f"{lesson} step {number}")
+                heading = page.locator(".st-key-guide_panel h2").inner_text()
+                assert f"Step {number} of {len(steps)}" in heading and step.title in heading, heading
+                _clean(page, errors)
+                if (lesson, number) == ("rope", 2):  # the task: drag n onto m (5, from 2), by keyboard
+                    _done_by_keys(page, "n", 3)
+            _button(page, "guide_leave").click()
+            page.locator(".st-key-guide_start").wait_for(timeout=WAIT_MS)
+            wait_until_idle(page)
+            assert "guide" not in parse_qs(urlsplit(page.url).query)
+            _holds(page, steps[-1].view, f"{lesson} after leaving")
+            _clean(page, errors)
         browser.close()

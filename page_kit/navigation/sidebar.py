@@ -35,7 +35,7 @@ class Marks:
 # Every section's checkpoint link goes to the same page, so Streamlit marks them all as the page shown: only the
 # open section's keeps the mark.
 _OTHER_CHECKPOINT_CSS = ("<style>{} {{ background-color: transparent !important; }} "
-                         "{} p {{ font-weight: 400 !important; }}</style>")
+                         "{} {{ font-weight: 400 !important; }}</style>")
 
 
 def sidebar_links(groups: Sequence[tuple[str, Sequence[st.Page]]], marks: Marks = Marks()) -> None:
@@ -55,9 +55,9 @@ def sidebar_links(groups: Sequence[tuple[str, Sequence[st.Page]]], marks: Marks 
                     st.page_link(checkpoint_page(), label="Checkpoint" + (f" {DONE_MARK}" if done else ""),
                                  icon=registry.CHECKPOINT.icon, query_params={"section": key})
         if marks.here is not None:
-            others = ", ".join(f'.st-key-nav_checkpoint_{key} [data-testid="stPageLink-NavLink"]'
-                               for key, _ in marks.checkpoints.values() if key != marks.here)
-            st.html(_OTHER_CHECKPOINT_CSS.format(others, others))
+            links = [f'.st-key-nav_checkpoint_{key} [data-testid="stPageLink-NavLink"]'
+                     for key, _ in marks.checkpoints.values() if key != marks.here]
+            st.html(_OTHER_CHECKPOINT_CSS.format(", ".join(links), ", ".join(f"{link} *" for link in links)))
 
 
 TAB_KEY = "view"  # every lesson's tabs (page_kit.lesson.sections): one URL name, "view", on every page
