@@ -1,4 +1,5 @@
-"""The checks of each section's checkpoint (page_kit.lesson.checkpoints), one module a section."""
+"""Each section's checkpoint, one module a section: its questions, the beliefs behind their wrong options and
+their checks (page_kit.lesson.checkpoints assembles them)."""
 
 from page_kit.lesson.checkpoint_questions import (
     absolute,
@@ -16,5 +17,8 @@ from page_kit.lesson.checkpoint_questions import (
     why_position,
 )
 
-__all__ = ["why_position", "absolute", "rope", "attention_bias", "long_context", "todays_models", "encoders",
-           "multimodal", "diffusion", "images", "lab", "real_models", "inference"]
+SECTIONS = (why_position, absolute, rope, attention_bias, long_context, todays_models, encoders, multimodal,
+            diffusion, images, lab, real_models, inference)  # in the course's order
+
+__all__ = ["SECTIONS", "why_position", "absolute", "rope", "attention_bias", "long_context", "todays_models",
+           "encoders", "multimodal", "diffusion", "images", "lab", "real_models", "inference"]

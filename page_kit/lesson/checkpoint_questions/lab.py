@@ -1,5 +1,10 @@
-"""The checks of the lab checkpoint (``CHECKPOINTS["lab"]`` in page_kit.lesson.checkpoints): each
-computes its question's right option from posenc_core, imported on call, so the tests prove the answer."""
+"""The lab section's checkpoint: its questions (``QUESTIONS``, in the order asked), the belief behind each
+wrong option (``BELIEFS``, merged into ``misconceptions.MISCONCEPTIONS``) and the checks that compute a right
+option from posenc_core (imported on call, so the tests prove the answer)."""
+
+from __future__ import annotations
+
+from page_kit.lesson.checkpoint_questions.question import CheckpointQuestion as Q
 
 
 def learned_at_2t() -> int:
@@ -23,3 +28,48 @@ def interpolation_at_2t() -> int:
 
     accuracy = pc.lab.lab_by_method(pc.lab.shipped_lab_results())
     return 2 if accuracy["rope_pi"][1] < 0.5 * accuracy["rope"][1] else -1
+
+
+QUESTIONS = (
+    Q("cp_lab_learned",
+      "In the lab, the model with a learned absolute table is trained at length T. What is its accuracy at 2T?",
+      ("about the same as at T", "about chance", "there is none: positions from T on have no row, so it cannot run"),
+      2,
+      "A sequence longer than T needs table rows that were never created, so the plot has no point past T rather "
+      "than an invented one. The sinusoidal model can at least run there, though it too meets positions it never "
+      "saw.", "lab", learned_at_2t),
+    Q("cp_lab_longest",
+      "In the lab's shipped run, trained at T and tested up to 8T, which of these keeps the highest accuracy at 8T?",
+      ("RoPE", "T5 buckets", "sinusoidal (added)", "ALiBi"), 3,
+      "ALiBi's penalty grows with distance, so far keys fade out on their own and a longer sequence does not dilute "
+      "its attention: its curve stays flat. RoPE and T5 hold at 2T and fade by 8T; the sinusoidal model, which "
+      "learned places, falls at once.", "lab", best_at_8t),
+    Q("cp_lab_pi",
+      "Switched on at test time only, with no fine-tuning, position interpolation wrecks the lab's RoPE model at 2T. "
+      "Why?",
+      ("it brings parameters the model never trained",
+       "it keeps the fast pairs, so nothing changes for a 2-step offset",
+       "it divides every frequency, so the 2-step offset the model learned shrinks to a fraction of a step"), 2,
+      "Position interpolation divides every frequency by the stretch, the fast pairs that carry short offsets "
+      "included; it was designed to be followed by fine-tuning. NTK-aware scaling and YaRN keep the fast pairs "
+      "almost unchanged and stretch only the slow ones.", "lab", interpolation_at_2t),
+)
+
+BELIEFS: dict[str, tuple[str | None, ...]] = {
+    "cp_lab_learned": (
+        "A learned table carries what it learned over to positions it never saw",
+        "Past its table a learned model still runs, only badly",
+        None,
+    ),
+    "cp_lab_longest": (
+        "RoPE is relative, so it extrapolates as well as any encoding",
+        "One shared bucket for all far distances makes T5 safe at any length",
+        "A formula gives a code for every position, so sinusoidal models extrapolate",
+        None,
+    ),
+    "cp_lab_pi": (
+        "A context-extension method brings new weights that need training",
+        "Position interpolation spares the fast pairs, as NTK-aware scaling and YaRN do",
+        None,
+    ),
+}

@@ -1,5 +1,10 @@
-"""The checks of the real_models checkpoint (``CHECKPOINTS["real_models"]`` in page_kit.lesson.checkpoints): each
-computes its question's right option from posenc_core, imported on call, so the tests prove the answer."""
+"""The real_models section's checkpoint: its questions (``QUESTIONS``, in the order asked), the belief behind each
+wrong option (``BELIEFS``, merged into ``misconceptions.MISCONCEPTIONS``) and the checks that compute a right
+option from posenc_core (imported on call, so the tests prove the answer)."""
+
+from __future__ import annotations
+
+from page_kit.lesson.checkpoint_questions.question import CheckpointQuestion as Q
 
 
 def smollm2_energy() -> int:
@@ -22,3 +27,61 @@ def costliest_inside() -> int:
 
     change = pc.real_models.long_context_summary(pc.real_models.shipped_long_context()).inside_change
     return ("ntk", "yarn", "dynamic", "linear").index(max(change, key=change.__getitem__))
+
+
+QUESTIONS = (
+    Q("cp_real_models_order",
+      "What is all-MiniLM-L6-v2's only source of word order?",
+      ("its 512 learned position rows, added to the word vectors",
+       "its attention, which sees the order of the words",
+       "its mean pooling over the tokens"), 0,
+      "Remove the rows and shuffling the words changes the sentence embedding only by float rounding: each token's "
+      "vector just moves with its word. Its previous-token heads were built from the rows by training, and switch "
+      "off without them.", "real_encoder"),
+    Q("cp_real_models_energy",
+      "SmolLM2-135M reading real text: where among its 32 rotary pairs does most of its query and key energy sit?",
+      ("spread evenly over the pairs", "in the fastest pairs, which tell neighbours apart",
+       "in the slowest pairs, whose wavelength is longer than its whole 8,192-token context"), 2,
+      "Measured on the shipped text, the slowest pairs, which turn less than once across the context, hold most of "
+      "the query and key energy, so within the context they change little with position. The RoPE pages treat "
+      "every pair alike; a trained model does not.", "real_frequencies", smollm2_energy),
+    Q("cp_real_models_sink",
+      "SmolLM2's last layers read a stretch of text that starts with an ordinary word. About how much of their "
+      "attention goes to that first token?",
+      ("an even share, like any other token", "about half of all their attention",
+       "almost none: it is the farthest token"), 1,
+      "Softmax weights must sum to one, so a head with nothing to add parks its weight somewhere; the first token, "
+      "seen by every query, is where training put it. The first layers give it almost nothing, the last ones about "
+      "half.", "real_frequencies", smollm2_first_token),
+    Q("cp_real_models_inside",
+      "SmolLM2 reads 16,384 tokens with each extension method at s = 2, with no fine-tuning. Which method raises "
+      "its loss most *within* the first 8,192 tokens?",
+      ("NTK-aware", "YaRN", "dynamic NTK", "position interpolation"), 3,
+      "Position interpolation slows every pair, the fast ones included, so even text inside the trained context "
+      "reads differently and the loss rises there. NTK-aware, dynamic NTK and YaRN keep the fast pairs and barely "
+      "change it.", "real_long_context", costliest_inside),
+)
+
+BELIEFS: dict[str, tuple[str | None, ...]] = {
+    "cp_real_models_order": (
+        None,
+        "Attention itself notices the order of the words it reads",
+        "Mean pooling weighs each token by where it sits",
+    ),
+    "cp_real_models_energy": (
+        "A trained model uses all of RoPE's pairs evenly",
+        "A model's position information lives mostly in its fastest pairs",
+        None,
+    ),
+    "cp_real_models_sink": (
+        "A token with no special role gets only its even share of attention",
+        None,
+        "Attention fades with distance, so the first token gets the least",
+    ),
+    "cp_real_models_inside": (
+        "Changing the base slows every pair, the fastest included",
+        "YaRN's attention factor costs loss at short range",
+        "Dynamic NTK distorts short inputs, although it leaves them unscaled",
+        None,
+    ),
+}

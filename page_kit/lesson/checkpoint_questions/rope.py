@@ -1,5 +1,10 @@
-"""The checks of the rope checkpoint (``CHECKPOINTS["rope"]`` in page_kit.lesson.checkpoints): each
-computes its question's right option from posenc_core, imported on call, so the tests prove the answer."""
+"""The rope section's checkpoint: its questions (``QUESTIONS``, in the order asked), the belief behind each
+wrong option (``BELIEFS``, merged into ``misconceptions.MISCONCEPTIONS``) and the checks that compute a right
+option from posenc_core (imported on call, so the tests prove the answer)."""
+
+from __future__ import annotations
+
+from page_kit.lesson.checkpoint_questions.question import CheckpointQuestion as Q
 
 
 def fastest_rope_pair() -> int:
@@ -13,3 +18,62 @@ def fastest_rope_pair() -> int:
     if max(wavelengths) - min(wavelengths) < 1e-9:
         return 1
     return 2 if fastest == 0 and abs(wavelengths[0] - 2 * math.pi) < 0.01 else 0 if fastest == 63 else -1
+
+
+QUESTIONS = (
+    Q("cp_rope_fastest",
+      "Head dimension 128, base 10,000. Which rotary pair completes a full turn in the fewest positions?",
+      ("the last pair, pair 63", "all pairs turn at the same speed", "pair 0, about every 6.3 positions"), 2,
+      "θ_i = base^(−2i/d), so pair 0 turns one radian per position, once every 2π positions, and each later pair "
+      "is slower by the same factor. The slow, late pairs are the ones long-context methods rescale.", "rope",
+      fastest_rope_pair),
+    Q("cp_rope_decay",
+      "RoFormer proves a bound on |q·k| that falls as the distance m − n grows. Which scores actually fade with "
+      "distance?",
+      ("a query with an identical key; independent random q and k stay about flat",
+       "every query-key score, whatever q and k are",
+       "none: a rotation never changes a score"), 0,
+      "The bound limits the score, loosely. An identical query and key start aligned and drift out of phase, so "
+      "their score fades; independent random vectors already point in random directions, and turning a random "
+      "direction gives another random direction.", "rope_relative"),
+    Q("cp_rope_layouts",
+      "You convert a checkpoint from Meta's interleaved RoPE layout to transformers' half-split layout. What must "
+      "change in its weights?",
+      ("the rows of W_q and W_k inside every head are permuted",
+       "nothing: both layouts turn pair i by the same angle",
+       "W_q, W_k, W_v and W_o all get permuted"), 0,
+      "The layout is baked into the trained weights: the half layout pairs dimension i with i + d/2, the "
+      "interleaved one 2i with 2i + 1. Conversion permutes the rows of W_q and W_k in every head; W_v and W_o are "
+      "untouched, since values are never rotated.", "rope_variants"),
+    Q("cp_rope_values",
+      "Inside a RoPE model's attention layer, which vectors are rotated?",
+      ("q, k and v", "the token embedding, once before the first layer", "only q", "only q and k, in every layer"),
+      3,
+      "RoPE is a fixed step after the query and key projections and before their dot product, repeated in every "
+      "layer with no parameters. The values carry no position, unlike the original Transformer's added vector, "
+      "which flows into everything.", "rope_model"),
+)
+
+BELIEFS: dict[str, tuple[str | None, ...]] = {
+    "cp_rope_fastest": (
+        "The late pairs are the fast ones, as if the frequency grew with the pair index",
+        "Every rotary pair turns by the same angle per position",
+        None,
+    ),
+    "cp_rope_decay": (
+        None,
+        "The decay bound describes every score, whatever the content of q and k",
+        "Rotating q and k by their positions leaves every score as it was",
+    ),
+    "cp_rope_layouts": (
+        None,
+        "The same angle per pair makes the two layouts interchangeable without any reordering",
+        "Every projection touches positions, so all of them must be permuted",
+    ),
+    "cp_rope_values": (
+        "RoPE rotates the values too, as if position had to reach the output directly",
+        "RoPE is added once at the input, like an absolute encoding",
+        "Rotating the query alone would already make the score relative",
+        None,
+    ),
+}
