@@ -97,6 +97,16 @@ _SETTLED_JS = """([quietMs, timeoutMs]) => new Promise((resolve) => {
 })"""
 
 
+def browser_page(browser, storage_state=None, viewport=(1400, 900)):
+    """(context, page, errors): a new browser context (its own cookies; ``storage_state``: a saved one, as a browser
+    restarted keeps it) with one page, whose uncaught script errors collect in ``errors``."""
+    context = browser.new_context(viewport={"width": viewport[0], "height": viewport[1]}, storage_state=storage_state)
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    return context, page, errors
+
+
 def wait_until_idle(page, timeout_ms: int = 60000) -> None:
     """Wait until the page has settled: its script has run to the end and the page has stopped changing."""
     page.wait_for_selector('[data-testid="stApp"]', state="attached", timeout=timeout_ms)

@@ -229,21 +229,20 @@ class SQLiteStore(Store):
                                   "ORDER BY seen DESC", (code, now - self.active_s)).fetchall()
         return [Seat(seat, nickname, max(0.0, now - seen)) for seat, nickname, seen in rows]
 
-    def set_nickname(self, code, seat, nickname):
+    def _set_seat(self, code: str, seat: str, column: str, value: str) -> bool:
+        """One column of a seated student's row (``column`` is this module's own word, never a caller's)."""
         with self._seated(code, seat) as (db, _):
             if db is None:
                 return False
-            db.execute("UPDATE seats SET nickname = ? WHERE code = ? AND seat = ?", (nickname, code, seat))
+            db.execute(f"UPDATE seats SET {column} = ? WHERE code = ? AND seat = ?", (value, code, seat))
             self._touch(db, code)
             return True
 
+    def set_nickname(self, code, seat, nickname):
+        return self._set_seat(code, seat, "nickname", nickname)
+
     def set_course(self, code, seat, progress):
-        with self._seated(code, seat) as (db, _):
-            if db is None:
-                return False
-            db.execute("UPDATE seats SET course = ? WHERE code = ? AND seat = ?", (progress, code, seat))
-            self._touch(db, code)
-            return True
+        return self._set_seat(code, seat, "course", progress)
 
     def _kept(self, sql: str, args: tuple) -> list:
         """Rows of a kept room's table (``sql`` joins ``rooms`` and ends with ``active >= ?``): a room past its

@@ -23,7 +23,7 @@ from pathlib import Path
 import pytest
 
 from deploy.local_redis import redis_process, redis_server_path
-from devtools.streamlit_server import chromium_path, streamlit_server, wait_until_idle
+from devtools.streamlit_server import browser_page, chromium_path, streamlit_server, wait_until_idle
 from live_class import rooms
 from live_class.results import ANSWER_COLUMNS
 from live_class.store import CLOCK_OFFSET_ENV
@@ -64,11 +64,7 @@ def store(request, tmp_path):
 def _context(browser):
     # each wait is on what the page shows, not settle_after's run count: on a loaded machine that count once
     # never came even on the teacher's page, whose timed fragments rerun every second
-    context = browser.new_context(viewport={"width": 1400, "height": 900})
-    page = context.new_page()
-    errors: list[str] = []
-    page.on("pageerror", lambda exc: errors.append(str(exc)))
-    return context, page, errors
+    return browser_page(browser)
 
 
 def _go(page, address: str) -> None:

@@ -16,7 +16,13 @@ from urllib.parse import parse_qs, urlsplit
 
 import pytest
 
-from devtools.streamlit_server import chromium_path, streamlit_server, wait_for_query, wait_until_idle
+from devtools.streamlit_server import (
+    browser_page,
+    chromium_path,
+    streamlit_server,
+    wait_for_query,
+    wait_until_idle,
+)
 from page_kit.controls import drag_slider
 from page_kit.lesson import checkpoints, course_map
 from page_kit.navigation import progress as pg
@@ -31,11 +37,7 @@ WAIT_MS = 30000
 
 
 def _context(browser, state=None):
-    context = browser.new_context(viewport={"width": 1400, "height": 900}, storage_state=state)
-    page = context.new_page()
-    errors: list[str] = []
-    page.on("pageerror", lambda exc: errors.append(str(exc)))
-    return context, page, errors
+    return browser_page(browser, state)
 
 
 def _go(page, address: str) -> None:
