@@ -19,7 +19,6 @@ import pytest
 from devtools.streamlit_server import (
     browser_page,
     chromium_path,
-    streamlit_server,
     wait_for_query,
     wait_until_idle,
 )
@@ -75,91 +74,88 @@ def _summary(page) -> str:
     return panel.inner_text()
 
 
-def test_progress_is_kept_carried_merged_and_cleared():
-    from playwright.sync_api import sync_playwright
+def test_progress_is_kept_carried_merged_and_cleared(chromium, app_url):
+    browser, url = chromium, app_url
+    context, page, errors = _context(browser)
+    _go(page, f"{url}/order")
+    _answer(page, "order_rows", 0)  # right at the first try
+    other = context.new_page()  # a second tab, opened before the answers below
+    _go(other, f"{url}/binary")
+    _go(page, f"{url}/naive")
+    _answer(page, "naive_width", 0)  # wrong (the lesson is a fragment: its cookie is written in the fragment's run)
+    _go(page, f"{url}/naive?view=Divide%20by%20the%20length")
+    page.locator(".st-key-predict_naive_fraction_show button").click()  # shown first: never "right at first"
+    page.locator(".st-key-answer_open_naive_fraction").wait_for(state="attached", timeout=WAIT_MS)
+    _answer(page, "naive_fraction", 2)
+    _answer(other, "binary_repeat", 2)  # the other tab: merged into what the first wrote
+    _clean(page, errors)
+    kept = pg.from_cookie(_cookie(context))
+    assert {k: int(v) for k, v in kept.marks.items()} == {
+        "order": 1, "naive": 1, "binary": 1, "order_rows": 2, "naive_width": 1, "naive_fraction": 1,
+        "binary_repeat": 2}
+    state = context.storage_state()
+    context.close()
 
-    with streamlit_server() as url, sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
-        context, page, errors = _context(browser)
-        _go(page, f"{url}/order")
-        _answer(page, "order_rows", 0)  # right at the first try
-        other = context.new_page()  # a second tab, opened before the answers below
-        _go(other, f"{url}/binary")
-        _go(page, f"{url}/naive")
-        _answer(page, "naive_width", 0)  # wrong (the lesson is a fragment: its cookie is written in the fragment's run)
-        _go(page, f"{url}/naive?view=Divide%20by%20the%20length")
-        page.locator(".st-key-predict_naive_fraction_show button").click()  # shown first: never "right at first"
-        page.locator(".st-key-answer_open_naive_fraction").wait_for(state="attached", timeout=WAIT_MS)
-        _answer(page, "naive_fraction", 2)
-        _answer(other, "binary_repeat", 2)  # the other tab: merged into what the first wrote
-        _clean(page, errors)
-        kept = pg.from_cookie(_cookie(context))
-        assert {k: int(v) for k, v in kept.marks.items()} == {
-            "order": 1, "naive": 1, "binary": 1, "order_rows": 2, "naive_width": 1, "naive_fraction": 1,
-            "binary_repeat": 2}
-        state = context.storage_state()
-        context.close()
+    # the browser restarts with its cookies: the home page knows where the learner stands
+    context, page, errors = _context(browser, state)
+    _go(page, url)
+    assert "3 of 53 lessons read" in _summary(page) and "2 right at the first try" in _summary(page)
+    after = course_map.next_to_do(kept)
+    assert after is not None and after.url_path == course_map.after(course_map.stop_of("binary")).url_path
+    go_on = page.locator(".st-key-course_panel a", has_text="Continue")
+    assert after.title in go_on.inner_text()
+    go_on.click()
+    page.wait_for_url(re.compile(after.url_path), timeout=WAIT_MS)
+    wait_until_idle(page)
+    assert after.is_checkpoint  # binary's one question was answered: the section's checkpoint comes next
+    first = checkpoints.questions(after.section)[0]
+    wrong = (first.answer + 1) % len(first.options)
+    page.locator(f'.st-key-checkpoint_{first.key} [role="radiogroup"] label').nth(wrong).click()
+    page.get_by_text("The belief behind that answer").wait_for(timeout=WAIT_MS)
+    lesson = registry.page(first.lesson)
+    assert page.get_by_role("link", name=f"Revisit: {lesson.title}").count() == 1
+    wait_until_idle(page)
+    _clean(page, errors)
+    code = pg.to_code(pg.from_cookie(_cookie(context)))  # three lessons read, five questions answered
+    assert pg.from_code(code).mark(first.key) == 1
 
-        # the browser restarts with its cookies: the home page knows where the learner stands
-        context, page, errors = _context(browser, state)
-        _go(page, url)
-        assert "3 of 53 lessons read" in _summary(page) and "2 right at the first try" in _summary(page)
-        after = course_map.next_to_do(kept)
-        assert after is not None and after.url_path == course_map.after(course_map.stop_of("binary")).url_path
-        go_on = page.locator(".st-key-course_panel a", has_text="Continue")
-        assert after.title in go_on.inner_text()
-        go_on.click()
-        page.wait_for_url(re.compile(after.url_path), timeout=WAIT_MS)
-        wait_until_idle(page)
-        assert after.is_checkpoint  # binary's one question was answered: the section's checkpoint comes next
-        first = checkpoints.questions(after.section)[0]
-        wrong = (first.answer + 1) % len(first.options)
-        page.locator(f'.st-key-checkpoint_{first.key} [role="radiogroup"] label').nth(wrong).click()
-        page.get_by_text("The belief behind that answer").wait_for(timeout=WAIT_MS)
-        lesson = registry.page(first.lesson)
-        assert page.get_by_role("link", name=f"Revisit: {lesson.title}").count() == 1
-        wait_until_idle(page)
-        _clean(page, errors)
-        code = pg.to_code(pg.from_cookie(_cookie(context)))  # three lessons read, five questions answered
-        assert pg.from_code(code).mark(first.key) == 1
+    # another browser starts empty
+    fresh, blank, blank_errors = _context(browser)
+    _go(blank, url)
+    _clean(blank, blank_errors)
+    assert "Start the course" in _summary(blank) and not _cookie(fresh)
+    fresh.close()
 
-        # another browser starts empty
-        fresh, blank, blank_errors = _context(browser)
-        _go(blank, url)
-        _clean(blank, blank_errors)
-        assert "Start the course" in _summary(blank) and not _cookie(fresh)
-        fresh.close()
+    # the copied link, then a pasted code, carry it to other browsers
+    carried, there, there_errors = _context(browser)
+    _go(there, f"{url}/?progress={code}")
+    assert "3 of 53 lessons read" in _summary(there)
+    assert "progress=" not in there.url
+    _go(there, url)  # the cookie was written: a new session reads it
+    assert "3 of 53 lessons read" in _summary(there)
+    _clean(there, there_errors)
+    carried.close()
+    pasted, into, into_errors = _context(browser)
+    _go(into, url)
+    into.get_by_text("Your progress: carry it, bring it, clear it").click()
+    into.get_by_label("A progress code or link from another device").fill(code)
+    into.get_by_role("button", name="Add it to this browser").click()
+    into.get_by_text("Added: 3 of 53 lessons read").wait_for(timeout=WAIT_MS)
+    _clean(into, into_errors)
+    pasted.close()
 
-        # the copied link, then a pasted code, carry it to other browsers
-        carried, there, there_errors = _context(browser)
-        _go(there, f"{url}/?progress={code}")
-        assert "3 of 53 lessons read" in _summary(there)
-        assert "progress=" not in there.url
-        _go(there, url)  # the cookie was written: a new session reads it
-        assert "3 of 53 lessons read" in _summary(there)
-        _clean(there, there_errors)
-        carried.close()
-        pasted, into, into_errors = _context(browser)
-        _go(into, url)
-        into.get_by_text("Your progress: carry it, bring it, clear it").click()
-        into.get_by_label("A progress code or link from another device").fill(code)
-        into.get_by_role("button", name="Add it to this browser").click()
-        into.get_by_text("Added: 3 of 53 lessons read").wait_for(timeout=WAIT_MS)
-        _clean(into, into_errors)
-        pasted.close()
-
-        # clearing empties it, in this tab and for the next visit
-        _go(page, url)
-        page.get_by_text("Your progress: carry it, bring it, clear it").click()
-        page.get_by_text("I want to clear my progress").click()
-        page.get_by_role("button", name="Clear my progress in this browser").click()
-        page.locator(".st-key-course_panel", has_text="Start the course").wait_for(timeout=WAIT_MS)
-        wait_until_idle(page)
-        _go(page, url)
-        assert "Start the course" in _summary(page)
-        assert not pg.from_cookie(_cookie(context))
-        _clean(page, errors)
-        browser.close()
+    # clearing empties it, in this tab and for the next visit
+    _go(page, url)
+    page.get_by_text("Your progress: carry it, bring it, clear it").click()
+    page.get_by_text("I want to clear my progress").click()
+    page.get_by_role("button", name="Clear my progress in this browser").click()
+    page.locator(".st-key-course_panel", has_text="Start the course").wait_for(timeout=WAIT_MS)
+    wait_until_idle(page)
+    _go(page, url)
+    assert "Start the course" in _summary(page)
+    assert not pg.from_cookie(_cookie(context))
+    _clean(page, errors)
+    context.close()
 
 
 GUIDED = ("order", "sinusoidal", "rope", "alibi", "extension")
@@ -194,30 +190,27 @@ def _done_by_keys(page, key: str, presses: int) -> None:
     wait_until_idle(page)
 
 
-def test_guide_me_drives_the_controls_of_five_lessons_step_by_step():
+def test_guide_me_drives_the_controls_of_five_lessons_step_by_step(chromium, app_url):
     """Each guided lesson from *Guide me* to its last step and out: every step's view reaches the address bar (the
     controls' values, as a shared link holds them), the panel names the step, and leaving keeps the controls."""
-    from playwright.sync_api import sync_playwright
-
-    with streamlit_server() as url, sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
-        context, page, errors = _context(browser)
-        for lesson in GUIDED:
-            steps = _guide(lesson)
-            _go(page, f"{url}/{lesson}")
-            for number, step in enumerate(steps, start=1):
-                _button(page, "guide_start" if number == 1 else "guide_next").click()
-                wait_for_query(page, guide=str(number))  # the step's view is written in the same run
-                _holds(page, step.view, f"{lesson} step {number}")
-                heading = page.locator(".st-key-guide_panel h2").inner_text()
-                assert f"Step {number} of {len(steps)}" in heading and step.title in heading, heading
-                _clean(page, errors)
-                if (lesson, number) == ("rope", 2):  # the task: drag n onto m (5, from 2), by keyboard
-                    _done_by_keys(page, "n", 3)
-            _button(page, "guide_leave").click()
-            page.locator(".st-key-guide_start").wait_for(timeout=WAIT_MS)
-            wait_until_idle(page)
-            assert "guide" not in parse_qs(urlsplit(page.url).query)
-            _holds(page, steps[-1].view, f"{lesson} after leaving")
+    browser, url = chromium, app_url
+    context, page, errors = _context(browser)
+    for lesson in GUIDED:
+        steps = _guide(lesson)
+        _go(page, f"{url}/{lesson}")
+        for number, step in enumerate(steps, start=1):
+            _button(page, "guide_start" if number == 1 else "guide_next").click()
+            wait_for_query(page, guide=str(number))  # the step's view is written in the same run
+            _holds(page, step.view, f"{lesson} step {number}")
+            heading = page.locator(".st-key-guide_panel h2").inner_text()
+            assert f"Step {number} of {len(steps)}" in heading and step.title in heading, heading
             _clean(page, errors)
-        browser.close()
+            if (lesson, number) == ("rope", 2):  # the task: drag n onto m (5, from 2), by keyboard
+                _done_by_keys(page, "n", 3)
+        _button(page, "guide_leave").click()
+        page.locator(".st-key-guide_start").wait_for(timeout=WAIT_MS)
+        wait_until_idle(page)
+        assert "guide" not in parse_qs(urlsplit(page.url).query)
+        _holds(page, steps[-1].view, f"{lesson} after leaving")
+        _clean(page, errors)
+    context.close()

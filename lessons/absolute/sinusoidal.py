@@ -37,7 +37,7 @@ PLAY_BASES = [int(round(10 ** (1 + k / 8))) for k in range(41)]  # 10 to 1e6, 8 
 
 header("Sinusoidal encoding",
        "Position *p* gets a fixed row of sines and cosines: each column pair is one wave, fast on the left, "
-       "slow on the right.")
+       "slow on the right.", sinusoidal_guide_views.GUIDE)
 WHY = ("The original Transformer gives position *p* a fixed vector of sines and cosines. Each pair of columns "
        "is one wave: the first pairs swing fast and tell neighbours apart, later pairs swing slowly and say "
        "roughly where in a long sequence you are. Nothing is learned, every position gets a distinct code, "

@@ -21,7 +21,7 @@ CONTEXTS = [64, 256, 1024, 4096, 16384]
 
 header("ALiBi: attention with linear biases",
        "ALiBi lowers every attention score by a penalty that grows linearly with the distance, at a fixed slope "
-       "per head: steep heads look at their neighbours, gentle heads look far back.")
+       "per head: steep heads look at their neighbours, gentle heads look far back.", alibi_guide_views.GUIDE)
 WHY = ("ALiBi adds no vector to any token. Instead, every attention score is lowered by a penalty that grows "
        "linearly with the distance between query and key, and each head gets its own slope: steep heads look "
        "only at their neighbours, gentle heads look far back. The slopes are fixed numbers, not learned, and "

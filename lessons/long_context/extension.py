@@ -57,7 +57,7 @@ def attention_curves(original: int):
 
 header("Extending RoPE's context",
        "Past its training length L, a model's slow rotary pairs turn into unseen angles; each method slows some "
-       "down.")
+       "down.", extension_guide_views.GUIDE)
 WHY = ("A model trained on L tokens has only seen each rotary pair turn through the angles that L positions "
        "produce. Run it at L′ > L and the slow pairs rotate further than ever before, into angles the model "
        "cannot read. Every extension method answers one question differently: which pairs to slow down, and by "

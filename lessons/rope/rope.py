@@ -24,7 +24,7 @@ def turns(dim: int, base: float, context: int):
 
 header("RoPE: one rotation",
        "RoPE turns each pair of query and key numbers like a clock hand, by *m*·θ and *n*·θ: the score between "
-       "them only sees the offset *m − n*.")
+       "them only sees the offset *m − n*.", rope_guide_views.GUIDE)
 WHY = ("Rotary position embedding does not add anything to a token. It takes the query and key vectors, cuts "
        "them into pairs of numbers, and turns each pair like a clock hand: by an angle proportional to the "
        "token's position. A query at position *m* turns by *m*·θ, a key at position *n* by *n*·θ. The score "

@@ -19,7 +19,7 @@ def experiment(text: str, dim: int, kind: str, seed: int, i: int, j: int, order:
 
 header("Attention has no sense of order",
        "Reorder the words of a sentence: each word's attention output moves with it, and a summary of the "
-       "whole sentence does not change at all.")
+       "whole sentence does not change at all.", order_guide_views.GUIDE)
 WHY = ("Self-attention lets every token look at every other token and mix in what it finds. Nothing in that "
        "computation says *where* a token sits: the scores compare contents only. So if you reorder the words, "
        "each word's output simply moves along with it, and anything that summarises the whole sequence cannot "

@@ -46,6 +46,15 @@ header[data-testid="stHeader"], [data-testid="stToolbar"], footer { display: non
 # Plotly cannot wrap, so that they are not cut off at the right edge.
 GLOBAL_CSS = """
 <style>
+/* lesson.header: a guided lesson's title and its Guide me share one line; the title wraps, the button keeps its
+   width */
+.st-key-lesson_title { flex-wrap: nowrap !important; margin-top: -13px; margin-bottom: -3px; }
+.st-key-lesson_title > :first-child { flex: 1 1 0 !important; min-width: 0; }
+.st-key-lesson_title > :last-child { flex: none !important; }
+/* lesson.header: a phone shows Guide me beside the title as its icon alone; its name stays for screen readers */
+@media (max-width: 640px) { .st-key-guide_start button [data-testid="stMarkdownContainer"] { position: absolute;
+  width: 1px; height: 1px; overflow: hidden; clip-path: inset(50%); white-space: nowrap; }
+  .st-key-guide_start button * { text-overflow: clip !important; } }
 /* lesson.course: the element whose script writes the learner's progress to the browser takes no room */
 [class*="st-key-course_store_"] { display: none; }
 /* lesson.stage: a "More settings" fold with nothing in it (a tab whose controls all sit beside its figure) */

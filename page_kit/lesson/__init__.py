@@ -15,7 +15,7 @@ import streamlit as st
 from page_kit.controls import url_values as _url
 from page_kit.controls.folds import folded, is_unseen, unseen  # noqa: F401 (pages take them from here)
 from page_kit.controls.settings import presentation
-from page_kit.lesson import formula_lines
+from page_kit.lesson import formula_lines, guide
 from page_kit.navigation.registry import page
 from page_kit.navigation.sidebar import TAB_KEY
 
@@ -41,9 +41,14 @@ def formula(tex: str, *, digits: int = 4, **values) -> None:
     st.latex(formula_lines.broken(tex, formula_lines.PROJECTOR_CHARS) if presentation() else tex)
 
 
-def header(title: str, intro: str) -> None:
-    """Every page starts here: the title and the intuition."""
-    st.title(title)
+def header(title: str, intro: str, guide_steps: Sequence[guide.Step] = ()) -> None:
+    """Every page starts here: the title and the intuition; a guided lesson's *Guide me* beside its title."""
+    if not guide_steps:
+        st.title(title)
+    else:
+        with st.container(horizontal=True, vertical_alignment="center", gap="small", key="lesson_title"):
+            st.title(title)
+            guide.start_button(guide_steps)
     st.markdown(intro)
 
 

@@ -68,9 +68,17 @@ def step_of(raw: Sequence[str], count: int) -> int | None:
     return min(int(text[:6]), count)  # a 400-digit step is past the end, never a huge int
 
 
+def start_button(steps: Sequence[Step]) -> None:
+    """*Guide me*, while the guide is off: beside the lesson's title (``lesson.header``), where it takes no line
+    of its own above the figure. On a phone it shows its icon alone (``settings.GLOBAL_CSS``), named all the same."""
+    if steps and step_of(st.query_params.get_all(PARAM), len(steps)) is None:
+        st.button("Guide me", key="guide_start", icon=":material/route:", type="tertiary", on_click=_go, args=(1,),
+                  help=f"A walk through this lesson in {len(steps)} steps, each setting the controls for you.")
+
+
 def panel(steps: Sequence[Step]) -> int | None:
-    """The guide at the top of a lesson: a *Guide me* button, or the current step's panel. Returns the step
-    (1-based) or None when the guide is off. Call it before the lesson's controls are drawn."""
+    """The current step's panel, while the guide is on (``start_button`` starts it). Returns the step (1-based) or
+    None when the guide is off. Call it before the lesson's controls are drawn."""
     _TASK.set(None)
     if not steps:
         return None
@@ -80,8 +88,6 @@ def panel(steps: Sequence[Step]) -> int | None:
         if raw:
             del st.query_params[PARAM]  # a hostile value: no guide, and no trace of it in the address bar
         st.session_state.pop(_APPLIED, None)
-        st.button("Guide me", key="guide_start", icon=":material/route:", type="tertiary", on_click=_go, args=(1,),
-                  help=f"A walk through this lesson in {len(steps)} steps, each setting the controls for you.")
         return None
     if raw != [str(step)]:
         st.query_params[PARAM] = str(step)  # one value, in range
@@ -158,8 +164,10 @@ def _draw(steps: Sequence[Step], step: int) -> None:
         if step < count:
             row.button("Next", key="guide_next", icon=":material/arrow_forward:", type="primary", on_click=_go,
                        args=(step + 1,))
-        row.button("Leave the guide", key="guide_leave", icon=":material/close:", on_click=_go, args=(None,),
-                   help="Close the guide; the controls keep their values, so you can go on exploring.")
+        if row.button("Leave the guide", key="guide_leave", icon=":material/close:",
+                      help="Close the guide; the controls keep their values, so you can go on exploring."):
+            _go(None)
+            st.rerun(scope="app")  # the lesson's fragment alone would leave the title without its Guide me
 
 
 def _words(step: Step, done: bool) -> str:
