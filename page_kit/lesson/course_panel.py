@@ -34,8 +34,11 @@ def marks(url_path: str) -> Marks:
         if stop is not None:
             ends[section.title] = (section.key, stop.done(progress))
     done = frozenset(s.url_path for s in course_map.stops() if not s.is_checkpoint and progress.mark(s.url_path))
-    here = st.query_params.get("section") if url_path == CHECKPOINT_PATH else None
-    return Marks(done, notes, ends, here if here in {key for key, _ in ends.values()} else None)
+    here = None
+    if url_path == CHECKPOINT_PATH and ends:  # a section the course lacks opens the first one's (lessons/checkpoint.py)
+        keys = [key for key, _ in ends.values()]
+        here = st.query_params.get("section") if st.query_params.get("section") in keys else keys[0]
+    return Marks(done, notes, ends, here)
 
 
 def tally_text(tally: Tally) -> str:
