@@ -1,15 +1,17 @@
-"""A class's results in real browsers, from the votes to the teacher's CSV a day later, on each durable store.
+"""A class's results in real browsers, from the votes to the teacher's CSV a day later, on the deployed store.
 
-A teacher and three students, each its own browser context (own cookies), on one app server with a SQLite file
-or a real redis-server (with its append-only file) as the class's store. Two questions (``order_rows`` on the
-order lesson, ``naive_width`` on the naive one, where the teacher's move takes the followers), two votes each: the
-students answer, the teacher opens the second vote, they answer again (some move wrong to right, some right to
-wrong), the teacher reveals. One student reloads between their vote and the reveal and finds their own answer
-chosen; after each reveal every student reads their own verdict. The teacher's results dialog counts the moves,
-the teacher ends the class and the students read that it ended. Then the app server stops (and the redis-server
-restarts from its file), and a new one starts a day later on the store's clock (POSENC_CLASS_CLOCK_OFFSET_S): the
-teacher's same browser opens the app's home address, is the ended class's teacher again (the cookie), reopens it
-and downloads every answer as CSV, whose rows are exactly the answers given.
+A teacher and three students, each its own browser context (own cookies), on one app server with a real redis-server
+(with its append-only file, as deploy/compose.yaml keeps it) as the class's store. The SQLite store runs the same
+rounds, ends, reopens, results and CSV at the store level (tests/test_class_results.py, every test on both stores)
+and at Streamlit's protocol level (tests/test_live_class_hostile.py); this flow is the browser's. Two questions
+(``order_rows`` on the order lesson, ``naive_width`` on the naive one, where the teacher's move takes the
+followers), two votes each: the students answer, the teacher opens the second vote, they answer again (some move
+wrong to right, some right to wrong), the teacher reveals. One student reloads between their vote and the reveal and
+finds their own answer chosen; after each reveal every student reads their own verdict. The teacher's results dialog
+counts the moves, the teacher ends the class and the students read that it ended. Then the app server stops (and the
+redis-server restarts from its file), and a new one starts a day later on the store's clock
+(POSENC_CLASS_CLOCK_OFFSET_S): the teacher's same browser opens the app's home address, is the ended class's teacher
+again (the cookie), reopens it and downloads every answer as CSV, whose rows are exactly the answers given.
 """
 
 from __future__ import annotations
@@ -49,12 +51,9 @@ VOTES = {
 STUDENTS = ("a", "b", "c")
 
 
-@pytest.fixture(params=["sqlite", "redis"])
-def store(request, tmp_path):
-    """(the app's store environment, a restart of the store itself: a no-op for the SQLite file)."""
-    if request.param == "sqlite":
-        yield {rooms.SQLITE_PATH_ENV: str(tmp_path / "class.sqlite3")}, lambda: None
-        return
+@pytest.fixture
+def store():
+    """(the app's store environment, a restart of the store itself)."""
     if redis_server_path() is None:
         pytest.skip("redis-server is not installed (apt-get install redis-server; .ci/run installs it)")
     with redis_process(persist=True) as server:  # an append-only file, as deploy/compose.yaml keeps

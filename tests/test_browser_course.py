@@ -4,7 +4,7 @@ One app server per test. A learner answers questions on three lessons (one right
 with a second tab of the same browser answering a fourth meanwhile; the browser closes (its cookies kept, as a
 restarted browser keeps them), reopens on the home page and finds all four, and *Continue* takes it to the right
 stop, the section's checkpoint, where a wrong answer names its belief and the lesson to revisit. A second browser
-starts empty. The learner's copied link restores the progress in a third browser and a pasted code in a fourth;
+starts empty, and a pasted code restores the progress there; the learner's copied link does in a third;
 clearing empties it for good (a reload finds nothing). *Guide me* walks five lessons step by step, one task done
 from the keyboard. Nothing on any page shows an exception box.
 """
@@ -119,14 +119,18 @@ def test_progress_is_kept_carried_merged_and_cleared(chromium, app_url):
     code = pg.to_code(pg.from_cookie(_cookie(context)))  # three lessons read, five questions answered
     assert pg.from_code(code).mark(first.key) == 1
 
-    # another browser starts empty
-    fresh, blank, blank_errors = _context(browser)
-    _go(blank, url)
-    _clean(blank, blank_errors)
-    assert "Start the course" in _summary(blank) and not _cookie(fresh)
-    fresh.close()
+    # another browser starts empty, and a pasted code carries the progress there
+    pasted, into, into_errors = _context(browser)
+    _go(into, url)
+    assert "Start the course" in _summary(into) and not _cookie(pasted)
+    into.get_by_text("Your progress: carry it, bring it, clear it").click()
+    into.get_by_label("A progress code or link from another device").fill(code)
+    into.get_by_role("button", name="Add it to this browser").click()
+    into.get_by_text("Added: 3 of 53 lessons read").wait_for(timeout=WAIT_MS)
+    _clean(into, into_errors)
+    pasted.close()
 
-    # the copied link, then a pasted code, carry it to other browsers
+    # so does the copied link, in a third
     carried, there, there_errors = _context(browser)
     _go(there, f"{url}/?progress={code}")
     assert "3 of 53 lessons read" in _summary(there)
@@ -135,14 +139,6 @@ def test_progress_is_kept_carried_merged_and_cleared(chromium, app_url):
     assert "3 of 53 lessons read" in _summary(there)
     _clean(there, there_errors)
     carried.close()
-    pasted, into, into_errors = _context(browser)
-    _go(into, url)
-    into.get_by_text("Your progress: carry it, bring it, clear it").click()
-    into.get_by_label("A progress code or link from another device").fill(code)
-    into.get_by_role("button", name="Add it to this browser").click()
-    into.get_by_text("Added: 3 of 53 lessons read").wait_for(timeout=WAIT_MS)
-    _clean(into, into_errors)
-    pasted.close()
 
     # clearing empties it, in this tab and for the next visit
     _go(page, url)
