@@ -33,9 +33,11 @@ class Marks:
 
 
 # Every section's checkpoint link goes to the same page, so Streamlit marks them all as the page shown: only the
-# open section's keeps the mark.
-_OTHER_CHECKPOINT_CSS = ("<style>{} {{ background-color: transparent !important; }} "
-                         "{} {{ font-weight: 400 !important; }}</style>")
+# open section's keeps the mark (told apart by their addresses: no element of their own is needed for it).
+_OTHER_CHECKPOINT_CSS = ('<style>.st-key-lesson_nav a[href*="checkpoint?section="]:not([href$="section={here}"]) '
+                         '{{ background-color: transparent !important; }} '
+                         '.st-key-lesson_nav a[href*="checkpoint?section="]:not([href$="section={here}"]) * '
+                         '{{ font-weight: 400 !important; }}</style>')
 
 
 def sidebar_links(groups: Sequence[tuple[str, Sequence[st.Page]]], marks: Marks = Marks()) -> None:
@@ -51,13 +53,10 @@ def sidebar_links(groups: Sequence[tuple[str, Sequence[st.Page]]], marks: Marks 
                 st.page_link(page, label=page.title + done, icon=page.icon)
             if title in marks.checkpoints:
                 key, done = marks.checkpoints[title]
-                with st.container(key=f"nav_checkpoint_{key}"):
-                    st.page_link(checkpoint_page(), label="Checkpoint" + (f" {DONE_MARK}" if done else ""),
-                                 icon=registry.CHECKPOINT.icon, query_params={"section": key})
+                st.page_link(checkpoint_page(), label="Checkpoint" + (f" {DONE_MARK}" if done else ""),
+                             icon=registry.CHECKPOINT.icon, query_params={"section": key})
         if marks.here is not None:
-            links = [f'.st-key-nav_checkpoint_{key} [data-testid="stPageLink-NavLink"]'
-                     for key, _ in marks.checkpoints.values() if key != marks.here]
-            st.html(_OTHER_CHECKPOINT_CSS.format(", ".join(links), ", ".join(f"{link} *" for link in links)))
+            st.html(_OTHER_CHECKPOINT_CSS.format(here=marks.here))
 
 
 TAB_KEY = "view"  # every lesson's tabs (page_kit.lesson.sections): one URL name, "view", on every page
