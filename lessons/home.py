@@ -14,12 +14,12 @@ course.home_panel()  # Continue, the learner's progress, carrying and clearing i
 st.markdown("Follow the course in order, or pick any lesson below or in the sidebar: nothing is locked. Every "
             "slider is stored in the page's address, so a link you copy opens exactly the view you are looking at.")
 
+read = course.read()  # the lessons this learner has opened, for every card's mark
 for number, section in enumerate(registry.SECTIONS, start=1):
     # "##" is a level-2 heading under the page's title (st.subheader would skip to level 3 for a screen reader)
     st.markdown(f"## {number}. {section.title}")
     st.markdown(section.story)
     course.section_progress(section)
-    read = course.read()
     for start in range(0, len(section.pages), 2):  # two lesson cards per row, rows aligned
         for column, page in zip(st.columns(2), section.pages[start:start + 2], strict=False):
             with column, st.container(border=True, height="stretch"):

@@ -137,7 +137,7 @@ def announce_later(kind: str, text: str) -> None:
 
 
 def restored_message() -> tuple[str, str] | None:
-    """("success" | "error", sentence) about a progress link this session opened, once."""
+    """("success" | "error", sentence) about a progress link or code this browser tab took, shown once."""
     return st.session_state.pop(_RESTORED, None)
 
 

@@ -116,7 +116,7 @@ def answered(key: str, right: bool) -> None:
 
 
 def announce() -> None:
-    """Say once whether a progress link this session opened was taken."""
+    """Say once whether a progress link or code this browser tab was given was taken."""
     message = course.restored_message()
     if message:
         kind, text = message
