@@ -59,6 +59,26 @@ def test_frames_are_bounded():
         animation.frames(lambda v: _line([v] * 4), "v", [1])
 
 
+
+_BUILT: list = []  # the values built, outside the builder's closure (its recipe is what it closes over)
+
+
+def test_attached_frames_are_built_once_per_recipe_and_start_where_the_page_stands():
+    built = _BUILT
+
+    def frames_of(scale: float, start: int) -> dict:
+        def build(v):
+            _BUILT.append(v)
+            return _line([0, v * scale, 2 * v, 3 * v])
+        return animation.attach(_line([0, 1, 2, 3]), build, "v", [1, 2, 3], start_value=start).frames
+
+    first = frames_of(0.5, 1)
+    assert len(built) == 3 and first["start"] == 0
+    again = frames_of(0.5, 3)  # the animated value moved: the same frames, a new start
+    assert len(built) == 3 and again["start"] == 2 and again["patches"] == first["patches"]
+    other = frames_of(0.25, 3)  # the view around it changed: new frames
+    assert len(built) == 6 and other["patches"] != first["patches"]
+
 @pytest.mark.parametrize("url_path", list(HERO_PAGES))
 def test_hero_pages_build_their_frames_without_errors(url_path):
     _page(url_path, **{HERO_PAGES[url_path]: "true"})

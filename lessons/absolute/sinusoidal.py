@@ -63,7 +63,7 @@ def table_tab(page, n, dim, base, layout, backend, device):
                                     "from 10 to 1,000,000 and the waves stretch, each frame computed "
                                     "by the same core call.")
     if play:
-        animation.attach(chart, lambda b: table_chart(n, dim, b, layout, cached=b == base), "base", PLAY_BASES,
+        animation.attach(chart, lambda b: table_chart(n, dim, b, layout, cached=False), "base", PLAY_BASES,
                          interval_ms=150)
     # a click on a cell opens "One cell" on that position and column
     show(figure_control.pick(chart, x=figure_control.Target("col", bounds=(0, dim - 1, 1)),

@@ -93,8 +93,10 @@ def wave_tab(page, view, analysis) -> None:
                                help="A scrub bar and a Play button under the figure: s grows from 1.2 "
                                     "to 64 and the bands move, each frame computed by the same core call.")
     if play:
+        fixed = {key: value for key, value in view.items() if key != "factor"}  # the frames' key: s aside
+
         def wave_chart(s):
-            return extension_views.wavelength_chart(analysis_at(view, s)[1], name="ext_wavelengths", label=label)
+            return extension_views.wavelength_chart(analysis_at(fixed, s)[1], name="ext_wavelengths", label=label)
         animation.attach(chart, wave_chart, "s", PLAY_FACTORS, start_value=factor)
     extension_views.wavelengths(result, name="ext_wavelengths", label=label, chart=chart)
     extension_knob_views.wave_snippet(view)

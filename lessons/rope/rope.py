@@ -41,7 +41,8 @@ def pair_tab(page, dim, base, shared):
                                help="Adds a scrub bar and a Play button under the figure: m sweeps 0 "
                                     "to 200 in the browser, each frame computed by the same core call.")
     if play:
-        animation.attach(chart, lambda m_value: views.pair_chart(**{**view, "m": m_value}), "m", PLAY_POSITIONS,
+        fixed = {key: value for key, value in view.items() if key != "m"}  # the frames' key: m aside
+        animation.attach(chart, lambda m_value: views.pair_chart(**fixed, m=m_value), "m", PLAY_POSITIONS,
                          start_value=m)
     show(chart)
     classroom.snippet(f"theta = {classroom.call('rope_pair_theta', i, dim, float(base))}",

@@ -84,7 +84,7 @@ def hero(build: Callable[..., Chart], **view) -> Chart:
     if not ENABLED:
         return chart
     texts = tuple((name, drag_slider.standing(name).text) for name in view if drag_slider.standing(name))
-    shown = View(cache.digest(*_recipe(build)), tuple((n, cache.digest(v)) for n, v in view.items()),
+    shown = View(cache.digest(*cache.recipe_of(build)), tuple((n, cache.digest(v)) for n, v in view.items()),
                  texts)
     key, builds = None, ()
     moving = drag_slider.hand()
@@ -102,13 +102,6 @@ def hero(build: Callable[..., Chart], **view) -> Chart:
 def _displaced(key: str) -> bool:
     standing = drag_slider.standing(key)
     return standing is not None and standing.displaced
-
-
-def _recipe(build) -> tuple:
-    """What ``build`` is, for telling views apart: its name, and the values it closes over."""
-    cells = [cell.cell_contents for cell in (getattr(build, "__closure__", None) or ())]
-    return (getattr(build, "__module__", None), getattr(build, "__qualname__", None), cells,
-            getattr(build, "__defaults__", None), getattr(build, "__kwdefaults__", None))
 
 
 def payload(chart: Chart, template: str, current: tuple[str, int, str]) -> dict | None:

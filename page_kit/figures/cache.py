@@ -95,6 +95,13 @@ def digest(*parts) -> str | None:
     return h.hexdigest()
 
 
+def recipe_of(build) -> tuple:
+    """What a callable ``build`` is, for telling views apart: its name, and the values it closes over."""
+    cells = [cell.cell_contents for cell in (getattr(build, "__closure__", None) or ())]
+    return (getattr(build, "__module__", None), getattr(build, "__qualname__", None), cells,
+            getattr(build, "__defaults__", None), getattr(build, "__kwdefaults__", None))
+
+
 class Bounded:
     """A thread-safe LRU mapping bounded by the total size of its values and by their number."""
 
