@@ -38,6 +38,21 @@ def _scan_once():
 _scan_once()
 
 
+# --- AppTest: each script compiled once per test process -----------------------------------------------------------
+# Every AppTest run makes a new ScriptCache (streamlit 1.67, testing/v1/app_test.py), so app.py and the page were
+# read and compiled again on every run: about a tenth of a page's run, on each of the tens of thousands of runs. The
+# app's sources do not change during a run, so one cache serves every AppTest (a running server keeps one too).
+def _compile_once():
+    from streamlit.runtime.scriptrunner.script_cache import ScriptCache
+    from streamlit.testing.v1 import app_test
+
+    shared = ScriptCache()
+    app_test.ScriptCache = lambda: shared
+
+
+_compile_once()
+
+
 # --- layers: what a change touches -------------------------------------------------------------------------------
 # Every test carries one layer marker, decided from its module (CONTRIBUTING.md: which command fits which change):
 # browser (marked so: a real Chromium), pages (Streamlit's AppTest), kit (page_kit without a page) or core.
