@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import json
 import re
 
@@ -9,6 +10,7 @@ from streamlit.testing.v1 import AppTest
 
 from page_kit import registry
 from page_kit.controls import drag_slider
+from page_kit.navigation.sidebar import TAB_KEY
 from page_kit.runtime import element_data
 from tests.conftest import ROOT
 
@@ -39,6 +41,37 @@ def load(info, **query) -> AppTest:
     # app.py must have run (navigation + global settings), not the page file on its own
     assert [w.key for w in at.toggle if w.key == "present"], f"{info.path} ran without app.py's sidebar"
     return at
+
+
+def _labels(node) -> list[str] | None:
+    """The labels of a literal list of tab labels, or of a TABS list of (label, function, ...) tuples."""
+    if not isinstance(node, (ast.List, ast.Tuple)):
+        return None
+    labels = [item.elts[0] if isinstance(item, ast.Tuple) and item.elts else item for item in node.elts]
+    if not all(isinstance(label, ast.Constant) and isinstance(label.value, str) for label in labels):
+        return None
+    return [label.value for label in labels]
+
+
+def source_tabs(info) -> dict[str, list[str]]:
+    """A lesson's lazy sections as its source writes them ({TAB_KEY: labels}, {} without tabs), read without running
+    the page: the suites list every tab at collection, in every test process, and running each page there took
+    most of the collection. ``page.walk(TABS, ...)`` and ``page.sections(TABS-derived or literal labels)``;
+    tests/test_pages.py checks the result against the tabs each page draws."""
+    tree = ast.parse((ROOT / info.path).read_text(encoding="utf-8"))
+    tabs = next((_labels(node.value) for node in ast.walk(tree) if isinstance(node, ast.Assign)
+                 and any(isinstance(t, ast.Name) and t.id == "TABS" for t in node.targets)), None)
+    groups = []
+    for node in ast.walk(tree):
+        called = node.func if isinstance(node, ast.Call) else None
+        if isinstance(called, ast.Attribute) and called.attr in ("walk", "sections") \
+                and isinstance(called.value, ast.Name) and called.value.id == "page":
+            given = node.args[0] if node.args else None
+            from_tabs = called.attr == "walk" or isinstance(given, ast.ListComp)
+            groups.append(tabs if from_tabs else _labels(given))
+    if len(groups) > 1 or None in groups:
+        raise ValueError(f"{info.path}: its tabs are not one literal list (TABS or page.sections([...]))")
+    return {TAB_KEY: groups[0]} if groups else {}
 
 
 def tab_groups(at: AppTest) -> dict[str, list[str]]:

@@ -34,7 +34,11 @@ from posenc_core.configs.rotation import GUARD_RULES, NEUTRAL_GUARDS, attention_
 
 transformers = pytest.importorskip("transformers")
 torch = pytest.importorskip("torch")
-from transformers.models.auto.configuration_auto import CONFIG_MAPPING, model_type_to_module_name  # noqa: E402
+from transformers.models.auto.configuration_auto import (  # noqa: E402
+    CONFIG_MAPPING,
+    CONFIG_MAPPING_NAMES,
+    model_type_to_module_name,
+)
 
 logging.getLogger("transformers").setLevel(logging.ERROR)
 
@@ -58,7 +62,8 @@ def _language_rotary(model_type: str) -> bool:
     source = _source(model_type)
     if source is None:
         return False
-    if any(word.lower() in CONFIG_MAPPING[model_type].__name__.lower() for word in OTHER_MODALITIES):
+    # the config class's name from transformers' table: CONFIG_MAPPING[...] imports the config's module
+    if any(word.lower() in CONFIG_MAPPING_NAMES[model_type].lower() for word in OTHER_MODALITIES):
         return False
     return any(not any(w in name for w in OTHER_MODALITIES) for name in ROTARY.findall(source))
 

@@ -5,7 +5,7 @@ from streamlit.testing.v1 import AppTest
 
 from page_kit import registry
 from tests.apptest_pages import assert_clean as _assert_clean
-from tests.apptest_pages import drag_sliders, move_drag_slider
+from tests.apptest_pages import drag_sliders, move_drag_slider, source_tabs
 from tests.apptest_pages import load as _load
 from tests.apptest_pages import tab_groups as _tab_groups
 
@@ -44,12 +44,13 @@ def _other_value(widget):
 def test_page_runs_at_defaults(info):
     at = _load(info)
     assert at.title, f"{info.path} has no title"
+    assert _tab_groups(at) == source_tabs(info), f"{info.path}: the tabs it draws are not the ones its source lists"
 
 
 def _views(info):
-    """Every (tab key, label) of a page, so each lazy section is run by the tests."""
-    at = _load(info)
-    views = [(key, label) for key, labels in _tab_groups(at).items() for label in labels]
+    """Every (tab key, label) of a page, so each lazy section is run by the tests (read from the page's source:
+    test_page_runs_at_defaults checks it is what the page draws)."""
+    views = [(key, label) for key, labels in source_tabs(info).items() for label in labels]
     return views or [(None, None)]
 
 

@@ -141,15 +141,37 @@ def _modeling_path(model_type: str) -> str | None:
     return path if os.path.exists(path) else None
 
 
+# A top-level class this reading looks at, and the next line that starts at the margin (a closing parenthesis there
+# still belongs to a header written over several lines)
+_READ_CLASS = re.compile(r"^class (\w+(?:Attention|RotaryEmbedding))\b", re.M)
+_MARGIN = re.compile(r"^[^\s#)]", re.M)
+
+
+def _read_classes(source: str) -> list[ast.ClassDef]:
+    """The module's top-level attention and rotary classes, each parsed on its own: parsing whole modeling files took
+    most of a sweep over every model type, and these classes are all the reading needs. A class cut short (a line
+    at the margin inside one of its strings or brackets) does not parse, and then the whole file is parsed."""
+    classes = []
+    for header in _READ_CLASS.finditer(source):
+        line_end = source.find("\n", header.end())
+        end = _MARGIN.search(source, line_end + 1) if line_end != -1 else None
+        try:
+            tree = ast.parse(source[header.start():end.start() if end else len(source)])
+        except SyntaxError:
+            return [node for node in ast.parse(source).body if isinstance(node, ast.ClassDef)]
+        classes += [node for node in tree.body if isinstance(node, ast.ClassDef)]
+    return classes
+
+
 @functools.lru_cache(maxsize=512)
 def _parse(model_type: str) -> tuple[bool, tuple[str, ...], tuple[tuple[int, ...] | None, str] | None] | None:
     path = _modeling_path(model_type)
     if path is None:
         return None
     with open(path, encoding="utf-8") as handle:
-        tree = ast.parse(handle.read())
+        source = handle.read()
     own = _own_name(model_type)
-    classes = [n for n in tree.body if isinstance(n, ast.ClassDef) and not _of_other_modality(n.name, own)]
+    classes = [n for n in _read_classes(source) if not _of_other_modality(n.name, own)]
     rotary = any(c.name.endswith("RotaryEmbedding") for c in classes)
     mrope = next((m for c in classes if c.name.endswith("RotaryEmbedding") for m in [_mrope_of(c)] if m), None)
     guards: set[str] = set()
