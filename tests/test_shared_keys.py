@@ -46,24 +46,31 @@ def kinds_by_key():
     return {key: pages for key, pages in seen.items() if len(set(pages.values())) > 1}
 
 
+def _move(at: AppTest, key: str, kind: str) -> None:
+    """Move the widget keyed ``key`` on the open page off its default."""
+    _, widget = _widgets(at)[key]
+    if kind == "drag":
+        state_key, texts = widget
+        move_drag_slider(at, state_key, texts[-1])
+    else:
+        value = _other_value(widget)
+        if value is not None:
+            widget.set_value(value).run()
+
+
 def test_a_key_shared_by_different_widgets_does_not_carry_over(kinds_by_key):
+    """One session per key, as a student goes back and forth: the source page's widget moved, then each page that
+    uses the key for another kind of widget opened, then back to the source to move it again."""
     by_url = {p.url_path: p for p in PAGES}
     assert "s" in kinds_by_key, "expected Fourier's σ and the sentence pages to share the key 's'"
     for key, pages in kinds_by_key.items():
+        at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120).run()
         for source, kind in pages.items():
             for target, other_kind in pages.items():
                 if other_kind == kind:
                     continue
-                at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120).run()
                 _open(at, by_url[source])
-                _, widget = _widgets(at)[key]
-                if kind == "drag":
-                    state_key, texts = widget
-                    move_drag_slider(at, state_key, texts[-1])
-                else:
-                    value = _other_value(widget)
-                    if value is not None:
-                        widget.set_value(value).run()
+                _move(at, key, kind)
                 _open(at, by_url[target])
 
 
