@@ -95,9 +95,9 @@ def xd_tab(page) -> None:
                            "5.23, do dimension j and its rotation partner j + 64 turn with the same axis?",
                            ["yes, for every pair", "for some pairs", "for no pair"], answer, reveal):
         show(axes_chart())
-    formula(r"\text{id}_{\text{seq}} = i,\ (\text{id}_w, \text{id}_h, \text{id}_{\text{img}}) = (\text{col}, "
-            r"\text{row}, 0)\ \text{on the } $g\ \text{grid tokens},\quad \text{next id} = $next",
-            g=r.grid_end - r.grid_start, next=r.next_id)
+    formula(r"\text{grid token: } (\text{id}_{\text{seq}}, \text{id}_w, \text{id}_h, \text{id}_{\text{img}}) = "
+            r"(i, \text{col}, \text{row}, 0)")
+    formula(r"\text{text: all four} = i,\qquad \text{next id} = $next", next=r.next_id)
     notice(f"The grid has {cols} + 1 columns: the merger adds a row-end token to each row, and it gets width id "
            f"{cols}. Unlike M-RoPE on the other pages, the sequence axis keeps counting through the image, so the "
            f"{r.span_end - r.span_start} image tokens cost as many ids and the text after them goes on from "
