@@ -123,7 +123,7 @@ def test_intern_s1_pro_scores():
     s = fope_distance_scores(**{k: v for k, v in INTERN.items() if k not in ("rotary_dim",)}, points=200)
     assert (s.n_kept, s.n_clipped, s.distance[0], s.distance[-1]) == (45, 19, 0, 262143)
     assert s.fope_clipped_spread == 0.0 and s.rope_clipped_spread > 1.0
-    assert s.rope_total[0] == pytest.approx(s.rope_clipped[0] + (s.rope_total[0] - s.rope_clipped[0]))
+    assert s.fope_clipped[0] == pytest.approx(2 * s.rope_clipped[0], rel=1e-5)  # the 1, 1 pad: √2 on q and on k
 
 
 @settings(max_examples=25, deadline=None)

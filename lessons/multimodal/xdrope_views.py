@@ -25,12 +25,12 @@ _STOPS = [figures.CATEGORICAL[COLOURS[name]] for name in XD_AXIS_NAMES]
 AXIS_SCALE = [[edge, colour] for i, colour in enumerate(_STOPS) for edge in (i / 4, (i + 1) / 4)]
 CONFIG = """"rope_scaling": {"type": "xdrope", "alpha": 1000.0,
                  "xdrope_section": [16, 16, 16, 16]}"""
-SOURCE = ("transformers 5.23, models/hunyuan_vl/modeling_hunyuan_vl.py: HunYuanVLModel.get_rope_index and "
-          "get_vision_position_ids (the ids), HunYuanVLRotaryEmbedding.recomposition_frequencies (the axis of each "
-          "dimension); configuration_hunyuan_vl.py renames xdrope_section to mrope_section and type xdrope to "
-          "dynamic (an alpha makes it NTK-alpha). Release layout: Tencent's apply_rotary_pos_emb_xdrope "
-          "(cos.split(xdrope_section * 2)) and vLLM's XDRotaryEmbedding (rotary_embedding/xdrope.py), which vLLM "
-          "pull request #56078 folds into its M-RoPE path.")
+SOURCE = ("transformers 5.23, `models/hunyuan_vl/modeling_hunyuan_vl.py`: `HunYuanVLModel.get_rope_index` and "
+          "`get_vision_position_ids` (the ids), `HunYuanVLRotaryEmbedding.recomposition_frequencies` (the axis of "
+          "each dimension); `configuration_hunyuan_vl.py` renames `xdrope_section` to `mrope_section` and type "
+          "`xdrope` to `dynamic` (an `alpha` makes it NTK-alpha). Release layout: Tencent's "
+          "`apply_rotary_pos_emb_xdrope` (`cos.split(xdrope_section * 2)`) and vLLM's `XDRotaryEmbedding` "
+          "(`rotary_embedding/xdrope.py`), which vLLM pull request #56078 folds into its M-RoPE path.")
 
 
 @st.cache_data(max_entries=32, show_spinner=False)
@@ -95,8 +95,7 @@ def xd_tab(page) -> None:
                            "5.23, do dimension j and its rotation partner j + 64 turn with the same axis?",
                            ["yes, for every pair", "for some pairs", "for no pair"], answer, reveal):
         show(axes_chart())
-    formula(r"\text{grid token: } (\text{id}_{\text{seq}}, \text{id}_w, \text{id}_h, \text{id}_{\text{img}}) = "
-            r"(i, \text{col}, \text{row}, 0)")
+    formula(r"\text{grid: } (\text{seq}, w, h, \text{img}) = (i, \text{col}, \text{row}, 0)")
     formula(r"\text{text: all four} = i,\qquad \text{next id} = $next", next=r.next_id)
     notice(f"The grid has {cols} + 1 columns: the merger adds a row-end token to each row, and it gets width id "
            f"{cols}. Unlike M-RoPE on the other pages, the sequence axis keeps counting through the image, so the "
@@ -106,5 +105,5 @@ def xd_tab(page) -> None:
            "pair turn by different angles (the sequence and the height id for the first 32 pairs), which is no "
            "longer a rotation; in Tencent's release code, and vLLM's XDRotaryEmbedding, pair j turns as one.")
     st.caption("The config.json lines that turn it on (HunyuanOCR; the other rope_scaling keys left out):")
-    st.code(CONFIG, language="json")
+    st.code(CONFIG, language="json", wrap_lines=True)
     st.caption(SOURCE)

@@ -20,16 +20,20 @@ from posenc_core.rope import fope_demo_coefficients, fope_distance_scores, fope_
 LENGTHS = [4096, 8192, 32768, 131072, 262144]
 GAINS = [0.1, 0.5, 1.0]
 KV_HEADS = 4  # Intern-S1-Pro's num_key_value_heads: one coefficient mix per KV head
-CONFIG = """{"text_config": {
+CONFIG = """"text_config": {
   "head_dim": 128,
   "num_key_value_heads": 4,
   "max_position_embeddings": 262144,
   "rope_theta": 5000000,
-  "rope_scaling": {"rope_type": "default", "fope_init_factor": 0.5,
-                   "fope_sep_head": true, "num_inv_freq": null}}}"""
-SOURCE = ("vLLM, vllm/model_executor/layers/rotary_embedding/fope.py: FourierRotaryEmbedding._compute_inv_freq, "
-          "_compute_cos_sin_cache, forward_native; chosen by get_rope (rotary_embedding/__init__.py) when "
-          "rope_parameters has use_fope, which vllm/model_executor/models/interns1_pro.py sets from these fields.")
+  "rope_scaling": {
+    "rope_type": "default",
+    "fope_init_factor": 0.5,
+    "fope_sep_head": true,
+    "num_inv_freq": null}}"""
+SOURCE = ("vLLM, `vllm/model_executor/layers/rotary_embedding/fope.py`: `FourierRotaryEmbedding._compute_inv_freq`, "
+          "`_compute_cos_sin_cache`, `forward_native`; chosen by `get_rope` (`rotary_embedding/__init__.py`) when "
+          "`rope_parameters` has `use_fope`, which `vllm/model_executor/models/interns1_pro.py` sets from these "
+          "fields.")
 
 
 @st.cache_data(max_entries=16, show_spinner=False)
@@ -117,10 +121,12 @@ def fope_text(scores, freqs, dim: int) -> None:
             r"c^{\sin}_{Dd}\sin(t\,\theta_D)\quad (d < $k)", k=freqs.n_kept)
     formula(r"\cos_d = \sin_d = 1\quad ($k \le d < $h),\qquad \theta_D > 2\pi / L", k=freqs.n_kept, h=dim // 2)
     intern = intern_s1_pro()
-    change = (f"RoPE's part from the {scores.n_clipped} clipped pairs drifts by {scores.rope_clipped_spread:.2f} "
-              f"over the trained range, FoPE's by {scores.fope_clipped_spread:g}: zero frequency, the same at every "
-              "position." if scores.n_clipped else "At these settings no pair is clipped, so both curves "
-              "are zero; shorten L or raise the base.")
+    change = "At these settings no pair is clipped, so both curves are zero; shorten L or raise the base."
+    if scores.n_clipped:
+        change = (f"RoPE's part from the {scores.n_clipped} clipped pairs drifts by {scores.rope_clipped_spread:.2f} "
+                  f"over the trained range, FoPE's by {scores.fope_clipped_spread:g}: zero frequency, the same at "
+                  f"every position. FoPE's line sits at {scores.fope_clipped[0]:.2f}, twice RoPE's value at distance "
+                  f"0 ({scores.rope_clipped[0]:.2f}): the pad scales q and k by √2 each.")
     notice(f"{change} The kept pairs are no longer pure rotations: each output pair adds up the cos and sin of all "
            f"{freqs.n_kept} kept frequencies, so a pair hears several wavelengths and q·k depends on both positions, "
            "not only on their distance (the figure fixes the key at position 0). vLLM pads the clipped pairs with "
@@ -133,5 +139,5 @@ def fope_text(scores, freqs, dim: int) -> None:
            "The cos/sin are formed in float32 and cast to the model's dtype (bfloat16); the rotation is the neox "
            "half split.")
     st.caption("The config.json lines that turn FoPE on (Intern-S1-Pro; any of the three fope fields does):")
-    st.code(CONFIG, language="json")
+    st.code(CONFIG, language="json", wrap_lines=True)
     st.caption(SOURCE)
