@@ -103,7 +103,8 @@ def xd_tab(page) -> None:
            f"{r.span_end} (the rope delta is 0). On text the four ids are equal and both layouts are ordinary "
            "RoPE. On an image token they differ, and so do the layouts: in transformers 5.23 the two halves of a "
            "pair turn by different angles (the sequence and the height id for the first 32 pairs), which is no "
-           "longer a rotation; in Tencent's release code, and vLLM's XDRotaryEmbedding, pair j turns as one.")
+           "longer a rotation; in Tencent's release code, and vLLM's XDRotaryEmbedding, pair j turns as one. With "
+           "three parts, the release layout is Qwen2-VL's contiguous blocks (first tab); transformers' is not.")
     st.caption("The config.json lines that turn it on (HunyuanOCR; the other rope_scaling keys left out):")
     st.code(CONFIG, language="json", wrap_lines=True)
     st.caption(SOURCE)
