@@ -71,8 +71,9 @@ def mix_chart(d: int, base: float, train: int, gain: float, fseed: int) -> figur
         grid, title="cos_coef of KV head 0 (demo, not a checkpoint's)", x_title="output pair d",
         y_title="base frequency D", value_name="coefficient", name="fope_mix", height=380, robust=95,
         shade_cols=shade, hover_format=".3f",
-        alt=f"A {freqs.n_kept} by {d // 2} grid: a bright diagonal (the identity) with faint noise over the kept "
-            f"pairs, and {freqs.n_clipped} shaded columns for the clipped pairs.")
+        alt=f"A {freqs.n_kept} by {d // 2} grid: the identity on the diagonal (near 1, beyond the colour range) and "
+            f"the noise of every other base frequency around it, and {freqs.n_clipped} shaded columns for the "
+            "clipped pairs.")
 
 
 def fope_tab(page, dim: int, base: float) -> None:
