@@ -33,6 +33,8 @@ from posenc_core.multimodal import (
     parse_segments,
     read_multimodal_config,
     vision_tower_score_map,
+    xd_dim_axes,
+    xd_position_ids,
 )
 from tests import apptest_pages
 
@@ -112,6 +114,15 @@ def test_pair_axes_snippet_gives_the_wavelengths_and_the_answer(preset):
     axes = _snippet_with(families, "axes")["axes"]
     assert list(axes) == list(MM_FAMILIES)
     np.testing.assert_array_equal(axes["qwen2_vl"], mm_pair_axes(mm_rope_settings("qwen2_vl")))
+
+
+def test_xd_rope_snippet_gives_the_ids_and_the_dimension_axes():
+    at = _page("mm_pair_axes", view="XD-RoPE (HunYuan-VL)", xr="2", xc="5")
+    ns = _snippet_with(at, "r")
+    np.testing.assert_array_equal(ns["r"].ids, xd_position_ids(4, 2, 5, 3).ids)
+    np.testing.assert_array_equal(ns["axes"]["transformers"], xd_dim_axes([16, 16, 16, 16]))
+    np.testing.assert_array_equal(ns["axes"]["release"], xd_dim_axes([16, 16, 16, 16], "release"))
+    assert "The same axis for 0 of 64 pairs" in _reveal(at, "mm_axes_xd_halves")
 
 
 def test_pair_axes_snippet_follows_a_pasted_config():

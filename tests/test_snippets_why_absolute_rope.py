@@ -11,7 +11,7 @@ import pytest
 import page_kit
 from lessons.absolute import learned_views, sinusoidal_views
 from lessons.attention_bias import alibi_views
-from lessons.rope import pair_views, rope_views
+from lessons.rope import fope_views, pair_views, rope_views
 from lessons.why_position import order_views, why_views
 from page_kit import registry
 from posenc_core.rope import ANGLE_DTYPES, ROPE_LAYOUTS, ROPE_MODEL_PRESETS
@@ -32,7 +32,8 @@ def charts(monkeypatch):
 
     monkeypatch.setattr(page_kit, "show", record)  # lessons import show from page_kit on every run
     # views call their own show
-    for views in (why_views, order_views, sinusoidal_views, learned_views, pair_views, rope_views, alibi_views):
+    for views in (why_views, order_views, sinusoidal_views, learned_views, pair_views, rope_views, alibi_views,
+                  fope_views):
         monkeypatch.setattr(views, "show", record)
     return shown
 
@@ -165,6 +166,15 @@ def test_rope_variants_snippets(charts):
     for dtype in ANGLE_DTYPES:
         first = ns["first_bad"][dtype]
         assert (f"> {32768:,}" if first is None else f"{first:,}") in shown
+
+
+def test_rope_variants_fope_snippet(charts):
+    at, ns = _open("rope_variants", charts, view="FoPE", train="4,096", gain="0.1", fseed="3")
+    _assert_link_applied(at, train=4096, gain=0.1, fseed=3)
+    curves = charts["fope_scores"].table
+    np.testing.assert_array_equal(ns["scores"].rope_clipped[1:], curves["RoPE"])
+    np.testing.assert_array_equal(ns["scores"].fope_clipped[1:], curves["FoPE"])
+    assert ns["kept"].n_clipped == ns["scores"].n_clipped and ns["cos"].shape == (ns["scores"].distance.size, 4, 64)
 
 
 def test_rope_model_snippets(charts):

@@ -1,6 +1,6 @@
 import streamlit as st
 
-from lessons.multimodal import multimodal_views
+from lessons.multimodal import multimodal_views, xdrope_views
 from page_kit import classroom, figures, formula, guard, header, notice, show, source, stage, why
 from posenc_core.multimodal import (
     MM_FAMILIES,
@@ -20,8 +20,9 @@ AXIS_SCALE = [[0.0, figures.CATEGORICAL[0]], [1 / 3, figures.CATEGORICAL[0]], [1
 IMAGE_WIDTH = 64  # tokens: a wide image after the 2 x 2 merge (e.g. 1,792 px at 14 px patches)
 
 header("Which pairs carry which axis",
-       "Each rotary pair of a head turns with one of a token's three ids: time, row or column. Where a family puts "
-       "each axis, among the fast pairs or the slow ones, decides which axis can tell near from far.")
+       "Each rotary pair of a head turns with one of a token's three ids: time, row or column (four in HunYuan-VL). "
+       "Where a family puts each axis, among the fast pairs or the slow ones, decides which axis can tell near from "
+       "far.")
 WHY = ("A rotary head is a set of pairs, each turning at its own speed, from very fast (a few tokens per turn) to "
        "very slow. With three ids per token the model must decide which pairs turn with time, which with the row "
        "and which with the column. The families here answer differently: contiguous blocks, a repeating "
@@ -42,13 +43,17 @@ def lesson():
     with guard():
         model = multimodal_views.picked_model(page)
         settings = multimodal_views.settings_of(model)
-        tab_model, tab_all = page.sections(["This model's pairs", "All families side by side"])
+        tab_model, tab_all, tab_xd = page.sections(["This model's pairs", "All families side by side",
+                                                    "XD-RoPE (HunYuan-VL)"])
         if tab_model.open:
             with tab_model:
                 model_section(model, settings)
         if tab_all.open:
             with tab_all:
                 families_section()
+        if tab_xd.open:
+            with tab_xd:
+                xdrope_views.xd_tab(page)
 
 
 def model_section(model, settings):

@@ -1,6 +1,6 @@
 import streamlit as st
 
-from lessons.rope import rope_views
+from lessons.rope import fope_views, rope_views
 from page_kit import (
     classroom,
     controls,
@@ -175,6 +175,7 @@ TABS = [
     ("Converting a checkpoint", convert_tab),
     ("Partial rotary", partial_tab),
     ("Precision", lambda page, dim, base: rope_views.precision_section(dim, base, page.side)),
+    ("FoPE", fope_views.fope_tab),
 ]
 
 

@@ -103,6 +103,11 @@ MISCONCEPTIONS: dict[str, tuple[str | None, ...]] = {
         "bfloat16 forms angles precisely enough until very long contexts",
         "bfloat16 forms angles precisely enough over any context length",
     ),
+    "rv_fope_clip": (
+        "FoPE keeps every RoPE frequency and only mixes them, whatever the trained length",
+        "Only a few of the slowest pairs are ever too slow to turn once in the trained length",
+        "A large share of the head's pairs turn less than once in the trained length, so FoPE clips many",
+    ),
     # --- attention_bias -----------------------------------------------------------------------------------------
     "doubled": (
         "Each ALiBi head's slope is fixed by its index alone, whatever the number of heads",
@@ -349,6 +354,11 @@ MISCONCEPTIONS: dict[str, tuple[str | None, ...]] = {
         "Every width pair turns at least once across an image, as if every wavelength were short",
         "Some width pairs are always too slow for one image while others are not, whatever the model",
         "Every width pair is too slow to turn even once across an image",
+    ),
+    "mm_axes_xd_halves": (
+        "Both dimensions of a rotary pair always turn with the same id, in every implementation",
+        "Only some pairs of the head are split between two axes",
+        "Every rotary pair turns its two dimensions with two different ids",
     ),
     # two or three options, smallest id first: as now, then the family's rule and one id per added token
     "mm_ids_wider": (

@@ -1,6 +1,7 @@
 """Multimodal positions: 3D (time, height, width) position ids of mixed text / image / video / audio
 sequences, how each vision-language family splits the rotary pairs between those axes, the
-scores that follow, the families' config.json fields and presets, and their vision towers' 2D RoPE.
+scores that follow, the families' config.json fields and presets, their vision towers' 2D RoPE, and
+HunYuan-VL's four-axis XD-RoPE.
 """
 
 from .config import ConfigRow, MMConfigReading, read_multimodal_config
@@ -65,6 +66,7 @@ from .vision_towers import (
     vision_wavelength_table,
     vision_wavelengths,
 )
+from .xdrope import XD_AXIS_NAMES, XD_LAYOUTS, XdIds, xd_dim_axes, xd_position_ids
 
 __all__ = [
     "ConfigRow", "ImageAdvance", "ImageScores", "RowEndScore", "TimeIdTable", "TimeIds", "VideoScores", "WiderImage",
@@ -79,5 +81,5 @@ __all__ = [
     "MixedIds", "Segment", "mm_position_ids", "omni_audio_tokens", "parse_segments", "VISION_TOWERS", "VisionTower",
     "factorized_learned_table", "vision_dimension_axes", "vision_far_score", "vision_layout_table",
     "vision_rope_cos_sin", "vision_tower_score_map", "vision_wavelength_summary", "vision_wavelength_table",
-    "vision_wavelengths"
+    "vision_wavelengths", "XD_AXIS_NAMES", "XD_LAYOUTS", "XdIds", "xd_dim_axes", "xd_position_ids",
 ]

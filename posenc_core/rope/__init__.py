@@ -4,7 +4,8 @@
 against interleaved pairs, checkpoint conversion, partial rotary), ``precision`` (angles in low-precision
 dtypes), ``model_costs`` (what RoPE costs in a model), and ``frequencies``: theta_i = base^(-2i/d) once
 (``base_inv_freq``) and every scaling type transformers has (``rope_inv_freq``, the ``ROPE_SCALING`` registry);
-``dynamic_calls``: what a dynamic-NTK module uses call after call (its cached state).
+``dynamic_calls``: what a dynamic-NTK module uses call after call (its cached state); ``fope``: FoPE's
+clipped, coefficient-mixed cos/sin as vLLM serves Intern-S1-Pro.
 """
 
 from .dynamic_calls import (
@@ -14,6 +15,17 @@ from .dynamic_calls import (
     DynamicCalls,
     dynamic_call_lengths,
     rope_dynamic_calls,
+)
+from .fope import (
+    FOPE_SIN_PADS,
+    FopeCoefficients,
+    FopeFrequencies,
+    FopeScores,
+    fope_cos_sin,
+    fope_demo_coefficients,
+    fope_distance_scores,
+    fope_inv_freq,
+    fope_rotate,
 )
 from .frequencies import (
     ROPE_SCALING,
@@ -85,5 +97,6 @@ __all__ = [
     "apply_rope", "rope_angle_table", "rope_angles", "rope_pair", "rope_pair_shift_scores", "rope_pair_theta",
     "rope_turns", "CallEvent", "CallPattern", "DynamicCalls", "ConversionScores", "CosTable", "LayoutCheck",
     "ModelCosts", "AngleErrorCurve", "AnglesInDtype", "PowDifference", "DecayCurves", "MeanAbsScores",
-    "PairRotation", "PairShiftScores", "PairTurns",
+    "PairRotation", "PairShiftScores", "PairTurns", "FOPE_SIN_PADS", "FopeCoefficients", "FopeFrequencies",
+    "FopeScores", "fope_cos_sin", "fope_demo_coefficients", "fope_distance_scores", "fope_inv_freq", "fope_rotate",
 ]
