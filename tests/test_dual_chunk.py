@@ -93,12 +93,12 @@ def test_positions_are_vllms_float32_tables_bit_for_bit():
 
 
 def test_qwen25_1m_at_a_million_tokens():
-    # Qwen/Qwen2.5-7B-Instruct-1M config.json: chunk_size 262144, local_size 8192, original 32768
-    s = dual_chunk_summary(1_000_000, 262144, 8192, 32768)
+    # Qwen2.5-7B/14B-Instruct-1M config.json: chunk_size 262144, local_size 8192, original 262144
+    s = dual_chunk_summary(1_000_000, 262144, 8192, 262144)
     assert (s.chunk_len, s.chunks, s.largest, s.plain_largest) == (253952, 4, 262144, 999_999)
     assert s.largest_by_kind == {"intra": 253951, "successive": 262144, "inter": 262144}
     assert sum(s.pairs_by_kind.values()) == 1_000_000 * 1_000_001 // 2
-    expected = (0.1 * torch.log(torch.tensor([1_000_000], dtype=torch.int) / 32768) + 1.0).clip(min=1)
+    expected = (0.1 * torch.log(torch.tensor([1_000_000], dtype=torch.int) / 262144) + 1.0).clip(min=1)
     assert s.scaling_factor == expected.item()
 
 
