@@ -39,8 +39,8 @@ def grid_tab(page) -> None:
            f"never above chunk_size = {cs}.")
     show(views.kind_chart(n, cs, ls))
     formula(r"k_j = j \bmod $L,\qquad q^{\text{intra}}_i = i \bmod $L", L=s.chunk_len)
-    formula(r"q^{\text{succ}}_i = \min(i \bmod $L + $L,\ $c),\qquad q^{\text{inter}} = \min(2\cdot $L - 1,\ $c) = $qi",
-            L=s.chunk_len, c=cs, qi=min(2 * s.chunk_len - 1, cs))
+    formula(r"q^{\text{succ}}_i = \min(i \bmod $L + $L,\ $c)", L=s.chunk_len, c=cs)
+    formula(r"q^{\text{inter}} = \min(2\cdot $L - 1,\ $c) = $qi", L=s.chunk_len, c=cs, qi=min(2 * s.chunk_len - 1, cs))
     st.caption("Positions as vLLM builds them: `DualChunkRotaryEmbedding._compute_cos_sin_cache` and "
                "`forward_native` (vllm/model_executor/layers/rotary_embedding/dual_chunk_rope.py); which keys meet "
                "which query copy: `DualChunkFlashAttentionImpl._dual_chunk_flash_attn_prefill_func` "

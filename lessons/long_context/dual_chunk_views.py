@@ -57,8 +57,8 @@ def kind_chart(n: int, cs: int, ls: int) -> figures.Chart:
     listed = ", ".join(f"{KIND_WORDS[k]} {counts[k]:,}" for k in DCA_KINDS[1:] if k in counts)
     return figures.heatmap(
         kind, title="Which query copy each score uses", x_title="key j", y_title="query i",
-        value_name="kind (1 intra, 2 successive, 3 inter)", zrange=(0.5, 3.5), colorscale=scale, hover_format=".0f",
-        colorbar_ticks=[(code, KIND_WORDS[k].split()[0]) for code, k in enumerate(DCA_KINDS) if code],
+        value_name="kind", zrange=(0.5, 3.5), colorscale=scale, hover_format=".0f",
+        colorbar_ticks=[(code, k) for code, k in enumerate(DCA_KINDS) if code],  # 1 intra, 2 successive, 3 inter
         name="dca_kind", height=380,
         alt=f"A {n} x {n} lower triangle coloured by kind of score: intra-chunk blocks on the diagonal, the "
             f"successive-chunk block just left of each, inter-chunk further left. Scores per kind: {listed}.")

@@ -91,9 +91,9 @@ def lesson():
             ["What was read", "Per pair", "Angles reached", "Score vs distance"])
         if tab_read.open:
             with tab_read:
-                _features(features, read)
                 st.dataframe({"setting": [r[0] for r in rows], "value": [r[1] for r in rows],
                               "read from": [r[2] for r in rows]}, hide_index=True, width="stretch")
+                _features(features, read)
                 with ask_trained_length(config_text, layer, read, original, how):
                     _read_numbers(read, how, original, target, result, softmax)
                     st.markdown(f"**Layer {index}, as Layer by layer reads it:**"  # one sentence per feature it uses
