@@ -38,5 +38,5 @@ ITEMS: tuple[str, ...] = (
     'cp_multimodal_vision', 'cp_diffusion_text', 'cp_diffusion_corner', 'cp_diffusion_sd3', 'cp_diffusion_ntk',
     'cp_images_flat', 'cp_images_cross', 'cp_images_resize', 'cp_images_sigma', 'cp_lab_learned', 'cp_lab_longest',
     'cp_lab_pi', 'cp_real_models_order', 'cp_real_models_energy', 'cp_real_models_sink', 'cp_real_models_inside',
-    'cp_inference_stored', 'cp_inference_static', 'cp_inference_shift', 'cp_inference_text', 'dca_far',
+    'cp_inference_stored', 'cp_inference_static', 'cp_inference_shift', 'cp_inference_text', 'dca_far', 'dual_chunk',
 )
