@@ -15,8 +15,8 @@ WHY = ("Dual chunk attention (DCA) never extends the rotation; it changes which 
        "Keys count from 0 again in every chunk of chunk_size − local_size tokens. Each query is rotated three "
        "times: at its own offset for keys of its own chunk (exactly plain RoPE there), one chunk later, clamped at "
        "chunk_size, for keys of the chunk before, and at chunk_size for every older key. So no score ever sees a "
-       "distance the model was not trained on. The price: far keys lose their order (a key 10 chunks back and "
-       "one 2 chunks back at the same offset look the same). This page follows vLLM's code, which serves these "
+       "distance the model was not trained on. The price: far keys lose their order (a key ten chunks back and "
+       "one two chunks back at the same offset look the same). This page follows vLLM's code, which serves these "
        "models; transformers has no DCA. The sparse-attention path also forms 'critical' query copies, used only "
        "to pick which keys to keep; the scores themselves use the three copies shown here.")
 
@@ -63,10 +63,12 @@ def length_tab(page) -> None:
                 f"{s.chunk_len:,}; plain RoPE would reach {s.plain_largest:,}.")
 
     st.code(views.QWEN_1M_LINES, language="text")
-    st.caption("The config.json lines that turn DCA on in Qwen2.5-7B-Instruct-1M and Qwen2.5-14B-Instruct-1M (as "
-               "public copies quote them). vLLM switches to its dual-chunk attention backend when "
-               "dual_chunk_attention_config is present; chunk_size and local_size have no default in its rotary "
-               "class, original_max_position_embeddings defaults to 0 (no attention scale).")
+    st.caption("The config.json lines behind DCA in Qwen2.5-7B-Instruct-1M and Qwen2.5-14B-Instruct-1M (as public "
+               "copies quote them). vLLM builds its dual-chunk rotary class whenever dual_chunk_attention_config is "
+               "present, and Qwen's instructions select the matching attention backend with "
+               "VLLM_ATTENTION_BACKEND=DUAL_CHUNK_FLASH_ATTN (on vLLM's V0 engine, VLLM_USE_V1=0), as they do for "
+               "the 1M-token Qwen3-2507 models. chunk_size and local_size have no default in the rotary class; "
+               "original_max_position_embeddings defaults to 0 (no attention scale).")
     question = (classroom.predict("dca_far", f"Qwen2.5-1M reads {length:,} tokens under DCA. What is the largest "
                                   "relative distance any attention score's rotation sees?", options,
                                   values.index(s.largest), reveal) if asked else contextlib.nullcontext())
