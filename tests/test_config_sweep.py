@@ -278,3 +278,24 @@ def test_which_layers_rotate_as_the_attention_code_runs(model_type):
         compared += 1
     if not compared:
         pytest.skip("no attention module found inside the layers")
+
+
+@pytest.mark.parametrize("model_type", SWEEP)
+def test_the_model_features_follow_the_layers_read(model_type):
+    """Each type's position features at its class defaults come from its layers: one per feature its layers use,
+    counted over the attention layers (no list of model types decides them)."""
+    text = CONFIG_MAPPING[model_type]().get_text_config(decoder=True)
+    if getattr(text, "num_hidden_layers", None) is None and not getattr(text, "layer_types", None):
+        pytest.skip(f"{type(text).__name__} declares no stack of layers (a codec, perceiver or adapter)")
+    _, rows = reading_of(model_type)
+    features = {f.code: f for f in pc.configs.model_features(rows, {"model_type": model_type})}
+    attention = [r for r in rows if r.is_attention]
+    partial = [r for r in attention if r.rotates and r.partial_rotary_factor < 1 and r.rope_type != "proportional"]
+    assert (features["partial"].layers if "partial" in features else 0) == len(partial)
+    still = [r for r in attention if not r.rotates]
+    code = "no_rotation" if still and len(still) == len(attention) else "nope_layers"
+    assert (features[code].layers if code in features else 0) == len(still)
+    windows = [r for r in attention if r.window]
+    assert (features["window"].layers if "window" in features else 0) == len(windows)
+    assert ("hybrid" in features) == any(not r.is_attention for r in rows)
+    assert all(f.of == len(attention) for f in features.values() if f.code != "hybrid")

@@ -25,6 +25,7 @@ from posenc_core.long_context import (
     PHI35_LONG_FACTOR,
     PHI35_SHORT_FACTOR,
     deepseek_softmax_mscale,
+    dual_chunk_grid,
     extension_analysis,
     extension_at_defaults,
     extension_scaling,
@@ -102,6 +103,14 @@ def test_extension_compare_snippet_reproduces_each_methods_curve(query, settings
     np.testing.assert_array_equal(space["result"].ratio, result.ratio)
     np.testing.assert_array_equal(space["scores"], scores)
     np.testing.assert_array_equal(space["distances"], distances)
+
+
+@pytest.mark.parametrize("query, settings", [({}, (192, 80, 16)), ({"n": "64", "cs": "48", "ls": "0"}, (64, 48, 0))])
+def test_dual_chunk_snippet_reproduces_the_distance_grid(query, settings):
+    g = _named(_snippets("dual_chunk", **query), "g")
+    expected = dual_chunk_grid(*settings)
+    for key in ("distance", "plain", "kind"):
+        np.testing.assert_array_equal(getattr(g, key), getattr(expected, key))
 
 
 @pytest.mark.parametrize("preset", ["llama3.1-8b", "llama2-7b", "gemma4"])  # scaled, unscaled, p-RoPE

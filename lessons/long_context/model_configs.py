@@ -8,8 +8,8 @@ from lessons.long_context import extension_views
 from page_kit import classroom, controls, formula, guard, header, notice, source, stage, why
 from page_kit.lesson import layer_views
 from page_kit.lesson.config_input import choose_config
-from page_kit.lesson.config_words import fact_sentence, how_words, setting_table
-from posenc_core.configs import config_contexts, config_view, rope_layer_types
+from page_kit.lesson.config_words import FEATURE_LINKS, fact_sentence, feature_sentence, how_words, setting_table
+from posenc_core.configs import config_contexts, config_features, config_view, rope_layer_types
 
 EXAMPLE = json.dumps(pc.preset_config("llama3.1-8b"), indent=2)
 # The classic single-setting RoPE models first; every other preset is on the layer-by-layer page too.
@@ -22,7 +22,8 @@ def analyse(config_text: str, layer: str | None):
     view = config_view(json.loads(config_text), layer)
     return (view.read, setting_table(view.rows, view.read.rope_type), how_words(view.how), view.original,
             view.target, view.pairs, view.distances, view.before, view.after, view.softmax_scale,
-            [(fact.feature, fact_sentence(fact)) for fact in view.facts], view.layer)
+            [(fact.feature, fact_sentence(fact)) for fact in view.facts], view.layer,
+            [(FEATURE_LINKS[f.code], feature_sentence(f)) for f in config_features(json.loads(config_text))])
 
 
 @st.cache_data(max_entries=32, show_spinner=False)
@@ -83,7 +84,7 @@ def lesson():
             default = layers.index("full_attention") if "full_attention" in layers else 0
             layer = controls.select("Layer type", "layer", layers, default,
                                     help="This config gives each kind of layer its own RoPE settings.")
-        read, rows, how, original, target, result, distances, before, after, softmax, facts, index = \
+        read, rows, how, original, target, result, distances, before, after, softmax, facts, index, features = \
             analyse(config_text, layer)
         label = read.rope_type
         tab_read, tab_pairs, tab_angle, tab_score = page.sections(
@@ -92,6 +93,7 @@ def lesson():
             with tab_read:
                 st.dataframe({"setting": [r[0] for r in rows], "value": [r[1] for r in rows],
                               "read from": [r[2] for r in rows]}, hide_index=True, width="stretch")
+                _features(features, read)
                 with ask_trained_length(config_text, layer, read, original, how):
                     _read_numbers(read, how, original, target, result, softmax)
                     st.markdown(f"**Layer {index}, as Layer by layer reads it:**"  # one sentence per feature it uses
@@ -126,6 +128,13 @@ def lesson():
                 classroom.snippet(*config_lines(config_text, layer),
                                   "print(view.distances, view.before, view.after)  # (n,): score by "
                                   "distance, unscaled and scaled")
+
+
+def _features(features: list[tuple[str, str]], read) -> None:
+    """The model's position features by name, read from all its layers and its config (``config_features``)."""
+    st.markdown("**Position features of this model:**" + ("".join(f"\n- {sentence}" for _, sentence in features)
+                if features else f" plain RoPE (θ {read.base:,.6g}) on every attention layer, nothing else."))
+    layer_views.lesson_links(key for key, _ in features)
 
 
 def _read_numbers(read, how: str, original: int, target: int | None, result, softmax: float) -> None:

@@ -85,8 +85,11 @@ def _robust_range(full: np.ndarray, finite: np.ndarray, signed: bool, robust: fl
 def heatmap(z, *, title: str, x_title: str, y_title: str, alt: str, name: str, x=None, y=None,
             value_name: str = "value", signed: bool | None = None, zrange: tuple[float, float] | None = None,
             hover_format: str = ".4f", height: int = 420, colorscale=None, reverse_y: bool = True,
-            shade_cols: Sequence[tuple[float, float, str]] = (), robust: float | None = None) -> Chart:
+            shade_cols: Sequence[tuple[float, float, str]] = (), robust: float | None = None,
+            colorbar_ticks: Sequence[tuple[float, str]] = ()) -> Chart:
     """A matrix as a heatmap; signed data gets the diverging map centred at zero.
+
+    ``colorbar_ticks`` names values on the colour bar (value, label), e.g. the codes of a categorical map.
 
     ``shade_cols`` marks column ranges (x0, x1, label) in x-axis units, e.g. dimensions a layer leaves alone.
     ``robust`` (a percentile such as 99) sets the colour range from that percentile of |value| instead of
@@ -108,6 +111,8 @@ def heatmap(z, *, title: str, x_title: str, y_title: str, alt: str, name: str, x
     trace = dict(z=as_f32(shown), x=xs, y=ys, colorscale=colorscale or (DIVERGING if signed else SEQUENTIAL),
                  hovertemplate=f"{y_title}: %{{y}}<br>{x_title}: %{{x}}<br>{hover_name}: %{{z:{hover_format}}}"
                                "<extra></extra>", colorbar=dict(title=dict(text=value_name, side="right")))
+    if colorbar_ticks:
+        trace["colorbar"].update(tickvals=[v for v, _ in colorbar_ticks], ticktext=[t for _, t in colorbar_ticks])
     clipped_note = ""
     if robust is not None and zrange is None and finite.size:
         zrange, clipped_note = _robust_range(full, finite, signed, robust)

@@ -10,6 +10,7 @@ from posenc_core.configs import (
     ContextRule,
     LayerFact,
     LayerRow,
+    ModelFeature,
     RotationReason,
     SettingRow,
     layer_contexts,
@@ -59,6 +60,7 @@ FIELD_MEANINGS = {
     "global_rope_theta": "ModernBERT: RoPE base of its global layers",
     "local_rope_theta": "ModernBERT: RoPE base of its local (sliding-window) layers",
     "local_attention": "ModernBERT: the whole local window, half of it on each side",
+    "dual_chunk_attention_config": "vLLM's dual chunk attention (Qwen2.5-1M): chunk_size, local_size",
 }
 GENERIC = "the fields are read generically (rope_theta + rope_scaling, flat or per-layer-type rope_parameters)."
 
@@ -365,3 +367,51 @@ def layer_table(rows: list[LayerRow]) -> dict[str, list]:
         "sink": [r.sink for r in rows],
         "why": [why_sentence(r) for r in rows],
     }
+
+
+# The lesson behind each model feature (a key of ``layer_views.FEATURE_LESSONS``).
+FEATURE_LINKS = {"partial": "fraction", "proportional": "fraction", "latent": "latent", "nope_layers": "nope",
+                 "no_rotation": "nope", "query_scale": "nope", "window": "window", "chunk": "window", "sink": "sink",
+                 "mrope": "mrope", "scaling": "scaling", "bases": "window", "hybrid": "mixer", "dual_chunk": "dca"}
+
+
+def _layers(f: ModelFeature) -> str:
+    return "every attention layer" if f.layers == f.of else f"{f.layers} of {f.of} attention layers"
+
+
+def _scaling_name(f: ModelFeature) -> str:
+    row = f.row
+    kind = {"yarn": "YaRN", "llama3": "Llama 3", "longrope": "LongRoPE", "linear": "linear (position interpolation)",
+            "dynamic": "dynamic NTK"}.get(row.rope_type or "", row.rope_type) if row else "?"
+    return f"{kind} scaling" + (f" × {f.numbers[0]:g}" if f.numbers else "") + f" ({_layers(f)})"
+
+
+def feature_sentence(f: ModelFeature) -> str:
+    """A model's position feature by name, with the numbers read from its config (``config_features``)."""
+    n, row = f.numbers, f.row
+    if f.code == "dual_chunk":
+        if f.problem:
+            return f"dual chunk attention (vLLM): dual_chunk_attention_config cannot be read: {f.problem}"
+        return (f"dual chunk attention (vLLM only): chunk_size {n[0]:,.0f}, local_size {n[1]:,.0f}, so no score's "
+                f"rotation sees a distance past {n[0]:,.0f}; attention scale counted from "
+                f"original_max_position_embeddings = {n[2]:,.0f}")
+    if f.code == "scaling":
+        return _scaling_name(f)
+    return {
+        "partial": lambda: f"partial rotary {row.partial_rotary_factor:g}: {n[0]:.0f} of {n[1]:.0f} pairs of each "
+                           f"head turn ({_layers(f)})",
+        "proportional": lambda: f"proportional RoPE: {n[0]:.0f} of {n[1]:.0f} pairs turn ({_layers(f)})",
+        "latent": lambda: f"latent attention (MLA) with decoupled RoPE: {n[0]:.0f} of {n[1]:.0f} query/key dims "
+                          "rotate, one rotated key shared by all heads",
+        "nope_layers": lambda: f"NoPE layers interleaved with RoPE layers (iRoPE): {n[0]:.0f} of {n[1]:.0f} "
+                               "attention layers do not rotate",
+        "no_rotation": lambda: f"NoPE: none of its {n[0]:.0f} attention layers rotates",
+        "query_scale": lambda: f"query temperature by position from position {n[0]:,.0f} ({_layers(f)})",
+        "window": lambda: f"sliding window of {n[0]:,.0f} tokens ({_layers(f)})",
+        "chunk": lambda: f"chunked attention in chunks of {n[0]:,.0f} tokens ({_layers(f)})",
+        "sink": lambda: f"attention sinks: a learned extra softmax column ({_layers(f)})",
+        "mrope": lambda: f"multimodal RoPE (M-RoPE), pairs split {list(row.mrope_section or ())} between axes",
+        "bases": lambda: "RoPE base per layer type: " + ", ".join(f"{b:,.0f}" for b in n),
+        "hybrid": lambda: f"hybrid: {n[0]:.0f} of {n[1]:.0f} layers are {mixer_name(row)}, with no positions to "
+                          "rotate",
+    }[f.code]()

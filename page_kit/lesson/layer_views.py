@@ -30,6 +30,7 @@ FEATURE_LESSONS = {
     "mrope": ("mm_pair_axes", "Multimodal RoPE: which pairs carry which axis"),
     "scaling": ("extension", "Extending RoPE's context"),
     "rope": ("rope", "RoPE: one rotation"),
+    "dca": ("dual_chunk", "Dual chunk attention (Qwen2.5-1M)"),
 }
 
 

@@ -146,6 +146,12 @@ MISCONCEPTIONS: dict[str, tuple[str | None, ...]] = {
         "Keys at max_distance and beyond always share one bucket, whatever the buckets' settings",
     ),
     # --- long_context -------------------------------------------------------------------------------------------
+    "dca_far": (
+        "Dual chunk attention still rotates each score by its true distance, so the farthest pair sets it",
+        "Every long input reaches chunk_size, even one that fits in a chunk or two",
+        "Positions restart in every chunk, so no score sees more than one chunk's length",
+        "DCA keeps every distance within the pretraining context the config names as the usual 32K",
+    ),
     "cmp_fast": (
         "Position interpolation alone moves the fastest pair; every other method leaves it alone",
         "Raising the base, as NTK-aware scaling does, changes the fastest pair too",

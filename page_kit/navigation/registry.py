@@ -126,6 +126,9 @@ SECTIONS: tuple[Section, ...] = (
             PageInfo("lessons/long_context/extension_compare.py", "Compare extension methods", "extension_compare",
                      ":material/compare_arrows:",
                      "Several methods overlaid for the same L, L' and head_dim."),
+            PageInfo("lessons/long_context/dual_chunk.py", "Dual chunk attention (Qwen2.5-1M)", "dual_chunk",
+                     ":material/view_agenda:",
+                     "vLLM's DCA: positions counted inside chunks, so no score sees a distance past chunk_size."),
             PageInfo("lessons/long_context/model_configs.py", "Model presets and config.json", "model_configs",
                      ":material/data_object:",
                      "The RoPE settings of well-known models, cited to their configs, or your own config.json: "

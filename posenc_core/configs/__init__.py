@@ -1,5 +1,6 @@
 """Reading model configs: through transformers' config classes, layer by layer, and the model presets."""
 
+from .features import ModelFeature, ModelFeatureCode, config_features, model_features
 from .layer_reading import layer_scheme, read_layers
 from .layer_rope import layer_inv_freq
 from .layer_row import MIXER_FAMILIES, MIXER_KINDS, LayerRow, MixerCode, MixerFamily, ReasonCode, RotationReason
@@ -51,5 +52,6 @@ __all__ = [
     "ContextLengths", "ContextRule", "FactCode", "Feature", "HowCode", "LayerFact", "OriginCode", "RopeConfig",
     "SettingRow", "config_contexts", "config_view", "describe_rope_config", "layer_contexts", "layer_facts",
     "model_contexts", "read_rope_config", "rope_from_config", "rope_layer_types", "PAIR_BANDS", "Band",
-    "LayerGroup", "LayerPairs", "layer_groups", "layer_pairs",
+    "LayerGroup", "LayerPairs", "layer_groups", "layer_pairs", "ModelFeature", "ModelFeatureCode", "config_features",
+    "model_features",
 ]

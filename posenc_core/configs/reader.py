@@ -51,7 +51,7 @@ POSITION_KEYS = frozenset({
     "attn_temperature_tuning", "floor_scale", "attn_scale", "position_embedding_type", "kv_lora_rank", "q_lora_rank",
     "qk_rope_head_dim", "qk_nope_head_dim", "rope_interleave", "text_config", "linear_attn_config",
     "hybrid_override_pattern", "full_attn_idxs", "mrope_section", "global_attn_every_n_layers", "global_rope_theta",
-    "local_rope_theta", "local_attention",
+    "local_rope_theta", "local_attention", "dual_chunk_attention_config",
 })
 # keys no position reading looks at, whatever the class
 _NOT_POSITIONS = frozenset({"architectures", "torch_dtype", "dtype", "transformers_version", "auto_map",

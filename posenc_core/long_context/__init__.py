@@ -1,6 +1,21 @@
-"""Long context: what a context-extension method does to each rotary pair, against L and L' (lessons/long_context).
-The scaling types themselves are RoPE frequencies (``rope.frequencies``); config.json reading is ``configs``."""
+"""Long context: what a context-extension method does to each rotary pair, against L and L' (lessons/long_context),
+and dual chunk attention (vLLM's DCA for Qwen2.5-1M, ``dual_chunk``). The scaling types themselves are RoPE
+frequencies (``rope.frequencies``); config.json reading is ``configs``."""
 
+from .dual_chunk import (
+    DCA_DEFAULTS,
+    DCA_KINDS,
+    MAX_DCA_POSITION,
+    DcaKind,
+    DualChunkGrid,
+    DualChunkPositions,
+    DualChunkSettings,
+    DualChunkSummary,
+    dual_chunk_grid,
+    dual_chunk_positions,
+    dual_chunk_settings,
+    dual_chunk_summary,
+)
 from .extension import (
     BANDS,
     EXTENSION_METHODS,
@@ -34,4 +49,7 @@ __all__ = [
     "extension_at_defaults", "extension_band_counts", "first_stale_call", "ntk_stretched_base", "extension_scaling",
     "resample_factors", "score_vs_distance", "yarn_code_bounds", "yarn_paper_ramp", "yarn_paper_ratio",
     "ExtensionMethod", "FastestPair", "AttentionFactorCurve", "ExtensionAnalysis", "ExtensionBandCounts",
+    "DCA_DEFAULTS", "DCA_KINDS", "MAX_DCA_POSITION", "DcaKind", "DualChunkGrid", "DualChunkPositions",
+    "DualChunkSettings", "DualChunkSummary", "dual_chunk_grid", "dual_chunk_positions", "dual_chunk_settings",
+    "dual_chunk_summary",
 ]
