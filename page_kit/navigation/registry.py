@@ -118,7 +118,8 @@ SECTIONS: tuple[Section, ...] = (
     Section(
         "Long context",
         "A RoPE model trained on L tokens meets angles it never saw when run on more. Context-extension "
-        "methods decide which rotary pairs to slow down, and by how much.",
+        "methods decide which rotary pairs to slow down, and by how much; dual chunk attention counts positions "
+        "inside chunks instead, so no score sees a distance it was not trained on.",
         (
             PageInfo("lessons/long_context/extension.py", "Extending RoPE's context", "extension", ":material/expand:",
                      "Position interpolation, NTK-aware, dynamic NTK, YaRN, Llama 3 and LongRoPE, pair by pair: "
