@@ -308,6 +308,10 @@ SECTIONS: tuple[Section, ...] = (
                      "real_long_context", ":material/open_in_full:",
                      "SmolLM2's loss at every position up to 2 x its 8,192 trained positions with no scaling, "
                      "position interpolation, NTK (static, dynamic) and YaRN, through transformers' own code."),
+            PageInfo("lessons/real_models/porting_bugs.py", "Porting bugs", "porting_bugs", ":material/bug_report:",
+                     "Seven RoPE bugs that shipped in real ports (wrong pairs, bfloat16 frequencies, a dropped YaRN "
+                     "factor, a stale dynamic base...), each switched on in SmolLM2: the loss it costs and the "
+                     "one-line test that catches it."),
         ),
     ),
     Section(

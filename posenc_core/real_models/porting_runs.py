@@ -260,7 +260,8 @@ class BugSummary:
 
     plain, correct, buggy: mean loss of SmolLM2 as it is, with the bug's correct and its buggy computation.
     change: buggy - correct. ratio: e to the change (how many times the perplexity grows).
-    position: (bins,) middle position of each bin. correct_curve, buggy_curve: (bins,) mean loss per bin.
+    position: (bins,) middle position of each bin. correct_curve, buggy_curve, plain_curve: (bins,) mean loss per
+    bin.
     offsets: (offsets,) 0 .. 32. weight_correct, weight_buggy: (offsets,) layer 1's mean attention weight.
     worst_position: the bin middle where the buggy curve is furthest above the correct one.
     tokens: the stretch's length. setup: the model it ran on (``BUG_SETUPS``).
@@ -274,6 +275,7 @@ class BugSummary:
     position: np.ndarray
     correct_curve: np.ndarray
     buggy_curve: np.ndarray
+    plain_curve: np.ndarray
     offsets: np.ndarray
     weight_correct: np.ndarray
     weight_buggy: np.ndarray
@@ -295,7 +297,8 @@ def porting_bug_summary(run: PortingBugRun, bug: str, bin_size: int = 8) -> BugS
     change = float(buggy.mean() - correct.mean())
     return BugSummary(plain=float(np.mean(run.plain)), correct=float(correct.mean()), buggy=float(buggy.mean()),
                       change=change, ratio=float(np.exp(change)), position=position, correct_curve=binned_c.loss,
-                      buggy_curve=binned_b.loss, offsets=np.arange(len(run.weight_correct[bug])),
+                      buggy_curve=binned_b.loss, plain_curve=binned_loss(np.asarray(run.plain), bin_size).loss,
+                      offsets=np.arange(len(run.weight_correct[bug])),
                       weight_correct=np.asarray(run.weight_correct[bug]),
                       weight_buggy=np.asarray(run.weight_buggy[bug]),
                       worst_position=float(position[np.argmax(binned_b.loss - binned_c.loss)]), tokens=run.tokens,

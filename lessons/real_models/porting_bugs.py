@@ -1,0 +1,144 @@
+import numpy as np
+import streamlit as st
+
+import posenc_core as pc
+from lessons.real_models.porting_bugs_views import card, title
+from page_kit import classroom, controls, figures, formula, guard, header, notice, show, source, stage, why
+from page_kit.lesson import folded
+
+real = pc.real_models
+BUGS = list(real.PORTING_BUGS)
+COLOURS = {"correct": 0, "with the bug": 3, "SmolLM2 as it is": 7}
+
+header("Porting bugs",
+       "Seven RoPE bugs that shipped in real ports, each switched on in SmolLM2-135M: the loss it costs on the same "
+       "text, what its users saw, and the one-line test that would have caught it.")
+WHY = (
+    "A model rarely goes wrong through a new idea; it goes wrong in a port that rotates the wrong pairs, rounds "
+    "the frequencies, or forgets a factor. None of these bugs raises an error: shapes stay valid and the text "
+    "stays fluent for a while. Each card here is a failure reported in a public tracker, run on a real model with "
+    "the correct and the buggy function side by side, so the damage is a measurement, not a guess. Where SmolLM2 "
+    "lacks the feature (partial rotary, YaRN, dynamic NTK, left padding), the card says what was run instead."
+)
+
+
+@st.cache_data(show_spinner=False)
+def shipped() -> real.PortingBugRun:
+    return real.shipped_porting_bugs()
+
+
+@st.cache_data(show_spinner=False)
+def summary(bug: str) -> real.BugSummary:
+    return real.porting_bug_summary(shipped(), bug)
+
+
+def loss_chart(bug: str, on: bool):
+    """Mean loss per 8 positions with the correct computation, and with the bug when it is on."""
+    s = summary(bug)
+    series = {"correct": s.correct_curve}
+    if on:
+        series["with the bug"] = s.buggy_curve
+    if abs(s.correct - s.plain) > 1e-3:  # the bug's model is a variant of SmolLM2: the original, dashed
+        series["SmolLM2 as it is"] = s.plain_curve
+    state = "on" if on else "off"
+    return figures.lines(s.position, series, title=f"{title(bug)}: bug {state}", x_title="position in the text",
+                         y_title="mean loss per 8 positions (nats)", name="porting_bugs_loss", colours=COLOURS,
+                         dashed=["SmolLM2 as it is"], legend_right=True,
+                         alt=f"Loss per position of SmolLM2 over {s.tokens} tokens, correct (mean {s.correct:.3f} "
+                             "nats)" + (f" and with the bug (mean {s.buggy:.3f})" if on else "; the bug is off")
+                             + ".")
+
+
+def weight_chart(bug: str, on: bool):
+    s = summary(bug)
+    series = {"correct": s.weight_correct, **({"with the bug": s.weight_buggy} if on else {})}
+    return figures.lines(s.offsets, series, title="Layer 1: mean attention weight by offset",
+                         x_title="offset m − n (tokens)", y_title="mean weight", name="porting_bugs_weight",
+                         colours=COLOURS, legend_right=True, hover_format=".4f",
+                         alt=f"Layer 1's mean attention weight at offsets 0 to {s.offsets[-1]}, correct"
+                             + (" and with the bug" if on else "") + f": at offset 1 {s.weight_correct[1]:.4f}"
+                             + (f" and {s.weight_buggy[1]:.4f}" if on else "") + ".")
+
+
+def bug_tab(page, bug: str, on: bool):
+    s = summary(bug)
+    show(loss_chart(bug, on))
+    notice(f"Bug {'on' if on else 'off'}: the mean loss over the {s.tokens - 1} predictions is {s.correct:.4f} nats "
+           "correct" + (f" and {s.buggy:.4f} with the bug ({s.change:+.4f}); the curves part most near position "
+                        f"{s.worst_position:.0f}." if on else ". Switch the bug on to add its curve."))
+    card(bug, s)
+    one = s.weight_buggy[1] / s.weight_correct[1]
+
+    def reveal() -> str:
+        return (f"Layer 1 gives the previous token {s.weight_correct[1]:.4f} of its attention correctly and "
+                f"{s.weight_buggy[1]:.4f} with the bug (x {one:.2f}); at offset 0 (itself) {s.weight_correct[0]:.4f}"
+                f" and {s.weight_buggy[0]:.4f}.")
+
+    with classroom.predict("bugs_previous", f"Layer 1 reads the same embeddings with or without the bug; only the "
+                           f"rotation differs. With '{title(bug)}', how does the attention it gives the previous "
+                           "token (offset 1) change?", ["falls by more than 10%", "stays within 10%",
+                                                        "rises by more than 10%"],
+                           0 if one < 0.9 else 1 if one <= 1.1 else 2, reveal):
+        show(weight_chart(bug, True))
+    classroom.snippet(f"s = pc.real_models.porting_bug_summary(pc.real_models.shipped_porting_bugs(), {bug!r})",
+                      "# (bins,) mean loss per 8 positions, correct and with the bug; layer 1's weight by offset",
+                      "correct, buggy = s.correct_curve, s.buggy_curve",
+                      "weight_correct, weight_buggy = s.weight_correct, s.weight_buggy")
+    formula(r"\bar\ell = -\frac{1}{$n}\sum_{p=0}^{$last}\log p_\theta(x_{p+1}\mid x_{0..p}):\quad $c"
+            r"\ \to\ $b", n=s.tokens - 1, last=s.tokens - 2, c=round(s.correct, 4), b=round(s.buggy, 4))
+    source(real.PORTING_BUGS[bug].correct, real.PORTING_BUGS[bug].buggy)
+
+
+def all_tab(page, bug: str, on: bool):
+    changes = {b: summary(b).change for b in BUGS}
+    worst = max(changes, key=changes.__getitem__)
+
+    def reveal() -> str:
+        return (f"'{title(worst)}' costs the most: {changes[worst]:+.3f} nats. "
+                + "; ".join(f"{title(b)} {v:+.4f}" for b, v in changes.items()) + ".")
+
+    with classroom.predict("bugs_worst", "Which of the seven bugs costs SmolLM2 the most loss on this text?",
+                           [title(b) for b in BUGS], BUGS.index(worst), reveal):
+        show(figures.bars([title(b) for b in BUGS], {"loss with the bug − correct": np.array(list(changes.values()))},
+                          title="What each bug costs (mean loss, nats)", x_title="bug", y_title="change (nats)",
+                          name="porting_bugs_all", horizontal=True, height=420,
+                          alt="Change of the mean loss each bug causes: " + "; ".join(
+                              f"{title(b)} {v:+.4f} nats" for b, v in changes.items()) + "."))
+    st.caption("The bugs that change every position's angles (a wrong pairing, a dropped factor) cost at once; "
+               "those whose error grows with the position (bfloat16 frequencies, an off-by-one, a stale dynamic "
+               f"base) cost little over {summary(bug).tokens} tokens, and their tests catch them all the same.")
+    classroom.snippet("run = pc.real_models.shipped_porting_bugs()",
+                      "changes = {b: pc.real_models.porting_bug_summary(run, b).change",
+                      "           for b in pc.real_models.PORTING_BUGS}  # the bars")
+    made(shipped())
+    source(real.porting_bug_run)
+
+
+def made(run: real.PortingBugRun) -> None:
+    with folded("How the shipped results were made", "porting_bugs_made", icon=":material/terminal:") as is_open:
+        if is_open:
+            st.markdown(f"{run.model}, tokens {run.start:,} to {run.start + run.tokens - 1:,} of the shipped text, "
+                        f"on {run.date} ({run.machine}); {sum(run.seconds.values()):.0f} s of forward passes. "
+                        "`tests/test_porting_bugs.py` measures them again and compares.")
+            st.code(run.command, language="bash", wrap_lines=True)
+
+
+# The lesson's tabs in order: label, and the function that draws it (each runs only while its tab is open).
+TABS = [
+    ("One bug", bug_tab),
+    ("All seven", all_tab),
+]
+
+
+@st.fragment
+def lesson():
+    page = stage()
+    with guard():
+        with page.side:
+            bug = controls.select("Bug", "bug", BUGS, format_func=title)
+            on = controls.toggle("Switch the bug on", "on", True, help="Off: only the correct computation's loss.")
+        page.walk(TABS, page, bug, on)
+
+
+lesson()
+why(WHY)
