@@ -2,7 +2,7 @@ import numpy as np
 import streamlit as st
 
 import posenc_core as pc
-from lessons.real_models.porting_bugs_views import card, title
+from lessons.real_models.porting_bugs_views import card, short, title
 from page_kit import classroom, controls, figures, formula, guard, header, notice, show, source, stage, why
 from page_kit.lesson import folded
 
@@ -41,7 +41,7 @@ def loss_chart(bug: str, on: bool):
     if abs(s.correct - s.plain) > 1e-3:  # the bug's model is a variant of SmolLM2: the original, dashed
         series["SmolLM2 as it is"] = s.plain_curve
     state = "on" if on else "off"
-    return figures.lines(s.position, series, title=f"{title(bug)}: bug {state}", x_title="position in the text",
+    return figures.lines(s.position, series, title=f"{short(bug)}: bug {state}", x_title="position in the text",
                          y_title="mean loss per 8 positions (nats)", name="porting_bugs_loss", colours=COLOURS,
                          dashed=["SmolLM2 as it is"], legend_right=True,
                          alt=f"Loss per position of SmolLM2 over {s.tokens} tokens, correct (mean {s.correct:.3f} "
@@ -91,22 +91,18 @@ def bug_tab(page, bug: str, on: bool):
 
 def all_tab(page, bug: str, on: bool):
     changes = {b: summary(b).change for b in BUGS}
+    show(figures.bars([short(b) for b in BUGS], {"loss with the bug − correct": np.array(list(changes.values()))},
+                      title="What each bug costs (mean loss, nats)", x_title="bug", y_title="change (nats)",
+                      name="porting_bugs_all", horizontal=True, height=420,
+                      alt="Change of the mean loss each bug causes: " + "; ".join(
+                          f"{short(b)} {v:+.4f} nats" for b, v in changes.items()) + "."))
     worst = max(changes, key=changes.__getitem__)
-
-    def reveal() -> str:
-        return (f"'{title(worst)}' costs the most: {changes[worst]:+.3f} nats. "
-                + "; ".join(f"{title(b)} {v:+.4f}" for b, v in changes.items()) + ".")
-
-    with classroom.predict("bugs_worst", "Which of the seven bugs costs SmolLM2 the most loss on this text?",
-                           [title(b) for b in BUGS], BUGS.index(worst), reveal):
-        show(figures.bars([title(b) for b in BUGS], {"loss with the bug − correct": np.array(list(changes.values()))},
-                          title="What each bug costs (mean loss, nats)", x_title="bug", y_title="change (nats)",
-                          name="porting_bugs_all", horizontal=True, height=420,
-                          alt="Change of the mean loss each bug causes: " + "; ".join(
-                              f"{title(b)} {v:+.4f} nats" for b, v in changes.items()) + "."))
-    st.caption("The bugs that change every position's angles (a wrong pairing, a dropped factor) cost at once; "
-               "those whose error grows with the position (bfloat16 frequencies, an off-by-one, a stale dynamic "
-               f"base) cost little over {summary(bug).tokens} tokens, and their tests catch them all the same.")
+    notice(f"'{title(worst)}' costs the most: {changes[worst]:+.3f} nats over {summary(bug).tokens - 1} "
+           "predictions. The bugs that change every position's angles (a wrong pairing, a whole head turned) cost at "
+           "once; those whose error grows with the position or the length (bfloat16 frequencies, an off-by-one, a "
+           f"stale dynamic base) cost little over {summary(bug).tokens} tokens, and their tests catch them all the "
+           "same. Dropping YaRN's factor lowers the loss of a model never trained with YaRN: the reports' damage is "
+           "in models fine-tuned with it, at long context.")
     classroom.snippet("run = pc.real_models.shipped_porting_bugs()",
                       "changes = {b: pc.real_models.porting_bug_summary(run, b).change",
                       "           for b in pc.real_models.PORTING_BUGS}  # the bars")
@@ -135,7 +131,7 @@ def lesson():
     page = stage()
     with guard():
         with page.side:
-            bug = controls.select("Bug", "bug", BUGS, format_func=title)
+            bug = controls.select("Bug", "bug", BUGS, format_func=short)
             on = controls.toggle("Switch the bug on", "on", True, help="Off: only the correct computation's loss.")
         page.walk(TABS, page, bug, on)
 

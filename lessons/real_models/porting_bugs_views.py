@@ -18,7 +18,8 @@ real = pc.real_models
 
 @dataclass(frozen=True)
 class Card:
-    title: str  # the bug in a few words (the select's label)
+    title: str  # the bug in a few words
+    short: str  # the select box's label: fits a phone's sidebar
     symptom: str  # what the people who hit it saw, in the reports' words
     links: tuple[tuple[str, str], ...]  # (label, address) of the public reports and fixes
     correct: str  # short code, the right way
@@ -29,9 +30,10 @@ class Card:
 
 CARDS: dict[str, Card] = {
     "permute": Card(
-        "Half-split vs interleaved pairs (checkpoint conversion)",
+        "Half-split vs interleaved pairs (checkpoint conversion)", "Unpermuted q/k rows",
         "The model loads and starts fluently, then \"starts degenerating and printing gibberish after ~20 or more "
-        "tokens\" (llama2.c); GGUF files that \"convert and quantise fine, but always produce gibberish\" (llama.cpp, Llama 2 70B).",
+        "tokens\" (llama2.c); GGUF files that \"convert and quantise fine, but always produce gibberish\" "
+        "(llama.cpp, Llama 2 70B).",
         (("karpathy/llama2.c#286", "https://github.com/karpathy/llama2.c/pull/286"),
          ("huggingface/transformers#25199", "https://github.com/huggingface/transformers/issues/25199"),
          ("ggml-org/llama.cpp#2376", "https://github.com/ggml-org/llama.cpp/issues/2376"),
@@ -42,7 +44,7 @@ CARDS: dict[str, Card] = {
         "SmolLM2's W_q and W_k rows put back into Meta's interleaved order, then converted with and without the "
         "permutation, in every layer; rotated by SmolLM2's own half-split RoPE."),
     "p_rope": Card(
-        "p-RoPE paired over the wrong half",
+        "p-RoPE paired over the wrong half", "p-RoPE wrong half",
         "\"The frequencies are identical; only the dim pairing differs, so the result is silently wrong for "
         "partial-rotary models\" (found while porting Gemma 4's global layers).",
         (("apple/coreai-models#66", "https://github.com/apple/coreai-models/issues/66"),
@@ -54,7 +56,7 @@ CARDS: dict[str, Card] = {
         "SmolLM2 made a p-RoPE model: its 8 slowest pairs frozen (transformers' proportional rope, 24 of 32 pairs "
         "turning); both rotations use those 24 frequencies."),
     "bf16_inv_freq": Card(
-        "Inverse frequencies in bfloat16",
+        "Inverse frequencies in bfloat16", "bfloat16 inv_freq",
         "After casting the model to bfloat16, \"sin_cached and cos_cached tensors ... will be incorrect due to "
         "precision issues\", causing \"large model quality issues\" (Mistral, long inputs); training losses that "
         "drift from a float32-RoPE run.",
@@ -68,7 +70,7 @@ CARDS: dict[str, Card] = {
         "assert np.abs(fn(64, 100000.0) - pc.base_inv_freq(100000.0, 64)).max() * 8191 < 0.01",
         "SmolLM2 with its 32 inverse frequencies rounded to bfloat16 (the angles still formed in float32)."),
     "left_pad": Card(
-        "Position ids off by one under left padding",
+        "Position ids off by one under left padding", "Left pad, off by one",
         "The first token decoded after a right-aligned (left-padded) prompt of L tokens is placed at L + 1: a "
         "reader asked why the code adds step + 1 instead of step (openpi; the fix is one line). Nearby, one "
         "position tensor shared by a left-padded batch made \"sequences that require padding produce "
@@ -82,7 +84,7 @@ CARDS: dict[str, Card] = {
         "SmolLM2 on the same tokens: the first 32 are the prompt (after 5 masked pads, which change no score), "
         "every later one a decoded token at its position or one further."),
     "partial_whole": Card(
-        "Partial rotary applied to the whole head",
+        "Partial rotary applied to the whole head", "Whole-head partial",
         "\"RoPE was applied to every channel of the head instead of the leading quarter. Nothing raises and every "
         "shape stays valid, so the disagreement ... is silent\" (maxtext, two Qwen3.5 configs with "
         "partial_rotary_factor 0.25).",
@@ -96,7 +98,7 @@ CARDS: dict[str, Card] = {
         "100,000^(48/64) ≈ 5,623: the same 24 frequencies, the frozen pairs' 16 dimensions moved to the end of each "
         "head, which leaves every score as it was); the bug turns all 64 dimensions."),
     "yarn_mscale": Card(
-        "YaRN's attention factor dropped by a conversion",
+        "YaRN's attention factor dropped by a conversion", "YaRN factor dropped",
         "A Mistral-format checkpoint with YaRN's scale on was converted with it off, \"leading to poor performance "
         "for mid-long context\" (llama.cpp); in another engine, without the factor, \"repetitive/looping output\".",
         (("ggml-org/llama.cpp#22612", "https://github.com/ggml-org/llama.cpp/pull/22612"),
@@ -107,7 +109,7 @@ CARDS: dict[str, Card] = {
         "SmolLM2 with YaRN at s = 4 (transformers' yarn rope over its 8,192 positions), never fine-tuned for it; "
         "the bug sets the factor on cos and sin to 1."),
     "dynamic_cache": Card(
-        "Dynamic NTK cached across its switch point",
+        "Dynamic NTK cached across its switch point", "Stale dynamic NTK",
         "\"Long context inference will impact short context inference\": the same prompt, asked before and after a "
         "long one, got different answers.",
         (("huggingface/transformers#25306", "https://github.com/huggingface/transformers/issues/25306"),
@@ -123,6 +125,10 @@ CARDS: dict[str, Card] = {
 
 def title(bug: str) -> str:
     return CARDS[bug].title
+
+
+def short(bug: str) -> str:
+    return CARDS[bug].short
 
 
 def card(bug: str, s: real.BugSummary) -> None:
