@@ -114,7 +114,8 @@ def made(run: real.PortingBugRun) -> None:
     with folded("How the shipped results were made", "porting_bugs_made", icon=":material/terminal:") as is_open:
         if is_open:
             st.markdown(f"{run.model}, tokens {run.start:,} to {run.start + run.tokens - 1:,} of the shipped text, "
-                        f"on {run.date} ({run.machine}); {sum(run.seconds.values()):.0f} s of forward passes. "
+                        f"on {run.date} ({run.machine}); {sum(run.seconds.values()):.0f} s in all, the model's load "
+                        "included. "
                         "`tests/test_porting_bugs.py` measures them again and compares.")
             st.code(run.command, language="bash", wrap_lines=True)
 

@@ -290,7 +290,7 @@ SECTIONS: tuple[Section, ...] = (
         "Everything before this ran on synthetic vectors or tiny lab models. Here two real pretrained models run "
         "offline on this machine, all-MiniLM-L6-v2 (learned positions) and SmolLM2-135M (RoPE), and every claim "
         "is a measurement: what removing positions does, which rotary pairs carry the energy, how attention "
-        "falls with distance, and what happens past the trained context.",
+        "falls with distance, what happens past the trained context, and what a porting bug costs.",
         (
             PageInfo("lessons/real_models/real_encoder.py", "Positions in a real encoder (MiniLM)", "real_encoder",
                      ":material/text_fields:",
