@@ -101,6 +101,7 @@ def test_partial_rotary_of_the_frozen_model_gives_the_p_rope_scores():
     (lambda: real.porting_bug_summary(real.shipped_porting_bugs(), "typo"), "bug"),
     (lambda: real.porting_bug_run(tokens=8), "tokens"),
     (lambda: real.load_porting_bugs("/nonexistent.json"), "Could not read"),
+    (lambda: real.shipped_porting_bugs(500), "shipped porting-bug runs"),
 ])
 def test_bad_input_is_a_sentence(call, words):
     with pytest.raises(ValueError, match=words):
@@ -116,6 +117,14 @@ def test_the_shipped_run_is_complete_and_summarised():
         assert s.change == pytest.approx(np.mean(run.buggy[bug]) - np.mean(run.correct[bug]))
         assert s.correct_curve.shape == s.buggy_curve.shape == s.position.shape == ((run.tokens - 1) // 8,)
         assert s.weight_correct.shape == (real.WEIGHT_OFFSETS + 1,)
+    # the longer run reads the same first tokens at the same positions: a causal model's first losses are the same
+    long = real.shipped_porting_bugs(real.SHIPPED_LONG_TOKENS)
+    assert long.start == run.start and long.tokens == real.SHIPPED_LONG_TOKENS
+    short = run.tokens - 1
+    np.testing.assert_allclose(long.plain[:short], run.plain, atol=2e-4)
+    for bug in real.PORTING_BUGS:
+        np.testing.assert_allclose(long.correct[bug][:short], run.correct[bug], atol=2e-4)
+        np.testing.assert_allclose(long.buggy[bug][:short], run.buggy[bug], atol=2e-4)
 
 
 @needs_models

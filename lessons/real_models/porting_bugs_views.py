@@ -81,8 +81,9 @@ CARDS: dict[str, Card] = {
         "positions = mask.cumsum(-1) - 1  # the prompt's real tokens: 0 .. L - 1\nnext_pos = L + step",
         "next_pos = L + step + 1  # a gap of one before every decoded token",
         "assert (fn(mask, 0) == mask.sum(-1)).all()",
-        "SmolLM2 on the same tokens: the first 32 are the prompt (after 5 masked pads, which change no score), "
-        "every later one a decoded token at its position or one further."),
+        "SmolLM2 on the same tokens: the first 32 are the prompt, their positions read from a left-padded mask (5 "
+        "pads, which the mask keeps out of every score, so the run leaves them out), every later one a decoded "
+        "token at its position or one further."),
     "partial_whole": Card(
         "Partial rotary applied to the whole head", "Whole-head partial",
         "\"RoPE was applied to every channel of the head instead of the leading quarter. Nothing raises and every "

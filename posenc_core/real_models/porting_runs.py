@@ -45,6 +45,7 @@ __all__ = [
     "DYNAMIC_CACHED",
     "LEFT_PAD_PROMPT",
     "P_ROPE_TURNING",
+    "SHIPPED_LONG_TOKENS",
     "WEIGHT_OFFSETS",
     "YARN_PARAMETERS",
     "BugSummary",
@@ -58,6 +59,7 @@ __all__ = [
 
 BUG_TEXT_START = 20000  # the stretch of the shipped text every bug is measured on
 BUG_TOKENS = 128  # its length: short, so that the test suite can measure it again
+SHIPPED_LONG_TOKENS = 1024  # the longer shipped run
 MAX_BUG_TOKENS = 4096
 P_ROPE_TURNING = 24  # of SmolLM2's 32 pairs; the 8 slowest (wavelengths 2.2e4 to 4.2e5 tokens) are frozen
 LEFT_PAD_PROMPT = 32  # prompt tokens before the decoded ones
@@ -263,8 +265,9 @@ class BugSummary:
     position: (bins,) middle position of each bin. correct_curve, buggy_curve, plain_curve: (bins,) mean loss per
     bin.
     offsets: (offsets,) 0 .. 32. weight_correct, weight_buggy: (offsets,) layer 1's mean attention weight.
+    previous_ratio: weight_buggy / weight_correct at offset 1 (the previous token).
     worst_position: the bin middle where the buggy curve is furthest above the correct one.
-    tokens: the stretch's length. setup: the model it ran on (``BUG_SETUPS``).
+    tokens: the stretch's length. bin_size: positions per bin. setup: the model it ran on (``BUG_SETUPS``).
     """
 
     plain: float
@@ -279,16 +282,20 @@ class BugSummary:
     offsets: np.ndarray
     weight_correct: np.ndarray
     weight_buggy: np.ndarray
+    previous_ratio: float
     worst_position: float
     tokens: int
+    bin_size: int
     setup: str
 
 
-def porting_bug_summary(run: PortingBugRun, bug: str, bin_size: int = 8) -> BugSummary:
-    """The numbers the lesson shows for ``bug``, the per-position losses binned by ``bin_size`` positions."""
+def porting_bug_summary(run: PortingBugRun, bug: str, bin_size: int | None = None) -> BugSummary:
+    """The numbers the lesson shows for ``bug``, the per-position losses binned by ``bin_size`` positions (by
+    default a sixteenth of the stretch: 8 of 128, 64 of 1,024)."""
     from .long_context import binned_loss
 
     bug = as_choice("bug", bug, tuple(run.buggy))
+    bin_size = max(1, run.tokens // 16) if bin_size is None else bin_size
     bin_size = as_int("bin size", bin_size, minimum=1, maximum=max(1, run.tokens - 1))
     correct = np.asarray(run.correct[bug], dtype=np.float64)  # (tokens - 1,)
     buggy = np.asarray(run.buggy[bug], dtype=np.float64)
@@ -301,8 +308,9 @@ def porting_bug_summary(run: PortingBugRun, bug: str, bin_size: int = 8) -> BugS
                       offsets=np.arange(len(run.weight_correct[bug])),
                       weight_correct=np.asarray(run.weight_correct[bug]),
                       weight_buggy=np.asarray(run.weight_buggy[bug]),
+                      previous_ratio=float(run.weight_buggy[bug][1] / run.weight_correct[bug][1]),
                       worst_position=float(position[np.argmax(binned_b.loss - binned_c.loss)]), tokens=run.tokens,
-                      setup=BUG_SETUPS[bug])
+                      bin_size=bin_size, setup=BUG_SETUPS[bug])
 
 
 def save_porting_bugs(run: PortingBugRun, path: str | os.PathLike) -> None:
@@ -327,10 +335,17 @@ def load_porting_bugs(path: str | os.PathLike) -> PortingBugRun:
     return run
 
 
-SHIPPED_PORTING_BUGS = Path(__file__).resolve().parent / "data" / "smollm2_porting_bugs.json"  # package data
+_DATA = Path(__file__).resolve().parent / "data"  # package data
+SHIPPED_PORTING_BUGS = {BUG_TOKENS: _DATA / "smollm2_porting_bugs.json",
+                        SHIPPED_LONG_TOKENS: _DATA / "smollm2_porting_bugs_1024.json"}  # tokens -> file
 
 
-def shipped_porting_bugs() -> PortingBugRun:
-    """The shipped run (``BUG_TOKENS`` tokens from ``BUG_TEXT_START``, every bug): the package's
-    data/smollm2_porting_bugs.json."""
-    return load_porting_bugs(SHIPPED_PORTING_BUGS)
+def shipped_porting_bugs(tokens: int = BUG_TOKENS) -> PortingBugRun:
+    """A shipped run, every bug, from ``BUG_TEXT_START``: ``BUG_TOKENS`` (128, measured again by the tests) or
+    ``SHIPPED_LONG_TOKENS`` (1,024, where the errors that grow with the position show; its first 127 losses are the
+    short run's)."""
+    tokens = as_int("tokens", tokens)
+    if tokens not in SHIPPED_PORTING_BUGS:
+        raise ValueError(f"The shipped porting-bug runs are {' and '.join(map(str, SHIPPED_PORTING_BUGS))} tokens "
+                         f"long, not {tokens}.")
+    return load_porting_bugs(SHIPPED_PORTING_BUGS[tokens])
