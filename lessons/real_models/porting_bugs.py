@@ -48,7 +48,7 @@ def loss_chart(bug: str, on: bool, n: int):
     return figures.lines(s.position, series, title=f"{short(bug)}: bug {state}", x_title="position in the text",
                          y_title=f"mean loss per {s.bin_size} positions (nats)", name="porting_bugs_loss",
                          colours=COLOURS, dashed=["SmolLM2 as it is"], legend_right=True, vlines=prompt,
-                         alt=f"Loss per position of SmolLM2 over {s.tokens} tokens, correct (mean {s.correct:.3f} "
+                         alt=f"Loss per position of SmolLM2 over {s.tokens:,} tokens, correct (mean {s.correct:.3f} "
                              "nats)" + (f" and with the bug (mean {s.buggy:.3f})" if on else "; the bug is off")
                              + ".")
 
@@ -67,9 +67,9 @@ def weight_chart(bug: str, on: bool, n: int):
 def bug_tab(page, bug: str, on: bool, n: int):
     s = summary(bug, n)
     show(loss_chart(bug, on, n))
-    notice(f"Bug {'on' if on else 'off'}: the mean loss over the {s.tokens - 1} predictions is {s.correct:.4f} nats "
-           "correct" + (f" and {s.buggy:.4f} with the bug ({s.change:+.4f}); the curves part most near position "
-                        f"{s.worst_position:.0f}." if on else ". Switch the bug on to add its curve."))
+    notice(f"Bug {'on' if on else 'off'}: the mean loss over the {s.tokens - 1:,} predictions is {s.correct:.4f} "
+           "nats correct" + (f" and {s.buggy:.4f} with the bug ({s.change:+.4f}); the curves are furthest apart near "
+                             f"position {s.worst_position:,.0f}." if on else ". Switch the bug on to add its curve."))
     card(bug, s)
     one = s.previous_ratio
 

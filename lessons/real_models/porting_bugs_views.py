@@ -145,7 +145,7 @@ def card(bug: str, s: real.BugSummary) -> None:
         with wrong:
             st.markdown(":material/cancel: **With the bug**")
             st.code(c.wrong, language="python", wrap_lines=True)
-        st.markdown(f":material/science: **Measured on SmolLM2-135M.** {c.setup} Mean loss over {s.tokens - 1} "
+        st.markdown(f":material/science: **Measured on SmolLM2-135M.** {c.setup} Mean loss over {s.tokens - 1:,} "
                     f"next tokens: {s.correct:.4f} nats correct, {s.buggy:.4f} with the bug ({s.change:+.4f} "
                     f"nats, perplexity x {s.ratio:.3f}); SmolLM2 as it is: {s.plain:.4f}.")
         st.markdown(":material/bug_report: **The one-line test that catches it** (it passes on the correct "

@@ -266,7 +266,7 @@ class BugSummary:
     bin.
     offsets: (offsets,) 0 .. 32. weight_correct, weight_buggy: (offsets,) layer 1's mean attention weight.
     previous_ratio: weight_buggy / weight_correct at offset 1 (the previous token).
-    worst_position: the bin middle where the buggy curve is furthest above the correct one.
+    worst_position: the bin middle where the two curves are furthest apart.
     tokens: the stretch's length. bin_size: positions per bin. setup: the model it ran on (``BUG_SETUPS``).
     """
 
@@ -309,8 +309,8 @@ def porting_bug_summary(run: PortingBugRun, bug: str, bin_size: int | None = Non
                       weight_correct=np.asarray(run.weight_correct[bug]),
                       weight_buggy=np.asarray(run.weight_buggy[bug]),
                       previous_ratio=float(run.weight_buggy[bug][1] / run.weight_correct[bug][1]),
-                      worst_position=float(position[np.argmax(binned_b.loss - binned_c.loss)]), tokens=run.tokens,
-                      bin_size=bin_size, setup=BUG_SETUPS[bug])
+                      worst_position=float(position[np.argmax(np.abs(binned_b.loss - binned_c.loss))]),
+                      tokens=run.tokens, bin_size=bin_size, setup=BUG_SETUPS[bug])
 
 
 def save_porting_bugs(run: PortingBugRun, path: str | os.PathLike) -> None:
