@@ -69,7 +69,8 @@ YARN_PARAMETERS = {"rope_type": "yarn", "rope_theta": SMOLLM2_BASE, "factor": 4.
 DYNAMIC_FACTOR = 2.0
 DYNAMIC_CACHED = 16384  # the longer sequence read before, whose frequencies the bug keeps
 WEIGHT_OFFSETS = 32  # layer 1's mean attention weight at offsets 0 .. 32
-PARTIAL_BASE = SMOLLM2_BASE ** (2 * P_ROPE_TURNING / SMOLLM2_HEAD_DIM)  # the same frequencies over rotary_dim 48
+PARTIAL_FACTOR = 2 * P_ROPE_TURNING / SMOLLM2_HEAD_DIM  # 0.75: rotary_dim 48 of 64
+PARTIAL_BASE = SMOLLM2_BASE ** PARTIAL_FACTOR  # the same frequencies over rotary_dim 48
 BUG_SETUPS = {"permute": "meta_rows", "p_rope": "p_rope", "bf16_inv_freq": "smollm2", "left_pad": "smollm2",
               "partial_whole": "partial", "yarn_mscale": "yarn", "dynamic_cache": "smollm2"}  # bug -> its model
 
@@ -157,11 +158,11 @@ def _model_inv_freq() -> np.ndarray:
 Rotation = tuple[list | None, Callable[[Any], Any]]
 _ROTATIONS: dict[str, Callable[[Any, Callable, int], Rotation]] = {
     "permute": lambda model, fn, n: (_converted(model, fn), _rope(np.arange(n), _model_inv_freq())),
-    "p_rope": lambda model, fn, n: (None, lambda x: fn(x, np.arange(n), _proportional_inv_freq(model))),
+    "p_rope": lambda model, fn, n: (None, _with_inv_freq(fn, np.arange(n), _proportional_inv_freq(model))),
     "bf16_inv_freq": lambda model, fn, n: (None, _rope(np.arange(n), fn(SMOLLM2_HEAD_DIM, SMOLLM2_BASE))),
     "left_pad": lambda model, fn, n: (None, _rope(_left_pad_positions(fn, n), _model_inv_freq())),
     "partial_whole": lambda model, fn, n: (None, lambda x: fn(x[..., _permutation_to_partial()], np.arange(n),
-                                                              PARTIAL_BASE, P_ROPE_TURNING / 32)),
+                                                              PARTIAL_BASE, PARTIAL_FACTOR)),
     "yarn_mscale": lambda model, fn, n: (None, _rope(np.arange(n), _yarn_inv_freq(model), fn(YARN_PARAMETERS))),
     "dynamic_cache": lambda model, fn, n: (None, _rope(np.arange(n), fn(n, DYNAMIC_CACHED, SMOLLM2_HEAD_DIM,
                                                                         SMOLLM2_BASE, DYNAMIC_FACTOR,
@@ -169,12 +170,16 @@ _ROTATIONS: dict[str, Callable[[Any, Callable, int], Rotation]] = {
 }
 
 
+def _with_inv_freq(fn: Callable, positions: np.ndarray, inv_freq: np.ndarray) -> Callable[[Any], Any]:
+    return lambda x: fn(x, positions, inv_freq)  # inv_freq built once per run, not per layer
+
+
 def _proportional_inv_freq(model: Any) -> np.ndarray:
     """(32,) p-RoPE frequencies from transformers' own ``proportional`` rotary: the fastest 24 turn, 8 zeros."""
     from .smollm2 import smollm2_rotary
 
     params = {"rope_type": "proportional", "rope_theta": SMOLLM2_BASE,
-              "partial_rotary_factor": 2 * P_ROPE_TURNING / SMOLLM2_HEAD_DIM}  # a config payload
+              "partial_rotary_factor": PARTIAL_FACTOR}  # a config payload
     return smollm2_rotary(model, params).inv_freq.numpy()
 
 
