@@ -29,6 +29,7 @@ NO_HERO = {
     "mm_pair_axes": "no drag slider: the model is a select box",
     "modernbert": "the first figure follows the model select only",
     "real_distance": "no drag slider: layers are a multiselect",
+    "porting_bugs": "no drag slider: the bug is a select box and a toggle",
     "real_encoder": "the first tab follows a select, a text box and a number box",
     "real_frequencies": "its first drag slider drives only the figure hidden behind the question",
     "layer_strip": "the strip follows the config, not the layer slider",

@@ -258,6 +258,18 @@ def test_long_context_snippet_gives_the_binned_losses(query, bins):
     assert f"to {ns['s'].past['none']:.3f} past it" in _reveal(at, "real_long_past")
 
 
+@pytest.mark.parametrize("query, bug", [({}, "permute"), ({"bug": "YaRN factor dropped"}, "yarn_mscale")])
+def test_porting_bug_snippet_gives_the_curves_and_the_answer(query, bug):
+    at = _page("porting_bugs", **query)
+    ns = _snippet_with(at, "buggy")
+    s = real.porting_bug_summary(real.shipped_porting_bugs(), bug)
+    np.testing.assert_array_equal(ns["correct"], s.correct_curve)
+    np.testing.assert_array_equal(ns["buggy"], s.buggy_curve)
+    np.testing.assert_array_equal(ns["weight_buggy"], s.weight_buggy)
+    assert f"{s.buggy:.4f} with the bug" in _text(at)
+    assert f"{ns['weight_buggy'][1]:.4f} with the bug" in _reveal(at, "bugs_previous")
+
+
 # ---------------------------------------------------------------- Extrapolation lab
 
 @pytest.mark.parametrize("methods", [None, ["sinusoidal", "rope", "alibi", "rope_pi"]])

@@ -310,6 +310,11 @@ MISCONCEPTIONS: dict[str, tuple[str | None, ...]] = {
         "Reading past its training length costs a model only a modest rise in loss",
         "Past its training length a model's loss shoots up at once",
     ),
+    "bugs_previous": (
+        "A rotation bug can only blur attention, so a head's pull to the previous token must weaken",
+        "The first layer reads the same embeddings, so a rotation bug leaves its attention about as it was",
+        "A rotation bug can only sharpen attention, so a head's pull to the previous token must grow",
+    ),
     # --- images -------------------------------------------------------------------------------------------------
     "ff_sigma": (
         "More random features make the fastest one faster, as if their count set the top frequency",

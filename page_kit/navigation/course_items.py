@@ -39,5 +39,6 @@ ITEMS: tuple[str, ...] = (
     'cp_images_flat', 'cp_images_cross', 'cp_images_resize', 'cp_images_sigma', 'cp_lab_learned', 'cp_lab_longest',
     'cp_lab_pi', 'cp_real_models_order', 'cp_real_models_energy', 'cp_real_models_sink', 'cp_real_models_inside',
     'cp_inference_stored', 'cp_inference_static', 'cp_inference_shift', 'cp_inference_text',
-    'rv_fope_clip', 'mm_axes_xd_halves', 'dca_far', 'dual_chunk',
+    'rv_fope_clip', 'mm_axes_xd_halves', 'dca_far', 'dual_chunk', 'porting_bugs', 'bugs_previous',
+    'cp_real_models_bug',
 )

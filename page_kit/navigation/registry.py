@@ -294,7 +294,7 @@ SECTIONS: tuple[Section, ...] = (
         "Everything before this ran on synthetic vectors or tiny lab models. Here two real pretrained models run "
         "offline on this machine, all-MiniLM-L6-v2 (learned positions) and SmolLM2-135M (RoPE), and every claim "
         "is a measurement: what removing positions does, which rotary pairs carry the energy, how attention "
-        "falls with distance, and what happens past the trained context.",
+        "falls with distance, what happens past the trained context, and what a porting bug costs.",
         (
             PageInfo("lessons/real_models/real_encoder.py", "Positions in a real encoder (MiniLM)", "real_encoder",
                      ":material/text_fields:",
@@ -312,6 +312,10 @@ SECTIONS: tuple[Section, ...] = (
                      "real_long_context", ":material/open_in_full:",
                      "SmolLM2's loss at every position up to 2 x its 8,192 trained positions with no scaling, "
                      "position interpolation, NTK (static, dynamic) and YaRN, through transformers' own code."),
+            PageInfo("lessons/real_models/porting_bugs.py", "Porting bugs", "porting_bugs", ":material/bug_report:",
+                     "Seven RoPE bugs that shipped in real ports (wrong pairs, bfloat16 frequencies, a dropped YaRN "
+                     "factor, a stale dynamic base...), each switched on in SmolLM2: the loss it costs and the "
+                     "one-line test that catches it."),
         ),
     ),
     Section(

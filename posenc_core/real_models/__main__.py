@@ -4,6 +4,8 @@
 the 8,192 trained positions, saved after every (window, method) so a long run can be stopped and kept.
 ``python -m posenc_core.real_models attention --npz PATH [...]``: per-layer, per-head query/key energy per rotary
 pair, attention and score by offset, sink and relative-position fit (``attention_stats``).
+``python -m posenc_core.real_models bugs --json PATH [--tokens 128]``: each RoPE porting bug's loss with its correct
+and its buggy computation (``porting_bug_run``), with the date and the machine.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from pathlib import Path
 from .._backend import default_device
 from .attention_stats import save_summary, shipped_text_stats, summarise_stats
 from .long_context import LONG_METHODS, LongContextRun, load_long_context, long_context_run, merge_long_runs
+from .porting_runs import BUG_TOKENS, porting_bug_run, save_porting_bugs
 
 CLI = "python -m posenc_core.real_models"  # this command line's name, as the run files record it
 # how older runs wrote their command: the script's path, or the package's name before it was posenc_core.real_models
@@ -37,9 +40,10 @@ HOW = {"none": "the trained RoPE, positions simply continue past 8,192",
 
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog=CLI, description=__doc__.splitlines()[0])
-    parser.add_argument("measurement", choices=("long", "attention", "merge"),
+    parser.add_argument("measurement", choices=("long", "attention", "merge", "bugs"),
                         help="long: per-position loss past the context window; attention: attention statistics; "
-                             "merge: join long runs of different methods (run in parallel) into --json")
+                             "merge: join long runs of different methods (run in parallel) into --json; "
+                             "bugs: the RoPE porting bugs' losses into --json")
     parser.add_argument("inputs", nargs="*", metavar="RUN.json", help="merge: the long runs to join")
     parser.add_argument("--json", metavar="PATH", help="long: where to write the results")
     parser.add_argument("--npz", metavar="PATH", help="attention: where to write the results")
@@ -81,6 +85,8 @@ def main(argv=None) -> int:
         return _attention(args, device, began)
     if args.measurement == "merge":
         return _merge(args)
+    if args.measurement == "bugs":
+        return _bugs(args, began)
     if not args.json:
         print("error: long needs --json PATH", file=sys.stderr)
         return 2
@@ -120,6 +126,28 @@ def _merge(args) -> int:
         return 2
     _save(merged, Path(args.json))
     print(f"wrote {args.json}: {', '.join(merged.methods)} on {merged.windows_done} window(s)")
+    return 0
+
+
+def _bugs(args, began: float) -> int:
+    import platform
+
+    import torch
+
+    if not args.json:
+        print("error: bugs needs --json PATH", file=sys.stderr)
+        return 2
+    try:
+        run = porting_bug_run(tokens=args.tokens or BUG_TOKENS,
+                              progress=lambda name: print(f"{name} ({time.perf_counter() - began:.0f}s)", flush=True))
+    except ValueError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
+    machine = (f"{platform.machine()} {platform.system()}, {os.cpu_count()} CPU cores, "
+               f"{torch.get_num_threads()} torch threads, torch {torch.__version__}, cpu")
+    save_porting_bugs(dataclasses.replace(run, model=MODEL, command=_command(), machine=machine,
+                                          date=time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())), args.json)
+    print(f"wrote {args.json} ({time.perf_counter() - began:.0f}s)")
     return 0
 
 

@@ -20,6 +20,9 @@ from .models import require_libraries
 
 __all__ = ["smollm2_forward", "smollm2_rotary", "smollm2_token_losses"]
 
+# (layer index, attention module, normed input (1, n, 576)) -> rotated q (1, heads, n, 64), k (1, kv heads, n, 64)
+QK = Callable[[int, Any, Any], tuple[Any, Any]]
+
 
 def smollm2_rotary(model: Any, rope_parameters: dict[str, Any] | None = None) -> Any:
     """transformers' LlamaRotaryEmbedding for ``model``'s config with ``rope_parameters`` swapped in."""
@@ -35,11 +38,13 @@ def smollm2_rotary(model: Any, rope_parameters: dict[str, Any] | None = None) ->
 
 def smollm2_forward(model: Any, input_ids: Any, *, position_ids: Any = None, rotary: Any = None,
                     on_layer: Callable[[int, object, object, tuple], None] | None = None,
-                    progress: Callable[[int, int], None] | None = None) -> Any:
+                    progress: Callable[[int, int], None] | None = None, qk: QK | None = None) -> Any:
     """Final hidden states (1, n, 576) of SmolLM2 for ``input_ids`` (1, n).
 
     ``on_layer(index, attention_module, normed_input (1, n, 576), (cos, sin))`` runs before each layer's
-    attention, for measurements; ``progress(done, total)`` after each layer.
+    attention, for measurements; ``progress(done, total)`` after each layer. ``qk(index, attention_module,
+    normed_input)`` -> (q (1, 9, n, 64), k (1, 3, n, 64)), already rotated, replaces each layer's projection and
+    rotation (the layer then runs written out, ``_layer_with_qk``; ``rotary`` and ``position_ids`` are unused).
     """
     require_libraries("SmolLM2's forward pass", "torch", "transformers")
     import torch
@@ -56,10 +61,28 @@ def smollm2_forward(model: Any, input_ids: Any, *, position_ids: Any = None, rot
         for index, layer in enumerate(layers):
             if on_layer is not None:
                 on_layer(index, layer.self_attn, layer.input_layernorm(hidden), cos_sin)
-            hidden = layer(hidden, attention_mask=None, position_embeddings=cos_sin, position_ids=position_ids)
+            if qk is None:
+                hidden = layer(hidden, attention_mask=None, position_embeddings=cos_sin, position_ids=position_ids)
+            else:
+                hidden = _layer_with_qk(layer, index, hidden, qk)
             if progress is not None:
                 progress(index + 1, len(layers))
         return inner.norm(hidden)
+
+
+def _layer_with_qk(layer: Any, index: int, hidden: Any, qk: QK) -> Any:
+    """``LlamaDecoderLayer.forward`` for one unpadded sequence with the queries and keys ``qk`` gives: the same
+    SDPA call transformers makes (causal, the module's scaling, grouped keys), o_proj, residuals and MLP."""
+    import torch.nn.functional as F
+
+    attn = layer.self_attn
+    normed = layer.input_layernorm(hidden)  # (1, n, 576)
+    n = hidden.shape[1]
+    q, k = qk(index, attn, normed)  # (1, 9, n, 64), (1, 3, n, 64)
+    v = attn.v_proj(normed).view(1, n, -1, attn.head_dim).transpose(1, 2)  # (1, 3, n, 64)
+    out = F.scaled_dot_product_attention(q, k, v, is_causal=True, scale=attn.scaling, enable_gqa=True)  # (1, 9, n, 64)
+    hidden = hidden + attn.o_proj(out.transpose(1, 2).reshape(1, n, -1))
+    return hidden + layer.mlp(layer.post_attention_layernorm(hidden))
 
 
 def smollm2_token_losses(model: Any, hidden: Any, input_ids: Any, chunk: int = 1024) -> np.ndarray:

@@ -29,6 +29,14 @@ def costliest_inside() -> int:
     return ("ntk", "yarn", "dynamic", "linear").index(max(change, key=change.__getitem__))
 
 
+def costliest_bug() -> int:
+    import posenc_core as pc
+
+    run = pc.real_models.shipped_porting_bugs()
+    change = {b: pc.real_models.porting_bug_summary(run, b).change for b in ("bf16_inv_freq", "left_pad", "p_rope")}
+    return ("bf16_inv_freq", "left_pad", "p_rope").index(max(change, key=change.__getitem__))
+
+
 QUESTIONS = (
     Q("cp_real_models_order",
       "What is all-MiniLM-L6-v2's only source of word order?",
@@ -60,9 +68,23 @@ QUESTIONS = (
       "Position interpolation slows every pair, the fast ones included, so even text inside the trained context "
       "reads differently and the loss rises there. NTK-aware, dynamic NTK and YaRN keep the fast pairs and barely "
       "change it.", "real_long_context", costliest_inside),
+    Q("cp_real_models_bug",
+      "Three porting bugs switched on in SmolLM2, one at a time, on the same 128 tokens. Which one raises its loss "
+      "the most?",
+      ("inverse frequencies rounded to bfloat16", "decoded tokens placed one position too far",
+       "p-RoPE's frozen pairs taken from the wrong half of the head"), 2,
+      "Pairing the wrong dimensions changes every angle at every position, so the loss jumps at once. Rounded "
+      "frequencies and an off-by-one position move the angles by an amount that grows with the position or stays "
+      "at one step: over 128 tokens they barely show, though the one-line test catches each.", "porting_bugs",
+      costliest_bug),
 )
 
 BELIEFS: dict[str, tuple[str | None, ...]] = {
+    "cp_real_models_bug": (
+        "Any loss of precision in the frequencies wrecks a model at once, even over a short text",
+        "A position off by one throws every decoded token out of place",
+        None,
+    ),
     "cp_real_models_order": (
         None,
         "Attention itself notices the order of the words it reads",
