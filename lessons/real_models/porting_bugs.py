@@ -101,15 +101,16 @@ def all_tab(page, bug: str, on: bool, n: int):
                       name="porting_bugs_all", horizontal=True, height=420,
                       alt="Change of the mean loss each bug causes: " + "; ".join(
                           f"{short(b)} {v:+.4f} nats" for b, v in changes.items()) + "."))
-    worst = max(changes, key=changes.__getitem__)
+    worst, yarn = max(changes, key=changes.__getitem__), changes["yarn_mscale"]
     (bf_short, bf_long), (pad_short, pad_long) = ([summary(b, length).change for length in LENGTHS]
                                                   for b in ("bf16_inv_freq", "left_pad"))
     notice(f"'{title(worst)}' costs the most: {changes[worst]:+.3f} nats over {n - 1:,} predictions. The bugs "
            f"that turn the wrong dimensions cost at once. Over {LENGTHS[0]:,} and {LENGTHS[1]:,} tokens, bfloat16 "
            f"frequencies change the mean loss by {bf_short:+.4f} and {bf_long:+.4f} nats and a position one too far "
            f"by {pad_short:+.4f} and {pad_long:+.4f}: too little to see in a loss over these lengths, so a test of the "
-           "computation is what catches them. Dropping YaRN's factor lowers the loss of "
-           "a model never trained with YaRN: the reports' damage is in models fine-tuned with it, at long context.")
+           f"computation is what catches them. Dropping YaRN's factor {'lowers' if yarn < 0 else 'raises'} the loss "
+           f"of a model never trained with YaRN ({yarn:+.4f} nats): the reports' damage is in models fine-tuned with "
+           "it, at long context.")
     classroom.snippet(f"run = pc.real_models.shipped_porting_bugs({n})",
                       "changes = {b: pc.real_models.porting_bug_summary(run, b).change",
                       "           for b in pc.real_models.PORTING_BUGS}  # the bars")
