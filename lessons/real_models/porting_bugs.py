@@ -89,8 +89,10 @@ def bug_tab(page, bug: str, on: bool, n: int):
                       "by offset",
                       "correct, buggy = s.correct_curve, s.buggy_curve",
                       "weight_correct, weight_buggy = s.weight_correct, s.weight_buggy")
-    formula(r"\bar\ell = -\frac{1}{$n}\sum_{p=0}^{$last}\log p_\theta(x_{p+1}\mid x_{0..p}):\quad $c"
-            r"\ \to\ $b", n=s.tokens - 1, last=s.tokens - 2, c=round(s.correct, 4), b=round(s.buggy, 4))
+    # two lines, so a phone shows both whole; five digits: the notice's four decimals
+    formula(r"\bar\ell = -\frac{1}{$n}\sum_{p=0}^{$last}\log p_\theta(x_{p+1}\mid x_{0..p})", n=s.tokens - 1,
+            last=s.tokens - 2)
+    formula(r"\bar\ell_{\text{correct}} = $c,\qquad \bar\ell_{\text{bug}} = $b", digits=5, c=s.correct, b=s.buggy)
     source(real.PORTING_BUGS[bug].correct, real.PORTING_BUGS[bug].buggy)
 
 
