@@ -67,18 +67,10 @@ def _wait_path(page, pattern: str, timeout_s: float = 60) -> None:
     wait_until_idle(page)
 
 
-# Streamlit 1.67's frontend throws this when a delta reaches a path that the page being opened has already filled
-# with an element: a run of the class's polling fragments (1 s) that ends as the teacher's Next switches the page.
-# Only the teacher's page, only on that switch, and only on a busy machine; the page goes on, and the test reads it
-# whole below (its title, no exception box, the followers on the new page).
-SWITCH_RACE = "'setIn' cannot be called on an ElementNode"
-
-
-def _clean(page, errors, who: str, switched: bool = False) -> None:
+def _clean(page, errors, who: str) -> None:
     for selector in ('[data-testid="stException"]', '[data-testid="stAlertContentError"]'):
         assert page.locator(selector).count() == 0, f"{who}: {page.locator(selector).first.inner_text()}"
-    left = [e for e in errors if not (switched and e == SWITCH_RACE)]
-    assert not left, f"{who}: {left}"
+    assert not errors, f"{who}: {errors}"
 
 
 def test_a_class_answers_sees_the_reveal_and_follows(served, chromium):
@@ -137,11 +129,9 @@ def test_a_class_answers_sees_the_reveal_and_follows(served, chromium):
     _wait_path(follower, r"/naive\?.*room=")
     followed_s = time.monotonic() - moved
     assert "/order" in quiet.url  # who stopped following stays
-    _wait_path(teacher, r"/naive")
-    assert teacher.locator("h1").first.inner_text().strip(), "the teacher's new page has no title"
     for page, errors, who in ((teacher, teacher_errors, "teacher"), (follower, follower_errors, "follower"),
                               (quiet, quiet_errors, "student")):
-        _clean(page, errors, who, switched=page is teacher)
+        _clean(page, errors, who)
     print(f"answer to the teacher's count: {counted_s:.1f} s; teacher's Next to the follower's new page "
           f"loaded: {followed_s:.1f} s")
     for context in (teacher_ctx, follower_ctx, quiet_ctx):
