@@ -346,3 +346,24 @@ def test_the_teacher_sees_the_rooms_course_progress_counted_never_named():
     table = teacher.dataframe[0].value
     first = table.iloc[0]
     assert first["Section"] == registry.SECTIONS[0].title and first["Started"] == 1 and first["Read every lesson"] == 0
+
+
+def test_no_timed_fragment_in_the_main_area():
+    """A timed fragment whose run ends just after a page switch updates the next page's elements, and Streamlit's
+    frontend throws ("'setIn' cannot be called on an ElementNode"), leaving the page broken. Timers live only in
+    the sidebar, which is the same on every page, and in the join dialog, whose dismissal reruns the app."""
+    import ast
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parent.parent
+    timed = set()
+    for path in [root / "app.py", *(root / "page_kit").rglob("*.py"), *(root / "lessons").rglob("*.py")]:
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.FunctionDef) and any(
+                    isinstance(d, ast.Call) and any(k.arg == "run_every" for k in d.keywords)
+                    for d in node.decorator_list):
+                timed.add(f"{path.relative_to(root).as_posix()}:{node.name}")
+    assert timed == {"page_kit/live/poll.py:_publish", "page_kit/live/poll.py:_poll",
+                     "page_kit/live/teacher_panel.py:_roster", "page_kit/live/panel.py:_joined_count"}
+    source = (root / "page_kit/live/panel.py").read_text()
+    assert 'on_dismiss="rerun"' in source.split("def join_code")[0].rsplit("@st.dialog", 1)[1]

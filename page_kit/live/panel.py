@@ -67,7 +67,7 @@ def _joined_count() -> None:
                 f'<strong>{state.seats}</strong> joined</p>')
 
 
-@st.dialog("Join the class", width="large")
+@st.dialog("Join the class", width="large", on_dismiss="rerun")  # a rerun ends the count's timer
 def join_code() -> None:
     """For the projector: the code in large letters, the link and its QR code (drawn here, no network), and how
     many have joined, counted as they do."""
@@ -191,13 +191,6 @@ def _note(question: str, picked: str, round: int) -> str:
     return f"Your answer “{picked}” is saved. The teacher reveals the answer to the room."
 
 
-@st.fragment(run_every=live.POLL_S)
-def _saving_note(question: str, picked: str, round: int) -> None:
-    """While an answer waits in the outbox: the note, read again every POLL_S s (the poll sends the answer), so
-    "saving" turns to "saved" without a run of the whole page."""
-    st.caption(_note(question, picked, round))
-
-
 def answer_note(question: str, options: Sequence[str], picked: str | None, round: int) -> None:
     """What a student in a room reads under the question until the teacher reveals it: no verdict yet."""
     if round == 2:
@@ -206,10 +199,8 @@ def answer_note(question: str, options: Sequence[str], picked: str | None, round
         st.caption(f":material/forum: **Second vote.** Discuss with your neighbour, then answer again.{mine}")
     if picked is None:
         st.caption("The teacher reveals the answer to the room once everyone has answered.")
-    elif live_outbox.status(question, round) == "saving":
-        _saving_note(question, picked, round)
     else:
-        st.caption(_note(question, picked, round))
+        st.caption(_note(question, picked, round))  # "saving" turns "saved" by the poll's rerun of the page
 
 
 def own_choice(question: str, options: Sequence[str]) -> str | None:
@@ -241,31 +232,29 @@ def room_answers(question: str, options: Sequence[str], answer: int) -> None:
         _room_answers(question, options, answer)
 
 
-@st.fragment(run_every=live.POLL_S)
+@st.fragment  # no timer here (page_kit/live/poll.py): the poll reruns the page when the room moved on
 def _room_answers(question: str, options: Sequence[str], answer: int) -> None:
-    """How many answered, each round's spread on demand, the second vote, the reveal: read every POLL_S s."""
+    """How many answered, each round's spread on demand, the second vote, the reveal."""
     if not live.teacher():
         return
     try:
-        state = live.classroom().room(live.code())
-        round = state.round_of(question)
-        counts = [live.classroom().counts(live.code(), question, len(options), r) for r in range(1, round + 1)]
-        moved = live.classroom().shift(live.code(), ss.get("live_key"), question, answer) if round == 2 else None
+        reading = live_poll.read_room(question, options, answer)
     except ClassError as error:
         if isinstance(error, ClassUnreachable):
             st.caption(str(error))
         return  # the room ended: the next full run says so in the sidebar
+    live_poll.drawn(question, options, answer, reading)
     row = st.container(horizontal=True, vertical_alignment="center", gap="small", key=f"live_row_{question}")
-    vote = " (second vote)" if round == 2 else ""
-    ended = " · the class has ended" if state.ended else ""
-    row.markdown(f":material/groups: **{sum(counts[-1])}** of {state.seats} answered{vote}{ended}")
-    done = question in state.revealed  # the count and the reveal first: they are what a class needs most
+    vote = " (second vote)" if reading.round == 2 else ""
+    ended = " · the class has ended" if reading.ended else ""
+    row.markdown(f":material/groups: **{sum(reading.counts[-1])}** of {reading.seats} answered{vote}{ended}")
+    done = question in reading.revealed  # the count and the reveal first: they are what a class needs most
     # an ended class answers no more: the spread stays, the votes' buttons go
-    if not state.ended and row.button("Revealed" if done else "Reveal to the room", key=f"live_reveal_{question}",
-                                      disabled=done, icon=":material/visibility:", type="primary",
-                                      on_click=live_teacher.act, args=("reveal", question)):
+    if not reading.ended and row.button("Revealed" if done else "Reveal to the room", key=f"live_reveal_{question}",
+                                        disabled=done, icon=":material/visibility:", type="primary",
+                                        on_click=live_teacher.act, args=("reveal", question)):
         st.rerun(scope="app")
-    if round == 1 and not done and not state.ended:
+    if reading.round == 1 and not done and not reading.ended:
         row.button("Second vote", key=f"live_round_{question}", icon=":material/forum:",
                    on_click=live_teacher.act, args=("open_round", question),
                    help="Peer instruction: the room discusses with neighbours, then everyone answers again. The "
@@ -273,12 +262,16 @@ def _room_answers(question: str, options: Sequence[str], answer: int) -> None:
     spread = row.toggle("Spread", key=f"live_spread_{question}", help="The room's answers, per option and vote.")
     who = row.toggle("Who", key=f"live_who_{question}", help="Nicknames of who answered and who has not yet. "
                      "Only your screen shows them: keep this off while projecting.")
-    if who:
+    if who and reading.names is None:  # just switched on: this run of the row reads them
         try:
-            done_names, waiting = live.classroom().answered(live.code(), ss.get("live_key"), question, round)
+            reading = live_poll.read_room(question, options, answer)
         except ClassError:
             return
+        live_poll.drawn(question, options, answer, reading)
+    if who:
+        done_names, waiting = reading.names
         st.html(f'<div class="live-who">{live_teacher.names("Answered:", done_names)}'
                 f'{live_teacher.names("Not yet:", waiting)}</div>')
     if spread:
-        st.html(live_spread.spread_html(options, counts, answer if done else None, moved))
+        st.html(live_spread.spread_html(options, list(map(list, reading.counts)), answer if done else None,
+                                        reading.moved))

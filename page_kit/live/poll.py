@@ -1,27 +1,77 @@
 """The room's clock on every open page: the teacher's view sent to the room, a student's page kept up with it.
 
 Both run as fragments every ``live.POLL_S`` in the sidebar, which is the same on every page: a timed fragment's
-rerun that arrives just after a page change then still finds its place (at the end of the main area, the next
-page's elements are elsewhere and the browser rejects the update). A poll that cannot reach the store keeps the
-last state it read and tries again on the next tick; it never ends the class on its own.
+rerun that arrives just after a page change then still finds its place. A timed fragment in the main area does
+not: its update lands on the next page's elements and Streamlit's frontend throws ("'setIn' cannot be called on
+an ElementNode"), which leaves the page broken. So nothing in the main area has a timer: the teacher's counts
+under each question and a student's "saving" note are drawn by the page's run, and the poll reruns the page
+when what they show has changed (``RoomReading``, the outbox). A poll that cannot reach the store keeps the last
+state it read and tries again on the next tick; it never ends the class on its own.
 """
 
 from __future__ import annotations
 
 import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 
 import streamlit as st
 
 from live_class import ClassError, ClassUnreachable
+from live_class.rules import Names
 from page_kit import live
 from page_kit.live import outbox as live_outbox
 
 ss = st.session_state
 
 
+@dataclass(frozen=True)
+class RoomReading:
+    """What the teacher's page shows under one question, as read from the store: the room's seats, reveals,
+    rounds and end, the question's counts per round, the shift between the votes and, when asked, who answered."""
+    seats: int
+    revealed: frozenset[str]
+    rounds: Mapping[str, int]
+    ended: bool
+    round: int
+    counts: tuple[tuple[int, ...], ...]
+    moved: tuple[int, int] | None = None
+    names: tuple[Names, Names] | None = None
+
+
+def read_room(question: str, options: Sequence[str], answer: int) -> RoomReading:
+    """The room as the teacher's row under ``question`` draws it (ClassError when it cannot be read)."""
+    room, key = live.code(), ss.get("live_key")
+    state = live.classroom().room(room)
+    round = state.round_of(question)
+    counts = tuple(tuple(live.classroom().counts(room, question, len(options), r)) for r in range(1, round + 1))
+    moved = live.classroom().shift(room, key, question, answer) if round == 2 else None
+    names = live.classroom().answered(room, key, question, round) if ss.get(f"live_who_{question}") else None
+    return RoomReading(state.seats, state.revealed, dict(state.rounds), state.ended, round, counts, moved, names)
+
+
+def drawn(question: str, options: Sequence[str], answer: int, reading: RoomReading) -> None:
+    """The teacher's row under ``question`` shows ``reading``: the poll reruns the page when the room moves on."""
+    ss.setdefault("live_watched", {})[question] = (tuple(options), answer)
+    ss.setdefault("live_drawn", {})[question] = reading
+
+
+def _room_moved() -> bool:
+    """Whether any question's row on the teacher's page shows less than the room holds now."""
+    shown = ss.get("live_drawn", {})
+    for question, (options, answer) in list(ss.get("live_watched", {}).items()):
+        try:
+            if read_room(question, options, answer) != shown.get(question):
+                return True
+        except ClassError:
+            return False  # unreachable or ended: the row's last reading stays, the sidebar says why
+    return False
+
+
 def watch(url_path: str) -> None:
     """The teacher publishes, a student (or a link that waits for the store) polls."""
     ss["live_page"] = url_path
+    ss["live_watched"] = {}  # this run's questions register again as they are drawn
     if live.teacher():
         _publish(url_path)
     elif live.code() is not None or ss.get("live_pending"):
@@ -30,8 +80,11 @@ def watch(url_path: str) -> None:
 
 @st.fragment(run_every=live.POLL_S)
 def _publish(url_path: str) -> None:
-    """Every POLL_S s, since a lesson's tabs and sliders rerun only the lesson's own fragment."""
+    """Every POLL_S s, since a lesson's tabs and sliders rerun only the lesson's own fragment; and the page again
+    when a question's answers, its vote or its reveal moved on."""
     publish(url_path)
+    if _room_moved():
+        st.rerun(scope="app")
 
 
 def publish(url_path: str) -> None:
@@ -73,7 +126,10 @@ def _poll() -> None:
     if live.code() is None:
         return
     try:
+        waiting = dict(ss.get("live_outbox", {}))
         live_outbox.flush()
+        if waiting and waiting != ss.get("live_outbox", {}):
+            st.rerun(scope="app")  # a "saving" note under a question is now "saved" (or the refusal's sentence)
         _heartbeat()
         live.report_course()  # an answer inside a lesson's fragment changes it without a run of the app
         state = live.classroom().running(live.code())  # an ended class says so, and the student leaves it
