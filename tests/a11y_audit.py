@@ -30,10 +30,14 @@ class View:
     scheme: str = "light"
     present: bool = False
     phone: bool = False
-    every_tab: bool = True
+    every_tab: bool = True      # axe on every tab (else on the first only)
+    later_tabs: bool = True     # the view opens a page's later tabs (else its first only)
 
 
-VIEWS = (View("light", 1400, 900), View("dark", 1400, 900, scheme="dark"),
+# The dark scheme changes colours only: it opens each page's first tab (the page's frame, the sidebar and the
+# lesson's opening, audited for contrast); every tab's dark figures are built with plotly's checks by
+# tests/test_figures_unchecked.py, whose pages run in the dark scheme.
+VIEWS = (View("light", 1400, 900), View("dark", 1400, 900, scheme="dark", later_tabs=False),
          View("present", 1280, 720, present=True, every_tab=False),
          View("phone", 390, 844, phone=True, every_tab=False))
 VIEW_NAMES = {view.name: view for view in VIEWS}
@@ -135,7 +139,7 @@ def audit_page(page, url: str, path: str, view: View, on_tab=None) -> dict[str, 
     found = {where: audit(page)}
     if on_tab:
         on_tab(page, where)
-    if view.every_tab:
+    if view.every_tab and view.later_tabs:
         for index, label in enumerate(labels[1:], start=1):
             open_tab(page, index)
             where = f"{path} / {label} [{view.name}]"

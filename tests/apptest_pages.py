@@ -29,14 +29,14 @@ def assert_clean(at: AppTest, where: str) -> None:
 
 
 def load(info, **query) -> AppTest:
-    """``info``'s page as a visitor gets it: app.py first (navigation, sidebar), then a switch to the page."""
+    """``info``'s page as a visitor who opens its address gets it: app.py's run (navigation, sidebar) runs the page
+    on the first run, as the server does for a link to it (no run of the home page first)."""
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=TIMEOUT)
     for key, value in query.items():
         at.query_params[key] = value
-    at.run()
-    assert_clean(at, "app.py")
     if info is not registry.HOME:
-        at.switch_page(info.path).run()
+        at.switch_page(info.path)
+    at.run()
     assert_clean(at, info.path)
     # app.py must have run (navigation + global settings), not the page file on its own
     assert [w.key for w in at.toggle if w.key == "present"], f"{info.path} ran without app.py's sidebar"

@@ -8,8 +8,10 @@ goes from page to page by the sidebar's links (the projector by Next), as a read
 - every view, every tab: no exception box, error box, page error or request to another host; figures whose text
   resolves, whose titles, legends and labels stay apart and inside, and whose named series keep their colour;
   no mention of notes the reader cannot see; axe-core's WCAG 2.2 A/AA audit (light on every tab, the whole page on
-  the first and the lesson's column on the others, which is all a tab changes; dark on every tab with the rules a
-  colour scheme can change; the projector and the phone on the first, as a student meets them);
+  the first and the lesson's column on the others, which is all a tab changes; dark with the rules a colour scheme
+  can change; the projector and the phone on the first, as a student meets them). Dark opens each page's first
+  tab only: it changes colours only, and every tab's dark figures are built, with plotly's checks, by
+  tests/test_figures_unchecked.py;
 - light: app.py's sidebar is there, every chart is a figure named by its alt text with a "Show the numbers"
   table (and, with POSENC_SCREENSHOTS=1, a whole-page screenshot of every tab in tests/artifacts/screenshots/);
 - projector and phone (lessons): the first figure starts in the top 40% of the first screen with at most four
@@ -23,9 +25,11 @@ goes from page to page by the sidebar's links (the projector by Next), as a read
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
+import time
 from pathlib import Path
 from urllib.parse import urlparse
 
@@ -41,6 +45,7 @@ SHOTS = HERE / "artifacts" / "screenshots"
 # a whole-page screenshot of every tab, to look at (POSENC_SCREENSHOTS=1): an artifact, not a check, and each one
 # resizes the page twice (tests/screens.py takes them on demand)
 SCREENSHOTS = os.environ.get("POSENC_SCREENSHOTS", "0").lower() in ("1", "on", "true", "yes")
+TIMES = os.environ.get("POSENC_VIEW_TIMES")
 FIGURE_CHECK_JS = (HERE / "figure_check.js").read_text()
 LAYOUT_CHECK_JS = (HERE / "layout_check.js").read_text()
 LESSONS = [p for p in registry.all_pages() if p is not registry.HOME]
@@ -321,45 +326,70 @@ def tabs(page):
     return page.locator('[data-testid="stMain"] [role="tab"]')
 
 
+@contextlib.contextmanager
+def _timed(view: a11y_audit.View, info, step: str):
+    """With POSENC_VIEW_TIMES=<file>, each step of a visit appends "view, page, step, seconds" to the file
+    (where a view's time goes: opening, tabs, axe, the checks)."""
+    start = time.perf_counter()
+    yield
+    if TIMES:
+        with open(TIMES, "a") as out:
+            out.write(f"{view.name}\t{info.url_path}\t{step}\t{time.perf_counter() - start:.3f}\n")
+
+
 def visit(page, errors: list[str], url: str, info, view: a11y_audit.View) -> None:
     """Open ``info`` in ``view`` once and run every check of that view on the page and each of its tabs."""
     errors.clear()
-    open_view(page, url, info, view)
+    with _timed(view, info, "open"):
+        open_view(page, url, info, view)
     lesson = info in LESSONS  # not the home page, not the checkpoint page
     first = f"{info.url_path} [{view.name}]"
     if view.name == "light":
-        assert page.get_by_text("Compute backend").count() == 1, "app.py's sidebar is missing (legacy pages mode?)"
+        backend = page.get_by_text("Compute backend")
+        backend.first.wait_for(state="attached", timeout=10000)  # the sidebar's settings follow the lesson's links
+        assert backend.count() == 1, "app.py's sidebar is missing (legacy pages mode?)"
     if lesson and (view.present or view.phone):
-        check_first_screen(page, view, first)
+        with _timed(view, info, "first_screen"):
+            check_first_screen(page, view, first)
     if view.phone:
-        check_phone(page, first)
+        with _timed(view, info, "phone"):
+            check_phone(page, first)
     labels = [tabs(page).nth(i).inner_text().strip() for i in range(tabs(page).count())] or [""]
+    labels = labels if view.later_tabs else labels[:1]
     asked = 0
     for index, label in enumerate(labels):
         if index:  # a lesson's tabs are lazy sections: opening one is a run
-            assert settle_after(page, tabs(page).nth(index).click), f"{info.url_path}: tab {label!r} started no run"
+            with _timed(view, info, "tab"):
+                assert settle_after(page, tabs(page).nth(index).click), \
+                    f"{info.url_path}: tab {label!r} started no run"
         where = f"{info.url_path} / {label or 'page'} [{view.name}]"
         check_clean(page, errors, where)
-        check_figures(page, where)
-        check_text(page, where)
+        with _timed(view, info, "figures_text"):
+            check_figures(page, where)
+            check_text(page, where)
         if (view.present or view.phone) and (index or not lesson):  # a lesson's first tab: check_first_screen
-            report = page.evaluate(LAYOUT_CHECK_JS)
+            with _timed(view, info, "layout"):
+                report = page.evaluate(LAYOUT_CHECK_JS)
             check_formulas(report, view, where)
             check_room(report, where)
             check_elided(report, where)
         if index == 0 or view.every_tab:
-            check_axe(page, view, where, first_tab=index == 0)
+            with _timed(view, info, "axe"):
+                check_axe(page, view, where, first_tab=index == 0)
         if view.name == "light":
-            check_text_alternatives(page, where)
+            with _timed(view, info, "alt"):
+                check_text_alternatives(page, where)
         if view.name == "light" and SCREENSHOTS:
             screenshot(page, info.url_path + (f"--{index}" if index else ""), view.width, view.height)
         if view.present and lesson:
-            asked += check_questions(page, where)
+            with _timed(view, info, "questions"):
+                asked += check_questions(page, where)
             check_clean(page, errors, f"{where}, questions answered")
     if view.present and lesson:
         assert asked, f"{info.url_path}: no predict-then-reveal question found"
         if info is not LESSONS[-1]:  # the last lesson has no Next
-            check_next(page, info, first)
+            with _timed(view, info, "next"):
+                check_next(page, info, first)
     _ENDED_CLEAN.add(id(page))
 
 

@@ -20,8 +20,7 @@ def _page(url_path: str, **query) -> AppTest:
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120)
     for key, value in query.items():
         at.query_params[key] = value
-    at.run()
-    at.switch_page(BY_URL[url_path].path).run()
+    at.switch_page(BY_URL[url_path].path).run()  # the page's own address: its first run
     assert not at.exception, [e.value for e in at.exception]
     assert not at.error, [e.value for e in at.error]
     return at

@@ -1,13 +1,19 @@
 """The kit builds figures without plotly's property checks (page_kit/figures/cache.py, for speed): every figure
-on every tab of every page must reach the browser as the figure built with the checks on."""
+on every tab of every page must reach the browser as the figure built with the checks on.
+
+The pages run in the dark scheme (a server whose base theme is dark, as before a browser reports its own): every
+other AppTest runs them light, and the browser's dark view opens only each page's first tab, so this is where every
+tab's dark figures are built and checked."""
 
 from __future__ import annotations
 
 import json
 
 import pytest
+from streamlit import config
 
 from page_kit import registry
+from page_kit.controls.settings import PAGE_BACKGROUND
 from page_kit.figures import cache
 from tests.apptest_pages import chart_figures, load, open_tab, reveal_answers, tab_groups
 
@@ -41,7 +47,9 @@ def _every_tab(info) -> dict[str, dict]:
 @pytest.fixture
 def uncached(monkeypatch):
     monkeypatch.setattr(cache, "ENABLED", False)  # every figure is built in the pass that sends it
+    config.set_option("theme.base", "dark")
     yield
+    config.set_option("theme.base", None)
     cache.CHECKED = False
 
 
@@ -53,6 +61,8 @@ def test_unchecked_figures_are_the_checked_ones(info, uncached):
     sent = _every_tab(info)
     if not checked:
         pytest.skip(f"{info.url_path} draws no figure at its defaults")
+    assert all(figure["layout"]["template"]["layout"]["paper_bgcolor"] == PAGE_BACKGROUND[True]
+               for figure in checked.values()), f"{info.url_path}: a figure is not drawn in the dark scheme"
     assert sent.keys() == checked.keys()
     differences = [f"{where}: {difference}" for where in checked
                    for difference in _differences(sent[where], checked[where])]

@@ -23,8 +23,8 @@ function loadPlotly() {
   return window.__posencPlotly;
 }
 
-// Counters the browser test and the bench read: draws (Plotly.react calls finished), mounts, and aheadDraws
-// (hero frames drawn before the server answered).
+// Counters the browser test and the bench read: draws (Plotly.react calls finished), mounts, aheadDraws
+// (hero frames drawn before the server answered) and widthDraws (redraws fitted to a new column width).
 function count(name, by = 1) {
   window.__posencCharts = window.__posencCharts || { draws: 0, mounts: 0 };
   window.__posencCharts[name] = (window.__posencCharts[name] || 0) + by;
@@ -308,6 +308,7 @@ function followWidth(root, plot, parentElement) {
         return;
       }
       // fitted again for the new width; Plotly sizes an unchanged figure anew only when asked to
+      count("widthDraws");
       draw(root, plot, parentElement, root.__drawnJson, root.__drawn, root.__config, false)
         .then(([Plotly]) => Plotly.Plots.resize(plot))
         .catch((error) => { plot.textContent = String(error); });
