@@ -17,6 +17,7 @@ from posenc_core.rope import (
     fope_demo_coefficients,
     fope_distance_scores,
     fope_inv_freq,
+    fope_mix_by_pair,
     fope_rotate,
 )
 
@@ -166,3 +167,15 @@ def test_clipped_pairs_do_not_depend_on_position(d, base, length, pad, seed):
 def test_refusals_name_the_field(call, match):
     with pytest.raises(ValueError, match=match):
         call()
+
+
+def test_the_mix_by_pair_lays_a_head_over_its_pairs_and_leaves_the_clipped_ones_empty():
+    freqs = fope_inv_freq(128, 5e6, 262144)
+    coef = fope_demo_coefficients(4, freqs.n_kept, 0.5, 0).cos_coef[0]
+    grid = fope_mix_by_pair(coef, 128)
+    assert grid.shape == (freqs.n_kept, 64)
+    np.testing.assert_array_equal(grid[:, :freqs.n_kept], coef.astype(np.float64))
+    assert np.isnan(grid[:, freqs.n_kept:]).all() and freqs.n_clipped == 64 - freqs.n_kept
+    for bad, field in (((np.eye(2)[:1], 8), "coef"), ((np.eye(5), 8), "coef"), ((np.eye(2), 7), "rotary_dim")):
+        with pytest.raises(ValueError, match=field):
+            fope_mix_by_pair(*bad)

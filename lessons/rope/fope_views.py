@@ -8,14 +8,13 @@ from __future__ import annotations
 
 import math
 
-import numpy as np
 import streamlit as st
 
 from page_kit import classroom, controls, figures, hero
 from page_kit.chart.render import show
 from page_kit.lesson import formula, notice
 from page_kit.lesson.code_lines import fold
-from posenc_core.rope import fope_demo_coefficients, fope_distance_scores, fope_inv_freq
+from posenc_core.rope import fope_demo_coefficients, fope_distance_scores, fope_inv_freq, fope_mix_by_pair
 
 LENGTHS = [4096, 8192, 32768, 131072, 262144]
 GAINS = [0.1, 0.5, 1.0]
@@ -64,8 +63,7 @@ def scores_chart(d: int, base, train: int, gain: float, fseed: int) -> figures.C
 
 def mix_chart(d: int, base: float, train: int, gain: float, fseed: int) -> figures.Chart:
     _, freqs, cos_coef = fope_view(d, float(base), train, float(gain), fseed)
-    grid = np.full((freqs.n_kept, d // 2), np.nan)  # (D, d/2): the clipped output pairs hold no mix
-    grid[:, :freqs.n_kept] = cos_coef
+    grid = fope_mix_by_pair(cos_coef, d)  # (D, d/2), NaN where the clipped pairs take no mix
     shade = [(freqs.n_kept - 0.5, d // 2 - 0.5, "clipped: cos 1, sin 1")] if freqs.n_clipped else []
     return figures.heatmap(
         grid, title="cos_coef of KV head 0 (demo, not a checkpoint's)", x_title="output pair d",

@@ -25,6 +25,7 @@ from .fope import (
     fope_demo_coefficients,
     fope_distance_scores,
     fope_inv_freq,
+    fope_mix_by_pair,
     fope_rotate,
 )
 from .frequencies import (
@@ -98,5 +99,6 @@ __all__ = [
     "rope_turns", "CallEvent", "CallPattern", "DynamicCalls", "ConversionScores", "CosTable", "LayoutCheck",
     "ModelCosts", "AngleErrorCurve", "AnglesInDtype", "PowDifference", "DecayCurves", "MeanAbsScores",
     "PairRotation", "PairShiftScores", "PairTurns", "FOPE_SIN_PADS", "FopeCoefficients", "FopeFrequencies",
-    "FopeScores", "fope_cos_sin", "fope_demo_coefficients", "fope_distance_scores", "fope_inv_freq", "fope_rotate",
+    "FopeScores", "fope_cos_sin", "fope_demo_coefficients", "fope_distance_scores", "fope_inv_freq", "fope_mix_by_pair",
+    "fope_rotate",
 ]

@@ -28,6 +28,7 @@ __all__ = [
     "fope_cos_sin",
     "fope_demo_coefficients",
     "fope_distance_scores",
+    "fope_mix_by_pair",
     "fope_inv_freq",
     "fope_rotate",
 ]
@@ -140,6 +141,34 @@ def _coefficients(cos_coef: ArrayLike, sin_coef: ArrayLike, n_freq: int) -> tupl
         raise ValueError(f"cos_coef and sin_coef must have the same shape; got {cos_c.shape} and {sin_c.shape}.")
     as_int("n_kv_heads", cos_c.shape[0], minimum=1, maximum=MAX_HEADS)
     return cos_c, sin_c
+
+
+def fope_mix_by_pair(coef: ArrayLike, rotary_dim: int) -> np.ndarray:
+    """One KV head's (D, D) coefficient mix over the rotary dimensions' output pairs, as a grid to look at.
+
+    Output pair d < D takes column d of the mix; the pairs from D to rotary_dim / 2 are the clipped ones, which vLLM
+    pads (cos 1, sin ``sin_pad``) instead of mixing, so their columns hold NaN.
+
+    Args:
+        coef: (D, D) one KV head's ``cos_coef`` or ``sin_coef``.
+        rotary_dim: rotated dimensions (even, at least 2·D).
+
+    Returns:
+        (D, rotary_dim / 2) float64.
+
+    >>> import posenc_core as pc
+    >>> pc.rope.fope_mix_by_pair([[1.0]], 4).tolist()
+    [[1.0, nan]]
+    """
+    c = np.asarray(coef, dtype=np.float64)
+    r = as_even_dim("rotary_dim", rotary_dim)
+    if c.ndim != 2 or c.shape[0] != c.shape[1] or c.shape[0] == 0:
+        raise ValueError(f"coef must be one KV head's (D, D) mix; got shape {c.shape}.")
+    if c.shape[0] > r // 2:
+        raise ValueError(f"coef mixes {c.shape[0]} frequencies, more than the {r // 2} pairs of rotary_dim {r}.")
+    grid = np.full((c.shape[0], r // 2), np.nan)  # (D, r/2): the clipped output pairs hold no mix
+    grid[:, :c.shape[0]] = c
+    return grid
 
 
 def fope_cos_sin(positions: ArrayLike, head_size: int, rotary_dim: int, base: float, max_position_embeddings: int,
