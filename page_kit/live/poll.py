@@ -19,6 +19,7 @@ import streamlit as st
 
 from live_class import ClassError, ClassUnreachable
 from live_class.rules import Names
+from live_class.store import RoomState
 from page_kit import live
 from page_kit.live import outbox as live_outbox
 
@@ -39,10 +40,11 @@ class RoomReading:
     names: tuple[Names, Names] | None = None
 
 
-def read_room(question: str, options: Sequence[str], answer: int) -> RoomReading:
-    """The room as the teacher's row under ``question`` draws it (ClassError when it cannot be read)."""
+def read_room(question: str, options: Sequence[str], answer: int, state: RoomState | None = None) -> RoomReading:
+    """The room as the teacher's row under ``question`` draws it (ClassError when it cannot be read); ``state``:
+    the room as just read, for several questions at once."""
     room, key = live.code(), ss.get("live_key")
-    state = live.classroom().room(room)
+    state = state if state is not None else live.classroom().room(room)
     round = state.round_of(question)
     counts = tuple(tuple(live.classroom().counts(room, question, len(options), r)) for r in range(1, round + 1))
     moved = live.classroom().shift(room, key, question, answer) if round == 2 else None
@@ -58,14 +60,15 @@ def drawn(question: str, options: Sequence[str], answer: int, reading: RoomReadi
 
 def _room_moved() -> bool:
     """Whether any question's row on the teacher's page shows less than the room holds now."""
-    shown = ss.get("live_drawn", {})
-    for question, (options, answer) in list(ss.get("live_watched", {}).items()):
-        try:
-            if read_room(question, options, answer) != shown.get(question):
-                return True
-        except ClassError:
-            return False  # unreachable or ended: the row's last reading stays, the sidebar says why
-    return False
+    shown, watched = ss.get("live_drawn", {}), ss.get("live_watched", {})
+    if not watched:
+        return False
+    try:
+        state = live.classroom().room(live.code())  # once for every question on the page
+        return any(read_room(question, options, answer, state) != shown.get(question)
+                   for question, (options, answer) in list(watched.items()))
+    except ClassError:
+        return False  # unreachable or ended: the rows' last readings stay, the sidebar says why
 
 
 def watch(url_path: str) -> None:
