@@ -9,7 +9,6 @@ from page_kit import figures, registry
 from page_kit.figures import animation
 from page_kit.figures.animation import MAX_FRAME_BYTES
 from tests import apptest_pages
-from tests.conftest import ROOT
 
 HERO_PAGES = {"sinusoidal": "play_base", "rope": "play_m", "extension": "play_s", "alibi": "play_ctx"}
 BY_URL = {p.url_path: p for p in registry.all_pages()}
@@ -17,13 +16,7 @@ LESSONS = [p for p in registry.all_pages() if p is not registry.HOME]
 
 
 def _page(url_path: str, **query) -> AppTest:
-    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120)
-    for key, value in query.items():
-        at.query_params[key] = value
-    at.switch_page(BY_URL[url_path].path).run()  # the page's own address: its first run
-    assert not at.exception, [e.value for e in at.exception]
-    assert not at.error, [e.value for e in at.error]
-    return at
+    return apptest_pages.load(BY_URL[url_path], **query)
 
 
 def _line(y):

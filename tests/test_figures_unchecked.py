@@ -47,9 +47,10 @@ def _every_tab(info) -> dict[str, dict]:
 @pytest.fixture
 def uncached(monkeypatch):
     monkeypatch.setattr(cache, "ENABLED", False)  # every figure is built in the pass that sends it
+    before = config.get_option("theme.base")
     config.set_option("theme.base", "dark")
     yield
-    config.set_option("theme.base", None)
+    config.set_option("theme.base", before)
     cache.CHECKED = False
 
 

@@ -262,13 +262,7 @@ def _room_answers(question: str, options: Sequence[str], answer: int) -> None:
     spread = row.toggle("Spread", key=f"live_spread_{question}", help="The room's answers, per option and vote.")
     who = row.toggle("Who", key=f"live_who_{question}", help="Nicknames of who answered and who has not yet. "
                      "Only your screen shows them: keep this off while projecting.")
-    if who and reading.names is None:  # just switched on: this run of the row reads them
-        try:
-            reading = live_poll.read_room(question, options, answer)
-        except ClassError:
-            return
-        live_poll.drawn(question, options, answer, reading)
-    if who:
+    if who and reading.names is not None:  # read above: the toggle's value is in the session before this run
         done_names, waiting = reading.names
         st.html(f'<div class="live-who">{live_teacher.names("Answered:", done_names)}'
                 f'{live_teacher.names("Not yet:", waiting)}</div>')

@@ -28,8 +28,8 @@ __all__ = [
     "fope_cos_sin",
     "fope_demo_coefficients",
     "fope_distance_scores",
-    "fope_mix_by_pair",
     "fope_inv_freq",
+    "fope_mix_by_pair",
     "fope_rotate",
 ]
 
