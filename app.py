@@ -6,6 +6,7 @@ import streamlit as st
 
 from page_kit import live
 from page_kit.controls import settings
+from page_kit.i18n import _, choice
 from page_kit.lesson import a11y, course, course_panel, guard, report_unexpected
 from page_kit.live import panel as live_panel
 from page_kit.navigation import sidebar as nav
@@ -27,15 +28,16 @@ st.set_page_config(page_title="PosEnc Explorer", page_icon=FAVICON, layout="wide
                    initial_sidebar_state="collapsed" if presenting else "auto")
 
 
+language = choice.choose()  # the address's ?lang=, the reader's choice, or the browser's language (page_kit/i18n)
 home, sections = nav.pages()
 # Streamlit routes every URL path; the sidebar's list is ours, valid for screen readers (nav.py).
 routes = {"": [home, nav.checkpoint_page()], **{title: list(pages) for title, pages in sections.items()}}
 navigation = nav.runnable(st.navigation(routes, position="hidden"))
-st.set_page_config(page_title=f"{navigation.title} · PosEnc Explorer")  # each lesson names its browser tab
+st.set_page_config(page_title=f"{_(navigation.title)} · PosEnc Explorer")  # each lesson names its browser tab
 course.arrive(navigation.url_path)  # the learner's progress, kept in their browser (page_kit/lesson/course.py)
 nav.sidebar_links([("", [home]), *sections.items()], course_panel.marks(navigation.url_path))
 course_panel.announce()  # whether a progress link or code was taken
-settings.sidebar()  # imports torch, when present, to ask for CUDA
+settings.sidebar(language)  # imports torch, when present, to ask for CUDA
 with guard():  # the class never takes the lesson down: a store that cannot be reached is one sentence
     live.begin()  # a live class: join from the link, read the room once for this run
     live_panel.sidebar(navigation.url_path)  # in a class, also the room's 1 s poll (page_kit/live/poll.py)

@@ -7,7 +7,7 @@ may change their answer to read the other explanations, and the score counts the
 
 import streamlit as st
 
-from page_kit import course, header, registry
+from page_kit import _, course, header, ngettext, registry
 from page_kit.lesson import checkpoints, misconceptions
 
 SECTIONS = [s for s in registry.SECTIONS if checkpoints.questions(s.key)]
@@ -17,23 +17,26 @@ TITLES = {s.key: s.title for s in SECTIONS}
 def _verdict(question: checkpoints.CheckpointQuestion, picked: int) -> None:
     """Right or not, why, and for a wrong answer the belief it stands for and the lesson to read again."""
     if picked == question.answer:
-        st.success(f"Right. {question.why}", icon=":material/check_circle:")
+        st.success(_("Right.") + f" {question.why}", icon=":material/check_circle:")
         return
-    st.info(f"Not quite: the answer is *{question.options[question.answer]}*. {question.why}",
+    st.info(_("Not quite: the answer is *{answer}*.").format(answer=question.options[question.answer])
+            + f" {question.why}",
             icon=":material/lightbulb:")
     belief = misconceptions.for_question(question.key, len(question.options), question.answer)[picked]
     if belief:
-        st.markdown(f"**The belief behind that answer:** {belief}.")
+        st.markdown(_("**The belief behind that answer:** {belief}.").format(belief=belief))
     lesson = registry.page(question.lesson)
     if lesson is not None:
-        st.page_link(lesson.path, label=f"Revisit: {lesson.title}", icon=":material/replay:")
+        st.page_link(lesson.path, label=_("Revisit: {title}").format(title=_(lesson.title)), icon=":material/replay:")
 
 
 def _ask(number: int, count: int, question: checkpoints.CheckpointQuestion) -> bool | None:
     """One question in its box; True / False once answered (right or not), None before."""
     with st.container(border=True, key=f"checkpoint_{question.key}"):
-        st.markdown(f"**Question {number} of {count}.** {question.question}")
-        picked = st.radio(f"Question {number} of {count}", range(len(question.options)), index=None,
+        st.markdown("**" + _("Question {number} of {count}.").format(number=number, count=count) + "** "
+                    + question.question)
+        picked = st.radio(_("Question {number} of {count}").format(number=number, count=count),
+                          range(len(question.options)), index=None,
                           format_func=lambda i: question.options[i], key=f"answer_{question.key}",
                           label_visibility="collapsed")
         if picked is None:
@@ -44,19 +47,20 @@ def _ask(number: int, count: int, question: checkpoints.CheckpointQuestion) -> b
 
 
 if not SECTIONS:
-    header("Checkpoint", "No section has a checkpoint yet.")
+    header(_("Checkpoint"), _("No section has a checkpoint yet."))
 else:
     key = st.query_params.get("section", "")
     if key not in TITLES:  # no section, or one the course does not have: the first section's checkpoint
         key = st.query_params["section"] = SECTIONS[0].key
     asked = checkpoints.questions(key)
-    header(f"Checkpoint: {TITLES[key]}",
-           f"{len(asked)} questions on this section's lessons. Answer each one: the explanation follows at once, "
-           "and a wrong answer names the belief behind it and the lesson to read again. Your first answers join "
-           "your progress.")
+    header(_("Checkpoint: {section}").format(section=_(TITLES[key])),
+           ngettext("{n} question on this section's lessons.", "{n} questions on this section's lessons.",
+                    len(asked)).format(n=len(asked)) + " "
+           + _("Answer each one: the explanation follows at once, and a wrong answer names the belief behind it "
+               "and the lesson to read again. Your first answers join your progress."))
     results = [_ask(number, len(asked), q) for number, q in enumerate(asked, start=1)]
     if None not in results:
         right = course.checkpoint_right(key)
-        st.markdown(f"**Your first tries:** {right} of {len(asked)} right. Change an answer to read the other "
-                    "explanations; your progress keeps the first.")
+        st.markdown(_("**Your first tries:** {right} of {n} right.").format(right=right, n=len(asked)) + " "
+                    + _("Change an answer to read the other explanations; your progress keeps the first."))
     course.next_up(course.CHECKPOINT_PATH, key)

@@ -25,6 +25,7 @@ from page_kit.chart.hero_frames import hero
 from page_kit.chart.render import show
 from page_kit.controls.settings import current_backend, presentation
 from page_kit.figures import Chart
+from page_kit.i18n import N_, _, ngettext
 from page_kit.lesson import (
     Stage,
     classroom,
@@ -46,6 +47,6 @@ from page_kit.runtime import cached_signatures
 
 cached_signatures.install()  # every st.cache_data call of the app goes through it
 
-__all__ = ["Chart", "Stage", "classroom", "controls", "course", "current_backend", "figures", "fmt", "formula", "guard",
-           "header", "hero", "literal", "live", "notice", "presentation", "registry", "sections", "see_also", "show",
-           "source", "stage", "why"]
+__all__ = ["N_", "_", "Chart", "Stage", "ngettext", "classroom", "controls", "course", "current_backend", "figures",
+           "fmt", "formula", "guard", "header", "hero", "literal", "live", "notice", "presentation", "registry",
+           "sections", "see_also", "show", "source", "stage", "why"]

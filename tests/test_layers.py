@@ -1,5 +1,5 @@
 """Imports point down and never in a circle: app.py -> lessons -> page_kit -> posenc_core, and inside page_kit
-its rooms: lesson -> chart -> controls -> runtime, navigation, live, figures (ROOMS).
+its rooms: lesson -> chart -> controls -> runtime, navigation, live, figures -> i18n (ROOMS).
 
 Read from the source text (every import, those inside functions too: a lazy import hides a cycle from Python,
 not from a reader), so a module that is never imported by a test is checked as well.
@@ -23,18 +23,20 @@ FORBIDDEN = {
 
 # page_kit's rooms, top to bottom; each imports only the rooms listed for it (and itself), and none imports the
 # package root (page_kit/__init__.py, what pages import):
-#   lessons, app.py  ->  page_kit  ->  lesson  ->  chart  ->  controls  ->  runtime, navigation, live, figures
-# The four base rooms import no other room: figures holds the builders, their cache and the frames payload;
+#   lessons, app.py  ->  page_kit  ->  lesson  ->  chart  ->  controls  ->  runtime, navigation, live, figures  ->  i18n
+# i18n (the reader's language and its catalogues) is the floor: every room may speak, and i18n imports no room.
+# The four base rooms import no other room but i18n: figures holds the builders, their cache and the frames payload;
 # controls the URL-bound widgets, the drag slider and the slider specs a figure's event is snapped to; chart puts
 # a figure on the page (render, the chart element, hero frames, the figure as a control); lesson the rest of a page.
 ROOMS = {
-    "runtime": set(),
-    "navigation": set(),
-    "live": set(),
-    "figures": set(),
-    "controls": {"figures", "runtime", "navigation", "live"},
-    "chart": {"figures", "controls", "runtime"},
-    "lesson": {"figures", "controls", "chart", "runtime", "navigation", "live"},
+    "i18n": set(),
+    "runtime": {"i18n"},
+    "navigation": {"i18n"},
+    "live": {"i18n"},
+    "figures": {"i18n"},
+    "controls": {"i18n", "figures", "runtime", "navigation", "live"},
+    "chart": {"i18n", "figures", "controls", "runtime"},
+    "lesson": {"i18n", "figures", "controls", "chart", "runtime", "navigation", "live"},
 }
 
 

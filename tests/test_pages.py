@@ -77,7 +77,7 @@ def test_every_widget_changes_and_every_slider_reaches_both_ends(info, tab_key, 
 
 
 def _change_each_widget(at: AppTest, info) -> None:
-    main_keys = {w.key for w in at.sidebar.get("radio")} | {w.key for w in at.sidebar.get("toggle")}
+    main_keys = {w.key for kind in ("radio", "toggle", "selectbox") for w in at.sidebar.get(kind)}  # global settings
     kinds = ("slider", "select_slider", "selectbox", "radio", "segmented_control", "toggle", "checkbox",
              "number_input")
     changed = 0

@@ -7,11 +7,12 @@ import streamlit as st
 import posenc_core as pc
 from page_kit.controls import url_values as _url
 from page_kit.figures.theme import FIGURE_ROOM_VH, MIN_TEXT_PX, PHONE_DOCK_VH
+from page_kit.i18n import N_, Language, _, choice
 
 BACKEND_LABELS = {"numpy": "numpy", "torch": "torch (CPU)", "torch-cuda": "torch (CUDA)"}
 # why a backend is unavailable, from the code pc.available_backends() gives
-UNAVAILABLE_BECAUSE: dict[str, str] = {"no_torch": "torch is not installed",
-                                       "no_cuda": "no CUDA device found"}
+UNAVAILABLE_BECAUSE: dict[str, str] = {"no_torch": N_("torch is not installed"),
+                                       "no_cuda": N_("no CUDA device found")}
 
 PRESENTATION_CSS = """
 <style>
@@ -148,24 +149,26 @@ PRESENT_KEYS = {"previous": "pageup", "next": "pagedown", "previous section": "s
                 "next section": "shift+pagedown", "exit": "escape"}
 
 
-def sidebar() -> None:
+def sidebar(language: Language) -> None:
     """Draw the global controls; app.py calls this once per run, before the page."""
     with st.sidebar:
-        st.markdown("**Settings**")
+        st.markdown("**" + _("Settings") + "**")
+        choice.switch(language)
         availability = pc.available_backends()
         usable = [b for b, status in availability.items() if status == "usable"]
-        st.radio("Compute backend", usable, key="backend", format_func=BACKEND_LABELS.get,
-                 help="Where the core computes. torch runs on the GPU when one is present.")
+        st.radio(_("Compute backend"), usable, key="backend", format_func=BACKEND_LABELS.get,
+                 help=_("Where the core computes. torch runs on the GPU when one is present."))
         for name, status in availability.items():
             if status != "usable":
-                st.caption(f":gray[{BACKEND_LABELS[name]}: unavailable ({UNAVAILABLE_BECAUSE[status]})]")
+                st.caption(":gray[" + _("{backend}: unavailable ({reason})").format(
+                    backend=BACKEND_LABELS[name], reason=_(UNAVAILABLE_BECAUSE[status])) + "]")
         backend, device = current_backend()
-        st.caption(f"Computing with **{backend}** on **{device}**.")
+        st.caption(_("Computing with **{backend}** on **{device}**.").format(backend=backend, device=device))
         _url.fix("present", _url.boolean)  # checked before Streamlit reads the link, as every bound control
-        st.toggle("Presentation mode", key="present", bind="query-params",
-                  help="Larger fonts and less chrome, for a projector.")
-        st.segmented_control("Figure export format", ["png", "svg"], key="export", default="png",
-                             help="Format of the camera button in each figure's toolbar.")
+        st.toggle(_("Presentation mode"), key="present", bind="query-params",
+                  help=_("Larger fonts and less chrome, for a projector."))
+        st.segmented_control(_("Figure export format"), ["png", "svg"], key="export", default="png",
+                             help=_("Format of the camera button in each figure's toolbar."))
         theme_switch()
     # Streamlit sets no page-level CSS variable for its background: the pinned bar, the docked controls and the
     # formula scroll cue need it to cover what scrolls under them, in the theme being shown
@@ -191,6 +194,7 @@ _THEME_SCRIPT = """
 </script>
 """
 THEMES = {"Light": ":material/light_mode:", "Dark": ":material/dark_mode:"}
+THEME_NAMES = {"Light": N_("Light"), "Dark": N_("Dark")}
 
 
 def _theme_changed() -> None:
@@ -204,9 +208,9 @@ def theme_switch() -> None:
     from page_kit.navigation.registry import routed_pages
 
     current = "Dark" if dark() else "Light"
-    st.segmented_control("Theme", list(THEMES), key="theme_choice", default=current, on_change=_theme_changed,
-                         format_func=lambda name: f"{THEMES[name]} {name}",
-                         help="Colours of the whole app and its figures; kept in this browser.")
+    st.segmented_control(_("Theme"), list(THEMES), key="theme_choice", default=current, on_change=_theme_changed,
+                         format_func=lambda name: f"{THEMES[name]} {_(THEME_NAMES[name])}",
+                         help=_("Colours of the whole app and its figures; kept in this browser."))
     choice = st.session_state.pop("theme_apply", None)
     if choice in THEMES and choice != current:
         paths = [""] + [page.url_path for page in routed_pages()]
@@ -242,6 +246,8 @@ _PRESENT_BUTTONS = {"previous section": (":material/keyboard_double_arrow_left:"
                     "previous": (":material/chevron_left:", False),
                     "next": (":material/chevron_right:", True),
                     "next section": (":material/keyboard_double_arrow_right:", True)}
+_PRESENT_ROLES = {"previous section": N_("Previous section"), "previous": N_("Previous"), "next": N_("Next"),
+                  "next section": N_("Next section")}
 
 
 def presentation_bar(groups, current) -> None:
@@ -256,27 +262,29 @@ def presentation_bar(groups, current) -> None:
     for role, (icon, after) in _PRESENT_BUTTONS.items():
         if role == "next":
             bar.caption(f"{number} / {total}",
-                        help=f"Section: {links['here'][0]}. Keys (or a presenter's clicker): PageDown / PageUp for "
-                             "the next / previous lesson, with Shift for sections; Escape leaves presentation mode.")
+                        help=_("Section: {section}. Keys (or a presenter's clicker): PageDown / PageUp for the next "
+                               "/ previous lesson, with Shift for sections; Escape leaves presentation mode.").format(
+                            section=_(links["here"][0])))
         target = links[role]
         # One row at 1,280 px whatever the titles (the longest is 48 characters): only the next lesson is named
         # on its button; the double arrows say which way a section lies, and every tooltip names its target.
-        label = target[1].title if role == "next" and target else "Section" if role.endswith("section") else \
-            role.capitalize()
-        name = (target[0] if role.endswith("section") else target[1].title) if target else "none"
+        label = _(target[1].title) if role == "next" and target else _("Section") if role.endswith("section") else \
+            _(_PRESENT_ROLES[role])
+        name = _(target[0] if role.endswith("section") else target[1].title) if target else _("none")
         if bar.button(label, key=f"present_{role.replace(' ', '_')}", icon=icon,
                       icon_position="right" if after else "left", type="tertiary", disabled=target is None,
                       shortcut=PRESENT_KEYS[role],
-                      help=f"{role.capitalize()}: {name} (key: {PRESENT_KEYS[role]})"):
+                      help=_("{role}: {name} (key: {key})").format(role=_(_PRESENT_ROLES[role]), name=name,
+                                                                    key=PRESENT_KEYS[role])):
             chosen = target
-    if bar.button("Class", key="present_class", icon=":material/groups:", type="tertiary",
-                  help="A live class: start a room (or show its join code) for the students to answer together."):
+    if bar.button(_("Class"), key="present_class", icon=":material/groups:", type="tertiary",
+                  help=_("A live class: start a room (or show its join code) for the students to answer together.")):
         from page_kit.live import panel as live_panel  # the class panel imports the store; only a click here needs it
 
         live_panel.open_from_bar(current.url_path)
-    bar.button("Exit (Esc)", key="present_exit", icon=":material/close_fullscreen:", type="secondary",
+    bar.button(_("Exit (Esc)"), key="present_exit", icon=":material/close_fullscreen:", type="secondary",
                on_click=_leave_presentation, shortcut=PRESENT_KEYS["exit"],
-               help="Back to the normal layout with the navigation sidebar (key: escape).")
+               help=_("Back to the normal layout with the navigation sidebar (key: escape)."))
     if chosen is not None:
         st.switch_page(chosen[1], query_params={})  # the default clears the URL, which bound widgets forbid
 

@@ -15,9 +15,10 @@ import streamlit as st
 from page_kit.controls import url_values as _url
 from page_kit.controls.folds import folded, is_unseen, unseen  # noqa: F401 (pages take them from here)
 from page_kit.controls.settings import presentation
+from page_kit.i18n import _, coverage, current
 from page_kit.lesson import formula_lines, guide
 from page_kit.navigation.registry import page
-from page_kit.navigation.sidebar import TAB_KEY
+from page_kit.navigation.sidebar import TAB_KEY, shown_page
 
 
 def fmt(value, digits: int = 4) -> str:
@@ -49,7 +50,15 @@ def header(title: str, intro: str, guide_steps: Sequence[guide.Step] = ()) -> No
         with st.container(horizontal=True, vertical_alignment="center", gap="small", key="lesson_title"):
             st.title(title)
             guide.start_button(guide_steps)
+    english_only_note()
     st.markdown(intro)
+
+
+def english_only_note() -> None:
+    """Under the title of a page its reader's language does not cover yet: say that its text is English."""
+    info = page(shown_page() or "")
+    if info is not None and not coverage.page_translated(info.path, current()):
+        st.caption(":material/translate: " + _("This lesson's text is not translated yet: it is shown in English."))
 
 
 @dataclass(frozen=True)
@@ -68,7 +77,7 @@ class Stage:
     def walk(self, tabs: Sequence[tuple[str, Callable]], *args, key: str = TAB_KEY, **kwargs) -> None:
         """The lesson's tabs from its ``TABS`` list of (label, function): only the open one runs, as
         ``function(*args, **kwargs)`` inside its tab, so a lesson reads as one small function per tab."""
-        for tab, (_, draw) in zip(self.sections([label for label, _ in tabs], key), tabs, strict=True):
+        for tab, (_label, draw) in zip(self.sections([label for label, _draw in tabs], key), tabs, strict=True):
             if tab.open:
                 with tab:
                     draw(*args, **kwargs)

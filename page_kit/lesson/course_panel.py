@@ -7,6 +7,7 @@ import streamlit as st
 
 from live_class import ClassError
 from page_kit import live
+from page_kit.i18n import _, ngettext, number
 from page_kit.lesson import checkpoints, course, course_map
 from page_kit.lesson.course_map import Stop, Tally
 from page_kit.navigation import progress as pg
@@ -17,10 +18,6 @@ from page_kit.navigation.sidebar import DONE_MARK, Marks
 CHECKPOINT_PATH = course_map.CHECKPOINT_PATH
 
 
-def _count(n: int, word: str) -> str:
-    return f"{n} {word}" + ("" if n == 1 else "s")
-
-
 def marks(url_path: str) -> Marks:
     """The sidebar's view of this learner's progress: lessons read, a note per section, its checkpoint (and which
     checkpoint is open, on the page ``url_path``)."""
@@ -29,7 +26,7 @@ def marks(url_path: str) -> Marks:
     for section in registry.SECTIONS:
         tally = course_map.tally(section.key, progress)
         if tally.read:
-            notes[section.title] = f"{tally.read} of {tally.lessons} read"
+            notes[section.title] = _("{read} of {lessons} read").format(read=tally.read, lessons=tally.lessons)
         stop = course_map.stop_of(course_map.CHECKPOINT_PATH, section.key)
         if stop is not None:
             ends[section.title] = (section.key, stop.done(progress))
@@ -43,15 +40,19 @@ def marks(url_path: str) -> Marks:
 
 def tally_text(tally: Tally) -> str:
     """A section's progress as a sentence (also what a screen reader reads for its bar)."""
-    parts = [f"{tally.read} of {_count(tally.lessons, 'lesson')} read"]
+    parts = [ngettext("{read} of {n} lesson read", "{read} of {n} lessons read", tally.lessons).format(
+        read=tally.read, n=tally.lessons)]
     if tally.questions:
-        parts.append(f"{tally.answered} of {_count(tally.questions, 'question')} answered, "
-                     f"{tally.right} right at the first try")
+        parts.append(ngettext("{answered} of {n} question answered, {right} right at the first try",
+                              "{answered} of {n} questions answered, {right} right at the first try",
+                              tally.questions).format(answered=tally.answered, n=tally.questions, right=tally.right))
     if tally.checkpoint_questions:
-        parts.append(f"checkpoint {tally.checkpoint_right} of {tally.checkpoint_questions} right"
+        parts.append(_("checkpoint {right} of {n} right").format(right=tally.checkpoint_right,
+                                                                 n=tally.checkpoint_questions)
                      if tally.checkpoint_answered == tally.checkpoint_questions else
-                     f"checkpoint {tally.checkpoint_answered} of {tally.checkpoint_questions} answered")
-    return "; ".join(parts)
+                     _("checkpoint {answered} of {n} answered").format(answered=tally.checkpoint_answered,
+                                                                       n=tally.checkpoint_questions))
+    return _("; ").join(parts)
 
 
 def section_progress(section: registry.Section) -> None:
@@ -74,26 +75,29 @@ def continue_link() -> None:
     progress = course.progress()
     stop = course_map.next_to_do(progress)
     if stop is None:
-        st.success("You have read every lesson and answered every question and checkpoint of the course.",
+        st.success(_("You have read every lesson and answered every question and checkpoint of the course."),
                    icon=":material/school:")
         return
     left = stop.left(progress)
-    where = f" ({_count(left, 'question')} left)" if progress and left and progress.mark(stop.url_path) else ""
-    verb = "Continue" if progress else "Start the course"
-    _link(stop, f"**{verb}: {stop.title}**{where}", icon=":material/play_circle:")
+    where = (" " + ngettext("({n} question left)", "({n} questions left)", left).format(n=left)
+             if progress and left and progress.mark(stop.url_path) else "")
+    label = (_("Continue: {title}") if progress else _("Start the course: {title}")).format(title=_(stop.title))
+    _link(stop, f"**{label}**{where}", icon=":material/play_circle:")
 
 
 def _why(stop: Stop, here: Stop) -> str:
     """Why ``stop`` comes after ``here``: the next lesson's summary, a checkpoint's purpose, a new section's story."""
     if stop.is_checkpoint:
         count = len(checkpoints.questions(stop.section))
-        return (f"{count} questions on this section's lessons, each answer explained: see what stayed before the "
-                "next section.")
+        return ngettext("{n} question on this section's lessons, its answer explained: see what stayed before the "
+                        "next section.",
+                        "{n} questions on this section's lessons, each answer explained: see what stayed before the "
+                        "next section.", count).format(n=count)
     if stop.section != here.section:
         section = registry.section(stop.section)
-        return section.story if section else ""
+        return _(section.story) if section else ""
     info = registry.page(stop.url_path)
-    return info.summary if info else ""
+    return _(info.summary) if info else ""
 
 
 def next_up(url_path: str, section: str | None = None) -> None:
@@ -106,7 +110,7 @@ def next_up(url_path: str, section: str | None = None) -> None:
         return
     st.divider()
     with st.container(key="course_next"):
-        _link(after, f"**Next: {after.title}**", icon=":material/arrow_forward:")
+        _link(after, "**" + _("Next: {title}").format(title=_(after.title)) + "**", icon=":material/arrow_forward:")
         st.caption(_why(after, here))
 
 
@@ -126,8 +130,11 @@ def announce() -> None:
 def summary_text(progress) -> str:
     """The whole course's progress in one sentence."""
     whole = course_map.overall(progress)
-    return (f"{whole.read} of {_count(whole.lessons, 'lesson')} read; {whole.answered} of "
-            f"{_count(whole.questions, 'question')} answered, {whole.right} right at the first try.")
+    return (ngettext("{read} of {n} lesson read", "{read} of {n} lessons read", whole.lessons).format(
+        read=whole.read, n=whole.lessons) + _("; ") + ngettext(
+        "{answered} of {n} question answered, {right} right at the first try.",
+        "{answered} of {n} questions answered, {right} right at the first try.", whole.questions).format(
+        answered=whole.answered, n=whole.questions, right=whole.right))
 
 
 def home_panel() -> None:
@@ -137,11 +144,11 @@ def home_panel() -> None:
     with st.container(border=True, key="course_panel"):
         continue_link()
         if progress:
-            st.caption(summary_text(progress) + " Kept in this browser only; nothing is sent anywhere.")
+            st.caption(summary_text(progress) + " " + _("Kept in this browser only; nothing is sent anywhere."))
         else:
-            st.caption("Your progress (lessons read, questions answered) is kept in this browser only, with no "
-                       "sign-up; nothing is sent anywhere.")
-        with st.expander("Your progress: carry it, bring it, clear it", icon=":material/sync_alt:"):
+            st.caption(_("Your progress (lessons read, questions answered) is kept in this browser only, with no "
+                         "sign-up; nothing is sent anywhere."))
+        with st.expander(_("Your progress: carry it, bring it, clear it"), icon=":material/sync_alt:"):
             if progress:
                 _carry()
             _paste()
@@ -152,30 +159,30 @@ def home_panel() -> None:
 def _carry() -> None:
     """The learner's link and code, to open their progress on another device."""
     code = course.code()
-    st.markdown("**Take it to another device:** open this link there, or paste the code into this box there.")
+    st.markdown(_("**Take it to another device:** open this link there, or paste the code into this box there."))
     st.code(course.link(code), language=None, wrap_lines=True)
-    st.caption(f"Code: `{code}`")
+    st.caption(_("Code: `{code}`").format(code=code))
 
 
 def _paste() -> None:
     """A code (or link) copied on another device, added to this browser's progress."""
     with st.form("course_paste", border=False, enter_to_submit=True):
-        text = st.text_input("A progress code or link from another device", max_chars=course.MAX_PASTE,
+        text = st.text_input(_("A progress code or link from another device"), max_chars=course.MAX_PASTE,
                              key="course_code")
-        if st.form_submit_button("Add it to this browser", icon=":material/add:"):
+        if st.form_submit_button(_("Add it to this browser"), icon=":material/add:"):
             try:
                 added = course.restore(text)
             except ValueError as error:
                 st.error(str(error), icon=":material/error:")
             else:  # the panel above is drawn again with the added progress; the toast says what was added
-                course.announce_later("success", f"Added: {summary_text(added)}")
+                course.announce_later("success", _("Added: {summary}").format(summary=summary_text(added)))
                 st.rerun()
 
 
 def _clear() -> None:
     """Forget the progress, after a second press (a miss-tap on a phone should not lose a course)."""
-    if st.toggle("I want to clear my progress", key="course_clear_armed"):
-        if st.button("Clear my progress in this browser", icon=":material/delete:", type="primary"):
+    if st.toggle(_("I want to clear my progress"), key="course_clear_armed"):
+        if st.button(_("Clear my progress in this browser"), icon=":material/delete:", type="primary"):
             course.clear()
             st.session_state.pop("course_clear_armed", None)
             st.rerun()
@@ -197,10 +204,11 @@ def checkpoint_link(section: registry.Section) -> None:
     if stop is None:
         return
     tally = course_map.tally(section.key, course.progress())
-    result = (f" ({tally.checkpoint_right} of {tally.checkpoint_questions} right)"
+    result = (" " + _("({right} of {n} right)").format(right=tally.checkpoint_right, n=tally.checkpoint_questions)
               if tally.checkpoint_answered == tally.checkpoint_questions else "")
-    _link(stop, f"Checkpoint: {_count(len(stop.questions), 'question')} on this section{result}",
-          icon=registry.CHECKPOINT.icon)
+    count = len(stop.questions)
+    _link(stop, ngettext("Checkpoint: {n} question on this section", "Checkpoint: {n} questions on this section",
+                         count).format(n=count) + result, icon=registry.CHECKPOINT.icon)
 
 
 def checkpoint_right(section: str) -> int:
@@ -215,26 +223,32 @@ def _room_rows(courses: list[Progress]) -> list[dict[str, object]]:
     for section in registry.SECTIONS:
         tallies = [course_map.tally(section.key, p) for p in courses]
         taken = [t for t in tallies if t.checkpoint_questions and t.checkpoint_answered == t.checkpoint_questions]
-        mean = (f"{sum(t.checkpoint_right for t in taken) / len(taken):.1f} of {taken[0].checkpoint_questions}"
-                if taken else "")
-        rows.append({"Section": section.title, "Started": sum(t.read > 0 for t in tallies),
-                     "Read every lesson": sum(t.read == t.lessons for t in tallies),
-                     "Answered every question": sum(t.answered == t.questions for t in tallies if t.questions),
-                     "Took the checkpoint": len(taken), "Checkpoint right (mean)": mean})
+        mean = (_("{mean} of {n}").format(mean=number(sum(t.checkpoint_right for t in taken) / len(taken), 1),
+                                          n=taken[0].checkpoint_questions) if taken else "")
+        rows.append({_("Section"): _(section.title), _("Started"): sum(t.read > 0 for t in tallies),
+                     _("Read every lesson"): sum(t.read == t.lessons for t in tallies),
+                     _("Answered every question"): sum(t.answered == t.questions for t in tallies if t.questions),
+                     _("Took the checkpoint"): len(taken), _("Checkpoint right (mean)"): mean})
     return rows
 
 
-@st.dialog("The room's progress through the course", width="large")
 def _room_course() -> None:
+    """The dialog, titled in the teacher's language (a title given to st.dialog at import would be English)."""
+    st.dialog(_("The room's progress through the course"), width="large")(_room_course_body)()
+
+
+def _room_course_body() -> None:
     try:
         record = live.classroom().results(live.code(), st.session_state.get("live_key"))
     except ClassError as error:
         st.error(str(error))
         return
     courses = [pg.from_cookie(text) for text in record.courses.values()]
-    st.caption(f"Room **{record.code}** · {_count(len(courses), 'seat')} reported its course progress. Each "
-               "student's browser keeps its own progress and sends it to the room only while seated; the table "
-               "names nobody.")
+    st.caption(ngettext("Room **{code}** · {n} seat reported its course progress.",
+                        "Room **{code}** · {n} seats reported its course progress.", len(courses)).format(
+        code=record.code, n=len(courses)) + " " + _(
+        "Each student's browser keeps its own progress and sends it to the room only while seated; the table "
+        "names nobody."))
     if courses:
         st.dataframe(_room_rows(courses), hide_index=True, width="stretch")
 
@@ -243,6 +257,6 @@ def teacher_view() -> None:
     """In the teacher's class panel: the room's progress through the course (seats counted, nobody named)."""
     if not live.teacher():
         return
-    if st.sidebar.button("Course progress", icon=":material/school:", key="course_room",
-                         help="How far the students in this room are through the course (nobody is named)."):
+    if st.sidebar.button(_("Course progress"), icon=":material/school:", key="course_room",
+                         help=_("How far the students in this room are through the course (nobody is named).")):
         _room_course()  # a dialog opens from the script's run, not from a button's callback

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 
 import streamlit as st
 
+from page_kit.i18n import _
 from page_kit.navigation import registry
 
 DONE_MARK = "✓"  # after a lesson's title once read: a character, so screen readers say it ("check mark")
@@ -47,13 +48,13 @@ def sidebar_links(groups: Sequence[tuple[str, Sequence[st.Page]]], marks: Marks 
         for title, pages in groups:
             if title:
                 note = marks.notes.get(title)
-                st.markdown(f"**{title}**" + (f" :small[{note}]" if note else ""))
+                st.markdown(f"**{_(title)}**" + (f" :small[{note}]" if note else ""))
             for page in pages:
                 done = f" {DONE_MARK}" if page.url_path in marks.done else ""
-                st.page_link(page, label=page.title + done, icon=page.icon)
+                st.page_link(page, label=_(page.title) + done, icon=page.icon)
             if title in marks.checkpoints:
                 key, done = marks.checkpoints[title]
-                st.page_link(checkpoint_page(), label="Checkpoint" + (f" {DONE_MARK}" if done else ""),
+                st.page_link(checkpoint_page(), label=_("Checkpoint") + (f" {DONE_MARK}" if done else ""),
                              icon=registry.CHECKPOINT.icon, query_params={"section": key})
         if marks.here is not None:
             st.html(_OTHER_CHECKPOINT_CSS.format(here=marks.here))
@@ -61,6 +62,11 @@ def sidebar_links(groups: Sequence[tuple[str, Sequence[st.Page]]], marks: Marks 
 
 TAB_KEY = "view"  # every lesson's tabs (page_kit.lesson.sections): one URL name, "view", on every page
 _SHOWN_KEY = "_page_shown"  # session state: the url_path of the page the browser tab's last run showed
+
+
+def shown_page() -> str | None:
+    """The url_path of the page this run shows (``arrive``), None before app.py has said."""
+    return st.session_state.get(_SHOWN_KEY)
 
 
 def arrive(url_path: str) -> None:
