@@ -33,9 +33,9 @@ CATEGORICAL = ["#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9",
 # Family names with spaces must be quoted: an unquoted "Source Sans 3" makes the browser reject the whole
 # list (a name part may not start with a digit), and every figure falls back to the default serif font.
 # Streamlit serves "Source Sans" to the page; an exported PNG cannot load page fonts, so it uses the next
-# installed sans family in the list.
-FONT_FAMILY = '"Source Sans", "Source Sans Pro", "Source Sans 3", "DejaVu Sans", Arial, sans-serif'
-FONT_NAMES = ("Source Sans", "Source Sans Pro", "Source Sans 3", "DejaVu Sans", "Arial", "sans-serif")
+# installed sans family in the list. Chinese characters come from the app's Noto Sans SC (page_kit/i18n/fonts.py).
+FONT_FAMILY = '"Source Sans", "Noto Sans SC", "Source Sans Pro", "Source Sans 3", "DejaVu Sans", Arial, sans-serif'
+FONT_NAMES = ("Source Sans", "Noto Sans SC", "Source Sans Pro", "Source Sans 3", "DejaVu Sans", "Arial", "sans-serif")
 
 
 # The type scale of the screens the app is used on most, in one place (settings.screen_css hands them to the page
