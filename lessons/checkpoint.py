@@ -17,14 +17,14 @@ TITLES = {s.key: s.title for s in SECTIONS}
 def _verdict(question: checkpoints.CheckpointQuestion, picked: int) -> None:
     """Right or not, why, and for a wrong answer the belief it stands for and the lesson to read again."""
     if picked == question.answer:
-        st.success(_("Right.") + f" {question.why}", icon=":material/check_circle:")
+        st.success(_("Right.") + " " + _(question.why), icon=":material/check_circle:")
         return
-    st.info(_("Not quite: the answer is *{answer}*.").format(answer=question.options[question.answer])
-            + f" {question.why}",
+    st.info(_("Not quite: the answer is *{answer}*.").format(answer=_(question.options[question.answer]))
+            + " " + _(question.why),
             icon=":material/lightbulb:")
     belief = misconceptions.for_question(question.key, len(question.options), question.answer)[picked]
     if belief:
-        st.markdown(_("**The belief behind that answer:** {belief}.").format(belief=belief))
+        st.markdown(_("**The belief behind that answer:** {belief}.").format(belief=_(belief)))
     lesson = registry.page(question.lesson)
     if lesson is not None:
         st.page_link(lesson.path, label=_("Revisit: {title}").format(title=_(lesson.title)), icon=":material/replay:")
@@ -34,10 +34,10 @@ def _ask(number: int, count: int, question: checkpoints.CheckpointQuestion) -> b
     """One question in its box; True / False once answered (right or not), None before."""
     with st.container(border=True, key=f"checkpoint_{question.key}"):
         st.markdown("**" + _("Question {number} of {count}.").format(number=number, count=count) + "** "
-                    + question.question)
+                    + _(question.question))
         picked = st.radio(_("Question {number} of {count}").format(number=number, count=count),
                           range(len(question.options)), index=None,
-                          format_func=lambda i: question.options[i], key=f"answer_{question.key}",
+                          format_func=lambda i: _(question.options[i]), key=f"answer_{question.key}",
                           label_visibility="collapsed")
         if picked is None:
             return None

@@ -48,6 +48,9 @@ def _labels(node) -> list[str] | None:
     if not isinstance(node, (ast.List, ast.Tuple)):
         return None
     labels = [item.elts[0] if isinstance(item, ast.Tuple) and item.elts else item for item in node.elts]
+    # a label marked for the catalogue, N_("One cell"), is the same label (page_kit.lesson.sections shows it translated)
+    labels = [label.args[0] if isinstance(label, ast.Call) and getattr(label.func, "id", "") == "N_" and label.args
+              else label for label in labels]
     if not all(isinstance(label, ast.Constant) and isinstance(label.value, str) for label in labels):
         return None
     return [label.value for label in labels]

@@ -86,3 +86,58 @@ def test_the_presentation_bar_keeps_to_one_row(chromium, app_url, code):
         f"{code}: the presentation bar wraps, overflows or cuts a label before {tr(LESSONS[widest].title)!r}: {bar}")
     assert page.locator(".st-key-present_next button").first.inner_text().strip().startswith(tr(LESSONS[widest].title))
     page.context.close()
+
+
+# Every page a language covers (page_kit/i18n/coverage.py), on the projector and on a phone, every tab: the checks of
+# tests/browser_views.py that words can break (text cut short or wrapped, a figure's text outside it or colliding,
+# text under the screen's minimum, the page scrolling sideways), and no English left on screen.
+LANGUAGE_VIEWS = [(code, view) for code in ("zh-CN", "es") for view in ("present", "phone")]
+
+
+def _covered(code: str):
+    from page_kit.i18n import coverage
+
+    return [info for info in registry.all_pages() if coverage.page_translated(info.path, BY_CODE[code.lower()])]
+
+
+@pytest.mark.parametrize(("code", "view_name"), LANGUAGE_VIEWS, ids=[f"{c}-{v}" for c, v in LANGUAGE_VIEWS])
+def test_every_covered_page_fits_the_projector_and_the_phone(chromium, app_url, code, view_name):
+    from tests import a11y_audit
+    from tests.browser_views import (
+        LAYOUT_CHECK_JS,
+        check_elided,
+        check_formulas,
+        check_phone,
+        check_room,
+        settled_layout,
+        tabs,
+        watch,
+    )
+    from tests.test_i18n_lessons import english_left
+
+    view = a11y_audit.VIEW_NAMES[view_name]
+    context = chromium.new_context(viewport={"width": view.width, "height": view.height}, is_mobile=view.phone,
+                                   has_touch=view.phone, locale=code)  # a first visit follows the browser's language
+    a11y_audit.count_runs(context)
+    page = context.new_page()
+    errors = watch(page)
+    for info in _covered(code):
+        a11y_audit.open_page(page, app_url, "" if info is registry.HOME else info.url_path, view)
+        for index in range(max(1, tabs(page).count())):
+            if index:
+                assert settle_after(page, tabs(page).nth(index).click)
+            where = f"{info.url_path} / tab {index} [{code}, {view_name}]"
+            check_clean(page, errors, where)
+            check_figures(page, where)
+            report = settled_layout(page) if index == 0 else page.evaluate(LAYOUT_CHECK_JS)
+            check_formulas(report, view, where)
+            check_room(report, where)
+            check_elided(report, where)
+            if view.present:
+                assert not report["cut"], f"{where}: labels wrapped or cut off: {report['cut']}"
+            else:
+                check_phone(page, where)
+            text = page.locator('[data-testid="stMain"]').inner_text()
+            english = [line[:80] for line in text.splitlines() if english_left(line)]
+            assert not english, f"{where}: still English on screen: {english[:3]}"
+    context.close()

@@ -72,12 +72,21 @@ def test_the_navigation_reads_in_every_language():
             assert not untranslated, f"{language.code}: {untranslated[:3]}"
 
 
-def test_a_page_counts_as_translated_only_when_every_file_it_shows_is():
+def test_a_page_counts_as_translated_only_when_every_file_it_shows_is(tmp_path, monkeypatch):
     assert all(coverage.page_translated(p.path, DEFAULT) for p in registry.all_pages())
     for language in (ZH, ES):
         assert coverage.page_translated(registry.HOME.path, language)
-        # the checkpoint page shows questions its own file does not hold (page_kit/lesson/checkpoint_questions)
-        assert not coverage.page_translated(registry.CHECKPOINT.path, language)
+    # the checkpoint page shows questions its own file does not hold: a question file that marks nothing is English
+    page, questions = tmp_path / "page.py", tmp_path / "questions"
+    questions.mkdir()
+    page.write_text('from page_kit import _\n_("Settings")\n')
+    (questions / "section.py").write_text('QUESTIONS = ("An unmarked question?",)\n')
+    monkeypatch.setattr(coverage, "ROOT", tmp_path)
+    monkeypatch.setattr(coverage, "ALSO_SHOWN", {"page.py": "questions"})
+    assert not coverage.page_translated("page.py", ES)
+    (questions / "section.py").write_text('from page_kit import N_\nQUESTIONS = (N_("Language"),)\n')
+    coverage._marked.cache_clear()
+    assert coverage.page_translated("page.py", ES)
 
 
 def test_placeholders_are_read_by_name():

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from page_kit import controls, figures, fmt, hero
+from page_kit import _, controls, figures, fmt, hero
 from page_kit.chart import figure_control
 from page_kit.chart.render import show
 from page_kit.lesson import formula, notice
@@ -32,15 +32,16 @@ def pair_chart(m: int, n: int, i: int, qx: float, qy: float, kx: float, ky: floa
     """The query and key arrows, before and after their turns (the view's keys are the sliders' URL keys)."""
     theta = rope_pair_theta(i, d, base)
     o = pair(qx, qy, kx, ky, m, n, theta)
+    q_turned, k_turned = _("q turned by mθ"), _("k turned by nθ")  # "q" and "k" name the arrows a drag moves
     return figures.vectors2d(
-        {"q": (qx, qy), "q turned by mθ": o.q_rot, "k": (kx, ky), "k turned by nθ": o.k_rot},
-        dashed=("q", "k"), colours={"q": 0, "q turned by mθ": 0, "k": 3, "k turned by nθ": 3},
+        {"q": (qx, qy), q_turned: o.q_rot, "k": (kx, ky), k_turned: o.k_rot},
+        dashed=("q", "k"), colours={"q": 0, q_turned: 0, "k": 3, k_turned: 3},
         arcs=[(0.35, *o.q_arc, "mθ"), (0.22, *o.k_arc, "nθ")],
         arc_colours=(0, 3), legend_right=True, reach=PAIR_REACH,
-        title=f"Pair {i}: θ = {theta:.4g} rad per position", name="rope_pair_vectors",
+        title=_("Pair {i}: θ = {theta:.4g} rad per position").format(i=i, theta=theta), name="rope_pair_vectors",
         height=440,
-        alt=f"A query pair turned by {o.q_angle:.3g} rad and a key pair turned by "
-            f"{o.k_angle:.3g} rad; both keep their length.")
+        alt=_("A query pair turned by {q_angle:.3g} rad and a key pair turned by "
+              "{k_angle:.3g} rad; both keep their length.").format(q_angle=o.q_angle, k_angle=o.k_angle))
 
 
 def dragged_pair_chart(**view) -> figures.Chart:
@@ -50,7 +51,7 @@ def dragged_pair_chart(**view) -> figures.Chart:
 
 def pair_view(shared, dim, base) -> dict:
     """The pair's sliders by URL key, the view of the figures drawn ahead of the hand."""
-    m, n, i, qx, qy, kx, ky, _, _ = shared
+    m, n, i, qx, qy, kx, ky, _theta, _out = shared
     return {"m": m, "n": n, "i": i, "qx": qx, "qy": qy, "kx": kx, "ky": ky, "d": dim, "base": base}
 
 
@@ -62,15 +63,15 @@ def complex_tex(re: float, im: float) -> str:
 def pair_controls(page, dim, base):
     """The query, key and pair the first two tabs share: (m, n, i, qx, qy, kx, ky, theta, out)."""
     with page.side:
-        m = controls.slider("Query position m", "m", 0, 200, 5)
-        n = controls.slider("Key position n", "n", 0, 200, 2)
-        i = controls.slider("Pair index i", "i", 0, dim // 2 - 1, 0,
-                            help="Pair 0 turns fastest (θ = 1 rad per position).")
+        m = controls.slider(_("Query position m"), "m", 0, 200, 5)
+        n = controls.slider(_("Key position n"), "n", 0, 200, 2)
+        i = controls.slider(_("Pair index i"), "i", 0, dim // 2 - 1, 0,
+                            help=_("Pair 0 turns fastest (θ = 1 rad per position)."))
     with page.more:
-        qx = controls.slider("q, first number", "qx", -PAIR_LIMIT, PAIR_LIMIT, 1.0, 0.1)
-        qy = controls.slider("q, second number", "qy", -PAIR_LIMIT, PAIR_LIMIT, 0.3, 0.1)
-        kx = controls.slider("k, first number", "kx", -PAIR_LIMIT, PAIR_LIMIT, 0.6, 0.1)
-        ky = controls.slider("k, second number", "ky", -PAIR_LIMIT, PAIR_LIMIT, 0.8, 0.1)
+        qx = controls.slider(_("q, first number"), "qx", -PAIR_LIMIT, PAIR_LIMIT, 1.0, 0.1)
+        qy = controls.slider(_("q, second number"), "qy", -PAIR_LIMIT, PAIR_LIMIT, 0.3, 0.1)
+        kx = controls.slider(_("k, first number"), "kx", -PAIR_LIMIT, PAIR_LIMIT, 0.6, 0.1)
+        ky = controls.slider(_("k, second number"), "ky", -PAIR_LIMIT, PAIR_LIMIT, 0.8, 0.1)
     theta = rope_pair_theta(i, dim, base)
     out = pair(qx, qy, kx, ky, m, n, theta)
     return m, n, i, qx, qy, kx, ky, theta, out
@@ -83,21 +84,22 @@ def complex_chart(m: int, n: int, i: int, qx: float, qy: float, kx: float, ky: f
         {"q·conj(k)": (out.q_conj_k, out.q_conj_k_imag), "q̃·conj(k̃)": (px, py)},
         dashed=("q·conj(k)",), colours={"q·conj(k)": 0},
         arcs=[(0.3, *out.relative_arc, "(m−n)θ")], arc_colours=(2,), legend_right=True,
-        guides=[((px, py), (px, 0.0), "Re = score")],
-        x_title="real part", y_title="imaginary part", height=460,
-        title="One number carries the whole score: q·conj(k), turned by (m − n)θ",
+        guides=[((px, py), (px, 0.0), _("Re = score"))],
+        x_title=_("real part"), y_title=_("imaginary part"), height=460,
+        title=_("One number carries the whole score: q·conj(k), turned by (m − n)θ"),
         name="rope_complex_plane",
-        alt=f"In the complex plane, q times the conjugate of k is turned by {out.relative_angle:.3g} "
-            f"rad; its real part, {out.score:.3g}, is the attention score of the pair.")
+        alt=_("In the complex plane, q times the conjugate of k is turned by {angle:.3g} "
+              "rad; its real part, {score:.3g}, is the attention score of the pair.").format(
+            angle=out.relative_angle, score=out.score))
 
 
 def complex_tab(page, dim, base, shared):
     m, n, i, qx, qy, kx, ky, theta, out = shared
     px, py = out.product
     show(hero(complex_chart, **pair_view(shared, dim, base)))
-    st.markdown("Write the pair (x, y) as the complex number x + iy. Turning it by an angle α is "
-                "multiplying by e^(iα), and the dot product of two pairs is the real part of one times "
-                "the conjugate of the other. The derivation, with your numbers:")
+    st.markdown(_("Write the pair (x, y) as the complex number x + iy. Turning it by an angle α is "
+                  "multiplying by e^(iα), and the dot product of two pairs is the real part of one times "
+                  "the conjugate of the other. The derivation, with your numbers:"))
     formula(r"\begin{aligned}"
             r"\tilde q &= q\,e^{im\theta} = ($q)\,e^{i\cdot $mt},\qquad "
             r"\tilde k = k\,e^{in\theta} = ($k)\,e^{i\cdot $nt}\\"
@@ -109,7 +111,7 @@ def complex_tab(page, dim, base, shared):
             q=complex_tex(qx, qy), k=complex_tex(kx, ky), mt=out.q_angle, nt=out.k_angle,
             z=complex_tex(out.q_conj_k, out.q_conj_k_imag), rel=out.relative_angle,
             p=complex_tex(px, py), score=out.score)
-    notice("The positions enter only through e^(i(m−n)θ): the absolute angles mθ and nθ cancel in the "
-           "product with the conjugate. This is the whole trick of RoPE, and it is exact, not an "
-           "approximation. The dashed arrow depends only on the content of q and k; the position "
-           "turns it, and the score is its shadow on the real axis.")
+    notice(_("The positions enter only through e^(i(m−n)θ): the absolute angles mθ and nθ cancel in the "
+             "product with the conjugate. This is the whole trick of RoPE, and it is exact, not an "
+             "approximation. The dashed arrow depends only on the content of q and k; the position "
+             "turns it, and the score is its shadow on the real axis."))

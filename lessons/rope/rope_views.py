@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from page_kit import classroom, controls, figures, hero
+from page_kit import _, classroom, controls, figures, hero
 from page_kit.chart.render import show
 from page_kit.lesson import formula, notice
 from page_kit.lesson.code_lines import fold
@@ -24,7 +24,7 @@ LENGTHS = [32768, 131072, 262144, 1048576]
 AROUND = [300, 1500, 4096, 32768, 131072, 1000000]
 
 
-@st.cache_data(max_entries=16, show_spinner="Measuring angle errors...")
+@st.cache_data(max_entries=16, show_spinner=False)  # its spinner is the caller's, in the reader's language
 def precision(dim: int, base: float, length: int):
     curves = {dtype: rope_angle_error_curve(length, dim, base, dtype) for dtype in ANGLE_DTYPES}
     first_bad = {dtype: rope_first_bad_position(dim, base, dtype, max_position=length)
@@ -52,24 +52,28 @@ def precision_section(dim: int, base: float, side=None) -> None:
     ``side`` is the lesson stage's control column (``lesson.stage``); without it the controls form a row.
     """
     with side if side is not None else st.container(horizontal=True):
-        length = controls.select_slider("Longest position", "len", LENGTHS, 1048576,
+        length = controls.select_slider(_("Longest position"), "len", LENGTHS, 1048576,
                                         format_func=lambda v: f"{v:,}")
-        around = controls.select_slider("Zoom near position", "at", AROUND, 4096,
+        around = controls.select_slider(_("Zoom near position"), "at", AROUND, 4096,
                                         format_func=lambda v: f"{v:,}")
-        dtype = controls.choice("Zoom dtype", "dtype", list(ANGLE_DTYPES), "bfloat16")
-    curves, first_bad = precision(dim, float(base), length)
+        dtype = controls.choice(_("Zoom dtype"), "dtype", list(ANGLE_DTYPES), "bfloat16")
+    with st.spinner(_("Measuring angle errors...")):  # shown only when the cached call takes half a second
+        curves, first_bad = precision(dim, float(base), length)
     bf16 = first_bad["bfloat16"]
 
     def bf16_reveal() -> str:
-        when = (f"No angle formed in bfloat16 is off by a whole radian up to {length:,}" if bf16 is None
-                else f"From position {bf16:,} an angle formed in bfloat16 is off by a whole radian "
-                     "(the bfloat16 curve crosses the 1 rad line)")
-        return f"{when}: with 8 significant bits, above 256 it cannot even write every position."
+        if bf16 is None:
+            return _("No angle formed in bfloat16 is off by a whole radian up to {length:,}: with 8 significant "
+                     "bits, above 256 it cannot even write every position.").format(length=length)
+        return _("From position {position:,} an angle formed in bfloat16 is off by a whole radian (the bfloat16 "
+                 "curve crosses the 1 rad line): with 8 significant bits, above 256 it cannot even write every "
+                 "position.").format(position=bf16)
 
-    with classroom.predict("rv_bfloat16", f"Head dimension {dim}, base {base:,}: at which position is an "
-                           "angle m·θ formed in bfloat16 first off by a whole radian?",
-                           ["below 1,000", "between 1,000 and 100,000", "above 100,000",
-                            "never, in the range shown"],
+    with classroom.predict("rv_bfloat16", _("Head dimension {d}, base {base:,}: at which position is an "
+                                            "angle m·θ formed in bfloat16 first off by a whole radian?").format(
+                               d=dim, base=base),
+                           [_("below 1,000"), _("between 1,000 and 100,000"), _("above 100,000"),
+                            _("never, in the range shown")],
                            3 if bf16 is None else 0 if bf16 < 1000 else 1 if bf16 < 100_000 else 2,
                            bf16_reveal):
         precision_charts(dim, base, length, around, dtype)
@@ -77,25 +81,25 @@ def precision_section(dim: int, base: float, side=None) -> None:
 
 
 def error_chart(d: int, base, **slider) -> figures.Chart:
-    curves, _ = precision(d, float(base), slider["len"])  # "len": the slider's URL key, a builtin's name
+    curves, _first_bad = precision(d, float(base), slider["len"])  # "len": the slider's URL key, a builtin's name
     return figures.lines(
         curves["bfloat16"].position,
         {dtype_name: curves[dtype_name].error for dtype_name in ANGLE_DTYPES},
-        log_x=True, log_y=True, hlines=[(1.0, "1 rad: the angle is meaningless")],
-        title="Worst angle error of m·θ_i against float64", x_title="position m",
-        y_title="|error| (rad)", name="rope_precision", height=430, hover_format=".3g",
-        alt="Angle error against position on log axes: bfloat16 passes 1 radian in the hundreds, "
-            "float16 in the thousands and then overflows, float32 stays far below.")
+        log_x=True, log_y=True, hlines=[(1.0, _("1 rad: the angle is meaningless"))],
+        title=_("Worst angle error of m·θ_i against float64"), x_title=_("position m"),
+        y_title=_("|error| (rad)"), name="rope_precision", height=430, hover_format=".3g",
+        alt=_("Angle error against position on log axes: bfloat16 passes 1 radian in the hundreds, "
+              "float16 in the thousands and then overflows, float32 stays far below."))
 
 
 def zoom_chart(at: int, dtype: str, d: int, base) -> figures.Chart:
     zoom = staircase(at, d, float(base), dtype)
     return figures.lines(
-        zoom.position, {"exact": zoom.exact, dtype: zoom.computed},
-        markers=True, title=f"Pair 0 angle near {at:,}", x_title="position m",
+        zoom.position, {_("exact"): zoom.exact, dtype: zoom.computed},
+        markers=True, title=_("Pair 0 angle near {at:,}").format(at=at), x_title=_("position m"),
         y_title="m·θ₀ (rad)", name="rope_precision_zoom", height=430, hover_format=",.2f",
-        alt=f"The angle of pair 0 for 48 positions from {at:,}: exact values rise by one per "
-            f"position; in {dtype} they move in steps.")
+        alt=_("The angle of pair 0 for 48 positions from {at:,}: exact values rise by one per "
+              "position; in {dtype} they move in steps.").format(at=at, dtype=dtype))
 
 
 def precision_charts(dim: int, base: float, length: int, around: int, dtype: str) -> None:
@@ -120,12 +124,12 @@ def precision_numbers(dim: int, base: float, length: int, around: int, dtype: st
              "for dtype in pc.rope.ANGLE_DTYPES}", "the three numbers below"))
     c = st.columns(3)
     for column, dtype_name in zip(c, ANGLE_DTYPES, strict=True):
-        column.metric(f"{dtype_name}: first position off by ≥ 1 rad",
+        column.metric(_("{dtype}: first position off by ≥ 1 rad").format(dtype=dtype_name),
                       position_text(first_bad[dtype_name], length))
     overflow = curves["float16"].overflow_from
     if overflow is not None:
-        st.caption(f"float16 cannot hold numbers above 65,504: from about position {overflow:,.0f} the "
-                   "angle is infinite and its sine is NaN (the gap in the float16 curve).")
+        st.caption(_("float16 cannot hold numbers above 65,504: from about position {overflow:,.0f} the "
+                     "angle is infinite and its sine is NaN (the gap in the float16 curve).").format(overflow=overflow))
     gap, gap_long = pow_difference(dim, float(base), 1500), pow_difference(dim, float(base), length)
     formula(r"\theta_i\ \text{(float32 pow, as transformers)}:\ $nd/$np\ \text{pairs off the rounded "
             r"value, up to } $ulp\ \text{ulp}", nd=gap.pairs_differing, np=gap.n_pairs,
@@ -133,20 +137,22 @@ def precision_numbers(dim: int, base: float, length: int, around: int, dtype: st
     formula(r"\max_i |\mathrm{fl}_{32}(m\,\theta_i) - m\,\theta_i^{\text{exact}}| = $a\ (m{=}1{,}500),"
             r"\ $b\ (m{=}$len)", a=gap.angle_error, b=gap_long.angle_error, len=f"{length:,}",
             digits=2)
-    notice("The angle of pair 0 is the position itself (θ₀ = 1), so low precision first fails there. "
-           "bfloat16 keeps 8 significant bits: above 256 it cannot even write every position, and "
-           "neighbouring tokens get the same rotation (the flat steps on the right). float16 keeps 11 "
-           "bits and overflows past 65,504. float32 stays below "
-           f"{curves['float32'].worst:.2g} rad up to {length:,} positions. That is why model code "
-           "forms the angles in float32 even when the rest runs in bfloat16: transformers multiplies "
-           "float32 copies of the position ids and inv_freq and "
-           "casts only cos and sin to the model's dtype (its earlier versions formed the angles with a "
-           "matrix product and had to switch autocast off around it, since autocast runs matrix "
-           "products in bfloat16). "
-           "Even float32 has a visible seam: transformers forms θ_i with a float32 pow and division, "
-           f"which lands up to {gap.max_ulp:.1f} units in the last place from the exact value "
-           f"({gap.pairs_differing} of {gap.n_pairs} pairs differ from the correctly rounded θ), "
-           "and the error grows linearly with m: at position "
-           f"{length:,} the angles transformers forms are off by up to {gap_long.angle_error:.2g} rad, "
-           f"against {gap_long.rounded_angle_error:.2g} rad with correctly rounded θ. The curves on "
-           "the left use transformers' own θ, so they show these measured errors.")
+    notice(_("The angle of pair 0 is the position itself (θ₀ = 1), so low precision first fails there. "
+             "bfloat16 keeps 8 significant bits: above 256 it cannot even write every position, and "
+             "neighbouring tokens get the same rotation (the flat steps on the right). float16 keeps 11 "
+             "bits and overflows past 65,504. float32 stays below "
+             "{worst:.2g} rad up to {length:,} positions. That is why model code "
+             "forms the angles in float32 even when the rest runs in bfloat16: transformers multiplies "
+             "float32 copies of the position ids and inv_freq and "
+             "casts only cos and sin to the model's dtype (its earlier versions formed the angles with a "
+             "matrix product and had to switch autocast off around it, since autocast runs matrix "
+             "products in bfloat16). "
+             "Even float32 has a visible seam: transformers forms θ_i with a float32 pow and division, "
+             "which lands up to {ulp:.1f} units in the last place from the exact value "
+             "({differing} of {pairs} pairs differ from the correctly rounded θ), "
+             "and the error grows linearly with m: at position "
+             "{length:,} the angles transformers forms are off by up to {error:.2g} rad, "
+             "against {rounded:.2g} rad with correctly rounded θ. The curves on "
+             "the left use transformers' own θ, so they show these measured errors.").format(
+        worst=curves["float32"].worst, length=length, ulp=gap.max_ulp, differing=gap.pairs_differing,
+        pairs=gap.n_pairs, error=gap_long.angle_error, rounded=gap_long.rounded_angle_error))

@@ -26,6 +26,7 @@ import streamlit as st
 from page_kit import figures
 from page_kit.controls.slider_specs import Target, finite, set_value, snapped
 from page_kit.figures import Chart, cache
+from page_kit.i18n import _
 
 __all__ = ["Target", "apply", "browser_spec", "drag_lines", "drag_points", "pick"]
 
@@ -43,7 +44,7 @@ def pick(chart: Chart, *, x: str | Target | None = None, y: str | Target | None 
 
     ``traces`` limits the clicks to the traces of those names (e.g. the layer strip's cells, not a legend
     entry's placeholder); ``opens`` (tabs key, label) opens the lesson tab that shows the chosen value."""
-    _hint(chart, "Click a cell of the figure to choose it; the slider sets the same value from the keyboard.")
+    _hint(chart, _("Click a cell of the figure to choose it; the slider sets the same value from the keyboard."))
     chart.control = {"pick": {"traces": list(traces) if traces else None},
                      "targets": {"pick": {"x": _target(x), "y": _target(y), "y-x": _target(diagonal),
                                           "|y-x|": _target(distance)}},
@@ -62,8 +63,8 @@ def drag_points(chart: Chart, tips: Mapping[str, tuple[str | Target | None, str 
         handles.append({"trace": trace, "x": x, "y": y})
         targets[str(len(handles) - 1)] = {"x": _target(x_key), "y": _target(y_key)}
     chart = figures.hand_drags(chart)
-    _hint(chart, f"Drag the tip of {' or '.join(tips)} to move it; the sliders set the same values from the "
-                 "keyboard.")
+    _hint(chart, _("Drag the tip of {tips} to move it; the sliders set the same values from the keyboard.").format(
+        tips=_(" or ").join(tips)))
     chart.control = {"handles": handles, "anywhere": False, "targets": targets}
     return chart
 
@@ -86,8 +87,8 @@ def drag_lines(chart: Chart, axis: str, lines: Sequence[tuple[float, str | Targe
     handles = [{"trace": None, "x": None, "y": None, axis: float(value)} for value, _ in lines]
     targets = {str(i): {axis: _target(key)} for i, (_, key) in enumerate(lines)}
     chart = figures.hand_drags(chart)
-    _hint(chart, "Press or drag on the figure: the nearer marker line follows; the sliders set the same values "
-                 "from the keyboard.")
+    _hint(chart, _("Press or drag on the figure: the nearer marker line follows; the sliders set the same values "
+                   "from the keyboard."))
     chart.control = {"handles": handles, "anywhere": True, "targets": targets}
     return chart
 

@@ -196,7 +196,7 @@ function fitDiagram(root, plot, layout, width, min) {
   if (narrow && !cue) {
     cue = document.createElement("p");
     cue.className = "pe-scroll-cue";
-    cue.textContent = "The diagram is wider than the screen: scroll it sideways \u2192";
+    cue.textContent = root.dataset.cue || "The diagram is wider than the screen: scroll it sideways \u2192";
     root.insertBefore(cue, plot);
   } else if (!narrow && cue) cue.remove();
 }

@@ -332,6 +332,7 @@ export default function ({ parentElement, data: sent, setStateValue }) {
   const plot = root.querySelector(".pe-plot");
   followWidth(root, plot, parentElement);
   nameFigure(root, data.alt);
+  root.dataset.cue = data.cue || ""; // the scroll cue in the reader's language (figure_fit.js fitDiagram)
   keepFrames(root, data);
   root.__config = data.config;
   root.__sent = data.figure;

@@ -20,6 +20,7 @@ from pathlib import Path
 import plotly
 import streamlit as st
 
+from page_kit.i18n import _
 from page_kit.runtime import element_data
 
 APP_STATIC = Path(__file__).resolve().parents[2] / "static"  # Streamlit serves <app dir>/static at /app/static
@@ -68,7 +69,8 @@ def plotly_element(figure_json: str, *, height: int, key: str, alt: str, config:
     ``control`` (figure_control.browser_spec) makes the figure a control: the browser reports a click or a
     drag as the state value "hand" ({kind, handle, x, y, n}: n counts events, so each one is a change) and
     ``on_hand`` runs before the rerun that follows, as a slider's on_change would."""
-    data = {"chart": key, "digest": digest, "config": {**config, "responsive": True}, "alt": alt}
+    data = {"chart": key, "digest": digest, "config": {**config, "responsive": True}, "alt": alt,
+            "cue": _("The diagram is wider than the screen: scroll it sideways →")}  # figure_fit.js, on a phone
     texts = [(("figure",), figure_json)]  # JSON already: sent as it is (element_data)
     if ahead is not None:
         data["ahead"] = {**ahead, "new": {}}

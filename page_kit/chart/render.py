@@ -12,6 +12,7 @@ from page_kit.controls.folds import folded, is_unseen
 from page_kit.controls.settings import dark, export_format, presentation
 from page_kit.figures import Chart, cache
 from page_kit.figures.theme import template_name
+from page_kit.i18n import _, number
 
 MAX_CSV_VALUES = 1_000_000  # bigger matrices download as .npy only
 # "Show the numbers" lists at most this much: a table a screen reader can walk row by row (the downloads
@@ -75,17 +76,18 @@ def numbers_table(chart: Chart) -> tuple[list[str], list[list[str]], str] | None
         return None
     cut = []
     if total_rows > MAX_TABLE_ROWS:
-        cut.append(f"the first {MAX_TABLE_ROWS} of {total_rows:,} rows")
+        cut.append(_("the first {shown} of {total} rows").format(shown=MAX_TABLE_ROWS, total=number(total_rows, 0)))
     if total_columns > MAX_TABLE_COLUMNS:
-        cut.append(f"the first {MAX_TABLE_COLUMNS} of {total_columns:,} columns")
-    note = f"Showing {' and '.join(cut)}; the download has all of them." if cut else ""
+        cut.append(_("the first {shown} of {total} columns").format(shown=MAX_TABLE_COLUMNS,
+                                                                   total=number(total_columns, 0)))
+    note = _("Showing {what}; the download has all of them.").format(what=_(" and ").join(cut)) if cut else ""
     return header, rows, note
 
 
 def show_numbers(chart: Chart) -> None:
     """A folded table of the numbers behind the chart, built and sent only while it is open."""
     if chart.table or chart.matrix is not None:
-        with folded("Show the numbers", f"numbers_{chart.name}", icon=":material/table:") as is_open:
+        with folded(_("Show the numbers"), f"numbers_{chart.name}", icon=":material/table:") as is_open:
             if is_open:
                 header, rows, note = numbers_table(chart)
                 st.table({name: [row[i] for row in rows] for i, name in enumerate(header)})

@@ -14,6 +14,7 @@ import streamlit as st
 
 from page_kit.controls import drag_slider, slider_specs
 from page_kit.controls import url_values as _url
+from page_kit.i18n import DEFAULT, LANGUAGES, speaking
 
 _SLIDER_FLOAT_STEP = 0.01  # Streamlit's default step for a float slider
 
@@ -81,17 +82,45 @@ def slider(label, key, min_value, max_value, value, step=None, *, help=None, for
                      help=help, format=format, bind="query-params")
 
 
+def _in_every_language(options, format_func, written: list[str]) -> dict[str, str]:
+    """Each option's label as every language writes it -> how the address writes it here (``written``): a link
+    shared by a reader of another language names the same option."""
+    named = {}
+    for language in LANGUAGES:
+        with speaking(language):
+            named.update({str(format_func(o)): text for o, text in zip(options, written, strict=True)})
+    return named
+
+
+def _any_language(check, options, format_func, written: list[str]):
+    """``check`` on a link's raw values, each first renamed to how the address writes it here."""
+    def checked(raw: list[str]) -> list[str] | None:
+        named = _in_every_language(options, format_func, written)
+        return check([named.get(value, value) for value in raw])
+    return checked
+
+
+def _source_language(options, format_func) -> list[str]:
+    """The options as the source writes them: what a drag slider keeps in the address in every language."""
+    with speaking(DEFAULT):
+        return [str(format_func(o)) for o in options]
+
+
 def select_slider(label, key, options, value, *, help=None, format_func=str, drag=True):
     """A slider over a list of options; a drag slider (the default, for one value) sends values while it is
     dragged."""
     labels = [str(format_func(o)) for o in options]
     count = 2 if isinstance(value, (tuple, list)) else 1
-    check = (lambda raw: _url.options(raw, labels, exactly=count, ordered=True))
     drag = drag and count == 1 and len(options) <= drag_slider.MAX_STOPS
+    # a drag slider's address keeps the source's words, the same in every language (its thumb shows the reader's);
+    # Streamlit's writes the label shown
+    written = _source_language(options, format_func) if drag else labels
+    check = _any_language(lambda raw: _url.options(raw, written, exactly=count, ordered=True), options, format_func,
+                          written)
     if count == 1:
-        slider_specs.remember(key, {"kind": "options", "options": list(options), "labels": labels, "drag": drag})
+        slider_specs.remember(key, {"kind": "options", "options": list(options), "labels": written, "drag": drag})
     if drag:
-        return drag_slider.drag_slider(label, key, options, value, labels=labels, url_text=labels, check=check,
+        return drag_slider.drag_slider(label, key, options, value, labels=labels, url_text=written, check=check,
                                        help=help)
     _url.fix(key, check)
     _forget_foreign(key, lambda v: len(_as_tuple(v)) == count and all(x in options for x in _as_tuple(v)))
@@ -102,7 +131,7 @@ def select_slider(label, key, options, value, *, help=None, format_func=str, dra
 def choice(label, key, options, default, *, help=None, format_func=str):
     """A short list of options as a segmented control (never empty: falls back to the default)."""
     labels = [str(format_func(o)) for o in options]
-    _url.fix(key, lambda raw: _url.options(raw, labels, exactly=1))
+    _url.fix(key, _any_language(lambda raw: _url.options(raw, labels, exactly=1), options, format_func, labels))
     _forget_foreign(key, lambda v: v is None or v in options)
     picked = st.segmented_control(label, options, default=default, key=key, help=help, format_func=format_func,
                                   bind="query-params")
@@ -111,7 +140,7 @@ def choice(label, key, options, default, *, help=None, format_func=str):
 
 def select(label, key, options, index=0, *, help=None, format_func=str):
     labels = [str(format_func(o)) for o in options]
-    _url.fix(key, lambda raw: _url.options(raw, labels, exactly=1))
+    _url.fix(key, _any_language(lambda raw: _url.options(raw, labels, exactly=1), options, format_func, labels))
     _forget_foreign(key, lambda v: v in options)
     return st.selectbox(label, options, index=index, key=key, help=help, format_func=format_func,
                         bind="query-params")
@@ -125,7 +154,8 @@ def toggle(label, key, value=False, *, help=None):
 
 def multiselect(label, key, options, default, *, help=None, max_selections=None, format_func=str):
     labels = [str(format_func(o)) for o in options]
-    _url.fix(key, lambda raw: _url.options(raw, labels, at_most=max_selections))
+    _url.fix(key, _any_language(lambda raw: _url.options(raw, labels, at_most=max_selections), options,
+                                format_func, labels))
     _forget_foreign(key, lambda v: isinstance(v, (list, tuple)) and all(x in options for x in v))
     return st.multiselect(label, options, default=default, key=key, help=help, max_selections=max_selections,
                           format_func=format_func, bind="query-params")

@@ -7,7 +7,7 @@ import streamlit as st
 import posenc_core as pc
 from page_kit.controls import url_values as _url
 from page_kit.figures.theme import FIGURE_ROOM_VH, MIN_TEXT_PX, PHONE_DOCK_VH
-from page_kit.i18n import N_, Language, _, choice
+from page_kit.i18n import N_, Language, _, choice, pgettext
 
 BACKEND_LABELS = {"numpy": "numpy", "torch": "torch (CPU)", "torch-cuda": "torch (CUDA)"}
 # why a backend is unavailable, from the code pc.available_backends() gives
@@ -270,7 +270,8 @@ def presentation_bar(groups, current) -> None:
         # on its button; the double arrows say which way a section lies, and every tooltip names its target.
         label = _(target[1].title) if role == "next" and target else _("Section") if role.endswith("section") else \
             _(_PRESENT_ROLES[role])
-        name = _(target[0] if role.endswith("section") else target[1].title) if target else _("none")
+        name = (_(target[0] if role.endswith("section") else target[1].title) if target else
+                pgettext("presentation bar, no lesson there", "none"))
         if bar.button(label, key=f"present_{role.replace(' ', '_')}", icon=icon,
                       icon_position="right" if after else "left", type="tertiary", disabled=target is None,
                       shortcut=PRESENT_KEYS[role],

@@ -34,6 +34,7 @@ import numpy as np
 import plotly.basedatatypes
 
 from page_kit.figures.theme import figure_json
+from page_kit.i18n import current
 
 # POSENC_FIGURE_CACHE=off builds every figure on every run, without the cache (bench/load.py --no-figure-cache)
 ENABLED = os.environ.get("POSENC_FIGURE_CACHE", "on").lower() not in ("off", "0", "false", "no")
@@ -86,10 +87,13 @@ def _feed(h, value) -> None:
 
 
 def digest(*parts) -> str | None:
-    """A 128-bit key for ``parts``, or None when one of them cannot be keyed."""
+    """A 128-bit key for ``parts`` in the reader's language, or None when one of them cannot be keyed.
+
+    A figure's words (titles, notes, alt text) are the reader's language (page_kit/i18n), so every key of the
+    shared cache holds it: two sessions share a figure only when they read the same language."""
     h = hashlib.blake2b(digest_size=16)
     try:
-        _feed(h, parts)
+        _feed(h, (current().code, parts))
     except _Unkeyable:
         return None
     return h.hexdigest()

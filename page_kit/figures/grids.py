@@ -14,6 +14,7 @@ from page_kit.figures.theme import (
     DIVERGING,
     SEQUENTIAL,
 )
+from page_kit.i18n import _, number
 
 MAX_HEATMAP_ROWS = 480  # about the plot's height in pixels
 MAX_HEATMAP_COLS = 960  # about the plot's width in pixels
@@ -76,9 +77,10 @@ def _robust_range(full: np.ndarray, finite: np.ndarray, signed: bool, robust: fl
         ranked = values.copy() if large else values
         low, high = (float(v) for v in np.percentile(ranked, [100 - robust, robust], overwrite_input=large))
         zrange, beyond = (low, high if high > low else low + 1.0), int(np.sum((values < low) | (values > high)))
-    return zrange, (f"Colour range {zrange[0]:.3g} to {zrange[1]:.3g}: the {robust:g}th percentile of the values, so "
-                    f"that {beyond:,} outlying values of {values.size:,} do not wash out the rest; they show in the "
-                    "end colours.")
+    caption = _("Colour range {low:.3g} to {high:.3g}: the {robust:g}th percentile of the values, so that {beyond} "
+                "outlying values of {size} do not wash out the rest; they show in the end colours.")
+    return zrange, caption.format(low=zrange[0], high=zrange[1], robust=robust, beyond=number(beyond, 0),
+                                  size=number(values.size, 0))
 
 
 @cache.builder
@@ -133,10 +135,11 @@ def heatmap(z, *, title: str, x_title: str, y_title: str, alt: str, name: str, x
                       annotation=dict(bgcolor="rgba(128,128,128,0.35)"))
     note = ""
     if sr > 1 or sc > 1:
-        note = (f"Each cell is the mean of a block of {sr} x {sc} values ({shown.shape[0]} x {shown.shape[1]} "
-                f"cells for {rows:,} x {cols:,} values; axes label each block's first row and column), so fast "
-                "patterns finer than a cell average out instead of showing false stripes; the download has "
-                "every value.")
+        note = _("Each cell is the mean of a block of {sr} x {sc} values ({cell_rows} x {cell_cols} cells for {rows} x "
+                 "{cols} values; axes label each block's first row and column), so fast patterns finer than a cell "
+                 "average out instead of showing false stripes; the download has every value.").format(
+            sr=sr, sc=sc, cell_rows=shown.shape[0], cell_cols=shown.shape[1], rows=number(rows, 0),
+            cols=number(cols, 0))
     note = " ".join(part for part in (note, clipped_note) if part)
     return Chart(fig, alt, name, matrix=full, note=note)
 
@@ -213,8 +216,8 @@ def small_multiples(grids: Sequence[np.ndarray], titles: Sequence[str], *, title
         coloraxis=dict(colorscale=DIVERGING if signed else SEQUENTIAL, cmin=zmin, cmax=zmax,
                        colorbar=dict(title=dict(text=value_name, side="right"))),
         margin=dict(l=56, b=44) | dict(margin or {})))
-    note = (f"Each panel cell is the mean of a {step} x {step} block of values (axes label each block's first "
-            "row and column)." if step > 1 else "")
+    note = (_("Each panel cell is the mean of a {step} x {step} block of values (axes label each block's first "
+              "row and column).").format(step=step) if step > 1 else "")
     return Chart(fig, alt, name, matrix=stack, note=note)
 
 

@@ -11,6 +11,8 @@ The core never speaks (CONTRIBUTING.md): it returns values and codes, and the wo
 
 from __future__ import annotations
 
+import contextlib
+import functools
 import threading
 
 from page_kit.i18n.catalogues import translations
@@ -21,8 +23,8 @@ URL_KEY = "lang"
 
 _local = threading.local()  # (the script run's context, its language): one lookup per run, not per string
 
-__all__ = ["LANGUAGES", "N_", "Language", "_", "current", "from_accept_language", "from_tag", "gettext",
-           "ngettext", "number"]
+__all__ = ["DEFAULT", "LANGUAGES", "N_", "Language", "_", "current", "from_accept_language", "from_tag", "gettext",
+           "in_every_language", "ngettext", "number", "pgettext", "speaking"]
 
 
 def current() -> Language:
@@ -51,6 +53,19 @@ def use(language: Language) -> None:
         _local.ctx, _local.language = ctx, language
 
 
+@contextlib.contextmanager
+def speaking(language: Language):
+    """Within the block, the running session speaks ``language`` (a label as another language writes it)."""
+    from streamlit.runtime.scriptrunner import get_script_run_ctx
+
+    before = getattr(_local, "ctx", None), getattr(_local, "language", None)
+    _local.ctx, _local.language = get_script_run_ctx(suppress_warning=True), language
+    try:
+        yield
+    finally:
+        _local.ctx, _local.language = before
+
+
 def gettext(message: str) -> str:
     """``message`` in the session's language (itself where the catalogue has no translation yet)."""
     language = current()
@@ -65,7 +80,20 @@ def ngettext(singular: str, plural: str, count: int) -> str:
     return translations(language).ngettext(singular, plural, count)
 
 
+def pgettext(context: str, message: str) -> str:
+    """``message`` where the same English means different things ("Next" lesson on the presentation bar, "Next"
+    step of a guide): ``context`` tells the translator which."""
+    language = current()
+    return message if language == DEFAULT else translations(language).pgettext(context, message)
+
+
 _ = gettext
+
+
+@functools.cache
+def in_every_language(message: str) -> tuple[str, ...]:
+    """``message`` as each language writes it (the source's first): what a link written in any of them may hold."""
+    return tuple(dict.fromkeys([message] + [translations(language).gettext(message) for language in LANGUAGES]))
 
 
 def N_(message: str) -> str:  # noqa: N802 (gettext's name for "mark, translate later")

@@ -52,10 +52,12 @@ def _marked(file: Path) -> frozenset[str]:
 
     found = set()
     with file.open("rb") as source:
-        for _line, _function, message, _comments in extract_python(
-                source, keywords={"_": None, "gettext": None, "ngettext": (1, 2), "N_": None},
+        for _line, function, message, _comments in extract_python(
+                source, keywords={"_": None, "gettext": None, "ngettext": (1, 2), "N_": None,
+                          "pgettext": ((1, "c"), 2)},
                 comment_tags=(), options={}):
-            first = message if isinstance(message, str) else (message or (None,))[0]
+            parts = (message,) if isinstance(message, str) else tuple(message or (None,))
+            first = parts[1] if function == "pgettext" and len(parts) > 1 else parts[0]  # (context, message)
             if isinstance(first, str) and first:  # a call on a variable (_(page.title)) marks nothing here
                 found.add(first)
     return frozenset(found)

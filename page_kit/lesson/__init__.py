@@ -15,7 +15,7 @@ import streamlit as st
 from page_kit.controls import url_values as _url
 from page_kit.controls.folds import folded, is_unseen, unseen  # noqa: F401 (pages take them from here)
 from page_kit.controls.settings import presentation
-from page_kit.i18n import _, coverage, current
+from page_kit.i18n import N_, _, coverage, current, in_every_language
 from page_kit.lesson import formula_lines, guide
 from page_kit.navigation.registry import page
 from page_kit.navigation.sidebar import TAB_KEY, shown_page
@@ -83,7 +83,7 @@ class Stage:
                     draw(*args, **kwargs)
 
 
-def stage(more_label: str | None = "More settings") -> Stage:
+def stage(more_label: str | None = N_("More settings")) -> Stage:
     """The picture-first layout every lesson uses: the figure leads, its few controls beside it.
 
     Call it inside the lesson's fragment, right after ``header(title, lead)`` (a lead of one or two sentences).
@@ -115,15 +115,15 @@ def stage(more_label: str | None = "More settings") -> Stage:
     side = side_column.container(key="stage_side")
     controls_box = side.container()
     # a lesson whose every control drives the figure passes more_label=None: no empty "More settings" fold
-    more = side.expander(more_label, icon=":material/tune:", key="stage_more") if more_label else None
+    more = side.expander(_(more_label), icon=":material/tune:", key="stage_more") if more_label else None
     return Stage(main=main, side=controls_box, more=more)
 
 
-def why(text: str, label: str = "Why this matters") -> None:
+def why(text: str, label: str = N_("Why this matters")) -> None:
     """The longer intuition of a lesson, under its figure (a picture-first page opens on the figure)."""
     if not isinstance(text, str):  # a stray comma once made it a tuple, printed with its brackets and quotes
         raise TypeError(f"why() takes the text as one string, not {type(text).__name__}")
-    st.markdown(f"## {label}")  # h2 under the page title: a screen reader's outline skips no level
+    st.markdown(f"## {_(label)}")  # h2 under the page title: a screen reader's outline skips no level
     st.markdown(text)
 
 
@@ -134,19 +134,31 @@ def sections(labels: Sequence[str], key: str = TAB_KEY):
     them on every slider move cannot feel instant; with lazy tabs a move redraws one section.
     Use ``if tab.open:`` around each section's body.
     """
-    _url.fix(key, lambda raw: _url.options(raw, list(labels), exactly=1))  # a link names one of these tabs
-    return st.tabs(list(labels), key=key, on_change="rerun", bind="query-params")
+    shown = [_(label) for label in labels]
+    # A tab's name is the reader's language, in the address too; a link or a session that names it in another
+    # language (a shared link, a switch of language) opens the same tab.
+    named = {name: index for index, label in enumerate(labels) for name in in_every_language(label)}
+
+    def same_tab(raw: list[str]) -> list[str] | None:
+        picked = _url.options(raw, list(named), exactly=1)
+        return [shown[named[picked[0]]]] if picked else None
+
+    _url.fix(key, same_tab)  # a link names one of these tabs
+    held = st.session_state.get(key)
+    if isinstance(held, str) and held not in shown and held in named:
+        st.session_state[key] = shown[named[held]]
+    return st.tabs(shown, key=key, on_change="rerun", bind="query-params")
 
 
 def notice(text: str) -> None:
     """The 'what to notice' caption under a figure."""
     with st.container(border=True):
-        st.markdown(f":material/visibility: **What to notice.** {text}")
+        st.markdown(":material/visibility: **" + _("What to notice.") + f"** {text}")
 
 
-def source(*functions, label: str = "Show the code that computed this") -> None:
+def source(*functions, label: str = N_("Show the code that computed this")) -> None:
     """A collapsed view of the core functions behind a figure: the code on screen is the code that ran."""
-    with folded(label, "src_" + "_".join(f.__name__ for f in functions), icon=":material/code:") as is_open:
+    with folded(_(label), "src_" + "_".join(f.__name__ for f in functions), icon=":material/code:") as is_open:
         if is_open:
             for function in functions:
                 st.code(inspect.getsource(function), language="python")
@@ -167,15 +179,15 @@ def literal(text: str) -> str:
 
 # The last line of defence logs here; the test suites fail on any record of it (tests/conftest.py).
 FALLBACK_LOG = logging.getLogger("posenc_explorer.fallback")
-FALLBACK_MESSAGE = ("Something went wrong here that the page did not expect; the details were logged for the "
-                    "developers. Try other values or a preset, or open the page again from the sidebar.")
+FALLBACK_MESSAGE = N_("Something went wrong here that the page did not expect; the details were logged for the "
+                      "developers. Try other values or a preset, or open the page again from the sidebar.")
 
 
 def report_unexpected(error: Exception) -> None:
     """Show a sentence with what to try instead of Streamlit's redacted exception box, and log the traceback."""
     FALLBACK_LOG.error("Unexpected %s on %s", type(error).__name__, st.query_params.to_dict() or "a page",
                        exc_info=error)
-    st.error(f"{FALLBACK_MESSAGE} ({type(error).__name__})", icon=":material/bug_report:")
+    st.error(f"{_(FALLBACK_MESSAGE)} ({type(error).__name__})", icon=":material/bug_report:")
 
 
 @contextlib.contextmanager
@@ -197,6 +209,6 @@ def see_also(*url_paths: str) -> None:
     """Links to the lessons that continue this one, in the given order; pages not registered are skipped."""
     pages = [info for info in (page(u) for u in url_paths) if info is not None]
     if pages:
-        st.markdown("**See also**")
+        st.markdown("**" + _("See also") + "**")
         for info in pages:
-            st.page_link(info.path, label=info.title, icon=info.icon)
+            st.page_link(info.path, label=_(info.title), icon=info.icon)

@@ -19,6 +19,7 @@ import streamlit as st
 
 from live_class.results import QuestionInfo
 from page_kit import live
+from page_kit.i18n import _
 from page_kit.lesson import course, folded, misconceptions, unseen
 from page_kit.live import panel as live_panel
 
@@ -82,12 +83,12 @@ def predict(key: str, question: str, options: Sequence[str], answer: int, reveal
     """
     options = list(options)
     with st.container(border=True):
-        st.markdown(f":material/psychology_alt: **Predict first.** {question}")
+        st.markdown(":material/psychology_alt: **" + _("Predict first.") + f"** {question}")
         round = live_panel.round_of(key)
         widget = f"predict_{key}" if round == 1 else f"predict_{key}_vote2"
         live_panel.seed(key, options, round, widget)
         # the visible question is the markdown above; the group's accessible name is the same sentence as text
-        picked = st.radio(f"Predict first. {plain(question)}", options, index=None, key=widget,
+        picked = st.radio(_("Predict first.") + f" {plain(question)}", options, index=None, key=widget,
                           horizontal=True, label_visibility="collapsed")
         live_panel.record(key, options, picked, round)
         if picked is not None:  # the learner's own progress: right at the first try, before any answer was shown
@@ -105,15 +106,16 @@ def predict(key: str, question: str, options: Sequence[str], answer: int, reveal
         shown = bool(st.session_state.get(f"predict_{key}_shown")) or live.revealed(key)
         if picked is None and not shown:
             row = st.container(horizontal=True, vertical_alignment="center", gap="small")
-            row.caption("Answer first: what answers it stays hidden until you choose.")
-            row.button("Show me", key=f"predict_{key}_show", type="tertiary", icon=":material/visibility:",
+            row.caption(_("Answer first: what answers it stays hidden until you choose."))
+            row.button(_("Show me"), key=f"predict_{key}_show", type="tertiary", icon=":material/visibility:",
                        on_click=_show_me, args=(key,))
             return Prediction(key, False)
         if picked is None:
-            st.info(f"The answer: {options[answer]}. " + reveal())
+            st.info(_("The answer: {answer}.").format(answer=options[answer]) + " " + reveal())
         else:
             right = options.index(picked) == answer
-            (st.success if right else st.info)(("Right. " if right else f"Not quite: {options[answer]}. ") + reveal())
+            (st.success if right else st.info)((_("Right.") if right else _("Not quite: {answer}.").format(
+                answer=options[answer])) + " " + reveal())
     return Prediction(key, True)
 
 
@@ -153,7 +155,7 @@ def snippet(*lines: str) -> None:
     """The code behind the figure above, to copy (Streamlit's code block has a copy button)."""
     # named by the functions it calls, so it stays open while the sliders change the arguments
     name = "code_" + "_".join(dict.fromkeys(re.findall(r"pc\.(?:\w+\.)*(\w+)\(", "\n".join(lines))))[:60]
-    with folded(":material/content_copy: Code for this figure", name) as is_open:
+    with folded(":material/content_copy: " + _("Code for this figure"), name) as is_open:
         if is_open:
             # wrap_lines: on a 390 px phone a long call wraps instead of hiding behind a sideways scroll
             st.code("import posenc_core as pc\n\n" + "\n".join(lines), language="python", wrap_lines=True)

@@ -31,6 +31,7 @@ import streamlit as st
 from streamlit.runtime.scriptrunner_utils.script_run_context import get_script_run_ctx
 
 from page_kit.controls import link_view
+from page_kit.i18n import _, ngettext, pgettext
 
 PARAM = "guide"  # the URL key of the current step, 1-based
 _APPLIED = "_guide_applied"  # session state: (page, step) whose view was last applied; (page, None) after a button
@@ -40,6 +41,7 @@ _APPLIED = "_guide_applied"  # session state: (page, step) whose view was last a
 class Step:
     """One step of a guide."""
 
+    # a guide's words are constants of the lesson's views, marked N_() there and translated here when shown
     title: str  # a few words: "Step 2 of 4 · <title>"
     say: str  # what to notice, markdown, one or two short sentences
     view: Mapping[str, str] = field(default_factory=dict)  # URL key -> value as the URL writes it ("view": tab label)
@@ -72,8 +74,10 @@ def start_button(steps: Sequence[Step]) -> None:
     """*Guide me*, while the guide is off: beside the lesson's title (``lesson.header``), where it takes no line
     of its own above the figure. On a phone it shows its icon alone (``settings.GLOBAL_CSS``), named all the same."""
     if steps and step_of(st.query_params.get_all(PARAM), len(steps)) is None:
-        st.button("Guide me", key="guide_start", icon=":material/route:", type="tertiary", on_click=_go, args=(1,),
-                  help=f"A walk through this lesson in {len(steps)} steps, each setting the controls for you.")
+        st.button(_("Guide me"), key="guide_start", icon=":material/route:", type="tertiary", on_click=_go, args=(1,),
+                  help=ngettext("A walk through this lesson in {n} step, setting the controls for you.",
+                                "A walk through this lesson in {n} steps, each setting the controls for you.",
+                                len(steps)).format(n=len(steps)))
 
 
 def panel(steps: Sequence[Step]) -> int | None:
@@ -153,19 +157,20 @@ def _draw(steps: Sequence[Step], step: int) -> None:
     current, count = steps[step - 1], len(steps)
     with st.container(border=True, key="guide_panel", gap="small"):
         # the panel's heading, for eyes and screen readers (h2 under the page title: no level skipped)
-        st.markdown(f"## :material/route: Step {step} of {count} · {current.title}")
+        st.markdown("## :material/route: " + _("Step {step} of {count}").format(step=step, count=count)
+                    + f" · {_(current.title)}")
         box = st.empty()  # what to notice and the task, filled again by ``report`` when the task is done
         box.markdown(_words(current, False))
         if current.task and current.check:
             _TASK.set(_Task(_this_run(), current.check, current, box))
         row = st.container(horizontal=True, gap="small", key="guide_buttons")
-        row.button("Back", key="guide_back", icon=":material/arrow_back:", disabled=step == 1, on_click=_go,
-                   args=(step - 1,))
+        row.button(pgettext("guide step", "Back"), key="guide_back", icon=":material/arrow_back:", disabled=step == 1,
+                   on_click=_go, args=(step - 1,))
         if step < count:
-            row.button("Next", key="guide_next", icon=":material/arrow_forward:", type="primary", on_click=_go,
-                       args=(step + 1,))
-        if row.button("Leave the guide", key="guide_leave", icon=":material/close:",
-                      help="Close the guide; the controls keep their values, so you can go on exploring."):
+            row.button(pgettext("guide step", "Next"), key="guide_next", icon=":material/arrow_forward:",
+                       type="primary", on_click=_go, args=(step + 1,))
+        if row.button(_("Leave the guide"), key="guide_leave", icon=":material/close:",
+                      help=_("Close the guide; the controls keep their values, so you can go on exploring.")):
             _go(None)
             st.rerun(scope="app")  # the lesson's fragment alone would leave the title without its Guide me
 
@@ -173,6 +178,7 @@ def _draw(steps: Sequence[Step], step: int) -> None:
 def _words(step: Step, done: bool) -> str:
     """What to notice, then the task on its own line: "Your turn", or "Done." with a check mark once it holds."""
     if not step.task:
-        return step.say
-    mark = ":green[:material/check_circle: **Done.**]" if done else ":material/touch_app: **Your turn:**"
-    return f"{step.say}  \n{mark} {step.task}"
+        return _(step.say)
+    mark = (":green[:material/check_circle: **" + _("Done.") + "**]" if done else
+            ":material/touch_app: **" + _("Your turn:") + "**")
+    return f"{_(step.say)}  \n{mark} {_(step.task)}"

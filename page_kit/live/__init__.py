@@ -28,6 +28,7 @@ from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 from live_class import ClassError, Classroom, ClassUnreachable, open_store
 from live_class.rooms import UNREACHABLE, keep_days, normal_code  # noqa: F401 (UNREACHABLE: the panel's)
+from page_kit.i18n import _
 
 POLL_S = 1.0
 HEARTBEAT_S = 20.0   # a student's open page tells the room it is still there (rules.Limits.active_s: 90 s)
@@ -105,7 +106,7 @@ def _kept() -> tuple[str, str] | None:
     kept = st.context.cookies.get(TEACHER_COOKIE)
     if not isinstance(kept, str):  # no cookie (and no request at all under AppTest)
         return None
-    room, _, key = kept.partition(".")
+    room, _sep, key = kept.partition(".")
     return (room, key) if room and key else None
 
 
@@ -122,7 +123,7 @@ def _enter(room: str, key: str | None, student_seat: str | None, nickname: str |
     classroom().find(room, client(), browser(), student_seat)  # a wrong code says so (and counts for this browser)
     if key:
         if not classroom().is_teacher(room, key):
-            raise ClassError(f"This teacher link's key does not open room {room}.")
+            raise ClassError(_("This teacher link's key does not open room {room}.").format(room=room))
         ss.update(live_code=room, live_key=key, live_seat=None, live_set_cookie=True)
         return
     if not classroom().valid_seat(student_seat):  # none in the link, or one the server never signed
@@ -298,7 +299,7 @@ def where(view: str) -> tuple[str, str, str]:
 
 def go(view: str) -> None:
     """Open the teacher's view in this browser: a new page load, so every control takes the URL's state."""
-    path, _, query = view.partition("?")
+    path, _sep, query = view.partition("?")
     target = path + "?" + "&".join(part for part in (query, urlencode(_membership())) if part)
     st.html("<script>(() => { const parts = window.location.pathname.split('/'); parts.pop(); "
             f"window.location.assign(parts.join('/') + '/' + {json.dumps(target)}); }})();</script>",

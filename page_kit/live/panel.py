@@ -19,6 +19,7 @@ import streamlit as st
 from live_class import ClassError, ClassUnreachable
 from live_class.results import QuestionInfo
 from page_kit import live
+from page_kit.i18n import _, ngettext
 from page_kit.live import outbox as live_outbox
 from page_kit.live import poll as live_poll
 from page_kit.live import spread as live_spread
@@ -63,29 +64,45 @@ def _joined_count() -> None:
     except ClassError:
         pass  # the last count read stays
     if state is not None:
-        st.html(f'<p class="live-joined" style="margin:0;font-size:clamp(1.2rem,3vw,2rem)">'
-                f'<strong>{state.seats}</strong> joined</p>')
+        joined = ngettext("{n} joined", "{n} joined", state.seats).format(n=f"<strong>{state.seats}</strong>")
+        st.html(f'<p class="live-joined" style="margin:0;font-size:clamp(1.2rem,3vw,2rem)">{joined}</p>')
 
 
-@st.dialog("Join the class", width="large", on_dismiss="rerun")  # a rerun ends the count's timer
-def join_code() -> None:
+def _join_code_body() -> None:
     """For the projector: the code in large letters, the link and its QR code (drawn here, no network), and how
     many have joined, counted as they do."""
     link = live.join_link()
     if not live.base_url()[1]:
-        st.warning("Phones cannot open this link: this computer's only known address is its own (localhost). Open "
+        st.warning(_("Phones cannot open this link: this computer's only known address is its own (localhost). Open "
                    "the app at this computer's network address, or set POSENC_PUBLIC_URL to the address students "
-                   "reach, then show the code again.", icon=":material/wifi_off:")
+                   "reach, then show the code again."), icon=":material/wifi_off:")
     # an <img> of the SVG (st.html's sanitiser drops inline SVG): black on white in either theme, as scanners want
     qr = segno.make(link, error="m").svg_data_uri(scale=7, dark="#000000", light="#ffffff")
+    alt, label = html.escape(_("QR code of the join link")), html.escape(_("Room code"))
+    open_link = html.escape(_("or open {link}")).format(link="<code>" + html.escape(link) + "</code>")
     # sizes follow the window: large on a projector, the code still on one line on a 390 px phone
     st.html(f'<div style="display:flex;gap:2rem;align-items:center;flex-wrap:wrap">'
-            f'<img src="{qr}" alt="QR code of the join link" class="live-qr" '
+            f'<img src="{qr}" alt="{alt}" class="live-qr" '
             f'style="width:clamp(200px,30vw,380px);height:auto"><div>'
-            f'<p style="margin:0">Room code</p><p class="live-code" style="font-size:clamp(2.5rem,14vw,6rem);'
+            f'<p style="margin:0">{label}</p><p class="live-code" style="font-size:clamp(2.5rem,14vw,6rem);'
             f'font-weight:700;letter-spacing:0.3rem;margin:0;line-height:1.1">{html.escape(live.code())}</p>'
-            f'<p style="margin:0;overflow-wrap:anywhere">or open <code>{html.escape(link)}</code></p></div></div>')
+            f'<p style="margin:0;overflow-wrap:anywhere">{open_link}</p></div></div>')
     _joined_count()
+
+
+def _join_code_dialog() -> None:
+    """The dialog, decorated as it opens so that its title is in the teacher's language (a title given to st.dialog
+    at import would be English)."""
+    @st.dialog(_("Join the class"), width="large", on_dismiss="rerun")  # a rerun ends the count's timer
+    def dialog() -> None:
+        _join_code_body()
+
+    dialog()
+
+
+def join_code() -> None:
+    """For the projector: the room's code, its link and QR code, and how many have joined."""
+    _join_code_dialog()
 
 
 def open_from_bar(url_path: str) -> None:
@@ -100,18 +117,20 @@ def open_from_bar(url_path: str) -> None:
 
 
 def _student_panel() -> None:
-    st.caption(f"You are in room **{live.code()}**. No other student sees your answers or your nickname. Your "
-               "teacher sees how far the room is through the course, counted over the seats, while you are in it.")
+    st.caption(_("You are in room **{code}**. No other student sees your answers or your nickname. Your teacher "
+                 "sees how far the room is through the course, counted over the seats, while you are in it.").format(
+        code=live.code()))
     with st.form("live_nickname_form", border=False, enter_to_submit=True):
-        st.text_input("Nickname (optional, only the teacher sees it)", key="live_nickname", placeholder="anonymous")
-        st.form_submit_button("Save nickname", on_click=_rename)
-    st.button("Leave the class", icon=":material/logout:", key="live_leave", on_click=live.leave)
+        st.text_input(_("Nickname (optional, only the teacher sees it)"), key="live_nickname",
+                      placeholder=_("anonymous"))
+        st.form_submit_button(_("Save nickname"), on_click=_rename)
+    st.button(_("Leave the class"), icon=":material/logout:", key="live_leave", on_click=live.leave)
 
 
 def sidebar(url_path: str) -> None:
     """Start or join a class; in a class, its state and the one-click ways out (``url_path``: this page)."""
     with st.sidebar, st.container(key="live_panel"):
-        st.markdown("**Live class**")
+        st.markdown("**" + _("Live class") + "**")
         if ss.get("live_message"):
             st.info(ss["live_message"])  # sentences quote typed text only through rules.shown: no markup
         state = ss.get("live_state")
@@ -121,12 +140,13 @@ def sidebar(url_path: str) -> None:
             _student_panel()
         elif not ss.get("live_pending"):
             with st.form("live_join_form", border=False, enter_to_submit=True):
-                st.text_input("Room code", key="live_join_code", max_chars=12, placeholder="e.g. K7RAX")
-                st.text_input("Nickname (optional)", key="live_join_nickname", placeholder="anonymous",
-                              help="Only the teacher sees it; no other student does.")
-                st.form_submit_button("Join", icon=":material/login:", on_click=_join)
-            st.button("Start a class", icon=":material/co_present:", key="live_start", on_click=_start,
-                      help="A room for this class: a code and QR code for the projector; the answers gathered.")
+                st.text_input(_("Room code"), key="live_join_code", max_chars=12,
+                              placeholder=_("e.g. {code}").format(code="K7RAX"))
+                st.text_input(_("Nickname (optional)"), key="live_join_nickname", placeholder=_("anonymous"),
+                              help=_("Only the teacher sees it; no other student does."))
+                st.form_submit_button(_("Join"), icon=":material/login:", on_click=_join)
+            st.button(_("Start a class"), icon=":material/co_present:", key="live_start", on_click=_start,
+                      help=_("A room for this class: a code and QR code for the projector; the answers gathered."))
         live_poll.watch(url_path)
     if ss.pop("live_show_code", False):
         join_code()
@@ -152,10 +172,12 @@ def student_bar() -> None:
         return
     following = ss.get("live_follow", True)
     row = st.container(horizontal=True, vertical_alignment="center", gap="small", key="live_student_bar")
-    row.caption(f":material/groups: Room **{live.code()}**" + (" · following the teacher" if following else ""))
-    row.button("Stop following" if following else "Follow the teacher", key="live_follow_button", type="tertiary",
-               icon=":material/pause:" if following else ":material/play_arrow:", on_click=_toggle_follow,
-               help="Following opens the lesson and tab the teacher shows, when the teacher moves on.")
+    row.caption(":material/groups: " + _("Room **{code}**").format(code=live.code())
+                + (" · " + _("following the teacher") if following else ""))
+    row.button(_("Stop following") if following else _("Follow the teacher"), key="live_follow_button",
+               type="tertiary", icon=":material/pause:" if following else ":material/play_arrow:",
+               on_click=_toggle_follow,
+               help=_("Following opens the lesson and tab the teacher shows, when the teacher moves on."))
 
 
 def round_of(question: str) -> int:
@@ -184,21 +206,23 @@ def record(question: str, options: Sequence[str], picked: str | None, round: int
 def _note(question: str, picked: str, round: int) -> str:
     state = live_outbox.status(question, round)
     if state == "saving":
-        return (f"Saving your answer “{picked}”… The class cannot be reached just now; it is sent as soon as "
-                "the class is back.")
+        return _("Saving your answer “{answer}”… The class cannot be reached just now; it is sent as soon as the "
+                 "class is back.").format(answer=picked)
     if state not in (None, "saved"):
         return state  # a refusal's sentence (a limit, a seat the teacher removed, a vote closed)
-    return f"Your answer “{picked}” is saved. The teacher reveals the answer to the room."
+    return _("Your answer “{answer}” is saved. The teacher reveals the answer to the room.").format(answer=picked)
 
 
 def answer_note(question: str, options: Sequence[str], picked: str | None, round: int) -> None:
     """What a student in a room reads under the question until the teacher reveals it: no verdict yet."""
     if round == 2:
         first = live_outbox.saved(question, 1)
-        mine = f" Your first vote: “{options[first]}”." if first is not None and first < len(options) else ""
-        st.caption(f":material/forum: **Second vote.** Discuss with your neighbour, then answer again.{mine}")
+        mine = (" " + _("Your first vote: “{answer}”.").format(answer=options[first])
+                if first is not None and first < len(options) else "")
+        st.caption(":material/forum: " + _("**Second vote.** Discuss with your neighbour, then answer again.")
+                   + mine)
     if picked is None:
-        st.caption("The teacher reveals the answer to the room once everyone has answered.")
+        st.caption(_("The teacher reveals the answer to the room once everyone has answered."))
     else:
         st.caption(_note(question, picked, round))  # "saving" turns "saved" by the poll's rerun of the page
 
@@ -245,27 +269,29 @@ def _room_answers(question: str, options: Sequence[str], answer: int) -> None:
         return  # the room ended: the next full run says so in the sidebar
     live_poll.drawn(question, options, answer, reading)
     row = st.container(horizontal=True, vertical_alignment="center", gap="small", key=f"live_row_{question}")
-    vote = " (second vote)" if reading.round == 2 else ""
-    ended = " · the class has ended" if reading.ended else ""
-    row.markdown(f":material/groups: **{sum(reading.counts[-1])}** of {reading.seats} answered{vote}{ended}")
+    vote = " " + _("(second vote)") if reading.round == 2 else ""
+    ended = " · " + _("the class has ended") if reading.ended else ""
+    answered = sum(reading.counts[-1])
+    row.markdown(":material/groups: " + ngettext("**{answered}** of {n} answered", "**{answered}** of {n} answered",
+                                                 answered).format(answered=answered, n=reading.seats) + vote + ended)
     done = question in reading.revealed  # the count and the reveal first: they are what a class needs most
     # an ended class answers no more: the spread stays, the votes' buttons go
-    if not reading.ended and row.button("Revealed" if done else "Reveal to the room", key=f"live_reveal_{question}",
-                                        disabled=done, icon=":material/visibility:", type="primary",
-                                        on_click=live_teacher.act, args=("reveal", question)):
+    if not reading.ended and row.button(_("Revealed") if done else _("Reveal to the room"),
+                                        key=f"live_reveal_{question}", disabled=done, icon=":material/visibility:",
+                                        type="primary", on_click=live_teacher.act, args=("reveal", question)):
         st.rerun(scope="app")
     if reading.round == 1 and not done and not reading.ended:
-        row.button("Second vote", key=f"live_round_{question}", icon=":material/forum:",
+        row.button(_("Second vote"), key=f"live_round_{question}", icon=":material/forum:",
                    on_click=live_teacher.act, args=("open_round", question),
-                   help="Peer instruction: the room discusses with neighbours, then everyone answers again. The "
-                        "first vote closes; both spreads stay side by side.")
-    spread = row.toggle("Spread", key=f"live_spread_{question}", help="The room's answers, per option and vote.")
-    who = row.toggle("Who", key=f"live_who_{question}", help="Nicknames of who answered and who has not yet. "
-                     "Only your screen shows them: keep this off while projecting.")
+                   help=_("Peer instruction: the room discusses with neighbours, then everyone answers again. The "
+                          "first vote closes; both spreads stay side by side."))
+    spread = row.toggle(_("Spread"), key=f"live_spread_{question}", help=_("The room's answers, per option and vote."))
+    who = row.toggle(_("Who"), key=f"live_who_{question}", help=_("Nicknames of who answered and who has not yet. "
+                     "Only your screen shows them: keep this off while projecting."))
     if who and reading.names is not None:  # read above: the toggle's value is in the session before this run
         done_names, waiting = reading.names
-        st.html(f'<div class="live-who">{live_teacher.names("Answered:", done_names)}'
-                f'{live_teacher.names("Not yet:", waiting)}</div>')
+        st.html('<div class="live-who">' + live_teacher.names(_("Answered:"), done_names)
+                + live_teacher.names(_("Not yet:"), waiting) + "</div>")
     if spread:
         st.html(live_spread.spread_html(options, list(map(list, reading.counts)), answer if done else None,
                                         reading.moved))

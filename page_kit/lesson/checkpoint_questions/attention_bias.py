@@ -4,6 +4,7 @@ option from posenc_core (imported on call, so the tests prove the answer)."""
 
 from __future__ import annotations
 
+from page_kit.i18n import N_
 from page_kit.lesson.checkpoint_questions.question import CheckpointQuestion as Q
 
 
@@ -27,58 +28,58 @@ def t5_far_buckets() -> int:
 
 QUESTIONS = (
     Q("cp_attention_bias_slope",
-      "A model with 16 ALiBi heads uses the slopes of the authors' code. What is head 1's slope?",
-      ("1/2, then 1/4, 1/8, … down to 1/2^16", "about 0.707 (2^(−1/2)), halving every second head",
-       "1/256, the gentlest"), 1,
-      "The first slope is 2^(−8/n) for n heads and the last is always 2^(−8) = 1/256. The rule 1/2, 1/4, … holds "
-      "only for 8 heads; with 16 the sequence starts gentler and steps down more finely.", "alibi",
+      N_("A model with 16 ALiBi heads uses the slopes of the authors' code. What is head 1's slope?"),
+      (N_("1/2, then 1/4, 1/8, … down to 1/2^16"), N_("about 0.707 (2^(−1/2)), halving every second head"),
+       N_("1/256, the gentlest")), 1,
+      N_("The first slope is 2^(−8/n) for n heads and the last is always 2^(−8) = 1/256. The rule 1/2, 1/4, … holds "
+         "only for 8 heads; with 16 the sequence starts gentler and steps down more finely."), "alibi",
       alibi_first_slope),
     Q("cp_attention_bias_far",
-      "T5's default buckets (32 buckets, max_distance 128, bidirectional). Two keys sit 200 and 2,000 tokens before "
-      "the query: how do their biases compare?",
-      ("exactly the same: they share the last bucket", "a little different: log-spaced buckets",
-       "the farther key's is about ten times lower"), 0,
-      "Everything past max_distance lands in one last bucket, so T5 gives a token 200 and a token 2,000 positions "
-      "away the same bias: only their content differs. The table stays small and runs on longer inputs, at the "
-      "price of no fine position far away.", "t5", t5_far_buckets),
+      N_("T5's default buckets (32 buckets, max_distance 128, bidirectional). Two keys sit 200 and 2,000 tokens before "
+         "the query: how do their biases compare?"),
+      (N_("exactly the same: they share the last bucket"), N_("a little different: log-spaced buckets"),
+       N_("the farther key's is about ten times lower")), 0,
+      N_("Everything past max_distance lands in one last bucket, so T5 gives a token 200 and a token 2,000 positions "
+         "away the same bias: only their content differs. The table stays small and runs on longer inputs, at the "
+         "price of no fine position far away."), "t5", t5_far_buckets),
     Q("cp_attention_bias_nope",
-      "A causal decoder with no positional encoding at all. Can its outputs still depend on position?",
-      ("yes: the causal mask makes each output a mean over a growing prefix",
-       "no: without an encoding attention is blind to order",
-       "only where the tokens differ in content"), 0,
-      "With equal scores, position i gives each of its i + 1 keys the weight 1/(i + 1): the first token's share is "
-      "an exact position counter, even when every token after the first is the same. The signal is real but blurry, "
-      "and fades with distance.", "nope"),
+      N_("A causal decoder with no positional encoding at all. Can its outputs still depend on position?"),
+      (N_("yes: the causal mask makes each output a mean over a growing prefix"),
+       N_("no: without an encoding attention is blind to order"),
+       N_("only where the tokens differ in content")), 0,
+      N_("With equal scores, position i gives each of its i + 1 keys the weight 1/(i + 1): the first token's share is "
+         "an exact position counter, even when every token after the first is the same. The signal is real but blurry, "
+         "and fades with distance."), "nope"),
     Q("cp_attention_bias_shaw",
-      "Why do Shaw et al.'s relative vectors sit awkwardly with a KV cache?",
-      ("the stored keys must be rewritten every time a token is added",
-       "it does not: keys are cached with their position already in them, as with RoPE",
-       "each cached key's relative term depends on its distance to the new query, so it is recomputed at every "
-       "step"), 2,
-      "The cache can only hold plain k_j: the table row added to a key depends on who reads it. The stored keys do "
-      "not change, but each decoding step adds a different row for every cached token (and again on the value "
-      "side), outside the usual fused kernels.", "shaw"),
+      N_("Why do Shaw et al.'s relative vectors sit awkwardly with a KV cache?"),
+      (N_("the stored keys must be rewritten every time a token is added"),
+       N_("it does not: keys are cached with their position already in them, as with RoPE"),
+       N_("each cached key's relative term depends on its distance to the new query, so it is recomputed at every "
+          "step")), 2,
+      N_("The cache can only hold plain k_j: the table row added to a key depends on who reads it. The stored keys do "
+         "not change, but each decoding step adds a different row for every cached token (and again on the value "
+         "side), outside the usual fused kernels."), "shaw"),
 )
 
 BELIEFS: dict[str, tuple[str | None, ...]] = {
     "cp_attention_bias_slope": (
-        "ALiBi's slopes are one over two to the head number, whatever the head count",
+        N_("ALiBi's slopes are one over two to the head number, whatever the head count"),
         None,
-        "Head 1 is the gentlest head, as if the slopes rose from the first head to the last",
+        N_("Head 1 is the gentlest head, as if the slopes rose from the first head to the last"),
     ),
     "cp_attention_bias_far": (
         None,
-        "T5's log buckets keep growing with the distance, with no last bucket for everything far",
-        "T5's bias falls in proportion to the distance, like ALiBi's penalty",
+        N_("T5's log buckets keep growing with the distance, with no last bucket for everything far"),
+        N_("T5's bias falls in proportion to the distance, like ALiBi's penalty"),
     ),
     "cp_attention_bias_nope": (
         None,
-        "With no encoding, attention cannot see order even under a causal mask",
-        "Position can only show through differences in content, never through the mask",
+        N_("With no encoding, attention cannot see order even under a causal mask"),
+        N_("Position can only show through differences in content, never through the mask"),
     ),
     "cp_attention_bias_shaw": (
-        "The cached keys themselves change whenever a new token arrives",
-        "Every relative scheme bakes position into the stored key, as RoPE does",
+        N_("The cached keys themselves change whenever a new token arrives"),
+        N_("Every relative scheme bakes position into the stored key, as RoPE does"),
         None,
     ),
 }

@@ -4,6 +4,7 @@ option from posenc_core (imported on call, so the tests prove the answer)."""
 
 from __future__ import annotations
 
+from page_kit.i18n import N_
 from page_kit.lesson.checkpoint_questions.question import CheckpointQuestion as Q
 
 
@@ -19,59 +20,59 @@ def resized_vit_rows() -> int:
 
 QUESTIONS = (
     Q("cp_images_flat",
-      "Number a ViT's patches 0, 1, 2, … row by row and give them a 1D code. Which two patches get neighbouring "
-      "numbers although they sit on opposite edges of the image?",
-      ("a patch and the one directly below it",
-       "the four corner patches",
-       "the last patch of a row and the first patch of the next"), 2,
-      "In reading order the end of one row and the start of the next are one number apart, while the patch "
-      "directly below is a whole row of numbers away. MAE's 2D code, half for the column and half for the row, "
-      "turns 'near in the image' into 'similar vectors'.", "patches"),
+      N_("Number a ViT's patches 0, 1, 2, … row by row and give them a 1D code. Which two patches get neighbouring "
+         "numbers although they sit on opposite edges of the image?"),
+      (N_("a patch and the one directly below it"),
+       N_("the four corner patches"),
+       N_("the last patch of a row and the first patch of the next")), 2,
+      N_("In reading order the end of one row and the start of the next are one number apart, while the patch "
+         "directly below is a whole row of numbers away. MAE's 2D code, half for the column and half for the row, "
+         "turns 'near in the image' into 'similar vectors'."), "patches"),
     Q("cp_images_cross",
-      "Under MAE's 2D sin-cos code, why does each patch's similarity map look like a bright cross centred on it?",
-      ("patches in its row share the row half of its code, patches in its column the column half",
-       "training drew the cross into the table", "their reading-order numbers are close to its own"), 0,
-      "Half of each vector encodes the column and half the row, so a patch in the same row matches one whole half "
-      "before the other is counted. A diagonal neighbour differs in both halves, and the cross keeps its shape "
-      "wherever the patch sits.", "patches"),
+      N_("Under MAE's 2D sin-cos code, why does each patch's similarity map look like a bright cross centred on it?"),
+      (N_("patches in its row share the row half of its code, patches in its column the column half"),
+       N_("training drew the cross into the table"), N_("their reading-order numbers are close to its own")), 0,
+      N_("Half of each vector encodes the column and half the row, so a patch in the same row matches one whole half "
+         "before the other is counted. A diagonal neighbour differs in both halves, and the cross keeps its shape "
+         "wherever the patch sits."), "patches"),
     Q("cp_images_resize",
-      "A ViT trained at 224 × 224 px with 16-px patches and one [CLS] row is fine-tuned at 384 × 384 px. How many "
-      "rows does its position table have after timm's resize?",
-      ("197: the table stays as trained", "577: a 24 × 24 grid, plus the [CLS] row set aside unchanged",
-       "576: the [CLS] row is dropped"), 1,
-      "The 14 × 14 grid is resized bicubically to 24 × 24, each channel like a small photo, and the [CLS] row is "
-      "put back unchanged. Distances are kept in units of the image, not of patches, so fine-tuning still has to "
-      "adapt.", "resize", resized_vit_rows),
+      N_("A ViT trained at 224 × 224 px with 16-px patches and one [CLS] row is fine-tuned at 384 × 384 px. How many "
+         "rows does its position table have after timm's resize?"),
+      (N_("197: the table stays as trained"), N_("577: a 24 × 24 grid, plus the [CLS] row set aside unchanged"),
+       N_("576: the [CLS] row is dropped")), 1,
+      N_("The 14 × 14 grid is resized bicubically to 24 × 24, each channel like a small photo, and the [CLS] row is "
+         "put back unchanged. Distances are kept in units of the image, not of patches, so fine-tuning still has to "
+         "adapt."), "resize", resized_vit_rows),
     Q("cp_images_sigma",
-      "Gaussian Fourier features: raise σ far beyond what the training samples can pin down. What happens to the "
-      "fit?",
-      ("both the training and the held-out fits improve",
-       "the training fit stays perfect while the held-out samples fill with wiggles or speckle",
-       "the network can no longer fit its training samples"), 1,
-      "σ scales every random frequency, so it sets how fast the fastest features swing. Frequencies far above what "
-      "the samples pin down let the network wiggle freely between them: the training points are still matched, the "
-      "unseen ones are not.", "fourier"),
+      N_("Gaussian Fourier features: raise σ far beyond what the training samples can pin down. What happens to the "
+         "fit?"),
+      (N_("both the training and the held-out fits improve"),
+       N_("the training fit stays perfect while the held-out samples fill with wiggles or speckle"),
+       N_("the network can no longer fit its training samples")), 1,
+      N_("σ scales every random frequency, so it sets how fast the fastest features swing. Frequencies far above what "
+         "the samples pin down let the network wiggle freely between them: the training points are still matched, the "
+         "unseen ones are not."), "fourier"),
 )
 
 BELIEFS: dict[str, tuple[str | None, ...]] = {
     "cp_images_flat": (
-        "A reading-order number keeps a patch close to the one directly below it",
-        "A flattened code wraps the whole image into a ring, corner to corner",
+        N_("A reading-order number keeps a patch close to the one directly below it"),
+        N_("A flattened code wraps the whole image into a ring, corner to corner"),
         None,
     ),
     "cp_images_cross": (
         None,
-        "The 2D sin-cos code is learned from data, not computed",
-        "The 2D code still numbers the patches in reading order",
+        N_("The 2D sin-cos code is learned from data, not computed"),
+        N_("The 2D code still numbers the patches in reading order"),
     ),
     "cp_images_resize": (
-        "A position table keeps its trained size, whatever the image size",
+        N_("A position table keeps its trained size, whatever the image size"),
         None,
-        "The prefix rows are no longer needed once the grid is resized",
+        N_("The prefix rows are no longer needed once the grid is resized"),
     ),
     "cp_images_sigma": (
-        "Faster features can only add detail, so every fit improves",
+        N_("Faster features can only add detail, so every fit improves"),
         None,
-        "Very fast features make the training samples impossible to match",
+        N_("Very fast features make the training samples impossible to match"),
     ),
 }

@@ -4,6 +4,7 @@ option from posenc_core (imported on call, so the tests prove the answer)."""
 
 from __future__ import annotations
 
+from page_kit.i18n import N_
 from page_kit.lesson.checkpoint_questions.question import CheckpointQuestion as Q
 
 
@@ -35,60 +36,60 @@ def dynamic_second_call() -> int:
 
 QUESTIONS = (
     Q("cp_long_context_unseen",
-      "A RoPE model trained on L tokens is run, unscaled, on 4L. Which rotary pairs meet angles they never saw in "
-      "training?",
-      ("the fastest pairs",
-       "every pair",
-       "none",
-       "the slowest pairs, which never completed a turn within L"), 3,
-      "Fast pairs went round many times within L and have seen every angle. A pair whose angle stayed below 2π "
-      "across L only saw part of its circle; at 4L its angle grows four times, into values the model never met. "
-      "Those are the pairs extension methods slow down.", "extension"),
+      N_("A RoPE model trained on L tokens is run, unscaled, on 4L. Which rotary pairs meet angles they never saw in "
+         "training?"),
+      (N_("the fastest pairs"),
+       N_("every pair"),
+       N_("none"),
+       N_("the slowest pairs, which never completed a turn within L")), 3,
+      N_("Fast pairs went round many times within L and have seen every angle. A pair whose angle stayed below 2π "
+         "across L only saw part of its circle; at 4L its angle grows four times, into values the model never met. "
+         "Those are the pairs extension methods slow down."), "extension"),
     Q("cp_long_context_dynamic",
-      "In transformers, a dynamic-NTK model (L = 4,096, factor 4) runs a 12,288-token call, then a 6,144-token "
-      "call. Which frequencies does the second call use?",
-      ("those cached for 12,288 tokens by the earlier, longer call", "those computed for its own 6,144 tokens",
-       "the original, unscaled ones"), 0,
-      "transformers' dynamic NTK keeps state: a call longer than any before recomputes the base and caches it, and "
-      "a later, shorter call keeps those frequencies until one is shorter than L. The same prompt can be encoded "
-      "differently depending on what ran before it.", "extension", dynamic_second_call),
+      N_("In transformers, a dynamic-NTK model (L = 4,096, factor 4) runs a 12,288-token call, then a 6,144-token "
+         "call. Which frequencies does the second call use?"),
+      (N_("those cached for 12,288 tokens by the earlier, longer call"), N_("those computed for its own 6,144 tokens"),
+       N_("the original, unscaled ones")), 0,
+      N_("transformers' dynamic NTK keeps state: a call longer than any before recomputes the base and caches it, and "
+         "a later, shorter call keeps those frequencies until one is shorter than L. The same prompt can be encoded "
+         "differently depending on what ran before it."), "extension", dynamic_second_call),
     Q("cp_long_context_fastest",
-      "Which of these context-extension methods slows down the fastest rotary pair (pair 0), the one that tells "
-      "neighbouring tokens apart?",
-      ("NTK-aware", "YaRN", "Llama 3", "position interpolation"), 3,
-      "Position interpolation divides every pair by s, so even the fastest is slowed and local order blurs. "
-      "NTK-aware, YaRN and Llama 3 keep the fast pairs at θ′/θ = 1 and concentrate the slowing on pairs that never "
-      "completed a turn in training.", "extension_compare", slows_fastest_pair),
+      N_("Which of these context-extension methods slows down the fastest rotary pair (pair 0), the one that tells "
+         "neighbouring tokens apart?"),
+      (N_("NTK-aware"), N_("YaRN"), N_("Llama 3"), N_("position interpolation")), 3,
+      N_("Position interpolation divides every pair by s, so even the fastest is slowed and local order blurs. "
+         "NTK-aware, YaRN and Llama 3 keep the fast pairs at θ′/θ = 1 and concentrate the slowing on pairs that never "
+         "completed a turn in training."), "extension_compare", slows_fastest_pair),
     Q("cp_long_context_trained",
-      "Llama 3.1 8B's config declares max_position_embeddings 131,072 and a llama3 rope_scaling with factor 8 and "
-      "original_max_position_embeddings 8,192. What context L was its rotation trained for?",
-      ("131,072", "8,192", "1,048,576 (131,072 × 8)"), 1,
-      "For llama3, YaRN and LongRoPE, transformers builds the rule around original_max_position_embeddings and the "
-      "factor, so L is 8,192. max_position_embeddings declares the length the model may be run at, not the length "
-      "it was trained on.", "model_configs", llama31_trained_context),
+      N_("Llama 3.1 8B's config declares max_position_embeddings 131,072 and a llama3 rope_scaling with factor 8 and "
+         "original_max_position_embeddings 8,192. What context L was its rotation trained for?"),
+      (N_("131,072"), N_("8,192"), N_("1,048,576 (131,072 × 8)")), 1,
+      N_("For llama3, YaRN and LongRoPE, transformers builds the rule around original_max_position_embeddings and the "
+         "factor, so L is 8,192. max_position_embeddings declares the length the model may be run at, not the length "
+         "it was trained on."), "model_configs", llama31_trained_context),
 )
 
 BELIEFS: dict[str, tuple[str | None, ...]] = {
     "cp_long_context_unseen": (
-        "The fast pairs turn furthest, so they are the first to leave their training range",
-        "Any position past the training length is new to every pair alike",
-        "Rotations wrap around, so no angle can ever be new to the model",
+        N_("The fast pairs turn furthest, so they are the first to leave their training range"),
+        N_("Any position past the training length is new to every pair alike"),
+        N_("Rotations wrap around, so no angle can ever be new to the model"),
         None,
     ),
     "cp_long_context_dynamic": (
         None,
-        "Dynamic NTK recomputes the base from each call's own length, with no memory of earlier calls",
-        "Any call shorter than the longest so far goes back to the original frequencies",
+        N_("Dynamic NTK recomputes the base from each call's own length, with no memory of earlier calls"),
+        N_("Any call shorter than the longest so far goes back to the original frequencies"),
     ),
     "cp_long_context_fastest": (
-        "Changing the base slows the fastest pair as much as the slowest",
-        "YaRN's ramp reaches all the way down to the fastest pairs",
-        "Llama 3's rule divides every pair by the factor, like a plain stretch",
+        N_("Changing the base slows the fastest pair as much as the slowest"),
+        N_("YaRN's ramp reaches all the way down to the fastest pairs"),
+        N_("Llama 3's rule divides every pair by the factor, like a plain stretch"),
         None,
     ),
     "cp_long_context_trained": (
-        "max_position_embeddings is always the length the rotation was trained for",
+        N_("max_position_embeddings is always the length the rotation was trained for"),
         None,
-        "The factor multiplies the declared length once more to give the trained context",
+        N_("The factor multiplies the declared length once more to give the trained context"),
     ),
 }
