@@ -1,6 +1,5 @@
 import streamlit as st
 
-import posenc_core as pc
 from lessons.absolute import sinusoidal_guide_views
 from lessons.absolute import sinusoidal_views as views
 from page_kit import (
@@ -35,8 +34,6 @@ from posenc_core.absolute import (
 )
 
 PLAY_BASES = [int(round(10 ** (1 + k / 8))) for k in range(41)]  # 10 to 1e6, 8 frames a decade
-# the column layouts' names as the reader reads them (the core's codes, LAYOUTS, stay in the code and the snippets)
-LAYOUT_NAMES = {"interleaved": N_("interleaved"), "concat": N_("concat")}
 
 
 header(_("Sinusoidal encoding"),
@@ -48,28 +45,15 @@ WHY = _("The original Transformer gives position *p* a fixed vector of sines and
         "and all values stay between -1 and 1.")
 
 
-def table_chart(n, d, base, layout, backend="numpy", device="cpu", cached=True):
-    values = views.table(n, d, float(base), layout, backend, device) if cached else \
-        pc.sinusoidal(n, d, float(base), layout)  # animation frames: not worth a cache entry each
-    return figures.heatmap(
-        values,
-        title=_("PE table: {n} positions x {d} dimensions (base {base:,}, {layout})").format(
-            n=n, d=d, base=base, layout=_(LAYOUT_NAMES[layout])),
-        x_title=_("dimension (column)"), y_title=_("position"), value_name="PE", name="sinusoidal_table",
-        alt=_("Heatmap of the sinusoidal table for {n} positions and {d} dimensions. Left columns "
-              "oscillate quickly down the positions; right columns change slowly.").format(n=n, d=d),
-        zrange=(-1, 1))
-
-
 def table_tab(page, n, dim, base, layout, backend, device):
-    chart = hero(table_chart, n=n, d=dim, base=base, layout=layout, backend=backend, device=device)
+    chart = hero(views.table_chart, n=n, d=dim, base=base, layout=layout, backend=backend, device=device)
     with page.side:
         play = controls.toggle(_("Animate the base"), "play_base",
                                help=_("A scrub bar and a Play button under the table: the base sweeps "
                                       "from 10 to 1,000,000 and the waves stretch, each frame computed "
                                       "by the same core call."))
     if play:
-        animation.attach(chart, lambda b: table_chart(n, dim, b, layout, cached=False), "base", PLAY_BASES,
+        animation.attach(chart, lambda b: views.table_chart(n, dim, b, layout, cached=False), "base", PLAY_BASES,
                          interval_ms=150)
     # a click on a cell opens "One cell" on that position and column
     show(figure_control.pick(chart, x=figure_control.Target("col", bounds=(0, dim - 1, 1)),
@@ -198,7 +182,7 @@ def lesson():
         layout = controls.choice(_("Column layout"), "layout", list(LAYOUTS), "interleaved",
                                  help=_("interleaved: sin, cos, sin, cos (the paper). "
                                         "concat: all sines, then all cosines."),
-                                 format_func=lambda code: _(LAYOUT_NAMES[code]))
+                                 format_func=lambda code: _(views.LAYOUT_NAMES[code]))
     backend, device = current_backend()
     guide.report("base_100", base == 100)
 

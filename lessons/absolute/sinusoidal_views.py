@@ -12,7 +12,7 @@ import math
 import streamlit as st
 
 import posenc_core as pc
-from page_kit import _, controls, figures
+from page_kit import N_, _, controls, figures
 from page_kit.chart.render import show
 from page_kit.lesson import formula, notice
 from posenc_core.absolute import (
@@ -23,6 +23,9 @@ from posenc_core.absolute import (
     sinusoidal_wavelengths,
 )
 from posenc_core.measures import similarity_matrix, toeplitz_deviation
+
+# the column layouts' names as the reader reads them (the core's codes stay in the code and the snippets)
+LAYOUT_NAMES = {"interleaved": N_("interleaved"), "concat": N_("concat")}
 
 
 @st.cache_data(max_entries=32, show_spinner=False)
@@ -130,3 +133,16 @@ def seed_tab(page, n, dim, base, layout, backend, device):
                  column_config={h: st.column_config.NumberColumn(format="%.8f") for h in headers})
     formula(r"PE_{(1,0)} = \sin(1/10000^{0/4}) = \sin 1 = $a,\qquad PE_{(1,2)} = \sin(1/10000^{2/4}) "
             r"= \sin 0.01 = $b", a=float(seed[1, 0]), b=float(seed[1, 2]), digits=8)
+
+
+def table_chart(n, d, base, layout, backend="numpy", device="cpu", cached=True):
+    values = table(n, d, float(base), layout, backend, device) if cached else \
+        pc.sinusoidal(n, d, float(base), layout)  # animation frames: not worth a cache entry each
+    return figures.heatmap(
+        values,
+        title=_("PE table: {n} positions x {d} dimensions (base {base:,}, {layout})").format(
+            n=n, d=d, base=base, layout=_(LAYOUT_NAMES[layout])),
+        x_title=_("dimension (column)"), y_title=_("position"), value_name="PE", name="sinusoidal_table",
+        alt=_("Heatmap of the sinusoidal table for {n} positions and {d} dimensions. Left columns "
+              "oscillate quickly down the positions; right columns change slowly.").format(n=n, d=d),
+        zrange=(-1, 1))

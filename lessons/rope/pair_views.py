@@ -12,7 +12,7 @@ from page_kit import _, controls, figures, fmt, hero
 from page_kit.chart import figure_control
 from page_kit.chart.render import show
 from page_kit.lesson import formula, notice
-from posenc_core.rope import rope_pair, rope_pair_shift_scores, rope_pair_theta
+from posenc_core.rope import rope_pair, rope_pair_shift_scores, rope_pair_theta, rope_turns
 
 PAIR_LIMIT = 2.0  # the q and k sliders run from -2 to 2 in each number
 PAIR_REACH = 2.83  # the plane's radius: (±2, ±2) and every turn of it fit, so a drag never rescales the plane
@@ -115,3 +115,21 @@ def complex_tab(page, dim, base, shared):
              "product with the conjugate. This is the whole trick of RoPE, and it is exact, not an "
              "approximation. The dashed arrow depends only on the content of q and k; the position "
              "turns it, and the score is its shadow on the real axis."))
+
+
+@st.cache_data(max_entries=32, show_spinner=False)
+def turns(dim: int, base: float, context: int):
+    return rope_turns(dim, base, context)
+
+
+def wavelength_chart(ctx: int, d: int, base) -> figures.Chart:
+    t = turns(d, float(base), ctx)
+    return figures.lines(
+        t.pair, {_("wavelength 2π/θ_i"): t.wavelength}, markers=True, log_y=True,
+        hlines=[(float(ctx), _("context {ctx:,}").format(ctx=ctx))],
+        title=_("Wavelength of each pair against the context (d = {d}, base {base:,})").format(d=d, base=base),
+        x_title=_("pair index i"), y_title=_("wavelength (positions)"), name="rope_wavelengths",
+        hover_format=",.1f",
+        alt=_("Wavelengths grow geometrically with the pair index; {full} of "
+              "{pairs} pairs lie below the context line and complete a full turn.").format(
+            full=t.full_turn_pairs, pairs=d // 2))

@@ -32,11 +32,6 @@ def angle_table(n: int, dim: int, base: float, part: str):
     return pc.rope_angle_table(n, dim, base, part)
 
 
-@st.cache_data(max_entries=32, show_spinner=False)
-def turns(dim: int, base: float, context: int):
-    return rope_turns(dim, base, context)
-
-
 header(_("RoPE: one rotation"),
        _("RoPE turns each pair of query and key numbers like a clock hand, by *m*·θ and *n*·θ: the score between "
          "them only sees the offset *m − n*."), rope_guide_views.GUIDE)
@@ -131,25 +126,12 @@ def all_pairs_tab(page, dim, base, shared):
              "same rotation. The cos/sin views are what a model actually multiplies with."))
 
 
-def wavelength_chart(ctx: int, d: int, base) -> figures.Chart:
-    t = turns(d, float(base), ctx)
-    return figures.lines(
-        t.pair, {_("wavelength 2π/θ_i"): t.wavelength}, markers=True, log_y=True,
-        hlines=[(float(ctx), _("context {ctx:,}").format(ctx=ctx))],
-        title=_("Wavelength of each pair against the context (d = {d}, base {base:,})").format(d=d, base=base),
-        x_title=_("pair index i"), y_title=_("wavelength (positions)"), name="rope_wavelengths",
-        hover_format=",.1f",
-        alt=_("Wavelengths grow geometrically with the pair index; {full} of "
-              "{pairs} pairs lie below the context line and complete a full turn.").format(
-            full=t.full_turn_pairs, pairs=d // 2))
-
-
 def wavelengths_tab(page, dim, base, shared):
     with page.side:
         context = controls.select_slider(_("Context length"), "ctx", CONTEXTS, 4096,
                                          format_func=lambda c: f"{c:,}")
-    t = turns(dim, float(base), context)
-    show(hero(wavelength_chart, ctx=context, d=dim, base=base))
+    t = views.turns(dim, float(base), context)
+    show(hero(views.wavelength_chart, ctx=context, d=dim, base=base))
     c = st.columns(3)
     c[0].metric(_("Pairs that complete a turn"),
                 _("{full} of {pairs}").format(full=t.full_turn_pairs, pairs=dim // 2))

@@ -1,6 +1,7 @@
 import streamlit as st
 
 import posenc_core as pc
+from lessons.rope import relative_views
 from page_kit import (
     N_,
     _,
@@ -20,7 +21,7 @@ from page_kit import (
 from page_kit.chart import figure_control
 from page_kit.lesson.code_lines import fold
 from posenc_core.measures import diagonal_cells, toeplitz_deviation
-from posenc_core.rope import ROPE_LAYOUTS, rope_decay_bound, rope_decay_curves, rope_mean_abs_scores
+from posenc_core.rope import ROPE_LAYOUTS, rope_decay_bound, rope_mean_abs_scores
 
 DISTANCES = [64, 256, 1024, 4096, 16384, 65536]
 # the layouts' names as the reader reads them (the core's codes, ROPE_LAYOUTS, stay in the code and the snippets)
@@ -31,11 +32,6 @@ LAYOUT_NAMES = {"half": N_("half"), "interleaved": N_("interleaved")}
 def score_grid(n: int, dim: int, base: float, layout: str, seed: int):
     scores = pc.rope_score_matrix(n, dim, base, layout, seed)
     return scores, toeplitz_deviation(scores)
-
-
-@st.cache_data(max_entries=32, show_spinner=False)
-def decay(dim: int, max_distance: int, base: float, log_distance: bool):
-    return rope_decay_curves(dim, max_distance, base, log_distance=log_distance, samples=2048)
 
 
 header(_("RoPE is relative, and decays"),
@@ -57,25 +53,6 @@ def score_chart(layout: str, n: int, off: int, seed: int, d: int, base) -> figur
               "every diagonal has a single colour.").format(layout=name))
     # the chosen diagonal, dotted: the cells with m − n = offset
     return figure_control.pick(figures.mark_diagonal(chart, off), diagonal="off")
-
-
-def decay_chart(dist: int, logd: bool, d: int, base) -> figures.Chart:
-    curves = decay(d, dist, float(base), logd)
-    bound_same, score_same = _("RoFormer's bound, q = k"), _("mean |q·k|, q = k")
-    bound_random, score_random = _("RoFormer's bound, random q, k"), _("mean |q·k|, random q, k")
-    return figures.lines(
-        curves.distance, {bound_same: curves.identical_bound,
-                             score_same: curves.identical_score,
-                             bound_random: curves.random_bound,
-                             score_random: curves.random_score},
-        log_x=logd, log_y=True,
-        title=_("Scores and their bound against relative distance (d = {d}, base {base:,})").format(d=d, base=base),
-        x_title=_("relative distance m − n (positions)"), y_title=_("|q·k| (log scale)"),
-        name="rope_decay", height=460, hover_format=".3g",
-        dashed=[bound_same, bound_random],
-        colours={bound_same: 0, score_same: 0, bound_random: 1, score_random: 1},
-        alt=_("Log-scale lines in the score's own units: each dashed bound stays above its solid "
-              "measured score; the q = k score falls with distance, the random one stays flat."))
 
 
 def toeplitz_tab(page, dim: int, base: float) -> None:
@@ -136,7 +113,7 @@ def decay_tab(page, dim: int, base: float) -> None:
         max_distance = controls.select_slider(_("Largest distance"), "dist", DISTANCES, 4096,
                                               format_func=lambda v: f"{v:,}")
         log_distance = controls.toggle(_("Log distance axis"), "logd", True)
-    curves = decay(dim, max_distance, float(base), log_distance)
+    curves = relative_views.decay(dim, max_distance, float(base), log_distance)
 
     def random_reveal() -> str:
         return _("It stays between {low:.2f} and {high:.2f} at every distance "
@@ -148,7 +125,7 @@ def decay_tab(page, dim: int, base: float) -> None:
                                           "their mean |q·k| ..."),
                            [_("falls, like the bound"), _("stays about flat"), _("grows")],
                            1, random_reveal):
-        show(hero(decay_chart, dist=max_distance, logd=log_distance, d=dim, base=base))
+        show(hero(relative_views.decay_chart, dist=max_distance, logd=log_distance, d=dim, base=base))
         made = classroom.call("rope_decay_curves", dim, max_distance, float(base),
                               log_distance=log_distance, samples=2048)
         classroom.snippet(fold(f"curves = {made}", "a DecayCurves"),

@@ -1,6 +1,6 @@
 import streamlit as st
 
-from lessons.rope import fope_views, rope_views
+from lessons.rope import fope_views, rope_views, variants_views
 from page_kit import (
     N_,
     _,
@@ -23,7 +23,6 @@ from posenc_core.rope import (
     half_rows_to_interleaved,
     half_to_interleaved_permutation,
     rope_angle_error_curve,
-    rope_conversion_scores,
     rope_cos_table,
     rope_float32_pow_difference,
     rope_layout_check,
@@ -39,11 +38,6 @@ def layout_check(dim: int, base: float):
     check = rope_layout_check(8, dim, base)
     pairs = {layout: rope_cos_table(1, dim, base, layout=layout).pair for layout in ROPE_LAYOUTS}
     return check, pairs
-
-
-@st.cache_data(max_entries=16, show_spinner=False)
-def conversion(n: int, dim: int, base: float, seed: int):
-    return rope_conversion_scores(n, dim, base, seed=seed)
 
 
 @st.cache_data(max_entries=16, show_spinner=False)
@@ -68,21 +62,6 @@ def pairs_chart(d: int, base) -> figures.Chart:
         value_name=_("pair index"), name="rope_layout_pairs", height=260, hover_format=".0f",
         alt=_("Two rows of pair indices over {d} dimensions: the half layout counts 0 to {last} twice, the "
               "interleaved layout repeats each index in two neighbouring dimensions.").format(d=d, last=d // 2 - 1))
-
-
-def convert_chart(side: str, n: int, seed: int, d: int, base) -> figures.Chart:
-    conv = conversion(n, d, float(base), seed)
-    if side == "half":
-        return figures.heatmap(
-            conv.half, title=_("Trained in half layout: scores"), x_title=_("key position"),
-            y_title=_("query position"), value_name=_("score"), name="rope_convert_original", height=400,
-            alt=_("Attention scores of one head of a model that uses the half layout, {n} by {n} "
-                  "positions.").format(n=n))
-    return figures.heatmap(
-        conv.naive, title=_("Same weights, interleaved rotation: scores"), x_title=_("key position"),
-        y_title=_("query position"), value_name=_("score"), name="rope_convert_naive", height=400,
-        alt=_("The same head run with the interleaved layout without permuting its weights: a different score "
-              "pattern, off by up to {error:.2f}.").format(error=conv.naive_error))
 
 
 def partial_chart(pos: int, pct: float, layout: str, d: int, base) -> figures.Chart:
@@ -135,12 +114,12 @@ def convert_tab(page, dim: int, base: float) -> None:
         n = controls.slider(_("Positions"), "n", 8, 256, 48, step=8)
         seed = controls.number(_("Random seed"), "seed", 0, 9999, 0,
                                help=_("Draws the token vectors and the weights W_q, W_k."))
-    conv = conversion(n, dim, float(base), seed)
+    conv = variants_views.conversion(n, dim, float(base), seed)
     left, right = st.columns(2)
     with left:  # both grids drawn ahead of the hand, so they move together
-        show(hero(convert_chart, side="half", n=n, seed=seed, d=dim, base=base))
+        show(hero(variants_views.convert_chart, side="half", n=n, seed=seed, d=dim, base=base))
     with right:
-        show(hero(convert_chart, side="naive", n=n, seed=seed, d=dim, base=base))
+        show(hero(variants_views.convert_chart, side="naive", n=n, seed=seed, d=dim, base=base))
     made = classroom.call("rope_conversion_scores", n, dim, float(base), seed=seed)
     classroom.snippet(fold(f"conv = {made}", "a ConversionScores"),
                       f"# conv.half, conv.naive ({n}, {n}) float64: the two grids",
