@@ -91,3 +91,10 @@ def test_a_page_counts_as_translated_only_when_every_file_it_shows_is(tmp_path, 
 
 def test_placeholders_are_read_by_name():
     assert catalogues.placeholders("{read} of {n} read, {mean:.1f} {{literal}}") == ["mean", "n", "read"]
+
+
+def test_a_page_shows_the_views_it_imports_either_way():
+    """``from lessons.s import x_views`` and ``from lessons.s.x_views import NAME`` both bring its words."""
+    order = {f.name for f in coverage._files(registry.page("order").path)}
+    compare = {f.name for f in coverage._files(registry.page("compare").path)}
+    assert {"order.py", "order_views.py", "why_views.py"} <= order and {"compare.py", "compare_views.py"} <= compare

@@ -41,7 +41,9 @@ def _files(path: str) -> list[Path]:
     files = [page] + sorted((ROOT / ALSO_SHOWN[path]).glob("[!_]*.py") if path in ALSO_SHOWN else [])
     for node in ast.walk(ast.parse(page.read_text(encoding="utf-8"))):
         if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("lessons."):
-            files += [ROOT / node.module.replace(".", "/") / f"{alias.name}.py" for alias in node.names]
+            module = ROOT / (node.module.replace(".", "/") + ".py")  # from lessons.x.y_views import NAME
+            files += [module] if module.is_file() else [
+                ROOT / node.module.replace(".", "/") / f"{alias.name}.py" for alias in node.names]
     return [f for f in files if f.is_file()]
 
 
