@@ -14,6 +14,7 @@ from page_kit.figures.theme import (
     CATEGORICAL,
     series_style,
 )
+from page_kit.i18n import current
 
 
 @dataclass(eq=False)
@@ -54,8 +55,14 @@ def stride_for(n: int, cap: int) -> int:
 
 
 def ordinal(n: int) -> str:
-    """1st, 2nd, 3rd, 4th, 11th, 12th, 13th, 21st, ..."""
+    """``n`` as an ordinal in the reader's language: 1st, 2nd, 3rd, 11th, 21st in English; 2.º in Spanish; the bare
+    number in Chinese, whose sentence carries the counter word."""
     n = int(n)
+    language = current().code
+    if language == "es":
+        return f"{n}.º"
+    if language != "en":
+        return str(n)
     suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
     return f"{n}{suffix}"
 

@@ -13,6 +13,7 @@ from page_kit.figures.theme import (
     CATEGORICAL,
     series_symbols,
 )
+from page_kit.i18n import _, number
 
 MAX_LINE_POINTS = 1200
 MAX_BARS = 1024
@@ -96,8 +97,8 @@ def lines(x, series: Mapping[str, np.ndarray], *, title: str, x_title: str, y_ti
         fig.add_vrect(x0=shade_x[0], x1=shade_x[1], fillcolor="#999999", opacity=0.12, line_width=0,
                       annotation_text=shade_x[2], annotation_position="top left")
     table = {x_title: x, **{k: np.asarray(v) for k, v in series.items()}}
-    note = (f"Plotting every {ordinal(step)} point of {x.shape[0]:,}; the download has all of them."
-            if step > 1 else "")
+    note = (_("Plotting every {ordinal} point of {total}; the download has all of them.").format(
+        ordinal=ordinal(step), total=number(x.shape[0], 0)) if step > 1 else "")
     # the shade's label keeps the top row; the lines' labels start one row lower (on a narrow phone chart a line
     # label on the same row ran into it)
     return reference_lines(Chart(fig, alt, name, table=table, note=note), hlines=hlines, vlines=vlines,
