@@ -4,7 +4,14 @@ a first visit, and the presentation bar keeps to one row at 1,280 x 720 with the
 
 import pytest
 
-from devtools.streamlit_server import browser_page, chromium_path, settle_after, wait_for_query, wait_until_idle
+from devtools.streamlit_server import (
+    browser_page,
+    chromium_path,
+    count_runs,
+    settle_after,
+    wait_for_query,
+    wait_until_idle,
+)
 from page_kit.i18n.catalogues import translations
 from page_kit.i18n.languages import BY_CODE
 from page_kit.navigation import registry
@@ -24,7 +31,8 @@ def _tr(code: str):
 
 
 def test_a_chinese_link_reads_in_chinese_with_the_apps_own_glyphs(chromium, app_url):
-    _, page, errors = browser_page(chromium)
+    context, page, errors = browser_page(chromium)
+    count_runs(context)  # runs counted on the app's socket: settle_after never misses a short one
     lesson = registry.SECTIONS[0].pages[1]  # naive: its tabs are lazy runs
     page.goto(f"{app_url}/{lesson.url_path}?lang=zh-CN", wait_until="domcontentloaded")
     wait_until_idle(page)
