@@ -18,7 +18,7 @@ import threading
 from page_kit.i18n.catalogues import translations
 from page_kit.i18n.languages import BY_CODE, DEFAULT, LANGUAGES, Language, from_accept_language, from_tag
 
-SESSION_KEY = "_lang"  # session state: the code of the language this session reads
+SESSION_KEY = "_lang"  # session state: the code of the language this browser tab reads
 URL_KEY = "lang"
 
 _local = threading.local()  # (the script run's context, its language): one lookup per run, not per string

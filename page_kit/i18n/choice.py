@@ -1,5 +1,5 @@
 """Which language a session reads, chosen as a reader expects: the link's ``?lang=`` (a shared link opens in its
-sender's language), then the reader's own choice in this session, then the browser's language on a first visit.
+sender's language), then the reader's own choice in this browser tab, then the browser's language on a first visit.
 The address always says the language shown (English, the default, leaves it out), so a link copied from the
 address bar opens as it was seen; a value the app does not speak changes nothing."""
 
